@@ -1,0 +1,12 @@
+/**
+ * The mesh/1 vocabulary: content ids, canonical CBOR, requests, fidelity, energy, outcomes, cost
+ * profiles, identities and the serving-engine SPI.
+ */
+module org.meshjava.core {
+  requires org.bouncycastle.provider;
+
+  exports org.meshjava.core;
+  exports org.meshjava.core.cbor;
+  exports org.meshjava.core.crypto;
+  exports org.meshjava.core.identity;
+}

@@ -1,0 +1,111 @@
+package org.meshjava.core;
+
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import org.meshjava.core.cbor.CborText;
+import org.meshjava.core.cbor.CborValue;
+import org.meshjava.core.crypto.Blake3;
+
+/**
+ * A content address: the 32-byte BLAKE3 hash of some bytes, written on the wire as 64 lowercase
+ * hex digits. Immutable and thread-safe.
+ *
+ * <p>{@link #of(CanonicalForm)} hashes a value's canonical CBOR; {@link #ofBytes(byte[])} hashes
+ * raw bytes as they are (a prompt, an envelope).
+ */
+public final class ContentId implements Comparable<ContentId> {
+  /** Length of the digest. */
+  public static final int LENGTH = 32;
+
+  private static final HexFormat HEX = HexFormat.of();
+
+  private final byte[] digest;
+
+  private ContentId(byte[] digest) {
+    this.digest = digest;
+  }
+
+  /** Returns the content id of {@code value}'s canonical CBOR encoding. */
+  public static ContentId of(CanonicalForm value) {
+    return ofBytes(value.toCbor().encode());
+  }
+
+  /** Returns the content id of a CBOR value's canonical encoding. */
+  public static ContentId ofCbor(CborValue value) {
+    return ofBytes(value.encode());
+  }
+
+  /** Returns the BLAKE3 hash of {@code bytes} as they are. */
+  public static ContentId ofBytes(byte[] bytes) {
+    return new ContentId(Blake3.hash(bytes));
+  }
+
+  /**
+   * Wraps an existing 32-byte digest.
+   *
+   * @throws IllegalArgumentException if it is not 32 bytes
+   */
+  public static ContentId fromDigest(byte[] digest) {
+    if (digest.length != LENGTH) {
+      throw new IllegalArgumentException("a content id is 32 bytes, got " + digest.length);
+    }
+    return new ContentId(digest.clone());
+  }
+
+  /**
+   * Parses 64 lowercase hex digits.
+   *
+   * @throws IllegalArgumentException if the text is not exactly that
+   */
+  public static ContentId fromHex(String hex) {
+    Objects.requireNonNull(hex, "hex");
+    if (hex.length() != 2 * LENGTH) {
+      throw new IllegalArgumentException(
+          "a content id is 64 hex digits, got " + hex.length() + " characters");
+    }
+    for (int i = 0; i < hex.length(); i++) {
+      char c = hex.charAt(i);
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+        throw new IllegalArgumentException(
+            "a content id is lowercase hex; bad character at index " + i);
+      }
+    }
+    return new ContentId(HEX.parseHex(hex));
+  }
+
+  /** Returns a copy of the 32 digest bytes. */
+  public byte[] bytes() {
+    return digest.clone();
+  }
+
+  /** Returns the 64-digit lowercase hex form used on the wire. */
+  public String hex() {
+    return HEX.formatHex(digest);
+  }
+
+  /** Returns the hex form as a CBOR text string, the way mesh/1 puts ids into signed maps. */
+  public CborText toCborText() {
+    return new CborText(hex());
+  }
+
+  @Override
+  public int compareTo(ContentId o) {
+    return Arrays.compareUnsigned(digest, o.digest);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ContentId other && Arrays.equals(digest, other.digest);
+  }
+
+  @Override
+  public int hashCode() {
+    return Arrays.hashCode(digest);
+  }
+
+  @Override
+  public String toString() {
+    return hex();
+  }
+}

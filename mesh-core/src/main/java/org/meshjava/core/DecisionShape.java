@@ -1,0 +1,40 @@
+package org.meshjava.core;
+
+import org.meshjava.core.cbor.CborMap;
+
+/**
+ * The shape of a typed decision (§3.6): how many questions, how many options are scored across
+ * them, and how many of the prompt tokens are schema rather than state. On a request it says a
+ * decision is asked for; on an outcome it says what was answered.
+ *
+ * @param questions typed questions (u32, at least 1)
+ * @param optionsScored options scored across all questions (u32, at least {@code questions})
+ * @param schemaTokens prompt tokens that are schema, not state (u32)
+ */
+public record DecisionShape(long questions, long optionsScored, long schemaTokens)
+    implements CanonicalForm {
+
+  /** Validates the shape. */
+  public DecisionShape {
+    Unsigned.u32("questions", questions);
+    Unsigned.u32("options_scored", optionsScored);
+    Unsigned.u32("schema_tokens", schemaTokens);
+    if (questions < 1) {
+      throw new IllegalArgumentException("a decision has at least one question");
+    }
+    if (optionsScored < questions) {
+      throw new IllegalArgumentException(
+          "options_scored (" + optionsScored + ") must be at least questions (" + questions + ")");
+    }
+  }
+
+  /** Returns {@code {"questions", "options_scored", "schema_tokens"}} as canonical CBOR. */
+  @Override
+  public CborMap toCbor() {
+    return CborMap.builder()
+        .put("questions", questions)
+        .put("options_scored", optionsScored)
+        .put("schema_tokens", schemaTokens)
+        .build();
+  }
+}

@@ -1,0 +1,59 @@
+package org.meshjava.core;
+
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A backend that serves requests (§5). Implementations advertise a fidelity and a modelled cost,
+ * do real work proportional to the tokens they serve, and never report energy: the steward meters
+ * around them.
+ *
+ * <p>Implementations must be safe to call from several threads at once, or say otherwise in
+ * their own documentation and be registered with a steward that serialises them.
+ */
+public interface ServingEngine {
+
+  /** The backend's name, unique within a steward; the receipt's {@code backend}. */
+  String name();
+
+  /** The composed model it serves; the receipt's {@code recipe}. */
+  Recipe recipe();
+
+  /** The advertised fidelity the router admits on (§3.2.1). */
+  Fidelity fidelity();
+
+  /** The modelled cost the router estimates with (§4). */
+  CostProfile costProfile();
+
+  /**
+   * Whether serving the same request and payload again yields the same tokens (§5). Only a
+   * deterministic engine's serves can be replayed (§6.4). An engine that samples must not claim
+   * it; the default is {@code false}.
+   */
+  default boolean deterministic() {
+    return false;
+  }
+
+  /**
+   * The weights the engine runs, bound by content, when it can address them (§3.6). The steward
+   * asks before and after each serve and refuses to seal if the answer changed (§2).
+   */
+  default Optional<WeightsBinding> weights() {
+    return Optional.empty();
+  }
+
+  /**
+   * The energy domains its work draws on (§3.3). A hardware figure needs live counters on all of
+   * them. The default is CPU package 0.
+   */
+  default Set<EnergyDomain> domains() {
+    return Set.of(EnergyDomain.cpuPackage(0));
+  }
+
+  /**
+   * Serves {@code request} on the prompt token payload.
+   *
+   * @throws EngineException if it cannot serve; nothing is sealed
+   */
+  EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException;
+}

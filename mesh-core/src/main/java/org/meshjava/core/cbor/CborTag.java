@@ -1,0 +1,20 @@
+package org.meshjava.core.cbor;
+
+import java.util.Objects;
+
+/**
+ * A tagged CBOR value (major type 6), such as the COSE_Sign1 tag 18.
+ *
+ * @param tag the tag number, non-negative
+ * @param content the tagged value
+ */
+public record CborTag(long tag, CborValue content) implements CborValue {
+
+  /** Validates the tag. */
+  public CborTag {
+    if (tag < 0) {
+      throw new IllegalArgumentException("tag must be non-negative: " + tag);
+    }
+    Objects.requireNonNull(content, "content");
+  }
+}
