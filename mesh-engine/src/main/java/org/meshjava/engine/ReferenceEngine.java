@@ -1,0 +1,188 @@
+package org.meshjava.engine;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.Blake3;
+
+/**
+ * The reference engine (§5): deterministic and weights-free, for conformance, tests and demos.
+ *
+ * <p>For a generation it emits exactly {@code max_tokens} tokens. Token {@code i} is read from a
+ * BLAKE3 chain seeded with the request id and the prompt payload, so the output is a function of
+ * the request and the payload alone, as §5 requires of a deterministic engine. Each token costs
+ * {@code workPerToken} further BLAKE3 compressions, so the work — and the energy a meter around it
+ * reads — grows in proportion to the tokens served. A typed decision emits no tokens and reports
+ * the request's decision shape as answered.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class ReferenceEngine implements ServingEngine {
+  /** Token ids are drawn below this bound, the size of a GPT-2 style vocabulary. */
+  public static final int VOCABULARY = 50_257;
+
+  private final String name;
+  private final Recipe recipe;
+  private final Fidelity fidelity;
+  private final CostProfile costProfile;
+  private final int workPerToken;
+  private final boolean reportsDelivered;
+
+  private ReferenceEngine(Builder b) {
+    this.name = b.name;
+    this.recipe = b.recipe;
+    this.fidelity = b.fidelity;
+    this.costProfile = b.costProfile;
+    this.workPerToken = b.workPerToken;
+    this.reportsDelivered = b.reportsDelivered;
+  }
+
+  /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public Recipe recipe() {
+    return recipe;
+  }
+
+  @Override
+  public Fidelity fidelity() {
+    return fidelity;
+  }
+
+  @Override
+  public CostProfile costProfile() {
+    return costProfile;
+  }
+
+  /** Always true: the output is a function of the request and payload. */
+  @Override
+  public boolean deterministic() {
+    return true;
+  }
+
+  @Override
+  public EngineResult serve(ServeRequest request, TokenSequence prompt) {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(prompt, "prompt");
+    Optional<Fidelity> delivered = reportsDelivered ? Optional.of(fidelity) : Optional.empty();
+    if (request.decision().isPresent()) {
+      // A decision scores its options in one pass; model that pass as work per option.
+      churn(seed(request, prompt), (int) Math.min(Integer.MAX_VALUE,
+          request.decision().get().optionsScored() * (long) workPerToken));
+      ServeOutcome outcome =
+          new ServeOutcome(
+              prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
+      return new EngineResult(TokenSequence.empty(), outcome);
+    }
+    int count = (int) request.maxTokens();
+    int[] tokens = new int[count];
+    byte[] state = seed(request, prompt);
+    for (int i = 0; i < count; i++) {
+      state = churn(state, workPerToken);
+      tokens[i] =
+          Integer.remainderUnsigned(
+              ByteBuffer.wrap(state).order(ByteOrder.LITTLE_ENDIAN).getInt(), VOCABULARY);
+    }
+    ServeOutcome outcome =
+        new ServeOutcome(prompt.size(), count, count, 0, 0, 0, delivered, Optional.empty());
+    return new EngineResult(TokenSequence.of(tokens), outcome);
+  }
+
+  private static byte[] seed(ServeRequest request, TokenSequence prompt) {
+    ContentId id = request.id();
+    return Blake3.hash(
+        "mesh-java reference engine\0".getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+        id.bytes(),
+        prompt.toLittleEndian());
+  }
+
+  private static byte[] churn(byte[] state, int rounds) {
+    byte[] s = state;
+    for (int r = 0; r < Math.max(1, rounds); r++) {
+      s = Blake3.hash(s);
+    }
+    return s;
+  }
+
+  @Override
+  public String toString() {
+    return "ReferenceEngine[" + name + ", " + fidelity + ", " + costProfile + "]";
+  }
+
+  /** Configures a {@link ReferenceEngine}. Not thread-safe. */
+  public static final class Builder {
+    private String name = "reference";
+    private Recipe recipe = Recipe.of("reference");
+    private Fidelity fidelity = Fidelity.F2;
+    private CostProfile costProfile = CostProfile.perToken(100);
+    private int workPerToken = 16;
+    private boolean reportsDelivered;
+
+    private Builder() {}
+
+    /** Sets the backend name. */
+    public Builder name(String v) {
+      name = Objects.requireNonNull(v, "name");
+      if (v.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+      return this;
+    }
+
+    /** Sets the recipe. */
+    public Builder recipe(Recipe v) {
+      recipe = Objects.requireNonNull(v, "recipe");
+      return this;
+    }
+
+    /** Sets the advertised fidelity. */
+    public Builder fidelity(Fidelity v) {
+      fidelity = Objects.requireNonNull(v, "fidelity");
+      return this;
+    }
+
+    /** Sets the cost profile. */
+    public Builder costProfile(CostProfile v) {
+      costProfile = Objects.requireNonNull(v, "costProfile");
+      return this;
+    }
+
+    /** Sets the BLAKE3 compressions per token (at least 1; 0 is taken as 1). */
+    public Builder workPerToken(int v) {
+      if (v < 0) {
+        throw new IllegalArgumentException("workPerToken must be non-negative: " + v);
+      }
+      workPerToken = v;
+      return this;
+    }
+
+    /** Makes the engine report its rating as the delivered fidelity (§3.2.1). */
+    public Builder reportsDelivered(boolean v) {
+      reportsDelivered = v;
+      return this;
+    }
+
+    /** Builds the engine. */
+    public ReferenceEngine build() {
+      return new ReferenceEngine(this);
+    }
+  }
+}

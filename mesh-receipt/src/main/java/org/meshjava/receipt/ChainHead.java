@@ -1,0 +1,35 @@
+package org.meshjava.receipt;
+
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.core.ContentId;
+
+/**
+ * Where a receipt chain stands: the sequence the next receipt takes and the content id of the
+ * last envelope sealed (absent before the first). A restarted steward resumes from the head its
+ * journal recorded (§6.3).
+ *
+ * @param nextSequence the next receipt's sequence
+ * @param prev the last sealed envelope's content id; absent exactly when {@code nextSequence} is 0
+ */
+public record ChainHead(long nextSequence, Optional<ContentId> prev) {
+
+  /** The head of an empty chain. */
+  public static final ChainHead GENESIS = new ChainHead(0, Optional.empty());
+
+  /** Validates the head. */
+  public ChainHead {
+    Objects.requireNonNull(prev, "prev");
+    if (nextSequence < 0) {
+      throw new IllegalArgumentException("nextSequence must be non-negative: " + nextSequence);
+    }
+    if ((nextSequence == 0) != prev.isEmpty()) {
+      throw new IllegalArgumentException("prev is absent exactly at sequence 0");
+    }
+  }
+
+  /** The head after {@code sealed}, the last receipt of the chain. */
+  public static ChainHead after(SealedReceipt sealed) {
+    return new ChainHead(sealed.receipt().sequence() + 1, Optional.of(sealed.envelope().id()));
+  }
+}

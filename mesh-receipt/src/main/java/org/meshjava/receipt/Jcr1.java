@@ -1,0 +1,150 @@
+package org.meshjava.receipt;
+
+import java.nio.charset.StandardCharsets;
+import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborDecodeException;
+import org.meshjava.core.cbor.CborInt;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborValue;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.identity.DidKeyException;
+
+/**
+ * JCR-1: a mesh/1 receipt's signed core in a COSE_Sign1 envelope signed with Ed25519 (§6).
+ *
+ * <p>The profile, exactly: tag 18 over {@code [protected, {}, payload, signature]}; {@code
+ * protected} is the byte string of the canonical map {@code {1: -8, 4: kid}} with {@code kid} the
+ * UTF-8 bytes of the steward's {@code did:key}; the unprotected header is empty; {@code payload}
+ * is the canonical signed core; the signature is Ed25519 over the {@code Sig_structure} {@code
+ * ["Signature1", protected, h'', payload]}. Any COSE library can verify it with the key the kid
+ * names.
+ *
+ * <p>Opening checks, in order: canonical CBOR, tag, shape, algorithm, header keys, kid, empty
+ * unprotected header, signature, then the payload as a receipt (strict keys, couplings, derived
+ * figures) and that its {@code steward} is the kid. Stateless and thread-safe.
+ */
+public final class Jcr1 {
+  /** COSE header label of the algorithm. */
+  static final long HEADER_ALG = 1;
+
+  /** COSE header label of the key id. */
+  static final long HEADER_KID = 4;
+
+  /** COSE algorithm id of EdDSA. */
+  static final long ALG_EDDSA = -8;
+
+  private Jcr1() {}
+
+  /** Returns the serialized protected header for a steward: {@code {1: -8, 4: kid}}. */
+  public static byte[] protectedHeader(DidKey steward) {
+    return CborMap.builder()
+        .put(HEADER_ALG, CborInt.of(ALG_EDDSA))
+        .put(HEADER_KID, CborBytes.of(steward.value().getBytes(StandardCharsets.UTF_8)))
+        .build()
+        .encode();
+  }
+
+  /**
+   * Seals {@code receipt} with {@code key}.
+   *
+   * @throws IllegalArgumentException if the receipt's steward is not the key's identity
+   */
+  public static SealedReceipt seal(MeshReceipt receipt, SigningKey key) {
+    DidKey signer = DidKey.of(key.verificationKey());
+    if (!signer.equals(receipt.steward())) {
+      throw new IllegalArgumentException(
+          "receipt names steward " + receipt.steward() + " but the key is " + signer);
+    }
+    byte[] payload = receipt.toSignedCore().encode();
+    CoseSign1 cose =
+        CoseSign1.sign(protectedHeader(signer), CborMap.of(java.util.List.of()), payload, key);
+    return new SealedReceipt(receipt, Envelope.of(cose.encode()));
+  }
+
+  /**
+   * Verifies an envelope and returns the receipt it seals.
+   *
+   * @throws ReceiptException naming the first rule the envelope breaks
+   */
+  public static SealedReceipt open(Envelope envelope) throws ReceiptException {
+    CoseSign1 cose = CoseSign1.decode(envelope.bytes());
+    DidKey kid = checkHeaders(cose);
+    cose.verify(kid.verificationKey());
+    CborValue core;
+    try {
+      core = CanonicalCbor.decode(cose.payload());
+    } catch (CborDecodeException e) {
+      throw new ReceiptException(
+          ReceiptException.Reason.NOT_CANONICAL_CBOR, "payload: " + e.getMessage(), e);
+    }
+    MeshReceipt receipt = SignedCore.decode(core);
+    if (!receipt.steward().equals(kid)) {
+      throw new ReceiptException(
+          ReceiptException.Reason.STEWARD_MISMATCH,
+          "receipt steward " + receipt.steward() + " is not the kid " + kid);
+    }
+    return new SealedReceipt(receipt, envelope);
+  }
+
+  /** Verifies envelope bytes; see {@link #open(Envelope)}. */
+  public static SealedReceipt open(byte[] envelope) throws ReceiptException {
+    return open(Envelope.of(envelope));
+  }
+
+  private static DidKey checkHeaders(CoseSign1 cose) throws ReceiptException {
+    CborValue header;
+    try {
+      header = CanonicalCbor.decode(cose.protectedHeader());
+    } catch (CborDecodeException e) {
+      throw new ReceiptException(
+          ReceiptException.Reason.NOT_CANONICAL_CBOR, "protected header: " + e.getMessage(), e);
+    }
+    if (!(header instanceof CborMap map)) {
+      throw new ReceiptException(
+          ReceiptException.Reason.MALFORMED_ENVELOPE, "the protected header is not a map");
+    }
+    CborValue alg = map.get(CborInt.of(HEADER_ALG)).orElse(null);
+    if (alg == null) {
+      throw new ReceiptException(
+          ReceiptException.Reason.UNSUPPORTED_ALGORITHM,
+          "the protected header names no algorithm; JCR-1 requires alg -8 (EdDSA) there");
+    }
+    if (!alg.equals(CborInt.of(ALG_EDDSA))) {
+      throw new ReceiptException(
+          ReceiptException.Reason.UNSUPPORTED_ALGORITHM,
+          "algorithm " + alg + " is not -8 (EdDSA with Ed25519)");
+    }
+    for (CborMap.Entry e : map.entries()) {
+      if (!e.key().equals(CborInt.of(HEADER_ALG)) && !e.key().equals(CborInt.of(HEADER_KID))) {
+        throw new ReceiptException(
+            ReceiptException.Reason.UNEXPECTED_HEADER,
+            "protected header label " + e.key() + " is not part of JCR-1");
+      }
+    }
+    CborValue kid = map.get(CborInt.of(HEADER_KID)).orElse(null);
+    if (!(kid instanceof CborBytes kidBytes)) {
+      throw new ReceiptException(
+          ReceiptException.Reason.BAD_KID, "the protected header has no byte-string kid");
+    }
+    DidKey did;
+    try {
+      did =
+          DidKey.parse(
+              StandardCharsets.UTF_8
+                  .newDecoder()
+                  .decode(java.nio.ByteBuffer.wrap(kidBytes.bytes()))
+                  .toString());
+    } catch (DidKeyException | java.nio.charset.CharacterCodingException e) {
+      throw new ReceiptException(
+          ReceiptException.Reason.BAD_KID, "kid is not a did:key: " + e.getMessage(), e);
+    }
+    if (cose.unprotectedHeader().size() != 0) {
+      throw new ReceiptException(
+          ReceiptException.Reason.UNPROTECTED_NOT_EMPTY,
+          "JCR-1 puts nothing in the unprotected header");
+    }
+    return did;
+  }
+}

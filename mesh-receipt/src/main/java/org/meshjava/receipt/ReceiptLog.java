@@ -1,0 +1,79 @@
+package org.meshjava.receipt;
+
+import java.util.Objects;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+
+/**
+ * A steward's hash-chained receipt log (§6.3). {@link #append} stamps the next {@code sequence}
+ * and {@code prev}, seals the receipt, lets the caller record it durably, and only then advances
+ * the head — so a receipt that could not be recorded leaves the chain where it was.
+ *
+ * <p>Thread-safe: appends are serialised, so concurrent serves produce one unbroken chain.
+ */
+public final class ReceiptLog {
+
+  /**
+   * Records a sealed receipt before it is handed out (the journal's {@code Sealed} entry, §2.2).
+   *
+   * @param <E> what recording may throw
+   */
+  @FunctionalInterface
+  public interface Recorder<E extends Exception> {
+    /** Records {@code sealed}; throwing keeps the chain from advancing past it. */
+    void record(SealedReceipt sealed) throws E;
+  }
+
+  private final SigningKey key;
+  private final DidKey steward;
+  private ChainHead head;
+
+  private ReceiptLog(SigningKey key, ChainHead head) {
+    this.key = Objects.requireNonNull(key, "key");
+    this.steward = DidKey.of(key.verificationKey());
+    this.head = Objects.requireNonNull(head, "head");
+  }
+
+  /** A log starting a new chain at sequence 0. */
+  public static ReceiptLog genesis(SigningKey key) {
+    return new ReceiptLog(key, ChainHead.GENESIS);
+  }
+
+  /** A log continuing a chain from {@code head}, as after a restart (§6.3). */
+  public static ReceiptLog resume(SigningKey key, ChainHead head) {
+    return new ReceiptLog(key, head);
+  }
+
+  /** The sealing identity. */
+  public DidKey steward() {
+    return steward;
+  }
+
+  /** The current head. */
+  public synchronized ChainHead head() {
+    return head;
+  }
+
+  /**
+   * Stamps, seals and records the next receipt, then advances the head.
+   *
+   * @param draft every field but {@code sequence}, {@code prev} and {@code steward}, which this
+   *     log sets
+   * @param recorder called with the sealed receipt before the head advances
+   * @throws E if the recorder fails; the head has not moved
+   * @throws IllegalArgumentException if the draft does not make a valid receipt
+   */
+  public synchronized <E extends Exception> SealedReceipt append(
+      MeshReceipt.Builder draft, Recorder<E> recorder) throws E {
+    MeshReceipt receipt = draft.chain(head.nextSequence(), head.prev()).steward(steward).build();
+    SealedReceipt sealed = Jcr1.seal(receipt, key);
+    recorder.record(sealed);
+    head = ChainHead.after(sealed);
+    return sealed;
+  }
+
+  /** Stamps and seals the next receipt with nothing to record it to. */
+  public SealedReceipt append(MeshReceipt.Builder draft) {
+    return append(draft, sealed -> {});
+  }
+}

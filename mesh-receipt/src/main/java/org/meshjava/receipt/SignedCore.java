@@ -1,0 +1,298 @@
+package org.meshjava.receipt;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.DecisionShape;
+import org.meshjava.core.Energy;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Provenance;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborInt;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
+import org.meshjava.core.cbor.CborValue;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.identity.DidKeyException;
+
+/**
+ * The mapping between a {@link MeshReceipt} and its signed core, the canonical CBOR map of §6.1
+ * with text keys. Absent options are dropped, booleans are 0|1, and there are no floats or nulls.
+ * Decoding is strict: an unknown key, a mistyped value or a derived figure that does not match is
+ * refused, because a verifier that ignored such a key would vouch for bytes it did not read.
+ *
+ * <p>Stateless and thread-safe. The exact key table is in SPEC.md §Receipt.
+ */
+final class SignedCore {
+  static final String MESH_RECEIPT = "mesh_receipt";
+  static final String REQUEST_ID = "request_id";
+  static final String GRANT_ID = "grant_id";
+  static final String BACKEND = "backend";
+  static final String RECIPE = "recipe";
+  static final String WEIGHTS_DIGEST = "weights_digest";
+  static final String PRECISION = "precision";
+  static final String ROUTE = "route";
+  static final String TOKENS_IN = "tokens_in";
+  static final String TOKENS_OUT = "tokens_out";
+  static final String TOKENS_ACCEPTED = "tokens_accepted";
+  static final String CACHE_HIT_TOKENS = "cache_hit_tokens";
+  static final String SPEC_PROPOSED = "spec_proposed";
+  static final String SPEC_ACCEPTED = "spec_accepted";
+  static final String FIDELITY_FLOOR = "fidelity_floor";
+  static final String FIDELITY_ADVERTISED = "fidelity_advertised";
+  static final String FIDELITY_DELIVERED = "fidelity_delivered";
+  static final String FIDELITY_MET = "fidelity_met";
+  static final String ESTIMATED_UJ = "estimated_uj";
+  static final String MEASURED_UJ = "measured_uj";
+  static final String UJ_PER_ACCEPTED_TOKEN = "uj_per_accepted_token";
+  static final String QUESTIONS_ANSWERED = "questions_answered";
+  static final String OPTIONS_SCORED = "options_scored";
+  static final String SCHEMA_TOKENS = "schema_tokens";
+  static final String UJ_PER_DECISION = "uj_per_decision";
+  static final String UJ_PER_OPTION_SCORED = "uj_per_option_scored";
+  static final String ENERGY_PROVENANCE = "energy_provenance";
+  static final String GRANT_BREACH = "grant_breach";
+  static final String OUTPUT_COMMITMENT = "output_commitment";
+  static final String SEQUENCE = "sequence";
+  static final String PREV = "prev";
+  static final String NONCE = "nonce";
+  static final String STEWARD = "steward";
+
+  private static final Set<String> KNOWN =
+      Set.of(
+          MESH_RECEIPT, REQUEST_ID, GRANT_ID, BACKEND, RECIPE, WEIGHTS_DIGEST, PRECISION, ROUTE,
+          TOKENS_IN, TOKENS_OUT, TOKENS_ACCEPTED, CACHE_HIT_TOKENS, SPEC_PROPOSED, SPEC_ACCEPTED,
+          FIDELITY_FLOOR, FIDELITY_ADVERTISED, FIDELITY_DELIVERED, FIDELITY_MET, ESTIMATED_UJ,
+          MEASURED_UJ, UJ_PER_ACCEPTED_TOKEN, QUESTIONS_ANSWERED, OPTIONS_SCORED, SCHEMA_TOKENS,
+          UJ_PER_DECISION, UJ_PER_OPTION_SCORED, ENERGY_PROVENANCE, GRANT_BREACH,
+          OUTPUT_COMMITMENT, SEQUENCE, PREV, NONCE, STEWARD);
+
+  private SignedCore() {}
+
+  static CborMap encode(MeshReceipt r) {
+    CborMap.Builder b = CborMap.builder();
+    b.put(MESH_RECEIPT, MeshReceipt.PROFILE);
+    b.put(REQUEST_ID, r.requestId().hex());
+    r.grantId().ifPresent(g -> b.put(GRANT_ID, g.hex()));
+    b.put(BACKEND, r.backend());
+    b.put(RECIPE, r.recipe());
+    r.weights()
+        .ifPresent(
+            w -> {
+              b.put(WEIGHTS_DIGEST, w.digest().hex());
+              b.put(PRECISION, w.precision());
+            });
+    b.put(ROUTE, r.route());
+    b.put(TOKENS_IN, r.tokensIn());
+    b.put(TOKENS_OUT, r.tokensOut());
+    b.put(TOKENS_ACCEPTED, r.tokensAccepted());
+    b.put(CACHE_HIT_TOKENS, r.cacheHitTokens());
+    b.put(SPEC_PROPOSED, r.specProposed());
+    b.put(SPEC_ACCEPTED, r.specAccepted());
+    b.put(FIDELITY_FLOOR, r.fidelityFloor().level());
+    r.fidelityReport()
+        .ifPresent(
+            f -> {
+              b.put(FIDELITY_ADVERTISED, f.advertised().level());
+              b.put(FIDELITY_DELIVERED, f.delivered().level());
+            });
+    b.put(FIDELITY_MET, r.fidelityMet() ? 1 : 0);
+    b.put(ESTIMATED_UJ, r.energy().estimatedUj());
+    r.energy().measuredUj().ifPresent(m -> b.put(MEASURED_UJ, m));
+    r.ujPerAcceptedToken().ifPresent(v -> b.put(UJ_PER_ACCEPTED_TOKEN, v));
+    r.decision()
+        .ifPresent(
+            d -> {
+              b.put(QUESTIONS_ANSWERED, d.questions());
+              b.put(OPTIONS_SCORED, d.optionsScored());
+              b.put(SCHEMA_TOKENS, d.schemaTokens());
+            });
+    r.ujPerDecision().ifPresent(v -> b.put(UJ_PER_DECISION, v));
+    r.ujPerOptionScored().ifPresent(v -> b.put(UJ_PER_OPTION_SCORED, v));
+    b.put(ENERGY_PROVENANCE, r.energy().provenance().name());
+    r.grantBreach().ifPresent(g -> b.put(GRANT_BREACH, g));
+    r.outputCommitment().ifPresent(c -> b.put(OUTPUT_COMMITMENT, c.hex()));
+    b.put(SEQUENCE, r.sequence());
+    r.prev().ifPresent(p -> b.put(PREV, p.hex()));
+    b.put(NONCE, r.nonce().bytes());
+    b.put(STEWARD, r.steward().value());
+    return b.build();
+  }
+
+  static MeshReceipt decode(CborValue value) throws ReceiptException {
+    if (!(value instanceof CborMap map)) {
+      throw malformed("the signed core is not a map");
+    }
+    Map<String, CborValue> f = new HashMap<>();
+    for (CborMap.Entry e : map.entries()) {
+      if (!(e.key() instanceof CborText(String key))) {
+        throw malformed("a signed-core key is not text: " + e.key());
+      }
+      if (!KNOWN.contains(key)) {
+        throw malformed("unknown signed-core key '" + key + "'");
+      }
+      f.put(key, e.value());
+    }
+    Fields in = new Fields(f);
+    String profile = in.text(MESH_RECEIPT);
+    if (!MeshReceipt.PROFILE.equals(profile)) {
+      throw malformed("mesh_receipt is '" + profile + "', not 'mesh/1'");
+    }
+    boolean hasDigest = f.containsKey(WEIGHTS_DIGEST);
+    if (hasDigest != f.containsKey(PRECISION)) {
+      throw inconsistent("weights_digest and precision appear together or not at all (§3.6)");
+    }
+    boolean hasAdvertised = f.containsKey(FIDELITY_ADVERTISED);
+    if (hasAdvertised != f.containsKey(FIDELITY_DELIVERED)) {
+      throw inconsistent(
+          "fidelity_advertised and fidelity_delivered appear together or not at all (§3.2.1)");
+    }
+    boolean decision = f.containsKey(QUESTIONS_ANSWERED);
+    if (decision != f.containsKey(OPTIONS_SCORED) || decision != f.containsKey(SCHEMA_TOKENS)) {
+      throw inconsistent("questions_answered, options_scored and schema_tokens go together (§3.6)");
+    }
+    Provenance provenance;
+    try {
+      provenance = Provenance.fromWire(in.text(ENERGY_PROVENANCE));
+    } catch (IllegalArgumentException e) {
+      throw malformed(e.getMessage());
+    }
+    long fidelityMet = in.uint(FIDELITY_MET);
+    if (fidelityMet > 1) {
+      throw malformed("fidelity_met must be 0 or 1, got " + fidelityMet);
+    }
+    MeshReceipt receipt;
+    try {
+      OptionalLong measured =
+          f.containsKey(MEASURED_UJ) ? OptionalLong.of(in.uint(MEASURED_UJ)) : OptionalLong.empty();
+      receipt =
+          new MeshReceipt(
+              in.contentId(REQUEST_ID),
+              in.optionalContentId(GRANT_ID),
+              in.text(BACKEND),
+              in.text(RECIPE),
+              hasDigest
+                  ? Optional.of(
+                      new WeightsBinding(in.contentId(WEIGHTS_DIGEST), in.text(PRECISION)))
+                  : Optional.empty(),
+              in.text(ROUTE),
+              in.uint(TOKENS_IN),
+              in.uint(TOKENS_OUT),
+              in.uint(TOKENS_ACCEPTED),
+              in.uint(CACHE_HIT_TOKENS),
+              in.uint(SPEC_PROPOSED),
+              in.uint(SPEC_ACCEPTED),
+              in.fidelity(FIDELITY_FLOOR),
+              hasAdvertised
+                  ? Optional.of(
+                      new FidelityReport(
+                          in.fidelity(FIDELITY_ADVERTISED), in.fidelity(FIDELITY_DELIVERED)))
+                  : Optional.empty(),
+              fidelityMet == 1,
+              new Energy(measured, in.uint(ESTIMATED_UJ), provenance),
+              decision
+                  ? Optional.of(
+                      new DecisionShape(
+                          in.uint(QUESTIONS_ANSWERED),
+                          in.uint(OPTIONS_SCORED),
+                          in.uint(SCHEMA_TOKENS)))
+                  : Optional.empty(),
+              f.containsKey(GRANT_BREACH) ? Optional.of(in.text(GRANT_BREACH)) : Optional.empty(),
+              in.optionalContentId(OUTPUT_COMMITMENT),
+              in.uint(SEQUENCE),
+              in.optionalContentId(PREV),
+              in.nonce(NONCE),
+              in.did(STEWARD));
+    } catch (IllegalArgumentException e) {
+      throw inconsistent(e.getMessage());
+    }
+    checkDerived(UJ_PER_ACCEPTED_TOKEN, receipt.ujPerAcceptedToken(), in);
+    checkDerived(UJ_PER_DECISION, receipt.ujPerDecision(), in);
+    checkDerived(UJ_PER_OPTION_SCORED, receipt.ujPerOptionScored(), in);
+    return receipt;
+  }
+
+  private static void checkDerived(String key, OptionalLong expected, Fields in)
+      throws ReceiptException {
+    OptionalLong actual = in.has(key) ? OptionalLong.of(in.uint(key)) : OptionalLong.empty();
+    if (!actual.equals(expected)) {
+      throw inconsistent(key + " is " + actual + " but the energy and counts give " + expected);
+    }
+  }
+
+  private static ReceiptException malformed(String detail) {
+    return new ReceiptException(ReceiptException.Reason.MALFORMED_RECEIPT, detail);
+  }
+
+  private static ReceiptException inconsistent(String detail) {
+    return new ReceiptException(ReceiptException.Reason.INCONSISTENT_RECEIPT, detail);
+  }
+
+  /** Typed access to the decoded fields. */
+  private record Fields(Map<String, CborValue> f) {
+    boolean has(String key) {
+      return f.containsKey(key);
+    }
+
+    CborValue get(String key) throws ReceiptException {
+      CborValue v = f.get(key);
+      if (v == null) {
+        throw malformed("required key '" + key + "' is missing");
+      }
+      return v;
+    }
+
+    String text(String key) throws ReceiptException {
+      if (get(key) instanceof CborText(String s)) {
+        return s;
+      }
+      throw malformed("'" + key + "' must be a text string");
+    }
+
+    long uint(String key) throws ReceiptException {
+      if (get(key) instanceof CborInt(long v) && v >= 0) {
+        return v;
+      }
+      throw malformed("'" + key + "' must be an unsigned integer");
+    }
+
+    Fidelity fidelity(String key) throws ReceiptException {
+      long level = uint(key);
+      if (level > 4) {
+        throw malformed("'" + key + "' must be a fidelity level 0-4, got " + level);
+      }
+      return Fidelity.of(level);
+    }
+
+    ContentId contentId(String key) throws ReceiptException {
+      try {
+        return ContentId.fromHex(text(key));
+      } catch (IllegalArgumentException e) {
+        throw malformed("'" + key + "': " + e.getMessage());
+      }
+    }
+
+    Optional<ContentId> optionalContentId(String key) throws ReceiptException {
+      return has(key) ? Optional.of(contentId(key)) : Optional.empty();
+    }
+
+    Nonce nonce(String key) throws ReceiptException {
+      if (get(key) instanceof CborBytes b && b.length() == Nonce.LENGTH) {
+        return Nonce.of(b.bytes());
+      }
+      throw malformed("'" + key + "' must be a 16-byte byte string");
+    }
+
+    DidKey did(String key) throws ReceiptException {
+      try {
+        return DidKey.parse(text(key));
+      } catch (DidKeyException e) {
+        throw malformed("'" + key + "': " + e.getMessage());
+      }
+    }
+  }
+}

@@ -1,0 +1,32 @@
+package org.meshjava.router;
+
+import java.util.List;
+import java.util.Objects;
+import org.meshjava.core.ServingEngine;
+
+/**
+ * The router's choice for one request: the chosen backend, every candidate weighed in
+ * registration order, and the one-line justification the receipt carries as {@code route}.
+ *
+ * @param chosen the cheapest admissible backend
+ * @param candidates every backend weighed, in registration order
+ * @param justification one line, no newline
+ */
+public record RouteDecision(
+    ServingEngine chosen, List<RouteCandidate> candidates, String justification) {
+
+  /** Validates the record. */
+  public RouteDecision {
+    Objects.requireNonNull(chosen, "chosen");
+    candidates = List.copyOf(candidates);
+    Objects.requireNonNull(justification, "justification");
+  }
+
+  /** The chosen backend's candidate record. */
+  public RouteCandidate chosenCandidate() {
+    return candidates.stream()
+        .filter(c -> c.backend().equals(chosen.name()))
+        .findFirst()
+        .orElseThrow();
+  }
+}

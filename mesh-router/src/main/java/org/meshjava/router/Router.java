@@ -1,0 +1,137 @@
+package org.meshjava.router;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+
+/**
+ * Cheapest-sufficient routing (§4). For each backend, in registration order, the router computes
+ * the estimate ({@link org.meshjava.core.CostProfile#estimate}), admits it when its fidelity meets
+ * the floor and its estimate is within the ceiling (and any extra {@link AdmissionRule} agrees),
+ * and chooses the admissible backend with the lowest estimate; ties go to the earlier
+ * registration. Every backend weighed is recorded as a {@link RouteCandidate}.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Router {
+  private final List<ServingEngine> backends;
+
+  /**
+   * Creates a router over {@code backends} in registration order.
+   *
+   * @throws IllegalArgumentException if the list is empty or two backends share a name
+   */
+  public Router(List<? extends ServingEngine> backends) {
+    if (backends.isEmpty()) {
+      throw new IllegalArgumentException("a router needs at least one backend");
+    }
+    Set<String> names = new HashSet<>();
+    for (ServingEngine b : backends) {
+      if (!names.add(b.name())) {
+        throw new IllegalArgumentException("two backends are named '" + b.name() + "'");
+      }
+    }
+    this.backends = List.copyOf(backends);
+  }
+
+  /** The backends in registration order. */
+  public List<ServingEngine> backends() {
+    return backends;
+  }
+
+  /** Routes {@code request} by §4 alone. */
+  public RouteDecision route(ServeRequest request) throws NoAdmissibleBackendException {
+    return route(request, AdmissionRule.ALL);
+  }
+
+  /**
+   * Routes {@code request}, also applying {@code rule} to every backend.
+   *
+   * @throws NoAdmissibleBackendException with every candidate when none is admissible
+   */
+  public RouteDecision route(ServeRequest request, AdmissionRule rule)
+      throws NoAdmissibleBackendException {
+    List<RouteCandidate> candidates = new ArrayList<>(backends.size());
+    ServingEngine best = null;
+    long bestEstimate = Long.MAX_VALUE;
+    for (ServingEngine b : backends) {
+      long estimate = b.costProfile().estimate(request);
+      Optional<Inadmissibility> why = judge(b, estimate, request, rule);
+      candidates.add(new RouteCandidate(b.name(), b.fidelity(), estimate, why));
+      // Strictly lower wins, so the earlier registration keeps a tie.
+      if (why.isEmpty() && (best == null || estimate < bestEstimate)) {
+        best = b;
+        bestEstimate = estimate;
+      }
+    }
+    if (best == null) {
+      throw new NoAdmissibleBackendException(candidates, failure(request, candidates));
+    }
+    return new RouteDecision(best, candidates, justify(best, bestEstimate, request, candidates));
+  }
+
+  private static Optional<Inadmissibility> judge(
+      ServingEngine b, long estimate, ServeRequest request, AdmissionRule rule) {
+    if (!b.fidelity().meets(request.fidelityFloor())) {
+      return Optional.of(
+          new Inadmissibility(
+              Inadmissibility.Kind.BELOW_FLOOR,
+              "below floor: " + b.fidelity() + " < " + request.fidelityFloor()));
+    }
+    if (estimate > request.jouleCeilingUj()) {
+      return Optional.of(
+          new Inadmissibility(
+              Inadmissibility.Kind.OVER_CEILING,
+              "over ceiling: est " + estimate + " uJ > " + request.jouleCeilingUj() + " uJ"));
+    }
+    return rule.refuse(b)
+        .map(
+            reason ->
+                new Inadmissibility(
+                    Inadmissibility.Kind.NOT_PERMITTED, "not permitted: " + oneLine(reason)));
+  }
+
+  private static String justify(
+      ServingEngine best, long estimate, ServeRequest request, List<RouteCandidate> candidates) {
+    long admissible = candidates.stream().filter(RouteCandidate::admissible).count();
+    StringBuilder s = new StringBuilder();
+    s.append("cheapest admissible of ").append(candidates.size()).append(": ")
+        .append(best.name()).append(' ').append(best.fidelity())
+        .append(">=").append(request.fidelityFloor())
+        .append(", est ").append(estimate).append(" uJ <= ceiling ")
+        .append(request.jouleCeilingUj()).append(" uJ");
+    if (admissible > 1) {
+      s.append(", ").append(admissible - 1).append(" dearer or tied later");
+    }
+    appendRefusals(s, candidates);
+    return s.toString();
+  }
+
+  private static String failure(ServeRequest request, List<RouteCandidate> candidates) {
+    StringBuilder s = new StringBuilder("no admissible backend of ").append(candidates.size())
+        .append(" for floor ").append(request.fidelityFloor()).append(" and ceiling ")
+        .append(request.jouleCeilingUj()).append(" uJ");
+    appendRefusals(s, candidates);
+    return s.toString();
+  }
+
+  private static void appendRefusals(StringBuilder s, List<RouteCandidate> candidates) {
+    for (Inadmissibility.Kind k : Inadmissibility.Kind.values()) {
+      long n =
+          candidates.stream()
+              .filter(c -> c.inadmissibility().map(i -> i.kind() == k).orElse(false))
+              .count();
+      if (n > 0) {
+        s.append(", ").append(n).append(' ').append(k.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+      }
+    }
+  }
+
+  private static String oneLine(String s) {
+    return s.replace('\n', ' ').replace('\r', ' ');
+  }
+}

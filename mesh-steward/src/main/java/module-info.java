@@ -1,0 +1,10 @@
+/** The steward: routes, meters, seals and chains each serve (§2). The facade users call. */
+module org.meshjava.steward {
+  requires transitive org.meshjava.core;
+  requires transitive org.meshjava.receipt;
+  requires transitive org.meshjava.router;
+  requires transitive org.meshjava.energy;
+  requires org.slf4j;
+
+  exports org.meshjava.steward;
+}

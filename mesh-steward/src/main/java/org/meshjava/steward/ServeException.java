@@ -1,0 +1,60 @@
+package org.meshjava.steward;
+
+import java.util.List;
+import java.util.Objects;
+import org.meshjava.router.RouteCandidate;
+
+/**
+ * Thrown when the steward refuses or cannot complete a serve. Whatever the reason, nothing was
+ * sealed and the receipt chain did not advance.
+ */
+public class ServeException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** The phase and rule that stopped the serve. Stable; match on it. */
+  public enum Reason {
+    /** Route: no backend was admissible (§4); {@link #candidates()} says why for each. */
+    NO_ADMISSIBLE_BACKEND,
+    /** Meter: the engine failed. */
+    ENGINE_FAILED,
+    /** Meter: the engine's report contradicts the request or itself. */
+    INCONSISTENT_OUTCOME,
+    /** Meter: the backend reported a delivered fidelity above its rating (§3.2.1). */
+    FIDELITY_OVERCLAIM,
+    /** Meter: the engine reported other weights after serving than before (§2). */
+    WEIGHTS_CHANGED,
+    /** Seal: the receipt could not be recorded, so it was not handed out (§2.2). */
+    NOT_RECORDED
+  }
+
+  private final Reason reason;
+  private final transient List<RouteCandidate> candidates;
+
+  /** Creates the exception. */
+  public ServeException(Reason reason, String detail) {
+    this(reason, detail, List.of(), null);
+  }
+
+  /** Creates the exception with a cause. */
+  public ServeException(Reason reason, String detail, Throwable cause) {
+    this(reason, detail, List.of(), cause);
+  }
+
+  /** Creates the exception with the router's candidates. */
+  public ServeException(
+      Reason reason, String detail, List<RouteCandidate> candidates, Throwable cause) {
+    super(reason + ": " + detail, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.candidates = List.copyOf(candidates);
+  }
+
+  /** Returns why. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** The backends the router weighed, with reasons; empty unless routing failed. */
+  public List<RouteCandidate> candidates() {
+    return candidates;
+  }
+}
