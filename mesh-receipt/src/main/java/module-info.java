@@ -1,6 +1,7 @@
 /** mesh/1 receipts: the signed core, JCR-1 sealing and verification, and the receipt hash chain. */
 module org.meshjava.receipt {
   requires transitive org.meshjava.core;
+  requires transitive com.fasterxml.jackson.databind;
 
   exports org.meshjava.receipt;
 }

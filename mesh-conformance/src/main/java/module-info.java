@@ -1,0 +1,8 @@
+/** The conformance vectors of mesh/1: their generator and the runner that checks against them. */
+module org.meshjava.conformance {
+  requires transitive org.meshjava.steward;
+  requires org.meshjava.engine;
+  requires transitive com.fasterxml.jackson.databind;
+
+  exports org.meshjava.conformance;
+}

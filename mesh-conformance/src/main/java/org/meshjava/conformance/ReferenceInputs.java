@@ -1,0 +1,206 @@
+package org.meshjava.conformance;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Objects;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+
+/**
+ * Everything that determines the reference serve: the steward's seed, the backend's
+ * configuration, the prompt and its token payload, the request, the nonce and the clock. Written
+ * into {@code meta.json} so that anyone can repeat the serve. Immutable.
+ *
+ * @param stewardSeed the steward's 32-byte Ed25519 seed
+ * @param backendName the reference engine's name
+ * @param recipe the reference engine's recipe
+ * @param fidelity the reference engine's advertised fidelity
+ * @param costProfile the reference engine's cost profile
+ * @param workPerToken the reference engine's work setting
+ * @param promptText the prompt, whose UTF-8 bytes {@code prompt_hash} addresses
+ * @param prompt the token payload handed to the engine
+ * @param request the request served
+ * @param nonce the receipt nonce (16 bytes)
+ * @param clock the fixed clock instant
+ */
+public record ReferenceInputs(
+    byte[] stewardSeed,
+    String backendName,
+    Recipe recipe,
+    Fidelity fidelity,
+    CostProfile costProfile,
+    int workPerToken,
+    String promptText,
+    TokenSequence prompt,
+    ServeRequest request,
+    byte[] nonce,
+    Instant clock) {
+
+  private static final HexFormat HEX = HexFormat.of();
+
+  /** Copies the byte arrays and checks the prompt hash. */
+  public ReferenceInputs {
+    stewardSeed = stewardSeed.clone();
+    nonce = nonce.clone();
+    Objects.requireNonNull(request, "request");
+    if (!request.promptHash().equals(ContentId.ofBytes(promptText.getBytes(StandardCharsets.UTF_8)))) {
+      throw new IllegalArgumentException("prompt_hash is not the BLAKE3 of the prompt text");
+    }
+  }
+
+  @Override
+  public byte[] stewardSeed() {
+    return stewardSeed.clone();
+  }
+
+  @Override
+  public byte[] nonce() {
+    return nonce.clone();
+  }
+
+  /** The inputs of the published v1 reference serve. */
+  public static ReferenceInputs v1Generation() {
+    String prompt = "What did this answer cost, in joules?";
+    byte[] seed = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      seed[i] = (byte) i;
+    }
+    byte[] nonce = new byte[16];
+    for (int i = 0; i < 16; i++) {
+      nonce[i] = (byte) (0xa0 + i);
+    }
+    return new ReferenceInputs(
+        seed,
+        "reference",
+        Recipe.of("reference"),
+        Fidelity.F2,
+        CostProfile.perToken(100),
+        16,
+        prompt,
+        TokenSequence.of(2061, 750, 428, 3280, 1575, 11, 287, 45668, 30),
+        ServeRequest.generation(
+            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)), 9, 16, Fidelity.F1, 10_000),
+        nonce,
+        Instant.parse("2026-11-29T00:00:00Z"));
+  }
+
+  /** The inputs of the published v1 decision vector: the same steward, a typed decision. */
+  public static ReferenceInputs v1Decision() {
+    ReferenceInputs g = v1Generation();
+    String prompt = "Is this invoice a duplicate? Which department owns it?";
+    return new ReferenceInputs(
+        g.stewardSeed(),
+        g.backendName(),
+        g.recipe(),
+        g.fidelity(),
+        g.costProfile().withOptionCost(40),
+        g.workPerToken(),
+        prompt,
+        TokenSequence.of(3792, 428, 45458, 257, 23418, 30, 9022, 5011, 7609, 340, 30, 2, 5),
+        ServeRequest.decision(
+            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
+            13,
+            256,
+            Fidelity.F1,
+            10_000,
+            new org.meshjava.core.DecisionShape(2, 7, 11)),
+        g.nonce(),
+        g.clock());
+  }
+
+  /** Writes these inputs as the {@code inputs} object of {@code meta.json}. */
+  public ObjectNode toJson() {
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    ObjectNode o = f.objectNode();
+    o.put("steward_seed_hex", HEX.formatHex(stewardSeed));
+    ObjectNode backend = o.putObject("backend");
+    backend.put("engine", "ReferenceEngine");
+    backend.put("name", backendName);
+    backend.put("recipe", recipe.name());
+    backend.put("fidelity", fidelity.level());
+    backend.put("uj_per_token", costProfile.ujPerToken());
+    backend.put("uj_per_option_scored", costProfile.ujPerOptionScored());
+    backend.put("work_per_token", workPerToken);
+    o.put("meter", "Estimator");
+    o.put("prompt_text", promptText);
+    ArrayNode ids = o.putArray("prompt_payload");
+    for (int id : prompt.toArray()) {
+      ids.add(Integer.toUnsignedLong(id));
+    }
+    ObjectNode req = o.putObject("request");
+    req.put("prompt_hash", request.promptHash().hex());
+    req.put("prompt_tokens", request.promptTokens());
+    req.put("max_tokens", request.maxTokens());
+    req.put("fidelity_floor", request.fidelityFloor().level());
+    req.put("joule_ceiling_uj", request.jouleCeilingUj());
+    request.decision().ifPresent(d -> {
+      ObjectNode dec = req.putObject("decision");
+      dec.put("questions", d.questions());
+      dec.put("options_scored", d.optionsScored());
+      dec.put("schema_tokens", d.schemaTokens());
+    });
+    o.put("nonce_hex", HEX.formatHex(nonce));
+    o.put("clock", clock.toString());
+    return o;
+  }
+
+  /**
+   * Reads the {@code inputs} object of {@code meta.json}.
+   *
+   * @throws IllegalArgumentException if a field is missing or malformed
+   */
+  public static ReferenceInputs fromJson(JsonNode o) {
+    JsonNode backend = required(o, "backend");
+    JsonNode req = required(o, "request");
+    JsonNode payload = required(o, "prompt_payload");
+    int[] ids = new int[payload.size()];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = (int) payload.get(i).asLong();
+    }
+    ServeRequest request =
+        new ServeRequest(
+            ContentId.fromHex(required(req, "prompt_hash").asText()),
+            required(req, "prompt_tokens").asLong(),
+            required(req, "max_tokens").asLong(),
+            Fidelity.of(required(req, "fidelity_floor").asLong()),
+            required(req, "joule_ceiling_uj").asLong(),
+            req.has("decision")
+                ? java.util.Optional.of(
+                    new org.meshjava.core.DecisionShape(
+                        required(req.get("decision"), "questions").asLong(),
+                        required(req.get("decision"), "options_scored").asLong(),
+                        required(req.get("decision"), "schema_tokens").asLong()))
+                : java.util.Optional.empty());
+    return new ReferenceInputs(
+        HEX.parseHex(required(o, "steward_seed_hex").asText()),
+        required(backend, "name").asText(),
+        Recipe.of(required(backend, "recipe").asText()),
+        Fidelity.of(required(backend, "fidelity").asLong()),
+        new CostProfile(
+            required(backend, "uj_per_token").asLong(),
+            required(backend, "uj_per_option_scored").asLong()),
+        required(backend, "work_per_token").asInt(),
+        required(o, "prompt_text").asText(),
+        TokenSequence.of(ids),
+        request,
+        HEX.parseHex(required(o, "nonce_hex").asText()),
+        Instant.parse(required(o, "clock").asText()));
+  }
+
+  private static JsonNode required(JsonNode o, String field) {
+    JsonNode v = o == null ? null : o.get(field);
+    if (v == null || v.isNull()) {
+      throw new IllegalArgumentException("meta.json lacks '" + field + "'");
+    }
+    return v;
+  }
+}

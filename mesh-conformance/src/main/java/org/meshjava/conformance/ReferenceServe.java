@@ -1,0 +1,35 @@
+package org.meshjava.conformance;
+
+import org.meshjava.core.NonceSource;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.steward.ServeException;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+
+/** Runs the reference serve that {@link ReferenceInputs} describe on this implementation. */
+public final class ReferenceServe {
+  private ReferenceServe() {}
+
+  /** Builds the steward the inputs describe: one reference engine, the estimator, fixed nonce and clock. */
+  public static Steward steward(ReferenceInputs in) {
+    ReferenceEngine engine =
+        ReferenceEngine.builder()
+            .name(in.backendName())
+            .recipe(in.recipe())
+            .fidelity(in.fidelity())
+            .costProfile(in.costProfile())
+            .workPerToken(in.workPerToken())
+            .build();
+    return Steward.builder(SigningKey.fromSeed(in.stewardSeed()))
+        .backend(engine)
+        .nonces(NonceSource.fixed(in.nonce()))
+        .clock(java.time.InstantSource.fixed(in.clock()))
+        .build();
+  }
+
+  /** Serves the reference request and returns the result. */
+  public static ServeResult run(ReferenceInputs in) throws ServeException {
+    return steward(in).serve(in.request(), in.prompt());
+  }
+}

@@ -1,0 +1,73 @@
+package org.meshjava.conformance;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HexFormat;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.OutputCommitment;
+import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.steward.ServeException;
+import org.meshjava.steward.ServeResult;
+
+/**
+ * One published vector: a name (its folder under {@code conformance/v1/}), what it shows, and its
+ * inputs. {@link #generate()} serves it and returns the three files' contents.
+ *
+ * @param name the folder name
+ * @param description one sentence for {@code meta.json}
+ * @param inputs what determines the serve
+ */
+public record Vector(String name, String description, ReferenceInputs inputs) {
+
+  /** The vectors of {@code conformance/v1}, in order. */
+  public static java.util.List<Vector> v1() {
+    return java.util.List.of(
+        new Vector(
+            "reference",
+            "A generation served by the reference engine under the estimator meter at genesis.",
+            ReferenceInputs.v1Generation()),
+        new Vector(
+            "decision",
+            "A typed decision (2 questions, 7 options) on the same steward: no token wedge, no"
+                + " output commitment, uj_per_decision and uj_per_option_scored instead.",
+            ReferenceInputs.v1Decision()));
+  }
+
+  /** The generated files of one vector. */
+  public record Files(String signedCoreHex, String envelopeHex, ObjectNode meta) {}
+
+  /** Serves the vector on this implementation and returns the files it publishes. */
+  public Files generate() throws ServeException {
+    HexFormat hex = HexFormat.of();
+    ServeResult result = ReferenceServe.run(inputs);
+    JsonNodeFactory f = JsonNodeFactory.instance;
+    ObjectNode meta = f.objectNode();
+    meta.put("profile", "mesh/1");
+    meta.put("vector", name);
+    meta.put("description", description);
+    meta.set("inputs", inputs.toJson());
+    ObjectNode expected = meta.putObject("expected");
+    SigningKey key = SigningKey.fromSeed(inputs.stewardSeed());
+    expected.put("steward_did_key", DidKey.of(key.verificationKey()).value());
+    expected.put("request_canonical_hex", hex.formatHex(inputs.request().toCbor().encode()));
+    expected.put("request_id", inputs.request().id().hex());
+    ArrayNode out = expected.putArray("output_tokens");
+    for (int t : result.tokens().toArray()) {
+      out.add(Integer.toUnsignedLong(t));
+    }
+    expected.put("payload_digest", OutputCommitment.payloadDigest(inputs.prompt()).hex());
+    if (!inputs.request().isDecision()) {
+      expected.put(
+          "opening_hex",
+          ReferenceServe.steward(inputs).opening(inputs.request().id()).hex());
+    }
+    expected.set("receipt", ReceiptJson.of(result.receipt()));
+    byte[] core = result.receipt().toSignedCore().encode();
+    expected.put("signed_core_length", core.length);
+    expected.put("envelope_length", result.envelope().length());
+    expected.put("envelope_id", result.envelope().id().hex());
+    return new Files(hex.formatHex(core), result.envelope().hex(), meta);
+  }
+}

@@ -1,0 +1,101 @@
+package org.meshjava.receipt;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.HexFormat;
+import org.meshjava.core.cbor.CborArray;
+import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborInt;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborTag;
+import org.meshjava.core.cbor.CborText;
+import org.meshjava.core.cbor.CborValue;
+
+/**
+ * A readable JSON view of a receipt: its signed core with the same keys in the same (canonical)
+ * order, integers as JSON numbers and byte strings as lowercase hex. For people and logs; the
+ * envelope, not this view, is what verifies. Stateless and thread-safe.
+ */
+public final class ReceiptJson {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private ReceiptJson() {}
+
+  /** Returns the receipt's signed core as a JSON object. */
+  public static ObjectNode of(MeshReceipt receipt) {
+    return (ObjectNode) toJson(receipt.toSignedCore());
+  }
+
+  /**
+   * Reads the JSON view back into a receipt: numbers become unsigned integers, strings become
+   * text, except {@code nonce}, whose hex becomes a byte string; then the signed core is decoded
+   * with every rule {@link Jcr1#open} applies to a payload.
+   *
+   * @throws ReceiptException if the JSON is not the view of a valid receipt
+   */
+  public static MeshReceipt parse(JsonNode json) throws ReceiptException {
+    if (json == null || !json.isObject()) {
+      throw new ReceiptException(ReceiptException.Reason.MALFORMED_RECEIPT, "not a JSON object");
+    }
+    CborMap.Builder b = CborMap.builder();
+    var fields = json.properties().iterator();
+    while (fields.hasNext()) {
+      var f = fields.next();
+      JsonNode v = f.getValue();
+      String key = f.getKey();
+      if (v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= 0) {
+        b.put(key, v.asLong());
+      } else if (v.isTextual() && key.equals(SignedCore.NONCE)) {
+        try {
+          b.put(key, HexFormat.of().parseHex(v.asText()));
+        } catch (IllegalArgumentException e) {
+          throw new ReceiptException(
+              ReceiptException.Reason.MALFORMED_RECEIPT, "nonce is not hex", e);
+        }
+      } else if (v.isTextual()) {
+        b.put(key, v.asText());
+      } else {
+        throw new ReceiptException(
+            ReceiptException.Reason.MALFORMED_RECEIPT,
+            "'" + key + "' must be an unsigned integer or a string");
+      }
+    }
+    CborMap core;
+    try {
+      core = b.build();
+    } catch (IllegalArgumentException e) {
+      throw new ReceiptException(ReceiptException.Reason.MALFORMED_RECEIPT, e.getMessage(), e);
+    }
+    return SignedCore.decode(core);
+  }
+
+  /** Returns any CBOR value as JSON (text-keyed maps become objects; other keys are stringified). */
+  public static JsonNode toJson(CborValue value) {
+    return switch (value) {
+      case CborInt i -> NODES.numberNode(i.value());
+      case CborText t -> NODES.textNode(t.value());
+      case CborBytes b -> NODES.textNode(HexFormat.of().formatHex(b.bytes()));
+      case CborArray a -> {
+        ArrayNode arr = NODES.arrayNode();
+        a.items().forEach(item -> arr.add(toJson(item)));
+        yield arr;
+      }
+      case CborMap m -> {
+        ObjectNode obj = NODES.objectNode();
+        for (CborMap.Entry e : m.entries()) {
+          String key = e.key() instanceof CborText(String s) ? s : String.valueOf(e.key());
+          obj.set(key, toJson(e.value()));
+        }
+        yield obj;
+      }
+      case CborTag t -> {
+        ObjectNode obj = NODES.objectNode();
+        obj.put("tag", t.tag());
+        obj.set("content", toJson(t.content()));
+        yield obj;
+      }
+    };
+  }
+}
