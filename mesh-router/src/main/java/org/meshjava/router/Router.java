@@ -105,7 +105,7 @@ public final class Router {
         .append(", est ").append(estimate).append(" uJ <= ceiling ")
         .append(request.jouleCeilingUj()).append(" uJ");
     if (admissible > 1) {
-      s.append(", ").append(admissible - 1).append(" dearer or tied later");
+      s.append(", ").append(admissible - 1).append(" other admissible not cheaper");
     }
     appendRefusals(s, candidates);
     return s.toString();

@@ -1,0 +1,43 @@
+package org.meshjava.bench;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * Runs benchmarks and prints the side-by-side ratios the project's targets are stated in. With
+ * no arguments it runs the serve-overhead suite; any arguments are passed to JMH as usual (e.g. a
+ * benchmark name regex, {@code -t 2} for two threads).
+ */
+public final class BenchMain {
+  private BenchMain() {}
+
+  /** Entry point. */
+  public static void main(String[] args) throws Exception {
+    Options opts =
+        args.length == 0
+            ? new OptionsBuilder().include("ServeOverheadBenchmark|SignatureChoiceBenchmark").build()
+            : new CommandLineOptions(args);
+    Collection<RunResult> results = new Runner(opts).run();
+    Map<String, Double> score = new HashMap<>();
+    for (RunResult r : results) {
+      String name = r.getParams().getBenchmark();
+      score.put(name.substring(name.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+    }
+    System.out.println();
+    ratio(score, "serve", "cryptoFloor", "serve overhead vs crypto floor (target <= 1.5)");
+    ratio(score, "jdkSign", "bouncyCastleSign", "JDK Ed25519 sign time / BouncyCastle sign time");
+    ratio(score, "windowEstimator", "bareNanoTimePair", "estimator window / bare nanoTime pair");
+  }
+
+  private static void ratio(Map<String, Double> s, String a, String b, String label) {
+    if (s.containsKey(a) && s.containsKey(b) && s.get(b) > 0) {
+      System.out.printf("%s: %.2f (%.3f / %.3f)%n", label, s.get(a) / s.get(b), s.get(a), s.get(b));
+    }
+  }
+}

@@ -1,0 +1,10 @@
+/** The {@code mesh} command line. */
+module org.meshjava.cli {
+  requires org.meshjava.steward;
+  requires org.meshjava.engine;
+  requires org.meshjava.conformance;
+  requires com.fasterxml.jackson.databind;
+  requires info.picocli;
+
+  opens org.meshjava.cli to info.picocli;
+}

@@ -1,0 +1,141 @@
+package org.meshjava.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.DecisionShape;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.ReceiptChain;
+import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.router.RouteCandidate;
+import org.meshjava.steward.ServeException;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/**
+ * {@code mesh demo}: a steward on embedded defaults (a fresh key, three reference backends at
+ * different fidelities and costs, the honest estimator meter) serves a few requests and prints
+ * each route and receipt as readable JSON, then verifies the chain.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = "Serve a few requests on embedded defaults and print each route and receipt.")
+final class DemoCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    Steward steward =
+        Steward.builder(SigningKey.generate())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("tiny")
+                    .recipe(Recipe.of("tiny-ref"))
+                    .fidelity(Fidelity.F1)
+                    .costProfile(CostProfile.perToken(40).withOptionCost(10))
+                    .workPerToken(4)
+                    .build())
+            .backend(ReferenceEngine.builder().name("reference").build())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("frontier")
+                    .recipe(Recipe.of("frontier-ref").with("instruct"))
+                    .fidelity(Fidelity.F4)
+                    .costProfile(CostProfile.perToken(900).withOptionCost(200))
+                    .workPerToken(64)
+                    .reportsDelivered(true)
+                    .build())
+            .build();
+    out.println("steward " + steward.identity());
+    out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token)");
+    out.println();
+
+    List<Envelope> envelopes = new ArrayList<>();
+    serve(out, steward, envelopes, "a cheap generation: floor F1",
+        "Summarise these meeting notes in one line.", Fidelity.F1, 20_000, null);
+    serve(out, steward, envelopes, "a demanding generation: floor F3",
+        "Draft a careful answer to the auditor's question.", Fidelity.F3, 200_000, null);
+    serve(out, steward, envelopes, "a typed decision: 2 questions over 6 options",
+        "Is this invoice a duplicate? Which team owns it?", Fidelity.F1, 20_000,
+        new DecisionShape(2, 6, 20));
+    serve(out, steward, envelopes, "a request no backend can take: floor F4 under 1000 uJ",
+        "Write a novel.", Fidelity.F4, 1_000, null);
+
+    ReceiptChain.verifyFromGenesis(envelopes);
+    out.println("chain verified: " + envelopes.size() + " receipts from genesis, head at sequence "
+        + (steward.head().nextSequence() - 1));
+    return 0;
+  }
+
+  private static void serve(
+      PrintWriter out,
+      Steward steward,
+      List<Envelope> envelopes,
+      String title,
+      String prompt,
+      Fidelity floor,
+      long ceilingUj,
+      DecisionShape decision)
+      throws Exception {
+    byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
+    TokenSequence payload = ByteTokens.of(bytes);
+    ServeRequest request =
+        new ServeRequest(
+            ContentId.ofBytes(bytes), payload.size(), 32, floor, ceilingUj,
+            java.util.Optional.ofNullable(decision));
+    out.println("== " + title);
+    ObjectNode doc = JSON.createObjectNode();
+    doc.put("request_id", request.id().hex());
+    try {
+      ServeResult result = steward.serve(request, payload);
+      doc.set("route", route(result.route().candidates()));
+      doc.put("chosen", result.route().chosen().name());
+      doc.set("receipt", ReceiptJson.of(result.receipt()));
+      doc.put("envelope_id", result.envelope().id().hex());
+      doc.put("envelope_bytes", result.envelope().length());
+      envelopes.add(result.envelope());
+    } catch (ServeException e) {
+      doc.put("refused", e.reason().name());
+      doc.put("reason", e.getMessage());
+      doc.set("route", route(e.candidates()));
+      doc.put("sealed", "nothing; the chain did not advance");
+    }
+    out.println(JSON.writeValueAsString(doc));
+    out.println();
+  }
+
+  private static ArrayNode route(List<RouteCandidate> candidates) {
+    ArrayNode arr = JSON.createArrayNode();
+    for (RouteCandidate c : candidates) {
+      ObjectNode o = arr.addObject();
+      o.put("backend", c.backend());
+      o.put("fidelity", c.fidelity().name());
+      o.put("estimate_uj", c.estimateUj());
+      o.put("admissible", c.admissible());
+      c.inadmissibility().ifPresent(i -> o.put("reason", i.detail()));
+    }
+    return arr;
+  }
+}

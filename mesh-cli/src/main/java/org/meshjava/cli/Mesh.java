@@ -1,0 +1,44 @@
+package org.meshjava.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code mesh} command: the steward demo now; serving, verification and grant tools grow here. */
+@Command(
+    name = "mesh",
+    mixinStandardHelpOptions = true,
+    version = "mesh-java 0.1.0",
+    description = "Energy-accounted inference serving and routing (mesh/1).",
+    subcommands = {DemoCommand.class, VerifyCommand.class})
+public final class Mesh implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  /** Creates the command. */
+  public Mesh() {}
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** Runs the command with {@code args} and returns its exit code. */
+  public static int run(PrintWriter out, PrintWriter err, String... args) {
+    CommandLine cl = new CommandLine(new Mesh());
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setExecutionExceptionHandler(
+        (e, commandLine, parseResult) -> {
+          commandLine.getErr().println("mesh: " + e.getMessage());
+          return 1;
+        });
+    return cl.execute(args);
+  }
+
+  /** Entry point. */
+  public static void main(String[] args) {
+    PrintWriter out = new PrintWriter(System.out, true);
+    PrintWriter err = new PrintWriter(System.err, true);
+    System.exit(run(out, err, args));
+  }
+}

@@ -1,0 +1,77 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MeshCommandTest {
+  private record Run(int code, String out, String err) {}
+
+  private static Run mesh(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Mesh.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void demo_servesVerifiesAndExitsZero() {
+    Run r = mesh("demo");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("\"energy_provenance\" : \"Estimator\"")
+        .contains("\"uj_per_decision\"")
+        .contains("NO_ADMISSIBLE_BACKEND")
+        .contains("chain verified: 3 receipts from genesis");
+  }
+
+  @Test
+  void help_listsTheCommands() {
+    Run r = mesh("--help");
+    assertThat(r.code()).isZero();
+    assertThat(r.out()).contains("demo").contains("verify");
+  }
+
+  @Test
+  void verify_acceptsThePublishedReferenceEnvelope() {
+    Run r = mesh("verify", "--from-genesis", published("reference/envelope.hex").toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("verified 1 receipts");
+  }
+
+  @Test
+  void verify_exitsNonZeroNamingTheFirstBadLink(@TempDir Path tmp) throws Exception {
+    String good = Files.readString(published("reference/envelope.hex")).strip();
+    Path file = tmp.resolve("chain.hex");
+    // The same genesis receipt twice: the second does not follow the first.
+    Files.write(file, List.of(good, good));
+    Run r = mesh("verify", file.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("envelope 1").contains("BROKEN_CHAIN");
+  }
+
+  @Test
+  void verify_refusesNonHexInput(@TempDir Path tmp) throws Exception {
+    Path file = tmp.resolve("bad.hex");
+    Files.writeString(file, "not hex at all\n");
+    Run r = mesh("verify", file.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("not hex");
+  }
+
+  private static Path published(String name) {
+    for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+      Path c = p.resolve("conformance/v1").resolve(name);
+      if (Files.exists(c)) {
+        return c;
+      }
+    }
+    throw new IllegalStateException("conformance/v1 not found");
+  }
+}
