@@ -52,15 +52,46 @@ public final class Jcr1 {
    * @throws IllegalArgumentException if the receipt's steward is not the key's identity
    */
   public static SealedReceipt seal(MeshReceipt receipt, SigningKey key) {
-    DidKey signer = DidKey.of(key.verificationKey());
-    if (!signer.equals(receipt.steward())) {
-      throw new IllegalArgumentException(
-          "receipt names steward " + receipt.steward() + " but the key is " + signer);
+    return new Sealer(key).seal(receipt);
+  }
+
+  /**
+   * Seals receipts for one steward, with its identity and protected header computed once.
+   * Immutable and thread-safe.
+   */
+  public static final class Sealer {
+    private static final CborMap EMPTY = CborMap.of(java.util.List.of());
+
+    private final SigningKey key;
+    private final DidKey steward;
+    private final byte[] protectedHeader;
+
+    /** Creates a sealer for {@code key}. */
+    public Sealer(SigningKey key) {
+      this.key = key;
+      this.steward = DidKey.of(key.verificationKey());
+      this.protectedHeader = protectedHeader(steward);
     }
-    byte[] payload = receipt.toSignedCore().encode();
-    CoseSign1 cose =
-        CoseSign1.sign(protectedHeader(signer), CborMap.of(java.util.List.of()), payload, key);
-    return new SealedReceipt(receipt, Envelope.of(cose.encode()));
+
+    /** The sealing identity. */
+    public DidKey steward() {
+      return steward;
+    }
+
+    /**
+     * Seals {@code receipt}.
+     *
+     * @throws IllegalArgumentException if the receipt's steward is not this sealer's identity
+     */
+    public SealedReceipt seal(MeshReceipt receipt) {
+      if (!steward.equals(receipt.steward())) {
+        throw new IllegalArgumentException(
+            "receipt names steward " + receipt.steward() + " but the key is " + steward);
+      }
+      byte[] payload = receipt.toSignedCore().encode();
+      CoseSign1 cose = CoseSign1.sign(protectedHeader, EMPTY, payload, key);
+      return new SealedReceipt(receipt, Envelope.of(cose.encode()));
+    }
   }
 
   /**

@@ -41,11 +41,34 @@ public final class Opening {
 
   /** Derives the opening for {@code requestId} from the steward's key. */
   public static Opening derive(SigningKey steward, ContentId requestId) {
-    byte[] key = steward.deriveSubkey(KEY_CONTEXT);
-    try {
+    return Key.of(steward).open(requestId);
+  }
+
+  /**
+   * The steward's opening key, derived once from its signing key so that each serve pays only
+   * the keyed hash. Secret: it opens every commitment the steward made; it never prints.
+   * Immutable and thread-safe.
+   */
+  public static final class Key {
+    private final byte[] key;
+
+    private Key(byte[] key) {
+      this.key = key;
+    }
+
+    /** Derives the opening key from the steward's signing key. */
+    public static Key of(SigningKey steward) {
+      return new Key(steward.deriveSubkey(KEY_CONTEXT));
+    }
+
+    /** The opening for {@code requestId}. */
+    public Opening open(ContentId requestId) {
       return new Opening(Blake3.keyedHash(key, requestId.bytes()));
-    } finally {
-      Arrays.fill(key, (byte) 0);
+    }
+
+    @Override
+    public String toString() {
+      return "Opening.Key[secret]";
     }
   }
 

@@ -24,13 +24,13 @@ public final class ReceiptLog {
     void record(SealedReceipt sealed) throws E;
   }
 
-  private final SigningKey key;
+  private final Jcr1.Sealer sealer;
   private final DidKey steward;
   private ChainHead head;
 
   private ReceiptLog(SigningKey key, ChainHead head) {
-    this.key = Objects.requireNonNull(key, "key");
-    this.steward = DidKey.of(key.verificationKey());
+    this.sealer = new Jcr1.Sealer(Objects.requireNonNull(key, "key"));
+    this.steward = sealer.steward();
     this.head = Objects.requireNonNull(head, "head");
   }
 
@@ -66,7 +66,7 @@ public final class ReceiptLog {
   public synchronized <E extends Exception> SealedReceipt append(
       MeshReceipt.Builder draft, Recorder<E> recorder) throws E {
     MeshReceipt receipt = draft.chain(head.nextSequence(), head.prev()).steward(steward).build();
-    SealedReceipt sealed = Jcr1.seal(receipt, key);
+    SealedReceipt sealed = sealer.seal(receipt);
     recorder.record(sealed);
     head = ChainHead.after(sealed);
     return sealed;

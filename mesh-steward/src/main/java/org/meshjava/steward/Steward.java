@@ -42,7 +42,7 @@ import org.meshjava.router.Router;
  * serialised, so concurrent serves form one unbroken chain.
  */
 public final class Steward {
-  private final SigningKey key;
+  private final Opening.Key openingKey;
   private final DidKey identity;
   private final Router router;
   private final EnergyMeter meter;
@@ -51,7 +51,7 @@ public final class Steward {
   private final ReceiptLog log;
 
   private Steward(Builder b) {
-    this.key = b.key;
+    this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends);
     this.meter = b.meter;
@@ -104,7 +104,7 @@ public final class Steward {
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */
   public Opening opening(ContentId requestId) {
-    return Opening.derive(key, requestId);
+    return openingKey.open(requestId);
   }
 
   // ---- phase 1: route ------------------------------------------------------------------------
