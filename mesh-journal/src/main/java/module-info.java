@@ -1,0 +1,8 @@
+/** The steward's durable decision journal (§2.2): records, the file journal, group commit, locking. */
+module org.meshjava.journal {
+  requires transitive org.meshjava.core;
+  requires com.fasterxml.jackson.databind;
+  requires org.slf4j;
+
+  exports org.meshjava.journal;
+}

@@ -1,0 +1,241 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reference journal (§2.2): an append-only file of one JSON record per line.
+ *
+ * <p><b>Exclusive access.</b> Opening takes an OS-level exclusive lock on the file ({@link
+ * FileChannel#tryLock()}), which the operating system releases when the process dies, so a crash
+ * leaves nothing to clean up. A second opener, in this process or another, fails with {@link
+ * JournalException.Reason#LOCKED}; where the platform cannot lock at all, opening fails with
+ * {@link JournalException.Reason#UNLOCKABLE} rather than run unprotected.
+ *
+ * <p><b>Recovery.</b> Opening reads every record and checks the chain; a final line without a
+ * newline is an append cut short and is dropped (truncated, with a log line). A broken chain
+ * refuses to open, naming the record.
+ *
+ * <p><b>Group commit.</b> {@link #enqueue} fixes a record's sequence and chain under a short lock
+ * and queues its bytes; {@link Pending#await()} makes them durable. Whichever waiter gets the write
+ * lock first writes every queued line and calls {@link FileChannel#force(boolean)} once, so
+ * concurrent appends share a sync; none returns before its own bytes were forced. A failed write
+ * or sync fails the journal: every append not yet durable, and every later one, throws {@link
+ * JournalException.Reason#FAILED}.
+ *
+ * <p>Thread-safe.
+ */
+public final class FileJournal implements Journal {
+  private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
+
+  private final Path path;
+  private final FileChannel channel;
+  private final FileLock lock;
+  private final List<JournalRecord> recovered;
+
+  private final Object queueLock = new Object();
+  private final RecordChain chain;
+  private final List<RecordChain.Encoded> queue = new ArrayList<>();
+  private boolean closed;
+  private JournalException failure;
+
+  private final ReentrantLock writeLock = new ReentrantLock();
+  private volatile long durableThrough;
+
+  private FileJournal(Path path, FileChannel channel, FileLock lock, JournalFile.Contents contents) {
+    this.path = path;
+    this.channel = channel;
+    this.lock = lock;
+    this.recovered = contents.records();
+    this.chain = new RecordChain(contents.records().size(), contents.lastHash());
+    this.durableThrough = contents.records().size() - 1;
+  }
+
+  /**
+   * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records.
+   *
+   * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
+   *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}
+   */
+  public static FileJournal open(Path path) throws JournalException {
+    Path parent = path.toAbsolutePath().getParent();
+    FileChannel ch;
+    try {
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (IOException e) {
+      throw new JournalException(JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+    }
+    FileLock lock;
+    try {
+      lock = ch.tryLock();
+    } catch (OverlappingFileLockException e) {
+      closeQuietly(ch);
+      throw new JournalException(
+          JournalException.Reason.LOCKED, "journal " + path + " is held by another steward in this process", e);
+    } catch (IOException | UnsupportedOperationException e) {
+      closeQuietly(ch);
+      throw new JournalException(
+          JournalException.Reason.UNLOCKABLE,
+          "cannot take an exclusive lock on journal " + path + " (" + e.getMessage()
+              + "); refusing to run without one (§2.2)", e);
+    }
+    if (lock == null) {
+      closeQuietly(ch);
+      throw new JournalException(
+          JournalException.Reason.LOCKED, "journal " + path + " is held by another steward process", null);
+    }
+    try {
+      JournalFile.Contents contents = JournalFile.read(path);
+      if (contents.tornTail() > 0) {
+        LOG.warn("journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
+            path, contents.tornTail());
+        ch.truncate(contents.goodLength());
+        ch.force(true);
+      }
+      ch.position(contents.goodLength());
+      return new FileJournal(path, ch, lock, contents);
+    } catch (JournalException e) {
+      releaseQuietly(lock, ch);
+      throw e;
+    } catch (IOException e) {
+      releaseQuietly(lock, ch);
+      throw new JournalException(JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public List<JournalRecord> recovered() {
+    return recovered;
+  }
+
+  @Override
+  public Pending enqueue(JournalEntry entry) throws JournalException {
+    RecordChain.Encoded e;
+    synchronized (queueLock) {
+      if (closed) {
+        throw new JournalException(JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
+      }
+      if (failure != null) {
+        throw new JournalException(JournalException.Reason.FAILED,
+            "journal " + path + " failed earlier: " + failure.getMessage(), failure);
+      }
+      e = chain.advance(entry);
+      queue.add(e);
+    }
+    return new Pending() {
+      @Override
+      public JournalRecord record() {
+        return e.record();
+      }
+
+      @Override
+      public void await() throws JournalException {
+        awaitDurable(e.record().seq());
+      }
+    };
+  }
+
+  private void awaitDurable(long seq) throws JournalException {
+    if (durableThrough >= seq) {
+      return;
+    }
+    writeLock.lock();
+    try {
+      if (durableThrough >= seq) {
+        return;
+      }
+      List<RecordChain.Encoded> batch;
+      synchronized (queueLock) {
+        if (failure != null) {
+          throw new JournalException(JournalException.Reason.FAILED, seq,
+              "not written: journal " + path + " failed: " + failure.getMessage(), failure);
+        }
+        batch = new ArrayList<>(queue);
+        queue.clear();
+      }
+      int size = 0;
+      for (RecordChain.Encoded e : batch) {
+        size += e.line().length + 1;
+      }
+      ByteBuffer buf = ByteBuffer.allocate(size);
+      for (RecordChain.Encoded e : batch) {
+        buf.put(e.line()).put((byte) '\n');
+      }
+      buf.flip();
+      try {
+        while (buf.hasRemaining()) {
+          channel.write(buf);
+        }
+        channel.force(false);
+      } catch (IOException ex) {
+        JournalException f = new JournalException(JournalException.Reason.FAILED, seq,
+            "write to " + path + " failed: " + ex.getMessage(), ex);
+        synchronized (queueLock) {
+          failure = f;
+        }
+        LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
+        throw f;
+      }
+      durableThrough = batch.getLast().record().seq();
+    } finally {
+      writeLock.unlock();
+    }
+  }
+
+  @Override
+  public boolean durable() {
+    return true;
+  }
+
+  @Override
+  public String describe() {
+    return path.toString();
+  }
+
+  /** The journal's file. */
+  public Path path() {
+    return path;
+  }
+
+  @Override
+  public void close() {
+    synchronized (queueLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    releaseQuietly(lock, channel);
+  }
+
+  private static void releaseQuietly(FileLock lock, FileChannel ch) {
+    try {
+      lock.release();
+    } catch (IOException ignored) {
+      // The channel's close releases it too.
+    }
+    closeQuietly(ch);
+  }
+
+  private static void closeQuietly(FileChannel ch) {
+    try {
+      ch.close();
+    } catch (IOException ignored) {
+      // Nothing more can be done; the OS releases the lock with the process.
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package org.meshjava.journal;
+
+import java.util.OptionalLong;
+
+/**
+ * Thrown when a journal cannot be opened, read or appended to. Carries a {@link Reason} and, for a
+ * bad record, its sequence number.
+ */
+public final class JournalException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** Why. Stable; match on it. */
+  public enum Reason {
+    /** Another steward, in this process or another, holds the journal (§2.2). */
+    LOCKED,
+    /** The platform or filesystem cannot provide an exclusive lock, so the journal is refused. */
+    UNLOCKABLE,
+    /** A record is malformed, or the records do not form one chain. */
+    CORRUPT,
+    /** Reading or writing storage failed. */
+    IO,
+    /** An earlier write failed; the journal takes no more appends until it is reopened. */
+    FAILED,
+    /** The journal is closed. */
+    CLOSED
+  }
+
+  private final Reason reason;
+  private final long seq;
+
+  /** Creates an exception not tied to one record. */
+  public JournalException(Reason reason, String detail, Throwable cause) {
+    this(reason, -1, detail, cause);
+  }
+
+  /** Creates an exception about record {@code seq}. */
+  public JournalException(Reason reason, long seq, String detail, Throwable cause) {
+    super((seq >= 0 ? "journal record " + seq + ": " : "journal: ") + detail, cause);
+    this.reason = reason;
+    this.seq = seq;
+  }
+
+  /** Returns why. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** The sequence number of the offending record, when one is to blame. */
+  public OptionalLong seq() {
+    return seq >= 0 ? OptionalLong.of(seq) : OptionalLong.empty();
+  }
+}

@@ -1,0 +1,82 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.meshjava.core.ContentId;
+
+/**
+ * Reads a journal file's records and checks they form one chain, without locking or changing it
+ * (for {@code mesh journal inspect} and for {@link FileJournal#open}). Stateless.
+ */
+public final class JournalFile {
+  private JournalFile() {}
+
+  /**
+   * What a journal file holds.
+   *
+   * @param records the whole records, in order
+   * @param lines their encoded lines (without newlines)
+   * @param goodLength the byte length of the whole records, newlines included
+   * @param tornTail the bytes of a final line without a newline: an append cut short (§2.2)
+   */
+  public record Contents(
+      List<JournalRecord> records, List<byte[]> lines, long goodLength, int tornTail) {
+    /** The hash the next record's {@code prev} must carry. */
+    public Optional<ContentId> lastHash() {
+      return lines.isEmpty() ? Optional.empty() : Optional.of(ContentId.ofBytes(lines.getLast()));
+    }
+  }
+
+  /**
+   * Reads and checks {@code path}.
+   *
+   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or
+   *     does not chain, or {@code IO}
+   */
+  public static Contents read(Path path) throws JournalException {
+    byte[] all;
+    try {
+      all = Files.exists(path) ? Files.readAllBytes(path) : new byte[0];
+    } catch (IOException e) {
+      throw new JournalException(JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+    return parse(all);
+  }
+
+  static Contents parse(byte[] all) throws JournalException {
+    List<JournalRecord> records = new ArrayList<>();
+    List<byte[]> lines = new ArrayList<>();
+    int start = 0;
+    Optional<ContentId> prevHash = Optional.empty();
+    for (int i = 0; i < all.length; i++) {
+      if (all[i] != '\n') {
+        continue;
+      }
+      byte[] line = Arrays.copyOfRange(all, start, i);
+      long seq = records.size();
+      JournalRecord r = RecordCodec.decode(line, seq);
+      if (r.seq() != seq) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, seq,
+            "holds seq " + r.seq() + " where seq " + seq + " belongs; records do not form one chain",
+            null);
+      }
+      if (!r.prev().equals(prevHash)) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, seq,
+            "prev does not match the hash of record " + (seq - 1) + "; records do not form one chain",
+            null);
+      }
+      records.add(r);
+      lines.add(line);
+      prevHash = Optional.of(ContentId.ofBytes(line));
+      start = i + 1;
+    }
+    return new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start);
+  }
+}

@@ -1,0 +1,208 @@
+package org.meshjava.journal;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.meshjava.core.Provenance;
+
+/**
+ * The one-line JSON encoding of a journal record (SPEC.md §Journal). Keys are written in a fixed
+ * order with no whitespace, so a record has exactly one encoding; the next record's {@code prev}
+ * is BLAKE3 of these bytes. Decoding is strict: unknown or missing keys, wrong types and
+ * non-canonical text are refused. Stateless and thread-safe.
+ */
+final class RecordCodec {
+  private static final JsonFactory FACTORY = new JsonFactory();
+  private static final ObjectMapper MAPPER = new ObjectMapper(FACTORY);
+  private static final HexFormat HEX = HexFormat.of();
+
+  private RecordCodec() {}
+
+  /** Encodes a record as UTF-8 JSON, without the newline. */
+  static byte[] encode(JournalRecord r) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      g.writeStartObject();
+      g.writeNumberField("seq", r.seq());
+      if (r.prev().isPresent()) {
+        g.writeStringField("prev", r.prev().get().hex());
+      }
+      g.writeObjectFieldStart("entry");
+      switch (r.entry()) {
+        case JournalEntry.Authorised a -> {
+          g.writeStringField("type", "Authorised");
+          g.writeStringField("presentation", HEX.formatHex(a.presentation()));
+          g.writeStringField("request", HEX.formatHex(a.request()));
+          if (a.model().isPresent()) {
+            g.writeStringField("model", a.model().get().hex());
+          }
+          g.writeStringField("backend", a.backend());
+          g.writeNumberField("decided_at_ms", a.decidedAt().toEpochMilli());
+        }
+        case JournalEntry.Debited d -> {
+          g.writeStringField("type", "Debited");
+          g.writeNumberField("authorised", d.authorised());
+          g.writeNumberField("estimated_uj", d.energy().estimatedUj());
+          if (d.energy().measuredUj().isPresent()) {
+            g.writeNumberField("measured_uj", d.energy().measuredUj().getAsLong());
+          }
+          g.writeStringField("provenance", d.energy().provenance().name());
+          g.writeNumberField("debited_uj", d.debitedUj());
+          if (d.breach().isPresent()) {
+            g.writeStringField("breach", d.breach().get());
+          }
+        }
+        case JournalEntry.Sealed s -> {
+          g.writeStringField("type", "Sealed");
+          g.writeNumberField("sequence", s.sequence());
+          g.writeStringField("envelope_id", s.envelopeId().hex());
+          if (s.authorised().isPresent()) {
+            g.writeNumberField("authorised", s.authorised().getAsLong());
+          }
+        }
+      }
+      g.writeEndObject();
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out.toByteArray();
+  }
+
+  /**
+   * Decodes one line (without its newline).
+   *
+   * @param expectedSeq the position the line holds in the file, for error messages
+   * @throws JournalException with {@code CORRUPT} if the line is not a record's exact encoding
+   */
+  static JournalRecord decode(byte[] line, long expectedSeq) throws JournalException {
+    JournalRecord r;
+    try {
+      JsonNode root = MAPPER.readTree(line);
+      if (root == null || !root.isObject()) {
+        throw corrupt(expectedSeq, "not a JSON object");
+      }
+      Fields top = new Fields(root, expectedSeq, Set.of("seq", "prev", "entry"));
+      long seq = top.uint("seq");
+      Optional<ContentId> prev = top.optionalId("prev");
+      JsonNode e = top.node("entry");
+      if (!e.isObject()) {
+        throw corrupt(expectedSeq, "entry is not an object");
+      }
+      String type = new Fields(e, expectedSeq, null).text("type");
+      JournalEntry entry =
+          switch (type) {
+            case "Authorised" -> {
+              Fields f = new Fields(e, expectedSeq,
+                  Set.of("type", "presentation", "request", "model", "backend", "decided_at_ms"));
+              yield new JournalEntry.Authorised(
+                  f.hex("presentation"), f.hex("request"), f.optionalId("model"),
+                  f.text("backend"), Instant.ofEpochMilli(f.uint("decided_at_ms")));
+            }
+            case "Debited" -> {
+              Fields f = new Fields(e, expectedSeq,
+                  Set.of("type", "authorised", "estimated_uj", "measured_uj", "provenance",
+                      "debited_uj", "breach"));
+              OptionalLong measured =
+                  f.has("measured_uj") ? OptionalLong.of(f.uint("measured_uj")) : OptionalLong.empty();
+              yield new JournalEntry.Debited(
+                  f.uint("authorised"),
+                  new Energy(measured, f.uint("estimated_uj"), Provenance.fromWire(f.text("provenance"))),
+                  f.uint("debited_uj"),
+                  f.has("breach") ? Optional.of(f.text("breach")) : Optional.empty());
+            }
+            case "Sealed" -> {
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "sequence", "envelope_id", "authorised"));
+              yield new JournalEntry.Sealed(
+                  f.uint("sequence"), f.id("envelope_id"),
+                  f.has("authorised") ? OptionalLong.of(f.uint("authorised")) : OptionalLong.empty());
+            }
+            default -> throw corrupt(expectedSeq, "unknown entry type '" + type + "'");
+          };
+      r = new JournalRecord(seq, prev, entry);
+    } catch (JsonProcessingException e) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT, expectedSeq, "not JSON: " + e.getOriginalMessage(), e);
+    } catch (IOException e) {
+      throw new JournalException(JournalException.Reason.IO, expectedSeq, e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new JournalException(JournalException.Reason.CORRUPT, expectedSeq, e.getMessage(), e);
+    }
+    // One encoding per record: anything else (spacing, key order, number forms) was not written by us.
+    if (!java.util.Arrays.equals(encode(r), line)) {
+      throw corrupt(expectedSeq, "the line is not the record's canonical encoding");
+    }
+    return r;
+  }
+
+  private static JournalException corrupt(long seq, String detail) {
+    return new JournalException(JournalException.Reason.CORRUPT, seq, detail, null);
+  }
+
+  /** Strict typed access to a JSON object's fields. */
+  private record Fields(JsonNode o, long seq, Set<String> allowed) {
+    Fields {
+      if (allowed != null) {
+        for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {
+          String name = it.next();
+          if (!allowed.contains(name)) {
+            throw new IllegalArgumentException("unknown key '" + name + "'");
+          }
+        }
+      }
+    }
+
+    boolean has(String k) {
+      return o.has(k);
+    }
+
+    JsonNode node(String k) {
+      JsonNode v = o.get(k);
+      if (v == null) {
+        throw new IllegalArgumentException("missing key '" + k + "'");
+      }
+      return v;
+    }
+
+    long uint(String k) {
+      JsonNode v = node(k);
+      if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
+        throw new IllegalArgumentException("'" + k + "' must be a non-negative integer");
+      }
+      return v.asLong();
+    }
+
+    String text(String k) {
+      JsonNode v = node(k);
+      if (!v.isTextual()) {
+        throw new IllegalArgumentException("'" + k + "' must be a string");
+      }
+      return v.asText();
+    }
+
+    byte[] hex(String k) {
+      return HEX.parseHex(text(k));
+    }
+
+    ContentId id(String k) {
+      return ContentId.fromHex(text(k));
+    }
+
+    Optional<ContentId> optionalId(String k) {
+      return has(k) ? Optional.of(id(k)) : Optional.empty();
+    }
+  }
+}

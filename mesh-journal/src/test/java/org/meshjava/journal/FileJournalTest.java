@@ -1,0 +1,203 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class FileJournalTest {
+  @TempDir Path dir;
+
+  static JournalEntry authorised(int i) {
+    return new JournalEntry.Authorised(
+        new byte[] {1, 2, (byte) i}, new byte[] {(byte) 0xa0, (byte) i},
+        Optional.empty(), "backend-" + i, Instant.ofEpochMilli(1_700_000_000_000L + i));
+  }
+
+  static JournalEntry sealed(int i) {
+    return new JournalEntry.Sealed(i, ContentId.ofBytes(new byte[] {(byte) i}), OptionalLong.empty());
+  }
+
+  @Test
+  void appendedRecords_areRecoveredInOrder_afterReopen() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(p)) {
+      j.append(authorised(0));
+      j.append(new JournalEntry.Debited(0, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
+      j.append(sealed(0));
+    }
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(j.recovered()).extracting(JournalRecord::seq).containsExactly(0L, 1L, 2L);
+      assertThat(j.recovered().get(0).entry()).isEqualTo(authorised(0));
+      assertThat(j.recovered().get(1).entry())
+          .isEqualTo(new JournalEntry.Debited(0, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
+      JournalRecord next = j.append(sealed(1));
+      assertThat(next.seq()).isEqualTo(3);
+      assertThat(next.prev()).contains(ContentId.ofBytes(Files.readAllLines(p).get(2).getBytes(StandardCharsets.UTF_8)));
+    }
+  }
+
+  @Test
+  void records_chainByTheHashOfThePreviousLine() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(p)) {
+      for (int i = 0; i < 5; i++) {
+        j.append(sealed(i));
+      }
+    }
+    List<String> lines = Files.readAllLines(p);
+    assertThat(lines.get(0)).startsWith("{\"seq\":0,\"entry\":");
+    for (int i = 1; i < lines.size(); i++) {
+      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
+      assertThat(lines.get(i)).startsWith("{\"seq\":" + i + ",\"prev\":\"" + prev + "\"");
+    }
+  }
+
+  @Test
+  void tornFinalLine_isDropped_andTheJournalOpens() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(p)) {
+      j.append(sealed(0));
+      j.append(sealed(1));
+    }
+    Files.write(p, "{\"seq\":2,\"prev\":\"ab".getBytes(StandardCharsets.UTF_8), java.nio.file.StandardOpenOption.APPEND);
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(j.recovered()).hasSize(2);
+      assertThat(j.append(sealed(2)).seq()).isEqualTo(2);
+    }
+    assertThat(Files.readAllLines(p)).hasSize(3);
+  }
+
+  @Test
+  void editedMiddleRecord_refusesToOpen_namingTheRecordAfterIt() throws Exception {
+    Path p = fiveRecords();
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    lines.set(2, lines.get(2).replace("\"sequence\":2", "\"sequence\":7"));
+    Files.write(p, lines);
+    assertThatThrownBy(() -> FileJournal.open(p))
+        .isInstanceOfSatisfying(JournalException.class, e -> {
+          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+          assertThat(e.seq()).hasValue(3);
+        });
+  }
+
+  @Test
+  void removedMiddleRecord_refusesToOpen() throws Exception {
+    Path p = fiveRecords();
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    lines.remove(2);
+    Files.write(p, lines);
+    assertThatThrownBy(() -> FileJournal.open(p))
+        .isInstanceOfSatisfying(JournalException.class, e -> {
+          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+          assertThat(e.seq()).hasValue(2);
+        });
+  }
+
+  @Test
+  void movedRecord_refusesToOpen() throws Exception {
+    Path p = fiveRecords();
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    String moved = lines.remove(1);
+    lines.add(3, moved);
+    Files.write(p, lines);
+    assertThatThrownBy(() -> FileJournal.open(p))
+        .isInstanceOfSatisfying(JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
+  }
+
+  @Test
+  void nonCanonicalLine_refusesToOpen() throws Exception {
+    Path p = fiveRecords();
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    lines.set(0, lines.get(0).replace("{\"seq\":0,", "{\"seq\": 0,"));
+    Files.write(p, lines);
+    assertThatThrownBy(() -> FileJournal.open(p))
+        .isInstanceOfSatisfying(JournalException.class, e -> {
+          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+          assertThat(e.seq()).hasValue(0);
+        });
+  }
+
+  @Test
+  void garbageLine_isCorrupt_notACrash() throws Exception {
+    Path p = dir.resolve("j.log");
+    Files.write(p, List.of("\u0000\u00ff not json at all"));
+    assertThatThrownBy(() -> FileJournal.open(p))
+        .isInstanceOfSatisfying(JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
+  }
+
+  @Test
+  void secondOpenInThisProcess_failsNamingTheJournal() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal held = FileJournal.open(p)) {
+      assertThatThrownBy(() -> FileJournal.open(p))
+          .isInstanceOfSatisfying(JournalException.class, e -> {
+            assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED);
+            assertThat(e.getMessage()).contains(p.toString());
+          });
+    }
+    try (FileJournal reopened = FileJournal.open(p)) {
+      assertThat(reopened.recovered()).isEmpty();
+    }
+  }
+
+  @Test
+  void concurrentAppends_formOneChain_andAllAreDurable() throws Exception {
+    Path p = dir.resolve("j.log");
+    int threads = 8;
+    int each = 200;
+    try (FileJournal j = FileJournal.open(p); ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+      List<Future<?>> fs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int base = t * each;
+        fs.add(pool.submit(() -> {
+          for (int i = 0; i < each; i++) {
+            j.append(sealed(base + i));
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+    }
+    JournalFile.Contents c = JournalFile.read(p);
+    assertThat(c.records()).hasSize(threads * each);
+    assertThat(c.tornTail()).isZero();
+  }
+
+  @Test
+  void closedJournal_refusesAppends() throws Exception {
+    FileJournal j = FileJournal.open(dir.resolve("j.log"));
+    j.close();
+    assertThatThrownBy(() -> j.append(sealed(0)))
+        .isInstanceOfSatisfying(JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CLOSED));
+  }
+
+  private Path fiveRecords() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(p)) {
+      for (int i = 0; i < 5; i++) {
+        j.append(sealed(i));
+      }
+    }
+    return p;
+  }
+}
