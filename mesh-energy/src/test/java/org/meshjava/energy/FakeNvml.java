@@ -131,6 +131,7 @@ final class FakeNvml {
     }
   }
 
+  @SuppressWarnings("restricted") // binding the fake's setters is the point
   private static void bind(Path lib) {
     Linker linker = Linker.nativeLinker();
     // Global arena: the test keeps the library loaded, so its state survives meters closing it.
