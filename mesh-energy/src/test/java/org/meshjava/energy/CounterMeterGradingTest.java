@@ -361,4 +361,42 @@ class CounterMeterGradingTest {
       assertThat(sharesOnCpuOnly).as("seed " + seed).isLessThanOrEqualTo(added + n);
     }
   }
+
+  @Test
+  void windowsFromManyThreads_neverOvercountTheCounter() throws Exception {
+    ScriptedChannel cpu = live(CPU0);
+    CounterMeter meter = meter(cpu);
+    meter.probeNow();
+    quiet(cpu);
+    long before = cpu.readTotalUj();
+    java.util.concurrent.atomic.AtomicLong attributed = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong added = new java.util.concurrent.atomic.AtomicLong();
+    java.util.concurrent.atomic.AtomicLong estimatorFigures = new java.util.concurrent.atomic.AtomicLong();
+    List<Thread> threads = new ArrayList<>();
+    for (int t = 0; t < 4; t++) {
+      threads.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    for (int i = 0; i < 2_000; i++) {
+                      MeterWindow w = meter.open(Set.of(CPU0));
+                      cpu.add(10);
+                      added.addAndGet(10);
+                      Energy e = w.close(1);
+                      if (e.provenance() == Provenance.Estimator) {
+                        estimatorFigures.incrementAndGet();
+                      }
+                      attributed.addAndGet(e.uj());
+                    }
+                  }));
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertThat(estimatorFigures.get()).as("no fallback on a live counter").isZero();
+    assertThat(added.get()).isEqualTo(4 * 2_000 * 10);
+    assertThat(cpu.readTotalUj() - before).isEqualTo(added.get());
+    // Rounding each share may add at most half a µJ per window.
+    assertThat(attributed.get()).isBetween(added.get() - 8_000, added.get() + 8_000);
+  }
 }

@@ -163,7 +163,8 @@ class NvmlMeterTest {
     long start = System.nanoTime();
     MeterDiscovery found = MeterDiscovery.discover(options);
     long tookMs = (System.nanoTime() - start) / 1_000_000;
-    assertThat(tookMs).isBetween(300L, 1_000L);
+    // The probe itself is 300 ms; the upper bound leaves room for a loaded build machine.
+    assertThat(tookMs).isBetween(300L, 3_000L);
     assertThat(found.hardwareGraded()).isTrue();
     CounterMeter meter = (CounterMeter) found.meter();
     MeterWindow w = meter.open(Set.of(GPU0));
