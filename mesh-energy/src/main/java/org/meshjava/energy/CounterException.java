@@ -1,0 +1,27 @@
+package org.meshjava.energy;
+
+import java.util.Objects;
+
+/**
+ * A counter could not be read or set up. Internal: meters turn it into a {@link CounterStatus}
+ * and a fallback, never into an exception a steward sees.
+ */
+final class CounterException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  private final CounterIssue issue;
+
+  CounterException(CounterIssue issue, String detail) {
+    super(detail);
+    this.issue = Objects.requireNonNull(issue, "issue");
+  }
+
+  CounterException(CounterIssue issue, String detail, Throwable cause) {
+    super(detail, cause);
+    this.issue = Objects.requireNonNull(issue, "issue");
+  }
+
+  CounterIssue issue() {
+    return issue;
+  }
+}

@@ -1,0 +1,37 @@
+package org.meshjava.energy;
+
+/**
+ * Why an energy counter is not, or is no longer, trusted for a hardware-graded figure (§3.3).
+ * Callers match on these, never on the detail text.
+ */
+public enum CounterIssue {
+  /** The counter does not exist here: no powercap tree, no GPU, no such channel. */
+  NOT_PRESENT,
+  /** The counter exists but this process may not read it (RAPL {@code energy_uj} is root-only on
+   * most distributions since 2020). */
+  UNREADABLE,
+  /** The native library could not be loaded from the configured path. */
+  LIBRARY_MISSING,
+  /** The native library answered with an error code; the detail carries its own text. */
+  NATIVE_ERROR,
+  /** The counter belongs to another operating system (IOReport off macOS). */
+  UNSUPPORTED_PLATFORM,
+  /** The counter reads something that is not one of our domains (RAPL {@code psys}, {@code core}). */
+  NOT_A_DOMAIN,
+  /** The counter never advanced during the liveness probe. */
+  FROZEN,
+  /** The counter advanced, but in lumps: it missed more than one of five sample intervals. */
+  LUMPY,
+  /** The counter advanced in fewer than five sample intervals. */
+  TOO_FEW_ADVANCES,
+  /** The probe observed the counter for less than the minimum span (300 ms). */
+  PROBE_TOO_SHORT,
+  /** The counter was live but then failed to advance over a window long enough to see it move. */
+  STALLED,
+  /** Reading the counter failed after it had been found live. */
+  READ_FAILED,
+  /** The counter went backwards by more than a wrap can explain, e.g. a driver reload. */
+  COUNTER_RESET,
+  /** A re-probe of the counter is in progress; figures are not hardware-graded meanwhile. */
+  PROBING
+}

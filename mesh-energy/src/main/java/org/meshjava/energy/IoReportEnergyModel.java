@@ -1,0 +1,86 @@
+package org.meshjava.energy;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.meshjava.core.EnergyDomain;
+
+/**
+ * Turns an IOReport "Energy Model" sample delta into nanojoules per domain. Pure, so it is
+ * tested on recorded samples off Apple hardware.
+ *
+ * <p>Mapping: a channel whose name ends in {@code CPU Energy} (one per die on multi-die parts,
+ * {@code DIE_0_CPU Energy}…) is the CPU rail and counts towards CPU package 0; {@code GPU Energy}
+ * is GPU 0; a name starting {@code DRAM} is DRAM 0. Everything else (per-cluster {@code ECPU}/
+ * {@code PCPU} rails, which are parts of the CPU rail, the neural engine, other groups) is not a
+ * domain of ours and is skipped. Units {@code mJ}, {@code uJ}/{@code µJ} and {@code nJ} are
+ * understood; a mapped channel in any other unit, or with a negative delta, fails the sample
+ * rather than being guessed at. Stateless.
+ */
+final class IoReportEnergyModel {
+  static final String GROUP = "Energy Model";
+
+  private IoReportEnergyModel() {}
+
+  /** The domain an entry counts towards, if any. */
+  static Optional<EnergyDomain> domainOf(IoReportEntry entry) {
+    if (!entry.group().equals(GROUP)) {
+      return Optional.empty();
+    }
+    String name = entry.channel();
+    if (name.endsWith("CPU Energy")) {
+      return Optional.of(EnergyDomain.cpuPackage(0));
+    }
+    if (name.equals("GPU Energy")) {
+      return Optional.of(EnergyDomain.gpu(0));
+    }
+    if (name.startsWith("DRAM")) {
+      return Optional.of(EnergyDomain.dram(0));
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * Sums a sample delta into nanojoules per domain kind (all index 0 on Apple silicon).
+   *
+   * @throws CounterException {@link CounterIssue#READ_FAILED} for a mapped channel with an
+   *     unknown unit or a negative value
+   */
+  static Map<EnergyDomain.Kind, Long> nanojoules(List<IoReportEntry> delta)
+      throws CounterException {
+    Map<EnergyDomain.Kind, Long> sums = new EnumMap<>(EnergyDomain.Kind.class);
+    for (IoReportEntry e : delta) {
+      Optional<EnergyDomain> domain = domainOf(e);
+      if (domain.isEmpty()) {
+        continue;
+      }
+      if (e.value() < 0) {
+        throw new CounterException(
+            CounterIssue.READ_FAILED,
+            "IOReport channel '" + e.channel() + "' went backwards by " + e.value() + " " + e.unit());
+      }
+      long nj;
+      try {
+        nj = Math.multiplyExact(e.value(), nanojoulesPer(e));
+      } catch (ArithmeticException overflow) {
+        throw new CounterException(
+            CounterIssue.READ_FAILED, "IOReport channel '" + e.channel() + "' overflowed", overflow);
+      }
+      sums.merge(domain.get().kind(), nj, Math::addExact);
+    }
+    return sums;
+  }
+
+  private static long nanojoulesPer(IoReportEntry e) throws CounterException {
+    return switch (e.unit()) {
+      case "mJ" -> 1_000_000L;
+      case "uJ", "µJ" -> 1_000L;
+      case "nJ" -> 1L;
+      default ->
+          throw new CounterException(
+              CounterIssue.READ_FAILED,
+              "IOReport channel '" + e.channel() + "' has unknown unit '" + e.unit() + "'");
+    };
+  }
+}

@@ -1,0 +1,256 @@
+package org.meshjava.energy;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.NoSuchElementException;
+
+/**
+ * Apple's private IOReport API bound through FFM: subscribes to the "Energy Model" channel
+ * group and takes sample deltas. <strong>Never run on Apple hardware in this project's
+ * development</strong>: it is compiled everywhere, constructed only on macOS (see {@link
+ * IoReportDiscovery}), and its sample-to-reading logic lives in {@link IoReportEnergyModel},
+ * which is tested on recorded samples. The signatures follow the community's reverse-engineered
+ * headers (as used by tools such as macmon); IOReport has no public documentation.
+ *
+ * <p>Sample deltas are walked through the {@code IOReportChannels} array of the delta
+ * dictionary with CoreFoundation calls, not {@code IOReportIterate}, which takes an
+ * Objective-C block that FFM cannot build. Not thread-safe; {@link IoReportSession} serialises
+ * it.
+ */
+final class IoReportNative implements IoReportSampler {
+  static final String IOREPORT = "/usr/lib/libIOReport.dylib";
+  static final String CORE_FOUNDATION =
+      "/System/Library/Frameworks/CoreFoundation.framework/CoreFoundation";
+  private static final int UTF8 = 0x0800_0100; // kCFStringEncodingUTF8
+
+  private final Arena arena = Arena.ofShared();
+  private final MethodHandle cfStringCreate;
+  private final MethodHandle cfStringGet;
+  private final MethodHandle cfRelease;
+  private final MethodHandle cfDictGet;
+  private final MethodHandle cfDictCount;
+  private final MethodHandle cfDictMutableCopy;
+  private final MethodHandle cfArrayCount;
+  private final MethodHandle cfArrayGet;
+  private final MethodHandle copyChannelsInGroup;
+  private final MethodHandle createSubscription;
+  private final MethodHandle createSamples;
+  private final MethodHandle createSamplesDelta;
+  private final MethodHandle channelGroup;
+  private final MethodHandle channelName;
+  private final MethodHandle channelUnit;
+  private final MethodHandle integerValue;
+
+  private final MemorySegment channelsKey;
+  private final MemorySegment subscription;
+  private final MemorySegment subscribed;
+  private final MemorySegment textBuffer;
+  private MemorySegment previous = MemorySegment.NULL;
+  private boolean released;
+
+  @SuppressWarnings("restricted") // loading system libraries and binding downcalls is the point
+  private IoReportNative() throws CounterException {
+    try {
+      Linker linker = Linker.nativeLinker();
+      SymbolLookup cf = SymbolLookup.libraryLookup(Path.of(CORE_FOUNDATION), arena);
+      SymbolLookup ior = SymbolLookup.libraryLookup(Path.of(IOREPORT), arena);
+      cfStringCreate =
+          linker.downcallHandle(
+              cf.findOrThrow("CFStringCreateWithCString"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+      cfStringGet =
+          linker.downcallHandle(
+              cf.findOrThrow("CFStringGetCString"),
+              FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
+      cfRelease =
+          linker.downcallHandle(cf.findOrThrow("CFRelease"), FunctionDescriptor.ofVoid(ADDRESS));
+      cfDictGet =
+          linker.downcallHandle(
+              cf.findOrThrow("CFDictionaryGetValue"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+      cfDictCount =
+          linker.downcallHandle(
+              cf.findOrThrow("CFDictionaryGetCount"), FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+      cfDictMutableCopy =
+          linker.downcallHandle(
+              cf.findOrThrow("CFDictionaryCreateMutableCopy"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+      cfArrayCount =
+          linker.downcallHandle(
+              cf.findOrThrow("CFArrayGetCount"), FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+      cfArrayGet =
+          linker.downcallHandle(
+              cf.findOrThrow("CFArrayGetValueAtIndex"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG));
+      copyChannelsInGroup =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportCopyChannelsInGroup"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+      createSubscription =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportCreateSubscription"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+      createSamples =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportCreateSamples"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+      createSamplesDelta =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportCreateSamplesDelta"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+      channelGroup =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportChannelGetGroup"), FunctionDescriptor.of(ADDRESS, ADDRESS));
+      channelName =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportChannelGetChannelName"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS));
+      channelUnit =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportChannelGetUnitLabel"),
+              FunctionDescriptor.of(ADDRESS, ADDRESS));
+      integerValue =
+          linker.downcallHandle(
+              ior.findOrThrow("IOReportSimpleGetIntegerValue"),
+              FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT));
+    } catch (IllegalArgumentException | NoSuchElementException e) {
+      arena.close();
+      throw new CounterException(
+          CounterIssue.LIBRARY_MISSING, "cannot bind IOReport/CoreFoundation: " + e.getMessage(),
+          e);
+    }
+    textBuffer = arena.allocate(256);
+    try {
+      channelsKey = cfString("IOReportChannels");
+      MemorySegment group = cfString(IoReportEnergyModel.GROUP);
+      MemorySegment channels =
+          (MemorySegment) copyChannelsInGroup.invokeExact(group, MemorySegment.NULL, 0L, 0L, 0L);
+      if (channels.equals(MemorySegment.NULL)) {
+        throw new CounterException(
+            CounterIssue.NOT_PRESENT, "IOReport has no '" + IoReportEnergyModel.GROUP + "' group");
+      }
+      long size = (long) cfDictCount.invokeExact(channels);
+      MemorySegment mutable =
+          (MemorySegment) cfDictMutableCopy.invokeExact(MemorySegment.NULL, size, channels);
+      MemorySegment out = arena.allocate(ADDRESS);
+      subscription =
+          (MemorySegment)
+              createSubscription.invokeExact(
+                  MemorySegment.NULL, mutable, out, 0L, MemorySegment.NULL);
+      if (subscription.equals(MemorySegment.NULL)) {
+        throw new CounterException(
+            CounterIssue.NATIVE_ERROR, "IOReportCreateSubscription returned NULL");
+      }
+      subscribed = out.get(ADDRESS, 0);
+    } catch (CounterException e) {
+      arena.close();
+      throw e;
+    } catch (Throwable t) {
+      arena.close();
+      throw new CounterException(CounterIssue.NATIVE_ERROR, "IOReport setup failed: " + t, t);
+    }
+  }
+
+  /** Subscribes to the Energy Model group. Call only on macOS. */
+  static IoReportNative subscribe() throws CounterException {
+    return new IoReportNative();
+  }
+
+  @Override
+  public List<IoReportEntry> sampleDelta() throws CounterException {
+    if (released) {
+      throw new CounterException(CounterIssue.READ_FAILED, "IOReport subscription released");
+    }
+    try {
+      MemorySegment current =
+          (MemorySegment) createSamples.invokeExact(subscription, subscribed, MemorySegment.NULL);
+      if (current.equals(MemorySegment.NULL)) {
+        throw new CounterException(CounterIssue.READ_FAILED, "IOReportCreateSamples returned NULL");
+      }
+      if (previous.equals(MemorySegment.NULL)) {
+        previous = current;
+        return List.of();
+      }
+      MemorySegment delta =
+          (MemorySegment) createSamplesDelta.invokeExact(previous, current, MemorySegment.NULL);
+      cfRelease.invokeExact(previous);
+      previous = current;
+      if (delta.equals(MemorySegment.NULL)) {
+        throw new CounterException(
+            CounterIssue.READ_FAILED, "IOReportCreateSamplesDelta returned NULL");
+      }
+      try {
+        return entries(delta);
+      } finally {
+        cfRelease.invokeExact(delta);
+      }
+    } catch (CounterException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new CounterException(CounterIssue.READ_FAILED, "IOReport sample failed: " + t, t);
+    }
+  }
+
+  private List<IoReportEntry> entries(MemorySegment delta) throws Throwable {
+    MemorySegment array = (MemorySegment) cfDictGet.invokeExact(delta, channelsKey);
+    if (array.equals(MemorySegment.NULL)) {
+      return List.of();
+    }
+    long count = (long) cfArrayCount.invokeExact(array);
+    List<IoReportEntry> out = new ArrayList<>((int) Math.min(count, 1024));
+    for (long i = 0; i < count; i++) {
+      MemorySegment item = (MemorySegment) cfArrayGet.invokeExact(array, i);
+      String group = javaString((MemorySegment) channelGroup.invokeExact(item));
+      if (!group.equals(IoReportEnergyModel.GROUP)) {
+        continue;
+      }
+      String name = javaString((MemorySegment) channelName.invokeExact(item));
+      String unit = javaString((MemorySegment) channelUnit.invokeExact(item));
+      long value = (long) integerValue.invokeExact(item, 0);
+      out.add(new IoReportEntry(group, name, unit, value));
+    }
+    return out;
+  }
+
+  private MemorySegment cfString(String text) throws Throwable {
+    MemorySegment c = arena.allocateFrom(text);
+    return (MemorySegment) cfStringCreate.invokeExact(MemorySegment.NULL, c, UTF8);
+  }
+
+  private String javaString(MemorySegment cfString) throws Throwable {
+    if (cfString.equals(MemorySegment.NULL)) {
+      return "";
+    }
+    byte ok = (byte) cfStringGet.invokeExact(cfString, textBuffer, textBuffer.byteSize(), UTF8);
+    return ok == 0 ? "" : textBuffer.getString(0);
+  }
+
+  @Override
+  public void release() {
+    if (released) {
+      return;
+    }
+    released = true;
+    try {
+      if (!previous.equals(MemorySegment.NULL)) {
+        cfRelease.invokeExact(previous);
+      }
+    } catch (Throwable ignored) {
+      // releasing is best effort; the process is the owner of last resort
+    } finally {
+      arena.close();
+    }
+  }
+}

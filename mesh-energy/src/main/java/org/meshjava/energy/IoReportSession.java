@@ -1,0 +1,46 @@
+package org.meshjava.energy;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import org.meshjava.core.EnergyDomain;
+
+/**
+ * One IOReport subscription shared by the channels over it. Each read takes a fresh sample
+ * delta and folds every mapped channel into a running nanojoule total, so readings are
+ * monotonic like RAPL's and the same liveness rule and window books apply. Thread-safe.
+ */
+final class IoReportSession {
+  private final IoReportSampler sampler;
+  private final Map<EnergyDomain.Kind, Long> totalsNj = new EnumMap<>(EnergyDomain.Kind.class);
+  private int users;
+  private boolean primed;
+
+  IoReportSession(IoReportSampler sampler) {
+    this.sampler = Objects.requireNonNull(sampler, "sampler");
+  }
+
+  /** Samples and returns the µJ accumulated on {@code kind} since the session began. */
+  synchronized long totalUj(EnergyDomain.Kind kind) throws CounterException {
+    if (!primed) {
+      sampler.sampleDelta();
+      primed = true;
+    } else {
+      for (Map.Entry<EnergyDomain.Kind, Long> e :
+          IoReportEnergyModel.nanojoules(sampler.sampleDelta()).entrySet()) {
+        totalsNj.merge(e.getKey(), e.getValue(), Math::addExact);
+      }
+    }
+    return totalsNj.getOrDefault(kind, 0L) / 1_000;
+  }
+
+  synchronized void retain() {
+    users++;
+  }
+
+  synchronized void release() {
+    if (--users == 0) {
+      sampler.release();
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package org.meshjava.energy;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/** A probe clock that jumps instead of burning, and tells listeners how far time moved. */
+final class FakeClock implements ProbeClock {
+  private long now = 1_000_000_000L;
+  private final List<LongConsumer> listeners = new ArrayList<>();
+
+  @Override
+  public synchronized long nanoTime() {
+    return now;
+  }
+
+  @Override
+  public void burnUntil(long deadlineNanos) {
+    long moved;
+    synchronized (this) {
+      moved = Math.max(0, deadlineNanos - now);
+      now = Math.max(now, deadlineNanos);
+    }
+    for (LongConsumer l : listeners) {
+      l.accept(moved);
+    }
+  }
+
+  /** Moves time forward, as a serve would. */
+  void advanceMillis(long millis) {
+    burnUntil(nanoTime() + millis * 1_000_000L);
+  }
+
+  /** Calls {@code listener} with the nanoseconds elapsed at every move. */
+  void onAdvance(LongConsumer listener) {
+    listeners.add(listener);
+  }
+}

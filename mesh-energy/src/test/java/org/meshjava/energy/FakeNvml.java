@@ -1,0 +1,158 @@
+package org.meshjava.energy;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Compiles {@code fake_nvml.c} into a {@code libnvidia-ml.so.1} in a temp dir (once per JVM)
+ * and binds its {@code fake_nvml_*} setters through FFM. Tests that need it skip, saying why,
+ * where gcc is missing.
+ */
+final class FakeNvml {
+  private static Path library;
+  private static String skipReason;
+  private static MethodHandle reset;
+  private static MethodHandle setInitError;
+  private static MethodHandle setDeviceCount;
+  private static MethodHandle script;
+  private static MethodHandle setEnergyError;
+  private static MethodHandle shutdownCalls;
+
+  private FakeNvml() {}
+
+  /** The compiled library's path; skips the calling test if it cannot be built. */
+  static synchronized Path library() {
+    if (library == null && skipReason == null) {
+      build();
+    }
+    assumeTrue(skipReason == null, () -> "skipping the fake-NVML FFM test: " + skipReason);
+    return library;
+  }
+
+  /** Puts the fake back to one idle GPU with an advancing counter. */
+  static void reset() {
+    library();
+    invoke(() -> {
+      reset.invokeExact();
+    });
+  }
+
+  static void setInitError(int code) {
+    invoke(() -> {
+      setInitError.invokeExact(code);
+    });
+  }
+
+  static void setDeviceCount(int count) {
+    invoke(() -> {
+      setDeviceCount.invokeExact(count);
+    });
+  }
+
+  /** Each read adds {@code step} mJ, or {@code step * every} on every Nth read; 0 freezes. */
+  static void script(int device, long startMj, long stepMj, int every) {
+    invoke(() -> {
+      script.invokeExact(device, startMj, stepMj, every);
+    });
+  }
+
+  static void setEnergyError(int device, int code) {
+    invoke(() -> {
+      setEnergyError.invokeExact(device, code);
+    });
+  }
+
+  static int shutdownCalls() {
+    try {
+      return (int) shutdownCalls.invokeExact();
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  private interface Call {
+    void run() throws Throwable;
+  }
+
+  private static void invoke(Call call) {
+    try {
+      call.run();
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  private static void build() {
+    try {
+      Path dir = Files.createTempDirectory("fake-nvml");
+      Path source = dir.resolve("fake_nvml.c");
+      try (InputStream in = FakeNvml.class.getResourceAsStream("fake_nvml.c")) {
+        if (in == null) {
+          skipReason = "fake_nvml.c is not on the test class path";
+          return;
+        }
+        Files.copy(in, source);
+      }
+      Path out = dir.resolve("libnvidia-ml.so.1");
+      Process gcc;
+      try {
+        gcc =
+            new ProcessBuilder(
+                    "gcc", "-shared", "-fPIC", "-O1", "-o", out.toString(), source.toString())
+                .redirectErrorStream(true)
+                .start();
+      } catch (IOException e) {
+        skipReason = "gcc is not available (" + e.getMessage() + ")";
+        return;
+      }
+      String log = new String(gcc.getInputStream().readAllBytes());
+      if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+        throw new AssertionError("gcc failed to build the fake NVML:\n" + log);
+      }
+      bind(out);
+      library = out;
+    } catch (IOException e) {
+      throw new AssertionError("cannot stage the fake NVML", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  @SuppressWarnings("restricted") // binding the fake's setters is the point
+  private static void bind(Path lib) {
+    Linker linker = Linker.nativeLinker();
+    // Global arena: the test keeps the library loaded, so its state survives meters closing it.
+    SymbolLookup lookup = SymbolLookup.libraryLookup(lib, Arena.global());
+    reset = linker.downcallHandle(lookup.findOrThrow("fake_nvml_reset"), FunctionDescriptor.ofVoid());
+    setInitError =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_init_error"), FunctionDescriptor.ofVoid(JAVA_INT));
+    setDeviceCount =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_device_count"), FunctionDescriptor.ofVoid(JAVA_INT));
+    script =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_script"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT));
+    setEnergyError =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_energy_error"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+    shutdownCalls =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_shutdown_calls"), FunctionDescriptor.of(JAVA_INT));
+  }
+}

@@ -1,0 +1,167 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.Provenance;
+
+/**
+ * Apple IOReport's sample-to-reading logic and liveness handling, on recorded-format samples
+ * (synthetic; this project has no Apple hardware). The FFM downcalls are not exercised here.
+ */
+class IoReportTest {
+
+  /** Replays sample deltas from a resource, one per call, looping at the end. */
+  static final class Replay implements IoReportSampler {
+    private final List<List<IoReportEntry>> deltas;
+    private int next;
+    boolean released;
+
+    Replay(List<List<IoReportEntry>> deltas) {
+      this.deltas = deltas;
+    }
+
+    static Replay of(String resource) throws IOException {
+      String text;
+      try (InputStream in = IoReportTest.class.getResourceAsStream(resource)) {
+        text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+      List<List<IoReportEntry>> deltas = new ArrayList<>();
+      for (String block : text.split("\n--\n")) {
+        List<IoReportEntry> entries = new ArrayList<>();
+        for (String line : block.split("\n")) {
+          if (line.isBlank() || line.startsWith("#")) {
+            continue;
+          }
+          String[] f = line.split("\\|");
+          entries.add(new IoReportEntry(f[0], f[1], f[2], Long.parseLong(f[3])));
+        }
+        deltas.add(entries);
+      }
+      return new Replay(deltas);
+    }
+
+    @Override
+    public List<IoReportEntry> sampleDelta() {
+      List<IoReportEntry> d = deltas.get(next % deltas.size());
+      next++;
+      return d;
+    }
+
+    @Override
+    public void release() {
+      released = true;
+    }
+  }
+
+  private static CounterMeter meterOver(Replay replay, FakeClock clock) {
+    List<EnergyChannel> found = new ArrayList<>();
+    List<CounterStatus> refused = new ArrayList<>();
+    IoReportDiscovery.adopt(new IoReportSession(replay), replay, found, refused);
+    return new CounterMeter(
+        found, refused, LivenessPolicy.standard(), Duration.ofMinutes(10), Duration.ofMillis(250),
+        Optional.empty(), clock, Runnable::run);
+  }
+
+  @Test
+  void nanojoules_mapsTheCpuRailGpuAndDram_andConvertsUnits() throws Exception {
+    Map<EnergyDomain.Kind, Long> nj =
+        IoReportEnergyModel.nanojoules(
+            List.of(
+                new IoReportEntry("Energy Model", "ECPU", "mJ", 5), // part of the CPU rail
+                new IoReportEntry("Energy Model", "CPU Energy", "mJ", 12),
+                new IoReportEntry("Energy Model", "GPU Energy", "nJ", 7_500),
+                new IoReportEntry("Energy Model", "DRAM", "uJ", 40),
+                new IoReportEntry("Energy Model", "ANE", "mJ", 99),
+                new IoReportEntry("Other", "CPU Energy", "mJ", 1_000)));
+    assertThat(nj)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                EnergyDomain.Kind.CPU_PACKAGE, 12_000_000L,
+                EnergyDomain.Kind.GPU, 7_500L,
+                EnergyDomain.Kind.DRAM, 40_000L));
+  }
+
+  @Test
+  void nanojoules_sumsTheCpuRailOfEachDie() throws Exception {
+    Map<EnergyDomain.Kind, Long> nj =
+        IoReportEnergyModel.nanojoules(
+            List.of(
+                new IoReportEntry("Energy Model", "DIE_0_CPU Energy", "mJ", 3),
+                new IoReportEntry("Energy Model", "DIE_1_CPU Energy", "mJ", 4)));
+    assertThat(nj).containsEntry(EnergyDomain.Kind.CPU_PACKAGE, 7_000_000L);
+  }
+
+  @Test
+  void nanojoules_whenUnitUnknownOrValueNegative_failsTheSample() {
+    assertThatThrownBy(
+            () ->
+                IoReportEnergyModel.nanojoules(
+                    List.of(new IoReportEntry("Energy Model", "CPU Energy", "W", 3))))
+        .isInstanceOfSatisfying(
+            CounterException.class, e -> assertThat(e.issue()).isEqualTo(CounterIssue.READ_FAILED));
+    assertThatThrownBy(
+            () ->
+                IoReportEnergyModel.nanojoules(
+                    List.of(new IoReportEntry("Energy Model", "CPU Energy", "mJ", -3))))
+        .isInstanceOf(CounterException.class);
+  }
+
+  @Test
+  void steadyRecording_isLiveAndGradesAServeHwShunt() throws IOException {
+    FakeClock clock = new FakeClock();
+    CounterMeter meter = meterOver(Replay.of("ioreport-steady.txt"), clock);
+    meter.probeNow();
+    assertThat(meter.liveDomains())
+        .containsExactlyInAnyOrder(
+            EnergyDomain.cpuPackage(0), EnergyDomain.gpu(0), EnergyDomain.dram(0));
+    MeterWindow w = meter.open(Set.of(EnergyDomain.cpuPackage(0)));
+    Energy e = w.close(3);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    // One sample delta of the CPU rail, between 90 and 110 mJ in the recording.
+    assertThat(e.measuredUj().getAsLong()).isBetween(90_000L, 110_000L);
+  }
+
+  @Test
+  void lumpyRecording_isNotLive_andFallsBackToTheEstimator() throws IOException {
+    FakeClock clock = new FakeClock();
+    CounterMeter meter = meterOver(Replay.of("ioreport-lumpy.txt"), clock);
+    assertThat(meter.probeNow())
+        .filteredOn(s -> s.domain().equals(Optional.of(EnergyDomain.cpuPackage(0))))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.LUMPY));
+    assertThat(meter.liveDomains()).isEmpty(); // GPU and DRAM read zero throughout: frozen
+    assertThat(meter.open(Set.of(EnergyDomain.cpuPackage(0))).close(3))
+        .isEqualTo(Energy.estimated(3));
+  }
+
+  @Test
+  void discover_offMacOs_isUnsupportedPlatformWithoutNativeCalls() {
+    List<EnergyChannel> found = new ArrayList<>();
+    List<CounterStatus> refused = new ArrayList<>();
+    IoReportDiscovery.discover("Linux", found, refused);
+    assertThat(found).isEmpty();
+    assertThat(refused.getFirst().issue()).contains(CounterIssue.UNSUPPORTED_PLATFORM);
+    assertThat(IoReportDiscovery.isMacOs("Mac OS X")).isTrue();
+  }
+
+  @Test
+  void close_releasesTheSubscriptionOnce() throws IOException {
+    Replay replay = Replay.of("ioreport-steady.txt");
+    CounterMeter meter = meterOver(replay, new FakeClock());
+    meter.close();
+    assertThat(replay.released).isTrue();
+  }
+}

@@ -1,0 +1,60 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
+
+/** The default discovery on this machine, and the options' guards. */
+class MeterDiscoveryTest {
+
+  @Test
+  void discover_withDefaults_neverThrowsAndExplainsEveryRefusal() {
+    long start = System.nanoTime();
+    MeterDiscovery found = MeterDiscovery.discover(DiscoveryOptions.defaults());
+    long tookMs = (System.nanoTime() - start) / 1_000_000;
+    assertThat(tookMs).as("fast on a machine without counters").isLessThan(2_000);
+    if (!found.hardwareGraded()) {
+      assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+      assertThat(found.counters()).isNotEmpty().allSatisfy(s -> assertThat(s.issue()).isPresent());
+      assertThat(found.meter().open(java.util.Set.of(EnergyDomain.cpuPackage(0))).close(9))
+          .isEqualTo(Energy.estimated(9));
+    } else {
+      ((CounterMeter) found.meter()).close();
+    }
+  }
+
+  @Test
+  void options_refuseAStallSpanShorterThanASample() {
+    assertThatThrownBy(() -> DiscoveryOptions.defaults().withStallAfter(Duration.ofMillis(5)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void options_refuseReprobingFasterThanAProbeTakes() {
+    assertThatThrownBy(() -> DiscoveryOptions.defaults().withReprobeEvery(Duration.ofMillis(100)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void options_refuseABlankLibrary() {
+    assertThatThrownBy(() -> DiscoveryOptions.defaults().withNvmlLibrary(" "))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void counterStatus_refusesALiveCounterWithAnIssue() {
+    assertThatThrownBy(
+            () ->
+                new CounterStatus(
+                    "x",
+                    java.util.Optional.empty(),
+                    CounterState.LIVE,
+                    java.util.Optional.of(CounterIssue.FROZEN),
+                    ""))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}

@@ -1,0 +1,123 @@
+/*
+ * A fake libnvidia-ml for mesh-energy's tests. It exports the six NVML calls the meter binds
+ * (with the real signatures) plus fake_nvml_* setters the tests call through FFM to script the
+ * counter: advancing, frozen, lumpy (advancing only every Nth read), wrapping past 2^64 mJ, or
+ * failing with NVML error codes. Compiled by the test with gcc -shared -fPIC. Not thread-safe;
+ * the tests drive it from one thread at a time.
+ */
+#include <stddef.h>
+
+typedef int nvmlReturn_t;
+typedef struct fake_device *nvmlDevice_t;
+
+#define MAX_DEVICES 8
+
+struct fake_device {
+  unsigned int index;
+};
+
+static struct fake_device devices[MAX_DEVICES];
+static int init_error;
+static unsigned int device_count = 1;
+static unsigned long long energy_mj[MAX_DEVICES];
+static unsigned long long step_mj[MAX_DEVICES];
+static unsigned int every[MAX_DEVICES];
+static unsigned long long reads[MAX_DEVICES];
+static int energy_error[MAX_DEVICES];
+static int initialized;
+static int init_calls;
+static int shutdown_calls;
+
+void fake_nvml_reset(void) {
+  init_error = 0;
+  device_count = 1;
+  initialized = 0;
+  init_calls = 0;
+  shutdown_calls = 0;
+  for (unsigned int i = 0; i < MAX_DEVICES; i++) {
+    devices[i].index = i;
+    energy_mj[i] = 0;
+    step_mj[i] = 1;
+    every[i] = 1;
+    reads[i] = 0;
+    energy_error[i] = 0;
+  }
+}
+
+void fake_nvml_set_init_error(int code) { init_error = code; }
+
+void fake_nvml_set_device_count(unsigned int count) {
+  device_count = count > MAX_DEVICES ? MAX_DEVICES : count;
+}
+
+/* Each read adds step mJ; with every > 1 the counter jumps by step * every on every Nth read
+   only; every == 0 freezes it. */
+void fake_nvml_script(unsigned int device, unsigned long long start, unsigned long long step,
+                      unsigned int n) {
+  if (device >= MAX_DEVICES) return;
+  energy_mj[device] = start;
+  step_mj[device] = step;
+  every[device] = n;
+  reads[device] = 0;
+}
+
+void fake_nvml_set_energy_error(unsigned int device, int code) {
+  if (device < MAX_DEVICES) energy_error[device] = code;
+}
+
+int fake_nvml_init_calls(void) { return init_calls; }
+int fake_nvml_shutdown_calls(void) { return shutdown_calls; }
+
+nvmlReturn_t nvmlInit_v2(void) {
+  init_calls++;
+  if (init_error != 0) return init_error;
+  initialized = 1;
+  return 0;
+}
+
+nvmlReturn_t nvmlShutdown(void) {
+  shutdown_calls++;
+  if (!initialized) return 1;
+  initialized = 0;
+  return 0;
+}
+
+const char *nvmlErrorString(nvmlReturn_t result) {
+  switch (result) {
+    case 0: return "Success";
+    case 1: return "Uninitialized";
+    case 2: return "Invalid Argument";
+    case 3: return "Not Supported";
+    case 4: return "Insufficient Permissions";
+    case 9: return "Driver Not Loaded";
+    case 15: return "GPU is lost";
+    default: return "Unknown Error";
+  }
+}
+
+nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
+  if (!initialized) return 1;
+  if (count == NULL) return 2;
+  *count = device_count;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
+  if (!initialized) return 1;
+  if (device == NULL || index >= device_count) return 2;
+  *device = &devices[index];
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy) {
+  if (!initialized) return 1;
+  if (device == NULL || energy == NULL) return 2;
+  unsigned int i = device->index;
+  if (energy_error[i] != 0) return energy_error[i];
+  reads[i]++;
+  if (every[i] != 0 && reads[i] % every[i] == 0) {
+    energy_mj[i] += step_mj[i] * every[i]; /* unsigned: wraps past 2^64 like the real type */
+  }
+  *energy = energy_mj[i];
+  return 0;
+}
