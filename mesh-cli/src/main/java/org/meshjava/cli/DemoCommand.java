@@ -47,7 +47,7 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Steward steward =
+    try (Steward steward =
         Steward.builder(SigningKey.generate())
             .backend(
                 ReferenceEngine.builder()
@@ -67,8 +67,18 @@ final class DemoCommand implements Callable<Integer> {
                     .workPerToken(64)
                     .reportsDelivered(true)
                     .build())
-            .build();
+            .build()) {
+      return demo(out, steward);
+    }
+  }
+
+  private static int demo(PrintWriter out, Steward steward) throws Exception {
     out.println("steward " + steward.identity());
+    steward.meterDiscovery().ifPresent(d -> {
+      out.println("meter: " + steward.meter().name()
+          + (d.hardwareGraded() ? " (live hardware counters)" : " (no live counters here; figures are Estimator)"));
+      d.counters().forEach(c -> out.println("  counter " + c));
+    });
     out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token)");
     out.println();
 

@@ -2,6 +2,7 @@ package org.meshjava.conformance;
 
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
@@ -23,6 +24,7 @@ public final class ReferenceServe {
             .build();
     return Steward.builder(SigningKey.fromSeed(in.stewardSeed()))
         .backend(engine)
+        .meter(new EstimatorMeter())
         .nonces(NonceSource.fixed(in.nonce()))
         .clock(java.time.InstantSource.fixed(in.clock()))
         .build();

@@ -18,7 +18,8 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.EnergyMeter;
-import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.energy.DiscoveryOptions;
+import org.meshjava.energy.MeterDiscovery;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.FidelityReport;
@@ -40,12 +41,18 @@ import org.meshjava.router.Router;
  * <p>A failure in any phase throws {@link ServeException}; nothing is sealed and the chain does not
  * advance. Thread-safe: serves run concurrently, and only the final stamp-and-seal step is
  * serialised, so concurrent serves form one unbroken chain.
+ *
+ * <p>Unless a meter is given, the steward discovers at build time which energy counters this
+ * machine has and can prove live ({@link MeterDiscovery}), and otherwise grades every figure
+ * {@code Estimator}: a receipt never claims more than the machine can show (§3.3). Close the
+ * steward to release what it owns (a discovered meter's re-probe thread).
  */
-public final class Steward {
+public final class Steward implements AutoCloseable {
   private final Opening.Key openingKey;
   private final DidKey identity;
   private final Router router;
   private final EnergyMeter meter;
+  private final Optional<MeterDiscovery> discovery;
   private final InstantSource clock;
   private final NonceSource nonces;
   private final ReceiptLog log;
@@ -54,7 +61,14 @@ public final class Steward {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends);
-    this.meter = b.meter;
+    if (b.meter != null) {
+      this.meter = b.meter;
+      this.discovery = Optional.empty();
+    } else {
+      MeterDiscovery found = MeterDiscovery.discover(b.discoveryOptions);
+      this.meter = found.meter();
+      this.discovery = Optional.of(found);
+    }
     this.clock = b.clock;
     this.nonces = b.nonces;
     this.log = ReceiptLog.resume(b.key, b.head);
@@ -78,6 +92,28 @@ public final class Steward {
   /** Where the receipt chain stands. */
   public ChainHead head() {
     return log.head();
+  }
+
+  /** The meter this steward uses. */
+  public EnergyMeter meter() {
+    return meter;
+  }
+
+  /** What meter discovery found, when the steward discovered its meter rather than being given one. */
+  public Optional<MeterDiscovery> meterDiscovery() {
+    return discovery;
+  }
+
+  /** Releases what the steward owns: a discovered meter's background probing. Idempotent. */
+  @Override
+  public void close() {
+    if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
+      try {
+        owned.close();
+      } catch (Exception e) {
+        throw new IllegalStateException("closing the discovered meter failed", e);
+      }
+    }
   }
 
   /** The clock decisions are timed by. */
@@ -202,7 +238,8 @@ public final class Steward {
   public static final class Builder {
     private final SigningKey key;
     private final List<ServingEngine> backends = new ArrayList<>();
-    private EnergyMeter meter = new EstimatorMeter();
+    private EnergyMeter meter;
+    private DiscoveryOptions discoveryOptions = DiscoveryOptions.defaults();
     private InstantSource clock = InstantSource.system();
     private NonceSource nonces = NonceSource.secureRandom();
     private ChainHead head = ChainHead.GENESIS;
@@ -217,9 +254,19 @@ public final class Steward {
       return this;
     }
 
-    /** Sets the energy meter; the default is the honest {@link EstimatorMeter}. */
+    /**
+     * Sets the energy meter. Without one, the steward discovers live counters at build time and
+     * falls back to the {@link org.meshjava.energy.EstimatorMeter}; pass {@code new
+     * EstimatorMeter()} for figures that never depend on the machine.
+     */
     public Builder meter(EnergyMeter v) {
       meter = Objects.requireNonNull(v, "meter");
+      return this;
+    }
+
+    /** Sets where and how to discover counters when no meter is given. */
+    public Builder discovery(DiscoveryOptions v) {
+      discoveryOptions = Objects.requireNonNull(v, "discoveryOptions");
       return this;
     }
 
