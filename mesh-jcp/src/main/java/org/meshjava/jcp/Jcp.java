@@ -142,9 +142,11 @@ public final class Jcp {
         throw new IssuanceException(
             IssuanceProblem.BAD_SHARDS, "steward " + s.steward() + " named twice");
       }
-      sum += s.budgetUj();
-      if (sum < 0) {
-        sum = Long.MAX_VALUE;
+      try {
+        sum = Math.addExact(sum, s.budgetUj());
+      } catch (ArithmeticException e) {
+        // Saturating would let shares summing to exactly 2^63 - 1 + k pass a Long.MAX budget.
+        throw new IssuanceException(IssuanceProblem.OVER_SUM, "shares overflow a 64-bit sum");
       }
     }
     long budget = chain.leaf().grant().budgetUj();
