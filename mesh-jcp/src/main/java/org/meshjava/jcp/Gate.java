@@ -1,0 +1,242 @@
+package org.meshjava.jcp;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.identity.DidKey;
+
+/**
+ * The JCP enforcement point of one steward, deciding as the holder of the grants it serves (§2
+ * phase 2, §7 item 1). Two phases:
+ *
+ * <ol>
+ *   <li>{@link #decide} before the engine runs, over the frame: action {@code infer}, resource the
+ *       request id, the model's weights digest if the backend names one, and the decision time.
+ *       It checks, in order: the presentation (caller is the leaf's issuer, signature covers the
+ *       request); the chain ({@link GrantChain#verify()}: every signature, linkage, attenuation,
+ *       known caveats); that the leaf is held by this gate; then on every link, root first, the
+ *       window, revocation, the action, the resource and every cost-independent caveat ({@link
+ *       ModelIn}); finally, atomically in the {@link SpendLedger}, that the (leaf, nonce) pair is
+ *       unspent and that every link has at least the request's joule ceiling left. The first
+ *       failure is thrown with its label.
+ *   <li>{@link #debit} after the work: the metered joules are debited against every link, and a
+ *       cost-dependent caveat ({@link MaxCostUj}) is judged. A breach is reported, never undone.
+ * </ol>
+ *
+ * <p><b>Concurrency.</b> Thread-safe. An admitted decision reserves the request's joule ceiling on
+ * every link until its debit settles it (or {@link #release} returns it), and the ledger performs
+ * check-and-reserve atomically. So any number of threads presenting against one grant can never
+ * have more admitted than its budget: on every link, debits plus reservations stay within the
+ * budget as long as each serve's metered joules stay within its ceiling.
+ *
+ * <p><b>Replay.</b> Decisions depend only on the arguments, the revocations and the ledger, never
+ * on a clock, so a journal that replays {@code decide} at its recorded times and {@code debit} with
+ * its recorded figures, in order, rebuilds the same ledger.
+ */
+public final class Gate {
+  private final DidKey holder;
+  private final SpendLedger ledger;
+  private final Revocations revocations;
+
+  private Gate(DidKey holder, SpendLedger ledger, Revocations revocations) {
+    this.holder = Objects.requireNonNull(holder, "holder");
+    this.ledger = Objects.requireNonNull(ledger, "ledger");
+    this.revocations = Objects.requireNonNull(revocations, "revocations");
+  }
+
+  /**
+   * Returns a gate for the steward {@code holder} (the {@code did:key} of the key it seals
+   * receipts with), keeping spend in {@code ledger} and consulting {@code revocations}.
+   */
+  public static Gate create(DidKey holder, SpendLedger ledger, Revocations revocations) {
+    return new Gate(holder, ledger, revocations);
+  }
+
+  /** Returns the holder this gate decides as. */
+  public DidKey holder() {
+    return holder;
+  }
+
+  /** Returns the spend ledger. */
+  public SpendLedger ledger() {
+    return ledger;
+  }
+
+  /**
+   * Decides a serve of {@code request} on {@code model} at {@code decisionTime}, and on success
+   * reserves the request's joule ceiling on every link.
+   *
+   * @param model the weights digest of the chosen backend, empty when it names none
+   * @throws GrantRefusedException with the label of the first check that failed
+   */
+  public Authorisation decide(
+      Presentation presentation,
+      ServeRequest request,
+      Optional<ContentId> model,
+      Instant decisionTime)
+      throws GrantRefusedException {
+    Objects.requireNonNull(presentation, "presentation");
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(decisionTime, "decisionTime");
+    ContentId requestId = request.id();
+    presentation.verifyFor(requestId);
+    GrantChain chain = presentation.chain();
+    chain.verify();
+    DidKey leafSubject = chain.leaf().grant().subject();
+    if (!leafSubject.equals(holder)) {
+      throw new GrantRefusedException(
+          DenialLabel.WRONG_HOLDER,
+          "the grant is held by " + leafSubject + ", not by this steward " + holder,
+          chain.links().size() - 1);
+    }
+    long maxCost = Long.MAX_VALUE;
+    boolean anyMaxCost = false;
+    List<LinkBudget> budgets = new ArrayList<>(chain.links().size());
+    for (int i = 0; i < chain.links().size(); i++) {
+      SignedGrant link = chain.links().get(i);
+      Grant g = link.grant();
+      checkAt(i, link, requestId, model, decisionTime);
+      for (Caveat c : g.caveats()) {
+        if (c instanceof MaxCostUj m) {
+          anyMaxCost = true;
+          maxCost = Math.min(maxCost, m.uj());
+        }
+      }
+      budgets.add(new LinkBudget(link.id(), g.budgetUj()));
+    }
+    Reservation reservation =
+        ledger.reserve(presentation.grantId(), presentation.nonce(), budgets, request.jouleCeilingUj());
+    return new Authorisation(
+        this,
+        presentation,
+        requestId,
+        request.jouleCeilingUj(),
+        model,
+        decisionTime,
+        anyMaxCost ? OptionalLong.of(maxCost) : OptionalLong.empty(),
+        reservation);
+  }
+
+  private void checkAt(
+      int i, SignedGrant link, ContentId requestId, Optional<ContentId> model, Instant t)
+      throws GrantRefusedException {
+    Grant g = link.grant();
+    if (t.isBefore(g.notBefore())) {
+      throw new GrantRefusedException(
+          DenialLabel.NOT_YET_VALID, "valid from " + g.notBefore() + ", decided at " + t, i);
+    }
+    if (!t.isBefore(g.expiry())) {
+      throw new GrantRefusedException(
+          DenialLabel.EXPIRED, "expired at " + g.expiry() + ", decided at " + t, i);
+    }
+    Optional<Instant> revoked = revocations.revokedFrom(link.id());
+    if (revoked.isPresent() && !t.isBefore(revoked.get())) {
+      throw new GrantRefusedException(
+          DenialLabel.REVOKED, "revoked from " + revoked.get() + ", decided at " + t, i);
+    }
+    if (!g.actions().contains(Grant.INFER)) {
+      throw new GrantRefusedException(
+          DenialLabel.ACTION_NOT_PERMITTED, "permits " + g.actions() + ", not infer", i);
+    }
+    if (!g.resources().permits(requestId)) {
+      throw new GrantRefusedException(
+          DenialLabel.RESOURCE_NOT_PERMITTED, "does not permit request " + requestId, i);
+    }
+    for (Caveat c : g.caveats()) {
+      switch (c) {
+        case ModelIn m -> {
+          if (!m.admits(model)) {
+            throw new GrantRefusedException(
+                DenialLabel.CAVEAT_UNSATISFIED,
+                "ModelIn does not admit "
+                    + model.map(ContentId::hex).orElse("a backend that names no weights"),
+                i);
+          }
+        }
+        case MaxCostUj m -> {
+          // Cost-dependent: judged at debit, once the joules are known.
+        }
+        case UnknownCaveat u ->
+            // GrantChain.verify() refuses these first; kept so the switch stays fail-closed.
+            throw new GrantRefusedException(
+                DenialLabel.UNKNOWN_CAVEAT, "caveat kind '" + u.kind() + "' is not understood", i);
+      }
+    }
+  }
+
+  /**
+   * Debits {@code meteredUj} against every link of the authorised chain, replacing its
+   * reservation, and judges the cost-dependent caveats. The debit is applied even when it breaches
+   * the grant: the work ran.
+   *
+   * @throws IllegalStateException if the authorisation was already settled or released
+   * @throws IllegalArgumentException if it came from another gate, or {@code meteredUj} is negative
+   */
+  public DebitResult debit(Authorisation authorisation, long meteredUj) {
+    ownAuthorisation(authorisation);
+    if (meteredUj < 0) {
+      throw new IllegalArgumentException("metered joules are non-negative: " + meteredUj);
+    }
+    List<LinkSpend> after = ledger.settle(authorisation.reservation(), meteredUj);
+    List<LinkBudget> budgets = authorisation.reservation().links();
+    long remaining = Long.MAX_VALUE;
+    boolean overspent = false;
+    for (int i = 0; i < after.size(); i++) {
+      long r = after.get(i).remainingUj(budgets.get(i).budgetUj());
+      overspent |= r < 0;
+      remaining = Math.min(remaining, r);
+    }
+    Optional<DenialLabel> breach = Optional.empty();
+    OptionalLong maxCost = authorisation.maxCostUj();
+    if (maxCost.isPresent() && meteredUj > maxCost.getAsLong()) {
+      breach = Optional.of(DenialLabel.CAVEAT_UNSATISFIED);
+    } else if (overspent) {
+      breach = Optional.of(DenialLabel.BUDGET_EXHAUSTED);
+    }
+    return new DebitResult(authorisation.grantId(), meteredUj, breach, Math.max(0, remaining));
+  }
+
+  /**
+   * Returns an authorisation's reservation without a debit, for a serve that failed before any
+   * work was done (no backend, the journal refused the record, the engine refused to start). The
+   * presentation stays spent; the caller signs a new one to try again. Do not release a serve
+   * whose engine may have run: debit it.
+   *
+   * @throws IllegalStateException if the authorisation was already settled or released
+   * @throws IllegalArgumentException if it came from another gate
+   */
+  public void release(Authorisation authorisation) {
+    ownAuthorisation(authorisation);
+    ledger.release(authorisation.reservation());
+  }
+
+  /**
+   * Returns what {@code chain} has left at this steward: the least, over its links, of budget less
+   * debits and reservations, never below 0. Does not verify the chain.
+   */
+  public long remainingUj(GrantChain chain) {
+    long remaining = Long.MAX_VALUE;
+    for (SignedGrant link : chain.links()) {
+      remaining = Math.min(remaining, ledger.spend(link.id()).remainingUj(link.grant().budgetUj()));
+    }
+    return Math.max(0, remaining);
+  }
+
+  private void ownAuthorisation(Authorisation authorisation) {
+    Objects.requireNonNull(authorisation, "authorisation");
+    if (authorisation.gate() != this) {
+      throw new IllegalArgumentException("the authorisation was made by another gate");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Gate[" + holder + "]";
+  }
+}

@@ -1,0 +1,171 @@
+package org.meshjava.jcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.jcp.Fixture.*;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The worked example of the JCP section of SPEC.md (draft {@code docs/spec-drafts/30-jcp.md}),
+ * generated from fixed seeds. The bytes are asserted here, and the document must contain each of
+ * them, so neither the code nor the text can drift from the other.
+ */
+class SpecExampleTest {
+  private static final Path DOC = Path.of("..", "docs", "spec-drafts", "30-jcp.md");
+
+  /** Builds the example: ORG → CALLER (root, ModelIn), CALLER → STEWARD (leaf, MaxCostUj). */
+  static Map<String, String> example() throws Exception {
+    HexFormat hex = HexFormat.of();
+    GrantChain root = Jcp.issueRoot(ORG, CALLER_DID, 10_000_000, T0, T_END, ModelIn.of(WEIGHTS_A));
+    GrantChain chain = Jcp.delegate(CALLER, root, STEWARD_DID, 2_000_000, new MaxCostUj(500_000));
+    Presentation p = Presentation.sign(CALLER, chain, REQUEST.id(), nonce(7));
+    Map<String, String> out = new LinkedHashMap<>();
+    out.put("root_grant", hex.formatHex(root.root().grant().toCbor().encode()));
+    out.put("root_signed_grant", root.root().toHex());
+    out.put("root_grant_id", root.root().id().hex());
+    out.put("leaf_signed_grant", chain.leaf().toHex());
+    out.put("leaf_grant_id", chain.leaf().id().hex());
+    out.put("request_id", REQUEST.id().hex());
+    out.put("presentation_payload", hex.formatHex(
+        Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), CALLER_DID, nonce(7)).encode()));
+    out.put("presentation", p.toHex());
+    // The example must also be a presentation the gate admits.
+    Gate gate = gate();
+    Authorisation a = gate.decide(p, REQUEST, Optional.of(WEIGHTS_A), NOW);
+    assertThat(gate.debit(a, 600_000).breach()).contains(DenialLabel.CAVEAT_UNSATISFIED);
+    return out;
+  }
+
+  /** The bytes as published; regenerate with {@link #example()} only on a deliberate change. */
+  static Map<String, String> expected() {
+    Map<String, String> expected = new LinkedHashMap<>();
+    expected.put(
+        "root_grant",
+          "a8666578706972791a6b49e0106669737375657278386469643a6b65793a7a36"
+          + "4d6b6f6e334e656364364e6b6b79666f476f48786964327a6e476335394c5533"
+          + "4b376d756261526346624c664c5867616374696f6e738165696e666572676361"
+          + "766561747381a266636176656174674d6f64656c496e67776569676874738178"
+          + "4062393830643735363663353831313937376335616236666431383262363562"
+          + "6362613264353364396133633065383332353463633439656231666265616630"
+          + "39677375626a65637478386469643a6b65793a7a364d6b6f39685467674d776a"
+          + "535445614a615055664536747163793278765536426e4e713365336f38715642"
+          + "697948696275646765745f756a1a00989680697265736f7572636573612a6a6e"
+          + "6f745f6265666f72651a6b49d200");
+    expected.put(
+        "root_signed_grant",
+          "a2656772616e74a8666578706972791a6b49e010666973737565727838646964"
+          + "3a6b65793a7a364d6b6f6e334e656364364e6b6b79666f476f48786964327a6e"
+          + "476335394c55334b376d756261526346624c664c5867616374696f6e73816569"
+          + "6e666572676361766561747381a266636176656174674d6f64656c496e677765"
+          + "6967687473817840623938306437353636633538313139373763356162366664"
+          + "3138326236356263626132643533643961336330653833323534636334396562"
+          + "3166626561663039677375626a65637478386469643a6b65793a7a364d6b6f39"
+          + "685467674d776a535445614a615055664536747163793278765536426e4e7133"
+          + "65336f38715642697948696275646765745f756a1a00989680697265736f7572"
+          + "636573612a6a6e6f745f6265666f72651a6b49d200697369676e617475726558"
+          + "40c11f9d97ce6d9f10078a8f8410fcc00de6fef48f2f40e1558f61b79b4b8245"
+          + "9fc99629efa0580eafb8eb28cc171efca352043a849e825ebc0e664be60a9692"
+          + "0a");
+    expected.put(
+        "root_grant_id",
+          "10915c6e2a3cfce6b43e08483f6dc141a107440b650cca512dc16dbd08bcd4cb");
+    expected.put(
+        "leaf_signed_grant",
+          "a2656772616e74a9666578706972791a6b49e010666973737565727838646964"
+          + "3a6b65793a7a364d6b6f39685467674d776a535445614a615055664536747163"
+          + "793278765536426e4e713365336f3871564269794866706172656e7478403130"
+          + "3931356336653261336366636536623433653038343833663664633134316131"
+          + "3037343430623635306363613531326463313664626430386263643463626761"
+          + "6374696f6e738165696e666572676361766561747382a262756a1a0007a12066"
+          + "636176656174694d6178436f7374556aa266636176656174674d6f64656c496e"
+          + "6777656967687473817840623938306437353636633538313139373763356162"
+          + "3666643138326236356263626132643533643961336330653833323534636334"
+          + "3965623166626561663039677375626a65637478386469643a6b65793a7a364d"
+          + "6b7652584e596345374d4d6475796e575467654b624461543169696a44534338"
+          + "705a71585a6338724850726632696275646765745f756a1a001e848069726573"
+          + "6f7572636573612a6a6e6f745f6265666f72651a6b49d200697369676e617475"
+          + "7265584096c4ca191b596e594b608ede4a929894ad0fb97c13478f2da03de456"
+          + "7863c2f2458c03b376309cb6c57b904989e77996921fdbde9a9f82291bf2adfa"
+          + "b0572303");
+    expected.put(
+        "leaf_grant_id",
+          "21db3be7b8e34eb498ebc5932f940522c53a2fa340c5f5bded672bb5eae8f7da");
+    expected.put(
+        "request_id",
+          "4530f148ed67fe108eb74c15180c67af1c346f5b0892db9b0b691db3145462d6");
+    expected.put(
+        "presentation_payload",
+          "a4656e6f6e636550070707070707070707070707070707076663616c6c657278"
+          + "386469643a6b65793a7a364d6b6f39685467674d776a535445614a6150556645"
+          + "36747163793278765536426e4e713365336f38715642697948686772616e745f"
+          + "6964784032316462336265376238653334656234393865626335393332663934"
+          + "3035323263353361326661333430633566356264656436373262623565616538"
+          + "663764616a726571756573745f69647840343533306631343865643637666531"
+          + "3038656237346331353138306336376166316333343666356230383932646239"
+          + "6230623639316462333134353436326436");
+    expected.put(
+        "presentation",
+          "a465636861696e82a2656772616e74a8666578706972791a6b49e01066697373"
+          + "75657278386469643a6b65793a7a364d6b6f6e334e656364364e6b6b79666f47"
+          + "6f48786964327a6e476335394c55334b376d756261526346624c664c58676163"
+          + "74696f6e738165696e666572676361766561747381a266636176656174674d6f"
+          + "64656c496e677765696768747381784062393830643735363663353831313937"
+          + "3763356162366664313832623635626362613264353364396133633065383332"
+          + "35346363343965623166626561663039677375626a65637478386469643a6b65"
+          + "793a7a364d6b6f39685467674d776a535445614a615055664536747163793278"
+          + "765536426e4e713365336f38715642697948696275646765745f756a1a009896"
+          + "80697265736f7572636573612a6a6e6f745f6265666f72651a6b49d200697369"
+          + "676e61747572655840c11f9d97ce6d9f10078a8f8410fcc00de6fef48f2f40e1"
+          + "558f61b79b4b82459fc99629efa0580eafb8eb28cc171efca352043a849e825e"
+          + "bc0e664be60a96920aa2656772616e74a9666578706972791a6b49e010666973"
+          + "7375657278386469643a6b65793a7a364d6b6f39685467674d776a535445614a"
+          + "615055664536747163793278765536426e4e713365336f387156426979486670"
+          + "6172656e74784031303931356336653261336366636536623433653038343833"
+          + "6636646331343161313037343430623635306363613531326463313664626430"
+          + "3862636434636267616374696f6e738165696e666572676361766561747382a2"
+          + "62756a1a0007a12066636176656174694d6178436f7374556aa2666361766561"
+          + "74674d6f64656c496e6777656967687473817840623938306437353636633538"
+          + "3131393737633561623666643138326236356263626132643533643961336330"
+          + "6538333235346363343965623166626561663039677375626a65637478386469"
+          + "643a6b65793a7a364d6b7652584e596345374d4d6475796e575467654b624461"
+          + "543169696a44534338705a71585a6338724850726632696275646765745f756a"
+          + "1a001e8480697265736f7572636573612a6a6e6f745f6265666f72651a6b49d2"
+          + "00697369676e6174757265584096c4ca191b596e594b608ede4a929894ad0fb9"
+          + "7c13478f2da03de4567863c2f2458c03b376309cb6c57b904989e77996921fdb"
+          + "de9a9f82291bf2adfab0572303656e6f6e636550070707070707070707070707"
+          + "070707076663616c6c657278386469643a6b65793a7a364d6b6f39685467674d"
+          + "776a535445614a615055664536747163793278765536426e4e713365336f3871"
+          + "5642697948697369676e61747572655840dd9a223218b741b1c08db19b35156e"
+          + "b02c9f3bee3f17af79348a8e534cec8791a988bf1dcd943c1409cc72ff8b5475"
+          + "7f2f12f69d79e98409d8266a39d009a80f");
+    return expected;
+  }
+
+  @Test
+  void example_producesThePublishedBytes() throws Exception {
+    assertThat(example()).containsExactlyEntriesOf(expected());
+  }
+
+  @Test
+  void specDraft_containsEveryPublishedValue() throws Exception {
+    String doc = Files.readString(DOC, StandardCharsets.UTF_8).replaceAll("\\s+", "");
+    for (Map.Entry<String, String> e : expected().entrySet()) {
+      assertThat(doc).as("%s appears in %s", e.getKey(), DOC).contains(e.getValue());
+    }
+  }
+
+  @Test
+  void examplePresentation_decodesFromTheDocumentedHex() throws Exception {
+    Presentation p = Presentation.fromHex(expected().get("presentation"));
+    p.verifyFor(REQUEST.id());
+    p.chain().verify();
+    assertThat(p.grantId().hex()).isEqualTo(expected().get("leaf_grant_id"));
+  }
+}
