@@ -1,6 +1,7 @@
 /** The steward's durable decision journal (§2.2): records, the file journal, group commit, locking. */
 module org.meshjava.journal {
   requires transitive org.meshjava.core;
+  requires transitive org.meshjava.jcp;
   requires com.fasterxml.jackson.databind;
   requires org.slf4j;
 

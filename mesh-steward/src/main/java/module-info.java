@@ -4,6 +4,8 @@ module org.meshjava.steward {
   requires transitive org.meshjava.receipt;
   requires transitive org.meshjava.router;
   requires transitive org.meshjava.energy;
+  requires transitive org.meshjava.jcp;
+  requires transitive org.meshjava.journal;
   requires org.slf4j;
 
   exports org.meshjava.steward;

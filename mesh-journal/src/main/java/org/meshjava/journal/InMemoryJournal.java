@@ -7,7 +7,8 @@ import java.util.Optional;
 /**
  * A journal held in memory: for tests, and for stewards that cannot restart. It records and
  * chains exactly like the file journal but survives nothing (§8): a steward using it promises no
- * spend across restarts. Thread-safe.
+ * spend across restarts. It keeps every record (a few hundred bytes each) for inspection, so it
+ * suits short-lived stewards and tests, not a long-running service. Thread-safe.
  */
 public final class InMemoryJournal implements Journal {
   private final List<JournalRecord> records = new ArrayList<>();

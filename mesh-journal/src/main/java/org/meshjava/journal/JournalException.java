@@ -17,6 +17,12 @@ public final class JournalException extends Exception {
     UNLOCKABLE,
     /** A record is malformed, or the records do not form one chain. */
     CORRUPT,
+    /**
+     * Replaying the records through the gate failed: a decision the gate refuses, a debit with no
+     * authorisation, a presentation spent twice, a receipt out of sequence (§2.2). The journal is
+     * not one this steward produced, and it must not serve from it.
+     */
+    REPLAY_REFUSED,
     /** Reading or writing storage failed. */
     IO,
     /** An earlier write failed; the journal takes no more appends until it is reopened. */

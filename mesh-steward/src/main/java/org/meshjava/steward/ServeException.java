@@ -8,7 +8,8 @@ import org.meshjava.router.RouteCandidate;
  * Thrown when the steward refuses or cannot complete a serve. Whatever the reason, nothing was
  * sealed and the receipt chain did not advance.
  */
-public class ServeException extends Exception {
+public sealed class ServeException extends Exception
+    permits NotIssuerException, GrantDeniedException, GrantsSuspendedException {
   private static final long serialVersionUID = 1L;
 
   /** The phase and rule that stopped the serve. Stable; match on it. */
@@ -23,7 +24,13 @@ public class ServeException extends Exception {
     FIDELITY_OVERCLAIM,
     /** Meter: the engine reported other weights after serving than before (§2). */
     WEIGHTS_CHANGED,
-    /** Seal: the receipt could not be recorded, so it was not handed out (§2.2). */
+    /** Authorise: the presenting caller is not the leaf grant's issuer, or did not sign this request (§2.1). */
+    NOT_ISSUER,
+    /** Authorise: the grant refuses the serve; the denial label says which rule (§2). */
+    GRANT_REFUSED,
+    /** Authorise: the steward no longer honours grants, having been shown a receipt its journal lacks (§2.2). */
+    GRANTS_SUSPENDED,
+    /** A decision, debit or receipt could not be recorded in the journal, so the serve was refused (§2.2). */
     NOT_RECORDED
   }
 

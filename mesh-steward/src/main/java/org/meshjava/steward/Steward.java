@@ -3,13 +3,16 @@ package org.meshjava.steward;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
-import org.meshjava.core.NonceSource;
 import org.meshjava.core.Energy;
+import org.meshjava.core.NonceSource;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -17,35 +20,65 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
-import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.DiscoveryOptions;
+import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterDiscovery;
 import org.meshjava.energy.MeterWindow;
+import org.meshjava.jcp.DebitResult;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.jcp.Gate;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocations;
+import org.meshjava.jcp.SpendLedger;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalReplay;
+import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.FidelityReport;
+import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.Opening;
 import org.meshjava.receipt.OutputCommitment;
+import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.router.Router;
 
 /**
- * The steward (§2): the endpoint that routes a request, meters the engine that serves it, and
- * seals the receipt into its hash chain. {@link #serve} reads as the lifecycle's phases in order:
- * route, meter, seal (authorisation joins with grants).
+ * The steward (§2): the endpoint that routes a request, authorises it against a presented grant,
+ * meters the engine that serves it, and seals the receipt into its hash chain. {@link #serve}
+ * reads as the lifecycle's four phases in order, each delegated to its owner.
  *
- * <p>A failure in any phase throws {@link ServeException}; nothing is sealed and the chain does not
- * advance. Thread-safe: serves run concurrently, and only the final stamp-and-seal step is
- * serialised, so concurrent serves form one unbroken chain.
+ * <p><b>Failures.</b> A failure in any phase throws {@link ServeException} (with {@link
+ * NotIssuerException}, {@link GrantDeniedException} and {@link GrantsSuspendedException} for the
+ * grant refusals a caller must tell apart); nothing is sealed and the chain does not advance. A
+ * refusal before the engine runs does no work. Once the engine has run on a grant, its joules are
+ * debited even if sealing is then refused, because the work happened; if the engine itself fails,
+ * the steward cannot show what it spent, so the request's whole joule ceiling is debited.
  *
- * <p>Unless a meter is given, the steward discovers at build time which energy counters this
- * machine has and can prove live ({@link MeterDiscovery}), and otherwise grades every figure
- * {@code Estimator}: a receipt never claims more than the machine can show (§3.3). Close the
- * steward to release what it owns (a discovered meter's re-probe thread).
+ * <p><b>Journal.</b> Every grant decision is journalled before its engine runs, every debit after
+ * it, and every receipt before it is handed out (§2.2). Building a steward over a journal that
+ * already holds records replays them first: spend is re-established, replayed presentations are
+ * spent, the chain continues from the last recorded receipt, and serves that were in flight come
+ * back as {@link #unresolved()}. The default journal is in memory and survives nothing.
+ *
+ * <p><b>Meter.</b> Unless a meter is given, the steward discovers at build time which energy
+ * counters this machine has and can prove live ({@link MeterDiscovery}), and otherwise grades every
+ * figure {@code Estimator}: a receipt never claims more than the machine can show (§3.3).
+ *
+ * <p><b>Thread safety.</b> Serves run concurrently. Grant decisions reserve the request's joule
+ * ceiling on every link of the chain until the debit settles it, so threads presenting against one
+ * grant can never overspend it; only the journal ordering and the final stamp-and-seal step are
+ * serialised, so concurrent serves form one unbroken chain. Close the steward to release what it
+ * owns (its journal's lock, a discovered meter's re-probe thread).
  */
 public final class Steward implements AutoCloseable {
   private final Opening.Key openingKey;
@@ -55,9 +88,12 @@ public final class Steward implements AutoCloseable {
   private final Optional<MeterDiscovery> discovery;
   private final InstantSource clock;
   private final NonceSource nonces;
+  private final Journal journal;
+  private final Authoriser authoriser;
   private final ReceiptLog log;
+  private final Map<Long, ContentId> recorded;
 
-  private Steward(Builder b) {
+  private Steward(Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head) {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends);
@@ -71,7 +107,10 @@ public final class Steward implements AutoCloseable {
     }
     this.clock = b.clock;
     this.nonces = b.nonces;
-    this.log = ReceiptLog.resume(b.key, b.head);
+    this.journal = b.journal;
+    this.authoriser = new Authoriser(gate, b.journal, b.clock, replayed.unresolved());
+    this.log = ReceiptLog.resume(b.key, head);
+    this.recorded = new ConcurrentHashMap<>(replayed.sealed());
   }
 
   /** Starts a builder for a steward that seals with {@code key}. */
@@ -79,7 +118,7 @@ public final class Steward implements AutoCloseable {
     return new Builder(key);
   }
 
-  /** The steward's identity: the did:key of its sealing key, the receipts' COSE kid. */
+  /** The steward's identity: the did:key of its sealing key, the subject a grant must name. */
   public DidKey identity() {
     return identity;
   }
@@ -94,6 +133,11 @@ public final class Steward implements AutoCloseable {
     return log.head();
   }
 
+  /** The clock decisions are timed by. */
+  public InstantSource clock() {
+    return clock;
+  }
+
   /** The meter this steward uses. */
   public EnergyMeter meter() {
     return meter;
@@ -104,9 +148,118 @@ public final class Steward implements AutoCloseable {
     return discovery;
   }
 
-  /** Releases what the steward owns: a discovered meter's background probing. Idempotent. */
+  /** The gate deciding grants, with the spend ledger the journal re-established. */
+  public Gate gate() {
+    return authoriser.gate();
+  }
+
+  /**
+   * Serves that were authorised but never debited when the steward last stopped (§2.2). Each
+   * stays debited at its request's joule ceiling and is never retried; an operator settles them.
+   */
+  public List<Unresolved> unresolved() {
+    return authoriser.unresolved();
+  }
+
+  /** Why the steward stopped honouring grants, if it has (§2.2). */
+  public Optional<String> grantsSuspended() {
+    return authoriser.suspension();
+  }
+
+  /**
+   * Serves an ungranted {@code request} on the prompt token payload.
+   *
+   * @param request the request; its {@code prompt_hash} addresses the prompt bytes
+   * @param prompt the token payload handed to the engine; never enters the receipt in the clear
+   * @throws ServeException if any phase refuses or fails; nothing is sealed
+   */
+  public ServeResult serve(ServeRequest request, TokenSequence prompt) throws ServeException {
+    return serve(request, prompt, Optional.empty());
+  }
+
+  /**
+   * Serves {@code request} on a grant, presented by its issuer for this request (§2.1).
+   *
+   * @throws NotIssuerException if the caller is not the leaf's issuer or did not sign this request
+   * @throws GrantDeniedException if the grant refuses the serve
+   * @throws GrantsSuspendedException if the steward no longer honours grants
+   * @throws ServeException for any other refusal or failure; nothing is sealed
+   */
+  public ServeResult serve(ServeRequest request, TokenSequence prompt, Presentation presentation)
+      throws ServeException {
+    return serve(request, prompt, Optional.of(presentation));
+  }
+
+  private ServeResult serve(
+      ServeRequest request, TokenSequence prompt, Optional<Presentation> presentation)
+      throws ServeException {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(prompt, "prompt");
+    // 1. Route.
+    RouteDecision route =
+        route(request, presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL));
+    // 2. Authorise.
+    Optional<Authoriser.Authorised> authorised = Optional.empty();
+    if (presentation.isPresent()) {
+      authorised = Optional.of(authoriser.authorise(presentation.get(), request, route.chosen()));
+    }
+    // 3. Meter (and debit).
+    Metered metered = meter(route.chosen(), request, prompt, authorised);
+    Optional<DebitResult> debit = Optional.empty();
+    if (authorised.isPresent()) {
+      debit = Optional.of(authoriser.debit(authorised.get(), metered.energy, metered.energy.uj()));
+    }
+    if (metered.refusal.isPresent()) {
+      throw metered.refusal.get();
+    }
+    // 4. Seal.
+    SealedReceipt sealed = seal(request, prompt, route, metered, authorised, debit);
+    return new ServeResult(metered.result.tokens(), metered.result.outcome(), route, sealed);
+  }
+
+  /** Derives the opening of the output commitment for a request this steward served (§6.4). */
+  public Opening opening(ContentId requestId) {
+    return openingKey.open(requestId);
+  }
+
+  /**
+   * Answers whether the journal holds a receipt this steward sealed (§2.2). Anyone may show the
+   * steward a receipt with its envelope; a caller should show its latest one after the steward
+   * restarts.
+   *
+   * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
+   * left, so the spend the steward replayed is less than it signed for: from then on it refuses
+   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal, while
+   * ungranted serves go on.
+   *
+   * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
+   *     seal the given receipt; such a receipt is no evidence and changes nothing
+   */
+  public WitnessVerdict witness(MeshReceipt receipt, Envelope envelope) throws ReceiptException {
+    SealedReceipt opened = Jcr1.open(envelope);
+    if (!opened.receipt().equals(receipt)) {
+      throw new ReceiptException(
+          ReceiptException.Reason.INCONSISTENT_RECEIPT, "the envelope does not seal this receipt");
+    }
+    if (!receipt.steward().equals(identity)) {
+      throw new ReceiptException(
+          ReceiptException.Reason.STEWARD_MISMATCH,
+          "sealed by " + receipt.steward() + ", not by this steward " + identity);
+    }
+    ContentId held = recorded.get(receipt.sequence());
+    if (envelope.id().equals(held)) {
+      return WitnessVerdict.HELD;
+    }
+    authoriser.suspend(
+        "shown receipt " + receipt.sequence() + " (envelope " + envelope.id()
+            + ") that journal " + journal.describe() + " does not hold; restore the journal");
+    return WitnessVerdict.NOT_HELD;
+  }
+
+  /** Releases what the steward owns: the journal (and its lock) and a discovered meter. */
   @Override
   public void close() {
+    journal.close();
     if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
       try {
         owned.close();
@@ -116,38 +269,11 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** The clock decisions are timed by. */
-  public InstantSource clock() {
-    return clock;
-  }
-
-  /**
-   * Serves {@code request} on the prompt token payload: routes it, meters the chosen engine
-   * around the work, and seals the receipt.
-   *
-   * @param request the request; its {@code prompt_hash} addresses the prompt bytes
-   * @param prompt the token payload handed to the engine; never enters the receipt in the clear
-   * @throws ServeException if any phase refuses or fails; nothing is sealed
-   */
-  public ServeResult serve(ServeRequest request, TokenSequence prompt) throws ServeException {
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(prompt, "prompt");
-    RouteDecision route = route(request);
-    Metered metered = meter(route.chosen(), request, prompt);
-    SealedReceipt sealed = seal(request, prompt, route, metered);
-    return new ServeResult(metered.result.tokens(), metered.result.outcome(), route, sealed);
-  }
-
-  /** Derives the opening of the output commitment for a request this steward served (§6.4). */
-  public Opening opening(ContentId requestId) {
-    return openingKey.open(requestId);
-  }
-
   // ---- phase 1: route ------------------------------------------------------------------------
 
-  private RouteDecision route(ServeRequest request) throws ServeException {
+  private RouteDecision route(ServeRequest request, AdmissionRule rule) throws ServeException {
     try {
-      return router.route(request);
+      return router.route(request, rule);
     } catch (NoAdmissibleBackendException e) {
       throw new ServeException(
           ServeException.Reason.NO_ADMISSIBLE_BACKEND, e.getMessage(), e.candidates(), e);
@@ -156,9 +282,18 @@ public final class Steward implements AutoCloseable {
 
   // ---- phase 3: meter ------------------------------------------------------------------------
 
-  private record Metered(EngineResult result, Energy energy, Optional<WeightsBinding> weights) {}
+  /** What metering produced: the result, the figure, the weights after, and any post-work refusal. */
+  private record Metered(
+      EngineResult result,
+      Energy energy,
+      Optional<WeightsBinding> weights,
+      Optional<ServeException> refusal) {}
 
-  private Metered meter(ServingEngine engine, ServeRequest request, TokenSequence prompt)
+  private Metered meter(
+      ServingEngine engine,
+      ServeRequest request,
+      TokenSequence prompt,
+      Optional<Authoriser.Authorised> authorised)
       throws ServeException {
     Optional<WeightsBinding> before = engine.weights();
     MeterWindow window = meter.open(engine.domains());
@@ -167,21 +302,39 @@ public final class Steward implements AutoCloseable {
       result = engine.serve(request, prompt);
     } catch (EngineException | RuntimeException e) {
       window.abandon();
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " failed: " + e.getMessage(),
-          e);
+      ServeException failure =
+          new ServeException(
+              ServeException.Reason.ENGINE_FAILED,
+              "backend " + engine.name() + " failed: " + e.getMessage(),
+              e);
+      if (authorised.isPresent()) {
+        // The work may have run and nothing can show how much: hold the grant to its ceiling.
+        Energy ceiling = Energy.estimated(request.jouleCeilingUj());
+        authoriser.debit(authorised.get(), ceiling, ceiling.uj());
+      }
+      throw failure;
     }
     Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
     Optional<WeightsBinding> after = engine.weights();
+    Optional<ServeException> refusal = Optional.empty();
     if (!before.equals(after)) {
-      throw new ServeException(
-          ServeException.Reason.WEIGHTS_CHANGED,
-          "backend " + engine.name() + " named weights " + describe(before)
-              + " before serving and " + describe(after) + " after");
+      refusal =
+          Optional.of(
+              new ServeException(
+                  ServeException.Reason.WEIGHTS_CHANGED,
+                  "backend " + engine.name() + " named weights " + describe(before)
+                      + " before serving and " + describe(after) + " after"));
+    } else {
+      try {
+        OutcomeCheck.check(engine, request, result);
+      } catch (ServeException e) {
+        refusal = Optional.of(e);
+      }
     }
-    OutcomeCheck.check(engine, request, result);
-    return new Metered(result, energy, after);
+    if (refusal.isPresent() && authorised.isEmpty()) {
+      throw refusal.get();
+    }
+    return new Metered(result, energy, after, refusal);
   }
 
   private static String describe(Optional<WeightsBinding> w) {
@@ -191,7 +344,13 @@ public final class Steward implements AutoCloseable {
   // ---- phase 4: seal -------------------------------------------------------------------------
 
   private SealedReceipt seal(
-      ServeRequest request, TokenSequence prompt, RouteDecision route, Metered metered) {
+      ServeRequest request,
+      TokenSequence prompt,
+      RouteDecision route,
+      Metered metered,
+      Optional<Authoriser.Authorised> authorised,
+      Optional<DebitResult> debit)
+      throws ServeException {
     ServingEngine engine = route.chosen();
     ServeOutcome outcome = metered.result.outcome();
     ContentId requestId = request.id();
@@ -213,6 +372,7 @@ public final class Steward implements AutoCloseable {
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
+            .grantId(authorised.map(a -> a.authorisation().grantId().contentId()))
             .backend(engine.name())
             .recipe(engine.recipe().name())
             .weights(metered.weights)
@@ -229,9 +389,31 @@ public final class Steward implements AutoCloseable {
             .fidelityMet(met)
             .energy(metered.energy)
             .decision(outcome.decision())
+            .grantBreach(debit.flatMap(DebitResult::breach).map(DenialLabel::wire))
             .outputCommitment(commitment)
             .nonce(Nonce.of(nonces.next()));
-    return log.append(draft);
+    OptionalLong authSeq =
+        authorised.map(a -> OptionalLong.of(a.journalSeq())).orElse(OptionalLong.empty());
+    Journal.Pending[] pending = new Journal.Pending[1];
+    SealedReceipt sealed;
+    try {
+      sealed =
+          log.append(
+              draft,
+              s ->
+                  pending[0] =
+                      journal.enqueue(
+                          new JournalEntry.Sealed(
+                              s.receipt().sequence(), s.envelope().id(), authSeq)));
+      pending[0].await();
+    } catch (JournalException e) {
+      throw new ServeException(
+          ServeException.Reason.NOT_RECORDED,
+          "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
+          e);
+    }
+    recorded.put(sealed.receipt().sequence(), sealed.envelope().id());
+    return sealed;
   }
 
   /** Configures a {@link Steward}. Not thread-safe. */
@@ -242,7 +424,9 @@ public final class Steward implements AutoCloseable {
     private DiscoveryOptions discoveryOptions = DiscoveryOptions.defaults();
     private InstantSource clock = InstantSource.system();
     private NonceSource nonces = NonceSource.secureRandom();
-    private ChainHead head = ChainHead.GENESIS;
+    private ChainHead head;
+    private Journal journal;
+    private Revocations revocations = Revocations.none();
 
     private Builder(SigningKey key) {
       this.key = Objects.requireNonNull(key, "key");
@@ -270,7 +454,7 @@ public final class Steward implements AutoCloseable {
       return this;
     }
 
-    /** Sets the clock; the default is the system clock. */
+    /** Sets the clock decisions are timed by; the default is the system clock. */
     public Builder clock(InstantSource v) {
       clock = Objects.requireNonNull(v, "clock");
       return this;
@@ -282,19 +466,67 @@ public final class Steward implements AutoCloseable {
       return this;
     }
 
-    /** Continues an existing receipt chain from {@code head} instead of starting at 0 (§6.3). */
+    /**
+     * Continues an existing receipt chain from {@code head} instead of starting at 0 (§6.3).
+     * Conflicts with a journal that already records receipts, which sets the head itself.
+     */
     public Builder chainHead(ChainHead v) {
       head = Objects.requireNonNull(v, "head");
       return this;
     }
 
     /**
-     * Builds the steward.
+     * Sets the decision journal (§2.2); the steward takes ownership and closes it. The default is
+     * an {@link InMemoryJournal}, which survives nothing.
+     */
+    public Builder journal(Journal v) {
+      journal = Objects.requireNonNull(v, "journal");
+      return this;
+    }
+
+    /** Sets the grant revocations the gate consults. */
+    public Builder revocations(Revocations v) {
+      revocations = Objects.requireNonNull(v, "revocations");
+      return this;
+    }
+
+    /**
+     * Builds the steward, replaying the journal first if it holds records.
      *
-     * @throws IllegalArgumentException if no backend is registered or two share a name
+     * @throws IllegalArgumentException if no backend is registered, two share a name, or a chain
+     *     head was given for a journal that already records receipts
+     * @throws StewardStartException if the journal cannot be replayed; the steward must not serve
+     *     from it
      */
     public Steward build() {
-      return new Steward(this);
+      Journal j = journal != null ? journal : new InMemoryJournal();
+      journal = j;
+      Gate gate = Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
+      JournalReplay.Result replayed;
+      try {
+        replayed = JournalReplay.replay(j.recovered(), gate);
+      } catch (JournalException e) {
+        j.close();
+        throw new StewardStartException(
+            "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
+      }
+      ChainHead start = head != null ? head : ChainHead.GENESIS;
+      if (replayed.lastSealed().isPresent()) {
+        if (head != null) {
+          j.close();
+          throw new IllegalArgumentException(
+              "chainHead(" + head + ") conflicts with journal " + j.describe()
+                  + ", which records receipts up to " + replayed.lastSealed().get().sequence());
+        }
+        JournalReplay.Sealed last = replayed.lastSealed().get();
+        start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
+      }
+      try {
+        return new Steward(this, replayed, gate, start);
+      } catch (RuntimeException e) {
+        j.close();
+        throw e;
+      }
     }
   }
 }

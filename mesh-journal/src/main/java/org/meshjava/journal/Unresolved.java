@@ -1,0 +1,46 @@
+package org.meshjava.journal;
+
+import java.time.Instant;
+import java.util.Objects;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.jcp.GrantId;
+
+/**
+ * A serve that was authorised but never debited: it was in flight when the steward stopped, and
+ * whether its engine finished cannot be known from the journal (§2.2). It stays debited at its
+ * request's joule ceiling, is never retried, and waits for an operator.
+ *
+ * @param authorisedSeq the journal record of its authorisation
+ * @param caller who presented the grant
+ * @param backend the backend that held it
+ * @param requestId the request
+ * @param grantId the leaf grant it reserved against
+ * @param ceilingUj what stays reserved: the request's joule ceiling
+ * @param decidedAt when it was authorised
+ */
+public record Unresolved(
+    long authorisedSeq,
+    DidKey caller,
+    String backend,
+    ContentId requestId,
+    GrantId grantId,
+    long ceilingUj,
+    Instant decidedAt) {
+
+  /** Validates the record. */
+  public Unresolved {
+    Objects.requireNonNull(caller, "caller");
+    Objects.requireNonNull(backend, "backend");
+    Objects.requireNonNull(requestId, "requestId");
+    Objects.requireNonNull(grantId, "grantId");
+    Objects.requireNonNull(decidedAt, "decidedAt");
+  }
+
+  @Override
+  public String toString() {
+    return "unresolved serve (journal record " + authorisedSeq + "): caller " + caller
+        + ", backend " + backend + ", request " + requestId + ", grant " + grantId + ", "
+        + ceilingUj + " uJ held at the ceiling since " + decidedAt;
+  }
+}

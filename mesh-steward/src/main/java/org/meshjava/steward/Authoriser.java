@@ -1,0 +1,159 @@
+package org.meshjava.steward;
+
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.jcp.Authorisation;
+import org.meshjava.jcp.DebitResult;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.jcp.Gate;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.Unresolved;
+import org.meshjava.router.AdmissionRule;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The steward's grant phases (§2 phase 2 and the debit of phase 3), journalled (§2.2).
+ *
+ * <p>Design note. A decision and its journal record are made under one lock, and so are a debit
+ * and its record, so the journal's order is exactly the order the gate saw: replaying the journal
+ * then rebuilds the same ledger. Waiting for the record to reach storage happens outside the lock,
+ * so concurrent serves share the journal's syncs.
+ *
+ * <p>Thread-safe.
+ */
+final class Authoriser {
+  private static final Logger LOG = LoggerFactory.getLogger(Authoriser.class);
+
+  private final Gate gate;
+  private final Journal journal;
+  private final InstantSource clock;
+  private final Object order = new Object();
+  private final AtomicReference<String> suspension = new AtomicReference<>();
+  private final List<Unresolved> unresolved;
+
+  Authoriser(Gate gate, Journal journal, InstantSource clock, List<Unresolved> unresolved) {
+    this.gate = gate;
+    this.journal = journal;
+    this.clock = clock;
+    this.unresolved = new CopyOnWriteArrayList<>(unresolved);
+  }
+
+  /** A decision made and recorded. */
+  record Authorised(Authorisation authorisation, long journalSeq) {}
+
+  /** The admission rule a presentation's chain imposes on routing: its {@code ModelIn} caveats (§2). */
+  static AdmissionRule admission(Presentation presentation) {
+    return backend -> {
+      Optional<ContentId> model = backend.weights().map(WeightsBinding::digest);
+      if (presentation.chain().admitsModel(model)) {
+        return Optional.empty();
+      }
+      return Optional.of(
+          model.isEmpty()
+              ? "names no weights, and the grant's ModelIn admits only named weights"
+              : "weights " + model.get() + " are not in the grant's ModelIn");
+    };
+  }
+
+  Authorised authorise(Presentation presentation, ServeRequest request, ServingEngine backend)
+      throws ServeException {
+    String suspended = suspension.get();
+    if (suspended != null) {
+      throw new GrantsSuspendedException(suspended);
+    }
+    Optional<ContentId> model = backend.weights().map(WeightsBinding::digest);
+    Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    Authorisation auth;
+    Journal.Pending pending;
+    synchronized (order) {
+      try {
+        auth = gate.decide(presentation, request, model, now);
+      } catch (GrantRefusedException e) {
+        if (e.callerNotAuthenticated()) {
+          throw new NotIssuerException(e.label(), e.reason(), e);
+        }
+        throw new GrantDeniedException(e.label(), e.reason(), e);
+      }
+      try {
+        pending =
+            journal.enqueue(
+                new JournalEntry.Authorised(
+                    presentation.encode(), request.toCbor().encode(), model, backend.name(), now));
+      } catch (JournalException e) {
+        gate.release(auth);
+        throw notRecorded("the authorisation", e);
+      }
+    }
+    try {
+      pending.await();
+    } catch (JournalException e) {
+      // The journal has failed; the decision is not on storage, so no work may follow it.
+      gate.release(auth);
+      throw notRecorded("the authorisation", e);
+    }
+    return new Authorised(auth, pending.record().seq());
+  }
+
+  /** Debits the metered joules on every link (§2 phase 3) and records it. */
+  DebitResult debit(Authorised a, Energy energy, long debitUj) throws ServeException {
+    DebitResult result;
+    Journal.Pending pending;
+    synchronized (order) {
+      result = gate.debit(a.authorisation(), debitUj);
+      try {
+        pending =
+            journal.enqueue(
+                new JournalEntry.Debited(
+                    a.journalSeq(), energy, debitUj, result.breach().map(DenialLabel::wire)));
+      } catch (JournalException e) {
+        throw notRecorded("the debit", e);
+      }
+    }
+    try {
+      pending.await();
+    } catch (JournalException e) {
+      throw notRecorded("the debit", e);
+    }
+    result.breach().ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
+    return result;
+  }
+
+  /** Stops honouring grants from now on, for the reason given (§2.2). */
+  void suspend(String reason) {
+    if (suspension.compareAndSet(null, reason)) {
+      LOG.error("no longer honouring grants: {}", reason);
+    }
+  }
+
+  Optional<String> suspension() {
+    return Optional.ofNullable(suspension.get());
+  }
+
+  List<Unresolved> unresolved() {
+    return List.copyOf(unresolved);
+  }
+
+  Gate gate() {
+    return gate;
+  }
+
+  private static ServeException notRecorded(String what, JournalException e) {
+    return new ServeException(
+        ServeException.Reason.NOT_RECORDED, what + " could not be journalled: " + e.getMessage(), e);
+  }
+}

@@ -1,0 +1,37 @@
+package org.meshjava.steward;
+
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.meshjava.journal.JournalException;
+
+/**
+ * The steward refuses to start because its journal cannot be replayed (§2.2): records that do
+ * not form one chain, a decision the gate refuses, a debit with no authorisation, a presentation
+ * spent twice or a receipt out of sequence. {@link #record()} names the offending record.
+ */
+public final class StewardStartException extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+
+  private final transient JournalException journalException;
+
+  /** Creates the exception. */
+  public StewardStartException(String message, JournalException cause) {
+    super(message, cause);
+    this.journalException = cause;
+  }
+
+  /** The journal's reason. */
+  public JournalException.Reason reason() {
+    return journalException.reason();
+  }
+
+  /** The sequence of the record that could not be replayed, if one is to blame. */
+  public OptionalLong record() {
+    return journalException.seq();
+  }
+
+  /** The underlying journal exception. */
+  public Optional<JournalException> journalException() {
+    return Optional.ofNullable(journalException);
+  }
+}
