@@ -1,0 +1,57 @@
+package org.meshjava.steward;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.InstantSource;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.Caveat;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.journal.Journal;
+
+/** Keys, grants and stewards for the grant tests. Fixed clock: decisions happen at {@link #NOW}. */
+final class GrantFixture {
+  static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
+
+  final SigningKey stewardKey = SigningKey.generate();
+  final DidKey steward = DidKey.of(stewardKey.verificationKey());
+  final SigningKey org = SigningKey.generate();
+  final SigningKey caller = SigningKey.generate();
+
+  /** A root grant from org to caller, then a delegation from caller to the steward. */
+  GrantChain chain(long budgetUj, Caveat... leafCaveats) throws Exception {
+    GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60),
+        NOW.plusSeconds(3600));
+    return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
+  }
+
+  Steward.Builder steward(Journal journal) {
+    return Steward.builder(stewardKey)
+        .meter(new EstimatorMeter())
+        .clock(InstantSource.fixed(NOW))
+        .journal(journal)
+        .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(100)).workPerToken(1).build());
+  }
+
+  static ServeRequest request(String prompt, long maxTokens, long ceilingUj) {
+    byte[] b = prompt.getBytes(StandardCharsets.UTF_8);
+    return ServeRequest.generation(ContentId.ofBytes(b), b.length, maxTokens, Fidelity.F1, ceilingUj);
+  }
+
+  static TokenSequence payload(ServeRequest r) {
+    return TokenSequence.of(new int[(int) r.promptTokens()]);
+  }
+
+  Presentation present(GrantChain chain, ServeRequest request) throws Exception {
+    return Jcp.present(caller, chain, request);
+  }
+}
