@@ -17,11 +17,19 @@ import org.slf4j.LoggerFactory;
 /**
  * The reference journal (§2.2): an append-only file of one JSON record per line.
  *
- * <p><b>Exclusive access.</b> Opening takes an OS-level exclusive lock on the file ({@link
- * FileChannel#tryLock()}), which the operating system releases when the process dies, so a crash
- * leaves nothing to clean up. A second opener, in this process or another, fails with {@link
- * JournalException.Reason#LOCKED}; where the platform cannot lock at all, opening fails with
- * {@link JournalException.Reason#UNLOCKABLE} rather than run unprotected.
+ * <p><b>Exclusive access.</b> Opening takes an OS-level exclusive lock ({@link
+ * FileChannel#tryLock()}) on a sidecar file, {@code <journal>.lock}, which the operating system
+ * releases when the process dies, so a crash leaves nothing to clean up. A second opener, in this
+ * process or another, fails with {@link JournalException.Reason#LOCKED}; where the platform cannot
+ * lock at all, opening fails with {@link JournalException.Reason#UNLOCKABLE} rather than run
+ * unprotected.
+ *
+ * <p>Design note. The lock lives on a sidecar rather than on the journal itself because POSIX
+ * record locks belong to the process and are dropped when <em>any</em> descriptor of the file
+ * closes: reading the journal with an ordinary stream (as recovery, or an inspector in the same
+ * process, does) would silently release a lock taken on the journal file. Nothing but this class
+ * opens the sidecar, and an in-process registry refuses a second opener before it opens a
+ * descriptor that could, on closing, release the holder's lock.
  *
  * <p><b>Recovery.</b> Opening reads every record and checks the chain; a final line without a
  * newline is an append cut short and is dropped (truncated, with a log line). A broken chain
@@ -39,8 +47,13 @@ import org.slf4j.LoggerFactory;
 public final class FileJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
 
+  /** Lock files held by journals open in this process (see the design note). */
+  private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   private final Path path;
   private final FileChannel channel;
+  private final Path lockPath;
+  private final FileChannel lockChannel;
   private final FileLock lock;
   private final List<JournalRecord> recovered;
 
@@ -53,9 +66,17 @@ public final class FileJournal implements Journal {
   private final ReentrantLock writeLock = new ReentrantLock();
   private volatile long durableThrough;
 
-  private FileJournal(Path path, FileChannel channel, FileLock lock, JournalFile.Contents contents) {
+  private FileJournal(
+      Path path,
+      FileChannel channel,
+      Path lockPath,
+      FileChannel lockChannel,
+      FileLock lock,
+      JournalFile.Contents contents) {
     this.path = path;
     this.channel = channel;
+    this.lockPath = lockPath;
+    this.lockChannel = lockChannel;
     this.lock = lock;
     this.recovered = contents.records();
     this.chain = new RecordChain(contents.records().size(), contents.lastHash());
@@ -69,36 +90,46 @@ public final class FileJournal implements Journal {
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}
    */
   public static FileJournal open(Path path) throws JournalException {
-    Path parent = path.toAbsolutePath().getParent();
-    FileChannel ch;
+    Path lockPath;
     try {
+      Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      Path sidecar = path.resolveSibling(path.getFileName() + ".lock");
+      if (!Files.exists(sidecar)) {
+        Files.newByteChannel(sidecar, StandardOpenOption.CREATE, StandardOpenOption.WRITE).close();
+      }
+      lockPath = sidecar.toRealPath();
     } catch (IOException e) {
       throw new JournalException(JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
     }
-    FileLock lock;
-    try {
-      lock = ch.tryLock();
-    } catch (OverlappingFileLockException e) {
-      closeQuietly(ch);
+    if (!HELD.add(lockPath)) {
       throw new JournalException(
-          JournalException.Reason.LOCKED, "journal " + path + " is held by another steward in this process", e);
-    } catch (IOException | UnsupportedOperationException e) {
-      closeQuietly(ch);
+          JournalException.Reason.LOCKED, "journal " + path + " is held by another steward in this process", null);
+    }
+    FileChannel lockChannel = null;
+    FileLock lock = null;
+    try {
+      lockChannel = FileChannel.open(lockPath, StandardOpenOption.WRITE);
+      lock = lockChannel.tryLock();
+    } catch (IOException | UnsupportedOperationException | OverlappingFileLockException e) {
+      closeQuietly(lockChannel);
+      HELD.remove(lockPath);
       throw new JournalException(
           JournalException.Reason.UNLOCKABLE,
           "cannot take an exclusive lock on journal " + path + " (" + e.getMessage()
               + "); refusing to run without one (§2.2)", e);
     }
     if (lock == null) {
-      closeQuietly(ch);
+      closeQuietly(lockChannel);
+      HELD.remove(lockPath);
       throw new JournalException(
           JournalException.Reason.LOCKED, "journal " + path + " is held by another steward process", null);
     }
+    FileChannel ch = null;
     try {
+      ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
       JournalFile.Contents contents = JournalFile.read(path);
       if (contents.tornTail() > 0) {
         LOG.warn("journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
@@ -107,12 +138,14 @@ public final class FileJournal implements Journal {
         ch.force(true);
       }
       ch.position(contents.goodLength());
-      return new FileJournal(path, ch, lock, contents);
+      return new FileJournal(path, ch, lockPath, lockChannel, lock, contents);
     } catch (JournalException e) {
-      releaseQuietly(lock, ch);
+      closeQuietly(ch);
+      release(lockPath, lock, lockChannel);
       throw e;
     } catch (IOException e) {
-      releaseQuietly(lock, ch);
+      closeQuietly(ch);
+      release(lockPath, lock, lockChannel);
       throw new JournalException(JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
   }
@@ -219,19 +252,24 @@ public final class FileJournal implements Journal {
       }
       closed = true;
     }
-    releaseQuietly(lock, channel);
+    closeQuietly(channel);
+    release(lockPath, lock, lockChannel);
   }
 
-  private static void releaseQuietly(FileLock lock, FileChannel ch) {
+  private static void release(Path lockPath, FileLock lock, FileChannel lockChannel) {
     try {
       lock.release();
     } catch (IOException ignored) {
-      // The channel's close releases it too.
+      // Closing the channel releases it too.
     }
-    closeQuietly(ch);
+    closeQuietly(lockChannel);
+    HELD.remove(lockPath);
   }
 
   private static void closeQuietly(FileChannel ch) {
+    if (ch == null) {
+      return;
+    }
     try {
       ch.close();
     } catch (IOException ignored) {
