@@ -39,9 +39,14 @@ import org.meshjava.core.identity.DidKey;
  * its recorded figures, in order, rebuilds the same ledger.
  */
 public final class Gate {
+  /** Chains (by every link's id) already verified here; bounded so hostile input cannot grow it. */
+  private static final int VERIFIED_CACHE_LIMIT = 65_536;
+
   private final DidKey holder;
   private final SpendLedger ledger;
   private final Revocations revocations;
+  private final java.util.Set<List<GrantId>> verifiedChains =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   private Gate(DidKey holder, SpendLedger ledger, Revocations revocations) {
     this.holder = Objects.requireNonNull(holder, "holder");
@@ -87,7 +92,7 @@ public final class Gate {
     ContentId requestId = request.id();
     presentation.verifyFor(requestId);
     GrantChain chain = presentation.chain();
-    chain.verify();
+    verify(chain);
     DidKey leafSubject = chain.leaf().grant().subject();
     if (!leafSubject.equals(holder)) {
       throw new GrantRefusedException(
@@ -121,6 +126,25 @@ public final class Gate {
         decisionTime,
         anyMaxCost ? OptionalLong.of(maxCost) : OptionalLong.empty(),
         reservation);
+  }
+
+  /**
+   * Verifies a chain's signatures, linkage, attenuation and caveat kinds, once per chain. Each
+   * link's id is BLAKE3 over its signed bytes, so a chain whose every link id matches a chain
+   * verified before is byte for byte that chain (replaying a journal re-decides thousands of serves
+   * on the same chain). The key is every link's id, not the leaf's alone: a verified leaf behind a
+   * forged parent must still be refused.
+   */
+  private void verify(GrantChain chain) throws GrantRefusedException {
+    List<GrantId> ids = chain.ids();
+    if (verifiedChains.contains(ids)) {
+      return;
+    }
+    chain.verify();
+    if (verifiedChains.size() >= VERIFIED_CACHE_LIMIT) {
+      verifiedChains.clear();
+    }
+    verifiedChains.add(ids);
   }
 
   private void checkAt(
