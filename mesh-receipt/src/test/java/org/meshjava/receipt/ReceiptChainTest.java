@@ -129,6 +129,21 @@ class ReceiptChainTest {
   }
 
   @Test
+  void verifyFromGenesis_whenTheSequenceSkipsThoughPrevLinks_refusesAtTheSkip() {
+    // A log resumed with a head that skips two sequences but names the right previous envelope.
+    SealedReceipt last = sealed.get(LENGTH - 1);
+    ReceiptLog skipping =
+        ReceiptLog.resume(
+            KEY,
+            new ChainHead(
+                last.receipt().sequence() + 3, java.util.Optional.of(last.envelope().id())));
+    List<Envelope> gapped = new ArrayList<>(chain);
+    gapped.add(skipping.append(TestReceipts.generationDraft()).envelope());
+
+    assertBrokenAt(gapped, LENGTH);
+  }
+
+  @Test
   void verifyFromGenesis_whenAnotherStewardContinuesTheChain_refusesAtItsEnvelope() {
     // OTHER_KEY's log resumes from KEY's head: sequence and prev both line up, only the signer differs.
     ReceiptLog intruder = ReceiptLog.resume(OTHER_KEY, ChainHead.after(sealed.get(LENGTH - 1)));

@@ -258,6 +258,17 @@ class RouterTest {
   }
 
   @Test
+  void router_withABackendNameThatWouldBreakTheOneLineRoute_isRefused() {
+    // Regression: such a name was registered, then made the justification multi-line, and the
+    // receipt refused it only at seal time, after the engine had already run.
+    for (String name : List.of("two\nlines", "carriage\rreturn", "tab\there", "")) {
+      assertThatIllegalArgumentException()
+          .as("name %s", name)
+          .isThrownBy(() -> new Router(List.of(StubBackend.of(name, Fidelity.F1, 1))));
+    }
+  }
+
+  @Test
   void router_withNoBackend_isRefused() {
     assertThatIllegalArgumentException().isThrownBy(() -> new Router(List.of()));
   }
