@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
@@ -37,6 +38,7 @@ public final class ReferenceEngine implements ServingEngine {
   private final CostProfile costProfile;
   private final int workPerToken;
   private final boolean reportsDelivered;
+  private final LongConsumer workObserver;
 
   private ReferenceEngine(Builder b) {
     this.name = b.name;
@@ -45,6 +47,7 @@ public final class ReferenceEngine implements ServingEngine {
     this.costProfile = b.costProfile;
     this.workPerToken = b.workPerToken;
     this.reportsDelivered = b.reportsDelivered;
+    this.workObserver = b.workObserver;
   }
 
   /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
@@ -114,11 +117,13 @@ public final class ReferenceEngine implements ServingEngine {
         prompt.toLittleEndian());
   }
 
-  private static byte[] churn(byte[] state, int rounds) {
+  private byte[] churn(byte[] state, int rounds) {
     byte[] s = state;
-    for (int r = 0; r < Math.max(1, rounds); r++) {
+    int n = Math.max(1, rounds);
+    for (int r = 0; r < n; r++) {
       s = Blake3.hash(s);
     }
+    workObserver.accept(n);
     return s;
   }
 
@@ -135,6 +140,7 @@ public final class ReferenceEngine implements ServingEngine {
     private CostProfile costProfile = CostProfile.perToken(100);
     private int workPerToken = 16;
     private boolean reportsDelivered;
+    private LongConsumer workObserver = n -> {};
 
     private Builder() {}
 
@@ -177,6 +183,16 @@ public final class ReferenceEngine implements ServingEngine {
     /** Makes the engine report its rating as the delivered fidelity (§3.2.1). */
     public Builder reportsDelivered(boolean v) {
       reportsDelivered = v;
+      return this;
+    }
+
+    /**
+     * Tells {@code observer} how many BLAKE3 compressions each burst of work ran, so tests can
+     * check that work grows with the tokens served without timing anything. Package-private: a
+     * test hook, not API. The observer must be thread-safe if the engine is shared.
+     */
+    Builder observeWork(LongConsumer observer) {
+      workObserver = Objects.requireNonNull(observer, "observer");
       return this;
     }
 

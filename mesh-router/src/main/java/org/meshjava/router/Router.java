@@ -23,7 +23,8 @@ public final class Router {
   /**
    * Creates a router over {@code backends} in registration order.
    *
-   * @throws IllegalArgumentException if the list is empty or two backends share a name
+   * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name
+   *     is empty or holds a control character
    */
   public Router(List<? extends ServingEngine> backends) {
     if (backends.isEmpty()) {
@@ -31,6 +32,13 @@ public final class Router {
     }
     Set<String> names = new HashSet<>();
     for (ServingEngine b : backends) {
+      // The name goes into the one-line justification and the receipt's backend field; refusing
+      // it here beats refusing the receipt after the engine has already done the work.
+      if (b.name().isEmpty() || b.name().chars().anyMatch(Character::isISOControl)) {
+        throw new IllegalArgumentException(
+            "a backend name must be non-empty, without control characters: '"
+                + b.name().replace('\n', ' ').replace('\r', ' ') + "'");
+      }
       if (!names.add(b.name())) {
         throw new IllegalArgumentException("two backends are named '" + b.name() + "'");
       }
