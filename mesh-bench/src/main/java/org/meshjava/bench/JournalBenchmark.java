@@ -1,0 +1,102 @@
+package org.meshjava.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Granted serves per second with the durable file journal against the same steward on an
+ * in-memory journal, in one run. Run with {@code -t 1} and {@code -t 8}; the target is that with 8
+ * threads the file journal costs no more than 2x the in-memory throughput (group commit).
+ * The caller's presentation signing is inside the measured call for both, so the ratio is fair.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 2)
+@Measurement(iterations = 3, time = 3)
+@Fork(1)
+public class JournalBenchmark {
+  static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
+
+  @Param({"memory", "file"})
+  public String journal;
+
+  private Steward steward;
+  private SigningKey caller;
+  private GrantChain chain;
+  private Path dir;
+  private final AtomicLong counter = new AtomicLong();
+
+  /** Builds the steward, its journal and a grant with a budget that cannot run out. */
+  @Setup
+  public void setup() throws Exception {
+    SigningKey stewardKey = SigningKey.generate();
+    SigningKey org = SigningKey.generate();
+    caller = SigningKey.generate();
+    GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), Long.MAX_VALUE / 4, NOW.minusSeconds(60),
+        NOW.plusSeconds(86_400));
+    chain = Jcp.delegate(caller, root, Jcp.identity(stewardKey), Long.MAX_VALUE / 4);
+    Journal j;
+    if (journal.equals("file")) {
+      dir = Files.createTempDirectory("mesh-journal-bench");
+      j = FileJournal.open(dir.resolve("steward.journal"));
+    } else {
+      j = new InMemoryJournal();
+    }
+    steward = Steward.builder(stewardKey)
+        .meter(new EstimatorMeter())
+        .clock(InstantSource.fixed(NOW))
+        .journal(j)
+        .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
+        .build();
+  }
+
+  /** Closes the steward and removes the journal. */
+  @TearDown
+  public void tearDown() throws Exception {
+    steward.close();
+    if (dir != null) {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  /** One granted serve: present, decide, journal, meter, debit, seal. */
+  @Benchmark
+  public ServeResult grantedServe() throws Exception {
+    byte[] prompt = ("bench " + counter.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
+    ServeRequest req = ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+    return steward.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
+  }
+}

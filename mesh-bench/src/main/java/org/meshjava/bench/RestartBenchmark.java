@@ -1,0 +1,91 @@
+package org.meshjava.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.InstantSource;
+import java.util.concurrent.TimeUnit;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.steward.Steward;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Restart time: building a steward over a journal of {@code serves} granted serves (three records
+ * each), which replays every record through the gate. The target is at least 20,000 records/s;
+ * records/s = 3 x serves / the reported seconds.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.SingleShotTime)
+@OutputTimeUnit(TimeUnit.MILLISECONDS)
+@Warmup(iterations = 1)
+@Measurement(iterations = 3)
+@Fork(value = 1, jvmArgsAppend = "-Xmx4g")
+public class RestartBenchmark {
+  @Param({"100000"})
+  public int serves;
+
+  private Path journal;
+  private SigningKey stewardKey;
+
+  /** Serves {@code serves} granted requests on an in-memory journal and writes its lines to a file. */
+  @Setup
+  public void setup() throws Exception {
+    stewardKey = SigningKey.generate();
+    SigningKey org = SigningKey.generate();
+    SigningKey caller = SigningKey.generate();
+    GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), Long.MAX_VALUE / 4,
+        JournalBenchmark.NOW.minusSeconds(60), JournalBenchmark.NOW.plusSeconds(86_400));
+    GrantChain chain = Jcp.delegate(caller, root, Jcp.identity(stewardKey), Long.MAX_VALUE / 4);
+    InMemoryJournal memory = new InMemoryJournal();
+    try (Steward s = steward(memory)) {
+      for (int i = 0; i < serves; i++) {
+        byte[] prompt = ("restart " + i).getBytes(StandardCharsets.UTF_8);
+        ServeRequest req = ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+        s.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
+      }
+    }
+    journal = Files.createTempDirectory("mesh-restart-bench").resolve("steward.journal");
+    try (var out = Files.newOutputStream(journal)) {
+      for (byte[] line : memory.lines()) {
+        out.write(line);
+        out.write('\n');
+      }
+    }
+  }
+
+  private Steward steward(org.meshjava.journal.Journal j) {
+    return Steward.builder(stewardKey)
+        .meter(new EstimatorMeter())
+        .clock(InstantSource.fixed(JournalBenchmark.NOW))
+        .journal(j)
+        .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
+        .build();
+  }
+
+  /** Opens the journal and replays it into a new steward. */
+  @Benchmark
+  public long restart() throws Exception {
+    try (Steward s = steward(FileJournal.open(journal))) {
+      return s.head().nextSequence();
+    }
+  }
+}
