@@ -33,9 +33,16 @@ class CanonicalCborPropertyTest {
           random,
           failure -> failures.add("seed " + seed + " case " + caseNumber + ": " + failure));
     }
-    assertThat(failures)
-        .as("%d failures (seed %d); first ones", failures.size(), seed)
-        .isEmpty();
+    assertNoFailures(failures, seed);
+  }
+
+  /** Fails listing the first few failures: thousands of lines would bury the first one. */
+  static void assertNoFailures(List<String> failures, long seed) {
+    if (!failures.isEmpty()) {
+      throw new AssertionError(
+          failures.size() + " failures (seed " + seed + "), the first:\n  "
+              + String.join("\n  ", failures.subList(0, Math.min(MAX_FAILURES_SHOWN, failures.size()))));
+    }
   }
 
   @FunctionalInterface
