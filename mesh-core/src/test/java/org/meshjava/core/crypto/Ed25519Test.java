@@ -185,6 +185,49 @@ class Ed25519Test {
   }
 
   @Test
+  void verify_theSmallOrderForgery_isRefused() {
+    // With A = R = the identity point and S = 0, the cofactorless equation [S]B = R + [k]A holds
+    // for every message. A verifier that accepts the identity as a key accepts this forgery.
+    byte[] identity = new byte[32];
+    identity[0] = 1; // y = 1, x = 0
+    byte[] forged = new byte[64];
+    forged[0] = 1;
+    byte[] msg = "anything at all".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      VerificationKey key = VerificationKey.of(identity);
+      assertThat(refusal(key, msg, forged)).isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+    } catch (SignatureException e) {
+      assertThat(e.reason()).isEqualTo(SignatureException.Reason.INVALID_KEY);
+    }
+  }
+
+  @Test
+  void verificationKey_whenSmallOrder_refusesAsInvalidKey() {
+    // The eight small-order points of edwards25519 (y = 1, y = -1 and the order-4 and order-8
+    // points) can never name a party: no secret scalar maps to them.
+    String[] smallOrder = {
+      "0100000000000000000000000000000000000000000000000000000000000000",
+      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "0000000000000000000000000000000000000000000000000000000000000000",
+      "0000000000000000000000000000000000000000000000000000000000000080",
+      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+    };
+    List<String> accepted = new ArrayList<>();
+    for (String hex : smallOrder) {
+      try {
+        VerificationKey.of(HEX.parseHex(hex));
+        accepted.add(hex);
+      } catch (SignatureException e) {
+        assertThat(e.reason()).as(hex).isEqualTo(SignatureException.Reason.INVALID_KEY);
+      }
+    }
+    assertThat(accepted).as("small-order keys accepted").isEmpty();
+  }
+
+  @Test
   void signingKey_toString_neverShowsTheSeed() {
     Vector v = vector("TEST 1");
     SigningKey key = SigningKey.fromSeed(v.secret());
