@@ -35,22 +35,32 @@ class ContentIdTest {
   @Test
   void fromHex_whenUppercase_refuses() {
     assertThatThrownBy(() -> ContentId.fromHex(HASH.toUpperCase()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 0");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("index 0");
     String oneUpper = HASH.substring(0, 63) + "F";
     assertThat(HASH.charAt(63)).isEqualTo('2');
     assertThatThrownBy(() -> ContentId.fromHex(HASH.substring(0, 2) + "F" + HASH.substring(3)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("index 2");
-    assertThatThrownBy(() -> ContentId.fromHex(oneUpper)).isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("index 2");
+    assertThatThrownBy(() -> ContentId.fromHex(oneUpper))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void fromHex_whenWrongLengthOrNotHex_refuses() {
     for (String bad :
         new String[] {
-          "", HASH.substring(1), HASH + "0", "0x" + HASH.substring(2), HASH.substring(0, 63) + "g",
-          HASH.substring(0, 63) + " ", " " + HASH.substring(1), HASH.substring(0, 63) + "\u0663"
+          "",
+          HASH.substring(1),
+          HASH + "0",
+          "0x" + HASH.substring(2),
+          HASH.substring(0, 63) + "g",
+          HASH.substring(0, 63) + " ",
+          " " + HASH.substring(1),
+          HASH.substring(0, 63) + "\u0663"
         }) {
-      assertThatThrownBy(() -> ContentId.fromHex(bad)).as("'%s'", bad)
+      assertThatThrownBy(() -> ContentId.fromHex(bad))
+          .as("'%s'", bad)
           .isInstanceOf(IllegalArgumentException.class);
     }
     assertThatThrownBy(() -> ContentId.fromHex(null)).isInstanceOf(NullPointerException.class);

@@ -12,13 +12,15 @@ class EnergyTest {
   @Test
   void hwShunt_withoutMeasurement_isRefused() {
     assertThatThrownBy(() -> new Energy(OptionalLong.empty(), 10, Provenance.HwShunt))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("HwShunt");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("HwShunt");
   }
 
   @Test
   void estimator_withMeasurement_isRefused() {
     assertThatThrownBy(() -> new Energy(OptionalLong.of(5), 10, Provenance.Estimator))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Estimator");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("Estimator");
   }
 
   @Test
@@ -49,7 +51,8 @@ class EnergyTest {
     for (Provenance p : Provenance.values()) {
       assertThat(Provenance.fromWire(p.name())).isSameAs(p);
     }
-    assertThat(Provenance.values()).extracting(Provenance::name)
+    assertThat(Provenance.values())
+        .extracting(Provenance::name)
         .containsExactly("HwShunt", "ModelBased", "Estimator");
     assertThatThrownBy(() -> Provenance.fromWire("hwshunt"))
         .isInstanceOf(IllegalArgumentException.class);

@@ -19,7 +19,8 @@ class FidelityTest {
   @Test
   void of_outsideZeroToFour_refuses() {
     for (long bad : new long[] {-1, 5, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 32}) {
-      assertThatThrownBy(() -> Fidelity.of(bad)).as("%d", bad)
+      assertThatThrownBy(() -> Fidelity.of(bad))
+          .as("%d", bad)
           .isInstanceOf(IllegalArgumentException.class);
     }
   }

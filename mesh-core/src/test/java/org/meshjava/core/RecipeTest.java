@@ -24,7 +24,8 @@ class RecipeTest {
     assertThatThrownBy(() -> Recipe.of("base").with("x+y"))
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Recipe.of("")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Recipe.of("base").with("")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Recipe.of("base").with(""))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Recipe.of("bad\nname")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Recipe.of("bad\u0000")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Recipe.of(null)).isInstanceOf(NullPointerException.class);

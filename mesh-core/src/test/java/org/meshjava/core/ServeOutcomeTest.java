@@ -9,7 +9,8 @@ import org.junit.jupiter.api.Test;
 /** What a backend reports (§5), what an engine returns, and the decision shape (§3.6). */
 class ServeOutcomeTest {
 
-  private static ServeOutcome outcome(long in, long out, long acc, long cache, long prop, long spec) {
+  private static ServeOutcome outcome(
+      long in, long out, long acc, long cache, long prop, long spec) {
     return new ServeOutcome(in, out, acc, cache, prop, spec, Optional.empty(), Optional.empty());
   }
 
@@ -51,8 +52,10 @@ class ServeOutcomeTest {
 
   @Test
   void decisionShape_needsAQuestionAndAtLeastAnOptionPerQuestion() {
-    assertThatThrownBy(() -> new DecisionShape(0, 0, 0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new DecisionShape(3, 2, 0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new DecisionShape(0, 0, 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new DecisionShape(3, 2, 0))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new DecisionShape(1, 1L << 32, 0))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(new DecisionShape(3, 3, 0).optionsScored()).isEqualTo(3);

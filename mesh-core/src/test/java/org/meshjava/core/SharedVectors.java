@@ -8,10 +8,10 @@ import java.nio.file.Path;
 /**
  * Finds the external vectors in the project's {@code shared/vectors} folder.
  *
- * <p>Maven runs a module's tests with the module folder as working directory, an IDE often with
- * the repository root, and a git worktree may sit beside {@code shared/} rather than contain it.
- * So the lookup walks up from the working directory and takes the first ancestor that has a
- * {@code shared/vectors} folder.
+ * <p>Maven runs a module's tests with the module folder as working directory, an IDE often with the
+ * repository root, and a git worktree may sit beside {@code shared/} rather than contain it. So the
+ * lookup walks up from the working directory and takes the first ancestor that has a {@code
+ * shared/vectors} folder.
  */
 public final class SharedVectors {
   private SharedVectors() {}

@@ -41,7 +41,8 @@ class TokenSequenceTest {
   @Test
   void fromLittleEndian_whenNotAWholeNumberOfU32s_refuses() {
     for (int len : new int[] {1, 2, 3, 5, 7}) {
-      assertThatThrownBy(() -> TokenSequence.fromLittleEndian(new byte[len])).as("%d bytes", len)
+      assertThatThrownBy(() -> TokenSequence.fromLittleEndian(new byte[len]))
+          .as("%d bytes", len)
           .isInstanceOf(IllegalArgumentException.class);
     }
     assertThat(TokenSequence.fromLittleEndian(new byte[0])).isEqualTo(TokenSequence.empty());

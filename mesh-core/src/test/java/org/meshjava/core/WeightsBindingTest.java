@@ -20,7 +20,8 @@ class WeightsBindingTest {
   void precision_refusesAnythingElse() {
     for (String p :
         new String[] {"", "FP32", "fp 32", "8int", "_fp", "fp-32", "f".repeat(17), "fp32\n"}) {
-      assertThatThrownBy(() -> new WeightsBinding(DIGEST, p)).as("'%s'", p)
+      assertThatThrownBy(() -> new WeightsBinding(DIGEST, p))
+          .as("'%s'", p)
           .isInstanceOf(IllegalArgumentException.class);
     }
   }

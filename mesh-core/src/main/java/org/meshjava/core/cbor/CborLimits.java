@@ -28,7 +28,8 @@ public record CborLimits(int maxDepth, int maxInputBytes, int maxItems) {
     }
     if (maxDepth > MAX_DEPTH) {
       throw new IllegalArgumentException(
-          "maxDepth " + maxDepth + " exceeds " + MAX_DEPTH + ", beyond which the stack may overflow");
+          "maxDepth " + maxDepth + " exceeds " + MAX_DEPTH
+              + ", beyond which the stack may overflow");
     }
   }
 }

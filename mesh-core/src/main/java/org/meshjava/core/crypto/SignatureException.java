@@ -3,8 +3,8 @@ package org.meshjava.core.crypto;
 import java.util.Objects;
 
 /**
- * Thrown when an Ed25519 signature does not verify, or a key or signature is malformed. Callers
- * and tests match on {@link #reason()}, never on the message.
+ * Thrown when an Ed25519 signature does not verify, or a key or signature is malformed. Callers and
+ * tests match on {@link #reason()}, never on the message.
  */
 public final class SignatureException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -30,8 +30,8 @@ public final class SignatureException extends Exception {
   }
 
   /**
-   * Creates the exception with only a detail; its reason is {@link Reason#DOES_NOT_VERIFY}, since
-   * a signature that cannot be checked must be treated as one that does not verify.
+   * Creates the exception with only a detail; its reason is {@link Reason#DOES_NOT_VERIFY}, since a
+   * signature that cannot be checked must be treated as one that does not verify.
    */
   public SignatureException(String detail) {
     this(Reason.DOES_NOT_VERIFY, detail);

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Hostile bytes: the decoder either returns a value that re-encodes to exactly the input, or
- * throws {@link CborDecodeException} with an offset inside the input. Nothing else, and quickly.
+ * Hostile bytes: the decoder either returns a value that re-encodes to exactly the input, or throws
+ * {@link CborDecodeException} with an offset inside the input. Nothing else, and quickly.
  */
 class CanonicalCborFuzzTest {
   private static final HexFormat HEX = HexFormat.of();
@@ -34,8 +34,15 @@ class CanonicalCborFuzzTest {
       byte[] input = random.nextInt(3) == 0 ? randomBytes(random) : mutate(gen, random);
       Outcome outcome = check(input);
       if (outcome.failure != null) {
-        failures.add("seed " + seed + " case " + n + " input " + HEX.formatHex(input) + ": "
-            + outcome.failure);
+        failures.add(
+            "seed "
+                + seed
+                + " case "
+                + n
+                + " input "
+                + HEX.formatHex(input)
+                + ": "
+                + outcome.failure);
       } else if (outcome.accepted) {
         accepted++;
       }
@@ -91,7 +98,8 @@ class CanonicalCborFuzzTest {
       }
       switch (kind) {
         case 0 -> b[random.nextInt(b.length)] ^= (byte) (1 << random.nextInt(8)); // bit flip
-        case 1 -> b[random.nextInt(b.length)] = (byte) INTERESTING[random.nextInt(INTERESTING.length)];
+        case 1 ->
+            b[random.nextInt(b.length)] = (byte) INTERESTING[random.nextInt(INTERESTING.length)];
         case 2 -> { // insert
           int at = random.nextInt(b.length + 1);
           byte[] c = new byte[b.length + 1];

@@ -166,6 +166,32 @@ class CanonicalCborLimitsTest {
     assertThat(e.offset()).isEqualTo(10); // the eleventh item
   }
 
+  @Test
+  void decode_whenHugeKeysAreUnsortedOrRepeated_keepsTheMessageShort() {
+    // Regression: the message once printed the whole key, so two 4 MiB keys cost 16 MiB of text.
+    int n = 4 << 20;
+    for (boolean repeat : new boolean[] {false, true}) {
+      byte[] input = new byte[1 + 2 * (5 + n + 1)];
+      int p = 0;
+      input[p++] = (byte) 0xa2;
+      for (int k = 0; k < 2; k++) {
+        input[p++] = 0x5a; // byte string with a 4-byte length
+        input[p++] = (byte) (n >>> 24);
+        input[p++] = (byte) (n >>> 16);
+        input[p++] = (byte) (n >>> 8);
+        input[p++] = (byte) n;
+        // first key all 0x01; second key 0x00 (unsorted) or 0x01 (repeated)
+        Arrays.fill(input, p, p + n, (byte) (k == 0 || repeat ? 1 : 0));
+        p += n;
+        input[p++] = 0x00;
+      }
+      CborDecodeException e = rejection(input, CborLimits.DEFAULT);
+      assertThat(e.rule()).isEqualTo(repeat ? CborRule.DUPLICATE_KEY : CborRule.UNSORTED_KEYS);
+      assertThat(e.offset()).isEqualTo(1 + 5 + n + 1);
+      assertThat(e.getMessage()).hasSizeLessThan(300);
+    }
+  }
+
   /** Per-thread allocation from {@code com.sun.management.ThreadMXBean}, read reflectively. */
   private record Allocation(Object bean, Method method) {
     static Allocation meter() {
@@ -175,7 +201,8 @@ class CanonicalCborLimitsTest {
                 .getMethod("getThreadMXBean")
                 .invoke(null);
         Method m =
-            Class.forName("com.sun.management.ThreadMXBean").getMethod("getCurrentThreadAllocatedBytes");
+            Class.forName("com.sun.management.ThreadMXBean")
+                .getMethod("getCurrentThreadAllocatedBytes");
         return ((Long) m.invoke(bean)) >= 0 ? new Allocation(bean, m) : null;
       } catch (ReflectiveOperationException | RuntimeException e) {
         return null;

@@ -40,8 +40,12 @@ class CanonicalCborPropertyTest {
   static void assertNoFailures(List<String> failures, long seed) {
     if (!failures.isEmpty()) {
       throw new AssertionError(
-          failures.size() + " failures (seed " + seed + "), the first:\n  "
-              + String.join("\n  ", failures.subList(0, Math.min(MAX_FAILURES_SHOWN, failures.size()))));
+          failures.size()
+              + " failures (seed "
+              + seed
+              + "), the first:\n  "
+              + String.join(
+                  "\n  ", failures.subList(0, Math.min(MAX_FAILURES_SHOWN, failures.size()))));
     }
   }
 
@@ -58,8 +62,17 @@ class CanonicalCborPropertyTest {
     } catch (CborDecodeException e) {
       if (e.rule() != rule || e.offset() != offset) {
         fail.accept(
-            what + ": expected " + rule + " at " + offset + " but got " + e.rule() + " at "
-                + e.offset() + " for " + abbreviate(input));
+            what
+                + ": expected "
+                + rule
+                + " at "
+                + offset
+                + " but got "
+                + e.rule()
+                + " at "
+                + e.offset()
+                + " for "
+                + abbreviate(input));
       }
     }
   }
@@ -102,7 +115,8 @@ class CanonicalCborPropertyTest {
           byte[] ours = value.encode();
           byte[] theirs = NonCanonicalWriter.canonical(value);
           if (!Arrays.equals(ours, theirs)) {
-            fail.accept("encoders differ: ours " + abbreviate(ours) + " test " + abbreviate(theirs));
+            fail.accept(
+                "encoders differ: ours " + abbreviate(ours) + " test " + abbreviate(theirs));
           }
         });
   }
@@ -236,8 +250,7 @@ class CanonicalCborPropertyTest {
               CborValue v = CanonicalCbor.decode(prefix);
               fail.accept("prefix of " + len + " accepted as " + v);
             } catch (CborDecodeException e) {
-              boolean ruleOk =
-                  e.rule() == CborRule.TRUNCATED || e.rule() == CborRule.LENGTH_LIMIT;
+              boolean ruleOk = e.rule() == CborRule.TRUNCATED || e.rule() == CborRule.LENGTH_LIMIT;
               if (!ruleOk || e.offset() < 0 || e.offset() > len) {
                 fail.accept(
                     "prefix of " + len + " of " + abbreviate(encoded) + ": " + e.getMessage());

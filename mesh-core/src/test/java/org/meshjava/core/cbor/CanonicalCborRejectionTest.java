@@ -36,7 +36,8 @@ class CanonicalCborRejectionTest {
 
   @Test
   void decode_whenBooleanNullUndefinedOrSimple_refusesAsForbiddenSimple() {
-    for (String hex : new String[] {"f4", "f5", "f6", "f7", "e0", "f0", "f3", "f820", "f8ff", "f818"}) {
+    for (String hex :
+        new String[] {"f4", "f5", "f6", "f7", "e0", "f0", "f3", "f820", "f8ff", "f818"}) {
       assertRejected(hex, CborRule.FORBIDDEN_SIMPLE, 0);
     }
     assertRejected("a16161f5", CborRule.FORBIDDEN_SIMPLE, 3); // {"a": true}

@@ -83,7 +83,8 @@ class CborMapOrderTest {
       List<String> seen = new ArrayList<>();
       int size = random.nextInt(8);
       for (int i = 0; i < size; i++) {
-        CborValue key = random.nextBoolean() ? new CborInt(gen.integer()) : new CborText(gen.text());
+        CborValue key =
+            random.nextBoolean() ? new CborInt(gen.integer()) : new CborText(gen.text());
         String hex = HEX.formatHex(key.encode());
         if (!seen.contains(hex)) {
           seen.add(hex);
@@ -111,7 +112,12 @@ class CborMapOrderTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("duplicate");
     // Equal keys are equal encodings, whatever Java type built them.
-    assertThatThrownBy(() -> CborMap.builder().put(1, new CborInt(0)).put(new CborInt(1), new CborInt(0)).build())
+    assertThatThrownBy(
+            () ->
+                CborMap.builder()
+                    .put(1, new CborInt(0))
+                    .put(new CborInt(1), new CborInt(0))
+                    .build())
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -48,7 +48,9 @@ final class NonCanonicalWriter {
   static Optional<Variant> write(CborValue value, Violation violation) {
     NonCanonicalWriter w = new NonCanonicalWriter(violation);
     w.value(value);
-    return w.offset < 0 ? Optional.empty() : Optional.of(new Variant(w.out.toByteArray(), w.offset));
+    return w.offset < 0
+        ? Optional.empty()
+        : Optional.of(new Variant(w.out.toByteArray(), w.offset));
   }
 
   /** Returns the test writer's own canonical encoding: a violation that targets nothing. */

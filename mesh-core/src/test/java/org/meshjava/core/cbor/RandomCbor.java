@@ -10,14 +10,32 @@ import java.util.Set;
 /**
  * Random values over the whole {@link CborValue} model, biased towards the places encoders get
  * wrong: integer arguments at every width boundary, lengths of 23/24 and 255/256, non-ASCII and
- * astral text, maps with integer, negative, text and composite keys, and tags. Deterministic for
- * a given {@link Random}, so a failure reproduces from its seed.
+ * astral text, maps with integer, negative, text and composite keys, and tags. Deterministic for a
+ * given {@link Random}, so a failure reproduces from its seed.
  */
 final class RandomCbor {
   /** Every boundary between argument widths, on both sides, as unsigned arguments. */
   static final long[] BOUNDARIES = {
-    0, 1, 22, 23, 24, 25, 254, 255, 256, 257, 65534, 65535, 65536, 65537,
-    0xFFFF_FFFEL, 0xFFFF_FFFFL, 0x1_0000_0000L, 0x1_0000_0001L, Long.MAX_VALUE - 1, Long.MAX_VALUE
+    0,
+    1,
+    22,
+    23,
+    24,
+    25,
+    254,
+    255,
+    256,
+    257,
+    65534,
+    65535,
+    65536,
+    65537,
+    0xFFFF_FFFEL,
+    0xFFFF_FFFFL,
+    0x1_0000_0000L,
+    0x1_0000_0001L,
+    Long.MAX_VALUE - 1,
+    Long.MAX_VALUE
   };
 
   private final Random random;

@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Known answers from RFC 8949 Appendix A. The examples that are deterministic and inside our value
- * model must encode and decode exactly; the ones outside it (floats, simple values, integers
- * beyond signed 64 bits, indefinite lengths) must be refused with the matching rule.
+ * model must encode and decode exactly; the ones outside it (floats, simple values, integers beyond
+ * signed 64 bits, indefinite lengths) must be refused with the matching rule.
  */
 class Rfc8949AppendixATest {
   private static final HexFormat HEX = HexFormat.of();
@@ -52,7 +52,9 @@ class Rfc8949AppendixATest {
         new Known(i(-10), "29"),
         new Known(i(-100), "3863"),
         new Known(i(-1000), "3903e7"),
-        new Known(new CborTag(0, t("2013-03-21T20:04:00Z")), "c074323031332d30332d32315432303a30343a30305a"),
+        new Known(
+            new CborTag(0, t("2013-03-21T20:04:00Z")),
+            "c074323031332d30332d32315432303a30343a30305a"),
         new Known(new CborTag(1, i(1363896240)), "c11a514b67b0"),
         new Known(new CborTag(23, CborBytes.of(HEX.parseHex("01020304"))), "d74401020304"),
         new Known(new CborTag(24, CborBytes.of(HEX.parseHex("6449455446"))), "d818456449455446"),
@@ -81,7 +83,8 @@ class Rfc8949AppendixATest {
         new Known(
             CborMap.builder().put("a", 1).put("b", CborArray.of(i(2), i(3))).build(),
             "a26161016162820203"),
-        new Known(CborArray.of(t("a"), CborMap.builder().put("b", "c").build()), "826161a161626163"),
+        new Known(
+            CborArray.of(t("a"), CborMap.builder().put("b", "c").build()), "826161a161626163"),
         new Known(
             CborMap.builder()
                 .put("e", "E")

@@ -56,7 +56,8 @@ class Ed25519Test {
 
   @Test
   void rfc8032_vectors_deriveKeySignAndVerify() throws Exception {
-    assertThat(vectors).extracting(Vector::name)
+    assertThat(vectors)
+        .extracting(Vector::name)
         .containsExactly("TEST 1", "TEST 2", "TEST 3", "TEST 1024");
     assertThat(vector("TEST 1024").message()).hasSize(1023);
     List<String> failures = new ArrayList<>();
@@ -82,11 +83,14 @@ class Ed25519Test {
     for (Vector v : vectors) {
       VerificationKey key = VerificationKey.of(v.publicKey());
       byte[] longer = Arrays.copyOf(v.message(), v.message().length + 1);
-      assertThat(refusal(key, longer, v.sig())).as(v.name()).isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+      assertThat(refusal(key, longer, v.sig()))
+          .as(v.name())
+          .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
       if (v.message().length > 0) {
         byte[] flipped = v.message().clone();
         flipped[flipped.length / 2] ^= 1;
-        assertThat(refusal(key, flipped, v.sig())).as(v.name())
+        assertThat(refusal(key, flipped, v.sig()))
+            .as(v.name())
             .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
       }
     }
@@ -99,7 +103,8 @@ class Ed25519Test {
     for (int bit = 0; bit < 512; bit++) {
       byte[] sig = v.sig().clone();
       sig[bit / 8] ^= (byte) (1 << (bit % 8));
-      assertThat(refusal(key, v.message(), sig)).as("bit %d", bit)
+      assertThat(refusal(key, v.message(), sig))
+          .as("bit %d", bit)
           .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
     }
   }
@@ -109,7 +114,9 @@ class Ed25519Test {
     // S + L encodes the same scalar mod L; RFC 8032 §5.1.7 requires S < L.
     Vector v = vector("TEST 2");
     java.math.BigInteger order =
-        java.math.BigInteger.TWO.pow(252).add(new java.math.BigInteger("27742317777372353535851937790883648493"));
+        java.math.BigInteger.TWO
+            .pow(252)
+            .add(new java.math.BigInteger("27742317777372353535851937790883648493"));
     byte[] sLittle = Arrays.copyOfRange(v.sig(), 32, 64);
     byte[] sBig = new byte[32];
     for (int i = 0; i < 32; i++) {
@@ -140,7 +147,8 @@ class Ed25519Test {
     VerificationKey key = VerificationKey.of(v.publicKey());
     for (int len : new int[] {0, 1, 63, 65, 128}) {
       byte[] sig = Arrays.copyOf(v.sig(), len);
-      assertThat(refusal(key, v.message(), sig)).as("length %d", len)
+      assertThat(refusal(key, v.message(), sig))
+          .as("length %d", len)
           .isEqualTo(SignatureException.Reason.SIGNATURE_LENGTH);
     }
   }

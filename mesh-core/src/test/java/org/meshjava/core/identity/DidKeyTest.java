@@ -79,12 +79,18 @@ class DidKeyTest {
   @Test
   void rfc8032Keys_haveTheDidKeysOtherImplementationsPublish() throws Exception {
     String[][] known = {
-      {"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
-        "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw"},
-      {"3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
-        "did:key:z6MkiaMbhXHNA4eJVCCj8dbzKzTgYDKf6crKgHVHid1F1WCT"},
-      {"fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025",
-        "did:key:z6MkwSD8dBdqcXQzKJZQFPy2hh2izzxskndKCjdmC2dBpfME"},
+      {
+        "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+        "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw"
+      },
+      {
+        "3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c",
+        "did:key:z6MkiaMbhXHNA4eJVCCj8dbzKzTgYDKf6crKgHVHid1F1WCT"
+      },
+      {
+        "fc51cd8e6218a1a38da47ed00230f0580816ed13ba3303ac5deb911548908025",
+        "did:key:z6MkwSD8dBdqcXQzKJZQFPy2hh2izzxskndKCjdmC2dBpfME"
+      },
     };
     for (String[] k : known) {
       byte[] pub = HEX.parseHex(k[0]);
@@ -108,7 +114,8 @@ class DidKeyTest {
       prefixed[0] = (byte) 0xed;
       prefixed[1] = 0x01;
       System.arraycopy(key.bytes(), 0, prefixed, 2, 32);
-      assertThat(did.value()).as("seed 0xD1D case %d", n)
+      assertThat(did.value())
+          .as("seed 0xD1D case %d", n)
           .isEqualTo("did:key:z" + base58ByHand(prefixed));
       DidKey parsed = DidKey.parse(did.value());
       assertThat(parsed).isEqualTo(did).hasSameHashCodeAs(did);
@@ -122,8 +129,14 @@ class DidKeyTest {
     String good = "z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw";
     for (String bad :
         new String[] {
-          "", "did:key:", "did:key:" + good.substring(1), "DID:key:" + good, "did:web:" + good,
-          "did:key:Z" + good.substring(1), "did:key:f" + good.substring(1), " did:key:" + good,
+          "",
+          "did:key:",
+          "did:key:" + good.substring(1),
+          "DID:key:" + good,
+          "did:web:" + good,
+          "did:key:Z" + good.substring(1),
+          "did:key:f" + good.substring(1),
+          " did:key:" + good,
           "did:key:m" + good.substring(1)
         }) {
       assertThat(refusal(bad)).as("'%s'", bad).isEqualTo(Reason.PREFIX);
@@ -160,7 +173,8 @@ class DidKeyTest {
       raw[0] = (byte) 0xed;
       raw[1] = 0x01;
       Arrays.fill(raw, 2, raw.length, (byte) 0x5a);
-      assertThat(refusal("did:key:z" + base58ByHand(raw))).as("%d bytes", len)
+      assertThat(refusal("did:key:z" + base58ByHand(raw)))
+          .as("%d bytes", len)
           .isEqualTo(Reason.KEY_LENGTH);
     }
   }
@@ -216,7 +230,8 @@ class DidKeyTest {
     for (int n = 0; n < 5000; n++) {
       byte[] seed = new byte[32];
       random.nextBytes(seed);
-      StringBuilder sb = new StringBuilder(DidKey.of(SigningKey.fromSeed(seed).verificationKey()).value());
+      StringBuilder sb =
+          new StringBuilder(DidKey.of(SigningKey.fromSeed(seed).verificationKey()).value());
       int at = 9 + random.nextInt(sb.length() - 9);
       switch (random.nextInt(3)) {
         case 0 -> sb.setCharAt(at, ALPHABET.charAt(random.nextInt(58)));
