@@ -19,7 +19,7 @@ public record CborLimits(int maxDepth, int maxInputBytes, int maxItems) {
    * depth limit is what keeps a hostile input from overflowing the stack; this ceiling keeps that
    * true on a thread with a small stack (256 KiB is tested).
    */
-  public static final int MAX_DEPTH = 256;
+  public static final int MAX_DEPTH = 128;
 
   /** Validates the limits. */
   public CborLimits {
