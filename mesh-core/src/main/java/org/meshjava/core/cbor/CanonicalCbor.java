@@ -7,6 +7,7 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -214,11 +215,14 @@ public final class CanonicalCbor {
             if (previousKey != null) {
               int cmp = Arrays.compareUnsigned(previousKey, keyBytes);
               if (cmp == 0) {
-                throw new CborDecodeException(CborRule.DUPLICATE_KEY, keyStart, "key " + key);
+                throw new CborDecodeException(
+                    CborRule.DUPLICATE_KEY, keyStart, "key " + abbreviate(keyBytes) + " repeats");
               }
               if (cmp > 0) {
                 throw new CborDecodeException(
-                    CborRule.UNSORTED_KEYS, keyStart, "key " + key + " sorts before the previous key");
+                    CborRule.UNSORTED_KEYS,
+                    keyStart,
+                    "key " + abbreviate(keyBytes) + " sorts before the previous key");
               }
             }
             previousKey = keyBytes;
@@ -288,6 +292,18 @@ public final class CanonicalCbor {
       byte[] out = Arrays.copyOfRange(in, pos, pos + (int) length);
       pos += (int) length;
       return out;
+    }
+
+    /**
+     * Names a key by the start of its encoding. A hostile key may be megabytes long, and the
+     * message must not cost more memory than the input did.
+     */
+    private static String abbreviate(byte[] encodedKey) {
+      int shown = Math.min(encodedKey.length, 24);
+      String hex = HexFormat.of().formatHex(encodedKey, 0, shown);
+      return shown == encodedKey.length
+          ? "h'" + hex + "'"
+          : "h'" + hex + "...' (" + encodedKey.length + " bytes)";
     }
 
     private int readByte() throws CborDecodeException {

@@ -1,11 +1,44 @@
 package org.meshjava.core.crypto;
 
-/** Thrown when an Ed25519 signature does not verify, or a key or signature is malformed. */
+import java.util.Objects;
+
+/**
+ * Thrown when an Ed25519 signature does not verify, or a key or signature is malformed. Callers and
+ * tests match on {@link #reason()}, never on the message.
+ */
 public final class SignatureException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  /** Creates the exception with a reason. */
-  public SignatureException(String reason) {
-    super(reason);
+  /** Why a key or signature was refused. */
+  public enum Reason {
+    /** An encoded public key that is not 32 bytes. */
+    KEY_LENGTH,
+    /** 32 bytes that do not encode a point of the curve. */
+    INVALID_KEY,
+    /** A signature that is not 64 bytes. */
+    SIGNATURE_LENGTH,
+    /** A well-formed signature that does not verify for this key and message. */
+    DOES_NOT_VERIFY
+  }
+
+  private final Reason reason;
+
+  /** Creates the exception with a reason and a detail for people. */
+  public SignatureException(Reason reason, String detail) {
+    super(detail);
+    this.reason = Objects.requireNonNull(reason, "reason");
+  }
+
+  /**
+   * Creates the exception with only a detail; its reason is {@link Reason#DOES_NOT_VERIFY}, since a
+   * signature that cannot be checked must be treated as one that does not verify.
+   */
+  public SignatureException(String detail) {
+    this(Reason.DOES_NOT_VERIFY, detail);
+  }
+
+  /** Returns why the key or signature was refused. */
+  public Reason reason() {
+    return reason;
   }
 }

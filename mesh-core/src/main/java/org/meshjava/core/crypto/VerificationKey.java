@@ -30,10 +30,13 @@ public final class VerificationKey {
    */
   public static VerificationKey of(byte[] encoded) throws SignatureException {
     if (encoded.length != LENGTH) {
-      throw new SignatureException("an Ed25519 public key is 32 bytes, got " + encoded.length);
+      throw new SignatureException(
+          SignatureException.Reason.KEY_LENGTH,
+          "an Ed25519 public key is 32 bytes, got " + encoded.length);
     }
     if (!Ed25519.validatePublicKeyPartial(encoded, 0)) {
-      throw new SignatureException("not a valid Ed25519 public key");
+      throw new SignatureException(
+          SignatureException.Reason.INVALID_KEY, "not a valid Ed25519 public key");
     }
     return new VerificationKey(encoded.clone());
   }
@@ -51,10 +54,12 @@ public final class VerificationKey {
   public void verify(byte[] message, byte[] signature) throws SignatureException {
     if (signature.length != Ed25519.SIGNATURE_SIZE) {
       throw new SignatureException(
+          SignatureException.Reason.SIGNATURE_LENGTH,
           "an Ed25519 signature is 64 bytes, got " + signature.length);
     }
     if (!params.verify(Ed25519.Algorithm.Ed25519, null, message, 0, message.length, signature, 0)) {
-      throw new SignatureException("Ed25519 signature does not verify");
+      throw new SignatureException(
+          SignatureException.Reason.DOES_NOT_VERIFY, "Ed25519 signature does not verify");
     }
   }
 

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.Objects;
 import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.VerificationKey;
+import org.meshjava.core.identity.DidKeyException.Reason;
 
 /**
  * A party's identity: the W3C {@code did:key} of its Ed25519 public key, that is {@code
@@ -43,30 +44,36 @@ public final class DidKey {
   public static DidKey parse(String text) throws DidKeyException {
     Objects.requireNonNull(text, "text");
     if (!text.startsWith(PREFIX)) {
-      throw new DidKeyException("a did:key starts with 'did:key:z': " + abbreviate(text));
+      throw new DidKeyException(
+          Reason.PREFIX, "a did:key starts with 'did:key:z': " + abbreviate(text));
     }
     if (text.length() > 128) {
-      throw new DidKeyException("did:key is too long (" + text.length() + " characters)");
+      throw new DidKeyException(
+          Reason.TOO_LONG, "did:key is too long (" + text.length() + " characters)");
     }
     byte[] raw = Base58Btc.decode(text.substring(PREFIX.length()));
     if (raw == null) {
-      throw new DidKeyException("did:key has a character outside base58btc: " + abbreviate(text));
+      throw new DidKeyException(
+          Reason.NOT_BASE58, "did:key has a character outside base58btc: " + abbreviate(text));
     }
     if (raw.length < 2 || raw[0] != MULTICODEC_ED25519[0] || raw[1] != MULTICODEC_ED25519[1]) {
-      throw new DidKeyException("did:key is not an Ed25519 key (multicodec 0xed01)");
+      throw new DidKeyException(
+          Reason.NOT_ED25519, "did:key is not an Ed25519 key (multicodec 0xed01)");
     }
     if (raw.length != 34) {
-      throw new DidKeyException("did:key holds " + (raw.length - 2) + " key bytes, not 32");
+      throw new DidKeyException(
+          Reason.KEY_LENGTH, "did:key holds " + (raw.length - 2) + " key bytes, not 32");
     }
     VerificationKey key;
     try {
       key = VerificationKey.of(Arrays.copyOfRange(raw, 2, 34));
     } catch (SignatureException e) {
-      throw new DidKeyException("did:key: " + e.getMessage());
+      throw new DidKeyException(Reason.INVALID_KEY, "did:key: " + e.getMessage());
     }
     DidKey canonical = of(key);
     if (!canonical.value.equals(text)) {
-      throw new DidKeyException("did:key is not in its canonical encoding: " + abbreviate(text));
+      throw new DidKeyException(
+          Reason.NOT_CANONICAL, "did:key is not in its canonical encoding: " + abbreviate(text));
     }
     return canonical;
   }

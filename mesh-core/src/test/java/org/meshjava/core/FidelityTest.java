@@ -1,0 +1,36 @@
+package org.meshjava.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The ordered fidelity scale of §3.2. */
+class FidelityTest {
+
+  @Test
+  void levels_areZeroToFour_andRoundTrip() {
+    for (int level = 0; level <= 4; level++) {
+      assertThat(Fidelity.of(level).level()).isEqualTo(level);
+      assertThat(Fidelity.of(level).name()).isEqualTo("F" + level);
+    }
+  }
+
+  @Test
+  void of_outsideZeroToFour_refuses() {
+    for (long bad : new long[] {-1, 5, Long.MIN_VALUE, Long.MAX_VALUE, 1L << 32}) {
+      assertThatThrownBy(() -> Fidelity.of(bad))
+          .as("%d", bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void meets_isAtLeast_notExactly() {
+    assertThat(Fidelity.F3.meets(Fidelity.F2)).isTrue();
+    assertThat(Fidelity.F2.meets(Fidelity.F2)).isTrue();
+    assertThat(Fidelity.F1.meets(Fidelity.F2)).isFalse();
+    assertThat(Fidelity.F0.meets(Fidelity.F0)).isTrue();
+    assertThat(Fidelity.F4.meets(Fidelity.F0)).isTrue();
+  }
+}

@@ -1,0 +1,43 @@
+package org.meshjava.core.crypto;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import org.junit.jupiter.api.Test;
+
+/** The parts of {@link Blake3} the official vectors do not reach. */
+class Blake3Test {
+
+  @Test
+  void keyedHasher_whenKeyIsNot32Bytes_refuses() {
+    assertThatThrownBy(() -> Blake3.newKeyedHasher(new byte[31]))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Blake3.newKeyedHasher(new byte[33]))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void keyedHasher_copiesTheKey() {
+    byte[] key = new byte[32];
+    Blake3.Hasher h = Blake3.newKeyedHasher(key);
+    key[0] = 1;
+    assertThat(h.update(new byte[] {5}).finish())
+        .isEqualTo(Blake3.keyedHash(new byte[32], new byte[] {5}));
+  }
+
+  @Test
+  void streamUpdate_equalsOneShot_acrossBufferBoundaries() throws Exception {
+    byte[] in = Blake3VectorsTest.input(200_000); // several 64 KiB reads
+    assertThat(Blake3.newHasher().update(new ByteArrayInputStream(in)).finish())
+        .isEqualTo(Blake3.hash(in));
+  }
+
+  @Test
+  void deriveKey_dependsOnTheContext() {
+    byte[] material = {1, 2, 3};
+    assertThat(Blake3.deriveKey("mesh/1 a", material))
+        .isNotEqualTo(Blake3.deriveKey("mesh/1 b", material))
+        .hasSize(32);
+  }
+}

@@ -1,0 +1,286 @@
+package org.meshjava.core.crypto;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.InputStream;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@link SigningKey} and {@link VerificationKey} against RFC 8032 §7.1 and against tampering. */
+class Ed25519Test {
+  private static final HexFormat HEX = HexFormat.of();
+
+  private record Vector(String name, byte[] secret, byte[] publicKey, byte[] message, byte[] sig) {}
+
+  private static List<Vector> vectors;
+
+  @BeforeAll
+  static void load() throws Exception {
+    try (InputStream in = Ed25519Test.class.getResourceAsStream("rfc8032-ed25519.json")) {
+      JsonNode root = new ObjectMapper().readTree(in);
+      List<Vector> list = new ArrayList<>();
+      for (JsonNode v : root.get("vectors")) {
+        list.add(
+            new Vector(
+                v.get("name").asText(),
+                HEX.parseHex(v.get("secret").asText()),
+                HEX.parseHex(v.get("public").asText()),
+                HEX.parseHex(v.get("message").asText()),
+                HEX.parseHex(v.get("signature").asText())));
+      }
+      vectors = List.copyOf(list);
+    }
+  }
+
+  private static Vector vector(String name) {
+    return vectors.stream().filter(v -> v.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  private static SignatureException.Reason refusal(VerificationKey key, byte[] msg, byte[] sig) {
+    try {
+      key.verify(msg, sig);
+      throw new AssertionError("verified, but should not have");
+    } catch (SignatureException e) {
+      return e.reason();
+    }
+  }
+
+  @Test
+  void rfc8032_vectors_deriveKeySignAndVerify() throws Exception {
+    assertThat(vectors)
+        .extracting(Vector::name)
+        .containsExactly("TEST 1", "TEST 2", "TEST 3", "TEST 1024");
+    assertThat(vector("TEST 1024").message()).hasSize(1023);
+    List<String> failures = new ArrayList<>();
+    for (Vector v : vectors) {
+      SigningKey key = SigningKey.fromSeed(v.secret());
+      if (!Arrays.equals(key.verificationKey().bytes(), v.publicKey())) {
+        failures.add(v.name() + ": public key differs");
+      }
+      if (!Arrays.equals(key.sign(v.message()), v.sig())) {
+        failures.add(v.name() + ": signature differs");
+      }
+      try {
+        VerificationKey.of(v.publicKey()).verify(v.message(), v.sig());
+      } catch (SignatureException e) {
+        failures.add(v.name() + ": does not verify: " + e.getMessage());
+      }
+    }
+    assertThat(failures).isEmpty();
+  }
+
+  @Test
+  void verify_whenMessageChanged_refuses() throws Exception {
+    for (Vector v : vectors) {
+      VerificationKey key = VerificationKey.of(v.publicKey());
+      byte[] longer = Arrays.copyOf(v.message(), v.message().length + 1);
+      assertThat(refusal(key, longer, v.sig()))
+          .as(v.name())
+          .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+      if (v.message().length > 0) {
+        byte[] flipped = v.message().clone();
+        flipped[flipped.length / 2] ^= 1;
+        assertThat(refusal(key, flipped, v.sig()))
+            .as(v.name())
+            .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+      }
+    }
+  }
+
+  @Test
+  void verify_whenAnySignatureBitFlipped_refuses() throws Exception {
+    Vector v = vector("TEST 2");
+    VerificationKey key = VerificationKey.of(v.publicKey());
+    for (int bit = 0; bit < 512; bit++) {
+      byte[] sig = v.sig().clone();
+      sig[bit / 8] ^= (byte) (1 << (bit % 8));
+      assertThat(refusal(key, v.message(), sig))
+          .as("bit %d", bit)
+          .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+    }
+  }
+
+  @Test
+  void verify_whenSignatureIsMalleatedByAddingTheGroupOrder_refuses() throws Exception {
+    // S + L encodes the same scalar mod L; RFC 8032 §5.1.7 requires S < L.
+    Vector v = vector("TEST 2");
+    java.math.BigInteger order =
+        java.math.BigInteger.TWO
+            .pow(252)
+            .add(new java.math.BigInteger("27742317777372353535851937790883648493"));
+    byte[] sLittle = Arrays.copyOfRange(v.sig(), 32, 64);
+    byte[] sBig = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      sBig[i] = sLittle[31 - i];
+    }
+    java.math.BigInteger s = new java.math.BigInteger(1, sBig).add(order);
+    byte[] bigEndian = s.toByteArray();
+    byte[] malleated = v.sig().clone();
+    for (int i = 0; i < 32; i++) {
+      int from = bigEndian.length - 1 - i;
+      malleated[32 + i] = from >= 0 ? bigEndian[from] : 0;
+    }
+    assertThat(refusal(VerificationKey.of(v.publicKey()), v.message(), malleated))
+        .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+  }
+
+  @Test
+  void verify_underAnotherKey_refuses() throws Exception {
+    Vector one = vector("TEST 1");
+    Vector two = vector("TEST 2");
+    assertThat(refusal(VerificationKey.of(two.publicKey()), one.message(), one.sig()))
+        .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+  }
+
+  @Test
+  void verify_whenSignatureIsNot64Bytes_refusesAsSignatureLength() throws Exception {
+    Vector v = vector("TEST 3");
+    VerificationKey key = VerificationKey.of(v.publicKey());
+    for (int len : new int[] {0, 1, 63, 65, 128}) {
+      byte[] sig = Arrays.copyOf(v.sig(), len);
+      assertThat(refusal(key, v.message(), sig))
+          .as("length %d", len)
+          .isEqualTo(SignatureException.Reason.SIGNATURE_LENGTH);
+    }
+  }
+
+  @Test
+  void verificationKey_whenNot32Bytes_refusesAsKeyLength() {
+    for (int len : new int[] {0, 31, 33, 64}) {
+      assertThatThrownBy(() -> VerificationKey.of(new byte[len]))
+          .isInstanceOfSatisfying(
+              SignatureException.class,
+              e -> assertThat(e.reason()).isEqualTo(SignatureException.Reason.KEY_LENGTH));
+    }
+  }
+
+  @Test
+  void verificationKey_onRandomBytes_acceptsOrRefusesTyped_neverThrowsOtherwise() {
+    Random random = new Random(0xED25519L);
+    int refused = 0;
+    for (int n = 0; n < 2000; n++) {
+      byte[] b = new byte[32];
+      random.nextBytes(b);
+      try {
+        VerificationKey k = VerificationKey.of(b);
+        assertThat(k.bytes()).isEqualTo(b);
+      } catch (SignatureException e) {
+        assertThat(e.reason()).isEqualTo(SignatureException.Reason.INVALID_KEY);
+        refused++;
+      }
+    }
+    // About half of all y coordinates have no x on the curve.
+    assertThat(refused).as("seed 0xED25519: refused of 2000").isBetween(500, 1500);
+  }
+
+  @Test
+  void verificationKey_whenYIsNotOnTheCurve_refusesAsInvalidKey() {
+    byte[] two = new byte[32];
+    two[0] = 2; // y = 2 has no x on edwards25519
+    assertThatThrownBy(() -> VerificationKey.of(two))
+        .isInstanceOfSatisfying(
+            SignatureException.class,
+            e -> assertThat(e.reason()).isEqualTo(SignatureException.Reason.INVALID_KEY));
+  }
+
+  @Test
+  void verify_theSmallOrderForgery_isRefused() {
+    // With A = R = the identity point and S = 0, the cofactorless equation [S]B = R + [k]A holds
+    // for every message. A verifier that accepts the identity as a key accepts this forgery.
+    byte[] identity = new byte[32];
+    identity[0] = 1; // y = 1, x = 0
+    byte[] forged = new byte[64];
+    forged[0] = 1;
+    byte[] msg = "anything at all".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try {
+      VerificationKey key = VerificationKey.of(identity);
+      assertThat(refusal(key, msg, forged)).isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+    } catch (SignatureException e) {
+      assertThat(e.reason()).isEqualTo(SignatureException.Reason.INVALID_KEY);
+    }
+  }
+
+  @Test
+  void verificationKey_whenSmallOrder_refusesAsInvalidKey() {
+    // The eight small-order points of edwards25519 (y = 1, y = -1 and the order-4 and order-8
+    // points) can never name a party: no secret scalar maps to them.
+    String[] smallOrder = {
+      "0100000000000000000000000000000000000000000000000000000000000000",
+      "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+      "0000000000000000000000000000000000000000000000000000000000000000",
+      "0000000000000000000000000000000000000000000000000000000000000080",
+      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+      "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+      "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+    };
+    List<String> accepted = new ArrayList<>();
+    for (String hex : smallOrder) {
+      try {
+        VerificationKey.of(HEX.parseHex(hex));
+        accepted.add(hex);
+      } catch (SignatureException e) {
+        assertThat(e.reason()).as(hex).isEqualTo(SignatureException.Reason.INVALID_KEY);
+      }
+    }
+    assertThat(accepted).as("small-order keys accepted").isEmpty();
+  }
+
+  @Test
+  void signingKey_toString_neverShowsTheSeed() {
+    Vector v = vector("TEST 1");
+    SigningKey key = SigningKey.fromSeed(v.secret());
+    String text = key.toString();
+    assertThat(text.toLowerCase()).doesNotContain(HEX.formatHex(v.secret()));
+    assertThat(text.toLowerCase()).doesNotContain(HEX.formatHex(v.secret()).substring(0, 8));
+    assertThat(text).doesNotContain(java.util.Base64.getEncoder().encodeToString(v.secret()));
+    assertThat(text).contains(HEX.formatHex(v.publicKey()));
+  }
+
+  @Test
+  void signingKey_seedIsCopiedInAndOut() {
+    byte[] seed = vector("TEST 1").secret().clone();
+    SigningKey key = SigningKey.fromSeed(seed);
+    seed[0] ^= 1;
+    assertThat(key.exportSeed()).isEqualTo(vector("TEST 1").secret());
+    key.exportSeed()[0] ^= 1;
+    assertThat(key.exportSeed()).isEqualTo(vector("TEST 1").secret());
+  }
+
+  @Test
+  void signingKey_whenSeedIsNot32Bytes_refuses() {
+    assertThatThrownBy(() -> SigningKey.fromSeed(new byte[31]))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void generatedKeys_signAndVerify_andDiffer() throws Exception {
+    SecureRandom random = new SecureRandom();
+    SigningKey a = SigningKey.generate(random);
+    SigningKey b = SigningKey.generate(random);
+    assertThat(a.verificationKey()).isNotEqualTo(b.verificationKey());
+    byte[] msg = "mesh/1".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    a.verificationKey().verify(msg, a.sign(msg));
+    assertThat(refusal(b.verificationKey(), msg, a.sign(msg)))
+        .isEqualTo(SignatureException.Reason.DOES_NOT_VERIFY);
+  }
+
+  @Test
+  void deriveSubkey_isStablePerPurposeAndKey() {
+    SigningKey key = SigningKey.fromSeed(vector("TEST 1").secret());
+    assertThat(key.deriveSubkey("a")).isEqualTo(key.deriveSubkey("a")).hasSize(32);
+    assertThat(key.deriveSubkey("a")).isNotEqualTo(key.deriveSubkey("b"));
+    assertThat(key.deriveSubkey("a"))
+        .isNotEqualTo(SigningKey.fromSeed(vector("TEST 2").secret()).deriveSubkey("a"));
+    assertThat(key.deriveSubkey("a")).isEqualTo(Blake3.deriveKey("a", vector("TEST 1").secret()));
+  }
+}
