@@ -18,9 +18,9 @@ public final class VerificationKey {
   private final byte[] encoded;
   private final Ed25519PublicKeyParameters params;
 
-  private VerificationKey(byte[] encoded) {
+  private VerificationKey(byte[] encoded, Ed25519PublicKeyParameters params) {
     this.encoded = encoded;
-    this.params = new Ed25519PublicKeyParameters(encoded, 0);
+    this.params = params;
   }
 
   /**
@@ -34,11 +34,17 @@ public final class VerificationKey {
           SignatureException.Reason.KEY_LENGTH,
           "an Ed25519 public key is 32 bytes, got " + encoded.length);
     }
-    if (!Ed25519.validatePublicKeyPartial(encoded, 0)) {
+    byte[] copy = encoded.clone();
+    Ed25519PublicKeyParameters params;
+    try {
+      // The constructor decompresses and validates the point (the same partial validation as
+      // Ed25519.validatePublicKeyPartial), so the point is decoded once, not twice.
+      params = new Ed25519PublicKeyParameters(copy, 0);
+    } catch (IllegalArgumentException e) {
       throw new SignatureException(
           SignatureException.Reason.INVALID_KEY, "not a valid Ed25519 public key");
     }
-    return new VerificationKey(encoded.clone());
+    return new VerificationKey(copy, params);
   }
 
   /** Returns a copy of the 32 encoded bytes. */

@@ -43,6 +43,29 @@ public final class DidKey {
    */
   public static DidKey parse(String text) throws DidKeyException {
     Objects.requireNonNull(text, "text");
+    DidKey known = PARSED.get(text);
+    if (known != null) {
+      return known;
+    }
+    DidKey parsed = parseUncached(text);
+    if (PARSED.size() >= PARSED_LIMIT) {
+      PARSED.clear();
+    }
+    PARSED.put(text, parsed);
+    return parsed;
+  }
+
+  /**
+   * Identities already parsed, by text. Parsing decompresses a curve point, and a steward
+   * replaying its journal parses the same few identities hundreds of thousands of times. Only
+   * successful parses are kept, and the cache is bounded so hostile input cannot grow it.
+   */
+  private static final java.util.concurrent.ConcurrentHashMap<String, DidKey> PARSED =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  private static final int PARSED_LIMIT = 4096;
+
+  private static DidKey parseUncached(String text) throws DidKeyException {
     if (!text.startsWith(PREFIX)) {
       throw new DidKeyException(
           Reason.PREFIX, "a did:key starts with 'did:key:z': " + abbreviate(text));
