@@ -160,12 +160,17 @@ class NvmlMeterTest {
             .withoutIoReport()
             .withNvmlLibrary(library.toString())
             .withLiveness(quick);
-    long start = System.nanoTime();
-    MeterDiscovery found = MeterDiscovery.discover(options);
-    long tookMs = (System.nanoTime() - start) / 1_000_000;
-    // The probe itself is 300 ms; the upper bound leaves room for a loaded build machine.
-    assertThat(tookMs).isBetween(300L, 3_000L);
-    assertThat(found.hardwareGraded()).isTrue();
+    // A real-time probe on a heavily loaded machine can miss sample intervals (the thread is not
+    // scheduled), which the liveness rule rightly refuses; allow a few attempts.
+    MeterDiscovery found = null;
+    for (int attempt = 0; attempt < 3 && (found == null || !found.hardwareGraded()); attempt++) {
+      long start = System.nanoTime();
+      found = MeterDiscovery.discover(options);
+      long tookMs = (System.nanoTime() - start) / 1_000_000;
+      // The probe itself is 300 ms; the upper bound leaves room for a loaded build machine.
+      assertThat(tookMs).isBetween(300L, 5_000L);
+    }
+    assertThat(found.hardwareGraded()).as(found.counters().toString()).isTrue();
     CounterMeter meter = (CounterMeter) found.meter();
     MeterWindow w = meter.open(Set.of(GPU0));
     assertThat(w.close(1).provenance()).isEqualTo(Provenance.HwShunt);

@@ -72,14 +72,15 @@ public final class FileJournal implements Journal {
       Path lockPath,
       FileChannel lockChannel,
       FileLock lock,
-      JournalFile.Contents contents) {
+      JournalFile.Recovered recovered) {
+    JournalFile.Contents contents = recovered.contents();
     this.path = path;
     this.channel = channel;
     this.lockPath = lockPath;
     this.lockChannel = lockChannel;
     this.lock = lock;
     this.recovered = contents.records();
-    this.chain = new RecordChain(contents.records().size(), contents.lastHash());
+    this.chain = new RecordChain(recovered.codec(), contents.records().size(), contents.lastHash());
     this.durableThrough = contents.records().size() - 1;
   }
 
@@ -130,7 +131,8 @@ public final class FileJournal implements Journal {
     FileChannel ch = null;
     try {
       ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-      JournalFile.Contents contents = JournalFile.read(path);
+      JournalFile.Recovered recovered = JournalFile.recover(path);
+      JournalFile.Contents contents = recovered.contents();
       if (contents.tornTail() > 0) {
         LOG.warn("journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
             path, contents.tornTail());
@@ -138,7 +140,7 @@ public final class FileJournal implements Journal {
         ch.force(true);
       }
       ch.position(contents.goodLength());
-      return new FileJournal(path, ch, lockPath, lockChannel, lock, contents);
+      return new FileJournal(path, ch, lockPath, lockChannel, lock, recovered);
     } catch (JournalException e) {
       closeQuietly(ch);
       release(lockPath, lock, lockChannel);
@@ -157,7 +159,7 @@ public final class FileJournal implements Journal {
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
-    RecordChain.Encoded e;
+    List<RecordChain.Encoded> encoded;
     synchronized (queueLock) {
       if (closed) {
         throw new JournalException(JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
@@ -166,9 +168,10 @@ public final class FileJournal implements Journal {
         throw new JournalException(JournalException.Reason.FAILED,
             "journal " + path + " failed earlier: " + failure.getMessage(), failure);
       }
-      e = chain.advance(entry);
-      queue.add(e);
+      encoded = chain.advance(entry);
+      queue.addAll(encoded);
     }
+    RecordChain.Encoded e = encoded.getLast();
     return new Pending() {
       @Override
       public JournalRecord record() {

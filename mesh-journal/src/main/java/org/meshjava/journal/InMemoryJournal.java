@@ -13,7 +13,7 @@ import java.util.Optional;
 public final class InMemoryJournal implements Journal {
   private final List<JournalRecord> records = new ArrayList<>();
   private final List<byte[]> lines = new ArrayList<>();
-  private final RecordChain chain = new RecordChain(0, Optional.empty());
+  private final RecordChain chain = new RecordChain(new RecordCodec(), 0, Optional.empty());
   private boolean closed;
 
   /** Creates an empty journal. */
@@ -29,9 +29,12 @@ public final class InMemoryJournal implements Journal {
     if (closed) {
       throw new JournalException(JournalException.Reason.CLOSED, "the journal is closed", null);
     }
-    RecordChain.Encoded e = chain.advance(entry);
-    records.add(e.record());
-    lines.add(e.line());
+    List<RecordChain.Encoded> encoded = chain.advance(entry);
+    for (RecordChain.Encoded each : encoded) {
+      records.add(each.record());
+      lines.add(each.line());
+    }
+    RecordChain.Encoded e = encoded.getLast();
     return new Pending() {
       @Override
       public JournalRecord record() {

@@ -2,35 +2,41 @@ package org.meshjava.journal;
 
 import java.time.Instant;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Presentation;
 
 /** What a journal record says (§2.2). A closed set: the three entries of the decision journal. */
 public sealed interface JournalEntry
-    permits JournalEntry.Authorised, JournalEntry.Debited, JournalEntry.Sealed {
+    permits JournalEntry.Authorised, JournalEntry.Chain, JournalEntry.Debited, JournalEntry.Sealed {
 
   /**
    * A grant decision, written before the engine runs. Everything needed to decide it again on
-   * replay: the presentation and the request (each as their canonical CBOR), the model the gate
-   * decided over, the backend, and the decision time.
+   * replay: the presentation, the request, the model the gate decided over, the backend, and the
+   * decision time.
    *
-   * @param presentation the presentation's canonical CBOR
-   * @param request the request's canonical CBOR (its BLAKE3 is the request id)
+   * @param presentation the presentation the caller made
+   * @param request the request it was decided for
    * @param model the content address of the chosen backend's weights, if it names one
    * @param backend the chosen backend's name
    * @param decidedAt the decision time, millisecond precision
    */
   record Authorised(
-      byte[] presentation, byte[] request, Optional<ContentId> model, String backend, Instant decidedAt)
+      Presentation presentation,
+      ServeRequest request,
+      Optional<ContentId> model,
+      String backend,
+      Instant decidedAt)
       implements JournalEntry {
-    /** Validates and copies. */
+    /** Validates the entry. */
     public Authorised {
-      presentation = presentation.clone();
-      request = request.clone();
+      Objects.requireNonNull(presentation, "presentation");
+      Objects.requireNonNull(request, "request");
       Objects.requireNonNull(model, "model");
       Objects.requireNonNull(backend, "backend");
       Objects.requireNonNull(decidedAt, "decidedAt");
@@ -40,25 +46,10 @@ public sealed interface JournalEntry
     }
 
     @Override
-    public byte[] presentation() {
-      return presentation.clone();
-    }
-
-    @Override
-    public byte[] request() {
-      return request.clone();
-    }
-
-    /** The request id: BLAKE3 of the request's canonical CBOR. */
-    public ContentId requestId() {
-      return ContentId.ofBytes(request);
-    }
-
-    @Override
     public boolean equals(Object o) {
       return o instanceof Authorised a
-          && Arrays.equals(presentation, a.presentation)
-          && Arrays.equals(request, a.request)
+          && Arrays.equals(presentation.encode(), a.presentation.encode())
+          && request.equals(a.request)
           && model.equals(a.model)
           && backend.equals(a.backend)
           && decidedAt.equals(a.decidedAt);
@@ -66,14 +57,32 @@ public sealed interface JournalEntry
 
     @Override
     public int hashCode() {
-      return Objects.hash(Arrays.hashCode(presentation), Arrays.hashCode(request), model, backend, decidedAt);
+      return Objects.hash(request, model, backend, decidedAt);
     }
 
     @Override
     public String toString() {
-      return "Authorised[request " + requestId() + ", backend " + backend + ", model "
-          + model.map(Object::toString).orElse("-") + ", at " + decidedAt + ", presentation "
-          + HexFormat.of().formatHex(presentation, 0, Math.min(8, presentation.length)) + "…]";
+      return "Authorised[request " + request.id() + ", caller " + presentation.caller()
+          + ", grant " + presentation.grantId() + ", backend " + backend + ", model "
+          + model.map(Object::toString).orElse("-") + ", at " + decidedAt + "]";
+    }
+  }
+
+  /**
+   * A grant chain, recorded once, before the first authorisation that presents it; later
+   * authorisations name it by id rather than repeat it. The journal writes these itself.
+   *
+   * @param chain the chain
+   */
+  record Chain(GrantChain chain) implements JournalEntry {
+    /** Validates the entry. */
+    public Chain {
+      Objects.requireNonNull(chain, "chain");
+    }
+
+    /** The chain's id in the journal: BLAKE3 of its canonical encoding. */
+    public ContentId id() {
+      return ContentId.ofBytes(chain.encode());
     }
   }
 

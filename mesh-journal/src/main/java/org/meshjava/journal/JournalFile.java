@@ -39,6 +39,13 @@ public final class JournalFile {
    *     does not chain, or {@code IO}
    */
   public static Contents read(Path path) throws JournalException {
+    return recover(path).contents();
+  }
+
+  /** The contents and the decoder state (the chains read) a journal continues from. */
+  record Recovered(Contents contents, RecordCodec codec) {}
+
+  static Recovered recover(Path path) throws JournalException {
     byte[] all;
     try {
       all = Files.exists(path) ? Files.readAllBytes(path) : new byte[0];
@@ -48,7 +55,8 @@ public final class JournalFile {
     return parse(all);
   }
 
-  static Contents parse(byte[] all) throws JournalException {
+  static Recovered parse(byte[] all) throws JournalException {
+    RecordCodec codec = new RecordCodec();
     List<JournalRecord> records = new ArrayList<>();
     List<byte[]> lines = new ArrayList<>();
     int start = 0;
@@ -59,7 +67,7 @@ public final class JournalFile {
       }
       byte[] line = Arrays.copyOfRange(all, start, i);
       long seq = records.size();
-      JournalRecord r = RecordCodec.decode(line, seq);
+      JournalRecord r = codec.decode(line, seq);
       if (r.seq() != seq) {
         throw new JournalException(
             JournalException.Reason.CORRUPT, seq,
@@ -77,6 +85,7 @@ public final class JournalFile {
       prevHash = Optional.of(ContentId.ofBytes(line));
       start = i + 1;
     }
-    return new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start);
+    return new Recovered(
+        new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start), codec);
   }
 }

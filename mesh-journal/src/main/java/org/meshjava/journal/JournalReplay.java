@@ -8,15 +8,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.ServeRequest;
-import org.meshjava.core.cbor.CanonicalCbor;
-import org.meshjava.core.cbor.CborDecodeException;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantRefusedException;
-import org.meshjava.jcp.MalformedGrantException;
-import org.meshjava.jcp.Presentation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,6 +76,9 @@ public final class JournalReplay {
     int authorisations = 0;
     for (JournalRecord r : records) {
       switch (r.entry()) {
+        case JournalEntry.Chain c -> {
+          // Only a carrier for the authorisations that follow; nothing to decide.
+        }
         case JournalEntry.Authorised a -> {
           open.put(r.seq(), new Pending(decide(r.seq(), a, gate), a));
           authorisations++;
@@ -134,16 +132,8 @@ public final class JournalReplay {
 
   private static Authorisation decide(long seq, JournalEntry.Authorised a, Gate gate)
       throws JournalException {
-    Presentation presentation;
-    ServeRequest request;
     try {
-      presentation = Presentation.decode(a.presentation());
-      request = ServeRequest.fromCbor(CanonicalCbor.decode(a.request()));
-    } catch (MalformedGrantException | CborDecodeException | IllegalArgumentException e) {
-      throw refused(seq, "cannot read the authorisation: " + e.getMessage());
-    }
-    try {
-      return gate.decide(presentation, request, a.model(), a.decidedAt());
+      return gate.decide(a.presentation(), a.request(), a.model(), a.decidedAt());
     } catch (GrantRefusedException e) {
       throw refused(seq, "the gate refuses the recorded decision: " + e.getMessage());
     }

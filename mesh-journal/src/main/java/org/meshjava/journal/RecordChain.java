@@ -1,23 +1,44 @@
 package org.meshjava.journal;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 
 /**
- * The chaining state both journals share: the next sequence and the hash of the last encoded
- * record. Not thread-safe; callers hold their own lock.
+ * The chaining state both journals share: the next sequence, the hash of the last encoded record,
+ * and the grant chains already recorded. Not thread-safe; callers hold their own lock.
  */
 final class RecordChain {
+  private final RecordCodec codec;
   private long next;
   private Optional<ContentId> last;
 
-  RecordChain(long next, Optional<ContentId> last) {
+  RecordChain(RecordCodec codec, long next, Optional<ContentId> last) {
+    this.codec = codec;
     this.next = next;
     this.last = last;
   }
 
-  /** Builds the next record and its encoding, and advances. */
-  Encoded advance(JournalEntry entry) {
+  /**
+   * Builds the records for {@code entry} and their encodings, and advances: a {@code Chain}
+   * record first when an authorisation presents a chain not yet recorded, then the entry's own.
+   */
+  List<Encoded> advance(JournalEntry entry) {
+    List<Encoded> out = new ArrayList<>(2);
+    if (entry instanceof JournalEntry.Authorised a) {
+      JournalEntry.Chain chain = new JournalEntry.Chain(a.presentation().chain());
+      ContentId id = chain.id();
+      if (!codec.knows(id)) {
+        out.add(one(chain));
+        codec.remember(id, a.presentation().chain());
+      }
+    }
+    out.add(one(entry));
+    return out;
+  }
+
+  private Encoded one(JournalEntry entry) {
     JournalRecord r = new JournalRecord(next, last, entry);
     byte[] line = RecordCodec.encode(r);
     next++;

@@ -10,13 +10,24 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Provenance;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborDecodeException;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.MalformedGrantException;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.PresentationNonce;
 
 /**
  * The one-line JSON encoding of a journal record (SPEC.md §Journal). Keys are written in a fixed
@@ -29,7 +40,20 @@ final class RecordCodec {
   private static final ObjectMapper MAPPER = new ObjectMapper(FACTORY);
   private static final HexFormat HEX = HexFormat.of();
 
-  private RecordCodec() {}
+  /** The chains recorded so far, by id: what {@code Authorised} lines refer to. */
+  private final Map<ContentId, GrantChain> chains = new HashMap<>();
+
+  RecordCodec() {}
+
+  /** Whether a {@code Chain} record with this id has been read or written. */
+  boolean knows(ContentId chainId) {
+    return chains.containsKey(chainId);
+  }
+
+  /** Notes a chain as recorded. */
+  void remember(ContentId chainId, GrantChain chain) {
+    chains.put(chainId, chain);
+  }
 
   /** Encodes a record as UTF-8 JSON, without the newline. */
   static byte[] encode(JournalRecord r) {
@@ -42,10 +66,19 @@ final class RecordCodec {
       }
       g.writeObjectFieldStart("entry");
       switch (r.entry()) {
+        case JournalEntry.Chain c -> {
+          g.writeStringField("type", "Chain");
+          byte[] chain = c.chain().encode();
+          g.writeStringField("id", ContentId.ofBytes(chain).hex());
+          g.writeStringField("chain", HEX.formatHex(chain));
+        }
         case JournalEntry.Authorised a -> {
           g.writeStringField("type", "Authorised");
-          g.writeStringField("presentation", HEX.formatHex(a.presentation()));
-          g.writeStringField("request", HEX.formatHex(a.request()));
+          g.writeStringField("chain", ContentId.ofBytes(a.presentation().chain().encode()).hex());
+          g.writeStringField("caller", a.presentation().caller().value());
+          g.writeStringField("nonce", a.presentation().nonce().hex());
+          g.writeStringField("signature", HEX.formatHex(a.presentation().signature()));
+          g.writeStringField("request", HEX.formatHex(a.request().toCbor().encode()));
           if (a.model().isPresent()) {
             g.writeStringField("model", a.model().get().hex());
           }
@@ -88,7 +121,7 @@ final class RecordCodec {
    * @param expectedSeq the position the line holds in the file, for error messages
    * @throws JournalException with {@code CORRUPT} if the line is not a record's exact encoding
    */
-  static JournalRecord decode(byte[] line, long expectedSeq) throws JournalException {
+  JournalRecord decode(byte[] line, long expectedSeq) throws JournalException {
     JournalRecord r;
     try {
       JsonNode root = MAPPER.readTree(line);
@@ -105,11 +138,35 @@ final class RecordCodec {
       String type = new Fields(e, expectedSeq, null).text("type");
       JournalEntry entry =
           switch (type) {
+            case "Chain" -> {
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "id", "chain"));
+              byte[] bytes = f.hex("chain");
+              ContentId id = f.id("id");
+              if (!id.equals(ContentId.ofBytes(bytes))) {
+                throw corrupt(expectedSeq, "chain id is not the BLAKE3 of the chain");
+              }
+              GrantChain chain = GrantChain.decode(bytes);
+              chains.put(id, chain);
+              yield new JournalEntry.Chain(chain);
+            }
             case "Authorised" -> {
               Fields f = new Fields(e, expectedSeq,
-                  Set.of("type", "presentation", "request", "model", "backend", "decided_at_ms"));
+                  Set.of("type", "chain", "caller", "nonce", "signature", "request", "model",
+                      "backend", "decided_at_ms"));
+              GrantChain chain = chains.get(f.id("chain"));
+              if (chain == null) {
+                throw corrupt(expectedSeq, "refers to chain " + f.text("chain")
+                    + ", which no earlier record holds");
+              }
+              Presentation presentation =
+                  Presentation.of(
+                      chain,
+                      DidKey.parse(f.text("caller")),
+                      PresentationNonce.of(f.hex("nonce")),
+                      f.hex("signature"));
+              ServeRequest request = ServeRequest.fromCbor(CanonicalCbor.decode(f.hex("request")));
               yield new JournalEntry.Authorised(
-                  f.hex("presentation"), f.hex("request"), f.optionalId("model"),
+                  presentation, request, f.optionalId("model"),
                   f.text("backend"), Instant.ofEpochMilli(f.uint("decided_at_ms")));
             }
             case "Debited" -> {
@@ -133,6 +190,8 @@ final class RecordCodec {
             default -> throw corrupt(expectedSeq, "unknown entry type '" + type + "'");
           };
       r = new JournalRecord(seq, prev, entry);
+    } catch (MalformedGrantException | DidKeyException | CborDecodeException e) {
+      throw new JournalException(JournalException.Reason.CORRUPT, expectedSeq, e.getMessage(), e);
     } catch (JsonProcessingException e) {
       throw new JournalException(
           JournalException.Reason.CORRUPT, expectedSeq, "not JSON: " + e.getOriginalMessage(), e);

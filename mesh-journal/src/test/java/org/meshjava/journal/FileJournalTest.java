@@ -22,10 +22,32 @@ import org.junit.jupiter.api.io.TempDir;
 class FileJournalTest {
   @TempDir Path dir;
 
+  static final org.meshjava.core.crypto.SigningKey CALLER = org.meshjava.core.crypto.SigningKey.generate();
+  static final org.meshjava.jcp.GrantChain CHAIN = chain();
+
+  static org.meshjava.jcp.GrantChain chain() {
+    try {
+      Instant t = Instant.parse("2026-11-29T00:00:00Z");
+      org.meshjava.core.crypto.SigningKey issuer = org.meshjava.core.crypto.SigningKey.generate();
+      var root = org.meshjava.jcp.Jcp.issueRoot(issuer, org.meshjava.jcp.Jcp.identity(CALLER), 1_000_000, t, t.plusSeconds(60));
+      return org.meshjava.jcp.Jcp.delegate(CALLER, root,
+          org.meshjava.jcp.Jcp.identity(org.meshjava.core.crypto.SigningKey.generate()), 1_000);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   static JournalEntry authorised(int i) {
-    return new JournalEntry.Authorised(
-        new byte[] {1, 2, (byte) i}, new byte[] {(byte) 0xa0, (byte) i},
-        Optional.empty(), "backend-" + i, Instant.ofEpochMilli(1_700_000_000_000L + i));
+    try {
+      var req = org.meshjava.core.ServeRequest.generation(
+          ContentId.ofBytes(new byte[] {(byte) i}), 3, 4, org.meshjava.core.Fidelity.F1, 100);
+      return new JournalEntry.Authorised(
+          org.meshjava.jcp.Presentation.sign(CALLER, CHAIN, req.id(),
+              org.meshjava.jcp.PresentationNonce.of(new byte[16])),
+          req, Optional.empty(), "backend-" + i, Instant.ofEpochMilli(1_700_000_000_000L + i));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   static JournalEntry sealed(int i) {
@@ -37,17 +59,21 @@ class FileJournalTest {
     Path p = dir.resolve("j.log");
     try (FileJournal j = FileJournal.open(p)) {
       j.append(authorised(0));
-      j.append(new JournalEntry.Debited(0, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
+      j.append(new JournalEntry.Debited(1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
       j.append(sealed(0));
+      j.append(authorised(1));
     }
     try (FileJournal j = FileJournal.open(p)) {
-      assertThat(j.recovered()).extracting(JournalRecord::seq).containsExactly(0L, 1L, 2L);
-      assertThat(j.recovered().get(0).entry()).isEqualTo(authorised(0));
-      assertThat(j.recovered().get(1).entry())
-          .isEqualTo(new JournalEntry.Debited(0, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
+      // The chain is recorded once, before the first authorisation that presents it.
+      assertThat(j.recovered()).extracting(r -> r.entry().getClass().getSimpleName())
+          .containsExactly("Chain", "Authorised", "Debited", "Sealed", "Authorised");
+      assertThat(j.recovered().get(1).entry()).isEqualTo(authorised(0));
+      assertThat(j.recovered().get(4).entry()).isEqualTo(authorised(1));
+      assertThat(j.recovered().get(2).entry())
+          .isEqualTo(new JournalEntry.Debited(1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
       JournalRecord next = j.append(sealed(1));
-      assertThat(next.seq()).isEqualTo(3);
-      assertThat(next.prev()).contains(ContentId.ofBytes(Files.readAllLines(p).get(2).getBytes(StandardCharsets.UTF_8)));
+      assertThat(next.seq()).isEqualTo(5);
+      assertThat(next.prev()).contains(ContentId.ofBytes(Files.readAllLines(p).get(4).getBytes(StandardCharsets.UTF_8)));
     }
   }
 

@@ -92,8 +92,7 @@ final class Authoriser {
       try {
         pending =
             journal.enqueue(
-                new JournalEntry.Authorised(
-                    presentation.encode(), request.toCbor().encode(), model, backend.name(), now));
+                new JournalEntry.Authorised(presentation, request, model, backend.name(), now));
       } catch (JournalException e) {
         gate.release(auth);
         throw notRecorded("the authorisation", e);
