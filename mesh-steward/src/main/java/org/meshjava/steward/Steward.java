@@ -6,6 +6,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DecisionAnswer;
+import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.DecisionResult;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.NonceSource;
@@ -21,13 +25,16 @@ import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.FidelityReport;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.Opening;
 import org.meshjava.receipt.OutputCommitment;
+import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.router.Router;
@@ -96,10 +103,48 @@ public final class Steward {
   public ServeResult serve(ServeRequest request, TokenSequence prompt) throws ServeException {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(prompt, "prompt");
-    RouteDecision route = route(request);
-    Metered metered = meter(route.chosen(), request, prompt);
+    RouteDecision route = route(request, AdmissionRule.ALL);
+    ServingEngine engine = route.chosen();
+    Metered metered = meter(engine, request, () -> new Worked(engine.serve(request, prompt), List.of()));
     SealedReceipt sealed = seal(request, prompt, route, metered);
     return new ServeResult(metered.result.tokens(), metered.result.outcome(), route, sealed);
+  }
+
+  /**
+   * Serves a typed decision (§3.6) and hands back the engine's answers with the receipt. The
+   * questions must be the ones the request's decision shape counts (number, and options across
+   * them); only a {@link DecisionEngine} is admissible; and the engine must answer exactly these
+   * questions, one probability per option. The receipt is the one {@link #serve(ServeRequest,
+   * TokenSequence)} would seal: the answers never enter it.
+   *
+   * @param request a decision request
+   * @param prompt the token payload: the questions' schema and the state under judgement
+   * @param questions the typed questions, in order
+   * @throws ServeException {@link ServeException.Reason#QUESTIONS_MISMATCH} if the questions do
+   *     not fit the request, and as {@link #serve(ServeRequest, TokenSequence)} otherwise;
+   *     nothing is sealed
+   */
+  public ServeResult serve(
+      ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
+      throws ServeException {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(prompt, "prompt");
+    List<DecisionQuestion> asked = List.copyOf(questions);
+    DecisionCheck.questionsFit(request, asked);
+    RouteDecision route = route(request, DecisionCheck.ANSWERS_QUESTIONS);
+    DecisionEngine engine = (DecisionEngine) route.chosen();
+    Metered metered =
+        meter(
+            engine,
+            request,
+            () -> {
+              DecisionResult r = engine.decide(request, prompt, asked);
+              return new Worked(r.toEngineResult(), r.answers());
+            });
+    DecisionCheck.answersFit(engine, request, asked, metered.result.outcome(), metered.answers);
+    SealedReceipt sealed = seal(request, prompt, route, metered);
+    return new ServeResult(
+        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers);
   }
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */
@@ -107,11 +152,35 @@ public final class Steward {
     return openingKey.open(requestId);
   }
 
+  /**
+   * Discloses the output of a generation this steward sealed (§6.4): its opening, the digest of
+   * the prompt payload, and the tokens. The disclosure is checked against the receipt before it
+   * is returned, so a wrong payload or a receipt from another steward is refused, not disclosed.
+   * Works after a restart: the opening is derived from the signing key, never stored.
+   *
+   * @param receipt a receipt this steward sealed
+   * @param prompt the prompt payload the engine was handed
+   * @param tokens the output tokens
+   * @throws ReceiptException {@code NO_COMMITMENT} for a receipt that commits to nothing (a
+   *     decision), {@code NOT_OPENED} if these are not the values it committed to
+   */
+  public Disclosure disclose(MeshReceipt receipt, TokenSequence prompt, TokenSequence tokens)
+      throws ReceiptException {
+    Disclosure d = Disclosure.of(opening(receipt.requestId()), prompt, tokens);
+    d.verify(receipt);
+    return d;
+  }
+
+  /** Discloses the output of {@code result}, served on {@code prompt}; see {@link #disclose}. */
+  public Disclosure disclose(ServeResult result, TokenSequence prompt) throws ReceiptException {
+    return disclose(result.receipt(), prompt, result.tokens());
+  }
+
   // ---- phase 1: route ------------------------------------------------------------------------
 
-  private RouteDecision route(ServeRequest request) throws ServeException {
+  private RouteDecision route(ServeRequest request, AdmissionRule rule) throws ServeException {
     try {
-      return router.route(request);
+      return router.route(request, rule);
     } catch (NoAdmissibleBackendException e) {
       throw new ServeException(
           ServeException.Reason.NO_ADMISSIBLE_BACKEND, e.getMessage(), e.candidates(), e);
@@ -120,15 +189,28 @@ public final class Steward {
 
   // ---- phase 3: meter ------------------------------------------------------------------------
 
-  private record Metered(EngineResult result, Energy energy, Optional<WeightsBinding> weights) {}
+  private record Metered(
+      EngineResult result,
+      List<DecisionAnswer> answers,
+      Energy energy,
+      Optional<WeightsBinding> weights) {}
 
-  private Metered meter(ServingEngine engine, ServeRequest request, TokenSequence prompt)
+  /** What the engine returned: its token-level result, and answers when it decided questions. */
+  private record Worked(EngineResult result, List<DecisionAnswer> answers) {}
+
+  /** The engine call the meter wraps. */
+  @FunctionalInterface
+  private interface Work {
+    Worked run() throws EngineException;
+  }
+
+  private Metered meter(ServingEngine engine, ServeRequest request, Work work)
       throws ServeException {
     Optional<WeightsBinding> before = engine.weights();
     MeterWindow window = meter.open(engine.domains());
-    EngineResult result;
+    Worked worked;
     try {
-      result = engine.serve(request, prompt);
+      worked = work.run();
     } catch (EngineException | RuntimeException e) {
       window.abandon();
       throw new ServeException(
@@ -136,6 +218,7 @@ public final class Steward {
           "backend " + engine.name() + " failed: " + e.getMessage(),
           e);
     }
+    EngineResult result = worked.result();
     Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
     Optional<WeightsBinding> after = engine.weights();
     if (!before.equals(after)) {
@@ -145,7 +228,7 @@ public final class Steward {
               + " before serving and " + describe(after) + " after");
     }
     OutcomeCheck.check(engine, request, result);
-    return new Metered(result, energy, after);
+    return new Metered(result, worked.answers(), energy, after);
   }
 
   private static String describe(Optional<WeightsBinding> w) {
