@@ -75,4 +75,16 @@ class DecisionPricingTest {
             java.util.Optional.of(new DecisionShape(2, 7, 11)));
     assertThat(p.estimateServed(o)).isEqualTo(100 * 13 + 40 * 7);
   }
+
+  @Test
+  void estimateServed_ofGeneration_countsTokensInAndOut() {
+    CostProfile p = CostProfile.perToken(100).withOptionCost(40);
+    assertThat(p.estimateServed(ServeOutcome.greedy(9, 16))).isEqualTo(100 * (9 + 16));
+  }
+
+  @Test
+  void estimate_ofAFreeDecision_isZero() {
+    assertThat(new CostProfile(0, 0).estimate(decision(0, 4096, 1, 2))).isZero();
+    assertThat(new CostProfile(0, 0).estimateServed(ServeOutcome.greedy(0, 0))).isZero();
+  }
 }

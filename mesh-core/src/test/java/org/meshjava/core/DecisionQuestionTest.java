@@ -66,4 +66,12 @@ class DecisionQuestionTest {
             11);
     assertThat(s).isEqualTo(new DecisionShape(2, 7, 11));
   }
+
+  @Test
+  void everyForm_refusesBlankText() {
+    assertThatThrownBy(() -> new DecisionQuestion.Proposition(" "))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new DecisionQuestion.Score("", List.of("a", "b")))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

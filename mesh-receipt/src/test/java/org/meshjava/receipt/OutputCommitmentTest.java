@@ -80,6 +80,12 @@ class OutputCommitmentTest {
     byte[] key =
         Blake3.deriveKey(Opening.KEY_CONTEXT, ClaimsFixtures.KEY.exportSeed());
     assertThat(a.bytes()).isEqualTo(Blake3.keyedHash(key, REQUEST.bytes()));
-    assertThat(Opening.Key.of(ClaimsFixtures.KEY).toString()).doesNotContain(a.hex());
+    assertThat(Opening.Key.of(ClaimsFixtures.KEY).toString())
+        .doesNotContain(a.hex())
+        .doesNotContain(java.util.HexFormat.of().formatHex(key))
+        .contains("secret");
+    assertThat(Opening.derive(ClaimsFixtures.KEY, REQUEST)).isEqualTo(a).hasSameHashCodeAs(b);
+    assertThat(a.hashCode()).isNotZero();
+    assertThat(a.toString()).contains(a.hex());
   }
 }

@@ -32,7 +32,7 @@ class ClaimsAtSealTest {
   }
 
   static MeshReceipt serve(ReferenceEngine e, Fidelity floor) throws ServeException {
-    return Steward.builder(KEY).backend(e).build().serve(floor(floor), PROMPT).receipt();
+    return Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(e).build().serve(floor(floor), PROMPT).receipt();
   }
 
   @Test
@@ -55,6 +55,7 @@ class ClaimsAtSealTest {
   void serve_whenDeliveredAboveAdvertised_refuses() {
     Steward s =
         Steward.builder(KEY)
+            .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().fidelity(Fidelity.F2).delivers(Fidelity.F3).build())
             .build();
     assertThatThrownBy(() -> s.serve(floor(Fidelity.F1), PROMPT))
@@ -74,5 +75,13 @@ class ClaimsAtSealTest {
     assertThat(r.weights()).contains(binding);
     assertThat(r.toSignedCore().get("weights_digest")).isPresent();
     assertThat(r.toSignedCore().get("precision")).isPresent();
+  }
+
+  @Test
+  void serve_whenDeliveredEqualsAdvertised_seals() throws Exception {
+    MeshReceipt r =
+        serve(ReferenceEngine.builder().fidelity(Fidelity.F2).reportsDelivered(true).build(), Fidelity.F2);
+    assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F2, Fidelity.F2));
+    assertThat(r.fidelityMet()).isTrue();
   }
 }

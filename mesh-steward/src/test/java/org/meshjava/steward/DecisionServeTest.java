@@ -45,6 +45,7 @@ class DecisionServeTest {
   static Steward steward(ServingEngine... engines) {
     Steward.Builder b =
         Steward.builder(KEY)
+            .meter(new org.meshjava.energy.EstimatorMeter())
             .nonces(NonceSource.fixed(new byte[16]))
             .clock(InstantSource.fixed(Instant.EPOCH));
     for (ServingEngine e : engines) {

@@ -25,7 +25,7 @@ class DisclosureRestartTest {
       ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 3, 8, Fidelity.F1, 100_000);
 
   static Steward steward() {
-    return Steward.builder(KEY).backend(ReferenceEngine.builder().build()).build();
+    return Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(ReferenceEngine.builder().build()).build();
   }
 
   @Test
@@ -71,6 +71,7 @@ class DisclosureRestartTest {
     // A new process: nothing carried over but the key and the chain head.
     Steward restarted =
         Steward.builder(SigningKey.fromSeed(new byte[32]))
+            .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().build())
             .chainHead(head)
             .build();
@@ -86,6 +87,7 @@ class DisclosureRestartTest {
         Steward.builder(SigningKey.fromSeed(new byte[] {
               1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
+            .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().build())
             .build();
     assertThatThrownBy(() -> other.disclose(r, PROMPT))

@@ -34,7 +34,7 @@ class ReplayTest {
   }
 
   static Sealed serve(ServingEngine engine) throws Exception {
-    Steward s = Steward.builder(KEY).backend(engine).build();
+    Steward s = Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(engine).build();
     ServeResult r = s.serve(REQUEST, PROMPT);
     return new Sealed(s, r, s.opening(REQUEST.id()), s.disclose(r, PROMPT));
   }
@@ -179,7 +179,7 @@ class ReplayTest {
 
   @Test
   void decision_hasNoCommitment_andIsNotReplayable() throws Exception {
-    Steward st = Steward.builder(KEY).backend(honest()).build();
+    Steward st = Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(honest()).build();
     ServeRequest d = DecisionServeTest.request(0, 100_000);
     ServeResult r = st.serve(d, DecisionServeTest.PROMPT, DecisionServeTest.QUESTIONS);
     notReplayable(
@@ -210,5 +210,54 @@ class ReplayTest {
     assertThat(Replayer.firstDifference(TokenSequence.of(1, 2), TokenSequence.of(1, 2, 4))).isEqualTo(2);
     assertThat(Replayer.firstDifference(TokenSequence.of(), TokenSequence.of(1))).isZero();
     assertThat(Replayer.firstDifference(TokenSequence.of(9), TokenSequence.of(1))).isZero();
+  }
+
+  @Test
+  void weightsThatChangeDuringTheRerun_areNotReplayable() throws Exception {
+    Sealed s = serve(honest());
+    ClaimsEngine inner = honest();
+    java.util.concurrent.atomic.AtomicBoolean served = new java.util.concurrent.atomic.AtomicBoolean();
+    ServingEngine swapping =
+        new ServingEngine() {
+          @Override
+          public String name() {
+            return inner.name();
+          }
+
+          @Override
+          public Recipe recipe() {
+            return inner.recipe();
+          }
+
+          @Override
+          public Fidelity fidelity() {
+            return inner.fidelity();
+          }
+
+          @Override
+          public org.meshjava.core.CostProfile costProfile() {
+            return inner.costProfile();
+          }
+
+          @Override
+          public boolean deterministic() {
+            return true;
+          }
+
+          @Override
+          public Optional<WeightsBinding> weights() {
+            return served.get()
+                ? Optional.of(new WeightsBinding(WEIGHTS.digest(), "int8"))
+                : Optional.of(WEIGHTS);
+          }
+
+          @Override
+          public org.meshjava.core.EngineResult serve(ServeRequest request, TokenSequence prompt)
+              throws org.meshjava.core.EngineException {
+            served.set(true);
+            return inner.serve(request, prompt);
+          }
+        };
+    notReplayable(replay(s, swapping, Optional.of(s.disclosure())), ReplayVerdict.Reason.OTHER_WEIGHTS);
   }
 }

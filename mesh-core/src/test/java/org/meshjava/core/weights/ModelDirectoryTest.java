@@ -284,4 +284,31 @@ class ModelDirectoryTest {
         .isInstanceOfSatisfying(
             WeightsDigestException.class, e -> assertThat(e.reason()).isEqualTo(reason));
   }
+
+  @Test
+  void digest_refusesEmptyOrOddShardNames() throws Exception {
+    for (String bad : List.of("", "\\x", ":x", "a\u0001b")) {
+      Path d = tmp.resolve("odd-" + Math.abs(bad.hashCode()));
+      write(d, "config.json", "{}");
+      write(d, "model.safetensors.index.json", "{\"weight_map\": {\"x\": \"" + jsonEscaped(bad) + "\"}}");
+      assertThatThrownBy(() -> ModelDirectory.digest(d))
+          .as(bad)
+          .isInstanceOfSatisfying(
+              WeightsDigestException.class,
+              e -> assertThat(e.reason()).isEqualTo(WeightsDigestException.Reason.PATH_ESCAPES));
+    }
+  }
+
+  private static String jsonEscaped(String s) {
+    return s.replace("\\", "\\\\").replace("\u0001", "\\u0001");
+  }
+
+  @Test
+  void weightsDigest_refusesAnEmptyListOrARepeatedPath() {
+    ContentId x = ContentId.ofBytes(new byte[] {1});
+    assertThatThrownBy(() -> new WeightsDigest(List.of())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new WeightsDigest(List.of(new WeightsFile("a", x), new WeightsFile("a", x))))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new WeightsFile("../a", x)).isInstanceOf(IllegalArgumentException.class);
+  }
 }
