@@ -4,9 +4,11 @@
  */
 module org.meshjava.core {
   requires org.bouncycastle.provider;
+  requires com.fasterxml.jackson.core;
 
   exports org.meshjava.core;
   exports org.meshjava.core.cbor;
   exports org.meshjava.core.crypto;
   exports org.meshjava.core.identity;
+  exports org.meshjava.core.weights;
 }

@@ -14,6 +14,8 @@ import java.util.concurrent.Callable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.weights.ModelDirectory;
+import org.meshjava.core.weights.WeightsDigest;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
@@ -119,6 +121,23 @@ public final class ConformanceRunner {
           r.requestId(), payload, TokenSequence.of(tokens));
       return same(c.hex(), r.outputCommitment().map(ContentId::hex).orElse("(absent)"));
     });
+    if (in.weights().isPresent()) {
+      ReferenceInputs.BoundWeights w = in.weights().get();
+      check(out, name, "weights digest recomputes from the published model files", () -> {
+        WeightsDigest d = ModelDirectory.digest(folder.resolve(w.modelDir()));
+        String p = same(d.digest().hex(), w.binding().digest().hex());
+        if (p != null) {
+          return p;
+        }
+        p = same(HEX.formatHex(d.toCbor().encode()), expected.path("weights_canonical_hex").asText());
+        if (p != null) {
+          return p;
+        }
+        return same(
+            Jcr1.open(envelope).receipt().weights().map(b -> b.digest().hex()).orElse("(absent)"),
+            d.digest().hex());
+      });
+    }
     check(out, name, "the full reference serve reproduces envelope.hex", () -> {
       byte[] served = subject.serve(in);
       return served == null ? null : sameBytes(served, envelope);

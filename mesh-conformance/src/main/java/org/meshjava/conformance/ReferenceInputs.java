@@ -8,12 +8,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
 
 /**
  * Everything that determines the reference serve: the steward's seed, the backend's
@@ -31,6 +33,10 @@ import org.meshjava.core.TokenSequence;
  * @param request the request served
  * @param nonce the receipt nonce (16 bytes)
  * @param clock the fixed clock instant
+ * @param deliveredFidelity the level the reference engine reports as delivered, if it reports one
+ *     (§3.2.1)
+ * @param weights the weights binding the reference engine reports, if any (§3.6), with the
+ *     vector-relative directory of the model files whose digest it is
  */
 public record ReferenceInputs(
     byte[] stewardSeed,
@@ -43,7 +49,40 @@ public record ReferenceInputs(
     TokenSequence prompt,
     ServeRequest request,
     byte[] nonce,
-    Instant clock) {
+    Instant clock,
+    Optional<Fidelity> deliveredFidelity,
+    Optional<BoundWeights> weights) {
+
+  /**
+   * A weights binding together with where its model files are published.
+   *
+   * @param binding the digest and precision the engine reports
+   * @param modelDir the folder, relative to the vector's folder, holding the files it digests
+   */
+  public record BoundWeights(WeightsBinding binding, String modelDir) {
+    /** Validates the record. */
+    public BoundWeights {
+      Objects.requireNonNull(binding, "binding");
+      Objects.requireNonNull(modelDir, "modelDir");
+    }
+  }
+
+  /** Inputs for an engine that reports neither a delivered fidelity nor weights. */
+  public ReferenceInputs(
+      byte[] stewardSeed,
+      String backendName,
+      Recipe recipe,
+      Fidelity fidelity,
+      CostProfile costProfile,
+      int workPerToken,
+      String promptText,
+      TokenSequence prompt,
+      ServeRequest request,
+      byte[] nonce,
+      Instant clock) {
+    this(stewardSeed, backendName, recipe, fidelity, costProfile, workPerToken, promptText, prompt,
+        request, nonce, clock, Optional.empty(), Optional.empty());
+  }
 
   private static final HexFormat HEX = HexFormat.of();
 
@@ -52,6 +91,8 @@ public record ReferenceInputs(
     stewardSeed = stewardSeed.clone();
     nonce = nonce.clone();
     Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(deliveredFidelity, "deliveredFidelity");
+    Objects.requireNonNull(weights, "weights");
     if (!request.promptHash().equals(ContentId.ofBytes(promptText.getBytes(StandardCharsets.UTF_8)))) {
       throw new IllegalArgumentException("prompt_hash is not the BLAKE3 of the prompt text");
     }
@@ -117,6 +158,31 @@ public record ReferenceInputs(
         g.clock());
   }
 
+  /**
+   * The inputs of the published v1 commitment vector: the same steward, a generation on a backend
+   * rated F2 that reports delivering F1 against an F2 floor (so {@code fidelity_met} is 0, where
+   * the advertisement alone would have said 1), binding the weights of {@link TinyModel} at fp32.
+   */
+  public static ReferenceInputs v1Commitment() {
+    ReferenceInputs g = v1Generation();
+    String prompt = "Which answer did this receipt seal?";
+    return new ReferenceInputs(
+        g.stewardSeed(),
+        g.backendName(),
+        g.recipe(),
+        g.fidelity(),
+        g.costProfile(),
+        g.workPerToken(),
+        prompt,
+        TokenSequence.of(13828, 3280, 750, 428, 14507, 13497, 30),
+        ServeRequest.generation(
+            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)), 7, 5, Fidelity.F2, 10_000),
+        g.nonce(),
+        g.clock(),
+        Optional.of(Fidelity.F1),
+        Optional.of(new BoundWeights(TinyModel.digest().bind("fp32"), TinyModel.DIR)));
+  }
+
   /** Writes these inputs as the {@code inputs} object of {@code meta.json}. */
   public ObjectNode toJson() {
     JsonNodeFactory f = JsonNodeFactory.instance;
@@ -130,6 +196,15 @@ public record ReferenceInputs(
     backend.put("uj_per_token", costProfile.ujPerToken());
     backend.put("uj_per_option_scored", costProfile.ujPerOptionScored());
     backend.put("work_per_token", workPerToken);
+    // Written only when present, so the vectors that predate them keep their bytes.
+    deliveredFidelity.ifPresent(d -> backend.put("delivered_fidelity", d.level()));
+    weights.ifPresent(
+        w -> {
+          ObjectNode wj = backend.putObject("weights");
+          wj.put("weights_digest", w.binding().digest().hex());
+          wj.put("precision", w.binding().precision());
+          wj.put("model_dir", w.modelDir());
+        });
     o.put("meter", "Estimator");
     o.put("prompt_text", promptText);
     ArrayNode ids = o.putArray("prompt_payload");
@@ -193,7 +268,18 @@ public record ReferenceInputs(
         TokenSequence.of(ids),
         request,
         HEX.parseHex(required(o, "nonce_hex").asText()),
-        Instant.parse(required(o, "clock").asText()));
+        Instant.parse(required(o, "clock").asText()),
+        backend.has("delivered_fidelity")
+            ? Optional.of(Fidelity.of(backend.get("delivered_fidelity").asLong()))
+            : Optional.empty(),
+        backend.has("weights")
+            ? Optional.of(
+                new BoundWeights(
+                    new WeightsBinding(
+                        ContentId.fromHex(required(backend.get("weights"), "weights_digest").asText()),
+                        required(backend.get("weights"), "precision").asText()),
+                    required(backend.get("weights"), "model_dir").asText()))
+            : Optional.empty());
   }
 
   private static JsonNode required(JsonNode o, String field) {

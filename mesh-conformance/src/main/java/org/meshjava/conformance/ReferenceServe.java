@@ -14,14 +14,16 @@ public final class ReferenceServe {
 
   /** Builds the steward the inputs describe: one reference engine, the estimator, fixed nonce and clock. */
   public static Steward steward(ReferenceInputs in) {
-    ReferenceEngine engine =
+    ReferenceEngine.Builder b =
         ReferenceEngine.builder()
             .name(in.backendName())
             .recipe(in.recipe())
             .fidelity(in.fidelity())
             .costProfile(in.costProfile())
-            .workPerToken(in.workPerToken())
-            .build();
+            .workPerToken(in.workPerToken());
+    in.deliveredFidelity().ifPresent(b::delivers);
+    in.weights().ifPresent(w -> b.weights(w.binding()));
+    ReferenceEngine engine = b.build();
     return Steward.builder(SigningKey.fromSeed(in.stewardSeed()))
         .backend(engine)
         .meter(new EstimatorMeter())

@@ -2,11 +2,18 @@ package org.meshjava.engine;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.DecisionAnswer;
+import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.DecisionResult;
+import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -14,6 +21,7 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.Blake3;
 
 /**
@@ -24,11 +32,18 @@ import org.meshjava.core.crypto.Blake3;
  * the request and the payload alone, as §5 requires of a deterministic engine. Each token costs
  * {@code workPerToken} further BLAKE3 compressions, so the work — and the energy a meter around it
  * reads — grows in proportion to the tokens served. A typed decision emits no tokens and reports
- * the request's decision shape as answered.
+ * the request's decision shape as answered; asked through {@link #decide}, it also answers each
+ * question with probabilities drawn from BLAKE3 of the seed, the question's index and the option's
+ * index, normalised — deterministic, and meaningless, as a weights-free engine's answers must be.
+ *
+ * <p>It is weights-free, but for tests and vectors it can be configured to report a weights
+ * binding (the digest of a model directory it does not read) and a delivered fidelity, so that
+ * the receipt fields of §3.6 and §3.2.1 can be exercised end to end. A delivered level above the
+ * rating is accepted here on purpose: the steward, not the engine, refuses it.
  *
  * <p>Immutable and thread-safe.
  */
-public final class ReferenceEngine implements ServingEngine {
+public final class ReferenceEngine implements DecisionEngine {
   /** Token ids are drawn below this bound, the size of a GPT-2 style vocabulary. */
   public static final int VOCABULARY = 50_257;
 
@@ -39,6 +54,8 @@ public final class ReferenceEngine implements ServingEngine {
   private final int workPerToken;
   private final boolean reportsDelivered;
   private final LongConsumer workObserver;
+  private final Optional<Fidelity> delivers;
+  private final Optional<WeightsBinding> weights;
 
   private ReferenceEngine(Builder b) {
     this.name = b.name;
@@ -48,6 +65,8 @@ public final class ReferenceEngine implements ServingEngine {
     this.workPerToken = b.workPerToken;
     this.reportsDelivered = b.reportsDelivered;
     this.workObserver = b.workObserver;
+    this.delivers = b.delivers;
+    this.weights = b.weights;
   }
 
   /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
@@ -81,11 +100,78 @@ public final class ReferenceEngine implements ServingEngine {
     return true;
   }
 
+  /** The configured binding, if any; empty by default, as befits a weights-free engine. */
+  @Override
+  public Optional<WeightsBinding> weights() {
+    return weights;
+  }
+
+  private Optional<Fidelity> delivered() {
+    return delivers.isPresent()
+        ? delivers
+        : reportsDelivered ? Optional.of(fidelity) : Optional.empty();
+  }
+
+  /**
+   * Answers the questions of a decision request: the same work and outcome as {@link #serve} for
+   * that request, plus one deterministic answer per question.
+   *
+   * @throws EngineException if the request is not a decision or the questions do not fit its
+   *     shape
+   */
+  @Override
+  public DecisionResult decide(
+      ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
+      throws EngineException {
+    Objects.requireNonNull(questions, "questions");
+    if (request.decision().isEmpty()) {
+      throw new EngineException("not a decision request");
+    }
+    boolean fits;
+    try {
+      fits =
+          request
+              .decision()
+              .get()
+              .equals(DecisionQuestion.shapeOf(questions, request.decision().get().schemaTokens()));
+    } catch (IllegalArgumentException e) {
+      fits = false;
+    }
+    if (!fits) {
+      throw new EngineException("the questions do not fit the request's decision shape");
+    }
+    EngineResult scored = serve(request, prompt);
+    byte[] seed = seed(request, prompt);
+    List<DecisionAnswer> answers = new ArrayList<>(questions.size());
+    for (int q = 0; q < questions.size(); q++) {
+      answers.add(answer(seed, q, questions.get(q).optionCount()));
+    }
+    return new DecisionResult(scored.outcome(), answers);
+  }
+
+  private static DecisionAnswer answer(byte[] seed, int question, int options) {
+    double[] w = new double[options];
+    double sum = 0;
+    for (int o = 0; o < options; o++) {
+      byte[] h =
+          Blake3.hash(
+              seed,
+              ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(question).putInt(o).array());
+      // 1..1000, so no option is impossible and the sum is never zero.
+      w[o] = 1 + Integer.remainderUnsigned(ByteBuffer.wrap(h).getInt(), 1000);
+      sum += w[o];
+    }
+    for (int o = 0; o < options; o++) {
+      w[o] /= sum;
+    }
+    return DecisionAnswer.of(w);
+  }
+
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt) {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(prompt, "prompt");
-    Optional<Fidelity> delivered = reportsDelivered ? Optional.of(fidelity) : Optional.empty();
+    Optional<Fidelity> delivered = delivered();
     if (request.decision().isPresent()) {
       // A decision scores its options in one pass; model that pass as work per option.
       churn(seed(request, prompt), (int) Math.min(Integer.MAX_VALUE,
@@ -141,6 +227,8 @@ public final class ReferenceEngine implements ServingEngine {
     private int workPerToken = 16;
     private boolean reportsDelivered;
     private LongConsumer workObserver = n -> {};
+    private Optional<Fidelity> delivers = Optional.empty();
+    private Optional<WeightsBinding> weights = Optional.empty();
 
     private Builder() {}
 
@@ -193,6 +281,25 @@ public final class ReferenceEngine implements ServingEngine {
      */
     Builder observeWork(LongConsumer observer) {
       workObserver = Objects.requireNonNull(observer, "observer");
+      return this;
+    }
+
+    /**
+     * Makes the engine report {@code v} as its delivered fidelity, whatever its rating — below it
+     * to model a degraded serve, above it to model the overclaim the steward refuses (§3.2.1).
+     */
+    public Builder delivers(Fidelity v) {
+      delivers = Optional.of(Objects.requireNonNull(v, "delivers"));
+      return this;
+    }
+
+    /**
+     * Makes the engine report {@code v} as the weights it runs (§3.6). The engine does not read
+     * them: this is for tests and vectors that exercise {@code weights_digest} and {@code
+     * precision}.
+     */
+    public Builder weights(WeightsBinding v) {
+      weights = Optional.of(Objects.requireNonNull(v, "weights"));
       return this;
     }
 

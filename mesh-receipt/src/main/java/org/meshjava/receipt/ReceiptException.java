@@ -34,7 +34,11 @@ public final class ReceiptException extends Exception {
     /** The receipt's {@code steward} differs from the envelope's {@code kid}. */
     STEWARD_MISMATCH,
     /** A chain link does not follow from the previous envelope. */
-    BROKEN_CHAIN
+    BROKEN_CHAIN,
+    /** A disclosure was checked against a receipt that commits to no output (§6.4). */
+    NO_COMMITMENT,
+    /** A disclosure does not open the receipt's output commitment (§6.4). */
+    NOT_OPENED
   }
 
   private final Reason reason;

@@ -16,6 +16,11 @@ public sealed class ServeException extends Exception
   public enum Reason {
     /** Route: no backend was admissible (§4); {@link #candidates()} says why for each. */
     NO_ADMISSIBLE_BACKEND,
+    /**
+     * Before routing: the typed questions do not fit the request's decision shape, or the request
+     * is not a decision (§3.6).
+     */
+    QUESTIONS_MISMATCH,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */

@@ -1,6 +1,8 @@
 package org.meshjava.steward;
 
+import java.util.List;
 import java.util.Objects;
+import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.receipt.Envelope;
@@ -10,15 +12,22 @@ import org.meshjava.router.RouteDecision;
 
 /**
  * Everything one serve produced: the output tokens, the engine's outcome, the route decision with
- * every candidate, and the sealed receipt.
+ * every candidate, the sealed receipt, and for a decision asked with typed questions the
+ * engine's answers.
  *
  * @param tokens the output tokens
  * @param outcome the engine's report
  * @param route the router's decision
  * @param sealed the receipt and its envelope
+ * @param answers one answer per question, in order, when the serve was a decision asked with
+ *     questions; otherwise empty. Answers never enter the receipt (§6.1).
  */
 public record ServeResult(
-    TokenSequence tokens, ServeOutcome outcome, RouteDecision route, SealedReceipt sealed) {
+    TokenSequence tokens,
+    ServeOutcome outcome,
+    RouteDecision route,
+    SealedReceipt sealed,
+    List<DecisionAnswer> answers) {
 
   /** Validates the record. */
   public ServeResult {
@@ -26,6 +35,13 @@ public record ServeResult(
     Objects.requireNonNull(outcome, "outcome");
     Objects.requireNonNull(route, "route");
     Objects.requireNonNull(sealed, "sealed");
+    answers = List.copyOf(answers);
+  }
+
+  /** A result with no answers: a generation, or a decision asked without questions. */
+  public ServeResult(
+      TokenSequence tokens, ServeOutcome outcome, RouteDecision route, SealedReceipt sealed) {
+    this(tokens, outcome, route, sealed, List.of());
   }
 
   /** The receipt. */

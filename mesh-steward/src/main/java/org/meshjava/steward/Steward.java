@@ -9,6 +9,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DecisionAnswer;
+import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.DecisionResult;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Energy;
@@ -37,6 +41,7 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalReplay;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.FidelityReport;
 import org.meshjava.receipt.Jcr1;
@@ -174,7 +179,7 @@ public final class Steward implements AutoCloseable {
    * @throws ServeException if any phase refuses or fails; nothing is sealed
    */
   public ServeResult serve(ServeRequest request, TokenSequence prompt) throws ServeException {
-    return serve(request, prompt, Optional.empty());
+    return serve(request, prompt, Optional.empty(), Optional.empty());
   }
 
   /**
@@ -187,24 +192,79 @@ public final class Steward implements AutoCloseable {
    */
   public ServeResult serve(ServeRequest request, TokenSequence prompt, Presentation presentation)
       throws ServeException {
-    return serve(request, prompt, Optional.of(presentation));
+    return serve(request, prompt, Optional.empty(), Optional.of(presentation));
+  }
+
+  /**
+   * Serves a typed decision (§3.6) and hands back the engine's answers with the receipt. The
+   * questions must be the ones the request's decision shape counts (number, and options across
+   * them); only a {@link DecisionEngine} is admissible; and the engine must answer exactly these
+   * questions, one probability per option. The answers never enter the receipt.
+   *
+   * @param request a decision request
+   * @param prompt the token payload: the questions' schema and the state under judgement
+   * @param questions the typed questions, in order
+   * @throws ServeException {@link ServeException.Reason#QUESTIONS_MISMATCH} if the questions do
+   *     not fit the request, and as {@link #serve(ServeRequest, TokenSequence)} otherwise;
+   *     nothing is sealed
+   */
+  public ServeResult serve(
+      ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
+      throws ServeException {
+    return serve(request, prompt, Optional.of(List.copyOf(questions)), Optional.empty());
+  }
+
+  /** Serves a typed decision on a grant; see the two methods above. */
+  public ServeResult serve(
+      ServeRequest request,
+      TokenSequence prompt,
+      List<DecisionQuestion> questions,
+      Presentation presentation)
+      throws ServeException {
+    return serve(request, prompt, Optional.of(List.copyOf(questions)), Optional.of(presentation));
   }
 
   private ServeResult serve(
-      ServeRequest request, TokenSequence prompt, Optional<Presentation> presentation)
+      ServeRequest request,
+      TokenSequence prompt,
+      Optional<List<DecisionQuestion>> questions,
+      Optional<Presentation> presentation)
       throws ServeException {
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(prompt, "prompt");
+    if (questions.isPresent()) {
+      DecisionCheck.questionsFit(request, questions.get());
+    }
     // 1. Route.
-    RouteDecision route =
-        route(request, presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL));
+    AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
+    AdmissionRule rule =
+        questions.isEmpty()
+            ? grantRule
+            : backend -> DecisionCheck.ANSWERS_QUESTIONS.refuse(backend).or(() -> grantRule.refuse(backend));
+    RouteDecision route = route(request, rule);
+    ServingEngine engine = route.chosen();
     // 2. Authorise.
     Optional<Authoriser.Authorised> authorised = Optional.empty();
     if (presentation.isPresent()) {
-      authorised = Optional.of(authoriser.authorise(presentation.get(), request, route.chosen()));
+      authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine));
     }
     // 3. Meter (and debit).
-    Metered metered = meter(route.chosen(), request, prompt, authorised);
+    Work work =
+        questions.isEmpty()
+            ? () -> new Worked(engine.serve(request, prompt), List.of())
+            : () -> {
+              DecisionResult r = ((DecisionEngine) engine).decide(request, prompt, questions.get());
+              return new Worked(r.toEngineResult(), r.answers());
+            };
+    Metered metered = meter(engine, request, work, authorised);
+    if (questions.isPresent() && metered.refusal.isEmpty()) {
+      try {
+        DecisionCheck.answersFit(
+            engine, request, questions.get(), metered.result.outcome(), metered.answers);
+      } catch (ServeException e) {
+        metered = metered.refused(e);
+      }
+    }
     Optional<DebitResult> debit = Optional.empty();
     if (authorised.isPresent()) {
       debit = Optional.of(authoriser.debit(authorised.get(), metered.energy, metered.energy.uj()));
@@ -214,12 +274,37 @@ public final class Steward implements AutoCloseable {
     }
     // 4. Seal.
     SealedReceipt sealed = seal(request, prompt, route, metered, authorised, debit);
-    return new ServeResult(metered.result.tokens(), metered.result.outcome(), route, sealed);
+    return new ServeResult(
+        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers);
   }
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */
   public Opening opening(ContentId requestId) {
     return openingKey.open(requestId);
+  }
+
+  /**
+   * Discloses the output of a generation this steward sealed (§6.4): its opening, the digest of
+   * the prompt payload, and the tokens. The disclosure is checked against the receipt before it
+   * is returned, so a wrong payload or a receipt from another steward is refused, not disclosed.
+   * Works after a restart: the opening is derived from the signing key, never stored.
+   *
+   * @param receipt a receipt this steward sealed
+   * @param prompt the prompt payload the engine was handed
+   * @param tokens the output tokens
+   * @throws ReceiptException {@code NO_COMMITMENT} for a receipt that commits to nothing (a
+   *     decision), {@code NOT_OPENED} if these are not the values it committed to
+   */
+  public Disclosure disclose(MeshReceipt receipt, TokenSequence prompt, TokenSequence tokens)
+      throws ReceiptException {
+    Disclosure d = Disclosure.of(opening(receipt.requestId()), prompt, tokens);
+    d.verify(receipt);
+    return d;
+  }
+
+  /** Discloses the output of {@code result}, served on {@code prompt}; see {@link #disclose}. */
+  public Disclosure disclose(ServeResult result, TokenSequence prompt) throws ReceiptException {
+    return disclose(result.receipt(), prompt, result.tokens());
   }
 
   /**
@@ -282,24 +367,41 @@ public final class Steward implements AutoCloseable {
 
   // ---- phase 3: meter ------------------------------------------------------------------------
 
-  /** What metering produced: the result, the figure, the weights after, and any post-work refusal. */
+  /**
+   * What metering produced: the result, any decision answers, the figure, the weights after, and
+   * any refusal found after the work ran.
+   */
   private record Metered(
       EngineResult result,
+      List<DecisionAnswer> answers,
       Energy energy,
       Optional<WeightsBinding> weights,
-      Optional<ServeException> refusal) {}
+      Optional<ServeException> refusal) {
+    Metered refused(ServeException e) {
+      return new Metered(result, answers, energy, weights, Optional.of(e));
+    }
+  }
+
+  /** What the engine returned: its token-level result, and answers when it decided questions. */
+  private record Worked(EngineResult result, List<DecisionAnswer> answers) {}
+
+  /** The engine call the meter wraps. */
+  @FunctionalInterface
+  private interface Work {
+    Worked run() throws EngineException;
+  }
 
   private Metered meter(
       ServingEngine engine,
       ServeRequest request,
-      TokenSequence prompt,
+      Work work,
       Optional<Authoriser.Authorised> authorised)
       throws ServeException {
     Optional<WeightsBinding> before = engine.weights();
     MeterWindow window = meter.open(engine.domains());
-    EngineResult result;
+    Worked worked;
     try {
-      result = engine.serve(request, prompt);
+      worked = work.run();
     } catch (EngineException | RuntimeException e) {
       window.abandon();
       ServeException failure =
@@ -314,6 +416,7 @@ public final class Steward implements AutoCloseable {
       }
       throw failure;
     }
+    EngineResult result = worked.result();
     Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
     Optional<WeightsBinding> after = engine.weights();
     Optional<ServeException> refusal = Optional.empty();
@@ -334,7 +437,7 @@ public final class Steward implements AutoCloseable {
     if (refusal.isPresent() && authorised.isEmpty()) {
       throw refusal.get();
     }
-    return new Metered(result, energy, after, refusal);
+    return new Metered(result, worked.answers(), energy, after, refusal);
   }
 
   private static String describe(Optional<WeightsBinding> w) {

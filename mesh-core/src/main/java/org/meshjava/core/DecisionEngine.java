@@ -1,0 +1,27 @@
+package org.meshjava.core;
+
+import java.util.List;
+
+/**
+ * A backend that answers typed decisions (§3.6) with a probability per allowed option, scoring
+ * the schema in one pass rather than emitting tokens. It is still a {@link ServingEngine}: it is
+ * routed, metered and sealed like any other, and the steward routes a request that carries
+ * questions only to engines of this kind.
+ *
+ * <p>Same thread-safety contract as {@link ServingEngine}.
+ */
+public interface DecisionEngine extends ServingEngine {
+
+  /**
+   * Answers {@code questions} for a decision request on the prompt payload (which carries the
+   * questions' schema and the state under judgement).
+   *
+   * @param request a request whose {@link ServeRequest#decision()} the questions fit
+   * @param prompt the token payload
+   * @param questions the typed questions, in order
+   * @return the outcome and one answer per question, each with one probability per option
+   * @throws EngineException if it cannot answer; nothing is sealed
+   */
+  DecisionResult decide(ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
+      throws EngineException;
+}

@@ -1,0 +1,228 @@
+package org.meshjava.core.weights;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.crypto.Blake3;
+
+/**
+ * Computes the weights digest of a model directory (§3.6) over the files a forward pass reads:
+ * {@code config.json} with {@code model.safetensors}, or {@code config.json} with {@code
+ * model.safetensors.index.json} and every shard its {@code weight_map} names (each once).
+ * Tokenizer files and anything else in the directory do not reach the forward pass and are not
+ * covered, so changing them leaves the digest unchanged.
+ *
+ * <p>Every byte of every covered file is hashed, once, streamed through a fixed buffer: memory use
+ * does not grow with the model (a 20 GB checkpoint needs the same 1 MiB as a small one). A digest
+ * over a sample, header or size would bind nothing.
+ *
+ * <p>Paths an index names are untrusted: an absolute path, a {@code ..} segment or a path that
+ * resolves (through symbolic links) outside the directory is refused, as is a missing shard. A
+ * backend should compute the digest from the same files it then loads; what changes on disk
+ * between the two is outside what a digest can see.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class ModelDirectory {
+  /** The model configuration, always covered. */
+  public static final String CONFIG = "config.json";
+
+  /** The single-file weights. */
+  public static final String SINGLE = "model.safetensors";
+
+  /** The index of a sharded checkpoint. */
+  public static final String INDEX = "model.safetensors.index.json";
+
+  private static final int BUFFER = 1 << 20;
+
+  /** Where symbolic links inside the directory may point. */
+  public enum Links {
+    /** Every covered file must resolve inside the directory (the default). */
+    CONFINED,
+    /**
+     * Links may point anywhere, as in a Hugging Face cache snapshot whose files link into a
+     * shared blob store. Index paths must still be relative without {@code ..}.
+     */
+    FOLLOWED
+  }
+
+  private ModelDirectory() {}
+
+  /**
+   * Digests {@code dir} with links confined to it.
+   *
+   * @throws WeightsDigestException if the layout is unknown or ambiguous, the index is malformed,
+   *     a file is missing or escapes the directory, or reading fails
+   */
+  public static WeightsDigest digest(Path dir) throws WeightsDigestException {
+    return digest(dir, Links.CONFINED);
+  }
+
+  /**
+   * Digests {@code dir} under the given link policy.
+   *
+   * @throws WeightsDigestException as {@link #digest(Path)}
+   */
+  public static WeightsDigest digest(Path dir, Links links) throws WeightsDigestException {
+    return digest(dir, links, BUFFER);
+  }
+
+  /** As {@link #digest(Path, Links)} with a given read buffer size (tests use a small one). */
+  static WeightsDigest digest(Path dir, Links links, int bufferSize)
+      throws WeightsDigestException {
+    Objects.requireNonNull(dir, "dir");
+    Objects.requireNonNull(links, "links");
+    List<String> paths = forwardPassFiles(dir, links);
+    List<WeightsFile> files = new ArrayList<>(paths.size());
+    for (String p : paths) {
+      files.add(new WeightsFile(p, hashFile(dir, p, links, bufferSize)));
+    }
+    return new WeightsDigest(files);
+  }
+
+  /** The relative paths the forward pass reads, in path order, each once. */
+  static List<String> forwardPassFiles(Path dir, Links links) throws WeightsDigestException {
+    if (!Files.isDirectory(dir)) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.MISSING_FILE, ".", "not a directory: " + dir);
+    }
+    if (!Files.exists(dir.resolve(CONFIG))) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.NO_CONFIG, CONFIG, "a model directory needs " + CONFIG);
+    }
+    boolean single = Files.exists(dir.resolve(SINGLE), LinkOption.NOFOLLOW_LINKS);
+    boolean sharded = Files.exists(dir.resolve(INDEX), LinkOption.NOFOLLOW_LINKS);
+    TreeSet<String> paths = new TreeSet<>();
+    paths.add(CONFIG);
+    if (single && sharded) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.AMBIGUOUS_LAYOUT,
+          ".",
+          "both " + SINGLE + " and " + INDEX + " are present");
+    } else if (single) {
+      paths.add(SINGLE);
+    } else if (sharded) {
+      paths.add(INDEX);
+      paths.addAll(shards(dir, links));
+    } else {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.UNKNOWN_LAYOUT,
+          ".",
+          "neither " + SINGLE + " nor " + INDEX + " is present");
+    }
+    // The encoding orders by UTF-8 bytes; WeightsDigest sorts, so TreeSet order here is only
+    // for a stable read order.
+    return List.copyOf(paths);
+  }
+
+  private static TreeSet<String> shards(Path dir, Links links) throws WeightsDigestException {
+    Path index = confined(dir, INDEX, links);
+    TreeSet<String> shards = new TreeSet<>();
+    JsonFactory json =
+        JsonFactory.builder().enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    try (InputStream in = Files.newInputStream(index);
+        JsonParser p = json.createParser(in)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw malformed("the index is not a JSON object");
+      }
+      boolean sawMap = false;
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (!field.equals("weight_map")) {
+          p.skipChildren();
+          continue;
+        }
+        if (value != JsonToken.START_OBJECT) {
+          throw malformed("weight_map is not an object");
+        }
+        sawMap = true;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+          String tensor = p.currentName();
+          if (p.nextToken() != JsonToken.VALUE_STRING) {
+            throw malformed("weight_map['" + tensor + "'] is not a file name");
+          }
+          String shard = p.getText();
+          String problem = RelativePath.problem(shard);
+          if (problem != null) {
+            throw new WeightsDigestException(
+                WeightsDigestException.Reason.PATH_ESCAPES,
+                shard,
+                "the index names a shard path that is " + problem);
+          }
+          shards.add(shard);
+        }
+      }
+      if (p.nextToken() != null) {
+        throw malformed("trailing content after the index object");
+      }
+      if (!sawMap || shards.isEmpty()) {
+        throw malformed("the index has no non-empty weight_map");
+      }
+    } catch (com.fasterxml.jackson.core.JacksonException e) {
+      throw malformed("not valid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.IO_ERROR, INDEX, e.getMessage(), e);
+    }
+    return shards;
+  }
+
+  private static WeightsDigestException malformed(String detail) {
+    return new WeightsDigestException(WeightsDigestException.Reason.MALFORMED_INDEX, INDEX, detail);
+  }
+
+  /** Resolves a relative path and checks it is a regular file inside {@code dir} (per links). */
+  private static Path confined(Path dir, String relative, Links links)
+      throws WeightsDigestException {
+    Path file = dir.resolve(relative);
+    if (!Files.isRegularFile(file)) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.MISSING_FILE, relative, "missing or not a regular file");
+    }
+    if (links == Links.CONFINED) {
+      try {
+        Path root = dir.toRealPath();
+        if (!file.toRealPath().startsWith(root)) {
+          throw new WeightsDigestException(
+              WeightsDigestException.Reason.PATH_ESCAPES,
+              relative,
+              "resolves outside the model directory");
+        }
+      } catch (IOException e) {
+        throw new WeightsDigestException(
+            WeightsDigestException.Reason.IO_ERROR, relative, e.getMessage(), e);
+      }
+    }
+    return file;
+  }
+
+  private static ContentId hashFile(Path dir, String relative, Links links, int bufferSize)
+      throws WeightsDigestException {
+    Path file = confined(dir, relative, links);
+    Blake3.Hasher hasher = Blake3.newHasher();
+    ByteBuffer buf = ByteBuffer.allocate(bufferSize);
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      while (ch.read(buf.clear()) >= 0) {
+        hasher.update(buf.array(), 0, buf.position());
+      }
+    } catch (IOException e) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.IO_ERROR, relative, e.getMessage(), e);
+    }
+    return ContentId.fromDigest(hasher.finish());
+  }
+}

@@ -1,0 +1,54 @@
+package org.meshjava.core.weights;
+
+import java.util.Objects;
+
+/**
+ * Thrown when a model directory cannot be given a weights digest. Carries a {@link Reason} and the
+ * path (relative to the directory, where there is one) that caused it.
+ */
+public final class WeightsDigestException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** Why a directory was refused. Stable; match on it. */
+  public enum Reason {
+    /** The directory has no {@code config.json}. */
+    NO_CONFIG,
+    /** Neither {@code model.safetensors} nor {@code model.safetensors.index.json} is present. */
+    UNKNOWN_LAYOUT,
+    /** Both are present, so which files the forward pass reads is not determined. */
+    AMBIGUOUS_LAYOUT,
+    /** The index is not JSON with a non-empty {@code weight_map} of text values. */
+    MALFORMED_INDEX,
+    /** A path the index names is absolute, has a {@code ..} segment, or resolves outside. */
+    PATH_ESCAPES,
+    /** A file the layout needs does not exist or is not a regular file. */
+    MISSING_FILE,
+    /** Reading failed. */
+    IO_ERROR
+  }
+
+  private final Reason reason;
+  private final String path;
+
+  /** Creates the exception. */
+  public WeightsDigestException(Reason reason, String path, String detail, Throwable cause) {
+    super(reason + " (" + path + "): " + detail, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.path = Objects.requireNonNull(path, "path");
+  }
+
+  /** Creates the exception. */
+  public WeightsDigestException(Reason reason, String path, String detail) {
+    this(reason, path, detail, null);
+  }
+
+  /** Why. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** The file concerned, relative to the model directory ({@code .} for the directory). */
+  public String path() {
+    return path;
+  }
+}

@@ -1,0 +1,314 @@
+package org.meshjava.core.weights;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.crypto.Blake3;
+
+class ModelDirectoryTest {
+  private static final String INDEX =
+      """
+      {"metadata": {"total_size": 12},
+       "weight_map": {"a.weight": "model-00001-of-00002.safetensors",
+                      "b.weight": "model-00002-of-00002.safetensors",
+                      "c.weight": "model-00001-of-00002.safetensors"}}
+      """;
+
+  @TempDir Path tmp;
+
+  private static Path write(Path dir, String name, String content) throws IOException {
+    return write(dir, name, content.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static Path write(Path dir, String name, byte[] content) throws IOException {
+    Path p = dir.resolve(name);
+    Files.createDirectories(p.getParent());
+    Files.write(p, content);
+    return p;
+  }
+
+  private Path single(String name) throws IOException {
+    Path d = tmp.resolve(name);
+    write(d, "config.json", "{\"model_type\":\"tiny\"}");
+    write(d, "model.safetensors", new byte[] {1, 2, 3, 4, 5});
+    write(d, "tokenizer.json", "{}");
+    return d;
+  }
+
+  private Path sharded(String name) throws IOException {
+    Path d = tmp.resolve(name);
+    write(d, "config.json", "{\"model_type\":\"tiny\"}");
+    write(d, "model.safetensors.index.json", INDEX);
+    write(d, "model-00001-of-00002.safetensors", new byte[] {1, 2, 3});
+    write(d, "model-00002-of-00002.safetensors", new byte[] {4, 5, 6});
+    write(d, "tokenizer.json", "{}");
+    write(d, "tokenizer_config.json", "{}");
+    return d;
+  }
+
+  @Test
+  void digest_matchesTheEncodingWrittenOutByHand() throws Exception {
+    Path d = single("m");
+    // [["config.json", hex(b3(config))], ["model.safetensors", hex(b3(weights))]]
+    ByteArrayOutputStream enc = new ByteArrayOutputStream();
+    enc.write(0x82);
+    for (String name : List.of("config.json", "model.safetensors")) {
+      byte[] path = name.getBytes(StandardCharsets.UTF_8);
+      byte[] hex =
+          HexFormat.of().formatHex(Blake3.hash(Files.readAllBytes(d.resolve(name))))
+              .getBytes(StandardCharsets.US_ASCII);
+      enc.write(0x82);
+      enc.write(0x60 | path.length);
+      enc.write(path);
+      enc.write(0x78);
+      enc.write(0x40);
+      enc.write(hex);
+    }
+    WeightsDigest w = ModelDirectory.digest(d);
+    assertThat(w.toCbor().encode()).isEqualTo(enc.toByteArray());
+    assertThat(w.digest()).isEqualTo(ContentId.ofBytes(enc.toByteArray()));
+    assertThat(w.files()).extracting(WeightsFile::path).containsExactly("config.json", "model.safetensors");
+  }
+
+  @Test
+  void digest_ofShardedModel_coversConfigIndexAndEachNamedShardOnce() throws Exception {
+    WeightsDigest w = ModelDirectory.digest(sharded("s"));
+    assertThat(w.files())
+        .extracting(WeightsFile::path)
+        .containsExactly(
+            "config.json",
+            "model-00001-of-00002.safetensors",
+            "model-00002-of-00002.safetensors",
+            "model.safetensors.index.json");
+  }
+
+  @Test
+  void digest_changes_whenAnyByteOfAnyCoveredFileChanges() throws Exception {
+    for (Path d : List.of(single("a"), sharded("b"))) {
+      ContentId before = ModelDirectory.digest(d).digest();
+      for (WeightsFile f : ModelDirectory.digest(d).files()) {
+        Path p = d.resolve(f.path());
+        byte[] original = Files.readAllBytes(p);
+        for (int i = 0; i < original.length; i++) {
+          byte[] changed = original.clone();
+          changed[i] ^= 1;
+          Files.write(p, changed);
+          // A flipped byte in the index may also make it unreadable or name a missing shard:
+          // then there is no digest at all, which is as good as a different one.
+          ContentId after;
+          try {
+            after = ModelDirectory.digest(d).digest();
+          } catch (WeightsDigestException refused) {
+            continue;
+          }
+          assertThat(after).as("%s byte %d", f.path(), i).isNotEqualTo(before);
+        }
+        Files.write(p, original);
+      }
+      assertThat(ModelDirectory.digest(d).digest()).isEqualTo(before);
+    }
+  }
+
+  @Test
+  void digest_ignoresTokenizerAndOtherFiles() throws Exception {
+    Path d = sharded("t");
+    ContentId before = ModelDirectory.digest(d).digest();
+    write(d, "tokenizer.json", "{\"changed\": true}");
+    write(d, "tokenizer_config.json", "{\"changed\": true}");
+    write(d, "README.md", "hello");
+    write(d, "model-00003-of-00002.safetensors", new byte[] {9});
+    assertThat(ModelDirectory.digest(d).digest()).isEqualTo(before);
+  }
+
+  @Test
+  void digest_coversFileNames_notOnlyContents() throws Exception {
+    Path a = tmp.resolve("names-a");
+    Path b = tmp.resolve("names-b");
+    write(a, "config.json", "{}");
+    write(b, "config.json", "{}");
+    write(a, "model.safetensors.index.json", "{\"weight_map\": {\"x\": \"w1.safetensors\"}}");
+    write(b, "model.safetensors.index.json", "{\"weight_map\": {\"x\": \"w2.safetensors\"}}");
+    write(a, "w1.safetensors", new byte[] {7});
+    write(b, "w2.safetensors", new byte[] {7});
+    assertThat(ModelDirectory.digest(a).digest()).isNotEqualTo(ModelDirectory.digest(b).digest());
+  }
+
+  @Test
+  void digest_doesNotDependOnCreationOrder() throws Exception {
+    Path a = sharded("order-a");
+    Path b = tmp.resolve("order-b");
+    write(b, "model-00002-of-00002.safetensors", new byte[] {4, 5, 6});
+    write(b, "tokenizer.json", "{}");
+    write(b, "model.safetensors.index.json", INDEX);
+    write(b, "model-00001-of-00002.safetensors", new byte[] {1, 2, 3});
+    write(b, "config.json", "{\"model_type\":\"tiny\"}");
+    assertThat(ModelDirectory.digest(b).digest()).isEqualTo(ModelDirectory.digest(a).digest());
+  }
+
+  @Test
+  void weightsDigest_sortsByUtf8Bytes_whateverTheListOrder() {
+    ContentId x = ContentId.ofBytes(new byte[] {1});
+    // In UTF-16 order U+1F600 (a surrogate pair, 0xD83D...) sorts before U+FF21; in UTF-8 byte
+    // order (F0 9F... vs EF BC...) it sorts after. The encoding uses UTF-8 byte order.
+    List<WeightsFile> files =
+        List.of(new WeightsFile("z", x), new WeightsFile("\uFF21", x), new WeightsFile("\uD83D\uDE00", x),
+            new WeightsFile("a", x));
+    WeightsDigest w = new WeightsDigest(files);
+    assertThat(w.files()).extracting(WeightsFile::path)
+        .containsExactly("a", "z", "\uFF21", "\uD83D\uDE00");
+    assertThat(new WeightsDigest(List.of(files.get(3), files.get(2), files.get(1), files.get(0))))
+        .isEqualTo(w);
+  }
+
+  @Test
+  void hashing_isStreamed_andAgreesWhateverTheBufferSize() throws Exception {
+    Path d = tmp.resolve("big");
+    write(d, "config.json", "{}");
+    byte[] weights = new byte[3 * 1024 * 1024 + 17];
+    new Random(7).nextBytes(weights);
+    write(d, "model.safetensors", weights);
+    WeightsDigest small = ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 4093);
+    WeightsDigest large = ModelDirectory.digest(d);
+    assertThat(small).isEqualTo(large);
+    assertThat(large.files().get(1).digest()).isEqualTo(ContentId.ofBytes(weights));
+  }
+
+  @Test
+  void digest_refusesAMissingShard() throws Exception {
+    Path d = sharded("missing");
+    Files.delete(d.resolve("model-00002-of-00002.safetensors"));
+    assertThatThrownBy(() -> ModelDirectory.digest(d))
+        .isInstanceOfSatisfying(
+            WeightsDigestException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(WeightsDigestException.Reason.MISSING_FILE);
+              assertThat(e.path()).isEqualTo("model-00002-of-00002.safetensors");
+            });
+  }
+
+  @Test
+  void digest_refusesShardPathsThatEscape() throws Exception {
+    for (String bad : List.of("../outside.safetensors", "/etc/passwd", "a/../../x", "./x", "a//b", "c:\\\\x")) {
+      Path d = tmp.resolve("escape-" + Math.abs(bad.hashCode()));
+      write(d, "config.json", "{}");
+      write(d, "model.safetensors.index.json",
+          "{\"weight_map\": {\"x\": \"" + bad + "\"}}");
+      assertThatThrownBy(() -> ModelDirectory.digest(d))
+          .as(bad)
+          .isInstanceOfSatisfying(
+              WeightsDigestException.class,
+              e -> assertThat(e.reason()).isEqualTo(WeightsDigestException.Reason.PATH_ESCAPES));
+    }
+  }
+
+  @Test
+  void digest_refusesASymlinkOutside_unlessLinksAreFollowed() throws Exception {
+    Path outside = write(tmp, "blobs/weights", new byte[] {1, 2});
+    Path d = tmp.resolve("linked");
+    write(d, "config.json", "{}");
+    Files.createSymbolicLink(d.resolve("model.safetensors"), outside);
+    assertThatThrownBy(() -> ModelDirectory.digest(d))
+        .isInstanceOfSatisfying(
+            WeightsDigestException.class,
+            e -> assertThat(e.reason()).isEqualTo(WeightsDigestException.Reason.PATH_ESCAPES));
+    WeightsDigest followed = ModelDirectory.digest(d, ModelDirectory.Links.FOLLOWED);
+    assertThat(followed.files().get(1).digest()).isEqualTo(ContentId.ofBytes(new byte[] {1, 2}));
+  }
+
+  @Test
+  void digest_refusesUnknownAmbiguousOrConfiglessLayouts() throws Exception {
+    Path none = tmp.resolve("none");
+    write(none, "config.json", "{}");
+    write(none, "pytorch_model.bin", "x");
+    expect(none, WeightsDigestException.Reason.UNKNOWN_LAYOUT);
+
+    Path both = sharded("both");
+    write(both, "model.safetensors", "x");
+    expect(both, WeightsDigestException.Reason.AMBIGUOUS_LAYOUT);
+
+    Path noConfig = single("noconfig");
+    Files.delete(noConfig.resolve("config.json"));
+    expect(noConfig, WeightsDigestException.Reason.NO_CONFIG);
+
+    expect(tmp.resolve("does-not-exist"), WeightsDigestException.Reason.MISSING_FILE);
+  }
+
+  @Test
+  void digest_refusesMalformedIndexes() throws Exception {
+    List<String> bad =
+        List.of(
+            "not json",
+            "[]",
+            "{}",
+            "{\"weight_map\": {}}",
+            "{\"weight_map\": []}",
+            "{\"weight_map\": {\"x\": 3}}",
+            "{\"weight_map\": {\"x\": \"a.safetensors\", \"x\": \"b.safetensors\"}}",
+            "{\"weight_map\": {\"x\": \"a.safetensors\"}} {}",
+            "{\"weight_map\": {\"x\": \"a.safetensors\"}");
+    int i = 0;
+    for (String index : bad) {
+      Path d = tmp.resolve("malformed-" + i++);
+      write(d, "config.json", "{}");
+      write(d, "a.safetensors", "x");
+      write(d, "b.safetensors", "y");
+      write(d, "model.safetensors.index.json", index);
+      assertThatThrownBy(() -> ModelDirectory.digest(d))
+          .as(index)
+          .isInstanceOfSatisfying(
+              WeightsDigestException.class,
+              e -> assertThat(e.reason()).isEqualTo(WeightsDigestException.Reason.MALFORMED_INDEX));
+    }
+  }
+
+  @Test
+  void bind_pairsTheDigestWithAPrecision() throws Exception {
+    WeightsDigest w = ModelDirectory.digest(single("bind"));
+    assertThat(w.bind("bf16").digest()).isEqualTo(w.digest());
+    assertThat(w.bind("bf16").precision()).isEqualTo("bf16");
+  }
+
+  private static void expect(Path d, WeightsDigestException.Reason reason) {
+    assertThatThrownBy(() -> ModelDirectory.digest(d))
+        .isInstanceOfSatisfying(
+            WeightsDigestException.class, e -> assertThat(e.reason()).isEqualTo(reason));
+  }
+
+  @Test
+  void digest_refusesEmptyOrOddShardNames() throws Exception {
+    for (String bad : List.of("", "\\x", ":x", "a\u0001b")) {
+      Path d = tmp.resolve("odd-" + Math.abs(bad.hashCode()));
+      write(d, "config.json", "{}");
+      write(d, "model.safetensors.index.json", "{\"weight_map\": {\"x\": \"" + jsonEscaped(bad) + "\"}}");
+      assertThatThrownBy(() -> ModelDirectory.digest(d))
+          .as(bad)
+          .isInstanceOfSatisfying(
+              WeightsDigestException.class,
+              e -> assertThat(e.reason()).isEqualTo(WeightsDigestException.Reason.PATH_ESCAPES));
+    }
+  }
+
+  private static String jsonEscaped(String s) {
+    return s.replace("\\", "\\\\").replace("\u0001", "\\u0001");
+  }
+
+  @Test
+  void weightsDigest_refusesAnEmptyListOrARepeatedPath() {
+    ContentId x = ContentId.ofBytes(new byte[] {1});
+    assertThatThrownBy(() -> new WeightsDigest(List.of())).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new WeightsDigest(List.of(new WeightsFile("a", x), new WeightsFile("a", x))))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new WeightsFile("../a", x)).isInstanceOf(IllegalArgumentException.class);
+  }
+}

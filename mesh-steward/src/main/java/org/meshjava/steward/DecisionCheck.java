@@ -1,0 +1,78 @@
+package org.meshjava.steward;
+
+import java.util.List;
+import java.util.Optional;
+import org.meshjava.core.DecisionAnswer;
+import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.DecisionShape;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.router.AdmissionRule;
+
+/**
+ * The checks of a decision asked with typed questions (§3.6): before routing, that the questions
+ * are the ones the request's shape counts; when routing, that the backend can answer them; after
+ * the engine ran, that it answered exactly those questions, each over its own options.
+ */
+final class DecisionCheck {
+  /** Admits only engines that answer typed questions. */
+  static final AdmissionRule ANSWERS_QUESTIONS =
+      backend ->
+          backend instanceof DecisionEngine
+              ? Optional.empty()
+              : Optional.of("does not answer typed questions");
+
+  private DecisionCheck() {}
+
+  static void questionsFit(ServeRequest request, List<DecisionQuestion> questions)
+      throws ServeException {
+    if (request.decision().isEmpty()) {
+      throw mismatch("the request is a generation, but typed questions were given");
+    }
+    DecisionShape shape = request.decision().get();
+    long options = questions.stream().mapToLong(DecisionQuestion::optionCount).sum();
+    if (questions.size() != shape.questions() || options != shape.optionsScored()) {
+      throw mismatch(
+          questions.size() + " questions over " + options + " options do not fit the request's "
+              + shape.questions() + " questions over " + shape.optionsScored() + " options");
+    }
+  }
+
+  static void answersFit(
+      ServingEngine engine,
+      ServeRequest request,
+      List<DecisionQuestion> questions,
+      ServeOutcome outcome,
+      List<DecisionAnswer> answers)
+      throws ServeException {
+    if (!outcome.decision().equals(request.decision())) {
+      throw inconsistent(
+          engine,
+          "reported answering " + outcome.decision().orElseThrow() + " for "
+              + request.decision().orElseThrow());
+    }
+    if (answers.size() != questions.size()) {
+      throw inconsistent(
+          engine, "returned " + answers.size() + " answers to " + questions.size() + " questions");
+    }
+    for (int i = 0; i < answers.size(); i++) {
+      if (!answers.get(i).fits(questions.get(i))) {
+        throw inconsistent(
+            engine,
+            "answered question " + i + " with " + answers.get(i).size()
+                + " probabilities for its " + questions.get(i).optionCount() + " options");
+      }
+    }
+  }
+
+  private static ServeException mismatch(String detail) {
+    return new ServeException(ServeException.Reason.QUESTIONS_MISMATCH, detail);
+  }
+
+  private static ServeException inconsistent(ServingEngine engine, String what) {
+    return new ServeException(
+        ServeException.Reason.INCONSISTENT_OUTCOME, "backend " + engine.name() + " " + what);
+  }
+}

@@ -1,0 +1,164 @@
+package org.meshjava.steward;
+
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.receipt.Disclosure;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.Opening;
+import org.meshjava.receipt.OutputCommitment;
+import org.meshjava.receipt.ReceiptException;
+
+/**
+ * Re-executes a sealed serve and says what that settles (§6.4). Anyone holding the receipt, the
+ * request, the prompt payload and the opening can replay, without the steward.
+ *
+ * <p>Design note. The verdicts are asymmetric on purpose. A re-run that opens the commitment
+ * proves the serve. A re-run that does not open it proves nothing by itself: the replayer may
+ * have the wrong payload or opening, and those are inputs the commitment binds. So {@link
+ * ReplayVerdict.Diverged} needs a disclosed output that opens the commitment on the very payload
+ * and opening the replay ran — then the opening, payload and sealed output are all confirmed, and
+ * only the engine's output can differ. Every other mismatch is {@link
+ * ReplayVerdict.Reason#UNATTRIBUTABLE_MISMATCH}. The preconditions (a commitment, a deterministic
+ * engine, the same backend, recipe, weights and request) are checked before any work is done.
+ *
+ * <p>A replay meters nothing, seals nothing and touches no steward. Stateless and thread-safe, as
+ * far as the engine is.
+ */
+public final class Replayer {
+  private Replayer() {}
+
+  /**
+   * Replays {@code receipt}'s serve of {@code request} on {@code engine}.
+   *
+   * @param receipt the receipt, already verified by its envelope
+   * @param engine the engine to re-run on
+   * @param request the request the receipt is for
+   * @param prompt the prompt payload to re-run on
+   * @param opening the receipt's opening, as the steward disclosed it
+   * @param disclosed the output the steward disclosed for this receipt, if any
+   * @return exactly one verdict; never throws for a mismatch
+   */
+  public static ReplayVerdict replay(
+      MeshReceipt receipt,
+      ServingEngine engine,
+      ServeRequest request,
+      TokenSequence prompt,
+      Opening opening,
+      Optional<Disclosure> disclosed) {
+    Objects.requireNonNull(receipt, "receipt");
+    Objects.requireNonNull(engine, "engine");
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(prompt, "prompt");
+    Objects.requireNonNull(opening, "opening");
+    Objects.requireNonNull(disclosed, "disclosed");
+    Optional<ContentId> commitment = receipt.outputCommitment();
+    if (commitment.isEmpty()) {
+      return notReplayable(
+          ReplayVerdict.Reason.NO_COMMITMENT,
+          receipt.isDecision()
+              ? "a typed decision carries no output commitment"
+              : "the receipt carries no output commitment");
+    }
+    if (!engine.deterministic()) {
+      return notReplayable(
+          ReplayVerdict.Reason.SAMPLING_ENGINE,
+          "backend " + engine.name() + " does not declare itself deterministic");
+    }
+    if (!engine.name().equals(receipt.backend())
+        || !engine.recipe().name().equals(receipt.recipe())) {
+      return notReplayable(
+          ReplayVerdict.Reason.OTHER_BACKEND,
+          "the receipt names " + receipt.backend() + "/" + receipt.recipe() + ", the engine is "
+              + engine.name() + "/" + engine.recipe().name());
+    }
+    Optional<String> otherWeights = otherWeights(receipt, engine);
+    if (otherWeights.isPresent()) {
+      return notReplayable(ReplayVerdict.Reason.OTHER_WEIGHTS, otherWeights.get());
+    }
+    ContentId requestId = request.id();
+    if (!requestId.equals(receipt.requestId())) {
+      return notReplayable(
+          ReplayVerdict.Reason.OTHER_REQUEST,
+          "the receipt is for request " + receipt.requestId() + ", not " + requestId);
+    }
+    TokenSequence rerun;
+    try {
+      rerun = engine.serve(request, prompt).tokens();
+    } catch (EngineException | RuntimeException e) {
+      return notReplayable(
+          ReplayVerdict.Reason.ENGINE_FAILED,
+          "backend " + engine.name() + " failed to re-serve: " + e.getMessage());
+    }
+    // The weights must also hold across the re-run, as they must across a serve (§2).
+    otherWeights = otherWeights(receipt, engine);
+    if (otherWeights.isPresent()) {
+      return notReplayable(ReplayVerdict.Reason.OTHER_WEIGHTS, otherWeights.get());
+    }
+    ContentId payload = OutputCommitment.payloadDigest(prompt);
+    if (OutputCommitment.commit(opening, requestId, payload, rerun).equals(commitment.get())) {
+      return new ReplayVerdict.Verified();
+    }
+    if (disclosed.isPresent() && opensOnReplayInputs(disclosed.get(), receipt, opening, payload)) {
+      TokenSequence sealed = disclosed.get().tokens();
+      return new ReplayVerdict.Diverged(firstDifference(sealed, rerun), sealed, rerun);
+    }
+    return notReplayable(
+        ReplayVerdict.Reason.UNATTRIBUTABLE_MISMATCH,
+        disclosed.isPresent()
+            ? "the re-run does not open the commitment, and the disclosed output does not open it"
+                + " on the replay's payload and opening"
+            : "the re-run does not open the commitment, and no output was disclosed");
+  }
+
+  private static Optional<String> otherWeights(MeshReceipt receipt, ServingEngine engine) {
+    if (receipt.weights().isEmpty()) {
+      // Bound by name alone: the weaker basis, and all a replay can hold the engine to.
+      return Optional.empty();
+    }
+    Optional<WeightsBinding> now = engine.weights();
+    if (!now.equals(receipt.weights())) {
+      return Optional.of(
+          "the receipt sealed weights " + describe(receipt.weights()) + ", the engine runs "
+              + describe(now));
+    }
+    return Optional.empty();
+  }
+
+  private static boolean opensOnReplayInputs(
+      Disclosure d, MeshReceipt receipt, Opening opening, ContentId payload) {
+    if (!d.opening().equals(opening) || !d.payloadDigest().equals(payload)) {
+      return false;
+    }
+    try {
+      d.verify(receipt);
+      return true;
+    } catch (ReceiptException e) {
+      return false;
+    }
+  }
+
+  /** The first index at which the two differ; the shorter length if one is a prefix. */
+  static int firstDifference(TokenSequence a, TokenSequence b) {
+    int n = Math.min(a.size(), b.size());
+    for (int i = 0; i < n; i++) {
+      if (a.get(i) != b.get(i)) {
+        return i;
+      }
+    }
+    return n;
+  }
+
+  private static String describe(Optional<WeightsBinding> w) {
+    return w.map(b -> b.digest() + "/" + b.precision()).orElse("(none)");
+  }
+
+  private static ReplayVerdict notReplayable(ReplayVerdict.Reason reason, String detail) {
+    return new ReplayVerdict.NotReplayable(reason, detail);
+  }
+}
