@@ -39,16 +39,34 @@ public final class JournalFile {
    *     does not chain, or {@code IO}
    */
   public static Contents read(Path path) throws JournalException {
+    return read(path, n -> {});
+  }
+
+  /**
+   * Reads and checks {@code path}, telling {@code progress} how many records have been checked
+   * after each one (for a progress display over a large journal; the callback picks how often to
+   * show it).
+   *
+   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or
+   *     does not chain, or {@code IO}
+   */
+  public static Contents read(Path path, java.util.function.LongConsumer progress)
+      throws JournalException {
     byte[] all;
     try {
       all = Files.exists(path) ? Files.readAllBytes(path) : new byte[0];
     } catch (IOException e) {
       throw new JournalException(JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
     }
-    return parse(all);
+    return parse(all, progress);
   }
 
   static Contents parse(byte[] all) throws JournalException {
+    return parse(all, n -> {});
+  }
+
+  private static Contents parse(byte[] all, java.util.function.LongConsumer progress)
+      throws JournalException {
     List<JournalRecord> records = new ArrayList<>();
     List<byte[]> lines = new ArrayList<>();
     int start = 0;
@@ -76,6 +94,7 @@ public final class JournalFile {
       lines.add(line);
       prevHash = Optional.of(ContentId.ofBytes(line));
       start = i + 1;
+      progress.accept(records.size());
     }
     return new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start);
   }
