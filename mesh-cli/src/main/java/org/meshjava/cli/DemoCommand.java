@@ -131,7 +131,7 @@ final class DemoCommand implements Callable<Integer> {
         + (steward.head().nextSequence() - 1));
     JournalFile.Contents journal = JournalFile.read(journalFile);
     out.println("journal verified: " + journal.records().size()
-        + " records in one chain (a decision, a debit, and a seal per receipt)");
+        + " records in one chain (a seal per receipt; a decision and a debit for the granted serve)");
     byte[] firstPrompt = "Summarise these meeting notes in one line.".getBytes(StandardCharsets.UTF_8);
     TokenSequence firstPayload = ByteTokenizer.INSTANCE.encode(firstPrompt);
     ServeRequest firstRequest =

@@ -38,7 +38,7 @@ public final class Mesh implements Runnable {
         (e, commandLine, parseResult) -> {
           // One clear line and a non-zero exit, never a stack trace.
           String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-          commandLine.getErr().println("mesh " + commandLine.getCommandName() + ": "
+          commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": "
               + msg.replaceAll("[\\r\\n]+", " "));
           return 1;
         });

@@ -145,7 +145,8 @@ final class ServeCommand implements Callable<Integer> {
         try {
           stop.await();
         } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+          // Interrupting the command's thread is how an embedder stops it; the interrupt is
+          // consumed here so that stopping the server below can wait for it to finish.
         } finally {
           try {
             Runtime.getRuntime().removeShutdownHook(hook);
