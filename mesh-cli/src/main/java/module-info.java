@@ -3,6 +3,7 @@ module org.meshjava.cli {
   requires org.meshjava.steward;
   requires org.meshjava.engine;
   requires org.meshjava.conformance;
+  requires org.meshjava.openai;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
 

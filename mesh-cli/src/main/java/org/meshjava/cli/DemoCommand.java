@@ -6,6 +6,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -18,6 +21,12 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalFile;
+import org.meshjava.openai.ByteTokenizer;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptJson;
@@ -31,8 +40,10 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code mesh demo}: a steward on embedded defaults (a fresh key, three reference backends at
- * different fidelities and costs, the honest estimator meter) serves a few requests and prints
- * each route and receipt as readable JSON, then verifies the chain.
+ * different fidelities and costs, the honest estimator meter, a journal in a temporary directory)
+ * serves two generations, a typed decision, a granted generation and one request no backend may
+ * take, prints each route and receipt as readable JSON, verifies the chain and the journal, and
+ * replays one receipt.
  */
 @Command(
     name = "demo",
@@ -47,8 +58,11 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    Path dir = Files.createTempDirectory("mesh-demo");
+    Path journalFile = dir.resolve("steward.journal");
     try (Steward steward =
         Steward.builder(SigningKey.generate())
+            .journal(FileJournal.open(journalFile))
             .backend(
                 ReferenceEngine.builder()
                     .name("tiny")
@@ -68,12 +82,16 @@ final class DemoCommand implements Callable<Integer> {
                     .reportsDelivered(true)
                     .build())
             .build()) {
-      return demo(out, steward);
+      return demo(out, steward, journalFile);
+    } finally {
+      Files.deleteIfExists(journalFile);
+      Files.deleteIfExists(dir);
     }
   }
 
-  private static int demo(PrintWriter out, Steward steward) throws Exception {
+  private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {
     out.println("steward " + steward.identity());
+    out.println("journal " + journalFile + " (deleted when the demo ends)");
     steward.meterDiscovery().ifPresent(d -> {
       out.println("meter: " + steward.meter().name()
           + (d.hardwareGraded() ? " (live hardware counters)" : " (no live counters here; figures are Estimator)"));
@@ -83,23 +101,50 @@ final class DemoCommand implements Callable<Integer> {
     out.println();
 
     List<Envelope> envelopes = new ArrayList<>();
-    serve(out, steward, envelopes, "a cheap generation: floor F1",
-        "Summarise these meeting notes in one line.", Fidelity.F1, 20_000, null);
+    ServeResult first = serve(out, steward, envelopes, "a cheap generation: floor F1",
+        "Summarise these meeting notes in one line.", Fidelity.F1, 20_000, null, null);
     serve(out, steward, envelopes, "a demanding generation: floor F3",
-        "Draft a careful answer to the auditor's question.", Fidelity.F3, 200_000, null);
+        "Draft a careful answer to the auditor's question.", Fidelity.F3, 200_000, null, null);
     serve(out, steward, envelopes, "a typed decision: 2 questions over 6 options",
         "Is this invoice a duplicate? Which team owns it?", Fidelity.F1, 20_000,
-        new DecisionShape(2, 6, 20));
+        new DecisionShape(2, 6, 20), null);
+
+    // A caller issues the steward a grant and presents it for one request (§2.1).
+    SigningKey caller = Jcp.newKey();
+    Instant now = Instant.now();
+    GrantChain grant =
+        Jcp.issueRoot(caller, steward.identity(), 2_000_000, now.minusSeconds(60), now.plusSeconds(3600));
+    out.println("caller " + Jcp.identity(caller) + " issued grant " + grant.leaf().id()
+        + " (2000000 uJ) to the steward");
+    serve(out, steward, envelopes, "a granted generation: the caller presents its grant",
+        "Translate the contract summary into French.", Fidelity.F1, 50_000, null,
+        new Granted(caller, grant));
+    out.println("grant " + grant.leaf().id() + " has " + steward.gate().remainingUj(grant)
+        + " uJ left");
+    out.println();
+
     serve(out, steward, envelopes, "a request no backend can take: floor F4 under 1000 uJ",
-        "Write a novel.", Fidelity.F4, 1_000, null);
+        "Write a novel.", Fidelity.F4, 1_000, null, null);
 
     ReceiptChain.verifyFromGenesis(envelopes);
     out.println("chain verified: " + envelopes.size() + " receipts from genesis, head at sequence "
         + (steward.head().nextSequence() - 1));
+    JournalFile.Contents journal = JournalFile.read(journalFile);
+    out.println("journal verified: " + journal.records().size()
+        + " records in one chain (a seal per receipt; a decision and a debit for the granted serve)");
+    byte[] firstPrompt = "Summarise these meeting notes in one line.".getBytes(StandardCharsets.UTF_8);
+    TokenSequence firstPayload = ByteTokenizer.INSTANCE.encode(firstPrompt);
+    ServeRequest firstRequest =
+        ServeRequest.generation(ContentId.ofBytes(firstPrompt), firstPayload.size(), 32, Fidelity.F1, 20_000);
+    out.println("replay of receipt " + first.receipt().sequence() + ": "
+        + DemoReplay.replay(steward, first, firstRequest, firstPayload));
     return 0;
   }
 
-  private static void serve(
+  /** A caller's key and the grant it presents. */
+  private record Granted(SigningKey caller, GrantChain chain) {}
+
+  private static ServeResult serve(
       PrintWriter out,
       Steward steward,
       List<Envelope> envelopes,
@@ -107,10 +152,11 @@ final class DemoCommand implements Callable<Integer> {
       String prompt,
       Fidelity floor,
       long ceilingUj,
-      DecisionShape decision)
+      DecisionShape decision,
+      Granted granted)
       throws Exception {
     byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
-    TokenSequence payload = ByteTokens.of(bytes);
+    TokenSequence payload = ByteTokenizer.INSTANCE.encode(bytes);
     ServeRequest request =
         new ServeRequest(
             ContentId.ofBytes(bytes), payload.size(), 32, floor, ceilingUj,
@@ -118,8 +164,15 @@ final class DemoCommand implements Callable<Integer> {
     out.println("== " + title);
     ObjectNode doc = JSON.createObjectNode();
     doc.put("request_id", request.id().hex());
+    ServeResult result = null;
     try {
-      ServeResult result = steward.serve(request, payload);
+      if (granted != null) {
+        Presentation p = Jcp.present(granted.caller(), granted.chain(), request);
+        doc.put("grant_id", p.grantId().hex());
+        result = steward.serve(request, payload, p);
+      } else {
+        result = steward.serve(request, payload);
+      }
       doc.set("route", route(result.route().candidates()));
       doc.put("chosen", result.route().chosen().name());
       doc.set("receipt", ReceiptJson.of(result.receipt()));
@@ -134,6 +187,7 @@ final class DemoCommand implements Callable<Integer> {
     }
     out.println(JSON.writeValueAsString(doc));
     out.println();
+    return result;
   }
 
   private static ArrayNode route(List<RouteCandidate> candidates) {

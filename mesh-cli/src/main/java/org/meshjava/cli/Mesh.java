@@ -4,13 +4,20 @@ import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code mesh} command: the steward demo now; serving, verification and grant tools grow here. */
+/** The {@code mesh} command: the demo, the HTTP binding, verification, the journal and grant tools. */
 @Command(
     name = "mesh",
     mixinStandardHelpOptions = true,
     version = "mesh-java 0.1.0",
     description = "Energy-accounted inference serving and routing (mesh/1).",
-    subcommands = {DemoCommand.class, VerifyCommand.class})
+    subcommands = {
+      DemoCommand.class,
+      ServeCommand.class,
+      VerifyCommand.class,
+      JournalCommand.class,
+      KeyCommand.class,
+      GrantCommand.class
+    })
 public final class Mesh implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -29,7 +36,10 @@ public final class Mesh implements Runnable {
     cl.setErr(err);
     cl.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          commandLine.getErr().println("mesh: " + e.getMessage());
+          // One clear line and a non-zero exit, never a stack trace.
+          String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+          commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": "
+              + msg.replaceAll("[\\r\\n]+", " "));
           return 1;
         });
     return cl.execute(args);

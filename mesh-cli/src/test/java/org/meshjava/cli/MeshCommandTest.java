@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MeshCommandTest {
-  private record Run(int code, String out, String err) {}
+  record Run(int code, String out, String err) {}
 
-  private static Run mesh(String... args) {
+  static Run mesh(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     int code = Mesh.run(new PrintWriter(out, true), new PrintWriter(err, true), args);
@@ -28,14 +28,26 @@ class MeshCommandTest {
         .contains("\"energy_provenance\" : \"Estimator\"")
         .contains("\"uj_per_decision\"")
         .contains("NO_ADMISSIBLE_BACKEND")
-        .contains("chain verified: 3 receipts from genesis");
+        .contains("\"grant_id\"")
+        .contains("chain verified: 4 receipts from genesis")
+        .contains("journal verified: 6 records in one chain")
+        .contains("replay of receipt 0: Verified");
   }
 
   @Test
   void help_listsTheCommands() {
     Run r = mesh("--help");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("demo").contains("verify");
+    assertThat(r.out()).contains("demo", "serve", "verify", "journal", "key", "grant");
+    for (String[] sub : new String[][] {{"serve"}, {"journal", "inspect"}, {"journal", "verify"},
+        {"key", "generate"}, {"grant", "issue"}, {"grant", "delegate"}, {"grant", "shard"},
+        {"grant", "present"}}) {
+      String[] args = java.util.Arrays.copyOf(sub, sub.length + 1);
+      args[sub.length] = "--help";
+      Run h = mesh(args);
+      assertThat(h.code()).as(String.join(" ", sub)).isZero();
+      assertThat(h.out()).contains("Usage: mesh " + String.join(" ", sub));
+    }
   }
 
   @Test
@@ -65,7 +77,7 @@ class MeshCommandTest {
     assertThat(r.err()).contains("not hex");
   }
 
-  private static Path published(String name) {
+  static Path published(String name) {
     for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
       Path c = p.resolve("conformance/v1").resolve(name);
       if (Files.exists(c)) {

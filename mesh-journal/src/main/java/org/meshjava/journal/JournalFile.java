@@ -39,23 +39,46 @@ public final class JournalFile {
    *     does not chain, or {@code IO}
    */
   public static Contents read(Path path) throws JournalException {
-    return recover(path).contents();
+    return read(path, n -> {});
+  }
+
+  /**
+   * Reads and checks {@code path}, telling {@code progress} how many records have been checked
+   * after each one (for a progress display over a large journal; the callback picks how often to
+   * show it).
+   *
+   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or
+   *     does not chain, or {@code IO}
+   */
+  public static Contents read(Path path, java.util.function.LongConsumer progress)
+      throws JournalException {
+    return recover(path, progress).contents();
   }
 
   /** The contents and the decoder state (the chains read) a journal continues from. */
   record Recovered(Contents contents, RecordCodec codec) {}
 
   static Recovered recover(Path path) throws JournalException {
+    return recover(path, n -> {});
+  }
+
+  private static Recovered recover(Path path, java.util.function.LongConsumer progress)
+      throws JournalException {
     byte[] all;
     try {
       all = Files.exists(path) ? Files.readAllBytes(path) : new byte[0];
     } catch (IOException e) {
       throw new JournalException(JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
     }
-    return parse(all);
+    return parse(all, progress);
   }
 
   static Recovered parse(byte[] all) throws JournalException {
+    return parse(all, n -> {});
+  }
+
+  private static Recovered parse(byte[] all, java.util.function.LongConsumer progress)
+      throws JournalException {
     RecordCodec codec = new RecordCodec();
     List<JournalRecord> records = new ArrayList<>();
     List<byte[]> lines = new ArrayList<>();
@@ -84,6 +107,7 @@ public final class JournalFile {
       lines.add(line);
       prevHash = Optional.of(ContentId.ofBytes(line));
       start = i + 1;
+      progress.accept(records.size());
     }
     return new Recovered(
         new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start), codec);

@@ -1,0 +1,295 @@
+package org.meshjava.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.Caveat;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.IssuanceException;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.MaxCostUj;
+import org.meshjava.jcp.ModelIn;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Shard;
+import org.meshjava.jcp.SignedGrant;
+import org.meshjava.openai.BindingException;
+import org.meshjava.openai.GrantedServeRequest;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code mesh grant issue|delegate|shard|present|show}: the caller's grant tools (§2.1, JCP). Chains
+ * and presentations are files of one hex line; keys are {@link KeyFile}s.
+ */
+@Command(
+    name = "grant",
+    mixinStandardHelpOptions = true,
+    description = "Issue, delegate, shard and present grants; files of one hex line.",
+    subcommands = {
+      GrantCommand.Issue.class,
+      GrantCommand.Delegate.class,
+      GrantCommand.ShardCommand.class,
+      GrantCommand.Present.class,
+      GrantCommand.Show.class
+    })
+final class GrantCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** Narrowing caveats any new grant may carry. */
+  static final class Caveats {
+    @Option(names = "--model-in", paramLabel = "DIGEST", split = ",",
+        description = "Permit only backends whose weights digest is one of these (hex).")
+    List<String> modelIn = new ArrayList<>();
+
+    @Option(names = "--max-cost-uj", paramLabel = "UJ", description = "Refuse any one serve that costs more.")
+    Long maxCostUj;
+
+    Caveat[] toArray() throws CliException {
+      List<Caveat> out = new ArrayList<>();
+      if (!modelIn.isEmpty()) {
+        List<ContentId> ids = new ArrayList<>();
+        for (String d : modelIn) {
+          try {
+            ids.add(ContentId.fromHex(d));
+          } catch (IllegalArgumentException e) {
+            throw new CliException("--model-in " + d + ": " + e.getMessage(), e);
+          }
+        }
+        out.add(ModelIn.of(ids.toArray(ContentId[]::new)));
+      }
+      if (maxCostUj != null) {
+        out.add(new MaxCostUj(maxCostUj));
+      }
+      return out.toArray(Caveat[]::new);
+    }
+  }
+
+  private static CliException refused(IssuanceException e) {
+    return new CliException("refused: " + e.getMessage(), e);
+  }
+
+  private static void describe(PrintWriter out, GrantChain chain) {
+    for (int i = 0; i < chain.links().size(); i++) {
+      SignedGrant g = chain.links().get(i);
+      out.println("link " + i + ": grant " + g.id() + " issuer " + g.grant().issuer()
+          + " subject " + g.grant().subject() + " budget " + g.grant().budgetUj() + " uJ, until "
+          + g.grant().expiry());
+    }
+  }
+
+  @Command(name = "issue", mixinStandardHelpOptions = true,
+      description = "Issue a root grant to a subject (a steward, or a holder who will delegate).")
+  static final class Issue implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--issuer-key", required = true, paramLabel = "FILE") Path issuerKey;
+    @Option(names = "--subject", required = true, paramLabel = "DID",
+        description = "Who holds it: the steward's did:key (GET /v1/mesh/steward).") String subject;
+    @Option(names = "--budget-uj", required = true, paramLabel = "UJ") long budgetUj;
+    @Option(names = "--not-before", defaultValue = "now", paramLabel = "WHEN") String notBefore;
+    @Option(names = "--expires", required = true, paramLabel = "WHEN",
+        description = "An instant (2026-12-31T00:00:00Z) or a duration from now (PT24H).") String expires;
+    @ArgGroup(exclusive = false) Caveats caveats = new Caveats();
+    @Option(names = "--out", required = true, paramLabel = "FILE") Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      Instant now = Instant.now();
+      try {
+        GrantChain chain =
+            Jcp.issueRoot(KeyFile.read(issuerKey), GrantFiles.did(subject), budgetUj,
+                GrantFiles.when(notBefore, now), GrantFiles.when(expires, now), caveats.toArray());
+        GrantFiles.writeLine(out, chain.toHex());
+        spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id());
+        return 0;
+      } catch (IssuanceException e) {
+        throw refused(e);
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage(), e);
+      }
+    }
+  }
+
+  @Command(name = "delegate", mixinStandardHelpOptions = true,
+      description = "Delegate a chain's leaf to a new subject with a smaller budget.")
+  static final class Delegate implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--holder-key", required = true, paramLabel = "FILE") Path holderKey;
+    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
+    @Option(names = "--subject", required = true, paramLabel = "DID") String subject;
+    @Option(names = "--budget-uj", required = true, paramLabel = "UJ") long budgetUj;
+    @ArgGroup(exclusive = false) Caveats caveats = new Caveats();
+    @Option(names = "--out", required = true, paramLabel = "FILE") Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      try {
+        GrantChain chain =
+            Jcp.delegate(KeyFile.read(holderKey), GrantFiles.readChain(chainFile),
+                GrantFiles.did(subject), budgetUj, caveats.toArray());
+        GrantFiles.writeLine(out, chain.toHex());
+        spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id()
+            + " (" + chain.links().size() + " links)");
+        return 0;
+      } catch (IssuanceException e) {
+        throw refused(e);
+      } catch (IllegalArgumentException e) {
+        throw new CliException(e.getMessage(), e);
+      }
+    }
+  }
+
+  @Command(name = "shard", mixinStandardHelpOptions = true,
+      description = "Shard a chain's leaf into one child per steward; shares must sum within it.")
+  static final class ShardCommand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--holder-key", required = true, paramLabel = "FILE") Path holderKey;
+    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
+    @Option(names = "--share", required = true, paramLabel = "DID=UJ",
+        description = "A steward and its budget; repeat for each.") List<String> shares;
+    @Option(names = "--out-dir", required = true, paramLabel = "DIR",
+        description = "Writes shard-1.hex, shard-2.hex, … in --share order.") Path outDir;
+
+    @Override
+    public Integer call() throws CliException {
+      List<Shard> list = new ArrayList<>();
+      for (String s : shares) {
+        int eq = s.lastIndexOf('=');
+        if (eq < 0) {
+          throw new CliException("--share " + s + ": expected DID=UJ");
+        }
+        try {
+          list.add(new Shard(GrantFiles.did(s.substring(0, eq)), Long.parseLong(s.substring(eq + 1))));
+        } catch (NumberFormatException e) {
+          throw new CliException("--share " + s + ": the budget is not a whole number", e);
+        } catch (IllegalArgumentException e) {
+          throw new CliException("--share " + s + ": " + e.getMessage(), e);
+        }
+      }
+      try {
+        List<GrantChain> out = Jcp.shard(KeyFile.read(holderKey), GrantFiles.readChain(chainFile), list);
+        for (int i = 0; i < out.size(); i++) {
+          Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
+          GrantFiles.writeLine(file, out.get(i).toHex());
+          spec.commandLine().getOut().println("wrote " + file + ": " + list.get(i).budgetUj()
+              + " uJ held by " + list.get(i).steward());
+        }
+        return 0;
+      } catch (IssuanceException e) {
+        throw refused(e);
+      }
+    }
+  }
+
+  /** Exactly one source of the request a presentation is signed for. */
+  static final class RequestSource {
+    @Option(names = "--body", paramLabel = "FILE",
+        description = "An OpenAI request body; the request is granted_serve_request of it.")
+    Path body;
+
+    @Option(names = "--request", paramLabel = "FILE",
+        description = "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor, joule_ceiling_uj.")
+    Path request;
+  }
+
+  @Command(name = "present", mixinStandardHelpOptions = true,
+      description = "Sign a presentation of a chain for one request (the leaf's issuer signs).")
+  static final class Present implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--caller-key", required = true, paramLabel = "FILE") Path callerKey;
+    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
+    @ArgGroup(exclusive = true, multiplicity = "1") RequestSource source;
+    @Option(names = "--out", required = true, paramLabel = "FILE",
+        description = "The presentation, one hex line.") Path out;
+    @Option(names = "--out-body", paramLabel = "FILE",
+        description = "With --body: also write the body with jcp_presentation added, ready to POST.")
+    Path outBody;
+
+    @Override
+    public Integer call() throws CliException {
+      ServeRequest request;
+      JsonNode body = null;
+      if (source.body != null) {
+        body = GrantFiles.readJson(source.body);
+        try {
+          request = GrantedServeRequest.derive(body);
+        } catch (BindingException e) {
+          throw new CliException(source.body + ": " + e.getMessage(), e);
+        }
+      } else {
+        request = requestFromJson(GrantFiles.readJson(source.request));
+      }
+      Presentation p;
+      try {
+        p = Jcp.present(KeyFile.read(callerKey), GrantFiles.readChain(chainFile), request);
+      } catch (IssuanceException e) {
+        throw refused(e);
+      }
+      GrantFiles.writeLine(out, p.toHex());
+      PrintWriter o = spec.commandLine().getOut();
+      o.println("wrote " + out + ": presentation of grant " + p.grantId() + " for request "
+          + request.id());
+      if (outBody != null) {
+        if (body == null || !body.isObject()) {
+          throw new CliException("--out-body needs --body");
+        }
+        ((ObjectNode) body).put("jcp_presentation", p.toHex());
+        GrantFiles.writeLine(outBody, body.toString());
+        o.println("wrote " + outBody + ": the body with jcp_presentation");
+      }
+      return 0;
+    }
+
+    private static ServeRequest requestFromJson(JsonNode json) throws CliException {
+      try {
+        CborMap.Builder b = CborMap.builder();
+        for (var e : json.properties()) {
+          JsonNode v = e.getValue();
+          if (v.isTextual()) {
+            b.put(e.getKey(), v.asText());
+          } else if (v.isIntegralNumber() && v.canConvertToLong()) {
+            b.put(e.getKey(), v.asLong());
+          } else {
+            throw new CliException("request field " + e.getKey() + " must be text or a whole number");
+          }
+        }
+        return ServeRequest.fromCbor(b.build());
+      } catch (IllegalArgumentException e) {
+        throw new CliException("not a request: " + e.getMessage(), e);
+      }
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a chain's links.")
+  static final class Show implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
+
+    @Override
+    public Integer call() throws CliException {
+      describe(spec.commandLine().getOut(), GrantFiles.readChain(chainFile));
+      return 0;
+    }
+  }
+}

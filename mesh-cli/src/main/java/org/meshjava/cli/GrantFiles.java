@@ -1,0 +1,82 @@
+package org.meshjava.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.MalformedGrantException;
+
+/** Reading and writing the grant tools' files: chains and presentations as one hex line. */
+final class GrantFiles {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private GrantFiles() {}
+
+  static GrantChain readChain(Path path) throws CliException {
+    try {
+      return GrantChain.fromHex(readText(path).strip());
+    } catch (MalformedGrantException e) {
+      throw new CliException(path + " is not a grant chain: " + e.getMessage(), e);
+    }
+  }
+
+  static String readText(Path path) throws CliException {
+    try {
+      return Files.readString(path, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new CliException("cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  static JsonNode readJson(Path path) throws CliException {
+    try {
+      return JSON.readTree(readText(path));
+    } catch (IOException e) {
+      throw new CliException(path + " is not JSON: " + e.getMessage(), e);
+    }
+  }
+
+  static void writeLine(Path path, String text) throws CliException {
+    try {
+      Path parent = path.toAbsolutePath().getParent();
+      if (parent != null) {
+        Files.createDirectories(parent);
+      }
+      Files.writeString(path, text + "\n", StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new CliException("cannot write " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  static DidKey did(String text) throws CliException {
+    try {
+      return DidKey.parse(text);
+    } catch (DidKeyException e) {
+      throw new CliException("'" + text + "' is not a did:key: " + e.getMessage(), e);
+    }
+  }
+
+  /** An ISO-8601 instant ({@code 2026-12-31T00:00:00Z}) or a duration from now ({@code PT24H}). */
+  static Instant when(String text, Instant now) throws CliException {
+    try {
+      if (text.equals("now")) {
+        return now;
+      }
+      if (text.startsWith("P") || text.startsWith("p")) {
+        return now.plus(Duration.parse(text));
+      }
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      throw new CliException(
+          "'" + text + "' is neither an instant like 2026-12-31T00:00:00Z nor a duration like PT24H");
+    }
+  }
+}

@@ -1,0 +1,61 @@
+package org.meshjava.cli;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.Jcp;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code mesh key generate|show}: Ed25519 key files for stewards and callers. */
+@Command(
+    name = "key",
+    mixinStandardHelpOptions = true,
+    description = "Make and read key files (hex Ed25519 seed, mode 0600).",
+    subcommands = {KeyCommand.Generate.class, KeyCommand.Show.class})
+final class KeyCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  @Command(
+      name = "generate",
+      mixinStandardHelpOptions = true,
+      description = "Generate a key, write its seed to --out and print its did:key.")
+  static final class Generate implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where to write the key.")
+    Path out;
+
+    @Option(names = "--force", description = "Overwrite an existing file.")
+    boolean force;
+
+    @Override
+    public Integer call() throws CliException {
+      SigningKey key = Jcp.newKey();
+      KeyFile.write(out, key, force);
+      spec.commandLine().getOut().println(Jcp.identity(key).value());
+      return 0;
+    }
+  }
+
+  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a key file's did:key.")
+  static final class Show implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--key", required = true, paramLabel = "FILE", description = "The key file.")
+    Path key;
+
+    @Override
+    public Integer call() throws CliException {
+      spec.commandLine().getOut().println(Jcp.identity(KeyFile.read(key)).value());
+      return 0;
+    }
+  }
+}

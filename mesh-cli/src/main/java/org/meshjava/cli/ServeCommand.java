@@ -1,0 +1,173 @@
+package org.meshjava.cli;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalException;
+import org.meshjava.openai.OpenAiServer;
+import org.meshjava.steward.Steward;
+import org.meshjava.steward.StewardStartException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code mesh serve}: the OpenAI-compatible binding in front of a steward, configured from a file
+ * ({@link ServeConfig}) and flags (which win). Runs until interrupted.
+ */
+@Command(
+    name = "serve",
+    mixinStandardHelpOptions = true,
+    description = "Serve the OpenAI-compatible HTTP binding (config file and/or flags).")
+final class ServeCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "A JSON configuration (see README).")
+  Path config;
+
+  @Option(names = "--host", paramLabel = "ADDR", description = "Bind address (default 127.0.0.1).")
+  String host;
+
+  @Option(names = "--port", paramLabel = "N", description = "Port (default 8080; 0 picks a free one).")
+  Integer port;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
+  Path key;
+
+  @Option(names = "--journal", paramLabel = "FILE", description = "The decision journal file.")
+  Path journal;
+
+  @Option(names = "--meter", paramLabel = "KIND", description = "discover (default) or estimator.")
+  String meter;
+
+  @Option(names = "--default-ceiling-uj", paramLabel = "UJ",
+      description = "Joule ceiling for ungranted requests naming none (default 1000000).")
+  Long defaultCeiling;
+
+  @Option(names = "--max-body-bytes", paramLabel = "N", description = "Body limit (default 1 MiB).")
+  Long maxBody;
+
+  @Option(names = "--max-concurrent", paramLabel = "N", description = "Concurrent serves before 429.")
+  Integer maxConcurrent;
+
+  @Option(names = "--port-file", paramLabel = "FILE",
+      description = "Write the bound port here once listening (for scripts).")
+  Path portFile;
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
+    SigningKey signingKey;
+    Path keyPath = key != null ? key : c.keyFile().orElse(null);
+    if (keyPath != null) {
+      signingKey = KeyFile.read(keyPath);
+    } else {
+      signingKey = SigningKey.generate();
+      out.println("warning: no key file; this steward's identity lasts until it stops");
+    }
+    Steward.Builder sb = Steward.builder(signingKey);
+    List<ServingEngine> backends = c.backends().isEmpty() ? defaults() : c.backends();
+    backends.forEach(sb::backend);
+    String meterKind = meter != null ? meter : c.meter().orElse("discover");
+    switch (meterKind) {
+      case "estimator" -> sb.meter(new EstimatorMeter());
+      case "discover" -> { }
+      default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
+    }
+    Path journalPath = journal != null ? journal : c.journal().orElse(null);
+    if (journalPath != null) {
+      try {
+        sb.journal(FileJournal.open(journalPath));
+      } catch (JournalException e) {
+        throw new CliException("journal " + journalPath + ": " + e.getMessage(), e);
+      }
+    } else {
+      out.println("warning: no journal; grant spend is forgotten when this steward stops");
+    }
+    Steward steward;
+    try {
+      steward = sb.build();
+    } catch (StewardStartException e) {
+      throw new CliException(e.getMessage(), e);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("cannot start the steward: " + e.getMessage(), e);
+    }
+    try (steward) {
+      OpenAiServer.Builder ob =
+          OpenAiServer.builder(steward)
+              .host(host != null ? host : c.host().orElse("127.0.0.1"))
+              .port(port != null ? port : c.port().orElse(8080));
+      Long ceiling = defaultCeiling != null ? defaultCeiling : c.defaultJouleCeilingUj().orElse(null);
+      if (ceiling != null) {
+        ob.defaultJouleCeilingUj(ceiling);
+      }
+      Long body = maxBody != null ? maxBody : c.maxBodyBytes().orElse(null);
+      if (body != null) {
+        ob.maxBodyBytes(body);
+      }
+      Integer conc = maxConcurrent != null ? maxConcurrent : c.maxConcurrentServes().orElse(null);
+      if (conc != null) {
+        ob.maxConcurrentServes(conc);
+      }
+      try (OpenAiServer server = ob.build()) {
+        try {
+          server.start();
+        } catch (IOException e) {
+          throw new CliException("cannot listen: " + e.getMessage(), e);
+        }
+        out.println("steward " + steward.identity());
+        steward.unresolved().forEach(u -> out.println("warning: " + u));
+        for (ServingEngine e : steward.backends()) {
+          out.println("backend " + e.name() + " (" + e.fidelity() + ", " + e.costProfile().ujPerToken()
+              + " uJ/token" + (e.deterministic() ? ", deterministic" : "") + ")");
+        }
+        out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
+        out.flush();
+        if (portFile != null) {
+          GrantFiles.writeLine(portFile, Integer.toString(server.port()));
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        Thread hook = new Thread(stop::countDown, "mesh-serve-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+          stop.await();
+        } catch (InterruptedException e) {
+          // Interrupting the command's thread is how an embedder stops it; the interrupt is
+          // consumed here so that stopping the server below can wait for it to finish.
+        } finally {
+          try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+          } catch (IllegalStateException shuttingDown) {
+            // The JVM is already stopping; the hook has run or will.
+          }
+        }
+        out.println("stopped");
+        return 0;
+      }
+    }
+  }
+
+  /** The embedded backends when the configuration names none: the demo's three. */
+  static List<ServingEngine> defaults() {
+    return List.of(
+        ReferenceEngine.builder().name("tiny").recipe(Recipe.of("tiny-ref")).fidelity(Fidelity.F1)
+            .costProfile(CostProfile.perToken(40).withOptionCost(10)).workPerToken(4).build(),
+        ReferenceEngine.builder().name("reference").build(),
+        ReferenceEngine.builder().name("frontier").recipe(Recipe.of("frontier-ref").with("instruct"))
+            .fidelity(Fidelity.F4).costProfile(CostProfile.perToken(900).withOptionCost(200))
+            .workPerToken(64).reportsDelivered(true).build());
+  }
+}

@@ -1,0 +1,176 @@
+package org.meshjava.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.openai.UpstreamEngine;
+
+/**
+ * The {@code mesh serve} configuration file: one JSON object. Every key is optional; flags given
+ * on the command line win. Relative paths are read against the file's directory. Unknown keys are
+ * refused, so a typo cannot silently fall back to a default.
+ *
+ * <pre>{@code
+ * {
+ *   "host": "127.0.0.1",            // bind address; loopback unless you mean otherwise
+ *   "port": 8080,
+ *   "key_file": "steward.key",      // from `mesh key generate`; absent: a fresh key per start
+ *   "journal": "steward.journal",   // the decision journal; absent: in memory, survives nothing
+ *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
+ *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
+ *   "max_body_bytes": 1048576,
+ *   "max_concurrent_serves": 8,
+ *   "backends": [
+ *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40},
+ *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
+ *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
+ *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60}
+ *   ]
+ * }
+ * }</pre>
+ */
+record ServeConfig(
+    Optional<String> host,
+    Optional<Integer> port,
+    Optional<Path> keyFile,
+    Optional<Path> journal,
+    Optional<String> meter,
+    Optional<Long> defaultJouleCeilingUj,
+    Optional<Long> maxBodyBytes,
+    Optional<Integer> maxConcurrentServes,
+    List<ServingEngine> backends) {
+
+  private static final Set<String> KEYS =
+      Set.of("host", "port", "key_file", "journal", "meter", "default_joule_ceiling_uj",
+          "max_body_bytes", "max_concurrent_serves", "backends");
+
+  static ServeConfig empty() {
+    return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+  }
+
+  static ServeConfig read(Path file) throws CliException {
+    JsonNode root = GrantFiles.readJson(file);
+    Path dir = file.toAbsolutePath().getParent();
+    if (!root.isObject()) {
+      throw new CliException(file + ": the configuration is one JSON object");
+    }
+    for (var e : root.properties()) {
+      if (!KEYS.contains(e.getKey())) {
+        throw new CliException(file + ": unknown key '" + e.getKey() + "'; known: " + KEYS);
+      }
+    }
+    try {
+      List<ServingEngine> backends = new ArrayList<>();
+      JsonNode bs = root.path("backends");
+      if (!bs.isMissingNode() && !bs.isArray()) {
+        throw new CliException(file + ": backends is an array");
+      }
+      for (int i = 0; i < bs.size(); i++) {
+        backends.add(backend(bs.get(i), file + ": backends[" + i + "]"));
+      }
+      return new ServeConfig(
+          text(root, "host"),
+          number(root, "port").map(Long::intValue),
+          text(root, "key_file").map(dir::resolve),
+          text(root, "journal").map(dir::resolve),
+          text(root, "meter"),
+          number(root, "default_joule_ceiling_uj"),
+          number(root, "max_body_bytes"),
+          number(root, "max_concurrent_serves").map(Long::intValue),
+          List.copyOf(backends));
+    } catch (IllegalArgumentException | IllegalStateException e) {
+      throw new CliException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static ServingEngine backend(JsonNode b, String where) throws CliException {
+    String type = text(b, "type").orElse("reference");
+    String name = text(b, "name").orElseThrow(() -> new IllegalArgumentException(where + " has no name"));
+    Fidelity fidelity = fidelity(text(b, "fidelity").orElse("F2"), where);
+    CostProfile cost =
+        CostProfile.perToken(number(b, "uj_per_token").orElse(type.equals("upstream") ? 1000L : 100L))
+            .withOptionCost(number(b, "uj_per_option_scored").orElse(0L));
+    Optional<Recipe> recipe = text(b, "recipe").map(Recipe::of);
+    switch (type) {
+      case "reference" -> {
+        ReferenceEngine.Builder rb =
+            ReferenceEngine.builder().name(name).fidelity(fidelity).costProfile(cost)
+                .workPerToken(number(b, "work_per_token").orElse(16L).intValue());
+        recipe.ifPresent(rb::recipe);
+        return rb.build();
+      }
+      case "upstream" -> {
+        UpstreamEngine.Builder ub =
+            UpstreamEngine.builder()
+                .name(name)
+                .baseUri(URI.create(text(b, "base_url").orElseThrow(
+                    () -> new IllegalArgumentException(where + " (upstream) has no base_url"))))
+                .model(text(b, "model").orElseThrow(
+                    () -> new IllegalArgumentException(where + " (upstream) has no model")))
+                .fidelity(fidelity)
+                .costProfile(cost)
+                .deterministic(b.path("deterministic").asBoolean(false))
+                .timeout(Duration.ofSeconds(number(b, "timeout_s").orElse(60L)));
+        recipe.ifPresent(ub::recipe);
+        Optional<String> keyEnv = text(b, "api_key_env");
+        if (keyEnv.isPresent()) {
+          String key = System.getenv(keyEnv.get());
+          if (key == null) {
+            throw new CliException(where + ": environment variable " + keyEnv.get() + " is not set");
+          }
+          ub.apiKey(key);
+        }
+        Optional<String> digest = text(b, "weights_digest");
+        if (digest.isPresent()) {
+          ub.weights(new WeightsBinding(ContentId.fromHex(digest.get()),
+              text(b, "precision").orElse("bf16")));
+        }
+        return ub.build();
+      }
+      default -> throw new CliException(where + ": unknown backend type '" + type
+          + "' (reference or upstream)");
+    }
+  }
+
+  static Fidelity fidelity(String text, String where) throws CliException {
+    if (text.matches("F?[0-4]")) {
+      return Fidelity.of(text.charAt(text.length() - 1) - '0');
+    }
+    throw new CliException(where + ": fidelity '" + text + "' is not F0-F4");
+  }
+
+  private static Optional<String> text(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return Optional.empty();
+    }
+    if (!v.isTextual()) {
+      throw new IllegalArgumentException(key + " must be a string");
+    }
+    return Optional.of(v.asText());
+  }
+
+  private static Optional<Long> number(JsonNode n, String key) {
+    JsonNode v = n.get(key);
+    if (v == null || v.isNull()) {
+      return Optional.empty();
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
+      throw new IllegalArgumentException(key + " must be a non-negative whole number");
+    }
+    return Optional.of(v.asLong());
+  }
+}

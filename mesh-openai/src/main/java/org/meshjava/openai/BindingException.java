@@ -1,0 +1,54 @@
+package org.meshjava.openai;
+
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A request body the binding cannot serve as it stands: not JSON, a field of the wrong type, a
+ * metadata value that is not a decimal, a granted request without its own joule ceiling. The
+ * server answers it with HTTP 400 in OpenAI's error shape, naming {@link #param()}.
+ */
+public final class BindingException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** What is wrong with the body. Stable; match on it. */
+  public enum Reason {
+    /** The body is not one JSON object (or holds a duplicate key, or trailing text). */
+    NOT_JSON,
+    /** A field is missing, or has the wrong JSON type or range. */
+    INVALID_FIELD,
+    /** A {@code metadata} value for a mesh key is not a decimal string or a whole number in range. */
+    INVALID_METADATA,
+    /** A granted request names no {@code metadata.joule_ceiling_uj} of its own (§2.3). */
+    MISSING_JOULE_CEILING,
+    /** {@code jcp_presentation} is not the hex of a canonical presentation (§2.1). */
+    MALFORMED_PRESENTATION,
+    /** The body asks for something the binding does not serve (a content part that is not text). */
+    UNSUPPORTED
+  }
+
+  private final Reason reason;
+  private final transient String param;
+
+  /** Creates the exception; {@code param} names the offending field, when there is one. */
+  public BindingException(Reason reason, String param, String detail) {
+    super(detail);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.param = param;
+  }
+
+  /** Why. */
+  public Reason reason() {
+    return reason;
+  }
+
+  /** The offending field as a dotted path, e.g. {@code metadata.joule_ceiling_uj}. */
+  public Optional<String> param() {
+    return Optional.ofNullable(param);
+  }
+
+  /** The error {@code code} on the wire: the reason in lower case. */
+  public String code() {
+    return reason.name().toLowerCase(java.util.Locale.ROOT);
+  }
+}

@@ -1,0 +1,368 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.Semaphore;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.jcp.MalformedGrantException;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.ReceiptException;
+import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.router.AdmissionRule;
+import org.meshjava.router.NoAdmissibleBackendException;
+import org.meshjava.router.Router;
+import org.meshjava.steward.GrantDeniedException;
+import org.meshjava.steward.GrantsSuspendedException;
+import org.meshjava.steward.NotIssuerException;
+import org.meshjava.steward.ServeException;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import org.meshjava.steward.WitnessVerdict;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The binding's endpoints, free of HTTP plumbing: a method, a path and the body's bytes in, a
+ * {@link Reply} out. Every failure becomes an OpenAI error reply; nothing escapes.
+ *
+ * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once; beyond
+ * that a serve is answered 429 at once rather than queued, so a client backs off instead of
+ * holding a connection open.
+ */
+final class Endpoints {
+  private static final Logger LOG = LoggerFactory.getLogger(Endpoints.class);
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /**
+   * Strict: a duplicate key or trailing text is refused, so that the server cannot read a signed
+   * body differently from the caller who derived its request id.
+   */
+  static final ObjectMapper STRICT =
+      JsonMapper.builder()
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+          .disable(JsonParser.Feature.ALLOW_COMMENTS)
+          .build();
+
+  private static final int STREAM_PIECE_CODE_POINTS = 16;
+
+  private final Steward steward;
+  private final Router router;
+  private final Map<String, Tokenizer> tokenizers;
+  private final long defaultCeilingUj;
+  private final Semaphore serves;
+
+  Endpoints(
+      Steward steward, Map<String, Tokenizer> tokenizers, long defaultCeilingUj, int maxConcurrentServes) {
+    this.steward = steward;
+    this.router = new Router(steward.backends());
+    this.tokenizers = Map.copyOf(tokenizers);
+    this.defaultCeilingUj = defaultCeilingUj;
+    this.serves = new Semaphore(maxConcurrentServes);
+  }
+
+  Reply handle(String method, String path, byte[] body) {
+    try {
+      return switch (path) {
+        case "/v1/chat/completions" ->
+            post(method, () -> serve(body, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS));
+        case "/v1/responses" -> post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES));
+        case "/v1/mesh/witness" -> post(method, () -> witness(body));
+        case "/v1/models" -> get(method, this::models);
+        case "/v1/mesh/steward" -> get(method, this::stewardInfo);
+        default -> ErrorReply.of(404, "invalid_request_error", "not_found",
+            "no endpoint at " + path, Optional.empty());
+      };
+    } catch (RuntimeException e) {
+      LOG.error("internal error answering {} {}", method, path, e);
+      return ErrorReply.of(500, "server_error", "internal_error",
+          "internal error; the server log has the details", Optional.empty());
+    }
+  }
+
+  private interface Handler {
+    Reply answer() throws BindingException;
+  }
+
+  private static Reply post(String method, Handler h) {
+    return only("POST", method, h);
+  }
+
+  private static Reply get(String method, Handler h) {
+    return only("GET", method, h);
+  }
+
+  private static Reply only(String allowed, String method, Handler h) {
+    if (!allowed.equals(method)) {
+      return ErrorReply.of(405, "invalid_request_error", "method_not_allowed",
+          "use " + allowed + " here, not " + method, Optional.empty());
+    }
+    try {
+      return h.answer();
+    } catch (BindingException e) {
+      return ErrorReply.of(e);
+    }
+  }
+
+  static JsonNode parse(byte[] body) throws BindingException {
+    try {
+      JsonNode node = STRICT.readTree(body);
+      if (node == null || !node.isObject()) {
+        throw new BindingException(
+            BindingException.Reason.NOT_JSON, null, "the body must be one JSON object");
+      }
+      return node;
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new BindingException(
+          BindingException.Reason.NOT_JSON, null,
+          "the body is not valid JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new BindingException(
+          BindingException.Reason.NOT_JSON, null, "the body cannot be read: " + e.getMessage());
+    }
+  }
+
+  // ---- GET /v1/models, GET /v1/mesh/steward ---------------------------------------------------
+
+  private Reply models() {
+    ObjectNode root = NODES.objectNode();
+    root.put("object", "list");
+    ArrayNode data = root.putArray("data");
+    for (ServingEngine e : steward.backends()) {
+      ObjectNode m = data.addObject();
+      m.put("id", e.name());
+      m.put("object", "model");
+      m.put("created", 0);
+      m.put("owned_by", "mesh");
+      ObjectNode mesh = m.putObject("mesh");
+      mesh.put("fidelity", e.fidelity().name());
+      mesh.put("recipe", e.recipe().name());
+      Optional<WeightsBinding> w = e.weights();
+      if (w.isPresent()) {
+        mesh.put("weights_digest", w.get().digest().hex());
+        mesh.put("precision", w.get().precision());
+      } else {
+        mesh.putNull("weights_digest");
+        mesh.putNull("precision");
+      }
+      mesh.put("uj_per_token", e.costProfile().ujPerToken());
+      mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
+      mesh.put("deterministic", e.deterministic());
+      mesh.put("tokenizer", tokenizerFor(e).name());
+    }
+    return new Reply.Json(200, root);
+  }
+
+  private Reply stewardInfo() {
+    ObjectNode root = NODES.objectNode();
+    root.put("did", steward.identity().value());
+    root.put("grants_honoured", steward.grantsSuspended().isEmpty());
+    steward.grantsSuspended().ifPresent(s -> root.put("grants_suspended", s));
+    root.put("unresolved", steward.unresolved().size());
+    root.put("next_sequence", steward.head().nextSequence());
+    return new Reply.Json(200, root);
+  }
+
+  // ---- POST /v1/mesh/witness ------------------------------------------------------------------
+
+  private Reply witness(byte[] bytes) throws BindingException {
+    JsonNode body = parse(bytes);
+    JsonNode receiptJson = body.get("receipt");
+    JsonNode envelopeHex = body.get("envelope_hex");
+    if (receiptJson == null || !receiptJson.isObject()) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, "receipt",
+          "receipt must be the receipt object a response's usage.energy carried");
+    }
+    if (envelopeHex == null || !envelopeHex.isTextual()) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, "envelope_hex",
+          "envelope_hex must be the envelope hex a response's usage.energy carried");
+    }
+    MeshReceipt receipt;
+    Envelope envelope;
+    try {
+      receipt = ReceiptJson.parse(receiptJson);
+      envelope = Envelope.fromHex(envelopeHex.asText());
+    } catch (ReceiptException | IllegalArgumentException e) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, "receipt",
+          "not a receipt and envelope: " + e.getMessage());
+    }
+    WitnessVerdict verdict;
+    try {
+      verdict = steward.witness(receipt, envelope);
+    } catch (ReceiptException e) {
+      return ErrorReply.of(422, "invalid_request_error", "not_evidence",
+          "the receipt is no evidence about this steward: " + e.getMessage(), Optional.of("receipt"));
+    }
+    if (verdict == WitnessVerdict.HELD) {
+      ObjectNode ok = NODES.objectNode();
+      ok.put("held", true);
+      ok.put("sequence", receipt.sequence());
+      return new Reply.Json(200, ok);
+    }
+    return ErrorReply.of(409, "conflict_error", "receipt_not_held",
+        "the journal does not hold receipt " + receipt.sequence()
+            + "; records were cut after it was handed out, and grants are refused from now on",
+        Optional.of("receipt"));
+  }
+
+  // ---- POST /v1/chat/completions, POST /v1/responses ------------------------------------------
+
+  private Reply serve(byte[] bytes, GrantedServeRequest.Endpoint endpoint) throws BindingException {
+    JsonNode body = parse(bytes);
+    boolean stream = flag(body, "stream");
+    Optional<String> presentationHex = GrantedServeRequest.presentationHex(body);
+    Optional<Presentation> presentation = Optional.empty();
+    if (presentationHex.isPresent()) {
+      try {
+        presentation = Optional.of(Presentation.fromHex(presentationHex.get()));
+      } catch (MalformedGrantException e) {
+        throw new BindingException(BindingException.Reason.MALFORMED_PRESENTATION,
+            "jcp_presentation", "jcp_presentation is not a presentation: " + e.getMessage());
+      }
+    }
+    ServeRequest request =
+        GrantedServeRequest.derive(
+            body, endpoint,
+            presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
+    byte[] promptText = GrantedServeRequest.prompt(body, endpoint).bytes();
+    Tokenizer tokenizer = tokenizerFor(request, presentation);
+    TokenSequence payload = tokenizer.encode(promptText);
+    if (!serves.tryAcquire()) {
+      return new Reply.Json(429,
+          ErrorReply.body("rate_limit_error", "overloaded",
+              "the steward is serving as many requests as it may; retry shortly", Optional.empty()),
+          Optional.of(1));
+    }
+    ServeResult result;
+    try {
+      result =
+          presentation.isPresent()
+              ? steward.serve(request, payload, presentation.get())
+              : steward.serve(request, payload);
+    } catch (ServeException e) {
+      return refusal(e);
+    } finally {
+      serves.release();
+    }
+    String text = tokenizerFor(result.route().chosen()).decode(result.tokens());
+    boolean cut = result.outcome().tokensOut() >= request.maxTokens();
+    long created = steward.clock().instant().getEpochSecond();
+    return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+        ? Completions.reply(result, text, cut, created, stream)
+        : Responses.reply(result, text, cut, created, stream);
+  }
+
+  private static boolean flag(JsonNode body, String field) throws BindingException {
+    JsonNode v = body.get(field);
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, field,
+          field + " must be true or false");
+    }
+    return v.asBoolean();
+  }
+
+  /**
+   * The tokenizer of the backend the steward will route to. The router is a pure function of
+   * the request and the backends, so routing here first chooses what the steward will choose.
+   */
+  private Tokenizer tokenizerFor(ServeRequest request, Optional<Presentation> presentation) {
+    AdmissionRule rule =
+        presentation
+            .<AdmissionRule>map(p -> backend -> {
+              Optional<ContentId> model = backend.weights().map(WeightsBinding::digest);
+              return p.chain().admitsModel(model)
+                  ? Optional.empty()
+                  : Optional.of("not in the grant's ModelIn");
+            })
+            .orElse(AdmissionRule.ALL);
+    try {
+      return tokenizerFor(router.route(request, rule).chosen());
+    } catch (NoAdmissibleBackendException e) {
+      // The steward will refuse it with the candidates; the payload is never used.
+      return ByteTokenizer.INSTANCE;
+    }
+  }
+
+  private Tokenizer tokenizerFor(ServingEngine engine) {
+    return tokenizers.getOrDefault(engine.name(), ByteTokenizer.INSTANCE);
+  }
+
+  static Reply refusal(ServeException e) {
+    return switch (e) {
+      case NotIssuerException n ->
+          ErrorReply.of(401, "authentication_error", n.label().wire(), e.getMessage(),
+              Optional.of("jcp_presentation"));
+      case GrantDeniedException d ->
+          ErrorReply.of(403, "permission_error", d.label().wire(), e.getMessage(),
+              Optional.of("jcp_presentation"));
+      case GrantsSuspendedException s ->
+          ErrorReply.of(503, "service_unavailable_error", "grants_suspended", e.getMessage(),
+              Optional.of("jcp_presentation"));
+      default -> byReason(e);
+    };
+  }
+
+  private static Reply byReason(ServeException e) {
+    String code = e.reason().name().toLowerCase(Locale.ROOT);
+    return switch (e.reason()) {
+      case NO_ADMISSIBLE_BACKEND -> {
+        ObjectNode body =
+            ErrorReply.body("invalid_request_error", code, e.getMessage(),
+                Optional.of("metadata"));
+        ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
+        yield new Reply.Json(422, body);
+      }
+      case QUESTIONS_MISMATCH ->
+          ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
+      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
+          ErrorReply.of(502, "server_error", code, e.getMessage(), Optional.empty());
+      case NOT_RECORDED ->
+          ErrorReply.of(503, "server_error", code, e.getMessage(), Optional.empty());
+      case NOT_ISSUER ->
+          ErrorReply.of(401, "authentication_error", code, e.getMessage(), Optional.empty());
+      case GRANT_REFUSED ->
+          ErrorReply.of(403, "permission_error", code, e.getMessage(), Optional.empty());
+      case GRANTS_SUSPENDED ->
+          ErrorReply.of(503, "service_unavailable_error", code, e.getMessage(), Optional.empty());
+    };
+  }
+
+  /** Splits text into stream pieces of a few code points, never inside a surrogate pair. */
+  static List<String> pieces(String text) {
+    List<String> out = new ArrayList<>();
+    int i = 0;
+    while (i < text.length()) {
+      int end = i;
+      for (int k = 0; k < STREAM_PIECE_CODE_POINTS && end < text.length(); k++) {
+        end += Character.charCount(text.codePointAt(end));
+      }
+      out.add(text.substring(i, end));
+      i = end;
+    }
+    return out;
+  }
+}

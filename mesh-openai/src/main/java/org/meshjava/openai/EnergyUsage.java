@@ -1,0 +1,52 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.router.RouteCandidate;
+import org.meshjava.steward.ServeResult;
+
+/**
+ * The {@code usage.energy} object every served response carries: the receipt as readable JSON,
+ * its envelope as hex (what verifies, and what {@code POST /v1/mesh/witness} takes), the
+ * provenance, the figure and the wedge metric, and the route with every candidate.
+ */
+final class EnergyUsage {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private EnergyUsage() {}
+
+  static ObjectNode of(ServeResult result) {
+    MeshReceipt r = result.receipt();
+    ObjectNode e = NODES.objectNode();
+    e.put("provenance", r.energy().provenance().name());
+    e.put("energy_uj", r.energy().uj());
+    if (r.ujPerAcceptedToken().isPresent()) {
+      e.put("uj_per_accepted_token", r.ujPerAcceptedToken().getAsLong());
+    } else {
+      e.putNull("uj_per_accepted_token");
+    }
+    e.put("backend", r.backend());
+    e.set("route", candidates(result.route().candidates()));
+    e.set("receipt", ReceiptJson.of(r));
+    e.put("envelope_hex", result.envelope().hex());
+    e.put("envelope_id", result.envelope().id().hex());
+    return e;
+  }
+
+  static ArrayNode candidates(List<RouteCandidate> candidates) {
+    ArrayNode arr = NODES.arrayNode();
+    for (RouteCandidate c : candidates) {
+      ObjectNode o = arr.addObject();
+      o.put("backend", c.backend());
+      o.put("fidelity", c.fidelity().name());
+      o.put("estimate_uj", c.estimateUj());
+      o.put("admissible", c.admissible());
+      c.inadmissibility().ifPresent(i -> o.put("reason", i.detail()));
+    }
+    return arr;
+  }
+}

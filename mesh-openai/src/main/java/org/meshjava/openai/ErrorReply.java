@@ -1,0 +1,45 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Optional;
+
+/**
+ * Refusals in OpenAI's error shape: {@code {"error": {"message", "type", "param", "code"}}}. The
+ * message is one line for people; {@code code} is stable for programs (a JCP denial label for a
+ * refused grant). Never a stack trace.
+ */
+final class ErrorReply {
+  private ErrorReply() {}
+
+  static Reply.Json of(int status, String type, String code, String message, Optional<String> param) {
+    return new Reply.Json(status, body(type, code, message, param));
+  }
+
+  static ObjectNode body(String type, String code, String message, Optional<String> param) {
+    ObjectNode root = JsonNodeFactory.instance.objectNode();
+    ObjectNode e = root.putObject("error");
+    e.put("message", oneLine(message));
+    e.put("type", type);
+    if (param.isPresent()) {
+      e.put("param", param.get());
+    } else {
+      e.putNull("param");
+    }
+    e.put("code", code);
+    return root;
+  }
+
+  static Reply.Json invalid(int status, String code, String message) {
+    return of(status, "invalid_request_error", code, message, Optional.empty());
+  }
+
+  static Reply.Json of(BindingException e) {
+    return of(400, "invalid_request_error", e.code(), e.getMessage(), e.param());
+  }
+
+  private static String oneLine(String s) {
+    String m = s == null ? "" : s.replaceAll("[\\r\\n]+", " ").strip();
+    return m.length() <= 1000 ? m : m.substring(0, 1000) + "…";
+  }
+}

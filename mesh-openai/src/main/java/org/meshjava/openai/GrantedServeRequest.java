@@ -1,0 +1,232 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.math.BigInteger;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+
+/**
+ * {@code granted_serve_request} (§2.3): the exact {@link ServeRequest} a body is served as, derived
+ * from the body alone, so that a caller can compute the request id its presentation must sign
+ * before it sends the body. The server serves every request, granted or not, as this derivation;
+ * an ungranted body may leave {@code metadata.joule_ceiling_uj} out and get the server's default.
+ *
+ * <ul>
+ *   <li>{@code prompt_hash}: BLAKE3 of the {@link Prompt} text of {@code messages} (a chat body) or
+ *       {@code instructions} and {@code input} (a responses body);
+ *   <li>{@code prompt_tokens}: {@code metadata.prompt_tokens} when given, else the byte length of
+ *       the prompt text (the byte-level token count), never the serving backend's tokenizer count;
+ *   <li>{@code max_tokens}: {@code max_completion_tokens} or {@code max_tokens} (chat; equal when
+ *       both are given), {@code max_output_tokens} (responses), else {@value #DEFAULT_MAX_TOKENS};
+ *   <li>{@code fidelity_floor}: {@code metadata.fidelity_floor} as {@code F0}–{@code F4} or
+ *       {@code 0}–{@code 4}, else {@code F0};
+ *   <li>{@code joule_ceiling_uj}: {@code metadata.joule_ceiling_uj}, required.
+ * </ul>
+ *
+ * <p>Metadata values are decimal strings (what OpenAI's SDKs send, since its {@code metadata} is
+ * a map of strings) or JSON whole numbers; anything else is refused. Stateless and thread-safe.
+ */
+public final class GrantedServeRequest {
+  /** The output ceiling when a body names none. */
+  public static final long DEFAULT_MAX_TOKENS = 128;
+
+  private static final Pattern DECIMAL = Pattern.compile("0|[1-9][0-9]{0,19}");
+  private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+
+  private GrantedServeRequest() {}
+
+  /** Which OpenAI endpoint a body is for. */
+  public enum Endpoint {
+    /** {@code POST /v1/chat/completions}: the prompt is {@code messages}. */
+    CHAT_COMPLETIONS,
+    /** {@code POST /v1/responses}: the prompt is {@code instructions} and {@code input}. */
+    RESPONSES
+  }
+
+  /**
+   * Derives the request a granted body is served as, telling the endpoint by its fields: {@code
+   * messages} for chat completions, {@code input} for responses.
+   *
+   * @throws BindingException if the body is malformed or names no {@code
+   *     metadata.joule_ceiling_uj}
+   */
+  public static ServeRequest derive(JsonNode body) throws BindingException {
+    return derive(body, endpointOf(body));
+  }
+
+  /**
+   * Derives the request a granted body for {@code endpoint} is served as.
+   *
+   * @throws BindingException if the body is malformed or names no {@code
+   *     metadata.joule_ceiling_uj}
+   */
+  public static ServeRequest derive(JsonNode body, Endpoint endpoint) throws BindingException {
+    return derive(body, endpoint, OptionalLong.empty());
+  }
+
+  /** Tells the endpoint from the body's fields. */
+  static Endpoint endpointOf(JsonNode body) throws BindingException {
+    requireObject(body);
+    boolean chat = body.has("messages");
+    boolean responses = body.has("input");
+    if (chat == responses) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, null,
+          "a body has exactly one of messages (chat completions) and input (responses)");
+    }
+    return chat ? Endpoint.CHAT_COMPLETIONS : Endpoint.RESPONSES;
+  }
+
+  /**
+   * The derivation with a server default ceiling, which only an ungranted request may use: a
+   * default would enter a granted request's id unseen by the caller (§2.3).
+   */
+  static ServeRequest derive(JsonNode body, Endpoint endpoint, OptionalLong defaultCeilingUj)
+      throws BindingException {
+    requireObject(body);
+    Prompt prompt =
+        endpoint == Endpoint.CHAT_COMPLETIONS ? Prompt.ofChat(body) : Prompt.ofResponses(body);
+    byte[] text = prompt.bytes();
+    JsonNode metadata = body.get("metadata");
+    if (metadata != null && !metadata.isNull() && !metadata.isObject()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "metadata", "metadata must be an object");
+    }
+    if (metadata == null || metadata.isNull()) {
+      metadata = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    }
+    long promptTokens =
+        metadataUnsigned(metadata, "prompt_tokens", 0xFFFF_FFFFL).orElse(text.length);
+    if (promptTokens > 0xFFFF_FFFFL) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "messages",
+          "the prompt is longer than a u32 token count");
+    }
+    long maxTokens = maxTokens(body, endpoint);
+    Fidelity floor = floor(metadata);
+    OptionalLong ceiling = metadataUnsigned(metadata, "joule_ceiling_uj", -1);
+    if (ceiling.isEmpty() && defaultCeilingUj.isEmpty()) {
+      throw new BindingException(
+          BindingException.Reason.MISSING_JOULE_CEILING, "metadata.joule_ceiling_uj",
+          "a granted request must name its own metadata.joule_ceiling_uj (§2.3)");
+    }
+    return ServeRequest.generation(
+        prompt.hash(),
+        promptTokens,
+        maxTokens,
+        floor,
+        ceiling.isPresent() ? ceiling.getAsLong() : defaultCeilingUj.getAsLong());
+  }
+
+  private static void requireObject(JsonNode body) throws BindingException {
+    if (body == null || !body.isObject()) {
+      throw new BindingException(
+          BindingException.Reason.NOT_JSON, null, "the body must be a JSON object");
+    }
+  }
+
+  private static long maxTokens(JsonNode body, Endpoint endpoint) throws BindingException {
+    if (endpoint == Endpoint.RESPONSES) {
+      return positiveU32(body, "max_output_tokens").orElse(DEFAULT_MAX_TOKENS);
+    }
+    OptionalLong completion = positiveU32(body, "max_completion_tokens");
+    OptionalLong legacy = positiveU32(body, "max_tokens");
+    if (completion.isPresent() && legacy.isPresent() && completion.getAsLong() != legacy.getAsLong()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "max_tokens",
+          "max_tokens and max_completion_tokens disagree");
+    }
+    return completion.isPresent() ? completion.getAsLong() : legacy.orElse(DEFAULT_MAX_TOKENS);
+  }
+
+  private static OptionalLong positiveU32(JsonNode body, String field) throws BindingException {
+    JsonNode v = body.get(field);
+    if (v == null || v.isNull()) {
+      return OptionalLong.empty();
+    }
+    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 1 || v.asLong() > 0xFFFF_FFFFL) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, field,
+          field + " must be a whole number from 1 to 4294967295");
+    }
+    return OptionalLong.of(v.asLong());
+  }
+
+  private static Fidelity floor(JsonNode metadata) throws BindingException {
+    JsonNode v = metadata.get("fidelity_floor");
+    if (v == null || v.isNull()) {
+      return Fidelity.F0;
+    }
+    String text;
+    if (v.isTextual()) {
+      text = v.asText();
+    } else if (v.isIntegralNumber()) {
+      text = v.asText();
+    } else {
+      throw badMetadata("fidelity_floor", "F0-F4 or 0-4");
+    }
+    if (text.matches("F[0-4]")) {
+      return Fidelity.of(text.charAt(1) - '0');
+    }
+    if (text.matches("[0-4]")) {
+      return Fidelity.of(text.charAt(0) - '0');
+    }
+    throw badMetadata("fidelity_floor", "F0-F4 or 0-4");
+  }
+
+  /** An unsigned metadata value, at most {@code max} (or u64 when {@code max} is -1). */
+  private static OptionalLong metadataUnsigned(JsonNode metadata, String key, long max)
+      throws BindingException {
+    JsonNode v = metadata.get(key);
+    if (v == null || v.isNull()) {
+      return OptionalLong.empty();
+    }
+    String range = max < 0 ? "0-18446744073709551615" : "0-" + max;
+    BigInteger value;
+    if (v.isTextual() && DECIMAL.matcher(v.asText()).matches()) {
+      value = new BigInteger(v.asText());
+    } else if (v.isIntegralNumber()) {
+      value = v.bigIntegerValue();
+    } else {
+      throw badMetadata(key, "a decimal string or whole number " + range);
+    }
+    BigInteger limit = max < 0 ? U64_MAX : BigInteger.valueOf(max);
+    if (value.signum() < 0 || value.compareTo(limit) > 0) {
+      throw badMetadata(key, "a decimal string or whole number " + range);
+    }
+    if (value.bitLength() > 63) {
+      // ServeRequest holds u64 in a long's bits; values at or above 2^63 exceed what any
+      // steward can meter, so they are refused rather than wrapped.
+      throw badMetadata(key, "at most " + Long.MAX_VALUE);
+    }
+    return OptionalLong.of(value.longValueExact());
+  }
+
+  private static BindingException badMetadata(String key, String expected) {
+    return new BindingException(
+        BindingException.Reason.INVALID_METADATA, "metadata." + key,
+        "metadata." + key + " must be " + expected);
+  }
+
+  /** The prompt a body carries, for the endpoint it is for. */
+  static Prompt prompt(JsonNode body, Endpoint endpoint) throws BindingException {
+    return endpoint == Endpoint.CHAT_COMPLETIONS ? Prompt.ofChat(body) : Prompt.ofResponses(body);
+  }
+
+  /** Whether the body rides on a grant: it carries {@code jcp_presentation}. */
+  static Optional<String> presentationHex(JsonNode body) throws BindingException {
+    JsonNode p = body.get("jcp_presentation");
+    if (p == null || p.isNull()) {
+      return Optional.empty();
+    }
+    if (!p.isTextual()) {
+      throw new BindingException(
+          BindingException.Reason.MALFORMED_PRESENTATION, "jcp_presentation",
+          "jcp_presentation must be the hex of a presentation");
+    }
+    return Optional.of(p.asText());
+  }
+}

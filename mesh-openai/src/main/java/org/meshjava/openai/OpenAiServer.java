@@ -1,0 +1,290 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.steward.Steward;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The OpenAI-compatible HTTP binding (§2.3): a {@link Steward} served over HTTP on Jetty 12.
+ *
+ * <ul>
+ *   <li>{@code POST /v1/chat/completions} and {@code POST /v1/responses}, whole or streamed
+ *       ({@code "stream": true}), every reply's {@code usage.energy} carrying the receipt;
+ *   <li>{@code GET /v1/models}: the backends with fidelity, recipe and weights digest;
+ *   <li>{@code GET /v1/mesh/steward}: the steward's {@code did:key}, the subject grants name;
+ *   <li>{@code POST /v1/mesh/witness}: 200 when the journal holds a shown receipt, 409 when not.
+ * </ul>
+ *
+ * <p>Every refusal is OpenAI's error JSON (see docs/spec-drafts/70-openai-binding.md): 400 for a
+ * malformed body, 401/403/503 for a refused grant, 413 above the body limit, 422 when no backend
+ * is admissible, 429 beyond the concurrency bound, never a stack trace.
+ *
+ * <p>The server does not own the steward: close the steward after the server. Thread-safe.
+ */
+public final class OpenAiServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(OpenAiServer.class);
+
+  private final Server jetty;
+  private final ServerConnector connector;
+  private final Endpoints endpoints;
+  private final long maxBodyBytes;
+
+  private OpenAiServer(Builder b) {
+    Map<String, Tokenizer> tokenizers = new HashMap<>();
+    for (ServingEngine e : b.steward.backends()) {
+      Tokenizer t = b.tokenizers.get(e.name());
+      if (t == null) {
+        t = e instanceof UpstreamEngine ? UpstreamEngine.tokenizer() : ByteTokenizer.INSTANCE;
+      }
+      tokenizers.put(e.name(), t);
+    }
+    for (String name : b.tokenizers.keySet()) {
+      if (!tokenizers.containsKey(name) || tokenizers.get(name) != b.tokenizers.get(name)) {
+        throw new IllegalArgumentException("a tokenizer is given for " + name
+            + ", which is not one of the steward's backends");
+      }
+    }
+    this.endpoints =
+        new Endpoints(b.steward, tokenizers, b.defaultJouleCeilingUj, b.maxConcurrentServes);
+    this.maxBodyBytes = b.maxBodyBytes;
+    QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, b.maxConcurrentServes * 2 + 8));
+    threads.setName("mesh-openai");
+    this.jetty = new Server(threads);
+    this.connector = new ServerConnector(jetty);
+    connector.setHost(b.host);
+    connector.setPort(b.port);
+    jetty.addConnector(connector);
+    jetty.setHandler(new Glue());
+    jetty.setErrorHandler(new JsonErrors());
+  }
+
+  /** Starts a builder for a server in front of {@code steward}. */
+  public static Builder builder(Steward steward) {
+    return new Builder(steward);
+  }
+
+  /**
+   * Starts listening.
+   *
+   * @throws IOException if the address cannot be bound
+   */
+  public OpenAiServer start() throws IOException {
+    try {
+      jetty.start();
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException("cannot start the HTTP server: " + e.getMessage(), e);
+    }
+    LOG.info("mesh-openai listening on {}", baseUri());
+    return this;
+  }
+
+  /** The bound port (the actual one when built with port 0). */
+  public int port() {
+    return connector.getLocalPort();
+  }
+
+  /** The OpenAI base URI clients point at: {@code http://host:port/v1}. */
+  public URI baseUri() {
+    String host = connector.getHost() == null ? "127.0.0.1" : connector.getHost();
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    return URI.create("http://" + host + ":" + port() + "/v1");
+  }
+
+  /** Stops listening; requests in flight are cut. The steward stays open. */
+  @Override
+  public void close() {
+    try {
+      jetty.stop();
+    } catch (Exception e) {
+      throw new IllegalStateException("stopping the HTTP server failed", e);
+    }
+  }
+
+  /** Jetty's side: read the body within the limit, hand it over, write the reply. */
+  private final class Glue extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      try {
+        Reply reply;
+        long declared = request.getLength();
+        if (declared > maxBodyBytes) {
+          reply = tooLarge();
+        } else {
+          Optional<byte[]> body = readWithin(request, maxBodyBytes);
+          reply =
+              body.isEmpty()
+                  ? tooLarge()
+                  : endpoints.handle(request.getMethod(), Request.getPathInContext(request), body.get());
+        }
+        write(reply, response);
+        callback.succeeded();
+      } catch (Throwable t) {
+        LOG.debug("answering {} failed", request.getHttpURI(), t);
+        callback.failed(t);
+      }
+      return true;
+    }
+
+    private Reply tooLarge() {
+      return ErrorReply.invalid(413, "body_too_large",
+          "the body is larger than this server's limit of " + maxBodyBytes + " bytes");
+    }
+  }
+
+  private static Optional<byte[]> readWithin(Request request, long limit) throws IOException {
+    try (InputStream in = Request.asInputStream(request)) {
+      byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
+      if (bytes.length > limit) {
+        return Optional.empty();
+      }
+      return Optional.of(bytes);
+    }
+  }
+
+  private static void write(Reply reply, Response response) throws IOException {
+    response.setStatus(reply.status());
+    switch (reply) {
+      case Reply.Json json -> {
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+        json.retryAfterSeconds()
+            .ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, s.toString()));
+        byte[] bytes = json.body().toString().getBytes(StandardCharsets.UTF_8);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
+        try (OutputStream out = Content.Sink.asOutputStream(response)) {
+          out.write(bytes);
+        }
+      }
+      case Reply.EventStream events -> {
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        try (OutputStream out = Content.Sink.asOutputStream(response)) {
+          for (Reply.Event e : events.events()) {
+            out.write(e.wire().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+          }
+        }
+      }
+    }
+  }
+
+  /** Errors Jetty raises itself (a bad request line, headers too large) in OpenAI's shape too. */
+  private static final class JsonErrors extends ErrorHandler {
+    @Override
+    protected void generateResponse(
+        Request request, Response response, int code, String message, Throwable cause,
+        Callback callback) {
+      ObjectNode body =
+          ErrorReply.body(
+              code >= 500 ? "server_error" : "invalid_request_error",
+              "http_" + code,
+              message == null ? "HTTP " + code : message,
+              Optional.empty());
+      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+      Content.Sink.write(response, true, body.toString(), callback);
+    }
+  }
+
+  /** Configures an {@link OpenAiServer}. Not thread-safe. */
+  public static final class Builder {
+    private final Steward steward;
+    private final Map<String, Tokenizer> tokenizers = new HashMap<>();
+    private String host = "127.0.0.1";
+    private int port = 0;
+    private long maxBodyBytes = 1 << 20;
+    private int maxConcurrentServes = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private long defaultJouleCeilingUj = 1_000_000;
+
+    private Builder(Steward steward) {
+      this.steward = Objects.requireNonNull(steward, "steward");
+    }
+
+    /**
+     * Sets the tokenizer of one backend. The default is {@link UpstreamEngine#tokenizer()} for an
+     * upstream engine and {@link ByteTokenizer} for any other.
+     */
+    public Builder tokenizer(String backend, Tokenizer tokenizer) {
+      tokenizers.put(Objects.requireNonNull(backend, "backend"),
+          Objects.requireNonNull(tokenizer, "tokenizer"));
+      return this;
+    }
+
+    /** The address to bind; the default is 127.0.0.1 (loopback only). */
+    public Builder host(String v) {
+      host = Objects.requireNonNull(v, "host");
+      return this;
+    }
+
+    /** The port; 0 (the default) picks a free one, see {@link OpenAiServer#port()}. */
+    public Builder port(int v) {
+      if (v < 0 || v > 65_535) {
+        throw new IllegalArgumentException("port must be 0-65535: " + v);
+      }
+      port = v;
+      return this;
+    }
+
+    /** The largest body accepted; larger ones are answered 413. The default is 1 MiB. */
+    public Builder maxBodyBytes(long v) {
+      if (v < 1) {
+        throw new IllegalArgumentException("maxBodyBytes must be positive: " + v);
+      }
+      maxBodyBytes = v;
+      return this;
+    }
+
+    /** How many serves may run at once; beyond it a serve is answered 429. */
+    public Builder maxConcurrentServes(int v) {
+      if (v < 1) {
+        throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
+      }
+      maxConcurrentServes = v;
+      return this;
+    }
+
+    /**
+     * The joule ceiling for an ungranted request whose {@code metadata} names none. Never applied
+     * to a granted request (§2.3). The default is 1,000,000 µJ.
+     */
+    public Builder defaultJouleCeilingUj(long v) {
+      if (v < 0) {
+        throw new IllegalArgumentException("defaultJouleCeilingUj must be non-negative: " + v);
+      }
+      defaultJouleCeilingUj = v;
+      return this;
+    }
+
+    /**
+     * Builds the server; call {@link OpenAiServer#start()} to listen.
+     *
+     * @throws IllegalArgumentException if a tokenizer names no backend of the steward
+     */
+    public OpenAiServer build() {
+      return new OpenAiServer(this);
+    }
+  }
+}

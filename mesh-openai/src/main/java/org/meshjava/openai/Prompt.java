@@ -1,0 +1,229 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import org.meshjava.core.ContentId;
+
+/**
+ * The prompt a body asks about, as the binding content-addresses it (§3.1, §2.3): the messages in
+ * order, each a role and its text. {@link #bytes()} is the canonical prompt text whose BLAKE3 is
+ * the request's {@code prompt_hash}:
+ *
+ * <pre>
+ * for each message:  role ‖ " " ‖ decimal(len(content)) ‖ "\n" ‖ content ‖ "\n"
+ * </pre>
+ *
+ * where {@code content} is the UTF-8 of the message's text and {@code len} its byte length. The
+ * length prefix makes the encoding injective (no content can forge a message boundary) and easy to
+ * write in any language; see docs/spec-drafts/70-openai-binding.md.
+ *
+ * <p>Immutable and thread-safe.
+ *
+ * @param messages the messages in order, at least one
+ */
+public record Prompt(List<Message> messages) {
+  private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+
+  /**
+   * One message.
+   *
+   * @param role its role: 1–32 of {@code A-Z a-z 0-9 _ -}
+   * @param content its text
+   */
+  public record Message(String role, String content) {
+    /** Validates the message. */
+    public Message {
+      Objects.requireNonNull(role, "role");
+      Objects.requireNonNull(content, "content");
+      if (!ROLE.matcher(role).matches()) {
+        throw new IllegalArgumentException(
+            "a role is 1-32 letters, digits, '_' or '-': '" + role + "'");
+      }
+    }
+  }
+
+  /** Validates and copies. */
+  public Prompt {
+    messages = List.copyOf(messages);
+    if (messages.isEmpty()) {
+      throw new IllegalArgumentException("a prompt has at least one message");
+    }
+  }
+
+  /** The canonical prompt text (see the class comment). */
+  public byte[] bytes() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    for (Message m : messages) {
+      byte[] content = m.content().getBytes(StandardCharsets.UTF_8);
+      out.writeBytes(
+          (m.role() + " " + content.length + "\n").getBytes(StandardCharsets.US_ASCII));
+      out.writeBytes(content);
+      out.write('\n');
+    }
+    return out.toByteArray();
+  }
+
+  /** The request's {@code prompt_hash}: BLAKE3 of {@link #bytes()}. */
+  public ContentId hash() {
+    return ContentId.ofBytes(bytes());
+  }
+
+  /**
+   * Reads canonical prompt text back into messages (an upstream engine does this with the payload
+   * it is handed).
+   *
+   * @throws IllegalArgumentException if the bytes are not canonical prompt text
+   */
+  public static Prompt parse(byte[] bytes) {
+    List<Message> out = new ArrayList<>();
+    int i = 0;
+    while (i < bytes.length) {
+      int space = indexOf(bytes, (byte) ' ', i);
+      int newline = space < 0 ? -1 : indexOf(bytes, (byte) '\n', space);
+      if (space < 0 || newline < 0) {
+        throw new IllegalArgumentException("prompt text: no message header at byte " + i);
+      }
+      String role = new String(bytes, i, space - i, StandardCharsets.US_ASCII);
+      String digits = new String(bytes, space + 1, newline - space - 1, StandardCharsets.US_ASCII);
+      if (!digits.matches("0|[1-9][0-9]{0,9}")) {
+        throw new IllegalArgumentException("prompt text: bad length at byte " + (space + 1));
+      }
+      long length = Long.parseLong(digits);
+      long end = newline + 1 + length;
+      if (end >= bytes.length || bytes[(int) end] != '\n') {
+        throw new IllegalArgumentException("prompt text: message at byte " + i + " is cut short");
+      }
+      String content =
+          new String(bytes, newline + 1, (int) length, StandardCharsets.UTF_8);
+      out.add(new Message(role, content));
+      i = (int) end + 1;
+    }
+    Prompt p = new Prompt(out);
+    if (!java.util.Arrays.equals(p.bytes(), bytes)) {
+      throw new IllegalArgumentException("prompt text is not canonical (content is not UTF-8)");
+    }
+    return p;
+  }
+
+  private static int indexOf(byte[] b, byte v, int from) {
+    for (int k = from; k < b.length; k++) {
+      if (b[k] == v) {
+        return k;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The prompt of a chat completions body: its {@code messages}, each with a {@code role} and a
+   * {@code content} that is a string, null (as the empty text), or an array of text parts joined
+   * without a separator.
+   *
+   * @throws BindingException naming the offending field
+   */
+  public static Prompt ofChat(JsonNode body) throws BindingException {
+    JsonNode messages = body.get("messages");
+    if (messages == null || !messages.isArray() || messages.isEmpty()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "messages", "messages must be a non-empty array");
+    }
+    List<Message> out = new ArrayList<>();
+    for (int i = 0; i < messages.size(); i++) {
+      out.add(message(messages.get(i), "messages[" + i + "]"));
+    }
+    return new Prompt(out);
+  }
+
+  /**
+   * The prompt of a responses body: {@code instructions}, when present, as a leading {@code
+   * system} message, then {@code input}: a string as one {@code user} message, or an array of
+   * messages as in chat.
+   *
+   * @throws BindingException naming the offending field
+   */
+  public static Prompt ofResponses(JsonNode body) throws BindingException {
+    List<Message> out = new ArrayList<>();
+    JsonNode instructions = body.get("instructions");
+    if (instructions != null && !instructions.isNull()) {
+      if (!instructions.isTextual()) {
+        throw new BindingException(
+            BindingException.Reason.INVALID_FIELD, "instructions", "instructions must be a string");
+      }
+      out.add(new Message("system", instructions.asText()));
+    }
+    JsonNode input = body.get("input");
+    if (input != null && input.isTextual()) {
+      out.add(new Message("user", input.asText()));
+    } else if (input != null && input.isArray() && !input.isEmpty()) {
+      for (int i = 0; i < input.size(); i++) {
+        JsonNode item = input.get(i);
+        String path = "input[" + i + "]";
+        JsonNode type = item.get("type");
+        if (type != null && !"message".equals(type.asText())) {
+          throw new BindingException(
+              BindingException.Reason.UNSUPPORTED, path + ".type",
+              "only message input items are served, not '" + type.asText() + "'");
+        }
+        out.add(message(item, path));
+      }
+    } else {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "input",
+          "input must be a string or a non-empty array of messages");
+    }
+    return new Prompt(out);
+  }
+
+  private static Message message(JsonNode m, String path) throws BindingException {
+    if (!m.isObject()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, path, path + " must be an object");
+    }
+    JsonNode role = m.get("role");
+    if (role == null || !role.isTextual() || !ROLE.matcher(role.asText()).matches()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, path + ".role",
+          path + ".role must be a role name such as user or system");
+    }
+    JsonNode content = m.get("content");
+    String text;
+    if (content == null || content.isNull()) {
+      text = "";
+    } else if (content.isTextual()) {
+      text = content.asText();
+    } else if (content.isArray()) {
+      StringBuilder sb = new StringBuilder();
+      for (int k = 0; k < content.size(); k++) {
+        JsonNode part = content.get(k);
+        String partPath = path + ".content[" + k + "]";
+        JsonNode type = part.get("type");
+        JsonNode partText = part.get("text");
+        if (type == null
+            || !(type.asText().equals("text")
+                || type.asText().equals("input_text")
+                || type.asText().equals("output_text"))) {
+          throw new BindingException(
+              BindingException.Reason.UNSUPPORTED, partPath + ".type",
+              "only text content parts are served");
+        }
+        if (partText == null || !partText.isTextual()) {
+          throw new BindingException(
+              BindingException.Reason.INVALID_FIELD, partPath + ".text",
+              partPath + ".text must be a string");
+        }
+        sb.append(partText.asText());
+      }
+      text = sb.toString();
+    } else {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, path + ".content",
+          path + ".content must be a string or an array of text parts");
+    }
+    return new Message(role.asText(), text);
+  }
+}

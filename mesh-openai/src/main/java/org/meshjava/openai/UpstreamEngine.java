@@ -1,0 +1,347 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
+
+/**
+ * A backend that forwards to an OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, TGI,
+ * another mesh) with its own fidelity and cost profile.
+ *
+ * <p><b>Energy.</b> The work runs on another machine, which no counter on this host can see. The
+ * engine therefore declares no energy domains, so the steward's meter grades every figure it
+ * seals {@code Estimator}, from this engine's cost profile (§3.3): claiming a reading of this
+ * host's counters for work done elsewhere would be false.
+ *
+ * <p><b>Tokens.</b> The engine is handed the canonical {@link Prompt} text as byte tokens ({@link
+ * #tokenizer()}), reads the messages back out of it and forwards them. The upstream's own token
+ * ids never reach this host, so the reply's text is counted and committed to as Unicode code
+ * points, one token each; a reply longer than {@code max_tokens} code points is cut there. The
+ * upstream is asked for {@code max_tokens} of its own tokens, which are usually longer.
+ *
+ * <p><b>Determinism.</b> Only when configured with {@link Builder#deterministic(boolean)} does
+ * the engine claim its replies are a function of the request and payload (§5); it then asks the
+ * upstream for {@code temperature 0} and a fixed {@code seed}, and the operator vouches for the
+ * rest. The default is not to claim it.
+ *
+ * <p>Thread-safe.
+ */
+public final class UpstreamEngine implements ServingEngine {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String name;
+  private final URI chatCompletions;
+  private final String model;
+  private final Optional<String> apiKey;
+  private final Recipe recipe;
+  private final Fidelity fidelity;
+  private final CostProfile costProfile;
+  private final boolean deterministic;
+  private final Optional<WeightsBinding> weights;
+  private final Duration timeout;
+  private final HttpClient http;
+
+  private UpstreamEngine(Builder b) {
+    this.name = b.name;
+    String base = b.baseUri.toString();
+    this.chatCompletions = URI.create((base.endsWith("/") ? base : base + "/") + "chat/completions");
+    this.model = b.model;
+    this.apiKey = Optional.ofNullable(b.apiKey);
+    this.recipe = b.recipe != null ? b.recipe : Recipe.of(b.model.replace('+', '_'));
+    this.fidelity = b.fidelity;
+    this.costProfile = b.costProfile;
+    this.deterministic = b.deterministic;
+    this.weights = Optional.ofNullable(b.weights);
+    this.timeout = b.timeout;
+    this.http = HttpClient.newBuilder().connectTimeout(b.timeout).build();
+  }
+
+  /** Starts a builder. Name, base URI and model are required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The tokenizer for this engine: byte tokens in, one code point per token out. */
+  public static Tokenizer tokenizer() {
+    return CodePoints.INSTANCE;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public Recipe recipe() {
+    return recipe;
+  }
+
+  @Override
+  public Fidelity fidelity() {
+    return fidelity;
+  }
+
+  @Override
+  public CostProfile costProfile() {
+    return costProfile;
+  }
+
+  @Override
+  public boolean deterministic() {
+    return deterministic;
+  }
+
+  @Override
+  public Optional<WeightsBinding> weights() {
+    return weights;
+  }
+
+  /** None: the upstream's work is not on this host, so no counter here covers it. */
+  @Override
+  public Set<EnergyDomain> domains() {
+    return Set.of();
+  }
+
+  /** The chat completions URI requests are forwarded to. */
+  public URI endpoint() {
+    return chatCompletions;
+  }
+
+  @Override
+  public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
+    if (request.isDecision()) {
+      throw new EngineException("upstream " + name + " serves generations, not typed decisions");
+    }
+    Prompt messages;
+    try {
+      messages = Prompt.parse(bytesOf(prompt));
+    } catch (IllegalArgumentException e) {
+      throw new EngineException("upstream " + name + " was handed a payload that is not prompt text: "
+          + e.getMessage(), e);
+    }
+    ObjectNode body = JSON.createObjectNode();
+    body.put("model", model);
+    ArrayNode arr = body.putArray("messages");
+    for (Prompt.Message m : messages.messages()) {
+      arr.addObject().put("role", m.role()).put("content", m.content());
+    }
+    body.put("max_tokens", request.maxTokens());
+    body.put("stream", false);
+    if (deterministic) {
+      body.put("temperature", 0);
+      body.put("seed", 0);
+    }
+    HttpRequest.Builder rb =
+        HttpRequest.newBuilder(chatCompletions)
+            .timeout(timeout)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
+    apiKey.ifPresent(k -> rb.header("Authorization", "Bearer " + k));
+    HttpResponse<String> response;
+    try {
+      response = http.send(rb.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new EngineException("upstream " + name + " at " + chatCompletions + " failed: " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new EngineException("interrupted waiting for upstream " + name, e);
+    }
+    if (response.statusCode() != 200) {
+      throw new EngineException(
+          "upstream " + name + " answered HTTP " + response.statusCode() + ": "
+              + abbreviate(response.body()));
+    }
+    String text;
+    long upstreamPromptTokens;
+    try {
+      JsonNode reply = JSON.readTree(response.body());
+      JsonNode content = reply.path("choices").path(0).path("message").path("content");
+      if (!content.isTextual()) {
+        throw new EngineException("upstream " + name + " sent no choices[0].message.content");
+      }
+      text = content.asText();
+      JsonNode pt = reply.path("usage").path("prompt_tokens");
+      upstreamPromptTokens =
+          pt.isIntegralNumber() && pt.asLong() >= 0 && pt.asLong() <= 0xFFFF_FFFFL
+              ? pt.asLong()
+              : prompt.size();
+    } catch (IOException e) {
+      throw new EngineException("upstream " + name + " sent a body that is not JSON", e);
+    }
+    int[] codePoints = text.codePoints().limit(request.maxTokens()).toArray();
+    TokenSequence tokens = TokenSequence.of(codePoints);
+    return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, tokens.size()));
+  }
+
+  private static byte[] bytesOf(TokenSequence prompt) {
+    byte[] out = new byte[prompt.size()];
+    for (int i = 0; i < out.length; i++) {
+      long id = prompt.get(i);
+      if (id > 0xFF) {
+        throw new IllegalArgumentException("token " + i + " is " + id + ", not a byte");
+      }
+      out[i] = (byte) id;
+    }
+    return out;
+  }
+
+  private static String abbreviate(String s) {
+    String one = s.replaceAll("\\s+", " ");
+    return one.length() <= 200 ? one : one.substring(0, 200) + "…";
+  }
+
+  @Override
+  public String toString() {
+    return "UpstreamEngine[" + name + ", " + chatCompletions + ", model " + model + ", " + fidelity
+        + "]";
+  }
+
+  /** Byte tokens in, one token per Unicode code point out. */
+  private static final class CodePoints implements Tokenizer {
+    static final CodePoints INSTANCE = new CodePoints();
+
+    @Override
+    public String name() {
+      return "bytes-in/code-points-out";
+    }
+
+    @Override
+    public TokenSequence encode(byte[] promptText) {
+      return ByteTokenizer.INSTANCE.encode(promptText);
+    }
+
+    @Override
+    public String decode(TokenSequence output) {
+      StringBuilder sb = new StringBuilder(output.size());
+      for (int i = 0; i < output.size(); i++) {
+        long cp = output.get(i);
+        sb.appendCodePoint(Character.isValidCodePoint((int) cp) && cp <= Character.MAX_CODE_POINT
+            ? (int) cp : 0xFFFD);
+      }
+      return sb.toString();
+    }
+  }
+
+  /** Configures an {@link UpstreamEngine}. Not thread-safe. */
+  public static final class Builder {
+    private String name;
+    private URI baseUri;
+    private String model;
+    private String apiKey;
+    private Recipe recipe;
+    private Fidelity fidelity = Fidelity.F2;
+    private CostProfile costProfile = CostProfile.perToken(1_000);
+    private boolean deterministic;
+    private WeightsBinding weights;
+    private Duration timeout = Duration.ofSeconds(60);
+
+    private Builder() {}
+
+    /** The backend name, unique within a steward. */
+    public Builder name(String v) {
+      if (Objects.requireNonNull(v, "name").isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+      name = v;
+      return this;
+    }
+
+    /** The upstream's OpenAI base URI, e.g. {@code http://127.0.0.1:8000/v1}. */
+    public Builder baseUri(URI v) {
+      Objects.requireNonNull(v, "baseUri");
+      if (!"http".equals(v.getScheme()) && !"https".equals(v.getScheme())) {
+        throw new IllegalArgumentException("the upstream base URI must be http or https: " + v);
+      }
+      baseUri = v;
+      return this;
+    }
+
+    /** The model name the upstream serves. */
+    public Builder model(String v) {
+      if (Objects.requireNonNull(v, "model").isBlank()) {
+        throw new IllegalArgumentException("model must not be blank");
+      }
+      model = v;
+      return this;
+    }
+
+    /** A bearer token for the upstream, if it wants one. */
+    public Builder apiKey(String v) {
+      apiKey = Objects.requireNonNull(v, "apiKey");
+      return this;
+    }
+
+    /** The recipe named on receipts; the default is the model name. */
+    public Builder recipe(Recipe v) {
+      recipe = Objects.requireNonNull(v, "recipe");
+      return this;
+    }
+
+    /** The advertised fidelity; the default is F2. */
+    public Builder fidelity(Fidelity v) {
+      fidelity = Objects.requireNonNull(v, "fidelity");
+      return this;
+    }
+
+    /** The modelled cost the router and the estimator use; the default is 1000 µJ per token. */
+    public Builder costProfile(CostProfile v) {
+      costProfile = Objects.requireNonNull(v, "costProfile");
+      return this;
+    }
+
+    /** Claims replies are reproducible (§5); only for an upstream the operator knows to be. */
+    public Builder deterministic(boolean v) {
+      deterministic = v;
+      return this;
+    }
+
+    /** The weights the upstream runs, when the operator can bind them by content (§3.6). */
+    public Builder weights(WeightsBinding v) {
+      weights = Objects.requireNonNull(v, "weights");
+      return this;
+    }
+
+    /** The connect and request timeout; the default is 60 s. */
+    public Builder timeout(Duration v) {
+      if (Objects.requireNonNull(v, "timeout").isNegative() || v.isZero()) {
+        throw new IllegalArgumentException("timeout must be positive");
+      }
+      timeout = v;
+      return this;
+    }
+
+    /**
+     * Builds the engine.
+     *
+     * @throws IllegalStateException if the name, base URI or model is missing
+     */
+    public UpstreamEngine build() {
+      if (name == null || baseUri == null || model == null) {
+        throw new IllegalStateException("an upstream engine needs a name, a base URI and a model");
+      }
+      return new UpstreamEngine(this);
+    }
+  }
+}

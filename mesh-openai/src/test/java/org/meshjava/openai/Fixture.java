@@ -1,0 +1,168 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.steward.Steward;
+
+/** A steward over reference engines behind a started server on 127.0.0.1, and a JSON client. */
+final class Fixture implements AutoCloseable {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  final SigningKey key;
+  final Steward steward;
+  final OpenAiServer server;
+  final HttpClient http = HttpClient.newHttpClient();
+
+  Fixture() {
+    this(SigningKey.generate(), b -> {}, s -> {});
+  }
+
+  Fixture(SigningKey key, Consumer<Steward.Builder> stewardConfig, Consumer<OpenAiServer.Builder> serverConfig) {
+    this.key = key;
+    Steward.Builder sb =
+        Steward.builder(key)
+            .meter(new EstimatorMeter())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("small")
+                    .recipe(Recipe.of("small-ref"))
+                    .fidelity(Fidelity.F1)
+                    .costProfile(CostProfile.perToken(40))
+                    .workPerToken(1)
+                    .build())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("large")
+                    .recipe(Recipe.of("large-ref"))
+                    .fidelity(Fidelity.F4)
+                    .costProfile(CostProfile.perToken(900))
+                    .workPerToken(1)
+                    .build());
+    stewardConfig.accept(sb);
+    this.steward = sb.build();
+    OpenAiServer.Builder b = OpenAiServer.builder(steward).defaultJouleCeilingUj(1_000_000);
+    serverConfig.accept(b);
+    try {
+      this.server = b.build().start();
+    } catch (IOException e) {
+      steward.close();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  URI uri(String path) {
+    return URI.create(server.baseUri().toString().replaceAll("/v1$", "") + path);
+  }
+
+  record Answer(int status, String contentType, String body) {
+    JsonNode json() {
+      try {
+        return JSON.readTree(body);
+      } catch (IOException e) {
+        throw new AssertionError("not JSON: " + body, e);
+      }
+    }
+
+    /** Asserts OpenAI's error shape with this status and code, and no stack trace. */
+    JsonNode error(int expectedStatus, String code) {
+      assertThat(status).as(body).isEqualTo(expectedStatus);
+      assertThat(contentType).startsWith("application/json");
+      assertThat(body).doesNotContain("Exception").doesNotContain("\tat ").doesNotContain("at org.");
+      JsonNode e = json().get("error");
+      assertThat(e).as(body).isNotNull();
+      assertThat(e.get("message").asText()).isNotBlank();
+      assertThat(e.get("type").asText()).isNotBlank();
+      assertThat(e.has("param")).isTrue();
+      assertThat(e.get("code").asText()).as(body).isEqualTo(code);
+      return e;
+    }
+
+    /** The data lines of an event stream, in order. */
+    List<String> data() {
+      List<String> out = new ArrayList<>();
+      for (String line : body.split("\n")) {
+        if (line.startsWith("data: ")) {
+          out.add(line.substring(6));
+        }
+      }
+      return out;
+    }
+  }
+
+  Answer post(String path, String body) {
+    return send(HttpRequest.newBuilder(uri(path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)));
+  }
+
+  Answer post(String path, JsonNode body) {
+    return post(path, body.toString());
+  }
+
+  Answer get(String path) {
+    return send(HttpRequest.newBuilder(uri(path)).GET());
+  }
+
+  Answer send(HttpRequest.Builder request) {
+    try {
+      HttpResponse<String> r =
+          http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return new Answer(r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body());
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  static ObjectNode chat(String prompt) {
+    ObjectNode body = JSON.createObjectNode();
+    body.put("model", "any");
+    body.putArray("messages").addObject().put("role", "user").put("content", prompt);
+    body.put("max_tokens", 8);
+    return body;
+  }
+
+  /**
+   * Checks that a usage.energy object carries a receipt its envelope seals, and returns the
+   * receipt.
+   */
+  static MeshReceipt verifiedReceipt(JsonNode energy) throws Exception {
+    Envelope envelope = Envelope.fromHex(energy.get("envelope_hex").asText());
+    MeshReceipt opened = Jcr1.open(envelope).receipt();
+    assertThat(ReceiptJson.parse(energy.get("receipt"))).isEqualTo(opened);
+    assertThat(energy.get("provenance").asText()).isEqualTo(opened.energy().provenance().name());
+    assertThat(energy.get("energy_uj").asLong()).isEqualTo(opened.energy().uj());
+    assertThat(energy.get("envelope_id").asText()).isEqualTo(envelope.id().hex());
+    return opened;
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    steward.close();
+  }
+}

@@ -1,0 +1,130 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+
+class GrantedServeRequestTest {
+  private static JsonNode json(String s) throws Exception {
+    return Fixture.JSON.readTree(s);
+  }
+
+  @Test
+  void derive_chatBody_isPinnedByTheSpecExample() throws Exception {
+    // The worked example of docs/spec-drafts/70-openai-binding.md.
+    JsonNode body = json("""
+        {"model":"gpt-4o-mini","max_tokens":16,
+         "messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi \u00e9"}],
+         "metadata":{"fidelity_floor":"F1","joule_ceiling_uj":"50000"}}""");
+    byte[] text = "system 9\nBe brief.\nuser 5\nHi \u00e9\n".getBytes(StandardCharsets.UTF_8);
+    assertThat(Prompt.ofChat(body).bytes()).isEqualTo(text);
+    ServeRequest r = GrantedServeRequest.derive(body);
+    assertThat(r).isEqualTo(
+        ServeRequest.generation(ContentId.ofBytes(text), text.length, 16, Fidelity.F1, 50_000));
+    assertThat(r.promptHash().hex()).isEqualTo(SpecExample.PROMPT_HASH);
+    assertThat(r.id().hex()).isEqualTo(SpecExample.REQUEST_ID);
+  }
+
+  @Test
+  void derive_readsEachSourceOfEachField() throws Exception {
+    ServeRequest r = GrantedServeRequest.derive(json("""
+        {"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}],
+         "max_completion_tokens":7,"metadata":{"prompt_tokens":"3","joule_ceiling_uj":9,"fidelity_floor":4}}"""));
+    assertThat(r.promptTokens()).isEqualTo(3);
+    assertThat(r.maxTokens()).isEqualTo(7);
+    assertThat(r.fidelityFloor()).isEqualTo(Fidelity.F4);
+    assertThat(r.jouleCeilingUj()).isEqualTo(9);
+    assertThat(r.promptHash()).isEqualTo(ContentId.ofBytes("user 2\nab\n".getBytes(StandardCharsets.UTF_8)));
+
+    ServeRequest defaults = GrantedServeRequest.derive(json("""
+        {"input":"hi","metadata":{"joule_ceiling_uj":"1"}}"""));
+    assertThat(defaults.maxTokens()).isEqualTo(GrantedServeRequest.DEFAULT_MAX_TOKENS);
+    assertThat(defaults.fidelityFloor()).isEqualTo(Fidelity.F0);
+    assertThat(defaults.promptTokens()).isEqualTo("user 2\nhi\n".length());
+  }
+
+  @Test
+  void derive_ignoresFieldsOutsideTheDerivation() throws Exception {
+    ServeRequest a = GrantedServeRequest.derive(json("""
+        {"messages":[{"role":"user","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}"""));
+    ServeRequest b = GrantedServeRequest.derive(json("""
+        {"model":"other","temperature":0.3,"user":"u","stream":true,"jcp_presentation":"00",
+         "messages":[{"role":"user","content":"x","name":"n"}],
+         "metadata":{"joule_ceiling_uj":"5","trace":"abc"}}"""));
+    assertThat(a).isEqualTo(b);
+  }
+
+  @Test
+  void derive_refusesAmbiguousOrIncompleteBodies() {
+    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+        {"messages":[{"role":"user","content":"x"}]}""")))
+        .isInstanceOfSatisfying(BindingException.class,
+            e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.MISSING_JOULE_CEILING));
+    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+        {"messages":[{"role":"user","content":"x"}],"input":"y","metadata":{"joule_ceiling_uj":"5"}}""")))
+        .isInstanceOf(BindingException.class);
+    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+        {"messages":[{"role":"user","content":"x"}],"max_tokens":3,"max_completion_tokens":4,
+         "metadata":{"joule_ceiling_uj":"5"}}""")))
+        .isInstanceOf(BindingException.class);
+    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+        {"messages":[{"role":"user\\n","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}""")))
+        .isInstanceOf(BindingException.class);
+  }
+
+  @Test
+  void prompt_parseInvertsBytes_forRandomMessages() {
+    long seed = System.nanoTime();
+    Random rnd = new Random(seed);
+    String alphabet = "ab \n\u00e9\u4e2d\ud83d\ude00 7:";
+    for (int round = 0; round < 500; round++) {
+      List<Prompt.Message> ms = new ArrayList<>();
+      int n = 1 + rnd.nextInt(4);
+      for (int i = 0; i < n; i++) {
+        StringBuilder sb = new StringBuilder();
+        int len = rnd.nextInt(12);
+        for (int k = 0; k < len; k++) {
+          int cp = alphabet.codePointAt(alphabet.offsetByCodePoints(0, rnd.nextInt(alphabet.codePointCount(0, alphabet.length()))));
+          sb.appendCodePoint(cp);
+        }
+        ms.add(new Prompt.Message(rnd.nextBoolean() ? "user" : "assistant", sb.toString()));
+      }
+      Prompt p = new Prompt(ms);
+      assertThat(Prompt.parse(p.bytes())).as("seed " + seed).isEqualTo(p);
+    }
+  }
+
+  @Test
+  void prompt_parseRefusesTextThatIsNotCanonical() {
+    for (String bad : List.of("user 3\nab\n", "user 1\nab\n", "user 01\na\n", "user\na\n", "", "us er 1\na\n")) {
+      assertThatThrownBy(() -> Prompt.parse(bad.getBytes(StandardCharsets.UTF_8))).as(bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void byteTokenizer_encodesBytesAndRendersIdsInBase36() {
+    assertThat(ByteTokenizer.INSTANCE.encode(new byte[] {0, 65, (byte) 0xFF}))
+        .isEqualTo(TokenSequence.of(0, 65, 255));
+    assertThat(ByteTokenizer.INSTANCE.decode(TokenSequence.of(35, 36, 50256))).isEqualTo("z 10 12s0");
+    assertThat(UpstreamEngine.tokenizer().decode(TokenSequence.of(0x48, 0x1F600))).isEqualTo("H\uD83D\uDE00");
+  }
+
+  /** The figure the spec draft prints. */
+  static final class SpecExample {
+    static final String PROMPT_HASH =
+        "8710487912d17e23da92c9212c6b30bfe6aee14777dcb9a8c177ed21d50c74ef";
+    static final String REQUEST_ID = "f8aca9e752ededa09b4854619d4b3091f384fc2e575db7fdb1987b67c546451f";
+  }
+}

@@ -1,0 +1,219 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.http.HttpRequest;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Provenance;
+import org.meshjava.receipt.MeshReceipt;
+
+class OpenAiServerTest {
+  private final Fixture f = new Fixture();
+
+  @AfterEach
+  void close() {
+    f.close();
+  }
+
+  @Test
+  void chat_plain_answersACompletionWhoseUsageCarriesTheSealedReceipt() throws Exception {
+    Fixture.Answer a = f.post("/v1/chat/completions", Fixture.chat("Say hello."));
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    JsonNode r = a.json();
+    assertThat(r.get("object").asText()).isEqualTo("chat.completion");
+    assertThat(r.get("model").asText()).isEqualTo("small");
+    JsonNode choice = r.get("choices").get(0);
+    assertThat(choice.get("message").get("role").asText()).isEqualTo("assistant");
+    assertThat(choice.get("message").get("content").asText().split(" ")).hasSize(8);
+    assertThat(choice.get("finish_reason").asText()).isEqualTo("length");
+    JsonNode usage = r.get("usage");
+    assertThat(usage.get("completion_tokens").asLong()).isEqualTo(8);
+    assertThat(usage.get("total_tokens").asLong())
+        .isEqualTo(usage.get("prompt_tokens").asLong() + 8);
+    MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
+    assertThat(receipt.steward()).isEqualTo(f.steward.identity());
+    assertThat(receipt.energy().provenance()).isEqualTo(Provenance.Estimator);
+    assertThat(usage.get("energy").get("uj_per_accepted_token").asLong())
+        .isEqualTo(receipt.ujPerAcceptedToken().getAsLong());
+    assertThat(usage.get("energy").get("route")).hasSize(2);
+    // The receipt names exactly the request granted_serve_request derives from the body.
+    ObjectNode withCeiling = Fixture.chat("Say hello.");
+    withCeiling.putObject("metadata").put("joule_ceiling_uj", "1000000");
+    assertThat(receipt.requestId()).isEqualTo(GrantedServeRequest.derive(withCeiling).id());
+  }
+
+  @Test
+  void chat_stream_sendsRoleContentFinishThenUsageWithTheReceiptThenDone() throws Exception {
+    String whole =
+        f.post("/v1/chat/completions", Fixture.chat("Stream me.")).json()
+            .get("choices").get(0).get("message").get("content").asText();
+    ObjectNode body = Fixture.chat("Stream me.");
+    body.put("stream", true);
+    Fixture.Answer a = f.post("/v1/chat/completions", body);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    assertThat(a.contentType()).startsWith("text/event-stream");
+    List<String> data = a.data();
+    assertThat(data.getLast()).isEqualTo("[DONE]");
+    JsonNode first = Fixture.JSON.readTree(data.getFirst());
+    assertThat(first.get("object").asText()).isEqualTo("chat.completion.chunk");
+    assertThat(first.get("choices").get(0).get("delta").get("role").asText()).isEqualTo("assistant");
+    StringBuilder text = new StringBuilder();
+    for (String d : data.subList(0, data.size() - 2)) {
+      JsonNode delta = Fixture.JSON.readTree(d).get("choices").get(0).get("delta");
+      if (delta.has("content")) {
+        text.append(delta.get("content").asText());
+      }
+    }
+    assertThat(text.toString()).isEqualTo(whole);
+    JsonNode finish = Fixture.JSON.readTree(data.get(data.size() - 3));
+    assertThat(finish.get("choices").get(0).get("finish_reason").asText()).isEqualTo("length");
+    JsonNode usageChunk = Fixture.JSON.readTree(data.get(data.size() - 2));
+    assertThat(usageChunk.get("choices")).isEmpty();
+    Fixture.verifiedReceipt(usageChunk.get("usage").get("energy"));
+  }
+
+  @Test
+  void responses_plainAndStreamed_carryTheTextAndTheReceipt() throws Exception {
+    ObjectNode body = Fixture.JSON.createObjectNode();
+    body.put("model", "any");
+    body.put("instructions", "Be brief.");
+    body.put("input", "What is a joule?");
+    body.put("max_output_tokens", 5);
+    body.putObject("metadata").put("fidelity_floor", "F3").put("joule_ceiling_uj", "500000");
+    Fixture.Answer a = f.post("/v1/responses", body);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    JsonNode r = a.json();
+    assertThat(r.get("object").asText()).isEqualTo("response");
+    assertThat(r.get("model").asText()).isEqualTo("large");
+    String text = r.get("output").get(0).get("content").get(0).get("text").asText();
+    assertThat(text.split(" ")).hasSize(5);
+    assertThat(r.get("usage").get("output_tokens").asLong()).isEqualTo(5);
+    MeshReceipt receipt = Fixture.verifiedReceipt(r.get("usage").get("energy"));
+    assertThat(receipt.requestId()).isEqualTo(GrantedServeRequest.derive(body).id());
+
+    body.put("stream", true);
+    Fixture.Answer s = f.post("/v1/responses", body);
+    assertThat(s.status()).as(s.body()).isEqualTo(200);
+    assertThat(s.body()).contains("event: response.created").contains("event: response.output_text.delta");
+    StringBuilder streamed = new StringBuilder();
+    JsonNode last = null;
+    for (String d : s.data()) {
+      JsonNode e = Fixture.JSON.readTree(d);
+      if (e.get("type").asText().equals("response.output_text.delta")) {
+        streamed.append(e.get("delta").asText());
+      }
+      last = e;
+    }
+    assertThat(streamed.toString()).isEqualTo(text);
+    assertThat(last.get("type").asText()).isIn("response.completed", "response.incomplete");
+    Fixture.verifiedReceipt(last.get("response").get("usage").get("energy"));
+  }
+
+  @Test
+  void models_listsEveryBackendWithFidelityRecipeAndWeights() {
+    Fixture.Answer a = f.get("/v1/models");
+    assertThat(a.status()).isEqualTo(200);
+    JsonNode data = a.json().get("data");
+    assertThat(data).hasSize(2);
+    assertThat(data.get(0).get("id").asText()).isEqualTo("small");
+    assertThat(data.get(0).get("mesh").get("fidelity").asText()).isEqualTo("F1");
+    assertThat(data.get(1).get("mesh").get("recipe").asText()).isEqualTo("large-ref");
+    assertThat(data.get(1).get("mesh").has("weights_digest")).isTrue();
+    assertThat(data.get(1).get("mesh").get("deterministic").asBoolean()).isTrue();
+  }
+
+  @Test
+  void steward_namesItsDidKey() {
+    Fixture.Answer a = f.get("/v1/mesh/steward");
+    assertThat(a.status()).isEqualTo(200);
+    assertThat(a.json().get("did").asText()).isEqualTo(f.steward.identity().value());
+    assertThat(a.json().get("grants_honoured").asBoolean()).isTrue();
+  }
+
+  @Test
+  void metadata_acceptsDecimalStringsAndNumbersAlike() {
+    ObjectNode strings = Fixture.chat("same");
+    strings.putObject("metadata").put("fidelity_floor", "2").put("joule_ceiling_uj", "90000");
+    ObjectNode numbers = Fixture.chat("same");
+    numbers.putObject("metadata").put("fidelity_floor", 2).put("joule_ceiling_uj", 90000);
+    String a = f.post("/v1/chat/completions", strings).json().get("usage").get("energy")
+        .get("receipt").get("request_id").asText();
+    String b = f.post("/v1/chat/completions", numbers).json().get("usage").get("energy")
+        .get("receipt").get("request_id").asText();
+    assertThat(a).isEqualTo(b);
+  }
+
+  @Test
+  void metadata_refusesAnythingButADecimal() {
+    for (String bad : List.of("\"1e3\"", "\"-5\"", "\" 5\"", "\"5.0\"", "true", "5.5", "[5]", "\"0x10\"",
+        "\"18446744073709551616\"")) {
+      String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+          + "\"metadata\":{\"joule_ceiling_uj\":" + bad + "}}";
+      JsonNode e = f.post("/v1/chat/completions", body).error(400, "invalid_metadata");
+      assertThat(e.get("param").asText()).as(bad).isEqualTo("metadata.joule_ceiling_uj");
+    }
+    ObjectNode floor = Fixture.chat("x");
+    floor.putObject("metadata").put("fidelity_floor", "F5");
+    f.post("/v1/chat/completions", floor).error(400, "invalid_metadata");
+  }
+
+  @Test
+  void malformedBodies_areAnswered400InOpenAisErrorShape() {
+    f.post("/v1/chat/completions", "not json").error(400, "not_json");
+    f.post("/v1/chat/completions", "[1,2]").error(400, "not_json");
+    f.post("/v1/chat/completions", "{\"messages\":[],\"messages\":[]}").error(400, "not_json");
+    f.post("/v1/chat/completions", "{\"model\":\"m\"} trailing").error(400, "not_json");
+    f.post("/v1/chat/completions", "{\"model\":\"m\"}").error(400, "invalid_field");
+    f.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":7}]}")
+        .error(400, "invalid_field");
+    f.post("/v1/chat/completions",
+            "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}")
+        .error(400, "unsupported");
+    f.post("/v1/chat/completions",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}")
+        .error(400, "invalid_field");
+    f.post("/v1/chat/completions",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":0}")
+        .error(400, "invalid_field");
+    f.post("/v1/responses", "{\"input\":17}").error(400, "invalid_field");
+    f.post("/v1/chat/completions",
+            "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":\"zz\"}")
+        .error(400, "malformed_presentation");
+  }
+
+  @Test
+  void unknownPathsAndMethods_areAnsweredInOpenAisErrorShape() {
+    f.get("/v1/nothing").error(404, "not_found");
+    f.get("/v1/chat/completions").error(405, "method_not_allowed");
+    f.post("/v1/models", "{}").error(405, "method_not_allowed");
+  }
+
+  @Test
+  void noAdmissibleBackend_is422WithEveryCandidate() {
+    ObjectNode body = Fixture.chat("Write a novel.");
+    body.putObject("metadata").put("fidelity_floor", "F4").put("joule_ceiling_uj", "10");
+    JsonNode e = f.post("/v1/chat/completions", body).error(422, "no_admissible_backend");
+    assertThat(e.get("candidates")).hasSize(2);
+  }
+
+  @Test
+  void oversizedBody_is413() {
+    try (Fixture small =
+        new Fixture(org.meshjava.core.crypto.SigningKey.generate(), b -> {}, b -> b.maxBodyBytes(256))) {
+      String big = Fixture.chat("x".repeat(300)).toString();
+      small.post("/v1/chat/completions", big).error(413, "body_too_large");
+      // Without a Content-Length, the limit holds while reading.
+      Fixture.Answer chunked =
+          small.send(
+              HttpRequest.newBuilder(small.uri("/v1/chat/completions"))
+                  .POST(HttpRequest.BodyPublishers.ofInputStream(
+                      () -> new java.io.ByteArrayInputStream(big.getBytes()))));
+      chunked.error(413, "body_too_large");
+      assertThat(small.post("/v1/chat/completions", Fixture.chat("ok")).status()).isEqualTo(200);
+    }
+  }
+}

@@ -1,0 +1,74 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Provenance;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.receipt.MeshReceipt;
+
+/** An upstream engine forwarding to another mesh server, which is an OpenAI-compatible server. */
+class UpstreamEngineTest {
+
+  private static UpstreamEngine upstream(URI base) {
+    return UpstreamEngine.builder()
+        .name("remote")
+        .baseUri(base)
+        .model("small")
+        .fidelity(Fidelity.F3)
+        .costProfile(CostProfile.perToken(5))
+        .build();
+  }
+
+  @Test
+  void upstream_forwardsTheMessagesAndSealsAnEstimatorReceipt() throws Exception {
+    try (Fixture remote = new Fixture();
+        Fixture front =
+            new Fixture(SigningKey.generate(), b -> b.backend(upstream(remote.server.baseUri())), b -> {})) {
+      String direct =
+          remote.post("/v1/chat/completions", Fixture.chat("Relay me.")).json()
+              .get("choices").get(0).get("message").get("content").asText();
+      Fixture.Answer a = front.post("/v1/chat/completions", Fixture.chat("Relay me."));
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+      JsonNode r = a.json();
+      assertThat(r.get("model").asText()).isEqualTo("remote");
+      String relayed = r.get("choices").get(0).get("message").get("content").asText();
+      // Counted in code points, one token each, and cut at max_tokens (8).
+      assertThat(relayed).isEqualTo(direct.substring(0, 8));
+      MeshReceipt receipt = Fixture.verifiedReceipt(r.get("usage").get("energy"));
+      assertThat(receipt.energy().provenance()).isEqualTo(Provenance.Estimator);
+      assertThat(receipt.backend()).isEqualTo("remote");
+      assertThat(receipt.tokensOut()).isEqualTo(8);
+      JsonNode model = front.get("/v1/models").json().get("data").get(2);
+      assertThat(model.get("id").asText()).isEqualTo("remote");
+      assertThat(model.get("mesh").get("deterministic").asBoolean()).isFalse();
+      assertThat(model.get("mesh").get("tokenizer").asText()).isEqualTo("bytes-in/code-points-out");
+    }
+  }
+
+  @Test
+  void upstream_claimsDeterminismOnlyWhenConfigured() {
+    URI base = URI.create("http://127.0.0.1:9/v1");
+    assertThat(upstream(base).deterministic()).isFalse();
+    assertThat(upstream(base).domains()).isEmpty();
+    assertThat(UpstreamEngine.builder().name("d").baseUri(base).model("m").deterministic(true).build()
+        .deterministic()).isTrue();
+  }
+
+  @Test
+  void upstream_thatRefuses_isAnswered502EngineFailed() {
+    try (Fixture remote = new Fixture();
+        Fixture front =
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(upstream(URI.create(remote.server.baseUri() + "/nowhere"))),
+                b -> {})) {
+      front.post("/v1/chat/completions", Fixture.chat("Fail.")).error(502, "engine_failed");
+      assertThat(front.steward.head().nextSequence()).isZero();
+    }
+  }
+}
