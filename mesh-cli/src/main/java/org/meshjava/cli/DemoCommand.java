@@ -84,7 +84,12 @@ final class DemoCommand implements Callable<Integer> {
             .build()) {
       return demo(out, steward, journalFile);
     } finally {
-      Files.deleteIfExists(journalFile);
+      // The journal keeps a sidecar lock file beside it; remove the whole temporary directory.
+      try (var files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
       Files.deleteIfExists(dir);
     }
   }
@@ -131,7 +136,7 @@ final class DemoCommand implements Callable<Integer> {
         + (steward.head().nextSequence() - 1));
     JournalFile.Contents journal = JournalFile.read(journalFile);
     out.println("journal verified: " + journal.records().size()
-        + " records in one chain (a seal per receipt; a decision and a debit for the granted serve)");
+        + " records in one chain (a seal per receipt; the grant chain, a decision and a debit for the granted serve)");
     byte[] firstPrompt = "Summarise these meeting notes in one line.".getBytes(StandardCharsets.UTF_8);
     TokenSequence firstPayload = ByteTokenizer.INSTANCE.encode(firstPrompt);
     ServeRequest firstRequest =

@@ -98,12 +98,7 @@ final class JournalCommand implements Runnable {
       }
       for (JournalRecord r : records) {
         if (r.entry() instanceof JournalEntry.Authorised a) {
-          try {
-            return Optional.of(Presentation.decode(a.presentation()).chain().leaf().grant().subject());
-          } catch (MalformedGrantException e) {
-            throw new CliException(file + ": journal record " + r.seq()
-                + ": the presentation does not decode: " + e.getMessage(), e);
-          }
+          return Optional.of(a.presentation().chain().leaf().grant().subject());
         }
       }
       return Optional.empty();
@@ -175,18 +170,15 @@ final class JournalCommand implements Runnable {
     private static String line(JournalRecord r, Map<Long, GrantChain> chains) {
       String head = "#" + r.seq() + " ";
       return switch (r.entry()) {
+        case JournalEntry.Chain c ->
+            head + "Chain " + c.id() + " leaf grant " + c.chain().leaf().id() + " ("
+                + c.chain().links().size() + " links)";
         case JournalEntry.Authorised a -> {
-          String who;
-          try {
-            Presentation p = Presentation.decode(a.presentation());
-            chains.put(r.seq(), p.chain());
-            who = "grant " + p.grantId() + " caller " + p.caller();
-          } catch (MalformedGrantException e) {
-            who = "presentation unreadable (" + e.getMessage() + ")";
-          }
-          yield head + "Authorised request " + a.requestId() + " backend " + a.backend() + " "
-              + who + " model " + a.model().map(Object::toString).orElse("-") + " at "
-              + a.decidedAt();
+          Presentation p = a.presentation();
+          chains.put(r.seq(), p.chain());
+          yield head + "Authorised request " + a.request().id() + " backend " + a.backend()
+              + " grant " + p.grantId() + " caller " + p.caller() + " model "
+              + a.model().map(Object::toString).orElse("-") + " at " + a.decidedAt();
         }
         case JournalEntry.Debited d ->
             head + "Debited authorisation #" + d.authorised() + " " + d.debitedUj() + " uJ ("

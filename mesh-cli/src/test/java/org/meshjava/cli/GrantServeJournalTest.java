@@ -168,23 +168,23 @@ class GrantServeJournalTest {
     Run inspect = mesh("journal", "inspect", journal.toString());
     assertThat(inspect.code()).as(inspect.err()).isZero();
     assertThat(inspect.out())
-        .contains("#0 Authorised request").contains("#1 Debited authorisation #0")
-        .contains("#2 Sealed receipt 0").contains("spend per grant (steward " + steward + ")")
+        .contains("#0 Chain ").contains("#1 Authorised request").contains("#2 Debited authorisation #1")
+        .contains("#3 Sealed receipt 0").contains("spend per grant (steward " + steward + ")")
         .contains("unresolved serves: 0");
     assertThat(inspect.out()).containsPattern("spent [1-9][0-9]* uJ of 2000000");
 
     Run verify = mesh("journal", "verify", "--progress-every", "1", journal.toString());
     assertThat(verify.code()).as(verify.err()).isZero();
-    assertThat(verify.out()).contains("3 records form one chain and replay");
-    assertThat(verify.err()).contains("checked 1 records").contains("checked 3 records");
+    assertThat(verify.out()).contains("4 records form one chain and replay");
+    assertThat(verify.err()).contains("checked 1 records").contains("checked 4 records");
 
     // Edit the debit: the chain no longer forms at the next record.
     List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
-    lines.set(1, lines.get(1).replaceFirst("\"debited_uj\":(\\d)", "\"debited_uj\":9$1"));
+    lines.set(2, lines.get(2).replaceFirst("\"debited_uj\":(\\d)", "\"debited_uj\":9$1"));
     Files.write(journal, lines, StandardCharsets.UTF_8);
     Run bad = mesh("journal", "verify", journal.toString());
     assertThat(bad.code()).isEqualTo(1);
-    assertThat(bad.err()).startsWith("mesh journal verify: ").contains("journal record 2");
+    assertThat(bad.err()).startsWith("mesh journal verify: ").contains("journal record 3");
   }
 
   @Test

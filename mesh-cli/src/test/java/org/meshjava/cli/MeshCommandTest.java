@@ -30,7 +30,7 @@ class MeshCommandTest {
         .contains("NO_ADMISSIBLE_BACKEND")
         .contains("\"grant_id\"")
         .contains("chain verified: 4 receipts from genesis")
-        .contains("journal verified: 6 records in one chain")
+        .contains("journal verified: 7 records in one chain")
         .contains("replay of receipt 0: Verified");
   }
 
