@@ -133,6 +133,7 @@ public final class OpenAiServer implements AutoCloseable {
         Reply reply;
         long declared = request.getLength();
         if (declared > maxBodyBytes) {
+          drain(request, declared);
           reply = tooLarge();
         } else {
           Optional<byte[]> body = readWithin(request, maxBodyBytes);
@@ -156,13 +157,38 @@ public final class OpenAiServer implements AutoCloseable {
     }
   }
 
+  /**
+   * How much of an oversized body is read and thrown away before answering 413. A client that
+   * sends its whole body before reading the answer (the JDK's HttpClient does) would otherwise see
+   * the connection reset instead of the 413; beyond this bound the connection is closed anyway.
+   */
+  private static final long DRAIN_BYTES = 256 * 1024;
+
   private static Optional<byte[]> readWithin(Request request, long limit) throws IOException {
     try (InputStream in = Request.asInputStream(request)) {
       byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
       if (bytes.length > limit) {
+        skipUpTo(in, DRAIN_BYTES);
         return Optional.empty();
       }
       return Optional.of(bytes);
+    }
+  }
+
+  private static void drain(Request request, long declared) throws IOException {
+    if (declared <= DRAIN_BYTES) {
+      try (InputStream in = Request.asInputStream(request)) {
+        skipUpTo(in, DRAIN_BYTES);
+      }
+    }
+  }
+
+  private static void skipUpTo(InputStream in, long max) throws IOException {
+    byte[] sink = new byte[8192];
+    long left = max;
+    int n;
+    while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0) {
+      left -= n;
     }
   }
 
