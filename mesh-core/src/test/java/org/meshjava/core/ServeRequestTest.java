@@ -19,7 +19,7 @@ class ServeRequestTest {
   static final String EMPTY_PROMPT_HASH =
       "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262";
 
-  /** The worked example of docs/spec-drafts/10-encodings.md, byte by byte. */
+  /** The worked example of SPEC.md §10, byte by byte. */
   static final String WORKED_EXAMPLE_HEX =
       "a5" // map of 5 entries, keys in bytewise order of their encodings
           + "6a"

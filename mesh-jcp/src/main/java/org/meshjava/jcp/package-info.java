@@ -1,7 +1,7 @@
 /**
  * JCP grants as mesh/1 needs them (§2, §2.1, §7 item 1). The JCP text itself is not available to
  * this project, so the byte-level definitions here are the project's own and are written down in
- * SPEC.md (draft: {@code docs/spec-drafts/30-jcp.md}).
+ * SPEC.md .
  *
  * <p>Start at {@link org.meshjava.jcp.Jcp} to issue, delegate, shard and present grants, and at
  * {@link org.meshjava.jcp.Gate} to decide and debit them. Spend lives behind {@link

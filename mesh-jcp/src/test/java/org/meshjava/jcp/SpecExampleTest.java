@@ -13,12 +13,12 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The worked example of the JCP section of SPEC.md (draft {@code docs/spec-drafts/30-jcp.md}),
+ * The worked example of the JCP section of SPEC.md ,
  * generated from fixed seeds. The bytes are asserted here, and the document must contain each of
  * them, so neither the code nor the text can drift from the other.
  */
 class SpecExampleTest {
-  private static final Path DOC = Path.of("..", "docs", "spec-drafts", "30-jcp.md");
+  private static final Path DOC = Path.of("..", "SPEC.md");
 
   /** Builds the example: ORG → CALLER (root, ModelIn), CALLER → STEWARD (leaf, MaxCostUj). */
   static Map<String, String> example() throws Exception {

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /v1/mesh/witness}: 200 when the journal holds a shown receipt, 409 when not.
  * </ul>
  *
- * <p>Every refusal is OpenAI's error JSON (see docs/spec-drafts/70-openai-binding.md): 400 for a
+ * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a
  * malformed body, 401/403/503 for a refused grant, 413 above the body limit, 422 when no backend
  * is admissible, 429 beyond the concurrency bound, never a stack trace.
  *

@@ -20,7 +20,7 @@ import org.meshjava.core.ContentId;
  *
  * where {@code content} is the UTF-8 of the message's text and {@code len} its byte length. The
  * length prefix makes the encoding injective (no content can forge a message boundary) and easy to
- * write in any language; see docs/spec-drafts/70-openai-binding.md.
+ * write in any language; see SPEC.md §70.
  *
  * <p>Immutable and thread-safe.
  *

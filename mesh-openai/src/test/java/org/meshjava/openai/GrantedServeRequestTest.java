@@ -22,7 +22,7 @@ class GrantedServeRequestTest {
 
   @Test
   void derive_chatBody_isPinnedByTheSpecExample() throws Exception {
-    // The worked example of docs/spec-drafts/70-openai-binding.md.
+    // The worked example of SPEC.md §70.
     JsonNode body = json("""
         {"model":"gpt-4o-mini","max_tokens":16,
          "messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi \u00e9"}],
