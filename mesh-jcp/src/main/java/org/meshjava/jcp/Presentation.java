@@ -109,6 +109,9 @@ public final class Presentation {
    *     GrantRefusedException#callerNotAuthenticated()} is true
    */
   public void verifyFor(ContentId requestId) throws GrantRefusedException {
+    if (requestId.equals(verifiedFor)) {
+      return;
+    }
     DidKey issuer = chain.leaf().grant().issuer();
     if (!caller.equals(issuer)) {
       throw new GrantRefusedException(
@@ -122,7 +125,15 @@ public final class Presentation {
           DenialLabel.BAD_SIGNATURE,
           "the presentation is not signed by its caller for request " + requestId);
     }
+    verifiedFor = requestId;
   }
+
+  /**
+   * The request id a successful {@link #verifyFor} last checked, so checking it again costs no
+   * signature verification. Every field it depends on is final, so the answer cannot change; a
+   * journal replay verifies presentations in parallel first and then decides them in order.
+   */
+  private volatile ContentId verifiedFor;
 
   /** Returns the chain. */
   public GrantChain chain() {

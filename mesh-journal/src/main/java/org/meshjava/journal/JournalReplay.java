@@ -70,6 +70,19 @@ public final class JournalReplay {
    *     replayed
    */
   public static Result replay(List<JournalRecord> records, Gate gate) throws JournalException {
+    // Signature checks dominate a replay and do not depend on order: do them in parallel first.
+    // A failure here is ignored; the ordered decision below checks again and names the record.
+    records.parallelStream()
+        .filter(r -> r.entry() instanceof JournalEntry.Authorised)
+        .forEach(
+            r -> {
+              JournalEntry.Authorised a = (JournalEntry.Authorised) r.entry();
+              try {
+                a.presentation().verifyFor(a.request().id());
+              } catch (org.meshjava.jcp.GrantRefusedException ignored) {
+                // Refused again, in order, by the gate.
+              }
+            });
     Map<Long, Pending> open = new LinkedHashMap<>();
     Map<Long, ContentId> sealed = new HashMap<>();
     Optional<Sealed> last = Optional.empty();

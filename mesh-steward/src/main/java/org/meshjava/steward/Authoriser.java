@@ -108,8 +108,15 @@ final class Authoriser {
     return new Authorised(auth, pending.record().seq());
   }
 
-  /** Debits the metered joules on every link (§2 phase 3) and records it. */
-  DebitResult debit(Authorised a, Energy energy, long debitUj) throws ServeException {
+  /**
+   * Debits the metered joules on every link (§2 phase 3) and records it.
+   *
+   * @param awaitDurable whether to wait for the record to reach storage. A serve that goes on to
+   *     seal need not: its {@code Sealed} record comes later in the same journal, and waiting for
+   *     that one covers this one too (durability is in record order), which saves a sync per serve.
+   */
+  DebitResult debit(Authorised a, Energy energy, long debitUj, boolean awaitDurable)
+      throws ServeException {
     DebitResult result;
     Journal.Pending pending;
     synchronized (order) {
@@ -123,10 +130,12 @@ final class Authoriser {
         throw notRecorded("the debit", e);
       }
     }
-    try {
-      pending.await();
-    } catch (JournalException e) {
-      throw notRecorded("the debit", e);
+    if (awaitDurable) {
+      try {
+        pending.await();
+      } catch (JournalException e) {
+        throw notRecorded("the debit", e);
+      }
     }
     result.breach().ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
     return result;

@@ -267,7 +267,12 @@ public final class Steward implements AutoCloseable {
     }
     Optional<DebitResult> debit = Optional.empty();
     if (authorised.isPresent()) {
-      debit = Optional.of(authoriser.debit(authorised.get(), metered.energy, metered.energy.uj()));
+      // When a seal follows, its journal record's sync covers the debit's (record order).
+      boolean sealFollows = metered.refusal.isEmpty();
+      debit =
+          Optional.of(
+              authoriser.debit(
+                  authorised.get(), metered.energy, metered.energy.uj(), !sealFollows));
     }
     if (metered.refusal.isPresent()) {
       throw metered.refusal.get();
@@ -412,7 +417,7 @@ public final class Steward implements AutoCloseable {
       if (authorised.isPresent()) {
         // The work may have run and nothing can show how much: hold the grant to its ceiling.
         Energy ceiling = Energy.estimated(request.jouleCeilingUj());
-        authoriser.debit(authorised.get(), ceiling, ceiling.uj());
+        authoriser.debit(authorised.get(), ceiling, ceiling.uj(), true);
       }
       throw failure;
     }
