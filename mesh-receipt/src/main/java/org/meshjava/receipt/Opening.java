@@ -1,8 +1,7 @@
 package org.meshjava.receipt;
 
-import java.util.Arrays;
-import java.util.HexFormat;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.FixedBytes;
 import org.meshjava.core.crypto.Blake3;
 import org.meshjava.core.crypto.SigningKey;
 
@@ -17,14 +16,12 @@ import org.meshjava.core.crypto.SigningKey;
  *
  * where {@code seed} is the steward's 32-byte Ed25519 seed. Immutable; bytes are copied.
  */
-public final class Opening {
+public final class Opening extends FixedBytes {
   /** The BLAKE3 key-derivation context for the opening key. */
   public static final String KEY_CONTEXT = "mesh-java 2026-11 output commitment opening key v1";
 
-  private final byte[] bytes;
-
   private Opening(byte[] bytes) {
-    this.bytes = bytes;
+    super(bytes, 32, "an opening");
   }
 
   /**
@@ -33,10 +30,7 @@ public final class Opening {
    * @throws IllegalArgumentException for any other length
    */
   public static Opening of(byte[] bytes) {
-    if (bytes.length != 32) {
-      throw new IllegalArgumentException("an opening is 32 bytes, got " + bytes.length);
-    }
-    return new Opening(bytes.clone());
+    return new Opening(bytes);
   }
 
   /** Derives the opening for {@code requestId} from the steward's key. */
@@ -70,26 +64,6 @@ public final class Opening {
     public String toString() {
       return "Opening.Key[secret]";
     }
-  }
-
-  /** Returns a copy of the bytes. */
-  public byte[] bytes() {
-    return bytes.clone();
-  }
-
-  /** Returns the bytes as lowercase hex. */
-  public String hex() {
-    return HexFormat.of().formatHex(bytes);
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof Opening other && Arrays.equals(bytes, other.bytes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Arrays.hashCode(bytes);
   }
 
   @Override
