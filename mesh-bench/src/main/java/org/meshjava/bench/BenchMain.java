@@ -27,12 +27,21 @@ public final class BenchMain {
     Map<String, Double> score = new HashMap<>();
     for (RunResult r : results) {
       String name = r.getParams().getBenchmark();
-      score.put(name.substring(name.lastIndexOf('.') + 1), r.getPrimaryResult().getScore());
+      String key = name.substring(name.lastIndexOf('.') + 1);
+      String journal = r.getParams().getParam("journal");
+      if (journal != null) {
+        key = key + ":" + journal;
+      }
+      score.put(key, r.getPrimaryResult().getScore());
     }
     System.out.println();
     ratio(score, "serve", "cryptoFloor", "serve overhead vs crypto floor (target <= 1.5)");
     ratio(score, "jdkSign", "bouncyCastleSign", "JDK Ed25519 sign time / BouncyCastle sign time");
-    ratio(score, "windowEstimator", "bareNanoTimePair", "estimator window / bare nanoTime pair");
+    ratio(score, "estimatorWindow", "bareNanoTimePair", "estimator window / bare nanoTime pair");
+    ratio(score, "raplFakeTreeWindow", "bareNanoTimePair", "RAPL (fake tree) window / bare nanoTime pair");
+    // Throughput: the in-memory journal's rate over the file journal's is the durable cost.
+    ratio(score, "grantedServe:memory", "grantedServe:file",
+        "file journal cost: in-memory throughput / file throughput (target <= 2 at 8 threads)");
   }
 
   private static void ratio(Map<String, Double> s, String a, String b, String label) {
