@@ -7,17 +7,32 @@ import java.util.Optional;
 /**
  * A journal held in memory: for tests, and for stewards that cannot restart. It records and
  * chains exactly like the file journal but survives nothing (§8): a steward using it promises no
- * spend across restarts. It keeps every record (a few hundred bytes each) for inspection, so it
- * suits short-lived stewards and tests, not a long-running service. Thread-safe.
+ * spend across restarts. Thread-safe.
+ *
+ * <p>{@link #InMemoryJournal()} keeps every record for inspection (a few hundred bytes each), for
+ * tests; {@link #unretained()} keeps only the chain's state, so memory does not grow with serves,
+ * and is what a steward built without a journal uses.
  */
 public final class InMemoryJournal implements Journal {
   private final List<JournalRecord> records = new ArrayList<>();
   private final List<byte[]> lines = new ArrayList<>();
   private final RecordChain chain = new RecordChain(new RecordCodec(), 0, Optional.empty());
+  private final boolean retain;
   private boolean closed;
 
-  /** Creates an empty journal. */
-  public InMemoryJournal() {}
+  /** Creates an empty journal that keeps every record for {@link #records()}. */
+  public InMemoryJournal() {
+    this(true);
+  }
+
+  private InMemoryJournal(boolean retain) {
+    this.retain = retain;
+  }
+
+  /** Creates an empty journal that keeps no records, only the chain's state. */
+  public static InMemoryJournal unretained() {
+    return new InMemoryJournal(false);
+  }
 
   @Override
   public List<JournalRecord> recovered() {
@@ -30,9 +45,11 @@ public final class InMemoryJournal implements Journal {
       throw new JournalException(JournalException.Reason.CLOSED, "the journal is closed", null);
     }
     List<RecordChain.Encoded> encoded = chain.advance(entry);
-    for (RecordChain.Encoded each : encoded) {
-      records.add(each.record());
-      lines.add(each.line());
+    if (retain) {
+      for (RecordChain.Encoded each : encoded) {
+        records.add(each.record());
+        lines.add(each.line());
+      }
     }
     RecordChain.Encoded e = encoded.getLast();
     return new Pending() {
@@ -46,7 +63,7 @@ public final class InMemoryJournal implements Journal {
     };
   }
 
-  /** Every record appended so far, in order. */
+  /** Every record appended so far, in order (none for an {@link #unretained()} journal). */
   public synchronized List<JournalRecord> records() {
     return List.copyOf(records);
   }

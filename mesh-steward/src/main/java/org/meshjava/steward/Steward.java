@@ -3,11 +3,9 @@ package org.meshjava.steward;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ConcurrentHashMap;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
@@ -96,7 +94,7 @@ public final class Steward implements AutoCloseable {
   private final Journal journal;
   private final Authoriser authoriser;
   private final ReceiptLog log;
-  private final Map<Long, ContentId> recorded;
+  private final SealedIndex recorded;
 
   private Steward(Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head) {
     this.openingKey = Opening.Key.of(b.key);
@@ -115,7 +113,7 @@ public final class Steward implements AutoCloseable {
     this.journal = b.journal;
     this.authoriser = new Authoriser(gate, b.journal, b.clock, replayed.unresolved());
     this.log = ReceiptLog.resume(b.key, head);
-    this.recorded = new ConcurrentHashMap<>(replayed.sealed());
+    this.recorded = new SealedIndex(replayed.sealed());
   }
 
   /** Starts a builder for a steward that seals with {@code key}. */
@@ -336,8 +334,8 @@ public final class Steward implements AutoCloseable {
           ReceiptException.Reason.STEWARD_MISMATCH,
           "sealed by " + receipt.steward() + ", not by this steward " + identity);
     }
-    ContentId held = recorded.get(receipt.sequence());
-    if (envelope.id().equals(held)) {
+    Optional<ContentId> held = recorded.get(receipt.sequence());
+    if (held.isPresent() && envelope.id().equals(held.get())) {
       return WitnessVerdict.HELD;
     }
     authoriser.suspend(
@@ -607,7 +605,7 @@ public final class Steward implements AutoCloseable {
      *     from it
      */
     public Steward build() {
-      Journal j = journal != null ? journal : new InMemoryJournal();
+      Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
       Gate gate = Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
       JournalReplay.Result replayed;
