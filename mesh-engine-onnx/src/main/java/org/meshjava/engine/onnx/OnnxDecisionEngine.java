@@ -156,6 +156,12 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     return deterministic;
   }
 
+  /** False: it emits no tokens and answers a decision only with its typed questions. */
+  @Override
+  public boolean servesPayloadAlone() {
+    return false;
+  }
+
   /** The digest of the ONNX bytes the session loaded, at the model's precision. */
   @Override
   public Optional<WeightsBinding> weights() {
