@@ -85,6 +85,54 @@ class OnnxDecisionEngineTest {
   }
 
   @Test
+  void steward_neverRoutesAGenerationOrAQuestionlessDecisionToIt() throws Exception {
+    org.meshjava.core.DecisionEngine reference = new Expensive();
+    Steward s =
+        Steward.builder(SigningKey.fromSeed(new byte[32]))
+            .meter(new EstimatorMeter())
+            .nonces(NonceSource.fixed(new byte[16]))
+            .clock(InstantSource.fixed(Instant.EPOCH))
+            .backend(engine)
+            .backend(reference)
+            .build();
+    assertThat(engine.servesPayloadAlone()).isFalse();
+    // MiniLM is far cheaper per token, yet a generation goes to the engine that can generate.
+    ServeRequest generation =
+        ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 2, Fidelity.F1, Long.MAX_VALUE);
+    assertThat(s.serve(generation, TokenSequence.of(1, 2, 3, 4)).route().chosen().name())
+        .isEqualTo("reference");
+    DecisionPayload p = engine.payload(QUESTIONS, STATE);
+    ServeRequest decision =
+        ServeRequest.decision(
+            ContentId.ofBytes(new byte[] {2}), p.tokens().size(), 0, Fidelity.F1, Long.MAX_VALUE,
+            DecisionQuestion.shapeOf(QUESTIONS, p.schemaTokens()));
+    assertThat(s.serve(decision, p.tokens()).route().chosen().name()).isEqualTo("reference");
+    // With its questions, the cheaper MiniLM answers.
+    assertThat(s.serve(decision, p.tokens(), QUESTIONS).route().chosen().name())
+        .isEqualTo("minilm");
+  }
+
+  /** A generating, deciding engine far dearer per token than MiniLM. */
+  static final class Expensive implements org.meshjava.core.DecisionEngine {
+    @Override public String name() { return "reference"; }
+    @Override public org.meshjava.core.Recipe recipe() { return org.meshjava.core.Recipe.of("ref"); }
+    @Override public Fidelity fidelity() { return Fidelity.F2; }
+    @Override public org.meshjava.core.CostProfile costProfile() {
+      return org.meshjava.core.CostProfile.perToken(1_000_000);
+    }
+    @Override public org.meshjava.core.EngineResult serve(ServeRequest r, TokenSequence p) {
+      int n = (int) r.maxTokens();
+      return new org.meshjava.core.EngineResult(
+          TokenSequence.of(new int[n]),
+          new org.meshjava.core.ServeOutcome(p.size(), n, n, 0, 0, 0,
+              java.util.Optional.empty(), r.decision()));
+    }
+    @Override public DecisionResult decide(ServeRequest r, TokenSequence p, List<DecisionQuestion> q) {
+      throw new UnsupportedOperationException();
+    }
+  }
+
+  @Test
   void decide_ranksTheObviousAnswerFirst() throws Exception {
     DecisionPayload p = engine.payload(QUESTIONS, STATE);
     DecisionResult r = engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS);
