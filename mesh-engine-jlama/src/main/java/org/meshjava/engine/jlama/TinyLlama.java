@@ -64,6 +64,38 @@ public final class TinyLlama {
     Files.writeString(dir.resolve("tokenizer.json"), tokenizer(), StandardCharsets.UTF_8);
   }
 
+  /**
+   * Writes the same model as {@link #write} with the same seed, but sharded: the tensors of the
+   * embedding and the first layer in {@code model-00001-of-00002.safetensors}, the rest in {@code
+   * model-00002-of-00002.safetensors}, and a {@code model.safetensors.index.json} whose {@code
+   * weight_map} names them.
+   *
+   * @throws IOException if writing fails
+   */
+  public static void writeSharded(Path dir, long seed) throws IOException {
+    Objects.requireNonNull(dir, "dir");
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("config.json"), config(), StandardCharsets.UTF_8);
+    Files.writeString(dir.resolve("tokenizer.json"), tokenizer(), StandardCharsets.UTF_8);
+    Map<String, float[]> values = values(seed);
+    Map<String, float[]> first = new LinkedHashMap<>();
+    Map<String, float[]> second = new LinkedHashMap<>();
+    StringBuilder map = new StringBuilder();
+    for (Map.Entry<String, float[]> e : values.entrySet()) {
+      boolean early = e.getKey().startsWith("model.embed") || e.getKey().startsWith("model.layers.0.");
+      String shard = early ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+      (early ? first : second).put(e.getKey(), e.getValue());
+      map.append(map.isEmpty() ? "" : ",").append('"').append(e.getKey()).append("\":\"")
+          .append(shard).append('"');
+    }
+    Files.write(dir.resolve("model-00001-of-00002.safetensors"), encode(first));
+    Files.write(dir.resolve("model-00002-of-00002.safetensors"), encode(second));
+    Files.writeString(
+        dir.resolve("model.safetensors.index.json"),
+        "{\"metadata\":{},\"weight_map\":{" + map + "}}",
+        StandardCharsets.UTF_8);
+  }
+
   private static String config() {
     return """
         {
@@ -110,15 +142,37 @@ public final class TinyLlama {
   }
 
   private static byte[] safetensors(long seed) {
-    Map<String, int[]> tensors = tensors();
+    return encode(values(seed));
+  }
+
+  /** Every tensor's values, drawn in a fixed order from one seeded stream. */
+  private static Map<String, float[]> values(long seed) {
+    SplittableRandom random = new SplittableRandom(seed);
+    Map<String, float[]> out = new LinkedHashMap<>();
+    for (Map.Entry<String, int[]> e : tensors().entrySet()) {
+      float[] v = new float[(int) count(e.getValue())];
+      boolean norm = e.getKey().endsWith("norm.weight");
+      for (int i = 0; i < v.length; i++) {
+        // Norm gains near 1 and small projections keep activations in range through the layers.
+        float u = (float) (random.nextDouble() * 2 - 1);
+        v[i] = norm ? 1f + 0.1f * u : 0.2f * u;
+      }
+      out.put(e.getKey(), v);
+    }
+    return out;
+  }
+
+  private static byte[] encode(Map<String, float[]> values) {
+    Map<String, int[]> shapes = tensors();
     StringBuilder header = new StringBuilder("{\"__metadata__\":{\"format\":\"pt\"}");
     long offset = 0;
-    for (Map.Entry<String, int[]> e : tensors.entrySet()) {
-      long n = count(e.getValue());
+    for (Map.Entry<String, float[]> e : values.entrySet()) {
+      int[] shape = shapes.get(e.getKey());
       header.append(",\"").append(e.getKey()).append("\":{\"dtype\":\"F32\",\"shape\":[");
-      for (int d = 0; d < e.getValue().length; d++) {
-        header.append(d == 0 ? "" : ",").append(e.getValue()[d]);
+      for (int d = 0; d < shape.length; d++) {
+        header.append(d == 0 ? "" : ",").append(shape[d]);
       }
+      long n = e.getValue().length;
       header.append("],\"data_offsets\":[").append(offset).append(',').append(offset + 4 * n);
       header.append("]}");
       offset += 4 * n;
@@ -131,14 +185,9 @@ public final class TinyLlama {
     byte[] h = header.toString().getBytes(StandardCharsets.UTF_8);
     ByteBuffer out = ByteBuffer.allocate(8 + h.length + (int) offset).order(ByteOrder.LITTLE_ENDIAN);
     out.putLong(h.length).put(h);
-    SplittableRandom random = new SplittableRandom(seed);
-    for (Map.Entry<String, int[]> e : tensors.entrySet()) {
-      long n = count(e.getValue());
-      boolean norm = e.getKey().endsWith("norm.weight");
-      for (long i = 0; i < n; i++) {
-        // Norm gains near 1 and small projections keep activations in range through the layers.
-        float v = (float) (random.nextDouble() * 2 - 1);
-        out.putFloat(norm ? 1f + 0.1f * v : 0.2f * v);
+    for (float[] v : values.values()) {
+      for (float f : v) {
+        out.putFloat(f);
       }
     }
     return out.array();

@@ -126,6 +126,20 @@ class JlamaEngineTest {
   }
 
   @Test
+  void shardedLayout_loads_digestsEveryShard_andGeneratesWhatTheSingleFileModelDoes()
+      throws Exception {
+    Path sharded = tmp.resolve("sharded");
+    TinyLlama.writeSharded(sharded, 42);
+    try (JlamaEngine e = JlamaEngine.builder(sharded).recipe(engine.recipe()).build()) {
+      assertThat(e.digest().files()).extracting(f -> f.path())
+          .containsExactly("config.json", "model-00001-of-00002.safetensors",
+              "model-00002-of-00002.safetensors", "model.safetensors.index.json");
+      assertThat(e.weights()).contains(ModelDirectory.digest(sharded).bind("fp32"));
+      assertThat(e.serve(REQUEST, PROMPT).tokens()).isEqualTo(engine.serve(REQUEST, PROMPT).tokens());
+    }
+  }
+
+  @Test
   void sampling_isNotDeclaredDeterministic() throws Exception {
     try (JlamaEngine sampler = JlamaEngine.builder(dir).sampling(0.8f).build()) {
       assertThat(sampler.deterministic()).isFalse();
