@@ -89,7 +89,6 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     this.costProfile = b.costProfile;
     this.temperature = b.temperature;
     this.model = model;
-    this.weights = model.digest().bind(model.precision());
     try {
       this.tokenizer =
           HuggingFaceTokenizer.newInstance(
@@ -122,6 +121,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
       throw new OnnxEngineException(
           OnnxEngineException.Reason.MODEL_UNREADABLE, "ONNX Runtime cannot load the model: " + e, e);
     }
+    this.weights = model.digest().bind(model.precision());
     this.deterministic = probeDeterminism();
   }
 

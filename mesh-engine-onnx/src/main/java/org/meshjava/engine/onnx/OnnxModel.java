@@ -34,17 +34,22 @@ public final class OnnxModel {
   private final byte[] onnx;
   private final byte[] tokenizerJson;
   private final String precision;
-  private final WeightsDigest digest;
+  private final java.util.concurrent.CompletableFuture<WeightsDigest> digest;
 
   private OnnxModel(String fileName, byte[] onnx, byte[] tokenizerJson, String precision) {
     this.fileName = fileName;
     this.onnx = onnx;
     this.tokenizerJson = tokenizerJson;
     this.precision = precision;
-    // Every byte, once, at load: the same array is then handed to ONNX Runtime.
+    // Every byte, once, at load: the same array is then handed to ONNX Runtime. Hashed on another
+    // thread so that it overlaps with ONNX Runtime building its session from the same bytes; the
+    // array is never written after construction.
     this.digest =
-        new WeightsDigest(
-            java.util.List.of(new WeightsFile(fileName, ContentId.fromDigest(Blake3.hash(onnx)))));
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () ->
+                new WeightsDigest(
+                    java.util.List.of(
+                        new WeightsFile(fileName, ContentId.fromDigest(Blake3.hash(onnx))))));
   }
 
   /**
@@ -72,6 +77,8 @@ public final class OnnxModel {
     Objects.requireNonNull(onnx, "onnx");
     Objects.requireNonNull(tokenizerJson, "tokenizerJson");
     try {
+      // Validate the name and precision now, so the digest computed later cannot fail.
+      new WeightsFile(fileName, ContentId.ofBytes(new byte[0]));
       new org.meshjava.core.WeightsBinding(ContentId.ofBytes(new byte[0]), precision);
       return new OnnxModel(fileName, onnx.clone(), tokenizerJson.clone(), precision);
     } catch (IllegalArgumentException | NullPointerException e) {
@@ -139,6 +146,6 @@ public final class OnnxModel {
 
   /** The weights digest over the ONNX bytes (see the class comment). */
   public WeightsDigest digest() {
-    return digest;
+    return digest.join();
   }
 }
