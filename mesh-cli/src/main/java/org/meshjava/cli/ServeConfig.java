@@ -19,6 +19,7 @@ import org.meshjava.engine.jlama.JlamaEngine;
 import org.meshjava.engine.jlama.JlamaEngineException;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
+import org.meshjava.engine.onnx.OnnxModel;
 import org.meshjava.openai.UpstreamEngine;
 
 /**
@@ -41,7 +42,8 @@ import org.meshjava.openai.UpstreamEngine;
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
  *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
  *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60},
- *     {"type": "onnx-minilm", "name": "minilm", "fidelity": "F2", "temperature": 0.05},
+ *     {"type": "onnx-minilm", "name": "minilm", "fidelity": "F2", "temperature": 0.05,
+ *      "quantized": false},           // true: the int8 twin
  *     {"type": "jlama", "name": "llama-local", "model_dir": "models/TinyLlama-1.1B",
  *      "fidelity": "F2", "uj_per_token": 1000, "temperature": 0}   // 0: greedy, replayable
  *   ],
@@ -159,6 +161,9 @@ record ServeConfig(
                           number(b, "uj_per_option_scored").orElse(300L)));
           if (b.hasNonNull("temperature")) {
             ob.temperature(b.get("temperature").asDouble());
+          }
+          if (b.path("quantized").asBoolean(false)) {
+            ob.model(OnnxModel.miniLmQuantized());
           }
           recipe.ifPresent(ob::recipe);
           return ob.build();

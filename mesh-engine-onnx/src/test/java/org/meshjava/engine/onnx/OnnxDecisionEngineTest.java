@@ -279,6 +279,23 @@ class OnnxDecisionEngineTest {
   }
 
   @Test
+  void quantizedTwin_reportsInt8_andItsOwnDigest_andIsDeterministic() throws Exception {
+    try (OnnxDecisionEngine q =
+        OnnxDecisionEngine.builder().model(OnnxModel.miniLmQuantized()).build()) {
+      assertThat(q.weights().orElseThrow().precision()).isEqualTo("int8");
+      assertThat(q.weights().orElseThrow().digest()).isNotEqualTo(engine.weights().orElseThrow().digest());
+      assertThat(q.model().digest().files().get(0).path()).isEqualTo("all-minilm-l6-v2-q.onnx");
+      assertThat(q.deterministic()).isTrue();
+      DecisionPayload p = q.payload(QUESTIONS, STATE);
+      List<DecisionAnswer> a = q.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers();
+      assertThat(q.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers()).isEqualTo(a);
+      // Same tokenizer, so the same payload; different arithmetic, so other probabilities.
+      assertThat(p).isEqualTo(engine.payload(QUESTIONS, STATE));
+      assertThat(a).isNotEqualTo(engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers());
+    }
+  }
+
+  @Test
   void build_refusesAModelThatIsNotOnnx() throws Exception {
     OnnxModel junk =
         OnnxModel.of("junk.onnx", new byte[] {1, 2, 3}, engine.model().tokenizerJson(), "fp32");
