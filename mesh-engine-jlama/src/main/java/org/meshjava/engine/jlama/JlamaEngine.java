@@ -63,6 +63,19 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   private final int vocabulary;
   private final int context;
   private final java.util.List<Integer> eos;
+  private final java.util.Map<Integer, String> pieces;
+
+  /** GPT-2 byte-level code points back to their bytes (the inverse of Jlama's table). */
+  private static final java.util.Map<Integer, Integer> BYTE_LEVEL = byteLevel();
+
+  private static java.util.Map<Integer, Integer> byteLevel() {
+    // Read through Map: Guava's BiMap type is not visible to this module.
+    java.util.Map<?, ?> forward =
+        (java.util.Map<?, ?>) (Object) com.github.tjake.jlama.safetensors.tokenizer.BPETokenizer.alteredBytes;
+    java.util.Map<Integer, Integer> inverse = new java.util.HashMap<>();
+    forward.forEach((b, c) -> inverse.put((Integer) c, (Integer) b));
+    return java.util.Map.copyOf(inverse);
+  }
 
   private JlamaEngine(Builder b) throws JlamaEngineException {
     this.name = b.name;
@@ -97,6 +110,10 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.context = model.getConfig().contextLength;
     this.eos = java.util.List.copyOf(model.getConfig().eosTokens);
     this.weights = digest.bind(precision(model.getWeights().getModelDType()));
+    java.util.Map<?, ?> lookup = (java.util.Map<?, ?>) (Object) model.getTokenizer().getModel().vocabLookup;
+    java.util.Map<Integer, String> byId = new java.util.HashMap<>();
+    lookup.forEach((piece, id) -> byId.put(((Number) id).intValue(), (String) piece));
+    this.pieces = java.util.Map.copyOf(byId);
   }
 
   private static String family(Path dir) throws JlamaEngineException {
@@ -168,6 +185,59 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   /** The model's vocabulary size: payload ids must be below it. */
   public int vocabulary() {
     return vocabulary;
+  }
+
+  /**
+   * Encodes text with the model's own {@code tokenizer.json}, as a caller (or an HTTP binding)
+   * builds a payload for this engine. A BOS is prepended when the model's configuration names one,
+   * as Llama checkpoints expect at the start of a sequence; the payload, BOS included, is what the
+   * forward pass reads and the commitment binds.
+   */
+  public TokenSequence encode(String text) {
+    Objects.requireNonNull(text, "text");
+    long[] ids = model.getTokenizer().encode(text);
+    int bos = model.getConfig().bosToken;
+    boolean addBos = bos >= 0 && (ids.length == 0 || ids[0] != bos);
+    int[] out = new int[ids.length + (addBos ? 1 : 0)];
+    if (addBos) {
+      out[0] = bos;
+    }
+    for (int i = 0; i < ids.length; i++) {
+      out[i + (addBos ? 1 : 0)] = Math.toIntExact(ids[i]);
+    }
+    return TokenSequence.of(out);
+  }
+
+  /**
+   * Decodes output tokens to text with the model's own vocabulary, end-of-sequence tokens dropped.
+   * Byte-fallback pieces ({@code <0xNN>}) are gathered as bytes and the whole is read as UTF-8;
+   * SentencePiece's {@code ▁} is a space (one leading space is dropped, as SentencePiece does);
+   * GPT-2 style byte-level pieces are mapped back to their bytes. Done here rather than with
+   * Jlama's decoder, which buffers bytes in shared state and mis-handles byte-fallback letters.
+   */
+  public String decode(TokenSequence tokens) {
+    Objects.requireNonNull(tokens, "tokens");
+    var vocab = model.getTokenizer().getModel();
+    boolean byteLevel = vocab.isLegacy() && !vocab.byteFallback;
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    for (int id : tokens.toArray()) {
+      if (eos.contains(id) || vocab.isSpecialToken(id)) {
+        continue;
+      }
+      String piece = pieces.get(id);
+      if (piece == null) {
+        continue;
+      }
+      if (piece.length() == 6 && piece.startsWith("<0x") && piece.endsWith(">")) {
+        bytes.write(Integer.parseInt(piece.substring(3, 5), 16));
+      } else if (byteLevel) {
+        piece.codePoints().forEach(c -> bytes.write(BYTE_LEVEL.getOrDefault(c, c)));
+      } else {
+        bytes.writeBytes(piece.replace('\u2581', ' ').getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    String text = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+    return !byteLevel && text.startsWith(" ") ? text.substring(1) : text;
   }
 
   @Override

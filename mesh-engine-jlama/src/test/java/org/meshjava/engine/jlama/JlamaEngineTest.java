@@ -140,6 +140,17 @@ class JlamaEngineTest {
   }
 
   @Test
+  void encode_usesTheModelsTokenizer_withBos_andDecodeRoundTrips() throws Exception {
+    TokenSequence ids = engine.encode("Hi!");
+    assertThat(ids.get(0)).isEqualTo(TinyLlama.BOS);
+    assertThat(ids.size()).isGreaterThan(1);
+    assertThat(engine.decode(TokenSequence.of(java.util.Arrays.copyOfRange(ids.toArray(), 1, ids.size()))))
+        .isEqualTo("Hi!");
+    // The generated tokens decode to a string without throwing, whatever noise they are.
+    assertThat(engine.decode(engine.serve(REQUEST, ids).tokens())).isNotNull();
+  }
+
+  @Test
   void sampling_isNotDeclaredDeterministic() throws Exception {
     try (JlamaEngine sampler = JlamaEngine.builder(dir).sampling(0.8f).build()) {
       assertThat(sampler.deterministic()).isFalse();
