@@ -2,6 +2,8 @@
 module org.meshjava.cli {
   requires org.meshjava.steward;
   requires org.meshjava.engine;
+  requires org.meshjava.engine.onnx;
+  requires org.meshjava.engine.jlama;
   requires org.meshjava.conformance;
   requires org.meshjava.openai;
   requires com.fasterxml.jackson.databind;

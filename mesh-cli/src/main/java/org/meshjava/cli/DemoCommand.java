@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -21,6 +22,8 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.engine.onnx.DecisionPayload;
+import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
@@ -40,8 +43,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code mesh demo}: a steward on embedded defaults (a fresh key, three reference backends at
- * different fidelities and costs, the honest estimator meter, a journal in a temporary directory)
- * serves two generations, a typed decision, a granted generation and one request no backend may
+ * different fidelities and costs, the MiniLM decision engine on a real model, the honest estimator meter, a journal in a temporary directory)
+ * serves two generations, two typed decisions (one on MiniLM), a granted generation and one request no backend may
  * take, prints each route and receipt as readable JSON, verifies the chain and the journal, and
  * replays one receipt.
  */
@@ -60,7 +63,8 @@ final class DemoCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     Path dir = Files.createTempDirectory("mesh-demo");
     Path journalFile = dir.resolve("steward.journal");
-    try (Steward steward =
+    try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
+        Steward steward =
         Steward.builder(SigningKey.generate())
             .journal(FileJournal.open(journalFile))
             .backend(
@@ -81,8 +85,9 @@ final class DemoCommand implements Callable<Integer> {
                     .workPerToken(64)
                     .reportsDelivered(true)
                     .build())
+            .backend(minilm)
             .build()) {
-      return demo(out, steward, journalFile);
+      return demo(out, steward, journalFile, minilm);
     } finally {
       // The journal keeps a sidecar lock file beside it; remove the whole temporary directory.
       try (var files = Files.list(dir)) {
@@ -94,7 +99,9 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {
+  private static int demo(
+      PrintWriter out, Steward steward, Path journalFile, OnnxDecisionEngine minilm)
+      throws Exception {
     out.println("steward " + steward.identity());
     out.println("journal " + journalFile + " (deleted when the demo ends)");
     steward.meterDiscovery().ifPresent(d -> {
@@ -102,7 +109,8 @@ final class DemoCommand implements Callable<Integer> {
           + (d.hardwareGraded() ? " (live hardware counters)" : " (no live counters here; figures are Estimator)"));
       d.counters().forEach(c -> out.println("  counter " + c));
     });
-    out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token)");
+    out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token),"
+        + " minilm (F2 decisions on all-MiniLM-L6-v2 via ONNX Runtime, 20 uJ/token + 300 uJ/option)");
     out.println();
 
     List<Envelope> envelopes = new ArrayList<>();
@@ -113,6 +121,7 @@ final class DemoCommand implements Callable<Integer> {
     serve(out, steward, envelopes, "a typed decision: 2 questions over 6 options",
         "Is this invoice a duplicate? Which team owns it?", Fidelity.F1, 20_000,
         new DecisionShape(2, 6, 20), null);
+    decideOnMiniLm(out, steward, envelopes, minilm);
 
     // A caller issues the steward a grant and presents it for one request (§2.1).
     SigningKey caller = Jcp.newKey();
@@ -144,6 +153,51 @@ final class DemoCommand implements Callable<Integer> {
     out.println("replay of receipt " + first.receipt().sequence() + ": "
         + DemoReplay.replay(steward, first, firstRequest, firstPayload));
     return 0;
+  }
+
+  /** One typed decision with its questions, answered by the real MiniLM model. */
+  private static void decideOnMiniLm(
+      PrintWriter out, Steward steward, List<Envelope> envelopes, OnnxDecisionEngine minilm)
+      throws Exception {
+    String state = "I was charged twice for my subscription this month and I want my money back.";
+    List<DecisionQuestion> questions =
+        List.of(
+            new DecisionQuestion.Choice(
+                "Which team should handle this message?",
+                List.of("billing and refunds", "technical support", "sales")),
+            new DecisionQuestion.Score(
+                "How upset is the customer?", List.of("calm", "annoyed", "furious")));
+    DecisionPayload payload = minilm.payload(questions, state);
+    ServeRequest request =
+        ServeRequest.decision(
+            ContentId.ofBytes(state.getBytes(StandardCharsets.UTF_8)), payload.tokens().size(),
+            32, Fidelity.F2, 50_000, DecisionQuestion.shapeOf(questions, payload.schemaTokens()));
+    out.println("== a typed decision on a real model: MiniLM, 2 questions over 6 options, floor F2");
+    ServeResult result = steward.serve(request, payload.tokens(), questions);
+    ObjectNode doc = JSON.createObjectNode();
+    doc.put("request_id", request.id().hex());
+    doc.put("state", state);
+    doc.set("route", route(result.route().candidates()));
+    doc.put("chosen", result.route().chosen().name());
+    ArrayNode answers = JSON.createArrayNode();
+    for (int q = 0; q < questions.size(); q++) {
+      ObjectNode a = JSON.createObjectNode();
+      a.put("question", questions.get(q).text());
+      ObjectNode probabilities = JSON.createObjectNode();
+      for (int o = 0; o < questions.get(q).optionCount(); o++) {
+        probabilities.put(
+            questions.get(q).options().get(o),
+            Math.round(result.answers().get(q).probability(o) * 10_000) / 10_000.0);
+      }
+      a.set("probabilities", probabilities);
+      answers.add(a);
+    }
+    doc.set("answers", answers);
+    doc.set("receipt", ReceiptJson.of(result.receipt()));
+    doc.put("envelope_id", result.envelope().id().hex());
+    envelopes.add(result.envelope());
+    out.println(JSON.writeValueAsString(doc));
+    out.println();
   }
 
   /** A caller's key and the grant it presents. */

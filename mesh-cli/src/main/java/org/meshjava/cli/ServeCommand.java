@@ -13,6 +13,8 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.engine.onnx.OnnxDecisionEngine;
+import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.openai.OpenAiServer;
@@ -79,7 +81,14 @@ final class ServeCommand implements Callable<Integer> {
       out.println("warning: no key file; this steward's identity lasts until it stops");
     }
     Steward.Builder sb = Steward.builder(signingKey);
-    List<ServingEngine> backends = c.backends().isEmpty() ? defaults() : c.backends();
+    List<ServingEngine> backends =
+        new java.util.ArrayList<>(c.backends().isEmpty() ? defaults() : c.backends());
+    // The MiniLM decision engine is registered by default beside whatever the configuration
+    // names, unless the configuration lists one itself or turns it off.
+    if (c.defaultDecisionEngine()
+        && backends.stream().noneMatch(b -> b instanceof OnnxDecisionEngine)) {
+      backends.add(miniLm());
+    }
     backends.forEach(sb::backend);
     String meterKind = meter != null ? meter : c.meter().orElse("discover");
     switch (meterKind) {
@@ -122,6 +131,12 @@ final class ServeCommand implements Callable<Integer> {
       if (conc != null) {
         ob.maxConcurrentServes(conc);
       }
+      // A Jlama backend reads its model's own token ids, so the binding encodes with its tokenizer.
+      for (ServingEngine e : steward.backends()) {
+        if (e instanceof org.meshjava.engine.jlama.JlamaEngine j) {
+          ob.tokenizer(j.name(), new JlamaTokenizer(j));
+        }
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
@@ -157,6 +172,23 @@ final class ServeCommand implements Callable<Integer> {
         out.println("stopped");
         return 0;
       }
+    }
+  }
+
+  /**
+   * The MiniLM decision engine with the profile the demo and {@code mesh serve} register it under:
+   * F2 for typed decisions, cheap per token (a 22M-parameter encoder) and dear per scored option
+   * (each option is a forward pass).
+   */
+  static OnnxDecisionEngine miniLm() throws CliException {
+    try {
+      return OnnxDecisionEngine.builder()
+          .name("minilm")
+          .fidelity(Fidelity.F2)
+          .costProfile(CostProfile.perToken(20).withOptionCost(300))
+          .build();
+    } catch (OnnxEngineException e) {
+      throw new CliException("cannot load the MiniLM decision engine: " + e.getMessage(), e);
     }
   }
 

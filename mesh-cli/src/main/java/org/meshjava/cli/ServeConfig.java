@@ -15,6 +15,11 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.engine.jlama.JlamaEngine;
+import org.meshjava.engine.jlama.JlamaEngineException;
+import org.meshjava.engine.onnx.OnnxDecisionEngine;
+import org.meshjava.engine.onnx.OnnxEngineException;
+import org.meshjava.engine.onnx.OnnxModel;
 import org.meshjava.openai.UpstreamEngine;
 
 /**
@@ -36,8 +41,13 @@ import org.meshjava.openai.UpstreamEngine;
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40},
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
  *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
- *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60}
- *   ]
+ *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60},
+ *     {"type": "onnx-minilm", "name": "minilm", "fidelity": "F2", "temperature": 0.05,
+ *      "quantized": false},           // true: the int8 twin
+ *     {"type": "jlama", "name": "llama-local", "model_dir": "models/TinyLlama-1.1B",
+ *      "fidelity": "F2", "uj_per_token": 1000, "temperature": 0}   // 0: greedy, replayable
+ *   ],
+ *   "default_decision_engine": true  // register MiniLM unless an onnx-minilm backend is listed
  * }
  * }</pre>
  */
@@ -50,15 +60,16 @@ record ServeConfig(
     Optional<Long> defaultJouleCeilingUj,
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
-    List<ServingEngine> backends) {
+    List<ServingEngine> backends,
+    boolean defaultDecisionEngine) {
 
   private static final Set<String> KEYS =
       Set.of("host", "port", "key_file", "journal", "meter", "default_joule_ceiling_uj",
-          "max_body_bytes", "max_concurrent_serves", "backends");
+          "max_body_bytes", "max_concurrent_serves", "backends", "default_decision_engine");
 
   static ServeConfig empty() {
     return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of());
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of(), true);
   }
 
   static ServeConfig read(Path file) throws CliException {
@@ -79,7 +90,7 @@ record ServeConfig(
         throw new CliException(file + ": backends is an array");
       }
       for (int i = 0; i < bs.size(); i++) {
-        backends.add(backend(bs.get(i), file + ": backends[" + i + "]"));
+        backends.add(backend(bs.get(i), file + ": backends[" + i + "]", dir));
       }
       return new ServeConfig(
           text(root, "host"),
@@ -90,13 +101,14 @@ record ServeConfig(
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
-          List.copyOf(backends));
+          List.copyOf(backends),
+          root.path("default_decision_engine").asBoolean(true));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
     }
   }
 
-  private static ServingEngine backend(JsonNode b, String where) throws CliException {
+  private static ServingEngine backend(JsonNode b, String where, Path dir) throws CliException {
     String type = text(b, "type").orElse("reference");
     String name = text(b, "name").orElseThrow(() -> new IllegalArgumentException(where + " has no name"));
     Fidelity fidelity = fidelity(text(b, "fidelity").orElse("F2"), where);
@@ -140,8 +152,46 @@ record ServeConfig(
         }
         return ub.build();
       }
+      case "onnx-minilm" -> {
+        try {
+          OnnxDecisionEngine.Builder ob =
+              OnnxDecisionEngine.builder().name(name).fidelity(fidelity)
+                  .costProfile(number(b, "uj_per_token").isPresent() ? cost
+                      : CostProfile.perToken(20).withOptionCost(
+                          number(b, "uj_per_option_scored").orElse(300L)));
+          if (b.hasNonNull("temperature")) {
+            ob.temperature(b.get("temperature").asDouble());
+          }
+          if (b.path("quantized").asBoolean(false)) {
+            ob.model(OnnxModel.miniLmQuantized());
+          }
+          recipe.ifPresent(ob::recipe);
+          return ob.build();
+        } catch (OnnxEngineException e) {
+          throw new CliException(where + ": " + e.getMessage(), e);
+        }
+      }
+      case "jlama" -> {
+        Path modelDir = dir.resolve(text(b, "model_dir").orElseThrow(
+            () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
+        try {
+          JlamaEngine.Builder jb =
+              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost);
+          double t = b.path("temperature").asDouble(0);
+          if (t != 0) {
+            jb.sampling((float) t);
+          }
+          if (b.path("follow_links").asBoolean(false)) {
+            jb.followLinks();
+          }
+          recipe.ifPresent(jb::recipe);
+          return jb.build();
+        } catch (JlamaEngineException e) {
+          throw new CliException(where + ": " + e.getMessage(), e);
+        }
+      }
       default -> throw new CliException(where + ": unknown backend type '" + type
-          + "' (reference or upstream)");
+          + "' (reference, upstream, onnx-minilm or jlama)");
     }
   }
 

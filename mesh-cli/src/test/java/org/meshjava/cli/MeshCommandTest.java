@@ -29,8 +29,12 @@ class MeshCommandTest {
         .contains("\"uj_per_decision\"")
         .contains("NO_ADMISSIBLE_BACKEND")
         .contains("\"grant_id\"")
-        .contains("chain verified: 4 receipts from genesis")
-        .contains("journal verified: 7 records in one chain")
+        .contains("== a typed decision on a real model: MiniLM")
+        .contains("\"chosen\" : \"minilm\"")
+        .contains("\"precision\" : \"fp32\"")
+        .contains("\"weights_digest\"")
+        .contains("chain verified: 5 receipts from genesis")
+        .contains("journal verified: 8 records in one chain")
         .contains("replay of receipt 0: Verified");
   }
 

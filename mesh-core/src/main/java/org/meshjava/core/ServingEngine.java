@@ -35,6 +35,17 @@ public interface ServingEngine {
   }
 
   /**
+   * Whether {@link #serve} can answer a request on its payload alone: a generation, or a decision
+   * sent without its typed questions. An engine that can only answer through {@link
+   * DecisionEngine#decide} (it emits no tokens and needs the questions) returns {@code false}, and
+   * a steward then routes to it only decisions that carry their questions. The default is {@code
+   * true}, which every engine written before this method existed satisfied.
+   */
+  default boolean servesPayloadAlone() {
+    return true;
+  }
+
+  /**
    * The weights the engine runs, bound by content, when it can address them (§3.6). The steward
    * asks before and after each serve and refuses to seal if the answer changed (§2).
    */

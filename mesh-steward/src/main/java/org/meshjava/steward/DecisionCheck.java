@@ -24,6 +24,13 @@ final class DecisionCheck {
               ? Optional.empty()
               : Optional.of("does not answer typed questions");
 
+  /** Admits, for a request without questions, only engines that can serve the payload alone. */
+  static final AdmissionRule SERVES_PAYLOAD_ALONE =
+      backend ->
+          backend.servesPayloadAlone()
+              ? Optional.empty()
+              : Optional.of("answers only typed questions");
+
   private DecisionCheck() {}
 
   static void questionsFit(ServeRequest request, List<DecisionQuestion> questions)

@@ -237,7 +237,8 @@ public final class Steward implements AutoCloseable {
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule rule =
         questions.isEmpty()
-            ? grantRule
+            ? backend ->
+                DecisionCheck.SERVES_PAYLOAD_ALONE.refuse(backend).or(() -> grantRule.refuse(backend))
             : backend -> DecisionCheck.ANSWERS_QUESTIONS.refuse(backend).or(() -> grantRule.refuse(backend));
     RouteDecision route = route(request, rule);
     ServingEngine engine = route.chosen();

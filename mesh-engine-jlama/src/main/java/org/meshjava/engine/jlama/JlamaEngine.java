@@ -1,0 +1,413 @@
+package org.meshjava.engine.jlama;
+
+import com.github.tjake.jlama.model.AbstractModel;
+import com.github.tjake.jlama.model.ModelSupport;
+import com.github.tjake.jlama.safetensors.DType;
+import com.github.tjake.jlama.tensor.AbstractTensor;
+import com.github.tjake.jlama.tensor.KvBufferCache;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.weights.ModelDirectory;
+import org.meshjava.core.weights.WeightsDigest;
+import org.meshjava.core.weights.WeightsDigestException;
+
+/**
+ * A generation engine (§5) running a Llama-family model from a local Hugging Face directory
+ * ({@code config.json}, {@code model.safetensors} or an index and its shards, {@code
+ * tokenizer.json}) through Jlama, a pure-Java inference library. Nothing is downloaded.
+ *
+ * <p>It is handed token ids and returns token ids: the prompt payload is read as ids of the model's
+ * own vocabulary, fed through the forward pass as they are (no BOS is added: the caller's payload
+ * is what the commitment binds), and each output token is chosen from the final logits. With
+ * {@linkplain Builder#greedy() greedy} decoding (the default) the token is the argmax, the earliest
+ * on a tie, so the output is a function of the weights, the payload and {@code max_tokens}, and
+ * the engine declares itself {@link #deterministic()}. With {@linkplain Builder#sampling sampling}
+ * it draws from the softmax at a temperature with a secure random source and does not. Generation
+ * stops after {@code max_tokens} tokens or after emitting an end-of-sequence token, which is
+ * included in the output.
+ *
+ * <p>Weights: the binding is {@link ModelDirectory#digest} of the directory — the same code and
+ * encoding every mesh-java backend uses for §3.6 — computed once at build, before Jlama maps the
+ * same files, at the precision of the stored weights ({@code fp32}, {@code bf16}, {@code fp16});
+ * Jlama's working memory is fp32 and no quantization is applied. Files changed on disk after the
+ * build are outside what the digest can see.
+ *
+ * <p>Thread-safety: serves are serialised on the engine (Jlama's model holds shared scratch
+ * tensors), so it is safe to share; {@link #close()} releases the model.
+ */
+public final class JlamaEngine implements ServingEngine, AutoCloseable {
+  private final String name;
+  private final Recipe recipe;
+  private final Fidelity fidelity;
+  private final CostProfile costProfile;
+  private final float temperature;
+  private final RandomGenerator random;
+  private final WeightsDigest digest;
+  private final WeightsBinding weights;
+  private final AbstractModel model;
+  private final int vocabulary;
+  private final int context;
+  private final java.util.List<Integer> eos;
+  private final java.util.Map<Integer, String> pieces;
+
+  /** GPT-2 byte-level code points back to their bytes (the inverse of Jlama's table). */
+  private static final java.util.Map<Integer, Integer> BYTE_LEVEL = byteLevel();
+
+  private static java.util.Map<Integer, Integer> byteLevel() {
+    // Read through Map: Guava's BiMap type is not visible to this module.
+    java.util.Map<?, ?> forward =
+        (java.util.Map<?, ?>) (Object) com.github.tjake.jlama.safetensors.tokenizer.BPETokenizer.alteredBytes;
+    java.util.Map<Integer, Integer> inverse = new java.util.HashMap<>();
+    forward.forEach((b, c) -> inverse.put((Integer) c, (Integer) b));
+    return java.util.Map.copyOf(inverse);
+  }
+
+  private JlamaEngine(Builder b) throws JlamaEngineException {
+    this.name = b.name;
+    this.recipe = b.recipe != null ? b.recipe : Recipe.of(b.dir.getFileName().toString());
+    this.fidelity = b.fidelity;
+    this.costProfile = b.costProfile;
+    this.temperature = b.temperature;
+    this.random = b.temperature == 0 ? null : new SecureRandom();
+    try {
+      this.digest = ModelDirectory.digest(b.dir, b.links);
+    } catch (WeightsDigestException e) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.UNKNOWN_LAYOUT, e.getMessage(), e);
+    }
+    if (!Files.isRegularFile(b.dir.resolve("tokenizer.json"))) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.UNKNOWN_LAYOUT, "the directory has no tokenizer.json");
+    }
+    String family = family(b.dir);
+    if (!b.families.contains(family)) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.UNSUPPORTED_MODEL,
+          "model_type '" + family + "' is not one of " + b.families);
+    }
+    try {
+      this.model = ModelSupport.loadModel(b.dir.toFile(), DType.F32, DType.F32);
+    } catch (RuntimeException | LinkageError e) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.MODEL_UNREADABLE, "Jlama cannot load the model: " + e, e);
+    }
+    this.vocabulary = model.getConfig().vocabularySize;
+    this.context = model.getConfig().contextLength;
+    this.eos = java.util.List.copyOf(model.getConfig().eosTokens);
+    this.weights = digest.bind(precision(model.getWeights().getModelDType()));
+    java.util.Map<?, ?> lookup = (java.util.Map<?, ?>) (Object) model.getTokenizer().getModel().vocabLookup;
+    java.util.Map<Integer, String> byId = new java.util.HashMap<>();
+    lookup.forEach((piece, id) -> byId.put(((Number) id).intValue(), (String) piece));
+    this.pieces = java.util.Map.copyOf(byId);
+  }
+
+  private static String family(Path dir) throws JlamaEngineException {
+    try {
+      String config = Files.readString(dir.resolve(ModelDirectory.CONFIG));
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("\"model_type\"\\s*:\\s*\"([^\"]*)\"").matcher(config);
+      if (!m.find()) {
+        throw new JlamaEngineException(
+            JlamaEngineException.Reason.UNSUPPORTED_MODEL, "config.json has no model_type");
+      }
+      return m.group(1);
+    } catch (IOException e) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.MODEL_UNREADABLE, "cannot read config.json: " + e, e);
+    }
+  }
+
+  private static String precision(DType d) {
+    return switch (d) {
+      case F32 -> "fp32";
+      case BF16 -> "bf16";
+      case F16 -> "fp16";
+      default -> d.name().toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  /** A builder for the model in {@code dir}. */
+  public static Builder builder(Path dir) {
+    return new Builder(dir);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public Recipe recipe() {
+    return recipe;
+  }
+
+  @Override
+  public Fidelity fidelity() {
+    return fidelity;
+  }
+
+  @Override
+  public CostProfile costProfile() {
+    return costProfile;
+  }
+
+  /** True for greedy decoding, false for sampling (§5). */
+  @Override
+  public boolean deterministic() {
+    return random == null;
+  }
+
+  @Override
+  public Optional<WeightsBinding> weights() {
+    return Optional.of(weights);
+  }
+
+  /** The file list the digest covers. */
+  public WeightsDigest digest() {
+    return digest;
+  }
+
+  /** The model's vocabulary size: payload ids must be below it. */
+  public int vocabulary() {
+    return vocabulary;
+  }
+
+  /**
+   * Encodes text with the model's own {@code tokenizer.json}, as a caller (or an HTTP binding)
+   * builds a payload for this engine. A BOS is prepended when the model's configuration names one,
+   * as Llama checkpoints expect at the start of a sequence; the payload, BOS included, is what the
+   * forward pass reads and the commitment binds.
+   */
+  public TokenSequence encode(String text) {
+    Objects.requireNonNull(text, "text");
+    long[] ids = model.getTokenizer().encode(text);
+    int bos = model.getConfig().bosToken;
+    boolean addBos = bos >= 0 && (ids.length == 0 || ids[0] != bos);
+    int[] out = new int[ids.length + (addBos ? 1 : 0)];
+    if (addBos) {
+      out[0] = bos;
+    }
+    for (int i = 0; i < ids.length; i++) {
+      out[i + (addBos ? 1 : 0)] = Math.toIntExact(ids[i]);
+    }
+    return TokenSequence.of(out);
+  }
+
+  /**
+   * Decodes output tokens to text with the model's own vocabulary, end-of-sequence tokens dropped.
+   * Byte-fallback pieces ({@code <0xNN>}) are gathered as bytes and the whole is read as UTF-8;
+   * SentencePiece's {@code ▁} is a space (one leading space is dropped, as SentencePiece does);
+   * GPT-2 style byte-level pieces are mapped back to their bytes. Done here rather than with
+   * Jlama's decoder, which buffers bytes in shared state and mis-handles byte-fallback letters.
+   */
+  public String decode(TokenSequence tokens) {
+    Objects.requireNonNull(tokens, "tokens");
+    var vocab = model.getTokenizer().getModel();
+    boolean byteLevel = vocab.isLegacy() && !vocab.byteFallback;
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    for (int id : tokens.toArray()) {
+      if (eos.contains(id) || vocab.isSpecialToken(id)) {
+        continue;
+      }
+      String piece = pieces.get(id);
+      if (piece == null) {
+        continue;
+      }
+      if (piece.length() == 6 && piece.startsWith("<0x") && piece.endsWith(">")) {
+        bytes.write(Integer.parseInt(piece.substring(3, 5), 16));
+      } else if (byteLevel) {
+        piece.codePoints().forEach(c -> bytes.write(BYTE_LEVEL.getOrDefault(c, c)));
+      } else {
+        bytes.writeBytes(piece.replace('\u2581', ' ').getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      }
+    }
+    String text = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
+    return !byteLevel && text.startsWith(" ") ? text.substring(1) : text;
+  }
+
+  @Override
+  public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt)
+      throws JlamaEngineException {
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(prompt, "prompt");
+    if (request.decision().isPresent()) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.NOT_A_GENERATION, "this engine does not answer typed decisions");
+    }
+    if (prompt.size() == 0) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.EMPTY_PROMPT, "a generation needs at least one prompt token");
+    }
+    int[] ids = prompt.toArray();
+    for (int i = 0; i < ids.length; i++) {
+      if (ids[i] < 0 || ids[i] >= vocabulary) {
+        throw new JlamaEngineException(
+            JlamaEngineException.Reason.TOKEN_OUT_OF_VOCABULARY,
+            "payload token " + i + " is " + prompt.get(i) + "; the vocabulary has " + vocabulary);
+      }
+    }
+    if (ids.length + request.maxTokens() > context) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.CONTEXT_EXCEEDED,
+          ids.length + " prompt tokens and max_tokens " + request.maxTokens()
+              + " exceed the context of " + context);
+    }
+    int max = (int) request.maxTokens();
+    int[] out = new int[max];
+    int n = 0;
+    try (KvBufferCache cache = new KvBufferCache(model);
+        KvBufferCache.KvBuffer kv = cache.getEphemeralKvBuffer()) {
+      AbstractTensor<?, ?> hidden = model.batchForward(ids, 0, kv);
+      int pos = ids.length;
+      while (n < max) {
+        AbstractTensor<?, ?> last = hidden.slice(hidden.shape().first() - 1);
+        int next = choose(model.getLogits(last));
+        hidden.close();
+        out[n++] = next;
+        if (eos.contains(next) || n == max) {
+          break;
+        }
+        hidden = model.forward(next, pos++, kv, Optional.empty());
+      }
+    } catch (RuntimeException e) {
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
+    }
+    int[] tokens = Arrays.copyOf(out, n);
+    ServeOutcome outcome =
+        new ServeOutcome(ids.length, n, n, 0, 0, 0, Optional.empty(), Optional.empty());
+    return new EngineResult(TokenSequence.of(tokens), outcome);
+  }
+
+  /** Argmax (earliest on a tie) when greedy; a draw from the tempered softmax otherwise. */
+  private int choose(float[] probabilities) {
+    if (random == null) {
+      int best = 0;
+      for (int i = 1; i < probabilities.length; i++) {
+        if (probabilities[i] > probabilities[best]) {
+          best = i;
+        }
+      }
+      return best;
+    }
+    // Jlama returns a softmax at temperature 1; re-temper it in log space.
+    double[] w = new double[probabilities.length];
+    double sum = 0;
+    for (int i = 0; i < w.length; i++) {
+      w[i] = Math.pow(Math.max(probabilities[i], 0), 1.0 / temperature);
+      sum += w[i];
+    }
+    double u = random.nextDouble() * sum;
+    double acc = 0;
+    for (int i = 0; i < w.length; i++) {
+      acc += w[i];
+      if (acc >= u) {
+        return i;
+      }
+    }
+    return w.length - 1;
+  }
+
+  /** Releases the model. */
+  @Override
+  public synchronized void close() {
+    model.close();
+  }
+
+  @Override
+  public String toString() {
+    return "JlamaEngine[" + name + ", " + recipe + ", " + weights.precision()
+        + (random == null ? ", greedy" : ", sampling T=" + temperature) + "]";
+  }
+
+  /** Configures a {@link JlamaEngine}. Not thread-safe. */
+  public static final class Builder {
+    private final Path dir;
+    private String name = "jlama";
+    private Recipe recipe;
+    private Fidelity fidelity = Fidelity.F2;
+    private CostProfile costProfile = CostProfile.perToken(1_000);
+    private float temperature;
+    private ModelDirectory.Links links = ModelDirectory.Links.CONFINED;
+    private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
+
+    private Builder(Path dir) {
+      this.dir = Objects.requireNonNull(dir, "dir");
+    }
+
+    /** Sets the backend name. */
+    public Builder name(String v) {
+      name = Objects.requireNonNull(v, "name");
+      return this;
+    }
+
+    /** Sets the recipe; the default is the directory's name. */
+    public Builder recipe(Recipe v) {
+      recipe = Objects.requireNonNull(v, "recipe");
+      return this;
+    }
+
+    /** Sets the advertised fidelity. */
+    public Builder fidelity(Fidelity v) {
+      fidelity = Objects.requireNonNull(v, "fidelity");
+      return this;
+    }
+
+    /** Sets the cost profile. */
+    public Builder costProfile(CostProfile v) {
+      costProfile = Objects.requireNonNull(v, "costProfile");
+      return this;
+    }
+
+    /** Greedy decoding: deterministic (the default). */
+    public Builder greedy() {
+      temperature = 0;
+      return this;
+    }
+
+    /**
+     * Sampling at {@code temperature}: not deterministic.
+     *
+     * @throws JlamaEngineException with {@code INVALID_SAMPLING} unless 0 &lt; t &le; 2
+     */
+    public Builder sampling(float t) throws JlamaEngineException {
+      if (!(t > 0 && t <= 2)) {
+        throw new JlamaEngineException(
+            JlamaEngineException.Reason.INVALID_SAMPLING, "temperature must be in (0, 2]: " + t);
+      }
+      temperature = t;
+      return this;
+    }
+
+    /** Lets the model's files be links out of the directory (a Hugging Face cache snapshot). */
+    public Builder followLinks() {
+      links = ModelDirectory.Links.FOLLOWED;
+      return this;
+    }
+
+    /**
+     * Digests, checks and loads the model.
+     *
+     * @throws JlamaEngineException {@code UNKNOWN_LAYOUT}, {@code UNSUPPORTED_MODEL} or {@code
+     *     MODEL_UNREADABLE}
+     */
+    public JlamaEngine build() throws JlamaEngineException {
+      return new JlamaEngine(this);
+    }
+  }
+}

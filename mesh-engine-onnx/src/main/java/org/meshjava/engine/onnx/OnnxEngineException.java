@@ -1,0 +1,52 @@
+package org.meshjava.engine.onnx;
+
+import java.util.Objects;
+import org.meshjava.core.EngineException;
+
+/**
+ * Thrown when the ONNX decision engine cannot be built or cannot answer. Carries a {@link Reason};
+ * nothing is sealed for a decision that throws it.
+ */
+public final class OnnxEngineException extends EngineException {
+  private static final long serialVersionUID = 1L;
+
+  /** Why. Stable; match on it. */
+  public enum Reason {
+    /** The model or its tokenizer could not be read or loaded. */
+    MODEL_UNREADABLE,
+    /** The configured temperature would make the probabilities a false claim of certainty. */
+    INVALID_TEMPERATURE,
+    /** The request is a generation; this engine emits no tokens. */
+    NOT_A_DECISION,
+    /** A decision request arrived without its typed questions. */
+    QUESTIONS_REQUIRED,
+    /** The questions do not fit the request's decision shape. */
+    QUESTIONS_MISMATCH,
+    /** The payload does not begin with the questions' schema, or schema_tokens disagrees. */
+    SCHEMA_MISMATCH,
+    /** A payload token is not in the model's vocabulary. */
+    TOKEN_OUT_OF_VOCABULARY,
+    /** An input the model would read is longer than its position table. */
+    INPUT_TOO_LONG,
+    /** ONNX Runtime failed during the forward pass. */
+    INFERENCE_FAILED
+  }
+
+  private final Reason reason;
+
+  /** Creates the exception. */
+  public OnnxEngineException(Reason reason, String detail) {
+    this(reason, detail, null);
+  }
+
+  /** Creates the exception with a cause. */
+  public OnnxEngineException(Reason reason, String detail, Throwable cause) {
+    super(reason + ": " + detail, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+  }
+
+  /** Why. */
+  public Reason reason() {
+    return reason;
+  }
+}
