@@ -107,7 +107,8 @@ final class DemoCommand implements Callable<Integer> {
     steward.meterDiscovery().ifPresent(d -> {
       out.println("meter: " + steward.meter().name()
           + (d.hardwareGraded() ? " (live hardware counters)" : " (no live counters here; figures are Estimator)"));
-      d.counters().forEach(c -> out.println("  counter " + c));
+      d.counters().forEach(c -> out.println("  counter " + c.counter() + ": " + c.state()
+          + c.issue().map(i -> " (" + i + ")").orElse("") + " " + c.detail()));
     });
     out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token),"
         + " minilm (F2 decisions on all-MiniLM-L6-v2 via ONNX Runtime, 20 uJ/token + 300 uJ/option)");
