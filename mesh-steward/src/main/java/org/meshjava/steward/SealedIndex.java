@@ -18,16 +18,19 @@ final class SealedIndex {
   private static final int ID = ContentId.LENGTH;
 
   private final List<byte[]> chunks = new ArrayList<>();
-  private long base = -1;
+  private final long base;
 
-  SealedIndex(Map<Long, ContentId> recovered) {
+  /**
+   * @param recovered the receipts the journal recorded, by sequence
+   * @param next the sequence the steward's next receipt takes; every later put is at least this
+   */
+  SealedIndex(Map<Long, ContentId> recovered, long next) {
+    // Receipts are recorded out of order by concurrent serves, so the base is fixed up front.
+    base = recovered.keySet().stream().mapToLong(Long::longValue).min().orElse(next);
     recovered.forEach(this::put);
   }
 
   synchronized void put(long sequence, ContentId envelopeId) {
-    if (base < 0) {
-      base = sequence;
-    }
     if (sequence < base) {
       throw new IllegalStateException("receipt " + sequence + " precedes the first recorded " + base);
     }
@@ -43,7 +46,7 @@ final class SealedIndex {
   }
 
   synchronized Optional<ContentId> get(long sequence) {
-    if (base < 0 || sequence < base) {
+    if (sequence < base) {
       return Optional.empty();
     }
     long slot = sequence - base;

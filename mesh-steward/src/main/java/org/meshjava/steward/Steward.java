@@ -113,7 +113,7 @@ public final class Steward implements AutoCloseable {
     this.journal = b.journal;
     this.authoriser = new Authoriser(gate, b.journal, b.clock, replayed.unresolved());
     this.log = ReceiptLog.resume(b.key, head);
-    this.recorded = new SealedIndex(replayed.sealed());
+    this.recorded = new SealedIndex(replayed.sealed(), head.nextSequence());
   }
 
   /** Starts a builder for a steward that seals with {@code key}. */

@@ -13,7 +13,7 @@ class SealedIndexTest {
 
   @Test
   void holdsIdsPutOutOfOrder_acrossChunks_andNothingElse() {
-    SealedIndex index = new SealedIndex(Map.of(7L, id(7)));
+    SealedIndex index = new SealedIndex(Map.of(7L, id(7)), 8);
     for (long s = 10_000; s >= 8; s--) {
       index.put(s, id(s));
     }
@@ -26,8 +26,23 @@ class SealedIndexTest {
   }
 
   @Test
+  void recoveredReceipts_inAnyMapOrder_areAllHeld() {
+    java.util.Map<Long, ContentId> recovered = new java.util.HashMap<>();
+    for (long s = 0; s < 5_000; s++) {
+      recovered.put(s, id(s));
+    }
+    SealedIndex index = new SealedIndex(Map.copyOf(recovered), 5_000);
+    for (long s = 0; s < 5_000; s++) {
+      assertThat(index.get(s)).contains(id(s));
+    }
+    index.put(5_001, id(5_001));
+    index.put(5_000, id(5_000));
+    assertThat(index.get(5_000)).contains(id(5_000));
+  }
+
+  @Test
   void aGapIsNotHeld() {
-    SealedIndex index = new SealedIndex(Map.of());
+    SealedIndex index = new SealedIndex(Map.of(), 0);
     index.put(0, id(0));
     index.put(2, id(2));
     assertThat(index.get(1)).isEmpty();
