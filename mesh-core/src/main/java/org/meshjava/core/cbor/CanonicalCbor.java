@@ -1,6 +1,5 @@
 package org.meshjava.core.cbor;
 
-import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -37,9 +36,37 @@ public final class CanonicalCbor {
 
   /** Returns the canonical encoding of {@code value}. */
   public static byte[] encode(CborValue value) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(64);
+    Out out = new Out();
     write(out, value);
     return out.toByteArray();
+  }
+
+  /**
+   * A growable byte buffer without {@link java.io.ByteArrayOutputStream}'s per-call locking:
+   * encoding writes byte by byte, and sealing a receipt encodes several maps.
+   */
+  private static final class Out {
+    private byte[] buf = new byte[64];
+    private int len;
+
+    void write(int b) {
+      if (len == buf.length) {
+        buf = Arrays.copyOf(buf, buf.length * 2);
+      }
+      buf[len++] = (byte) b;
+    }
+
+    void writeBytes(byte[] b) {
+      if (len + b.length > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + b.length));
+      }
+      System.arraycopy(b, 0, buf, len, b.length);
+      len += b.length;
+    }
+
+    byte[] toByteArray() {
+      return Arrays.copyOf(buf, len);
+    }
   }
 
   /**
@@ -73,7 +100,7 @@ public final class CanonicalCbor {
 
   // ---- encoding ---------------------------------------------------------------------------
 
-  private static void write(ByteArrayOutputStream out, CborValue value) {
+  private static void write(Out out, CborValue value) {
     switch (value) {
       case CborInt i -> {
         long v = i.value();
@@ -114,7 +141,7 @@ public final class CanonicalCbor {
   }
 
   /** Writes a major type with its argument in the shortest form; {@code arg} is unsigned. */
-  private static void head(ByteArrayOutputStream out, int major, long arg) {
+  private static void head(Out out, int major, long arg) {
     int mt = major << 5;
     if (arg >= 0 && arg < 24) {
       out.write(mt | (int) arg);
