@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,9 +35,10 @@ import org.slf4j.LoggerFactory;
  * refuses to open, naming the record.
  *
  * <p><b>Group commit.</b> {@link #enqueue} fixes a record's sequence and chain under a short lock
- * and queues its bytes; {@link Pending#await()} makes them durable. Whichever waiter gets the write
- * lock first writes every queued line and calls {@link FileChannel#force(boolean)} once, so
- * concurrent appends share a sync; none returns before its own bytes were forced. A failed write
+ * and queues its bytes; {@link Pending#await()} makes them durable. One waiter at a time leads: it
+ * writes every queued line and calls {@link FileChannel#force(boolean)} once, while the others
+ * sleep and are all woken when that sync completes, so concurrent appends share a sync; none
+ * returns before its own bytes were forced. A failed write
  * or sync fails the journal: every append not yet durable, and every later one, throws {@link
  * JournalException.Reason#FAILED}.
  *
@@ -63,7 +63,8 @@ public final class FileJournal implements Journal {
   private boolean closed;
   private JournalException failure;
 
-  private final ReentrantLock writeLock = new ReentrantLock();
+  private final Object syncMonitor = new Object();
+  private boolean syncing;
   private volatile long durableThrough;
 
   private FileJournal(
@@ -189,46 +190,88 @@ public final class FileJournal implements Journal {
     if (durableThrough >= seq) {
       return;
     }
-    writeLock.lock();
-    try {
-      if (durableThrough >= seq) {
-        return;
-      }
-      List<RecordChain.Encoded> batch;
-      synchronized (queueLock) {
-        if (failure != null) {
+    // Leader/follower group commit: one waiter at a time writes and syncs everything queued;
+    // the others sleep on the monitor and are all woken together when a sync completes, rather
+    // than taking a lock one after another just to find their record already durable.
+    synchronized (syncMonitor) {
+      while (true) {
+        if (durableThrough >= seq) {
+          return;
+        }
+        JournalException failed = failure();
+        if (failed != null) {
           throw new JournalException(JournalException.Reason.FAILED, seq,
-              "not written: journal " + path + " failed: " + failure.getMessage(), failure);
+              "not written: journal " + path + " failed: " + failed.getMessage(), failed);
         }
-        batch = new ArrayList<>(queue);
-        queue.clear();
-      }
-      int size = 0;
-      for (RecordChain.Encoded e : batch) {
-        size += e.line().length + 1;
-      }
-      ByteBuffer buf = ByteBuffer.allocate(size);
-      for (RecordChain.Encoded e : batch) {
-        buf.put(e.line()).put((byte) '\n');
-      }
-      buf.flip();
-      try {
-        while (buf.hasRemaining()) {
-          channel.write(buf);
+        if (!syncing) {
+          syncing = true;
+          break;
         }
-        channel.force(false);
-      } catch (IOException ex) {
-        JournalException f = new JournalException(JournalException.Reason.FAILED, seq,
-            "write to " + path + " failed: " + ex.getMessage(), ex);
-        synchronized (queueLock) {
-          failure = f;
+        try {
+          syncMonitor.wait();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new JournalException(JournalException.Reason.IO, seq,
+              "interrupted while waiting for journal " + path + " to sync", e);
         }
-        LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
-        throw f;
       }
-      durableThrough = batch.getLast().record().seq();
+    }
+    long through = -1;
+    try {
+      through = writeQueued(seq);
     } finally {
-      writeLock.unlock();
+      synchronized (syncMonitor) {
+        syncing = false;
+        if (through > durableThrough) {
+          durableThrough = through;
+        }
+        syncMonitor.notifyAll();
+      }
+    }
+    if (durableThrough < seq) {
+      awaitDurable(seq);
+    }
+  }
+
+  /** Writes and syncs every queued line; returns the last sequence now durable. Leader only. */
+  private long writeQueued(long seq) throws JournalException {
+    List<RecordChain.Encoded> batch;
+    synchronized (queueLock) {
+      batch = new ArrayList<>(queue);
+      queue.clear();
+    }
+    if (batch.isEmpty()) {
+      return durableThrough;
+    }
+    int size = 0;
+    for (RecordChain.Encoded e : batch) {
+      size += e.line().length + 1;
+    }
+    ByteBuffer buf = ByteBuffer.allocate(size);
+    for (RecordChain.Encoded e : batch) {
+      buf.put(e.line()).put((byte) '\n');
+    }
+    buf.flip();
+    try {
+      while (buf.hasRemaining()) {
+        channel.write(buf);
+      }
+      channel.force(false);
+    } catch (IOException ex) {
+      JournalException f = new JournalException(JournalException.Reason.FAILED, seq,
+          "write to " + path + " failed: " + ex.getMessage(), ex);
+      synchronized (queueLock) {
+        failure = f;
+      }
+      LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
+      throw f;
+    }
+    return batch.getLast().record().seq();
+  }
+
+  private JournalException failure() {
+    synchronized (queueLock) {
+      return failure;
     }
   }
 
