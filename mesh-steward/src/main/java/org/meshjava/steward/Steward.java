@@ -277,13 +277,16 @@ public final class Steward implements AutoCloseable {
         route(request, backend -> kind.refuse(backend).or(() -> grantRule.refuse(backend)));
     ServingEngine engine = route.chosen();
     TokenSequence payload = payload(ask, engine);
-    // 2. Authorise.
+    // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
+    // name exactly it before and after the work, or nothing is sealed (§2).
+    Optional<WeightsBinding> bound = engine.weights();
     Optional<Authoriser.Authorised> authorised = Optional.empty();
     if (presentation.isPresent()) {
-      authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine));
+      authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine, bound));
     }
     // 3. Meter (and debit).
-    Metered metered = meter(engine, request, () -> ask.run(engine, request, payload), authorised);
+    Metered metered =
+        meter(engine, request, () -> ask.run(engine, request, payload), bound, authorised);
     if (metered.refusal.isEmpty()) {
       try {
         ask.answered(engine, request, metered.result.outcome(),
@@ -442,9 +445,18 @@ public final class Steward implements AutoCloseable {
       ServingEngine engine,
       ServeRequest request,
       Work work,
+      Optional<WeightsBinding> bound,
       Optional<Authoriser.Authorised> authorised)
       throws ServeException {
     Optional<WeightsBinding> before = engine.weights();
+    if (!before.equals(bound)) {
+      // Refused before any work: a granted serve is settled at nothing, so it is not left
+      // unresolved at its ceiling.
+      if (authorised.isPresent()) {
+        authoriser.debit(authorised.get(), Energy.estimated(0), 0, true);
+      }
+      throw weightsChanged(engine, bound, "when chosen", before, "before serving");
+    }
     MeterWindow window = meter.open(engine.domains());
     Ask.Worked worked;
     try {
@@ -467,13 +479,9 @@ public final class Steward implements AutoCloseable {
     Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
     Optional<WeightsBinding> after = engine.weights();
     Optional<ServeException> refusal = Optional.empty();
-    if (!before.equals(after)) {
+    if (!after.equals(bound)) {
       refusal =
-          Optional.of(
-              new ServeException(
-                  ServeException.Reason.WEIGHTS_CHANGED,
-                  "backend " + engine.name() + " named weights " + describe(before)
-                      + " before serving and " + describe(after) + " after"));
+          Optional.of(weightsChanged(engine, bound, "before serving", after, "after it"));
     } else {
       try {
         OutcomeCheck.check(engine, request, result);
@@ -485,6 +493,18 @@ public final class Steward implements AutoCloseable {
       throw refusal.get();
     }
     return new Metered(result, worked.answers(), energy, after, refusal);
+  }
+
+  private static ServeException weightsChanged(
+      ServingEngine engine,
+      Optional<WeightsBinding> first,
+      String when,
+      Optional<WeightsBinding> then,
+      String later) {
+    return new ServeException(
+        ServeException.Reason.WEIGHTS_CHANGED,
+        "backend " + engine.name() + " named weights " + describe(first) + " " + when + " and "
+            + describe(then) + " " + later);
   }
 
   private static String describe(Optional<WeightsBinding> w) {
