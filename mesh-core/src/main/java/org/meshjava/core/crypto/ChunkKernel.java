@@ -34,7 +34,8 @@ interface ChunkKernel {
   /**
    * The vector kernel when the {@code jdk.incubator.vector} module is in the boot layer (the JVM
    * was started with {@code --add-modules jdk.incubator.vector}) and the CPU's vector holds at
-   * least 4 ints; otherwise the scalar kernel. The vector class is only loaded in the first case,
+   * least 4 ints (behind {@link WarmingChunkKernel}, which hashes on scalar until the vector code
+   * is compiled); otherwise the scalar kernel. The vector class is only loaded in the first case,
    * so a JVM without the module never sees a reference to it.
    */
   static ChunkKernel fastest() {
@@ -57,7 +58,7 @@ interface ChunkKernel {
                 Class.forName("org.meshjava.core.crypto.VectorChunkKernel")
                     .getDeclaredField("INSTANCE")
                     .get(null);
-        return vector != null ? vector : ScalarChunkKernel.INSTANCE;
+        return vector != null ? new WarmingChunkKernel(vector) : ScalarChunkKernel.INSTANCE;
       } catch (ReflectiveOperationException | LinkageError e) {
         // A JVM whose module cannot be linked (or an unusable vector shape) hashes on scalar.
         return ScalarChunkKernel.INSTANCE;
