@@ -2,36 +2,33 @@ package org.meshjava.core;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Finds the external vectors in the project's {@code shared/vectors} folder.
- *
- * <p>Maven runs a module's tests with the module folder as working directory, an IDE often with the
- * repository root, and a git worktree may sit beside {@code shared/} rather than contain it. So the
- * lookup walks up from the working directory and takes the first ancestor that has a {@code
- * shared/vectors} folder.
+ * Finds the external vectors (data other projects published, see {@code vectors/README.md}) that
+ * this module's tests use. They are vendored as test resources under {@code vectors/}, so a fresh
+ * clone needs nothing outside the repository.
  */
 public final class SharedVectors {
   private SharedVectors() {}
 
-  /** Returns the {@code shared/vectors} folder; fails the test with the places it looked. */
+  /** Returns the folder that holds the vendored vectors on the test class path. */
   public static Path root() {
-    Path start = Path.of("").toAbsolutePath();
-    StringBuilder tried = new StringBuilder();
-    for (Path dir = start; dir != null; dir = dir.getParent()) {
-      Path below = dir.resolve("shared").resolve("vectors");
-      if (Files.isDirectory(below)) {
-        return below;
-      }
-      tried.append("\n  ").append(below);
+    URL url = SharedVectors.class.getResource("/vectors");
+    if (url == null) {
+      throw new IllegalStateException("no vectors folder on the test class path");
     }
-    throw new IllegalStateException(
-        "no shared/vectors folder above " + start + "; looked at:" + tried);
+    try {
+      return Path.of(url.toURI());
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("vectors folder has no file path: " + url, e);
+    }
   }
 
-  /** Returns the text of {@code relative} under {@code shared/vectors}. */
+  /** Returns the text of {@code relative} under the vendored vectors folder. */
   public static String read(String relative) {
     Path file = root().resolve(relative);
     try {

@@ -126,6 +126,7 @@ final class Endpoints {
   }
 
   static JsonNode parse(byte[] body) throws BindingException {
+    Utf8Body.check(body);
     try {
       JsonNode node = STRICT.readTree(body);
       if (node == null || !node.isObject()) {

@@ -24,9 +24,10 @@ import org.meshjava.core.crypto.VerificationKey;
 import org.meshjava.receipt.ReceiptException.Reason;
 
 /**
- * The COSE working group's Sign1 examples (shared/vectors/cose-wg), run as data. EdDSA-01 is the
- * one Ed25519 Sign1 there: our COSE layer must verify and reproduce it exactly. JCR-1 is a strict
- * profile of COSE, so {@link Jcr1#open} must refuse every file, EdDSA-01 included, and say why.
+ * The COSE working group's Sign1 examples (vendored as test resources under {@code
+ * vectors/cose-wg}), run as data. EdDSA-01 is the one Ed25519 Sign1 there: our COSE layer must
+ * verify and reproduce it exactly. JCR-1 is a strict profile of COSE, so {@link Jcr1#open} must
+ * refuse every file, EdDSA-01 included, and say why.
  */
 class CoseVectorsTest {
   private static final ObjectMapper JSON = new ObjectMapper();

@@ -1,29 +1,32 @@
 package org.meshjava.receipt;
 
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * Finds the external vectors under {@code shared/vectors}, which sit beside the project rather
- * than inside it: walks up from the working directory until a directory holds {@code
- * shared/vectors}. Test support only.
+ * Finds the external vectors (data other projects published, see {@code vectors/README.md}) that
+ * this module's tests use. They are vendored as test resources under {@code vectors/}, so a fresh
+ * clone needs nothing outside the repository. Test support only.
  */
 final class SharedVectors {
   private SharedVectors() {}
 
-  /** Returns {@code shared/vectors/<folder>}, failing the test clearly when it cannot be found. */
+  /** Returns {@code vectors/<folder>} on the test class path, failing clearly when it is missing. */
   static Path folder(String folder) {
-    Path start = Path.of("").toAbsolutePath();
-    for (Path dir = start; dir != null; dir = dir.getParent()) {
-      Path candidate = dir.resolve("shared").resolve("vectors");
-      if (Files.isDirectory(candidate)) {
-        Path found = candidate.resolve(folder);
-        if (!Files.isDirectory(found)) {
-          throw new IllegalStateException(found + " is missing");
-        }
-        return found;
-      }
+    URL url = SharedVectors.class.getResource("/vectors/" + folder);
+    if (url == null) {
+      throw new IllegalStateException("vectors/" + folder + " is not on the test class path");
     }
-    throw new IllegalStateException("no shared/vectors above " + start);
+    try {
+      Path found = Path.of(url.toURI());
+      if (!Files.isDirectory(found)) {
+        throw new IllegalStateException(found + " is not a folder");
+      }
+      return found;
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException("vectors/" + folder + " has no file path: " + url, e);
+    }
   }
 }

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.SharedVectors;
 
 /**
- * The official BLAKE3 test vectors ({@code shared/vectors/blake3/test_vectors.json}) in all three
- * modes, at the default 32-byte length and at the full extended length each case gives. Every
- * failing case is reported, not only the first.
+ * The official BLAKE3 test vectors (vendored as the test resource {@code
+ * vectors/blake3/test_vectors.json}) in all three modes, at the default 32-byte length and at the
+ * full extended length each case gives. Every failing case is reported, not only the first.
  */
 class Blake3VectorsTest {
   private static final HexFormat HEX = HexFormat.of();

@@ -13,7 +13,7 @@ import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 
 /** §3.6 and §6.1: what a decision receipt carries, and what a generation's does not gain. */
-class DecisionReceiptTestClaims {
+class DecisionReceiptClaimsTest {
   private static final Set<String> DECISION_KEYS =
       Set.of("questions_answered", "options_scored", "schema_tokens", "uj_per_decision",
           "uj_per_option_scored");

@@ -11,7 +11,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.Blake3;
 
 /** §6.4: the exact formulas, and that the commitment binds each of its four inputs. */
-class OutputCommitmentTestClaims {
+class OutputCommitmentClaimsTest {
   private static final Opening OPENING = Opening.of(new byte[32]);
   private static final ContentId REQUEST = ContentId.ofBytes(new byte[] {1});
 
