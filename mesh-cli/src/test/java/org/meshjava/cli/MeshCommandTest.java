@@ -58,7 +58,7 @@ class MeshCommandTest {
   void verify_acceptsThePublishedReferenceEnvelope() {
     Run r = mesh("verify", "--from-genesis", published("reference/envelope.hex").toString());
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("verified 1 receipts");
+    assertThat(r.out()).contains("verified 1 receipt,");
   }
 
   @Test
