@@ -27,7 +27,10 @@ public sealed class ServeException extends Exception
     INCONSISTENT_OUTCOME,
     /** Meter: the backend reported a delivered fidelity above its rating (§3.2.1). */
     FIDELITY_OVERCLAIM,
-    /** Meter: the engine reported other weights after serving than before (§2). */
+    /**
+     * Meter: the engine named other weights just before or after the work than when it was
+     * chosen and the grant decided (§2).
+     */
     WEIGHTS_CHANGED,
     /** Authorise: the presenting caller is not the leaf grant's issuer, or did not sign this request (§2.1). */
     NOT_ISSUER,

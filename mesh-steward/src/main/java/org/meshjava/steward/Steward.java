@@ -246,10 +246,12 @@ public final class Steward implements AutoCloseable {
             : backend -> DecisionCheck.ANSWERS_QUESTIONS.refuse(backend).or(() -> grantRule.refuse(backend));
     RouteDecision route = route(request, rule);
     ServingEngine engine = route.chosen();
-    // 2. Authorise.
+    // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
+    // name exactly it before and after the work, or nothing is sealed (§2).
+    Optional<WeightsBinding> bound = engine.weights();
     Optional<Authoriser.Authorised> authorised = Optional.empty();
     if (presentation.isPresent()) {
-      authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine));
+      authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine, bound));
     }
     // 3. Meter (and debit).
     Work work =
@@ -259,7 +261,7 @@ public final class Steward implements AutoCloseable {
               DecisionResult r = ((DecisionEngine) engine).decide(request, prompt, questions.get());
               return new Worked(r.toEngineResult(), r.answers());
             };
-    Metered metered = meter(engine, request, work, authorised);
+    Metered metered = meter(engine, request, work, bound, authorised);
     if (questions.isPresent() && metered.refusal.isEmpty()) {
       try {
         DecisionCheck.answersFit(
@@ -403,9 +405,18 @@ public final class Steward implements AutoCloseable {
       ServingEngine engine,
       ServeRequest request,
       Work work,
+      Optional<WeightsBinding> bound,
       Optional<Authoriser.Authorised> authorised)
       throws ServeException {
     Optional<WeightsBinding> before = engine.weights();
+    if (!before.equals(bound)) {
+      // Refused before any work: a granted serve is settled at nothing, so it is not left
+      // unresolved at its ceiling.
+      if (authorised.isPresent()) {
+        authoriser.debit(authorised.get(), Energy.estimated(0), 0, true);
+      }
+      throw weightsChanged(engine, bound, "when chosen", before, "before serving");
+    }
     MeterWindow window = meter.open(engine.domains());
     Worked worked;
     try {
@@ -419,13 +430,9 @@ public final class Steward implements AutoCloseable {
     Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
     Optional<WeightsBinding> after = engine.weights();
     Optional<ServeException> refusal = Optional.empty();
-    if (!before.equals(after)) {
+    if (!after.equals(bound)) {
       refusal =
-          Optional.of(
-              new ServeException(
-                  ServeException.Reason.WEIGHTS_CHANGED,
-                  "backend " + engine.name() + " named weights " + describe(before)
-                      + " before serving and " + describe(after) + " after"));
+          Optional.of(weightsChanged(engine, bound, "before serving", after, "after it"));
     } else {
       try {
         OutcomeCheck.check(engine, request, result);
@@ -468,6 +475,18 @@ public final class Steward implements AutoCloseable {
     String why = e instanceof EngineException ? e.getMessage() : e.toString();
     return new ServeException(
         ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
+  }
+
+  private static ServeException weightsChanged(
+      ServingEngine engine,
+      Optional<WeightsBinding> first,
+      String when,
+      Optional<WeightsBinding> then,
+      String later) {
+    return new ServeException(
+        ServeException.Reason.WEIGHTS_CHANGED,
+        "backend " + engine.name() + " named weights " + describe(first) + " " + when + " and "
+            + describe(then) + " " + later);
   }
 
   private static String describe(Optional<WeightsBinding> w) {
