@@ -29,6 +29,9 @@ final class FakeNvml {
   private static MethodHandle script;
   private static MethodHandle setEnergyError;
   private static MethodHandle shutdownCalls;
+  private static MethodHandle setUuid;
+  private static MethodHandle setPciBus;
+  private static MethodHandle setMigMode;
 
   private FakeNvml() {}
 
@@ -71,6 +74,27 @@ final class FakeNvml {
   static void setEnergyError(int device, int code) {
     invoke(() -> {
       setEnergyError.invokeExact(device, code);
+    });
+  }
+
+  static void setUuid(int device, String uuid) {
+    invoke(() -> {
+      try (Arena arena = Arena.ofConfined()) {
+        setUuid.invokeExact(device, arena.allocateFrom(uuid));
+      }
+    });
+  }
+
+  static void setPciBus(int device, int bus) {
+    invoke(() -> {
+      setPciBus.invokeExact(device, bus);
+    });
+  }
+
+  /** 0 off, 1 on; -1 a board that cannot do MIG (the default). */
+  static void setMigMode(int device, int mode) {
+    invoke(() -> {
+      setMigMode.invokeExact(device, mode);
     });
   }
 
@@ -158,5 +182,17 @@ final class FakeNvml {
     shutdownCalls =
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_shutdown_calls"), FunctionDescriptor.of(JAVA_INT));
+    setUuid =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_uuid"),
+            FunctionDescriptor.ofVoid(JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS));
+    setPciBus =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_pci_bus"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+    setMigMode =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_mig_mode"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
   }
 }
