@@ -168,12 +168,12 @@ class HonestHwShuntTest {
     assertThat(v.updatePeriodNanos()).isBetween(25_000_000L, 27_000_000L);
   }
 
-  // Item 10: close released the counters while the re-probe thread still read them.
+  // Item 10: close released the counters while the re-probe thread was still probing them.
   @Test
   void close_waitsForARunningProbeBeforeReleasing() throws Exception {
     TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
     CounterMeter meter = meter(cpu);
-    CountDownLatch inRead = new CountDownLatch(1);
+    CountDownLatch inProbe = new CountDownLatch(1);
     CountDownLatch proceed = new CountDownLatch(1);
     AtomicReference<String> readAfterRelease = new AtomicReference<>();
     cpu.onRead(
@@ -181,8 +181,12 @@ class HonestHwShuntTest {
           if (cpu.released) {
             readAfterRelease.compareAndSet(null, "a probe read a released counter");
           }
-          if (inRead.getCount() > 0) {
-            inRead.countDown();
+        });
+    // The probe's burn moves the clock; block it there, between two reads.
+    clock.onAdvance(
+        nanos -> {
+          if (inProbe.getCount() > 0) {
+            inProbe.countDown();
             try {
               proceed.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
@@ -191,10 +195,11 @@ class HonestHwShuntTest {
           }
         });
     Thread prober = Thread.ofPlatform().start(meter::probeNow);
-    assertThat(inRead.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(inProbe.await(10, TimeUnit.SECONDS)).isTrue();
     Thread closer = Thread.ofPlatform().start(meter::close);
-    closer.join(200);
-    assertThat(cpu.released).as("released while the probe was reading").isFalse();
+    closer.join(300);
+    assertThat(cpu.released).as("released while a probe was running").isFalse();
+    assertThat(closer.isAlive()).as("close waits for the probe").isTrue();
     proceed.countDown();
     closer.join(10_000);
     prober.join(10_000);
