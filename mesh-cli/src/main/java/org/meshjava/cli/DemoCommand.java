@@ -29,7 +29,7 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalFile;
-import org.meshjava.openai.ByteTokenizer;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptJson;
@@ -89,7 +89,7 @@ final class DemoCommand implements Callable<Integer> {
             .build()) {
       return demo(out, steward, journalFile, minilm);
     } finally {
-      // The journal keeps a sidecar lock file beside it; remove the whole temporary directory.
+      // Remove the whole temporary directory the journal lives in.
       try (var files = Files.list(dir)) {
         for (Path f : files.toList()) {
           Files.deleteIfExists(f);

@@ -6,7 +6,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
@@ -37,6 +39,8 @@ import org.meshjava.core.WeightsBinding;
  *     (§3.2.1)
  * @param weights the weights binding the reference engine reports, if any (§3.6), with the
  *     vector-relative directory of the model files whose digest it is
+ * @param otherBackends further reference engines registered after the serving one, in order,
+ *     which the router weighs (§4) and which put their verdicts into the receipt's {@code route}
  */
 public record ReferenceInputs(
     byte[] stewardSeed,
@@ -51,7 +55,24 @@ public record ReferenceInputs(
     byte[] nonce,
     Instant clock,
     Optional<Fidelity> deliveredFidelity,
-    Optional<BoundWeights> weights) {
+    Optional<BoundWeights> weights,
+    List<OtherBackend> otherBackends) {
+
+  /**
+   * A further reference engine the router weighs besides the serving one.
+   *
+   * @param name its name, unique among the backends
+   * @param fidelity its advertised fidelity
+   * @param costProfile its cost profile
+   */
+  public record OtherBackend(String name, Fidelity fidelity, CostProfile costProfile) {
+    /** Validates the record. */
+    public OtherBackend {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(fidelity, "fidelity");
+      Objects.requireNonNull(costProfile, "costProfile");
+    }
+  }
 
   /**
    * A weights binding together with where its model files are published.
@@ -81,7 +102,7 @@ public record ReferenceInputs(
       byte[] nonce,
       Instant clock) {
     this(stewardSeed, backendName, recipe, fidelity, costProfile, workPerToken, promptText, prompt,
-        request, nonce, clock, Optional.empty(), Optional.empty());
+        request, nonce, clock, Optional.empty(), Optional.empty(), List.of());
   }
 
   private static final HexFormat HEX = HexFormat.of();
@@ -93,6 +114,7 @@ public record ReferenceInputs(
     Objects.requireNonNull(request, "request");
     Objects.requireNonNull(deliveredFidelity, "deliveredFidelity");
     Objects.requireNonNull(weights, "weights");
+    otherBackends = List.copyOf(otherBackends);
     if (!request.promptHash().equals(ContentId.ofBytes(promptText.getBytes(StandardCharsets.UTF_8)))) {
       throw new IllegalArgumentException("prompt_hash is not the BLAKE3 of the prompt text");
     }
@@ -180,7 +202,37 @@ public record ReferenceInputs(
         g.nonce(),
         g.clock(),
         Optional.of(Fidelity.F1),
-        Optional.of(new BoundWeights(TinyModel.digest().bind("fp32"), TinyModel.DIR)));
+        Optional.of(new BoundWeights(TinyModel.digest().bind("fp32"), TinyModel.DIR)),
+        List.of());
+  }
+
+  /**
+   * The inputs of the published v1 route vector: the generation of {@link #v1Generation()} on a
+   * steward with five backends, so that the receipt's {@code route} carries every clause of a
+   * multi-backend justification (SPEC 20 §6): a later backend tied on the estimate and a dearer
+   * one (both admissible, not chosen), one below the floor and one over the ceiling.
+   */
+  public static ReferenceInputs v1Route() {
+    ReferenceInputs g = v1Generation();
+    return new ReferenceInputs(
+        g.stewardSeed(),
+        g.backendName(),
+        g.recipe(),
+        g.fidelity(),
+        g.costProfile(),
+        g.workPerToken(),
+        g.promptText(),
+        g.prompt(),
+        g.request(),
+        g.nonce(),
+        g.clock(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of(
+            new OtherBackend("tied", Fidelity.F2, CostProfile.perToken(100)),
+            new OtherBackend("dearer", Fidelity.F3, CostProfile.perToken(300)),
+            new OtherBackend("weak", Fidelity.F0, CostProfile.perToken(10)),
+            new OtherBackend("frontier", Fidelity.F4, CostProfile.perToken(1_000))));
   }
 
   /** Writes these inputs as the {@code inputs} object of {@code meta.json}. */
@@ -205,6 +257,17 @@ public record ReferenceInputs(
           wj.put("precision", w.binding().precision());
           wj.put("model_dir", w.modelDir());
         });
+    if (!otherBackends.isEmpty()) {
+      ArrayNode others = o.putArray("other_backends");
+      for (OtherBackend b : otherBackends) {
+        ObjectNode bj = others.addObject();
+        bj.put("engine", "ReferenceEngine");
+        bj.put("name", b.name());
+        bj.put("fidelity", b.fidelity().level());
+        bj.put("uj_per_token", b.costProfile().ujPerToken());
+        bj.put("uj_per_option_scored", b.costProfile().ujPerOptionScored());
+      }
+    }
     o.put("meter", "Estimator");
     o.put("prompt_text", promptText);
     ArrayNode ids = o.putArray("prompt_payload");
@@ -279,7 +342,22 @@ public record ReferenceInputs(
                         ContentId.fromHex(required(backend.get("weights"), "weights_digest").asText()),
                         required(backend.get("weights"), "precision").asText()),
                     required(backend.get("weights"), "model_dir").asText()))
-            : Optional.empty());
+            : Optional.empty(),
+        otherBackends(o.path("other_backends")));
+  }
+
+  private static List<OtherBackend> otherBackends(JsonNode array) {
+    List<OtherBackend> out = new ArrayList<>();
+    for (JsonNode b : array) {
+      out.add(
+          new OtherBackend(
+              required(b, "name").asText(),
+              Fidelity.of(required(b, "fidelity").asLong()),
+              new CostProfile(
+                  required(b, "uj_per_token").asLong(),
+                  required(b, "uj_per_option_scored").asLong())));
+    }
+    return out;
   }
 
   private static JsonNode required(JsonNode o, String field) {

@@ -12,7 +12,10 @@ import org.meshjava.steward.Steward;
 public final class ReferenceServe {
   private ReferenceServe() {}
 
-  /** Builds the steward the inputs describe: one reference engine, the estimator, fixed nonce and clock. */
+  /**
+   * Builds the steward the inputs describe: the serving reference engine and any others the router
+   * weighs, the estimator, fixed nonce and clock.
+   */
   public static Steward steward(ReferenceInputs in) {
     ReferenceEngine.Builder b =
         ReferenceEngine.builder()
@@ -23,9 +26,17 @@ public final class ReferenceServe {
             .workPerToken(in.workPerToken());
     in.deliveredFidelity().ifPresent(b::delivers);
     in.weights().ifPresent(w -> b.weights(w.binding()));
-    ReferenceEngine engine = b.build();
-    return Steward.builder(SigningKey.fromSeed(in.stewardSeed()))
-        .backend(engine)
+    Steward.Builder steward = Steward.builder(SigningKey.fromSeed(in.stewardSeed())).backend(b.build());
+    // Registered after the serving engine, in order: registration order breaks routing ties (§4).
+    for (ReferenceInputs.OtherBackend other : in.otherBackends()) {
+      steward.backend(
+          ReferenceEngine.builder()
+              .name(other.name())
+              .fidelity(other.fidelity())
+              .costProfile(other.costProfile())
+              .build());
+    }
+    return steward
         .meter(new EstimatorMeter())
         .nonces(NonceSource.fixed(in.nonce()))
         .clock(java.time.InstantSource.fixed(in.clock()))

@@ -54,7 +54,13 @@ public record Vector(
                 + " floor, so fidelity_met is 0; with the opening, payload digest and output that"
                 + " disclose it.",
             ReferenceInputs.v1Commitment(),
-            prefixed(TinyModel.DIR, TinyModel.files())));
+            prefixed(TinyModel.DIR, TinyModel.files())),
+        new Vector(
+            "route",
+            "The reference generation on a steward with five backends: its route names the"
+                + " cheapest admissible one and counts a tied and a dearer admissible backend, one"
+                + " below the floor and one over the ceiling.",
+            ReferenceInputs.v1Route()));
   }
 
   private static Map<String, byte[]> prefixed(String dir, Map<String, byte[]> files) {

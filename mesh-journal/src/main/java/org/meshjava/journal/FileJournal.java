@@ -5,11 +5,17 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,18 +23,35 @@ import org.slf4j.LoggerFactory;
  * The reference journal (§2.2): an append-only file of one JSON record per line.
  *
  * <p><b>Exclusive access.</b> Opening takes an OS-level exclusive lock ({@link
- * FileChannel#tryLock()}) on a sidecar file, {@code <journal>.lock}, which the operating system
- * releases when the process dies, so a crash leaves nothing to clean up. A second opener, in this
+ * FileChannel#tryLock()}, {@code fcntl} on Linux and macOS) on the journal file itself, through
+ * one descriptor that stays open for as long as the journal does. The operating system releases
+ * the lock when the process dies, so a crash leaves nothing to clean up. A second opener, in this
  * process or another, fails with {@link JournalException.Reason#LOCKED}; where the platform cannot
  * lock at all, opening fails with {@link JournalException.Reason#UNLOCKABLE} rather than run
  * unprotected.
  *
- * <p>Design note. The lock lives on a sidecar rather than on the journal itself because POSIX
- * record locks belong to the process and are dropped when <em>any</em> descriptor of the file
- * closes: reading the journal with an ordinary stream (as recovery, or an inspector in the same
- * process, does) would silently release a lock taken on the journal file. Nothing but this class
- * opens the sidecar, and an in-process registry refuses a second opener before it opens a
- * descriptor that could, on closing, release the holder's lock.
+ * <p>Design note: the lock follows the file, not the name. A lock keyed by path (an earlier
+ * version locked a {@code <journal>.lock} sidecar beside the name it was given) lets a second
+ * steward in through a symlink, a hard link, or after the sidecar is deleted, and two stewards
+ * then spend one grant. A record lock on the journal's own inode holds whatever name reaches it.
+ * Its one hazard is that a POSIX record lock belongs to the (process, inode) pair and is dropped
+ * when <em>any</em> descriptor of that inode closes in the process. So:
+ *
+ * <ul>
+ *   <li>this class never opens a second descriptor on a journal it holds: recovery reads through
+ *       the locked channel, and an in-process registry keyed by the file's identity ({@link
+ *       BasicFileAttributes#fileKey()}: device and inode on Linux and macOS, read by {@code
+ *       stat}, which opens nothing) refuses a second opener <em>before</em> it opens a
+ *       descriptor whose closing would release the holder's lock;
+ *   <li>{@link JournalFile#read} on a file this process holds reads through the holder's channel
+ *       for the same reason;
+ *   <li>and because other code in the process could still open and close the file, the journal
+ *       does not trust the lock alone: before every write it checks that the file is still the
+ *       inode it locked (its path still names it) and still the size it wrote. Any difference
+ *       (another writer appended or truncated, the file was replaced or removed) fails the
+ *       journal ({@link JournalException.Reason#FAILED}): it writes nothing more, so a second
+ *       writer can never interleave records with it.
+ * </ul>
  *
  * <p><b>Recovery.</b> Opening reads every record and checks the chain; a final line without a
  * newline is an append cut short and is dropped (truncated, with a log line). A broken chain
@@ -47,13 +70,20 @@ import org.slf4j.LoggerFactory;
 public final class FileJournal implements Journal {
   private static final Logger LOG = LoggerFactory.getLogger(FileJournal.class);
 
-  /** Lock files held by journals open in this process (see the design note). */
-  private static final java.util.Set<Path> HELD = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /** Journals open in this process, by file identity (see the design note). */
+  private static final ConcurrentHashMap<Object, AtomicReference<FileJournal>> HELD =
+      new ConcurrentHashMap<>();
+
+  /** Takes the OS lock; a seam so the cannot-lock path can be tested. */
+  @FunctionalInterface
+  interface Locker {
+    /** Returns the lock, or null if another process holds one. */
+    FileLock tryLock(FileChannel channel) throws IOException;
+  }
 
   private final Path path;
+  private final Object identity;
   private final FileChannel channel;
-  private final Path lockPath;
-  private final FileChannel lockChannel;
   private final FileLock lock;
   private final List<JournalRecord> recovered;
 
@@ -66,73 +96,95 @@ public final class FileJournal implements Journal {
   private final Object syncMonitor = new Object();
   private boolean syncing;
   private volatile long durableThrough;
+  /** The file's length as this journal wrote it; written by the sync leader only. */
+  private long length;
 
   private FileJournal(
-      Path path,
-      FileChannel channel,
-      Path lockPath,
-      FileChannel lockChannel,
-      FileLock lock,
-      JournalFile.Recovered recovered) {
+      Path path, Object identity, FileChannel channel, FileLock lock, JournalFile.Recovered recovered) {
     JournalFile.Contents contents = recovered.contents();
     this.path = path;
+    this.identity = identity;
     this.channel = channel;
-    this.lockPath = lockPath;
-    this.lockChannel = lockChannel;
     this.lock = lock;
     this.recovered = contents.records();
     this.chain = new RecordChain(recovered.codec(), contents.records().size(), contents.lastHash());
     this.durableThrough = contents.records().size() - 1;
+    this.length = contents.goodLength();
   }
 
   /**
    * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records.
+   * Any name of the file will do (a symlink, a hard link): the lock is the file's.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}
    */
   public static FileJournal open(Path path) throws JournalException {
-    Path lockPath;
+    return open(path, FileChannel::tryLock);
+  }
+
+  static FileJournal open(Path path, Locker locker) throws JournalException {
+    Path real;
+    Object identity;
     try {
       Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      Path sidecar = path.resolveSibling(path.getFileName() + ".lock");
-      if (!Files.exists(sidecar)) {
-        Files.newByteChannel(sidecar, StandardOpenOption.CREATE, StandardOpenOption.WRITE).close();
+      if (!Files.exists(path)) {
+        try {
+          // A new file: no descriptor of it can be open in this process yet.
+          Files.newByteChannel(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+        } catch (FileAlreadyExistsException raced) {
+          // Someone else created it; go on and take the lock like any opener.
+        }
       }
-      lockPath = sidecar.toRealPath();
+      real = path.toRealPath();
+      identity = identity(real);
     } catch (IOException e) {
       throw new JournalException(JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
     }
-    if (!HELD.add(lockPath)) {
+    AtomicReference<FileJournal> slot = new AtomicReference<>();
+    if (HELD.putIfAbsent(identity, slot) != null) {
       throw new JournalException(
-          JournalException.Reason.LOCKED, "journal " + path + " is held by another steward in this process", null);
+          JournalException.Reason.LOCKED,
+          "journal " + path + " is held by another steward in this process"
+              + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
+          null);
     }
-    FileChannel lockChannel = null;
+    FileChannel ch = null;
     FileLock lock = null;
     try {
-      lockChannel = FileChannel.open(lockPath, StandardOpenOption.WRITE);
-      lock = lockChannel.tryLock();
+      ch = FileChannel.open(real, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      if (!identity.equals(identity(real))) {
+        throw new IOException("the file was replaced while it was being opened");
+      }
+    } catch (IOException e) {
+      closeQuietly(ch);
+      HELD.remove(identity, slot);
+      throw new JournalException(JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+    }
+    try {
+      lock = locker.tryLock(ch);
     } catch (IOException | UnsupportedOperationException | OverlappingFileLockException e) {
-      closeQuietly(lockChannel);
-      HELD.remove(lockPath);
+      closeQuietly(ch);
+      HELD.remove(identity, slot);
       throw new JournalException(
           JournalException.Reason.UNLOCKABLE,
           "cannot take an exclusive lock on journal " + path + " (" + e.getMessage()
               + "); refusing to run without one (§2.2)", e);
     }
     if (lock == null) {
-      closeQuietly(lockChannel);
-      HELD.remove(lockPath);
+      closeQuietly(ch);
+      HELD.remove(identity, slot);
       throw new JournalException(
-          JournalException.Reason.LOCKED, "journal " + path + " is held by another steward process", null);
+          JournalException.Reason.LOCKED,
+          "journal " + path + " is held by another steward process"
+              + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
+          null);
     }
-    FileChannel ch = null;
     try {
-      ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-      JournalFile.Recovered recovered = JournalFile.recover(path);
+      JournalFile.Recovered recovered = JournalFile.parse(readAll(ch));
       JournalFile.Contents contents = recovered.contents();
       if (contents.tornTail() > 0) {
         LOG.warn("journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
@@ -141,16 +193,67 @@ public final class FileJournal implements Journal {
         ch.force(true);
       }
       ch.position(contents.goodLength());
-      return new FileJournal(path, ch, lockPath, lockChannel, lock, recovered);
+      FileJournal journal = new FileJournal(real, identity, ch, lock, recovered);
+      slot.set(journal);
+      return journal;
     } catch (JournalException e) {
-      closeQuietly(ch);
-      release(lockPath, lock, lockChannel);
+      release(identity, lock, ch);
       throw e;
     } catch (IOException e) {
-      closeQuietly(ch);
-      release(lockPath, lock, lockChannel);
+      release(identity, lock, ch);
       throw new JournalException(JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The identity of the file {@code real} names: device and inode where the platform has them
+   * ({@link BasicFileAttributes#fileKey()}), else the real path. Read by {@code stat}; opens
+   * nothing.
+   */
+  static Object identity(Path real) throws IOException {
+    Object key = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
+    return key != null ? key : real.toRealPath();
+  }
+
+  /**
+   * The bytes of the journal this process holds as {@code identity}, read through its own
+   * channel; empty if this process holds no such journal.
+   *
+   * @throws JournalException {@code LOCKED} while the journal is still being opened, {@code IO}
+   */
+  static Optional<byte[]> readHeld(Object identity) throws JournalException {
+    AtomicReference<FileJournal> held = HELD.get(identity);
+    if (held == null) {
+      return Optional.empty();
+    }
+    FileJournal j = held.get();
+    if (j == null) {
+      throw new JournalException(JournalException.Reason.LOCKED,
+          "the journal is being opened by a steward in this process; read it again shortly", null);
+    }
+    try {
+      return Optional.of(readAll(j.channel));
+    } catch (IOException e) {
+      throw new JournalException(JournalException.Reason.IO, "cannot read " + j.path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads the whole file with positional reads, leaving the channel's position alone. */
+  private static byte[] readAll(FileChannel ch) throws IOException {
+    long size = ch.size();
+    if (size > Integer.MAX_VALUE - 16) {
+      throw new IOException("the journal is larger than 2 GiB; this implementation reads it whole");
+    }
+    ByteBuffer buf = ByteBuffer.allocate((int) size);
+    long at = 0;
+    while (buf.hasRemaining()) {
+      int n = ch.read(buf, at);
+      if (n < 0) {
+        break;
+      }
+      at += n;
+    }
+    return buf.position() == buf.capacity() ? buf.array() : Arrays.copyOf(buf.array(), buf.position());
   }
 
   @Override
@@ -253,10 +356,13 @@ public final class FileJournal implements Journal {
     }
     buf.flip();
     try {
+      checkUnchanged();
+      long at = length;
       while (buf.hasRemaining()) {
-        channel.write(buf);
+        at += channel.write(buf, at);
       }
       channel.force(false);
+      length = at;
     } catch (IOException ex) {
       JournalException f = new JournalException(JournalException.Reason.FAILED, seq,
           "write to " + path + " failed: " + ex.getMessage(), ex);
@@ -267,6 +373,29 @@ public final class FileJournal implements Journal {
       throw f;
     }
     return batch.getLast().record().seq();
+  }
+
+  /**
+   * Refuses to write to a file that changed under this journal: its path no longer names the
+   * inode locked at open, or its length is not what this journal wrote (see the design note).
+   */
+  private void checkUnchanged() throws IOException {
+    Object now;
+    try {
+      now = identity(path);
+    } catch (IOException e) {
+      throw new IOException("the journal file is gone from " + path + " (" + e.getMessage()
+          + "); refusing to write to a file no name reaches", e);
+    }
+    if (!now.equals(identity)) {
+      throw new IOException(path + " now names another file than the one this steward locked;"
+          + " refusing to write");
+    }
+    long size = channel.size();
+    if (size != length) {
+      throw new IOException("the journal is " + size + " bytes where this steward wrote " + length
+          + "; another writer changed it, refusing to write");
+    }
   }
 
   private JournalException failure() {
@@ -298,18 +427,17 @@ public final class FileJournal implements Journal {
       }
       closed = true;
     }
-    closeQuietly(channel);
-    release(lockPath, lock, lockChannel);
+    release(identity, lock, channel);
   }
 
-  private static void release(Path lockPath, FileLock lock, FileChannel lockChannel) {
+  private static void release(Object identity, FileLock lock, FileChannel channel) {
     try {
       lock.release();
     } catch (IOException ignored) {
       // Closing the channel releases it too.
     }
-    closeQuietly(lockChannel);
-    HELD.remove(lockPath);
+    closeQuietly(channel);
+    HELD.remove(identity);
   }
 
   private static void closeQuietly(FileChannel ch) {

@@ -11,7 +11,9 @@ import org.meshjava.core.ContentId;
 
 /**
  * Reads a journal file's records and checks they form one chain, without locking or changing it
- * (for {@code mesh journal inspect} and for {@link FileJournal#open}). Stateless.
+ * (for {@code mesh journal inspect} and for {@link FileJournal#open}). A file this process holds
+ * open as a {@link FileJournal} is read through that journal's channel, never through a second
+ * descriptor. Stateless.
  */
 public final class JournalFile {
   private JournalFile() {}
@@ -58,15 +60,18 @@ public final class JournalFile {
   /** The contents and the decoder state (the chains read) a journal continues from. */
   record Recovered(Contents contents, RecordCodec codec) {}
 
-  static Recovered recover(Path path) throws JournalException {
-    return recover(path, n -> {});
-  }
-
   private static Recovered recover(Path path, java.util.function.LongConsumer progress)
       throws JournalException {
     byte[] all;
     try {
-      all = Files.exists(path) ? Files.readAllBytes(path) : new byte[0];
+      if (!Files.exists(path)) {
+        all = new byte[0];
+      } else {
+        // A journal this process holds is read through its holder's channel: opening and closing
+        // another descriptor of the file would release the holder's lock (see FileJournal).
+        Optional<byte[]> held = FileJournal.readHeld(FileJournal.identity(path.toRealPath()));
+        all = held.isPresent() ? held.get() : Files.readAllBytes(path);
+      }
     } catch (IOException e) {
       throw new JournalException(JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
     }

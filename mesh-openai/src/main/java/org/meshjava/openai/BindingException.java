@@ -15,6 +15,10 @@ public final class BindingException extends Exception {
   public enum Reason {
     /** The body is not one JSON object (or holds a duplicate key, or trailing text). */
     NOT_JSON,
+    /** The body is not UTF-8 (RFC 8259): another encoding, a byte-order mark, or bad bytes. */
+    NOT_UTF8,
+    /** A prompt text holds a lone surrogate, which has no UTF-8 encoding to hash (§3.1). */
+    INVALID_UNICODE,
     /** A field is missing, or has the wrong JSON type or range. */
     INVALID_FIELD,
     /** A {@code metadata} value for a mesh key is not a decimal string or a whole number in range. */

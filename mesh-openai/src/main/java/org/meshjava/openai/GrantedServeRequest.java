@@ -216,11 +216,21 @@ public final class GrantedServeRequest {
     return endpoint == Endpoint.CHAT_COMPLETIONS ? Prompt.ofChat(body) : Prompt.ofResponses(body);
   }
 
-  /** Whether the body rides on a grant: it carries {@code jcp_presentation}. */
+  /**
+   * Whether the body rides on a grant: it carries {@code jcp_presentation}. An explicit {@code
+   * null} is refused rather than read as absent: a body that names the field means to spend a
+   * grant, and serving it ungranted would change who pays and what is checked without the caller
+   * seeing it (SPEC.md §70).
+   */
   static Optional<String> presentationHex(JsonNode body) throws BindingException {
     JsonNode p = body.get("jcp_presentation");
-    if (p == null || p.isNull()) {
+    if (p == null) {
       return Optional.empty();
+    }
+    if (p.isNull()) {
+      throw new BindingException(
+          BindingException.Reason.MALFORMED_PRESENTATION, "jcp_presentation",
+          "jcp_presentation is null; leave the field out for an ungranted request");
     }
     if (!p.isTextual()) {
       throw new BindingException(

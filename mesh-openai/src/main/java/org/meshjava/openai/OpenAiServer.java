@@ -2,12 +2,11 @@ package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpHeader;
@@ -20,7 +19,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,8 +35,12 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a
- * malformed body, 401/403/503 for a refused grant, 413 above the body limit, 422 when no backend
- * is admissible, 429 beyond the concurrency bound, never a stack trace.
+ * malformed body, 401/403/503 for a refused grant, 408 for a body that does not arrive within the
+ * deadline, 413 above the body limit, 415 for a body not sent as {@code application/json}, 422
+ * when no backend is admissible, 429 beyond the concurrency bound, never a stack trace.
+ *
+ * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}),
+ * each within a deadline, and idle connections are closed.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -49,31 +51,20 @@ public final class OpenAiServer implements AutoCloseable {
   private final ServerConnector connector;
   private final Endpoints endpoints;
   private final long maxBodyBytes;
+  private final Duration bodyDeadline;
 
   private OpenAiServer(Builder b) {
-    Map<String, Tokenizer> tokenizers = new HashMap<>();
-    for (ServingEngine e : b.steward.backends()) {
-      Tokenizer t = b.tokenizers.get(e.name());
-      if (t == null) {
-        t = e instanceof UpstreamEngine ? UpstreamEngine.tokenizer() : ByteTokenizer.INSTANCE;
-      }
-      tokenizers.put(e.name(), t);
-    }
-    for (String name : b.tokenizers.keySet()) {
-      if (!tokenizers.containsKey(name) || tokenizers.get(name) != b.tokenizers.get(name)) {
-        throw new IllegalArgumentException("a tokenizer is given for " + name
-            + ", which is not one of the steward's backends");
-      }
-    }
-    this.endpoints =
-        new Endpoints(b.steward, tokenizers, b.defaultJouleCeilingUj, b.maxConcurrentServes);
+    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, b.maxConcurrentServes);
     this.maxBodyBytes = b.maxBodyBytes;
+    this.bodyDeadline = b.bodyDeadline;
     QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, b.maxConcurrentServes * 2 + 8));
     threads.setName("mesh-openai");
     this.jetty = new Server(threads);
     this.connector = new ServerConnector(jetty);
     connector.setHost(b.host);
     connector.setPort(b.port);
+    // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
+    connector.setIdleTimeout(b.idleTimeout.toMillis());
     jetty.addConnector(connector);
     jetty.setHandler(new Glue());
     jetty.setErrorHandler(new JsonErrors());
@@ -125,30 +116,61 @@ public final class OpenAiServer implements AutoCloseable {
     }
   }
 
-  /** Jetty's side: read the body within the limit, hand it over, write the reply. */
+  /**
+   * Jetty's side: read the body within the limit and the deadline without holding a thread
+   * ({@link BodyReader}), check it is JSON, hand it over, write the reply.
+   */
   private final class Glue extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+      long declared = request.getLength();
+      if (declared > maxBodyBytes && declared > DRAIN_BYTES) {
+        // Not worth reading to the end: answer and close.
+        answerAndClose(tooLarge(), response, callback);
+        return true;
+      }
+      BodyReader.read(request, maxBodyBytes, DRAIN_BYTES, bodyDeadline.toMillis(),
+          (outcome, body, failure) -> {
+            switch (outcome) {
+              case READ -> answer(request, body, response, callback);
+              case TOO_LARGE -> answerAndClose(tooLarge(), response, callback);
+              case TIMED_OUT -> answerAndClose(
+                  ErrorReply.invalid(408, "body_timeout",
+                      "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
+                  response, callback);
+              // The client went away (Jetty's failure is a quiet one): no one to answer.
+              case FAILED -> callback.failed(failure);
+            }
+          });
+      return true;
+    }
+
+    private void answer(Request request, byte[] body, Response response, Callback callback) {
       try {
         Reply reply;
-        long declared = request.getLength();
-        if (declared > maxBodyBytes) {
-          drain(request, declared);
-          reply = tooLarge();
+        if ("POST".equals(request.getMethod())
+            && !JsonMediaType.accepts(request.getHeaders().get(HttpHeader.CONTENT_TYPE))) {
+          reply = ErrorReply.invalid(415, "unsupported_media_type",
+              "send the body as Content-Type: application/json (UTF-8), not "
+                  + Objects.requireNonNullElse(
+                      request.getHeaders().get(HttpHeader.CONTENT_TYPE), "no Content-Type"));
         } else {
-          Optional<byte[]> body = readWithin(request, maxBodyBytes);
-          reply =
-              body.isEmpty()
-                  ? tooLarge()
-                  : endpoints.handle(request.getMethod(), Request.getPathInContext(request), body.get());
+          reply = endpoints.handle(request.getMethod(), Request.getPathInContext(request), body);
         }
-        write(reply, response);
-        callback.succeeded();
+        write(reply, response, callback);
       } catch (Throwable t) {
         LOG.debug("answering {} failed", request.getHttpURI(), t);
         callback.failed(t);
       }
-      return true;
+    }
+
+    private void answerAndClose(Reply reply, Response response, Callback callback) {
+      try {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        write(reply, response, callback);
+      } catch (Throwable t) {
+        callback.failed(t);
+      }
     }
 
     private Reply tooLarge() {
@@ -164,35 +186,11 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private static final long DRAIN_BYTES = 256 * 1024;
 
-  private static Optional<byte[]> readWithin(Request request, long limit) throws IOException {
-    try (InputStream in = Request.asInputStream(request)) {
-      byte[] bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, limit + 1));
-      if (bytes.length > limit) {
-        skipUpTo(in, DRAIN_BYTES);
-        return Optional.empty();
-      }
-      return Optional.of(bytes);
-    }
-  }
-
-  private static void drain(Request request, long declared) throws IOException {
-    if (declared <= DRAIN_BYTES) {
-      try (InputStream in = Request.asInputStream(request)) {
-        skipUpTo(in, DRAIN_BYTES);
-      }
-    }
-  }
-
-  private static void skipUpTo(InputStream in, long max) throws IOException {
-    byte[] sink = new byte[8192];
-    long left = max;
-    int n;
-    while (left > 0 && (n = in.read(sink, 0, (int) Math.min(sink.length, left))) > 0) {
-      left -= n;
-    }
-  }
-
-  private static void write(Reply reply, Response response) throws IOException {
+  /**
+   * Writes the reply and completes {@code callback}. A whole JSON reply is written without
+   * blocking, so a client that does not read its answer holds no thread either.
+   */
+  private static void write(Reply reply, Response response, Callback callback) throws IOException {
     response.setStatus(reply.status());
     switch (reply) {
       case Reply.Json json -> {
@@ -201,9 +199,7 @@ public final class OpenAiServer implements AutoCloseable {
             .ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, s.toString()));
         byte[] bytes = json.body().toString().getBytes(StandardCharsets.UTF_8);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
-        try (OutputStream out = Content.Sink.asOutputStream(response)) {
-          out.write(bytes);
-        }
+        response.write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.EventStream events -> {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
@@ -214,6 +210,7 @@ public final class OpenAiServer implements AutoCloseable {
             out.flush();
           }
         }
+        callback.succeeded();
       }
     }
   }
@@ -238,25 +235,16 @@ public final class OpenAiServer implements AutoCloseable {
   /** Configures an {@link OpenAiServer}. Not thread-safe. */
   public static final class Builder {
     private final Steward steward;
-    private final Map<String, Tokenizer> tokenizers = new HashMap<>();
     private String host = "127.0.0.1";
     private int port = 0;
     private long maxBodyBytes = 1 << 20;
     private int maxConcurrentServes = Math.max(2, Runtime.getRuntime().availableProcessors());
     private long defaultJouleCeilingUj = 1_000_000;
+    private Duration bodyDeadline = Duration.ofSeconds(10);
+    private Duration idleTimeout = Duration.ofSeconds(30);
 
     private Builder(Steward steward) {
       this.steward = Objects.requireNonNull(steward, "steward");
-    }
-
-    /**
-     * Sets the tokenizer of one backend. The default is {@link UpstreamEngine#tokenizer()} for an
-     * upstream engine and {@link ByteTokenizer} for any other.
-     */
-    public Builder tokenizer(String backend, Tokenizer tokenizer) {
-      tokenizers.put(Objects.requireNonNull(backend, "backend"),
-          Objects.requireNonNull(tokenizer, "tokenizer"));
-      return this;
     }
 
     /** The address to bind; the default is 127.0.0.1 (loopback only). */
@@ -305,9 +293,31 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
+     * How long a request's body may take to arrive, from the end of its headers; a body not
+     * complete by then is answered 408 and the connection closed. It bounds how long a slow client
+     * can keep a request open; no thread waits on it meanwhile. The default is 10 s.
+     */
+    public Builder bodyDeadline(Duration v) {
+      if (Objects.requireNonNull(v, "bodyDeadline").isNegative() || v.isZero()) {
+        throw new IllegalArgumentException("bodyDeadline must be positive: " + v);
+      }
+      bodyDeadline = v;
+      return this;
+    }
+
+    /**
+     * How long a connection may send nothing before it is closed. The default is 30 s.
+     */
+    public Builder idleTimeout(Duration v) {
+      if (Objects.requireNonNull(v, "idleTimeout").isNegative() || v.isZero()) {
+        throw new IllegalArgumentException("idleTimeout must be positive: " + v);
+      }
+      idleTimeout = v;
+      return this;
+    }
+
+    /**
      * Builds the server; call {@link OpenAiServer#start()} to listen.
-     *
-     * @throws IllegalArgumentException if a tokenizer names no backend of the steward
      */
     public OpenAiServer build() {
       return new OpenAiServer(this);

@@ -22,6 +22,11 @@ import org.meshjava.core.ContentId;
  * length prefix makes the encoding injective (no content can forge a message boundary) and easy to
  * write in any language; see SPEC.md §70.
  *
+ * <p>Every text is a sequence of Unicode scalar values. A Java string can hold a lone surrogate
+ * (JSON's escape for U+D800 parses to one), which has no UTF-8 encoding: a lossy encoder
+ * would write {@code ?} for it, so distinct prompts would share one hash and one presentation
+ * would be valid for all of them. Such text is refused here, never converted.
+ *
  * <p>Immutable and thread-safe.
  *
  * @param messages the messages in order, at least one
@@ -33,7 +38,7 @@ public record Prompt(List<Message> messages) {
    * One message.
    *
    * @param role its role: 1–32 of {@code A-Z a-z 0-9 _ -}
-   * @param content its text
+   * @param content its text: well-formed Unicode, no lone surrogate
    */
   public record Message(String role, String content) {
     /** Validates the message. */
@@ -44,7 +49,33 @@ public record Prompt(List<Message> messages) {
         throw new IllegalArgumentException(
             "a role is 1-32 letters, digits, '_' or '-': '" + role + "'");
       }
+      int bad = loneSurrogate(content);
+      if (bad >= 0) {
+        throw new IllegalArgumentException(
+            "message content is not well-formed Unicode: a lone surrogate at char " + bad);
+      }
     }
+  }
+
+  /**
+   * The index of the first UTF-16 code unit in {@code s} that is a surrogate without its partner
+   * (a high one not followed by a low one, or a low one not preceded by a high one), or -1 when
+   * {@code s} is well-formed and so has exactly one UTF-8 encoding.
+   */
+  static int loneSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isHighSurrogate(c)) {
+        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return i;
+        }
+      } else if (Character.isLowSurrogate(c)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** Validates and copies. */
@@ -59,6 +90,7 @@ public record Prompt(List<Message> messages) {
   public byte[] bytes() {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     for (Message m : messages) {
+      // Exact: a Message holds no lone surrogate, the one thing getBytes would replace.
       byte[] content = m.content().getBytes(StandardCharsets.UTF_8);
       out.writeBytes(
           (m.role() + " " + content.length + "\n").getBytes(StandardCharsets.US_ASCII));
@@ -154,11 +186,11 @@ public record Prompt(List<Message> messages) {
         throw new BindingException(
             BindingException.Reason.INVALID_FIELD, "instructions", "instructions must be a string");
       }
-      out.add(new Message("system", instructions.asText()));
+      out.add(new Message("system", wellFormed(instructions.asText(), "instructions")));
     }
     JsonNode input = body.get("input");
     if (input != null && input.isTextual()) {
-      out.add(new Message("user", input.asText()));
+      out.add(new Message("user", wellFormed(input.asText(), "input")));
     } else if (input != null && input.isArray() && !input.isEmpty()) {
       for (int i = 0; i < input.size(); i++) {
         JsonNode item = input.get(i);
@@ -224,6 +256,19 @@ public record Prompt(List<Message> messages) {
           BindingException.Reason.INVALID_FIELD, path + ".content",
           path + ".content must be a string or an array of text parts");
     }
-    return new Message(role.asText(), text);
+    return new Message(role.asText(), wellFormed(text, path + ".content"));
+  }
+
+  /** Refuses text with a lone surrogate (see the class comment), naming the field. */
+  private static String wellFormed(String text, String param) throws BindingException {
+    int bad = loneSurrogate(text);
+    if (bad >= 0) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_UNICODE, param,
+          param + " is not well-formed Unicode: a lone surrogate (\\u"
+              + String.format(java.util.Locale.ROOT, "%04x", (int) text.charAt(bad))
+              + ") at char " + bad);
+    }
+    return text;
   }
 }

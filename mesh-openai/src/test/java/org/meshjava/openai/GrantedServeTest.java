@@ -229,6 +229,7 @@ class GrantedServeTest {
       CompletableFuture<HttpResponse<String>> first =
           busy.http.sendAsync(
               HttpRequest.newBuilder(busy.uri("/v1/chat/completions"))
+                  .header("Content-Type", "application/json")
                   .POST(HttpRequest.BodyPublishers.ofString(Fixture.chat("first").toString()))
                   .build(),
               HttpResponse.BodyHandlers.ofString());

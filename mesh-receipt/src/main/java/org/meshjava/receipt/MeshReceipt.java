@@ -91,6 +91,12 @@ public record MeshReceipt(
     u32("cache_hit_tokens", cacheHitTokens);
     u32("spec_proposed", specProposed);
     u32("spec_accepted", specAccepted);
+    if (specAccepted > specProposed) {
+      // A draft cannot have more tokens accepted than it proposed (§5); a core claiming so is
+      // refused on decode, not only when an engine's outcome is built.
+      throw new IllegalArgumentException(
+          "spec_accepted (" + specAccepted + ") exceeds spec_proposed (" + specProposed + ")");
+    }
     Objects.requireNonNull(fidelityFloor, "fidelityFloor");
     Objects.requireNonNull(fidelityReport, "fidelityReport");
     Objects.requireNonNull(energy, "energy");

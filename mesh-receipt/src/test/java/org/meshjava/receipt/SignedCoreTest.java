@@ -280,6 +280,8 @@ class SignedCoreTest {
         refused("prev at sequence 0", m -> with(m, "prev", new CborText(hex64)), Reason.INCONSISTENT_RECEIPT),
         refused("no prev after sequence 0", m -> with(m, "sequence", CborInt.of(1)), Reason.INCONSISTENT_RECEIPT),
         refused("one decision field alone", m -> with(m, "questions_answered", CborInt.of(1)), Reason.INCONSISTENT_RECEIPT),
+        accepted("spec_accepted equal to spec_proposed", m -> with(with(m, "spec_proposed", CborInt.of(4)), "spec_accepted", CborInt.of(4))),
+        refused("spec_accepted above spec_proposed", m -> with(with(m, "spec_proposed", CborInt.of(2)), "spec_accepted", CborInt.of(3)), Reason.INCONSISTENT_RECEIPT),
         refused("grant_breach without grant_id", m -> with(m, "grant_breach", new CborText("caveat-unsatisfied")), Reason.INCONSISTENT_RECEIPT));
   }
 

@@ -191,6 +191,41 @@ class RouterTest {
         .isEqualTo(Inadmissibility.Kind.BELOW_FLOOR);
   }
 
+  /**
+   * Regression: SPEC.md wrote the multi-backend clause as "dearer or tied later" while the router
+   * wrote "other admissible not cheaper"; {@code route} is signed, so the bytes are pinned here and
+   * in {@code conformance/v1/route}.
+   */
+  @Test
+  void route_justification_ofAMultiBackendRoute_isExactlyTheTextSpecMdGives() throws Exception {
+    AdmissionRule refuseBarred = b -> b.name().equals("barred") ? Optional.of("no") : Optional.empty();
+    Router router =
+        new Router(
+            List.of(
+                StubBackend.of("dearer", Fidelity.F3, 7),
+                StubBackend.of("cheap", Fidelity.F2, 5),
+                StubBackend.of("tied", Fidelity.F2, 5),
+                StubBackend.of("weak", Fidelity.F0, 1),
+                StubBackend.of("frontier", Fidelity.F4, 100),
+                StubBackend.of("barred", Fidelity.F4, 1)));
+
+    RouteDecision d = router.route(generation(Fidelity.F1, 1000), refuseBarred);
+
+    assertThat(d.justification())
+        .isEqualTo(
+            "cheapest admissible of 6: cheap F2>=F1, est 150 uJ <= ceiling 1000 uJ,"
+                + " 2 other admissible not cheaper, 1 below floor, 1 over ceiling, 1 not permitted");
+  }
+
+  @Test
+  void route_justification_ofASingleBackend_hasNoClauses() throws Exception {
+    RouteDecision d =
+        new Router(List.of(StubBackend.of("only", Fidelity.F2, 10))).route(generation(Fidelity.F2, 300));
+
+    assertThat(d.justification())
+        .isEqualTo("cheapest admissible of 1: only F2>=F2, est 300 uJ <= ceiling 300 uJ");
+  }
+
   @Test
   void route_justification_isOneLineNamingTheChosenBackend() throws Exception {
     AdmissionRule multiLine = b -> b.name().equals("x") ? Optional.of("line one\nline two\r") : Optional.empty();

@@ -70,13 +70,21 @@ final class Authoriser {
     };
   }
 
-  Authorised authorise(Presentation presentation, ServeRequest request, ServingEngine backend)
+  /**
+   * Decides and records a grant for a serve on {@code backend}, over the weights binding the
+   * steward read from it for this serve ({@code weights}), which the serve must keep (§2).
+   */
+  Authorised authorise(
+      Presentation presentation,
+      ServeRequest request,
+      ServingEngine backend,
+      Optional<WeightsBinding> weights)
       throws ServeException {
     String suspended = suspension.get();
     if (suspended != null) {
       throw new GrantsSuspendedException(suspended);
     }
-    Optional<ContentId> model = backend.weights().map(WeightsBinding::digest);
+    Optional<ContentId> model = weights.map(WeightsBinding::digest);
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     Authorisation auth;
     Journal.Pending pending;

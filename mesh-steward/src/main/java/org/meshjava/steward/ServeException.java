@@ -21,13 +21,21 @@ public sealed class ServeException extends Exception
      * is not a decision (§3.6).
      */
     QUESTIONS_MISMATCH,
+    /**
+     * Before routing: the request's {@code prompt_hash} does not address the prompt text it was
+     * handed with (§3.1).
+     */
+    PROMPT_MISMATCH,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */
     INCONSISTENT_OUTCOME,
     /** Meter: the backend reported a delivered fidelity above its rating (§3.2.1). */
     FIDELITY_OVERCLAIM,
-    /** Meter: the engine reported other weights after serving than before (§2). */
+    /**
+     * Meter: the engine named other weights just before or after the work than when it was
+     * chosen and the grant decided (§2).
+     */
     WEIGHTS_CHANGED,
     /** Authorise: the presenting caller is not the leaf grant's issuer, or did not sign this request (§2.1). */
     NOT_ISSUER,

@@ -34,11 +34,16 @@ final class GrantFixture {
     return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
   }
 
-  Steward.Builder steward(Journal journal) {
+  /** A steward on {@code journal} with no backend yet. */
+  Steward.Builder bare(Journal journal) {
     return Steward.builder(stewardKey)
         .meter(new EstimatorMeter())
         .clock(InstantSource.fixed(NOW))
-        .journal(journal)
+        .journal(journal);
+  }
+
+  Steward.Builder steward(Journal journal) {
+    return bare(journal)
         .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(100)).workPerToken(1).build());
   }
 

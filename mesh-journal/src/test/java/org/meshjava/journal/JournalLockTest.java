@@ -1,0 +1,216 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The journal lock follows the file's identity (issue 14 item 1): a second steward, in another
+ * JVM or this one, is refused whatever name reaches the file — a symlink, a hard link, a deleted
+ * sidecar — and a journal whose file changed under it writes nothing more.
+ */
+class JournalLockTest {
+  @TempDir Path dir;
+
+  private final List<Process> children = new ArrayList<>();
+
+  @AfterEach
+  void stopChildren() throws Exception {
+    for (Process p : children) {
+      p.getOutputStream().close();
+      if (!p.waitFor(10, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+    }
+  }
+
+  @Test
+  void secondSteward_throughASymlink_isRefused() throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), journal.getFileName());
+    assertThat(holdInChild(journal)).isEqualTo("OPEN");
+    assertRefusedHere(link);
+    // And the other way round: held through the link, refused by its real name.
+    stopChildren();
+    children.clear();
+    assertThat(holdInChild(link)).isEqualTo("OPEN");
+    assertRefusedHere(journal);
+  }
+
+  @Test
+  void secondSteward_throughAHardLink_isRefused() throws Exception {
+    Path journal = dir.resolve("j.log");
+    Files.createFile(journal);
+    Path other = Files.createDirectory(dir.resolve("elsewhere"));
+    Path hard = Files.createLink(other.resolve("copy.log"), journal);
+    assertThat(holdInChild(journal)).isEqualTo("OPEN");
+    assertRefusedHere(hard);
+  }
+
+  @Test
+  void secondSteward_afterTheLockSidecarIsDeleted_isRefused() throws Exception {
+    Path journal = dir.resolve("j.log");
+    // A sidecar left by an older version, or made by hand: it carries no weight either way.
+    Path sidecar = Files.createFile(dir.resolve("j.log.lock"));
+    assertThat(holdInChild(journal)).isEqualTo("OPEN");
+    Files.delete(sidecar);
+    assertRefusedHere(journal);
+    assertThat(sidecar).doesNotExist();
+  }
+
+  @Test
+  void twoStewards_racingThroughDifferentNames_exactlyOneOpens() throws Exception {
+    Path journal = dir.resolve("j.log");
+    Files.createFile(journal);
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), journal);
+    Path hard = Files.createLink(dir.resolve("hard.log"), journal);
+    Process a = child(journal);
+    Process b = child(link);
+    Process c = child(hard);
+    List<String> answers = List.of(firstLine(a), firstLine(b), firstLine(c));
+    assertThat(answers).containsOnly("OPEN", "LOCKED");
+    assertThat(answers).filteredOn("OPEN"::equals).hasSize(1);
+  }
+
+  @Test
+  void secondOpenInThisProcess_throughAnotherName_isRefused() throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), journal.getFileName());
+    try (FileJournal held = FileJournal.open(journal)) {
+      Files.createLink(dir.resolve("hard.log"), journal);
+      assertRefusedHere(link);
+      assertRefusedHere(dir.resolve("hard.log"));
+      held.append(FileJournalTest.sealed(0));
+    }
+  }
+
+  @Test
+  void readingAHeldJournalInProcess_keepsTheLock() throws Exception {
+    Path journal = dir.resolve("j.log");
+    try (FileJournal held = FileJournal.open(journal)) {
+      held.append(FileJournalTest.sealed(0));
+      // An inspector in the steward's own process: reading must not drop the OS lock.
+      assertThat(JournalFile.read(journal).records()).hasSize(1);
+      assertThat(JournalFile.read(dir.resolve("j.log")).records()).hasSize(1);
+      Process other = child(journal);
+      assertThat(firstLine(other)).isEqualTo("LOCKED");
+    }
+  }
+
+  @Test
+  void aWriterBehindTheJournal_failsIt_andNothingMoreIsWritten() throws Exception {
+    Path journal = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(journal)) {
+      j.append(FileJournalTest.sealed(0));
+      Files.write(journal, "{\"seq\":1}\n".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+      long size = Files.size(journal);
+      assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
+          .isInstanceOfSatisfying(JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+      assertThat(Files.size(journal)).isEqualTo(size);
+      assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
+          .isInstanceOfSatisfying(JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+    }
+  }
+
+  @Test
+  void aTruncatedJournal_failsIt() throws Exception {
+    Path journal = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(journal)) {
+      j.append(FileJournalTest.sealed(0));
+      j.append(FileJournalTest.sealed(1));
+      try (var ch = java.nio.channels.FileChannel.open(journal, StandardOpenOption.WRITE)) {
+        ch.truncate(10);
+      }
+      assertThatThrownBy(() -> j.append(FileJournalTest.sealed(2)))
+          .isInstanceOfSatisfying(JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+    }
+  }
+
+  @Test
+  void aJournalReplacedUnderItsName_failsIt_andTheNewFileIsUntouched() throws Exception {
+    Path journal = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(journal)) {
+      j.append(FileJournalTest.sealed(0));
+      Files.move(journal, dir.resolve("moved.log"));
+      Files.write(journal, new byte[0]);
+      assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
+          .isInstanceOfSatisfying(JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+      assertThat(Files.size(journal)).isZero();
+    }
+  }
+
+  @Test
+  void aJournalDeletedUnderIt_failsIt() throws Exception {
+    Path journal = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(journal)) {
+      j.append(FileJournalTest.sealed(0));
+      Files.delete(journal);
+      assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
+          .isInstanceOfSatisfying(JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+    }
+  }
+
+  @Test
+  void platformThatCannotLock_refusesToOpen_andLeavesNothingHeld() throws Exception {
+    Path journal = dir.resolve("j.log");
+    assertThatThrownBy(() -> FileJournal.open(journal, ch -> {
+          throw new UnsupportedOperationException("this filesystem has no locks");
+        }))
+        .isInstanceOfSatisfying(JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.UNLOCKABLE));
+    assertThatThrownBy(() -> FileJournal.open(journal, ch -> {
+          throw new java.io.IOException("No locks available");
+        }))
+        .isInstanceOfSatisfying(JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.UNLOCKABLE));
+    try (FileJournal j = FileJournal.open(journal)) {
+      assertThat(j.recovered()).isEmpty();
+    }
+  }
+
+  private void assertRefusedHere(Path name) {
+    assertThatThrownBy(() -> FileJournal.open(name))
+        .isInstanceOfSatisfying(JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
+  }
+
+  private String holdInChild(Path journal) throws Exception {
+    return firstLine(child(journal));
+  }
+
+  private Process child(Path journal) throws Exception {
+    String cp = String.join(File.pathSeparator,
+        System.getProperty("jdk.module.path", ""), System.getProperty("java.class.path", ""));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Process p = new ProcessBuilder(java, "-cp", cp, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            LockChild.class.getName(), journal.toString())
+        .redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    children.add(p);
+    return p;
+  }
+
+  private static String firstLine(Process p) throws Exception {
+    BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    return Optional.ofNullable(r.readLine()).orElse("(no answer)");
+  }
+}

@@ -1,0 +1,135 @@
+package org.meshjava.openai;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.util.thread.Scheduler;
+
+/**
+ * Reads one request body without holding a thread while the client is slow.
+ *
+ * <p>Design note. Reading a body through a blocking stream parks a pool thread for as long as the
+ * client takes to send it, so a dozen clients sending one byte a second used to take every worker
+ * and with them the server. Here a thread runs only when bytes have arrived: the reader asks Jetty
+ * for a callback ({@link Request#demand}) whenever nothing is buffered, copies what is, and
+ * returns. A client that never finishes is still bounded: the body must be complete within a
+ * deadline from the first call, or the reader settles as {@link Outcome#TIMED_OUT}, which the
+ * server answers 408 and closes. Exactly one of the outcomes is delivered, once, whichever comes
+ * first.
+ *
+ * <p>Bytes beyond {@code keep} are not kept: the reader goes on reading and discarding up to
+ * {@code drain} more bytes, so a client that sends its whole body before reading the reply sees
+ * the 413 rather than a reset connection, then settles as {@link Outcome#TOO_LARGE}.
+ */
+final class BodyReader implements Runnable {
+  /** How a read ended. */
+  enum Outcome {
+    /** The whole body arrived within the limit. */
+    READ,
+    /** The body exceeded the limit. */
+    TOO_LARGE,
+    /** The body did not arrive within the deadline. */
+    TIMED_OUT,
+    /** The connection failed or closed before the body ended. */
+    FAILED
+  }
+
+  /**
+   * Receives the outcome, the body when it is {@link Outcome#READ}, and the connection's failure
+   * when it is {@link Outcome#FAILED} (else null); called once.
+   */
+  @FunctionalInterface
+  interface Done {
+    void done(Outcome outcome, byte[] body, Throwable failure);
+  }
+
+  private final Request request;
+  private final long keep;
+  private final long drain;
+  private final Done done;
+  private final AtomicBoolean settled = new AtomicBoolean();
+  private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+  private long discarded;
+  private Throwable failure;
+  private volatile Scheduler.Task deadline;
+
+  private BodyReader(Request request, long keep, long drain, Done done) {
+    this.request = request;
+    this.keep = keep;
+    this.drain = drain;
+    this.done = done;
+  }
+
+  /**
+   * Starts reading {@code request}'s body; {@code done} is called once, on some thread, when it
+   * ends. Returns at once.
+   *
+   * @param keep the most bytes kept; one more and the body is too large
+   * @param drain how many bytes past {@code keep} are read and thrown away before settling
+   * @param deadlineMillis how long the whole body may take
+   */
+  static void read(Request request, long keep, long drain, long deadlineMillis, Done done) {
+    BodyReader reader = new BodyReader(request, keep, drain, done);
+    reader.deadline =
+        request
+            .getComponents()
+            .getScheduler()
+            .schedule(() -> reader.settle(Outcome.TIMED_OUT), deadlineMillis, TimeUnit.MILLISECONDS);
+    reader.run();
+  }
+
+  /** Reads what is buffered, then asks to be called again when more arrives. */
+  @Override
+  public void run() {
+    while (!settled.get()) {
+      Content.Chunk chunk = request.read();
+      if (chunk == null) {
+        request.demand(this);
+        return;
+      }
+      if (Content.Chunk.isFailure(chunk)) {
+        failure = chunk.getFailure();
+        settle(Outcome.FAILED);
+        return;
+      }
+      ByteBuffer bytes = chunk.getByteBuffer();
+      int n = bytes.remaining();
+      if (body.size() + (long) n <= keep) {
+        byte[] copy = new byte[n];
+        bytes.get(copy);
+        body.writeBytes(copy);
+      } else {
+        discarded += body.size() + (long) n - keep;
+        if (body.size() < keep) {
+          byte[] copy = new byte[(int) (keep - body.size())];
+          bytes.get(copy);
+          body.writeBytes(copy);
+        }
+      }
+      boolean last = chunk.isLast();
+      chunk.release();
+      if (discarded > drain || (last && discarded > 0)) {
+        settle(Outcome.TOO_LARGE);
+        return;
+      }
+      if (last) {
+        settle(Outcome.READ);
+        return;
+      }
+    }
+  }
+
+  private void settle(Outcome outcome) {
+    if (!settled.compareAndSet(false, true)) {
+      return;
+    }
+    Scheduler.Task t = deadline;
+    if (t != null && outcome != Outcome.TIMED_OUT) {
+      t.cancel();
+    }
+    done.done(outcome, outcome == Outcome.READ ? body.toByteArray() : new byte[0], failure);
+  }
+}

@@ -1,0 +1,99 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.meshjava.core.ContentId;
+
+/**
+ * Issue 14 item 4: the prompts "a\ud800", "a\udfff" and "a?" all derived one request id, because
+ * the prompt bytes came from a lossy conversion. Text that is not well-formed Unicode is refused.
+ */
+class PromptUnicodeTest {
+  private final Fixture f = new Fixture();
+
+  @AfterEach
+  void close() {
+    f.close();
+  }
+
+  /** Every kind of ill-formed UTF-16: lone high, lone low, reversed pair, at start, middle, end. */
+  static List<String> illFormed() {
+    return List.of(
+        "a\ud800", // lone high at the end
+        "a\udfff", // lone low at the end
+        "\ud800a", // lone high at the start
+        "\udc00a", // lone low at the start
+        "a\ud800b", // lone high in the middle
+        "a\udc00b", // lone low in the middle
+        "\udc00\ud800", // a pair reversed
+        "\ud800\ud800\udc00", // a high, then a whole pair
+        "\ud83d\ude00\udfff"); // a whole pair, then a lone low
+  }
+
+  /** A chat body whose content is {@code content}, escaped so that the wire bytes are ASCII. */
+  private static String chatBody(String content) {
+    return "{\"model\":\"any\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":"
+        + quote(content) + "}]}";
+  }
+
+  @ParameterizedTest
+  @MethodSource("illFormed")
+  void prompt_withALoneSurrogate_isRefusedInEveryPlaceTextEntersIt(String bad) throws Exception {
+    List<String> bodies =
+        List.of(
+            chatBody(bad),
+            "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":"
+                + quote(bad) + "}]}]}",
+            "{\"input\":" + quote(bad) + "}",
+            "{\"instructions\":" + quote(bad) + ",\"input\":\"ok\"}",
+            "{\"input\":[{\"role\":\"user\",\"content\":" + quote(bad) + "}]}");
+    for (String body : bodies) {
+      JsonNode json = Fixture.JSON.readTree(body);
+      GrantedServeRequest.Endpoint endpoint = GrantedServeRequest.endpointOf(json);
+      assertThatThrownBy(() -> GrantedServeRequest.prompt(json, endpoint))
+          .as(body)
+          .isInstanceOfSatisfying(BindingException.class,
+              e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_UNICODE));
+      String path = endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+          ? "/v1/chat/completions" : "/v1/responses";
+      f.post(path, body).error(400, "invalid_unicode");
+    }
+    assertThatThrownBy(() -> new Prompt.Message("user", bad))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void prompt_theIssueExamples_areRefusedAndNoLongerShareAnIdWithAQuestionMark() throws Exception {
+    f.post("/v1/chat/completions", chatBody("a\ud800")).error(400, "invalid_unicode");
+    f.post("/v1/chat/completions", chatBody("a\udfff")).error(400, "invalid_unicode");
+    assertThat(f.post("/v1/chat/completions", chatBody("a?")).status()).isEqualTo(200);
+  }
+
+  @Test
+  void prompt_withAWholePair_hashesItsExactUtf8() throws Exception {
+    String emoji = "a\ud83d\ude00";
+    Prompt p = GrantedServeRequest.prompt(
+        Fixture.JSON.readTree(chatBody(emoji)), GrantedServeRequest.Endpoint.CHAT_COMPLETIONS);
+    byte[] expected = "user 5\na\u00f0\u009f\u0098\u0080\n".getBytes(StandardCharsets.ISO_8859_1);
+    assertThat(p.bytes()).isEqualTo(expected);
+    assertThat(p.hash()).isEqualTo(ContentId.ofBytes(expected));
+    assertThat(f.post("/v1/chat/completions", chatBody(emoji)).status()).isEqualTo(200);
+  }
+
+  /** A JSON string literal with every non-ASCII char escaped, so lone surrogates survive. */
+  private static String quote(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    for (char c : s.toCharArray()) {
+      b.append(c < 0x80 ? String.valueOf(c) : String.format("\\u%04x", (int) c));
+    }
+    return b.append('"').toString();
+  }
+}
