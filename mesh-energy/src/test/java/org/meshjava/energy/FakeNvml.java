@@ -4,16 +4,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Compiles {@code fake_nvml.c} into a {@code libnvidia-ml.so.1} in a temp dir (once per JVM)
@@ -119,44 +115,13 @@ final class FakeNvml {
   }
 
   private static void build() {
-    try {
-      Path dir = Files.createTempDirectory("fake-nvml");
-      Path source = dir.resolve("fake_nvml.c");
-      try (InputStream in = FakeNvml.class.getResourceAsStream("fake_nvml.c")) {
-        if (in == null) {
-          skipReason = "fake_nvml.c is not on the test class path";
-          return;
-        }
-        Files.copy(in, source);
-      }
-      Path out = dir.resolve("libnvidia-ml.so.1");
-      Process gcc;
-      try {
-        gcc =
-            new ProcessBuilder(
-                    "gcc", "-shared", "-fPIC", "-O1", "-o", out.toString(), source.toString())
-                .redirectErrorStream(true)
-                .start();
-      } catch (IOException e) {
-        if ("true".equals(System.getenv("CI"))) {
-          // On CI a skip would pass a smaller suite silently: .ci/run checks for gcc, this too.
-          throw new AssertionError("gcc is required on CI to build the fake NVML", e);
-        }
-        skipReason = "gcc is not available (" + e.getMessage() + ")";
-        return;
-      }
-      String log = new String(gcc.getInputStream().readAllBytes());
-      if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-        throw new AssertionError("gcc failed to build the fake NVML:\n" + log);
-      }
-      bind(out);
-      library = out;
-    } catch (IOException e) {
-      throw new AssertionError("cannot stage the fake NVML", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
+    FakeNativeBuild built = FakeNativeBuild.compile("fake_nvml.c", "libnvidia-ml.so.1");
+    if (built.library().isEmpty()) {
+      skipReason = built.skipReason();
+      return;
     }
+    bind(built.library().get());
+    library = built.library().get();
   }
 
   @SuppressWarnings("restricted") // binding the fake's setters is the point
