@@ -17,6 +17,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -178,6 +179,16 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   @Override
   public Optional<WeightsBinding> weights() {
     return Optional.of(weights);
+  }
+
+  /**
+   * Neither the prompt nor the output can exceed the model's context, so a request asking for
+   * more is refused while routing; their sum is checked when serving (CONTEXT_EXCEEDED).
+   */
+  @Override
+  public ServeLimits limits() {
+    long c = Math.min(context, 0xFFFF_FFFFL);
+    return ServeLimits.NONE.withMaxPromptTokens(c).withMaxOutputTokens(c);
   }
 
   /** The file list the digest covers. */
