@@ -139,12 +139,6 @@ final class ServeCommand implements Callable<Integer> {
       if (conc != null) {
         ob.maxConcurrentServes(conc);
       }
-      // A Jlama backend reads its model's own token ids, so the binding encodes with its tokenizer.
-      for (ServingEngine e : steward.backends()) {
-        if (e instanceof org.meshjava.engine.jlama.JlamaEngine j) {
-          ob.tokenizer(j.name(), new JlamaTokenizer(j));
-        }
-      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
