@@ -46,6 +46,16 @@ public interface ServingEngine {
   }
 
   /**
+   * The largest request this engine can serve at all: its context window, what its output can
+   * hold. A request over them is refused while routing, before any work (§4), so {@link #serve}
+   * never sees one. The default is {@link ServeLimits#NONE}; an engine that cannot serve the whole
+   * u32 range says so here rather than failing on it.
+   */
+  default ServeLimits limits() {
+    return ServeLimits.NONE;
+  }
+
+  /**
    * The weights the engine runs, bound by content, when it can address them (§3.6). The steward
    * asks before and after each serve and refuses to seal if the answer changed (§2).
    */

@@ -3,6 +3,7 @@ package org.meshjava.engine;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,6 +19,7 @@ import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -29,7 +31,10 @@ import org.meshjava.core.crypto.Blake3;
 /**
  * The reference engine (§5): deterministic and weights-free, for conformance, tests and demos.
  *
- * <p>For a generation it emits exactly {@code max_tokens} tokens. Token {@code i} is read from a
+ * <p>For a generation it emits exactly {@code max_tokens} tokens, up to its output limit ({@link
+ * #DEFAULT_MAX_OUTPUT_TOKENS} unless configured); a request above it is refused while routing
+ * ({@link #limits()}), so the engine never starts work it cannot finish. Its output buffer grows
+ * with the tokens emitted rather than being sized by the request up front. Token {@code i} is read from a
  * BLAKE3 chain seeded with the request id and the prompt payload, so the output is a function of
  * the request and the payload alone, as §5 requires of a deterministic engine. Each token costs
  * {@code workPerToken} further BLAKE3 compressions, so the work — and the energy a meter around it
@@ -49,6 +54,17 @@ public final class ReferenceEngine implements DecisionEngine {
   /** Token ids are drawn below this bound, the size of a GPT-2 style vocabulary. */
   public static final int VOCABULARY = 50_257;
 
+  /**
+   * The most output tokens the engine serves unless configured otherwise: 1,048,576 ids, 4 MiB,
+   * about a second of work at the default work per token.
+   */
+  public static final long DEFAULT_MAX_OUTPUT_TOKENS = 1L << 20;
+
+  /** The most output tokens it can ever hold: the largest Java array. */
+  public static final long MAX_OUTPUT_TOKENS = Integer.MAX_VALUE - 8;
+
+  private static final int FIRST_BUFFER = 4096;
+
   private final String name;
   private final Recipe recipe;
   private final Fidelity fidelity;
@@ -58,6 +74,7 @@ public final class ReferenceEngine implements DecisionEngine {
   private final LongConsumer workObserver;
   private final Optional<Fidelity> delivers;
   private final Optional<WeightsBinding> weights;
+  private final ServeLimits limits;
   private final Tokenizer tokenizer;
 
   private ReferenceEngine(Builder b) {
@@ -70,6 +87,7 @@ public final class ReferenceEngine implements DecisionEngine {
     this.workObserver = b.workObserver;
     this.delivers = b.delivers;
     this.weights = b.weights;
+    this.limits = ServeLimits.NONE.withMaxOutputTokens(b.maxOutputTokens);
     this.tokenizer = b.tokenizer;
   }
 
@@ -108,6 +126,12 @@ public final class ReferenceEngine implements DecisionEngine {
   @Override
   public Optional<WeightsBinding> weights() {
     return weights;
+  }
+
+  /** At most its output limit of tokens out; any prompt length and ceiling. */
+  @Override
+  public ServeLimits limits() {
+    return limits;
   }
 
   /** The configured tokenizer; {@link ByteTokenizer} by default. */
@@ -191,12 +215,21 @@ public final class ReferenceEngine implements DecisionEngine {
               prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
       return new EngineResult(TokenSequence.empty(), outcome);
     }
-    int count = (int) request.maxTokens();
-    int[] tokens = new int[count];
+    long count = request.maxTokens();
+    if (count > limits.maxOutputTokens()) {
+      // The router refuses such a request first (limits()); only a caller that bypasses it lands
+      // here, before any work.
+      throw new IllegalArgumentException(
+          "max_tokens " + count + " is above this engine's output limit " + limits.maxOutputTokens());
+    }
+    int[] tokens = new int[(int) Math.min(count, FIRST_BUFFER)];
     byte[] state = seed(request, prompt);
-    for (int i = 0; i < count; i++) {
+    for (long i = 0; i < count; i++) {
       state = churn(state, workPerToken);
-      tokens[i] =
+      if (i == tokens.length) {
+        tokens = Arrays.copyOf(tokens, (int) Math.min(count, 2L * tokens.length));
+      }
+      tokens[(int) i] =
           Integer.remainderUnsigned(
               ByteBuffer.wrap(state).order(ByteOrder.LITTLE_ENDIAN).getInt(), VOCABULARY);
     }
@@ -239,9 +272,23 @@ public final class ReferenceEngine implements DecisionEngine {
     private LongConsumer workObserver = n -> {};
     private Optional<Fidelity> delivers = Optional.empty();
     private Optional<WeightsBinding> weights = Optional.empty();
+    private long maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS;
     private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
 
     private Builder() {}
+
+    /**
+     * Sets the most output tokens the engine serves, 1 to {@link #MAX_OUTPUT_TOKENS}; the default
+     * is {@link #DEFAULT_MAX_OUTPUT_TOKENS}. A larger {@code max_tokens} is refused while routing.
+     */
+    public Builder maxOutputTokens(long v) {
+      if (v < 1 || v > MAX_OUTPUT_TOKENS) {
+        throw new IllegalArgumentException(
+            "maxOutputTokens must be 1.." + MAX_OUTPUT_TOKENS + ": " + v);
+      }
+      maxOutputTokens = v;
+      return this;
+    }
 
     /** Sets the backend name. */
     public Builder name(String v) {

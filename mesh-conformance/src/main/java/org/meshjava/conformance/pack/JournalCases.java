@@ -26,9 +26,6 @@ import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
-import org.meshjava.receipt.Jcr1;
-import org.meshjava.receipt.ReceiptException;
-import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.receipt.SealedReceipt;
 
 /**
@@ -76,43 +73,39 @@ final class JournalCases {
     return new JournalEntry.Sealed(sequence, envelope);
   }
 
-  /** A granted receipt's record carries its envelope, whose signed figure replay holds the debit to. */
+  /** A granted receipt's record: it carries the envelope, whose signed figures replay checks. */
   private static JournalEntry.Sealed sealed(SealedReceipt receipt, long authorised) {
     return JournalEntry.Sealed.granted(receipt.receipt().sequence(), receipt.envelope(), authorised);
   }
 
   /**
-   * Three receipts the journal cases' steward sealed: 0 for the first granted serve (400 000 uJ),
-   * 1 ungranted, 2 for the second granted serve (600 000 uJ, breaching MaxCostUj). A granted
-   * receipt carries exactly its serve's request, grant, energy and breach (SPEC 60.3).
+   * The receipts of the journal's serves, sealed by SPEC 30 §10's steward: a granted one for each
+   * {@code uj} given (with its breach), an ungranted one for each {@code null}, chained from 0.
    */
-  private static List<SealedReceipt> receipts() {
-    ObjectNode base = ReceiptCases.reference();
-    long[] granted = {400_000, -1, 600_000};
+  private static List<SealedReceipt> receipts(Long[] uj, String[] breach) {
     List<SealedReceipt> out = new ArrayList<>();
-    for (int i = 0; i < granted.length; i++) {
+    ObjectNode base = ReceiptCases.reference();
+    for (int i = 0; i < uj.length; i++) {
       ObjectNode v = base.deepCopy();
       v.put("steward", GrantCases.did(STEWARD).value());
       v.put("sequence", i);
       if (i > 0) {
         v.put("prev", out.get(i - 1).envelope().id().hex());
       }
-      v.put("nonce", "d0" + String.format("%02x", i) + "c2c3c4c5c6c7c8c9cacbcccdcecf");
-      if (granted[i] >= 0) {
+      v.put("nonce", String.format("d0%02x", i) + "c2c3c4c5c6c7c8c9cacbcccdcecf");
+      if (uj[i] != null) {
         v.put("request_id", REQUEST.id().hex());
-        v.put("grant_id", ReceiptCases.grantId());
-        v.remove("measured_uj");
-        v.put("estimated_uj", granted[i]);
-        v.put("energy_provenance", "Estimator");
-        if (granted[i] > 500_000) {
-          v.put("grant_breach", "caveat-unsatisfied");
+        v.put("grant_id", GrantCases.specChain().leaf().id().hex());
+        v.put("estimated_uj", uj[i]);
+        if (breach[i] != null) {
+          v.put("grant_breach", breach[i]);
         }
-        Fixtures.derive(v);
       }
+      Fixtures.derive(v);
       try {
-        out.add(Jcr1.seal(ReceiptJson.parse(v), STEWARD));
-      } catch (ReceiptException e) {
-        throw new IllegalStateException("a journal case's receipt does not parse: " + e.getMessage(), e);
+        out.add(org.meshjava.receipt.Jcr1.seal(org.meshjava.receipt.ReceiptJson.parse(v), STEWARD));
+      } catch (org.meshjava.receipt.ReceiptException e) {
+        throw new IllegalStateException(e);
       }
     }
     return out;
@@ -124,17 +117,21 @@ final class JournalCases {
     Presentation p1 = GrantCases.present(CALLER, spec, REQUEST, 0x11);
     Presentation p2 = GrantCases.present(CALLER, spec, REQUEST, 0x12);
     Presentation p3 = GrantCases.present(CALLER, spec, REQUEST, 0x13);
-    List<SealedReceipt> receipts = receipts();
-    ContentId e0 = receipts.get(0).envelope().id();
+    List<SealedReceipt> receipts =
+        receipts(new Long[] {400_000L, null, 600_000L}, new String[] {null, null, "caveat-unsatisfied"});
+    SealedReceipt r0 = receipts.get(0);
+    SealedReceipt r2 = receipts.get(2);
+    ContentId e0 = r0.envelope().id();
     ContentId e1 = receipts.get(1).envelope().id();
-    ContentId e2 = receipts.get(2).envelope().id();
+    ContentId e2 = r2.envelope().id();
+    List<SealedReceipt> small = receipts(new Long[] {1000L}, new String[] {null});
     String steward = GrantCases.did(STEWARD).value();
 
     // Records: 0 Chain, 1 Authorised, 2 Debited, 3 Sealed 0, 4 Sealed 1 (ungranted),
     // 5 Authorised, 6 Debited (breach), 7 Sealed 2, 8 Authorised never debited.
     List<JournalEntry> full = List.of(
-        authorised(p1, NOW), debited(1, 400_000, null), sealed(receipts.get(0), 1), sealed(1, e1),
-        authorised(p2, NOW.plusSeconds(1)), debited(5, 600_000, "caveat-unsatisfied"), sealed(receipts.get(2), 5),
+        authorised(p1, NOW), debited(1, 400_000, null), sealed(r0, 1), sealed(1, e1),
+        authorised(p2, NOW.plusSeconds(1)), debited(5, 600_000, "caveat-unsatisfied"), sealed(r2, 5),
         authorised(p3, NOW.plusSeconds(2)));
     String fullText = write(full);
     ObjectNode fullState = obj();
@@ -213,11 +210,9 @@ final class JournalCases {
     c.add(bad("sealed-not-from-zero", "the first receipt recorded is sequence 1", steward,
         write(List.of(sealed(1, e1))), "REPLAY_REFUSED", 0));
     c.add(bad("sealed-before-debit", "a granted receipt recorded before its debit", steward,
-        write(List.of(authorised(p1, NOW), sealed(receipts.get(0), 1), debited(1, 1000, null))), "REPLAY_REFUSED", 2));
-    c.add(bad("debit-contradicts-receipt", "a debit of 1 uJ settled by a receipt that signs 400000 uJ (an edited, re-hashed journal): the signed figure is the truth", steward,
-        write(List.of(authorised(p1, NOW), debited(1, 1, null), sealed(receipts.get(0), 1))), "REPLAY_REFUSED", 3));
-    c.add(bad("sealed-names-no-authorisation", "a granted receipt naming record 7, which does not exist", steward,
-        write(List.of(sealed(receipts.get(0), 7))), "REPLAY_REFUSED", 0));
+        write(List.of(authorised(p1, NOW), sealed(small.get(0), 1), debited(1, 1000, null))), "REPLAY_REFUSED", 2));
+    c.add(bad("debit-contradicts-receipt", "a debit of 999 uJ where the signed receipt says 1000 (the chain itself is whole)", steward,
+        write(List.of(authorised(p1, NOW), debited(1, 999, null), sealed(small.get(0), 1))), "REPLAY_REFUSED", 3));
     c.add(bad("breach-not-recorded", "a debit above MaxCostUj recorded without its breach", steward,
         write(List.of(authorised(p1, NOW), debited(1, 600_000, null))), "REPLAY_REFUSED", 2));
     c.add(bad("decided-after-expiry", "an authorisation recorded at the grant's expiry: the gate refuses it at its recorded time", steward,

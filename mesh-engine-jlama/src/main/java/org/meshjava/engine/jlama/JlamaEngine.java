@@ -17,6 +17,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -87,7 +88,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.temperature = b.temperature;
     this.random = b.temperature == 0 ? null : new SecureRandom();
     try {
-      this.digest = ModelDirectory.digest(b.dir, b.links);
+      this.digest = ModelDirectory.digest(
+          b.dir, b.links, Runtime.getRuntime().availableProcessors(), b.digestProgress);
     } catch (WeightsDigestException e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.UNKNOWN_LAYOUT, e.getMessage(), e);
@@ -177,6 +179,16 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   @Override
   public Optional<WeightsBinding> weights() {
     return Optional.of(weights);
+  }
+
+  /**
+   * Neither the prompt nor the output can exceed the model's context, so a request asking for
+   * more is refused while routing; their sum is checked when serving (CONTEXT_EXCEEDED).
+   */
+  @Override
+  public ServeLimits limits() {
+    long c = Math.min(context, 0xFFFF_FFFFL);
+    return ServeLimits.NONE.withMaxPromptTokens(c).withMaxOutputTokens(c);
   }
 
   /** The file list the digest covers. */
@@ -375,6 +387,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     private float temperature;
     private ModelDirectory.Links links = ModelDirectory.Links.CONFINED;
     private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
+    private ModelDirectory.Progress digestProgress = ModelDirectory.Progress.NONE;
 
     private Builder(Path dir) {
       this.dir = Objects.requireNonNull(dir, "dir");
@@ -421,6 +434,12 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
             JlamaEngineException.Reason.INVALID_SAMPLING, "temperature must be in (0, 2]: " + t);
       }
       temperature = t;
+      return this;
+    }
+
+    /** Tells {@code progress} how far the weights digest (every byte, at build) has come. */
+    public Builder digestProgress(ModelDirectory.Progress progress) {
+      digestProgress = Objects.requireNonNull(progress, "progress");
       return this;
     }
 
