@@ -210,7 +210,8 @@ record ServeConfig(
             () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
         try {
           JlamaEngine.Builder jb =
-              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost);
+              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost)
+                  .digestProgress(new DigestProgressLine(name, System.err));
           double t = b.path("temperature").asDouble(0);
           if (t != 0) {
             jb.sampling((float) t);

@@ -88,7 +88,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.temperature = b.temperature;
     this.random = b.temperature == 0 ? null : new SecureRandom();
     try {
-      this.digest = ModelDirectory.digest(b.dir, b.links);
+      this.digest = ModelDirectory.digest(
+          b.dir, b.links, Runtime.getRuntime().availableProcessors(), b.digestProgress);
     } catch (WeightsDigestException e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.UNKNOWN_LAYOUT, e.getMessage(), e);
@@ -386,6 +387,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     private float temperature;
     private ModelDirectory.Links links = ModelDirectory.Links.CONFINED;
     private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
+    private ModelDirectory.Progress digestProgress = ModelDirectory.Progress.NONE;
 
     private Builder(Path dir) {
       this.dir = Objects.requireNonNull(dir, "dir");
@@ -432,6 +434,12 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
             JlamaEngineException.Reason.INVALID_SAMPLING, "temperature must be in (0, 2]: " + t);
       }
       temperature = t;
+      return this;
+    }
+
+    /** Tells {@code progress} how far the weights digest (every byte, at build) has come. */
+    public Builder digestProgress(ModelDirectory.Progress progress) {
+      digestProgress = Objects.requireNonNull(progress, "progress");
       return this;
     }
 
