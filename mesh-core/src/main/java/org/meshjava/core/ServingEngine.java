@@ -86,4 +86,35 @@ public interface ServingEngine {
    * @throws EngineException if it cannot serve; nothing is sealed
    */
   EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException;
+
+  /**
+   * Serves {@code request}, handing each output token to {@code sink} as it is produced, and stops
+   * early when the sink asks (see {@link TokenSink}); the result then holds the tokens produced so
+   * far, and its outcome counts exactly those. The tokens handed to the sink are the result's, in
+   * order.
+   *
+   * <p>The default serves whole with {@link #serve(ServeRequest, TokenSequence)} and then hands the
+   * tokens over: correct, but nothing arrives before the work is done and cancelling saves no work.
+   * An engine that produces tokens one at a time overrides it.
+   *
+   * @throws EngineException if it cannot serve; nothing is sealed
+   */
+  default EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
+      throws EngineException {
+    EngineResult result = serve(request, prompt);
+    for (int i = 0; i < result.tokens().size(); i++) {
+      if (!sink.accept((int) result.tokens().get(i))) {
+        break;
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Whether {@link #serve(ServeRequest, TokenSequence, TokenSink)} hands tokens over as they are
+   * produced rather than after the whole serve. The default is {@code false}.
+   */
+  default boolean streams() {
+    return false;
+  }
 }

@@ -196,6 +196,32 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * Serves an ungranted generation on prompt text, streaming: once routed and authorised, {@code
+   * streamer} opens the sink the engine hands each token to as it produces it. The sink's {@code
+   * false} (a client gone) stops the engine cooperatively; the tokens produced until then are
+   * metered, sealed and journalled, and the result holds exactly those. An engine that cannot
+   * stream ({@link ServingEngine#streams()}) hands its tokens over when it is done.
+   *
+   * @throws ServeException as {@link #serve(ServeRequest, PromptText)}; a refusal before the
+   *     engine runs opens no sink
+   */
+  public ServeResult serve(ServeRequest request, PromptText prompt, Streamer streamer)
+      throws ServeException {
+    return serve(request, new Ask.Generation(new Ask.Text(prompt), streamer), Optional.empty());
+  }
+
+  /**
+   * Serves a generation on prompt text on a grant, streaming; see the ungranted form. A cancelled
+   * serve debits the grant for the work it did, like any other.
+   */
+  public ServeResult serve(
+      ServeRequest request, PromptText prompt, Presentation presentation, Streamer streamer)
+      throws ServeException {
+    return serve(
+        request, new Ask.Generation(new Ask.Text(prompt), streamer), Optional.of(presentation));
+  }
+
+  /**
    * Serves an ungranted typed decision asked as prompt text (§3.6): the routed decision engine
    * lays out its own payload for the questions and the state ({@link DecisionEngine#payload}).
    *
@@ -290,11 +316,10 @@ public final class Steward implements AutoCloseable {
     }
     // 3. Meter (and debit).
     Metered metered =
-        meter(engine, request, () -> ask.run(engine, request, payload), bound, authorised);
+        meter(engine, request, () -> ask.run(route, request, payload), bound, authorised);
     if (metered.refusal.isEmpty()) {
       try {
-        ask.answered(engine, request, metered.result.outcome(),
-            new Ask.Worked(metered.result, metered.answers));
+        ask.answered(engine, request, metered.result().outcome(), metered.worked);
       } catch (ServeException e) {
         metered = metered.refused(e);
       }
@@ -314,7 +339,7 @@ public final class Steward implements AutoCloseable {
     // 4. Seal.
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
-        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers, payload);
+        metered.result().tokens(), metered.result().outcome(), route, sealed, metered.answers(), payload);
   }
 
   /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
@@ -425,17 +450,24 @@ public final class Steward implements AutoCloseable {
   // ---- phase 3: meter ------------------------------------------------------------------------
 
   /**
-   * What metering produced: the result, any decision answers, the figure, the weights after, and
-   * any refusal found after the work ran.
+   * What metering produced: what the engine returned, the figure, the weights after, and any
+   * refusal found after the work ran.
    */
   private record Metered(
-      EngineResult result,
-      List<DecisionAnswer> answers,
+      Ask.Worked worked,
       Energy energy,
       Optional<WeightsBinding> weights,
       Optional<ServeException> refusal) {
     Metered refused(ServeException e) {
-      return new Metered(result, answers, energy, weights, Optional.of(e));
+      return new Metered(worked, energy, weights, Optional.of(e));
+    }
+
+    EngineResult result() {
+      return worked.result();
+    }
+
+    List<DecisionAnswer> answers() {
+      return worked.answers();
     }
   }
 
@@ -487,7 +519,7 @@ public final class Steward implements AutoCloseable {
     if (refusal.isPresent() && authorised.isEmpty()) {
       throw refusal.get();
     }
-    return new Metered(result, worked.answers(), energy, after, refusal);
+    return new Metered(worked, energy, after, refusal);
   }
 
   /**
@@ -548,7 +580,7 @@ public final class Steward implements AutoCloseable {
       Optional<DebitResult> debit)
       throws ServeException {
     ServingEngine engine = route.chosen();
-    ServeOutcome outcome = metered.result.outcome();
+    ServeOutcome outcome = metered.result().outcome();
     ContentId requestId = request.id();
     Optional<FidelityReport> fidelity =
         outcome.deliveredFidelity().map(d -> new FidelityReport(engine.fidelity(), d));
@@ -564,7 +596,7 @@ public final class Steward implements AutoCloseable {
                     opening(requestId),
                     requestId,
                     OutputCommitment.payloadDigest(prompt),
-                    metered.result.tokens()));
+                    metered.result().tokens()));
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
