@@ -168,6 +168,9 @@ final class ServeCommand implements Callable<Integer> {
       if (conc != null) {
         ob.maxConcurrentServes(conc);
       }
+      if (c.bodyDeadlineSeconds().isPresent()) {
+        ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
