@@ -14,6 +14,16 @@ public enum CounterIssue {
   LIBRARY_MISSING,
   /** The native library answered with an error code; the detail carries its own text. */
   NATIVE_ERROR,
+  /**
+   * This module may not call native code (the JVM runs with {@code --illegal-native-access=deny}
+   * and without {@code --enable-native-access} for it), so the native counter cannot be bound.
+   */
+  NATIVE_ACCESS_DENIED,
+  /**
+   * The counter reads a board shared with other tenants (an NVIDIA GPU in MIG mode, or a MIG
+   * instance), so its energy is not this process's.
+   */
+  SHARED_BOARD,
   /** The counter belongs to another operating system (IOReport off macOS). */
   UNSUPPORTED_PLATFORM,
   /** The counter reads something that is not one of our domains (RAPL {@code psys}, {@code core}). */
@@ -26,7 +36,10 @@ public enum CounterIssue {
   TOO_FEW_ADVANCES,
   /** The probe observed the counter for less than the minimum span (300 ms). */
   PROBE_TOO_SHORT,
-  /** The counter was live but then failed to advance over a window long enough to see it move. */
+  /**
+   * The counter was live but then did not change for five of its update periods: a domain always
+   * draws power, so a live counter changes every period.
+   */
   STALLED,
   /** Reading the counter failed after it had been found live. */
   READ_FAILED,

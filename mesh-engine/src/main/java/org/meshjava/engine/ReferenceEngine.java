@@ -24,6 +24,7 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.Blake3;
@@ -215,6 +216,32 @@ public final class ReferenceEngine implements DecisionEngine {
               prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
       return new EngineResult(TokenSequence.empty(), outcome);
     }
+    return generate(request, prompt, TokenSink.DISCARD, delivered);
+  }
+
+  /**
+   * Generates token by token, handing each to {@code sink} as it is drawn and stopping when the
+   * sink asks; a decision is served whole. The tokens are those {@link #serve(ServeRequest,
+   * TokenSequence)} draws, so a cancelled serve's output is a prefix of the full one.
+   */
+  @Override
+  public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink) {
+    Objects.requireNonNull(sink, "sink");
+    if (request.decision().isPresent()) {
+      return serve(request, prompt); // emits no tokens, so nothing to hand over
+    }
+    Objects.requireNonNull(prompt, "prompt");
+    return generate(request, prompt, sink, delivered());
+  }
+
+  /** True: generations are handed over token by token. */
+  @Override
+  public boolean streams() {
+    return true;
+  }
+
+  private EngineResult generate(
+      ServeRequest request, TokenSequence prompt, TokenSink sink, Optional<Fidelity> delivered) {
     long count = request.maxTokens();
     if (count > limits.maxOutputTokens()) {
       // The router refuses such a request first (limits()); only a caller that bypasses it lands
@@ -224,18 +251,22 @@ public final class ReferenceEngine implements DecisionEngine {
     }
     int[] tokens = new int[(int) Math.min(count, FIRST_BUFFER)];
     byte[] state = seed(request, prompt);
-    for (long i = 0; i < count; i++) {
+    int n = 0;
+    while (n < count) {
       state = churn(state, workPerToken);
-      if (i == tokens.length) {
+      if (n == tokens.length) {
         tokens = Arrays.copyOf(tokens, (int) Math.min(count, 2L * tokens.length));
       }
-      tokens[(int) i] =
+      tokens[n] =
           Integer.remainderUnsigned(
               ByteBuffer.wrap(state).order(ByteOrder.LITTLE_ENDIAN).getInt(), VOCABULARY);
+      if (!sink.accept(tokens[n++])) {
+        break;
+      }
     }
     ServeOutcome outcome =
-        new ServeOutcome(prompt.size(), count, count, 0, 0, 0, delivered, Optional.empty());
-    return new EngineResult(TokenSequence.of(tokens), outcome);
+        new ServeOutcome(prompt.size(), n, n, 0, 0, 0, delivered, Optional.empty());
+    return new EngineResult(TokenSequence.of(Arrays.copyOf(tokens, n)), outcome);
   }
 
   private static byte[] seed(ServeRequest request, TokenSequence prompt) {

@@ -34,6 +34,8 @@ import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.InMemoryJournal;
@@ -116,7 +118,13 @@ public final class Steward implements AutoCloseable {
     this.clock = b.clock;
     this.nonces = b.nonces;
     this.journal = b.journal;
-    this.authoriser = new Authoriser(gate, b.journal, b.clock, replayed.unresolved());
+    this.authoriser =
+        new Authoriser(
+            gate,
+            b.journal,
+            b.clock,
+            replayed.unresolved(),
+            replayed.suspension().map(JournalReplay.Suspension::toString));
     this.log = ReceiptLog.resume(b.key, head);
     this.recorded = new SealedIndex(replayed.sealed(), head.nextSequence());
   }
@@ -193,6 +201,32 @@ public final class Steward implements AutoCloseable {
   public ServeResult serve(ServeRequest request, PromptText prompt, Presentation presentation)
       throws ServeException {
     return serve(request, new Ask.Generation(new Ask.Text(prompt)), Optional.of(presentation));
+  }
+
+  /**
+   * Serves an ungranted generation on prompt text, streaming: once routed and authorised, {@code
+   * streamer} opens the sink the engine hands each token to as it produces it. The sink's {@code
+   * false} (a client gone) stops the engine cooperatively; the tokens produced until then are
+   * metered, sealed and journalled, and the result holds exactly those. An engine that cannot
+   * stream ({@link ServingEngine#streams()}) hands its tokens over when it is done.
+   *
+   * @throws ServeException as {@link #serve(ServeRequest, PromptText)}; a refusal before the
+   *     engine runs opens no sink
+   */
+  public ServeResult serve(ServeRequest request, PromptText prompt, Streamer streamer)
+      throws ServeException {
+    return serve(request, new Ask.Generation(new Ask.Text(prompt), streamer), Optional.empty());
+  }
+
+  /**
+   * Serves a generation on prompt text on a grant, streaming; see the ungranted form. A cancelled
+   * serve debits the grant for the work it did, like any other.
+   */
+  public ServeResult serve(
+      ServeRequest request, PromptText prompt, Presentation presentation, Streamer streamer)
+      throws ServeException {
+    return serve(
+        request, new Ask.Generation(new Ask.Text(prompt), streamer), Optional.of(presentation));
   }
 
   /**
@@ -290,11 +324,10 @@ public final class Steward implements AutoCloseable {
     }
     // 3. Meter (and debit).
     Metered metered =
-        meter(engine, request, () -> ask.run(engine, request, payload), bound, authorised);
+        meter(engine, request, () -> ask.run(route, request, payload), bound, authorised);
     if (metered.refusal.isEmpty()) {
       try {
-        ask.answered(engine, request, metered.result.outcome(),
-            new Ask.Worked(metered.result, metered.answers));
+        ask.answered(engine, request, metered.result().outcome(), metered.worked);
       } catch (ServeException e) {
         metered = metered.refused(e);
       }
@@ -314,7 +347,7 @@ public final class Steward implements AutoCloseable {
     // 4. Seal.
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
-        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers, payload);
+        metered.result().tokens(), metered.result().outcome(), route, sealed, metered.answers(), payload);
   }
 
   /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
@@ -371,8 +404,9 @@ public final class Steward implements AutoCloseable {
    *
    * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
    * left, so the spend the steward replayed is less than it signed for: from then on it refuses
-   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal, while
-   * ungranted serves go on.
+   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal and lifts
+   * the suspension ({@code mesh journal resume-grants}), while ungranted serves go on. The
+   * suspension is journalled, so a restart keeps it.
    *
    * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
    *     seal the given receipt; such a receipt is no evidence and changes nothing
@@ -394,8 +428,26 @@ public final class Steward implements AutoCloseable {
     }
     authoriser.suspend(
         "shown receipt " + receipt.sequence() + " (envelope " + envelope.id()
-            + ") that journal " + journal.describe() + " does not hold; restore the journal");
+            + ") that journal " + journal.describe() + " does not hold; restore the journal, then"
+            + " lift with `mesh journal resume-grants`",
+        new JournalEntry.Suspended(receipt.sequence(), envelope));
     return WitnessVerdict.NOT_HELD;
+  }
+
+  /**
+   * Revokes a grant on its issuer's signed statement (SPEC.md 30 §11): the statement is verified,
+   * journalled, and then refuses, with {@code revoked}, every decision at or after its time on any
+   * chain containing the grant. A restart replays it.
+   *
+   * @return false when the grant was already revoked from that time or earlier (nothing changes)
+   * @throws GrantRefusedException if the statement does not verify: a chain that does not verify,
+   *     a revoker that issued no link of it ({@code not-issuer}), or a forged signature
+   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the journal cannot record
+   *     it
+   */
+  public boolean revoke(Revocation revocation) throws GrantRefusedException, ServeException {
+    revocation.verify();
+    return authoriser.revoke(revocation);
   }
 
   /** Releases what the steward owns: the journal (and its lock) and a discovered meter. */
@@ -425,17 +477,24 @@ public final class Steward implements AutoCloseable {
   // ---- phase 3: meter ------------------------------------------------------------------------
 
   /**
-   * What metering produced: the result, any decision answers, the figure, the weights after, and
-   * any refusal found after the work ran.
+   * What metering produced: what the engine returned, the figure, the weights after, and any
+   * refusal found after the work ran.
    */
   private record Metered(
-      EngineResult result,
-      List<DecisionAnswer> answers,
+      Ask.Worked worked,
       Energy energy,
       Optional<WeightsBinding> weights,
       Optional<ServeException> refusal) {
     Metered refused(ServeException e) {
-      return new Metered(result, answers, energy, weights, Optional.of(e));
+      return new Metered(worked, energy, weights, Optional.of(e));
+    }
+
+    EngineResult result() {
+      return worked.result();
+    }
+
+    List<DecisionAnswer> answers() {
+      return worked.answers();
     }
   }
 
@@ -487,7 +546,7 @@ public final class Steward implements AutoCloseable {
     if (refusal.isPresent() && authorised.isEmpty()) {
       throw refusal.get();
     }
-    return new Metered(result, worked.answers(), energy, after, refusal);
+    return new Metered(worked, energy, after, refusal);
   }
 
   /**
@@ -548,7 +607,7 @@ public final class Steward implements AutoCloseable {
       Optional<DebitResult> debit)
       throws ServeException {
     ServingEngine engine = route.chosen();
-    ServeOutcome outcome = metered.result.outcome();
+    ServeOutcome outcome = metered.result().outcome();
     ContentId requestId = request.id();
     Optional<FidelityReport> fidelity =
         outcome.deliveredFidelity().map(d -> new FidelityReport(engine.fidelity(), d));
@@ -564,7 +623,7 @@ public final class Steward implements AutoCloseable {
                     opening(requestId),
                     requestId,
                     OutputCommitment.payloadDigest(prompt),
-                    metered.result.tokens()));
+                    metered.result().tokens()));
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)

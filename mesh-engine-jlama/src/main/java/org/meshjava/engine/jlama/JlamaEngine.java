@@ -22,6 +22,7 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.weights.ModelDirectory;
@@ -265,9 +266,26 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   }
 
   @Override
-  public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt)
+  public EngineResult serve(ServeRequest request, TokenSequence prompt)
+      throws JlamaEngineException {
+    return serve(request, prompt, TokenSink.DISCARD);
+  }
+
+  /** True: each token is handed over as the forward pass chooses it. */
+  @Override
+  public boolean streams() {
+    return true;
+  }
+
+  /**
+   * Generates token by token, handing each to {@code sink} as it is chosen and stopping when the
+   * sink asks; the result is what was generated until then.
+   */
+  @Override
+  public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
       throws JlamaEngineException {
     Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(sink, "sink");
     Objects.requireNonNull(prompt, "prompt");
     if (request.decision().isPresent()) {
       throw new JlamaEngineException(
@@ -303,7 +321,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
         int next = choose(model.getLogits(last));
         hidden.close();
         out[n++] = next;
-        if (eos.contains(next) || n == max) {
+        if (!sink.accept(next) || eos.contains(next) || n == max) {
           break;
         }
         hidden = model.forward(next, pos++, kv, Optional.empty());
