@@ -17,7 +17,8 @@ import picocli.CommandLine.Command;
       VerifyCommand.class,
       JournalCommand.class,
       KeyCommand.class,
-      GrantCommand.class
+      GrantCommand.class,
+      ConformanceCommand.class
     })
 public final class Mesh implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
