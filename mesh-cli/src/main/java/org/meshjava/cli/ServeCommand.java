@@ -113,6 +113,8 @@ final class ServeCommand implements Callable<Integer> {
       backends.add(miniLm());
     }
     backends.forEach(sb::backend);
+    // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
+    backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
     String meterKind = meter != null ? meter : c.meter().orElse("discover");
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());

@@ -5,13 +5,16 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.engine.ReferenceEngine;
@@ -51,6 +54,10 @@ import org.meshjava.openai.UpstreamEngine;
  *                                    // when none are listed, beside the embedded defaults)
  * }
  * }</pre>
+ *
+ * <p>Every backend also takes operator caps ({@link ServeLimits}): {@code "max_output_tokens"}
+ * (default {@value #DEFAULT_MAX_OUTPUT_TOKENS}), {@code "max_prompt_tokens"} and {@code
+ * "max_joule_ceiling_uj"} (default none). A request over a backend's cap is inadmissible there.
  */
 record ServeConfig(
     Optional<String> host,
@@ -62,7 +69,23 @@ record ServeConfig(
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
     List<ServingEngine> backends,
+    Map<String, ServeLimits> caps,
     boolean defaultDecisionEngine) {
+
+  /**
+   * The output cap of a backend whose configuration sets none (and of the embedded defaults): a
+   * long reply, not an unbounded one. Without it an ungranted {@code max_tokens} of ten million
+   * ran for half a minute and returned 40 MB.
+   */
+  static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+  /** The caps of a backend whose configuration sets none. */
+  static final ServeLimits DEFAULT_CAP = ServeLimits.NONE.withMaxOutputTokens(DEFAULT_MAX_OUTPUT_TOKENS);
+
+  /** The caps configured for {@code backend}, else {@link #DEFAULT_CAP}. */
+  ServeLimits capOf(String backend) {
+    return caps.getOrDefault(backend, DEFAULT_CAP);
+  }
 
   private static final Set<String> KEYS =
       Set.of("host", "port", "key_file", "journal", "meter", "default_joule_ceiling_uj",
@@ -70,7 +93,8 @@ record ServeConfig(
 
   static ServeConfig empty() {
     return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of(), true);
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of(), Map.of(),
+        true);
   }
 
   static ServeConfig read(Path file) throws CliException {
@@ -86,12 +110,15 @@ record ServeConfig(
     }
     try {
       List<ServingEngine> backends = new ArrayList<>();
+      Map<String, ServeLimits> caps = new HashMap<>();
       JsonNode bs = root.path("backends");
       if (!bs.isMissingNode() && !bs.isArray()) {
         throw new CliException(file + ": backends is an array");
       }
       for (int i = 0; i < bs.size(); i++) {
-        backends.add(backend(bs.get(i), file + ": backends[" + i + "]", dir));
+        ServingEngine engine = backend(bs.get(i), file + ": backends[" + i + "]", dir);
+        backends.add(engine);
+        caps.put(engine.name(), cap(bs.get(i)));
       }
       return new ServeConfig(
           text(root, "host"),
@@ -103,6 +130,7 @@ record ServeConfig(
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
           List.copyOf(backends),
+          Map.copyOf(caps),
           root.path("default_decision_engine").asBoolean(backends.isEmpty()));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
@@ -177,7 +205,8 @@ record ServeConfig(
             () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
         try {
           JlamaEngine.Builder jb =
-              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost);
+              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost)
+                  .digestProgress(new DigestProgressLine(name, System.err));
           double t = b.path("temperature").asDouble(0);
           if (t != 0) {
             jb.sampling((float) t);
@@ -194,6 +223,24 @@ record ServeConfig(
       default -> throw new CliException(where + ": unknown backend type '" + type
           + "' (reference, upstream, onnx-minilm or jlama)");
     }
+  }
+
+  /** A backend's caps: {@link #DEFAULT_CAP} with whatever the entry sets. */
+  private static ServeLimits cap(JsonNode b) {
+    ServeLimits cap = DEFAULT_CAP;
+    Optional<Long> out = number(b, "max_output_tokens");
+    if (out.isPresent()) {
+      cap = cap.withMaxOutputTokens(out.get());
+    }
+    Optional<Long> in = number(b, "max_prompt_tokens");
+    if (in.isPresent()) {
+      cap = cap.withMaxPromptTokens(in.get());
+    }
+    Optional<Long> ceiling = number(b, "max_joule_ceiling_uj");
+    if (ceiling.isPresent()) {
+      cap = cap.withMaxJouleCeilingUj(ceiling.get());
+    }
+    return cap;
   }
 
   static Fidelity fidelity(String text, String where) throws CliException {

@@ -10,8 +10,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -31,6 +29,7 @@ import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Streamer;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.WitnessVerdict;
 import org.slf4j.Logger;
@@ -59,8 +58,6 @@ final class Endpoints {
           .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
           .disable(JsonParser.Feature.ALLOW_COMMENTS)
           .build();
-
-  private static final int STREAM_PIECE_CODE_POINTS = 16;
 
   private final Steward steward;
   private final long defaultCeilingUj;
@@ -244,6 +241,10 @@ final class Endpoints {
               "the steward is serving as many requests as it may; retry shortly", Optional.empty()),
           Optional.of(1));
     }
+    if (stream) {
+      Optional<Presentation> granted = presentation;
+      return new Reply.Streamed(channel -> streamed(request, prompt, granted, endpoint, channel));
+    }
     ServeResult result;
     try {
       result =
@@ -259,8 +260,57 @@ final class Endpoints {
     boolean cut = result.outcome().tokensOut() >= request.maxTokens();
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-        ? Completions.reply(result, text, cut, created, stream)
-        : Responses.reply(result, text, cut, created, stream);
+        ? Completions.reply(result, text, cut, created)
+        : Responses.reply(result, text, cut, created);
+  }
+
+  /**
+   * Serves while streaming: the opening events go out once the steward has routed, each piece of
+   * text as the engine produces its tokens, the receipt at the end. A client that goes away stops
+   * the engine (the next send fails and the sink answers false); the steward still seals and
+   * journals what was produced. Runs on the serving thread and releases the concurrency permit the
+   * caller took.
+   */
+  private Optional<Reply> streamed(
+      ServeRequest request,
+      PromptText prompt,
+      Optional<Presentation> presentation,
+      GrantedServeRequest.Endpoint endpoint,
+      Reply.Channel channel) {
+    try {
+      long created = steward.clock().instant().getEpochSecond();
+      StreamedReply reply =
+          endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+              ? new Completions.Stream(channel, created)
+              : new Responses.Stream(channel, created);
+      TextDeltas[] deltas = new TextDeltas[1];
+      Streamer streamer =
+          route -> {
+            deltas[0] = new TextDeltas(route.chosen().tokenizer());
+            reply.open(route);
+            return token -> reply.delta(deltas[0].add(token));
+          };
+      ServeResult result;
+      try {
+        result =
+            presentation.isPresent()
+                ? steward.serve(request, prompt, presentation.get(), streamer)
+                : steward.serve(request, prompt, streamer);
+      } catch (ServeException e) {
+        Reply refused = refusal(e);
+        if (!reply.started()) {
+          return Optional.of(refused);
+        }
+        reply.fail((ObjectNode) ((Reply.Json) refused).body());
+        return Optional.empty();
+      }
+      String text = result.route().chosen().tokenizer().decode(result.tokens());
+      boolean cut = result.outcome().tokensOut() >= request.maxTokens();
+      reply.finish(result, deltas[0].finish(result.tokens()), text, cut);
+      return Optional.empty();
+    } finally {
+      serves.release();
+    }
   }
 
   private static boolean flag(JsonNode body, String field) throws BindingException {
@@ -313,20 +363,5 @@ final class Endpoints {
       case GRANTS_SUSPENDED ->
           ErrorReply.of(503, "service_unavailable_error", code, e.getMessage(), Optional.empty());
     };
-  }
-
-  /** Splits text into stream pieces of a few code points, never inside a surrogate pair. */
-  static List<String> pieces(String text) {
-    List<String> out = new ArrayList<>();
-    int i = 0;
-    while (i < text.length()) {
-      int end = i;
-      for (int k = 0; k < STREAM_PIECE_CODE_POINTS && end < text.length(); k++) {
-        end += Character.charCount(text.codePointAt(end));
-      }
-      out.add(text.substring(i, end));
-      i = end;
-    }
-    return out;
   }
 }
