@@ -82,6 +82,21 @@ class JlamaEngineTest {
         .containsExactly("config.json", "model.safetensors");
   }
 
+  /**
+   * Regression: a bf16 checkpoint was labelled {@code bf16}, but Jlama widens it and the forward
+   * pass computes in fp32, which is what §3.6's precision names.
+   */
+  @Test
+  void weights_ofABf16Checkpoint_areLabelledWithTheForwardPassPrecision_fp32() throws Exception {
+    Path bf16 = tmp.resolve("bf16");
+    TinyLlama.writeBf16(bf16, 42);
+    try (JlamaEngine e = JlamaEngine.builder(bf16).build()) {
+      assertThat(e.weights()).contains(ModelDirectory.digest(bf16).bind("fp32"));
+      assertThat(e.weights()).isNotEqualTo(engine.weights());
+      assertThat(e.serve(REQUEST, PROMPT).tokens().size()).isPositive();
+    }
+  }
+
   @Test
   void generation_isServedCommittedDisclosedAndReplayedToVerified() throws Exception {
     Steward s = steward(engine);
