@@ -22,6 +22,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.receipt.Envelope;
@@ -316,6 +317,10 @@ final class Endpoints {
     return switch (e) {
       case NotIssuerException n ->
           ErrorReply.of(401, "authentication_error", n.label().wire(), e.getMessage(),
+              Optional.of("jcp_presentation"));
+      // Bytes that are no presentation are a bad request wherever they are found (SPEC 30 §9).
+      case GrantDeniedException d when d.label() == DenialLabel.MALFORMED ->
+          ErrorReply.of(400, "invalid_request_error", "malformed_presentation", e.getMessage(),
               Optional.of("jcp_presentation"));
       case GrantDeniedException d ->
           ErrorReply.of(403, "permission_error", d.label().wire(), e.getMessage(),
