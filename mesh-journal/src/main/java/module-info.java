@@ -2,6 +2,7 @@
 module org.meshjava.journal {
   requires transitive org.meshjava.core;
   requires transitive org.meshjava.jcp;
+  requires transitive org.meshjava.receipt;
   requires com.fasterxml.jackson.databind;
   requires org.slf4j;
 

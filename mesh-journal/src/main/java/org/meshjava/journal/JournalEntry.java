@@ -10,6 +10,7 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.receipt.Envelope;
 
 /** What a journal record says (§2.2). A closed set: the three entries of the decision journal. */
 public sealed interface JournalEntry
@@ -110,13 +111,17 @@ public sealed interface JournalEntry
   }
 
   /**
-   * A receipt about to be handed out, written for every receipt, granted or not (§2.2).
+   * A receipt about to be handed out, written for every receipt, granted or not (§2.2). A granted
+   * receipt's record also carries the envelope itself: its signed energy figure is what replay
+   * holds the serve's {@link Debited} record to, so a debit edited after the fact is refused
+   * (SPEC.md §60.3).
    *
    * @param sequence the receipt's chain sequence
    * @param envelopeId the content id of its envelope
    * @param authorised the sequence of the {@link Authorised} record, for a granted serve
+   * @param envelope the sealed envelope; present exactly when {@code authorised} is
    */
-  record Sealed(long sequence, ContentId envelopeId, OptionalLong authorised)
+  record Sealed(long sequence, ContentId envelopeId, OptionalLong authorised, Optional<Envelope> envelope)
       implements JournalEntry {
     /** Validates the entry. */
     public Sealed {
@@ -125,6 +130,24 @@ public sealed interface JournalEntry
       }
       Objects.requireNonNull(envelopeId, "envelopeId");
       Objects.requireNonNull(authorised, "authorised");
+      Objects.requireNonNull(envelope, "envelope");
+      if (authorised.isPresent() != envelope.isPresent()) {
+        throw new IllegalArgumentException(
+            "a Sealed record carries the envelope exactly when the receipt is granted");
+      }
+      if (envelope.isPresent() && !envelope.get().id().equals(envelopeId)) {
+        throw new IllegalArgumentException("envelope_id is not the BLAKE3 of the envelope");
+      }
+    }
+
+    /** The record of an ungranted receipt: its sequence and envelope id. */
+    public Sealed(long sequence, ContentId envelopeId) {
+      this(sequence, envelopeId, OptionalLong.empty(), Optional.empty());
+    }
+
+    /** The record of a granted receipt, settling the authorisation recorded at {@code authorised}. */
+    public static Sealed granted(long sequence, Envelope envelope, long authorised) {
+      return new Sealed(sequence, envelope.id(), OptionalLong.of(authorised), Optional.of(envelope));
     }
   }
 }

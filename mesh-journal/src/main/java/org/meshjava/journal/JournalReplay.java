@@ -7,11 +7,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.ReceiptException;
+import org.meshjava.receipt.SealedReceipt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * <p>Anything a steward would never have written refuses the replay with {@link
  * JournalException.Reason#REPLAY_REFUSED}, naming the record: a decision the gate refuses (which
  * includes a presentation spent twice), a debit with no authorisation or a second debit of one, a
- * receipt out of sequence. Authorisations never debited come back as {@link Unresolved}: they keep
+ * receipt out of sequence, a granted receipt that names no debited authorisation, and a debit that
+ * contradicts the receipt the steward signed for the same serve (the granted {@code Sealed} record
+ * carries the envelope; its signed energy figure is the truth). Authorisations never debited come back as {@link Unresolved}: they keep
  * their reservation (the request's ceiling), are logged, and are never retried.
  *
  * <p>Stateless; one call replays one journal into one gate.
@@ -83,7 +91,9 @@ public final class JournalReplay {
                 // Refused again, in order, by the gate.
               }
             });
+    Map<Long, Object> envelopes = openEnvelopes(records);
     Map<Long, Pending> open = new LinkedHashMap<>();
+    Map<Long, Settled> settled = new HashMap<>();
     Map<Long, ContentId> sealed = new HashMap<>();
     Optional<Sealed> last = Optional.empty();
     int authorisations = 0;
@@ -108,6 +118,7 @@ public final class JournalReplay {
             throw refused(r.seq(), "records breach " + d.breach().orElse("(none)")
                 + " but the replayed debit gives " + breach.orElse("(none)"));
           }
+          settled.put(d.authorised(), new Settled(p.authorisation(), r.seq(), d));
         }
         case JournalEntry.Sealed s -> {
           long expected = last.map(l -> l.sequence() + 1).orElse(s.sequence() == 0 ? 0L : -1L);
@@ -115,8 +126,17 @@ public final class JournalReplay {
             throw refused(r.seq(), "records receipt " + s.sequence() + " where receipt "
                 + (expected < 0 ? "0" : expected) + " comes next");
           }
-          if (s.authorised().isPresent() && open.containsKey(s.authorised().getAsLong())) {
-            throw refused(r.seq(), "seals a granted receipt before its debit");
+          if (s.authorised().isPresent()) {
+            long k = s.authorised().getAsLong();
+            if (open.containsKey(k)) {
+              throw refused(r.seq(), "seals a granted receipt before its debit");
+            }
+            Settled st = settled.remove(k);
+            if (st == null) {
+              throw refused(r.seq(), "names authorisation " + k
+                  + ", which is no debited, unsealed authorisation in this journal");
+            }
+            crossCheck(r.seq(), s, envelopes.get(r.seq()), st, gate, sealed);
           }
           sealed.put(s.sequence(), s.envelopeId());
           last = Optional.of(new Sealed(s.sequence(), s.envelopeId()));
@@ -142,6 +162,73 @@ public final class JournalReplay {
   }
 
   private record Pending(Authorisation authorisation, JournalEntry.Authorised entry) {}
+
+  /** A debited authorisation waiting for its {@code Sealed} record (none follows a refused serve). */
+  private record Settled(Authorisation authorisation, long debitSeq, JournalEntry.Debited debit) {}
+
+  /**
+   * Opens every granted {@code Sealed} record's envelope, in parallel (a signature check each):
+   * by record sequence, the {@link SealedReceipt} or the {@link ReceiptException} that refused it.
+   */
+  private static Map<Long, Object> openEnvelopes(List<JournalRecord> records) {
+    Map<Long, Object> out = new ConcurrentHashMap<>();
+    records.parallelStream()
+        .filter(r -> r.entry() instanceof JournalEntry.Sealed s && s.envelope().isPresent())
+        .forEach(
+            r -> {
+              Envelope e = ((JournalEntry.Sealed) r.entry()).envelope().orElseThrow();
+              try {
+                out.put(r.seq(), Jcr1.open(e));
+              } catch (ReceiptException ex) {
+                out.put(r.seq(), ex);
+              }
+            });
+    return out;
+  }
+
+  /**
+   * Holds a granted serve's debit to the receipt the steward signed for it (issue 14 item 6): the
+   * journal's lines are only hash-chained, so anyone who can write the file can edit a figure and
+   * recompute every {@code prev}, but nobody without the steward's key can sign a receipt. The
+   * signed figure is the truth; a {@code Debited} record that says anything else is refused.
+   */
+  private static void crossCheck(
+      long seq, JournalEntry.Sealed s, Object opened, Settled st, Gate gate, Map<Long, ContentId> sealed)
+      throws JournalException {
+    if (!(opened instanceof SealedReceipt sr)) {
+      throw refused(seq, "its envelope does not verify: "
+          + (opened instanceof ReceiptException e ? e.getMessage() : "missing"));
+    }
+    MeshReceipt receipt = sr.receipt();
+    JournalEntry.Debited d = st.debit();
+    String debit = "the Debited record " + st.debitSeq();
+    if (!receipt.steward().equals(gate.holder())) {
+      throw refused(seq, "its envelope is sealed by " + receipt.steward() + ", not by the steward "
+          + gate.holder());
+    }
+    if (receipt.sequence() != s.sequence()) {
+      throw refused(seq, "its envelope seals receipt " + receipt.sequence() + ", not " + s.sequence());
+    }
+    if (s.sequence() > 0 && sealed.containsKey(s.sequence() - 1)
+        && !receipt.prev().equals(Optional.of(sealed.get(s.sequence() - 1)))) {
+      throw refused(seq, "its envelope does not follow receipt " + (s.sequence() - 1) + " (§6.3)");
+    }
+    if (!receipt.requestId().equals(st.authorisation().requestId())
+        || !receipt.grantId().equals(Optional.of(st.authorisation().grantId().contentId()))) {
+      throw refused(seq, "its envelope is for request " + receipt.requestId() + " on grant "
+          + receipt.grantId().map(ContentId::toString).orElse("(none)")
+          + ", not the authorisation it names");
+    }
+    if (!receipt.energy().equals(d.energy()) || d.debitedUj() != receipt.energy().uj()) {
+      throw refused(seq, debit + " debits " + d.debitedUj() + " uJ (" + d.energy() + ") but the"
+          + " signed receipt's figure is " + receipt.energy().uj() + " uJ (" + receipt.energy()
+          + "); the signed figure is the truth, so the journal was edited");
+    }
+    if (!receipt.grantBreach().equals(d.breach())) {
+      throw refused(seq, debit + " records breach " + d.breach().orElse("(none)")
+          + " but the signed receipt says " + receipt.grantBreach().orElse("(none)"));
+    }
+  }
 
   private static Authorisation decide(long seq, JournalEntry.Authorised a, Gate gate)
       throws JournalException {

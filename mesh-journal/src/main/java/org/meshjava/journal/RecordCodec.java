@@ -28,6 +28,7 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
+import org.meshjava.receipt.Envelope;
 
 /**
  * The one-line JSON encoding of a journal record (SPEC.md section 60.2). Keys are written in a fixed
@@ -104,6 +105,9 @@ final class RecordCodec {
           g.writeStringField("envelope_id", s.envelopeId().hex());
           if (s.authorised().isPresent()) {
             g.writeNumberField("authorised", s.authorised().getAsLong());
+          }
+          if (s.envelope().isPresent()) {
+            g.writeStringField("envelope", s.envelope().get().hex());
           }
         }
       }
@@ -182,10 +186,12 @@ final class RecordCodec {
                   f.has("breach") ? Optional.of(f.text("breach")) : Optional.empty());
             }
             case "Sealed" -> {
-              Fields f = new Fields(e, expectedSeq, Set.of("type", "sequence", "envelope_id", "authorised"));
+              Fields f = new Fields(e, expectedSeq,
+                  Set.of("type", "sequence", "envelope_id", "authorised", "envelope"));
               yield new JournalEntry.Sealed(
                   f.uint("sequence"), f.id("envelope_id"),
-                  f.has("authorised") ? OptionalLong.of(f.uint("authorised")) : OptionalLong.empty());
+                  f.has("authorised") ? OptionalLong.of(f.uint("authorised")) : OptionalLong.empty(),
+                  f.has("envelope") ? Optional.of(Envelope.of(f.hex("envelope"))) : Optional.empty());
             }
             default -> throw corrupt(expectedSeq, "unknown entry type '" + type + "'");
           };

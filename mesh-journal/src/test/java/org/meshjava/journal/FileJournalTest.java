@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -51,7 +50,7 @@ class FileJournalTest {
   }
 
   static JournalEntry sealed(int i) {
-    return new JournalEntry.Sealed(i, ContentId.ofBytes(new byte[] {(byte) i}), OptionalLong.empty());
+    return new JournalEntry.Sealed(i, ContentId.ofBytes(new byte[] {(byte) i}));
   }
 
   @Test

@@ -529,8 +529,10 @@ public final class Steward implements AutoCloseable {
               s ->
                   pending[0] =
                       journal.enqueue(
-                          new JournalEntry.Sealed(
-                              s.receipt().sequence(), s.envelope().id(), authSeq)));
+                          authSeq.isPresent()
+                              ? JournalEntry.Sealed.granted(
+                                  s.receipt().sequence(), s.envelope(), authSeq.getAsLong())
+                              : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id())));
       pending[0].await();
     } catch (JournalException e) {
       throw new ServeException(

@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
@@ -82,7 +81,7 @@ class JournalRestartTest {
   @Test
   void debitWithNoAuthorisation_refusesToStart_namingTheRecord() throws Exception {
     try (FileJournal j = FileJournal.open(journal())) {
-      j.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[1]), OptionalLong.empty()));
+      j.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[1])));
       j.append(new JournalEntry.Debited(0, Energy.estimated(10), 10, Optional.empty()));
     }
     assertStartRefused(1);
@@ -105,8 +104,8 @@ class JournalRestartTest {
   @Test
   void receiptOutOfSequence_refusesToStart() throws Exception {
     try (FileJournal j = FileJournal.open(journal())) {
-      j.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[] {0}), OptionalLong.empty()));
-      j.append(new JournalEntry.Sealed(2, ContentId.ofBytes(new byte[] {2}), OptionalLong.empty()));
+      j.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[] {0})));
+      j.append(new JournalEntry.Sealed(2, ContentId.ofBytes(new byte[] {2})));
     }
     assertStartRefused(1);
   }
