@@ -179,7 +179,10 @@ final class Endpoints {
   private Reply stewardInfo() {
     ObjectNode root = NODES.objectNode();
     root.put("did", steward.identity().value());
-    root.put("grants_honoured", steward.grantsSuspended().isEmpty());
+    root.put(
+        "grants_honoured",
+        steward.grantsSuspended().isEmpty() && steward.grantsNeedDurableJournal().isEmpty());
+    steward.grantsNeedDurableJournal().ifPresent(s -> root.put("grants_need_durable_journal", s));
     steward.grantsSuspended().ifPresent(s -> root.put("grants_suspended", s));
     root.put("unresolved", steward.unresolved().size());
     root.put("next_sequence", steward.head().nextSequence());
@@ -352,7 +355,7 @@ final class Endpoints {
           ErrorReply.of(401, "authentication_error", code, e.getMessage(), Optional.empty());
       case GRANT_REFUSED ->
           ErrorReply.of(403, "permission_error", code, e.getMessage(), Optional.empty());
-      case GRANTS_SUSPENDED ->
+      case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
           ErrorReply.of(503, "service_unavailable_error", code, e.getMessage(), Optional.empty());
     };
   }
