@@ -2,7 +2,9 @@
 module org.meshjava.conformance {
   requires transitive org.meshjava.steward;
   requires org.meshjava.engine;
+  requires org.meshjava.openai;
   requires transitive com.fasterxml.jackson.databind;
 
   exports org.meshjava.conformance;
+  exports org.meshjava.conformance.pack;
 }

@@ -1,7 +1,7 @@
 /**
  * The OpenAI-compatible HTTP binding (§2.3): a {@link org.meshjava.steward.Steward} behind {@code
  * /v1/chat/completions}, {@code /v1/responses}, {@code /v1/models} and the mesh endpoints, on
- * Jetty 12; the tokenizer seam; and an engine that forwards to any OpenAI-compatible server.
+ * Jetty 12; and an engine that forwards to any OpenAI-compatible server.
  */
 module org.meshjava.openai {
   requires transitive org.meshjava.steward;

@@ -29,7 +29,7 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalFile;
-import org.meshjava.openai.ByteTokenizer;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptJson;

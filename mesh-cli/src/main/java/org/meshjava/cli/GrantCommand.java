@@ -75,7 +75,7 @@ final class GrantCommand implements Runnable {
         out.add(ModelIn.of(ids.toArray(ContentId[]::new)));
       }
       if (maxCostUj != null) {
-        out.add(new MaxCostUj(maxCostUj));
+        out.add(new MaxCostUj(GrantFiles.nonNegative("--max-cost-uj", maxCostUj)));
       }
       return out.toArray(Caveat[]::new);
     }
@@ -114,7 +114,8 @@ final class GrantCommand implements Runnable {
       Instant now = Instant.now();
       try {
         GrantChain chain =
-            Jcp.issueRoot(KeyFile.read(issuerKey), GrantFiles.did(subject), budgetUj,
+            Jcp.issueRoot(KeyFile.read(issuerKey), GrantFiles.did(subject),
+                GrantFiles.nonNegative("--budget-uj", budgetUj),
                 GrantFiles.when(notBefore, now), GrantFiles.when(expires, now), caveats.toArray());
         GrantFiles.writeLine(out, chain.toHex());
         spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id());
@@ -144,7 +145,8 @@ final class GrantCommand implements Runnable {
       try {
         GrantChain chain =
             Jcp.delegate(KeyFile.read(holderKey), GrantFiles.readChain(chainFile),
-                GrantFiles.did(subject), budgetUj, caveats.toArray());
+                GrantFiles.did(subject), GrantFiles.nonNegative("--budget-uj", budgetUj),
+                caveats.toArray());
         GrantFiles.writeLine(out, chain.toHex());
         spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id()
             + " (" + chain.links().size() + " links)");

@@ -29,11 +29,7 @@ final class GrantFiles {
   }
 
   static String readText(Path path) throws CliException {
-    try {
-      return Files.readString(path, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new CliException("cannot read " + path + ": " + e.getMessage(), e);
-    }
+    return UserFile.readText(path, "file");
   }
 
   static JsonNode readJson(Path path) throws CliException {
@@ -52,7 +48,7 @@ final class GrantFiles {
       }
       Files.writeString(path, text + "\n", StandardCharsets.UTF_8);
     } catch (IOException e) {
-      throw new CliException("cannot write " + path + ": " + e.getMessage(), e);
+      throw new CliException("cannot write " + path + ": " + UserFile.reason(e), e);
     }
   }
 
@@ -62,6 +58,17 @@ final class GrantFiles {
     } catch (DidKeyException e) {
       throw new CliException("'" + text + "' is not a did:key: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Returns {@code value}, or refuses it naming the flag: the library's own message would name
+   * its field ({@code budgetUj}), which the user never typed.
+   */
+  static long nonNegative(String flag, long value) throws CliException {
+    if (value < 0) {
+      throw new CliException(flag + " must be zero or more, not " + value);
+    }
+    return value;
   }
 
   /** An ISO-8601 instant ({@code 2026-12-31T00:00:00Z}) or a duration from now ({@code PT24H}). */

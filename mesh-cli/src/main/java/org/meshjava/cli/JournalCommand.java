@@ -79,7 +79,7 @@ final class JournalCommand implements Runnable {
       LongConsumer progress =
           n -> {
             if (progressEvery > 0 && n % progressEvery == 0) {
-              err.println("checked " + n + " records…");
+              err.println("checked " + Counted.of(n, "record") + "…");
             }
           };
       try {
@@ -127,9 +127,11 @@ final class JournalCommand implements Runnable {
       JournalFile.Contents c = read();
       Replayed r = replay(c.records());
       PrintWriter out = spec.commandLine().getOut();
-      out.println("journal " + file + ": " + c.records().size() + " records form one chain and replay; "
-          + r.result().authorisations() + " grant decisions, "
-          + r.result().sealed().size() + " receipts, " + r.result().unresolved().size() + " unresolved"
+      out.println("journal " + file + ": " + Counted.of(c.records().size(), "record")
+          + (c.records().size() == 1 ? " forms" : " form") + " one chain and replay; "
+          + Counted.of(r.result().authorisations(), "grant decision") + ", "
+          + Counted.of(r.result().sealed().size(), "receipt") + ", "
+          + r.result().unresolved().size() + " unresolved"
           + (c.tornTail() > 0 ? "; a final line of " + c.tornTail()
               + " bytes without a newline is an append cut short and will be dropped" : ""));
       return 0;

@@ -21,12 +21,7 @@ final class KeyFile {
   private KeyFile() {}
 
   static SigningKey read(Path path) throws CliException {
-    String text;
-    try {
-      text = Files.readString(path, StandardCharsets.US_ASCII).strip();
-    } catch (IOException e) {
-      throw new CliException("cannot read key file " + path + ": " + e.getMessage(), e);
-    }
+    String text = UserFile.readText(path, "key file").strip();
     if (!text.matches("[0-9a-fA-F]{64}")) {
       throw new CliException("key file " + path + " does not hold a 64-hex-digit Ed25519 seed");
     }
@@ -56,7 +51,7 @@ final class KeyFile {
     } catch (FileAlreadyExistsException e) {
       throw new CliException(path + " exists; refusing to overwrite a key (use --force)", e);
     } catch (IOException e) {
-      throw new CliException("cannot write key file " + path + ": " + e.getMessage(), e);
+      throw new CliException("cannot write key file " + path + ": " + UserFile.reason(e), e);
     }
   }
 }

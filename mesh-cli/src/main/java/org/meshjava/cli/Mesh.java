@@ -1,5 +1,6 @@
 package org.meshjava.cli;
 
+import java.io.IOException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,7 +17,8 @@ import picocli.CommandLine.Command;
       VerifyCommand.class,
       JournalCommand.class,
       KeyCommand.class,
-      GrantCommand.class
+      GrantCommand.class,
+      ConformanceCommand.class
     })
 public final class Mesh implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -37,10 +39,23 @@ public final class Mesh implements Runnable {
     cl.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           // One clear line and a non-zero exit, never a stack trace.
-          String msg = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+          String msg =
+              e instanceof IOException io
+                  ? UserFile.reason(io)
+                  : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
           commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": "
               + msg.replaceAll("[\\r\\n]+", " "));
           return 1;
+        });
+    cl.setParameterExceptionHandler(
+        (e, arguments) -> {
+          // A usage mistake is one line naming it and where the help is, as for any other error;
+          // the full usage text is what --help is for.
+          CommandLine where = e.getCommandLine();
+          String name = where.getCommandSpec().qualifiedName();
+          where.getErr().println(name + ": " + e.getMessage().replaceAll("[\\r\\n]+", " ")
+              + " (see '" + name + " --help')");
+          return where.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cl.execute(args);
   }

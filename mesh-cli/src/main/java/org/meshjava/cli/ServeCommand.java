@@ -2,6 +2,7 @@ package org.meshjava.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -75,9 +76,30 @@ final class ServeCommand implements Callable<Integer> {
       description = "Write the bound port here once listening (for scripts).")
   Path portFile;
 
+  /** The journal file this run created, removed again if the steward never starts listening. */
+  private Path createdJournal;
+
   @Override
   public Integer call() throws Exception {
+    try {
+      return serve();
+    } catch (Exception e) {
+      // A failed start (a port in use, say) leaves no new journal behind to confuse the next.
+      if (createdJournal != null) {
+        try {
+          Files.deleteIfExists(createdJournal);
+        } catch (IOException ignored) {
+          // The error being reported matters more than a stray file.
+        }
+      }
+      throw e;
+    }
+  }
+
+  private Integer serve() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
+    // Warnings go with errors to stderr, so that stdout holds only what scripts read.
+    PrintWriter err = spec.commandLine().getErr();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
     Path keyPath = key != null ? key : c.keyFile().orElse(null);
     Steward.Builder sb;
@@ -86,15 +108,16 @@ final class ServeCommand implements Callable<Integer> {
       sb = Steward.builder(signingKey);
     } else {
       sb = Steward.ephemeral();
-      out.println("warning: no key file; this steward's identity lasts until it stops");
+      err.println("warning: no key file; this steward's identity lasts until it stops");
     }
     if (freshChain) {
       sb.chainHead(ChainHead.GENESIS);
     }
     List<ServingEngine> backends =
         new java.util.ArrayList<>(c.backends().isEmpty() ? defaults() : c.backends());
-    // The MiniLM decision engine is registered by default beside whatever the configuration
-    // names, unless the configuration lists one itself or turns it off.
+    // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
+    // lists it joins only when asked for ("default_decision_engine": true), so that what is
+    // served is what the file says.
     if (c.defaultDecisionEngine()
         && backends.stream().noneMatch(b -> b instanceof OnnxDecisionEngine)) {
       backends.add(miniLm());
@@ -108,16 +131,20 @@ final class ServeCommand implements Callable<Integer> {
     }
     Path journalPath = journal != null ? journal : c.journal().orElse(null);
     if (journalPath != null) {
+      boolean existed = Files.exists(journalPath);
       try {
         sb.journal(FileJournal.open(journalPath));
       } catch (JournalException e) {
-        throw new CliException("journal " + journalPath + ": " + e.getMessage(), e);
+        throw new CliException(e.getMessage(), e);
+      }
+      if (!existed) {
+        createdJournal = journalPath;
       }
     } else if (keyPath != null) {
-      out.println("warning: no journal; this key outlives the steward but its spend would not, so"
+      err.println("warning: no journal; this key outlives the steward but its spend would not, so"
           + " every grant is refused (503 journal_not_durable); pass --journal to honour grants");
     } else {
-      out.println("warning: no journal; grant spend is forgotten when this steward stops");
+      err.println("warning: no journal; grant spend is forgotten when this steward stops");
     }
     Steward steward;
     try {
@@ -149,12 +176,6 @@ final class ServeCommand implements Callable<Integer> {
       if (conc != null) {
         ob.maxConcurrentServes(conc);
       }
-      // A Jlama backend reads its model's own token ids, so the binding encodes with its tokenizer.
-      for (ServingEngine e : steward.backends()) {
-        if (e instanceof org.meshjava.engine.jlama.JlamaEngine j) {
-          ob.tokenizer(j.name(), new JlamaTokenizer(j));
-        }
-      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
@@ -162,11 +183,12 @@ final class ServeCommand implements Callable<Integer> {
           throw new CliException("cannot listen: " + e.getMessage(), e);
         }
         out.println("steward " + steward.identity());
-        steward.unresolved().forEach(u -> out.println("warning: " + u));
+        steward.unresolved().forEach(u -> err.println("warning: " + u));
         for (ServingEngine e : steward.backends()) {
           out.println("backend " + e.name() + " (" + e.fidelity() + ", " + e.costProfile().ujPerToken()
               + " uJ/token" + (e.deterministic() ? ", deterministic" : "") + ")");
         }
+        createdJournal = null;
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();
         if (portFile != null) {

@@ -45,7 +45,8 @@ import org.meshjava.openai.UpstreamEngine;
  *     {"type": "jlama", "name": "llama-local", "model_dir": "models/TinyLlama-1.1B",
  *      "fidelity": "F2", "uj_per_token": 1000, "temperature": 0}   // 0: greedy, replayable
  *   ],
- *   "default_decision_engine": true  // register MiniLM unless an onnx-minilm backend is listed
+ *   "default_decision_engine": false // add MiniLM beside the listed backends (default: only
+ *                                    // when none are listed, beside the embedded defaults)
  * }
  * }</pre>
  */
@@ -100,7 +101,7 @@ record ServeConfig(
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
           List.copyOf(backends),
-          root.path("default_decision_engine").asBoolean(true));
+          root.path("default_decision_engine").asBoolean(backends.isEmpty()));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
     }

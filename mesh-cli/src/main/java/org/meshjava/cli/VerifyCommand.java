@@ -1,8 +1,6 @@
 package org.meshjava.cli;
 
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,21 +33,27 @@ final class VerifyCommand implements Callable<Integer> {
   boolean fromGenesis;
 
   @Override
-  public Integer call() throws Exception {
+  public Integer call() throws CliException {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     List<Envelope> envelopes = new ArrayList<>();
     for (Path f : files) {
-      for (String line : Files.readAllLines(f, StandardCharsets.US_ASCII)) {
+      int before = envelopes.size();
+      for (String line : UserFile.readText(f, "envelope file").split("\\R")) {
         if (line.isBlank()) {
           continue;
         }
         try {
-          envelopes.add(Envelope.fromHex(line));
+          envelopes.add(Envelope.fromHex(line.strip()));
         } catch (IllegalArgumentException e) {
           err.println("mesh verify: envelope " + envelopes.size() + " in " + f + " is not hex");
           return 1;
         }
+      }
+      if (envelopes.size() == before) {
+        // Nothing to verify is not a verified chain: an empty file is a mistake, say so.
+        err.println("mesh verify: " + f + " holds no envelopes");
+        return 1;
       }
     }
     try {
@@ -57,7 +61,7 @@ final class VerifyCommand implements Callable<Integer> {
           fromGenesis
               ? ReceiptChain.verifyFromGenesis(envelopes)
               : ReceiptChain.verifySegment(envelopes);
-      out.println("verified " + ok.size() + " receipts"
+      out.println("verified " + Counted.of(ok.size(), "receipt")
           + (ok.isEmpty() ? "" : ", sequences " + ok.getFirst().receipt().sequence() + ".."
               + ok.getLast().receipt().sequence() + ", steward " + ok.getFirst().receipt().steward()));
       return 0;

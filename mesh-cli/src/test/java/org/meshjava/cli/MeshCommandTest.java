@@ -42,10 +42,10 @@ class MeshCommandTest {
   void help_listsTheCommands() {
     Run r = mesh("--help");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("demo", "serve", "verify", "journal", "key", "grant");
+    assertThat(r.out()).contains("demo", "serve", "verify", "journal", "key", "grant", "conformance");
     for (String[] sub : new String[][] {{"serve"}, {"journal", "inspect"}, {"journal", "verify"},
         {"key", "generate"}, {"grant", "issue"}, {"grant", "delegate"}, {"grant", "shard"},
-        {"grant", "present"}}) {
+        {"grant", "present"}, {"conformance", "run"}, {"conformance", "subject"}}) {
       String[] args = java.util.Arrays.copyOf(sub, sub.length + 1);
       args[sub.length] = "--help";
       Run h = mesh(args);
@@ -58,7 +58,7 @@ class MeshCommandTest {
   void verify_acceptsThePublishedReferenceEnvelope() {
     Run r = mesh("verify", "--from-genesis", published("reference/envelope.hex").toString());
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("verified 1 receipts");
+    assertThat(r.out()).contains("verified 1 receipt,");
   }
 
   @Test

@@ -13,6 +13,16 @@ import java.util.List;
 public interface DecisionEngine extends ServingEngine {
 
   /**
+   * The token payload for a decision asked as prompt text: by default the engine's {@linkplain
+   * #tokenizer() tokenizer} over {@link DecisionPrompt#text()} (schema, then state). An engine that
+   * lays its payload out otherwise (its own schema tokens, then the state's) overrides this; {@link
+   * #decide} is then handed exactly what this returns.
+   */
+  default TokenSequence payload(DecisionPrompt prompt) {
+    return tokenizer().encode(prompt.text().bytes());
+  }
+
+  /**
    * Answers {@code questions} for a decision request on the prompt payload (which carries the
    * questions' schema and the state under judgement).
    *

@@ -58,6 +58,27 @@ public record ServeRequest(
         promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, Optional.empty());
   }
 
+  /**
+   * A generation request for prompt text: {@code prompt_hash} addresses its bytes and {@code
+   * prompt_tokens} is their count (the byte-level figure, the same whichever engine serves).
+   */
+  public static ServeRequest generation(
+      PromptText prompt, long maxTokens, Fidelity fidelityFloor, long jouleCeilingUj) {
+    return generation(prompt.hash(), prompt.length(), maxTokens, fidelityFloor, jouleCeilingUj);
+  }
+
+  /**
+   * A typed-decision request for a decision asked as prompt text: {@code prompt_hash} addresses
+   * {@link DecisionPrompt#text()}, {@code prompt_tokens} is its byte length, the decision shape is
+   * {@link DecisionPrompt#shape()}, and {@code max_tokens} is 0, since a decision emits none.
+   */
+  public static ServeRequest decision(
+      DecisionPrompt prompt, Fidelity fidelityFloor, long jouleCeilingUj) {
+    PromptText text = prompt.text();
+    return decision(
+        text.hash(), text.length(), 0, fidelityFloor, jouleCeilingUj, prompt.shape());
+  }
+
   /** A typed-decision request. */
   public static ServeRequest decision(
       ContentId promptHash,

@@ -62,6 +62,15 @@ public interface ServingEngine {
   }
 
   /**
+   * How this engine turns prompt bytes into its token payload and its tokens back into text. The
+   * steward asks the engine it routed a prompt-text request to, after routing, so each engine is
+   * handed ids of its own vocabulary. The default is {@link ByteTokenizer}: one token per byte.
+   */
+  default Tokenizer tokenizer() {
+    return ByteTokenizer.INSTANCE;
+  }
+
+  /**
    * Serves {@code request} on the prompt token payload.
    *
    * @throws EngineException if it cannot serve; nothing is sealed

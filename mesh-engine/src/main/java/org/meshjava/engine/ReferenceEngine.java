@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionAnswer;
@@ -21,6 +22,7 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.Blake3;
 
@@ -56,6 +58,7 @@ public final class ReferenceEngine implements DecisionEngine {
   private final LongConsumer workObserver;
   private final Optional<Fidelity> delivers;
   private final Optional<WeightsBinding> weights;
+  private final Tokenizer tokenizer;
 
   private ReferenceEngine(Builder b) {
     this.name = b.name;
@@ -67,6 +70,7 @@ public final class ReferenceEngine implements DecisionEngine {
     this.workObserver = b.workObserver;
     this.delivers = b.delivers;
     this.weights = b.weights;
+    this.tokenizer = b.tokenizer;
   }
 
   /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
@@ -104,6 +108,12 @@ public final class ReferenceEngine implements DecisionEngine {
   @Override
   public Optional<WeightsBinding> weights() {
     return weights;
+  }
+
+  /** The configured tokenizer; {@link ByteTokenizer} by default. */
+  @Override
+  public Tokenizer tokenizer() {
+    return tokenizer;
   }
 
   private Optional<Fidelity> delivered() {
@@ -229,6 +239,7 @@ public final class ReferenceEngine implements DecisionEngine {
     private LongConsumer workObserver = n -> {};
     private Optional<Fidelity> delivers = Optional.empty();
     private Optional<WeightsBinding> weights = Optional.empty();
+    private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
 
     private Builder() {}
 
@@ -300,6 +311,15 @@ public final class ReferenceEngine implements DecisionEngine {
      */
     public Builder weights(WeightsBinding v) {
       weights = Optional.of(Objects.requireNonNull(v, "weights"));
+      return this;
+    }
+
+    /**
+     * Makes the engine tokenize prompt text with {@code v} instead of byte by byte. The engine
+     * reads any ids; this is for tests that check each engine is handed its own tokenizer's ids.
+     */
+    public Builder tokenizer(Tokenizer v) {
+      tokenizer = Objects.requireNonNull(v, "tokenizer");
       return this;
     }
 

@@ -41,7 +41,9 @@ public final class JournalException extends Exception {
 
   /** Creates an exception about record {@code seq}. */
   public JournalException(Reason reason, long seq, String detail, Throwable cause) {
-    super((seq >= 0 ? "journal record " + seq + ": " : "journal: ") + detail, cause);
+    // Details not about one record name the journal themselves ("journal x is held ..."), so
+    // only a record number is added; a fixed "journal: " prefix doubled that in every message.
+    super((seq >= 0 ? "journal record " + seq + ": " : "") + detail, cause);
     this.reason = reason;
     this.seq = seq;
   }

@@ -13,14 +13,12 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
-import org.meshjava.core.ContentId;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.MalformedGrantException;
@@ -29,9 +27,6 @@ import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptJson;
-import org.meshjava.router.AdmissionRule;
-import org.meshjava.router.NoAdmissibleBackendException;
-import org.meshjava.router.Router;
 import org.meshjava.steward.GrantDeniedException;
 import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
@@ -69,16 +64,11 @@ final class Endpoints {
   private static final int STREAM_PIECE_CODE_POINTS = 16;
 
   private final Steward steward;
-  private final Router router;
-  private final Map<String, Tokenizer> tokenizers;
   private final long defaultCeilingUj;
   private final Semaphore serves;
 
-  Endpoints(
-      Steward steward, Map<String, Tokenizer> tokenizers, long defaultCeilingUj, int maxConcurrentServes) {
+  Endpoints(Steward steward, long defaultCeilingUj, int maxConcurrentServes) {
     this.steward = steward;
-    this.router = new Router(steward.backends());
-    this.tokenizers = Map.copyOf(tokenizers);
     this.defaultCeilingUj = defaultCeilingUj;
     this.serves = new Semaphore(maxConcurrentServes);
   }
@@ -171,7 +161,7 @@ final class Endpoints {
       mesh.put("uj_per_token", e.costProfile().ujPerToken());
       mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
       mesh.put("deterministic", e.deterministic());
-      mesh.put("tokenizer", tokenizerFor(e).name());
+      mesh.put("tokenizer", e.tokenizer().name());
     }
     return new Reply.Json(200, root);
   }
@@ -250,9 +240,8 @@ final class Endpoints {
         GrantedServeRequest.derive(
             body, endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
-    byte[] promptText = GrantedServeRequest.prompt(body, endpoint).bytes();
-    Tokenizer tokenizer = tokenizerFor(request, presentation);
-    TokenSequence payload = tokenizer.encode(promptText);
+    // Routed once, by the steward; the engine it routes to tokenizes the prompt text.
+    PromptText prompt = PromptText.of(GrantedServeRequest.prompt(body, endpoint).bytes());
     if (!serves.tryAcquire()) {
       return new Reply.Json(429,
           ErrorReply.body("rate_limit_error", "overloaded",
@@ -263,14 +252,14 @@ final class Endpoints {
     try {
       result =
           presentation.isPresent()
-              ? steward.serve(request, payload, presentation.get())
-              : steward.serve(request, payload);
+              ? steward.serve(request, prompt, presentation.get())
+              : steward.serve(request, prompt);
     } catch (ServeException e) {
       return refusal(e);
     } finally {
       serves.release();
     }
-    String text = tokenizerFor(result.route().chosen()).decode(result.tokens());
+    String text = result.route().chosen().tokenizer().decode(result.tokens());
     boolean cut = result.outcome().tokensOut() >= request.maxTokens();
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
@@ -288,32 +277,6 @@ final class Endpoints {
           field + " must be true or false");
     }
     return v.asBoolean();
-  }
-
-  /**
-   * The tokenizer of the backend the steward will route to. The router is a pure function of
-   * the request and the backends, so routing here first chooses what the steward will choose.
-   */
-  private Tokenizer tokenizerFor(ServeRequest request, Optional<Presentation> presentation) {
-    AdmissionRule rule =
-        presentation
-            .<AdmissionRule>map(p -> backend -> {
-              Optional<ContentId> model = backend.weights().map(WeightsBinding::digest);
-              return p.chain().admitsModel(model)
-                  ? Optional.empty()
-                  : Optional.of("not in the grant's ModelIn");
-            })
-            .orElse(AdmissionRule.ALL);
-    try {
-      return tokenizerFor(router.route(request, rule).chosen());
-    } catch (NoAdmissibleBackendException e) {
-      // The steward will refuse it with the candidates; the payload is never used.
-      return ByteTokenizer.INSTANCE;
-    }
-  }
-
-  private Tokenizer tokenizerFor(ServingEngine engine) {
-    return tokenizers.getOrDefault(engine.name(), ByteTokenizer.INSTANCE);
   }
 
   static Reply refusal(ServeException e) {
@@ -345,7 +308,7 @@ final class Endpoints {
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
-      case QUESTIONS_MISMATCH ->
+      case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
           ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           ErrorReply.of(502, "server_error", code, e.getMessage(), Optional.empty());

@@ -7,8 +7,6 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpHeader;
@@ -21,7 +19,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -57,22 +54,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final Duration bodyDeadline;
 
   private OpenAiServer(Builder b) {
-    Map<String, Tokenizer> tokenizers = new HashMap<>();
-    for (ServingEngine e : b.steward.backends()) {
-      Tokenizer t = b.tokenizers.get(e.name());
-      if (t == null) {
-        t = e instanceof UpstreamEngine ? UpstreamEngine.tokenizer() : ByteTokenizer.INSTANCE;
-      }
-      tokenizers.put(e.name(), t);
-    }
-    for (String name : b.tokenizers.keySet()) {
-      if (!tokenizers.containsKey(name) || tokenizers.get(name) != b.tokenizers.get(name)) {
-        throw new IllegalArgumentException("a tokenizer is given for " + name
-            + ", which is not one of the steward's backends");
-      }
-    }
-    this.endpoints =
-        new Endpoints(b.steward, tokenizers, b.defaultJouleCeilingUj, b.maxConcurrentServes);
+    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, b.maxConcurrentServes);
     this.maxBodyBytes = b.maxBodyBytes;
     this.bodyDeadline = b.bodyDeadline;
     QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, b.maxConcurrentServes * 2 + 8));
@@ -253,7 +235,6 @@ public final class OpenAiServer implements AutoCloseable {
   /** Configures an {@link OpenAiServer}. Not thread-safe. */
   public static final class Builder {
     private final Steward steward;
-    private final Map<String, Tokenizer> tokenizers = new HashMap<>();
     private String host = "127.0.0.1";
     private int port = 0;
     private long maxBodyBytes = 1 << 20;
@@ -264,16 +245,6 @@ public final class OpenAiServer implements AutoCloseable {
 
     private Builder(Steward steward) {
       this.steward = Objects.requireNonNull(steward, "steward");
-    }
-
-    /**
-     * Sets the tokenizer of one backend. The default is {@link UpstreamEngine#tokenizer()} for an
-     * upstream engine and {@link ByteTokenizer} for any other.
-     */
-    public Builder tokenizer(String backend, Tokenizer tokenizer) {
-      tokenizers.put(Objects.requireNonNull(backend, "backend"),
-          Objects.requireNonNull(tokenizer, "tokenizer"));
-      return this;
     }
 
     /** The address to bind; the default is 127.0.0.1 (loopback only). */
@@ -347,8 +318,6 @@ public final class OpenAiServer implements AutoCloseable {
 
     /**
      * Builds the server; call {@link OpenAiServer#start()} to listen.
-     *
-     * @throws IllegalArgumentException if a tokenizer names no backend of the steward
      */
     public OpenAiServer build() {
       return new OpenAiServer(this);

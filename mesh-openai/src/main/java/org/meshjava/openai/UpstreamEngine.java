@@ -24,6 +24,8 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.WeightsBinding;
 
 /**
@@ -86,8 +88,9 @@ public final class UpstreamEngine implements ServingEngine {
     return new Builder();
   }
 
-  /** The tokenizer for this engine: byte tokens in, one code point per token out. */
-  public static Tokenizer tokenizer() {
+  /** This engine's tokenizer: byte tokens in, one code point per token out. */
+  @Override
+  public Tokenizer tokenizer() {
     return CodePoints.INSTANCE;
   }
 

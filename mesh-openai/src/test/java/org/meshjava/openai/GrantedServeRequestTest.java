@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.TokenSequence;
 
 class GrantedServeRequestTest {
@@ -118,7 +119,7 @@ class GrantedServeRequestTest {
     assertThat(ByteTokenizer.INSTANCE.encode(new byte[] {0, 65, (byte) 0xFF}))
         .isEqualTo(TokenSequence.of(0, 65, 255));
     assertThat(ByteTokenizer.INSTANCE.decode(TokenSequence.of(35, 36, 50256))).isEqualTo("z 10 12s0");
-    assertThat(UpstreamEngine.tokenizer().decode(TokenSequence.of(0x48, 0x1F600))).isEqualTo("H\uD83D\uDE00");
+    assertThat(UpstreamEngine.builder().name("u").baseUri(java.net.URI.create("http://127.0.0.1:1/v1")).model("m").build().tokenizer().decode(TokenSequence.of(0x48, 0x1F600))).isEqualTo("H\uD83D\uDE00");
   }
 
   /** The figure the spec draft prints. */

@@ -42,7 +42,7 @@ public final class ReceiptChain {
       try {
         current = Jcr1.open(envelopes.get(i));
       } catch (ReceiptException e) {
-        throw new ReceiptException(e.reason(), i, e.getMessage(), e);
+        throw new ReceiptException(e.reason(), i, e.detail(), e);
       }
       MeshReceipt r = current.receipt();
       if (previous == null) {

@@ -43,6 +43,7 @@ public final class ReceiptException extends Exception {
 
   private final Reason reason;
   private final long index;
+  private final String detail;
 
   /** Creates an exception about a single envelope or receipt. */
   public ReceiptException(Reason reason, String detail) {
@@ -59,6 +60,12 @@ public final class ReceiptException extends Exception {
     super((index >= 0 ? "envelope " + index + ": " : "") + reason + ": " + detail, cause);
     this.reason = reason;
     this.index = index;
+    this.detail = detail;
+  }
+
+  /** Returns what went wrong, without the reason and index the message starts with. */
+  public String detail() {
+    return detail;
   }
 
   /** Returns why. */

@@ -180,12 +180,12 @@ final class SignedCore {
                       new WeightsBinding(in.contentId(WEIGHTS_DIGEST), in.text(PRECISION)))
                   : Optional.empty(),
               in.text(ROUTE),
-              in.uint(TOKENS_IN),
-              in.uint(TOKENS_OUT),
-              in.uint(TOKENS_ACCEPTED),
-              in.uint(CACHE_HIT_TOKENS),
-              in.uint(SPEC_PROPOSED),
-              in.uint(SPEC_ACCEPTED),
+              in.u32(TOKENS_IN),
+              in.u32(TOKENS_OUT),
+              in.u32(TOKENS_ACCEPTED),
+              in.u32(CACHE_HIT_TOKENS),
+              in.u32(SPEC_PROPOSED),
+              in.u32(SPEC_ACCEPTED),
               in.fidelity(FIDELITY_FLOOR),
               hasAdvertised
                   ? Optional.of(
@@ -197,9 +197,9 @@ final class SignedCore {
               decision
                   ? Optional.of(
                       new DecisionShape(
-                          in.uint(QUESTIONS_ANSWERED),
-                          in.uint(OPTIONS_SCORED),
-                          in.uint(SCHEMA_TOKENS)))
+                          in.u32(QUESTIONS_ANSWERED),
+                          in.u32(OPTIONS_SCORED),
+                          in.u32(SCHEMA_TOKENS)))
                   : Optional.empty(),
               f.containsKey(GRANT_BREACH) ? Optional.of(in.text(GRANT_BREACH)) : Optional.empty(),
               in.optionalContentId(OUTPUT_COMMITMENT),
@@ -258,6 +258,15 @@ final class SignedCore {
         return v;
       }
       throw malformed("'" + key + "' must be an unsigned integer");
+    }
+
+    /** A u32 counter: out of range is a malformed value, like a fidelity level above 4. */
+    long u32(String key) throws ReceiptException {
+      long v = uint(key);
+      if (v > 0xffff_ffffL) {
+        throw malformed("'" + key + "' must be a u32, got " + v);
+      }
+      return v;
     }
 
     Fidelity fidelity(String key) throws ReceiptException {

@@ -65,6 +65,10 @@ class ReceiptChainTest {
 
       assertThat(e.index()).as("altered envelope %d: %s", i, e.getMessage()).hasValue(i);
       assertThat(e.reason()).isNotEqualTo(Reason.BROKEN_CHAIN);
+      // The index and reason are said once: "envelope i: REASON: detail".
+      assertThat(e.getMessage())
+          .startsWith("envelope " + i + ": " + e.reason() + ": ")
+          .doesNotContain(e.reason() + ": " + e.reason());
     }
   }
 

@@ -21,6 +21,11 @@ public sealed class ServeException extends Exception
      * is not a decision (§3.6).
      */
     QUESTIONS_MISMATCH,
+    /**
+     * Before routing: the request's {@code prompt_hash} does not address the prompt text it was
+     * handed with (§3.1).
+     */
+    PROMPT_MISMATCH,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */

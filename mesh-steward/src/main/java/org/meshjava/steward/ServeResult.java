@@ -21,13 +21,17 @@ import org.meshjava.router.RouteDecision;
  * @param sealed the receipt and its envelope
  * @param answers one answer per question, in order, when the serve was a decision asked with
  *     questions; otherwise empty. Answers never enter the receipt (§6.1).
+ * @param payload the prompt token payload the engine was handed: the caller's own, or the routed
+ *     engine's encoding of the prompt text. A disclosure names it (§6.4); it is never sealed in the
+ *     clear.
  */
 public record ServeResult(
     TokenSequence tokens,
     ServeOutcome outcome,
     RouteDecision route,
     SealedReceipt sealed,
-    List<DecisionAnswer> answers) {
+    List<DecisionAnswer> answers,
+    TokenSequence payload) {
 
   /** Validates the record. */
   public ServeResult {
@@ -36,12 +40,7 @@ public record ServeResult(
     Objects.requireNonNull(route, "route");
     Objects.requireNonNull(sealed, "sealed");
     answers = List.copyOf(answers);
-  }
-
-  /** A result with no answers: a generation, or a decision asked without questions. */
-  public ServeResult(
-      TokenSequence tokens, ServeOutcome outcome, RouteDecision route, SealedReceipt sealed) {
-    this(tokens, outcome, route, sealed, List.of());
+    Objects.requireNonNull(payload, "payload");
   }
 
   /** The receipt. */

@@ -9,12 +9,13 @@ import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
-import org.meshjava.core.DecisionResult;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Energy;
 import org.meshjava.core.NonceSource;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -205,14 +206,56 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Serves an ungranted {@code request} on the prompt token payload.
+   * Serves an ungranted generation on prompt text. The steward routes {@code request} and hands
+   * the routed engine its own tokenizer's encoding of the text ({@link ServingEngine#tokenizer()});
+   * the payload comes back in {@link ServeResult#payload()}.
+   *
+   * @param request the request; its {@code prompt_hash} must address {@code prompt} ({@link
+   *     ServeRequest#generation(PromptText, long, org.meshjava.core.Fidelity, long)} makes one)
+   * @param prompt the prompt text; never enters the receipt
+   * @throws ServeException {@link ServeException.Reason#PROMPT_MISMATCH} if the request does not
+   *     address the text, and as {@link #serve(ServeRequest, TokenSequence)} otherwise
+   */
+  public ServeResult serve(ServeRequest request, PromptText prompt) throws ServeException {
+    return serve(request, new Ask.Generation(new Ask.Text(prompt)), Optional.empty());
+  }
+
+  /** Serves a generation on prompt text on a grant; see the two-argument form and the grant form. */
+  public ServeResult serve(ServeRequest request, PromptText prompt, Presentation presentation)
+      throws ServeException {
+    return serve(request, new Ask.Generation(new Ask.Text(prompt)), Optional.of(presentation));
+  }
+
+  /**
+   * Serves an ungranted typed decision asked as prompt text (§3.6): the routed decision engine
+   * lays out its own payload for the questions and the state ({@link DecisionEngine#payload}).
+   *
+   * @param request a decision request for this prompt ({@link ServeRequest#decision(DecisionPrompt,
+   *     org.meshjava.core.Fidelity, long)} makes one)
+   * @throws ServeException {@link ServeException.Reason#PROMPT_MISMATCH} or {@link
+   *     ServeException.Reason#QUESTIONS_MISMATCH} if the request does not fit the prompt
+   */
+  public ServeResult serve(ServeRequest request, DecisionPrompt prompt) throws ServeException {
+    return serve(request, new Ask.Decision(new Ask.Laid(prompt), prompt.questions()), Optional.empty());
+  }
+
+  /** Serves a typed decision asked as prompt text on a grant. */
+  public ServeResult serve(ServeRequest request, DecisionPrompt prompt, Presentation presentation)
+      throws ServeException {
+    return serve(
+        request, new Ask.Decision(new Ask.Laid(prompt), prompt.questions()), Optional.of(presentation));
+  }
+
+  /**
+   * Serves an ungranted {@code request} on a prompt token payload the caller tokenized itself.
+   * The payload is handed unchanged to whichever engine the request routes to.
    *
    * @param request the request; its {@code prompt_hash} addresses the prompt bytes
    * @param prompt the token payload handed to the engine; never enters the receipt in the clear
    * @throws ServeException if any phase refuses or fails; nothing is sealed
    */
   public ServeResult serve(ServeRequest request, TokenSequence prompt) throws ServeException {
-    return serve(request, prompt, Optional.empty(), Optional.empty());
+    return serve(request, new Ask.Generation(new Ask.Tokens(prompt)), Optional.empty());
   }
 
   /**
@@ -225,7 +268,7 @@ public final class Steward implements AutoCloseable {
    */
   public ServeResult serve(ServeRequest request, TokenSequence prompt, Presentation presentation)
       throws ServeException {
-    return serve(request, prompt, Optional.empty(), Optional.of(presentation));
+    return serve(request, new Ask.Generation(new Ask.Tokens(prompt)), Optional.of(presentation));
   }
 
   /**
@@ -244,7 +287,7 @@ public final class Steward implements AutoCloseable {
   public ServeResult serve(
       ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
       throws ServeException {
-    return serve(request, prompt, Optional.of(List.copyOf(questions)), Optional.empty());
+    return serve(request, new Ask.Decision(new Ask.Tokens(prompt), questions), Optional.empty());
   }
 
   /** Serves a typed decision on a grant; see the two methods above. */
@@ -254,33 +297,25 @@ public final class Steward implements AutoCloseable {
       List<DecisionQuestion> questions,
       Presentation presentation)
       throws ServeException {
-    return serve(request, prompt, Optional.of(List.copyOf(questions)), Optional.of(presentation));
+    return serve(
+        request, new Ask.Decision(new Ask.Tokens(prompt), questions), Optional.of(presentation));
   }
 
-  private ServeResult serve(
-      ServeRequest request,
-      TokenSequence prompt,
-      Optional<List<DecisionQuestion>> questions,
-      Optional<Presentation> presentation)
+  private ServeResult serve(ServeRequest request, Ask ask, Optional<Presentation> presentation)
       throws ServeException {
     Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(prompt, "prompt");
     if (presentation.isPresent() && grantsNeedDurableJournal.isPresent()) {
       throw new ServeException(
           ServeException.Reason.JOURNAL_NOT_DURABLE, grantsNeedDurableJournal.get());
     }
-    if (questions.isPresent()) {
-      DecisionCheck.questionsFit(request, questions.get());
-    }
-    // 1. Route.
+    ask.fit(request);
+    // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
-    AdmissionRule rule =
-        questions.isEmpty()
-            ? backend ->
-                DecisionCheck.SERVES_PAYLOAD_ALONE.refuse(backend).or(() -> grantRule.refuse(backend))
-            : backend -> DecisionCheck.ANSWERS_QUESTIONS.refuse(backend).or(() -> grantRule.refuse(backend));
-    RouteDecision route = route(request, rule);
+    AdmissionRule kind = ask.admits();
+    RouteDecision route =
+        route(request, backend -> kind.refuse(backend).or(() -> grantRule.refuse(backend)));
     ServingEngine engine = route.chosen();
+    TokenSequence payload = payload(ask, engine);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
     Optional<WeightsBinding> bound = engine.weights();
@@ -289,18 +324,12 @@ public final class Steward implements AutoCloseable {
       authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine, bound));
     }
     // 3. Meter (and debit).
-    Work work =
-        questions.isEmpty()
-            ? () -> new Worked(engine.serve(request, prompt), List.of())
-            : () -> {
-              DecisionResult r = ((DecisionEngine) engine).decide(request, prompt, questions.get());
-              return new Worked(r.toEngineResult(), r.answers());
-            };
-    Metered metered = meter(engine, request, work, bound, authorised);
-    if (questions.isPresent() && metered.refusal.isEmpty()) {
+    Metered metered =
+        meter(engine, request, () -> ask.run(engine, request, payload), bound, authorised);
+    if (metered.refusal.isEmpty()) {
       try {
-        DecisionCheck.answersFit(
-            engine, request, questions.get(), metered.result.outcome(), metered.answers);
+        ask.answered(engine, request, metered.result.outcome(),
+            new Ask.Worked(metered.result, metered.answers));
       } catch (ServeException e) {
         metered = metered.refused(e);
       }
@@ -318,9 +347,22 @@ public final class Steward implements AutoCloseable {
       throw metered.refusal.get();
     }
     // 4. Seal.
-    SealedReceipt sealed = seal(request, prompt, route, metered, authorised, debit);
+    SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
-        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers);
+        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers, payload);
+  }
+
+  /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
+  private static TokenSequence payload(Ask ask, ServingEngine engine) throws ServeException {
+    try {
+      return ask.payloadFor(engine);
+    } catch (RuntimeException e) {
+      throw new ServeException(
+          ServeException.Reason.ENGINE_FAILED,
+          "backend " + engine.name() + " could not turn the prompt into its payload: "
+              + e.getMessage(),
+          e);
+    }
   }
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */
@@ -350,6 +392,11 @@ public final class Steward implements AutoCloseable {
   /** Discloses the output of {@code result}, served on {@code prompt}; see {@link #disclose}. */
   public Disclosure disclose(ServeResult result, TokenSequence prompt) throws ReceiptException {
     return disclose(result.receipt(), prompt, result.tokens());
+  }
+
+  /** Discloses the output of {@code result} on the payload its engine was handed. */
+  public Disclosure disclose(ServeResult result) throws ReceiptException {
+    return disclose(result.receipt(), result.payload(), result.tokens());
   }
 
   /**
@@ -427,13 +474,10 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** What the engine returned: its token-level result, and answers when it decided questions. */
-  private record Worked(EngineResult result, List<DecisionAnswer> answers) {}
-
   /** The engine call the meter wraps. */
   @FunctionalInterface
   private interface Work {
-    Worked run() throws EngineException;
+    Ask.Worked run() throws EngineException;
   }
 
   private Metered meter(
@@ -453,7 +497,7 @@ public final class Steward implements AutoCloseable {
       throw weightsChanged(engine, bound, "when chosen", before, "before serving");
     }
     MeterWindow window = meter.open(engine.domains());
-    Worked worked;
+    Ask.Worked worked;
     try {
       worked = work.run();
     } catch (EngineException | RuntimeException e) {

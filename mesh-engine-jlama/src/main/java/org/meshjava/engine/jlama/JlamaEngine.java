@@ -21,6 +21,7 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigest;
@@ -68,6 +69,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   private final int context;
   private final java.util.List<Integer> eos;
   private final java.util.Map<Integer, String> pieces;
+  private final Tokenizer tokenizer = new ModelTokenizer();
 
   /** GPT-2 byte-level code points back to their bytes (the inverse of Jlama's table). */
   private static final java.util.Map<Integer, Integer> BYTE_LEVEL = byteLevel();
@@ -190,6 +192,16 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   /** The model's vocabulary size: payload ids must be below it. */
   public int vocabulary() {
     return vocabulary;
+  }
+
+  /**
+   * The model's own {@code tokenizer.json}: prompt bytes are read as UTF-8 and encoded by {@link
+   * #encode(String)}, and output tokens are decoded by {@link #decode(TokenSequence)}. So a request
+   * served on prompt text reaches the model as the tokens it was trained on.
+   */
+  @Override
+  public Tokenizer tokenizer() {
+    return tokenizer;
   }
 
   /**
@@ -338,6 +350,24 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   public String toString() {
     return "JlamaEngine[" + name + ", " + recipe + ", " + weights.precision()
         + (random == null ? ", greedy" : ", sampling T=" + temperature) + "]";
+  }
+
+  /** The engine's {@link #encode} and {@link #decode} as its {@link Tokenizer}. */
+  private final class ModelTokenizer implements Tokenizer {
+    @Override
+    public String name() {
+      return "jlama:" + name;
+    }
+
+    @Override
+    public TokenSequence encode(byte[] promptText) {
+      return JlamaEngine.this.encode(new String(promptText, java.nio.charset.StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String decode(TokenSequence output) {
+      return JlamaEngine.this.decode(output);
+    }
   }
 
   /** Configures a {@link JlamaEngine}. Not thread-safe. */

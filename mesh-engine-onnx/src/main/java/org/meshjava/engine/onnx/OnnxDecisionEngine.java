@@ -18,6 +18,7 @@ import java.util.Optional;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.DecisionShape;
@@ -193,6 +194,18 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   }
 
   /**
+   * A decision asked as prompt text, laid out as {@link #payload(List, String)} lays it out: this
+   * engine's schema tokens for the questions, then the state's (read as UTF-8).
+   */
+  @Override
+  public TokenSequence payload(DecisionPrompt prompt) {
+    return payload(
+            prompt.questions(),
+            new String(prompt.state().bytes(), java.nio.charset.StandardCharsets.UTF_8))
+        .tokens();
+  }
+
+  /**
    * Refuses: a generation cannot be served by an engine that emits no tokens, and a decision needs
    * its typed questions ({@link #decide}).
    *
@@ -232,7 +245,12 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     }
     long[] schema = schema(questions);
     long[] payload = toLongs(prompt);
-    if (shape.schemaTokens() != schema.length
+    // schema_tokens counts either this engine's schema tokens (a payload the caller laid out) or
+    // the schema's canonical bytes (a decision asked as text, whose request no engine tokenized).
+    boolean counted =
+        shape.schemaTokens() == schema.length
+            || shape.schemaTokens() == DecisionPrompt.schema(questions).length;
+    if (!counted
         || payload.length < schema.length
         || !Arrays.equals(payload, 0, schema.length, schema, 0, schema.length)) {
       throw new OnnxEngineException(

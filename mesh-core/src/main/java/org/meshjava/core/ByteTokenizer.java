@@ -1,13 +1,11 @@
-package org.meshjava.openai;
-
-import org.meshjava.core.TokenSequence;
+package org.meshjava.core;
 
 /**
- * The reference engine's tokenizer: byte-level. The prompt payload is one token per byte of the
- * canonical prompt text, its id the byte's value (0–255). The reference engine emits ids from a
- * 50,257-word vocabulary that stands for no language, so an output is rendered as each id in base
- * 36 (lowercase), separated by single spaces: ids {@code [35, 36, 50256]} read {@code "z 10 12s0"}.
- * Stateless and thread-safe.
+ * Byte-level tokenization, the default of every engine that brings no tokenizer of its own: the
+ * prompt payload is one token per prompt byte, its id the byte's value (0–255). Output ids are
+ * rendered each in base 36 (lowercase), separated by single spaces, since an engine without a
+ * vocabulary emits ids that stand for no language: ids {@code [35, 36, 50256]} read {@code "z 10
+ * 12s0"}. Stateless and thread-safe.
  */
 public final class ByteTokenizer implements Tokenizer {
   /** The one instance. */

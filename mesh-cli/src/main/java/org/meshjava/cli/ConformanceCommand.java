@@ -1,0 +1,91 @@
+package org.meshjava.cli;
+
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.meshjava.conformance.pack.MeshJavaPackSubject;
+import org.meshjava.conformance.pack.PackReport;
+import org.meshjava.conformance.pack.PackRunner;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code mesh conformance run|subject}: run the conformance pack ({@code conformance/v1/cases})
+ * against any implementation that speaks the JSON-lines subject protocol of {@code
+ * conformance/README.md}, or serve as mesh-java's own subject for such a run.
+ */
+@Command(
+    name = "conformance",
+    mixinStandardHelpOptions = true,
+    description = "Run the mesh/1 conformance pack against a subject, or be mesh-java's subject.",
+    subcommands = {ConformanceCommand.Run.class, ConformanceCommand.Subject.class})
+final class ConformanceCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** {@code mesh conformance run --subject CMD}. */
+  @Command(
+      name = "run",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Run every case of the pack against a subject process and print failures, skips and one",
+        "summary line per group. Exit 0: all passed; 1: a case failed; 2: none failed, some skipped."
+      })
+  static final class Run implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--subject", required = true, paramLabel = "CMD",
+        description = "The subject's command line, run by the shell; e.g. \"mesh conformance subject\".")
+    String subject;
+
+    @Option(names = "--pack", defaultValue = "conformance/v1/cases", paramLabel = "DIR",
+        description = "The pack directory (default ${DEFAULT-VALUE}).")
+    Path pack;
+
+    @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
+        description = "How long to wait for one answer (default ${DEFAULT-VALUE}).")
+    long timeoutSeconds;
+
+    @Option(names = "--verbose", description = "Print every case, passed ones too.")
+    boolean verbose;
+
+    @Override
+    public Integer call() throws Exception {
+      if (!Files.isDirectory(pack)) {
+        throw new CliException("no conformance pack at " + pack);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      PackReport report =
+          PackRunner.run(pack, subject, Duration.ofSeconds(timeoutSeconds), r -> {
+            if (verbose || r.outcome() != PackReport.Outcome.PASS) {
+              out.println(r);
+            }
+          });
+      out.println("subject: " + report.subjectName());
+      report.summary().forEach(out::println);
+      out.flush();
+      return PackRunner.exitCode(report);
+    }
+  }
+
+  /** {@code mesh conformance subject}: mesh-java answering the protocol on stdin and stdout. */
+  @Command(
+      name = "subject",
+      mixinStandardHelpOptions = true,
+      description = "Answer conformance requests on standard input, one JSON line each, as mesh-java.")
+  static final class Subject implements Callable<Integer> {
+    @Override
+    public Integer call() throws Exception {
+      new MeshJavaPackSubject().serve(System.in, System.out);
+      return 0;
+    }
+  }
+}

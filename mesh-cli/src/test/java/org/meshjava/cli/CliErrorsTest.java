@@ -1,0 +1,173 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+import static org.meshjava.cli.MeshCommandTest.published;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+
+/**
+ * Every class of user error gets one line on stderr that names the file or flag and says why, and
+ * a non-zero exit: unreadable, binary and empty files, unknown flags, values out of range.
+ */
+class CliErrorsTest {
+  @TempDir Path tmp;
+
+  /** One line, starting with the command's name, and nothing on stdout. */
+  private static void assertOneLineError(Run r, int code, String command) {
+    assertThat(r.code()).as(r.err()).isEqualTo(code);
+    assertThat(r.err().strip().lines()).as(r.err()).hasSize(1);
+    assertThat(r.err()).startsWith(command + ": ");
+    assertThat(r.out()).isEmpty();
+  }
+
+  @Test
+  void unreadableFile_missing_saysNoSuchFile() {
+    Run r = mesh("verify", tmp.resolve("missing.hex").toString());
+    assertOneLineError(r, 1, "mesh verify");
+    assertThat(r.err()).contains("missing.hex").contains("no such file");
+  }
+
+  @Test
+  void unreadableFile_aFolder_saysSo() {
+    Run r = mesh("key", "show", "--key", tmp.toString());
+    assertOneLineError(r, 1, "mesh key show");
+    assertThat(r.err()).contains(tmp.toString()).contains("it is a folder");
+  }
+
+  @Test
+  void unreadableFile_withoutPermission_saysPermissionDenied() throws Exception {
+    Path f = tmp.resolve("locked.hex");
+    Files.writeString(f, "00\n");
+    assumeFalse(
+        !Files.getFileStore(f).supportsFileAttributeView("posix"), "no POSIX permissions here");
+    Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("---------"));
+    assumeFalse(Files.isReadable(f), "this user (root?) reads files whatever their mode");
+    Run r = mesh("verify", f.toString());
+    assertOneLineError(r, 1, "mesh verify");
+    assertThat(r.err()).contains("locked.hex").contains("permission denied");
+  }
+
+  @Test
+  void binaryFile_isNotText_notAnInternalDecoderMessage() throws Exception {
+    Path f = tmp.resolve("random.bin");
+    Files.write(f, HexFormat.of().parseHex("ff00fe8081c3"));
+    Run v = mesh("verify", f.toString());
+    assertOneLineError(v, 1, "mesh verify");
+    assertThat(v.err()).contains("random.bin is not text").doesNotContain("Input length");
+    Run k = mesh("key", "show", "--key", f.toString());
+    assertOneLineError(k, 1, "mesh key show");
+    assertThat(k.err()).contains("random.bin is not text");
+    // Valid UTF-8 that holds NUL bytes is still binary.
+    Files.write(f, new byte[] {'a', 0, 'b', '\n'});
+    assertThat(mesh("verify", f.toString()).err()).contains("is not text");
+  }
+
+  @Test
+  void emptyFile_verifiesNothing_andExitsNonZero() throws Exception {
+    Path empty = tmp.resolve("empty.hex");
+    Files.writeString(empty, "\n\n");
+    Run r = mesh("verify", empty.toString());
+    assertOneLineError(r, 1, "mesh verify");
+    assertThat(r.err()).contains("empty.hex holds no envelopes");
+    // One good file beside an empty one is still a mistake worth a non-zero exit.
+    Run both =
+        mesh("verify", published("reference/envelope.hex").toString(), empty.toString());
+    assertThat(both.code()).isEqualTo(1);
+  }
+
+  @Test
+  void emptyKeyFile_isRefusedNamingTheFile() throws Exception {
+    Path empty = tmp.resolve("empty.key");
+    Files.writeString(empty, "");
+    Run r = mesh("key", "show", "--key", empty.toString());
+    assertOneLineError(r, 1, "mesh key show");
+    assertThat(r.err()).contains("empty.key");
+  }
+
+  @Test
+  void unknownFlag_isOneLineNamingItAndTheHelp_notTheWholeUsage() {
+    Run r = mesh("verify", "--bogus", "x.hex");
+    assertOneLineError(r, 2, "mesh verify");
+    assertThat(r.err()).contains("'--bogus'").contains("mesh verify --help").doesNotContain("Usage");
+    Run missing = mesh("key", "show");
+    assertOneLineError(missing, 2, "mesh key show");
+    assertThat(missing.err()).contains("--key");
+  }
+
+  @Test
+  void aNegativeBudget_namesTheFlag_notTheLibrarysField() throws Exception {
+    Path key = tmp.resolve("c.key");
+    assertThat(mesh("key", "generate", "--out", key.toString()).code()).isZero();
+    String did = mesh("key", "show", "--key", key.toString()).out().strip();
+    Run r =
+        mesh("grant", "issue", "--issuer-key", key.toString(), "--subject", did,
+            "--budget-uj", "-5", "--expires", "PT1H", "--out", tmp.resolve("g.hex").toString());
+    assertOneLineError(r, 1, "mesh grant issue");
+    assertThat(r.err()).contains("--budget-uj must be zero or more").doesNotContain("budgetUj");
+  }
+
+  @Test
+  void aBadSignature_isNamedOnce() throws Exception {
+    byte[] env =
+        HexFormat.of().parseHex(Files.readString(published("reference/envelope.hex")).strip());
+    env[env.length - 3] ^= 1; // inside the signature
+    Path f = tmp.resolve("bad.hex");
+    Files.writeString(f, HexFormat.of().formatHex(env) + "\n");
+    Run r = mesh("verify", f.toString());
+    assertOneLineError(r, 1, "mesh verify");
+    assertThat(r.err()).contains("envelope 0: BAD_SIGNATURE: ").containsOnlyOnce("BAD_SIGNATURE");
+  }
+
+  @Test
+  void serve_onAPortInUse_failsInOneLine_andLeavesNoNewJournal() throws Exception {
+    Path journal = tmp.resolve("new.journal");
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Run r =
+          mesh("serve", "--journal", journal.toString(), "--meter", "estimator",
+              "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
+      assertThat(r.code()).as(r.err()).isEqualTo(1);
+      assertThat(r.err()).contains("mesh serve: cannot listen");
+      // The no-key warning goes to stderr with the error; stdout stays for what scripts read.
+      assertThat(r.err()).contains("warning: no key file");
+      assertThat(r.out()).doesNotContain("warning");
+    }
+    assertThat(journal).doesNotExist();
+  }
+
+  @Test
+  void serve_onAPortInUse_keepsAJournalThatExistedBefore() throws Exception {
+    Path journal = tmp.resolve("old.journal");
+    Files.writeString(journal, "");
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Run r =
+          mesh("serve", "--journal", journal.toString(), "--meter", "estimator",
+              "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
+      assertThat(r.code()).isEqualTo(1);
+    }
+    assertThat(journal).exists();
+  }
+
+  @Test
+  void serveConfig_withBackendsListed_servesOnlyThose() throws Exception {
+    Path config = tmp.resolve("mesh.json");
+    Files.writeString(
+        config, "{\"backends\": [{\"type\": \"reference\", \"name\": \"small\"}]}");
+    ServeConfig c = ServeConfig.read(config);
+    assertThat(c.defaultDecisionEngine()).isFalse();
+    Files.writeString(
+        config,
+        "{\"backends\": [{\"type\": \"reference\", \"name\": \"small\"}],"
+            + " \"default_decision_engine\": true}");
+    assertThat(ServeConfig.read(config).defaultDecisionEngine()).isTrue();
+  }
+}

@@ -1,0 +1,202 @@
+package org.meshjava.conformance.pack;
+
+import static org.meshjava.conformance.pack.Fixtures.obj;
+import static org.meshjava.conformance.pack.GrantCases.CALLER;
+import static org.meshjava.conformance.pack.GrantCases.NOW;
+import static org.meshjava.conformance.pack.GrantCases.REQUEST;
+import static org.meshjava.conformance.pack.GrantCases.STEWARD;
+import static org.meshjava.conformance.pack.GrantCases.T_END;
+import static org.meshjava.conformance.pack.GrantCases.WEIGHTS_A;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.receipt.SealedReceipt;
+
+/**
+ * The pack's journal group: small decision journals (§2.2, SPEC 60.2) written by mesh-java's own
+ * file journal, and the state a steward must re-establish from each (SPEC 60.3), or the verdict
+ * that it must not serve from it.
+ */
+final class JournalCases {
+  private JournalCases() {}
+
+  /** Writes {@code entries} through a real file journal and returns the file's text. */
+  static String write(List<JournalEntry> entries) {
+    try {
+      Path dir = Files.createTempDirectory("mesh-pack-journal");
+      Path file = dir.resolve("journal.jsonl");
+      try (FileJournal j = FileJournal.open(file)) {
+        for (JournalEntry e : entries) {
+          j.append(e);
+        }
+      }
+      String text = Files.readString(file, StandardCharsets.UTF_8);
+      try (var files = Files.list(dir)) {
+        for (Path p : files.toList()) {
+          Files.delete(p);
+        }
+      }
+      Files.delete(dir);
+      return text;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (JournalException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static JournalEntry.Authorised authorised(Presentation p, Instant at) {
+    return new JournalEntry.Authorised(p, REQUEST, Optional.of(WEIGHTS_A), "small", at);
+  }
+
+  private static JournalEntry.Debited debited(long authorised, long uj, String breach) {
+    return new JournalEntry.Debited(authorised, Energy.estimated(uj), uj, Optional.ofNullable(breach));
+  }
+
+  private static JournalEntry.Sealed sealed(long sequence, ContentId envelope, long authorised) {
+    return new JournalEntry.Sealed(sequence, envelope, authorised < 0 ? OptionalLong.empty() : OptionalLong.of(authorised));
+  }
+
+  static PackGroup journals() {
+    List<PackCase> c = new ArrayList<>();
+    GrantChain spec = GrantCases.specChain();
+    Presentation p1 = GrantCases.present(CALLER, spec, REQUEST, 0x11);
+    Presentation p2 = GrantCases.present(CALLER, spec, REQUEST, 0x12);
+    Presentation p3 = GrantCases.present(CALLER, spec, REQUEST, 0x13);
+    List<SealedReceipt> receipts = ChainCases.chain(3, 0xd0);
+    ContentId e0 = receipts.get(0).envelope().id();
+    ContentId e1 = receipts.get(1).envelope().id();
+    ContentId e2 = receipts.get(2).envelope().id();
+    String steward = GrantCases.did(STEWARD).value();
+
+    // Records: 0 Chain, 1 Authorised, 2 Debited, 3 Sealed 0, 4 Sealed 1 (ungranted),
+    // 5 Authorised, 6 Debited (breach), 7 Sealed 2, 8 Authorised never debited.
+    List<JournalEntry> full = List.of(
+        authorised(p1, NOW), debited(1, 400_000, null), sealed(0, e0, 1), sealed(1, e1, -1),
+        authorised(p2, NOW.plusSeconds(1)), debited(5, 600_000, "caveat-unsatisfied"), sealed(2, e2, 5),
+        authorised(p3, NOW.plusSeconds(2)));
+    String fullText = write(full);
+    ObjectNode fullState = obj();
+    fullState.put("records", 9);
+    fullState.put("dropped_tail_bytes", 0);
+    fullState.put("next_sequence", 3);
+    fullState.put("prev", e2.hex());
+    var spend = fullState.putArray("spend");
+    List<String[]> links = new ArrayList<>();
+    for (var l : spec.links()) {
+      links.add(new String[] {l.id().hex()});
+    }
+    links.sort((a, b) -> a[0].compareTo(b[0]));
+    for (String[] l : links) {
+      ObjectNode s = spend.addObject();
+      s.put("grant_id", l[0]);
+      s.put("debited_uj", 1_000_000);
+      s.put("reserved_uj", 1000);
+    }
+    ObjectNode u = fullState.putArray("unresolved").addObject();
+    u.put("record", 8);
+    u.put("caller", GrantCases.did(CALLER).value());
+    u.put("backend", "small");
+    u.put("request_id", REQUEST.id().hex());
+    u.put("grant_id", spec.leaf().id().hex());
+    u.put("ceiling_uj", REQUEST.jouleCeilingUj());
+
+    ObjectNode empty = obj();
+    empty.put("records", 0);
+    empty.put("next_sequence", 0);
+    empty.putNull("prev");
+    empty.putArray("spend");
+    empty.putArray("unresolved");
+    c.add(ok("empty", "an empty journal: a new steward, chain at sequence 0", steward, "", empty));
+    String ungranted = write(List.of(sealed(0, e0, -1), sealed(1, e1, -1), sealed(2, e2, -1)));
+    ObjectNode ungrantedState = obj();
+    ungrantedState.put("records", 3);
+    ungrantedState.put("next_sequence", 3);
+    ungrantedState.put("prev", e2.hex());
+    ungrantedState.putArray("spend");
+    ungrantedState.putArray("unresolved");
+    c.add(ok("ungranted", "three ungranted receipts: the chain continues at 3 from the last envelope", steward, ungranted, ungrantedState));
+    c.add(ok("granted", "two granted serves and an ungranted one, then one in flight: spend per link, head and one unresolved",
+        steward, fullText, fullState));
+    String torn = fullText + "{\"seq\":9,\"prev\":\"" + "0".repeat(20);
+    ObjectNode tornState = fullState.deepCopy();
+    tornState.put("dropped_tail_bytes", torn.length() - fullText.length());
+    c.add(ok("torn-tail", "the granted journal with a final line cut short: the tail is dropped, the rest replays", steward, torn, tornState));
+
+    String[] lines = fullText.split("\n");
+    String edited = String.join("\n", replaceLine(lines, 2, lines[2].replace("400000", "400001"))) + "\n";
+    c.add(bad("edited-record", "a debit edited in place: the next record's prev no longer matches", steward, edited, "CORRUPT", 3));
+    String spaced = String.join("\n", replaceLine(lines, 2, lines[2].replace("{\"type\"", "{ \"type\""))) + "\n";
+    c.add(bad("non-canonical-record", "a space inserted in a record: not its one encoding", steward, spaced, "CORRUPT", 2));
+    String[] swapped = lines.clone();
+    String t = swapped[2];
+    swapped[2] = swapped[3];
+    swapped[3] = t;
+    c.add(bad("reordered", "two records swapped", steward, String.join("\n", swapped) + "\n", "CORRUPT", 2));
+    List<String> removed = new ArrayList<>(Arrays.asList(lines));
+    removed.remove(4);
+    c.add(bad("record-removed", "a record removed from the middle", steward, String.join("\n", removed) + "\n", "CORRUPT", 4));
+    c.add(bad("garbage-line", "a line that is not a record", steward,
+        String.join("\n", Arrays.copyOf(lines, 3)) + "\nnot json\n", "CORRUPT", 3));
+
+    c.add(bad("wrong-steward", "the granted journal replayed by another steward: the gate refuses the first decision (wrong-holder)",
+        Fixtures.OTHER_STEWARD.value(), fullText, "REPLAY_REFUSED", 1));
+    c.add(bad("debit-without-authorisation", "a debit naming a record that is no authorisation", steward,
+        write(List.of(authorised(p1, NOW), debited(0, 1000, null))), "REPLAY_REFUSED", 2));
+    c.add(bad("debited-twice", "one authorisation debited twice", steward,
+        write(List.of(authorised(p1, NOW), debited(1, 1000, null), debited(1, 1000, null))), "REPLAY_REFUSED", 3));
+    c.add(bad("presentation-twice", "one presentation authorised twice (presentation-spent on replay)", steward,
+        write(List.of(authorised(p1, NOW), debited(1, 1000, null), authorised(p1, NOW.plusSeconds(1)))), "REPLAY_REFUSED", 3));
+    c.add(bad("sealed-out-of-sequence", "receipt 2 recorded after receipt 0", steward,
+        write(List.of(sealed(0, e0, -1), sealed(2, e2, -1))), "REPLAY_REFUSED", 1));
+    c.add(bad("sealed-not-from-zero", "the first receipt recorded is sequence 1", steward,
+        write(List.of(sealed(1, e1, -1))), "REPLAY_REFUSED", 0));
+    c.add(bad("sealed-before-debit", "a granted receipt recorded before its debit", steward,
+        write(List.of(authorised(p1, NOW), sealed(0, e0, 1), debited(1, 1000, null))), "REPLAY_REFUSED", 2));
+    c.add(bad("breach-not-recorded", "a debit above MaxCostUj recorded without its breach", steward,
+        write(List.of(authorised(p1, NOW), debited(1, 600_000, null))), "REPLAY_REFUSED", 2));
+    c.add(bad("decided-after-expiry", "an authorisation recorded at the grant's expiry: the gate refuses it at its recorded time", steward,
+        write(List.of(authorised(p1, T_END))), "REPLAY_REFUSED", 1));
+    return new PackGroup("journals",
+        "Decision journals (§2.2, SPEC 60.2-60.3): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame.", c);
+  }
+
+  private static String[] replaceLine(String[] lines, int i, String line) {
+    String[] out = lines.clone();
+    out[i] = line;
+    return out;
+  }
+
+  private static ObjectNode input(String steward, String journal) {
+    ObjectNode in = obj();
+    in.put("steward", steward);
+    in.put("journal", journal);
+    return in;
+  }
+
+  private static PackCase ok(String slug, String comment, String steward, String journal, ObjectNode state) {
+    return PackCase.valid("journals/" + slug, comment, "replay_journal", input(steward, journal), state);
+  }
+
+  private static PackCase bad(String slug, String comment, String steward, String journal, String reason, int record) {
+    return PackCase.invalid("journals/" + slug, comment, "replay_journal", input(steward, journal), reason)
+        .expecting("record", Fixtures.NODES.numberNode(record));
+  }
+}

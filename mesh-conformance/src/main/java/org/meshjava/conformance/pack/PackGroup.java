@@ -1,0 +1,101 @@
+package org.meshjava.conformance.pack;
+
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One group of the pack: the cases that exercise one part of mesh/1, written as one file {@code
+ * <name>.json} under the pack directory.
+ *
+ * @param name the group's name, also the prefix of its case ids
+ * @param description what the group exercises, citing the spec
+ * @param cases the cases, in order
+ */
+public record PackGroup(String name, String description, List<PackCase> cases) {
+  /** The profile every pack file names. */
+  public static final String PROFILE = "mesh/1";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Validates that every case belongs to this group and no id repeats. */
+  public PackGroup {
+    cases = List.copyOf(cases);
+    Set<String> ids = new HashSet<>();
+    for (PackCase c : cases) {
+      if (!c.group().equals(name)) {
+        throw new IllegalArgumentException(c.id() + " is not in group " + name);
+      }
+      if (!ids.add(c.id())) {
+        throw new IllegalArgumentException("case id " + c.id() + " repeats");
+      }
+    }
+  }
+
+  /** The file's bytes: pretty-printed JSON with LF line ends and a final LF, whatever the OS. */
+  public byte[] toBytes() {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("profile", PROFILE);
+    o.put("group", name);
+    o.put("description", description);
+    o.put("case_count", cases.size());
+    var arr = o.putArray("cases");
+    cases.forEach(c -> arr.add(c.toJson()));
+    DefaultPrettyPrinter printer =
+        new DefaultPrettyPrinter()
+            .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+            .withArrayIndenter(new DefaultIndenter("  ", "\n"));
+    try {
+      return (JSON.writer(printer).writeValueAsString(o) + "\n").getBytes(StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Reads a group file.
+   *
+   * @throws IOException if it cannot be read or is not a pack group
+   */
+  public static PackGroup read(Path file) throws IOException {
+    JsonNode o = JSON.readTree(file.toFile());
+    if (!PROFILE.equals(o.path("profile").asText())) {
+      throw new IOException(file + " is not a " + PROFILE + " pack group");
+    }
+    List<PackCase> cases = new ArrayList<>();
+    for (JsonNode c : o.path("cases")) {
+      try {
+        cases.add(PackCase.fromJson(c));
+      } catch (IllegalArgumentException e) {
+        throw new IOException(file + ": " + e.getMessage(), e);
+      }
+    }
+    return new PackGroup(o.path("group").asText(), o.path("description").asText(), cases);
+  }
+
+  /**
+   * Reads every {@code *.json} group file in {@code dir}, in file-name order.
+   *
+   * @throws IOException if one cannot be read
+   */
+  public static List<PackGroup> readAll(Path dir) throws IOException {
+    List<PackGroup> groups = new ArrayList<>();
+    try (var files = Files.list(dir)) {
+      for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList()) {
+        groups.add(read(f));
+      }
+    }
+    return groups;
+  }
+}

@@ -1,0 +1,163 @@
+package org.meshjava.conformance.pack;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A subject under test running as a child process, spoken to in JSON lines: one request object
+ * per line on its standard input, one answer object per line on its standard output. Nothing
+ * about the subject is assumed but that; it may be written in any language.
+ *
+ * <p>An answer that does not arrive within the timeout, or a subject that has exited, gives an
+ * empty answer, which the runner counts as a skip. After a timeout the subject is considered gone:
+ * a late answer would be taken for the next request's. Standard error is drained and its tail kept
+ * for the report. Not thread-safe: one request at a time.
+ */
+public final class SubjectProcess implements AutoCloseable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String EOF = "\u0000eof";
+  private static final int STDERR_TAIL = 4096;
+
+  private final Process process;
+  private final OutputStream stdin;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final StringBuilder stderrTail = new StringBuilder();
+  private final Duration timeout;
+  private boolean gone;
+
+  private SubjectProcess(Process process, Duration timeout) {
+    this.process = process;
+    this.stdin = process.getOutputStream();
+    this.timeout = timeout;
+    Thread out = new Thread(() -> pump(process.getInputStream()), "subject-stdout");
+    out.setDaemon(true);
+    out.start();
+    Thread err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
+    err.setDaemon(true);
+    err.start();
+  }
+
+  /**
+   * Starts {@code command} as a subject: a shell command line ({@code sh -c}, or {@code cmd /c} on
+   * Windows).
+   *
+   * @throws IOException if it cannot be started
+   */
+  public static SubjectProcess start(String command, Duration timeout) throws IOException {
+    Objects.requireNonNull(command, "command");
+    boolean windows = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows");
+    List<String> argv = windows ? List.of("cmd", "/c", command) : List.of("sh", "-c", command);
+    return start(argv, timeout);
+  }
+
+  /**
+   * Starts the program {@code argv} as a subject, without a shell.
+   *
+   * @throws IOException if it cannot be started
+   */
+  public static SubjectProcess start(List<String> argv, Duration timeout) throws IOException {
+    return new SubjectProcess(new ProcessBuilder(argv).start(), timeout);
+  }
+
+  /**
+   * Sends one request and waits for its answer.
+   *
+   * @return the answer, or empty when the subject gave none (exited, timed out, or wrote a line
+   *     that is not a JSON object)
+   */
+  public Optional<JsonNode> ask(JsonNode request) {
+    if (gone) {
+      return Optional.empty();
+    }
+    try {
+      stdin.write((JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8));
+      stdin.flush();
+      String line = lines.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (line == null || line.equals(EOF)) {
+        gone = true;
+        return Optional.empty();
+      }
+      JsonNode answer = JSON.readTree(line);
+      return answer != null && answer.isObject() ? Optional.of(answer) : Optional.empty();
+    } catch (IOException e) {
+      gone = true;
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      gone = true;
+      return Optional.empty();
+    }
+  }
+
+  /** Whether the subject stopped answering (exited or timed out). */
+  public boolean gone() {
+    return gone;
+  }
+
+  /** The last few kilobytes the subject wrote to standard error. */
+  public String stderrTail() {
+    synchronized (stderrTail) {
+      return stderrTail.toString();
+    }
+  }
+
+  private void pump(InputStream in) {
+    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+      for (String line = r.readLine(); line != null; line = r.readLine()) {
+        if (!line.isBlank()) {
+          lines.add(line);
+        }
+      }
+    } catch (IOException e) {
+      // The subject went away; the EOF below tells ask().
+    }
+    lines.add(EOF);
+  }
+
+  private void drain(InputStream err) {
+    byte[] buf = new byte[4096];
+    try (err) {
+      for (int n = err.read(buf); n >= 0; n = err.read(buf)) {
+        synchronized (stderrTail) {
+          stderrTail.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+          if (stderrTail.length() > STDERR_TAIL) {
+            stderrTail.delete(0, stderrTail.length() - STDERR_TAIL);
+          }
+        }
+      }
+    } catch (IOException e) {
+      // Nothing more to keep.
+    }
+  }
+
+  /** Closes the subject's input, waits briefly for it to exit, then ends it. */
+  @Override
+  public void close() {
+    try {
+      stdin.close();
+    } catch (IOException e) {
+      // Already gone.
+    }
+    try {
+      if (!process.waitFor(5, TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      process.destroyForcibly();
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package org.meshjava.conformance.pack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class PackRunnerTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private static final PackCase VALID =
+      PackCase.valid("g/v", "a valid case", "op", Fixtures.obj(), Fixtures.obj("x", "1"));
+  private static final PackCase INVALID =
+      PackCase.invalid("g/i", "an invalid case", "op", Fixtures.obj(), "WHY")
+          .expecting("index", Fixtures.NODES.numberNode(2));
+
+  private static PackReport.Outcome judge(PackCase c, String answer) throws Exception {
+    Optional<JsonNode> a = answer == null ? Optional.empty() : Optional.of(JSON.readTree(answer));
+    return PackRunner.judge("g", c, a, false).outcome();
+  }
+
+  @Test
+  void judge_noAnswer_isSkipNeverPass() throws Exception {
+    assertThat(judge(VALID, null)).isEqualTo(PackReport.Outcome.SKIP);
+    assertThat(judge(INVALID, null)).isEqualTo(PackReport.Outcome.SKIP);
+  }
+
+  @Test
+  void judge_unsupported_isSkip() throws Exception {
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"unsupported\"}")).isEqualTo(PackReport.Outcome.SKIP);
+  }
+
+  @Test
+  void judge_validNeedsEveryExpectedField() throws Exception {
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{\"x\":\"1\"}}")).isEqualTo(PackReport.Outcome.PASS);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{}}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{\"x\":\"2\"}}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"error\"}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/other\",\"result\":\"valid\",\"output\":{\"x\":\"1\"}}")).isEqualTo(PackReport.Outcome.FAIL);
+  }
+
+  @Test
+  void judge_invalidNeedsTheReasonAndFields_notJustFailure() throws Exception {
+    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"WHY\",\"output\":{\"index\":2}}")).isEqualTo(PackReport.Outcome.PASS);
+    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"OTHER\",\"output\":{\"index\":2}}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"WHY\",\"output\":{\"index\":3}}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"valid\",\"output\":{\"index\":2}}")).isEqualTo(PackReport.Outcome.FAIL);
+  }
+
+  @Test
+  void same_comparesNumbersByValue() throws Exception {
+    assertThat(PackRunner.same(JSON.readTree("{\"a\":[1,2]}"), JSON.readTree("{\"a\":[1.0,2]}"))).isTrue();
+    assertThat(PackRunner.same(JSON.readTree("5"), JSON.readTree("5000000000"))).isFalse();
+    assertThat(PackRunner.same(JSON.readTree("{\"a\":1}"), JSON.readTree("{\"a\":1,\"b\":2}"))).isFalse();
+  }
+
+  @Test
+  void run_subjectThatExits_skipsEveryCase_andExitsTwo() throws Exception {
+    PackGroup g = new PackGroup("g", "d", List.of(VALID, INVALID));
+    try (SubjectProcess subject = SubjectProcess.start(List.of("sh", "-c", "exit 0"), Duration.ofSeconds(5))) {
+      PackReport report = PackRunner.run(List.of(g), subject, r -> {});
+      assertThat(report.total()).isEqualTo(new PackReport.Counts(0, 0, 2));
+      assertThat(report.summary()).containsExactly("g: 0 passed, 0 failed, 2 skipped", "total: 0 passed, 0 failed, 2 skipped");
+      assertThat(PackRunner.exitCode(report)).isEqualTo(2);
+    }
+  }
+}

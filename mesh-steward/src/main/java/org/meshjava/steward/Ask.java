@@ -1,0 +1,208 @@
+package org.meshjava.steward;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.DecisionAnswer;
+import org.meshjava.core.DecisionEngine;
+import org.meshjava.core.DecisionPrompt;
+import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.DecisionResult;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.router.AdmissionRule;
+
+/**
+ * What one serve asks of the routed engine: a generation or a typed decision, each a type, with
+ * the prompt as the caller gave it. The steward routes first and only then turns the prompt into
+ * the routed engine's payload ({@link Prompt#payloadFor}), so no request is tokenized for an
+ * engine that does not serve it.
+ */
+sealed interface Ask permits Ask.Generation, Ask.Decision {
+
+  /** Refuses, before routing, a prompt or questions that do not fit the request. */
+  void fit(ServeRequest request) throws ServeException;
+
+  /** Admits the engines that can do this kind of work. */
+  AdmissionRule admits();
+
+  /** The routed engine's payload. */
+  TokenSequence payloadFor(ServingEngine engine);
+
+  /** Runs the engine on the payload. */
+  Worked run(ServingEngine engine, ServeRequest request, TokenSequence payload)
+      throws EngineException;
+
+  /** Checks, after the engine ran, that it answered what was asked. */
+  void answered(ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+      throws ServeException;
+
+  /** What the engine returned: its token-level result, and answers when it decided questions. */
+  record Worked(EngineResult result, List<DecisionAnswer> answers) {}
+
+  /** How the caller handed the prompt over: as a payload it tokenized, or as text. */
+  sealed interface Prompt permits Tokens, Text {
+    /** The prompt hash the request must carry, when the steward can see the prompt's bytes. */
+    Optional<ContentId> hash();
+
+    /** The payload the routed engine is handed. */
+    TokenSequence payloadFor(ServingEngine engine);
+  }
+
+  /** A payload the caller tokenized itself; handed over unchanged to whichever engine serves. */
+  record Tokens(TokenSequence payload) implements Prompt, DecisionInput {
+    public Tokens {
+      Objects.requireNonNull(payload, "prompt");
+    }
+
+    @Override
+    public Optional<ContentId> hash() {
+      return Optional.empty();
+    }
+
+    @Override
+    public TokenSequence payloadFor(ServingEngine engine) {
+      return payload;
+    }
+
+    @Override
+    public TokenSequence layOut(DecisionEngine engine) {
+      return payload;
+    }
+  }
+
+  /** Prompt text, tokenized by the routed engine's own tokenizer. */
+  record Text(PromptText text) implements Prompt {
+    public Text {
+      Objects.requireNonNull(text, "prompt");
+    }
+
+    @Override
+    public Optional<ContentId> hash() {
+      return Optional.of(text.hash());
+    }
+
+    @Override
+    public TokenSequence payloadFor(ServingEngine engine) {
+      return engine.tokenizer().encode(text.bytes());
+    }
+  }
+
+  /** A generation: the engine serves the payload alone. */
+  record Generation(Prompt prompt) implements Ask {
+    public Generation {
+      Objects.requireNonNull(prompt, "prompt");
+    }
+
+    @Override
+    public void fit(ServeRequest request) throws ServeException {
+      if (request.isDecision() && prompt instanceof Text) {
+        throw new ServeException(
+            ServeException.Reason.QUESTIONS_MISMATCH,
+            "a decision asked as prompt text needs its typed questions (DecisionPrompt)");
+      }
+      promptFits(request, prompt.hash());
+    }
+
+    @Override
+    public AdmissionRule admits() {
+      return DecisionCheck.SERVES_PAYLOAD_ALONE;
+    }
+
+    @Override
+    public TokenSequence payloadFor(ServingEngine engine) {
+      return prompt.payloadFor(engine);
+    }
+
+    @Override
+    public Worked run(ServingEngine engine, ServeRequest request, TokenSequence payload)
+        throws EngineException {
+      return new Worked(engine.serve(request, payload), List.of());
+    }
+
+    @Override
+    public void answered(
+        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked) {}
+  }
+
+  /** How a decision's prompt was handed over: a payload the caller laid out, or as text. */
+  sealed interface DecisionInput permits Tokens, Laid {
+    /** The payload the routed decision engine is handed. */
+    TokenSequence layOut(DecisionEngine engine);
+  }
+
+  /** A decision asked as prompt text, laid out by the routed engine ({@link DecisionEngine#payload}). */
+  record Laid(DecisionPrompt prompt) implements DecisionInput {
+    public Laid {
+      Objects.requireNonNull(prompt, "prompt");
+    }
+
+    @Override
+    public TokenSequence layOut(DecisionEngine engine) {
+      return engine.payload(prompt);
+    }
+  }
+
+  /** A typed decision with its questions. */
+  record Decision(DecisionInput input, List<DecisionQuestion> questions) implements Ask {
+    public Decision {
+      Objects.requireNonNull(input, "prompt");
+      questions = List.copyOf(questions);
+    }
+
+    @Override
+    public void fit(ServeRequest request) throws ServeException {
+      DecisionCheck.questionsFit(request, questions);
+      if (input instanceof Laid(DecisionPrompt p)) {
+        promptFits(request, Optional.of(p.text().hash()));
+        if (!request.decision().get().equals(p.shape())) {
+          throw new ServeException(
+              ServeException.Reason.QUESTIONS_MISMATCH,
+              "the request's decision shape " + request.decision().get()
+                  + " is not the prompt's " + p.shape());
+        }
+      }
+    }
+
+    @Override
+    public AdmissionRule admits() {
+      return DecisionCheck.ANSWERS_QUESTIONS;
+    }
+
+    @Override
+    public TokenSequence payloadFor(ServingEngine engine) {
+      // Admission lets only decision engines through.
+      return input.layOut((DecisionEngine) engine);
+    }
+
+    @Override
+    public Worked run(ServingEngine engine, ServeRequest request, TokenSequence payload)
+        throws EngineException {
+      DecisionResult r = ((DecisionEngine) engine).decide(request, payload, questions);
+      return new Worked(r.toEngineResult(), r.answers());
+    }
+
+    @Override
+    public void answered(
+        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+        throws ServeException {
+      DecisionCheck.answersFit(engine, request, questions, outcome, worked.answers());
+    }
+  }
+
+  private static void promptFits(ServeRequest request, Optional<ContentId> hash)
+      throws ServeException {
+    if (hash.isPresent() && !hash.get().equals(request.promptHash())) {
+      throw new ServeException(
+          ServeException.Reason.PROMPT_MISMATCH,
+          "the request's prompt_hash " + request.promptHash() + " does not address the prompt ("
+              + hash.get() + ")");
+    }
+  }
+}
