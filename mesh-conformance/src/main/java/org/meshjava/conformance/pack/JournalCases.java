@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.jcp.GrantChain;
@@ -70,8 +69,46 @@ final class JournalCases {
     return new JournalEntry.Debited(authorised, Energy.estimated(uj), uj, Optional.ofNullable(breach));
   }
 
-  private static JournalEntry.Sealed sealed(long sequence, ContentId envelope, long authorised) {
-    return new JournalEntry.Sealed(sequence, envelope, authorised < 0 ? OptionalLong.empty() : OptionalLong.of(authorised));
+  private static JournalEntry.Sealed sealed(long sequence, ContentId envelope) {
+    return new JournalEntry.Sealed(sequence, envelope);
+  }
+
+  /** A granted receipt's record: it carries the envelope, whose signed figures replay checks. */
+  private static JournalEntry.Sealed sealed(SealedReceipt receipt, long authorised) {
+    return JournalEntry.Sealed.granted(receipt.receipt().sequence(), receipt.envelope(), authorised);
+  }
+
+  /**
+   * The receipts of the journal's serves, sealed by SPEC 30 §10's steward: a granted one for each
+   * {@code uj} given (with its breach), an ungranted one for each {@code null}, chained from 0.
+   */
+  private static List<SealedReceipt> receipts(Long[] uj, String[] breach) {
+    List<SealedReceipt> out = new ArrayList<>();
+    ObjectNode base = ReceiptCases.reference();
+    for (int i = 0; i < uj.length; i++) {
+      ObjectNode v = base.deepCopy();
+      v.put("steward", GrantCases.did(STEWARD).value());
+      v.put("sequence", i);
+      if (i > 0) {
+        v.put("prev", out.get(i - 1).envelope().id().hex());
+      }
+      v.put("nonce", String.format("d0%02x", i) + "c2c3c4c5c6c7c8c9cacbcccdcecf");
+      if (uj[i] != null) {
+        v.put("request_id", REQUEST.id().hex());
+        v.put("grant_id", GrantCases.specChain().leaf().id().hex());
+        v.put("estimated_uj", uj[i]);
+        if (breach[i] != null) {
+          v.put("grant_breach", breach[i]);
+        }
+      }
+      Fixtures.derive(v);
+      try {
+        out.add(org.meshjava.receipt.Jcr1.seal(org.meshjava.receipt.ReceiptJson.parse(v), STEWARD));
+      } catch (org.meshjava.receipt.ReceiptException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+    return out;
   }
 
   static PackGroup journals() {
@@ -80,17 +117,21 @@ final class JournalCases {
     Presentation p1 = GrantCases.present(CALLER, spec, REQUEST, 0x11);
     Presentation p2 = GrantCases.present(CALLER, spec, REQUEST, 0x12);
     Presentation p3 = GrantCases.present(CALLER, spec, REQUEST, 0x13);
-    List<SealedReceipt> receipts = ChainCases.chain(3, 0xd0);
-    ContentId e0 = receipts.get(0).envelope().id();
+    List<SealedReceipt> receipts =
+        receipts(new Long[] {400_000L, null, 600_000L}, new String[] {null, null, "caveat-unsatisfied"});
+    SealedReceipt r0 = receipts.get(0);
+    SealedReceipt r2 = receipts.get(2);
+    ContentId e0 = r0.envelope().id();
     ContentId e1 = receipts.get(1).envelope().id();
-    ContentId e2 = receipts.get(2).envelope().id();
+    ContentId e2 = r2.envelope().id();
+    List<SealedReceipt> small = receipts(new Long[] {1000L}, new String[] {null});
     String steward = GrantCases.did(STEWARD).value();
 
     // Records: 0 Chain, 1 Authorised, 2 Debited, 3 Sealed 0, 4 Sealed 1 (ungranted),
     // 5 Authorised, 6 Debited (breach), 7 Sealed 2, 8 Authorised never debited.
     List<JournalEntry> full = List.of(
-        authorised(p1, NOW), debited(1, 400_000, null), sealed(0, e0, 1), sealed(1, e1, -1),
-        authorised(p2, NOW.plusSeconds(1)), debited(5, 600_000, "caveat-unsatisfied"), sealed(2, e2, 5),
+        authorised(p1, NOW), debited(1, 400_000, null), sealed(r0, 1), sealed(1, e1),
+        authorised(p2, NOW.plusSeconds(1)), debited(5, 600_000, "caveat-unsatisfied"), sealed(r2, 5),
         authorised(p3, NOW.plusSeconds(2)));
     String fullText = write(full);
     ObjectNode fullState = obj();
@@ -125,7 +166,7 @@ final class JournalCases {
     empty.putArray("spend");
     empty.putArray("unresolved");
     c.add(ok("empty", "an empty journal: a new steward, chain at sequence 0", steward, "", empty));
-    String ungranted = write(List.of(sealed(0, e0, -1), sealed(1, e1, -1), sealed(2, e2, -1)));
+    String ungranted = write(List.of(sealed(0, e0), sealed(1, e1), sealed(2, e2)));
     ObjectNode ungrantedState = obj();
     ungrantedState.put("records", 3);
     ungrantedState.put("next_sequence", 3);
@@ -165,11 +206,13 @@ final class JournalCases {
     c.add(bad("presentation-twice", "one presentation authorised twice (presentation-spent on replay)", steward,
         write(List.of(authorised(p1, NOW), debited(1, 1000, null), authorised(p1, NOW.plusSeconds(1)))), "REPLAY_REFUSED", 3));
     c.add(bad("sealed-out-of-sequence", "receipt 2 recorded after receipt 0", steward,
-        write(List.of(sealed(0, e0, -1), sealed(2, e2, -1))), "REPLAY_REFUSED", 1));
+        write(List.of(sealed(0, e0), sealed(2, e2))), "REPLAY_REFUSED", 1));
     c.add(bad("sealed-not-from-zero", "the first receipt recorded is sequence 1", steward,
-        write(List.of(sealed(1, e1, -1))), "REPLAY_REFUSED", 0));
+        write(List.of(sealed(1, e1))), "REPLAY_REFUSED", 0));
     c.add(bad("sealed-before-debit", "a granted receipt recorded before its debit", steward,
-        write(List.of(authorised(p1, NOW), sealed(0, e0, 1), debited(1, 1000, null))), "REPLAY_REFUSED", 2));
+        write(List.of(authorised(p1, NOW), sealed(small.get(0), 1), debited(1, 1000, null))), "REPLAY_REFUSED", 2));
+    c.add(bad("debit-contradicts-receipt", "a debit of 999 uJ where the signed receipt says 1000 (the chain itself is whole)", steward,
+        write(List.of(authorised(p1, NOW), debited(1, 999, null), sealed(small.get(0), 1))), "REPLAY_REFUSED", 3));
     c.add(bad("breach-not-recorded", "a debit above MaxCostUj recorded without its breach", steward,
         write(List.of(authorised(p1, NOW), debited(1, 600_000, null))), "REPLAY_REFUSED", 2));
     c.add(bad("decided-after-expiry", "an authorisation recorded at the grant's expiry: the gate refuses it at its recorded time", steward,
