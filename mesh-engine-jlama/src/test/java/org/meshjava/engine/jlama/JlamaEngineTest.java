@@ -54,6 +54,7 @@ class JlamaEngineTest {
 
   static Steward steward(JlamaEngine e) {
     return Steward.builder(SigningKey.fromSeed(new byte[32]))
+        .chainHead(org.meshjava.receipt.ChainHead.GENESIS)
         .meter(new EstimatorMeter())
         .nonces(NonceSource.fixed(new byte[16]))
         .clock(InstantSource.fixed(Instant.EPOCH))
