@@ -5,6 +5,8 @@
 module org.meshjava.core {
   requires org.bouncycastle.provider;
   requires com.fasterxml.jackson.core;
+  // Optional: the vector BLAKE3 kernel is used only when the JVM was started with this module.
+  requires static jdk.incubator.vector;
 
   exports org.meshjava.core;
   exports org.meshjava.core.cbor;

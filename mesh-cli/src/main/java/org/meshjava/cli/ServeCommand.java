@@ -72,6 +72,11 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--max-concurrent", paramLabel = "N", description = "Concurrent serves before 429.")
   Integer maxConcurrent;
 
+  @Option(names = "--revocations", paramLabel = "FILE",
+      description = "Revocations to load at start (mesh grant revoke; one hex line each); each is"
+          + " verified and journalled.")
+  Path revocations;
+
   @Option(names = "--port-file", paramLabel = "FILE",
       description = "Write the bound port here once listening (for scripts).")
   Path portFile;
@@ -123,6 +128,8 @@ final class ServeCommand implements Callable<Integer> {
       backends.add(miniLm());
     }
     backends.forEach(sb::backend);
+    // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
+    backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
     String meterKind = meter != null ? meter : c.meter().orElse("discover");
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());
@@ -160,6 +167,9 @@ final class ServeCommand implements Callable<Integer> {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
     try (steward) {
+      if (revocations != null) {
+        RevocationFile.load(steward, revocations, out);
+      }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)
               .host(host != null ? host : c.host().orElse("127.0.0.1"))
@@ -176,6 +186,9 @@ final class ServeCommand implements Callable<Integer> {
       if (conc != null) {
         ob.maxConcurrentServes(conc);
       }
+      if (c.bodyDeadlineSeconds().isPresent()) {
+        ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
@@ -184,6 +197,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("steward " + steward.identity());
         steward.unresolved().forEach(u -> err.println("warning: " + u));
+        steward.grantsSuspended().ifPresent(r -> err.println("warning: grants are suspended: " + r));
         for (ServingEngine e : steward.backends()) {
           out.println("backend " + e.name() + " (" + e.fidelity() + ", " + e.costProfile().ujPerToken()
               + " uJ/token" + (e.deterministic() ? ", deterministic" : "") + ")");

@@ -5,12 +5,15 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.jlama.JlamaEngine;
@@ -35,6 +38,7 @@ import org.meshjava.openai.UpstreamEngine;
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
  *   "max_body_bytes": 1048576,
  *   "max_concurrent_serves": 8,
+ *   "body_deadline_s": 10,          // a body not complete by then is answered 408
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40},
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
@@ -49,6 +53,10 @@ import org.meshjava.openai.UpstreamEngine;
  *                                    // when none are listed, beside the embedded defaults)
  * }
  * }</pre>
+ *
+ * <p>Every backend also takes operator caps ({@link ServeLimits}): {@code "max_output_tokens"}
+ * (default {@value #DEFAULT_MAX_OUTPUT_TOKENS}), {@code "max_prompt_tokens"} and {@code
+ * "max_joule_ceiling_uj"} (default none). A request over a backend's cap is inadmissible there.
  */
 record ServeConfig(
     Optional<String> host,
@@ -59,16 +67,36 @@ record ServeConfig(
     Optional<Long> defaultJouleCeilingUj,
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
+    Optional<Long> bodyDeadlineSeconds,
     List<ServingEngine> backends,
+    Map<String, ServeLimits> caps,
     boolean defaultDecisionEngine) {
+
+  /**
+   * The output cap of a backend whose configuration sets none (and of the embedded defaults): a
+   * long reply, not an unbounded one. Without it an ungranted {@code max_tokens} of ten million
+   * ran for half a minute and returned 40 MB.
+   */
+  static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+  /** The caps of a backend whose configuration sets none. */
+  static final ServeLimits DEFAULT_CAP = ServeLimits.NONE.withMaxOutputTokens(DEFAULT_MAX_OUTPUT_TOKENS);
+
+  /** The caps configured for {@code backend}, else {@link #DEFAULT_CAP}. */
+  ServeLimits capOf(String backend) {
+    return caps.getOrDefault(backend, DEFAULT_CAP);
+  }
 
   private static final Set<String> KEYS =
       Set.of("host", "port", "key_file", "journal", "meter", "default_joule_ceiling_uj",
-          "max_body_bytes", "max_concurrent_serves", "backends", "default_decision_engine");
+          "max_body_bytes", "max_concurrent_serves", "body_deadline_s", "backends",
+          "default_decision_engine");
 
   static ServeConfig empty() {
     return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of(), true);
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+        List.of(), Map.of(),
+        true);
   }
 
   static ServeConfig read(Path file) throws CliException {
@@ -84,12 +112,15 @@ record ServeConfig(
     }
     try {
       List<ServingEngine> backends = new ArrayList<>();
+      Map<String, ServeLimits> caps = new HashMap<>();
       JsonNode bs = root.path("backends");
       if (!bs.isMissingNode() && !bs.isArray()) {
         throw new CliException(file + ": backends is an array");
       }
       for (int i = 0; i < bs.size(); i++) {
-        backends.add(backend(bs.get(i), file + ": backends[" + i + "]", dir));
+        ServingEngine engine = backend(bs.get(i), file + ": backends[" + i + "]", dir);
+        backends.add(engine);
+        caps.put(engine.name(), cap(bs.get(i)));
       }
       return new ServeConfig(
           text(root, "host"),
@@ -100,7 +131,9 @@ record ServeConfig(
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
+          number(root, "body_deadline_s").map(ServeConfig::positiveSeconds),
           List.copyOf(backends),
+          Map.copyOf(caps),
           root.path("default_decision_engine").asBoolean(backends.isEmpty()));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
@@ -178,7 +211,8 @@ record ServeConfig(
             () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
         try {
           JlamaEngine.Builder jb =
-              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost);
+              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost)
+                  .digestProgress(new DigestProgressLine(name, System.err));
           double t = b.path("temperature").asDouble(0);
           if (t != 0) {
             jb.sampling((float) t);
@@ -195,6 +229,31 @@ record ServeConfig(
       default -> throw new CliException(where + ": unknown backend type '" + type
           + "' (reference, upstream, onnx-minilm or jlama)");
     }
+  }
+
+  private static long positiveSeconds(long v) {
+    if (v < 1) {
+      throw new IllegalArgumentException("body_deadline_s must be at least 1");
+    }
+    return v;
+  }
+
+  /** A backend's caps: {@link #DEFAULT_CAP} with whatever the entry sets. */
+  private static ServeLimits cap(JsonNode b) {
+    ServeLimits cap = DEFAULT_CAP;
+    Optional<Long> out = number(b, "max_output_tokens");
+    if (out.isPresent()) {
+      cap = cap.withMaxOutputTokens(out.get());
+    }
+    Optional<Long> in = number(b, "max_prompt_tokens");
+    if (in.isPresent()) {
+      cap = cap.withMaxPromptTokens(in.get());
+    }
+    Optional<Long> ceiling = number(b, "max_joule_ceiling_uj");
+    if (ceiling.isPresent()) {
+      cap = cap.withMaxJouleCeilingUj(ceiling.get());
+    }
+    return cap;
   }
 
   static Fidelity fidelity(String text, String where) throws CliException {

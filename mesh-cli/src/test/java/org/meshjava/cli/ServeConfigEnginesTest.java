@@ -102,4 +102,42 @@ class ServeConfigEnginesTest {
     assertThat(ServeConfig.empty().defaultDecisionEngine()).isTrue();
     assertThat(ServeConfig.read(config("{}")).defaultDecisionEngine()).isTrue();
   }
+
+  @Test
+  void caps_perBackend_withADefaultOutputCap_andOutOfRangeValuesRefused() throws Exception {
+    ServeConfig c =
+        ServeConfig.read(
+            config(
+                """
+                {"backends": [
+                  {"type": "reference", "name": "plain"},
+                  {"type": "reference", "name": "capped", "max_output_tokens": 4294967295,
+                   "max_prompt_tokens": 2048, "max_joule_ceiling_uj": 5000000}]}
+                """));
+    assertThat(c.capOf("plain"))
+        .isEqualTo(org.meshjava.core.ServeLimits.NONE.withMaxOutputTokens(4096));
+    assertThat(c.capOf("capped"))
+        .isEqualTo(new org.meshjava.core.ServeLimits(2048, 4294967295L, 5_000_000));
+    // The embedded defaults get the default cap too.
+    assertThat(ServeConfig.empty().capOf("tiny").maxOutputTokens()).isEqualTo(4096);
+    assertThatThrownBy(
+            () ->
+                ServeConfig.read(
+                    config(
+                        """
+                        {"backends": [{"type": "reference", "name": "r", "max_output_tokens": 4294967296}]}
+                        """)))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("max_output_tokens");
+  }
+
+  @Test
+  void bodyDeadline_isReadInSeconds_andZeroIsRefused() throws Exception {
+    assertThat(ServeConfig.read(config("{\"body_deadline_s\": 30}")).bodyDeadlineSeconds())
+        .contains(30L);
+    assertThat(ServeConfig.empty().bodyDeadlineSeconds()).isEmpty();
+    assertThatThrownBy(() -> ServeConfig.read(config("{\"body_deadline_s\": 0}")))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("body_deadline_s");
+  }
 }

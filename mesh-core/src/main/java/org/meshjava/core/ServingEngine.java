@@ -46,6 +46,16 @@ public interface ServingEngine {
   }
 
   /**
+   * The largest request this engine can serve at all: its context window, what its output can
+   * hold. A request over them is refused while routing, before any work (§4), so {@link #serve}
+   * never sees one. The default is {@link ServeLimits#NONE}; an engine that cannot serve the whole
+   * u32 range says so here rather than failing on it.
+   */
+  default ServeLimits limits() {
+    return ServeLimits.NONE;
+  }
+
+  /**
    * The weights the engine runs, bound by content, when it can address them (§3.6). The steward
    * asks before and after each serve and refuses to seal if the answer changed (§2).
    */
@@ -55,10 +65,15 @@ public interface ServingEngine {
 
   /**
    * The energy domains its work draws on (§3.3). A hardware figure needs live counters on all of
-   * them. The default is CPU package 0.
+   * them, so a backend must declare every one: leaving one out lets a figure claim less than the
+   * serve drew. The default, for a backend that runs on the CPU, is every CPU package this process
+   * may run on ({@link EnergyDomain#cpuPackagesOfThisProcess()}); the meter adds each package's
+   * DRAM where it has a counter for it. A backend that runs on a GPU declares that GPU ({@link
+   * EnergyDomain#gpu(int)}, the device as this process sees it) as well as the CPU packages that
+   * drive it; one whose work happens elsewhere (a remote server) declares none.
    */
   default Set<EnergyDomain> domains() {
-    return Set.of(EnergyDomain.cpuPackage(0));
+    return EnergyDomain.cpuPackagesOfThisProcess();
   }
 
   /**
@@ -76,4 +91,35 @@ public interface ServingEngine {
    * @throws EngineException if it cannot serve; nothing is sealed
    */
   EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException;
+
+  /**
+   * Serves {@code request}, handing each output token to {@code sink} as it is produced, and stops
+   * early when the sink asks (see {@link TokenSink}); the result then holds the tokens produced so
+   * far, and its outcome counts exactly those. The tokens handed to the sink are the result's, in
+   * order.
+   *
+   * <p>The default serves whole with {@link #serve(ServeRequest, TokenSequence)} and then hands the
+   * tokens over: correct, but nothing arrives before the work is done and cancelling saves no work.
+   * An engine that produces tokens one at a time overrides it.
+   *
+   * @throws EngineException if it cannot serve; nothing is sealed
+   */
+  default EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
+      throws EngineException {
+    EngineResult result = serve(request, prompt);
+    for (int i = 0; i < result.tokens().size(); i++) {
+      if (!sink.accept((int) result.tokens().get(i))) {
+        break;
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Whether {@link #serve(ServeRequest, TokenSequence, TokenSink)} hands tokens over as they are
+   * produced rather than after the whole serve. The default is {@code false}.
+   */
+  default boolean streams() {
+    return false;
+  }
 }

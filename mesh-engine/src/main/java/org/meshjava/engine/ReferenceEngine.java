@@ -3,6 +3,7 @@ package org.meshjava.engine;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -18,10 +19,12 @@ import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.Blake3;
@@ -29,7 +32,10 @@ import org.meshjava.core.crypto.Blake3;
 /**
  * The reference engine (§5): deterministic and weights-free, for conformance, tests and demos.
  *
- * <p>For a generation it emits exactly {@code max_tokens} tokens. Token {@code i} is read from a
+ * <p>For a generation it emits exactly {@code max_tokens} tokens, up to its output limit ({@link
+ * #DEFAULT_MAX_OUTPUT_TOKENS} unless configured); a request above it is refused while routing
+ * ({@link #limits()}), so the engine never starts work it cannot finish. Its output buffer grows
+ * with the tokens emitted rather than being sized by the request up front. Token {@code i} is read from a
  * BLAKE3 chain seeded with the request id and the prompt payload, so the output is a function of
  * the request and the payload alone, as §5 requires of a deterministic engine. Each token costs
  * {@code workPerToken} further BLAKE3 compressions, so the work — and the energy a meter around it
@@ -49,6 +55,17 @@ public final class ReferenceEngine implements DecisionEngine {
   /** Token ids are drawn below this bound, the size of a GPT-2 style vocabulary. */
   public static final int VOCABULARY = 50_257;
 
+  /**
+   * The most output tokens the engine serves unless configured otherwise: 1,048,576 ids, 4 MiB,
+   * about a second of work at the default work per token.
+   */
+  public static final long DEFAULT_MAX_OUTPUT_TOKENS = 1L << 20;
+
+  /** The most output tokens it can ever hold: the largest Java array. */
+  public static final long MAX_OUTPUT_TOKENS = Integer.MAX_VALUE - 8;
+
+  private static final int FIRST_BUFFER = 4096;
+
   private final String name;
   private final Recipe recipe;
   private final Fidelity fidelity;
@@ -58,6 +75,7 @@ public final class ReferenceEngine implements DecisionEngine {
   private final LongConsumer workObserver;
   private final Optional<Fidelity> delivers;
   private final Optional<WeightsBinding> weights;
+  private final ServeLimits limits;
   private final Tokenizer tokenizer;
 
   private ReferenceEngine(Builder b) {
@@ -70,6 +88,7 @@ public final class ReferenceEngine implements DecisionEngine {
     this.workObserver = b.workObserver;
     this.delivers = b.delivers;
     this.weights = b.weights;
+    this.limits = ServeLimits.NONE.withMaxOutputTokens(b.maxOutputTokens);
     this.tokenizer = b.tokenizer;
   }
 
@@ -108,6 +127,12 @@ public final class ReferenceEngine implements DecisionEngine {
   @Override
   public Optional<WeightsBinding> weights() {
     return weights;
+  }
+
+  /** At most its output limit of tokens out; any prompt length and ceiling. */
+  @Override
+  public ServeLimits limits() {
+    return limits;
   }
 
   /** The configured tokenizer; {@link ByteTokenizer} by default. */
@@ -191,18 +216,57 @@ public final class ReferenceEngine implements DecisionEngine {
               prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
       return new EngineResult(TokenSequence.empty(), outcome);
     }
-    int count = (int) request.maxTokens();
-    int[] tokens = new int[count];
+    return generate(request, prompt, TokenSink.DISCARD, delivered);
+  }
+
+  /**
+   * Generates token by token, handing each to {@code sink} as it is drawn and stopping when the
+   * sink asks; a decision is served whole. The tokens are those {@link #serve(ServeRequest,
+   * TokenSequence)} draws, so a cancelled serve's output is a prefix of the full one.
+   */
+  @Override
+  public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink) {
+    Objects.requireNonNull(sink, "sink");
+    if (request.decision().isPresent()) {
+      return serve(request, prompt); // emits no tokens, so nothing to hand over
+    }
+    Objects.requireNonNull(prompt, "prompt");
+    return generate(request, prompt, sink, delivered());
+  }
+
+  /** True: generations are handed over token by token. */
+  @Override
+  public boolean streams() {
+    return true;
+  }
+
+  private EngineResult generate(
+      ServeRequest request, TokenSequence prompt, TokenSink sink, Optional<Fidelity> delivered) {
+    long count = request.maxTokens();
+    if (count > limits.maxOutputTokens()) {
+      // The router refuses such a request first (limits()); only a caller that bypasses it lands
+      // here, before any work.
+      throw new IllegalArgumentException(
+          "max_tokens " + count + " is above this engine's output limit " + limits.maxOutputTokens());
+    }
+    int[] tokens = new int[(int) Math.min(count, FIRST_BUFFER)];
     byte[] state = seed(request, prompt);
-    for (int i = 0; i < count; i++) {
+    int n = 0;
+    while (n < count) {
       state = churn(state, workPerToken);
-      tokens[i] =
+      if (n == tokens.length) {
+        tokens = Arrays.copyOf(tokens, (int) Math.min(count, 2L * tokens.length));
+      }
+      tokens[n] =
           Integer.remainderUnsigned(
               ByteBuffer.wrap(state).order(ByteOrder.LITTLE_ENDIAN).getInt(), VOCABULARY);
+      if (!sink.accept(tokens[n++])) {
+        break;
+      }
     }
     ServeOutcome outcome =
-        new ServeOutcome(prompt.size(), count, count, 0, 0, 0, delivered, Optional.empty());
-    return new EngineResult(TokenSequence.of(tokens), outcome);
+        new ServeOutcome(prompt.size(), n, n, 0, 0, 0, delivered, Optional.empty());
+    return new EngineResult(TokenSequence.of(Arrays.copyOf(tokens, n)), outcome);
   }
 
   private static byte[] seed(ServeRequest request, TokenSequence prompt) {
@@ -239,9 +303,23 @@ public final class ReferenceEngine implements DecisionEngine {
     private LongConsumer workObserver = n -> {};
     private Optional<Fidelity> delivers = Optional.empty();
     private Optional<WeightsBinding> weights = Optional.empty();
+    private long maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS;
     private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
 
     private Builder() {}
+
+    /**
+     * Sets the most output tokens the engine serves, 1 to {@link #MAX_OUTPUT_TOKENS}; the default
+     * is {@link #DEFAULT_MAX_OUTPUT_TOKENS}. A larger {@code max_tokens} is refused while routing.
+     */
+    public Builder maxOutputTokens(long v) {
+      if (v < 1 || v > MAX_OUTPUT_TOKENS) {
+        throw new IllegalArgumentException(
+            "maxOutputTokens must be 1.." + MAX_OUTPUT_TOKENS + ": " + v);
+      }
+      maxOutputTokens = v;
+      return this;
+    }
 
     /** Sets the backend name. */
     public Builder name(String v) {

@@ -145,4 +145,36 @@ class ReferenceEngineTest {
       pool.shutdownNow();
     }
   }
+
+  @Test
+  void serve_pastItsFirstBuffer_growsAndEmitsEveryToken_andAPrefixDoesNotDependOnTheLimit() {
+    ReferenceEngine engine = ReferenceEngine.builder().workPerToken(1).build();
+    EngineResult r = engine.serve(generation("hello", 10_000), PROMPT);
+    assertThat(r.tokens().size()).isEqualTo(10_000);
+    assertThat(r.outcome().tokensOut()).isEqualTo(10_000);
+  }
+
+  @Test
+  void limits_declareTheOutputLimit_andARequestAboveItIsRefusedBeforeAnyWork() {
+    assertThat(ReferenceEngine.builder().build().limits().maxOutputTokens())
+        .isEqualTo(ReferenceEngine.DEFAULT_MAX_OUTPUT_TOKENS);
+    AtomicLong work = new AtomicLong();
+    ReferenceEngine engine =
+        ReferenceEngine.builder().maxOutputTokens(100).observeWork(work::addAndGet).build();
+    assertThat(engine.limits().maxOutputTokens()).isEqualTo(100);
+    assertThat(engine.limits().maxPromptTokens()).isEqualTo(0xFFFF_FFFFL);
+    // No int cast: 3e9 and the top of the u32 range are refused as what they are.
+    for (long maxTokens : new long[] {101, Integer.MAX_VALUE, 3_000_000_000L, 0xFFFF_FFFFL}) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> engine.serve(generation("hello", maxTokens), PROMPT))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("max_tokens " + maxTokens);
+    }
+    assertThat(work.get()).isZero();
+    assertThat(engine.limits().refusal(generation("hello", 3_000_000_000L)))
+        .contains("max_tokens 3000000000 > limit 100");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> ReferenceEngine.builder().maxOutputTokens(0xFFFF_FFFFL))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }

@@ -2,65 +2,91 @@ package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
+import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
 
 /**
  * Chat completion replies in OpenAI's wire format, whole or as a stream. A stream is: a chunk
- * with the assistant role, chunks of content, a chunk with the finish reason, a last chunk with
- * no choices whose {@code usage} carries the energy and receipt, then {@code [DONE]}. The serve
- * has completed and its receipt is sealed before the first byte is written.
+ * with the assistant role (sent once the steward has routed, before the engine runs), a chunk per
+ * piece of content as the engine produces tokens, a chunk with the finish reason, a last chunk with
+ * no choices whose {@code usage} carries the energy and receipt, then {@code [DONE]}.
  */
 final class Completions {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private Completions() {}
 
-  static Reply reply(ServeResult result, String text, boolean cut, long created, boolean stream) {
+  static Reply reply(ServeResult result, String text, boolean cut, long created) {
     String id = "chatcmpl-" + result.envelope().id().hex().substring(0, 32);
-    String model = result.route().chosen().name();
-    String finish = cut ? "length" : "stop";
-    if (!stream) {
-      ObjectNode root = head(id, "chat.completion", created, model);
-      ObjectNode choice = root.putArray("choices").addObject();
-      choice.put("index", 0);
-      ObjectNode message = choice.putObject("message");
-      message.put("role", "assistant");
-      message.put("content", text);
-      choice.putNull("logprobs");
-      choice.put("finish_reason", finish);
-      root.set("usage", usage(result));
-      return new Reply.Json(200, root);
+    ObjectNode root = head(id, "chat.completion", created, result.route().chosen().name());
+    ObjectNode choice = root.putArray("choices").addObject();
+    choice.put("index", 0);
+    ObjectNode message = choice.putObject("message");
+    message.put("role", "assistant");
+    message.put("content", text);
+    choice.putNull("logprobs");
+    choice.put("finish_reason", cut ? "length" : "stop");
+    root.set("usage", usage(result));
+    return new Reply.Json(200, root);
+  }
+
+  /** A chat completion streamed as the serve produces it. */
+  static final class Stream extends StreamedReply {
+    private String model = "";
+
+    Stream(Reply.Channel channel, long created) {
+      super(channel, created);
     }
-    List<Reply.Event> events = new ArrayList<>();
-    ObjectNode first = head(id, "chat.completion.chunk", created, model);
-    ObjectNode c0 = first.putArray("choices").addObject();
-    c0.put("index", 0);
-    c0.putObject("delta").put("role", "assistant").put("content", "");
-    c0.putNull("finish_reason");
-    events.add(event(first));
-    for (String piece : Endpoints.pieces(text)) {
-      ObjectNode chunk = head(id, "chat.completion.chunk", created, model);
+
+    private String id() {
+      return "chatcmpl-" + id;
+    }
+
+    @Override
+    void open(RouteDecision route) {
+      model = route.chosen().name();
+      ObjectNode first = head(id(), "chat.completion.chunk", created, model);
+      ObjectNode c0 = first.putArray("choices").addObject();
+      c0.put("index", 0);
+      c0.putObject("delta").put("role", "assistant").put("content", "");
+      c0.putNull("finish_reason");
+      send(event(first));
+    }
+
+    @Override
+    boolean delta(String piece) {
+      if (piece.isEmpty()) {
+        return alive();
+      }
+      ObjectNode chunk = head(id(), "chat.completion.chunk", created, model);
       ObjectNode c = chunk.putArray("choices").addObject();
       c.put("index", 0);
       c.putObject("delta").put("content", piece);
       c.putNull("finish_reason");
-      events.add(event(chunk));
+      return send(event(chunk));
     }
-    ObjectNode last = head(id, "chat.completion.chunk", created, model);
-    ObjectNode cl = last.putArray("choices").addObject();
-    cl.put("index", 0);
-    cl.putObject("delta");
-    cl.put("finish_reason", finish);
-    events.add(event(last));
-    ObjectNode usage = head(id, "chat.completion.chunk", created, model);
-    usage.putArray("choices");
-    usage.set("usage", usage(result));
-    events.add(event(usage));
-    events.add(new Reply.Event(Optional.empty(), "[DONE]"));
-    return new Reply.EventStream(events);
+
+    @Override
+    void finish(ServeResult result, String rest, String text, boolean cut) {
+      delta(rest);
+      ObjectNode last = head(id(), "chat.completion.chunk", created, model);
+      ObjectNode cl = last.putArray("choices").addObject();
+      cl.put("index", 0);
+      cl.putObject("delta");
+      cl.put("finish_reason", cut ? "length" : "stop");
+      send(event(last));
+      ObjectNode usage = head(id(), "chat.completion.chunk", created, model);
+      usage.putArray("choices");
+      usage.set("usage", usage(result));
+      send(event(usage));
+      send(new Reply.Event(Optional.empty(), "[DONE]"));
+    }
+
+    @Override
+    void fail(ObjectNode error) {
+      send(event(error));
+    }
   }
 
   private static ObjectNode head(String id, String object, long created, String model) {

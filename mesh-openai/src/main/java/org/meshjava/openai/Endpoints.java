@@ -10,8 +10,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -21,8 +19,10 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.DenialLabel;
+import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
@@ -32,6 +32,7 @@ import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Streamer;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.WitnessVerdict;
 import org.slf4j.Logger;
@@ -61,8 +62,6 @@ final class Endpoints {
           .disable(JsonParser.Feature.ALLOW_COMMENTS)
           .build();
 
-  private static final int STREAM_PIECE_CODE_POINTS = 16;
-
   private final Steward steward;
   private final long defaultCeilingUj;
   private final Semaphore serves;
@@ -80,6 +79,7 @@ final class Endpoints {
             post(method, () -> serve(body, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS));
         case "/v1/responses" -> post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES));
         case "/v1/mesh/witness" -> post(method, () -> witness(body));
+        case "/v1/mesh/revocations" -> post(method, () -> revocation(body));
         case "/v1/models" -> get(method, this::models);
         case "/v1/mesh/steward" -> get(method, this::stewardInfo);
         default -> ErrorReply.of(404, "invalid_request_error", "not_found",
@@ -221,6 +221,38 @@ final class Endpoints {
         Optional.of("receipt"));
   }
 
+  // ---- POST /v1/mesh/revocations --------------------------------------------------------------
+
+  /** An issuer's signed revocation (SPEC.md 30 §11): verified, journalled, then in effect. */
+  private Reply revocation(byte[] bytes) throws BindingException {
+    JsonNode hex = parse(bytes).get("revocation");
+    if (hex == null || !hex.isTextual()) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, "revocation",
+          "revocation must be the hex line `mesh grant revoke` writes");
+    }
+    Revocation r;
+    try {
+      r = Revocation.fromHex(hex.asText());
+    } catch (MalformedGrantException e) {
+      return ErrorReply.of(400, "invalid_request_error", "malformed_revocation",
+          "not a revocation: " + e.getMessage(), Optional.of("revocation"));
+    }
+    boolean recorded;
+    try {
+      recorded = steward.revoke(r);
+    } catch (GrantRefusedException e) {
+      return ErrorReply.of(403, "permission_error", e.label().wire(),
+          "the revocation is refused: " + e.getMessage(), Optional.of("revocation"));
+    } catch (ServeException e) {
+      return byReason(e);
+    }
+    ObjectNode ok = NODES.objectNode();
+    ok.put("revoked", r.grantId().hex());
+    ok.put("revoked_from", r.from().getEpochSecond());
+    ok.put("recorded", recorded);
+    return new Reply.Json(200, ok);
+  }
+
   // ---- POST /v1/chat/completions, POST /v1/responses ------------------------------------------
 
   private Reply serve(byte[] bytes, GrantedServeRequest.Endpoint endpoint) throws BindingException {
@@ -248,6 +280,10 @@ final class Endpoints {
               "the steward is serving as many requests as it may; retry shortly", Optional.empty()),
           Optional.of(1));
     }
+    if (stream) {
+      Optional<Presentation> granted = presentation;
+      return new Reply.Streamed(channel -> streamed(request, prompt, granted, endpoint, channel));
+    }
     ServeResult result;
     try {
       result =
@@ -263,8 +299,57 @@ final class Endpoints {
     boolean cut = result.outcome().tokensOut() >= request.maxTokens();
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-        ? Completions.reply(result, text, cut, created, stream)
-        : Responses.reply(result, text, cut, created, stream);
+        ? Completions.reply(result, text, cut, created)
+        : Responses.reply(result, text, cut, created);
+  }
+
+  /**
+   * Serves while streaming: the opening events go out once the steward has routed, each piece of
+   * text as the engine produces its tokens, the receipt at the end. A client that goes away stops
+   * the engine (the next send fails and the sink answers false); the steward still seals and
+   * journals what was produced. Runs on the serving thread and releases the concurrency permit the
+   * caller took.
+   */
+  private Optional<Reply> streamed(
+      ServeRequest request,
+      PromptText prompt,
+      Optional<Presentation> presentation,
+      GrantedServeRequest.Endpoint endpoint,
+      Reply.Channel channel) {
+    try {
+      long created = steward.clock().instant().getEpochSecond();
+      StreamedReply reply =
+          endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+              ? new Completions.Stream(channel, created)
+              : new Responses.Stream(channel, created);
+      TextDeltas[] deltas = new TextDeltas[1];
+      Streamer streamer =
+          route -> {
+            deltas[0] = new TextDeltas(route.chosen().tokenizer());
+            reply.open(route);
+            return token -> reply.delta(deltas[0].add(token));
+          };
+      ServeResult result;
+      try {
+        result =
+            presentation.isPresent()
+                ? steward.serve(request, prompt, presentation.get(), streamer)
+                : steward.serve(request, prompt, streamer);
+      } catch (ServeException e) {
+        Reply refused = refusal(e);
+        if (!reply.started()) {
+          return Optional.of(refused);
+        }
+        reply.fail((ObjectNode) ((Reply.Json) refused).body());
+        return Optional.empty();
+      }
+      String text = result.route().chosen().tokenizer().decode(result.tokens());
+      boolean cut = result.outcome().tokensOut() >= request.maxTokens();
+      reply.finish(result, deltas[0].finish(result.tokens()), text, cut);
+      return Optional.empty();
+    } finally {
+      serves.release();
+    }
   }
 
   private static boolean flag(JsonNode body, String field) throws BindingException {
@@ -321,20 +406,5 @@ final class Endpoints {
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
           ErrorReply.of(503, "service_unavailable_error", code, e.getMessage(), Optional.empty());
     };
-  }
-
-  /** Splits text into stream pieces of a few code points, never inside a surrogate pair. */
-  static List<String> pieces(String text) {
-    List<String> out = new ArrayList<>();
-    int i = 0;
-    while (i < text.length()) {
-      int end = i;
-      for (int k = 0; k < STREAM_PIECE_CODE_POINTS && end < text.length(); k++) {
-        end += Character.charCount(text.codePointAt(end));
-      }
-      out.add(text.substring(i, end));
-      i = end;
-    }
-    return out;
   }
 }

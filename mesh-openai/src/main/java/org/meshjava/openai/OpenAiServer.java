@@ -201,16 +201,66 @@ public final class OpenAiServer implements AutoCloseable {
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
-      case Reply.EventStream events -> {
-        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-        try (OutputStream out = Content.Sink.asOutputStream(response)) {
-          for (Reply.Event e : events.events()) {
-            out.write(e.wire().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-          }
+      case Reply.Streamed streamed -> {
+        StreamChannel channel = new StreamChannel(response);
+        Optional<Reply> instead = streamed.producer().run(channel);
+        if (!channel.started()) {
+          write(instead.orElseThrow(() -> new IllegalStateException("a stream sent nothing")),
+              response, callback);
+          return;
         }
+        channel.end(callback);
+      }
+    }
+  }
+
+  /**
+   * A streamed reply's events onto the response, each written and flushed as it is sent, with
+   * blocking writes on the serving thread: a client that stops reading slows its own engine, and
+   * one that disconnects makes the next send fail, which cancels the engine.
+   */
+  private static final class StreamChannel implements Reply.Channel {
+    private final Response response;
+    private OutputStream out;
+    private boolean alive = true;
+
+    StreamChannel(Response response) {
+      this.response = response;
+    }
+
+    @Override
+    public boolean send(Reply.Event event) {
+      if (!alive) {
+        return false;
+      }
+      try {
+        if (out == null) {
+          response.setStatus(200);
+          response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+          response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+          out = Content.Sink.asOutputStream(response);
+        }
+        out.write(event.wire().getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        return true;
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("the client of a stream went away", e);
+        alive = false;
+        return false;
+      }
+    }
+
+    @Override
+    public boolean started() {
+      return out != null;
+    }
+
+    void end(Callback callback) {
+      try {
+        out.close();
         callback.succeeded();
+      } catch (IOException | RuntimeException e) {
+        callback.failed(e);
       }
     }
   }

@@ -1,12 +1,11 @@
 package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /** What the binding answers: one JSON document, or a stream of server-sent events. */
-sealed interface Reply permits Reply.Json, Reply.EventStream {
+sealed interface Reply permits Reply.Json, Reply.Streamed {
 
   /** The HTTP status. */
   int status();
@@ -30,19 +29,39 @@ sealed interface Reply permits Reply.Json, Reply.EventStream {
   }
 
   /**
-   * A {@code text/event-stream} of events, written in order and flushed one by one.
+   * A {@code text/event-stream} produced while it is written: the producer runs on the serving
+   * thread and sends each event as it has it. The status and headers go out with the first event;
+   * a producer that fails before sending any returns the reply to write instead.
    *
-   * @param events the events
+   * @param producer what writes the events
    */
-  record EventStream(List<Event> events) implements Reply {
-    public EventStream {
-      events = List.copyOf(events);
+  record Streamed(Producer producer) implements Reply {
+    public Streamed {
+      Objects.requireNonNull(producer, "producer");
     }
 
     @Override
     public int status() {
       return 200;
     }
+  }
+
+  /** Writes a streamed reply's events. */
+  @FunctionalInterface
+  interface Producer {
+    /**
+     * Sends the events; returns the reply to write instead when it sent none (a refusal).
+     */
+    Optional<Reply> run(Channel channel);
+  }
+
+  /** Where a producer sends events. Used from one thread. */
+  interface Channel {
+    /** Sends and flushes one event; {@code false} once the client is gone. */
+    boolean send(Event event);
+
+    /** Whether any event has been sent, so the status is committed. */
+    boolean started();
   }
 
   /**

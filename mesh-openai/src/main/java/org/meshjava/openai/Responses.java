@@ -3,73 +3,122 @@ package org.meshjava.openai;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
+import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
 
 /**
  * Responses API replies in OpenAI's wire format, whole or as a stream of named events: {@code
- * response.created}, {@code response.output_item.added}, {@code response.content_part.added},
- * {@code response.output_text.delta}…, {@code response.output_text.done}, {@code
- * response.content_part.done}, {@code response.output_item.done}, then {@code
- * response.completed} (or {@code response.incomplete} when {@code max_output_tokens} cut the
- * output) whose response's {@code usage} carries the energy and receipt.
+ * response.created}, {@code response.output_item.added}, {@code response.content_part.added} (sent
+ * once the steward has routed), {@code response.output_text.delta} per piece of text as the engine
+ * produces tokens, {@code response.output_text.done}, {@code response.content_part.done}, {@code
+ * response.output_item.done}, then {@code response.completed} (or {@code response.incomplete} when
+ * {@code max_output_tokens} cut the output) whose response's {@code usage} carries the energy and
+ * receipt.
  */
 final class Responses {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private Responses() {}
 
-  static Reply reply(ServeResult result, String text, boolean cut, long created, boolean stream) {
+  static Reply reply(ServeResult result, String text, boolean cut, long created) {
     String hex = result.envelope().id().hex();
-    String id = "resp_" + hex.substring(0, 32);
-    String itemId = "msg_" + hex.substring(32);
+    return new Reply.Json(
+        200, done(result, "resp_" + hex.substring(0, 32), "msg_" + hex.substring(32), text, cut,
+            created));
+  }
+
+  private static ObjectNode done(
+      ServeResult result, String id, String itemId, String text, boolean cut, long created) {
     String model = result.route().chosen().name();
     ObjectNode done = response(id, created, model, cut ? "incomplete" : "completed", cut);
     ArrayNode output = done.putArray("output");
     output.add(item(itemId, "completed", text));
     done.set("usage", usage(result));
-    if (!stream) {
-      return new Reply.Json(200, done);
+    return done;
+  }
+
+  /** A response streamed as the serve produces it. */
+  static final class Stream extends StreamedReply {
+    private int seq;
+    private String model = "";
+
+    Stream(Reply.Channel channel, long created) {
+      super(channel, created);
     }
-    List<Reply.Event> events = new ArrayList<>();
-    int[] seq = {0};
-    ObjectNode started = response(id, created, model, "in_progress", false);
-    started.putArray("output");
-    started.putNull("usage");
-    ObjectNode e = event("response.created", seq);
-    e.set("response", started);
-    events.add(wire(e));
-    e = event("response.output_item.added", seq);
-    e.put("output_index", 0);
-    ObjectNode added = item(itemId, "in_progress", null);
-    e.set("item", added);
-    events.add(wire(e));
-    e = event("response.content_part.added", seq);
-    e.put("item_id", itemId).put("output_index", 0).put("content_index", 0);
-    e.set("part", part(""));
-    events.add(wire(e));
-    for (String piece : Endpoints.pieces(text)) {
-      e = event("response.output_text.delta", seq);
-      e.put("item_id", itemId).put("output_index", 0).put("content_index", 0).put("delta", piece);
-      events.add(wire(e));
+
+    private String responseId() {
+      return "resp_" + id;
     }
-    e = event("response.output_text.done", seq);
-    e.put("item_id", itemId).put("output_index", 0).put("content_index", 0).put("text", text);
-    events.add(wire(e));
-    e = event("response.content_part.done", seq);
-    e.put("item_id", itemId).put("output_index", 0).put("content_index", 0);
-    e.set("part", part(text));
-    events.add(wire(e));
-    e = event("response.output_item.done", seq);
-    e.put("output_index", 0);
-    e.set("item", item(itemId, "completed", text));
-    events.add(wire(e));
-    e = event(cut ? "response.incomplete" : "response.completed", seq);
-    e.set("response", done);
-    events.add(wire(e));
-    return new Reply.EventStream(events);
+
+    private String itemId() {
+      return "msg_" + id;
+    }
+
+    @Override
+    void open(RouteDecision route) {
+      model = route.chosen().name();
+      ObjectNode started = response(responseId(), created, model, "in_progress", false);
+      started.putArray("output");
+      started.putNull("usage");
+      ObjectNode e = event("response.created");
+      e.set("response", started);
+      send(wire(e));
+      e = event("response.output_item.added");
+      e.put("output_index", 0);
+      e.set("item", item(itemId(), "in_progress", null));
+      send(wire(e));
+      e = event("response.content_part.added");
+      e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0);
+      e.set("part", part(""));
+      send(wire(e));
+    }
+
+    @Override
+    boolean delta(String piece) {
+      if (piece.isEmpty()) {
+        return alive();
+      }
+      ObjectNode e = event("response.output_text.delta");
+      e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0).put("delta", piece);
+      return send(wire(e));
+    }
+
+    @Override
+    void finish(ServeResult result, String rest, String text, boolean cut) {
+      delta(rest);
+      ObjectNode e = event("response.output_text.done");
+      e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0).put("text", text);
+      send(wire(e));
+      e = event("response.content_part.done");
+      e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0);
+      e.set("part", part(text));
+      send(wire(e));
+      e = event("response.output_item.done");
+      e.put("output_index", 0);
+      e.set("item", item(itemId(), "completed", text));
+      send(wire(e));
+      e = event(cut ? "response.incomplete" : "response.completed");
+      e.set("response", done(result, responseId(), itemId(), text, cut, created));
+      send(wire(e));
+    }
+
+    @Override
+    void fail(ObjectNode error) {
+      ObjectNode e = event("error");
+      ObjectNode inner = (ObjectNode) error.get("error");
+      e.set("code", inner.get("code"));
+      e.set("message", inner.get("message"));
+      e.set("param", inner.get("param"));
+      send(wire(e));
+    }
+
+    private ObjectNode event(String type) {
+      ObjectNode e = NODES.objectNode();
+      e.put("type", type);
+      e.put("sequence_number", seq++);
+      return e;
+    }
   }
 
   private static ObjectNode response(String id, long created, String model, String status, boolean cut) {
@@ -120,13 +169,6 @@ final class Responses {
     u.put("total_tokens", in + out);
     u.set("energy", EnergyUsage.of(result));
     return u;
-  }
-
-  private static ObjectNode event(String type, int[] seq) {
-    ObjectNode e = NODES.objectNode();
-    e.put("type", type);
-    e.put("sequence_number", seq[0]++);
-    return e;
   }
 
   private static Reply.Event wire(ObjectNode e) {

@@ -24,6 +24,7 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.WeightsBinding;
@@ -141,6 +142,91 @@ public final class UpstreamEngine implements ServingEngine {
 
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
+    HttpResponse<String> response =
+        send(request(request, prompt, false), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    if (response.statusCode() != 200) {
+      throw refused(response.statusCode(), response.body());
+    }
+    String text;
+    long upstreamPromptTokens;
+    try {
+      JsonNode reply = JSON.readTree(response.body());
+      JsonNode content = reply.path("choices").path(0).path("message").path("content");
+      if (!content.isTextual()) {
+        throw new EngineException("upstream " + name + " sent no choices[0].message.content");
+      }
+      text = content.asText();
+      upstreamPromptTokens = promptTokens(reply, prompt);
+    } catch (IOException e) {
+      throw new EngineException("upstream " + name + " sent a body that is not JSON", e);
+    }
+    int[] codePoints = text.codePoints().limit(request.maxTokens()).toArray();
+    TokenSequence tokens = TokenSequence.of(codePoints);
+    return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, tokens.size()));
+  }
+
+  /** True: the upstream is asked to stream, and its pieces are handed over as they arrive. */
+  @Override
+  public boolean streams() {
+    return true;
+  }
+
+  /**
+   * Asks the upstream for server-sent events and hands each code point of each content delta to
+   * {@code sink} as it arrives. When the sink asks to stop, or {@code max_tokens} code points have
+   * arrived, the upstream connection is closed, which cancels the upstream's work as far as it
+   * honours a disconnect.
+   */
+  @Override
+  public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
+      throws EngineException {
+    HttpResponse<java.util.stream.Stream<String>> response =
+        send(request(request, prompt, true), HttpResponse.BodyHandlers.ofLines());
+    int[] out = new int[(int) Math.min(request.maxTokens(), 1 << 16)];
+    int n = 0;
+    long upstreamPromptTokens = prompt.size();
+    try (java.util.stream.Stream<String> lines = response.body()) {
+      if (response.statusCode() != 200) {
+        throw refused(response.statusCode(), String.join(" ", lines.limit(20).toList()));
+      }
+      java.util.Iterator<String> it = lines.iterator();
+      boolean more = true;
+      while (more && it.hasNext()) {
+        String line = it.next();
+        if (!line.startsWith("data:")) {
+          continue;
+        }
+        String data = line.substring(5).trim();
+        if (data.equals("[DONE]")) {
+          break;
+        }
+        JsonNode chunk = JSON.readTree(data);
+        if (chunk.has("usage") && chunk.get("usage").isObject()) {
+          upstreamPromptTokens = promptTokens(chunk, prompt);
+        }
+        JsonNode content = chunk.path("choices").path(0).path("delta").path("content");
+        if (!content.isTextual()) {
+          continue;
+        }
+        java.util.PrimitiveIterator.OfInt cps = content.asText().codePoints().iterator();
+        while (more && cps.hasNext()) {
+          if (n == out.length) {
+            out = java.util.Arrays.copyOf(out, (int) Math.min(request.maxTokens(), out.length * 2L));
+          }
+          int cp = cps.nextInt();
+          out[n++] = cp;
+          more = sink.accept(cp) && n < request.maxTokens();
+        }
+      }
+    } catch (IOException | java.io.UncheckedIOException e) {
+      throw new EngineException("upstream " + name + " stream failed: " + e, e);
+    }
+    TokenSequence tokens = TokenSequence.of(java.util.Arrays.copyOf(out, n));
+    return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, n));
+  }
+
+  private HttpRequest request(ServeRequest request, TokenSequence prompt, boolean stream)
+      throws EngineException {
     if (request.isDecision()) {
       throw new EngineException("upstream " + name + " serves generations, not typed decisions");
     }
@@ -158,7 +244,10 @@ public final class UpstreamEngine implements ServingEngine {
       arr.addObject().put("role", m.role()).put("content", m.content());
     }
     body.put("max_tokens", request.maxTokens());
-    body.put("stream", false);
+    body.put("stream", stream);
+    if (stream) {
+      body.putObject("stream_options").put("include_usage", true);
+    }
     if (deterministic) {
       body.put("temperature", 0);
       body.put("seed", 0);
@@ -169,40 +258,31 @@ public final class UpstreamEngine implements ServingEngine {
             .header("Content-Type", "application/json")
             .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
     apiKey.ifPresent(k -> rb.header("Authorization", "Bearer " + k));
-    HttpResponse<String> response;
+    return rb.build();
+  }
+
+  private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws EngineException {
     try {
-      response = http.send(rb.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      return http.send(request, handler);
     } catch (IOException e) {
       throw new EngineException("upstream " + name + " at " + chatCompletions + " failed: " + e, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new EngineException("interrupted waiting for upstream " + name, e);
     }
-    if (response.statusCode() != 200) {
-      throw new EngineException(
-          "upstream " + name + " answered HTTP " + response.statusCode() + ": "
-              + abbreviate(response.body()));
-    }
-    String text;
-    long upstreamPromptTokens;
-    try {
-      JsonNode reply = JSON.readTree(response.body());
-      JsonNode content = reply.path("choices").path(0).path("message").path("content");
-      if (!content.isTextual()) {
-        throw new EngineException("upstream " + name + " sent no choices[0].message.content");
-      }
-      text = content.asText();
-      JsonNode pt = reply.path("usage").path("prompt_tokens");
-      upstreamPromptTokens =
-          pt.isIntegralNumber() && pt.asLong() >= 0 && pt.asLong() <= 0xFFFF_FFFFL
-              ? pt.asLong()
-              : prompt.size();
-    } catch (IOException e) {
-      throw new EngineException("upstream " + name + " sent a body that is not JSON", e);
-    }
-    int[] codePoints = text.codePoints().limit(request.maxTokens()).toArray();
-    TokenSequence tokens = TokenSequence.of(codePoints);
-    return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, tokens.size()));
+  }
+
+  private EngineException refused(int status, String body) {
+    return new EngineException(
+        "upstream " + name + " answered HTTP " + status + ": " + abbreviate(body));
+  }
+
+  private static long promptTokens(JsonNode reply, TokenSequence prompt) {
+    JsonNode pt = reply.path("usage").path("prompt_tokens");
+    return pt.isIntegralNumber() && pt.asLong() >= 0 && pt.asLong() <= 0xFFFF_FFFFL
+        ? pt.asLong()
+        : prompt.size();
   }
 
   private static byte[] bytesOf(TokenSequence prompt) {

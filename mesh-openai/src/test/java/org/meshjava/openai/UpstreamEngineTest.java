@@ -52,6 +52,37 @@ class UpstreamEngineTest {
   }
 
   @Test
+  void upstream_streamed_readsTheUpstreamsEventsAndSealsWhatArrived() throws Exception {
+    try (Fixture remote = new Fixture();
+        Fixture front =
+            new Fixture(SigningKey.generate(), b -> b.backend(upstream(remote.server.baseUri())), b -> {})) {
+      String direct =
+          remote.post("/v1/chat/completions", Fixture.chat("Relay me.")).json()
+              .get("choices").get(0).get("message").get("content").asText();
+      com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat("Relay me.");
+      body.put("stream", true);
+      Fixture.Answer a = front.post("/v1/chat/completions", body);
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+      StringBuilder text = new StringBuilder();
+      JsonNode usage = null;
+      for (String d : a.data()) {
+        if (d.equals("[DONE]")) {
+          continue;
+        }
+        JsonNode chunk = Fixture.JSON.readTree(d);
+        text.append(chunk.path("choices").path(0).path("delta").path("content").asText(""));
+        if (chunk.has("usage")) {
+          usage = chunk.get("usage");
+        }
+      }
+      assertThat(text.toString()).isEqualTo(direct.substring(0, 8));
+      MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
+      assertThat(receipt.tokensOut()).isEqualTo(8);
+      assertThat(receipt.backend()).isEqualTo("remote");
+    }
+  }
+
+  @Test
   void upstream_claimsDeterminismOnlyWhenConfigured() {
     URI base = URI.create("http://127.0.0.1:9/v1");
     assertThat(upstream(base).deterministic()).isFalse();

@@ -16,6 +16,12 @@ public record Inadmissibility(Kind kind, String detail) {
     BELOW_FLOOR,
     /** Its estimate exceeds the request's joule ceiling (§4). */
     OVER_CEILING,
+    /**
+     * The request is over what the backend takes ({@link org.meshjava.core.ServeLimits}): more
+     * prompt or output tokens than the engine can serve or its operator allows, or a larger joule
+     * ceiling than the operator lets a serve reserve there.
+     */
+    OVER_LIMIT,
     /** An extra admission rule refused it, such as a grant's {@code ModelIn} caveat (§2). */
     NOT_PERMITTED
   }

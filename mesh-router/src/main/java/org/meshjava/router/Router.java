@@ -3,8 +3,10 @@ package org.meshjava.router;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 
@@ -15,10 +17,15 @@ import org.meshjava.core.ServingEngine;
  * and chooses the admissible backend with the lowest estimate; ties go to the earlier
  * registration. Every backend weighed is recorded as a {@link RouteCandidate}.
  *
+ * <p>A backend is also inadmissible for a request over its {@link ServeLimits}: what the engine
+ * can serve ({@link ServingEngine#limits()}) under any cap its operator set. Such a request is
+ * refused here, before any grant is decided or work done, instead of failing in the engine.
+ *
  * <p>Immutable and thread-safe.
  */
 public final class Router {
   private final List<ServingEngine> backends;
+  private final Map<String, ServeLimits> caps;
 
   /**
    * Creates a router over {@code backends} in registration order.
@@ -27,6 +34,16 @@ public final class Router {
    *     is empty or holds a control character
    */
   public Router(List<? extends ServingEngine> backends) {
+    this(backends, Map.of());
+  }
+
+  /**
+   * Creates a router over {@code backends} in registration order, with operator caps by backend
+   * name on top of each engine's own limits.
+   *
+   * @throws IllegalArgumentException as {@link #Router(List)}, or if a cap names no backend
+   */
+  public Router(List<? extends ServingEngine> backends, Map<String, ServeLimits> caps) {
     if (backends.isEmpty()) {
       throw new IllegalArgumentException("a router needs at least one backend");
     }
@@ -43,7 +60,19 @@ public final class Router {
         throw new IllegalArgumentException("two backends are named '" + b.name() + "'");
       }
     }
+    for (String capped : caps.keySet()) {
+      if (!names.contains(capped)) {
+        throw new IllegalArgumentException("a cap is set for '" + capped + "', which is no backend");
+      }
+    }
     this.backends = List.copyOf(backends);
+    this.caps = Map.copyOf(caps);
+  }
+
+  /** What {@code backend} takes: its engine's limits under the operator's cap, if any. */
+  public ServeLimits limits(ServingEngine backend) {
+    ServeLimits cap = caps.get(backend.name());
+    return cap == null ? backend.limits() : backend.limits().tighter(cap);
   }
 
   /** The backends in registration order. */
@@ -68,7 +97,7 @@ public final class Router {
     long bestEstimate = Long.MAX_VALUE;
     for (ServingEngine b : backends) {
       long estimate = b.costProfile().estimate(request);
-      Optional<Inadmissibility> why = judge(b, estimate, request, rule);
+      Optional<Inadmissibility> why = judge(b, estimate, request, rule, limits(b));
       candidates.add(new RouteCandidate(b.name(), b.fidelity(), estimate, why));
       // Strictly lower wins, so the earlier registration keeps a tie.
       if (why.isEmpty() && (best == null || estimate < bestEstimate)) {
@@ -83,7 +112,7 @@ public final class Router {
   }
 
   private static Optional<Inadmissibility> judge(
-      ServingEngine b, long estimate, ServeRequest request, AdmissionRule rule) {
+      ServingEngine b, long estimate, ServeRequest request, AdmissionRule rule, ServeLimits limits) {
     if (!b.fidelity().meets(request.fidelityFloor())) {
       return Optional.of(
           new Inadmissibility(
@@ -95,6 +124,11 @@ public final class Router {
           new Inadmissibility(
               Inadmissibility.Kind.OVER_CEILING,
               "over ceiling: est " + estimate + " uJ > " + request.jouleCeilingUj() + " uJ"));
+    }
+    Optional<String> over = limits.refusal(request);
+    if (over.isPresent()) {
+      return Optional.of(
+          new Inadmissibility(Inadmissibility.Kind.OVER_LIMIT, "over limit: " + over.get()));
     }
     return rule.refuse(b)
         .map(

@@ -16,7 +16,9 @@ import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.router.AdmissionRule;
+import org.meshjava.router.RouteDecision;
 
 /**
  * What one serve asks of the routed engine: a generation or a typed decision, each a type, with
@@ -35,16 +37,19 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
   /** The routed engine's payload. */
   TokenSequence payloadFor(ServingEngine engine);
 
-  /** Runs the engine on the payload. */
-  Worked run(ServingEngine engine, ServeRequest request, TokenSequence payload)
+  /** Runs the routed engine on the payload. */
+  Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
       throws EngineException;
 
   /** Checks, after the engine ran, that it answered what was asked. */
   void answered(ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
       throws ServeException;
 
-  /** What the engine returned: its token-level result, and answers when it decided questions. */
-  record Worked(EngineResult result, List<DecisionAnswer> answers) {}
+  /**
+   * What the engine returned: its token-level result, answers when it decided questions, and the
+   * tokens it handed a streaming caller.
+   */
+  record Worked(EngineResult result, List<DecisionAnswer> answers, TokenSequence handed) {}
 
   /** How the caller handed the prompt over: as a payload it tokenized, or as text. */
   sealed interface Prompt permits Tokens, Text {
@@ -94,10 +99,18 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     }
   }
 
-  /** A generation: the engine serves the payload alone. */
-  record Generation(Prompt prompt) implements Ask {
+  /**
+   * A generation: the engine serves the payload alone, handing its tokens to the streamer's sink
+   * as it produces them.
+   */
+  record Generation(Prompt prompt, Streamer streamer) implements Ask {
     public Generation {
       Objects.requireNonNull(prompt, "prompt");
+      Objects.requireNonNull(streamer, "streamer");
+    }
+
+    Generation(Prompt prompt) {
+      this(prompt, Streamer.NONE);
     }
 
     @Override
@@ -121,14 +134,73 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     }
 
     @Override
-    public Worked run(ServingEngine engine, ServeRequest request, TokenSequence payload)
+    public Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
         throws EngineException {
-      return new Worked(engine.serve(request, payload), List.of());
+      if (streamer == Streamer.NONE) {
+        return new Worked(route.chosen().serve(request, payload), List.of(), TokenSequence.empty());
+      }
+      Handed handed = new Handed(open(route));
+      EngineResult result = route.chosen().serve(request, payload, handed);
+      return new Worked(result, List.of(), handed.tokens());
+    }
+
+    private TokenSink open(RouteDecision route) {
+      try {
+        return Objects.requireNonNull(streamer.open(route), "sink");
+      } catch (RuntimeException e) {
+        return token -> false;
+      }
     }
 
     @Override
     public void answered(
-        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked) {}
+        ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)
+        throws ServeException {
+      if (streamer == Streamer.NONE) {
+        return;
+      }
+      // What a client was handed must be what is sealed: the handed tokens are a prefix of the
+      // result (all of it, for an engine that stops when asked).
+      TokenSequence all = worked.result().tokens();
+      TokenSequence handed = worked.handed();
+      boolean prefix = handed.size() <= all.size();
+      for (int i = 0; prefix && i < handed.size(); i++) {
+        prefix = handed.get(i) == all.get(i);
+      }
+      if (!prefix) {
+        throw new ServeException(
+            ServeException.Reason.INCONSISTENT_OUTCOME,
+            "backend " + engine.name() + " streamed tokens that are not its result's");
+      }
+    }
+  }
+
+  /** Records what the engine handed the caller's sink; a sink that throws cancels. */
+  final class Handed implements TokenSink {
+    private final TokenSink sink;
+    private int[] ids = new int[16];
+    private int n;
+
+    Handed(TokenSink sink) {
+      this.sink = sink;
+    }
+
+    @Override
+    public boolean accept(int token) {
+      if (n == ids.length) {
+        ids = java.util.Arrays.copyOf(ids, n * 2);
+      }
+      ids[n++] = token;
+      try {
+        return sink.accept(token);
+      } catch (RuntimeException e) {
+        return false;
+      }
+    }
+
+    TokenSequence tokens() {
+      return TokenSequence.of(java.util.Arrays.copyOf(ids, n));
+    }
   }
 
   /** How a decision's prompt was handed over: a payload the caller laid out, or as text. */
@@ -182,10 +254,10 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     }
 
     @Override
-    public Worked run(ServingEngine engine, ServeRequest request, TokenSequence payload)
+    public Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
         throws EngineException {
-      DecisionResult r = ((DecisionEngine) engine).decide(request, payload, questions);
-      return new Worked(r.toEngineResult(), r.answers());
+      DecisionResult r = ((DecisionEngine) route.chosen()).decide(request, payload, questions);
+      return new Worked(r.toEngineResult(), r.answers(), TokenSequence.empty());
     }
 
     @Override

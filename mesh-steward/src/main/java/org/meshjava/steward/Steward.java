@@ -2,7 +2,9 @@ package org.meshjava.steward;
 
 import java.time.InstantSource;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -16,6 +18,7 @@ import org.meshjava.core.EngineResult;
 import org.meshjava.core.Energy;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -31,6 +34,8 @@ import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.InMemoryJournal;
@@ -65,8 +70,9 @@ import org.meshjava.router.Router;
  * NotIssuerException}, {@link GrantDeniedException} and {@link GrantsSuspendedException} for the
  * grant refusals a caller must tell apart); nothing is sealed and the chain does not advance. A
  * refusal before the engine runs does no work. Once the engine has run on a grant, its joules are
- * debited even if sealing is then refused, because the work happened; if the engine itself fails,
- * the steward cannot show what it spent, so the request's whole joule ceiling is debited.
+ * debited even if sealing is then refused, because the work happened; if the engine itself fails
+ * (whatever it throws), the energy metered up to the failure is debited, and the request's whole
+ * joule ceiling only when the meter cannot give a figure either.
  *
  * <p><b>Journal.</b> Every grant decision is journalled before its engine runs, every debit after
  * it, and every receipt before it is handed out (§2.2). Building a steward over a journal that
@@ -101,7 +107,7 @@ public final class Steward implements AutoCloseable {
   private Steward(Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head) {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
-    this.router = new Router(b.backends);
+    this.router = new Router(b.backends, b.caps);
     if (b.meter != null) {
       this.meter = b.meter;
       this.discovery = Optional.empty();
@@ -113,7 +119,13 @@ public final class Steward implements AutoCloseable {
     this.clock = b.clock;
     this.nonces = b.nonces;
     this.journal = b.journal;
-    this.authoriser = new Authoriser(gate, b.journal, b.clock, replayed.unresolved());
+    this.authoriser =
+        new Authoriser(
+            gate,
+            b.journal,
+            b.clock,
+            replayed.unresolved(),
+            replayed.suspension().map(JournalReplay.Suspension::toString));
     this.log = ReceiptLog.resume(b.key, head);
     this.recorded = new SealedIndex(replayed.sealed(), head.nextSequence());
     this.grantsNeedDurableJournal =
@@ -227,6 +239,32 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * Serves an ungranted generation on prompt text, streaming: once routed and authorised, {@code
+   * streamer} opens the sink the engine hands each token to as it produces it. The sink's {@code
+   * false} (a client gone) stops the engine cooperatively; the tokens produced until then are
+   * metered, sealed and journalled, and the result holds exactly those. An engine that cannot
+   * stream ({@link ServingEngine#streams()}) hands its tokens over when it is done.
+   *
+   * @throws ServeException as {@link #serve(ServeRequest, PromptText)}; a refusal before the
+   *     engine runs opens no sink
+   */
+  public ServeResult serve(ServeRequest request, PromptText prompt, Streamer streamer)
+      throws ServeException {
+    return serve(request, new Ask.Generation(new Ask.Text(prompt), streamer), Optional.empty());
+  }
+
+  /**
+   * Serves a generation on prompt text on a grant, streaming; see the ungranted form. A cancelled
+   * serve debits the grant for the work it did, like any other.
+   */
+  public ServeResult serve(
+      ServeRequest request, PromptText prompt, Presentation presentation, Streamer streamer)
+      throws ServeException {
+    return serve(
+        request, new Ask.Generation(new Ask.Text(prompt), streamer), Optional.of(presentation));
+  }
+
+  /**
    * Serves an ungranted typed decision asked as prompt text (§3.6): the routed decision engine
    * lays out its own payload for the questions and the state ({@link DecisionEngine#payload}).
    *
@@ -325,11 +363,10 @@ public final class Steward implements AutoCloseable {
     }
     // 3. Meter (and debit).
     Metered metered =
-        meter(engine, request, () -> ask.run(engine, request, payload), bound, authorised);
+        meter(engine, request, () -> ask.run(route, request, payload), bound, authorised);
     if (metered.refusal.isEmpty()) {
       try {
-        ask.answered(engine, request, metered.result.outcome(),
-            new Ask.Worked(metered.result, metered.answers));
+        ask.answered(engine, request, metered.result().outcome(), metered.worked);
       } catch (ServeException e) {
         metered = metered.refused(e);
       }
@@ -349,18 +386,18 @@ public final class Steward implements AutoCloseable {
     // 4. Seal.
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
-        metered.result.tokens(), metered.result.outcome(), route, sealed, metered.answers, payload);
+        metered.result().tokens(), metered.result().outcome(), route, sealed, metered.answers(), payload);
   }
 
   /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
   private static TokenSequence payload(Ask ask, ServingEngine engine) throws ServeException {
     try {
       return ask.payloadFor(engine);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
+      // An engine's tokenizer is the engine's code too: nothing it throws escapes (issue 14).
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " could not turn the prompt into its payload: "
-              + e.getMessage(),
+          "backend " + engine.name() + " could not turn the prompt into its payload: " + e,
           e);
     }
   }
@@ -406,8 +443,9 @@ public final class Steward implements AutoCloseable {
    *
    * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
    * left, so the spend the steward replayed is less than it signed for: from then on it refuses
-   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal, while
-   * ungranted serves go on.
+   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal and lifts
+   * the suspension ({@code mesh journal resume-grants}), while ungranted serves go on. The
+   * suspension is journalled, so a restart keeps it.
    *
    * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
    *     seal the given receipt; such a receipt is no evidence and changes nothing
@@ -429,8 +467,26 @@ public final class Steward implements AutoCloseable {
     }
     authoriser.suspend(
         "shown receipt " + receipt.sequence() + " (envelope " + envelope.id()
-            + ") that journal " + journal.describe() + " does not hold; restore the journal");
+            + ") that journal " + journal.describe() + " does not hold; restore the journal, then"
+            + " lift with `mesh journal resume-grants`",
+        new JournalEntry.Suspended(receipt.sequence(), envelope));
     return WitnessVerdict.NOT_HELD;
+  }
+
+  /**
+   * Revokes a grant on its issuer's signed statement (SPEC.md 30 §11): the statement is verified,
+   * journalled, and then refuses, with {@code revoked}, every decision at or after its time on any
+   * chain containing the grant. A restart replays it.
+   *
+   * @return false when the grant was already revoked from that time or earlier (nothing changes)
+   * @throws GrantRefusedException if the statement does not verify: a chain that does not verify,
+   *     a revoker that issued no link of it ({@code not-issuer}), or a forged signature
+   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the journal cannot record
+   *     it
+   */
+  public boolean revoke(Revocation revocation) throws GrantRefusedException, ServeException {
+    revocation.verify();
+    return authoriser.revoke(revocation);
   }
 
   /** Releases what the steward owns: the journal (and its lock) and a discovered meter. */
@@ -460,17 +516,24 @@ public final class Steward implements AutoCloseable {
   // ---- phase 3: meter ------------------------------------------------------------------------
 
   /**
-   * What metering produced: the result, any decision answers, the figure, the weights after, and
-   * any refusal found after the work ran.
+   * What metering produced: what the engine returned, the figure, the weights after, and any
+   * refusal found after the work ran.
    */
   private record Metered(
-      EngineResult result,
-      List<DecisionAnswer> answers,
+      Ask.Worked worked,
       Energy energy,
       Optional<WeightsBinding> weights,
       Optional<ServeException> refusal) {
     Metered refused(ServeException e) {
-      return new Metered(result, answers, energy, weights, Optional.of(e));
+      return new Metered(worked, energy, weights, Optional.of(e));
+    }
+
+    EngineResult result() {
+      return worked.result();
+    }
+
+    List<DecisionAnswer> answers() {
+      return worked.answers();
     }
   }
 
@@ -500,19 +563,10 @@ public final class Steward implements AutoCloseable {
     Ask.Worked worked;
     try {
       worked = work.run();
-    } catch (EngineException | RuntimeException e) {
-      window.abandon();
-      ServeException failure =
-          new ServeException(
-              ServeException.Reason.ENGINE_FAILED,
-              "backend " + engine.name() + " failed: " + e.getMessage(),
-              e);
-      if (authorised.isPresent()) {
-        // The work may have run and nothing can show how much: hold the grant to its ceiling.
-        Energy ceiling = Energy.estimated(request.jouleCeilingUj());
-        authoriser.debit(authorised.get(), ceiling, ceiling.uj(), true);
-      }
-      throw failure;
+    } catch (Throwable e) {
+      // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
+      // here: the serve is settled and refused, never left reserved or answered with a trace.
+      throw engineFailed(engine, request, window, e, authorised);
     }
     EngineResult result = worked.result();
     Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
@@ -531,7 +585,38 @@ public final class Steward implements AutoCloseable {
     if (refusal.isPresent() && authorised.isEmpty()) {
       throw refusal.get();
     }
-    return new Metered(result, worked.answers(), energy, after, refusal);
+    return new Metered(worked, energy, after, refusal);
+  }
+
+  /**
+   * Settles a serve whose engine failed: the window is closed on the estimate of the prompt the
+   * engine was handed, the only work known to have started, so a live counter's reading of what
+   * did run is the figure where there is one. On a grant that figure is debited, and journalled
+   * before the failure is reported. Only when the meter cannot give a figure either is the
+   * request's ceiling debited, as for a crash, where nothing was metered (§2.2).
+   */
+  private ServeException engineFailed(
+      ServingEngine engine,
+      ServeRequest request,
+      MeterWindow window,
+      Throwable e,
+      Optional<Authoriser.Authorised> authorised)
+      throws ServeException {
+    Energy spent;
+    try {
+      spent =
+          window.close(
+              engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0)));
+    } catch (RuntimeException meterFailed) {
+      e.addSuppressed(meterFailed);
+      spent = Energy.estimated(request.jouleCeilingUj());
+    }
+    if (authorised.isPresent()) {
+      authoriser.debit(authorised.get(), spent, spent.uj(), true);
+    }
+    String why = e instanceof EngineException ? e.getMessage() : e.toString();
+    return new ServeException(
+        ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
   }
 
   private static ServeException weightsChanged(
@@ -561,7 +646,7 @@ public final class Steward implements AutoCloseable {
       Optional<DebitResult> debit)
       throws ServeException {
     ServingEngine engine = route.chosen();
-    ServeOutcome outcome = metered.result.outcome();
+    ServeOutcome outcome = metered.result().outcome();
     ContentId requestId = request.id();
     Optional<FidelityReport> fidelity =
         outcome.deliveredFidelity().map(d -> new FidelityReport(engine.fidelity(), d));
@@ -577,7 +662,7 @@ public final class Steward implements AutoCloseable {
                     opening(requestId),
                     requestId,
                     OutputCommitment.payloadDigest(prompt),
-                    metered.result.tokens()));
+                    metered.result().tokens()));
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
@@ -640,6 +725,7 @@ public final class Steward implements AutoCloseable {
     private ChainHead head;
     private Journal journal;
     private Revocations revocations = Revocations.none();
+    private final Map<String, ServeLimits> caps = new HashMap<>();
 
     private Builder(SigningKey key, boolean ephemeral) {
       this.key = Objects.requireNonNull(key, "key");
@@ -707,6 +793,19 @@ public final class Steward implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Caps what the backend named {@code backend} takes, on top of its engine's own {@link
+     * ServingEngine#limits()}: a request over the tighter of the two is inadmissible there, so
+     * it is refused while routing, before any grant is decided or work done. Setting it again
+     * replaces the cap.
+     *
+     * @throws IllegalArgumentException from {@link #build()} if no backend has that name
+     */
+    public Builder cap(String backend, ServeLimits limits) {
+      caps.put(Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(limits, "limits"));
+      return this;
+    }
+
     /** Sets the grant revocations the gate consults. */
     public Builder revocations(Revocations v) {
       revocations = Objects.requireNonNull(v, "revocations");
@@ -716,9 +815,9 @@ public final class Steward implements AutoCloseable {
     /**
      * Builds the steward, replaying the journal first if it holds records.
      *
-     * @throws IllegalArgumentException if no backend is registered, two share a name, or a chain
-     *     head was given for a journal that already records receipts, or an ephemeral identity was
-     *     given a head other than genesis
+     * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
+     *     no backend, a chain head was given for a journal that already records receipts, or an
+     *     ephemeral identity was given a head other than genesis
      * @throws IllegalStateException if an ephemeral identity's builder was built before
      * @throws StewardStartException if the journal cannot be replayed; the steward must not serve
      *     from it

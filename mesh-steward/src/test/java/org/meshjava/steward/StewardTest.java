@@ -154,24 +154,25 @@ class StewardTest {
   }
 
   @Test
-  void serve_whenTheEngineThrowsEngineException_abandonsTheWindowAndSealsNothing() {
+  void serve_whenTheEngineThrowsEngineException_closesTheWindowOnWhatRanAndSealsNothing() {
     Steward steward =
         steward(engine("a", Fidelity.F2, 10, (req, p) -> { throw new EngineException("out of memory"); }));
 
     ServeException e = assertRefused(steward, generation(Fidelity.F1), Reason.ENGINE_FAILED);
 
     assertThat(e.getCause()).isInstanceOf(EngineException.class);
-    assertThat(events).containsExactly("open", "serve", "abandon");
+    // Closed, not abandoned: the energy metered up to the failure is the serve's figure.
+    assertThat(events).containsExactly("open", "serve", "close");
   }
 
   @Test
-  void serve_whenTheEngineThrowsARuntimeException_abandonsTheWindowAndSealsNothing() {
+  void serve_whenTheEngineThrowsARuntimeException_closesTheWindowOnWhatRanAndSealsNothing() {
     Steward steward =
         steward(engine("a", Fidelity.F2, 10, (req, p) -> { throw new IllegalStateException("bug"); }));
 
     assertRefused(steward, generation(Fidelity.F1), Reason.ENGINE_FAILED);
 
-    assertThat(events).containsExactly("open", "serve", "abandon");
+    assertThat(events).containsExactly("open", "serve", "close");
   }
 
   @Test

@@ -5,18 +5,15 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.crypto.Blake3;
+import org.meshjava.core.crypto.Blake3Large;
 
 /**
  * Computes the weights digest of a model directory (§3.6) over the files a forward pass reads:
@@ -25,9 +22,10 @@ import org.meshjava.core.crypto.Blake3;
  * Tokenizer files and anything else in the directory do not reach the forward pass and are not
  * covered, so changing them leaves the digest unchanged.
  *
- * <p>Every byte of every covered file is hashed, once, streamed through a fixed buffer: memory use
- * does not grow with the model (a 20 GB checkpoint needs the same 1 MiB as a small one). A digest
- * over a sample, header or size would bind nothing.
+ * <p>Every byte of every covered file is hashed, once, by {@link Blake3Large}: mapped a window at
+ * a time and hashed on several threads, so memory use does not grow with the model (a 20 GB
+ * checkpoint needs the same few megabytes as a small one). A digest over a sample, header or size
+ * would bind nothing.
  *
  * <p>Paths an index names are untrusted: an absolute path, a {@code ..} segment or a path that
  * resolves (through symbolic links) outside the directory is refused, as is a missing shard. A
@@ -46,8 +44,6 @@ public final class ModelDirectory {
   /** The index of a sharded checkpoint. */
   public static final String INDEX = "model.safetensors.index.json";
 
-  private static final int BUFFER = 1 << 20;
-
   /** Where symbolic links inside the directory may point. */
   public enum Links {
     /** Every covered file must resolve inside the directory (the default). */
@@ -57,6 +53,20 @@ public final class ModelDirectory {
      * shared blob store. Index paths must still be relative without {@code ..}.
      */
     FOLLOWED
+  }
+
+  /**
+   * Told how far a digest has come, for a progress display: bytes hashed so far over all covered
+   * files, and their total. Called on the thread that called {@code digest}, a few times a second
+   * at most per file window, and once with {@code done == total} at the end.
+   */
+  @FunctionalInterface
+  public interface Progress {
+    /** Ignores every report. */
+    Progress NONE = (done, total) -> {};
+
+    /** Reports {@code done} of {@code total} bytes hashed. */
+    void hashed(long done, long total);
   }
 
   private ModelDirectory() {}
@@ -77,20 +87,52 @@ public final class ModelDirectory {
    * @throws WeightsDigestException as {@link #digest(Path)}
    */
   public static WeightsDigest digest(Path dir, Links links) throws WeightsDigestException {
-    return digest(dir, links, BUFFER);
+    return digest(dir, links, Runtime.getRuntime().availableProcessors(), Progress.NONE);
   }
 
-  /** As {@link #digest(Path, Links)} with a given read buffer size (tests use a small one). */
-  static WeightsDigest digest(Path dir, Links links, int bufferSize)
+  /**
+   * Digests {@code dir} under the given link policy on {@code threads} threads (the caller's and
+   * {@code threads - 1} started and stopped for the call), reporting to {@code progress}.
+   *
+   * @throws WeightsDigestException as {@link #digest(Path)}
+   */
+  public static WeightsDigest digest(Path dir, Links links, int threads, Progress progress)
       throws WeightsDigestException {
     Objects.requireNonNull(dir, "dir");
     Objects.requireNonNull(links, "links");
-    List<String> paths = forwardPassFiles(dir, links);
-    List<WeightsFile> files = new ArrayList<>(paths.size());
-    for (String p : paths) {
-      files.add(new WeightsFile(p, hashFile(dir, p, links, bufferSize)));
+    Objects.requireNonNull(progress, "progress");
+    if (threads < 1) {
+      throw new IllegalArgumentException("threads must be at least 1, got " + threads);
     }
+    List<String> paths = forwardPassFiles(dir, links);
+    List<Path> resolved = new ArrayList<>(paths.size());
+    long total = 0;
+    for (String p : paths) {
+      Path file = confined(dir, p, links);
+      resolved.add(file);
+      total += size(file, p);
+    }
+    List<WeightsFile> files = new ArrayList<>(paths.size());
+    long before = 0;
+    for (int i = 0; i < paths.size(); i++) {
+      long base = before;
+      long all = total;
+      String p = paths.get(i);
+      files.add(new WeightsFile(p, hashFile(resolved.get(i), p, threads,
+          done -> progress.hashed(Math.min(all, base + done), all))));
+      before += size(resolved.get(i), p);
+    }
+    progress.hashed(total, total);
     return new WeightsDigest(files);
+  }
+
+  private static long size(Path file, String relative) throws WeightsDigestException {
+    try {
+      return Files.size(file);
+    } catch (IOException e) {
+      throw new WeightsDigestException(
+          WeightsDigestException.Reason.IO_ERROR, relative, e.getMessage(), e);
+    }
   }
 
   /** The relative paths the forward pass reads, in path order, each once. */
@@ -210,19 +252,14 @@ public final class ModelDirectory {
     return file;
   }
 
-  private static ContentId hashFile(Path dir, String relative, Links links, int bufferSize)
+  private static ContentId hashFile(
+      Path file, String relative, int threads, java.util.function.LongConsumer progress)
       throws WeightsDigestException {
-    Path file = confined(dir, relative, links);
-    Blake3.Hasher hasher = Blake3.newHasher();
-    ByteBuffer buf = ByteBuffer.allocate(bufferSize);
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-      while (ch.read(buf.clear()) >= 0) {
-        hasher.update(buf.array(), 0, buf.position());
-      }
+    try {
+      return ContentId.fromDigest(Blake3Large.hash(file, threads, progress));
     } catch (IOException e) {
       throw new WeightsDigestException(
           WeightsDigestException.Reason.IO_ERROR, relative, e.getMessage(), e);
     }
-    return ContentId.fromDigest(hasher.finish());
   }
 }

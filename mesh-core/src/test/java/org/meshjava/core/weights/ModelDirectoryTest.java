@@ -172,16 +172,27 @@ class ModelDirectoryTest {
   }
 
   @Test
-  void hashing_isStreamed_andAgreesWhateverTheBufferSize() throws Exception {
+  void hashing_onOneOrSeveralThreads_agreesWithBouncyCastle_andReportsProgress()
+      throws Exception {
     Path d = tmp.resolve("big");
     write(d, "config.json", "{}");
     byte[] weights = new byte[3 * 1024 * 1024 + 17];
     new Random(7).nextBytes(weights);
     write(d, "model.safetensors", weights);
-    WeightsDigest small = ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 4093);
-    WeightsDigest large = ModelDirectory.digest(d);
-    assertThat(small).isEqualTo(large);
-    assertThat(large.files().get(1).digest()).isEqualTo(ContentId.ofBytes(weights));
+    List<long[]> reports = new java.util.ArrayList<>();
+    WeightsDigest one =
+        ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 1,
+            (done, total) -> reports.add(new long[] {done, total}));
+    WeightsDigest several = ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 3,
+        ModelDirectory.Progress.NONE);
+    assertThat(one).isEqualTo(several);
+    assertThat(several.files().get(1).digest()).isEqualTo(ContentId.ofBytes(weights));
+    long total = weights.length + 2;
+    assertThat(reports).isNotEmpty().allSatisfy(r -> assertThat(r[1]).isEqualTo(total));
+    assertThat(reports.get(reports.size() - 1)[0]).isEqualTo(total);
+    for (int i = 1; i < reports.size(); i++) {
+      assertThat(reports.get(i)[0]).isGreaterThanOrEqualTo(reports.get(i - 1)[0]);
+    }
   }
 
   @Test

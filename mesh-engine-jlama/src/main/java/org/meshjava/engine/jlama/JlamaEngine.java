@@ -17,10 +17,12 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.weights.ModelDirectory;
@@ -91,7 +93,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.temperature = b.temperature;
     this.random = b.temperature == 0 ? null : new SecureRandom();
     try {
-      this.digest = ModelDirectory.digest(b.dir, b.links);
+      this.digest = ModelDirectory.digest(
+          b.dir, b.links, Runtime.getRuntime().availableProcessors(), b.digestProgress);
     } catch (WeightsDigestException e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.UNKNOWN_LAYOUT, e.getMessage(), e);
@@ -184,6 +187,16 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     return Optional.of(weights);
   }
 
+  /**
+   * Neither the prompt nor the output can exceed the model's context, so a request asking for
+   * more is refused while routing; their sum is checked when serving (CONTEXT_EXCEEDED).
+   */
+  @Override
+  public ServeLimits limits() {
+    long c = Math.min(context, 0xFFFF_FFFFL);
+    return ServeLimits.NONE.withMaxPromptTokens(c).withMaxOutputTokens(c);
+  }
+
   /** The file list the digest covers. */
   public WeightsDigest digest() {
     return digest;
@@ -258,9 +271,26 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   }
 
   @Override
-  public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt)
+  public EngineResult serve(ServeRequest request, TokenSequence prompt)
+      throws JlamaEngineException {
+    return serve(request, prompt, TokenSink.DISCARD);
+  }
+
+  /** True: each token is handed over as the forward pass chooses it. */
+  @Override
+  public boolean streams() {
+    return true;
+  }
+
+  /**
+   * Generates token by token, handing each to {@code sink} as it is chosen and stopping when the
+   * sink asks; the result is what was generated until then.
+   */
+  @Override
+  public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
       throws JlamaEngineException {
     Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(sink, "sink");
     Objects.requireNonNull(prompt, "prompt");
     if (request.decision().isPresent()) {
       throw new JlamaEngineException(
@@ -296,7 +326,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
         int next = choose(model.getLogits(last));
         hidden.close();
         out[n++] = next;
-        if (eos.contains(next) || n == max) {
+        if (!sink.accept(next) || eos.contains(next) || n == max) {
           break;
         }
         hidden = model.forward(next, pos++, kv, Optional.empty());
@@ -380,6 +410,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     private float temperature;
     private ModelDirectory.Links links = ModelDirectory.Links.CONFINED;
     private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
+    private ModelDirectory.Progress digestProgress = ModelDirectory.Progress.NONE;
 
     private Builder(Path dir) {
       this.dir = Objects.requireNonNull(dir, "dir");
@@ -426,6 +457,12 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
             JlamaEngineException.Reason.INVALID_SAMPLING, "temperature must be in (0, 2]: " + t);
       }
       temperature = t;
+      return this;
+    }
+
+    /** Tells {@code progress} how far the weights digest (every byte, at build) has come. */
+    public Builder digestProgress(ModelDirectory.Progress progress) {
+      digestProgress = Objects.requireNonNull(progress, "progress");
       return this;
     }
 

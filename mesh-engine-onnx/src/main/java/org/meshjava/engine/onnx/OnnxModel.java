@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.crypto.Blake3;
+import org.meshjava.core.crypto.Blake3Large;
 import org.meshjava.core.weights.WeightsDigest;
 import org.meshjava.core.weights.WeightsFile;
 
@@ -55,7 +55,10 @@ public final class OnnxModel {
             () ->
                 new WeightsDigest(
                     java.util.List.of(
-                        new WeightsFile(fileName, ContentId.fromDigest(Blake3.hash(onnx))))));
+                        new WeightsFile(
+                            fileName,
+                            ContentId.fromDigest(
+                                Blake3Large.newHasher().update(onnx).finish())))));
   }
 
   /**

@@ -1,0 +1,81 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+
+/**
+ * Issue 14 item 3 over HTTP: {@code max_tokens} 3,000,000,000 failed inside the engine after the
+ * grant was debited its ceiling, and 2,147,483,647 threw OutOfMemoryError (a 500 with a stack
+ * trace). Both are now refused while routing; an engine that throws an Error is a 502.
+ */
+class EngineCountsTest {
+  @Test
+  void maxTokens_beyondTheEnginesOutputLimit_isA422NamingTheLimit_acrossTheU32Range() {
+    try (Fixture f = new Fixture()) {
+      for (long maxTokens : new long[] {3_000_000_000L, Integer.MAX_VALUE, 0xFFFF_FFFFL}) {
+        ObjectNode body = Fixture.chat("Write forever.");
+        body.put("max_tokens", maxTokens);
+        // A ceiling that covers the estimate, so that the limit is what refuses it.
+        body.putObject("metadata").put("joule_ceiling_uj", Long.toString(Long.MAX_VALUE));
+        JsonNode e = f.post("/v1/chat/completions", body).error(422, "no_admissible_backend");
+        assertThat(e.get("candidates")).hasSize(2);
+        for (JsonNode c : e.get("candidates")) {
+          assertThat(c.get("reason").asText()).startsWith("over limit: max_tokens " + maxTokens);
+        }
+      }
+      assertThat(f.post("/v1/chat/completions", Fixture.chat("ok")).status()).isEqualTo(200);
+    }
+  }
+
+  /** The cheapest backend, which throws whatever it is given. */
+  private static ServingEngine throwing(Error error) {
+    return new ServingEngine() {
+      @Override
+      public String name() {
+        return "thrower";
+      }
+
+      @Override
+      public Recipe recipe() {
+        return Recipe.of("thrower");
+      }
+
+      @Override
+      public Fidelity fidelity() {
+        return Fidelity.F4;
+      }
+
+      @Override
+      public CostProfile costProfile() {
+        return CostProfile.perToken(1);
+      }
+
+      @Override
+      public EngineResult serve(ServeRequest request, TokenSequence prompt) {
+        throw error;
+      }
+    };
+  }
+
+  @Test
+  void engineThrowingAnError_isA502WithoutAStackTrace_andTheServerGoesOn() {
+    for (Error error : new Error[] {new OutOfMemoryError("Java heap space"), new StackOverflowError()}) {
+      try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(throwing(error)), b -> {})) {
+        JsonNode e = f.post("/v1/chat/completions", Fixture.chat("boom")).error(502, "engine_failed");
+        assertThat(e.get("message").asText()).contains("thrower");
+        assertThat(f.get("/v1/mesh/steward").status()).isEqualTo(200);
+      }
+    }
+  }
+}

@@ -1,0 +1,320 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.openai.client.OpenAIClient;
+import com.openai.client.okhttp.OpenAIOkHttpClient;
+import com.openai.core.JsonValue;
+import com.openai.core.http.StreamResponse;
+import com.openai.models.chat.completions.ChatCompletionChunk;
+import com.openai.models.chat.completions.ChatCompletionCreateParams;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.MeshReceipt;
+
+/**
+ * Streaming is streaming: pieces reach the client while the engine is still producing, a client
+ * that goes away stops the engine, and the work it did is still metered, debited, sealed and
+ * journalled. Driven with the JDK's client, a raw socket and the official OpenAI Java SDK.
+ */
+class StreamingTest {
+
+  /**
+   * A streaming engine that produces one token every {@code pauseMillis}, waiting after its first
+   * token until the test opens {@link #gate}.
+   */
+  static final class Paced implements ServingEngine {
+    final CountDownLatch gate = new CountDownLatch(1);
+    final AtomicBoolean finished = new AtomicBoolean();
+    final AtomicInteger produced = new AtomicInteger();
+    final long pauseMillis;
+
+    Paced(long pauseMillis, boolean gated) {
+      this.pauseMillis = pauseMillis;
+      if (!gated) {
+        gate.countDown();
+      }
+    }
+
+    @Override public String name() { return "paced"; }
+    @Override public Recipe recipe() { return Recipe.of("paced"); }
+    @Override public Fidelity fidelity() { return Fidelity.F2; }
+    @Override public CostProfile costProfile() { return CostProfile.perToken(1); }
+    @Override public boolean streams() { return true; }
+
+    @Override
+    public EngineResult serve(ServeRequest request, TokenSequence prompt) {
+      return serve(request, prompt, TokenSink.DISCARD);
+    }
+
+    @Override
+    public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink) {
+      List<Integer> out = new ArrayList<>();
+      try {
+        for (int i = 0; i < request.maxTokens(); i++) {
+          int token = 10 + i % 26;
+          out.add(token);
+          produced.incrementAndGet();
+          boolean more = sink.accept(token);
+          if (i == 0 && !gate.await(20, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the test never opened the gate");
+          }
+          if (!more) {
+            break;
+          }
+          Thread.sleep(pauseMillis);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      finished.set(true);
+      int[] ids = out.stream().mapToInt(Integer::intValue).toArray();
+      return new EngineResult(
+          TokenSequence.of(ids), ServeOutcome.greedy(prompt.size(), ids.length));
+    }
+  }
+
+  private Fixture f;
+
+  @AfterEach
+  void close() {
+    if (f != null) {
+      f.close();
+    }
+  }
+
+  private Fixture fixture(Paced engine) {
+    f = new Fixture(SigningKey.generate(), b -> b.backend(engine), s -> {});
+    return f;
+  }
+
+  private static ObjectNode streamed(String prompt, int maxTokens) {
+    ObjectNode body = Fixture.chat(prompt);
+    body.put("max_tokens", maxTokens);
+    body.put("stream", true);
+    body.putObject("metadata").put("fidelity_floor", "F2");
+    return body;
+  }
+
+  private HttpResponse<Stream<String>> open(String path, ObjectNode body) throws Exception {
+    return f.http.send(
+        HttpRequest.newBuilder(f.uri(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build(),
+        HttpResponse.BodyHandlers.ofLines());
+  }
+
+  @Test
+  void chat_firstPieceArrives_whileTheEngineIsStillProducing() throws Exception {
+    Paced engine = new Paced(1, true);
+    fixture(engine);
+    HttpResponse<Stream<String>> r = open("/v1/chat/completions", streamed("Stream me.", 6));
+    assertThat(r.statusCode()).isEqualTo(200);
+    Iterator<String> lines = r.body().iterator();
+    String firstContent = null;
+    while (firstContent == null && lines.hasNext()) {
+      String line = lines.next();
+      if (line.startsWith("data: {")) {
+        JsonNode delta = Fixture.JSON.readTree(line.substring(6)).path("choices").path(0).path("delta");
+        if (delta.path("content").asText().length() > 0) {
+          firstContent = delta.get("content").asText();
+        }
+      }
+    }
+    // The engine is held after its first token: the piece came while it was still producing.
+    assertThat(firstContent).isEqualTo("a");
+    assertThat(engine.finished).isFalse();
+    assertThat(engine.produced.get()).isEqualTo(1);
+    engine.gate.countDown();
+    List<String> rest = new ArrayList<>();
+    lines.forEachRemaining(rest::add);
+    List<String> data = rest.stream().filter(l -> l.startsWith("data: ")).map(l -> l.substring(6)).toList();
+    assertThat(data.getLast()).isEqualTo("[DONE]");
+    JsonNode usage = Fixture.JSON.readTree(data.get(data.size() - 2)).get("usage");
+    MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
+    assertThat(receipt.tokensOut()).isEqualTo(6);
+    assertThat(engine.finished).isTrue();
+  }
+
+  @Test
+  void responses_firstDeltaArrives_whileTheEngineIsStillProducing() throws Exception {
+    Paced engine = new Paced(1, true);
+    fixture(engine);
+    ObjectNode body = Fixture.JSON.createObjectNode();
+    body.put("input", "Stream me.").put("max_output_tokens", 5).put("stream", true);
+    body.putObject("metadata").put("fidelity_floor", "F2");
+    HttpResponse<Stream<String>> r = open("/v1/responses", body);
+    Iterator<String> lines = r.body().iterator();
+    String line = "";
+    while (lines.hasNext() && !(line = lines.next()).equals("event: response.output_text.delta")) {
+      // skip the opening events
+    }
+    JsonNode delta = Fixture.JSON.readTree(lines.next().substring(6));
+    assertThat(delta.get("delta").asText()).isEqualTo("a");
+    assertThat(engine.finished).isFalse();
+    engine.gate.countDown();
+    List<String> rest = new ArrayList<>();
+    lines.forEachRemaining(rest::add);
+    JsonNode done = Fixture.JSON.readTree(rest.getLast().isEmpty()
+        ? rest.get(rest.size() - 2).substring(6) : rest.getLast().substring(6));
+    assertThat(done.get("type").asText()).isEqualTo("response.incomplete");
+    Fixture.verifiedReceipt(done.get("response").get("usage").get("energy"));
+  }
+
+  @Test
+  void clientDisconnectingMidStream_stopsTheEngine_andTheWorkIsDebitedSealedAndJournalled(
+      @TempDir Path dir) throws Exception {
+    Paced engine = new Paced(2, false);
+    Path journal = dir.resolve("steward.journal");
+    SigningKey caller = Jcp.newKey();
+    f = new Fixture(SigningKey.generate(),
+        b -> {
+          try {
+            b.backend(engine).journal(FileJournal.open(journal));
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        },
+        s -> {});
+    Instant now = Instant.now();
+    GrantChain chain =
+        Jcp.issueRoot(caller, f.steward.identity(), 50_000_000, now.minusSeconds(60),
+            now.plus(Duration.ofHours(1)));
+    int max = 20_000;
+    ObjectNode body = streamed("Cut me off.", max);
+    ((ObjectNode) body.get("metadata")).put("joule_ceiling_uj", "10000000");
+    ServeRequest request = GrantedServeRequest.derive(body);
+    body.put("jcp_presentation", Jcp.present(caller, chain, request).toHex());
+
+    byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
+    try (Socket socket = new Socket("127.0.0.1", f.server.port())) {
+      OutputStream out = socket.getOutputStream();
+      out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+          + "Content-Type: application/json\r\nContent-Length: " + json.length + "\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      out.write(json);
+      out.flush();
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+      String line;
+      int contentChunks = 0;
+      while ((line = in.readLine()) != null && contentChunks < 3) {
+        if (line.contains("\"content\":\"") && !line.contains("\"content\":\"\"")) {
+          contentChunks++;
+        }
+      }
+      assertThat(contentChunks).isEqualTo(3);
+    } // the client goes away mid-stream
+
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (f.steward.head().nextSequence() == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(f.steward.head().nextSequence()).as("a receipt was sealed").isEqualTo(1);
+    assertThat(engine.finished).isTrue();
+    int produced = engine.produced.get();
+    assertThat(produced).as("the engine stopped early").isBetween(3, max - 1);
+    long remaining = f.steward.gate().remainingUj(chain);
+    f.close();
+    f = null;
+
+    try (FileJournal reopened = FileJournal.open(journal)) {
+      List<JournalEntry> entries = reopened.recovered().stream().map(JournalRecord::entry).toList();
+      JournalEntry.Debited debited =
+          entries.stream().filter(JournalEntry.Debited.class::isInstance)
+              .map(JournalEntry.Debited.class::cast).findFirst().orElseThrow();
+      JournalEntry.Sealed sealed =
+          entries.stream().filter(JournalEntry.Sealed.class::isInstance)
+              .map(JournalEntry.Sealed.class::cast).findFirst().orElseThrow();
+      MeshReceipt receipt = Jcr1.open(sealed.envelope().orElseThrow()).receipt();
+      assertThat(receipt.requestId()).isEqualTo(request.id());
+      assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
+      assertThat(receipt.tokensOut()).isEqualTo(produced);
+      assertThat(debited.debitedUj()).isEqualTo(receipt.energy().uj()).isPositive();
+      assertThat(remaining).isEqualTo(50_000_000 - receipt.energy().uj());
+    }
+  }
+
+  @Test
+  void officialOpenAiSdk_streamsPiecesAndTheReceiptRidesInTheLastChunksUsage() throws Exception {
+    Paced engine = new Paced(1, true);
+    fixture(engine);
+    OpenAIClient client =
+        OpenAIOkHttpClient.builder().baseUrl(f.server.baseUri().toString()).apiKey("unused").build();
+    ChatCompletionCreateParams params =
+        ChatCompletionCreateParams.builder()
+            .model("auto")
+            .addUserMessage("Stream me with the SDK.")
+            .maxCompletionTokens(4)
+            .putAdditionalBodyProperty("metadata", JsonValue.from(Map.of("fidelity_floor", "F2")))
+            .build();
+    StringBuilder text = new StringBuilder();
+    Optional<JsonValue> energy = Optional.empty();
+    try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
+      Iterator<ChatCompletionChunk> chunks = stream.stream().iterator();
+      boolean sawFirst = false;
+      while (chunks.hasNext()) {
+        ChatCompletionChunk chunk = chunks.next();
+        for (ChatCompletionChunk.Choice c : chunk.choices()) {
+          String piece = c.delta().content().orElse("");
+          if (!piece.isEmpty() && !sawFirst) {
+            sawFirst = true;
+            assertThat(engine.finished).as("first piece while producing").isFalse();
+            engine.gate.countDown();
+          }
+          text.append(piece);
+        }
+        if (chunk.usage().isPresent()) {
+          energy = Optional.ofNullable(chunk.usage().get()._additionalProperties().get("energy"));
+        }
+      }
+    } finally {
+      client.close();
+    }
+    assertThat(text.toString()).isEqualTo("a b c d");
+    JsonNode usageEnergy = Fixture.JSON.valueToTree(energy.orElseThrow().convert(Object.class));
+    MeshReceipt receipt = Fixture.verifiedReceipt(usageEnergy);
+    assertThat(receipt.tokensOut()).isEqualTo(4);
+  }
+}

@@ -1,0 +1,212 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Provenance;
+import org.meshjava.core.ServeLimits;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.energy.EnergyMeter;
+import org.meshjava.energy.MeterWindow;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.router.Inadmissibility;
+
+/**
+ * Issue 14 item 3: an engine failure used to debit the grant its whole joule ceiling for no work,
+ * and an OutOfMemoryError from an engine escaped unsettled (no debit, the ceiling held reserved).
+ * Now whatever an engine throws settles the serve at the energy metered up to the failure, in
+ * the journal, before the refusal; a request over a backend's limits never reaches it.
+ */
+class EngineFailureSettlementTest {
+  private static final long BUDGET = 1_000_000;
+  private static final long CEILING = 500_000;
+  private static final long UJ_PER_TOKEN = 100;
+
+  private final GrantFixture f = new GrantFixture();
+
+  /** An engine named "ref" at 100 µJ per token that throws what {@code failure} makes. */
+  private static StewardGrantTest.Delegating failing(Supplier<Throwable> failure) {
+    ReferenceEngine inner =
+        ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(UJ_PER_TOKEN)).build();
+    return new StewardGrantTest.Delegating(inner) {
+      @Override
+      public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+        Throwable t = failure.get();
+        if (t instanceof EngineException e) {
+          throw e;
+        }
+        if (t instanceof RuntimeException e) {
+          throw e;
+        }
+        throw (Error) t;
+      }
+    };
+  }
+
+  private Steward.Builder steward(EnergyMeter meter, InMemoryJournal journal) {
+    return Steward.builder(f.stewardKey)
+        .meter(meter)
+        .clock(InstantSource.fixed(GrantFixture.NOW))
+        .journal(journal);
+  }
+
+  private static long recurse(long n) {
+    return n <= 0 ? 0 : 1 + recurse(n + 1);
+  }
+
+  private static List<Supplier<Throwable>> failures() {
+    return List.of(
+        () -> new EngineException("the backend gave up"),
+        () -> new IllegalStateException("a bug in the engine"),
+        () -> new OutOfMemoryError("Java heap space"),
+        () -> {
+          try {
+            recurse(1);
+            return new AssertionError("unreachable");
+          } catch (StackOverflowError e) {
+            return e;
+          }
+        });
+  }
+
+  @Test
+  void engineFailure_ofAnyKind_debitsWhatWasMetered_notTheCeiling_andJournalsItFirst()
+      throws Exception {
+    List<Supplier<Throwable>> failures = failures();
+    for (int i = 0; i < failures.size(); i++) {
+      Supplier<Throwable> failure = failures.get(i);
+      GrantChain chain = f.chain(BUDGET);
+      InMemoryJournal journal = new InMemoryJournal();
+      try (Steward s =
+          steward(new org.meshjava.energy.EstimatorMeter(), journal)
+              .backend(failing(failure))
+              .build()) {
+        ServeRequest req = GrantFixture.request("hello", 10, CEILING);
+        ServeException e =
+            catchThrowableOfType(
+                ServeException.class,
+                () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+        assertThat(e).as("failure %d", i).isNotNull();
+        assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED);
+        assertThat(e.getMessage()).doesNotContain("\tat ");
+        // The estimator's figure for what ran: the 5 prompt tokens the engine was handed.
+        long metered = UJ_PER_TOKEN * req.promptTokens();
+        assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - metered);
+        for (var link : chain.ids()) {
+          assertThat(s.gate().ledger().spend(link).reservedUj()).isZero();
+          assertThat(s.gate().ledger().spend(link).debitedUj()).isEqualTo(metered);
+        }
+        JournalEntry.Debited debited =
+            (JournalEntry.Debited) journal.records().getLast().entry();
+        assertThat(debited.debitedUj()).isEqualTo(metered);
+        assertThat(debited.energy().provenance()).isEqualTo(Provenance.Estimator);
+        assertThat(s.unresolved()).isEmpty();
+        assertThat(s.head().nextSequence()).isZero();
+      }
+    }
+  }
+
+  @Test
+  void engineFailure_underALiveCounter_debitsTheReading() throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s =
+        steward(new RecordingMeter(new ArrayList<>(), OptionalLong.of(12_345)), new InMemoryJournal())
+            .backend(failing(() -> new EngineException("gave up")))
+            .build()) {
+      ServeRequest req = GrantFixture.request("hello", 10, CEILING);
+      catchThrowableOfType(
+          ServeException.class, () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - 12_345);
+    }
+  }
+
+  @Test
+  void engineFailure_whenTheMeterCannotCloseEither_debitsTheCeiling() throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    EnergyMeter broken =
+        new EnergyMeter() {
+          @Override
+          public String name() {
+            return "broken";
+          }
+
+          @Override
+          public MeterWindow open(Set<EnergyDomain> domains) {
+            return new MeterWindow() {
+              @Override
+              public Energy close(long estimatedUj) {
+                throw new IllegalStateException("counter vanished");
+              }
+
+              @Override
+              public void abandon() {}
+            };
+          }
+        };
+    try (Steward s =
+        steward(broken, new InMemoryJournal())
+            .backend(failing(() -> new EngineException("gave up")))
+            .build()) {
+      ServeRequest req = GrantFixture.request("hello", 10, CEILING);
+      catchThrowableOfType(
+          ServeException.class, () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+      // Nothing was metered: the ceiling, as for a crash.
+      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - CEILING);
+    }
+  }
+
+  @Test
+  void requestOverTheBackendsLimits_isRefusedWhileRouting_withNoDecisionNoWorkNoDebit()
+      throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    InMemoryJournal journal = new InMemoryJournal();
+    try (Steward s =
+        steward(new org.meshjava.energy.EstimatorMeter(), journal)
+            .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(0))
+                .maxOutputTokens(1_000).build())
+            .cap("ref", ServeLimits.NONE.withMaxJouleCeilingUj(CEILING))
+            .build()) {
+      for (ServeRequest req :
+          List.of(
+              // Above the engine's output limit, at the top of the u32 range and past 2^31 - 1.
+              GrantFixture.request("hello", 0xFFFF_FFFFL, CEILING),
+              GrantFixture.request("hello", 3_000_000_000L, CEILING),
+              GrantFixture.request("hello", Integer.MAX_VALUE, CEILING),
+              GrantFixture.request("hello", 1_001, CEILING),
+              // Above the operator's ceiling cap.
+              GrantFixture.request("hello", 10, CEILING + 1))) {
+        ServeException e =
+            catchThrowableOfType(
+                ServeException.class,
+                () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+        assertThat(e).isNotNull();
+        assertThat(e.reason()).isEqualTo(ServeException.Reason.NO_ADMISSIBLE_BACKEND);
+        assertThat(e.candidates().getFirst().inadmissibility().orElseThrow().kind())
+            .isEqualTo(Inadmissibility.Kind.OVER_LIMIT);
+      }
+      assertThat(journal.records()).isEmpty();
+      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET);
+      // At the limits it serves.
+      ServeRequest atLimit = GrantFixture.request("hello", 1_000, CEILING);
+      assertThat(s.serve(atLimit, GrantFixture.payload(atLimit), f.present(chain, atLimit))
+              .outcome().tokensOut())
+          .isEqualTo(1_000);
+    }
+  }
+}
