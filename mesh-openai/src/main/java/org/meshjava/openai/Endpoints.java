@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -138,12 +139,7 @@ final class Endpoints {
     root.put("object", "list");
     ArrayNode data = root.putArray("data");
     for (ServingEngine e : steward.backends()) {
-      ObjectNode m = data.addObject();
-      m.put("id", e.name());
-      m.put("object", "model");
-      m.put("created", 0);
-      m.put("owned_by", "mesh");
-      ObjectNode mesh = m.putObject("mesh");
+      ObjectNode mesh = model(data, e.name()).putObject("mesh");
       mesh.put("fidelity", e.fidelity().name());
       mesh.put("recipe", e.recipe().name());
       Optional<WeightsBinding> w = e.weights();
@@ -158,8 +154,41 @@ final class Endpoints {
       mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
       mesh.put("deterministic", e.deterministic());
       mesh.put("tokenizer", e.tokenizer().name());
+      mesh.put("kind", "backend");
+    }
+    // Then what else a body's model may name: the reserved name, and each recipe that is not
+    // also a backend's name, with the backends serving it.
+    ObjectNode auto = model(data, GrantedServeRequest.AUTO);
+    auto.putObject("mesh").put("kind", "auto");
+    java.util.Map<String, List<String>> recipes = new java.util.LinkedHashMap<>();
+    for (ServingEngine e : steward.backends()) {
+      recipes.computeIfAbsent(e.recipe().name(), r -> new java.util.ArrayList<>()).add(e.name());
+    }
+    for (var r : recipes.entrySet()) {
+      if (steward.backends().stream().noneMatch(e -> e.name().equals(r.getKey()))
+          && !r.getKey().equals(GrantedServeRequest.AUTO)) {
+        ObjectNode mesh = model(data, r.getKey()).putObject("mesh");
+        mesh.put("kind", "recipe");
+        ArrayNode backends = mesh.putArray("backends");
+        r.getValue().forEach(backends::add);
+      }
     }
     return new Reply.Json(200, root);
+  }
+
+  /** Whether a backend has this name or serves this recipe. */
+  private boolean named(String model) {
+    return steward.backends().stream()
+        .anyMatch(e -> e.name().equals(model) || e.recipe().name().equals(model));
+  }
+
+  private static ObjectNode model(ArrayNode data, String id) {
+    ObjectNode m = data.addObject();
+    m.put("id", id);
+    m.put("object", "model");
+    m.put("created", 0);
+    m.put("owned_by", "mesh");
+    return m;
   }
 
   private Reply stewardInfo() {
@@ -233,6 +262,13 @@ final class Endpoints {
         GrantedServeRequest.derive(
             body, endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
+    if (request.model().isPresent() && !named(request.model().get())) {
+      return ErrorReply.of(404, "invalid_request_error", "model_not_found",
+          "The model `" + request.model().get() + "` does not exist; GET /v1/models lists the"
+              + " names this steward serves, and `" + GrantedServeRequest.AUTO
+              + "` routes over all of them",
+          Optional.of("model"));
+    }
     // Routed once, by the steward; the engine it routes to tokenizes the prompt text.
     PromptText prompt = PromptText.of(GrantedServeRequest.prompt(body, endpoint).bytes());
     if (!serves.tryAcquire()) {

@@ -23,13 +23,18 @@ import org.meshjava.core.ServeRequest;
  *       both are given), {@code max_output_tokens} (responses), else {@value #DEFAULT_MAX_TOKENS};
  *   <li>{@code fidelity_floor}: {@code metadata.fidelity_floor} as {@code F0}–{@code F4} or
  *       {@code 0}–{@code 4}, else {@code F0};
- *   <li>{@code joule_ceiling_uj}: {@code metadata.joule_ceiling_uj}, required.
+ *   <li>{@code joule_ceiling_uj}: {@code metadata.joule_ceiling_uj}, required;
+ *   <li>{@code model}: the body's {@code model} when it names a backend or recipe; absent when the
+ *       body names none, or names {@value #AUTO}.
  * </ul>
  *
  * <p>Metadata values are decimal strings (what OpenAI's SDKs send, since its {@code metadata} is
  * a map of strings) or JSON whole numbers; anything else is refused. Stateless and thread-safe.
  */
 public final class GrantedServeRequest {
+  /** The reserved model name: route over every backend, as if the body named none. */
+  public static final String AUTO = "auto";
+
   /** The output ceiling when a body names none. */
   public static final long DEFAULT_MAX_TOKENS = 128;
 
@@ -113,12 +118,44 @@ public final class GrantedServeRequest {
           BindingException.Reason.MISSING_JOULE_CEILING, "metadata.joule_ceiling_uj",
           "a granted request must name its own metadata.joule_ceiling_uj (§2.3)");
     }
-    return ServeRequest.generation(
-        prompt.hash(),
-        promptTokens,
-        maxTokens,
-        floor,
-        ceiling.isPresent() ? ceiling.getAsLong() : defaultCeilingUj.getAsLong());
+    ServeRequest request =
+        ServeRequest.generation(
+            prompt.hash(),
+            promptTokens,
+            maxTokens,
+            floor,
+            ceiling.isPresent() ? ceiling.getAsLong() : defaultCeilingUj.getAsLong());
+    Optional<String> model = model(body);
+    return model.isPresent() ? request.withModel(model.get()) : request;
+  }
+
+  /**
+   * The model a body restricts routing to: its {@code model} string, unless absent, null or
+   * {@value #AUTO}.
+   *
+   * @throws BindingException if {@code model} is not a string, or not a possible name
+   */
+  static Optional<String> model(JsonNode body) throws BindingException {
+    JsonNode v = body.get("model");
+    if (v == null || v.isNull()) {
+      return Optional.empty();
+    }
+    if (!v.isTextual()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "model", "model must be a string");
+    }
+    String m = v.asText();
+    if (m.equals(AUTO)) {
+      return Optional.empty();
+    }
+    if (m.isEmpty() || m.length() > ServeRequest.MAX_MODEL_NAME
+        || m.chars().anyMatch(Character::isISOControl)) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "model",
+          "model must be 1-" + ServeRequest.MAX_MODEL_NAME
+              + " characters without control characters");
+    }
+    return Optional.of(m);
   }
 
   private static void requireObject(JsonNode body) throws BindingException {

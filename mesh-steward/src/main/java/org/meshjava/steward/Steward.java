@@ -303,8 +303,14 @@ public final class Steward implements AutoCloseable {
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
+    AdmissionRule model = ModelRule.of(request);
     RouteDecision route =
-        route(request, backend -> kind.refuse(backend).or(() -> grantRule.refuse(backend)));
+        route(
+            request,
+            backend ->
+                kind.refuse(backend)
+                    .or(() -> model.refuse(backend))
+                    .or(() -> grantRule.refuse(backend)));
     ServingEngine engine = route.chosen();
     TokenSequence payload = payload(ask, engine);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
