@@ -65,10 +65,15 @@ public interface ServingEngine {
 
   /**
    * The energy domains its work draws on (§3.3). A hardware figure needs live counters on all of
-   * them. The default is CPU package 0.
+   * them, so a backend must declare every one: leaving one out lets a figure claim less than the
+   * serve drew. The default, for a backend that runs on the CPU, is every CPU package this process
+   * may run on ({@link EnergyDomain#cpuPackagesOfThisProcess()}); the meter adds each package's
+   * DRAM where it has a counter for it. A backend that runs on a GPU declares that GPU ({@link
+   * EnergyDomain#gpu(int)}, the device as this process sees it) as well as the CPU packages that
+   * drive it; one whose work happens elsewhere (a remote server) declares none.
    */
   default Set<EnergyDomain> domains() {
-    return Set.of(EnergyDomain.cpuPackage(0));
+    return EnergyDomain.cpuPackagesOfThisProcess();
   }
 
   /**

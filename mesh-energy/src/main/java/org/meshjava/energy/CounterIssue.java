@@ -14,6 +14,16 @@ public enum CounterIssue {
   LIBRARY_MISSING,
   /** The native library answered with an error code; the detail carries its own text. */
   NATIVE_ERROR,
+  /**
+   * This module may not call native code (the JVM runs with {@code --illegal-native-access=deny}
+   * and without {@code --enable-native-access} for it), so the native counter cannot be bound.
+   */
+  NATIVE_ACCESS_DENIED,
+  /**
+   * The counter reads a board shared with other tenants (an NVIDIA GPU in MIG mode, or a MIG
+   * instance), so its energy is not this process's.
+   */
+  SHARED_BOARD,
   /** The counter belongs to another operating system (IOReport off macOS). */
   UNSUPPORTED_PLATFORM,
   /** The counter reads something that is not one of our domains (RAPL {@code psys}, {@code core}). */

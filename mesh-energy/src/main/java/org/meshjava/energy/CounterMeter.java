@@ -4,16 +4,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -30,71 +32,91 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code HwShunt}, carrying the counters' summed delta as {@code measured_uj}, only when
  *       every domain the backend declared has a counter that was live from the window's open to
- *       its close (same liveness epoch, no probe in between, no stall), and no other window
- *       shared any of those domains at any moment;
+ *       its close (same liveness epoch, no probe of any counter in between, no stall, no read gap
+ *       long enough to hide a wrap), the window spanned enough of each counter's update periods to
+ *       be resolved, every counter moved if the serve did work, and no other window shared any of
+ *       those domains at any moment;
  *   <li>{@code ModelBased}, with {@code measured_uj} absent and the window's apportioned share
- *       of the counters as its figure, when coverage and liveness hold but another window shared
- *       a domain (package-wide counters cannot tell two serves apart);
- *   <li>{@code Estimator}, with the caller's estimate, in every other case: a domain without a
- *       live counter, a counter that stalled, failed or was re-probed during the window, or a
- *       backend that declares no domains.
+ *       of the counters as its figure, when all that holds but another window shared a domain
+ *       (package-wide counters cannot tell two serves apart);
+ *   <li>{@code Estimator}, with the caller's estimate, in every other case.
  * </ul>
  *
+ * <p>A window declaring CPU package {@code n} also covers that package's DRAM where this meter has
+ * a DRAM counter for it: the serve's memory traffic lands there, and the counter exists to say so.
+ *
  * <p>Counters are re-probed in the background every {@code reprobeEvery} and soon after one
- * stops advancing or fails to read. {@link #counters()} says which are live and why the others
- * are not; every change is also logged.
+ * stops advancing or fails to read; counters that wrap are read in the background often enough
+ * to see every wrap. {@link #counters()} says which are live and why the others are not; every
+ * change is also logged.
  *
  * <p>Thread-safe: windows may be opened and closed from many threads at once. Each window is
- * for one serve and one thread.
+ * for one serve and one thread. {@link #close()} waits for a running probe to stop before it
+ * releases the counters.
  */
 public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CounterMeter.class);
+
+  /** How long {@link #close()} waits for a probe to stop before it gives up releasing. */
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
 
   private final Map<EnergyDomain, DomainLedger> ledgers;
   private final List<CounterStatus> unavailable;
   private final LivenessProbe probe;
   private final ProbeClock clock;
   private final long reprobeEveryNanos;
-  private final long stallNanos;
   private final Optional<Runnable> gpuWork;
   private final Executor reprobeExecutor;
-  private final ExecutorService ownedExecutor;
+  private final ScheduledExecutorService ownedExecutor;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final Object probeLock = new Object();
+  private int probesRunning;
   private final String name;
 
   /**
    * @param channels the readable counters, one per domain
    * @param unavailable counters found but not readable, reported by {@link #counters()}
-   * @param reprobeExecutor where background probes run; null for a private daemon thread
+   * @param policy the probe cadence of counters that update about every millisecond
+   * @param slowPolicy the probe cadence of counters that say they update slowly (NVML)
+   * @param reprobeExecutor where background probes run; null for a private daemon thread, which
+   *     also reads wrapping counters often enough to see every wrap
    */
   CounterMeter(
       List<EnergyChannel> channels,
       List<CounterStatus> unavailable,
       LivenessPolicy policy,
+      LivenessPolicy slowPolicy,
       Duration reprobeEvery,
-      Duration stallAfter,
       Optional<Runnable> gpuWork,
       ProbeClock clock,
       Executor reprobeExecutor) {
     this.clock = Objects.requireNonNull(clock, "clock");
-    this.probe = new LivenessProbe(policy, clock);
+    this.probe = new LivenessProbe(clock);
     this.reprobeEveryNanos = reprobeEvery.toNanos();
-    this.stallNanos = stallAfter.toNanos();
     this.gpuWork = Objects.requireNonNull(gpuWork, "gpuWork");
     this.unavailable = List.copyOf(unavailable);
     Map<EnergyDomain, DomainLedger> byDomain = new LinkedHashMap<>();
-    long now = clock.nanoTime();
     for (EnergyChannel channel : channels) {
-      if (byDomain.putIfAbsent(channel.domain(), new DomainLedger(channel, now)) != null) {
+      LivenessPolicy p = channel.slowUpdating() ? slowPolicy : policy;
+      if (byDomain.putIfAbsent(channel.domain(), new DomainLedger(channel, p, clock)) != null) {
         throw new IllegalArgumentException("two counters claim " + channel.domain());
       }
     }
     this.ledgers = Collections.unmodifiableMap(byDomain);
     if (reprobeExecutor == null) {
       this.ownedExecutor =
-          Executors.newSingleThreadExecutor(
+          Executors.newSingleThreadScheduledExecutor(
               r -> Thread.ofPlatform().daemon().name("mesh-energy-reprobe").unstarted(r));
       this.reprobeExecutor = ownedExecutor;
+      long shortestGap = Long.MAX_VALUE;
+      for (DomainLedger l : ledgers.values()) {
+        shortestGap = Math.min(shortestGap, l.maxReadGapNanos());
+      }
+      if (shortestGap != Long.MAX_VALUE) {
+        // Twice per wrap period at the assumed maximum power: no wrap goes unseen.
+        long every = Math.max(1, shortestGap / 2);
+        ownedExecutor.scheduleAtFixedRate(this::pollCounters, every, every, TimeUnit.NANOSECONDS);
+      }
     } else {
       this.ownedExecutor = null;
       this.reprobeExecutor = reprobeExecutor;
@@ -104,6 +126,18 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       names.add(l.name());
     }
     this.name = "counters" + names;
+  }
+
+  /** A meter probing every counter at one cadence; for tests. */
+  CounterMeter(
+      List<EnergyChannel> channels,
+      List<CounterStatus> unavailable,
+      LivenessPolicy policy,
+      Duration reprobeEvery,
+      Optional<Runnable> gpuWork,
+      ProbeClock clock,
+      Executor reprobeExecutor) {
+    this(channels, unavailable, policy, policy, reprobeEvery, gpuWork, clock, reprobeExecutor);
   }
 
   @Override
@@ -123,13 +157,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
 
   /** The domains whose counters are live right now. */
   public Set<EnergyDomain> liveDomains() {
-    Set<EnergyDomain> live = new java.util.LinkedHashSet<>();
+    Set<EnergyDomain> live = new LinkedHashSet<>();
     for (DomainLedger l : ledgers.values()) {
       if (l.isLive()) {
         live.add(l.domain());
       }
     }
     return Collections.unmodifiableSet(live);
+  }
+
+  /** The update period the last probe learnt for {@code domain}'s counter; 0 if not live. */
+  long updatePeriodNanos(EnergyDomain domain) {
+    DomainLedger l = ledgers.get(domain);
+    return l == null ? 0 : l.updatePeriodNanos();
   }
 
   /**
@@ -146,22 +186,49 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     Objects.requireNonNull(domains, "domains");
     long now = clock.nanoTime();
     scheduleDueProbes(now);
+    Set<EnergyDomain> covered = coveredDomains(domains);
     Map<DomainLedger, DomainLedger.Share> entered = new LinkedHashMap<>();
-    boolean covered = !domains.isEmpty();
-    for (EnergyDomain d : domains) {
+    boolean everyDomainHasACounter = !covered.isEmpty();
+    for (EnergyDomain d : covered) {
       DomainLedger ledger = ledgers.get(d);
-      Optional<DomainLedger.Share> share =
-          ledger == null ? Optional.empty() : ledger.enter(now);
-      if (share.isPresent()) {
-        entered.put(ledger, share.get());
+      if (ledger == null) {
+        everyDomainHasACounter = false;
       } else {
-        covered = false;
+        entered.put(ledger, ledger.enter(now));
       }
     }
-    return new Window(entered, covered);
+    scheduleDueProbes(now);
+    return new Window(entered, everyDomainHasACounter);
   }
 
-  /** Stops background probes and releases the counters' native resources. Idempotent. */
+  /** The declared domains, plus the DRAM of each declared package where a counter reads it. */
+  private Set<EnergyDomain> coveredDomains(Set<EnergyDomain> declared) {
+    Set<EnergyDomain> all = new LinkedHashSet<>(declared);
+    for (EnergyDomain d : declared) {
+      if (d.kind() == EnergyDomain.Kind.CPU_PACKAGE) {
+        EnergyDomain dram = EnergyDomain.dram(d.index());
+        if (ledgers.containsKey(dram)) {
+          all.add(dram);
+        }
+      }
+    }
+    return all;
+  }
+
+  /**
+   * Reads every counter once, so that a counter that wraps is seen between wraps however long
+   * a window stays open. The meter's own thread calls this periodically.
+   */
+  void pollCounters() {
+    for (DomainLedger l : ledgers.values()) {
+      l.poll();
+    }
+  }
+
+  /**
+   * Stops background probes, waits for one in progress to stop (it is interrupted), and then
+   * releases the counters' native resources. Idempotent.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -170,8 +237,29 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (ownedExecutor != null) {
       ownedExecutor.shutdownNow();
     }
+    long deadline = System.nanoTime() + CLOSE_WAIT.toNanos();
+    boolean interrupted = false;
+    synchronized (probeLock) {
+      while (probesRunning > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          LOG.warn(
+              "a liveness probe did not stop within {} s; energy counters are left unreleased",
+              CLOSE_WAIT.toSeconds());
+          return;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(probeLock, left);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    }
     for (DomainLedger l : ledgers.values()) {
-      l.channel().release();
+      l.release();
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
@@ -201,59 +289,87 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (targets.isEmpty()) {
       return;
     }
-    for (DomainLedger l : targets) {
-      l.beginProbe();
+    synchronized (probeLock) {
+      if (closed.get()) {
+        return;
+      }
+      probesRunning++;
     }
-    Thread gpuLoad = null;
-    AtomicBoolean stop = new AtomicBoolean();
-    if (gpuWork.isPresent()
-        && targets.stream().anyMatch(l -> l.domain().kind() == EnergyDomain.Kind.GPU)) {
-      Runnable work = gpuWork.get();
-      gpuLoad =
-          Thread.ofPlatform()
-              .daemon()
-              .name("mesh-energy-gpu-probe-load")
-              .start(
-                  () -> {
-                    while (!stop.get()) {
-                      work.run();
-                    }
-                  });
-    }
-    List<LivenessVerdict> verdicts;
     try {
-      verdicts = probe.probe(targets);
-    } catch (RuntimeException e) {
-      LOG.warn("liveness probe failed; counters stay not live", e);
-      verdicts = new ArrayList<>();
+      probeUnderLoad(targets);
+    } finally {
+      synchronized (probeLock) {
+        probesRunning--;
+        probeLock.notifyAll();
+      }
+    }
+  }
+
+  private void probeUnderLoad(List<DomainLedger> targets) {
+    // The probe's burn heats the CPU packages and DRAM, and its GPU work the GPUs, whichever
+    // counter is under probe: every domain is disturbed, not only the probed ones.
+    for (DomainLedger l : ledgers.values()) {
+      l.beginDisturbance();
+    }
+    try {
+      for (DomainLedger l : targets) {
+        l.beginProbe();
+      }
+      Thread gpuLoad = null;
+      AtomicBoolean stop = new AtomicBoolean();
+      if (gpuWork.isPresent()
+          && targets.stream().anyMatch(l -> l.domain().kind() == EnergyDomain.Kind.GPU)) {
+        Runnable work = gpuWork.get();
+        gpuLoad =
+            Thread.ofPlatform()
+                .daemon()
+                .name("mesh-energy-gpu-probe-load")
+                .start(
+                    () -> {
+                      while (!stop.get()) {
+                        work.run();
+                      }
+                    });
+      }
+      List<LivenessVerdict> verdicts;
+      try {
+        verdicts = probe.probe(targets);
+      } catch (RuntimeException e) {
+        LOG.warn("liveness probe failed; counters stay not live", e);
+        verdicts = new ArrayList<>();
+        for (int i = 0; i < targets.size(); i++) {
+          verdicts.add(LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + e));
+        }
+      } finally {
+        stop.set(true);
+      }
+      if (gpuLoad != null) {
+        try {
+          gpuLoad.join(Duration.ofSeconds(1));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+      long now = clock.nanoTime();
       for (int i = 0; i < targets.size(); i++) {
-        verdicts.add(LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + e));
+        targets.get(i).endProbe(verdicts.get(i), now);
       }
     } finally {
-      stop.set(true);
-    }
-    if (gpuLoad != null) {
-      try {
-        gpuLoad.join(Duration.ofSeconds(1));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      for (DomainLedger l : ledgers.values()) {
+        l.endDisturbance();
       }
-    }
-    long now = clock.nanoTime();
-    for (int i = 0; i < targets.size(); i++) {
-      targets.get(i).endProbe(verdicts.get(i), now);
     }
   }
 
   /** One serve's window. Not thread-safe; it belongs to one serve. */
   private final class Window implements MeterWindow {
     private final Map<DomainLedger, DomainLedger.Share> entered;
-    private final boolean covered;
+    private final boolean everyDomainHasACounter;
     private boolean done;
 
-    Window(Map<DomainLedger, DomainLedger.Share> entered, boolean covered) {
+    Window(Map<DomainLedger, DomainLedger.Share> entered, boolean everyDomainHasACounter) {
       this.entered = entered;
-      this.covered = covered;
+      this.everyDomainHasACounter = everyDomainHasACounter;
     }
 
     @Override
@@ -263,12 +379,14 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         throw new IllegalArgumentException("estimatedUj must be non-negative: " + estimatedUj);
       }
       Map<DomainLedger, DomainLedger.Exit> exits = leaveAll();
-      boolean trusted = covered;
+      boolean trusted = everyDomainHasACounter;
       boolean overlapped = false;
       long measured = 0;
       double apportioned = 0;
       for (DomainLedger.Exit exit : exits.values()) {
         trusted &= exit.trusted();
+        // A counter that did not move over a serve that did work did not see the work.
+        trusted &= !(estimatedUj > 0 && exit.measuredUj() == 0);
         overlapped |= exit.overlapped();
         measured = saturatingAdd(measured, exit.measuredUj());
         apportioned += exit.apportionedUj();
@@ -295,15 +413,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       done = true;
       long now = clock.nanoTime();
       Map<DomainLedger, DomainLedger.Exit> exits = new LinkedHashMap<>();
-      boolean anyDemoted = false;
       for (Map.Entry<DomainLedger, DomainLedger.Share> e : entered.entrySet()) {
-        DomainLedger.Exit exit = e.getKey().leave(e.getValue(), now, stallNanos);
-        exits.put(e.getKey(), exit);
-        anyDemoted |= exit.demoted();
+        exits.put(e.getKey(), e.getKey().leave(e.getValue(), now));
       }
-      if (anyDemoted) {
-        scheduleDueProbes(now);
-      }
+      scheduleDueProbes(now);
       return exits;
     }
   }

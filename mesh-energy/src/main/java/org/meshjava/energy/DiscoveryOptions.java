@@ -15,22 +15,24 @@ import java.util.Optional;
  * @param nvmlLibrary the NVML shared library, as a path (contains {@code /}) or a name the
  *     dynamic loader resolves; empty to skip NVML
  * @param ioReport whether to try Apple IOReport (only ever on macOS)
- * @param liveness the probe cadence
+ * @param liveness the probe cadence of RAPL and IOReport counters
+ * @param nvmlLiveness the probe cadence of NVML counters, which refresh far less often
  * @param reprobeEvery how often every counter is re-probed (each probe burns one core for the
- *     probe duration)
- * @param stallAfter a window at least this long over which a live counter did not move at all
- *     demotes it and triggers a re-probe
+ *     probe duration, and no window across it is graded from counters)
  * @param gpuWork real GPU work to run in a loop while GPU counters are probed, where the caller
  *     has any; without it a GPU counter is probed while the GPU idles
+ * @param gpuVisibility which GPUs this process sees, so an engine's {@code gpu:n} is bound to the
+ *     right board
  */
 public record DiscoveryOptions(
     Optional<Path> raplRoot,
     Optional<String> nvmlLibrary,
     boolean ioReport,
     LivenessPolicy liveness,
+    LivenessPolicy nvmlLiveness,
     Duration reprobeEvery,
-    Duration stallAfter,
-    Optional<Runnable> gpuWork) {
+    Optional<Runnable> gpuWork,
+    GpuVisibility gpuVisibility) {
 
   /** The Linux powercap tree. */
   public static final Path DEFAULT_RAPL_ROOT = Path.of("/sys/class/powercap");
@@ -43,27 +45,28 @@ public record DiscoveryOptions(
     Objects.requireNonNull(raplRoot, "raplRoot");
     Objects.requireNonNull(nvmlLibrary, "nvmlLibrary");
     Objects.requireNonNull(liveness, "liveness");
+    Objects.requireNonNull(nvmlLiveness, "nvmlLiveness");
     Objects.requireNonNull(reprobeEvery, "reprobeEvery");
-    Objects.requireNonNull(stallAfter, "stallAfter");
     Objects.requireNonNull(gpuWork, "gpuWork");
+    Objects.requireNonNull(gpuVisibility, "gpuVisibility");
     if (nvmlLibrary.isPresent() && nvmlLibrary.get().isBlank()) {
       throw new IllegalArgumentException("nvmlLibrary must not be blank");
     }
-    if (reprobeEvery.compareTo(liveness.probeDuration()) <= 0) {
+    Duration longestProbe =
+        liveness.probeDuration().compareTo(nvmlLiveness.probeDuration()) >= 0
+            ? liveness.probeDuration()
+            : nvmlLiveness.probeDuration();
+    if (reprobeEvery.compareTo(longestProbe) <= 0) {
       throw new IllegalArgumentException(
-          "reprobeEvery " + reprobeEvery + " must exceed the probe duration "
-              + liveness.probeDuration());
-    }
-    if (stallAfter.isNegative() || stallAfter.compareTo(liveness.sampleInterval()) < 0) {
-      throw new IllegalArgumentException(
-          "stallAfter " + stallAfter + " must be at least the sample interval "
-              + liveness.sampleInterval() + ", or every short window would look stalled");
+          "reprobeEvery " + reprobeEvery + " must exceed the probe duration " + longestProbe);
     }
   }
 
   /**
    * RAPL at {@code /sys/class/powercap}, NVML as {@code libnvidia-ml.so.1}, IOReport on macOS,
-   * the standard probe, re-probes every 10 minutes, stall after 250 ms.
+   * the standard probe ({@link LivenessPolicy#standard()}) and NVML's ({@link
+   * LivenessPolicy#nvml()}), re-probes every 10 minutes, GPUs as this process's environment
+   * makes them visible.
    */
   public static DiscoveryOptions defaults() {
     return new DiscoveryOptions(
@@ -71,63 +74,77 @@ public record DiscoveryOptions(
         Optional.of(DEFAULT_NVML_LIBRARY),
         true,
         LivenessPolicy.standard(),
+        LivenessPolicy.nvml(),
         Duration.ofMinutes(10),
-        Duration.ofMillis(250),
-        Optional.empty());
+        Optional.empty(),
+        GpuVisibility.fromEnvironment());
   }
 
   /** Looks for RAPL zones under {@code root} instead. */
   public DiscoveryOptions withRaplRoot(Path root) {
     return new DiscoveryOptions(
-        Optional.of(root), nvmlLibrary, ioReport, liveness, reprobeEvery, stallAfter, gpuWork);
+        Optional.of(root), nvmlLibrary, ioReport, liveness, nvmlLiveness, reprobeEvery, gpuWork,
+        gpuVisibility);
   }
 
   /** Skips RAPL. */
   public DiscoveryOptions withoutRapl() {
     return new DiscoveryOptions(
-        Optional.empty(), nvmlLibrary, ioReport, liveness, reprobeEvery, stallAfter, gpuWork);
+        Optional.empty(), nvmlLibrary, ioReport, liveness, nvmlLiveness, reprobeEvery, gpuWork,
+        gpuVisibility);
   }
 
   /** Loads NVML from {@code library} (a path, or a name for the dynamic loader) instead. */
   public DiscoveryOptions withNvmlLibrary(String library) {
     return new DiscoveryOptions(
-        raplRoot, Optional.of(library), ioReport, liveness, reprobeEvery, stallAfter, gpuWork);
+        raplRoot, Optional.of(library), ioReport, liveness, nvmlLiveness, reprobeEvery, gpuWork,
+        gpuVisibility);
   }
 
   /** Skips NVML. */
   public DiscoveryOptions withoutNvml() {
     return new DiscoveryOptions(
-        raplRoot, Optional.empty(), ioReport, liveness, reprobeEvery, stallAfter, gpuWork);
+        raplRoot, Optional.empty(), ioReport, liveness, nvmlLiveness, reprobeEvery, gpuWork,
+        gpuVisibility);
   }
 
   /** Skips Apple IOReport. */
   public DiscoveryOptions withoutIoReport() {
     return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, false, liveness, reprobeEvery, stallAfter, gpuWork);
+        raplRoot, nvmlLibrary, false, liveness, nvmlLiveness, reprobeEvery, gpuWork,
+        gpuVisibility);
   }
 
-  /** Uses {@code policy} for probes. */
+  /** Uses {@code policy} for RAPL and IOReport probes. */
   public DiscoveryOptions withLiveness(LivenessPolicy policy) {
     return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, policy, reprobeEvery, stallAfter, gpuWork);
+        raplRoot, nvmlLibrary, ioReport, policy, nvmlLiveness, reprobeEvery, gpuWork,
+        gpuVisibility);
+  }
+
+  /** Uses {@code policy} for NVML probes. */
+  public DiscoveryOptions withNvmlLiveness(LivenessPolicy policy) {
+    return new DiscoveryOptions(
+        raplRoot, nvmlLibrary, ioReport, liveness, policy, reprobeEvery, gpuWork, gpuVisibility);
   }
 
   /** Re-probes every {@code period}. */
   public DiscoveryOptions withReprobeEvery(Duration period) {
     return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, liveness, period, stallAfter, gpuWork);
-  }
-
-  /** Treats a live counter as stalled after a still window of {@code span}. */
-  public DiscoveryOptions withStallAfter(Duration span) {
-    return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, liveness, reprobeEvery, span, gpuWork);
+        raplRoot, nvmlLibrary, ioReport, liveness, nvmlLiveness, period, gpuWork, gpuVisibility);
   }
 
   /** Runs {@code work} in a loop while GPU counters are probed. */
   public DiscoveryOptions withGpuWork(Runnable work) {
     return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, liveness, reprobeEvery, stallAfter,
-        Optional.of(work));
+        raplRoot, nvmlLibrary, ioReport, liveness, nvmlLiveness, reprobeEvery,
+        Optional.of(work), gpuVisibility);
+  }
+
+  /** Binds GPU domains as {@code visibility} says rather than as the environment does. */
+  public DiscoveryOptions withGpuVisibility(GpuVisibility visibility) {
+    return new DiscoveryOptions(
+        raplRoot, nvmlLibrary, ioReport, liveness, nvmlLiveness, reprobeEvery, gpuWork,
+        visibility);
   }
 }

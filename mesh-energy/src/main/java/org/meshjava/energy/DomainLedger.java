@@ -3,7 +3,6 @@ package org.meshjava.energy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import org.meshjava.core.EnergyDomain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,47 +10,71 @@ import org.slf4j.LoggerFactory;
 /**
  * The book a meter keeps for one domain: its counter, its liveness, and the windows open on it.
  *
- * <p>Design note. Every window open and close on the domain is an <em>event</em>, and the
- * counter is read at each one. The energy between two consecutive events (a <em>segment</em>)
- * is split equally among the windows open during it, and a segment with two or more windows
- * marks all of them as overlapped. So a window alone on the domain receives exactly its counter
- * delta, which may be graded a hardware reading; a window that shared the domain at any moment
- * receives a model of its share, which may not (§3.3). Shares of the windows open in a segment
- * always sum to the segment's energy: nothing is lost or counted twice among our windows. Idle
- * and background power are inside every segment; they are not subtracted (see the package
- * documentation of the rule).
+ * <p>Design note. Every window that declares the domain is registered here for as long as it is
+ * open, whether or not the counter is live: its work lands on the domain either way, so any
+ * window that overlapped it must not be graded a lone hardware reading. Every window open and
+ * close is an <em>event</em>, and the counter is read at each one. The energy between two
+ * consecutive events (a <em>segment</em>) is split equally among the windows open during it, and
+ * a window that shared the domain with another at any moment is <em>overlapped</em>. So a window
+ * alone on the domain receives exactly its counter delta, which may be graded a hardware reading;
+ * a window that shared the domain receives a model of its share, which may not (§3.3). Shares of
+ * the windows open in a segment sum to the segment's energy. Idle and background power are inside
+ * every segment; they are not subtracted.
  *
- * <p>The liveness <em>epoch</em> changes whenever the counter's trust changes (a probe starts or
- * ends, the counter stalls or fails). A window is graded from the counter only if the epoch at
- * its close is the one at its open, so a window that straddles a probe (whose CPU burn lands on
- * the package) or a demotion never yields a counter figure.
+ * <p>The liveness <em>epoch</em> changes whenever the trust in a reading across it changes: a
+ * probe of any counter starts or ends (its burn heats the CPU and its GPU work the GPUs, whichever
+ * counter it probes: a <em>disturbance</em>), the counter is demoted, or two reads are further
+ * apart than the counter can be read without missing a wrap. A window is graded from the counter
+ * only if the epoch at its close is the one at its open and no disturbance was in progress.
+ *
+ * <p>A live counter keeps proving itself: it must change at least every {@link #STALL_PERIODS}
+ * update periods (learnt by its last probe), or the next read demotes it as stalled; a window
+ * shorter than {@link #MIN_WINDOW_PERIODS} update periods is too short for the counter to resolve
+ * and is never graded from it.
  *
  * <p>Thread-safe: every method holds the ledger's monitor, which also serialises reads of the
- * channel (channels are not thread-safe).
+ * channel (channels are not thread-safe) and its release.
  */
 final class DomainLedger implements LivenessProbe.Target {
   private static final Logger LOG = LoggerFactory.getLogger(DomainLedger.class);
+
+  /**
+   * The fewest update periods a window must span to be graded from the counter. A reading lags
+   * the true total by up to one update period at each end, so the delta of a window of {@code k}
+   * periods is off by at most one period's energy: at most 10% at {@code k = 10}.
+   */
+  static final int MIN_WINDOW_PERIODS = 10;
+
+  /**
+   * How many update periods a live counter may go without changing before a read demotes it. A
+   * domain always draws power (idle included), so a live counter changes every period; the
+   * period is itself the longest gap the probe saw, so five of them is a wide margin.
+   */
+  static final int STALL_PERIODS = 5;
 
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
     private final long epoch;
     private final long totalAtOpen;
     private final long openedNanos;
+    private final boolean trustedAtOpen;
     private double apportionedUj;
     private boolean overlapped;
     private boolean left;
 
-    private Share(long epoch, long totalAtOpen, long openedNanos) {
+    private Share(long epoch, long totalAtOpen, long openedNanos, boolean trustedAtOpen) {
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
       this.openedNanos = openedNanos;
+      this.trustedAtOpen = trustedAtOpen;
     }
   }
 
   /**
    * What one window learned from this domain at its close.
    *
-   * @param trusted the counter was live, in the same epoch, from open to close
+   * @param trusted the counter was live, undisturbed and in the same epoch from open to close,
+   *     and the window was long enough for it to resolve
    * @param measuredUj the counter's delta over the window
    * @param apportionedUj this window's share by the segment rule
    * @param overlapped another window shared the domain at some moment
@@ -61,20 +84,29 @@ final class DomainLedger implements LivenessProbe.Target {
       boolean trusted, long measuredUj, double apportionedUj, boolean overlapped, boolean demoted) {}
 
   private final EnergyChannel channel;
+  private final LivenessPolicy policy;
+  private final ProbeClock clock;
   private final List<Share> open = new ArrayList<>();
   private CounterState state = CounterState.NOT_LIVE;
   private CounterIssue issue = CounterIssue.PROBING;
   private String detail = "not yet probed";
   private long epoch;
+  private int disturbances;
   private long lastTotal;
   private boolean haveTotal;
+  private long lastReadNanos;
+  private long lastChangeNanos;
+  private long updatePeriodNanos;
   private long lastProbeNanos;
   private boolean probeWanted;
   private boolean probeScheduled;
+  private boolean released;
 
-  DomainLedger(EnergyChannel channel, long createdNanos) {
+  DomainLedger(EnergyChannel channel, LivenessPolicy policy, ProbeClock clock) {
     this.channel = Objects.requireNonNull(channel, "channel");
-    this.lastProbeNanos = createdNanos;
+    this.policy = Objects.requireNonNull(policy, "policy");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.lastProbeNanos = clock.nanoTime();
   }
 
   EnergyDomain domain() {
@@ -86,12 +118,23 @@ final class DomainLedger implements LivenessProbe.Target {
     return channel.name();
   }
 
-  EnergyChannel channel() {
-    return channel;
+  @Override
+  public LivenessPolicy policy() {
+    return policy;
+  }
+
+  /** The longest this counter may go unread without risking a missed wrap. */
+  long maxReadGapNanos() {
+    return channel.maxReadGapNanos();
   }
 
   synchronized boolean isLive() {
     return state == CounterState.LIVE;
+  }
+
+  /** The update period the last probe learnt; 0 while the counter is not live. */
+  synchronized long updatePeriodNanos() {
+    return state == CounterState.LIVE ? updatePeriodNanos : 0;
   }
 
   synchronized CounterStatus status() {
@@ -101,69 +144,77 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Registers a window if the counter is live; returns empty if it is not (or the read failed,
-   * which demotes it). A window is registered on every live domain it declares, even one it
-   * cannot be graded on, because its work still lands on that domain and so overlaps others.
+   * Registers a window, live counter or not: its work lands on the domain either way. The share
+   * is trusted at open only if the counter is live, no probe is disturbing it, and it was read.
    */
-  synchronized Optional<Share> enter(long nowNanos) {
-    if (state != CounterState.LIVE) {
-      return Optional.empty();
-    }
-    long total;
+  synchronized Share enter(long nowNanos) {
+    boolean readOk = true;
+    long total = lastTotal;
     try {
-      total = segment();
+      total = segment(nowNanos);
     } catch (CounterException e) {
-      demote(e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
-          e.getMessage());
-      return Optional.empty();
+      readOk = false;
+      failed(e);
     }
-    Share share = new Share(epoch, total, nowNanos);
+    boolean overlapped = !open.isEmpty();
+    for (Share s : open) {
+      s.overlapped = true;
+    }
+    Share share =
+        new Share(epoch, total, nowNanos, readOk && state == CounterState.LIVE && disturbances == 0);
+    share.overlapped = overlapped;
     open.add(share);
-    return Optional.of(share);
+    return share;
   }
 
-  /**
-   * Removes a window and returns what it saw. A window that opened for {@code stallNanos} or
-   * more on a live counter that did not move at all demotes the counter: a live counter updates
-   * within a probe interval, so a long window with no advance means it stopped.
-   */
-  synchronized Exit leave(Share share, long nowNanos, long stallNanos) {
+  /** Removes a window and returns what it saw. */
+  synchronized Exit leave(Share share, long nowNanos) {
     if (share.left) {
       throw new IllegalStateException("share already left the ledger");
     }
     share.left = true;
+    long epochBefore = epoch;
     long total;
     boolean readOk = true;
     try {
-      total = segment();
+      total = segment(nowNanos);
     } catch (CounterException e) {
       readOk = false;
       total = lastTotal;
-      demote(e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
-          e.getMessage());
+      failed(e);
     }
     open.remove(share);
-    long measured = total - share.totalAtOpen;
-    boolean trusted = readOk && state == CounterState.LIVE && epoch == share.epoch;
-    boolean demoted = !readOk;
-    if (trusted && measured == 0 && nowNanos - share.openedNanos >= stallNanos) {
-      demote(
-          CounterIssue.STALLED,
-          "did not advance over a window of " + (nowNanos - share.openedNanos) / 1_000_000
-              + " ms");
-      trusted = false;
-      demoted = true;
+    boolean demoted = epoch != epochBefore && state != CounterState.LIVE;
+    boolean longEnough =
+        updatePeriodNanos > 0
+            && nowNanos - share.openedNanos >= MIN_WINDOW_PERIODS * updatePeriodNanos;
+    boolean trusted =
+        share.trustedAtOpen
+            && readOk
+            && state == CounterState.LIVE
+            && disturbances == 0
+            && epoch == share.epoch
+            && longEnough;
+    return new Exit(
+        trusted, total - share.totalAtOpen, share.apportionedUj, share.overlapped, demoted);
+  }
+
+  /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */
+  synchronized void poll() {
+    try {
+      segment(clock.nanoTime());
+    } catch (CounterException e) {
+      failed(e);
     }
-    return new Exit(trusted, measured, share.apportionedUj, share.overlapped, demoted);
   }
 
   /** Reads the counter for a probe, keeping the segment books straight. */
   @Override
   public synchronized long readTotalUj() throws CounterException {
-    return segment();
+    return segment(clock.nanoTime());
   }
 
-  /** Marks a probe as started: the counter is not live until it ends. */
+  /** Marks a probe of this counter as started: it is not live until the probe ends. */
   synchronized void beginProbe() {
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
@@ -176,23 +227,36 @@ final class DomainLedger implements LivenessProbe.Target {
   synchronized void endProbe(LivenessVerdict verdict, long nowNanos) {
     epoch++;
     lastProbeNanos = nowNanos;
-    CounterState was = state;
+    lastChangeNanos = nowNanos;
+    detail = verdict.detail();
     if (verdict.isLive()) {
       state = CounterState.LIVE;
       issue = null;
-      detail = verdict.detail();
+      updatePeriodNanos = verdict.updatePeriodNanos();
       LOG.info("energy counter {} ({}) is live: {}", channel.name(), channel.domain(), detail);
     } else {
       state = CounterState.NOT_LIVE;
       issue = verdict.issue().orElseThrow();
-      detail = verdict.detail();
+      updatePeriodNanos = 0;
       LOG.warn(
           "energy counter {} ({}) is not live ({}): {}; figures on {} fall back to the estimator",
           channel.name(), channel.domain(), issue, detail, channel.domain());
     }
-    if (was != state) {
-      LOG.debug("energy counter {} went from {} to {}", channel.name(), was, state);
-    }
+  }
+
+  /**
+   * A probe (of this counter or any other) has started: its load heats this domain, so no window
+   * open across it, or opened during it, is a reading of the serve alone.
+   */
+  synchronized void beginDisturbance() {
+    disturbances++;
+    epoch++;
+  }
+
+  /** A probe has ended. */
+  synchronized void endDisturbance() {
+    disturbances--;
+    epoch++;
   }
 
   /**
@@ -200,7 +264,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * returns true at most once until {@link #probeFinished()}.
    */
   synchronized boolean claimProbe(long nowNanos, long reprobeEveryNanos) {
-    if (probeScheduled) {
+    if (probeScheduled || released) {
       return false;
     }
     if (probeWanted || nowNanos - lastProbeNanos >= reprobeEveryNanos) {
@@ -215,6 +279,28 @@ final class DomainLedger implements LivenessProbe.Target {
     probeScheduled = false;
   }
 
+  /** Releases the channel; reads after this fail. Never throws. */
+  synchronized void release() {
+    if (released) {
+      return;
+    }
+    released = true;
+    try {
+      channel.release();
+    } catch (RuntimeException e) {
+      LOG.warn("releasing energy counter {} failed", channel.name(), e);
+    }
+  }
+
+  /** A failed read demotes a live counter; one that is not live stays as its probe left it. */
+  private void failed(CounterException e) {
+    if (state == CounterState.LIVE) {
+      demote(
+          e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
+          e.getMessage());
+    }
+  }
+
   private void demote(CounterIssue why, String facts) {
     epoch++;
     state = CounterState.NOT_LIVE;
@@ -227,19 +313,44 @@ final class DomainLedger implements LivenessProbe.Target {
         channel.name(), channel.domain(), why, facts, channel.domain());
   }
 
-  /** Reads the counter and splits the energy since the last event among the open windows. */
-  private long segment() throws CounterException {
+  /**
+   * Reads the counter, splits the energy since the last event among the open windows, and checks
+   * that a live counter is still moving and was read often enough to see every wrap.
+   */
+  private long segment(long nowNanos) throws CounterException {
+    if (released) {
+      throw new CounterException(CounterIssue.READ_FAILED, channel.name() + " was released");
+    }
     long total = channel.readTotalUj();
-    if (haveTotal && !open.isEmpty()) {
-      double each = (double) (total - lastTotal) / open.size();
-      boolean shared = open.size() > 1;
-      for (Share s : open) {
-        s.apportionedUj += each;
-        s.overlapped |= shared;
+    if (haveTotal) {
+      if (nowNanos - lastReadNanos > channel.maxReadGapNanos()) {
+        // The counter may have wrapped more than once since the last read: the total is right
+        // from here on, but no window that spans this gap can be read from it.
+        epoch++;
+        LOG.debug(
+            "energy counter {} went {} ms unread; windows across the gap are not readings",
+            channel.name(), (nowNanos - lastReadNanos) / 1_000_000);
+      }
+      if (!open.isEmpty()) {
+        double each = (double) (total - lastTotal) / open.size();
+        for (Share s : open) {
+          s.apportionedUj += each;
+        }
+      }
+      if (total != lastTotal) {
+        lastChangeNanos = nowNanos;
+      } else if (state == CounterState.LIVE
+          && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
+        demote(
+            CounterIssue.STALLED,
+            "did not advance for " + (nowNanos - lastChangeNanos) / 1_000_000 + " ms, "
+                + STALL_PERIODS + " update periods of "
+                + String.format(java.util.Locale.ROOT, "%.1f", updatePeriodNanos / 1e6) + " ms");
       }
     }
     lastTotal = total;
     haveTotal = true;
+    lastReadNanos = nowNanos;
     return total;
   }
 }

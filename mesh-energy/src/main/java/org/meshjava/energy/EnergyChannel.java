@@ -22,6 +22,23 @@ interface EnergyChannel {
    */
   long readTotalUj() throws CounterException;
 
+  /**
+   * The longest the counter may go unread before a wrap could be missed: a raw counter that
+   * wraps at a range must be read at least once per wrap (RAPL), one that cannot wrap in practice
+   * (NVML's 64-bit millijoules, IOReport's deltas) never needs it.
+   */
+  default long maxReadGapNanos() {
+    return Long.MAX_VALUE;
+  }
+
+  /**
+   * Whether the counter refreshes only every tens of milliseconds (NVML), so that it is probed
+   * with the slow liveness policy rather than the standard one.
+   */
+  default boolean slowUpdating() {
+    return false;
+  }
+
   /** Releases native resources; reads after this fail. */
   default void release() {}
 }

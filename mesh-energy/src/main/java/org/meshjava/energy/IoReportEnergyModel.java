@@ -12,11 +12,14 @@ import org.meshjava.core.EnergyDomain;
  *
  * <p>Mapping: a channel whose name ends in {@code CPU Energy} (one per die on multi-die parts,
  * {@code DIE_0_CPU Energy}…) is the CPU rail and counts towards CPU package 0; {@code GPU Energy}
- * is GPU 0; a name starting {@code DRAM} is DRAM 0. Everything else (per-cluster {@code ECPU}/
- * {@code PCPU} rails, which are parts of the CPU rail, the neural engine, other groups) is not a
- * domain of ours and is skipped. Units {@code mJ}, {@code uJ}/{@code µJ} and {@code nJ} are
- * understood; a mapped channel in any other unit, or with a negative delta, fails the sample
- * rather than being guessed at. Stateless.
+ * and the GPU's SRAM rail (a name starting {@code GPU SRAM}, which monitoring tools report apart
+ * from {@code GPU Energy}, so it is a rail of its own that GPU work draws on) are GPU 0; a name
+ * starting {@code DRAM} is DRAM 0. Everything else is not a domain of ours and is skipped:
+ * per-cluster {@code ECPU}/{@code PCPU} rails are parts of the CPU rail, and the neural engine
+ * ({@code ANE}) runs no work of this project's engines (an engine that used it would need a domain
+ * of its own before its figures could be hardware readings). Unit labels are trimmed, then
+ * {@code mJ}, {@code uJ}/{@code µJ} and {@code nJ} are understood; a mapped channel in any other
+ * unit, or with a negative delta, fails the sample rather than being guessed at. Stateless.
  */
 final class IoReportEnergyModel {
   static final String GROUP = "Energy Model";
@@ -32,7 +35,7 @@ final class IoReportEnergyModel {
     if (name.endsWith("CPU Energy")) {
       return Optional.of(EnergyDomain.cpuPackage(0));
     }
-    if (name.equals("GPU Energy")) {
+    if (name.equals("GPU Energy") || name.startsWith("GPU SRAM")) {
       return Optional.of(EnergyDomain.gpu(0));
     }
     if (name.startsWith("DRAM")) {
@@ -73,7 +76,8 @@ final class IoReportEnergyModel {
   }
 
   private static long nanojoulesPer(IoReportEntry e) throws CounterException {
-    return switch (e.unit()) {
+    // Labels come padded on some releases ("mJ  "); the padding carries no meaning.
+    return switch (e.unit().strip()) {
       case "mJ" -> 1_000_000L;
       case "uJ", "µJ" -> 1_000L;
       case "nJ" -> 1L;

@@ -11,7 +11,6 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -53,6 +52,8 @@ final class IoReportNative implements IoReportSampler {
   private final MethodHandle channelUnit;
   private final MethodHandle integerValue;
 
+  /** Every CoreFoundation object a Create or Copy call gave us; released in reverse order. */
+  private final List<MemorySegment> owned = new ArrayList<>();
   private final MemorySegment channelsKey;
   private final MemorySegment subscription;
   private final MemorySegment subscribed;
@@ -60,12 +61,19 @@ final class IoReportNative implements IoReportSampler {
   private MemorySegment previous = MemorySegment.NULL;
   private boolean released;
 
+  /**
+   * Binds the two libraries by name. Since macOS 11 system libraries live in the dyld shared
+   * cache, not as files, so they are handed to the dynamic loader as names ({@link
+   * SymbolLookup#libraryLookup(String, Arena)}); the {@code Path} form resolves a real file first
+   * and would fail there.
+   */
   @SuppressWarnings("restricted") // loading system libraries and binding downcalls is the point
-  private IoReportNative() throws CounterException {
+  private IoReportNative(String ioReportLibrary, String coreFoundationLibrary)
+      throws CounterException {
     try {
       Linker linker = Linker.nativeLinker();
-      SymbolLookup cf = SymbolLookup.libraryLookup(Path.of(CORE_FOUNDATION), arena);
-      SymbolLookup ior = SymbolLookup.libraryLookup(Path.of(IOREPORT), arena);
+      SymbolLookup cf = SymbolLookup.libraryLookup(coreFoundationLibrary, arena);
+      SymbolLookup ior = SymbolLookup.libraryLookup(ioReportLibrary, arena);
       cfStringCreate =
           linker.downcallHandle(
               cf.findOrThrow("CFStringCreateWithCString"),
@@ -125,6 +133,10 @@ final class IoReportNative implements IoReportSampler {
           linker.downcallHandle(
               ior.findOrThrow("IOReportSimpleGetIntegerValue"),
               FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT));
+    } catch (IllegalCallerException e) {
+      arena.close();
+      throw new CounterException(
+          CounterIssue.NATIVE_ACCESS_DENIED, MeterDiscovery.nativeAccessDenied(e), e);
     } catch (IllegalArgumentException | NoSuchElementException e) {
       arena.close();
       throw new CounterException(
@@ -133,17 +145,18 @@ final class IoReportNative implements IoReportSampler {
     }
     textBuffer = arena.allocate(256);
     try {
-      channelsKey = cfString("IOReportChannels");
-      MemorySegment group = cfString(IoReportEnergyModel.GROUP);
+      channelsKey = own(cfString("IOReportChannels"));
+      MemorySegment group = own(cfString(IoReportEnergyModel.GROUP));
       MemorySegment channels =
           (MemorySegment) copyChannelsInGroup.invokeExact(group, MemorySegment.NULL, 0L, 0L, 0L);
       if (channels.equals(MemorySegment.NULL)) {
         throw new CounterException(
             CounterIssue.NOT_PRESENT, "IOReport has no '" + IoReportEnergyModel.GROUP + "' group");
       }
+      own(channels);
       long size = (long) cfDictCount.invokeExact(channels);
       MemorySegment mutable =
-          (MemorySegment) cfDictMutableCopy.invokeExact(MemorySegment.NULL, size, channels);
+          own((MemorySegment) cfDictMutableCopy.invokeExact(MemorySegment.NULL, size, channels));
       MemorySegment out = arena.allocate(ADDRESS);
       subscription =
           (MemorySegment)
@@ -153,19 +166,48 @@ final class IoReportNative implements IoReportSampler {
         throw new CounterException(
             CounterIssue.NATIVE_ERROR, "IOReportCreateSubscription returned NULL");
       }
-      subscribed = out.get(ADDRESS, 0);
+      own(subscription);
+      subscribed = own(out.get(ADDRESS, 0));
     } catch (CounterException e) {
+      releaseOwned();
       arena.close();
       throw e;
     } catch (Throwable t) {
+      releaseOwned();
       arena.close();
       throw new CounterException(CounterIssue.NATIVE_ERROR, "IOReport setup failed: " + t, t);
     }
   }
 
+  /** Records an object we must release; NULL is not an object. */
+  private MemorySegment own(MemorySegment object) {
+    if (!object.equals(MemorySegment.NULL)) {
+      owned.add(object);
+    }
+    return object;
+  }
+
+  /** Releases every owned object, newest first. Never throws. */
+  private void releaseOwned() {
+    for (int i = owned.size() - 1; i >= 0; i--) {
+      try {
+        cfRelease.invokeExact(owned.get(i));
+      } catch (Throwable ignored) {
+        // best effort: one failed release must not keep the others
+      }
+    }
+    owned.clear();
+  }
+
   /** Subscribes to the Energy Model group. Call only on macOS. */
   static IoReportNative subscribe() throws CounterException {
-    return new IoReportNative();
+    return subscribe(IOREPORT, CORE_FOUNDATION);
+  }
+
+  /** Subscribes through the named libraries (the tests bind a fake of both). */
+  static IoReportNative subscribe(String ioReportLibrary, String coreFoundationLibrary)
+      throws CounterException {
+    return new IoReportNative(ioReportLibrary, coreFoundationLibrary);
   }
 
   @Override
@@ -179,14 +221,17 @@ final class IoReportNative implements IoReportSampler {
       if (current.equals(MemorySegment.NULL)) {
         throw new CounterException(CounterIssue.READ_FAILED, "IOReportCreateSamples returned NULL");
       }
-      if (previous.equals(MemorySegment.NULL)) {
-        previous = current;
+      MemorySegment before = previous;
+      previous = current; // owned from here on: released by the next sample or by release()
+      if (before.equals(MemorySegment.NULL)) {
         return List.of();
       }
-      MemorySegment delta =
-          (MemorySegment) createSamplesDelta.invokeExact(previous, current, MemorySegment.NULL);
-      cfRelease.invokeExact(previous);
-      previous = current;
+      MemorySegment delta;
+      try {
+        delta = (MemorySegment) createSamplesDelta.invokeExact(before, current, MemorySegment.NULL);
+      } finally {
+        cfRelease.invokeExact(before);
+      }
       if (delta.equals(MemorySegment.NULL)) {
         throw new CounterException(
             CounterIssue.READ_FAILED, "IOReportCreateSamplesDelta returned NULL");
@@ -246,10 +291,12 @@ final class IoReportNative implements IoReportSampler {
     try {
       if (!previous.equals(MemorySegment.NULL)) {
         cfRelease.invokeExact(previous);
+        previous = MemorySegment.NULL;
       }
     } catch (Throwable ignored) {
       // releasing is best effort; the process is the owner of last resort
     } finally {
+      releaseOwned();
       arena.close();
     }
   }

@@ -1,13 +1,24 @@
 package org.meshjava.energy;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 
 /**
  * Samples several counters together for one probe and judges each by {@link LivenessRule}. All
- * counters share one probe so discovery costs one probe duration however many counters there
- * are. A counter whose read fails mid-probe is judged {@link CounterIssue#READ_FAILED}.
+ * counters share one probe so discovery costs one probe duration (the longest of their policies)
+ * however many counters there are; each counter is sampled on its own policy's grid. A counter
+ * whose read fails mid-probe is judged {@link CounterIssue#READ_FAILED}.
+ *
+ * <p>Between samples each counter is also polled at its policy's poll interval. Polls take no
+ * part in the liveness rule; they time the counter's updates, so the verdict of a live counter
+ * carries its update period: the longest gap seen between two changes of its value. That is an
+ * upper bound on the true period (to the poll resolution), which is the safe side for the rules
+ * built on it (shortest gradable window, stall detection).
+ *
+ * <p>A probe whose thread is interrupted stops at its next read and judges every counter not live
+ * ({@link CounterIssue#PROBING}), so a meter that closes does not wait out a whole probe.
  */
 final class LivenessProbe {
 
@@ -15,55 +26,138 @@ final class LivenessProbe {
   interface Target {
     String name();
 
+    /** The cadence this counter is probed at. */
+    LivenessPolicy policy();
+
     long readTotalUj() throws CounterException;
   }
 
-  private final LivenessPolicy policy;
   private final ProbeClock clock;
 
-  LivenessProbe(LivenessPolicy policy, ProbeClock clock) {
-    this.policy = Objects.requireNonNull(policy, "policy");
+  LivenessProbe(ProbeClock clock) {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
   /** Probes {@code targets}, returning one verdict per target in the same order. */
   List<LivenessVerdict> probe(List<? extends Target> targets) {
-    int intervals = policy.intervals();
     int n = targets.size();
-    long[] times = new long[intervals + 1];
-    long[][] totals = new long[n][intervals + 1];
-    CounterException[] failures = new CounterException[n];
-    long intervalNanos = policy.sampleInterval().toNanos();
+    Track[] tracks = new Track[n];
     long start = clock.nanoTime();
-    for (int s = 0; s <= intervals; s++) {
-      if (s > 0) {
-        clock.burnUntil(start + s * intervalNanos);
-      }
-      times[s] = clock.nanoTime();
-      for (int t = 0; t < n; t++) {
-        if (failures[t] != null) {
-          continue;
+    for (int t = 0; t < n; t++) {
+      tracks[t] = new Track(targets.get(t), start);
+      tracks[t].read(start);
+    }
+    boolean interrupted = false;
+    while (true) {
+      long next = Long.MAX_VALUE;
+      for (Track track : tracks) {
+        if (!track.done()) {
+          next = Math.min(next, track.nextReadNanos());
         }
-        try {
-          totals[t][s] = targets.get(t).readTotalUj();
-        } catch (CounterException e) {
-          failures[t] = e;
+      }
+      if (next == Long.MAX_VALUE) {
+        break;
+      }
+      if (Thread.currentThread().isInterrupted()) {
+        interrupted = true;
+        break;
+      }
+      clock.burnUntil(next);
+      long now = clock.nanoTime();
+      for (Track track : tracks) {
+        if (!track.done() && now >= track.nextReadNanos()) {
+          track.read(now);
         }
       }
     }
     List<LivenessVerdict> verdicts = new ArrayList<>(n);
-    for (int t = 0; t < n; t++) {
-      if (failures[t] != null) {
-        verdicts.add(
-            LivenessVerdict.notLive(
-                failures[t].issue() == CounterIssue.COUNTER_RESET
-                    ? CounterIssue.COUNTER_RESET
-                    : CounterIssue.READ_FAILED,
-                "read failed during probe: " + failures[t].getMessage()));
-      } else {
-        verdicts.add(LivenessRule.judge(times, totals[t]));
-      }
+    for (Track track : tracks) {
+      verdicts.add(
+          interrupted
+              ? LivenessVerdict.notLive(CounterIssue.PROBING, "probe interrupted")
+              : track.verdict());
     }
     return verdicts;
+  }
+
+  /** One counter's samples and update timing during a probe. */
+  private static final class Track {
+    private final Target target;
+    private final long start;
+    private final long intervalNanos;
+    private final long pollNanos;
+    private final int intervals;
+    private final long[] times;
+    private final long[] totals;
+    private int samples;
+    private long lastReadNanos;
+    private boolean haveValue;
+    private long lastValue;
+    private long lastChangeNanos = -1;
+    private long longestGapNanos;
+    private int changes;
+    private CounterException failure;
+
+    Track(Target target, long start) {
+      this.target = target;
+      this.start = start;
+      LivenessPolicy policy = target.policy();
+      this.intervalNanos = policy.sampleInterval().toNanos();
+      this.pollNanos = policy.pollInterval().toNanos();
+      this.intervals = policy.intervals();
+      this.times = new long[intervals + 1];
+      this.totals = new long[intervals + 1];
+    }
+
+    boolean done() {
+      return failure != null || samples > intervals;
+    }
+
+    long nextSampleNanos() {
+      return start + samples * intervalNanos;
+    }
+
+    long nextReadNanos() {
+      return Math.min(nextSampleNanos(), lastReadNanos + pollNanos);
+    }
+
+    void read(long now) {
+      long total;
+      try {
+        total = target.readTotalUj();
+      } catch (CounterException e) {
+        failure = e;
+        return;
+      }
+      lastReadNanos = now;
+      if (haveValue && total > lastValue) {
+        if (lastChangeNanos >= 0) {
+          longestGapNanos = Math.max(longestGapNanos, now - lastChangeNanos);
+        }
+        lastChangeNanos = now;
+        changes++;
+      }
+      haveValue = true;
+      lastValue = total;
+      if (now >= nextSampleNanos()) {
+        times[samples] = now;
+        totals[samples] = total;
+        samples++;
+      }
+    }
+
+    LivenessVerdict verdict() {
+      if (failure != null) {
+        return LivenessVerdict.notLive(
+            failure.issue() == CounterIssue.COUNTER_RESET
+                ? CounterIssue.COUNTER_RESET
+                : CounterIssue.READ_FAILED,
+            "read failed during probe: " + failure.getMessage());
+      }
+      // With two or more changes the polls timed the updates; otherwise fall back to the samples.
+      long period = changes >= 2 ? longestGapNanos : 0;
+      return LivenessRule.judge(
+          Arrays.copyOf(times, samples), Arrays.copyOf(totals, samples), period);
+    }
   }
 }

@@ -20,6 +20,14 @@ final class LivenessRule {
    * @param totalsUj the counter total at each sample
    */
   static LivenessVerdict judge(long[] timesNanos, long[] totalsUj) {
+    return judge(timesNanos, totalsUj, 0);
+  }
+
+  /**
+   * Judges a probe whose polls saw the counter change at most every {@code updatePeriodNanos}
+   * (0 when unknown: the period is then taken as the longest gap between advancing samples).
+   */
+  static LivenessVerdict judge(long[] timesNanos, long[] totalsUj, long updatePeriodNanos) {
     if (timesNanos.length != totalsUj.length) {
       throw new IllegalArgumentException(
           "sample arrays differ in length: " + timesNanos.length + " vs " + totalsUj.length);
@@ -60,6 +68,22 @@ final class LivenessRule {
     if (spanNanos < LivenessPolicy.MIN_SPAN.toNanos()) {
       return LivenessVerdict.notLive(CounterIssue.PROBE_TOO_SHORT, facts);
     }
-    return LivenessVerdict.live(facts);
+    long period = updatePeriodNanos > 0 ? updatePeriodNanos : longestGapBetweenAdvances(timesNanos, totalsUj);
+    return LivenessVerdict.live(
+        facts + ", updates at least every " + String.format(java.util.Locale.ROOT, "%.1f", period / 1e6) + " ms",
+        period);
+  }
+
+  /** The longest time between two samples that each showed an advance (the first counts from t0). */
+  private static long longestGapBetweenAdvances(long[] timesNanos, long[] totalsUj) {
+    long longest = 0;
+    long lastChange = timesNanos[0];
+    for (int i = 1; i < timesNanos.length; i++) {
+      if (totalsUj[i] > totalsUj[i - 1]) {
+        longest = Math.max(longest, timesNanos[i] - lastChange);
+        lastChange = timesNanos[i];
+      }
+    }
+    return Math.max(1, longest);
   }
 }

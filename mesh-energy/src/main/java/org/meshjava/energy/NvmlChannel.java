@@ -4,19 +4,24 @@ import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
 
-/** One GPU's NVML energy counter: mJ since driver load, converted to µJ. */
+/**
+ * One GPU board's NVML energy counter, mJ since driver load converted to µJ, bound to the GPU an
+ * engine sees ({@code gpu:n}, the {@code n}-th visible device) through the board's UUID.
+ */
 final class NvmlChannel implements EnergyChannel {
   private final NvmlLibrary nvml;
-  private final int index;
+  private final EnergyDomain domain;
+  private final String uuid;
   private final MemorySegment device;
   private final MemorySegment buffer;
   private final CounterAccumulator accumulator =
       new CounterAccumulator(CounterAccumulator.RANGE_2_64, 1_000);
   private boolean released;
 
-  NvmlChannel(NvmlLibrary nvml, int index, MemorySegment device) {
+  NvmlChannel(NvmlLibrary nvml, EnergyDomain domain, String uuid, MemorySegment device) {
     this.nvml = Objects.requireNonNull(nvml, "nvml");
-    this.index = index;
+    this.domain = Objects.requireNonNull(domain, "domain");
+    this.uuid = Objects.requireNonNull(uuid, "uuid");
     this.device = Objects.requireNonNull(device, "device");
     this.buffer = nvml.energyBuffer();
     nvml.retain();
@@ -24,12 +29,18 @@ final class NvmlChannel implements EnergyChannel {
 
   @Override
   public String name() {
-    return "nvml:gpu" + index;
+    return NvmlDiscovery.counterName(uuid);
   }
 
   @Override
   public EnergyDomain domain() {
-    return EnergyDomain.gpu(index);
+    return domain;
+  }
+
+  /** NVML refreshes the counter every 20 to 100 ms, depending on the board. */
+  @Override
+  public boolean slowUpdating() {
+    return true;
   }
 
   @Override

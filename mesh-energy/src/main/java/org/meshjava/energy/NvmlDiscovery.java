@@ -1,19 +1,40 @@
 package org.meshjava.energy;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * Finds NVML energy counters: loads the library, counts GPUs, and keeps each GPU whose energy
- * counter answers. A GPU that answers with an error (older boards return NOT_SUPPORTED) is
- * reported with NVML's text and left out. Stateless.
+ * Finds NVML energy counters and binds each to the GPU an engine sees. Design note: an engine's
+ * {@code gpu:n} is the {@code n}-th GPU visible to the process, numbered as the CUDA runtime does
+ * ({@link GpuVisibility}). NVIDIA documents NVML's enumeration index as unrelated to CUDA's, so a
+ * board is bound by identity: a {@code GPU-} UUID in {@code CUDA_VISIBLE_DEVICES} names its board
+ * (a unique prefix is enough, as for CUDA); an ordinal names the board at that place in PCI bus
+ * order when {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}, and is ambiguous otherwise (CUDA's default
+ * order is its own guess of the fastest device) unless the host has a single board. A {@code MIG-}
+ * entry, or a board in MIG mode, is refused: its counter reads the whole board, other tenants
+ * included. A board the process does not see is reported and not used. Stateless.
  */
 final class NvmlDiscovery {
   private NvmlDiscovery() {}
 
-  static void discover(String library, List<EnergyChannel> found, List<CounterStatus> rejected) {
+  /** One board NVML reports. */
+  private record Board(int index, String uuid, MemorySegment handle, Optional<Long> pci) {}
+
+  static String counterName(String uuid) {
+    return "nvml:" + uuid;
+  }
+
+  static void discover(
+      String library,
+      GpuVisibility visibility,
+      List<EnergyChannel> found,
+      List<CounterStatus> rejected) {
     NvmlLibrary nvml;
     try {
       nvml = NvmlLibrary.load(library);
@@ -23,41 +44,150 @@ final class NvmlDiscovery {
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
     try {
-      int count;
-      try {
-        count = nvml.deviceCount();
-      } catch (CounterException e) {
-        rejected.add(
-            CounterStatus.unavailable("nvml", Optional.empty(), e.issue(), e.getMessage()));
-        return;
-      }
-      if (count <= 0) {
-        rejected.add(
-            CounterStatus.unavailable(
-                "nvml", Optional.empty(), CounterIssue.NOT_PRESENT, "NVML reports no GPUs"));
-        return;
-      }
-      for (int i = 0; i < count; i++) {
-        String name = "nvml:gpu" + i;
-        Optional<EnergyDomain> domain = Optional.of(EnergyDomain.gpu(i));
-        NvmlChannel channel;
-        try {
-          MemorySegment device = nvml.handle(i);
-          channel = new NvmlChannel(nvml, i, device);
-        } catch (CounterException e) {
-          rejected.add(CounterStatus.unavailable(name, domain, e.issue(), e.getMessage()));
-          continue;
-        }
-        try {
-          channel.readTotalUj();
-          found.add(channel);
-        } catch (CounterException e) {
-          channel.release();
-          rejected.add(CounterStatus.unavailable(name, domain, e.issue(), e.getMessage()));
-        }
-      }
+      bindBoards(nvml, visibility, found, rejected);
     } finally {
       nvml.release();
     }
+  }
+
+  private static void bindBoards(
+      NvmlLibrary nvml,
+      GpuVisibility visibility,
+      List<EnergyChannel> found,
+      List<CounterStatus> rejected) {
+    int count;
+    try {
+      count = nvml.deviceCount();
+    } catch (CounterException e) {
+      rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e.issue(), e.getMessage()));
+      return;
+    }
+    if (count <= 0) {
+      rejected.add(
+          CounterStatus.unavailable(
+              "nvml", Optional.empty(), CounterIssue.NOT_PRESENT, "NVML reports no GPUs"));
+      return;
+    }
+    List<Board> boards = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      try {
+        MemorySegment handle = nvml.handle(i);
+        boards.add(new Board(i, nvml.uuid(handle), handle, nvml.pciLocation(handle)));
+      } catch (CounterException e) {
+        rejected.add(
+            CounterStatus.unavailable(
+                "nvml:index" + i, Optional.empty(), e.issue(), e.getMessage()));
+      }
+    }
+    Map<Board, EnergyDomain> visible = new LinkedHashMap<>();
+    List<String> entries =
+        visibility.entries().orElseGet(() -> ordinals(boards.size()));
+    for (int n = 0; n < entries.size(); n++) {
+      String entry = entries.get(n);
+      EnergyDomain domain = EnergyDomain.gpu(n);
+      if (entry.startsWith("MIG-")) {
+        rejected.add(
+            CounterStatus.unavailable(
+                "nvml:" + entry, Optional.of(domain), CounterIssue.SHARED_BOARD,
+                "visible device " + n + " is a MIG instance; the board's counter includes the"
+                    + " other instances"));
+        continue;
+      }
+      if (!entry.startsWith("GPU-") && !isOrdinal(entry, boards.size())) {
+        break; // CUDA ignores the list from its first invalid entry on
+      }
+      Optional<Board> board = resolve(entry, boards, visibility, rejected, domain);
+      if (board.isEmpty()) {
+        continue;
+      }
+      if (visible.containsKey(board.get())) {
+        break; // CUDA stops at a repeated device as at any invalid entry
+      }
+      visible.put(board.get(), domain);
+    }
+    for (Board b : boards) {
+      EnergyDomain domain = visible.get(b);
+      String name = counterName(b.uuid());
+      if (domain == null) {
+        rejected.add(
+            CounterStatus.unavailable(
+                name, Optional.empty(), CounterIssue.NOT_A_DOMAIN,
+                "NVML board " + b.index() + " is not a GPU this process can be bound to"));
+        continue;
+      }
+      try {
+        if (nvml.migEnabled(b.handle())) {
+          rejected.add(
+              CounterStatus.unavailable(
+                  name, Optional.of(domain), CounterIssue.SHARED_BOARD,
+                  "the board is in MIG mode; its counter includes every instance's tenant"));
+          continue;
+        }
+      } catch (CounterException e) {
+        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e.issue(), e.getMessage()));
+        continue;
+      }
+      NvmlChannel channel = new NvmlChannel(nvml, domain, b.uuid(), b.handle());
+      try {
+        channel.readTotalUj();
+        found.add(channel);
+      } catch (CounterException e) {
+        channel.release();
+        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e.issue(), e.getMessage()));
+      }
+    }
+  }
+
+  /** The board one {@code CUDA_VISIBLE_DEVICES} entry names, if it names one unambiguously. */
+  private static Optional<Board> resolve(
+      String entry,
+      List<Board> boards,
+      GpuVisibility visibility,
+      List<CounterStatus> rejected,
+      EnergyDomain domain) {
+    if (entry.startsWith("GPU-")) {
+      List<Board> matches = boards.stream().filter(b -> b.uuid().startsWith(entry)).toList();
+      if (matches.size() == 1) {
+        return Optional.of(matches.getFirst());
+      }
+      rejected.add(
+          CounterStatus.unavailable(
+              "nvml:" + entry, Optional.of(domain), CounterIssue.NOT_PRESENT,
+              matches.isEmpty() ? "no board has UUID " + entry : "UUID prefix " + entry
+                  + " names " + matches.size() + " boards"));
+      return Optional.empty();
+    }
+    int ordinal = Integer.parseInt(entry);
+    if (boards.size() == 1) {
+      return Optional.of(boards.getFirst());
+    }
+    if (visibility.pciBusOrder() && boards.stream().allMatch(b -> b.pci().isPresent())) {
+      List<Board> byBus =
+          boards.stream().sorted(Comparator.comparing(b -> b.pci().orElseThrow())).toList();
+      return Optional.of(byBus.get(ordinal));
+    }
+    rejected.add(
+        CounterStatus.unavailable(
+            "nvml:cuda" + ordinal, Optional.of(domain), CounterIssue.NOT_A_DOMAIN,
+            "CUDA device " + ordinal + " cannot be matched to an NVML board: set"
+                + " CUDA_DEVICE_ORDER=PCI_BUS_ID, or name GPUs by UUID in CUDA_VISIBLE_DEVICES"));
+    return Optional.empty();
+  }
+
+  private static boolean isOrdinal(String entry, int boards) {
+    try {
+      int ordinal = Integer.parseInt(entry);
+      return ordinal >= 0 && ordinal < boards;
+    } catch (NumberFormatException e) {
+      return false;
+    }
+  }
+
+  private static List<String> ordinals(int count) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      out.add(Integer.toString(i));
+    }
+    return out;
   }
 }

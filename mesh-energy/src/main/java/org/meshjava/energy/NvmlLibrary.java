@@ -10,16 +10,19 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Path;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * NVIDIA's management library bound through the FFM API, no JNI. Only the six calls an energy
- * meter needs: {@code nvmlInit_v2}, {@code nvmlDeviceGetCount_v2}, {@code
+ * NVIDIA's management library bound through the FFM API, no JNI. Only the calls an energy meter
+ * needs: {@code nvmlInit_v2}, {@code nvmlDeviceGetCount_v2}, {@code
  * nvmlDeviceGetHandleByIndex_v2}, {@code nvmlDeviceGetTotalEnergyConsumption} (millijoules since
- * the driver loaded, an {@code unsigned long long}), {@code nvmlErrorString} and {@code
- * nvmlShutdown}. Every call returns an {@code nvmlReturn_t}; anything but 0 becomes a {@link
+ * the driver loaded, an {@code unsigned long long}), {@code nvmlDeviceGetUUID} and {@code
+ * nvmlDeviceGetPciInfo_v3} (to bind a board to the GPU an engine sees: NVML's index is not CUDA's),
+ * {@code nvmlDeviceGetMigMode} (a board in MIG mode is shared), {@code nvmlErrorString} and {@code
+ * nvmlShutdown}. The last three device calls are optional: a driver too old to have them has no
+ * MIG, and without PCI information only UUIDs bind a board. Every call returns an {@code nvmlReturn_t}; anything but 0 becomes a {@link
  * CounterException} carrying NVML's own text for the code.
  *
  * <p>Thread-safe: NVML's calls are; the library is initialised once and shut down when the last
@@ -27,6 +30,17 @@ import java.util.Objects;
  */
 final class NvmlLibrary {
   private static final int NVML_SUCCESS = 0;
+  private static final int NVML_ERROR_NOT_SUPPORTED = 3;
+  /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}. */
+  private static final int UUID_BUFFER = 96;
+  /** {@code sizeof(nvmlPciInfo_t)}: busIdLegacy[16], five unsigned ints, busId[32]. */
+  private static final int PCI_INFO_SIZE = 68;
+  /** Offsets of {@code domain}, {@code bus} and {@code device} in {@code nvmlPciInfo_t}. */
+  private static final int PCI_DOMAIN = 16;
+  private static final int PCI_BUS = 20;
+  private static final int PCI_DEVICE = 24;
+  /** {@code NVML_DEVICE_MIG_ENABLE}. */
+  private static final int MIG_ENABLE = 1;
 
   private final String library;
   private final Arena arena;
@@ -36,6 +50,9 @@ final class NvmlLibrary {
   private final MethodHandle deviceCount;
   private final MethodHandle handleByIndex;
   private final MethodHandle totalEnergy;
+  private final MethodHandle uuid;
+  private final Optional<MethodHandle> pciInfo;
+  private final Optional<MethodHandle> migMode;
   private int users;
   private boolean shut;
 
@@ -61,6 +78,24 @@ final class NvmlLibrary {
             lookup,
             "nvmlDeviceGetTotalEnergyConsumption",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    this.uuid =
+        bind(
+            linker,
+            lookup,
+            "nvmlDeviceGetUUID",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
+    this.pciInfo =
+        bindIfPresent(
+            linker,
+            lookup,
+            "nvmlDeviceGetPciInfo_v3",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    this.migMode =
+        bindIfPresent(
+            linker,
+            lookup,
+            "nvmlDeviceGetMigMode",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
   }
 
   /**
@@ -76,11 +111,14 @@ final class NvmlLibrary {
     Arena arena = Arena.ofShared();
     NvmlLibrary nvml;
     try {
-      SymbolLookup lookup =
-          library.contains("/")
-              ? SymbolLookup.libraryLookup(Path.of(library), arena)
-              : SymbolLookup.libraryLookup(library, arena);
+      // The String form hands the name or path to the dynamic loader as it is, as a C program
+      // would; the Path form first resolves a real file, which system libraries need not be.
+      SymbolLookup lookup = SymbolLookup.libraryLookup(library, arena);
       nvml = new NvmlLibrary(library, arena, lookup);
+    } catch (IllegalCallerException e) {
+      arena.close();
+      throw new CounterException(
+          CounterIssue.NATIVE_ACCESS_DENIED, MeterDiscovery.nativeAccessDenied(e), e);
     } catch (IllegalArgumentException | NoSuchElementException e) {
       arena.close();
       throw new CounterException(
@@ -131,6 +169,63 @@ final class NvmlLibrary {
     } catch (Throwable t) {
       throw new CounterException(
           CounterIssue.NATIVE_ERROR, "nvmlDeviceGetHandleByIndex_v2 threw " + t, t);
+    }
+  }
+
+  /** The board's UUID, {@code GPU-…}: its identity whatever the enumeration order. */
+  String uuid(MemorySegment device) throws CounterException {
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment out = call.allocate(UUID_BUFFER);
+      check("nvmlDeviceGetUUID", (int) uuid.invokeExact(device, out, UUID_BUFFER));
+      return out.getString(0);
+    } catch (CounterException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new CounterException(CounterIssue.NATIVE_ERROR, "nvmlDeviceGetUUID threw " + t, t);
+    }
+  }
+
+  /**
+   * The board's PCI location as {@code (domain << 40) | (bus << 8) | device}, which orders boards
+   * as CUDA's {@code PCI_BUS_ID} order does; empty where the driver lacks the call.
+   */
+  Optional<Long> pciLocation(MemorySegment device) throws CounterException {
+    if (pciInfo.isEmpty()) {
+      return Optional.empty();
+    }
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment out = call.allocate(PCI_INFO_SIZE, 4);
+      check("nvmlDeviceGetPciInfo_v3", (int) pciInfo.get().invokeExact(device, out));
+      long domain = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_DOMAIN));
+      long bus = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_BUS));
+      long dev = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_DEVICE));
+      return Optional.of((domain << 40) | (bus << 8) | dev);
+    } catch (CounterException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new CounterException(
+          CounterIssue.NATIVE_ERROR, "nvmlDeviceGetPciInfo_v3 threw " + t, t);
+    }
+  }
+
+  /** Whether the board runs in MIG mode (partitioned among tenants). */
+  boolean migEnabled(MemorySegment device) throws CounterException {
+    if (migMode.isEmpty()) {
+      return false; // a driver without the call predates MIG
+    }
+    try (Arena call = Arena.ofConfined()) {
+      MemorySegment current = call.allocate(JAVA_INT);
+      MemorySegment pending = call.allocate(JAVA_INT);
+      int rc = (int) migMode.get().invokeExact(device, current, pending);
+      if (rc == NVML_ERROR_NOT_SUPPORTED) {
+        return false; // a board that cannot be partitioned
+      }
+      check("nvmlDeviceGetMigMode", rc);
+      return current.get(JAVA_INT, 0) == MIG_ENABLE;
+    } catch (CounterException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new CounterException(CounterIssue.NATIVE_ERROR, "nvmlDeviceGetMigMode threw " + t, t);
     }
   }
 
@@ -206,6 +301,12 @@ final class NvmlLibrary {
     } catch (Throwable t) {
       return "unknown NVML error (nvmlErrorString threw " + t + ")";
     }
+  }
+
+  @SuppressWarnings("restricted") // binding a downcall is the point of this class
+  private static Optional<MethodHandle> bindIfPresent(
+      Linker linker, SymbolLookup lookup, String symbol, FunctionDescriptor descriptor) {
+    return lookup.find(symbol).map(address -> linker.downcallHandle(address, descriptor));
   }
 
   @SuppressWarnings("restricted") // binding a downcall is the point of this class

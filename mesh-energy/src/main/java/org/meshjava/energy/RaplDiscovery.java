@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,15 +15,26 @@ import org.meshjava.core.EnergyDomain;
 
 /**
  * Finds RAPL counters in a powercap tree. Both the Intel and the AMD drivers publish
- * {@code intel-rapl:<package>} zones (named {@code package-<n>}) with sub-zones
- * {@code intel-rapl:<package>:<k>} (named {@code core}, {@code uncore}, {@code dram}). Packages
- * map to {@link EnergyDomain.Kind#CPU_PACKAGE} and {@code dram} to {@link EnergyDomain.Kind#DRAM};
- * {@code core} and {@code uncore} are parts of the package and {@code psys} spans the platform,
- * so they are reported and not used. Stateless.
+ * {@code intel-rapl:<z>} zones named {@code package-<n>}, or {@code package-<n>-die-<d>} on
+ * packages of several dies, with sub-zones {@code intel-rapl:<z>:<k>} (named {@code core}, {@code
+ * uncore}, {@code dram}). Packages map to {@link EnergyDomain.Kind#CPU_PACKAGE} and {@code dram} to
+ * {@link EnergyDomain.Kind#DRAM} of the package its parent zone names; {@code core} and {@code
+ * uncore} are parts of the package and {@code psys} spans the platform, so they are reported and
+ * not used.
+ *
+ * <p>Several zones can read one domain: the dies of one package, or their DRAM. Where they are
+ * distinct counters the domain's total is their sum. Some kernels instead publish one
+ * package-wide counter under every die zone (seen on multi-die AMD parts; CodeCarbon summed them
+ * and reported twice the power). Zones of one domain with the same range whose readings taken
+ * back to back are equal are such mirrors, and only the first is kept: two distinct µJ counters
+ * agreeing to the microjoule is not a coincidence worth allowing for. Stateless.
  */
 final class RaplDiscovery {
   private static final Pattern ZONE = Pattern.compile("intel-rapl:(\\d+)(?::(\\d+))?");
-  private static final Pattern PACKAGE = Pattern.compile("package-(\\d+)");
+  private static final Pattern PACKAGE = Pattern.compile("package-(\\d+)(?:-die-(\\d+))?");
+
+  /** How many back-to-back read pairs may show two zones apart before they count as distinct. */
+  private static final int MIRROR_ATTEMPTS = 3;
 
   private RaplDiscovery() {}
 
@@ -52,53 +65,105 @@ final class RaplDiscovery {
                   + root));
       return;
     }
+    Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
     for (Path zone : zones) {
-      String zoneName = zone.getFileName().toString();
-      String counter = "rapl:" + zoneName;
-      Matcher m = ZONE.matcher(zoneName);
-      if (!m.matches()) {
-        continue;
-      }
-      Optional<EnergyDomain> domain;
-      String label;
-      try {
-        label = reader.read(zone.resolve("name"));
-        domain = domainOf(root, m, label, reader);
-      } catch (IOException | NumberFormatException e) {
-        rejected.add(
-            CounterStatus.unavailable(
-                counter, Optional.empty(), CounterIssue.UNREADABLE, "cannot read its name: " + e));
-        continue;
-      }
-      if (domain.isEmpty()) {
-        rejected.add(
-            CounterStatus.unavailable(
-                counter, Optional.empty(), CounterIssue.NOT_A_DOMAIN,
-                "zone '" + label + "' is not a package or its DRAM"));
-        continue;
-      }
-      long range;
-      try {
-        range = Long.parseLong(reader.read(zone.resolve("max_energy_range_uj")));
-        if (range <= 0) {
-          throw new NumberFormatException("non-positive");
-        }
-      } catch (IOException | NumberFormatException e) {
-        rejected.add(
-            CounterStatus.unavailable(
-                counter, domain, CounterIssue.UNREADABLE, "no usable max_energy_range_uj: " + e));
-        continue;
-      }
-      RaplChannel channel =
-          new RaplChannel(counter, domain.get(), zone.resolve("energy_uj"), range, reader);
-      try {
-        channel.readRaw();
-      } catch (CounterException e) {
-        rejected.add(CounterStatus.unavailable(counter, domain, e.issue(), e.getMessage()));
-        continue;
-      }
-      found.add(channel);
+      readable(root, zone, reader, rejected)
+          .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
+    for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
+      List<RaplChannel> distinct = withoutMirrors(e.getValue(), rejected);
+      if (distinct.size() == 1) {
+        found.add(distinct.getFirst());
+      } else {
+        found.add(new RaplDieSum("rapl:" + e.getKey(), e.getKey(), distinct));
+      }
+    }
+  }
+
+  /** The zone's channel if it reads one of our domains and can be read. */
+  private static Optional<RaplChannel> readable(
+      Path root, Path zone, SysfsReader reader, List<CounterStatus> rejected) {
+    String zoneName = zone.getFileName().toString();
+    String counter = "rapl:" + zoneName;
+    Matcher m = ZONE.matcher(zoneName);
+    if (!m.matches()) {
+      return Optional.empty();
+    }
+    Optional<EnergyDomain> domain;
+    String label;
+    try {
+      label = reader.read(zone.resolve("name"));
+      domain = domainOf(root, m, label, reader);
+    } catch (IOException | NumberFormatException e) {
+      rejected.add(
+          CounterStatus.unavailable(
+              counter, Optional.empty(), CounterIssue.UNREADABLE, "cannot read its name: " + e));
+      return Optional.empty();
+    }
+    if (domain.isEmpty()) {
+      rejected.add(
+          CounterStatus.unavailable(
+              counter, Optional.empty(), CounterIssue.NOT_A_DOMAIN,
+              "zone '" + label + "' is not a package, a die of one, or its DRAM"));
+      return Optional.empty();
+    }
+    long range;
+    try {
+      range = Long.parseLong(reader.read(zone.resolve("max_energy_range_uj")));
+      if (range <= 0) {
+        throw new NumberFormatException("non-positive");
+      }
+    } catch (IOException | NumberFormatException e) {
+      rejected.add(
+          CounterStatus.unavailable(
+              counter, domain, CounterIssue.UNREADABLE, "no usable max_energy_range_uj: " + e));
+      return Optional.empty();
+    }
+    RaplChannel channel =
+        new RaplChannel(counter, domain.get(), zone.resolve("energy_uj"), range, reader);
+    try {
+      channel.readRaw();
+    } catch (CounterException e) {
+      rejected.add(CounterStatus.unavailable(counter, domain, e.issue(), e.getMessage()));
+      return Optional.empty();
+    }
+    return Optional.of(channel);
+  }
+
+  /** Drops every zone that mirrors an earlier one of the same domain, reporting it. */
+  private static List<RaplChannel> withoutMirrors(
+      List<RaplChannel> zones, List<CounterStatus> rejected) {
+    List<RaplChannel> kept = new ArrayList<>();
+    for (RaplChannel zone : zones) {
+      Optional<RaplChannel> original =
+          kept.stream().filter(k -> mirrors(k, zone)).findFirst();
+      if (original.isPresent()) {
+        rejected.add(
+            CounterStatus.unavailable(
+                zone.name(), Optional.of(zone.domain()), CounterIssue.NOT_A_DOMAIN,
+                "mirrors " + original.get().name() + " (same counter published twice); counted"
+                    + " once"));
+      } else {
+        kept.add(zone);
+      }
+    }
+    return kept;
+  }
+
+  private static boolean mirrors(RaplChannel a, RaplChannel b) {
+    if (a.rangeUj() != b.rangeUj()) {
+      return false;
+    }
+    for (int i = 0; i < MIRROR_ATTEMPTS; i++) {
+      try {
+        if (a.readRaw() == b.readRaw()) {
+          return true;
+        }
+      } catch (CounterException e) {
+        return false;
+      }
+    }
+    return false;
   }
 
   private static Optional<EnergyDomain> domainOf(

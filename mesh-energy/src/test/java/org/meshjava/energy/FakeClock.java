@@ -14,13 +14,14 @@ final class FakeClock implements ProbeClock {
     return now;
   }
 
+  /**
+   * Moves time and tells the listeners under one lock, so no thread sees the new time before the
+   * counters driven by it have caught up (a real counter refreshes on its own, never late).
+   */
   @Override
-  public void burnUntil(long deadlineNanos) {
-    long moved;
-    synchronized (this) {
-      moved = Math.max(0, deadlineNanos - now);
-      now = Math.max(now, deadlineNanos);
-    }
+  public synchronized void burnUntil(long deadlineNanos) {
+    long moved = Math.max(0, deadlineNanos - now);
+    now = Math.max(now, deadlineNanos);
     for (LongConsumer l : listeners) {
       l.accept(moved);
     }
@@ -32,7 +33,7 @@ final class FakeClock implements ProbeClock {
   }
 
   /** Calls {@code listener} with the nanoseconds elapsed at every move. */
-  void onAdvance(LongConsumer listener) {
+  synchronized void onAdvance(LongConsumer listener) {
     listeners.add(listener);
   }
 }

@@ -4,16 +4,12 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Compiles {@code fake_nvml.c} into a {@code libnvidia-ml.so.1} in a temp dir (once per JVM)
@@ -29,6 +25,9 @@ final class FakeNvml {
   private static MethodHandle script;
   private static MethodHandle setEnergyError;
   private static MethodHandle shutdownCalls;
+  private static MethodHandle setUuid;
+  private static MethodHandle setPciBus;
+  private static MethodHandle setMigMode;
 
   private FakeNvml() {}
 
@@ -74,6 +73,27 @@ final class FakeNvml {
     });
   }
 
+  static void setUuid(int device, String uuid) {
+    invoke(() -> {
+      try (Arena arena = Arena.ofConfined()) {
+        setUuid.invokeExact(device, arena.allocateFrom(uuid));
+      }
+    });
+  }
+
+  static void setPciBus(int device, int bus) {
+    invoke(() -> {
+      setPciBus.invokeExact(device, bus);
+    });
+  }
+
+  /** 0 off, 1 on; -1 a board that cannot do MIG (the default). */
+  static void setMigMode(int device, int mode) {
+    invoke(() -> {
+      setMigMode.invokeExact(device, mode);
+    });
+  }
+
   static int shutdownCalls() {
     try {
       return (int) shutdownCalls.invokeExact();
@@ -95,44 +115,13 @@ final class FakeNvml {
   }
 
   private static void build() {
-    try {
-      Path dir = Files.createTempDirectory("fake-nvml");
-      Path source = dir.resolve("fake_nvml.c");
-      try (InputStream in = FakeNvml.class.getResourceAsStream("fake_nvml.c")) {
-        if (in == null) {
-          skipReason = "fake_nvml.c is not on the test class path";
-          return;
-        }
-        Files.copy(in, source);
-      }
-      Path out = dir.resolve("libnvidia-ml.so.1");
-      Process gcc;
-      try {
-        gcc =
-            new ProcessBuilder(
-                    "gcc", "-shared", "-fPIC", "-O1", "-o", out.toString(), source.toString())
-                .redirectErrorStream(true)
-                .start();
-      } catch (IOException e) {
-        if ("true".equals(System.getenv("CI"))) {
-          // On CI a skip would pass a smaller suite silently: .ci/run checks for gcc, this too.
-          throw new AssertionError("gcc is required on CI to build the fake NVML", e);
-        }
-        skipReason = "gcc is not available (" + e.getMessage() + ")";
-        return;
-      }
-      String log = new String(gcc.getInputStream().readAllBytes());
-      if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
-        throw new AssertionError("gcc failed to build the fake NVML:\n" + log);
-      }
-      bind(out);
-      library = out;
-    } catch (IOException e) {
-      throw new AssertionError("cannot stage the fake NVML", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new AssertionError(e);
+    FakeNativeBuild built = FakeNativeBuild.compile("fake_nvml.c", "libnvidia-ml.so.1");
+    if (built.library().isEmpty()) {
+      skipReason = built.skipReason();
+      return;
     }
+    bind(built.library().get());
+    library = built.library().get();
   }
 
   @SuppressWarnings("restricted") // binding the fake's setters is the point
@@ -158,5 +147,17 @@ final class FakeNvml {
     shutdownCalls =
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_shutdown_calls"), FunctionDescriptor.of(JAVA_INT));
+    setUuid =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_uuid"),
+            FunctionDescriptor.ofVoid(JAVA_INT, java.lang.foreign.ValueLayout.ADDRESS));
+    setPciBus =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_pci_bus"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+    setMigMode =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_mig_mode"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
   }
 }

@@ -28,8 +28,17 @@ class MeterDiscoveryTest {
   }
 
   @Test
-  void options_refuseAStallSpanShorterThanASample() {
-    assertThatThrownBy(() -> DiscoveryOptions.defaults().withStallAfter(Duration.ofMillis(5)))
+  void policy_refusesPollingLessOftenThanItSamples() {
+    assertThatThrownBy(
+            () ->
+                new LivenessPolicy(
+                    Duration.ofMillis(20), Duration.ofMillis(400), Duration.ofMillis(21)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void options_refuseReprobingFasterThanTheNvmlProbeTakes() {
+    assertThatThrownBy(() -> DiscoveryOptions.defaults().withReprobeEvery(Duration.ofSeconds(1)))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,10 +32,30 @@ class NvmlMeterTest {
     FakeNvml.reset();
   }
 
+  /** NVML's cadence without polls between samples, so the fake's reads are easy to count. */
+  private static final LivenessPolicy UNPOLLED =
+      new LivenessPolicy(Duration.ofMillis(150), Duration.ofMillis(1_500), Duration.ofMillis(150));
+
+  private static final GpuVisibility PCI_ORDER =
+      new GpuVisibility(Optional.empty(), Optional.of("PCI_BUS_ID"));
+
   private MeterDiscovery discover() {
+    return discover(GpuVisibility.all(), LivenessPolicy.nvml());
+  }
+
+  private MeterDiscovery discover(GpuVisibility visibility, LivenessPolicy policy) {
     DiscoveryOptions options =
-        DiscoveryOptions.defaults().withoutRapl().withoutIoReport().withNvmlLibrary(library.toString());
+        DiscoveryOptions.defaults()
+            .withoutRapl()
+            .withoutIoReport()
+            .withNvmlLibrary(library.toString())
+            .withNvmlLiveness(policy)
+            .withGpuVisibility(visibility);
     return MeterDiscovery.discover(options, clock, reprobes::add, SysfsReader.FILES, "Linux");
+  }
+
+  private static String uuidName(int device) {
+    return "nvml:GPU-" + String.format("%08x", device) + "-0000-0000-0000-000000000000";
   }
 
   @Test
@@ -44,6 +65,7 @@ class NvmlMeterTest {
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
     Energy e = w.close(10);
     assertThat(e).isEqualTo(Energy.measured(3_000, 10)); // one read later: 3 mJ = 3000 µJ
     meter.close();
@@ -59,7 +81,7 @@ class NvmlMeterTest {
         .singleElement()
         .satisfies(
             s -> {
-              assertThat(s.counter()).isEqualTo("nvml:gpu0");
+              assertThat(s.counter()).isEqualTo(uuidName(0));
               assertThat(s.issue()).contains(CounterIssue.FROZEN);
             });
     assertThat(FakeNvml.shutdownCalls()).as("unused NVML is shut down").isEqualTo(1);
@@ -68,21 +90,23 @@ class NvmlMeterTest {
   @Test
   void discover_whenCounterAdvancesOnlyEveryThirdRead_isLumpy() {
     FakeNvml.script(0, 0, 5, 3);
-    MeterDiscovery found = discover();
+    MeterDiscovery found = discover(GpuVisibility.all(), UNPOLLED);
     assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
     assertThat(found.counters().getFirst().issue()).contains(CounterIssue.LUMPY);
   }
 
   @Test
   void window_whenCounterWrapsPast2To64_measuresTheTrueDelta() {
-    // +1 mJ per read from 2^64 - 24: discovery's read and 21 probe reads bring it to 2^64 - 2,
+    // +1 mJ per read from 2^64 - 14: discovery's read and 11 probe reads bring it to 2^64 - 2,
     // then the window's two reads see 2^64 - 1 and, after the wrap, 0.
-    FakeNvml.script(0, -24L, 1, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, -14L, 1, 1);
+    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
     MeterWindow w = meter.open(Set.of(GPU0)); // reads 2^64 - 1
+    clock.advanceMillis(2_000); // ten update periods of 150 ms and more
     Energy e = w.close(1); // reads 0 after the wrap
     assertThat(e).isEqualTo(Energy.measured(1_000, 1));
     MeterWindow next = meter.open(Set.of(GPU0));
+    clock.advanceMillis(2_000);
     assertThat(next.close(1)).isEqualTo(Energy.measured(1_000, 1));
     meter.close();
   }
@@ -119,13 +143,13 @@ class NvmlMeterTest {
     FakeNvml.setDeviceCount(2);
     FakeNvml.setEnergyError(0, 3);
     FakeNvml.script(1, 0, 2, 1);
-    MeterDiscovery found = discover();
+    MeterDiscovery found = discover(PCI_ORDER, LivenessPolicy.nvml());
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(GPU1);
     assertThat(found.counters())
         .anySatisfy(
             s -> {
-              assertThat(s.counter()).isEqualTo("nvml:gpu0");
+              assertThat(s.counter()).isEqualTo(uuidName(0));
               assertThat(s.issue()).contains(CounterIssue.NATIVE_ERROR);
               assertThat(s.detail()).contains("Not Supported");
             });
@@ -144,6 +168,7 @@ class NvmlMeterTest {
   void close_whenGpuStartsFailingAfterDiscovery_isEstimatorAndSaysWhy() {
     CounterMeter meter = (CounterMeter) discover().meter();
     MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
     FakeNvml.setEnergyError(0, 15);
     assertThat(w.close(4).provenance()).isEqualTo(Provenance.Estimator);
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
@@ -159,7 +184,8 @@ class NvmlMeterTest {
             .withoutRapl()
             .withoutIoReport()
             .withNvmlLibrary(library.toString())
-            .withLiveness(quick);
+            .withGpuVisibility(GpuVisibility.all())
+            .withNvmlLiveness(quick);
     // A real-time probe on a heavily loaded machine can miss sample intervals (the thread is not
     // scheduled), which the liveness rule rightly refuses; allow a few attempts.
     MeterDiscovery found = null;
@@ -173,7 +199,99 @@ class NvmlMeterTest {
     assertThat(found.hardwareGraded()).as(found.counters().toString()).isTrue();
     CounterMeter meter = (CounterMeter) found.meter();
     MeterWindow w = meter.open(Set.of(GPU0));
+    // Ten of its update periods and more: the fake changes at every read, but on a loaded machine
+    // the probe's polls, and so the learnt period, can stretch.
+    sleep(Math.max(100, 12 * meter.updatePeriodNanos(GPU0) / 1_000_000));
     assertThat(w.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    meter.close();
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Four boards whose NVML order, PCI order and UUIDs all differ. */
+  private void fourBoards() {
+    FakeNvml.setDeviceCount(4);
+    String[] uuids = {"GPU-aa11", "GPU-bb22", "GPU-cc33", "GPU-dd44"};
+    int[] buses = {0x81, 0x01, 0x41, 0x21}; // PCI order: board 1, 3, 2, 0
+    for (int i = 0; i < 4; i++) {
+      FakeNvml.setUuid(i, uuids[i] + "-0000-0000-0000-000000000000");
+      FakeNvml.setPciBus(i, buses[i]);
+      FakeNvml.script(i, 0, 10L * (i + 1), 1); // board i draws (i+1) * 10 mJ per read
+    }
+  }
+
+  /** What one window on {@code domain} measures: one read of its board's step. */
+  private long oneReadOn(CounterMeter meter, EnergyDomain domain) {
+    MeterWindow w = meter.open(Set.of(domain));
+    clock.advanceMillis(50);
+    Energy e = w.close(1);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    return e.measuredUj().getAsLong();
+  }
+
+  @Test
+  void gpuDomains_whenVisibleDevicesNameUuids_areBoundToThoseBoards() {
+    fourBoards();
+    MeterDiscovery found =
+        discover(
+            new GpuVisibility(Optional.of("GPU-cc33,GPU-aa11"), Optional.empty()),
+            LivenessPolicy.nvml());
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactlyInAnyOrder(GPU0, GPU1);
+    assertThat(oneReadOn(meter, GPU0)).as("gpu:0 is board 2").isEqualTo(30_000);
+    assertThat(oneReadOn(meter, GPU1)).as("gpu:1 is board 0").isEqualTo(10_000);
+    assertThat(found.counters())
+        .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.NOT_A_DOMAIN)))
+        .extracting(CounterStatus::counter)
+        .containsExactlyInAnyOrder(
+            "nvml:GPU-bb22-0000-0000-0000-000000000000", "nvml:GPU-dd44-0000-0000-0000-000000000000");
+    meter.close();
+  }
+
+  @Test
+  void gpuDomains_whenOrdinalsUnderPciBusOrder_areBoundInBusOrderNotNvmlOrder() {
+    fourBoards();
+    MeterDiscovery found =
+        discover(
+            new GpuVisibility(Optional.of("2,0"), Optional.of("PCI_BUS_ID")),
+            LivenessPolicy.nvml());
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(oneReadOn(meter, GPU0)).as("third on the bus: board 2").isEqualTo(30_000);
+    assertThat(oneReadOn(meter, GPU1)).as("first on the bus: board 1").isEqualTo(20_000);
+    meter.close();
+  }
+
+  @Test
+  void gpuDomains_whenOrdinalsInCudaDefaultOrderOnSeveralBoards_areNotBound() {
+    fourBoards();
+    MeterDiscovery found = discover(GpuVisibility.all(), LivenessPolicy.nvml());
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters())
+        .anySatisfy(s -> assertThat(s.detail()).contains("CUDA_DEVICE_ORDER=PCI_BUS_ID"));
+  }
+
+  @Test
+  void gpuDomains_whenBoardInMigModeOrDeviceIsAMigInstance_areRefusedAsShared() {
+    fourBoards();
+    FakeNvml.setMigMode(2, 1);
+    MeterDiscovery found =
+        discover(
+            new GpuVisibility(
+                Optional.of("GPU-cc33,MIG-5e2f,GPU-dd44"), Optional.empty()),
+            LivenessPolicy.nvml());
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(EnergyDomain.gpu(2));
+    assertThat(found.counters())
+        .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.SHARED_BOARD)))
+        .extracting(CounterStatus::domain)
+        .containsExactlyInAnyOrder(Optional.of(GPU0), Optional.of(GPU1));
     meter.close();
   }
 }

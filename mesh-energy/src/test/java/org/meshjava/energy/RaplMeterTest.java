@@ -29,36 +29,51 @@ class RaplMeterTest {
   private final List<Runnable> reprobes = new ArrayList<>();
 
   private Path zone(String dir, String name, long energy) throws IOException {
+    return zone(dir, name, energy, RANGE);
+  }
+
+  private Path zone(String dir, String name, long energy, long range) throws IOException {
     Path z = Files.createDirectories(root.resolve(dir));
     Files.writeString(z.resolve("name"), name + "\n");
-    Files.writeString(z.resolve("max_energy_range_uj"), RANGE + "\n");
+    Files.writeString(z.resolve("max_energy_range_uj"), range + "\n");
     Files.writeString(z.resolve("energy_uj"), energy + "\n");
     return z;
   }
 
   /** Makes a zone's counter run at {@code watts} as fake time passes, wrapping to 0 at the range. */
   private AtomicLong powered(Path zone, long start, long watts) {
+    return powered(zone, start, watts, RANGE);
+  }
+
+  /**
+   * The same, for a zone whose counter wraps at {@code range}; further zones mirror it. The value
+   * is served from memory by {@link #discover}'s reader (writing a file at every fake millisecond
+   * made the suite slow), and the file keeps the value it was created with.
+   */
+  private AtomicLong powered(Path zone, long start, long watts, long range, Path... mirrors) {
     AtomicLong value = new AtomicLong(start);
-    clock.onAdvance(
-        nanos -> {
-          long next = (value.get() + nanos * watts / 1_000) % RANGE;
-          value.set(next);
-          write(zone, next);
-        });
+    powered.put(zone.resolve("energy_uj"), value);
+    for (Path m : mirrors) {
+      powered.put(m.resolve("energy_uj"), value);
+    }
+    clock.onAdvance(nanos -> value.set((value.get() + nanos * watts / 1_000) % range));
     return value;
   }
 
-  private static void write(Path zone, long value) {
-    try {
-      Files.writeString(zone.resolve("energy_uj"), value + "\n");
-    } catch (IOException e) {
-      throw new AssertionError(e);
-    }
-  }
+  private final java.util.Map<Path, AtomicLong> powered = new java.util.concurrent.ConcurrentHashMap<>();
+
 
   private MeterDiscovery discover(SysfsReader reader) {
     DiscoveryOptions options = DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
-    return MeterDiscovery.discover(options, clock, reprobes::add, reader, "Linux");
+    SysfsReader withPower =
+        file -> {
+          AtomicLong value = powered.get(file);
+          if (value != null) {
+            return Long.toString(value.get());
+          }
+          return reader.read(file);
+        };
+    return MeterDiscovery.discover(options, clock, reprobes::add, withPower, "Linux");
   }
 
   @Test
@@ -75,12 +90,12 @@ class RaplMeterTest {
     long pkgBefore = pkgValue.get();
     long dramBefore = dramValue.get();
     MeterWindow w = meter.open(Set.of(CPU0, DRAM0));
-    clock.advanceMillis(10);
+    clock.advanceMillis(50);
     Energy e = w.close(77);
     assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
     assertThat(e.measuredUj())
         .hasValue((pkgValue.get() - pkgBefore) + (dramValue.get() - dramBefore))
-        .hasValue(150_000 + 20_000);
+        .hasValue(750_000 + 100_000);
     meter.close();
   }
 
@@ -174,6 +189,173 @@ class RaplMeterTest {
         .extracting(CounterStatus::counter)
         .containsExactlyInAnyOrder("rapl:intel-rapl:1:0", "rapl:intel-rapl:2");
     assertThat(refused).allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.NOT_A_DOMAIN));
+  }
+
+  // Item 4: a counter read only at window edges can wrap more than once inside a long window.
+  private static final long SMALL_RANGE = 65_532_610_987L; // about 65.5 kJ, as on some parts
+
+  @Test
+  void window_longerThanAWrapPeriodUnread_isNotHwShunt() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
+    powered(pkg, 0, 300, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(300_000); // 5 minutes at 300 W: 90 kJ, the counter wraps once more
+    Energy e = w.close(1);
+    assertThat(e.provenance()).as("read only at the edges: " + e).isEqualTo(Provenance.Estimator);
+    meter.close();
+  }
+
+  @Test
+  void window_longerThanAWrapPeriod_isMeasuredWhenTheCounterIsPolledBetween() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
+    powered(pkg, 0, 300, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(Set.of(CPU0));
+    for (int i = 0; i < 10; i++) {
+      clock.advanceMillis(30_000); // under the 65 s the range lasts at the assumed 1 kW
+      meter.pollCounters();
+    }
+    Energy e = w.close(1);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj()).hasValue(90_000_000_000L);
+    meter.close();
+  }
+
+  @Test
+  void raplChannel_boundsItsReadGapByTheRangeAtOneKilowatt() {
+    RaplChannel c =
+        new RaplChannel("x", CPU0, root.resolve("energy_uj"), SMALL_RANGE, SysfsReader.FILES);
+    assertThat(c.maxReadGapNanos()).isEqualTo(65_532_610_000L); // 65.5 s
+  }
+
+  // Item 6: multi-die packages publish package-N-die-D zones.
+  @Test
+  void discover_whenPackageHasTwoDieZones_sumsThem() throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 7_777);
+    powered(die0, 1_000, 40);
+    powered(die1, 7_777, 60);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(w.close(1).measuredUj()).hasValue(100 * (40 + 60) * 1_000L);
+    meter.close();
+  }
+
+  @Test
+  void discover_whenDieZonesMirrorOnePackageCounter_countsItOnce() throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 5_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    powered(die0, 5_000, 68, RANGE, die1);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(found.counters())
+        .anySatisfy(
+            s -> {
+              assertThat(s.counter()).isEqualTo("rapl:intel-rapl:1");
+              assertThat(s.detail()).contains("mirrors rapl:intel-rapl:0");
+            });
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(w.close(1).measuredUj()).as("68 W, not 136 W").hasValue(100 * 68 * 1_000L);
+    meter.close();
+  }
+
+  // Issue 13 item 6: on two sockets a serve is HwShunt only when every declared package (and the
+  // DRAM of each, where it has a counter) is live and covered.
+  private static final EnergyDomain CPU1 = EnergyDomain.cpuPackage(1);
+  private static final Set<EnergyDomain> BOTH_PACKAGES = Set.of(CPU0, CPU1);
+
+  private void twoSockets(boolean package1Frozen, boolean dram1Frozen) throws IOException {
+    Path p0 = zone("intel-rapl:0", "package-0", 0);
+    Path d0 = zone("intel-rapl:0:0", "dram", 0);
+    Path p1 = zone("intel-rapl:1", "package-1", 0);
+    Path d1 = zone("intel-rapl:1:0", "dram", 0);
+    powered(p0, 0, 100);
+    powered(d0, 0, 10);
+    if (!package1Frozen) {
+      powered(p1, 0, 90);
+    }
+    if (!dram1Frozen) {
+      powered(d1, 0, 9);
+    }
+  }
+
+  @Test
+  void twoSockets_whenEveryPackageAndDramIsLive_isHwShuntOverAllFour() throws IOException {
+    twoSockets(false, false);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(meter.liveDomains())
+        .containsExactlyInAnyOrder(CPU0, DRAM0, CPU1, EnergyDomain.dram(1));
+    MeterWindow w = meter.open(BOTH_PACKAGES);
+    clock.advanceMillis(100);
+    Energy e = w.close(1);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj()).hasValue(100 * (100 + 10 + 90 + 9) * 1_000L);
+    meter.close();
+  }
+
+  @Test
+  void twoSockets_whenSecondPackageIsFrozen_isEstimator() throws IOException {
+    twoSockets(true, false);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(BOTH_PACKAGES);
+    clock.advanceMillis(100);
+    assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    meter.close();
+  }
+
+  @Test
+  void twoSockets_whenSecondPackagesDramIsFrozen_isEstimator() throws IOException {
+    twoSockets(false, true);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(BOTH_PACKAGES);
+    clock.advanceMillis(100);
+    assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    meter.close();
+  }
+
+  @Test
+  void twoSockets_whenOnlyTheFirstPackageHasAZone_isEstimator() throws IOException {
+    Path p0 = zone("intel-rapl:0", "package-0", 0);
+    powered(p0, 0, 100);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(BOTH_PACKAGES);
+    clock.advanceMillis(100);
+    assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    MeterWindow onlyFirst = meter.open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(onlyFirst.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    meter.close();
+  }
+
+  // Item 7: a non-root host gets one WARN line saying why and how to grant access.
+  @Test
+  void discover_whenZonesAreRootOnly_warnsOnceWithTheWayOut() throws IOException {
+    zone("intel-rapl:0", "package-0", 1);
+    zone("intel-rapl:1", "package-1", 1);
+    SysfsReader rootOnly =
+        file -> {
+          if (file.getFileName().toString().equals("energy_uj")) {
+            throw new AccessDeniedException(file.toString());
+          }
+          return SysfsReader.FILES.read(file);
+        };
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      discover(rootOnly);
+    } finally {
+      System.setErr(err);
+    }
+    String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    List<String> lines = log.lines().filter(l -> l.contains("CVE-2020-8694")).toList();
+    assertThat(lines).as(log).hasSize(1);
+    assertThat(lines.getFirst()).contains("WARN").contains("udev").contains("Estimator");
   }
 
   @Test

@@ -1,11 +1,14 @@
 /*
- * A fake libnvidia-ml for mesh-energy's tests. It exports the six NVML calls the meter binds
- * (with the real signatures) plus fake_nvml_* setters the tests call through FFM to script the
+ * A fake libnvidia-ml for mesh-energy's tests. It exports the NVML calls the meter binds (with
+ * the real signatures: init, shutdown, error strings, count, handle by index, total energy, UUID,
+ * PCI info v3, MIG mode) plus fake_nvml_* setters the tests call through FFM to script the
  * counter: advancing, frozen, lumpy (advancing only every Nth read), wrapping past 2^64 mJ, or
  * failing with NVML error codes. Compiled by the test with gcc -shared -fPIC. Not thread-safe;
  * the tests drive it from one thread at a time.
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 typedef int nvmlReturn_t;
 typedef struct fake_device *nvmlDevice_t;
@@ -24,6 +27,9 @@ static unsigned long long step_mj[MAX_DEVICES];
 static unsigned int every[MAX_DEVICES];
 static unsigned long long reads[MAX_DEVICES];
 static int energy_error[MAX_DEVICES];
+static char uuid[MAX_DEVICES][96];
+static unsigned int pci_bus[MAX_DEVICES];
+static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
 static int initialized;
 static int init_calls;
 static int shutdown_calls;
@@ -41,7 +47,22 @@ void fake_nvml_reset(void) {
     every[i] = 1;
     reads[i] = 0;
     energy_error[i] = 0;
+    snprintf(uuid[i], sizeof uuid[i], "GPU-%08x-0000-0000-0000-000000000000", i);
+    pci_bus[i] = i;
+    mig_mode[i] = -1;
   }
+}
+
+void fake_nvml_set_uuid(unsigned int device, const char *value) {
+  if (device < MAX_DEVICES) snprintf(uuid[device], sizeof uuid[device], "%s", value);
+}
+
+void fake_nvml_set_pci_bus(unsigned int device, unsigned int bus) {
+  if (device < MAX_DEVICES) pci_bus[device] = bus;
+}
+
+void fake_nvml_set_mig_mode(unsigned int device, int mode) {
+  if (device < MAX_DEVICES) mig_mode[device] = mode;
 }
 
 void fake_nvml_set_init_error(int code) { init_error = code; }
@@ -119,5 +140,46 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
     energy_mj[i] += step_mj[i] * every[i]; /* unsigned: wraps past 2^64 like the real type */
   }
   *energy = energy_mj[i];
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *out, unsigned int length) {
+  if (!initialized) return 1;
+  if (device == NULL || out == NULL) return 2;
+  if (strlen(uuid[device->index]) + 1 > length) return 7; /* INSUFFICIENT_SIZE */
+  strcpy(out, uuid[device->index]);
+  return 0;
+}
+
+/* nvmlPciInfo_t: char busIdLegacy[16]; unsigned int domain, bus, device, pciDeviceId,
+   pciSubSystemId; char busId[32]. */
+typedef struct {
+  char busIdLegacy[16];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[32];
+} fake_pci_info;
+
+nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, fake_pci_info *pci) {
+  if (!initialized) return 1;
+  if (device == NULL || pci == NULL) return 2;
+  memset(pci, 0, sizeof *pci);
+  pci->domain = 0;
+  pci->bus = pci_bus[device->index];
+  pci->device = 0;
+  snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus);
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
+                                  unsigned int *pending) {
+  if (!initialized) return 1;
+  if (device == NULL || current == NULL || pending == NULL) return 2;
+  if (mig_mode[device->index] < 0) return 3;
+  *current = (unsigned int) mig_mode[device->index];
+  *pending = *current;
   return 0;
 }
