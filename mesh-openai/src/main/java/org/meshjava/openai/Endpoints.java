@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
+import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -270,12 +271,26 @@ final class Endpoints {
           Optional.of("model"));
     }
     // Routed once, by the steward; the engine it routes to tokenizes the prompt text.
-    PromptText prompt = PromptText.of(GrantedServeRequest.prompt(body, endpoint).bytes());
+    Prompt asked = GrantedServeRequest.prompt(body, endpoint);
+    PromptText prompt = PromptText.of(asked.bytes());
+    Optional<DecisionBody> decision = DecisionBody.of(body, endpoint);
+    if (decision.isPresent() && stream) {
+      throw new BindingException(BindingException.Reason.UNSUPPORTED, "stream",
+          "a typed decision is answered whole; leave stream false");
+    }
     if (!serves.tryAcquire()) {
       return new Reply.Json(429,
           ErrorReply.body("rate_limit_error", "overloaded",
               "the steward is serving as many requests as it may; retry shortly", Optional.empty()),
           Optional.of(1));
+    }
+    if (decision.isPresent()) {
+      try {
+        return decided(request, new DecisionPrompt(decision.get().questions(), prompt),
+            decision.get(), presentation, endpoint);
+      } finally {
+        serves.release();
+      }
     }
     if (stream) {
       Optional<Presentation> granted = presentation;
@@ -298,6 +313,35 @@ final class Endpoints {
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
         ? Completions.reply(result, text, cut, created)
         : Responses.reply(result, text, cut, created);
+  }
+
+  /**
+   * Serves a typed decision: the reply's content is the JSON of the most probable option per
+   * question, and {@code mesh_decision} beside it carries every option's probability.
+   */
+  private Reply decided(
+      ServeRequest request,
+      DecisionPrompt prompt,
+      DecisionBody asked,
+      Optional<Presentation> presentation,
+      GrantedServeRequest.Endpoint endpoint) {
+    ServeResult result;
+    try {
+      result =
+          presentation.isPresent()
+              ? steward.serve(request, prompt, presentation.get())
+              : steward.serve(request, prompt);
+    } catch (ServeException e) {
+      return refusal(e);
+    }
+    String content = asked.content(result.answers());
+    long created = steward.clock().instant().getEpochSecond();
+    Reply.Json reply =
+        endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+            ? Completions.reply(result, content, false, created)
+            : Responses.reply(result, content, false, created);
+    ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
+    return reply;
   }
 
   /**
@@ -386,6 +430,10 @@ final class Endpoints {
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
+      case BACKEND_BUSY ->
+          new Reply.Json(429,
+              ErrorReply.body("rate_limit_error", code, e.getMessage(), Optional.of("model")),
+              Optional.of(1));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
           ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
