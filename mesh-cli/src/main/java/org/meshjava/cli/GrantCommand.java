@@ -19,6 +19,7 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.MaxCostUj;
 import org.meshjava.jcp.ModelIn;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Shard;
 import org.meshjava.jcp.SignedGrant;
 import org.meshjava.openai.BindingException;
@@ -30,8 +31,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code mesh grant issue|delegate|shard|present|show}: the caller's grant tools (§2.1, JCP). Chains
- * and presentations are files of one hex line; keys are {@link KeyFile}s.
+ * {@code mesh grant issue|delegate|shard|present|show|revoke}: the caller's grant tools (§2.1, JCP).
+ * Chains, presentations and revocations are files of one hex line; keys are {@link KeyFile}s.
  */
 @Command(
     name = "grant",
@@ -42,7 +43,8 @@ import picocli.CommandLine.Spec;
       GrantCommand.Delegate.class,
       GrantCommand.ShardCommand.class,
       GrantCommand.Present.class,
-      GrantCommand.Show.class
+      GrantCommand.Show.class,
+      GrantCommand.Revoke.class
     })
 final class GrantCommand implements Runnable {
   @Spec CommandSpec spec;
@@ -124,6 +126,42 @@ final class GrantCommand implements Runnable {
         throw refused(e);
       } catch (IllegalArgumentException e) {
         throw new CliException(e.getMessage(), e);
+      }
+    }
+  }
+
+  @Command(name = "revoke", mixinStandardHelpOptions = true,
+      description = "Sign a revocation of a grant from a time on, for stewards to load"
+          + " (mesh serve --revocations, or POST /v1/mesh/revocations).")
+  static final class Revoke implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--issuer-key", required = true, paramLabel = "FILE",
+        description = "The key of an issuer of the revoked link or of a link above it.") Path issuerKey;
+    @Option(names = "--chain", required = true, paramLabel = "FILE",
+        description = "A chain containing the grant to revoke.") Path chainFile;
+    @Option(names = "--link", paramLabel = "N",
+        description = "Revoke link N of the chain (0 is the root; default: the leaf).") Integer link;
+    @Option(names = "--from", defaultValue = "now", paramLabel = "WHEN",
+        description = "Refuse decisions from this instant on (default: now).") String from;
+    @Option(names = "--out", required = true, paramLabel = "FILE") Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      GrantChain chain = GrantFiles.readChain(chainFile);
+      int index = link == null ? chain.links().size() - 1 : link;
+      if (index < 0 || index >= chain.links().size()) {
+        throw new CliException("--link " + index + ": the chain has links 0 to " + (chain.links().size() - 1));
+      }
+      GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
+      try {
+        Revocation r = Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
+        GrantFiles.writeLine(out, r.toHex());
+        spec.commandLine().getOut().println("wrote " + out + ": grant " + r.grantId()
+            + " revoked from " + r.from() + " by " + r.revoker());
+        return 0;
+      } catch (IssuanceException e) {
+        throw refused(e);
       }
     }
   }

@@ -17,6 +17,8 @@ import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.GrantSuspension;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalFile;
@@ -43,8 +45,12 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "journal",
     mixinStandardHelpOptions = true,
-    description = "Inspect or verify a steward's decision journal (read-only).",
-    subcommands = {JournalCommand.Inspect.class, JournalCommand.Verify.class})
+    description = "Inspect or verify a steward's decision journal; lift a suspension of grants.",
+    subcommands = {
+      JournalCommand.Inspect.class,
+      JournalCommand.Verify.class,
+      JournalCommand.ResumeGrants.class
+    })
 final class JournalCommand implements Runnable {
   @Spec CommandSpec spec;
 
@@ -131,7 +137,9 @@ final class JournalCommand implements Runnable {
           + (c.records().size() == 1 ? " forms" : " form") + " one chain and replay; "
           + Counted.of(r.result().authorisations(), "grant decision") + ", "
           + Counted.of(r.result().sealed().size(), "receipt") + ", "
-          + r.result().unresolved().size() + " unresolved"
+          + r.result().unresolved().size() + " unresolved, "
+          + Counted.of(r.result().revocations(), "revocation")
+          + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
           + (c.tornTail() > 0 ? "; a final line of " + c.tornTail()
               + " bytes without a newline is an append cut short and will be dropped" : ""));
       return 0;
@@ -188,7 +196,50 @@ final class JournalCommand implements Runnable {
         case JournalEntry.Sealed s ->
             head + "Sealed receipt " + s.sequence() + " envelope " + s.envelopeId()
                 + (s.authorised().isPresent() ? " granted #" + s.authorised().getAsLong() : "");
+        case JournalEntry.Suspended x ->
+            head + "Suspended grants: shown receipt " + x.sequence() + " envelope "
+                + x.envelope().id() + ", which the journal did not hold";
+        case JournalEntry.Resumed x -> head + "Resumed grants: " + x.note();
+        case JournalEntry.Revoked x ->
+            head + "Revoked grant " + x.revocation().grantId() + " from " + x.revocation().from()
+                + " by " + x.revocation().revoker();
       };
+    }
+  }
+
+  @Command(name = "resume-grants", mixinStandardHelpOptions = true,
+      description = "After restoring a cut journal, lift the suspension of grants: appends a"
+          + " journalled Resumed record. Run with the steward stopped (it takes the journal's lock).")
+  static final class ResumeGrants implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
+    Path file;
+
+    @Option(names = "--note", required = true, paramLabel = "TEXT",
+        description = "What was done, recorded in the journal (e.g. \"restored from the 02:00 backup\").")
+    String note;
+
+    @Override
+    public Integer call() throws CliException {
+      if (!Files.isRegularFile(file)) {
+        throw new CliException("no journal at " + file);
+      }
+      try (FileJournal journal = FileJournal.open(file)) {
+        Optional<JournalReplay.Suspension> inForce = GrantSuspension.inForce(journal.recovered());
+        if (inForce.isEmpty()) {
+          throw new CliException("journal " + file + ": grants are not suspended; nothing written");
+        }
+        JournalRecord r = GrantSuspension.lift(journal, note).orElseThrow();
+        spec.commandLine().getOut().println("journal " + file + ": record " + r.seq()
+            + " lifts the suspension of " + inForce.get().record() + "; grants are honoured at the"
+            + " next start");
+        return 0;
+      } catch (JournalException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
+      } catch (IllegalArgumentException e) {
+        throw new CliException("--note: " + e.getMessage(), e);
+      }
     }
   }
 }

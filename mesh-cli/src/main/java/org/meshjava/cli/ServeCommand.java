@@ -65,6 +65,11 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--max-concurrent", paramLabel = "N", description = "Concurrent serves before 429.")
   Integer maxConcurrent;
 
+  @Option(names = "--revocations", paramLabel = "FILE",
+      description = "Revocations to load at start (mesh grant revoke; one hex line each); each is"
+          + " verified and journalled.")
+  Path revocations;
+
   @Option(names = "--port-file", paramLabel = "FILE",
       description = "Write the bound port here once listening (for scripts).")
   Path portFile;
@@ -144,6 +149,10 @@ final class ServeCommand implements Callable<Integer> {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
     try (steward) {
+      Path revocationsFile = revocations != null ? revocations : c.revocations().orElse(null);
+      if (revocationsFile != null) {
+        RevocationFile.load(steward, revocationsFile, out);
+      }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)
               .host(host != null ? host : c.host().orElse("127.0.0.1"))
@@ -160,6 +169,9 @@ final class ServeCommand implements Callable<Integer> {
       if (conc != null) {
         ob.maxConcurrentServes(conc);
       }
+      if (c.bodyDeadlineSeconds().isPresent()) {
+        ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
@@ -168,6 +180,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("steward " + steward.identity());
         steward.unresolved().forEach(u -> err.println("warning: " + u));
+        steward.grantsSuspended().ifPresent(r -> err.println("warning: grants are suspended: " + r));
         for (ServingEngine e : steward.backends()) {
           out.println("backend " + e.name() + " (" + e.fidelity() + ", " + e.costProfile().ujPerToken()
               + " uJ/token" + (e.deterministic() ? ", deterministic" : "") + ")");

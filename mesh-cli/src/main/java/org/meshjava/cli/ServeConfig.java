@@ -36,10 +36,12 @@ import org.meshjava.openai.UpstreamEngine;
  *   "port": 8080,
  *   "key_file": "steward.key",      // from `mesh key generate`; absent: a fresh key per start
  *   "journal": "steward.journal",   // the decision journal; absent: in memory, survives nothing
+ *   "revocations": "revoked.hex",   // revocations to load at start (`mesh grant revoke`), journalled
  *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
  *   "max_body_bytes": 1048576,
  *   "max_concurrent_serves": 8,
+ *   "body_deadline_s": 10,          // a body not complete by then is answered 408
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40},
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
@@ -64,10 +66,12 @@ record ServeConfig(
     Optional<Integer> port,
     Optional<Path> keyFile,
     Optional<Path> journal,
+    Optional<Path> revocations,
     Optional<String> meter,
     Optional<Long> defaultJouleCeilingUj,
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
+    Optional<Long> bodyDeadlineSeconds,
     List<ServingEngine> backends,
     Map<String, ServeLimits> caps,
     boolean defaultDecisionEngine) {
@@ -88,12 +92,14 @@ record ServeConfig(
   }
 
   private static final Set<String> KEYS =
-      Set.of("host", "port", "key_file", "journal", "meter", "default_joule_ceiling_uj",
-          "max_body_bytes", "max_concurrent_serves", "backends", "default_decision_engine");
+      Set.of("host", "port", "key_file", "journal", "revocations", "meter", "default_joule_ceiling_uj",
+          "max_body_bytes", "max_concurrent_serves", "body_deadline_s", "backends",
+          "default_decision_engine");
 
   static ServeConfig empty() {
     return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), List.of(), Map.of(),
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+        List.of(), Map.of(),
         true);
   }
 
@@ -125,10 +131,12 @@ record ServeConfig(
           number(root, "port").map(Long::intValue),
           text(root, "key_file").map(dir::resolve),
           text(root, "journal").map(dir::resolve),
+          text(root, "revocations").map(dir::resolve),
           text(root, "meter"),
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
+          number(root, "body_deadline_s").map(ServeConfig::positiveSeconds),
           List.copyOf(backends),
           Map.copyOf(caps),
           root.path("default_decision_engine").asBoolean(backends.isEmpty()));
@@ -223,6 +231,13 @@ record ServeConfig(
       default -> throw new CliException(where + ": unknown backend type '" + type
           + "' (reference, upstream, onnx-minilm or jlama)");
     }
+  }
+
+  private static long positiveSeconds(long v) {
+    if (v < 1) {
+      throw new IllegalArgumentException("body_deadline_s must be at least 1");
+    }
+    return v;
   }
 
   /** A backend's caps: {@link #DEFAULT_CAP} with whatever the entry sets. */

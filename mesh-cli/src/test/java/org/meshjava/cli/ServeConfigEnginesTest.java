@@ -95,4 +95,14 @@ class ServeConfigEnginesTest {
         .isInstanceOf(CliException.class)
         .hasMessageContaining("max_output_tokens");
   }
+
+  @Test
+  void bodyDeadline_isReadInSeconds_andZeroIsRefused() throws Exception {
+    assertThat(ServeConfig.read(config("{\"body_deadline_s\": 30}")).bodyDeadlineSeconds())
+        .contains(30L);
+    assertThat(ServeConfig.empty().bodyDeadlineSeconds()).isEmpty();
+    assertThatThrownBy(() -> ServeConfig.read(config("{\"body_deadline_s\": 0}")))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("body_deadline_s");
+  }
 }

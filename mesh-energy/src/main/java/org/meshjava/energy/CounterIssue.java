@@ -36,7 +36,10 @@ public enum CounterIssue {
   TOO_FEW_ADVANCES,
   /** The probe observed the counter for less than the minimum span (300 ms). */
   PROBE_TOO_SHORT,
-  /** The counter was live but then failed to advance over a window long enough to see it move. */
+  /**
+   * The counter was live but then did not change for five of its update periods: a domain always
+   * draws power, so a live counter changes every period.
+   */
   STALLED,
   /** Reading the counter failed after it had been found live. */
   READ_FAILED,

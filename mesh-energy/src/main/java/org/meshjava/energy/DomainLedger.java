@@ -78,10 +78,8 @@ final class DomainLedger implements LivenessProbe.Target {
    * @param measuredUj the counter's delta over the window
    * @param apportionedUj this window's share by the segment rule
    * @param overlapped another window shared the domain at some moment
-   * @param demoted this close found the counter stalled or failing and demoted it
    */
-  record Exit(
-      boolean trusted, long measuredUj, double apportionedUj, boolean overlapped, boolean demoted) {}
+  record Exit(boolean trusted, long measuredUj, double apportionedUj, boolean overlapped) {}
 
   private final EnergyChannel channel;
   private final LivenessPolicy policy;
@@ -173,7 +171,6 @@ final class DomainLedger implements LivenessProbe.Target {
       throw new IllegalStateException("share already left the ledger");
     }
     share.left = true;
-    long epochBefore = epoch;
     long total;
     boolean readOk = true;
     try {
@@ -184,7 +181,6 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(e);
     }
     open.remove(share);
-    boolean demoted = epoch != epochBefore && state != CounterState.LIVE;
     boolean longEnough =
         updatePeriodNanos > 0
             && nowNanos - share.openedNanos >= MIN_WINDOW_PERIODS * updatePeriodNanos;
@@ -195,8 +191,7 @@ final class DomainLedger implements LivenessProbe.Target {
             && disturbances == 0
             && epoch == share.epoch
             && longEnough;
-    return new Exit(
-        trusted, total - share.totalAtOpen, share.apportionedUj, share.overlapped, demoted);
+    return new Exit(trusted, total - share.totalAtOpen, share.apportionedUj, share.overlapped);
   }
 
   /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */

@@ -1,5 +1,7 @@
 package org.meshjava.energy;
 
+import java.util.Locale;
+
 /**
  * The §3.3 liveness rule as a pure function of probe samples, so it can be tested on scripted
  * sequences without a clock.
@@ -68,10 +70,12 @@ final class LivenessRule {
     if (spanNanos < LivenessPolicy.MIN_SPAN.toNanos()) {
       return LivenessVerdict.notLive(CounterIssue.PROBE_TOO_SHORT, facts);
     }
-    long period = updatePeriodNanos > 0 ? updatePeriodNanos : longestGapBetweenAdvances(timesNanos, totalsUj);
-    return LivenessVerdict.live(
-        facts + ", updates at least every " + String.format(java.util.Locale.ROOT, "%.1f", period / 1e6) + " ms",
-        period);
+    long period =
+        updatePeriodNanos > 0
+            ? updatePeriodNanos
+            : longestGapBetweenAdvances(timesNanos, totalsUj);
+    String every = String.format(Locale.ROOT, "%.1f", period / 1e6);
+    return LivenessVerdict.live(facts + ", updates at least every " + every + " ms", period);
   }
 
   /** The longest time between two samples that each showed an advance (the first counts from t0). */

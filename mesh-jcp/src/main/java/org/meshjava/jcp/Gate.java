@@ -67,6 +67,11 @@ public final class Gate {
     return holder;
   }
 
+  /** Returns the revocations this gate consults (a journal replay adds the ones it recorded). */
+  public Revocations revocations() {
+    return revocations;
+  }
+
   /** Returns the spend ledger. */
   public SpendLedger ledger() {
     return ledger;

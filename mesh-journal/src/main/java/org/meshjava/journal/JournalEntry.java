@@ -10,11 +10,22 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 
-/** What a journal record says (§2.2). A closed set: the three entries of the decision journal. */
+/**
+ * What a journal record says (§2.2). A closed set: the decision journal's {@code Authorised},
+ * {@code Debited} and {@code Sealed}; the {@code Chain} carrier; and the security decisions a
+ * restart must not forget: {@code Suspended}, {@code Resumed} and {@code Revoked} (SPEC.md §60.2).
+ */
 public sealed interface JournalEntry
-    permits JournalEntry.Authorised, JournalEntry.Chain, JournalEntry.Debited, JournalEntry.Sealed {
+    permits JournalEntry.Authorised,
+        JournalEntry.Chain,
+        JournalEntry.Debited,
+        JournalEntry.Sealed,
+        JournalEntry.Suspended,
+        JournalEntry.Resumed,
+        JournalEntry.Revoked {
 
   /**
    * A grant decision, written before the engine runs. Everything needed to decide it again on
@@ -148,6 +159,53 @@ public sealed interface JournalEntry
     /** The record of a granted receipt, settling the authorisation recorded at {@code authorised}. */
     public static Sealed granted(long sequence, Envelope envelope, long authorised) {
       return new Sealed(sequence, envelope.id(), OptionalLong.of(authorised), Optional.of(envelope));
+    }
+  }
+
+  /**
+   * Grants suspended (§2.2): the witness was shown a receipt this steward sealed that the journal
+   * did not hold, so records were cut after it left. Carries that receipt's envelope as the
+   * evidence. Replay restores the suspension; only a later {@link Resumed} lifts it.
+   *
+   * @param sequence the shown receipt's chain sequence
+   * @param envelope its envelope
+   */
+  record Suspended(long sequence, Envelope envelope) implements JournalEntry {
+    /** Validates the entry. */
+    public Suspended {
+      if (sequence < 0) {
+        throw new IllegalArgumentException("sequence must be non-negative");
+      }
+      Objects.requireNonNull(envelope, "envelope");
+    }
+  }
+
+  /**
+   * An operator lifted the suspension in force, after restoring the journal ({@code mesh journal
+   * resume-grants}).
+   *
+   * @param note what the operator did, in their words (1 to 1000 characters)
+   */
+  record Resumed(String note) implements JournalEntry {
+    /** Validates the entry. */
+    public Resumed {
+      Objects.requireNonNull(note, "note");
+      if (note.isBlank() || note.length() > 1000) {
+        throw new IllegalArgumentException("a resumption note is 1 to 1000 characters, not blank");
+      }
+    }
+  }
+
+  /**
+   * An issuer's signed revocation (SPEC.md 30 §11), recorded before it takes effect. Replay
+   * verifies it again and applies it in record order, so decisions recorded before it stand.
+   *
+   * @param revocation the statement
+   */
+  record Revoked(Revocation revocation) implements JournalEntry {
+    /** Validates the entry. */
+    public Revoked {
+      Objects.requireNonNull(revocation, "revocation");
     }
   }
 }

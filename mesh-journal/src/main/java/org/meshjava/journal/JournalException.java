@@ -19,8 +19,10 @@ public final class JournalException extends Exception {
     CORRUPT,
     /**
      * Replaying the records through the gate failed: a decision the gate refuses, a debit with no
-     * authorisation, a presentation spent twice, a receipt out of sequence (§2.2). The journal is
-     * not one this steward produced, and it must not serve from it.
+     * authorisation, a presentation spent twice, a receipt out of sequence, a granted receipt that
+     * settles no debited authorisation or whose signed figure contradicts its debit, a revocation
+     * or suspension whose evidence does not verify (§2.2, SPEC.md §60.3). The journal is not one
+     * this steward produced, and it must not serve from it.
      */
     REPLAY_REFUSED,
     /** Reading or writing storage failed. */

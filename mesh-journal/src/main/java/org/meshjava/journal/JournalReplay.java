@@ -35,6 +35,11 @@ import org.slf4j.LoggerFactory;
  * carries the envelope; its signed energy figure is the truth). Authorisations never debited come back as {@link Unresolved}: they keep
  * their reservation (the request's ceiling), are logged, and are never retried.
  *
+ * <p>The security decisions replay as well: a {@code Revoked} record is verified again and added
+ * to the gate's revocations in record order (so decisions recorded before it stand), and a {@code
+ * Suspended} record not followed by a {@code Resumed} one comes back as {@link
+ * Result#suspension()}; a {@code Resumed} with no suspension in force is refused.
+ *
  * <p>Stateless; one call replays one journal into one gate.
  */
 public final class JournalReplay {
@@ -49,17 +54,43 @@ public final class JournalReplay {
    * @param sealed every recorded receipt's envelope id by sequence
    * @param unresolved serves authorised but never debited
    * @param authorisations how many authorisations were replayed
+   * @param suspension the suspension of grants in force at the journal's end, if one is
+   * @param revocations how many revocations were replayed into the gate
    */
   public record Result(
       Optional<Sealed> lastSealed,
       Map<Long, ContentId> sealed,
       List<Unresolved> unresolved,
-      int authorisations) {
+      int authorisations,
+      Optional<Suspension> suspension,
+      int revocations) {
     /** Copies the collections. */
     public Result {
       Objects.requireNonNull(lastSealed, "lastSealed");
       sealed = Map.copyOf(sealed);
       unresolved = List.copyOf(unresolved);
+      Objects.requireNonNull(suspension, "suspension");
+    }
+  }
+
+  /**
+   * A suspension of grants the journal records and no later {@code Resumed} lifts (§2.2).
+   *
+   * @param record the {@code Suspended} record
+   * @param receiptSequence the sequence of the receipt the witness was shown
+   * @param envelopeId that receipt's envelope id
+   */
+  public record Suspension(long record, long receiptSequence, ContentId envelopeId) {
+    /** Validates the record. */
+    public Suspension {
+      Objects.requireNonNull(envelopeId, "envelopeId");
+    }
+
+    @Override
+    public String toString() {
+      return "journal record " + record + ": shown receipt " + receiptSequence + " (envelope "
+          + envelopeId + ") that the journal did not hold; restore the journal, then lift with"
+          + " `mesh journal resume-grants`";
     }
   }
 
@@ -92,6 +123,8 @@ public final class JournalReplay {
               }
             });
     Map<Long, Object> envelopes = openEnvelopes(records);
+    Optional<Suspension> suspension = Optional.empty();
+    int revocations = 0;
     Map<Long, Pending> open = new LinkedHashMap<>();
     Map<Long, Settled> settled = new HashMap<>();
     Map<Long, ContentId> sealed = new HashMap<>();
@@ -141,6 +174,25 @@ public final class JournalReplay {
           sealed.put(s.sequence(), s.envelopeId());
           last = Optional.of(new Sealed(s.sequence(), s.envelopeId()));
         }
+        case JournalEntry.Suspended x -> {
+          suspension = Optional.of(suspended(r.seq(), x, gate));
+        }
+        case JournalEntry.Resumed x -> {
+          if (suspension.isEmpty()) {
+            throw refused(r.seq(), "lifts a suspension, but none is in force");
+          }
+          LOG.info("journal record {}: grants resumed by the operator: {}", r.seq(), x.note());
+          suspension = Optional.empty();
+        }
+        case JournalEntry.Revoked x -> {
+          try {
+            x.revocation().verify();
+          } catch (GrantRefusedException e) {
+            throw refused(r.seq(), "records a revocation that does not verify: " + e.getMessage());
+          }
+          gate.revocations().revoke(x.revocation().grantId(), x.revocation().from());
+          revocations++;
+        }
       }
     }
     List<Unresolved> unresolved = new ArrayList<>();
@@ -158,10 +210,27 @@ public final class JournalReplay {
       LOG.warn("{}; it stays debited at its ceiling and is not retried", u);
       unresolved.add(u);
     }
-    return new Result(last, sealed, unresolved, authorisations);
+    suspension.ifPresent(x -> LOG.error("grants stay suspended: {}", x));
+    return new Result(last, sealed, unresolved, authorisations, suspension, revocations);
   }
 
   private record Pending(Authorisation authorisation, JournalEntry.Authorised entry) {}
+
+  /** A recorded suspension, checked: its evidence is a receipt this steward sealed. */
+  private static Suspension suspended(long seq, JournalEntry.Suspended x, Gate gate)
+      throws JournalException {
+    SealedReceipt shown;
+    try {
+      shown = Jcr1.open(x.envelope());
+    } catch (ReceiptException e) {
+      throw refused(seq, "records a suspension whose evidence does not verify: " + e.getMessage());
+    }
+    if (!shown.receipt().steward().equals(gate.holder()) || shown.receipt().sequence() != x.sequence()) {
+      throw refused(seq, "records a suspension whose evidence is not receipt " + x.sequence()
+          + " of the steward " + gate.holder());
+    }
+    return new Suspension(seq, x.sequence(), x.envelope().id());
+  }
 
   /** A debited authorisation waiting for its {@code Sealed} record (none follows a refused serve). */
   private record Settled(Authorisation authorisation, long debitSeq, JournalEntry.Debited debit) {}

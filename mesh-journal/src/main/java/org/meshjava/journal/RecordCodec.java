@@ -28,6 +28,7 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 
 /**
@@ -109,6 +110,20 @@ final class RecordCodec {
           if (s.envelope().isPresent()) {
             g.writeStringField("envelope", s.envelope().get().hex());
           }
+        }
+        case JournalEntry.Suspended x -> {
+          g.writeStringField("type", "Suspended");
+          g.writeNumberField("sequence", x.sequence());
+          g.writeStringField("envelope_id", x.envelope().id().hex());
+          g.writeStringField("envelope", x.envelope().hex());
+        }
+        case JournalEntry.Resumed x -> {
+          g.writeStringField("type", "Resumed");
+          g.writeStringField("note", x.note());
+        }
+        case JournalEntry.Revoked x -> {
+          g.writeStringField("type", "Revoked");
+          g.writeStringField("revocation", x.revocation().toHex());
         }
       }
       g.writeEndObject();
@@ -192,6 +207,22 @@ final class RecordCodec {
                   f.uint("sequence"), f.id("envelope_id"),
                   f.has("authorised") ? OptionalLong.of(f.uint("authorised")) : OptionalLong.empty(),
                   f.has("envelope") ? Optional.of(Envelope.of(f.hex("envelope"))) : Optional.empty());
+            }
+            case "Suspended" -> {
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "sequence", "envelope_id", "envelope"));
+              Envelope envelope = Envelope.of(f.hex("envelope"));
+              if (!envelope.id().equals(f.id("envelope_id"))) {
+                throw corrupt(expectedSeq, "envelope_id is not the BLAKE3 of the envelope");
+              }
+              yield new JournalEntry.Suspended(f.uint("sequence"), envelope);
+            }
+            case "Resumed" -> {
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "note"));
+              yield new JournalEntry.Resumed(f.text("note"));
+            }
+            case "Revoked" -> {
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "revocation"));
+              yield new JournalEntry.Revoked(Revocation.decode(f.hex("revocation")));
             }
             default -> throw corrupt(expectedSeq, "unknown entry type '" + type + "'");
           };

@@ -20,8 +20,10 @@ import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
@@ -78,6 +80,7 @@ final class Endpoints {
             post(method, () -> serve(body, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS));
         case "/v1/responses" -> post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES));
         case "/v1/mesh/witness" -> post(method, () -> witness(body));
+        case "/v1/mesh/revocations" -> post(method, () -> revocation(body));
         case "/v1/models" -> get(method, this::models);
         case "/v1/mesh/steward" -> get(method, this::stewardInfo);
         default -> ErrorReply.of(404, "invalid_request_error", "not_found",
@@ -242,6 +245,38 @@ final class Endpoints {
         "the journal does not hold receipt " + receipt.sequence()
             + "; records were cut after it was handed out, and grants are refused from now on",
         Optional.of("receipt"));
+  }
+
+  // ---- POST /v1/mesh/revocations --------------------------------------------------------------
+
+  /** An issuer's signed revocation (SPEC.md 30 §11): verified, journalled, then in effect. */
+  private Reply revocation(byte[] bytes) throws BindingException {
+    JsonNode hex = parse(bytes).get("revocation");
+    if (hex == null || !hex.isTextual()) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, "revocation",
+          "revocation must be the hex line `mesh grant revoke` writes");
+    }
+    Revocation r;
+    try {
+      r = Revocation.fromHex(hex.asText());
+    } catch (MalformedGrantException e) {
+      return ErrorReply.of(400, "invalid_request_error", "malformed_revocation",
+          "not a revocation: " + e.getMessage(), Optional.of("revocation"));
+    }
+    boolean recorded;
+    try {
+      recorded = steward.revoke(r);
+    } catch (GrantRefusedException e) {
+      return ErrorReply.of(403, "permission_error", e.label().wire(),
+          "the revocation is refused: " + e.getMessage(), Optional.of("revocation"));
+    } catch (ServeException e) {
+      return byReason(e);
+    }
+    ObjectNode ok = NODES.objectNode();
+    ok.put("revoked", r.grantId().hex());
+    ok.put("revoked_from", r.from().getEpochSecond());
+    ok.put("recorded", recorded);
+    return new Reply.Json(200, ok);
   }
 
   // ---- POST /v1/chat/completions, POST /v1/responses ------------------------------------------

@@ -18,6 +18,7 @@ import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -46,11 +47,17 @@ final class Authoriser {
   private final AtomicReference<String> suspension = new AtomicReference<>();
   private final List<Unresolved> unresolved;
 
-  Authoriser(Gate gate, Journal journal, InstantSource clock, List<Unresolved> unresolved) {
+  Authoriser(
+      Gate gate,
+      Journal journal,
+      InstantSource clock,
+      List<Unresolved> unresolved,
+      Optional<String> suspended) {
     this.gate = gate;
     this.journal = journal;
     this.clock = clock;
     this.unresolved = new CopyOnWriteArrayList<>(unresolved);
+    suspended.ifPresent(suspension::set);
   }
 
   /** A decision made and recorded. */
@@ -149,11 +156,58 @@ final class Authoriser {
     return result;
   }
 
-  /** Stops honouring grants from now on, for the reason given (§2.2). */
-  void suspend(String reason) {
-    if (suspension.compareAndSet(null, reason)) {
-      LOG.error("no longer honouring grants: {}", reason);
+  /**
+   * Stops honouring grants from now on, for the reason given (§2.2), and journals the suspension
+   * so a restart keeps it. The suspension takes effect first: if the record cannot be written
+   * (the journal has failed), grants stay refused in this process, and no later record can be
+   * written either.
+   */
+  void suspend(String reason, JournalEntry.Suspended record) {
+    if (!suspension.compareAndSet(null, reason)) {
+      return;
     }
+    LOG.error("no longer honouring grants: {}", reason);
+    try {
+      journal.append(record);
+    } catch (JournalException e) {
+      LOG.error("the suspension could not be journalled; grants stay refused in this process", e);
+    }
+  }
+
+  /**
+   * Records {@code revocation} (already verified) and adds it to the gate's revocations (SPEC.md 30
+   * §11).
+   *
+   * <p>Design note. Record and effect are made under the decision lock, so every decision is
+   * recorded on the same side of the {@code Revoked} record as it was decided: replay, which
+   * applies records in order, then decides exactly as the steward did. The caller is answered only
+   * once the record is durable; a decision taken after the revocation is recorded after it, and
+   * durability is in record order, so no such decision outlives a revocation that was lost.
+   *
+   * @return false when the grant was already revoked from that time or earlier (nothing recorded)
+   * @throws ServeException {@code NOT_RECORDED} if the journal cannot record it
+   */
+  boolean revoke(Revocation revocation) throws ServeException {
+    Journal.Pending pending;
+    synchronized (order) {
+      Optional<Instant> current = gate.revocations().revokedFrom(revocation.grantId());
+      if (current.isPresent() && !current.get().isAfter(revocation.from())) {
+        return false;
+      }
+      try {
+        pending = journal.enqueue(new JournalEntry.Revoked(revocation));
+      } catch (JournalException e) {
+        throw notRecorded("the revocation", e);
+      }
+      gate.revocations().revoke(revocation.grantId(), revocation.from());
+    }
+    try {
+      pending.await();
+    } catch (JournalException e) {
+      throw notRecorded("the revocation", e);
+    }
+    LOG.warn("grant {} revoked from {} by {}", revocation.grantId(), revocation.from(), revocation.revoker());
+    return true;
   }
 
   Optional<String> suspension() {

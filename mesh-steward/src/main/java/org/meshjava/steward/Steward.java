@@ -34,6 +34,8 @@ import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.InMemoryJournal;
@@ -118,7 +120,13 @@ public final class Steward implements AutoCloseable {
     this.clock = b.clock;
     this.nonces = b.nonces;
     this.journal = b.journal;
-    this.authoriser = new Authoriser(gate, b.journal, b.clock, replayed.unresolved());
+    this.authoriser =
+        new Authoriser(
+            gate,
+            b.journal,
+            b.clock,
+            replayed.unresolved(),
+            replayed.suspension().map(JournalReplay.Suspension::toString));
     this.log = ReceiptLog.resume(b.key, head);
     this.recorded = new SealedIndex(replayed.sealed(), head.nextSequence());
   }
@@ -420,8 +428,9 @@ public final class Steward implements AutoCloseable {
    *
    * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
    * left, so the spend the steward replayed is less than it signed for: from then on it refuses
-   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal, while
-   * ungranted serves go on.
+   * every grant ({@link GrantsSuspendedException}) until an operator restores the journal and lifts
+   * the suspension ({@code mesh journal resume-grants}), while ungranted serves go on. The
+   * suspension is journalled, so a restart keeps it.
    *
    * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
    *     seal the given receipt; such a receipt is no evidence and changes nothing
@@ -443,8 +452,26 @@ public final class Steward implements AutoCloseable {
     }
     authoriser.suspend(
         "shown receipt " + receipt.sequence() + " (envelope " + envelope.id()
-            + ") that journal " + journal.describe() + " does not hold; restore the journal");
+            + ") that journal " + journal.describe() + " does not hold; restore the journal, then"
+            + " lift with `mesh journal resume-grants`",
+        new JournalEntry.Suspended(receipt.sequence(), envelope));
     return WitnessVerdict.NOT_HELD;
+  }
+
+  /**
+   * Revokes a grant on its issuer's signed statement (SPEC.md 30 §11): the statement is verified,
+   * journalled, and then refuses, with {@code revoked}, every decision at or after its time on any
+   * chain containing the grant. A restart replays it.
+   *
+   * @return false when the grant was already revoked from that time or earlier (nothing changes)
+   * @throws GrantRefusedException if the statement does not verify: a chain that does not verify,
+   *     a revoker that issued no link of it ({@code not-issuer}), or a forged signature
+   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the journal cannot record
+   *     it
+   */
+  public boolean revoke(Revocation revocation) throws GrantRefusedException, ServeException {
+    revocation.verify();
+    return authoriser.revoke(revocation);
   }
 
   /** Releases what the steward owns: the journal (and its lock) and a discovered meter. */

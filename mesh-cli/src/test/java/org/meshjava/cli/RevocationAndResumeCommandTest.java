@@ -1,0 +1,174 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalFile;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import org.meshjava.steward.WitnessVerdict;
+
+/**
+ * {@code mesh grant revoke}, {@code mesh serve --revocations} (its loader) and {@code mesh journal
+ * resume-grants} (issue 13 items 3 and 4).
+ */
+class RevocationAndResumeCommandTest {
+  @TempDir Path tmp;
+
+  private final SigningKey stewardKey = SigningKey.generate();
+
+  private Steward steward(Path journal) throws Exception {
+    return Steward.builder(stewardKey)
+        .meter(new EstimatorMeter())
+        .clock(InstantSource.fixed(Instant.now()))
+        .journal(FileJournal.open(journal))
+        .backend(ReferenceEngine.builder().name("ref").build())
+        .build();
+  }
+
+  private static ServeRequest request(String prompt) {
+    byte[] b = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return ServeRequest.generation(ContentId.ofBytes(b), b.length, 4, Fidelity.F1, 100_000);
+  }
+
+  private Path key(String name) throws Exception {
+    Path p = tmp.resolve(name);
+    assertThat(mesh("key", "generate", "--out", p.toString()).code()).isZero();
+    return p;
+  }
+
+  @Test
+  void grantRevoke_writesAStatementTheStewardLoads_andRefusesANonIssuer() throws Exception {
+    Path issuer = key("issuer.key");
+    Path stranger = key("stranger.key");
+    Path chain = tmp.resolve("grant.hex");
+    String subject = Jcp.identity(stewardKey).value();
+    assertThat(mesh("grant", "issue", "--issuer-key", issuer.toString(), "--subject", subject,
+        "--budget-uj", "1000000", "--expires", "PT1H", "--out", chain.toString()).code()).isZero();
+    Path out = tmp.resolve("revocation.hex");
+    Run r = mesh("grant", "revoke", "--issuer-key", issuer.toString(), "--chain", chain.toString(),
+        "--out", out.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    Revocation statement = Revocation.fromHex(Files.readString(out).strip());
+    statement.verify();
+    assertThat(statement.grantId()).isEqualTo(GrantChain.fromHex(Files.readString(chain).strip()).leaf().id());
+
+    Run refused = mesh("grant", "revoke", "--issuer-key", stranger.toString(), "--chain",
+        chain.toString(), "--out", tmp.resolve("no.hex").toString());
+    assertThat(refused.code()).isEqualTo(1);
+    assertThat(refused.err()).startsWith("mesh grant revoke: refused: ");
+    assertThat(tmp.resolve("no.hex")).doesNotExist();
+
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal)) {
+      StringWriter said = new StringWriter();
+      RevocationFile.load(s, out, new PrintWriter(said, true));
+      assertThat(said.toString()).startsWith("revoked grant " + statement.grantId());
+    }
+    assertThat(JournalFile.read(journal).records())
+        .filteredOn(x -> x.entry() instanceof JournalEntry.Revoked).hasSize(1);
+    Files.writeString(tmp.resolve("garbage.hex"), "not hex\n");
+    try (Steward s = steward(journal)) {
+      Path garbage = tmp.resolve("garbage.hex");
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> RevocationFile.load(s, garbage, new PrintWriter(new StringWriter())))
+          .isInstanceOf(CliException.class).hasMessageContaining("line 1");
+    }
+  }
+
+  @Test
+  void journalResumeGrants_liftsAJournalledSuspension_andOnlyThen() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    ServeResult cut;
+    try (Steward s = steward(journal)) {
+      ServeRequest a = request("kept");
+      s.serve(a, TokenSequence.of(new int[(int) a.promptTokens()]));
+      ServeRequest b = request("cut");
+      cut = s.serve(b, TokenSequence.of(new int[(int) b.promptTokens()]));
+    }
+    List<String> lines = Files.readAllLines(journal);
+    Files.write(journal, lines.subList(0, lines.size() - 1));
+    try (Steward s = steward(journal)) {
+      assertThat(s.witness(cut.receipt(), cut.envelope())).isEqualTo(WitnessVerdict.NOT_HELD);
+    }
+    try (Steward s = steward(journal)) {
+      assertThat(s.grantsSuspended()).isPresent();
+      // While a steward holds the journal, the operator cannot write to it.
+      Run locked = mesh("journal", "resume-grants", journal.toString(), "--note", "too early");
+      assertThat(locked.code()).isEqualTo(1);
+      assertThat(locked.err()).contains("held by another steward");
+    }
+    Run lifted = mesh("journal", "resume-grants", journal.toString(), "--note", "restored from backup");
+    assertThat(lifted.code()).as(lifted.err()).isZero();
+    assertThat(mesh("journal", "inspect", journal.toString()).out()).contains("Resumed grants: restored from backup");
+    try (Steward s = steward(journal)) {
+      assertThat(s.grantsSuspended()).isEmpty();
+    }
+    Run again = mesh("journal", "resume-grants", journal.toString(), "--note", "twice");
+    assertThat(again.code()).isEqualTo(1);
+    assertThat(again.err()).contains("not suspended");
+  }
+
+  @Test
+  void journalVerify_refusesADebitEditedAndRehashed() throws Exception {
+    SigningKey caller = SigningKey.generate();
+    Instant now = Instant.ofEpochSecond(Instant.now().getEpochSecond());
+    GrantChain chain = Jcp.issueRoot(caller, Jcp.identity(stewardKey), 1_000_000,
+        now.minusSeconds(60), now.plusSeconds(3600));
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal)) {
+      for (int i = 0; i < 3; i++) {
+        ServeRequest req = request("granted " + i);
+        s.serve(req, TokenSequence.of(new int[(int) req.promptTokens()]), Jcp.present(caller, chain, req));
+      }
+    }
+    assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
+    List<String> lines = new java.util.ArrayList<>(Files.readAllLines(journal));
+    int debit = -1;
+    for (int i = 0, seen = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains("\"type\":\"Debited\"") && seen++ == 1) {
+        debit = i;
+      }
+    }
+    lines.set(debit, lines.get(debit).replaceFirst("\"debited_uj\":\\d+", "\"debited_uj\":1"));
+    for (int i = debit + 1; i < lines.size(); i++) {
+      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(java.nio.charset.StandardCharsets.UTF_8)).hex();
+      lines.set(i, lines.get(i).replaceFirst("\"prev\":\"[0-9a-f]{64}\"", "\"prev\":\"" + prev + "\""));
+    }
+    Files.write(journal, lines);
+    Run v = mesh("journal", "verify", journal.toString());
+    assertThat(v.code()).isEqualTo(1);
+    assertThat(v.err()).contains("journal record " + (debit + 1)).contains("signed receipt");
+  }
+
+  @Test
+  void serveConfig_namesARevocationsFile_resolvedAgainstItsDirectory() throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("conf"));
+    Path file = dir.resolve("serve.json");
+    Files.writeString(file, "{\"revocations\": \"revoked.hex\"}");
+    assertThat(ServeConfig.read(file).revocations()).contains(dir.toAbsolutePath().resolve("revoked.hex"));
+    assertThat(ServeConfig.empty().revocations()).isEmpty();
+  }
+}

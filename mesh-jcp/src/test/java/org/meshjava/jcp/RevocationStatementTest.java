@@ -1,0 +1,65 @@
+package org.meshjava.jcp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.crypto.SigningKey;
+
+/** The signed revocation statement (SPEC.md 30 §11): encoding, and who may sign one. */
+class RevocationStatementTest {
+  static final Instant T = Instant.parse("2026-11-29T00:00:00Z");
+
+  final SigningKey org = SigningKey.generate();
+  final SigningKey holder = SigningKey.generate();
+  final SigningKey steward = SigningKey.generate();
+
+  GrantChain chain() throws Exception {
+    GrantChain root = Jcp.issueRoot(org, Jcp.identity(holder), 1_000_000, T, T.plusSeconds(3600));
+    return Jcp.delegate(holder, root, Jcp.identity(steward), 1_000);
+  }
+
+  @Test
+  void signedStatement_roundTripsByteForByte_andVerifies() throws Exception {
+    Revocation r = Revocation.sign(org, chain(), T.plusMillis(1500));
+    assertThat(r.from()).isEqualTo(T.plusSeconds(1));
+    Revocation back = Revocation.fromHex(r.toHex());
+    assertThat(back).isEqualTo(r);
+    assertThat(back.encode()).isEqualTo(r.encode());
+    back.verify();
+  }
+
+  @Test
+  void everyIssuerInTheChain_mayRevokeTheLeaf_butNotTheSubjectOfTheLeaf() throws Exception {
+    GrantChain chain = chain();
+    Revocation.sign(org, chain, T).verify();
+    Revocation.sign(holder, chain, T).verify();
+    assertThatThrownBy(() -> Revocation.sign(steward, chain, T))
+        .isInstanceOfSatisfying(IssuanceException.class,
+            e -> assertThat(e.getMessage()).contains("issued no link"));
+  }
+
+  @Test
+  void aStatementOverABrokenChain_isRefused() throws Exception {
+    GrantChain chain = chain();
+    GrantChain other = Jcp.issueRoot(SigningKey.generate(), Jcp.identity(holder), 1_000, T, T.plusSeconds(60));
+    GrantChain spliced = new GrantChain(java.util.List.of(other.root(), chain.leaf()));
+    Revocation r = Revocation.of(spliced, Jcp.identity(holder), T,
+        holder.sign(Revocation.signedPayload(spliced.leaf().id(), Jcp.identity(holder), T).encode()));
+    assertThatThrownBy(r::verify)
+        .isInstanceOfSatisfying(GrantRefusedException.class,
+            e -> assertThat(e.label()).isEqualTo(DenialLabel.BROKEN_CHAIN));
+  }
+
+  @Test
+  void bytesThatAreNotAStatement_areMalformed() throws Exception {
+    Revocation r = Revocation.sign(org, chain(), T);
+    assertThatThrownBy(() -> Revocation.fromHex(r.toHex() + "00"))
+        .isInstanceOf(MalformedGrantException.class);
+    assertThatThrownBy(() -> Revocation.fromHex(chain().toHex()))
+        .isInstanceOf(MalformedGrantException.class);
+    assertThatThrownBy(() -> Revocation.fromHex("zz"))
+        .isInstanceOf(MalformedGrantException.class);
+  }
+}

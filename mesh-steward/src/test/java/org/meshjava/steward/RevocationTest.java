@@ -1,0 +1,128 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.JournalRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Revocations are issuers' signed statements (issue 13 item 4): verified, journalled before they
+ * take effect, replayed after a restart; a forged one and one by a party that issued no link of
+ * the chain change nothing.
+ */
+class RevocationTest {
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  Path journal() {
+    return dir.resolve("steward.journal");
+  }
+
+  @Test
+  void revocationByTheRootIssuer_refusesLaterPresentations_andSurvivesARestart() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    ServeRequest before = GrantFixture.request("before the revocation", 4, 10_000);
+    Presentation beforeP = f.present(chain, before);
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      s.serve(before, GrantFixture.payload(before), beforeP);
+      // The org revokes the caller's grant (link 0): every chain through it falls.
+      Revocation r = Revocation.sign(f.org, new GrantChain(chain.links().subList(0, 1)), GrantFixture.NOW);
+      assertThat(s.revoke(r)).isTrue();
+      assertThat(s.revoke(r)).as("the same revocation again changes nothing").isFalse();
+      assertRevoked(s, chain, "after the revocation");
+    }
+    List<JournalRecord> records = JournalFile.read(journal()).records();
+    assertThat(records).filteredOn(x -> x.entry() instanceof JournalEntry.Revoked).hasSize(1);
+    // The decision recorded before the revocation replays as it was decided; later ones are refused.
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      assertRevoked(s, chain, "after the restart");
+    }
+  }
+
+  @Test
+  void revocationOfTheLeafByItsIssuer_isHonoured() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      s.revoke(Revocation.sign(f.caller, chain, GrantFixture.NOW.minusSeconds(10)));
+      assertRevoked(s, chain, "leaf revoked");
+    }
+  }
+
+  @Test
+  void forgedRevocation_isRefused_andChangesNothing() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    Revocation genuine = Revocation.sign(f.org, chain, GrantFixture.NOW);
+    // The time moved earlier after signing: the signature no longer covers the statement.
+    Revocation forged = Revocation.of(chain, genuine.revoker(), GrantFixture.NOW.minusSeconds(3600),
+        genuine.signature());
+    assertRefusedAndNothingChanges(chain, forged, DenialLabel.BAD_SIGNATURE);
+  }
+
+  @Test
+  void revocationByAPartyThatIssuedNoLink_isRefused_andChangesNothing() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    SigningKey stranger = SigningKey.generate();
+    Revocation byStranger = Revocation.of(chain,
+        org.meshjava.jcp.Jcp.identity(stranger), GrantFixture.NOW,
+        stranger.sign(Revocation.signedPayload(chain.leaf().id(),
+            org.meshjava.jcp.Jcp.identity(stranger), GrantFixture.NOW).encode()));
+    assertRefusedAndNothingChanges(chain, byStranger, DenialLabel.NOT_ISSUER);
+  }
+
+  @Test
+  void theCallerCannotRevokeTheLinkAboveItsOwn() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    GrantChain rootOnly = new GrantChain(chain.links().subList(0, 1));
+    assertThatThrownBy(() -> Revocation.sign(f.caller, rootOnly, GrantFixture.NOW))
+        .isInstanceOf(org.meshjava.jcp.IssuanceException.class);
+    Revocation attempt = Revocation.of(rootOnly, org.meshjava.jcp.Jcp.identity(f.caller),
+        GrantFixture.NOW, f.caller.sign(Revocation.signedPayload(rootOnly.leaf().id(),
+            org.meshjava.jcp.Jcp.identity(f.caller), GrantFixture.NOW).encode()));
+    assertRefusedAndNothingChanges(chain, attempt, DenialLabel.NOT_ISSUER);
+  }
+
+  @Test
+  void aDecisionBeforeTheRevocationTime_stands() throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      s.revoke(Revocation.sign(f.org, chain, GrantFixture.NOW.plusSeconds(60)));
+      ServeRequest req = GrantFixture.request("still before", 4, 10_000);
+      assertThat(s.serve(req, GrantFixture.payload(req), f.present(chain, req)).receipt().grantId())
+          .contains(chain.leaf().id().contentId());
+    }
+  }
+
+  private void assertRefusedAndNothingChanges(GrantChain chain, Revocation r, DenialLabel label)
+      throws Exception {
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      assertThatThrownBy(() -> s.revoke(r))
+          .isInstanceOfSatisfying(GrantRefusedException.class,
+              e -> assertThat(e.label()).isEqualTo(label));
+      ServeRequest req = GrantFixture.request("still granted", 4, 10_000);
+      s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+    }
+    assertThat(JournalFile.read(journal()).records())
+        .noneMatch(x -> x.entry() instanceof JournalEntry.Revoked);
+  }
+
+  private void assertRevoked(Steward s, GrantChain chain, String prompt) throws Exception {
+    ServeRequest req = GrantFixture.request(prompt, 4, 10_000);
+    assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
+        .isInstanceOfSatisfying(GrantDeniedException.class,
+            e -> assertThat(e.label()).isEqualTo(DenialLabel.REVOKED));
+  }
+}
