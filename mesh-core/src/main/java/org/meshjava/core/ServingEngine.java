@@ -116,6 +116,24 @@ public interface ServingEngine {
   }
 
   /**
+   * How many serves may wait for this engine, beyond those it runs at once, before the steward
+   * refuses more ({@code BACKEND_BUSY}, before any grant is decided). An engine that serialises
+   * its serves declares a small bound, so that requests piling up on it cannot hold every
+   * connection of a server that has other backends. The default is unbounded.
+   */
+  default int maxWaitingServes() {
+    return Integer.MAX_VALUE;
+  }
+
+  /**
+   * How many serves this engine runs at once; more wait (up to {@link #maxWaitingServes()}). The
+   * default is unbounded: the engine is safe to call from many threads.
+   */
+  default int maxConcurrentServes() {
+    return Integer.MAX_VALUE;
+  }
+
+  /**
    * Whether {@link #serve(ServeRequest, TokenSequence, TokenSink)} hands tokens over as they are
    * produced rather than after the whole serve. The default is {@code false}.
    */

@@ -26,6 +26,12 @@ public sealed class ServeException extends Exception
      * handed with (§3.1).
      */
     PROMPT_MISMATCH,
+    /**
+     * After routing: the chosen backend already runs and queues as many serves as it declares
+     * ({@link org.meshjava.core.ServingEngine#maxWaitingServes()}); retry later. No grant was
+     * decided and nothing was debited.
+     */
+    BACKEND_BUSY,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */

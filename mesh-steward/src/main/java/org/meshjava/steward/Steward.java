@@ -108,6 +108,7 @@ public final class Steward implements AutoCloseable {
   private final Authoriser authoriser;
   private final ReceiptLog log;
   private final SealedIndex recorded;
+  private final BackendSlots slots;
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
 
@@ -116,6 +117,7 @@ public final class Steward implements AutoCloseable {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
+    this.slots = new BackendSlots(b.backends);
     if (b.meter != null) {
       this.meter = b.meter;
       this.discovery = Optional.empty();
@@ -359,9 +361,31 @@ public final class Steward implements AutoCloseable {
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
+    AdmissionRule model = ModelRule.of(request);
     RouteDecision route =
-        route(request, backend -> kind.refuse(backend).or(() -> grantRule.refuse(backend)));
+        route(
+            request,
+            backend ->
+                kind.refuse(backend)
+                    .or(() -> model.refuse(backend))
+                    .or(() -> grantRule.refuse(backend)));
     ServingEngine engine = route.chosen();
+    BackendSlots.Held slot = slots.take(engine);
+    try {
+      return serve(request, ask, presentation, route, engine);
+    } finally {
+      slot.close();
+    }
+  }
+
+  /** Phases 2 to 4, once routed, holding a slot on the chosen backend. */
+  private ServeResult serve(
+      ServeRequest request,
+      Ask ask,
+      Optional<Presentation> presentation,
+      RouteDecision route,
+      ServingEngine engine)
+      throws ServeException {
     TokenSequence payload = payload(ask, engine);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
