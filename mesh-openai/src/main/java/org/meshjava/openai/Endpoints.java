@@ -503,6 +503,9 @@ final class Endpoints {
           new Reply.Json(429,
               ErrorReply.body("rate_limit_error", code, e.getMessage(), Optional.of("model")),
               Optional.of(1));
+      case OVER_CONTEXT ->
+          ErrorReply.of(422, "invalid_request_error", code, e.getMessage(),
+              Optional.of("max_tokens"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
           ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->

@@ -387,6 +387,7 @@ public final class Steward implements AutoCloseable {
       ServingEngine engine)
       throws ServeException {
     TokenSequence payload = payload(ask, engine);
+    refuseOverContext(request, engine, payload);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
     Optional<WeightsBinding> bound = engine.weights();
@@ -420,6 +421,29 @@ public final class Steward implements AutoCloseable {
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
         metered.result().tokens(), metered.result().outcome(), route, sealed, metered.answers(), payload);
+  }
+
+  /**
+   * Refuses a request whose payload and output would not fit the routed engine's context: the
+   * engine could only fail on it, and a refusal before authorising costs the caller nothing
+   * (issue 14: never debit for work an engine could not do).
+   */
+  private static void refuseOverContext(
+      ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
+    OptionalLong context = engine.contextTokens();
+    long output = request.isDecision() ? 0 : request.maxTokens();
+    if (context.isPresent() && payload.size() + output > context.getAsLong()) {
+      throw new ServeException(
+          ServeException.Reason.OVER_CONTEXT,
+          "backend "
+              + engine.name()
+              + " holds "
+              + context.getAsLong()
+              + " tokens in all; the prompt is "
+              + payload.size()
+              + " of its tokens and max_tokens "
+              + output);
+    }
   }
 
   /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
