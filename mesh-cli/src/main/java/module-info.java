@@ -1,5 +1,6 @@
 /** The {@code mesh} command line. */
 module org.meshjava.cli {
+  requires static transitive org.jspecify;
   requires org.meshjava.steward;
   requires org.meshjava.engine;
   requires org.meshjava.engine.onnx;
@@ -10,5 +11,6 @@ module org.meshjava.cli {
   requires info.picocli;
   requires java.net.http;
 
-  opens org.meshjava.cli to info.picocli;
+  opens org.meshjava.cli to
+      info.picocli;
 }

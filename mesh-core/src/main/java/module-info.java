@@ -3,6 +3,7 @@
  * profiles, identities and the serving-engine SPI.
  */
 module org.meshjava.core {
+  requires static transitive org.jspecify;
   requires org.bouncycastle.provider;
   requires com.fasterxml.jackson.core;
   // Optional: the vector BLAKE3 kernel is used only when the JVM was started with this module.

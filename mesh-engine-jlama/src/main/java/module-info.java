@@ -4,6 +4,7 @@
  * jdk.incubator.vector}.
  */
 module org.meshjava.engine.jlama {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
   requires jlama.core;
 

@@ -4,6 +4,7 @@
  * download.
  */
 module org.meshjava.engine.onnx {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
   requires com.microsoft.onnxruntime;
   requires ai.djl.tokenizers;

@@ -3,6 +3,7 @@
  * and the {@link org.meshjava.jcp.Gate} that decides a serve before the work and debits it after.
  */
 module org.meshjava.jcp {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
 
   exports org.meshjava.jcp;

@@ -1,5 +1,8 @@
-/** The steward's durable decision journal (§2.2): records, the file journal, group commit, locking. */
+/**
+ * The steward's durable decision journal (§2.2): records, the file journal, group commit, locking.
+ */
 module org.meshjava.journal {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
   requires transitive org.meshjava.jcp;
   requires transitive org.meshjava.receipt;

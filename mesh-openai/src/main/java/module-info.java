@@ -1,9 +1,10 @@
 /**
  * The OpenAI-compatible HTTP binding (§2.3): a {@link org.meshjava.steward.Steward} behind {@code
- * /v1/chat/completions}, {@code /v1/responses}, {@code /v1/models} and the mesh endpoints, on
- * Jetty 12; and an engine that forwards to any OpenAI-compatible server.
+ * /v1/chat/completions}, {@code /v1/responses}, {@code /v1/models} and the mesh endpoints, on Jetty
+ * 12; and an engine that forwards to any OpenAI-compatible server.
  */
 module org.meshjava.openai {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.steward;
   requires transitive com.fasterxml.jackson.databind;
   requires java.net.http;

@@ -1,5 +1,6 @@
 /** mesh/1 receipts: the signed core, JCR-1 sealing and verification, and the receipt hash chain. */
 module org.meshjava.receipt {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
   requires transitive com.fasterxml.jackson.databind;
 

@@ -1,5 +1,6 @@
 /** The steward: routes, meters, seals and chains each serve (§2). The facade users call. */
 module org.meshjava.steward {
+  requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
   requires transitive org.meshjava.receipt;
   requires transitive org.meshjava.router;

@@ -10,8 +10,8 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 /**
- * Runs benchmarks and prints the side-by-side ratios the project's targets are stated in. With
- * no arguments it runs the serve-overhead suite; any arguments are passed to JMH as usual (e.g. a
+ * Runs benchmarks and prints the side-by-side ratios the project's targets are stated in. With no
+ * arguments it runs the serve-overhead suite; any arguments are passed to JMH as usual (e.g. a
  * benchmark name regex, {@code -t 2} for two threads).
  */
 public final class BenchMain {
@@ -21,7 +21,9 @@ public final class BenchMain {
   public static void main(String[] args) throws Exception {
     Options opts =
         args.length == 0
-            ? new OptionsBuilder().include("ServeOverheadBenchmark|SignatureChoiceBenchmark").build()
+            ? new OptionsBuilder()
+                .include("ServeOverheadBenchmark|SignatureChoiceBenchmark")
+                .build()
             : new CommandLineOptions(args);
     Collection<RunResult> results = new Runner(opts).run();
     Map<String, Double> score = new HashMap<>();
@@ -38,9 +40,16 @@ public final class BenchMain {
     ratio(score, "serve", "cryptoFloor", "serve overhead vs crypto floor (target <= 1.5)");
     ratio(score, "jdkSign", "bouncyCastleSign", "JDK Ed25519 sign time / BouncyCastle sign time");
     ratio(score, "estimatorWindow", "bareNanoTimePair", "estimator window / bare nanoTime pair");
-    ratio(score, "raplFakeTreeWindow", "bareNanoTimePair", "RAPL (fake tree) window / bare nanoTime pair");
+    ratio(
+        score,
+        "raplFakeTreeWindow",
+        "bareNanoTimePair",
+        "RAPL (fake tree) window / bare nanoTime pair");
     // Throughput: the in-memory journal's rate over the file journal's is the durable cost.
-    ratio(score, "grantedServe:memory", "grantedServe:file",
+    ratio(
+        score,
+        "grantedServe:memory",
+        "grantedServe:file",
         "file journal cost: in-memory throughput / file throughput (target <= 2 at 8 threads)");
   }
 

@@ -44,7 +44,8 @@ public class DecisionLatencyBenchmark {
               "Which department should handle this message?",
               List.of("billing and refunds", "technical support", "sales")),
           new DecisionQuestion.Proposition("The customer is asking for a refund."),
-          new DecisionQuestion.Score("How angry is the customer?", List.of("calm", "annoyed", "furious")));
+          new DecisionQuestion.Score(
+              "How angry is the customer?", List.of("calm", "annoyed", "furious")));
 
   @Param({"1", "3"})
   public int questions;
@@ -61,8 +62,12 @@ public class DecisionLatencyBenchmark {
     payload = engine.payload(asked, STATE);
     request =
         ServeRequest.decision(
-            ContentId.ofBytes(STATE.getBytes(StandardCharsets.UTF_8)), payload.tokens().size(), 0,
-            Fidelity.F1, Long.MAX_VALUE, DecisionQuestion.shapeOf(asked, payload.schemaTokens()));
+            ContentId.ofBytes(STATE.getBytes(StandardCharsets.UTF_8)),
+            payload.tokens().size(),
+            0,
+            Fidelity.F1,
+            Long.MAX_VALUE,
+            DecisionQuestion.shapeOf(asked, payload.schemaTokens()));
   }
 
   @TearDown(Level.Trial)

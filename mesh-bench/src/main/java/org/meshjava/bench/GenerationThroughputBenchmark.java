@@ -27,9 +27,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Greedy generation throughput of the Jlama engine on the tiny seeded Llama model (2 layers,
- * hidden 64, vocabulary 256): 8 prompt tokens, up to 64 generated. The {@code tokens} counter is
- * output tokens per second. Run: {@code ./mesh bench GenerationThroughputBenchmark}.
+ * Greedy generation throughput of the Jlama engine on the tiny seeded Llama model (2 layers, hidden
+ * 64, vocabulary 256): 8 prompt tokens, up to 64 generated. The {@code tokens} counter is output
+ * tokens per second. Run: {@code ./mesh bench GenerationThroughputBenchmark}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -59,8 +59,8 @@ public class GenerationThroughputBenchmark {
     TinyLlama.write(dir, 42);
     engine = JlamaEngine.builder(dir).build();
     request =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), PROMPT.size(), 64, Fidelity.F1,
-            Long.MAX_VALUE);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {1}), PROMPT.size(), 64, Fidelity.F1, Long.MAX_VALUE);
   }
 
   @TearDown(Level.Trial)

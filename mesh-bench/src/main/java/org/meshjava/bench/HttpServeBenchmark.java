@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,13 +55,13 @@ import org.meshjava.steward.Steward;
  * <p>The load generator, the method: {@code c} threads, each with one keep-alive HTTP/1.1
  * connection over a plain socket, send the same pre-rendered request and read the whole response
  * (Content-Length framed) before sending the next: a closed loop, like {@code wrk}, so latencies
- * under overload are those of the requests that got through (no coordinated-omission
- * correction). Each scenario runs {@code warm-up} seconds unrecorded, then {@code measure}
- * seconds; a request counts when it started inside the measured window. Reported: requests/s,
- * p50 and p99 latency, the process's CPU time per request (client, servers and upstream together:
- * the figure that moves least when other processes load the machine) and non-200 answers; then
- * each mesh figure as a ratio to {@code direct} at the same concurrency. The client, servers and upstream share the machine's cores, so the
- * absolute figures are low on 2 cores; the ratios are the point.
+ * under overload are those of the requests that got through (no coordinated-omission correction).
+ * Each scenario runs {@code warm-up} seconds unrecorded, then {@code measure} seconds; a request
+ * counts when it started inside the measured window. Reported: requests/s, p50 and p99 latency, the
+ * process's CPU time per request (client, servers and upstream together: the figure that moves
+ * least when other processes load the machine) and non-200 answers; then each mesh figure as a
+ * ratio to {@code direct} at the same concurrency. The client, servers and upstream share the
+ * machine's cores, so the absolute figures are low on 2 cores; the ratios are the point.
  *
  * <p>Usage: {@code java -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark
  * [warm-up s] [measure s] [scenario:c,c ...]}; the default is {@code 2 4 direct:1,8,64
@@ -83,8 +82,15 @@ public final class HttpServeBenchmark {
   private HttpServeBenchmark() {}
 
   /** One scenario's figures. */
-  record Figures(String scenario, int concurrency, double perSecond, double p50Ms, double p99Ms,
-      long errors, long requests, double cpuMicrosPerRequest) {}
+  record Figures(
+      String scenario,
+      int concurrency,
+      double perSecond,
+      double p50Ms,
+      double p99Ms,
+      long errors,
+      long requests,
+      double cpuMicrosPerRequest) {}
 
   /** Entry point. */
   public static void main(String[] args) throws Exception {
@@ -94,7 +100,8 @@ public final class HttpServeBenchmark {
         args.length > 2
             ? List.of(Arrays.copyOfRange(args, 2, args.length))
             : List.of("direct:1,8,64", "proxied:1,8,64", "reference:64", "reference-file:8");
-    System.out.printf("HTTP serve benchmark: %d processors, warm-up %.0f s, measure %.0f s%n",
+    System.out.printf(
+        "HTTP serve benchmark: %d processors, warm-up %.0f s, measure %.0f s%n",
         Runtime.getRuntime().availableProcessors(), warmUp, measure);
     Map<String, Figures> all = new LinkedHashMap<>();
     Server upstream = fakeUpstream();
@@ -106,10 +113,17 @@ public final class HttpServeBenchmark {
           int concurrency = Integer.parseInt(c);
           Figures f = run(scenario, concurrency, upstreamPort, warmUp, measure);
           all.put(scenario + ":" + concurrency, f);
-          System.out.printf("%-15s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
+          System.out.printf(
+              "%-15s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
                   + "  (%d requests, %d not 200)%n",
-              scenario, concurrency, f.perSecond(), f.p50Ms(), f.p99Ms(),
-              f.cpuMicrosPerRequest(), f.requests(), f.errors());
+              scenario,
+              concurrency,
+              f.perSecond(),
+              f.p50Ms(),
+              f.p99Ms(),
+              f.cpuMicrosPerRequest(),
+              f.requests(),
+              f.errors());
         }
       }
     } finally {
@@ -121,28 +135,34 @@ public final class HttpServeBenchmark {
       if (direct == null || f.scenario().equals("direct")) {
         continue;
       }
-      System.out.printf("%-15s c=%-3d vs direct: throughput %.3f, p50 %.2fx, p99 %.2fx,"
+      System.out.printf(
+          "%-15s c=%-3d vs direct: throughput %.3f, p50 %.2fx, p99 %.2fx,"
               + " CPU/req %.2fx (+%.0f µs)%n",
-          f.scenario(), f.concurrency(), f.perSecond() / direct.perSecond(),
-          f.p50Ms() / direct.p50Ms(), f.p99Ms() / direct.p99Ms(),
+          f.scenario(),
+          f.concurrency(),
+          f.perSecond() / direct.perSecond(),
+          f.p50Ms() / direct.p50Ms(),
+          f.p99Ms() / direct.p99Ms(),
           f.cpuMicrosPerRequest() / direct.cpuMicrosPerRequest(),
           f.cpuMicrosPerRequest() - direct.cpuMicrosPerRequest());
     }
     Figures proxied64 = all.get("proxied:64");
     Figures direct64 = all.get("direct:64");
     if (proxied64 != null && direct64 != null) {
-      System.out.printf("target: proxied c=64 throughput >= 1/3 of direct: %.3f%n",
+      System.out.printf(
+          "target: proxied c=64 throughput >= 1/3 of direct: %.3f%n",
           proxied64.perSecond() / direct64.perSecond());
     }
     Figures file8 = all.get("reference-file:8");
     if (file8 != null) {
-      System.out.printf("target: file journal c=8 p99 <= 5x p50: %.2fx%n",
-          file8.p99Ms() / file8.p50Ms());
+      System.out.printf(
+          "target: file journal c=8 p99 <= 5x p50: %.2fx%n", file8.p99Ms() / file8.p50Ms());
     }
   }
 
-  private static Figures run(String scenario, int concurrency, int upstreamPort, double warmUp,
-      double measure) throws Exception {
+  private static Figures run(
+      String scenario, int concurrency, int upstreamPort, double warmUp, double measure)
+      throws Exception {
     if (scenario.equals("direct")) {
       return load(scenario, concurrency, upstreamPort, "/v1/chat/completions", warmUp, measure);
     }
@@ -150,18 +170,19 @@ public final class HttpServeBenchmark {
     FileJournal journal = null;
     Path tmp = null;
     switch (scenario) {
-      case "proxied" -> engine = UpstreamEngine.builder()
-          .name("upstream")
-          .baseUri(URI.create("http://127.0.0.1:" + upstreamPort + "/v1"))
-          .model("fake")
-          .timeout(Duration.ofSeconds(30))
-          .build();
-      case "reference", "reference-file" -> engine = ReferenceEngine.builder().name("reference")
-          .workPerToken(16).build();
+      case "proxied" ->
+          engine =
+              UpstreamEngine.builder()
+                  .name("upstream")
+                  .baseUri(URI.create("http://127.0.0.1:" + upstreamPort + "/v1"))
+                  .model("fake")
+                  .timeout(Duration.ofSeconds(30))
+                  .build();
+      case "reference", "reference-file" ->
+          engine = ReferenceEngine.builder().name("reference").workPerToken(16).build();
       default -> throw new IllegalArgumentException("unknown scenario " + scenario);
     }
-    Steward.Builder sb = Steward.ephemeral().backend(engine)
-        .meter(new EstimatorMeter());
+    Steward.Builder sb = Steward.ephemeral().backend(engine).meter(new EstimatorMeter());
     if (scenario.equals("reference-file")) {
       tmp = Files.createTempDirectory("mesh-http-bench");
       journal = FileJournal.open(tmp.resolve("journal"));
@@ -189,29 +210,42 @@ public final class HttpServeBenchmark {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
-    server.setHandler(new Handler.Abstract.NonBlocking() {
-      @Override
-      public boolean handle(Request request, Response response, Callback callback) {
-        Content.Source.consumeAll(request, Callback.from(() -> {
-          response.setStatus(200);
-          response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-          response.getHeaders().put(HttpHeader.CONTENT_LENGTH, UPSTREAM_REPLY.length);
-          response.write(true, ByteBuffer.wrap(UPSTREAM_REPLY), callback);
-        }, callback::failed));
-        return true;
-      }
-    });
+    server.setHandler(
+        new Handler.Abstract.NonBlocking() {
+          @Override
+          public boolean handle(Request request, Response response, Callback callback) {
+            Content.Source.consumeAll(
+                request,
+                Callback.from(
+                    () -> {
+                      response.setStatus(200);
+                      response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+                      response.getHeaders().put(HttpHeader.CONTENT_LENGTH, UPSTREAM_REPLY.length);
+                      response.write(true, ByteBuffer.wrap(UPSTREAM_REPLY), callback);
+                    },
+                    callback::failed));
+            return true;
+          }
+        });
     server.start();
     return server;
   }
 
   /** Runs the closed-loop load generator against {@code port}; see the class comment. */
-  static Figures load(String scenario, int concurrency, int port, String path, double warmUp,
-      double measure) throws Exception {
+  static Figures load(
+      String scenario, int concurrency, int port, String path, double warmUp, double measure)
+      throws Exception {
     byte[] body = REQUEST_BODY.getBytes(StandardCharsets.UTF_8);
-    byte[] request = ("POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + port
-        + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n"
-        + REQUEST_BODY).getBytes(StandardCharsets.UTF_8);
+    byte[] request =
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1:"
+                + port
+                + "\r\nContent-Type: application/json\r\nContent-Length: "
+                + body.length
+                + "\r\n\r\n"
+                + REQUEST_BODY)
+            .getBytes(StandardCharsets.UTF_8);
     long start = System.nanoTime();
     long from = start + (long) (warmUp * 1e9);
     long until = from + (long) (measure * 1e9);
@@ -225,8 +259,9 @@ public final class HttpServeBenchmark {
     }
     // The process's CPU time over the measured window, per request: client, binding, steward and
     // upstream together. Unlike req/s it barely moves when other processes load the machine.
-    var os = (com.sun.management.OperatingSystemMXBean)
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    var os =
+        (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     while (System.nanoTime() < from) {
       Thread.sleep(Math.max(1, (from - System.nanoTime()) / 1_000_000));
     }
@@ -254,8 +289,8 @@ public final class HttpServeBenchmark {
     Arrays.sort(latencies);
     double p50 = n == 0 ? 0 : latencies[(int) (0.50 * (n - 1))] / 1e6;
     double p99 = n == 0 ? 0 : latencies[(int) (0.99 * (n - 1))] / 1e6;
-    return new Figures(scenario, concurrency, n / measure, p50, p99, errors, n,
-        n == 0 ? 0 : cpuUsed / 1e3 / n);
+    return new Figures(
+        scenario, concurrency, n / measure, p50, p99, errors, n, n == 0 ? 0 : cpuUsed / 1e3 / n);
   }
 
   /** One connection in the closed loop. */
@@ -351,5 +386,4 @@ public final class HttpServeBenchmark {
       return -1;
     }
   }
-
 }

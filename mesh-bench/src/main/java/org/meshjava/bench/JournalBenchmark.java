@@ -34,10 +34,10 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Granted serves per second with the durable file journal against the same steward on an
- * in-memory journal, in one run. Run with {@code -t 1} and {@code -t 8}; the target is that with 8
- * threads the file journal costs no more than 2x the in-memory throughput (group commit).
- * The caller's presentation signing is inside the measured call for both, so the ratio is fair.
+ * Granted serves per second with the durable file journal against the same steward on an in-memory
+ * journal, in one run. Run with {@code -t 1} and {@code -t 8}; the target is that with 8 threads
+ * the file journal costs no more than 2x the in-memory throughput (group commit). The caller's
+ * presentation signing is inside the measured call for both, so the ratio is fair.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -64,8 +64,13 @@ public class JournalBenchmark {
     Steward.Builder builder = Steward.ephemeral();
     SigningKey org = SigningKey.generate();
     caller = SigningKey.generate();
-    GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), Long.MAX_VALUE / 4, NOW.minusSeconds(60),
-        NOW.plusSeconds(86_400));
+    GrantChain root =
+        Jcp.issueRoot(
+            org,
+            Jcp.identity(caller),
+            Long.MAX_VALUE / 4,
+            NOW.minusSeconds(60),
+            NOW.plusSeconds(86_400));
     chain = Jcp.delegate(caller, root, builder.identity(), Long.MAX_VALUE / 4);
     Journal j;
     if (journal.equals("file")) {
@@ -74,12 +79,13 @@ public class JournalBenchmark {
     } else {
       j = new InMemoryJournal();
     }
-    steward = builder
-        .meter(new EstimatorMeter())
-        .clock(InstantSource.fixed(NOW))
-        .journal(j)
-        .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
-        .build();
+    steward =
+        builder
+            .meter(new EstimatorMeter())
+            .clock(InstantSource.fixed(NOW))
+            .journal(j)
+            .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
+            .build();
   }
 
   /** Closes the steward and removes the journal. */
@@ -97,7 +103,8 @@ public class JournalBenchmark {
   @Benchmark
   public ServeResult grantedServe() throws Exception {
     byte[] prompt = ("bench " + counter.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
-    ServeRequest req = ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+    ServeRequest req =
+        ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
     return steward.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
   }
 }

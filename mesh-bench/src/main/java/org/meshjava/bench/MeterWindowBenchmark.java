@@ -34,14 +34,13 @@ import org.openjdk.jmh.infra.Blackhole;
 
 /**
  * The cost of metering one serve: opening and closing a window, for each meter, against a bare
- * {@link System#nanoTime()} pair measured in the same run. Target (issue 6): a window costs
- * under 1% of a 10 ms serve, i.e. under 100 µs.
+ * {@link System#nanoTime()} pair measured in the same run. Target (issue 6): a window costs under
+ * 1% of a 10 ms serve, i.e. under 100 µs.
  *
- * <p>RAPL runs on a fake powercap tree in a temp dir whose {@code energy_uj} a background
- * thread advances every millisecond, so discovery proves it live and the window takes the real
- * path: two sysfs reads, the ledger's books, and grading. Real sysfs reads of {@code
- * intel-rapl} go through the kernel's MSR read and can cost more; this benchmark does not
- * measure them.
+ * <p>RAPL runs on a fake powercap tree in a temp dir whose {@code energy_uj} a background thread
+ * advances every millisecond, so discovery proves it live and the window takes the real path: two
+ * sysfs reads, the ledger's books, and grading. Real sysfs reads of {@code intel-rapl} go through
+ * the kernel's MSR read and can cost more; this benchmark does not measure them.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)

@@ -47,20 +47,28 @@ public class RestartBenchmark {
   private Path journal;
   private SigningKey stewardKey;
 
-  /** Serves {@code serves} granted requests on an in-memory journal and writes its lines to a file. */
+  /**
+   * Serves {@code serves} granted requests on an in-memory journal and writes its lines to a file.
+   */
   @Setup
   public void setup() throws Exception {
     stewardKey = SigningKey.generate();
     SigningKey org = SigningKey.generate();
     SigningKey caller = SigningKey.generate();
-    GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), Long.MAX_VALUE / 4,
-        JournalBenchmark.NOW.minusSeconds(60), JournalBenchmark.NOW.plusSeconds(86_400));
+    GrantChain root =
+        Jcp.issueRoot(
+            org,
+            Jcp.identity(caller),
+            Long.MAX_VALUE / 4,
+            JournalBenchmark.NOW.minusSeconds(60),
+            JournalBenchmark.NOW.plusSeconds(86_400));
     GrantChain chain = Jcp.delegate(caller, root, Jcp.identity(stewardKey), Long.MAX_VALUE / 4);
     PersistedAfterwards memory = new PersistedAfterwards();
     try (Steward s = steward(memory).chainHead(ChainHead.GENESIS).build()) {
       for (int i = 0; i < serves; i++) {
         byte[] prompt = ("restart " + i).getBytes(StandardCharsets.UTF_8);
-        ServeRequest req = ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+        ServeRequest req =
+            ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
         s.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
       }
     }
@@ -82,8 +90,8 @@ public class RestartBenchmark {
   }
 
   /**
-   * An in-memory journal whose lines this benchmark writes to a file before any restart, so it
-   * is durable in the sense that matters to a steward with a persistent key (§2.2); it fills the
+   * An in-memory journal whose lines this benchmark writes to a file before any restart, so it is
+   * durable in the sense that matters to a steward with a persistent key (§2.2); it fills the
    * journal far faster than syncing each record would.
    */
   private static final class PersistedAfterwards implements org.meshjava.journal.Journal {

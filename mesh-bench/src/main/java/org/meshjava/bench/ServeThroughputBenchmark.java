@@ -58,7 +58,8 @@ public class ServeThroughputBenchmark {
   @Benchmark
   public ServeResult serve() throws Exception {
     byte[] prompt = ("throughput " + counter.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
-    ServeRequest req = ServeRequest.generation(ContentId.ofBytes(prompt), 16, 32, Fidelity.F1, 1_000_000);
+    ServeRequest req =
+        ServeRequest.generation(ContentId.ofBytes(prompt), 16, 32, Fidelity.F1, 1_000_000);
     return steward.serve(req, TokenSequence.of(new int[16]));
   }
 }

@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The transparency log's costs (SPEC.md §65): an inclusion and a consistency proof at a random
  * point of a log of {@code size} receipts (issue 16 asks for milliseconds at 1 000 000), and
- * appending one leaf, the only work the log adds to a serve. Building the log in setup is also
- * what a restart does per receipt.
+ * appending one leaf, the only work the log adds to a serve. Building the log in setup is also what
+ * a restart does per receipt.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -53,7 +53,9 @@ public class TransparencyLogBenchmark {
     }
   }
 
-  /** A fresh log per iteration, so appends measure a log of realistic size, not an ever-growing one. */
+  /**
+   * A fresh log per iteration, so appends measure a log of realistic size, not an ever-growing one.
+   */
   @Setup(Level.Iteration)
   public void fresh() {
     growing = new MerkleTree();

@@ -32,11 +32,11 @@ import org.meshjava.core.weights.WeightsDigest;
  *       BouncyCastle streaming hash the digest used before {@link Blake3Large}.
  * </ul>
  *
- * <p>It checks that every side gives the same BLAKE3 and prints MB/s and the ratios (targets:
- * ours ≥ 1/2 of b3sum in both pairs). Without {@code b3sum} on the PATH (Debian: {@code apt-get
- * install b3sum}) it says so loudly and prints our figures alone. Which kernel ran is printed:
- * the vector one needs {@code --add-modules jdk.incubator.vector}. Not a JMH benchmark: one run
- * reads a whole gigabyte, far longer than JIT warm-up, and the comparison is with a process.
+ * <p>It checks that every side gives the same BLAKE3 and prints MB/s and the ratios (targets: ours
+ * ≥ 1/2 of b3sum in both pairs). Without {@code b3sum} on the PATH (Debian: {@code apt-get install
+ * b3sum}) it says so loudly and prints our figures alone. Which kernel ran is printed: the vector
+ * one needs {@code --add-modules jdk.incubator.vector}. Not a JMH benchmark: one run reads a whole
+ * gigabyte, far longer than JIT warm-up, and the comparison is with a process.
  *
  * <p>Usage: {@code java --add-modules jdk.incubator.vector -cp mesh-bench/target/benchmarks.jar
  * org.meshjava.bench.WeightsDigestBenchmark [MiB] [runs] [dir]}
@@ -48,8 +48,7 @@ public final class WeightsDigestBenchmark {
   public static void main(String[] args) throws Exception {
     long mib = args.length > 0 ? Long.parseLong(args[0]) : 1024;
     int runs = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-    Path dir =
-        args.length > 2 ? Path.of(args[2]) : Files.createTempDirectory("mesh-weights-bench");
+    Path dir = args.length > 2 ? Path.of(args[2]) : Files.createTempDirectory("mesh-weights-bench");
     Files.createDirectories(dir);
     Path weights = dir.resolve(ModelDirectory.SINGLE);
     long bytes = mib << 20;
@@ -58,21 +57,25 @@ public final class WeightsDigestBenchmark {
     }
     Files.writeString(dir.resolve(ModelDirectory.CONFIG), "{}", StandardCharsets.UTF_8);
     int cores = Runtime.getRuntime().availableProcessors();
-    System.out.printf("file: %s, %d MiB; kernel: %s; %d processors%n",
-        weights, mib, Blake3Large.kernel(), cores);
+    System.out.printf(
+        "file: %s, %d MiB; kernel: %s; %d processors%n", weights, mib, Blake3Large.kernel(), cores);
     boolean b3sum = b3sum(weights, 1) != null;
     if (!b3sum) {
-      System.out.println("*** b3sum is NOT on the PATH: no ratios. Install it (Debian: apt-get"
-          + " install b3sum) to compare. ***");
+      System.out.println(
+          "*** b3sum is NOT on the PATH: no ratios. Install it (Debian: apt-get"
+              + " install b3sum) to compare. ***");
     }
     // Page the file in once so that neither side pays for the disk.
     b3sum(weights, cores);
 
     long t0 = System.nanoTime();
-    String expected = fileHash(ModelDirectory.digest(dir, ModelDirectory.Links.CONFINED, 1,
-        ModelDirectory.Progress.NONE));
+    String expected =
+        fileHash(
+            ModelDirectory.digest(
+                dir, ModelDirectory.Links.CONFINED, 1, ModelDirectory.Progress.NONE));
     double cold = seconds(t0);
-    System.out.printf("first digest in this JVM (JIT cold), 1 thread: %.2f s, %.0f MB/s%n",
+    System.out.printf(
+        "first digest in this JVM (JIT cold), 1 thread: %.2f s, %.0f MB/s%n",
         cold, bytes / 1e6 / cold);
 
     double[] ours1 = {Double.MAX_VALUE};
@@ -80,13 +83,27 @@ public final class WeightsDigestBenchmark {
     double[] theirs1 = {Double.MAX_VALUE};
     double[] theirsAll = {Double.MAX_VALUE};
     for (int i = 0; i < runs; i++) {
-      time(ours1, () -> check(expected, fileHash(ModelDirectory.digest(dir,
-          ModelDirectory.Links.CONFINED, 1, ModelDirectory.Progress.NONE)), "ours, 1 thread"));
+      time(
+          ours1,
+          () ->
+              check(
+                  expected,
+                  fileHash(
+                      ModelDirectory.digest(
+                          dir, ModelDirectory.Links.CONFINED, 1, ModelDirectory.Progress.NONE)),
+                  "ours, 1 thread"));
       if (b3sum) {
         time(theirs1, () -> check(expected, b3sum(weights, 1), "b3sum --num-threads 1"));
       }
-      time(oursAll, () -> check(expected, fileHash(ModelDirectory.digest(dir,
-          ModelDirectory.Links.CONFINED, cores, ModelDirectory.Progress.NONE)), "ours, all"));
+      time(
+          oursAll,
+          () ->
+              check(
+                  expected,
+                  fileHash(
+                      ModelDirectory.digest(
+                          dir, ModelDirectory.Links.CONFINED, cores, ModelDirectory.Progress.NONE)),
+                  "ours, all"));
       if (b3sum) {
         time(theirsAll, () -> check(expected, b3sum(weights, 0), "b3sum"));
       }
@@ -105,10 +122,10 @@ public final class WeightsDigestBenchmark {
     }
     report("BouncyCastle streaming (before), 1 thread", bytes, bc);
     if (b3sum) {
-      System.out.printf("ratio ours/b3sum, one thread:  %.2f (target >= 0.5)%n",
-          theirs1[0] / ours1[0]);
-      System.out.printf("ratio ours/b3sum, all threads: %.2f (target >= 0.5)%n",
-          theirsAll[0] / oursAll[0]);
+      System.out.printf(
+          "ratio ours/b3sum, one thread:  %.2f (target >= 0.5)%n", theirs1[0] / ours1[0]);
+      System.out.printf(
+          "ratio ours/b3sum, all threads: %.2f (target >= 0.5)%n", theirsAll[0] / oursAll[0]);
     }
     System.out.printf("ours (1 thread) / BouncyCastle: %.1fx%n", bc / ours1[0]);
   }

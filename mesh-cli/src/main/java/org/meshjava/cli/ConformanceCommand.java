@@ -42,15 +42,25 @@ final class ConformanceCommand implements Runnable {
   static final class Run implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--subject", required = true, paramLabel = "CMD",
-        description = "The subject's command line, run by the shell; e.g. \"mesh conformance subject\".")
+    @Option(
+        names = "--subject",
+        required = true,
+        paramLabel = "CMD",
+        description =
+            "The subject's command line, run by the shell; e.g. \"mesh conformance subject\".")
     String subject;
 
-    @Option(names = "--pack", defaultValue = "conformance/v1/cases", paramLabel = "DIR",
+    @Option(
+        names = "--pack",
+        defaultValue = "conformance/v1/cases",
+        paramLabel = "DIR",
         description = "The pack directory (default ${DEFAULT-VALUE}).")
     Path pack;
 
-    @Option(names = "--timeout", defaultValue = "60", paramLabel = "SECONDS",
+    @Option(
+        names = "--timeout",
+        defaultValue = "60",
+        paramLabel = "SECONDS",
         description = "How long to wait for one answer (default ${DEFAULT-VALUE}).")
     long timeoutSeconds;
 
@@ -64,11 +74,15 @@ final class ConformanceCommand implements Runnable {
       }
       PrintWriter out = spec.commandLine().getOut();
       PackReport report =
-          PackRunner.run(pack, subject, Duration.ofSeconds(timeoutSeconds), r -> {
-            if (verbose || r.outcome() != PackReport.Outcome.PASS) {
-              out.println(r);
-            }
-          });
+          PackRunner.run(
+              pack,
+              subject,
+              Duration.ofSeconds(timeoutSeconds),
+              r -> {
+                if (verbose || r.outcome() != PackReport.Outcome.PASS) {
+                  out.println(r);
+                }
+              });
       out.println("subject: " + report.subjectName());
       report.summary().forEach(out::println);
       out.flush();
@@ -80,7 +94,8 @@ final class ConformanceCommand implements Runnable {
   @Command(
       name = "subject",
       mixinStandardHelpOptions = true,
-      description = "Answer conformance requests on standard input, one JSON line each, as mesh-java.")
+      description =
+          "Answer conformance requests on standard input, one JSON line each, as mesh-java.")
   static final class Subject implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {

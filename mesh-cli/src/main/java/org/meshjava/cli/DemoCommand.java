@@ -12,10 +12,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
-import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionPrompt;
+import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
@@ -29,7 +31,6 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalFile;
-import org.meshjava.core.ByteTokenizer;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptJson;
@@ -38,15 +39,15 @@ import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh demo}: a steward on embedded defaults (a fresh key, three reference backends at
- * different fidelities and costs, the MiniLM decision engine on a real model, the honest estimator meter, a journal in a temporary directory)
- * serves two generations, two typed decisions (one on MiniLM), a granted generation and one request no backend may
- * take, prints each route and receipt as readable JSON, verifies the chain and the journal, and
- * replays one receipt.
+ * different fidelities and costs, the MiniLM decision engine on a real model, the honest estimator
+ * meter, a journal in a temporary directory) serves two generations, two typed decisions (one on
+ * MiniLM), a granted generation and one request no backend may take, prints each route and receipt
+ * as readable JSON, verifies the chain and the journal, and replays one receipt.
  */
 @Command(
     name = "demo",
@@ -65,28 +66,28 @@ final class DemoCommand implements Callable<Integer> {
     Path journalFile = dir.resolve("steward.journal");
     try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
         Steward steward =
-        Steward.ephemeral()
-            .journal(FileJournal.open(journalFile))
-            .backend(
-                ReferenceEngine.builder()
-                    .name("tiny")
-                    .recipe(Recipe.of("tiny-ref"))
-                    .fidelity(Fidelity.F1)
-                    .costProfile(CostProfile.perToken(40).withOptionCost(10))
-                    .workPerToken(4)
-                    .build())
-            .backend(ReferenceEngine.builder().name("reference").build())
-            .backend(
-                ReferenceEngine.builder()
-                    .name("frontier")
-                    .recipe(Recipe.of("frontier-ref").with("instruct"))
-                    .fidelity(Fidelity.F4)
-                    .costProfile(CostProfile.perToken(900).withOptionCost(200))
-                    .workPerToken(64)
-                    .reportsDelivered(true)
-                    .build())
-            .backend(minilm)
-            .build()) {
+            Steward.ephemeral()
+                .journal(FileJournal.open(journalFile))
+                .backend(
+                    ReferenceEngine.builder()
+                        .name("tiny")
+                        .recipe(Recipe.of("tiny-ref"))
+                        .fidelity(Fidelity.F1)
+                        .costProfile(CostProfile.perToken(40).withOptionCost(10))
+                        .workPerToken(4)
+                        .build())
+                .backend(ReferenceEngine.builder().name("reference").build())
+                .backend(
+                    ReferenceEngine.builder()
+                        .name("frontier")
+                        .recipe(Recipe.of("frontier-ref").with("instruct"))
+                        .fidelity(Fidelity.F4)
+                        .costProfile(CostProfile.perToken(900).withOptionCost(200))
+                        .workPerToken(64)
+                        .reportsDelivered(true)
+                        .build())
+                .backend(minilm)
+                .build()) {
       return demo(out, steward, journalFile);
     } finally {
       // Remove the whole temporary directory the journal lives in.
@@ -102,33 +103,76 @@ final class DemoCommand implements Callable<Integer> {
   private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {
     out.println("steward " + steward.identity());
     out.println("journal " + journalFile + " (deleted when the demo ends)");
-    steward.meterDiscovery().ifPresent(d -> {
-      out.println("meter: " + steward.meter().name()
-          + (d.hardwareGraded() ? " (live hardware counters)" : " (no live counters here; figures are Estimator)"));
-      d.counters().forEach(c -> out.println("  counter " + c.counter() + ": " + c.state()
-          + c.issue().map(i -> " (" + i + ")").orElse("") + " " + c.detail()));
-    });
-    out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token),"
-        + " minilm (F2 decisions on all-MiniLM-L6-v2 via ONNX Runtime, 20 uJ/token + 300 uJ/option)");
-    out.println("note: tiny, reference and frontier are weights-free reference engines: the tokens they"
-        + " generate and the probabilities they answer with are deterministic placeholders, not a"
-        + " model's work; minilm answers with a real model.");
+    steward
+        .meterDiscovery()
+        .ifPresent(
+            d -> {
+              out.println(
+                  "meter: "
+                      + steward.meter().name()
+                      + (d.hardwareGraded()
+                          ? " (live hardware counters)"
+                          : " (no live counters here; figures are Estimator)"));
+              d.counters()
+                  .forEach(
+                      c ->
+                          out.println(
+                              "  counter "
+                                  + c.counter()
+                                  + ": "
+                                  + c.state()
+                                  + c.issue().map(i -> " (" + i + ")").orElse("")
+                                  + " "
+                                  + c.detail()));
+            });
+    out.println(
+        "backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token),"
+            + " minilm (F2 decisions on all-MiniLM-L6-v2 via ONNX Runtime, 20 uJ/token + 300 uJ/option)");
+    out.println(
+        "note: tiny, reference and frontier are weights-free reference engines: the tokens they"
+            + " generate and the probabilities they answer with are deterministic placeholders, not a"
+            + " model's work; minilm answers with a real model.");
     out.println();
 
     List<Envelope> envelopes = new ArrayList<>();
-    ServeResult first = serve(out, steward, envelopes, "a cheap generation: floor F1",
-        "Summarise these meeting notes in one line.", Fidelity.F1, 20_000, null);
-    serve(out, steward, envelopes, "a demanding generation: floor F3",
-        "Draft a careful answer to the auditor's question.", Fidelity.F3, 200_000, null);
-    decide(out, steward, envelopes, "a typed decision: 2 questions over 6 options, floor F1",
+    ServeResult first =
+        java.util.Objects.requireNonNull(
+            serve(
+                out,
+                steward,
+                envelopes,
+                "a cheap generation: floor F1",
+                "Summarise these meeting notes in one line.",
+                Fidelity.F1,
+                20_000,
+                null));
+    serve(
+        out,
+        steward,
+        envelopes,
+        "a demanding generation: floor F3",
+        "Draft a careful answer to the auditor's question.",
+        Fidelity.F3,
+        200_000,
+        null);
+    decide(
+        out,
+        steward,
+        envelopes,
+        "a typed decision: 2 questions over 6 options, floor F1",
         new DecisionPrompt(
             List.of(
                 new DecisionQuestion.Proposition("Is this invoice a duplicate?"),
                 new DecisionQuestion.Choice(
-                    "Which team owns it?", List.of("finance", "operations", "legal", "procurement"))),
+                    "Which team owns it?",
+                    List.of("finance", "operations", "legal", "procurement"))),
             PromptText.of("Invoice 4471 from Acme Ltd: EUR 1,200, same amount and date as 4398.")),
-        Fidelity.F1, 20_000);
-    decide(out, steward, envelopes,
+        Fidelity.F1,
+        20_000);
+    decide(
+        out,
+        steward,
+        envelopes,
         "a typed decision on a real model: MiniLM, 2 questions over 6 options, floor F2",
         new DecisionPrompt(
             List.of(
@@ -139,37 +183,66 @@ final class DemoCommand implements Callable<Integer> {
                     "How upset is the customer?", List.of("calm", "annoyed", "furious"))),
             PromptText.of(
                 "I was charged twice for my subscription this month and I want my money back.")),
-        Fidelity.F2, 50_000);
+        Fidelity.F2,
+        50_000);
 
     // A caller issues the steward a grant and presents it for one request (§2.1).
     SigningKey caller = Jcp.newKey();
     Instant now = Instant.now();
     GrantChain grant =
-        Jcp.issueRoot(caller, steward.identity(), 2_000_000, now.minusSeconds(60), now.plusSeconds(3600));
-    out.println("caller " + Jcp.identity(caller) + " issued grant " + grant.leaf().id()
-        + " (2000000 uJ) to the steward");
-    serve(out, steward, envelopes, "a granted generation: the caller presents its grant",
-        "Translate the contract summary into French.", Fidelity.F1, 50_000,
+        Jcp.issueRoot(
+            caller, steward.identity(), 2_000_000, now.minusSeconds(60), now.plusSeconds(3600));
+    out.println(
+        "caller "
+            + Jcp.identity(caller)
+            + " issued grant "
+            + grant.leaf().id()
+            + " (2000000 uJ) to the steward");
+    serve(
+        out,
+        steward,
+        envelopes,
+        "a granted generation: the caller presents its grant",
+        "Translate the contract summary into French.",
+        Fidelity.F1,
+        50_000,
         new Granted(caller, grant));
-    out.println("grant " + grant.leaf().id() + " has " + steward.gate().remainingUj(grant)
-        + " uJ left");
+    out.println(
+        "grant " + grant.leaf().id() + " has " + steward.gate().remainingUj(grant) + " uJ left");
     out.println();
 
-    serve(out, steward, envelopes, "a request no backend can take: floor F4 under 1000 uJ",
-        "Write a novel.", Fidelity.F4, 1_000, null);
+    serve(
+        out,
+        steward,
+        envelopes,
+        "a request no backend can take: floor F4 under 1000 uJ",
+        "Write a novel.",
+        Fidelity.F4,
+        1_000,
+        null);
 
     ReceiptChain.verifyFromGenesis(envelopes);
-    out.println("chain verified: " + envelopes.size() + " receipts from genesis, head at sequence "
-        + (steward.head().nextSequence() - 1));
+    out.println(
+        "chain verified: "
+            + envelopes.size()
+            + " receipts from genesis, head at sequence "
+            + (steward.head().nextSequence() - 1));
     JournalFile.Contents journal = JournalFile.read(journalFile);
-    out.println("journal verified: " + journal.records().size()
-        + " records in one chain (a seal per receipt; the grant chain, a decision and a debit for the granted serve)");
-    byte[] firstPrompt = "Summarise these meeting notes in one line.".getBytes(StandardCharsets.UTF_8);
+    out.println(
+        "journal verified: "
+            + journal.records().size()
+            + " records in one chain (a seal per receipt; the grant chain, a decision and a debit for the granted serve)");
+    byte[] firstPrompt =
+        "Summarise these meeting notes in one line.".getBytes(StandardCharsets.UTF_8);
     TokenSequence firstPayload = ByteTokenizer.INSTANCE.encode(firstPrompt);
     ServeRequest firstRequest =
-        ServeRequest.generation(ContentId.ofBytes(firstPrompt), firstPayload.size(), 32, Fidelity.F1, 20_000);
-    out.println("replay of receipt " + first.receipt().sequence() + ": "
-        + DemoReplay.replay(steward, first, firstRequest, firstPayload));
+        ServeRequest.generation(
+            ContentId.ofBytes(firstPrompt), firstPayload.size(), 32, Fidelity.F1, 20_000);
+    out.println(
+        "replay of receipt "
+            + first.receipt().sequence()
+            + ": "
+            + DemoReplay.replay(steward, first, firstRequest, firstPayload));
     return 0;
   }
 
@@ -217,7 +290,7 @@ final class DemoCommand implements Callable<Integer> {
   /** A caller's key and the grant it presents. */
   private record Granted(SigningKey caller, GrantChain chain) {}
 
-  private static ServeResult serve(
+  private static @Nullable ServeResult serve(
       PrintWriter out,
       Steward steward,
       List<Envelope> envelopes,
@@ -225,7 +298,7 @@ final class DemoCommand implements Callable<Integer> {
       String prompt,
       Fidelity floor,
       long ceilingUj,
-      Granted granted)
+      @Nullable Granted granted)
       throws Exception {
     byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
     TokenSequence payload = ByteTokenizer.INSTANCE.encode(bytes);

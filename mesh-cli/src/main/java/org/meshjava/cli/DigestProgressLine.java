@@ -5,10 +5,10 @@ import java.util.function.LongSupplier;
 import org.meshjava.core.weights.ModelDirectory;
 
 /**
- * A one-line progress display for a weights digest (§3.6) on a terminal's error stream: silent
- * for the first two seconds (a small model loads without a word), then rewritten in place at most
- * four times a second, and finished with a line of its own. Not thread-safe; a digest reports
- * from one thread.
+ * A one-line progress display for a weights digest (§3.6) on a terminal's error stream: silent for
+ * the first two seconds (a small model loads without a word), then rewritten in place at most four
+ * times a second, and finished with a line of its own. Not thread-safe; a digest reports from one
+ * thread.
  */
 final class DigestProgressLine implements ModelDirectory.Progress {
   private static final long QUIET_NANOS = 2_000_000_000L;
@@ -46,9 +46,14 @@ final class DigestProgressLine implements ModelDirectory.Progress {
     lastDrawn = now;
     shown = true;
     double seconds = (now - start) / 1e9;
-    out.printf("\r%s: hashing weights %3d%% (%.1f of %.1f GB, %.0f MB/s)%s",
-        what, total == 0 ? 100 : (int) (100 * done / total), done / 1e9, total / 1e9,
-        done / 1e6 / seconds, finished ? System.lineSeparator() : "");
+    out.printf(
+        "\r%s: hashing weights %3d%% (%.1f of %.1f GB, %.0f MB/s)%s",
+        what,
+        total == 0 ? 100 : (int) (100 * done / total),
+        done / 1e9,
+        total / 1e9,
+        done / 1e6 / seconds,
+        finished ? System.lineSeparator() : "");
     out.flush();
     if (finished) {
       shown = false;

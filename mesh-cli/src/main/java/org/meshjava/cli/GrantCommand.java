@@ -11,7 +11,6 @@ import java.util.concurrent.Callable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CborMap;
-import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.Caveat;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.IssuanceException;
@@ -31,8 +30,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code mesh grant issue|delegate|shard|present|show|revoke}: the caller's grant tools (§2.1, JCP).
- * Chains, presentations and revocations are files of one hex line; keys are {@link KeyFile}s.
+ * {@code mesh grant issue|delegate|shard|present|show|revoke}: the caller's grant tools (§2.1,
+ * JCP). Chains, presentations and revocations are files of one hex line; keys are {@link KeyFile}s.
  */
 @Command(
     name = "grant",
@@ -56,11 +55,17 @@ final class GrantCommand implements Runnable {
 
   /** Narrowing caveats any new grant may carry. */
   static final class Caveats {
-    @Option(names = "--model-in", paramLabel = "DIGEST", split = ",",
+    @Option(
+        names = "--model-in",
+        paramLabel = "DIGEST",
+        split = ",",
         description = "Permit only backends whose weights digest is one of these (hex).")
     List<String> modelIn = new ArrayList<>();
 
-    @Option(names = "--max-cost-uj", paramLabel = "UJ", description = "Refuse any one serve that costs more.")
+    @Option(
+        names = "--max-cost-uj",
+        paramLabel = "UJ",
+        description = "Refuse any one serve that costs more.")
     Long maxCostUj;
 
     Caveat[] toArray() throws CliException {
@@ -90,75 +95,144 @@ final class GrantCommand implements Runnable {
   private static void describe(PrintWriter out, GrantChain chain) {
     for (int i = 0; i < chain.links().size(); i++) {
       SignedGrant g = chain.links().get(i);
-      out.println("link " + i + ": grant " + g.id() + " issuer " + g.grant().issuer()
-          + " subject " + g.grant().subject() + " budget " + g.grant().budgetUj() + " uJ, until "
-          + g.grant().expiry());
+      out.println(
+          "link "
+              + i
+              + ": grant "
+              + g.id()
+              + " issuer "
+              + g.grant().issuer()
+              + " subject "
+              + g.grant().subject()
+              + " budget "
+              + g.grant().budgetUj()
+              + " uJ, until "
+              + g.grant().expiry());
     }
   }
 
-  @Command(name = "issue", mixinStandardHelpOptions = true,
+  @Command(
+      name = "issue",
+      mixinStandardHelpOptions = true,
       description = "Issue a root grant to a subject (a steward, or a holder who will delegate).")
   static final class Issue implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--issuer-key", required = true, paramLabel = "FILE") Path issuerKey;
-    @Option(names = "--subject", required = true, paramLabel = "DID",
-        description = "Who holds it: the steward's did:key (GET /v1/mesh/steward).") String subject;
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ") long budgetUj;
-    @Option(names = "--not-before", defaultValue = "now", paramLabel = "WHEN") String notBefore;
-    @Option(names = "--expires", required = true, paramLabel = "WHEN",
-        description = "An instant (2026-12-31T00:00:00Z) or a duration from now (PT24H).") String expires;
-    @ArgGroup(exclusive = false) Caveats caveats = new Caveats();
-    @Option(names = "--out", required = true, paramLabel = "FILE") Path out;
+    @Option(names = "--issuer-key", required = true, paramLabel = "FILE")
+    Path issuerKey;
+
+    @Option(
+        names = "--subject",
+        required = true,
+        paramLabel = "DID",
+        description = "Who holds it: the steward's did:key (GET /v1/mesh/steward).")
+    String subject;
+
+    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
+    long budgetUj;
+
+    @Option(names = "--not-before", defaultValue = "now", paramLabel = "WHEN")
+    String notBefore;
+
+    @Option(
+        names = "--expires",
+        required = true,
+        paramLabel = "WHEN",
+        description = "An instant (2026-12-31T00:00:00Z) or a duration from now (PT24H).")
+    String expires;
+
+    @ArgGroup(exclusive = false)
+    Caveats caveats = new Caveats();
+
+    @Option(names = "--out", required = true, paramLabel = "FILE")
+    Path out;
 
     @Override
     public Integer call() throws CliException {
       Instant now = Instant.now();
       try {
         GrantChain chain =
-            Jcp.issueRoot(KeyFile.read(issuerKey), GrantFiles.did(subject),
+            Jcp.issueRoot(
+                KeyFile.read(issuerKey),
+                GrantFiles.did(subject),
                 GrantFiles.nonNegative("--budget-uj", budgetUj),
-                GrantFiles.when(notBefore, now), GrantFiles.when(expires, now), caveats.toArray());
+                GrantFiles.when(notBefore, now),
+                GrantFiles.when(expires, now),
+                caveats.toArray());
         GrantFiles.writeLine(out, chain.toHex());
         spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id());
         return 0;
       } catch (IssuanceException e) {
         throw refused(e);
       } catch (IllegalArgumentException e) {
-        throw new CliException(e.getMessage(), e);
+        throw new CliException(String.valueOf(e.getMessage()), e);
       }
     }
   }
 
-  @Command(name = "revoke", mixinStandardHelpOptions = true,
-      description = "Sign a revocation of a grant from a time on, for stewards to load"
-          + " (mesh serve --revocations, or POST /v1/mesh/revocations).")
+  @Command(
+      name = "revoke",
+      mixinStandardHelpOptions = true,
+      description =
+          "Sign a revocation of a grant from a time on, for stewards to load"
+              + " (mesh serve --revocations, or POST /v1/mesh/revocations).")
   static final class Revoke implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--issuer-key", required = true, paramLabel = "FILE",
-        description = "The key of an issuer of the revoked link or of a link above it.") Path issuerKey;
-    @Option(names = "--chain", required = true, paramLabel = "FILE",
-        description = "A chain containing the grant to revoke.") Path chainFile;
-    @Option(names = "--link", paramLabel = "N",
-        description = "Revoke link N of the chain (0 is the root; default: the leaf).") Integer link;
-    @Option(names = "--from", defaultValue = "now", paramLabel = "WHEN",
-        description = "Refuse decisions from this instant on (default: now).") String from;
-    @Option(names = "--out", required = true, paramLabel = "FILE") Path out;
+    @Option(
+        names = "--issuer-key",
+        required = true,
+        paramLabel = "FILE",
+        description = "The key of an issuer of the revoked link or of a link above it.")
+    Path issuerKey;
+
+    @Option(
+        names = "--chain",
+        required = true,
+        paramLabel = "FILE",
+        description = "A chain containing the grant to revoke.")
+    Path chainFile;
+
+    @Option(
+        names = "--link",
+        paramLabel = "N",
+        description = "Revoke link N of the chain (0 is the root; default: the leaf).")
+    Integer link;
+
+    @Option(
+        names = "--from",
+        defaultValue = "now",
+        paramLabel = "WHEN",
+        description = "Refuse decisions from this instant on (default: now).")
+    String from;
+
+    @Option(names = "--out", required = true, paramLabel = "FILE")
+    Path out;
 
     @Override
     public Integer call() throws CliException {
       GrantChain chain = GrantFiles.readChain(chainFile);
       int index = link == null ? chain.links().size() - 1 : link;
       if (index < 0 || index >= chain.links().size()) {
-        throw new CliException("--link " + index + ": the chain has links 0 to " + (chain.links().size() - 1));
+        throw new CliException(
+            "--link " + index + ": the chain has links 0 to " + (chain.links().size() - 1));
       }
       GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
       try {
-        Revocation r = Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
+        Revocation r =
+            Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
         GrantFiles.writeLine(out, r.toHex());
-        spec.commandLine().getOut().println("wrote " + out + ": grant " + r.grantId()
-            + " revoked from " + r.from() + " by " + r.revoker());
+        spec.commandLine()
+            .getOut()
+            .println(
+                "wrote "
+                    + out
+                    + ": grant "
+                    + r.grantId()
+                    + " revoked from "
+                    + r.from()
+                    + " by "
+                    + r.revoker());
         return 0;
       } catch (IssuanceException e) {
         throw refused(e);
@@ -166,48 +240,87 @@ final class GrantCommand implements Runnable {
     }
   }
 
-  @Command(name = "delegate", mixinStandardHelpOptions = true,
+  @Command(
+      name = "delegate",
+      mixinStandardHelpOptions = true,
       description = "Delegate a chain's leaf to a new subject with a smaller budget.")
   static final class Delegate implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE") Path holderKey;
-    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
-    @Option(names = "--subject", required = true, paramLabel = "DID") String subject;
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ") long budgetUj;
-    @ArgGroup(exclusive = false) Caveats caveats = new Caveats();
-    @Option(names = "--out", required = true, paramLabel = "FILE") Path out;
+    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
+    Path holderKey;
+
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path chainFile;
+
+    @Option(names = "--subject", required = true, paramLabel = "DID")
+    String subject;
+
+    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
+    long budgetUj;
+
+    @ArgGroup(exclusive = false)
+    Caveats caveats = new Caveats();
+
+    @Option(names = "--out", required = true, paramLabel = "FILE")
+    Path out;
 
     @Override
     public Integer call() throws CliException {
       try {
         GrantChain chain =
-            Jcp.delegate(KeyFile.read(holderKey), GrantFiles.readChain(chainFile),
-                GrantFiles.did(subject), GrantFiles.nonNegative("--budget-uj", budgetUj),
+            Jcp.delegate(
+                KeyFile.read(holderKey),
+                GrantFiles.readChain(chainFile),
+                GrantFiles.did(subject),
+                GrantFiles.nonNegative("--budget-uj", budgetUj),
                 caveats.toArray());
         GrantFiles.writeLine(out, chain.toHex());
-        spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id()
-            + " (" + chain.links().size() + " links)");
+        spec.commandLine()
+            .getOut()
+            .println(
+                "wrote "
+                    + out
+                    + ": grant "
+                    + chain.leaf().id()
+                    + " ("
+                    + chain.links().size()
+                    + " links)");
         return 0;
       } catch (IssuanceException e) {
         throw refused(e);
       } catch (IllegalArgumentException e) {
-        throw new CliException(e.getMessage(), e);
+        throw new CliException(String.valueOf(e.getMessage()), e);
       }
     }
   }
 
-  @Command(name = "shard", mixinStandardHelpOptions = true,
+  @Command(
+      name = "shard",
+      mixinStandardHelpOptions = true,
       description = "Shard a chain's leaf into one child per steward; shares must sum within it.")
   static final class ShardCommand implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE") Path holderKey;
-    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
-    @Option(names = "--share", required = true, paramLabel = "DID=UJ",
-        description = "A steward and its budget; repeat for each.") List<String> shares;
-    @Option(names = "--out-dir", required = true, paramLabel = "DIR",
-        description = "Writes shard-1.hex, shard-2.hex, … in --share order.") Path outDir;
+    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
+    Path holderKey;
+
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path chainFile;
+
+    @Option(
+        names = "--share",
+        required = true,
+        paramLabel = "DID=UJ",
+        description = "A steward and its budget; repeat for each.")
+    List<String> shares;
+
+    @Option(
+        names = "--out-dir",
+        required = true,
+        paramLabel = "DIR",
+        description = "Writes shard-1.hex, shard-2.hex, … in --share order.")
+    Path outDir;
 
     @Override
     public Integer call() throws CliException {
@@ -218,7 +331,8 @@ final class GrantCommand implements Runnable {
           throw new CliException("--share " + s + ": expected DID=UJ");
         }
         try {
-          list.add(new Shard(GrantFiles.did(s.substring(0, eq)), Long.parseLong(s.substring(eq + 1))));
+          list.add(
+              new Shard(GrantFiles.did(s.substring(0, eq)), Long.parseLong(s.substring(eq + 1))));
         } catch (NumberFormatException e) {
           throw new CliException("--share " + s + ": the budget is not a whole number", e);
         } catch (IllegalArgumentException e) {
@@ -226,12 +340,20 @@ final class GrantCommand implements Runnable {
         }
       }
       try {
-        List<GrantChain> out = Jcp.shard(KeyFile.read(holderKey), GrantFiles.readChain(chainFile), list);
+        List<GrantChain> out =
+            Jcp.shard(KeyFile.read(holderKey), GrantFiles.readChain(chainFile), list);
         for (int i = 0; i < out.size(); i++) {
           Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
           GrantFiles.writeLine(file, out.get(i).toHex());
-          spec.commandLine().getOut().println("wrote " + file + ": " + list.get(i).budgetUj()
-              + " uJ held by " + list.get(i).steward());
+          spec.commandLine()
+              .getOut()
+              .println(
+                  "wrote "
+                      + file
+                      + ": "
+                      + list.get(i).budgetUj()
+                      + " uJ held by "
+                      + list.get(i).steward());
         }
         return 0;
       } catch (IssuanceException e) {
@@ -242,27 +364,48 @@ final class GrantCommand implements Runnable {
 
   /** Exactly one source of the request a presentation is signed for. */
   static final class RequestSource {
-    @Option(names = "--body", paramLabel = "FILE",
+    @Option(
+        names = "--body",
+        paramLabel = "FILE",
         description = "An OpenAI request body; the request is granted_serve_request of it.")
     Path body;
 
-    @Option(names = "--request", paramLabel = "FILE",
-        description = "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor, joule_ceiling_uj.")
+    @Option(
+        names = "--request",
+        paramLabel = "FILE",
+        description =
+            "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor, joule_ceiling_uj.")
     Path request;
   }
 
-  @Command(name = "present", mixinStandardHelpOptions = true,
+  @Command(
+      name = "present",
+      mixinStandardHelpOptions = true,
       description = "Sign a presentation of a chain for one request (the leaf's issuer signs).")
   static final class Present implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--caller-key", required = true, paramLabel = "FILE") Path callerKey;
-    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
-    @ArgGroup(exclusive = true, multiplicity = "1") RequestSource source;
-    @Option(names = "--out", required = true, paramLabel = "FILE",
-        description = "The presentation, one hex line.") Path out;
-    @Option(names = "--out-body", paramLabel = "FILE",
-        description = "With --body: also write the body with jcp_presentation added, ready to POST.")
+    @Option(names = "--caller-key", required = true, paramLabel = "FILE")
+    Path callerKey;
+
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path chainFile;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    RequestSource source;
+
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "The presentation, one hex line.")
+    Path out;
+
+    @Option(
+        names = "--out-body",
+        paramLabel = "FILE",
+        description =
+            "With --body: also write the body with jcp_presentation added, ready to POST.")
     Path outBody;
 
     @Override
@@ -287,8 +430,13 @@ final class GrantCommand implements Runnable {
       }
       GrantFiles.writeLine(out, p.toHex());
       PrintWriter o = spec.commandLine().getOut();
-      o.println("wrote " + out + ": presentation of grant " + p.grantId() + " for request "
-          + request.id());
+      o.println(
+          "wrote "
+              + out
+              + ": presentation of grant "
+              + p.grantId()
+              + " for request "
+              + request.id());
       if (outBody != null) {
         if (body == null || !body.isObject()) {
           throw new CliException("--out-body needs --body");
@@ -310,7 +458,8 @@ final class GrantCommand implements Runnable {
           } else if (v.isIntegralNumber() && v.canConvertToLong()) {
             b.put(e.getKey(), v.asLong());
           } else {
-            throw new CliException("request field " + e.getKey() + " must be text or a whole number");
+            throw new CliException(
+                "request field " + e.getKey() + " must be text or a whole number");
           }
         }
         return ServeRequest.fromCbor(b.build());
@@ -324,7 +473,8 @@ final class GrantCommand implements Runnable {
   static final class Show implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--chain", required = true, paramLabel = "FILE") Path chainFile;
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path chainFile;
 
     @Override
     public Integer call() throws CliException {

@@ -61,8 +61,8 @@ final class GrantFiles {
   }
 
   /**
-   * Returns {@code value}, or refuses it naming the flag: the library's own message would name
-   * its field ({@code budgetUj}), which the user never typed.
+   * Returns {@code value}, or refuses it naming the flag: the library's own message would name its
+   * field ({@code budgetUj}), which the user never typed.
    */
   static long nonNegative(String flag, long value) throws CliException {
     if (value < 0) {
@@ -83,7 +83,9 @@ final class GrantFiles {
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
       throw new CliException(
-          "'" + text + "' is neither an instant like 2026-12-31T00:00:00Z nor a duration like PT24H");
+          "'"
+              + text
+              + "' is neither an instant like 2026-12-31T00:00:00Z nor a duration like PT24H");
     }
   }
 }

@@ -13,7 +13,6 @@ import org.meshjava.core.identity.DidKey;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
-import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
@@ -66,15 +65,24 @@ final class JournalCommand implements Runnable {
     @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
     Path file;
 
-    @Option(names = "--steward", paramLabel = "DID",
+    @Option(
+        names = "--steward",
+        paramLabel = "DID",
         description = "The steward's did:key (default: the subject of the first decided grant).")
     String steward;
 
-    @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file, to name it.")
+    @Option(
+        names = "--key",
+        paramLabel = "FILE",
+        description = "The steward's key file, to name it.")
     Path key;
 
-    @Option(names = "--progress-every", defaultValue = "100000", paramLabel = "N",
-        description = "Report progress on stderr every N records (default ${DEFAULT-VALUE}; 0: never).")
+    @Option(
+        names = "--progress-every",
+        defaultValue = "100000",
+        paramLabel = "N",
+        description =
+            "Report progress on stderr every N records (default ${DEFAULT-VALUE}; 0: never).")
     long progressEvery;
 
     JournalFile.Contents read() throws CliException {
@@ -125,7 +133,9 @@ final class JournalCommand implements Runnable {
 
   record Replayed(Gate gate, JournalReplay.Result result) {}
 
-  @Command(name = "verify", mixinStandardHelpOptions = true,
+  @Command(
+      name = "verify",
+      mixinStandardHelpOptions = true,
       description = "Check the record chain and replay it; exit 1 naming the first bad record.")
   static final class Verify extends Common implements Callable<Integer> {
     @Override
@@ -133,20 +143,33 @@ final class JournalCommand implements Runnable {
       JournalFile.Contents c = read();
       Replayed r = replay(c.records());
       PrintWriter out = spec.commandLine().getOut();
-      out.println("journal " + file + ": " + Counted.of(c.records().size(), "record")
-          + (c.records().size() == 1 ? " forms" : " form") + " one chain and replay; "
-          + Counted.of(r.result().authorisations(), "grant decision") + ", "
-          + Counted.of(r.result().sealed().size(), "receipt") + ", "
-          + r.result().unresolved().size() + " unresolved, "
-          + Counted.of(r.result().revocations(), "revocation")
-          + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
-          + (c.tornTail() > 0 ? "; a final line of " + c.tornTail()
-              + " bytes without a newline is an append cut short and will be dropped" : ""));
+      out.println(
+          "journal "
+              + file
+              + ": "
+              + Counted.of(c.records().size(), "record")
+              + (c.records().size() == 1 ? " forms" : " form")
+              + " one chain and replay; "
+              + Counted.of(r.result().authorisations(), "grant decision")
+              + ", "
+              + Counted.of(r.result().sealed().size(), "receipt")
+              + ", "
+              + r.result().unresolved().size()
+              + " unresolved, "
+              + Counted.of(r.result().revocations(), "revocation")
+              + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
+              + (c.tornTail() > 0
+                  ? "; a final line of "
+                      + c.tornTail()
+                      + " bytes without a newline is an append cut short and will be dropped"
+                  : ""));
       return 0;
     }
   }
 
-  @Command(name = "inspect", mixinStandardHelpOptions = true,
+  @Command(
+      name = "inspect",
+      mixinStandardHelpOptions = true,
       description = "Print every record, the spend per grant and the unresolved serves.")
   static final class Inspect extends Common implements Callable<Integer> {
     @Override
@@ -168,8 +191,16 @@ final class JournalCommand implements Runnable {
       for (GrantChain ch : grants.values()) {
         long budget = ch.links().stream().mapToLong(l -> l.grant().budgetUj()).min().orElse(0);
         long left = replayed.gate().remainingUj(ch);
-        out.println("  grant " + ch.leaf().id() + ": spent " + (budget - left) + " uJ of "
-            + budget + ", " + left + " left");
+        out.println(
+            "  grant "
+                + ch.leaf().id()
+                + ": spent "
+                + (budget - left)
+                + " uJ of "
+                + budget
+                + ", "
+                + left
+                + " left");
       }
       List<Unresolved> unresolved = replayed.result().unresolved();
       out.println("unresolved serves: " + unresolved.size());
@@ -181,46 +212,93 @@ final class JournalCommand implements Runnable {
       String head = "#" + r.seq() + " ";
       return switch (r.entry()) {
         case JournalEntry.Chain c ->
-            head + "Chain " + c.id() + " leaf grant " + c.chain().leaf().id() + " ("
-                + c.chain().links().size() + " links)";
+            head
+                + "Chain "
+                + c.id()
+                + " leaf grant "
+                + c.chain().leaf().id()
+                + " ("
+                + c.chain().links().size()
+                + " links)";
         case JournalEntry.Authorised a -> {
           Presentation p = a.presentation();
           chains.put(r.seq(), p.chain());
-          yield head + "Authorised request " + a.request().id() + " backend " + a.backend()
-              + " grant " + p.grantId() + " caller " + p.caller() + " model "
-              + a.model().map(Object::toString).orElse("-") + " at " + a.decidedAt();
+          yield head
+              + "Authorised request "
+              + a.request().id()
+              + " backend "
+              + a.backend()
+              + " grant "
+              + p.grantId()
+              + " caller "
+              + p.caller()
+              + " model "
+              + a.model().map(Object::toString).orElse("-")
+              + " at "
+              + a.decidedAt();
         }
         case JournalEntry.Debited d ->
-            head + "Debited authorisation #" + d.authorised() + " " + d.debitedUj() + " uJ ("
-                + d.energy().provenance() + ")" + d.breach().map(b -> " breach " + b).orElse("");
+            head
+                + "Debited authorisation #"
+                + d.authorised()
+                + " "
+                + d.debitedUj()
+                + " uJ ("
+                + d.energy().provenance()
+                + ")"
+                + d.breach().map(b -> " breach " + b).orElse("");
         case JournalEntry.Sealed s ->
-            head + "Sealed receipt " + s.sequence() + " envelope " + s.envelopeId()
+            head
+                + "Sealed receipt "
+                + s.sequence()
+                + " envelope "
+                + s.envelopeId()
                 + (s.authorised().isPresent() ? " granted #" + s.authorised().getAsLong() : "");
         case JournalEntry.Suspended x ->
-            head + "Suspended grants: shown receipt " + x.sequence() + " envelope "
-                + x.envelope().id() + ", which the journal did not hold";
+            head
+                + "Suspended grants: shown receipt "
+                + x.sequence()
+                + " envelope "
+                + x.envelope().id()
+                + ", which the journal did not hold";
         case JournalEntry.Resumed x -> head + "Resumed grants: " + x.note();
         case JournalEntry.Revoked x ->
-            head + "Revoked grant " + x.revocation().grantId() + " from " + x.revocation().from()
-                + " by " + x.revocation().revoker();
+            head
+                + "Revoked grant "
+                + x.revocation().grantId()
+                + " from "
+                + x.revocation().from()
+                + " by "
+                + x.revocation().revoker();
         case JournalEntry.Checkpoint x ->
-            head + "Checkpoint " + x.note().text().replace('\n', ' ').strip() + " ("
-                + x.note().signatures().size() + " signatures)";
+            head
+                + "Checkpoint "
+                + x.note().text().replace('\n', ' ').strip()
+                + " ("
+                + x.note().signatures().size()
+                + " signatures)";
       };
     }
   }
 
-  @Command(name = "resume-grants", mixinStandardHelpOptions = true,
-      description = "After restoring a cut journal, lift the suspension of grants: appends a"
-          + " journalled Resumed record. Run with the steward stopped (it takes the journal's lock).")
+  @Command(
+      name = "resume-grants",
+      mixinStandardHelpOptions = true,
+      description =
+          "After restoring a cut journal, lift the suspension of grants: appends a"
+              + " journalled Resumed record. Run with the steward stopped (it takes the journal's lock).")
   static final class ResumeGrants implements Callable<Integer> {
     @Spec CommandSpec spec;
 
     @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
     Path file;
 
-    @Option(names = "--note", required = true, paramLabel = "TEXT",
-        description = "What was done, recorded in the journal (e.g. \"restored from the 02:00 backup\").")
+    @Option(
+        names = "--note",
+        required = true,
+        paramLabel = "TEXT",
+        description =
+            "What was done, recorded in the journal (e.g. \"restored from the 02:00 backup\").")
     String note;
 
     @Override
@@ -234,9 +312,17 @@ final class JournalCommand implements Runnable {
           throw new CliException("journal " + file + ": grants are not suspended; nothing written");
         }
         JournalRecord r = GrantSuspension.lift(journal, note).orElseThrow();
-        spec.commandLine().getOut().println("journal " + file + ": record " + r.seq()
-            + " lifts the suspension of " + inForce.get().record() + "; grants are honoured at the"
-            + " next start");
+        spec.commandLine()
+            .getOut()
+            .println(
+                "journal "
+                    + file
+                    + ": record "
+                    + r.seq()
+                    + " lifts the suspension of "
+                    + inForce.get().record()
+                    + "; grants are honoured at the"
+                    + " next start");
         return 0;
       } catch (JournalException e) {
         throw new CliException(file + ": " + e.getMessage(), e);

@@ -30,7 +30,11 @@ final class KeyCommand implements Runnable {
   static final class Generate implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE", description = "Where to write the key.")
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "Where to write the key.")
     Path out;
 
     @Option(names = "--force", description = "Overwrite an existing file.")
@@ -45,7 +49,10 @@ final class KeyCommand implements Runnable {
     }
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a key file's did:key.")
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = "Print a key file's did:key.")
   static final class Show implements Callable<Integer> {
     @Spec CommandSpec spec;
 

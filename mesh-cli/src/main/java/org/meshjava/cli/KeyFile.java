@@ -40,7 +40,8 @@ final class KeyFile {
         Files.deleteIfExists(path);
       }
       boolean posix =
-          Files.getFileStore(parent != null ? parent : Path.of(".")).supportsFileAttributeView("posix");
+          Files.getFileStore(parent != null ? parent : Path.of("."))
+              .supportsFileAttributeView("posix");
       if (posix) {
         Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
         Files.createFile(path, PosixFilePermissions.asFileAttribute(owner));

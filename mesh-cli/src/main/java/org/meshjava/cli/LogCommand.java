@@ -61,7 +61,10 @@ final class LogCommand implements Runnable {
     try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
       HttpResponse<String> r =
           http.send(
-              HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+              HttpRequest.newBuilder(URI.create(base + path))
+                  .timeout(Duration.ofSeconds(30))
+                  .GET()
+                  .build(),
               HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
       if (r.statusCode() != 200) {
         throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
@@ -102,16 +105,22 @@ final class LogCommand implements Runnable {
     }
   }
 
-  @Command(name = "checkpoint", mixinStandardHelpOptions = true,
+  @Command(
+      name = "checkpoint",
+      mixinStandardHelpOptions = true,
       description = "Fetch the steward's latest signed checkpoint (a C2SP signed note).")
   static final class Fetch implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--server", required = true,
+    @Option(
+        names = "--server",
+        required = true,
         description = "The server: host:port or its base URL.")
     String server;
 
-    @Option(names = {"-o", "--out"}, description = "Write the checkpoint here, not to stdout.")
+    @Option(
+        names = {"-o", "--out"},
+        description = "Write the checkpoint here, not to stdout.")
     Path out;
 
     @Override
@@ -122,12 +131,16 @@ final class LogCommand implements Runnable {
     }
   }
 
-  @Command(name = "prove", mixinStandardHelpOptions = true,
+  @Command(
+      name = "prove",
+      mixinStandardHelpOptions = true,
       description = "Fetch an inclusion proof (--seq) or a consistency proof (--from) as JSON.")
   static final class Prove implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--server", required = true,
+    @Option(
+        names = "--server",
+        required = true,
         description = "The server: host:port or its base URL.")
     String server;
 
@@ -145,7 +158,9 @@ final class LogCommand implements Runnable {
     @Option(names = "--size", description = "The tree size to prove against (default: latest).")
     Long size;
 
-    @Option(names = {"-o", "--out"}, description = "Write the proof here, not to stdout.")
+    @Option(
+        names = {"-o", "--out"},
+        description = "Write the proof here, not to stdout.")
     Path out;
 
     @Override
@@ -153,15 +168,20 @@ final class LogCommand implements Runnable {
       String path =
           which.seq != null
               ? "/v1/mesh/proof/inclusion?seq=" + which.seq + (size == null ? "" : "&size=" + size)
-              : "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
+              : "/v1/mesh/proof/consistency?from="
+                  + which.from
+                  + (size == null ? "" : "&to=" + size);
       write(spec.commandLine().getOut(), out, get(server, path) + "\n");
       return 0;
     }
   }
 
-  @Command(name = "verify", mixinStandardHelpOptions = true,
-      description = "Offline: verify a checkpoint's signature by the steward, and a receipt's"
-          + " inclusion in it (--envelope) or its consistency with an older checkpoint (--old).")
+  @Command(
+      name = "verify",
+      mixinStandardHelpOptions = true,
+      description =
+          "Offline: verify a checkpoint's signature by the steward, and a receipt's"
+              + " inclusion in it (--envelope) or its consistency with an older checkpoint (--old).")
   static final class Verify implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -192,8 +212,13 @@ final class LogCommand implements Runnable {
       try {
         Checkpoint head = open(checkpoint);
         if (what == null) {
-          out.println("checkpoint verified: " + head.origin() + " size " + head.size() + " root "
-              + head.root().base64());
+          out.println(
+              "checkpoint verified: "
+                  + head.origin()
+                  + " size "
+                  + head.size()
+                  + " root "
+                  + head.root().base64());
           return 0;
         }
         if (proof == null) {
@@ -206,19 +231,33 @@ final class LogCommand implements Runnable {
           long index = p.path("leaf_index").asLong(-1);
           long size = p.path("tree_size").asLong(-1);
           if (size != head.size()) {
-            throw new CliException("the proof is for size " + size + ", the checkpoint is "
-                + head.size());
+            throw new CliException(
+                "the proof is for size " + size + ", the checkpoint is " + head.size());
           }
           new InclusionProof(index, size, path).verify(TransparencyLog.leafHash(id), head.root());
-          out.println("included: envelope " + id + " is leaf " + index + " of the " + size
-              + "-receipt log " + head.origin());
+          out.println(
+              "included: envelope "
+                  + id
+                  + " is leaf "
+                  + index
+                  + " of the "
+                  + size
+                  + "-receipt log "
+                  + head.origin());
         } else {
           Checkpoint older = open(what.old);
           long from = p.path("from").asLong(-1);
           long to = p.path("to").asLong(-1);
           if (from != older.size() || to != head.size()) {
-            throw new CliException("the proof is from " + from + " to " + to
-                + ", the checkpoints are " + older.size() + " and " + head.size());
+            throw new CliException(
+                "the proof is from "
+                    + from
+                    + " to "
+                    + to
+                    + ", the checkpoints are "
+                    + older.size()
+                    + " and "
+                    + head.size());
           }
           new ConsistencyProof(from, to, path).verify(older.root(), head.root());
           out.println("consistent: the log of " + to + " receipts extends the one of " + from);

@@ -1,11 +1,14 @@
 package org.meshjava.cli;
 
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code mesh} command: the demo, the HTTP binding, verification, the journal and grant tools. */
+/**
+ * The {@code mesh} command: the demo, the HTTP binding, verification, the journal and grant tools.
+ */
 @Command(
     name = "mesh",
     mixinStandardHelpOptions = true,
@@ -44,8 +47,12 @@ public final class Mesh implements Runnable {
               e instanceof IOException io
                   ? UserFile.reason(io)
                   : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-          commandLine.getErr().println(commandLine.getCommandSpec().qualifiedName() + ": "
-              + msg.replaceAll("[\\r\\n]+", " "));
+          commandLine
+              .getErr()
+              .println(
+                  commandLine.getCommandSpec().qualifiedName()
+                      + ": "
+                      + msg.replaceAll("[\\r\\n]+", " "));
           return 1;
         });
     cl.setParameterExceptionHandler(
@@ -54,8 +61,15 @@ public final class Mesh implements Runnable {
           // the full usage text is what --help is for.
           CommandLine where = e.getCommandLine();
           String name = where.getCommandSpec().qualifiedName();
-          where.getErr().println(name + ": " + e.getMessage().replaceAll("[\\r\\n]+", " ")
-              + " (see '" + name + " --help')");
+          where
+              .getErr()
+              .println(
+                  name
+                      + ": "
+                      + String.valueOf(e.getMessage()).replaceAll("[\\r\\n]+", " ")
+                      + " (see '"
+                      + name
+                      + " --help')");
           return where.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cl.execute(args);
@@ -63,8 +77,10 @@ public final class Mesh implements Runnable {
 
   /** Entry point. */
   public static void main(String[] args) {
-    PrintWriter out = new PrintWriter(System.out, true);
-    PrintWriter err = new PrintWriter(System.err, true);
+    PrintWriter out =
+        new PrintWriter(new OutputStreamWriter(System.out, System.out.charset()), true);
+    PrintWriter err =
+        new PrintWriter(new OutputStreamWriter(System.err, System.err.charset()), true);
     System.exit(run(out, err, args));
   }
 }

@@ -2,6 +2,7 @@ package org.meshjava.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Revocation;
@@ -17,9 +18,9 @@ final class RevocationFile {
   private RevocationFile() {}
 
   static void load(Steward steward, Path file, PrintWriter out) throws CliException {
-    String[] lines = GrantFiles.readText(file).split("\n");
-    for (int i = 0; i < lines.length; i++) {
-      String line = lines[i].strip();
+    List<String> lines = GrantFiles.readText(file).lines().toList();
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
       if (line.isEmpty()) {
         continue;
       }
@@ -27,8 +28,15 @@ final class RevocationFile {
       try {
         Revocation r = Revocation.fromHex(line);
         boolean recorded = steward.revoke(r);
-        out.println((recorded ? "revoked " : "already revoked ") + "grant " + r.grantId() + " from "
-            + r.from() + " (" + where + ")");
+        out.println(
+            (recorded ? "revoked " : "already revoked ")
+                + "grant "
+                + r.grantId()
+                + " from "
+                + r.from()
+                + " ("
+                + where
+                + ")");
       } catch (MalformedGrantException e) {
         throw new CliException(where + ": not a revocation: " + e.getMessage(), e);
       } catch (GrantRefusedException e) {

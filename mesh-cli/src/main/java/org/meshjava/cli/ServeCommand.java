@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -39,13 +40,19 @@ import picocli.CommandLine.Spec;
 final class ServeCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = "--config", paramLabel = "FILE", description = "A JSON configuration (see README).")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "A JSON configuration (see README).")
   Path config;
 
   @Option(names = "--host", paramLabel = "ADDR", description = "Bind address (default 127.0.0.1).")
   String host;
 
-  @Option(names = "--port", paramLabel = "N", description = "Port (default 8080; 0 picks a free one).")
+  @Option(
+      names = "--port",
+      paramLabel = "N",
+      description = "Port (default 8080; 0 picks a free one).")
   Integer port;
 
   @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
@@ -54,35 +61,47 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--journal", paramLabel = "FILE", description = "The decision journal file.")
   Path journal;
 
-  @Option(names = "--fresh-chain",
-      description = "Start this key's receipt chain at 0: needed when the key's journal records no"
-          + " receipt (a new key, or an abandoned chain). Never read from --config.")
+  @Option(
+      names = "--fresh-chain",
+      description =
+          "Start this key's receipt chain at 0: needed when the key's journal records no"
+              + " receipt (a new key, or an abandoned chain). Never read from --config.")
   boolean freshChain;
 
   @Option(names = "--meter", paramLabel = "KIND", description = "discover (default) or estimator.")
   String meter;
 
-  @Option(names = "--default-ceiling-uj", paramLabel = "UJ",
+  @Option(
+      names = "--default-ceiling-uj",
+      paramLabel = "UJ",
       description = "Joule ceiling for ungranted requests naming none (default 1000000).")
   Long defaultCeiling;
 
   @Option(names = "--max-body-bytes", paramLabel = "N", description = "Body limit (default 1 MiB).")
   Long maxBody;
 
-  @Option(names = "--max-concurrent", paramLabel = "N", description = "Concurrent serves before 429.")
+  @Option(
+      names = "--max-concurrent",
+      paramLabel = "N",
+      description = "Concurrent serves before 429.")
   Integer maxConcurrent;
 
-  @Option(names = "--revocations", paramLabel = "FILE",
-      description = "Revocations to load at start (mesh grant revoke; one hex line each); each is"
-          + " verified and journalled.")
+  @Option(
+      names = "--revocations",
+      paramLabel = "FILE",
+      description =
+          "Revocations to load at start (mesh grant revoke; one hex line each); each is"
+              + " verified and journalled.")
   Path revocations;
 
-  @Option(names = "--port-file", paramLabel = "FILE",
+  @Option(
+      names = "--port-file",
+      paramLabel = "FILE",
       description = "Write the bound port here once listening (for scripts).")
   Path portFile;
 
   /** The journal file this run created, removed again if the steward never starts listening. */
-  private Path createdJournal;
+  private @Nullable Path createdJournal;
 
   @Override
   public Integer call() throws Exception {
@@ -133,7 +152,7 @@ final class ServeCommand implements Callable<Integer> {
     String meterKind = meter != null ? meter : c.meter().orElse("discover");
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());
-      case "discover" -> { }
+      case "discover" -> {}
       default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
     }
     Path journalPath = journal != null ? journal : c.journal().orElse(null);
@@ -142,14 +161,15 @@ final class ServeCommand implements Callable<Integer> {
       try {
         sb.journal(FileJournal.open(journalPath));
       } catch (JournalException e) {
-        throw new CliException(e.getMessage(), e);
+        throw new CliException(String.valueOf(e.getMessage()), e);
       }
       if (!existed) {
         createdJournal = journalPath;
       }
     } else if (keyPath != null) {
-      err.println("warning: no journal; this key outlives the steward but its spend would not, so"
-          + " every grant is refused (503 journal_not_durable); pass --journal to honour grants");
+      err.println(
+          "warning: no journal; this key outlives the steward but its spend would not, so"
+              + " every grant is refused (503 journal_not_durable); pass --journal to honour grants");
     } else {
       err.println("warning: no journal; grant spend is forgotten when this steward stops");
     }
@@ -157,12 +177,16 @@ final class ServeCommand implements Callable<Integer> {
     try {
       steward = sb.build();
     } catch (StewardStartException e) {
-      throw new CliException(e.getMessage(), e);
+      throw new CliException(String.valueOf(e.getMessage()), e);
     } catch (UnknownChainHeadException e) {
-      throw new CliException("cannot start the steward: journal "
-          + (journalPath != null ? journalPath.toString() : "(in memory)")
-          + " records no receipt of key " + keyPath + ", so where its receipt chain stands is"
-          + " unknown; if this key has never sealed a receipt, pass --fresh-chain", e);
+      throw new CliException(
+          "cannot start the steward: journal "
+              + (journalPath != null ? journalPath.toString() : "(in memory)")
+              + " records no receipt of key "
+              + keyPath
+              + ", so where its receipt chain stands is"
+              + " unknown; if this key has never sealed a receipt, pass --fresh-chain",
+          e);
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
@@ -175,7 +199,8 @@ final class ServeCommand implements Callable<Integer> {
           OpenAiServer.builder(steward)
               .host(host != null ? host : c.host().orElse("127.0.0.1"))
               .port(port != null ? port : c.port().orElse(8080));
-      Long ceiling = defaultCeiling != null ? defaultCeiling : c.defaultJouleCeilingUj().orElse(null);
+      Long ceiling =
+          defaultCeiling != null ? defaultCeiling : c.defaultJouleCeilingUj().orElse(null);
       if (ceiling != null) {
         ob.defaultJouleCeilingUj(ceiling);
       }
@@ -198,10 +223,20 @@ final class ServeCommand implements Callable<Integer> {
         }
         out.println("steward " + steward.identity());
         steward.unresolved().forEach(u -> err.println("warning: " + u));
-        steward.grantsSuspended().ifPresent(r -> err.println("warning: grants are suspended: " + r));
+        steward
+            .grantsSuspended()
+            .ifPresent(r -> err.println("warning: grants are suspended: " + r));
         for (ServingEngine e : steward.backends()) {
-          out.println("backend " + e.name() + " (" + e.fidelity() + ", " + e.costProfile().ujPerToken()
-              + " uJ/token" + (e.deterministic() ? ", deterministic" : "") + ")");
+          out.println(
+              "backend "
+                  + e.name()
+                  + " ("
+                  + e.fidelity()
+                  + ", "
+                  + e.costProfile().ujPerToken()
+                  + " uJ/token"
+                  + (e.deterministic() ? ", deterministic" : "")
+                  + ")");
         }
         createdJournal = null;
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
@@ -250,11 +285,21 @@ final class ServeCommand implements Callable<Integer> {
   /** The embedded backends when the configuration names none: the demo's three. */
   static List<ServingEngine> defaults() {
     return List.of(
-        ReferenceEngine.builder().name("tiny").recipe(Recipe.of("tiny-ref")).fidelity(Fidelity.F1)
-            .costProfile(CostProfile.perToken(40).withOptionCost(10)).workPerToken(4).build(),
+        ReferenceEngine.builder()
+            .name("tiny")
+            .recipe(Recipe.of("tiny-ref"))
+            .fidelity(Fidelity.F1)
+            .costProfile(CostProfile.perToken(40).withOptionCost(10))
+            .workPerToken(4)
+            .build(),
         ReferenceEngine.builder().name("reference").build(),
-        ReferenceEngine.builder().name("frontier").recipe(Recipe.of("frontier-ref").with("instruct"))
-            .fidelity(Fidelity.F4).costProfile(CostProfile.perToken(900).withOptionCost(200))
-            .workPerToken(64).reportsDelivered(true).build());
+        ReferenceEngine.builder()
+            .name("frontier")
+            .recipe(Recipe.of("frontier-ref").with("instruct"))
+            .fidelity(Fidelity.F4)
+            .costProfile(CostProfile.perToken(900).withOptionCost(200))
+            .workPerToken(64)
+            .reportsDelivered(true)
+            .build());
   }
 }

@@ -24,8 +24,8 @@ import org.meshjava.engine.onnx.OnnxModel;
 import org.meshjava.openai.UpstreamEngine;
 
 /**
- * The {@code mesh serve} configuration file: one JSON object. Every key is optional; flags given
- * on the command line win. Relative paths are read against the file's directory. Unknown keys are
+ * The {@code mesh serve} configuration file: one JSON object. Every key is optional; flags given on
+ * the command line win. Relative paths are read against the file's directory. Unknown keys are
  * refused, so a typo cannot silently fall back to a default.
  *
  * <pre>{@code
@@ -76,13 +76,14 @@ record ServeConfig(
 
   /**
    * The output cap of a backend whose configuration sets none (and of the embedded defaults): a
-   * long reply, not an unbounded one. Without it an ungranted {@code max_tokens} of ten million
-   * ran for half a minute and returned 40 MB.
+   * long reply, not an unbounded one. Without it an ungranted {@code max_tokens} of ten million ran
+   * for half a minute and returned 40 MB.
    */
   static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
   /** The caps of a backend whose configuration sets none. */
-  static final ServeLimits DEFAULT_CAP = ServeLimits.NONE.withMaxOutputTokens(DEFAULT_MAX_OUTPUT_TOKENS);
+  static final ServeLimits DEFAULT_CAP =
+      ServeLimits.NONE.withMaxOutputTokens(DEFAULT_MAX_OUTPUT_TOKENS);
 
   /** The caps configured for {@code backend}, else {@link #DEFAULT_CAP}. */
   ServeLimits capOf(String backend) {
@@ -90,20 +91,41 @@ record ServeConfig(
   }
 
   private static final Set<String> KEYS =
-      Set.of("host", "port", "key_file", "journal", "revocations", "meter", "default_joule_ceiling_uj",
-          "max_body_bytes", "max_concurrent_serves", "body_deadline_s", "backends",
+      Set.of(
+          "host",
+          "port",
+          "key_file",
+          "journal",
+          "revocations",
+          "meter",
+          "default_joule_ceiling_uj",
+          "max_body_bytes",
+          "max_concurrent_serves",
+          "body_deadline_s",
+          "backends",
           "default_decision_engine");
 
   static ServeConfig empty() {
-    return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        List.of(), Map.of(),
+    return new ServeConfig(
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        List.of(),
+        Map.of(),
         true);
   }
 
   static ServeConfig read(Path file) throws CliException {
     JsonNode root = GrantFiles.readJson(file);
-    Path dir = file.toAbsolutePath().getParent();
+    Path dir =
+        java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file has a folder");
     if (!root.isObject()) {
       throw new CliException(file + ": the configuration is one JSON object");
     }
@@ -145,16 +167,21 @@ record ServeConfig(
 
   private static ServingEngine backend(JsonNode b, String where, Path dir) throws CliException {
     String type = text(b, "type").orElse("reference");
-    String name = text(b, "name").orElseThrow(() -> new IllegalArgumentException(where + " has no name"));
+    String name =
+        text(b, "name").orElseThrow(() -> new IllegalArgumentException(where + " has no name"));
     Fidelity fidelity = fidelity(text(b, "fidelity").orElse("F2"), where);
     CostProfile cost =
-        CostProfile.perToken(number(b, "uj_per_token").orElse(type.equals("upstream") ? 1000L : 100L))
+        CostProfile.perToken(
+                number(b, "uj_per_token").orElse(type.equals("upstream") ? 1000L : 100L))
             .withOptionCost(number(b, "uj_per_option_scored").orElse(0L));
     Optional<Recipe> recipe = text(b, "recipe").map(Recipe::of);
     switch (type) {
       case "reference" -> {
         ReferenceEngine.Builder rb =
-            ReferenceEngine.builder().name(name).fidelity(fidelity).costProfile(cost)
+            ReferenceEngine.builder()
+                .name(name)
+                .fidelity(fidelity)
+                .costProfile(cost)
                 .workPerToken(number(b, "work_per_token").orElse(16L).intValue());
         recipe.ifPresent(rb::recipe);
         return rb.build();
@@ -163,10 +190,17 @@ record ServeConfig(
         UpstreamEngine.Builder ub =
             UpstreamEngine.builder()
                 .name(name)
-                .baseUri(URI.create(text(b, "base_url").orElseThrow(
-                    () -> new IllegalArgumentException(where + " (upstream) has no base_url"))))
-                .model(text(b, "model").orElseThrow(
-                    () -> new IllegalArgumentException(where + " (upstream) has no model")))
+                .baseUri(
+                    URI.create(
+                        text(b, "base_url")
+                            .orElseThrow(
+                                () ->
+                                    new IllegalArgumentException(
+                                        where + " (upstream) has no base_url"))))
+                .model(
+                    text(b, "model")
+                        .orElseThrow(
+                            () -> new IllegalArgumentException(where + " (upstream) has no model")))
                 .fidelity(fidelity)
                 .costProfile(cost)
                 .deterministic(b.path("deterministic").asBoolean(false))
@@ -176,7 +210,8 @@ record ServeConfig(
         if (keyEnv.isPresent()) {
           String key = System.getenv(keyEnv.get());
           if (key == null) {
-            throw new CliException(where + ": environment variable " + keyEnv.get() + " is not set");
+            throw new CliException(
+                where + ": environment variable " + keyEnv.get() + " is not set");
           }
           ub.apiKey(key);
         }
@@ -184,8 +219,12 @@ record ServeConfig(
           if (b.has(claim)) {
             // Nothing on this host can check what an upstream loads; a typed digest would be
             // sealed, and admitted under ModelIn, without anyone verifying it (SPEC 70).
-            throw new CliException(where + " (upstream): '" + claim + "' is not accepted: the"
-                + " steward cannot verify an upstream's weights, so an upstream backend binds none");
+            throw new CliException(
+                where
+                    + " (upstream): '"
+                    + claim
+                    + "' is not accepted: the"
+                    + " steward cannot verify an upstream's weights, so an upstream backend binds none");
           }
         }
         return ub.build();
@@ -193,10 +232,14 @@ record ServeConfig(
       case "onnx-minilm" -> {
         try {
           OnnxDecisionEngine.Builder ob =
-              OnnxDecisionEngine.builder().name(name).fidelity(fidelity)
-                  .costProfile(number(b, "uj_per_token").isPresent() ? cost
-                      : CostProfile.perToken(20).withOptionCost(
-                          number(b, "uj_per_option_scored").orElse(300L)));
+              OnnxDecisionEngine.builder()
+                  .name(name)
+                  .fidelity(fidelity)
+                  .costProfile(
+                      number(b, "uj_per_token").isPresent()
+                          ? cost
+                          : CostProfile.perToken(20)
+                              .withOptionCost(number(b, "uj_per_option_scored").orElse(300L)));
           if (b.hasNonNull("temperature")) {
             ob.temperature(b.get("temperature").asDouble());
           }
@@ -210,11 +253,17 @@ record ServeConfig(
         }
       }
       case "jlama" -> {
-        Path modelDir = dir.resolve(text(b, "model_dir").orElseThrow(
-            () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
+        Path modelDir =
+            dir.resolve(
+                text(b, "model_dir")
+                    .orElseThrow(
+                        () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
         try {
           JlamaEngine.Builder jb =
-              JlamaEngine.builder(modelDir).name(name).fidelity(fidelity).costProfile(cost)
+              JlamaEngine.builder(modelDir)
+                  .name(name)
+                  .fidelity(fidelity)
+                  .costProfile(cost)
                   .digestProgress(new DigestProgressLine(name, System.err));
           double t = b.path("temperature").asDouble(0);
           if (t != 0) {
@@ -229,8 +278,12 @@ record ServeConfig(
           throw new CliException(where + ": " + e.getMessage(), e);
         }
       }
-      default -> throw new CliException(where + ": unknown backend type '" + type
-          + "' (reference, upstream, onnx-minilm or jlama)");
+      default ->
+          throw new CliException(
+              where
+                  + ": unknown backend type '"
+                  + type
+                  + "' (reference, upstream, onnx-minilm or jlama)");
     }
   }
 

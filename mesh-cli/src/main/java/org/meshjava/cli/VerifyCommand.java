@@ -10,10 +10,10 @@ import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.SealedReceipt;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code mesh verify}: verifies JCR-1 envelopes, one hex envelope per line across the given files
@@ -26,7 +26,10 @@ import picocli.CommandLine.Model.CommandSpec;
 final class VerifyCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Parameters(paramLabel = "FILE", arity = "1..*", description = "Files of hex envelopes, one per line.")
+  @Parameters(
+      paramLabel = "FILE",
+      arity = "1..*",
+      description = "Files of hex envelopes, one per line.")
   List<Path> files;
 
   @Option(names = "--from-genesis", description = "Require the chain to start at sequence 0.")
@@ -39,7 +42,7 @@ final class VerifyCommand implements Callable<Integer> {
     List<Envelope> envelopes = new ArrayList<>();
     for (Path f : files) {
       int before = envelopes.size();
-      for (String line : UserFile.readText(f, "envelope file").split("\\R")) {
+      for (String line : UserFile.readText(f, "envelope file").lines().toList()) {
         if (line.isBlank()) {
           continue;
         }
@@ -61,9 +64,17 @@ final class VerifyCommand implements Callable<Integer> {
           fromGenesis
               ? ReceiptChain.verifyFromGenesis(envelopes)
               : ReceiptChain.verifySegment(envelopes);
-      out.println("verified " + Counted.of(ok.size(), "receipt")
-          + (ok.isEmpty() ? "" : ", sequences " + ok.getFirst().receipt().sequence() + ".."
-              + ok.getLast().receipt().sequence() + ", steward " + ok.getFirst().receipt().steward()));
+      out.println(
+          "verified "
+              + Counted.of(ok.size(), "receipt")
+              + (ok.isEmpty()
+                  ? ""
+                  : ", sequences "
+                      + ok.getFirst().receipt().sequence()
+                      + ".."
+                      + ok.getLast().receipt().sequence()
+                      + ", steward "
+                      + ok.getFirst().receipt().steward()));
       return 0;
     } catch (ReceiptException e) {
       err.println("mesh verify: " + e.getMessage());

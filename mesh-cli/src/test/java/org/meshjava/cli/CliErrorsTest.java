@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
 
 /**
- * Every class of user error gets one line on stderr that names the file or flag and says why, and
- * a non-zero exit: unreadable, binary and empty files, unknown flags, values out of range.
+ * Every class of user error gets one line on stderr that names the file or flag and says why, and a
+ * non-zero exit: unreadable, binary and empty files, unknown flags, values out of range.
  */
 class CliErrorsTest {
   @TempDir Path tmp;
@@ -80,8 +80,7 @@ class CliErrorsTest {
     assertOneLineError(r, 1, "mesh verify");
     assertThat(r.err()).contains("empty.hex holds no envelopes");
     // One good file beside an empty one is still a mistake worth a non-zero exit.
-    Run both =
-        mesh("verify", published("reference/envelope.hex").toString(), empty.toString());
+    Run both = mesh("verify", published("reference/envelope.hex").toString(), empty.toString());
     assertThat(both.code()).isEqualTo(1);
   }
 
@@ -98,7 +97,10 @@ class CliErrorsTest {
   void unknownFlag_isOneLineNamingItAndTheHelp_notTheWholeUsage() {
     Run r = mesh("verify", "--bogus", "x.hex");
     assertOneLineError(r, 2, "mesh verify");
-    assertThat(r.err()).contains("'--bogus'").contains("mesh verify --help").doesNotContain("Usage");
+    assertThat(r.err())
+        .contains("'--bogus'")
+        .contains("mesh verify --help")
+        .doesNotContain("Usage");
     Run missing = mesh("key", "show");
     assertOneLineError(missing, 2, "mesh key show");
     assertThat(missing.err()).contains("--key");
@@ -110,8 +112,19 @@ class CliErrorsTest {
     assertThat(mesh("key", "generate", "--out", key.toString()).code()).isZero();
     String did = mesh("key", "show", "--key", key.toString()).out().strip();
     Run r =
-        mesh("grant", "issue", "--issuer-key", key.toString(), "--subject", did,
-            "--budget-uj", "-5", "--expires", "PT1H", "--out", tmp.resolve("g.hex").toString());
+        mesh(
+            "grant",
+            "issue",
+            "--issuer-key",
+            key.toString(),
+            "--subject",
+            did,
+            "--budget-uj",
+            "-5",
+            "--expires",
+            "PT1H",
+            "--out",
+            tmp.resolve("g.hex").toString());
     assertOneLineError(r, 1, "mesh grant issue");
     assertThat(r.err()).contains("--budget-uj must be zero or more").doesNotContain("budgetUj");
   }
@@ -133,8 +146,16 @@ class CliErrorsTest {
     Path journal = tmp.resolve("new.journal");
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Run r =
-          mesh("serve", "--journal", journal.toString(), "--meter", "estimator",
-              "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
+          mesh(
+              "serve",
+              "--journal",
+              journal.toString(),
+              "--meter",
+              "estimator",
+              "--host",
+              "127.0.0.1",
+              "--port",
+              Integer.toString(taken.getLocalPort()));
       assertThat(r.code()).as(r.err()).isEqualTo(1);
       assertThat(r.err()).contains("mesh serve: cannot listen");
       // The no-key warning goes to stderr with the error; stdout stays for what scripts read.
@@ -150,8 +171,16 @@ class CliErrorsTest {
     Files.writeString(journal, "");
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Run r =
-          mesh("serve", "--journal", journal.toString(), "--meter", "estimator",
-              "--host", "127.0.0.1", "--port", Integer.toString(taken.getLocalPort()));
+          mesh(
+              "serve",
+              "--journal",
+              journal.toString(),
+              "--meter",
+              "estimator",
+              "--host",
+              "127.0.0.1",
+              "--port",
+              Integer.toString(taken.getLocalPort()));
       assertThat(r.code()).isEqualTo(1);
     }
     assertThat(journal).exists();
@@ -160,8 +189,7 @@ class CliErrorsTest {
   @Test
   void serveConfig_withBackendsListed_servesOnlyThose() throws Exception {
     Path config = tmp.resolve("mesh.json");
-    Files.writeString(
-        config, "{\"backends\": [{\"type\": \"reference\", \"name\": \"small\"}]}");
+    Files.writeString(config, "{\"backends\": [{\"type\": \"reference\", \"name\": \"small\"}]}");
     ServeConfig c = ServeConfig.read(config);
     assertThat(c.defaultDecisionEngine()).isFalse();
     Files.writeString(

@@ -12,23 +12,27 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code mesh conformance run --subject CMD} against {@code mesh conformance subject} started as
- * a separate process: the CLI path another implementation's author would use.
+ * {@code mesh conformance run --subject CMD} against {@code mesh conformance subject} started as a
+ * separate process: the CLI path another implementation's author would use.
  */
 class ConformanceCommandTest {
 
   @Test
   void run_againstMeshJavasOwnSubjectCommand_passesTheWholePackAndExitsZero() {
     MeshCommandTest.Run r =
-        MeshCommandTest.mesh("conformance", "run", "--subject", subjectCommand(), "--pack", pack().toString());
+        MeshCommandTest.mesh(
+            "conformance", "run", "--subject", subjectCommand(), "--pack", pack().toString());
     assertThat(r.code()).as(r.out() + r.err()).isZero();
-    assertThat(r.out()).contains("subject: mesh-java").containsPattern("total: [0-9]+ passed, 0 failed, 0 skipped");
+    assertThat(r.out())
+        .contains("subject: mesh-java")
+        .containsPattern("total: [0-9]+ passed, 0 failed, 0 skipped");
   }
 
   @Test
   void run_againstASubjectThatAnswersNothing_skipsEverything_andExitsTwo() {
     MeshCommandTest.Run r =
-        MeshCommandTest.mesh("conformance", "run", "--subject", "exit 0", "--pack", pack().toString());
+        MeshCommandTest.mesh(
+            "conformance", "run", "--subject", "exit 0", "--pack", pack().toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.out()).containsPattern("total: 0 passed, 0 failed, [0-9]+ skipped");
   }
@@ -41,7 +45,10 @@ class ConformanceCommandTest {
     assertThat(r.err()).contains("no conformance pack at");
   }
 
-  /** {@code java -cp <this test run's classes> org.meshjava.cli.Mesh conformance subject}, quoted for sh. */
+  /**
+   * {@code java -cp <this test run's classes> org.meshjava.cli.Mesh conformance subject}, quoted
+   * for sh.
+   */
   private static String subjectCommand() {
     Set<String> path = new LinkedHashSet<>();
     for (String property : List.of("jdk.module.path", "java.class.path")) {
@@ -52,12 +59,16 @@ class ConformanceCommandTest {
       }
     }
     try {
-      path.add(Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+      path.add(
+          Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .toString());
     } catch (URISyntaxException e) {
       throw new IllegalStateException(e);
     }
     String java = ProcessHandle.current().info().command().orElse("java");
-    return quote(java) + " -cp " + quote(String.join(File.pathSeparator, path))
+    return quote(java)
+        + " -cp "
+        + quote(String.join(File.pathSeparator, path))
         + " org.meshjava.cli.Mesh conformance subject";
   }
 

@@ -43,7 +43,8 @@ class GrantServeJournalTest {
     Path file = tmp.resolve("a.key");
     assertThat(Files.readString(file)).matches("[0-9a-f]{64}\n");
     if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
-      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file))).isEqualTo("rw-------");
+      assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+          .isEqualTo("rw-------");
     }
     assertThat(mesh("key", "show", "--key", file.toString()).out().strip()).isEqualTo(did);
     Run again = mesh("key", "generate", "--out", file.toString());
@@ -59,44 +60,141 @@ class GrantServeJournalTest {
     String s1 = key("s1.key");
     String s2 = key("s2.key");
     Path root = tmp.resolve("root.hex");
-    assertThat(mesh("grant", "issue", "--issuer-key", tmp.resolve("caller.key").toString(),
-        "--subject", holder, "--budget-uj", "1000000", "--expires", "PT1H", "--max-cost-uj", "500000",
-        "--out", root.toString()).code()).isZero();
+    assertThat(
+            mesh(
+                    "grant",
+                    "issue",
+                    "--issuer-key",
+                    tmp.resolve("caller.key").toString(),
+                    "--subject",
+                    holder,
+                    "--budget-uj",
+                    "1000000",
+                    "--expires",
+                    "PT1H",
+                    "--max-cost-uj",
+                    "500000",
+                    "--out",
+                    root.toString())
+                .code())
+        .isZero();
     Path child = tmp.resolve("child.hex");
-    Run d = mesh("grant", "delegate", "--holder-key", tmp.resolve("holder.key").toString(),
-        "--chain", root.toString(), "--subject", s1, "--budget-uj", "400000", "--out", child.toString());
+    Run d =
+        mesh(
+            "grant",
+            "delegate",
+            "--holder-key",
+            tmp.resolve("holder.key").toString(),
+            "--chain",
+            root.toString(),
+            "--subject",
+            s1,
+            "--budget-uj",
+            "400000",
+            "--out",
+            child.toString());
     assertThat(d.code()).as(d.err()).isZero();
     assertThat(d.out()).contains("(2 links)");
-    Run sh = mesh("grant", "shard", "--holder-key", tmp.resolve("holder.key").toString(),
-        "--chain", root.toString(), "--share", s1 + "=600000", "--share", s2 + "=400000",
-        "--out-dir", tmp.resolve("shards").toString());
+    Run sh =
+        mesh(
+            "grant",
+            "shard",
+            "--holder-key",
+            tmp.resolve("holder.key").toString(),
+            "--chain",
+            root.toString(),
+            "--share",
+            s1 + "=600000",
+            "--share",
+            s2 + "=400000",
+            "--out-dir",
+            tmp.resolve("shards").toString());
     assertThat(sh.code()).as(sh.err()).isZero();
     assertThat(tmp.resolve("shards/shard-2.hex")).exists();
-    Run over = mesh("grant", "shard", "--holder-key", tmp.resolve("holder.key").toString(),
-        "--chain", root.toString(), "--share", s1 + "=600001", "--share", s2 + "=400000",
-        "--out-dir", tmp.resolve("over").toString());
+    Run over =
+        mesh(
+            "grant",
+            "shard",
+            "--holder-key",
+            tmp.resolve("holder.key").toString(),
+            "--chain",
+            root.toString(),
+            "--share",
+            s1 + "=600001",
+            "--share",
+            s2 + "=400000",
+            "--out-dir",
+            tmp.resolve("over").toString());
     assertThat(over.code()).isEqualTo(1);
     assertThat(over.err()).startsWith("mesh grant shard: refused: ").contains("OVER_SUM");
     Run show = mesh("grant", "show", "--chain", child.toString());
     assertThat(show.out()).contains("link 0:").contains("link 1:");
-    Run missing = mesh("grant", "issue", "--issuer-key", tmp.resolve("nope.key").toString(),
-        "--subject", holder, "--budget-uj", "1", "--expires", "PT1H", "--out", root.toString());
+    Run missing =
+        mesh(
+            "grant",
+            "issue",
+            "--issuer-key",
+            tmp.resolve("nope.key").toString(),
+            "--subject",
+            holder,
+            "--budget-uj",
+            "1",
+            "--expires",
+            "PT1H",
+            "--out",
+            root.toString());
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err().strip().lines()).hasSize(1);
     assertThat(missing.err()).startsWith("mesh grant issue: cannot read key file");
-    Run badDid = mesh("grant", "issue", "--issuer-key", tmp.resolve("caller.key").toString(),
-        "--subject", "did:web:x", "--budget-uj", "1", "--expires", "PT1H", "--out", root.toString());
+    Run badDid =
+        mesh(
+            "grant",
+            "issue",
+            "--issuer-key",
+            tmp.resolve("caller.key").toString(),
+            "--subject",
+            "did:web:x",
+            "--budget-uj",
+            "1",
+            "--expires",
+            "PT1H",
+            "--out",
+            root.toString());
     assertThat(badDid.code()).isEqualTo(1);
     assertThat(badDid.err()).contains("is not a did:key");
     // present --request: a ServeRequest as JSON.
     Path request = tmp.resolve("request.json");
-    Files.writeString(request, "{\"prompt_hash\":\"" + "ab".repeat(32) + "\",\"prompt_tokens\":3,"
-        + "\"max_tokens\":4,\"fidelity_floor\":1,\"joule_ceiling_uj\":1000}");
-    Run p = mesh("grant", "present", "--caller-key", tmp.resolve("holder.key").toString(),
-        "--chain", child.toString(), "--request", request.toString(), "--out", tmp.resolve("p.hex").toString());
+    Files.writeString(
+        request,
+        "{\"prompt_hash\":\""
+            + "ab".repeat(32)
+            + "\",\"prompt_tokens\":3,"
+            + "\"max_tokens\":4,\"fidelity_floor\":1,\"joule_ceiling_uj\":1000}");
+    Run p =
+        mesh(
+            "grant",
+            "present",
+            "--caller-key",
+            tmp.resolve("holder.key").toString(),
+            "--chain",
+            child.toString(),
+            "--request",
+            request.toString(),
+            "--out",
+            tmp.resolve("p.hex").toString());
     assertThat(p.code()).as(p.err()).isZero();
-    Run notIssuer = mesh("grant", "present", "--caller-key", tmp.resolve("caller.key").toString(),
-        "--chain", child.toString(), "--request", request.toString(), "--out", tmp.resolve("q.hex").toString());
+    Run notIssuer =
+        mesh(
+            "grant",
+            "present",
+            "--caller-key",
+            tmp.resolve("caller.key").toString(),
+            "--chain",
+            child.toString(),
+            "--request",
+            request.toString(),
+            "--out",
+            tmp.resolve("q.hex").toString());
     assertThat(notIssuer.code()).isEqualTo(1);
     assertThat(notIssuer.err()).contains("WRONG_KEY");
   }
@@ -107,7 +205,9 @@ class GrantServeJournalTest {
     key("caller.key");
     Path journal = tmp.resolve("steward.journal");
     Path config = tmp.resolve("mesh.json");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         {"host": "127.0.0.1", "port": 0, "key_file": "steward.key", "journal": "steward.journal",
          "meter": "estimator", "default_joule_ceiling_uj": 500000, "max_body_bytes": 65536,
          "max_concurrent_serves": 4,
@@ -117,40 +217,83 @@ class GrantServeJournalTest {
          ]}""");
     Path portFile = tmp.resolve("port");
     AtomicReference<Run> served = new AtomicReference<>();
-    Thread server = new Thread(() -> served.set(mesh("serve", "--config", config.toString(),
-        "--fresh-chain", "--port-file", portFile.toString())));
+    Thread server =
+        new Thread(
+            () ->
+                served.set(
+                    mesh(
+                        "serve",
+                        "--config",
+                        config.toString(),
+                        "--fresh-chain",
+                        "--port-file",
+                        portFile.toString())));
     server.start();
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
       while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
-        assertThat(System.nanoTime()).as("server did not start: " + served.get()).isLessThan(deadline);
+        assertThat(System.nanoTime())
+            .as("server did not start: " + served.get())
+            .isLessThan(deadline);
         Thread.sleep(20);
       }
       URI base = URI.create("http://127.0.0.1:" + Files.readString(portFile).strip());
       HttpClient http = HttpClient.newHttpClient();
-      JsonNode who = JSON.readTree(http.send(HttpRequest.newBuilder(base.resolve("/v1/mesh/steward")).build(),
-          HttpResponse.BodyHandlers.ofString()).body());
+      JsonNode who =
+          JSON.readTree(
+              http.send(
+                      HttpRequest.newBuilder(base.resolve("/v1/mesh/steward")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .body());
       assertThat(who.get("did").asText()).isEqualTo(steward);
 
       Path root = tmp.resolve("root.hex");
-      assertThat(mesh("grant", "issue", "--issuer-key", tmp.resolve("caller.key").toString(),
-          "--subject", steward, "--budget-uj", "2000000", "--expires", "PT1H", "--out", root.toString())
-          .code()).isZero();
+      assertThat(
+              mesh(
+                      "grant",
+                      "issue",
+                      "--issuer-key",
+                      tmp.resolve("caller.key").toString(),
+                      "--subject",
+                      steward,
+                      "--budget-uj",
+                      "2000000",
+                      "--expires",
+                      "PT1H",
+                      "--out",
+                      root.toString())
+                  .code())
+          .isZero();
       Path body = tmp.resolve("body.json");
-      Files.writeString(body, """
+      Files.writeString(
+          body,
+          """
           {"model": "small", "max_tokens": 8,
            "messages": [{"role": "user", "content": "Hello through the CLI."}],
            "metadata": {"fidelity_floor": "F1", "joule_ceiling_uj": "100000"}}""");
       Path granted = tmp.resolve("granted.json");
-      Run p = mesh("grant", "present", "--caller-key", tmp.resolve("caller.key").toString(),
-          "--chain", root.toString(), "--body", body.toString(), "--out", tmp.resolve("p.hex").toString(),
-          "--out-body", granted.toString());
+      Run p =
+          mesh(
+              "grant",
+              "present",
+              "--caller-key",
+              tmp.resolve("caller.key").toString(),
+              "--chain",
+              root.toString(),
+              "--body",
+              body.toString(),
+              "--out",
+              tmp.resolve("p.hex").toString(),
+              "--out-body",
+              granted.toString());
       assertThat(p.code()).as(p.err()).isZero();
-      HttpResponse<String> r = http.send(
-          HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
-              .header("Content-Type", "application/json")
-              .POST(HttpRequest.BodyPublishers.ofString(Files.readString(granted))).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString(Files.readString(granted)))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
       JsonNode energy = JSON.readTree(r.body()).get("usage").get("energy");
       assertThat(energy.get("receipt").get("grant_id").asText()).isNotBlank();
@@ -168,8 +311,11 @@ class GrantServeJournalTest {
     Run inspect = mesh("journal", "inspect", journal.toString());
     assertThat(inspect.code()).as(inspect.err()).isZero();
     assertThat(inspect.out())
-        .contains("#0 Chain ").contains("#1 Authorised request").contains("#2 Debited authorisation #1")
-        .contains("#3 Sealed receipt 0").contains("spend per grant (steward " + steward + ")")
+        .contains("#0 Chain ")
+        .contains("#1 Authorised request")
+        .contains("#2 Debited authorisation #1")
+        .contains("#3 Sealed receipt 0")
+        .contains("spend per grant (steward " + steward + ")")
         .contains("unresolved serves: 0");
     assertThat(inspect.out()).containsPattern("spent [1-9][0-9]* uJ of 2000000");
 
@@ -201,6 +347,7 @@ class GrantServeJournalTest {
   void journalVerify_ofAMissingFile_isOneLine() {
     Run r = mesh("journal", "verify", tmp.resolve("none").toString());
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err().strip()).isEqualTo("mesh journal verify: no journal at " + tmp.resolve("none"));
+    assertThat(r.err().strip())
+        .isEqualTo("mesh journal verify: no journal at " + tmp.resolve("none"));
   }
 }

@@ -39,8 +39,12 @@ class LogCommandTest {
     try (Steward s =
             Steward.ephemeral()
                 .meter(new EstimatorMeter())
-                .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(10))
-                    .workPerToken(1).build())
+                .backend(
+                    ReferenceEngine.builder()
+                        .name("ref")
+                        .costProfile(CostProfile.perToken(10))
+                        .workPerToken(1)
+                        .build())
                 .build();
         OpenAiServer server = OpenAiServer.builder(s).build().start()) {
       String url = server.baseUri().toString();
@@ -50,35 +54,89 @@ class LogCommandTest {
       Run kept = mesh("log", "checkpoint", "--server", url, "-o", file("old.txt").toString());
       assertThat(kept.code()).as(kept.err()).isZero();
       Files.writeString(file("envelope.hex"), serve(s, 2));
-      assertThat(mesh("log", "checkpoint", "--server", url, "-o", file("new.txt").toString()).code())
+      assertThat(
+              mesh("log", "checkpoint", "--server", url, "-o", file("new.txt").toString()).code())
           .isZero();
-      assertThat(mesh("log", "prove", "--server", url, "--seq", "2", "-o",
-          file("inclusion.json").toString()).code()).isZero();
-      assertThat(mesh("log", "prove", "--server", url, "--from", "2", "-o",
-          file("consistency.json").toString()).code()).isZero();
+      assertThat(
+              mesh(
+                      "log",
+                      "prove",
+                      "--server",
+                      url,
+                      "--seq",
+                      "2",
+                      "-o",
+                      file("inclusion.json").toString())
+                  .code())
+          .isZero();
+      assertThat(
+              mesh(
+                      "log",
+                      "prove",
+                      "--server",
+                      url,
+                      "--from",
+                      "2",
+                      "-o",
+                      file("consistency.json").toString())
+                  .code())
+          .isZero();
 
-      Run included = mesh("log", "verify", "--steward", did, "--checkpoint", file("new.txt").toString(),
-          "--envelope", file("envelope.hex").toString(), "--proof", file("inclusion.json").toString());
+      Run included =
+          mesh(
+              "log",
+              "verify",
+              "--steward",
+              did,
+              "--checkpoint",
+              file("new.txt").toString(),
+              "--envelope",
+              file("envelope.hex").toString(),
+              "--proof",
+              file("inclusion.json").toString());
       assertThat(included.code()).as(included.err()).isZero();
       assertThat(included.out()).contains("included").contains("leaf 2 of the 3-receipt log");
-      Run consistent = mesh("log", "verify", "--steward", did, "--checkpoint", file("new.txt").toString(),
-          "--old", file("old.txt").toString(), "--proof", file("consistency.json").toString());
+      Run consistent =
+          mesh(
+              "log",
+              "verify",
+              "--steward",
+              did,
+              "--checkpoint",
+              file("new.txt").toString(),
+              "--old",
+              file("old.txt").toString(),
+              "--proof",
+              file("consistency.json").toString());
       assertThat(consistent.code()).as(consistent.err()).isZero();
       assertThat(consistent.out()).contains("consistent");
 
       // Another steward's did:key does not verify the checkpoint.
-      Steward other = Steward.ephemeral().meter(new EstimatorMeter())
-          .backend(ReferenceEngine.builder().name("x").build()).build();
+      Steward other =
+          Steward.ephemeral()
+              .meter(new EstimatorMeter())
+              .backend(ReferenceEngine.builder().name("x").build())
+              .build();
       String stranger = other.identity().value();
       other.close();
-      Run wrongKey = mesh("log", "verify", "--steward", stranger, "--checkpoint",
-          file("new.txt").toString());
+      Run wrongKey =
+          mesh("log", "verify", "--steward", stranger, "--checkpoint", file("new.txt").toString());
       assertThat(wrongKey.code()).isEqualTo(1);
       assertThat(wrongKey.err()).contains("UNSIGNED");
       // A receipt that is not leaf 2 does not verify with leaf 2's proof.
       Files.writeString(file("other.hex"), serve(s, 3));
-      Run notIncluded = mesh("log", "verify", "--steward", did, "--checkpoint", file("new.txt").toString(),
-          "--envelope", file("other.hex").toString(), "--proof", file("inclusion.json").toString());
+      Run notIncluded =
+          mesh(
+              "log",
+              "verify",
+              "--steward",
+              did,
+              "--checkpoint",
+              file("new.txt").toString(),
+              "--envelope",
+              file("other.hex").toString(),
+              "--proof",
+              file("inclusion.json").toString());
       assertThat(notIncluded.code()).isEqualTo(1);
       assertThat(notIncluded.err()).contains("BAD_INCLUSION_PROOF");
     }

@@ -62,10 +62,21 @@ class MeshCommandTest {
   void help_listsTheCommands() {
     Run r = mesh("--help");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("demo", "serve", "verify", "journal", "key", "grant", "conformance");
-    for (String[] sub : new String[][] {{"serve"}, {"journal", "inspect"}, {"journal", "verify"},
-        {"key", "generate"}, {"grant", "issue"}, {"grant", "delegate"}, {"grant", "shard"},
-        {"grant", "present"}, {"conformance", "run"}, {"conformance", "subject"}}) {
+    assertThat(r.out())
+        .contains("demo", "serve", "verify", "journal", "key", "grant", "conformance");
+    for (String[] sub :
+        new String[][] {
+          {"serve"},
+          {"journal", "inspect"},
+          {"journal", "verify"},
+          {"key", "generate"},
+          {"grant", "issue"},
+          {"grant", "delegate"},
+          {"grant", "shard"},
+          {"grant", "present"},
+          {"conformance", "run"},
+          {"conformance", "subject"}
+        }) {
       String[] args = java.util.Arrays.copyOf(sub, sub.length + 1);
       args[sub.length] = "--help";
       Run h = mesh(args);

@@ -72,18 +72,49 @@ class RevocationAndResumeCommandTest {
     Path stranger = key("stranger.key");
     Path chain = tmp.resolve("grant.hex");
     String subject = Jcp.identity(stewardKey).value();
-    assertThat(mesh("grant", "issue", "--issuer-key", issuer.toString(), "--subject", subject,
-        "--budget-uj", "1000000", "--expires", "PT1H", "--out", chain.toString()).code()).isZero();
+    assertThat(
+            mesh(
+                    "grant",
+                    "issue",
+                    "--issuer-key",
+                    issuer.toString(),
+                    "--subject",
+                    subject,
+                    "--budget-uj",
+                    "1000000",
+                    "--expires",
+                    "PT1H",
+                    "--out",
+                    chain.toString())
+                .code())
+        .isZero();
     Path out = tmp.resolve("revocation.hex");
-    Run r = mesh("grant", "revoke", "--issuer-key", issuer.toString(), "--chain", chain.toString(),
-        "--out", out.toString());
+    Run r =
+        mesh(
+            "grant",
+            "revoke",
+            "--issuer-key",
+            issuer.toString(),
+            "--chain",
+            chain.toString(),
+            "--out",
+            out.toString());
     assertThat(r.code()).as(r.err()).isZero();
     Revocation statement = Revocation.fromHex(Files.readString(out).strip());
     statement.verify();
-    assertThat(statement.grantId()).isEqualTo(GrantChain.fromHex(Files.readString(chain).strip()).leaf().id());
+    assertThat(statement.grantId())
+        .isEqualTo(GrantChain.fromHex(Files.readString(chain).strip()).leaf().id());
 
-    Run refused = mesh("grant", "revoke", "--issuer-key", stranger.toString(), "--chain",
-        chain.toString(), "--out", tmp.resolve("no.hex").toString());
+    Run refused =
+        mesh(
+            "grant",
+            "revoke",
+            "--issuer-key",
+            stranger.toString(),
+            "--chain",
+            chain.toString(),
+            "--out",
+            tmp.resolve("no.hex").toString());
     assertThat(refused.code()).isEqualTo(1);
     assertThat(refused.err()).startsWith("mesh grant revoke: refused: ");
     assertThat(tmp.resolve("no.hex")).doesNotExist();
@@ -95,13 +126,15 @@ class RevocationAndResumeCommandTest {
       assertThat(said.toString()).startsWith("revoked grant " + statement.grantId());
     }
     assertThat(JournalFile.read(journal).records())
-        .filteredOn(x -> x.entry() instanceof JournalEntry.Revoked).hasSize(1);
+        .filteredOn(x -> x.entry() instanceof JournalEntry.Revoked)
+        .hasSize(1);
     Files.writeString(tmp.resolve("garbage.hex"), "not hex\n");
     try (Steward s = steward(journal)) {
       Path garbage = tmp.resolve("garbage.hex");
       org.assertj.core.api.Assertions.assertThatThrownBy(
               () -> RevocationFile.load(s, garbage, new PrintWriter(new StringWriter())))
-          .isInstanceOf(CliException.class).hasMessageContaining("line 1");
+          .isInstanceOf(CliException.class)
+          .hasMessageContaining("line 1");
     }
   }
 
@@ -132,9 +165,11 @@ class RevocationAndResumeCommandTest {
       assertThat(locked.code()).isEqualTo(1);
       assertThat(locked.err()).contains("held by another steward");
     }
-    Run lifted = mesh("journal", "resume-grants", journal.toString(), "--note", "restored from backup");
+    Run lifted =
+        mesh("journal", "resume-grants", journal.toString(), "--note", "restored from backup");
     assertThat(lifted.code()).as(lifted.err()).isZero();
-    assertThat(mesh("journal", "inspect", journal.toString()).out()).contains("Resumed grants: restored from backup");
+    assertThat(mesh("journal", "inspect", journal.toString()).out())
+        .contains("Resumed grants: restored from backup");
     try (Steward s = steward(journal)) {
       assertThat(s.grantsSuspended()).isEmpty();
     }
@@ -147,13 +182,21 @@ class RevocationAndResumeCommandTest {
   void journalVerify_refusesADebitEditedAndRehashed() throws Exception {
     SigningKey caller = SigningKey.generate();
     Instant now = Instant.ofEpochSecond(Instant.now().getEpochSecond());
-    GrantChain chain = Jcp.issueRoot(caller, Jcp.identity(stewardKey), 1_000_000,
-        now.minusSeconds(60), now.plusSeconds(3600));
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            Jcp.identity(stewardKey),
+            1_000_000,
+            now.minusSeconds(60),
+            now.plusSeconds(3600));
     Path journal = tmp.resolve("steward.journal");
     try (Steward s = steward(journal)) {
       for (int i = 0; i < 3; i++) {
         ServeRequest req = request("granted " + i);
-        s.serve(req, TokenSequence.of(new int[(int) req.promptTokens()]), Jcp.present(caller, chain, req));
+        s.serve(
+            req,
+            TokenSequence.of(new int[(int) req.promptTokens()]),
+            Jcp.present(caller, chain, req));
       }
     }
     assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
@@ -166,8 +209,11 @@ class RevocationAndResumeCommandTest {
     }
     lines.set(debit, lines.get(debit).replaceFirst("\"debited_uj\":\\d+", "\"debited_uj\":1"));
     for (int i = debit + 1; i < lines.size(); i++) {
-      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(java.nio.charset.StandardCharsets.UTF_8)).hex();
-      lines.set(i, lines.get(i).replaceFirst("\"prev\":\"[0-9a-f]{64}\"", "\"prev\":\"" + prev + "\""));
+      String prev =
+          ContentId.ofBytes(lines.get(i - 1).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+              .hex();
+      lines.set(
+          i, lines.get(i).replaceFirst("\"prev\":\"[0-9a-f]{64}\"", "\"prev\":\"" + prev + "\""));
     }
     Files.write(journal, lines);
     Run v = mesh("journal", "verify", journal.toString());
@@ -180,7 +226,8 @@ class RevocationAndResumeCommandTest {
     Path dir = Files.createDirectories(tmp.resolve("conf"));
     Path file = dir.resolve("serve.json");
     Files.writeString(file, "{\"revocations\": \"revoked.hex\"}");
-    assertThat(ServeConfig.read(file).revocations()).contains(dir.toAbsolutePath().resolve("revoked.hex"));
+    assertThat(ServeConfig.read(file).revocations())
+        .contains(dir.toAbsolutePath().resolve("revoked.hex"));
     assertThat(ServeConfig.empty().revocations()).isEmpty();
   }
 }

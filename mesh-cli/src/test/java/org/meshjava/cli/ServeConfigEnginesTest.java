@@ -57,7 +57,8 @@ class ServeConfigEnginesTest {
                       config(
                           "{\"backends\": [{\"type\": \"upstream\", \"name\": \"u\","
                               + " \"base_url\": \"http://127.0.0.1:9/v1\", \"model\": \"m\", "
-                              + claim + "}]}")))
+                              + claim
+                              + "}]}")))
           .as(claim)
           .isInstanceOf(CliException.class)
           .hasMessageContaining("cannot verify an upstream's weights");

@@ -31,7 +31,8 @@ class ServeIdentityTest {
   @TempDir Path tmp;
 
   /** A running {@code mesh serve} and its base URI. */
-  private record Server(Thread thread, AtomicReference<Run> run, URI base) implements AutoCloseable {
+  private record Server(Thread thread, AtomicReference<Run> run, URI base)
+      implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
       thread.interrupt();
@@ -41,7 +42,9 @@ class ServeIdentityTest {
 
   private Path config() throws Exception {
     Path config = tmp.resolve("mesh.json");
-    Files.writeString(config, """
+    Files.writeString(
+        config,
+        """
         {"host": "127.0.0.1", "port": 0, "meter": "estimator",
          "backends": [{"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40,
                        "work_per_token": 1}]}""");
@@ -56,8 +59,13 @@ class ServeIdentityTest {
 
   private List<String> serveArgs(String... extra) throws Exception {
     List<String> args =
-        new ArrayList<>(List.of("serve", "--config", config().toString(), "--key",
-            tmp.resolve("steward.key").toString()));
+        new ArrayList<>(
+            List.of(
+                "serve",
+                "--config",
+                config().toString(),
+                "--key",
+                tmp.resolve("steward.key").toString()));
     args.addAll(List.of(extra));
     return args;
   }
@@ -79,8 +87,8 @@ class ServeIdentityTest {
   }
 
   /**
-   * Runs a {@code mesh serve} that should refuse to start. One that starts anyway would serve
-   * until interrupted, so it is stopped after a while and the test fails rather than hangs.
+   * Runs a {@code mesh serve} that should refuse to start. One that starts anyway would serve until
+   * interrupted, so it is stopped after a while and the test fails rather than hangs.
    */
   private static Run refusedStart(List<String> args) throws Exception {
     AtomicReference<Run> run = new AtomicReference<>();
@@ -96,17 +104,22 @@ class ServeIdentityTest {
   }
 
   private static HttpResponse<String> post(URI base, String body) throws Exception {
-    return HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(base.resolve("/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   private static JsonNode steward(URI base) throws Exception {
-    return JSON.readTree(HttpClient.newHttpClient().send(
-        HttpRequest.newBuilder(base.resolve("/v1/mesh/steward")).build(),
-        HttpResponse.BodyHandlers.ofString()).body());
+    return JSON.readTree(
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(base.resolve("/v1/mesh/steward")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body());
   }
 
   private static final String UNGRANTED =
@@ -138,17 +151,43 @@ class ServeIdentityTest {
     String did = key();
     key("caller.key");
     Path root = tmp.resolve("root.hex");
-    assertThat(mesh("grant", "issue", "--issuer-key", tmp.resolve("caller.key").toString(),
-        "--subject", did, "--budget-uj", "2000000", "--expires", "PT1H", "--out", root.toString())
-        .code()).isZero();
+    assertThat(
+            mesh(
+                    "grant",
+                    "issue",
+                    "--issuer-key",
+                    tmp.resolve("caller.key").toString(),
+                    "--subject",
+                    did,
+                    "--budget-uj",
+                    "2000000",
+                    "--expires",
+                    "PT1H",
+                    "--out",
+                    root.toString())
+                .code())
+        .isZero();
     Path body = tmp.resolve("body.json");
-    Files.writeString(body, """
+    Files.writeString(
+        body,
+        """
         {"max_tokens": 4, "messages": [{"role": "user", "content": "Granted?"}],
          "metadata": {"fidelity_floor": "F1", "joule_ceiling_uj": "100000"}}""");
     Path granted = tmp.resolve("granted.json");
-    Run p = mesh("grant", "present", "--caller-key", tmp.resolve("caller.key").toString(),
-        "--chain", root.toString(), "--body", body.toString(), "--out", tmp.resolve("p.hex").toString(),
-        "--out-body", granted.toString());
+    Run p =
+        mesh(
+            "grant",
+            "present",
+            "--caller-key",
+            tmp.resolve("caller.key").toString(),
+            "--chain",
+            root.toString(),
+            "--body",
+            body.toString(),
+            "--out",
+            tmp.resolve("p.hex").toString(),
+            "--out-body",
+            granted.toString());
     assertThat(p.code()).as(p.err()).isZero();
 
     try (Server s = start(serveArgs("--fresh-chain"))) {

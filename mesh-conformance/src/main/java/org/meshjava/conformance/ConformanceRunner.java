@@ -11,12 +11,13 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigest;
-import org.meshjava.core.identity.DidKey;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
@@ -76,73 +77,128 @@ public final class ConformanceRunner {
     try {
       in = ReferenceInputs.fromJson(meta.path("inputs"));
     } catch (RuntimeException e) {
-      out.add(new Check(name, "meta.json inputs parse", false, e.getMessage()));
+      out.add(new Check(name, "meta.json inputs parse", false, String.valueOf(e.getMessage())));
       return out;
     }
-    check(out, name, "request encodes to request_canonical_hex", () ->
-        same(HEX.formatHex(in.request().toCbor().encode()), expected.path("request_canonical_hex").asText()));
-    check(out, name, "request_id is BLAKE3 of the canonical request", () ->
-        same(ContentId.ofBytes(HEX.parseHex(expected.path("request_canonical_hex").asText())).hex(),
-            expected.path("request_id").asText()));
-    check(out, name, "steward did:key derives from the seed", () ->
-        same(DidKey.of(SigningKey.fromSeed(in.stewardSeed()).verificationKey()).value(),
-            expected.path("steward_did_key").asText()));
-    check(out, name, "receipt JSON encodes to signed_core.hex", () ->
-        sameBytes(subject.encodeSignedCore(expected.path("receipt")), signedCore));
-    check(out, name, "signed core seals to envelope.hex with the seed", () ->
-        sameBytes(subject.seal(signedCore, in.stewardSeed()), envelope));
-    check(out, name, "envelope verifies and carries the signed core", () -> {
-      SealedReceipt sealed = Jcr1.open(envelope);
-      if (!Arrays.equals(sealed.receipt().toSignedCore().encode(), signedCore)) {
-        return "payload differs from signed_core.hex";
-      }
-      return same(sealed.receipt().requestId().hex(), expected.path("request_id").asText());
-    });
-    check(out, name, "envelope content id", () ->
-        same(Envelope.of(envelope).id().hex(), expected.path("envelope_id").asText()));
-    check(out, name, "output commitment opens on the disclosed output", () -> {
-      MeshReceipt r = Jcr1.open(envelope).receipt();
-      if (r.isDecision()) {
-        return r.outputCommitment().isEmpty() && !expected.has("opening_hex")
-            ? null : "a decision must carry no commitment and no opening";
-      }
-      JsonNode ids = expected.path("output_tokens");
-      int[] tokens = new int[ids.size()];
-      for (int i = 0; i < tokens.length; i++) {
-        tokens[i] = (int) ids.get(i).asLong();
-      }
-      ContentId payload = OutputCommitment.payloadDigest(in.prompt());
-      String p = same(payload.hex(), expected.path("payload_digest").asText());
-      if (p != null) {
-        return p;
-      }
-      ContentId c = OutputCommitment.commit(
-          Opening.of(HEX.parseHex(expected.path("opening_hex").asText())),
-          r.requestId(), payload, TokenSequence.of(tokens));
-      return same(c.hex(), r.outputCommitment().map(ContentId::hex).orElse("(absent)"));
-    });
+    check(
+        out,
+        name,
+        "request encodes to request_canonical_hex",
+        () ->
+            same(
+                HEX.formatHex(in.request().toCbor().encode()),
+                expected.path("request_canonical_hex").asText()));
+    check(
+        out,
+        name,
+        "request_id is BLAKE3 of the canonical request",
+        () ->
+            same(
+                ContentId.ofBytes(HEX.parseHex(expected.path("request_canonical_hex").asText()))
+                    .hex(),
+                expected.path("request_id").asText()));
+    check(
+        out,
+        name,
+        "steward did:key derives from the seed",
+        () ->
+            same(
+                DidKey.of(SigningKey.fromSeed(in.stewardSeed()).verificationKey()).value(),
+                expected.path("steward_did_key").asText()));
+    check(
+        out,
+        name,
+        "receipt JSON encodes to signed_core.hex",
+        () -> sameBytes(subject.encodeSignedCore(expected.path("receipt")), signedCore));
+    check(
+        out,
+        name,
+        "signed core seals to envelope.hex with the seed",
+        () -> sameBytes(subject.seal(signedCore, in.stewardSeed()), envelope));
+    check(
+        out,
+        name,
+        "envelope verifies and carries the signed core",
+        () -> {
+          SealedReceipt sealed = Jcr1.open(envelope);
+          if (!Arrays.equals(sealed.receipt().toSignedCore().encode(), signedCore)) {
+            return "payload differs from signed_core.hex";
+          }
+          return same(sealed.receipt().requestId().hex(), expected.path("request_id").asText());
+        });
+    check(
+        out,
+        name,
+        "envelope content id",
+        () -> same(Envelope.of(envelope).id().hex(), expected.path("envelope_id").asText()));
+    check(
+        out,
+        name,
+        "output commitment opens on the disclosed output",
+        () -> {
+          MeshReceipt r = Jcr1.open(envelope).receipt();
+          if (r.isDecision()) {
+            return r.outputCommitment().isEmpty() && !expected.has("opening_hex")
+                ? null
+                : "a decision must carry no commitment and no opening";
+          }
+          JsonNode ids = expected.path("output_tokens");
+          int[] tokens = new int[ids.size()];
+          for (int i = 0; i < tokens.length; i++) {
+            tokens[i] = (int) ids.get(i).asLong();
+          }
+          ContentId payload = OutputCommitment.payloadDigest(in.prompt());
+          String p = same(payload.hex(), expected.path("payload_digest").asText());
+          if (p != null) {
+            return p;
+          }
+          ContentId c =
+              OutputCommitment.commit(
+                  Opening.of(HEX.parseHex(expected.path("opening_hex").asText())),
+                  r.requestId(),
+                  payload,
+                  TokenSequence.of(tokens));
+          return same(c.hex(), r.outputCommitment().map(ContentId::hex).orElse("(absent)"));
+        });
     if (in.weights().isPresent()) {
       ReferenceInputs.BoundWeights w = in.weights().get();
-      check(out, name, "weights digest recomputes from the published model files", () -> {
-        WeightsDigest d = ModelDirectory.digest(folder.resolve(w.modelDir()));
-        String p = same(d.digest().hex(), w.binding().digest().hex());
-        if (p != null) {
-          return p;
-        }
-        p = same(HEX.formatHex(d.toCbor().encode()), expected.path("weights_canonical_hex").asText());
-        if (p != null) {
-          return p;
-        }
-        return same(
-            Jcr1.open(envelope).receipt().weights().map(b -> b.digest().hex()).orElse("(absent)"),
-            d.digest().hex());
-      });
+      check(
+          out,
+          name,
+          "weights digest recomputes from the published model files",
+          () -> {
+            WeightsDigest d = ModelDirectory.digest(folder.resolve(w.modelDir()));
+            String p = same(d.digest().hex(), w.binding().digest().hex());
+            if (p != null) {
+              return p;
+            }
+            p =
+                same(
+                    HEX.formatHex(d.toCbor().encode()),
+                    expected.path("weights_canonical_hex").asText());
+            if (p != null) {
+              return p;
+            }
+            return same(
+                Jcr1.open(envelope)
+                    .receipt()
+                    .weights()
+                    .map(b -> b.digest().hex())
+                    .orElse("(absent)"),
+                d.digest().hex());
+          });
     }
-    check(out, name, "the full reference serve reproduces envelope.hex", () -> {
-      byte[] served = subject.serve(in);
-      // No answer is never a pass: a subject without a reference engine fails this one check.
-      return served == null ? "no answer: the subject does not serve" : sameBytes(served, envelope);
-    });
+    check(
+        out,
+        name,
+        "the full reference serve reproduces envelope.hex",
+        () -> {
+          byte[] served = subject.serve(in);
+          // No answer is never a pass: a subject without a reference engine fails this one check.
+          return served == null
+              ? "no answer: the subject does not serve"
+              : sameBytes(served, envelope);
+        });
     return out;
   }
 
@@ -155,16 +211,22 @@ public final class ConformanceRunner {
     }
   }
 
-  private static String same(String actual, String expected) {
+  private static @Nullable String same(String actual, String expected) {
     return actual.equals(expected) ? null : "expected " + expected + " but got " + actual;
   }
 
-  private static String sameBytes(byte[] actual, byte[] expected) {
+  private static @Nullable String sameBytes(byte[] actual, byte[] expected) {
     if (Arrays.equals(actual, expected)) {
       return null;
     }
     int i = Arrays.mismatch(actual, expected);
-    return "bytes differ at offset " + i + " (lengths " + actual.length + " vs " + expected.length + ")";
+    return "bytes differ at offset "
+        + i
+        + " (lengths "
+        + actual.length
+        + " vs "
+        + expected.length
+        + ")";
   }
 
   private static byte[] readHex(Path file) throws IOException {

@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 public interface ConformanceSubject {
 
   /**
-   * Encodes the receipt that {@code receiptJson} describes (the readable view in {@code
-   * meta.json}: integers as numbers, byte strings as hex) as its canonical signed core.
+   * Encodes the receipt that {@code receiptJson} describes (the readable view in {@code meta.json}:
+   * integers as numbers, byte strings as hex) as its canonical signed core.
    */
   byte[] encodeSignedCore(JsonNode receiptJson) throws Exception;
 
@@ -18,8 +18,8 @@ public interface ConformanceSubject {
   byte[] seal(byte[] signedCore, byte[] stewardSeed) throws Exception;
 
   /**
-   * Performs the whole reference serve from the inputs and returns the envelope, or {@code null}
-   * if the implementation has no reference engine: the byte-level checks still apply, and this one
+   * Performs the whole reference serve from the inputs and returns the envelope, or {@code null} if
+   * the implementation has no reference engine: the byte-level checks still apply, and this one
    * check fails, since no answer is never a pass.
    */
   byte[] serve(ReferenceInputs inputs) throws Exception;

@@ -2,9 +2,9 @@ package org.meshjava.conformance;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
-import org.meshjava.core.cbor.CborMap;
 import org.meshjava.receipt.CoseSign1;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.ReceiptJson;

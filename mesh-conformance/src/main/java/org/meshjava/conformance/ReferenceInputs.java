@@ -20,9 +20,9 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 
 /**
- * Everything that determines the reference serve: the steward's seed, the backend's
- * configuration, the prompt and its token payload, the request, the nonce and the clock. Written
- * into {@code meta.json} so that anyone can repeat the serve. Immutable.
+ * Everything that determines the reference serve: the steward's seed, the backend's configuration,
+ * the prompt and its token payload, the request, the nonce and the clock. Written into {@code
+ * meta.json} so that anyone can repeat the serve. Immutable.
  *
  * @param stewardSeed the steward's 32-byte Ed25519 seed
  * @param backendName the reference engine's name
@@ -39,9 +39,10 @@ import org.meshjava.core.WeightsBinding;
  *     (§3.2.1)
  * @param weights the weights binding the reference engine reports, if any (§3.6), with the
  *     vector-relative directory of the model files whose digest it is
- * @param otherBackends further reference engines registered after the serving one, in order,
- *     which the router weighs (§4) and which put their verdicts into the receipt's {@code route}
+ * @param otherBackends further reference engines registered after the serving one, in order, which
+ *     the router weighs (§4) and which put their verdicts into the receipt's {@code route}
  */
+@SuppressWarnings("ArrayRecordComponent") // fixed inputs, read and never compared
 public record ReferenceInputs(
     byte[] stewardSeed,
     String backendName,
@@ -101,8 +102,21 @@ public record ReferenceInputs(
       ServeRequest request,
       byte[] nonce,
       Instant clock) {
-    this(stewardSeed, backendName, recipe, fidelity, costProfile, workPerToken, promptText, prompt,
-        request, nonce, clock, Optional.empty(), Optional.empty(), List.of());
+    this(
+        stewardSeed,
+        backendName,
+        recipe,
+        fidelity,
+        costProfile,
+        workPerToken,
+        promptText,
+        prompt,
+        request,
+        nonce,
+        clock,
+        Optional.empty(),
+        Optional.empty(),
+        List.of());
   }
 
   private static final HexFormat HEX = HexFormat.of();
@@ -115,7 +129,9 @@ public record ReferenceInputs(
     Objects.requireNonNull(deliveredFidelity, "deliveredFidelity");
     Objects.requireNonNull(weights, "weights");
     otherBackends = List.copyOf(otherBackends);
-    if (!request.promptHash().equals(ContentId.ofBytes(promptText.getBytes(StandardCharsets.UTF_8)))) {
+    if (!request
+        .promptHash()
+        .equals(ContentId.ofBytes(promptText.getBytes(StandardCharsets.UTF_8)))) {
       throw new IllegalArgumentException("prompt_hash is not the BLAKE3 of the prompt text");
     }
   }
@@ -209,8 +225,8 @@ public record ReferenceInputs(
   /**
    * The inputs of the published v1 route vector: the generation of {@link #v1Generation()} on a
    * steward with five backends, so that the receipt's {@code route} carries every clause of a
-   * multi-backend justification (SPEC 20 §6): a later backend tied on the estimate and a dearer
-   * one (both admissible, not chosen), one below the floor and one over the ceiling.
+   * multi-backend justification (SPEC 20 §6): a later backend tied on the estimate and a dearer one
+   * (both admissible, not chosen), one below the floor and one over the ceiling.
    */
   public static ReferenceInputs v1Route() {
     ReferenceInputs g = v1Generation();
@@ -280,12 +296,15 @@ public record ReferenceInputs(
     req.put("max_tokens", request.maxTokens());
     req.put("fidelity_floor", request.fidelityFloor().level());
     req.put("joule_ceiling_uj", request.jouleCeilingUj());
-    request.decision().ifPresent(d -> {
-      ObjectNode dec = req.putObject("decision");
-      dec.put("questions", d.questions());
-      dec.put("options_scored", d.optionsScored());
-      dec.put("schema_tokens", d.schemaTokens());
-    });
+    request
+        .decision()
+        .ifPresent(
+            d -> {
+              ObjectNode dec = req.putObject("decision");
+              dec.put("questions", d.questions());
+              dec.put("options_scored", d.optionsScored());
+              dec.put("schema_tokens", d.schemaTokens());
+            });
     o.put("nonce_hex", HEX.formatHex(nonce));
     o.put("clock", clock.toString());
     return o;
@@ -339,7 +358,8 @@ public record ReferenceInputs(
             ? Optional.of(
                 new BoundWeights(
                     new WeightsBinding(
-                        ContentId.fromHex(required(backend.get("weights"), "weights_digest").asText()),
+                        ContentId.fromHex(
+                            required(backend.get("weights"), "weights_digest").asText()),
                         required(backend.get("weights"), "precision").asText()),
                     required(backend.get("weights"), "model_dir").asText()))
             : Optional.empty(),

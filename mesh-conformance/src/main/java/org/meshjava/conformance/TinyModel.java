@@ -29,7 +29,9 @@ public final class TinyModel {
   /** The files, by path relative to {@link #DIR}. */
   public static Map<String, byte[]> files() {
     Map<String, byte[]> f = new TreeMap<>();
-    f.put(ModelDirectory.CONFIG, utf8("{\"architectures\":[\"TinyForCausalLM\"],\"hidden_size\":2}\n"));
+    f.put(
+        ModelDirectory.CONFIG,
+        utf8("{\"architectures\":[\"TinyForCausalLM\"],\"hidden_size\":2}\n"));
     f.put(
         ModelDirectory.INDEX,
         utf8(
@@ -53,7 +55,8 @@ public final class TinyModel {
             ModelDirectory.INDEX,
             "model-00001-of-00002.safetensors",
             "model-00002-of-00002.safetensors")) {
-      covered.add(new WeightsFile(p, ContentId.ofBytes(f.get(p))));
+      covered.add(
+          new WeightsFile(p, ContentId.ofBytes(java.util.Objects.requireNonNull(f.get(p)))));
     }
     return new WeightsDigest(covered);
   }

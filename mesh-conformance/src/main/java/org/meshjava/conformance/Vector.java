@@ -5,9 +5,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.HexFormat;
 import java.util.Map;
-import org.meshjava.core.weights.WeightsFile;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.weights.WeightsFile;
 import org.meshjava.receipt.OutputCommitment;
 import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.steward.ServeException;
@@ -102,8 +102,7 @@ public record Vector(
     expected.put("payload_digest", OutputCommitment.payloadDigest(inputs.prompt()).hex());
     if (!inputs.request().isDecision()) {
       expected.put(
-          "opening_hex",
-          ReferenceServe.steward(inputs).opening(inputs.request().id()).hex());
+          "opening_hex", ReferenceServe.steward(inputs).opening(inputs.request().id()).hex());
     }
     inputs
         .weights()

@@ -24,9 +24,14 @@ public final class VectorGenerator {
       Vector.Files files = v.generate();
       Path out = dir.resolve(v.name());
       Files.createDirectories(out);
-      Files.writeString(out.resolve("signed_core.hex"), files.signedCoreHex() + "\n", StandardCharsets.US_ASCII);
-      Files.writeString(out.resolve("envelope.hex"), files.envelopeHex() + "\n", StandardCharsets.US_ASCII);
-      Files.writeString(out.resolve("meta.json"), json.writeValueAsString(files.meta()) + "\n", StandardCharsets.UTF_8);
+      Files.writeString(
+          out.resolve("signed_core.hex"), files.signedCoreHex() + "\n", StandardCharsets.US_ASCII);
+      Files.writeString(
+          out.resolve("envelope.hex"), files.envelopeHex() + "\n", StandardCharsets.US_ASCII);
+      Files.writeString(
+          out.resolve("meta.json"),
+          json.writeValueAsString(files.meta()) + "\n",
+          StandardCharsets.UTF_8);
       for (var extra : files.extra().entrySet()) {
         Path file = out.resolve(extra.getKey());
         Files.createDirectories(file.getParent());

@@ -34,7 +34,8 @@ class PublishedVectorsTest {
       for (String file : names) {
         byte[] fresh = Files.readAllBytes(tmp.resolve(v.name()).resolve(file));
         Path committed = published().resolve(v.name()).resolve(file);
-        if (!Files.exists(committed) || !java.util.Arrays.equals(fresh, Files.readAllBytes(committed))) {
+        if (!Files.exists(committed)
+            || !java.util.Arrays.equals(fresh, Files.readAllBytes(committed))) {
           differences.add(v.name() + "/" + file);
         }
       }
@@ -44,7 +45,8 @@ class PublishedVectorsTest {
 
   @Test
   void runner_passesEveryCheckOnThePublishedVectors() throws IOException {
-    List<ConformanceRunner.Check> checks = ConformanceRunner.run(published(), new MeshJavaSubject());
+    List<ConformanceRunner.Check> checks =
+        ConformanceRunner.run(published(), new MeshJavaSubject());
     assertThat(checks).hasSizeGreaterThanOrEqualTo(18);
     assertThat(checks).filteredOn(c -> !c.passed()).isEmpty();
   }
@@ -58,7 +60,9 @@ class PublishedVectorsTest {
     char last = hex.charAt(hex.length() - 1);
     Files.writeString(env, hex.substring(0, hex.length() - 1) + (last == '0' ? '1' : '0'));
     List<ConformanceRunner.Check> checks = ConformanceRunner.run(tmp, new MeshJavaSubject());
-    assertThat(checks).filteredOn(c -> !c.passed()).extracting(ConformanceRunner.Check::check)
+    assertThat(checks)
+        .filteredOn(c -> !c.passed())
+        .extracting(ConformanceRunner.Check::check)
         .contains(
             "signed core seals to envelope.hex with the seed",
             "envelope verifies and carries the signed core",
@@ -70,9 +74,12 @@ class PublishedVectorsTest {
   void runner_failsTheEncodingCheck_whenTheSignedCoreDiffers(@TempDir Path tmp) throws Exception {
     copy(published().resolve("reference"), tmp.resolve("reference"));
     Path meta = tmp.resolve("reference/meta.json");
-    Files.writeString(meta, Files.readString(meta).replace("\"tokens_in\" : 9", "\"tokens_in\" : 10"));
+    Files.writeString(
+        meta, Files.readString(meta).replace("\"tokens_in\" : 9", "\"tokens_in\" : 10"));
     List<ConformanceRunner.Check> checks = ConformanceRunner.run(tmp, new MeshJavaSubject());
-    assertThat(checks).filteredOn(c -> !c.passed()).extracting(ConformanceRunner.Check::check)
+    assertThat(checks)
+        .filteredOn(c -> !c.passed())
+        .extracting(ConformanceRunner.Check::check)
         .containsExactly("receipt JSON encodes to signed_core.hex");
   }
 
@@ -82,7 +89,8 @@ class PublishedVectorsTest {
     ConformanceSubject noServe =
         new ConformanceSubject() {
           @Override
-          public byte[] encodeSignedCore(com.fasterxml.jackson.databind.JsonNode r) throws Exception {
+          public byte[] encodeSignedCore(com.fasterxml.jackson.databind.JsonNode r)
+              throws Exception {
             return real.encodeSignedCore(r);
           }
 
@@ -97,7 +105,9 @@ class PublishedVectorsTest {
           }
         };
     List<ConformanceRunner.Check> checks = ConformanceRunner.run(published(), noServe);
-    assertThat(checks).filteredOn(c -> !c.passed()).extracting(ConformanceRunner.Check::check)
+    assertThat(checks)
+        .filteredOn(c -> !c.passed())
+        .extracting(ConformanceRunner.Check::check)
         .isNotEmpty()
         .containsOnly("the full reference serve reproduces envelope.hex");
   }

@@ -8,8 +8,8 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.Blake3;
 
 /**
- * A content address: the 32-byte BLAKE3 hash of some bytes, written on the wire as 64 lowercase
- * hex digits. Immutable and thread-safe.
+ * A content address: the 32-byte BLAKE3 hash of some bytes, written on the wire as 64 lowercase hex
+ * digits. Immutable and thread-safe.
  *
  * <p>{@link #of(CanonicalForm)} hashes a value's canonical CBOR; {@link #ofBytes(byte[])} hashes
  * raw bytes as they are (a prompt, an envelope).

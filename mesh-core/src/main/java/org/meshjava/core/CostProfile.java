@@ -27,9 +27,9 @@ public record CostProfile(long ujPerToken, long ujPerOptionScored) {
 
   /**
    * The router's estimate for a request (§4): {@code uj_per_token × (prompt_tokens + max_tokens)}
-   * for a generation, {@code uj_per_token × prompt_tokens + uj_per_option_scored ×
-   * options_scored} for a decision, which never emits tokens and so is never priced for them.
-   * Saturates at {@link Long#MAX_VALUE} rather than overflowing.
+   * for a generation, {@code uj_per_token × prompt_tokens + uj_per_option_scored × options_scored}
+   * for a decision, which never emits tokens and so is never priced for them. Saturates at {@link
+   * Long#MAX_VALUE} rather than overflowing.
    */
   public long estimate(ServeRequest request) {
     if (request.decision().isPresent()) {
@@ -42,13 +42,15 @@ public record CostProfile(long ujPerToken, long ujPerOptionScored) {
 
   /**
    * The estimate for what was actually served: tokens in plus tokens out at the token rate, plus
-   * the options scored at the option rate for a decision. This is what an estimator meter
-   * reports.
+   * the options scored at the option rate for a decision. This is what an estimator meter reports.
    */
   public long estimateServed(ServeOutcome outcome) {
     long tokens = saturatingMultiply(ujPerToken, outcome.tokensIn() + outcome.tokensOut());
     long options =
-        outcome.decision().map(d -> saturatingMultiply(ujPerOptionScored, d.optionsScored())).orElse(0L);
+        outcome
+            .decision()
+            .map(d -> saturatingMultiply(ujPerOptionScored, d.optionsScored()))
+            .orElse(0L);
     return saturatingAdd(tokens, options);
   }
 

@@ -13,8 +13,8 @@ import java.util.TreeSet;
  * cpusets and container runtimes narrow), each mapped to its package by {@code
  * /sys/devices/system/cpu/cpu<N>/topology/physical_package_id}, the numbering the powercap zones
  * ({@code package-<n>}) use too. Where these files do not exist (not Linux) or say nothing, the
- * answer is package 0 alone: one package is the only topology such a host can meter (Apple
- * silicon has one CPU rail). Stateless.
+ * answer is package 0 alone: one package is the only topology such a host can meter (Apple silicon
+ * has one CPU rail). Stateless.
  */
 final class CpuPackageTopology {
   private CpuPackageTopology() {}

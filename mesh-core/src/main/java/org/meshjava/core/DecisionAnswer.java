@@ -6,10 +6,10 @@ import java.util.Arrays;
  * A decision engine's answer to one {@link DecisionQuestion}: a probability per allowed option, in
  * the order the question lists its options (§3.6).
  *
- * <p>Probabilities are doubles here because they are a model's output; they never enter the
- * signed receipt, which forbids floats (§6). Each is finite and in [0, 1], and they sum to 1
- * within {@link #SUM_TOLERANCE}, absolute: enough for a softmax computed in fp16 and re-widened,
- * tight enough to refuse an engine that returns raw logits or forgets to normalise.
+ * <p>Probabilities are doubles here because they are a model's output; they never enter the signed
+ * receipt, which forbids floats (§6). Each is finite and in [0, 1], and they sum to 1 within {@link
+ * #SUM_TOLERANCE}, absolute: enough for a softmax computed in fp16 and re-widened, tight enough to
+ * refuse an engine that returns raw logits or forgets to normalise.
  *
  * <p>Immutable and thread-safe; the array is copied in and out.
  */

@@ -3,8 +3,8 @@ package org.meshjava.core;
 import java.util.List;
 
 /**
- * A backend that answers typed decisions (§3.6) with a probability per allowed option, scoring
- * the schema in one pass rather than emitting tokens. It is still a {@link ServingEngine}: it is
+ * A backend that answers typed decisions (§3.6) with a probability per allowed option, scoring the
+ * schema in one pass rather than emitting tokens. It is still a {@link ServingEngine}: it is
  * routed, metered and sealed like any other, and the steward routes a request that carries
  * questions only to engines of this kind.
  *
@@ -32,6 +32,7 @@ public interface DecisionEngine extends ServingEngine {
    * @return the outcome and one answer per question, each with one probability per option
    * @throws EngineException if it cannot answer; nothing is sealed
    */
-  DecisionResult decide(ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
+  DecisionResult decide(
+      ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
       throws EngineException;
 }

@@ -44,7 +44,8 @@ public record DecisionPrompt(List<DecisionQuestion> questions, PromptText state)
           };
       byte[] text = q.text().getBytes(StandardCharsets.UTF_8);
       out.writeBytes(
-          (kind + " " + q.optionCount() + " " + text.length + "\n").getBytes(StandardCharsets.UTF_8));
+          (kind + " " + q.optionCount() + " " + text.length + "\n")
+              .getBytes(StandardCharsets.UTF_8));
       out.writeBytes(text);
       out.write('\n');
       for (String option : q.options()) {

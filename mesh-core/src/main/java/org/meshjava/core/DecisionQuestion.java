@@ -66,8 +66,8 @@ public sealed interface DecisionQuestion
   }
 
   /**
-   * A choice over 1–255 named, distinct options. A single option is allowed, as §3.6 allows it:
-   * it is scored (and costs a scored option) though its probability is necessarily 1.
+   * A choice over 1–255 named, distinct options. A single option is allowed, as §3.6 allows it: it
+   * is scored (and costs a scored option) though its probability is necessarily 1.
    *
    * @param text the question
    * @param options the option names, distinct, non-empty

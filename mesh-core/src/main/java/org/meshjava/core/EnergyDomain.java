@@ -5,14 +5,14 @@ import java.util.Set;
 
 /**
  * A part of the machine an energy counter can cover (§3.3): a CPU package, its DRAM, or a GPU.
- * Backends declare the domains their work draws on; a figure is a hardware reading only when
- * live counters cover all of them.
+ * Backends declare the domains their work draws on; a figure is a hardware reading only when live
+ * counters cover all of them.
  *
  * @param kind what sort of domain
- * @param index which one, from 0: for a CPU package and its DRAM the physical package id (as
- *     Linux and its powercap zones number sockets); for a GPU the {@code n}-th GPU this process
- *     sees, numbered as the CUDA runtime does under {@code CUDA_VISIBLE_DEVICES} (the meter binds
- *     it to a board by UUID, never by the management library's own index)
+ * @param index which one, from 0: for a CPU package and its DRAM the physical package id (as Linux
+ *     and its powercap zones number sockets); for a GPU the {@code n}-th GPU this process sees,
+ *     numbered as the CUDA runtime does under {@code CUDA_VISIBLE_DEVICES} (the meter binds it to a
+ *     board by UUID, never by the management library's own index)
  */
 public record EnergyDomain(Kind kind, int index) {
 
@@ -46,9 +46,9 @@ public record EnergyDomain(Kind kind, int index) {
 
   /**
    * Every CPU package this process may run on, each as a {@link Kind#CPU_PACKAGE} domain: the
-   * packages of the CPUs in its scheduler affinity, read once from Linux's {@code /proc} and
-   * {@code /sys}; package 0 alone where those say nothing (not Linux). A backend that runs on the
-   * CPU declares these, because the scheduler may put its threads on any of them.
+   * packages of the CPUs in its scheduler affinity, read once from Linux's {@code /proc} and {@code
+   * /sys}; package 0 alone where those say nothing (not Linux). A backend that runs on the CPU
+   * declares these, because the scheduler may put its threads on any of them.
    */
   public static Set<EnergyDomain> cpuPackagesOfThisProcess() {
     return HostPackages.ALL;

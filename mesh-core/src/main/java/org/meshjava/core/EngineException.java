@@ -1,5 +1,7 @@
 package org.meshjava.core;
 
+import org.jspecify.annotations.Nullable;
+
 /** Thrown by a {@link ServingEngine} that could not serve a request. Nothing is sealed for it. */
 public class EngineException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -10,7 +12,7 @@ public class EngineException extends Exception {
   }
 
   /** Creates the exception with a reason and a cause. */
-  public EngineException(String message, Throwable cause) {
+  public EngineException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 }

@@ -16,7 +16,9 @@ public record EngineResult(TokenSequence tokens, ServeOutcome outcome) {
     Objects.requireNonNull(outcome, "outcome");
     if (tokens.size() != outcome.tokensOut()) {
       throw new IllegalArgumentException(
-          "engine returned " + tokens.size() + " tokens but reported tokens_out "
+          "engine returned "
+              + tokens.size()
+              + " tokens but reported tokens_out "
               + outcome.tokensOut());
     }
   }

@@ -4,9 +4,9 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * The common shape of mesh-java's small fixed-length byte values (nonces, openings): exactly
- * {@code length} bytes, copied in and out, equal when of the same type with the same bytes, and
- * written as lowercase hex. Subclasses add only their name and length. Immutable and thread-safe.
+ * The common shape of mesh-java's small fixed-length byte values (nonces, openings): exactly {@code
+ * length} bytes, copied in and out, equal when of the same type with the same bytes, and written as
+ * lowercase hex. Subclasses add only their name and length. Immutable and thread-safe.
  */
 public abstract class FixedBytes {
   private final byte[] bytes;

@@ -3,14 +3,14 @@ package org.meshjava.core;
 import java.util.Optional;
 
 /**
- * The largest request a backend takes: its prompt and output token counts and its joule ceiling.
- * A request over any limit is inadmissible on that backend, so it is refused while routing (§4),
+ * The largest request a backend takes: its prompt and output token counts and its joule ceiling. A
+ * request over any limit is inadmissible on that backend, so it is refused while routing (§4),
  * before any grant is decided or any work is done, rather than failing inside the engine.
  *
  * <p>Limits come from two places. An engine states what it can serve at all ({@link
- * ServingEngine#limits()}: a model's context window, what its output buffer can hold). An
- * operator may cap a backend further (how long a reply it will generate, how large a ceiling it
- * lets a grant reserve on it); the steward applies the {@link #tighter} of the two.
+ * ServingEngine#limits()}: a model's context window, what its output buffer can hold). An operator
+ * may cap a backend further (how long a reply it will generate, how large a ceiling it lets a grant
+ * reserve on it); the steward applies the {@link #tighter} of the two.
  *
  * <p>The counts are u32, like the request's (§3.1); {@link #NONE} allows the whole range. A
  * decision emits no tokens (§3.6), so the output limit does not apply to one.
@@ -57,8 +57,7 @@ public record ServeLimits(long maxPromptTokens, long maxOutputTokens, long maxJo
   /** Why {@code request} is over these limits, naming the field and both figures; empty if not. */
   public Optional<String> refusal(ServeRequest request) {
     if (request.promptTokens() > maxPromptTokens) {
-      return Optional.of(
-          "prompt_tokens " + request.promptTokens() + " > limit " + maxPromptTokens);
+      return Optional.of("prompt_tokens " + request.promptTokens() + " > limit " + maxPromptTokens);
     }
     if (!request.isDecision() && request.maxTokens() > maxOutputTokens) {
       return Optional.of("max_tokens " + request.maxTokens() + " > limit " + maxOutputTokens);

@@ -19,9 +19,9 @@ import org.meshjava.core.cbor.CborMap;
  * @param fidelityFloor the least acceptable fidelity
  * @param jouleCeilingUj the hard energy budget in µJ (u64, non-negative)
  * @param decision present when a typed decision is asked for
- * @param model present when the caller restricts routing to the backends of one name or recipe
- *     (a mesh-java extension, omitted from the canonical form when absent, so every other
- *     request's id is unchanged; see SPEC.md §Model)
+ * @param model present when the caller restricts routing to the backends of one name or recipe (a
+ *     mesh-java extension, omitted from the canonical form when absent, so every other request's id
+ *     is unchanged; see SPEC.md §Model)
  */
 public record ServeRequest(
     ContentId promptHash,
@@ -44,7 +44,9 @@ public record ServeRequest(
     Objects.requireNonNull(model, "model");
     model.ifPresent(
         m -> {
-          if (m.isEmpty() || m.length() > MAX_MODEL_NAME || m.chars().anyMatch(Character::isISOControl)) {
+          if (m.isEmpty()
+              || m.length() > MAX_MODEL_NAME
+              || m.chars().anyMatch(Character::isISOControl)) {
             throw new IllegalArgumentException(
                 "a model name is 1-" + MAX_MODEL_NAME + " characters without control characters");
           }
@@ -56,8 +58,11 @@ public record ServeRequest(
         d -> {
           if (d.schemaTokens() > promptTokens) {
             throw new IllegalArgumentException(
-                "schema_tokens (" + d.schemaTokens() + ") exceeds prompt_tokens ("
-                    + promptTokens + ")");
+                "schema_tokens ("
+                    + d.schemaTokens()
+                    + ") exceeds prompt_tokens ("
+                    + promptTokens
+                    + ")");
           }
         });
   }
@@ -70,7 +75,13 @@ public record ServeRequest(
       Fidelity fidelityFloor,
       long jouleCeilingUj,
       Optional<DecisionShape> decision) {
-    this(promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, decision,
+    this(
+        promptHash,
+        promptTokens,
+        maxTokens,
+        fidelityFloor,
+        jouleCeilingUj,
+        decision,
         Optional.empty());
   }
 
@@ -80,7 +91,12 @@ public record ServeRequest(
    */
   public ServeRequest withModel(String model) {
     return new ServeRequest(
-        promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, decision,
+        promptHash,
+        promptTokens,
+        maxTokens,
+        fidelityFloor,
+        jouleCeilingUj,
+        decision,
         Optional.of(model));
   }
 
@@ -112,8 +128,7 @@ public record ServeRequest(
   public static ServeRequest decision(
       DecisionPrompt prompt, Fidelity fidelityFloor, long jouleCeilingUj) {
     PromptText text = prompt.text();
-    return decision(
-        text.hash(), text.length(), 0, fidelityFloor, jouleCeilingUj, prompt.shape());
+    return decision(text.hash(), text.length(), 0, fidelityFloor, jouleCeilingUj, prompt.shape());
   }
 
   /** A typed-decision request. */
@@ -148,8 +163,8 @@ public record ServeRequest(
   }
 
   /**
-   * Reads a request back from its canonical form, refusing unknown keys, missing keys and
-   * mistyped values.
+   * Reads a request back from its canonical form, refusing unknown keys, missing keys and mistyped
+   * values.
    *
    * @throws IllegalArgumentException naming what is wrong
    */
@@ -159,8 +174,13 @@ public record ServeRequest(
     }
     java.util.Set<String> known =
         java.util.Set.of(
-            "prompt_hash", "prompt_tokens", "max_tokens", "fidelity_floor", "joule_ceiling_uj",
-            "decision", "model");
+            "prompt_hash",
+            "prompt_tokens",
+            "max_tokens",
+            "fidelity_floor",
+            "joule_ceiling_uj",
+            "decision",
+            "model");
     for (CborMap.Entry e : map.entries()) {
       if (!(e.key() instanceof org.meshjava.core.cbor.CborText(String k)) || !known.contains(k)) {
         throw new IllegalArgumentException("unknown request key " + e.key());
@@ -176,7 +196,8 @@ public record ServeRequest(
               new DecisionShape(
                   uint(d, "questions"), uint(d, "options_scored"), uint(d, "schema_tokens")));
     }
-    if (!(map.get("prompt_hash").orElse(null) instanceof org.meshjava.core.cbor.CborText(String h))) {
+    if (!(map.get("prompt_hash").orElse(null)
+        instanceof org.meshjava.core.cbor.CborText(String h))) {
       throw new IllegalArgumentException("prompt_hash is a hex text string");
     }
     return new ServeRequest(

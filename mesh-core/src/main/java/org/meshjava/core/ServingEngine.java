@@ -5,12 +5,12 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * A backend that serves requests (§5). Implementations advertise a fidelity and a modelled cost,
- * do real work proportional to the tokens they serve, and never report energy: the steward meters
+ * A backend that serves requests (§5). Implementations advertise a fidelity and a modelled cost, do
+ * real work proportional to the tokens they serve, and never report energy: the steward meters
  * around them.
  *
- * <p>Implementations must be safe to call from several threads at once, or say otherwise in
- * their own documentation and be registered with a steward that serialises them.
+ * <p>Implementations must be safe to call from several threads at once, or say otherwise in their
+ * own documentation and be registered with a steward that serialises them.
  */
 public interface ServingEngine {
 
@@ -28,8 +28,8 @@ public interface ServingEngine {
 
   /**
    * Whether serving the same request and payload again yields the same tokens (§5). Only a
-   * deterministic engine's serves can be replayed (§6.4). An engine that samples must not claim
-   * it; the default is {@code false}.
+   * deterministic engine's serves can be replayed (§6.4). An engine that samples must not claim it;
+   * the default is {@code false}.
    */
   default boolean deterministic() {
     return false;
@@ -47,10 +47,10 @@ public interface ServingEngine {
   }
 
   /**
-   * The largest request this engine can serve at all: its context window, what its output can
-   * hold. A request over them is refused while routing, before any work (§4), so {@link #serve}
-   * never sees one. The default is {@link ServeLimits#NONE}; an engine that cannot serve the whole
-   * u32 range says so here rather than failing on it.
+   * The largest request this engine can serve at all: its context window, what its output can hold.
+   * A request over them is refused while routing, before any work (§4), so {@link #serve} never
+   * sees one. The default is {@link ServeLimits#NONE}; an engine that cannot serve the whole u32
+   * range says so here rather than failing on it.
    */
   default ServeLimits limits() {
     return ServeLimits.NONE;
@@ -129,9 +129,9 @@ public interface ServingEngine {
 
   /**
    * How many serves may wait for this engine, beyond those it runs at once, before the steward
-   * refuses more ({@code BACKEND_BUSY}, before any grant is decided). An engine that serialises
-   * its serves declares a small bound, so that requests piling up on it cannot hold every
-   * connection of a server that has other backends. The default is unbounded.
+   * refuses more ({@code BACKEND_BUSY}, before any grant is decided). An engine that serialises its
+   * serves declares a small bound, so that requests piling up on it cannot hold every connection of
+   * a server that has other backends. The default is unbounded.
    */
   default int maxWaitingServes() {
     return Integer.MAX_VALUE;

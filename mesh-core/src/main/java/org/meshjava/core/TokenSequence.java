@@ -3,9 +3,9 @@ package org.meshjava.core;
 import java.util.Arrays;
 
 /**
- * An immutable sequence of token ids, each an unsigned 32-bit value. Used both for the prompt
- * token payload an engine is handed and for the tokens it emits. {@link #toLittleEndian()} is the
- * byte form §6.4 commits to.
+ * An immutable sequence of token ids, each an unsigned 32-bit value. Used both for the prompt token
+ * payload an engine is handed and for the tokens it emits. {@link #toLittleEndian()} is the byte
+ * form §6.4 commits to.
  */
 public final class TokenSequence {
   private static final TokenSequence EMPTY = new TokenSequence(new int[0]);

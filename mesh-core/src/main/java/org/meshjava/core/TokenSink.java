@@ -1,8 +1,8 @@
 package org.meshjava.core;
 
 /**
- * Where an engine hands each output token as it produces it, so a caller can pass it on before
- * the serve completes (streaming). The sink also carries the caller's cancellation: {@link #accept}
+ * Where an engine hands each output token as it produces it, so a caller can pass it on before the
+ * serve completes (streaming). The sink also carries the caller's cancellation: {@link #accept}
  * answering {@code false} asks the engine to stop. Stopping is cooperative; an engine that stops
  * returns the tokens it produced so far as its result, and the steward meters, seals and journals
  * exactly those (the work done is never free).

@@ -9,8 +9,8 @@ import java.util.regex.Pattern;
  * reproduces a result alone; a receipt carries both or neither.
  *
  * @param digest the weights digest
- * @param precision the precision as the backend names it ({@code fp32}, {@code bf16}, {@code
- *     int8}, …): lowercase letters and digits
+ * @param precision the precision as the backend names it ({@code fp32}, {@code bf16}, {@code int8},
+ *     …): lowercase letters and digits
  */
 public record WeightsBinding(ContentId digest, String precision) {
   private static final Pattern PRECISION = Pattern.compile("[a-z][a-z0-9_]{0,15}");

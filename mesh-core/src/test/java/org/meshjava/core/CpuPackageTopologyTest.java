@@ -26,7 +26,9 @@ class CpuPackageTopologyTest {
 
   private Path status(String allowed) throws IOException {
     return Files.writeString(
-        root.resolve("status"), "Name:\tjava\nCpus_allowed:\tf\nCpus_allowed_list:\t" + allowed
+        root.resolve("status"),
+        "Name:\tjava\nCpus_allowed:\tf\nCpus_allowed_list:\t"
+            + allowed
             + "\nMems_allowed_list:\t0-1\n");
   }
 

@@ -25,7 +25,8 @@ class DecisionAnswerTest {
 
   @Test
   void of_refusesASumAwayFromOne_beyondTheTolerance() {
-    assertThatThrownBy(() -> DecisionAnswer.of(0.5, 0.4)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> DecisionAnswer.of(0.5, 0.4))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> DecisionAnswer.of(0.5, 0.5 + 2e-6))
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(DecisionAnswer.of(0.5, 0.5 + 5e-7).size()).isEqualTo(2);
@@ -59,7 +60,8 @@ class DecisionAnswerTest {
     assertThat(DecisionAnswer.of(many).size()).isEqualTo(255);
     double[] tooMany = new double[256];
     java.util.Arrays.fill(tooMany, 1.0 / 256);
-    assertThatThrownBy(() -> DecisionAnswer.of(tooMany)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> DecisionAnswer.of(tooMany))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
@@ -70,7 +72,8 @@ class DecisionAnswerTest {
 
   @Test
   void equality_isByProbabilities() {
-    assertThat(DecisionAnswer.of(0.5, 0.5)).isEqualTo(DecisionAnswer.of(0.5, 0.5))
+    assertThat(DecisionAnswer.of(0.5, 0.5))
+        .isEqualTo(DecisionAnswer.of(0.5, 0.5))
         .hasSameHashCodeAs(DecisionAnswer.of(0.5, 0.5))
         .isNotEqualTo(DecisionAnswer.of(0.25, 0.75));
     assertThat(DecisionAnswer.of(0.5, 0.5).hashCode()).isNotZero();
@@ -80,7 +83,14 @@ class DecisionAnswerTest {
   @Test
   void decisionResult_refusesAGenerationOutcomeOrEmittedTokens() {
     ServeOutcome decided =
-        new ServeOutcome(3, 0, 0, 0, 0, 0, java.util.Optional.empty(),
+        new ServeOutcome(
+            3,
+            0,
+            0,
+            0,
+            0,
+            0,
+            java.util.Optional.empty(),
             java.util.Optional.of(new DecisionShape(1, 2, 0)));
     DecisionResult ok = new DecisionResult(decided, java.util.List.of(DecisionAnswer.of(0.5, 0.5)));
     assertThat(ok.toEngineResult().tokens().size()).isZero();
@@ -88,7 +98,14 @@ class DecisionAnswerTest {
     assertThatThrownBy(() -> new DecisionResult(ServeOutcome.greedy(3, 0), java.util.List.of()))
         .isInstanceOf(IllegalArgumentException.class);
     ServeOutcome emitted =
-        new ServeOutcome(3, 2, 2, 0, 0, 0, java.util.Optional.empty(),
+        new ServeOutcome(
+            3,
+            2,
+            2,
+            0,
+            0,
+            0,
+            java.util.Optional.empty(),
             java.util.Optional.of(new DecisionShape(1, 2, 0)));
     assertThatThrownBy(() -> new DecisionResult(emitted, java.util.List.of()))
         .isInstanceOf(IllegalArgumentException.class);

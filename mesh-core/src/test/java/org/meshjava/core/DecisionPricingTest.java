@@ -9,9 +9,14 @@ import org.junit.jupiter.api.Test;
 class DecisionPricingTest {
   private static final ContentId PROMPT = ContentId.ofBytes(new byte[] {1});
 
-  private static ServeRequest decision(long promptTokens, long maxTokens, long questions, long options) {
+  private static ServeRequest decision(
+      long promptTokens, long maxTokens, long questions, long options) {
     return ServeRequest.decision(
-        PROMPT, promptTokens, maxTokens, Fidelity.F1, 1_000_000,
+        PROMPT,
+        promptTokens,
+        maxTokens,
+        Fidelity.F1,
+        1_000_000,
         new DecisionShape(questions, options, 0));
   }
 
@@ -71,7 +76,14 @@ class DecisionPricingTest {
   void estimateServed_ofDecision_countsOptionsAtTheOptionRate() {
     CostProfile p = CostProfile.perToken(100).withOptionCost(40);
     ServeOutcome o =
-        new ServeOutcome(13, 0, 0, 0, 0, 0, java.util.Optional.empty(),
+        new ServeOutcome(
+            13,
+            0,
+            0,
+            0,
+            0,
+            0,
+            java.util.Optional.empty(),
             java.util.Optional.of(new DecisionShape(2, 7, 11)));
     assertThat(p.estimateServed(o)).isEqualTo(100 * 13 + 40 * 7);
   }

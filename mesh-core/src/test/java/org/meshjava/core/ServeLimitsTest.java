@@ -11,7 +11,8 @@ class ServeLimitsTest {
 
   @Test
   void none_takesTheWholeU32RangeAndAnyCeiling() {
-    ServeRequest top = ServeRequest.generation(P, 0xFFFF_FFFFL, 0xFFFF_FFFFL, Fidelity.F0, Long.MAX_VALUE);
+    ServeRequest top =
+        ServeRequest.generation(P, 0xFFFF_FFFFL, 0xFFFF_FFFFL, Fidelity.F0, Long.MAX_VALUE);
     assertThat(ServeLimits.NONE.refusal(top)).isEmpty();
   }
 
@@ -26,8 +27,11 @@ class ServeLimitsTest {
         .contains("joule_ceiling_uj 31 > limit 30");
     assertThat(l.refusal(ServeRequest.generation(P, 10, 20, Fidelity.F0, 30))).isEmpty();
     // A decision emits no tokens: the output limit does not apply to it.
-    assertThat(l.refusal(ServeRequest.decision(P, 10, 4_000_000_000L, Fidelity.F0, 30,
-        new DecisionShape(1, 2, 0)))).isEmpty();
+    assertThat(
+            l.refusal(
+                ServeRequest.decision(
+                    P, 10, 4_000_000_000L, Fidelity.F0, 30, new DecisionShape(1, 2, 0))))
+        .isEmpty();
   }
 
   @Test

@@ -1,14 +1,14 @@
 package org.meshjava.energy;
 
 /**
- * Turns a wrapping raw counter into a monotonic total. Design note: a raw counter wraps at a
- * known range (RAPL: {@code max_energy_range_uj}; NVML: 2^64). Between two reads we assume at
- * most one wrap, so a read that is smaller than the previous one means the counter passed its
- * range once: {@code delta = range - previous + current}. That holds as long as the counter is
- * read more often than it can wrap (minutes for RAPL at full package power); the meter reads
- * on every window open and close and every probe sample. A counter with no range (2^64) that
- * appears to move backwards by more than half its range has been reset, which no arithmetic can
- * recover, so it is reported as {@link CounterIssue#COUNTER_RESET}. Not thread-safe.
+ * Turns a wrapping raw counter into a monotonic total. Design note: a raw counter wraps at a known
+ * range (RAPL: {@code max_energy_range_uj}; NVML: 2^64). Between two reads we assume at most one
+ * wrap, so a read that is smaller than the previous one means the counter passed its range once:
+ * {@code delta = range - previous + current}. That holds as long as the counter is read more often
+ * than it can wrap (minutes for RAPL at full package power); the meter reads on every window open
+ * and close and every probe sample. A counter with no range (2^64) that appears to move backwards
+ * by more than half its range has been reset, which no arithmetic can recover, so it is reported as
+ * {@link CounterIssue#COUNTER_RESET}. Not thread-safe.
  */
 final class CounterAccumulator {
   /** Marks a 64-bit unsigned counter: it wraps at 2^64. */
@@ -44,8 +44,7 @@ final class CounterAccumulator {
   long advance(long raw, String counter) throws CounterException {
     if (range != RANGE_2_64 && (raw < 0 || raw > range)) {
       throw new CounterException(
-          CounterIssue.COUNTER_RESET,
-          counter + " read " + raw + ", outside its range 0.." + range);
+          CounterIssue.COUNTER_RESET, counter + " read " + raw + ", outside its range 0.." + range);
     }
     if (!started) {
       started = true;

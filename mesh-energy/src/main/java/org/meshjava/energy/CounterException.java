@@ -3,8 +3,8 @@ package org.meshjava.energy;
 import java.util.Objects;
 
 /**
- * A counter could not be read or set up. Internal: meters turn it into a {@link CounterStatus}
- * and a fallback, never into an exception a steward sees.
+ * A counter could not be read or set up. Internal: meters turn it into a {@link CounterStatus} and
+ * a fallback, never into an exception a steward sees.
  */
 final class CounterException extends Exception {
   private static final long serialVersionUID = 1L;

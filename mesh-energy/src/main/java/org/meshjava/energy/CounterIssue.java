@@ -7,8 +7,10 @@ package org.meshjava.energy;
 public enum CounterIssue {
   /** The counter does not exist here: no powercap tree, no GPU, no such channel. */
   NOT_PRESENT,
-  /** The counter exists but this process may not read it (RAPL {@code energy_uj} is root-only on
-   * most distributions since 2020). */
+  /**
+   * The counter exists but this process may not read it (RAPL {@code energy_uj} is root-only on
+   * most distributions since 2020).
+   */
   UNREADABLE,
   /** The native library could not be loaded from the configured path. */
   LIBRARY_MISSING,
@@ -26,7 +28,9 @@ public enum CounterIssue {
   SHARED_BOARD,
   /** The counter belongs to another operating system (IOReport off macOS). */
   UNSUPPORTED_PLATFORM,
-  /** The counter reads something that is not one of our domains (RAPL {@code psys}, {@code core}). */
+  /**
+   * The counter reads something that is not one of our domains (RAPL {@code psys}, {@code core}).
+   */
   NOT_A_DOMAIN,
   /** The counter never advanced during the liveness probe. */
   FROZEN,

@@ -17,6 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
@@ -31,13 +32,13 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code HwShunt}, carrying the counters' summed delta as {@code measured_uj}, only when
- *       every domain the backend declared has a counter that was live from the window's open to
- *       its close (same liveness epoch, no probe of any counter in between, no stall, no read gap
- *       long enough to hide a wrap), the window spanned enough of each counter's update periods to
- *       be resolved, every counter moved if the serve did work, and no other window shared any of
+ *       every domain the backend declared has a counter that was live from the window's open to its
+ *       close (same liveness epoch, no probe of any counter in between, no stall, no read gap long
+ *       enough to hide a wrap), the window spanned enough of each counter's update periods to be
+ *       resolved, every counter moved if the serve did work, and no other window shared any of
  *       those domains at any moment;
- *   <li>{@code ModelBased}, with {@code measured_uj} absent and the window's apportioned share
- *       of the counters as its figure, when all that holds but another window shared a domain
+ *   <li>{@code ModelBased}, with {@code measured_uj} absent and the window's apportioned share of
+ *       the counters as its figure, when all that holds but another window shared a domain
  *       (package-wide counters cannot tell two serves apart);
  *   <li>{@code Estimator}, with the caller's estimate, in every other case.
  * </ul>
@@ -45,14 +46,14 @@ import org.slf4j.LoggerFactory;
  * <p>A window declaring CPU package {@code n} also covers that package's DRAM where this meter has
  * a DRAM counter for it: the serve's memory traffic lands there, and the counter exists to say so.
  *
- * <p>Counters are re-probed in the background every {@code reprobeEvery} and soon after one
- * stops advancing or fails to read; counters that wrap are read in the background often enough
- * to see every wrap. {@link #counters()} says which are live and why the others are not; every
- * change is also logged.
+ * <p>Counters are re-probed in the background every {@code reprobeEvery} and soon after one stops
+ * advancing or fails to read; counters that wrap are read in the background often enough to see
+ * every wrap. {@link #counters()} says which are live and why the others are not; every change is
+ * also logged.
  *
- * <p>Thread-safe: windows may be opened and closed from many threads at once. Each window is
- * for one serve and one thread. {@link #close()} waits for a running probe to stop before it
- * releases the counters.
+ * <p>Thread-safe: windows may be opened and closed from many threads at once. Each window is for
+ * one serve and one thread. {@link #close()} waits for a running probe to stop before it releases
+ * the counters.
  */
 public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CounterMeter.class);
@@ -67,7 +68,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final long reprobeEveryNanos;
   private final Optional<Runnable> gpuWork;
   private final Executor reprobeExecutor;
-  private final ScheduledExecutorService ownedExecutor;
+  private final @Nullable ScheduledExecutorService ownedExecutor;
   private final AtomicBoolean closed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
@@ -89,7 +90,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       Duration reprobeEvery,
       Optional<Runnable> gpuWork,
       ProbeClock clock,
-      Executor reprobeExecutor) {
+      @Nullable Executor reprobeExecutor) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.probe = new LivenessProbe(clock);
     this.reprobeEveryNanos = reprobeEvery.toNanos();
@@ -115,7 +116,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       if (shortestGap != Long.MAX_VALUE) {
         // Twice per wrap period at the assumed maximum power: no wrap goes unseen.
         long every = Math.max(1, shortestGap / 2);
-        ownedExecutor.scheduleAtFixedRate(this::pollCounters, every, every, TimeUnit.NANOSECONDS);
+        var unused =
+            ownedExecutor.scheduleAtFixedRate(
+                this::pollCounters, every, every, TimeUnit.NANOSECONDS);
       }
     } else {
       this.ownedExecutor = null;
@@ -136,7 +139,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       Duration reprobeEvery,
       Optional<Runnable> gpuWork,
       ProbeClock clock,
-      Executor reprobeExecutor) {
+      @Nullable Executor reprobeExecutor) {
     this(channels, unavailable, policy, policy, reprobeEvery, gpuWork, clock, reprobeExecutor);
   }
 
@@ -173,8 +176,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   }
 
   /**
-   * Probes every readable counter now, on the calling thread (it burns CPU for one probe
-   * duration), and returns the resulting statuses.
+   * Probes every readable counter now, on the calling thread (it burns CPU for one probe duration),
+   * and returns the resulting statuses.
    */
   public List<CounterStatus> probeNow() {
     runProbe(List.copyOf(ledgers.values()));
@@ -216,8 +219,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   }
 
   /**
-   * Reads every counter once, so that a counter that wraps is seen between wraps however long
-   * a window stays open. The meter's own thread calls this periodically.
+   * Reads every counter once, so that a counter that wraps is seen between wraps however long a
+   * window stays open. The meter's own thread calls this periodically.
    */
   void pollCounters() {
     for (DomainLedger l : ledgers.values()) {

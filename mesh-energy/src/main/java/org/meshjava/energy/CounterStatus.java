@@ -5,8 +5,8 @@ import java.util.Optional;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * What a meter knows about one counter: which domain it reads, whether it is live, and if not,
- * why. Immutable.
+ * What a meter knows about one counter: which domain it reads, whether it is live, and if not, why.
+ * Immutable.
  *
  * @param counter a stable name for the counter, such as {@code rapl:intel-rapl:0} or {@code
  *     nvml:gpu0}
@@ -48,7 +48,6 @@ public record CounterStatus(
 
   static CounterStatus unavailable(
       String counter, Optional<EnergyDomain> domain, CounterIssue issue, String detail) {
-    return new CounterStatus(
-        counter, domain, CounterState.UNAVAILABLE, Optional.of(issue), detail);
+    return new CounterStatus(counter, domain, CounterState.UNAVAILABLE, Optional.of(issue), detail);
   }
 }

@@ -3,6 +3,7 @@ package org.meshjava.energy;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,18 +12,18 @@ import org.slf4j.LoggerFactory;
  * The book a meter keeps for one domain: its counter, its liveness, and the windows open on it.
  *
  * <p>Design note. Every window that declares the domain is registered here for as long as it is
- * open, whether or not the counter is live: its work lands on the domain either way, so any
- * window that overlapped it must not be graded a lone hardware reading. Every window open and
- * close is an <em>event</em>, and the counter is read at each one. The energy between two
- * consecutive events (a <em>segment</em>) is split equally among the windows open during it, and
- * a window that shared the domain with another at any moment is <em>overlapped</em>. So a window
- * alone on the domain receives exactly its counter delta, which may be graded a hardware reading;
- * a window that shared the domain receives a model of its share, which may not (§3.3). Shares of
- * the windows open in a segment sum to the segment's energy. Idle and background power are inside
- * every segment; they are not subtracted.
+ * open, whether or not the counter is live: its work lands on the domain either way, so any window
+ * that overlapped it must not be graded a lone hardware reading. Every window open and close is an
+ * <em>event</em>, and the counter is read at each one. The energy between two consecutive events (a
+ * <em>segment</em>) is split equally among the windows open during it, and a window that shared the
+ * domain with another at any moment is <em>overlapped</em>. So a window alone on the domain
+ * receives exactly its counter delta, which may be graded a hardware reading; a window that shared
+ * the domain receives a model of its share, which may not (§3.3). Shares of the windows open in a
+ * segment sum to the segment's energy. Idle and background power are inside every segment; they are
+ * not subtracted.
  *
- * <p>The liveness <em>epoch</em> changes whenever the trust in a reading across it changes: a
- * probe of any counter starts or ends (its burn heats the CPU and its GPU work the GPUs, whichever
+ * <p>The liveness <em>epoch</em> changes whenever the trust in a reading across it changes: a probe
+ * of any counter starts or ends (its burn heats the CPU and its GPU work the GPUs, whichever
  * counter it probes: a <em>disturbance</em>), the counter is demoted, or two reads are further
  * apart than the counter can be read without missing a wrap. A window is graded from the counter
  * only if the epoch at its close is the one at its open and no disturbance was in progress.
@@ -39,16 +40,16 @@ final class DomainLedger implements LivenessProbe.Target {
   private static final Logger LOG = LoggerFactory.getLogger(DomainLedger.class);
 
   /**
-   * The fewest update periods a window must span to be graded from the counter. A reading lags
-   * the true total by up to one update period at each end, so the delta of a window of {@code k}
+   * The fewest update periods a window must span to be graded from the counter. A reading lags the
+   * true total by up to one update period at each end, so the delta of a window of {@code k}
    * periods is off by at most one period's energy: at most 10% at {@code k = 10}.
    */
   static final int MIN_WINDOW_PERIODS = 10;
 
   /**
    * How many update periods a live counter may go without changing before a read demotes it. A
-   * domain always draws power (idle included), so a live counter changes every period; the
-   * period is itself the longest gap the probe saw, so five of them is a wide margin.
+   * domain always draws power (idle included), so a live counter changes every period; the period
+   * is itself the longest gap the probe saw, so five of them is a wide margin.
    */
   static final int STALL_PERIODS = 5;
 
@@ -73,8 +74,8 @@ final class DomainLedger implements LivenessProbe.Target {
   /**
    * What one window learned from this domain at its close.
    *
-   * @param trusted the counter was live, undisturbed and in the same epoch from open to close,
-   *     and the window was long enough for it to resolve
+   * @param trusted the counter was live, undisturbed and in the same epoch from open to close, and
+   *     the window was long enough for it to resolve
    * @param measuredUj the counter's delta over the window
    * @param apportionedUj this window's share by the segment rule
    * @param overlapped another window shared the domain at some moment
@@ -86,7 +87,7 @@ final class DomainLedger implements LivenessProbe.Target {
   private final ProbeClock clock;
   private final List<Share> open = new ArrayList<>();
   private CounterState state = CounterState.NOT_LIVE;
-  private CounterIssue issue = CounterIssue.PROBING;
+  private @Nullable CounterIssue issue = CounterIssue.PROBING;
   private String detail = "not yet probed";
   private long epoch;
   private int disturbances;
@@ -138,12 +139,16 @@ final class DomainLedger implements LivenessProbe.Target {
   synchronized CounterStatus status() {
     return state == CounterState.LIVE
         ? CounterStatus.live(channel.name(), channel.domain(), detail)
-        : CounterStatus.notLive(channel.name(), channel.domain(), issue, detail);
+        : CounterStatus.notLive(
+            channel.name(),
+            channel.domain(),
+            Objects.requireNonNull(issue, "a counter that is not live has an issue"),
+            detail);
   }
 
   /**
-   * Registers a window, live counter or not: its work lands on the domain either way. The share
-   * is trusted at open only if the counter is live, no probe is disturbing it, and it was read.
+   * Registers a window, live counter or not: its work lands on the domain either way. The share is
+   * trusted at open only if the counter is live, no probe is disturbing it, and it was read.
    */
   synchronized Share enter(long nowNanos) {
     boolean readOk = true;
@@ -159,7 +164,8 @@ final class DomainLedger implements LivenessProbe.Target {
       s.overlapped = true;
     }
     Share share =
-        new Share(epoch, total, nowNanos, readOk && state == CounterState.LIVE && disturbances == 0);
+        new Share(
+            epoch, total, nowNanos, readOk && state == CounterState.LIVE && disturbances == 0);
     share.overlapped = overlapped;
     open.add(share);
     return share;
@@ -235,7 +241,11 @@ final class DomainLedger implements LivenessProbe.Target {
       updatePeriodNanos = 0;
       LOG.warn(
           "energy counter {} ({}) is not live ({}): {}; figures on {} fall back to the estimator",
-          channel.name(), channel.domain(), issue, detail, channel.domain());
+          channel.name(),
+          channel.domain(),
+          issue,
+          detail,
+          channel.domain());
     }
   }
 
@@ -292,7 +302,7 @@ final class DomainLedger implements LivenessProbe.Target {
     if (state == CounterState.LIVE) {
       demote(
           e.issue() == CounterIssue.COUNTER_RESET ? e.issue() : CounterIssue.READ_FAILED,
-          e.getMessage());
+          String.valueOf(e.getMessage()));
     }
   }
 
@@ -305,7 +315,11 @@ final class DomainLedger implements LivenessProbe.Target {
     LOG.warn(
         "energy counter {} ({}) demoted ({}): {}; figures on {} fall back to the estimator until"
             + " a re-probe proves it live",
-        channel.name(), channel.domain(), why, facts, channel.domain());
+        channel.name(),
+        channel.domain(),
+        why,
+        facts,
+        channel.domain());
   }
 
   /**
@@ -327,7 +341,8 @@ final class DomainLedger implements LivenessProbe.Target {
         epoch++;
         LOG.debug(
             "energy counter {} went {} ms unread; windows across the gap are not readings",
-            channel.name(), (nowNanos - lastReadNanos) / 1_000_000);
+            channel.name(),
+            (nowNanos - lastReadNanos) / 1_000_000);
       }
       if (!open.isEmpty()) {
         double each = (double) (total - lastTotal) / open.size();
@@ -341,9 +356,13 @@ final class DomainLedger implements LivenessProbe.Target {
           && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
         demote(
             CounterIssue.STALLED,
-            "did not advance for " + (nowNanos - lastChangeNanos) / 1_000_000 + " ms, "
-                + STALL_PERIODS + " update periods of "
-                + String.format(java.util.Locale.ROOT, "%.1f", updatePeriodNanos / 1e6) + " ms");
+            "did not advance for "
+                + (nowNanos - lastChangeNanos) / 1_000_000
+                + " ms, "
+                + STALL_PERIODS
+                + " update periods of "
+                + String.format(java.util.Locale.ROOT, "%.1f", updatePeriodNanos / 1e6)
+                + " ms");
       }
     }
     lastTotal = total;

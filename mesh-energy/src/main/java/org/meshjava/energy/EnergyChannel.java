@@ -3,9 +3,9 @@ package org.meshjava.energy;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * One counter reading one domain, presented as a monotonic microjoule total from the first
- * read (wraparound and unit conversion already handled). Not thread-safe: the meter serialises
- * reads of a channel under its ledger's lock.
+ * One counter reading one domain, presented as a monotonic microjoule total from the first read
+ * (wraparound and unit conversion already handled). Not thread-safe: the meter serialises reads of
+ * a channel under its ledger's lock.
  */
 interface EnergyChannel {
 
@@ -23,17 +23,17 @@ interface EnergyChannel {
   long readTotalUj() throws CounterException;
 
   /**
-   * The longest the counter may go unread before a wrap could be missed: a raw counter that
-   * wraps at a range must be read at least once per wrap (RAPL), one that cannot wrap in practice
-   * (NVML's 64-bit millijoules, IOReport's deltas) never needs it.
+   * The longest the counter may go unread before a wrap could be missed: a raw counter that wraps
+   * at a range must be read at least once per wrap (RAPL), one that cannot wrap in practice (NVML's
+   * 64-bit millijoules, IOReport's deltas) never needs it.
    */
   default long maxReadGapNanos() {
     return Long.MAX_VALUE;
   }
 
   /**
-   * Whether the counter refreshes only every tens of milliseconds (NVML), so that it is probed
-   * with the slow liveness policy rather than the standard one.
+   * Whether the counter refreshes only every tens of milliseconds (NVML), so that it is probed with
+   * the slow liveness policy rather than the standard one.
    */
   default boolean slowUpdating() {
     return false;

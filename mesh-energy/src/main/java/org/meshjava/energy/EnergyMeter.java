@@ -4,8 +4,8 @@ import java.util.Set;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * Measures the energy of one serve by opening a window before the engine runs and closing it
- * after (§2, phase 3). Energy is metered around the engine; engines never report it.
+ * Measures the energy of one serve by opening a window before the engine runs and closing it after
+ * (§2, phase 3). Energy is metered around the engine; engines never report it.
  *
  * <p>Implementations must be thread-safe: a steward opens windows from many threads at once.
  */

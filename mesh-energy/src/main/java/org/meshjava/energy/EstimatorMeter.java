@@ -5,9 +5,8 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * The meter of a host without live hardware counters: it reports the cost-profile estimate of
- * what was served, graded {@code Estimator}, with no measurement (§3.3, §8). Stateless and
- * thread-safe.
+ * The meter of a host without live hardware counters: it reports the cost-profile estimate of what
+ * was served, graded {@code Estimator}, with no measurement (§3.3, §8). Stateless and thread-safe.
  */
 public final class EstimatorMeter implements EnergyMeter {
   private static final MeterWindow WINDOW =

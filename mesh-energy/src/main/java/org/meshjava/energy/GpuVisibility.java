@@ -42,8 +42,8 @@ public record GpuVisibility(Optional<String> visibleDevices, Optional<String> de
   }
 
   /**
-   * The entries of {@code CUDA_VISIBLE_DEVICES} in order, or empty when it is unset. As CUDA
-   * does, the list ends at the first entry that is not a valid device.
+   * The entries of {@code CUDA_VISIBLE_DEVICES} in order, or empty when it is unset. As CUDA does,
+   * the list ends at the first entry that is not a valid device.
    */
   Optional<List<String>> entries() {
     if (visibleDevices.isEmpty()) {

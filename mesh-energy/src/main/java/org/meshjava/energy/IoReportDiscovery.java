@@ -7,8 +7,8 @@ import org.meshjava.core.EnergyDomain;
 
 /**
  * Finds IOReport energy channels. Off macOS it reports {@link CounterIssue#UNSUPPORTED_PLATFORM}
- * without touching native code. On macOS it subscribes and keeps the domains the first sample
- * delta shows (CPU rail, GPU, DRAM). Stateless.
+ * without touching native code. On macOS it subscribes and keeps the domains the first sample delta
+ * shows (CPU rail, GPU, DRAM). Stateless.
  */
 final class IoReportDiscovery {
   private IoReportDiscovery() {}
@@ -17,12 +17,13 @@ final class IoReportDiscovery {
     return osName.toLowerCase(Locale.ROOT).startsWith("mac");
   }
 
-  static void discover(
-      String osName, List<EnergyChannel> found, List<CounterStatus> rejected) {
+  static void discover(String osName, List<EnergyChannel> found, List<CounterStatus> rejected) {
     if (!isMacOs(osName)) {
       rejected.add(
           CounterStatus.unavailable(
-              "ioreport", Optional.empty(), CounterIssue.UNSUPPORTED_PLATFORM,
+              "ioreport",
+              Optional.empty(),
+              CounterIssue.UNSUPPORTED_PLATFORM,
               "IOReport exists only on macOS; this is " + osName));
       return;
     }
@@ -31,7 +32,8 @@ final class IoReportDiscovery {
       sampler = IoReportNative.subscribe();
     } catch (CounterException e) {
       rejected.add(
-          CounterStatus.unavailable("ioreport", Optional.empty(), e.issue(), e.getMessage()));
+          CounterStatus.unavailable(
+              "ioreport", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
       return;
     }
     adopt(new IoReportSession(sampler), sampler, found, rejected);
@@ -50,7 +52,8 @@ final class IoReportDiscovery {
     } catch (CounterException e) {
       sampler.release();
       rejected.add(
-          CounterStatus.unavailable("ioreport", Optional.empty(), e.issue(), e.getMessage()));
+          CounterStatus.unavailable(
+              "ioreport", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
       return;
     }
     java.util.Set<EnergyDomain> domains = new java.util.LinkedHashSet<>();
@@ -61,7 +64,9 @@ final class IoReportDiscovery {
       sampler.release();
       rejected.add(
           CounterStatus.unavailable(
-              "ioreport", Optional.empty(), CounterIssue.NOT_PRESENT,
+              "ioreport",
+              Optional.empty(),
+              CounterIssue.NOT_PRESENT,
               "no CPU, GPU or DRAM channel in the Energy Model group"));
       return;
     }

@@ -7,8 +7,8 @@ import java.util.Optional;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * Turns an IOReport "Energy Model" sample delta into nanojoules per domain. Pure, so it is
- * tested on recorded samples off Apple hardware.
+ * Turns an IOReport "Energy Model" sample delta into nanojoules per domain. Pure, so it is tested
+ * on recorded samples off Apple hardware.
  *
  * <p>Mapping: a channel whose name ends in {@code CPU Energy} (one per die on multi-die parts,
  * {@code DIE_0_CPU Energy}…) is the CPU rail and counts towards CPU package 0; {@code GPU Energy}
@@ -17,9 +17,9 @@ import org.meshjava.core.EnergyDomain;
  * starting {@code DRAM} is DRAM 0. Everything else is not a domain of ours and is skipped:
  * per-cluster {@code ECPU}/{@code PCPU} rails are parts of the CPU rail, and the neural engine
  * ({@code ANE}) runs no work of this project's engines (an engine that used it would need a domain
- * of its own before its figures could be hardware readings). Unit labels are trimmed, then
- * {@code mJ}, {@code uJ}/{@code µJ} and {@code nJ} are understood; a mapped channel in any other
- * unit, or with a negative delta, fails the sample rather than being guessed at. Stateless.
+ * of its own before its figures could be hardware readings). Unit labels are trimmed, then {@code
+ * mJ}, {@code uJ}/{@code µJ} and {@code nJ} are understood; a mapped channel in any other unit, or
+ * with a negative delta, fails the sample rather than being guessed at. Stateless.
  */
 final class IoReportEnergyModel {
   static final String GROUP = "Energy Model";
@@ -47,8 +47,8 @@ final class IoReportEnergyModel {
   /**
    * Sums a sample delta into nanojoules per domain kind (all index 0 on Apple silicon).
    *
-   * @throws CounterException {@link CounterIssue#READ_FAILED} for a mapped channel with an
-   *     unknown unit or a negative value
+   * @throws CounterException {@link CounterIssue#READ_FAILED} for a mapped channel with an unknown
+   *     unit or a negative value
    */
   static Map<EnergyDomain.Kind, Long> nanojoules(List<IoReportEntry> delta)
       throws CounterException {
@@ -61,14 +61,21 @@ final class IoReportEnergyModel {
       if (e.value() < 0) {
         throw new CounterException(
             CounterIssue.READ_FAILED,
-            "IOReport channel '" + e.channel() + "' went backwards by " + e.value() + " " + e.unit());
+            "IOReport channel '"
+                + e.channel()
+                + "' went backwards by "
+                + e.value()
+                + " "
+                + e.unit());
       }
       long nj;
       try {
         nj = Math.multiplyExact(e.value(), nanojoulesPer(e));
       } catch (ArithmeticException overflow) {
         throw new CounterException(
-            CounterIssue.READ_FAILED, "IOReport channel '" + e.channel() + "' overflowed", overflow);
+            CounterIssue.READ_FAILED,
+            "IOReport channel '" + e.channel() + "' overflowed",
+            overflow);
       }
       sums.merge(domain.get().kind(), nj, Math::addExact);
     }

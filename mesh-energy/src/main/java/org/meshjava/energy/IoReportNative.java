@@ -16,17 +16,16 @@ import java.util.List;
 import java.util.NoSuchElementException;
 
 /**
- * Apple's private IOReport API bound through FFM: subscribes to the "Energy Model" channel
- * group and takes sample deltas. <strong>Never run on Apple hardware in this project's
+ * Apple's private IOReport API bound through FFM: subscribes to the "Energy Model" channel group
+ * and takes sample deltas. <strong>Never run on Apple hardware in this project's
  * development</strong>: it is compiled everywhere, constructed only on macOS (see {@link
- * IoReportDiscovery}), and its sample-to-reading logic lives in {@link IoReportEnergyModel},
- * which is tested on recorded samples. The signatures follow the community's reverse-engineered
- * headers (as used by tools such as macmon); IOReport has no public documentation.
+ * IoReportDiscovery}), and its sample-to-reading logic lives in {@link IoReportEnergyModel}, which
+ * is tested on recorded samples. The signatures follow the community's reverse-engineered headers
+ * (as used by tools such as macmon); IOReport has no public documentation.
  *
- * <p>Sample deltas are walked through the {@code IOReportChannels} array of the delta
- * dictionary with CoreFoundation calls, not {@code IOReportIterate}, which takes an
- * Objective-C block that FFM cannot build. Not thread-safe; {@link IoReportSession} serialises
- * it.
+ * <p>Sample deltas are walked through the {@code IOReportChannels} array of the delta dictionary
+ * with CoreFoundation calls, not {@code IOReportIterate}, which takes an Objective-C block that FFM
+ * cannot build. Not thread-safe; {@link IoReportSession} serialises it.
  */
 final class IoReportNative implements IoReportSampler {
   static final String IOREPORT = "/usr/lib/libIOReport.dylib";
@@ -54,6 +53,7 @@ final class IoReportNative implements IoReportSampler {
 
   /** Every CoreFoundation object a Create or Copy call gave us; released in reverse order. */
   private final List<MemorySegment> owned = new ArrayList<>();
+
   private final MemorySegment channelsKey;
   private final MemorySegment subscription;
   private final MemorySegment subscribed;
@@ -62,8 +62,8 @@ final class IoReportNative implements IoReportSampler {
   private boolean released;
 
   /**
-   * Binds the two libraries by name. Since macOS 11 system libraries live in the dyld shared
-   * cache, not as files, so they are handed to the dynamic loader as names ({@link
+   * Binds the two libraries by name. Since macOS 11 system libraries live in the dyld shared cache,
+   * not as files, so they are handed to the dynamic loader as names ({@link
    * SymbolLookup#libraryLookup(String, Arena)}); the {@code Path} form resolves a real file first
    * and would fail there.
    */
@@ -140,7 +140,8 @@ final class IoReportNative implements IoReportSampler {
     } catch (IllegalArgumentException | NoSuchElementException e) {
       arena.close();
       throw new CounterException(
-          CounterIssue.LIBRARY_MISSING, "cannot bind IOReport/CoreFoundation: " + e.getMessage(),
+          CounterIssue.LIBRARY_MISSING,
+          "cannot bind IOReport/CoreFoundation: " + e.getMessage(),
           e);
     }
     textBuffer = arena.allocate(256);

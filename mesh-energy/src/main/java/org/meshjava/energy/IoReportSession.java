@@ -6,9 +6,9 @@ import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * One IOReport subscription shared by the channels over it. Each read takes a fresh sample
- * delta and folds every mapped channel into a running nanojoule total, so readings are
- * monotonic like RAPL's and the same liveness rule and window books apply. Thread-safe.
+ * One IOReport subscription shared by the channels over it. Each read takes a fresh sample delta
+ * and folds every mapped channel into a running nanojoule total, so readings are monotonic like
+ * RAPL's and the same liveness rule and window books apply. Thread-safe.
  */
 final class IoReportSession {
   private final IoReportSampler sampler;

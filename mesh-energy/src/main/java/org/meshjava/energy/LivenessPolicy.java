@@ -14,20 +14,24 @@ import java.util.Objects;
  * take no part in the rule, they only time the counter's updates, so the meter learns its update
  * period (the longest gap seen between two changes) and can refuse windows too short for it.
  *
- * @param sampleInterval the time between samples; a counter that updates less often than this
- *     is lumpy at this resolution and is rejected, so it must exceed the counter's update period
+ * @param sampleInterval the time between samples; a counter that updates less often than this is
+ *     lumpy at this resolution and is rejected, so it must exceed the counter's update period
  * @param probeDuration how long one probe samples; at least 300 ms and five intervals
  * @param pollInterval the time between polls that time the counter's updates; at most {@code
  *     sampleInterval} (equal means no polls between samples, and an update period learnt only to
  *     the sample interval)
  */
-public record LivenessPolicy(Duration sampleInterval, Duration probeDuration, Duration pollInterval) {
+public record LivenessPolicy(
+    Duration sampleInterval, Duration probeDuration, Duration pollInterval) {
   /** The fewest intervals in which the counter must advance. */
   public static final int MIN_ADVANCING_INTERVALS = 5;
+
   /** The size of each run of consecutive intervals checked for lumps. */
   public static final int GROUP = 5;
+
   /** How many intervals of every run of {@link #GROUP} must show an advance. */
   public static final int MIN_ADVANCING_PER_GROUP = 4;
+
   /** The shortest span a probe must observe. */
   public static final Duration MIN_SPAN = Duration.ofMillis(300);
 
@@ -45,14 +49,20 @@ public record LivenessPolicy(Duration sampleInterval, Duration probeDuration, Du
     }
     if (probeDuration.toNanos() / sampleInterval.toNanos() < MIN_ADVANCING_INTERVALS) {
       throw new IllegalArgumentException(
-          "probeDuration " + probeDuration + " holds fewer than " + MIN_ADVANCING_INTERVALS
-              + " intervals of " + sampleInterval);
+          "probeDuration "
+              + probeDuration
+              + " holds fewer than "
+              + MIN_ADVANCING_INTERVALS
+              + " intervals of "
+              + sampleInterval);
     }
     if (pollInterval.isNegative()
         || pollInterval.isZero()
         || pollInterval.compareTo(sampleInterval) > 0) {
       throw new IllegalArgumentException(
-          "pollInterval " + pollInterval + " must be positive and at most the sample interval "
+          "pollInterval "
+              + pollInterval
+              + " must be positive and at most the sample interval "
               + sampleInterval);
     }
   }
@@ -72,8 +82,8 @@ public record LivenessPolicy(Duration sampleInterval, Duration probeDuration, Du
 
   /**
    * For NVML: 150 ms samples over 1.5 s (ten intervals), polled every 2 ms. NVML's energy counter
-   * is refreshed every 20 to 100 ms depending on the board, so a 20 ms sample interval would call
-   * a healthy counter lumpy; 150 ms leaves half a period of margin over the slowest.
+   * is refreshed every 20 to 100 ms depending on the board, so a 20 ms sample interval would call a
+   * healthy counter lumpy; 150 ms leaves half a period of margin over the slowest.
    */
   public static LivenessPolicy nvml() {
     return new LivenessPolicy(

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Samples several counters together for one probe and judges each by {@link LivenessRule}. All
@@ -11,11 +12,11 @@ import java.util.Objects;
  * however many counters there are; each counter is sampled on its own policy's grid. A counter
  * whose read fails mid-probe is judged {@link CounterIssue#READ_FAILED}.
  *
- * <p>Between samples each counter is also polled at its policy's poll interval. Polls take no
- * part in the liveness rule; they time the counter's updates, so the verdict of a live counter
- * carries its update period: the longest gap seen between two changes of its value. That is an
- * upper bound on the true period (to the poll resolution), which is the safe side for the rules
- * built on it (shortest gradable window, stall detection).
+ * <p>Between samples each counter is also polled at its policy's poll interval. Polls take no part
+ * in the liveness rule; they time the counter's updates, so the verdict of a live counter carries
+ * its update period: the longest gap seen between two changes of its value. That is an upper bound
+ * on the true period (to the poll resolution), which is the safe side for the rules built on it
+ * (shortest gradable window, stall detection).
  *
  * <p>A probe whose thread is interrupted stops at its next read and judges every counter not live
  * ({@link CounterIssue#PROBING}), so a meter that closes does not wait out a whole probe.
@@ -96,7 +97,7 @@ final class LivenessProbe {
     private long lastChangeNanos = -1;
     private long longestGapNanos;
     private int changes;
-    private CounterException failure;
+    private @Nullable CounterException failure;
 
     Track(Target target, long start) {
       this.target = target;

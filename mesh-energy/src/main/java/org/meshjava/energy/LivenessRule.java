@@ -6,11 +6,10 @@ import java.util.Locale;
  * The §3.3 liveness rule as a pure function of probe samples, so it can be tested on scripted
  * sequences without a clock.
  *
- * <p>Interval {@code i} is the time between sample {@code i-1} and sample {@code i}; it
- * "advanced" when the total grew. "At least 4 of every 5" is read as a sliding window: every run
- * of five consecutive intervals must hold at least four advances. That is stricter than
- * disjoint blocks, and a counter that publishes every other interval, or in bursts, fails it.
- * Stateless.
+ * <p>Interval {@code i} is the time between sample {@code i-1} and sample {@code i}; it "advanced"
+ * when the total grew. "At least 4 of every 5" is read as a sliding window: every run of five
+ * consecutive intervals must hold at least four advances. That is stricter than disjoint blocks,
+ * and a counter that publishes every other interval, or in bursts, fails it. Stateless.
  */
 final class LivenessRule {
   private LivenessRule() {}
@@ -26,8 +25,8 @@ final class LivenessRule {
   }
 
   /**
-   * Judges a probe whose polls saw the counter change at most every {@code updatePeriodNanos}
-   * (0 when unknown: the period is then taken as the longest gap between advancing samples).
+   * Judges a probe whose polls saw the counter change at most every {@code updatePeriodNanos} (0
+   * when unknown: the period is then taken as the longest gap between advancing samples).
    */
   static LivenessVerdict judge(long[] timesNanos, long[] totalsUj, long updatePeriodNanos) {
     if (timesNanos.length != totalsUj.length) {
@@ -45,7 +44,11 @@ final class LivenessRule {
     }
     long spanNanos = intervals == 0 ? 0 : timesNanos[intervals] - timesNanos[0];
     String facts =
-        advances + " of " + intervals + " intervals advanced over " + (spanNanos / 1_000_000)
+        advances
+            + " of "
+            + intervals
+            + " intervals advanced over "
+            + (spanNanos / 1_000_000)
             + " ms";
     if (advances == 0) {
       return LivenessVerdict.notLive(CounterIssue.FROZEN, "never advanced: " + facts);
@@ -60,8 +63,14 @@ final class LivenessRule {
       if (inGroup < LivenessPolicy.MIN_ADVANCING_PER_GROUP) {
         return LivenessVerdict.notLive(
             CounterIssue.LUMPY,
-            "only " + inGroup + " of intervals " + (start + 1) + ".." + (start + LivenessPolicy.GROUP)
-                + " advanced: " + facts);
+            "only "
+                + inGroup
+                + " of intervals "
+                + (start + 1)
+                + ".."
+                + (start + LivenessPolicy.GROUP)
+                + " advanced: "
+                + facts);
       }
     }
     if (advances < LivenessPolicy.MIN_ADVANCING_INTERVALS) {
@@ -71,14 +80,14 @@ final class LivenessRule {
       return LivenessVerdict.notLive(CounterIssue.PROBE_TOO_SHORT, facts);
     }
     long period =
-        updatePeriodNanos > 0
-            ? updatePeriodNanos
-            : longestGapBetweenAdvances(timesNanos, totalsUj);
+        updatePeriodNanos > 0 ? updatePeriodNanos : longestGapBetweenAdvances(timesNanos, totalsUj);
     String every = String.format(Locale.ROOT, "%.1f", period / 1e6);
     return LivenessVerdict.live(facts + ", updates at least every " + every + " ms", period);
   }
 
-  /** The longest time between two samples that each showed an advance (the first counts from t0). */
+  /**
+   * The longest time between two samples that each showed an advance (the first counts from t0).
+   */
   private static long longestGapBetweenAdvances(long[] timesNanos, long[] totalsUj) {
     long longest = 0;
     long lastChange = timesNanos[0];

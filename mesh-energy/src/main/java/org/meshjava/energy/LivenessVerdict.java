@@ -8,9 +8,9 @@ import java.util.Optional;
  *
  * @param issue absent when the counter is live
  * @param detail the facts (intervals seen, advancing count, span, update period) for logs
- * @param updatePeriodNanos for a live counter, the longest gap the probe saw between two changes
- *     of its value: an upper bound on how often it updates, to the probe's poll resolution; 0 for
- *     a counter that is not live
+ * @param updatePeriodNanos for a live counter, the longest gap the probe saw between two changes of
+ *     its value: an upper bound on how often it updates, to the probe's poll resolution; 0 for a
+ *     counter that is not live
  */
 record LivenessVerdict(Optional<CounterIssue> issue, String detail, long updatePeriodNanos) {
   LivenessVerdict {
@@ -18,7 +18,9 @@ record LivenessVerdict(Optional<CounterIssue> issue, String detail, long updateP
     Objects.requireNonNull(detail, "detail");
     if (issue.isEmpty() != updatePeriodNanos > 0) {
       throw new IllegalArgumentException(
-          "a live verdict carries a positive update period, and only a live one: " + issue + " "
+          "a live verdict carries a positive update period, and only a live one: "
+              + issue
+              + " "
               + updatePeriodNanos);
     }
   }

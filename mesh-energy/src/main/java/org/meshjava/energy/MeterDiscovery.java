@@ -5,18 +5,19 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The steward's default meter: finds the energy counters this machine has, proves which are
- * live (§3.3), and returns a {@link CounterMeter} over them, or the {@link EstimatorMeter} when
- * none is live, so a receipt never claims more than the machine can show. Every counter found
- * or refused is in {@link #counters()} with its reason, and logged.
+ * The steward's default meter: finds the energy counters this machine has, proves which are live
+ * (§3.3), and returns a {@link CounterMeter} over them, or the {@link EstimatorMeter} when none is
+ * live, so a receipt never claims more than the machine can show. Every counter found or refused is
+ * in {@link #counters()} with its reason, and logged.
  *
- * <p>On a machine without counters (no powercap tree or root-only {@code energy_uj}, no NVML,
- * not macOS) discovery touches a few paths and returns at once. With readable counters it
- * burns one core for one probe (400 ms by default, 1.5 s when a GPU counter is probed).
+ * <p>On a machine without counters (no powercap tree or root-only {@code energy_uj}, no NVML, not
+ * macOS) discovery touches a few paths and returns at once. With readable counters it burns one
+ * core for one probe (400 ms by default, 1.5 s when a GPU counter is probed).
  *
  * @param meter the meter to give the steward
  * @param counters every counter considered, with its state and any reason it is not live
@@ -33,8 +34,8 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   /**
    * Discovers counters as {@code options} say.
    *
-   * @return the meter and what was found; never throws for a missing, failing or forbidden
-   *     counter (native access denied to this module included)
+   * @return the meter and what was found; never throws for a missing, failing or forbidden counter
+   *     (native access denied to this module included)
    */
   public static MeterDiscovery discover(DiscoveryOptions options) {
     return discover(
@@ -49,7 +50,7 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   static MeterDiscovery discover(
       DiscoveryOptions options,
       ProbeClock clock,
-      Executor reprobeExecutor,
+      @Nullable Executor reprobeExecutor,
       SysfsReader sysfs,
       String osName) {
     Objects.requireNonNull(options, "options");
@@ -59,7 +60,8 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
         .raplRoot()
         .ifPresent(
             root ->
-                guarded("rapl", refused, () -> RaplDiscovery.discover(root, sysfs, channels, refused)));
+                guarded(
+                    "rapl", refused, () -> RaplDiscovery.discover(root, sysfs, channels, refused)));
     options
         .nvmlLibrary()
         .ifPresent(
@@ -72,7 +74,10 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
       guarded("ioreport", refused, () -> IoReportDiscovery.discover(osName, channels, refused));
     }
     for (CounterStatus s : refused) {
-      LOG.info("energy counter {} unavailable ({}): {}", s.counter(), s.issue().orElseThrow(),
+      LOG.info(
+          "energy counter {} unavailable ({}): {}",
+          s.counter(),
+          s.issue().orElseThrow(),
           s.detail());
     }
     unreadableAdvice(refused).ifPresent(LOG::warn);
@@ -121,7 +126,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
 
   /** The detail of a counter refused because this module may not call native code. */
   static String nativeAccessDenied(IllegalCallerException e) {
-    return "native access is denied to this module (" + e.getMessage() + "); run with"
+    return "native access is denied to this module ("
+        + e.getMessage()
+        + "); run with"
         + " --enable-native-access=org.meshjava.energy (module path) or ALL-UNNAMED (class path)";
   }
 
@@ -133,7 +140,8 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   static Optional<String> unreadableAdvice(List<CounterStatus> refused) {
     List<String> zones = new ArrayList<>();
     for (CounterStatus s : refused) {
-      if (s.counter().startsWith("rapl") && s.issue().equals(Optional.of(CounterIssue.UNREADABLE))) {
+      if (s.counter().startsWith("rapl")
+          && s.issue().equals(Optional.of(CounterIssue.UNREADABLE))) {
         zones.add(s.counter());
       }
     }
@@ -141,7 +149,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
       return Optional.empty();
     }
     return Optional.of(
-        "RAPL energy counters " + zones + " exist but this process may not read energy_uj (root"
+        "RAPL energy counters "
+            + zones
+            + " exist but this process may not read energy_uj (root"
             + " only since the CVE-2020-8694 fix), so CPU figures are graded Estimator. To meter"
             + " them, grant read access: a udev rule or tmpfiles entry giving a group read on"
             + " /sys/class/powercap/intel-rapl:*/energy_uj, then run in that group (see"

@@ -11,8 +11,8 @@ public interface MeterWindow {
   /**
    * Closes the window and grades the figure.
    *
-   * @param estimatedUj the cost-profile estimate of what was actually served; always carried,
-   *     and the figure itself when no live counter covers the serve
+   * @param estimatedUj the cost-profile estimate of what was actually served; always carried, and
+   *     the figure itself when no live counter covers the serve
    * @return an {@link Energy} whose provenance the meter can stand behind (§3.3)
    */
   Energy close(long estimatedUj);

@@ -15,10 +15,10 @@ import org.meshjava.core.EnergyDomain;
  * ({@link GpuVisibility}). NVIDIA documents NVML's enumeration index as unrelated to CUDA's, so a
  * board is bound by identity: a {@code GPU-} UUID in {@code CUDA_VISIBLE_DEVICES} names its board
  * (a unique prefix is enough, as for CUDA); an ordinal names the board at that place in PCI bus
- * order when {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}, and is ambiguous otherwise (CUDA's default
- * order is its own guess of the fastest device) unless the host has a single board. A {@code MIG-}
- * entry, or a board in MIG mode, is refused: its counter reads the whole board, other tenants
- * included. A board the process does not see is reported and not used. Stateless.
+ * order when {@code CUDA_DEVICE_ORDER=PCI_BUS_ID}, and is ambiguous otherwise (CUDA's default order
+ * is its own guess of the fastest device) unless the host has a single board. A {@code MIG-} entry,
+ * or a board in MIG mode, is refused: its counter reads the whole board, other tenants included. A
+ * board the process does not see is reported and not used. Stateless.
  */
 final class NvmlDiscovery {
   private NvmlDiscovery() {}
@@ -39,7 +39,9 @@ final class NvmlDiscovery {
     try {
       nvml = NvmlLibrary.load(library);
     } catch (CounterException e) {
-      rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e.issue(), e.getMessage()));
+      rejected.add(
+          CounterStatus.unavailable(
+              "nvml", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
       return;
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
@@ -59,7 +61,9 @@ final class NvmlDiscovery {
     try {
       count = nvml.deviceCount();
     } catch (CounterException e) {
-      rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e.issue(), e.getMessage()));
+      rejected.add(
+          CounterStatus.unavailable(
+              "nvml", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
       return;
     }
     if (count <= 0) {
@@ -76,20 +80,23 @@ final class NvmlDiscovery {
       } catch (CounterException e) {
         rejected.add(
             CounterStatus.unavailable(
-                "nvml:index" + i, Optional.empty(), e.issue(), e.getMessage()));
+                "nvml:index" + i, Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
       }
     }
     Map<Board, EnergyDomain> visible = new LinkedHashMap<>();
-    List<String> entries =
-        visibility.entries().orElseGet(() -> ordinals(boards.size()));
+    List<String> entries = visibility.entries().orElseGet(() -> ordinals(boards.size()));
     for (int n = 0; n < entries.size(); n++) {
       String entry = entries.get(n);
       EnergyDomain domain = EnergyDomain.gpu(n);
       if (entry.startsWith("MIG-")) {
         rejected.add(
             CounterStatus.unavailable(
-                "nvml:" + entry, Optional.of(domain), CounterIssue.SHARED_BOARD,
-                "visible device " + n + " is a MIG instance; the board's counter includes the"
+                "nvml:" + entry,
+                Optional.of(domain),
+                CounterIssue.SHARED_BOARD,
+                "visible device "
+                    + n
+                    + " is a MIG instance; the board's counter includes the"
                     + " other instances"));
         continue;
       }
@@ -111,7 +118,9 @@ final class NvmlDiscovery {
       if (domain == null) {
         rejected.add(
             CounterStatus.unavailable(
-                name, Optional.empty(), CounterIssue.NOT_A_DOMAIN,
+                name,
+                Optional.empty(),
+                CounterIssue.NOT_A_DOMAIN,
                 "NVML board " + b.index() + " is not a GPU this process can be bound to"));
         continue;
       }
@@ -119,12 +128,16 @@ final class NvmlDiscovery {
         if (nvml.migEnabled(b.handle())) {
           rejected.add(
               CounterStatus.unavailable(
-                  name, Optional.of(domain), CounterIssue.SHARED_BOARD,
+                  name,
+                  Optional.of(domain),
+                  CounterIssue.SHARED_BOARD,
                   "the board is in MIG mode; its counter includes every instance's tenant"));
           continue;
         }
       } catch (CounterException e) {
-        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e.issue(), e.getMessage()));
+        rejected.add(
+            CounterStatus.unavailable(
+                name, Optional.of(domain), e.issue(), String.valueOf(e.getMessage())));
         continue;
       }
       NvmlChannel channel = new NvmlChannel(nvml, domain, b.uuid(), b.handle());
@@ -133,7 +146,9 @@ final class NvmlDiscovery {
         found.add(channel);
       } catch (CounterException e) {
         channel.release();
-        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e.issue(), e.getMessage()));
+        rejected.add(
+            CounterStatus.unavailable(
+                name, Optional.of(domain), e.issue(), String.valueOf(e.getMessage())));
       }
     }
   }
@@ -152,9 +167,12 @@ final class NvmlDiscovery {
       }
       rejected.add(
           CounterStatus.unavailable(
-              "nvml:" + entry, Optional.of(domain), CounterIssue.NOT_PRESENT,
-              matches.isEmpty() ? "no board has UUID " + entry : "UUID prefix " + entry
-                  + " names " + matches.size() + " boards"));
+              "nvml:" + entry,
+              Optional.of(domain),
+              CounterIssue.NOT_PRESENT,
+              matches.isEmpty()
+                  ? "no board has UUID " + entry
+                  : "UUID prefix " + entry + " names " + matches.size() + " boards"));
       return Optional.empty();
     }
     int ordinal = Integer.parseInt(entry);
@@ -168,8 +186,12 @@ final class NvmlDiscovery {
     }
     rejected.add(
         CounterStatus.unavailable(
-            "nvml:cuda" + ordinal, Optional.of(domain), CounterIssue.NOT_A_DOMAIN,
-            "CUDA device " + ordinal + " cannot be matched to an NVML board: set"
+            "nvml:cuda" + ordinal,
+            Optional.of(domain),
+            CounterIssue.NOT_A_DOMAIN,
+            "CUDA device "
+                + ordinal
+                + " cannot be matched to an NVML board: set"
                 + " CUDA_DEVICE_ORDER=PCI_BUS_ID, or name GPUs by UUID in CUDA_VISIBLE_DEVICES"));
     return Optional.empty();
   }

@@ -16,14 +16,14 @@ import java.util.Optional;
 
 /**
  * NVIDIA's management library bound through the FFM API, no JNI. Only the calls an energy meter
- * needs: {@code nvmlInit_v2}, {@code nvmlDeviceGetCount_v2}, {@code
- * nvmlDeviceGetHandleByIndex_v2}, {@code nvmlDeviceGetTotalEnergyConsumption} (millijoules since
- * the driver loaded, an {@code unsigned long long}), {@code nvmlDeviceGetUUID} and {@code
- * nvmlDeviceGetPciInfo_v3} (to bind a board to the GPU an engine sees: NVML's index is not CUDA's),
- * {@code nvmlDeviceGetMigMode} (a board in MIG mode is shared), {@code nvmlErrorString} and {@code
- * nvmlShutdown}. The last three device calls are optional: a driver too old to have them has no
- * MIG, and without PCI information only UUIDs bind a board. Every call returns an {@code nvmlReturn_t}; anything but 0 becomes a {@link
- * CounterException} carrying NVML's own text for the code.
+ * needs: {@code nvmlInit_v2}, {@code nvmlDeviceGetCount_v2}, {@code nvmlDeviceGetHandleByIndex_v2},
+ * {@code nvmlDeviceGetTotalEnergyConsumption} (millijoules since the driver loaded, an {@code
+ * unsigned long long}), {@code nvmlDeviceGetUUID} and {@code nvmlDeviceGetPciInfo_v3} (to bind a
+ * board to the GPU an engine sees: NVML's index is not CUDA's), {@code nvmlDeviceGetMigMode} (a
+ * board in MIG mode is shared), {@code nvmlErrorString} and {@code nvmlShutdown}. The last three
+ * device calls are optional: a driver too old to have them has no MIG, and without PCI information
+ * only UUIDs bind a board. Every call returns an {@code nvmlReturn_t}; anything but 0 becomes a
+ * {@link CounterException} carrying NVML's own text for the code.
  *
  * <p>Thread-safe: NVML's calls are; the library is initialised once and shut down when the last
  * channel over it is released.
@@ -31,14 +31,19 @@ import java.util.Optional;
 final class NvmlLibrary {
   private static final int NVML_SUCCESS = 0;
   private static final int NVML_ERROR_NOT_SUPPORTED = 3;
+
   /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}. */
   private static final int UUID_BUFFER = 96;
+
   /** {@code sizeof(nvmlPciInfo_t)}: busIdLegacy[16], five unsigned ints, busId[32]. */
   private static final int PCI_INFO_SIZE = 68;
+
   /** Offsets of {@code domain}, {@code bus} and {@code device} in {@code nvmlPciInfo_t}. */
   private static final int PCI_DOMAIN = 16;
+
   private static final int PCI_BUS = 20;
   private static final int PCI_DEVICE = 24;
+
   /** {@code NVML_DEVICE_MIG_ENABLE}. */
   private static final int MIG_ENABLE = 1;
 
@@ -102,8 +107,8 @@ final class NvmlLibrary {
    * Loads and initialises NVML.
    *
    * @param library a path (contains {@code /}) or a name for the dynamic loader
-   * @throws CounterException {@link CounterIssue#LIBRARY_MISSING} if it cannot be loaded or
-   *     lacks a symbol, {@link CounterIssue#NATIVE_ERROR} if {@code nvmlInit_v2} fails
+   * @throws CounterException {@link CounterIssue#LIBRARY_MISSING} if it cannot be loaded or lacks a
+   *     symbol, {@link CounterIssue#NATIVE_ERROR} if {@code nvmlInit_v2} fails
    */
   @SuppressWarnings("restricted") // loading a native library is the point of this class
   static NvmlLibrary load(String library) throws CounterException {
@@ -122,7 +127,8 @@ final class NvmlLibrary {
     } catch (IllegalArgumentException | NoSuchElementException e) {
       arena.close();
       throw new CounterException(
-          CounterIssue.LIBRARY_MISSING, "cannot load NVML from '" + library + "': " + e.getMessage(),
+          CounterIssue.LIBRARY_MISSING,
+          "cannot load NVML from '" + library + "': " + e.getMessage(),
           e);
     }
     int rc;
@@ -285,7 +291,8 @@ final class NvmlLibrary {
   private void check(String call, int rc) throws CounterException {
     if (rc != NVML_SUCCESS) {
       throw new CounterException(
-          CounterIssue.NATIVE_ERROR, call + " failed: " + describe(rc) + " (NVML error " + rc + ")");
+          CounterIssue.NATIVE_ERROR,
+          call + " failed: " + describe(rc) + " (NVML error " + rc + ")");
     }
   }
 

@@ -2,8 +2,8 @@ package org.meshjava.energy;
 
 /**
  * Time for liveness probes, injectable so the rule can be tested on scripted samples without
- * waiting. The system clock burns CPU between samples, because §3.3 asks that the counter be
- * seen advancing while the probing thread does work, not while it sleeps.
+ * waiting. The system clock burns CPU between samples, because §3.3 asks that the counter be seen
+ * advancing while the probing thread does work, not while it sleeps.
  */
 interface ProbeClock {
 

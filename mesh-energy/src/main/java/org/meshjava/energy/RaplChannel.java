@@ -9,9 +9,9 @@ import org.meshjava.core.EnergyDomain;
 /** One powercap zone's {@code energy_uj}, with wraparound at {@code max_energy_range_uj}. */
 final class RaplChannel implements EnergyChannel {
   /**
-   * The most power one zone is assumed to draw, for the wrap bound. Server packages are rated
-   * at up to about 500 W; twice that leaves room for excursions above the rating. At 1 kW the
-   * smallest ranges seen (about 65 kJ) wrap in a little over a minute.
+   * The most power one zone is assumed to draw, for the wrap bound. Server packages are rated at up
+   * to about 500 W; twice that leaves room for excursions above the rating. At 1 kW the smallest
+   * ranges seen (about 65 kJ) wrap in a little over a minute.
    */
   static final long ASSUMED_MAX_WATTS = 1_000;
 
@@ -42,8 +42,8 @@ final class RaplChannel implements EnergyChannel {
   }
 
   /**
-   * The time the counter takes to run through its whole range at {@link #ASSUMED_MAX_WATTS}:
-   * read at least this often, it cannot wrap twice between two reads.
+   * The time the counter takes to run through its whole range at {@link #ASSUMED_MAX_WATTS}: read
+   * at least this often, it cannot wrap twice between two reads.
    */
   @Override
   public long maxReadGapNanos() {
@@ -68,7 +68,8 @@ final class RaplChannel implements EnergyChannel {
     } catch (AccessDeniedException e) {
       throw new CounterException(
           CounterIssue.UNREADABLE,
-          energyFile + " is not readable by this process (energy_uj has been root-only since the"
+          energyFile
+              + " is not readable by this process (energy_uj has been root-only since the"
               + " 2020 fix for CVE-2020-8694)",
           e);
     } catch (IOException e) {

@@ -14,20 +14,19 @@ import java.util.stream.Stream;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * Finds RAPL counters in a powercap tree. Both the Intel and the AMD drivers publish
- * {@code intel-rapl:<z>} zones named {@code package-<n>}, or {@code package-<n>-die-<d>} on
- * packages of several dies, with sub-zones {@code intel-rapl:<z>:<k>} (named {@code core}, {@code
- * uncore}, {@code dram}). Packages map to {@link EnergyDomain.Kind#CPU_PACKAGE} and {@code dram} to
- * {@link EnergyDomain.Kind#DRAM} of the package its parent zone names; {@code core} and {@code
- * uncore} are parts of the package and {@code psys} spans the platform, so they are reported and
- * not used.
+ * Finds RAPL counters in a powercap tree. Both the Intel and the AMD drivers publish {@code
+ * intel-rapl:<z>} zones named {@code package-<n>}, or {@code package-<n>-die-<d>} on packages of
+ * several dies, with sub-zones {@code intel-rapl:<z>:<k>} (named {@code core}, {@code uncore},
+ * {@code dram}). Packages map to {@link EnergyDomain.Kind#CPU_PACKAGE} and {@code dram} to {@link
+ * EnergyDomain.Kind#DRAM} of the package its parent zone names; {@code core} and {@code uncore} are
+ * parts of the package and {@code psys} spans the platform, so they are reported and not used.
  *
  * <p>Several zones can read one domain: the dies of one package, or their DRAM. Where they are
- * distinct counters the domain's total is their sum. Some kernels instead publish one
- * package-wide counter under every die zone (seen on multi-die AMD parts; CodeCarbon summed them
- * and reported twice the power). Zones of one domain with the same range whose readings taken
- * back to back are equal are such mirrors, and only the first is kept: two distinct µJ counters
- * agreeing to the microjoule is not a coincidence worth allowing for. Stateless.
+ * distinct counters the domain's total is their sum. Some kernels instead publish one package-wide
+ * counter under every die zone (seen on multi-die AMD parts; CodeCarbon summed them and reported
+ * twice the power). Zones of one domain with the same range whose readings taken back to back are
+ * equal are such mirrors, and only the first is kept: two distinct µJ counters agreeing to the
+ * microjoule is not a coincidence worth allowing for. Stateless.
  */
 final class RaplDiscovery {
   private static final Pattern ZONE = Pattern.compile("intel-rapl:(\\d+)(?::(\\d+))?");
@@ -61,8 +60,10 @@ final class RaplDiscovery {
     if (zones.isEmpty()) {
       rejected.add(
           CounterStatus.unavailable(
-              "rapl", Optional.empty(), CounterIssue.NOT_PRESENT, "no intel-rapl zones under "
-                  + root));
+              "rapl",
+              Optional.empty(),
+              CounterIssue.NOT_PRESENT,
+              "no intel-rapl zones under " + root));
       return;
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
@@ -103,7 +104,9 @@ final class RaplDiscovery {
     if (domain.isEmpty()) {
       rejected.add(
           CounterStatus.unavailable(
-              counter, Optional.empty(), CounterIssue.NOT_A_DOMAIN,
+              counter,
+              Optional.empty(),
+              CounterIssue.NOT_A_DOMAIN,
               "zone '" + label + "' is not a package, a die of one, or its DRAM"));
       return Optional.empty();
     }
@@ -124,7 +127,8 @@ final class RaplDiscovery {
     try {
       channel.readRaw();
     } catch (CounterException e) {
-      rejected.add(CounterStatus.unavailable(counter, domain, e.issue(), e.getMessage()));
+      rejected.add(
+          CounterStatus.unavailable(counter, domain, e.issue(), String.valueOf(e.getMessage())));
       return Optional.empty();
     }
     return Optional.of(channel);
@@ -135,13 +139,16 @@ final class RaplDiscovery {
       List<RaplChannel> zones, List<CounterStatus> rejected) {
     List<RaplChannel> kept = new ArrayList<>();
     for (RaplChannel zone : zones) {
-      Optional<RaplChannel> original =
-          kept.stream().filter(k -> mirrors(k, zone)).findFirst();
+      Optional<RaplChannel> original = kept.stream().filter(k -> mirrors(k, zone)).findFirst();
       if (original.isPresent()) {
         rejected.add(
             CounterStatus.unavailable(
-                zone.name(), Optional.of(zone.domain()), CounterIssue.NOT_A_DOMAIN,
-                "mirrors " + original.get().name() + " (same counter published twice); counted"
+                zone.name(),
+                Optional.of(zone.domain()),
+                CounterIssue.NOT_A_DOMAIN,
+                "mirrors "
+                    + original.get().name()
+                    + " (same counter published twice); counted"
                     + " once"));
       } else {
         kept.add(zone);

@@ -15,5 +15,6 @@ interface SysfsReader {
   String read(Path file) throws IOException;
 
   /** Reads the real file. */
-  SysfsReader FILES = file -> new String(Files.readAllBytes(file), StandardCharsets.US_ASCII).trim();
+  SysfsReader FILES =
+      file -> new String(Files.readAllBytes(file), StandardCharsets.US_ASCII).trim();
 }

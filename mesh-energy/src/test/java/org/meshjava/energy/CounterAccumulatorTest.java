@@ -29,7 +29,8 @@ class CounterAccumulatorTest {
     a.advance(10, "t");
     assertThatThrownBy(() -> a.advance(1_001, "t"))
         .isInstanceOfSatisfying(
-            CounterException.class, e -> assertThat(e.issue()).isEqualTo(CounterIssue.COUNTER_RESET));
+            CounterException.class,
+            e -> assertThat(e.issue()).isEqualTo(CounterIssue.COUNTER_RESET));
   }
 
   @Test
@@ -46,7 +47,8 @@ class CounterAccumulatorTest {
     a.advance(10_010, "t");
     assertThatThrownBy(() -> a.advance(5, "t"))
         .isInstanceOfSatisfying(
-            CounterException.class, e -> assertThat(e.issue()).isEqualTo(CounterIssue.COUNTER_RESET));
+            CounterException.class,
+            e -> assertThat(e.issue()).isEqualTo(CounterIssue.COUNTER_RESET));
     assertThat(a.advance(7, "t")).as("counts on from the new baseline").isEqualTo(12_000);
   }
 }

@@ -24,6 +24,7 @@ class CounterMeterGradingTest {
   private static final EnergyDomain CPU0 = EnergyDomain.cpuPackage(0);
   private static final EnergyDomain DRAM0 = EnergyDomain.dram(0);
   private static final EnergyDomain GPU0 = EnergyDomain.gpu(0);
+
   /** Long enough for a 1 ms counter to resolve (ten update periods and then some). */
   private static final long SERVE_MS = 50;
 
@@ -334,8 +335,13 @@ class CounterMeterGradingTest {
       List<EnergyChannel> channels = gpuCounted ? List.of(cpu, gpu) : List.of(cpu);
       CounterMeter meter =
           new CounterMeter(
-              channels, List.of(), LivenessPolicy.standard(), Duration.ofMinutes(10),
-              Optional.empty(), roundClock, scheduled::add);
+              channels,
+              List.of(),
+              LivenessPolicy.standard(),
+              Duration.ofMinutes(10),
+              Optional.empty(),
+              roundClock,
+              scheduled::add);
       meter.probeNow();
       int n = 1 + rnd.nextInt(4);
       List<MeterWindow> windows = new ArrayList<>();

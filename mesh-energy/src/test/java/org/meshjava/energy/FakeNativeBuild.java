@@ -8,9 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Compiles a fake native library from a C source on the test class path with gcc, into a temp
- * dir. Where gcc is missing the result says why, so the caller can skip; on CI ({@code CI=true})
- * a missing gcc fails instead, because a skip there would pass a smaller suite silently.
+ * Compiles a fake native library from a C source on the test class path with gcc, into a temp dir.
+ * Where gcc is missing the result says why, so the caller can skip; on CI ({@code CI=true}) a
+ * missing gcc fails instead, because a skip there would pass a smaller suite silently.
  *
  * @param library the compiled library, when it could be built
  * @param skipReason why it could not, otherwise

@@ -12,9 +12,9 @@ import java.lang.invoke.MethodHandle;
 import java.nio.file.Path;
 
 /**
- * Compiles {@code fake_nvml.c} into a {@code libnvidia-ml.so.1} in a temp dir (once per JVM)
- * and binds its {@code fake_nvml_*} setters through FFM. Tests that need it skip, saying why,
- * where gcc is missing, except on CI ({@code CI=true}), where a missing gcc fails them.
+ * Compiles {@code fake_nvml.c} into a {@code libnvidia-ml.so.1} in a temp dir (once per JVM) and
+ * binds its {@code fake_nvml_*} setters through FFM. Tests that need it skip, saying why, where gcc
+ * is missing, except on CI ({@code CI=true}), where a missing gcc fails them.
  */
 final class FakeNvml {
   private static Path library;
@@ -43,55 +43,63 @@ final class FakeNvml {
   /** Puts the fake back to one idle GPU with an advancing counter. */
   static void reset() {
     library();
-    invoke(() -> {
-      reset.invokeExact();
-    });
+    invoke(
+        () -> {
+          reset.invokeExact();
+        });
   }
 
   static void setInitError(int code) {
-    invoke(() -> {
-      setInitError.invokeExact(code);
-    });
+    invoke(
+        () -> {
+          setInitError.invokeExact(code);
+        });
   }
 
   static void setDeviceCount(int count) {
-    invoke(() -> {
-      setDeviceCount.invokeExact(count);
-    });
+    invoke(
+        () -> {
+          setDeviceCount.invokeExact(count);
+        });
   }
 
   /** Each read adds {@code step} mJ, or {@code step * every} on every Nth read; 0 freezes. */
   static void script(int device, long startMj, long stepMj, int every) {
-    invoke(() -> {
-      script.invokeExact(device, startMj, stepMj, every);
-    });
+    invoke(
+        () -> {
+          script.invokeExact(device, startMj, stepMj, every);
+        });
   }
 
   static void setEnergyError(int device, int code) {
-    invoke(() -> {
-      setEnergyError.invokeExact(device, code);
-    });
+    invoke(
+        () -> {
+          setEnergyError.invokeExact(device, code);
+        });
   }
 
   static void setUuid(int device, String uuid) {
-    invoke(() -> {
-      try (Arena arena = Arena.ofConfined()) {
-        setUuid.invokeExact(device, arena.allocateFrom(uuid));
-      }
-    });
+    invoke(
+        () -> {
+          try (Arena arena = Arena.ofConfined()) {
+            setUuid.invokeExact(device, arena.allocateFrom(uuid));
+          }
+        });
   }
 
   static void setPciBus(int device, int bus) {
-    invoke(() -> {
-      setPciBus.invokeExact(device, bus);
-    });
+    invoke(
+        () -> {
+          setPciBus.invokeExact(device, bus);
+        });
   }
 
   /** 0 off, 1 on; -1 a board that cannot do MIG (the default). */
   static void setMigMode(int device, int mode) {
-    invoke(() -> {
-      setMigMode.invokeExact(device, mode);
-    });
+    invoke(
+        () -> {
+          setMigMode.invokeExact(device, mode);
+        });
   }
 
   static int shutdownCalls() {
@@ -129,7 +137,8 @@ final class FakeNvml {
     Linker linker = Linker.nativeLinker();
     // Global arena: the test keeps the library loaded, so its state survives meters closing it.
     SymbolLookup lookup = SymbolLookup.libraryLookup(lib, Arena.global());
-    reset = linker.downcallHandle(lookup.findOrThrow("fake_nvml_reset"), FunctionDescriptor.ofVoid());
+    reset =
+        linker.downcallHandle(lookup.findOrThrow("fake_nvml_reset"), FunctionDescriptor.ofVoid());
     setInitError =
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_set_init_error"), FunctionDescriptor.ofVoid(JAVA_INT));

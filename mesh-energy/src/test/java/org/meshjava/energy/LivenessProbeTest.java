@@ -43,8 +43,7 @@ class LivenessProbeTest {
     ScriptedChannel failing = new ScriptedChannel(EnergyDomain.gpu(0), 10);
     failing.failWith(CounterIssue.NATIVE_ERROR);
     List<LivenessVerdict> v =
-        new LivenessProbe(clock)
-            .probe(List.of(target(steady), target(frozen), target(failing)));
+        new LivenessProbe(clock).probe(List.of(target(steady), target(frozen), target(failing)));
     assertThat(v.get(0).isLive()).isTrue();
     assertThat(v.get(1).issue()).contains(CounterIssue.FROZEN);
     assertThat(v.get(2).issue()).contains(CounterIssue.READ_FAILED);
@@ -57,8 +56,7 @@ class LivenessProbeTest {
     FakeClock clock = new FakeClock();
     ScriptedChannel lumpy = new ScriptedChannel(EnergyDomain.cpuPackage(0), 10);
     lumpy.advanceEvery(3, 10);
-    LivenessVerdict v =
-        new LivenessProbe(clock).probe(List.of(target(lumpy))).getFirst();
+    LivenessVerdict v = new LivenessProbe(clock).probe(List.of(target(lumpy))).getFirst();
     assertThat(v.issue()).contains(CounterIssue.LUMPY);
   }
 }

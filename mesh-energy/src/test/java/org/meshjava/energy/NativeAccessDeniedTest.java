@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Test;
 /**
  * Discovery in a JVM that denies this module native access ({@code --illegal-native-access=deny},
  * no {@code --enable-native-access}): every restricted FFM call throws {@link
- * IllegalCallerException}, and discovery must still return, reporting why. Runs only in the
- * {@code native-access-denied} Surefire execution of this module, which starts its JVM that way;
- * the default execution, which grants access, leaves it out.
+ * IllegalCallerException}, and discovery must still return, reporting why. Runs only in the {@code
+ * native-access-denied} Surefire execution of this module, which starts its JVM that way; the
+ * default execution, which grants access, leaves it out.
  */
 class NativeAccessDeniedTest {
 
@@ -32,7 +32,8 @@ class NativeAccessDeniedTest {
             .withGpuVisibility(GpuVisibility.all());
     List<Runnable> reprobes = new ArrayList<>();
     MeterDiscovery found =
-        MeterDiscovery.discover(options, new FakeClock(), reprobes::add, SysfsReader.FILES, "Mac OS X");
+        MeterDiscovery.discover(
+            options, new FakeClock(), reprobes::add, SysfsReader.FILES, "Mac OS X");
     assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
     assertThat(found.counters())
         .filteredOn(s -> s.issue().orElseThrow() == CounterIssue.NATIVE_ACCESS_DENIED)

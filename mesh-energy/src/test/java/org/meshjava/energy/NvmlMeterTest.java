@@ -15,8 +15,8 @@ import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
 
 /**
- * NVML through FFM against a fake {@code libnvidia-ml.so.1} compiled from C by the test: the
- * meter binds it exactly as it binds the real library, by path.
+ * NVML through FFM against a fake {@code libnvidia-ml.so.1} compiled from C by the test: the meter
+ * binds it exactly as it binds the real library, by path.
  */
 class NvmlMeterTest {
   private static final EnergyDomain GPU0 = EnergyDomain.gpu(0);
@@ -132,7 +132,8 @@ class NvmlMeterTest {
         DiscoveryOptions.defaults()
             .withoutRapl()
             .withoutIoReport()
-            .withNvmlLibrary(library.resolveSibling("absent").resolve("libnvidia-ml.so.1").toString());
+            .withNvmlLibrary(
+                library.resolveSibling("absent").resolve("libnvidia-ml.so.1").toString());
     MeterDiscovery found = MeterDiscovery.discover(options);
     assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
     assertThat(found.counters().getFirst().issue()).contains(CounterIssue.LIBRARY_MISSING);
@@ -251,7 +252,8 @@ class NvmlMeterTest {
         .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.NOT_A_DOMAIN)))
         .extracting(CounterStatus::counter)
         .containsExactlyInAnyOrder(
-            "nvml:GPU-bb22-0000-0000-0000-000000000000", "nvml:GPU-dd44-0000-0000-0000-000000000000");
+            "nvml:GPU-bb22-0000-0000-0000-000000000000",
+            "nvml:GPU-dd44-0000-0000-0000-000000000000");
     meter.close();
   }
 
@@ -283,8 +285,7 @@ class NvmlMeterTest {
     FakeNvml.setMigMode(2, 1);
     MeterDiscovery found =
         discover(
-            new GpuVisibility(
-                Optional.of("GPU-cc33,MIG-5e2f,GPU-dd44"), Optional.empty()),
+            new GpuVisibility(Optional.of("GPU-cc33,MIG-5e2f,GPU-dd44"), Optional.empty()),
             LivenessPolicy.nvml());
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(EnergyDomain.gpu(2));

@@ -40,7 +40,9 @@ class RaplMeterTest {
     return z;
   }
 
-  /** Makes a zone's counter run at {@code watts} as fake time passes, wrapping to 0 at the range. */
+  /**
+   * Makes a zone's counter run at {@code watts} as fake time passes, wrapping to 0 at the range.
+   */
   private AtomicLong powered(Path zone, long start, long watts) {
     return powered(zone, start, watts, RANGE);
   }
@@ -60,11 +62,12 @@ class RaplMeterTest {
     return value;
   }
 
-  private final java.util.Map<Path, AtomicLong> powered = new java.util.concurrent.ConcurrentHashMap<>();
-
+  private final java.util.Map<Path, AtomicLong> powered =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   private MeterDiscovery discover(SysfsReader reader) {
-    DiscoveryOptions options = DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
+    DiscoveryOptions options =
+        DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
     SysfsReader withPower =
         file -> {
           AtomicLong value = powered.get(file);
@@ -156,7 +159,8 @@ class RaplMeterTest {
         "root".equals(System.getProperty("user.name")),
         "running as root, for whom mode 0400 denies nothing; the scripted-reader test covers it");
     Path pkg = zone("intel-rapl:0", "package-0", 1);
-    Files.setPosixFilePermissions(pkg.resolve("energy_uj"), PosixFilePermissions.fromString("---------"));
+    Files.setPosixFilePermissions(
+        pkg.resolve("energy_uj"), PosixFilePermissions.fromString("---------"));
     MeterDiscovery found = discover(SysfsReader.FILES);
     assertThat(found.counters().getFirst().issue()).contains(CounterIssue.UNREADABLE);
   }

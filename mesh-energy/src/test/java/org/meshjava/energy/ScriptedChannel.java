@@ -4,9 +4,9 @@ import java.util.function.LongUnaryOperator;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * A channel whose total the test drives: by default it advances {@code ujPerRead} on every
- * read; {@link #freeze()} stops it, {@link #failWith} makes reads fail, {@link #add} adds energy
- * directly (work done between reads).
+ * A channel whose total the test drives: by default it advances {@code ujPerRead} on every read;
+ * {@link #freeze()} stops it, {@link #failWith} makes reads fail, {@link #add} adds energy directly
+ * (work done between reads).
  */
 final class ScriptedChannel implements EnergyChannel {
   private final EnergyDomain domain;

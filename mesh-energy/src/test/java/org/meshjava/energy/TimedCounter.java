@@ -3,10 +3,10 @@ package org.meshjava.energy;
 import org.meshjava.core.EnergyDomain;
 
 /**
- * A counter that behaves in fake time as real ones do: energy accrues continuously at an idle
- * power plus whatever work the test adds, and the readable total is refreshed only every update
- * period (RAPL about every millisecond, NVML every 20 to 100 ms). {@link #freeze()} stops the
- * refreshes (a stalled counter); {@link #failWith} makes reads fail.
+ * A counter that behaves in fake time as real ones do: energy accrues continuously at an idle power
+ * plus whatever work the test adds, and the readable total is refreshed only every update period
+ * (RAPL about every millisecond, NVML every 20 to 100 ms). {@link #freeze()} stops the refreshes (a
+ * stalled counter); {@link #failWith} makes reads fail.
  */
 final class TimedCounter implements EnergyChannel {
   private final EnergyDomain domain;
@@ -27,7 +27,8 @@ final class TimedCounter implements EnergyChannel {
    * @param idleUjPerMs the domain's idle draw (µJ per ms = mW)
    * @param slow whether it says it updates slowly (probed with the NVML policy)
    */
-  TimedCounter(EnergyDomain domain, FakeClock clock, long periodMs, long idleUjPerMs, boolean slow) {
+  TimedCounter(
+      EnergyDomain domain, FakeClock clock, long periodMs, long idleUjPerMs, boolean slow) {
     this.domain = domain;
     this.clock = clock;
     this.periodNanos = periodMs * 1_000_000L;

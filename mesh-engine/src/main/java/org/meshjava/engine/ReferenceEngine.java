@@ -22,7 +22,6 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
@@ -35,19 +34,20 @@ import org.meshjava.core.crypto.Blake3;
  * <p>For a generation it emits exactly {@code max_tokens} tokens, up to its output limit ({@link
  * #DEFAULT_MAX_OUTPUT_TOKENS} unless configured); a request above it is refused while routing
  * ({@link #limits()}), so the engine never starts work it cannot finish. Its output buffer grows
- * with the tokens emitted rather than being sized by the request up front. Token {@code i} is read from a
- * BLAKE3 chain seeded with the request id and the prompt payload, so the output is a function of
- * the request and the payload alone, as §5 requires of a deterministic engine. Each token costs
- * {@code workPerToken} further BLAKE3 compressions, so the work — and the energy a meter around it
- * reads — grows in proportion to the tokens served. A typed decision emits no tokens and reports
- * the request's decision shape as answered; asked through {@link #decide}, it also answers each
- * question with probabilities drawn from BLAKE3 of the seed, the question's index and the option's
- * index, normalised — deterministic, and meaningless, as a weights-free engine's answers must be.
+ * with the tokens emitted rather than being sized by the request up front. Token {@code i} is read
+ * from a BLAKE3 chain seeded with the request id and the prompt payload, so the output is a
+ * function of the request and the payload alone, as §5 requires of a deterministic engine. Each
+ * token costs {@code workPerToken} further BLAKE3 compressions, so the work — and the energy a
+ * meter around it reads — grows in proportion to the tokens served. A typed decision emits no
+ * tokens and reports the request's decision shape as answered; asked through {@link #decide}, it
+ * also answers each question with probabilities drawn from BLAKE3 of the seed, the question's index
+ * and the option's index, normalised — deterministic, and meaningless, as a weights-free engine's
+ * answers must be.
  *
- * <p>It is weights-free, but for tests and vectors it can be configured to report a weights
- * binding (the digest of a model directory it does not read) and a delivered fidelity, so that
- * the receipt fields of §3.6 and §3.2.1 can be exercised end to end. A delivered level above the
- * rating is accepted here on purpose: the steward, not the engine, refuses it.
+ * <p>It is weights-free, but for tests and vectors it can be configured to report a weights binding
+ * (the digest of a model directory it does not read) and a delivered fidelity, so that the receipt
+ * fields of §3.6 and §3.2.1 can be exercised end to end. A delivered level above the rating is
+ * accepted here on purpose: the steward, not the engine, refuses it.
  *
  * <p>Immutable and thread-safe.
  */
@@ -151,8 +151,7 @@ public final class ReferenceEngine implements DecisionEngine {
    * Answers the questions of a decision request: the same work and outcome as {@link #serve} for
    * that request, plus one deterministic answer per question.
    *
-   * @throws EngineException if the request is not a decision or the questions do not fit its
-   *     shape
+   * @throws EngineException if the request is not a decision or the questions do not fit its shape
    */
   @Override
   public DecisionResult decide(
@@ -191,7 +190,11 @@ public final class ReferenceEngine implements DecisionEngine {
       byte[] h =
           Blake3.hash(
               seed,
-              ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putInt(question).putInt(o).array());
+              ByteBuffer.allocate(8)
+                  .order(ByteOrder.LITTLE_ENDIAN)
+                  .putInt(question)
+                  .putInt(o)
+                  .array());
       // 1..1000, so no option is impossible and the sum is never zero.
       w[o] = 1 + Integer.remainderUnsigned(ByteBuffer.wrap(h).getInt(), 1000);
       sum += w[o];
@@ -209,11 +212,14 @@ public final class ReferenceEngine implements DecisionEngine {
     Optional<Fidelity> delivered = delivered();
     if (request.decision().isPresent()) {
       // A decision scores its options in one pass; model that pass as work per option.
-      churn(seed(request, prompt), (int) Math.min(Integer.MAX_VALUE,
-          request.decision().get().optionsScored() * (long) workPerToken));
+      churn(
+          seed(request, prompt),
+          (int)
+              Math.min(
+                  Integer.MAX_VALUE,
+                  request.decision().get().optionsScored() * (long) workPerToken));
       ServeOutcome outcome =
-          new ServeOutcome(
-              prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
+          new ServeOutcome(prompt.size(), 0, 0, 0, 0, 0, delivered, request.decision());
       return new EngineResult(TokenSequence.empty(), outcome);
     }
     return generate(request, prompt, TokenSink.DISCARD, delivered);
@@ -247,7 +253,10 @@ public final class ReferenceEngine implements DecisionEngine {
       // The router refuses such a request first (limits()); only a caller that bypasses it lands
       // here, before any work.
       throw new IllegalArgumentException(
-          "max_tokens " + count + " is above this engine's output limit " + limits.maxOutputTokens());
+          "max_tokens "
+              + count
+              + " is above this engine's output limit "
+              + limits.maxOutputTokens());
     }
     int[] tokens = new int[(int) Math.min(count, FIRST_BUFFER)];
     byte[] state = seed(request, prompt);
@@ -365,8 +374,8 @@ public final class ReferenceEngine implements DecisionEngine {
 
     /**
      * Tells {@code observer} how many BLAKE3 compressions each burst of work ran, so tests can
-     * check that work grows with the tokens served without timing anything. Package-private: a
-     * test hook, not API. The observer must be thread-safe if the engine is shared.
+     * check that work grows with the tokens served without timing anything. Package-private: a test
+     * hook, not API. The observer must be thread-safe if the engine is shared.
      */
     Builder observeWork(LongConsumer observer) {
       workObserver = Objects.requireNonNull(observer, "observer");

@@ -104,7 +104,11 @@ class ReferenceEngineTest {
     AtomicLong work = new AtomicLong();
 
     EngineResult r =
-        ReferenceEngine.builder().workPerToken(4).observeWork(work::addAndGet).build().serve(request, PROMPT);
+        ReferenceEngine.builder()
+            .workPerToken(4)
+            .observeWork(work::addAndGet)
+            .build()
+            .serve(request, PROMPT);
 
     assertThat(r.tokens().size()).isZero();
     assertThat(r.outcome().tokensOut()).isZero();
@@ -118,11 +122,22 @@ class ReferenceEngineTest {
   void serve_reportsItsRatingAsDelivered_onlyWhenAskedTo() {
     ServeRequest request = generation("hello", 4);
 
-    assertThat(ReferenceEngine.builder().fidelity(Fidelity.F3).build().serve(request, PROMPT)
-            .outcome().deliveredFidelity())
+    assertThat(
+            ReferenceEngine.builder()
+                .fidelity(Fidelity.F3)
+                .build()
+                .serve(request, PROMPT)
+                .outcome()
+                .deliveredFidelity())
         .isEmpty();
-    assertThat(ReferenceEngine.builder().fidelity(Fidelity.F3).reportsDelivered(true).build()
-            .serve(request, PROMPT).outcome().deliveredFidelity())
+    assertThat(
+            ReferenceEngine.builder()
+                .fidelity(Fidelity.F3)
+                .reportsDelivered(true)
+                .build()
+                .serve(request, PROMPT)
+                .outcome()
+                .deliveredFidelity())
         .isEqualTo(Optional.of(Fidelity.F3));
   }
 

@@ -16,8 +16,8 @@ import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 
 /**
- * Runs the README's embedding example as an application would be run, in its own JVM, and holds
- * the README to its source, so that neither can drift from the other.
+ * Runs the README's embedding example as an application would be run, in its own JVM, and holds the
+ * README to its source, so that neither can drift from the other.
  */
 class MainTest {
   private static final Path MAIN = Path.of("src/main/java/org/meshjava/example/Main.java");

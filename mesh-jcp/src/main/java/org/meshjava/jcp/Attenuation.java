@@ -3,9 +3,9 @@ package org.meshjava.jcp;
 import java.util.Optional;
 
 /**
- * The attenuation rule: a child grants no more than its parent in any dimension. Used both when
- * the library issues a delegation (so a caller learns early) and when the gate decides (so a
- * chain built elsewhere is held to the same rule). Stateless.
+ * The attenuation rule: a child grants no more than its parent in any dimension. Used both when the
+ * library issues a delegation (so a caller learns early) and when the gate decides (so a chain
+ * built elsewhere is held to the same rule). Stateless.
  */
 final class Attenuation {
   private Attenuation() {}

@@ -13,8 +13,7 @@ import org.meshjava.core.ContentId;
  * Gate#release} if the serve failed before any work.
  *
  * <p>Holds every fact of the decision a journal records (§2.2): the presentation, the request id,
- * the model, the decision time and the ceiling. Immutable and thread-safe; only a gate creates
- * one.
+ * the model, the decision time and the ceiling. Immutable and thread-safe; only a gate creates one.
  */
 public final class Authorisation {
   private final Gate gate;
@@ -96,7 +95,14 @@ public final class Authorisation {
 
   @Override
   public String toString() {
-    return "Authorisation[grant=" + grantId() + ", request=" + requestId + ", ceiling="
-        + ceilingUj + " µJ, at=" + decisionTime + "]";
+    return "Authorisation[grant="
+        + grantId()
+        + ", request="
+        + requestId
+        + ", ceiling="
+        + ceilingUj
+        + " µJ, at="
+        + decisionTime
+        + "]";
   }
 }

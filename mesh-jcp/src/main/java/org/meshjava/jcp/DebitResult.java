@@ -4,15 +4,14 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The outcome of debiting a serve's metered joules against its chain (§2 phase 3). The debit
- * always happens, since the work ran; {@code breach} says whether it broke the grant, and is what a
+ * The outcome of debiting a serve's metered joules against its chain (§2 phase 3). The debit always
+ * happens, since the work ran; {@code breach} says whether it broke the grant, and is what a
  * receipt records as {@code grant_breach} (§6.1).
  *
  * @param grantId the leaf debited
  * @param debitedUj the µJ debited on every link
- * @param breach {@link DenialLabel#CAVEAT_UNSATISFIED} when the debit exceeded a {@link
- *     MaxCostUj}, else {@link DenialLabel#BUDGET_EXHAUSTED} when it took a link over its budget,
- *     else empty
+ * @param breach {@link DenialLabel#CAVEAT_UNSATISFIED} when the debit exceeded a {@link MaxCostUj},
+ *     else {@link DenialLabel#BUDGET_EXHAUSTED} when it took a link over its budget, else empty
  * @param remainingUj what the chain has left afterwards (least over its links, never below 0)
  */
 public record DebitResult(

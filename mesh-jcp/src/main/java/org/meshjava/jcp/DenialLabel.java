@@ -24,7 +24,9 @@ public enum DenialLabel {
   ACTION_NOT_PERMITTED("action-not-permitted"),
   /** A link does not permit the request's content id. */
   RESOURCE_NOT_PERMITTED("resource-not-permitted"),
-  /** A caveat does not hold: a model outside {@code ModelIn}, or a debit above {@code MaxCostUj}. */
+  /**
+   * A caveat does not hold: a model outside {@code ModelIn}, or a debit above {@code MaxCostUj}.
+   */
   CAVEAT_UNSATISFIED("caveat-unsatisfied"),
   /** A link carries a caveat this implementation does not know; refused, fail closed. */
   UNKNOWN_CAVEAT("unknown-caveat"),

@@ -38,7 +38,7 @@ final class FieldReader {
     try {
       return CanonicalCbor.decode(bytes);
     } catch (CborDecodeException e) {
-      throw new MalformedGrantException(Malformation.CBOR, path, e.getMessage(), e);
+      throw new MalformedGrantException(Malformation.CBOR, path, String.valueOf(e.getMessage()), e);
     }
   }
 
@@ -50,11 +50,13 @@ final class FieldReader {
       }
       return HexFormat.of().parseHex(hex);
     } catch (IllegalArgumentException e) {
-      throw new MalformedGrantException(Malformation.HEX, path, e.getMessage());
+      throw new MalformedGrantException(Malformation.HEX, path, String.valueOf(e.getMessage()));
     }
   }
 
-  /** Opens {@code value} as a map with exactly the {@code required} keys and maybe {@code optional}. */
+  /**
+   * Opens {@code value} as a map with exactly the {@code required} keys and maybe {@code optional}.
+   */
   static FieldReader of(CborValue value, String path, Set<String> required, Set<String> optional)
       throws MalformedGrantException {
     if (!(value instanceof CborMap m)) {
@@ -62,7 +64,8 @@ final class FieldReader {
     }
     for (CborMap.Entry e : m.entries()) {
       if (!(e.key() instanceof CborText(String k))) {
-        throw new MalformedGrantException(Malformation.SHAPE, path, "a key is not text: " + e.key());
+        throw new MalformedGrantException(
+            Malformation.SHAPE, path, "a key is not text: " + e.key());
       }
       if (!required.contains(k) && !optional.contains(k)) {
         throw new MalformedGrantException(Malformation.SHAPE, path + "." + k, "unexpected key");
@@ -134,7 +137,8 @@ final class FieldReader {
     try {
       return DidKey.parse(text);
     } catch (DidKeyException e) {
-      throw new MalformedGrantException(Malformation.DID_KEY, path, e.getMessage(), e);
+      throw new MalformedGrantException(
+          Malformation.DID_KEY, path, String.valueOf(e.getMessage()), e);
     }
   }
 
@@ -143,7 +147,8 @@ final class FieldReader {
     try {
       return ContentId.fromHex(s);
     } catch (IllegalArgumentException e) {
-      throw new MalformedGrantException(Malformation.CONTENT_ID, path, e.getMessage());
+      throw new MalformedGrantException(
+          Malformation.CONTENT_ID, path, String.valueOf(e.getMessage()));
     }
   }
 
@@ -152,8 +157,8 @@ final class FieldReader {
   }
 
   /**
-   * Reads a set encoded as an array, refusing one that is empty, unordered or repeats an item:
-   * a set has one canonical encoding, and accepting others would make equal grants hash apart.
+   * Reads a set encoded as an array, refusing one that is empty, unordered or repeats an item: a
+   * set has one canonical encoding, and accepting others would make equal grants hash apart.
    */
   static List<CborValue> canonicalSet(List<CborValue> items, String path)
       throws MalformedGrantException {

@@ -16,8 +16,8 @@ import org.meshjava.core.identity.DidKey;
  *
  * <ol>
  *   <li>{@link #decide} before the engine runs, over the frame: action {@code infer}, resource the
- *       request id, the model's weights digest if the backend names one, and the decision time.
- *       It checks, in order: the presentation (caller is the leaf's issuer, signature covers the
+ *       request id, the model's weights digest if the backend names one, and the decision time. It
+ *       checks, in order: the presentation (caller is the leaf's issuer, signature covers the
  *       request); the chain ({@link GrantChain#verify()}: every signature, linkage, attenuation,
  *       known caveats); that the leaf is held by this gate; then on every link, root first, the
  *       window, revocation, the action, the resource and every cost-independent caveat ({@link
@@ -55,8 +55,8 @@ public final class Gate {
   }
 
   /**
-   * Returns a gate for the steward {@code holder} (the {@code did:key} of the key it seals
-   * receipts with), keeping spend in {@code ledger} and consulting {@code revocations}.
+   * Returns a gate for the steward {@code holder} (the {@code did:key} of the key it seals receipts
+   * with), keeping spend in {@code ledger} and consulting {@code revocations}.
    */
   public static Gate create(DidKey holder, SpendLedger ledger, Revocations revocations) {
     return new Gate(holder, ledger, revocations);
@@ -121,7 +121,8 @@ public final class Gate {
       budgets.add(new LinkBudget(link.id(), g.budgetUj()));
     }
     Reservation reservation =
-        ledger.reserve(presentation.grantId(), presentation.nonce(), budgets, request.jouleCeilingUj());
+        ledger.reserve(
+            presentation.grantId(), presentation.nonce(), budgets, request.jouleCeilingUj());
     return new Authorisation(
         this,
         presentation,
@@ -200,9 +201,9 @@ public final class Gate {
   }
 
   /**
-   * Debits {@code meteredUj} against every link of the authorised chain, replacing its
-   * reservation, and judges the cost-dependent caveats. The debit is applied even when it breaches
-   * the grant: the work ran.
+   * Debits {@code meteredUj} against every link of the authorised chain, replacing its reservation,
+   * and judges the cost-dependent caveats. The debit is applied even when it breaches the grant:
+   * the work ran.
    *
    * @throws IllegalStateException if the authorisation was already settled or released
    * @throws IllegalArgumentException if it came from another gate, or {@code meteredUj} is negative
@@ -232,10 +233,10 @@ public final class Gate {
   }
 
   /**
-   * Returns an authorisation's reservation without a debit, for a serve that failed before any
-   * work was done (no backend, the journal refused the record, the engine refused to start). The
-   * presentation stays spent; the caller signs a new one to try again. Do not release a serve
-   * whose engine may have run: debit it.
+   * Returns an authorisation's reservation without a debit, for a serve that failed before any work
+   * was done (no backend, the journal refused the record, the engine refused to start). The
+   * presentation stays spent; the caller signs a new one to try again. Do not release a serve whose
+   * engine may have run: debit it.
    *
    * @throws IllegalStateException if the authorisation was already settled or released
    * @throws IllegalArgumentException if it came from another gate

@@ -24,12 +24,12 @@ import org.meshjava.core.identity.DidKey;
 
 /**
  * A JCP grant, unsigned: a capability (actions on resources) together with a joule budget, held by
- * its subject and given by its issuer, valid in a window, under caveats, and naming its parent
- * when it was delegated. Sign it with {@link SignedGrant#sign}.
+ * its subject and given by its issuer, valid in a window, under caveats, and naming its parent when
+ * it was delegated. Sign it with {@link SignedGrant#sign}.
  *
- * <p>Times are whole seconds since the Unix epoch, because canonical CBOR has no floats and a
- * grant needs no finer resolution; the constructor refuses an {@link Instant} with a fractional
- * second rather than round it silently (the {@link Builder} truncates, and says so). The window is
+ * <p>Times are whole seconds since the Unix epoch, because canonical CBOR has no floats and a grant
+ * needs no finer resolution; the constructor refuses an {@link Instant} with a fractional second
+ * rather than round it silently (the {@link Builder} truncates, and says so). The window is
  * half-open: valid from {@code notBefore} inclusive to {@code expiry} exclusive.
  *
  * <p>Canonical form (SPEC.md, JCP section): a map with text keys {@code issuer}, {@code subject}
@@ -67,7 +67,14 @@ public record Grant(
   private static final Pattern ACTION = Pattern.compile("[a-z][a-z0-9._:/-]{0,63}");
   private static final Comparator<byte[]> BYTEWISE = Arrays::compareUnsigned;
   private static final Set<String> KEYS =
-      Set.of("issuer", "subject", "actions", "resources", "budget_uj", "not_before", "expiry",
+      Set.of(
+          "issuer",
+          "subject",
+          "actions",
+          "resources",
+          "budget_uj",
+          "not_before",
+          "expiry",
           "caveats");
 
   /** Validates the grant and copies its collections into canonical order. */
@@ -142,7 +149,8 @@ public record Grant(
             .put("budget_uj", budgetUj)
             .put("not_before", notBefore.getEpochSecond())
             .put("expiry", expiry.getEpochSecond())
-            .put("caveats", new CborArray(caveats.stream().<CborValue>map(Caveat::toCbor).toList()));
+            .put(
+                "caveats", new CborArray(caveats.stream().<CborValue>map(Caveat::toCbor).toList()));
     parent.ifPresent(p -> b.put("parent", p.contentId().toCborText()));
     return b.build();
   }
@@ -171,10 +179,17 @@ public record Grant(
     Optional<GrantId> parent = r.optionalContentId("parent").map(GrantId::new);
     try {
       return new Grant(
-          issuer, subject, new LinkedHashSet<>(actions), resources, budget,
-          Instant.ofEpochSecond(notBefore), Instant.ofEpochSecond(expiry), caveats, parent);
+          issuer,
+          subject,
+          new LinkedHashSet<>(actions),
+          resources,
+          budget,
+          Instant.ofEpochSecond(notBefore),
+          Instant.ofEpochSecond(expiry),
+          caveats,
+          parent);
     } catch (IllegalArgumentException | DateTimeException e) {
-      throw new MalformedGrantException(Malformation.VALUE, path, e.getMessage());
+      throw new MalformedGrantException(Malformation.VALUE, path, String.valueOf(e.getMessage()));
     }
   }
 
@@ -203,8 +218,9 @@ public record Grant(
         FieldReader.asText(
             m.get(Caveat.KIND_KEY)
                 .orElseThrow(
-                    () -> new MalformedGrantException(
-                        Malformation.SHAPE, path + "." + Caveat.KIND_KEY, "missing")),
+                    () ->
+                        new MalformedGrantException(
+                            Malformation.SHAPE, path + "." + Caveat.KIND_KEY, "missing")),
             path + "." + Caveat.KIND_KEY);
     switch (kind) {
       case ModelIn.KIND -> {
@@ -269,6 +285,7 @@ public record Grant(
     private final List<Caveat> caveats = new ArrayList<>();
     private Optional<GrantId> parent = Optional.empty();
 
+    @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {}
 
     /** Sets the issuer. */

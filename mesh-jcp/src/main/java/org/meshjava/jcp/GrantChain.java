@@ -15,8 +15,8 @@ import org.meshjava.core.cbor.CborValue;
  * A chain of signed grants, root first and leaf last (JCP §4.2 as mesh §2.1 cites it). A direct
  * grant is a chain of one.
  *
- * <p>Construction only bounds the length; it does not check the links, because a chain arrives
- * from outside and must be refusable with a label. {@link #verify()} checks signatures, linkage,
+ * <p>Construction only bounds the length; it does not check the links, because a chain arrives from
+ * outside and must be refusable with a label. {@link #verify()} checks signatures, linkage,
  * attenuation and caveat kinds; the {@link Gate} does that and everything that depends on time,
  * revocation and spend.
  *
@@ -66,8 +66,8 @@ public record GrantChain(List<SignedGrant> links) {
 
   /**
    * Returns the weights a serve under this chain may run, when any link carries {@link ModelIn}:
-   * the intersection of every such set. Empty when the chain does not constrain the model. A
-   * router uses this to rule out backends before deciding (§2 phase 1).
+   * the intersection of every such set. Empty when the chain does not constrain the model. A router
+   * uses this to rule out backends before deciding (§2 phase 1).
    */
   public Optional<Set<ContentId>> permittedModels() {
     Set<ContentId> permitted = null;
@@ -118,15 +118,19 @@ public record GrantChain(List<SignedGrant> links) {
       if (!g.issuer().equals(previous.grant().subject())) {
         throw new GrantRefusedException(
             DenialLabel.BROKEN_CHAIN,
-            "issuer " + g.issuer() + " is not the previous link's subject "
+            "issuer "
+                + g.issuer()
+                + " is not the previous link's subject "
                 + previous.grant().subject(),
             i);
       }
       if (!g.parent().equals(Optional.of(previous.id()))) {
         throw new GrantRefusedException(
             DenialLabel.BROKEN_CHAIN,
-            "parent " + g.parent().map(GrantId::hex).orElse("(none)")
-                + " is not the previous link " + previous.id(),
+            "parent "
+                + g.parent().map(GrantId::hex).orElse("(none)")
+                + " is not the previous link "
+                + previous.id(),
             i);
       }
       Optional<String> widened = Attenuation.violation(previous.grant(), g);
@@ -183,7 +187,9 @@ public record GrantChain(List<SignedGrant> links) {
     }
     if (items.isEmpty() || items.size() > MAX_LINKS) {
       throw new MalformedGrantException(
-          Malformation.VALUE, path, "a chain has 1 to " + MAX_LINKS + " links, got " + items.size());
+          Malformation.VALUE,
+          path,
+          "a chain has 1 to " + MAX_LINKS + " links, got " + items.size());
     }
     List<SignedGrant> links = new ArrayList<>(items.size());
     for (int i = 0; i < items.size(); i++) {

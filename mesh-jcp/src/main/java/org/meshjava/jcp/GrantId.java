@@ -5,8 +5,8 @@ import org.meshjava.core.ContentId;
 
 /**
  * A grant's id: the BLAKE3 content id of its {@link SignedGrant}'s canonical encoding, signature
- * included, so the id names exactly the signed object a chain links to and a receipt debits. On
- * the wire it is 64 lowercase hex digits (§6.1 {@code grant_id}). Immutable and thread-safe.
+ * included, so the id names exactly the signed object a chain links to and a receipt debits. On the
+ * wire it is 64 lowercase hex digits (§6.1 {@code grant_id}). Immutable and thread-safe.
  *
  * @param contentId the 32-byte digest
  */

@@ -4,8 +4,8 @@ import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
- * The gate refused a grant. Carries the {@link DenialLabel}, a readable reason, and, when one
- * link of the chain is at fault, that link's index (0 is the root).
+ * The gate refused a grant. Carries the {@link DenialLabel}, a readable reason, and, when one link
+ * of the chain is at fault, that link's index (0 is the root).
  *
  * <p>{@link #callerNotAuthenticated()} separates "the caller could not show it is the grant's
  * issuer" (an HTTP binding answers 401) from every other refusal (403), per §2.3.

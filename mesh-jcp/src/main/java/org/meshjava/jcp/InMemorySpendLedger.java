@@ -9,8 +9,8 @@ import java.util.Objects;
 import java.util.Set;
 
 /**
- * The in-memory {@link SpendLedger}. One lock guards all state: a reservation touches every link
- * of a chain, and chains share links, so per-link locks would need an ordering discipline for no
+ * The in-memory {@link SpendLedger}. One lock guards all state: a reservation touches every link of
+ * a chain, and chains share links, so per-link locks would need an ordering discipline for no
  * measurable gain at the rate a steward serves.
  */
 final class InMemorySpendLedger implements SpendLedger {
@@ -49,8 +49,13 @@ final class InMemorySpendLedger implements SpendLedger {
         if (remaining < amountUj) {
           throw new GrantRefusedException(
               DenialLabel.BUDGET_EXHAUSTED,
-              "link " + l.link() + " has " + Math.max(0, remaining) + " µJ left, below the "
-                  + amountUj + " µJ ceiling",
+              "link "
+                  + l.link()
+                  + " has "
+                  + Math.max(0, remaining)
+                  + " µJ left, below the "
+                  + amountUj
+                  + " µJ ceiling",
               i);
         }
       }
@@ -74,7 +79,7 @@ final class InMemorySpendLedger implements SpendLedger {
       close(reservation);
       List<LinkSpend> after = new ArrayList<>(reservation.links().size());
       for (LinkBudget l : reservation.links()) {
-        Account a = accounts.get(l.link());
+        Account a = account(l.link());
         a.reserved -= reservation.amountUj();
         a.debited = saturatingAdd(a.debited, debitUj);
         after.add(new LinkSpend(l.link(), a.debited, a.reserved));
@@ -83,12 +88,17 @@ final class InMemorySpendLedger implements SpendLedger {
     }
   }
 
+  /** The account of a link a reservation holds: reserving opened it, so it is there. */
+  private Account account(GrantId link) {
+    return java.util.Objects.requireNonNull(accounts.get(link), "no account for reserved link");
+  }
+
   @Override
   public void release(Reservation reservation) {
     synchronized (lock) {
       close(reservation);
       for (LinkBudget l : reservation.links()) {
-        accounts.get(l.link()).reserved -= reservation.amountUj();
+        account(l.link()).reserved -= reservation.amountUj();
       }
     }
   }

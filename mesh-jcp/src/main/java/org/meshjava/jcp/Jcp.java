@@ -64,8 +64,8 @@ public final class Jcp {
   /**
    * Signs any root grant.
    *
-   * @throws IssuanceException {@code WRONG_KEY} if the key is not the issuer, {@code
-   *     BROKEN_CHAIN} if the grant names a parent
+   * @throws IssuanceException {@code WRONG_KEY} if the key is not the issuer, {@code BROKEN_CHAIN}
+   *     if the grant names a parent
    */
   public static GrantChain issueRoot(SigningKey issuer, Grant grant) throws IssuanceException {
     if (!grant.isRoot()) {
@@ -76,11 +76,11 @@ public final class Jcp {
 
   /**
    * Delegates the chain's leaf to {@code subject}: a child with everything the leaf grants, but
-   * {@code budgetUj} and the {@code extraCaveats} added (add a narrower {@link ModelIn} or a
-   * {@link MaxCostUj} to narrow).
+   * {@code budgetUj} and the {@code extraCaveats} added (add a narrower {@link ModelIn} or a {@link
+   * MaxCostUj} to narrow).
    *
-   * @throws IssuanceException {@code WRONG_KEY} if {@code holder} is not the leaf's subject,
-   *     {@code NOT_ATTENUATED} if the budget exceeds the leaf's
+   * @throws IssuanceException {@code WRONG_KEY} if {@code holder} is not the leaf's subject, {@code
+   *     NOT_ATTENUATED} if the budget exceeds the leaf's
    */
   public static GrantChain delegate(
       SigningKey holder, GrantChain chain, DidKey subject, long budgetUj, Caveat... extraCaveats)
@@ -93,8 +93,8 @@ public final class Jcp {
   }
 
   /**
-   * Signs {@code child} as a delegation of the chain's leaf and appends it, after checking it
-   * links to the leaf and grants no more than it.
+   * Signs {@code child} as a delegation of the chain's leaf and appends it, after checking it links
+   * to the leaf and grants no more than it.
    *
    * @throws IssuanceException {@code WRONG_KEY}, {@code BROKEN_CHAIN} or {@code NOT_ATTENUATED}
    */
@@ -123,8 +123,8 @@ public final class Jcp {
    * Shards the chain's leaf into sibling children, one per steward, each a delegation carrying its
    * share of the budget and everything else the leaf grants. Returns one chain per share, in order.
    *
-   * <p>The gate cannot see siblings, so what bounds the total is this check at issue time: a
-   * holder that signs more children outside this call can overspend across stewards.
+   * <p>The gate cannot see siblings, so what bounds the total is this check at issue time: a holder
+   * that signs more children outside this call can overspend across stewards.
    *
    * @throws IssuanceException {@code OVER_SUM} if the shares add up to more than the leaf's budget,
    *     {@code BAD_SHARDS} if there are none or a steward appears twice, {@code WRONG_KEY} if

@@ -3,8 +3,8 @@ package org.meshjava.jcp;
 import org.meshjava.core.cbor.CborMap;
 
 /**
- * Cost-dependent caveat: the metered joules of one serve must not exceed {@code uj} µJ. Checked
- * at debit, after the work (§2 phase 3); a breach is still debited and is recorded as {@link
+ * Cost-dependent caveat: the metered joules of one serve must not exceed {@code uj} µJ. Checked at
+ * debit, after the work (§2 phase 3); a breach is still debited and is recorded as {@link
  * DenialLabel#CAVEAT_UNSATISFIED}. Immutable.
  *
  * <p>Wire form: {@code {"caveat": "MaxCostUj", "uj": uint}}.

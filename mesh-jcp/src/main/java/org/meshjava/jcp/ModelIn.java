@@ -12,8 +12,8 @@ import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
 
 /**
- * Cost-independent caveat (JCP §4.9 as mesh §2 cites it): the serve's model, the content address
- * of the weights the chosen backend runs, must be one of {@code weights}. A backend that names no
+ * Cost-independent caveat (JCP §4.9 as mesh §2 cites it): the serve's model, the content address of
+ * the weights the chosen backend runs, must be one of {@code weights}. A backend that names no
  * weights is inadmissible under it. Immutable.
  *
  * <p>Wire form: {@code {"caveat": "ModelIn", "weights": [hex, …]}}, ids ascending, no duplicates,

@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
@@ -67,7 +68,9 @@ public final class Presentation {
     if (!caller.equals(chain.leaf().grant().issuer())) {
       throw new IssuanceException(
           IssuanceProblem.WRONG_KEY,
-          caller + " is not the leaf's issuer " + chain.leaf().grant().issuer()
+          caller
+              + " is not the leaf's issuer "
+              + chain.leaf().grant().issuer()
               + "; only the issuer may present it");
     }
     byte[] payload = signedPayload(requestId, chain.leaf().id(), caller, nonce).encode();
@@ -75,8 +78,8 @@ public final class Presentation {
   }
 
   /**
-   * Assembles a presentation from parts without checking anything (the gate checks). For tools
-   * and tests.
+   * Assembles a presentation from parts without checking anything (the gate checks). For tools and
+   * tests.
    *
    * @throws IllegalArgumentException if the signature is not 64 bytes
    */
@@ -109,7 +112,7 @@ public final class Presentation {
    *     GrantRefusedException#callerNotAuthenticated()} is true
    */
   public void verifyFor(ContentId requestId) throws GrantRefusedException {
-    if (requestId.equals(verifiedFor)) {
+    if (java.util.Objects.equals(requestId, verifiedFor)) {
       return;
     }
     DidKey issuer = chain.leaf().grant().issuer();
@@ -133,7 +136,7 @@ public final class Presentation {
    * signature verification. Every field it depends on is final, so the answer cannot change; a
    * journal replay verifies presentations in parallel first and then decides them in order.
    */
-  private volatile ContentId verifiedFor;
+  private volatile @Nullable ContentId verifiedFor;
 
   /** Returns the chain. */
   public GrantChain chain() {
@@ -188,7 +191,8 @@ public final class Presentation {
   public static Presentation decode(byte[] bytes) throws MalformedGrantException {
     CborValue v = FieldReader.decode(bytes, "presentation");
     FieldReader r =
-        FieldReader.of(v, "presentation", Set.of("chain", "caller", "nonce", "signature"), Set.of());
+        FieldReader.of(
+            v, "presentation", Set.of("chain", "caller", "nonce", "signature"), Set.of());
     GrantChain chain = GrantChain.fromCbor(r.value("chain"), r.path("chain"));
     DidKey caller = r.didKey("caller");
     PresentationNonce nonce = PresentationNonce.of(r.bytes("nonce", PresentationNonce.LENGTH));

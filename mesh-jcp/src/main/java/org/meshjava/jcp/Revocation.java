@@ -58,7 +58,8 @@ public final class Revocation {
     if (issuerLink(chain, revoker).isEmpty()) {
       throw new IssuanceException(
           IssuanceProblem.WRONG_KEY,
-          revoker + " issued no link of the chain; only an issuer in the chain can revoke its"
+          revoker
+              + " issued no link of the chain; only an issuer in the chain can revoke its"
               + " link or one below it");
     }
     Instant at = Instant.ofEpochSecond(from.getEpochSecond());
@@ -118,7 +119,8 @@ public final class Revocation {
       revoker.verificationKey().verify(payload, signature);
     } catch (SignatureException e) {
       throw new GrantRefusedException(
-          DenialLabel.BAD_SIGNATURE, "the revocation of " + grantId() + " is not signed by " + revoker);
+          DenialLabel.BAD_SIGNATURE,
+          "the revocation of " + grantId() + " is not signed by " + revoker);
     }
   }
 

@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Grants an operator has revoked, each from a point in time on. A decision at or after that time
- * is refused with {@link DenialLabel#REVOKED}; one before it stands, so replaying a journal at its
+ * Grants an operator has revoked, each from a point in time on. A decision at or after that time is
+ * refused with {@link DenialLabel#REVOKED}; one before it stands, so replaying a journal at its
  * recorded times decides exactly as the steward did (§2.2). Revoking a grant revokes every chain
  * that contains it.
  *

@@ -15,8 +15,8 @@ import org.meshjava.core.identity.DidKey;
  * A {@link Grant} with its issuer's Ed25519 signature over the grant's canonical CBOR encoding.
  *
  * <p>Envelope (canonical CBOR): {@code {"grant": <grant map>, "signature": bytes(64)}}. The grant
- * sits in the envelope as a map, not as a byte string: canonical decoding re-encodes to exactly
- * the bytes it read, so the signed bytes are recovered without a second layer of wrapping.
+ * sits in the envelope as a map, not as a byte string: canonical decoding re-encodes to exactly the
+ * bytes it read, so the signed bytes are recovered without a second layer of wrapping.
  *
  * <p>{@link #id()} is the BLAKE3 hash of the whole envelope, signature included. That way the id
  * names one signed object, which a child's {@code parent} and a receipt's {@code grant_id} can
@@ -47,8 +47,8 @@ public final class SignedGrant {
   /**
    * Signs {@code grant} with its issuer's key.
    *
-   * @throws IssuanceException with {@link IssuanceProblem#WRONG_KEY} if the key is not the
-   *     grant's issuer
+   * @throws IssuanceException with {@link IssuanceProblem#WRONG_KEY} if the key is not the grant's
+   *     issuer
    */
   public static SignedGrant sign(SigningKey issuerKey, Grant grant) throws IssuanceException {
     Objects.requireNonNull(issuerKey, "issuerKey");

@@ -3,16 +3,16 @@ package org.meshjava.jcp;
 import java.util.List;
 
 /**
- * A steward's grant spend (JCP §4.11 as mesh §2.2 cites it): per link, what was debited and what
- * is reserved; and which (leaf, nonce) pairs were spent. The {@link Gate} is its only writer. This
- * is the state a durable journal must re-establish; {@link #inMemory()} keeps it in memory only,
- * so a restart gives every budget back.
+ * A steward's grant spend (JCP §4.11 as mesh §2.2 cites it): per link, what was debited and what is
+ * reserved; and which (leaf, nonce) pairs were spent. The {@link Gate} is its only writer. This is
+ * the state a durable journal must re-establish; {@link #inMemory()} keeps it in memory only, so a
+ * restart gives every budget back.
  *
- * <p><b>Contract.</b> Implementations must be thread-safe, and {@link #reserve} must be atomic:
- * the spent check, the budget check, marking the pair spent and reserving on every link happen as
- * one step, so two concurrent serves cannot both see the same remaining budget. With that, the sum
- * of debits and reservations on a link never exceeds its budget, provided each serve's debit is
- * at most the ceiling it reserved (a debit above it is still recorded, because the work ran).
+ * <p><b>Contract.</b> Implementations must be thread-safe, and {@link #reserve} must be atomic: the
+ * spent check, the budget check, marking the pair spent and reserving on every link happen as one
+ * step, so two concurrent serves cannot both see the same remaining budget. With that, the sum of
+ * debits and reservations on a link never exceeds its budget, provided each serve's debit is at
+ * most the ceiling it reserved (a debit above it is still recorded, because the work ran).
  *
  * <p><b>Replay.</b> Given the same calls in the same order, an implementation must reach the same
  * state, so a journal can rebuild it by replaying decisions and debits through the gate.
@@ -31,8 +31,8 @@ public interface SpendLedger {
       throws GrantRefusedException;
 
   /**
-   * Atomically replaces the reservation with a debit of {@code debitUj} on every link. The debit
-   * is applied even if it takes a link over its budget.
+   * Atomically replaces the reservation with a debit of {@code debitUj} on every link. The debit is
+   * applied even if it takes a link over its budget.
    *
    * @return each link's spend after the debit, root first
    * @throws IllegalStateException if the reservation is not open in this ledger (settled twice,
@@ -41,8 +41,8 @@ public interface SpendLedger {
   List<LinkSpend> settle(Reservation reservation, long debitUj);
 
   /**
-   * Returns the reservation to every link without a debit, for a serve that failed before any
-   * work. The (leaf, nonce) pair stays spent: a presentation is single use.
+   * Returns the reservation to every link without a debit, for a serve that failed before any work.
+   * The (leaf, nonce) pair stays spent: a presentation is single use.
    *
    * @throws IllegalStateException if the reservation is not open in this ledger
    */

@@ -5,12 +5,12 @@
  *
  * <p>Start at {@link org.meshjava.jcp.Jcp} to issue, delegate, shard and present grants, and at
  * {@link org.meshjava.jcp.Gate} to decide and debit them. Spend lives behind {@link
- * org.meshjava.jcp.SpendLedger}; the in-memory ledger gives budgets back on restart, which is
- * why a restartable steward needs a durable journal (§2.2).
+ * org.meshjava.jcp.SpendLedger}; the in-memory ledger gives budgets back on restart, which is why a
+ * restartable steward needs a durable journal (§2.2).
  *
  * <p>Choices where the profile is silent: times are whole epoch seconds and the window is
- * half-open; a grant id hashes the signed envelope; a released authorisation keeps its
- * presentation spent; several caveats of one kind all apply (their intersection); a caveat of an
- * unknown kind survives decoding so the refusal can name it.
+ * half-open; a grant id hashes the signed envelope; a released authorisation keeps its presentation
+ * spent; several caveats of one kind all apply (their intersection); a caveat of an unknown kind
+ * survives decoding so the refusal can name it.
  */
 package org.meshjava.jcp;

@@ -40,17 +40,21 @@ class AttenuationTest {
     return Stream.of(
         widen("actions", b -> b.actions(Set.of(Grant.INFER, "embed"))),
         widen("resources to all", b -> b.resources(Resources.all())),
-        widen("resources to a superset",
+        widen(
+            "resources to a superset",
             b -> b.resources(Resources.only(Set.of(REQUEST.id(), OTHER_REQUEST.id())))),
         widen("budget", b -> b.budgetUj(BUDGET + 1)),
         widen("not_before earlier", b -> b.window(T0.minusSeconds(1), T_END)),
         widen("expiry later", b -> b.window(T0, T_END.plusSeconds(1))),
         widen("ModelIn dropped", b -> b.caveats(List.of(new MaxCostUj(5_000)))),
-        widen("ModelIn widened",
-            b -> b.caveats(List.of(
-                ModelIn.of(WEIGHTS_A, WEIGHTS_B, WEIGHTS_C), new MaxCostUj(5_000)))),
+        widen(
+            "ModelIn widened",
+            b ->
+                b.caveats(
+                    List.of(ModelIn.of(WEIGHTS_A, WEIGHTS_B, WEIGHTS_C), new MaxCostUj(5_000)))),
         widen("MaxCostUj dropped", b -> b.caveats(List.of(ModelIn.of(WEIGHTS_A)))),
-        widen("MaxCostUj raised",
+        widen(
+            "MaxCostUj raised",
             b -> b.caveats(List.of(ModelIn.of(WEIGHTS_A), new MaxCostUj(5_001)))));
   }
 

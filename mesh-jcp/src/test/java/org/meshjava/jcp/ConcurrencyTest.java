@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Many threads present against one grant at once. An authorisation reserves its ceiling on every
- * link until its debit settles it, so debits plus reservations must never exceed any link's
- * budget. A checker thread reads every link continuously while the workers run.
+ * link until its debit settles it, so debits plus reservations must never exceed any link's budget.
+ * A checker thread reads every link continuously while the workers run.
  */
 class ConcurrencyTest {
   private static final int THREADS = 16;
@@ -38,18 +38,20 @@ class ConcurrencyTest {
     ConcurrentLinkedQueue<String> violations = new ConcurrentLinkedQueue<>();
     AtomicLong checks = new AtomicLong();
     Thread checker =
-        Thread.ofPlatform().start(() -> {
-          while (running.get()) {
-            for (LinkBudget l : links) {
-              LinkSpend s = gate.ledger().spend(l.link());
-              if (s.committedUj() > l.budgetUj() && violations.size() < 5) {
-                violations.add(s + " exceeds budget " + l.budgetUj());
-              }
-            }
-            checks.incrementAndGet();
-            Thread.onSpinWait();
-          }
-        });
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  while (running.get()) {
+                    for (LinkBudget l : links) {
+                      LinkSpend s = gate.ledger().spend(l.link());
+                      if (s.committedUj() > l.budgetUj() && violations.size() < 5) {
+                        violations.add(s + " exceeds budget " + l.budgetUj());
+                      }
+                    }
+                    checks.incrementAndGet();
+                    Thread.onSpinWait();
+                  }
+                });
 
     AtomicLong debitedTotal = new AtomicLong();
     AtomicLong admitted = new AtomicLong();
@@ -59,34 +61,37 @@ class ConcurrencyTest {
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < THREADS; t++) {
       Random random = new Random(seed + t);
-      workers.add(Thread.ofPlatform().start(() -> {
-        try {
-          start.await();
-          for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
-            Presentation p = Presentation.sign(CALLER, chain, REQUEST.id());
-            Authorisation a;
-            try {
-              a = gate.decide(p, REQUEST, Optional.of(WEIGHTS_A), NOW);
-            } catch (GrantRefusedException e) {
-              if (e.label() != DenialLabel.BUDGET_EXHAUSTED) {
-                throw e;
-              }
-              exhausted.incrementAndGet();
-              continue;
-            }
-            admitted.incrementAndGet();
-            if (random.nextInt(10) == 0) {
-              gate.release(a);
-            } else {
-              long metered = random.nextLong(CEILING + 1);
-              gate.debit(a, metered);
-              debitedTotal.addAndGet(metered);
-            }
-          }
-        } catch (Throwable e) {
-          errors.add(e);
-        }
-      }));
+      workers.add(
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try {
+                      start.await();
+                      for (int i = 0; i < ATTEMPTS_PER_THREAD; i++) {
+                        Presentation p = Presentation.sign(CALLER, chain, REQUEST.id());
+                        Authorisation a;
+                        try {
+                          a = gate.decide(p, REQUEST, Optional.of(WEIGHTS_A), NOW);
+                        } catch (GrantRefusedException e) {
+                          if (e.label() != DenialLabel.BUDGET_EXHAUSTED) {
+                            throw e;
+                          }
+                          exhausted.incrementAndGet();
+                          continue;
+                        }
+                        admitted.incrementAndGet();
+                        if (random.nextInt(10) == 0) {
+                          gate.release(a);
+                        } else {
+                          long metered = random.nextLong(CEILING + 1);
+                          gate.debit(a, metered);
+                          debitedTotal.addAndGet(metered);
+                        }
+                      }
+                    } catch (Throwable e) {
+                      errors.add(e);
+                    }
+                  }));
     }
     start.countDown();
     for (Thread w : workers) {
@@ -98,7 +103,9 @@ class ConcurrencyTest {
     assertThat(errors).as("seed %d", seed).isEmpty();
     assertThat(violations).as("seed %d", seed).isEmpty();
     assertThat(checks.get()).isPositive();
-    assertThat(exhausted.get()).as("the budget ran out under contention, seed %d", seed).isPositive();
+    assertThat(exhausted.get())
+        .as("the budget ran out under contention, seed %d", seed)
+        .isPositive();
     for (LinkBudget l : links) {
       LinkSpend s = gate.ledger().spend(l.link());
       assertThat(s.reservedUj()).as("seed %d", seed).isZero();

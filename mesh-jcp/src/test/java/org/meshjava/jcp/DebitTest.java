@@ -108,7 +108,8 @@ class DebitTest {
     assertThat(gate.remainingUj(chain)).isEqualTo(4_000);
     gate.release(a);
     assertThat(gate.remainingUj(chain)).isEqualTo(5_000);
-    assertThat(gate.ledger().spend(chain.leaf().id())).isEqualTo(new LinkSpend(chain.leaf().id(), 0, 0));
+    assertThat(gate.ledger().spend(chain.leaf().id()))
+        .isEqualTo(new LinkSpend(chain.leaf().id(), 0, 0));
     assertThat(assertThrows(GrantRefusedException.class, () -> decide(gate, p)).label())
         .isEqualTo(DenialLabel.PRESENTATION_SPENT);
   }

@@ -81,13 +81,25 @@ class EncodingTest {
   @Test
   void grantsBuiltInAnyOrder_encodeIdentically() throws Exception {
     Grant a =
-        Grant.builder().issuer(ORG_DID).subject(CALLER_DID).actions(Set.of("b", "aa", "infer"))
-            .budgetUj(1).window(T0, T_END)
-            .caveat(new MaxCostUj(3)).caveat(ModelIn.of(WEIGHTS_A, WEIGHTS_B)).build();
+        Grant.builder()
+            .issuer(ORG_DID)
+            .subject(CALLER_DID)
+            .actions(Set.of("b", "aa", "infer"))
+            .budgetUj(1)
+            .window(T0, T_END)
+            .caveat(new MaxCostUj(3))
+            .caveat(ModelIn.of(WEIGHTS_A, WEIGHTS_B))
+            .build();
     Grant b =
-        Grant.builder().issuer(ORG_DID).subject(CALLER_DID).actions(Set.of("infer", "aa", "b"))
-            .budgetUj(1).window(T0, T_END)
-            .caveat(ModelIn.of(WEIGHTS_B, WEIGHTS_A)).caveat(new MaxCostUj(3)).build();
+        Grant.builder()
+            .issuer(ORG_DID)
+            .subject(CALLER_DID)
+            .actions(Set.of("infer", "aa", "b"))
+            .budgetUj(1)
+            .window(T0, T_END)
+            .caveat(ModelIn.of(WEIGHTS_B, WEIGHTS_A))
+            .caveat(new MaxCostUj(3))
+            .build();
     assertThat(a.toCbor().encode()).isEqualTo(b.toCbor().encode());
   }
 
@@ -105,8 +117,7 @@ class EncodingTest {
     MalformedGrantException e = malformed(() -> SignedGrant.decode(HEX.parseHex("1817")));
     assertThat(e.malformation()).isEqualTo(Malformation.CBOR);
     assertThat(e.label()).isEqualTo(DenialLabel.MALFORMED);
-    assertThat(((CborDecodeException) e.getCause()).rule())
-        .isEqualTo(CborRule.NON_SHORTEST);
+    assertThat(((CborDecodeException) e.getCause()).rule()).isEqualTo(CborRule.NON_SHORTEST);
   }
 
   @Test
@@ -114,12 +125,21 @@ class EncodingTest {
     SignedGrant g = directChain(5_000).root();
     CborMap grant = g.grant().toCbor();
     // An extra key.
-    assertThat(malformed(() -> SignedGrant.decode(
-            envelope(with(grant, "extra", CborText.of("x")), g.signature()).encode())).field())
+    assertThat(
+            malformed(
+                    () ->
+                        SignedGrant.decode(
+                            envelope(with(grant, "extra", CborText.of("x")), g.signature())
+                                .encode()))
+                .field())
         .isEqualTo("signed_grant.grant.extra");
     // A missing key.
-    assertThat(malformed(() -> SignedGrant.decode(
-            envelope(without(grant, "budget_uj"), g.signature()).encode())).field())
+    assertThat(
+            malformed(
+                    () ->
+                        SignedGrant.decode(
+                            envelope(without(grant, "budget_uj"), g.signature()).encode()))
+                .field())
         .isEqualTo("signed_grant.grant.budget_uj");
     // A signature of the wrong length.
     MalformedGrantException shortSig =
@@ -133,8 +153,8 @@ class EncodingTest {
   @Test
   void badDidKey_isMalformedDidKey() throws Exception {
     SignedGrant g = directChain(5_000).root();
-    CborMap grant = with(without(g.grant().toCbor(), "issuer"), "issuer",
-        CborText.of("did:key:z6MkNOTAKEY"));
+    CborMap grant =
+        with(without(g.grant().toCbor(), "issuer"), "issuer", CborText.of("did:key:z6MkNOTAKEY"));
     MalformedGrantException e =
         malformed(() -> SignedGrant.decode(envelope(grant, g.signature()).encode()));
     assertThat(e.malformation()).isEqualTo(Malformation.DID_KEY);
@@ -144,30 +164,43 @@ class EncodingTest {
   @Test
   void setsOutOfOrderOrRepeated_areMalformedValues() throws Exception {
     SignedGrant g = directChain(5_000).root();
-    CborMap unordered = with(without(g.grant().toCbor(), "actions"), "actions",
-        CborArray.of(CborText.of("infer"), CborText.of("embed")));
-    assertThat(malformed(() -> SignedGrant.decode(envelope(unordered, g.signature()).encode()))
-            .malformation())
+    CborMap unordered =
+        with(
+            without(g.grant().toCbor(), "actions"),
+            "actions",
+            CborArray.of(CborText.of("infer"), CborText.of("embed")));
+    assertThat(
+            malformed(() -> SignedGrant.decode(envelope(unordered, g.signature()).encode()))
+                .malformation())
         .isEqualTo(Malformation.VALUE);
-    CborMap repeated = with(without(g.grant().toCbor(), "actions"), "actions",
-        CborArray.of(CborText.of("infer"), CborText.of("infer")));
-    assertThat(malformed(() -> SignedGrant.decode(envelope(repeated, g.signature()).encode()))
-            .malformation())
+    CborMap repeated =
+        with(
+            without(g.grant().toCbor(), "actions"),
+            "actions",
+            CborArray.of(CborText.of("infer"), CborText.of("infer")));
+    assertThat(
+            malformed(() -> SignedGrant.decode(envelope(repeated, g.signature()).encode()))
+                .malformation())
         .isEqualTo(Malformation.VALUE);
-    CborMap uppercaseId = with(without(g.grant().toCbor(), "resources"), "resources",
-        CborArray.of(CborText.of(REQUEST.id().hex().toUpperCase(Locale.ROOT))));
-    assertThat(malformed(() -> SignedGrant.decode(envelope(uppercaseId, g.signature()).encode()))
-            .malformation())
+    CborMap uppercaseId =
+        with(
+            without(g.grant().toCbor(), "resources"),
+            "resources",
+            CborArray.of(CborText.of(REQUEST.id().hex().toUpperCase(Locale.ROOT))));
+    assertThat(
+            malformed(() -> SignedGrant.decode(envelope(uppercaseId, g.signature()).encode()))
+                .malformation())
         .isEqualTo(Malformation.CONTENT_ID);
   }
 
   @Test
   void windowThatEndsBeforeItStarts_isMalformedValue() throws Exception {
     SignedGrant g = directChain(5_000).root();
-    CborMap backwards = with(without(g.grant().toCbor(), "expiry"), "expiry",
-        new CborInt(T0.getEpochSecond()));
-    assertThat(malformed(() -> SignedGrant.decode(envelope(backwards, g.signature()).encode()))
-            .malformation())
+    CborMap backwards =
+        with(without(g.grant().toCbor(), "expiry"), "expiry", new CborInt(T0.getEpochSecond()));
+    assertThat(
+            malformed(() -> SignedGrant.decode(envelope(backwards, g.signature()).encode()))
+                .malformation())
         .isEqualTo(Malformation.VALUE);
   }
 
@@ -175,17 +208,28 @@ class EncodingTest {
   void presentationWithShortNonceOrBadCaller_isMalformed() throws Exception {
     Presentation p = present(directChain(5_000), REQUEST, 1);
     CborMap m = p.toCbor();
-    assertThat(malformed(() -> Presentation.decode(
-            with(without(m, "nonce"), "nonce", CborBytes.of(new byte[15])).encode()))
-            .malformation())
+    assertThat(
+            malformed(
+                    () ->
+                        Presentation.decode(
+                            with(without(m, "nonce"), "nonce", CborBytes.of(new byte[15]))
+                                .encode()))
+                .malformation())
         .isEqualTo(Malformation.LENGTH);
-    assertThat(malformed(() -> Presentation.decode(
-            with(without(m, "caller"), "caller", CborText.of("did:web:example.com")).encode()))
-            .malformation())
+    assertThat(
+            malformed(
+                    () ->
+                        Presentation.decode(
+                            with(without(m, "caller"), "caller", CborText.of("did:web:example.com"))
+                                .encode()))
+                .malformation())
         .isEqualTo(Malformation.DID_KEY);
-    assertThat(malformed(() -> Presentation.decode(
-            with(without(m, "chain"), "chain", CborArray.of()).encode()))
-            .malformation())
+    assertThat(
+            malformed(
+                    () ->
+                        Presentation.decode(
+                            with(without(m, "chain"), "chain", CborArray.of()).encode()))
+                .malformation())
         .isEqualTo(Malformation.VALUE);
   }
 
@@ -237,7 +281,8 @@ class EncodingTest {
       } catch (MalformedGrantException expected) {
         assertThat(expected.malformation()).as("seed %d", seed).isNotNull();
       } catch (RuntimeException bug) {
-        throw new AssertionError("seed " + seed + ", case " + i + ": " + HEX.formatHex(mutant), bug);
+        throw new AssertionError(
+            "seed " + seed + ", case " + i + ": " + HEX.formatHex(mutant), bug);
       }
     }
     assertThat(decoded).as("some mutants (in signatures) still decode, seed %d", seed).isPositive();

@@ -26,6 +26,7 @@ final class Fixture {
 
   /** 2027-01-15T08:00:00Z. */
   static final Instant T0 = Instant.ofEpochSecond(1_800_000_000L);
+
   static final Instant T_END = T0.plusSeconds(3600);
   static final Instant NOW = T0.plusSeconds(60);
 

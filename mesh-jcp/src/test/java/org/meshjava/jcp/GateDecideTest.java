@@ -53,12 +53,22 @@ class GateDecideTest {
         yield refused(() -> decide(gate, present(chain, REQUEST, 1))).label();
       }
       case EXPIRED ->
-          refused(() -> gate.decide(present(directChain(5_000), REQUEST, 1), REQUEST,
-                  Optional.empty(), T_END))
+          refused(
+                  () ->
+                      gate.decide(
+                          present(directChain(5_000), REQUEST, 1),
+                          REQUEST,
+                          Optional.empty(),
+                          T_END))
               .label();
       case NOT_YET_VALID ->
-          refused(() -> gate.decide(present(directChain(5_000), REQUEST, 1), REQUEST,
-                  Optional.empty(), T0.minusSeconds(1)))
+          refused(
+                  () ->
+                      gate.decide(
+                          present(directChain(5_000), REQUEST, 1),
+                          REQUEST,
+                          Optional.empty(),
+                          T0.minusSeconds(1)))
               .label();
       case REVOKED -> {
         Revocations revocations = Revocations.none();
@@ -69,16 +79,25 @@ class GateDecideTest {
       }
       case ACTION_NOT_PERMITTED -> {
         Grant g =
-            Grant.builder().issuer(CALLER_DID).subject(STEWARD_DID).actions(Set.of("embed"))
-                .budgetUj(5_000).window(T0, T_END).build();
+            Grant.builder()
+                .issuer(CALLER_DID)
+                .subject(STEWARD_DID)
+                .actions(Set.of("embed"))
+                .budgetUj(5_000)
+                .window(T0, T_END)
+                .build();
         GrantChain chain = Jcp.issueRoot(CALLER, g);
         yield refused(() -> decide(gate, present(chain, REQUEST, 1))).label();
       }
       case RESOURCE_NOT_PERMITTED -> {
         Grant g =
-            Grant.builder().issuer(CALLER_DID).subject(STEWARD_DID)
+            Grant.builder()
+                .issuer(CALLER_DID)
+                .subject(STEWARD_DID)
                 .resources(Resources.only(Set.of(OTHER_REQUEST.id())))
-                .budgetUj(5_000).window(T0, T_END).build();
+                .budgetUj(5_000)
+                .window(T0, T_END)
+                .build();
         GrantChain chain = Jcp.issueRoot(CALLER, g);
         yield refused(() -> decide(gate, present(chain, REQUEST, 1))).label();
       }
@@ -111,15 +130,16 @@ class GateDecideTest {
   }
 
   static UnknownCaveat geoCaveat() {
-    return new UnknownCaveat("Geo", CborMap.builder().put("caveat", "Geo").put("region", "eu").build());
+    return new UnknownCaveat(
+        "Geo", CborMap.builder().put("caveat", "Geo").put("region", "eu").build());
   }
 
   /** The outsider signs a presentation of a grant it did not issue. */
   static Presentation outsiderPresentation(GrantChain chain) {
     PresentationNonce n = nonce(9);
     byte[] sig =
-        OUTSIDER.sign(Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), OUTSIDER_DID, n)
-            .encode());
+        OUTSIDER.sign(
+            Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), OUTSIDER_DID, n).encode());
     return Presentation.of(chain, OUTSIDER_DID, n, sig);
   }
 
@@ -189,8 +209,13 @@ class GateDecideTest {
   @Test
   void decide_whenRootNamesAParent_refusesAsBrokenChain() throws Exception {
     Grant g =
-        Grant.builder().issuer(CALLER_DID).subject(STEWARD_DID).budgetUj(5_000).window(T0, T_END)
-            .parent(new GrantId(ContentId.ofBytes(bytes("x")))).build();
+        Grant.builder()
+            .issuer(CALLER_DID)
+            .subject(STEWARD_DID)
+            .budgetUj(5_000)
+            .window(T0, T_END)
+            .parent(new GrantId(ContentId.ofBytes(bytes("x"))))
+            .build();
     GrantChain chain = GrantChain.of(SignedGrant.sign(CALLER, g));
     GrantRefusedException e = refused(() -> decide(gate(), present(chain, REQUEST, 1)));
     assertThat(e.label()).isEqualTo(DenialLabel.BROKEN_CHAIN);
@@ -203,11 +228,19 @@ class GateDecideTest {
     Gate gate = gate();
     gate.decide(present(chain, REQUEST, 1), REQUEST, Optional.empty(), T0);
     gate.decide(present(chain, REQUEST, 2), REQUEST, Optional.empty(), T_END.minusNanos(1));
-    assertThat(refused(() -> gate.decide(present(chain, REQUEST, 3), REQUEST, Optional.empty(),
-            T0.minusNanos(1))).label())
+    assertThat(
+            refused(
+                    () ->
+                        gate.decide(
+                            present(chain, REQUEST, 3),
+                            REQUEST,
+                            Optional.empty(),
+                            T0.minusNanos(1)))
+                .label())
         .isEqualTo(DenialLabel.NOT_YET_VALID);
-    assertThat(refused(() -> gate.decide(present(chain, REQUEST, 4), REQUEST, Optional.empty(),
-            T_END)).label())
+    assertThat(
+            refused(() -> gate.decide(present(chain, REQUEST, 4), REQUEST, Optional.empty(), T_END))
+                .label())
         .isEqualTo(DenialLabel.EXPIRED);
   }
 
@@ -217,8 +250,14 @@ class GateDecideTest {
     Grant child = Grant.delegatedFrom(root.root()).subject(STEWARD_DID).build();
     GrantChain chain = root.extend(SignedGrant.sign(CALLER, child));
     GrantRefusedException e =
-        refused(() -> gate().decide(present(chain, REQUEST, 1), REQUEST, Optional.empty(),
-            T_END.plusSeconds(1)));
+        refused(
+            () ->
+                gate()
+                    .decide(
+                        present(chain, REQUEST, 1),
+                        REQUEST,
+                        Optional.empty(),
+                        T_END.plusSeconds(1)));
     assertThat(e.label()).isEqualTo(DenialLabel.EXPIRED);
     assertThat(e.link()).hasValue(0);
   }
@@ -255,11 +294,16 @@ class GateDecideTest {
     GrantChain chain = twoLinkChain(50_000, ModelIn.of(WEIGHTS_A, WEIGHTS_B));
     Gate gate = gate();
     gate.decide(present(chain, REQUEST, 1), REQUEST, Optional.of(WEIGHTS_B), NOW);
-    assertThat(refused(() -> gate.decide(present(chain, REQUEST, 2), REQUEST,
-            Optional.of(WEIGHTS_C), NOW)).label())
+    assertThat(
+            refused(
+                    () ->
+                        gate.decide(
+                            present(chain, REQUEST, 2), REQUEST, Optional.of(WEIGHTS_C), NOW))
+                .label())
         .isEqualTo(DenialLabel.CAVEAT_UNSATISFIED);
-    assertThat(refused(() -> gate.decide(present(chain, REQUEST, 3), REQUEST, Optional.empty(),
-            NOW)).label())
+    assertThat(
+            refused(() -> gate.decide(present(chain, REQUEST, 3), REQUEST, Optional.empty(), NOW))
+                .label())
         .isEqualTo(DenialLabel.CAVEAT_UNSATISFIED);
   }
 
@@ -272,8 +316,7 @@ class GateDecideTest {
   void permittedModels_intersectsEveryModelInOfTheChain() throws Exception {
     GrantChain root =
         Jcp.issueRoot(ORG, CALLER_DID, 5_000, T0, T_END, ModelIn.of(WEIGHTS_A, WEIGHTS_B));
-    GrantChain chain =
-        Jcp.delegate(CALLER, root, STEWARD_DID, 5_000, ModelIn.of(WEIGHTS_B));
+    GrantChain chain = Jcp.delegate(CALLER, root, STEWARD_DID, 5_000, ModelIn.of(WEIGHTS_B));
     assertThat(chain.permittedModels()).hasValue(Set.of(WEIGHTS_B));
     assertThat(chain.admitsModel(Optional.of(WEIGHTS_A))).isFalse();
     assertThat(chain.admitsModel(Optional.of(WEIGHTS_B))).isTrue();
@@ -281,8 +324,13 @@ class GateDecideTest {
     assertThat(directChain(5).permittedModels()).isEmpty();
     assertThat(directChain(5).admitsModel(Optional.empty())).isTrue();
     // The gate agrees with the router's view.
-    assertThat(refused(() -> gate().decide(present(chain, REQUEST, 1), REQUEST,
-            Optional.of(WEIGHTS_A), NOW)).label())
+    assertThat(
+            refused(
+                    () ->
+                        gate()
+                            .decide(
+                                present(chain, REQUEST, 1), REQUEST, Optional.of(WEIGHTS_A), NOW))
+                .label())
         .isEqualTo(DenialLabel.CAVEAT_UNSATISFIED);
   }
 
@@ -311,8 +359,7 @@ class GateDecideTest {
     GrantChain chain = directChain(CEILING);
     Authorisation first = decide(gate, present(chain, REQUEST, 1));
     Presentation second = present(chain, REQUEST, 2);
-    assertThat(refused(() -> decide(gate, second)).label())
-        .isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
+    assertThat(refused(() -> decide(gate, second)).label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
     assertThat(gate.ledger().isSpent(chain.leaf().id(), second.nonce())).isFalse();
     gate.release(first);
     decide(gate, second);
@@ -332,10 +379,21 @@ class GateDecideTest {
     assertThat(DenialLabel.values())
         .extracting(DenialLabel::wire)
         .containsExactly(
-            "malformed", "bad-signature", "broken-chain", "not-attenuated", "expired",
-            "not-yet-valid", "revoked", "action-not-permitted", "resource-not-permitted",
-            "caveat-unsatisfied", "unknown-caveat", "budget-exhausted", "wrong-holder",
-            "not-issuer", "presentation-spent");
+            "malformed",
+            "bad-signature",
+            "broken-chain",
+            "not-attenuated",
+            "expired",
+            "not-yet-valid",
+            "revoked",
+            "action-not-permitted",
+            "resource-not-permitted",
+            "caveat-unsatisfied",
+            "unknown-caveat",
+            "budget-exhausted",
+            "wrong-holder",
+            "not-issuer",
+            "presentation-spent");
     for (DenialLabel l : DenialLabel.values()) {
       assertThat(DenialLabel.fromWire(l.wire())).isEqualTo(l);
     }

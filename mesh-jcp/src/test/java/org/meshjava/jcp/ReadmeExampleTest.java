@@ -32,21 +32,28 @@ class ReadmeExampleTest {
     DidKey steward = DidKey.parse(stewardDidText);
 
     Instant now = Instant.now();
-    GrantChain mine = Jcp.issueRoot(org, Jcp.identity(me), 50_000_000, now, now.plusSeconds(3600),
-        ModelIn.of(weightsDigest));
+    GrantChain mine =
+        Jcp.issueRoot(
+            org,
+            Jcp.identity(me),
+            50_000_000,
+            now,
+            now.plusSeconds(3600),
+            ModelIn.of(weightsDigest));
     GrantChain forSteward = Jcp.delegate(me, mine, steward, 10_000_000, new MaxCostUj(2_000_000));
 
     Presentation p = Jcp.present(me, forSteward, request);
     String wire = p.toHex();
 
-    List<GrantChain> shards = Jcp.shard(me, mine,
-        List.of(new Shard(stewardA, 30_000_000), new Shard(stewardB, 20_000_000)));
+    List<GrantChain> shards =
+        Jcp.shard(
+            me, mine, List.of(new Shard(stewardA, 30_000_000), new Shard(stewardB, 20_000_000)));
 
     // --- steward side, as in the README ---
     DidKey stewardDid = steward;
     Gate gate = Gate.create(stewardDid, SpendLedger.inMemory(), Revocations.none());
-    Authorisation a = gate.decide(Presentation.fromHex(wire), request, Optional.of(weightsDigest),
-        Instant.now());
+    Authorisation a =
+        gate.decide(Presentation.fromHex(wire), request, Optional.of(weightsDigest), Instant.now());
     DebitResult r = gate.debit(a, meteredUj);
     Optional<String> grantBreach = r.breach().map(DenialLabel::wire);
 

@@ -36,19 +36,26 @@ class RevocationStatementTest {
     Revocation.sign(org, chain, T).verify();
     Revocation.sign(holder, chain, T).verify();
     assertThatThrownBy(() -> Revocation.sign(steward, chain, T))
-        .isInstanceOfSatisfying(IssuanceException.class,
-            e -> assertThat(e.getMessage()).contains("issued no link"));
+        .isInstanceOfSatisfying(
+            IssuanceException.class, e -> assertThat(e.getMessage()).contains("issued no link"));
   }
 
   @Test
   void aStatementOverABrokenChain_isRefused() throws Exception {
     GrantChain chain = chain();
-    GrantChain other = Jcp.issueRoot(SigningKey.generate(), Jcp.identity(holder), 1_000, T, T.plusSeconds(60));
+    GrantChain other =
+        Jcp.issueRoot(SigningKey.generate(), Jcp.identity(holder), 1_000, T, T.plusSeconds(60));
     GrantChain spliced = new GrantChain(java.util.List.of(other.root(), chain.leaf()));
-    Revocation r = Revocation.of(spliced, Jcp.identity(holder), T,
-        holder.sign(Revocation.signedPayload(spliced.leaf().id(), Jcp.identity(holder), T).encode()));
+    Revocation r =
+        Revocation.of(
+            spliced,
+            Jcp.identity(holder),
+            T,
+            holder.sign(
+                Revocation.signedPayload(spliced.leaf().id(), Jcp.identity(holder), T).encode()));
     assertThatThrownBy(r::verify)
-        .isInstanceOfSatisfying(GrantRefusedException.class,
+        .isInstanceOfSatisfying(
+            GrantRefusedException.class,
             e -> assertThat(e.label()).isEqualTo(DenialLabel.BROKEN_CHAIN));
   }
 
@@ -59,7 +66,6 @@ class RevocationStatementTest {
         .isInstanceOf(MalformedGrantException.class);
     assertThatThrownBy(() -> Revocation.fromHex(chain().toHex()))
         .isInstanceOf(MalformedGrantException.class);
-    assertThatThrownBy(() -> Revocation.fromHex("zz"))
-        .isInstanceOf(MalformedGrantException.class);
+    assertThatThrownBy(() -> Revocation.fromHex("zz")).isInstanceOf(MalformedGrantException.class);
   }
 }

@@ -19,7 +19,9 @@ class ShardTest {
   void shard_makesOneSiblingPerStewardCarryingItsShare() throws Exception {
     GrantChain parent = parent();
     List<GrantChain> shards =
-        Jcp.shard(CALLER, parent,
+        Jcp.shard(
+            CALLER,
+            parent,
             List.of(new Shard(STEWARD_DID, 6_000), new Shard(OTHER_STEWARD_DID, 4_000)));
     assertThat(shards).hasSize(2);
     assertThat(shards.get(0).leaf().grant().subject()).isEqualTo(STEWARD_DID);
@@ -36,8 +38,13 @@ class ShardTest {
   @Test
   void shard_whoseSharesSumAboveTheParent_isRefused() throws Exception {
     IssuanceException e =
-        assertThrows(IssuanceException.class, () -> Jcp.shard(CALLER, parent(),
-            List.of(new Shard(STEWARD_DID, 6_000), new Shard(OTHER_STEWARD_DID, 4_001))));
+        assertThrows(
+            IssuanceException.class,
+            () ->
+                Jcp.shard(
+                    CALLER,
+                    parent(),
+                    List.of(new Shard(STEWARD_DID, 6_000), new Shard(OTHER_STEWARD_DID, 4_001))));
     assertThat(e.problem()).isEqualTo(IssuanceProblem.OVER_SUM);
   }
 
@@ -45,36 +52,55 @@ class ShardTest {
   void shard_whoseSharesOverflowALong_isRefusedAsOverSum() throws Exception {
     GrantChain big = Jcp.issueRoot(ORG, CALLER_DID, Long.MAX_VALUE, T0, T_END);
     IssuanceException e =
-        assertThrows(IssuanceException.class, () -> Jcp.shard(CALLER, big,
-            List.of(new Shard(STEWARD_DID, Long.MAX_VALUE), new Shard(OTHER_STEWARD_DID, 1))));
+        assertThrows(
+            IssuanceException.class,
+            () ->
+                Jcp.shard(
+                    CALLER,
+                    big,
+                    List.of(
+                        new Shard(STEWARD_DID, Long.MAX_VALUE), new Shard(OTHER_STEWARD_DID, 1))));
     assertThat(e.problem()).isEqualTo(IssuanceProblem.OVER_SUM);
   }
 
   @Test
   void shard_namingAStewardTwiceOrNone_isRefused() throws Exception {
-    assertThat(assertThrows(IssuanceException.class, () -> Jcp.shard(CALLER, parent(),
-            List.of(new Shard(STEWARD_DID, 1), new Shard(STEWARD_DID, 1)))).problem())
+    assertThat(
+            assertThrows(
+                    IssuanceException.class,
+                    () ->
+                        Jcp.shard(
+                            CALLER,
+                            parent(),
+                            List.of(new Shard(STEWARD_DID, 1), new Shard(STEWARD_DID, 1))))
+                .problem())
         .isEqualTo(IssuanceProblem.BAD_SHARDS);
-    assertThat(assertThrows(IssuanceException.class,
-            () -> Jcp.shard(CALLER, parent(), List.of())).problem())
+    assertThat(
+            assertThrows(IssuanceException.class, () -> Jcp.shard(CALLER, parent(), List.of()))
+                .problem())
         .isEqualTo(IssuanceProblem.BAD_SHARDS);
   }
 
   @Test
   void shard_byAKeyThatDoesNotHoldTheParent_isRefused() throws Exception {
-    assertThat(assertThrows(IssuanceException.class, () -> Jcp.shard(OUTSIDER, parent(),
-            List.of(new Shard(STEWARD_DID, 1)))).problem())
+    assertThat(
+            assertThrows(
+                    IssuanceException.class,
+                    () -> Jcp.shard(OUTSIDER, parent(), List.of(new Shard(STEWARD_DID, 1))))
+                .problem())
         .isEqualTo(IssuanceProblem.WRONG_KEY);
   }
 
   @Test
   void aShardHeldByAnotherSteward_isRefusedAsWrongHolder() throws Exception {
     List<GrantChain> shards =
-        Jcp.shard(CALLER, parent(),
+        Jcp.shard(
+            CALLER,
+            parent(),
             List.of(new Shard(STEWARD_DID, 5_000), new Shard(OTHER_STEWARD_DID, 5_000)));
     GrantRefusedException e =
-        assertThrows(GrantRefusedException.class,
-            () -> decide(gate(), present(shards.get(1), REQUEST, 1)));
+        assertThrows(
+            GrantRefusedException.class, () -> decide(gate(), present(shards.get(1), REQUEST, 1)));
     assertThat(e.label()).isEqualTo(DenialLabel.WRONG_HOLDER);
   }
 
@@ -82,7 +108,9 @@ class ShardTest {
   void shardedBudget_spendsIndependentlyAtTwoStewards_andTheSumStaysWithinTheParent()
       throws Exception {
     List<GrantChain> shards =
-        Jcp.shard(CALLER, parent(),
+        Jcp.shard(
+            CALLER,
+            parent(),
             List.of(new Shard(STEWARD_DID, 6_000), new Shard(OTHER_STEWARD_DID, 4_000)));
     Gate one = gate();
     Gate two = Gate.create(OTHER_STEWARD_DID, SpendLedger.inMemory(), Revocations.none());
@@ -97,7 +125,9 @@ class ShardTest {
     assertThat(two.ledger().spend(root).debitedUj()).isEqualTo(4_000);
   }
 
-  /** Serves CEILING-µJ requests, each debited in full, until the gate refuses; returns the total. */
+  /**
+   * Serves CEILING-µJ requests, each debited in full, until the gate refuses; returns the total.
+   */
   private static long spendUntilRefused(Gate gate, GrantChain chain, int firstNonce)
       throws Exception {
     long spent = 0;

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,34 +24,34 @@ import org.slf4j.LoggerFactory;
  * The reference journal (§2.2): an append-only file of one JSON record per line.
  *
  * <p><b>Exclusive access.</b> Opening takes an OS-level exclusive lock ({@link
- * FileChannel#tryLock()}, {@code fcntl} on Linux and macOS) on the journal file itself, through
- * one descriptor that stays open for as long as the journal does. The operating system releases
- * the lock when the process dies, so a crash leaves nothing to clean up. A second opener, in this
+ * FileChannel#tryLock()}, {@code fcntl} on Linux and macOS) on the journal file itself, through one
+ * descriptor that stays open for as long as the journal does. The operating system releases the
+ * lock when the process dies, so a crash leaves nothing to clean up. A second opener, in this
  * process or another, fails with {@link JournalException.Reason#LOCKED}; where the platform cannot
  * lock at all, opening fails with {@link JournalException.Reason#UNLOCKABLE} rather than run
  * unprotected.
  *
- * <p>Design note: the lock follows the file, not the name. A lock keyed by path (an earlier
- * version locked a {@code <journal>.lock} sidecar beside the name it was given) lets a second
- * steward in through a symlink, a hard link, or after the sidecar is deleted, and two stewards
- * then spend one grant. A record lock on the journal's own inode holds whatever name reaches it.
- * Its one hazard is that a POSIX record lock belongs to the (process, inode) pair and is dropped
- * when <em>any</em> descriptor of that inode closes in the process. So:
+ * <p>Design note: the lock follows the file, not the name. A lock keyed by path (an earlier version
+ * locked a {@code <journal>.lock} sidecar beside the name it was given) lets a second steward in
+ * through a symlink, a hard link, or after the sidecar is deleted, and two stewards then spend one
+ * grant. A record lock on the journal's own inode holds whatever name reaches it. Its one hazard is
+ * that a POSIX record lock belongs to the (process, inode) pair and is dropped when <em>any</em>
+ * descriptor of that inode closes in the process. So:
  *
  * <ul>
  *   <li>this class never opens a second descriptor on a journal it holds: recovery reads through
  *       the locked channel, and an in-process registry keyed by the file's identity ({@link
- *       BasicFileAttributes#fileKey()}: device and inode on Linux and macOS, read by {@code
- *       stat}, which opens nothing) refuses a second opener <em>before</em> it opens a
- *       descriptor whose closing would release the holder's lock;
+ *       BasicFileAttributes#fileKey()}: device and inode on Linux and macOS, read by {@code stat},
+ *       which opens nothing) refuses a second opener <em>before</em> it opens a descriptor whose
+ *       closing would release the holder's lock;
  *   <li>{@link JournalFile#read} on a file this process holds reads through the holder's channel
  *       for the same reason;
- *   <li>and because other code in the process could still open and close the file, the journal
- *       does not trust the lock alone: before every write it checks that the file is still the
- *       inode it locked (its path still names it) and still the size it wrote. Any difference
- *       (another writer appended or truncated, the file was replaced or removed) fails the
- *       journal ({@link JournalException.Reason#FAILED}): it writes nothing more, so a second
- *       writer can never interleave records with it.
+ *   <li>and because other code in the process could still open and close the file, the journal does
+ *       not trust the lock alone: before every write it checks that the file is still the inode it
+ *       locked (its path still names it) and still the size it wrote. Any difference (another
+ *       writer appended or truncated, the file was replaced or removed) fails the journal ({@link
+ *       JournalException.Reason#FAILED}): it writes nothing more, so a second writer can never
+ *       interleave records with it.
  * </ul>
  *
  * <p><b>Recovery.</b> Opening reads every record and checks the chain; a final line without a
@@ -61,9 +62,8 @@ import org.slf4j.LoggerFactory;
  * and queues its bytes; {@link Pending#await()} makes them durable. One waiter at a time leads: it
  * writes every queued line and calls {@link FileChannel#force(boolean)} once, while the others
  * sleep and are all woken when that sync completes, so concurrent appends share a sync; none
- * returns before its own bytes were forced. A failed write
- * or sync fails the journal: every append not yet durable, and every later one, throws {@link
- * JournalException.Reason#FAILED}.
+ * returns before its own bytes were forced. A failed write or sync fails the journal: every append
+ * not yet durable, and every later one, throws {@link JournalException.Reason#FAILED}.
  *
  * <p>Thread-safe.
  */
@@ -91,16 +91,21 @@ public final class FileJournal implements Journal {
   private final RecordChain chain;
   private final List<RecordChain.Encoded> queue = new ArrayList<>();
   private boolean closed;
-  private JournalException failure;
+  private @Nullable JournalException failure;
 
   private final Object syncMonitor = new Object();
   private boolean syncing;
   private volatile long durableThrough;
+
   /** The file's length as this journal wrote it; written by the sync leader only. */
   private long length;
 
   private FileJournal(
-      Path path, Object identity, FileChannel channel, FileLock lock, JournalFile.Recovered recovered) {
+      Path path,
+      Object identity,
+      FileChannel channel,
+      FileLock lock,
+      JournalFile.Recovered recovered) {
     JournalFile.Contents contents = recovered.contents();
     this.path = path;
     this.identity = identity;
@@ -108,13 +113,13 @@ public final class FileJournal implements Journal {
     this.lock = lock;
     this.recovered = contents.records();
     this.chain = new RecordChain(recovered.codec(), contents.records().size(), contents.lastHash());
-    this.durableThrough = contents.records().size() - 1;
+    this.durableThrough = contents.records().size() - 1L;
     this.length = contents.goodLength();
   }
 
   /**
-   * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records.
-   * Any name of the file will do (a symlink, a hard link): the lock is the file's.
+   * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records. Any
+   * name of the file will do (a symlink, a hard link): the lock is the file's.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}
@@ -134,7 +139,8 @@ public final class FileJournal implements Journal {
       if (!Files.exists(path)) {
         try {
           // A new file: no descriptor of it can be open in this process yet.
-          Files.newByteChannel(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE).close();
+          Files.newByteChannel(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+              .close();
         } catch (FileAlreadyExistsException raced) {
           // Someone else created it; go on and take the lock like any opener.
         }
@@ -142,13 +148,16 @@ public final class FileJournal implements Journal {
       real = path.toRealPath();
       identity = identity(real);
     } catch (IOException e) {
-      throw new JournalException(JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
     }
     AtomicReference<FileJournal> slot = new AtomicReference<>();
     if (HELD.putIfAbsent(identity, slot) != null) {
       throw new JournalException(
           JournalException.Reason.LOCKED,
-          "journal " + path + " is held by another steward in this process"
+          "journal "
+              + path
+              + " is held by another steward in this process"
               + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
           null);
     }
@@ -162,7 +171,8 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       closeQuietly(ch);
       HELD.remove(identity, slot);
-      throw new JournalException(JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
     }
     try {
       lock = locker.tryLock(ch);
@@ -171,15 +181,21 @@ public final class FileJournal implements Journal {
       HELD.remove(identity, slot);
       throw new JournalException(
           JournalException.Reason.UNLOCKABLE,
-          "cannot take an exclusive lock on journal " + path + " (" + e.getMessage()
-              + "); refusing to run without one (§2.2)", e);
+          "cannot take an exclusive lock on journal "
+              + path
+              + " ("
+              + e.getMessage()
+              + "); refusing to run without one (§2.2)",
+          e);
     }
     if (lock == null) {
       closeQuietly(ch);
       HELD.remove(identity, slot);
       throw new JournalException(
           JournalException.Reason.LOCKED,
-          "journal " + path + " is held by another steward process"
+          "journal "
+              + path
+              + " is held by another steward process"
               + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
           null);
     }
@@ -187,8 +203,10 @@ public final class FileJournal implements Journal {
       JournalFile.Recovered recovered = JournalFile.parse(readAll(ch));
       JournalFile.Contents contents = recovered.contents();
       if (contents.tornTail() > 0) {
-        LOG.warn("journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
-            path, contents.tornTail());
+        LOG.warn(
+            "journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
+            path,
+            contents.tornTail());
         ch.truncate(contents.goodLength());
         ch.force(true);
       }
@@ -201,7 +219,8 @@ public final class FileJournal implements Journal {
       throw e;
     } catch (IOException e) {
       release(identity, lock, ch);
-      throw new JournalException(JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
   }
 
@@ -216,8 +235,8 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * The bytes of the journal this process holds as {@code identity}, read through its own
-   * channel; empty if this process holds no such journal.
+   * The bytes of the journal this process holds as {@code identity}, read through its own channel;
+   * empty if this process holds no such journal.
    *
    * @throws JournalException {@code LOCKED} while the journal is still being opened, {@code IO}
    */
@@ -228,13 +247,16 @@ public final class FileJournal implements Journal {
     }
     FileJournal j = held.get();
     if (j == null) {
-      throw new JournalException(JournalException.Reason.LOCKED,
-          "the journal is being opened by a steward in this process; read it again shortly", null);
+      throw new JournalException(
+          JournalException.Reason.LOCKED,
+          "the journal is being opened by a steward in this process; read it again shortly",
+          null);
     }
     try {
       return Optional.of(readAll(j.channel));
     } catch (IOException e) {
-      throw new JournalException(JournalException.Reason.IO, "cannot read " + j.path + ": " + e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + j.path + ": " + e.getMessage(), e);
     }
   }
 
@@ -253,7 +275,9 @@ public final class FileJournal implements Journal {
       }
       at += n;
     }
-    return buf.position() == buf.capacity() ? buf.array() : Arrays.copyOf(buf.array(), buf.position());
+    return buf.position() == buf.capacity()
+        ? buf.array()
+        : Arrays.copyOf(buf.array(), buf.position());
   }
 
   @Override
@@ -266,11 +290,14 @@ public final class FileJournal implements Journal {
     List<RecordChain.Encoded> encoded;
     synchronized (queueLock) {
       if (closed) {
-        throw new JournalException(JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
+        throw new JournalException(
+            JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
       }
       if (failure != null) {
-        throw new JournalException(JournalException.Reason.FAILED,
-            "journal " + path + " failed earlier: " + failure.getMessage(), failure);
+        throw new JournalException(
+            JournalException.Reason.FAILED,
+            "journal " + path + " failed earlier: " + failure.getMessage(),
+            failure);
       }
       encoded = chain.advance(entry);
       queue.addAll(encoded);
@@ -303,8 +330,11 @@ public final class FileJournal implements Journal {
         }
         JournalException failed = failure();
         if (failed != null) {
-          throw new JournalException(JournalException.Reason.FAILED, seq,
-              "not written: journal " + path + " failed: " + failed.getMessage(), failed);
+          throw new JournalException(
+              JournalException.Reason.FAILED,
+              seq,
+              "not written: journal " + path + " failed: " + failed.getMessage(),
+              failed);
         }
         if (!syncing) {
           syncing = true;
@@ -314,8 +344,11 @@ public final class FileJournal implements Journal {
           syncMonitor.wait();
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
-          throw new JournalException(JournalException.Reason.IO, seq,
-              "interrupted while waiting for journal " + path + " to sync", e);
+          throw new JournalException(
+              JournalException.Reason.IO,
+              seq,
+              "interrupted while waiting for journal " + path + " to sync",
+              e);
         }
       }
     }
@@ -364,8 +397,12 @@ public final class FileJournal implements Journal {
       channel.force(false);
       length = at;
     } catch (IOException ex) {
-      JournalException f = new JournalException(JournalException.Reason.FAILED, seq,
-          "write to " + path + " failed: " + ex.getMessage(), ex);
+      JournalException f =
+          new JournalException(
+              JournalException.Reason.FAILED,
+              seq,
+              "write to " + path + " failed: " + ex.getMessage(),
+              ex);
       synchronized (queueLock) {
         failure = f;
       }
@@ -376,29 +413,40 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * Refuses to write to a file that changed under this journal: its path no longer names the
-   * inode locked at open, or its length is not what this journal wrote (see the design note).
+   * Refuses to write to a file that changed under this journal: its path no longer names the inode
+   * locked at open, or its length is not what this journal wrote (see the design note).
    */
   private void checkUnchanged() throws IOException {
     Object now;
     try {
       now = identity(path);
     } catch (IOException e) {
-      throw new IOException("the journal file is gone from " + path + " (" + e.getMessage()
-          + "); refusing to write to a file no name reaches", e);
+      throw new IOException(
+          "the journal file is gone from "
+              + path
+              + " ("
+              + e.getMessage()
+              + "); refusing to write to a file no name reaches",
+          e);
     }
     if (!now.equals(identity)) {
-      throw new IOException(path + " now names another file than the one this steward locked;"
-          + " refusing to write");
+      throw new IOException(
+          path
+              + " now names another file than the one this steward locked;"
+              + " refusing to write");
     }
     long size = channel.size();
     if (size != length) {
-      throw new IOException("the journal is " + size + " bytes where this steward wrote " + length
-          + "; another writer changed it, refusing to write");
+      throw new IOException(
+          "the journal is "
+              + size
+              + " bytes where this steward wrote "
+              + length
+              + "; another writer changed it, refusing to write");
     }
   }
 
-  private JournalException failure() {
+  private @Nullable JournalException failure() {
     synchronized (queueLock) {
       return failure;
     }
@@ -440,7 +488,7 @@ public final class FileJournal implements Journal {
     HELD.remove(identity);
   }
 
-  private static void closeQuietly(FileChannel ch) {
+  private static void closeQuietly(@Nullable FileChannel ch) {
     if (ch == null) {
       return;
     }

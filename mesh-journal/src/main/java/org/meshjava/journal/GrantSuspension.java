@@ -20,7 +20,8 @@ public final class GrantSuspension {
     Optional<JournalReplay.Suspension> current = Optional.empty();
     for (JournalRecord r : records) {
       if (r.entry() instanceof JournalEntry.Suspended s) {
-        current = Optional.of(new JournalReplay.Suspension(r.seq(), s.sequence(), s.envelope().id()));
+        current =
+            Optional.of(new JournalReplay.Suspension(r.seq(), s.sequence(), s.envelope().id()));
       } else if (r.entry() instanceof JournalEntry.Resumed) {
         current = Optional.empty();
       }

@@ -5,9 +5,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * A journal held in memory: for tests, and for stewards that cannot restart. It records and
- * chains exactly like the file journal but survives nothing (§8): a steward using it promises no
- * spend across restarts. Thread-safe.
+ * A journal held in memory: for tests, and for stewards that cannot restart. It records and chains
+ * exactly like the file journal but survives nothing (§8): a steward using it promises no spend
+ * across restarts. Thread-safe.
  *
  * <p>{@link #InMemoryJournal()} keeps every record for inspection (a few hundred bytes each), for
  * tests; {@link #unretained()} keeps only the chain's state, so memory does not grow with serves,

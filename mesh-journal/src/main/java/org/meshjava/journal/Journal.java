@@ -3,12 +3,12 @@ package org.meshjava.journal;
 import java.util.List;
 
 /**
- * The steward's decision journal (§2.2): an append-only chain of records that makes grant spend
- * and the receipt chain survive a restart.
+ * The steward's decision journal (§2.2): an append-only chain of records that makes grant spend and
+ * the receipt chain survive a restart.
  *
  * <p>Appending is two-step so that a caller can fix a record's place in the chain while it holds
- * its own lock (the receipt log's, say) and wait for storage outside it, letting concurrent
- * appends share one sync: {@link #enqueue} assigns the sequence and chains the record; {@link
+ * its own lock (the receipt log's, say) and wait for storage outside it, letting concurrent appends
+ * share one sync: {@link #enqueue} assigns the sequence and chains the record; {@link
  * Pending#await()} returns once that record is durable. No append returns before its own bytes are
  * on storage. After a failed write the journal takes no more appends ({@link
  * JournalException.Reason#FAILED}) until it is reopened.

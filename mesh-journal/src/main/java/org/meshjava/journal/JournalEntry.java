@@ -54,7 +54,7 @@ public sealed interface JournalEntry
       Objects.requireNonNull(model, "model");
       Objects.requireNonNull(backend, "backend");
       Objects.requireNonNull(decidedAt, "decidedAt");
-      if (decidedAt.getNano() % 1_000_000 != 0) {
+      if (!decidedAt.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).equals(decidedAt)) {
         throw new IllegalArgumentException("decision times are recorded to the millisecond");
       }
     }
@@ -76,9 +76,19 @@ public sealed interface JournalEntry
 
     @Override
     public String toString() {
-      return "Authorised[request " + request.id() + ", caller " + presentation.caller()
-          + ", grant " + presentation.grantId() + ", backend " + backend + ", model "
-          + model.map(Object::toString).orElse("-") + ", at " + decidedAt + "]";
+      return "Authorised[request "
+          + request.id()
+          + ", caller "
+          + presentation.caller()
+          + ", grant "
+          + presentation.grantId()
+          + ", backend "
+          + backend
+          + ", model "
+          + model.map(Object::toString).orElse("-")
+          + ", at "
+          + decidedAt
+          + "]";
     }
   }
 
@@ -134,7 +144,8 @@ public sealed interface JournalEntry
    * @param authorised the sequence of the {@link Authorised} record, for a granted serve
    * @param envelope the sealed envelope; present exactly when {@code authorised} is
    */
-  record Sealed(long sequence, ContentId envelopeId, OptionalLong authorised, Optional<Envelope> envelope)
+  record Sealed(
+      long sequence, ContentId envelopeId, OptionalLong authorised, Optional<Envelope> envelope)
       implements JournalEntry {
     /** Validates the entry. */
     public Sealed {
@@ -158,9 +169,12 @@ public sealed interface JournalEntry
       this(sequence, envelopeId, OptionalLong.empty(), Optional.empty());
     }
 
-    /** The record of a granted receipt, settling the authorisation recorded at {@code authorised}. */
+    /**
+     * The record of a granted receipt, settling the authorisation recorded at {@code authorised}.
+     */
     public static Sealed granted(long sequence, Envelope envelope, long authorised) {
-      return new Sealed(sequence, envelope.id(), OptionalLong.of(authorised), Optional.of(envelope));
+      return new Sealed(
+          sequence, envelope.id(), OptionalLong.of(authorised), Optional.of(envelope));
     }
   }
 

@@ -1,6 +1,7 @@
 package org.meshjava.journal;
 
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown when a journal cannot be opened, read or appended to. Carries a {@link Reason} and, for a
@@ -37,12 +38,12 @@ public final class JournalException extends Exception {
   private final long seq;
 
   /** Creates an exception not tied to one record. */
-  public JournalException(Reason reason, String detail, Throwable cause) {
+  public JournalException(Reason reason, String detail, @Nullable Throwable cause) {
     this(reason, -1, detail, cause);
   }
 
   /** Creates an exception about record {@code seq}. */
-  public JournalException(Reason reason, long seq, String detail, Throwable cause) {
+  public JournalException(Reason reason, long seq, String detail, @Nullable Throwable cause) {
     // Details not about one record name the journal themselves ("journal x is held ..."), so
     // only a record number is added; a fixed "journal: " prefix doubled that in every message.
     super((seq >= 0 ? "journal record " + seq + ": " : "") + detail, cause);

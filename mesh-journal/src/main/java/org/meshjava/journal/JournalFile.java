@@ -37,8 +37,8 @@ public final class JournalFile {
   /**
    * Reads and checks {@code path}.
    *
-   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or
-   *     does not chain, or {@code IO}
+   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or does
+   *     not chain, or {@code IO}
    */
   public static Contents read(Path path) throws JournalException {
     return read(path, n -> {});
@@ -49,8 +49,8 @@ public final class JournalFile {
    * after each one (for a progress display over a large journal; the callback picks how often to
    * show it).
    *
-   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or
-   *     does not chain, or {@code IO}
+   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or does
+   *     not chain, or {@code IO}
    */
   public static Contents read(Path path, java.util.function.LongConsumer progress)
       throws JournalException {
@@ -73,7 +73,8 @@ public final class JournalFile {
         all = held.isPresent() ? held.get() : Files.readAllBytes(path);
       }
     } catch (IOException e) {
-      throw new JournalException(JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
     }
     return parse(all, progress);
   }
@@ -98,14 +99,22 @@ public final class JournalFile {
       JournalRecord r = codec.decode(line, seq);
       if (r.seq() != seq) {
         throw new JournalException(
-            JournalException.Reason.CORRUPT, seq,
-            "holds seq " + r.seq() + " where seq " + seq + " belongs; records do not form one chain",
+            JournalException.Reason.CORRUPT,
+            seq,
+            "holds seq "
+                + r.seq()
+                + " where seq "
+                + seq
+                + " belongs; records do not form one chain",
             null);
       }
       if (!r.prev().equals(prevHash)) {
         throw new JournalException(
-            JournalException.Reason.CORRUPT, seq,
-            "prev does not match the hash of record " + (seq - 1) + "; records do not form one chain",
+            JournalException.Reason.CORRUPT,
+            seq,
+            "prev does not match the hash of record "
+                + (seq - 1)
+                + "; records do not form one chain",
             null);
       }
       records.add(r);

@@ -32,11 +32,12 @@ import org.slf4j.LoggerFactory;
  * includes a presentation spent twice), a debit with no authorisation or a second debit of one, a
  * receipt out of sequence, a granted receipt that names no debited authorisation, and a debit that
  * contradicts the receipt the steward signed for the same serve (the granted {@code Sealed} record
- * carries the envelope; its signed energy figure is the truth). Authorisations never debited come back as {@link Unresolved}: they keep
- * their reservation (the request's ceiling), are logged, and are never retried.
+ * carries the envelope; its signed energy figure is the truth). Authorisations never debited come
+ * back as {@link Unresolved}: they keep their reservation (the request's ceiling), are logged, and
+ * are never retried.
  *
- * <p>The security decisions replay as well: a {@code Revoked} record is verified again and added
- * to the gate's revocations in record order (so decisions recorded before it stand), and a {@code
+ * <p>The security decisions replay as well: a {@code Revoked} record is verified again and added to
+ * the gate's revocations in record order (so decisions recorded before it stand), and a {@code
  * Suspended} record not followed by a {@code Resumed} one comes back as {@link
  * Result#suspension()}; a {@code Resumed} with no suspension in force is refused.
  *
@@ -88,8 +89,13 @@ public final class JournalReplay {
 
     @Override
     public String toString() {
-      return "journal record " + record + ": shown receipt " + receiptSequence + " (envelope "
-          + envelopeId + ") that the journal did not hold; restore the journal, then lift with"
+      return "journal record "
+          + record
+          + ": shown receipt "
+          + receiptSequence
+          + " (envelope "
+          + envelopeId
+          + ") that the journal did not hold; restore the journal, then lift with"
           + " `mesh journal resume-grants`";
     }
   }
@@ -105,8 +111,7 @@ public final class JournalReplay {
   /**
    * Replays {@code records} through {@code gate}, whose ledger must be empty.
    *
-   * @throws JournalException {@code REPLAY_REFUSED} naming the first record that cannot be
-   *     replayed
+   * @throws JournalException {@code REPLAY_REFUSED} naming the first record that cannot be replayed
    */
   public static Result replay(List<JournalRecord> records, Gate gate) throws JournalException {
     // Signature checks dominate a replay and do not depend on order: do them in parallel first.
@@ -142,22 +147,34 @@ public final class JournalReplay {
         case JournalEntry.Debited d -> {
           Pending p = open.remove(d.authorised());
           if (p == null) {
-            throw refused(r.seq(), "debits authorisation " + d.authorised()
-                + ", which is not an open authorisation in this journal");
+            throw refused(
+                r.seq(),
+                "debits authorisation "
+                    + d.authorised()
+                    + ", which is not an open authorisation in this journal");
           }
           DebitResult result = gate.debit(p.authorisation(), d.debitedUj());
           Optional<String> breach = result.breach().map(l -> l.wire());
           if (!breach.equals(d.breach())) {
-            throw refused(r.seq(), "records breach " + d.breach().orElse("(none)")
-                + " but the replayed debit gives " + breach.orElse("(none)"));
+            throw refused(
+                r.seq(),
+                "records breach "
+                    + d.breach().orElse("(none)")
+                    + " but the replayed debit gives "
+                    + breach.orElse("(none)"));
           }
           settled.put(d.authorised(), new Settled(p.authorisation(), r.seq(), d));
         }
         case JournalEntry.Sealed s -> {
           long expected = last.map(l -> l.sequence() + 1).orElse(s.sequence() == 0 ? 0L : -1L);
           if (s.sequence() != expected) {
-            throw refused(r.seq(), "records receipt " + s.sequence() + " where receipt "
-                + (expected < 0 ? "0" : expected) + " comes next");
+            throw refused(
+                r.seq(),
+                "records receipt "
+                    + s.sequence()
+                    + " where receipt "
+                    + (expected < 0 ? "0" : expected)
+                    + " comes next");
           }
           if (s.authorised().isPresent()) {
             long k = s.authorised().getAsLong();
@@ -166,10 +183,19 @@ public final class JournalReplay {
             }
             Settled st = settled.remove(k);
             if (st == null) {
-              throw refused(r.seq(), "names authorisation " + k
-                  + ", which is no debited, unsealed authorisation in this journal");
+              throw refused(
+                  r.seq(),
+                  "names authorisation "
+                      + k
+                      + ", which is no debited, unsealed authorisation in this journal");
             }
-            crossCheck(r.seq(), s, envelopes.get(r.seq()), st, gate, sealed);
+            crossCheck(
+                r.seq(),
+                s,
+                java.util.Objects.requireNonNull(envelopes.get(r.seq())),
+                st,
+                gate,
+                sealed);
           }
           sealed.put(s.sequence(), s.envelopeId());
           last = Optional.of(new Sealed(s.sequence(), s.envelopeId()));
@@ -228,19 +254,26 @@ public final class JournalReplay {
     } catch (ReceiptException e) {
       throw refused(seq, "records a suspension whose evidence does not verify: " + e.getMessage());
     }
-    if (!shown.receipt().steward().equals(gate.holder()) || shown.receipt().sequence() != x.sequence()) {
-      throw refused(seq, "records a suspension whose evidence is not receipt " + x.sequence()
-          + " of the steward " + gate.holder());
+    if (!shown.receipt().steward().equals(gate.holder())
+        || shown.receipt().sequence() != x.sequence()) {
+      throw refused(
+          seq,
+          "records a suspension whose evidence is not receipt "
+              + x.sequence()
+              + " of the steward "
+              + gate.holder());
     }
     return new Suspension(seq, x.sequence(), x.envelope().id());
   }
 
-  /** A debited authorisation waiting for its {@code Sealed} record (none follows a refused serve). */
+  /**
+   * A debited authorisation waiting for its {@code Sealed} record (none follows a refused serve).
+   */
   private record Settled(Authorisation authorisation, long debitSeq, JournalEntry.Debited debit) {}
 
   /**
-   * Opens every granted {@code Sealed} record's envelope, in parallel (a signature check each):
-   * by record sequence, the {@link SealedReceipt} or the {@link ReceiptException} that refused it.
+   * Opens every granted {@code Sealed} record's envelope, in parallel (a signature check each): by
+   * record sequence, the {@link SealedReceipt} or the {@link ReceiptException} that refused it.
    */
   private static Map<Long, Object> openEnvelopes(List<JournalRecord> records) {
     Map<Long, Object> out = new ConcurrentHashMap<>();
@@ -265,40 +298,72 @@ public final class JournalReplay {
    * signed figure is the truth; a {@code Debited} record that says anything else is refused.
    */
   private static void crossCheck(
-      long seq, JournalEntry.Sealed s, Object opened, Settled st, Gate gate, Map<Long, ContentId> sealed)
+      long seq,
+      JournalEntry.Sealed s,
+      Object opened,
+      Settled st,
+      Gate gate,
+      Map<Long, ContentId> sealed)
       throws JournalException {
     if (!(opened instanceof SealedReceipt sr)) {
-      throw refused(seq, "its envelope does not verify: "
-          + (opened instanceof ReceiptException e ? e.getMessage() : "missing"));
+      throw refused(
+          seq,
+          "its envelope does not verify: "
+              + (opened instanceof ReceiptException e ? e.getMessage() : "missing"));
     }
     MeshReceipt receipt = sr.receipt();
     JournalEntry.Debited d = st.debit();
     String debit = "the Debited record " + st.debitSeq();
     if (!receipt.steward().equals(gate.holder())) {
-      throw refused(seq, "its envelope is sealed by " + receipt.steward() + ", not by the steward "
-          + gate.holder());
+      throw refused(
+          seq,
+          "its envelope is sealed by "
+              + receipt.steward()
+              + ", not by the steward "
+              + gate.holder());
     }
     if (receipt.sequence() != s.sequence()) {
-      throw refused(seq, "its envelope seals receipt " + receipt.sequence() + ", not " + s.sequence());
+      throw refused(
+          seq, "its envelope seals receipt " + receipt.sequence() + ", not " + s.sequence());
     }
-    if (s.sequence() > 0 && sealed.containsKey(s.sequence() - 1)
-        && !receipt.prev().equals(Optional.of(sealed.get(s.sequence() - 1)))) {
+    if (s.sequence() > 0
+        && sealed.containsKey(s.sequence() - 1)
+        && !receipt.prev().equals(Optional.ofNullable(sealed.get(s.sequence() - 1)))) {
       throw refused(seq, "its envelope does not follow receipt " + (s.sequence() - 1) + " (§6.3)");
     }
     if (!receipt.requestId().equals(st.authorisation().requestId())
         || !receipt.grantId().equals(Optional.of(st.authorisation().grantId().contentId()))) {
-      throw refused(seq, "its envelope is for request " + receipt.requestId() + " on grant "
-          + receipt.grantId().map(ContentId::toString).orElse("(none)")
-          + ", not the authorisation it names");
+      throw refused(
+          seq,
+          "its envelope is for request "
+              + receipt.requestId()
+              + " on grant "
+              + receipt.grantId().map(ContentId::toString).orElse("(none)")
+              + ", not the authorisation it names");
     }
     if (!receipt.energy().equals(d.energy()) || d.debitedUj() != receipt.energy().uj()) {
-      throw refused(seq, debit + " debits " + d.debitedUj() + " uJ (" + d.energy() + ") but the"
-          + " signed receipt's figure is " + receipt.energy().uj() + " uJ (" + receipt.energy()
-          + "); the signed figure is the truth, so the journal was edited");
+      throw refused(
+          seq,
+          debit
+              + " debits "
+              + d.debitedUj()
+              + " uJ ("
+              + d.energy()
+              + ") but the"
+              + " signed receipt's figure is "
+              + receipt.energy().uj()
+              + " uJ ("
+              + receipt.energy()
+              + "); the signed figure is the truth, so the journal was edited");
     }
     if (!receipt.grantBreach().equals(d.breach())) {
-      throw refused(seq, debit + " records breach " + d.breach().orElse("(none)")
-          + " but the signed receipt says " + receipt.grantBreach().orElse("(none)"));
+      throw refused(
+          seq,
+          debit
+              + " records breach "
+              + d.breach().orElse("(none)")
+              + " but the signed receipt says "
+              + receipt.grantBreach().orElse("(none)"));
     }
   }
 

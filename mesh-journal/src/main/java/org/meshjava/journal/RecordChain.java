@@ -21,8 +21,8 @@ final class RecordChain {
   }
 
   /**
-   * Builds the records for {@code entry} and their encodings, and advances: a {@code Chain}
-   * record first when an authorisation presents a chain not yet recorded, then the entry's own.
+   * Builds the records for {@code entry} and their encodings, and advances: a {@code Chain} record
+   * first when an authorisation presents a chain not yet recorded, then the entry's own.
    */
   List<Encoded> advance(JournalEntry entry) {
     List<Encoded> out = new ArrayList<>(2);
@@ -46,5 +46,6 @@ final class RecordChain {
     return new Encoded(r, line);
   }
 
+  @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared
   record Encoded(JournalRecord record, byte[] line) {}
 }

@@ -9,13 +9,14 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
-import java.util.HexFormat;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Provenance;
@@ -34,9 +35,9 @@ import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
 
 /**
- * The one-line JSON encoding of a journal record (SPEC.md section 60.2). Keys are written in a fixed
- * order with no whitespace, so a record has exactly one encoding; the next record's {@code prev}
- * is BLAKE3 of these bytes. Decoding is strict: unknown or missing keys, wrong types and
+ * The one-line JSON encoding of a journal record (SPEC.md section 60.2). Keys are written in a
+ * fixed order with no whitespace, so a record has exactly one encoding; the next record's {@code
+ * prev} is BLAKE3 of these bytes. Decoding is strict: unknown or missing keys, wrong types and
  * non-canonical text are refused. Stateless and thread-safe.
  */
 final class RecordCodec {
@@ -175,13 +176,25 @@ final class RecordCodec {
               yield new JournalEntry.Chain(chain);
             }
             case "Authorised" -> {
-              Fields f = new Fields(e, expectedSeq,
-                  Set.of("type", "chain", "caller", "nonce", "signature", "request", "model",
-                      "backend", "decided_at_ms"));
+              Fields f =
+                  new Fields(
+                      e,
+                      expectedSeq,
+                      Set.of(
+                          "type",
+                          "chain",
+                          "caller",
+                          "nonce",
+                          "signature",
+                          "request",
+                          "model",
+                          "backend",
+                          "decided_at_ms"));
               GrantChain chain = chains.get(f.id("chain"));
               if (chain == null) {
-                throw corrupt(expectedSeq, "refers to chain " + f.text("chain")
-                    + ", which no earlier record holds");
+                throw corrupt(
+                    expectedSeq,
+                    "refers to chain " + f.text("chain") + ", which no earlier record holds");
               }
               Presentation presentation =
                   Presentation.of(
@@ -191,31 +204,55 @@ final class RecordCodec {
                       f.hex("signature"));
               ServeRequest request = ServeRequest.fromCbor(CanonicalCbor.decode(f.hex("request")));
               yield new JournalEntry.Authorised(
-                  presentation, request, f.optionalId("model"),
-                  f.text("backend"), Instant.ofEpochMilli(f.uint("decided_at_ms")));
+                  presentation,
+                  request,
+                  f.optionalId("model"),
+                  f.text("backend"),
+                  Instant.ofEpochMilli(f.uint("decided_at_ms")));
             }
             case "Debited" -> {
-              Fields f = new Fields(e, expectedSeq,
-                  Set.of("type", "authorised", "estimated_uj", "measured_uj", "provenance",
-                      "debited_uj", "breach"));
+              Fields f =
+                  new Fields(
+                      e,
+                      expectedSeq,
+                      Set.of(
+                          "type",
+                          "authorised",
+                          "estimated_uj",
+                          "measured_uj",
+                          "provenance",
+                          "debited_uj",
+                          "breach"));
               OptionalLong measured =
-                  f.has("measured_uj") ? OptionalLong.of(f.uint("measured_uj")) : OptionalLong.empty();
+                  f.has("measured_uj")
+                      ? OptionalLong.of(f.uint("measured_uj"))
+                      : OptionalLong.empty();
               yield new JournalEntry.Debited(
                   f.uint("authorised"),
-                  new Energy(measured, f.uint("estimated_uj"), Provenance.fromWire(f.text("provenance"))),
+                  new Energy(
+                      measured, f.uint("estimated_uj"), Provenance.fromWire(f.text("provenance"))),
                   f.uint("debited_uj"),
                   f.has("breach") ? Optional.of(f.text("breach")) : Optional.empty());
             }
             case "Sealed" -> {
-              Fields f = new Fields(e, expectedSeq,
-                  Set.of("type", "sequence", "envelope_id", "authorised", "envelope"));
+              Fields f =
+                  new Fields(
+                      e,
+                      expectedSeq,
+                      Set.of("type", "sequence", "envelope_id", "authorised", "envelope"));
               yield new JournalEntry.Sealed(
-                  f.uint("sequence"), f.id("envelope_id"),
-                  f.has("authorised") ? OptionalLong.of(f.uint("authorised")) : OptionalLong.empty(),
-                  f.has("envelope") ? Optional.of(Envelope.of(f.hex("envelope"))) : Optional.empty());
+                  f.uint("sequence"),
+                  f.id("envelope_id"),
+                  f.has("authorised")
+                      ? OptionalLong.of(f.uint("authorised"))
+                      : OptionalLong.empty(),
+                  f.has("envelope")
+                      ? Optional.of(Envelope.of(f.hex("envelope")))
+                      : Optional.empty());
             }
             case "Suspended" -> {
-              Fields f = new Fields(e, expectedSeq, Set.of("type", "sequence", "envelope_id", "envelope"));
+              Fields f =
+                  new Fields(e, expectedSeq, Set.of("type", "sequence", "envelope_id", "envelope"));
               Envelope envelope = Envelope.of(f.hex("envelope"));
               if (!envelope.id().equals(f.id("envelope_id"))) {
                 throw corrupt(expectedSeq, "envelope_id is not the BLAKE3 of the envelope");
@@ -242,16 +279,20 @@ final class RecordCodec {
           };
       r = new JournalRecord(seq, prev, entry);
     } catch (MalformedGrantException | DidKeyException | CborDecodeException e) {
-      throw new JournalException(JournalException.Reason.CORRUPT, expectedSeq, e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.CORRUPT, expectedSeq, String.valueOf(e.getMessage()), e);
     } catch (JsonProcessingException e) {
       throw new JournalException(
           JournalException.Reason.CORRUPT, expectedSeq, "not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new JournalException(JournalException.Reason.IO, expectedSeq, e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.IO, expectedSeq, String.valueOf(e.getMessage()), e);
     } catch (IllegalArgumentException e) {
-      throw new JournalException(JournalException.Reason.CORRUPT, expectedSeq, e.getMessage(), e);
+      throw new JournalException(
+          JournalException.Reason.CORRUPT, expectedSeq, String.valueOf(e.getMessage()), e);
     }
-    // One encoding per record: anything else (spacing, key order, number forms) was not written by us.
+    // One encoding per record: anything else (spacing, key order, number forms) was not written by
+    // us.
     if (!java.util.Arrays.equals(encode(r), line)) {
       throw corrupt(expectedSeq, "the line is not the record's canonical encoding");
     }
@@ -263,7 +304,7 @@ final class RecordCodec {
   }
 
   /** Strict typed access to a JSON object's fields. */
-  private record Fields(JsonNode o, long seq, Set<String> allowed) {
+  private record Fields(JsonNode o, long seq, @Nullable Set<String> allowed) {
     Fields {
       if (allowed != null) {
         for (Iterator<String> it = o.fieldNames(); it.hasNext(); ) {

@@ -39,8 +39,19 @@ public record Unresolved(
 
   @Override
   public String toString() {
-    return "unresolved serve (journal record " + authorisedSeq + "): caller " + caller
-        + ", backend " + backend + ", request " + requestId + ", grant " + grantId + ", "
-        + ceilingUj + " uJ held at the ceiling since " + decidedAt;
+    return "unresolved serve (journal record "
+        + authorisedSeq
+        + "): caller "
+        + caller
+        + ", backend "
+        + backend
+        + ", request "
+        + requestId
+        + ", grant "
+        + grantId
+        + ", "
+        + ceilingUj
+        + " uJ held at the ceiling since "
+        + decidedAt;
   }
 }

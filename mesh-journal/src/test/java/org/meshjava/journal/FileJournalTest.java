@@ -13,24 +13,30 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Energy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
 
 class FileJournalTest {
   @TempDir Path dir;
 
-  static final org.meshjava.core.crypto.SigningKey CALLER = org.meshjava.core.crypto.SigningKey.generate();
+  static final org.meshjava.core.crypto.SigningKey CALLER =
+      org.meshjava.core.crypto.SigningKey.generate();
   static final org.meshjava.jcp.GrantChain CHAIN = chain();
 
   static org.meshjava.jcp.GrantChain chain() {
     try {
       Instant t = Instant.parse("2026-11-29T00:00:00Z");
       org.meshjava.core.crypto.SigningKey issuer = org.meshjava.core.crypto.SigningKey.generate();
-      var root = org.meshjava.jcp.Jcp.issueRoot(issuer, org.meshjava.jcp.Jcp.identity(CALLER), 1_000_000, t, t.plusSeconds(60));
-      return org.meshjava.jcp.Jcp.delegate(CALLER, root,
-          org.meshjava.jcp.Jcp.identity(org.meshjava.core.crypto.SigningKey.generate()), 1_000);
+      var root =
+          org.meshjava.jcp.Jcp.issueRoot(
+              issuer, org.meshjava.jcp.Jcp.identity(CALLER), 1_000_000, t, t.plusSeconds(60));
+      return org.meshjava.jcp.Jcp.delegate(
+          CALLER,
+          root,
+          org.meshjava.jcp.Jcp.identity(org.meshjava.core.crypto.SigningKey.generate()),
+          1_000);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -38,12 +44,16 @@ class FileJournalTest {
 
   static JournalEntry authorised(int i) {
     try {
-      var req = org.meshjava.core.ServeRequest.generation(
-          ContentId.ofBytes(new byte[] {(byte) i}), 3, 4, org.meshjava.core.Fidelity.F1, 100);
+      var req =
+          org.meshjava.core.ServeRequest.generation(
+              ContentId.ofBytes(new byte[] {(byte) i}), 3, 4, org.meshjava.core.Fidelity.F1, 100);
       return new JournalEntry.Authorised(
-          org.meshjava.jcp.Presentation.sign(CALLER, CHAIN, req.id(),
-              org.meshjava.jcp.PresentationNonce.of(new byte[16])),
-          req, Optional.empty(), "backend-" + i, Instant.ofEpochMilli(1_700_000_000_000L + i));
+          org.meshjava.jcp.Presentation.sign(
+              CALLER, CHAIN, req.id(), org.meshjava.jcp.PresentationNonce.of(new byte[16])),
+          req,
+          Optional.empty(),
+          "backend-" + i,
+          Instant.ofEpochMilli(1_700_000_000_000L + i));
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -58,21 +68,28 @@ class FileJournalTest {
     Path p = dir.resolve("j.log");
     try (FileJournal j = FileJournal.open(p)) {
       j.append(authorised(0));
-      j.append(new JournalEntry.Debited(1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
+      j.append(
+          new JournalEntry.Debited(
+              1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
       j.append(sealed(0));
       j.append(authorised(1));
     }
     try (FileJournal j = FileJournal.open(p)) {
       // The chain is recorded once, before the first authorisation that presents it.
-      assertThat(j.recovered()).extracting(r -> r.entry().getClass().getSimpleName())
+      assertThat(j.recovered())
+          .extracting(r -> r.entry().getClass().getSimpleName())
           .containsExactly("Chain", "Authorised", "Debited", "Sealed", "Authorised");
       assertThat(j.recovered().get(1).entry()).isEqualTo(authorised(0));
       assertThat(j.recovered().get(4).entry()).isEqualTo(authorised(1));
       assertThat(j.recovered().get(2).entry())
-          .isEqualTo(new JournalEntry.Debited(1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
+          .isEqualTo(
+              new JournalEntry.Debited(
+                  1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")));
       JournalRecord next = j.append(sealed(1));
       assertThat(next.seq()).isEqualTo(5);
-      assertThat(next.prev()).contains(ContentId.ofBytes(Files.readAllLines(p).get(4).getBytes(StandardCharsets.UTF_8)));
+      assertThat(next.prev())
+          .contains(
+              ContentId.ofBytes(Files.readAllLines(p).get(4).getBytes(StandardCharsets.UTF_8)));
     }
   }
 
@@ -99,7 +116,10 @@ class FileJournalTest {
       j.append(sealed(0));
       j.append(sealed(1));
     }
-    Files.write(p, "{\"seq\":2,\"prev\":\"ab".getBytes(StandardCharsets.UTF_8), java.nio.file.StandardOpenOption.APPEND);
+    Files.write(
+        p,
+        "{\"seq\":2,\"prev\":\"ab".getBytes(StandardCharsets.UTF_8),
+        java.nio.file.StandardOpenOption.APPEND);
     try (FileJournal j = FileJournal.open(p)) {
       assertThat(j.recovered()).hasSize(2);
       assertThat(j.append(sealed(2)).seq()).isEqualTo(2);
@@ -114,10 +134,12 @@ class FileJournalTest {
     lines.set(2, lines.get(2).replace("\"sequence\":2", "\"sequence\":7"));
     Files.write(p, lines);
     assertThatThrownBy(() -> FileJournal.open(p))
-        .isInstanceOfSatisfying(JournalException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
-          assertThat(e.seq()).hasValue(3);
-        });
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(3);
+            });
   }
 
   @Test
@@ -127,10 +149,12 @@ class FileJournalTest {
     lines.remove(2);
     Files.write(p, lines);
     assertThatThrownBy(() -> FileJournal.open(p))
-        .isInstanceOfSatisfying(JournalException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
-          assertThat(e.seq()).hasValue(2);
-        });
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(2);
+            });
   }
 
   @Test
@@ -141,7 +165,8 @@ class FileJournalTest {
     lines.add(3, moved);
     Files.write(p, lines);
     assertThatThrownBy(() -> FileJournal.open(p))
-        .isInstanceOfSatisfying(JournalException.class,
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
   }
 
@@ -152,10 +177,12 @@ class FileJournalTest {
     lines.set(0, lines.get(0).replace("{\"seq\":0,", "{\"seq\": 0,"));
     Files.write(p, lines);
     assertThatThrownBy(() -> FileJournal.open(p))
-        .isInstanceOfSatisfying(JournalException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
-          assertThat(e.seq()).hasValue(0);
-        });
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(0);
+            });
   }
 
   @Test
@@ -163,7 +190,8 @@ class FileJournalTest {
     Path p = dir.resolve("j.log");
     Files.write(p, List.of("\u0000\u00ff not json at all"));
     assertThatThrownBy(() -> FileJournal.open(p))
-        .isInstanceOfSatisfying(JournalException.class,
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
   }
 
@@ -172,10 +200,12 @@ class FileJournalTest {
     Path p = dir.resolve("j.log");
     try (FileJournal held = FileJournal.open(p)) {
       assertThatThrownBy(() -> FileJournal.open(p))
-          .isInstanceOfSatisfying(JournalException.class, e -> {
-            assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED);
-            assertThat(e.getMessage()).contains(p.toString());
-          });
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED);
+                assertThat(e.getMessage()).contains(p.toString());
+              });
     }
     try (FileJournal reopened = FileJournal.open(p)) {
       assertThat(reopened.recovered()).isEmpty();
@@ -187,16 +217,19 @@ class FileJournalTest {
     Path p = dir.resolve("j.log");
     int threads = 8;
     int each = 200;
-    try (FileJournal j = FileJournal.open(p); ExecutorService pool = Executors.newFixedThreadPool(threads)) {
+    try (FileJournal j = FileJournal.open(p);
+        ExecutorService pool = Executors.newFixedThreadPool(threads)) {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int base = t * each;
-        fs.add(pool.submit(() -> {
-          for (int i = 0; i < each; i++) {
-            j.append(sealed(base + i));
-          }
-          return null;
-        }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < each; i++) {
+                    j.append(sealed(base + i));
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : fs) {
         f.get();
@@ -212,7 +245,8 @@ class FileJournalTest {
     FileJournal j = FileJournal.open(dir.resolve("j.log"));
     j.close();
     assertThatThrownBy(() -> j.append(sealed(0)))
-        .isInstanceOfSatisfying(JournalException.class,
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CLOSED));
   }
 

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The journal lock follows the file's identity (issue 14 item 1): a second steward, in another
- * JVM or this one, is refused whatever name reaches the file — a symlink, a hard link, a deleted
+ * The journal lock follows the file's identity (issue 14 item 1): a second steward, in another JVM
+ * or this one, is refused whatever name reaches the file — a symlink, a hard link, a deleted
  * sidecar — and a journal whose file changed under it writes nothing more.
  */
 class JournalLockTest {
@@ -116,14 +116,17 @@ class JournalLockTest {
     Path journal = dir.resolve("j.log");
     try (FileJournal j = FileJournal.open(journal)) {
       j.append(FileJournalTest.sealed(0));
-      Files.write(journal, "{\"seq\":1}\n".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+      Files.write(
+          journal, "{\"seq\":1}\n".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
       long size = Files.size(journal);
       assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
-          .isInstanceOfSatisfying(JournalException.class,
+          .isInstanceOfSatisfying(
+              JournalException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
       assertThat(Files.size(journal)).isEqualTo(size);
       assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
-          .isInstanceOfSatisfying(JournalException.class,
+          .isInstanceOfSatisfying(
+              JournalException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
     }
   }
@@ -138,7 +141,8 @@ class JournalLockTest {
         ch.truncate(10);
       }
       assertThatThrownBy(() -> j.append(FileJournalTest.sealed(2)))
-          .isInstanceOfSatisfying(JournalException.class,
+          .isInstanceOfSatisfying(
+              JournalException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
     }
   }
@@ -151,7 +155,8 @@ class JournalLockTest {
       Files.move(journal, dir.resolve("moved.log"));
       Files.write(journal, new byte[0]);
       assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
-          .isInstanceOfSatisfying(JournalException.class,
+          .isInstanceOfSatisfying(
+              JournalException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
       assertThat(Files.size(journal)).isZero();
     }
@@ -164,7 +169,8 @@ class JournalLockTest {
       j.append(FileJournalTest.sealed(0));
       Files.delete(journal);
       assertThatThrownBy(() -> j.append(FileJournalTest.sealed(1)))
-          .isInstanceOfSatisfying(JournalException.class,
+          .isInstanceOfSatisfying(
+              JournalException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
     }
   }
@@ -172,15 +178,25 @@ class JournalLockTest {
   @Test
   void platformThatCannotLock_refusesToOpen_andLeavesNothingHeld() throws Exception {
     Path journal = dir.resolve("j.log");
-    assertThatThrownBy(() -> FileJournal.open(journal, ch -> {
-          throw new UnsupportedOperationException("this filesystem has no locks");
-        }))
-        .isInstanceOfSatisfying(JournalException.class,
+    assertThatThrownBy(
+            () ->
+                FileJournal.open(
+                    journal,
+                    ch -> {
+                      throw new UnsupportedOperationException("this filesystem has no locks");
+                    }))
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.UNLOCKABLE));
-    assertThatThrownBy(() -> FileJournal.open(journal, ch -> {
-          throw new java.io.IOException("No locks available");
-        }))
-        .isInstanceOfSatisfying(JournalException.class,
+    assertThatThrownBy(
+            () ->
+                FileJournal.open(
+                    journal,
+                    ch -> {
+                      throw new java.io.IOException("No locks available");
+                    }))
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.UNLOCKABLE));
     try (FileJournal j = FileJournal.open(journal)) {
       assertThat(j.recovered()).isEmpty();
@@ -189,7 +205,8 @@ class JournalLockTest {
 
   private void assertRefusedHere(Path name) {
     assertThatThrownBy(() -> FileJournal.open(name))
-        .isInstanceOfSatisfying(JournalException.class,
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
   }
 
@@ -198,19 +215,30 @@ class JournalLockTest {
   }
 
   private Process child(Path journal) throws Exception {
-    String cp = String.join(File.pathSeparator,
-        System.getProperty("jdk.module.path", ""), System.getProperty("java.class.path", ""));
+    String cp =
+        String.join(
+            File.pathSeparator,
+            System.getProperty("jdk.module.path", ""),
+            System.getProperty("java.class.path", ""));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p = new ProcessBuilder(java, "-cp", cp, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-            LockChild.class.getName(), journal.toString())
-        .redirectError(ProcessBuilder.Redirect.DISCARD)
-        .start();
+    Process p =
+        new ProcessBuilder(
+                java,
+                "-cp",
+                cp,
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                LockChild.class.getName(),
+                journal.toString())
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
     children.add(p);
     return p;
   }
 
   private static String firstLine(Process p) throws Exception {
-    BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+    BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
     return Optional.ofNullable(r.readLine()).orElse("(no answer)");
   }
 }

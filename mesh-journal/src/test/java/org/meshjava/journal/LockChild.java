@@ -4,8 +4,8 @@ import java.nio.file.Path;
 
 /**
  * The second process of the lock tests. Opens the journal named by its one argument and prints
- * {@code OPEN}, or {@code LOCKED} / {@code REFUSED <reason>}; an opener holds the journal until
- * its standard input closes.
+ * {@code OPEN}, or {@code LOCKED} / {@code REFUSED <reason>}; an opener holds the journal until its
+ * standard input closes.
  */
 public final class LockChild {
   private LockChild() {}
@@ -15,7 +15,8 @@ public final class LockChild {
     try {
       j = FileJournal.open(Path.of(args[0]));
     } catch (JournalException e) {
-      System.out.println(e.reason() == JournalException.Reason.LOCKED ? "LOCKED" : "REFUSED " + e.reason());
+      System.out.println(
+          e.reason() == JournalException.Reason.LOCKED ? "LOCKED" : "REFUSED " + e.reason());
       System.out.flush();
       return;
     }

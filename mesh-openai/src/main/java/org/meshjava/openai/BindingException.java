@@ -2,11 +2,12 @@ package org.meshjava.openai;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request body the binding cannot serve as it stands: not JSON, a field of the wrong type, a
- * metadata value that is not a decimal, a granted request without its own joule ceiling. The
- * server answers it with HTTP 400 in OpenAI's error shape, naming {@link #param()}.
+ * metadata value that is not a decimal, a granted request without its own joule ceiling. The server
+ * answers it with HTTP 400 in OpenAI's error shape, naming {@link #param()}.
  */
 public final class BindingException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -21,7 +22,9 @@ public final class BindingException extends Exception {
     INVALID_UNICODE,
     /** A field is missing, or has the wrong JSON type or range. */
     INVALID_FIELD,
-    /** A {@code metadata} value for a mesh key is not a decimal string or a whole number in range. */
+    /**
+     * A {@code metadata} value for a mesh key is not a decimal string or a whole number in range.
+     */
     INVALID_METADATA,
     /** A granted request names no {@code metadata.joule_ceiling_uj} of its own (§2.3). */
     MISSING_JOULE_CEILING,
@@ -37,10 +40,10 @@ public final class BindingException extends Exception {
   }
 
   private final Reason reason;
-  private final transient String param;
+  private final transient @Nullable String param;
 
   /** Creates the exception; {@code param} names the offending field, when there is one. */
-  public BindingException(Reason reason, String param, String detail) {
+  public BindingException(Reason reason, @Nullable String param, String detail) {
     super(detail);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.param = param;

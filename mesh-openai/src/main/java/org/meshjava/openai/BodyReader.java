@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.thread.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads one request body without holding a thread while the client is slow.
@@ -20,9 +21,9 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * server answers 408 and closes. Exactly one of the outcomes is delivered, once, whichever comes
  * first.
  *
- * <p>Bytes beyond {@code keep} are not kept: the reader goes on reading and discarding up to
- * {@code drain} more bytes, so a client that sends its whole body before reading the reply sees
- * the 413 rather than a reset connection, then settles as {@link Outcome#TOO_LARGE}.
+ * <p>Bytes beyond {@code keep} are not kept: the reader goes on reading and discarding up to {@code
+ * drain} more bytes, so a client that sends its whole body before reading the reply sees the 413
+ * rather than a reset connection, then settles as {@link Outcome#TOO_LARGE}.
  */
 final class BodyReader implements Runnable {
   /** How a read ended. */
@@ -43,7 +44,7 @@ final class BodyReader implements Runnable {
    */
   @FunctionalInterface
   interface Done {
-    void done(Outcome outcome, byte[] body, Throwable failure);
+    void done(Outcome outcome, byte[] body, @Nullable Throwable failure);
   }
 
   private final Request request;
@@ -53,8 +54,8 @@ final class BodyReader implements Runnable {
   private final AtomicBoolean settled = new AtomicBoolean();
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
   private long discarded;
-  private Throwable failure;
-  private volatile Scheduler.Task deadline;
+  private @Nullable Throwable failure;
+  private volatile Scheduler.@Nullable Task deadline;
 
   private BodyReader(Request request, long keep, long drain, Done done) {
     this.request = request;
@@ -77,7 +78,8 @@ final class BodyReader implements Runnable {
         request
             .getComponents()
             .getScheduler()
-            .schedule(() -> reader.settle(Outcome.TIMED_OUT), deadlineMillis, TimeUnit.MILLISECONDS);
+            .schedule(
+                () -> reader.settle(Outcome.TIMED_OUT), deadlineMillis, TimeUnit.MILLISECONDS);
     reader.run();
   }
 

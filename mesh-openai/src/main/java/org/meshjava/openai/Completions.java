@@ -7,10 +7,10 @@ import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
 
 /**
- * Chat completion replies in OpenAI's wire format, whole or as a stream. A stream is: a chunk
- * with the assistant role (sent once the steward has routed, before the engine runs), a chunk per
- * piece of content as the engine produces tokens, a chunk with the finish reason, a last chunk with
- * no choices whose {@code usage} carries the energy and receipt, then {@code [DONE]}.
+ * Chat completion replies in OpenAI's wire format, whole or as a stream. A stream is: a chunk with
+ * the assistant role (sent once the steward has routed, before the engine runs), a chunk per piece
+ * of content as the engine produces tokens, a chunk with the finish reason, a last chunk with no
+ * choices whose {@code usage} carries the energy and receipt, then {@code [DONE]}.
  */
 final class Completions {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;

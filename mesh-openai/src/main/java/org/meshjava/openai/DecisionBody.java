@@ -26,10 +26,10 @@ import org.meshjava.core.DecisionQuestion;
  *       values), asked in the schema's property order.
  * </ul>
  *
- * <p>The state under judgement is the body's prompt text. The reply's content is a JSON object
- * with one member per question, its key the property name (or the extension's key, else the
- * question's index): the most probable option, as a boolean for a proposition, else as the
- * option's string; so it satisfies the schema. Immutable.
+ * <p>The state under judgement is the body's prompt text. The reply's content is a JSON object with
+ * one member per question, its key the property name (or the extension's key, else the question's
+ * index): the most probable option, as a boolean for a proposition, else as the option's string; so
+ * it satisfies the schema. Immutable.
  *
  * @param keys the member name of each question's answer
  * @param questions the typed questions, in order
@@ -37,10 +37,15 @@ import org.meshjava.core.DecisionQuestion;
 record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
   private static final Set<String> SCHEMA_WORDS =
-      Set.of("type", "properties", "required", "additionalProperties", "title", "description",
+      Set.of(
+          "type",
+          "properties",
+          "required",
+          "additionalProperties",
+          "title",
+          "description",
           "$schema");
-  private static final Set<String> PROPERTY_WORDS =
-      Set.of("type", "enum", "description", "title");
+  private static final Set<String> PROPERTY_WORDS = Set.of("type", "enum", "description", "title");
 
   DecisionBody {
     keys = List.copyOf(keys);
@@ -59,7 +64,8 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     Optional<DecisionBody> schema = schema(body, endpoint);
     if (extension.isPresent() && schema.isPresent()) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, "mesh_decision",
+          BindingException.Reason.INVALID_FIELD,
+          "mesh_decision",
           "ask a decision with mesh_decision or with a json_schema response format, not both");
     }
     return extension.isPresent() ? extension : schema;
@@ -71,7 +77,8 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     }
     JsonNode qs = field.get("questions");
     if (!field.isObject() || qs == null || !qs.isArray() || qs.isEmpty()) {
-      throw invalid("mesh_decision.questions", "mesh_decision must be {\"questions\": [...]}, at least one");
+      throw invalid(
+          "mesh_decision.questions", "mesh_decision must be {\"questions\": [...]}, at least one");
     }
     List<String> keys = new ArrayList<>();
     List<DecisionQuestion> questions = new ArrayList<>();
@@ -89,8 +96,10 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
         questions.add(
             switch (kind) {
               case "proposition" -> new DecisionQuestion.Proposition(text);
-              case "choice" -> new DecisionQuestion.Choice(text, strings(q.get("options"), path + ".options"));
-              case "score" -> new DecisionQuestion.Score(text, strings(q.get("rubric"), path + ".rubric"));
+              case "choice" ->
+                  new DecisionQuestion.Choice(text, strings(q.get("options"), path + ".options"));
+              case "score" ->
+                  new DecisionQuestion.Score(text, strings(q.get("rubric"), path + ".rubric"));
               default -> throw invalid(path + ".kind", "kind is proposition, choice or score");
             });
       } catch (IllegalArgumentException e) {
@@ -118,8 +127,12 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
       return Optional.empty();
     }
     if (!format.path("type").asText().equals("json_schema")) {
-      throw unsupported(param, param + " of type '" + format.path("type").asText()
-          + "' is not served; use json_schema with boolean or string-enum properties, or text");
+      throw unsupported(
+          param,
+          param
+              + " of type '"
+              + format.path("type").asText()
+              + "' is not served; use json_schema with boolean or string-enum properties, or text");
     }
     if (schema == null || !schema.isObject() || !"object".equals(schema.path("type").asText())) {
       throw unsupported(param, "the json_schema must be an object schema");
@@ -127,7 +140,8 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     for (Iterator<String> it = schema.fieldNames(); it.hasNext(); ) {
       String word = it.next();
       if (!SCHEMA_WORDS.contains(word)) {
-        throw unsupported(param, "the json_schema uses '" + word + "', which no typed decision expresses");
+        throw unsupported(
+            param, "the json_schema uses '" + word + "', which no typed decision expresses");
       }
     }
     JsonNode properties = schema.get("properties");
@@ -142,13 +156,19 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
       for (Iterator<String> words = prop.fieldNames(); words.hasNext(); ) {
         String word = words.next();
         if (!PROPERTY_WORDS.contains(word)) {
-          throw unsupported(param, "property '" + name + "' uses '" + word
-              + "'; only boolean and string-enum properties are asked as decisions");
+          throw unsupported(
+              param,
+              "property '"
+                  + name
+                  + "' uses '"
+                  + word
+                  + "'; only boolean and string-enum properties are asked as decisions");
         }
       }
-      String text = prop.path("description").isTextual() && !prop.get("description").asText().isBlank()
-          ? prop.get("description").asText()
-          : name;
+      String text =
+          prop.path("description").isTextual() && !prop.get("description").asText().isBlank()
+              ? prop.get("description").asText()
+              : name;
       String type = prop.path("type").asText("");
       try {
         if (type.equals("boolean") && !prop.has("enum")) {
@@ -157,14 +177,18 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
           List<String> options = new ArrayList<>();
           for (JsonNode o : prop.get("enum")) {
             if (!o.isTextual()) {
-              throw unsupported(param, "property '" + name + "' has an enum value that is not a string");
+              throw unsupported(
+                  param, "property '" + name + "' has an enum value that is not a string");
             }
             options.add(o.asText());
           }
           questions.add(new DecisionQuestion.Choice(text, options));
         } else {
-          throw unsupported(param, "property '" + name
-              + "' is neither a boolean nor a string enum, so it cannot be asked as a decision");
+          throw unsupported(
+              param,
+              "property '"
+                  + name
+                  + "' is neither a boolean nor a string enum, so it cannot be asked as a decision");
         }
       } catch (IllegalArgumentException e) {
         throw unsupported(param, "property '" + name + "': " + e.getMessage());
@@ -174,8 +198,8 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     return Optional.of(checked(keys, questions, param));
   }
 
-  private static DecisionBody checked(List<String> keys, List<DecisionQuestion> questions, String param)
-      throws BindingException {
+  private static DecisionBody checked(
+      List<String> keys, List<DecisionQuestion> questions, String param) throws BindingException {
     if (new HashSet<>(keys).size() != keys.size()) {
       throw invalid(param, "two questions share a key");
     }
@@ -197,7 +221,10 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     return o.toString();
   }
 
-  /** The probabilities beside the content: {@code {"answers": [{key, kind, question, answer, probabilities}]}}. */
+  /**
+   * The probabilities beside the content: {@code {"answers": [{key, kind, question, answer,
+   * probabilities}]}}.
+   */
   ObjectNode probabilities(List<DecisionAnswer> answers) {
     ObjectNode root = NODES.objectNode();
     var list = root.putArray("answers");

@@ -34,8 +34,8 @@ import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
-import org.meshjava.steward.Streamer;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.Streamer;
 import org.meshjava.steward.WitnessVerdict;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * The binding's endpoints, free of HTTP plumbing: a method, a path and the body's bytes in, a
  * {@link Reply} out. Every failure becomes an OpenAI error reply; nothing escapes.
  *
- * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once; beyond
- * that a serve is answered 429 at once rather than queued, so a client backs off instead of
- * holding a connection open.
+ * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once; beyond that
+ * a serve is answered 429 at once rather than queued, so a client backs off instead of holding a
+ * connection open.
  */
 final class Endpoints {
   private static final Logger LOG = LoggerFactory.getLogger(Endpoints.class);
@@ -85,7 +85,8 @@ final class Endpoints {
       return switch (path) {
         case "/v1/chat/completions" ->
             post(method, () -> serve(body, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS));
-        case "/v1/responses" -> post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES));
+        case "/v1/responses" ->
+            post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES));
         case "/v1/mesh/witness" -> post(method, () -> witness(body));
         case "/v1/mesh/revocations" -> post(method, () -> revocation(body));
         case "/v1/models" -> get(method, this::models);
@@ -97,13 +98,22 @@ final class Endpoints {
         case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));
-        default -> ErrorReply.of(404, "invalid_request_error", "not_found",
-            "no endpoint at " + path, Optional.empty());
+        default ->
+            ErrorReply.of(
+                404,
+                "invalid_request_error",
+                "not_found",
+                "no endpoint at " + path,
+                Optional.empty());
       };
     } catch (RuntimeException e) {
       LOG.error("internal error answering {} {}", method, path, e);
-      return ErrorReply.of(500, "server_error", "internal_error",
-          "internal error; the server log has the details", Optional.empty());
+      return ErrorReply.of(
+          500,
+          "server_error",
+          "internal_error",
+          "internal error; the server log has the details",
+          Optional.empty());
     }
   }
 
@@ -134,8 +144,12 @@ final class Endpoints {
 
   private static Reply only(String allowed, String method, Handler h) {
     if (!allowed.equals(method)) {
-      return ErrorReply.of(405, "invalid_request_error", "method_not_allowed",
-          "use " + allowed + " here, not " + method, Optional.empty());
+      return ErrorReply.of(
+          405,
+          "invalid_request_error",
+          "method_not_allowed",
+          "use " + allowed + " here, not " + method,
+          Optional.empty());
     }
     try {
       return h.answer();
@@ -155,7 +169,8 @@ final class Endpoints {
       return node;
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new BindingException(
-          BindingException.Reason.NOT_JSON, null,
+          BindingException.Reason.NOT_JSON,
+          null,
           "the body is not valid JSON: " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new BindingException(
@@ -242,11 +257,15 @@ final class Endpoints {
     JsonNode receiptJson = body.get("receipt");
     JsonNode envelopeHex = body.get("envelope_hex");
     if (receiptJson == null || !receiptJson.isObject()) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, "receipt",
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "receipt",
           "receipt must be the receipt object a response's usage.energy carried");
     }
     if (envelopeHex == null || !envelopeHex.isTextual()) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, "envelope_hex",
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "envelope_hex",
           "envelope_hex must be the envelope hex a response's usage.energy carried");
     }
     MeshReceipt receipt;
@@ -255,15 +274,21 @@ final class Endpoints {
       receipt = ReceiptJson.parse(receiptJson);
       envelope = Envelope.fromHex(envelopeHex.asText());
     } catch (ReceiptException | IllegalArgumentException e) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, "receipt",
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "receipt",
           "not a receipt and envelope: " + e.getMessage());
     }
     WitnessVerdict verdict;
     try {
       verdict = steward.witness(receipt, envelope);
     } catch (ReceiptException e) {
-      return ErrorReply.of(422, "invalid_request_error", "not_evidence",
-          "the receipt is no evidence about this steward: " + e.getMessage(), Optional.of("receipt"));
+      return ErrorReply.of(
+          422,
+          "invalid_request_error",
+          "not_evidence",
+          "the receipt is no evidence about this steward: " + e.getMessage(),
+          Optional.of("receipt"));
     }
     if (verdict == WitnessVerdict.HELD) {
       ObjectNode ok = NODES.objectNode();
@@ -271,8 +296,12 @@ final class Endpoints {
       ok.put("sequence", receipt.sequence());
       return new Reply.Json(200, ok);
     }
-    return ErrorReply.of(409, "conflict_error", "receipt_not_held",
-        "the journal does not hold receipt " + receipt.sequence()
+    return ErrorReply.of(
+        409,
+        "conflict_error",
+        "receipt_not_held",
+        "the journal does not hold receipt "
+            + receipt.sequence()
             + "; records were cut after it was handed out, and grants are refused from now on",
         Optional.of("receipt"));
   }
@@ -283,22 +312,32 @@ final class Endpoints {
   private Reply revocation(byte[] bytes) throws BindingException {
     JsonNode hex = parse(bytes).get("revocation");
     if (hex == null || !hex.isTextual()) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, "revocation",
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "revocation",
           "revocation must be the hex line `mesh grant revoke` writes");
     }
     Revocation r;
     try {
       r = Revocation.fromHex(hex.asText());
     } catch (MalformedGrantException e) {
-      return ErrorReply.of(400, "invalid_request_error", "malformed_revocation",
-          "not a revocation: " + e.getMessage(), Optional.of("revocation"));
+      return ErrorReply.of(
+          400,
+          "invalid_request_error",
+          "malformed_revocation",
+          "not a revocation: " + e.getMessage(),
+          Optional.of("revocation"));
     }
     boolean recorded;
     try {
       recorded = steward.revoke(r);
     } catch (GrantRefusedException e) {
-      return ErrorReply.of(403, "permission_error", e.label().wire(),
-          "the revocation is refused: " + e.getMessage(), Optional.of("revocation"));
+      return ErrorReply.of(
+          403,
+          "permission_error",
+          e.label().wire(),
+          "the revocation is refused: " + e.getMessage(),
+          Optional.of("revocation"));
     } catch (ServeException e) {
       return byReason(e);
     }
@@ -320,18 +359,27 @@ final class Endpoints {
       try {
         presentation = Optional.of(Presentation.fromHex(presentationHex.get()));
       } catch (MalformedGrantException e) {
-        throw new BindingException(BindingException.Reason.MALFORMED_PRESENTATION,
-            "jcp_presentation", "jcp_presentation is not a presentation: " + e.getMessage());
+        throw new BindingException(
+            BindingException.Reason.MALFORMED_PRESENTATION,
+            "jcp_presentation",
+            "jcp_presentation is not a presentation: " + e.getMessage());
       }
     }
     ServeRequest request =
         GrantedServeRequest.derive(
-            body, endpoint,
+            body,
+            endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
     if (request.model().isPresent() && !named(request.model().get())) {
-      return ErrorReply.of(404, "invalid_request_error", "model_not_found",
-          "The model `" + request.model().get() + "` does not exist; GET /v1/models lists the"
-              + " names this steward serves, and `" + GrantedServeRequest.AUTO
+      return ErrorReply.of(
+          404,
+          "invalid_request_error",
+          "model_not_found",
+          "The model `"
+              + request.model().get()
+              + "` does not exist; GET /v1/models lists the"
+              + " names this steward serves, and `"
+              + GrantedServeRequest.AUTO
               + "` routes over all of them",
           Optional.of("model"));
     }
@@ -340,19 +388,29 @@ final class Endpoints {
     PromptText prompt = PromptText.of(asked.bytes());
     Optional<DecisionBody> decision = DecisionBody.of(body, endpoint);
     if (decision.isPresent() && stream) {
-      throw new BindingException(BindingException.Reason.UNSUPPORTED, "stream",
+      throw new BindingException(
+          BindingException.Reason.UNSUPPORTED,
+          "stream",
           "a typed decision is answered whole; leave stream false");
     }
     if (!serves.tryAcquire()) {
-      return new Reply.Json(429,
-          ErrorReply.body("rate_limit_error", "overloaded",
-              "the steward is serving as many requests as it may; retry shortly", Optional.empty()),
+      return new Reply.Json(
+          429,
+          ErrorReply.body(
+              "rate_limit_error",
+              "overloaded",
+              "the steward is serving as many requests as it may; retry shortly",
+              Optional.empty()),
           Optional.of(1));
     }
     if (decision.isPresent()) {
       try {
-        return decided(request, new DecisionPrompt(decision.get().questions(), prompt),
-            decision.get(), presentation, endpoint);
+        return decided(
+            request,
+            new DecisionPrompt(decision.get().questions(), prompt),
+            decision.get(),
+            presentation,
+            endpoint);
       } finally {
         serves.release();
       }
@@ -464,8 +522,8 @@ final class Endpoints {
       return false;
     }
     if (!v.isBoolean()) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, field,
-          field + " must be true or false");
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, field, field + " must be true or false");
     }
     return v.asBoolean();
   }
@@ -473,17 +531,33 @@ final class Endpoints {
   static Reply refusal(ServeException e) {
     return switch (e) {
       case NotIssuerException n ->
-          ErrorReply.of(401, "authentication_error", n.label().wire(), e.getMessage(),
+          ErrorReply.of(
+              401,
+              "authentication_error",
+              n.label().wire(),
+              String.valueOf(e.getMessage()),
               Optional.of("jcp_presentation"));
       // Bytes that are no presentation are a bad request wherever they are found (SPEC 30 §9).
       case GrantDeniedException d when d.label() == DenialLabel.MALFORMED ->
-          ErrorReply.of(400, "invalid_request_error", "malformed_presentation", e.getMessage(),
+          ErrorReply.of(
+              400,
+              "invalid_request_error",
+              "malformed_presentation",
+              String.valueOf(e.getMessage()),
               Optional.of("jcp_presentation"));
       case GrantDeniedException d ->
-          ErrorReply.of(403, "permission_error", d.label().wire(), e.getMessage(),
+          ErrorReply.of(
+              403,
+              "permission_error",
+              d.label().wire(),
+              String.valueOf(e.getMessage()),
               Optional.of("jcp_presentation"));
       case GrantsSuspendedException s ->
-          ErrorReply.of(503, "service_unavailable_error", "grants_suspended", e.getMessage(),
+          ErrorReply.of(
+              503,
+              "service_unavailable_error",
+              "grants_suspended",
+              String.valueOf(e.getMessage()),
               Optional.of("jcp_presentation"));
       default -> byReason(e);
     };
@@ -494,30 +568,49 @@ final class Endpoints {
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {
         ObjectNode body =
-            ErrorReply.body("invalid_request_error", code, e.getMessage(),
+            ErrorReply.body(
+                "invalid_request_error",
+                code,
+                String.valueOf(e.getMessage()),
                 Optional.of("metadata"));
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
       case BACKEND_BUSY ->
-          new Reply.Json(429,
-              ErrorReply.body("rate_limit_error", code, e.getMessage(), Optional.of("model")),
+          new Reply.Json(
+              429,
+              ErrorReply.body(
+                  "rate_limit_error", code, String.valueOf(e.getMessage()), Optional.of("model")),
               Optional.of(1));
       case OVER_CONTEXT ->
-          ErrorReply.of(422, "invalid_request_error", code, e.getMessage(),
+          ErrorReply.of(
+              422,
+              "invalid_request_error",
+              code,
+              String.valueOf(e.getMessage()),
               Optional.of("max_tokens"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
-          ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
+          ErrorReply.of(
+              400, "invalid_request_error", code, String.valueOf(e.getMessage()), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
-          ErrorReply.of(502, "server_error", code, e.getMessage(), Optional.empty());
+          ErrorReply.of(
+              502, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());
       case NOT_RECORDED ->
-          ErrorReply.of(503, "server_error", code, e.getMessage(), Optional.empty());
+          ErrorReply.of(
+              503, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());
       case NOT_ISSUER ->
-          ErrorReply.of(401, "authentication_error", code, e.getMessage(), Optional.empty());
+          ErrorReply.of(
+              401, "authentication_error", code, String.valueOf(e.getMessage()), Optional.empty());
       case GRANT_REFUSED ->
-          ErrorReply.of(403, "permission_error", code, e.getMessage(), Optional.empty());
+          ErrorReply.of(
+              403, "permission_error", code, String.valueOf(e.getMessage()), Optional.empty());
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
-          ErrorReply.of(503, "service_unavailable_error", code, e.getMessage(), Optional.empty());
+          ErrorReply.of(
+              503,
+              "service_unavailable_error",
+              code,
+              String.valueOf(e.getMessage()),
+              Optional.empty());
     };
   }
 }

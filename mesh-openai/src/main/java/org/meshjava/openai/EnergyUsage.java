@@ -10,9 +10,9 @@ import org.meshjava.router.RouteCandidate;
 import org.meshjava.steward.ServeResult;
 
 /**
- * The {@code usage.energy} object every served response carries: the receipt as readable JSON,
- * its envelope as hex (what verifies, and what {@code POST /v1/mesh/witness} takes), the
- * provenance, the figure and the wedge metric, and the route with every candidate.
+ * The {@code usage.energy} object every served response carries: the receipt as readable JSON, its
+ * envelope as hex (what verifies, and what {@code POST /v1/mesh/witness} takes), the provenance,
+ * the figure and the wedge metric, and the route with every candidate.
  */
 final class EnergyUsage {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;

@@ -12,7 +12,8 @@ import java.util.Optional;
 final class ErrorReply {
   private ErrorReply() {}
 
-  static Reply.Json of(int status, String type, String code, String message, Optional<String> param) {
+  static Reply.Json of(
+      int status, String type, String code, String message, Optional<String> param) {
     return new Reply.Json(status, body(type, code, message, param));
   }
 
@@ -35,7 +36,7 @@ final class ErrorReply {
   }
 
   static Reply.Json of(BindingException e) {
-    return of(400, "invalid_request_error", e.code(), e.getMessage(), e.param());
+    return of(400, "invalid_request_error", e.code(), String.valueOf(e.getMessage()), e.param());
   }
 
   private static String oneLine(String s) {

@@ -13,8 +13,8 @@ import org.meshjava.core.ServeRequest;
 /**
  * {@code granted_serve_request} (§2.3): the exact {@link ServeRequest} a body is served as, derived
  * from the body alone, so that a caller can compute the request id its presentation must sign
- * before it sends the body. The server serves every request, granted or not, as this derivation;
- * an ungranted body may leave {@code metadata.joule_ceiling_uj} out and get the server's default.
+ * before it sends the body. The server serves every request, granted or not, as this derivation; an
+ * ungranted body may leave {@code metadata.joule_ceiling_uj} out and get the server's default.
  *
  * <ul>
  *   <li>{@code prompt_hash}: BLAKE3 of the {@link Prompt} text of {@code messages} (a chat body) or
@@ -23,8 +23,8 @@ import org.meshjava.core.ServeRequest;
  *       the prompt text (the byte-level token count), never the serving backend's tokenizer count;
  *   <li>{@code max_tokens}: {@code max_completion_tokens} or {@code max_tokens} (chat; equal when
  *       both are given), {@code max_output_tokens} (responses), else {@value #DEFAULT_MAX_TOKENS};
- *   <li>{@code fidelity_floor}: {@code metadata.fidelity_floor} as {@code F0}–{@code F4} or
- *       {@code 0}–{@code 4}, else {@code F0};
+ *   <li>{@code fidelity_floor}: {@code metadata.fidelity_floor} as {@code F0}–{@code F4} or {@code
+ *       0}–{@code 4}, else {@code F0};
  *   <li>{@code joule_ceiling_uj}: {@code metadata.joule_ceiling_uj}, required;
  *   <li>for a body that asks a typed decision ({@link DecisionBody}): {@code prompt_hash}, {@code
  *       prompt_tokens} and {@code decision} of the {@link DecisionPrompt} of its questions and
@@ -33,8 +33,8 @@ import org.meshjava.core.ServeRequest;
  *       body names none, or names {@value #AUTO}.
  * </ul>
  *
- * <p>Metadata values are decimal strings (what OpenAI's SDKs send, since its {@code metadata} is
- * a map of strings) or JSON whole numbers; anything else is refused. Stateless and thread-safe.
+ * <p>Metadata values are decimal strings (what OpenAI's SDKs send, since its {@code metadata} is a
+ * map of strings) or JSON whole numbers; anything else is refused. Stateless and thread-safe.
  */
 public final class GrantedServeRequest {
   /** The reserved model name: route over every backend, as if the body named none. */
@@ -60,8 +60,7 @@ public final class GrantedServeRequest {
    * Derives the request a granted body is served as, telling the endpoint by its fields: {@code
    * messages} for chat completions, {@code input} for responses.
    *
-   * @throws BindingException if the body is malformed or names no {@code
-   *     metadata.joule_ceiling_uj}
+   * @throws BindingException if the body is malformed or names no {@code metadata.joule_ceiling_uj}
    */
   public static ServeRequest derive(JsonNode body) throws BindingException {
     return derive(body, endpointOf(body));
@@ -70,8 +69,7 @@ public final class GrantedServeRequest {
   /**
    * Derives the request a granted body for {@code endpoint} is served as.
    *
-   * @throws BindingException if the body is malformed or names no {@code
-   *     metadata.joule_ceiling_uj}
+   * @throws BindingException if the body is malformed or names no {@code metadata.joule_ceiling_uj}
    */
   public static ServeRequest derive(JsonNode body, Endpoint endpoint) throws BindingException {
     return derive(body, endpoint, OptionalLong.empty());
@@ -84,7 +82,8 @@ public final class GrantedServeRequest {
     boolean responses = body.has("input");
     if (chat == responses) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, null,
+          BindingException.Reason.INVALID_FIELD,
+          null,
           "a body has exactly one of messages (chat completions) and input (responses)");
     }
     return chat ? Endpoint.CHAT_COMPLETIONS : Endpoint.RESPONSES;
@@ -112,7 +111,8 @@ public final class GrantedServeRequest {
         metadataUnsigned(metadata, "prompt_tokens", 0xFFFF_FFFFL).orElse(text.length);
     if (promptTokens > 0xFFFF_FFFFL) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, "messages",
+          BindingException.Reason.INVALID_FIELD,
+          "messages",
           "the prompt is longer than a u32 token count");
     }
     long maxTokens = maxTokens(body, endpoint);
@@ -120,7 +120,8 @@ public final class GrantedServeRequest {
     OptionalLong ceiling = metadataUnsigned(metadata, "joule_ceiling_uj", -1);
     if (ceiling.isEmpty() && defaultCeilingUj.isEmpty()) {
       throw new BindingException(
-          BindingException.Reason.MISSING_JOULE_CEILING, "metadata.joule_ceiling_uj",
+          BindingException.Reason.MISSING_JOULE_CEILING,
+          "metadata.joule_ceiling_uj",
           "a granted request must name its own metadata.joule_ceiling_uj (§2.3)");
     }
     long ceilingUj = ceiling.isPresent() ? ceiling.getAsLong() : defaultCeilingUj.getAsLong();
@@ -134,8 +135,8 @@ public final class GrantedServeRequest {
   }
 
   /**
-   * The model a body restricts routing to: its {@code model} string, unless absent, null or
-   * {@value #AUTO}.
+   * The model a body restricts routing to: its {@code model} string, unless absent, null or {@value
+   * #AUTO}.
    *
    * @throws BindingException if {@code model} is not a string, or not a possible name
    */
@@ -152,11 +153,14 @@ public final class GrantedServeRequest {
     if (m.equals(AUTO)) {
       return Optional.empty();
     }
-    if (m.isEmpty() || m.length() > ServeRequest.MAX_MODEL_NAME
+    if (m.isEmpty()
+        || m.length() > ServeRequest.MAX_MODEL_NAME
         || m.chars().anyMatch(Character::isISOControl)) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, "model",
-          "model must be 1-" + ServeRequest.MAX_MODEL_NAME
+          BindingException.Reason.INVALID_FIELD,
+          "model",
+          "model must be 1-"
+              + ServeRequest.MAX_MODEL_NAME
               + " characters without control characters");
     }
     return Optional.of(m);
@@ -175,9 +179,12 @@ public final class GrantedServeRequest {
     }
     OptionalLong completion = positiveU32(body, "max_completion_tokens");
     OptionalLong legacy = positiveU32(body, "max_tokens");
-    if (completion.isPresent() && legacy.isPresent() && completion.getAsLong() != legacy.getAsLong()) {
+    if (completion.isPresent()
+        && legacy.isPresent()
+        && completion.getAsLong() != legacy.getAsLong()) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, "max_tokens",
+          BindingException.Reason.INVALID_FIELD,
+          "max_tokens",
           "max_tokens and max_completion_tokens disagree");
     }
     return completion.isPresent() ? completion.getAsLong() : legacy.orElse(DEFAULT_MAX_TOKENS);
@@ -188,9 +195,13 @@ public final class GrantedServeRequest {
     if (v == null || v.isNull()) {
       return OptionalLong.empty();
     }
-    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 1 || v.asLong() > 0xFFFF_FFFFL) {
+    if (!v.isIntegralNumber()
+        || !v.canConvertToLong()
+        || v.asLong() < 1
+        || v.asLong() > 0xFFFF_FFFFL) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, field,
+          BindingException.Reason.INVALID_FIELD,
+          field,
           field + " must be a whole number from 1 to 4294967295");
     }
     return OptionalLong.of(v.asLong());
@@ -248,13 +259,14 @@ public final class GrantedServeRequest {
 
   private static BindingException badMetadata(String key, String expected) {
     return new BindingException(
-        BindingException.Reason.INVALID_METADATA, "metadata." + key,
+        BindingException.Reason.INVALID_METADATA,
+        "metadata." + key,
         "metadata." + key + " must be " + expected);
   }
 
   /**
-   * The typed decision a body asks ({@link DecisionBody}), with the body's prompt text as the
-   * state under judgement.
+   * The typed decision a body asks ({@link DecisionBody}), with the body's prompt text as the state
+   * under judgement.
    */
   static Optional<DecisionPrompt> decision(JsonNode body, Endpoint endpoint, Prompt prompt)
       throws BindingException {
@@ -282,12 +294,14 @@ public final class GrantedServeRequest {
     }
     if (p.isNull()) {
       throw new BindingException(
-          BindingException.Reason.MALFORMED_PRESENTATION, "jcp_presentation",
+          BindingException.Reason.MALFORMED_PRESENTATION,
+          "jcp_presentation",
           "jcp_presentation is null; leave the field out for an ungranted request");
     }
     if (!p.isTextual()) {
       throw new BindingException(
-          BindingException.Reason.MALFORMED_PRESENTATION, "jcp_presentation",
+          BindingException.Reason.MALFORMED_PRESENTATION,
+          "jcp_presentation",
           "jcp_presentation must be the hex of a presentation");
     }
     return Optional.of(p.asText());

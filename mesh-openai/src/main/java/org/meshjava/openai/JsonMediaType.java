@@ -5,8 +5,8 @@ import java.util.Locale;
 /**
  * Which {@code Content-Type} a POST body may be sent as: {@code application/json}, in any letter
  * case, with no parameter but an optional {@code charset=utf-8} (RFC 8259 §11 defines none; UTF-8
- * is the only encoding served). Anything else, a missing header included, is answered 415: a
- * form or text body that happens to parse as JSON was not sent as a request. Stateless.
+ * is the only encoding served). Anything else, a missing header included, is answered 415: a form
+ * or text body that happens to parse as JSON was not sent as a request. Stateless.
  */
 final class JsonMediaType {
   private JsonMediaType() {}

@@ -38,8 +38,12 @@ final class LogEndpoints {
   Reply checkpoint() throws ServeException {
     Optional<SignedNote> note = steward.checkpoint();
     if (note.isEmpty()) {
-      return ErrorReply.of(404, "invalid_request_error", "empty_log",
-          "the log holds no receipt yet, so there is no checkpoint", Optional.empty());
+      return ErrorReply.of(
+          404,
+          "invalid_request_error",
+          "empty_log",
+          "the log holds no receipt yet, so there is no checkpoint",
+          Optional.empty());
     }
     return new Reply.Json(200, describe(note.get()));
   }
@@ -48,7 +52,9 @@ final class LogEndpoints {
   Reply cosign(JsonNode body) throws BindingException, ServeException {
     JsonNode text = body.get("checkpoint");
     if (text == null || !text.isTextual()) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, "checkpoint",
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "checkpoint",
           "checkpoint must be the signed note with the witness's signature line added");
     }
     try {
@@ -58,7 +64,9 @@ final class LogEndpoints {
     }
   }
 
-  /** {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]}: size defaults to the latest checkpoint. */
+  /**
+   * {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]}: size defaults to the latest checkpoint.
+   */
   Reply inclusion(String query) throws BindingException, ServeException {
     Map<String, String> q = params(query);
     long seq = number(q, "seq").orElseThrow(() -> missing("seq"));
@@ -94,13 +102,17 @@ final class LogEndpoints {
   }
 
   private long latestSize() throws ServeException {
-    return steward.checkpoint().map(n -> {
-      try {
-        return Checkpoint.parse(n.text()).size();
-      } catch (LogException e) {
-        throw new IllegalStateException("the steward's own checkpoint does not parse", e);
-      }
-    }).orElse(0L);
+    return steward
+        .checkpoint()
+        .map(
+            n -> {
+              try {
+                return Checkpoint.parse(n.text()).size();
+              } catch (LogException e) {
+                throw new IllegalStateException("the steward's own checkpoint does not parse", e);
+              }
+            })
+        .orElse(0L);
   }
 
   static ObjectNode describe(SignedNote note) {
@@ -131,23 +143,28 @@ final class LogEndpoints {
           case UNSIGNED, BAD_SIGNATURE -> 403;
           default -> 400;
         };
-    return ErrorReply.of(status, "invalid_request_error", e.reason().name().toLowerCase(Locale.ROOT),
-        e.getMessage(), Optional.of(param));
+    return ErrorReply.of(
+        status,
+        "invalid_request_error",
+        e.reason().name().toLowerCase(Locale.ROOT),
+        String.valueOf(e.getMessage()),
+        Optional.of(param));
   }
 
   private static BindingException missing(String name) {
-    return new BindingException(BindingException.Reason.INVALID_FIELD, name,
-        name + " is a required query parameter");
+    return new BindingException(
+        BindingException.Reason.INVALID_FIELD, name, name + " is a required query parameter");
   }
 
-  private static Optional<Long> number(Map<String, String> q, String name)
-      throws BindingException {
+  private static Optional<Long> number(Map<String, String> q, String name) throws BindingException {
     String v = q.get(name);
     if (v == null) {
       return Optional.empty();
     }
     if (!v.matches("0|[1-9][0-9]{0,17}")) {
-      throw new BindingException(BindingException.Reason.INVALID_FIELD, name,
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          name,
           name + " must be a non-negative decimal integer");
     }
     return Optional.of(Long.parseLong(v));
@@ -166,12 +183,11 @@ final class LogEndpoints {
         k = URLDecoder.decode(k, StandardCharsets.UTF_8);
         v = URLDecoder.decode(v, StandardCharsets.UTF_8);
       } catch (IllegalArgumentException e) {
-        throw new BindingException(BindingException.Reason.INVALID_FIELD, null,
-            "the query string is not URL-encoded");
+        throw new BindingException(
+            BindingException.Reason.INVALID_FIELD, null, "the query string is not URL-encoded");
       }
       if (out.put(k, v) != null) {
-        throw new BindingException(BindingException.Reason.INVALID_FIELD, k,
-            k + " is given twice");
+        throw new BindingException(BindingException.Reason.INVALID_FIELD, k, k + " is given twice");
       }
     }
     return out;

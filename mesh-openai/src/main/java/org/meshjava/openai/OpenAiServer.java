@@ -5,8 +5,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import org.eclipse.jetty.http.HttpHeader;
@@ -19,6 +19,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * The OpenAI-compatible HTTP binding (§2.3): a {@link Steward} served over HTTP on Jetty 12.
  *
  * <ul>
- *   <li>{@code POST /v1/chat/completions} and {@code POST /v1/responses}, whole or streamed
- *       ({@code "stream": true}), every reply's {@code usage.energy} carrying the receipt;
+ *   <li>{@code POST /v1/chat/completions} and {@code POST /v1/responses}, whole or streamed ({@code
+ *       "stream": true}), every reply's {@code usage.energy} carrying the receipt;
  *   <li>{@code GET /v1/models}: the backends with fidelity, recipe and weights digest;
  *   <li>{@code GET /v1/mesh/steward}: the steward's {@code did:key}, the subject grants name;
  *   <li>{@code POST /v1/mesh/witness}: 200 when the journal holds a shown receipt, 409 when not.
@@ -37,13 +38,13 @@ import org.slf4j.LoggerFactory;
  *       /v1/mesh/checkpoint} takes a witness's cosignature.
  * </ul>
  *
- * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a
- * malformed body, 401/403/503 for a refused grant, 408 for a body that does not arrive within the
- * deadline, 413 above the body limit, 415 for a body not sent as {@code application/json}, 422
- * when no backend is admissible, 429 beyond the concurrency bound, never a stack trace.
+ * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a malformed body, 401/403/503
+ * for a refused grant, 408 for a body that does not arrive within the deadline, 413 above the body
+ * limit, 415 for a body not sent as {@code application/json}, 422 when no backend is admissible,
+ * 429 beyond the concurrency bound, never a stack trace.
  *
- * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}),
- * each within a deadline, and idle connections are closed.
+ * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
+ * within a deadline, and idle connections are closed.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -120,8 +121,8 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
-   * Jetty's side: read the body within the limit and the deadline without holding a thread
-   * ({@link BodyReader}), check it is JSON, hand it over, write the reply.
+   * Jetty's side: read the body within the limit and the deadline without holding a thread ({@link
+   * BodyReader}), check it is JSON, hand it over, write the reply.
    */
   private final class Glue extends Handler.Abstract {
     @Override
@@ -132,15 +133,23 @@ public final class OpenAiServer implements AutoCloseable {
         answerAndClose(tooLarge(), response, callback);
         return true;
       }
-      BodyReader.read(request, maxBodyBytes, DRAIN_BYTES, bodyDeadline.toMillis(),
+      BodyReader.read(
+          request,
+          maxBodyBytes,
+          DRAIN_BYTES,
+          bodyDeadline.toMillis(),
           (outcome, body, failure) -> {
             switch (outcome) {
               case READ -> answer(request, body, response, callback);
               case TOO_LARGE -> answerAndClose(tooLarge(), response, callback);
-              case TIMED_OUT -> answerAndClose(
-                  ErrorReply.invalid(408, "body_timeout",
-                      "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
-                  response, callback);
+              case TIMED_OUT ->
+                  answerAndClose(
+                      ErrorReply.invalid(
+                          408,
+                          "body_timeout",
+                          "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
+                      response,
+                      callback);
               // The client went away (Jetty's failure is a quiet one): no one to answer.
               case FAILED -> callback.failed(failure);
             }
@@ -153,10 +162,13 @@ public final class OpenAiServer implements AutoCloseable {
         Reply reply;
         if ("POST".equals(request.getMethod())
             && !JsonMediaType.accepts(request.getHeaders().get(HttpHeader.CONTENT_TYPE))) {
-          reply = ErrorReply.invalid(415, "unsupported_media_type",
-              "send the body as Content-Type: application/json (UTF-8), not "
-                  + Objects.requireNonNullElse(
-                      request.getHeaders().get(HttpHeader.CONTENT_TYPE), "no Content-Type"));
+          reply =
+              ErrorReply.invalid(
+                  415,
+                  "unsupported_media_type",
+                  "send the body as Content-Type: application/json (UTF-8), not "
+                      + Objects.requireNonNullElse(
+                          request.getHeaders().get(HttpHeader.CONTENT_TYPE), "no Content-Type"));
         } else {
           reply =
               endpoints.handle(
@@ -182,15 +194,17 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     private Reply tooLarge() {
-      return ErrorReply.invalid(413, "body_too_large",
+      return ErrorReply.invalid(
+          413,
+          "body_too_large",
           "the body is larger than this server's limit of " + maxBodyBytes + " bytes");
     }
   }
 
   /**
-   * How much of an oversized body is read and thrown away before answering 413. A client that
-   * sends its whole body before reading the answer (the JDK's HttpClient does) would otherwise see
-   * the connection reset instead of the 413; beyond this bound the connection is closed anyway.
+   * How much of an oversized body is read and thrown away before answering 413. A client that sends
+   * its whole body before reading the answer (the JDK's HttpClient does) would otherwise see the
+   * connection reset instead of the 413; beyond this bound the connection is closed anyway.
    */
   private static final long DRAIN_BYTES = 256 * 1024;
 
@@ -213,8 +227,10 @@ public final class OpenAiServer implements AutoCloseable {
         StreamChannel channel = new StreamChannel(response);
         Optional<Reply> instead = streamed.producer().run(channel);
         if (!channel.started()) {
-          write(instead.orElseThrow(() -> new IllegalStateException("a stream sent nothing")),
-              response, callback);
+          write(
+              instead.orElseThrow(() -> new IllegalStateException("a stream sent nothing")),
+              response,
+              callback);
           return;
         }
         channel.end(callback);
@@ -229,7 +245,7 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private static final class StreamChannel implements Reply.Channel {
     private final Response response;
-    private OutputStream out;
+    private @Nullable OutputStream out;
     private boolean alive = true;
 
     StreamChannel(Response response) {
@@ -265,7 +281,9 @@ public final class OpenAiServer implements AutoCloseable {
 
     void end(Callback callback) {
       try {
-        out.close();
+        if (out != null) {
+          out.close();
+        }
         callback.succeeded();
       } catch (IOException | RuntimeException e) {
         callback.failed(e);
@@ -277,7 +295,11 @@ public final class OpenAiServer implements AutoCloseable {
   private static final class JsonErrors extends ErrorHandler {
     @Override
     protected void generateResponse(
-        Request request, Response response, int code, String message, Throwable cause,
+        Request request,
+        Response response,
+        int code,
+        String message,
+        Throwable cause,
         Callback callback) {
       ObjectNode body =
           ErrorReply.body(
@@ -363,9 +385,7 @@ public final class OpenAiServer implements AutoCloseable {
       return this;
     }
 
-    /**
-     * How long a connection may send nothing before it is closed. The default is 30 s.
-     */
+    /** How long a connection may send nothing before it is closed. The default is 30 s. */
     public Builder idleTimeout(Duration v) {
       if (Objects.requireNonNull(v, "idleTimeout").isNegative() || v.isZero()) {
         throw new IllegalArgumentException("idleTimeout must be positive: " + v);
@@ -374,9 +394,7 @@ public final class OpenAiServer implements AutoCloseable {
       return this;
     }
 
-    /**
-     * Builds the server; call {@link OpenAiServer#start()} to listen.
-     */
+    /** Builds the server; call {@link OpenAiServer#start()} to listen. */
     public OpenAiServer build() {
       return new OpenAiServer(this);
     }

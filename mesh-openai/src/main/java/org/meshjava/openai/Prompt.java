@@ -23,9 +23,9 @@ import org.meshjava.core.ContentId;
  * write in any language; see SPEC.md §70.
  *
  * <p>Every text is a sequence of Unicode scalar values. A Java string can hold a lone surrogate
- * (JSON's escape for U+D800 parses to one), which has no UTF-8 encoding: a lossy encoder
- * would write {@code ?} for it, so distinct prompts would share one hash and one presentation
- * would be valid for all of them. Such text is refused here, never converted.
+ * (JSON's escape for U+D800 parses to one), which has no UTF-8 encoding: a lossy encoder would
+ * write {@code ?} for it, so distinct prompts would share one hash and one presentation would be
+ * valid for all of them. Such text is refused here, never converted.
  *
  * <p>Immutable and thread-safe.
  *
@@ -33,6 +33,7 @@ import org.meshjava.core.ContentId;
  */
 public record Prompt(List<Message> messages) {
   private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+
   /** A message length in the prompt text; compiled once (String.matches compiles per call). */
   private static final Pattern LENGTH = Pattern.compile("0|[1-9][0-9]{0,9}");
 
@@ -60,9 +61,9 @@ public record Prompt(List<Message> messages) {
   }
 
   /**
-   * The index of the first UTF-16 code unit in {@code s} that is a surrogate without its partner
-   * (a high one not followed by a low one, or a low one not preceded by a high one), or -1 when
-   * {@code s} is well-formed and so has exactly one UTF-8 encoding.
+   * The index of the first UTF-16 code unit in {@code s} that is a surrogate without its partner (a
+   * high one not followed by a low one, or a low one not preceded by a high one), or -1 when {@code
+   * s} is well-formed and so has exactly one UTF-8 encoding.
    */
   static int loneSurrogate(String s) {
     for (int i = 0; i < s.length(); i++) {
@@ -94,8 +95,7 @@ public record Prompt(List<Message> messages) {
     for (Message m : messages) {
       // Exact: a Message holds no lone surrogate, the one thing getBytes would replace.
       byte[] content = m.content().getBytes(StandardCharsets.UTF_8);
-      out.writeBytes(
-          (m.role() + " " + content.length + "\n").getBytes(StandardCharsets.US_ASCII));
+      out.writeBytes((m.role() + " " + content.length + "\n").getBytes(StandardCharsets.US_ASCII));
       out.writeBytes(content);
       out.write('\n');
     }
@@ -132,8 +132,7 @@ public record Prompt(List<Message> messages) {
       if (end >= bytes.length || bytes[(int) end] != '\n') {
         throw new IllegalArgumentException("prompt text: message at byte " + i + " is cut short");
       }
-      String content =
-          new String(bytes, newline + 1, (int) length, StandardCharsets.UTF_8);
+      String content = new String(bytes, newline + 1, (int) length, StandardCharsets.UTF_8);
       out.add(new Message(role, content));
       i = (int) end + 1;
     }
@@ -174,9 +173,9 @@ public record Prompt(List<Message> messages) {
   }
 
   /**
-   * The prompt of a responses body: {@code instructions}, when present, as a leading {@code
-   * system} message, then {@code input}: a string as one {@code user} message, or an array of
-   * messages as in chat.
+   * The prompt of a responses body: {@code instructions}, when present, as a leading {@code system}
+   * message, then {@code input}: a string as one {@code user} message, or an array of messages as
+   * in chat.
    *
    * @throws BindingException naming the offending field
    */
@@ -200,14 +199,16 @@ public record Prompt(List<Message> messages) {
         JsonNode type = item.get("type");
         if (type != null && !"message".equals(type.asText())) {
           throw new BindingException(
-              BindingException.Reason.UNSUPPORTED, path + ".type",
+              BindingException.Reason.UNSUPPORTED,
+              path + ".type",
               "only message input items are served, not '" + type.asText() + "'");
         }
         out.add(message(item, path));
       }
     } else {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, "input",
+          BindingException.Reason.INVALID_FIELD,
+          "input",
           "input must be a string or a non-empty array of messages");
     }
     return new Prompt(out);
@@ -221,7 +222,8 @@ public record Prompt(List<Message> messages) {
     JsonNode role = m.get("role");
     if (role == null || !role.isTextual() || !ROLE.matcher(role.asText()).matches()) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, path + ".role",
+          BindingException.Reason.INVALID_FIELD,
+          path + ".role",
           path + ".role must be a role name such as user or system");
     }
     JsonNode content = m.get("content");
@@ -242,12 +244,14 @@ public record Prompt(List<Message> messages) {
                 || type.asText().equals("input_text")
                 || type.asText().equals("output_text"))) {
           throw new BindingException(
-              BindingException.Reason.UNSUPPORTED, partPath + ".type",
+              BindingException.Reason.UNSUPPORTED,
+              partPath + ".type",
               "only text content parts are served");
         }
         if (partText == null || !partText.isTextual()) {
           throw new BindingException(
-              BindingException.Reason.INVALID_FIELD, partPath + ".text",
+              BindingException.Reason.INVALID_FIELD,
+              partPath + ".text",
               partPath + ".text must be a string");
         }
         sb.append(partText.asText());
@@ -255,7 +259,8 @@ public record Prompt(List<Message> messages) {
       text = sb.toString();
     } else {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, path + ".content",
+          BindingException.Reason.INVALID_FIELD,
+          path + ".content",
           path + ".content must be a string or an array of text parts");
     }
     return new Message(role.asText(), wellFormed(text, path + ".content"));
@@ -266,10 +271,13 @@ public record Prompt(List<Message> messages) {
     int bad = loneSurrogate(text);
     if (bad >= 0) {
       throw new BindingException(
-          BindingException.Reason.INVALID_UNICODE, param,
-          param + " is not well-formed Unicode: a lone surrogate (\\u"
+          BindingException.Reason.INVALID_UNICODE,
+          param,
+          param
+              + " is not well-formed Unicode: a lone surrogate (\\u"
               + String.format(java.util.Locale.ROOT, "%04x", (int) text.charAt(bad))
-              + ") at char " + bad);
+              + ") at char "
+              + bad);
     }
     return text;
   }

@@ -30,8 +30,8 @@ sealed interface Reply permits Reply.Json, Reply.Streamed {
 
   /**
    * A {@code text/event-stream} produced while it is written: the producer runs on the serving
-   * thread and sends each event as it has it. The status and headers go out with the first event;
-   * a producer that fails before sending any returns the reply to write instead.
+   * thread and sends each event as it has it. The status and headers go out with the first event; a
+   * producer that fails before sending any returns the reply to write instead.
    *
    * @param producer what writes the events
    */
@@ -49,9 +49,7 @@ sealed interface Reply permits Reply.Json, Reply.Streamed {
   /** Writes a streamed reply's events. */
   @FunctionalInterface
   interface Producer {
-    /**
-     * Sends the events; returns the reply to write instead when it sent none (a refusal).
-     */
+    /** Sends the events; returns the reply to write instead when it sent none (a refusal). */
     Optional<Reply> run(Channel channel);
   }
 

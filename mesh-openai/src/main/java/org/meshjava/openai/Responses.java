@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
 
@@ -24,7 +25,13 @@ final class Responses {
   static Reply.Json reply(ServeResult result, String text, boolean cut, long created) {
     String hex = result.envelope().id().hex();
     return new Reply.Json(
-        200, done(result, "resp_" + hex.substring(0, 32), "msg_" + hex.substring(32), text, cut,
+        200,
+        done(
+            result,
+            "resp_" + hex.substring(0, 32),
+            "msg_" + hex.substring(32),
+            text,
+            cut,
             created));
   }
 
@@ -121,7 +128,8 @@ final class Responses {
     }
   }
 
-  private static ObjectNode response(String id, long created, String model, String status, boolean cut) {
+  private static ObjectNode response(
+      String id, long created, String model, String status, boolean cut) {
     ObjectNode r = NODES.objectNode();
     r.put("id", id);
     r.put("object", "response");
@@ -137,7 +145,7 @@ final class Responses {
     return r;
   }
 
-  private static ObjectNode item(String itemId, String status, String text) {
+  private static ObjectNode item(String itemId, String status, @Nullable String text) {
     ObjectNode item = NODES.objectNode();
     item.put("type", "message");
     item.put("id", itemId);

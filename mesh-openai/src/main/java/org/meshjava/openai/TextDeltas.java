@@ -8,8 +8,8 @@ import org.meshjava.core.Tokenizer;
  * Turns output tokens, as an engine produces them, into the text each one adds, with the serving
  * engine's own tokenizer. Each call decodes the whole output so far and hands back what is new, so
  * a tokenizer that needs several tokens for one character (byte-level pieces) is decoded right: a
- * trailing replacement character or lone high surrogate is held back until the next token
- * completes it, or until {@link #finish}. Not thread-safe: one serve's thread uses it.
+ * trailing replacement character or lone high surrogate is held back until the next token completes
+ * it, or until {@link #finish}. Not thread-safe: one serve's thread uses it.
  */
 final class TextDeltas {
   private final Tokenizer tokenizer;
@@ -46,7 +46,8 @@ final class TextDeltas {
 
   private String delta(String text, boolean holdIncomplete) {
     int end = text.length();
-    if (holdIncomplete && end > 0
+    if (holdIncomplete
+        && end > 0
         && (text.charAt(end - 1) == '\uFFFD' || Character.isHighSurrogate(text.charAt(end - 1)))) {
       end--;
     }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.EngineException;
@@ -26,7 +27,6 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
-import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.WeightsBinding;
 
 /**
@@ -34,23 +34,23 @@ import org.meshjava.core.WeightsBinding;
  * another mesh) with its own fidelity and cost profile.
  *
  * <p><b>Energy.</b> The work runs on another machine, which no counter on this host can see. The
- * engine therefore declares no energy domains, so the steward's meter grades every figure it
- * seals {@code Estimator}, from this engine's cost profile (§3.3): claiming a reading of this
- * host's counters for work done elsewhere would be false.
+ * engine therefore declares no energy domains, so the steward's meter grades every figure it seals
+ * {@code Estimator}, from this engine's cost profile (§3.3): claiming a reading of this host's
+ * counters for work done elsewhere would be false.
  *
  * <p><b>Tokens.</b> The engine is handed the canonical {@link Prompt} text as byte tokens ({@link
- * #tokenizer()}), reads the messages back out of it and forwards them. The upstream's own token
- * ids never reach this host, so the reply's text is counted and committed to as Unicode code
- * points, one token each; a reply longer than {@code max_tokens} code points is cut there. The
- * upstream is asked for {@code max_tokens} of its own tokens, which are usually longer.
+ * #tokenizer()}), reads the messages back out of it and forwards them. The upstream's own token ids
+ * never reach this host, so the reply's text is counted and committed to as Unicode code points,
+ * one token each; a reply longer than {@code max_tokens} code points is cut there. The upstream is
+ * asked for {@code max_tokens} of its own tokens, which are usually longer.
  *
  * <p><b>Weights.</b> The engine binds no weights ({@link #weights()} is empty, so receipts carry
  * neither {@code weights_digest} nor {@code precision}): nothing on this host can see what the
  * upstream loads or at what precision it computes, and a digest the operator typed would be a
  * binding no one checks. A grant with a {@code ModelIn} caveat therefore never admits it (§2).
  *
- * <p><b>Determinism.</b> Only when configured with {@link Builder#deterministic(boolean)} does
- * the engine claim its replies are a function of the request and payload (§5); it then asks the
+ * <p><b>Determinism.</b> Only when configured with {@link Builder#deterministic(boolean)} does the
+ * engine claim its replies are a function of the request and payload (§5); it then asks the
  * upstream for {@code temperature 0} and a fixed {@code seed}, and the operator vouches for the
  * rest. The default is not to claim it.
  *
@@ -73,7 +73,8 @@ public final class UpstreamEngine implements ServingEngine {
   private UpstreamEngine(Builder b) {
     this.name = b.name;
     String base = b.baseUri.toString();
-    this.chatCompletions = URI.create((base.endsWith("/") ? base : base + "/") + "chat/completions");
+    this.chatCompletions =
+        URI.create((base.endsWith("/") ? base : base + "/") + "chat/completions");
     this.model = b.model;
     this.apiKey = Optional.ofNullable(b.apiKey);
     this.recipe = b.recipe != null ? b.recipe : Recipe.of(b.model.replace('+', '_'));
@@ -149,7 +150,9 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
     HttpResponse<String> response =
-        send(request(request, prompt, false), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        send(
+            request(request, prompt, false),
+            HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     if (response.statusCode() != 200) {
       throw refused(response.statusCode(), response.body());
     }
@@ -217,7 +220,8 @@ public final class UpstreamEngine implements ServingEngine {
         java.util.PrimitiveIterator.OfInt cps = content.asText().codePoints().iterator();
         while (more && cps.hasNext()) {
           if (n == out.length) {
-            out = java.util.Arrays.copyOf(out, (int) Math.min(request.maxTokens(), out.length * 2L));
+            out =
+                java.util.Arrays.copyOf(out, (int) Math.min(request.maxTokens(), out.length * 2L));
           }
           int cp = cps.nextInt();
           out[n++] = cp;
@@ -240,8 +244,9 @@ public final class UpstreamEngine implements ServingEngine {
     try {
       messages = Prompt.parse(bytesOf(prompt));
     } catch (IllegalArgumentException e) {
-      throw new EngineException("upstream " + name + " was handed a payload that is not prompt text: "
-          + e.getMessage(), e);
+      throw new EngineException(
+          "upstream " + name + " was handed a payload that is not prompt text: " + e.getMessage(),
+          e);
     }
     ObjectNode body = JSON.createObjectNode();
     body.put("model", model);
@@ -310,7 +315,14 @@ public final class UpstreamEngine implements ServingEngine {
 
   @Override
   public String toString() {
-    return "UpstreamEngine[" + name + ", " + chatCompletions + ", model " + model + ", " + fidelity
+    return "UpstreamEngine["
+        + name
+        + ", "
+        + chatCompletions
+        + ", model "
+        + model
+        + ", "
+        + fidelity
         + "]";
   }
 
@@ -333,8 +345,10 @@ public final class UpstreamEngine implements ServingEngine {
       StringBuilder sb = new StringBuilder(output.size());
       for (int i = 0; i < output.size(); i++) {
         long cp = output.get(i);
-        sb.appendCodePoint(Character.isValidCodePoint((int) cp) && cp <= Character.MAX_CODE_POINT
-            ? (int) cp : 0xFFFD);
+        sb.appendCodePoint(
+            Character.isValidCodePoint((int) cp) && cp <= Character.MAX_CODE_POINT
+                ? (int) cp
+                : 0xFFFD);
       }
       return sb.toString();
     }
@@ -352,6 +366,7 @@ public final class UpstreamEngine implements ServingEngine {
     private boolean deterministic;
     private Duration timeout = Duration.ofSeconds(60);
 
+    @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {}
 
     /** The backend name, unique within a steward. */

@@ -10,14 +10,14 @@ import java.nio.charset.StandardCharsets;
 /**
  * The binding reads JSON bodies as UTF-8 only (RFC 8259 §8.1), and checks that before any parser
  * sees them. Jackson would otherwise guess UTF-16 or UTF-32 from a byte-order mark or from zero
- * bytes and serve the body, and it lets through some byte sequences that are not UTF-8 at all
- * (an encoded surrogate such as {@code ED A0 80}): a signed body must have exactly one reading.
+ * bytes and serve the body, and it lets through some byte sequences that are not UTF-8 at all (an
+ * encoded surrogate such as {@code ED A0 80}): a signed body must have exactly one reading.
  *
- * <p>Refused, with 400 {@code not_utf8}: any byte-order mark, the UTF-8 one included (RFC 8259
- * lets a parser ignore it; here a body means one thing byte for byte); a zero byte, which UTF-8
- * JSON never holds raw and which every UTF-16 or UTF-32 encoding of JSON does; and any byte
- * sequence that is not well-formed UTF-8 (overlong forms, encoded surrogates, code points above
- * U+10FFFF, truncated sequences). Stateless.
+ * <p>Refused, with 400 {@code not_utf8}: any byte-order mark, the UTF-8 one included (RFC 8259 lets
+ * a parser ignore it; here a body means one thing byte for byte); a zero byte, which UTF-8 JSON
+ * never holds raw and which every UTF-16 or UTF-32 encoding of JSON does; and any byte sequence
+ * that is not well-formed UTF-8 (overlong forms, encoded surrogates, code points above U+10FFFF,
+ * truncated sequences). Stateless.
  */
 final class Utf8Body {
   private Utf8Body() {}
@@ -36,8 +36,8 @@ final class Utf8Body {
     }
     for (int i = 0; i < body.length; i++) {
       if (body[i] == 0) {
-        throw notUtf8("the body holds a zero byte at offset " + i
-            + " (UTF-16 or UTF-32 is not served)");
+        throw notUtf8(
+            "the body holds a zero byte at offset " + i + " (UTF-16 or UTF-32 is not served)");
       }
     }
     CharsetDecoder strict =
@@ -47,9 +47,10 @@ final class Utf8Body {
             .onUnmappableCharacter(CodingErrorAction.REPORT);
     ByteBuffer in = ByteBuffer.wrap(body);
     CharBuffer sink = CharBuffer.allocate(4096);
-    CoderResult r;
-    while ((r = strict.decode(in, sink, true)).isOverflow()) {
+    CoderResult r = strict.decode(in, sink, true);
+    while (r.isOverflow()) {
       sink.clear();
+      r = strict.decode(in, sink, true);
     }
     if (r.isError()) {
       throw notUtf8("the body is not well-formed UTF-8 at offset " + in.position());

@@ -86,7 +86,8 @@ class BodyEncodingTest {
             bytes(0xE2, 0x82)); // cut short
     for (byte[] bad : inside) {
       byte[] body =
-          concat(concat(prefix.getBytes(StandardCharsets.US_ASCII), bad),
+          concat(
+              concat(prefix.getBytes(StandardCharsets.US_ASCII), bad),
               suffix.getBytes(StandardCharsets.US_ASCII));
       post(body, "application/json").error(400, "not_utf8");
     }
@@ -108,15 +109,20 @@ class BodyEncodingTest {
       post(body, type).error(415, "unsupported_media_type");
     }
     for (String type :
-        new String[] {"application/json", "Application/JSON", "application/json; charset=UTF-8",
-          "application/json;charset=\"utf-8\""}) {
+        new String[] {
+          "application/json",
+          "Application/JSON",
+          "application/json; charset=UTF-8",
+          "application/json;charset=\"utf-8\""
+        }) {
       assertThat(post(body, type).status()).as(type).isEqualTo(200);
     }
   }
 
   @Test
   void jcpPresentation_explicitNull_is400RatherThanAnUngrantedServe() {
-    String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":null}";
+    String body =
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":null}";
     f.post("/v1/chat/completions", body).error(400, "malformed_presentation");
     f.post("/v1/responses", "{\"input\":\"x\",\"jcp_presentation\":null}")
         .error(400, "malformed_presentation");

@@ -40,7 +40,10 @@ class DecisionHttpTest {
   private static ObjectNode chatSchema(String prompt) throws Exception {
     ObjectNode body = Fixture.chat(prompt);
     body.put("max_tokens", 4000); // a generation this long would be over the ceiling below
-    body.set("response_format", Fixture.JSON.readTree("""
+    body.set(
+        "response_format",
+        Fixture.JSON.readTree(
+            """
         {"type": "json_schema", "json_schema": {"name": "triage", "strict": true, "schema": {
           "type": "object", "additionalProperties": false, "required": ["duplicate", "team"],
           "properties": {
@@ -62,8 +65,9 @@ class DecisionHttpTest {
     ObjectNode body = chatSchema("Invoice 4411, EUR 1,200, same as 4410.");
     Fixture.Answer a = f.post("/v1/chat/completions", body);
     MeshReceipt receipt = served(a);
-    JsonNode content = Fixture.JSON.readTree(
-        a.json().get("choices").get(0).get("message").get("content").asText());
+    JsonNode content =
+        Fixture.JSON.readTree(
+            a.json().get("choices").get(0).get("message").get("content").asText());
     assertThat(content.get("duplicate").isBoolean()).isTrue();
     assertThat(content.get("team").asText()).isIn("finance", "ops", "legal");
     assertThat(content.size()).isEqualTo(2);
@@ -95,7 +99,10 @@ class DecisionHttpTest {
   void jsonSchema_responses_isAskedAsADecisionToo() throws Exception {
     ObjectNode body = Fixture.JSON.createObjectNode();
     body.put("input", "Ticket: the VPN is down for the whole floor.");
-    body.set("text", Fixture.JSON.readTree("""
+    body.set(
+        "text",
+        Fixture.JSON.readTree(
+            """
         {"format": {"type": "json_schema", "name": "t", "schema": {"type": "object",
           "properties": {"urgent": {"type": "boolean"}}}}}"""));
     Fixture.Answer a = f.post("/v1/responses", body);
@@ -108,15 +115,19 @@ class DecisionHttpTest {
   @Test
   void extensionField_asksPropositionChoiceAndScore() throws Exception {
     ObjectNode body = Fixture.chat("Invoice 4411.");
-    body.set("mesh_decision", Fixture.JSON.readTree("""
+    body.set(
+        "mesh_decision",
+        Fixture.JSON.readTree(
+            """
         {"questions": [
           {"kind": "proposition", "text": "Is it a duplicate?", "key": "dup"},
           {"kind": "choice", "text": "Which team?", "options": ["finance", "ops"]},
           {"kind": "score", "text": "How urgent?", "rubric": ["low", "mid", "high"]}]}"""));
     Fixture.Answer a = f.post("/v1/chat/completions", body);
     MeshReceipt receipt = served(a);
-    JsonNode content = Fixture.JSON.readTree(
-        a.json().get("choices").get(0).get("message").get("content").asText());
+    JsonNode content =
+        Fixture.JSON.readTree(
+            a.json().get("choices").get(0).get("message").get("content").asText());
     assertThat(content.get("dup").isBoolean()).isTrue();
     assertThat(content.get("1").asText()).isIn("finance", "ops");
     assertThat(content.get("2").asText()).isIn("low", "mid", "high");
@@ -131,20 +142,29 @@ class DecisionHttpTest {
   void granted_decision_isServedAndDebited_andAChangedQuestionIsRefused() throws Exception {
     SigningKey caller = Jcp.newKey();
     Instant now = Instant.now();
-    GrantChain chain = Jcp.issueRoot(caller, f.steward.identity(), 5_000_000,
-        now.minusSeconds(60), now.plus(Duration.ofHours(1)));
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            f.steward.identity(),
+            5_000_000,
+            now.minusSeconds(60),
+            now.plus(Duration.ofHours(1)));
     ObjectNode body = chatSchema("Invoice 4411.");
-    body.put("jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
+    body.put(
+        "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
     MeshReceipt receipt = served(f.post("/v1/chat/completions", body.deepCopy()));
     assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
     assertThat(f.steward.gate().remainingUj(chain)).isEqualTo(5_000_000 - receipt.energy().uj());
 
     // The request id covers the questions' words: changing an option after signing is refused.
     ObjectNode changed = chatSchema("Invoice 4411.");
-    ((com.fasterxml.jackson.databind.node.ArrayNode) changed.at(
-        "/response_format/json_schema/schema/properties/team/enum")).set(2, "sales");
-    changed.put("jcp_presentation",
-        Jcp.present(caller, chain, GrantedServeRequest.derive(chatSchema("Invoice 4411."))).toHex());
+    ((com.fasterxml.jackson.databind.node.ArrayNode)
+            changed.at("/response_format/json_schema/schema/properties/team/enum"))
+        .set(2, "sales");
+    changed.put(
+        "jcp_presentation",
+        Jcp.present(caller, chain, GrantedServeRequest.derive(chatSchema("Invoice 4411.")))
+            .toHex());
     f.post("/v1/chat/completions", changed).error(401, "bad-signature");
   }
 
@@ -152,7 +172,8 @@ class DecisionHttpTest {
   void refusals_areClear400s() throws Exception {
     ObjectNode number = chatSchema("x");
     ((ObjectNode) number.at("/response_format/json_schema/schema/properties"))
-        .putObject("amount").put("type", "number");
+        .putObject("amount")
+        .put("type", "number");
     JsonNode e = f.post("/v1/chat/completions", number).error(400, "unsupported_schema");
     assertThat(e.get("message").asText()).contains("amount");
 
@@ -161,13 +182,15 @@ class DecisionHttpTest {
     f.post("/v1/chat/completions", jsonObject).error(400, "unsupported_schema");
 
     ObjectNode both = chatSchema("x");
-    both.set("mesh_decision", Fixture.JSON.readTree(
-        "{\"questions\": [{\"kind\": \"proposition\", \"text\": \"t\"}]}"));
+    both.set(
+        "mesh_decision",
+        Fixture.JSON.readTree("{\"questions\": [{\"kind\": \"proposition\", \"text\": \"t\"}]}"));
     f.post("/v1/chat/completions", both).error(400, "invalid_field");
 
     ObjectNode noOptions = Fixture.chat("x");
-    noOptions.set("mesh_decision", Fixture.JSON.readTree(
-        "{\"questions\": [{\"kind\": \"choice\", \"text\": \"t\"}]}"));
+    noOptions.set(
+        "mesh_decision",
+        Fixture.JSON.readTree("{\"questions\": [{\"kind\": \"choice\", \"text\": \"t\"}]}"));
     f.post("/v1/chat/completions", noOptions).error(400, "invalid_field");
 
     ObjectNode streamed = chatSchema("x");

@@ -70,9 +70,12 @@ class EngineCountsTest {
 
   @Test
   void engineThrowingAnError_isA502WithoutAStackTrace_andTheServerGoesOn() {
-    for (Error error : new Error[] {new OutOfMemoryError("Java heap space"), new StackOverflowError()}) {
-      try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(throwing(error)), b -> {})) {
-        JsonNode e = f.post("/v1/chat/completions", Fixture.chat("boom")).error(502, "engine_failed");
+    for (Error error :
+        new Error[] {new OutOfMemoryError("Java heap space"), new StackOverflowError()}) {
+      try (Fixture f =
+          new Fixture(SigningKey.generate(), b -> b.backend(throwing(error)), b -> {})) {
+        JsonNode e =
+            f.post("/v1/chat/completions", Fixture.chat("boom")).error(502, "engine_failed");
         assertThat(e.get("message").asText()).contains("thrower");
         assertThat(f.get("/v1/mesh/steward").status()).isEqualTo(200);
       }

@@ -20,11 +20,11 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptJson;
-import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 
 /** A steward over reference engines behind a started server on 127.0.0.1, and a JSON client. */
@@ -42,11 +42,14 @@ final class Fixture implements AutoCloseable {
   }
 
   /**
-   * A steward sealing with {@code key}, or with an ephemeral identity when it is null. A key
-   * starts its chain at 0 and, unless {@code stewardConfig} gives it a durable journal, honours no
-   * grant (§2.2).
+   * A steward sealing with {@code key}, or with an ephemeral identity when it is null. A key starts
+   * its chain at 0 and, unless {@code stewardConfig} gives it a durable journal, honours no grant
+   * (§2.2).
    */
-  Fixture(SigningKey key, Consumer<Steward.Builder> stewardConfig, Consumer<OpenAiServer.Builder> serverConfig) {
+  Fixture(
+      SigningKey key,
+      Consumer<Steward.Builder> stewardConfig,
+      Consumer<OpenAiServer.Builder> serverConfig) {
     this.key = key;
     Steward.Builder sb =
         (key == null ? Steward.ephemeral() : Steward.builder(key).chainHead(ChainHead.GENESIS))
@@ -96,7 +99,10 @@ final class Fixture implements AutoCloseable {
     JsonNode error(int expectedStatus, String code) {
       assertThat(status).as(body).isEqualTo(expectedStatus);
       assertThat(contentType).startsWith("application/json");
-      assertThat(body).doesNotContain("Exception").doesNotContain("\tat ").doesNotContain("at org.");
+      assertThat(body)
+          .doesNotContain("Exception")
+          .doesNotContain("\tat ")
+          .doesNotContain("at org.");
       JsonNode e = json().get("error");
       assertThat(e).as(body).isNotNull();
       assertThat(e.get("message").asText()).isNotBlank();
@@ -119,9 +125,10 @@ final class Fixture implements AutoCloseable {
   }
 
   Answer post(String path, String body) {
-    return send(HttpRequest.newBuilder(uri(path))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)));
+    return send(
+        HttpRequest.newBuilder(uri(path))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)));
   }
 
   Answer post(String path, JsonNode body) {
@@ -136,7 +143,8 @@ final class Fixture implements AutoCloseable {
     try {
       HttpResponse<String> r =
           http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      return new Answer(r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body());
+      return new Answer(
+          r.statusCode(), r.headers().firstValue("content-type").orElse(""), r.body());
     } catch (IOException e) {
       throw new AssertionError(e);
     } catch (InterruptedException e) {

@@ -4,16 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.TokenSequence;
 
 class GrantedServeRequestTest {
@@ -24,31 +23,41 @@ class GrantedServeRequestTest {
   @Test
   void derive_chatBody_isPinnedByTheSpecExample() throws Exception {
     // The worked example of SPEC.md §70.
-    JsonNode body = json("""
+    JsonNode body =
+        json(
+            """
         {"model":"auto","max_tokens":16,
          "messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi \u00e9"}],
          "metadata":{"fidelity_floor":"F1","joule_ceiling_uj":"50000"}}""");
     byte[] text = "system 9\nBe brief.\nuser 5\nHi \u00e9\n".getBytes(StandardCharsets.UTF_8);
     assertThat(Prompt.ofChat(body).bytes()).isEqualTo(text);
     ServeRequest r = GrantedServeRequest.derive(body);
-    assertThat(r).isEqualTo(
-        ServeRequest.generation(ContentId.ofBytes(text), text.length, 16, Fidelity.F1, 50_000));
+    assertThat(r)
+        .isEqualTo(
+            ServeRequest.generation(ContentId.ofBytes(text), text.length, 16, Fidelity.F1, 50_000));
     assertThat(r.promptHash().hex()).isEqualTo(SpecExample.PROMPT_HASH);
     assertThat(r.id().hex()).isEqualTo(SpecExample.REQUEST_ID);
   }
 
   @Test
   void derive_readsEachSourceOfEachField() throws Exception {
-    ServeRequest r = GrantedServeRequest.derive(json("""
+    ServeRequest r =
+        GrantedServeRequest.derive(
+            json(
+                """
         {"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}],
          "max_completion_tokens":7,"metadata":{"prompt_tokens":"3","joule_ceiling_uj":9,"fidelity_floor":4}}"""));
     assertThat(r.promptTokens()).isEqualTo(3);
     assertThat(r.maxTokens()).isEqualTo(7);
     assertThat(r.fidelityFloor()).isEqualTo(Fidelity.F4);
     assertThat(r.jouleCeilingUj()).isEqualTo(9);
-    assertThat(r.promptHash()).isEqualTo(ContentId.ofBytes("user 2\nab\n".getBytes(StandardCharsets.UTF_8)));
+    assertThat(r.promptHash())
+        .isEqualTo(ContentId.ofBytes("user 2\nab\n".getBytes(StandardCharsets.UTF_8)));
 
-    ServeRequest defaults = GrantedServeRequest.derive(json("""
+    ServeRequest defaults =
+        GrantedServeRequest.derive(
+            json(
+                """
         {"input":"hi","metadata":{"joule_ceiling_uj":"1"}}"""));
     assertThat(defaults.maxTokens()).isEqualTo(GrantedServeRequest.DEFAULT_MAX_TOKENS);
     assertThat(defaults.fidelityFloor()).isEqualTo(Fidelity.F0);
@@ -57,9 +66,15 @@ class GrantedServeRequestTest {
 
   @Test
   void derive_ignoresFieldsOutsideTheDerivation() throws Exception {
-    ServeRequest a = GrantedServeRequest.derive(json("""
+    ServeRequest a =
+        GrantedServeRequest.derive(
+            json(
+                """
         {"messages":[{"role":"user","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}"""));
-    ServeRequest b = GrantedServeRequest.derive(json("""
+    ServeRequest b =
+        GrantedServeRequest.derive(
+            json(
+                """
         {"model":"auto","temperature":0.3,"user":"u","stream":true,"jcp_presentation":"00",
          "messages":[{"role":"user","content":"x","name":"n"}],
          "metadata":{"joule_ceiling_uj":"5","trace":"abc"}}"""));
@@ -68,7 +83,8 @@ class GrantedServeRequestTest {
 
   @Test
   void derive_aNamedModelEntersTheRequest_autoAndAbsenceDoNot() throws Exception {
-    String base = """
+    String base =
+        """
         "messages":[{"role":"user","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}""";
     ServeRequest none = GrantedServeRequest.derive(json("{" + base));
     ServeRequest auto = GrantedServeRequest.derive(json("{\"model\":\"auto\"," + base));
@@ -79,24 +95,42 @@ class GrantedServeRequestTest {
     assertThat(small.id()).isNotEqualTo(none.id());
     assertThat(ServeRequest.fromCbor(small.toCbor())).isEqualTo(small);
     assertThatThrownBy(() -> GrantedServeRequest.derive(json("{\"model\":5," + base)))
-        .isInstanceOfSatisfying(BindingException.class,
+        .isInstanceOfSatisfying(
+            BindingException.class,
             e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_FIELD));
   }
 
   @Test
   void derive_refusesAmbiguousOrIncompleteBodies() {
-    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+    assertThatThrownBy(
+            () ->
+                GrantedServeRequest.derive(
+                    json(
+                        """
         {"messages":[{"role":"user","content":"x"}]}""")))
-        .isInstanceOfSatisfying(BindingException.class,
+        .isInstanceOfSatisfying(
+            BindingException.class,
             e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.MISSING_JOULE_CEILING));
-    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+    assertThatThrownBy(
+            () ->
+                GrantedServeRequest.derive(
+                    json(
+                        """
         {"messages":[{"role":"user","content":"x"}],"input":"y","metadata":{"joule_ceiling_uj":"5"}}""")))
         .isInstanceOf(BindingException.class);
-    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+    assertThatThrownBy(
+            () ->
+                GrantedServeRequest.derive(
+                    json(
+                        """
         {"messages":[{"role":"user","content":"x"}],"max_tokens":3,"max_completion_tokens":4,
          "metadata":{"joule_ceiling_uj":"5"}}""")))
         .isInstanceOf(BindingException.class);
-    assertThatThrownBy(() -> GrantedServeRequest.derive(json("""
+    assertThatThrownBy(
+            () ->
+                GrantedServeRequest.derive(
+                    json(
+                        """
         {"messages":[{"role":"user\\n","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}""")))
         .isInstanceOf(BindingException.class);
   }
@@ -113,7 +147,10 @@ class GrantedServeRequestTest {
         StringBuilder sb = new StringBuilder();
         int len = rnd.nextInt(12);
         for (int k = 0; k < len; k++) {
-          int cp = alphabet.codePointAt(alphabet.offsetByCodePoints(0, rnd.nextInt(alphabet.codePointCount(0, alphabet.length()))));
+          int cp =
+              alphabet.codePointAt(
+                  alphabet.offsetByCodePoints(
+                      0, rnd.nextInt(alphabet.codePointCount(0, alphabet.length()))));
           sb.appendCodePoint(cp);
         }
         ms.add(new Prompt.Message(rnd.nextBoolean() ? "user" : "assistant", sb.toString()));
@@ -125,8 +162,10 @@ class GrantedServeRequestTest {
 
   @Test
   void prompt_parseRefusesTextThatIsNotCanonical() {
-    for (String bad : List.of("user 3\nab\n", "user 1\nab\n", "user 01\na\n", "user\na\n", "", "us er 1\na\n")) {
-      assertThatThrownBy(() -> Prompt.parse(bad.getBytes(StandardCharsets.UTF_8))).as(bad)
+    for (String bad :
+        List.of("user 3\nab\n", "user 1\nab\n", "user 01\na\n", "user\na\n", "", "us er 1\na\n")) {
+      assertThatThrownBy(() -> Prompt.parse(bad.getBytes(StandardCharsets.UTF_8)))
+          .as(bad)
           .isInstanceOf(IllegalArgumentException.class);
     }
   }
@@ -135,14 +174,24 @@ class GrantedServeRequestTest {
   void byteTokenizer_encodesBytesAndRendersIdsInBase36() {
     assertThat(ByteTokenizer.INSTANCE.encode(new byte[] {0, 65, (byte) 0xFF}))
         .isEqualTo(TokenSequence.of(0, 65, 255));
-    assertThat(ByteTokenizer.INSTANCE.decode(TokenSequence.of(35, 36, 50256))).isEqualTo("z 10 12s0");
-    assertThat(UpstreamEngine.builder().name("u").baseUri(java.net.URI.create("http://127.0.0.1:1/v1")).model("m").build().tokenizer().decode(TokenSequence.of(0x48, 0x1F600))).isEqualTo("H\uD83D\uDE00");
+    assertThat(ByteTokenizer.INSTANCE.decode(TokenSequence.of(35, 36, 50256)))
+        .isEqualTo("z 10 12s0");
+    assertThat(
+            UpstreamEngine.builder()
+                .name("u")
+                .baseUri(java.net.URI.create("http://127.0.0.1:1/v1"))
+                .model("m")
+                .build()
+                .tokenizer()
+                .decode(TokenSequence.of(0x48, 0x1F600)))
+        .isEqualTo("H\uD83D\uDE00");
   }
 
   /** The figure the spec draft prints. */
   static final class SpecExample {
     static final String PROMPT_HASH =
         "8710487912d17e23da92c9212c6b30bfe6aee14777dcb9a8c177ed21d50c74ef";
-    static final String REQUEST_ID = "f8aca9e752ededa09b4854619d4b3091f384fc2e575db7fdb1987b67c546451f";
+    static final String REQUEST_ID =
+        "f8aca9e752ededa09b4854619d4b3091f384fc2e575db7fdb1987b67c546451f";
   }
 }

@@ -43,7 +43,8 @@ class GrantedServeTest {
 
   private GrantChain grant(DidKey steward, long budgetUj) throws Exception {
     Instant now = Instant.now();
-    return Jcp.issueRoot(caller, steward, budgetUj, now.minusSeconds(60), now.plus(Duration.ofHours(1)));
+    return Jcp.issueRoot(
+        caller, steward, budgetUj, now.minusSeconds(60), now.plus(Duration.ofHours(1)));
   }
 
   private static ObjectNode body(String prompt, String ceiling) {
@@ -107,7 +108,9 @@ class GrantedServeTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> GrantedServeRequest.derive(body))
         .isInstanceOf(BindingException.class);
     ObjectNode withDefault = body("No ceiling.", "1000000");
-    body.put("jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(withDefault)).toHex());
+    body.put(
+        "jcp_presentation",
+        Jcp.present(caller, chain, GrantedServeRequest.derive(withDefault)).toHex());
     JsonNode e = f.post("/v1/chat/completions", body).error(400, "missing_joule_ceiling");
     assertThat(e.get("param").asText()).isEqualTo("metadata.joule_ceiling_uj");
   }
@@ -120,8 +123,9 @@ class GrantedServeTest {
     ServeRequest request = GrantedServeRequest.derive(body);
     PresentationNonce nonce = PresentationNonce.random();
     byte[] sig =
-        thief.sign(Presentation.signedPayload(request.id(), chain.leaf().id(), Jcp.identity(thief), nonce)
-            .encode());
+        thief.sign(
+            Presentation.signedPayload(request.id(), chain.leaf().id(), Jcp.identity(thief), nonce)
+                .encode());
     body.put("jcp_presentation", Presentation.of(chain, Jcp.identity(thief), nonce, sig).toHex());
     f.post("/v1/chat/completions", body).error(401, "not-issuer");
   }
@@ -154,8 +158,12 @@ class GrantedServeTest {
     SigningKey key = SigningKey.generate();
     JsonNode energy;
     try (Fixture first = new Fixture(key, b -> {}, b -> {})) {
-      energy = first.post("/v1/chat/completions", Fixture.chat("Remember me.")).json()
-          .get("usage").get("energy");
+      energy =
+          first
+              .post("/v1/chat/completions", Fixture.chat("Remember me."))
+              .json()
+              .get("usage")
+              .get("energy");
       ObjectNode shown = Fixture.JSON.createObjectNode();
       shown.set("receipt", energy.get("receipt"));
       shown.set("envelope_hex", energy.get("envelope_hex"));
@@ -171,7 +179,8 @@ class GrantedServeTest {
     FileJournal restored = FileJournal.open(tmp.resolve("cut.journal"));
     try (Fixture cut = new Fixture(key, b -> b.journal(restored), b -> {})) {
       GrantChain chain = grant(cut.steward.identity(), 5_000_000);
-      assertThat(cut.post("/v1/chat/completions", present(chain, body("Before.", "100000"))).status())
+      assertThat(
+              cut.post("/v1/chat/completions", present(chain, body("Before.", "100000"))).status())
           .isEqualTo(200);
       cut.post("/v1/mesh/witness", shown).error(409, "receipt_not_held");
       cut.post("/v1/chat/completions", present(chain, body("After.", "100000")))
@@ -191,7 +200,8 @@ class GrantedServeTest {
       throws Exception {
     try (Fixture keyed = new Fixture(SigningKey.generate(), b -> {}, b -> {})) {
       GrantChain chain = grant(keyed.steward.identity(), 5_000_000);
-      keyed.post("/v1/chat/completions", present(chain, body("Granted.", "100000")))
+      keyed
+          .post("/v1/chat/completions", present(chain, body("Granted.", "100000")))
           .error(503, "journal_not_durable");
       JsonNode who = keyed.get("/v1/mesh/steward").json();
       assertThat(who.get("grants_honoured").asBoolean()).isFalse();
@@ -207,8 +217,10 @@ class GrantedServeTest {
     FileJournal journal = FileJournal.open(tmp.resolve("steward.journal"));
     try (Fixture keyed = new Fixture(SigningKey.generate(), b -> b.journal(journal), b -> {})) {
       GrantChain chain = grant(keyed.steward.identity(), 5_000_000);
-      assertThat(keyed.post("/v1/chat/completions", present(chain, body("Granted.", "100000")))
-              .status())
+      assertThat(
+              keyed
+                  .post("/v1/chat/completions", present(chain, body("Granted.", "100000")))
+                  .status())
           .isEqualTo(200);
       assertThat(keyed.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isTrue();
     }
@@ -218,8 +230,12 @@ class GrantedServeTest {
   void witness_receiptOfAnotherSteward_isNoEvidence() {
     JsonNode energy;
     try (Fixture other = new Fixture()) {
-      energy = other.post("/v1/chat/completions", Fixture.chat("Elsewhere.")).json()
-          .get("usage").get("energy");
+      energy =
+          other
+              .post("/v1/chat/completions", Fixture.chat("Elsewhere."))
+              .json()
+              .get("usage")
+              .get("energy");
     }
     ObjectNode shown = Fixture.JSON.createObjectNode();
     shown.set("receipt", energy.get("receipt"));
@@ -269,7 +285,8 @@ class GrantedServeTest {
   @Test
   void overload_beyondTheConcurrencyBound_is429() throws Exception {
     HeldEngine held = new HeldEngine();
-    try (Fixture busy = new Fixture(SigningKey.generate(), b -> b.backend(held), b -> b.maxConcurrentServes(1))) {
+    try (Fixture busy =
+        new Fixture(SigningKey.generate(), b -> b.backend(held), b -> b.maxConcurrentServes(1))) {
       CompletableFuture<HttpResponse<String>> first =
           busy.http.sendAsync(
               HttpRequest.newBuilder(busy.uri("/v1/chat/completions"))

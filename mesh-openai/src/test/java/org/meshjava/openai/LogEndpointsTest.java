@@ -73,7 +73,8 @@ class LogEndpointsTest {
       assertThat(f.get("/v1/mesh/proof/inclusion?seq=abc").status()).isEqualTo(400);
       assertThat(f.get("/v1/mesh/proof/inclusion").status()).isEqualTo(400);
       assertThat(f.get("/v1/mesh/proof/inclusion?seq=1&seq=2").status()).isEqualTo(400);
-      assertThat(f.get("/v1/mesh/proof/inclusion?seq=99999999999999999999").status()).isEqualTo(400);
+      assertThat(f.get("/v1/mesh/proof/inclusion?seq=99999999999999999999").status())
+          .isEqualTo(400);
       Fixture.Answer far = f.get("/v1/mesh/proof/inclusion?seq=5&size=1");
       assertThat(far.status()).isEqualTo(404);
       assertThat(far.json().get("error").get("code").asText()).isEqualTo("out_of_range");
@@ -88,7 +89,8 @@ class LogEndpointsTest {
     NoteVerifierKey wk = new NoteVerifierKey("witness.example", witness.verificationKey());
     try (Fixture f = new Fixture(SigningKey.generate(), b -> b.witness(wk), s -> {})) {
       serve(f, "witnessed");
-      SignedNote cp = SignedNote.parse(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText());
+      SignedNote cp =
+          SignedNote.parse(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText());
       NoteSignature line = SignedNote.sign(cp.text(), wk.name(), witness).signatures().get(0);
       byte[] bad = line.signature();
       bad[3] ^= 1;

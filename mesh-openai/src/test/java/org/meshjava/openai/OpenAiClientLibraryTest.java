@@ -41,9 +41,14 @@ class OpenAiClientLibraryTest {
 
   @Test
   void langchain4j_plainChat_getsTheCompletionAndTokenCounts() {
-    ChatResponse r = chat().build().chat(dev.langchain4j.model.chat.request.ChatRequest.builder()
-        .messages(dev.langchain4j.data.message.UserMessage.from("Hello from langchain4j."))
-        .build());
+    ChatResponse r =
+        chat()
+            .build()
+            .chat(
+                dev.langchain4j.model.chat.request.ChatRequest.builder()
+                    .messages(
+                        dev.langchain4j.data.message.UserMessage.from("Hello from langchain4j."))
+                    .build());
     assertThat(r.aiMessage().text().split(" ")).hasSize(6);
     assertThat(r.tokenUsage().outputTokenCount()).isEqualTo(6);
     assertThat(r.finishReason()).isEqualTo(dev.langchain4j.model.output.FinishReason.LENGTH);
@@ -62,22 +67,24 @@ class OpenAiClientLibraryTest {
             .build();
     CompletableFuture<ChatResponse> done = new CompletableFuture<>();
     StringBuilder partial = new StringBuilder();
-    model.chat("Stream via langchain4j.", new StreamingChatResponseHandler() {
-      @Override
-      public void onPartialResponse(String text) {
-        partial.append(text);
-      }
+    model.chat(
+        "Stream via langchain4j.",
+        new StreamingChatResponseHandler() {
+          @Override
+          public void onPartialResponse(String text) {
+            partial.append(text);
+          }
 
-      @Override
-      public void onCompleteResponse(ChatResponse response) {
-        done.complete(response);
-      }
+          @Override
+          public void onCompleteResponse(ChatResponse response) {
+            done.complete(response);
+          }
 
-      @Override
-      public void onError(Throwable error) {
-        done.completeExceptionally(error);
-      }
-    });
+          @Override
+          public void onError(Throwable error) {
+            done.completeExceptionally(error);
+          }
+        });
     ChatResponse r = done.get(20, TimeUnit.SECONDS);
     assertThat(partial.toString()).isEqualTo(whole);
     assertThat(r.aiMessage().text()).isEqualTo(whole);
@@ -98,21 +105,25 @@ class OpenAiClientLibraryTest {
   }
 
   @Test
-  void langchain4j_grantedChat_isServedWhenTheCallerDerivesTheRequestFromTheBody() throws Exception {
+  void langchain4j_grantedChat_isServedWhenTheCallerDerivesTheRequestFromTheBody()
+      throws Exception {
     SigningKey caller = Jcp.newKey();
     Instant now = Instant.now();
     GrantChain chain =
-        Jcp.issueRoot(caller, f.steward.identity(), 5_000_000, now.minusSeconds(60), now.plusSeconds(3600));
+        Jcp.issueRoot(
+            caller, f.steward.identity(), 5_000_000, now.minusSeconds(60), now.plusSeconds(3600));
     Map<String, String> metadata = Map.of("fidelity_floor", "F1", "joule_ceiling_uj", "250000");
     // What the client library will send, as far as granted_serve_request reads it.
     ObjectNode expected = Fixture.chat("Granted via langchain4j.");
     expected.put("model", "small"); // the library names its model, and a named model is signed for
     expected.put("max_tokens", 6);
     metadata.forEach(((ObjectNode) expected.putObject("metadata"))::put);
-    String presentation =
-        Jcp.present(caller, chain, GrantedServeRequest.derive(expected)).toHex();
+    String presentation = Jcp.present(caller, chain, GrantedServeRequest.derive(expected)).toHex();
     OpenAiChatModel model =
-        chat().metadata(metadata).customParameters(Map.of("jcp_presentation", presentation)).build();
+        chat()
+            .metadata(metadata)
+            .customParameters(Map.of("jcp_presentation", presentation))
+            .build();
     String text = model.chat("Granted via langchain4j.");
     assertThat(text.split(" ")).hasSize(6);
     assertThat(f.steward.gate().remainingUj(chain)).isLessThan(5_000_000);

@@ -49,8 +49,13 @@ class OpenAiServerTest {
   @Test
   void chat_stream_sendsRoleContentFinishThenUsageWithTheReceiptThenDone() throws Exception {
     String whole =
-        f.post("/v1/chat/completions", Fixture.chat("Stream me.")).json()
-            .get("choices").get(0).get("message").get("content").asText();
+        f.post("/v1/chat/completions", Fixture.chat("Stream me."))
+            .json()
+            .get("choices")
+            .get(0)
+            .get("message")
+            .get("content")
+            .asText();
     ObjectNode body = Fixture.chat("Stream me.");
     body.put("stream", true);
     Fixture.Answer a = f.post("/v1/chat/completions", body);
@@ -60,7 +65,8 @@ class OpenAiServerTest {
     assertThat(data.getLast()).isEqualTo("[DONE]");
     JsonNode first = Fixture.JSON.readTree(data.getFirst());
     assertThat(first.get("object").asText()).isEqualTo("chat.completion.chunk");
-    assertThat(first.get("choices").get(0).get("delta").get("role").asText()).isEqualTo("assistant");
+    assertThat(first.get("choices").get(0).get("delta").get("role").asText())
+        .isEqualTo("assistant");
     StringBuilder text = new StringBuilder();
     for (String d : data.subList(0, data.size() - 2)) {
       JsonNode delta = Fixture.JSON.readTree(d).get("choices").get(0).get("delta");
@@ -98,7 +104,9 @@ class OpenAiServerTest {
     body.put("stream", true);
     Fixture.Answer s = f.post("/v1/responses", body);
     assertThat(s.status()).as(s.body()).isEqualTo(200);
-    assertThat(s.body()).contains("event: response.created").contains("event: response.output_text.delta");
+    assertThat(s.body())
+        .contains("event: response.created")
+        .contains("event: response.output_text.delta");
     StringBuilder streamed = new StringBuilder();
     JsonNode last = null;
     for (String d : s.data()) {
@@ -149,7 +157,8 @@ class OpenAiServerTest {
     }
     ObjectNode auto = Fixture.chat("Pick any.");
     auto.put("model", "auto");
-    assertThat(f.post("/v1/chat/completions", auto).json().get("model").asText()).isEqualTo("small");
+    assertThat(f.post("/v1/chat/completions", auto).json().get("model").asText())
+        .isEqualTo("small");
   }
 
   @Test
@@ -176,19 +185,43 @@ class OpenAiServerTest {
     strings.putObject("metadata").put("fidelity_floor", "2").put("joule_ceiling_uj", "90000");
     ObjectNode numbers = Fixture.chat("same");
     numbers.putObject("metadata").put("fidelity_floor", 2).put("joule_ceiling_uj", 90000);
-    String a = f.post("/v1/chat/completions", strings).json().get("usage").get("energy")
-        .get("receipt").get("request_id").asText();
-    String b = f.post("/v1/chat/completions", numbers).json().get("usage").get("energy")
-        .get("receipt").get("request_id").asText();
+    String a =
+        f.post("/v1/chat/completions", strings)
+            .json()
+            .get("usage")
+            .get("energy")
+            .get("receipt")
+            .get("request_id")
+            .asText();
+    String b =
+        f.post("/v1/chat/completions", numbers)
+            .json()
+            .get("usage")
+            .get("energy")
+            .get("receipt")
+            .get("request_id")
+            .asText();
     assertThat(a).isEqualTo(b);
   }
 
   @Test
   void metadata_refusesAnythingButADecimal() {
-    for (String bad : List.of("\"1e3\"", "\"-5\"", "\" 5\"", "\"5.0\"", "true", "5.5", "[5]", "\"0x10\"",
-        "\"18446744073709551616\"")) {
-      String body = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
-          + "\"metadata\":{\"joule_ceiling_uj\":" + bad + "}}";
+    for (String bad :
+        List.of(
+            "\"1e3\"",
+            "\"-5\"",
+            "\" 5\"",
+            "\"5.0\"",
+            "true",
+            "5.5",
+            "[5]",
+            "\"0x10\"",
+            "\"18446744073709551616\"")) {
+      String body =
+          "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+              + "\"metadata\":{\"joule_ceiling_uj\":"
+              + bad
+              + "}}";
       JsonNode e = f.post("/v1/chat/completions", body).error(400, "invalid_metadata");
       assertThat(e.get("param").asText()).as(bad).isEqualTo("metadata.joule_ceiling_uj");
     }
@@ -206,17 +239,21 @@ class OpenAiServerTest {
     f.post("/v1/chat/completions", "{\"model\":\"m\"}").error(400, "invalid_field");
     f.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":7}]}")
         .error(400, "invalid_field");
-    f.post("/v1/chat/completions",
+    f.post(
+            "/v1/chat/completions",
             "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\"}]}]}")
         .error(400, "unsupported");
-    f.post("/v1/chat/completions",
+    f.post(
+            "/v1/chat/completions",
             "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"stream\":\"yes\"}")
         .error(400, "invalid_field");
-    f.post("/v1/chat/completions",
+    f.post(
+            "/v1/chat/completions",
             "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"max_tokens\":0}")
         .error(400, "invalid_field");
     f.post("/v1/responses", "{\"input\":17}").error(400, "invalid_field");
-    f.post("/v1/chat/completions",
+    f.post(
+            "/v1/chat/completions",
             "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":\"zz\"}")
         .error(400, "malformed_presentation");
   }
@@ -239,15 +276,17 @@ class OpenAiServerTest {
   @Test
   void oversizedBody_is413() {
     try (Fixture small =
-        new Fixture(org.meshjava.core.crypto.SigningKey.generate(), b -> {}, b -> b.maxBodyBytes(256))) {
+        new Fixture(
+            org.meshjava.core.crypto.SigningKey.generate(), b -> {}, b -> b.maxBodyBytes(256))) {
       String big = Fixture.chat("x".repeat(300)).toString();
       small.post("/v1/chat/completions", big).error(413, "body_too_large");
       // Without a Content-Length, the limit holds while reading.
       Fixture.Answer chunked =
           small.send(
               HttpRequest.newBuilder(small.uri("/v1/chat/completions"))
-                  .POST(HttpRequest.BodyPublishers.ofInputStream(
-                      () -> new java.io.ByteArrayInputStream(big.getBytes()))));
+                  .POST(
+                      HttpRequest.BodyPublishers.ofInputStream(
+                          () -> new java.io.ByteArrayInputStream(big.getBytes()))));
       chunked.error(413, "body_too_large");
       assertThat(small.post("/v1/chat/completions", Fixture.chat("ok")).status()).isEqualTo(200);
     }

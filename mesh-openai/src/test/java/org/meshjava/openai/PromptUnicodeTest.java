@@ -41,7 +41,8 @@ class PromptUnicodeTest {
   /** A chat body whose content is {@code content}, escaped so that the wire bytes are ASCII. */
   private static String chatBody(String content) {
     return "{\"model\":\"auto\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":"
-        + quote(content) + "}]}";
+        + quote(content)
+        + "}]}";
   }
 
   @ParameterizedTest
@@ -51,7 +52,8 @@ class PromptUnicodeTest {
         List.of(
             chatBody(bad),
             "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":"
-                + quote(bad) + "}]}]}",
+                + quote(bad)
+                + "}]}]}",
             "{\"input\":" + quote(bad) + "}",
             "{\"instructions\":" + quote(bad) + ",\"input\":\"ok\"}",
             "{\"input\":[{\"role\":\"user\",\"content\":" + quote(bad) + "}]}");
@@ -60,10 +62,13 @@ class PromptUnicodeTest {
       GrantedServeRequest.Endpoint endpoint = GrantedServeRequest.endpointOf(json);
       assertThatThrownBy(() -> GrantedServeRequest.prompt(json, endpoint))
           .as(body)
-          .isInstanceOfSatisfying(BindingException.class,
+          .isInstanceOfSatisfying(
+              BindingException.class,
               e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_UNICODE));
-      String path = endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-          ? "/v1/chat/completions" : "/v1/responses";
+      String path =
+          endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+              ? "/v1/chat/completions"
+              : "/v1/responses";
       f.post(path, body).error(400, "invalid_unicode");
     }
     assertThatThrownBy(() -> new Prompt.Message("user", bad))
@@ -80,8 +85,9 @@ class PromptUnicodeTest {
   @Test
   void prompt_withAWholePair_hashesItsExactUtf8() throws Exception {
     String emoji = "a\ud83d\ude00";
-    Prompt p = GrantedServeRequest.prompt(
-        Fixture.JSON.readTree(chatBody(emoji)), GrantedServeRequest.Endpoint.CHAT_COMPLETIONS);
+    Prompt p =
+        GrantedServeRequest.prompt(
+            Fixture.JSON.readTree(chatBody(emoji)), GrantedServeRequest.Endpoint.CHAT_COMPLETIONS);
     byte[] expected = "user 5\na\u00f0\u009f\u0098\u0080\n".getBytes(StandardCharsets.ISO_8859_1);
     assertThat(p.bytes()).isEqualTo(expected);
     assertThat(p.hash()).isEqualTo(ContentId.ofBytes(expected));

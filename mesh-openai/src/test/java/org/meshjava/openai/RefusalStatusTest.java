@@ -15,7 +15,8 @@ class RefusalStatusTest {
    */
   @Test
   void malformedLabel_isAnswered400_evenWhenTheStewardReportsIt() {
-    Reply r = Endpoints.refusal(new GrantDeniedException(DenialLabel.MALFORMED, "not a chain", null));
+    Reply r =
+        Endpoints.refusal(new GrantDeniedException(DenialLabel.MALFORMED, "not a chain", null));
 
     assertThat(r.status()).isEqualTo(400);
     assertThat(((Reply.Json) r).body().get("error").get("code").asText())

@@ -25,7 +25,11 @@ class RevocationEndpointTest {
 
   private GrantChain grant() throws Exception {
     Instant now = Instant.now();
-    return Jcp.issueRoot(issuer, f.steward.identity(), 5_000_000, now.minusSeconds(60),
+    return Jcp.issueRoot(
+        issuer,
+        f.steward.identity(),
+        5_000_000,
+        now.minusSeconds(60),
         now.plus(Duration.ofHours(1)));
   }
 
@@ -62,8 +66,9 @@ class RevocationEndpointTest {
   void forgedRevocation_is403BadSignature_andTheGrantStillServes() throws Exception {
     GrantChain chain = grant();
     Revocation genuine = Revocation.sign(issuer, chain, Instant.now());
-    Revocation forged = Revocation.of(chain, genuine.revoker(), genuine.from().minusSeconds(3600),
-        genuine.signature());
+    Revocation forged =
+        Revocation.of(
+            chain, genuine.revoker(), genuine.from().minusSeconds(3600), genuine.signature());
     Fixture.Answer a = revoke(forged.toHex());
     assertThat(a.status()).as(a.body()).isEqualTo(403);
     assertThat(a.json().get("error").get("code").asText()).isEqualTo("bad-signature");
@@ -75,8 +80,13 @@ class RevocationEndpointTest {
     GrantChain chain = grant();
     SigningKey stranger = Jcp.newKey();
     Instant at = Instant.ofEpochSecond(Instant.now().getEpochSecond());
-    Revocation r = Revocation.of(chain, Jcp.identity(stranger), at,
-        stranger.sign(Revocation.signedPayload(chain.leaf().id(), Jcp.identity(stranger), at).encode()));
+    Revocation r =
+        Revocation.of(
+            chain,
+            Jcp.identity(stranger),
+            at,
+            stranger.sign(
+                Revocation.signedPayload(chain.leaf().id(), Jcp.identity(stranger), at).encode()));
     Fixture.Answer a = revoke(r.toHex());
     assertThat(a.status()).as(a.body()).isEqualTo(403);
     assertThat(a.json().get("error").get("code").asText()).isEqualTo("not-issuer");

@@ -22,8 +22,8 @@ import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.receipt.MeshReceipt;
 
 /**
- * Regression for the binding's second router: with a cheap decision-only engine registered next
- * to a generator that has its own vocabulary (the example configuration's shape), a chat request
+ * Regression for the binding's second router: with a cheap decision-only engine registered next to
+ * a generator that has its own vocabulary (the example configuration's shape), a chat request
  * reaches the generator as its own tokenizer's ids, never as byte values.
  */
 class RouteOnceTest {
@@ -58,14 +58,36 @@ class RouteOnceTest {
   /** The cheapest backend, which only answers typed questions. */
   static final class QuestionsOnly implements DecisionEngine {
     final ReferenceEngine inner =
-        ReferenceEngine.builder().name("decider").fidelity(Fidelity.F2)
-            .costProfile(CostProfile.perToken(1)).build();
+        ReferenceEngine.builder()
+            .name("decider")
+            .fidelity(Fidelity.F2)
+            .costProfile(CostProfile.perToken(1))
+            .build();
 
-    @Override public String name() { return inner.name(); }
-    @Override public Recipe recipe() { return inner.recipe(); }
-    @Override public Fidelity fidelity() { return inner.fidelity(); }
-    @Override public CostProfile costProfile() { return inner.costProfile(); }
-    @Override public boolean servesPayloadAlone() { return false; }
+    @Override
+    public String name() {
+      return inner.name();
+    }
+
+    @Override
+    public Recipe recipe() {
+      return inner.recipe();
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return inner.fidelity();
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return inner.costProfile();
+    }
+
+    @Override
+    public boolean servesPayloadAlone() {
+      return false;
+    }
 
     @Override
     public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
@@ -80,9 +102,14 @@ class RouteOnceTest {
   }
 
   static final ReferenceEngine GENERATOR =
-      ReferenceEngine.builder().name("generator").recipe(Recipe.of("generator"))
-          .fidelity(Fidelity.F2).costProfile(CostProfile.perToken(10)).workPerToken(1)
-          .tokenizer(SHIFTED).build();
+      ReferenceEngine.builder()
+          .name("generator")
+          .recipe(Recipe.of("generator"))
+          .fidelity(Fidelity.F2)
+          .costProfile(CostProfile.perToken(10))
+          .workPerToken(1)
+          .tokenizer(SHIFTED)
+          .build();
 
   private final Fixture f =
       new Fixture(

@@ -31,16 +31,18 @@ class SlowBodyTest {
     s.connect(new InetSocketAddress("127.0.0.1", f.server.port()), 5_000);
     s.setSoTimeout(5_000);
     OutputStream out = s.getOutputStream();
-    out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-            + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
-        .getBytes(StandardCharsets.US_ASCII));
+    out.write(
+        ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+            .getBytes(StandardCharsets.US_ASCII));
     out.flush();
     return s;
   }
 
   @Test
   void slowBodies_fromManyConnections_doNotDelayAnotherRequest() throws Exception {
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> {}, b -> b.bodyDeadline(Duration.ofSeconds(30)))) {
+    try (Fixture f =
+        new Fixture(SigningKey.generate(), b -> {}, b -> b.bodyDeadline(Duration.ofSeconds(30)))) {
       List<Socket> slow = new ArrayList<>();
       try {
         for (int i = 0; i < SLOW_CLIENTS; i++) {
@@ -64,7 +66,8 @@ class SlowBodyTest {
                   HttpResponse.BodyHandlers.ofString());
           long millis = (System.nanoTime() - start) / 1_000_000;
           assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-          assertThat(millis).as("a normal request beside %d slow bodies", SLOW_CLIENTS)
+          assertThat(millis)
+              .as("a normal request beside %d slow bodies", SLOW_CLIENTS)
               .isLessThan(1_000);
         }
       } finally {

@@ -17,7 +17,6 @@ import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,11 +75,30 @@ class StreamingTest {
       }
     }
 
-    @Override public String name() { return "paced"; }
-    @Override public Recipe recipe() { return Recipe.of("paced"); }
-    @Override public Fidelity fidelity() { return Fidelity.F2; }
-    @Override public CostProfile costProfile() { return CostProfile.perToken(1); }
-    @Override public boolean streams() { return true; }
+    @Override
+    public String name() {
+      return "paced";
+    }
+
+    @Override
+    public Recipe recipe() {
+      return Recipe.of("paced");
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return Fidelity.F2;
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return CostProfile.perToken(1);
+    }
+
+    @Override
+    public boolean streams() {
+      return true;
+    }
 
     @Override
     public EngineResult serve(ServeRequest request, TokenSequence prompt) {
@@ -156,7 +174,8 @@ class StreamingTest {
     while (firstContent == null && lines.hasNext()) {
       String line = lines.next();
       if (line.startsWith("data: {")) {
-        JsonNode delta = Fixture.JSON.readTree(line.substring(6)).path("choices").path(0).path("delta");
+        JsonNode delta =
+            Fixture.JSON.readTree(line.substring(6)).path("choices").path(0).path("delta");
         if (delta.path("content").asText().length() > 0) {
           firstContent = delta.get("content").asText();
         }
@@ -169,7 +188,8 @@ class StreamingTest {
     engine.gate.countDown();
     List<String> rest = new ArrayList<>();
     lines.forEachRemaining(rest::add);
-    List<String> data = rest.stream().filter(l -> l.startsWith("data: ")).map(l -> l.substring(6)).toList();
+    List<String> data =
+        rest.stream().filter(l -> l.startsWith("data: ")).map(l -> l.substring(6)).toList();
     assertThat(data.getLast()).isEqualTo("[DONE]");
     JsonNode usage = Fixture.JSON.readTree(data.get(data.size() - 2)).get("usage");
     MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
@@ -196,8 +216,11 @@ class StreamingTest {
     engine.gate.countDown();
     List<String> rest = new ArrayList<>();
     lines.forEachRemaining(rest::add);
-    JsonNode done = Fixture.JSON.readTree(rest.getLast().isEmpty()
-        ? rest.get(rest.size() - 2).substring(6) : rest.getLast().substring(6));
+    JsonNode done =
+        Fixture.JSON.readTree(
+            rest.getLast().isEmpty()
+                ? rest.get(rest.size() - 2).substring(6)
+                : rest.getLast().substring(6));
     assertThat(done.get("type").asText()).isEqualTo("response.incomplete");
     Fixture.verifiedReceipt(done.get("response").get("usage").get("energy"));
   }
@@ -208,18 +231,24 @@ class StreamingTest {
     Paced engine = new Paced(2, false);
     Path journal = dir.resolve("steward.journal");
     SigningKey caller = Jcp.newKey();
-    f = new Fixture(SigningKey.generate(),
-        b -> {
-          try {
-            b.backend(engine).journal(FileJournal.open(journal));
-          } catch (Exception e) {
-            throw new IllegalStateException(e);
-          }
-        },
-        s -> {});
+    f =
+        new Fixture(
+            SigningKey.generate(),
+            b -> {
+              try {
+                b.backend(engine).journal(FileJournal.open(journal));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            s -> {});
     Instant now = Instant.now();
     GrantChain chain =
-        Jcp.issueRoot(caller, f.steward.identity(), 50_000_000, now.minusSeconds(60),
+        Jcp.issueRoot(
+            caller,
+            f.steward.identity(),
+            50_000_000,
+            now.minusSeconds(60),
             now.plus(Duration.ofHours(1)));
     int max = 20_000;
     ObjectNode body = streamed("Cut me off.", max);
@@ -230,13 +259,17 @@ class StreamingTest {
     byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
     try (Socket socket = new Socket("127.0.0.1", f.server.port())) {
       OutputStream out = socket.getOutputStream();
-      out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-          + "Content-Type: application/json\r\nContent-Length: " + json.length + "\r\n\r\n")
-          .getBytes(StandardCharsets.US_ASCII));
+      out.write(
+          ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  + "Content-Type: application/json\r\nContent-Length: "
+                  + json.length
+                  + "\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
       out.write(json);
       out.flush();
       BufferedReader in =
-          new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       String line;
       int contentChunks = 0;
       while ((line = in.readLine()) != null && contentChunks < 3) {
@@ -262,11 +295,17 @@ class StreamingTest {
     try (FileJournal reopened = FileJournal.open(journal)) {
       List<JournalEntry> entries = reopened.recovered().stream().map(JournalRecord::entry).toList();
       JournalEntry.Debited debited =
-          entries.stream().filter(JournalEntry.Debited.class::isInstance)
-              .map(JournalEntry.Debited.class::cast).findFirst().orElseThrow();
+          entries.stream()
+              .filter(JournalEntry.Debited.class::isInstance)
+              .map(JournalEntry.Debited.class::cast)
+              .findFirst()
+              .orElseThrow();
       JournalEntry.Sealed sealed =
-          entries.stream().filter(JournalEntry.Sealed.class::isInstance)
-              .map(JournalEntry.Sealed.class::cast).findFirst().orElseThrow();
+          entries.stream()
+              .filter(JournalEntry.Sealed.class::isInstance)
+              .map(JournalEntry.Sealed.class::cast)
+              .findFirst()
+              .orElseThrow();
       MeshReceipt receipt = Jcr1.open(sealed.envelope().orElseThrow()).receipt();
       assertThat(receipt.requestId()).isEqualTo(request.id());
       assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
@@ -281,7 +320,10 @@ class StreamingTest {
     Paced engine = new Paced(1, true);
     fixture(engine);
     OpenAIClient client =
-        OpenAIOkHttpClient.builder().baseUrl(f.server.baseUri().toString()).apiKey("unused").build();
+        OpenAIOkHttpClient.builder()
+            .baseUrl(f.server.baseUri().toString())
+            .apiKey("unused")
+            .build();
     ChatCompletionCreateParams params =
         ChatCompletionCreateParams.builder()
             .model("auto")
@@ -291,7 +333,8 @@ class StreamingTest {
             .build();
     StringBuilder text = new StringBuilder();
     Optional<JsonValue> energy = Optional.empty();
-    try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params)) {
+    try (StreamResponse<ChatCompletionChunk> stream =
+        client.chat().completions().createStreaming(params)) {
       Iterator<ChatCompletionChunk> chunks = stream.stream().iterator();
       boolean sawFirst = false;
       while (chunks.hasNext()) {

@@ -35,10 +35,19 @@ class UpstreamEngineTest {
   void upstream_forwardsTheMessagesAndSealsAnEstimatorReceipt() throws Exception {
     try (Fixture remote = new Fixture();
         Fixture front =
-            new Fixture(SigningKey.generate(), b -> b.backend(upstream(remote.server.baseUri())), b -> {})) {
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(upstream(remote.server.baseUri())),
+                b -> {})) {
       String direct =
-          remote.post("/v1/chat/completions", relayed("Relay me.")).json()
-              .get("choices").get(0).get("message").get("content").asText();
+          remote
+              .post("/v1/chat/completions", relayed("Relay me."))
+              .json()
+              .get("choices")
+              .get(0)
+              .get("message")
+              .get("content")
+              .asText();
       Fixture.Answer a = front.post("/v1/chat/completions", Fixture.chat("Relay me."));
       assertThat(a.status()).as(a.body()).isEqualTo(200);
       JsonNode r = a.json();
@@ -62,10 +71,19 @@ class UpstreamEngineTest {
   void upstream_streamed_readsTheUpstreamsEventsAndSealsWhatArrived() throws Exception {
     try (Fixture remote = new Fixture();
         Fixture front =
-            new Fixture(SigningKey.generate(), b -> b.backend(upstream(remote.server.baseUri())), b -> {})) {
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(upstream(remote.server.baseUri())),
+                b -> {})) {
       String direct =
-          remote.post("/v1/chat/completions", relayed("Relay me.")).json()
-              .get("choices").get(0).get("message").get("content").asText();
+          remote
+              .post("/v1/chat/completions", relayed("Relay me."))
+              .json()
+              .get("choices")
+              .get(0)
+              .get("message")
+              .get("content")
+              .asText();
       com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat("Relay me.");
       body.put("stream", true);
       Fixture.Answer a = front.post("/v1/chat/completions", body);
@@ -95,8 +113,15 @@ class UpstreamEngineTest {
     assertThat(upstream(base).deterministic()).isFalse();
     assertThat(upstream(base).domains()).isEmpty();
     assertThat(upstream(base).weights()).isEmpty();
-    assertThat(UpstreamEngine.builder().name("d").baseUri(base).model("m").deterministic(true).build()
-        .deterministic()).isTrue();
+    assertThat(
+            UpstreamEngine.builder()
+                .name("d")
+                .baseUri(base)
+                .model("m")
+                .deterministic(true)
+                .build()
+                .deterministic())
+        .isTrue();
   }
 
   @Test

@@ -5,9 +5,9 @@ import java.util.Optional;
 import org.meshjava.core.ContentId;
 
 /**
- * Where a receipt chain stands: the sequence the next receipt takes and the content id of the
- * last envelope sealed (absent before the first). A restarted steward resumes from the head its
- * journal recorded (§6.3).
+ * Where a receipt chain stands: the sequence the next receipt takes and the content id of the last
+ * envelope sealed (absent before the first). A restarted steward resumes from the head its journal
+ * recorded (§6.3).
  *
  * @param nextSequence the next receipt's sequence
  * @param prev the last sealed envelope's content id; absent exactly when {@code nextSequence} is 0

@@ -63,7 +63,7 @@ public final class CoseSign1 {
       v = CanonicalCbor.decode(bytes);
     } catch (CborDecodeException e) {
       throw new ReceiptException(
-          ReceiptException.Reason.NOT_CANONICAL_CBOR, e.getMessage(), e);
+          ReceiptException.Reason.NOT_CANONICAL_CBOR, String.valueOf(e.getMessage()), e);
     }
     if (!(v instanceof CborTag(long tag, CborValue content))) {
       throw new ReceiptException(
@@ -112,7 +112,8 @@ public final class CoseSign1 {
     try {
       key.verify(sigStructure(protectedHeader, payload), signature);
     } catch (SignatureException e) {
-      throw new ReceiptException(ReceiptException.Reason.BAD_SIGNATURE, e.getMessage(), e);
+      throw new ReceiptException(
+          ReceiptException.Reason.BAD_SIGNATURE, String.valueOf(e.getMessage()), e);
     }
   }
 

@@ -37,8 +37,8 @@ public record Disclosure(Opening opening, ContentId payloadDigest, TokenSequence
   }
 
   /**
-   * Checks that this disclosure opens {@code receipt}'s output commitment. Returns normally only
-   * if it does; there is no boolean to forget to check.
+   * Checks that this disclosure opens {@code receipt}'s output commitment. Returns normally only if
+   * it does; there is no boolean to forget to check.
    *
    * @throws ReceiptException {@link ReceiptException.Reason#NO_COMMITMENT} if the receipt commits
    *     to nothing (a typed decision, or a receipt sealed before commitments), {@link
@@ -54,13 +54,16 @@ public record Disclosure(Opening opening, ContentId payloadDigest, TokenSequence
                 () ->
                     new ReceiptException(
                         ReceiptException.Reason.NO_COMMITMENT,
-                        "receipt for request " + receipt.requestId()
+                        "receipt for request "
+                            + receipt.requestId()
                             + " carries no output_commitment"));
     if (!sealed.equals(commitment(receipt.requestId()))) {
       throw new ReceiptException(
           ReceiptException.Reason.NOT_OPENED,
-          "the disclosed opening, payload and " + tokens.size()
-              + " tokens do not open the commitment of request " + receipt.requestId());
+          "the disclosed opening, payload and "
+              + tokens.size()
+              + " tokens do not open the commitment of request "
+              + receipt.requestId());
     }
   }
 }

@@ -5,9 +5,9 @@ import java.util.HexFormat;
 import org.meshjava.core.ContentId;
 
 /**
- * The bytes of a sealed JCR-1 envelope and their content id (BLAKE3 of the bytes, §6.3).
- * Immutable; bytes are copied in and out. An {@code Envelope} is just bytes: it is not verified
- * until {@link Jcr1#open(Envelope)} says so.
+ * The bytes of a sealed JCR-1 envelope and their content id (BLAKE3 of the bytes, §6.3). Immutable;
+ * bytes are copied in and out. An {@code Envelope} is just bytes: it is not verified until {@link
+ * Jcr1#open(Envelope)} says so.
  */
 public final class Envelope {
   private final byte[] bytes;

@@ -16,8 +16,8 @@ import org.meshjava.core.identity.DidKeyException;
  *
  * <p>The profile, exactly: tag 18 over {@code [protected, {}, payload, signature]}; {@code
  * protected} is the byte string of the canonical map {@code {1: -8, 4: kid}} with {@code kid} the
- * UTF-8 bytes of the steward's {@code did:key}; the unprotected header is empty; {@code payload}
- * is the canonical signed core; the signature is Ed25519 over the {@code Sig_structure} {@code
+ * UTF-8 bytes of the steward's {@code did:key}; the unprotected header is empty; {@code payload} is
+ * the canonical signed core; the signature is Ed25519 over the {@code Sig_structure} {@code
  * ["Signature1", protected, h'', payload]}. Any COSE library can verify it with the key the kid
  * names.
  *
@@ -56,8 +56,8 @@ public final class Jcr1 {
   }
 
   /**
-   * Seals receipts for one steward, with its identity and protected header computed once.
-   * Immutable and thread-safe.
+   * Seals receipts for one steward, with its identity and protected header computed once. Immutable
+   * and thread-safe.
    */
   public static final class Sealer {
     private static final CborMap EMPTY = CborMap.of(java.util.List.of());

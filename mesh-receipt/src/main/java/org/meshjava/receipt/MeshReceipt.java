@@ -12,9 +12,9 @@ import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.identity.DidKey;
 
 /**
- * A mesh/1 receipt (§6.1): what was asked, who served it and how, what it cost, and where it
- * stands in the steward's chain. Immutable; every coupling rule is checked at construction, so a
- * receipt that exists is one that may be sealed.
+ * A mesh/1 receipt (§6.1): what was asked, who served it and how, what it cost, and where it stands
+ * in the steward's chain. Immutable; every coupling rule is checked at construction, so a receipt
+ * that exists is one that may be sealed.
  *
  * <p>The efficiency figures ({@code uj_per_accepted_token}, {@code uj_per_decision}, {@code
  * uj_per_option_scored}) are derived, never stored, so they cannot disagree with the energy they
@@ -125,7 +125,8 @@ public record MeshReceipt(
     }
     if ((sequence == 0) != prev.isEmpty()) {
       throw new IllegalArgumentException(
-          "prev is absent exactly at sequence 0 (§6.3); sequence " + sequence
+          "prev is absent exactly at sequence 0 (§6.3); sequence "
+              + sequence
               + (prev.isEmpty() ? " has no prev" : " has a prev"));
     }
   }
@@ -189,8 +190,8 @@ public record MeshReceipt(
   }
 
   /**
-   * Collects a receipt's fields. The chain fields ({@code sequence}, {@code prev}) are usually
-   * left for {@link ReceiptLog} to stamp. Not thread-safe.
+   * Collects a receipt's fields. The chain fields ({@code sequence}, {@code prev}) are usually left
+   * for {@link ReceiptLog} to stamp. Not thread-safe.
    */
   public static final class Builder {
     private ContentId requestId;
@@ -217,6 +218,7 @@ public record MeshReceipt(
     private Nonce nonce;
     private DidKey steward;
 
+    @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {}
 
     private Builder(MeshReceipt r) {
@@ -362,8 +364,8 @@ public record MeshReceipt(
     /**
      * Builds the receipt.
      *
-     * @throws IllegalArgumentException or NullPointerException if a field is missing or a rule
-     *     is broken
+     * @throws IllegalArgumentException or NullPointerException if a field is missing or a rule is
+     *     broken
      */
     public MeshReceipt build() {
       return new MeshReceipt(

@@ -6,8 +6,8 @@ import org.meshjava.core.crypto.Blake3;
 import org.meshjava.core.crypto.SigningKey;
 
 /**
- * The 32-byte opening of an output commitment (§6.4). The steward derives it per request, so it
- * can disclose any receipt's opening after a restart without having stored it:
+ * The 32-byte opening of an output commitment (§6.4). The steward derives it per request, so it can
+ * disclose any receipt's opening after a restart without having stored it:
  *
  * <pre>
  * opening_key = BLAKE3-derive_key("mesh-java 2026-11 output commitment opening key v1", seed)
@@ -39,9 +39,9 @@ public final class Opening extends FixedBytes {
   }
 
   /**
-   * The steward's opening key, derived once from its signing key so that each serve pays only
-   * the keyed hash. Secret: it opens every commitment the steward made; it never prints.
-   * Immutable and thread-safe.
+   * The steward's opening key, derived once from its signing key so that each serve pays only the
+   * keyed hash. Secret: it opens every commitment the steward made; it never prints. Immutable and
+   * thread-safe.
    */
   public static final class Key {
     private final byte[] key;

@@ -60,8 +60,10 @@ public final class ReceiptChain {
         if (!r.prev().equals(Optional.of(previous.envelope().id()))) {
           throw broken(
               i,
-              "prev " + r.prev().map(Object::toString).orElse("(absent)")
-                  + " is not the previous envelope's id " + previous.envelope().id());
+              "prev "
+                  + r.prev().map(Object::toString).orElse("(absent)")
+                  + " is not the previous envelope's id "
+                  + previous.envelope().id());
         }
       }
       out.add(current);

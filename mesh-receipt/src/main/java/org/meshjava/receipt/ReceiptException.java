@@ -1,6 +1,7 @@
 package org.meshjava.receipt;
 
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown when bytes are not a valid mesh/1 receipt, envelope or chain. Carries a {@link Reason}
@@ -27,7 +28,9 @@ public final class ReceiptException extends Exception {
     UNPROTECTED_NOT_EMPTY,
     /** The Ed25519 signature does not verify against the kid's key. */
     BAD_SIGNATURE,
-    /** The payload is not a well-formed mesh/1 signed core (a field missing, mistyped or unknown). */
+    /**
+     * The payload is not a well-formed mesh/1 signed core (a field missing, mistyped or unknown).
+     */
     MALFORMED_RECEIPT,
     /** The payload breaks a coupling rule (§3.2.1, §3.3) or a derived figure does not match. */
     INCONSISTENT_RECEIPT,
@@ -51,12 +54,12 @@ public final class ReceiptException extends Exception {
   }
 
   /** Creates an exception with a cause. */
-  public ReceiptException(Reason reason, String detail, Throwable cause) {
+  public ReceiptException(Reason reason, String detail, @Nullable Throwable cause) {
     this(reason, -1, detail, cause);
   }
 
   /** Creates an exception about the envelope at {@code index} of a chain. */
-  public ReceiptException(Reason reason, long index, String detail, Throwable cause) {
+  public ReceiptException(Reason reason, long index, String detail, @Nullable Throwable cause) {
     super((index >= 0 ? "envelope " + index + ": " : "") + reason + ": " + detail, cause);
     this.reason = reason;
     this.index = index;

@@ -29,9 +29,9 @@ public final class ReceiptJson {
   }
 
   /**
-   * Reads the JSON view back into a receipt: numbers become unsigned integers, strings become
-   * text, except {@code nonce}, whose hex becomes a byte string; then the signed core is decoded
-   * with every rule {@link Jcr1#open} applies to a payload.
+   * Reads the JSON view back into a receipt: numbers become unsigned integers, strings become text,
+   * except {@code nonce}, whose hex becomes a byte string; then the signed core is decoded with
+   * every rule {@link Jcr1#open} applies to a payload.
    *
    * @throws ReceiptException if the JSON is not the view of a valid receipt
    */
@@ -66,12 +66,15 @@ public final class ReceiptJson {
     try {
       core = b.build();
     } catch (IllegalArgumentException e) {
-      throw new ReceiptException(ReceiptException.Reason.MALFORMED_RECEIPT, e.getMessage(), e);
+      throw new ReceiptException(
+          ReceiptException.Reason.MALFORMED_RECEIPT, String.valueOf(e.getMessage()), e);
     }
     return SignedCore.decode(core);
   }
 
-  /** Returns any CBOR value as JSON (text-keyed maps become objects; other keys are stringified). */
+  /**
+   * Returns any CBOR value as JSON (text-keyed maps become objects; other keys are stringified).
+   */
   public static JsonNode toJson(CborValue value) {
     return switch (value) {
       case CborInt i -> NODES.numberNode(i.value());

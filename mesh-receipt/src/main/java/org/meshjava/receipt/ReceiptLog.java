@@ -5,9 +5,9 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 
 /**
- * A steward's hash-chained receipt log (§6.3). {@link #append} stamps the next {@code sequence}
- * and {@code prev}, seals the receipt, lets the caller record it durably, and only then advances
- * the head — so a receipt that could not be recorded leaves the chain where it was.
+ * A steward's hash-chained receipt log (§6.3). {@link #append} stamps the next {@code sequence} and
+ * {@code prev}, seals the receipt, lets the caller record it durably, and only then advances the
+ * head — so a receipt that could not be recorded leaves the chain where it was.
  *
  * <p>Thread-safe: appends are serialised, so concurrent serves produce one unbroken chain.
  */
@@ -28,9 +28,11 @@ public final class ReceiptLog {
 
   private final java.util.concurrent.locks.ReentrantLock lock =
       new java.util.concurrent.locks.ReentrantLock();
+
   /** Whether a waiter is spinning now: at most one does, the rest park at once. */
   private final java.util.concurrent.atomic.AtomicBoolean spinning =
       new java.util.concurrent.atomic.AtomicBoolean();
+
   private final Jcr1.Sealer sealer;
   private final DidKey steward;
   private ChainHead head;
@@ -69,14 +71,14 @@ public final class ReceiptLog {
   /**
    * Stamps, seals and records the next receipt, then advances the head.
    *
-   * @param draft every field but {@code sequence}, {@code prev} and {@code steward}, which this
-   *     log sets
+   * @param draft every field but {@code sequence}, {@code prev} and {@code steward}, which this log
+   *     sets
    * @param recorder called with the sealed receipt before the head advances
    * @throws E if the recorder fails; the head has not moved
    * @throws IllegalArgumentException if the draft does not make a valid receipt
    */
-  public <E extends Exception> SealedReceipt append(
-      MeshReceipt.Builder draft, Recorder<E> recorder) throws E {
+  public <E extends Exception> SealedReceipt append(MeshReceipt.Builder draft, Recorder<E> recorder)
+      throws E {
     acquire();
     try {
       MeshReceipt receipt = draft.chain(head.nextSequence(), head.prev()).steward(steward).build();
@@ -93,8 +95,8 @@ public final class ReceiptLog {
    * Takes the lock, spinning briefly before parking. The section it guards is one signature long
    * (tens of microseconds), shorter than it takes to park a thread and wake it again on a small
    * virtual machine, so a waiter that spins through one signature gets the lock sooner than one
-   * that sleeps. Only one waiter spins at a time: the next in line. With many concurrent serves
-   * (64 HTTP clients on 2 cores), every waiter spinning took the cores from the thread holding the
+   * that sleeps. Only one waiter spins at a time: the next in line. With many concurrent serves (64
+   * HTTP clients on 2 cores), every waiter spinning took the cores from the thread holding the
    * lock: {@code acquire} was 8% of the proxied serve path's CPU samples.
    */
   private void acquire() {
@@ -121,6 +123,6 @@ public final class ReceiptLog {
 
   /** Stamps and seals the next receipt with nothing to record it to. */
   public SealedReceipt append(MeshReceipt.Builder draft) {
-    return append(draft, sealed -> {});
+    return append(draft, receipt -> {});
   }
 }

@@ -64,12 +64,39 @@ final class SignedCore {
 
   private static final Set<String> KNOWN =
       Set.of(
-          MESH_RECEIPT, REQUEST_ID, GRANT_ID, BACKEND, RECIPE, WEIGHTS_DIGEST, PRECISION, ROUTE,
-          TOKENS_IN, TOKENS_OUT, TOKENS_ACCEPTED, CACHE_HIT_TOKENS, SPEC_PROPOSED, SPEC_ACCEPTED,
-          FIDELITY_FLOOR, FIDELITY_ADVERTISED, FIDELITY_DELIVERED, FIDELITY_MET, ESTIMATED_UJ,
-          MEASURED_UJ, UJ_PER_ACCEPTED_TOKEN, QUESTIONS_ANSWERED, OPTIONS_SCORED, SCHEMA_TOKENS,
-          UJ_PER_DECISION, UJ_PER_OPTION_SCORED, ENERGY_PROVENANCE, GRANT_BREACH,
-          OUTPUT_COMMITMENT, SEQUENCE, PREV, NONCE, STEWARD);
+          MESH_RECEIPT,
+          REQUEST_ID,
+          GRANT_ID,
+          BACKEND,
+          RECIPE,
+          WEIGHTS_DIGEST,
+          PRECISION,
+          ROUTE,
+          TOKENS_IN,
+          TOKENS_OUT,
+          TOKENS_ACCEPTED,
+          CACHE_HIT_TOKENS,
+          SPEC_PROPOSED,
+          SPEC_ACCEPTED,
+          FIDELITY_FLOOR,
+          FIDELITY_ADVERTISED,
+          FIDELITY_DELIVERED,
+          FIDELITY_MET,
+          ESTIMATED_UJ,
+          MEASURED_UJ,
+          UJ_PER_ACCEPTED_TOKEN,
+          QUESTIONS_ANSWERED,
+          OPTIONS_SCORED,
+          SCHEMA_TOKENS,
+          UJ_PER_DECISION,
+          UJ_PER_OPTION_SCORED,
+          ENERGY_PROVENANCE,
+          GRANT_BREACH,
+          OUTPUT_COMMITMENT,
+          SEQUENCE,
+          PREV,
+          NONCE,
+          STEWARD);
 
   private SignedCore() {}
 
@@ -159,7 +186,7 @@ final class SignedCore {
     try {
       provenance = Provenance.fromWire(in.text(ENERGY_PROVENANCE));
     } catch (IllegalArgumentException e) {
-      throw malformed(e.getMessage());
+      throw malformed(String.valueOf(e.getMessage()));
     }
     long fidelityMet = in.uint(FIDELITY_MET);
     if (fidelityMet > 1) {
@@ -208,7 +235,7 @@ final class SignedCore {
               in.nonce(NONCE),
               in.did(STEWARD));
     } catch (IllegalArgumentException e) {
-      throw inconsistent(e.getMessage());
+      throw inconsistent(String.valueOf(e.getMessage()));
     }
     checkDerived(UJ_PER_ACCEPTED_TOKEN, receipt.ujPerAcceptedToken(), in);
     checkDerived(UJ_PER_DECISION, receipt.ujPerDecision(), in);

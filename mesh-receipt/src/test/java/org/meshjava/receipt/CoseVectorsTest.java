@@ -40,7 +40,8 @@ class CoseVectorsTest {
    */
   private static final Map<String, Reason> EXPECTED_REFUSAL =
       Map.ofEntries(
-          // alg -8 passes; ctyp (label 3) in the protected header fails before its kid "11" is read.
+          // alg -8 passes; ctyp (label 3) in the protected header fails before its kid "11" is
+          // read.
           Map.entry(EDDSA_01, Reason.UNEXPECTED_HEADER),
           // Ed448 also uses alg -8, so the algorithm check passes; its kid is unprotected.
           Map.entry("eddsa-examples_eddsa-sig-02.json", Reason.BAD_KID),
@@ -120,8 +121,7 @@ class CoseVectorsTest {
 
     CoseSign1 ours = CoseSign1.sign(protectedHeader, unprotected, payload, key);
 
-    assertThat(HEX.formatHex(ours.encode()))
-        .isEqualTo(HEX.formatHex(hex(v.at("/output/cbor"))));
+    assertThat(HEX.formatHex(ours.encode())).isEqualTo(HEX.formatHex(hex(v.at("/output/cbor"))));
     assertThat(key.verificationKey().bytes()).isEqualTo(hex(v.at("/input/sign0/key/x_hex")));
   }
 

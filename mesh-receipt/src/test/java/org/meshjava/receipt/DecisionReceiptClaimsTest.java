@@ -15,7 +15,11 @@ import org.meshjava.core.cbor.CborText;
 /** §3.6 and §6.1: what a decision receipt carries, and what a generation's does not gain. */
 class DecisionReceiptClaimsTest {
   private static final Set<String> DECISION_KEYS =
-      Set.of("questions_answered", "options_scored", "schema_tokens", "uj_per_decision",
+      Set.of(
+          "questions_answered",
+          "options_scored",
+          "schema_tokens",
+          "uj_per_decision",
           "uj_per_option_scored");
 
   private static Set<String> keys(MeshReceipt r) {
@@ -56,8 +60,11 @@ class DecisionReceiptClaimsTest {
   void generationReceipt_gainsNoDecisionKey() {
     MeshReceipt g =
         ClaimsFixtures.generation(
-            ClaimsFixtures.REQUEST, Opening.Key.of(ClaimsFixtures.KEY).open(ClaimsFixtures.REQUEST));
-    assertThat(keys(g)).doesNotContainAnyElementsOf(DECISION_KEYS).contains("uj_per_accepted_token");
+            ClaimsFixtures.REQUEST,
+            Opening.Key.of(ClaimsFixtures.KEY).open(ClaimsFixtures.REQUEST));
+    assertThat(keys(g))
+        .doesNotContainAnyElementsOf(DECISION_KEYS)
+        .contains("uj_per_accepted_token");
     assertThat(value(g, "uj_per_accepted_token")).isEqualTo(1000 / 4);
   }
 

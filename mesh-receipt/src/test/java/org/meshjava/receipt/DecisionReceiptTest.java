@@ -81,8 +81,10 @@ class DecisionReceiptTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(TestReceipts.signCore(core, KEY)));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
   }
 
   @Test
@@ -95,8 +97,10 @@ class DecisionReceiptTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(TestReceipts.signCore(core, KEY)));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
   }
 
   @Test
@@ -109,7 +113,9 @@ class DecisionReceiptTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(TestReceipts.signCore(core, KEY)));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
   }
 }

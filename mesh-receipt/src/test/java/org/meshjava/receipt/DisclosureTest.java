@@ -41,8 +41,9 @@ class DisclosureTest {
   @Test
   void verify_refusesADecision_whichCommitsToNothing() {
     assertThatThrownBy(
-            () -> Disclosure.of(OPENING, PROMPT, TokenSequence.empty())
-                .verify(ClaimsFixtures.decision(REQUEST)))
+            () ->
+                Disclosure.of(OPENING, PROMPT, TokenSequence.empty())
+                    .verify(ClaimsFixtures.decision(REQUEST)))
         .isInstanceOfSatisfying(
             ReceiptException.class,
             e ->

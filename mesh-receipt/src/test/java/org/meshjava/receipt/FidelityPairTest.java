@@ -43,7 +43,8 @@ class FidelityPairTest {
         ClaimsFixtures.base(ClaimsFixtures.REQUEST)
             .fidelityFloor(Fidelity.F3)
             .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)));
-    assertThatThrownBy(() -> b.fidelityMet(true).build()).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> b.fidelityMet(true).build())
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(b.fidelityMet(false).build().fidelityMet()).isFalse();
     MeshReceipt.Builder exact =
         ClaimsFixtures.base(ClaimsFixtures.REQUEST)
@@ -56,12 +57,14 @@ class FidelityPairTest {
   @Test
   void signedCore_carriesEachPairWhole_andDecodesIt() throws Exception {
     CborMap core = withBoth().toSignedCore();
-    for (String k : new String[] {"fidelity_advertised", "fidelity_delivered", "weights_digest", "precision"}) {
+    for (String k :
+        new String[] {"fidelity_advertised", "fidelity_delivered", "weights_digest", "precision"}) {
       assertThat(core.get(new CborText(k))).as(k).isPresent();
     }
     assertThat(SignedCore.decode(core)).isEqualTo(withBoth());
     CborMap none = ClaimsFixtures.base(ClaimsFixtures.REQUEST).build().toSignedCore();
-    for (String k : new String[] {"fidelity_advertised", "fidelity_delivered", "weights_digest", "precision"}) {
+    for (String k :
+        new String[] {"fidelity_advertised", "fidelity_delivered", "weights_digest", "precision"}) {
       assertThat(none.get(new CborText(k))).as(k).isEmpty();
     }
   }
@@ -69,7 +72,8 @@ class FidelityPairTest {
   @Test
   void decode_refusesHalfAPair() {
     CborMap core = withBoth().toSignedCore();
-    for (String k : new String[] {"fidelity_advertised", "fidelity_delivered", "weights_digest", "precision"}) {
+    for (String k :
+        new String[] {"fidelity_advertised", "fidelity_delivered", "weights_digest", "precision"}) {
       assertThatThrownBy(() -> SignedCore.decode(without(core, k)))
           .as(k)
           .isInstanceOfSatisfying(

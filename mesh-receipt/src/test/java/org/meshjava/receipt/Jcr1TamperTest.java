@@ -68,13 +68,15 @@ class Jcr1TamperTest {
     Envelope good = TestReceipts.sealGenesis(TestReceipts.generationDraft()).envelope();
     CoseSign1 original = CoseSign1.decode(good.bytes());
     byte[] forged =
-        CoseSign1.sign(original.protectedHeader(), CborMap.of(List.of()), original.payload(), OTHER_KEY)
+        CoseSign1.sign(
+                original.protectedHeader(), CborMap.of(List.of()), original.payload(), OTHER_KEY)
             .encode();
 
     Throwable t = catchThrowable(() -> Jcr1.open(forged));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_SIGNATURE));
   }
 
   @Test
@@ -86,8 +88,9 @@ class Jcr1TamperTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(envelope));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.STEWARD_MISMATCH));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.STEWARD_MISMATCH));
   }
 
   @Test
@@ -100,8 +103,9 @@ class Jcr1TamperTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(bad));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class,
-        e -> assertThat(e.reason()).isEqualTo(Reason.UNPROTECTED_NOT_EMPTY));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.UNPROTECTED_NOT_EMPTY));
   }
 }

@@ -38,8 +38,7 @@ class OutputCommitmentClaimsTest {
             payload.bytes(),
             new byte[] {2, 0, 0, 0, (byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff});
     assertThat(
-            OutputCommitment.commit(
-                    Opening.of(opening), REQUEST, payload, TokenSequence.of(2, -1))
+            OutputCommitment.commit(Opening.of(opening), REQUEST, payload, TokenSequence.of(2, -1))
                 .bytes())
         .isEqualTo(expected);
   }
@@ -77,8 +76,7 @@ class OutputCommitmentClaimsTest {
     Opening b = Opening.Key.of(ClaimsFixtures.KEY).open(REQUEST);
     Opening c = Opening.Key.of(ClaimsFixtures.KEY).open(ContentId.ofBytes(new byte[] {2}));
     assertThat(a).isEqualTo(b).isNotEqualTo(c);
-    byte[] key =
-        Blake3.deriveKey(Opening.KEY_CONTEXT, ClaimsFixtures.KEY.exportSeed());
+    byte[] key = Blake3.deriveKey(Opening.KEY_CONTEXT, ClaimsFixtures.KEY.exportSeed());
     assertThat(a.bytes()).isEqualTo(Blake3.keyedHash(key, REQUEST.bytes()));
     assertThat(Opening.Key.of(ClaimsFixtures.KEY).toString())
         .doesNotContain(a.hex())

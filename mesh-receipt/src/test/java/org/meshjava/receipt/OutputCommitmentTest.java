@@ -57,11 +57,7 @@ class OutputCommitmentTest {
     byte[] expected =
         Blake3.hash(
             concat(
-                domain,
-                opening.bytes(),
-                id("req").bytes(),
-                payload.bytes(),
-                littleEndian(TOKENS)));
+                domain, opening.bytes(), id("req").bytes(), payload.bytes(), littleEndian(TOKENS)));
 
     assertThat(OutputCommitment.commit(opening, id("req"), payload, TOKENS).bytes())
         .isEqualTo(expected);
@@ -78,7 +74,10 @@ class OutputCommitmentTest {
             OutputCommitment.commit(Opening.derive(KEY, id("other")), id("req"), payload, TOKENS),
             OutputCommitment.commit(opening, id("other"), payload, TOKENS),
             OutputCommitment.commit(
-                opening, id("req"), OutputCommitment.payloadDigest(TokenSequence.of(1, 2, 3)), TOKENS),
+                opening,
+                id("req"),
+                OutputCommitment.payloadDigest(TokenSequence.of(1, 2, 3)),
+                TOKENS),
             OutputCommitment.commit(opening, id("req"), payload, TokenSequence.of(42, 7, 50_001)),
             OutputCommitment.commit(opening, id("req"), payload, TokenSequence.of(7, 42, 50_000)),
             OutputCommitment.commit(opening, id("req"), payload, TokenSequence.of(42, 7)),

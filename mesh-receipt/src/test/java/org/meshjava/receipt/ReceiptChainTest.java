@@ -77,7 +77,8 @@ class ReceiptChainTest {
       throws Exception {
     for (int i = 0; i < LENGTH - 1; i++) {
       // The steward itself rewrites receipt i: it still opens, but the next prev no longer matches.
-      MeshReceipt rewritten = sealed.get(i).receipt().toBuilder().counters(99, 8, 7, 0, 0, 0).build();
+      MeshReceipt rewritten =
+          sealed.get(i).receipt().toBuilder().counters(99, 8, 7, 0, 0, 0).build();
       Envelope forged = Jcr1.seal(rewritten, KEY).envelope();
       assertThat(Jcr1.open(forged).receipt()).isEqualTo(rewritten);
       List<Envelope> altered = new ArrayList<>(chain);
@@ -149,7 +150,8 @@ class ReceiptChainTest {
 
   @Test
   void verifyFromGenesis_whenAnotherStewardContinuesTheChain_refusesAtItsEnvelope() {
-    // OTHER_KEY's log resumes from KEY's head: sequence and prev both line up, only the signer differs.
+    // OTHER_KEY's log resumes from KEY's head: sequence and prev both line up, only the signer
+    // differs.
     ReceiptLog intruder = ReceiptLog.resume(OTHER_KEY, ChainHead.after(sealed.get(LENGTH - 1)));
     List<Envelope> mixed = new ArrayList<>(chain);
     mixed.add(intruder.append(TestReceipts.generationDraft()).envelope());

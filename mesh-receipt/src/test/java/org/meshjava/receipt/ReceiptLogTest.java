@@ -44,7 +44,8 @@ class ReceiptLogTest {
     }
     assertThat(log.head())
         .isEqualTo(new ChainHead(4, Optional.of(blake3Of(sealed.get(3).envelope()))));
-    assertThat(ReceiptChain.verifyFromGenesis(sealed.stream().map(SealedReceipt::envelope).toList()))
+    assertThat(
+            ReceiptChain.verifyFromGenesis(sealed.stream().map(SealedReceipt::envelope).toList()))
         .hasSize(4);
   }
 
@@ -85,7 +86,7 @@ class ReceiptLogTest {
             () ->
                 log.append(
                     TestReceipts.generationDraft(),
-                    sealed -> {
+                    receipt -> {
                       throw new IOException("disk full");
                     }));
 
@@ -139,7 +140,8 @@ class ReceiptLogTest {
     assertThat(ordered.stream().map(s -> s.receipt().sequence()).toList())
         .containsExactlyElementsOf(
             java.util.stream.LongStream.range(0, threads * each).boxed().toList());
-    assertThat(ReceiptChain.verifyFromGenesis(ordered.stream().map(SealedReceipt::envelope).toList()))
+    assertThat(
+            ReceiptChain.verifyFromGenesis(ordered.stream().map(SealedReceipt::envelope).toList()))
         .hasSize(threads * each);
   }
 }

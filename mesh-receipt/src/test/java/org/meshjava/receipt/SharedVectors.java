@@ -13,7 +13,9 @@ import java.nio.file.Path;
 final class SharedVectors {
   private SharedVectors() {}
 
-  /** Returns {@code vectors/<folder>} on the test class path, failing clearly when it is missing. */
+  /**
+   * Returns {@code vectors/<folder>} on the test class path, failing clearly when it is missing.
+   */
   static Path folder(String folder) {
     URL url = SharedVectors.class.getResource("/vectors/" + folder);
     if (url == null) {

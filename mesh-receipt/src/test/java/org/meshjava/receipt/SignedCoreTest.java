@@ -47,10 +47,25 @@ class SignedCoreTest {
   /** Every key a minimal generation receipt at genesis carries. */
   private static final Set<String> REQUIRED =
       Set.of(
-          "mesh_receipt", "request_id", "backend", "recipe", "route", "tokens_in", "tokens_out",
-          "tokens_accepted", "cache_hit_tokens", "spec_proposed", "spec_accepted",
-          "fidelity_floor", "fidelity_met", "estimated_uj", "uj_per_accepted_token",
-          "energy_provenance", "sequence", "nonce", "steward");
+          "mesh_receipt",
+          "request_id",
+          "backend",
+          "recipe",
+          "route",
+          "tokens_in",
+          "tokens_out",
+          "tokens_accepted",
+          "cache_hit_tokens",
+          "spec_proposed",
+          "spec_accepted",
+          "fidelity_floor",
+          "fidelity_met",
+          "estimated_uj",
+          "uj_per_accepted_token",
+          "energy_provenance",
+          "sequence",
+          "nonce",
+          "steward");
 
   private static MeshReceipt.Builder fullGeneration() {
     return TestReceipts.generationDraft()
@@ -88,7 +103,8 @@ class SignedCoreTest {
         String key = ((CborText) e.key()).value();
         CborValue v = e.value();
         if (key.equals("nonce")) {
-          assertThat(v).isInstanceOfSatisfying(CborBytes.class, b -> assertThat(b.length()).isEqualTo(16));
+          assertThat(v)
+              .isInstanceOfSatisfying(CborBytes.class, b -> assertThat(b.length()).isEqualTo(16));
         } else {
           assertThat(v).as(key).isInstanceOfAny(CborInt.class, CborText.class);
           if (v instanceof CborInt(long n)) {
@@ -111,8 +127,15 @@ class SignedCoreTest {
     Set<String> expected = new TreeSet<>(REQUIRED);
     expected.addAll(
         List.of(
-            "grant_id", "weights_digest", "precision", "fidelity_advertised",
-            "fidelity_delivered", "measured_uj", "grant_breach", "output_commitment", "prev"));
+            "grant_id",
+            "weights_digest",
+            "precision",
+            "fidelity_advertised",
+            "fidelity_delivered",
+            "measured_uj",
+            "grant_breach",
+            "output_commitment",
+            "prev"));
 
     CborMap core = fullGeneration().build().toSignedCore();
 
@@ -130,7 +153,8 @@ class SignedCoreTest {
 
   @Test
   void fidelityMet_isEncodedAsUnsignedZeroOrOne() {
-    CborMap met = TestReceipts.genesis(TestReceipts.generationDraft().fidelityMet(true)).toSignedCore();
+    CborMap met =
+        TestReceipts.genesis(TestReceipts.generationDraft().fidelityMet(true)).toSignedCore();
     CborMap unmet =
         TestReceipts.genesis(TestReceipts.generationDraft().fidelityMet(false)).toSignedCore();
 
@@ -149,7 +173,8 @@ class SignedCoreTest {
       long accepted = random.nextLong(1, 1L << 20);
       boolean measured = random.nextBoolean();
       long measuredUj = random.nextLong(0, 1L << 40);
-      Energy energy = measured ? Energy.measured(measuredUj, estimated) : Energy.estimated(estimated);
+      Energy energy =
+          measured ? Energy.measured(measuredUj, estimated) : Energy.estimated(estimated);
       MeshReceipt r =
           TestReceipts.genesis(
               TestReceipts.generationDraft()
@@ -167,7 +192,9 @@ class SignedCoreTest {
   void ujPerAcceptedToken_usesTheMeasurementWhenPresent_elseTheEstimate() {
     MeshReceipt estimated =
         TestReceipts.genesis(
-            TestReceipts.generationDraft().counters(1, 3, 3, 0, 0, 0).energy(Energy.estimated(1000)));
+            TestReceipts.generationDraft()
+                .counters(1, 3, 3, 0, 0, 0)
+                .energy(Energy.estimated(1000)));
     MeshReceipt measured =
         TestReceipts.genesis(
             TestReceipts.generationDraft()
@@ -180,8 +207,7 @@ class SignedCoreTest {
 
   @Test
   void ujPerAcceptedToken_whenNoTokenAccepted_isAbsent() {
-    MeshReceipt r =
-        TestReceipts.genesis(TestReceipts.generationDraft().counters(5, 4, 0, 0, 4, 0));
+    MeshReceipt r = TestReceipts.genesis(TestReceipts.generationDraft().counters(5, 4, 0, 0, 4, 0));
 
     assertThat(r.ujPerAcceptedToken()).isEmpty();
     assertThat(r.toSignedCore().get("uj_per_accepted_token")).isEmpty();
@@ -207,7 +233,9 @@ class SignedCoreTest {
             new Energy(OptionalLong.empty(), 5, Provenance.ModelBased))) {
       CborMap core = TestReceipts.genesis(TestReceipts.generationDraft().energy(e)).toSignedCore();
 
-      assertThat(core.get("measured_uj").isPresent()).as(e.toString()).isEqualTo(e.measuredUj().isPresent());
+      assertThat(core.get("measured_uj").isPresent())
+          .as(e.toString())
+          .isEqualTo(e.measuredUj().isPresent());
       assertThat(core.get("energy_provenance")).contains(new CborText(e.provenance().name()));
       assertThat(core.get("estimated_uj")).contains(CborInt.of(5));
     }
@@ -240,7 +268,10 @@ class SignedCoreTest {
     m = measured == null ? without(m, "measured_uj") : with(m, "measured_uj", CborInt.of(measured));
     long accepted = ((CborInt) m.get("tokens_accepted").orElseThrow()).value();
     // Keep the wedge consistent, so only the coupling is at fault.
-    return with(m, "uj_per_accepted_token", CborInt.of((measured == null ? estimated : measured) / accepted));
+    return with(
+        m,
+        "uj_per_accepted_token",
+        CborInt.of((measured == null ? estimated : measured) / accepted));
   }
 
   static Stream<Arguments> craftedCores() {
@@ -252,37 +283,130 @@ class SignedCoreTest {
         accepted("HwShunt with a measurement", m -> energy(m, "HwShunt", 700L, 1000)),
         accepted("delivered below advertised, met follows", m -> fidelity(m, 1, 3, 1, 1)),
         accepted("delivered below the floor, unmet", m -> fidelity(m, 2, 3, 1, 0)),
-        refused("HwShunt without measured_uj", m -> energy(m, "HwShunt", null, 1000), Reason.INCONSISTENT_RECEIPT),
-        refused("Estimator with measured_uj", m -> energy(m, "Estimator", 700L, 1000), Reason.INCONSISTENT_RECEIPT),
-        refused("unknown key", m -> with(m, "colour", new CborText("blue")), Reason.MALFORMED_RECEIPT),
-        refused("integer key", m -> CborMap.of(append(m, new CborMap.Entry(CborInt.of(1), CborInt.of(1)))), Reason.MALFORMED_RECEIPT),
-        refused("counter as text", m -> with(m, "tokens_in", new CborText("5")), Reason.MALFORMED_RECEIPT),
-        refused("negative counter", m -> with(m, "tokens_in", CborInt.of(-1)), Reason.MALFORMED_RECEIPT),
-        refused("measured_uj as text", m -> with(with(m, "energy_provenance", new CborText("HwShunt")), "measured_uj", new CborText("1")), Reason.MALFORMED_RECEIPT),
+        refused(
+            "HwShunt without measured_uj",
+            m -> energy(m, "HwShunt", null, 1000),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "Estimator with measured_uj",
+            m -> energy(m, "Estimator", 700L, 1000),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "unknown key", m -> with(m, "colour", new CborText("blue")), Reason.MALFORMED_RECEIPT),
+        refused(
+            "integer key",
+            m -> CborMap.of(append(m, new CborMap.Entry(CborInt.of(1), CborInt.of(1)))),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "counter as text",
+            m -> with(m, "tokens_in", new CborText("5")),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "negative counter",
+            m -> with(m, "tokens_in", CborInt.of(-1)),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "measured_uj as text",
+            m ->
+                with(
+                    with(m, "energy_provenance", new CborText("HwShunt")),
+                    "measured_uj",
+                    new CborText("1")),
+            Reason.MALFORMED_RECEIPT),
         refused("required key missing", m -> without(m, "backend"), Reason.MALFORMED_RECEIPT),
-        refused("other profile", m -> with(m, "mesh_receipt", new CborText("mesh/2")), Reason.MALFORMED_RECEIPT),
-        refused("unknown provenance", m -> with(m, "energy_provenance", new CborText("Measured")), Reason.MALFORMED_RECEIPT),
-        refused("fidelity_met 2", m -> with(m, "fidelity_met", CborInt.of(2)), Reason.MALFORMED_RECEIPT),
-        refused("fidelity_floor 5", m -> with(m, "fidelity_floor", CborInt.of(5)), Reason.MALFORMED_RECEIPT),
-        refused("request_id in uppercase hex", m -> with(m, "request_id", new CborText(id("request").hex().toUpperCase(java.util.Locale.ROOT))), Reason.MALFORMED_RECEIPT),
-        refused("nonce of 15 bytes", m -> with(m, "nonce", CborBytes.of(new byte[15])), Reason.MALFORMED_RECEIPT),
-        refused("steward not a did:key", m -> with(m, "steward", new CborText("did:web:example.org")), Reason.MALFORMED_RECEIPT),
-        refused("wedge off by one", m -> with(m, "uj_per_accepted_token", CborInt.of(12_345 / 7 + 1)), Reason.INCONSISTENT_RECEIPT),
-        refused("wedge missing", m -> without(m, "uj_per_accepted_token"), Reason.INCONSISTENT_RECEIPT),
-        refused("wedge with no token accepted", m -> with(m, "tokens_accepted", CborInt.of(0)), Reason.INCONSISTENT_RECEIPT),
-        refused("weights_digest without precision", m -> with(m, "weights_digest", new CborText(hex64)), Reason.INCONSISTENT_RECEIPT),
-        refused("precision without weights_digest", m -> with(m, "precision", new CborText("fp32")), Reason.INCONSISTENT_RECEIPT),
-        refused("fidelity_advertised without delivered", m -> with(m, "fidelity_advertised", CborInt.of(2)), Reason.INCONSISTENT_RECEIPT),
-        refused("fidelity_delivered without advertised", m -> with(m, "fidelity_delivered", CborInt.of(2)), Reason.INCONSISTENT_RECEIPT),
-        refused("met although delivered is below the floor", m -> fidelity(m, 2, 3, 1, 1), Reason.INCONSISTENT_RECEIPT),
-        refused("unmet although delivered meets the floor", m -> fidelity(m, 1, 3, 2, 0), Reason.INCONSISTENT_RECEIPT),
-        refused("delivered above advertised", m -> fidelity(m, 1, 2, 3, 1), Reason.INCONSISTENT_RECEIPT),
-        refused("prev at sequence 0", m -> with(m, "prev", new CborText(hex64)), Reason.INCONSISTENT_RECEIPT),
-        refused("no prev after sequence 0", m -> with(m, "sequence", CborInt.of(1)), Reason.INCONSISTENT_RECEIPT),
-        refused("one decision field alone", m -> with(m, "questions_answered", CborInt.of(1)), Reason.INCONSISTENT_RECEIPT),
-        accepted("spec_accepted equal to spec_proposed", m -> with(with(m, "spec_proposed", CborInt.of(4)), "spec_accepted", CborInt.of(4))),
-        refused("spec_accepted above spec_proposed", m -> with(with(m, "spec_proposed", CborInt.of(2)), "spec_accepted", CborInt.of(3)), Reason.INCONSISTENT_RECEIPT),
-        refused("grant_breach without grant_id", m -> with(m, "grant_breach", new CborText("caveat-unsatisfied")), Reason.INCONSISTENT_RECEIPT));
+        refused(
+            "other profile",
+            m -> with(m, "mesh_receipt", new CborText("mesh/2")),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "unknown provenance",
+            m -> with(m, "energy_provenance", new CborText("Measured")),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "fidelity_met 2",
+            m -> with(m, "fidelity_met", CborInt.of(2)),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "fidelity_floor 5",
+            m -> with(m, "fidelity_floor", CborInt.of(5)),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "request_id in uppercase hex",
+            m ->
+                with(
+                    m,
+                    "request_id",
+                    new CborText(id("request").hex().toUpperCase(java.util.Locale.ROOT))),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "nonce of 15 bytes",
+            m -> with(m, "nonce", CborBytes.of(new byte[15])),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "steward not a did:key",
+            m -> with(m, "steward", new CborText("did:web:example.org")),
+            Reason.MALFORMED_RECEIPT),
+        refused(
+            "wedge off by one",
+            m -> with(m, "uj_per_accepted_token", CborInt.of(12_345 / 7 + 1)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "wedge missing", m -> without(m, "uj_per_accepted_token"), Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "wedge with no token accepted",
+            m -> with(m, "tokens_accepted", CborInt.of(0)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "weights_digest without precision",
+            m -> with(m, "weights_digest", new CborText(hex64)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "precision without weights_digest",
+            m -> with(m, "precision", new CborText("fp32")),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "fidelity_advertised without delivered",
+            m -> with(m, "fidelity_advertised", CborInt.of(2)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "fidelity_delivered without advertised",
+            m -> with(m, "fidelity_delivered", CborInt.of(2)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "met although delivered is below the floor",
+            m -> fidelity(m, 2, 3, 1, 1),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "unmet although delivered meets the floor",
+            m -> fidelity(m, 1, 3, 2, 0),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "delivered above advertised",
+            m -> fidelity(m, 1, 2, 3, 1),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "prev at sequence 0",
+            m -> with(m, "prev", new CborText(hex64)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "no prev after sequence 0",
+            m -> with(m, "sequence", CborInt.of(1)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "one decision field alone",
+            m -> with(m, "questions_answered", CborInt.of(1)),
+            Reason.INCONSISTENT_RECEIPT),
+        accepted(
+            "spec_accepted equal to spec_proposed",
+            m -> with(with(m, "spec_proposed", CborInt.of(4)), "spec_accepted", CborInt.of(4))),
+        refused(
+            "spec_accepted above spec_proposed",
+            m -> with(with(m, "spec_proposed", CborInt.of(2)), "spec_accepted", CborInt.of(3)),
+            Reason.INCONSISTENT_RECEIPT),
+        refused(
+            "grant_breach without grant_id",
+            m -> with(m, "grant_breach", new CborText("caveat-unsatisfied")),
+            Reason.INCONSISTENT_RECEIPT));
   }
 
   private static List<CborMap.Entry> append(CborMap m, CborMap.Entry e) {
@@ -304,7 +428,9 @@ class SignedCoreTest {
       assertThat(t).as(name).isNull();
     } else {
       assertThat(t).as(name).isInstanceOf(ReceiptException.class);
-      assertThat(((ReceiptException) t).reason()).as(name + ": " + t.getMessage()).isEqualTo(expected);
+      assertThat(((ReceiptException) t).reason())
+          .as(name + ": " + t.getMessage())
+          .isEqualTo(expected);
     }
   }
 
@@ -314,14 +440,17 @@ class SignedCoreTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(envelope));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.MALFORMED_RECEIPT));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.MALFORMED_RECEIPT));
   }
 
   /** Replaces the encoded value of {@code fidelity_met} (0x01) with raw bytes. */
   private static byte[] withRawFidelityMet(String rawHex) {
     String core = HEX.formatHex(base().encode());
-    String key = "6c" + HEX.formatHex("fidelity_met".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    String key =
+        "6c" + HEX.formatHex("fidelity_met".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     assertThat(core).contains(key + "01");
     return HEX.parseHex(core.replace(key + "01", key + rawHex));
   }
@@ -355,8 +484,10 @@ class SignedCoreTest {
 
     Throwable t = catchThrowable(() -> Jcr1.open(envelope));
 
-    assertThat(t).isInstanceOfSatisfying(
-        ReceiptException.class, e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
+    assertThat(t)
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
   }
 
   @Test

@@ -14,9 +14,9 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 
 /**
- * Fixed keys, ready-made receipt drafts, and a signer that seals any CBOR map as a JCR-1
- * envelope, so tests can hand {@link Jcr1#open} payloads the sealing code would never write.
- * Test support only.
+ * Fixed keys, ready-made receipt drafts, and a signer that seals any CBOR map as a JCR-1 envelope,
+ * so tests can hand {@link Jcr1#open} payloads the sealing code would never write. Test support
+ * only.
  */
 final class TestReceipts {
   /** The steward key most tests seal with. */

@@ -3,8 +3,8 @@ package org.meshjava.router;
 import java.util.List;
 
 /**
- * Thrown when no backend can take a request (§4). Carries every candidate and why each was
- * refused, so the failure is as auditable as a success.
+ * Thrown when no backend can take a request (§4). Carries every candidate and why each was refused,
+ * so the failure is as auditable as a success.
  */
 public final class NoAdmissibleBackendException extends Exception {
   private static final long serialVersionUID = 1L;

@@ -30,7 +30,12 @@ public record RouteCandidate(
 
   @Override
   public String toString() {
-    return backend + " " + fidelity + " est " + estimateUj + " uJ: "
+    return backend
+        + " "
+        + fidelity
+        + " est "
+        + estimateUj
+        + " uJ: "
         + inadmissibility.map(Inadmissibility::detail).orElse("admissible");
   }
 }

@@ -5,8 +5,8 @@ import java.util.Objects;
 import org.meshjava.core.ServingEngine;
 
 /**
- * The router's choice for one request: the chosen backend, every candidate weighed in
- * registration order, and the one-line justification the receipt carries as {@code route}.
+ * The router's choice for one request: the chosen backend, every candidate weighed in registration
+ * order, and the one-line justification the receipt carries as {@code route}.
  *
  * @param chosen the cheapest admissible backend
  * @param candidates every backend weighed, in registration order

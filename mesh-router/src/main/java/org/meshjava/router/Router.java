@@ -14,12 +14,12 @@ import org.meshjava.core.ServingEngine;
  * Cheapest-sufficient routing (§4). For each backend, in registration order, the router computes
  * the estimate ({@link org.meshjava.core.CostProfile#estimate}), admits it when its fidelity meets
  * the floor and its estimate is within the ceiling (and any extra {@link AdmissionRule} agrees),
- * and chooses the admissible backend with the lowest estimate; ties go to the earlier
- * registration. Every backend weighed is recorded as a {@link RouteCandidate}.
+ * and chooses the admissible backend with the lowest estimate; ties go to the earlier registration.
+ * Every backend weighed is recorded as a {@link RouteCandidate}.
  *
- * <p>A backend is also inadmissible for a request over its {@link ServeLimits}: what the engine
- * can serve ({@link ServingEngine#limits()}) under any cap its operator set. Such a request is
- * refused here, before any grant is decided or work done, instead of failing in the engine.
+ * <p>A backend is also inadmissible for a request over its {@link ServeLimits}: what the engine can
+ * serve ({@link ServingEngine#limits()}) under any cap its operator set. Such a request is refused
+ * here, before any grant is decided or work done, instead of failing in the engine.
  *
  * <p>Immutable and thread-safe.
  */
@@ -30,8 +30,8 @@ public final class Router {
   /**
    * Creates a router over {@code backends} in registration order.
    *
-   * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name
-   *     is empty or holds a control character
+   * @throws IllegalArgumentException if the list is empty, two backends share a name, or a name is
+   *     empty or holds a control character
    */
   public Router(List<? extends ServingEngine> backends) {
     this(backends, Map.of());
@@ -54,7 +54,8 @@ public final class Router {
       if (b.name().isEmpty() || b.name().chars().anyMatch(Character::isISOControl)) {
         throw new IllegalArgumentException(
             "a backend name must be non-empty, without control characters: '"
-                + b.name().replace('\n', ' ').replace('\r', ' ') + "'");
+                + b.name().replace('\n', ' ').replace('\r', ' ')
+                + "'");
       }
       if (!names.add(b.name())) {
         throw new IllegalArgumentException("two backends are named '" + b.name() + "'");
@@ -62,7 +63,8 @@ public final class Router {
     }
     for (String capped : caps.keySet()) {
       if (!names.contains(capped)) {
-        throw new IllegalArgumentException("a cap is set for '" + capped + "', which is no backend");
+        throw new IllegalArgumentException(
+            "a cap is set for '" + capped + "', which is no backend");
       }
     }
     this.backends = List.copyOf(backends);
@@ -112,7 +114,11 @@ public final class Router {
   }
 
   private static Optional<Inadmissibility> judge(
-      ServingEngine b, long estimate, ServeRequest request, AdmissionRule rule, ServeLimits limits) {
+      ServingEngine b,
+      long estimate,
+      ServeRequest request,
+      AdmissionRule rule,
+      ServeLimits limits) {
     if (!b.fidelity().meets(request.fidelityFloor())) {
       return Optional.of(
           new Inadmissibility(
@@ -141,11 +147,19 @@ public final class Router {
       ServingEngine best, long estimate, ServeRequest request, List<RouteCandidate> candidates) {
     long admissible = candidates.stream().filter(RouteCandidate::admissible).count();
     StringBuilder s = new StringBuilder();
-    s.append("cheapest admissible of ").append(candidates.size()).append(": ")
-        .append(best.name()).append(' ').append(best.fidelity())
-        .append(">=").append(request.fidelityFloor())
-        .append(", est ").append(estimate).append(" uJ <= ceiling ")
-        .append(request.jouleCeilingUj()).append(" uJ");
+    s.append("cheapest admissible of ")
+        .append(candidates.size())
+        .append(": ")
+        .append(best.name())
+        .append(' ')
+        .append(best.fidelity())
+        .append(">=")
+        .append(request.fidelityFloor())
+        .append(", est ")
+        .append(estimate)
+        .append(" uJ <= ceiling ")
+        .append(request.jouleCeilingUj())
+        .append(" uJ");
     if (admissible > 1) {
       s.append(", ").append(admissible - 1).append(" other admissible not cheaper");
     }
@@ -154,9 +168,14 @@ public final class Router {
   }
 
   private static String failure(ServeRequest request, List<RouteCandidate> candidates) {
-    StringBuilder s = new StringBuilder("no admissible backend of ").append(candidates.size())
-        .append(" for floor ").append(request.fidelityFloor()).append(" and ceiling ")
-        .append(request.jouleCeilingUj()).append(" uJ");
+    StringBuilder s =
+        new StringBuilder("no admissible backend of ")
+            .append(candidates.size())
+            .append(" for floor ")
+            .append(request.fidelityFloor())
+            .append(" and ceiling ")
+            .append(request.jouleCeilingUj())
+            .append(" uJ");
     appendRefusals(s, candidates);
     return s.toString();
   }
@@ -168,7 +187,10 @@ public final class Router {
               .filter(c -> c.inadmissibility().map(i -> i.kind() == k).orElse(false))
               .count();
       if (n > 0) {
-        s.append(", ").append(n).append(' ').append(k.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+        s.append(", ")
+            .append(n)
+            .append(' ')
+            .append(k.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
       }
     }
   }

@@ -70,11 +70,15 @@ class RouterTest {
         catchThrowableOfType(
             NoAdmissibleBackendException.class, () -> router.route(generation(Fidelity.F2, 299)));
 
-    assertThat(e.candidates()).singleElement().satisfies(c -> {
-      assertThat(c.admissible()).isFalse();
-      assertThat(c.estimateUj()).isEqualTo(300);
-      assertThat(c.inadmissibility().orElseThrow().kind()).isEqualTo(Inadmissibility.Kind.OVER_CEILING);
-    });
+    assertThat(e.candidates())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.admissible()).isFalse();
+              assertThat(c.estimateUj()).isEqualTo(300);
+              assertThat(c.inadmissibility().orElseThrow().kind())
+                  .isEqualTo(Inadmissibility.Kind.OVER_CEILING);
+            });
   }
 
   @Test
@@ -83,7 +87,8 @@ class RouterTest {
 
     NoAdmissibleBackendException e =
         catchThrowableOfType(
-            NoAdmissibleBackendException.class, () -> router.route(generation(Fidelity.F2, 10_000)));
+            NoAdmissibleBackendException.class,
+            () -> router.route(generation(Fidelity.F2, 10_000)));
 
     assertThat(e.candidates().get(0).inadmissibility().orElseThrow().kind())
         .isEqualTo(Inadmissibility.Kind.BELOW_FLOOR);
@@ -126,7 +131,9 @@ class RouterTest {
       }
       Router router = new Router(backends);
       if (expected == null) {
-        assertThat(catchThrowableOfType(NoAdmissibleBackendException.class, () -> router.route(request)))
+        assertThat(
+                catchThrowableOfType(
+                    NoAdmissibleBackendException.class, () -> router.route(request)))
             .as("seed %d round %d", seed, round)
             .isNotNull();
       } else {
@@ -143,9 +150,15 @@ class RouterTest {
     StubBackend second = StubBackend.of("second", Fidelity.F3, 5);
     StubBackend dearer = StubBackend.of("dearer", Fidelity.F2, 6);
 
-    assertThat(new Router(List.of(dearer, first, second)).route(generation(Fidelity.F1, 10_000)).chosen())
+    assertThat(
+            new Router(List.of(dearer, first, second))
+                .route(generation(Fidelity.F1, 10_000))
+                .chosen())
         .isSameAs(first);
-    assertThat(new Router(List.of(second, dearer, first)).route(generation(Fidelity.F1, 10_000)).chosen())
+    assertThat(
+            new Router(List.of(second, dearer, first))
+                .route(generation(Fidelity.F1, 10_000))
+                .chosen())
         .isSameAs(second);
   }
 
@@ -165,14 +178,20 @@ class RouterTest {
     RouteDecision d = router.route(generation(Fidelity.F1, 1000), onlyNotBanned);
 
     List<RouteCandidate> c = d.candidates();
-    assertThat(c).extracting(RouteCandidate::backend).containsExactly("weak", "costly", "banned", "good");
-    assertThat(c).extracting(RouteCandidate::fidelity)
+    assertThat(c)
+        .extracting(RouteCandidate::backend)
+        .containsExactly("weak", "costly", "banned", "good");
+    assertThat(c)
+        .extracting(RouteCandidate::fidelity)
         .containsExactly(Fidelity.F0, Fidelity.F4, Fidelity.F3, Fidelity.F2);
     assertThat(c).extracting(RouteCandidate::estimateUj).containsExactly(30L, 30_000L, 60L, 90L);
     assertThat(c).extracting(RouteCandidate::admissible).containsExactly(false, false, false, true);
-    assertThat(c.get(0).inadmissibility().orElseThrow().kind()).isEqualTo(Inadmissibility.Kind.BELOW_FLOOR);
-    assertThat(c.get(1).inadmissibility().orElseThrow().kind()).isEqualTo(Inadmissibility.Kind.OVER_CEILING);
-    assertThat(c.get(2).inadmissibility().orElseThrow().kind()).isEqualTo(Inadmissibility.Kind.NOT_PERMITTED);
+    assertThat(c.get(0).inadmissibility().orElseThrow().kind())
+        .isEqualTo(Inadmissibility.Kind.BELOW_FLOOR);
+    assertThat(c.get(1).inadmissibility().orElseThrow().kind())
+        .isEqualTo(Inadmissibility.Kind.OVER_CEILING);
+    assertThat(c.get(2).inadmissibility().orElseThrow().kind())
+        .isEqualTo(Inadmissibility.Kind.NOT_PERMITTED);
     assertThat(c.get(2).inadmissibility().orElseThrow().detail()).contains("model not in grant");
     assertThat(c.get(3).inadmissibility()).isEmpty();
     assertThat(d.chosen().name()).isEqualTo("good");
@@ -198,7 +217,8 @@ class RouterTest {
    */
   @Test
   void route_justification_ofAMultiBackendRoute_isExactlyTheTextSpecMdGives() throws Exception {
-    AdmissionRule refuseBarred = b -> b.name().equals("barred") ? Optional.of("no") : Optional.empty();
+    AdmissionRule refuseBarred =
+        b -> b.name().equals("barred") ? Optional.of("no") : Optional.empty();
     Router router =
         new Router(
             List.of(
@@ -220,7 +240,8 @@ class RouterTest {
   @Test
   void route_justification_ofASingleBackend_hasNoClauses() throws Exception {
     RouteDecision d =
-        new Router(List.of(StubBackend.of("only", Fidelity.F2, 10))).route(generation(Fidelity.F2, 300));
+        new Router(List.of(StubBackend.of("only", Fidelity.F2, 10)))
+            .route(generation(Fidelity.F2, 300));
 
     assertThat(d.justification())
         .isEqualTo("cheapest admissible of 1: only F2>=F2, est 300 uJ <= ceiling 300 uJ");
@@ -228,7 +249,8 @@ class RouterTest {
 
   @Test
   void route_justification_isOneLineNamingTheChosenBackend() throws Exception {
-    AdmissionRule multiLine = b -> b.name().equals("x") ? Optional.of("line one\nline two\r") : Optional.empty();
+    AdmissionRule multiLine =
+        b -> b.name().equals("x") ? Optional.of("line one\nline two\r") : Optional.empty();
     Router router =
         new Router(
             List.of(
@@ -261,7 +283,9 @@ class RouterTest {
                     generation(Fidelity.F2, 1000),
                     b -> b.name().equals("banned") ? Optional.of("no") : Optional.empty()));
 
-    assertThat(e.candidates()).extracting(RouteCandidate::backend).containsExactly("weak", "costly", "banned");
+    assertThat(e.candidates())
+        .extracting(RouteCandidate::backend)
+        .containsExactly("weak", "costly", "banned");
     assertThat(e.candidates())
         .extracting(c -> c.inadmissibility().orElseThrow().kind())
         .containsExactly(
@@ -289,7 +313,9 @@ class RouterTest {
         .isThrownBy(
             () ->
                 new Router(
-                    List.of(StubBackend.of("same", Fidelity.F1, 1), StubBackend.of("same", Fidelity.F2, 2))));
+                    List.of(
+                        StubBackend.of("same", Fidelity.F1, 1),
+                        StubBackend.of("same", Fidelity.F2, 2))));
   }
 
   @Test

@@ -9,7 +9,8 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 
 /** A backend the router can weigh but that never serves. Test support only. */
-record StubBackend(String name, Fidelity fidelity, CostProfile costProfile) implements ServingEngine {
+record StubBackend(String name, Fidelity fidelity, CostProfile costProfile)
+    implements ServingEngine {
 
   static StubBackend of(String name, Fidelity fidelity, long ujPerToken) {
     return new StubBackend(name, fidelity, CostProfile.perToken(ujPerToken));

@@ -21,10 +21,10 @@ import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.RouteDecision;
 
 /**
- * What one serve asks of the routed engine: a generation or a typed decision, each a type, with
- * the prompt as the caller gave it. The steward routes first and only then turns the prompt into
- * the routed engine's payload ({@link Prompt#payloadFor}), so no request is tokenized for an
- * engine that does not serve it.
+ * What one serve asks of the routed engine: a generation or a typed decision, each a type, with the
+ * prompt as the caller gave it. The steward routes first and only then turns the prompt into the
+ * routed engine's payload ({@link Prompt#payloadFor}), so no request is tokenized for an engine
+ * that does not serve it.
  */
 sealed interface Ask permits Ask.Generation, Ask.Decision {
 
@@ -100,8 +100,8 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
   }
 
   /**
-   * A generation: the engine serves the payload alone, handing its tokens to the streamer's sink
-   * as it produces them.
+   * A generation: the engine serves the payload alone, handing its tokens to the streamer's sink as
+   * it produces them.
    */
   record Generation(Prompt prompt, Streamer streamer) implements Ask {
     public Generation {
@@ -209,7 +209,10 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     TokenSequence layOut(DecisionEngine engine);
   }
 
-  /** A decision asked as prompt text, laid out by the routed engine ({@link DecisionEngine#payload}). */
+  /**
+   * A decision asked as prompt text, laid out by the routed engine ({@link
+   * DecisionEngine#payload}).
+   */
   record Laid(DecisionPrompt prompt) implements DecisionInput {
     public Laid {
       Objects.requireNonNull(prompt, "prompt");
@@ -236,8 +239,10 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
         if (!request.decision().get().equals(p.shape())) {
           throw new ServeException(
               ServeException.Reason.QUESTIONS_MISMATCH,
-              "the request's decision shape " + request.decision().get()
-                  + " is not the prompt's " + p.shape());
+              "the request's decision shape "
+                  + request.decision().get()
+                  + " is not the prompt's "
+                  + p.shape());
         }
       }
     }
@@ -273,8 +278,11 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
     if (hash.isPresent() && !hash.get().equals(request.promptHash())) {
       throw new ServeException(
           ServeException.Reason.PROMPT_MISMATCH,
-          "the request's prompt_hash " + request.promptHash() + " does not address the prompt ("
-              + hash.get() + ")");
+          "the request's prompt_hash "
+              + request.promptHash()
+              + " does not address the prompt ("
+              + hash.get()
+              + ")");
     }
   }
 }

@@ -30,10 +30,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The steward's grant phases (§2 phase 2 and the debit of phase 3), journalled (§2.2).
  *
- * <p>Design note. A decision and its journal record are made under one lock, and so are a debit
- * and its record, so the journal's order is exactly the order the gate saw: replaying the journal
- * then rebuilds the same ledger. Waiting for the record to reach storage happens outside the lock,
- * so concurrent serves share the journal's syncs.
+ * <p>Design note. A decision and its journal record are made under one lock, and so are a debit and
+ * its record, so the journal's order is exactly the order the gate saw: replaying the journal then
+ * rebuilds the same ledger. Waiting for the record to reach storage happens outside the lock, so
+ * concurrent serves share the journal's syncs.
  *
  * <p>Thread-safe.
  */
@@ -63,7 +63,9 @@ final class Authoriser {
   /** A decision made and recorded. */
   record Authorised(Authorisation authorisation, long journalSeq) {}
 
-  /** The admission rule a presentation's chain imposes on routing: its {@code ModelIn} caveats (§2). */
+  /**
+   * The admission rule a presentation's chain imposes on routing: its {@code ModelIn} caveats (§2).
+   */
   static AdmissionRule admission(Presentation presentation) {
     return backend -> {
       Optional<ContentId> model = backend.weights().map(WeightsBinding::digest);
@@ -152,15 +154,17 @@ final class Authoriser {
         throw notRecorded("the debit", e);
       }
     }
-    result.breach().ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
+    result
+        .breach()
+        .ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
     return result;
   }
 
   /**
-   * Stops honouring grants from now on, for the reason given (§2.2), and journals the suspension
-   * so a restart keeps it. The suspension takes effect first: if the record cannot be written
-   * (the journal has failed), grants stay refused in this process, and no later record can be
-   * written either.
+   * Stops honouring grants from now on, for the reason given (§2.2), and journals the suspension so
+   * a restart keeps it. The suspension takes effect first: if the record cannot be written (the
+   * journal has failed), grants stay refused in this process, and no later record can be written
+   * either.
    */
   void suspend(String reason, JournalEntry.Suspended record) {
     if (!suspension.compareAndSet(null, reason)) {
@@ -206,7 +210,11 @@ final class Authoriser {
     } catch (JournalException e) {
       throw notRecorded("the revocation", e);
     }
-    LOG.warn("grant {} revoked from {} by {}", revocation.grantId(), revocation.from(), revocation.revoker());
+    LOG.warn(
+        "grant {} revoked from {} by {}",
+        revocation.grantId(),
+        revocation.from(),
+        revocation.revoker());
     return true;
   }
 
@@ -224,6 +232,8 @@ final class Authoriser {
 
   private static ServeException notRecorded(String what, JournalException e) {
     return new ServeException(
-        ServeException.Reason.NOT_RECORDED, what + " could not be journalled: " + e.getMessage(), e);
+        ServeException.Reason.NOT_RECORDED,
+        what + " could not be journalled: " + e.getMessage(),
+        e);
   }
 }

@@ -43,8 +43,14 @@ final class BackendSlots {
     if (!s.tryAcquire()) {
       throw new ServeException(
           ServeException.Reason.BACKEND_BUSY,
-          "backend " + engine.name() + " runs " + engine.maxConcurrentServes() + " serve(s) at once"
-              + " and queues " + engine.maxWaitingServes() + "; all are taken, retry shortly");
+          "backend "
+              + engine.name()
+              + " runs "
+              + engine.maxConcurrentServes()
+              + " serve(s) at once"
+              + " and queues "
+              + engine.maxWaitingServes()
+              + "; all are taken, retry shortly");
     }
     return s::release;
   }

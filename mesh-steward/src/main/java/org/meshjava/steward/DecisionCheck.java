@@ -42,8 +42,14 @@ final class DecisionCheck {
     long options = questions.stream().mapToLong(DecisionQuestion::optionCount).sum();
     if (questions.size() != shape.questions() || options != shape.optionsScored()) {
       throw mismatch(
-          questions.size() + " questions over " + options + " options do not fit the request's "
-              + shape.questions() + " questions over " + shape.optionsScored() + " options");
+          questions.size()
+              + " questions over "
+              + options
+              + " options do not fit the request's "
+              + shape.questions()
+              + " questions over "
+              + shape.optionsScored()
+              + " options");
     }
   }
 
@@ -57,7 +63,9 @@ final class DecisionCheck {
     if (!outcome.decision().equals(request.decision())) {
       throw inconsistent(
           engine,
-          "reported answering " + outcome.decision().orElseThrow() + " for "
+          "reported answering "
+              + outcome.decision().orElseThrow()
+              + " for "
               + request.decision().orElseThrow());
     }
     if (answers.size() != questions.size()) {
@@ -68,8 +76,13 @@ final class DecisionCheck {
       if (!answers.get(i).fits(questions.get(i))) {
         throw inconsistent(
             engine,
-            "answered question " + i + " with " + answers.get(i).size()
-                + " probabilities for its " + questions.get(i).optionCount() + " options");
+            "answered question "
+                + i
+                + " with "
+                + answers.get(i).size()
+                + " probabilities for its "
+                + questions.get(i).optionCount()
+                + " options");
       }
     }
   }

@@ -1,9 +1,9 @@
 package org.meshjava.steward;
 
 /**
- * The steward no longer honours grants: it was shown a receipt it sealed that its journal does
- * not hold, so records were cut after that receipt left and the spend it replayed is less than
- * it signed for (§2.2). Every grant is refused until an operator restores the journal; ungranted
+ * The steward no longer honours grants: it was shown a receipt it sealed that its journal does not
+ * hold, so records were cut after that receipt left and the spend it replayed is less than it
+ * signed for (§2.2). Every grant is refused until an operator restores the journal; ungranted
  * serves go on. An HTTP binding answers 503.
  */
 public final class GrantsSuspendedException extends ServeException {

@@ -78,7 +78,8 @@ final class LogKeeper {
             throw refused(
                 r.seq(),
                 "records a checkpoint the journal's receipts do not reproduce (edited or cut"
-                    + " journal?): " + e.getMessage());
+                    + " journal?): "
+                    + e.getMessage());
           }
         }
         default -> {

@@ -17,8 +17,12 @@ final class OutcomeCheck {
       // §3.2.1: refuse, never clamp; a clamped figure would hide a dishonest engine.
       throw new ServeException(
           ServeException.Reason.FIDELITY_OVERCLAIM,
-          "backend " + engine.name() + " reported delivered fidelity "
-              + o.deliveredFidelity().get() + " above its advertised " + engine.fidelity());
+          "backend "
+              + engine.name()
+              + " reported delivered fidelity "
+              + o.deliveredFidelity().get()
+              + " above its advertised "
+              + engine.fidelity());
     }
     if (request.isDecision()) {
       if (o.decision().isEmpty()) {

@@ -18,8 +18,8 @@ public sealed interface ReplayVerdict
    * A disclosed output opens the commitment on the payload and opening the replay used, and the
    * re-run produced other tokens: the sealed serve's output is not what the engine produces.
    *
-   * @param firstDifference the index of the first token at which the disclosed and re-run
-   *     outputs part; the shorter length when one is a prefix of the other
+   * @param firstDifference the index of the first token at which the disclosed and re-run outputs
+   *     part; the shorter length when one is a prefix of the other
    * @param disclosed the output the receipt sealed (opened by the disclosure)
    * @param replayed the output the re-run produced
    */
@@ -53,7 +53,9 @@ public sealed interface ReplayVerdict
   enum Reason {
     /** The receipt commits to no output: a typed decision, or sealed before commitments. */
     NO_COMMITMENT,
-    /** The engine does not declare itself deterministic (§5): its output is not expected to repeat. */
+    /**
+     * The engine does not declare itself deterministic (§5): its output is not expected to repeat.
+     */
     SAMPLING_ENGINE,
     /** The engine is not the backend, or does not serve the recipe, the receipt names. */
     OTHER_BACKEND,

@@ -18,9 +18,9 @@ import org.meshjava.receipt.ReceiptException;
  * Re-executes a sealed serve and says what that settles (§6.4). Anyone holding the receipt, the
  * request, the prompt payload and the opening can replay, without the steward.
  *
- * <p>Design note. The verdicts are asymmetric on purpose. A re-run that opens the commitment
- * proves the serve. A re-run that does not open it proves nothing by itself: the replayer may
- * have the wrong payload or opening, and those are inputs the commitment binds. So {@link
+ * <p>Design note. The verdicts are asymmetric on purpose. A re-run that opens the commitment proves
+ * the serve. A re-run that does not open it proves nothing by itself: the replayer may have the
+ * wrong payload or opening, and those are inputs the commitment binds. So {@link
  * ReplayVerdict.Diverged} needs a disclosed output that opens the commitment on the very payload
  * and opening the replay ran — then the opening, payload and sealed output are all confirmed, and
  * only the engine's output can differ. Every other mismatch is {@link
@@ -74,8 +74,14 @@ public final class Replayer {
         || !engine.recipe().name().equals(receipt.recipe())) {
       return notReplayable(
           ReplayVerdict.Reason.OTHER_BACKEND,
-          "the receipt names " + receipt.backend() + "/" + receipt.recipe() + ", the engine is "
-              + engine.name() + "/" + engine.recipe().name());
+          "the receipt names "
+              + receipt.backend()
+              + "/"
+              + receipt.recipe()
+              + ", the engine is "
+              + engine.name()
+              + "/"
+              + engine.recipe().name());
     }
     Optional<String> otherWeights = otherWeights(receipt, engine);
     if (otherWeights.isPresent()) {
@@ -124,7 +130,9 @@ public final class Replayer {
     Optional<WeightsBinding> now = engine.weights();
     if (!now.equals(receipt.weights())) {
       return Optional.of(
-          "the receipt sealed weights " + describe(receipt.weights()) + ", the engine runs "
+          "the receipt sealed weights "
+              + describe(receipt.weights())
+              + ", the engine runs "
               + describe(now));
     }
     return Optional.empty();

@@ -32,7 +32,8 @@ final class SealedIndex {
 
   synchronized void put(long sequence, ContentId envelopeId) {
     if (sequence < base) {
-      throw new IllegalStateException("receipt " + sequence + " precedes the first recorded " + base);
+      throw new IllegalStateException(
+          "receipt " + sequence + " precedes the first recorded " + base);
     }
     long slot = sequence - base;
     int chunk = Math.toIntExact(slot / CHUNK);

@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.router.RouteCandidate;
 
 /**
@@ -46,23 +47,32 @@ public sealed class ServeException extends Exception
     /** Meter: the backend reported a delivered fidelity above its rating (§3.2.1). */
     FIDELITY_OVERCLAIM,
     /**
-     * Meter: the engine named other weights just before or after the work than when it was
-     * chosen and the grant decided (§2).
+     * Meter: the engine named other weights just before or after the work than when it was chosen
+     * and the grant decided (§2).
      */
     WEIGHTS_CHANGED,
-    /** Authorise: the presenting caller is not the leaf grant's issuer, or did not sign this request (§2.1). */
+    /**
+     * Authorise: the presenting caller is not the leaf grant's issuer, or did not sign this request
+     * (§2.1).
+     */
     NOT_ISSUER,
     /** Authorise: the grant refuses the serve; the denial label says which rule (§2). */
     GRANT_REFUSED,
-    /** Authorise: the steward no longer honours grants, having been shown a receipt its journal lacks (§2.2). */
+    /**
+     * Authorise: the steward no longer honours grants, having been shown a receipt its journal
+     * lacks (§2.2).
+     */
     GRANTS_SUSPENDED,
     /**
      * Authorise: the steward's identity outlives the process but its journal does not, so it
-     * honours no grant: a restart would give spent budgets and presentations back (§2.2).
-     * Ungranted serves go on.
+     * honours no grant: a restart would give spent budgets and presentations back (§2.2). Ungranted
+     * serves go on.
      */
     JOURNAL_NOT_DURABLE,
-    /** A decision, debit or receipt could not be recorded in the journal, so the serve was refused (§2.2). */
+    /**
+     * A decision, debit or receipt could not be recorded in the journal, so the serve was refused
+     * (§2.2).
+     */
     NOT_RECORDED
   }
 
@@ -75,13 +85,13 @@ public sealed class ServeException extends Exception
   }
 
   /** Creates the exception with a cause. */
-  public ServeException(Reason reason, String detail, Throwable cause) {
+  public ServeException(Reason reason, String detail, @Nullable Throwable cause) {
     this(reason, detail, List.of(), cause);
   }
 
   /** Creates the exception with the router's candidates. */
   public ServeException(
-      Reason reason, String detail, List<RouteCandidate> candidates, Throwable cause) {
+      Reason reason, String detail, List<RouteCandidate> candidates, @Nullable Throwable cause) {
     super(reason + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.candidates = List.copyOf(candidates);

@@ -12,8 +12,8 @@ import org.meshjava.router.RouteDecision;
 
 /**
  * Everything one serve produced: the output tokens, the engine's outcome, the route decision with
- * every candidate, the sealed receipt, and for a decision asked with typed questions the
- * engine's answers.
+ * every candidate, the sealed receipt, and for a decision asked with typed questions the engine's
+ * answers.
  *
  * @param tokens the output tokens
  * @param outcome the engine's report

@@ -13,9 +13,9 @@ import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.Energy;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
-import org.meshjava.core.Energy;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeLimits;
@@ -33,8 +33,8 @@ import org.meshjava.energy.MeterWindow;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
-import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
@@ -69,8 +69,8 @@ import org.meshjava.router.Router;
 
 /**
  * The steward (§2): the endpoint that routes a request, authorises it against a presented grant,
- * meters the engine that serves it, and seals the receipt into its hash chain. {@link #serve}
- * reads as the lifecycle's four phases in order, each delegated to its owner.
+ * meters the engine that serves it, and seals the receipt into its hash chain. {@link #serve} reads
+ * as the lifecycle's four phases in order, each delegated to its owner.
  *
  * <p><b>Failures.</b> A failure in any phase throws {@link ServeException} (with {@link
  * NotIssuerException}, {@link GrantDeniedException} and {@link GrantsSuspendedException} for the
@@ -143,17 +143,20 @@ public final class Steward implements AutoCloseable {
         b.ephemeral || b.journal.durable()
             ? Optional.empty()
             : Optional.of(
-                "steward " + identity + " has a key that outlives this process, but its journal ("
-                    + b.journal.describe() + ") is not durable: a restart would give spent budgets"
+                "steward "
+                    + identity
+                    + " has a key that outlives this process, but its journal ("
+                    + b.journal.describe()
+                    + ") is not durable: a restart would give spent budgets"
                     + " and presentations back, so it honours no grant until it is given a durable"
                     + " journal (§2.2)");
   }
 
   /**
-   * Starts a builder for a steward that seals with {@code key}, a key the application holds and
-   * may use again (a key file, say), so the steward's identity may outlive this process. Such a
-   * steward honours grants only over a {@linkplain Journal#durable() durable} journal, and starts
-   * its receipt chain only where its journal or an explicit {@link Builder#chainHead} says (§2.2,
+   * Starts a builder for a steward that seals with {@code key}, a key the application holds and may
+   * use again (a key file, say), so the steward's identity may outlive this process. Such a steward
+   * honours grants only over a {@linkplain Journal#durable() durable} journal, and starts its
+   * receipt chain only where its journal or an explicit {@link Builder#chainHead} says (§2.2,
    * §6.3).
    */
   public static Builder builder(SigningKey key) {
@@ -165,8 +168,8 @@ public final class Steward implements AutoCloseable {
    * else holds and which ends with this one steward. Nothing can outlive it — a grant held by this
    * identity can be presented to no later steward, and its chain has no earlier receipts — so it
    * honours grants over an in-memory journal and starts its chain at 0: the zero-configuration
-   * steward. {@link Builder#identity()} names it before it is built, so grants can be issued to
-   * it; the builder builds once.
+   * steward. {@link Builder#identity()} names it before it is built, so grants can be issued to it;
+   * the builder builds once.
    */
   public static Builder ephemeral() {
     return new Builder(SigningKey.generate(), true);
@@ -197,7 +200,9 @@ public final class Steward implements AutoCloseable {
     return meter;
   }
 
-  /** What meter discovery found, when the steward discovered its meter rather than being given one. */
+  /**
+   * What meter discovery found, when the steward discovered its meter rather than being given one.
+   */
   public Optional<MeterDiscovery> meterDiscovery() {
     return discovery;
   }
@@ -208,8 +213,8 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Serves that were authorised but never debited when the steward last stopped (§2.2). Each
-   * stays debited at its request's joule ceiling and is never retried; an operator settles them.
+   * Serves that were authorised but never debited when the steward last stopped (§2.2). Each stays
+   * debited at its request's joule ceiling and is never retried; an operator settles them.
    */
   public List<Unresolved> unresolved() {
     return authoriser.unresolved();
@@ -229,9 +234,9 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Serves an ungranted generation on prompt text. The steward routes {@code request} and hands
-   * the routed engine its own tokenizer's encoding of the text ({@link ServingEngine#tokenizer()});
-   * the payload comes back in {@link ServeResult#payload()}.
+   * Serves an ungranted generation on prompt text. The steward routes {@code request} and hands the
+   * routed engine its own tokenizer's encoding of the text ({@link ServingEngine#tokenizer()}); the
+   * payload comes back in {@link ServeResult#payload()}.
    *
    * @param request the request; its {@code prompt_hash} must address {@code prompt} ({@link
    *     ServeRequest#generation(PromptText, long, org.meshjava.core.Fidelity, long)} makes one)
@@ -243,7 +248,9 @@ public final class Steward implements AutoCloseable {
     return serve(request, new Ask.Generation(new Ask.Text(prompt)), Optional.empty());
   }
 
-  /** Serves a generation on prompt text on a grant; see the two-argument form and the grant form. */
+  /**
+   * Serves a generation on prompt text on a grant; see the two-argument form and the grant form.
+   */
   public ServeResult serve(ServeRequest request, PromptText prompt, Presentation presentation)
       throws ServeException {
     return serve(request, new Ask.Generation(new Ask.Text(prompt)), Optional.of(presentation));
@@ -256,8 +263,8 @@ public final class Steward implements AutoCloseable {
    * metered, sealed and journalled, and the result holds exactly those. An engine that cannot
    * stream ({@link ServingEngine#streams()}) hands its tokens over when it is done.
    *
-   * @throws ServeException as {@link #serve(ServeRequest, PromptText)}; a refusal before the
-   *     engine runs opens no sink
+   * @throws ServeException as {@link #serve(ServeRequest, PromptText)}; a refusal before the engine
+   *     runs opens no sink
    */
   public ServeResult serve(ServeRequest request, PromptText prompt, Streamer streamer)
       throws ServeException {
@@ -276,8 +283,8 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Serves an ungranted typed decision asked as prompt text (§3.6): the routed decision engine
-   * lays out its own payload for the questions and the state ({@link DecisionEngine#payload}).
+   * Serves an ungranted typed decision asked as prompt text (§3.6): the routed decision engine lays
+   * out its own payload for the questions and the state ({@link DecisionEngine#payload}).
    *
    * @param request a decision request for this prompt ({@link ServeRequest#decision(DecisionPrompt,
    *     org.meshjava.core.Fidelity, long)} makes one)
@@ -285,19 +292,22 @@ public final class Steward implements AutoCloseable {
    *     ServeException.Reason#QUESTIONS_MISMATCH} if the request does not fit the prompt
    */
   public ServeResult serve(ServeRequest request, DecisionPrompt prompt) throws ServeException {
-    return serve(request, new Ask.Decision(new Ask.Laid(prompt), prompt.questions()), Optional.empty());
+    return serve(
+        request, new Ask.Decision(new Ask.Laid(prompt), prompt.questions()), Optional.empty());
   }
 
   /** Serves a typed decision asked as prompt text on a grant. */
   public ServeResult serve(ServeRequest request, DecisionPrompt prompt, Presentation presentation)
       throws ServeException {
     return serve(
-        request, new Ask.Decision(new Ask.Laid(prompt), prompt.questions()), Optional.of(presentation));
+        request,
+        new Ask.Decision(new Ask.Laid(prompt), prompt.questions()),
+        Optional.of(presentation));
   }
 
   /**
-   * Serves an ungranted {@code request} on a prompt token payload the caller tokenized itself.
-   * The payload is handed unchanged to whichever engine the request routes to.
+   * Serves an ungranted {@code request} on a prompt token payload the caller tokenized itself. The
+   * payload is handed unchanged to whichever engine the request routes to.
    *
    * @param request the request; its {@code prompt_hash} addresses the prompt bytes
    * @param prompt the token payload handed to the engine; never enters the receipt in the clear
@@ -329,9 +339,9 @@ public final class Steward implements AutoCloseable {
    * @param request a decision request
    * @param prompt the token payload: the questions' schema and the state under judgement
    * @param questions the typed questions, in order
-   * @throws ServeException {@link ServeException.Reason#QUESTIONS_MISMATCH} if the questions do
-   *     not fit the request, and as {@link #serve(ServeRequest, TokenSequence)} otherwise;
-   *     nothing is sealed
+   * @throws ServeException {@link ServeException.Reason#QUESTIONS_MISMATCH} if the questions do not
+   *     fit the request, and as {@link #serve(ServeRequest, TokenSequence)} otherwise; nothing is
+   *     sealed
    */
   public ServeResult serve(
       ServeRequest request, TokenSequence prompt, List<DecisionQuestion> questions)
@@ -420,13 +430,18 @@ public final class Steward implements AutoCloseable {
     // 4. Seal.
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
-        metered.result().tokens(), metered.result().outcome(), route, sealed, metered.answers(), payload);
+        metered.result().tokens(),
+        metered.result().outcome(),
+        route,
+        sealed,
+        metered.answers(),
+        payload);
   }
 
   /**
    * Refuses a request whose payload and output would not fit the routed engine's context: the
-   * engine could only fail on it, and a refusal before authorising costs the caller nothing
-   * (issue 14: never debit for work an engine could not do).
+   * engine could only fail on it, and a refusal before authorising costs the caller nothing (issue
+   * 14: never debit for work an engine could not do).
    */
   private static void refuseOverContext(
       ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
@@ -465,10 +480,10 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Discloses the output of a generation this steward sealed (§6.4): its opening, the digest of
-   * the prompt payload, and the tokens. The disclosure is checked against the receipt before it
-   * is returned, so a wrong payload or a receipt from another steward is refused, not disclosed.
-   * Works after a restart: the opening is derived from the signing key, never stored.
+   * Discloses the output of a generation this steward sealed (§6.4): its opening, the digest of the
+   * prompt payload, and the tokens. The disclosure is checked against the receipt before it is
+   * returned, so a wrong payload or a receipt from another steward is refused, not disclosed. Works
+   * after a restart: the opening is derived from the signing key, never stored.
    *
    * @param receipt a receipt this steward sealed
    * @param prompt the prompt payload the engine was handed
@@ -523,8 +538,13 @@ public final class Steward implements AutoCloseable {
       return WitnessVerdict.HELD;
     }
     authoriser.suspend(
-        "shown receipt " + receipt.sequence() + " (envelope " + envelope.id()
-            + ") that journal " + journal.describe() + " does not hold; restore the journal, then"
+        "shown receipt "
+            + receipt.sequence()
+            + " (envelope "
+            + envelope.id()
+            + ") that journal "
+            + journal.describe()
+            + " does not hold; restore the journal, then"
             + " lift with `mesh journal resume-grants`",
         new JournalEntry.Suspended(receipt.sequence(), envelope));
     return WitnessVerdict.NOT_HELD;
@@ -536,8 +556,8 @@ public final class Steward implements AutoCloseable {
    * chain containing the grant. A restart replays it.
    *
    * @return false when the grant was already revoked from that time or earlier (nothing changes)
-   * @throws GrantRefusedException if the statement does not verify: a chain that does not verify,
-   *     a revoker that issued no link of it ({@code not-issuer}), or a forged signature
+   * @throws GrantRefusedException if the statement does not verify: a chain that does not verify, a
+   *     revoker that issued no link of it ({@code not-issuer}), or a forged signature
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the journal cannot record
    *     it
    */
@@ -566,8 +586,8 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Returns the proof that receipt {@code sequence} is in the log of size {@code treeSize}; its leaf
-   * hash is {@link TransparencyLog#leafHash} of the receipt's envelope id.
+   * Returns the proof that receipt {@code sequence} is in the log of size {@code treeSize}; its
+   * leaf hash is {@link TransparencyLog#leafHash} of the receipt's envelope id.
    *
    * @throws LogException {@code OUT_OF_RANGE} when the receipt or the size is not in the log
    */
@@ -599,8 +619,9 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Releases what the steward owns: the journal (and its lock) and a discovered meter, after signing
-   * and journalling a last checkpoint of the transparency log so a restart checks every receipt.
+   * Releases what the steward owns: the journal (and its lock) and a discovered meter, after
+   * signing and journalling a last checkpoint of the transparency log so a restart checks every
+   * receipt.
    */
   @Override
   public void close() {
@@ -622,7 +643,10 @@ public final class Steward implements AutoCloseable {
       return router.route(request, rule);
     } catch (NoAdmissibleBackendException e) {
       throw new ServeException(
-          ServeException.Reason.NO_ADMISSIBLE_BACKEND, e.getMessage(), e.candidates(), e);
+          ServeException.Reason.NO_ADMISSIBLE_BACKEND,
+          String.valueOf(e.getMessage()),
+          e.candidates(),
+          e);
     }
   }
 
@@ -686,8 +710,7 @@ public final class Steward implements AutoCloseable {
     Optional<WeightsBinding> after = engine.weights();
     Optional<ServeException> refusal = Optional.empty();
     if (!after.equals(bound)) {
-      refusal =
-          Optional.of(weightsChanged(engine, bound, "before serving", after, "after it"));
+      refusal = Optional.of(weightsChanged(engine, bound, "before serving", after, "after it"));
     } else {
       try {
         OutcomeCheck.check(engine, request, result);
@@ -703,10 +726,10 @@ public final class Steward implements AutoCloseable {
 
   /**
    * Settles a serve whose engine failed: the window is closed on the estimate of the prompt the
-   * engine was handed, the only work known to have started, so a live counter's reading of what
-   * did run is the figure where there is one. On a grant that figure is debited, and journalled
-   * before the failure is reported. Only when the meter cannot give a figure either is the
-   * request's ceiling debited, as for a crash, where nothing was metered (§2.2).
+   * engine was handed, the only work known to have started, so a live counter's reading of what did
+   * run is the figure where there is one. On a grant that figure is debited, and journalled before
+   * the failure is reported. Only when the meter cannot give a figure either is the request's
+   * ceiling debited, as for a crash, where nothing was metered (§2.2).
    */
   private ServeException engineFailed(
       ServingEngine engine,
@@ -740,8 +763,16 @@ public final class Steward implements AutoCloseable {
       String later) {
     return new ServeException(
         ServeException.Reason.WEIGHTS_CHANGED,
-        "backend " + engine.name() + " named weights " + describe(first) + " " + when + " and "
-            + describe(then) + " " + later);
+        "backend "
+            + engine.name()
+            + " named weights "
+            + describe(first)
+            + " "
+            + when
+            + " and "
+            + describe(then)
+            + " "
+            + later);
   }
 
   private static String describe(Optional<WeightsBinding> w) {
@@ -846,6 +877,7 @@ public final class Steward implements AutoCloseable {
     private final java.util.Set<NoteVerifierKey> witnesses = new java.util.HashSet<>();
     private int checkpointEvery = 1024;
 
+    @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
     private Builder(SigningKey key, boolean ephemeral) {
       this.key = Objects.requireNonNull(key, "key");
       this.ephemeral = ephemeral;
@@ -894,9 +926,9 @@ public final class Steward implements AutoCloseable {
      * Says where the receipt chain stands (§6.3): {@link ChainHead#GENESIS} to start it at 0, or
      * the head of an existing chain to continue it. A steward built with {@link
      * #builder(SigningKey)} whose journal records no receipt needs this: it cannot know whether its
-     * identity sealed receipts before (a journal lost, or a new one), and starting again at 0
-     * would fork a chain that others hold, so the operator says so. Conflicts with a journal that
-     * already records receipts, which sets the head itself.
+     * identity sealed receipts before (a journal lost, or a new one), and starting again at 0 would
+     * fork a chain that others hold, so the operator says so. Conflicts with a journal that already
+     * records receipts, which sets the head itself.
      */
     public Builder chainHead(ChainHead v) {
       head = Objects.requireNonNull(v, "head");
@@ -914,20 +946,21 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Caps what the backend named {@code backend} takes, on top of its engine's own {@link
-     * ServingEngine#limits()}: a request over the tighter of the two is inadmissible there, so
-     * it is refused while routing, before any grant is decided or work done. Setting it again
-     * replaces the cap.
+     * ServingEngine#limits()}: a request over the tighter of the two is inadmissible there, so it
+     * is refused while routing, before any grant is decided or work done. Setting it again replaces
+     * the cap.
      *
      * @throws IllegalArgumentException from {@link #build()} if no backend has that name
      */
     public Builder cap(String backend, ServeLimits limits) {
-      caps.put(Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(limits, "limits"));
+      caps.put(
+          Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(limits, "limits"));
       return this;
     }
 
     /**
-     * Signs a checkpoint of the transparency log every {@code receipts} sealed receipts, besides
-     * on demand ({@link Steward#checkpoint()}) and on close. The default is 1024.
+     * Signs a checkpoint of the transparency log every {@code receipts} sealed receipts, besides on
+     * demand ({@link Steward#checkpoint()}) and on close. The default is 1024.
      */
     public Builder checkpointEvery(int receipts) {
       if (receipts < 1) {
@@ -973,7 +1006,8 @@ public final class Steward implements AutoCloseable {
       }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
-      Gate gate = Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
+      Gate gate =
+          Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
       JournalReplay.Result replayed;
       List<org.meshjava.journal.JournalRecord> records = j.recovered();
       try {
@@ -988,8 +1022,12 @@ public final class Steward implements AutoCloseable {
         if (head != null) {
           j.close();
           throw new IllegalArgumentException(
-              "chainHead(" + head + ") conflicts with journal " + j.describe()
-                  + ", which records receipts up to " + replayed.lastSealed().get().sequence());
+              "chainHead("
+                  + head
+                  + ") conflicts with journal "
+                  + j.describe()
+                  + ", which records receipts up to "
+                  + replayed.lastSealed().get().sequence());
         }
         JournalReplay.Sealed last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
@@ -1003,7 +1041,9 @@ public final class Steward implements AutoCloseable {
       } catch (JournalException e) {
         j.close();
         throw new StewardStartException(
-            "journal " + j.describe() + " does not reproduce its signed checkpoint: "
+            "journal "
+                + j.describe()
+                + " does not reproduce its signed checkpoint: "
                 + e.getMessage(),
             e);
       }

@@ -5,9 +5,9 @@ import java.util.OptionalLong;
 import org.meshjava.journal.JournalException;
 
 /**
- * The steward refuses to start because its journal cannot be replayed (§2.2): records that do
- * not form one chain, a decision the gate refuses, a debit with no authorisation, a presentation
- * spent twice or a receipt out of sequence. {@link #record()} names the offending record.
+ * The steward refuses to start because its journal cannot be replayed (§2.2): records that do not
+ * form one chain, a decision the gate refuses, a debit with no authorisation, a presentation spent
+ * twice or a receipt out of sequence. {@link #record()} names the offending record.
  */
 public final class StewardStartException extends RuntimeException {
   private static final long serialVersionUID = 1L;

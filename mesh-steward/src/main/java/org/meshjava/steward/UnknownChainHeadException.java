@@ -20,7 +20,10 @@ public final class UnknownChainHeadException extends IllegalStateException {
   /** Creates the exception for {@code identity} over the journal {@code journal} describes. */
   public UnknownChainHeadException(DidKey identity, String journal) {
     super(
-        "steward " + Objects.requireNonNull(identity, "identity") + ": journal " + journal
+        "steward "
+            + Objects.requireNonNull(identity, "identity")
+            + ": journal "
+            + journal
             + " records no receipt, so where this identity's receipt chain stands is unknown;"
             + " if it has never sealed, start its chain at 0 explicitly (chainHead(GENESIS),"
             + " mesh serve --fresh-chain), or continue it from its last receipt");

@@ -19,8 +19,8 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.engine.ReferenceEngine;
 
 /**
- * A backend that runs one serve at a time with a bounded queue (Jlama's shape): beyond the queue
- * a serve routed to it is refused at once, before any grant is decided, while other backends go on
+ * A backend that runs one serve at a time with a bounded queue (Jlama's shape): beyond the queue a
+ * serve routed to it is refused at once, before any grant is decided, while other backends go on
  * serving.
  */
 class BackendBusyTest {
@@ -29,15 +29,42 @@ class BackendBusyTest {
   static final class OneAtATime implements ServingEngine {
     final CountDownLatch release = new CountDownLatch(1);
     final CountDownLatch entered = new CountDownLatch(1);
-    final ReferenceEngine inner = ReferenceEngine.builder().name("serial").fidelity(Fidelity.F3)
-        .costProfile(CostProfile.perToken(1)).build();
+    final ReferenceEngine inner =
+        ReferenceEngine.builder()
+            .name("serial")
+            .fidelity(Fidelity.F3)
+            .costProfile(CostProfile.perToken(1))
+            .build();
 
-    @Override public String name() { return "serial"; }
-    @Override public Recipe recipe() { return Recipe.of("serial"); }
-    @Override public Fidelity fidelity() { return Fidelity.F3; }
-    @Override public CostProfile costProfile() { return CostProfile.perToken(1); }
-    @Override public int maxConcurrentServes() { return 1; }
-    @Override public int maxWaitingServes() { return 1; }
+    @Override
+    public String name() {
+      return "serial";
+    }
+
+    @Override
+    public Recipe recipe() {
+      return Recipe.of("serial");
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return Fidelity.F3;
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return CostProfile.perToken(1);
+    }
+
+    @Override
+    public int maxConcurrentServes() {
+      return 1;
+    }
+
+    @Override
+    public int maxWaitingServes() {
+      return 1;
+    }
 
     @Override
     public synchronized EngineResult serve(ServeRequest request, TokenSequence prompt) {
@@ -72,8 +99,8 @@ class BackendBusyTest {
       assertThat(busy).isNotNull();
       assertThat(busy.reason()).isEqualTo(ServeException.Reason.BACKEND_BUSY);
       // Another backend serves meanwhile.
-      ServeRequest toOther = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000)
-          .withModel("reference");
+      ServeRequest toOther =
+          ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000).withModel("reference");
       assertThat(s.serve(toOther, prompt).receipt().backend()).isEqualTo("reference");
       serial.release.countDown();
       assertThat(running.get(20, TimeUnit.SECONDS).receipt().backend()).isEqualTo("serial");

@@ -32,12 +32,19 @@ class ClaimsAtSealTest {
   }
 
   static MeshReceipt serve(ReferenceEngine e, Fidelity floor) throws ServeException {
-    return Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(e).build().serve(floor(floor), PROMPT).receipt();
+    return Steward.builder(KEY)
+        .chainHead(ChainHead.GENESIS)
+        .meter(new org.meshjava.energy.EstimatorMeter())
+        .backend(e)
+        .build()
+        .serve(floor(floor), PROMPT)
+        .receipt();
   }
 
   @Test
   void fidelityMet_followsTheDeliveredLevel_notTheAdvertisement() throws Exception {
-    ReferenceEngine degraded = ReferenceEngine.builder().fidelity(Fidelity.F3).delivers(Fidelity.F1).build();
+    ReferenceEngine degraded =
+        ReferenceEngine.builder().fidelity(Fidelity.F3).delivers(Fidelity.F1).build();
     MeshReceipt r = serve(degraded, Fidelity.F2);
     assertThat(r.fidelityMet()).isFalse();
     assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F3, Fidelity.F1));
@@ -54,7 +61,8 @@ class ClaimsAtSealTest {
   @Test
   void serve_whenDeliveredAboveAdvertised_refuses() {
     Steward s =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
             .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().fidelity(Fidelity.F2).delivers(Fidelity.F3).build())
             .build();
@@ -80,7 +88,9 @@ class ClaimsAtSealTest {
   @Test
   void serve_whenDeliveredEqualsAdvertised_seals() throws Exception {
     MeshReceipt r =
-        serve(ReferenceEngine.builder().fidelity(Fidelity.F2).reportsDelivered(true).build(), Fidelity.F2);
+        serve(
+            ReferenceEngine.builder().fidelity(Fidelity.F2).reportsDelivered(true).build(),
+            Fidelity.F2);
     assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F2, Fidelity.F2));
     assertThat(r.fidelityMet()).isTrue();
   }

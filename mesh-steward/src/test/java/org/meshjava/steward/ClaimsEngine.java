@@ -135,8 +135,14 @@ final class ClaimsEngine implements DecisionEngine {
     return new EngineResult(
         t,
         new org.meshjava.core.ServeOutcome(
-            r.outcome().tokensIn(), t.size(), t.size(), 0, 0, 0,
-            r.outcome().deliveredFidelity(), r.outcome().decision()));
+            r.outcome().tokensIn(),
+            t.size(),
+            t.size(),
+            0,
+            0,
+            0,
+            r.outcome().deliveredFidelity(),
+            r.outcome().decision()));
   }
 
   @Override

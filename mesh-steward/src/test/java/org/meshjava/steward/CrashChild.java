@@ -20,9 +20,9 @@ import org.meshjava.journal.FileJournal;
 /**
  * The process the crash tests kill. Args: journal, steward seed hex, caller seed hex, chain hex
  * file, handed-out file, threads, mode ({@code serve} or {@code hold}). In {@code serve} mode it
- * serves granted requests from many threads until killed, appending each envelope it hands out
- * to the handed-out file (one hex line, flushed) only after {@code serve} returned it. In {@code
- * hold} mode it opens the journal, prints {@code HOLDING} and sleeps.
+ * serves granted requests from many threads until killed, appending each envelope it hands out to
+ * the handed-out file (one hex line, flushed) only after {@code serve} returned it. In {@code hold}
+ * mode it opens the journal, prints {@code HOLDING} and sleeps.
  */
 public final class CrashChild {
   private CrashChild() {}
@@ -49,35 +49,51 @@ public final class CrashChild {
                     .meter(new EstimatorMeter())
                     .clock(InstantSource.fixed(GrantFixture.NOW))
                     .journal(journal)
-                    .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(10)).workPerToken(64).build()),
+                    .backend(
+                        ReferenceEngine.builder()
+                            .name("ref")
+                            .costProfile(CostProfile.perToken(10))
+                            .workPerToken(64)
+                            .build()),
                 journal)
             .build();
     System.out.println("SERVING from " + steward.head().nextSequence());
     System.out.flush();
     AtomicLong counter = new AtomicLong();
     long salt = System.nanoTime();
-    try (BufferedWriter out = Files.newBufferedWriter(handedOut, StandardCharsets.US_ASCII,
-        StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
+    try (BufferedWriter out =
+        Files.newBufferedWriter(
+            handedOut,
+            StandardCharsets.US_ASCII,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND)) {
       Thread[] workers = new Thread[threads];
       for (int t = 0; t < threads; t++) {
-        workers[t] = Thread.ofPlatform().start(() -> {
-          while (true) {
-            ServeRequest req = GrantFixture.request("crash " + salt + " " + counter.incrementAndGet(), 16, 5_000);
-            try {
-              var r = steward.serve(req, GrantFixture.payload(req), Jcp.present(caller, chain, req));
-              synchronized (out) {
-                out.write(r.envelope().hex());
-                out.write('\n');
-                out.flush();
-              }
-            } catch (GrantDeniedException e) {
-              return; // budget exhausted
-            } catch (Exception e) {
-              e.printStackTrace();
-              return;
-            }
-          }
-        });
+        workers[t] =
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      while (true) {
+                        ServeRequest req =
+                            GrantFixture.request(
+                                "crash " + salt + " " + counter.incrementAndGet(), 16, 5_000);
+                        try {
+                          var r =
+                              steward.serve(
+                                  req, GrantFixture.payload(req), Jcp.present(caller, chain, req));
+                          synchronized (out) {
+                            out.write(r.envelope().hex());
+                            out.write('\n');
+                            out.flush();
+                          }
+                        } catch (GrantDeniedException e) {
+                          return; // budget exhausted
+                        } catch (Exception e) {
+                          e.printStackTrace();
+                          return;
+                        }
+                      }
+                    });
       }
       for (Thread w : workers) {
         w.join();

@@ -33,18 +33,25 @@ class DecisionServeTest {
   static final TokenSequence PROMPT = TokenSequence.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10);
 
   static ReferenceEngine engine() {
-    return ReferenceEngine.builder().costProfile(CostProfile.perToken(100).withOptionCost(40)).build();
+    return ReferenceEngine.builder()
+        .costProfile(CostProfile.perToken(100).withOptionCost(40))
+        .build();
   }
 
   static ServeRequest request(long maxTokens, long ceiling) {
     return ServeRequest.decision(
-        ContentId.ofBytes(new byte[] {9}), PROMPT.size(), maxTokens, Fidelity.F1, ceiling,
+        ContentId.ofBytes(new byte[] {9}),
+        PROMPT.size(),
+        maxTokens,
+        Fidelity.F1,
+        ceiling,
         DecisionQuestion.shapeOf(QUESTIONS, 8));
   }
 
   static Steward steward(ServingEngine... engines) {
     Steward.Builder b =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
             .meter(new org.meshjava.energy.EstimatorMeter())
             .nonces(NonceSource.fixed(new byte[16]))
             .clock(InstantSource.fixed(Instant.EPOCH));
@@ -146,12 +153,22 @@ class DecisionServeTest {
     List<java.util.function.UnaryOperator<DecisionResult>> bad =
         List.of(
             d -> new DecisionResult(d.outcome(), d.answers().subList(0, 2)),
-            d -> new DecisionResult(d.outcome(),
-                List.of(d.answers().get(0), d.answers().get(0), d.answers().get(0))),
-            d -> new DecisionResult(
-                new org.meshjava.core.ServeOutcome(10, 0, 0, 0, 0, 0, java.util.Optional.empty(),
-                    java.util.Optional.of(new org.meshjava.core.DecisionShape(1, 2, 8))),
-                d.answers()));
+            d ->
+                new DecisionResult(
+                    d.outcome(),
+                    List.of(d.answers().get(0), d.answers().get(0), d.answers().get(0))),
+            d ->
+                new DecisionResult(
+                    new org.meshjava.core.ServeOutcome(
+                        10,
+                        0,
+                        0,
+                        0,
+                        0,
+                        0,
+                        java.util.Optional.empty(),
+                        java.util.Optional.of(new org.meshjava.core.DecisionShape(1, 2, 8))),
+                    d.answers()));
     for (var b : bad) {
       Steward s = steward(ClaimsEngine.over(engine()).decisions(b));
       assertThatThrownBy(() -> s.serve(request(0, 10_000), PROMPT, QUESTIONS))

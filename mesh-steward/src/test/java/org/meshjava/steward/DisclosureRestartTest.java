@@ -25,7 +25,11 @@ class DisclosureRestartTest {
       ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 3, 8, Fidelity.F1, 100_000);
 
   static Steward steward() {
-    return Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(ReferenceEngine.builder().build()).build();
+    return Steward.builder(KEY)
+        .chainHead(ChainHead.GENESIS)
+        .meter(new org.meshjava.energy.EstimatorMeter())
+        .backend(ReferenceEngine.builder().build())
+        .build();
   }
 
   @Test
@@ -44,7 +48,9 @@ class DisclosureRestartTest {
   void decision_commitsToNothing_andCannotBeDisclosed() throws Exception {
     Steward s = steward();
     ServeResult r =
-        s.serve(DecisionServeTest.request(0, 100_000), DecisionServeTest.PROMPT,
+        s.serve(
+            DecisionServeTest.request(0, 100_000),
+            DecisionServeTest.PROMPT,
             DecisionServeTest.QUESTIONS);
     assertThat(r.receipt().outputCommitment()).isEmpty();
     assertThatThrownBy(() -> s.disclose(r, DecisionServeTest.PROMPT))
@@ -84,9 +90,12 @@ class DisclosureRestartTest {
   void anotherSteward_cannotOpen() throws Exception {
     ServeResult r = steward().serve(GENERATION, PROMPT);
     Steward other =
-        Steward.builder(SigningKey.fromSeed(new byte[] {
-              1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-              0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
+        Steward.builder(
+                SigningKey.fromSeed(
+                    new byte[] {
+                      1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+                    }))
             .chainHead(ChainHead.GENESIS)
             .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().build())

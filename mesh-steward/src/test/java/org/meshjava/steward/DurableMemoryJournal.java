@@ -8,9 +8,9 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 
 /**
- * A journal held in memory that reports itself durable, standing in for durable storage in tests
- * of a steward whose key outlives it (which honours grants only over a durable journal, §2.2).
- * Records and chains exactly like {@link InMemoryJournal}. Test support only.
+ * A journal held in memory that reports itself durable, standing in for durable storage in tests of
+ * a steward whose key outlives it (which honours grants only over a durable journal, §2.2). Records
+ * and chains exactly like {@link InMemoryJournal}. Test support only.
  */
 final class DurableMemoryJournal implements Journal {
   private final InMemoryJournal inner = new InMemoryJournal();

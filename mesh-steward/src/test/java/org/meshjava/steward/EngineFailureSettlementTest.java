@@ -28,8 +28,8 @@ import org.meshjava.router.Inadmissibility;
 /**
  * Issue 14 item 3: an engine failure used to debit the grant its whole joule ceiling for no work,
  * and an OutOfMemoryError from an engine escaped unsettled (no debit, the ceiling held reserved).
- * Now whatever an engine throws settles the serve at the energy metered up to the failure, in
- * the journal, before the refusal; a request over a backend's limits never reaches it.
+ * Now whatever an engine throws settles the serve at the energy metered up to the failure, in the
+ * journal, before the refusal; a request over a backend's limits never reaches it.
  */
 class EngineFailureSettlementTest {
   private static final long BUDGET = 1_000_000;
@@ -41,7 +41,10 @@ class EngineFailureSettlementTest {
   /** An engine named "ref" at 100 µJ per token that throws what {@code failure} makes. */
   private static StewardGrantTest.Delegating failing(Supplier<Throwable> failure) {
     ReferenceEngine inner =
-        ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(UJ_PER_TOKEN)).build();
+        ReferenceEngine.builder()
+            .name("ref")
+            .costProfile(CostProfile.perToken(UJ_PER_TOKEN))
+            .build();
     return new StewardGrantTest.Delegating(inner) {
       @Override
       public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
@@ -107,8 +110,7 @@ class EngineFailureSettlementTest {
           assertThat(s.gate().ledger().spend(link).reservedUj()).isZero();
           assertThat(s.gate().ledger().spend(link).debitedUj()).isEqualTo(metered);
         }
-        JournalEntry.Debited debited =
-            (JournalEntry.Debited) journal.records().getLast().entry();
+        JournalEntry.Debited debited = (JournalEntry.Debited) journal.records().getLast().entry();
         assertThat(debited.debitedUj()).isEqualTo(metered);
         assertThat(debited.energy().provenance()).isEqualTo(Provenance.Estimator);
         assertThat(s.unresolved()).isEmpty();
@@ -121,12 +123,15 @@ class EngineFailureSettlementTest {
   void engineFailure_underALiveCounter_debitsTheReading() throws Exception {
     GrantChain chain = f.chain(BUDGET);
     try (Steward s =
-        steward(new RecordingMeter(new ArrayList<>(), OptionalLong.of(12_345)), new DurableMemoryJournal())
+        steward(
+                new RecordingMeter(new ArrayList<>(), OptionalLong.of(12_345)),
+                new DurableMemoryJournal())
             .backend(failing(() -> new EngineException("gave up")))
             .build()) {
       ServeRequest req = GrantFixture.request("hello", 10, CEILING);
       catchThrowableOfType(
-          ServeException.class, () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+          ServeException.class,
+          () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
       assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - 12_345);
     }
   }
@@ -160,7 +165,8 @@ class EngineFailureSettlementTest {
             .build()) {
       ServeRequest req = GrantFixture.request("hello", 10, CEILING);
       catchThrowableOfType(
-          ServeException.class, () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+          ServeException.class,
+          () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
       // Nothing was metered: the ceiling, as for a crash.
       assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - CEILING);
     }
@@ -173,7 +179,10 @@ class EngineFailureSettlementTest {
     DurableMemoryJournal journal = new DurableMemoryJournal();
     boolean[] ran = {false};
     ReferenceEngine inner =
-        ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(UJ_PER_TOKEN)).build();
+        ReferenceEngine.builder()
+            .name("ref")
+            .costProfile(CostProfile.perToken(UJ_PER_TOKEN))
+            .build();
     StewardGrantTest.Delegating eightTokens =
         new StewardGrantTest.Delegating(inner) {
           @Override
@@ -214,8 +223,12 @@ class EngineFailureSettlementTest {
     DurableMemoryJournal journal = new DurableMemoryJournal();
     try (Steward s =
         steward(new org.meshjava.energy.EstimatorMeter(), journal)
-            .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(0))
-                .maxOutputTokens(1_000).build())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("ref")
+                    .costProfile(CostProfile.perToken(0))
+                    .maxOutputTokens(1_000)
+                    .build())
             .cap("ref", ServeLimits.NONE.withMaxJouleCeilingUj(CEILING))
             .build()) {
       for (ServeRequest req :
@@ -240,8 +253,10 @@ class EngineFailureSettlementTest {
       assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET);
       // At the limits it serves.
       ServeRequest atLimit = GrantFixture.request("hello", 1_000, CEILING);
-      assertThat(s.serve(atLimit, GrantFixture.payload(atLimit), f.present(chain, atLimit))
-              .outcome().tokensOut())
+      assertThat(
+              s.serve(atLimit, GrantFixture.payload(atLimit), f.present(chain, atLimit))
+                  .outcome()
+                  .tokensOut())
           .isEqualTo(1_000);
     }
   }

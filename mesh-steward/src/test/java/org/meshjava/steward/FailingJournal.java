@@ -9,9 +9,9 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 
 /**
- * A {@link Journal} test double that records like {@link InMemoryJournal} until the first entry
- * its trigger matches, fails that append (when queued, or when awaited), and from then on fails
- * every append, as a {@code FileJournal} does after a failed write (§2.2). Test support only.
+ * A {@link Journal} test double that records like {@link InMemoryJournal} until the first entry its
+ * trigger matches, fails that append (when queued, or when awaited), and from then on fails every
+ * append, as a {@code FileJournal} does after a failed write (§2.2). Test support only.
  */
 final class FailingJournal implements Journal {
   /** Where the triggering append fails. */

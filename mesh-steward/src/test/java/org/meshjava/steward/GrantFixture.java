@@ -31,8 +31,9 @@ final class GrantFixture {
 
   /** A root grant from org to caller, then a delegation from caller to the steward. */
   GrantChain chain(long budgetUj, Caveat... leafCaveats) throws Exception {
-    GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60),
-        NOW.plusSeconds(3600));
+    GrantChain root =
+        Jcp.issueRoot(
+            org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60), NOW.plusSeconds(3600));
     return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
   }
 
@@ -62,12 +63,18 @@ final class GrantFixture {
 
   Steward.Builder steward(Journal journal) {
     return bare(journal)
-        .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(100)).workPerToken(1).build());
+        .backend(
+            ReferenceEngine.builder()
+                .name("ref")
+                .costProfile(CostProfile.perToken(100))
+                .workPerToken(1)
+                .build());
   }
 
   static ServeRequest request(String prompt, long maxTokens, long ceilingUj) {
     byte[] b = prompt.getBytes(StandardCharsets.UTF_8);
-    return ServeRequest.generation(ContentId.ofBytes(b), b.length, maxTokens, Fidelity.F1, ceilingUj);
+    return ServeRequest.generation(
+        ContentId.ofBytes(b), b.length, maxTokens, Fidelity.F1, ceilingUj);
   }
 
   static TokenSequence payload(ServeRequest r) {

@@ -37,7 +37,11 @@ class IdentityDurabilityTest {
 
   private GrantChain chainTo(org.meshjava.core.identity.DidKey steward) throws Exception {
     GrantChain root =
-        Jcp.issueRoot(org, Jcp.identity(caller), 1_000_000, GrantFixture.NOW.minusSeconds(60),
+        Jcp.issueRoot(
+            org,
+            Jcp.identity(caller),
+            1_000_000,
+            GrantFixture.NOW.minusSeconds(60),
             GrantFixture.NOW.plusSeconds(3600));
     return Jcp.delegate(caller, root, steward, 1_000_000);
   }
@@ -46,7 +50,10 @@ class IdentityDurabilityTest {
     return b.meter(new EstimatorMeter())
         .clock(InstantSource.fixed(GrantFixture.NOW))
         .backend(
-            ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(100)).workPerToken(1)
+            ReferenceEngine.builder()
+                .name("ref")
+                .costProfile(CostProfile.perToken(100))
+                .workPerToken(1)
                 .build());
   }
 
@@ -71,7 +78,9 @@ class IdentityDurabilityTest {
           .isInstanceOfSatisfying(
               ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.JOURNAL_NOT_DURABLE));
-      assertThat(s.gate().remainingUj(chain)).as("nothing decided, nothing reserved").isEqualTo(1_000_000);
+      assertThat(s.gate().remainingUj(chain))
+          .as("nothing decided, nothing reserved")
+          .isEqualTo(1_000_000);
       assertThat(s.head().nextSequence()).isZero();
 
       assertThat(ungranted(s, "ungranted").receipt().sequence()).isZero();
@@ -83,7 +92,9 @@ class IdentityDurabilityTest {
     SigningKey key = SigningKey.generate();
     GrantChain chain = chainTo(Jcp.identity(key));
     try (Steward s =
-        configure(Steward.builder(key)).journal(new InMemoryJournal()).chainHead(ChainHead.GENESIS)
+        configure(Steward.builder(key))
+            .journal(new InMemoryJournal())
+            .chainHead(ChainHead.GENESIS)
             .build()) {
       assertThatThrownBy(() -> granted(s, chain, "granted"))
           .isInstanceOfSatisfying(
@@ -99,8 +110,10 @@ class IdentityDurabilityTest {
     Path journal = tmp.resolve("steward.journal");
     long remaining;
     try (Steward s =
-        configure(Steward.builder(key)).journal(FileJournal.open(journal))
-            .chainHead(ChainHead.GENESIS).build()) {
+        configure(Steward.builder(key))
+            .journal(FileJournal.open(journal))
+            .chainHead(ChainHead.GENESIS)
+            .build()) {
       assertThat(s.grantsNeedDurableJournal()).isEmpty();
       granted(s, chain, "first");
       remaining = s.gate().remainingUj(chain);
@@ -115,7 +128,8 @@ class IdentityDurabilityTest {
   }
 
   @Test
-  void keyWhoseJournalRecordsNoReceipt_refusesToStart_unlessTheChainStartIsGiven() throws Exception {
+  void keyWhoseJournalRecordsNoReceipt_refusesToStart_unlessTheChainStartIsGiven()
+      throws Exception {
     SigningKey key = SigningKey.generate();
     assertThatThrownBy(() -> configure(Steward.builder(key)).build())
         .isInstanceOfSatisfying(
@@ -125,13 +139,16 @@ class IdentityDurabilityTest {
               assertThat(e.getMessage()).contains("chainHead(GENESIS)", "--fresh-chain");
             });
     Path journal = tmp.resolve("new.journal");
-    assertThatThrownBy(() -> configure(Steward.builder(key)).journal(FileJournal.open(journal)).build())
+    assertThatThrownBy(
+            () -> configure(Steward.builder(key)).journal(FileJournal.open(journal)).build())
         .isInstanceOf(UnknownChainHeadException.class)
         .hasMessageContaining(journal.toString());
     // The refused steward released the journal: the operator can start it, saying where.
     try (Steward s =
-        configure(Steward.builder(key)).journal(FileJournal.open(journal))
-            .chainHead(ChainHead.GENESIS).build()) {
+        configure(Steward.builder(key))
+            .journal(FileJournal.open(journal))
+            .chainHead(ChainHead.GENESIS)
+            .build()) {
       assertThat(ungranted(s, "first").receipt().sequence()).isZero();
     }
     // An operator who knows the head of an earlier chain continues it instead.

@@ -5,24 +5,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.JournalEntry;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * What a steward does when its journal cannot record (§2.2), with a failing {@link
- * FailingJournal} double: an authorisation that cannot be journalled runs no engine and keeps no
- * reservation; a journal that fails for good mid-serve hands out no receipt then or later; a
- * revocation that cannot be journalled is refused.
+ * What a steward does when its journal cannot record (§2.2), with a failing {@link FailingJournal}
+ * double: an authorisation that cannot be journalled runs no engine and keeps no reservation; a
+ * journal that fails for good mid-serve hands out no receipt then or later; a revocation that
+ * cannot be journalled is refused.
  */
 class JournalFailureTest {
   final GrantFixture f = new GrantFixture();
   final List<String> events = new ArrayList<>();
-  final ScriptedEngine engine = new ScriptedEngine("ref", Fidelity.F1, 100, events, ScriptedEngine.greedy());
+  final ScriptedEngine engine =
+      new ScriptedEngine("ref", Fidelity.F1, 100, events, ScriptedEngine.greedy());
 
   Steward steward(FailingJournal journal) {
     return f.bare(journal).backend(engine).build();
@@ -37,7 +38,8 @@ class JournalFailureTest {
     try (Steward s = steward(journal)) {
       ServeRequest req = GrantFixture.request("not recorded", 4, 50_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-          .isInstanceOfSatisfying(ServeException.class,
+          .isInstanceOfSatisfying(
+              ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
       assertThat(engine.serves()).isZero();
       assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000);
@@ -54,7 +56,8 @@ class JournalFailureTest {
     try (Steward s = steward(journal)) {
       ServeRequest req = GrantFixture.request("mid-serve", 4, 50_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-          .isInstanceOfSatisfying(ServeException.class,
+          .isInstanceOfSatisfying(
+              ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
       assertNothingMoreIsHandedOut(s, chain);
     }
@@ -69,7 +72,8 @@ class JournalFailureTest {
     try (Steward s = steward(journal)) {
       ServeRequest req = GrantFixture.request("at the seal", 4, 50_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-          .isInstanceOfSatisfying(ServeException.class,
+          .isInstanceOfSatisfying(
+              ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
       assertThat(journal.records()).noneMatch(r -> r.entry() instanceof JournalEntry.Sealed);
       assertNothingMoreIsHandedOut(s, chain);
@@ -84,19 +88,23 @@ class JournalFailureTest {
     try (Steward s = steward(journal)) {
       Revocation r = Revocation.sign(f.org, chain, GrantFixture.NOW);
       assertThatThrownBy(() -> s.revoke(r))
-          .isInstanceOfSatisfying(ServeException.class,
+          .isInstanceOfSatisfying(
+              ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
     }
   }
 
   private void assertNothingMoreIsHandedOut(Steward s, GrantChain chain) {
     ServeRequest granted = GrantFixture.request("after the failure", 4, 50_000);
-    assertThatThrownBy(() -> s.serve(granted, GrantFixture.payload(granted), f.present(chain, granted)))
-        .isInstanceOfSatisfying(ServeException.class,
+    assertThatThrownBy(
+            () -> s.serve(granted, GrantFixture.payload(granted), f.present(chain, granted)))
+        .isInstanceOfSatisfying(
+            ServeException.class,
             e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
     ServeRequest ungranted = GrantFixture.request("ungranted after the failure", 4, 50_000);
     assertThatThrownBy(() -> s.serve(ungranted, GrantFixture.payload(ungranted)))
-        .isInstanceOfSatisfying(ServeException.class,
+        .isInstanceOfSatisfying(
+            ServeException.class,
             e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
   }
 }

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
@@ -19,8 +21,6 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.Unresolved;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 class JournalRestartTest {
   final GrantFixture f = new GrantFixture();
@@ -31,7 +31,8 @@ class JournalRestartTest {
   }
 
   @Test
-  void restart_reestablishesSpend_spendsReplayedPresentations_andContinuesTheChain() throws Exception {
+  void restart_reestablishesSpend_spendsReplayedPresentations_andContinuesTheChain()
+      throws Exception {
     GrantChain chain = f.chain(1_000_000);
     ServeRequest req = GrantFixture.request("before the restart", 10, 50_000);
     Presentation p = f.present(chain, req);
@@ -46,7 +47,8 @@ class JournalRestartTest {
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertThat(s.gate().remainingUj(chain)).as("no budget given back").isEqualTo(remaining);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), p))
-          .isInstanceOfSatisfying(GrantDeniedException.class,
+          .isInstanceOfSatisfying(
+              GrantDeniedException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.PRESENTATION_SPENT));
       assertThat(s.head().nextSequence()).isEqualTo(2);
       ServeResult next = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
@@ -58,13 +60,13 @@ class JournalRestartTest {
   }
 
   @Test
-  void authorisationWithoutDebit_comesBackUnresolved_heldAtItsCeiling_namingCallerAndBackend() throws Exception {
+  void authorisationWithoutDebit_comesBackUnresolved_heldAtItsCeiling_namingCallerAndBackend()
+      throws Exception {
     GrantChain chain = f.chain(1_000_000);
     ServeRequest req = GrantFixture.request("in flight", 10, 70_000);
     Presentation p = f.present(chain, req);
     try (FileJournal j = FileJournal.open(journal())) {
-      j.append(new JournalEntry.Authorised(p, req, Optional.empty(), "ref",
-          GrantFixture.NOW));
+      j.append(new JournalEntry.Authorised(p, req, Optional.empty(), "ref", GrantFixture.NOW));
     }
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       List<Unresolved> u = s.unresolved();
@@ -94,11 +96,10 @@ class JournalRestartTest {
     Presentation p = f.present(chain, req);
     try (FileJournal j = FileJournal.open(journal())) {
       for (int i = 0; i < 2; i++) {
-        j.append(new JournalEntry.Authorised(p, req, Optional.empty(), "ref",
-            GrantFixture.NOW));
+        j.append(new JournalEntry.Authorised(p, req, Optional.empty(), "ref", GrantFixture.NOW));
       }
     }
-    assertStartRefused(2);  // record 0 carries the chain, 1 the first authorisation
+    assertStartRefused(2); // record 0 carries the chain, 1 the first authorisation
   }
 
   @Test
@@ -117,8 +118,9 @@ class JournalRestartTest {
     Presentation p = f.present(chain, req);
     try (FileJournal j = FileJournal.open(journal())) {
       // Recorded at a time the grant was not yet valid: no steward of ours would have written it.
-      j.append(new JournalEntry.Authorised(p, req, Optional.empty(), "ref",
-          GrantFixture.NOW.minusSeconds(86_400)));
+      j.append(
+          new JournalEntry.Authorised(
+              p, req, Optional.empty(), "ref", GrantFixture.NOW.minusSeconds(86_400)));
     }
     assertStartRefused(1);
   }
@@ -132,12 +134,14 @@ class JournalRestartTest {
     lines.set(i, lines.get(i).replaceFirst("\"sequence\":(\\d+)", "\"sequence\":9$1"));
     Files.write(journal(), lines);
     assertThatThrownBy(() -> FileJournal.open(journal()))
-        .isInstanceOfSatisfying(JournalException.class,
+        .isInstanceOfSatisfying(
+            JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
   }
 
   @Test
-  void recordsCutFromTheEnd_plusTheWitnessOfALaterReceipt_makeTheStewardRefuseGrants() throws Exception {
+  void recordsCutFromTheEnd_plusTheWitnessOfALaterReceipt_makeTheStewardRefuseGrants()
+      throws Exception {
     GrantChain chain = f.chain(1_000_000);
     List<ServeResult> served = new ArrayList<>();
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
@@ -147,7 +151,7 @@ class JournalRestartTest {
       }
     }
     List<String> lines = Files.readAllLines(journal());
-    Files.write(journal(), lines.subList(0, lines.size() - 3));  // the last serve's three records
+    Files.write(journal(), lines.subList(0, lines.size() - 3)); // the last serve's three records
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertThat(s.head().nextSequence()).isEqualTo(2);
       ServeRequest req = GrantFixture.request("still fine", 4, 10_000);
@@ -164,7 +168,9 @@ class JournalRestartTest {
   @Test
   void tornFinalLine_isDropped_andTheStewardStarts() throws Exception {
     servedThree();
-    Files.write(journal(), "{\"seq\":9,\"entr".getBytes(StandardCharsets.UTF_8),
+    Files.write(
+        journal(),
+        "{\"seq\":9,\"entr".getBytes(StandardCharsets.UTF_8),
         java.nio.file.StandardOpenOption.APPEND);
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertThat(s.head().nextSequence()).isEqualTo(3);
@@ -174,10 +180,14 @@ class JournalRestartTest {
   @Test
   void aChainHeadGivenForAJournalThatRecordsReceipts_isRefusedNamingBoth() throws Exception {
     servedThree();
-    Steward.Builder b = f.steward(FileJournal.open(journal()))
-        .chainHead(new org.meshjava.receipt.ChainHead(7, Optional.of(ContentId.ofBytes(new byte[1]))));
-    assertThatThrownBy(b::build).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("chainHead").hasMessageContaining(journal().toString());
+    Steward.Builder b =
+        f.steward(FileJournal.open(journal()))
+            .chainHead(
+                new org.meshjava.receipt.ChainHead(7, Optional.of(ContentId.ofBytes(new byte[1]))));
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("chainHead")
+        .hasMessageContaining(journal().toString());
   }
 
   private void servedThree() throws Exception {
@@ -192,11 +202,13 @@ class JournalRestartTest {
   private void assertStartRefused(long record) throws Exception {
     FileJournal j = FileJournal.open(journal());
     assertThatThrownBy(() -> f.steward(j).build())
-        .isInstanceOfSatisfying(StewardStartException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
-          assertThat(e.record()).hasValue(record);
-          assertThat(e.getMessage()).contains(journal().toString());
-        });
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.record()).hasValue(record);
+              assertThat(e.getMessage()).contains(journal().toString());
+            });
     // The refused steward released the journal.
     FileJournal.open(journal()).close();
   }

@@ -11,25 +11,25 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Revocations;
+import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalReplay;
-import org.meshjava.jcp.Gate;
-import org.meshjava.jcp.Revocations;
-import org.meshjava.jcp.SpendLedger;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A journal edited and re-hashed (every {@code prev} recomputed, so the chain still forms) is
  * refused at start and by the replay {@code mesh journal verify} runs: each debit is held to the
- * receipt the steward signed for the same serve (issue 14 item 6), and a {@code Sealed} record
- * must settle an authorisation the journal holds (issue 13 item 7).
+ * receipt the steward signed for the same serve (issue 14 item 6), and a {@code Sealed} record must
+ * settle an authorisation the journal holds (issue 13 item 7).
  */
 class JournalTamperTest {
   private static final Pattern PREV = Pattern.compile("\"prev\":\"([0-9a-f]{64})\"");
@@ -72,8 +72,11 @@ class JournalTamperTest {
   void middleDebitLowered_inEveryFigure_isStillRefused() throws Exception {
     List<String> lines = Files.readAllLines(journal());
     int debit = nth(lines, "\"type\":\"Debited\"", 1);
-    editAndRehash(debit, l -> l.replaceFirst("\"estimated_uj\":\\d+", "\"estimated_uj\":1")
-        .replaceFirst("\"debited_uj\":\\d+", "\"debited_uj\":1"));
+    editAndRehash(
+        debit,
+        l ->
+            l.replaceFirst("\"estimated_uj\":\\d+", "\"estimated_uj\":1")
+                .replaceFirst("\"debited_uj\":\\d+", "\"debited_uj\":1"));
     assertRefused(debit + 1, "signed receipt");
   }
 
@@ -100,8 +103,12 @@ class JournalTamperTest {
     int second = nth(lines, "\"type\":\"Sealed\"", 1);
     String other = field(lines.get(first), "envelope");
     String otherId = field(lines.get(first), "envelope_id");
-    editAndRehash(second, l -> l.replaceFirst("\"envelope\":\"[0-9a-f]+\"", "\"envelope\":\"" + other + "\"")
-        .replaceFirst("\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + otherId + "\""));
+    editAndRehash(
+        second,
+        l ->
+            l.replaceFirst("\"envelope\":\"[0-9a-f]+\"", "\"envelope\":\"" + other + "\"")
+                .replaceFirst(
+                    "\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + otherId + "\""));
     assertRefused(second, "envelope");
   }
 
@@ -111,28 +118,34 @@ class JournalTamperTest {
     int sealed = nth(lines, "\"type\":\"Sealed\"", 1);
     editAndRehash(sealed, l -> l.replaceFirst(",\"envelope\":\"[0-9a-f]+\"", ""));
     assertThatThrownBy(() -> FileJournal.open(journal()))
-        .isInstanceOfSatisfying(JournalException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
-          assertThat(e.seq()).hasValue(sealed);
-        });
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(sealed);
+            });
   }
 
   private void assertRefused(long record, String says) throws Exception {
     FileJournal j = FileJournal.open(journal());
     assertThatThrownBy(() -> f.steward(j).build())
-        .isInstanceOfSatisfying(StewardStartException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
-          assertThat(e.record()).hasValue(record);
-          assertThat(e.getMessage()).contains(says);
-        });
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.record()).hasValue(record);
+              assertThat(e.getMessage()).contains(says);
+            });
     // What `mesh journal verify` does: read the chain (it forms), then replay.
     JournalFile.Contents c = JournalFile.read(journal());
     Gate gate = Gate.create(f.steward, SpendLedger.inMemory(), Revocations.none());
     assertThatThrownBy(() -> JournalReplay.replay(c.records(), gate))
-        .isInstanceOfSatisfying(JournalException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
-          assertThat(e.seq()).hasValue(record);
-        });
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.seq()).hasValue(record);
+            });
   }
 
   /** Edits one line and recomputes every later {@code prev}, as an attacker with the file would. */
@@ -141,7 +154,10 @@ class JournalTamperTest {
     lines.set(index, edit.apply(lines.get(index)));
     for (int i = index + 1; i < lines.size(); i++) {
       String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
-      lines.set(i, PREV.matcher(lines.get(i)).replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
+      lines.set(
+          i,
+          PREV.matcher(lines.get(i))
+              .replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
     }
     Files.write(journal(), lines);
   }

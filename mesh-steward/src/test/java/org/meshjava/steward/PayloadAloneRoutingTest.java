@@ -24,13 +24,35 @@ class PayloadAloneRoutingTest {
   /** A cheap decision-only engine: it delegates decide() and refuses serve(). */
   static final class QuestionsOnly implements DecisionEngine {
     final ReferenceEngine inner =
-        ReferenceEngine.builder().name("questions-only").costProfile(CostProfile.perToken(1)).build();
+        ReferenceEngine.builder()
+            .name("questions-only")
+            .costProfile(CostProfile.perToken(1))
+            .build();
 
-    @Override public String name() { return inner.name(); }
-    @Override public Recipe recipe() { return inner.recipe(); }
-    @Override public Fidelity fidelity() { return inner.fidelity(); }
-    @Override public CostProfile costProfile() { return inner.costProfile(); }
-    @Override public boolean servesPayloadAlone() { return false; }
+    @Override
+    public String name() {
+      return inner.name();
+    }
+
+    @Override
+    public Recipe recipe() {
+      return inner.recipe();
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return inner.fidelity();
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return inner.costProfile();
+    }
+
+    @Override
+    public boolean servesPayloadAlone() {
+      return false;
+    }
 
     @Override
     public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
@@ -53,12 +75,18 @@ class PayloadAloneRoutingTest {
     assertThat(g.receipt().backend()).isEqualTo("reference");
     assertThat(g.route().candidates().get(0).admissible()).isFalse();
 
-    assertThat(s.serve(DecisionServeTest.request(0, 100_000), DecisionServeTest.PROMPT)
-            .receipt().backend())
+    assertThat(
+            s.serve(DecisionServeTest.request(0, 100_000), DecisionServeTest.PROMPT)
+                .receipt()
+                .backend())
         .isEqualTo("reference");
-    assertThat(s.serve(DecisionServeTest.request(0, 100_000), DecisionServeTest.PROMPT,
-                DecisionServeTest.QUESTIONS)
-            .receipt().backend())
+    assertThat(
+            s.serve(
+                    DecisionServeTest.request(0, 100_000),
+                    DecisionServeTest.PROMPT,
+                    DecisionServeTest.QUESTIONS)
+                .receipt()
+                .backend())
         .isEqualTo("questions-only");
   }
 

@@ -62,12 +62,35 @@ class PromptTextServeTest {
             .build();
     final List<TokenSequence> handed = Collections.synchronizedList(new ArrayList<>());
 
-    @Override public String name() { return inner.name(); }
-    @Override public Recipe recipe() { return inner.recipe(); }
-    @Override public Fidelity fidelity() { return inner.fidelity(); }
-    @Override public CostProfile costProfile() { return inner.costProfile(); }
-    @Override public boolean deterministic() { return true; }
-    @Override public Tokenizer tokenizer() { return inner.tokenizer(); }
+    @Override
+    public String name() {
+      return inner.name();
+    }
+
+    @Override
+    public Recipe recipe() {
+      return inner.recipe();
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return inner.fidelity();
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return inner.costProfile();
+    }
+
+    @Override
+    public boolean deterministic() {
+      return true;
+    }
+
+    @Override
+    public Tokenizer tokenizer() {
+      return inner.tokenizer();
+    }
 
     @Override
     public EngineResult serve(ServeRequest request, TokenSequence prompt) {
@@ -103,7 +126,8 @@ class PromptTextServeTest {
   void requestId_isTheSameWhicheverEngineServes() throws Exception {
     ServeRequest request = ServeRequest.generation(PROMPT, 4, Fidelity.F1, 100_000);
     ServeResult own = DecisionServeTest.steward(new OwnVocabulary()).serve(request, PROMPT);
-    ServeResult bytes = DecisionServeTest.steward(DecisionServeTest.engine()).serve(request, PROMPT);
+    ServeResult bytes =
+        DecisionServeTest.steward(DecisionServeTest.engine()).serve(request, PROMPT);
     assertThat(own.receipt().requestId()).isEqualTo(bytes.receipt().requestId());
     assertThat(bytes.payload()).isEqualTo(ByteTokenizer.INSTANCE.encode(PROMPT.bytes()));
     assertThat(own.payload()).isNotEqualTo(bytes.payload());
@@ -144,12 +168,15 @@ class PromptTextServeTest {
   @Test
   void decisionPrompt_withAShapeTheRequestDoesNotCarry_isRefused() {
     Steward s = DecisionServeTest.steward(new PayloadAloneRoutingTest.QuestionsOnly());
-    DecisionPrompt prompt =
-        new DecisionPrompt(DecisionServeTest.QUESTIONS, PromptText.of("state"));
+    DecisionPrompt prompt = new DecisionPrompt(DecisionServeTest.QUESTIONS, PromptText.of("state"));
     ServeRequest right = ServeRequest.decision(prompt, Fidelity.F1, 1_000_000);
     ServeRequest wrongSchema =
         ServeRequest.decision(
-            right.promptHash(), right.promptTokens(), 0, Fidelity.F1, 1_000_000,
+            right.promptHash(),
+            right.promptTokens(),
+            0,
+            Fidelity.F1,
+            1_000_000,
             org.meshjava.core.DecisionQuestion.shapeOf(DecisionServeTest.QUESTIONS, 3));
     assertThatThrownBy(() -> s.serve(wrongSchema, prompt))
         .isInstanceOfSatisfying(
@@ -164,7 +191,8 @@ class PromptTextServeTest {
 
   @Test
   void promptText_refusesAnUnpairedSurrogate() {
-    assertThatThrownBy(() -> PromptText.of("a\uD800b")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> PromptText.of("a\uD800b"))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(PromptText.of("\uD83D\uDE00").length()).isEqualTo(4);
   }
 }

@@ -24,7 +24,8 @@ class ReplayTest {
   static final TokenSequence PROMPT = TokenSequence.of(11, 12, 13, 14);
   static final ServeRequest REQUEST =
       ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 12, Fidelity.F1, 100_000);
-  static final WeightsBinding WEIGHTS = new WeightsBinding(ContentId.ofBytes(new byte[] {5}), "fp32");
+  static final WeightsBinding WEIGHTS =
+      new WeightsBinding(ContentId.ofBytes(new byte[] {5}), "fp32");
 
   /** One sealed serve: its steward, result, opening and honest disclosure. */
   record Sealed(Steward steward, ServeResult result, Opening opening, Disclosure disclosure) {
@@ -34,7 +35,12 @@ class ReplayTest {
   }
 
   static Sealed serve(ServingEngine engine) throws Exception {
-    Steward s = Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(engine).build();
+    Steward s =
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .meter(new org.meshjava.energy.EstimatorMeter())
+            .backend(engine)
+            .build();
     ServeResult r = s.serve(REQUEST, PROMPT);
     return new Sealed(s, r, s.opening(REQUEST.id()), s.disclose(r, PROMPT));
   }
@@ -48,8 +54,9 @@ class ReplayTest {
   }
 
   static void notReplayable(ReplayVerdict v, ReplayVerdict.Reason reason) {
-    assertThat(v).isInstanceOfSatisfying(
-        ReplayVerdict.NotReplayable.class, n -> assertThat(n.reason()).isEqualTo(reason));
+    assertThat(v)
+        .isInstanceOfSatisfying(
+            ReplayVerdict.NotReplayable.class, n -> assertThat(n.reason()).isEqualTo(reason));
   }
 
   @Test
@@ -64,20 +71,26 @@ class ReplayTest {
   void replay_locatesADrift_whenTheHonestOutputIsDisclosed() throws Exception {
     Sealed s = serve(honest());
     for (int at : new int[] {0, 5, 11}) {
-      ReplayVerdict v = replay(s, honest().output(ClaimsEngine.drift(at, false)), Optional.of(s.disclosure()));
-      assertThat(v).isInstanceOfSatisfying(ReplayVerdict.Diverged.class, d -> {
-        assertThat(d.firstDifference()).isEqualTo(at);
-        assertThat(d.disclosed()).isEqualTo(s.result().tokens());
-      });
+      ReplayVerdict v =
+          replay(s, honest().output(ClaimsEngine.drift(at, false)), Optional.of(s.disclosure()));
+      assertThat(v)
+          .isInstanceOfSatisfying(
+              ReplayVerdict.Diverged.class,
+              d -> {
+                assertThat(d.firstDifference()).isEqualTo(at);
+                assertThat(d.disclosed()).isEqualTo(s.result().tokens());
+              });
     }
   }
 
   @Test
   void replay_locatesADrift_atTheShorterLength_whenOneOutputIsAPrefix() throws Exception {
     Sealed s = serve(honest());
-    ReplayVerdict v = replay(s, honest().output(ClaimsEngine.drift(7, true)), Optional.of(s.disclosure()));
-    assertThat(v).isInstanceOfSatisfying(
-        ReplayVerdict.Diverged.class, d -> assertThat(d.firstDifference()).isEqualTo(7));
+    ReplayVerdict v =
+        replay(s, honest().output(ClaimsEngine.drift(7, true)), Optional.of(s.disclosure()));
+    assertThat(v)
+        .isInstanceOfSatisfying(
+            ReplayVerdict.Diverged.class, d -> assertThat(d.firstDifference()).isEqualTo(7));
   }
 
   @Test
@@ -85,8 +98,9 @@ class ReplayTest {
     // The serve itself was the faulty one; the replay on a correct engine names where.
     Sealed s = serve(honest().output(ClaimsEngine.drift(3, false)));
     ReplayVerdict v = replay(s, honest(), Optional.of(s.disclosure()));
-    assertThat(v).isInstanceOfSatisfying(
-        ReplayVerdict.Diverged.class, d -> assertThat(d.firstDifference()).isEqualTo(3));
+    assertThat(v)
+        .isInstanceOfSatisfying(
+            ReplayVerdict.Diverged.class, d -> assertThat(d.firstDifference()).isEqualTo(3));
   }
 
   @Test
@@ -104,7 +118,11 @@ class ReplayTest {
     // the sealed payload, so the mismatch may be the replayer's own.
     ReplayVerdict v =
         Replayer.replay(
-            s.receipt(), honest(), REQUEST, TokenSequence.of(11, 12, 13, 15), s.opening(),
+            s.receipt(),
+            honest(),
+            REQUEST,
+            TokenSequence.of(11, 12, 13, 15),
+            s.opening(),
             Optional.of(s.disclosure()));
     notReplayable(v, ReplayVerdict.Reason.UNATTRIBUTABLE_MISMATCH);
   }
@@ -131,16 +149,19 @@ class ReplayTest {
   @Test
   void samplingEngine_isNotReplayable() throws Exception {
     Sealed s = serve(honest());
-    notReplayable(replay(s, honest().sampling(), Optional.of(s.disclosure())),
+    notReplayable(
+        replay(s, honest().sampling(), Optional.of(s.disclosure())),
         ReplayVerdict.Reason.SAMPLING_ENGINE);
   }
 
   @Test
   void otherBackendOrRecipe_isNotReplayable() throws Exception {
     Sealed s = serve(honest());
-    notReplayable(replay(s, honest().named("elsewhere"), Optional.empty()),
+    notReplayable(
+        replay(s, honest().named("elsewhere"), Optional.empty()),
         ReplayVerdict.Reason.OTHER_BACKEND);
-    notReplayable(replay(s, honest().recipe(Recipe.of("reference").with("lora")), Optional.empty()),
+    notReplayable(
+        replay(s, honest().recipe(Recipe.of("reference").with("lora")), Optional.empty()),
         ReplayVerdict.Reason.OTHER_BACKEND);
   }
 
@@ -149,14 +170,21 @@ class ReplayTest {
     Sealed s = serve(honest());
     assertThat(s.receipt().weights()).contains(WEIGHTS);
     notReplayable(
-        replay(s, honest().weights(Optional.of(new WeightsBinding(ContentId.ofBytes(new byte[] {6}), "fp32"))),
+        replay(
+            s,
+            honest()
+                .weights(
+                    Optional.of(new WeightsBinding(ContentId.ofBytes(new byte[] {6}), "fp32"))),
             Optional.empty()),
         ReplayVerdict.Reason.OTHER_WEIGHTS);
     notReplayable(
-        replay(s, honest().weights(Optional.of(new WeightsBinding(WEIGHTS.digest(), "bf16"))),
+        replay(
+            s,
+            honest().weights(Optional.of(new WeightsBinding(WEIGHTS.digest(), "bf16"))),
             Optional.empty()),
         ReplayVerdict.Reason.OTHER_WEIGHTS);
-    notReplayable(replay(s, honest().weights(Optional.empty()), Optional.empty()),
+    notReplayable(
+        replay(s, honest().weights(Optional.empty()), Optional.empty()),
         ReplayVerdict.Reason.OTHER_WEIGHTS);
   }
 
@@ -173,17 +201,28 @@ class ReplayTest {
     ServeRequest other =
         ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 13, Fidelity.F1, 100_000);
     notReplayable(
-        Replayer.replay(s.receipt(), honest(), other, PROMPT, s.opening(), Optional.of(s.disclosure())),
+        Replayer.replay(
+            s.receipt(), honest(), other, PROMPT, s.opening(), Optional.of(s.disclosure())),
         ReplayVerdict.Reason.OTHER_REQUEST);
   }
 
   @Test
   void decision_hasNoCommitment_andIsNotReplayable() throws Exception {
-    Steward st = Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(honest()).build();
+    Steward st =
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .meter(new org.meshjava.energy.EstimatorMeter())
+            .backend(honest())
+            .build();
     ServeRequest d = DecisionServeTest.request(0, 100_000);
     ServeResult r = st.serve(d, DecisionServeTest.PROMPT, DecisionServeTest.QUESTIONS);
     notReplayable(
-        Replayer.replay(r.receipt(), honest(), d, DecisionServeTest.PROMPT, st.opening(d.id()),
+        Replayer.replay(
+            r.receipt(),
+            honest(),
+            d,
+            DecisionServeTest.PROMPT,
+            st.opening(d.id()),
             Optional.empty()),
         ReplayVerdict.Reason.NO_COMMITMENT);
   }
@@ -191,7 +230,8 @@ class ReplayTest {
   @Test
   void failingEngine_isNotReplayable() throws Exception {
     Sealed s = serve(honest());
-    notReplayable(replay(s, honest().failing(), Optional.of(s.disclosure())),
+    notReplayable(
+        replay(s, honest().failing(), Optional.of(s.disclosure())),
         ReplayVerdict.Reason.ENGINE_FAILED);
   }
 
@@ -206,8 +246,10 @@ class ReplayTest {
 
   @Test
   void firstDifference_comparesTokensInOrder() {
-    assertThat(Replayer.firstDifference(TokenSequence.of(1, 2, 3), TokenSequence.of(1, 2, 4))).isEqualTo(2);
-    assertThat(Replayer.firstDifference(TokenSequence.of(1, 2), TokenSequence.of(1, 2, 4))).isEqualTo(2);
+    assertThat(Replayer.firstDifference(TokenSequence.of(1, 2, 3), TokenSequence.of(1, 2, 4)))
+        .isEqualTo(2);
+    assertThat(Replayer.firstDifference(TokenSequence.of(1, 2), TokenSequence.of(1, 2, 4)))
+        .isEqualTo(2);
     assertThat(Replayer.firstDifference(TokenSequence.of(), TokenSequence.of(1))).isZero();
     assertThat(Replayer.firstDifference(TokenSequence.of(9), TokenSequence.of(1))).isZero();
   }
@@ -216,7 +258,8 @@ class ReplayTest {
   void weightsThatChangeDuringTheRerun_areNotReplayable() throws Exception {
     Sealed s = serve(honest());
     ClaimsEngine inner = honest();
-    java.util.concurrent.atomic.AtomicBoolean served = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.atomic.AtomicBoolean served =
+        new java.util.concurrent.atomic.AtomicBoolean();
     ServingEngine swapping =
         new ServingEngine() {
           @Override
@@ -258,6 +301,7 @@ class ReplayTest {
             return inner.serve(request, prompt);
           }
         };
-    notReplayable(replay(s, swapping, Optional.of(s.disclosure())), ReplayVerdict.Reason.OTHER_WEIGHTS);
+    notReplayable(
+        replay(s, swapping, Optional.of(s.disclosure())), ReplayVerdict.Reason.OTHER_WEIGHTS);
   }
 }

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.DenialLabel;
@@ -16,13 +18,11 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Revocations are issuers' signed statements (issue 13 item 4): verified, journalled before they
- * take effect, replayed after a restart; a forged one and one by a party that issued no link of
- * the chain change nothing.
+ * take effect, replayed after a restart; a forged one and one by a party that issued no link of the
+ * chain change nothing.
  */
 class RevocationTest {
   final GrantFixture f = new GrantFixture();
@@ -40,14 +40,16 @@ class RevocationTest {
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       s.serve(before, GrantFixture.payload(before), beforeP);
       // The org revokes the caller's grant (link 0): every chain through it falls.
-      Revocation r = Revocation.sign(f.org, new GrantChain(chain.links().subList(0, 1)), GrantFixture.NOW);
+      Revocation r =
+          Revocation.sign(f.org, new GrantChain(chain.links().subList(0, 1)), GrantFixture.NOW);
       assertThat(s.revoke(r)).isTrue();
       assertThat(s.revoke(r)).as("the same revocation again changes nothing").isFalse();
       assertRevoked(s, chain, "after the revocation");
     }
     List<JournalRecord> records = JournalFile.read(journal()).records();
     assertThat(records).filteredOn(x -> x.entry() instanceof JournalEntry.Revoked).hasSize(1);
-    // The decision recorded before the revocation replays as it was decided; later ones are refused.
+    // The decision recorded before the revocation replays as it was decided; later ones are
+    // refused.
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertRevoked(s, chain, "after the restart");
     }
@@ -67,8 +69,9 @@ class RevocationTest {
     GrantChain chain = f.chain(1_000_000);
     Revocation genuine = Revocation.sign(f.org, chain, GrantFixture.NOW);
     // The time moved earlier after signing: the signature no longer covers the statement.
-    Revocation forged = Revocation.of(chain, genuine.revoker(), GrantFixture.NOW.minusSeconds(3600),
-        genuine.signature());
+    Revocation forged =
+        Revocation.of(
+            chain, genuine.revoker(), GrantFixture.NOW.minusSeconds(3600), genuine.signature());
     assertRefusedAndNothingChanges(chain, forged, DenialLabel.BAD_SIGNATURE);
   }
 
@@ -76,10 +79,17 @@ class RevocationTest {
   void revocationByAPartyThatIssuedNoLink_isRefused_andChangesNothing() throws Exception {
     GrantChain chain = f.chain(1_000_000);
     SigningKey stranger = SigningKey.generate();
-    Revocation byStranger = Revocation.of(chain,
-        org.meshjava.jcp.Jcp.identity(stranger), GrantFixture.NOW,
-        stranger.sign(Revocation.signedPayload(chain.leaf().id(),
-            org.meshjava.jcp.Jcp.identity(stranger), GrantFixture.NOW).encode()));
+    Revocation byStranger =
+        Revocation.of(
+            chain,
+            org.meshjava.jcp.Jcp.identity(stranger),
+            GrantFixture.NOW,
+            stranger.sign(
+                Revocation.signedPayload(
+                        chain.leaf().id(),
+                        org.meshjava.jcp.Jcp.identity(stranger),
+                        GrantFixture.NOW)
+                    .encode()));
     assertRefusedAndNothingChanges(chain, byStranger, DenialLabel.NOT_ISSUER);
   }
 
@@ -89,9 +99,17 @@ class RevocationTest {
     GrantChain rootOnly = new GrantChain(chain.links().subList(0, 1));
     assertThatThrownBy(() -> Revocation.sign(f.caller, rootOnly, GrantFixture.NOW))
         .isInstanceOf(org.meshjava.jcp.IssuanceException.class);
-    Revocation attempt = Revocation.of(rootOnly, org.meshjava.jcp.Jcp.identity(f.caller),
-        GrantFixture.NOW, f.caller.sign(Revocation.signedPayload(rootOnly.leaf().id(),
-            org.meshjava.jcp.Jcp.identity(f.caller), GrantFixture.NOW).encode()));
+    Revocation attempt =
+        Revocation.of(
+            rootOnly,
+            org.meshjava.jcp.Jcp.identity(f.caller),
+            GrantFixture.NOW,
+            f.caller.sign(
+                Revocation.signedPayload(
+                        rootOnly.leaf().id(),
+                        org.meshjava.jcp.Jcp.identity(f.caller),
+                        GrantFixture.NOW)
+                    .encode()));
     assertRefusedAndNothingChanges(chain, attempt, DenialLabel.NOT_ISSUER);
   }
 
@@ -110,8 +128,8 @@ class RevocationTest {
       throws Exception {
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertThatThrownBy(() -> s.revoke(r))
-          .isInstanceOfSatisfying(GrantRefusedException.class,
-              e -> assertThat(e.label()).isEqualTo(label));
+          .isInstanceOfSatisfying(
+              GrantRefusedException.class, e -> assertThat(e.label()).isEqualTo(label));
       ServeRequest req = GrantFixture.request("still granted", 4, 10_000);
       s.serve(req, GrantFixture.payload(req), f.present(chain, req));
     }
@@ -122,7 +140,7 @@ class RevocationTest {
   private void assertRevoked(Steward s, GrantChain chain, String prompt) throws Exception {
     ServeRequest req = GrantFixture.request(prompt, 4, 10_000);
     assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-        .isInstanceOfSatisfying(GrantDeniedException.class,
-            e -> assertThat(e.label()).isEqualTo(DenialLabel.REVOKED));
+        .isInstanceOfSatisfying(
+            GrantDeniedException.class, e -> assertThat(e.label()).isEqualTo(DenialLabel.REVOKED));
   }
 }

@@ -17,8 +17,8 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 
 /**
- * A backend whose answer a test scripts, and which notes {@code "serve"} in a shared event list
- * so a test can see where the engine ran relative to the meter. Test support only.
+ * A backend whose answer a test scripts, and which notes {@code "serve"} in a shared event list so
+ * a test can see where the engine ran relative to the meter. Test support only.
  */
 final class ScriptedEngine implements ServingEngine {
 
@@ -36,7 +36,8 @@ final class ScriptedEngine implements ServingEngine {
   private final Deque<Optional<WeightsBinding>> weights = new ArrayDeque<>();
   private volatile int serves;
 
-  ScriptedEngine(String name, Fidelity fidelity, long ujPerToken, List<String> events, Behaviour behaviour) {
+  ScriptedEngine(
+      String name, Fidelity fidelity, long ujPerToken, List<String> events, Behaviour behaviour) {
     this.name = name;
     this.fidelity = fidelity;
     this.cost = CostProfile.perToken(ujPerToken);

@@ -3,8 +3,8 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Map;
-import org.meshjava.core.ContentId;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
 
 class SealedIndexTest {
   private static ContentId id(long i) {

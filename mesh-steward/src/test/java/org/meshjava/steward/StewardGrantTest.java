@@ -3,7 +3,6 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,6 +11,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
@@ -35,7 +35,6 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.router.Inadmissibility;
-import org.junit.jupiter.api.Test;
 
 class StewardGrantTest {
   final GrantFixture f = new GrantFixture();
@@ -57,7 +56,8 @@ class StewardGrantTest {
         assertThat(s.gate().ledger().spend(link).reservedUj()).isZero();
       }
       assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000 - metered);
-      assertThat(journal.records()).extracting(rec -> rec.entry().getClass().getSimpleName())
+      assertThat(journal.records())
+          .extracting(rec -> rec.entry().getClass().getSimpleName())
           .containsExactly("Chain", "Authorised", "Debited", "Sealed");
     }
   }
@@ -67,13 +67,15 @@ class StewardGrantTest {
     GrantChain chain = f.chain(1_000_000);
     DurableMemoryJournal journal = new DurableMemoryJournal();
     AtomicInteger recordsWhenEngineRan = new AtomicInteger(-1);
-    ServingEngine spy = new Delegating(ReferenceEngine.builder().name("spy").build()) {
-      @Override
-      public EngineResult serve(ServeRequest r, TokenSequence p) throws org.meshjava.core.EngineException {
-        recordsWhenEngineRan.set(journal.records().size());
-        return super.serve(r, p);
-      }
-    };
+    ServingEngine spy =
+        new Delegating(ReferenceEngine.builder().name("spy").build()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p)
+              throws org.meshjava.core.EngineException {
+            recordsWhenEngineRan.set(journal.records().size());
+            return super.serve(r, p);
+          }
+        };
     try (Steward s = f.steward(journal).build()) {
       Steward s2 = f.bare(journal).backend(spy).build();
       ServeRequest req = GrantFixture.request("hello", 4, 100_000);
@@ -93,11 +95,13 @@ class StewardGrantTest {
       // A validly signed presentation, but by someone who is not the leaf's issuer.
       DidKey thiefId = DidKey.of(thief.verificationKey());
       var nonce = org.meshjava.jcp.PresentationNonce.random();
-      byte[] sig = thief.sign(
-          Presentation.signedPayload(req.id(), chain.leaf().id(), thiefId, nonce).encode());
+      byte[] sig =
+          thief.sign(
+              Presentation.signedPayload(req.id(), chain.leaf().id(), thiefId, nonce).encode());
       Presentation stolen = Presentation.of(chain, thiefId, nonce, sig);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), stolen))
-          .isInstanceOfSatisfying(NotIssuerException.class,
+          .isInstanceOfSatisfying(
+              NotIssuerException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.NOT_ISSUER));
       assertThat(s.head().nextSequence()).isZero();
       assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000);
@@ -118,7 +122,8 @@ class StewardGrantTest {
   }
 
   @Test
-  void samePresentationTwice_isRefusedTheSecondTime_andAFreshNonceIsServedAndDebitedAgain() throws Exception {
+  void samePresentationTwice_isRefusedTheSecondTime_andAFreshNonceIsServedAndDebitedAgain()
+      throws Exception {
     GrantChain chain = f.chain(1_000_000);
     try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("again", 4, 100_000);
@@ -126,7 +131,8 @@ class StewardGrantTest {
       s.serve(req, GrantFixture.payload(req), p);
       long afterOne = s.gate().remainingUj(chain);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), p))
-          .isInstanceOfSatisfying(GrantDeniedException.class,
+          .isInstanceOfSatisfying(
+              GrantDeniedException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.PRESENTATION_SPENT));
       assertThat(s.gate().remainingUj(chain)).isEqualTo(afterOne);
       s.serve(req, GrantFixture.payload(req), f.present(chain, req));
@@ -154,7 +160,8 @@ class StewardGrantTest {
     try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("big", 4, 60_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-          .isInstanceOfSatisfying(GrantDeniedException.class,
+          .isInstanceOfSatisfying(
+              GrantDeniedException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED));
       assertThat(s.head().nextSequence()).isZero();
     }
@@ -162,21 +169,29 @@ class StewardGrantTest {
 
   @Test
   void expiredGrant_isRefused_beforeAnyWork() throws Exception {
-    GrantChain root = Jcp.issueRoot(f.org, Jcp.identity(f.caller), 1_000_000,
-        GrantFixture.NOW.minusSeconds(7200), GrantFixture.NOW.minusSeconds(3600));
+    GrantChain root =
+        Jcp.issueRoot(
+            f.org,
+            Jcp.identity(f.caller),
+            1_000_000,
+            GrantFixture.NOW.minusSeconds(7200),
+            GrantFixture.NOW.minusSeconds(3600));
     GrantChain chain = Jcp.delegate(f.caller, root, f.steward, 1_000_000);
     AtomicInteger calls = new AtomicInteger();
-    ServingEngine counting = new Delegating(ReferenceEngine.builder().name("c").build()) {
-      @Override
-      public EngineResult serve(ServeRequest r, TokenSequence p) throws org.meshjava.core.EngineException {
-        calls.incrementAndGet();
-        return super.serve(r, p);
-      }
-    };
+    ServingEngine counting =
+        new Delegating(ReferenceEngine.builder().name("c").build()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p)
+              throws org.meshjava.core.EngineException {
+            calls.incrementAndGet();
+            return super.serve(r, p);
+          }
+        };
     try (Steward s = f.bare(new DurableMemoryJournal()).backend(counting).build()) {
       ServeRequest req = GrantFixture.request("late", 4, 100_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
-          .isInstanceOfSatisfying(GrantDeniedException.class,
+          .isInstanceOfSatisfying(
+              GrantDeniedException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.EXPIRED));
       assertThat(calls).hasValue(0);
     }
@@ -185,39 +200,65 @@ class StewardGrantTest {
   @Test
   void grantHeldByAnotherSteward_isRefused_withWrongHolder() throws Exception {
     SigningKey otherSteward = SigningKey.generate();
-    GrantChain root = Jcp.issueRoot(f.org, Jcp.identity(f.caller), 1_000_000,
-        GrantFixture.NOW.minusSeconds(60), GrantFixture.NOW.plusSeconds(3600));
-    GrantChain forOther = Jcp.delegate(f.caller, root, DidKey.of(otherSteward.verificationKey()), 1_000_000);
+    GrantChain root =
+        Jcp.issueRoot(
+            f.org,
+            Jcp.identity(f.caller),
+            1_000_000,
+            GrantFixture.NOW.minusSeconds(60),
+            GrantFixture.NOW.plusSeconds(3600));
+    GrantChain forOther =
+        Jcp.delegate(f.caller, root, DidKey.of(otherSteward.verificationKey()), 1_000_000);
     try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("mine?", 4, 100_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(forOther, req)))
-          .isInstanceOfSatisfying(GrantDeniedException.class,
+          .isInstanceOfSatisfying(
+              GrantDeniedException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.WRONG_HOLDER));
     }
   }
 
   @Test
-  void shardedBudget_spendsIndependentlyAtTwoStewards_andTheSumStaysWithinTheParent() throws Exception {
+  void shardedBudget_spendsIndependentlyAtTwoStewards_andTheSumStaysWithinTheParent()
+      throws Exception {
     SigningKey keyA = SigningKey.generate();
     SigningKey keyB = SigningKey.generate();
     DidKey a = DidKey.of(keyA.verificationKey());
     DidKey b = DidKey.of(keyB.verificationKey());
-    GrantChain parent = Jcp.issueRoot(f.org, Jcp.identity(f.caller), 30_000,
-        GrantFixture.NOW.minusSeconds(60), GrantFixture.NOW.plusSeconds(3600));
-    List<GrantChain> shards = Jcp.shard(f.caller, parent, List.of(new Shard(a, 20_000), new Shard(b, 10_000)));
+    GrantChain parent =
+        Jcp.issueRoot(
+            f.org,
+            Jcp.identity(f.caller),
+            30_000,
+            GrantFixture.NOW.minusSeconds(60),
+            GrantFixture.NOW.plusSeconds(3600));
+    List<GrantChain> shards =
+        Jcp.shard(f.caller, parent, List.of(new Shard(a, 20_000), new Shard(b, 10_000)));
     long total = 0;
     for (int i = 0; i < 2; i++) {
       SigningKey key = i == 0 ? keyA : keyB;
       GrantChain shard = shards.get(i);
-      try (Steward s = Steward.builder(key).meter(new org.meshjava.energy.EstimatorMeter())
-          .clock(java.time.InstantSource.fixed(GrantFixture.NOW))
-          .journal(new DurableMemoryJournal()).chainHead(org.meshjava.receipt.ChainHead.GENESIS)
-          .backend(ReferenceEngine.builder().costProfile(CostProfile.perToken(100)).workPerToken(1).build()).build()) {
+      try (Steward s =
+          Steward.builder(key)
+              .meter(new org.meshjava.energy.EstimatorMeter())
+              .clock(java.time.InstantSource.fixed(GrantFixture.NOW))
+              .journal(new DurableMemoryJournal())
+              .chainHead(org.meshjava.receipt.ChainHead.GENESIS)
+              .backend(
+                  ReferenceEngine.builder()
+                      .costProfile(CostProfile.perToken(100))
+                      .workPerToken(1)
+                      .build())
+              .build()) {
         int served = 0;
         while (true) {
           ServeRequest req = GrantFixture.request("shard " + i + " serve " + served, 4, 2_500);
           try {
-            total += s.serve(req, GrantFixture.payload(req), f.present(shard, req)).receipt().energy().uj();
+            total +=
+                s.serve(req, GrantFixture.payload(req), f.present(shard, req))
+                    .receipt()
+                    .energy()
+                    .uj();
             served++;
           } catch (GrantDeniedException e) {
             assertThat(e.label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
@@ -228,30 +269,46 @@ class StewardGrantTest {
       }
     }
     assertThat(total).isLessThanOrEqualTo(30_000);
-    assertThatThrownBy(() -> Jcp.shard(f.caller, parent, List.of(new Shard(a, 20_001), new Shard(b, 10_000))))
+    assertThatThrownBy(
+            () -> Jcp.shard(f.caller, parent, List.of(new Shard(a, 20_001), new Shard(b, 10_000))))
         .isInstanceOf(org.meshjava.jcp.IssuanceException.class);
   }
 
   @Test
-  void underModelIn_aBackendWithoutWeightsOrWithOtherWeights_isInadmissible_andSaysWhy() throws Exception {
+  void underModelIn_aBackendWithoutWeightsOrWithOtherWeights_isInadmissible_andSaysWhy()
+      throws Exception {
     ContentId permitted = ContentId.ofBytes(new byte[] {1});
     ContentId other = ContentId.ofBytes(new byte[] {2});
     GrantChain chain = f.chain(1_000_000, ModelIn.of(permitted));
-    ServingEngine cheapNoWeights = ReferenceEngine.builder().name("cheap").costProfile(CostProfile.perToken(1)).build();
-    ServingEngine midOther = new Weighted(ReferenceEngine.builder().name("mid").costProfile(CostProfile.perToken(5)).build(), other);
-    ServingEngine dearPermitted = new Weighted(ReferenceEngine.builder().name("dear").costProfile(CostProfile.perToken(50)).build(), permitted);
-    try (Steward s = f.bare(new DurableMemoryJournal())
-        .backend(cheapNoWeights).backend(midOther).backend(dearPermitted).build()) {
+    ServingEngine cheapNoWeights =
+        ReferenceEngine.builder().name("cheap").costProfile(CostProfile.perToken(1)).build();
+    ServingEngine midOther =
+        new Weighted(
+            ReferenceEngine.builder().name("mid").costProfile(CostProfile.perToken(5)).build(),
+            other);
+    ServingEngine dearPermitted =
+        new Weighted(
+            ReferenceEngine.builder().name("dear").costProfile(CostProfile.perToken(50)).build(),
+            permitted);
+    try (Steward s =
+        f.bare(new DurableMemoryJournal())
+            .backend(cheapNoWeights)
+            .backend(midOther)
+            .backend(dearPermitted)
+            .build()) {
       ServeRequest req = GrantFixture.request("which model", 4, 100_000);
       ServeResult r = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
       assertThat(r.route().chosen().name()).isEqualTo("dear");
-      assertThat(r.route().candidates()).filteredOn(c -> !c.admissible())
+      assertThat(r.route().candidates())
+          .filteredOn(c -> !c.admissible())
           .extracting(c -> c.inadmissibility().orElseThrow().kind())
           .containsExactly(Inadmissibility.Kind.NOT_PERMITTED, Inadmissibility.Kind.NOT_PERMITTED);
-      assertThat(r.route().candidates().get(0).inadmissibility().orElseThrow().detail()).contains("names no weights");
+      assertThat(r.route().candidates().get(0).inadmissibility().orElseThrow().detail())
+          .contains("names no weights");
       assertThat(r.receipt().weights().map(WeightsBinding::digest)).contains(permitted);
       // Ungranted, the cheapest wins: ModelIn binds only serves on that grant.
-      assertThat(s.serve(req, GrantFixture.payload(req)).route().chosen().name()).isEqualTo("cheap");
+      assertThat(s.serve(req, GrantFixture.payload(req)).route().chosen().name())
+          .isEqualTo("cheap");
     }
   }
 
@@ -266,21 +323,28 @@ class StewardGrantTest {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
         int thread = t;
-        fs.add(pool.submit(() -> {
-          for (int i = 0; i < 40; i++) {
-            ServeRequest req = GrantFixture.request("t" + thread + " i" + i, 8, 2_000);
-            try {
-              debited.addAndGet(s.serve(req, GrantFixture.payload(req), f.present(chain, req)).receipt().energy().uj());
-            } catch (GrantDeniedException e) {
-              refused.incrementAndGet();
-            }
-            for (var link : chain.ids()) {
-              var spend = s.gate().ledger().spend(link);
-              assertThat(spend.debitedUj() + spend.reservedUj()).isLessThanOrEqualTo(budget);
-            }
-          }
-          return null;
-        }));
+        fs.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 40; i++) {
+                    ServeRequest req = GrantFixture.request("t" + thread + " i" + i, 8, 2_000);
+                    try {
+                      debited.addAndGet(
+                          s.serve(req, GrantFixture.payload(req), f.present(chain, req))
+                              .receipt()
+                              .energy()
+                              .uj());
+                    } catch (GrantDeniedException e) {
+                      refused.incrementAndGet();
+                    }
+                    for (var link : chain.ids()) {
+                      var spend = s.gate().ledger().spend(link);
+                      assertThat(spend.debitedUj() + spend.reservedUj())
+                          .isLessThanOrEqualTo(budget);
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> fu : fs) {
         fu.get();
@@ -299,7 +363,8 @@ class StewardGrantTest {
       ServeRequest req = GrantFixture.request("plain", 4, 100_000);
       ServeResult first = s.serve(req, GrantFixture.payload(req));
       // A receipt from another life of this steward that the journal never recorded.
-      MeshReceipt forged = first.receipt().toBuilder().chain(5, Optional.of(first.envelope().id())).build();
+      MeshReceipt forged =
+          first.receipt().toBuilder().chain(5, Optional.of(first.envelope().id())).build();
       var sealed = Jcr1.seal(forged, f.stewardKey);
       assertThat(s.witness(first.receipt(), first.envelope())).isEqualTo(WitnessVerdict.HELD);
       assertThat(s.witness(sealed.receipt(), sealed.envelope())).isEqualTo(WitnessVerdict.NOT_HELD);
@@ -314,8 +379,11 @@ class StewardGrantTest {
   @Test
   void witness_refusesAnEnvelopeThatIsNotThisStewards() throws Exception {
     try (Steward mine = f.steward(new DurableMemoryJournal()).build();
-        Steward other = Steward.ephemeral().meter(new org.meshjava.energy.EstimatorMeter())
-            .backend(ReferenceEngine.builder().build()).build()) {
+        Steward other =
+            Steward.ephemeral()
+                .meter(new org.meshjava.energy.EstimatorMeter())
+                .backend(ReferenceEngine.builder().build())
+                .build()) {
       ServeRequest req = GrantFixture.request("x", 2, 100_000);
       ServeResult theirs = other.serve(req, GrantFixture.payload(req));
       assertThatThrownBy(() -> mine.witness(theirs.receipt(), theirs.envelope()))
@@ -332,14 +400,39 @@ class StewardGrantTest {
       this.inner = inner;
     }
 
-    @Override public String name() { return inner.name(); }
-    @Override public Recipe recipe() { return inner.recipe(); }
-    @Override public Fidelity fidelity() { return inner.fidelity(); }
-    @Override public CostProfile costProfile() { return inner.costProfile(); }
-    @Override public boolean deterministic() { return inner.deterministic(); }
-    @Override public Optional<WeightsBinding> weights() { return inner.weights(); }
     @Override
-    public EngineResult serve(ServeRequest r, TokenSequence p) throws org.meshjava.core.EngineException {
+    public String name() {
+      return inner.name();
+    }
+
+    @Override
+    public Recipe recipe() {
+      return inner.recipe();
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return inner.fidelity();
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return inner.costProfile();
+    }
+
+    @Override
+    public boolean deterministic() {
+      return inner.deterministic();
+    }
+
+    @Override
+    public Optional<WeightsBinding> weights() {
+      return inner.weights();
+    }
+
+    @Override
+    public EngineResult serve(ServeRequest r, TokenSequence p)
+        throws org.meshjava.core.EngineException {
       return inner.serve(r, p);
     }
   }
@@ -353,6 +446,9 @@ class StewardGrantTest {
       this.binding = new WeightsBinding(digest, "fp32");
     }
 
-    @Override public Optional<WeightsBinding> weights() { return Optional.of(binding); }
+    @Override
+    public Optional<WeightsBinding> weights() {
+      return Optional.of(binding);
+    }
   }
 }

@@ -60,12 +60,14 @@ class StewardTest {
         PROMPT_HASH, PROMPT.size(), 8, Fidelity.F1, 1_000_000, new DecisionShape(2, 5, 3));
   }
 
-  private ScriptedEngine engine(String name, Fidelity fidelity, long ujPerToken, ScriptedEngine.Behaviour b) {
+  private ScriptedEngine engine(
+      String name, Fidelity fidelity, long ujPerToken, ScriptedEngine.Behaviour b) {
     return new ScriptedEngine(name, fidelity, ujPerToken, events, b);
   }
 
   private Steward steward(ScriptedEngine... engines) {
-    Steward.Builder b = Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new RecordingMeter(events));
+    Steward.Builder b =
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new RecordingMeter(events));
     for (ScriptedEngine e : engines) {
       b.backend(e);
     }
@@ -73,7 +75,8 @@ class StewardTest {
   }
 
   /** Serves and expects a refusal for {@code reason} that sealed nothing and left the head. */
-  private static ServeException assertRefused(Steward steward, ServeRequest request, Reason reason) {
+  private static ServeException assertRefused(
+      Steward steward, ServeRequest request, Reason reason) {
     ChainHead before = steward.head();
     ServeException e =
         catchThrowableOfType(ServeException.class, () -> steward.serve(request, PROMPT));
@@ -99,9 +102,13 @@ class StewardTest {
     assertThat(r.backend()).isEqualTo("cheap");
     assertThat(r.recipe()).isEqualTo("cheap-base+adapter");
     assertThat(r.route()).isEqualTo(result.route().justification()).contains("cheap");
-    assertThat(result.route().candidates()).extracting(RouteCandidate::backend).containsExactly("dear", "cheap");
+    assertThat(result.route().candidates())
+        .extracting(RouteCandidate::backend)
+        .containsExactly("dear", "cheap");
     assertThat(r.requestId()).isEqualTo(request.id());
-    assertThat(r.steward()).isEqualTo(steward.identity()).isEqualTo(DidKey.of(KEY.verificationKey()));
+    assertThat(r.steward())
+        .isEqualTo(steward.identity())
+        .isEqualTo(DidKey.of(KEY.verificationKey()));
     assertThat(r.fidelityFloor()).isEqualTo(Fidelity.F1);
     assertThat(r.tokensIn()).isEqualTo(4);
     assertThat(r.tokensOut()).isEqualTo(8);
@@ -118,20 +125,32 @@ class StewardTest {
   @Test
   void serve_copiesEveryOutcomeCounterOntoTheReceipt() throws Exception {
     ScriptedEngine spec =
-        engine("spec", Fidelity.F2, 10, (req, prompt) ->
-            new EngineResult(
-                TokenSequence.of(1, 2, 3, 4, 5),
-                new ServeOutcome(4, 5, 3, 2, 6, 3, Optional.empty(), Optional.empty())));
+        engine(
+            "spec",
+            Fidelity.F2,
+            10,
+            (req, prompt) ->
+                new EngineResult(
+                    TokenSequence.of(1, 2, 3, 4, 5),
+                    new ServeOutcome(4, 5, 3, 2, 6, 3, Optional.empty(), Optional.empty())));
 
     MeshReceipt r = steward(spec).serve(generation(Fidelity.F1), PROMPT).receipt();
 
-    assertThat(List.of(r.tokensIn(), r.tokensOut(), r.tokensAccepted(), r.cacheHitTokens(), r.specProposed(), r.specAccepted()))
+    assertThat(
+            List.of(
+                r.tokensIn(),
+                r.tokensOut(),
+                r.tokensAccepted(),
+                r.cacheHitTokens(),
+                r.specProposed(),
+                r.specAccepted()))
         .containsExactly(4L, 5L, 3L, 2L, 6L, 3L);
   }
 
   @Test
   void serve_metersAroundTheEngine_openBeforeAndCloseAfter() throws Exception {
-    steward(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy())).serve(generation(Fidelity.F1), PROMPT);
+    steward(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy()))
+        .serve(generation(Fidelity.F1), PROMPT);
 
     assertThat(events).containsExactly("open", "serve", "close");
   }
@@ -144,7 +163,8 @@ class StewardTest {
     ScriptedEngine dear = engine("dear", Fidelity.F4, 1_000_000, ScriptedEngine.greedy());
     Steward steward = steward(weak, dear);
 
-    ServeException e = assertRefused(steward, generation(Fidelity.F3), Reason.NO_ADMISSIBLE_BACKEND);
+    ServeException e =
+        assertRefused(steward, generation(Fidelity.F3), Reason.NO_ADMISSIBLE_BACKEND);
 
     assertThat(e.candidates()).extracting(RouteCandidate::backend).containsExactly("weak", "dear");
     assertThat(e.candidates())
@@ -156,7 +176,14 @@ class StewardTest {
   @Test
   void serve_whenTheEngineThrowsEngineException_closesTheWindowOnWhatRanAndSealsNothing() {
     Steward steward =
-        steward(engine("a", Fidelity.F2, 10, (req, p) -> { throw new EngineException("out of memory"); }));
+        steward(
+            engine(
+                "a",
+                Fidelity.F2,
+                10,
+                (req, p) -> {
+                  throw new EngineException("out of memory");
+                }));
 
     ServeException e = assertRefused(steward, generation(Fidelity.F1), Reason.ENGINE_FAILED);
 
@@ -168,7 +195,14 @@ class StewardTest {
   @Test
   void serve_whenTheEngineThrowsARuntimeException_closesTheWindowOnWhatRanAndSealsNothing() {
     Steward steward =
-        steward(engine("a", Fidelity.F2, 10, (req, p) -> { throw new IllegalStateException("bug"); }));
+        steward(
+            engine(
+                "a",
+                Fidelity.F2,
+                10,
+                (req, p) -> {
+                  throw new IllegalStateException("bug");
+                }));
 
     assertRefused(steward, generation(Fidelity.F1), Reason.ENGINE_FAILED);
 
@@ -178,10 +212,16 @@ class StewardTest {
   @Test
   void serve_whenDeliveredAboveAdvertised_refusesRatherThanClamping() {
     Steward steward =
-        steward(engine("liar", Fidelity.F2, 10, (req, p) -> {
-          EngineResult r = ScriptedEngine.greedy().serve(req, p);
-          return new EngineResult(r.tokens(), r.outcome().withDeliveredFidelity(Fidelity.F3));
-        }));
+        steward(
+            engine(
+                "liar",
+                Fidelity.F2,
+                10,
+                (req, p) -> {
+                  EngineResult r = ScriptedEngine.greedy().serve(req, p);
+                  return new EngineResult(
+                      r.tokens(), r.outcome().withDeliveredFidelity(Fidelity.F3));
+                }));
 
     assertRefused(steward, generation(Fidelity.F1), Reason.FIDELITY_OVERCLAIM);
   }
@@ -198,7 +238,9 @@ class StewardTest {
             List.of(Optional.of(a), Optional.<WeightsBinding>empty()),
             List.of(Optional.<WeightsBinding>empty(), Optional.of(a)))) {
       Steward steward =
-          steward(engine("swapper", Fidelity.F2, 10, ScriptedEngine.greedy()).reportingWeights(answers));
+          steward(
+              engine("swapper", Fidelity.F2, 10, ScriptedEngine.greedy())
+                  .reportingWeights(answers));
 
       assertRefused(steward, generation(Fidelity.F1), Reason.WEIGHTS_CHANGED);
     }
@@ -208,7 +250,9 @@ class StewardTest {
   void serve_whenWeightsAreStable_bindsThemOnTheReceipt() throws Exception {
     WeightsBinding w = new WeightsBinding(ContentId.ofBytes(new byte[] {1}), "bf16");
     Steward steward =
-        steward(engine("bound", Fidelity.F2, 10, ScriptedEngine.greedy()).reportingWeights(List.of(Optional.of(w))));
+        steward(
+            engine("bound", Fidelity.F2, 10, ScriptedEngine.greedy())
+                .reportingWeights(List.of(Optional.of(w))));
 
     assertThat(steward.serve(generation(Fidelity.F1), PROMPT).receipt().weights()).contains(w);
   }
@@ -216,8 +260,14 @@ class StewardTest {
   @Test
   void serve_whenTheEngineEmitsMoreThanMaxTokens_refuses() {
     Steward steward =
-        steward(engine("chatty", Fidelity.F2, 1, (req, p) ->
-            new EngineResult(TokenSequence.of(new int[9]), ServeOutcome.greedy(p.size(), 9))));
+        steward(
+            engine(
+                "chatty",
+                Fidelity.F2,
+                1,
+                (req, p) ->
+                    new EngineResult(
+                        TokenSequence.of(new int[9]), ServeOutcome.greedy(p.size(), 9))));
 
     assertRefused(steward, generation(Fidelity.F1), Reason.INCONSISTENT_OUTCOME);
   }
@@ -225,8 +275,13 @@ class StewardTest {
   @Test
   void serve_whenADecisionIsAnsweredWithoutADecisionOutcome_refuses() {
     Steward steward =
-        steward(engine("a", Fidelity.F2, 1, (req, p) ->
-            new EngineResult(TokenSequence.empty(), ServeOutcome.greedy(p.size(), 0))));
+        steward(
+            engine(
+                "a",
+                Fidelity.F2,
+                1,
+                (req, p) ->
+                    new EngineResult(TokenSequence.empty(), ServeOutcome.greedy(p.size(), 0))));
 
     assertRefused(steward, decision(), Reason.INCONSISTENT_OUTCOME);
   }
@@ -235,15 +290,27 @@ class StewardTest {
   void serve_whenADecisionEmitsTokens_orAGenerationReportsADecision_refuses() {
     DecisionShape shape = new DecisionShape(2, 5, 3);
     Steward talkative =
-        steward(engine("a", Fidelity.F2, 1, (req, p) ->
-            new EngineResult(
-                TokenSequence.of(1),
-                new ServeOutcome(p.size(), 1, 1, 0, 0, 0, Optional.empty(), Optional.of(shape)))));
+        steward(
+            engine(
+                "a",
+                Fidelity.F2,
+                1,
+                (req, p) ->
+                    new EngineResult(
+                        TokenSequence.of(1),
+                        new ServeOutcome(
+                            p.size(), 1, 1, 0, 0, 0, Optional.empty(), Optional.of(shape)))));
     Steward confused =
-        steward(engine("b", Fidelity.F2, 1, (req, p) ->
-            new EngineResult(
-                TokenSequence.empty(),
-                new ServeOutcome(p.size(), 0, 0, 0, 0, 0, Optional.empty(), Optional.of(shape)))));
+        steward(
+            engine(
+                "b",
+                Fidelity.F2,
+                1,
+                (req, p) ->
+                    new EngineResult(
+                        TokenSequence.empty(),
+                        new ServeOutcome(
+                            p.size(), 0, 0, 0, 0, 0, Optional.empty(), Optional.of(shape)))));
 
     assertRefused(talkative, decision(), Reason.INCONSISTENT_OUTCOME);
     assertRefused(confused, generation(Fidelity.F1), Reason.INCONSISTENT_OUTCOME);
@@ -253,12 +320,17 @@ class StewardTest {
   void serve_afterARefusal_continuesTheChainWhereItStood() throws Exception {
     boolean[] fail = {false};
     Steward steward =
-        steward(engine("flaky", Fidelity.F2, 10, (req, p) -> {
-          if (fail[0]) {
-            throw new EngineException("flake");
-          }
-          return ScriptedEngine.greedy().serve(req, p);
-        }));
+        steward(
+            engine(
+                "flaky",
+                Fidelity.F2,
+                10,
+                (req, p) -> {
+                  if (fail[0]) {
+                    throw new EngineException("flake");
+                  }
+                  return ScriptedEngine.greedy().serve(req, p);
+                }));
     SealedReceipt first = steward.serve(generation(Fidelity.F1), PROMPT).sealed();
     fail[0] = true;
     assertRefused(steward, generation(Fidelity.F1), Reason.ENGINE_FAILED);
@@ -267,7 +339,8 @@ class StewardTest {
     SealedReceipt second = steward.serve(generation(Fidelity.F1), PROMPT).sealed();
 
     assertThat(second.receipt().sequence()).isEqualTo(1);
-    assertThat(ReceiptChain.verifyFromGenesis(List.of(first.envelope(), second.envelope()))).hasSize(2);
+    assertThat(ReceiptChain.verifyFromGenesis(List.of(first.envelope(), second.envelope())))
+        .hasSize(2);
   }
 
   // ---- fidelity: advertised and delivered (§3.2.1) --------------------------------------------
@@ -275,10 +348,16 @@ class StewardTest {
   @Test
   void serve_whenDeliveredIsReported_fidelityMetFollowsItNotTheRating() throws Exception {
     Steward steward =
-        steward(engine("degrader", Fidelity.F3, 10, (req, p) -> {
-          EngineResult r = ScriptedEngine.greedy().serve(req, p);
-          return new EngineResult(r.tokens(), r.outcome().withDeliveredFidelity(Fidelity.F1));
-        }));
+        steward(
+            engine(
+                "degrader",
+                Fidelity.F3,
+                10,
+                (req, p) -> {
+                  EngineResult r = ScriptedEngine.greedy().serve(req, p);
+                  return new EngineResult(
+                      r.tokens(), r.outcome().withDeliveredFidelity(Fidelity.F1));
+                }));
 
     ServeResult result = steward.serve(generation(Fidelity.F2), PROMPT);
 
@@ -293,10 +372,16 @@ class StewardTest {
   @Test
   void serve_whenDeliveredMeetsTheFloor_fidelityMetIsOne() throws Exception {
     Steward steward =
-        steward(engine("honest", Fidelity.F3, 10, (req, p) -> {
-          EngineResult r = ScriptedEngine.greedy().serve(req, p);
-          return new EngineResult(r.tokens(), r.outcome().withDeliveredFidelity(Fidelity.F2));
-        }));
+        steward(
+            engine(
+                "honest",
+                Fidelity.F3,
+                10,
+                (req, p) -> {
+                  EngineResult r = ScriptedEngine.greedy().serve(req, p);
+                  return new EngineResult(
+                      r.tokens(), r.outcome().withDeliveredFidelity(Fidelity.F2));
+                }));
 
     MeshReceipt r = steward.serve(generation(Fidelity.F2), PROMPT).receipt();
 
@@ -323,7 +408,10 @@ class StewardTest {
   @Test
   void serve_withTheEstimatorMeter_sealsAnEstimatorReceiptWithoutMeasurement() throws Exception {
     Steward steward =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS).backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy())).build();
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy()))
+            .build();
 
     MeshReceipt r = Jcr1.open(steward.serve(generation(Fidelity.F1), PROMPT).envelope()).receipt();
 
@@ -337,7 +425,8 @@ class StewardTest {
   @Test
   void serve_withAHardwareMeter_sealsHwShuntWithMeasurement_andTheWedgeUsesIt() throws Exception {
     Steward steward =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
             .meter(new RecordingMeter(events, OptionalLong.of(1_001)))
             .backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy()))
             .build();
@@ -372,7 +461,10 @@ class StewardTest {
   @Test
   void serve_ofADecision_sealsNoOutputCommitmentAndTheDecisionFigures() throws Exception {
     Steward steward =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS).backend(ReferenceEngine.builder().workPerToken(1).build()).build();
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .backend(ReferenceEngine.builder().workPerToken(1).build())
+            .build();
 
     ServeResult result = steward.serve(decision(), PROMPT);
 
@@ -389,7 +481,8 @@ class StewardTest {
   @Test
   void serve_fromEightThreads_formsOneUnbrokenChainWithEachSequenceOnce() throws Exception {
     Steward steward =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
             .backend(ReferenceEngine.builder().workPerToken(1).build())
             .build();
     int threads = 8;
@@ -401,16 +494,22 @@ class StewardTest {
       List<Future<?>> futures = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        futures.add(pool.submit(() -> {
-          start.await();
-          for (int i = 0; i < each; i++) {
-            ServeRequest request =
-                ServeRequest.generation(
-                    ContentId.ofBytes(new byte[] {(byte) thread, (byte) i}), PROMPT.size(), 4, Fidelity.F1, 1_000_000);
-            all.add(steward.serve(request, PROMPT).sealed());
-          }
-          return null;
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < each; i++) {
+                    ServeRequest request =
+                        ServeRequest.generation(
+                            ContentId.ofBytes(new byte[] {(byte) thread, (byte) i}),
+                            PROMPT.size(),
+                            4,
+                            Fidelity.F1,
+                            1_000_000);
+                    all.add(steward.serve(request, PROMPT).sealed());
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> f : futures) {
@@ -436,7 +535,8 @@ class StewardTest {
     SealedReceipt r1 = first.serve(generation(Fidelity.F1), PROMPT).sealed();
 
     Steward restarted =
-        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
             .backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy()))
             .chainHead(first.head())
             .build();

@@ -7,19 +7,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.GrantSuspension;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalFile;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A suspension of grants (the witness shown a receipt the journal lacks) is journalled, survives
- * a restart, and is lifted only by the operator's journalled {@code Resumed} record (issue 13
- * item 3).
+ * A suspension of grants (the witness shown a receipt the journal lacks) is journalled, survives a
+ * restart, and is lifted only by the operator's journalled {@code Resumed} record (issue 13 item
+ * 3).
  */
 class SuspensionRestartTest {
   final GrantFixture f = new GrantFixture();
@@ -40,7 +40,7 @@ class SuspensionRestartTest {
       }
     }
     List<String> lines = Files.readAllLines(journal());
-    Files.write(journal(), lines.subList(0, lines.size() - 3));  // cut the last serve's records
+    Files.write(journal(), lines.subList(0, lines.size() - 3)); // cut the last serve's records
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertThat(s.grantsSuspended()).isEmpty();
       ServeResult cut = served.get(1);
@@ -48,10 +48,12 @@ class SuspensionRestartTest {
       assertGrantsRefused(s, chain, "suspended");
     }
     assertThat(JournalFile.read(journal()).records())
-        .filteredOn(r -> r.entry() instanceof JournalEntry.Suspended).hasSize(1);
+        .filteredOn(r -> r.entry() instanceof JournalEntry.Suspended)
+        .hasSize(1);
     // A plain restart keeps it.
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
-      assertThat(s.grantsSuspended()).hasValueSatisfying(r -> assertThat(r).contains("resume-grants"));
+      assertThat(s.grantsSuspended())
+          .hasValueSatisfying(r -> assertThat(r).contains("resume-grants"));
       assertGrantsRefused(s, chain, "still suspended after a restart");
       ServeRequest ungranted = GrantFixture.request("ungranted goes on", 4, 10_000);
       s.serve(ungranted, GrantFixture.payload(ungranted));
@@ -82,8 +84,8 @@ class SuspensionRestartTest {
     }
     FileJournal j = FileJournal.open(journal());
     assertThatThrownBy(() -> f.steward(j).build())
-        .isInstanceOfSatisfying(StewardStartException.class,
-            e -> assertThat(e.record()).hasValue(0));
+        .isInstanceOfSatisfying(
+            StewardStartException.class, e -> assertThat(e.record()).hasValue(0));
   }
 
   private void assertGrantsRefused(Steward s, GrantChain chain, String prompt) throws Exception {

@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
@@ -20,8 +22,6 @@ import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TransparencyLog;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The steward keeps an RFC 9162 log of its receipts (SPEC.md §65): checkpoints signed, journalled
@@ -85,10 +85,15 @@ class TransparencyLogStewardTest {
     String forged = ContentId.ofBytes("another envelope".getBytes(StandardCharsets.UTF_8)).hex();
     lines.set(
         sealed,
-        lines.get(sealed).replaceFirst("\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + forged + "\""));
+        lines
+            .get(sealed)
+            .replaceFirst("\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + forged + "\""));
     for (int i = sealed + 1; i < lines.size(); i++) {
       String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
-      lines.set(i, PREV.matcher(lines.get(i)).replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
+      lines.set(
+          i,
+          PREV.matcher(lines.get(i))
+              .replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
     }
     Files.write(journal(), lines);
     int checkpoint = lines.size() - 1;
@@ -96,11 +101,13 @@ class TransparencyLogStewardTest {
 
     FileJournal j = FileJournal.open(journal());
     assertThatThrownBy(() -> f.steward(j).build())
-        .isInstanceOfSatisfying(StewardStartException.class, e -> {
-          assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
-          assertThat(e.record()).hasValue(checkpoint);
-          assertThat(e.getMessage()).contains("checkpoint");
-        });
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.record()).hasValue(checkpoint);
+              assertThat(e.getMessage()).contains("checkpoint");
+            });
   }
 
   @Test
@@ -124,8 +131,10 @@ class TransparencyLogStewardTest {
       serve(s, 4, "rewritten");
       Checkpoint now = Checkpoint.open(s.checkpoint().orElseThrow(), Checkpoint.logKey(f.steward));
       assertThat(now.size()).isEqualTo(7);
-      assertThatThrownBy(() -> s.consistencyProof(kept.size(), now.size()).verify(kept.root(), now.root()))
-          .isInstanceOfSatisfying(LogException.class,
+      assertThatThrownBy(
+              () -> s.consistencyProof(kept.size(), now.size()).verify(kept.root(), now.root()))
+          .isInstanceOfSatisfying(
+              LogException.class,
               e -> assertThat(e.reason()).isEqualTo(LogException.Reason.BAD_CONSISTENCY_PROOF));
     }
   }
@@ -143,9 +152,12 @@ class TransparencyLogStewardTest {
       byte[] bad = line.signatures().get(0).signature();
       bad[10] ^= 1;
       SignedNote forged =
-          cp.with(new org.meshjava.receipt.tlog.NoteSignature(witnessKey.name(), witnessKey.keyHash(), bad));
+          cp.with(
+              new org.meshjava.receipt.tlog.NoteSignature(
+                  witnessKey.name(), witnessKey.keyHash(), bad));
       assertThatThrownBy(() -> s.cosign(forged))
-          .isInstanceOfSatisfying(LogException.class,
+          .isInstanceOfSatisfying(
+              LogException.class,
               e -> assertThat(e.reason()).isEqualTo(LogException.Reason.BAD_SIGNATURE));
       cosigned = s.cosign(cp.with(line.signatures().get(0)));
       assertThat(s.checkpoint()).contains(cosigned);

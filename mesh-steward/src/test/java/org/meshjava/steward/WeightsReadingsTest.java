@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
@@ -19,14 +20,13 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every reading of an engine's weights during one serve (when it is chosen and the grant decided,
- * before the work, after it) must name the same binding, or nothing is sealed (§2). Regression:
- * the steward compared only the readings before and after the work, so an engine that named the
- * grant's permitted weights at authorisation and others from then on was sealed with the others
- * under a {@code ModelIn} grant that allowed only the first.
+ * before the work, after it) must name the same binding, or nothing is sealed (§2). Regression: the
+ * steward compared only the readings before and after the work, so an engine that named the grant's
+ * permitted weights at authorisation and others from then on was sealed with the others under a
+ * {@code ModelIn} grant that allowed only the first.
  */
 class WeightsReadingsTest {
   private static final WeightsBinding PERMITTED =
@@ -61,7 +61,9 @@ class WeightsReadingsTest {
     }
   }
 
-  /** A journal that runs a hook when the grant decision is recorded: between the first two readings. */
+  /**
+   * A journal that runs a hook when the grant decision is recorded: between the first two readings.
+   */
   static final class Hooked implements Journal {
     final DurableMemoryJournal inner = new DurableMemoryJournal();
     final Runnable onAuthorised;
@@ -144,7 +146,9 @@ class WeightsReadingsTest {
 
       assertThat(engine.serves).isEqualTo(1);
       assertThat(s.head().nextSequence()).as("nothing sealed").isZero();
-      assertThat(s.gate().remainingUj(chain)).as("the work ran, so it is debited").isLessThan(1_000_000);
+      assertThat(s.gate().remainingUj(chain))
+          .as("the work ran, so it is debited")
+          .isLessThan(1_000_000);
     }
   }
 
@@ -190,7 +194,11 @@ class WeightsReadingsTest {
             List.of(Optional.of(PERMITTED), Optional.of(OTHER), Optional.of(PERMITTED)),
             List.of(Optional.<WeightsBinding>empty(), Optional.of(OTHER), Optional.of(OTHER)))) {
       ScriptedEngine engine =
-          new ScriptedEngine("scripted", org.meshjava.core.Fidelity.F2, 10, new java.util.ArrayList<>(),
+          new ScriptedEngine(
+                  "scripted",
+                  org.meshjava.core.Fidelity.F2,
+                  10,
+                  new java.util.ArrayList<>(),
                   ScriptedEngine.greedy())
               .reportingWeights(readings);
       try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {

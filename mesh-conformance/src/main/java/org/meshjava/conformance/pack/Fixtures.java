@@ -103,13 +103,14 @@ final class Fixtures {
     try {
       return Jcr1.seal(ReceiptJson.parse(view), KEY);
     } catch (ReceiptException e) {
-      throw new IllegalStateException("a valid case's receipt does not parse: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "a valid case's receipt does not parse: " + e.getMessage(), e);
     }
   }
 
   /**
-   * The canonical CBOR of a view without any receipt check: numbers become integers (negative
-   * ones too), strings text, {@code nonce} a byte string. For receipts that are meant to be bad.
+   * The canonical CBOR of a view without any receipt check: numbers become integers (negative ones
+   * too), strings text, {@code nonce} a byte string. For receipts that are meant to be bad.
    */
   static CborMap rawCore(ObjectNode view) {
     CborMap.Builder b = CborMap.builder();
@@ -133,7 +134,8 @@ final class Fixtures {
   }
 
   /** A COSE_Sign1 over any parts, signed by {@code key}. */
-  static byte[] envelope(byte[] protectedHeader, CborMap unprotected, byte[] payload, SigningKey key) {
+  static byte[] envelope(
+      byte[] protectedHeader, CborMap unprotected, byte[] payload, SigningKey key) {
     return CoseSign1.sign(protectedHeader, unprotected, payload, key).encode();
   }
 
@@ -159,12 +161,14 @@ final class Fixtures {
     o.put("max_tokens", r.maxTokens());
     o.put("fidelity_floor", r.fidelityFloor().level());
     o.put("joule_ceiling_uj", r.jouleCeilingUj());
-    r.decision().ifPresent(d -> {
-      ObjectNode dec = o.putObject("decision");
-      dec.put("questions", d.questions());
-      dec.put("options_scored", d.optionsScored());
-      dec.put("schema_tokens", d.schemaTokens());
-    });
+    r.decision()
+        .ifPresent(
+            d -> {
+              ObjectNode dec = o.putObject("decision");
+              dec.put("questions", d.questions());
+              dec.put("options_scored", d.optionsScored());
+              dec.put("schema_tokens", d.schemaTokens());
+            });
     return o;
   }
 
@@ -185,13 +189,14 @@ final class Fixtures {
 
   /** A CBOR head with its argument in exactly {@code width} (1, 2, 4 or 8) bytes. */
   static byte[] head(int major, long arg, int width) {
-    int ai = switch (width) {
-      case 1 -> 24;
-      case 2 -> 25;
-      case 4 -> 26;
-      case 8 -> 27;
-      default -> throw new IllegalArgumentException("width " + width);
-    };
+    int ai =
+        switch (width) {
+          case 1 -> 24;
+          case 2 -> 25;
+          case 4 -> 26;
+          case 8 -> 27;
+          default -> throw new IllegalArgumentException("width " + width);
+        };
     byte[] out = new byte[1 + width];
     out[0] = (byte) (major << 5 | ai);
     for (int i = 0; i < width; i++) {

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeRequest;
@@ -44,10 +45,13 @@ final class GrantCases {
   static final Instant T0 = Instant.ofEpochSecond(1_800_000_000L);
   static final Instant T_END = T0.plusSeconds(3600);
   static final Instant NOW = T0.plusSeconds(60);
-  static final ContentId WEIGHTS_A = ContentId.ofBytes("weights-a".getBytes(StandardCharsets.US_ASCII));
-  static final ContentId WEIGHTS_B = ContentId.ofBytes("weights-b".getBytes(StandardCharsets.US_ASCII));
+  static final ContentId WEIGHTS_A =
+      ContentId.ofBytes("weights-a".getBytes(StandardCharsets.US_ASCII));
+  static final ContentId WEIGHTS_B =
+      ContentId.ofBytes("weights-b".getBytes(StandardCharsets.US_ASCII));
   static final ServeRequest REQUEST =
-      ServeRequest.generation(ContentId.ofBytes("hello".getBytes(StandardCharsets.US_ASCII)), 5, 16, Fidelity.F2, 1000);
+      ServeRequest.generation(
+          ContentId.ofBytes("hello".getBytes(StandardCharsets.US_ASCII)), 5, 16, Fidelity.F2, 1000);
   static final ServeRequest OTHER_REQUEST =
       ServeRequest.generation(REQUEST.promptHash(), 5, 17, Fidelity.F2, 1000);
 
@@ -64,7 +68,8 @@ final class GrantCases {
   /** SPEC 30 §10: org to caller (ModelIn weights-a), caller to steward (MaxCostUj 500 000). */
   static GrantChain specChain() {
     try {
-      GrantChain root = Jcp.issueRoot(ORG, did(CALLER), 10_000_000, T0, T_END, ModelIn.of(WEIGHTS_A));
+      GrantChain root =
+          Jcp.issueRoot(ORG, did(CALLER), 10_000_000, T0, T_END, ModelIn.of(WEIGHTS_A));
       return Jcp.delegate(CALLER, root, did(STEWARD), 2_000_000, new MaxCostUj(500_000));
     } catch (IssuanceException e) {
       throw new IllegalStateException(e);
@@ -75,15 +80,24 @@ final class GrantCases {
     return new GrantChain(List.of(specChain().root()));
   }
 
-  /** Signs {@code g} with {@code key}, whatever it says: for chains the issuing API would refuse. */
+  /**
+   * Signs {@code g} with {@code key}, whatever it says: for chains the issuing API would refuse.
+   */
   static SignedGrant signed(SigningKey key, Grant g) {
     return SignedGrant.of(g, key.sign(g.toCbor().encode()));
   }
 
-  /** The spec root with a leaf built from the spec leaf's fields, changed by {@code edit}, signed by {@code signer}. */
+  /**
+   * The spec root with a leaf built from the spec leaf's fields, changed by {@code edit}, signed by
+   * {@code signer}.
+   */
   static GrantChain leafVariant(SigningKey signer, UnaryOperator<Grant.Builder> edit) {
     SignedGrant root = specChain().root();
-    Grant.Builder b = Grant.delegatedFrom(root).subject(did(STEWARD)).budgetUj(2_000_000).caveat(new MaxCostUj(500_000));
+    Grant.Builder b =
+        Grant.delegatedFrom(root)
+            .subject(did(STEWARD))
+            .budgetUj(2_000_000)
+            .caveat(new MaxCostUj(500_000));
     return new GrantChain(List.of(root, signed(signer, edit.apply(b).build())));
   }
 
@@ -96,7 +110,8 @@ final class GrantCases {
   }
 
   /** A case's input: the steward of SPEC 30 §10, the request, the model, at NOW unless changed. */
-  static ObjectNode decideInput(Presentation p, ServeRequest r, ContentId model, Instant at) {
+  static ObjectNode decideInput(
+      Presentation p, ServeRequest r, @Nullable ContentId model, Instant at) {
     ObjectNode in = obj();
     in.put("steward", did(STEWARD).value());
     in.put("presentation", p.toHex());
@@ -120,39 +135,95 @@ final class GrantCases {
 
     ObjectNode example = decideInput(p, REQUEST, WEIGHTS_A, NOW);
     example.put("debit_uj", 600_000);
-    c.add(PackCase.valid("grants/spec-example", "SPEC 30 §10: admitted at 1800000060 on weights-a; debiting 600000 uJ breaches MaxCostUj",
-        "decide_grant", example, expect(leaf, 1_999_000).put("breach", "caveat-unsatisfied").put("remaining_after_debit_uj", 1_400_000)));
+    c.add(
+        PackCase.valid(
+            "grants/spec-example",
+            "SPEC 30 §10: admitted at 1800000060 on weights-a; debiting 600000 uJ breaches MaxCostUj",
+            "decide_grant",
+            example,
+            expect(leaf, 1_999_000)
+                .put("breach", "caveat-unsatisfied")
+                .put("remaining_after_debit_uj", 1_400_000)));
     ObjectNode within = decideInput(p, REQUEST, WEIGHTS_A, NOW);
     within.put("debit_uj", 400_000);
     ObjectNode withinExpected = expect(leaf, 1_999_000);
     withinExpected.putNull("breach");
     withinExpected.put("remaining_after_debit_uj", 1_600_000);
-    c.add(PackCase.valid("grants/debit-within", "the same serve debiting 400000 uJ: no breach", "decide_grant", within, withinExpected));
+    c.add(
+        PackCase.valid(
+            "grants/debit-within",
+            "the same serve debiting 400000 uJ: no breach",
+            "decide_grant",
+            within,
+            withinExpected));
     GrantChain direct = direct(b -> b);
-    c.add(PackCase.valid("grants/direct-grant", "a chain of one: the caller grants the steward directly, no caveats, a backend naming no weights",
-        "decide_grant", decideInput(present(CALLER, direct, REQUEST, 1), REQUEST, null, NOW), expect(direct.leaf().id().hex(), 9_000)));
+    c.add(
+        PackCase.valid(
+            "grants/direct-grant",
+            "a chain of one: the caller grants the steward directly, no caveats, a backend naming no weights",
+            "decide_grant",
+            decideInput(present(CALLER, direct, REQUEST, 1), REQUEST, null, NOW),
+            expect(direct.leaf().id().hex(), 9_000)));
     GrantChain three = threeLinks();
-    c.add(PackCase.valid("grants/three-links", "org to caller to agent to steward, presented by the agent (the leaf's issuer)",
-        "decide_grant", decideInput(present(AGENT, three, REQUEST, 2), REQUEST, WEIGHTS_A, NOW), expect(three.leaf().id().hex(), 999_000)));
+    c.add(
+        PackCase.valid(
+            "grants/three-links",
+            "org to caller to agent to steward, presented by the agent (the leaf's issuer)",
+            "decide_grant",
+            decideInput(present(AGENT, three, REQUEST, 2), REQUEST, WEIGHTS_A, NOW),
+            expect(three.leaf().id().hex(), 999_000)));
     GrantChain only = direct(b -> b.resources(Resources.only(Set.of(REQUEST.id()))));
-    c.add(PackCase.valid("grants/resource-listed", "resources listing exactly this request id", "decide_grant",
-        decideInput(present(CALLER, only, REQUEST, 3), REQUEST, null, NOW), expect(only.leaf().id().hex(), 9_000)));
+    c.add(
+        PackCase.valid(
+            "grants/resource-listed",
+            "resources listing exactly this request id",
+            "decide_grant",
+            decideInput(present(CALLER, only, REQUEST, 3), REQUEST, null, NOW),
+            expect(only.leaf().id().hex(), 9_000)));
     GrantChain exact = direct(b -> b.budgetUj(1000));
-    c.add(PackCase.valid("grants/budget-equals-ceiling", "a budget exactly the request's ceiling is enough", "decide_grant",
-        decideInput(present(CALLER, exact, REQUEST, 4), REQUEST, null, NOW), expect(exact.leaf().id().hex(), 0)));
+    c.add(
+        PackCase.valid(
+            "grants/budget-equals-ceiling",
+            "a budget exactly the request's ceiling is enough",
+            "decide_grant",
+            decideInput(present(CALLER, exact, REQUEST, 4), REQUEST, null, NOW),
+            expect(exact.leaf().id().hex(), 0)));
     ObjectNode later = decideInput(p, REQUEST, WEIGHTS_A, NOW);
     revoke(later, spec.leaf().id(), NOW.plusMillis(1));
-    c.add(PackCase.valid("grants/revoked-later", "revoked from one millisecond after the decision: the decision stands", "decide_grant",
-        later, expect(leaf, 1_999_000)));
+    c.add(
+        PackCase.valid(
+            "grants/revoked-later",
+            "revoked from one millisecond after the decision: the decision stands",
+            "decide_grant",
+            later,
+            expect(leaf, 1_999_000)));
     GrantChain small = direct(b -> b.budgetUj(2000));
     ObjectNode over = decideInput(present(CALLER, small, REQUEST, 5), REQUEST, null, NOW);
     over.put("debit_uj", 2500);
-    c.add(PackCase.valid("grants/debit-overspends", "a debit of 2500 uJ on a 2000 uJ budget: debited anyway, breach budget-exhausted", "decide_grant",
-        over, expect(small.leaf().id().hex(), 1000).put("breach", "budget-exhausted").put("remaining_after_debit_uj", 0)));
+    c.add(
+        PackCase.valid(
+            "grants/debit-overspends",
+            "a debit of 2500 uJ on a 2000 uJ budget: debited anyway, breach budget-exhausted",
+            "decide_grant",
+            over,
+            expect(small.leaf().id().hex(), 1000)
+                .put("breach", "budget-exhausted")
+                .put("remaining_after_debit_uj", 0)));
     ObjectNode afterHistory = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    history(afterHistory, present(CALLER, spec, REQUEST, 8), REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1_500_000);
-    c.add(PackCase.valid("grants/after-earlier-serve", "an earlier serve debited 1500000 uJ: 499000 left after reserving this ceiling", "decide_grant",
-        afterHistory, expect(leaf, 499_000)));
+    history(
+        afterHistory,
+        present(CALLER, spec, REQUEST, 8),
+        REQUEST,
+        WEIGHTS_A,
+        NOW.minusSeconds(1),
+        1_500_000);
+    c.add(
+        PackCase.valid(
+            "grants/after-earlier-serve",
+            "an earlier serve debited 1500000 uJ: 499000 left after reserving this ceiling",
+            "decide_grant",
+            afterHistory,
+            expect(leaf, 499_000)));
 
     // One case per denial label of SPEC 30 §9.
     ObjectNode garbage = decideInput(p, REQUEST, WEIGHTS_A, NOW);
@@ -161,59 +232,192 @@ final class GrantCases {
     ObjectNode truncated = decideInput(p, REQUEST, WEIGHTS_A, NOW);
     truncated.put("presentation", p.toHex().substring(0, p.toHex().length() - 2));
     deny(c, "malformed-truncated", "the presentation cut by one byte", truncated, "malformed");
-    Presentation byOrg = Presentation.of(spec, did(ORG), nonce(7),
-        ORG.sign(Presentation.signedPayload(REQUEST.id(), spec.leaf().id(), did(ORG), nonce(7)).encode()));
-    deny(c, "not-issuer", "the org presents a grant whose leaf the caller issued", decideInput(byOrg, REQUEST, WEIGHTS_A, NOW), "not-issuer");
-    deny(c, "bad-signature-other-request", "a presentation signed for another request", decideInput(p, OTHER_REQUEST, WEIGHTS_A, NOW), "bad-signature");
+    Presentation byOrg =
+        Presentation.of(
+            spec,
+            did(ORG),
+            nonce(7),
+            ORG.sign(
+                Presentation.signedPayload(REQUEST.id(), spec.leaf().id(), did(ORG), nonce(7))
+                    .encode()));
+    deny(
+        c,
+        "not-issuer",
+        "the org presents a grant whose leaf the caller issued",
+        decideInput(byOrg, REQUEST, WEIGHTS_A, NOW),
+        "not-issuer");
+    deny(
+        c,
+        "bad-signature-other-request",
+        "a presentation signed for another request",
+        decideInput(p, OTHER_REQUEST, WEIGHTS_A, NOW),
+        "bad-signature");
     byte[] sig = p.signature();
     sig[0] ^= 1;
-    deny(c, "bad-signature-presentation", "the caller's signature with one bit flipped",
-        decideInput(Presentation.of(spec, did(CALLER), nonce(7), sig), REQUEST, WEIGHTS_A, NOW), "bad-signature");
+    deny(
+        c,
+        "bad-signature-presentation",
+        "the caller's signature with one bit flipped",
+        decideInput(Presentation.of(spec, did(CALLER), nonce(7), sig), REQUEST, WEIGHTS_A, NOW),
+        "bad-signature");
     SignedGrant forgedRoot = signed(CALLER, specChain().root().grant());
-    GrantChain forged = new GrantChain(List.of(forgedRoot,
-        signed(CALLER, Grant.delegatedFrom(forgedRoot).subject(did(STEWARD)).budgetUj(2_000_000).build())));
-    deny(c, "bad-signature-link", "the root signed by the caller, not by its issuer the org",
-        decideInput(present(CALLER, forged, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "bad-signature");
+    GrantChain forged =
+        new GrantChain(
+            List.of(
+                forgedRoot,
+                signed(
+                    CALLER,
+                    Grant.delegatedFrom(forgedRoot)
+                        .subject(did(STEWARD))
+                        .budgetUj(2_000_000)
+                        .build())));
+    deny(
+        c,
+        "bad-signature-link",
+        "the root signed by the caller, not by its issuer the org",
+        decideInput(present(CALLER, forged, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "bad-signature");
     GrantChain wrongParent = leafVariant(CALLER, b -> b.parent(new GrantId(WEIGHTS_B)));
-    deny(c, "broken-chain-parent", "the leaf names another parent id", decideInput(present(CALLER, wrongParent, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "broken-chain");
+    deny(
+        c,
+        "broken-chain-parent",
+        "the leaf names another parent id",
+        decideInput(present(CALLER, wrongParent, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "broken-chain");
     GrantChain wrongIssuer = leafVariant(AGENT, b -> b.issuer(did(AGENT)));
-    deny(c, "broken-chain-issuer", "the leaf is issued by the agent, not by the root's subject", decideInput(present(AGENT, wrongIssuer, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "broken-chain");
-    attenuation(c, "not-attenuated-budget", "the leaf's budget 20000000 exceeds the root's 10000000", b -> b.budgetUj(20_000_000));
-    attenuation(c, "not-attenuated-action", "the leaf adds the action train", b -> b.actions(Set.of("infer", "train")));
-    attenuation(c, "not-attenuated-window", "the leaf's expiry is after the root's", b -> b.window(T0, T_END.plusSeconds(1)));
-    attenuation(c, "not-attenuated-dropped-caveat", "the leaf drops the root's ModelIn", b -> b.caveats(List.of(new MaxCostUj(500_000))));
-    attenuation(c, "not-attenuated-model-set", "the leaf's ModelIn adds weights-b", b -> b.caveats(List.of(new MaxCostUj(500_000), ModelIn.of(WEIGHTS_A, WEIGHTS_B))));
+    deny(
+        c,
+        "broken-chain-issuer",
+        "the leaf is issued by the agent, not by the root's subject",
+        decideInput(present(AGENT, wrongIssuer, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "broken-chain");
+    attenuation(
+        c,
+        "not-attenuated-budget",
+        "the leaf's budget 20000000 exceeds the root's 10000000",
+        b -> b.budgetUj(20_000_000));
+    attenuation(
+        c,
+        "not-attenuated-action",
+        "the leaf adds the action train",
+        b -> b.actions(Set.of("infer", "train")));
+    attenuation(
+        c,
+        "not-attenuated-window",
+        "the leaf's expiry is after the root's",
+        b -> b.window(T0, T_END.plusSeconds(1)));
+    attenuation(
+        c,
+        "not-attenuated-dropped-caveat",
+        "the leaf drops the root's ModelIn",
+        b -> b.caveats(List.of(new MaxCostUj(500_000))));
+    attenuation(
+        c,
+        "not-attenuated-model-set",
+        "the leaf's ModelIn adds weights-b",
+        b -> b.caveats(List.of(new MaxCostUj(500_000), ModelIn.of(WEIGHTS_A, WEIGHTS_B))));
     GrantChain narrowRoot = rootThen(Resources.only(Set.of(REQUEST.id())), Resources.all());
-    deny(c, "not-attenuated-resources", "the root lists one request; the leaf widens to every request",
-        decideInput(present(CALLER, narrowRoot, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "not-attenuated");
-    GrantChain unknown = leafVariant(CALLER, b -> b.caveat(new UnknownCaveat("Geofence",
-        CborMap.builder().put("caveat", "Geofence").put("region", "eu").build())));
-    deny(c, "unknown-caveat", "the leaf carries a Geofence caveat no gate knows (fail closed)",
-        decideInput(present(CALLER, unknown, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "unknown-caveat");
+    deny(
+        c,
+        "not-attenuated-resources",
+        "the root lists one request; the leaf widens to every request",
+        decideInput(present(CALLER, narrowRoot, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "not-attenuated");
+    GrantChain unknown =
+        leafVariant(
+            CALLER,
+            b ->
+                b.caveat(
+                    new UnknownCaveat(
+                        "Geofence",
+                        CborMap.builder().put("caveat", "Geofence").put("region", "eu").build())));
+    deny(
+        c,
+        "unknown-caveat",
+        "the leaf carries a Geofence caveat no gate knows (fail closed)",
+        decideInput(present(CALLER, unknown, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "unknown-caveat");
     GrantChain elsewhere = leafVariant(CALLER, b -> b.subject(did(STRANGER)));
-    deny(c, "wrong-holder", "the leaf is held by another steward", decideInput(present(CALLER, elsewhere, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "wrong-holder");
-    deny(c, "not-yet-valid", "decided one millisecond before not_before", decideInput(p, REQUEST, WEIGHTS_A, T0.minusMillis(1)), "not-yet-valid");
-    deny(c, "expired", "decided exactly at expiry (the window is half-open)", decideInput(p, REQUEST, WEIGHTS_A, T_END), "expired");
+    deny(
+        c,
+        "wrong-holder",
+        "the leaf is held by another steward",
+        decideInput(present(CALLER, elsewhere, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "wrong-holder");
+    deny(
+        c,
+        "not-yet-valid",
+        "decided one millisecond before not_before",
+        decideInput(p, REQUEST, WEIGHTS_A, T0.minusMillis(1)),
+        "not-yet-valid");
+    deny(
+        c,
+        "expired",
+        "decided exactly at expiry (the window is half-open)",
+        decideInput(p, REQUEST, WEIGHTS_A, T_END),
+        "expired");
     ObjectNode revoked = decideInput(p, REQUEST, WEIGHTS_A, NOW);
     revoke(revoked, spec.root().id(), NOW);
     deny(c, "revoked", "the root revoked from the decision time itself", revoked, "revoked");
     GrantChain summarise = direct(b -> b.actions(Set.of("summarise")));
-    deny(c, "action-not-permitted", "a grant for summarise, not infer", decideInput(present(CALLER, summarise, REQUEST, 7), REQUEST, null, NOW), "action-not-permitted");
+    deny(
+        c,
+        "action-not-permitted",
+        "a grant for summarise, not infer",
+        decideInput(present(CALLER, summarise, REQUEST, 7), REQUEST, null, NOW),
+        "action-not-permitted");
     GrantChain otherResource = direct(b -> b.resources(Resources.only(Set.of(OTHER_REQUEST.id()))));
-    deny(c, "resource-not-permitted", "a grant listing only another request id",
-        decideInput(present(CALLER, otherResource, REQUEST, 7), REQUEST, null, NOW), "resource-not-permitted");
-    deny(c, "caveat-unsatisfied-model", "ModelIn weights-a, the backend runs weights-b", decideInput(p, REQUEST, WEIGHTS_B, NOW), "caveat-unsatisfied");
-    deny(c, "caveat-unsatisfied-no-model", "ModelIn, and the backend names no weights (§2 phase 1)", decideInput(p, REQUEST, null, NOW), "caveat-unsatisfied");
+    deny(
+        c,
+        "resource-not-permitted",
+        "a grant listing only another request id",
+        decideInput(present(CALLER, otherResource, REQUEST, 7), REQUEST, null, NOW),
+        "resource-not-permitted");
+    deny(
+        c,
+        "caveat-unsatisfied-model",
+        "ModelIn weights-a, the backend runs weights-b",
+        decideInput(p, REQUEST, WEIGHTS_B, NOW),
+        "caveat-unsatisfied");
+    deny(
+        c,
+        "caveat-unsatisfied-no-model",
+        "ModelIn, and the backend names no weights (§2 phase 1)",
+        decideInput(p, REQUEST, null, NOW),
+        "caveat-unsatisfied");
     ObjectNode spent = decideInput(p, REQUEST, WEIGHTS_A, NOW);
     history(spent, p, REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1000);
-    deny(c, "presentation-spent", "the same presentation (leaf and nonce) spent by an earlier serve", spent, "presentation-spent");
+    deny(
+        c,
+        "presentation-spent",
+        "the same presentation (leaf and nonce) spent by an earlier serve",
+        spent,
+        "presentation-spent");
     ServeRequest big = ServeRequest.generation(REQUEST.promptHash(), 5, 16, Fidelity.F2, 2_000_001);
-    deny(c, "budget-exhausted-ceiling", "a ceiling of 2000001 uJ on a leaf of 2000000", decideInput(present(CALLER, spec, big, 7), big, WEIGHTS_A, NOW), "budget-exhausted");
+    deny(
+        c,
+        "budget-exhausted-ceiling",
+        "a ceiling of 2000001 uJ on a leaf of 2000000",
+        decideInput(present(CALLER, spec, big, 7), big, WEIGHTS_A, NOW),
+        "budget-exhausted");
     ObjectNode drained = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    history(drained, present(CALLER, spec, REQUEST, 8), REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1_999_500);
-    deny(c, "budget-exhausted-after-debits", "500 uJ left after earlier debits, below the 1000 uJ ceiling", drained, "budget-exhausted");
-    return new PackGroup("grants",
-        "Deciding a grant presentation as the steward's gate, and debiting it (§2, §2.1, §7 item 1, SPEC 30 §8-10): op decide_grant; a refusal's reason is the denial label of SPEC 30 §9.", c);
+    history(
+        drained,
+        present(CALLER, spec, REQUEST, 8),
+        REQUEST,
+        WEIGHTS_A,
+        NOW.minusSeconds(1),
+        1_999_500);
+    deny(
+        c,
+        "budget-exhausted-after-debits",
+        "500 uJ left after earlier debits, below the 1000 uJ ceiling",
+        drained,
+        "budget-exhausted");
+    return new PackGroup(
+        "grants",
+        "Deciding a grant presentation as the steward's gate, and debiting it (§2, §2.1, §7 item 1, SPEC 30 §8-10): op decide_grant; a refusal's reason is the denial label of SPEC 30 §9.",
+        c);
   }
 
   private static ObjectNode expect(String grantId, long remaining) {
@@ -224,12 +428,14 @@ final class GrantCases {
   }
 
   private static void revoke(ObjectNode in, GrantId id, Instant from) {
-    ObjectNode r = ((com.fasterxml.jackson.databind.node.ArrayNode) in.get("revocations")).addObject();
+    ObjectNode r =
+        ((com.fasterxml.jackson.databind.node.ArrayNode) in.get("revocations")).addObject();
     r.put("grant_id", id.hex());
     r.put("from_ms", from.toEpochMilli());
   }
 
-  private static void history(ObjectNode in, Presentation p, ServeRequest r, ContentId model, Instant at, long debit) {
+  private static void history(
+      ObjectNode in, Presentation p, ServeRequest r, ContentId model, Instant at, long debit) {
     ObjectNode h = ((com.fasterxml.jackson.databind.node.ArrayNode) in.get("history")).addObject();
     h.put("presentation", p.toHex());
     h.set("request", Fixtures.requestJson(r));
@@ -240,14 +446,21 @@ final class GrantCases {
 
   /** A direct grant, caller to steward, 10000 uJ, T0 to T_END, edited by {@code edit}. */
   static GrantChain direct(UnaryOperator<Grant.Builder> edit) {
-    Grant.Builder b = Grant.builder().issuer(did(CALLER)).subject(did(STEWARD)).actions(Set.of(Grant.INFER))
-        .resources(Resources.all()).budgetUj(10_000).window(T0, T_END);
+    Grant.Builder b =
+        Grant.builder()
+            .issuer(did(CALLER))
+            .subject(did(STEWARD))
+            .actions(Set.of(Grant.INFER))
+            .resources(Resources.all())
+            .budgetUj(10_000)
+            .window(T0, T_END);
     return new GrantChain(List.of(signed(CALLER, edit.apply(b).build())));
   }
 
   private static GrantChain threeLinks() {
     try {
-      GrantChain root = Jcp.issueRoot(ORG, did(CALLER), 10_000_000, T0, T_END, ModelIn.of(WEIGHTS_A));
+      GrantChain root =
+          Jcp.issueRoot(ORG, did(CALLER), 10_000_000, T0, T_END, ModelIn.of(WEIGHTS_A));
       GrantChain mid = Jcp.delegate(CALLER, root, did(AGENT), 5_000_000);
       return Jcp.delegate(AGENT, mid, did(STEWARD), 1_000_000);
     } catch (IssuanceException e) {
@@ -256,19 +469,38 @@ final class GrantCases {
   }
 
   private static GrantChain rootThen(Resources rootResources, Resources leafResources) {
-    Grant root = Grant.builder().issuer(did(ORG)).subject(did(CALLER)).actions(Set.of(Grant.INFER))
-        .resources(rootResources).budgetUj(10_000_000).window(T0, T_END).build();
+    Grant root =
+        Grant.builder()
+            .issuer(did(ORG))
+            .subject(did(CALLER))
+            .actions(Set.of(Grant.INFER))
+            .resources(rootResources)
+            .budgetUj(10_000_000)
+            .window(T0, T_END)
+            .build();
     SignedGrant r = signed(ORG, root);
-    Grant leaf = Grant.delegatedFrom(r).subject(did(STEWARD)).resources(leafResources).budgetUj(2_000_000).build();
+    Grant leaf =
+        Grant.delegatedFrom(r)
+            .subject(did(STEWARD))
+            .resources(leafResources)
+            .budgetUj(2_000_000)
+            .build();
     return new GrantChain(List.of(r, signed(CALLER, leaf)));
   }
 
-  private static void attenuation(List<PackCase> c, String slug, String comment, UnaryOperator<Grant.Builder> edit) {
+  private static void attenuation(
+      List<PackCase> c, String slug, String comment, UnaryOperator<Grant.Builder> edit) {
     GrantChain chain = leafVariant(CALLER, edit);
-    deny(c, slug, comment, decideInput(present(CALLER, chain, REQUEST, 7), REQUEST, WEIGHTS_A, NOW), "not-attenuated");
+    deny(
+        c,
+        slug,
+        comment,
+        decideInput(present(CALLER, chain, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
+        "not-attenuated");
   }
 
-  private static void deny(List<PackCase> c, String slug, String comment, ObjectNode in, String label) {
+  private static void deny(
+      List<PackCase> c, String slug, String comment, ObjectNode in, String label) {
     c.add(PackCase.invalid("grants/" + slug, comment, "decide_grant", in, label, "DenialLabel"));
   }
 
@@ -276,41 +508,111 @@ final class GrantCases {
 
   static PackGroup bindings() {
     List<PackCase> c = new ArrayList<>();
-    String spec = "{\"model\":\"auto\",\"max_tokens\":16,"
-        + "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Hi \u00e9\"}],"
-        + "\"metadata\":{\"fidelity_floor\":\"F1\",\"joule_ceiling_uj\":\"50000\"}}";
-    derive(c, "spec-example", "SPEC 70's worked example: prompt text of 32 bytes, request id f8aca9e7...", spec);
-    derive(c, "fields-outside-ignored", "the same body with temperature, stream, user and other metadata added derives the same id",
-        spec.replace("\"model\":\"auto\",", "\"model\":null,\"temperature\":0.2,\"stream\":true,\"user\":\"u1\",")
+    String spec =
+        "{\"model\":\"auto\",\"max_tokens\":16,"
+            + "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Hi \u00e9\"}],"
+            + "\"metadata\":{\"fidelity_floor\":\"F1\",\"joule_ceiling_uj\":\"50000\"}}";
+    derive(
+        c,
+        "spec-example",
+        "SPEC 70's worked example: prompt text of 32 bytes, request id f8aca9e7...",
+        spec);
+    derive(
+        c,
+        "fields-outside-ignored",
+        "the same body with temperature, stream, user and other metadata added derives the same id",
+        spec.replace(
+                "\"model\":\"auto\",",
+                "\"model\":null,\"temperature\":0.2,\"stream\":true,\"user\":\"u1\",")
             .replace("\"metadata\":{", "\"metadata\":{\"trace\":\"x\","));
-    derive(c, "model-named", "a named model enters the request as its model key (SPEC 70 model); auto or none does not",
+    derive(
+        c,
+        "model-named",
+        "a named model enters the request as its model key (SPEC 70 model); auto or none does not",
         spec.replace("\"model\":\"auto\",", "\"model\":\"small\","));
-    derive(c, "metadata-numbers", "metadata as JSON numbers and the floor as a bare level",
+    derive(
+        c,
+        "metadata-numbers",
+        "metadata as JSON numbers and the floor as a bare level",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"metadata\":{\"fidelity_floor\":2,\"joule_ceiling_uj\":1000,\"prompt_tokens\":3}}");
-    derive(c, "content-parts", "content as an array of text parts, joined with nothing between",
+    derive(
+        c,
+        "content-parts",
+        "content as an array of text parts, joined with nothing between",
         "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Hel\"},{\"type\":\"text\",\"text\":\"lo\"}]}],\"metadata\":{\"joule_ceiling_uj\":\"1000\"}}");
-    derive(c, "null-content", "null content reads as the empty text; max_completion_tokens sets max_tokens",
+    derive(
+        c,
+        "null-content",
+        "null content reads as the empty text; max_completion_tokens sets max_tokens",
         "{\"messages\":[{\"role\":\"assistant\",\"content\":null}],\"max_completion_tokens\":7,\"metadata\":{\"joule_ceiling_uj\":\"1\"}}");
-    derive(c, "responses-string", "a responses body with a string input: one user message, default 128 max tokens",
+    derive(
+        c,
+        "responses-string",
+        "a responses body with a string input: one user message, default 128 max tokens",
         "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1000\"}}");
-    derive(c, "responses-instructions", "instructions become a first system message; max_output_tokens",
+    derive(
+        c,
+        "responses-instructions",
+        "instructions become a first system message; max_output_tokens",
         "{\"instructions\":\"Be brief.\",\"input\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_output_tokens\":9,\"metadata\":{\"joule_ceiling_uj\":\"1000\",\"fidelity_floor\":\"3\"}}");
-    refuse(c, "missing-joule-ceiling", "a granted body must name its own joule ceiling (§2.3)",
-        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}", "missing_joule_ceiling");
-    refuse(c, "duplicate-key", "a duplicate key makes a signed body readable two ways",
-        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"metadata\":{\"joule_ceiling_uj\":\"1\",\"joule_ceiling_uj\":\"2\"}}", "not_json");
-    refuse(c, "trailing-text", "text after the object", "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}} {}", "not_json");
-    refuse(c, "metadata-exponent", "a ceiling written 1e3", "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1e3\"}}", "invalid_metadata");
-    refuse(c, "metadata-negative", "a ceiling written -5", "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"-5\"}}", "invalid_metadata");
-    refuse(c, "floor-f5", "a fidelity floor of F5", "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\",\"fidelity_floor\":\"F5\"}}", "invalid_metadata");
-    refuse(c, "max-tokens-disagree", "max_tokens and max_completion_tokens both present and unequal",
-        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":5,\"max_completion_tokens\":6,\"metadata\":{\"joule_ceiling_uj\":\"1\"}}", "invalid_field");
-    refuse(c, "messages-and-input", "a body with both messages and input",
-        "{\"messages\":[],\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}}", "invalid_field");
-    refuse(c, "image-part", "a content part that is not text",
-        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\"}}]}],\"metadata\":{\"joule_ceiling_uj\":\"1\"}}", "unsupported");
-    return new PackGroup("bindings",
-        "granted_serve_request: the request an OpenAI-style body derives to (§2.3, SPEC 70): op derive_request; the reason is the binding's error code.", c);
+    refuse(
+        c,
+        "missing-joule-ceiling",
+        "a granted body must name its own joule ceiling (§2.3)",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}",
+        "missing_joule_ceiling");
+    refuse(
+        c,
+        "duplicate-key",
+        "a duplicate key makes a signed body readable two ways",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"metadata\":{\"joule_ceiling_uj\":\"1\",\"joule_ceiling_uj\":\"2\"}}",
+        "not_json");
+    refuse(
+        c,
+        "trailing-text",
+        "text after the object",
+        "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}} {}",
+        "not_json");
+    refuse(
+        c,
+        "metadata-exponent",
+        "a ceiling written 1e3",
+        "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1e3\"}}",
+        "invalid_metadata");
+    refuse(
+        c,
+        "metadata-negative",
+        "a ceiling written -5",
+        "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"-5\"}}",
+        "invalid_metadata");
+    refuse(
+        c,
+        "floor-f5",
+        "a fidelity floor of F5",
+        "{\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\",\"fidelity_floor\":\"F5\"}}",
+        "invalid_metadata");
+    refuse(
+        c,
+        "max-tokens-disagree",
+        "max_tokens and max_completion_tokens both present and unequal",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":5,\"max_completion_tokens\":6,\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "invalid_field");
+    refuse(
+        c,
+        "messages-and-input",
+        "a body with both messages and input",
+        "{\"messages\":[],\"input\":\"Hi\",\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "invalid_field");
+    refuse(
+        c,
+        "image-part",
+        "a content part that is not text",
+        "{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"image_url\",\"image_url\":{\"url\":\"x\"}}]}],\"metadata\":{\"joule_ceiling_uj\":\"1\"}}",
+        "unsupported");
+    return new PackGroup(
+        "bindings",
+        "granted_serve_request: the request an OpenAI-style body derives to (§2.3, SPEC 70): op derive_request; the reason is the binding's error code.",
+        c);
   }
 
   private static void derive(List<PackCase> c, String slug, String comment, String body) {
@@ -324,8 +626,8 @@ final class GrantCases {
     c.add(PackCase.valid("bindings/" + slug, comment, "derive_request", in, out));
   }
 
-  private static void refuse(List<PackCase> c, String slug, String comment, String body, String code) {
+  private static void refuse(
+      List<PackCase> c, String slug, String comment, String body, String code) {
     c.add(PackCase.invalid("bindings/" + slug, comment, "derive_request", obj("body", body), code));
   }
-
 }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.jcp.GrantChain;
@@ -65,8 +66,9 @@ final class JournalCases {
     return new JournalEntry.Authorised(p, REQUEST, Optional.of(WEIGHTS_A), "small", at);
   }
 
-  private static JournalEntry.Debited debited(long authorised, long uj, String breach) {
-    return new JournalEntry.Debited(authorised, Energy.estimated(uj), uj, Optional.ofNullable(breach));
+  private static JournalEntry.Debited debited(long authorised, long uj, @Nullable String breach) {
+    return new JournalEntry.Debited(
+        authorised, Energy.estimated(uj), uj, Optional.ofNullable(breach));
   }
 
   private static JournalEntry.Sealed sealed(long sequence, ContentId envelope) {
@@ -75,7 +77,8 @@ final class JournalCases {
 
   /** A granted receipt's record: it carries the envelope, whose signed figures replay checks. */
   private static JournalEntry.Sealed sealed(SealedReceipt receipt, long authorised) {
-    return JournalEntry.Sealed.granted(receipt.receipt().sequence(), receipt.envelope(), authorised);
+    return JournalEntry.Sealed.granted(
+        receipt.receipt().sequence(), receipt.envelope(), authorised);
   }
 
   /**
@@ -118,7 +121,8 @@ final class JournalCases {
     Presentation p2 = GrantCases.present(CALLER, spec, REQUEST, 0x12);
     Presentation p3 = GrantCases.present(CALLER, spec, REQUEST, 0x13);
     List<SealedReceipt> receipts =
-        receipts(new Long[] {400_000L, null, 600_000L}, new String[] {null, null, "caveat-unsatisfied"});
+        receipts(
+            new Long[] {400_000L, null, 600_000L}, new String[] {null, null, "caveat-unsatisfied"});
     SealedReceipt r0 = receipts.get(0);
     SealedReceipt r2 = receipts.get(2);
     ContentId e0 = r0.envelope().id();
@@ -129,10 +133,16 @@ final class JournalCases {
 
     // Records: 0 Chain, 1 Authorised, 2 Debited, 3 Sealed 0, 4 Sealed 1 (ungranted),
     // 5 Authorised, 6 Debited (breach), 7 Sealed 2, 8 Authorised never debited.
-    List<JournalEntry> full = List.of(
-        authorised(p1, NOW), debited(1, 400_000, null), sealed(r0, 1), sealed(1, e1),
-        authorised(p2, NOW.plusSeconds(1)), debited(5, 600_000, "caveat-unsatisfied"), sealed(r2, 5),
-        authorised(p3, NOW.plusSeconds(2)));
+    List<JournalEntry> full =
+        List.of(
+            authorised(p1, NOW),
+            debited(1, 400_000, null),
+            sealed(r0, 1),
+            sealed(1, e1),
+            authorised(p2, NOW.plusSeconds(1)),
+            debited(5, 600_000, "caveat-unsatisfied"),
+            sealed(r2, 5),
+            authorised(p3, NOW.plusSeconds(2)));
     String fullText = write(full);
     ObjectNode fullState = obj();
     fullState.put("records", 9);
@@ -173,52 +183,172 @@ final class JournalCases {
     ungrantedState.put("prev", e2.hex());
     ungrantedState.putArray("spend");
     ungrantedState.putArray("unresolved");
-    c.add(ok("ungranted", "three ungranted receipts: the chain continues at 3 from the last envelope", steward, ungranted, ungrantedState));
-    c.add(ok("granted", "two granted serves and an ungranted one, then one in flight: spend per link, head and one unresolved",
-        steward, fullText, fullState));
+    c.add(
+        ok(
+            "ungranted",
+            "three ungranted receipts: the chain continues at 3 from the last envelope",
+            steward,
+            ungranted,
+            ungrantedState));
+    c.add(
+        ok(
+            "granted",
+            "two granted serves and an ungranted one, then one in flight: spend per link, head and one unresolved",
+            steward,
+            fullText,
+            fullState));
     String torn = fullText + "{\"seq\":9,\"prev\":\"" + "0".repeat(20);
     ObjectNode tornState = fullState.deepCopy();
     tornState.put("dropped_tail_bytes", torn.length() - fullText.length());
-    c.add(ok("torn-tail", "the granted journal with a final line cut short: the tail is dropped, the rest replays", steward, torn, tornState));
+    c.add(
+        ok(
+            "torn-tail",
+            "the granted journal with a final line cut short: the tail is dropped, the rest replays",
+            steward,
+            torn,
+            tornState));
 
     String[] lines = fullText.split("\n");
-    String edited = String.join("\n", replaceLine(lines, 2, lines[2].replace("400000", "400001"))) + "\n";
-    c.add(bad("edited-record", "a debit edited in place: the next record's prev no longer matches", steward, edited, "CORRUPT", 3));
-    String spaced = String.join("\n", replaceLine(lines, 2, lines[2].replace("{\"type\"", "{ \"type\""))) + "\n";
-    c.add(bad("non-canonical-record", "a space inserted in a record: not its one encoding", steward, spaced, "CORRUPT", 2));
+    String edited =
+        String.join("\n", replaceLine(lines, 2, lines[2].replace("400000", "400001"))) + "\n";
+    c.add(
+        bad(
+            "edited-record",
+            "a debit edited in place: the next record's prev no longer matches",
+            steward,
+            edited,
+            "CORRUPT",
+            3));
+    String spaced =
+        String.join("\n", replaceLine(lines, 2, lines[2].replace("{\"type\"", "{ \"type\"")))
+            + "\n";
+    c.add(
+        bad(
+            "non-canonical-record",
+            "a space inserted in a record: not its one encoding",
+            steward,
+            spaced,
+            "CORRUPT",
+            2));
     String[] swapped = lines.clone();
     String t = swapped[2];
     swapped[2] = swapped[3];
     swapped[3] = t;
-    c.add(bad("reordered", "two records swapped", steward, String.join("\n", swapped) + "\n", "CORRUPT", 2));
+    c.add(
+        bad(
+            "reordered",
+            "two records swapped",
+            steward,
+            String.join("\n", swapped) + "\n",
+            "CORRUPT",
+            2));
     List<String> removed = new ArrayList<>(Arrays.asList(lines));
     removed.remove(4);
-    c.add(bad("record-removed", "a record removed from the middle", steward, String.join("\n", removed) + "\n", "CORRUPT", 4));
-    c.add(bad("garbage-line", "a line that is not a record", steward,
-        String.join("\n", Arrays.copyOf(lines, 3)) + "\nnot json\n", "CORRUPT", 3));
+    c.add(
+        bad(
+            "record-removed",
+            "a record removed from the middle",
+            steward,
+            String.join("\n", removed) + "\n",
+            "CORRUPT",
+            4));
+    c.add(
+        bad(
+            "garbage-line",
+            "a line that is not a record",
+            steward,
+            String.join("\n", Arrays.copyOf(lines, 3)) + "\nnot json\n",
+            "CORRUPT",
+            3));
 
-    c.add(bad("wrong-steward", "the granted journal replayed by another steward: the gate refuses the first decision (wrong-holder)",
-        Fixtures.OTHER_STEWARD.value(), fullText, "REPLAY_REFUSED", 1));
-    c.add(bad("debit-without-authorisation", "a debit naming a record that is no authorisation", steward,
-        write(List.of(authorised(p1, NOW), debited(0, 1000, null))), "REPLAY_REFUSED", 2));
-    c.add(bad("debited-twice", "one authorisation debited twice", steward,
-        write(List.of(authorised(p1, NOW), debited(1, 1000, null), debited(1, 1000, null))), "REPLAY_REFUSED", 3));
-    c.add(bad("presentation-twice", "one presentation authorised twice (presentation-spent on replay)", steward,
-        write(List.of(authorised(p1, NOW), debited(1, 1000, null), authorised(p1, NOW.plusSeconds(1)))), "REPLAY_REFUSED", 3));
-    c.add(bad("sealed-out-of-sequence", "receipt 2 recorded after receipt 0", steward,
-        write(List.of(sealed(0, e0), sealed(2, e2))), "REPLAY_REFUSED", 1));
-    c.add(bad("sealed-not-from-zero", "the first receipt recorded is sequence 1", steward,
-        write(List.of(sealed(1, e1))), "REPLAY_REFUSED", 0));
-    c.add(bad("sealed-before-debit", "a granted receipt recorded before its debit", steward,
-        write(List.of(authorised(p1, NOW), sealed(small.get(0), 1), debited(1, 1000, null))), "REPLAY_REFUSED", 2));
-    c.add(bad("debit-contradicts-receipt", "a debit of 999 uJ where the signed receipt says 1000 (the chain itself is whole)", steward,
-        write(List.of(authorised(p1, NOW), debited(1, 999, null), sealed(small.get(0), 1))), "REPLAY_REFUSED", 3));
-    c.add(bad("breach-not-recorded", "a debit above MaxCostUj recorded without its breach", steward,
-        write(List.of(authorised(p1, NOW), debited(1, 600_000, null))), "REPLAY_REFUSED", 2));
-    c.add(bad("decided-after-expiry", "an authorisation recorded at the grant's expiry: the gate refuses it at its recorded time", steward,
-        write(List.of(authorised(p1, T_END))), "REPLAY_REFUSED", 1));
-    return new PackGroup("journals",
-        "Decision journals (§2.2, SPEC 60.2-60.3): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame.", c);
+    c.add(
+        bad(
+            "wrong-steward",
+            "the granted journal replayed by another steward: the gate refuses the first decision (wrong-holder)",
+            Fixtures.OTHER_STEWARD.value(),
+            fullText,
+            "REPLAY_REFUSED",
+            1));
+    c.add(
+        bad(
+            "debit-without-authorisation",
+            "a debit naming a record that is no authorisation",
+            steward,
+            write(List.of(authorised(p1, NOW), debited(0, 1000, null))),
+            "REPLAY_REFUSED",
+            2));
+    c.add(
+        bad(
+            "debited-twice",
+            "one authorisation debited twice",
+            steward,
+            write(List.of(authorised(p1, NOW), debited(1, 1000, null), debited(1, 1000, null))),
+            "REPLAY_REFUSED",
+            3));
+    c.add(
+        bad(
+            "presentation-twice",
+            "one presentation authorised twice (presentation-spent on replay)",
+            steward,
+            write(
+                List.of(
+                    authorised(p1, NOW),
+                    debited(1, 1000, null),
+                    authorised(p1, NOW.plusSeconds(1)))),
+            "REPLAY_REFUSED",
+            3));
+    c.add(
+        bad(
+            "sealed-out-of-sequence",
+            "receipt 2 recorded after receipt 0",
+            steward,
+            write(List.of(sealed(0, e0), sealed(2, e2))),
+            "REPLAY_REFUSED",
+            1));
+    c.add(
+        bad(
+            "sealed-not-from-zero",
+            "the first receipt recorded is sequence 1",
+            steward,
+            write(List.of(sealed(1, e1))),
+            "REPLAY_REFUSED",
+            0));
+    c.add(
+        bad(
+            "sealed-before-debit",
+            "a granted receipt recorded before its debit",
+            steward,
+            write(List.of(authorised(p1, NOW), sealed(small.get(0), 1), debited(1, 1000, null))),
+            "REPLAY_REFUSED",
+            2));
+    c.add(
+        bad(
+            "debit-contradicts-receipt",
+            "a debit of 999 uJ where the signed receipt says 1000 (the chain itself is whole)",
+            steward,
+            write(List.of(authorised(p1, NOW), debited(1, 999, null), sealed(small.get(0), 1))),
+            "REPLAY_REFUSED",
+            3));
+    c.add(
+        bad(
+            "breach-not-recorded",
+            "a debit above MaxCostUj recorded without its breach",
+            steward,
+            write(List.of(authorised(p1, NOW), debited(1, 600_000, null))),
+            "REPLAY_REFUSED",
+            2));
+    c.add(
+        bad(
+            "decided-after-expiry",
+            "an authorisation recorded at the grant's expiry: the gate refuses it at its recorded time",
+            steward,
+            write(List.of(authorised(p1, T_END))),
+            "REPLAY_REFUSED",
+            1));
+    return new PackGroup(
+        "journals",
+        "Decision journals (§2.2, SPEC 60.2-60.3): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame.",
+        c);
   }
 
   private static String[] replaceLine(String[] lines, int i, String line) {
@@ -234,12 +364,16 @@ final class JournalCases {
     return in;
   }
 
-  private static PackCase ok(String slug, String comment, String steward, String journal, ObjectNode state) {
-    return PackCase.valid("journals/" + slug, comment, "replay_journal", input(steward, journal), state);
+  private static PackCase ok(
+      String slug, String comment, String steward, String journal, ObjectNode state) {
+    return PackCase.valid(
+        "journals/" + slug, comment, "replay_journal", input(steward, journal), state);
   }
 
-  private static PackCase bad(String slug, String comment, String steward, String journal, String reason, int record) {
-    return PackCase.invalid("journals/" + slug, comment, "replay_journal", input(steward, journal), reason)
+  private static PackCase bad(
+      String slug, String comment, String steward, String journal, String reason, int record) {
+    return PackCase.invalid(
+            "journals/" + slug, comment, "replay_journal", input(steward, journal), reason)
         .expecting("record", Fixtures.NODES.numberNode(record));
   }
 }

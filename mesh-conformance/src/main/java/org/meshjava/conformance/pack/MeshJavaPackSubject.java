@@ -79,9 +79,9 @@ import org.meshjava.steward.Replayer;
  * line on standard output, over the protocol of {@code conformance/README.md}. Every answer is
  * computed by mesh-java's own library, as any other implementation would compute its own.
  *
- * <p>An operation the input does not fit (a missing field, a value out of range where the
- * protocol expects a well-formed one) answers {@code error}, which the runner counts as a failure:
- * a subject must not crash its way to a pass.
+ * <p>An operation the input does not fit (a missing field, a value out of range where the protocol
+ * expects a well-formed one) answers {@code error}, which the runner counts as a failure: a subject
+ * must not crash its way to a pass.
  */
 public class MeshJavaPackSubject {
   private static final HexFormat HEX = HexFormat.of();
@@ -175,7 +175,10 @@ public class MeshJavaPackSubject {
           case "weights_digest" -> weightsDigest(in);
           case "route" -> route(in);
           case "reference_generate" -> referenceGenerate(in);
-          case "serve" -> obj("envelope", ReferenceServe.run(ReferenceInputs.fromJson(in.path("inputs"))).envelope().hex());
+          case "serve" ->
+              obj(
+                  "envelope",
+                  ReferenceServe.run(ReferenceInputs.fromJson(in.path("inputs"))).envelope().hex());
           case "decide_grant" -> decideGrant(in);
           case "derive_request" -> deriveRequest(in);
           case "replay_journal" -> replayJournal(in);
@@ -239,7 +242,9 @@ public class MeshJavaPackSubject {
 
   private static ObjectNode encodeCore(JsonNode in) throws Refusal {
     try {
-      return obj("signed_core", HEX.formatHex(ReceiptJson.parse(in.path("receipt")).toSignedCore().encode()));
+      return obj(
+          "signed_core",
+          HEX.formatHex(ReceiptJson.parse(in.path("receipt")).toSignedCore().encode()));
     } catch (ReceiptException e) {
       throw new Refusal(e.reason().name(), e.getMessage());
     }
@@ -332,9 +337,16 @@ public class MeshJavaPackSubject {
   private static ObjectNode weightsDigest(JsonNode in) {
     List<WeightsFile> files = new ArrayList<>();
     in.path("files")
-        .forEach(f -> files.add(new WeightsFile(f.path("path").asText(), ContentId.fromHex(f.path("blake3").asText()))));
-    files.sort((a, b) -> java.util.Arrays.compareUnsigned(
-        a.path().getBytes(StandardCharsets.UTF_8), b.path().getBytes(StandardCharsets.UTF_8)));
+        .forEach(
+            f ->
+                files.add(
+                    new WeightsFile(
+                        f.path("path").asText(), ContentId.fromHex(f.path("blake3").asText()))));
+    files.sort(
+        (a, b) ->
+            java.util.Arrays.compareUnsigned(
+                a.path().getBytes(StandardCharsets.UTF_8),
+                b.path().getBytes(StandardCharsets.UTF_8)));
     WeightsDigest d = new WeightsDigest(files);
     ObjectNode out = NODES.objectNode();
     out.put("weights_canonical", HEX.formatHex(d.toCbor().encode()));
@@ -352,7 +364,9 @@ public class MeshJavaPackSubject {
           ReferenceEngine.builder()
               .name(b.path("name").asText())
               .fidelity(Fidelity.of(b.path("fidelity").asLong()))
-              .costProfile(new CostProfile(b.path("uj_per_token").asLong(), b.path("uj_per_option_scored").asLong()))
+              .costProfile(
+                  new CostProfile(
+                      b.path("uj_per_token").asLong(), b.path("uj_per_option_scored").asLong()))
               .build());
     }
     try {
@@ -362,7 +376,8 @@ public class MeshJavaPackSubject {
       out.put("route", d.justification());
       return out;
     } catch (NoAdmissibleBackendException e) {
-      throw new Refusal("NO_ADMISSIBLE_BACKEND", e.getMessage(), obj("message", e.getMessage()));
+      throw new Refusal(
+          "NO_ADMISSIBLE_BACKEND", e.getMessage(), obj("message", String.valueOf(e.getMessage())));
     }
   }
 
@@ -382,13 +397,14 @@ public class MeshJavaPackSubject {
     DidKey steward = didKey(in.path("steward").asText());
     Revocations revocations = Revocations.none();
     for (JsonNode r : in.path("revocations")) {
-      revocations.revoke(GrantId.fromHex(r.path("grant_id").asText()), Instant.ofEpochMilli(r.path("from_ms").asLong()));
+      revocations.revoke(
+          GrantId.fromHex(r.path("grant_id").asText()),
+          Instant.ofEpochMilli(r.path("from_ms").asLong()));
     }
     Gate gate = Gate.create(steward, SpendLedger.inMemory(), revocations);
     for (JsonNode h : in.path("history")) {
       try {
-        Authorisation a =
-            gate.decide(presentation(h), request(h.path("request")), model(h), at(h));
+        Authorisation a = gate.decide(presentation(h), request(h.path("request")), model(h), at(h));
         gate.debit(a, h.path("debit_uj").asLong());
       } catch (GrantRefusedException e) {
         throw new IllegalArgumentException("a history serve was refused: " + e.getMessage(), e);
@@ -464,7 +480,9 @@ public class MeshJavaPackSubject {
       Files.write(file, in.path("journal").asText().getBytes(StandardCharsets.UTF_8));
       JournalFile.Contents contents;
       JournalReplay.Result result;
-      Gate gate = Gate.create(didKey(in.path("steward").asText()), SpendLedger.inMemory(), Revocations.none());
+      Gate gate =
+          Gate.create(
+              didKey(in.path("steward").asText()), SpendLedger.inMemory(), Revocations.none());
       try {
         contents = JournalFile.read(file);
         result = JournalReplay.replay(contents.records(), gate);
@@ -489,13 +507,14 @@ public class MeshJavaPackSubject {
         }
       }
       ArrayNode spend = out.putArray("spend");
-      links.forEach((id, link) -> {
-        var s = gate.ledger().spend(link.id());
-        ObjectNode o = spend.addObject();
-        o.put("grant_id", id);
-        o.put("debited_uj", s.debitedUj());
-        o.put("reserved_uj", s.reservedUj());
-      });
+      links.forEach(
+          (id, link) -> {
+            var s = gate.ledger().spend(link.id());
+            ObjectNode o = spend.addObject();
+            o.put("grant_id", id);
+            o.put("debited_uj", s.debitedUj());
+            o.put("reserved_uj", s.reservedUj());
+          });
       ArrayNode unresolved = out.putArray("unresolved");
       for (Unresolved u : result.unresolved()) {
         ObjectNode o = unresolved.addObject();
@@ -520,7 +539,10 @@ public class MeshJavaPackSubject {
     JsonNode e = in.path("engine");
     Optional<WeightsBinding> weights =
         e.hasNonNull("weights_digest")
-            ? Optional.of(new WeightsBinding(ContentId.fromHex(e.path("weights_digest").asText()), e.path("precision").asText()))
+            ? Optional.of(
+                new WeightsBinding(
+                    ContentId.fromHex(e.path("weights_digest").asText()),
+                    e.path("precision").asText()))
             : Optional.empty();
     ServingEngine engine;
     if (in.has("rerun")) {

@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
  * @param input the operation's input
  * @param result whether the operation must succeed
  * @param reason the reason an invalid case must be refused with; empty for a valid case
- * @param flags labels naming the rule a case exercises, so a subject known to break one rule can
- *     be held to failing exactly the cases that carry its flag
+ * @param flags labels naming the rule a case exercises, so a subject known to break one rule can be
+ *     held to failing exactly the cases that carry its flag
  * @param expected fields the subject's output must carry, with these values
  */
 public record PackCase(
@@ -74,7 +74,12 @@ public record PackCase(
 
   /** A case the subject must accept, producing {@code expected}. */
   public static PackCase valid(
-      String id, String comment, String op, ObjectNode input, ObjectNode expected, String... flags) {
+      String id,
+      String comment,
+      String op,
+      ObjectNode input,
+      ObjectNode expected,
+      String... flags) {
     return new PackCase(
         id, comment, op, input, Result.VALID, Optional.empty(), List.of(flags), expected);
   }
@@ -83,7 +88,13 @@ public record PackCase(
   public static PackCase invalid(
       String id, String comment, String op, ObjectNode input, String reason, String... flags) {
     return new PackCase(
-        id, comment, op, input, Result.INVALID, Optional.of(reason), List.of(flags),
+        id,
+        comment,
+        op,
+        input,
+        Result.INVALID,
+        Optional.of(reason),
+        List.of(flags),
         JsonNodeFactory.instance.objectNode());
   }
 

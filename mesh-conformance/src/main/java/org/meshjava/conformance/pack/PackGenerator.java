@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * Writes the conformance pack: one {@code <group>.json} per {@link PackGroup} under {@code
- * conformance/v1/cases/}. Every case is built here from fixed seeds, nonces and clocks, so the
- * pack is the same bytes on every run; the test {@code PackRegenerationTest} fails the build if
- * the committed files differ from what this writes.
+ * conformance/v1/cases/}. Every case is built here from fixed seeds, nonces and clocks, so the pack
+ * is the same bytes on every run; the test {@code PackRegenerationTest} fails the build if the
+ * committed files differ from what this writes.
  *
  * <p>Usage: {@code PackGenerator [dir]}, default {@code conformance/v1/cases}.
  */
@@ -52,6 +52,7 @@ public final class PackGenerator {
     Path dir = Path.of(args.length > 0 ? args[0] : "conformance/v1/cases");
     List<PackGroup> groups = generate(dir);
     int cases = groups.stream().mapToInt(g -> g.cases().size()).sum();
-    System.out.println("wrote " + cases + " cases in " + groups.size() + " groups under " + dir.toAbsolutePath());
+    System.out.println(
+        "wrote " + cases + " cases in " + groups.size() + " groups under " + dir.toAbsolutePath());
   }
 }

@@ -92,7 +92,8 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
   public static List<PackGroup> readAll(Path dir) throws IOException {
     List<PackGroup> groups = new ArrayList<>();
     try (var files = Files.list(dir)) {
-      for (Path f : files.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList()) {
+      for (Path f :
+          files.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList()) {
         groups.add(read(f));
       }
     }

@@ -60,6 +60,7 @@ public record PackReport(String subjectName, List<CaseResult> results) {
   }
 
   /** Counts per group, in pack order. */
+  @SuppressWarnings("EnumOrdinal") // the counts are indexed in Outcome's declared order
   public Map<String, Counts> byGroup() {
     Map<String, int[]> raw = new LinkedHashMap<>();
     for (CaseResult r : results) {
@@ -71,6 +72,7 @@ public record PackReport(String subjectName, List<CaseResult> results) {
   }
 
   /** Counts over the whole pack. */
+  @SuppressWarnings("EnumOrdinal") // the counts are indexed in Outcome's declared order
   public Counts total() {
     int[] n = new int[3];
     results.forEach(r -> n[r.outcome().ordinal()]++);

@@ -20,9 +20,9 @@ import java.util.function.Consumer;
  * mesh/1 itself, so it holds any implementation, in any language, to the same cases.
  *
  * <p>A case passes only on an answer: the expected result ({@code valid} or {@code invalid}), for
- * an invalid case exactly the expected reason, and every expected output field with an equal
- * value (numbers compared by value, objects by their fields, arrays in order). No answer, or an
- * answer of {@code unsupported}, is a skip. Stateless.
+ * an invalid case exactly the expected reason, and every expected output field with an equal value
+ * (numbers compared by value, objects by their fields, arrays in order). No answer, or an answer of
+ * {@code unsupported}, is a skip. Stateless.
  */
 public final class PackRunner {
   /** How long the runner waits for one answer by default. */
@@ -37,7 +37,8 @@ public final class PackRunner {
   public static PackReport run(
       List<PackGroup> groups, SubjectProcess subject, Consumer<PackReport.CaseResult> progress) {
     String name = "(unnamed)";
-    Optional<JsonNode> hello = subject.ask(request("hello", "hello", JsonNodeFactory.instance.objectNode()));
+    Optional<JsonNode> hello =
+        subject.ask(request("hello", "hello", JsonNodeFactory.instance.objectNode()));
     if (hello.isPresent() && "valid".equals(hello.get().path("result").asText())) {
       name = hello.get().path("output").path("name").asText("(unnamed)");
     }
@@ -80,12 +81,18 @@ public final class PackRunner {
   static PackReport.CaseResult judge(
       String group, PackCase c, Optional<JsonNode> answer, boolean subjectGone) {
     if (answer.isEmpty()) {
-      return result(group, c, PackReport.Outcome.SKIP,
+      return result(
+          group,
+          c,
+          PackReport.Outcome.SKIP,
           subjectGone ? "no answer: the subject exited or timed out" : "no answer");
     }
     JsonNode a = answer.get();
     if (!c.id().equals(a.path("id").asText())) {
-      return result(group, c, PackReport.Outcome.FAIL,
+      return result(
+          group,
+          c,
+          PackReport.Outcome.FAIL,
           "the answer names case '" + a.path("id").asText() + "'");
     }
     String said = a.path("result").asText();
@@ -94,13 +101,25 @@ public final class PackRunner {
     }
     if (!said.equals(c.result().wire())) {
       String why = said.equals("invalid") ? " (" + a.path("reason").asText() + ")" : "";
-      return result(group, c, PackReport.Outcome.FAIL,
-          "expected " + c.result().wire() + c.reason().map(r -> " (" + r + ")").orElse("")
-              + " but the subject said " + (said.isEmpty() ? "nothing readable" : said) + why);
+      return result(
+          group,
+          c,
+          PackReport.Outcome.FAIL,
+          "expected "
+              + c.result().wire()
+              + c.reason().map(r -> " (" + r + ")").orElse("")
+              + " but the subject said "
+              + (said.isEmpty() ? "nothing readable" : said)
+              + why);
     }
     if (c.reason().isPresent() && !c.reason().get().equals(a.path("reason").asText())) {
-      return result(group, c, PackReport.Outcome.FAIL,
-          "expected reason " + c.reason().get() + " but the subject gave "
+      return result(
+          group,
+          c,
+          PackReport.Outcome.FAIL,
+          "expected reason "
+              + c.reason().get()
+              + " but the subject gave "
               + a.path("reason").asText("(none)"));
     }
     JsonNode output = a.path("output");
@@ -112,8 +131,15 @@ public final class PackRunner {
         return result(group, c, PackReport.Outcome.FAIL, "the output lacks '" + f.getKey() + "'");
       }
       if (!same(f.getValue(), got)) {
-        return result(group, c, PackReport.Outcome.FAIL,
-            "'" + f.getKey() + "': expected " + abbreviate(f.getValue()) + " but got "
+        return result(
+            group,
+            c,
+            PackReport.Outcome.FAIL,
+            "'"
+                + f.getKey()
+                + "': expected "
+                + abbreviate(f.getValue())
+                + " but got "
                 + abbreviate(got));
       }
     }
@@ -164,8 +190,8 @@ public final class PackRunner {
   /**
    * Entry point: {@code PackRunner --subject CMD [--pack DIR] [--timeout SECONDS] [--verbose]}.
    * Prints every failed and skipped case (every case with {@code --verbose}), then one summary line
-   * per group. Exits 0 when every case passed, 1 when one failed, 2 when none failed but some
-   * were skipped, 64 on a usage error.
+   * per group. Exits 0 when every case passed, 1 when one failed, 2 when none failed but some were
+   * skipped, 64 on a usage error.
    */
   public static void main(String[] args) throws IOException {
     String subject = null;
@@ -179,7 +205,8 @@ public final class PackRunner {
         case "--timeout" -> timeout = Duration.ofSeconds(Long.parseLong(args[++i]));
         case "--verbose" -> verbose = true;
         default -> {
-          System.err.println("usage: PackRunner --subject CMD [--pack DIR] [--timeout S] [--verbose]");
+          System.err.println(
+              "usage: PackRunner --subject CMD [--pack DIR] [--timeout S] [--verbose]");
           System.exit(64);
         }
       }
@@ -188,7 +215,8 @@ public final class PackRunner {
       System.err.println("usage: PackRunner --subject CMD [--pack DIR] [--timeout S] [--verbose]");
       System.exit(64);
     }
-    PackReport report = run(pack, subject, timeout, print(System.out, verbose));
+    PackReport report =
+        run(pack, java.util.Objects.requireNonNull(subject), timeout, print(System.out, verbose));
     report.summary().forEach(System.out::println);
     System.exit(exitCode(report));
   }

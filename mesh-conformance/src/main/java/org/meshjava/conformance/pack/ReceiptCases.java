@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
@@ -29,8 +30,8 @@ import org.meshjava.router.Router;
 
 /**
  * The pack's receipt groups: receipts that must verify (encoded, sealed and opened), receipts that
- * must be refused with their reason (§6.1, §3.2.1, §3.3, §3.6, SPEC 20 §2), and envelopes broken
- * at the COSE layer (SPEC 20 §3).
+ * must be refused with their reason (§6.1, §3.2.1, §3.3, §3.6, SPEC 20 §2), and envelopes broken at
+ * the COSE layer (SPEC 20 §3).
  */
 final class ReceiptCases {
   private ReceiptCases() {}
@@ -64,84 +65,184 @@ final class ReceiptCases {
     ObjectNode ref = reference();
     String refId = Fixtures.sealValid(ref).envelope().id().hex();
     List<Object[]> out = new ArrayList<>();
-    out.add(new Object[] {"reference-vector", "conformance/v1/reference: a generation at genesis", ref});
-    out.add(new Object[] {"decision-vector", "conformance/v1/decision: 2 questions, 7 options", decision()});
-    out.add(new Object[] {"commitment-vector", "conformance/v1/commitment: weights, precision and F1 delivered below an F2 floor", commitment()});
-    out.add(new Object[] {"sequence-1-with-prev", "the second receipt of a chain: sequence 1, prev the first envelope's id",
-        edit(ref, v -> {
-          v.put("sequence", 1);
-          v.put("prev", refId);
-          v.put("nonce", "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf");
-        })});
-    out.add(new Object[] {"multi-backend-route", "four backends weighed: the justification names the count, the runner-up and each refusal",
-        edit(ref, v -> {
-          v.put("backend", "small");
-          v.put("recipe", "small");
-          v.put("route", multiBackendRoute());
-        })});
-    out.add(new Object[] {"hwshunt", "HwShunt with measured_uj: the wedge is floor(measured / accepted) = floor(2345 / 16)",
-        Fixtures.derive(edit(ref, v -> {
-          v.put("energy_provenance", "HwShunt");
-          v.put("measured_uj", 2345);
-        }))});
-    out.add(new Object[] {"modelbased-measured", "ModelBased carrying a measurement (§3.3 allows it): floor(1999 / 16)",
-        Fixtures.derive(edit(ref, v -> {
-          v.put("energy_provenance", "ModelBased");
-          v.put("measured_uj", 1999);
-        }))});
-    out.add(new Object[] {"modelbased-estimate", "ModelBased without a measurement: the estimate counts",
-        edit(ref, v -> v.put("energy_provenance", "ModelBased"))});
-    out.add(new Object[] {"granted", "a granted serve whose debit stayed within the grant: grant_id, no grant_breach",
-        edit(ref, v -> v.put("grant_id", grantId()))});
-    out.add(new Object[] {"granted-with-breach", "a granted serve whose debit broke MaxCostUj: grant_breach caveat-unsatisfied",
-        Fixtures.derive(edit(ref, v -> {
-          v.put("grant_id", grantId());
-          v.put("grant_breach", "caveat-unsatisfied");
-          v.put("estimated_uj", 600_000);
-        }))});
-    out.add(new Object[] {"granted-budget-breach", "a granted serve whose debit overspent a link: grant_breach budget-exhausted",
-        edit(ref, v -> {
-          v.put("grant_id", grantId());
-          v.put("grant_breach", "budget-exhausted");
-        })});
-    out.add(new Object[] {"decision-three-questions", "3 questions over 12 options, HwShunt: floor(1001 / 3) per decision, floor(1001 / 12) per option",
-        Fixtures.derive(edit(decision(), v -> {
-          v.put("questions_answered", 3);
-          v.put("options_scored", 12);
-          v.put("schema_tokens", 11);
-          v.put("energy_provenance", "HwShunt");
-          v.put("measured_uj", 1001);
-        }))});
-    out.add(new Object[] {"no-accepted-tokens", "a generation that accepted no tokens carries no uj_per_accepted_token",
-        Fixtures.derive(edit(ref, v -> {
-          v.put("tokens_out", 0);
-          v.put("tokens_accepted", 0);
-        }))});
-    out.add(new Object[] {"speculative", "speculative decoding: 12 of 20 proposed accepted, 4 cache hits; the wedge divides by tokens_accepted",
-        Fixtures.derive(edit(ref, v -> {
-          v.put("tokens_accepted", 12);
-          v.put("spec_proposed", 20);
-          v.put("spec_accepted", 12);
-          v.put("cache_hit_tokens", 4);
-        }))});
-    out.add(new Object[] {"fidelity-pair-met", "advertised F3, delivered F3 against an F2 floor: fidelity_met 1",
-        edit(ref, v -> {
-          v.put("fidelity_advertised", 3);
-          v.put("fidelity_delivered", 3);
-          v.put("fidelity_floor", 2);
-        })});
-    out.add(new Object[] {"weights-and-adapters", "bf16 weights and a recipe with two adapters",
-        edit(ref, v -> {
-          v.put("weights_digest", "b980d7566c5811977c5ab6fd182b65bcba2d53d9a3c0e83254cc49eb1fbeaf09");
-          v.put("precision", "bf16");
-          v.put("recipe", "base+lora-a+lora-b");
-        })});
-    out.add(new Object[] {"wide-integers", "sequence 2^32 and 2^40 uJ: eight-byte heads",
-        Fixtures.derive(edit(ref, v -> {
-          v.put("sequence", 0x1_0000_0000L);
-          v.put("prev", refId);
-          v.put("estimated_uj", 1L << 40);
-        }))});
+    out.add(
+        new Object[] {
+          "reference-vector", "conformance/v1/reference: a generation at genesis", ref
+        });
+    out.add(
+        new Object[] {
+          "decision-vector", "conformance/v1/decision: 2 questions, 7 options", decision()
+        });
+    out.add(
+        new Object[] {
+          "commitment-vector",
+          "conformance/v1/commitment: weights, precision and F1 delivered below an F2 floor",
+          commitment()
+        });
+    out.add(
+        new Object[] {
+          "sequence-1-with-prev",
+          "the second receipt of a chain: sequence 1, prev the first envelope's id",
+          edit(
+              ref,
+              v -> {
+                v.put("sequence", 1);
+                v.put("prev", refId);
+                v.put("nonce", "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf");
+              })
+        });
+    out.add(
+        new Object[] {
+          "multi-backend-route",
+          "four backends weighed: the justification names the count, the runner-up and each refusal",
+          edit(
+              ref,
+              v -> {
+                v.put("backend", "small");
+                v.put("recipe", "small");
+                v.put("route", multiBackendRoute());
+              })
+        });
+    out.add(
+        new Object[] {
+          "hwshunt",
+          "HwShunt with measured_uj: the wedge is floor(measured / accepted) = floor(2345 / 16)",
+          Fixtures.derive(
+              edit(
+                  ref,
+                  v -> {
+                    v.put("energy_provenance", "HwShunt");
+                    v.put("measured_uj", 2345);
+                  }))
+        });
+    out.add(
+        new Object[] {
+          "modelbased-measured",
+          "ModelBased carrying a measurement (§3.3 allows it): floor(1999 / 16)",
+          Fixtures.derive(
+              edit(
+                  ref,
+                  v -> {
+                    v.put("energy_provenance", "ModelBased");
+                    v.put("measured_uj", 1999);
+                  }))
+        });
+    out.add(
+        new Object[] {
+          "modelbased-estimate",
+          "ModelBased without a measurement: the estimate counts",
+          edit(ref, v -> v.put("energy_provenance", "ModelBased"))
+        });
+    out.add(
+        new Object[] {
+          "granted",
+          "a granted serve whose debit stayed within the grant: grant_id, no grant_breach",
+          edit(ref, v -> v.put("grant_id", grantId()))
+        });
+    out.add(
+        new Object[] {
+          "granted-with-breach",
+          "a granted serve whose debit broke MaxCostUj: grant_breach caveat-unsatisfied",
+          Fixtures.derive(
+              edit(
+                  ref,
+                  v -> {
+                    v.put("grant_id", grantId());
+                    v.put("grant_breach", "caveat-unsatisfied");
+                    v.put("estimated_uj", 600_000);
+                  }))
+        });
+    out.add(
+        new Object[] {
+          "granted-budget-breach",
+          "a granted serve whose debit overspent a link: grant_breach budget-exhausted",
+          edit(
+              ref,
+              v -> {
+                v.put("grant_id", grantId());
+                v.put("grant_breach", "budget-exhausted");
+              })
+        });
+    out.add(
+        new Object[] {
+          "decision-three-questions",
+          "3 questions over 12 options, HwShunt: floor(1001 / 3) per decision, floor(1001 / 12) per option",
+          Fixtures.derive(
+              edit(
+                  decision(),
+                  v -> {
+                    v.put("questions_answered", 3);
+                    v.put("options_scored", 12);
+                    v.put("schema_tokens", 11);
+                    v.put("energy_provenance", "HwShunt");
+                    v.put("measured_uj", 1001);
+                  }))
+        });
+    out.add(
+        new Object[] {
+          "no-accepted-tokens",
+          "a generation that accepted no tokens carries no uj_per_accepted_token",
+          Fixtures.derive(
+              edit(
+                  ref,
+                  v -> {
+                    v.put("tokens_out", 0);
+                    v.put("tokens_accepted", 0);
+                  }))
+        });
+    out.add(
+        new Object[] {
+          "speculative",
+          "speculative decoding: 12 of 20 proposed accepted, 4 cache hits; the wedge divides by tokens_accepted",
+          Fixtures.derive(
+              edit(
+                  ref,
+                  v -> {
+                    v.put("tokens_accepted", 12);
+                    v.put("spec_proposed", 20);
+                    v.put("spec_accepted", 12);
+                    v.put("cache_hit_tokens", 4);
+                  }))
+        });
+    out.add(
+        new Object[] {
+          "fidelity-pair-met",
+          "advertised F3, delivered F3 against an F2 floor: fidelity_met 1",
+          edit(
+              ref,
+              v -> {
+                v.put("fidelity_advertised", 3);
+                v.put("fidelity_delivered", 3);
+                v.put("fidelity_floor", 2);
+              })
+        });
+    out.add(
+        new Object[] {
+          "weights-and-adapters",
+          "bf16 weights and a recipe with two adapters",
+          edit(
+              ref,
+              v -> {
+                v.put(
+                    "weights_digest",
+                    "b980d7566c5811977c5ab6fd182b65bcba2d53d9a3c0e83254cc49eb1fbeaf09");
+                v.put("precision", "bf16");
+                v.put("recipe", "base+lora-a+lora-b");
+              })
+        });
+    out.add(
+        new Object[] {
+          "wide-integers",
+          "sequence 2^32 and 2^40 uJ: eight-byte heads",
+          Fixtures.derive(
+              edit(
+                  ref,
+                  v -> {
+                    v.put("sequence", 0x1_0000_0000L);
+                    v.put("prev", refId);
+                    v.put("estimated_uj", 1L << 40);
+                  }))
+        });
     return out;
   }
 
@@ -149,11 +250,12 @@ final class ReceiptCases {
   static String multiBackendRoute() {
     List<org.meshjava.core.ServingEngine> engines = new ArrayList<>();
     for (EncodingCases.Backend b : EncodingCases.FOUR) {
-      engines.add(org.meshjava.engine.ReferenceEngine.builder()
-          .name(b.name())
-          .fidelity(org.meshjava.core.Fidelity.of(b.fidelity()))
-          .costProfile(new org.meshjava.core.CostProfile(b.ujPerToken(), b.ujPerOption()))
-          .build());
+      engines.add(
+          org.meshjava.engine.ReferenceEngine.builder()
+              .name(b.name())
+              .fidelity(org.meshjava.core.Fidelity.of(b.fidelity()))
+              .costProfile(new org.meshjava.core.CostProfile(b.ujPerToken(), b.ujPerOption()))
+              .build());
     }
     try {
       return new Router(engines).route(ReferenceInputs.v1Generation().request()).justification();
@@ -171,21 +273,39 @@ final class ReceiptCases {
       SealedReceipt s = Fixtures.sealValid(view);
       ObjectNode canonicalView = Fixtures.view(s);
       String core = hex(s.receipt().toSignedCore().encode());
-      c.add(PackCase.valid("receipts-valid/" + slug + "-encode", comment + "; encodes to its signed core",
-          "encode_core", (ObjectNode) obj().set("receipt", canonicalView), obj("signed_core", core), keyOrderFlag()));
+      c.add(
+          PackCase.valid(
+              "receipts-valid/" + slug + "-encode",
+              comment + "; encodes to its signed core",
+              "encode_core",
+              (ObjectNode) obj().set("receipt", canonicalView),
+              obj("signed_core", core),
+              keyOrderFlag()));
       ObjectNode sealIn = obj();
       sealIn.put("signed_core", core);
       sealIn.put("seed", hex(Fixtures.SEED));
-      c.add(PackCase.valid("receipts-valid/" + slug + "-seal", comment + "; seals to its envelope",
-          "seal", sealIn, obj("envelope", s.envelope().hex())));
+      c.add(
+          PackCase.valid(
+              "receipts-valid/" + slug + "-seal",
+              comment + "; seals to its envelope",
+              "seal",
+              sealIn,
+              obj("envelope", s.envelope().hex())));
       ObjectNode expected = obj();
       expected.put("envelope_id", s.envelope().id().hex());
       expected.set("receipt", canonicalView);
-      c.add(PackCase.valid("receipts-valid/" + slug + "-verify", comment + "; verifies",
-          "verify_envelope", obj("envelope", s.envelope().hex()), expected));
+      c.add(
+          PackCase.valid(
+              "receipts-valid/" + slug + "-verify",
+              comment + "; verifies",
+              "verify_envelope",
+              obj("envelope", s.envelope().hex()),
+              expected));
     }
-    return new PackGroup("receipts-valid",
-        "Receipts that must encode, seal and verify (§6.1, §6.2, SPEC 20 §2-3): ops encode_core, seal, verify_envelope.", c);
+    return new PackGroup(
+        "receipts-valid",
+        "Receipts that must encode, seal and verify (§6.1, §6.2, SPEC 20 §2-3): ops encode_core, seal, verify_envelope.",
+        c);
   }
 
   /**
@@ -205,131 +325,500 @@ final class ReceiptCases {
     List<byte[][]> pairs = entries(refCore);
 
     // Non-canonical CBOR in the payload, each kind once.
-    cbor(c, "non-shortest-uint", "tokens_in 9 written with a one-byte argument",
+    cbor(
+        c,
+        "non-shortest-uint",
+        "tokens_in 9 written with a one-byte argument",
         map(replace(pairs, "tokens_in", head(0, 9, 1))));
-    cbor(c, "non-shortest-uint16", "sequence 0 written with a two-byte argument",
+    cbor(
+        c,
+        "non-shortest-uint16",
+        "sequence 0 written with a two-byte argument",
         map(replace(pairs, "sequence", head(0, 0, 2))));
-    cbor(c, "non-shortest-map-head", "the core map's entry count written with a one-byte argument",
+    cbor(
+        c,
+        "non-shortest-map-head",
+        "the core map's entry count written with a one-byte argument",
         cat(head(5, pairs.size(), 1), Arrays.copyOfRange(map(pairs), 1, map(pairs).length)));
-    cbor(c, "non-shortest-text-length", "the route's length written with a two-byte argument",
-        map(replace(pairs, "route", cat(head(3, ref.get("route").asText().length(), 2),
-            ref.get("route").asText().getBytes(StandardCharsets.UTF_8)))));
-    cbor(c, "non-shortest-nonce-length", "the 16-byte nonce's length written with a one-byte argument",
-        map(replace(pairs, "nonce", cat(head(2, 16, 1), Fixtures.HEX.parseHex(ref.get("nonce").asText())))));
+    cbor(
+        c,
+        "non-shortest-text-length",
+        "the route's length written with a two-byte argument",
+        map(
+            replace(
+                pairs,
+                "route",
+                cat(
+                    head(3, ref.get("route").asText().length(), 2),
+                    ref.get("route").asText().getBytes(StandardCharsets.UTF_8)))));
+    cbor(
+        c,
+        "non-shortest-nonce-length",
+        "the 16-byte nonce's length written with a one-byte argument",
+        map(
+            replace(
+                pairs,
+                "nonce",
+                cat(head(2, 16, 1), Fixtures.HEX.parseHex(ref.get("nonce").asText())))));
     List<byte[][]> swapped = new ArrayList<>(pairs);
     java.util.Collections.swap(swapped, 0, 1);
     cbor(c, "unsorted-keys", "the first two keys (nonce, route) swapped", map(swapped));
     List<byte[][]> stringOrder = new ArrayList<>(pairs);
     // Every receipt key is shorter than 24 bytes, so its head is one byte: drop it to get the text.
-    stringOrder.sort((a, b) -> new String(a[0], 1, a[0].length - 1, StandardCharsets.UTF_8)
-        .compareTo(new String(b[0], 1, b[0].length - 1, StandardCharsets.UTF_8)));
-    c.add(PackCase.invalid("receipts-invalid/keys-in-string-order",
-        "keys sorted as strings (backend first) instead of by their encodings", "verify_envelope",
-        obj("envelope", hex(envelope(map(stringOrder)))), "NOT_CANONICAL_CBOR", "Cbor", "DecoderKeyOrder"));
+    stringOrder.sort(
+        (a, b) ->
+            new String(a[0], 1, a[0].length - 1, StandardCharsets.UTF_8)
+                .compareTo(new String(b[0], 1, b[0].length - 1, StandardCharsets.UTF_8)));
+    c.add(
+        PackCase.invalid(
+            "receipts-invalid/keys-in-string-order",
+            "keys sorted as strings (backend first) instead of by their encodings",
+            "verify_envelope",
+            obj("envelope", hex(envelope(map(stringOrder)))),
+            "NOT_CANONICAL_CBOR",
+            "Cbor",
+            "DecoderKeyOrder"));
     List<byte[][]> dup = new ArrayList<>(pairs);
     int ti = indexOf(pairs, "tokens_in");
     dup.add(ti + 1, pairs.get(ti));
     cbor(c, "duplicate-key", "tokens_in twice", map(dup));
     byte[] whole = map(pairs);
-    cbor(c, "indefinite-map", "the core as an indefinite-length map",
-        cat(new byte[] {(byte) 0xbf}, Arrays.copyOfRange(whole, 1, whole.length), new byte[] {(byte) 0xff}));
+    cbor(
+        c,
+        "indefinite-map",
+        "the core as an indefinite-length map",
+        cat(
+            new byte[] {(byte) 0xbf},
+            Arrays.copyOfRange(whole, 1, whole.length),
+            new byte[] {(byte) 0xff}));
     String route = ref.get("route").asText();
-    cbor(c, "indefinite-text", "the route as an indefinite-length text of two chunks",
-        map(replace(pairs, "route", cat(new byte[] {0x7f}, text(route.substring(0, 10)), text(route.substring(10)), new byte[] {(byte) 0xff}))));
-    cbor(c, "float", "tokens_in as the half-precision float 9.0", map(replace(pairs, "tokens_in", new byte[] {(byte) 0xf9, 0x48, (byte) 0x80})));
-    cbor(c, "boolean", "fidelity_met as true instead of 1", map(replace(pairs, "fidelity_met", new byte[] {(byte) 0xf5})));
+    cbor(
+        c,
+        "indefinite-text",
+        "the route as an indefinite-length text of two chunks",
+        map(
+            replace(
+                pairs,
+                "route",
+                cat(
+                    new byte[] {0x7f},
+                    text(route.substring(0, 10)),
+                    text(route.substring(10)),
+                    new byte[] {(byte) 0xff}))));
+    cbor(
+        c,
+        "float",
+        "tokens_in as the half-precision float 9.0",
+        map(replace(pairs, "tokens_in", new byte[] {(byte) 0xf9, 0x48, (byte) 0x80})));
+    cbor(
+        c,
+        "boolean",
+        "fidelity_met as true instead of 1",
+        map(replace(pairs, "fidelity_met", new byte[] {(byte) 0xf5})));
     List<byte[][]> withNull = new ArrayList<>(pairs);
     withNull.add(0, new byte[][] {text("prev"), new byte[] {(byte) 0xf6}});
     cbor(c, "null", "prev as null at genesis instead of absent", map(withNull));
     cbor(c, "trailing-byte", "a byte after the core map", cat(whole, new byte[] {0}));
     cbor(c, "truncated", "the core without its last byte", Arrays.copyOf(whole, whole.length - 1));
-    cbor(c, "invalid-utf8", "the route with an overlong UTF-8 sequence",
+    cbor(
+        c,
+        "invalid-utf8",
+        "the route with an overlong UTF-8 sequence",
         map(replace(pairs, "route", cat(head(3, 2), new byte[] {(byte) 0xc0, (byte) 0x80}))));
 
     // Well-formed CBOR that is not a signed core.
-    malformed(c, "wrong-type-uint-as-text", "tokens_in as the text \"9\"", map(replace(pairs, "tokens_in", text("9"))), "WrongType");
-    malformed(c, "wrong-type-nonce-as-text", "the nonce as hex text instead of a byte string",
-        map(replace(pairs, "nonce", text(ref.get("nonce").asText()))), "WrongType");
-    malformed(c, "wrong-type-route-as-bytes", "the route as a byte string",
-        map(replace(pairs, "route", cat(head(2, route.length()), route.getBytes(StandardCharsets.UTF_8)))), "WrongType");
-    malformed(c, "negative-sequence", "sequence -1", map(replace(pairs, "sequence", new byte[] {0x20})), "WrongType");
-    malformed(c, "core-is-array", "the payload is an array holding the core map", new CborArray(List.of(refCore)).encode(), "WrongType");
-    malformed(c, "core-is-tagged", "the payload is the core map under tag 24", new CborTag(24, refCore).encode(), "WrongType");
+    malformed(
+        c,
+        "wrong-type-uint-as-text",
+        "tokens_in as the text \"9\"",
+        map(replace(pairs, "tokens_in", text("9"))),
+        "WrongType");
+    malformed(
+        c,
+        "wrong-type-nonce-as-text",
+        "the nonce as hex text instead of a byte string",
+        map(replace(pairs, "nonce", text(ref.get("nonce").asText()))),
+        "WrongType");
+    malformed(
+        c,
+        "wrong-type-route-as-bytes",
+        "the route as a byte string",
+        map(
+            replace(
+                pairs,
+                "route",
+                cat(head(2, route.length()), route.getBytes(StandardCharsets.UTF_8)))),
+        "WrongType");
+    malformed(
+        c,
+        "negative-sequence",
+        "sequence -1",
+        map(replace(pairs, "sequence", new byte[] {0x20})),
+        "WrongType");
+    malformed(
+        c,
+        "core-is-array",
+        "the payload is an array holding the core map",
+        new CborArray(List.of(refCore)).encode(),
+        "WrongType");
+    malformed(
+        c,
+        "core-is-tagged",
+        "the payload is the core map under tag 24",
+        new CborTag(24, refCore).encode(),
+        "WrongType");
     List<byte[][]> intKey = new ArrayList<>(pairs);
     intKey.add(0, new byte[][] {new byte[] {0x01}, new byte[] {0x00}});
     malformed(c, "integer-key", "an integer key 1 beside the text keys", map(intKey), "UnknownKey");
-    view(c, "unknown-key", "a key mesh/1 does not define (model)", ref, v -> v.put("model", "gpt"), "MALFORMED_RECEIPT", "UnknownKey");
-    view(c, "missing-route", "no route", ref, v -> v.remove("route"), "MALFORMED_RECEIPT", "MissingKey");
-    view(c, "missing-nonce", "no nonce", ref, v -> v.remove("nonce"), "MALFORMED_RECEIPT", "MissingKey");
-    view(c, "missing-estimate", "no estimated_uj (always present, §6.1)", ref, v -> v.remove("estimated_uj"), "MALFORMED_RECEIPT", "MissingKey");
-    view(c, "other-profile", "mesh_receipt mesh/2", ref, v -> v.put("mesh_receipt", "mesh/2"), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "floor-above-f4", "fidelity_floor 5", ref, v -> v.put("fidelity_floor", 5), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "fidelity-met-2", "fidelity_met 2: a flag is 0 or 1", ref, v -> v.put("fidelity_met", 2), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "unknown-provenance", "energy_provenance Measured", ref, v -> v.put("energy_provenance", "Measured"), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "provenance-case", "energy_provenance hwshunt in lower case", ref, v -> v.put("energy_provenance", "hwshunt"), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "request-id-upper-case", "request_id in upper-case hex", ref,
-        v -> v.put("request_id", v.get("request_id").asText().toUpperCase(java.util.Locale.ROOT)), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "request-id-short", "request_id of 63 hex digits", ref,
-        v -> v.put("request_id", v.get("request_id").asText().substring(1)), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "nonce-15-bytes", "a nonce of 15 bytes", ref, v -> v.put("nonce", v.get("nonce").asText().substring(2)), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "steward-not-did-key", "steward is not a did:key (the kid is)", ref, v -> v.put("steward", "steward-1"), "MALFORMED_RECEIPT", "FieldValue");
-    view(c, "tokens-in-above-u32", "tokens_in 2^32, beyond a u32 counter", ref, v -> v.put("tokens_in", 0x1_0000_0000L), "MALFORMED_RECEIPT", "FieldValue");
+    view(
+        c,
+        "unknown-key",
+        "a key mesh/1 does not define (model)",
+        ref,
+        v -> v.put("model", "gpt"),
+        "MALFORMED_RECEIPT",
+        "UnknownKey");
+    view(
+        c,
+        "missing-route",
+        "no route",
+        ref,
+        v -> v.remove("route"),
+        "MALFORMED_RECEIPT",
+        "MissingKey");
+    view(
+        c,
+        "missing-nonce",
+        "no nonce",
+        ref,
+        v -> v.remove("nonce"),
+        "MALFORMED_RECEIPT",
+        "MissingKey");
+    view(
+        c,
+        "missing-estimate",
+        "no estimated_uj (always present, §6.1)",
+        ref,
+        v -> v.remove("estimated_uj"),
+        "MALFORMED_RECEIPT",
+        "MissingKey");
+    view(
+        c,
+        "other-profile",
+        "mesh_receipt mesh/2",
+        ref,
+        v -> v.put("mesh_receipt", "mesh/2"),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "floor-above-f4",
+        "fidelity_floor 5",
+        ref,
+        v -> v.put("fidelity_floor", 5),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "fidelity-met-2",
+        "fidelity_met 2: a flag is 0 or 1",
+        ref,
+        v -> v.put("fidelity_met", 2),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "unknown-provenance",
+        "energy_provenance Measured",
+        ref,
+        v -> v.put("energy_provenance", "Measured"),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "provenance-case",
+        "energy_provenance hwshunt in lower case",
+        ref,
+        v -> v.put("energy_provenance", "hwshunt"),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "request-id-upper-case",
+        "request_id in upper-case hex",
+        ref,
+        v -> v.put("request_id", v.get("request_id").asText().toUpperCase(java.util.Locale.ROOT)),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "request-id-short",
+        "request_id of 63 hex digits",
+        ref,
+        v -> v.put("request_id", v.get("request_id").asText().substring(1)),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "nonce-15-bytes",
+        "a nonce of 15 bytes",
+        ref,
+        v -> v.put("nonce", v.get("nonce").asText().substring(2)),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "steward-not-did-key",
+        "steward is not a did:key (the kid is)",
+        ref,
+        v -> v.put("steward", "steward-1"),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
+    view(
+        c,
+        "tokens-in-above-u32",
+        "tokens_in 2^32, beyond a u32 counter",
+        ref,
+        v -> v.put("tokens_in", 0x1_0000_0000L),
+        "MALFORMED_RECEIPT",
+        "FieldValue");
 
     // Couplings (§3.3, §3.2.1, §3.6) and derived figures (§6.2).
-    view(c, "hwshunt-without-measurement", "HwShunt without measured_uj (§3.3)", ref,
-        v -> v.put("energy_provenance", "HwShunt"), "INCONSISTENT_RECEIPT", "ProvenanceCoupling");
-    view(c, "estimator-with-measurement", "Estimator with measured_uj (§3.3)", ref,
-        v -> { v.put("measured_uj", 2500); }, "INCONSISTENT_RECEIPT", "ProvenanceCoupling");
-    view(c, "weights-without-precision", "weights_digest without precision (§3.6)", ref,
-        v -> v.put("weights_digest", "b980d7566c5811977c5ab6fd182b65bcba2d53d9a3c0e83254cc49eb1fbeaf09"), "INCONSISTENT_RECEIPT", "WeightsPair");
-    view(c, "precision-without-weights", "precision without weights_digest (§3.6)", ref,
-        v -> v.put("precision", "fp32"), "INCONSISTENT_RECEIPT", "WeightsPair");
-    view(c, "advertised-without-delivered", "fidelity_advertised alone (§3.2.1)", ref,
-        v -> v.put("fidelity_advertised", 2), "INCONSISTENT_RECEIPT", "FidelityPair");
-    view(c, "delivered-without-advertised", "fidelity_delivered alone (§3.2.1)", ref,
-        v -> v.put("fidelity_delivered", 2), "INCONSISTENT_RECEIPT", "FidelityPair");
-    view(c, "delivered-above-advertised", "delivered F3 above an F2 rating (§3.2.1 refuses, never clamps)", ref,
-        v -> { v.put("fidelity_advertised", 2); v.put("fidelity_delivered", 3); }, "INCONSISTENT_RECEIPT", "FidelityPair");
-    view(c, "met-despite-delivered-below-floor", "fidelity_met 1 although F1 was delivered against an F2 floor", commitment(),
-        v -> v.put("fidelity_met", 1), "INCONSISTENT_RECEIPT", "FidelityMet");
-    view(c, "unmet-despite-delivered-at-floor", "fidelity_met 0 although F2 was delivered against an F2 floor", commitment(),
-        v -> v.put("fidelity_delivered", 2), "INCONSISTENT_RECEIPT", "FidelityMet");
-    view(c, "decision-keys-one-of-three", "questions_answered on a generation, without options_scored and schema_tokens", ref,
-        v -> v.put("questions_answered", 1), "INCONSISTENT_RECEIPT", "DecisionKeys");
-    view(c, "decision-keys-two-of-three", "a decision without schema_tokens", decision(),
-        v -> v.remove("schema_tokens"), "INCONSISTENT_RECEIPT", "DecisionKeys");
-    view(c, "wedge-rounded", "uj_per_accepted_token rounded up (157) instead of floor(2500 / 16) = 156", ref,
-        v -> v.put("uj_per_accepted_token", 157), "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "wedge-from-estimate", "HwShunt, but the wedge divides the estimate instead of the measurement", ref,
-        v -> { v.put("energy_provenance", "HwShunt"); v.put("measured_uj", 2345); }, "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "wedge-missing", "a generation with accepted tokens and no uj_per_accepted_token", ref,
-        v -> v.remove("uj_per_accepted_token"), "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "wedge-without-accepted-tokens", "uj_per_accepted_token although no token was accepted", ref,
-        v -> { v.put("tokens_out", 0); v.put("tokens_accepted", 0); }, "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "wedge-on-decision", "a decision carrying uj_per_accepted_token", decision(),
-        v -> v.put("uj_per_accepted_token", 1), "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "per-decision-wrong", "uj_per_decision off by one", decision(),
-        v -> v.put("uj_per_decision", v.get("uj_per_decision").asLong() + 1), "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "per-decision-rounded", "uj_per_decision rounded (1580 / 3 = 526.67 written 527)", decision(),
-        v -> { v.put("questions_answered", 3); v.put("uj_per_decision", 527); }, "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "per-option-wrong", "uj_per_option_scored off by one", decision(),
-        v -> v.put("uj_per_option_scored", v.get("uj_per_option_scored").asLong() - 1), "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "per-decision-missing", "a decision without uj_per_decision", decision(),
-        v -> v.remove("uj_per_decision"), "INCONSISTENT_RECEIPT", "DerivedFigure");
-    view(c, "commitment-on-decision", "a decision carrying output_commitment (§6.4)", decision(),
-        v -> v.put("output_commitment", ref.get("output_commitment").asText()), "INCONSISTENT_RECEIPT", "CommitmentOnDecision");
-    view(c, "breach-without-grant", "grant_breach on an ungranted receipt", ref,
-        v -> v.put("grant_breach", "caveat-unsatisfied"), "INCONSISTENT_RECEIPT", "BreachWithoutGrant");
-    view(c, "prev-at-genesis", "prev at sequence 0 (§6.3)", ref,
-        v -> v.put("prev", v.get("request_id").asText()), "INCONSISTENT_RECEIPT", "PrevCoupling");
-    view(c, "no-prev-after-genesis", "sequence 1 without prev (§6.3)", ref,
-        v -> v.put("sequence", 1), "INCONSISTENT_RECEIPT", "PrevCoupling");
-    view(c, "spec-accepted-above-proposed", "spec_accepted 3 above spec_proposed 2 (SPEC 20 §2)", ref,
-        v -> { v.put("spec_proposed", 2); v.put("spec_accepted", 3); }, "INCONSISTENT_RECEIPT", "SpecAccepted");
-    view(c, "options-below-questions", "options_scored 1 below questions_answered 2", decision(),
-        v -> { v.put("options_scored", 1); Fixtures.derive(v); }, "INCONSISTENT_RECEIPT", "DecisionKeys");
-    return new PackGroup("receipts-invalid",
-        "Signed cores that must be refused, each inside a correctly signed envelope so that only the payload is at fault (SPEC 20 §2, §3 step 9): op verify_envelope.", c);
+    view(
+        c,
+        "hwshunt-without-measurement",
+        "HwShunt without measured_uj (§3.3)",
+        ref,
+        v -> v.put("energy_provenance", "HwShunt"),
+        "INCONSISTENT_RECEIPT",
+        "ProvenanceCoupling");
+    view(
+        c,
+        "estimator-with-measurement",
+        "Estimator with measured_uj (§3.3)",
+        ref,
+        v -> {
+          v.put("measured_uj", 2500);
+        },
+        "INCONSISTENT_RECEIPT",
+        "ProvenanceCoupling");
+    view(
+        c,
+        "weights-without-precision",
+        "weights_digest without precision (§3.6)",
+        ref,
+        v ->
+            v.put(
+                "weights_digest",
+                "b980d7566c5811977c5ab6fd182b65bcba2d53d9a3c0e83254cc49eb1fbeaf09"),
+        "INCONSISTENT_RECEIPT",
+        "WeightsPair");
+    view(
+        c,
+        "precision-without-weights",
+        "precision without weights_digest (§3.6)",
+        ref,
+        v -> v.put("precision", "fp32"),
+        "INCONSISTENT_RECEIPT",
+        "WeightsPair");
+    view(
+        c,
+        "advertised-without-delivered",
+        "fidelity_advertised alone (§3.2.1)",
+        ref,
+        v -> v.put("fidelity_advertised", 2),
+        "INCONSISTENT_RECEIPT",
+        "FidelityPair");
+    view(
+        c,
+        "delivered-without-advertised",
+        "fidelity_delivered alone (§3.2.1)",
+        ref,
+        v -> v.put("fidelity_delivered", 2),
+        "INCONSISTENT_RECEIPT",
+        "FidelityPair");
+    view(
+        c,
+        "delivered-above-advertised",
+        "delivered F3 above an F2 rating (§3.2.1 refuses, never clamps)",
+        ref,
+        v -> {
+          v.put("fidelity_advertised", 2);
+          v.put("fidelity_delivered", 3);
+        },
+        "INCONSISTENT_RECEIPT",
+        "FidelityPair");
+    view(
+        c,
+        "met-despite-delivered-below-floor",
+        "fidelity_met 1 although F1 was delivered against an F2 floor",
+        commitment(),
+        v -> v.put("fidelity_met", 1),
+        "INCONSISTENT_RECEIPT",
+        "FidelityMet");
+    view(
+        c,
+        "unmet-despite-delivered-at-floor",
+        "fidelity_met 0 although F2 was delivered against an F2 floor",
+        commitment(),
+        v -> v.put("fidelity_delivered", 2),
+        "INCONSISTENT_RECEIPT",
+        "FidelityMet");
+    view(
+        c,
+        "decision-keys-one-of-three",
+        "questions_answered on a generation, without options_scored and schema_tokens",
+        ref,
+        v -> v.put("questions_answered", 1),
+        "INCONSISTENT_RECEIPT",
+        "DecisionKeys");
+    view(
+        c,
+        "decision-keys-two-of-three",
+        "a decision without schema_tokens",
+        decision(),
+        v -> v.remove("schema_tokens"),
+        "INCONSISTENT_RECEIPT",
+        "DecisionKeys");
+    view(
+        c,
+        "wedge-rounded",
+        "uj_per_accepted_token rounded up (157) instead of floor(2500 / 16) = 156",
+        ref,
+        v -> v.put("uj_per_accepted_token", 157),
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "wedge-from-estimate",
+        "HwShunt, but the wedge divides the estimate instead of the measurement",
+        ref,
+        v -> {
+          v.put("energy_provenance", "HwShunt");
+          v.put("measured_uj", 2345);
+        },
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "wedge-missing",
+        "a generation with accepted tokens and no uj_per_accepted_token",
+        ref,
+        v -> v.remove("uj_per_accepted_token"),
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "wedge-without-accepted-tokens",
+        "uj_per_accepted_token although no token was accepted",
+        ref,
+        v -> {
+          v.put("tokens_out", 0);
+          v.put("tokens_accepted", 0);
+        },
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "wedge-on-decision",
+        "a decision carrying uj_per_accepted_token",
+        decision(),
+        v -> v.put("uj_per_accepted_token", 1),
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "per-decision-wrong",
+        "uj_per_decision off by one",
+        decision(),
+        v -> v.put("uj_per_decision", v.get("uj_per_decision").asLong() + 1),
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "per-decision-rounded",
+        "uj_per_decision rounded (1580 / 3 = 526.67 written 527)",
+        decision(),
+        v -> {
+          v.put("questions_answered", 3);
+          v.put("uj_per_decision", 527);
+        },
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "per-option-wrong",
+        "uj_per_option_scored off by one",
+        decision(),
+        v -> v.put("uj_per_option_scored", v.get("uj_per_option_scored").asLong() - 1),
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "per-decision-missing",
+        "a decision without uj_per_decision",
+        decision(),
+        v -> v.remove("uj_per_decision"),
+        "INCONSISTENT_RECEIPT",
+        "DerivedFigure");
+    view(
+        c,
+        "commitment-on-decision",
+        "a decision carrying output_commitment (§6.4)",
+        decision(),
+        v -> v.put("output_commitment", ref.get("output_commitment").asText()),
+        "INCONSISTENT_RECEIPT",
+        "CommitmentOnDecision");
+    view(
+        c,
+        "breach-without-grant",
+        "grant_breach on an ungranted receipt",
+        ref,
+        v -> v.put("grant_breach", "caveat-unsatisfied"),
+        "INCONSISTENT_RECEIPT",
+        "BreachWithoutGrant");
+    view(
+        c,
+        "prev-at-genesis",
+        "prev at sequence 0 (§6.3)",
+        ref,
+        v -> v.put("prev", v.get("request_id").asText()),
+        "INCONSISTENT_RECEIPT",
+        "PrevCoupling");
+    view(
+        c,
+        "no-prev-after-genesis",
+        "sequence 1 without prev (§6.3)",
+        ref,
+        v -> v.put("sequence", 1),
+        "INCONSISTENT_RECEIPT",
+        "PrevCoupling");
+    view(
+        c,
+        "spec-accepted-above-proposed",
+        "spec_accepted 3 above spec_proposed 2 (SPEC 20 §2)",
+        ref,
+        v -> {
+          v.put("spec_proposed", 2);
+          v.put("spec_accepted", 3);
+        },
+        "INCONSISTENT_RECEIPT",
+        "SpecAccepted");
+    view(
+        c,
+        "options-below-questions",
+        "options_scored 1 below questions_answered 2",
+        decision(),
+        v -> {
+          v.put("options_scored", 1);
+          Fixtures.derive(v);
+        },
+        "INCONSISTENT_RECEIPT",
+        "DecisionKeys");
+    return new PackGroup(
+        "receipts-invalid",
+        "Signed cores that must be refused, each inside a correctly signed envelope so that only the payload is at fault (SPEC 20 §2, §3 step 9): op verify_envelope.",
+        c);
   }
 
   private static int indexOf(List<byte[][]> pairs, String key) {
@@ -343,20 +832,45 @@ final class ReceiptCases {
   }
 
   private static void cbor(List<PackCase> c, String slug, String comment, byte[] payload) {
-    c.add(PackCase.invalid("receipts-invalid/" + slug, comment, "verify_envelope",
-        obj("envelope", hex(envelope(payload))), "NOT_CANONICAL_CBOR", "Cbor"));
+    c.add(
+        PackCase.invalid(
+            "receipts-invalid/" + slug,
+            comment,
+            "verify_envelope",
+            obj("envelope", hex(envelope(payload))),
+            "NOT_CANONICAL_CBOR",
+            "Cbor"));
   }
 
-  private static void malformed(List<PackCase> c, String slug, String comment, byte[] payload, String flag) {
-    c.add(PackCase.invalid("receipts-invalid/" + slug, comment, "verify_envelope",
-        obj("envelope", hex(envelope(payload))), "MALFORMED_RECEIPT", flag));
+  private static void malformed(
+      List<PackCase> c, String slug, String comment, byte[] payload, String flag) {
+    c.add(
+        PackCase.invalid(
+            "receipts-invalid/" + slug,
+            comment,
+            "verify_envelope",
+            obj("envelope", hex(envelope(payload))),
+            "MALFORMED_RECEIPT",
+            flag));
   }
 
-  private static void view(List<PackCase> c, String slug, String comment, ObjectNode base,
-      Consumer<ObjectNode> e, String reason, String flag) {
+  private static void view(
+      List<PackCase> c,
+      String slug,
+      String comment,
+      ObjectNode base,
+      Consumer<ObjectNode> e,
+      String reason,
+      String flag) {
     ObjectNode v = edit(base, e);
-    c.add(PackCase.invalid("receipts-invalid/" + slug, comment, "verify_envelope",
-        obj("envelope", hex(envelope(Fixtures.rawCore(v).encode()))), reason, flag));
+    c.add(
+        PackCase.invalid(
+            "receipts-invalid/" + slug,
+            comment,
+            "verify_envelope",
+            obj("envelope", hex(envelope(Fixtures.rawCore(v).encode()))),
+            reason,
+            flag));
   }
 
   // --- envelopes -------------------------------------------------------------------------------
@@ -369,57 +883,172 @@ final class ReceiptCases {
     byte[] kid = Fixtures.STEWARD.value().getBytes(StandardCharsets.UTF_8);
     CborMap empty = CborMap.of(List.of());
     byte[] protectedHeader = Jcr1.protectedHeader(Fixtures.STEWARD);
-    c.add(PackCase.valid("envelopes/reference", "the reference vector's envelope verifies", "verify_envelope",
-        obj("envelope", hex(good)), obj("envelope_id", org.meshjava.core.ContentId.ofBytes(good).hex())));
+    c.add(
+        PackCase.valid(
+            "envelopes/reference",
+            "the reference vector's envelope verifies",
+            "verify_envelope",
+            obj("envelope", hex(good)),
+            obj("envelope_id", org.meshjava.core.ContentId.ofBytes(good).hex())));
     CborArray inner = (CborArray) ((CborTag) decode(good)).content();
     env(c, "untagged", "the COSE_Sign1 array without tag 18", inner.encode(), "WRONG_TAG");
-    env(c, "tag-98", "tag 98 (COSE_Sign) instead of 18", new CborTag(98, inner).encode(), "WRONG_TAG");
-    env(c, "tag-17", "tag 17 (COSE_Mac0) instead of 18", new CborTag(17, inner).encode(), "WRONG_TAG");
-    env(c, "three-items", "an array of three (no signature)",
-        new CborTag(18, new CborArray(inner.items().subList(0, 3))).encode(), "MALFORMED_ENVELOPE");
+    env(
+        c,
+        "tag-98",
+        "tag 98 (COSE_Sign) instead of 18",
+        new CborTag(98, inner).encode(),
+        "WRONG_TAG");
+    env(
+        c,
+        "tag-17",
+        "tag 17 (COSE_Mac0) instead of 18",
+        new CborTag(17, inner).encode(),
+        "WRONG_TAG");
+    env(
+        c,
+        "three-items",
+        "an array of three (no signature)",
+        new CborTag(18, new CborArray(inner.items().subList(0, 3))).encode(),
+        "MALFORMED_ENVELOPE");
     List<org.meshjava.core.cbor.CborValue> textPayload = new ArrayList<>(inner.items());
     textPayload.set(2, CborText.of("payload"));
-    env(c, "payload-as-text", "the payload as a text string", new CborTag(18, new CborArray(textPayload)).encode(), "MALFORMED_ENVELOPE");
+    env(
+        c,
+        "payload-as-text",
+        "the payload as a text string",
+        new CborTag(18, new CborArray(textPayload)).encode(),
+        "MALFORMED_ENVELOPE");
     List<org.meshjava.core.cbor.CborValue> mapHeader = new ArrayList<>(inner.items());
     mapHeader.set(0, decode(protectedHeader));
-    env(c, "protected-as-map", "the protected header as a map, not a byte string", new CborTag(18, new CborArray(mapHeader)).encode(), "MALFORMED_ENVELOPE");
-    env(c, "alg-es256", "algorithm -7 (ES256) instead of -8",
-        envelope(header(CborInt.of(-7), CborBytes.of(kid), null), empty, payload, Fixtures.KEY), "UNSUPPORTED_ALGORITHM");
-    env(c, "alg-missing", "no algorithm in the protected header",
-        envelope(header(null, CborBytes.of(kid), null), empty, payload, Fixtures.KEY), "UNSUPPORTED_ALGORITHM");
-    env(c, "extra-protected-label", "a content type (label 3) beside alg and kid",
-        envelope(header(CborInt.of(-8), CborBytes.of(kid), CborText.of("application/cbor")), empty, payload, Fixtures.KEY), "UNEXPECTED_HEADER");
-    env(c, "kid-missing", "no kid in the protected header",
-        envelope(header(CborInt.of(-8), null, null), empty, payload, Fixtures.KEY), "BAD_KID");
-    env(c, "kid-as-text", "the kid as a text string instead of a byte string",
-        envelope(header(CborInt.of(-8), CborText.of(Fixtures.STEWARD.value()), null), empty, payload, Fixtures.KEY), "BAD_KID");
-    env(c, "kid-not-did-key", "a kid that is not a did:key",
-        envelope(header(CborInt.of(-8), CborBytes.of("steward-1".getBytes(StandardCharsets.UTF_8)), null), empty, payload, Fixtures.KEY), "BAD_KID");
-    env(c, "unprotected-not-empty", "the kid repeated in the unprotected header",
-        envelope(protectedHeader, CborMap.builder().put(4, CborBytes.of(kid)).build(), payload, Fixtures.KEY), "UNPROTECTED_NOT_EMPTY");
+    env(
+        c,
+        "protected-as-map",
+        "the protected header as a map, not a byte string",
+        new CborTag(18, new CborArray(mapHeader)).encode(),
+        "MALFORMED_ENVELOPE");
+    env(
+        c,
+        "alg-es256",
+        "algorithm -7 (ES256) instead of -8",
+        envelope(header(CborInt.of(-7), CborBytes.of(kid), null), empty, payload, Fixtures.KEY),
+        "UNSUPPORTED_ALGORITHM");
+    env(
+        c,
+        "alg-missing",
+        "no algorithm in the protected header",
+        envelope(header(null, CborBytes.of(kid), null), empty, payload, Fixtures.KEY),
+        "UNSUPPORTED_ALGORITHM");
+    env(
+        c,
+        "extra-protected-label",
+        "a content type (label 3) beside alg and kid",
+        envelope(
+            header(CborInt.of(-8), CborBytes.of(kid), CborText.of("application/cbor")),
+            empty,
+            payload,
+            Fixtures.KEY),
+        "UNEXPECTED_HEADER");
+    env(
+        c,
+        "kid-missing",
+        "no kid in the protected header",
+        envelope(header(CborInt.of(-8), null, null), empty, payload, Fixtures.KEY),
+        "BAD_KID");
+    env(
+        c,
+        "kid-as-text",
+        "the kid as a text string instead of a byte string",
+        envelope(
+            header(CborInt.of(-8), CborText.of(Fixtures.STEWARD.value()), null),
+            empty,
+            payload,
+            Fixtures.KEY),
+        "BAD_KID");
+    env(
+        c,
+        "kid-not-did-key",
+        "a kid that is not a did:key",
+        envelope(
+            header(
+                CborInt.of(-8), CborBytes.of("steward-1".getBytes(StandardCharsets.UTF_8)), null),
+            empty,
+            payload,
+            Fixtures.KEY),
+        "BAD_KID");
+    env(
+        c,
+        "unprotected-not-empty",
+        "the kid repeated in the unprotected header",
+        envelope(
+            protectedHeader,
+            CborMap.builder().put(4, CborBytes.of(kid)).build(),
+            payload,
+            Fixtures.KEY),
+        "UNPROTECTED_NOT_EMPTY");
     byte[] flipped = good.clone();
     flipped[flipped.length - 1] ^= 1;
     env(c, "signature-bit-flipped", "the last signature bit flipped", flipped, "BAD_SIGNATURE");
-    env(c, "kid-not-signer", "the kid names the vector steward but another key signed",
-        envelope(protectedHeader, empty, payload, Fixtures.OTHER_KEY), "BAD_SIGNATURE");
-    env(c, "steward-not-kid", "signed correctly by another steward under its own kid, but the core names the vector steward",
-        envelope(Jcr1.protectedHeader(Fixtures.OTHER_STEWARD), empty, payload, Fixtures.OTHER_KEY), "STEWARD_MISMATCH");
+    env(
+        c,
+        "kid-not-signer",
+        "the kid names the vector steward but another key signed",
+        envelope(protectedHeader, empty, payload, Fixtures.OTHER_KEY),
+        "BAD_SIGNATURE");
+    env(
+        c,
+        "steward-not-kid",
+        "signed correctly by another steward under its own kid, but the core names the vector steward",
+        envelope(Jcr1.protectedHeader(Fixtures.OTHER_STEWARD), empty, payload, Fixtures.OTHER_KEY),
+        "STEWARD_MISMATCH");
     byte[] edited = good.clone();
-    int at = indexOfBytes(edited, "\"reference\"".substring(1, 10).getBytes(StandardCharsets.UTF_8));
+    int at =
+        indexOfBytes(edited, "\"reference\"".substring(1, 10).getBytes(StandardCharsets.UTF_8));
     edited[at] = 'R';
-    env(c, "payload-edited", "one payload byte changed after signing (backend Reference)", edited, "BAD_SIGNATURE");
+    env(
+        c,
+        "payload-edited",
+        "one payload byte changed after signing (backend Reference)",
+        edited,
+        "BAD_SIGNATURE");
     // Non-canonical CBOR at the envelope's own level.
-    byte[] nonShortest = cat(Arrays.copyOfRange(good, 0, 2), head(2, protectedHeader.length, 2),
-        Arrays.copyOfRange(good, 2 + head(2, protectedHeader.length).length, good.length));
-    env(c, "protected-length-non-shortest", "the protected header's length with a two-byte argument", nonShortest, "NOT_CANONICAL_CBOR");
-    byte[] unsortedHeader = cat(head(5, 2), new byte[] {0x04}, CborBytes.of(kid).encode(), new byte[] {0x01, 0x27});
-    env(c, "protected-header-unsorted", "the protected map with kid (4) before alg (1)",
-        envelope(unsortedHeader, empty, payload, Fixtures.KEY), "NOT_CANONICAL_CBOR");
-    env(c, "trailing-byte", "a byte after the envelope", cat(good, new byte[] {0}), "NOT_CANONICAL_CBOR");
-    env(c, "indefinite-array", "the COSE array with indefinite length",
-        cat(new byte[] {(byte) 0xd2, (byte) 0x9f}, Arrays.copyOfRange(good, 2, good.length), new byte[] {(byte) 0xff}), "NOT_CANONICAL_CBOR");
-    return new PackGroup("envelopes",
-        "JCR-1 envelopes broken at the COSE layer, refused at the first failing step of SPEC 20 §3: op verify_envelope.", c);
+    byte[] nonShortest =
+        cat(
+            Arrays.copyOfRange(good, 0, 2),
+            head(2, protectedHeader.length, 2),
+            Arrays.copyOfRange(good, 2 + head(2, protectedHeader.length).length, good.length));
+    env(
+        c,
+        "protected-length-non-shortest",
+        "the protected header's length with a two-byte argument",
+        nonShortest,
+        "NOT_CANONICAL_CBOR");
+    byte[] unsortedHeader =
+        cat(head(5, 2), new byte[] {0x04}, CborBytes.of(kid).encode(), new byte[] {0x01, 0x27});
+    env(
+        c,
+        "protected-header-unsorted",
+        "the protected map with kid (4) before alg (1)",
+        envelope(unsortedHeader, empty, payload, Fixtures.KEY),
+        "NOT_CANONICAL_CBOR");
+    env(
+        c,
+        "trailing-byte",
+        "a byte after the envelope",
+        cat(good, new byte[] {0}),
+        "NOT_CANONICAL_CBOR");
+    env(
+        c,
+        "indefinite-array",
+        "the COSE array with indefinite length",
+        cat(
+            new byte[] {(byte) 0xd2, (byte) 0x9f},
+            Arrays.copyOfRange(good, 2, good.length),
+            new byte[] {(byte) 0xff}),
+        "NOT_CANONICAL_CBOR");
+    return new PackGroup(
+        "envelopes",
+        "JCR-1 envelopes broken at the COSE layer, refused at the first failing step of SPEC 20 §3: op verify_envelope.",
+        c);
   }
 
   private static org.meshjava.core.cbor.CborValue decode(byte[] b) {
@@ -443,8 +1072,10 @@ final class ReceiptCases {
     throw new IllegalArgumentException("not found");
   }
 
-  private static byte[] header(org.meshjava.core.cbor.CborValue alg, org.meshjava.core.cbor.CborValue kid,
-      org.meshjava.core.cbor.CborValue contentType) {
+  private static byte[] header(
+      org.meshjava.core.cbor.@Nullable CborValue alg,
+      org.meshjava.core.cbor.@Nullable CborValue kid,
+      org.meshjava.core.cbor.@Nullable CborValue contentType) {
     CborMap.Builder b = CborMap.builder();
     if (alg != null) {
       b.put(1, alg);
@@ -458,7 +1089,14 @@ final class ReceiptCases {
     return b.build().encode();
   }
 
-  private static void env(List<PackCase> c, String slug, String comment, byte[] envelope, String reason) {
-    c.add(PackCase.invalid("envelopes/" + slug, comment, "verify_envelope", obj("envelope", hex(envelope)), reason));
+  private static void env(
+      List<PackCase> c, String slug, String comment, byte[] envelope, String reason) {
+    c.add(
+        PackCase.invalid(
+            "envelopes/" + slug,
+            comment,
+            "verify_envelope",
+            obj("envelope", hex(envelope)),
+            reason));
   }
 }

@@ -2,6 +2,7 @@ package org.meshjava.conformance.pack;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A subject's refusal of an operation: the answer {@code invalid} with a reason and, where the
@@ -13,11 +14,11 @@ final class Refusal extends Exception {
   private final String reason;
   private final transient ObjectNode output;
 
-  Refusal(String reason, String detail) {
+  Refusal(String reason, @Nullable String detail) {
     this(reason, detail, JsonNodeFactory.instance.objectNode());
   }
 
-  Refusal(String reason, String detail, ObjectNode output) {
+  Refusal(String reason, @Nullable String detail, ObjectNode output) {
     super(detail);
     this.reason = reason;
     this.output = output;

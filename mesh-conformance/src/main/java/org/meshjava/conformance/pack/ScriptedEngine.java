@@ -41,7 +41,13 @@ record ScriptedEngine(
     return new EngineResult(
         tokens,
         new ServeOutcome(
-            prompt.size(), tokens.size(), tokens.size(), 0, 0, 0, Optional.empty(),
+            prompt.size(),
+            tokens.size(),
+            tokens.size(),
+            0,
+            0,
+            0,
+            Optional.empty(),
             Optional.empty()));
   }
 }

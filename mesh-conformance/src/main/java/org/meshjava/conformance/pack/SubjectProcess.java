@@ -17,9 +17,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A subject under test running as a child process, spoken to in JSON lines: one request object
- * per line on its standard input, one answer object per line on its standard output. Nothing
- * about the subject is assumed but that; it may be written in any language.
+ * A subject under test running as a child process, spoken to in JSON lines: one request object per
+ * line on its standard input, one answer object per line on its standard output. Nothing about the
+ * subject is assumed but that; it may be written in any language.
  *
  * <p>An answer that does not arrive within the timeout, or a subject that has exited, gives an
  * empty answer, which the runner counts as a skip. After a timeout the subject is considered gone:
@@ -58,7 +58,8 @@ public final class SubjectProcess implements AutoCloseable {
    */
   public static SubjectProcess start(String command, Duration timeout) throws IOException {
     Objects.requireNonNull(command, "command");
-    boolean windows = System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows");
+    boolean windows =
+        System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows");
     List<String> argv = windows ? List.of("cmd", "/c", command) : List.of("sh", "-c", command);
     return start(argv, timeout);
   }

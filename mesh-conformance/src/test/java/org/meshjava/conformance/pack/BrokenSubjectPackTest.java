@@ -16,21 +16,29 @@ class BrokenSubjectPackTest {
   }
 
   @Test
-  void subjectSkippingTheProvenanceCoupling_failsExactlyTheProvenanceCouplingCases() throws Exception {
+  void subjectSkippingTheProvenanceCoupling_failsExactlyTheProvenanceCouplingCases()
+      throws Exception {
     assertFailsExactlyFlagged(BrokenSubjects.SkipsProvenanceCoupling.class, "ProvenanceCoupling");
   }
 
-  private static void assertFailsExactlyFlagged(Class<?> subjectMain, String flag) throws Exception {
+  private static void assertFailsExactlyFlagged(Class<?> subjectMain, String flag)
+      throws Exception {
     List<PackGroup> groups = PackGroup.readAll(SubjectLauncher.pack());
-    Set<String> flagged = groups.stream().flatMap(g -> g.cases().stream())
-        .filter(c -> c.flags().contains(flag)).map(PackCase::id).collect(Collectors.toSet());
+    Set<String> flagged =
+        groups.stream()
+            .flatMap(g -> g.cases().stream())
+            .filter(c -> c.flags().contains(flag))
+            .map(PackCase::id)
+            .collect(Collectors.toSet());
     assertThat(flagged).as("cases flagged " + flag).isNotEmpty();
     PackReport report;
     try (SubjectProcess subject = SubjectLauncher.start(subjectMain)) {
       report = PackRunner.run(groups, subject, r -> {});
     }
-    Set<String> failed = report.with(PackReport.Outcome.FAIL).stream()
-        .map(PackReport.CaseResult::id).collect(Collectors.toSet());
+    Set<String> failed =
+        report.with(PackReport.Outcome.FAIL).stream()
+            .map(PackReport.CaseResult::id)
+            .collect(Collectors.toSet());
     assertThat(report.with(PackReport.Outcome.SKIP)).isEmpty();
     assertThat(failed).isEqualTo(flagged);
     assertThat(PackRunner.exitCode(report)).isEqualTo(1);

@@ -32,7 +32,8 @@ final class BrokenSubjects {
         return out;
       }
       HexFormat hex = HexFormat.of();
-      CborMap core = (CborMap) CanonicalCbor.decode(hex.parseHex(out.get().get("signed_core").asText()));
+      CborMap core =
+          (CborMap) CanonicalCbor.decode(hex.parseHex(out.get().get("signed_core").asText()));
       List<CborMap.Entry> entries = new ArrayList<>(core.entries());
       entries.sort((a, b) -> ((CborText) a.key()).value().compareTo(((CborText) b.key()).value()));
       byte[][] pairs = new byte[entries.size()][];
@@ -48,8 +49,8 @@ final class BrokenSubjects {
   }
 
   /**
-   * Skips the §3.3 coupling of provenance and measurement: a receipt refused only for it is
-   * taken as if its provenance were {@code ModelBased}, which allows either.
+   * Skips the §3.3 coupling of provenance and measurement: a receipt refused only for it is taken
+   * as if its provenance were {@code ModelBased}, which allows either.
    */
   static final class SkipsProvenanceCoupling extends MeshJavaPackSubject {
     public static void main(String[] args) throws java.io.IOException {
@@ -65,7 +66,8 @@ final class BrokenSubjects {
           throw r;
         }
         try {
-          byte[] payload = CoseSign1.decode(HexFormat.of().parseHex(in.get("envelope").asText())).payload();
+          byte[] payload =
+              CoseSign1.decode(HexFormat.of().parseHex(in.get("envelope").asText())).payload();
           ObjectNode view = (ObjectNode) ReceiptJson.toJson(CanonicalCbor.decode(payload));
           String provenance = view.path("energy_provenance").asText();
           view.put("energy_provenance", "ModelBased");

@@ -14,12 +14,15 @@ class MeshJavaSubjectPackTest {
     PackReport report;
     try (SubjectProcess subject = SubjectLauncher.start(MeshJavaPackSubject.class)) {
       report = PackRunner.run(groups, subject, r -> {});
-      assertThat(subject.gone()).as("subject stopped answering; stderr: " + subject.stderrTail()).isFalse();
+      assertThat(subject.gone())
+          .as("subject stopped answering; stderr: " + subject.stderrTail())
+          .isFalse();
     }
     assertThat(report.subjectName()).startsWith("mesh-java");
     assertThat(report.with(PackReport.Outcome.FAIL)).as("failed cases").isEmpty();
     assertThat(report.with(PackReport.Outcome.SKIP)).as("skipped cases").isEmpty();
-    assertThat(report.total().passed()).isEqualTo(groups.stream().mapToInt(g -> g.cases().size()).sum());
+    assertThat(report.total().passed())
+        .isEqualTo(groups.stream().mapToInt(g -> g.cases().size()).sum());
     assertThat(PackRunner.exitCode(report)).isZero();
   }
 }

@@ -20,11 +20,14 @@ class PackRegenerationTest {
     assertThat(names(committed)).as("files under conformance/v1/cases").isEqualTo(fresh);
     List<String> differ = new ArrayList<>();
     for (String f : fresh) {
-      if (!java.util.Arrays.equals(Files.readAllBytes(tmp.resolve(f)), Files.readAllBytes(committed.resolve(f)))) {
+      if (!java.util.Arrays.equals(
+          Files.readAllBytes(tmp.resolve(f)), Files.readAllBytes(committed.resolve(f)))) {
         differ.add(f);
       }
     }
-    assertThat(differ).as("regenerated pack files that differ from the committed ones (run PackGenerator)").isEmpty();
+    assertThat(differ)
+        .as("regenerated pack files that differ from the committed ones (run PackGenerator)")
+        .isEmpty();
   }
 
   @Test
@@ -32,9 +35,19 @@ class PackRegenerationTest {
     List<PackGroup> groups = PackGroup.readAll(SubjectLauncher.pack());
     List<String> ids = groups.stream().flatMap(g -> g.cases().stream()).map(PackCase::id).toList();
     assertThat(ids).hasSizeGreaterThanOrEqualTo(150).doesNotHaveDuplicates();
-    assertThat(groups).extracting(PackGroup::name).contains(
-        "cbor", "receipts-valid", "receipts-invalid", "envelopes", "chains", "grants", "bindings",
-        "journals", "replays", "reference-engine");
+    assertThat(groups)
+        .extracting(PackGroup::name)
+        .contains(
+            "cbor",
+            "receipts-valid",
+            "receipts-invalid",
+            "envelopes",
+            "chains",
+            "grants",
+            "bindings",
+            "journals",
+            "replays",
+            "reference-engine");
   }
 
   private static TreeSet<String> names(Path dir) throws Exception {

@@ -31,31 +31,52 @@ class PackRunnerTest {
 
   @Test
   void judge_unsupported_isSkip() throws Exception {
-    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"unsupported\"}")).isEqualTo(PackReport.Outcome.SKIP);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"unsupported\"}"))
+        .isEqualTo(PackReport.Outcome.SKIP);
   }
 
   @Test
   void judge_validNeedsEveryExpectedField() throws Exception {
-    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{\"x\":\"1\"}}")).isEqualTo(PackReport.Outcome.PASS);
-    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{}}")).isEqualTo(PackReport.Outcome.FAIL);
-    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{\"x\":\"2\"}}")).isEqualTo(PackReport.Outcome.FAIL);
-    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"error\"}")).isEqualTo(PackReport.Outcome.FAIL);
-    assertThat(judge(VALID, "{\"id\":\"g/other\",\"result\":\"valid\",\"output\":{\"x\":\"1\"}}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{\"x\":\"1\"}}"))
+        .isEqualTo(PackReport.Outcome.PASS);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{}}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"valid\",\"output\":{\"x\":\"2\"}}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/v\",\"result\":\"error\"}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(VALID, "{\"id\":\"g/other\",\"result\":\"valid\",\"output\":{\"x\":\"1\"}}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
   }
 
   @Test
   void judge_invalidNeedsTheReasonAndFields_notJustFailure() throws Exception {
-    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"WHY\",\"output\":{\"index\":2}}")).isEqualTo(PackReport.Outcome.PASS);
-    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"OTHER\",\"output\":{\"index\":2}}")).isEqualTo(PackReport.Outcome.FAIL);
-    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"WHY\",\"output\":{\"index\":3}}")).isEqualTo(PackReport.Outcome.FAIL);
-    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"valid\",\"output\":{\"index\":2}}")).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(
+            judge(
+                INVALID,
+                "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"WHY\",\"output\":{\"index\":2}}"))
+        .isEqualTo(PackReport.Outcome.PASS);
+    assertThat(
+            judge(
+                INVALID,
+                "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"OTHER\",\"output\":{\"index\":2}}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(
+            judge(
+                INVALID,
+                "{\"id\":\"g/i\",\"result\":\"invalid\",\"reason\":\"WHY\",\"output\":{\"index\":3}}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(judge(INVALID, "{\"id\":\"g/i\",\"result\":\"valid\",\"output\":{\"index\":2}}"))
+        .isEqualTo(PackReport.Outcome.FAIL);
   }
 
   @Test
   void same_comparesNumbersByValue() throws Exception {
-    assertThat(PackRunner.same(JSON.readTree("{\"a\":[1,2]}"), JSON.readTree("{\"a\":[1.0,2]}"))).isTrue();
+    assertThat(PackRunner.same(JSON.readTree("{\"a\":[1,2]}"), JSON.readTree("{\"a\":[1.0,2]}")))
+        .isTrue();
     assertThat(PackRunner.same(JSON.readTree("5"), JSON.readTree("5000000000"))).isFalse();
-    assertThat(PackRunner.same(JSON.readTree("{\"a\":1}"), JSON.readTree("{\"a\":1,\"b\":2}"))).isFalse();
+    assertThat(PackRunner.same(JSON.readTree("{\"a\":1}"), JSON.readTree("{\"a\":1,\"b\":2}")))
+        .isFalse();
   }
 
   @Test
@@ -66,11 +87,13 @@ class PackRunnerTest {
             + " id=$(printf '%s' \"$line\" | sed 's/^{\"id\":\"\\([^\"]*\\)\".*/\\1/');"
             + " printf '{\"id\":\"%s\",\"result\":\"unsupported\"}\\n' \"$id\"; done";
     List<PackGroup> groups = PackGroup.readAll(SubjectLauncher.pack());
-    try (SubjectProcess subject = SubjectProcess.start(List.of("sh", "-c", script), Duration.ofSeconds(30))) {
+    try (SubjectProcess subject =
+        SubjectProcess.start(List.of("sh", "-c", script), Duration.ofSeconds(30))) {
       PackReport report = PackRunner.run(groups, subject, r -> {});
       assertThat(subject.gone()).isFalse();
       assertThat(report.with(PackReport.Outcome.SKIP)).hasSize(report.results().size());
-      assertThat(report.with(PackReport.Outcome.SKIP)).allMatch(r -> r.detail().contains("does not support"));
+      assertThat(report.with(PackReport.Outcome.SKIP))
+          .allMatch(r -> r.detail().contains("does not support"));
       assertThat(PackRunner.exitCode(report)).isEqualTo(2);
     }
   }
@@ -78,10 +101,13 @@ class PackRunnerTest {
   @Test
   void run_subjectThatExits_skipsEveryCase_andExitsTwo() throws Exception {
     PackGroup g = new PackGroup("g", "d", List.of(VALID, INVALID));
-    try (SubjectProcess subject = SubjectProcess.start(List.of("sh", "-c", "exit 0"), Duration.ofSeconds(5))) {
+    try (SubjectProcess subject =
+        SubjectProcess.start(List.of("sh", "-c", "exit 0"), Duration.ofSeconds(5))) {
       PackReport report = PackRunner.run(List.of(g), subject, r -> {});
       assertThat(report.total()).isEqualTo(new PackReport.Counts(0, 0, 2));
-      assertThat(report.summary()).containsExactly("g: 0 passed, 0 failed, 2 skipped", "total: 0 passed, 0 failed, 2 skipped");
+      assertThat(report.summary())
+          .containsExactly(
+              "g: 0 passed, 0 failed, 2 skipped", "total: 0 passed, 0 failed, 2 skipped");
       assertThat(PackRunner.exitCode(report)).isEqualTo(2);
     }
   }

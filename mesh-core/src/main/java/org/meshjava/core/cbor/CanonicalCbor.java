@@ -16,9 +16,9 @@ import java.util.List;
  * <p>Design note. Jackson's CBOR module parses leniently (it accepts non-shortest arguments and
  * does not expose them), so it cannot tell a canonical encoding from a non-canonical one. Signed
  * bytes must round-trip exactly, so this codec reads the bytes itself and checks each rule as it
- * goes: shortest arguments, definite lengths, no simple values, sorted unique map keys, no
- * trailing bytes, bounded depth, bounded lengths. Because every rule is checked, a decoded value
- * re-encodes to exactly the input bytes.
+ * goes: shortest arguments, definite lengths, no simple values, sorted unique map keys, no trailing
+ * bytes, bounded depth, bounded lengths. Because every rule is checked, a decoded value re-encodes
+ * to exactly the input bytes.
  *
  * <p>Stateless and thread-safe.
  */
@@ -81,8 +81,8 @@ public final class CanonicalCbor {
   /**
    * Decodes exactly one canonical item occupying all of {@code bytes}.
    *
-   * @throws CborDecodeException naming the rule and offset if the bytes are not canonical or
-   *     exceed {@code limits}
+   * @throws CborDecodeException naming the rule and offset if the bytes are not canonical or exceed
+   *     {@code limits}
    */
   public static CborValue decode(byte[] bytes, CborLimits limits) throws CborDecodeException {
     if (bytes.length > limits.maxInputBytes()) {
@@ -290,8 +290,9 @@ public final class CanonicalCbor {
           };
       if (Long.compareUnsigned(v, minimum) < 0) {
         throw new CborDecodeException(
-            CborRule.NON_SHORTEST, start, "argument " + Long.toUnsignedString(v)
-                + " encoded in " + width + " bytes");
+            CborRule.NON_SHORTEST,
+            start,
+            "argument " + Long.toUnsignedString(v) + " encoded in " + width + " bytes");
       }
       return v;
     }
@@ -302,7 +303,10 @@ public final class CanonicalCbor {
         throw new CborDecodeException(
             CborRule.LENGTH_LIMIT,
             start,
-            "declared " + Long.toUnsignedString(arg) + " elements, only " + (in.length - pos)
+            "declared "
+                + Long.toUnsignedString(arg)
+                + " elements, only "
+                + (in.length - pos)
                 + " bytes remain");
       }
       return (int) arg;
@@ -313,8 +317,11 @@ public final class CanonicalCbor {
         throw new CborDecodeException(
             CborRule.LENGTH_LIMIT,
             start,
-            "declared length " + Long.toUnsignedString(length) + " exceeds the "
-                + (in.length - pos) + " bytes remaining");
+            "declared length "
+                + Long.toUnsignedString(length)
+                + " exceeds the "
+                + (in.length - pos)
+                + " bytes remaining");
       }
       byte[] out = Arrays.copyOfRange(in, pos, pos + (int) length);
       pos += (int) length;

@@ -1,8 +1,8 @@
 package org.meshjava.core.cbor;
 
 /**
- * Thrown when bytes are not canonical mesh/1 CBOR. Carries the rule broken and the byte offset
- * at which the decoder noticed, so callers and tests can match on facts rather than on messages.
+ * Thrown when bytes are not canonical mesh/1 CBOR. Carries the rule broken and the byte offset at
+ * which the decoder noticed, so callers and tests can match on facts rather than on messages.
  */
 public final class CborDecodeException extends Exception {
   private static final long serialVersionUID = 1L;

@@ -15,9 +15,9 @@ public record CborLimits(int maxDepth, int maxInputBytes, int maxItems) {
   public static final CborLimits DEFAULT = new CborLimits(32, 16 << 20, 1 << 20);
 
   /**
-   * The deepest nesting any caller may configure. The decoder recurses once per level, so the
-   * depth limit is what keeps a hostile input from overflowing the stack; this ceiling keeps that
-   * true on a thread with a small stack (256 KiB is tested).
+   * The deepest nesting any caller may configure. The decoder recurses once per level, so the depth
+   * limit is what keeps a hostile input from overflowing the stack; this ceiling keeps that true on
+   * a thread with a small stack (256 KiB is tested).
    */
   public static final int MAX_DEPTH = 128;
 
@@ -28,7 +28,10 @@ public record CborLimits(int maxDepth, int maxInputBytes, int maxItems) {
     }
     if (maxDepth > MAX_DEPTH) {
       throw new IllegalArgumentException(
-          "maxDepth " + maxDepth + " exceeds " + MAX_DEPTH
+          "maxDepth "
+              + maxDepth
+              + " exceeds "
+              + MAX_DEPTH
               + ", beyond which the stack may overflow");
     }
   }

@@ -12,9 +12,9 @@ import java.util.Optional;
 
 /**
  * A CBOR map (major type 5) whose entries are held in canonical order: sorted by the bytewise
- * lexicographic order of each key's own deterministic encoding (RFC 8949 §4.2.1). That order is
- * not the same as sorting text keys as strings: {@code "b"} (0x61 0x62) sorts before {@code "aa"}
- * (0x62 0x61 0x61) because the shorter key has the smaller length prefix.
+ * lexicographic order of each key's own deterministic encoding (RFC 8949 §4.2.1). That order is not
+ * the same as sorting text keys as strings: {@code "b"} (0x61 0x62) sorts before {@code "aa"} (0x62
+ * 0x61 0x61) because the shorter key has the smaller length prefix.
  *
  * <p>Immutable; duplicate keys are refused at construction.
  */

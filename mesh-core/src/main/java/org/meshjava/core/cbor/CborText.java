@@ -5,8 +5,8 @@ import java.util.Objects;
 /**
  * A CBOR text string (major type 3).
  *
- * @param value the text; must be well-formed Unicode (no unpaired surrogates), since it is
- *     encoded as UTF-8
+ * @param value the text; must be well-formed Unicode (no unpaired surrogates), since it is encoded
+ *     as UTF-8
  */
 public record CborText(String value) implements CborValue {
 

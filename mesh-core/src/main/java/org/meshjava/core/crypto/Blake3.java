@@ -5,11 +5,11 @@ import java.io.InputStream;
 
 /**
  * BLAKE3 in its three modes (hash, keyed hash, key derivation), for short inputs: content ids,
- * commitments, envelopes. Every one of them goes through this class, so the official BLAKE3
- * vectors test all of them at once. It runs {@link Blake3Large}'s code on its scalar kernel (never
- * the Vector API, so it needs no JVM flag and starts no thread), which measured 15-30% faster than
- * BouncyCastle's BLAKE3 from 32 bytes to 4 KiB; BouncyCastle's stays in the tests as the
- * reference it is checked against. Weights and other large inputs go through {@link Blake3Large}.
+ * commitments, envelopes. Every one of them goes through this class, so the official BLAKE3 vectors
+ * test all of them at once. It runs {@link Blake3Large}'s code on its scalar kernel (never the
+ * Vector API, so it needs no JVM flag and starts no thread), which measured 15-30% faster than
+ * BouncyCastle's BLAKE3 from 32 bytes to 4 KiB; BouncyCastle's stays in the tests as the reference
+ * it is checked against. Weights and other large inputs go through {@link Blake3Large}.
  *
  * <p>Static methods are thread-safe; a {@link Hasher} is not.
  */
@@ -43,8 +43,8 @@ public final class Blake3 {
   }
 
   /**
-   * Returns a streaming hasher in key-derivation mode under the context string (BLAKE3's
-   * {@code derive_key}).
+   * Returns a streaming hasher in key-derivation mode under the context string (BLAKE3's {@code
+   * derive_key}).
    */
   public static Hasher newDeriveKeyHasher(String context) {
     return new Hasher(Blake3Large.deriveKey(context, ScalarChunkKernel.INSTANCE));

@@ -32,22 +32,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 /**
- * BLAKE3 for large inputs: model weights (§3.6), gigabytes at a time. Exactly BLAKE3, in all
- * three modes and at any output length (the tests hold it to the official vectors and to
- * BouncyCastle's implementation). {@link Blake3}, for short inputs, runs the same code on the
- * scalar kernel alone.
+ * BLAKE3 for large inputs: model weights (§3.6), gigabytes at a time. Exactly BLAKE3, in all three
+ * modes and at any output length (the tests hold it to the official vectors and to BouncyCastle's
+ * implementation). {@link Blake3}, for short inputs, runs the same code on the scalar kernel alone.
  *
  * <p>Design. BLAKE3 is a binary tree over 1024-byte chunks, and any aligned run of 2<sup>k</sup>
- * chunks is a subtree whose chaining value depends on nothing outside it. This class cuts the
- * input into units of {@value #UNIT_CHUNKS} chunks (256 KiB) and hashes each unit's chunks many at
- * once through a {@link ChunkKernel} (one vector lane per chunk when the JVM has the incubating
- * Vector API, plain Java otherwise), folds the unit's chunk values pairwise the same way, and
- * pushes the unit's value onto BLAKE3's usual stack of subtree values. The last unit, which holds
- * the root's right edge, goes through the ordinary finalisation. For a file, {@link #hash(Path,
- * int, LongConsumer)} hands out the units of a 64 MiB window to several threads, each reading its
- * unit with a positional read into its own buffer, so memory stays under a megabyte per thread
- * whatever the file's size. (Positional reads measured faster here than mapping windows: mapping
- * pays a page fault per few pages and an unmap per window.)
+ * chunks is a subtree whose chaining value depends on nothing outside it. This class cuts the input
+ * into units of {@value #UNIT_CHUNKS} chunks (256 KiB) and hashes each unit's chunks many at once
+ * through a {@link ChunkKernel} (one vector lane per chunk when the JVM has the incubating Vector
+ * API, plain Java otherwise), folds the unit's chunk values pairwise the same way, and pushes the
+ * unit's value onto BLAKE3's usual stack of subtree values. The last unit, which holds the root's
+ * right edge, goes through the ordinary finalisation. For a file, {@link #hash(Path, int,
+ * LongConsumer)} hands out the units of a 64 MiB window to several threads, each reading its unit
+ * with a positional read into its own buffer, so memory stays under a megabyte per thread whatever
+ * the file's size. (Positional reads measured faster here than mapping windows: mapping pays a page
+ * fault per few pages and an unmap per window.)
  *
  * <p>A {@link Hasher} is not thread-safe; the static methods are.
  */
@@ -255,7 +254,12 @@ public final class Blake3Large {
    * leaves its chaining value in {@code scratch[0..8)}; {@code scratch} holds 8 words per chunk.
    */
   static void subtree(
-      ChunkKernel kernel, int[] words, int chunks, long counter, int[] key, int flags,
+      ChunkKernel kernel,
+      int[] words,
+      int chunks,
+      long counter,
+      int[] key,
+      int flags,
       int[] scratch) {
     kernel.chunks(words, 0, chunks, counter, key, flags, scratch, 0);
     for (int n = chunks / 2; n >= 1; n /= 2) {
@@ -274,11 +278,13 @@ public final class Blake3Large {
     private final int[] key;
     private final int flags;
     private final ChunkKernel kernel;
+
     /** The current unit's bytes, read as little-endian words once a unit is hashed. */
     private int[] unit;
 
     private int fill;
     private int[] chunkCvs;
+
     /** Chaining values of finished subtrees, left to right, at most one per tree level. */
     private int[] stack;
 
@@ -389,8 +395,15 @@ public final class Blake3Large {
       int[] out = new int[16];
       for (int b = 0; b < blocks - 1; b++) {
         Blake3Compression.compress(
-            cv, 0, unit, start + b * BLOCK_WORDS, chunks, BLOCK_LEN,
-            flags | (b == 0 ? CHUNK_START : 0), out, 0);
+            cv,
+            0,
+            unit,
+            start + b * BLOCK_WORDS,
+            chunks,
+            BLOCK_LEN,
+            flags | (b == 0 ? CHUNK_START : 0),
+            out,
+            0);
         System.arraycopy(out, 0, cv, 0, 8);
       }
       int[] block = new int[16];

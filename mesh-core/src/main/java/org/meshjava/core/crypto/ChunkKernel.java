@@ -18,7 +18,14 @@ interface ChunkKernel {
    * 8-word chaining value to {@code out} from {@code outOff}.
    */
   void chunks(
-      int[] words, int wordOff, int count, long counter, int[] key, int flags, int[] out, int outOff);
+      int[] words,
+      int wordOff,
+      int count,
+      long counter,
+      int[] key,
+      int flags,
+      int[] out,
+      int outOff);
 
   /**
    * Hashes {@code count} parent nodes whose blocks (two chaining values, 16 words) lie one after

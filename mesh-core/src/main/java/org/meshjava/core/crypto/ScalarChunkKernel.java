@@ -17,7 +17,14 @@ final class ScalarChunkKernel implements ChunkKernel {
 
   @Override
   public void chunks(
-      int[] words, int wordOff, int count, long counter, int[] key, int flags, int[] out, int outOff) {
+      int[] words,
+      int wordOff,
+      int count,
+      long counter,
+      int[] key,
+      int flags,
+      int[] out,
+      int outOff) {
     int[] state = new int[16];
     for (int c = 0; c < count; c++) {
       System.arraycopy(key, 0, state, 0, 8);

@@ -73,9 +73,9 @@ public final class SigningKey {
   }
 
   /**
-   * Derives a 32-byte subkey for {@code purpose} with BLAKE3's key-derivation mode over the
-   * seed. Used where the steward needs a secret tied to its identity (the output-commitment
-   * openings of §6.4) without storing another secret.
+   * Derives a 32-byte subkey for {@code purpose} with BLAKE3's key-derivation mode over the seed.
+   * Used where the steward needs a secret tied to its identity (the output-commitment openings of
+   * §6.4) without storing another secret.
    */
   public byte[] deriveSubkey(String purpose) {
     return Blake3.deriveKey(purpose, seed);

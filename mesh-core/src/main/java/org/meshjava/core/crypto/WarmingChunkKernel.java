@@ -4,13 +4,13 @@ package org.meshjava.core.crypto;
  * Hashes on the scalar kernel until the vector kernel has been compiled, then on the vector one.
  *
  * <p>Why: the Vector API is fast only once C2 has compiled the code that uses it; interpreted or
- * C1-compiled, each vector operation is an object, and the kernel runs about 20 times slower
- * than scalar Java. A model load is usually the first and only large hash in a process, so
- * leaving the warm-up to it cost several seconds on a loaded 2-core machine (a 512 MiB file at 50
- * MB/s before C2 was done). Instead a daemon thread, started when the kernel is first chosen,
- * exercises the vector kernel on 16 chunks in a loop until one call takes under half what the
- * same call takes on the scalar kernel (or gives up after {@value #GIVE_UP_SECONDS} s and leaves
- * hashing on scalar); hashing meanwhile runs on scalar at its full speed.
+ * C1-compiled, each vector operation is an object, and the kernel runs about 20 times slower than
+ * scalar Java. A model load is usually the first and only large hash in a process, so leaving the
+ * warm-up to it cost several seconds on a loaded 2-core machine (a 512 MiB file at 50 MB/s before
+ * C2 was done). Instead a daemon thread, started when the kernel is first chosen, exercises the
+ * vector kernel on 16 chunks in a loop until one call takes under half what the same call takes on
+ * the scalar kernel (or gives up after {@value #GIVE_UP_SECONDS} s and leaves hashing on scalar);
+ * hashing meanwhile runs on scalar at its full speed.
  *
  * <p>Thread-safe.
  */
@@ -63,7 +63,14 @@ final class WarmingChunkKernel implements ChunkKernel {
 
   @Override
   public void chunks(
-      int[] words, int wordOff, int count, long counter, int[] key, int flags, int[] out, int outOff) {
+      int[] words,
+      int wordOff,
+      int count,
+      long counter,
+      int[] key,
+      int flags,
+      int[] out,
+      int outOff) {
     current().chunks(words, wordOff, count, counter, key, flags, out, outOff);
   }
 

@@ -2,7 +2,10 @@ package org.meshjava.core.identity;
 
 import java.util.Arrays;
 
-/** The Bitcoin base58 alphabet, as multibase {@code z} uses it. Package-private: only did:key needs it. */
+/**
+ * The Bitcoin base58 alphabet, as multibase {@code z} uses it. Package-private: only did:key needs
+ * it.
+ */
 final class Base58Btc {
   private static final char[] ALPHABET =
       "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz".toCharArray();

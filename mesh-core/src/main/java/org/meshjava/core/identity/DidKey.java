@@ -7,9 +7,9 @@ import org.meshjava.core.crypto.VerificationKey;
 import org.meshjava.core.identity.DidKeyException.Reason;
 
 /**
- * A party's identity: the W3C {@code did:key} of its Ed25519 public key, that is {@code
- * did:key:z} followed by base58btc of the multicodec prefix {@code 0xed 0x01} and the 32 key
- * bytes. The steward's {@code did:key} is the COSE {@code kid} of its receipts (§2, §6).
+ * A party's identity: the W3C {@code did:key} of its Ed25519 public key, that is {@code did:key:z}
+ * followed by base58btc of the multicodec prefix {@code 0xed 0x01} and the 32 key bytes. The
+ * steward's {@code did:key} is the COSE {@code kid} of its receipts (§2, §6).
  *
  * <p>Immutable and thread-safe. Two instances are equal when their text is equal; parsing
  * guarantees the text is the unique encoding of its key.
@@ -38,8 +38,8 @@ public final class DidKey {
   /**
    * Parses a {@code did:key} string.
    *
-   * @throws DidKeyException naming what is wrong: the prefix, the base58 text, the multicodec,
-   *     the key length or the curve point
+   * @throws DidKeyException naming what is wrong: the prefix, the base58 text, the multicodec, the
+   *     key length or the curve point
    */
   public static DidKey parse(String text) throws DidKeyException {
     Objects.requireNonNull(text, "text");
@@ -56,9 +56,9 @@ public final class DidKey {
   }
 
   /**
-   * Identities already parsed, by text. Parsing decompresses a curve point, and a steward
-   * replaying its journal parses the same few identities hundreds of thousands of times. Only
-   * successful parses are kept, and the cache is bounded so hostile input cannot grow it.
+   * Identities already parsed, by text. Parsing decompresses a curve point, and a steward replaying
+   * its journal parses the same few identities hundreds of thousands of times. Only successful
+   * parses are kept, and the cache is bounded so hostile input cannot grow it.
    */
   private static final java.util.concurrent.ConcurrentHashMap<String, DidKey> PARSED =
       new java.util.concurrent.ConcurrentHashMap<>();

@@ -18,19 +18,19 @@ import org.meshjava.core.crypto.Blake3Large;
 /**
  * Computes the weights digest of a model directory (§3.6) over the files a forward pass reads:
  * {@code config.json} with {@code model.safetensors}, or {@code config.json} with {@code
- * model.safetensors.index.json} and every shard its {@code weight_map} names (each once).
- * Tokenizer files and anything else in the directory do not reach the forward pass and are not
- * covered, so changing them leaves the digest unchanged.
+ * model.safetensors.index.json} and every shard its {@code weight_map} names (each once). Tokenizer
+ * files and anything else in the directory do not reach the forward pass and are not covered, so
+ * changing them leaves the digest unchanged.
  *
- * <p>Every byte of every covered file is hashed, once, by {@link Blake3Large}: mapped a window at
- * a time and hashed on several threads, so memory use does not grow with the model (a 20 GB
+ * <p>Every byte of every covered file is hashed, once, by {@link Blake3Large}: mapped a window at a
+ * time and hashed on several threads, so memory use does not grow with the model (a 20 GB
  * checkpoint needs the same few megabytes as a small one). A digest over a sample, header or size
  * would bind nothing.
  *
  * <p>Paths an index names are untrusted: an absolute path, a {@code ..} segment or a path that
  * resolves (through symbolic links) outside the directory is refused, as is a missing shard. A
- * backend should compute the digest from the same files it then loads; what changes on disk
- * between the two is outside what a digest can see.
+ * backend should compute the digest from the same files it then loads; what changes on disk between
+ * the two is outside what a digest can see.
  *
  * <p>Stateless and thread-safe.
  */
@@ -49,8 +49,8 @@ public final class ModelDirectory {
     /** Every covered file must resolve inside the directory (the default). */
     CONFINED,
     /**
-     * Links may point anywhere, as in a Hugging Face cache snapshot whose files link into a
-     * shared blob store. Index paths must still be relative without {@code ..}.
+     * Links may point anywhere, as in a Hugging Face cache snapshot whose files link into a shared
+     * blob store. Index paths must still be relative without {@code ..}.
      */
     FOLLOWED
   }
@@ -74,8 +74,8 @@ public final class ModelDirectory {
   /**
    * Digests {@code dir} with links confined to it.
    *
-   * @throws WeightsDigestException if the layout is unknown or ambiguous, the index is malformed,
-   *     a file is missing or escapes the directory, or reading fails
+   * @throws WeightsDigestException if the layout is unknown or ambiguous, the index is malformed, a
+   *     file is missing or escapes the directory, or reading fails
    */
   public static WeightsDigest digest(Path dir) throws WeightsDigestException {
     return digest(dir, Links.CONFINED);
@@ -118,8 +118,14 @@ public final class ModelDirectory {
       long base = before;
       long all = total;
       String p = paths.get(i);
-      files.add(new WeightsFile(p, hashFile(resolved.get(i), p, threads,
-          done -> progress.hashed(Math.min(all, base + done), all))));
+      files.add(
+          new WeightsFile(
+              p,
+              hashFile(
+                  resolved.get(i),
+                  p,
+                  threads,
+                  done -> progress.hashed(Math.min(all, base + done), all))));
       before += size(resolved.get(i), p);
     }
     progress.hashed(total, total);
@@ -174,7 +180,9 @@ public final class ModelDirectory {
     Path index = confined(dir, INDEX, links);
     TreeSet<String> shards = new TreeSet<>();
     JsonFactory json =
-        JsonFactory.builder().enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+        JsonFactory.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
     try (InputStream in = Files.newInputStream(index);
         JsonParser p = json.createParser(in)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {

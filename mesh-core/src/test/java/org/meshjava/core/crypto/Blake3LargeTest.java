@@ -56,8 +56,7 @@ class Blake3LargeTest {
   private static Blake3Large.Hasher hasher(String mode, ChunkKernel kernel) {
     return switch (mode) {
       case "hash" -> new Blake3Large.Hasher(Blake3Compression.iv(), 0, kernel);
-      case "keyed_hash" ->
-          new Blake3Large.Hasher(words(key), Blake3Compression.KEYED_HASH, kernel);
+      case "keyed_hash" -> new Blake3Large.Hasher(words(key), Blake3Compression.KEYED_HASH, kernel);
       case "derive_key" -> {
         byte[] contextKey =
             new Blake3Large.Hasher(
@@ -165,8 +164,18 @@ class Blake3LargeTest {
   static List<Integer> boundaryLengths(SplittableRandom random) {
     List<Integer> lengths = new ArrayList<>();
     for (int base :
-        new int[] {0, 64, CHUNK, 2 * CHUNK, 16 * CHUNK, 17 * CHUNK, UNIT, 2 * UNIT, 3 * UNIT,
-            4 * UNIT + 5 * CHUNK}) {
+        new int[] {
+          0,
+          64,
+          CHUNK,
+          2 * CHUNK,
+          16 * CHUNK,
+          17 * CHUNK,
+          UNIT,
+          2 * UNIT,
+          3 * UNIT,
+          4 * UNIT + 5 * CHUNK
+        }) {
       for (int d = -1; d <= 1; d++) {
         if (base + d >= 0) {
           lengths.add(base + d);
@@ -229,8 +238,10 @@ class Blake3LargeTest {
     Path file = dir.resolve("w");
     for (int len : lengths) {
       Files.write(file, Arrays.copyOf(data, len));
-      byte[] expected = len == windowed ? Blake3Large.newHasher().update(data).finish()
-          : bouncyCastle(null, Arrays.copyOf(data, len));
+      byte[] expected =
+          len == windowed
+              ? Blake3Large.newHasher().update(data).finish()
+              : bouncyCastle(null, Arrays.copyOf(data, len));
       for (ChunkKernel kernel : kernels()) {
         for (int threads : new int[] {1, 3}) {
           if (len == windowed && kernel == ScalarChunkKernel.INSTANCE && threads == 3) {
@@ -271,14 +282,19 @@ class Blake3LargeTest {
   @Test
   void withoutTheVectorModule_theScalarKernelIsChosen() throws Exception {
     // A child JVM on the class path, without --add-modules: the vector class must never load.
-    Path classes = Path.of(Blake3Large.class.getProtectionDomain().getCodeSource().getLocation()
-        .toURI());
-    Path testClasses = Path.of(KernelProbe.class.getProtectionDomain().getCodeSource()
-        .getLocation().toURI());
+    Path classes =
+        Path.of(Blake3Large.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+    Path testClasses =
+        Path.of(KernelProbe.class.getProtectionDomain().getCodeSource().getLocation().toURI());
     Path javaBin = Path.of(System.getProperty("java.home"), "bin", "java");
-    Supplier<ProcessBuilder> probe = () -> new ProcessBuilder(
-        javaBin.toString(), "-cp", classes + java.io.File.pathSeparator + testClasses,
-        KernelProbe.class.getName()).redirectErrorStream(true);
+    Supplier<ProcessBuilder> probe =
+        () ->
+            new ProcessBuilder(
+                    javaBin.toString(),
+                    "-cp",
+                    classes + java.io.File.pathSeparator + testClasses,
+                    KernelProbe.class.getName())
+                .redirectErrorStream(true);
     Process p = probe.get().start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();

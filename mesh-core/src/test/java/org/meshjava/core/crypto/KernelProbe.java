@@ -10,7 +10,8 @@ final class KernelProbe {
 
   public static void main(String[] args) {
     System.out.println(
-        Blake3Large.kernel() + " " + HexFormat.of().formatHex(Blake3Large.newHasher().update(INPUT)
-            .finish()));
+        Blake3Large.kernel()
+            + " "
+            + HexFormat.of().formatHex(Blake3Large.newHasher().update(INPUT).finish()));
   }
 }

@@ -66,7 +66,8 @@ class ModelDirectoryTest {
     for (String name : List.of("config.json", "model.safetensors")) {
       byte[] path = name.getBytes(StandardCharsets.UTF_8);
       byte[] hex =
-          HexFormat.of().formatHex(Blake3.hash(Files.readAllBytes(d.resolve(name))))
+          HexFormat.of()
+              .formatHex(Blake3.hash(Files.readAllBytes(d.resolve(name))))
               .getBytes(StandardCharsets.US_ASCII);
       enc.write(0x82);
       enc.write(0x60 | path.length);
@@ -78,7 +79,9 @@ class ModelDirectoryTest {
     WeightsDigest w = ModelDirectory.digest(d);
     assertThat(w.toCbor().encode()).isEqualTo(enc.toByteArray());
     assertThat(w.digest()).isEqualTo(ContentId.ofBytes(enc.toByteArray()));
-    assertThat(w.files()).extracting(WeightsFile::path).containsExactly("config.json", "model.safetensors");
+    assertThat(w.files())
+        .extracting(WeightsFile::path)
+        .containsExactly("config.json", "model.safetensors");
   }
 
   @Test
@@ -162,18 +165,21 @@ class ModelDirectoryTest {
     // In UTF-16 order U+1F600 (a surrogate pair, 0xD83D...) sorts before U+FF21; in UTF-8 byte
     // order (F0 9F... vs EF BC...) it sorts after. The encoding uses UTF-8 byte order.
     List<WeightsFile> files =
-        List.of(new WeightsFile("z", x), new WeightsFile("\uFF21", x), new WeightsFile("\uD83D\uDE00", x),
+        List.of(
+            new WeightsFile("z", x),
+            new WeightsFile("\uFF21", x),
+            new WeightsFile("\uD83D\uDE00", x),
             new WeightsFile("a", x));
     WeightsDigest w = new WeightsDigest(files);
-    assertThat(w.files()).extracting(WeightsFile::path)
+    assertThat(w.files())
+        .extracting(WeightsFile::path)
         .containsExactly("a", "z", "\uFF21", "\uD83D\uDE00");
     assertThat(new WeightsDigest(List.of(files.get(3), files.get(2), files.get(1), files.get(0))))
         .isEqualTo(w);
   }
 
   @Test
-  void hashing_onOneOrSeveralThreads_agreesWithBouncyCastle_andReportsProgress()
-      throws Exception {
+  void hashing_onOneOrSeveralThreads_agreesWithBouncyCastle_andReportsProgress() throws Exception {
     Path d = tmp.resolve("big");
     write(d, "config.json", "{}");
     byte[] weights = new byte[3 * 1024 * 1024 + 17];
@@ -181,10 +187,13 @@ class ModelDirectoryTest {
     write(d, "model.safetensors", weights);
     List<long[]> reports = new java.util.ArrayList<>();
     WeightsDigest one =
-        ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 1,
+        ModelDirectory.digest(
+            d,
+            ModelDirectory.Links.CONFINED,
+            1,
             (done, total) -> reports.add(new long[] {done, total}));
-    WeightsDigest several = ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 3,
-        ModelDirectory.Progress.NONE);
+    WeightsDigest several =
+        ModelDirectory.digest(d, ModelDirectory.Links.CONFINED, 3, ModelDirectory.Progress.NONE);
     assertThat(one).isEqualTo(several);
     assertThat(several.files().get(1).digest()).isEqualTo(ContentId.ofBytes(weights));
     long total = weights.length + 2;
@@ -210,11 +219,11 @@ class ModelDirectoryTest {
 
   @Test
   void digest_refusesShardPathsThatEscape() throws Exception {
-    for (String bad : List.of("../outside.safetensors", "/etc/passwd", "a/../../x", "./x", "a//b", "c:\\\\x")) {
+    for (String bad :
+        List.of("../outside.safetensors", "/etc/passwd", "a/../../x", "./x", "a//b", "c:\\\\x")) {
       Path d = tmp.resolve("escape-" + Math.abs(bad.hashCode()));
       write(d, "config.json", "{}");
-      write(d, "model.safetensors.index.json",
-          "{\"weight_map\": {\"x\": \"" + bad + "\"}}");
+      write(d, "model.safetensors.index.json", "{\"weight_map\": {\"x\": \"" + bad + "\"}}");
       assertThatThrownBy(() -> ModelDirectory.digest(d))
           .as(bad)
           .isInstanceOfSatisfying(
@@ -301,7 +310,10 @@ class ModelDirectoryTest {
     for (String bad : List.of("", "\\x", ":x", "a\u0001b")) {
       Path d = tmp.resolve("odd-" + Math.abs(bad.hashCode()));
       write(d, "config.json", "{}");
-      write(d, "model.safetensors.index.json", "{\"weight_map\": {\"x\": \"" + jsonEscaped(bad) + "\"}}");
+      write(
+          d,
+          "model.safetensors.index.json",
+          "{\"weight_map\": {\"x\": \"" + jsonEscaped(bad) + "\"}}");
       assertThatThrownBy(() -> ModelDirectory.digest(d))
           .as(bad)
           .isInstanceOfSatisfying(
@@ -317,9 +329,12 @@ class ModelDirectoryTest {
   @Test
   void weightsDigest_refusesAnEmptyListOrARepeatedPath() {
     ContentId x = ContentId.ofBytes(new byte[] {1});
-    assertThatThrownBy(() -> new WeightsDigest(List.of())).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new WeightsDigest(List.of(new WeightsFile("a", x), new WeightsFile("a", x))))
+    assertThatThrownBy(() -> new WeightsDigest(List.of()))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> new WeightsFile("../a", x)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(
+            () -> new WeightsDigest(List.of(new WeightsFile("a", x), new WeightsFile("a", x))))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new WeightsFile("../a", x))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

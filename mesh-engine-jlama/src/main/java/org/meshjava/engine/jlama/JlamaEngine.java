@@ -14,6 +14,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
@@ -31,24 +32,24 @@ import org.meshjava.core.weights.WeightsDigest;
 import org.meshjava.core.weights.WeightsDigestException;
 
 /**
- * A generation engine (§5) running a Llama-family model from a local Hugging Face directory
- * ({@code config.json}, {@code model.safetensors} or an index and its shards, {@code
- * tokenizer.json}) through Jlama, a pure-Java inference library. Nothing is downloaded.
+ * A generation engine (§5) running a Llama-family model from a local Hugging Face directory ({@code
+ * config.json}, {@code model.safetensors} or an index and its shards, {@code tokenizer.json})
+ * through Jlama, a pure-Java inference library. Nothing is downloaded.
  *
  * <p>It is handed token ids and returns token ids: the prompt payload is read as ids of the model's
  * own vocabulary, fed through the forward pass as they are (no BOS is added: the caller's payload
  * is what the commitment binds), and each output token is chosen from the final logits. With
  * {@linkplain Builder#greedy() greedy} decoding (the default) the token is the argmax, the earliest
- * on a tie, so the output is a function of the weights, the payload and {@code max_tokens}, and
- * the engine declares itself {@link #deterministic()}. With {@linkplain Builder#sampling sampling}
- * it draws from the softmax at a temperature with a secure random source and does not. Generation
+ * on a tie, so the output is a function of the weights, the payload and {@code max_tokens}, and the
+ * engine declares itself {@link #deterministic()}. With {@linkplain Builder#sampling sampling} it
+ * draws from the softmax at a temperature with a secure random source and does not. Generation
  * stops after {@code max_tokens} tokens or after emitting an end-of-sequence token, which is
  * included in the output.
  *
  * <p>Weights: the binding is {@link ModelDirectory#digest} of the directory — the same code and
  * encoding every mesh-java backend uses for §3.6 — computed once at build, before Jlama maps the
- * same files. Its precision is {@code fp32} whatever type the weights are stored in: §3.6 names
- * the arithmetic of the forward pass, and Jlama is loaded with fp32 working memory and no working
+ * same files. Its precision is {@code fp32} whatever type the weights are stored in: §3.6 names the
+ * arithmetic of the forward pass, and Jlama is loaded with fp32 working memory and no working
  * quantization, so {@code bf16} or {@code fp16} weights are widened and every product accumulates
  * in fp32. Files changed on disk after the build are outside what the digest can see.
  *
@@ -67,7 +68,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   private final Fidelity fidelity;
   private final CostProfile costProfile;
   private final float temperature;
-  private final RandomGenerator random;
+  private final @Nullable RandomGenerator random;
   private final WeightsDigest digest;
   private final WeightsBinding weights;
   private final AbstractModel model;
@@ -84,7 +85,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   private static java.util.Map<Integer, Integer> byteLevel() {
     // Read through Map: Guava's BiMap type is not visible to this module.
     java.util.Map<?, ?> forward =
-        (java.util.Map<?, ?>) (Object) com.github.tjake.jlama.safetensors.tokenizer.BPETokenizer.alteredBytes;
+        (java.util.Map<?, ?>)
+            (Object) com.github.tjake.jlama.safetensors.tokenizer.BPETokenizer.alteredBytes;
     java.util.Map<Integer, Integer> inverse = new java.util.HashMap<>();
     forward.forEach((b, c) -> inverse.put((Integer) c, (Integer) b));
     return java.util.Map.copyOf(inverse);
@@ -99,11 +101,12 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.maxWaiting = b.maxWaiting;
     this.random = b.temperature == 0 ? null : new SecureRandom();
     try {
-      this.digest = ModelDirectory.digest(
-          b.dir, b.links, Runtime.getRuntime().availableProcessors(), b.digestProgress);
+      this.digest =
+          ModelDirectory.digest(
+              b.dir, b.links, Runtime.getRuntime().availableProcessors(), b.digestProgress);
     } catch (WeightsDigestException e) {
       throw new JlamaEngineException(
-          JlamaEngineException.Reason.UNKNOWN_LAYOUT, e.getMessage(), e);
+          JlamaEngineException.Reason.UNKNOWN_LAYOUT, String.valueOf(e.getMessage()), e);
     }
     if (!Files.isRegularFile(b.dir.resolve("tokenizer.json"))) {
       throw new JlamaEngineException(
@@ -126,7 +129,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.eos = java.util.List.copyOf(model.getConfig().eosTokens);
     // The forward pass runs at the working type, not the stored one (§3.6).
     this.weights = digest.bind(precision(FORWARD_PASS));
-    java.util.Map<?, ?> lookup = (java.util.Map<?, ?>) (Object) model.getTokenizer().getModel().vocabLookup;
+    java.util.Map<?, ?> lookup =
+        (java.util.Map<?, ?>) (Object) model.getTokenizer().getModel().vocabLookup;
     java.util.Map<Integer, String> byId = new java.util.HashMap<>();
     lookup.forEach((piece, id) -> byId.put(((Number) id).intValue(), (String) piece));
     this.pieces = java.util.Map.copyOf(byId);
@@ -194,8 +198,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   }
 
   /**
-   * Neither the prompt nor the output can exceed the model's context, so a request asking for
-   * more is refused while routing; their sum is {@link #contextTokens()}, which the steward checks
+   * Neither the prompt nor the output can exceed the model's context, so a request asking for more
+   * is refused while routing; their sum is {@link #contextTokens()}, which the steward checks
    * before any work (and {@link #serve} again, as CONTEXT_EXCEEDED, for a caller without one).
    */
   @Override
@@ -276,7 +280,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
       } else if (byteLevel) {
         piece.codePoints().forEach(c -> bytes.write(BYTE_LEVEL.getOrDefault(c, c)));
       } else {
-        bytes.writeBytes(piece.replace('\u2581', ' ').getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.writeBytes(
+            piece.replace('\u2581', ' ').getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
     }
     String text = bytes.toString(java.nio.charset.StandardCharsets.UTF_8);
@@ -319,7 +324,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     Objects.requireNonNull(prompt, "prompt");
     if (request.decision().isPresent()) {
       throw new JlamaEngineException(
-          JlamaEngineException.Reason.NOT_A_GENERATION, "this engine does not answer typed decisions");
+          JlamaEngineException.Reason.NOT_A_GENERATION,
+          "this engine does not answer typed decisions");
     }
     if (prompt.size() == 0) {
       throw new JlamaEngineException(
@@ -336,8 +342,11 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     if (ids.length + request.maxTokens() > context) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.CONTEXT_EXCEEDED,
-          ids.length + " prompt tokens and max_tokens " + request.maxTokens()
-              + " exceed the context of " + context);
+          ids.length
+              + " prompt tokens and max_tokens "
+              + request.maxTokens()
+              + " exceed the context of "
+              + context);
     }
     int max = (int) request.maxTokens();
     int[] out = new int[max];
@@ -403,8 +412,14 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
 
   @Override
   public String toString() {
-    return "JlamaEngine[" + name + ", " + recipe + ", " + weights.precision()
-        + (random == null ? ", greedy" : ", sampling T=" + temperature) + "]";
+    return "JlamaEngine["
+        + name
+        + ", "
+        + recipe
+        + ", "
+        + weights.precision()
+        + (random == null ? ", greedy" : ", sampling T=" + temperature)
+        + "]";
   }
 
   /** The engine's {@link #encode} and {@link #decode} as its {@link Tokenizer}. */
@@ -416,7 +431,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
 
     @Override
     public TokenSequence encode(byte[] promptText) {
-      return JlamaEngine.this.encode(new String(promptText, java.nio.charset.StandardCharsets.UTF_8));
+      return JlamaEngine.this.encode(
+          new String(promptText, java.nio.charset.StandardCharsets.UTF_8));
     }
 
     @Override
@@ -429,7 +445,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   public static final class Builder {
     private final Path dir;
     private String name = "jlama";
-    private Recipe recipe;
+    private @Nullable Recipe recipe;
     private Fidelity fidelity = Fidelity.F2;
     private CostProfile costProfile = CostProfile.perToken(1_000);
     private float temperature;

@@ -2,6 +2,7 @@ package org.meshjava.engine.jlama;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.weights.WeightsDigestException;
 
@@ -43,7 +44,7 @@ public final class JlamaEngineException extends EngineException {
   }
 
   /** Creates the exception with a cause. */
-  public JlamaEngineException(Reason reason, String detail, Throwable cause) {
+  public JlamaEngineException(Reason reason, String detail, @Nullable Throwable cause) {
     super(reason + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.layout =

@@ -13,10 +13,10 @@ import java.util.SplittableRandom;
 
 /**
  * Writes a tiny Llama-family model directory — {@code config.json}, {@code model.safetensors} with
- * seeded random F32 weights under the tensor names Hugging Face Llama checkpoints use, and a minimal
- * {@code tokenizer.json} — so that tests and benchmarks run the real loading and forward-pass code
- * without downloading anything. The weights are noise: the model's output means nothing, but it is
- * a function of the seed, and every byte of it is read by the forward pass.
+ * seeded random F32 weights under the tensor names Hugging Face Llama checkpoints use, and a
+ * minimal {@code tokenizer.json} — so that tests and benchmarks run the real loading and
+ * forward-pass code without downloading anything. The weights are noise: the model's output means
+ * nothing, but it is a function of the seed, and every byte of it is read by the forward pass.
  *
  * <p>Shape: 2 layers, hidden 64, 4 attention heads (2 key/value heads), MLP 128, vocabulary 256,
  * context 256. Stateless and thread-safe.
@@ -100,11 +100,17 @@ public final class TinyLlama {
     Map<String, float[]> second = new LinkedHashMap<>();
     StringBuilder map = new StringBuilder();
     for (Map.Entry<String, float[]> e : values.entrySet()) {
-      boolean early = e.getKey().startsWith("model.embed") || e.getKey().startsWith("model.layers.0.");
-      String shard = early ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+      boolean early =
+          e.getKey().startsWith("model.embed") || e.getKey().startsWith("model.layers.0.");
+      String shard =
+          early ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
       (early ? first : second).put(e.getKey(), e.getValue());
-      map.append(map.isEmpty() ? "" : ",").append('"').append(e.getKey()).append("\":\"")
-          .append(shard).append('"');
+      map.append(map.isEmpty() ? "" : ",")
+          .append('"')
+          .append(e.getKey())
+          .append("\":\"")
+          .append(shard)
+          .append('"');
     }
     Files.write(dir.resolve("model-00001-of-00002.safetensors"), encode(first));
     Files.write(dir.resolve("model-00002-of-00002.safetensors"), encode(second));
@@ -190,9 +196,13 @@ public final class TinyLlama {
     StringBuilder header = new StringBuilder("{\"__metadata__\":{\"format\":\"pt\"}");
     long offset = 0;
     for (Map.Entry<String, float[]> e : values.entrySet()) {
-      int[] shape = shapes.get(e.getKey());
-      header.append(",\"").append(e.getKey()).append("\":{\"dtype\":\"")
-          .append(bf16 ? "BF16" : "F32").append("\",\"shape\":[");
+      int[] shape = java.util.Objects.requireNonNull(shapes.get(e.getKey()));
+      header
+          .append(",\"")
+          .append(e.getKey())
+          .append("\":{\"dtype\":\"")
+          .append(bf16 ? "BF16" : "F32")
+          .append("\",\"shape\":[");
       for (int d = 0; d < shape.length; d++) {
         header.append(d == 0 ? "" : ",").append(shape[d]);
       }
@@ -207,7 +217,8 @@ public final class TinyLlama {
       header.append(' ');
     }
     byte[] h = header.toString().getBytes(StandardCharsets.UTF_8);
-    ByteBuffer out = ByteBuffer.allocate(8 + h.length + (int) offset).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer out =
+        ByteBuffer.allocate(8 + h.length + (int) offset).order(ByteOrder.LITTLE_ENDIAN);
     out.putLong(h.length).put(h);
     for (float[] v : values.values()) {
       for (float f : v) {
@@ -230,8 +241,8 @@ public final class TinyLlama {
   }
 
   /**
-   * A byte-level vocabulary: ids 0–2 are {@code <unk>}, {@code <s>}, {@code </s>}; id {@code 3 +
-   * b} is the byte-fallback token {@code <0xNN>} for byte {@code b} below 253. No merges.
+   * A byte-level vocabulary: ids 0–2 are {@code <unk>}, {@code <s>}, {@code </s>}; id {@code 3 + b}
+   * is the byte-fallback token {@code <0xNN>} for byte {@code b} below 253. No merges.
    */
   private static String tokenizer() {
     StringBuilder vocab = new StringBuilder("\"<unk>\":0,\"<s>\":1,\"</s>\":2");

@@ -34,7 +34,8 @@ import org.meshjava.steward.Steward;
 class JlamaEngineTest {
   static final TokenSequence PROMPT = TokenSequence.of(1, 75, 104, 108, 111, 33);
   static final ServeRequest REQUEST =
-      ServeRequest.generation(ContentId.ofBytes(new byte[] {7}), PROMPT.size(), 12, Fidelity.F1, 10_000_000);
+      ServeRequest.generation(
+          ContentId.ofBytes(new byte[] {7}), PROMPT.size(), 12, Fidelity.F1, 10_000_000);
 
   @TempDir static Path tmp;
   static Path dir;
@@ -79,7 +80,8 @@ class JlamaEngineTest {
   @Test
   void weights_areTheModelDirectoryDigest_atFp32() throws Exception {
     assertThat(engine.weights()).contains(ModelDirectory.digest(dir).bind("fp32"));
-    assertThat(engine.digest().files()).extracting(f -> f.path())
+    assertThat(engine.digest().files())
+        .extracting(f -> f.path())
         .containsExactly("config.json", "model.safetensors");
   }
 
@@ -107,12 +109,14 @@ class JlamaEngineTest {
     assertThat(r.receipt().weights()).isEqualTo(engine.weights());
     Disclosure d = s.disclose(r, PROMPT);
     ReplayVerdict v =
-        Replayer.replay(r.receipt(), engine, REQUEST, PROMPT, s.opening(REQUEST.id()), Optional.of(d));
+        Replayer.replay(
+            r.receipt(), engine, REQUEST, PROMPT, s.opening(REQUEST.id()), Optional.of(d));
     assertThat(v).isEqualTo(new ReplayVerdict.Verified());
     // A fresh engine on the same directory verifies too: nothing hangs on the instance.
     try (JlamaEngine again = JlamaEngine.builder(dir).build()) {
-      assertThat(Replayer.replay(
-              r.receipt(), again, REQUEST, PROMPT, s.opening(REQUEST.id()), Optional.empty()))
+      assertThat(
+              Replayer.replay(
+                  r.receipt(), again, REQUEST, PROMPT, s.opening(REQUEST.id()), Optional.empty()))
           .isEqualTo(new ReplayVerdict.Verified());
     }
   }
@@ -127,17 +131,22 @@ class JlamaEngineTest {
     st[st.length - 2] ^= 0x01; // a low mantissa bit of the last lm_head weight
     Files.write(other.resolve("model.safetensors"), st);
     // Same backend name and recipe: only the weights differ.
-    try (JlamaEngine changed =
-        JlamaEngine.builder(other).recipe(engine.recipe()).build()) {
+    try (JlamaEngine changed = JlamaEngine.builder(other).recipe(engine.recipe()).build()) {
       assertThat(changed.weights()).isNotEqualTo(engine.weights());
       ReplayVerdict v =
           Replayer.replay(
-              r.receipt(), changed, REQUEST, PROMPT, s.opening(REQUEST.id()),
+              r.receipt(),
+              changed,
+              REQUEST,
+              PROMPT,
+              s.opening(REQUEST.id()),
               Optional.of(s.disclose(r, PROMPT)));
       assertThat(v)
           .isInstanceOfSatisfying(
               ReplayVerdict.NotReplayable.class,
-              n -> assertThat(n.reason()).isEqualTo(ReplayVerdict.NotReplayable.Reason.OTHER_WEIGHTS));
+              n ->
+                  assertThat(n.reason())
+                      .isEqualTo(ReplayVerdict.NotReplayable.Reason.OTHER_WEIGHTS));
     }
   }
 
@@ -147,23 +156,29 @@ class JlamaEngineTest {
     Path sharded = tmp.resolve("sharded");
     TinyLlama.writeSharded(sharded, 42);
     try (JlamaEngine e = JlamaEngine.builder(sharded).recipe(engine.recipe()).build()) {
-      assertThat(e.digest().files()).extracting(f -> f.path())
-          .containsExactly("config.json", "model-00001-of-00002.safetensors",
-              "model-00002-of-00002.safetensors", "model.safetensors.index.json");
+      assertThat(e.digest().files())
+          .extracting(f -> f.path())
+          .containsExactly(
+              "config.json",
+              "model-00001-of-00002.safetensors",
+              "model-00002-of-00002.safetensors",
+              "model.safetensors.index.json");
       assertThat(e.weights()).contains(ModelDirectory.digest(sharded).bind("fp32"));
-      assertThat(e.serve(REQUEST, PROMPT).tokens()).isEqualTo(engine.serve(REQUEST, PROMPT).tokens());
+      assertThat(e.serve(REQUEST, PROMPT).tokens())
+          .isEqualTo(engine.serve(REQUEST, PROMPT).tokens());
     }
   }
 
   @Test
   void promptText_isEncodedWithTheModelsTokenizer_andStreamedTokenByToken() throws Exception {
     org.meshjava.core.PromptText text = org.meshjava.core.PromptText.of("user 3\nHi!\n");
-    ServeRequest request = ServeRequest.generation(text, 5, org.meshjava.core.Fidelity.F1, 10_000_000);
+    ServeRequest request =
+        ServeRequest.generation(text, 5, org.meshjava.core.Fidelity.F1, 10_000_000);
     java.util.List<Integer> streamed = new java.util.ArrayList<>();
     ServeResult r = steward(engine).serve(request, text, route -> token -> streamed.add(token));
     assertThat(r.payload()).isEqualTo(engine.encode("user 3\nHi!\n"));
-    assertThat(streamed).containsExactlyElementsOf(
-        java.util.Arrays.stream(r.tokens().toArray()).boxed().toList());
+    assertThat(streamed)
+        .containsExactlyElementsOf(java.util.Arrays.stream(r.tokens().toArray()).boxed().toList());
   }
 
   @Test
@@ -178,26 +193,33 @@ class JlamaEngineTest {
       java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
       java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
       java.util.concurrent.CompletableFuture<ServeResult> first =
-          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
-            try {
-              return s.serve(request, text, route -> token -> {
-                inside.countDown();
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> {
                 try {
-                  release.await();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
+                  return s.serve(
+                      request,
+                      text,
+                      route ->
+                          token -> {
+                            inside.countDown();
+                            try {
+                              release.await();
+                            } catch (InterruptedException e) {
+                              Thread.currentThread().interrupt();
+                            }
+                            return true;
+                          });
+                } catch (org.meshjava.steward.ServeException e) {
+                  throw new IllegalStateException(e);
                 }
-                return true;
               });
-            } catch (org.meshjava.steward.ServeException e) {
-              throw new IllegalStateException(e);
-            }
-          });
       assertThat(inside.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
       assertThatThrownBy(() -> s.serve(request, text))
-          .isInstanceOfSatisfying(org.meshjava.steward.ServeException.class,
-              e -> assertThat(e.reason())
-                  .isEqualTo(org.meshjava.steward.ServeException.Reason.BACKEND_BUSY));
+          .isInstanceOfSatisfying(
+              org.meshjava.steward.ServeException.class,
+              e ->
+                  assertThat(e.reason())
+                      .isEqualTo(org.meshjava.steward.ServeException.Reason.BACKEND_BUSY));
       release.countDown();
       assertThat(first.get(20, java.util.concurrent.TimeUnit.SECONDS).tokens().size()).isPositive();
     }
@@ -208,7 +230,9 @@ class JlamaEngineTest {
     TokenSequence ids = engine.encode("Hi!");
     assertThat(ids.get(0)).isEqualTo(TinyLlama.BOS);
     assertThat(ids.size()).isGreaterThan(1);
-    assertThat(engine.decode(TokenSequence.of(java.util.Arrays.copyOfRange(ids.toArray(), 1, ids.size()))))
+    assertThat(
+            engine.decode(
+                TokenSequence.of(java.util.Arrays.copyOfRange(ids.toArray(), 1, ids.size()))))
         .isEqualTo("Hi!");
     // The generated tokens decode to a string without throwing, whatever noise they are.
     assertThat(engine.decode(engine.serve(REQUEST, ids).tokens())).isNotNull();
@@ -266,16 +290,29 @@ class JlamaEngineTest {
     List<Case> cases =
         List.of(
             new Case(REQUEST, TokenSequence.empty(), JlamaEngineException.Reason.EMPTY_PROMPT),
-            new Case(REQUEST, TokenSequence.of(1, TinyLlama.VOCABULARY),
+            new Case(
+                REQUEST,
+                TokenSequence.of(1, TinyLlama.VOCABULARY),
                 JlamaEngineException.Reason.TOKEN_OUT_OF_VOCABULARY),
-            new Case(REQUEST, TokenSequence.of(1, -1), JlamaEngineException.Reason.TOKEN_OUT_OF_VOCABULARY),
             new Case(
-                ServeRequest.generation(ContentId.ofBytes(new byte[] {7}), 6, TinyLlama.CONTEXT, Fidelity.F1, 1),
-                PROMPT, JlamaEngineException.Reason.CONTEXT_EXCEEDED),
+                REQUEST,
+                TokenSequence.of(1, -1),
+                JlamaEngineException.Reason.TOKEN_OUT_OF_VOCABULARY),
             new Case(
-                ServeRequest.decision(ContentId.ofBytes(new byte[] {7}), 6, 0, Fidelity.F1, 1,
+                ServeRequest.generation(
+                    ContentId.ofBytes(new byte[] {7}), 6, TinyLlama.CONTEXT, Fidelity.F1, 1),
+                PROMPT,
+                JlamaEngineException.Reason.CONTEXT_EXCEEDED),
+            new Case(
+                ServeRequest.decision(
+                    ContentId.ofBytes(new byte[] {7}),
+                    6,
+                    0,
+                    Fidelity.F1,
+                    1,
                     DecisionQuestion.shapeOf(List.of(new DecisionQuestion.Proposition("p")), 1)),
-                PROMPT, JlamaEngineException.Reason.NOT_A_GENERATION));
+                PROMPT,
+                JlamaEngineException.Reason.NOT_A_GENERATION));
     for (Case c : cases) {
       assertThatThrownBy(() -> engine.serve(c.request(), c.prompt()))
           .as("%s", c.reason())

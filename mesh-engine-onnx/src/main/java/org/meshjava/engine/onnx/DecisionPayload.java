@@ -4,8 +4,8 @@ import java.util.Objects;
 import org.meshjava.core.TokenSequence;
 
 /**
- * A decision's prompt payload laid out for {@link OnnxDecisionEngine}: the questions' schema
- * tokens first, then the state under judgement, both in the engine's own vocabulary.
+ * A decision's prompt payload laid out for {@link OnnxDecisionEngine}: the questions' schema tokens
+ * first, then the state under judgement, both in the engine's own vocabulary.
  *
  * @param tokens the whole payload
  * @param schemaTokens how many leading tokens are schema: the request's {@code schema_tokens}

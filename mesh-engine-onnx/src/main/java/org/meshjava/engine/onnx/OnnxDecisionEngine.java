@@ -36,23 +36,22 @@ import org.meshjava.core.WeightsBinding;
  *
  * <p><b>Payload.</b> The prompt payload is the questions' schema followed by the state, both as ids
  * of the model's own tokenizer, without special tokens (see {@link #payload}). The schema of one
- * question is its text's tokens followed by each option's tokens in order; the schema of a
- * decision is its questions' schemas in order. The engine re-derives the schema from the typed
- * questions and refuses a payload that does not begin with it, or a request whose {@code
- * schema_tokens} is not its length, so the split it reports is one it checked. {@code tokens_in}
- * is the payload's length.
+ * question is its text's tokens followed by each option's tokens in order; the schema of a decision
+ * is its questions' schemas in order. The engine re-derives the schema from the typed questions and
+ * refuses a payload that does not begin with it, or a request whose {@code schema_tokens} is not
+ * its length, so the split it reports is one it checked. {@code tokens_in} is the payload's length.
  *
  * <p><b>Scoring.</b> Each text is embedded as {@code [CLS] ids [SEP]}, mean-pooled over the last
  * hidden state and L2-normalised, as the model was trained. For a choice or a score, the query is
- * the state's ids followed by the question's, and each option is embedded alone; for a
- * proposition, the query is the state alone and the options {@code false}, {@code true} are the
- * embeddings of {@code "not " + text} and of the text. Each option's score is the cosine of its
- * embedding with the query's; the answer is a softmax of the scores over the {@link Temperature}.
- * These are similarity-derived probabilities from an embedding model, not a calibrated classifier:
- * they rank options by closeness in meaning and claim no more than that. Sentence embeddings are
- * known to see negation poorly, so a proposition's two embeddings sit close together and its
- * answer is the weakest of the three kinds; an operator who needs propositions answered well
- * should load a cross-encoder or classifier graph instead.
+ * the state's ids followed by the question's, and each option is embedded alone; for a proposition,
+ * the query is the state alone and the options {@code false}, {@code true} are the embeddings of
+ * {@code "not " + text} and of the text. Each option's score is the cosine of its embedding with
+ * the query's; the answer is a softmax of the scores over the {@link Temperature}. These are
+ * similarity-derived probabilities from an embedding model, not a calibrated classifier: they rank
+ * options by closeness in meaning and claim no more than that. Sentence embeddings are known to see
+ * negation poorly, so a proposition's two embeddings sit close together and its answer is the
+ * weakest of the three kinds; an operator who needs propositions answered well should load a
+ * cross-encoder or classifier graph instead.
  *
  * <p><b>Weights and determinism.</b> The weights binding is {@link OnnxModel#digest()} at the
  * model's precision. The session runs on one intra-op and one inter-op thread, sequentially, so
@@ -120,7 +119,9 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     } catch (OrtException | RuntimeException e) {
       tokenizer.close();
       throw new OnnxEngineException(
-          OnnxEngineException.Reason.MODEL_UNREADABLE, "ONNX Runtime cannot load the model: " + e, e);
+          OnnxEngineException.Reason.MODEL_UNREADABLE,
+          "ONNX Runtime cannot load the model: " + e,
+          e);
     }
     this.weights = model.digest().bind(model.precision());
     this.deterministic = probeDeterminism();
@@ -212,8 +213,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
    * @throws OnnxEngineException always, {@code NOT_A_DECISION} or {@code QUESTIONS_REQUIRED}
    */
   @Override
-  public EngineResult serve(ServeRequest request, TokenSequence prompt)
-      throws OnnxEngineException {
+  public EngineResult serve(ServeRequest request, TokenSequence prompt) throws OnnxEngineException {
     Objects.requireNonNull(request, "request");
     if (request.decision().isEmpty()) {
       throw new OnnxEngineException(
@@ -240,8 +240,13 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     if (questions.size() != shape.questions() || options != shape.optionsScored()) {
       throw new OnnxEngineException(
           OnnxEngineException.Reason.QUESTIONS_MISMATCH,
-          questions.size() + " questions over " + options + " options do not fit "
-              + shape.questions() + " over " + shape.optionsScored());
+          questions.size()
+              + " questions over "
+              + options
+              + " options do not fit "
+              + shape.questions()
+              + " over "
+              + shape.optionsScored());
     }
     long[] schema = schema(questions);
     long[] payload = toLongs(prompt);
@@ -255,8 +260,10 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
         || !Arrays.equals(payload, 0, schema.length, schema, 0, schema.length)) {
       throw new OnnxEngineException(
           OnnxEngineException.Reason.SCHEMA_MISMATCH,
-          "the payload must begin with the questions' " + schema.length
-              + " schema tokens and schema_tokens must say so (it says " + shape.schemaTokens()
+          "the payload must begin with the questions' "
+              + schema.length
+              + " schema tokens and schema_tokens must say so (it says "
+              + shape.schemaTokens()
               + ")");
     }
     for (int i = 0; i < payload.length; i++) {
@@ -432,8 +439,15 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
 
   @Override
   public String toString() {
-    return "OnnxDecisionEngine[" + name + ", " + model.fileName() + ", " + model.precision()
-        + ", T=" + temperature.value() + "]";
+    return "OnnxDecisionEngine["
+        + name
+        + ", "
+        + model.fileName()
+        + ", "
+        + model.precision()
+        + ", T="
+        + temperature.value()
+        + "]";
   }
 
   /** Configures an {@link OnnxDecisionEngine}. Not thread-safe. */
@@ -445,6 +459,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     private Temperature temperature = Temperature.DEFAULT;
     private OnnxModel model;
 
+    @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {}
 
     /** Sets the backend name. */

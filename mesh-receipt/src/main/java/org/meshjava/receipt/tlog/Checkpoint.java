@@ -9,9 +9,9 @@ import org.meshjava.core.identity.DidKey;
  * signed note. The body is exactly {@code origin\nsize\nbase64(root)\n}; we write no extension
  * lines and refuse bodies that carry some.
  *
- * <p>A steward's origin (and its note key's name) is its did:key text, {@code did:key:z6Mk…}: stable
- * for as long as the key is, unique to it, and free of the spaces and {@code +} a note name may not
- * hold.
+ * <p>A steward's origin (and its note key's name) is its did:key text, {@code did:key:z6Mk…}:
+ * stable for as long as the key is, unique to it, and free of the spaces and {@code +} a note name
+ * may not hold.
  *
  * @param origin the log's origin line
  * @param size the number of leaves
@@ -38,7 +38,9 @@ public record Checkpoint(String origin, long size, TreeHash root) {
     return new NoteVerifierKey(originOf(steward), steward.verificationKey());
   }
 
-  /** Returns the checkpoint body: origin, decimal size and base64 root, each ending in a newline. */
+  /**
+   * Returns the checkpoint body: origin, decimal size and base64 root, each ending in a newline.
+   */
   public String body() {
     return origin + "\n" + size + "\n" + root.base64() + "\n";
   }
@@ -67,7 +69,8 @@ public record Checkpoint(String origin, long size, TreeHash root) {
     } catch (IllegalArgumentException e) {
       throw malformed("the root is not base64");
     }
-    if (root.length != TreeHash.LENGTH || !Base64.getEncoder().encodeToString(root).equals(lines[2])) {
+    if (root.length != TreeHash.LENGTH
+        || !Base64.getEncoder().encodeToString(root).equals(lines[2])) {
       throw malformed("the root is not the canonical base64 of 32 bytes");
     }
     if (!NoteVerifierKey.isValidName(lines[0])) {

@@ -3,8 +3,8 @@ package org.meshjava.receipt.tlog;
 import java.util.List;
 
 /**
- * The audit path showing that leaf {@code leafIndex} is in the tree of size {@code treeSize}
- * (RFC 9162 §2.1.3), ordered from the leaf upwards.
+ * The audit path showing that leaf {@code leafIndex} is in the tree of size {@code treeSize} (RFC
+ * 9162 §2.1.3), ordered from the leaf upwards.
  *
  * @param leafIndex the leaf's zero-based index
  * @param treeSize the size of the tree the proof is against

@@ -20,6 +20,7 @@ import java.util.List;
 public final class MerkleTree {
   /** levels.get(k) holds (size >> k) hashes of 32 bytes, packed. */
   private final List<byte[]> levels = new ArrayList<>();
+
   private long size;
 
   /** Creates an empty tree. */
@@ -81,13 +82,12 @@ public final class MerkleTree {
   }
 
   /**
-   * Returns the inclusion proof of leaf {@code index} in the tree of size {@code treeSize}
-   * (RFC 9162 §2.1.3.1).
+   * Returns the inclusion proof of leaf {@code index} in the tree of size {@code treeSize} (RFC
+   * 9162 §2.1.3.1).
    *
    * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 <= index < treeSize <= size()}
    */
-  public synchronized InclusionProof inclusionProof(long index, long treeSize)
-      throws LogException {
+  public synchronized InclusionProof inclusionProof(long index, long treeSize) throws LogException {
     checkSize(treeSize);
     if (index < 0 || index >= treeSize) {
       throw new LogException(
@@ -170,8 +170,7 @@ public final class MerkleTree {
   private void checkSize(long treeSize) throws LogException {
     if (treeSize < 0 || treeSize > size) {
       throw new LogException(
-          LogException.Reason.OUT_OF_RANGE,
-          "tree size " + treeSize + " is outside 0.." + size);
+          LogException.Reason.OUT_OF_RANGE, "tree size " + treeSize + " is outside 0.." + size);
     }
   }
 

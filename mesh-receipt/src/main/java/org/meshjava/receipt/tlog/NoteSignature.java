@@ -15,6 +15,7 @@ import java.util.Base64;
  * @param keyHash the four-byte key hash, big-endian
  * @param signature the signature bytes after the key hash
  */
+@SuppressWarnings("ArrayRecordComponent") // parsed from and written to text, never compared
 public record NoteSignature(String name, int keyHash, byte[] signature) {
   /** U+2014 EM DASH and a space: how every signature line begins. */
   static final String PREFIX = "\u2014 ";
@@ -37,8 +38,7 @@ public record NoteSignature(String name, int keyHash, byte[] signature) {
 
   /** Returns the line, ending in a newline. */
   public String line() {
-    byte[] blob =
-        ByteBuffer.allocate(4 + signature.length).putInt(keyHash).put(signature).array();
+    byte[] blob = ByteBuffer.allocate(4 + signature.length).putInt(keyHash).put(signature).array();
     return PREFIX + name + " " + Base64.getEncoder().encodeToString(blob) + "\n";
   }
 

@@ -7,8 +7,8 @@ import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.SigningKey;
 
 /**
- * A C2SP signed note: a text ending in a newline, a blank line, then one signature line per
- * signer. Each Ed25519 signature is over the text's UTF-8 bytes exactly, so a log's signature and a
+ * A C2SP signed note: a text ending in a newline, a blank line, then one signature line per signer.
+ * Each Ed25519 signature is over the text's UTF-8 bytes exactly, so a log's signature and a
  * witness's cosignature sit side by side on the same note (the multi-signature form). Parsing
  * follows Go's {@code sumdb/note}: the signature block follows the last blank line, and the note
  * holds no ASCII control character besides newline.
@@ -35,7 +35,7 @@ public record SignedNote(String text, List<NoteSignature> signatures) {
   private static boolean isValidText(String text) {
     return !text.isEmpty()
         && text.endsWith("\n")
-        && text.chars().noneMatch(c -> c < 0x20 && c != '\n' || c == 0x7f)
+        && text.chars().noneMatch(c -> (c < 0x20 && c != '\n') || c == 0x7f)
         && StandardCharsets.UTF_8.newEncoder().canEncode(text);
   }
 
@@ -68,7 +68,7 @@ public record SignedNote(String text, List<NoteSignature> signatures) {
    * @throws LogException {@code MALFORMED_NOTE} when it is not a signed note
    */
   public static SignedNote parse(String note) throws LogException {
-    if (note.chars().anyMatch(c -> c < 0x20 && c != '\n' || c == 0x7f)) {
+    if (note.chars().anyMatch(c -> (c < 0x20 && c != '\n') || c == 0x7f)) {
       throw malformed("the note holds a control character");
     }
     if (!StandardCharsets.UTF_8.newEncoder().canEncode(note)) {

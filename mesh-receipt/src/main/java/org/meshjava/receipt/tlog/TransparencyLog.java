@@ -5,14 +5,15 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 
 /**
  * A steward's transparency log: one leaf per sealed receipt, in chain-sequence order, the latest
- * checkpoint signed with the steward's key, and the cosignatures witnesses added to it. Thread-safe:
- * every method is serialised on the log.
+ * checkpoint signed with the steward's key, and the cosignatures witnesses added to it.
+ * Thread-safe: every method is serialised on the log.
  *
  * <p>A leaf's entry is the 32 bytes of the receipt envelope's content id (the BLAKE3 of the
  * envelope), so leaf {@code i} hashes to SHA-256(0x00 || envelope id) and covers receipt {@code
@@ -26,8 +27,8 @@ public final class TransparencyLog {
   private final Set<NoteVerifierKey> witnesses;
   private final long firstSequence;
   private final MerkleTree tree = new MerkleTree();
-  private SignedNote latest;
-  private Checkpoint latestCheckpoint;
+  private @Nullable SignedNote latest;
+  private @Nullable Checkpoint latestCheckpoint;
 
   /**
    * Creates an empty log whose first leaf will be receipt {@code firstSequence}.
@@ -114,7 +115,7 @@ public final class TransparencyLog {
    */
   public synchronized Optional<SignedNote> signNext() {
     long size = tree.size();
-    if (size == 0 || latestCheckpoint != null && latestCheckpoint.size() == size) {
+    if (size == 0 || (latestCheckpoint != null && latestCheckpoint.size() == size)) {
       return Optional.empty();
     }
     return Optional.of(new Checkpoint(logKey.name(), size, tree.root()).sign(key));
@@ -144,21 +145,30 @@ public final class TransparencyLog {
     if (latestCheckpoint != null && checkpoint.size() < latestCheckpoint.size()) {
       throw new LogException(
           LogException.Reason.CHECKPOINT_MISMATCH,
-          "checkpoint of size " + checkpoint.size() + " after one of size "
+          "checkpoint of size "
+              + checkpoint.size()
+              + " after one of size "
               + latestCheckpoint.size());
     }
     if (checkpoint.size() > tree.size()) {
       throw new LogException(
           LogException.Reason.CHECKPOINT_MISMATCH,
-          "checkpoint of size " + checkpoint.size() + " but the journal holds "
-              + tree.size() + " receipts");
+          "checkpoint of size "
+              + checkpoint.size()
+              + " but the journal holds "
+              + tree.size()
+              + " receipts");
     }
     TreeHash root = tree.root(checkpoint.size());
     if (!root.equals(checkpoint.root())) {
       throw new LogException(
           LogException.Reason.CHECKPOINT_MISMATCH,
-          "signed root at size " + checkpoint.size() + " is " + checkpoint.root()
-              + " but the journal's receipts give " + root);
+          "signed root at size "
+              + checkpoint.size()
+              + " is "
+              + checkpoint.root()
+              + " but the journal's receipts give "
+              + root);
     }
     List<NoteSignature> kept = new ArrayList<>(List.of(note.signatureBy(logKey)));
     for (NoteVerifierKey w : witnesses) {

@@ -7,12 +7,12 @@ import java.util.Base64;
 import java.util.HexFormat;
 
 /**
- * A SHA-256 hash in an RFC 9162 Merkle tree: a leaf hash, an interior node hash or a root. Immutable
- * and thread-safe.
+ * A SHA-256 hash in an RFC 9162 Merkle tree: a leaf hash, an interior node hash or a root.
+ * Immutable and thread-safe.
  *
- * <p>Leaves and nodes are hashed with distinct one-byte prefixes (0x00 and 0x01, RFC 9162 §2.1.1) so
- * that no leaf can be passed off as an interior node. SHA-256 rather than our BLAKE3 content ids:
- * existing transparency-log verifiers and witnesses check exactly this construction.
+ * <p>Leaves and nodes are hashed with distinct one-byte prefixes (0x00 and 0x01, RFC 9162 §2.1.1)
+ * so that no leaf can be passed off as an interior node. SHA-256 rather than our BLAKE3 content
+ * ids: existing transparency-log verifiers and witnesses check exactly this construction.
  */
 public final class TreeHash {
   /** The length of a hash in bytes. */

@@ -16,8 +16,8 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 
 /**
- * Our checkpoint signatures checked by an Ed25519 we did not write and do not sign with: the
- * JDK's own (SunEC), where mesh-core signs with Bouncy Castle's.
+ * Our checkpoint signatures checked by an Ed25519 we did not write and do not sign with: the JDK's
+ * own (SunEC), where mesh-core signs with Bouncy Castle's.
  */
 class JdkEd25519CrossCheckTest {
   /** The DER prefix of an X.509 SubjectPublicKeyInfo for a raw Ed25519 key (RFC 8410). */
@@ -36,7 +36,8 @@ class JdkEd25519CrossCheckTest {
 
     byte[] spki = Arrays.copyOf(SPKI_PREFIX, SPKI_PREFIX.length + 32);
     System.arraycopy(key.verificationKey().bytes(), 0, spki, SPKI_PREFIX.length, 32);
-    PublicKey jdkKey = KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(spki));
+    PublicKey jdkKey =
+        KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(spki));
     Signature verifier = Signature.getInstance("Ed25519");
     verifier.initVerify(jdkKey);
     verifier.update(note.text().getBytes(StandardCharsets.UTF_8));

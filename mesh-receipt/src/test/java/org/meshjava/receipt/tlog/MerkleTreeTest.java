@@ -57,10 +57,7 @@ class MerkleTreeTest {
         return cached;
       }
       int n = hi - lo;
-      byte[] h =
-          n == 1
-              ? sha(0, entries.get(lo))
-              : sha(1, mth(lo, lo + k(n)), mth(lo + k(n), hi));
+      byte[] h = n == 1 ? sha(0, entries.get(lo)) : sha(1, mth(lo, lo + k(n)), mth(lo + k(n), hi));
       memo.put(key, h);
       return h;
     }
@@ -197,8 +194,7 @@ class MerkleTreeTest {
     }
     TreeHash kept = honest.root(20);
     ConsistencyProof proof = rewritten.consistencyProof(20, 50);
-    LogException e =
-        assertThrows(LogException.class, () -> proof.verify(kept, rewritten.root()));
+    LogException e = assertThrows(LogException.class, () -> proof.verify(kept, rewritten.root()));
     assertEquals(LogException.Reason.BAD_CONSISTENCY_PROOF, e.reason());
     // a cut log (shorter than the kept checkpoint) cannot produce a proof at all
     MerkleTree cut = new MerkleTree();
@@ -214,13 +210,11 @@ class MerkleTreeTest {
   void emptyTree_hasTheSha256OfNothingAsRoot_andRangesAreChecked() throws Exception {
     MerkleTree tree = new MerkleTree();
     assertEquals(
-        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-        tree.root().toString());
+        "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", tree.root().toString());
     tree.append(new byte[0]);
     // RFC 6962 test vector: the leaf hash of the empty entry
     assertEquals(
-        "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d",
-        tree.root().toString());
+        "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d", tree.root().toString());
     assertEquals(
         LogException.Reason.OUT_OF_RANGE,
         assertThrows(LogException.class, () -> tree.inclusionProof(1, 1)).reason());

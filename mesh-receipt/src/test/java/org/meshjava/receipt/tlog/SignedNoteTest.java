@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
-import org.meshjava.core.crypto.SigningKey;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.crypto.SigningKey;
 
 class SignedNoteTest {
   // The example key and note of Go's golang.org/x/mod/sumdb/note tests: a vector we did not make.
@@ -82,7 +82,8 @@ class SignedNoteTest {
     byte[] witnessSeed = new byte[32];
     witnessSeed[0] = 7;
     SigningKey witness = SigningKey.fromSeed(witnessSeed);
-    NoteVerifierKey witnessKey = new NoteVerifierKey("witness.example/w1", witness.verificationKey());
+    NoteVerifierKey witnessKey =
+        new NoteVerifierKey("witness.example/w1", witness.verificationKey());
     String text = "origin\n1\n" + TreeHash.leaf(new byte[0]).base64() + "\n";
     SignedNote logged = SignedNote.sign(text, "origin", log);
     NoteSignature cosignature =
@@ -113,8 +114,7 @@ class SignedNoteTest {
             .get(0);
     assertEquals(
         LogException.Reason.BAD_SIGNATURE,
-        assertThrows(LogException.class, () -> logged.with(elsewhere).verify(witnessKey))
-            .reason());
+        assertThrows(LogException.class, () -> logged.with(elsewhere).verify(witnessKey)).reason());
   }
 
   @Test
@@ -133,8 +133,7 @@ class SignedNoteTest {
     Checkpoint checkpoint = new Checkpoint(Checkpoint.originOf(did), tree.size(), tree.root());
     String note = checkpoint.sign(key).encoded();
     assertEquals(EXPECTED_CHECKPOINT, note);
-    assertEquals(
-        checkpoint, Checkpoint.open(SignedNote.parse(note), Checkpoint.logKey(did)));
+    assertEquals(checkpoint, Checkpoint.open(SignedNote.parse(note), Checkpoint.logKey(did)));
   }
 
   /** Cross-checked with Python's hashlib and pyca/cryptography Ed25519 when written. */

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
-import org.junit.jupiter.api.Test;
 
 class TransparencyLogTest {
   private static final SigningKey STEWARD = seeded(1);
@@ -46,8 +46,8 @@ class TransparencyLogTest {
     TransparencyLog log = logOf(5);
     SignedNote checkpoint = signed(log);
     SignedNote witnessed =
-        checkpoint.with(SignedNote.sign(checkpoint.text(), WITNESS_KEY.name(), WITNESS)
-            .signatures().get(0));
+        checkpoint.with(
+            SignedNote.sign(checkpoint.text(), WITNESS_KEY.name(), WITNESS).signatures().get(0));
     SignedNote served = log.cosigned(SignedNote.parse(witnessed.encoded()));
     log.publish(served);
     assertEquals(served, log.latest().orElseThrow());
@@ -119,8 +119,7 @@ class TransparencyLogTest {
     for (int i = 40; i < 47; i++) {
       log.append(i, envelope(i));
     }
-    Checkpoint cp =
-        Checkpoint.open(signed(log), log.logKey());
+    Checkpoint cp = Checkpoint.open(signed(log), log.logKey());
     InclusionProof p = log.inclusionProof(43, cp.size());
     p.verify(TransparencyLog.leafHash(envelope(43)), cp.root());
     assertTrue(log.signNext().isEmpty());
