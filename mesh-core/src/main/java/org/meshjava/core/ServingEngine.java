@@ -56,6 +56,16 @@ public interface ServingEngine {
   }
 
   /**
+   * How many serves this engine may run at once; a steward refuses one more with {@code
+   * OVERLOADED} (HTTP 429) instead of queueing it. The default suits an engine that computes on
+   * this host's CPUs: their count, at least 2. An engine whose work waits on something else (an
+   * upstream server, an accelerator) says what that accepts.
+   */
+  default int maxConcurrentServes() {
+    return Math.max(2, Runtime.getRuntime().availableProcessors());
+  }
+
+  /**
    * The weights the engine runs, bound by content, when it can address them (§3.6). The steward
    * asks before and after each serve and refuses to seal if the answer changed (§2).
    */

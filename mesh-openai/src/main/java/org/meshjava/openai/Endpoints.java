@@ -41,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * The binding's endpoints, free of HTTP plumbing: a method, a path and the body's bytes in, a
  * {@link Reply} out. Every failure becomes an OpenAI error reply; nothing escapes.
  *
- * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once; beyond
- * that a serve is answered 429 at once rather than queued, so a client backs off instead of
- * holding a connection open.
+ * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once over the
+ * whole server and at most each backend's own limit on that backend (the steward's {@code
+ * OVERLOADED}); beyond either a serve is answered 429 with {@code Retry-After} at once rather
+ * than queued, so a client backs off instead of holding a connection open.
  */
 final class Endpoints {
   private static final Logger LOG = LoggerFactory.getLogger(Endpoints.class);
@@ -271,10 +272,7 @@ final class Endpoints {
     // Routed once, by the steward; the engine it routes to tokenizes the prompt text.
     PromptText prompt = PromptText.of(GrantedServeRequest.prompt(body, endpoint).bytes());
     if (!serves.tryAcquire()) {
-      return new Reply.Json(429,
-          ErrorReply.body("rate_limit_error", "overloaded",
-              "the steward is serving as many requests as it may; retry shortly", Optional.empty()),
-          Optional.of(1));
+      return overloaded("the server is serving as many requests as it may; retry shortly");
     }
     if (stream) {
       Optional<Presentation> granted = presentation;
@@ -375,6 +373,16 @@ final class Endpoints {
     };
   }
 
+  /** 429 with {@code Retry-After}: a full backend or server frees a slot within a serve's time. */
+  private static Reply overloaded(String message) {
+    return new Reply.Json(429,
+        ErrorReply.body("rate_limit_error", "overloaded", message, Optional.empty()),
+        Optional.of(RETRY_AFTER_SECONDS));
+  }
+
+  /** The {@code Retry-After} of a 429, in seconds. */
+  static final int RETRY_AFTER_SECONDS = 1;
+
   private static Reply byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
     return switch (e.reason()) {
@@ -385,6 +393,7 @@ final class Endpoints {
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
+      case OVERLOADED -> overloaded(e.getMessage());
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
           ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->

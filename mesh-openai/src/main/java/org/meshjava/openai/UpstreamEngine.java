@@ -52,6 +52,9 @@ import org.meshjava.core.WeightsBinding;
  * <p>Thread-safe.
  */
 public final class UpstreamEngine implements ServingEngine {
+  /** Requests in flight to one upstream unless configured otherwise. */
+  public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String name;
@@ -64,6 +67,7 @@ public final class UpstreamEngine implements ServingEngine {
   private final boolean deterministic;
   private final Optional<WeightsBinding> weights;
   private final Duration timeout;
+  private final int maxConcurrentServes;
   private final HttpClient http;
 
   private UpstreamEngine(Builder b) {
@@ -78,6 +82,7 @@ public final class UpstreamEngine implements ServingEngine {
     this.deterministic = b.deterministic;
     this.weights = Optional.ofNullable(b.weights);
     this.timeout = b.timeout;
+    this.maxConcurrentServes = b.maxConcurrentServes;
     this.http = HttpClient.newBuilder().connectTimeout(b.timeout).build();
   }
 
@@ -126,6 +131,12 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public Set<EnergyDomain> domains() {
     return Set.of();
+  }
+
+  /** What the upstream accepts in flight at once, not this host's core count (see the builder). */
+  @Override
+  public int maxConcurrentServes() {
+    return maxConcurrentServes;
   }
 
   /** The chat completions URI requests are forwarded to. */
@@ -339,8 +350,22 @@ public final class UpstreamEngine implements ServingEngine {
     private boolean deterministic;
     private WeightsBinding weights;
     private Duration timeout = Duration.ofSeconds(60);
+    private int maxConcurrentServes = DEFAULT_MAX_CONCURRENT_SERVES;
 
     private Builder() {}
+
+    /**
+     * How many requests may be in flight to the upstream at once; one more is refused with 429.
+     * The work waits on the network, not on this host's cores, so the default is {@value
+     * UpstreamEngine#DEFAULT_MAX_CONCURRENT_SERVES}; set it to what the upstream accepts.
+     */
+    public Builder maxConcurrentServes(int v) {
+      if (v < 1) {
+        throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
+      }
+      maxConcurrentServes = v;
+      return this;
+    }
 
     /** The backend name, unique within a steward. */
     public Builder name(String v) {

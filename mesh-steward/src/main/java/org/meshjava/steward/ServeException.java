@@ -17,6 +17,11 @@ public sealed class ServeException extends Exception
     /** Route: no backend was admissible (§4); {@link #candidates()} says why for each. */
     NO_ADMISSIBLE_BACKEND,
     /**
+     * Route: the routed backend already runs as many serves as it may ({@link
+     * org.meshjava.core.ServingEngine#maxConcurrentServes()}); nothing was authorised or run.
+     */
+    OVERLOADED,
+    /**
      * Before routing: the typed questions do not fit the request's decision shape, or the request
      * is not a decision (§3.6).
      */

@@ -102,11 +102,13 @@ public final class Steward implements AutoCloseable {
   private final Authoriser authoriser;
   private final ReceiptLog log;
   private final SealedIndex recorded;
+  private final BackendSlots slots;
 
   private Steward(Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head) {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
+    this.slots = new BackendSlots(router.backends());
     if (b.meter != null) {
       this.meter = b.meter;
       this.discovery = Optional.empty();
@@ -313,6 +315,18 @@ public final class Steward implements AutoCloseable {
     AdmissionRule kind = ask.admits();
     RouteDecision route =
         route(request, backend -> kind.refuse(backend).or(() -> grantRule.refuse(backend)));
+    // The routed backend's slot, taken before the grant is reserved (BackendSlots).
+    BackendSlots.Slot slot = slots.take(route.chosen());
+    try {
+      return serveRouted(request, ask, presentation, route);
+    } finally {
+      slot.close();
+    }
+  }
+
+  private ServeResult serveRouted(
+      ServeRequest request, Ask ask, Optional<Presentation> presentation, RouteDecision route)
+      throws ServeException {
     ServingEngine engine = route.chosen();
     TokenSequence payload = payload(ask, engine);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
