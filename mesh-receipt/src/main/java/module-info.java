@@ -4,4 +4,5 @@ module org.meshjava.receipt {
   requires transitive com.fasterxml.jackson.databind;
 
   exports org.meshjava.receipt;
+  exports org.meshjava.receipt.tlog;
 }

@@ -60,8 +60,9 @@ import org.meshjava.steward.Steward;
  * under overload are those of the requests that got through (no coordinated-omission
  * correction). Each scenario runs {@code warm-up} seconds unrecorded, then {@code measure}
  * seconds; a request counts when it started inside the measured window. Reported: requests/s,
- * p50 and p99 latency, and non-200 answers; then each mesh figure as a ratio to {@code direct}
- * at the same concurrency. The client, servers and upstream share the machine's cores, so the
+ * p50 and p99 latency, the process's CPU time per request (client, servers and upstream together:
+ * the figure that moves least when other processes load the machine) and non-200 answers; then
+ * each mesh figure as a ratio to {@code direct} at the same concurrency. The client, servers and upstream share the machine's cores, so the
  * absolute figures are low on 2 cores; the ratios are the point.
  *
  * <p>Usage: {@code java -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark
@@ -84,7 +85,7 @@ public final class HttpServeBenchmark {
 
   /** One scenario's figures. */
   record Figures(String scenario, int concurrency, double perSecond, double p50Ms, double p99Ms,
-      long errors, long requests) {}
+      long errors, long requests, double cpuMicrosPerRequest) {}
 
   /** Entry point. */
   public static void main(String[] args) throws Exception {
@@ -106,10 +107,10 @@ public final class HttpServeBenchmark {
           int concurrency = Integer.parseInt(c);
           Figures f = run(scenario, concurrency, upstreamPort, warmUp, measure);
           all.put(scenario + ":" + concurrency, f);
-          System.out.printf("%-15s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  (%d requests,"
-                  + " %d not 200)%n",
-              scenario, concurrency, f.perSecond(), f.p50Ms(), f.p99Ms(), f.requests(),
-              f.errors());
+          System.out.printf("%-15s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
+                  + "  (%d requests, %d not 200)%n",
+              scenario, concurrency, f.perSecond(), f.p50Ms(), f.p99Ms(),
+              f.cpuMicrosPerRequest(), f.requests(), f.errors());
         }
       }
     } finally {
@@ -121,9 +122,12 @@ public final class HttpServeBenchmark {
       if (direct == null || f.scenario().equals("direct")) {
         continue;
       }
-      System.out.printf("%-15s c=%-3d vs direct: throughput %.3f, p50 %.2fx, p99 %.2fx%n",
+      System.out.printf("%-15s c=%-3d vs direct: throughput %.3f, p50 %.2fx, p99 %.2fx,"
+              + " CPU/req %.2fx (+%.0f µs)%n",
           f.scenario(), f.concurrency(), f.perSecond() / direct.perSecond(),
-          f.p50Ms() / direct.p50Ms(), f.p99Ms() / direct.p99Ms());
+          f.p50Ms() / direct.p50Ms(), f.p99Ms() / direct.p99Ms(),
+          f.cpuMicrosPerRequest() / direct.cpuMicrosPerRequest(),
+          f.cpuMicrosPerRequest() - direct.cpuMicrosPerRequest());
     }
     Figures proxied64 = all.get("proxied:64");
     Figures direct64 = all.get("direct:64");
@@ -220,6 +224,18 @@ public final class HttpServeBenchmark {
       t.setDaemon(true);
       t.start();
     }
+    // The process's CPU time over the measured window, per request: client, binding, steward and
+    // upstream together. Unlike req/s it barely moves when other processes load the machine.
+    var os = (com.sun.management.OperatingSystemMXBean)
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    while (System.nanoTime() < from) {
+      Thread.sleep(Math.max(1, (from - System.nanoTime()) / 1_000_000));
+    }
+    long cpuFrom = os.getProcessCpuTime();
+    while (System.nanoTime() < until) {
+      Thread.sleep(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+    }
+    long cpuUsed = os.getProcessCpuTime() - cpuFrom;
     done.await();
     long errors = 0;
     int n = 0;
@@ -239,7 +255,8 @@ public final class HttpServeBenchmark {
     Arrays.sort(latencies);
     double p50 = n == 0 ? 0 : latencies[(int) (0.50 * (n - 1))] / 1e6;
     double p99 = n == 0 ? 0 : latencies[(int) (0.99 * (n - 1))] / 1e6;
-    return new Figures(scenario, concurrency, n / measure, p50, p99, errors, n);
+    return new Figures(scenario, concurrency, n / measure, p50, p99, errors, n,
+        n == 0 ? 0 : cpuUsed / 1e3 / n);
   }
 
   /** One connection in the closed loop. */

@@ -15,14 +15,14 @@ import java.util.concurrent.Callable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionQuestion;
-import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
-import org.meshjava.engine.onnx.DecisionPayload;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
@@ -87,7 +87,7 @@ final class DemoCommand implements Callable<Integer> {
                     .build())
             .backend(minilm)
             .build()) {
-      return demo(out, steward, journalFile, minilm);
+      return demo(out, steward, journalFile);
     } finally {
       // Remove the whole temporary directory the journal lives in.
       try (var files = Files.list(dir)) {
@@ -99,9 +99,7 @@ final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  private static int demo(
-      PrintWriter out, Steward steward, Path journalFile, OnnxDecisionEngine minilm)
-      throws Exception {
+  private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {
     out.println("steward " + steward.identity());
     out.println("journal " + journalFile + " (deleted when the demo ends)");
     steward.meterDiscovery().ifPresent(d -> {
@@ -112,17 +110,36 @@ final class DemoCommand implements Callable<Integer> {
     });
     out.println("backends: tiny (F1, 40 uJ/token), reference (F2, 100 uJ/token), frontier (F4, 900 uJ/token),"
         + " minilm (F2 decisions on all-MiniLM-L6-v2 via ONNX Runtime, 20 uJ/token + 300 uJ/option)");
+    out.println("note: tiny, reference and frontier are weights-free reference engines: the tokens they"
+        + " generate and the probabilities they answer with are deterministic placeholders, not a"
+        + " model's work; minilm answers with a real model.");
     out.println();
 
     List<Envelope> envelopes = new ArrayList<>();
     ServeResult first = serve(out, steward, envelopes, "a cheap generation: floor F1",
-        "Summarise these meeting notes in one line.", Fidelity.F1, 20_000, null, null);
+        "Summarise these meeting notes in one line.", Fidelity.F1, 20_000, null);
     serve(out, steward, envelopes, "a demanding generation: floor F3",
-        "Draft a careful answer to the auditor's question.", Fidelity.F3, 200_000, null, null);
-    serve(out, steward, envelopes, "a typed decision: 2 questions over 6 options",
-        "Is this invoice a duplicate? Which team owns it?", Fidelity.F1, 20_000,
-        new DecisionShape(2, 6, 20), null);
-    decideOnMiniLm(out, steward, envelopes, minilm);
+        "Draft a careful answer to the auditor's question.", Fidelity.F3, 200_000, null);
+    decide(out, steward, envelopes, "a typed decision: 2 questions over 6 options, floor F1",
+        new DecisionPrompt(
+            List.of(
+                new DecisionQuestion.Proposition("Is this invoice a duplicate?"),
+                new DecisionQuestion.Choice(
+                    "Which team owns it?", List.of("finance", "operations", "legal", "procurement"))),
+            PromptText.of("Invoice 4471 from Acme Ltd: EUR 1,200, same amount and date as 4398.")),
+        Fidelity.F1, 20_000);
+    decide(out, steward, envelopes,
+        "a typed decision on a real model: MiniLM, 2 questions over 6 options, floor F2",
+        new DecisionPrompt(
+            List.of(
+                new DecisionQuestion.Choice(
+                    "Which team should handle this message?",
+                    List.of("billing and refunds", "technical support", "sales")),
+                new DecisionQuestion.Score(
+                    "How upset is the customer?", List.of("calm", "annoyed", "furious"))),
+            PromptText.of(
+                "I was charged twice for my subscription this month and I want my money back.")),
+        Fidelity.F2, 50_000);
 
     // A caller issues the steward a grant and presents it for one request (§2.1).
     SigningKey caller = Jcp.newKey();
@@ -132,14 +149,14 @@ final class DemoCommand implements Callable<Integer> {
     out.println("caller " + Jcp.identity(caller) + " issued grant " + grant.leaf().id()
         + " (2000000 uJ) to the steward");
     serve(out, steward, envelopes, "a granted generation: the caller presents its grant",
-        "Translate the contract summary into French.", Fidelity.F1, 50_000, null,
+        "Translate the contract summary into French.", Fidelity.F1, 50_000,
         new Granted(caller, grant));
     out.println("grant " + grant.leaf().id() + " has " + steward.gate().remainingUj(grant)
         + " uJ left");
     out.println();
 
     serve(out, steward, envelopes, "a request no backend can take: floor F4 under 1000 uJ",
-        "Write a novel.", Fidelity.F4, 1_000, null, null);
+        "Write a novel.", Fidelity.F4, 1_000, null);
 
     ReceiptChain.verifyFromGenesis(envelopes);
     out.println("chain verified: " + envelopes.size() + " receipts from genesis, head at sequence "
@@ -156,44 +173,40 @@ final class DemoCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** One typed decision with its questions, answered by the real MiniLM model. */
-  private static void decideOnMiniLm(
-      PrintWriter out, Steward steward, List<Envelope> envelopes, OnnxDecisionEngine minilm)
+  /**
+   * Serves a typed decision asked as prompt text (§3.6): the steward routes it, the routed engine
+   * lays out its own payload for the questions and the state, and the answers, one probability per
+   * option, come back beside the receipt.
+   */
+  private static void decide(
+      PrintWriter out,
+      Steward steward,
+      List<Envelope> envelopes,
+      String title,
+      DecisionPrompt prompt,
+      Fidelity floor,
+      long ceilingUj)
       throws Exception {
-    String state = "I was charged twice for my subscription this month and I want my money back.";
-    List<DecisionQuestion> questions =
-        List.of(
-            new DecisionQuestion.Choice(
-                "Which team should handle this message?",
-                List.of("billing and refunds", "technical support", "sales")),
-            new DecisionQuestion.Score(
-                "How upset is the customer?", List.of("calm", "annoyed", "furious")));
-    DecisionPayload payload = minilm.payload(questions, state);
-    ServeRequest request =
-        ServeRequest.decision(
-            ContentId.ofBytes(state.getBytes(StandardCharsets.UTF_8)), payload.tokens().size(),
-            32, Fidelity.F2, 50_000, DecisionQuestion.shapeOf(questions, payload.schemaTokens()));
-    out.println("== a typed decision on a real model: MiniLM, 2 questions over 6 options, floor F2");
-    ServeResult result = steward.serve(request, payload.tokens(), questions);
+    ServeRequest request = ServeRequest.decision(prompt, floor, ceilingUj);
+    out.println("== " + title);
     ObjectNode doc = JSON.createObjectNode();
     doc.put("request_id", request.id().hex());
-    doc.put("state", state);
+    doc.put("state", new String(prompt.state().bytes(), StandardCharsets.UTF_8));
+    ServeResult result = steward.serve(request, prompt);
     doc.set("route", route(result.route().candidates()));
     doc.put("chosen", result.route().chosen().name());
-    ArrayNode answers = JSON.createArrayNode();
-    for (int q = 0; q < questions.size(); q++) {
-      ObjectNode a = JSON.createObjectNode();
-      a.put("question", questions.get(q).text());
-      ObjectNode probabilities = JSON.createObjectNode();
-      for (int o = 0; o < questions.get(q).optionCount(); o++) {
+    ArrayNode answers = doc.putArray("answers");
+    for (int q = 0; q < prompt.questions().size(); q++) {
+      DecisionQuestion question = prompt.questions().get(q);
+      ObjectNode a = answers.addObject();
+      a.put("question", question.text());
+      ObjectNode probabilities = a.putObject("probabilities");
+      for (int o = 0; o < question.optionCount(); o++) {
         probabilities.put(
-            questions.get(q).options().get(o),
+            question.options().get(o),
             Math.round(result.answers().get(q).probability(o) * 10_000) / 10_000.0);
       }
-      a.set("probabilities", probabilities);
-      answers.add(a);
     }
-    doc.set("answers", answers);
     doc.set("receipt", ReceiptJson.of(result.receipt()));
     doc.put("envelope_id", result.envelope().id().hex());
     envelopes.add(result.envelope());
@@ -212,15 +225,12 @@ final class DemoCommand implements Callable<Integer> {
       String prompt,
       Fidelity floor,
       long ceilingUj,
-      DecisionShape decision,
       Granted granted)
       throws Exception {
     byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
     TokenSequence payload = ByteTokenizer.INSTANCE.encode(bytes);
     ServeRequest request =
-        new ServeRequest(
-            ContentId.ofBytes(bytes), payload.size(), 32, floor, ceilingUj,
-            java.util.Optional.ofNullable(decision));
+        ServeRequest.generation(ContentId.ofBytes(bytes), payload.size(), 32, floor, ceilingUj);
     out.println("== " + title);
     ObjectNode doc = JSON.createObjectNode();
     doc.put("request_id", request.id().hex());

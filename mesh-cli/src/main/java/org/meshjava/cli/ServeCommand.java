@@ -149,8 +149,9 @@ final class ServeCommand implements Callable<Integer> {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
     try (steward) {
-      if (revocations != null) {
-        RevocationFile.load(steward, revocations, out);
+      Path revocationsFile = revocations != null ? revocations : c.revocations().orElse(null);
+      if (revocationsFile != null) {
+        RevocationFile.load(steward, revocationsFile, out);
       }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)

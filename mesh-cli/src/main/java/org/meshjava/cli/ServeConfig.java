@@ -36,6 +36,7 @@ import org.meshjava.openai.UpstreamEngine;
  *   "port": 8080,
  *   "key_file": "steward.key",      // from `mesh key generate`; absent: a fresh key per start
  *   "journal": "steward.journal",   // the decision journal; absent: in memory, survives nothing
+ *   "revocations": "revoked.hex",   // revocations to load at start (`mesh grant revoke`), journalled
  *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
  *   "max_body_bytes": 1048576,
@@ -66,6 +67,7 @@ record ServeConfig(
     Optional<Integer> port,
     Optional<Path> keyFile,
     Optional<Path> journal,
+    Optional<Path> revocations,
     Optional<String> meter,
     Optional<Long> defaultJouleCeilingUj,
     Optional<Long> maxBodyBytes,
@@ -91,13 +93,13 @@ record ServeConfig(
   }
 
   private static final Set<String> KEYS =
-      Set.of("host", "port", "key_file", "journal", "meter", "default_joule_ceiling_uj",
+      Set.of("host", "port", "key_file", "journal", "revocations", "meter", "default_joule_ceiling_uj",
           "max_body_bytes", "max_concurrent_serves", "body_deadline_s", "backends",
           "default_decision_engine");
 
   static ServeConfig empty() {
     return new ServeConfig(Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+        Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
         List.of(), Map.of(),
         true);
   }
@@ -130,6 +132,7 @@ record ServeConfig(
           number(root, "port").map(Long::intValue),
           text(root, "key_file").map(dir::resolve),
           text(root, "journal").map(dir::resolve),
+          text(root, "revocations").map(dir::resolve),
           text(root, "meter"),
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),

@@ -36,6 +36,26 @@ class MeshCommandTest {
         .contains("chain verified: 5 receipts from genesis")
         .contains("journal verified: 8 records in one chain")
         .contains("replay of receipt 0: Verified");
+    // The demo says its reference engines' output is placeholder, not a model's work.
+    assertThat(r.out()).contains("deterministic placeholders");
+    // The first typed decision sends its questions and prints an answer per question, with a
+    // probability per option; MiniLM is weighed on price, not refused for want of questions.
+    String decision = section(r.out(), "== a typed decision: 2 questions over 6 options");
+    assertThat(decision)
+        .contains("\"question\" : \"Is this invoice a duplicate?\"")
+        .contains("\"question\" : \"Which team owns it?\"")
+        .contains("\"procurement\" : 0.")
+        .contains("\"questions_answered\" : 2")
+        .contains("\"options_scored\" : 6")
+        .doesNotContain("answers only typed questions");
+  }
+
+  /** The demo's output from the line starting {@code title} to the next blank line. */
+  private static String section(String out, String title) {
+    int from = out.indexOf(title);
+    assertThat(from).as("section " + title).isNotNegative();
+    int to = out.indexOf("\n\n", from);
+    return out.substring(from, to < 0 ? out.length() : to);
   }
 
   @Test

@@ -162,4 +162,13 @@ class RevocationAndResumeCommandTest {
     assertThat(v.code()).isEqualTo(1);
     assertThat(v.err()).contains("journal record " + (debit + 1)).contains("signed receipt");
   }
+
+  @Test
+  void serveConfig_namesARevocationsFile_resolvedAgainstItsDirectory() throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("conf"));
+    Path file = dir.resolve("serve.json");
+    Files.writeString(file, "{\"revocations\": \"revoked.hex\"}");
+    assertThat(ServeConfig.read(file).revocations()).contains(dir.toAbsolutePath().resolve("revoked.hex"));
+    assertThat(ServeConfig.empty().revocations()).isEmpty();
+  }
 }

@@ -19,7 +19,8 @@ public interface ConformanceSubject {
 
   /**
    * Performs the whole reference serve from the inputs and returns the envelope, or {@code null}
-   * if the implementation has no reference engine (the byte-level checks still apply).
+   * if the implementation has no reference engine: the byte-level checks still apply, and this one
+   * check fails, since no answer is never a pass.
    */
   byte[] serve(ReferenceInputs inputs) throws Exception;
 }

@@ -76,6 +76,32 @@ class PublishedVectorsTest {
         .containsExactly("receipt JSON encodes to signed_core.hex");
   }
 
+  @Test
+  void runner_failsTheServeCheck_whenTheSubjectDoesNotServe() throws IOException {
+    MeshJavaSubject real = new MeshJavaSubject();
+    ConformanceSubject noServe =
+        new ConformanceSubject() {
+          @Override
+          public byte[] encodeSignedCore(com.fasterxml.jackson.databind.JsonNode r) throws Exception {
+            return real.encodeSignedCore(r);
+          }
+
+          @Override
+          public byte[] seal(byte[] core, byte[] seed) throws Exception {
+            return real.seal(core, seed);
+          }
+
+          @Override
+          public byte[] serve(ReferenceInputs inputs) {
+            return null;
+          }
+        };
+    List<ConformanceRunner.Check> checks = ConformanceRunner.run(published(), noServe);
+    assertThat(checks).filteredOn(c -> !c.passed()).extracting(ConformanceRunner.Check::check)
+        .isNotEmpty()
+        .containsOnly("the full reference serve reproduces envelope.hex");
+  }
+
   private static void copy(Path from, Path to) throws IOException {
     Files.createDirectories(to);
     try (Stream<Path> files = Files.list(from)) {

@@ -263,25 +263,34 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
   }
 
+  /**
+   * Starts one background probe of every counter that is due. One probe for all of them, because
+   * each probe disturbs every window on every domain (its burn lands somewhere on the CPU).
+   */
   private void scheduleDueProbes(long now) {
     if (closed.get()) {
       return;
     }
+    List<DomainLedger> due = new ArrayList<>();
     for (DomainLedger l : ledgers.values()) {
       if (l.claimProbe(now, reprobeEveryNanos)) {
-        try {
-          reprobeExecutor.execute(
-              () -> {
-                try {
-                  runProbe(List.of(l));
-                } finally {
-                  l.probeFinished();
-                }
-              });
-        } catch (RejectedExecutionException e) {
-          l.probeFinished();
-        }
+        due.add(l);
       }
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    try {
+      reprobeExecutor.execute(
+          () -> {
+            try {
+              runProbe(due);
+            } finally {
+              due.forEach(DomainLedger::probeFinished);
+            }
+          });
+    } catch (RejectedExecutionException e) {
+      due.forEach(DomainLedger::probeFinished);
     }
   }
 

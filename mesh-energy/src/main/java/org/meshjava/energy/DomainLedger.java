@@ -312,10 +312,13 @@ final class DomainLedger implements LivenessProbe.Target {
    * Reads the counter, splits the energy since the last event among the open windows, and checks
    * that a live counter is still moving and was read often enough to see every wrap.
    */
-  private long segment(long nowNanos) throws CounterException {
+  private long segment(long eventNanos) throws CounterException {
     if (released) {
       throw new CounterException(CounterIssue.READ_FAILED, channel.name() + " was released");
     }
+    // Time the read itself, under the monitor: the caller's clock reading may be older than the
+    // value (it waited for the monitor), and a stale time would make a fresh value look still.
+    long nowNanos = Math.max(eventNanos, clock.nanoTime());
     long total = channel.readTotalUj();
     if (haveTotal) {
       if (nowNanos - lastReadNanos > channel.maxReadGapNanos()) {
@@ -333,7 +336,7 @@ final class DomainLedger implements LivenessProbe.Target {
         }
       }
       if (total != lastTotal) {
-        lastChangeNanos = nowNanos;
+        lastChangeNanos = Math.max(lastChangeNanos, nowNanos);
       } else if (state == CounterState.LIVE
           && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
         demote(
@@ -345,7 +348,7 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     lastTotal = total;
     haveTotal = true;
-    lastReadNanos = nowNanos;
+    lastReadNanos = Math.max(lastReadNanos, nowNanos);
     return total;
   }
 }

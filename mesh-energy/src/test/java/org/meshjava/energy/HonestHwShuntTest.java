@@ -107,6 +107,21 @@ class HonestHwShuntTest {
     assertThat(figure.get().provenance()).isEqualTo(Provenance.Estimator);
   }
 
+  @Test
+  void reprobe_whenSeveralCountersAreDue_probesThemInOnePass() {
+    TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
+    TimedCounter dram = TimedCounter.rapl(DRAM0, clock);
+    CounterMeter meter = meter(cpu, dram);
+    meter.probeNow();
+    clock.advanceMillis(Duration.ofMinutes(11).toMillis());
+    meter.open(Set.of(GPU0)).abandon();
+    assertThat(scheduled).as("one probe disturbs every window: one for both").hasSize(1);
+    long before = clock.nanoTime();
+    scheduled.removeFirst().run();
+    assertThat(clock.nanoTime() - before).isEqualTo(400_000_000L);
+    assertThat(meter.liveDomains()).containsExactlyInAnyOrder(CPU0, DRAM0);
+  }
+
   // Item 3: a counter frozen after its probe read 0 over short windows, each graded HwShunt.
   @Test
   void counterFrozenAfterItsProbe_underShortWindows_isDemotedAtOnceAndNeverHwShunt() {

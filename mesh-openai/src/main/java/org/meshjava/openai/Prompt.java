@@ -33,6 +33,8 @@ import org.meshjava.core.ContentId;
  */
 public record Prompt(List<Message> messages) {
   private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+  /** A message length in the prompt text; compiled once (String.matches compiles per call). */
+  private static final Pattern LENGTH = Pattern.compile("0|[1-9][0-9]{0,9}");
 
   /**
    * One message.
@@ -122,7 +124,7 @@ public record Prompt(List<Message> messages) {
       }
       String role = new String(bytes, i, space - i, StandardCharsets.US_ASCII);
       String digits = new String(bytes, space + 1, newline - space - 1, StandardCharsets.US_ASCII);
-      if (!digits.matches("0|[1-9][0-9]{0,9}")) {
+      if (!LENGTH.matcher(digits).matches()) {
         throw new IllegalArgumentException("prompt text: bad length at byte " + (space + 1));
       }
       long length = Long.parseLong(digits);

@@ -83,7 +83,13 @@ public final class UpstreamEngine implements ServingEngine {
     this.weights = Optional.ofNullable(b.weights);
     this.timeout = b.timeout;
     this.maxConcurrentServes = b.maxConcurrentServes;
-    this.http = HttpClient.newBuilder().connectTimeout(b.timeout).build();
+    // HTTP/1.1 with keep-alive: the client's default (HTTP/2) offers an h2c upgrade on every new
+    // plain-text connection, which OpenAI-compatible servers ignore.
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(b.timeout)
+            .build();
   }
 
   /** Starts a builder. Name, base URI and model are required. */

@@ -28,6 +28,9 @@ public final class ReceiptLog {
 
   private final java.util.concurrent.locks.ReentrantLock lock =
       new java.util.concurrent.locks.ReentrantLock();
+  /** Whether a waiter is spinning now: at most one does, the rest park at once. */
+  private final java.util.concurrent.atomic.AtomicBoolean spinning =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private final Jcr1.Sealer sealer;
   private final DidKey steward;
   private ChainHead head;
@@ -90,16 +93,29 @@ public final class ReceiptLog {
    * Takes the lock, spinning briefly before parking. The section it guards is one signature long
    * (tens of microseconds), shorter than it takes to park a thread and wake it again on a small
    * virtual machine, so a waiter that spins through one signature gets the lock sooner than one
-   * that sleeps.
+   * that sleeps. Only one waiter spins at a time: the next in line. With many concurrent serves
+   * (64 HTTP clients on 2 cores), every waiter spinning took the cores from the thread holding the
+   * lock: {@code acquire} was 8% of the proxied serve path's CPU samples.
    */
   private void acquire() {
-    long deadline = System.nanoTime() + SPIN_NANOS;
-    while (!lock.tryLock()) {
-      if (System.nanoTime() > deadline) {
-        lock.lock();
-        return;
+    if (lock.tryLock()) {
+      return;
+    }
+    if (!spinning.compareAndSet(false, true)) {
+      lock.lock();
+      return;
+    }
+    try {
+      long deadline = System.nanoTime() + SPIN_NANOS;
+      while (!lock.tryLock()) {
+        if (System.nanoTime() > deadline) {
+          lock.lock();
+          return;
+        }
+        Thread.onSpinWait();
       }
-      Thread.onSpinWait();
+    } finally {
+      spinning.set(false);
     }
   }
 

@@ -59,6 +59,23 @@ class PackRunnerTest {
   }
 
   @Test
+  void run_shellSubjectAnsweringUnsupported_skipsEveryCaseOfThePack() throws Exception {
+    // A subject in plain sh: the protocol needs nothing of Java. It echoes each id as unsupported.
+    String script =
+        "while IFS= read -r line; do"
+            + " id=$(printf '%s' \"$line\" | sed 's/^{\"id\":\"\\([^\"]*\\)\".*/\\1/');"
+            + " printf '{\"id\":\"%s\",\"result\":\"unsupported\"}\\n' \"$id\"; done";
+    List<PackGroup> groups = PackGroup.readAll(SubjectLauncher.pack());
+    try (SubjectProcess subject = SubjectProcess.start(List.of("sh", "-c", script), Duration.ofSeconds(30))) {
+      PackReport report = PackRunner.run(groups, subject, r -> {});
+      assertThat(subject.gone()).isFalse();
+      assertThat(report.with(PackReport.Outcome.SKIP)).hasSize(report.results().size());
+      assertThat(report.with(PackReport.Outcome.SKIP)).allMatch(r -> r.detail().contains("does not support"));
+      assertThat(PackRunner.exitCode(report)).isEqualTo(2);
+    }
+  }
+
+  @Test
   void run_subjectThatExits_skipsEveryCase_andExitsTwo() throws Exception {
     PackGroup g = new PackGroup("g", "d", List.of(VALID, INVALID));
     try (SubjectProcess subject = SubjectProcess.start(List.of("sh", "-c", "exit 0"), Duration.ofSeconds(5))) {

@@ -32,9 +32,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
 
 /**
- * BLAKE3 for large inputs: model weights (§3.6), gigabytes at a time. Gives exactly what {@link
- * Blake3} (BouncyCastle) gives, in all three modes and at any output length, only faster on long
- * inputs; short ones (content ids, envelopes) stay with {@link Blake3}.
+ * BLAKE3 for large inputs: model weights (§3.6), gigabytes at a time. Exactly BLAKE3, in all
+ * three modes and at any output length (the tests hold it to the official vectors and to
+ * BouncyCastle's implementation). {@link Blake3}, for short inputs, runs the same code on the
+ * scalar kernel alone.
  *
  * <p>Design. BLAKE3 is a binary tree over 1024-byte chunks, and any aligned run of 2<sup>k</sup>
  * chunks is a subtree whose chaining value depends on nothing outside it. This class cuts the
@@ -71,7 +72,7 @@ public final class Blake3Large {
 
   /** Returns a streaming hasher in plain hash mode. */
   public static Hasher newHasher() {
-    return new Hasher(Blake3Compression.iv(), 0, ChunkKernel.fastest());
+    return plain(ChunkKernel.fastest());
   }
 
   /**
@@ -80,19 +81,31 @@ public final class Blake3Large {
    * @param key exactly 32 bytes
    */
   public static Hasher newKeyedHasher(byte[] key) {
-    if (key.length != 32) {
-      throw new IllegalArgumentException("a BLAKE3 key is 32 bytes, got " + key.length);
-    }
-    return new Hasher(words(key), KEYED_HASH, ChunkKernel.fastest());
+    return keyed(key, ChunkKernel.fastest());
   }
 
   /** Returns a streaming hasher in key-derivation mode under {@code context}. */
   public static Hasher newDeriveKeyHasher(String context) {
+    return deriveKey(context, ChunkKernel.fastest());
+  }
+
+  static Hasher plain(ChunkKernel kernel) {
+    return new Hasher(Blake3Compression.iv(), 0, kernel);
+  }
+
+  static Hasher keyed(byte[] key, ChunkKernel kernel) {
+    if (key.length != 32) {
+      throw new IllegalArgumentException("a BLAKE3 key is 32 bytes, got " + key.length);
+    }
+    return new Hasher(words(key), KEYED_HASH, kernel);
+  }
+
+  static Hasher deriveKey(String context, ChunkKernel kernel) {
     byte[] contextKey =
-        new Hasher(Blake3Compression.iv(), DERIVE_KEY_CONTEXT, ChunkKernel.fastest())
+        new Hasher(Blake3Compression.iv(), DERIVE_KEY_CONTEXT, kernel)
             .update(context.getBytes(StandardCharsets.UTF_8))
             .finish();
-    return new Hasher(words(contextKey), DERIVE_KEY_MATERIAL, ChunkKernel.fastest());
+    return new Hasher(words(contextKey), DERIVE_KEY_MATERIAL, kernel);
   }
 
   /**
@@ -267,7 +280,7 @@ public final class Blake3Large {
     private int fill;
     private int[] chunkCvs;
     /** Chaining values of finished subtrees, left to right, at most one per tree level. */
-    private final int[] stack = new int[64 * 8];
+    private int[] stack;
 
     private int depth;
     private long chunks;
@@ -293,9 +306,6 @@ public final class Blake3Large {
     public Hasher update(MemorySegment segment) {
       long off = 0;
       long len = segment.byteSize();
-      if (unit == null && len > 0) {
-        unit = new int[UNIT_BYTES / 4];
-      }
       while (len > 0) {
         if (fill == UNIT_BYTES) {
           // More input follows, so this unit is not the root's: hash it as a whole subtree.
@@ -308,6 +318,7 @@ public final class Blake3Large {
           fill = 0;
         }
         int n = (int) Math.min(len, UNIT_BYTES - fill);
+        ensure(fill + n);
         MemorySegment.copy(segment, off, MemorySegment.ofArray(unit), fill, n);
         fill += n;
         off += n;
@@ -329,6 +340,9 @@ public final class Blake3Large {
 
     /** Pushes a subtree's value, merging each subtree it completes (the new total's zero bits). */
     private void merge(int[] cvs, int off, int log2) {
+      if (stack == null) {
+        stack = new int[64 * 8];
+      }
       long total = chunks + (1L << log2);
       int[] block = new int[16];
       int[] out = new int[16];
@@ -354,11 +368,9 @@ public final class Blake3Large {
       if (length < 0) {
         throw new IllegalArgumentException("negative output length " + length);
       }
-      if (unit == null) {
-        unit = new int[BLOCK_WORDS];
-      }
       // The last block of the last chunk is zero-padded.
-      int padded = Math.min(unit.length * 4, Math.max(BLOCK_LEN, roundUp(fill, BLOCK_LEN)));
+      int padded = Math.max(BLOCK_LEN, roundUp(fill, BLOCK_LEN));
+      ensure(padded);
       MemorySegment.ofArray(unit).asSlice(fill, padded - fill).fill((byte) 0);
       littleEndian(0, padded / 4);
       int wholeChunks = fill == 0 ? 0 : (fill - 1) / CHUNK_LEN;
@@ -413,6 +425,19 @@ public final class Blake3Large {
         }
       }
       return result;
+    }
+
+    /**
+     * Grows the unit buffer to hold {@code bytes} (whole blocks), doubling up to a unit: a short
+     * message (a content id's few hundred bytes) never allocates the 256 KiB a file needs.
+     */
+    private void ensure(int bytes) {
+      int have = unit == null ? 0 : unit.length * 4;
+      if (have >= bytes) {
+        return;
+      }
+      int want = Math.min(UNIT_BYTES, Math.max(roundUp(bytes, BLOCK_LEN), 2 * have));
+      unit = unit == null ? new int[want / 4] : java.util.Arrays.copyOf(unit, want / 4);
     }
 
     /** On a big-endian JVM, turns native words copied from bytes into little-endian ones. */

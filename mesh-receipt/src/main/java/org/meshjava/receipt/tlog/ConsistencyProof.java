@@ -1,0 +1,91 @@
+package org.meshjava.receipt.tlog;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The hashes showing that the tree of size {@code toSize} extends the tree of size {@code fromSize}
+ * (RFC 9162 §2.1.4): every leaf of the older tree is in the newer one, unchanged and in place.
+ *
+ * @param fromSize the older tree's size, at least 1
+ * @param toSize the newer tree's size, at least {@code fromSize}
+ * @param path the proof hashes (empty when the sizes are equal)
+ */
+public record ConsistencyProof(long fromSize, long toSize, List<TreeHash> path) {
+  /** Validates the sizes and copies the path. */
+  public ConsistencyProof {
+    if (fromSize <= 0 || fromSize > toSize) {
+      throw new IllegalArgumentException(
+          "no consistency proof from size " + fromSize + " to size " + toSize);
+    }
+    if (path.size() > 128) {
+      throw new IllegalArgumentException("a consistency proof has at most 128 hashes");
+    }
+    path = List.copyOf(path);
+  }
+
+  /**
+   * Verifies that {@code toRoot}'s tree extends {@code fromRoot}'s, by RFC 9162 §2.1.4.2.
+   *
+   * @throws LogException {@code BAD_CONSISTENCY_PROOF} when it does not
+   */
+  public void verify(TreeHash fromRoot, TreeHash toRoot) throws LogException {
+    if (fromSize == toSize) {
+      if (!path.isEmpty()) {
+        throw bad("a proof between equal sizes is empty");
+      }
+      if (!fromRoot.equals(toRoot)) {
+        throw bad("equal sizes with different roots");
+      }
+      return;
+    }
+    if (path.isEmpty()) {
+      throw bad("the proof is empty");
+    }
+    List<TreeHash> c = new ArrayList<>(path.size() + 1);
+    if (Long.bitCount(fromSize) == 1) {
+      c.add(fromRoot);
+    }
+    c.addAll(path);
+    long fn = fromSize - 1;
+    long sn = toSize - 1;
+    while ((fn & 1) == 1) {
+      fn >>= 1;
+      sn >>= 1;
+    }
+    TreeHash fr = c.get(0);
+    TreeHash sr = c.get(0);
+    for (TreeHash h : c.subList(1, c.size())) {
+      if (sn == 0) {
+        throw bad("the proof is longer than the tree is deep");
+      }
+      if ((fn & 1) == 1 || fn == sn) {
+        fr = TreeHash.node(h, fr);
+        sr = TreeHash.node(h, sr);
+        while ((fn & 1) == 0 && fn != 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      } else {
+        sr = TreeHash.node(sr, h);
+      }
+      fn >>= 1;
+      sn >>= 1;
+    }
+    if (sn != 0) {
+      throw bad("the proof is shorter than the tree is deep");
+    }
+    if (!fr.equals(fromRoot)) {
+      throw bad("the proof does not lead to the older root");
+    }
+    if (!sr.equals(toRoot)) {
+      throw bad("the proof does not lead to the newer root");
+    }
+  }
+
+  private LogException bad(String detail) {
+    return new LogException(
+        LogException.Reason.BAD_CONSISTENCY_PROOF,
+        "from " + fromSize + " to " + toSize + ": " + detail);
+  }
+}

@@ -1,0 +1,65 @@
+package org.meshjava.receipt.tlog;
+
+import java.util.List;
+
+/**
+ * The audit path showing that leaf {@code leafIndex} is in the tree of size {@code treeSize}
+ * (RFC 9162 §2.1.3), ordered from the leaf upwards.
+ *
+ * @param leafIndex the leaf's zero-based index
+ * @param treeSize the size of the tree the proof is against
+ * @param path the sibling hashes from the leaf up to the root
+ */
+public record InclusionProof(long leafIndex, long treeSize, List<TreeHash> path) {
+  /** Validates the indices and copies the path. */
+  public InclusionProof {
+    if (leafIndex < 0 || leafIndex >= treeSize) {
+      throw new IllegalArgumentException(
+          "leaf index " + leafIndex + " is outside a tree of " + treeSize);
+    }
+    if (path.size() > 64) {
+      throw new IllegalArgumentException("an audit path has at most 64 hashes");
+    }
+    path = List.copyOf(path);
+  }
+
+  /**
+   * Verifies that {@code leafHash} is leaf {@code leafIndex} of the tree whose root is {@code
+   * root}, by RFC 9162 §2.1.3.2.
+   *
+   * @throws LogException {@code BAD_INCLUSION_PROOF} when it is not
+   */
+  public void verify(TreeHash leafHash, TreeHash root) throws LogException {
+    long fn = leafIndex;
+    long sn = treeSize - 1;
+    TreeHash r = leafHash;
+    for (TreeHash p : path) {
+      if (sn == 0) {
+        throw bad("the path is longer than the tree is deep");
+      }
+      if ((fn & 1) == 1 || fn == sn) {
+        r = TreeHash.node(p, r);
+        while ((fn & 1) == 0 && fn != 0) {
+          fn >>= 1;
+          sn >>= 1;
+        }
+      } else {
+        r = TreeHash.node(r, p);
+      }
+      fn >>= 1;
+      sn >>= 1;
+    }
+    if (sn != 0) {
+      throw bad("the path is shorter than the tree is deep");
+    }
+    if (!r.equals(root)) {
+      throw bad("the path leads to " + r + ", not to the root " + root);
+    }
+  }
+
+  private LogException bad(String detail) {
+    return new LogException(
+        LogException.Reason.BAD_INCLUSION_PROOF,
+        "leaf " + leafIndex + " in tree of " + treeSize + ": " + detail);
+  }
+}

@@ -1,0 +1,196 @@
+package org.meshjava.receipt.tlog;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * An append-only RFC 9162 Merkle tree: its leaves in append order, its root at any past size, and
+ * inclusion and consistency proofs between any sizes. Thread-safe: appends and reads are serialised
+ * on the tree.
+ *
+ * <p>Design note. Level 0 holds every leaf hash; level {@code k} holds the hash of every complete,
+ * aligned subtree of {@code 2^k} leaves, filled in as soon as its last leaf arrives. That is at
+ * most two hashes per leaf (64 bytes), and it makes every hash a proof needs either a lookup (a
+ * complete subtree) or a short fold of lookups along the right edge (an incomplete one), so a root
+ * or a proof at any size costs O(log n) hashes. The recursion in {@link #subtreeHash} is RFC 9162's
+ * definition of MTH verbatim; the levels are only a cache of its results, so correctness does not
+ * depend on them.
+ */
+public final class MerkleTree {
+  /** levels.get(k) holds (size >> k) hashes of 32 bytes, packed. */
+  private final List<byte[]> levels = new ArrayList<>();
+  private long size;
+
+  /** Creates an empty tree. */
+  public MerkleTree() {}
+
+  /** Appends an entry (its leaf hash is SHA-256(0x00 || entry)) and returns its leaf index. */
+  public long append(byte[] entry) {
+    return appendLeafHash(TreeHash.leaf(entry));
+  }
+
+  /** Appends a leaf whose leaf hash is already known, and returns its leaf index. */
+  public synchronized long appendLeafHash(TreeHash leafHash) {
+    long index = size;
+    TreeHash carry = leafHash;
+    long position = index;
+    for (int level = 0; ; level++) {
+      put(level, position, carry);
+      if ((position & 1) == 0) {
+        break;
+      }
+      carry = TreeHash.node(get(level, position - 1), carry);
+      position >>= 1;
+    }
+    size = index + 1;
+    return index;
+  }
+
+  /** Returns the number of leaves. */
+  public synchronized long size() {
+    return size;
+  }
+
+  /** Returns the current root. */
+  public synchronized TreeHash root() {
+    return size == 0 ? TreeHash.empty() : subtreeHash(0, size);
+  }
+
+  /**
+   * Returns the root the tree had when it held {@code treeSize} leaves.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when {@code treeSize} is negative or above the size
+   */
+  public synchronized TreeHash root(long treeSize) throws LogException {
+    checkSize(treeSize);
+    return treeSize == 0 ? TreeHash.empty() : subtreeHash(0, treeSize);
+  }
+
+  /**
+   * Returns the leaf hash at {@code index}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when there is no such leaf
+   */
+  public synchronized TreeHash leafHash(long index) throws LogException {
+    if (index < 0 || index >= size) {
+      throw new LogException(
+          LogException.Reason.OUT_OF_RANGE, "no leaf " + index + " in a tree of " + size);
+    }
+    return get(0, index);
+  }
+
+  /**
+   * Returns the inclusion proof of leaf {@code index} in the tree of size {@code treeSize}
+   * (RFC 9162 §2.1.3.1).
+   *
+   * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 <= index < treeSize <= size()}
+   */
+  public synchronized InclusionProof inclusionProof(long index, long treeSize)
+      throws LogException {
+    checkSize(treeSize);
+    if (index < 0 || index >= treeSize) {
+      throw new LogException(
+          LogException.Reason.OUT_OF_RANGE, "no leaf " + index + " in a tree of " + treeSize);
+    }
+    List<TreeHash> path = new ArrayList<>();
+    path(index, 0, treeSize, path);
+    return new InclusionProof(index, treeSize, path);
+  }
+
+  /**
+   * Returns the consistency proof from the tree of size {@code fromSize} to that of size {@code
+   * toSize} (RFC 9162 §2.1.4.1); empty when the sizes are equal.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size()}
+   */
+  public synchronized ConsistencyProof consistencyProof(long fromSize, long toSize)
+      throws LogException {
+    checkSize(toSize);
+    if (fromSize <= 0 || fromSize > toSize) {
+      throw new LogException(
+          LogException.Reason.OUT_OF_RANGE,
+          "no consistency proof from size " + fromSize + " to size " + toSize);
+    }
+    List<TreeHash> path = new ArrayList<>();
+    if (fromSize < toSize) {
+      subproof(fromSize, 0, toSize, true, path);
+    }
+    return new ConsistencyProof(fromSize, toSize, path);
+  }
+
+  /** PATH(m, D[start:start+n]) of RFC 9162 §2.1.3.1, audit path from the leaf upwards. */
+  private void path(long m, long start, long n, List<TreeHash> out) {
+    if (n == 1) {
+      return;
+    }
+    long k = largestPowerOfTwoBelow(n);
+    if (m < k) {
+      path(m, start, k, out);
+      out.add(subtreeHash(start + k, n - k));
+    } else {
+      path(m - k, start + k, n - k, out);
+      out.add(subtreeHash(start, k));
+    }
+  }
+
+  /** SUBPROOF(m, D[start:start+n], b) of RFC 9162 §2.1.4.1. */
+  private void subproof(long m, long start, long n, boolean b, List<TreeHash> out) {
+    if (m == n) {
+      if (!b) {
+        out.add(subtreeHash(start, n));
+      }
+      return;
+    }
+    long k = largestPowerOfTwoBelow(n);
+    if (m <= k) {
+      subproof(m, start, k, b, out);
+      out.add(subtreeHash(start + k, n - k));
+    } else {
+      subproof(m - k, start + k, n - k, false, out);
+      out.add(subtreeHash(start, k));
+    }
+  }
+
+  /** MTH(D[start:start+n]) for n >= 1: a lookup when the subtree is complete and aligned. */
+  private TreeHash subtreeHash(long start, long n) {
+    if (Long.bitCount(n) == 1 && start % n == 0) {
+      int level = Long.numberOfTrailingZeros(n);
+      return get(level, start >> level);
+    }
+    long k = largestPowerOfTwoBelow(n);
+    return TreeHash.node(subtreeHash(start, k), subtreeHash(start + k, n - k));
+  }
+
+  /** The largest power of two strictly below n (n >= 2). */
+  static long largestPowerOfTwoBelow(long n) {
+    return Long.highestOneBit(n - 1);
+  }
+
+  private void checkSize(long treeSize) throws LogException {
+    if (treeSize < 0 || treeSize > size) {
+      throw new LogException(
+          LogException.Reason.OUT_OF_RANGE,
+          "tree size " + treeSize + " is outside 0.." + size);
+    }
+  }
+
+  private TreeHash get(int level, long position) {
+    byte[] packed = levels.get(level);
+    int offset = Math.toIntExact(position * TreeHash.LENGTH);
+    return TreeHash.of(Arrays.copyOfRange(packed, offset, offset + TreeHash.LENGTH));
+  }
+
+  private void put(int level, long position, TreeHash hash) {
+    if (levels.size() == level) {
+      levels.add(new byte[TreeHash.LENGTH * 16]);
+    }
+    byte[] packed = levels.get(level);
+    int offset = Math.toIntExact(position * TreeHash.LENGTH);
+    if (offset + TreeHash.LENGTH > packed.length) {
+      packed = Arrays.copyOf(packed, Math.max(packed.length * 2, offset + TreeHash.LENGTH));
+      levels.set(level, packed);
+    }
+    System.arraycopy(hash.bytes(), 0, packed, offset, TreeHash.LENGTH);
+  }
+}
