@@ -19,6 +19,7 @@ import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.openai.OpenAiServer;
+import org.meshjava.steward.BackendBusy;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
 import picocli.CommandLine.Command;
@@ -107,7 +108,8 @@ final class ServeCommand implements Callable<Integer> {
       signingKey = SigningKey.generate();
       err.println("warning: no key file; this steward's identity lasts until it stops");
     }
-    Steward.Builder sb = Steward.builder(signingKey);
+    // A server refuses a serve its backend has no slot for (429), rather than queue it.
+    Steward.Builder sb = Steward.builder(signingKey).whenBackendBusy(BackendBusy.REFUSE);
     List<ServingEngine> backends =
         new java.util.ArrayList<>(c.backends().isEmpty() ? defaults() : c.backends());
     // The MiniLM decision engine joins the embedded defaults; beside backends the configuration

@@ -28,6 +28,7 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.steward.BackendBusy;
 
 /**
  * Concurrency limits belong to backends (issue 21): a local engine is bound by cores, an upstream
@@ -115,7 +116,7 @@ final class BackendConcurrencyTest {
   void eightClients_onAnIoBoundBackend_areNotRefusedOnTwoCores() throws Exception {
     // The regression: the server-wide bound defaulted to max(2, cores) and refused most of them.
     HeldEngine held = new HeldEngine(64, 8);
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held), b -> {})) {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held).whenBackendBusy(BackendBusy.REFUSE), b -> {})) {
       List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         all.add(f.http.sendAsync(post(f, "client " + i), HttpResponse.BodyHandlers.ofString()));
@@ -131,7 +132,7 @@ final class BackendConcurrencyTest {
   @Test
   void overload_whenTheRoutedBackendIsFull_is429WithRetryAfter() throws Exception {
     HeldEngine held = new HeldEngine(1, 1);
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held), b -> {})) {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held).whenBackendBusy(BackendBusy.REFUSE), b -> {})) {
       CompletableFuture<HttpResponse<String>> first =
           f.http.sendAsync(post(f, "first"), HttpResponse.BodyHandlers.ofString());
       assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
@@ -159,7 +160,7 @@ final class BackendConcurrencyTest {
   @Test
   void stalledStreamReader_givesItsServeBackAfterTheWriteTimeout() throws Exception {
     EndlessEngine endless = new EndlessEngine();
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(endless),
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(endless).whenBackendBusy(BackendBusy.REFUSE),
             b -> b.idleTimeout(Duration.ofSeconds(30)).writeTimeout(Duration.ofMillis(500)))) {
       String body = "{\"model\":\"any\",\"stream\":true,\"max_tokens\":500000,"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";

@@ -18,7 +18,8 @@ public sealed class ServeException extends Exception
     NO_ADMISSIBLE_BACKEND,
     /**
      * Route: the routed backend already runs as many serves as it may ({@link
-     * org.meshjava.core.ServingEngine#maxConcurrentServes()}); nothing was authorised or run.
+     * org.meshjava.core.ServingEngine#maxConcurrentServes()}) and the steward refuses rather than
+     * waits ({@link BackendBusy#REFUSE}); nothing was authorised or run.
      */
     OVERLOADED,
     /**

@@ -108,7 +108,7 @@ public final class Steward implements AutoCloseable {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
-    this.slots = new BackendSlots(router.backends());
+    this.slots = new BackendSlots(router.backends(), b.backendBusy);
     if (b.meter != null) {
       this.meter = b.meter;
       this.discovery = Optional.empty();
@@ -699,6 +699,7 @@ public final class Steward implements AutoCloseable {
     private Journal journal;
     private Revocations revocations = Revocations.none();
     private final Map<String, ServeLimits> caps = new HashMap<>();
+    private BackendBusy backendBusy = BackendBusy.WAIT;
 
     private Builder(SigningKey key) {
       this.key = Objects.requireNonNull(key, "key");
@@ -766,6 +767,16 @@ public final class Steward implements AutoCloseable {
      */
     public Builder cap(String backend, ServeLimits limits) {
       caps.put(Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(limits, "limits"));
+      return this;
+    }
+
+    /**
+     * What a serve does when its routed backend runs its limit of serves ({@link
+     * ServingEngine#maxConcurrentServes()}): wait for a slot (the default) or be refused {@code
+     * OVERLOADED} at once, as a server wants.
+     */
+    public Builder whenBackendBusy(BackendBusy v) {
+      backendBusy = Objects.requireNonNull(v, "backendBusy");
       return this;
     }
 
