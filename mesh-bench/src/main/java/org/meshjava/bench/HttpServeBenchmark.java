@@ -27,7 +27,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.meshjava.core.ServingEngine;
-import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.journal.FileJournal;
@@ -161,7 +160,7 @@ public final class HttpServeBenchmark {
           .workPerToken(16).build();
       default -> throw new IllegalArgumentException("unknown scenario " + scenario);
     }
-    Steward.Builder sb = Steward.builder(SigningKey.generate()).backend(engine)
+    Steward.Builder sb = Steward.ephemeral().backend(engine)
         .meter(new EstimatorMeter());
     if (scenario.equals("reference-file")) {
       tmp = Files.createTempDirectory("mesh-http-bench");

@@ -60,12 +60,13 @@ public class JournalBenchmark {
   /** Builds the steward, its journal and a grant with a budget that cannot run out. */
   @Setup
   public void setup() throws Exception {
-    SigningKey stewardKey = SigningKey.generate();
+    // An ephemeral identity honours grants over the in-memory journal too (§2.2).
+    Steward.Builder builder = Steward.ephemeral();
     SigningKey org = SigningKey.generate();
     caller = SigningKey.generate();
     GrantChain root = Jcp.issueRoot(org, Jcp.identity(caller), Long.MAX_VALUE / 4, NOW.minusSeconds(60),
         NOW.plusSeconds(86_400));
-    chain = Jcp.delegate(caller, root, Jcp.identity(stewardKey), Long.MAX_VALUE / 4);
+    chain = Jcp.delegate(caller, root, builder.identity(), Long.MAX_VALUE / 4);
     Journal j;
     if (journal.equals("file")) {
       dir = Files.createTempDirectory("mesh-journal-bench");
@@ -73,7 +74,7 @@ public class JournalBenchmark {
     } else {
       j = new InMemoryJournal();
     }
-    steward = Steward.builder(stewardKey)
+    steward = builder
         .meter(new EstimatorMeter())
         .clock(InstantSource.fixed(NOW))
         .journal(j)

@@ -13,6 +13,7 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.Blake3;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -80,7 +81,8 @@ public class ServeOverheadBenchmark {
   @Setup
   public void setup() throws Exception {
     key = SigningKey.generate();
-    steward = Steward.builder(key).backend(new ZeroWorkEngine()).build();
+    steward =
+        Steward.builder(key).chainHead(ChainHead.GENESIS).backend(new ZeroWorkEngine()).build();
     byte[] text = "benchmark prompt".getBytes(StandardCharsets.UTF_8);
     request = ServeRequest.generation(ContentId.ofBytes(text), 16, 16, Fidelity.F1, 1_000_000);
     prompt = TokenSequence.of(new int[16]);

@@ -7,7 +7,6 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
-import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.steward.ServeResult;
@@ -43,7 +42,7 @@ public class ServeThroughputBenchmark {
   @Setup
   public void setup() {
     steward =
-        Steward.builder(SigningKey.generate())
+        Steward.ephemeral()
             .meter(new EstimatorMeter())
             .backend(ReferenceEngine.builder().workPerToken(16).build())
             .build();

@@ -65,7 +65,7 @@ final class DemoCommand implements Callable<Integer> {
     Path journalFile = dir.resolve("steward.journal");
     try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
         Steward steward =
-        Steward.builder(SigningKey.generate())
+        Steward.ephemeral()
             .journal(FileJournal.open(journalFile))
             .backend(
                 ReferenceEngine.builder()

@@ -19,9 +19,11 @@ import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.openai.OpenAiServer;
+import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.BackendBusy;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
+import org.meshjava.steward.UnknownChainHeadException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -52,6 +54,11 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(names = "--journal", paramLabel = "FILE", description = "The decision journal file.")
   Path journal;
+
+  @Option(names = "--fresh-chain",
+      description = "Start this key's receipt chain at 0: needed when the key's journal records no"
+          + " receipt (a new key, or an abandoned chain). Never read from --config.")
+  boolean freshChain;
 
   @Option(names = "--meter", paramLabel = "KIND", description = "discover (default) or estimator.")
   String meter;
@@ -100,16 +107,20 @@ final class ServeCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = spec.commandLine().getErr();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
-    SigningKey signingKey;
     Path keyPath = key != null ? key : c.keyFile().orElse(null);
+    Steward.Builder sb;
     if (keyPath != null) {
-      signingKey = KeyFile.read(keyPath);
+      SigningKey signingKey = KeyFile.read(keyPath);
+      sb = Steward.builder(signingKey);
     } else {
-      signingKey = SigningKey.generate();
+      sb = Steward.ephemeral();
       err.println("warning: no key file; this steward's identity lasts until it stops");
     }
     // A server refuses a serve its backend has no slot for (429), rather than queue it.
-    Steward.Builder sb = Steward.builder(signingKey).whenBackendBusy(BackendBusy.REFUSE);
+    sb.whenBackendBusy(BackendBusy.REFUSE);
+    if (freshChain) {
+      sb.chainHead(ChainHead.GENESIS);
+    }
     List<ServingEngine> backends =
         new java.util.ArrayList<>(c.backends().isEmpty() ? defaults() : c.backends());
     // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
@@ -139,6 +150,9 @@ final class ServeCommand implements Callable<Integer> {
       if (!existed) {
         createdJournal = journalPath;
       }
+    } else if (keyPath != null) {
+      err.println("warning: no journal; this key outlives the steward but its spend would not, so"
+          + " every grant is refused (503 journal_not_durable); pass --journal to honour grants");
     } else {
       err.println("warning: no journal; grant spend is forgotten when this steward stops");
     }
@@ -147,6 +161,11 @@ final class ServeCommand implements Callable<Integer> {
       steward = sb.build();
     } catch (StewardStartException e) {
       throw new CliException(e.getMessage(), e);
+    } catch (UnknownChainHeadException e) {
+      throw new CliException("cannot start the steward: journal "
+          + (journalPath != null ? journalPath.toString() : "(in memory)")
+          + " records no receipt of key " + keyPath + ", so where its receipt chain stands is"
+          + " unknown; if this key has never sealed a receipt, pass --fresh-chain", e);
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }

@@ -10,13 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServingEngine;
-import org.meshjava.core.WeightsBinding;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.jlama.JlamaEngine;
 import org.meshjava.engine.jlama.JlamaEngineException;
@@ -190,10 +188,13 @@ record ServeConfig(
           }
           ub.apiKey(key);
         }
-        Optional<String> digest = text(b, "weights_digest");
-        if (digest.isPresent()) {
-          ub.weights(new WeightsBinding(ContentId.fromHex(digest.get()),
-              text(b, "precision").orElse("bf16")));
+        for (String claim : List.of("weights_digest", "precision")) {
+          if (b.has(claim)) {
+            // Nothing on this host can check what an upstream loads; a typed digest would be
+            // sealed, and admitted under ModelIn, without anyone verifying it (SPEC 70).
+            throw new CliException(where + " (upstream): '" + claim + "' is not accepted: the"
+                + " steward cannot verify an upstream's weights, so an upstream backend binds none");
+          }
         }
         return ub.build();
       }

@@ -118,7 +118,7 @@ class GrantServeJournalTest {
     Path portFile = tmp.resolve("port");
     AtomicReference<Run> served = new AtomicReference<>();
     Thread server = new Thread(() -> served.set(mesh("serve", "--config", config.toString(),
-        "--port-file", portFile.toString())));
+        "--fresh-chain", "--port-file", portFile.toString())));
     server.start();
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

@@ -38,6 +38,41 @@ class ServeConfigEnginesTest {
     e.close();
   }
 
+  /**
+   * Regression: an upstream backend sealed an operator-typed {@code weights_digest} (with {@code
+   * bf16} when no precision was given) that nothing verified, and it satisfied {@code ModelIn}.
+   */
+  @Test
+  void upstream_withAWeightsDigestOrPrecision_isRefused_andBindsNoWeights() throws Exception {
+    String digest = "ab".repeat(32);
+    for (String claim :
+        new String[] {
+          "\"weights_digest\": \"" + digest + "\"",
+          "\"weights_digest\": \"" + digest + "\", \"precision\": \"fp16\"",
+          "\"precision\": \"bf16\""
+        }) {
+      assertThatThrownBy(
+              () ->
+                  ServeConfig.read(
+                      config(
+                          "{\"backends\": [{\"type\": \"upstream\", \"name\": \"u\","
+                              + " \"base_url\": \"http://127.0.0.1:9/v1\", \"model\": \"m\", "
+                              + claim + "}]}")))
+          .as(claim)
+          .isInstanceOf(CliException.class)
+          .hasMessageContaining("cannot verify an upstream's weights");
+    }
+    ServeConfig plain =
+        ServeConfig.read(
+            config(
+                """
+                {"backends": [{"type": "upstream", "name": "u",
+                  "base_url": "http://127.0.0.1:9/v1", "model": "m"}],
+                 "default_decision_engine": false}
+                """));
+    assertThat(plain.backends().get(0).weights()).isEmpty();
+  }
+
   @Test
   void jlama_onAnUnknownLayout_andMiniLm_belowTheTemperatureFloor_areOneLineErrors()
       throws Exception {

@@ -3,6 +3,7 @@ package org.meshjava.conformance;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.receipt.ChainHead;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
@@ -26,7 +27,11 @@ public final class ReferenceServe {
             .workPerToken(in.workPerToken());
     in.deliveredFidelity().ifPresent(b::delivers);
     in.weights().ifPresent(w -> b.weights(w.binding()));
-    Steward.Builder steward = Steward.builder(SigningKey.fromSeed(in.stewardSeed())).backend(b.build());
+    // The vector's steward seals its first receipt, at genesis: the seed is a fixed test key.
+    Steward.Builder steward =
+        Steward.builder(SigningKey.fromSeed(in.stewardSeed()))
+            .chainHead(ChainHead.GENESIS)
+            .backend(b.build());
     // Registered after the serving engine, in order: registration order breaks routing ties (§4).
     for (ReferenceInputs.OtherBackend other : in.otherBackends()) {
       steward.backend(

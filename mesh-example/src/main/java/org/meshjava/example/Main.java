@@ -3,7 +3,6 @@ package org.meshjava.example;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.steward.ServeResult;
@@ -16,7 +15,7 @@ public final class Main {
   /** Serves {@code args[0]} (or a default prompt) and prints its receipt. */
   public static void main(String[] args) throws Exception {
     try (Steward steward =
-        Steward.builder(SigningKey.generate())
+        Steward.ephemeral() // an identity that ends with this process; grants need no journal
             .backend(ReferenceEngine.builder().name("reference").build())
             .build()) {
       PromptText prompt = PromptText.of(args.length > 0 ? args[0] : "What did this answer cost?");

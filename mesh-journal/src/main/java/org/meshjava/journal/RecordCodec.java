@@ -32,7 +32,7 @@ import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 
 /**
- * The one-line JSON encoding of a journal record (SPEC.md §Journal). Keys are written in a fixed
+ * The one-line JSON encoding of a journal record (SPEC.md section 60.2). Keys are written in a fixed
  * order with no whitespace, so a record has exactly one encoding; the next record's {@code prev}
  * is BLAKE3 of these bytes. Decoding is strict: unknown or missing keys, wrong types and
  * non-canonical text are refused. Stateless and thread-safe.

@@ -18,6 +18,7 @@ import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
@@ -169,7 +170,10 @@ final class Endpoints {
   private Reply stewardInfo() {
     ObjectNode root = NODES.objectNode();
     root.put("did", steward.identity().value());
-    root.put("grants_honoured", steward.grantsSuspended().isEmpty());
+    root.put(
+        "grants_honoured",
+        steward.grantsSuspended().isEmpty() && steward.grantsNeedDurableJournal().isEmpty());
+    steward.grantsNeedDurableJournal().ifPresent(s -> root.put("grants_need_durable_journal", s));
     steward.grantsSuspended().ifPresent(s -> root.put("grants_suspended", s));
     root.put("unresolved", steward.unresolved().size());
     root.put("next_sequence", steward.head().nextSequence());
@@ -363,6 +367,10 @@ final class Endpoints {
       case NotIssuerException n ->
           ErrorReply.of(401, "authentication_error", n.label().wire(), e.getMessage(),
               Optional.of("jcp_presentation"));
+      // Bytes that are no presentation are a bad request wherever they are found (SPEC 30 §9).
+      case GrantDeniedException d when d.label() == DenialLabel.MALFORMED ->
+          ErrorReply.of(400, "invalid_request_error", "malformed_presentation", e.getMessage(),
+              Optional.of("jcp_presentation"));
       case GrantDeniedException d ->
           ErrorReply.of(403, "permission_error", d.label().wire(), e.getMessage(),
               Optional.of("jcp_presentation"));
@@ -404,7 +412,7 @@ final class Endpoints {
           ErrorReply.of(401, "authentication_error", code, e.getMessage(), Optional.empty());
       case GRANT_REFUSED ->
           ErrorReply.of(403, "permission_error", code, e.getMessage(), Optional.empty());
-      case GRANTS_SUSPENDED ->
+      case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
           ErrorReply.of(503, "service_unavailable_error", code, e.getMessage(), Optional.empty());
     };
   }

@@ -44,6 +44,11 @@ import org.meshjava.core.WeightsBinding;
  * points, one token each; a reply longer than {@code max_tokens} code points is cut there. The
  * upstream is asked for {@code max_tokens} of its own tokens, which are usually longer.
  *
+ * <p><b>Weights.</b> The engine binds no weights ({@link #weights()} is empty, so receipts carry
+ * neither {@code weights_digest} nor {@code precision}): nothing on this host can see what the
+ * upstream loads or at what precision it computes, and a digest the operator typed would be a
+ * binding no one checks. A grant with a {@code ModelIn} caveat therefore never admits it (§2).
+ *
  * <p><b>Determinism.</b> Only when configured with {@link Builder#deterministic(boolean)} does
  * the engine claim its replies are a function of the request and payload (§5); it then asks the
  * upstream for {@code temperature 0} and a fixed {@code seed}, and the operator vouches for the
@@ -65,7 +70,6 @@ public final class UpstreamEngine implements ServingEngine {
   private final Fidelity fidelity;
   private final CostProfile costProfile;
   private final boolean deterministic;
-  private final Optional<WeightsBinding> weights;
   private final Duration timeout;
   private final int maxConcurrentServes;
   private final HttpClient http;
@@ -80,7 +84,6 @@ public final class UpstreamEngine implements ServingEngine {
     this.fidelity = b.fidelity;
     this.costProfile = b.costProfile;
     this.deterministic = b.deterministic;
-    this.weights = Optional.ofNullable(b.weights);
     this.timeout = b.timeout;
     this.maxConcurrentServes = b.maxConcurrentServes;
     // HTTP/1.1 with keep-alive: the client's default (HTTP/2) offers an h2c upgrade on every new
@@ -128,9 +131,13 @@ public final class UpstreamEngine implements ServingEngine {
     return deterministic;
   }
 
+  /**
+   * None: the steward cannot check what the upstream runs, so it binds nothing by content (§3.6)
+   * and a {@code ModelIn} grant never admits this backend.
+   */
   @Override
   public Optional<WeightsBinding> weights() {
-    return weights;
+    return Optional.empty();
   }
 
   /** None: the upstream's work is not on this host, so no counter here covers it. */
@@ -354,7 +361,6 @@ public final class UpstreamEngine implements ServingEngine {
     private Fidelity fidelity = Fidelity.F2;
     private CostProfile costProfile = CostProfile.perToken(1_000);
     private boolean deterministic;
-    private WeightsBinding weights;
     private Duration timeout = Duration.ofSeconds(60);
     private int maxConcurrentServes = DEFAULT_MAX_CONCURRENT_SERVES;
 
@@ -428,12 +434,6 @@ public final class UpstreamEngine implements ServingEngine {
     /** Claims replies are reproducible (§5); only for an upstream the operator knows to be. */
     public Builder deterministic(boolean v) {
       deterministic = v;
-      return this;
-    }
-
-    /** The weights the upstream runs, when the operator can bind them by content (§3.6). */
-    public Builder weights(WeightsBinding v) {
-      weights = Objects.requireNonNull(v, "weights");
       return this;
     }
 

@@ -24,6 +24,7 @@ import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 
 /** A steward over reference engines behind a started server on 127.0.0.1, and a JSON client. */
@@ -35,14 +36,20 @@ final class Fixture implements AutoCloseable {
   final OpenAiServer server;
   final HttpClient http = HttpClient.newHttpClient();
 
+  /** A steward with an ephemeral identity: the zero-configuration one, which honours grants. */
   Fixture() {
-    this(SigningKey.generate(), b -> {}, s -> {});
+    this(null, b -> {}, s -> {});
   }
 
+  /**
+   * A steward sealing with {@code key}, or with an ephemeral identity when it is null. A key
+   * starts its chain at 0 and, unless {@code stewardConfig} gives it a durable journal, honours no
+   * grant (§2.2).
+   */
   Fixture(SigningKey key, Consumer<Steward.Builder> stewardConfig, Consumer<OpenAiServer.Builder> serverConfig) {
     this.key = key;
     Steward.Builder sb =
-        Steward.builder(key)
+        (key == null ? Steward.ephemeral() : Steward.builder(key).chainHead(ChainHead.GENESIS))
             .meter(new EstimatorMeter())
             .backend(
                 ReferenceEngine.builder()

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -13,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
@@ -27,6 +29,7 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
+import org.meshjava.journal.FileJournal;
 import org.meshjava.receipt.MeshReceipt;
 
 class GrantedServeTest {
@@ -146,18 +149,27 @@ class GrantedServeTest {
   }
 
   @Test
-  void witness_heldReceipt_is200_andACutJournal_is409ThenGrantsAre503() throws Exception {
-    JsonNode energy = f.post("/v1/chat/completions", Fixture.chat("Remember me.")).json()
-        .get("usage").get("energy");
+  void witness_heldReceipt_is200_andACutJournal_is409ThenGrantsAre503(@TempDir Path tmp)
+      throws Exception {
+    SigningKey key = SigningKey.generate();
+    JsonNode energy;
+    try (Fixture first = new Fixture(key, b -> {}, b -> {})) {
+      energy = first.post("/v1/chat/completions", Fixture.chat("Remember me.")).json()
+          .get("usage").get("energy");
+      ObjectNode shown = Fixture.JSON.createObjectNode();
+      shown.set("receipt", energy.get("receipt"));
+      shown.set("envelope_hex", energy.get("envelope_hex"));
+      Fixture.Answer held = first.post("/v1/mesh/witness", shown);
+      assertThat(held.status()).as(held.body()).isEqualTo(200);
+      assertThat(held.json().get("held").asBoolean()).isTrue();
+    }
     ObjectNode shown = Fixture.JSON.createObjectNode();
     shown.set("receipt", energy.get("receipt"));
     shown.set("envelope_hex", energy.get("envelope_hex"));
-    Fixture.Answer held = f.post("/v1/mesh/witness", shown);
-    assertThat(held.status()).as(held.body()).isEqualTo(200);
-    assertThat(held.json().get("held").asBoolean()).isTrue();
 
-    // The same key over a journal that lacks the receipt: as if records were cut.
-    try (Fixture cut = new Fixture(f.key, b -> {}, b -> {})) {
+    // The same key over a (durable) journal that lacks the receipt: as if records were cut.
+    FileJournal restored = FileJournal.open(tmp.resolve("cut.journal"));
+    try (Fixture cut = new Fixture(key, b -> b.journal(restored), b -> {})) {
       GrantChain chain = grant(cut.steward.identity(), 5_000_000);
       assertThat(cut.post("/v1/chat/completions", present(chain, body("Before.", "100000"))).status())
           .isEqualTo(200);
@@ -167,6 +179,38 @@ class GrantedServeTest {
       assertThat(cut.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isFalse();
       assertThat(cut.post("/v1/chat/completions", Fixture.chat("Ungranted still served.")).status())
           .isEqualTo(200);
+    }
+  }
+
+  /**
+   * Regression: a steward whose key outlives it, over an in-memory journal, honoured grants, so a
+   * restart gave budgets and spent presentations back (§2.2). Now every grant is 503.
+   */
+  @Test
+  void granted_onAKeyWithoutADurableJournal_is503JournalNotDurable_andUngrantedIsServed()
+      throws Exception {
+    try (Fixture keyed = new Fixture(SigningKey.generate(), b -> {}, b -> {})) {
+      GrantChain chain = grant(keyed.steward.identity(), 5_000_000);
+      keyed.post("/v1/chat/completions", present(chain, body("Granted.", "100000")))
+          .error(503, "journal_not_durable");
+      JsonNode who = keyed.get("/v1/mesh/steward").json();
+      assertThat(who.get("grants_honoured").asBoolean()).isFalse();
+      assertThat(who.get("grants_need_durable_journal").asText()).contains("durable");
+      assertThat(keyed.post("/v1/chat/completions", Fixture.chat("Ungranted.")).status())
+          .isEqualTo(200);
+      assertThat(keyed.steward.head().nextSequence()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void granted_onAKeyWithAFileJournal_isServed(@TempDir Path tmp) throws Exception {
+    FileJournal journal = FileJournal.open(tmp.resolve("steward.journal"));
+    try (Fixture keyed = new Fixture(SigningKey.generate(), b -> b.journal(journal), b -> {})) {
+      GrantChain chain = grant(keyed.steward.identity(), 5_000_000);
+      assertThat(keyed.post("/v1/chat/completions", present(chain, body("Granted.", "100000")))
+              .status())
+          .isEqualTo(200);
+      assertThat(keyed.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isTrue();
     }
   }
 

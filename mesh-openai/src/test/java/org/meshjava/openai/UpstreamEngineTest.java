@@ -43,6 +43,7 @@ class UpstreamEngineTest {
       assertThat(receipt.energy().provenance()).isEqualTo(Provenance.Estimator);
       assertThat(receipt.backend()).isEqualTo("remote");
       assertThat(receipt.tokensOut()).isEqualTo(8);
+      assertThat(receipt.weights()).as("nothing here can check the upstream's weights").isEmpty();
       JsonNode model = front.get("/v1/models").json().get("data").get(2);
       assertThat(model.get("id").asText()).isEqualTo("remote");
       assertThat(model.get("mesh").get("deterministic").asBoolean()).isFalse();
@@ -86,6 +87,7 @@ class UpstreamEngineTest {
     URI base = URI.create("http://127.0.0.1:9/v1");
     assertThat(upstream(base).deterministic()).isFalse();
     assertThat(upstream(base).domains()).isEmpty();
+    assertThat(upstream(base).weights()).isEmpty();
     assertThat(UpstreamEngine.builder().name("d").baseUri(base).model("m").deterministic(true).build()
         .deterministic()).isTrue();
   }

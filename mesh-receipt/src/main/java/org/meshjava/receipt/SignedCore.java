@@ -25,7 +25,7 @@ import org.meshjava.core.identity.DidKeyException;
  * Decoding is strict: an unknown key, a mistyped value or a derived figure that does not match is
  * refused, because a verifier that ignored such a key would vouch for bytes it did not read.
  *
- * <p>Stateless and thread-safe. The exact key table is in SPEC.md §Receipt.
+ * <p>Stateless and thread-safe. The exact key table is in SPEC.md section 20 §2.
  */
 final class SignedCore {
   static final String MESH_RECEIPT = "mesh_receipt";

@@ -49,6 +49,12 @@ public sealed class ServeException extends Exception
     GRANT_REFUSED,
     /** Authorise: the steward no longer honours grants, having been shown a receipt its journal lacks (§2.2). */
     GRANTS_SUSPENDED,
+    /**
+     * Authorise: the steward's identity outlives the process but its journal does not, so it
+     * honours no grant: a restart would give spent budgets and presentations back (§2.2).
+     * Ungranted serves go on.
+     */
+    JOURNAL_NOT_DURABLE,
     /** A decision, debit or receipt could not be recorded in the journal, so the serve was refused (§2.2). */
     NOT_RECORDED
   }

@@ -103,6 +103,7 @@ public final class Steward implements AutoCloseable {
   private final ReceiptLog log;
   private final SealedIndex recorded;
   private final BackendSlots slots;
+  private final Optional<String> grantsNeedDurableJournal;
 
   private Steward(Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head) {
     this.openingKey = Opening.Key.of(b.key);
@@ -129,11 +130,37 @@ public final class Steward implements AutoCloseable {
             replayed.suspension().map(JournalReplay.Suspension::toString));
     this.log = ReceiptLog.resume(b.key, head);
     this.recorded = new SealedIndex(replayed.sealed(), head.nextSequence());
+    this.grantsNeedDurableJournal =
+        b.ephemeral || b.journal.durable()
+            ? Optional.empty()
+            : Optional.of(
+                "steward " + identity + " has a key that outlives this process, but its journal ("
+                    + b.journal.describe() + ") is not durable: a restart would give spent budgets"
+                    + " and presentations back, so it honours no grant until it is given a durable"
+                    + " journal (§2.2)");
   }
 
-  /** Starts a builder for a steward that seals with {@code key}. */
+  /**
+   * Starts a builder for a steward that seals with {@code key}, a key the application holds and
+   * may use again (a key file, say), so the steward's identity may outlive this process. Such a
+   * steward honours grants only over a {@linkplain Journal#durable() durable} journal, and starts
+   * its receipt chain only where its journal or an explicit {@link Builder#chainHead} says (§2.2,
+   * §6.3).
+   */
   public static Builder builder(SigningKey key) {
-    return new Builder(key);
+    return new Builder(key, false);
+  }
+
+  /**
+   * Starts a builder for a steward with an ephemeral identity: a key generated here, which no one
+   * else holds and which ends with this one steward. Nothing can outlive it — a grant held by this
+   * identity can be presented to no later steward, and its chain has no earlier receipts — so it
+   * honours grants over an in-memory journal and starts its chain at 0: the zero-configuration
+   * steward. {@link Builder#identity()} names it before it is built, so grants can be issued to
+   * it; the builder builds once.
+   */
+  public static Builder ephemeral() {
+    return new Builder(SigningKey.generate(), true);
   }
 
   /** The steward's identity: the did:key of its sealing key, the subject a grant must name. */
@@ -182,6 +209,14 @@ public final class Steward implements AutoCloseable {
   /** Why the steward stopped honouring grants, if it has (§2.2). */
   public Optional<String> grantsSuspended() {
     return authoriser.suspension();
+  }
+
+  /**
+   * Why the steward honours no grant at all, if it does not: its identity outlives the process
+   * ({@link #builder(SigningKey)}) but its journal is not durable (§2.2). Ungranted serves go on.
+   */
+  public Optional<String> grantsNeedDurableJournal() {
+    return grantsNeedDurableJournal;
   }
 
   /**
@@ -309,6 +344,10 @@ public final class Steward implements AutoCloseable {
   private ServeResult serve(ServeRequest request, Ask ask, Optional<Presentation> presentation)
       throws ServeException {
     Objects.requireNonNull(request, "request");
+    if (presentation.isPresent() && grantsNeedDurableJournal.isPresent()) {
+      throw new ServeException(
+          ServeException.Reason.JOURNAL_NOT_DURABLE, grantsNeedDurableJournal.get());
+    }
     ask.fit(request);
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
@@ -690,6 +729,8 @@ public final class Steward implements AutoCloseable {
   /** Configures a {@link Steward}. Not thread-safe. */
   public static final class Builder {
     private final SigningKey key;
+    private final boolean ephemeral;
+    private boolean built;
     private final List<ServingEngine> backends = new ArrayList<>();
     private EnergyMeter meter;
     private DiscoveryOptions discoveryOptions = DiscoveryOptions.defaults();
@@ -701,8 +742,14 @@ public final class Steward implements AutoCloseable {
     private final Map<String, ServeLimits> caps = new HashMap<>();
     private BackendBusy backendBusy = BackendBusy.WAIT;
 
-    private Builder(SigningKey key) {
+    private Builder(SigningKey key, boolean ephemeral) {
       this.key = Objects.requireNonNull(key, "key");
+      this.ephemeral = ephemeral;
+    }
+
+    /** The identity the steward will have: the did:key of its sealing key, for issuing grants. */
+    public DidKey identity() {
+      return DidKey.of(key.verificationKey());
     }
 
     /** Registers a backend; registration order breaks routing ties (§4). */
@@ -740,8 +787,12 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Continues an existing receipt chain from {@code head} instead of starting at 0 (§6.3).
-     * Conflicts with a journal that already records receipts, which sets the head itself.
+     * Says where the receipt chain stands (§6.3): {@link ChainHead#GENESIS} to start it at 0, or
+     * the head of an existing chain to continue it. A steward built with {@link
+     * #builder(SigningKey)} whose journal records no receipt needs this: it cannot know whether its
+     * identity sealed receipts before (a journal lost, or a new one), and starting again at 0
+     * would fork a chain that others hold, so the operator says so. Conflicts with a journal that
+     * already records receipts, which sets the head itself.
      */
     public Builder chainHead(ChainHead v) {
       head = Objects.requireNonNull(v, "head");
@@ -790,11 +841,24 @@ public final class Steward implements AutoCloseable {
      * Builds the steward, replaying the journal first if it holds records.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
-     *     no backend, or a chain head was given for a journal that already records receipts
+     *     no backend, a chain head was given for a journal that already records receipts, or an
+     *     ephemeral identity was given a head other than genesis
+     * @throws IllegalStateException if an ephemeral identity's builder was built before
      * @throws StewardStartException if the journal cannot be replayed; the steward must not serve
      *     from it
+     * @throws UnknownChainHeadException if the identity outlives the process, its journal records
+     *     no receipt, and no {@link #chainHead} was given
      */
     public Steward build() {
+      if (ephemeral) {
+        if (built) {
+          throw new IllegalStateException("an ephemeral identity serves one steward; it was built");
+        }
+        if (head != null && !head.equals(ChainHead.GENESIS)) {
+          throw new IllegalArgumentException(
+              "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
+        }
+      }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
       Gate gate = Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
@@ -816,9 +880,14 @@ public final class Steward implements AutoCloseable {
         }
         JournalReplay.Sealed last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
+      } else if (head == null && !ephemeral) {
+        j.close();
+        throw new UnknownChainHeadException(identity(), j.describe());
       }
       try {
-        return new Steward(this, replayed, gate, start);
+        Steward steward = new Steward(this, replayed, gate, start);
+        built = true;
+        return steward;
       } catch (RuntimeException e) {
         j.close();
         throw e;

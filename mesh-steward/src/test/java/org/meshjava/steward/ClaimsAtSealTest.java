@@ -32,7 +32,7 @@ class ClaimsAtSealTest {
   }
 
   static MeshReceipt serve(ReferenceEngine e, Fidelity floor) throws ServeException {
-    return Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(e).build().serve(floor(floor), PROMPT).receipt();
+    return Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(e).build().serve(floor(floor), PROMPT).receipt();
   }
 
   @Test
@@ -54,7 +54,7 @@ class ClaimsAtSealTest {
   @Test
   void serve_whenDeliveredAboveAdvertised_refuses() {
     Steward s =
-        Steward.builder(KEY)
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
             .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().fidelity(Fidelity.F2).delivers(Fidelity.F3).build())
             .build();

@@ -42,12 +42,15 @@ public final class CrashChild {
     GrantChain chain = GrantChain.fromHex(Files.readString(Path.of(args[3])).strip());
     Path handedOut = Path.of(args[4]);
     int threads = Integer.parseInt(args[5]);
+    FileJournal journal = FileJournal.open(journalPath);
     Steward steward =
-        Steward.builder(stewardKey)
-            .meter(new EstimatorMeter())
-            .clock(InstantSource.fixed(GrantFixture.NOW))
-            .journal(FileJournal.open(journalPath))
-            .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(10)).workPerToken(64).build())
+        GrantFixture.genesisIfNoReceipt(
+                Steward.builder(stewardKey)
+                    .meter(new EstimatorMeter())
+                    .clock(InstantSource.fixed(GrantFixture.NOW))
+                    .journal(journal)
+                    .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(10)).workPerToken(64).build()),
+                journal)
             .build();
     System.out.println("SERVING from " + steward.head().nextSequence());
     System.out.flush();

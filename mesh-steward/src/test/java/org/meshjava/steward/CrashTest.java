@@ -99,10 +99,13 @@ class CrashTest {
     JournalFile.Contents contents = JournalFile.read(journal);
     long debited = 0;
     long unresolvedCeilings = 0;
-    try (Steward s = Steward.builder(stewardKey).meter(new org.meshjava.energy.EstimatorMeter())
-        .clock(java.time.InstantSource.fixed(GrantFixture.NOW))
-        .journal(FileJournal.open(journal))
-        .backend(org.meshjava.engine.ReferenceEngine.builder().name("ref").build()).build()) {
+    FileJournal opened = FileJournal.open(journal);
+    try (Steward s = GrantFixture.genesisIfNoReceipt(
+            Steward.builder(stewardKey).meter(new org.meshjava.energy.EstimatorMeter())
+                .clock(java.time.InstantSource.fixed(GrantFixture.NOW))
+                .journal(opened)
+                .backend(org.meshjava.engine.ReferenceEngine.builder().name("ref").build()),
+            opened).build()) {
       // Every receipt that reached the caller was journalled first.
       List<String> lines = Files.exists(handedOut) ? Files.readAllLines(handedOut) : List.of();
       long handedOutUj = 0;

@@ -44,7 +44,7 @@ class DecisionServeTest {
 
   static Steward steward(ServingEngine... engines) {
     Steward.Builder b =
-        Steward.builder(KEY)
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
             .meter(new org.meshjava.energy.EstimatorMeter())
             .nonces(NonceSource.fixed(new byte[16]))
             .clock(InstantSource.fixed(Instant.EPOCH));

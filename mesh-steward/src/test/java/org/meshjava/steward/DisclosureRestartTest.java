@@ -25,7 +25,7 @@ class DisclosureRestartTest {
       ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 3, 8, Fidelity.F1, 100_000);
 
   static Steward steward() {
-    return Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(ReferenceEngine.builder().build()).build();
+    return Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(ReferenceEngine.builder().build()).build();
   }
 
   @Test
@@ -87,6 +87,7 @@ class DisclosureRestartTest {
         Steward.builder(SigningKey.fromSeed(new byte[] {
               1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
               0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}))
+            .chainHead(ChainHead.GENESIS)
             .meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().build())
             .build();

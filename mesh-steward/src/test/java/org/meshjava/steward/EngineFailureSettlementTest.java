@@ -3,7 +3,6 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
@@ -23,7 +22,6 @@ import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
-import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.router.Inadmissibility;
 
@@ -59,11 +57,8 @@ class EngineFailureSettlementTest {
     };
   }
 
-  private Steward.Builder steward(EnergyMeter meter, InMemoryJournal journal) {
-    return Steward.builder(f.stewardKey)
-        .meter(meter)
-        .clock(InstantSource.fixed(GrantFixture.NOW))
-        .journal(journal);
+  private Steward.Builder steward(EnergyMeter meter, DurableMemoryJournal journal) {
+    return f.bare(journal).meter(meter);
   }
 
   private static long recurse(long n) {
@@ -92,7 +87,7 @@ class EngineFailureSettlementTest {
     for (int i = 0; i < failures.size(); i++) {
       Supplier<Throwable> failure = failures.get(i);
       GrantChain chain = f.chain(BUDGET);
-      InMemoryJournal journal = new InMemoryJournal();
+      DurableMemoryJournal journal = new DurableMemoryJournal();
       try (Steward s =
           steward(new org.meshjava.energy.EstimatorMeter(), journal)
               .backend(failing(failure))
@@ -126,7 +121,7 @@ class EngineFailureSettlementTest {
   void engineFailure_underALiveCounter_debitsTheReading() throws Exception {
     GrantChain chain = f.chain(BUDGET);
     try (Steward s =
-        steward(new RecordingMeter(new ArrayList<>(), OptionalLong.of(12_345)), new InMemoryJournal())
+        steward(new RecordingMeter(new ArrayList<>(), OptionalLong.of(12_345)), new DurableMemoryJournal())
             .backend(failing(() -> new EngineException("gave up")))
             .build()) {
       ServeRequest req = GrantFixture.request("hello", 10, CEILING);
@@ -160,7 +155,7 @@ class EngineFailureSettlementTest {
           }
         };
     try (Steward s =
-        steward(broken, new InMemoryJournal())
+        steward(broken, new DurableMemoryJournal())
             .backend(failing(() -> new EngineException("gave up")))
             .build()) {
       ServeRequest req = GrantFixture.request("hello", 10, CEILING);
@@ -175,7 +170,7 @@ class EngineFailureSettlementTest {
   void requestOverTheBackendsLimits_isRefusedWhileRouting_withNoDecisionNoWorkNoDebit()
       throws Exception {
     GrantChain chain = f.chain(BUDGET);
-    InMemoryJournal journal = new InMemoryJournal();
+    DurableMemoryJournal journal = new DurableMemoryJournal();
     try (Steward s =
         steward(new org.meshjava.energy.EstimatorMeter(), journal)
             .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(0))

@@ -17,6 +17,8 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.receipt.ChainHead;
 
 /** Keys, grants and stewards for the grant tests. Fixed clock: decisions happen at {@link #NOW}. */
 final class GrantFixture {
@@ -34,12 +36,28 @@ final class GrantFixture {
     return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
   }
 
-  /** A steward on {@code journal} with no backend yet. */
+  /**
+   * A steward on {@code journal} with no backend yet. The fixture's key is this test identity's
+   * only one, so a journal that records no receipt starts its chain at 0.
+   */
   Steward.Builder bare(Journal journal) {
-    return Steward.builder(stewardKey)
-        .meter(new EstimatorMeter())
-        .clock(InstantSource.fixed(NOW))
-        .journal(journal);
+    return genesisIfNoReceipt(
+        Steward.builder(stewardKey)
+            .meter(new EstimatorMeter())
+            .clock(InstantSource.fixed(NOW))
+            .journal(journal),
+        journal);
+  }
+
+  /**
+   * Starts a test identity's chain at 0 when {@code journal} records no receipt, as its operator
+   * would on first start; a journal that records receipts sets the head itself.
+   */
+  static Steward.Builder genesisIfNoReceipt(Steward.Builder b, Journal journal) {
+    if (journal.recovered().stream().noneMatch(r -> r.entry() instanceof JournalEntry.Sealed)) {
+      b.chainHead(ChainHead.GENESIS);
+    }
+    return b;
   }
 
   Steward.Builder steward(Journal journal) {

@@ -3,12 +3,10 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.JournalEntry;
@@ -27,12 +25,7 @@ class JournalFailureTest {
   final ScriptedEngine engine = new ScriptedEngine("ref", Fidelity.F1, 100, events, ScriptedEngine.greedy());
 
   Steward steward(FailingJournal journal) {
-    return Steward.builder(f.stewardKey)
-        .meter(new EstimatorMeter())
-        .clock(InstantSource.fixed(GrantFixture.NOW))
-        .journal(journal)
-        .backend(engine)
-        .build();
+    return f.bare(journal).backend(engine).build();
   }
 
   @ParameterizedTest

@@ -34,7 +34,7 @@ class ReplayTest {
   }
 
   static Sealed serve(ServingEngine engine) throws Exception {
-    Steward s = Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(engine).build();
+    Steward s = Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(engine).build();
     ServeResult r = s.serve(REQUEST, PROMPT);
     return new Sealed(s, r, s.opening(REQUEST.id()), s.disclose(r, PROMPT));
   }
@@ -179,7 +179,7 @@ class ReplayTest {
 
   @Test
   void decision_hasNoCommitment_andIsNotReplayable() throws Exception {
-    Steward st = Steward.builder(KEY).meter(new org.meshjava.energy.EstimatorMeter()).backend(honest()).build();
+    Steward st = Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new org.meshjava.energy.EstimatorMeter()).backend(honest()).build();
     ServeRequest d = DecisionServeTest.request(0, 100_000);
     ServeResult r = st.serve(d, DecisionServeTest.PROMPT, DecisionServeTest.QUESTIONS);
     notReplayable(

@@ -31,7 +31,6 @@ import org.meshjava.jcp.MaxCostUj;
 import org.meshjava.jcp.ModelIn;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Shard;
-import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
@@ -44,7 +43,7 @@ class StewardGrantTest {
   @Test
   void grantedServe_sealsTheLeafGrantId_andDebitsTheMeteredJoulesOnEveryLink() throws Exception {
     GrantChain chain = f.chain(1_000_000);
-    InMemoryJournal journal = new InMemoryJournal();
+    DurableMemoryJournal journal = new DurableMemoryJournal();
     try (Steward s = f.steward(journal).build()) {
       ServeRequest req = GrantFixture.request("hello", 10, 100_000);
       ServeResult r = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
@@ -66,7 +65,7 @@ class StewardGrantTest {
   @Test
   void authorisation_isJournalled_beforeTheEngineRuns() throws Exception {
     GrantChain chain = f.chain(1_000_000);
-    InMemoryJournal journal = new InMemoryJournal();
+    DurableMemoryJournal journal = new DurableMemoryJournal();
     AtomicInteger recordsWhenEngineRan = new AtomicInteger(-1);
     ServingEngine spy = new Delegating(ReferenceEngine.builder().name("spy").build()) {
       @Override
@@ -76,8 +75,7 @@ class StewardGrantTest {
       }
     };
     try (Steward s = f.steward(journal).build()) {
-      Steward s2 = Steward.builder(f.stewardKey).meter(new org.meshjava.energy.EstimatorMeter())
-          .clock(java.time.InstantSource.fixed(GrantFixture.NOW)).journal(journal).backend(spy).build();
+      Steward s2 = f.bare(journal).backend(spy).build();
       ServeRequest req = GrantFixture.request("hello", 4, 100_000);
       s2.serve(req, GrantFixture.payload(req), f.present(chain, req));
       // The chain (recorded once) and the authorisation were journalled before the engine ran.
@@ -90,7 +88,7 @@ class StewardGrantTest {
   void callerWhoIsNotTheLeafIssuer_isRefusedAsNotIssuer_andNothingRuns() throws Exception {
     GrantChain chain = f.chain(1_000_000);
     SigningKey thief = SigningKey.generate();
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("hello", 4, 100_000);
       // A validly signed presentation, but by someone who is not the leaf's issuer.
       DidKey thiefId = DidKey.of(thief.verificationKey());
@@ -109,7 +107,7 @@ class StewardGrantTest {
   @Test
   void presentationSignedForAnotherRequest_isRefusedAsUnauthenticated() throws Exception {
     GrantChain chain = f.chain(1_000_000);
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest signedFor = GrantFixture.request("one", 4, 100_000);
       ServeRequest served = GrantFixture.request("two", 4, 100_000);
       Presentation p = f.present(chain, signedFor);
@@ -122,7 +120,7 @@ class StewardGrantTest {
   @Test
   void samePresentationTwice_isRefusedTheSecondTime_andAFreshNonceIsServedAndDebitedAgain() throws Exception {
     GrantChain chain = f.chain(1_000_000);
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("again", 4, 100_000);
       Presentation p = f.present(chain, req);
       s.serve(req, GrantFixture.payload(req), p);
@@ -140,7 +138,7 @@ class StewardGrantTest {
   @Test
   void maxCostBreach_debitsAnyway_sealsGrantBreach_andLaterServesSeeLessBudget() throws Exception {
     GrantChain chain = f.chain(1_000_000, new MaxCostUj(1_000));
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("expensive", 20, 100_000);
       ServeResult r = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
       long metered = r.receipt().energy().uj();
@@ -153,7 +151,7 @@ class StewardGrantTest {
   @Test
   void remainingBudgetBelowTheCeiling_isRefused_withBudgetExhausted() throws Exception {
     GrantChain chain = f.chain(50_000);
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("big", 4, 60_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
           .isInstanceOfSatisfying(GrantDeniedException.class,
@@ -175,8 +173,7 @@ class StewardGrantTest {
         return super.serve(r, p);
       }
     };
-    try (Steward s = Steward.builder(f.stewardKey).meter(new org.meshjava.energy.EstimatorMeter())
-        .clock(java.time.InstantSource.fixed(GrantFixture.NOW)).backend(counting).build()) {
+    try (Steward s = f.bare(new DurableMemoryJournal()).backend(counting).build()) {
       ServeRequest req = GrantFixture.request("late", 4, 100_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
           .isInstanceOfSatisfying(GrantDeniedException.class,
@@ -191,7 +188,7 @@ class StewardGrantTest {
     GrantChain root = Jcp.issueRoot(f.org, Jcp.identity(f.caller), 1_000_000,
         GrantFixture.NOW.minusSeconds(60), GrantFixture.NOW.plusSeconds(3600));
     GrantChain forOther = Jcp.delegate(f.caller, root, DidKey.of(otherSteward.verificationKey()), 1_000_000);
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("mine?", 4, 100_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(forOther, req)))
           .isInstanceOfSatisfying(GrantDeniedException.class,
@@ -214,6 +211,7 @@ class StewardGrantTest {
       GrantChain shard = shards.get(i);
       try (Steward s = Steward.builder(key).meter(new org.meshjava.energy.EstimatorMeter())
           .clock(java.time.InstantSource.fixed(GrantFixture.NOW))
+          .journal(new DurableMemoryJournal()).chainHead(org.meshjava.receipt.ChainHead.GENESIS)
           .backend(ReferenceEngine.builder().costProfile(CostProfile.perToken(100)).workPerToken(1).build()).build()) {
         int served = 0;
         while (true) {
@@ -242,8 +240,7 @@ class StewardGrantTest {
     ServingEngine cheapNoWeights = ReferenceEngine.builder().name("cheap").costProfile(CostProfile.perToken(1)).build();
     ServingEngine midOther = new Weighted(ReferenceEngine.builder().name("mid").costProfile(CostProfile.perToken(5)).build(), other);
     ServingEngine dearPermitted = new Weighted(ReferenceEngine.builder().name("dear").costProfile(CostProfile.perToken(50)).build(), permitted);
-    try (Steward s = Steward.builder(f.stewardKey).meter(new org.meshjava.energy.EstimatorMeter())
-        .clock(java.time.InstantSource.fixed(GrantFixture.NOW))
+    try (Steward s = f.bare(new DurableMemoryJournal())
         .backend(cheapNoWeights).backend(midOther).backend(dearPermitted).build()) {
       ServeRequest req = GrantFixture.request("which model", 4, 100_000);
       ServeResult r = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
@@ -264,7 +261,7 @@ class StewardGrantTest {
     GrantChain chain = f.chain(budget);
     AtomicLong debited = new AtomicLong();
     AtomicInteger refused = new AtomicInteger();
-    try (Steward s = f.steward(new InMemoryJournal()).build();
+    try (Steward s = f.steward(new DurableMemoryJournal()).build();
         ExecutorService pool = Executors.newFixedThreadPool(8)) {
       List<Future<?>> fs = new ArrayList<>();
       for (int t = 0; t < 8; t++) {
@@ -298,7 +295,7 @@ class StewardGrantTest {
 
   @Test
   void ungrantedServes_goOnWhileGrantsAreSuspended() throws Exception {
-    try (Steward s = f.steward(new InMemoryJournal()).build()) {
+    try (Steward s = f.steward(new DurableMemoryJournal()).build()) {
       ServeRequest req = GrantFixture.request("plain", 4, 100_000);
       ServeResult first = s.serve(req, GrantFixture.payload(req));
       // A receipt from another life of this steward that the journal never recorded.
@@ -316,8 +313,8 @@ class StewardGrantTest {
 
   @Test
   void witness_refusesAnEnvelopeThatIsNotThisStewards() throws Exception {
-    try (Steward mine = f.steward(new InMemoryJournal()).build();
-        Steward other = Steward.builder(SigningKey.generate()).meter(new org.meshjava.energy.EstimatorMeter())
+    try (Steward mine = f.steward(new DurableMemoryJournal()).build();
+        Steward other = Steward.ephemeral().meter(new org.meshjava.energy.EstimatorMeter())
             .backend(ReferenceEngine.builder().build()).build()) {
       ServeRequest req = GrantFixture.request("x", 2, 100_000);
       ServeResult theirs = other.serve(req, GrantFixture.payload(req));

@@ -65,7 +65,7 @@ class StewardTest {
   }
 
   private Steward steward(ScriptedEngine... engines) {
-    Steward.Builder b = Steward.builder(KEY).meter(new RecordingMeter(events));
+    Steward.Builder b = Steward.builder(KEY).chainHead(ChainHead.GENESIS).meter(new RecordingMeter(events));
     for (ScriptedEngine e : engines) {
       b.backend(e);
     }
@@ -323,7 +323,7 @@ class StewardTest {
   @Test
   void serve_withTheEstimatorMeter_sealsAnEstimatorReceiptWithoutMeasurement() throws Exception {
     Steward steward =
-        Steward.builder(KEY).backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy())).build();
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS).backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy())).build();
 
     MeshReceipt r = Jcr1.open(steward.serve(generation(Fidelity.F1), PROMPT).envelope()).receipt();
 
@@ -337,7 +337,7 @@ class StewardTest {
   @Test
   void serve_withAHardwareMeter_sealsHwShuntWithMeasurement_andTheWedgeUsesIt() throws Exception {
     Steward steward =
-        Steward.builder(KEY)
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
             .meter(new RecordingMeter(events, OptionalLong.of(1_001)))
             .backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy()))
             .build();
@@ -372,7 +372,7 @@ class StewardTest {
   @Test
   void serve_ofADecision_sealsNoOutputCommitmentAndTheDecisionFigures() throws Exception {
     Steward steward =
-        Steward.builder(KEY).backend(ReferenceEngine.builder().workPerToken(1).build()).build();
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS).backend(ReferenceEngine.builder().workPerToken(1).build()).build();
 
     ServeResult result = steward.serve(decision(), PROMPT);
 
@@ -389,7 +389,7 @@ class StewardTest {
   @Test
   void serve_fromEightThreads_formsOneUnbrokenChainWithEachSequenceOnce() throws Exception {
     Steward steward =
-        Steward.builder(KEY)
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
             .backend(ReferenceEngine.builder().workPerToken(1).build())
             .build();
     int threads = 8;
@@ -436,7 +436,7 @@ class StewardTest {
     SealedReceipt r1 = first.serve(generation(Fidelity.F1), PROMPT).sealed();
 
     Steward restarted =
-        Steward.builder(KEY)
+        Steward.builder(KEY).chainHead(ChainHead.GENESIS)
             .backend(engine("a", Fidelity.F2, 10, ScriptedEngine.greedy()))
             .chainHead(first.head())
             .build();

@@ -15,7 +15,6 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.ModelIn;
-import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -64,7 +63,7 @@ class WeightsReadingsTest {
 
   /** A journal that runs a hook when the grant decision is recorded: between the first two readings. */
   static final class Hooked implements Journal {
-    final InMemoryJournal inner = new InMemoryJournal();
+    final DurableMemoryJournal inner = new DurableMemoryJournal();
     final Runnable onAuthorised;
 
     Hooked(Runnable onAuthorised) {
@@ -87,7 +86,7 @@ class WeightsReadingsTest {
 
     @Override
     public boolean durable() {
-      return inner.durable();
+      return true;
     }
 
     @Override
@@ -133,7 +132,7 @@ class WeightsReadingsTest {
       throws Exception {
     Switching engine = new Switching(Optional.of(PERMITTED));
     engine.whileServing = Optional.of(OTHER);
-    InMemoryJournal journal = new InMemoryJournal();
+    DurableMemoryJournal journal = new DurableMemoryJournal();
     GrantChain chain = f.chain(1_000_000, ModelIn.of(PERMITTED.digest()));
     try (Steward s = f.bare(journal).backend(engine).build()) {
       ServeRequest req = GrantFixture.request("swap while serving", 10, 100_000);
@@ -173,7 +172,7 @@ class WeightsReadingsTest {
   void grantedServe_whenEveryReadingAgrees_sealsThatBinding() throws Exception {
     Switching engine = new Switching(Optional.of(PERMITTED));
     GrantChain chain = f.chain(1_000_000, ModelIn.of(PERMITTED.digest()));
-    try (Steward s = f.bare(new InMemoryJournal()).backend(engine).build()) {
+    try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
       ServeRequest req = GrantFixture.request("steady", 10, 100_000);
 
       ServeResult r = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
@@ -194,7 +193,7 @@ class WeightsReadingsTest {
           new ScriptedEngine("scripted", org.meshjava.core.Fidelity.F2, 10, new java.util.ArrayList<>(),
                   ScriptedEngine.greedy())
               .reportingWeights(readings);
-      try (Steward s = f.bare(new InMemoryJournal()).backend(engine).build()) {
+      try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
         ServeRequest req = GrantFixture.request("ungranted", 4, 100_000);
 
         assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req)))

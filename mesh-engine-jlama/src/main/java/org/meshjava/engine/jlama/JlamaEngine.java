@@ -46,14 +46,18 @@ import org.meshjava.core.weights.WeightsDigestException;
  *
  * <p>Weights: the binding is {@link ModelDirectory#digest} of the directory — the same code and
  * encoding every mesh-java backend uses for §3.6 — computed once at build, before Jlama maps the
- * same files, at the precision of the stored weights ({@code fp32}, {@code bf16}, {@code fp16});
- * Jlama's working memory is fp32 and no quantization is applied. Files changed on disk after the
- * build are outside what the digest can see.
+ * same files. Its precision is {@code fp32} whatever type the weights are stored in: §3.6 names
+ * the arithmetic of the forward pass, and Jlama is loaded with fp32 working memory and no working
+ * quantization, so {@code bf16} or {@code fp16} weights are widened and every product accumulates
+ * in fp32. Files changed on disk after the build are outside what the digest can see.
  *
  * <p>Thread-safety: serves are serialised on the engine (Jlama's model holds shared scratch
  * tensors), so it is safe to share; {@link #close()} releases the model.
  */
 public final class JlamaEngine implements ServingEngine, AutoCloseable {
+  /** Jlama's working memory and working quantization type: what the forward pass computes in. */
+  private static final DType FORWARD_PASS = DType.F32;
+
   private final String name;
   private final Recipe recipe;
   private final Fidelity fidelity;
@@ -106,7 +110,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
           "model_type '" + family + "' is not one of " + b.families);
     }
     try {
-      this.model = ModelSupport.loadModel(b.dir.toFile(), DType.F32, DType.F32);
+      this.model = ModelSupport.loadModel(b.dir.toFile(), FORWARD_PASS, FORWARD_PASS);
     } catch (RuntimeException | LinkageError e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.MODEL_UNREADABLE, "Jlama cannot load the model: " + e, e);
@@ -114,7 +118,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.vocabulary = model.getConfig().vocabularySize;
     this.context = model.getConfig().contextLength;
     this.eos = java.util.List.copyOf(model.getConfig().eosTokens);
-    this.weights = digest.bind(precision(model.getWeights().getModelDType()));
+    // The forward pass runs at the working type, not the stored one (§3.6).
+    this.weights = digest.bind(precision(FORWARD_PASS));
     java.util.Map<?, ?> lookup = (java.util.Map<?, ?>) (Object) model.getTokenizer().getModel().vocabLookup;
     java.util.Map<Integer, String> byId = new java.util.HashMap<>();
     lookup.forEach((piece, id) -> byId.put(((Number) id).intValue(), (String) piece));

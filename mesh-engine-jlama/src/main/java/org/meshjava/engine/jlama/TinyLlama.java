@@ -65,6 +65,24 @@ public final class TinyLlama {
   }
 
   /**
+   * Writes the same model as {@link #write} with the same seed, its weights stored as BF16 (each
+   * value's upper 16 bits, truncated) and {@code torch_dtype} {@code bfloat16}, as most published
+   * checkpoints are.
+   *
+   * @throws IOException if writing fails
+   */
+  public static void writeBf16(Path dir, long seed) throws IOException {
+    Objects.requireNonNull(dir, "dir");
+    Files.createDirectories(dir);
+    Files.writeString(
+        dir.resolve("config.json"),
+        config().replace("\"float32\"", "\"bfloat16\""),
+        StandardCharsets.UTF_8);
+    Files.write(dir.resolve("model.safetensors"), encode(values(seed), true));
+    Files.writeString(dir.resolve("tokenizer.json"), tokenizer(), StandardCharsets.UTF_8);
+  }
+
+  /**
    * Writes the same model as {@link #write} with the same seed, but sharded: the tensors of the
    * embedding and the first layer in {@code model-00001-of-00002.safetensors}, the rest in {@code
    * model-00002-of-00002.safetensors}, and a {@code model.safetensors.index.json} whose {@code
@@ -163,19 +181,25 @@ public final class TinyLlama {
   }
 
   private static byte[] encode(Map<String, float[]> values) {
+    return encode(values, false);
+  }
+
+  private static byte[] encode(Map<String, float[]> values, boolean bf16) {
+    int width = bf16 ? 2 : 4;
     Map<String, int[]> shapes = tensors();
     StringBuilder header = new StringBuilder("{\"__metadata__\":{\"format\":\"pt\"}");
     long offset = 0;
     for (Map.Entry<String, float[]> e : values.entrySet()) {
       int[] shape = shapes.get(e.getKey());
-      header.append(",\"").append(e.getKey()).append("\":{\"dtype\":\"F32\",\"shape\":[");
+      header.append(",\"").append(e.getKey()).append("\":{\"dtype\":\"")
+          .append(bf16 ? "BF16" : "F32").append("\",\"shape\":[");
       for (int d = 0; d < shape.length; d++) {
         header.append(d == 0 ? "" : ",").append(shape[d]);
       }
       long n = e.getValue().length;
-      header.append("],\"data_offsets\":[").append(offset).append(',').append(offset + 4 * n);
+      header.append("],\"data_offsets\":[").append(offset).append(',').append(offset + width * n);
       header.append("]}");
-      offset += 4 * n;
+      offset += width * n;
     }
     header.append('}');
     // Pad the header with spaces so the data starts 8-byte aligned, as the format allows.
@@ -187,7 +211,11 @@ public final class TinyLlama {
     out.putLong(h.length).put(h);
     for (float[] v : values.values()) {
       for (float f : v) {
-        out.putFloat(f);
+        if (bf16) {
+          out.putShort((short) (Float.floatToRawIntBits(f) >>> 16));
+        } else {
+          out.putFloat(f);
+        }
       }
     }
     return out.array();

@@ -54,6 +54,7 @@ class JlamaEngineTest {
 
   static Steward steward(JlamaEngine e) {
     return Steward.builder(SigningKey.fromSeed(new byte[32]))
+        .chainHead(org.meshjava.receipt.ChainHead.GENESIS)
         .meter(new EstimatorMeter())
         .nonces(NonceSource.fixed(new byte[16]))
         .clock(InstantSource.fixed(Instant.EPOCH))
@@ -80,6 +81,21 @@ class JlamaEngineTest {
     assertThat(engine.weights()).contains(ModelDirectory.digest(dir).bind("fp32"));
     assertThat(engine.digest().files()).extracting(f -> f.path())
         .containsExactly("config.json", "model.safetensors");
+  }
+
+  /**
+   * Regression: a bf16 checkpoint was labelled {@code bf16}, but Jlama widens it and the forward
+   * pass computes in fp32, which is what §3.6's precision names.
+   */
+  @Test
+  void weights_ofABf16Checkpoint_areLabelledWithTheForwardPassPrecision_fp32() throws Exception {
+    Path bf16 = tmp.resolve("bf16");
+    TinyLlama.writeBf16(bf16, 42);
+    try (JlamaEngine e = JlamaEngine.builder(bf16).build()) {
+      assertThat(e.weights()).contains(ModelDirectory.digest(bf16).bind("fp32"));
+      assertThat(e.weights()).isNotEqualTo(engine.weights());
+      assertThat(e.serve(REQUEST, PROMPT).tokens().size()).isPositive();
+    }
   }
 
   @Test

@@ -59,6 +59,7 @@ class OnnxDecisionEngineTest {
 
   static Steward steward() {
     return Steward.builder(SigningKey.fromSeed(new byte[32]))
+        .chainHead(org.meshjava.receipt.ChainHead.GENESIS)
         .meter(new EstimatorMeter())
         .nonces(NonceSource.fixed(new byte[16]))
         .clock(InstantSource.fixed(Instant.EPOCH))
@@ -89,6 +90,7 @@ class OnnxDecisionEngineTest {
     org.meshjava.core.DecisionEngine reference = new Expensive();
     Steward s =
         Steward.builder(SigningKey.fromSeed(new byte[32]))
+            .chainHead(org.meshjava.receipt.ChainHead.GENESIS)
             .meter(new EstimatorMeter())
             .nonces(NonceSource.fixed(new byte[16]))
             .clock(InstantSource.fixed(Instant.EPOCH))

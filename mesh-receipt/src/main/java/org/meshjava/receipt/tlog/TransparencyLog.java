@@ -1,0 +1,206 @@
+package org.meshjava.receipt.tlog;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+
+/**
+ * A steward's transparency log: one leaf per sealed receipt, in chain-sequence order, the latest
+ * checkpoint signed with the steward's key, and the cosignatures witnesses added to it. Thread-safe:
+ * every method is serialised on the log.
+ *
+ * <p>A leaf's entry is the 32 bytes of the receipt envelope's content id (the BLAKE3 of the
+ * envelope), so leaf {@code i} hashes to SHA-256(0x00 || envelope id) and covers receipt {@code
+ * firstSequence + i}. The journal records every receipt's envelope id but only a granted receipt's
+ * envelope, so the id is what the tree can be rebuilt from on every restart (SPEC.md, "Transparency
+ * log").
+ */
+public final class TransparencyLog {
+  private final SigningKey key;
+  private final NoteVerifierKey logKey;
+  private final Set<NoteVerifierKey> witnesses;
+  private final long firstSequence;
+  private final MerkleTree tree = new MerkleTree();
+  private SignedNote latest;
+  private Checkpoint latestCheckpoint;
+
+  /**
+   * Creates an empty log whose first leaf will be receipt {@code firstSequence}.
+   *
+   * @param key the steward's signing key
+   * @param firstSequence the chain sequence of the first receipt the log will hold
+   * @param witnesses the witness keys whose cosignatures the log accepts
+   */
+  public TransparencyLog(SigningKey key, long firstSequence, Set<NoteVerifierKey> witnesses) {
+    this.key = Objects.requireNonNull(key, "key");
+    if (firstSequence < 0) {
+      throw new IllegalArgumentException("a sequence is not negative");
+    }
+    this.logKey = Checkpoint.logKey(DidKey.of(key.verificationKey()));
+    this.witnesses = Set.copyOf(witnesses);
+    this.firstSequence = firstSequence;
+  }
+
+  /** Returns the note key that signs this log's checkpoints; its name is the origin. */
+  public NoteVerifierKey logKey() {
+    return logKey;
+  }
+
+  /** Returns the chain sequence of leaf 0. */
+  public long firstSequence() {
+    return firstSequence;
+  }
+
+  /**
+   * Appends receipt {@code sequence}'s envelope id.
+   *
+   * @throws IllegalStateException if {@code sequence} is not the next one: the log holds receipts
+   *     in chain order without gaps, and a caller that breaks that is a bug
+   */
+  public synchronized void append(long sequence, ContentId envelopeId) {
+    if (sequence != firstSequence + tree.size()) {
+      throw new IllegalStateException(
+          "receipt " + sequence + " appended where " + (firstSequence + tree.size()) + " is due");
+    }
+    tree.append(envelopeId.bytes());
+  }
+
+  /** Returns the number of leaves. */
+  public synchronized long size() {
+    return tree.size();
+  }
+
+  /** Returns the leaf hash a receipt with this envelope id has: SHA-256(0x00 || id bytes). */
+  public static TreeHash leafHash(ContentId envelopeId) {
+    return TreeHash.leaf(envelopeId.bytes());
+  }
+
+  /**
+   * Returns the inclusion proof of receipt {@code sequence} in the tree of size {@code treeSize}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when the receipt or size is not in the log
+   */
+  public synchronized InclusionProof inclusionProof(long sequence, long treeSize)
+      throws LogException {
+    return tree.inclusionProof(sequence - firstSequence, treeSize);
+  }
+
+  /**
+   * Returns the consistency proof between two sizes of the log.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size()}
+   */
+  public synchronized ConsistencyProof consistencyProof(long fromSize, long toSize)
+      throws LogException {
+    return tree.consistencyProof(fromSize, toSize);
+  }
+
+  /** Returns the root at {@code treeSize}. */
+  public synchronized TreeHash root(long treeSize) throws LogException {
+    return tree.root(treeSize);
+  }
+
+  /**
+   * Signs a checkpoint of the tree as it is now, unless the latest one already covers it. The
+   * caller journals the result before handing it out.
+   *
+   * @return the new checkpoint, or empty when the latest has the current size
+   */
+  public synchronized Optional<SignedNote> signIfGrown() {
+    if (latestCheckpoint != null && latestCheckpoint.size() == tree.size()) {
+      return Optional.empty();
+    }
+    Checkpoint checkpoint = new Checkpoint(logKey.name(), tree.size(), tree.root());
+    latest = checkpoint.sign(key);
+    latestCheckpoint = checkpoint;
+    return Optional.of(latest);
+  }
+
+  /** Returns the latest signed checkpoint with every cosignature accepted for it. */
+  public synchronized Optional<SignedNote> latest() {
+    return Optional.ofNullable(latest);
+  }
+
+  /** Returns the latest checkpoint's body, parsed. */
+  public synchronized Optional<Checkpoint> latestCheckpoint() {
+    return Optional.ofNullable(latestCheckpoint);
+  }
+
+  /**
+   * Restores a checkpoint from the journal: its log signature must verify and the tree rebuilt so
+   * far must reproduce it. Cosignatures by known witnesses that verify are kept; others dropped.
+   *
+   * @throws LogException {@code CHECKPOINT_MISMATCH} when the tree's root at the checkpoint's size
+   *     differs (or the tree is smaller); the note's own refusal when it is not signed by this log
+   */
+  public synchronized void restore(SignedNote note) throws LogException {
+    Checkpoint checkpoint = Checkpoint.open(note, logKey);
+    if (checkpoint.size() > tree.size()) {
+      throw new LogException(
+          LogException.Reason.CHECKPOINT_MISMATCH,
+          "checkpoint of size " + checkpoint.size() + " but the journal holds "
+              + tree.size() + " receipts");
+    }
+    TreeHash root = tree.root(checkpoint.size());
+    if (!root.equals(checkpoint.root())) {
+      throw new LogException(
+          LogException.Reason.CHECKPOINT_MISMATCH,
+          "signed root at size " + checkpoint.size() + " is " + checkpoint.root()
+              + " but the journal's receipts give " + root);
+    }
+    List<NoteSignature> kept = new ArrayList<>(List.of(note.signatureBy(logKey)));
+    for (NoteVerifierKey w : witnesses) {
+      try {
+        note.verify(w);
+        kept.add(note.signatureBy(w));
+      } catch (LogException dropped) {
+        // not cosigned by this witness, or not validly: keep only what verifies
+      }
+    }
+    latest = new SignedNote(note.text(), kept);
+    latestCheckpoint = checkpoint;
+  }
+
+  /**
+   * Accepts a witness's cosignature on the latest checkpoint: {@code cosigned} is that checkpoint
+   * carrying a line by a configured witness key, which must verify. The caller journals the
+   * returned note.
+   *
+   * @return the latest checkpoint with the cosignature added (unchanged if it already held it)
+   * @throws LogException {@code CHECKPOINT_MISMATCH} when the note is not the latest checkpoint;
+   *     {@code UNSIGNED} when no configured witness signed it; {@code BAD_SIGNATURE} when a
+   *     witness's line does not verify
+   */
+  public synchronized SignedNote cosign(SignedNote cosigned) throws LogException {
+    if (latest == null || !latest.text().equals(cosigned.text())) {
+      throw new LogException(
+          LogException.Reason.CHECKPOINT_MISMATCH, "not this log's latest checkpoint");
+    }
+    SignedNote merged = latest;
+    boolean any = false;
+    for (NoteVerifierKey w : witnesses) {
+      NoteSignature line;
+      try {
+        line = cosigned.signatureBy(w);
+      } catch (LogException absent) {
+        continue;
+      }
+      cosigned.verify(w);
+      any = true;
+      if (!merged.signatures().contains(line)) {
+        merged = merged.with(line);
+      }
+    }
+    if (!any) {
+      throw new LogException(
+          LogException.Reason.UNSIGNED, "no cosignature by a witness this log accepts");
+    }
+    latest = merged;
+    return merged;
+  }
+}

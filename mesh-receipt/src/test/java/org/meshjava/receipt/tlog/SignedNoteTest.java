@@ -1,0 +1,146 @@
+package org.meshjava.receipt.tlog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
+import org.meshjava.core.crypto.SigningKey;
+import org.junit.jupiter.api.Test;
+
+class SignedNoteTest {
+  // The example key and note of Go's golang.org/x/mod/sumdb/note tests: a vector we did not make.
+  private static final String GO_VERIFIER_KEY =
+      "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW";
+  private static final String GO_SIGNER_MATERIAL = "AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz";
+  private static final String GO_TEXT =
+      "If you think cryptography is the answer to your problem,\n"
+          + "then you don't know what your problem is.\n";
+  private static final String GO_NOTE =
+      GO_TEXT
+          + "\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n";
+
+  private static SigningKey goKey() {
+    byte[] material = Base64.getDecoder().decode(GO_SIGNER_MATERIAL);
+    assertEquals(1, material[0]);
+    return SigningKey.fromSeed(Arrays.copyOfRange(material, 1, material.length));
+  }
+
+  @Test
+  void sign_reproducesGoSumdbNoteByteForByte() throws Exception {
+    SigningKey key = goKey();
+    assertEquals(
+        GO_VERIFIER_KEY, new NoteVerifierKey("PeterNeumann", key.verificationKey()).encoded());
+    assertEquals(GO_NOTE, SignedNote.sign(GO_TEXT, "PeterNeumann", key).encoded());
+  }
+
+  @Test
+  void goNote_parsesAndVerifies_andAnEditedTextIsRefused() throws Exception {
+    NoteVerifierKey key = NoteVerifierKey.parse(GO_VERIFIER_KEY);
+    SignedNote note = SignedNote.parse(GO_NOTE);
+    note.verify(key);
+    assertEquals(GO_NOTE, note.encoded());
+    SignedNote edited = SignedNote.parse(GO_NOTE.replace("cryptography", "cryptographY"));
+    assertEquals(
+        LogException.Reason.BAD_SIGNATURE,
+        assertThrows(LogException.class, () -> edited.verify(key)).reason());
+  }
+
+  @Test
+  void verifierKey_whoseHashDoesNotMatch_isRefused() {
+    String mangled = GO_VERIFIER_KEY.replace("c74f20a3", "c74f20a4");
+    assertEquals(
+        LogException.Reason.MALFORMED_KEY,
+        assertThrows(LogException.class, () -> NoteVerifierKey.parse(mangled)).reason());
+  }
+
+  @Test
+  void malformedNotes_areRefusedWithTheirReason() {
+    for (String bad :
+        new String[] {
+          GO_TEXT,
+          GO_TEXT + "\n",
+          GO_TEXT + "\n- PeterNeumann AAAA\n",
+          GO_TEXT + "\n\u2014 PeterNeumann !!!!\n",
+          GO_TEXT + "\n\u2014 PeterNeumann AAAA",
+          "a\u0007\n\n\u2014 x AAAAAAAA\n",
+        }) {
+      assertEquals(
+          LogException.Reason.MALFORMED_NOTE,
+          assertThrows(LogException.class, () -> SignedNote.parse(bad), bad).reason(),
+          bad);
+    }
+  }
+
+  @Test
+  void cosignature_byAWitnessKey_verifiesBesideTheLogSignature_andAForgeryIsRefused()
+      throws Exception {
+    SigningKey log = SigningKey.fromSeed(new byte[32]);
+    byte[] witnessSeed = new byte[32];
+    witnessSeed[0] = 7;
+    SigningKey witness = SigningKey.fromSeed(witnessSeed);
+    NoteVerifierKey witnessKey = new NoteVerifierKey("witness.example/w1", witness.verificationKey());
+    String text = "origin\n1\n" + TreeHash.leaf(new byte[0]).base64() + "\n";
+    SignedNote logged = SignedNote.sign(text, "origin", log);
+    NoteSignature cosignature =
+        SignedNote.sign(text, witnessKey.name(), witness).signatures().get(0);
+    SignedNote both = SignedNote.parse(logged.with(cosignature).encoded());
+    both.verify(new NoteVerifierKey("origin", log.verificationKey()));
+    both.verify(witnessKey);
+
+    byte[] forgedBytes = cosignature.signature();
+    forgedBytes[5] ^= 1;
+    SignedNote forged =
+        logged.with(new NoteSignature(witnessKey.name(), witnessKey.keyHash(), forgedBytes));
+    assertEquals(
+        LogException.Reason.BAD_SIGNATURE,
+        assertThrows(LogException.class, () -> forged.verify(witnessKey)).reason());
+
+    // another key signing under the witness's name carries another key hash: not the witness
+    SignedNote impostor =
+        logged.with(SignedNote.sign(text, witnessKey.name(), log).signatures().get(0));
+    assertEquals(
+        LogException.Reason.UNSIGNED,
+        assertThrows(LogException.class, () -> impostor.verify(witnessKey)).reason());
+
+    // the witness's genuine signature over another text, pasted onto this note
+    NoteSignature elsewhere =
+        SignedNote.sign("origin\n2\n" + text.split("\n")[2] + "\n", witnessKey.name(), witness)
+            .signatures()
+            .get(0);
+    assertEquals(
+        LogException.Reason.BAD_SIGNATURE,
+        assertThrows(LogException.class, () -> logged.with(elsewhere).verify(witnessKey))
+            .reason());
+  }
+
+  @Test
+  void checkpoint_isTheC2spTextSignedAsANote_byteExact() throws Exception {
+    byte[] seed = new byte[32];
+    for (int i = 0; i < 32; i++) {
+      seed[i] = (byte) i;
+    }
+    SigningKey key = SigningKey.fromSeed(seed);
+    org.meshjava.core.identity.DidKey did =
+        org.meshjava.core.identity.DidKey.of(key.verificationKey());
+    MerkleTree tree = new MerkleTree();
+    for (String e : new String[] {"a", "b", "c"}) {
+      tree.append(e.getBytes(StandardCharsets.UTF_8));
+    }
+    Checkpoint checkpoint = new Checkpoint(Checkpoint.originOf(did), tree.size(), tree.root());
+    String note = checkpoint.sign(key).encoded();
+    assertEquals(EXPECTED_CHECKPOINT, note);
+    assertEquals(
+        checkpoint, Checkpoint.open(SignedNote.parse(note), Checkpoint.logKey(did)));
+  }
+
+  /** Cross-checked with Python's hashlib and pyca/cryptography Ed25519 when written. */
+  private static final String EXPECTED_CHECKPOINT =
+      "did:key:z6MkehRgf7yJbgaGfYsdoAsKdBPE3dj2CYhowQdcjqSJgvVd\n"
+          + "3\n"
+          + "NmQuc8JUCrEh46a/lUWwokmCzYMOsT080Z3jzmwCHsE=\n"
+          + "\n"
+          + "\u2014 did:key:z6MkehRgf7yJbgaGfYsdoAsKdBPE3dj2CYhowQdcjqSJgvVd"
+          + " XbcOSLjf89dDGKjmDMI+1psA7NAjUBU6ws2xhBBqFhNnl0vFpAPJ2xHgYwONvbNCzcXaHSMrxvS/SjWNvY7nualGugE=\n";
+}

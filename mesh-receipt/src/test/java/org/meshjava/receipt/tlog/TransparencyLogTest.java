@@ -1,0 +1,123 @@
+package org.meshjava.receipt.tlog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.crypto.SigningKey;
+import org.junit.jupiter.api.Test;
+
+class TransparencyLogTest {
+  private static final SigningKey STEWARD = seeded(1);
+  private static final SigningKey WITNESS = seeded(2);
+  private static final NoteVerifierKey WITNESS_KEY =
+      new NoteVerifierKey("witness.example/w", WITNESS.verificationKey());
+
+  private static SigningKey seeded(int b) {
+    byte[] seed = new byte[32];
+    seed[0] = (byte) b;
+    return SigningKey.fromSeed(seed);
+  }
+
+  private static ContentId envelope(int i) {
+    return ContentId.ofBytes(("envelope " + i).getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static TransparencyLog logOf(int n) {
+    TransparencyLog log = new TransparencyLog(STEWARD, 0, Set.of(WITNESS_KEY));
+    for (int i = 0; i < n; i++) {
+      log.append(i, envelope(i));
+    }
+    return log;
+  }
+
+  @Test
+  void cosignature_byAConfiguredWitness_isStoredAndServedWithTheCheckpoint() throws Exception {
+    TransparencyLog log = logOf(5);
+    SignedNote checkpoint = log.signIfGrown().orElseThrow();
+    SignedNote witnessed =
+        checkpoint.with(SignedNote.sign(checkpoint.text(), WITNESS_KEY.name(), WITNESS)
+            .signatures().get(0));
+    SignedNote served = log.cosign(SignedNote.parse(witnessed.encoded()));
+    assertEquals(served, log.latest().orElseThrow());
+    SignedNote reread = SignedNote.parse(served.encoded());
+    reread.verify(log.logKey());
+    reread.verify(WITNESS_KEY);
+    assertEquals(2, reread.signatures().size());
+  }
+
+  @Test
+  void cosignature_forged_orByAnUnknownKey_orOnAnotherCheckpoint_isRefused() throws Exception {
+    TransparencyLog log = logOf(5);
+    SignedNote checkpoint = log.signIfGrown().orElseThrow();
+    NoteSignature genuine =
+        SignedNote.sign(checkpoint.text(), WITNESS_KEY.name(), WITNESS).signatures().get(0);
+    byte[] bytes = genuine.signature();
+    bytes[0] ^= 1;
+    SignedNote forged =
+        checkpoint.with(new NoteSignature(genuine.name(), genuine.keyHash(), bytes));
+    assertEquals(
+        LogException.Reason.BAD_SIGNATURE,
+        assertThrows(LogException.class, () -> log.cosign(forged)).reason());
+    SignedNote stranger =
+        checkpoint.with(
+            SignedNote.sign(checkpoint.text(), "stranger", seeded(3)).signatures().get(0));
+    assertEquals(
+        LogException.Reason.UNSIGNED,
+        assertThrows(LogException.class, () -> log.cosign(stranger)).reason());
+    log.append(5, envelope(5));
+    SignedNote older = checkpoint.with(genuine);
+    log.signIfGrown();
+    assertEquals(
+        LogException.Reason.CHECKPOINT_MISMATCH,
+        assertThrows(LogException.class, () -> log.cosign(older)).reason());
+    assertEquals(1, log.latest().orElseThrow().signatures().size());
+  }
+
+  @Test
+  void restore_reproducesTheSignedCheckpoint_andRefusesAnEditedLeaf() throws Exception {
+    TransparencyLog original = logOf(9);
+    SignedNote checkpoint = original.signIfGrown().orElseThrow();
+    TransparencyLog rebuilt = logOf(12);
+    rebuilt.restore(checkpoint);
+    assertEquals(checkpoint, rebuilt.latest().orElseThrow());
+
+    TransparencyLog edited = new TransparencyLog(STEWARD, 0, Set.of());
+    for (int i = 0; i < 9; i++) {
+      edited.append(i, envelope(i == 4 ? 99 : i));
+    }
+    assertEquals(
+        LogException.Reason.CHECKPOINT_MISMATCH,
+        assertThrows(LogException.class, () -> edited.restore(checkpoint)).reason());
+    TransparencyLog cut = logOf(8);
+    assertEquals(
+        LogException.Reason.CHECKPOINT_MISMATCH,
+        assertThrows(LogException.class, () -> cut.restore(checkpoint)).reason());
+    TransparencyLog otherKey = new TransparencyLog(seeded(4), 0, Set.of());
+    for (int i = 0; i < 9; i++) {
+      otherKey.append(i, envelope(i));
+    }
+    assertEquals(
+        LogException.Reason.UNSIGNED,
+        assertThrows(LogException.class, () -> otherKey.restore(checkpoint)).reason());
+  }
+
+  @Test
+  void proofs_byReceiptSequence_verifyAgainstTheSignedCheckpoint() throws Exception {
+    TransparencyLog log = new TransparencyLog(STEWARD, 40, Set.of());
+    for (int i = 40; i < 47; i++) {
+      log.append(i, envelope(i));
+    }
+    Checkpoint cp =
+        Checkpoint.open(log.signIfGrown().orElseThrow(), log.logKey());
+    InclusionProof p = log.inclusionProof(43, cp.size());
+    p.verify(TransparencyLog.leafHash(envelope(43)), cp.root());
+    assertTrue(log.signIfGrown().isEmpty());
+    assertThrows(IllegalStateException.class, () -> log.append(49, envelope(49)));
+    assertEquals(List.of(), log.consistencyProof(7, 7).path());
+  }
+}
