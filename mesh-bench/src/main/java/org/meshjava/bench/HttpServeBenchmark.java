@@ -77,7 +77,7 @@ public final class HttpServeBenchmark {
           .getBytes(StandardCharsets.UTF_8);
 
   private static final String REQUEST_BODY =
-      "{\"model\":\"fake\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello.\"}],"
+      "{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello.\"}],"
           + "\"max_tokens\":16}";
 
   private HttpServeBenchmark() {}

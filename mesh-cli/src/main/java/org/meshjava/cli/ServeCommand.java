@@ -20,7 +20,6 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.openai.OpenAiServer;
 import org.meshjava.receipt.ChainHead;
-import org.meshjava.steward.BackendBusy;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
 import org.meshjava.steward.UnknownChainHeadException;
@@ -116,8 +115,6 @@ final class ServeCommand implements Callable<Integer> {
       sb = Steward.ephemeral();
       err.println("warning: no key file; this steward's identity lasts until it stops");
     }
-    // A server refuses a serve its backend has no slot for (429), rather than queue it.
-    sb.whenBackendBusy(BackendBusy.REFUSE);
     if (freshChain) {
       sb.chainHead(ChainHead.GENESIS);
     }

@@ -19,6 +19,9 @@ import org.meshjava.core.cbor.CborMap;
  * @param fidelityFloor the least acceptable fidelity
  * @param jouleCeilingUj the hard energy budget in µJ (u64, non-negative)
  * @param decision present when a typed decision is asked for
+ * @param model present when the caller restricts routing to the backends of one name or recipe
+ *     (a mesh-java extension, omitted from the canonical form when absent, so every other
+ *     request's id is unchanged; see SPEC.md §Model)
  */
 public record ServeRequest(
     ContentId promptHash,
@@ -26,14 +29,26 @@ public record ServeRequest(
     long maxTokens,
     Fidelity fidelityFloor,
     long jouleCeilingUj,
-    Optional<DecisionShape> decision)
+    Optional<DecisionShape> decision,
+    Optional<String> model)
     implements CanonicalForm {
+
+  /** The most UTF-16 units a model name may have. */
+  public static final int MAX_MODEL_NAME = 256;
 
   /** Validates the request; both bounds of the §3.1 contract are required. */
   public ServeRequest {
     Objects.requireNonNull(promptHash, "prompt_hash");
     Objects.requireNonNull(fidelityFloor, "fidelity_floor is required (§3.1)");
     Objects.requireNonNull(decision, "decision");
+    Objects.requireNonNull(model, "model");
+    model.ifPresent(
+        m -> {
+          if (m.isEmpty() || m.length() > MAX_MODEL_NAME || m.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException(
+                "a model name is 1-" + MAX_MODEL_NAME + " characters without control characters");
+          }
+        });
     Unsigned.u32("prompt_tokens", promptTokens);
     Unsigned.u32("max_tokens", maxTokens);
     Unsigned.u64("joule_ceiling_uj", jouleCeilingUj);
@@ -45,6 +60,28 @@ public record ServeRequest(
                     + promptTokens + ")");
           }
         });
+  }
+
+  /** A request that names no model: routing weighs every backend. */
+  public ServeRequest(
+      ContentId promptHash,
+      long promptTokens,
+      long maxTokens,
+      Fidelity fidelityFloor,
+      long jouleCeilingUj,
+      Optional<DecisionShape> decision) {
+    this(promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, decision,
+        Optional.empty());
+  }
+
+  /**
+   * This request restricted to the backends named {@code model} or serving the recipe {@code
+   * model}; a different request, with a different id.
+   */
+  public ServeRequest withModel(String model) {
+    return new ServeRequest(
+        promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, decision,
+        Optional.of(model));
   }
 
   /** A generation request. */
@@ -106,6 +143,7 @@ public record ServeRequest(
             .put("fidelity_floor", fidelityFloor.level())
             .put("joule_ceiling_uj", jouleCeilingUj);
     decision.ifPresent(d -> b.put("decision", d.toCbor()));
+    model.ifPresent(m -> b.put("model", m));
     return b.build();
   }
 
@@ -122,7 +160,7 @@ public record ServeRequest(
     java.util.Set<String> known =
         java.util.Set.of(
             "prompt_hash", "prompt_tokens", "max_tokens", "fidelity_floor", "joule_ceiling_uj",
-            "decision");
+            "decision", "model");
     for (CborMap.Entry e : map.entries()) {
       if (!(e.key() instanceof org.meshjava.core.cbor.CborText(String k)) || !known.contains(k)) {
         throw new IllegalArgumentException("unknown request key " + e.key());
@@ -147,7 +185,18 @@ public record ServeRequest(
         uint(map, "max_tokens"),
         Fidelity.of(uint(map, "fidelity_floor")),
         uint(map, "joule_ceiling_uj"),
-        decision);
+        decision,
+        model(map));
+  }
+
+  private static Optional<String> model(CborMap map) {
+    if (map.get("model").isEmpty()) {
+      return Optional.empty();
+    }
+    if (map.get("model").get() instanceof org.meshjava.core.cbor.CborText(String m)) {
+      return Optional.of(m);
+    }
+    throw new IllegalArgumentException("model is a text string");
   }
 
   private static long uint(CborMap map, String key) {

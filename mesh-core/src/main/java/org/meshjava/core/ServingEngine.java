@@ -56,16 +56,6 @@ public interface ServingEngine {
   }
 
   /**
-   * How many serves this engine may run at once; a steward refuses one more with {@code
-   * OVERLOADED} (HTTP 429) instead of queueing it. The default suits an engine that computes on
-   * this host's CPUs: their count, at least 2. An engine whose work waits on something else (an
-   * upstream server, an accelerator) says what that accepts.
-   */
-  default int maxConcurrentServes() {
-    return Math.max(2, Runtime.getRuntime().availableProcessors());
-  }
-
-  /**
    * The weights the engine runs, bound by content, when it can address them (§3.6). The steward
    * asks before and after each serve and refuses to seal if the answer changed (§2).
    */
@@ -123,6 +113,24 @@ public interface ServingEngine {
       }
     }
     return result;
+  }
+
+  /**
+   * How many serves may wait for this engine, beyond those it runs at once, before the steward
+   * refuses more ({@code BACKEND_BUSY}, before any grant is decided). An engine that serialises
+   * its serves declares a small bound, so that requests piling up on it cannot hold every
+   * connection of a server that has other backends. The default is unbounded.
+   */
+  default int maxWaitingServes() {
+    return Integer.MAX_VALUE;
+  }
+
+  /**
+   * How many serves this engine runs at once; more wait (up to {@link #maxWaitingServes()}). The
+   * default is unbounded: the engine is safe to call from many threads.
+   */
+  default int maxConcurrentServes() {
+    return Integer.MAX_VALUE;
   }
 
   /**

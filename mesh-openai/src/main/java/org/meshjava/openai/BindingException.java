@@ -28,7 +28,12 @@ public final class BindingException extends Exception {
     /** {@code jcp_presentation} is not the hex of a canonical presentation (§2.1). */
     MALFORMED_PRESENTATION,
     /** The body asks for something the binding does not serve (a content part that is not text). */
-    UNSUPPORTED
+    UNSUPPORTED,
+    /**
+     * A structured output ({@code response_format}, {@code text.format}) that cannot be asked as a
+     * typed decision: not a {@code json_schema} of boolean and string-enum properties.
+     */
+    UNSUPPORTED_SCHEMA
   }
 
   private final Reason reason;

@@ -17,7 +17,7 @@ final class Completions {
 
   private Completions() {}
 
-  static Reply reply(ServeResult result, String text, boolean cut, long created) {
+  static Reply.Json reply(ServeResult result, String text, boolean cut, long created) {
     String id = "chatcmpl-" + result.envelope().id().hex().substring(0, 32);
     ObjectNode root = head(id, "chat.completion", created, result.route().chosen().name());
     ObjectNode choice = root.putArray("choices").addObject();

@@ -10,10 +10,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
+import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -143,12 +145,7 @@ final class Endpoints {
     root.put("object", "list");
     ArrayNode data = root.putArray("data");
     for (ServingEngine e : steward.backends()) {
-      ObjectNode m = data.addObject();
-      m.put("id", e.name());
-      m.put("object", "model");
-      m.put("created", 0);
-      m.put("owned_by", "mesh");
-      ObjectNode mesh = m.putObject("mesh");
+      ObjectNode mesh = model(data, e.name()).putObject("mesh");
       mesh.put("fidelity", e.fidelity().name());
       mesh.put("recipe", e.recipe().name());
       Optional<WeightsBinding> w = e.weights();
@@ -163,8 +160,41 @@ final class Endpoints {
       mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
       mesh.put("deterministic", e.deterministic());
       mesh.put("tokenizer", e.tokenizer().name());
+      mesh.put("kind", "backend");
+    }
+    // Then what else a body's model may name: the reserved name, and each recipe that is not
+    // also a backend's name, with the backends serving it.
+    ObjectNode auto = model(data, GrantedServeRequest.AUTO);
+    auto.putObject("mesh").put("kind", "auto");
+    java.util.Map<String, List<String>> recipes = new java.util.LinkedHashMap<>();
+    for (ServingEngine e : steward.backends()) {
+      recipes.computeIfAbsent(e.recipe().name(), r -> new java.util.ArrayList<>()).add(e.name());
+    }
+    for (var r : recipes.entrySet()) {
+      if (steward.backends().stream().noneMatch(e -> e.name().equals(r.getKey()))
+          && !r.getKey().equals(GrantedServeRequest.AUTO)) {
+        ObjectNode mesh = model(data, r.getKey()).putObject("mesh");
+        mesh.put("kind", "recipe");
+        ArrayNode backends = mesh.putArray("backends");
+        r.getValue().forEach(backends::add);
+      }
     }
     return new Reply.Json(200, root);
+  }
+
+  /** Whether a backend has this name or serves this recipe. */
+  private boolean named(String model) {
+    return steward.backends().stream()
+        .anyMatch(e -> e.name().equals(model) || e.recipe().name().equals(model));
+  }
+
+  private static ObjectNode model(ArrayNode data, String id) {
+    ObjectNode m = data.addObject();
+    m.put("id", id);
+    m.put("object", "model");
+    m.put("created", 0);
+    m.put("owned_by", "mesh");
+    return m;
   }
 
   private Reply stewardInfo() {
@@ -273,10 +303,31 @@ final class Endpoints {
         GrantedServeRequest.derive(
             body, endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
+    if (request.model().isPresent() && !named(request.model().get())) {
+      return ErrorReply.of(404, "invalid_request_error", "model_not_found",
+          "The model `" + request.model().get() + "` does not exist; GET /v1/models lists the"
+              + " names this steward serves, and `" + GrantedServeRequest.AUTO
+              + "` routes over all of them",
+          Optional.of("model"));
+    }
     // Routed once, by the steward; the engine it routes to tokenizes the prompt text.
-    PromptText prompt = PromptText.of(GrantedServeRequest.prompt(body, endpoint).bytes());
+    Prompt asked = GrantedServeRequest.prompt(body, endpoint);
+    PromptText prompt = PromptText.of(asked.bytes());
+    Optional<DecisionBody> decision = DecisionBody.of(body, endpoint);
+    if (decision.isPresent() && stream) {
+      throw new BindingException(BindingException.Reason.UNSUPPORTED, "stream",
+          "a typed decision is answered whole; leave stream false");
+    }
     if (!serves.tryAcquire()) {
       return overloaded("the server is serving as many requests as it may; retry shortly");
+    }
+    if (decision.isPresent()) {
+      try {
+        return decided(request, new DecisionPrompt(decision.get().questions(), prompt),
+            decision.get(), presentation, endpoint);
+      } finally {
+        serves.release();
+      }
     }
     if (stream) {
       Optional<Presentation> granted = presentation;
@@ -299,6 +350,35 @@ final class Endpoints {
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
         ? Completions.reply(result, text, cut, created)
         : Responses.reply(result, text, cut, created);
+  }
+
+  /**
+   * Serves a typed decision: the reply's content is the JSON of the most probable option per
+   * question, and {@code mesh_decision} beside it carries every option's probability.
+   */
+  private Reply decided(
+      ServeRequest request,
+      DecisionPrompt prompt,
+      DecisionBody asked,
+      Optional<Presentation> presentation,
+      GrantedServeRequest.Endpoint endpoint) {
+    ServeResult result;
+    try {
+      result =
+          presentation.isPresent()
+              ? steward.serve(request, prompt, presentation.get())
+              : steward.serve(request, prompt);
+    } catch (ServeException e) {
+      return refusal(e);
+    }
+    String content = asked.content(result.answers());
+    long created = steward.clock().instant().getEpochSecond();
+    Reply.Json reply =
+        endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
+            ? Completions.reply(result, content, false, created)
+            : Responses.reply(result, content, false, created);
+    ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
+    return reply;
   }
 
   /**
@@ -401,7 +481,10 @@ final class Endpoints {
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
-      case OVERLOADED -> overloaded(e.getMessage());
+      case BACKEND_BUSY ->
+          new Reply.Json(429,
+              ErrorReply.body("rate_limit_error", code, e.getMessage(), Optional.of("model")),
+              Optional.of(1));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
           ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->

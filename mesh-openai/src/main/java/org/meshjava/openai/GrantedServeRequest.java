@@ -5,7 +5,9 @@ import java.math.BigInteger;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
+import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 
 /**
@@ -23,13 +25,21 @@ import org.meshjava.core.ServeRequest;
  *       both are given), {@code max_output_tokens} (responses), else {@value #DEFAULT_MAX_TOKENS};
  *   <li>{@code fidelity_floor}: {@code metadata.fidelity_floor} as {@code F0}–{@code F4} or
  *       {@code 0}–{@code 4}, else {@code F0};
- *   <li>{@code joule_ceiling_uj}: {@code metadata.joule_ceiling_uj}, required.
+ *   <li>{@code joule_ceiling_uj}: {@code metadata.joule_ceiling_uj}, required;
+ *   <li>for a body that asks a typed decision ({@link DecisionBody}): {@code prompt_hash}, {@code
+ *       prompt_tokens} and {@code decision} of the {@link DecisionPrompt} of its questions and
+ *       prompt text, {@code max_tokens} 0 (a decision emits none, and is never priced for them);
+ *   <li>{@code model}: the body's {@code model} when it names a backend or recipe; absent when the
+ *       body names none, or names {@value #AUTO}.
  * </ul>
  *
  * <p>Metadata values are decimal strings (what OpenAI's SDKs send, since its {@code metadata} is
  * a map of strings) or JSON whole numbers; anything else is refused. Stateless and thread-safe.
  */
 public final class GrantedServeRequest {
+  /** The reserved model name: route over every backend, as if the body named none. */
+  public static final String AUTO = "auto";
+
   /** The output ceiling when a body names none. */
   public static final long DEFAULT_MAX_TOKENS = 128;
 
@@ -113,12 +123,43 @@ public final class GrantedServeRequest {
           BindingException.Reason.MISSING_JOULE_CEILING, "metadata.joule_ceiling_uj",
           "a granted request must name its own metadata.joule_ceiling_uj (§2.3)");
     }
-    return ServeRequest.generation(
-        prompt.hash(),
-        promptTokens,
-        maxTokens,
-        floor,
-        ceiling.isPresent() ? ceiling.getAsLong() : defaultCeilingUj.getAsLong());
+    long ceilingUj = ceiling.isPresent() ? ceiling.getAsLong() : defaultCeilingUj.getAsLong();
+    Optional<DecisionPrompt> decision = decision(body, endpoint, prompt);
+    ServeRequest request =
+        decision.isPresent()
+            ? ServeRequest.decision(decision.get(), floor, ceilingUj)
+            : ServeRequest.generation(prompt.hash(), promptTokens, maxTokens, floor, ceilingUj);
+    Optional<String> model = model(body);
+    return model.isPresent() ? request.withModel(model.get()) : request;
+  }
+
+  /**
+   * The model a body restricts routing to: its {@code model} string, unless absent, null or
+   * {@value #AUTO}.
+   *
+   * @throws BindingException if {@code model} is not a string, or not a possible name
+   */
+  static Optional<String> model(JsonNode body) throws BindingException {
+    JsonNode v = body.get("model");
+    if (v == null || v.isNull()) {
+      return Optional.empty();
+    }
+    if (!v.isTextual()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "model", "model must be a string");
+    }
+    String m = v.asText();
+    if (m.equals(AUTO)) {
+      return Optional.empty();
+    }
+    if (m.isEmpty() || m.length() > ServeRequest.MAX_MODEL_NAME
+        || m.chars().anyMatch(Character::isISOControl)) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "model",
+          "model must be 1-" + ServeRequest.MAX_MODEL_NAME
+              + " characters without control characters");
+    }
+    return Optional.of(m);
   }
 
   private static void requireObject(JsonNode body) throws BindingException {
@@ -209,6 +250,18 @@ public final class GrantedServeRequest {
     return new BindingException(
         BindingException.Reason.INVALID_METADATA, "metadata." + key,
         "metadata." + key + " must be " + expected);
+  }
+
+  /**
+   * The typed decision a body asks ({@link DecisionBody}), with the body's prompt text as the
+   * state under judgement.
+   */
+  static Optional<DecisionPrompt> decision(JsonNode body, Endpoint endpoint, Prompt prompt)
+      throws BindingException {
+    Optional<DecisionBody> asked = DecisionBody.of(body, endpoint);
+    return asked.isEmpty()
+        ? Optional.empty()
+        : Optional.of(new DecisionPrompt(asked.get().questions(), PromptText.of(prompt.bytes())));
   }
 
   /** The prompt a body carries, for the endpoint it is for. */

@@ -81,11 +81,17 @@ public final class OpenAiServer implements AutoCloseable {
     jetty.setErrorHandler(new JsonErrors());
   }
 
-  /** The server-wide bound when none is set: the sum of the backends' own limits, capped. */
+  /**
+   * The server-wide bound when none is set: the sum of what each backend runs and queues, capped;
+   * a backend that declares no bound (an engine computing on this host) counts as the CPU count.
+   */
   private static int backendsTotal(Steward steward) {
     long total = 0;
     for (org.meshjava.core.ServingEngine e : steward.backends()) {
-      total += Math.max(1, e.maxConcurrentServes());
+      long own = (long) e.maxConcurrentServes() + e.maxWaitingServes();
+      total += own >= Integer.MAX_VALUE
+          ? Math.max(2, Runtime.getRuntime().availableProcessors())
+          : Math.max(1, own);
     }
     return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
   }

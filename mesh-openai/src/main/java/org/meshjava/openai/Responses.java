@@ -21,7 +21,7 @@ final class Responses {
 
   private Responses() {}
 
-  static Reply reply(ServeResult result, String text, boolean cut, long created) {
+  static Reply.Json reply(ServeResult result, String text, boolean cut, long created) {
     String hex = result.envelope().id().hex();
     return new Reply.Json(
         200, done(result, "resp_" + hex.substring(0, 32), "msg_" + hex.substring(32), text, cut,

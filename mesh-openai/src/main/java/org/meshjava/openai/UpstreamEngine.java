@@ -152,6 +152,12 @@ public final class UpstreamEngine implements ServingEngine {
     return maxConcurrentServes;
   }
 
+  /** None wait: beyond {@link #maxConcurrentServes()} in flight the steward refuses at once (429). */
+  @Override
+  public int maxWaitingServes() {
+    return 0;
+  }
+
   /** The chat completions URI requests are forwarded to. */
   public URI endpoint() {
     return chatCompletions;

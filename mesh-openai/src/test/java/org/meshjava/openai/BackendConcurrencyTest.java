@@ -28,7 +28,6 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.steward.BackendBusy;
 
 /**
  * Concurrency limits belong to backends (issue 21): a local engine is bound by cores, an upstream
@@ -53,6 +52,7 @@ final class BackendConcurrencyTest {
     @Override public Fidelity fidelity() { return Fidelity.F0; }
     @Override public CostProfile costProfile() { return CostProfile.perToken(1); }
     @Override public int maxConcurrentServes() { return limit; }
+    @Override public int maxWaitingServes() { return 0; }
 
     @Override
     public EngineResult serve(ServeRequest request, TokenSequence prompt) {
@@ -75,6 +75,7 @@ final class BackendConcurrencyTest {
     @Override public Fidelity fidelity() { return Fidelity.F0; }
     @Override public CostProfile costProfile() { return CostProfile.perToken(1); }
     @Override public int maxConcurrentServes() { return 1; }
+    @Override public int maxWaitingServes() { return 0; }
     @Override public boolean streams() { return true; }
 
     @Override
@@ -99,13 +100,11 @@ final class BackendConcurrencyTest {
   }
 
   @Test
-  void defaults_localEngineByCores_upstreamSixtyFour() {
-    ServingEngine local = org.meshjava.engine.ReferenceEngine.builder().name("local").build();
-    assertThat(local.maxConcurrentServes())
-        .isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
+  void defaults_upstreamSixtyFourInFlight_noneWaiting() {
     UpstreamEngine upstream =
         UpstreamEngine.builder().name("u").baseUri(URI.create("http://127.0.0.1:9/v1")).model("m").build();
     assertThat(upstream.maxConcurrentServes()).isEqualTo(64);
+    assertThat(upstream.maxWaitingServes()).isZero();
     assertThat(UpstreamEngine.builder().name("u").baseUri(URI.create("http://127.0.0.1:9/v1"))
             .model("m").maxConcurrentServes(3).build().maxConcurrentServes()).isEqualTo(3);
     assertThatThrownBy(() -> UpstreamEngine.builder().maxConcurrentServes(0))
@@ -116,7 +115,7 @@ final class BackendConcurrencyTest {
   void eightClients_onAnIoBoundBackend_areNotRefusedOnTwoCores() throws Exception {
     // The regression: the server-wide bound defaulted to max(2, cores) and refused most of them.
     HeldEngine held = new HeldEngine(64, 8);
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held).whenBackendBusy(BackendBusy.REFUSE), b -> {})) {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held), b -> {})) {
       List<CompletableFuture<HttpResponse<String>>> all = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         all.add(f.http.sendAsync(post(f, "client " + i), HttpResponse.BodyHandlers.ofString()));
@@ -132,13 +131,13 @@ final class BackendConcurrencyTest {
   @Test
   void overload_whenTheRoutedBackendIsFull_is429WithRetryAfter() throws Exception {
     HeldEngine held = new HeldEngine(1, 1);
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held).whenBackendBusy(BackendBusy.REFUSE), b -> {})) {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held), b -> {})) {
       CompletableFuture<HttpResponse<String>> first =
           f.http.sendAsync(post(f, "first"), HttpResponse.BodyHandlers.ofString());
       assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
       HttpResponse<String> second = f.http.send(post(f, "second"), HttpResponse.BodyHandlers.ofString());
       new Fixture.Answer(second.statusCode(), second.headers().firstValue("content-type").orElse(""),
-          second.body()).error(429, "overloaded");
+          second.body()).error(429, "backend_busy");
       assertThat(second.headers().firstValue("retry-after")).hasValue("1");
       assertThat(second.body()).contains("held");
       held.release.countDown();
@@ -160,9 +159,9 @@ final class BackendConcurrencyTest {
   @Test
   void stalledStreamReader_givesItsServeBackAfterTheWriteTimeout() throws Exception {
     EndlessEngine endless = new EndlessEngine();
-    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(endless).whenBackendBusy(BackendBusy.REFUSE),
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(endless),
             b -> b.idleTimeout(Duration.ofSeconds(30)).writeTimeout(Duration.ofMillis(500)))) {
-      String body = "{\"model\":\"any\",\"stream\":true,\"max_tokens\":500000,"
+      String body = "{\"model\":\"auto\",\"stream\":true,\"max_tokens\":500000,"
           + "\"messages\":[{\"role\":\"user\",\"content\":\"go\"}]}";
       byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
       try (Socket stalled = new Socket()) {

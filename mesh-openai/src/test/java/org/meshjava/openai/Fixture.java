@@ -147,7 +147,7 @@ final class Fixture implements AutoCloseable {
 
   static ObjectNode chat(String prompt) {
     ObjectNode body = JSON.createObjectNode();
-    body.put("model", "any");
+    body.put("model", "auto");
     body.putArray("messages").addObject().put("role", "user").put("content", prompt);
     body.put("max_tokens", 8);
     return body;

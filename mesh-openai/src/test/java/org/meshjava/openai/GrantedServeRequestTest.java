@@ -25,7 +25,7 @@ class GrantedServeRequestTest {
   void derive_chatBody_isPinnedByTheSpecExample() throws Exception {
     // The worked example of SPEC.md §70.
     JsonNode body = json("""
-        {"model":"gpt-4o-mini","max_tokens":16,
+        {"model":"auto","max_tokens":16,
          "messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hi \u00e9"}],
          "metadata":{"fidelity_floor":"F1","joule_ceiling_uj":"50000"}}""");
     byte[] text = "system 9\nBe brief.\nuser 5\nHi \u00e9\n".getBytes(StandardCharsets.UTF_8);
@@ -60,10 +60,27 @@ class GrantedServeRequestTest {
     ServeRequest a = GrantedServeRequest.derive(json("""
         {"messages":[{"role":"user","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}"""));
     ServeRequest b = GrantedServeRequest.derive(json("""
-        {"model":"other","temperature":0.3,"user":"u","stream":true,"jcp_presentation":"00",
+        {"model":"auto","temperature":0.3,"user":"u","stream":true,"jcp_presentation":"00",
          "messages":[{"role":"user","content":"x","name":"n"}],
          "metadata":{"joule_ceiling_uj":"5","trace":"abc"}}"""));
     assertThat(a).isEqualTo(b);
+  }
+
+  @Test
+  void derive_aNamedModelEntersTheRequest_autoAndAbsenceDoNot() throws Exception {
+    String base = """
+        "messages":[{"role":"user","content":"x"}],"metadata":{"joule_ceiling_uj":"5"}}""";
+    ServeRequest none = GrantedServeRequest.derive(json("{" + base));
+    ServeRequest auto = GrantedServeRequest.derive(json("{\"model\":\"auto\"," + base));
+    ServeRequest small = GrantedServeRequest.derive(json("{\"model\":\"small\"," + base));
+    assertThat(auto).isEqualTo(none);
+    assertThat(none.model()).isEmpty();
+    assertThat(small.model()).contains("small");
+    assertThat(small.id()).isNotEqualTo(none.id());
+    assertThat(ServeRequest.fromCbor(small.toCbor())).isEqualTo(small);
+    assertThatThrownBy(() -> GrantedServeRequest.derive(json("{\"model\":5," + base)))
+        .isInstanceOfSatisfying(BindingException.class,
+            e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_FIELD));
   }
 
   @Test

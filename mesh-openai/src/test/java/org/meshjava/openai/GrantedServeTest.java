@@ -78,7 +78,7 @@ class GrantedServeTest {
   void granted_responsesBody_isServedToo() throws Exception {
     GrantChain chain = grant(f.steward.identity(), 5_000_000);
     ObjectNode body = Fixture.JSON.createObjectNode();
-    body.put("model", "m");
+    body.put("model", "auto");
     body.put("input", "Granted over responses.");
     body.put("max_output_tokens", 4);
     body.putObject("metadata").put("joule_ceiling_uj", "100000");

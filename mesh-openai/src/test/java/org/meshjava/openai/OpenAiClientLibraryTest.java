@@ -106,6 +106,7 @@ class OpenAiClientLibraryTest {
     Map<String, String> metadata = Map.of("fidelity_floor", "F1", "joule_ceiling_uj", "250000");
     // What the client library will send, as far as granted_serve_request reads it.
     ObjectNode expected = Fixture.chat("Granted via langchain4j.");
+    expected.put("model", "small"); // the library names its model, and a named model is signed for
     expected.put("max_tokens", 6);
     metadata.forEach(((ObjectNode) expected.putObject("metadata"))::put);
     String presentation =

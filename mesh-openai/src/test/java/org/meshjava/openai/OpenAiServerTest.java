@@ -79,7 +79,7 @@ class OpenAiServerTest {
   @Test
   void responses_plainAndStreamed_carryTheTextAndTheReceipt() throws Exception {
     ObjectNode body = Fixture.JSON.createObjectNode();
-    body.put("model", "any");
+    body.put("model", "auto");
     body.put("instructions", "Be brief.");
     body.put("input", "What is a joule?");
     body.put("max_output_tokens", 5);
@@ -118,12 +118,48 @@ class OpenAiServerTest {
     Fixture.Answer a = f.get("/v1/models");
     assertThat(a.status()).isEqualTo(200);
     JsonNode data = a.json().get("data");
-    assertThat(data).hasSize(2);
+    // Two backends, the reserved name, and the two recipes.
+    assertThat(data).hasSize(5);
+    assertThat(data.get(2).get("id").asText()).isEqualTo("auto");
+    assertThat(data.get(3).get("id").asText()).isEqualTo("small-ref");
+    assertThat(data.get(3).get("mesh").get("backends").get(0).asText()).isEqualTo("small");
     assertThat(data.get(0).get("id").asText()).isEqualTo("small");
     assertThat(data.get(0).get("mesh").get("fidelity").asText()).isEqualTo("F1");
     assertThat(data.get(1).get("mesh").get("recipe").asText()).isEqualTo("large-ref");
     assertThat(data.get(1).get("mesh").has("weights_digest")).isTrue();
     assertThat(data.get(1).get("mesh").get("deterministic").asBoolean()).isTrue();
+  }
+
+  @Test
+  void model_namingABackendOrRecipe_restrictsTheRoute_andIsRecorded() throws Exception {
+    for (String name : List.of("large", "large-ref")) {
+      ObjectNode body = Fixture.chat("Pick large.");
+      body.put("model", name);
+      Fixture.Answer a = f.post("/v1/chat/completions", body);
+      assertThat(a.status()).as(a.body()).isEqualTo(200);
+      assertThat(a.json().get("model").asText()).isEqualTo("large");
+      MeshReceipt receipt = Fixture.verifiedReceipt(a.json().get("usage").get("energy"));
+      // small is cheaper and meets the floor: only the model rule keeps it out, and says so.
+      assertThat(receipt.route()).contains("1 not permitted");
+      JsonNode small = a.json().get("usage").get("energy").get("route").get(0);
+      assertThat(small.toString()).contains("not the model the request names (" + name + ")");
+      ObjectNode withCeiling = body.deepCopy();
+      withCeiling.putObject("metadata").put("joule_ceiling_uj", "1000000");
+      assertThat(receipt.requestId()).isEqualTo(GrantedServeRequest.derive(withCeiling).id());
+    }
+    ObjectNode auto = Fixture.chat("Pick any.");
+    auto.put("model", "auto");
+    assertThat(f.post("/v1/chat/completions", auto).json().get("model").asText()).isEqualTo("small");
+  }
+
+  @Test
+  void model_unknown_is404ModelNotFound() {
+    ObjectNode body = Fixture.chat("Who?");
+    body.put("model", "gpt-4o-mini");
+    JsonNode e = f.post("/v1/chat/completions", body).error(404, "model_not_found");
+    assertThat(e.get("param").asText()).isEqualTo("model");
+    assertThat(e.get("type").asText()).isEqualTo("invalid_request_error");
+    assertThat(f.steward.head().nextSequence()).isZero();
   }
 
   @Test

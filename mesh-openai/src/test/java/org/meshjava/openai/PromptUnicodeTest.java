@@ -40,7 +40,7 @@ class PromptUnicodeTest {
 
   /** A chat body whose content is {@code content}, escaped so that the wire bytes are ASCII. */
   private static String chatBody(String content) {
-    return "{\"model\":\"any\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":"
+    return "{\"model\":\"auto\",\"max_tokens\":8,\"messages\":[{\"role\":\"user\",\"content\":"
         + quote(content) + "}]}";
   }
 

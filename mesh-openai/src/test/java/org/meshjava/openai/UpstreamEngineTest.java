@@ -24,13 +24,20 @@ class UpstreamEngineTest {
         .build();
   }
 
+  /** What the upstream engine sends the remote: the body, naming the remote model "small". */
+  private static com.fasterxml.jackson.databind.node.ObjectNode relayed(String prompt) {
+    com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat(prompt);
+    body.put("model", "small");
+    return body;
+  }
+
   @Test
   void upstream_forwardsTheMessagesAndSealsAnEstimatorReceipt() throws Exception {
     try (Fixture remote = new Fixture();
         Fixture front =
             new Fixture(SigningKey.generate(), b -> b.backend(upstream(remote.server.baseUri())), b -> {})) {
       String direct =
-          remote.post("/v1/chat/completions", Fixture.chat("Relay me.")).json()
+          remote.post("/v1/chat/completions", relayed("Relay me.")).json()
               .get("choices").get(0).get("message").get("content").asText();
       Fixture.Answer a = front.post("/v1/chat/completions", Fixture.chat("Relay me."));
       assertThat(a.status()).as(a.body()).isEqualTo(200);
@@ -57,7 +64,7 @@ class UpstreamEngineTest {
         Fixture front =
             new Fixture(SigningKey.generate(), b -> b.backend(upstream(remote.server.baseUri())), b -> {})) {
       String direct =
-          remote.post("/v1/chat/completions", Fixture.chat("Relay me.")).json()
+          remote.post("/v1/chat/completions", relayed("Relay me.")).json()
               .get("choices").get(0).get("message").get("content").asText();
       com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat("Relay me.");
       body.put("stream", true);

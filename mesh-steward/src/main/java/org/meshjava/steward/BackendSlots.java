@@ -1,66 +1,51 @@
 package org.meshjava.steward;
 
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import org.meshjava.core.ServingEngine;
 
 /**
- * How many serves each backend may run at once ({@link ServingEngine#maxConcurrentServes()}). A
- * serve takes its routed backend's slot before it is authorised and gives it back when it ends;
- * a serve that finds none free waits for one or is refused at once ({@link
- * ServeException.Reason#OVERLOADED}), as {@link BackendBusy} says; either way a grant is never
- * reserved for work that waits. The limit belongs to the
- * backend: a local engine is bound by this host's cores, an upstream by what it accepts.
- *
- * <p>Thread-safe.
+ * The bounded queue in front of each backend that declares one: a serve routed to it takes a slot
+ * (running or waiting) or is refused at once with {@link ServeException.Reason#BACKEND_BUSY},
+ * before any grant is decided. Slots are released when the serve's engine call is done.
+ * Thread-safe.
  */
 final class BackendSlots {
-  private final Map<ServingEngine, Semaphore> slots = new IdentityHashMap<>();
-  private final BackendBusy busy;
+  private final Map<String, Semaphore> slots = new ConcurrentHashMap<>();
 
-  BackendSlots(List<ServingEngine> backends, BackendBusy busy) {
-    this.busy = busy;
+  BackendSlots(List<ServingEngine> backends) {
     for (ServingEngine e : backends) {
-      slots.put(e, new Semaphore(Math.max(1, e.maxConcurrentServes())));
+      long bound = (long) e.maxConcurrentServes() + e.maxWaitingServes();
+      if (bound < Integer.MAX_VALUE) {
+        slots.put(e.name(), new Semaphore((int) Math.max(1, bound)));
+      }
     }
+  }
+
+  /** A held slot; closing it releases the slot. */
+  interface Held extends AutoCloseable {
+    @Override
+    void close();
   }
 
   /**
-   * Takes one of {@code engine}'s slots.
+   * Takes a slot on {@code engine}.
    *
-   * @throws ServeException {@code OVERLOADED} when all are taken and the policy is to refuse, or
-   *     the wait is interrupted
+   * @throws ServeException {@code BACKEND_BUSY} if its queue is full
    */
-  Slot take(ServingEngine engine) throws ServeException {
-    Semaphore s = slots.get(engine);
+  Held take(ServingEngine engine) throws ServeException {
+    Semaphore s = slots.get(engine.name());
     if (s == null) {
-      throw new IllegalStateException("not one of this steward's backends: " + engine.name());
-    }
-    if (busy == BackendBusy.WAIT) {
-      try {
-        s.acquire();
-        return s::release;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new ServeException(
-            ServeException.Reason.OVERLOADED,
-            "interrupted waiting for a free slot on backend " + engine.name());
-      }
+      return () -> {};
     }
     if (!s.tryAcquire()) {
       throw new ServeException(
-          ServeException.Reason.OVERLOADED,
-          "backend " + engine.name() + " is already running its limit of "
-              + engine.maxConcurrentServes() + " serves; retry shortly");
+          ServeException.Reason.BACKEND_BUSY,
+          "backend " + engine.name() + " runs " + engine.maxConcurrentServes() + " serve(s) at once"
+              + " and queues " + engine.maxWaitingServes() + "; all are taken, retry shortly");
     }
     return s::release;
-  }
-
-  /** A taken slot; closing it gives it back. */
-  interface Slot extends AutoCloseable {
-    @Override
-    void close();
   }
 }

@@ -17,12 +17,6 @@ public sealed class ServeException extends Exception
     /** Route: no backend was admissible (§4); {@link #candidates()} says why for each. */
     NO_ADMISSIBLE_BACKEND,
     /**
-     * Route: the routed backend already runs as many serves as it may ({@link
-     * org.meshjava.core.ServingEngine#maxConcurrentServes()}) and the steward refuses rather than
-     * waits ({@link BackendBusy#REFUSE}); nothing was authorised or run.
-     */
-    OVERLOADED,
-    /**
      * Before routing: the typed questions do not fit the request's decision shape, or the request
      * is not a decision (§3.6).
      */
@@ -32,6 +26,12 @@ public sealed class ServeException extends Exception
      * handed with (§3.1).
      */
     PROMPT_MISMATCH,
+    /**
+     * After routing: the chosen backend already runs and queues as many serves as it declares
+     * ({@link org.meshjava.core.ServingEngine#maxWaitingServes()}); retry later. No grant was
+     * decided and nothing was debited.
+     */
+    BACKEND_BUSY,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */

@@ -109,7 +109,7 @@ public final class Steward implements AutoCloseable {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
-    this.slots = new BackendSlots(router.backends(), b.backendBusy);
+    this.slots = new BackendSlots(b.backends);
     if (b.meter != null) {
       this.meter = b.meter;
       this.discovery = Optional.empty();
@@ -352,21 +352,31 @@ public final class Steward implements AutoCloseable {
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
+    AdmissionRule model = ModelRule.of(request);
     RouteDecision route =
-        route(request, backend -> kind.refuse(backend).or(() -> grantRule.refuse(backend)));
-    // The routed backend's slot, taken before the grant is reserved (BackendSlots).
-    BackendSlots.Slot slot = slots.take(route.chosen());
+        route(
+            request,
+            backend ->
+                kind.refuse(backend)
+                    .or(() -> model.refuse(backend))
+                    .or(() -> grantRule.refuse(backend)));
+    ServingEngine engine = route.chosen();
+    BackendSlots.Held slot = slots.take(engine);
     try {
-      return serveRouted(request, ask, presentation, route);
+      return serve(request, ask, presentation, route, engine);
     } finally {
       slot.close();
     }
   }
 
-  private ServeResult serveRouted(
-      ServeRequest request, Ask ask, Optional<Presentation> presentation, RouteDecision route)
+  /** Phases 2 to 4, once routed, holding a slot on the chosen backend. */
+  private ServeResult serve(
+      ServeRequest request,
+      Ask ask,
+      Optional<Presentation> presentation,
+      RouteDecision route,
+      ServingEngine engine)
       throws ServeException {
-    ServingEngine engine = route.chosen();
     TokenSequence payload = payload(ask, engine);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
@@ -740,7 +750,6 @@ public final class Steward implements AutoCloseable {
     private Journal journal;
     private Revocations revocations = Revocations.none();
     private final Map<String, ServeLimits> caps = new HashMap<>();
-    private BackendBusy backendBusy = BackendBusy.WAIT;
 
     private Builder(SigningKey key, boolean ephemeral) {
       this.key = Objects.requireNonNull(key, "key");
@@ -818,16 +827,6 @@ public final class Steward implements AutoCloseable {
      */
     public Builder cap(String backend, ServeLimits limits) {
       caps.put(Objects.requireNonNull(backend, "backend"), Objects.requireNonNull(limits, "limits"));
-      return this;
-    }
-
-    /**
-     * What a serve does when its routed backend runs its limit of serves ({@link
-     * ServingEngine#maxConcurrentServes()}): wait for a slot (the default) or be refused {@code
-     * OVERLOADED} at once, as a server wants.
-     */
-    public Builder whenBackendBusy(BackendBusy v) {
-      backendBusy = Objects.requireNonNull(v, "backendBusy");
       return this;
     }
 

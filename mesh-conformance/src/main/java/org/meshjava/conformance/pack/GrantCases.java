@@ -276,13 +276,15 @@ final class GrantCases {
 
   static PackGroup bindings() {
     List<PackCase> c = new ArrayList<>();
-    String spec = "{\"model\":\"gpt-4o-mini\",\"max_tokens\":16,"
+    String spec = "{\"model\":\"auto\",\"max_tokens\":16,"
         + "\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},{\"role\":\"user\",\"content\":\"Hi \u00e9\"}],"
         + "\"metadata\":{\"fidelity_floor\":\"F1\",\"joule_ceiling_uj\":\"50000\"}}";
     derive(c, "spec-example", "SPEC 70's worked example: prompt text of 32 bytes, request id f8aca9e7...", spec);
     derive(c, "fields-outside-ignored", "the same body with temperature, stream, user and other metadata added derives the same id",
-        spec.replace("\"model\":\"gpt-4o-mini\",", "\"model\":\"other\",\"temperature\":0.2,\"stream\":true,\"user\":\"u1\",")
+        spec.replace("\"model\":\"auto\",", "\"model\":null,\"temperature\":0.2,\"stream\":true,\"user\":\"u1\",")
             .replace("\"metadata\":{", "\"metadata\":{\"trace\":\"x\","));
+    derive(c, "model-named", "a named model enters the request as its model key (SPEC 70 model); auto or none does not",
+        spec.replace("\"model\":\"auto\",", "\"model\":\"small\","));
     derive(c, "metadata-numbers", "metadata as JSON numbers and the floor as a bare level",
         "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"metadata\":{\"fidelity_floor\":2,\"joule_ceiling_uj\":1000,\"prompt_tokens\":3}}");
     derive(c, "content-parts", "content as an array of text parts, joined with nothing between",

@@ -52,7 +52,10 @@ import org.meshjava.core.weights.WeightsDigestException;
  * in fp32. Files changed on disk after the build are outside what the digest can see.
  *
  * <p>Thread-safety: serves are serialised on the engine (Jlama's model holds shared scratch
- * tensors), so it is safe to share; {@link #close()} releases the model.
+ * tensors), so it is safe to share; it declares {@link #maxConcurrentServes()} 1 and a bounded
+ * queue ({@link Builder#maxWaitingServes}, 4 by default), beyond which the steward refuses a serve
+ * routed to it at once ({@code BACKEND_BUSY}, HTTP 429) rather than let waiting requests hold every
+ * connection of a server with other backends. {@link #close()} releases the model.
  */
 public final class JlamaEngine implements ServingEngine, AutoCloseable {
   /** Jlama's working memory and working quantization type: what the forward pass computes in. */
@@ -72,6 +75,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   private final java.util.List<Integer> eos;
   private final java.util.Map<Integer, String> pieces;
   private final Tokenizer tokenizer = new ModelTokenizer();
+  private final int maxWaiting;
 
   /** GPT-2 byte-level code points back to their bytes (the inverse of Jlama's table). */
   private static final java.util.Map<Integer, Integer> BYTE_LEVEL = byteLevel();
@@ -91,6 +95,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     this.fidelity = b.fidelity;
     this.costProfile = b.costProfile;
     this.temperature = b.temperature;
+    this.maxWaiting = b.maxWaiting;
     this.random = b.temperature == 0 ? null : new SecureRandom();
     try {
       this.digest = ModelDirectory.digest(
@@ -276,6 +281,18 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     return serve(request, prompt, TokenSink.DISCARD);
   }
 
+  /** 1: serves run one at a time (Jlama's model holds shared scratch tensors). */
+  @Override
+  public int maxConcurrentServes() {
+    return 1;
+  }
+
+  /** The configured queue bound. */
+  @Override
+  public int maxWaitingServes() {
+    return maxWaiting;
+  }
+
   /** True: each token is handed over as the forward pass chooses it. */
   @Override
   public boolean streams() {
@@ -410,6 +427,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     private float temperature;
     private ModelDirectory.Links links = ModelDirectory.Links.CONFINED;
     private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
+    private int maxWaiting = 4;
     private ModelDirectory.Progress digestProgress = ModelDirectory.Progress.NONE;
 
     private Builder(Path dir) {
@@ -437,6 +455,20 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     /** Sets the cost profile. */
     public Builder costProfile(CostProfile v) {
       costProfile = Objects.requireNonNull(v, "costProfile");
+      return this;
+    }
+
+    /**
+     * How many serves may wait while one runs before the steward refuses more (HTTP 429); 4 by
+     * default.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder maxWaitingServes(int v) {
+      if (v < 0) {
+        throw new IllegalArgumentException("maxWaitingServes must not be negative: " + v);
+      }
+      maxWaiting = v;
       return this;
     }
 

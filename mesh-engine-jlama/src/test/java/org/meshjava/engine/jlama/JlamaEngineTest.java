@@ -156,6 +156,54 @@ class JlamaEngineTest {
   }
 
   @Test
+  void promptText_isEncodedWithTheModelsTokenizer_andStreamedTokenByToken() throws Exception {
+    org.meshjava.core.PromptText text = org.meshjava.core.PromptText.of("user 3\nHi!\n");
+    ServeRequest request = ServeRequest.generation(text, 5, org.meshjava.core.Fidelity.F1, 10_000_000);
+    java.util.List<Integer> streamed = new java.util.ArrayList<>();
+    ServeResult r = steward(engine).serve(request, text, route -> token -> streamed.add(token));
+    assertThat(r.payload()).isEqualTo(engine.encode("user 3\nHi!\n"));
+    assertThat(streamed).containsExactlyElementsOf(
+        java.util.Arrays.stream(r.tokens().toArray()).boxed().toList());
+  }
+
+  @Test
+  void concurrentServes_beyondTheQueue_areRefusedBusy_notQueuedWithoutBound() throws Exception {
+    try (JlamaEngine serial = JlamaEngine.builder(dir).maxWaitingServes(0).build()) {
+      assertThat(serial.maxConcurrentServes()).isEqualTo(1);
+      assertThat(engine.maxWaitingServes()).isEqualTo(4);
+      Steward s = steward(serial);
+      org.meshjava.core.PromptText text = org.meshjava.core.PromptText.of("Hi!");
+      ServeRequest request =
+          ServeRequest.generation(text, 3, org.meshjava.core.Fidelity.F1, 10_000_000);
+      java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+      java.util.concurrent.CompletableFuture<ServeResult> first =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+              return s.serve(request, text, route -> token -> {
+                inside.countDown();
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                return true;
+              });
+            } catch (org.meshjava.steward.ServeException e) {
+              throw new IllegalStateException(e);
+            }
+          });
+      assertThat(inside.await(20, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThatThrownBy(() -> s.serve(request, text))
+          .isInstanceOfSatisfying(org.meshjava.steward.ServeException.class,
+              e -> assertThat(e.reason())
+                  .isEqualTo(org.meshjava.steward.ServeException.Reason.BACKEND_BUSY));
+      release.countDown();
+      assertThat(first.get(20, java.util.concurrent.TimeUnit.SECONDS).tokens().size()).isPositive();
+    }
+  }
+
+  @Test
   void encode_usesTheModelsTokenizer_withBos_andDecodeRoundTrips() throws Exception {
     TokenSequence ids = engine.encode("Hi!");
     assertThat(ids.get(0)).isEqualTo(TinyLlama.BOS);

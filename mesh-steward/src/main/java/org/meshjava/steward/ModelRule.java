@@ -1,0 +1,24 @@
+package org.meshjava.steward;
+
+import java.util.Optional;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.router.AdmissionRule;
+
+/**
+ * The admission rule of a request that names a model: only backends of that name, or serving that
+ * recipe, are admissible; every other candidate says why. A request that names none admits all.
+ */
+final class ModelRule {
+  private ModelRule() {}
+
+  static AdmissionRule of(ServeRequest request) {
+    if (request.model().isEmpty()) {
+      return AdmissionRule.ALL;
+    }
+    String model = request.model().get();
+    return backend ->
+        backend.name().equals(model) || backend.recipe().name().equals(model)
+            ? Optional.empty()
+            : Optional.of("not the model the request names (" + model + ")");
+  }
+}
