@@ -8,6 +8,7 @@ module org.meshjava.cli {
   requires org.meshjava.openai;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
+  requires java.net.http;
 
   opens org.meshjava.cli to info.picocli;
 }

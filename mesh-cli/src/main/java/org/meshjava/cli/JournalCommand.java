@@ -203,6 +203,9 @@ final class JournalCommand implements Runnable {
         case JournalEntry.Revoked x ->
             head + "Revoked grant " + x.revocation().grantId() + " from " + x.revocation().from()
                 + " by " + x.revocation().revoker();
+        case JournalEntry.Checkpoint x ->
+            head + "Checkpoint " + x.note().text().replace('\n', ' ').strip() + " ("
+                + x.note().signatures().size() + " signatures)";
       };
     }
   }

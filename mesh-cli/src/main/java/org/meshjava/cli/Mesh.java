@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
       JournalCommand.class,
       KeyCommand.class,
       GrantCommand.class,
-      ConformanceCommand.class
+      ConformanceCommand.class,
+      LogCommand.class
     })
 public final class Mesh implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -175,8 +175,9 @@ class GrantServeJournalTest {
 
     Run verify = mesh("journal", "verify", "--progress-every", "1", journal.toString());
     assertThat(verify.code()).as(verify.err()).isZero();
-    assertThat(verify.out()).contains("4 records form one chain and replay");
-    assertThat(verify.err()).contains("checked 1 record…").contains("checked 4 records");
+    // Four decision records and the transparency log's closing checkpoint (SPEC.md §65).
+    assertThat(verify.out()).contains("5 records form one chain and replay");
+    assertThat(verify.err()).contains("checked 1 record…").contains("checked 5 records");
 
     // Edit the debit: the chain no longer forms at the next record.
     List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);

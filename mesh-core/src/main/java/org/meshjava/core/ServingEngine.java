@@ -1,6 +1,7 @@
 package org.meshjava.core;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -53,6 +54,17 @@ public interface ServingEngine {
    */
   default ServeLimits limits() {
     return ServeLimits.NONE;
+  }
+
+  /**
+   * The most tokens one serve can hold in all, its prompt payload and its output together (a
+   * model's context window), where the engine has such a bound. The prompt's own count is known
+   * only once the routed engine has tokenized it, so the steward checks this after routing and
+   * before any grant is decided or any work done, and refuses a request over it with {@code
+   * OVER_CONTEXT}. Empty (the default) means no bound beyond {@link #limits()}.
+   */
+  default OptionalLong contextTokens() {
+    return OptionalLong.empty();
   }
 
   /**

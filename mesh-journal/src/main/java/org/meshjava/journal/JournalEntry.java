@@ -16,7 +16,8 @@ import org.meshjava.receipt.Envelope;
 /**
  * What a journal record says (§2.2). A closed set: the decision journal's {@code Authorised},
  * {@code Debited} and {@code Sealed}; the {@code Chain} carrier; and the security decisions a
- * restart must not forget: {@code Suspended}, {@code Resumed} and {@code Revoked} (SPEC.md §60.2).
+ * restart must not forget: {@code Suspended}, {@code Resumed} and {@code Revoked} (SPEC.md §60.2);
+ * and the transparency log's signed {@code Checkpoint}s (SPEC.md §65).
  */
 public sealed interface JournalEntry
     permits JournalEntry.Authorised,
@@ -25,7 +26,8 @@ public sealed interface JournalEntry
         JournalEntry.Sealed,
         JournalEntry.Suspended,
         JournalEntry.Resumed,
-        JournalEntry.Revoked {
+        JournalEntry.Revoked,
+        JournalEntry.Checkpoint {
 
   /**
    * A grant decision, written before the engine runs. Everything needed to decide it again on
@@ -206,6 +208,21 @@ public sealed interface JournalEntry
     /** Validates the entry. */
     public Revoked {
       Objects.requireNonNull(revocation, "revocation");
+    }
+  }
+
+  /**
+   * A checkpoint of the transparency log the steward signed (SPEC.md §65), with the witness
+   * cosignatures it had accepted when written; recorded before it is handed out. On restart the
+   * tree rebuilt from the {@link Sealed} records must reproduce the last one, signature and root,
+   * or the steward does not start.
+   *
+   * @param note the signed checkpoint
+   */
+  record Checkpoint(org.meshjava.receipt.tlog.SignedNote note) implements JournalEntry {
+    /** Validates the entry. */
+    public Checkpoint {
+      Objects.requireNonNull(note, "note");
     }
   }
 }

@@ -193,6 +193,9 @@ public final class JournalReplay {
           gate.revocations().revoke(x.revocation().grantId(), x.revocation().from());
           revocations++;
         }
+        case JournalEntry.Checkpoint x -> {
+          // Checked by the steward against the tree it rebuilds from the Sealed records (§65).
+        }
       }
     }
     List<Unresolved> unresolved = new ArrayList<>();

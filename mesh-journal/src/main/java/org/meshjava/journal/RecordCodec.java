@@ -30,6 +30,8 @@ import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.SignedNote;
 
 /**
  * The one-line JSON encoding of a journal record (SPEC.md section 60.2). Keys are written in a fixed
@@ -124,6 +126,10 @@ final class RecordCodec {
         case JournalEntry.Revoked x -> {
           g.writeStringField("type", "Revoked");
           g.writeStringField("revocation", x.revocation().toHex());
+        }
+        case JournalEntry.Checkpoint x -> {
+          g.writeStringField("type", "Checkpoint");
+          g.writeStringField("note", x.note().encoded());
         }
       }
       g.writeEndObject();
@@ -223,6 +229,14 @@ final class RecordCodec {
             case "Revoked" -> {
               Fields f = new Fields(e, expectedSeq, Set.of("type", "revocation"));
               yield new JournalEntry.Revoked(Revocation.decode(f.hex("revocation")));
+            }
+            case "Checkpoint" -> {
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "note"));
+              try {
+                yield new JournalEntry.Checkpoint(SignedNote.parse(f.text("note")));
+              } catch (LogException bad) {
+                throw corrupt(expectedSeq, "not a signed checkpoint: " + bad.getMessage());
+              }
             }
             default -> throw corrupt(expectedSeq, "unknown entry type '" + type + "'");
           };

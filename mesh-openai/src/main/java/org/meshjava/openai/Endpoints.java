@@ -68,14 +68,20 @@ final class Endpoints {
   private final Steward steward;
   private final long defaultCeilingUj;
   private final Semaphore serves;
+  private final LogEndpoints log;
 
   Endpoints(Steward steward, long defaultCeilingUj, int maxConcurrentServes) {
     this.steward = steward;
     this.defaultCeilingUj = defaultCeilingUj;
     this.serves = new Semaphore(maxConcurrentServes);
+    this.log = new LogEndpoints(steward);
   }
 
   Reply handle(String method, String path, byte[] body) {
+    return handle(method, path, "", body);
+  }
+
+  Reply handle(String method, String path, String query, byte[] body) {
     try {
       return switch (path) {
         case "/v1/chat/completions" ->
@@ -85,6 +91,13 @@ final class Endpoints {
         case "/v1/mesh/revocations" -> post(method, () -> revocation(body));
         case "/v1/models" -> get(method, this::models);
         case "/v1/mesh/steward" -> get(method, this::stewardInfo);
+        case "/v1/mesh/checkpoint" ->
+            "POST".equals(method)
+                ? post(method, () -> logged(() -> log.cosign(parse(body))))
+                : get(method, () -> logged(log::checkpoint));
+        case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
+        case "/v1/mesh/proof/consistency" ->
+            get(method, () -> logged(() -> log.consistency(query)));
         default -> ErrorReply.of(404, "invalid_request_error", "not_found",
             "no endpoint at " + path, Optional.empty());
       };
@@ -97,6 +110,19 @@ final class Endpoints {
 
   private interface Handler {
     Reply answer() throws BindingException;
+  }
+
+  private interface LogHandler {
+    Reply answer() throws BindingException, ServeException;
+  }
+
+  /** A transparency-log answer; a checkpoint that cannot be journalled is answered by reason. */
+  private static Reply logged(LogHandler h) throws BindingException {
+    try {
+      return h.answer();
+    } catch (ServeException e) {
+      return byReason(e);
+    }
   }
 
   private static Reply post(String method, Handler h) {
@@ -485,6 +511,9 @@ final class Endpoints {
           new Reply.Json(429,
               ErrorReply.body("rate_limit_error", code, e.getMessage(), Optional.of("model")),
               Optional.of(1));
+      case OVER_CONTEXT ->
+          ErrorReply.of(422, "invalid_request_error", code, e.getMessage(),
+              Optional.of("max_tokens"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
           ErrorReply.of(400, "invalid_request_error", code, e.getMessage(), Optional.empty());
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->

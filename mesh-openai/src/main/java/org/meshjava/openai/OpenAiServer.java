@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /v1/models}: the backends with fidelity, recipe and weights digest;
  *   <li>{@code GET /v1/mesh/steward}: the steward's {@code did:key}, the subject grants name;
  *   <li>{@code POST /v1/mesh/witness}: 200 when the journal holds a shown receipt, 409 when not.
+ *   <li>{@code GET /v1/mesh/checkpoint}, {@code GET /v1/mesh/proof/inclusion?seq=&size=}, {@code
+ *       GET /v1/mesh/proof/consistency?from=&to=}: the transparency log (SPEC.md §65); {@code POST
+ *       /v1/mesh/checkpoint} takes a witness's cosignature.
  * </ul>
  *
  * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a
@@ -184,7 +187,12 @@ public final class OpenAiServer implements AutoCloseable {
                   + Objects.requireNonNullElse(
                       request.getHeaders().get(HttpHeader.CONTENT_TYPE), "no Content-Type"));
         } else {
-          reply = endpoints.handle(request.getMethod(), Request.getPathInContext(request), body);
+          reply =
+              endpoints.handle(
+                  request.getMethod(),
+                  Request.getPathInContext(request),
+                  Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                  body);
         }
         write(reply, request, response, callback);
       } catch (Throwable t) {

@@ -32,6 +32,13 @@ public sealed class ServeException extends Exception
      * decided and nothing was debited.
      */
     BACKEND_BUSY,
+    /**
+     * After routing, before authorising: the routed engine's payload and the request's output
+     * together exceed what the engine can hold ({@link
+     * org.meshjava.core.ServingEngine#contextTokens()}). No grant was decided, no work done and
+     * nothing debited.
+     */
+    OVER_CONTEXT,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */

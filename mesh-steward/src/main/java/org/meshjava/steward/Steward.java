@@ -56,6 +56,12 @@ import org.meshjava.receipt.OutputCommitment;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TransparencyLog;
 import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
@@ -104,8 +110,10 @@ public final class Steward implements AutoCloseable {
   private final SealedIndex recorded;
   private final BackendSlots slots;
   private final Optional<String> grantsNeedDurableJournal;
+  private final LogKeeper logKeeper;
 
-  private Steward(Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head) {
+  private Steward(
+      Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head, LogKeeper logKeeper) {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
@@ -130,6 +138,7 @@ public final class Steward implements AutoCloseable {
             replayed.suspension().map(JournalReplay.Suspension::toString));
     this.log = ReceiptLog.resume(b.key, head);
     this.recorded = new SealedIndex(replayed.sealed(), head.nextSequence());
+    this.logKeeper = logKeeper;
     this.grantsNeedDurableJournal =
         b.ephemeral || b.journal.durable()
             ? Optional.empty()
@@ -378,6 +387,7 @@ public final class Steward implements AutoCloseable {
       ServingEngine engine)
       throws ServeException {
     TokenSequence payload = payload(ask, engine);
+    refuseOverContext(request, engine, payload);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
     Optional<WeightsBinding> bound = engine.weights();
@@ -411,6 +421,29 @@ public final class Steward implements AutoCloseable {
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
         metered.result().tokens(), metered.result().outcome(), route, sealed, metered.answers(), payload);
+  }
+
+  /**
+   * Refuses a request whose payload and output would not fit the routed engine's context: the
+   * engine could only fail on it, and a refusal before authorising costs the caller nothing
+   * (issue 14: never debit for work an engine could not do).
+   */
+  private static void refuseOverContext(
+      ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
+    OptionalLong context = engine.contextTokens();
+    long output = request.isDecision() ? 0 : request.maxTokens();
+    if (context.isPresent() && payload.size() + output > context.getAsLong()) {
+      throw new ServeException(
+          ServeException.Reason.OVER_CONTEXT,
+          "backend "
+              + engine.name()
+              + " holds "
+              + context.getAsLong()
+              + " tokens in all; the prompt is "
+              + payload.size()
+              + " of its tokens and max_tokens "
+              + output);
+    }
   }
 
   /** The routed engine's payload; an engine that cannot tokenize the prompt has done no work. */
@@ -513,9 +546,65 @@ public final class Steward implements AutoCloseable {
     return authoriser.revoke(revocation);
   }
 
-  /** Releases what the steward owns: the journal (and its lock) and a discovered meter. */
+  // ---- the transparency log (SPEC.md §65) ----------------------------------------------------
+
+  /**
+   * Returns the latest signed checkpoint of the transparency log, first signing and journalling a
+   * new one if receipts were sealed since the last: a C2SP checkpoint as a signed note, with the
+   * witness cosignatures accepted for it. Empty before the first receipt.
+   *
+   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the new checkpoint cannot
+   *     be journalled (it is then not handed out)
+   */
+  public Optional<SignedNote> checkpoint() throws ServeException {
+    return logKeeper.checkpoint();
+  }
+
+  /** Returns the note key that signs this steward's checkpoints; its name is the log's origin. */
+  public NoteVerifierKey logKey() {
+    return logKeeper.log().logKey();
+  }
+
+  /**
+   * Returns the proof that receipt {@code sequence} is in the log of size {@code treeSize}; its leaf
+   * hash is {@link TransparencyLog#leafHash} of the receipt's envelope id.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when the receipt or the size is not in the log
+   */
+  public InclusionProof inclusionProof(long sequence, long treeSize) throws LogException {
+    return logKeeper.log().inclusionProof(sequence, treeSize);
+  }
+
+  /**
+   * Returns the proof that the log of size {@code toSize} extends the one of size {@code fromSize}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size}
+   */
+  public ConsistencyProof consistencyProof(long fromSize, long toSize) throws LogException {
+    return logKeeper.log().consistencyProof(fromSize, toSize);
+  }
+
+  /**
+   * Accepts a witness's cosignature: {@code cosigned} is the latest checkpoint carrying a line by a
+   * witness key configured with {@link Builder#witness}. It is verified, journalled and from then
+   * on served with the checkpoint.
+   *
+   * @return the latest checkpoint with every accepted cosignature
+   * @throws LogException {@code CHECKPOINT_MISMATCH} when it is not the latest checkpoint, {@code
+   *     UNSIGNED} when no configured witness signed it, {@code BAD_SIGNATURE} for a forged line
+   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled
+   */
+  public SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
+    return logKeeper.cosign(cosigned);
+  }
+
+  /**
+   * Releases what the steward owns: the journal (and its lock) and a discovered meter, after signing
+   * and journalling a last checkpoint of the transparency log so a restart checks every receipt.
+   */
   @Override
   public void close() {
+    logKeeper.closing();
     journal.close();
     if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
       try {
@@ -718,13 +807,16 @@ public final class Steward implements AutoCloseable {
       sealed =
           log.append(
               draft,
-              s ->
-                  pending[0] =
-                      journal.enqueue(
-                          authSeq.isPresent()
-                              ? JournalEntry.Sealed.granted(
-                                  s.receipt().sequence(), s.envelope(), authSeq.getAsLong())
-                              : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id())));
+              s -> {
+                pending[0] =
+                    journal.enqueue(
+                        authSeq.isPresent()
+                            ? JournalEntry.Sealed.granted(
+                                s.receipt().sequence(), s.envelope(), authSeq.getAsLong())
+                            : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id()));
+                // In chain order, like the journal: leaf i is receipt firstSequence + i (§65).
+                logKeeper.append(s.receipt().sequence(), s.envelope().id());
+              });
       pending[0].await();
     } catch (JournalException e) {
       throw new ServeException(
@@ -733,6 +825,7 @@ public final class Steward implements AutoCloseable {
           e);
     }
     recorded.put(sealed.receipt().sequence(), sealed.envelope().id());
+    logKeeper.afterSeal();
     return sealed;
   }
 
@@ -750,6 +843,8 @@ public final class Steward implements AutoCloseable {
     private Journal journal;
     private Revocations revocations = Revocations.none();
     private final Map<String, ServeLimits> caps = new HashMap<>();
+    private final java.util.Set<NoteVerifierKey> witnesses = new java.util.HashSet<>();
+    private int checkpointEvery = 1024;
 
     private Builder(SigningKey key, boolean ephemeral) {
       this.key = Objects.requireNonNull(key, "key");
@@ -830,6 +925,24 @@ public final class Steward implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Signs a checkpoint of the transparency log every {@code receipts} sealed receipts, besides
+     * on demand ({@link Steward#checkpoint()}) and on close. The default is 1024.
+     */
+    public Builder checkpointEvery(int receipts) {
+      if (receipts < 1) {
+        throw new IllegalArgumentException("checkpointEvery is at least 1, got " + receipts);
+      }
+      checkpointEvery = receipts;
+      return this;
+    }
+
+    /** Accepts cosignatures on checkpoints from this witness key ({@link Steward#cosign}). */
+    public Builder witness(NoteVerifierKey v) {
+      witnesses.add(Objects.requireNonNull(v, "witness"));
+      return this;
+    }
+
     /** Sets the grant revocations the gate consults. */
     public Builder revocations(Revocations v) {
       revocations = Objects.requireNonNull(v, "revocations");
@@ -862,8 +975,9 @@ public final class Steward implements AutoCloseable {
       journal = j;
       Gate gate = Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
       JournalReplay.Result replayed;
+      List<org.meshjava.journal.JournalRecord> records = j.recovered();
       try {
-        replayed = JournalReplay.replay(j.recovered(), gate);
+        replayed = JournalReplay.replay(records, gate);
       } catch (JournalException e) {
         j.close();
         throw new StewardStartException(
@@ -883,8 +997,18 @@ public final class Steward implements AutoCloseable {
         j.close();
         throw new UnknownChainHeadException(identity(), j.describe());
       }
+      LogKeeper keeper;
       try {
-        Steward steward = new Steward(this, replayed, gate, start);
+        keeper = LogKeeper.rebuild(key, records, start, witnesses, j, checkpointEvery);
+      } catch (JournalException e) {
+        j.close();
+        throw new StewardStartException(
+            "journal " + j.describe() + " does not reproduce its signed checkpoint: "
+                + e.getMessage(),
+            e);
+      }
+      try {
+        Steward steward = new Steward(this, replayed, gate, start, keeper);
         built = true;
         return steward;
       } catch (RuntimeException e) {

@@ -167,6 +167,47 @@ class EngineFailureSettlementTest {
   }
 
   @Test
+  void requestOverTheEnginesContext_isRefusedBeforeAuthorising_withNoWorkNoDebitNoRecord()
+      throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    boolean[] ran = {false};
+    ReferenceEngine inner =
+        ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(UJ_PER_TOKEN)).build();
+    StewardGrantTest.Delegating eightTokens =
+        new StewardGrantTest.Delegating(inner) {
+          @Override
+          public OptionalLong contextTokens() {
+            return OptionalLong.of(8);
+          }
+
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            ran[0] = true;
+            return super.serve(r, p);
+          }
+        };
+    try (Steward s =
+        steward(new org.meshjava.energy.EstimatorMeter(), journal).backend(eightTokens).build()) {
+      // "hello" is five byte tokens: with four more it would need nine of the engine's eight.
+      ServeRequest over = GrantFixture.request("hello", 4, CEILING);
+      ServeException e =
+          catchThrowableOfType(
+              ServeException.class,
+              () -> s.serve(over, GrantFixture.payload(over), f.present(chain, over)));
+      assertThat(e).isNotNull();
+      assertThat(e.reason()).isEqualTo(ServeException.Reason.OVER_CONTEXT);
+      assertThat(ran[0]).isFalse();
+      assertThat(journal.records()).isEmpty();
+      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET);
+      // Exactly at the context it serves.
+      ServeRequest fits = GrantFixture.request("hello", 3, CEILING);
+      s.serve(fits, GrantFixture.payload(fits), f.present(chain, fits));
+      assertThat(ran[0]).isTrue();
+    }
+  }
+
+  @Test
   void requestOverTheBackendsLimits_isRefusedWhileRouting_withNoDecisionNoWorkNoDebit()
       throws Exception {
     GrantChain chain = f.chain(BUDGET);

@@ -12,6 +12,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
@@ -194,12 +195,19 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
 
   /**
    * Neither the prompt nor the output can exceed the model's context, so a request asking for
-   * more is refused while routing; their sum is checked when serving (CONTEXT_EXCEEDED).
+   * more is refused while routing; their sum is {@link #contextTokens()}, which the steward checks
+   * before any work (and {@link #serve} again, as CONTEXT_EXCEEDED, for a caller without one).
    */
   @Override
   public ServeLimits limits() {
     long c = Math.min(context, 0xFFFF_FFFFL);
     return ServeLimits.NONE.withMaxPromptTokens(c).withMaxOutputTokens(c);
+  }
+
+  /** The model's context window: the prompt payload and the output together. */
+  @Override
+  public OptionalLong contextTokens() {
+    return OptionalLong.of(context);
   }
 
   /** The file list the digest covers. */

@@ -106,19 +106,18 @@ public final class TransparencyLog {
   }
 
   /**
-   * Signs a checkpoint of the tree as it is now, unless the latest one already covers it. The
-   * caller journals the result before handing it out.
+   * Signs a checkpoint of the tree as it is now, unless it is empty or the latest checkpoint
+   * already has its size. Changes nothing: the caller journals the note, then {@link #publish}es
+   * it, so no checkpoint is handed out that a restart could not find.
    *
-   * @return the new checkpoint, or empty when the latest has the current size
+   * @return the new checkpoint, or empty when there is nothing new to sign
    */
-  public synchronized Optional<SignedNote> signIfGrown() {
-    if (latestCheckpoint != null && latestCheckpoint.size() == tree.size()) {
+  public synchronized Optional<SignedNote> signNext() {
+    long size = tree.size();
+    if (size == 0 || latestCheckpoint != null && latestCheckpoint.size() == size) {
       return Optional.empty();
     }
-    Checkpoint checkpoint = new Checkpoint(logKey.name(), tree.size(), tree.root());
-    latest = checkpoint.sign(key);
-    latestCheckpoint = checkpoint;
-    return Optional.of(latest);
+    return Optional.of(new Checkpoint(logKey.name(), size, tree.root()).sign(key));
   }
 
   /** Returns the latest signed checkpoint with every cosignature accepted for it. */
@@ -132,14 +131,22 @@ public final class TransparencyLog {
   }
 
   /**
-   * Restores a checkpoint from the journal: its log signature must verify and the tree rebuilt so
-   * far must reproduce it. Cosignatures by known witnesses that verify are kept; others dropped.
+   * Makes {@code note} the latest checkpoint: one just signed and journalled, or one read back from
+   * the journal on restart. Its log signature must verify and the tree must reproduce it (the root
+   * at its size); cosignatures by configured witnesses that verify are kept, others dropped.
    *
    * @throws LogException {@code CHECKPOINT_MISMATCH} when the tree's root at the checkpoint's size
-   *     differs (or the tree is smaller); the note's own refusal when it is not signed by this log
+   *     differs, the tree is smaller, or the latest checkpoint is larger; the note's own refusal
+   *     when it is not signed by this log
    */
-  public synchronized void restore(SignedNote note) throws LogException {
+  public synchronized void publish(SignedNote note) throws LogException {
     Checkpoint checkpoint = Checkpoint.open(note, logKey);
+    if (latestCheckpoint != null && checkpoint.size() < latestCheckpoint.size()) {
+      throw new LogException(
+          LogException.Reason.CHECKPOINT_MISMATCH,
+          "checkpoint of size " + checkpoint.size() + " after one of size "
+              + latestCheckpoint.size());
+    }
     if (checkpoint.size() > tree.size()) {
       throw new LogException(
           LogException.Reason.CHECKPOINT_MISMATCH,
@@ -167,16 +174,16 @@ public final class TransparencyLog {
   }
 
   /**
-   * Accepts a witness's cosignature on the latest checkpoint: {@code cosigned} is that checkpoint
-   * carrying a line by a configured witness key, which must verify. The caller journals the
-   * returned note.
+   * Checks a witness's cosignature on the latest checkpoint: {@code cosigned} is that checkpoint
+   * carrying a line by a configured witness key, which must verify. Changes nothing: the caller
+   * journals the returned note, then {@link #publish}es it.
    *
    * @return the latest checkpoint with the cosignature added (unchanged if it already held it)
    * @throws LogException {@code CHECKPOINT_MISMATCH} when the note is not the latest checkpoint;
    *     {@code UNSIGNED} when no configured witness signed it; {@code BAD_SIGNATURE} when a
    *     witness's line does not verify
    */
-  public synchronized SignedNote cosign(SignedNote cosigned) throws LogException {
+  public synchronized SignedNote cosigned(SignedNote cosigned) throws LogException {
     if (latest == null || !latest.text().equals(cosigned.text())) {
       throw new LogException(
           LogException.Reason.CHECKPOINT_MISMATCH, "not this log's latest checkpoint");
@@ -200,7 +207,6 @@ public final class TransparencyLog {
       throw new LogException(
           LogException.Reason.UNSIGNED, "no cosignature by a witness this log accepts");
     }
-    latest = merged;
     return merged;
   }
 }

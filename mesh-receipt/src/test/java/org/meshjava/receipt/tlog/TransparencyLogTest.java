@@ -35,14 +35,21 @@ class TransparencyLogTest {
     return log;
   }
 
+  private static SignedNote signed(TransparencyLog log) throws LogException {
+    SignedNote note = log.signNext().orElseThrow();
+    log.publish(note);
+    return note;
+  }
+
   @Test
   void cosignature_byAConfiguredWitness_isStoredAndServedWithTheCheckpoint() throws Exception {
     TransparencyLog log = logOf(5);
-    SignedNote checkpoint = log.signIfGrown().orElseThrow();
+    SignedNote checkpoint = signed(log);
     SignedNote witnessed =
         checkpoint.with(SignedNote.sign(checkpoint.text(), WITNESS_KEY.name(), WITNESS)
             .signatures().get(0));
-    SignedNote served = log.cosign(SignedNote.parse(witnessed.encoded()));
+    SignedNote served = log.cosigned(SignedNote.parse(witnessed.encoded()));
+    log.publish(served);
     assertEquals(served, log.latest().orElseThrow());
     SignedNote reread = SignedNote.parse(served.encoded());
     reread.verify(log.logKey());
@@ -53,7 +60,7 @@ class TransparencyLogTest {
   @Test
   void cosignature_forged_orByAnUnknownKey_orOnAnotherCheckpoint_isRefused() throws Exception {
     TransparencyLog log = logOf(5);
-    SignedNote checkpoint = log.signIfGrown().orElseThrow();
+    SignedNote checkpoint = signed(log);
     NoteSignature genuine =
         SignedNote.sign(checkpoint.text(), WITNESS_KEY.name(), WITNESS).signatures().get(0);
     byte[] bytes = genuine.signature();
@@ -62,28 +69,28 @@ class TransparencyLogTest {
         checkpoint.with(new NoteSignature(genuine.name(), genuine.keyHash(), bytes));
     assertEquals(
         LogException.Reason.BAD_SIGNATURE,
-        assertThrows(LogException.class, () -> log.cosign(forged)).reason());
+        assertThrows(LogException.class, () -> log.cosigned(forged)).reason());
     SignedNote stranger =
         checkpoint.with(
             SignedNote.sign(checkpoint.text(), "stranger", seeded(3)).signatures().get(0));
     assertEquals(
         LogException.Reason.UNSIGNED,
-        assertThrows(LogException.class, () -> log.cosign(stranger)).reason());
+        assertThrows(LogException.class, () -> log.cosigned(stranger)).reason());
     log.append(5, envelope(5));
     SignedNote older = checkpoint.with(genuine);
-    log.signIfGrown();
+    signed(log);
     assertEquals(
         LogException.Reason.CHECKPOINT_MISMATCH,
-        assertThrows(LogException.class, () -> log.cosign(older)).reason());
+        assertThrows(LogException.class, () -> log.cosigned(older)).reason());
     assertEquals(1, log.latest().orElseThrow().signatures().size());
   }
 
   @Test
   void restore_reproducesTheSignedCheckpoint_andRefusesAnEditedLeaf() throws Exception {
     TransparencyLog original = logOf(9);
-    SignedNote checkpoint = original.signIfGrown().orElseThrow();
+    SignedNote checkpoint = signed(original);
     TransparencyLog rebuilt = logOf(12);
-    rebuilt.restore(checkpoint);
+    rebuilt.publish(checkpoint);
     assertEquals(checkpoint, rebuilt.latest().orElseThrow());
 
     TransparencyLog edited = new TransparencyLog(STEWARD, 0, Set.of());
@@ -92,18 +99,18 @@ class TransparencyLogTest {
     }
     assertEquals(
         LogException.Reason.CHECKPOINT_MISMATCH,
-        assertThrows(LogException.class, () -> edited.restore(checkpoint)).reason());
+        assertThrows(LogException.class, () -> edited.publish(checkpoint)).reason());
     TransparencyLog cut = logOf(8);
     assertEquals(
         LogException.Reason.CHECKPOINT_MISMATCH,
-        assertThrows(LogException.class, () -> cut.restore(checkpoint)).reason());
+        assertThrows(LogException.class, () -> cut.publish(checkpoint)).reason());
     TransparencyLog otherKey = new TransparencyLog(seeded(4), 0, Set.of());
     for (int i = 0; i < 9; i++) {
       otherKey.append(i, envelope(i));
     }
     assertEquals(
         LogException.Reason.UNSIGNED,
-        assertThrows(LogException.class, () -> otherKey.restore(checkpoint)).reason());
+        assertThrows(LogException.class, () -> otherKey.publish(checkpoint)).reason());
   }
 
   @Test
@@ -113,10 +120,11 @@ class TransparencyLogTest {
       log.append(i, envelope(i));
     }
     Checkpoint cp =
-        Checkpoint.open(log.signIfGrown().orElseThrow(), log.logKey());
+        Checkpoint.open(signed(log), log.logKey());
     InclusionProof p = log.inclusionProof(43, cp.size());
     p.verify(TransparencyLog.leafHash(envelope(43)), cp.root());
-    assertTrue(log.signIfGrown().isEmpty());
+    assertTrue(log.signNext().isEmpty());
+    assertTrue(new TransparencyLog(STEWARD, 0, Set.of()).signNext().isEmpty());
     assertThrows(IllegalStateException.class, () -> log.append(49, envelope(49)));
     assertEquals(List.of(), log.consistencyProof(7, 7).path());
   }

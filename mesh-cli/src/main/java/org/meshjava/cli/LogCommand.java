@@ -1,0 +1,271 @@
+package org.meshjava.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TransparencyLog;
+import org.meshjava.receipt.tlog.TreeHash;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code mesh log}: the steward's transparency log (SPEC.md §65). {@code checkpoint} and {@code
+ * prove} fetch from a running server into files; {@code verify} checks them offline, trusting
+ * nothing but the steward's did:key.
+ */
+@Command(
+    name = "log",
+    mixinStandardHelpOptions = true,
+    description = "Fetch and verify the steward's transparency log: checkpoints and proofs.",
+    subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
+final class LogCommand implements Runnable {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  static String get(String server, String path) throws CliException {
+    String base = server.replaceAll("/+$", "").replaceAll("/v1$", "");
+    if (!base.contains("://")) {
+      base = "http://" + base;
+    }
+    try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30)).GET().build(),
+              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+      if (r.statusCode() != 200) {
+        throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+      }
+      return r.body();
+    } catch (IOException e) {
+      throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new CliException("interrupted", e);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("not a server URL: " + server, e);
+    }
+  }
+
+  static void write(PrintWriter out, Path to, String text) throws CliException {
+    if (to == null) {
+      out.print(text);
+      out.flush();
+      return;
+    }
+    try {
+      Files.writeString(to, text, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new CliException("cannot write " + to + ": " + UserFile.reason(e), e);
+    }
+  }
+
+  static JsonNode json(String text, String what) throws CliException {
+    try {
+      JsonNode n = JSON.readTree(text);
+      if (n == null || !n.isObject()) {
+        throw new CliException(what + " is not a JSON object");
+      }
+      return n;
+    } catch (IOException e) {
+      throw new CliException(what + " is not JSON: " + e.getMessage(), e);
+    }
+  }
+
+  @Command(name = "checkpoint", mixinStandardHelpOptions = true,
+      description = "Fetch the steward's latest signed checkpoint (a C2SP signed note).")
+  static final class Fetch implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--server", required = true,
+        description = "The server: host:port or its base URL.")
+    String server;
+
+    @Option(names = {"-o", "--out"}, description = "Write the checkpoint here, not to stdout.")
+    Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      JsonNode answer = json(get(server, "/v1/mesh/checkpoint"), "the answer");
+      write(spec.commandLine().getOut(), out, answer.path("checkpoint").asText());
+      return 0;
+    }
+  }
+
+  @Command(name = "prove", mixinStandardHelpOptions = true,
+      description = "Fetch an inclusion proof (--seq) or a consistency proof (--from) as JSON.")
+  static final class Prove implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--server", required = true,
+        description = "The server: host:port or its base URL.")
+    String server;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Which which;
+
+    static final class Which {
+      @Option(names = "--seq", description = "The receipt's sequence (inclusion proof).")
+      Long seq;
+
+      @Option(names = "--from", description = "The older tree size (consistency proof).")
+      Long from;
+    }
+
+    @Option(names = "--size", description = "The tree size to prove against (default: latest).")
+    Long size;
+
+    @Option(names = {"-o", "--out"}, description = "Write the proof here, not to stdout.")
+    Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      String path =
+          which.seq != null
+              ? "/v1/mesh/proof/inclusion?seq=" + which.seq + (size == null ? "" : "&size=" + size)
+              : "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
+      write(spec.commandLine().getOut(), out, get(server, path) + "\n");
+      return 0;
+    }
+  }
+
+  @Command(name = "verify", mixinStandardHelpOptions = true,
+      description = "Offline: verify a checkpoint's signature by the steward, and a receipt's"
+          + " inclusion in it (--envelope) or its consistency with an older checkpoint (--old).")
+  static final class Verify implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--steward", required = true, description = "The steward's did:key.")
+    String steward;
+
+    @Option(names = "--checkpoint", required = true, description = "The signed checkpoint file.")
+    Path checkpoint;
+
+    @Option(names = "--proof", description = "The proof file `mesh log prove` wrote.")
+    Path proof;
+
+    @ArgGroup(exclusive = true)
+    What what;
+
+    static final class What {
+      @Option(names = "--envelope", description = "A file holding the receipt's hex envelope.")
+      Path envelope;
+
+      @Option(names = "--old", description = "An older checkpoint file of the same steward.")
+      Path old;
+    }
+
+    @Override
+    public Integer call() throws CliException {
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      try {
+        Checkpoint head = open(checkpoint);
+        if (what == null) {
+          out.println("checkpoint verified: " + head.origin() + " size " + head.size() + " root "
+              + head.root().base64());
+          return 0;
+        }
+        if (proof == null) {
+          throw new CliException("--proof is required with --envelope or --old");
+        }
+        JsonNode p = json(UserFile.readText(proof, "proof file"), "the proof file");
+        List<TreeHash> path = hashes(p);
+        if (what.envelope != null) {
+          ContentId id = envelopeId(what.envelope);
+          long index = p.path("leaf_index").asLong(-1);
+          long size = p.path("tree_size").asLong(-1);
+          if (size != head.size()) {
+            throw new CliException("the proof is for size " + size + ", the checkpoint is "
+                + head.size());
+          }
+          new InclusionProof(index, size, path).verify(TransparencyLog.leafHash(id), head.root());
+          out.println("included: envelope " + id + " is leaf " + index + " of the " + size
+              + "-receipt log " + head.origin());
+        } else {
+          Checkpoint older = open(what.old);
+          long from = p.path("from").asLong(-1);
+          long to = p.path("to").asLong(-1);
+          if (from != older.size() || to != head.size()) {
+            throw new CliException("the proof is from " + from + " to " + to
+                + ", the checkpoints are " + older.size() + " and " + head.size());
+          }
+          new ConsistencyProof(from, to, path).verify(older.root(), head.root());
+          out.println("consistent: the log of " + to + " receipts extends the one of " + from);
+        }
+        return 0;
+      } catch (LogException e) {
+        err.println("mesh log verify: " + e.getMessage());
+        return 1;
+      } catch (IllegalArgumentException e) {
+        err.println("mesh log verify: malformed proof: " + e.getMessage());
+        return 1;
+      }
+    }
+
+    private Checkpoint open(Path file) throws CliException, LogException {
+      DidKey did;
+      try {
+        did = DidKey.parse(steward.strip());
+      } catch (DidKeyException e) {
+        throw new CliException("--steward is not a did:key: " + e.getMessage(), e);
+      }
+      return Checkpoint.open(
+          SignedNote.parse(UserFile.readText(file, "checkpoint file")), Checkpoint.logKey(did));
+    }
+
+    private static ContentId envelopeId(Path file) throws CliException {
+      try {
+        return Envelope.fromHex(UserFile.readText(file, "envelope file").strip()).id();
+      } catch (IllegalArgumentException e) {
+        throw new CliException(file + " does not hold a hex envelope", e);
+      }
+    }
+
+    private static List<TreeHash> hashes(JsonNode p) throws CliException {
+      List<TreeHash> out = new ArrayList<>();
+      JsonNode path = p.path("path");
+      if (!path.isArray()) {
+        throw new CliException("the proof file has no path array");
+      }
+      for (JsonNode h : path) {
+        try {
+          out.add(TreeHash.of(Base64.getDecoder().decode(h.asText())));
+        } catch (IllegalArgumentException e) {
+          throw new CliException("a proof hash is not base64 of 32 bytes: " + h, e);
+        }
+      }
+      return out;
+    }
+  }
+}

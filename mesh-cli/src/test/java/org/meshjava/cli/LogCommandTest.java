@@ -1,0 +1,86 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.openai.OpenAiServer;
+import org.meshjava.steward.Steward;
+
+/** {@code mesh log checkpoint|prove|verify} against a running server, then offline. */
+class LogCommandTest {
+  @TempDir Path dir;
+
+  private static String serve(Steward s, int i) throws Exception {
+    byte[] prompt = ("log " + i).getBytes(StandardCharsets.UTF_8);
+    ServeRequest r =
+        ServeRequest.generation(ContentId.ofBytes(prompt), prompt.length, 3, Fidelity.F1, 100_000);
+    return s.serve(r, TokenSequence.of(new int[prompt.length])).envelope().hex();
+  }
+
+  private Path file(String name) {
+    return dir.resolve(name);
+  }
+
+  @Test
+  void keepACheckpoint_serve_proveInclusionAndConsistency_offline() throws Exception {
+    try (Steward s =
+            Steward.ephemeral()
+                .meter(new EstimatorMeter())
+                .backend(ReferenceEngine.builder().name("ref").costProfile(CostProfile.perToken(10))
+                    .workPerToken(1).build())
+                .build();
+        OpenAiServer server = OpenAiServer.builder(s).build().start()) {
+      String url = server.baseUri().toString();
+      String did = s.identity().value();
+      serve(s, 0);
+      serve(s, 1);
+      Run kept = mesh("log", "checkpoint", "--server", url, "-o", file("old.txt").toString());
+      assertThat(kept.code()).as(kept.err()).isZero();
+      Files.writeString(file("envelope.hex"), serve(s, 2));
+      assertThat(mesh("log", "checkpoint", "--server", url, "-o", file("new.txt").toString()).code())
+          .isZero();
+      assertThat(mesh("log", "prove", "--server", url, "--seq", "2", "-o",
+          file("inclusion.json").toString()).code()).isZero();
+      assertThat(mesh("log", "prove", "--server", url, "--from", "2", "-o",
+          file("consistency.json").toString()).code()).isZero();
+
+      Run included = mesh("log", "verify", "--steward", did, "--checkpoint", file("new.txt").toString(),
+          "--envelope", file("envelope.hex").toString(), "--proof", file("inclusion.json").toString());
+      assertThat(included.code()).as(included.err()).isZero();
+      assertThat(included.out()).contains("included").contains("leaf 2 of the 3-receipt log");
+      Run consistent = mesh("log", "verify", "--steward", did, "--checkpoint", file("new.txt").toString(),
+          "--old", file("old.txt").toString(), "--proof", file("consistency.json").toString());
+      assertThat(consistent.code()).as(consistent.err()).isZero();
+      assertThat(consistent.out()).contains("consistent");
+
+      // Another steward's did:key does not verify the checkpoint.
+      Steward other = Steward.ephemeral().meter(new EstimatorMeter())
+          .backend(ReferenceEngine.builder().name("x").build()).build();
+      String stranger = other.identity().value();
+      other.close();
+      Run wrongKey = mesh("log", "verify", "--steward", stranger, "--checkpoint",
+          file("new.txt").toString());
+      assertThat(wrongKey.code()).isEqualTo(1);
+      assertThat(wrongKey.err()).contains("UNSIGNED");
+      // A receipt that is not leaf 2 does not verify with leaf 2's proof.
+      Files.writeString(file("other.hex"), serve(s, 3));
+      Run notIncluded = mesh("log", "verify", "--steward", did, "--checkpoint", file("new.txt").toString(),
+          "--envelope", file("other.hex").toString(), "--proof", file("inclusion.json").toString());
+      assertThat(notIncluded.code()).isEqualTo(1);
+      assertThat(notIncluded.err()).contains("BAD_INCLUSION_PROOF");
+    }
+  }
+}

@@ -1,0 +1,179 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TreeHash;
+import org.meshjava.steward.ServeException;
+import org.meshjava.steward.Steward;
+
+/**
+ * The transparency log over HTTP (SPEC.md §65): the latest signed checkpoint, inclusion and
+ * consistency proofs, and a witness's cosignature. Every answer is JSON; hashes are standard
+ * base64, as in the checkpoint itself.
+ */
+final class LogEndpoints {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  private final Steward steward;
+
+  LogEndpoints(Steward steward) {
+    this.steward = steward;
+  }
+
+  /** {@code GET /v1/mesh/checkpoint}: signs a new checkpoint first if the log grew. */
+  Reply checkpoint() throws ServeException {
+    Optional<SignedNote> note = steward.checkpoint();
+    if (note.isEmpty()) {
+      return ErrorReply.of(404, "invalid_request_error", "empty_log",
+          "the log holds no receipt yet, so there is no checkpoint", Optional.empty());
+    }
+    return new Reply.Json(200, describe(note.get()));
+  }
+
+  /** {@code POST /v1/mesh/checkpoint}: the latest checkpoint carrying a witness's cosignature. */
+  Reply cosign(JsonNode body) throws BindingException, ServeException {
+    JsonNode text = body.get("checkpoint");
+    if (text == null || !text.isTextual()) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, "checkpoint",
+          "checkpoint must be the signed note with the witness's signature line added");
+    }
+    try {
+      return new Reply.Json(200, describe(steward.cosign(SignedNote.parse(text.asText()))));
+    } catch (LogException e) {
+      return refusal(e, "checkpoint");
+    }
+  }
+
+  /** {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]}: size defaults to the latest checkpoint. */
+  Reply inclusion(String query) throws BindingException, ServeException {
+    Map<String, String> q = params(query);
+    long seq = number(q, "seq").orElseThrow(() -> missing("seq"));
+    long size = number(q, "size").orElse(latestSize());
+    try {
+      InclusionProof p = steward.inclusionProof(seq, size);
+      ObjectNode root = NODES.objectNode();
+      root.put("sequence", seq);
+      root.put("leaf_index", p.leafIndex());
+      root.put("tree_size", p.treeSize());
+      root.set("path", hashes(p.path()));
+      return new Reply.Json(200, root);
+    } catch (LogException e) {
+      return refusal(e, "seq");
+    }
+  }
+
+  /** {@code GET /v1/mesh/proof/consistency?from=M[&to=N]}: to defaults to the latest checkpoint. */
+  Reply consistency(String query) throws BindingException, ServeException {
+    Map<String, String> q = params(query);
+    long from = number(q, "from").orElseThrow(() -> missing("from"));
+    long to = number(q, "to").orElse(latestSize());
+    try {
+      ConsistencyProof p = steward.consistencyProof(from, to);
+      ObjectNode root = NODES.objectNode();
+      root.put("from", p.fromSize());
+      root.put("to", p.toSize());
+      root.set("path", hashes(p.path()));
+      return new Reply.Json(200, root);
+    } catch (LogException e) {
+      return refusal(e, "from");
+    }
+  }
+
+  private long latestSize() throws ServeException {
+    return steward.checkpoint().map(n -> {
+      try {
+        return Checkpoint.parse(n.text()).size();
+      } catch (LogException e) {
+        throw new IllegalStateException("the steward's own checkpoint does not parse", e);
+      }
+    }).orElse(0L);
+  }
+
+  static ObjectNode describe(SignedNote note) {
+    ObjectNode root = NODES.objectNode();
+    root.put("checkpoint", note.encoded());
+    try {
+      Checkpoint c = Checkpoint.parse(note.text());
+      root.put("origin", c.origin());
+      root.put("size", c.size());
+      root.put("root", c.root().base64());
+    } catch (LogException e) {
+      throw new IllegalStateException("the steward's own checkpoint does not parse", e);
+    }
+    return root;
+  }
+
+  private static ArrayNode hashes(List<TreeHash> path) {
+    ArrayNode out = NODES.arrayNode();
+    path.forEach(h -> out.add(h.base64()));
+    return out;
+  }
+
+  private static Reply refusal(LogException e, String param) {
+    int status =
+        switch (e.reason()) {
+          case OUT_OF_RANGE -> 404;
+          case CHECKPOINT_MISMATCH -> 409;
+          case UNSIGNED, BAD_SIGNATURE -> 403;
+          default -> 400;
+        };
+    return ErrorReply.of(status, "invalid_request_error", e.reason().name().toLowerCase(Locale.ROOT),
+        e.getMessage(), Optional.of(param));
+  }
+
+  private static BindingException missing(String name) {
+    return new BindingException(BindingException.Reason.INVALID_FIELD, name,
+        name + " is a required query parameter");
+  }
+
+  private static Optional<Long> number(Map<String, String> q, String name)
+      throws BindingException {
+    String v = q.get(name);
+    if (v == null) {
+      return Optional.empty();
+    }
+    if (!v.matches("0|[1-9][0-9]{0,17}")) {
+      throw new BindingException(BindingException.Reason.INVALID_FIELD, name,
+          name + " must be a non-negative decimal integer");
+    }
+    return Optional.of(Long.parseLong(v));
+  }
+
+  private static Map<String, String> params(String query) throws BindingException {
+    Map<String, String> out = new HashMap<>();
+    if (query == null || query.isEmpty()) {
+      return out;
+    }
+    for (String pair : query.split("&", 16)) {
+      int eq = pair.indexOf('=');
+      String k = eq < 0 ? pair : pair.substring(0, eq);
+      String v = eq < 0 ? "" : pair.substring(eq + 1);
+      try {
+        k = URLDecoder.decode(k, StandardCharsets.UTF_8);
+        v = URLDecoder.decode(v, StandardCharsets.UTF_8);
+      } catch (IllegalArgumentException e) {
+        throw new BindingException(BindingException.Reason.INVALID_FIELD, null,
+            "the query string is not URL-encoded");
+      }
+      if (out.put(k, v) != null) {
+        throw new BindingException(BindingException.Reason.INVALID_FIELD, k,
+            k + " is given twice");
+      }
+    }
+    return out;
+  }
+}

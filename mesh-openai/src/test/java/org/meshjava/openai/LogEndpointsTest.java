@@ -1,0 +1,110 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.NoteSignature;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TransparencyLog;
+import org.meshjava.receipt.tlog.TreeHash;
+
+/** The transparency log over HTTP (SPEC.md §65, 70). */
+class LogEndpointsTest {
+  private static List<TreeHash> path(JsonNode a) {
+    List<TreeHash> out = new ArrayList<>();
+    a.get("path").forEach(h -> out.add(TreeHash.of(Base64.getDecoder().decode(h.asText()))));
+    return out;
+  }
+
+  private static ContentId serve(Fixture f, String prompt) {
+    Fixture.Answer a = f.post("/v1/chat/completions", Fixture.chat(prompt));
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return ContentId.fromHex(a.json().get("usage").get("energy").get("envelope_id").asText());
+  }
+
+  private static Checkpoint checkpoint(Fixture f) throws Exception {
+    Fixture.Answer a = f.get("/v1/mesh/checkpoint");
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return Checkpoint.open(
+        SignedNote.parse(a.json().get("checkpoint").asText()),
+        Checkpoint.logKey(f.steward.identity()));
+  }
+
+  @Test
+  void checkpointAndProofs_verifyWithOnlyTheStewardsDidKey() throws Exception {
+    try (Fixture f = new Fixture()) {
+      assertThat(f.get("/v1/mesh/checkpoint").status()).isEqualTo(404);
+      List<ContentId> ids = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        ids.add(serve(f, "logged " + i));
+      }
+      Checkpoint kept = checkpoint(f);
+      assertThat(kept.size()).isEqualTo(3);
+      for (int i = 0; i < 3; i++) {
+        Fixture.Answer a = f.get("/v1/mesh/proof/inclusion?seq=" + i + "&size=3");
+        assertThat(a.status()).as(a.body()).isEqualTo(200);
+        new InclusionProof(i, 3, path(a.json()))
+            .verify(TransparencyLog.leafHash(ids.get(i)), kept.root());
+      }
+      serve(f, "one more");
+      Checkpoint now = checkpoint(f);
+      Fixture.Answer c = f.get("/v1/mesh/proof/consistency?from=3");
+      assertThat(c.status()).as(c.body()).isEqualTo(200);
+      assertThat(c.json().get("to").asLong()).isEqualTo(4);
+      new ConsistencyProof(3, 4, path(c.json())).verify(kept.root(), now.root());
+    }
+  }
+
+  @Test
+  void badQueries_areTypedRefusals_notServerErrors() {
+    try (Fixture f = new Fixture()) {
+      serve(f, "one");
+      assertThat(f.get("/v1/mesh/proof/inclusion?seq=abc").status()).isEqualTo(400);
+      assertThat(f.get("/v1/mesh/proof/inclusion").status()).isEqualTo(400);
+      assertThat(f.get("/v1/mesh/proof/inclusion?seq=1&seq=2").status()).isEqualTo(400);
+      assertThat(f.get("/v1/mesh/proof/inclusion?seq=99999999999999999999").status()).isEqualTo(400);
+      Fixture.Answer far = f.get("/v1/mesh/proof/inclusion?seq=5&size=1");
+      assertThat(far.status()).isEqualTo(404);
+      assertThat(far.json().get("error").get("code").asText()).isEqualTo("out_of_range");
+      assertThat(f.get("/v1/mesh/proof/consistency?from=0&to=1").status()).isEqualTo(404);
+      assertThat(f.get("/v1/mesh/proof/consistency?from=1%2B1").status()).isEqualTo(400);
+    }
+  }
+
+  @Test
+  void witnessCosignature_isAcceptedAndServed_andAForgeryIs403() throws Exception {
+    SigningKey witness = SigningKey.generate();
+    NoteVerifierKey wk = new NoteVerifierKey("witness.example", witness.verificationKey());
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.witness(wk), s -> {})) {
+      serve(f, "witnessed");
+      SignedNote cp = SignedNote.parse(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText());
+      NoteSignature line = SignedNote.sign(cp.text(), wk.name(), witness).signatures().get(0);
+      byte[] bad = line.signature();
+      bad[3] ^= 1;
+      ObjectNode forged = Fixture.JSON.createObjectNode();
+      forged.put("checkpoint", cp.with(new NoteSignature(wk.name(), wk.keyHash(), bad)).encoded());
+      Fixture.Answer refused = f.post("/v1/mesh/checkpoint", forged);
+      assertThat(refused.status()).as(refused.body()).isEqualTo(403);
+      assertThat(refused.json().get("error").get("code").asText()).isEqualTo("bad_signature");
+      ObjectNode genuine = Fixture.JSON.createObjectNode();
+      genuine.put("checkpoint", cp.with(line).encoded());
+      Fixture.Answer ok = f.post("/v1/mesh/checkpoint", genuine);
+      assertThat(ok.status()).as(ok.body()).isEqualTo(200);
+      SignedNote served =
+          SignedNote.parse(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText());
+      served.verify(wk);
+      served.verify(Checkpoint.logKey(f.steward.identity()));
+    }
+  }
+}

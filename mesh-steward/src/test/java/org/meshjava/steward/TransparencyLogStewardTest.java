@@ -1,0 +1,160 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalException;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TransparencyLog;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The steward keeps an RFC 9162 log of its receipts (SPEC.md §65): checkpoints signed, journalled
+ * and reproduced on restart; proofs by receipt sequence; a witness's cosignature kept.
+ */
+class TransparencyLogStewardTest {
+  private static final Pattern PREV = Pattern.compile("\"prev\":\"([0-9a-f]{64})\"");
+
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  Path journal() {
+    return dir.resolve("steward.journal");
+  }
+
+  private static List<ContentId> serve(Steward s, int n, String tag) throws Exception {
+    List<ContentId> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ServeRequest req = GrantFixture.request(tag + " " + i, 3, 50_000);
+      ids.add(s.serve(req, GrantFixture.payload(req)).envelope().id());
+    }
+    return ids;
+  }
+
+  @Test
+  void everyReceipt_isProvablyInTheSignedCheckpoint_andTheLogSurvivesARestart() throws Exception {
+    List<ContentId> ids;
+    SignedNote kept;
+    try (Steward s = f.steward(FileJournal.open(journal())).checkpointEvery(4).build()) {
+      assertThat(s.checkpoint()).isEmpty();
+      ids = serve(s, 6, "first");
+      kept = s.checkpoint().orElseThrow();
+    }
+    NoteVerifierKey logKey = Checkpoint.logKey(f.steward);
+    Checkpoint cp = Checkpoint.open(SignedNote.parse(kept.encoded()), logKey);
+    assertThat(cp.size()).isEqualTo(6);
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(s.checkpoint()).contains(kept);
+      for (int i = 0; i < 6; i++) {
+        s.inclusionProof(i, 6).verify(TransparencyLog.leafHash(ids.get(i)), cp.root());
+      }
+      serve(s, 3, "second");
+      Checkpoint later = Checkpoint.open(s.checkpoint().orElseThrow(), logKey);
+      assertThat(later.size()).isEqualTo(9);
+      s.consistencyProof(6, 9).verify(cp.root(), later.root());
+    }
+  }
+
+  @Test
+  void ungrantedSealEdited_andEveryPrevRecomputed_isRefusedAtStart() throws Exception {
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      serve(s, 5, "tamper");
+    }
+    List<String> lines = new ArrayList<>(Files.readAllLines(journal()));
+    int sealed = -1;
+    for (int i = 0, seen = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains("\"type\":\"Sealed\"") && seen++ == 2) {
+        sealed = i;
+      }
+    }
+    String forged = ContentId.ofBytes("another envelope".getBytes(StandardCharsets.UTF_8)).hex();
+    lines.set(
+        sealed,
+        lines.get(sealed).replaceFirst("\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + forged + "\""));
+    for (int i = sealed + 1; i < lines.size(); i++) {
+      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
+      lines.set(i, PREV.matcher(lines.get(i)).replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
+    }
+    Files.write(journal(), lines);
+    int checkpoint = lines.size() - 1;
+    assertThat(lines.get(checkpoint)).contains("\"type\":\"Checkpoint\"");
+
+    FileJournal j = FileJournal.open(journal());
+    assertThatThrownBy(() -> f.steward(j).build())
+        .isInstanceOfSatisfying(StewardStartException.class, e -> {
+          assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+          assertThat(e.record()).hasValue(checkpoint);
+          assertThat(e.getMessage()).contains("checkpoint");
+        });
+  }
+
+  @Test
+  void cutJournal_isCaughtByAConsistencyProofFromAnOlderCheckpoint() throws Exception {
+    Checkpoint kept;
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      serve(s, 5, "before");
+      kept = Checkpoint.open(s.checkpoint().orElseThrow(), Checkpoint.logKey(f.steward));
+      serve(s, 3, "after");
+    }
+    // Cut after the third receipt: a prefix, so the chain of records still forms.
+    List<String> lines = Files.readAllLines(journal());
+    int third = -1;
+    for (int i = 0, seen = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains("\"type\":\"Sealed\"") && seen++ == 2) {
+        third = i;
+      }
+    }
+    Files.write(journal(), lines.subList(0, third + 1));
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      serve(s, 4, "rewritten");
+      Checkpoint now = Checkpoint.open(s.checkpoint().orElseThrow(), Checkpoint.logKey(f.steward));
+      assertThat(now.size()).isEqualTo(7);
+      assertThatThrownBy(() -> s.consistencyProof(kept.size(), now.size()).verify(kept.root(), now.root()))
+          .isInstanceOfSatisfying(LogException.class,
+              e -> assertThat(e.reason()).isEqualTo(LogException.Reason.BAD_CONSISTENCY_PROOF));
+    }
+  }
+
+  @Test
+  void witnessCosignature_isServedWithTheCheckpoint_andKeptAcrossARestart_forgeryRefused()
+      throws Exception {
+    SigningKey witness = SigningKey.generate();
+    NoteVerifierKey witnessKey = new NoteVerifierKey("witness.example", witness.verificationKey());
+    SignedNote cosigned;
+    try (Steward s = f.steward(FileJournal.open(journal())).witness(witnessKey).build()) {
+      serve(s, 2, "witnessed");
+      SignedNote cp = s.checkpoint().orElseThrow();
+      SignedNote line = SignedNote.sign(cp.text(), witnessKey.name(), witness);
+      byte[] bad = line.signatures().get(0).signature();
+      bad[10] ^= 1;
+      SignedNote forged =
+          cp.with(new org.meshjava.receipt.tlog.NoteSignature(witnessKey.name(), witnessKey.keyHash(), bad));
+      assertThatThrownBy(() -> s.cosign(forged))
+          .isInstanceOfSatisfying(LogException.class,
+              e -> assertThat(e.reason()).isEqualTo(LogException.Reason.BAD_SIGNATURE));
+      cosigned = s.cosign(cp.with(line.signatures().get(0)));
+      assertThat(s.checkpoint()).contains(cosigned);
+    }
+    try (Steward s = f.steward(FileJournal.open(journal())).witness(witnessKey).build()) {
+      SignedNote served = s.checkpoint().orElseThrow();
+      assertThat(served).isEqualTo(cosigned);
+      served.verify(witnessKey);
+      served.verify(s.logKey());
+    }
+  }
+}
