@@ -71,6 +71,9 @@ public record SignedNote(String text, List<NoteSignature> signatures) {
     if (note.chars().anyMatch(c -> c < 0x20 && c != '\n' || c == 0x7f)) {
       throw malformed("the note holds a control character");
     }
+    if (!StandardCharsets.UTF_8.newEncoder().canEncode(note)) {
+      throw malformed("the note is not valid Unicode (a lone surrogate)");
+    }
     int split = note.lastIndexOf("\n\n");
     if (split < 0 || !note.endsWith("\n")) {
       throw malformed("no signature block after a blank line");

@@ -65,6 +65,8 @@ class SignedNoteTest {
           GO_TEXT + "\n\u2014 PeterNeumann !!!!\n",
           GO_TEXT + "\n\u2014 PeterNeumann AAAA",
           "a\u0007\n\n\u2014 x AAAAAAAA\n",
+          "a\ud800\n\n\u2014 x AAAAAAAA\n",
+          "\n\n\u2014 x\ud800 AAAAAAAA\n",
         }) {
       assertEquals(
           LogException.Reason.MALFORMED_NOTE,
