@@ -38,13 +38,14 @@ import org.meshjava.openai.UpstreamEngine;
  *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
  *   "max_body_bytes": 1048576,
- *   "max_concurrent_serves": 8,
+ *   "max_concurrent_serves": 8,     // whole server; default: the sum of the backends' limits
  *   "body_deadline_s": 10,          // a body not complete by then is answered 408
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40},
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
  *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
- *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60},
+ *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60,
+ *      "max_concurrent_serves": 64},  // in flight to it at once (default 64); local engines: cores
  *     {"type": "onnx-minilm", "name": "minilm", "fidelity": "F2", "temperature": 0.05,
  *      "quantized": false},           // true: the int8 twin
  *     {"type": "jlama", "name": "llama-local", "model_dir": "models/TinyLlama-1.1B",
@@ -206,6 +207,13 @@ record ServeConfig(
                 .deterministic(b.path("deterministic").asBoolean(false))
                 .timeout(Duration.ofSeconds(number(b, "timeout_s").orElse(60L)));
         recipe.ifPresent(ub::recipe);
+        Optional<Long> inFlight = number(b, "max_concurrent_serves");
+        if (inFlight.isPresent()) {
+          if (inFlight.get() < 1 || inFlight.get() > Integer.MAX_VALUE) {
+            throw new CliException(where + ": max_concurrent_serves must be a positive int");
+          }
+          ub.maxConcurrentServes(inFlight.get().intValue());
+        }
         Optional<String> keyEnv = text(b, "api_key_env");
         if (keyEnv.isPresent()) {
           String key = System.getenv(keyEnv.get());

@@ -141,4 +141,28 @@ class ServeConfigEnginesTest {
         .isInstanceOf(CliException.class)
         .hasMessageContaining("body_deadline_s");
   }
+
+  @Test
+  void upstream_concurrencyLimit_defaultsTo64_andIsConfigurable() throws Exception {
+    ServeConfig c =
+        ServeConfig.read(
+            config(
+                """
+                {"backends": [
+                  {"type": "upstream", "name": "a", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+                  {"type": "upstream", "name": "b", "base_url": "http://127.0.0.1:9/v1", "model": "m",
+                   "max_concurrent_serves": 200}]}
+                """));
+    assertThat(c.backends().get(0).maxConcurrentServes()).isEqualTo(64);
+    assertThat(c.backends().get(1).maxConcurrentServes()).isEqualTo(200);
+    assertThatThrownBy(
+            () ->
+                ServeConfig.read(
+                    config(
+                        """
+                        {"backends": [{"type": "upstream", "name": "a", "model": "m",
+                          "base_url": "http://127.0.0.1:9/v1", "max_concurrent_serves": 0}]}
+                        """)))
+        .hasMessageContaining("max_concurrent_serves");
+  }
 }

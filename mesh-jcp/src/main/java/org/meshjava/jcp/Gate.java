@@ -37,6 +37,12 @@ import org.meshjava.core.identity.DidKey;
  * <p><b>Replay.</b> Decisions depend only on the arguments, the revocations and the ledger, never
  * on a clock, so a journal that replays {@code decide} at its recorded times and {@code debit} with
  * its recorded figures, in order, rebuilds the same ledger.
+ *
+ * <p><b>Memory.</b> A presentation carries no validity of its own: it can be accepted only while
+ * every link of its chain is valid, so its life ends at the earliest expiry in the chain. The
+ * ledger forgets a spent nonce, and a link's spend, once decisions have reached that instant (see
+ * {@link SpendLedger#reserve(GrantId, PresentationNonce, List, long, Instant)}), so a steward's
+ * memory follows its unexpired grants, not its history.
  */
 public final class Gate {
   /** Chains (by every link's id) already verified here; bounded so hostile input cannot grow it. */
@@ -118,11 +124,15 @@ public final class Gate {
           maxCost = Math.min(maxCost, m.uj());
         }
       }
-      budgets.add(new LinkBudget(link.id(), g.budgetUj()));
+      budgets.add(new LinkBudget(link.id(), g.budgetUj(), g.expiry()));
     }
     Reservation reservation =
         ledger.reserve(
-            presentation.grantId(), presentation.nonce(), budgets, request.jouleCeilingUj());
+            presentation.grantId(),
+            presentation.nonce(),
+            budgets,
+            request.jouleCeilingUj(),
+            decisionTime);
     return new Authorisation(
         this,
         presentation,

@@ -1,44 +1,76 @@
 package org.meshjava.jcp;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
+import java.util.PriorityQueue;
 
 /**
  * The in-memory {@link SpendLedger}. One lock guards all state: a reservation touches every link of
  * a chain, and chains share links, so per-link locks would need an ordering discipline for no
  * measurable gain at the rate a steward serves.
+ *
+ * <p><b>Bounded memory.</b> A spent (leaf, nonce) pair is kept until the horizon (the latest
+ * decision time seen) reaches the earliest expiry of the links it was presented with; a link's
+ * account until the horizon reaches the link's own expiry and nothing is reserved on it. Both are
+ * queued by that instant, so forgetting costs a queue pop each, and what the ledger holds is what
+ * unexpired grants spent, not the whole history. Pairs and links that never expire (the
+ * four-argument {@code reserve}) are kept for good.
  */
 final class InMemorySpendLedger implements SpendLedger {
   private record SpentPair(GrantId leaf, PresentationNonce nonce) {}
 
+  /** Something to forget once the horizon reaches {@code until}. */
+  private record Expiring(Instant until, Object key) {}
+
   private static final class Account {
     long debited;
     long reserved;
+    Instant expiry = Instant.MIN;
   }
 
   private final Object lock = new Object();
   private final Map<GrantId, Account> accounts = new HashMap<>();
-  private final Set<SpentPair> spent = new HashSet<>();
+  private final Map<SpentPair, Instant> spent = new HashMap<>();
   private final Map<Long, Reservation> open = new HashMap<>();
+  private final PriorityQueue<Expiring> expiring =
+      new PriorityQueue<>((a, b) -> a.until().compareTo(b.until()));
+  private Instant horizon = Instant.MIN;
   private long nextSerial;
 
   @Override
   public Reservation reserve(
-      GrantId leaf, PresentationNonce nonce, List<LinkBudget> links, long amountUj)
+      GrantId leaf,
+      PresentationNonce nonce,
+      List<LinkBudget> links,
+      long amountUj,
+      Instant decidedAt)
       throws GrantRefusedException {
     Objects.requireNonNull(leaf, "leaf");
     Objects.requireNonNull(nonce, "nonce");
+    Objects.requireNonNull(decidedAt, "decidedAt");
     if (amountUj < 0) {
       throw new IllegalArgumentException("amount must be non-negative: " + amountUj);
     }
     synchronized (lock) {
+      advance(decidedAt);
+      Instant until = Instant.MAX;
+      for (int i = 0; i < links.size(); i++) {
+        LinkBudget l = links.get(i);
+        if (horizon.isAfter(Instant.MIN) && !horizon.isBefore(l.expiry())) {
+          // Its pair and spend may already be forgotten: only refusing keeps replay impossible.
+          throw new GrantRefusedException(
+              DenialLabel.EXPIRED,
+              "expired at " + l.expiry() + ", and this steward has decided as late as " + horizon,
+              i);
+        }
+        until = min(until, l.expiry());
+      }
       SpentPair pair = new SpentPair(leaf, nonce);
-      if (spent.contains(pair)) {
+      if (spent.containsKey(pair)) {
         throw new GrantRefusedException(
             DenialLabel.PRESENTATION_SPENT,
             "the presentation of " + leaf + " with nonce " + nonce + " was already spent here");
@@ -59,9 +91,18 @@ final class InMemorySpendLedger implements SpendLedger {
               i);
         }
       }
-      spent.add(pair);
+      spent.put(pair, until);
+      if (!until.equals(Instant.MAX)) {
+        expiring.add(new Expiring(until, pair));
+      }
       for (LinkBudget l : links) {
         Account a = accounts.computeIfAbsent(l.link(), k -> new Account());
+        if (a.expiry.isBefore(l.expiry())) {
+          a.expiry = l.expiry();
+          if (!a.expiry.equals(Instant.MAX)) {
+            expiring.add(new Expiring(a.expiry, l.link()));
+          }
+        }
         a.reserved = saturatingAdd(a.reserved, amountUj);
       }
       Reservation r = new Reservation(nextSerial++, leaf, nonce, links, amountUj);
@@ -83,6 +124,7 @@ final class InMemorySpendLedger implements SpendLedger {
         a.reserved -= reservation.amountUj();
         a.debited = saturatingAdd(a.debited, debitUj);
         after.add(new LinkSpend(l.link(), a.debited, a.reserved));
+        forgetIfDone(l.link(), a);
       }
       return after;
     }
@@ -98,7 +140,9 @@ final class InMemorySpendLedger implements SpendLedger {
     synchronized (lock) {
       close(reservation);
       for (LinkBudget l : reservation.links()) {
-        account(l.link()).reserved -= reservation.amountUj();
+        Account a = account(l.link());
+        a.reserved -= reservation.amountUj();
+        forgetIfDone(l.link(), a);
       }
     }
   }
@@ -113,7 +157,40 @@ final class InMemorySpendLedger implements SpendLedger {
   @Override
   public boolean isSpent(GrantId leaf, PresentationNonce nonce) {
     synchronized (lock) {
-      return spent.contains(new SpentPair(leaf, nonce));
+      return spent.containsKey(new SpentPair(leaf, nonce));
+    }
+  }
+
+  @Override
+  public long liveEntries() {
+    synchronized (lock) {
+      return (long) spent.size() + accounts.size();
+    }
+  }
+
+  /** Moves the horizon to {@code t} if later, forgetting what expired by then. */
+  private void advance(Instant t) {
+    if (!t.isAfter(horizon)) {
+      return;
+    }
+    horizon = t;
+    while (!expiring.isEmpty() && !horizon.isBefore(expiring.peek().until())) {
+      Object key = expiring.poll().key();
+      if (key instanceof SpentPair pair) {
+        spent.remove(pair);
+      } else if (key instanceof GrantId link) {
+        Account a = accounts.get(link);
+        if (a != null) {
+          forgetIfDone(link, a);
+        }
+      }
+    }
+  }
+
+  /** Drops a link's account once the horizon reached its expiry and nothing is reserved on it. */
+  private void forgetIfDone(GrantId link, Account a) {
+    if (a.reserved == 0 && !a.expiry.equals(Instant.MIN) && !horizon.isBefore(a.expiry)) {
+      accounts.remove(link);
     }
   }
 
@@ -129,6 +206,10 @@ final class InMemorySpendLedger implements SpendLedger {
   private LinkSpend snapshot(GrantId link) {
     Account a = accounts.get(link);
     return a == null ? new LinkSpend(link, 0, 0) : new LinkSpend(link, a.debited, a.reserved);
+  }
+
+  private static Instant min(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
   }
 
   private static long saturatingAdd(long a, long b) {

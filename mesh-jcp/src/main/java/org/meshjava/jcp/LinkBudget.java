@@ -1,19 +1,27 @@
 package org.meshjava.jcp;
 
+import java.time.Instant;
 import java.util.Objects;
 
 /**
- * One chain link as the spend ledger sees it: its id and its budget.
+ * One chain link as the spend ledger sees it: its id, its budget and its expiry.
  *
  * @param link the link's grant id
  * @param budgetUj its budget in µJ, non-negative
+ * @param expiry the instant from which the link admits nothing; its spend may be forgotten then
  */
-public record LinkBudget(GrantId link, long budgetUj) {
-  /** Validates the pair. */
+public record LinkBudget(GrantId link, long budgetUj, Instant expiry) {
+  /** Validates the link. */
   public LinkBudget {
     Objects.requireNonNull(link, "link");
+    Objects.requireNonNull(expiry, "expiry");
     if (budgetUj < 0) {
       throw new IllegalArgumentException("budget must be non-negative: " + budgetUj);
     }
+  }
+
+  /** A link that never expires as far as the ledger knows, so its spend is never forgotten. */
+  public LinkBudget(GrantId link, long budgetUj) {
+    this(link, budgetUj, Instant.MAX);
   }
 }

@@ -1,5 +1,6 @@
 package org.meshjava.jcp;
 
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -27,7 +28,30 @@ public interface SpendLedger {
    * @throws GrantRefusedException {@code presentation-spent} or {@code budget-exhausted}; nothing
    *     is changed then, so the pair is not spent by a refusal
    */
-  Reservation reserve(GrantId leaf, PresentationNonce nonce, List<LinkBudget> links, long amountUj)
+  default Reservation reserve(
+      GrantId leaf, PresentationNonce nonce, List<LinkBudget> links, long amountUj)
+      throws GrantRefusedException {
+    return reserve(leaf, nonce, links, amountUj, Instant.MIN);
+  }
+
+  /**
+   * As {@link #reserve(GrantId, PresentationNonce, List, long)}, for a decision at {@code
+   * decidedAt}, and with bounded memory. The ledger's horizon is the latest decision time it has
+   * been shown. A presentation can be accepted only before the earliest expiry of its links, so
+   * once the horizon reaches that instant its (leaf, nonce) pair is forgotten, and so is the spend
+   * of every link whose own expiry the horizon reached (once nothing is reserved on it). To keep
+   * that safe when a clock steps back, a presentation whose earliest link expiry is at or before
+   * the horizon is refused {@code expired} here, whatever {@code decidedAt} says.
+   *
+   * @throws GrantRefusedException {@code expired}, {@code presentation-spent} or {@code
+   *     budget-exhausted}; nothing is changed then but the horizon
+   */
+  Reservation reserve(
+      GrantId leaf,
+      PresentationNonce nonce,
+      List<LinkBudget> links,
+      long amountUj,
+      Instant decidedAt)
       throws GrantRefusedException;
 
   /**
@@ -48,11 +72,23 @@ public interface SpendLedger {
    */
   void release(Reservation reservation);
 
-  /** Returns what {@code link} has debited and reserved here (zeros when never seen). */
+  /**
+   * Returns what {@code link} has debited and reserved here (zeros when never seen, or forgotten
+   * after its expiry).
+   */
   LinkSpend spend(GrantId link);
 
-  /** Whether the (leaf, nonce) pair has been spent here. */
+  /**
+   * Whether the (leaf, nonce) pair has been spent here and is still remembered (it is forgotten
+   * once no presentation carrying it could be accepted).
+   */
   boolean isSpent(GrantId leaf, PresentationNonce nonce);
+
+  /**
+   * How many (leaf, nonce) pairs and link accounts this ledger holds now: what its memory grows
+   * with. Expired ones are not counted once forgotten.
+   */
+  long liveEntries();
 
   /** Returns a new, empty, thread-safe ledger held in memory. */
   static SpendLedger inMemory() {

@@ -44,9 +44,10 @@ import org.slf4j.LoggerFactory;
  * The binding's endpoints, free of HTTP plumbing: a method, a path and the body's bytes in, a
  * {@link Reply} out. Every failure becomes an OpenAI error reply; nothing escapes.
  *
- * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once; beyond that
- * a serve is answered 429 at once rather than queued, so a client backs off instead of holding a
- * connection open.
+ * <p>Thread-safe: serves run concurrently, at most {@code maxConcurrentServes} at once over the
+ * whole server and at most each backend's own limit on that backend (the steward's {@code
+ * OVERLOADED}); beyond either a serve is answered 429 with {@code Retry-After} at once rather than
+ * queued, so a client backs off instead of holding a connection open.
  */
 final class Endpoints {
   private static final Logger LOG = LoggerFactory.getLogger(Endpoints.class);
@@ -394,14 +395,7 @@ final class Endpoints {
           "a typed decision is answered whole; leave stream false");
     }
     if (!serves.tryAcquire()) {
-      return new Reply.Json(
-          429,
-          ErrorReply.body(
-              "rate_limit_error",
-              "overloaded",
-              "the steward is serving as many requests as it may; retry shortly",
-              Optional.empty()),
-          Optional.of(1));
+      return overloaded("the server is serving as many requests as it may; retry shortly");
     }
     if (decision.isPresent()) {
       try {
@@ -562,6 +556,17 @@ final class Endpoints {
       default -> byReason(e);
     };
   }
+
+  /** 429 with {@code Retry-After}: a full backend or server frees a slot within a serve's time. */
+  private static Reply overloaded(String message) {
+    return new Reply.Json(
+        429,
+        ErrorReply.body("rate_limit_error", "overloaded", message, Optional.empty()),
+        Optional.of(RETRY_AFTER_SECONDS));
+  }
+
+  /** The {@code Retry-After} of a 429, in seconds. */
+  static final int RETRY_AFTER_SECONDS = 1;
 
   private static Reply byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);

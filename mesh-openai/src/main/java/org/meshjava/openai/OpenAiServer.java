@@ -2,13 +2,15 @@ package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -19,7 +21,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import org.jspecify.annotations.Nullable;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,12 +57,24 @@ public final class OpenAiServer implements AutoCloseable {
   private final Endpoints endpoints;
   private final long maxBodyBytes;
   private final Duration bodyDeadline;
+  private final Duration writeTimeout;
 
   private OpenAiServer(Builder b) {
-    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, b.maxConcurrentServes);
+    int concurrent = b.maxConcurrentServes.orElseGet(() -> backendsTotal(b.steward));
+    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, concurrent);
     this.maxBodyBytes = b.maxBodyBytes;
     this.bodyDeadline = b.bodyDeadline;
-    QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, b.maxConcurrentServes * 2 + 8));
+    this.writeTimeout = b.writeTimeout;
+    if (b.writeTimeout.compareTo(b.idleTimeout) >= 0) {
+      throw new IllegalArgumentException(
+          "writeTimeout "
+              + b.writeTimeout
+              + " must be shorter than idleTimeout "
+              + b.idleTimeout
+              + ", or a reader that stops holds its serve until the connection idles out");
+    }
+    // Every serve blocks a thread (an engine computing, an upstream answering, a stream writing).
+    QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, concurrent * 2 + 8));
     threads.setName("mesh-openai");
     this.jetty = new Server(threads);
     this.connector = new ServerConnector(jetty);
@@ -73,6 +86,25 @@ public final class OpenAiServer implements AutoCloseable {
     jetty.setHandler(new Glue());
     jetty.setErrorHandler(new JsonErrors());
   }
+
+  /**
+   * The server-wide bound when none is set: the sum of what each backend runs and queues, capped; a
+   * backend that declares no bound (an engine computing on this host) counts as the CPU count.
+   */
+  private static int backendsTotal(Steward steward) {
+    long total = 0;
+    for (org.meshjava.core.ServingEngine e : steward.backends()) {
+      long own = (long) e.maxConcurrentServes() + e.maxWaitingServes();
+      total +=
+          own >= Integer.MAX_VALUE
+              ? Math.max(2, Runtime.getRuntime().availableProcessors())
+              : Math.max(1, own);
+    }
+    return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
+  }
+
+  /** The cap on the default server-wide bound; each serve may hold a thread. */
+  static final int MAX_DEFAULT_CONCURRENT_SERVES = 1024;
 
   /** Starts a builder for a server in front of {@code steward}. */
   public static Builder builder(Steward steward) {
@@ -177,7 +209,7 @@ public final class OpenAiServer implements AutoCloseable {
                   Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
                   body);
         }
-        write(reply, response, callback);
+        write(reply, request, response, callback);
       } catch (Throwable t) {
         LOG.debug("answering {} failed", request.getHttpURI(), t);
         callback.failed(t);
@@ -187,7 +219,7 @@ public final class OpenAiServer implements AutoCloseable {
     private void answerAndClose(Reply reply, Response response, Callback callback) {
       try {
         response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        write(reply, response, callback);
+        write(reply, response.getRequest(), response, callback);
       } catch (Throwable t) {
         callback.failed(t);
       }
@@ -212,7 +244,8 @@ public final class OpenAiServer implements AutoCloseable {
    * Writes the reply and completes {@code callback}. A whole JSON reply is written without
    * blocking, so a client that does not read its answer holds no thread either.
    */
-  private static void write(Reply reply, Response response, Callback callback) throws IOException {
+  private void write(Reply reply, Request request, Response response, Callback callback)
+      throws IOException {
     response.setStatus(reply.status());
     switch (reply) {
       case Reply.Json json -> {
@@ -224,11 +257,12 @@ public final class OpenAiServer implements AutoCloseable {
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.Streamed streamed -> {
-        StreamChannel channel = new StreamChannel(response);
+        StreamChannel channel = new StreamChannel(request, response, writeTimeout);
         Optional<Reply> instead = streamed.producer().run(channel);
         if (!channel.started()) {
           write(
               instead.orElseThrow(() -> new IllegalStateException("a stream sent nothing")),
+              request,
               response,
               callback);
           return;
@@ -239,17 +273,23 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
-   * A streamed reply's events onto the response, each written and flushed as it is sent, with
-   * blocking writes on the serving thread: a client that stops reading slows its own engine, and
-   * one that disconnects makes the next send fail, which cancels the engine.
+   * A streamed reply's events onto the response, each written and flushed as it is sent, on the
+   * serving thread: a client that reads slowly slows its own engine, and one that disconnects makes
+   * the next send fail, which cancels the engine. A send that the client does not take within the
+   * write timeout closes the connection and fails the same way, so a reader that stops cannot keep
+   * a serve slot (and its grant's reservation) for longer than that.
    */
   private static final class StreamChannel implements Reply.Channel {
+    private final Request request;
     private final Response response;
-    private @Nullable OutputStream out;
+    private final Duration writeTimeout;
+    private boolean started;
     private boolean alive = true;
 
-    StreamChannel(Response response) {
+    StreamChannel(Request request, Response response, Duration writeTimeout) {
+      this.request = request;
       this.response = response;
+      this.writeTimeout = writeTimeout;
     }
 
     @Override
@@ -257,36 +297,47 @@ public final class OpenAiServer implements AutoCloseable {
       if (!alive) {
         return false;
       }
+      if (!started) {
+        response.setStatus(200);
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
+        response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
+        started = true;
+      }
+      alive = await(false, ByteBuffer.wrap(event.wire().getBytes(StandardCharsets.UTF_8)));
+      return alive;
+    }
+
+    /** Writes and waits at most the write timeout; on failure or timeout the connection closes. */
+    private boolean await(boolean last, ByteBuffer bytes) {
+      Callback.Completable done = new Callback.Completable();
+      response.write(last, bytes, done);
       try {
-        if (out == null) {
-          response.setStatus(200);
-          response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-          response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
-          out = Content.Sink.asOutputStream(response);
-        }
-        out.write(event.wire().getBytes(StandardCharsets.UTF_8));
-        out.flush();
+        done.get(writeTimeout.toMillis(), TimeUnit.MILLISECONDS);
         return true;
-      } catch (IOException | RuntimeException e) {
-        LOG.debug("the client of a stream went away", e);
-        alive = false;
+      } catch (TimeoutException e) {
+        LOG.debug("the client of a stream read nothing for {}; closing it", writeTimeout);
+        request.getConnectionMetaData().getConnection().getEndPoint().close(e);
+        return false;
+      } catch (ExecutionException e) {
+        LOG.debug("the client of a stream went away", e.getCause());
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        request.getConnectionMetaData().getConnection().getEndPoint().close(e);
         return false;
       }
     }
 
     @Override
     public boolean started() {
-      return out != null;
+      return started;
     }
 
     void end(Callback callback) {
-      try {
-        if (out != null) {
-          out.close();
-        }
+      if (alive && await(true, ByteBuffer.allocate(0))) {
         callback.succeeded();
-      } catch (IOException | RuntimeException e) {
-        callback.failed(e);
+      } else {
+        callback.failed(new IOException("the client of a stream went away"));
       }
     }
   }
@@ -318,10 +369,11 @@ public final class OpenAiServer implements AutoCloseable {
     private String host = "127.0.0.1";
     private int port = 0;
     private long maxBodyBytes = 1 << 20;
-    private int maxConcurrentServes = Math.max(2, Runtime.getRuntime().availableProcessors());
+    private Optional<Integer> maxConcurrentServes = Optional.empty();
     private long defaultJouleCeilingUj = 1_000_000;
     private Duration bodyDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
+    private Duration writeTimeout = Duration.ofSeconds(10);
 
     private Builder(Steward steward) {
       this.steward = Objects.requireNonNull(steward, "steward");
@@ -351,12 +403,17 @@ public final class OpenAiServer implements AutoCloseable {
       return this;
     }
 
-    /** How many serves may run at once; beyond it a serve is answered 429. */
+    /**
+     * How many serves may run at once over the whole server; beyond it a serve is answered 429.
+     * Each backend also has its own limit ({@link
+     * org.meshjava.core.ServingEngine#maxConcurrentServes()}), and the default here is their sum
+     * (at most 1024), so that only a backend's own limit refuses.
+     */
     public Builder maxConcurrentServes(int v) {
       if (v < 1) {
         throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
       }
-      maxConcurrentServes = v;
+      maxConcurrentServes = Optional.of(v);
       return this;
     }
 
@@ -391,6 +448,19 @@ public final class OpenAiServer implements AutoCloseable {
         throw new IllegalArgumentException("idleTimeout must be positive: " + v);
       }
       idleTimeout = v;
+      return this;
+    }
+
+    /**
+     * How long one piece of a streamed reply may wait for the client to take it; a client that
+     * reads nothing for this long is disconnected, which stops its serve. It must be shorter than
+     * the idle timeout. The default is 10 s.
+     */
+    public Builder writeTimeout(Duration v) {
+      if (Objects.requireNonNull(v, "writeTimeout").isNegative() || v.isZero()) {
+        throw new IllegalArgumentException("writeTimeout must be positive: " + v);
+      }
+      writeTimeout = v;
       return this;
     }
 

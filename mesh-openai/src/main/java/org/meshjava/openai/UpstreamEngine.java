@@ -57,6 +57,9 @@ import org.meshjava.core.WeightsBinding;
  * <p>Thread-safe.
  */
 public final class UpstreamEngine implements ServingEngine {
+  /** Requests in flight to one upstream unless configured otherwise. */
+  public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final String name;
@@ -68,6 +71,7 @@ public final class UpstreamEngine implements ServingEngine {
   private final CostProfile costProfile;
   private final boolean deterministic;
   private final Duration timeout;
+  private final int maxConcurrentServes;
   private final HttpClient http;
 
   private UpstreamEngine(Builder b) {
@@ -82,6 +86,7 @@ public final class UpstreamEngine implements ServingEngine {
     this.costProfile = b.costProfile;
     this.deterministic = b.deterministic;
     this.timeout = b.timeout;
+    this.maxConcurrentServes = b.maxConcurrentServes;
     // HTTP/1.1 with keep-alive: the client's default (HTTP/2) offers an h2c upgrade on every new
     // plain-text connection, which OpenAI-compatible servers ignore.
     this.http =
@@ -140,6 +145,20 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public Set<EnergyDomain> domains() {
     return Set.of();
+  }
+
+  /** What the upstream accepts in flight at once, not this host's core count (see the builder). */
+  @Override
+  public int maxConcurrentServes() {
+    return maxConcurrentServes;
+  }
+
+  /**
+   * None wait: beyond {@link #maxConcurrentServes()} in flight the steward refuses at once (429).
+   */
+  @Override
+  public int maxWaitingServes() {
+    return 0;
   }
 
   /** The chat completions URI requests are forwarded to. */
@@ -365,9 +384,23 @@ public final class UpstreamEngine implements ServingEngine {
     private CostProfile costProfile = CostProfile.perToken(1_000);
     private boolean deterministic;
     private Duration timeout = Duration.ofSeconds(60);
+    private int maxConcurrentServes = DEFAULT_MAX_CONCURRENT_SERVES;
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {}
+
+    /**
+     * How many requests may be in flight to the upstream at once; one more is refused with 429. The
+     * work waits on the network, not on this host's cores, so the default is {@value
+     * UpstreamEngine#DEFAULT_MAX_CONCURRENT_SERVES}; set it to what the upstream accepts.
+     */
+    public Builder maxConcurrentServes(int v) {
+      if (v < 1) {
+        throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
+      }
+      maxConcurrentServes = v;
+      return this;
+    }
 
     /** The backend name, unique within a steward. */
     public Builder name(String v) {
