@@ -330,19 +330,23 @@ final class DomainLedger implements LivenessProbe.Target {
     if (released) {
       throw new CounterException(CounterIssue.READ_FAILED, channel.name() + " was released");
     }
-    // Time the read itself, under the monitor: the caller's clock reading may be older than the
-    // value (it waited for the monitor), and a stale time would make a fresh value look still.
+    // Time the read itself, under the monitor, on both sides: the caller's clock reading may be
+    // older than the value (it waited for the monitor), and the thread may be descheduled between
+    // reading the clock and the counter. Each rule takes the side that cannot flatter the counter:
+    // a new value counts as seen only from after the read (so a fresh value never looks still),
+    // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
     long total = channel.readTotalUj();
+    long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
-      if (nowNanos - lastReadNanos > channel.maxReadGapNanos()) {
+      if (afterNanos - lastReadNanos > channel.maxReadGapNanos()) {
         // The counter may have wrapped more than once since the last read: the total is right
         // from here on, but no window that spans this gap can be read from it.
         epoch++;
         LOG.debug(
             "energy counter {} went {} ms unread; windows across the gap are not readings",
             channel.name(),
-            (nowNanos - lastReadNanos) / 1_000_000);
+            (afterNanos - lastReadNanos) / 1_000_000);
       }
       if (!open.isEmpty()) {
         double each = (double) (total - lastTotal) / open.size();
@@ -351,7 +355,7 @@ final class DomainLedger implements LivenessProbe.Target {
         }
       }
       if (total != lastTotal) {
-        lastChangeNanos = Math.max(lastChangeNanos, nowNanos);
+        lastChangeNanos = Math.max(lastChangeNanos, afterNanos);
       } else if (state == CounterState.LIVE
           && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
         demote(

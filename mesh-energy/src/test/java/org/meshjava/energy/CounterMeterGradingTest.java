@@ -378,6 +378,35 @@ class CounterMeterGradingTest {
     }
   }
 
+  /**
+   * Regression: the full suite failed once in windowsFromManyThreads_neverOvercountTheCounter. A
+   * thread read the clock, another moved time on, and the first then read the counter's new value
+   * and dated it before the move; the next read, a moment later, saw the same value "unchanged for
+   * 50 ms" and demoted a live counter as STALLED. Here the move happens inside the read.
+   */
+  @Test
+  void valueThatChangesWhileItIsRead_isDatedAfterTheRead_soTheNextReadSeesNoStall() {
+    TimedCounter cpu = live(CPU0);
+    CounterMeter meter = meter(cpu);
+    meter.probeNow();
+    MeterWindow first = meter.open(Set.of(CPU0));
+    cpu.work(10);
+    serve(SERVE_MS);
+    boolean[] armed = {true};
+    cpu.onRead(
+        () -> {
+          if (armed[0]) {
+            armed[0] = false;
+            clock.advanceMillis(SERVE_MS); // descheduled between the clock and the counter
+          }
+        });
+    assertThat(first.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    MeterWindow next = meter.open(Set.of(CPU0)); // same value, no time since the read above
+    cpu.work(10);
+    serve(SERVE_MS);
+    assertThat(next.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+  }
+
   @Test
   void windowsFromManyThreads_neverOvercountTheCounter() throws Exception {
     TimedCounter cpu = live(CPU0);

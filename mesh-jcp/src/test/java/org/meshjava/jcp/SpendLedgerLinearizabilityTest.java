@@ -1,0 +1,200 @@
+package org.meshjava.jcp;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jetbrains.lincheck.datastructures.IntGen;
+import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
+import org.jetbrains.lincheck.datastructures.Operation;
+import org.jetbrains.lincheck.datastructures.Param;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Model checking of the gate's atomic step (issue 21 item 5): Lincheck explores interleavings of
+ * reserve / settle (the debit) / release on one two-link chain and checks every outcome against
+ * {@link Spec}, a plain sequential reading of SPEC.md 30 §4 step 8, debit and release. The leaf's
+ * budget is one and a half ceilings, so two reserves race for the only ceiling, and a settle that
+ * debits little gives one back; those are the interleavings that matter. (The harness orders the
+ * operations on one nonce, so a nonce presented twice at once is left to the threaded tests.) A
+ * small exploration runs by default; a long one behind {@code -Pslow}.
+ */
+@Param(name = "nonce", gen = IntGen.class, conf = "1:3")
+@Param(name = "debit", gen = IntGen.class, conf = "0:1500")
+@Param(name = "link", gen = IntGen.class, conf = "0:1")
+public class SpendLedgerLinearizabilityTest {
+  static final long CEILING = 1_000;
+  static final GrantId ROOT = GrantId.fromHex("01".repeat(32));
+  static final GrantId LEAF = GrantId.fromHex("02".repeat(32));
+  static final List<LinkBudget> LINKS =
+      List.of(new LinkBudget(ROOT, 5 * CEILING), new LinkBudget(LEAF, 3 * CEILING / 2));
+
+  private final SpendLedger ledger = SpendLedger.inMemory();
+  private final Map<Integer, Reservation> open = new ConcurrentHashMap<>();
+
+  /**
+   * The harness's own lock per nonce: a caller holds its reservation only once {@code reserve}
+   * returned it, so settling or releasing a nonce waits for that; serves of different nonces, which
+   * race for the same budget, are not ordered by it.
+   */
+  private final Object[] nonceLocks = {new Object(), new Object(), new Object(), new Object()};
+
+  static PresentationNonce nonce(int n) {
+    byte[] b = new byte[PresentationNonce.LENGTH];
+    b[0] = (byte) n;
+    return PresentationNonce.of(b);
+  }
+
+  @Operation
+  public String reserve(@Param(name = "nonce") int n) {
+    synchronized (nonceLocks[n]) {
+      try {
+        open.put(n, ledger.reserve(LEAF, nonce(n), LINKS, CEILING));
+        return "reserved";
+      } catch (GrantRefusedException e) {
+        return e.label().name();
+      }
+    }
+  }
+
+  @Operation
+  public String settle(@Param(name = "nonce") int n, @Param(name = "debit") int debitUj) {
+    synchronized (nonceLocks[n]) {
+      Reservation r = open.remove(n);
+      if (r == null) {
+        return "none";
+      }
+      StringBuilder out = new StringBuilder();
+      for (LinkSpend s : ledger.settle(r, debitUj)) {
+        out.append(s.debitedUj()).append('/').append(s.reservedUj()).append(' ');
+      }
+      return out.toString();
+    }
+  }
+
+  @Operation
+  public String release(@Param(name = "nonce") int n) {
+    synchronized (nonceLocks[n]) {
+      Reservation r = open.remove(n);
+      if (r == null) {
+        return "none";
+      }
+      ledger.release(r);
+      return "released";
+    }
+  }
+
+  /**
+   * One link's spend. Each read is atomic for its link; two links read one after the other are not
+   * one snapshot (Lincheck finds the interleaving), so each link is its own operation.
+   */
+  @Operation
+  public String spend(@Param(name = "link") int link) {
+    LinkSpend s = ledger.spend(LINKS.get(link).link());
+    return s.debitedUj() + "/" + s.reservedUj();
+  }
+
+  /** The sequential specification: one thread, the rules as SPEC.md states them. */
+  public static final class Spec {
+    private final Set<Integer> spent = new HashSet<>();
+    private final Set<Integer> reserved = new HashSet<>();
+    private final Map<GrantId, long[]> accounts = new HashMap<>();
+
+    private long[] account(GrantId link) {
+      return accounts.computeIfAbsent(link, k -> new long[2]);
+    }
+
+    public String reserve(int n) {
+      if (spent.contains(n)) {
+        return DenialLabel.PRESENTATION_SPENT.name();
+      }
+      for (LinkBudget l : LINKS) {
+        long[] a = account(l.link());
+        if (l.budgetUj() - a[0] - a[1] < CEILING) {
+          return DenialLabel.BUDGET_EXHAUSTED.name();
+        }
+      }
+      spent.add(n);
+      reserved.add(n);
+      LINKS.forEach(l -> account(l.link())[1] += CEILING);
+      return "reserved";
+    }
+
+    public String settle(int n, int debitUj) {
+      if (!reserved.remove(n)) {
+        return "none";
+      }
+      StringBuilder out = new StringBuilder();
+      for (LinkBudget l : LINKS) {
+        long[] a = account(l.link());
+        a[1] -= CEILING;
+        a[0] += debitUj;
+        out.append(a[0]).append('/').append(a[1]).append(' ');
+      }
+      return out.toString();
+    }
+
+    public String release(int n) {
+      if (!reserved.remove(n)) {
+        return "none";
+      }
+      LINKS.forEach(l -> account(l.link())[1] -= CEILING);
+      return "released";
+    }
+
+    public String spend(int link) {
+      long[] a = account(LINKS.get(link).link());
+      return a[0] + "/" + a[1];
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Spec s
+          && s.spent.equals(spent)
+          && s.reserved.equals(reserved)
+          && snapshot().equals(s.snapshot());
+    }
+
+    @Override
+    public int hashCode() {
+      return spent.hashCode() * 31 + snapshot().hashCode();
+    }
+
+    private List<String> snapshot() {
+      List<String> out = new ArrayList<>();
+      for (LinkBudget l : LINKS) {
+        long[] a = accounts.getOrDefault(l.link(), new long[2]);
+        out.add(a[0] + "/" + a[1]);
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void reserveSettleRelease_onOneChain_areLinearizable_small() {
+    new ModelCheckingOptions()
+        .sequentialSpecification(Spec.class)
+        .iterations(6)
+        .invocationsPerIteration(80)
+        .threads(3)
+        .actorsPerThread(2)
+        .actorsBefore(0)
+        .check(SpendLedgerLinearizabilityTest.class);
+  }
+
+  @Test
+  @Tag("slow")
+  void reserveSettleRelease_onOneChain_areLinearizable_long() {
+    new ModelCheckingOptions()
+        .sequentialSpecification(Spec.class)
+        .iterations(50)
+        .invocationsPerIteration(1_000)
+        .threads(3)
+        .actorsPerThread(3)
+        .check(SpendLedgerLinearizabilityTest.class);
+  }
+}
