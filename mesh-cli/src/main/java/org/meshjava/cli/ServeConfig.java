@@ -280,6 +280,14 @@ record ServeConfig(
           if (b.path("follow_links").asBoolean(false)) {
             jb.followLinks();
           }
+          Optional<Long> waiting = number(b, "max_waiting_serves");
+          if (waiting.isPresent()) {
+            // Jlama runs one serve at a time; this bounds the queue behind it (429 beyond it).
+            if (waiting.get() < 0 || waiting.get() > Integer.MAX_VALUE) {
+              throw new CliException(where + ": max_waiting_serves must be a non-negative int");
+            }
+            jb.maxWaitingServes(waiting.get().intValue());
+          }
           recipe.ifPresent(jb::recipe);
           return jb.build();
         } catch (JlamaEngineException e) {

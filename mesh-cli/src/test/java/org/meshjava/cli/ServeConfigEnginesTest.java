@@ -38,6 +38,40 @@ class ServeConfigEnginesTest {
     e.close();
   }
 
+  @Test
+  void jlama_queueBehindItsOneServe_isConfigurable_andDefaultsToFour() throws Exception {
+    TinyLlama.write(tmp.resolve("tiny"), 7);
+    ServeConfig c =
+        ServeConfig.read(
+            config(
+                """
+                {"backends": [{"type": "jlama", "name": "a", "model_dir": "tiny"},
+                              {"type": "jlama", "name": "b", "model_dir": "tiny",
+                               "max_waiting_serves": 0}],
+                 "default_decision_engine": false}
+                """));
+    JlamaEngine a = (JlamaEngine) c.backends().get(0);
+    JlamaEngine b = (JlamaEngine) c.backends().get(1);
+    assertThat(a.maxConcurrentServes()).isEqualTo(1);
+    assertThat(a.maxWaitingServes()).isEqualTo(4);
+    assertThat(b.maxWaitingServes()).isZero();
+    a.close();
+    b.close();
+    for (String bad : new String[] {"-1", "3000000000"}) {
+      assertThatThrownBy(
+              () ->
+                  ServeConfig.read(
+                      config(
+                          "{\"backends\": [{\"type\": \"jlama\", \"name\": \"c\","
+                              + " \"model_dir\": \"tiny\", \"max_waiting_serves\": "
+                              + bad
+                              + "}]}")))
+          .as(bad)
+          .isInstanceOf(CliException.class)
+          .hasMessageContaining("max_waiting_serves must be a non-negative");
+    }
+  }
+
   /**
    * Regression: an upstream backend sealed an operator-typed {@code weights_digest} (with {@code
    * bf16} when no precision was given) that nothing verified, and it satisfied {@code ModelIn}.
