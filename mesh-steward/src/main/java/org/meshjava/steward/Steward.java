@@ -435,7 +435,8 @@ public final class Steward implements AutoCloseable {
         route,
         sealed,
         metered.answers(),
-        payload);
+        payload,
+        metered.result().accounting());
   }
 
   /**
