@@ -81,7 +81,21 @@ public final class FileJournal implements Journal {
     FileLock tryLock(FileChannel channel) throws IOException;
   }
 
+  /**
+   * Makes the bytes written so far durable. A seam, like {@link Locker}, so a test can observe each
+   * sync point of the group commit (the crash model in {@code GroupCommitCrashModelTest}).
+   */
+  @FunctionalInterface
+  interface Syncer {
+    /** The production syncer: {@link FileChannel#force(boolean)} of the data. */
+    Syncer FORCE = (channel, length) -> channel.force(false);
+
+    /** Forces {@code channel}, whose first {@code length} bytes this journal has now written. */
+    void sync(FileChannel channel, long length) throws IOException;
+  }
+
   private final Path path;
+  private final Syncer syncer;
   private final Object identity;
   private final FileChannel channel;
   private final FileLock lock;
@@ -105,9 +119,11 @@ public final class FileJournal implements Journal {
       Object identity,
       FileChannel channel,
       FileLock lock,
-      JournalFile.Recovered recovered) {
+      JournalFile.Recovered recovered,
+      Syncer syncer) {
     JournalFile.Contents contents = recovered.contents();
     this.path = path;
+    this.syncer = syncer;
     this.identity = identity;
     this.channel = channel;
     this.lock = lock;
@@ -129,6 +145,10 @@ public final class FileJournal implements Journal {
   }
 
   static FileJournal open(Path path, Locker locker) throws JournalException {
+    return open(path, locker, Syncer.FORCE);
+  }
+
+  static FileJournal open(Path path, Locker locker, Syncer syncer) throws JournalException {
     Path real;
     Object identity;
     try {
@@ -211,7 +231,7 @@ public final class FileJournal implements Journal {
         ch.force(true);
       }
       ch.position(contents.goodLength());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, recovered);
+      FileJournal journal = new FileJournal(real, identity, ch, lock, recovered, syncer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
@@ -394,7 +414,7 @@ public final class FileJournal implements Journal {
       while (buf.hasRemaining()) {
         at += channel.write(buf, at);
       }
-      channel.force(false);
+      syncer.sync(channel, at);
       length = at;
     } catch (IOException ex) {
       JournalException f =
