@@ -252,6 +252,9 @@ final class BackendConcurrencyTest {
         new HeldReference(
             ReferenceEngine.builder()
                 .name("local")
+                // The cheapest backend, so that "auto" routes to it (as HeldEngine).
+                .fidelity(Fidelity.F0)
+                .costProfile(CostProfile.perToken(1))
                 .concurrency(new ServeConcurrency(1, 0))
                 .build());
     assertThat(ReferenceEngine.builder().build().maxConcurrentServes())
