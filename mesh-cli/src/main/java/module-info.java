@@ -7,6 +7,7 @@ module org.meshjava.cli {
   requires org.meshjava.engine.jlama;
   requires org.meshjava.conformance;
   requires org.meshjava.openai;
+  requires org.meshjava.journal.postgres;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
   requires java.net.http;
