@@ -223,6 +223,13 @@ class ServeMetricsTest {
   }
 
   @Test
+  void serveHelp_listsTheOperatorFlags() {
+    MeshCommandTest.Run help = mesh("serve", "--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).contains("--no-metrics", "--metrics-grant-ids", "--grace-seconds");
+  }
+
+  @Test
   void theParser_refusesWhatTheFormatDoesNot() {
     for (String bad :
         new String[] {
