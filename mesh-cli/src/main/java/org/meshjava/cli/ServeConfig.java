@@ -309,12 +309,13 @@ record ServeConfig(
     return v;
   }
 
-  /** An int-valued key of a backend entry, at least {@code min}, when present. */
+  /** An int-valued key of a backend entry, at least {@code min} (0 or 1), when present. */
   private static Optional<Integer> intAtLeast(JsonNode b, String key, int min, String where)
       throws CliException {
     Optional<Long> v = number(b, key);
     if (v.isPresent() && (v.get() < min || v.get() > Integer.MAX_VALUE)) {
-      throw new CliException(where + ": " + key + " must be an int of at least " + min);
+      throw new CliException(
+          where + ": " + key + " must be a " + (min == 0 ? "non-negative" : "positive") + " int");
     }
     return v.map(Long::intValue);
   }
