@@ -4,8 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;
 import java.util.Optional;
 
-/** What the binding answers: one JSON document, or a stream of server-sent events. */
-sealed interface Reply permits Reply.Json, Reply.Streamed {
+/**
+ * What the binding answers: one JSON document, a stream of server-sent events, or one of the
+ * console's static assets.
+ */
+sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Asset {
 
   /** The HTTP status. */
   int status();
@@ -43,6 +46,26 @@ sealed interface Reply permits Reply.Json, Reply.Streamed {
     @Override
     public int status() {
       return 200;
+    }
+  }
+
+  /**
+   * A static asset shipped in the jar (the console's page, script and style sheet).
+   *
+   * @param status the HTTP status
+   * @param contentType the {@code Content-Type}
+   * @param body the bytes, as a read-only buffer that each write {@linkplain
+   *     java.nio.ByteBuffer#duplicate() duplicates}
+   */
+  record Asset(int status, String contentType, java.nio.ByteBuffer body) implements Reply {
+    public Asset {
+      Objects.requireNonNull(contentType, "contentType");
+      body = body.asReadOnlyBuffer();
+    }
+
+    /** An asset of these bytes (copied). */
+    static Asset of(String contentType, byte[] bytes) {
+      return new Asset(200, contentType, java.nio.ByteBuffer.wrap(bytes.clone()));
     }
   }
 

@@ -233,6 +233,16 @@ public final class Steward implements AutoCloseable {
     return grantsNeedDurableJournal;
   }
 
+  /** The journal's short description (its file, or "in-memory"), for status pages and logs. */
+  public String journalDescription() {
+    return journal.describe();
+  }
+
+  /** Whether the journal's records survive this process ({@link Journal#durable()}). */
+  public boolean journalDurable() {
+    return journal.durable();
+  }
+
   /**
    * Serves an ungranted generation on prompt text. The steward routes {@code request} and hands the
    * routed engine its own tokenizer's encoding of the text ({@link ServingEngine#tokenizer()}); the
