@@ -18,6 +18,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.receipt.MeshReceipt;
@@ -39,6 +40,22 @@ class ConsoleTest {
 
   private Fixture.Answer get(String path) {
     return f.send(HttpRequest.newBuilder(console(path)).GET());
+  }
+
+  /** A root grant from {@code caller} to {@code steward}, valid for the next hour. */
+  static GrantChain grant(SigningKey caller, DidKey steward, long budgetUj) throws Exception {
+    Instant now = Instant.now();
+    return Jcp.issueRoot(
+        caller, steward, budgetUj, now.minusSeconds(60), now.plus(Duration.ofHours(1)));
+  }
+
+  /** A chat body with its own joule ceiling, presented on {@code chain} by {@code caller}. */
+  static ObjectNode presented(SigningKey caller, GrantChain chain, String prompt) throws Exception {
+    ObjectNode body = Fixture.chat(prompt);
+    body.putObject("metadata").put("joule_ceiling_uj", "200000").put("fidelity_floor", "F1");
+    body.put(
+        "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
+    return body;
   }
 
   private MeshReceipt serve(ObjectNode body) throws Exception {
@@ -169,20 +186,9 @@ class ConsoleTest {
 
   @Test
   void grants_showSpendAgainstBudget_afterAGrantedServe() throws Exception {
-    Instant now = Instant.now();
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            f.steward.identity(),
-            5_000_000,
-            now.minusSeconds(60),
-            now.plus(Duration.ofHours(1)));
+    GrantChain chain = grant(caller, f.steward.identity(), 5_000_000);
     assertThat(get("/v1/mesh/grants").json().get("data")).isEmpty();
-    ObjectNode body = Fixture.chat("Granted.");
-    body.putObject("metadata").put("joule_ceiling_uj", "200000").put("fidelity_floor", "F1");
-    body.put(
-        "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
-    MeshReceipt receipt = serve(body);
+    MeshReceipt receipt = serve(presented(caller, chain, "Granted."));
 
     JsonNode grants = get("/v1/mesh/grants").json();
     assertThat(grants.get("capacity").asInt()).isEqualTo(ConsoleFeed.GRANTS);
@@ -199,18 +205,8 @@ class ConsoleTest {
 
   @Test
   void grants_aForgedPresentation_neverReachesTheTable() throws Exception {
-    Instant now = Instant.now();
-    GrantChain other =
-        Jcp.issueRoot(
-            caller,
-            Jcp.identity(Jcp.newKey()),
-            5_000_000,
-            now.minusSeconds(60),
-            now.plus(Duration.ofHours(1)));
-    ObjectNode body = Fixture.chat("Not for this steward.");
-    body.putObject("metadata").put("joule_ceiling_uj", "200000");
-    body.put(
-        "jcp_presentation", Jcp.present(caller, other, GrantedServeRequest.derive(body)).toHex());
+    GrantChain other = grant(caller, Jcp.identity(Jcp.newKey()), 5_000_000);
+    ObjectNode body = presented(caller, other, "Not for this steward.");
     assertThat(f.post("/v1/chat/completions", body).status()).isEqualTo(403);
     assertThat(get("/v1/mesh/grants").json().get("data")).isEmpty();
     assertThat(get("/v1/mesh/receipts").json().get("data")).isEmpty();
@@ -290,17 +286,11 @@ class ConsoleTest {
   @Test
   void feed_keepsTheGrantsMostRecentlyServedOn_upToItsBound() throws Exception {
     ConsoleFeed feed = new ConsoleFeed();
-    Instant now = Instant.now();
     org.meshjava.core.PromptText prompt = org.meshjava.core.PromptText.of("g");
     GrantChain firstChain = null;
     for (int i = 0; i <= ConsoleFeed.GRANTS; i++) {
-      GrantChain chain =
-          Jcp.issueRoot(
-              caller,
-              f.steward.identity(),
-              1_000_000 + i, // a grant's id is its content: each budget makes another grant
-              now.minusSeconds(60),
-              now.plus(Duration.ofHours(1)));
+      // A grant's id is its content: each budget makes another grant.
+      GrantChain chain = grant(caller, f.steward.identity(), 1_000_000 + i);
       var request =
           org.meshjava.core.ServeRequest.generation(
               prompt, 2, org.meshjava.core.Fidelity.F1, 100_000);
