@@ -6,18 +6,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.meshjava.energy.CounterMeter;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.energy.CounterStatus;
-import org.meshjava.energy.EnergyMeter;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.LinkSpend;
 import org.meshjava.jcp.SignedGrant;
 import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.steward.Readiness;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -273,69 +273,50 @@ final class ConsoleEndpoints {
 
   // ---- GET /v1/mesh/status --------------------------------------------------------------------
 
+  /** Built on the steward's own readiness report, so that it says what a health check says. */
   private Reply status() {
+    Readiness ready = steward.readiness();
     ObjectNode root = NODES.objectNode();
     root.put("did", steward.identity().value());
     root.put("now_ms", steward.clock().millis());
+    root.put("ready", ready.ready());
     ObjectNode chain = root.putObject("chain");
-    chain.put("next_sequence", steward.head().nextSequence());
-    if (steward.head().prev().isPresent()) {
-      chain.put("prev", steward.head().prev().get().hex());
-    } else {
-      chain.putNull("prev");
-    }
+    chain.put("next_sequence", ready.head().nextSequence());
+    chain.put("prev", ready.head().prev().map(ContentId::hex).orElse(null));
+    Readiness.Journal j = ready.journal();
     ObjectNode journal = root.putObject("journal");
-    journal.put("describe", steward.journalDescription());
-    journal.put("durable", steward.journalDurable());
+    journal.put("describe", j.description());
+    journal.put("durable", j.durable());
+    journal.put("locked", j.locked());
+    journal.put("refuses_appends", j.refusesAppends().orElse(null));
     journal.put("unresolved", steward.unresolved().size());
     ObjectNode grants = root.putObject("grants");
-    grants.put(
-        "honoured",
-        steward.grantsSuspended().isEmpty() && steward.grantsNeedDurableJournal().isEmpty());
-    grants.put(
-        "why_not", steward.grantsSuspended().or(steward::grantsNeedDurableJournal).orElse(null));
-    root.set("meter", meter(steward));
-    ArrayNode backends = root.putArray("backends");
-    Map<String, ConsoleFeed.Totals> totals = new java.util.HashMap<>();
-    feed.totals().forEach(t -> totals.put(t.backend(), t));
-    steward
-        .backends()
-        .forEach(
-            e -> {
-              ConsoleFeed.Totals t =
-                  totals.getOrDefault(e.name(), new ConsoleFeed.Totals(e.name(), 0, 0));
-              ObjectNode b = backends.addObject();
-              b.put("name", e.name());
-              b.put("fidelity", e.fidelity().name());
-              b.put("serves", t.serves());
-              b.put("energy_uj", t.energyUj());
-            });
-    return new Reply.Json(200, root);
-  }
-
-  /**
-   * The meter and, for a counter meter, each counter's liveness. An estimator has no counters: its
-   * figures are graded {@code Estimator} (§3.3).
-   */
-  private static ObjectNode meter(Steward steward) {
-    EnergyMeter m = steward.meter();
-    ObjectNode o = NODES.objectNode();
-    o.put("name", m.name());
-    List<CounterStatus> counters =
-        m instanceof CounterMeter cm
-            ? cm.counters()
-            : steward.meterDiscovery().map(d -> d.counters()).orElse(List.of());
-    o.put("hardware", m instanceof CounterMeter);
-    ArrayNode arr = o.putArray("counters");
-    for (CounterStatus c : counters) {
-      ObjectNode e = arr.addObject();
+    grants.put("honoured", ready.grants().honoured());
+    grants.put("why_not", ready.grants().refusedBecause().orElse(null));
+    ObjectNode meter = root.putObject("meter");
+    meter.put("name", ready.meter().name());
+    meter.put("estimator_only", ready.meter().estimatorOnly());
+    ArrayNode counters = meter.putArray("counters");
+    for (CounterStatus c : ready.meter().counters()) {
+      ObjectNode e = counters.addObject();
       e.put("counter", c.counter());
       e.put("domain", c.domain().map(Object::toString).orElse(null));
       e.put("state", c.state().name().toLowerCase(Locale.ROOT));
       e.put("issue", c.issue().map(i -> i.name().toLowerCase(Locale.ROOT)).orElse(null));
       e.put("detail", c.detail());
     }
-    return o;
+    ArrayNode backends = root.putArray("backends");
+    Map<String, ConsoleFeed.Totals> totals = new java.util.HashMap<>();
+    feed.totals().forEach(t -> totals.put(t.backend(), t));
+    for (ServingEngine e : steward.backends()) {
+      ConsoleFeed.Totals t = totals.getOrDefault(e.name(), new ConsoleFeed.Totals(e.name(), 0, 0));
+      ObjectNode b = backends.addObject();
+      b.put("name", e.name());
+      b.put("fidelity", e.fidelity().name());
+      b.put("serves", t.serves());
+      b.put("energy_uj", t.energyUj());
+    }
+    return new Reply.Json(200, root);
   }
 
   private static Reply.Asset asset(String name, String contentType) {

@@ -226,7 +226,11 @@ class ConsoleTest {
     assertThat(s.get("journal").get("unresolved").asInt()).isZero();
     assertThat(s.get("grants").get("honoured").asBoolean()).isTrue();
     assertThat(s.get("grants").get("why_not").isNull()).isTrue();
-    assertThat(s.get("meter").get("hardware").asBoolean()).isFalse();
+    assertThat(s.get("ready").asBoolean()).isTrue();
+    assertThat(s.get("journal").get("locked").asBoolean()).isFalse();
+    assertThat(s.get("journal").get("refuses_appends").isNull()).isTrue();
+    assertThat(s.get("meter").get("name").asText()).isEqualTo(f.steward.meter().name());
+    assertThat(s.get("meter").get("estimator_only").asBoolean()).isTrue();
     assertThat(s.get("meter").get("counters")).isEmpty();
     JsonNode backends = s.get("backends");
     assertThat(backends).hasSize(f.steward.backends().size());

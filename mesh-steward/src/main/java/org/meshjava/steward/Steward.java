@@ -246,16 +246,6 @@ public final class Steward implements AutoCloseable {
     return grantsNeedDurableJournal;
   }
 
-  /** The journal's short description (its file, or "in-memory"), for status pages and logs. */
-  public String journalDescription() {
-    return journal.describe();
-  }
-
-  /** Whether the journal's records survive this process ({@link Journal#durable()}). */
-  public boolean journalDurable() {
-    return journal.durable();
-  }
-
   /**
    * Reports whether this steward can seal receipts now, with its journal's state, whether it
    * honours grants, its meter's counters and its chain head ({@link Readiness}). Cheap enough for a

@@ -40,13 +40,17 @@ function renderStatus(s) {
   journal.replaceChildren(
     el("span", j.describe, "mono"),
     el("br"),
-    el("span", j.durable ? "durable" : "not durable", j.durable ? "live" : "not-live"),
+    el("span", j.durable ? (j.locked ? "durable, locked" : "durable, not locked") : "not durable",
+      j.durable && j.locked ? "live" : "not-live"),
     el("span", " · " + j.unresolved + " unresolved", j.unresolved > 0 ? "bad" : ""));
+  if (j.refuses_appends) journal.append(el("br"), el("span", "refuses appends: " + j.refuses_appends, "bad"));
+  document.getElementById("ready").textContent = s.ready ? "ready" : "not ready";
+  document.getElementById("ready").className = s.ready ? "live" : "bad";
   const g = document.getElementById("grants-state");
   g.replaceChildren(el("span", s.grants.honoured ? "honoured" : "not honoured", s.grants.honoured ? "live" : "bad"));
   if (s.grants.why_not) g.append(el("br"), el("span", s.grants.why_not, "muted"));
   document.getElementById("meter-name").textContent =
-    s.meter.name + (s.meter.hardware ? "" : " (figures graded Estimator)");
+    s.meter.name + (s.meter.estimator_only ? " (no live counter: figures graded Estimator)" : "");
   const counters = document.getElementById("counters");
   counters.replaceChildren(...s.meter.counters.map(c => {
     const li = el("li", c.counter + (c.domain ? " (" + c.domain + ")" : "") + ": " + c.state + (c.issue ? ", " + c.issue : ""),
