@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -23,7 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operator console (SPEC.md §75): a read-only page and the JSON it polls, served on their own
+ * The operator console (SPEC.md §76): a read-only page and the JSON it polls, served on their own
  * listener. Nothing here changes state: every path answers {@code GET} only (405 otherwise), and
  * the page's assets are a fixed set loaded from the jar at start, so no request names a file.
  *
@@ -70,7 +71,7 @@ final class ConsoleEndpoints {
   private final Steward steward;
   private final ConsoleFeed feed;
   private final boolean loopback;
-  private final Map<String, Reply.Asset> assets;
+  private final Map<String, Reply.Text> assets;
 
   /**
    * @param loopback whether the listener is bound to a loopback address, so that {@code Host} is
@@ -80,7 +81,7 @@ final class ConsoleEndpoints {
     this.steward = steward;
     this.feed = feed;
     this.loopback = loopback;
-    Reply.Asset page = asset("index.html", "text/html; charset=utf-8");
+    Reply.Text page = asset("index.html", "text/html; charset=utf-8");
     this.assets =
         Map.of(
             "/console",
@@ -117,7 +118,7 @@ final class ConsoleEndpoints {
                 + " 127.0.0.1, [::1])",
             Optional.empty());
       }
-      Reply.Asset asset = assets.get(path);
+      Reply.Text asset = assets.get(path);
       if (asset != null) {
         return asset;
       }
@@ -319,12 +320,13 @@ final class ConsoleEndpoints {
     return new Reply.Json(200, root);
   }
 
-  private static Reply.Asset asset(String name, String contentType) {
+  private static Reply.Text asset(String name, String contentType) {
     try (InputStream in = ConsoleEndpoints.class.getResourceAsStream("console/" + name)) {
       if (in == null) {
         throw new IllegalStateException("the console asset " + name + " is missing from the jar");
       }
-      return Reply.Asset.of(contentType, in.readAllBytes());
+      return new Reply.Text(
+          200, contentType, new String(in.readAllBytes(), StandardCharsets.UTF_8));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the console asset " + name, e);
     }

@@ -4,11 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Objects;
 import java.util.Optional;
 
-/**
- * What the binding answers: one JSON document, a stream of server-sent events, or one of the
- * console's static assets.
- */
-sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Asset {
+/** What the binding answers: one JSON document, or a stream of server-sent events. */
+sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
 
   /** The HTTP status. */
   int status();
@@ -32,6 +29,20 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Asset {
   }
 
   /**
+   * A text document of a given content type (the Prometheus exposition at {@code /metrics}).
+   *
+   * @param status the HTTP status
+   * @param contentType the {@code Content-Type}
+   * @param body the text, sent as UTF-8
+   */
+  record Text(int status, String contentType, String body) implements Reply {
+    public Text {
+      Objects.requireNonNull(contentType, "contentType");
+      Objects.requireNonNull(body, "body");
+    }
+  }
+
+  /**
    * A {@code text/event-stream} produced while it is written: the producer runs on the serving
    * thread and sends each event as it has it. The status and headers go out with the first event; a
    * producer that fails before sending any returns the reply to write instead.
@@ -46,26 +57,6 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Asset {
     @Override
     public int status() {
       return 200;
-    }
-  }
-
-  /**
-   * A static asset shipped in the jar (the console's page, script and style sheet).
-   *
-   * @param status the HTTP status
-   * @param contentType the {@code Content-Type}
-   * @param body the bytes, as a read-only buffer that each write {@linkplain
-   *     java.nio.ByteBuffer#duplicate() duplicates}
-   */
-  record Asset(int status, String contentType, java.nio.ByteBuffer body) implements Reply {
-    public Asset {
-      Objects.requireNonNull(contentType, "contentType");
-      body = body.asReadOnlyBuffer();
-    }
-
-    /** An asset of these bytes (copied). */
-    static Asset of(String contentType, byte[] bytes) {
-      return new Asset(200, contentType, java.nio.ByteBuffer.wrap(bytes.clone()));
     }
   }
 
