@@ -1,0 +1,15 @@
+package org.meshjava.spring;
+
+import org.meshjava.steward.Steward;
+
+/**
+ * Adjusts the steward's builder after {@code mesh.*} has been applied and before the steward is
+ * built: declare one as a bean to add what properties cannot say (a listener, a clock, a witness
+ * key, a journal of your own). Customizers run in {@code @Order}.
+ */
+@FunctionalInterface
+public interface StewardBuilderCustomizer {
+
+  /** Adjusts {@code builder}. */
+  void customize(Steward.Builder builder);
+}
