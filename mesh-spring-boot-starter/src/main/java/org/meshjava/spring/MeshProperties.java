@@ -31,7 +31,8 @@ public record MeshProperties(
     @DefaultValue("discover") Meter meter,
     @DefaultValue("1000000") long defaultJouleCeilingUj,
     @DefaultValue List<Backend> backends,
-    @DefaultValue("true") boolean springAi) {
+    @DefaultValue("true") boolean springAi,
+    @DefaultValue("false") boolean metricsGrantIdTags) {
 
   /** Validates and copies. */
   public MeshProperties {

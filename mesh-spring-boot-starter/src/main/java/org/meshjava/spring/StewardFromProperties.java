@@ -71,7 +71,9 @@ final class StewardFromProperties {
       sb.journal(FileJournal.open(journal));
     }
     customizers.forEach(c -> c.customize(sb));
-    return sb.build();
+    Steward steward = sb.build();
+    customizers.forEach(c -> c.built(steward));
+    return steward;
   }
 
   /** A key file: the 32-byte Ed25519 seed as 64 hex digits ({@code mesh key generate}). */

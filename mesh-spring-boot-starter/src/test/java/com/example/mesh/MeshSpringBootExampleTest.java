@@ -2,6 +2,7 @@ package com.example.mesh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ServingEngine;
@@ -15,12 +16,16 @@ import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.test.context.SpringBootTest;
 
 /**
  * The README's Spring Boot example, as a test an application can copy: the starter builds the
- * steward from {@code application.yml} and, with Spring AI on the class path, a {@link ChatModel}
- * whose every answer carries its sealed receipt.
+ * steward from {@code application.yml}; with Spring AI on the class path it adds a {@link
+ * ChatModel} whose every answer carries its sealed receipt, and with Actuator and {@code
+ * mesh-metrics} the steward's meters and its health indicator.
  */
 @SpringBootTest
 class MeshSpringBootExampleTest {
@@ -31,6 +36,8 @@ class MeshSpringBootExampleTest {
 
   @Autowired Steward steward;
   @Autowired ChatModel chat;
+  @Autowired MeterRegistry meters;
+  @Autowired HealthContributorRegistry health;
 
   @Test
   void theStewardServesTheBackendsTheYamlLists() {
@@ -54,5 +61,15 @@ class MeshSpringBootExampleTest {
     assertThat(sealed.receipt().steward()).isEqualTo(steward.identity());
     // Anyone holding the envelope can check the steward's signature.
     assertThat(ReceiptChain.verifySegment(List.of(sealed.envelope())).getFirst()).isEqualTo(sealed);
+  }
+
+  @Test
+  void servesAreCountedInTheApplicationsMeters_andTheStewardReportsItsHealth() {
+    chat.call(new Prompt("Count me."));
+
+    assertThat(meters.get("mesh.serves").tag("outcome", "served").counter().count()).isPositive();
+    HealthIndicator mesh = (HealthIndicator) health.getContributor("mesh");
+    assertThat(mesh.health().getStatus()).isEqualTo(Status.UP);
+    assertThat(mesh.health().getDetails()).containsKeys("journal", "grants", "meter", "chain");
   }
 }
