@@ -88,6 +88,7 @@ public final class StewardObservations implements StewardListener {
     Observation observation =
         Observation.createNotStarted(REQUEST, () -> context, registry)
             .lowCardinalityKeyValue("http.request.method", method)
+            .lowCardinalityKeyValue("http.response.status_code", Refusals.ABSENT)
             .start();
     return new Received(observation, observation.openScope());
   }
@@ -151,7 +152,6 @@ public final class StewardObservations implements StewardListener {
     public void phase(ServePhase next) {
       endPhase(null);
       String name = next.name().toLowerCase(Locale.ROOT);
-      serve.event(Observation.Event.of(PHASE + "." + name));
       phase =
           Observation.createNotStarted(PHASE, registry)
               .parentObservation(serve)
