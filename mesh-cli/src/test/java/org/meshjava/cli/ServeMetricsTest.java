@@ -223,6 +223,57 @@ class ServeMetricsTest {
   }
 
   @Test
+  void noMetrics_servesNoMetricsEndpoint_butHealthAndReadiness() throws Exception {
+    Path portFile = tmp.resolve("port");
+    AtomicReference<MeshCommandTest.Run> served = new AtomicReference<>();
+    Thread server =
+        new Thread(
+            () ->
+                served.set(
+                    mesh(
+                        "serve",
+                        "--port",
+                        "0",
+                        "--meter",
+                        "estimator",
+                        "--no-metrics",
+                        "--port-file",
+                        portFile.toString())));
+    server.start();
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
+        assertThat(System.nanoTime())
+            .as("server did not start: %s", served.get())
+            .isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      URI base = URI.create("http://127.0.0.1:" + Files.readString(portFile).strip());
+      HttpClient http = HttpClient.newHttpClient();
+      assertThat(post(http, base, chat("reference", "hi", 4)).statusCode()).isEqualTo(200);
+      for (String path : new String[] {"/metrics", "/healthz", "/readyz"}) {
+        int status =
+            http.send(
+                    HttpRequest.newBuilder(base.resolve(path)).build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode();
+        assertThat(status).as(path).isEqualTo(path.equals("/metrics") ? 404 : 200);
+      }
+    } finally {
+      server.interrupt();
+      server.join(10_000);
+    }
+    assertThat(served.get().code()).as(served.get().err()).isZero();
+  }
+
+  @Test
+  void serveHelp_listsTheOperatorFlags() {
+    MeshCommandTest.Run help = mesh("serve", "--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).contains("--no-metrics", "--metrics-grant-ids", "--grace-seconds");
+  }
+
+  @Test
   void theParser_refusesWhatTheFormatDoesNot() {
     for (String bad :
         new String[] {
