@@ -214,6 +214,18 @@ class ServeMetricsTest {
                 .map(s -> s.labels().get("mesh_phase"))
                 .collect(Collectors.toSet()))
         .containsExactlyInAnyOrder("route", "authorise", "meter", "seal");
+    // Each /v1 request is an observation too (the parent of its serves' observations).
+    Family requests = family(f, "mesh_http_request_seconds", "summary", text);
+    assertThat(
+            requests
+                .sample(
+                    "mesh_http_request_seconds_count",
+                    Map.of(
+                        "http_request_method", "POST",
+                        "http_response_status_code", "200",
+                        "error", "none"))
+                .value())
+        .isEqualTo(3);
     // Bounded cardinality: no id of any kind is a label.
     for (Family each : f.values()) {
       assertThat(labels(each))
