@@ -29,7 +29,9 @@ import org.springframework.ai.chat.prompt.ChatOptions;
  * the OpenAI binding would serve the same messages ({@link ChatAsk}), with the options' {@code
  * model} (a backend or recipe) and {@code maxTokens}; sampling options are the backend's own and
  * are ignored, stop sequences and tool calls are refused ({@link UnsupportedOperationException}).
- * Serves are ungranted; a refusal is a {@link MeshChatRefusedException}.
+ * Serves are ungranted; a refusal is a {@link MeshChatRefusedException}. Streaming is not offered:
+ * Spring AI's default {@code stream} answers {@link UnsupportedOperationException}; stream through
+ * {@code mesh-langchain4j} or the HTTP binding instead.
  *
  * <p>Thread-safe. The model does not own the steward.
  */
