@@ -54,9 +54,6 @@ import org.slf4j.LoggerFactory;
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
 public final class OpenAiServer implements AutoCloseable {
-  private static final com.fasterxml.jackson.databind.ObjectWriter JSON_WRITER =
-      new com.fasterxml.jackson.databind.ObjectMapper().writer();
-
   private static final Logger LOG = LoggerFactory.getLogger(OpenAiServer.class);
 
   private final Server jetty;
@@ -318,8 +315,7 @@ public final class OpenAiServer implements AutoCloseable {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         json.retryAfterSeconds()
             .ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, s.toString()));
-        // Straight to UTF-8 bytes: JsonNode.toString() built a String first, then encoded it.
-        byte[] bytes = JSON_WRITER.writeValueAsBytes(json.body());
+        byte[] bytes = json.body().toString().getBytes(StandardCharsets.UTF_8);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
