@@ -23,7 +23,6 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
-import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.metrics.StewardMetrics;
 import org.meshjava.metrics.StewardObservations;
@@ -67,8 +66,13 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
   Path key;
 
-  @Option(names = "--journal", paramLabel = "FILE", description = "The decision journal file.")
-  Path journal;
+  @Option(
+      names = "--journal",
+      paramLabel = "FILE|URL",
+      description =
+          "The decision journal: a file, or a PostgreSQL database (postgresql://user@host/db),"
+              + " where it is named by the steward's identity.")
+  String journal;
 
   @Option(
       names = "--fresh-chain",
@@ -203,16 +207,23 @@ final class ServeCommand implements Callable<Integer> {
     StewardMetrics metrics =
         StewardMetrics.builder(prometheus).grantIdTags(metricsGrantIds).build();
     sb.listener(metrics).listener(serveObservations);
-    Path journalPath = journal != null ? journal : c.journal().orElse(null);
-    if (journalPath != null) {
-      boolean existed = Files.exists(journalPath);
+    String journalText = journal != null ? journal : c.journal().orElse(null);
+    JournalTarget target = journalText != null ? JournalTarget.parse(journalText) : null;
+    if (target != null) {
+      if (target instanceof JournalTarget.Postgres && keyPath == null) {
+        throw new CliException(
+            "--journal "
+                + JournalTarget.describe(target)
+                + ": a journal in a database is named by the steward's identity; pass --key");
+      }
+      boolean existed = target instanceof JournalTarget.File f && Files.exists(f.path());
       try {
-        sb.journal(FileJournal.open(journalPath));
+        sb.journal(JournalTarget.open(target, sb.identity().toString()));
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
-      if (!existed) {
-        createdJournal = journalPath;
+      if (!existed && target instanceof JournalTarget.File f) {
+        createdJournal = f.path();
       }
     } else if (keyPath != null) {
       err.println(
@@ -229,7 +240,7 @@ final class ServeCommand implements Callable<Integer> {
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "
-              + (journalPath != null ? journalPath.toString() : "(in memory)")
+              + (target != null ? JournalTarget.describe(target) : "(in memory)")
               + " records no receipt of key "
               + keyPath
               + ", so where its receipt chain stands is"
