@@ -117,7 +117,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--no-metrics",
-      description = "Serve no GET /metrics (Prometheus text format; on by default).")
+      description =
+          "Serve no GET /metrics (Prometheus text format; on by default) and bind no metrics or"
+              + " observations to the steward.")
   boolean noMetrics;
 
   @Option(
@@ -197,16 +199,19 @@ final class ServeCommand implements Callable<Integer> {
       default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
     }
     // Metrics and one observation per serve, bound through the steward's listener hook; the
-    // registry writes the Prometheus text format itself.
+    // registry writes the Prometheus text format itself. With --no-metrics nothing is bound, so
+    // observing costs the steward nothing.
     PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     ObservationRegistry observations = ObservationRegistry.create();
-    observations
-        .observationConfig()
-        .observationHandler(new DefaultMeterObservationHandler(prometheus));
     StewardObservations serveObservations = new StewardObservations(observations);
     StewardMetrics metrics =
         StewardMetrics.builder(prometheus).grantIdTags(metricsGrantIds).build();
-    sb.listener(metrics).listener(serveObservations);
+    if (!noMetrics) {
+      observations
+          .observationConfig()
+          .observationHandler(new DefaultMeterObservationHandler(prometheus));
+      sb.listener(metrics).listener(serveObservations);
+    }
     String journalText = journal != null ? journal : c.journal().orElse(null);
     JournalTarget target = journalText != null ? JournalTarget.parse(journalText) : null;
     if (target != null) {
@@ -249,7 +254,9 @@ final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
-    metrics.watch(steward);
+    if (!noMetrics) {
+      metrics.watch(steward);
+    }
     Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
     if (grace.isNegative()) {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
@@ -281,22 +288,22 @@ final class ServeCommand implements Callable<Integer> {
       }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
-      }
-      ob.requestScope(
-          (method, path, header) -> {
-            StewardObservations.Received received = serveObservations.received(method, header);
-            return new RequestScope.Opened() {
-              @Override
-              public void status(int status) {
-                received.status(status);
-              }
+        ob.requestScope(
+            (method, path, header) -> {
+              StewardObservations.Received received = serveObservations.received(method, header);
+              return new RequestScope.Opened() {
+                @Override
+                public void status(int status) {
+                  received.status(status);
+                }
 
-              @Override
-              public void close() {
-                received.close();
-              }
-            };
-          });
+                @Override
+                public void close() {
+                  received.close();
+                }
+              };
+            });
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
