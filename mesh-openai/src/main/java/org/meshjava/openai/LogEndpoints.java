@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.meshjava.core.ContentId;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
@@ -65,22 +66,50 @@ final class LogEndpoints {
   }
 
   /**
-   * {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]}: size defaults to the latest checkpoint.
+   * {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]} or {@code ?envelope_id=HEX[&size=M]}:
+   * exactly one of the two names the receipt; size defaults to the latest checkpoint.
    */
   Reply inclusion(String query) throws BindingException, ServeException {
     Map<String, String> q = params(query);
-    long seq = number(q, "seq").orElseThrow(() -> missing("seq"));
+    Optional<Long> seq = number(q, "seq");
+    Optional<ContentId> id = envelopeId(q);
+    if (seq.isPresent() == id.isPresent()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "seq",
+          "name the receipt by exactly one of seq and envelope_id");
+    }
     long size = number(q, "size").orElse(latestSize());
     try {
-      InclusionProof p = steward.inclusionProof(seq, size);
+      InclusionProof p =
+          seq.isPresent()
+              ? steward.inclusionProof(seq.get(), size)
+              : steward.inclusionProof(id.get(), size);
       ObjectNode root = NODES.objectNode();
-      root.put("sequence", seq);
+      root.put(
+          "sequence", seq.isPresent() ? seq.get() : steward.logSequenceOf(id.get()).orElseThrow());
       root.put("leaf_index", p.leafIndex());
       root.put("tree_size", p.treeSize());
       root.set("path", hashes(p.path()));
       return new Reply.Json(200, root);
     } catch (LogException e) {
-      return refusal(e, "seq");
+      return refusal(e, seq.isPresent() ? "seq" : "envelope_id");
+    }
+  }
+
+  private static Optional<ContentId> envelopeId(Map<String, String> q) throws BindingException {
+    String v = q.get("envelope_id");
+    if (v == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(ContentId.fromHex(v));
+    } catch (IllegalArgumentException e) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "envelope_id",
+          "envelope_id must be the envelope's content id, 64 lowercase hex digits: "
+              + e.getMessage());
     }
   }
 

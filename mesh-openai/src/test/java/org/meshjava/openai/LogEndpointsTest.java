@@ -67,6 +67,42 @@ class LogEndpointsTest {
   }
 
   @Test
+  void inclusionByEnvelopeId_answersTheSameProofAsBySequence() throws Exception {
+    try (Fixture f = new Fixture()) {
+      List<ContentId> ids = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        ids.add(serve(f, "by id " + i));
+      }
+      Checkpoint cp = checkpoint(f);
+      for (int i = 0; i < 5; i++) {
+        Fixture.Answer byId =
+            f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(i).hex() + "&size=5");
+        assertThat(byId.status()).as(byId.body()).isEqualTo(200);
+        Fixture.Answer bySeq = f.get("/v1/mesh/proof/inclusion?seq=" + i + "&size=5");
+        assertThat(byId.json()).isEqualTo(bySeq.json());
+        assertThat(byId.json().get("sequence").asLong()).isEqualTo(i);
+        new InclusionProof(i, 5, path(byId.json()))
+            .verify(TransparencyLog.leafHash(ids.get(i)), cp.root());
+      }
+      Fixture.Answer latest = f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(4).hex());
+      assertThat(latest.json().get("tree_size").asLong()).isEqualTo(5);
+
+      Fixture.Answer unknown =
+          f.get("/v1/mesh/proof/inclusion?envelope_id=" + ContentId.ofBytes(new byte[1]).hex());
+      assertThat(unknown.status()).isEqualTo(404);
+      assertThat(unknown.json().get("error").get("code").asText()).isEqualTo("out_of_range");
+      assertThat(unknown.json().get("error").get("param").asText()).isEqualTo("envelope_id");
+      Fixture.Answer later =
+          f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(4).hex() + "&size=4");
+      assertThat(later.status()).isEqualTo(404);
+      assertThat(f.get("/v1/mesh/proof/inclusion?envelope_id=ABC").status()).isEqualTo(400);
+      Fixture.Answer both = f.get("/v1/mesh/proof/inclusion?seq=0&envelope_id=" + ids.get(0).hex());
+      assertThat(both.status()).isEqualTo(400);
+      assertThat(both.json().get("error").get("code").asText()).isEqualTo("invalid_field");
+    }
+  }
+
+  @Test
   void badQueries_areTypedRefusals_notServerErrors() {
     try (Fixture f = new Fixture()) {
       serve(f, "one");

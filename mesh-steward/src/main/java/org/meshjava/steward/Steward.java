@@ -596,6 +596,25 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * Returns the proof that the receipt whose envelope id is {@code envelopeId} is in the log of
+   * size {@code treeSize}; {@link #logSequenceOf} names its sequence.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when the log holds no such receipt within that size,
+   *     or the size is not in the log
+   */
+  public InclusionProof inclusionProof(ContentId envelopeId, long treeSize) throws LogException {
+    return logKeeper.log().inclusionProof(envelopeId, treeSize);
+  }
+
+  /**
+   * Returns the sequence of the receipt whose envelope id is {@code envelopeId}, or empty when the
+   * transparency log does not hold it.
+   */
+  public OptionalLong logSequenceOf(ContentId envelopeId) {
+    return logKeeper.log().sequenceOf(envelopeId);
+  }
+
+  /**
    * Returns the proof that the log of size {@code toSize} extends the one of size {@code fromSize}.
    *
    * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size}

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -89,6 +90,35 @@ public final class TransparencyLog {
   public synchronized InclusionProof inclusionProof(long sequence, long treeSize)
       throws LogException {
     return tree.inclusionProof(sequence - firstSequence, treeSize);
+  }
+
+  /**
+   * Returns the chain sequence of the receipt whose envelope id is {@code envelopeId}, or empty
+   * when the log holds no such receipt.
+   */
+  public synchronized OptionalLong sequenceOf(ContentId envelopeId) {
+    OptionalLong index = tree.indexOf(leafHash(envelopeId));
+    return index.isPresent()
+        ? OptionalLong.of(firstSequence + index.getAsLong())
+        : OptionalLong.empty();
+  }
+
+  /**
+   * Returns the inclusion proof of the receipt whose envelope id is {@code envelopeId} in the tree
+   * of size {@code treeSize}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when the log holds no such receipt, or holds it only
+   *     after {@code treeSize} leaves, or the size is not in the log
+   */
+  public synchronized InclusionProof inclusionProof(ContentId envelopeId, long treeSize)
+      throws LogException {
+    OptionalLong index = tree.indexOf(leafHash(envelopeId));
+    if (index.isEmpty()) {
+      throw new LogException(
+          LogException.Reason.OUT_OF_RANGE,
+          "no receipt with envelope " + envelopeId + " in the log of " + tree.size());
+    }
+    return tree.inclusionProof(index.getAsLong(), treeSize);
   }
 
   /**
