@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
@@ -20,6 +21,7 @@ import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.WitnessAnswer;
 
 /**
  * The transparency log over HTTP (SPEC.md §65): the latest signed checkpoint, inclusion and
@@ -37,6 +39,11 @@ final class LogEndpoints {
 
   /** {@code GET /v1/mesh/checkpoint}: signs a new checkpoint first if the log grew. */
   Reply checkpoint() throws ServeException {
+    if (!steward.keepsLog()) {
+      return refusal(
+          new LogException(LogException.Reason.NOT_KEPT, "this steward keeps no transparency log"),
+          null);
+    }
     Optional<SignedNote> note = steward.checkpoint();
     if (note.isEmpty()) {
       return ErrorReply.of(
@@ -158,16 +165,27 @@ final class LogEndpoints {
     return root;
   }
 
+  /**
+   * Adds a witness's evidence to its answer (SPEC.md §60.4): the receipt's {@code leaf_index},
+   * {@code tree_size} and audit {@code path}, and the signed {@code checkpoint} they lead to.
+   */
+  static void describe(WitnessAnswer.Proof proof, ObjectNode into) {
+    into.put("leaf_index", proof.inclusion().leafIndex());
+    into.put("tree_size", proof.inclusion().treeSize());
+    into.set("path", hashes(proof.inclusion().path()));
+    into.put("checkpoint", proof.checkpoint().encoded());
+  }
+
   private static ArrayNode hashes(List<TreeHash> path) {
     ArrayNode out = NODES.arrayNode();
     path.forEach(h -> out.add(h.base64()));
     return out;
   }
 
-  private static Reply refusal(LogException e, String param) {
+  private static Reply refusal(LogException e, @Nullable String param) {
     int status =
         switch (e.reason()) {
-          case OUT_OF_RANGE -> 404;
+          case OUT_OF_RANGE, NOT_KEPT -> 404;
           case CHECKPOINT_MISMATCH -> 409;
           case UNSIGNED, BAD_SIGNATURE -> 403;
           default -> 400;
@@ -177,7 +195,7 @@ final class LogEndpoints {
         "invalid_request_error",
         e.reason().name().toLowerCase(Locale.ROOT),
         String.valueOf(e.getMessage()),
-        Optional.of(param));
+        Optional.ofNullable(param));
   }
 
   private static BindingException missing(String name) {

@@ -103,6 +103,61 @@ class LogEndpointsTest {
   }
 
   @Test
+  void witness_answersFromTheTree_withAProofAgainstTheLatestSignedCheckpoint() throws Exception {
+    try (Fixture f = new Fixture()) {
+      serve(f, "before");
+      JsonNode energy =
+          f.post("/v1/chat/completions", Fixture.chat("shown")).json().get("usage").get("energy");
+      serve(f, "after");
+      ObjectNode shown = Fixture.JSON.createObjectNode();
+      shown.set("receipt", energy.get("receipt"));
+      shown.set("envelope_hex", energy.get("envelope_hex"));
+      Fixture.Answer held = f.post("/v1/mesh/witness", shown);
+      assertThat(held.status()).as(held.body()).isEqualTo(200);
+      JsonNode a = held.json();
+      assertThat(a.get("held").asBoolean()).isTrue();
+      assertThat(a.get("sequence").asLong()).isEqualTo(1);
+      assertThat(a.get("leaf_index").asLong()).isEqualTo(1);
+      assertThat(a.get("tree_size").asLong()).isEqualTo(3);
+      // Checked with the steward's did:key alone: the checkpoint's signature, then the path.
+      Checkpoint cp =
+          Checkpoint.open(
+              SignedNote.parse(a.get("checkpoint").asText()),
+              Checkpoint.logKey(f.steward.identity()));
+      assertThat(cp.size()).isEqualTo(3);
+      ContentId id = ContentId.fromHex(energy.get("envelope_id").asText());
+      new InclusionProof(1, 3, path(a)).verify(TransparencyLog.leafHash(id), cp.root());
+      // The checkpoint the witness signed is the one the log now serves.
+      assertThat(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText())
+          .isEqualTo(a.get("checkpoint").asText());
+    }
+  }
+
+  @Test
+  void logTurnedOff_proofsAre404NotKept_andTheWitnessStillAnswersWithoutAProof() {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.transparencyLog(false), s -> {})) {
+      JsonNode energy =
+          f.post("/v1/chat/completions", Fixture.chat("unlogged"))
+              .json()
+              .get("usage")
+              .get("energy");
+      Fixture.Answer cp = f.get("/v1/mesh/checkpoint");
+      assertThat(cp.status()).isEqualTo(404);
+      assertThat(cp.json().get("error").get("code").asText()).isEqualTo("not_kept");
+      assertThat(f.get("/v1/mesh/proof/inclusion?seq=0").json().get("error").get("code").asText())
+          .isEqualTo("not_kept");
+      assertThat(f.get("/v1/mesh/proof/consistency?from=1&to=1").status()).isEqualTo(404);
+      ObjectNode shown = Fixture.JSON.createObjectNode();
+      shown.set("receipt", energy.get("receipt"));
+      shown.set("envelope_hex", energy.get("envelope_hex"));
+      Fixture.Answer held = f.post("/v1/mesh/witness", shown);
+      assertThat(held.status()).as(held.body()).isEqualTo(200);
+      assertThat(held.json().get("held").asBoolean()).isTrue();
+      assertThat(held.json().has("checkpoint")).isFalse();
+    }
+  }
+
+  @Test
   void badQueries_areTypedRefusals_notServerErrors() {
     try (Fixture f = new Fixture()) {
       serve(f, "one");

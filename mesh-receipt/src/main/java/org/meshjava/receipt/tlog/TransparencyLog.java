@@ -27,7 +27,7 @@ public final class TransparencyLog {
   private final NoteVerifierKey logKey;
   private final Set<NoteVerifierKey> witnesses;
   private final long firstSequence;
-  private final MerkleTree tree = new MerkleTree();
+  private final MerkleTree tree;
   private @Nullable SignedNote latest;
   private @Nullable Checkpoint latestCheckpoint;
 
@@ -39,6 +39,22 @@ public final class TransparencyLog {
    * @param witnesses the witness keys whose cosignatures the log accepts
    */
   public TransparencyLog(SigningKey key, long firstSequence, Set<NoteVerifierKey> witnesses) {
+    this(key, firstSequence, new MerkleTree(), witnesses);
+  }
+
+  /**
+   * Creates a log over a tree already built (from a journal, say) whose leaf 0 is receipt {@code
+   * firstSequence}. The log takes the tree over: nothing else may append to it. No checkpoint is
+   * published yet; {@link #publish} the latest journalled one.
+   *
+   * @param key the steward's signing key
+   * @param firstSequence the chain sequence of the tree's first leaf
+   * @param tree the leaves so far
+   * @param witnesses the witness keys whose cosignatures the log accepts
+   */
+  public TransparencyLog(
+      SigningKey key, long firstSequence, MerkleTree tree, Set<NoteVerifierKey> witnesses) {
+    this.tree = Objects.requireNonNull(tree, "tree");
     this.key = Objects.requireNonNull(key, "key");
     if (firstSequence < 0) {
       throw new IllegalArgumentException("a sequence is not negative");
@@ -75,6 +91,15 @@ public final class TransparencyLog {
   /** Returns the number of leaves. */
   public synchronized long size() {
     return tree.size();
+  }
+
+  /**
+   * Returns the hash of leaf {@code index}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when there is no such leaf
+   */
+  public synchronized TreeHash leafHashAt(long index) throws LogException {
+    return tree.leafHash(index);
   }
 
   /** Returns the leaf hash a receipt with this envelope id has: SHA-256(0x00 || id bytes). */
