@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -503,6 +504,30 @@ public final class PostgresJournal implements Journal {
   @Override
   public String describe() {
     return name + " at " + location;
+  }
+
+  @Override
+  public Optional<String> refusesAppends() {
+    synchronized (queueLock) {
+      if (closed) {
+        return Optional.of("journal " + describe() + " is closed");
+      }
+      if (failure != null) {
+        return Optional.of("journal " + describe() + " failed: " + failure.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Held from opening until closed or failed: the session that holds the advisory lock is closed
+   * when the journal fails (or is fenced), so a successor can take it.
+   */
+  @Override
+  public boolean locked() {
+    synchronized (queueLock) {
+      return !closed && failure == null;
+    }
   }
 
   /** Releases the journal: closing its session releases its lock. */
