@@ -18,8 +18,8 @@ import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
-import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.GrantSuspension;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalFile;
@@ -37,8 +37,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code mesh journal inspect|verify}: read a steward's decision journal (§2.2) without locking or
- * changing it.
+ * {@code mesh journal inspect|verify|export|import|resume-grants}: read a steward's decision
+ * journal (§2.2), a file or a PostgreSQL database's, without locking or changing it; copy it
+ * between the two; lift a suspension.
  *
  * <p>Both check the record chain and then replay it the way a restarting steward does: through a
  * gate held by the steward, every authorisation decided again at its recorded time. The journal
@@ -50,10 +51,14 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "journal",
     mixinStandardHelpOptions = true,
-    description = "Inspect or verify a steward's decision journal; lift a suspension of grants.",
+    description =
+        "Inspect or verify a steward's decision journal (a file or postgresql://…); export it"
+            + " to a file or import one into a database; lift a suspension of grants.",
     subcommands = {
       JournalCommand.Inspect.class,
       JournalCommand.Verify.class,
+      JournalCommand.Export.class,
+      JournalCommand.Import.class,
       JournalCommand.ResumeGrants.class
     })
 final class JournalCommand implements Runnable {
@@ -68,8 +73,14 @@ final class JournalCommand implements Runnable {
   abstract static class Common {
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
-    Path file;
+    @Parameters(
+        index = "0",
+        paramLabel = "FILE|URL",
+        description = "The journal: a file, or a PostgreSQL database (postgresql://…).")
+    String journal;
+
+    /** The journal as typed, for messages (a URL without its password). */
+    String file = "";
 
     @Option(
         names = "--steward",
@@ -92,9 +103,8 @@ final class JournalCommand implements Runnable {
     long progressEvery;
 
     JournalFile.Contents read() throws CliException {
-      if (!Files.isRegularFile(file)) {
-        throw new CliException("no journal at " + file);
-      }
+      JournalTarget target = JournalTarget.parse(journal);
+      file = JournalTarget.describe(target);
       PrintWriter err = spec.commandLine().getErr();
       LongConsumer progress =
           n -> {
@@ -103,10 +113,21 @@ final class JournalCommand implements Runnable {
             }
           };
       try {
-        return JournalFile.read(file, progress);
+        return JournalTarget.read(target, named(), progress);
       } catch (JournalException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
+    }
+
+    /** The steward named by --steward or --key, as a database journal's name. */
+    Optional<String> named() throws CliException {
+      if (steward != null) {
+        return Optional.of(GrantFiles.did(steward).toString());
+      }
+      if (key != null) {
+        return Optional.of(org.meshjava.jcp.Jcp.identity(KeyFile.read(key)).toString());
+      }
+      return Optional.empty();
     }
 
     Optional<DidKey> holder(List<JournalRecord> records) throws CliException {
@@ -342,8 +363,17 @@ final class JournalCommand implements Runnable {
   static final class ResumeGrants implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
-    Path file;
+    @Parameters(
+        index = "0",
+        paramLabel = "FILE|URL",
+        description = "The journal: a file, or a PostgreSQL database (postgresql://…).")
+    String journal;
+
+    @Option(
+        names = "--steward",
+        paramLabel = "DID",
+        description = "For a database: the steward whose journal it is (default: its only one).")
+    String steward;
 
     @Option(
         names = "--note",
@@ -355,10 +385,12 @@ final class JournalCommand implements Runnable {
 
     @Override
     public Integer call() throws CliException {
-      if (!Files.isRegularFile(file)) {
+      JournalTarget target = JournalTarget.parse(journal);
+      String file = JournalTarget.describe(target);
+      if (target instanceof JournalTarget.File f && !Files.isRegularFile(f.path())) {
         throw new CliException("no journal at " + file);
       }
-      try (FileJournal journal = FileJournal.open(file)) {
+      try (Journal journal = open(target)) {
         Optional<JournalReplay.Suspension> inForce = GrantSuspension.inForce(journal.recovered());
         if (inForce.isEmpty()) {
           throw new CliException("journal " + file + ": grants are not suspended; nothing written");
@@ -380,6 +412,115 @@ final class JournalCommand implements Runnable {
         throw new CliException(file + ": " + e.getMessage(), e);
       } catch (IllegalArgumentException e) {
         throw new CliException("--note: " + e.getMessage(), e);
+      }
+    }
+
+    private Journal open(JournalTarget target) throws CliException, JournalException {
+      if (target instanceof JournalTarget.Postgres p) {
+        String name =
+            JournalTarget.name(
+                p.location(),
+                steward != null
+                    ? Optional.of(GrantFiles.did(steward).toString())
+                    : Optional.empty());
+        return JournalTarget.open(target, name);
+      }
+      return JournalTarget.open(target, "");
+    }
+  }
+
+  @Command(
+      name = "export",
+      mixinStandardHelpOptions = true,
+      description =
+          "Write a journal (a database's, or a file) to a new journal file, record for record;"
+              + " the chain is checked first.")
+  static final class Export extends Common implements Callable<Integer> {
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "The journal file to write; must not exist.")
+    Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      JournalFile.Contents c = read();
+      try (var w =
+          java.nio.channels.FileChannel.open(
+              out,
+              java.nio.file.StandardOpenOption.CREATE_NEW,
+              java.nio.file.StandardOpenOption.WRITE)) {
+        for (byte[] line : c.lines()) {
+          w.write(java.nio.ByteBuffer.wrap(line));
+          w.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}));
+        }
+        w.force(true);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        throw new CliException("--out " + out + " exists; not overwritten", e);
+      } catch (java.io.IOException e) {
+        throw new CliException("cannot write " + out + ": " + e.getMessage(), e);
+      }
+      spec.commandLine()
+          .getOut()
+          .println(
+              "journal "
+                  + file
+                  + ": "
+                  + Counted.of(c.records().size(), "record")
+                  + " written to "
+                  + out);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "import",
+      mixinStandardHelpOptions = true,
+      description =
+          "Write a journal file into a database as the steward's journal, which must hold no"
+              + " records yet; the chain is checked first. Run with the steward stopped.")
+  static final class Import extends Common implements Callable<Integer> {
+    @Option(
+        names = "--to",
+        required = true,
+        paramLabel = "URL",
+        description = "The database (postgresql://…).")
+    String to;
+
+    @Override
+    public Integer call() throws CliException {
+      JournalFile.Contents c = read();
+      if (!(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
+        throw new CliException("--to " + to + ": a postgresql:// URL");
+      }
+      DidKey holder =
+          holder(c.records())
+              .orElseThrow(
+                  () ->
+                      new CliException(
+                          "journal "
+                              + file
+                              + " records no grant decision to name its steward; pass --steward"
+                              + " or --key"));
+      try {
+        int n =
+            org.meshjava.journal.postgres.PostgresJournal.importLines(
+                p.location(), holder.toString(), c.lines());
+        spec.commandLine()
+            .getOut()
+            .println(
+                "journal "
+                    + file
+                    + ": "
+                    + Counted.of(n, "record")
+                    + " imported into "
+                    + p.location()
+                    + " as the journal of "
+                    + holder);
+        return 0;
+      } catch (JournalException e) {
+        throw new CliException(p.location() + ": " + e.getMessage(), e);
       }
     }
   }

@@ -23,7 +23,6 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
-import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.metrics.StewardMetrics;
 import org.meshjava.metrics.StewardObservations;
@@ -67,8 +66,13 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
   Path key;
 
-  @Option(names = "--journal", paramLabel = "FILE", description = "The decision journal file.")
-  Path journal;
+  @Option(
+      names = "--journal",
+      paramLabel = "FILE|URL",
+      description =
+          "The decision journal: a file, or a PostgreSQL database (postgresql://user@host/db),"
+              + " where it is named by the steward's identity.")
+  String journal;
 
   @Option(
       names = "--fresh-chain",
@@ -113,7 +117,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--no-metrics",
-      description = "Serve no GET /metrics (Prometheus text format; on by default).")
+      description =
+          "Serve no GET /metrics (Prometheus text format; on by default) and bind no metrics or"
+              + " observations to the steward.")
   boolean noMetrics;
 
   @Option(
@@ -193,26 +199,36 @@ final class ServeCommand implements Callable<Integer> {
       default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
     }
     // Metrics and one observation per serve, bound through the steward's listener hook; the
-    // registry writes the Prometheus text format itself.
+    // registry writes the Prometheus text format itself. With --no-metrics nothing is bound, so
+    // observing costs the steward nothing.
     PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     ObservationRegistry observations = ObservationRegistry.create();
-    observations
-        .observationConfig()
-        .observationHandler(new DefaultMeterObservationHandler(prometheus));
     StewardObservations serveObservations = new StewardObservations(observations);
     StewardMetrics metrics =
         StewardMetrics.builder(prometheus).grantIdTags(metricsGrantIds).build();
-    sb.listener(metrics).listener(serveObservations);
-    Path journalPath = journal != null ? journal : c.journal().orElse(null);
-    if (journalPath != null) {
-      boolean existed = Files.exists(journalPath);
+    if (!noMetrics) {
+      observations
+          .observationConfig()
+          .observationHandler(new DefaultMeterObservationHandler(prometheus));
+      sb.listener(metrics).listener(serveObservations);
+    }
+    String journalText = journal != null ? journal : c.journal().orElse(null);
+    JournalTarget target = journalText != null ? JournalTarget.parse(journalText) : null;
+    if (target != null) {
+      if (target instanceof JournalTarget.Postgres && keyPath == null) {
+        throw new CliException(
+            "--journal "
+                + JournalTarget.describe(target)
+                + ": a journal in a database is named by the steward's identity; pass --key");
+      }
+      boolean existed = target instanceof JournalTarget.File f && Files.exists(f.path());
       try {
-        sb.journal(FileJournal.open(journalPath));
+        sb.journal(JournalTarget.open(target, sb.identity().toString()));
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
-      if (!existed) {
-        createdJournal = journalPath;
+      if (!existed && target instanceof JournalTarget.File f) {
+        createdJournal = f.path();
       }
     } else if (keyPath != null) {
       err.println(
@@ -229,7 +245,7 @@ final class ServeCommand implements Callable<Integer> {
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "
-              + (journalPath != null ? journalPath.toString() : "(in memory)")
+              + (target != null ? JournalTarget.describe(target) : "(in memory)")
               + " records no receipt of key "
               + keyPath
               + ", so where its receipt chain stands is"
@@ -238,7 +254,9 @@ final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
-    metrics.watch(steward);
+    if (!noMetrics) {
+      metrics.watch(steward);
+    }
     Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
     if (grace.isNegative()) {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
@@ -270,22 +288,22 @@ final class ServeCommand implements Callable<Integer> {
       }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
-      }
-      ob.requestScope(
-          (method, path, header) -> {
-            StewardObservations.Received received = serveObservations.received(method, header);
-            return new RequestScope.Opened() {
-              @Override
-              public void status(int status) {
-                received.status(status);
-              }
+        ob.requestScope(
+            (method, path, header) -> {
+              StewardObservations.Received received = serveObservations.received(method, header);
+              return new RequestScope.Opened() {
+                @Override
+                public void status(int status) {
+                  received.status(status);
+                }
 
-              @Override
-              public void close() {
-                received.close();
-              }
-            };
-          });
+                @Override
+                public void close() {
+                  received.close();
+                }
+              };
+            });
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();

@@ -33,7 +33,8 @@ import org.meshjava.openai.UpstreamEngine;
  *   "host": "127.0.0.1",            // bind address; loopback unless you mean otherwise
  *   "port": 8080,
  *   "key_file": "steward.key",      // from `mesh key generate`; absent: a fresh key per start
- *   "journal": "steward.journal",   // the decision journal; absent: in memory, survives nothing
+ *   "journal": "steward.journal",   // the decision journal (a file, or postgresql://…);
+ *                                   // absent: in memory, survives nothing
  *   "revocations": "revoked.hex",   // revocations to load at start (`mesh grant revoke`), journalled
  *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
@@ -64,7 +65,7 @@ record ServeConfig(
     Optional<String> host,
     Optional<Integer> port,
     Optional<Path> keyFile,
-    Optional<Path> journal,
+    Optional<String> journal,
     Optional<Path> revocations,
     Optional<String> meter,
     Optional<Long> defaultJouleCeilingUj,
@@ -151,7 +152,8 @@ record ServeConfig(
           text(root, "host"),
           number(root, "port").map(Long::intValue),
           text(root, "key_file").map(dir::resolve),
-          text(root, "journal").map(dir::resolve),
+          // A file is relative to the configuration's folder; a postgresql:// URL stays as it is.
+          text(root, "journal").map(j -> JournalTarget.isUrl(j) ? j : dir.resolve(j).toString()),
           text(root, "revocations").map(dir::resolve),
           text(root, "meter"),
           number(root, "default_joule_ceiling_uj"),
