@@ -135,6 +135,29 @@ final class ServeCommand implements Callable<Integer> {
       description = "Write the bound port here once listening (for scripts).")
   Path portFile;
 
+  @Option(
+      names = "--console",
+      description =
+          "Serve the read-only operator console (/console and the JSON it reads) on a listener of"
+              + " its own; off unless given. See --console-host and --console-port.")
+  boolean console;
+
+  @Option(
+      names = "--console-host",
+      paramLabel = "ADDR",
+      description =
+          "The console's bind address (default 127.0.0.1, loopback only; needs --console).")
+  String consoleHost;
+
+  @Option(
+      names = "--console-port",
+      paramLabel = "N",
+      description = "The console's port (default 8081; 0 picks a free one; needs --console).")
+  Integer consolePort;
+
+  /** The console's port when {@code --console-port} is not given. */
+  static final int DEFAULT_CONSOLE_PORT = 8081;
+
   /** The journal file this run created, removed again if the steward never starts listening. */
   private @Nullable Path createdJournal;
 
@@ -164,6 +187,11 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   private Integer serve() throws Exception {
+    if (!console && (consoleHost != null || consolePort != null)) {
+      throw new CliException(
+          "--console-host and --console-port configure the operator console; add --console to"
+              + " enable it");
+    }
     PrintWriter out = spec.commandLine().getOut();
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = spec.commandLine().getErr();
@@ -286,6 +314,11 @@ final class ServeCommand implements Callable<Integer> {
       if (c.bodyDeadlineSeconds().isPresent()) {
         ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
       }
+      if (console) {
+        ob.console(
+            consoleHost != null ? consoleHost : "127.0.0.1",
+            consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT);
+      }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
         ob.requestScope(
@@ -328,6 +361,7 @@ final class ServeCommand implements Callable<Integer> {
                   + ")");
         }
         createdJournal = null;
+        server.consoleUri().ifPresent(u -> out.println("console on " + u + " (read-only)"));
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();
         if (portFile != null) {

@@ -16,6 +16,7 @@ class ServePostgresJournalTest {
   @TempDir Path tmp;
 
   @Test
+  @org.junit.jupiter.api.Timeout(120)
   void serve_onADatabaseJournal_needsAKey_aWholeUrl_andTheJournalFree() throws Exception {
     PostgresTestServer server = PostgresTestServer.shared();
     String url = server.url(server.newDatabase());
@@ -61,6 +62,17 @@ class ServePostgresJournalTest {
       assertThat(locked.code()).isEqualTo(1);
       assertThat(locked.err()).contains("held by another steward");
       assertThat(locked.err().strip().lines()).hasSize(1);
+      // The same through the configuration's "journal", a URL kept as it is (not a file name).
+      Path keyed = tmp.resolve("keyed.json");
+      java.nio.file.Files.writeString(
+          keyed,
+          "{\"key_file\": \"steward.key\", \"journal\": \""
+              + url
+              + "\", \"port\": 0, \"backends\": [{\"type\": \"reference\", \"name\":"
+              + " \"small\", \"fidelity\": \"F1\", \"uj_per_token\": 40}]}");
+      Run fromConfig = mesh("serve", "--config", keyed.toString(), "--fresh-chain");
+      assertThat(fromConfig.code()).isEqualTo(1);
+      assertThat(fromConfig.err()).contains("held by another steward").contains(url);
     }
 
     Run none = mesh("journal", "verify", server.url(server.newDatabase()));
