@@ -152,7 +152,7 @@ final class JournalCommand implements Runnable {
               + " one chain and replay; "
               + Counted.of(r.result().authorisations(), "grant decision")
               + ", "
-              + Counted.of(r.result().sealed().size(), "receipt")
+              + Counted.of(r.result().receipts().size(), "receipt")
               + ", "
               + r.result().unresolved().size()
               + " unresolved, "

@@ -18,6 +18,7 @@ import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
 import org.meshjava.openai.OpenAiServer;
 import org.meshjava.receipt.ChainHead;
@@ -103,6 +104,9 @@ final class ServeCommand implements Callable<Integer> {
   /** The journal file this run created, removed again if the steward never starts listening. */
   private @Nullable Path createdJournal;
 
+  /** The snapshot directory this run's new journal would use, removed with it. */
+  private @Nullable Path createdSnapshots;
+
   @Override
   public Integer call() throws Exception {
     try {
@@ -112,6 +116,15 @@ final class ServeCommand implements Callable<Integer> {
       if (createdJournal != null) {
         try {
           Files.deleteIfExists(createdJournal);
+          Path snaps = createdSnapshots;
+          if (snaps != null && Files.isDirectory(snaps)) {
+            try (var files = Files.list(snaps)) {
+              for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+              }
+            }
+            Files.deleteIfExists(snaps);
+          }
         } catch (IOException ignored) {
           // The error being reported matters more than a stray file.
         }
@@ -162,6 +175,20 @@ final class ServeCommand implements Callable<Integer> {
         sb.journal(FileJournal.open(journalPath));
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
+      }
+      ServeConfig.SnapshotConfig snaps = c.snapshots();
+      if (snaps.enabled()) {
+        FileSnapshotStore store =
+            snaps
+                .dir()
+                .map(FileSnapshotStore::new)
+                .orElseGet(() -> FileSnapshotStore.beside(journalPath));
+        if (!existed && !Files.exists(store.directory())) {
+          createdSnapshots = store.directory();
+        }
+        sb.snapshots(store)
+            .snapshotEvery(snaps.everyRecords())
+            .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
       }
       if (!existed) {
         createdJournal = journalPath;

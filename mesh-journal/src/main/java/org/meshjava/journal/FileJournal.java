@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ContentId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +86,12 @@ public final class FileJournal implements Journal {
   private final Object identity;
   private final FileChannel channel;
   private final FileLock lock;
-  private final List<JournalRecord> recovered;
+
+  /** The sequence and {@code prev} of the live file's first record (after archiving, not 0). */
+  private final long firstSeq;
+
+  /** The chains this journal has read or written: an append records a new one first. */
+  private final RecordCodec codec;
 
   private final Object queueLock = new Object();
   private final RecordChain chain;
@@ -100,21 +106,20 @@ public final class FileJournal implements Journal {
   /** The file's length as this journal wrote it; written by the sync leader only. */
   private long length;
 
-  private FileJournal(
-      Path path,
-      Object identity,
-      FileChannel channel,
-      FileLock lock,
-      JournalFile.Recovered recovered) {
-    JournalFile.Contents contents = recovered.contents();
+  /** The durable end: every record written and forced, and the file length after it. */
+  private volatile JournalPosition durable;
+
+  private FileJournal(Path path, Object identity, FileChannel channel, FileLock lock, Tail tail) {
     this.path = path;
     this.identity = identity;
     this.channel = channel;
     this.lock = lock;
-    this.recovered = contents.records();
-    this.chain = new RecordChain(recovered.codec(), contents.records().size(), contents.lastHash());
-    this.durableThrough = contents.records().size() - 1L;
-    this.length = contents.goodLength();
+    this.firstSeq = tail.firstSeq();
+    this.codec = new RecordCodec();
+    this.chain = new RecordChain(codec, tail.end().count(), tail.end().lastHash());
+    this.durable = tail.end();
+    this.durableThrough = tail.end().count() - 1L;
+    this.length = tail.end().locator();
   }
 
   /**
@@ -200,18 +205,17 @@ public final class FileJournal implements Journal {
           null);
     }
     try {
-      JournalFile.Recovered recovered = JournalFile.parse(readAll(ch));
-      JournalFile.Contents contents = recovered.contents();
-      if (contents.tornTail() > 0) {
+      Tail tail = tail(ch, path);
+      if (tail.torn() > 0) {
         LOG.warn(
             "journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
             path,
-            contents.tornTail());
-        ch.truncate(contents.goodLength());
+            tail.torn());
+        ch.truncate(tail.end().locator());
         ch.force(true);
       }
-      ch.position(contents.goodLength());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, recovered);
+      ch.position(tail.end().locator());
+      FileJournal journal = new FileJournal(real, identity, ch, lock, tail);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
@@ -222,6 +226,71 @@ public final class FileJournal implements Journal {
       throw new JournalException(
           JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Where the live file ends, found from its last lines only, so opening costs the same whatever
+   * the journal's length: the end (count, hash of the last whole line, its byte length), a torn
+   * final line's length, and the first record's sequence. The records themselves are checked by
+   * {@link #read}, from wherever a restart starts.
+   */
+  private record Tail(JournalPosition end, int torn, long firstSeq) {}
+
+  private static Tail tail(FileChannel ch, Path path) throws IOException, JournalException {
+    long size = ch.size();
+    long good = lastNewline(ch, size);
+    int torn = (int) Math.min(Integer.MAX_VALUE, size - good);
+    if (good == 0) {
+      return new Tail(JournalPosition.GENESIS, torn, 0);
+    }
+    long lastStart = lastNewline(ch, good - 1);
+    byte[] last = readRange(ch, lastStart, good - 1);
+    long lastSeq = RecordCodec.seqOf(last, path);
+    long firstSeq = lastSeq;
+    if (lastStart > 0) {
+      byte[] first = new LineReader(ch, 0, good).next();
+      firstSeq = RecordCodec.seqOf(java.util.Objects.requireNonNull(first), path);
+    }
+    return new Tail(
+        new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
+        torn,
+        firstSeq);
+  }
+
+  /** The offset just after the last newline before {@code before}, or 0 if there is none. */
+  private static long lastNewline(FileChannel ch, long before) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+    long at = before;
+    while (at > 0) {
+      int n = (int) Math.min(buf.capacity(), at);
+      buf.clear().limit(n);
+      long from = at - n;
+      int read = 0;
+      while (buf.hasRemaining()) {
+        int r = ch.read(buf, from + read);
+        if (r < 0) {
+          break;
+        }
+        read += r;
+      }
+      for (int i = read - 1; i >= 0; i--) {
+        if (buf.get(i) == '\n') {
+          return from + i + 1;
+        }
+      }
+      at = from;
+    }
+    return 0;
+  }
+
+  private static byte[] readRange(FileChannel ch, long from, long to) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(to - from));
+    while (buf.hasRemaining()) {
+      if (ch.read(buf, from + buf.position()) < 0) {
+        break;
+      }
+    }
+    return Arrays.copyOf(buf.array(), buf.position());
   }
 
   /**
@@ -280,9 +349,103 @@ public final class FileJournal implements Journal {
         : Arrays.copyOf(buf.array(), buf.position());
   }
 
+  /**
+   * Reads every record into a list (see {@link Journal#recovered()}): for tools and tests. A
+   * steward streams them with {@link #read} instead, so nothing is retained.
+   */
   @Override
   public List<JournalRecord> recovered() {
-    return recovered;
+    List<JournalRecord> out = new ArrayList<>();
+    try {
+      read(JournalPosition.GENESIS, new java.util.HashMap<>(), out::add);
+    } catch (JournalException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return out;
+  }
+
+  @Override
+  public JournalPosition position() {
+    return durable;
+  }
+
+  @Override
+  public void read(
+      JournalPosition from,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    JournalPosition end = durable;
+    if (from.count() > end.count()) {
+      throw new JournalException(
+          JournalException.Reason.POSITION_MISMATCH,
+          from + " is beyond the end of journal " + path + " (" + end.count() + " records)",
+          null);
+    }
+    if (from.count() == end.count()) {
+      if (!from.lastHash().equals(end.lastHash())) {
+        throw new JournalException(
+            JournalException.Reason.POSITION_MISMATCH,
+            from + " is not in journal " + path + ": its last record hashes to " + end.lastHash(),
+            null);
+      }
+      learn(end, chains);
+      return;
+    }
+    if (from.count() < firstSeq) {
+      from = JournalSegments.read(path, from, firstSeq, chains, sink);
+    }
+    ChainedReader reader = new ChainedReader(from, chains);
+    try {
+      LineReader lines = locate(from, end.locator());
+      while (reader.next() < end.count()) {
+        byte[] line = lines.next();
+        if (line == null) {
+          throw new JournalException(
+              JournalException.Reason.CORRUPT, reader.next(), "is missing from " + path, null);
+        }
+        sink.accept(reader.take(line, path));
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+    learn(end, chains);
+  }
+
+  /**
+   * After a read through to {@code end}: if nothing was appended since, the chains read are the
+   * ones recorded, so an append does not record one of them again.
+   */
+  private void learn(JournalPosition end, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> c) {
+    synchronized (queueLock) {
+      if (chain.next() == end.count()) {
+        codec.rememberAll(c);
+      }
+    }
+  }
+
+  /**
+   * A reader positioned at record {@code from.count()} of the live file: at the locator hint when a
+   * record of that sequence starts there, else found by counting lines from the file's start.
+   */
+  private LineReader locate(JournalPosition from, long end) throws IOException, JournalException {
+    long hint = from.locator();
+    if (hint > 0 && hint < end && readRange(channel, hint - 1, hint)[0] == '\n') {
+      LineReader at = new LineReader(channel, hint, end);
+      byte[] line = at.next();
+      if (line != null && RecordCodec.seqOf(line, path) == from.count()) {
+        return new LineReader(channel, hint, end);
+      }
+    }
+    LineReader lines = new LineReader(channel, 0, end);
+    for (long s = firstSeq; s < from.count(); s++) {
+      if (!lines.skip()) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
+      }
+    }
+    return lines;
   }
 
   @Override
@@ -396,6 +559,12 @@ public final class FileJournal implements Journal {
       }
       channel.force(false);
       length = at;
+      RecordChain.Encoded lastWritten = batch.getLast();
+      durable =
+          new JournalPosition(
+              lastWritten.record().seq() + 1,
+              Optional.of(ContentId.ofBytes(lastWritten.line())),
+              at);
     } catch (IOException ex) {
       JournalException f =
           new JournalException(

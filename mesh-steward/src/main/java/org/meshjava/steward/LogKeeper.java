@@ -3,12 +3,14 @@ package org.meshjava.steward;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.ReceiptIds;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
@@ -54,26 +56,77 @@ final class LogKeeper {
       Journal journal,
       int every)
       throws JournalException {
-    long first = start.nextSequence();
-    for (JournalRecord r : records) {
-      if (r.entry() instanceof JournalEntry.Sealed s) {
-        first = s.sequence();
-        break;
-      }
+    Rebuilder r = new Rebuilder(key, witnesses);
+    for (JournalRecord each : records) {
+      r.accept(each);
     }
-    TransparencyLog log = new TransparencyLog(key, first, witnesses);
-    for (JournalRecord r : records) {
+    return r.finish(start, journal, every);
+  }
+
+  /**
+   * Rebuilds the log as the journal streams past, from the start or from a snapshot's receipts
+   * ({@link #seed}); holds only the tree, never the records.
+   */
+  static final class Rebuilder {
+    private final SigningKey key;
+    private final Set<NoteVerifierKey> witnesses;
+    private @Nullable TransparencyLog log;
+
+    Rebuilder(SigningKey key, Set<NoteVerifierKey> witnesses) {
+      this.key = key;
+      this.witnesses = witnesses;
+    }
+
+    /**
+     * Starts from a snapshot: its receipts, in order, and the last checkpoint it recorded, which
+     * the tree they build must reproduce.
+     *
+     * @throws JournalException {@code REPLAY_REFUSED} if it does not
+     */
+    void seed(ReceiptIds receipts, Optional<SignedNote> checkpoint) throws JournalException {
+      if (receipts.first() < 0) {
+        if (checkpoint.isPresent()) {
+          throw refused(-1, "the snapshot holds a checkpoint but no receipt");
+        }
+        return;
+      }
+      TransparencyLog l = new TransparencyLog(key, receipts.first(), witnesses);
+      for (long s = receipts.first(); s < receipts.first() + receipts.size(); s++) {
+        l.append(s, receipts.get(s).orElseThrow());
+      }
+      if (checkpoint.isPresent()) {
+        try {
+          l.publish(checkpoint.get());
+        } catch (LogException e) {
+          throw refused(
+              -1, "the snapshot's checkpoint is not reproduced by its receipts: " + e.getMessage());
+        }
+      }
+      log = l;
+    }
+
+    /** Takes the next record. */
+    void accept(JournalRecord r) throws JournalException {
       switch (r.entry()) {
         case JournalEntry.Sealed s -> {
-          long due = log.firstSequence() + log.size();
+          TransparencyLog l = log;
+          if (l == null) {
+            l = new TransparencyLog(key, s.sequence(), witnesses);
+            log = l;
+          }
+          long due = l.firstSequence() + l.size();
           if (s.sequence() != due) {
             throw refused(r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
           }
-          log.append(s.sequence(), s.envelopeId());
+          l.append(s.sequence(), s.envelopeId());
         }
         case JournalEntry.Checkpoint c -> {
+          TransparencyLog l = log;
+          if (l == null) {
+            throw refused(r.seq(), "records a checkpoint before any receipt");
+          }
           try {
-            log.publish(c.note());
+            l.publish(c.note());
           } catch (LogException e) {
             throw refused(
                 r.seq(),
@@ -87,7 +140,15 @@ final class LogKeeper {
         }
       }
     }
-    return new LogKeeper(log, journal, every);
+
+    /** The keeper, with the log starting at {@code start} if no receipt was recorded. */
+    LogKeeper finish(ChainHead start, Journal journal, int every) {
+      TransparencyLog l = log;
+      if (l == null) {
+        l = new TransparencyLog(key, start.nextSequence(), witnesses);
+      }
+      return new LogKeeper(l, journal, every);
+    }
   }
 
   private static JournalException refused(long seq, String detail) {
