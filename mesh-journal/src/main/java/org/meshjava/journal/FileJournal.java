@@ -376,6 +376,23 @@ public final class FileJournal implements Journal {
       RecordSink sink)
       throws JournalException {
     JournalPosition end = durable;
+    readFrom(channel, path, firstSeq, end, from, chains, sink);
+    learn(end, chains);
+  }
+
+  /**
+   * Streams the records of the file on {@code ch} from {@code from} to {@code end}: from the
+   * segments first when {@code from} precedes the live file's first record ({@code firstSeq}).
+   */
+  private static void readFrom(
+      FileChannel ch,
+      Path path,
+      long firstSeq,
+      JournalPosition end,
+      JournalPosition from,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
     if (from.count() > end.count()) {
       throw new JournalException(
           JournalException.Reason.POSITION_MISMATCH,
@@ -389,7 +406,6 @@ public final class FileJournal implements Journal {
             from + " is not in journal " + path + ": its last record hashes to " + end.lastHash(),
             null);
       }
-      learn(end, chains);
       return;
     }
     if (from.count() < firstSeq) {
@@ -397,7 +413,7 @@ public final class FileJournal implements Journal {
     }
     ChainedReader reader = new ChainedReader(from, chains);
     try {
-      LineReader lines = locate(from, end.locator());
+      LineReader lines = locate(ch, path, firstSeq, from.count(), from.locator(), end.locator());
       while (reader.next() < end.count()) {
         byte[] line = lines.next();
         if (line == null) {
@@ -410,7 +426,116 @@ public final class FileJournal implements Journal {
       throw new JournalException(
           JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
     }
-    learn(end, chains);
+  }
+
+  /**
+   * Streams the records of the journal at {@code path} from {@code from} without locking or
+   * changing it (for {@code mesh journal verify}); a journal this process holds is read through its
+   * holder. A torn final line is left out.
+   *
+   * @throws JournalException as {@link Journal#read}
+   */
+  public static void scan(
+      Path path,
+      JournalPosition from,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    try {
+      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
+      FileJournal holder = held == null ? null : held.get();
+      if (holder != null) {
+        holder.read(from, chains, sink);
+        return;
+      }
+      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        Tail tail = tail(ch, path);
+        readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Moves the records before {@code upTo} (a position a verified snapshot covers) out of the live
+   * file into a segment ({@link JournalSegments}), with no steward running: takes the journal's
+   * lock, checks that {@code upTo} is in this journal, writes the segment and forces it, then
+   * writes the rest to a new file and renames it over the journal. The last record always stays in
+   * the live file (appends chain from it). A crash midway leaves the journal whole: the segment
+   * then duplicates records the live file still holds, and is written again by the next archive.
+   *
+   * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
+   * @return how many records were archived (0 when none could be)
+   * @throws JournalException {@code POSITION_MISMATCH} if {@code upTo} is not in the journal,
+   *     {@code LOCKED} if a steward holds it, {@code IO}
+   */
+  public static long archive(
+      Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
+      throws JournalException {
+    try (FileJournal j = open(path)) {
+      JournalPosition end = j.durable;
+      j.read(upTo, new java.util.HashMap<>(chains), r -> {});
+      long cut = Math.min(upTo.count(), end.count() - 1);
+      if (cut <= j.firstSeq) {
+        return 0;
+      }
+      try {
+        long hint = cut == upTo.count() ? upTo.locator() : -1;
+        long offset = locate(j.channel, j.path, j.firstSeq, cut, hint, end.locator()).offset();
+        Path segment = JournalSegments.file(j.path, j.firstSeq);
+        Files.createDirectories(JournalSegments.directory(j.path));
+        copy(j.channel, 0, offset, segment);
+        Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
+        copy(j.channel, offset, end.locator(), tmp);
+        Files.move(
+            tmp,
+            j.path,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        return cut - j.firstSeq;
+      } catch (IOException e) {
+        throw new JournalException(
+            JournalException.Reason.IO, "cannot archive " + path + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */
+  private static void copy(FileChannel ch, long from, long to, Path target) throws IOException {
+    try (FileChannel out =
+        FileChannel.open(
+            target,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      long at = from;
+      while (at < to) {
+        at += ch.transferTo(at, to - at, out);
+      }
+      out.force(true);
+    }
+  }
+
+  /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
+  public static long firstSequence(Path path) throws JournalException {
+    try {
+      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
+      FileJournal holder = held == null ? null : held.get();
+      if (holder != null) {
+        return holder.firstSeq;
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      return tail(ch, path).firstSeq();
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
   }
 
   /**
@@ -426,20 +551,21 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * A reader positioned at record {@code from.count()} of the live file: at the locator hint when a
-   * record of that sequence starts there, else found by counting lines from the file's start.
+   * A reader positioned at record {@code count} of the live file: at the locator hint when a record
+   * of that sequence starts there, else found by counting lines from the file's start.
    */
-  private LineReader locate(JournalPosition from, long end) throws IOException, JournalException {
-    long hint = from.locator();
+  private static LineReader locate(
+      FileChannel channel, Path path, long firstSeq, long count, long hint, long end)
+      throws IOException, JournalException {
     if (hint > 0 && hint < end && readRange(channel, hint - 1, hint)[0] == '\n') {
       LineReader at = new LineReader(channel, hint, end);
       byte[] line = at.next();
-      if (line != null && RecordCodec.seqOf(line, path) == from.count()) {
+      if (line != null && RecordCodec.seqOf(line, path) == count) {
         return new LineReader(channel, hint, end);
       }
     }
     LineReader lines = new LineReader(channel, 0, end);
-    for (long s = firstSeq; s < from.count(); s++) {
+    for (long s = firstSeq; s < count; s++) {
       if (!lines.skip()) {
         throw new JournalException(
             JournalException.Reason.CORRUPT, s, "is missing from " + path, null);

@@ -133,6 +133,57 @@ public final class Snapshot {
   }
 
   /**
+   * Decodes a snapshot and checks it under the key of the steward it names, for tools that do not
+   * know the steward beforehand ({@code mesh journal verify}); a steward opens its own with {@link
+   * #open(byte[], DidKey)}.
+   *
+   * @throws SnapshotException as {@link #open(byte[], DidKey)}
+   */
+  public static Snapshot openAsNamed(byte[] bytes) throws SnapshotException {
+    List<CborValue> outer;
+    CborValue body;
+    try {
+      outer = Fields.array(CanonicalCbor.decode(bytes, LIMITS), 2, "snapshot");
+      body = CanonicalCbor.decode(Fields.bytes(outer.get(0), -1, "body"), LIMITS);
+    } catch (org.meshjava.core.cbor.CborDecodeException e) {
+      throw malformed("not canonical CBOR: " + e.getMessage());
+    }
+    if (!(body instanceof CborMap m)) {
+      throw malformed("the body is not a map");
+    }
+    String named = new Fields(m).text("steward");
+    try {
+      return open(bytes, DidKey.parse(named));
+    } catch (org.meshjava.core.identity.DidKeyException e) {
+      throw malformed("steward " + named + " is not a did:key: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The canonical encoding of {@code state} as {@code steward}'s snapshot body, without a locator
+   * and unsigned: two states are the same exactly when these bytes are (for comparing a snapshot
+   * with a replay).
+   */
+  public static byte[] canonicalBody(DidKey steward, SnapshotState state) {
+    JournalPosition p = state.position();
+    SnapshotState plain =
+        new SnapshotState(
+            p.withoutLocator(),
+            state.ledger(),
+            state.revocations(),
+            state.suspension(),
+            state.lastSealed(),
+            state.receipts(),
+            state.open(),
+            state.settled(),
+            state.checkpoint(),
+            state.chains(),
+            state.authorisations(),
+            state.revocationsReplayed());
+    return body(steward, plain).encode();
+  }
+
+  /**
    * Checks that {@code journal} holds the history this snapshot covers: it is no longer than the
    * journal, and the journal's record at its last covered place hashes as it says. The second check
    * happens as the tail is read ({@link Journal#read} refuses a position whose hash differs), so
