@@ -7,6 +7,8 @@ module org.meshjava.cli {
   requires org.meshjava.engine.jlama;
   requires org.meshjava.conformance;
   requires org.meshjava.openai;
+  requires org.meshjava.metrics;
+  requires micrometer.registry.prometheus;
   requires com.fasterxml.jackson.databind;
   requires info.picocli;
   requires java.net.http;

@@ -10,4 +10,5 @@ module org.meshjava.steward {
   requires org.slf4j;
 
   exports org.meshjava.steward;
+  exports org.meshjava.steward.observe;
 }

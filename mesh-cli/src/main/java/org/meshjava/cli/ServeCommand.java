@@ -1,12 +1,18 @@
 package org.meshjava.cli;
 
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
@@ -20,7 +26,10 @@ import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
+import org.meshjava.metrics.StewardMetrics;
+import org.meshjava.metrics.StewardObservations;
 import org.meshjava.openai.OpenAiServer;
+import org.meshjava.openai.RequestScope;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
@@ -96,6 +105,26 @@ final class ServeCommand implements Callable<Integer> {
   Path revocations;
 
   @Option(
+      names = "--grace-seconds",
+      paramLabel = "S",
+      description =
+          "On SIGTERM or SIGINT, how long serves in flight may take to finish while new requests"
+              + " are refused with 503 shutting_down (default 30).")
+  Long graceSeconds;
+
+  @Option(
+      names = "--no-metrics",
+      description = "Serve no GET /metrics (Prometheus text format; on by default).")
+  boolean noMetrics;
+
+  @Option(
+      names = "--metrics-grant-ids",
+      description =
+          "Tag grant spend and remaining budget with each grant's id (one series per grant);"
+              + " by default they are summed over all grants.")
+  boolean metricsGrantIds;
+
+  @Option(
       names = "--port-file",
       paramLabel = "FILE",
       description = "Write the bound port here once listening (for scripts).")
@@ -106,6 +135,12 @@ final class ServeCommand implements Callable<Integer> {
 
   /** The snapshot directory this run's new journal would use, removed with it. */
   private @Nullable Path createdSnapshots;
+
+  /** Counted down once the steward is closed, so that a signal's shutdown hook can end the JVM. */
+  private final CountDownLatch finished = new CountDownLatch(1);
+
+  /** The status a signalled shutdown exits with: 0 once drained and closed, 1 if cut short. */
+  private volatile int exitStatus = 1;
 
   @Override
   public Integer call() throws Exception {
@@ -130,6 +165,8 @@ final class ServeCommand implements Callable<Integer> {
         }
       }
       throw e;
+    } finally {
+      finished.countDown();
     }
   }
 
@@ -168,6 +205,17 @@ final class ServeCommand implements Callable<Integer> {
       case "discover" -> {}
       default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
     }
+    // Metrics and one observation per serve, bound through the steward's listener hook; the
+    // registry writes the Prometheus text format itself.
+    PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    ObservationRegistry observations = ObservationRegistry.create();
+    observations
+        .observationConfig()
+        .observationHandler(new DefaultMeterObservationHandler(prometheus));
+    StewardObservations serveObservations = new StewardObservations(observations);
+    StewardMetrics metrics =
+        StewardMetrics.builder(prometheus).grantIdTags(metricsGrantIds).build();
+    sb.listener(metrics).listener(serveObservations);
     Path journalPath = journal != null ? journal : c.journal().orElse(null);
     if (journalPath != null) {
       boolean existed = Files.exists(journalPath);
@@ -217,6 +265,11 @@ final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
+    metrics.watch(steward);
+    Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
+    if (grace.isNegative()) {
+      throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
+    }
     try (steward) {
       Path revocationsFile = revocations != null ? revocations : c.revocations().orElse(null);
       if (revocationsFile != null) {
@@ -242,6 +295,24 @@ final class ServeCommand implements Callable<Integer> {
       if (c.bodyDeadlineSeconds().isPresent()) {
         ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
       }
+      if (!noMetrics) {
+        ob.metrics(prometheus::scrape);
+      }
+      ob.requestScope(
+          (method, path, header) -> {
+            StewardObservations.Received received = serveObservations.received(method, header);
+            return new RequestScope.Opened() {
+              @Override
+              public void status(int status) {
+                received.status(status);
+              }
+
+              @Override
+              public void close() {
+                received.close();
+              }
+            };
+          });
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
@@ -272,10 +343,28 @@ final class ServeCommand implements Callable<Integer> {
           GrantFiles.writeLine(portFile, Integer.toString(server.port()));
         }
         CountDownLatch stop = new CountDownLatch(1);
-        Thread hook = new Thread(stop::countDown, "mesh-serve-stop");
+        Thread hook = new Thread(() -> stopOnSignal(stop, grace), "mesh-serve-stop");
         Runtime.getRuntime().addShutdownHook(hook);
+        boolean drained = true;
         try {
           stop.await();
+          // Drain: new requests are refused with 503 shutting_down while those in flight finish,
+          // are metered, sealed and journalled; closing the steward below then signs a last
+          // checkpoint and releases the journal's lock.
+          out.println(
+              "draining: new requests refused, up to "
+                  + grace.toSeconds()
+                  + " s for "
+                  + server.inFlight()
+                  + " in flight");
+          out.flush();
+          drained = server.drain(grace);
+          if (!drained) {
+            err.println(
+                "warning: the grace period ran out with "
+                    + server.inFlight()
+                    + " requests in flight; they are cut");
+          }
         } catch (InterruptedException e) {
           // Interrupting the command's thread is how an embedder stops it; the interrupt is
           // consumed here so that stopping the server below can wait for it to finish.
@@ -286,10 +375,32 @@ final class ServeCommand implements Callable<Integer> {
             // The JVM is already stopping; the hook has run or will.
           }
         }
+        exitStatus = drained ? 0 : 1;
         out.println("stopped");
+        out.flush();
         return 0;
       }
     }
+  }
+
+  /**
+   * The shutdown hook of a signal (SIGTERM, SIGINT): wakes the serving thread to drain, waits for
+   * it to close the steward, and ends the JVM with the drain's status. Without the halt the JVM
+   * would exit with the signal's status (143) however cleanly it drained, and with no wait it would
+   * halt before the steward's last checkpoint and the journal's lock release.
+   */
+  private void stopOnSignal(CountDownLatch stop, Duration grace) {
+    stop.countDown();
+    try {
+      if (!finished.await(grace.toSeconds() + 60, TimeUnit.SECONDS)) {
+        return;
+      }
+    } catch (InterruptedException e) {
+      return;
+    }
+    spec.commandLine().getOut().flush();
+    spec.commandLine().getErr().flush();
+    Runtime.getRuntime().halt(exitStatus);
   }
 
   /**

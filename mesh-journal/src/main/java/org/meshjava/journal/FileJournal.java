@@ -757,6 +757,27 @@ public final class FileJournal implements Journal {
     return path.toString();
   }
 
+  @Override
+  public Optional<String> refusesAppends() {
+    synchronized (queueLock) {
+      if (closed) {
+        return Optional.of("journal " + path + " is closed");
+      }
+      if (failure != null) {
+        return Optional.of("journal " + path + " failed: " + failure.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** Locked from opening until closed: the OS lock is held for exactly that long. */
+  @Override
+  public boolean locked() {
+    synchronized (queueLock) {
+      return !closed && lock.isValid();
+    }
+  }
+
   /** The journal's file. */
   public Path path() {
     return path;

@@ -84,6 +84,11 @@ public final class InMemoryJournal implements Journal {
   }
 
   @Override
+  public synchronized Optional<String> refusesAppends() {
+    return closed ? Optional.of("the in-memory journal is closed") : Optional.empty();
+  }
+
+  @Override
   public synchronized void close() {
     closed = true;
   }

@@ -2,6 +2,7 @@ package org.meshjava.journal;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
 
@@ -129,6 +130,22 @@ public interface Journal extends AutoCloseable {
 
   /** A short description for errors and logs: the file path, or "in-memory". */
   String describe();
+
+  /**
+   * Why the journal takes no more appends, if it does not: it is closed, or a write failed. A
+   * health check reads it (a steward's readiness); the default says nothing is wrong.
+   */
+  default Optional<String> refusesAppends() {
+    return Optional.empty();
+  }
+
+  /**
+   * Whether the journal holds an exclusive lock on its storage right now, so that no other steward
+   * can append to it. The default is false: an in-memory journal has nothing to lock.
+   */
+  default boolean locked() {
+    return false;
+  }
 
   /** Releases the journal (and, for a file journal, its lock). */
   @Override

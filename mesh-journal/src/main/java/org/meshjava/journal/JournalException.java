@@ -43,7 +43,13 @@ public final class JournalException extends Exception {
     /** An earlier write failed; the journal takes no more appends until it is reopened. */
     FAILED,
     /** The journal is closed. */
-    CLOSED
+    CLOSED,
+    /**
+     * Another steward has taken this journal over since this one opened it (a journal kept in a
+     * database, whose lock this steward's lost session gave up): this one writes nothing more
+     * (§2.2).
+     */
+    FENCED
   }
 
   private final Reason reason;

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -21,6 +22,7 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +36,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /v1/models}: the backends with fidelity, recipe and weights digest;
  *   <li>{@code GET /v1/mesh/steward}: the steward's {@code did:key}, the subject grants name;
  *   <li>{@code POST /v1/mesh/witness}: 200 when the journal holds a shown receipt, 409 when not.
+ *   <li>{@code GET /healthz}, {@code GET /readyz} and, when configured, {@code GET /metrics}: the
+ *       operator's endpoints (see {@link #drain} for the shutdown);
  *   <li>{@code GET /v1/mesh/checkpoint}, {@code GET /v1/mesh/proof/inclusion?seq=&size=}, {@code
  *       GET /v1/mesh/proof/consistency?from=&to=}: the transparency log (SPEC.md §65); {@code POST
  *       /v1/mesh/checkpoint} takes a witness's cosignature.
@@ -55,6 +59,8 @@ public final class OpenAiServer implements AutoCloseable {
   private final Server jetty;
   private final ServerConnector connector;
   private final Endpoints endpoints;
+  private final Operations operations;
+  private final Optional<RequestScope> scope;
   private final long maxBodyBytes;
   private final Duration bodyDeadline;
   private final Duration writeTimeout;
@@ -62,6 +68,8 @@ public final class OpenAiServer implements AutoCloseable {
   private OpenAiServer(Builder b) {
     int concurrent = b.maxConcurrentServes.orElseGet(() -> backendsTotal(b.steward));
     this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, concurrent);
+    this.operations = new Operations(b.steward, b.metrics);
+    this.scope = b.scope;
     this.maxBodyBytes = b.maxBodyBytes;
     this.bodyDeadline = b.bodyDeadline;
     this.writeTimeout = b.writeTimeout;
@@ -142,6 +150,28 @@ public final class OpenAiServer implements AutoCloseable {
     return URI.create("http://" + host + ":" + port() + "/v1");
   }
 
+  /**
+   * Drains the server before a shutdown: from now on every {@code POST} is refused with 503 {@code
+   * shutting_down} and {@code /readyz} answers 503, while the requests already being answered
+   * (serves included, streams to their end) finish; waits for them up to {@code grace}. The server
+   * keeps listening, so that a client is told rather than refused a connection; {@link #close()}
+   * then stops it.
+   *
+   * @return whether every request being answered finished within {@code grace}
+   * @throws InterruptedException if interrupted while waiting; the server stays draining
+   */
+  public boolean drain(Duration grace) throws InterruptedException {
+    if (Objects.requireNonNull(grace, "grace").isNegative()) {
+      throw new IllegalArgumentException("grace must not be negative: " + grace);
+    }
+    return operations.drain(grace);
+  }
+
+  /** How many requests are being answered right now (their bodies read, the answer not done). */
+  public int inFlight() {
+    return operations.inFlight();
+  }
+
   /** Stops listening; requests in flight are cut. The steward stays open. */
   @Override
   public void close() {
@@ -189,10 +219,19 @@ public final class OpenAiServer implements AutoCloseable {
       return true;
     }
 
-    private void answer(Request request, byte[] body, Response response, Callback callback) {
+    private void answer(Request request, byte[] body, Response response, Callback done) {
+      String method = request.getMethod();
+      String path = Request.getPathInContext(request);
+      // Counted until the answer is written, so that a drain waits for it to reach the client.
+      operations.entered();
+      Callback callback = Callback.from(done, operations::left);
+      RequestScope.@Nullable Opened opened = open(method, path, request);
       try {
         Reply reply;
-        if ("POST".equals(request.getMethod())
+        Optional<Reply> operator = operations.answer(method, path);
+        if (operator.isPresent()) {
+          reply = operator.get();
+        } else if ("POST".equals(method)
             && !JsonMediaType.accepts(request.getHeaders().get(HttpHeader.CONTENT_TYPE))) {
           reply =
               ErrorReply.invalid(
@@ -204,15 +243,39 @@ public final class OpenAiServer implements AutoCloseable {
         } else {
           reply =
               endpoints.handle(
-                  request.getMethod(),
-                  Request.getPathInContext(request),
+                  method,
+                  path,
                   Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
                   body);
+        }
+        if (opened != null) {
+          opened.status(reply.status());
         }
         write(reply, request, response, callback);
       } catch (Throwable t) {
         LOG.debug("answering {} failed", request.getHttpURI(), t);
         callback.failed(t);
+      } finally {
+        if (opened != null) {
+          try {
+            opened.close();
+          } catch (RuntimeException e) {
+            LOG.warn("closing the request scope failed; ignored", e);
+          }
+        }
+      }
+    }
+
+    /** Opens the application's scope around a {@code /v1/} request, if one is set. */
+    private RequestScope.@Nullable Opened open(String method, String path, Request request) {
+      if (scope.isEmpty() || !path.startsWith("/v1/")) {
+        return null;
+      }
+      try {
+        return scope.get().open(method, path, name -> request.getHeaders().get(name));
+      } catch (RuntimeException e) {
+        LOG.warn("opening the request scope failed; answering without it", e);
+        return null;
       }
     }
 
@@ -253,6 +316,12 @@ public final class OpenAiServer implements AutoCloseable {
         json.retryAfterSeconds()
             .ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, s.toString()));
         byte[] bytes = json.body().toString().getBytes(StandardCharsets.UTF_8);
+        response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
+        response.write(true, ByteBuffer.wrap(bytes), callback);
+      }
+      case Reply.Text text -> {
+        response.getHeaders().put(HttpHeader.CONTENT_TYPE, text.contentType());
+        byte[] bytes = text.body().getBytes(StandardCharsets.UTF_8);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
@@ -374,6 +443,8 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration bodyDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
+    private Optional<Supplier<String>> metrics = Optional.empty();
+    private Optional<RequestScope> scope = Optional.empty();
 
     private Builder(Steward steward) {
       this.steward = Objects.requireNonNull(steward, "steward");
@@ -461,6 +532,22 @@ public final class OpenAiServer implements AutoCloseable {
         throw new IllegalArgumentException("writeTimeout must be positive: " + v);
       }
       writeTimeout = v;
+      return this;
+    }
+
+    /**
+     * Serves {@code GET /metrics} from {@code scrape}: a Prometheus text exposition (format 0.0.4)
+     * produced at each request, such as a Micrometer {@code PrometheusMeterRegistry::scrape}.
+     * Without it there is no {@code /metrics}.
+     */
+    public Builder metrics(Supplier<String> scrape) {
+      metrics = Optional.of(Objects.requireNonNull(scrape, "scrape"));
+      return this;
+    }
+
+    /** Opens {@code v} around each {@code /v1/} request (for tracing); see {@link RequestScope}. */
+    public Builder requestScope(RequestScope v) {
+      scope = Optional.of(Objects.requireNonNull(v, "scope"));
       return this;
     }
 

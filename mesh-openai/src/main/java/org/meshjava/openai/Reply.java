@@ -5,7 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /** What the binding answers: one JSON document, or a stream of server-sent events. */
-sealed interface Reply permits Reply.Json, Reply.Streamed {
+sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
 
   /** The HTTP status. */
   int status();
@@ -25,6 +25,20 @@ sealed interface Reply permits Reply.Json, Reply.Streamed {
 
     Json(int status, JsonNode body) {
       this(status, body, Optional.empty());
+    }
+  }
+
+  /**
+   * A text document of a given content type (the Prometheus exposition at {@code /metrics}).
+   *
+   * @param status the HTTP status
+   * @param contentType the {@code Content-Type}
+   * @param body the text, sent as UTF-8
+   */
+  record Text(int status, String contentType, String body) implements Reply {
+    public Text {
+      Objects.requireNonNull(contentType, "contentType");
+      Objects.requireNonNull(body, "body");
     }
   }
 

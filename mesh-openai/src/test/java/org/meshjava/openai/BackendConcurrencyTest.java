@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -35,59 +34,6 @@ import org.meshjava.core.crypto.SigningKey;
  * and a streaming client that stops reading gives its serve back after the write timeout.
  */
 final class BackendConcurrencyTest {
-
-  /** A cheap backend that holds each serve until released; its limit is set per test. */
-  private static final class HeldEngine implements ServingEngine {
-    final int limit;
-    final CountDownLatch entered;
-    final CountDownLatch release = new CountDownLatch(1);
-
-    HeldEngine(int limit, int expected) {
-      this.limit = limit;
-      this.entered = new CountDownLatch(expected);
-    }
-
-    @Override
-    public String name() {
-      return "held";
-    }
-
-    @Override
-    public Recipe recipe() {
-      return Recipe.of("held");
-    }
-
-    @Override
-    public Fidelity fidelity() {
-      return Fidelity.F0;
-    }
-
-    @Override
-    public CostProfile costProfile() {
-      return CostProfile.perToken(1);
-    }
-
-    @Override
-    public int maxConcurrentServes() {
-      return limit;
-    }
-
-    @Override
-    public int maxWaitingServes() {
-      return 0;
-    }
-
-    @Override
-    public EngineResult serve(ServeRequest request, TokenSequence prompt) {
-      entered.countDown();
-      try {
-        release.await(20, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      return new EngineResult(TokenSequence.of(1), ServeOutcome.greedy(prompt.size(), 1));
-    }
-  }
 
   /** A cheap streaming backend that produces tokens until its sink says stop. */
   private static final class EndlessEngine implements ServingEngine {

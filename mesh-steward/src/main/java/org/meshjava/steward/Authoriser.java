@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
@@ -24,6 +25,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.router.AdmissionRule;
+import org.meshjava.steward.observe.StewardListener;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,13 +48,16 @@ final class Authoriser {
   private final Object order = new Object();
   private final AtomicReference<String> suspension = new AtomicReference<>();
   private final List<Unresolved> unresolved;
+  private final @Nullable StewardListener listener;
 
   Authoriser(
       Gate gate,
       Journal journal,
       InstantSource clock,
       List<Unresolved> unresolved,
-      Optional<String> suspended) {
+      Optional<String> suspended,
+      @Nullable StewardListener listener) {
+    this.listener = listener;
     this.gate = gate;
     this.journal = journal;
     this.clock = clock;
@@ -157,6 +162,9 @@ final class Authoriser {
     result
         .breach()
         .ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
+    if (listener != null) {
+      listener.debited(result);
+    }
     return result;
   }
 

@@ -28,6 +28,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterDiscovery;
@@ -73,6 +74,10 @@ import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.router.Router;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServePhase;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
 
 /**
  * The steward (§2): the endpoint that routes a request, authorises it against a presented grant,
@@ -102,6 +107,10 @@ import org.meshjava.router.Router;
  * grant can never overspend it; only the journal ordering and the final stamp-and-seal step are
  * serialised, so concurrent serves form one unbroken chain. Close the steward to release what it
  * owns (its journal's lock, a discovered meter's re-probe thread).
+ *
+ * <p><b>Observation.</b> Listeners registered with {@link Builder#listener} follow every serve's
+ * phases and outcome, every debit and every journal write ({@link StewardListener}); {@link
+ * #readiness()} reports the state a health check needs. Neither costs anything without a listener.
  */
 public final class Steward implements AutoCloseable {
   /** Records written between snapshots, by default. */
@@ -125,6 +134,7 @@ public final class Steward implements AutoCloseable {
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
+  private final @Nullable StewardListener listener;
 
   private Steward(
       Builder b,
@@ -147,14 +157,16 @@ public final class Steward implements AutoCloseable {
     }
     this.clock = b.clock;
     this.nonces = b.nonces;
-    this.journal = b.journal;
+    this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
+    this.journal = listener == null ? b.journal : new TimedJournal(b.journal, listener);
     this.authoriser =
         new Authoriser(
             gate,
-            b.journal,
+            this.journal,
             b.clock,
             replayed.unresolved(),
-            replayed.suspension().map(JournalReplay.Suspension::toString));
+            replayed.suspension().map(JournalReplay.Suspension::toString),
+            listener);
     this.log = ReceiptLog.resume(b.key, head);
     this.recorded = new SealedIndex(replayed.receipts(), head.nextSequence());
     this.logKeeper = logKeeper;
@@ -251,6 +263,22 @@ public final class Steward implements AutoCloseable {
    */
   public Optional<String> grantsNeedDurableJournal() {
     return grantsNeedDurableJournal;
+  }
+
+  /**
+   * Reports whether this steward can seal receipts now, with its journal's state, whether it
+   * honours grants, its meter's counters and its chain head ({@link Readiness}). Cheap enough for a
+   * health probe: it reads state and opens nothing. Thread-safe.
+   */
+  public Readiness readiness() {
+    List<org.meshjava.energy.CounterStatus> counters =
+        meter instanceof CounterMeter counting ? counting.counters() : List.of();
+    return new Readiness(
+        new Readiness.Journal(
+            journal.describe(), journal.durable(), journal.locked(), journal.refusesAppends()),
+        new Readiness.Grants(grantsNeedDurableJournal.or(authoriser::suspension)),
+        new Readiness.Meter(meter.name(), counters),
+        log.head());
   }
 
   /**
@@ -383,11 +411,38 @@ public final class Steward implements AutoCloseable {
   private ServeResult serve(ServeRequest request, Ask ask, Optional<Presentation> presentation)
       throws ServeException {
     Objects.requireNonNull(request, "request");
+    if (listener == null) {
+      return serve(request, ask, presentation, ServeObserver.NONE);
+    }
+    ServeObserver observer =
+        listener.serveStarted(
+            new ServeStarted(
+                request,
+                presentation.isPresent(),
+                ask instanceof Ask.Generation g && g.streamer() != Streamer.NONE));
+    try {
+      ServeResult result = serve(request, ask, presentation, observer);
+      observer.served(result);
+      return result;
+    } catch (ServeException e) {
+      observer.refused(e);
+      throw e;
+    } catch (RuntimeException | Error e) {
+      observer.failed(e);
+      throw e;
+    }
+  }
+
+  /** The four phases, each announced to {@code observer} as it begins. */
+  private ServeResult serve(
+      ServeRequest request, Ask ask, Optional<Presentation> presentation, ServeObserver observer)
+      throws ServeException {
     if (presentation.isPresent() && grantsNeedDurableJournal.isPresent()) {
       throw new ServeException(
           ServeException.Reason.JOURNAL_NOT_DURABLE, grantsNeedDurableJournal.get());
     }
     ask.fit(request);
+    observer.phase(ServePhase.ROUTE);
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
@@ -402,7 +457,7 @@ public final class Steward implements AutoCloseable {
     ServingEngine engine = route.chosen();
     BackendSlots.Held slot = slots.take(engine);
     try {
-      return serve(request, ask, presentation, route, engine);
+      return serve(request, ask, presentation, route, engine, observer);
     } finally {
       slot.close();
     }
@@ -414,10 +469,12 @@ public final class Steward implements AutoCloseable {
       Ask ask,
       Optional<Presentation> presentation,
       RouteDecision route,
-      ServingEngine engine)
+      ServingEngine engine,
+      ServeObserver observer)
       throws ServeException {
     TokenSequence payload = payload(ask, engine);
     refuseOverContext(request, engine, payload);
+    observer.phase(ServePhase.AUTHORISE);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
     Optional<WeightsBinding> bound = engine.weights();
@@ -426,6 +483,7 @@ public final class Steward implements AutoCloseable {
       authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine, bound));
     }
     // 3. Meter (and debit).
+    observer.phase(ServePhase.METER);
     Metered metered =
         meter(engine, request, () -> ask.run(route, request, payload), bound, authorised);
     if (metered.refusal.isEmpty()) {
@@ -448,6 +506,7 @@ public final class Steward implements AutoCloseable {
       throw metered.refusal.get();
     }
     // 4. Seal.
+    observer.phase(ServePhase.SEAL);
     SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
     return new ServeResult(
         metered.result().tokens(),
@@ -930,6 +989,7 @@ public final class Steward implements AutoCloseable {
     private @Nullable SnapshotStore snapshots;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
     private Duration snapshotInterval = Duration.ZERO;
+    private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
     private Builder(SigningKey key, boolean ephemeral) {
@@ -1067,6 +1127,16 @@ public final class Steward implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Registers a listener that follows every serve's phases and outcome, every grant debit and
+     * every journal write ({@link StewardListener}); listeners are called in registration order.
+     * What a listener throws never breaks a serve. Without any, observation costs nothing.
+     */
+    public Builder listener(StewardListener v) {
+      listeners.add(Objects.requireNonNull(v, "listener"));
+      return this;
+    }
+
     /** Sets the grant revocations the gate consults. */
     public Builder revocations(Revocations v) {
       revocations = Objects.requireNonNull(v, "revocations");
@@ -1097,6 +1167,15 @@ public final class Steward implements AutoCloseable {
       }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
+      if (snapshots != null) {
+        try {
+          j.position();
+        } catch (UnsupportedOperationException e) {
+          j.close();
+          throw new IllegalArgumentException(
+              "snapshots need a journal that reports its position; " + e.getMessage(), e);
+        }
+      }
       Recovered rec;
       try {
         rec = recover(j);

@@ -1,0 +1,173 @@
+package org.meshjava.journal.postgres;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.meshjava.core.ContentId;
+import org.meshjava.journal.JournalException;
+
+/**
+ * The journal's tables and the statements over them (SPEC.md section 60.7). Stateless.
+ *
+ * <pre>
+ * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint)        -- one row per journal
+ * mesh_journal_record (journal text, seq bigint, line bytea,          -- one row per record
+ *                      PRIMARY KEY (journal, seq))
+ * </pre>
+ */
+final class JournalSchema {
+  private JournalSchema() {}
+
+  /** The advisory lock that serialises creating the tables (any fixed key of our own). */
+  private static final long SCHEMA_LOCK = lockKey("mesh-journal schema");
+
+  /**
+   * Inserts the rows {@code (journal, seq, line)} from two arrays, only while the journal's epoch
+   * is the writer's. The owner row is read {@code FOR SHARE}: a successor raising the epoch waits
+   * for a write in progress to commit, and a write after the raise finds no row and inserts
+   * nothing. Parameters: journal, epoch, journal, seq[], line[].
+   */
+  static final String FENCED_INSERT =
+      "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE)"
+          + " INSERT INTO mesh_journal_record (journal, seq, line)"
+          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)";
+
+  /** Creates the tables when absent; safe when several stewards start at once. */
+  static void create(Connection c) throws SQLException {
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
+      s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
+              + " journal text PRIMARY KEY,"
+              + " epoch bigint NOT NULL CHECK (epoch > 0))");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
+              + " journal text NOT NULL,"
+              + " seq bigint NOT NULL CHECK (seq >= 0),"
+              + " line bytea NOT NULL,"
+              + " PRIMARY KEY (journal, seq))");
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  /** Tries the journal's session-level advisory lock; true when this session now holds it. */
+  static boolean tryLock(Connection c, String journal) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+      ps.setLong(1, lockKey("mesh-journal " + journal));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** Raises the journal's epoch by one (from 1 for a new journal) and returns it; committed. */
+  static long raiseEpoch(Connection c, String journal) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO mesh_journal_owner (journal, epoch) VALUES (?, 1)"
+                + " ON CONFLICT (journal) DO UPDATE SET epoch = mesh_journal_owner.epoch + 1"
+                + " RETURNING epoch")) {
+      ps.setString(1, journal);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /** The journal's current epoch (0 if it has none). */
+  static long epoch(Connection c, String journal) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT epoch FROM mesh_journal_owner WHERE journal = ?")) {
+      ps.setString(1, journal);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+
+  /**
+   * Every record line of the journal in sequence order, in one snapshot; a missing sequence (a row
+   * deleted) is refused here, since the lines alone would not show where.
+   */
+  static List<byte[]> readLines(Connection c, String journal)
+      throws SQLException, JournalException {
+    if (!exists(c)) {
+      return List.of();
+    }
+    List<byte[]> lines = new ArrayList<>();
+    boolean auto = c.getAutoCommit();
+    // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
+    c.setAutoCommit(false);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT seq, line FROM mesh_journal_record WHERE journal = ? ORDER BY seq")) {
+      ps.setFetchSize(1000);
+      ps.setString(1, journal);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long seq = rs.getLong(1);
+          if (seq != lines.size()) {
+            throw new JournalException(
+                JournalException.Reason.CORRUPT,
+                lines.size(),
+                "is missing from the database (the next row holds seq " + seq + ")",
+                null);
+          }
+          lines.add(rs.getBytes(2));
+        }
+      }
+      c.commit();
+    } finally {
+      c.setAutoCommit(auto);
+    }
+    return lines;
+  }
+
+  /** The names of the journals holding records, in order. */
+  static List<String> names(Connection c) throws SQLException {
+    if (!exists(c)) {
+      return List.of();
+    }
+    List<String> out = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT DISTINCT journal FROM mesh_journal_record ORDER BY journal")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  private static boolean exists(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT to_regclass('mesh_journal_record') IS NOT NULL")) {
+      rs.next();
+      return rs.getBoolean(1);
+    }
+  }
+
+  /**
+   * A 64-bit advisory lock key: the first 8 bytes of BLAKE3 of {@code text}. Two journal names
+   * sharing a key would only make one wait for the other, never share a writer.
+   */
+  static long lockKey(String text) {
+    return ByteBuffer.wrap(ContentId.ofBytes(text.getBytes(StandardCharsets.UTF_8)).bytes())
+        .getLong();
+  }
+}

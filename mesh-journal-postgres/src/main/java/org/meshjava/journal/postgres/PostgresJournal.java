@@ -1,0 +1,559 @@
+package org.meshjava.journal.postgres;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalChain;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The decision journal (§2.2) kept in a PostgreSQL database, so that a steward's spend, spent
+ * presentations and receipt chain outlive the machine it runs on. Several stewards may share one
+ * database: each journal is named, by its steward's identity.
+ *
+ * <p><b>Records.</b> One row per record, {@code (journal, seq, line)}, where {@code line} is the
+ * record's encoding byte for byte as the file journal writes it ({@link JournalChain}); opening
+ * reads every row in order and checks the chain exactly as the file journal checks its file
+ * (SPEC.md section 60.7 has the schema).
+ *
+ * <p><b>One writer, enforced by the database.</b> Opening takes a session-level advisory lock keyed
+ * by the journal's name on a connection the journal keeps for its lifetime, and refuses with {@link
+ * JournalException.Reason#LOCKED} where another session holds it. The database releases that lock
+ * when the session ends, however it ends, so a crashed steward leaves nothing to clean up. Opening
+ * then raises the journal's epoch (a row of {@code mesh_journal_owner}) and every write carries the
+ * epoch it opened with in the same statement that inserts its rows: a write whose epoch is no
+ * longer current inserts nothing and fails the journal with {@link JournalException.Reason#FENCED}.
+ * The journal never reconnects: a lost session fails it at its next write or heartbeat, and it
+ * takes no more appends, so a steward that was paused while a successor took over cannot interleave
+ * a single record with it.
+ *
+ * <p><b>Lease.</b> A paused steward's connection stays open, and so would its lock. The session is
+ * therefore opened with {@code idle_session_timeout} set to the {@linkplain
+ * PostgresLocation#lease() lease}, and a heartbeat speaks to the database at a third of it
+ * (checking the epoch as it goes): a live steward keeps its session; one that stops speaking
+ * (paused, cut off) loses it after the lease, and with it the lock.
+ *
+ * <p><b>Group commit.</b> As for the file journal: {@link #enqueue} fixes a record's place under a
+ * short lock; {@link Pending#await()} returns once it is committed. One waiter at a time leads and
+ * inserts every queued record in one statement, committed on its own ({@code synchronous_commit} at
+ * least {@code on}, so committed means in the write-ahead log on disk); the others wait and are
+ * woken when it commits. A failed or fenced write fails the journal: every append not yet
+ * committed, and every later one, throws.
+ *
+ * <p>Thread-safe.
+ */
+public final class PostgresJournal implements Journal {
+  private static final Logger LOG = LoggerFactory.getLogger(PostgresJournal.class);
+
+  private final PostgresLocation location;
+  private final String name;
+  private final Connection connection;
+  private final long epoch;
+  private final List<JournalRecord> recovered;
+  private final ScheduledExecutorService heartbeat;
+  private final ScheduledFuture<?> beating;
+
+  private final Object queueLock = new Object();
+  private final JournalChain chain;
+  private final List<JournalChain.Encoded> queue = new ArrayList<>();
+  private boolean closed;
+  private @Nullable JournalException failure;
+
+  private final Object syncMonitor = new Object();
+  private boolean syncing;
+  private volatile long durableThrough;
+
+  /** Guards the connection: the sync leader and the heartbeat take turns on it. */
+  private final Object connectionLock = new Object();
+
+  private PostgresJournal(
+      PostgresLocation location,
+      String name,
+      Connection connection,
+      long epoch,
+      JournalChain chain) {
+    this.location = location;
+    this.name = name;
+    this.connection = connection;
+    this.epoch = epoch;
+    this.chain = chain;
+    this.recovered = chain.recovered();
+    this.durableThrough = recovered.size() - 1L;
+    this.heartbeat =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "mesh-journal-heartbeat " + name);
+              t.setDaemon(true);
+              return t;
+            });
+    long every = Math.max(100, location.lease().toMillis() / 3);
+    this.beating =
+        heartbeat.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Opens journal {@code name} (a steward's identity) at {@code location}, creating the tables when
+   * absent, takes its lock, raises its epoch and recovers its records.
+   *
+   * @throws JournalException {@code LOCKED} if another steward holds it, {@code CORRUPT} naming the
+   *     first bad record, {@code IO} if the database cannot be reached or refuses
+   */
+  public static PostgresJournal open(PostgresLocation location, String name)
+      throws JournalException {
+    checkName(name);
+    Connection c = null;
+    try {
+      c = location.connect();
+      c.setAutoCommit(true);
+      try (Statement s = c.createStatement()) {
+        // A paused steward's session ends after the lease, releasing the lock (class comment).
+        s.execute("SET idle_session_timeout = " + location.lease().toMillis());
+        s.execute("SET idle_in_transaction_session_timeout = " + location.lease().toMillis());
+        // Committed must mean durable: never acknowledge a record the server may still lose.
+        try (ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+          rs.next();
+          if ("off".equalsIgnoreCase(rs.getString(1))) {
+            s.execute("SET synchronous_commit = on");
+          }
+        }
+      }
+      JournalSchema.create(c);
+      lock(c, name, location);
+      long epoch = JournalSchema.raiseEpoch(c, name);
+      JournalChain chain = JournalChain.recover(JournalSchema.readLines(c, name));
+      LOG.info(
+          "journal {} at {}: {} records, epoch {}",
+          name,
+          location,
+          chain.recovered().size(),
+          epoch);
+      return new PostgresJournal(location, name, c, epoch, chain);
+    } catch (SQLException e) {
+      closeQuietly(c);
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot open journal " + name + " at " + location + ": " + e.getMessage(),
+          e);
+    } catch (JournalException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+  }
+
+  /**
+   * The records of journal {@code name} at {@code location}, read in one snapshot and checked as
+   * opening checks them, without taking its lock (for {@code mesh journal verify}, {@code inspect}
+   * and {@code export}, which may run beside the steward).
+   *
+   * @throws JournalException {@code CORRUPT} naming the first bad record, {@code IO}
+   */
+  public static JournalChain read(PostgresLocation location, String name) throws JournalException {
+    checkName(name);
+    try (Connection c = location.connect()) {
+      return JournalChain.recover(JournalSchema.readLines(c, name));
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot read journal " + name + " at " + location + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * The names of the journals at {@code location} that hold records.
+   *
+   * @throws JournalException {@code IO}
+   */
+  public static List<String> names(PostgresLocation location) throws JournalException {
+    try (Connection c = location.connect()) {
+      return JournalSchema.names(c);
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot list the journals at " + location + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Writes {@code lines} (a whole journal's records, checked first as opening checks them) as
+   * journal {@code name}, which must hold no records yet; under its lock, in one transaction.
+   *
+   * @return how many records were written
+   * @throws JournalException {@code CORRUPT} if the lines do not form one chain, {@code LOCKED},
+   *     {@code IO}; and {@code REPLAY_REFUSED} if the journal already holds records
+   */
+  public static int importLines(PostgresLocation location, String name, List<byte[]> lines)
+      throws JournalException {
+    JournalChain checked = JournalChain.recover(lines);
+    try (PostgresJournal j = open(location, name)) {
+      if (!j.recovered().isEmpty()) {
+        throw new JournalException(
+            JournalException.Reason.REPLAY_REFUSED,
+            "journal "
+                + name
+                + " at "
+                + location
+                + " already holds "
+                + j.recovered().size()
+                + " records; import only into an empty journal",
+            null);
+      }
+      synchronized (j.connectionLock) {
+        try {
+          j.insert(0, lines);
+        } catch (SQLException e) {
+          throw new JournalException(
+              JournalException.Reason.IO, "import into " + j.describe() + ": " + e.getMessage(), e);
+        }
+      }
+    }
+    return checked.recovered().size();
+  }
+
+  private static void checkName(String name) {
+    if (name.isBlank() || name.length() > 512) {
+      throw new IllegalArgumentException("a journal's name is 1 to 512 characters: " + name);
+    }
+  }
+
+  private static void lock(Connection c, String name, PostgresLocation location)
+      throws SQLException, JournalException {
+    long deadline = System.nanoTime() + location.lockWait().toNanos();
+    while (true) {
+      if (JournalSchema.tryLock(c, name)) {
+        return;
+      }
+      if (System.nanoTime() >= deadline) {
+        throw new JournalException(
+            JournalException.Reason.LOCKED,
+            "journal "
+                + name
+                + " at "
+                + location
+                + " is held by another steward (its database session holds the journal's lock)",
+            null);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new JournalException(
+            JournalException.Reason.LOCKED, "interrupted while waiting for journal " + name, e);
+      }
+    }
+  }
+
+  @Override
+  public List<JournalRecord> recovered() {
+    return recovered;
+  }
+
+  @Override
+  public Pending enqueue(JournalEntry entry) throws JournalException {
+    List<JournalChain.Encoded> encoded;
+    synchronized (queueLock) {
+      if (closed) {
+        throw new JournalException(
+            JournalException.Reason.CLOSED, "journal " + describe() + " is closed", null);
+      }
+      if (failure != null) {
+        throw new JournalException(
+            failure.reason(),
+            "journal " + describe() + " failed earlier: " + failure.getMessage(),
+            failure);
+      }
+      encoded = chain.advance(entry);
+      queue.addAll(encoded);
+    }
+    JournalRecord last = encoded.getLast().record();
+    return new Pending() {
+      @Override
+      public JournalRecord record() {
+        return last;
+      }
+
+      @Override
+      public void await() throws JournalException {
+        awaitDurable(last.seq());
+      }
+    };
+  }
+
+  private void awaitDurable(long seq) throws JournalException {
+    while (true) {
+      if (durableThrough >= seq) {
+        return;
+      }
+      synchronized (syncMonitor) {
+        while (true) {
+          if (durableThrough >= seq) {
+            return;
+          }
+          JournalException failed = failure();
+          if (failed != null) {
+            throw new JournalException(
+                failed.reason(),
+                seq,
+                "not written: journal " + describe() + " failed: " + failed.getMessage(),
+                failed);
+          }
+          if (!syncing) {
+            syncing = true;
+            break;
+          }
+          try {
+            syncMonitor.wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JournalException(
+                JournalException.Reason.IO,
+                seq,
+                "interrupted while waiting for journal " + describe() + " to commit",
+                e);
+          }
+        }
+      }
+      long through = -1;
+      try {
+        through = writeQueued(seq);
+      } finally {
+        synchronized (syncMonitor) {
+          syncing = false;
+          if (through > durableThrough) {
+            durableThrough = through;
+          }
+          syncMonitor.notifyAll();
+        }
+      }
+    }
+  }
+
+  /** Inserts and commits every queued record; returns the last sequence now durable. */
+  private long writeQueued(long seq) throws JournalException {
+    List<JournalChain.Encoded> batch;
+    synchronized (queueLock) {
+      batch = new ArrayList<>(queue);
+      queue.clear();
+    }
+    if (batch.isEmpty()) {
+      return durableThrough;
+    }
+    long first = batch.getFirst().record().seq();
+    List<byte[]> lines = new ArrayList<>(batch.size());
+    batch.forEach(e -> lines.add(e.line()));
+    synchronized (connectionLock) {
+      try {
+        int inserted = insert(first, lines);
+        if (inserted != lines.size()) {
+          throw fail(
+              new JournalException(
+                  JournalException.Reason.FENCED,
+                  seq,
+                  "journal "
+                      + describe()
+                      + " was taken over by another steward (its epoch is no longer "
+                      + epoch
+                      + "); nothing more is written",
+                  null));
+        }
+      } catch (SQLException e) {
+        boolean collided = "23505".equals(e.getSQLState());
+        throw fail(
+            new JournalException(
+                collided ? JournalException.Reason.FENCED : JournalException.Reason.FAILED,
+                seq,
+                (collided
+                        ? "another steward wrote record " + first + " of journal " + describe()
+                        : "write to journal " + describe() + " failed")
+                    + ": "
+                    + e.getMessage(),
+                e));
+      }
+    }
+    return batch.getLast().record().seq();
+  }
+
+  /**
+   * Inserts {@code lines} as records {@code first, first + 1, …} in one statement, on the condition
+   * that this journal's epoch is still current; returns the rows inserted (none when fenced).
+   */
+  private int insert(long first, List<byte[]> lines) throws SQLException {
+    Long[] seqs = new Long[lines.size()];
+    for (int i = 0; i < seqs.length; i++) {
+      seqs[i] = first + i;
+    }
+    Array seqArray = connection.createArrayOf("bigint", seqs);
+    Array lineArray = connection.createArrayOf("bytea", lines.toArray(new byte[0][]));
+    try (PreparedStatement ps = connection.prepareStatement(JournalSchema.FENCED_INSERT)) {
+      ps.setString(1, name);
+      ps.setLong(2, epoch);
+      ps.setString(3, name);
+      ps.setArray(4, seqArray);
+      ps.setArray(5, lineArray);
+      return ps.executeUpdate();
+    } finally {
+      seqArray.free();
+      lineArray.free();
+    }
+  }
+
+  /** Speaks to the database so the session outlives its lease, and checks the epoch. */
+  private void beat() {
+    if (failure() != null || isClosed()) {
+      heartbeat.shutdown();
+      return;
+    }
+    synchronized (connectionLock) {
+      try {
+        long current = JournalSchema.epoch(connection, name);
+        if (current != epoch) {
+          fail(
+              new JournalException(
+                  JournalException.Reason.FENCED,
+                  "journal "
+                      + describe()
+                      + " was taken over by another steward (epoch "
+                      + current
+                      + ", this one opened at "
+                      + epoch
+                      + "); nothing more is written",
+                  null));
+        }
+      } catch (SQLException e) {
+        if (!isClosed()) {
+          fail(
+              new JournalException(
+                  JournalException.Reason.FAILED,
+                  "journal "
+                      + describe()
+                      + " lost its database session ("
+                      + e.getMessage()
+                      + "); nothing more is written until it is reopened",
+                  e));
+        }
+      }
+    }
+  }
+
+  private JournalException fail(JournalException f) {
+    synchronized (queueLock) {
+      if (failure == null) {
+        failure = f;
+        LOG.error("{}; no further appends until reopened", f.getMessage());
+      }
+    }
+    // A failed journal holds no lock worth keeping: let a successor have it at once.
+    heartbeat.shutdown();
+    closeQuietly(connection);
+    synchronized (syncMonitor) {
+      syncMonitor.notifyAll();
+    }
+    return f;
+  }
+
+  private @Nullable JournalException failure() {
+    synchronized (queueLock) {
+      return failure;
+    }
+  }
+
+  private boolean isClosed() {
+    synchronized (queueLock) {
+      return closed;
+    }
+  }
+
+  /** The epoch this journal opened with: one more than its predecessor's. */
+  public long epoch() {
+    return epoch;
+  }
+
+  /** The journal's name: its steward's identity. */
+  public String name() {
+    return name;
+  }
+
+  /** The heartbeat's period: a third of the lease. */
+  Duration heartbeatEvery() {
+    return Duration.ofMillis(Math.max(100, location.lease().toMillis() / 3));
+  }
+
+  @Override
+  public boolean durable() {
+    return true;
+  }
+
+  @Override
+  public String describe() {
+    return name + " at " + location;
+  }
+
+  @Override
+  public Optional<String> refusesAppends() {
+    synchronized (queueLock) {
+      if (closed) {
+        return Optional.of("journal " + describe() + " is closed");
+      }
+      if (failure != null) {
+        return Optional.of("journal " + describe() + " failed: " + failure.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Held from opening until closed or failed: the session that holds the advisory lock is closed
+   * when the journal fails (or is fenced), so a successor can take it.
+   */
+  @Override
+  public boolean locked() {
+    synchronized (queueLock) {
+      return !closed && failure == null;
+    }
+  }
+
+  /** Releases the journal: closing its session releases its lock. */
+  @Override
+  public void close() {
+    synchronized (queueLock) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    beating.cancel(false);
+    heartbeat.shutdownNow();
+    synchronized (connectionLock) {
+      closeQuietly(connection);
+    }
+  }
+
+  private static void closeQuietly(@Nullable Connection c) {
+    if (c == null) {
+      return;
+    }
+    try {
+      c.close();
+    } catch (SQLException ignored) {
+      // The server ends the session, and releases its lock, when the connection drops.
+    }
+  }
+}

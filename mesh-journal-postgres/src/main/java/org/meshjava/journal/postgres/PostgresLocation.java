@@ -1,0 +1,207 @@
+package org.meshjava.journal.postgres;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where a PostgreSQL journal lives: a database reached by a URL, {@code
+ * postgresql://[user[:password]@]host[:port]/database[?parameter=value&…]} (the libpq form; {@code
+ * postgres://} and {@code jdbc:postgresql://} are taken too), plus two settings of the journal's
+ * own, given as parameters of the same URL:
+ *
+ * <ul>
+ *   <li>{@code lease_ms} (default 10000): how long the database keeps the session of a steward that
+ *       has stopped talking to it (paused, partitioned) before ending it, which releases the
+ *       journal to a successor. A live steward talks to it at least every third of this.
+ *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
+ *       journal up before refusing with {@code LOCKED}.
+ * </ul>
+ *
+ * Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code connectTimeout},
+ * …). The password never appears in {@link #toString()}. Immutable.
+ */
+public final class PostgresLocation {
+  /** The default lease: a paused steward's session ends this long after it last spoke. */
+  public static final Duration DEFAULT_LEASE = Duration.ofSeconds(10);
+
+  private final String host;
+  private final int port;
+  private final String database;
+  private final @Nullable String user;
+  private final @Nullable String password;
+  private final Map<String, String> parameters;
+  private final Duration lease;
+  private final Duration lockWait;
+
+  private PostgresLocation(
+      String host,
+      int port,
+      String database,
+      @Nullable String user,
+      @Nullable String password,
+      Map<String, String> parameters,
+      Duration lease,
+      Duration lockWait) {
+    if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new IllegalArgumentException("lease_ms must be at least 1000: " + lease.toMillis());
+    }
+    if (lockWait.isNegative()) {
+      throw new IllegalArgumentException("lock_wait_ms must not be negative");
+    }
+    this.host = host;
+    this.port = port;
+    this.database = database;
+    this.user = user;
+    this.password = password;
+    this.parameters = Map.copyOf(parameters);
+    this.lease = lease;
+    this.lockWait = lockWait;
+  }
+
+  /** Whether {@code text} is a PostgreSQL URL rather than, say, a file name. */
+  public static boolean isPostgres(String text) {
+    return text.startsWith("postgresql://")
+        || text.startsWith("postgres://")
+        || text.startsWith("jdbc:postgresql://");
+  }
+
+  /**
+   * Parses a URL.
+   *
+   * @throws IllegalArgumentException naming what is wrong with it
+   */
+  public static PostgresLocation parse(String url) {
+    Objects.requireNonNull(url, "url");
+    String text = url.startsWith("jdbc:") ? url.substring("jdbc:".length()) : url;
+    if (!isPostgres(text)) {
+      throw new IllegalArgumentException("not a postgresql:// URL");
+    }
+    URI uri;
+    try {
+      uri = new URI(text);
+    } catch (URISyntaxException e) {
+      throw new IllegalArgumentException("not a URL: " + e.getReason(), e);
+    }
+    String host = uri.getHost();
+    if (host == null || host.isEmpty()) {
+      throw new IllegalArgumentException("names no host");
+    }
+    String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+    String database = decode(path.startsWith("/") ? path.substring(1) : path);
+    if (database.isEmpty()) {
+      throw new IllegalArgumentException("names no database (postgresql://host/DATABASE)");
+    }
+    String user = null;
+    String password = null;
+    if (uri.getRawUserInfo() != null) {
+      String info = uri.getRawUserInfo();
+      int colon = info.indexOf(':');
+      user = decode(colon < 0 ? info : info.substring(0, colon));
+      password = colon < 0 ? null : decode(info.substring(colon + 1));
+    }
+    Map<String, String> params = new LinkedHashMap<>();
+    if (uri.getRawQuery() != null) {
+      for (String pair : uri.getRawQuery().split("&", -1)) {
+        if (pair.isEmpty()) {
+          continue;
+        }
+        int eq = pair.indexOf('=');
+        params.put(
+            decode(eq < 0 ? pair : pair.substring(0, eq)),
+            eq < 0 ? "" : decode(pair.substring(eq + 1)));
+      }
+    }
+    if (user == null && params.containsKey("user")) {
+      user = params.remove("user");
+    }
+    if (password == null && params.containsKey("password")) {
+      password = params.remove("password");
+    }
+    Duration lease = millis(params.remove("lease_ms"), "lease_ms", DEFAULT_LEASE);
+    Duration lockWait = millis(params.remove("lock_wait_ms"), "lock_wait_ms", Duration.ZERO);
+    return new PostgresLocation(
+        host,
+        uri.getPort() < 0 ? 5432 : uri.getPort(),
+        database,
+        user,
+        password,
+        params,
+        lease,
+        lockWait);
+  }
+
+  private static Duration millis(@Nullable String v, String name, Duration absent) {
+    if (v == null) {
+      return absent;
+    }
+    try {
+      return Duration.ofMillis(Long.parseLong(v));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " is not a whole number of milliseconds: " + v, e);
+    }
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  /** The lease (see the class comment). */
+  public Duration lease() {
+    return lease;
+  }
+
+  /** How long opening waits for the journal's lock (see the class comment). */
+  public Duration lockWait() {
+    return lockWait;
+  }
+
+  /** This location with another lease. */
+  public PostgresLocation withLease(Duration v) {
+    return new PostgresLocation(host, port, database, user, password, parameters, v, lockWait);
+  }
+
+  /** This location with another lock wait. */
+  public PostgresLocation withLockWait(Duration v) {
+    return new PostgresLocation(host, port, database, user, password, parameters, lease, v);
+  }
+
+  /** Opens a new connection to the database. */
+  Connection connect() throws SQLException {
+    Properties p = new Properties();
+    p.putAll(parameters);
+    if (user != null) {
+      p.setProperty("user", user);
+    }
+    if (password != null) {
+      p.setProperty("password", password);
+    }
+    p.putIfAbsent("ApplicationName", "mesh-steward");
+    // A peer gone without closing (a machine lost) is noticed by TCP as well as by the lease.
+    p.putIfAbsent("tcpKeepAlive", "true");
+    return DriverManager.getConnection(
+        "jdbc:postgresql://" + host + ":" + port + "/" + database, p);
+  }
+
+  /** The URL without its password. */
+  @Override
+  public String toString() {
+    return "postgresql://"
+        + (user != null ? user + (password != null ? ":***" : "") + "@" : "")
+        + host
+        + ":"
+        + port
+        + "/"
+        + database;
+  }
+}

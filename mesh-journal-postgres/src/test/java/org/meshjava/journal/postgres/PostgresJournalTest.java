@@ -1,0 +1,353 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.PresentationNonce;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.testpg.PostgresTestServer;
+
+/** The PostgreSQL journal against a real server: records, locking, fencing, group commit. */
+class PostgresJournalTest {
+  static final SigningKey CALLER = SigningKey.generate();
+  static final GrantChain CHAIN = chain();
+
+  static PostgresTestServer server;
+  static String database;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void startServer() {
+    server = PostgresTestServer.shared();
+    database = server.newDatabase();
+  }
+
+  static PostgresLocation location() {
+    return PostgresLocation.parse(server.url(database));
+  }
+
+  static String newName() {
+    return "did:key:test-" + UUID.randomUUID();
+  }
+
+  static GrantChain chain() {
+    try {
+      Instant t = Instant.parse("2026-11-29T00:00:00Z");
+      SigningKey issuer = SigningKey.generate();
+      var root = Jcp.issueRoot(issuer, Jcp.identity(CALLER), 1_000_000, t, t.plusSeconds(60));
+      return Jcp.delegate(CALLER, root, Jcp.identity(SigningKey.generate()), 1_000);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static JournalEntry authorised(int i) {
+    try {
+      var req =
+          ServeRequest.generation(ContentId.ofBytes(new byte[] {(byte) i}), 3, 4, Fidelity.F1, 100);
+      byte[] nonce = new byte[16];
+      nonce[0] = (byte) i;
+      nonce[1] = (byte) (i >> 8);
+      return new JournalEntry.Authorised(
+          Presentation.sign(CALLER, CHAIN, req.id(), PresentationNonce.of(nonce)),
+          req,
+          Optional.empty(),
+          "backend-" + i,
+          Instant.ofEpochMilli(1_700_000_000_000L + i));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static List<JournalEntry> history() {
+    return List.of(
+        authorised(0),
+        new JournalEntry.Debited(1, Energy.estimated(500), 500, Optional.of("caveat-unsatisfied")),
+        new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[] {0})),
+        authorised(1));
+  }
+
+  static List<byte[]> rows(String name) throws Exception {
+    try (Connection c = server.connect(database);
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT line FROM mesh_journal_record WHERE journal = ? ORDER BY seq")) {
+      ps.setString(1, name);
+      List<byte[]> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getBytes(1));
+        }
+      }
+      return out;
+    }
+  }
+
+  static void sql(String statement) throws Exception {
+    try (Connection c = server.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
+  @Test
+  void records_areTheFileJournalsBytes_andAreRecoveredAfterReopen() throws Exception {
+    String name = newName();
+    Path file = dir.resolve("same.journal");
+    try (PostgresJournal pg = PostgresJournal.open(location(), name);
+        FileJournal fj = FileJournal.open(file)) {
+      for (JournalEntry e : history()) {
+        assertThat(pg.append(e)).isEqualTo(fj.append(e));
+      }
+    }
+    List<byte[]> fileLines = JournalFile.read(file).lines();
+    List<byte[]> dbLines = rows(name);
+    assertThat(dbLines).hasSize(5);
+    for (int i = 0; i < fileLines.size(); i++) {
+      assertThat(dbLines.get(i)).as("record " + i).isEqualTo(fileLines.get(i));
+    }
+    try (PostgresJournal pg = PostgresJournal.open(location(), name)) {
+      assertThat(pg.recovered()).isEqualTo(JournalFile.read(file).records());
+      assertThat(pg.epoch()).isEqualTo(2);
+      // The chain continues where it stopped.
+      JournalRecord next = pg.append(new JournalEntry.Sealed(1, ContentId.ofBytes(new byte[] {1})));
+      assertThat(next.seq()).isEqualTo(5);
+      assertThat(next.prev()).contains(ContentId.ofBytes(fileLines.getLast()));
+    }
+    assertThat(PostgresJournal.read(location(), name).recovered()).hasSize(6);
+  }
+
+  @Test
+  void secondSteward_onTheSameJournal_isRefused_untilTheFirstCloses() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      a.append(authorised(0));
+      assertThatThrownBy(() -> PostgresJournal.open(location(), name))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
+      // Another steward's journal in the same database is its own.
+      try (PostgresJournal other = PostgresJournal.open(location(), newName())) {
+        assertThat(other.recovered()).isEmpty();
+      }
+    }
+    try (PostgresJournal b = PostgresJournal.open(location(), name)) {
+      assertThat(b.recovered()).hasSize(2);
+    }
+  }
+
+  @Test
+  void lockWait_opensOnceTheHolderCloses() throws Exception {
+    String name = newName();
+    PostgresJournal a = PostgresJournal.open(location(), name);
+    Thread closer =
+        new Thread(
+            () -> {
+              try {
+                Thread.sleep(500);
+              } catch (InterruptedException ignored) {
+                // close at once
+              }
+              a.close();
+            });
+    closer.start();
+    try (PostgresJournal b =
+        PostgresJournal.open(location().withLockWait(Duration.ofSeconds(20)), name)) {
+      assertThat(b.epoch()).isEqualTo(2);
+    }
+    closer.join();
+  }
+
+  @Test
+  void lostSession_failsTheJournal_atItsNextWrite_andASuccessorOpens() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      a.append(authorised(0));
+      // The database ends the steward's session (a network partition, an operator, a failover).
+      sql(
+          "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+              + " AND objid = "
+              + (JournalSchema.lockKey("mesh-journal " + name) & 0xffffffffL));
+      try (PostgresJournal b =
+          PostgresJournal.open(location().withLockWait(Duration.ofSeconds(20)), name)) {
+        assertThat(b.recovered()).hasSize(2);
+        b.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[] {0})));
+        assertThatThrownBy(() -> a.append(authorised(1)))
+            .isInstanceOfSatisfying(
+                JournalException.class,
+                e ->
+                    assertThat(e.reason())
+                        .isIn(JournalException.Reason.FAILED, JournalException.Reason.FENCED));
+        // Failed for good: no later append is taken either.
+        assertThatThrownBy(() -> a.enqueue(authorised(2))).isInstanceOf(JournalException.class);
+      }
+    }
+    assertThat(rows(name)).hasSize(3);
+  }
+
+  @Test
+  void raisedEpoch_fencesTheOldWriter_whoseWriteInsertsNothing() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      a.append(authorised(0));
+      // A successor raised the epoch while this writer's session was still alive (the lock lost
+      // some other way): the fence alone must stop it.
+      sql("UPDATE mesh_journal_owner SET epoch = epoch + 1 WHERE journal = '" + name + "'");
+      assertThatThrownBy(() -> a.append(authorised(1)))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FENCED));
+      assertThatThrownBy(() -> a.append(authorised(2)))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FENCED));
+    }
+    assertThat(rows(name)).hasSize(2);
+  }
+
+  @Test
+  void heartbeat_noticesAFenceWithoutAWrite() throws Exception {
+    String name = newName();
+    try (PostgresJournal a =
+        PostgresJournal.open(location().withLease(Duration.ofSeconds(1)), name)) {
+      sql("UPDATE mesh_journal_owner SET epoch = epoch + 1 WHERE journal = '" + name + "'");
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (true) {
+        try {
+          a.enqueue(authorised(0));
+        } catch (JournalException e) {
+          assertThat(e.reason()).isEqualTo(JournalException.Reason.FENCED);
+          break;
+        }
+        assertThat(System.nanoTime()).as("the heartbeat never saw the fence").isLessThan(deadline);
+        Thread.sleep(100);
+      }
+    }
+  }
+
+  @Test
+  void editedRow_refusesToOpen_namingTheRecordAfterIt() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      for (JournalEntry e : history()) {
+        a.append(e);
+      }
+    }
+    sql(
+        "UPDATE mesh_journal_record SET line = convert_to(replace(convert_from(line, 'UTF8'),"
+            + " '\"debited_uj\":500', '\"debited_uj\":5'), 'UTF8') WHERE journal = '"
+            + name
+            + "' AND seq = 2");
+    assertThatThrownBy(() -> PostgresJournal.open(location(), name))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(3);
+            });
+  }
+
+  @Test
+  void deletedRow_refusesToOpen_namingIt() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      for (JournalEntry e : history()) {
+        a.append(e);
+      }
+    }
+    sql("DELETE FROM mesh_journal_record WHERE journal = '" + name + "' AND seq = 1");
+    assertThatThrownBy(() -> PostgresJournal.read(location(), name))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(1);
+            });
+  }
+
+  @Test
+  void concurrentAppends_formOneChain_andAllAreCommitted() throws Exception {
+    String name = newName();
+    int threads = 8;
+    int each = 40;
+    try (PostgresJournal j = PostgresJournal.open(location(), name)) {
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      List<Future<JournalRecord>> done = new ArrayList<>();
+      for (int i = 0; i < threads * each; i++) {
+        int n = i;
+        done.add(
+            pool.submit(
+                () ->
+                    j.append(
+                        new JournalEntry.Sealed(n, ContentId.ofBytes(new byte[] {(byte) n})))));
+      }
+      for (Future<JournalRecord> f : done) {
+        f.get();
+      }
+      pool.shutdown();
+    }
+    // Reopening re-checks the chain; every acknowledged record is there.
+    assertThat(PostgresJournal.read(location(), name).recovered()).hasSize(threads * each);
+  }
+
+  @Test
+  void exportToAFile_andImportFromIt_keepEveryByte() throws Exception {
+    String name = newName();
+    Path file = dir.resolve("source.journal");
+    try (FileJournal fj = FileJournal.open(file)) {
+      for (JournalEntry e : history()) {
+        fj.append(e);
+      }
+    }
+    List<byte[]> lines = JournalFile.read(file).lines();
+    assertThat(PostgresJournal.importLines(location(), name, lines)).isEqualTo(5);
+    assertThat(rows(name)).usingRecursiveComparison().isEqualTo(lines);
+    // Only into an empty journal.
+    assertThatThrownBy(() -> PostgresJournal.importLines(location(), name, lines))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED));
+    // A broken chain is refused before anything is written.
+    List<byte[]> broken = new ArrayList<>(lines);
+    broken.remove(2);
+    String other = newName();
+    assertThatThrownBy(() -> PostgresJournal.importLines(location(), other, broken))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
+    assertThat(rows(other)).isEmpty();
+    assertThat(PostgresJournal.names(location())).contains(name).doesNotContain(other);
+    assertThat(Files.size(file)).isPositive();
+  }
+}

@@ -1,0 +1,279 @@
+package org.meshjava.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.meshjava.core.Provenance;
+import org.meshjava.energy.CounterState;
+import org.meshjava.energy.CounterStatus;
+import org.meshjava.jcp.DebitResult;
+import org.meshjava.jcp.GrantId;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.steward.Readiness;
+import org.meshjava.steward.ServeException;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import org.meshjava.steward.observe.JournalWrite;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
+
+/**
+ * Binds a steward to a Micrometer {@link MeterRegistry}: a {@link StewardListener} that counts and
+ * records each serve, refusal, debit and journal write as it happens, plus gauges over the state
+ * {@link Steward#readiness()} reports (meter liveness, journal, grants, chain head). Register it on
+ * the builder, then {@linkplain #watch watch} the steward it built:
+ *
+ * <pre>{@code
+ * StewardMetrics metrics = StewardMetrics.builder(registry).build();
+ * Steward steward = Steward.builder(key).listener(metrics)...build();
+ * metrics.watch(steward);
+ * }</pre>
+ *
+ * <p>Every meter, its unit and its tags are listed in the README's metrics table. Names follow
+ * Micrometer's dotted convention (a Prometheus registry writes {@code mesh_serves_total}); energy
+ * is in microjoules, the unit receipts carry, and durations in seconds.
+ *
+ * <p><b>Cardinality.</b> Tags take values from closed sets (backend names the operator configured,
+ * provenance, outcome, refusal reason, denial label, energy domain), never request or receipt ids.
+ * Grant ids become a tag only if the operator asks ({@link Builder#grantIdTags}); otherwise grant
+ * spend and remaining budget are aggregated over all grants. The aggregate keeps one number per
+ * grant debited (as the steward's own spend ledger does), to sum remaining budgets.
+ *
+ * <p>Thread-safe.
+ */
+public final class StewardMetrics implements StewardListener {
+
+  private final MeterRegistry registry;
+  private final boolean grantIdTags;
+  private final Timer journalAppend;
+  private final Timer journalSync;
+  private final Map<GrantId, AtomicLong> remaining = new ConcurrentHashMap<>();
+
+  private StewardMetrics(Builder b) {
+    this.registry = b.registry;
+    this.grantIdTags = b.grantIdTags;
+    this.journalAppend =
+        Timer.builder("mesh.journal.append")
+            .description("Time to fix a journal record's place in the chain and queue it (enqueue)")
+            .register(registry);
+    this.journalSync =
+        Timer.builder("mesh.journal.sync")
+            .description("Time waiting for a journal record to be durable (write and sync)")
+            .register(registry);
+    if (!grantIdTags) {
+      Counter.builder("mesh.grant.spend")
+          .description("Microjoules debited from grants (per grant only if the operator opted in)")
+          .baseUnit("microjoules")
+          .register(registry);
+      Gauge.builder("mesh.grant.budget.remaining", remaining, StewardMetrics::sumRemaining)
+          .description("Microjoules left, summed over every grant debited since start")
+          .baseUnit("microjoules")
+          .register(registry);
+    }
+  }
+
+  /** Starts a builder binding to {@code registry}. */
+  public static Builder builder(MeterRegistry registry) {
+    return new Builder(registry);
+  }
+
+  private static double sumRemaining(Map<GrantId, AtomicLong> remaining) {
+    double sum = 0;
+    for (AtomicLong r : remaining.values()) {
+      sum += r.get();
+    }
+    return sum;
+  }
+
+  /**
+   * Registers gauges over {@code steward}'s state, read at each scrape from {@link
+   * Steward#readiness()}: the chain head, whether the journal is writable and locked, whether
+   * grants are honoured, and one liveness gauge per meter counter. Call once, with the steward this
+   * listener was registered on.
+   */
+  public StewardMetrics watch(Steward steward) {
+    Objects.requireNonNull(steward, "steward");
+    Gauge.builder("mesh.chain.head.sequence", steward, s -> s.head().nextSequence())
+        .description("The sequence the next receipt will take: receipts sealed on this chain")
+        .register(registry);
+    Gauge.builder("mesh.journal.writable", steward, s -> flag(s.readiness().journal().writable()))
+        .description("1 while the journal takes appends, 0 once closed or failed")
+        .register(registry);
+    Gauge.builder("mesh.journal.locked", steward, s -> flag(s.readiness().journal().locked()))
+        .description("1 while the journal holds an exclusive lock on its storage")
+        .register(registry);
+    Gauge.builder("mesh.grants.honoured", steward, s -> flag(s.readiness().grants().honoured()))
+        .description("1 while grants are honoured, 0 while every grant is refused")
+        .register(registry);
+    for (CounterStatus c : steward.readiness().meter().counters()) {
+      String counter = c.counter();
+      Gauge.builder("mesh.meter.counter.live", steward, s -> live(s.readiness(), counter))
+          .description("1 while the energy counter is proven live (§3.3), else 0")
+          .tag("counter", counter)
+          .tag("domain", c.domain().map(Object::toString).orElse(Refusals.ABSENT))
+          .register(registry);
+    }
+    return this;
+  }
+
+  private static double flag(boolean b) {
+    return b ? 1 : 0;
+  }
+
+  private static double live(Readiness r, String counter) {
+    for (CounterStatus c : r.meter().counters()) {
+      if (c.counter().equals(counter)) {
+        return flag(c.state() == CounterState.LIVE);
+      }
+    }
+    return 0;
+  }
+
+  @Override
+  public ServeObserver serveStarted(ServeStarted serve) {
+    return new ServeObserver() {
+      @Override
+      public void served(ServeResult result) {
+        recordServed(result.receipt());
+      }
+
+      @Override
+      public void refused(ServeException refusal) {
+        recordRefused(refusal, "refused");
+      }
+
+      @Override
+      public void failed(Throwable failure) {
+        Counter.builder("mesh.serves")
+            .description("Serves by backend, energy provenance and outcome")
+            .tags(
+                Tags.of(
+                    "backend", Refusals.ABSENT, "provenance", Refusals.ABSENT, "outcome", "failed"))
+            .register(registry)
+            .increment();
+      }
+    };
+  }
+
+  private void recordServed(MeshReceipt receipt) {
+    String backend = receipt.backend();
+    Provenance provenance = receipt.energy().provenance();
+    Tags tags = Tags.of("backend", backend, "provenance", provenance.name());
+    Counter.builder("mesh.serves")
+        .description("Serves by backend, energy provenance and outcome")
+        .tags(tags.and("outcome", "served"))
+        .register(registry)
+        .increment();
+    DistributionSummary.builder("mesh.serve.energy")
+        .description("Energy of one sealed serve, as its receipt states it")
+        .baseUnit("microjoules")
+        .tags(tags)
+        .publishPercentileHistogram()
+        .minimumExpectedValue(1.0)
+        .maximumExpectedValue(1e12)
+        .register(registry)
+        .record((double) receipt.energy().uj());
+    receipt
+        .ujPerAcceptedToken()
+        .ifPresent(
+            uj ->
+                DistributionSummary.builder("mesh.serve.energy.per.token")
+                    .description("Microjoules per accepted token of a generation (§6.2)")
+                    .baseUnit("microjoules")
+                    .tag("backend", backend)
+                    .register(registry)
+                    .record((double) uj));
+    receipt
+        .ujPerDecision()
+        .ifPresent(
+            uj ->
+                DistributionSummary.builder("mesh.serve.energy.per.decision")
+                    .description("Microjoules per answered question of a typed decision (§3.6)")
+                    .baseUnit("microjoules")
+                    .tag("backend", backend)
+                    .register(registry)
+                    .record((double) uj));
+  }
+
+  private void recordRefused(ServeException refusal, String outcome) {
+    Counter.builder("mesh.serves")
+        .description("Serves by backend, energy provenance and outcome")
+        .tags(
+            Tags.of("backend", Refusals.ABSENT, "provenance", Refusals.ABSENT, "outcome", outcome))
+        .register(registry)
+        .increment();
+    Counter.builder("mesh.serve.refusals")
+        .description("Refused serves by reason and JCP denial label")
+        .tag("reason", Refusals.reason(refusal))
+        .tag("denial_label", Refusals.denialLabel(refusal))
+        .register(registry)
+        .increment();
+  }
+
+  @Override
+  public void debited(DebitResult debit) {
+    String grant = debit.grantId().hex();
+    Counter.builder("mesh.grant.spend")
+        .description("Microjoules debited from grants (per grant only if the operator opted in)")
+        .baseUnit("microjoules")
+        .tags(grantIdTags ? Tags.of("grant_id", grant) : Tags.empty())
+        .register(registry)
+        .increment((double) debit.debitedUj());
+    if (grantIdTags) {
+      AtomicLong left = remaining.computeIfAbsent(debit.grantId(), g -> newGrantGauge(grant));
+      left.set(debit.remainingUj());
+    } else {
+      remaining.computeIfAbsent(debit.grantId(), g -> new AtomicLong()).set(debit.remainingUj());
+    }
+  }
+
+  private AtomicLong newGrantGauge(String grant) {
+    AtomicLong left = new AtomicLong();
+    Gauge.builder("mesh.grant.budget.remaining", left, AtomicLong::get)
+        .description("Microjoules the grant's chain has left after its last debit")
+        .baseUnit("microjoules")
+        .tag("grant_id", grant)
+        .register(registry);
+    return left;
+  }
+
+  @Override
+  public void journalWritten(JournalWrite write) {
+    (write.step() == JournalWrite.Step.APPEND ? journalAppend : journalSync)
+        .record(write.nanos(), TimeUnit.NANOSECONDS);
+  }
+
+  /** Configures a {@link StewardMetrics}. Not thread-safe. */
+  public static final class Builder {
+    private final MeterRegistry registry;
+    private boolean grantIdTags;
+
+    private Builder(MeterRegistry registry) {
+      this.registry = Objects.requireNonNull(registry, "registry");
+    }
+
+    /**
+     * Tags grant spend and remaining budget with each grant's id ({@code grant_id}): one time
+     * series per grant, so only for an operator with few, long-lived grants. Off by default: spend
+     * and remaining budget are then aggregated over all grants.
+     */
+    public Builder grantIdTags(boolean v) {
+      grantIdTags = v;
+      return this;
+    }
+
+    /** Builds the binding and registers its meters that need no steward. */
+    public StewardMetrics build() {
+      return new StewardMetrics(this);
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.meshjava.energy.CounterStatus;
+import org.meshjava.steward.Readiness;
+import org.meshjava.steward.Steward;
+
+/**
+ * The operator's endpoints beside the API (SPEC.md "Health, metrics and shutdown"): {@code GET
+ * /healthz}, {@code GET /readyz}, {@code GET /metrics} when a scrape is configured; and the drain
+ * before a shutdown, during which every {@code POST} is refused with 503 {@code shutting_down}
+ * while the requests already being answered finish.
+ *
+ * <p>Thread-safe.
+ */
+final class Operations {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /** The content type of the Prometheus text exposition format. */
+  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final Steward steward;
+  private final Optional<Supplier<String>> metrics;
+  private final Object inFlightLock = new Object();
+  private int inFlight;
+  private volatile boolean draining;
+
+  Operations(Steward steward, Optional<Supplier<String>> metrics) {
+    this.steward = steward;
+    this.metrics = metrics;
+  }
+
+  /** Answers {@code path} if it is an operator's endpoint, or a POST refused while draining. */
+  Optional<Reply> answer(String method, String path) {
+    return switch (path) {
+      case "/healthz" -> Optional.of(only("GET", method, this::alive));
+      case "/readyz" -> Optional.of(only("GET", method, this::readiness));
+      case "/metrics" ->
+          metrics.isPresent()
+              ? Optional.of(
+                  only(
+                      "GET",
+                      method,
+                      () -> new Reply.Text(200, PROMETHEUS_TEXT, metrics.get().get())))
+              : Optional.empty();
+      default ->
+          draining && "POST".equals(method)
+              ? Optional.of(
+                  ErrorReply.of(
+                      503,
+                      "server_error",
+                      "shutting_down",
+                      "this steward is shutting down and takes no new requests; retry elsewhere",
+                      Optional.empty()))
+              : Optional.empty();
+    };
+  }
+
+  private static Reply only(String allowed, String method, Supplier<Reply> answer) {
+    if (!allowed.equals(method)) {
+      return ErrorReply.of(
+          405,
+          "invalid_request_error",
+          "method_not_allowed",
+          "use " + allowed + " here, not " + method,
+          Optional.empty());
+    }
+    return answer.get();
+  }
+
+  private Reply alive() {
+    ObjectNode root = NODES.objectNode();
+    root.put("status", "alive");
+    return new Reply.Json(200, root);
+  }
+
+  private Reply readiness() {
+    Readiness r = steward.readiness();
+    boolean ready = r.ready() && !draining;
+    ObjectNode root = NODES.objectNode();
+    root.put("ready", ready);
+    root.put("draining", draining);
+    ObjectNode journal = root.putObject("journal");
+    journal.put("description", r.journal().description());
+    journal.put("durable", r.journal().durable());
+    journal.put("locked", r.journal().locked());
+    journal.put("writable", r.journal().writable());
+    putOptional(journal, "problem", r.journal().refusesAppends());
+    ObjectNode grants = root.putObject("grants");
+    grants.put("honoured", r.grants().honoured());
+    putOptional(grants, "refused_because", r.grants().refusedBecause());
+    ObjectNode meter = root.putObject("meter");
+    meter.put("name", r.meter().name());
+    meter.put("estimator_only", r.meter().estimatorOnly());
+    ArrayNode live = meter.putArray("live_domains");
+    r.meter().liveDomains().forEach(d -> live.add(d.toString()));
+    ArrayNode counters = meter.putArray("counters");
+    for (CounterStatus c : r.meter().counters()) {
+      ObjectNode each = counters.addObject();
+      each.put("counter", c.counter());
+      putOptional(each, "domain", c.domain().map(Object::toString));
+      each.put("state", c.state().name());
+      putOptional(each, "issue", c.issue().map(Enum::name));
+    }
+    ObjectNode chain = root.putObject("chain");
+    chain.put("next_sequence", r.head().nextSequence());
+    putOptional(chain, "head", r.head().prev().map(id -> id.hex()));
+    return new Reply.Json(ready ? 200 : 503, root);
+  }
+
+  private static void putOptional(ObjectNode node, String field, Optional<String> value) {
+    if (value.isPresent()) {
+      node.put(field, value.get());
+    } else {
+      node.putNull(field);
+    }
+  }
+
+  /** Counts a request being answered, so that a drain waits for it. */
+  void entered() {
+    synchronized (inFlightLock) {
+      inFlight++;
+    }
+  }
+
+  /** The request counted by {@link #entered()} is answered. */
+  void left() {
+    synchronized (inFlightLock) {
+      inFlight--;
+      if (inFlight == 0) {
+        inFlightLock.notifyAll();
+      }
+    }
+  }
+
+  /**
+   * Stops taking new requests (every POST is refused from now on, and {@code /readyz} answers 503)
+   * and waits up to {@code grace} for the requests being answered to finish.
+   *
+   * @return whether every one finished within the grace period
+   */
+  boolean drain(Duration grace) throws InterruptedException {
+    draining = true;
+    long deadline = System.nanoTime() + grace.toNanos();
+    synchronized (inFlightLock) {
+      while (inFlight > 0) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return false;
+        }
+        java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(inFlightLock, left);
+      }
+      return true;
+    }
+  }
+
+  /** How many requests are being answered now. */
+  int inFlight() {
+    synchronized (inFlightLock) {
+      return inFlight;
+    }
+  }
+}

@@ -1,0 +1,89 @@
+package org.meshjava.steward;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.meshjava.jcp.DebitResult;
+import org.meshjava.steward.observe.JournalWrite;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServePhase;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The registered listeners, called in registration order, each call guarded: what a listener throws
+ * is logged and dropped, so that observing can never break a serve (only a {@link
+ * VirtualMachineError} passes, as the JVM is then failing anyway). Thread-safe when the listeners
+ * are.
+ */
+final class GuardedListener implements StewardListener {
+  private static final Logger LOG = LoggerFactory.getLogger(GuardedListener.class);
+
+  private final List<StewardListener> listeners;
+
+  GuardedListener(List<StewardListener> listeners) {
+    this.listeners = List.copyOf(listeners);
+  }
+
+  /** Runs one listener call; anything it throws, short of a failing JVM, is logged and dropped. */
+  private static void guarded(Object who, String call, Runnable action) {
+    try {
+      action.run();
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Throwable t) {
+      LOG.warn("steward listener {} failed in {}; ignored", who.getClass().getName(), call, t);
+    }
+  }
+
+  @Override
+  public ServeObserver serveStarted(ServeStarted serve) {
+    List<ServeObserver> observers = new ArrayList<>(listeners.size());
+    for (StewardListener l : listeners) {
+      guarded(
+          l,
+          "serveStarted",
+          () -> {
+            ServeObserver o = l.serveStarted(serve);
+            if (o != null && o != ServeObserver.NONE) {
+              observers.add(o);
+            }
+          });
+    }
+    return observers.isEmpty() ? ServeObserver.NONE : new Guarded(List.copyOf(observers));
+  }
+
+  @Override
+  public void debited(DebitResult debit) {
+    listeners.forEach(l -> guarded(l, "debited", () -> l.debited(debit)));
+  }
+
+  @Override
+  public void journalWritten(JournalWrite write) {
+    listeners.forEach(l -> guarded(l, "journalWritten", () -> l.journalWritten(write)));
+  }
+
+  /** One serve's observers, each call guarded the same way. */
+  private record Guarded(List<ServeObserver> observers) implements ServeObserver {
+    @Override
+    public void phase(ServePhase phase) {
+      observers.forEach(o -> guarded(o, "phase", () -> o.phase(phase)));
+    }
+
+    @Override
+    public void served(ServeResult result) {
+      observers.forEach(o -> guarded(o, "served", () -> o.served(result)));
+    }
+
+    @Override
+    public void refused(ServeException refusal) {
+      observers.forEach(o -> guarded(o, "refused", () -> o.refused(refusal)));
+    }
+
+    @Override
+    public void failed(Throwable failure) {
+      observers.forEach(o -> guarded(o, "failed", () -> o.failed(failure)));
+    }
+  }
+}

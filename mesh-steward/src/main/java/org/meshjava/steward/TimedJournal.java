@@ -1,0 +1,93 @@
+package org.meshjava.steward;
+
+import java.util.List;
+import java.util.Optional;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.steward.observe.JournalWrite;
+import org.meshjava.steward.observe.StewardListener;
+
+/**
+ * The steward's journal as the steward writes it when a listener is registered: every {@code
+ * enqueue} and every {@code await} is timed and reported ({@link JournalWrite}); everything else is
+ * the journal's own. Without a listener the steward writes its journal directly. Thread-safe.
+ */
+final class TimedJournal implements Journal {
+  private final Journal journal;
+  private final StewardListener listener;
+
+  TimedJournal(Journal journal, StewardListener listener) {
+    this.journal = journal;
+    this.listener = listener;
+  }
+
+  @Override
+  public List<JournalRecord> recovered() {
+    return journal.recovered();
+  }
+
+  @Override
+  public Pending enqueue(JournalEntry entry) throws JournalException {
+    long start = System.nanoTime();
+    Pending p = journal.enqueue(entry);
+    listener.journalWritten(new JournalWrite(JournalWrite.Step.APPEND, elapsed(start)));
+    return new Pending() {
+      @Override
+      public JournalRecord record() {
+        return p.record();
+      }
+
+      @Override
+      public void await() throws JournalException {
+        long began = System.nanoTime();
+        p.await();
+        listener.journalWritten(new JournalWrite(JournalWrite.Step.SYNC, elapsed(began)));
+      }
+    };
+  }
+
+  private static long elapsed(long start) {
+    return Math.max(0, System.nanoTime() - start);
+  }
+
+  @Override
+  public void read(
+      org.meshjava.journal.JournalPosition from,
+      java.util.Map<org.meshjava.core.ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    journal.read(from, chains, sink);
+  }
+
+  @Override
+  public org.meshjava.journal.JournalPosition position() {
+    return journal.position();
+  }
+
+  @Override
+  public boolean durable() {
+    return journal.durable();
+  }
+
+  @Override
+  public String describe() {
+    return journal.describe();
+  }
+
+  @Override
+  public Optional<String> refusesAppends() {
+    return journal.refusesAppends();
+  }
+
+  @Override
+  public boolean locked() {
+    return journal.locked();
+  }
+
+  @Override
+  public void close() {
+    journal.close();
+  }
+}
