@@ -103,6 +103,9 @@ public final class FileJournal implements Journal {
   private boolean syncing;
   private volatile long durableThrough;
 
+  /** Appends are not forced ({@link #openUnsynced}); set once, right after opening. */
+  private volatile boolean unsynced;
+
   /** The file's length as this journal wrote it; written by the sync leader only. */
   private long length;
 
@@ -131,6 +134,21 @@ public final class FileJournal implements Journal {
    */
   public static FileJournal open(Path path) throws JournalException {
     return open(path, FileChannel::tryLock);
+  }
+
+  /**
+   * Opens the journal at {@code path} as {@link #open(Path)} does, for writing many records fast
+   * where durability per record does not matter (generating a journal for a benchmark, an import):
+   * appends are written but not forced, so an append returns before its record is on storage, and
+   * {@link #close()} forces them all. Never give one to a steward that serves: {@link #durable()}
+   * says false.
+   *
+   * @throws JournalException as {@link #open(Path)}
+   */
+  public static FileJournal openUnsynced(Path path) throws JournalException {
+    FileJournal j = open(path, FileChannel::tryLock);
+    j.unsynced = true;
+    return j;
   }
 
   static FileJournal open(Path path, Locker locker) throws JournalException {
@@ -683,7 +701,9 @@ public final class FileJournal implements Journal {
       while (buf.hasRemaining()) {
         at += channel.write(buf, at);
       }
-      channel.force(false);
+      if (!unsynced) {
+        channel.force(false);
+      }
       length = at;
       RecordChain.Encoded lastWritten = batch.getLast();
       durable =
@@ -749,7 +769,7 @@ public final class FileJournal implements Journal {
 
   @Override
   public boolean durable() {
-    return true;
+    return !unsynced;
   }
 
   @Override
@@ -790,6 +810,13 @@ public final class FileJournal implements Journal {
         return;
       }
       closed = true;
+    }
+    if (unsynced) {
+      try {
+        channel.force(true);
+      } catch (IOException e) {
+        LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
+      }
     }
     release(identity, lock, channel);
   }

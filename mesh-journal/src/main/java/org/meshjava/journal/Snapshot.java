@@ -53,6 +53,9 @@ public final class Snapshot {
   private static final byte[] CONTEXT =
       "mesh/1 journal snapshot\n".getBytes(StandardCharsets.UTF_8);
 
+  /** Bytes per spent pair: leaf id 32, nonce 16, until seconds 8 and nanoseconds 4 (big-endian). */
+  private static final int SPENT_BYTES = 32 + PresentationNonce.LENGTH + 8 + 4;
+
   /** Large enough for a body with tens of millions of receipts; depth is fixed by the layout. */
   private static final CborLimits LIMITS = new CborLimits(8, Integer.MAX_VALUE - 64, 1 << 28);
 
@@ -263,6 +266,7 @@ public final class Snapshot {
 
   // ---- encoding -------------------------------------------------------------------------------
 
+  @SuppressWarnings("JavaInstantGetSecondsGetNano") // both halves of the instant are written
   private static CborMap body(DidKey steward, SnapshotState s) {
     JournalPosition p = s.position();
     LedgerState l = s.ledger();
@@ -272,9 +276,14 @@ public final class Snapshot {
           CborArray.of(
               id(a.link()), CborInt.of(a.debitedUj()), CborInt.of(a.reservedUj()), t(a.expiry())));
     }
-    List<CborValue> spent = new ArrayList<>();
+    // Packed: a steward's spent nonces are most of its state (one per unexpired serve).
+    java.nio.ByteBuffer spent = java.nio.ByteBuffer.allocate(l.spent().size() * SPENT_BYTES);
     for (LedgerState.Spent x : l.spent()) {
-      spent.add(CborArray.of(id(x.leaf()), CborBytes.of(x.nonce().bytes()), t(x.until())));
+      spent
+          .put(x.leaf().contentId().bytes())
+          .put(x.nonce().bytes())
+          .putLong(x.until().getEpochSecond())
+          .putInt(x.until().getNano());
     }
     List<CborValue> open = new ArrayList<>();
     for (Reservation r : l.open()) {
@@ -341,7 +350,7 @@ public final class Snapshot {
                 t(l.horizon()),
                 CborInt.of(l.nextSerial()),
                 new CborArray(accounts),
-                new CborArray(spent),
+                CborBytes.of(spent.array()),
                 new CborArray(open)))
         .put("revocations", new CborArray(revocations))
         .put(
@@ -526,14 +535,32 @@ public final class Snapshot {
                 uint(a.get(2), "reserved"),
                 instant(a.get(3), "expiry")));
       }
-      List<LedgerState.Spent> spent = new ArrayList<>();
-      for (CborValue v : array(l.get(3), -1, "spent")) {
-        List<CborValue> a = array(v, 3, "spent pair");
+      byte[] packed = bytes(l.get(3), -1, "spent");
+      if (packed.length % SPENT_BYTES != 0) {
+        throw malformed("spent is not a whole number of " + SPENT_BYTES + "-byte pairs");
+      }
+      java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(packed);
+      List<LedgerState.Spent> spent = new ArrayList<>(packed.length / SPENT_BYTES);
+      byte[] leaf = new byte[32];
+      byte[] nonce = new byte[PresentationNonce.LENGTH];
+      while (in.hasRemaining()) {
+        in.get(leaf).get(nonce);
+        long seconds = in.getLong();
+        int nanos = in.getInt();
+        if (nanos < 0 || nanos > 999_999_999) {
+          throw malformed("a spent pair's instant has " + nanos + " nanoseconds");
+        }
+        Instant until;
+        try {
+          until = Instant.ofEpochSecond(seconds, nanos);
+        } catch (java.time.DateTimeException e) {
+          throw malformed("a spent pair's instant is out of range");
+        }
         spent.add(
             new LedgerState.Spent(
-                grant(a.get(0), "spent leaf"),
-                PresentationNonce.of(bytes(a.get(1), PresentationNonce.LENGTH, "nonce")),
-                instant(a.get(2), "until")));
+                new GrantId(ContentId.fromDigest(leaf.clone())),
+                PresentationNonce.of(nonce.clone()),
+                until));
       }
       List<Reservation> open = new ArrayList<>();
       for (CborValue v : array(l.get(4), -1, "reservations")) {
