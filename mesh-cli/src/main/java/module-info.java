@@ -7,6 +7,7 @@ module org.meshjava.cli {
   requires org.meshjava.engine.jlama;
   requires org.meshjava.conformance;
   requires org.meshjava.openai;
+  requires org.meshjava.journal.postgres;
   requires org.meshjava.metrics;
   requires micrometer.registry.prometheus;
   requires com.fasterxml.jackson.databind;

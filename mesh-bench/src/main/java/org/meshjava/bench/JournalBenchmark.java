@@ -18,8 +18,11 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
+import org.meshjava.journal.postgres.PostgresJournal;
+import org.meshjava.journal.postgres.PostgresLocation;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
+import org.meshjava.testpg.PostgresTestServer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -34,10 +37,11 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Granted serves per second with the durable file journal against the same steward on an in-memory
- * journal, in one run. Run with {@code -t 1} and {@code -t 8}; the target is that with 8 threads
- * the file journal costs no more than 2x the in-memory throughput (group commit). The caller's
- * presentation signing is inside the measured call for both, so the ratio is fair.
+ * Granted serves per second with the durable file journal, and with the PostgreSQL journal, against
+ * the same steward on an in-memory journal, in one run. Run with {@code -t 1} and {@code -t 8}; the
+ * target is that with 8 threads the file journal costs no more than 2x the in-memory throughput
+ * (group commit). The caller's presentation signing is inside the measured call for both, so the
+ * ratio is fair.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -48,8 +52,14 @@ import org.openjdk.jmh.annotations.Warmup;
 public class JournalBenchmark {
   static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
 
-  @Param({"memory", "file"})
+  /**
+   * The journal: in memory, a file, or PostgreSQL (a throwaway local server with fsync on, started
+   * for the run from the binaries artifact; see mesh-bench/README.md).
+   */
+  @Param({"memory", "file", "postgresql"})
   public String journal;
+
+  private PostgresTestServer postgres;
 
   private Steward steward;
   private SigningKey caller;
@@ -76,6 +86,11 @@ public class JournalBenchmark {
     if (journal.equals("file")) {
       dir = Files.createTempDirectory("mesh-journal-bench");
       j = FileJournal.open(dir.resolve("steward.journal"));
+    } else if (journal.equals("postgresql")) {
+      postgres = PostgresTestServer.start(true);
+      j =
+          PostgresJournal.open(
+              PostgresLocation.parse(postgres.url("postgres")), builder.identity().toString());
     } else {
       j = new InMemoryJournal();
     }
@@ -92,6 +107,9 @@ public class JournalBenchmark {
   @TearDown
   public void tearDown() throws Exception {
     steward.close();
+    if (postgres != null) {
+      postgres.close();
+    }
     if (dir != null) {
       try (var files = Files.walk(dir)) {
         files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -31,10 +31,10 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalFile;
+import org.meshjava.openai.EnergyUsage;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptJson;
-import org.meshjava.router.RouteCandidate;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
@@ -266,7 +266,7 @@ final class DemoCommand implements Callable<Integer> {
     doc.put("request_id", request.id().hex());
     doc.put("state", new String(prompt.state().bytes(), StandardCharsets.UTF_8));
     ServeResult result = steward.serve(request, prompt);
-    doc.set("route", route(result.route().candidates()));
+    doc.set("route", EnergyUsage.candidates(result.route().candidates()));
     doc.put("chosen", result.route().chosen().name());
     ArrayNode answers = doc.putArray("answers");
     for (int q = 0; q < prompt.questions().size(); q++) {
@@ -316,7 +316,7 @@ final class DemoCommand implements Callable<Integer> {
       } else {
         result = steward.serve(request, payload);
       }
-      doc.set("route", route(result.route().candidates()));
+      doc.set("route", EnergyUsage.candidates(result.route().candidates()));
       doc.put("chosen", result.route().chosen().name());
       doc.set("receipt", ReceiptJson.of(result.receipt()));
       doc.put("envelope_id", result.envelope().id().hex());
@@ -325,24 +325,11 @@ final class DemoCommand implements Callable<Integer> {
     } catch (ServeException e) {
       doc.put("refused", e.reason().name());
       doc.put("reason", e.getMessage());
-      doc.set("route", route(e.candidates()));
+      doc.set("route", EnergyUsage.candidates(e.candidates()));
       doc.put("sealed", "nothing; the chain did not advance");
     }
     out.println(JSON.writeValueAsString(doc));
     out.println();
     return result;
-  }
-
-  private static ArrayNode route(List<RouteCandidate> candidates) {
-    ArrayNode arr = JSON.createArrayNode();
-    for (RouteCandidate c : candidates) {
-      ObjectNode o = arr.addObject();
-      o.put("backend", c.backend());
-      o.put("fidelity", c.fidelity().name());
-      o.put("estimate_uj", c.estimateUj());
-      o.put("admissible", c.admissible());
-      c.inadmissibility().ifPresent(i -> o.put("reason", i.detail()));
-    }
-    return arr;
   }
 }

@@ -21,6 +21,7 @@ import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.GrantSuspension;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalFile;
@@ -38,8 +39,9 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code mesh journal inspect|verify}: read a steward's decision journal (§2.2) without locking or
- * changing it.
+ * {@code mesh journal inspect|verify|export|import|resume-grants}: read a steward's decision
+ * journal (§2.2), a file or a PostgreSQL database's, without locking or changing it; copy it
+ * between the two; lift a suspension.
  *
  * <p>Both check the record chain and then replay it the way a restarting steward does: through a
  * gate held by the steward, every authorisation decided again at its recorded time. The journal
@@ -51,11 +53,15 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "journal",
     mixinStandardHelpOptions = true,
-    description = "Inspect or verify a steward's decision journal; lift a suspension of grants.",
+    description =
+        "Inspect or verify a steward's decision journal (a file or postgresql://…); export it"
+            + " to a file or import one into a database; lift a suspension of grants.",
     subcommands = {
       JournalCommand.Inspect.class,
       JournalCommand.Verify.class,
       JournalCommand.Archive.class,
+      JournalCommand.Export.class,
+      JournalCommand.Import.class,
       JournalCommand.ResumeGrants.class
     })
 final class JournalCommand implements Runnable {
@@ -70,8 +76,14 @@ final class JournalCommand implements Runnable {
   abstract static class Common {
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
-    Path file;
+    @Parameters(
+        index = "0",
+        paramLabel = "FILE|URL",
+        description = "The journal: a file, or a PostgreSQL database (postgresql://…).")
+    String journal;
+
+    /** The journal as typed, for messages (a URL without its password). */
+    String file = "";
 
     @Option(
         names = "--steward",
@@ -94,9 +106,8 @@ final class JournalCommand implements Runnable {
     long progressEvery;
 
     JournalFile.Contents read() throws CliException {
-      if (!Files.isRegularFile(file)) {
-        throw new CliException("no journal at " + file);
-      }
+      JournalTarget target = JournalTarget.parse(journal);
+      file = JournalTarget.describe(target);
       PrintWriter err = spec.commandLine().getErr();
       LongConsumer progress =
           n -> {
@@ -105,10 +116,21 @@ final class JournalCommand implements Runnable {
             }
           };
       try {
-        return JournalFile.read(file, progress);
+        return JournalTarget.read(target, named(), progress);
       } catch (JournalException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
+    }
+
+    /** The steward named by --steward or --key, as a database journal's name. */
+    Optional<String> named() throws CliException {
+      if (steward != null) {
+        return Optional.of(GrantFiles.did(steward).toString());
+      }
+      if (key != null) {
+        return Optional.of(org.meshjava.jcp.Jcp.identity(KeyFile.read(key)).toString());
+      }
+      return Optional.empty();
     }
 
     Optional<DidKey> holder(List<JournalRecord> records) throws CliException {
@@ -154,15 +176,21 @@ final class JournalCommand implements Runnable {
 
     @Override
     public Integer call() throws CliException {
-      if (!Files.isRegularFile(file)) {
+      JournalTarget target = JournalTarget.parse(journal);
+      if (!(target instanceof JournalTarget.File f)) {
+        return verifyWhole();
+      }
+      Path path = f.path();
+      file = path.toString();
+      if (!Files.isRegularFile(path)) {
         throw new CliException("no journal at " + file);
       }
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
       try {
-        Optional<Snapshot> snap = latestSnapshot(snapshots, file, steward, key);
-        long first = FileJournal.firstSequence(file);
-        boolean whole = first == 0 || segmentsFrom0(file);
+        Optional<Snapshot> snap = latestSnapshot(snapshots, path, steward, key);
+        long first = FileJournal.firstSequence(path);
+        boolean whole = first == 0 || segmentsFrom0(path);
         if (!whole && snap.isEmpty()) {
           throw new CliException(
               file
@@ -174,7 +202,9 @@ final class JournalCommand implements Runnable {
         DidKey h;
         ReplayState state;
         if (whole) {
-          h = holder(snap).orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
+          h =
+              holder(snap, path)
+                  .orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
           state = ReplayState.fresh(Gate.create(h, SpendLedger.inMemory(), Revocations.none()));
         } else {
           Snapshot s = snap.orElseThrow();
@@ -187,7 +217,7 @@ final class JournalCommand implements Runnable {
         boolean[] matched = {false};
         ReplayState st = state;
         FileJournal.scan(
-            file,
+            path,
             state.position(),
             state.chains(),
             r -> {
@@ -253,7 +283,31 @@ final class JournalCommand implements Runnable {
       }
     }
 
-    private Optional<DidKey> holder(Optional<Snapshot> snap) throws CliException, JournalException {
+    /** A journal in a database: read whole and replayed, as before snapshots. */
+    private Integer verifyWhole() throws CliException {
+      JournalFile.Contents c = read();
+      Replayed r = replay(c.records());
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(
+          "journal "
+              + file
+              + ": "
+              + Counted.of(c.records().size(), "record")
+              + (c.records().size() == 1 ? " forms" : " form")
+              + " one chain and replay; "
+              + Counted.of(r.result().authorisations(), "grant decision")
+              + ", "
+              + Counted.of(r.result().receipts().size(), "receipt")
+              + ", "
+              + r.result().unresolved().size()
+              + " unresolved, "
+              + Counted.of(r.result().revocations(), "revocation")
+              + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse(""));
+      return 0;
+    }
+
+    private Optional<DidKey> holder(Optional<Snapshot> snap, Path path)
+        throws CliException, JournalException {
       if (steward != null || key != null) {
         return holder(List.of());
       }
@@ -264,7 +318,7 @@ final class JournalCommand implements Runnable {
       List<DidKey> found = new ArrayList<>(1);
       try {
         FileJournal.scan(
-            file,
+            path,
             org.meshjava.journal.JournalPosition.GENESIS,
             new java.util.HashMap<>(),
             r -> {
@@ -508,8 +562,17 @@ final class JournalCommand implements Runnable {
   static final class ResumeGrants implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
-    Path file;
+    @Parameters(
+        index = "0",
+        paramLabel = "FILE|URL",
+        description = "The journal: a file, or a PostgreSQL database (postgresql://…).")
+    String journal;
+
+    @Option(
+        names = "--steward",
+        paramLabel = "DID",
+        description = "For a database: the steward whose journal it is (default: its only one).")
+    String steward;
 
     @Option(
         names = "--note",
@@ -521,10 +584,12 @@ final class JournalCommand implements Runnable {
 
     @Override
     public Integer call() throws CliException {
-      if (!Files.isRegularFile(file)) {
+      JournalTarget target = JournalTarget.parse(journal);
+      String file = JournalTarget.describe(target);
+      if (target instanceof JournalTarget.File f && !Files.isRegularFile(f.path())) {
         throw new CliException("no journal at " + file);
       }
-      try (FileJournal journal = FileJournal.open(file)) {
+      try (Journal journal = open(target)) {
         Optional<JournalReplay.Suspension> inForce = GrantSuspension.inForce(journal.recovered());
         if (inForce.isEmpty()) {
           throw new CliException("journal " + file + ": grants are not suspended; nothing written");
@@ -546,6 +611,115 @@ final class JournalCommand implements Runnable {
         throw new CliException(file + ": " + e.getMessage(), e);
       } catch (IllegalArgumentException e) {
         throw new CliException("--note: " + e.getMessage(), e);
+      }
+    }
+
+    private Journal open(JournalTarget target) throws CliException, JournalException {
+      if (target instanceof JournalTarget.Postgres p) {
+        String name =
+            JournalTarget.name(
+                p.location(),
+                steward != null
+                    ? Optional.of(GrantFiles.did(steward).toString())
+                    : Optional.empty());
+        return JournalTarget.open(target, name);
+      }
+      return JournalTarget.open(target, "");
+    }
+  }
+
+  @Command(
+      name = "export",
+      mixinStandardHelpOptions = true,
+      description =
+          "Write a journal (a database's, or a file) to a new journal file, record for record;"
+              + " the chain is checked first.")
+  static final class Export extends Common implements Callable<Integer> {
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "The journal file to write; must not exist.")
+    Path out;
+
+    @Override
+    public Integer call() throws CliException {
+      JournalFile.Contents c = read();
+      try (var w =
+          java.nio.channels.FileChannel.open(
+              out,
+              java.nio.file.StandardOpenOption.CREATE_NEW,
+              java.nio.file.StandardOpenOption.WRITE)) {
+        for (byte[] line : c.lines()) {
+          w.write(java.nio.ByteBuffer.wrap(line));
+          w.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}));
+        }
+        w.force(true);
+      } catch (java.nio.file.FileAlreadyExistsException e) {
+        throw new CliException("--out " + out + " exists; not overwritten", e);
+      } catch (java.io.IOException e) {
+        throw new CliException("cannot write " + out + ": " + e.getMessage(), e);
+      }
+      spec.commandLine()
+          .getOut()
+          .println(
+              "journal "
+                  + file
+                  + ": "
+                  + Counted.of(c.records().size(), "record")
+                  + " written to "
+                  + out);
+      return 0;
+    }
+  }
+
+  @Command(
+      name = "import",
+      mixinStandardHelpOptions = true,
+      description =
+          "Write a journal file into a database as the steward's journal, which must hold no"
+              + " records yet; the chain is checked first. Run with the steward stopped.")
+  static final class Import extends Common implements Callable<Integer> {
+    @Option(
+        names = "--to",
+        required = true,
+        paramLabel = "URL",
+        description = "The database (postgresql://…).")
+    String to;
+
+    @Override
+    public Integer call() throws CliException {
+      JournalFile.Contents c = read();
+      if (!(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
+        throw new CliException("--to " + to + ": a postgresql:// URL");
+      }
+      DidKey holder =
+          holder(c.records())
+              .orElseThrow(
+                  () ->
+                      new CliException(
+                          "journal "
+                              + file
+                              + " records no grant decision to name its steward; pass --steward"
+                              + " or --key"));
+      try {
+        int n =
+            org.meshjava.journal.postgres.PostgresJournal.importLines(
+                p.location(), holder.toString(), c.lines());
+        spec.commandLine()
+            .getOut()
+            .println(
+                "journal "
+                    + file
+                    + ": "
+                    + Counted.of(n, "record")
+                    + " imported into "
+                    + p.location()
+                    + " as the journal of "
+                    + holder);
+        return 0;
+      } catch (JournalException e) {
+        throw new CliException(p.location() + ": " + e.getMessage(), e);
       }
     }
   }

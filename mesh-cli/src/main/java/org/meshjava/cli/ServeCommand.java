@@ -23,7 +23,6 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
-import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
 import org.meshjava.metrics.StewardMetrics;
@@ -68,8 +67,13 @@ final class ServeCommand implements Callable<Integer> {
   @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
   Path key;
 
-  @Option(names = "--journal", paramLabel = "FILE", description = "The decision journal file.")
-  Path journal;
+  @Option(
+      names = "--journal",
+      paramLabel = "FILE|URL",
+      description =
+          "The decision journal: a file, or a PostgreSQL database (postgresql://user@host/db),"
+              + " where it is named by the steward's identity.")
+  String journal;
 
   @Option(
       names = "--fresh-chain",
@@ -114,7 +118,9 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(
       names = "--no-metrics",
-      description = "Serve no GET /metrics (Prometheus text format; on by default).")
+      description =
+          "Serve no GET /metrics (Prometheus text format; on by default) and bind no metrics or"
+              + " observations to the steward.")
   boolean noMetrics;
 
   @Option(
@@ -129,6 +135,29 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description = "Write the bound port here once listening (for scripts).")
   Path portFile;
+
+  @Option(
+      names = "--console",
+      description =
+          "Serve the read-only operator console (/console and the JSON it reads) on a listener of"
+              + " its own; off unless given. See --console-host and --console-port.")
+  boolean console;
+
+  @Option(
+      names = "--console-host",
+      paramLabel = "ADDR",
+      description =
+          "The console's bind address (default 127.0.0.1, loopback only; needs --console).")
+  String consoleHost;
+
+  @Option(
+      names = "--console-port",
+      paramLabel = "N",
+      description = "The console's port (default 8081; 0 picks a free one; needs --console).")
+  Integer consolePort;
+
+  /** The console's port when {@code --console-port} is not given. */
+  static final int DEFAULT_CONSOLE_PORT = 8081;
 
   /** The journal file this run created, removed again if the steward never starts listening. */
   private @Nullable Path createdJournal;
@@ -171,6 +200,11 @@ final class ServeCommand implements Callable<Integer> {
   }
 
   private Integer serve() throws Exception {
+    if (!console && (consoleHost != null || consolePort != null)) {
+      throw new CliException(
+          "--console-host and --console-port configure the operator console; add --console to"
+              + " enable it");
+    }
     PrintWriter out = spec.commandLine().getOut();
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = spec.commandLine().getErr();
@@ -206,40 +240,52 @@ final class ServeCommand implements Callable<Integer> {
       default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
     }
     // Metrics and one observation per serve, bound through the steward's listener hook; the
-    // registry writes the Prometheus text format itself.
+    // registry writes the Prometheus text format itself. With --no-metrics nothing is bound, so
+    // observing costs the steward nothing.
     PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     ObservationRegistry observations = ObservationRegistry.create();
-    observations
-        .observationConfig()
-        .observationHandler(new DefaultMeterObservationHandler(prometheus));
     StewardObservations serveObservations = new StewardObservations(observations);
     StewardMetrics metrics =
         StewardMetrics.builder(prometheus).grantIdTags(metricsGrantIds).build();
-    sb.listener(metrics).listener(serveObservations);
-    Path journalPath = journal != null ? journal : c.journal().orElse(null);
-    if (journalPath != null) {
-      boolean existed = Files.exists(journalPath);
+    if (!noMetrics) {
+      observations
+          .observationConfig()
+          .observationHandler(new DefaultMeterObservationHandler(prometheus));
+      sb.listener(metrics).listener(serveObservations);
+    }
+    String journalText = journal != null ? journal : c.journal().orElse(null);
+    JournalTarget target = journalText != null ? JournalTarget.parse(journalText) : null;
+    if (target != null) {
+      if (target instanceof JournalTarget.Postgres && keyPath == null) {
+        throw new CliException(
+            "--journal "
+                + JournalTarget.describe(target)
+                + ": a journal in a database is named by the steward's identity; pass --key");
+      }
+      boolean existed = target instanceof JournalTarget.File f && Files.exists(f.path());
       try {
-        sb.journal(FileJournal.open(journalPath));
+        sb.journal(JournalTarget.open(target, sb.identity().toString()));
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
-      ServeConfig.SnapshotConfig snaps = c.snapshots();
-      if (snaps.enabled()) {
-        FileSnapshotStore store =
-            snaps
-                .dir()
-                .map(FileSnapshotStore::new)
-                .orElseGet(() -> FileSnapshotStore.beside(journalPath));
-        if (!existed && !Files.exists(store.directory())) {
-          createdSnapshots = store.directory();
+      if (target instanceof JournalTarget.File f) {
+        ServeConfig.SnapshotConfig snaps = c.snapshots();
+        if (snaps.enabled()) {
+          FileSnapshotStore store =
+              snaps
+                  .dir()
+                  .map(FileSnapshotStore::new)
+                  .orElseGet(() -> FileSnapshotStore.beside(f.path()));
+          if (!existed && !Files.exists(store.directory())) {
+            createdSnapshots = store.directory();
+          }
+          sb.snapshots(store)
+              .snapshotEvery(snaps.everyRecords())
+              .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
         }
-        sb.snapshots(store)
-            .snapshotEvery(snaps.everyRecords())
-            .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
-      }
-      if (!existed) {
-        createdJournal = journalPath;
+        if (!existed) {
+          createdJournal = f.path();
+        }
       }
     } else if (keyPath != null) {
       err.println(
@@ -256,7 +302,7 @@ final class ServeCommand implements Callable<Integer> {
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "
-              + (journalPath != null ? journalPath.toString() : "(in memory)")
+              + (target != null ? JournalTarget.describe(target) : "(in memory)")
               + " records no receipt of key "
               + keyPath
               + ", so where its receipt chain stands is"
@@ -265,7 +311,9 @@ final class ServeCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new CliException("cannot start the steward: " + e.getMessage(), e);
     }
-    metrics.watch(steward);
+    if (!noMetrics) {
+      metrics.watch(steward);
+    }
     Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
     if (grace.isNegative()) {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
@@ -295,24 +343,29 @@ final class ServeCommand implements Callable<Integer> {
       if (c.bodyDeadlineSeconds().isPresent()) {
         ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
       }
+      if (console) {
+        ob.console(
+            consoleHost != null ? consoleHost : "127.0.0.1",
+            consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT);
+      }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
-      }
-      ob.requestScope(
-          (method, path, header) -> {
-            StewardObservations.Received received = serveObservations.received(method, header);
-            return new RequestScope.Opened() {
-              @Override
-              public void status(int status) {
-                received.status(status);
-              }
+        ob.requestScope(
+            (method, path, header) -> {
+              StewardObservations.Received received = serveObservations.received(method, header);
+              return new RequestScope.Opened() {
+                @Override
+                public void status(int status) {
+                  received.status(status);
+                }
 
-              @Override
-              public void close() {
-                received.close();
-              }
-            };
-          });
+                @Override
+                public void close() {
+                  received.close();
+                }
+              };
+            });
+      }
       try (OpenAiServer server = ob.build()) {
         try {
           server.start();
@@ -337,6 +390,7 @@ final class ServeCommand implements Callable<Integer> {
                   + ")");
         }
         createdJournal = null;
+        server.consoleUri().ifPresent(u -> out.println("console on " + u + " (read-only)"));
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();
         if (portFile != null) {

@@ -34,7 +34,8 @@ import org.meshjava.openai.UpstreamEngine;
  *   "host": "127.0.0.1",            // bind address; loopback unless you mean otherwise
  *   "port": 8080,
  *   "key_file": "steward.key",      // from `mesh key generate`; absent: a fresh key per start
- *   "journal": "steward.journal",   // the decision journal; absent: in memory, survives nothing
+ *   "journal": "steward.journal",   // the decision journal (a file, or postgresql://…);
+ *                                   // absent: in memory, survives nothing
  *   "revocations": "revoked.hex",   // revocations to load at start (`mesh grant revoke`), journalled
  *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
@@ -55,7 +56,7 @@ import org.meshjava.openai.UpstreamEngine;
  *   "default_decision_engine": false, // add MiniLM beside the listed backends (default: only
  *                                    // when none are listed, beside the embedded defaults)
  *   "snapshots": {"every_records": 100000, "every_s": 0, "dir": "steward.journal.snapshots"}
- *                                    // journal snapshots (SPEC.md §60.7); false: none
+ *                                    // journal snapshots (SPEC.md §60.8); false: none
  * }
  * }</pre>
  *
@@ -67,7 +68,7 @@ record ServeConfig(
     Optional<String> host,
     Optional<Integer> port,
     Optional<Path> keyFile,
-    Optional<Path> journal,
+    Optional<String> journal,
     Optional<Path> revocations,
     Optional<String> meter,
     Optional<Long> defaultJouleCeilingUj,
@@ -80,7 +81,7 @@ record ServeConfig(
     SnapshotConfig snapshots) {
 
   /**
-   * Journal snapshots (SPEC.md §60.7), for a file journal: on unless {@code "snapshots": false}.
+   * Journal snapshots (SPEC.md §60.8), for a file journal: on unless {@code "snapshots": false}.
    *
    * @param enabled whether the steward keeps snapshots
    * @param dir where; absent: {@code <journal>.snapshots/} beside the journal
@@ -170,7 +171,8 @@ record ServeConfig(
           text(root, "host"),
           number(root, "port").map(Long::intValue),
           text(root, "key_file").map(dir::resolve),
-          text(root, "journal").map(dir::resolve),
+          // A file is relative to the configuration's folder; a postgresql:// URL stays as it is.
+          text(root, "journal").map(j -> JournalTarget.isUrl(j) ? j : dir.resolve(j).toString()),
           text(root, "revocations").map(dir::resolve),
           text(root, "meter"),
           number(root, "default_joule_ceiling_uj"),

@@ -27,7 +27,7 @@ import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 
 /**
- * {@code mesh journal archive} and {@code verify} over snapshots and segments (SPEC.md §60.7): the
+ * {@code mesh journal archive} and {@code verify} over snapshots and segments (SPEC.md §60.8): the
  * whole history is checked while the segments are present; without them, the snapshot and the
  * records after it, and the verdict says what was not checked.
  */

@@ -214,12 +214,75 @@ class ServeMetricsTest {
                 .map(s -> s.labels().get("mesh_phase"))
                 .collect(Collectors.toSet()))
         .containsExactlyInAnyOrder("route", "authorise", "meter", "seal");
+    // Each /v1 request is an observation too (the parent of its serves' observations).
+    Family requests = family(f, "mesh_http_request_seconds", "summary", text);
+    assertThat(
+            requests
+                .sample(
+                    "mesh_http_request_seconds_count",
+                    Map.of(
+                        "http_request_method", "POST",
+                        "http_response_status_code", "200",
+                        "error", "none"))
+                .value())
+        .isEqualTo(3);
     // Bounded cardinality: no id of any kind is a label.
     for (Family each : f.values()) {
       assertThat(labels(each))
           .as(each.name())
           .doesNotContain("grant_id", "request_id", "receipt_id");
     }
+  }
+
+  @Test
+  void noMetrics_servesNoMetricsEndpoint_butHealthAndReadiness() throws Exception {
+    Path portFile = tmp.resolve("port");
+    AtomicReference<MeshCommandTest.Run> served = new AtomicReference<>();
+    Thread server =
+        new Thread(
+            () ->
+                served.set(
+                    mesh(
+                        "serve",
+                        "--port",
+                        "0",
+                        "--meter",
+                        "estimator",
+                        "--no-metrics",
+                        "--port-file",
+                        portFile.toString())));
+    server.start();
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
+        assertThat(System.nanoTime())
+            .as("server did not start: %s", served.get())
+            .isLessThan(deadline);
+        Thread.sleep(20);
+      }
+      URI base = URI.create("http://127.0.0.1:" + Files.readString(portFile).strip());
+      HttpClient http = HttpClient.newHttpClient();
+      assertThat(post(http, base, chat("reference", "hi", 4)).statusCode()).isEqualTo(200);
+      for (String path : new String[] {"/metrics", "/healthz", "/readyz"}) {
+        int status =
+            http.send(
+                    HttpRequest.newBuilder(base.resolve(path)).build(),
+                    HttpResponse.BodyHandlers.ofString())
+                .statusCode();
+        assertThat(status).as(path).isEqualTo(path.equals("/metrics") ? 404 : 200);
+      }
+    } finally {
+      server.interrupt();
+      server.join(10_000);
+    }
+    assertThat(served.get().code()).as(served.get().err()).isZero();
+  }
+
+  @Test
+  void serveHelp_listsTheOperatorFlags() {
+    MeshCommandTest.Run help = mesh("serve", "--help");
+    assertThat(help.code()).isZero();
+    assertThat(help.out()).contains("--no-metrics", "--metrics-grant-ids", "--grace-seconds");
   }
 
   @Test

@@ -1,5 +1,7 @@
 package org.meshjava.core;
 
+import java.util.List;
+import java.util.Optional;
 import org.meshjava.core.cbor.CborMap;
 
 /**
@@ -26,6 +28,28 @@ public record DecisionShape(long questions, long optionsScored, long schemaToken
       throw new IllegalArgumentException(
           "options_scored (" + optionsScored + ") must be at least questions (" + questions + ")");
     }
+  }
+
+  /**
+   * Why {@code asked} are not the questions this shape counts, or empty if they are: as many
+   * questions, and as many options across them, as the shape says (§3.6). The steward checks this
+   * before routing and a decision engine before answering, so both refuse the same requests. Schema
+   * tokens are not compared here: how many a schema takes depends on the engine's tokenizer.
+   */
+  public Optional<String> misfit(List<DecisionQuestion> asked) {
+    long options = asked.stream().mapToLong(DecisionQuestion::optionCount).sum();
+    if (asked.size() == questions && options == optionsScored) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        asked.size()
+            + " questions over "
+            + options
+            + " options do not fit the request's "
+            + questions
+            + " questions over "
+            + optionsScored
+            + " options");
   }
 
   /** Returns {@code {"questions", "options_scored", "schema_tokens"}} as canonical CBOR. */

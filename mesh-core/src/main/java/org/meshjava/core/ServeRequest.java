@@ -11,7 +11,7 @@ import org.meshjava.core.cbor.CborMap;
  * <p>Canonical form: a map with text keys {@code prompt_hash} (hex text), {@code prompt_tokens},
  * {@code max_tokens}, {@code fidelity_floor} (level 0–4), {@code joule_ceiling_uj} (unsigned
  * integers), and {@code decision} only when the request asks for a typed decision — so a
- * generation's id is what it was before decisions existed. See SPEC.md section 10.3.
+ * generation's id never depends on the decision extension. See SPEC.md section 10.3.
  *
  * @param promptHash content id of the prompt bytes
  * @param promptTokens declared input token count (u32)

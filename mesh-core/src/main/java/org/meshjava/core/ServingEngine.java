@@ -40,7 +40,7 @@ public interface ServingEngine {
    * sent without its typed questions. An engine that can only answer through {@link
    * DecisionEngine#decide} (it emits no tokens and needs the questions) returns {@code false}, and
    * a steward then routes to it only decisions that carry their questions. The default is {@code
-   * true}, which every engine written before this method existed satisfied.
+   * true}: an engine that emits tokens can answer any request from its payload.
    */
   default boolean servesPayloadAlone() {
     return true;

@@ -74,4 +74,17 @@ class DecisionQuestionTest {
     assertThatThrownBy(() -> new DecisionQuestion.Score("", List.of("a", "b")))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void shapeMisfit_countsQuestionsAndTheirOptions_butNotSchemaTokens() {
+    List<DecisionQuestion> asked =
+        List.of(
+            new DecisionQuestion.Proposition("is it a duplicate?"),
+            new DecisionQuestion.Choice("which?", names(3)));
+    assertThat(new DecisionShape(2, 5, 0).misfit(asked)).isEmpty();
+    assertThat(new DecisionShape(2, 5, 99).misfit(asked)).isEmpty();
+    assertThat(new DecisionShape(3, 5, 0).misfit(asked))
+        .contains("2 questions over 5 options do not fit the request's 3 questions over 5 options");
+    assertThat(new DecisionShape(2, 6, 0).misfit(asked)).isPresent();
+  }
 }

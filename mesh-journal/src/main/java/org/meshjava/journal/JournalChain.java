@@ -30,6 +30,24 @@ public final class JournalChain {
    *     chain
    */
   public static JournalChain recover(List<byte[]> lines) throws JournalException {
+    JournalFile.Recovered r = parse(lines);
+    JournalFile.Contents c = r.contents();
+    return new JournalChain(
+        c.records(), new RecordChain(r.codec(), c.records().size(), c.lastHash()));
+  }
+
+  /**
+   * Checks {@code lines} as {@link #recover} does and returns them as a file's contents (for
+   * reading a stored journal as {@code mesh journal verify} does, or writing it out as a file).
+   *
+   * @throws JournalException {@code CORRUPT} naming the first record that is malformed or does not
+   *     chain
+   */
+  public static JournalFile.Contents contents(List<byte[]> lines) throws JournalException {
+    return parse(lines).contents();
+  }
+
+  private static JournalFile.Recovered parse(List<byte[]> lines) throws JournalException {
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     for (int i = 0; i < lines.size(); i++) {
       byte[] line = lines.get(i);
@@ -44,10 +62,7 @@ public final class JournalChain {
       all.write(line, 0, line.length);
       all.write('\n');
     }
-    JournalFile.Recovered r = JournalFile.parse(all.toByteArray());
-    JournalFile.Contents c = r.contents();
-    return new JournalChain(
-        c.records(), new RecordChain(r.codec(), c.records().size(), c.lastHash()));
+    return JournalFile.parse(all.toByteArray());
   }
 
   /** The records recovered, in order: what a restart replays. */

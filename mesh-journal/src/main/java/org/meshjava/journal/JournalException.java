@@ -33,7 +33,7 @@ public final class JournalException extends Exception {
     POSITION_MISMATCH,
     /**
      * The latest snapshot was refused (its cause, a {@link SnapshotException}, says why): it is not
-     * this steward's, does not verify, or does not match the journal (SPEC.md §60.7).
+     * this steward's, does not verify, or does not match the journal (SPEC.md §60.8).
      */
     SNAPSHOT_REFUSED,
     /** The records asked for were archived into segments that are not present. */

@@ -13,7 +13,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
 
 /**
- * A file journal's archived segments (SPEC.md §60.7): records rotated out of the live file, kept in
+ * A file journal's archived segments (SPEC.md §60.8): records rotated out of the live file, kept in
  * {@code <journal>.segments/} as files named by their first record's sequence (20 decimal digits,
  * {@code .jsonl}), each holding whole lines of consecutive records in the journal's own encoding.
  * Together with the live file they are the whole history; a snapshot covers what they hold, so a

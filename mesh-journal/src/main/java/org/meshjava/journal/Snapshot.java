@@ -37,7 +37,7 @@ import org.meshjava.jcp.SpendLedger;
 import org.meshjava.receipt.tlog.SignedNote;
 
 /**
- * A signed snapshot of a journal's replayed state (§2.2; byte layout in SPEC.md §60.7): the {@link
+ * A signed snapshot of a journal's replayed state (§2.2; byte layout in SPEC.md §60.8): the {@link
  * SnapshotState} at a journal position, in canonical CBOR, signed with the steward's Ed25519 key. A
  * restart that trusts it replays only the records after its position; it is trusted only when its
  * signature verifies under the restarting steward's own key and the journal's record at its

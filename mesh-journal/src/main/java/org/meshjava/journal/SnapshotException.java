@@ -3,7 +3,7 @@ package org.meshjava.journal;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a journal snapshot is refused (§2.2, SPEC.md §60.7). A refused snapshot is never
+ * Thrown when a journal snapshot is refused (§2.2, SPEC.md §60.8). A refused snapshot is never
  * trusted, not even in part: the steward does not start from it.
  */
 public final class SnapshotException extends Exception {

@@ -3,7 +3,7 @@ package org.meshjava.journal;
 import java.util.Optional;
 
 /**
- * Where a steward keeps its journal snapshots (§2.2, SPEC.md §60.7). Works beside any {@link
+ * Where a steward keeps its journal snapshots (§2.2, SPEC.md §60.8). Works beside any {@link
  * Journal}: a snapshot is bound to a journal position by count and hash, not to a storage. The
  * store only keeps bytes; the steward checks what it loads ({@link Snapshot#open}), so a store need
  * not be trusted.

@@ -13,13 +13,12 @@ import org.jspecify.annotations.Nullable;
  * Reads one request body without holding a thread while the client is slow.
  *
  * <p>Design note. Reading a body through a blocking stream parks a pool thread for as long as the
- * client takes to send it, so a dozen clients sending one byte a second used to take every worker
- * and with them the server. Here a thread runs only when bytes have arrived: the reader asks Jetty
- * for a callback ({@link Request#demand}) whenever nothing is buffered, copies what is, and
- * returns. A client that never finishes is still bounded: the body must be complete within a
- * deadline from the first call, or the reader settles as {@link Outcome#TIMED_OUT}, which the
- * server answers 408 and closes. Exactly one of the outcomes is delivered, once, whichever comes
- * first.
+ * client takes to send it, so a dozen clients sending one byte a second would take every worker and
+ * with them the server. Here a thread runs only when bytes have arrived: the reader asks Jetty for
+ * a callback ({@link Request#demand}) whenever nothing is buffered, copies what is, and returns. A
+ * client that never finishes is still bounded: the body must be complete within a deadline from the
+ * first call, or the reader settles as {@link Outcome#TIMED_OUT}, which the server answers 408 and
+ * closes. Exactly one of the outcomes is delivered, once, whichever comes first.
  *
  * <p>Bytes beyond {@code keep} are not kept: the reader goes on reading and discarding up to {@code
  * drain} more bytes, so a client that sends its whole body before reading the reply sees the 413

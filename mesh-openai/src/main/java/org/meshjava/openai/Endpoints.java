@@ -69,12 +69,30 @@ final class Endpoints {
   private final long defaultCeilingUj;
   private final Semaphore serves;
   private final LogEndpoints log;
+  private final Optional<ConsoleFeed> console;
 
   Endpoints(Steward steward, long defaultCeilingUj, int maxConcurrentServes) {
+    this(steward, defaultCeilingUj, maxConcurrentServes, Optional.empty());
+  }
+
+  /**
+   * @param console where sealed serves are fed for the operator console, when it is enabled
+   */
+  Endpoints(
+      Steward steward,
+      long defaultCeilingUj,
+      int maxConcurrentServes,
+      Optional<ConsoleFeed> console) {
     this.steward = steward;
     this.defaultCeilingUj = defaultCeilingUj;
     this.serves = new Semaphore(maxConcurrentServes);
     this.log = new LogEndpoints(steward);
+    this.console = console;
+  }
+
+  /** Feeds a sealed serve to the console, when it is enabled. */
+  private void sealed(ServeResult result, Optional<Presentation> presentation) {
+    console.ifPresent(c -> c.served(steward.clock().millis(), result, presentation));
   }
 
   Reply handle(String method, String path, byte[] body) {
@@ -424,6 +442,7 @@ final class Endpoints {
     } finally {
       serves.release();
     }
+    sealed(result, presentation);
     String text = result.route().chosen().tokenizer().decode(result.tokens());
     boolean cut = result.outcome().tokensOut() >= request.maxTokens();
     long created = steward.clock().instant().getEpochSecond();
@@ -451,6 +470,7 @@ final class Endpoints {
     } catch (ServeException e) {
       return refusal(e);
     }
+    sealed(result, presentation);
     String content = asked.content(result.answers());
     long created = steward.clock().instant().getEpochSecond();
     Reply.Json reply =
@@ -501,6 +521,7 @@ final class Endpoints {
         reply.fail((ObjectNode) ((Reply.Json) refused).body());
         return Optional.empty();
       }
+      sealed(result, presentation);
       String text = result.route().chosen().tokenizer().decode(result.tokens());
       boolean cut = result.outcome().tokensOut() >= request.maxTokens();
       reply.finish(result, deltas[0].finish(result.tokens()), text, cut);

@@ -12,9 +12,10 @@ import org.meshjava.steward.ServeResult;
 /**
  * The {@code usage.energy} object every served response carries: the receipt as readable JSON, its
  * envelope as hex (what verifies, and what {@code POST /v1/mesh/witness} takes), the provenance,
- * the figure and the wedge metric, and the route with every candidate.
+ * the figure and the wedge metric, and the route with every candidate. Public for {@link
+ * #candidates}, so other front ends show a route in the same form as the HTTP binding.
  */
-final class EnergyUsage {
+public final class EnergyUsage {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private EnergyUsage() {}
@@ -37,7 +38,11 @@ final class EnergyUsage {
     return e;
   }
 
-  static ArrayNode candidates(List<RouteCandidate> candidates) {
+  /**
+   * The route as JSON, one object per candidate in routing order: {@code backend}, {@code
+   * fidelity}, {@code estimate_uj}, {@code admissible}, and {@code reason} when inadmissible.
+   */
+  public static ArrayNode candidates(List<RouteCandidate> candidates) {
     ArrayNode arr = NODES.arrayNode();
     for (RouteCandidate c : candidates) {
       ObjectNode o = arr.addObject();

@@ -156,7 +156,7 @@ final class LogEndpoints {
         BindingException.Reason.INVALID_FIELD, name, name + " is a required query parameter");
   }
 
-  private static Optional<Long> number(Map<String, String> q, String name) throws BindingException {
+  static Optional<Long> number(Map<String, String> q, String name) throws BindingException {
     String v = q.get(name);
     if (v == null) {
       return Optional.empty();
@@ -170,7 +170,7 @@ final class LogEndpoints {
     return Optional.of(Long.parseLong(v));
   }
 
-  private static Map<String, String> params(String query) throws BindingException {
+  static Map<String, String> params(String query) throws BindingException {
     Map<String, String> out = new HashMap<>();
     if (query == null || query.isEmpty()) {
       return out;

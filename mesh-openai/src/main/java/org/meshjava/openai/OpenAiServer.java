@@ -41,6 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /v1/mesh/checkpoint}, {@code GET /v1/mesh/proof/inclusion?seq=&size=}, {@code
  *       GET /v1/mesh/proof/consistency?from=&to=}: the transparency log (SPEC.md §65); {@code POST
  *       /v1/mesh/checkpoint} takes a witness's cosignature.
+ *   <li>Off unless {@link Builder#console} enables it, on a listener of its own: the read-only
+ *       operator console at {@code GET /console} and the JSON it reads ({@code GET
+ *       /v1/mesh/receipts}, {@code /v1/mesh/grants}, {@code /v1/mesh/status}; SPEC.md §75).
  * </ul>
  *
  * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a malformed body, 401/403/503
@@ -64,10 +67,14 @@ public final class OpenAiServer implements AutoCloseable {
   private final long maxBodyBytes;
   private final Duration bodyDeadline;
   private final Duration writeTimeout;
+  private final @Nullable ServerConnector consoleConnector;
+  private final @Nullable ConsoleEndpoints console;
 
   private OpenAiServer(Builder b) {
     int concurrent = b.maxConcurrentServes.orElseGet(() -> backendsTotal(b.steward));
-    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, concurrent);
+    Optional<ConsoleFeed> feed =
+        b.consoleHost == null ? Optional.empty() : Optional.of(new ConsoleFeed());
+    this.endpoints = new Endpoints(b.steward, b.defaultJouleCeilingUj, concurrent, feed);
     this.operations = new Operations(b.steward, b.metrics);
     this.scope = b.scope;
     this.maxBodyBytes = b.maxBodyBytes;
@@ -91,6 +98,19 @@ public final class OpenAiServer implements AutoCloseable {
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
     connector.setIdleTimeout(b.idleTimeout.toMillis());
     jetty.addConnector(connector);
+    if (b.consoleHost != null && feed.isPresent()) {
+      // The console has its own listener, so that the API's address never exposes it.
+      ServerConnector c = new ServerConnector(jetty, 1, 1);
+      c.setHost(b.consoleHost);
+      c.setPort(b.consolePort);
+      c.setIdleTimeout(b.idleTimeout.toMillis());
+      jetty.addConnector(c);
+      this.consoleConnector = c;
+      this.console = new ConsoleEndpoints(b.steward, feed.get(), loopback(b.consoleHost));
+    } else {
+      this.consoleConnector = null;
+      this.console = null;
+    }
     jetty.setHandler(new Glue());
     jetty.setErrorHandler(new JsonErrors());
   }
@@ -172,6 +192,33 @@ public final class OpenAiServer implements AutoCloseable {
     return operations.inFlight();
   }
 
+  /**
+   * The operator console's page, {@code http://host:port/console}, when it is enabled ({@link
+   * Builder#console}).
+   */
+  public Optional<URI> consoleUri() {
+    ServerConnector c = consoleConnector;
+    if (c == null) {
+      return Optional.empty();
+    }
+    String host = c.getHost() == null ? "127.0.0.1" : c.getHost();
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    return Optional.of(URI.create("http://" + host + ":" + c.getLocalPort() + "/console"));
+  }
+
+  /**
+   * Whether {@code host} is a loopback address or name (resolved without a lookup when literal).
+   */
+  private static boolean loopback(String host) {
+    try {
+      return java.net.InetAddress.getByName(host).isLoopbackAddress();
+    } catch (java.net.UnknownHostException e) {
+      return false;
+    }
+  }
+
   /** Stops listening; requests in flight are cut. The steward stays open. */
   @Override
   public void close() {
@@ -189,6 +236,26 @@ public final class OpenAiServer implements AutoCloseable {
   private final class Glue extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+      ConsoleEndpoints c = console;
+      if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
+        // Read-only: no body is read. One that was sent is discarded with the connection.
+        Reply reply =
+            c.handle(
+                request.getMethod(),
+                Request.getPathInContext(request),
+                Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)));
+        ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
+        if (request.getLength() != 0) {
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
+        try {
+          write(reply, request, response, callback);
+        } catch (Throwable t) {
+          callback.failed(t);
+        }
+        return true;
+      }
       long declared = request.getLength();
       if (declared > maxBodyBytes && declared > DRAIN_BYTES) {
         // Not worth reading to the end: answer and close.
@@ -443,6 +510,8 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration bodyDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
+    private @Nullable String consoleHost;
+    private int consolePort;
     private Optional<Supplier<String>> metrics = Optional.empty();
     private Optional<RequestScope> scope = Optional.empty();
 
@@ -532,6 +601,21 @@ public final class OpenAiServer implements AutoCloseable {
         throw new IllegalArgumentException("writeTimeout must be positive: " + v);
       }
       writeTimeout = v;
+      return this;
+    }
+
+    /**
+     * Enables the read-only operator console (SPEC.md §75) on its own listener at {@code host} and
+     * {@code port} (0 picks a free one, see {@link OpenAiServer#consoleUri()}). Off unless called.
+     * Use a loopback address (127.0.0.1) unless the console's readers are meant to reach it over
+     * the network: it shows receipts, grant spend and the journal's state to whoever connects.
+     */
+    public Builder console(String host, int port) {
+      if (port < 0 || port > 65_535) {
+        throw new IllegalArgumentException("console port must be 0-65535: " + port);
+      }
+      consoleHost = Objects.requireNonNull(host, "host");
+      consolePort = port;
       return this;
     }
 

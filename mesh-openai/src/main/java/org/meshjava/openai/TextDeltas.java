@@ -9,20 +9,22 @@ import org.meshjava.core.Tokenizer;
  * engine's own tokenizer. Each call decodes the whole output so far and hands back what is new, so
  * a tokenizer that needs several tokens for one character (byte-level pieces) is decoded right: a
  * trailing replacement character or lone high surrogate is held back until the next token completes
- * it, or until {@link #finish}. Not thread-safe: one serve's thread uses it.
+ * it, or until {@link #finish}. The HTTP binding's streams and the framework adapters decode with
+ * it. Not thread-safe: one serve's thread uses it.
  */
-final class TextDeltas {
+public final class TextDeltas {
   private final Tokenizer tokenizer;
   private int[] ids = new int[32];
   private int n;
   private String sent = "";
 
-  TextDeltas(Tokenizer tokenizer) {
+  /** Decodes with {@code tokenizer}, the serving engine's own. */
+  public TextDeltas(Tokenizer tokenizer) {
     this.tokenizer = tokenizer;
   }
 
   /** The text {@code token} adds, possibly empty. */
-  String add(int token) {
+  public String add(int token) {
     if (n == ids.length) {
       ids = Arrays.copyOf(ids, n * 2);
     }
@@ -35,12 +37,12 @@ final class TextDeltas {
    * of the output to text the whole output's text does not begin with; the final event's full text
    * is then the authority.
    */
-  String finish(TokenSequence all) {
+  public String finish(TokenSequence all) {
     return delta(tokenizer.decode(all), false);
   }
 
   /** All of the text sent so far. */
-  String sent() {
+  public String sent() {
     return sent;
   }
 

@@ -5,7 +5,6 @@ import java.util.Optional;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionQuestion;
-import org.meshjava.core.DecisionShape;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -38,18 +37,9 @@ final class DecisionCheck {
     if (request.decision().isEmpty()) {
       throw mismatch("the request is a generation, but typed questions were given");
     }
-    DecisionShape shape = request.decision().get();
-    long options = questions.stream().mapToLong(DecisionQuestion::optionCount).sum();
-    if (questions.size() != shape.questions() || options != shape.optionsScored()) {
-      throw mismatch(
-          questions.size()
-              + " questions over "
-              + options
-              + " options do not fit the request's "
-              + shape.questions()
-              + " questions over "
-              + shape.optionsScored()
-              + " options");
+    Optional<String> misfit = request.decision().get().misfit(questions);
+    if (misfit.isPresent()) {
+      throw mismatch(misfit.get());
     }
   }
 

@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the steward's journal snapshots (§2.2, SPEC.md §60.7): every {@code every} records, every
+ * Writes the steward's journal snapshots (§2.2, SPEC.md §60.8): every {@code every} records, every
  * {@code interval}, and on close. It keeps its own replay of the journal, started from the state
  * recovery reached, and brings it up to date by replaying the records written since, exactly as a
  * restart would; so a snapshot is, by construction, the state a full replay reaches at its

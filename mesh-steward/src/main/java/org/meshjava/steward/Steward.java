@@ -151,7 +151,9 @@ public final class Steward implements AutoCloseable {
       this.meter = b.meter;
       this.discovery = Optional.empty();
     } else {
-      MeterDiscovery found = MeterDiscovery.discover(b.discoveryOptions);
+      MeterDiscovery found =
+          MeterDiscovery.discover(
+              b.discoveryOptions != null ? b.discoveryOptions : DiscoveryOptions.defaults());
       this.meter = found.meter();
       this.discovery = Optional.of(found);
     }
@@ -545,7 +547,8 @@ public final class Steward implements AutoCloseable {
     try {
       return ask.payloadFor(engine);
     } catch (RuntimeException | Error e) {
-      // An engine's tokenizer is the engine's code too: nothing it throws escapes (issue 14).
+      // An engine's tokenizer is the engine's code too: nothing it throws escapes, so a faulty
+      // tokenizer is this request's refusal, never a crash of the serve.
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
           "backend " + engine.name() + " could not turn the prompt into its payload: " + e,
@@ -648,7 +651,7 @@ public final class Steward implements AutoCloseable {
   // ---- the transparency log (SPEC.md §65) ----------------------------------------------------
 
   /**
-   * Writes a journal snapshot now (SPEC.md §60.7), covering every record durable so far, besides
+   * Writes a journal snapshot now (SPEC.md §60.8), covering every record durable so far, besides
    * the ones the builder's cadence writes; a restart then replays only what follows it.
    *
    * @return the journal position the snapshot covers
@@ -977,7 +980,7 @@ public final class Steward implements AutoCloseable {
     private boolean built;
     private final List<ServingEngine> backends = new ArrayList<>();
     private EnergyMeter meter;
-    private DiscoveryOptions discoveryOptions = DiscoveryOptions.defaults();
+    private @Nullable DiscoveryOptions discoveryOptions;
     private InstantSource clock = InstantSource.system();
     private NonceSource nonces = NonceSource.secureRandom();
     private ChainHead head;
@@ -1009,18 +1012,42 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Sets the energy meter. Without one, the steward discovers live counters at build time and
-     * falls back to the {@link org.meshjava.energy.EstimatorMeter}; pass {@code new
-     * EstimatorMeter()} for figures that never depend on the machine.
+     * Sets the energy meter. Without one, {@link #build()} probes this machine's energy counters
+     * ({@link MeterDiscovery}), which reads hardware interfaces and may start a background re-probe
+     * thread that the steward owns until it is closed, and falls back to the {@link
+     * org.meshjava.energy.EstimatorMeter}; pass {@code new EstimatorMeter()} for figures that never
+     * depend on the machine and a build that probes nothing.
+     *
+     * @throws IllegalStateException if {@link #discovery} was set: a given meter is never
+     *     discovered, so the two settings contradict each other
      */
     public Builder meter(EnergyMeter v) {
-      meter = Objects.requireNonNull(v, "meter");
+      Objects.requireNonNull(v, "meter");
+      if (discoveryOptions != null) {
+        throw new IllegalStateException(
+            "meter() conflicts with discovery(), which was set: discovery options only apply"
+                + " when no meter is given");
+      }
+      meter = v;
       return this;
     }
 
-    /** Sets where and how to discover counters when no meter is given. */
+    /**
+     * Sets where and how {@link #build()} discovers counters, which it does only when no meter is
+     * given.
+     *
+     * @throws IllegalStateException if {@link #meter} was set: a given meter is never discovered,
+     *     so the two settings contradict each other
+     */
     public Builder discovery(DiscoveryOptions v) {
-      discoveryOptions = Objects.requireNonNull(v, "discoveryOptions");
+      Objects.requireNonNull(v, "discoveryOptions");
+      if (meter != null) {
+        throw new IllegalStateException(
+            "discovery() conflicts with meter("
+                + meter.name()
+                + "), which was set: discovery options only apply when no meter is given");
+      }
+      discoveryOptions = v;
       return this;
     }
 
@@ -1085,7 +1112,7 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Keeps journal snapshots in {@code store} (§2.2, SPEC.md §60.7): the steward starts from the
+     * Keeps journal snapshots in {@code store} (§2.2, SPEC.md §60.8): the steward starts from the
      * latest one and replays only the records after it, writes one every {@link #snapshotEvery}
      * records and {@link #snapshotInterval}, and one on close. A snapshot that is not this
      * steward's, does not verify, or does not match the journal refuses the start ({@link
@@ -1144,7 +1171,9 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Builds the steward, replaying the journal first if it holds records.
+     * Builds the steward, replaying the journal first if it holds records. With no {@link #meter}
+     * set, this probes the machine's energy counters and may start a background re-probe thread
+     * (see {@link #meter}); {@link Steward#close()} stops it.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
      *     no backend, a chain head was given for a journal that already records receipts, or an

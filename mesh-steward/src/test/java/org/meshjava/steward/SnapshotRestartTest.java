@@ -34,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Journal snapshots (§2.2, SPEC.md §60.7): a restart from any snapshot and the records after it
+ * Journal snapshots (§2.2, SPEC.md §60.8): a restart from any snapshot and the records after it
  * re-establishes exactly what a full replay does, and a snapshot that is not this steward's, was
  * altered, or does not match its journal refuses the start.
  */

@@ -89,35 +89,37 @@ public final class PostgresTestServer implements AutoCloseable {
     try {
       Path binaries = binaries();
       boolean root = isRoot();
-      Path data = Files.createTempDirectory("mesh-pg-data");
-      Path log = Files.createTempFile("mesh-pg", ".log");
-      List<String> as = new ArrayList<>();
-      if (root) {
-        // The data directory must belong to the account the server runs as, mode 0700.
-        UserPrincipal nobody =
-            data.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
-        Files.setOwner(data, nobody);
-        Files.setOwner(log, nobody);
-        int uid = (Integer) Files.getAttribute(data, "unix:uid");
-        as.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "--"));
-      }
-      List<String> initdb = new ArrayList<>(as);
-      initdb.addAll(
-          List.of(
-              binaries.resolve("bin/initdb").toString(),
-              "-A",
-              "trust",
-              "-U",
-              USER,
-              "-D",
-              data.toString(),
-              "-E",
-              "UTF8",
-              "--no-locale",
-              "--no-sync"));
-      run(initdb, log);
       IllegalStateException last = null;
+      // A port taken between choosing and binding it fails the start; each attempt begins afresh
+      // (a stopped attempt's data directory is removed with it).
       for (int attempt = 0; attempt < 5; attempt++) {
+        Path data = Files.createTempDirectory("mesh-pg-data");
+        Path log = Files.createTempFile("mesh-pg", ".log");
+        List<String> as = new ArrayList<>();
+        if (root) {
+          // The data directory must belong to the account the server runs as, mode 0700.
+          UserPrincipal nobody =
+              data.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByName("nobody");
+          Files.setOwner(data, nobody);
+          Files.setOwner(log, nobody);
+          int uid = (Integer) Files.getAttribute(data, "unix:uid");
+          as.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "--"));
+        }
+        List<String> initdb = new ArrayList<>(as);
+        initdb.addAll(
+            List.of(
+                binaries.resolve("bin/initdb").toString(),
+                "-A",
+                "trust",
+                "-U",
+                USER,
+                "-D",
+                data.toString(),
+                "-E",
+                "UTF8",
+                "--no-locale",
+                "--no-sync"));
+        run(initdb, log);
         int port = freePort();
         List<String> postgres = new ArrayList<>(as);
         postgres.addAll(
@@ -139,19 +141,22 @@ public final class PostgresTestServer implements AutoCloseable {
                 "max_connections=200",
                 "-c",
                 "shared_buffers=32MB"));
-        // The wrapper starts the server, then waits for its stdin (this JVM's pipe) to close.
+        // The wrapper starts the server, then waits for its stdin (this JVM's pipe) to close,
+        // stops it and removes its data, so a killed JVM leaves neither behind.
         List<String> wrapped = new ArrayList<>();
         wrapped.addAll(
             List.of(
                 "sh",
                 "-c",
                 "\"$@\" </dev/null & pid=$!; cat >/dev/null; kill -INT $pid 2>/dev/null;"
-                    + " wait $pid",
+                    + " wait $pid; rm -rf \"$MESH_PG_DATA\" \"$MESH_PG_LOG\"",
                 "sh"));
         wrapped.addAll(postgres);
+        ProcessBuilder pb = new ProcessBuilder(wrapped);
+        pb.environment().put("MESH_PG_DATA", data.toString());
+        pb.environment().put("MESH_PG_LOG", log.toString());
         Process p =
-            new ProcessBuilder(wrapped)
-                .redirectErrorStream(true)
+            pb.redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .start();
         PostgresTestServer server = new PostgresTestServer(data, p, port, log);

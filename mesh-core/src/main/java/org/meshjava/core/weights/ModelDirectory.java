@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.Blake3Large;
@@ -69,7 +70,44 @@ public final class ModelDirectory {
     void hashed(long done, long total);
   }
 
+  /** Refuses duplicate keys, so a file cannot say two things under one name. */
+  private static final JsonFactory JSON =
+      JsonFactory.builder()
+          .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .build();
+
   private ModelDirectory() {}
+
+  /**
+   * The architecture family {@code dir}'s {@link #CONFIG} declares: its top-level {@code
+   * model_type} string, as Hugging Face writes it ({@code "llama"}, say), or empty if it has none.
+   * A backend checks it before loading, to refuse a model it cannot run with a clear reason.
+   *
+   * @throws IOException if the file cannot be read, or is not one JSON object (a {@link
+   *     com.fasterxml.jackson.core.JacksonException} then)
+   */
+  public static Optional<String> modelType(Path dir) throws IOException {
+    try (InputStream in = Files.newInputStream(dir.resolve(CONFIG));
+        JsonParser p = JSON.createParser(in)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new IOException(CONFIG + " is not a JSON object");
+      }
+      Optional<String> type = Optional.empty();
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        if (field.equals("model_type") && value == JsonToken.VALUE_STRING) {
+          type = Optional.of(p.getText());
+        } else {
+          p.skipChildren();
+        }
+      }
+      if (p.nextToken() != null) {
+        throw new IOException("trailing content after the " + CONFIG + " object");
+      }
+      return type;
+    }
+  }
 
   /**
    * Digests {@code dir} with links confined to it.
@@ -179,12 +217,8 @@ public final class ModelDirectory {
   private static TreeSet<String> shards(Path dir, Links links) throws WeightsDigestException {
     Path index = confined(dir, INDEX, links);
     TreeSet<String> shards = new TreeSet<>();
-    JsonFactory json =
-        JsonFactory.builder()
-            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
     try (InputStream in = Files.newInputStream(index);
-        JsonParser p = json.createParser(in)) {
+        JsonParser p = JSON.createParser(in)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw malformed("the index is not a JSON object");
       }

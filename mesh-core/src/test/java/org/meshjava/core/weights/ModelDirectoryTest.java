@@ -337,4 +337,23 @@ class ModelDirectoryTest {
     assertThatThrownBy(() -> new WeightsFile("../a", x))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void modelType_readsTheTopLevelStringOnly() throws IOException {
+    Path d = tmp.resolve("types");
+    write(
+        d,
+        "config.json",
+        "{\"text_config\": {\"model_type\": \"inner\"}, \"model_type\": \"llama\"}");
+    assertThat(ModelDirectory.modelType(d)).contains("llama");
+
+    write(d, "config.json", "{\"architectures\": [\"X\"], \"model_type\": 3}");
+    assertThat(ModelDirectory.modelType(d)).isEmpty();
+
+    write(d, "config.json", "{\"model_type\": \"a\", \"model_type\": \"b\"}");
+    assertThatThrownBy(() -> ModelDirectory.modelType(d)).isInstanceOf(IOException.class);
+
+    write(d, "config.json", "[\"model_type\", \"llama\"]");
+    assertThatThrownBy(() -> ModelDirectory.modelType(d)).isInstanceOf(IOException.class);
+  }
 }

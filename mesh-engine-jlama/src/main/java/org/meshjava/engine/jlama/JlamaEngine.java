@@ -138,14 +138,12 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
 
   private static String family(Path dir) throws JlamaEngineException {
     try {
-      String config = Files.readString(dir.resolve(ModelDirectory.CONFIG));
-      java.util.regex.Matcher m =
-          java.util.regex.Pattern.compile("\"model_type\"\\s*:\\s*\"([^\"]*)\"").matcher(config);
-      if (!m.find()) {
-        throw new JlamaEngineException(
-            JlamaEngineException.Reason.UNSUPPORTED_MODEL, "config.json has no model_type");
-      }
-      return m.group(1);
+      return ModelDirectory.modelType(dir)
+          .orElseThrow(
+              () ->
+                  new JlamaEngineException(
+                      JlamaEngineException.Reason.UNSUPPORTED_MODEL,
+                      "config.json has no model_type"));
     } catch (IOException e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.MODEL_UNREADABLE, "cannot read config.json: " + e, e);

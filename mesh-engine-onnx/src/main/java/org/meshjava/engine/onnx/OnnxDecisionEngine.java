@@ -236,17 +236,9 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
           OnnxEngineException.Reason.NOT_A_DECISION, "this engine answers typed decisions only");
     }
     DecisionShape shape = request.decision().get();
-    long options = questions.stream().mapToLong(DecisionQuestion::optionCount).sum();
-    if (questions.size() != shape.questions() || options != shape.optionsScored()) {
-      throw new OnnxEngineException(
-          OnnxEngineException.Reason.QUESTIONS_MISMATCH,
-          questions.size()
-              + " questions over "
-              + options
-              + " options do not fit "
-              + shape.questions()
-              + " over "
-              + shape.optionsScored());
+    Optional<String> misfit = shape.misfit(questions);
+    if (misfit.isPresent()) {
+      throw new OnnxEngineException(OnnxEngineException.Reason.QUESTIONS_MISMATCH, misfit.get());
     }
     long[] schema = schema(questions);
     long[] payload = toLongs(prompt);

@@ -177,6 +177,26 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
+   * The stored lines of journal {@code name} at {@code location}, in order, read in one snapshot
+   * without taking its lock; checked only for gaps in the sequence ({@link JournalChain#contents}
+   * checks the rest).
+   *
+   * @throws JournalException {@code CORRUPT} for a missing record, {@code IO}
+   */
+  public static List<byte[]> readLines(PostgresLocation location, String name)
+      throws JournalException {
+    checkName(name);
+    try (Connection c = location.connect()) {
+      return JournalSchema.readLines(c, name);
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot read journal " + name + " at " + location + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
    * The names of the journals at {@code location} that hold records.
    *
    * @throws JournalException {@code IO}

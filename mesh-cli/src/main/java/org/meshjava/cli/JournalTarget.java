@@ -1,0 +1,112 @@
+package org.meshjava.cli;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalChain;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.postgres.PostgresJournal;
+import org.meshjava.journal.postgres.PostgresLocation;
+
+/**
+ * Where a steward's journal is, as the command line and the configuration name it: exactly one of a
+ * file, or a PostgreSQL database ({@code postgresql://…}) holding journals named by steward
+ * identity.
+ */
+sealed interface JournalTarget {
+
+  /** A journal file. */
+  record File(Path path) implements JournalTarget {}
+
+  /** A journal in a PostgreSQL database. */
+  record Postgres(PostgresLocation location) implements JournalTarget {}
+
+  /** Whether {@code text} names a database rather than a file. */
+  static boolean isUrl(String text) {
+    return PostgresLocation.isPostgres(text);
+  }
+
+  /**
+   * Reads what a user typed: a {@code postgresql://} URL, else a file name.
+   *
+   * @throws CliException naming what is wrong with a URL
+   */
+  static JournalTarget parse(String text) throws CliException {
+    if (PostgresLocation.isPostgres(text)) {
+      try {
+        return new Postgres(PostgresLocation.parse(text));
+      } catch (IllegalArgumentException e) {
+        throw new CliException("journal URL: " + e.getMessage(), e);
+      }
+    }
+    return new File(Path.of(text));
+  }
+
+  /**
+   * Opens the journal for a steward, taking its lock.
+   *
+   * @param steward the steward's identity: a PostgreSQL journal's name
+   */
+  static Journal open(JournalTarget target, String steward) throws JournalException {
+    return switch (target) {
+      case File f -> FileJournal.open(f.path());
+      case Postgres p -> PostgresJournal.open(p.location(), steward);
+    };
+  }
+
+  /**
+   * The record lines of the journal, checked to form one chain, without taking its lock.
+   *
+   * @param steward the journal's name in a database; a database holding one journal needs none
+   * @throws CliException if no journal is there, or a database holds several and none is named
+   */
+  static JournalFile.Contents read(
+      JournalTarget target,
+      java.util.Optional<String> steward,
+      java.util.function.LongConsumer progress)
+      throws CliException, JournalException {
+    return switch (target) {
+      case File f -> {
+        if (!java.nio.file.Files.isRegularFile(f.path())) {
+          throw new CliException("no journal at " + f.path());
+        }
+        yield JournalFile.read(f.path(), progress);
+      }
+      case Postgres p -> {
+        String name = name(p.location(), steward);
+        List<byte[]> lines = PostgresJournal.readLines(p.location(), name);
+        yield JournalChain.contents(lines);
+      }
+    };
+  }
+
+  /** The journal a database holds: the one named, or the only one. */
+  static String name(PostgresLocation location, java.util.Optional<String> steward)
+      throws CliException, JournalException {
+    if (steward.isPresent()) {
+      return steward.get();
+    }
+    List<String> names = PostgresJournal.names(location);
+    if (names.size() == 1) {
+      return names.getFirst();
+    }
+    throw new CliException(
+        location
+            + (names.isEmpty()
+                ? " holds no journal"
+                : " holds "
+                    + names.size()
+                    + " journals; name one with --steward DID or --key FILE: "
+                    + String.join(", ", names)));
+  }
+
+  /** For messages: the file, or the database without its password. */
+  static String describe(JournalTarget target) {
+    return switch (target) {
+      case File f -> f.path().toString();
+      case Postgres p -> p.location().toString();
+    };
+  }
+}

@@ -1,0 +1,102 @@
+package org.meshjava.langchain4j;
+
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.ChatModel;
+import dev.langchain4j.model.chat.listener.ChatModelListener;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import java.util.List;
+import java.util.Objects;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+
+/**
+ * A LangChain4j {@link ChatModel} served by an in-process {@link Steward}: every answer is routed,
+ * authorised, metered and sealed (§2), and its receipt rides in the response's metadata ({@link
+ * MeshChatResponseMetadata}). A chat is asked as the OpenAI binding would serve the same messages
+ * and settings ({@link org.meshjava.openai.ChatAsk}), so its request id is the one {@code POST
+ * /v1/chat/completions} would have.
+ *
+ * <pre>{@code
+ * ChatModel model = MeshChatModel.of(steward);
+ * ChatResponse answer = model.chat(ChatRequest.builder().messages(UserMessage.from("Hi")).build());
+ * MeshReceipt receipt = MeshChatResponseMetadata.of(answer).receipt();
+ * }</pre>
+ *
+ * <p>A grant rides on a call through {@link MeshChatRequestParameters.Builder#grant}; a refusal is
+ * thrown as a {@link MeshRefusal}. The model does not own the steward: close the steward yourself.
+ * Thread-safe: chats run concurrently, as the steward's serves do.
+ */
+public final class MeshChatModel implements ChatModel {
+  private final StewardChat chat;
+  private final List<ChatModelListener> listeners;
+
+  private MeshChatModel(Builder b) {
+    this.chat = new StewardChat(b.steward, b.defaults);
+    this.listeners = List.copyOf(b.listeners);
+  }
+
+  /** A model over {@code steward} with the default parameters. */
+  public static MeshChatModel of(Steward steward) {
+    return builder(steward).build();
+  }
+
+  /** Starts a model over {@code steward}. */
+  public static Builder builder(Steward steward) {
+    return new Builder(steward);
+  }
+
+  @Override
+  public ChatResponse doChat(ChatRequest request) {
+    StewardChat.Asked asked = chat.ask(request);
+    ServeResult result = chat.serve(asked, null);
+    return StewardChat.response(asked, result, StewardChat.text(result));
+  }
+
+  @Override
+  public MeshChatRequestParameters defaultRequestParameters() {
+    return chat.defaults();
+  }
+
+  @Override
+  public List<ChatModelListener> listeners() {
+    return listeners;
+  }
+
+  @Override
+  public ModelProvider provider() {
+    return ModelProvider.OTHER;
+  }
+
+  /** Builds a {@link MeshChatModel}. */
+  public static final class Builder {
+    private final Steward steward;
+    private ChatRequestParameters defaults = MeshChatRequestParameters.builder().build();
+    private List<ChatModelListener> listeners = List.of();
+
+    private Builder(Steward steward) {
+      this.steward = Objects.requireNonNull(steward, "steward");
+    }
+
+    /**
+     * The parameters of every chat unless a call sets its own: a {@link MeshChatRequestParameters}
+     * (a joule ceiling, a fidelity floor, a grant) or LangChain4j's common ones.
+     */
+    public Builder defaultRequestParameters(ChatRequestParameters v) {
+      this.defaults = Objects.requireNonNull(v, "defaultRequestParameters");
+      return this;
+    }
+
+    /** LangChain4j listeners told of every request, response and error. */
+    public Builder listeners(List<ChatModelListener> v) {
+      this.listeners = List.copyOf(v);
+      return this;
+    }
+
+    /** Builds the model. */
+    public MeshChatModel build() {
+      return new MeshChatModel(this);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+package org.meshjava.langchain4j;
+
+import java.util.Optional;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.steward.GrantDeniedException;
+import org.meshjava.steward.NotIssuerException;
+import org.meshjava.steward.ServeException;
+
+/**
+ * A steward's refusal of a chat, as the LangChain4j exception a caller of a chat model expects:
+ * each implementation extends the LangChain4j exception of its kind (a busy backend is a {@code
+ * RateLimitException}, and so on), and all carry the steward's {@link ServeException} as their
+ * cause, so callers match on {@link #reason()} and {@link #label()}, never on message text. Nothing
+ * was sealed and the receipt chain did not advance.
+ *
+ * <table>
+ *   <caption>Which exception each reason becomes</caption>
+ *   <tr><th>exception</th><th>LangChain4j type</th><th>reasons</th></tr>
+ *   <tr><td>{@link MeshGrantRefusedException}</td><td>{@code NonRetriableException}</td>
+ *       <td>NOT_ISSUER, GRANT_REFUSED, GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE</td></tr>
+ *   <tr><td>{@link MeshBusyException}</td><td>{@code RateLimitException}</td>
+ *       <td>BACKEND_BUSY</td></tr>
+ *   <tr><td>{@link MeshInadmissibleException}</td><td>{@code InvalidRequestException}</td>
+ *       <td>NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, PROMPT_MISMATCH, QUESTIONS_MISMATCH</td></tr>
+ *   <tr><td>{@link MeshServeFailedException}</td><td>{@code InternalServerException}</td>
+ *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED,
+ *       NOT_RECORDED</td></tr>
+ * </table>
+ */
+public sealed interface MeshRefusal
+    permits MeshGrantRefusedException,
+        MeshBusyException,
+        MeshInadmissibleException,
+        MeshServeFailedException {
+
+  /** The steward's refusal. */
+  ServeException serveException();
+
+  /** The phase and rule that stopped the serve. */
+  default ServeException.Reason reason() {
+    return serveException().reason();
+  }
+
+  /** The JCP denial label, when a grant was refused (§2); empty otherwise. */
+  default Optional<DenialLabel> label() {
+    return switch (serveException()) {
+      case GrantDeniedException d -> Optional.of(d.label());
+      case NotIssuerException n -> Optional.of(n.label());
+      default -> Optional.empty();
+    };
+  }
+
+  /** The LangChain4j exception for {@code e}. */
+  static RuntimeException of(ServeException e) {
+    return switch (e.reason()) {
+      case NOT_ISSUER, GRANT_REFUSED, GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
+          new MeshGrantRefusedException(e);
+      case BACKEND_BUSY -> new MeshBusyException(e);
+      case NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, PROMPT_MISMATCH, QUESTIONS_MISMATCH ->
+          new MeshInadmissibleException(e);
+      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, NOT_RECORDED ->
+          new MeshServeFailedException(e);
+    };
+  }
+}

@@ -1,0 +1,186 @@
+package org.meshjava.langchain4j;
+
+import dev.langchain4j.model.ModelProvider;
+import dev.langchain4j.model.chat.StreamingChatModel;
+import dev.langchain4j.model.chat.listener.ChatModelListener;
+import dev.langchain4j.model.chat.request.ChatRequest;
+import dev.langchain4j.model.chat.request.ChatRequestParameters;
+import dev.langchain4j.model.chat.response.PartialResponse;
+import dev.langchain4j.model.chat.response.PartialResponseContext;
+import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
+import dev.langchain4j.model.chat.response.StreamingHandle;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.core.TokenSink;
+import org.meshjava.openai.TextDeltas;
+import org.meshjava.router.RouteDecision;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+import org.meshjava.steward.Streamer;
+
+/**
+ * A LangChain4j {@link StreamingChatModel} served by an in-process {@link Steward}: the handler
+ * hears each piece of text as the engine produces its tokens, and then the whole response with the
+ * sealed receipt in its metadata ({@link MeshChatResponseMetadata}), as {@link MeshChatModel}'s.
+ *
+ * <p>A chat the model cannot ask (unsupported content, an unknown model name) is thrown by {@code
+ * chat} itself; everything after that, a steward's refusal ({@link MeshRefusal}) included, reaches
+ * the handler's {@code onError}. Each chat is served on the builder's executor, by default a new
+ * virtual thread.
+ *
+ * <p><b>Cancelling.</b> {@code context.streamingHandle().cancel()} in {@code onPartialResponse}
+ * stops the engine cooperatively. No partial text follows, but the work done until then was
+ * metered, debited and sealed, so the handler still hears {@code onCompleteResponse}, with exactly
+ * the tokens produced and their receipt: a cancelled answer is paid for and provable like any
+ * other. A handler whose {@code onPartialResponse} throws cancels the same way and then hears
+ * {@code onError} with what it threw.
+ *
+ * <p>The model does not own the steward. Thread-safe.
+ */
+public final class MeshStreamingChatModel implements StreamingChatModel {
+  private final StewardChat chat;
+  private final List<ChatModelListener> listeners;
+  private final Executor executor;
+
+  private MeshStreamingChatModel(Builder b) {
+    this.chat = new StewardChat(b.steward, b.defaults);
+    this.listeners = List.copyOf(b.listeners);
+    this.executor = b.executor;
+  }
+
+  /** A model over {@code steward} with the default parameters. */
+  public static MeshStreamingChatModel of(Steward steward) {
+    return builder(steward).build();
+  }
+
+  /** Starts a model over {@code steward}. */
+  public static Builder builder(Steward steward) {
+    return new Builder(steward);
+  }
+
+  @Override
+  public void doChat(ChatRequest request, StreamingChatResponseHandler handler) {
+    StewardChat.Asked asked = chat.ask(request);
+    Stream stream = new Stream(handler);
+    executor.execute(() -> stream.run(chat, asked));
+  }
+
+  @Override
+  public MeshChatRequestParameters defaultRequestParameters() {
+    return chat.defaults();
+  }
+
+  @Override
+  public List<ChatModelListener> listeners() {
+    return listeners;
+  }
+
+  @Override
+  public ModelProvider provider() {
+    return ModelProvider.OTHER;
+  }
+
+  /**
+   * One streamed chat: opens the sink once the steward has routed, hands the handler each new piece
+   * of text, and is the handle that cancels it. The serving thread alone writes its fields;
+   * cancelling may come from any thread.
+   */
+  private static final class Stream implements Streamer, StreamingHandle {
+    private final StreamingChatResponseHandler handler;
+    private volatile boolean cancelled;
+    private @Nullable TextDeltas deltas;
+    private @Nullable RuntimeException handlerFailure;
+
+    Stream(StreamingChatResponseHandler handler) {
+      this.handler = handler;
+    }
+
+    @Override
+    public TokenSink open(RouteDecision route) {
+      TextDeltas d = new TextDeltas(route.chosen().tokenizer());
+      deltas = d;
+      return token -> partial(d.add(token));
+    }
+
+    /** Hands over {@code text} unless cancelled; whether to go on. */
+    private boolean partial(String text) {
+      if (!text.isEmpty() && !cancelled) {
+        try {
+          handler.onPartialResponse(new PartialResponse(text), new PartialResponseContext(this));
+        } catch (RuntimeException e) {
+          handlerFailure = e;
+          cancelled = true;
+        }
+      }
+      return !cancelled;
+    }
+
+    void run(StewardChat chat, StewardChat.Asked asked) {
+      ServeResult result;
+      try {
+        result = chat.serve(asked, this);
+      } catch (RuntimeException e) {
+        handler.onError(e);
+        return;
+      }
+      RuntimeException failed = handlerFailure;
+      if (failed != null) {
+        handler.onError(failed);
+        return;
+      }
+      TextDeltas d = deltas;
+      if (d != null) {
+        partial(d.finish(result.tokens()));
+      }
+      handler.onCompleteResponse(StewardChat.response(asked, result, StewardChat.text(result)));
+    }
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return cancelled;
+    }
+  }
+
+  /** Builds a {@link MeshStreamingChatModel}. */
+  public static final class Builder {
+    private final Steward steward;
+    private ChatRequestParameters defaults = MeshChatRequestParameters.builder().build();
+    private List<ChatModelListener> listeners = List.of();
+    private Executor executor =
+        task -> Thread.ofVirtual().name("mesh-langchain4j-chat").start(task);
+
+    private Builder(Steward steward) {
+      this.steward = Objects.requireNonNull(steward, "steward");
+    }
+
+    /** The parameters of every chat unless a call sets its own; see {@link MeshChatModel}. */
+    public Builder defaultRequestParameters(ChatRequestParameters v) {
+      this.defaults = Objects.requireNonNull(v, "defaultRequestParameters");
+      return this;
+    }
+
+    /** LangChain4j listeners told of every request, response and error. */
+    public Builder listeners(List<ChatModelListener> v) {
+      this.listeners = List.copyOf(v);
+      return this;
+    }
+
+    /** Where each chat is served; default: a new virtual thread per chat. */
+    public Builder executor(Executor v) {
+      this.executor = Objects.requireNonNull(v, "executor");
+      return this;
+    }
+
+    /** Builds the model. */
+    public MeshStreamingChatModel build() {
+      return new MeshStreamingChatModel(this);
+    }
+  }
+}

@@ -1,0 +1,334 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.energy.CounterStatus;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.LinkSpend;
+import org.meshjava.jcp.SignedGrant;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.steward.Readiness;
+import org.meshjava.steward.Steward;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operator console (SPEC.md §76): a read-only page and the JSON it polls, served on their own
+ * listener. Nothing here changes state: every path answers {@code GET} only (405 otherwise), and
+ * the page's assets are a fixed set loaded from the jar at start, so no request names a file.
+ *
+ * <ul>
+ *   <li>{@code GET /console}: the page; {@code /console/console.js}, {@code /console/console.css}:
+ *       its assets;
+ *   <li>{@code GET /v1/mesh/receipts?limit=N&after=SEQ}: recent receipts, newest first;
+ *   <li>{@code GET /v1/mesh/grants}: spend against budget of the grants most recently served on;
+ *   <li>{@code GET /v1/mesh/status}: chain head, journal, grant state, meter liveness, per-backend
+ *       totals.
+ * </ul>
+ *
+ * <p><b>DNS rebinding.</b> A page bound to loopback can still be read by a web site whose name is
+ * made to resolve to 127.0.0.1; such a request carries that site's name in {@code Host}. On a
+ * loopback listener a request whose {@code Host} is not a loopback name or address is refused 403
+ * {@code host_not_allowed}.
+ *
+ * <p>Thread-safe.
+ */
+final class ConsoleEndpoints {
+  private static final Logger LOG = LoggerFactory.getLogger(ConsoleEndpoints.class);
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /** The receipts answered when {@code limit} is not given. */
+  static final int DEFAULT_LIMIT = 50;
+
+  /**
+   * Sent with every console answer: nothing is cached, sniffed or framed, and the page loads
+   * scripts, styles and data from this listener only.
+   */
+  static final Map<String, String> HEADERS =
+      Map.of(
+          "Cache-Control", "no-store",
+          "X-Content-Type-Options", "nosniff",
+          "X-Frame-Options", "DENY",
+          "Referrer-Policy", "no-referrer",
+          "Content-Security-Policy",
+              "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
+                  + " img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+
+  private static final Set<String> LOOPBACK_NAMES =
+      Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+
+  private final Steward steward;
+  private final ConsoleFeed feed;
+  private final boolean loopback;
+  private final Map<String, Reply.Text> assets;
+
+  /**
+   * @param loopback whether the listener is bound to a loopback address, so that {@code Host} is
+   *     checked against DNS rebinding
+   */
+  ConsoleEndpoints(Steward steward, ConsoleFeed feed, boolean loopback) {
+    this.steward = steward;
+    this.feed = feed;
+    this.loopback = loopback;
+    Reply.Text page = asset("index.html", "text/html; charset=utf-8");
+    this.assets =
+        Map.of(
+            "/console",
+            page,
+            "/console/",
+            page,
+            "/console/console.js",
+            asset("console.js", "text/javascript; charset=utf-8"),
+            "/console/console.css",
+            asset("console.css", "text/css; charset=utf-8"));
+  }
+
+  /**
+   * Answers one request on the console listener.
+   *
+   * @param host the request's {@code Host} header, if it sent one
+   */
+  Reply handle(String method, String path, String query, Optional<String> host) {
+    try {
+      if (!"GET".equals(method)) {
+        return ErrorReply.of(
+            405,
+            "invalid_request_error",
+            "method_not_allowed",
+            "the console is read-only: use GET, not " + method,
+            Optional.empty());
+      }
+      if (loopback && !loopbackHost(host)) {
+        return ErrorReply.of(
+            403,
+            "permission_error",
+            "host_not_allowed",
+            "this console answers requests addressed to a loopback name only (localhost,"
+                + " 127.0.0.1, [::1])",
+            Optional.empty());
+      }
+      Reply.Text asset = assets.get(path);
+      if (asset != null) {
+        return asset;
+      }
+      return switch (path) {
+        case "/v1/mesh/receipts" -> receipts(query);
+        case "/v1/mesh/grants" -> grants();
+        case "/v1/mesh/status" -> status();
+        default ->
+            ErrorReply.of(
+                404,
+                "invalid_request_error",
+                "not_found",
+                "the console listener serves /console, /v1/mesh/receipts, /v1/mesh/grants and"
+                    + " /v1/mesh/status only",
+                Optional.empty());
+      };
+    } catch (BindingException e) {
+      return ErrorReply.of(e);
+    } catch (RuntimeException e) {
+      LOG.error("internal error answering {} {} on the console", method, path, e);
+      return ErrorReply.of(
+          500,
+          "server_error",
+          "internal_error",
+          "internal error; the server log has the details",
+          Optional.empty());
+    }
+  }
+
+  /** Whether {@code Host} names a loopback name or address (with any port). */
+  static boolean loopbackHost(Optional<String> host) {
+    if (host.isEmpty()) {
+      return false;
+    }
+    String h = host.get().strip().toLowerCase(Locale.ROOT);
+    int colon = h.lastIndexOf(':');
+    if (colon > h.lastIndexOf(']') && h.indexOf(':') == colon) {
+      h = h.substring(0, colon); // name:port or v4:port; a bare IPv6 literal has several colons
+    } else if (h.startsWith("[") && colon > h.lastIndexOf(']')) {
+      h = h.substring(0, colon); // [v6]:port
+    }
+    return LOOPBACK_NAMES.contains(h);
+  }
+
+  // ---- GET /v1/mesh/receipts ------------------------------------------------------------------
+
+  private Reply receipts(String query) throws BindingException {
+    Map<String, String> q = LogEndpoints.params(query);
+    for (String k : q.keySet()) {
+      if (!k.equals("limit") && !k.equals("after")) {
+        throw new BindingException(
+            BindingException.Reason.INVALID_FIELD,
+            k,
+            "unknown query parameter " + k + "; this endpoint takes limit and after");
+      }
+    }
+    long limit = LogEndpoints.number(q, "limit").orElse((long) DEFAULT_LIMIT);
+    if (limit < 1 || limit > ConsoleFeed.RECEIPTS) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "limit",
+          "limit must be 1 to " + ConsoleFeed.RECEIPTS + ", not " + limit);
+    }
+    Optional<Long> after = LogEndpoints.number(q, "after");
+    ObjectNode root = NODES.objectNode();
+    root.put("object", "list");
+    root.put("capacity", ConsoleFeed.RECEIPTS);
+    ArrayNode data = root.putArray("data");
+    for (ConsoleFeed.Served s : feed.recent((int) limit, after)) {
+      data.add(receipt(s));
+    }
+    return new Reply.Json(200, root);
+  }
+
+  private static ObjectNode receipt(ConsoleFeed.Served s) {
+    MeshReceipt r = s.receipt();
+    ObjectNode o = NODES.objectNode();
+    o.put("sequence", r.sequence());
+    o.put("sealed_at_ms", s.atMillis());
+    o.put("envelope_id", s.envelopeId());
+    o.put("request_id", r.requestId().hex());
+    o.put("backend", r.backend());
+    o.put("recipe", r.recipe());
+    o.put("kind", r.isDecision() ? "decision" : "generation");
+    o.put("provenance", r.energy().provenance().name());
+    o.put("energy_uj", r.energy().uj());
+    optional(o, "uj_per_accepted_token", r.ujPerAcceptedToken());
+    optional(o, "uj_per_decision", r.ujPerDecision());
+    o.put("tokens_in", r.tokensIn());
+    o.put("tokens_out", r.tokensOut());
+    o.put("tokens_accepted", r.tokensAccepted());
+    o.put("fidelity_floor", r.fidelityFloor().name());
+    o.put("fidelity_met", r.fidelityMet());
+    if (r.grantId().isPresent()) {
+      o.put("grant_id", r.grantId().get().hex());
+    } else {
+      o.putNull("grant_id");
+    }
+    o.put("status", status(r));
+    return o;
+  }
+
+  /**
+   * One word for the receipt's outcome: {@code ok}; the denial label when the debit breached its
+   * grant; {@code fidelity_unmet} when the backend did not meet the floor.
+   */
+  static String status(MeshReceipt r) {
+    if (r.grantBreach().isPresent()) {
+      return r.grantBreach().get();
+    }
+    return r.fidelityMet() ? "ok" : "fidelity_unmet";
+  }
+
+  private static void optional(ObjectNode o, String field, java.util.OptionalLong v) {
+    if (v.isPresent()) {
+      o.put(field, v.getAsLong());
+    } else {
+      o.putNull(field);
+    }
+  }
+
+  // ---- GET /v1/mesh/grants --------------------------------------------------------------------
+
+  private Reply grants() {
+    ObjectNode root = NODES.objectNode();
+    root.put("object", "list");
+    root.put("capacity", ConsoleFeed.GRANTS);
+    ArrayNode data = root.putArray("data");
+    for (GrantChain chain : feed.grants()) {
+      ObjectNode g = data.addObject();
+      SignedGrant leaf = chain.leaf();
+      g.put("grant_id", leaf.id().hex());
+      g.put("issuer", chain.root().grant().issuer().value());
+      g.put("budget_uj", leaf.grant().budgetUj());
+      LinkSpend own = steward.gate().ledger().spend(leaf.id());
+      g.put("debited_uj", own.debitedUj());
+      g.put("reserved_uj", own.reservedUj());
+      // What the leaf can still spend here: the least over its chain, as the gate decides.
+      g.put("remaining_uj", steward.gate().remainingUj(chain));
+      g.put("expires", leaf.grant().expiry().toString());
+      ArrayNode links = g.putArray("links");
+      for (SignedGrant link : chain.links()) {
+        LinkSpend spend = steward.gate().ledger().spend(link.id());
+        ObjectNode l = links.addObject();
+        l.put("grant_id", link.id().hex());
+        l.put("budget_uj", link.grant().budgetUj());
+        l.put("debited_uj", spend.debitedUj());
+        l.put("reserved_uj", spend.reservedUj());
+      }
+    }
+    return new Reply.Json(200, root);
+  }
+
+  // ---- GET /v1/mesh/status --------------------------------------------------------------------
+
+  /** Built on the steward's own readiness report, so that it says what a health check says. */
+  private Reply status() {
+    Readiness ready = steward.readiness();
+    ObjectNode root = NODES.objectNode();
+    root.put("did", steward.identity().value());
+    root.put("now_ms", steward.clock().millis());
+    root.put("ready", ready.ready());
+    ObjectNode chain = root.putObject("chain");
+    chain.put("next_sequence", ready.head().nextSequence());
+    chain.put("prev", ready.head().prev().map(ContentId::hex).orElse(null));
+    Readiness.Journal j = ready.journal();
+    ObjectNode journal = root.putObject("journal");
+    journal.put("describe", j.description());
+    journal.put("durable", j.durable());
+    journal.put("locked", j.locked());
+    journal.put("refuses_appends", j.refusesAppends().orElse(null));
+    journal.put("unresolved", steward.unresolved().size());
+    ObjectNode grants = root.putObject("grants");
+    grants.put("honoured", ready.grants().honoured());
+    grants.put("why_not", ready.grants().refusedBecause().orElse(null));
+    ObjectNode meter = root.putObject("meter");
+    meter.put("name", ready.meter().name());
+    meter.put("estimator_only", ready.meter().estimatorOnly());
+    ArrayNode counters = meter.putArray("counters");
+    for (CounterStatus c : ready.meter().counters()) {
+      ObjectNode e = counters.addObject();
+      e.put("counter", c.counter());
+      e.put("domain", c.domain().map(Object::toString).orElse(null));
+      e.put("state", c.state().name().toLowerCase(Locale.ROOT));
+      e.put("issue", c.issue().map(i -> i.name().toLowerCase(Locale.ROOT)).orElse(null));
+      e.put("detail", c.detail());
+    }
+    ArrayNode backends = root.putArray("backends");
+    Map<String, ConsoleFeed.Totals> totals = new java.util.HashMap<>();
+    feed.totals().forEach(t -> totals.put(t.backend(), t));
+    for (ServingEngine e : steward.backends()) {
+      ConsoleFeed.Totals t = totals.getOrDefault(e.name(), new ConsoleFeed.Totals(e.name(), 0, 0));
+      ObjectNode b = backends.addObject();
+      b.put("name", e.name());
+      b.put("fidelity", e.fidelity().name());
+      b.put("serves", t.serves());
+      b.put("energy_uj", t.energyUj());
+    }
+    return new Reply.Json(200, root);
+  }
+
+  private static Reply.Text asset(String name, String contentType) {
+    try (InputStream in = ConsoleEndpoints.class.getResourceAsStream("console/" + name)) {
+      if (in == null) {
+        throw new IllegalStateException("the console asset " + name + " is missing from the jar");
+      }
+      return new Reply.Text(
+          200, contentType, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read the console asset " + name, e);
+    }
+  }
+}

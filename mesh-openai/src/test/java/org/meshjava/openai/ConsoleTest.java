@@ -1,0 +1,311 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.receipt.MeshReceipt;
+
+/** The operator console without a browser: off by default, read-only, its assets and its JSON. */
+class ConsoleTest {
+  private final SigningKey caller = Jcp.newKey();
+  private final Fixture f = new Fixture(null, s -> {}, b -> b.console("127.0.0.1", 0));
+
+  @AfterEach
+  void close() {
+    f.close();
+  }
+
+  private URI console(String path) {
+    URI page = f.server.consoleUri().orElseThrow();
+    return page.resolve(path);
+  }
+
+  private Fixture.Answer get(String path) {
+    return f.send(HttpRequest.newBuilder(console(path)).GET());
+  }
+
+  /** A root grant from {@code caller} to {@code steward}, valid for the next hour. */
+  static GrantChain grant(SigningKey caller, DidKey steward, long budgetUj) throws Exception {
+    Instant now = Instant.now();
+    return Jcp.issueRoot(
+        caller, steward, budgetUj, now.minusSeconds(60), now.plus(Duration.ofHours(1)));
+  }
+
+  /** A chat body with its own joule ceiling, presented on {@code chain} by {@code caller}. */
+  static ObjectNode presented(SigningKey caller, GrantChain chain, String prompt) throws Exception {
+    ObjectNode body = Fixture.chat(prompt);
+    body.putObject("metadata").put("joule_ceiling_uj", "200000").put("fidelity_floor", "F1");
+    body.put(
+        "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
+    return body;
+  }
+
+  private MeshReceipt serve(ObjectNode body) throws Exception {
+    Fixture.Answer a = f.post("/v1/chat/completions", body);
+    assertThat(a.status()).as(a.body()).isEqualTo(200);
+    return Fixture.verifiedReceipt(a.json().get("usage").get("energy"));
+  }
+
+  @Test
+  void console_isOffByDefault_andNeverOnTheApiListener() {
+    try (Fixture plain = new Fixture()) {
+      assertThat(plain.server.consoleUri()).isEmpty();
+      plain.get("/console").error(404, "not_found");
+      plain.get("/v1/mesh/receipts").error(404, "not_found");
+      plain.get("/v1/mesh/status").error(404, "not_found");
+    }
+    // Enabled, it has its own listener; the API's still does not serve it.
+    assertThat(f.server.consoleUri().orElseThrow().getPort()).isNotEqualTo(f.server.port());
+    f.get("/console").error(404, "not_found");
+    f.get("/v1/mesh/grants").error(404, "not_found");
+  }
+
+  @Test
+  void consoleListener_servesTheApiNot() {
+    get("/v1/models").error(404, "not_found");
+    Fixture.Answer post =
+        f.send(
+            HttpRequest.newBuilder(console("/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Fixture.chat("hi").toString())));
+    post.error(405, "method_not_allowed");
+    assertThat(f.steward.head().nextSequence()).isZero();
+  }
+
+  @Test
+  void console_answersGetOnly_everyOtherMethodIs405() {
+    for (String path :
+        List.of("/console", "/v1/mesh/receipts", "/v1/mesh/grants", "/v1/mesh/status")) {
+      for (String method : List.of("POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")) {
+        Fixture.Answer a =
+            f.send(
+                HttpRequest.newBuilder(console(path))
+                    .method(method, HttpRequest.BodyPublishers.ofString("{}")));
+        assertThat(a.status()).as(method + " " + path).isEqualTo(405);
+        if (!method.equals("HEAD")) {
+          a.error(405, "method_not_allowed");
+        }
+      }
+    }
+  }
+
+  @Test
+  void assets_areServedWithTheirTypes_andLockedDownHeaders() throws Exception {
+    Fixture.Answer page = get("/console");
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.contentType()).isEqualTo("text/html; charset=utf-8");
+    assertThat(page.body())
+        .contains("<script src=\"/console/console.js\"")
+        .contains("id=\"receipts\"")
+        .contains("id=\"chart\"");
+    assertThat(get("/console/").body()).isEqualTo(page.body());
+    Fixture.Answer js = get("/console/console.js");
+    assertThat(js.status()).isEqualTo(200);
+    assertThat(js.contentType()).startsWith("text/javascript");
+    assertThat(js.body()).contains("/v1/mesh/receipts").doesNotContain("innerHTML");
+    assertThat(get("/console/console.css").contentType()).startsWith("text/css");
+    var r =
+        f.http.send(
+            HttpRequest.newBuilder(console("/console")).GET().build(),
+            java.net.http.HttpResponse.BodyHandlers.discarding());
+    assertThat(r.headers().firstValue("content-security-policy").orElseThrow())
+        .contains("default-src 'none'")
+        .contains("script-src 'self'")
+        .doesNotContain("unsafe");
+    assertThat(r.headers().firstValue("x-content-type-options")).contains("nosniff");
+    assertThat(r.headers().firstValue("cache-control")).contains("no-store");
+    // No path names a file: anything but the fixed assets is 404.
+    get("/console/../pom.xml").error(404, "not_found");
+    get("/console/index.html").error(404, "not_found");
+    get("/console/console.js.map").error(404, "not_found");
+  }
+
+  @Test
+  void receipts_listsWhatWasSealed_newestFirst_andAfterFilters() throws Exception {
+    MeshReceipt first = serve(Fixture.chat("one"));
+    MeshReceipt second = serve(Fixture.chat("two"));
+    JsonNode list = get("/v1/mesh/receipts").json();
+    assertThat(list.get("object").asText()).isEqualTo("list");
+    assertThat(list.get("capacity").asInt()).isEqualTo(ConsoleFeed.RECEIPTS);
+    JsonNode data = list.get("data");
+    assertThat(data).hasSize(2);
+    JsonNode top = data.get(0);
+    assertThat(top.get("sequence").asLong()).isEqualTo(second.sequence());
+    assertThat(data.get(1).get("sequence").asLong()).isEqualTo(first.sequence());
+    assertThat(top.get("backend").asText()).isEqualTo(second.backend());
+    assertThat(top.get("provenance").asText()).isEqualTo("Estimator");
+    assertThat(top.get("energy_uj").asLong()).isEqualTo(second.energy().uj());
+    assertThat(top.get("uj_per_accepted_token").asLong())
+        .isEqualTo(second.ujPerAcceptedToken().getAsLong());
+    assertThat(top.get("uj_per_decision").isNull()).isTrue();
+    assertThat(top.get("tokens_out").asLong()).isEqualTo(second.tokensOut());
+    assertThat(top.get("tokens_accepted").asLong()).isEqualTo(second.tokensAccepted());
+    assertThat(top.get("kind").asText()).isEqualTo("generation");
+    assertThat(top.get("status").asText()).isEqualTo("ok");
+    assertThat(top.get("request_id").asText()).isEqualTo(second.requestId().hex());
+    assertThat(top.get("grant_id").isNull()).isTrue();
+
+    JsonNode after = get("/v1/mesh/receipts?after=" + first.sequence()).json().get("data");
+    assertThat(after).hasSize(1);
+    assertThat(after.get(0).get("sequence").asLong()).isEqualTo(second.sequence());
+    assertThat(get("/v1/mesh/receipts?limit=1").json().get("data")).hasSize(1);
+  }
+
+  @Test
+  void receipts_badParameters_are400WithTheirName() throws IOException {
+    assertThat(get("/v1/mesh/receipts?limit=0").error(400, "invalid_field").get("param").asText())
+        .isEqualTo("limit");
+    get("/v1/mesh/receipts?limit=" + (ConsoleFeed.RECEIPTS + 1)).error(400, "invalid_field");
+    get("/v1/mesh/receipts?limit=-1").error(400, "invalid_field");
+    get("/v1/mesh/receipts?limit=ten").error(400, "invalid_field");
+    get("/v1/mesh/receipts?after=99999999999999999999999").error(400, "invalid_field");
+    get("/v1/mesh/receipts?limit=1&limit=2").error(400, "invalid_field");
+    get("/v1/mesh/receipts?sort=asc").error(400, "invalid_field");
+    assertThat(raw("GET", "/v1/mesh/receipts?limit=%zz", "localhost"))
+        .startsWith("HTTP/1.1 400")
+        .contains("invalid_field");
+  }
+
+  @Test
+  void grants_showSpendAgainstBudget_afterAGrantedServe() throws Exception {
+    GrantChain chain = grant(caller, f.steward.identity(), 5_000_000);
+    assertThat(get("/v1/mesh/grants").json().get("data")).isEmpty();
+    MeshReceipt receipt = serve(presented(caller, chain, "Granted."));
+
+    JsonNode grants = get("/v1/mesh/grants").json();
+    assertThat(grants.get("capacity").asInt()).isEqualTo(ConsoleFeed.GRANTS);
+    JsonNode g = grants.get("data").get(0);
+    assertThat(g.get("grant_id").asText()).isEqualTo(chain.leaf().id().hex());
+    assertThat(g.get("budget_uj").asLong()).isEqualTo(5_000_000);
+    assertThat(g.get("debited_uj").asLong()).isEqualTo(receipt.energy().uj());
+    assertThat(g.get("reserved_uj").asLong()).isZero();
+    assertThat(g.get("remaining_uj").asLong()).isEqualTo(5_000_000 - receipt.energy().uj());
+    assertThat(g.get("links")).hasSize(1);
+    JsonNode r = get("/v1/mesh/receipts").json().get("data").get(0);
+    assertThat(r.get("grant_id").asText()).isEqualTo(chain.leaf().id().hex());
+  }
+
+  @Test
+  void grants_aForgedPresentation_neverReachesTheTable() throws Exception {
+    GrantChain other = grant(caller, Jcp.identity(Jcp.newKey()), 5_000_000);
+    ObjectNode body = presented(caller, other, "Not for this steward.");
+    assertThat(f.post("/v1/chat/completions", body).status()).isEqualTo(403);
+    assertThat(get("/v1/mesh/grants").json().get("data")).isEmpty();
+    assertThat(get("/v1/mesh/receipts").json().get("data")).isEmpty();
+  }
+
+  @Test
+  void status_reportsChainJournalGrantsMeterAndBackendTotals() throws Exception {
+    MeshReceipt receipt = serve(Fixture.chat("status"));
+    JsonNode s = get("/v1/mesh/status").json();
+    assertThat(s.get("did").asText()).isEqualTo(f.steward.identity().value());
+    assertThat(s.get("chain").get("next_sequence").asLong())
+        .isEqualTo(f.steward.head().nextSequence());
+    assertThat(s.get("chain").get("prev").asText())
+        .isEqualTo(f.steward.head().prev().orElseThrow().hex());
+    assertThat(s.get("journal").get("describe").asText()).isEqualTo("in-memory journal");
+    assertThat(s.get("journal").get("durable").asBoolean()).isFalse();
+    assertThat(s.get("journal").get("unresolved").asInt()).isZero();
+    assertThat(s.get("grants").get("honoured").asBoolean()).isTrue();
+    assertThat(s.get("grants").get("why_not").isNull()).isTrue();
+    assertThat(s.get("ready").asBoolean()).isTrue();
+    assertThat(s.get("journal").get("locked").asBoolean()).isFalse();
+    assertThat(s.get("journal").get("refuses_appends").isNull()).isTrue();
+    assertThat(s.get("meter").get("name").asText()).isEqualTo(f.steward.meter().name());
+    assertThat(s.get("meter").get("estimator_only").asBoolean()).isTrue();
+    assertThat(s.get("meter").get("counters")).isEmpty();
+    JsonNode backends = s.get("backends");
+    assertThat(backends).hasSize(f.steward.backends().size());
+    long serves = 0;
+    long energy = 0;
+    for (JsonNode b : backends) {
+      serves += b.get("serves").asLong();
+      energy += b.get("energy_uj").asLong();
+    }
+    assertThat(serves).isEqualTo(1);
+    assertThat(energy).isEqualTo(receipt.energy().uj());
+  }
+
+  @Test
+  void loopbackConsole_refusesAForeignHost_againstDnsRebinding() throws Exception {
+    assertThat(raw("GET", "/v1/mesh/status", "evil.example:80")).startsWith("HTTP/1.1 403");
+    assertThat(raw("GET", "/v1/mesh/status", "localhost:1")).startsWith("HTTP/1.1 200");
+    assertThat(raw("GET", "/v1/mesh/status", "127.0.0.1")).startsWith("HTTP/1.1 200");
+    assertThat(raw("GET", "/v1/mesh/status", "[::1]:8080")).startsWith("HTTP/1.1 200");
+    assertThat(ConsoleEndpoints.loopbackHost(Optional.of("127.0.0.1.evil.example"))).isFalse();
+    assertThat(ConsoleEndpoints.loopbackHost(Optional.empty())).isFalse();
+  }
+
+  /** One HTTP/1.1 request with a chosen Host; returns the status line and headers. */
+  private String raw(String method, String path, String host) throws IOException {
+    URI base = f.server.consoleUri().orElseThrow();
+    try (Socket s = new Socket(base.getHost(), base.getPort())) {
+      s.setSoTimeout(10_000);
+      OutputStream out = s.getOutputStream();
+      out.write(
+          (method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n\r\n")
+              .getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      InputStream in = s.getInputStream();
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    }
+  }
+
+  @Test
+  void feed_isBounded_keepingTheNewest() throws Exception {
+    ConsoleFeed feed = new ConsoleFeed();
+    var result =
+        f.steward.serve(
+            org.meshjava.core.ServeRequest.generation(
+                org.meshjava.core.PromptText.of("x"), 2, org.meshjava.core.Fidelity.F1, 100_000),
+            org.meshjava.core.PromptText.of("x"));
+    for (int i = 0; i < ConsoleFeed.RECEIPTS + 10; i++) {
+      feed.served(i, result, Optional.empty());
+    }
+    List<ConsoleFeed.Served> all = feed.recent(Integer.MAX_VALUE, Optional.empty());
+    assertThat(all).hasSize(ConsoleFeed.RECEIPTS);
+    assertThat(all.get(0).atMillis()).isEqualTo(ConsoleFeed.RECEIPTS + 9);
+    assertThat(all.get(all.size() - 1).atMillis()).isEqualTo(10);
+    assertThat(feed.totals()).singleElement().satisfies(t -> assertThat(t.serves()).isEqualTo(266));
+  }
+
+  @Test
+  void feed_keepsTheGrantsMostRecentlyServedOn_upToItsBound() throws Exception {
+    ConsoleFeed feed = new ConsoleFeed();
+    org.meshjava.core.PromptText prompt = org.meshjava.core.PromptText.of("g");
+    GrantChain firstChain = null;
+    for (int i = 0; i <= ConsoleFeed.GRANTS; i++) {
+      // A grant's id is its content: each budget makes another grant.
+      GrantChain chain = grant(caller, f.steward.identity(), 1_000_000 + i);
+      var request =
+          org.meshjava.core.ServeRequest.generation(
+              prompt, 2, org.meshjava.core.Fidelity.F1, 100_000);
+      var presentation = Jcp.present(caller, chain, request);
+      feed.served(i, f.steward.serve(request, prompt, presentation), Optional.of(presentation));
+      if (i == 0) {
+        firstChain = chain;
+      }
+    }
+    List<GrantChain> grants = feed.grants();
+    assertThat(grants).hasSize(ConsoleFeed.GRANTS);
+    assertThat(grants).doesNotContain(firstChain); // the least recently served on went first
+  }
+}

@@ -1,0 +1,40 @@
+package org.meshjava.spring;
+
+import org.meshjava.core.ServingEngine;
+import org.meshjava.journal.JournalException;
+import org.meshjava.steward.Steward;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Builds the application's {@link Steward} from {@code mesh.*} ({@link MeshProperties}), with every
+ * {@link ServingEngine} bean as a further backend and every {@link StewardBuilderCustomizer} bean
+ * applied, and closes it when the context closes (releasing its journal's lock). Backs off when the
+ * application defines its own {@code Steward} bean.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(MeshProperties.class)
+public class MeshAutoConfiguration {
+
+  /** Creates the auto-configuration; Spring calls it. */
+  public MeshAutoConfiguration() {}
+
+  /**
+   * The steward.
+   *
+   * @throws JournalException if {@code mesh.journal} cannot be opened or locked
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  public Steward meshSteward(
+      MeshProperties properties,
+      ObjectProvider<ServingEngine> engines,
+      ObjectProvider<StewardBuilderCustomizer> customizers)
+      throws JournalException {
+    return StewardFromProperties.build(
+        properties, engines.orderedStream().toList(), customizers.orderedStream().toList());
+  }
+}

@@ -1,0 +1,108 @@
+package org.meshjava.spring;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The steward's settings under {@code mesh.*} in {@code application.yml}: the keys of {@code mesh
+ * serve}'s configuration file, in Spring's kebab case ({@code key_file} is {@code mesh.key-file}).
+ * Relative paths are read against the working directory.
+ *
+ * @param keyFile the steward's key file ("mesh key generate"); absent: a fresh identity for this
+ *     process, which honours grants over an in-memory journal
+ * @param journal the decision journal file; absent: in memory, which survives nothing (a steward
+ *     with a key file then honours no grant)
+ * @param freshChain start the key's receipt chain at 0 when its journal records none (the
+ *     "--fresh-chain" flag of "mesh serve")
+ * @param meter "discover" (the counters this machine can prove live) or "estimator" (figures that
+ *     never depend on the machine)
+ * @param defaultJouleCeilingUj the joule ceiling, in µJ, of a Spring AI chat that names none
+ * @param backends the engines to serve with; "ServingEngine" beans join them
+ * @param springAi whether to expose a Spring AI "ChatModel" when Spring AI is on the class path
+ */
+@ConfigurationProperties("mesh")
+public record MeshProperties(
+    @Nullable Path keyFile,
+    @Nullable Path journal,
+    @DefaultValue("false") boolean freshChain,
+    @DefaultValue("discover") Meter meter,
+    @DefaultValue("1000000") long defaultJouleCeilingUj,
+    @DefaultValue List<Backend> backends,
+    @DefaultValue("true") boolean springAi,
+    @DefaultValue("false") boolean metricsGrantIdTags) {
+
+  /** Validates and copies. */
+  public MeshProperties {
+    if (defaultJouleCeilingUj < 0) {
+      throw new IllegalArgumentException(
+          "mesh.default-joule-ceiling-uj must be non-negative: " + defaultJouleCeilingUj);
+    }
+    backends = List.copyOf(backends);
+  }
+
+  /** How the steward meters energy. */
+  public enum Meter {
+    /** Discover this machine's counters and prove them live; the estimator where none is. */
+    DISCOVER,
+    /** The estimator only: figures graded {@code Estimator}, the same on every machine. */
+    ESTIMATOR
+  }
+
+  /** What kind of engine a backend entry builds. */
+  public enum BackendType {
+    /** The deterministic, weights-free {@code ReferenceEngine}. */
+    REFERENCE,
+    /** Any OpenAI-compatible server, forwarded to ({@code UpstreamEngine}). */
+    UPSTREAM
+  }
+
+  /**
+   * One backend, as an entry of {@code mesh serve}'s {@code backends}. Other engines (ONNX, Jlama,
+   * your own) are declared as {@code ServingEngine} beans instead.
+   *
+   * @param type the engine kind
+   * @param name the backend's name, which receipts and {@code model} carry
+   * @param fidelity the advertised fidelity, {@code F0}–{@code F4}
+   * @param ujPerToken the cost profile's µJ per token (default 100; an upstream's 1000)
+   * @param ujPerOptionScored the cost profile's µJ per scored decision option
+   * @param recipe the recipe name; default: the engine's own
+   * @param workPerToken a reference engine's hashing rounds per token
+   * @param baseUrl an upstream's base URL, e.g. {@code http://127.0.0.1:8000/v1}
+   * @param model the upstream's model name
+   * @param apiKeyEnv the environment variable holding the upstream's API key
+   * @param deterministic whether the upstream is deterministic (replayable)
+   * @param timeoutS the upstream's timeout in seconds
+   * @param maxConcurrentServes an upstream's serves in flight at once
+   * @param maxOutputTokens the operator's output cap on this backend
+   * @param maxPromptTokens the operator's prompt cap on this backend
+   * @param maxJouleCeilingUj the operator's joule-ceiling cap on this backend
+   */
+  public record Backend(
+      @DefaultValue("reference") BackendType type,
+      String name,
+      @DefaultValue("F2") String fidelity,
+      @Nullable Long ujPerToken,
+      @DefaultValue("0") long ujPerOptionScored,
+      @Nullable String recipe,
+      @DefaultValue("16") int workPerToken,
+      @Nullable String baseUrl,
+      @Nullable String model,
+      @Nullable String apiKeyEnv,
+      @DefaultValue("false") boolean deterministic,
+      @DefaultValue("60") long timeoutS,
+      @Nullable Integer maxConcurrentServes,
+      @DefaultValue("4096") long maxOutputTokens,
+      @Nullable Long maxPromptTokens,
+      @Nullable Long maxJouleCeilingUj) {
+
+    /** Validates the entry. */
+    public Backend {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("a mesh.backends entry has no name");
+      }
+    }
+  }
+}

@@ -1,0 +1,210 @@
+package org.meshjava.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistry;
+import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.metrics.StewardObservations;
+import org.meshjava.spring.actuate.MeshHealthAutoConfiguration;
+import org.meshjava.spring.actuate.MeshMetricsAutoConfiguration;
+import org.meshjava.spring.actuate.StewardHealthIndicator;
+import org.meshjava.spring.ai.MeshSpringAiAutoConfiguration;
+import org.meshjava.steward.Steward;
+import org.springframework.ai.chat.model.ChatModel;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** The starter's auto-configuration, one small context per case (no application started). */
+class MeshAutoConfigurationTest {
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  MeshAutoConfiguration.class,
+                  MeshSpringAiAutoConfiguration.class,
+                  MeshMetricsAutoConfiguration.class,
+                  MeshHealthAutoConfiguration.class))
+          .withPropertyValues("mesh.meter=estimator");
+
+  @Test
+  void keyFileAndJournal_giveADurableIdentity_andClosingReleasesTheJournal(@TempDir Path dir)
+      throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path keyFile = dir.resolve("steward.key");
+    Files.writeString(
+        keyFile, HexFormat.of().formatHex(key.exportSeed()) + "\n", StandardCharsets.US_ASCII);
+    String[] props = {
+      "mesh.key-file=" + keyFile,
+      "mesh.journal=" + dir.resolve("steward.journal"),
+      "mesh.backends[0].name=small"
+    };
+
+    runner
+        .withPropertyValues(props)
+        .withPropertyValues("mesh.fresh-chain=true")
+        .run(
+            context -> {
+              Steward steward = context.getBean(Steward.class);
+              assertThat(steward.identity()).isEqualTo(DidKey.of(key.verificationKey()));
+              assertThat(steward.grantsNeedDurableJournal()).isEmpty();
+              assertThat(steward.meter()).isInstanceOf(EstimatorMeter.class);
+              PromptText prompt = PromptText.of("journalled");
+              steward.serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+            });
+    // The first context closed its steward, so the journal's lock is free for the next one, which
+    // continues the chain its journal records.
+    runner
+        .withPropertyValues(props)
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).head().nextSequence()).isEqualTo(1));
+  }
+
+  @Test
+  void noBackendAnywhere_failsTheStart_sayingWhatToAdd() {
+    runner.run(
+        context ->
+            assertThat(context)
+                .getFailure()
+                .rootCause()
+                .hasMessageContaining("mesh.backends")
+                .hasMessageContaining("ServingEngine bean"));
+  }
+
+  @Test
+  void badFidelity_namesTheEntry() {
+    runner
+        .withPropertyValues("mesh.backends[0].name=small", "mesh.backends[0].fidelity=F9")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("mesh.backends[0]")
+                    .hasMessageContaining("F9"));
+  }
+
+  @Test
+  void servingEngineBeansAndCustomizers_joinTheConfiguredBackends() {
+    runner
+        .withPropertyValues("mesh.backends[0].name=small")
+        .withBean("onnx", ServingEngine.class, () -> ReferenceEngine.builder().name("bean").build())
+        .withBean(
+            StewardBuilderCustomizer.class,
+            () -> b -> b.backend(ReferenceEngine.builder().name("customized").build()))
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).backends())
+                    .extracting(ServingEngine::name)
+                    .containsExactly("small", "bean", "customized"));
+  }
+
+  @Test
+  void anApplicationsOwnSteward_wins_andSpringAiCanBeSwitchedOff() {
+    Steward own =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .backend(ReferenceEngine.builder().name("own").build())
+            .build();
+    runner
+        .withBean(Steward.class, () -> own)
+        .withPropertyValues("mesh.spring-ai=false")
+        .run(
+            context -> {
+              assertThat(context.getBean(Steward.class)).isSameAs(own);
+              assertThat(context).doesNotHaveBean(ChatModel.class);
+            });
+    own.close();
+  }
+
+  @Test
+  void withTheApplicationsRegistries_servesAreMeteredAndObserved() {
+    TestObservationRegistry observations = TestObservationRegistry.create();
+    runner
+        .withPropertyValues("mesh.backends[0].name=small")
+        .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withBean(ObservationRegistry.class, () -> observations)
+        .run(
+            context -> {
+              Steward steward = context.getBean(Steward.class);
+              PromptText prompt = PromptText.of("metered");
+              steward.serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+
+              MeterRegistry meters = context.getBean(MeterRegistry.class);
+              assertThat(meters.get("mesh.serves").tag("backend", "small").counter().count())
+                  .isEqualTo(1);
+              assertThat(meters.get("mesh.chain.head.sequence").gauge().value()).isEqualTo(1);
+              TestObservationRegistryAssert.assertThat(observations)
+                  .hasObservationWithNameEqualTo(StewardObservations.SERVE);
+            });
+  }
+
+  @Test
+  void withoutRegistries_nothingIsBound() {
+    runner
+        .withPropertyValues("mesh.backends[0].name=small")
+        .run(
+            context ->
+                assertThat(context)
+                    .hasNotFailed()
+                    .doesNotHaveBean(MeterRegistry.class)
+                    .getBeans(StewardBuilderCustomizer.class)
+                    .isEmpty());
+  }
+
+  @Test
+  void health_isUp_andShowsWhyGrantsAreRefused_forAKeyWithoutAJournal(@TempDir Path dir)
+      throws Exception {
+    Path keyFile = dir.resolve("steward.key");
+    Files.writeString(
+        keyFile,
+        HexFormat.of().formatHex(SigningKey.generate().exportSeed()),
+        StandardCharsets.US_ASCII);
+    runner
+        .withPropertyValues(
+            "mesh.key-file=" + keyFile, "mesh.fresh-chain=true", "mesh.backends[0].name=small")
+        .run(
+            context -> {
+              Health health = context.getBean(StewardHealthIndicator.class).health();
+              assertThat(health.getStatus()).isEqualTo(Status.UP);
+              assertThat(health.getDetails())
+                  .extracting("grants", InstanceOfAssertFactories.MAP)
+                  .containsEntry("honoured", false)
+                  .containsKey("refused_because");
+            });
+  }
+
+  @Test
+  void health_isDown_onceTheJournalTakesNoAppends(@TempDir Path dir) {
+    runner
+        .withPropertyValues(
+            "mesh.journal=" + dir.resolve("steward.journal"), "mesh.backends[0].name=small")
+        .run(
+            context -> {
+              Steward steward = context.getBean(Steward.class);
+              steward.close(); // closes the journal: no more appends
+              assertThat(context.getBean(StewardHealthIndicator.class).health().getStatus())
+                  .isEqualTo(Status.DOWN);
+            });
+  }
+}

@@ -1,0 +1,75 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.DiscoveryOptions;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.receipt.ChainHead;
+
+/**
+ * The builder refuses settings that contradict each other, rather than letting one silently win: a
+ * given meter is never discovered, so discovery options alongside it would be ignored.
+ */
+class StewardBuilderTest {
+
+  private static final SigningKey KEY = SigningKey.fromSeed(new byte[32]);
+
+  /** Discovery that probes nothing on this machine, so the test never depends on its counters. */
+  private static final DiscoveryOptions PROBE_NOTHING =
+      DiscoveryOptions.defaults().withoutRapl().withoutNvml().withoutIoReport();
+
+  @Test
+  void discoveryAfterAMeterIsRefusedNamingBoth() {
+    Steward.Builder b = Steward.builder(KEY).meter(new EstimatorMeter());
+
+    assertThatThrownBy(() -> b.discovery(PROBE_NOTHING))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("discovery()")
+        .hasMessageContaining("meter(");
+  }
+
+  @Test
+  void aMeterAfterDiscoveryIsRefusedNamingBoth() {
+    Steward.Builder b = Steward.builder(KEY).discovery(PROBE_NOTHING);
+
+    assertThatThrownBy(() -> b.meter(new EstimatorMeter()))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("meter()")
+        .hasMessageContaining("discovery()");
+  }
+
+  @Test
+  void discoveryAloneIsHonouredAtBuild() {
+    try (Steward s =
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .discovery(PROBE_NOTHING)
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+            .build()) {
+      assertThat(s.meterDiscovery()).isPresent();
+    }
+  }
+
+  @Test
+  void aGivenMeterIsUsedAndNothingIsDiscovered() {
+    EstimatorMeter meter = new EstimatorMeter();
+    try (Steward s =
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .meter(meter)
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+            .build()) {
+      assertThat(s.meter()).isSameAs(meter);
+      assertThat(s.meterDiscovery()).isEmpty();
+    }
+  }
+}
