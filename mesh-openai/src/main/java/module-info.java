@@ -7,7 +7,7 @@ module org.meshjava.openai {
   requires static transitive org.jspecify;
   requires transitive org.meshjava.steward;
   requires transitive com.fasterxml.jackson.databind;
-  requires java.net.http;
+  requires org.eclipse.jetty.client;
   requires org.eclipse.jetty.server;
   requires org.eclipse.jetty.http;
   requires org.eclipse.jetty.io;

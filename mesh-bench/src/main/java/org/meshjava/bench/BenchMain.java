@@ -38,6 +38,11 @@ public final class BenchMain {
     }
     System.out.println();
     ratio(score, "serve", "cryptoFloor", "serve overhead vs crypto floor (target <= 1.5)");
+    ratio(
+        score,
+        "serveWithLog",
+        "serveWithoutLog",
+        "serve with the transparency log / without (target <= 1.1)");
     ratio(score, "jdkSign", "bouncyCastleSign", "JDK Ed25519 sign time / BouncyCastle sign time");
     ratio(score, "estimatorWindow", "bareNanoTimePair", "estimator window / bare nanoTime pair");
     ratio(

@@ -1,5 +1,7 @@
 package org.meshjava.bench;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,11 +13,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.LongSupplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -25,10 +30,16 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.openai.OpenAiServer;
 import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.steward.Steward;
@@ -49,23 +60,37 @@ import org.meshjava.steward.Steward;
  *   <li>{@code reference}: the same steward and binding with a {@link ReferenceEngine} (16 units of
  *       work per token, as {@code mesh serve}'s default) and an in-memory journal;
  *   <li>{@code reference-file}: as {@code reference} with a {@link FileJournal} in a temporary
- *       directory.
+ *       directory;
+ *   <li>{@code reference-file-granted}: as {@code reference-file}, every request granted: it
+ *       carries a fresh {@code jcp_presentation} of a grant issued to the steward, signed by the
+ *       client thread before the request's clock starts (in-process only).
  * </ul>
+ *
+ * <p>With {@code --mesh LABEL=COMMAND} (repeatable) the mesh side runs instead as a real {@code
+ * COMMAND serve} process (the launcher {@code ./mesh}, or another checkout's, see {@code
+ * mesh-bench/http-compare.sh}) with a configuration file equivalent to the in-process scenario,
+ * each label in turn for each scenario, and the figures are labelled {@code scenario@LABEL}; then
+ * the later labels are also given as ratios to the first. Only the ungranted scenarios run so.
  *
  * <p>The load generator, the method: {@code c} threads, each with one keep-alive HTTP/1.1
  * connection over a plain socket, send the same pre-rendered request and read the whole response
  * (Content-Length framed) before sending the next: a closed loop, like {@code wrk}, so latencies
  * under overload are those of the requests that got through (no coordinated-omission correction).
  * Each scenario runs {@code warm-up} seconds unrecorded, then {@code measure} seconds; a request
- * counts when it started inside the measured window. Reported: requests/s, p50 and p99 latency, the
- * process's CPU time per request (client, servers and upstream together: the figure that moves
- * least when other processes load the machine) and non-200 answers; then each mesh figure as a
- * ratio to {@code direct} at the same concurrency. The client, servers and upstream share the
- * machine's cores, so the absolute figures are low on 2 cores; the ratios are the point.
+ * counts when it started inside the measured window. Reported: requests/s, p50 and p99 latency,
+ * non-200 answers, and two CPU figures per request, which move much less than req/s when other
+ * processes load the machine: {@code CPU}, the whole benchmark process's (client, servers and
+ * upstream together), and {@code mesh}, the mesh side's alone: with {@code --mesh}, the {@code mesh
+ * serve} process's user+system time from {@code /proc/PID/stat}; in-process, the CPU time of every
+ * thread but the load generator's and the fake upstream's (so without the JVM's GC and JIT threads,
+ * which no thread count covers), and in-process also the kilobytes those threads allocated per
+ * request, which load does not move at all. Then each mesh figure as a ratio to {@code direct} at
+ * the same concurrency. The client, servers and upstream share the machine's cores, so the absolute
+ * figures are low on 2 cores; the ratios are the point.
  *
  * <p>Usage: {@code java -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark
- * [warm-up s] [measure s] [scenario:c,c ...]}; the default is {@code 2 4 direct:1,8,64
- * proxied:1,8,64 reference:64 reference-file:8}.
+ * [warm-up s] [measure s] [--mesh LABEL=COMMAND ...] [scenario:c,c ...]}; the default is {@code 2 4
+ * direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8 reference-file-granted:8}.
  */
 public final class HttpServeBenchmark {
   private static final byte[] UPSTREAM_REPLY =
@@ -79,6 +104,9 @@ public final class HttpServeBenchmark {
       "{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello.\"}],"
           + "\"max_tokens\":16}";
 
+  /** Threads whose CPU time is not the mesh side's, in-process: by name prefix. */
+  private static final List<String> NOT_MESH = List.of("load-", "fake-upstream", "main");
+
   private HttpServeBenchmark() {}
 
   /** One scenario's figures. */
@@ -90,19 +118,48 @@ public final class HttpServeBenchmark {
       double p99Ms,
       long errors,
       long requests,
-      double cpuMicrosPerRequest) {}
+      double cpuMicrosPerRequest,
+      double meshCpuMicrosPerRequest,
+      double meshAllocKbPerRequest) {}
+
+  /** Where the mesh side runs: in this JVM, or as {@code COMMAND serve} processes. */
+  private record MeshCommand(String label, String command) {}
 
   /** Entry point. */
   public static void main(String[] args) throws Exception {
     double warmUp = args.length > 0 ? Double.parseDouble(args[0]) : 2;
     double measure = args.length > 1 ? Double.parseDouble(args[1]) : 4;
-    List<String> plan =
-        args.length > 2
-            ? List.of(Arrays.copyOfRange(args, 2, args.length))
-            : List.of("direct:1,8,64", "proxied:1,8,64", "reference:64", "reference-file:8");
+    List<MeshCommand> meshes = new ArrayList<>();
+    List<String> plan = new ArrayList<>();
+    for (int i = 2; i < args.length; i++) {
+      if (args[i].equals("--mesh") && i + 1 < args.length) {
+        String spec = args[++i];
+        int eq = spec.indexOf('=');
+        if (eq <= 0) {
+          throw new IllegalArgumentException("--mesh LABEL=COMMAND, got " + spec);
+        }
+        meshes.add(new MeshCommand(spec.substring(0, eq), spec.substring(eq + 1)));
+      } else {
+        plan.add(args[i]);
+      }
+    }
+    if (plan.isEmpty()) {
+      plan =
+          List.of(
+              "direct:1,8,64",
+              "proxied:1,8,64",
+              "reference:64",
+              "reference-file:8",
+              "reference-file-granted:8");
+    }
     System.out.printf(
-        "HTTP serve benchmark: %d processors, warm-up %.0f s, measure %.0f s%n",
-        Runtime.getRuntime().availableProcessors(), warmUp, measure);
+        "HTTP serve benchmark: %d processors, warm-up %.0f s, measure %.0f s, mesh side %s,"
+            + " load average before: %s%n",
+        Runtime.getRuntime().availableProcessors(),
+        warmUp,
+        measure,
+        meshes.isEmpty() ? "in this JVM" : meshes,
+        loadAverage());
     Map<String, Figures> all = new LinkedHashMap<>();
     Server upstream = fakeUpstream();
     try {
@@ -111,32 +168,46 @@ public final class HttpServeBenchmark {
         String scenario = item.substring(0, item.indexOf(':'));
         for (String c : item.substring(item.indexOf(':') + 1).split(",")) {
           int concurrency = Integer.parseInt(c);
-          Figures f = run(scenario, concurrency, upstreamPort, warmUp, measure);
-          all.put(scenario + ":" + concurrency, f);
-          System.out.printf(
-              "%-15s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
-                  + "  (%d requests, %d not 200)%n",
-              scenario,
-              concurrency,
-              f.perSecond(),
-              f.p50Ms(),
-              f.p99Ms(),
-              f.cpuMicrosPerRequest(),
-              f.requests(),
-              f.errors());
+          List<Figures> figures = new ArrayList<>();
+          if (scenario.equals("direct") || meshes.isEmpty()) {
+            figures.add(run(scenario, concurrency, upstreamPort, warmUp, measure));
+          } else {
+            for (MeshCommand m : meshes) {
+              figures.add(runProcess(m, scenario, concurrency, upstreamPort, warmUp, measure));
+            }
+          }
+          for (Figures f : figures) {
+            all.put(f.scenario() + ":" + concurrency, f);
+            System.out.printf(
+                "%-22s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
+                    + "  mesh %6.1f µs/req %s (%d requests, %d not 200)%n",
+                f.scenario(),
+                concurrency,
+                f.perSecond(),
+                f.p50Ms(),
+                f.p99Ms(),
+                f.cpuMicrosPerRequest(),
+                f.meshCpuMicrosPerRequest(),
+                f.meshAllocKbPerRequest() < 0
+                    ? ""
+                    : String.format(" %5.1f KB/req", f.meshAllocKbPerRequest()),
+                f.requests(),
+                f.errors());
+          }
         }
       }
     } finally {
       upstream.stop();
     }
     System.out.println();
+    System.out.println("load average after: " + loadAverage());
     for (Figures f : all.values()) {
       Figures direct = all.get("direct:" + f.concurrency());
       if (direct == null || f.scenario().equals("direct")) {
         continue;
       }
       System.out.printf(
-          "%-15s c=%-3d vs direct: throughput %.3f, p50 %.2fx, p99 %.2fx,"
+          "%-22s c=%-3d vs direct: throughput %.3f, p50 %.2fx, p99 %.2fx,"
               + " CPU/req %.2fx (+%.0f µs)%n",
           f.scenario(),
           f.concurrency(),
@@ -146,17 +217,50 @@ public final class HttpServeBenchmark {
           f.cpuMicrosPerRequest() / direct.cpuMicrosPerRequest(),
           f.cpuMicrosPerRequest() - direct.cpuMicrosPerRequest());
     }
-    Figures proxied64 = all.get("proxied:64");
-    Figures direct64 = all.get("direct:64");
-    if (proxied64 != null && direct64 != null) {
-      System.out.printf(
-          "target: proxied c=64 throughput >= 1/3 of direct: %.3f%n",
-          proxied64.perSecond() / direct64.perSecond());
+    // Later --mesh labels against the first, scenario by scenario.
+    if (meshes.size() > 1) {
+      String base = "@" + meshes.get(0).label();
+      for (Figures f : all.values()) {
+        int at = f.scenario().indexOf('@');
+        if (at < 0 || f.scenario().endsWith(base)) {
+          continue;
+        }
+        Figures b = all.get(f.scenario().substring(0, at) + base + ":" + f.concurrency());
+        if (b != null) {
+          System.out.printf(
+              "%-22s c=%-3d vs %s: throughput %.2fx, p50 %.2fx, p99 %.2fx, mesh CPU/req %.2fx%n",
+              f.scenario(),
+              f.concurrency(),
+              b.scenario(),
+              f.perSecond() / b.perSecond(),
+              f.p50Ms() / b.p50Ms(),
+              f.p99Ms() / b.p99Ms(),
+              f.meshCpuMicrosPerRequest() / b.meshCpuMicrosPerRequest());
+        }
+      }
     }
-    Figures file8 = all.get("reference-file:8");
-    if (file8 != null) {
-      System.out.printf(
-          "target: file journal c=8 p99 <= 5x p50: %.2fx%n", file8.p99Ms() / file8.p50Ms());
+    for (Figures f : all.values()) {
+      Figures direct = all.get("direct:" + f.concurrency());
+      if (f.scenario().startsWith("proxied") && f.concurrency() == 64 && direct != null) {
+        System.out.printf(
+            "target: %s c=64 throughput >= 1/3 of direct: %.3f%n",
+            f.scenario(), f.perSecond() / direct.perSecond());
+      }
+      if (f.scenario().startsWith("reference-file") && f.concurrency() == 8) {
+        System.out.printf(
+            "target: %s c=8 p99 <= 5x p50: %.2fx%n", f.scenario(), f.p99Ms() / f.p50Ms());
+      }
+    }
+  }
+
+  private static String loadAverage() {
+    try {
+      String[] parts = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+      return parts[0] + " " + parts[1] + " " + parts[2];
+    } catch (IOException e) {
+      return String.format(
+          "%.2f",
+          java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     }
   }
 
@@ -164,7 +268,15 @@ public final class HttpServeBenchmark {
       String scenario, int concurrency, int upstreamPort, double warmUp, double measure)
       throws Exception {
     if (scenario.equals("direct")) {
-      return load(scenario, concurrency, upstreamPort, "/v1/chat/completions", warmUp, measure);
+      return load(
+          scenario,
+          concurrency,
+          upstreamPort,
+          fixed(upstreamPort),
+          warmUp,
+          measure,
+          inProcessMesh(false),
+          inProcessMesh(true));
     }
     ServingEngine engine;
     FileJournal journal = null;
@@ -178,12 +290,12 @@ public final class HttpServeBenchmark {
                   .model("fake")
                   .timeout(Duration.ofSeconds(30))
                   .build();
-      case "reference", "reference-file" ->
+      case "reference", "reference-file", "reference-file-granted" ->
           engine = ReferenceEngine.builder().name("reference").workPerToken(16).build();
       default -> throw new IllegalArgumentException("unknown scenario " + scenario);
     }
     Steward.Builder sb = Steward.ephemeral().backend(engine).meter(new EstimatorMeter());
-    if (scenario.equals("reference-file")) {
+    if (scenario.startsWith("reference-file")) {
       tmp = Files.createTempDirectory("mesh-http-bench");
       journal = FileJournal.open(tmp.resolve("journal"));
       sb.journal(journal);
@@ -191,14 +303,201 @@ public final class HttpServeBenchmark {
     try (Steward steward = sb.build();
         OpenAiServer server =
             OpenAiServer.builder(steward).maxConcurrentServes(1024).build().start()) {
-      return load(scenario, concurrency, server.port(), "/v1/chat/completions", warmUp, measure);
+      Requests requests =
+          scenario.endsWith("-granted")
+              ? granted(server.port(), steward.identity())
+              : fixed(server.port());
+      return load(
+          scenario,
+          concurrency,
+          server.port(),
+          requests,
+          warmUp,
+          measure,
+          inProcessMesh(false),
+          inProcessMesh(true));
     } finally {
-      if (tmp != null) {
-        try (var files = Files.walk(tmp)) {
-          files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      delete(tmp);
+    }
+  }
+
+  /**
+   * Runs a scenario against {@code m.command() serve} in its own process, configured as the
+   * in-process scenario is; the mesh CPU figure is that process's.
+   */
+  private static Figures runProcess(
+      MeshCommand m,
+      String scenario,
+      int concurrency,
+      int upstreamPort,
+      double warmUp,
+      double measure)
+      throws Exception {
+    Path tmp = Files.createTempDirectory("mesh-http-bench");
+    String backend =
+        switch (scenario) {
+          case "proxied" ->
+              "{\"type\": \"upstream\", \"name\": \"upstream\", \"base_url\":"
+                  + " \"http://127.0.0.1:"
+                  + upstreamPort
+                  + "/v1\", \"model\": \"fake\", \"timeout_s\": 30}";
+          case "reference", "reference-file" ->
+              "{\"type\": \"reference\", \"name\": \"reference\", \"work_per_token\": 16}";
+          default ->
+              throw new IllegalArgumentException(
+                  "scenario " + scenario + " does not run with --mesh");
+        };
+    String journal =
+        scenario.equals("reference-file")
+            ? "\"journal\": \"" + tmp.resolve("steward.journal") + "\", "
+            : "";
+    Path config = tmp.resolve("serve.json");
+    Files.writeString(
+        config,
+        "{\"meter\": \"estimator\", \"max_concurrent_serves\": 1024, "
+            + journal
+            + "\"backends\": ["
+            + backend
+            + "]}");
+    Path portFile = tmp.resolve("port");
+    Process p =
+        new ProcessBuilder(
+                m.command(),
+                "serve",
+                "--config",
+                config.toString(),
+                "--port",
+                "0",
+                "--port-file",
+                portFile.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(tmp.resolve("serve.log").toFile())
+            .start();
+    try {
+      long deadline = System.nanoTime() + 120_000_000_000L;
+      while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
+        if (!p.isAlive() || System.nanoTime() > deadline) {
+          throw new IOException(
+              m.command() + " serve did not start: " + Files.readString(tmp.resolve("serve.log")));
         }
+        Thread.sleep(50);
+      }
+      int port = Integer.parseInt(Files.readString(portFile).trim());
+      long pid = p.pid();
+      return load(
+          scenario + "@" + m.label(),
+          concurrency,
+          port,
+          fixed(port),
+          warmUp,
+          measure,
+          () -> processCpuNanos(pid),
+          () -> -1);
+    } finally {
+      p.destroy();
+      if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+      }
+      delete(tmp);
+    }
+  }
+
+  /** User plus system time of process {@code pid}, from {@code /proc/PID/stat}. */
+  private static long processCpuNanos(long pid) {
+    try {
+      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+      // The command name (field 2) may hold spaces; fields after its ')' are plain.
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+      return ticks * 1_000_000_000L / CLOCK_TICKS;
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  /** USER_HZ: 100 on every Linux that matters; the kernel's stat fields count in it. */
+  private static final long CLOCK_TICKS = 100;
+
+  /**
+   * In-process: the CPU time (or with {@code allocated}, the bytes allocated) of every live thread
+   * but the load generator's and the upstream's.
+   */
+  private static LongSupplier inProcessMesh(boolean allocated) {
+    var threads =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    Map<Long, Long> first = new java.util.HashMap<>();
+    return () -> {
+      long total = 0;
+      for (var info : threads.getThreadInfo(threads.getAllThreadIds())) {
+        if (info == null || NOT_MESH.stream().anyMatch(info.getThreadName()::startsWith)) {
+          continue;
+        }
+        long cpu =
+            allocated
+                ? threads.getThreadAllocatedBytes(info.getThreadId())
+                : threads.getThreadCpuTime(info.getThreadId());
+        if (cpu < 0) {
+          continue;
+        }
+        // The first call is the baseline: what a thread had used before the measured window.
+        Long before = first.putIfAbsent(info.getThreadId(), cpu);
+        total += before == null ? 0 : cpu - before;
+      }
+      return total;
+    };
+  }
+
+  private static void delete(Path tmp) throws IOException {
+    if (tmp != null) {
+      try (var files = Files.walk(tmp)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
       }
     }
+  }
+
+  /** The request bytes each client sends; {@link #next()} is called on that client's thread. */
+  @FunctionalInterface
+  interface Requests {
+    /** The next request to send, whole. */
+    byte[] next() throws Exception;
+  }
+
+  /** The same ungranted chat request every time. */
+  static Requests fixed(int port) {
+    byte[] request = http(port, REQUEST_BODY);
+    return () -> request;
+  }
+
+  /**
+   * Granted chat requests: a root grant to the steward with a budget that cannot run out, and a
+   * fresh presentation (own nonce) for every request, signed when it is asked for.
+   */
+  static Requests granted(int port, DidKey steward) throws Exception {
+    SigningKey caller = Jcp.newKey();
+    Instant now = Instant.now();
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller, steward, Long.MAX_VALUE / 4, now.minusSeconds(60), now.plusSeconds(86_400));
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode body = (ObjectNode) json.readTree(REQUEST_BODY);
+    body.putObject("metadata").put("joule_ceiling_uj", "1000000");
+    ServeRequest request = GrantedServeRequest.derive(body);
+    return () -> {
+      ObjectNode b = body.deepCopy();
+      b.put("jcp_presentation", Jcp.present(caller, chain, request).toHex());
+      return http(port, json.writeValueAsString(b));
+    };
+  }
+
+  private static byte[] http(int port, String body) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:"
+            + port
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + bytes.length
+            + "\r\n\r\n"
+            + body)
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   /** The fake upstream: a fixed chat completion for any request, after reading its body. */
@@ -233,19 +532,15 @@ public final class HttpServeBenchmark {
 
   /** Runs the closed-loop load generator against {@code port}; see the class comment. */
   static Figures load(
-      String scenario, int concurrency, int port, String path, double warmUp, double measure)
+      String scenario,
+      int concurrency,
+      int port,
+      Requests request,
+      double warmUp,
+      double measure,
+      LongSupplier meshCpu,
+      LongSupplier meshAlloc)
       throws Exception {
-    byte[] body = REQUEST_BODY.getBytes(StandardCharsets.UTF_8);
-    byte[] request =
-        ("POST "
-                + path
-                + " HTTP/1.1\r\nHost: 127.0.0.1:"
-                + port
-                + "\r\nContent-Type: application/json\r\nContent-Length: "
-                + body.length
-                + "\r\n\r\n"
-                + REQUEST_BODY)
-            .getBytes(StandardCharsets.UTF_8);
     long start = System.nanoTime();
     long from = start + (long) (warmUp * 1e9);
     long until = from + (long) (measure * 1e9);
@@ -266,10 +561,14 @@ public final class HttpServeBenchmark {
       Thread.sleep(Math.max(1, (from - System.nanoTime()) / 1_000_000));
     }
     long cpuFrom = os.getProcessCpuTime();
+    long meshFrom = meshCpu.getAsLong();
+    long allocFrom = meshAlloc.getAsLong();
     while (System.nanoTime() < until) {
       Thread.sleep(Math.max(1, (until - System.nanoTime()) / 1_000_000));
     }
     long cpuUsed = os.getProcessCpuTime() - cpuFrom;
+    long meshUsed = meshCpu.getAsLong() - meshFrom;
+    long allocated = allocFrom < 0 ? -1 : meshAlloc.getAsLong() - allocFrom;
     done.await();
     long errors = 0;
     int n = 0;
@@ -290,13 +589,22 @@ public final class HttpServeBenchmark {
     double p50 = n == 0 ? 0 : latencies[(int) (0.50 * (n - 1))] / 1e6;
     double p99 = n == 0 ? 0 : latencies[(int) (0.99 * (n - 1))] / 1e6;
     return new Figures(
-        scenario, concurrency, n / measure, p50, p99, errors, n, n == 0 ? 0 : cpuUsed / 1e3 / n);
+        scenario,
+        concurrency,
+        n / measure,
+        p50,
+        p99,
+        errors,
+        n,
+        n == 0 ? 0 : cpuUsed / 1e3 / n,
+        n == 0 ? 0 : meshUsed / 1e3 / n,
+        n == 0 || allocated < 0 ? -1 : allocated / 1024.0 / n);
   }
 
   /** One connection in the closed loop. */
   private static final class Client implements Runnable {
     private final int port;
-    private final byte[] request;
+    private final Requests request;
     private final long from;
     private final long until;
     private final CountDownLatch done;
@@ -305,7 +613,7 @@ public final class HttpServeBenchmark {
     long errors;
     Exception failure;
 
-    Client(int port, byte[] request, long from, long until, CountDownLatch done) {
+    Client(int port, Requests request, long from, long until, CountDownLatch done) {
       this.port = port;
       this.request = request;
       this.from = from;
@@ -322,11 +630,12 @@ public final class HttpServeBenchmark {
         OutputStream out = s.getOutputStream();
         InputStream in = s.getInputStream();
         while (true) {
+          byte[] next = request.next();
           long t0 = System.nanoTime();
           if (t0 >= until) {
             break;
           }
-          out.write(request);
+          out.write(next);
           int status = readResponse(in, buf);
           long t1 = System.nanoTime();
           if (t0 >= from) {

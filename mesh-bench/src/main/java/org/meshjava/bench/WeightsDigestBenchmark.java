@@ -82,7 +82,14 @@ public final class WeightsDigestBenchmark {
     double[] oursAll = {Double.MAX_VALUE};
     double[] theirs1 = {Double.MAX_VALUE};
     double[] theirsAll = {Double.MAX_VALUE};
+    // CPU time of the one-thread pair, summed over the runs: ours is this thread's (a one-thread
+    // digest runs on the caller), b3sum's the reaped children's user+system time. Unlike wall
+    // time it hardly moves when other processes load the machine.
+    var threadBean = java.lang.management.ManagementFactory.getThreadMXBean();
+    long oursCpu = 0;
+    long theirsCpu = 0;
     for (int i = 0; i < runs; i++) {
+      long c0 = threadBean.getCurrentThreadCpuTime();
       time(
           ours1,
           () ->
@@ -92,8 +99,11 @@ public final class WeightsDigestBenchmark {
                       ModelDirectory.digest(
                           dir, ModelDirectory.Links.CONFINED, 1, ModelDirectory.Progress.NONE)),
                   "ours, 1 thread"));
+      oursCpu += threadBean.getCurrentThreadCpuTime() - c0;
       if (b3sum) {
+        long k0 = childrenCpuNanos();
         time(theirs1, () -> check(expected, b3sum(weights, 1), "b3sum --num-threads 1"));
+        theirsCpu += childrenCpuNanos() - k0;
       }
       time(
           oursAll,
@@ -126,6 +136,14 @@ public final class WeightsDigestBenchmark {
           "ratio ours/b3sum, one thread:  %.2f (target >= 0.5)%n", theirs1[0] / ours1[0]);
       System.out.printf(
           "ratio ours/b3sum, all threads: %.2f (target >= 0.5)%n", theirsAll[0] / oursAll[0]);
+      if (theirsCpu > 0) {
+        System.out.printf(
+            "one thread, per CPU-second: ours %.0f MB, b3sum %.0f MB: ratio %.2f"
+                + " (b3sum's CPU time counted in 10 ms ticks)%n",
+            runs * bytes / 1e6 / (oursCpu / 1e9),
+            runs * bytes / 1e6 / (theirsCpu / 1e9),
+            (double) theirsCpu / oursCpu);
+      }
     }
     System.out.printf("ours (1 thread) / BouncyCastle: %.1fx%n", bc / ours1[0]);
   }
@@ -146,6 +164,18 @@ public final class WeightsDigestBenchmark {
 
   private static void report(String what, long bytes, double s) {
     System.out.printf("%-44s %6.3f s, %6.0f MB/s%n", what + ":", s, bytes / 1e6 / s);
+  }
+
+  /** User+system time of this process's reaped children, from {@code /proc/self/stat}; or 0. */
+  private static long childrenCpuNanos() {
+    try {
+      String stat = Files.readString(Path.of("/proc/self/stat"));
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+      // Fields 16 and 17 (cutime, cstime), counted from 1 with the pid: here 13 and 14.
+      return (Long.parseLong(f[13]) + Long.parseLong(f[14])) * 10_000_000L;
+    } catch (IOException | RuntimeException e) {
+      return 0;
+    }
   }
 
   private static void check(String expected, String got, String who) {

@@ -12,6 +12,7 @@ import java.util.concurrent.Callable;
 import java.util.function.LongConsumer;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.identity.DidKeyException;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
@@ -28,10 +29,14 @@ import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalReplay;
 import org.meshjava.journal.JournalSegments;
+import org.meshjava.journal.LogReplay;
 import org.meshjava.journal.ReplayState;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.Unresolved;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.SignedNote;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -159,6 +164,48 @@ final class JournalCommand implements Runnable {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
     }
+
+    /**
+     * Checks the journal's {@code Checkpoint} records the way a starting steward does (SPEC.md
+     * §65): each signed with the steward's key, and reproduced by the tree over the receipts before
+     * it. A journal edited and re-hashed without the key fails here even though its chain is whole.
+     * Returns the summary for the verify line.
+     */
+    String checkpoints(List<JournalRecord> records) throws CliException {
+      List<SignedNote> notes = new ArrayList<>();
+      for (JournalRecord r : records) {
+        if (r.entry() instanceof JournalEntry.Checkpoint c) {
+          notes.add(c.note());
+        }
+      }
+      if (notes.isEmpty()) {
+        return "; no checkpoint of the transparency log to check";
+      }
+      Optional<DidKey> named = holder(records);
+      String whose = "";
+      DidKey steward;
+      if (named.isPresent()) {
+        steward = named.get();
+      } else {
+        try {
+          steward = DidKey.parse(Checkpoint.parse(notes.get(0).text()).origin());
+        } catch (LogException | DidKeyException e) {
+          throw new CliException(
+              file + ": the first checkpoint names no steward (" + e.getMessage() + ")", e);
+        }
+        whose = " (whose key is taken from the first checkpoint; name it with --steward)";
+      }
+      LogReplay.Result log;
+      try {
+        log = LogReplay.replay(records, Checkpoint.logKey(steward), 0);
+      } catch (JournalException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
+      }
+      return "; "
+          + Counted.of(log.checkpoints(), "signed checkpoint")
+          + " reproduced by its receipts"
+          + whose;
+    }
   }
 
   record Replayed(Gate gate, JournalReplay.Result result) {}
@@ -166,7 +213,9 @@ final class JournalCommand implements Runnable {
   @Command(
       name = "verify",
       mixinStandardHelpOptions = true,
-      description = "Check the record chain and replay it; exit 1 naming the first bad record.")
+      description =
+          "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
+              + " first bad record.")
   static final class Verify extends Common implements Callable<Integer> {
     @Option(
         names = "--snapshots",
@@ -184,6 +233,14 @@ final class JournalCommand implements Runnable {
       file = path.toString();
       if (!Files.isRegularFile(path)) {
         throw new CliException("no journal at " + file);
+      }
+      try {
+        if (FileJournal.firstSequence(path) == 0) {
+          // Nothing archived: the whole file, read and replayed, its checkpoints checked (§65).
+          return verifyWhole();
+        }
+      } catch (JournalException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
       }
       PrintWriter out = spec.commandLine().getOut();
       PrintWriter err = spec.commandLine().getErr();
@@ -283,10 +340,11 @@ final class JournalCommand implements Runnable {
       }
     }
 
-    /** A journal in a database: read whole and replayed, as before snapshots. */
+    /** A journal in a database, or a file with nothing archived: read whole and replayed. */
     private Integer verifyWhole() throws CliException {
       JournalFile.Contents c = read();
       Replayed r = replay(c.records());
+      String log = checkpoints(c.records());
       PrintWriter out = spec.commandLine().getOut();
       out.println(
           "journal "
@@ -302,7 +360,13 @@ final class JournalCommand implements Runnable {
               + r.result().unresolved().size()
               + " unresolved, "
               + Counted.of(r.result().revocations(), "revocation")
-              + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse(""));
+              + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
+              + log
+              + (c.tornTail() > 0
+                  ? "; a final line of "
+                      + c.tornTail()
+                      + " bytes without a newline is an append cut short and will be dropped"
+                  : ""));
       return 0;
     }
 

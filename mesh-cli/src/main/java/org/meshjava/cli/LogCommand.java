@@ -134,7 +134,9 @@ final class LogCommand implements Runnable {
   @Command(
       name = "prove",
       mixinStandardHelpOptions = true,
-      description = "Fetch an inclusion proof (--seq) or a consistency proof (--from) as JSON.")
+      description =
+          "Fetch an inclusion proof (--seq, --envelope-id or --envelope) or a consistency proof"
+              + " (--from) as JSON.")
   static final class Prove implements Callable<Integer> {
     @Spec CommandSpec spec;
 
@@ -151,6 +153,18 @@ final class LogCommand implements Runnable {
       @Option(names = "--seq", description = "The receipt's sequence (inclusion proof).")
       Long seq;
 
+      @Option(
+          names = "--envelope-id",
+          paramLabel = "HEX",
+          description = "The receipt's envelope id, usage.energy.envelope_id (inclusion proof).")
+      String envelopeId;
+
+      @Option(
+          names = "--envelope",
+          paramLabel = "FILE",
+          description = "A file holding the receipt's hex envelope (inclusion proof).")
+      Path envelope;
+
       @Option(names = "--from", description = "The older tree size (consistency proof).")
       Long from;
     }
@@ -165,12 +179,27 @@ final class LogCommand implements Runnable {
 
     @Override
     public Integer call() throws CliException {
-      String path =
-          which.seq != null
-              ? "/v1/mesh/proof/inclusion?seq=" + which.seq + (size == null ? "" : "&size=" + size)
-              : "/v1/mesh/proof/consistency?from="
-                  + which.from
-                  + (size == null ? "" : "&to=" + size);
+      String sized = size == null ? "" : "&size=" + size;
+      String path;
+      if (which.seq != null) {
+        path = "/v1/mesh/proof/inclusion?seq=" + which.seq + sized;
+      } else if (which.envelopeId != null) {
+        ContentId id;
+        try {
+          id = ContentId.fromHex(which.envelopeId.strip());
+        } catch (IllegalArgumentException e) {
+          throw new CliException("--envelope-id is not a content id: " + e.getMessage(), e);
+        }
+        path = "/v1/mesh/proof/inclusion?envelope_id=" + id.hex() + sized;
+      } else if (which.envelope != null) {
+        path =
+            "/v1/mesh/proof/inclusion?envelope_id="
+                + Verify.envelopeId(which.envelope).hex()
+                + sized;
+      } else {
+        path =
+            "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
+      }
       write(spec.commandLine().getOut(), out, get(server, path) + "\n");
       return 0;
     }
@@ -283,7 +312,7 @@ final class LogCommand implements Runnable {
           SignedNote.parse(UserFile.readText(file, "checkpoint file")), Checkpoint.logKey(did));
     }
 
-    private static ContentId envelopeId(Path file) throws CliException {
+    static ContentId envelopeId(Path file) throws CliException {
       try {
         return Envelope.fromHex(UserFile.readText(file, "envelope file").strip()).id();
       } catch (IllegalArgumentException e) {

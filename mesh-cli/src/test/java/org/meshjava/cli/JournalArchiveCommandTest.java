@@ -80,7 +80,7 @@ class JournalArchiveCommandTest {
     } // the closing snapshot covers the whole journal
     Run whole = mesh("journal", "verify", journal.toString());
     assertThat(whole.code()).as(whole.err()).isZero();
-    assertThat(whole.out()).contains("form one chain and replay").contains("matches the replay");
+    assertThat(whole.out()).contains("form one chain and replay");
 
     Run archived = mesh("journal", "archive", journal.toString());
     assertThat(archived.code()).as(archived.err()).isZero();

@@ -82,6 +82,31 @@ class LogCommandTest {
                   .code())
           .isZero();
 
+      // By envelope (its hex file) or envelope id instead of sequence: the same proof.
+      Run byEnvelope =
+          mesh(
+              "log",
+              "prove",
+              "--server",
+              url,
+              "--envelope",
+              file("envelope.hex").toString(),
+              "-o",
+              file("by-envelope.json").toString());
+      assertThat(byEnvelope.code()).as(byEnvelope.err()).isZero();
+      assertThat(Files.readString(file("by-envelope.json")))
+          .isEqualTo(Files.readString(file("inclusion.json")));
+      String id =
+          org.meshjava.receipt.Envelope.fromHex(Files.readString(file("envelope.hex")).strip())
+              .id()
+              .hex();
+      Run byId = mesh("log", "prove", "--server", url, "--envelope-id", id);
+      assertThat(byId.code()).as(byId.err()).isZero();
+      assertThat(byId.out()).isEqualTo(Files.readString(file("inclusion.json")));
+      Run badId = mesh("log", "prove", "--server", url, "--envelope-id", "xyz");
+      assertThat(badId.code()).isNotZero();
+      assertThat(badId.err()).contains("--envelope-id is not a content id");
+
       Run included =
           mesh(
               "log",

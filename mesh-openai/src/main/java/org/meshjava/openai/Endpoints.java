@@ -36,6 +36,7 @@ import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.Streamer;
+import org.meshjava.steward.WitnessAnswer;
 import org.meshjava.steward.WitnessVerdict;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -298,9 +299,9 @@ final class Endpoints {
           "receipt",
           "not a receipt and envelope: " + e.getMessage());
     }
-    WitnessVerdict verdict;
+    WitnessAnswer answer;
     try {
-      verdict = steward.witness(receipt, envelope);
+      answer = steward.witnessed(receipt, envelope);
     } catch (ReceiptException e) {
       return ErrorReply.of(
           422,
@@ -309,10 +310,11 @@ final class Endpoints {
           "the receipt is no evidence about this steward: " + e.getMessage(),
           Optional.of("receipt"));
     }
-    if (verdict == WitnessVerdict.HELD) {
+    if (answer.verdict() == WitnessVerdict.HELD) {
       ObjectNode ok = NODES.objectNode();
       ok.put("held", true);
       ok.put("sequence", receipt.sequence());
+      answer.proof().ifPresent(p -> LogEndpoints.describe(p, ok));
       return new Reply.Json(200, ok);
     }
     return ErrorReply.of(

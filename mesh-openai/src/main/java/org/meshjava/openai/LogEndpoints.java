@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ContentId;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
@@ -19,6 +21,7 @@ import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.WitnessAnswer;
 
 /**
  * The transparency log over HTTP (SPEC.md §65): the latest signed checkpoint, inclusion and
@@ -36,6 +39,11 @@ final class LogEndpoints {
 
   /** {@code GET /v1/mesh/checkpoint}: signs a new checkpoint first if the log grew. */
   Reply checkpoint() throws ServeException {
+    if (!steward.keepsLog()) {
+      return refusal(
+          new LogException(LogException.Reason.NOT_KEPT, "this steward keeps no transparency log"),
+          null);
+    }
     Optional<SignedNote> note = steward.checkpoint();
     if (note.isEmpty()) {
       return ErrorReply.of(
@@ -65,22 +73,50 @@ final class LogEndpoints {
   }
 
   /**
-   * {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]}: size defaults to the latest checkpoint.
+   * {@code GET /v1/mesh/proof/inclusion?seq=N[&size=M]} or {@code ?envelope_id=HEX[&size=M]}:
+   * exactly one of the two names the receipt; size defaults to the latest checkpoint.
    */
   Reply inclusion(String query) throws BindingException, ServeException {
     Map<String, String> q = params(query);
-    long seq = number(q, "seq").orElseThrow(() -> missing("seq"));
+    Optional<Long> seq = number(q, "seq");
+    Optional<ContentId> id = envelopeId(q);
+    if (seq.isPresent() == id.isPresent()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "seq",
+          "name the receipt by exactly one of seq and envelope_id");
+    }
     long size = number(q, "size").orElse(latestSize());
     try {
-      InclusionProof p = steward.inclusionProof(seq, size);
+      InclusionProof p =
+          seq.isPresent()
+              ? steward.inclusionProof(seq.get(), size)
+              : steward.inclusionProof(id.get(), size);
       ObjectNode root = NODES.objectNode();
-      root.put("sequence", seq);
+      root.put(
+          "sequence", seq.isPresent() ? seq.get() : steward.logSequenceOf(id.get()).orElseThrow());
       root.put("leaf_index", p.leafIndex());
       root.put("tree_size", p.treeSize());
       root.set("path", hashes(p.path()));
       return new Reply.Json(200, root);
     } catch (LogException e) {
-      return refusal(e, "seq");
+      return refusal(e, seq.isPresent() ? "seq" : "envelope_id");
+    }
+  }
+
+  private static Optional<ContentId> envelopeId(Map<String, String> q) throws BindingException {
+    String v = q.get("envelope_id");
+    if (v == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(ContentId.fromHex(v));
+    } catch (IllegalArgumentException e) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "envelope_id",
+          "envelope_id must be the envelope's content id, 64 lowercase hex digits: "
+              + e.getMessage());
     }
   }
 
@@ -129,16 +165,27 @@ final class LogEndpoints {
     return root;
   }
 
+  /**
+   * Adds a witness's evidence to its answer (SPEC.md §60.4): the receipt's {@code leaf_index},
+   * {@code tree_size} and audit {@code path}, and the signed {@code checkpoint} they lead to.
+   */
+  static void describe(WitnessAnswer.Proof proof, ObjectNode into) {
+    into.put("leaf_index", proof.inclusion().leafIndex());
+    into.put("tree_size", proof.inclusion().treeSize());
+    into.set("path", hashes(proof.inclusion().path()));
+    into.put("checkpoint", proof.checkpoint().encoded());
+  }
+
   private static ArrayNode hashes(List<TreeHash> path) {
     ArrayNode out = NODES.arrayNode();
     path.forEach(h -> out.add(h.base64()));
     return out;
   }
 
-  private static Reply refusal(LogException e, String param) {
+  private static Reply refusal(LogException e, @Nullable String param) {
     int status =
         switch (e.reason()) {
-          case OUT_OF_RANGE -> 404;
+          case OUT_OF_RANGE, NOT_KEPT -> 404;
           case CHECKPOINT_MISMATCH -> 409;
           case UNSIGNED, BAD_SIGNATURE -> 403;
           default -> 400;
@@ -148,7 +195,7 @@ final class LogEndpoints {
         "invalid_request_error",
         e.reason().name().toLowerCase(Locale.ROOT),
         String.valueOf(e.getMessage()),
-        Optional.of(param));
+        Optional.ofNullable(param));
   }
 
   private static BindingException missing(String name) {

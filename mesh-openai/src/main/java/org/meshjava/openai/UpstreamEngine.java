@@ -6,9 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -72,7 +69,6 @@ public final class UpstreamEngine implements ServingEngine {
   private final boolean deterministic;
   private final Duration timeout;
   private final int maxConcurrentServes;
-  private final HttpClient http;
 
   private UpstreamEngine(Builder b) {
     this.name = b.name;
@@ -87,13 +83,6 @@ public final class UpstreamEngine implements ServingEngine {
     this.deterministic = b.deterministic;
     this.timeout = b.timeout;
     this.maxConcurrentServes = b.maxConcurrentServes;
-    // HTTP/1.1 with keep-alive: the client's default (HTTP/2) offers an h2c upgrade on every new
-    // plain-text connection, which OpenAI-compatible servers ignore.
-    this.http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(b.timeout)
-            .build();
   }
 
   /** Starts a builder. Name, base URI and model are required. */
@@ -168,12 +157,16 @@ public final class UpstreamEngine implements ServingEngine {
 
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
-    HttpResponse<String> response =
-        send(
-            request(request, prompt, false),
-            HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-    if (response.statusCode() != 200) {
-      throw refused(response.statusCode(), response.body());
+    UpstreamHttp.Answer response;
+    try {
+      response = UpstreamHttp.post(chatCompletions, body(request, prompt, false), apiKey, timeout);
+    } catch (IOException e) {
+      throw failed(e);
+    } catch (InterruptedException e) {
+      throw interrupted(e);
+    }
+    if (response.status() != 200) {
+      throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
     String text;
     long upstreamPromptTokens;
@@ -208,14 +201,24 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
       throws EngineException {
-    HttpResponse<java.util.stream.Stream<String>> response =
-        send(request(request, prompt, true), HttpResponse.BodyHandlers.ofLines());
+    UpstreamHttp.Streamed response;
+    try {
+      response = UpstreamHttp.stream(chatCompletions, body(request, prompt, true), apiKey, timeout);
+    } catch (IOException e) {
+      throw failed(e);
+    } catch (InterruptedException e) {
+      throw interrupted(e);
+    }
     int[] out = new int[(int) Math.min(request.maxTokens(), 1 << 16)];
     int n = 0;
     long upstreamPromptTokens = prompt.size();
-    try (java.util.stream.Stream<String> lines = response.body()) {
-      if (response.statusCode() != 200) {
-        throw refused(response.statusCode(), String.join(" ", lines.limit(20).toList()));
+    // Closing the lines closes the body, which aborts the exchange if it is still running.
+    try (java.util.stream.Stream<String> lines =
+        new java.io.BufferedReader(
+                new java.io.InputStreamReader(response.body(), StandardCharsets.UTF_8))
+            .lines()) {
+      if (response.status() != 200) {
+        throw refused(response.status(), String.join(" ", lines.limit(20).toList()));
       }
       java.util.Iterator<String> it = lines.iterator();
       boolean more = true;
@@ -254,7 +257,8 @@ public final class UpstreamEngine implements ServingEngine {
     return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, n));
   }
 
-  private HttpRequest request(ServeRequest request, TokenSequence prompt, boolean stream)
+  /** The chat completions body forwarded for {@code request}. */
+  private byte[] body(ServeRequest request, TokenSequence prompt, boolean stream)
       throws EngineException {
     if (request.isDecision()) {
       throw new EngineException("upstream " + name + " serves generations, not typed decisions");
@@ -282,25 +286,21 @@ public final class UpstreamEngine implements ServingEngine {
       body.put("temperature", 0);
       body.put("seed", 0);
     }
-    HttpRequest.Builder rb =
-        HttpRequest.newBuilder(chatCompletions)
-            .timeout(timeout)
-            .header("Content-Type", "application/json")
-            .POST(HttpRequest.BodyPublishers.ofString(body.toString(), StandardCharsets.UTF_8));
-    apiKey.ifPresent(k -> rb.header("Authorization", "Bearer " + k));
-    return rb.build();
+    try {
+      return JSON.writeValueAsBytes(body);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new EngineException("upstream " + name + ": the request did not render: " + e, e);
+    }
   }
 
-  private <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
-      throws EngineException {
-    try {
-      return http.send(request, handler);
-    } catch (IOException e) {
-      throw new EngineException("upstream " + name + " at " + chatCompletions + " failed: " + e, e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new EngineException("interrupted waiting for upstream " + name, e);
-    }
+  private EngineException failed(IOException e) {
+    return new EngineException(
+        "upstream " + name + " at " + chatCompletions + " failed: " + e.getMessage(), e);
+  }
+
+  private EngineException interrupted(InterruptedException e) {
+    Thread.currentThread().interrupt();
+    return new EngineException("interrupted waiting for upstream " + name, e);
   }
 
   private EngineException refused(int status, String body) {

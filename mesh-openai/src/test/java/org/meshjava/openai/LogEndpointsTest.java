@@ -67,6 +67,97 @@ class LogEndpointsTest {
   }
 
   @Test
+  void inclusionByEnvelopeId_answersTheSameProofAsBySequence() throws Exception {
+    try (Fixture f = new Fixture()) {
+      List<ContentId> ids = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        ids.add(serve(f, "by id " + i));
+      }
+      Checkpoint cp = checkpoint(f);
+      for (int i = 0; i < 5; i++) {
+        Fixture.Answer byId =
+            f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(i).hex() + "&size=5");
+        assertThat(byId.status()).as(byId.body()).isEqualTo(200);
+        Fixture.Answer bySeq = f.get("/v1/mesh/proof/inclusion?seq=" + i + "&size=5");
+        assertThat(byId.json()).isEqualTo(bySeq.json());
+        assertThat(byId.json().get("sequence").asLong()).isEqualTo(i);
+        new InclusionProof(i, 5, path(byId.json()))
+            .verify(TransparencyLog.leafHash(ids.get(i)), cp.root());
+      }
+      Fixture.Answer latest = f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(4).hex());
+      assertThat(latest.json().get("tree_size").asLong()).isEqualTo(5);
+
+      Fixture.Answer unknown =
+          f.get("/v1/mesh/proof/inclusion?envelope_id=" + ContentId.ofBytes(new byte[1]).hex());
+      assertThat(unknown.status()).isEqualTo(404);
+      assertThat(unknown.json().get("error").get("code").asText()).isEqualTo("out_of_range");
+      assertThat(unknown.json().get("error").get("param").asText()).isEqualTo("envelope_id");
+      Fixture.Answer later =
+          f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(4).hex() + "&size=4");
+      assertThat(later.status()).isEqualTo(404);
+      assertThat(f.get("/v1/mesh/proof/inclusion?envelope_id=ABC").status()).isEqualTo(400);
+      Fixture.Answer both = f.get("/v1/mesh/proof/inclusion?seq=0&envelope_id=" + ids.get(0).hex());
+      assertThat(both.status()).isEqualTo(400);
+      assertThat(both.json().get("error").get("code").asText()).isEqualTo("invalid_field");
+    }
+  }
+
+  @Test
+  void witness_answersFromTheTree_withAProofAgainstTheLatestSignedCheckpoint() throws Exception {
+    try (Fixture f = new Fixture()) {
+      serve(f, "before");
+      JsonNode energy =
+          f.post("/v1/chat/completions", Fixture.chat("shown")).json().get("usage").get("energy");
+      serve(f, "after");
+      ObjectNode shown = Fixture.JSON.createObjectNode();
+      shown.set("receipt", energy.get("receipt"));
+      shown.set("envelope_hex", energy.get("envelope_hex"));
+      Fixture.Answer held = f.post("/v1/mesh/witness", shown);
+      assertThat(held.status()).as(held.body()).isEqualTo(200);
+      JsonNode a = held.json();
+      assertThat(a.get("held").asBoolean()).isTrue();
+      assertThat(a.get("sequence").asLong()).isEqualTo(1);
+      assertThat(a.get("leaf_index").asLong()).isEqualTo(1);
+      assertThat(a.get("tree_size").asLong()).isEqualTo(3);
+      // Checked with the steward's did:key alone: the checkpoint's signature, then the path.
+      Checkpoint cp =
+          Checkpoint.open(
+              SignedNote.parse(a.get("checkpoint").asText()),
+              Checkpoint.logKey(f.steward.identity()));
+      assertThat(cp.size()).isEqualTo(3);
+      ContentId id = ContentId.fromHex(energy.get("envelope_id").asText());
+      new InclusionProof(1, 3, path(a)).verify(TransparencyLog.leafHash(id), cp.root());
+      // The checkpoint the witness signed is the one the log now serves.
+      assertThat(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText())
+          .isEqualTo(a.get("checkpoint").asText());
+    }
+  }
+
+  @Test
+  void logTurnedOff_proofsAre404NotKept_andTheWitnessStillAnswersWithoutAProof() {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.transparencyLog(false), s -> {})) {
+      JsonNode energy =
+          f.post("/v1/chat/completions", Fixture.chat("unlogged"))
+              .json()
+              .get("usage")
+              .get("energy");
+      Fixture.Answer cp = f.get("/v1/mesh/checkpoint");
+      assertThat(cp.status()).isEqualTo(404);
+      assertThat(cp.json().get("error").get("code").asText()).isEqualTo("not_kept");
+      assertThat(f.get("/v1/mesh/proof/inclusion?seq=0").json().get("error").get("code").asText())
+          .isEqualTo("not_kept");
+      assertThat(f.get("/v1/mesh/proof/consistency?from=1&to=1").status()).isEqualTo(404);
+      ObjectNode shown = Fixture.JSON.createObjectNode();
+      shown.set("receipt", energy.get("receipt"));
+      shown.set("envelope_hex", energy.get("envelope_hex"));
+      Fixture.Answer held = f.post("/v1/mesh/witness", shown);
+      assertThat(held.status()).as(held.body()).isEqualTo(200);
+      assertThat(held.json().get("held").asBoolean()).isTrue();
+      assertThat(held.json().has("checkpoint")).isFalse();
+    }
+  }
+
+  @Test
   void badQueries_areTypedRefusals_notServerErrors() {
     try (Fixture f = new Fixture()) {
       serve(f, "one");

@@ -136,4 +136,52 @@ class UpstreamEngineTest {
       assertThat(front.steward.head().nextSequence()).isZero();
     }
   }
+
+  /**
+   * An upstream that answers more than {@link UpstreamHttp#MAX_REPLY_BYTES} is a failed serve, not
+   * a reply held in memory whole: a broken or hostile upstream cannot exhaust the heap.
+   */
+  @Test
+  void upstream_whoseReplyIsTooLarge_isAnswered502EngineFailed() throws Exception {
+    String content = "x".repeat(UpstreamHttp.MAX_REPLY_BYTES);
+    byte[] reply =
+        ("{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\""
+                + content
+                + "\"},\"finish_reason\":\"stop\"}]}")
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    org.eclipse.jetty.server.Server upstream = new org.eclipse.jetty.server.Server();
+    org.eclipse.jetty.server.ServerConnector connector =
+        new org.eclipse.jetty.server.ServerConnector(upstream);
+    connector.setHost("127.0.0.1");
+    connector.setPort(0);
+    upstream.addConnector(connector);
+    upstream.setHandler(
+        new org.eclipse.jetty.server.Handler.Abstract() {
+          @Override
+          public boolean handle(
+              org.eclipse.jetty.server.Request request,
+              org.eclipse.jetty.server.Response response,
+              org.eclipse.jetty.util.Callback callback) {
+            response.setStatus(200);
+            response
+                .getHeaders()
+                .put(org.eclipse.jetty.http.HttpHeader.CONTENT_TYPE, "application/json");
+            response.write(true, java.nio.ByteBuffer.wrap(reply), callback);
+            return true;
+          }
+        });
+    upstream.start();
+    try (Fixture front =
+        new Fixture(
+            SigningKey.generate(),
+            b ->
+                b.backend(
+                    upstream(URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/v1"))),
+            b -> {})) {
+      front.post("/v1/chat/completions", Fixture.chat("Too much.")).error(502, "engine_failed");
+      assertThat(front.steward.head().nextSequence()).isZero();
+    } finally {
+      upstream.stop();
+    }
+  }
 }

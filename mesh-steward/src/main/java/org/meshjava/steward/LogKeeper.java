@@ -1,17 +1,21 @@
 package org.meshjava.steward;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.LogReplay;
 import org.meshjava.journal.ReceiptIds;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
@@ -25,25 +29,70 @@ import org.slf4j.LoggerFactory;
  * {@code every} receipts, on demand, on close) and witness cosignatures. A checkpoint is journalled
  * before it is published, so none is handed out that a restart would not find and check.
  *
+ * <p>It is also what the witness (§2.2) asks whether a receipt was recorded: the tree's leaf at the
+ * receipt's position. With the log turned off ({@link Off}) there is no tree, and a plain index of
+ * envelope ids by sequence answers instead.
+ *
  * <p>Thread-safe: signing and cosigning are serialised on the keeper, so checkpoints reach the
  * journal in size order.
  */
-final class LogKeeper {
+sealed class LogKeeper permits LogKeeper.Off {
   private static final Logger LOG = LoggerFactory.getLogger(LogKeeper.class);
 
-  private final TransparencyLog log;
-  private final Journal journal;
+  private final @Nullable TransparencyLog log;
+  private final @Nullable Journal journal;
   private final int every;
 
-  private LogKeeper(TransparencyLog log, Journal journal, int every) {
+  private LogKeeper(@Nullable TransparencyLog log, @Nullable Journal journal, int every) {
     this.log = log;
     this.journal = journal;
     this.every = every;
   }
 
   /**
-   * Rebuilds the log from {@code records}: every {@code Sealed} record's envelope id in order, and
-   * every {@code Checkpoint} record checked against the tree as it stood at that point.
+   * The log turned off ({@code Steward.Builder.transparencyLog(false)}): no tree, no checkpoints,
+   * and journalled checkpoints are not checked at start; the witness reads an index of envelope ids
+   * by sequence.
+   */
+  static final class Off extends LogKeeper {
+    private final SealedIndex recorded;
+
+    Off(SealedIndex recorded) {
+      super(null, null, 1);
+      this.recorded = recorded;
+    }
+
+    @Override
+    void append(long sequence, ContentId envelopeId) {
+      recorded.put(sequence, envelopeId);
+    }
+
+    @Override
+    boolean holds(long sequence, ContentId envelopeId) {
+      return recorded.get(sequence).filter(envelopeId::equals).isPresent();
+    }
+
+    @Override
+    void afterSeal() {}
+
+    @Override
+    synchronized Optional<SignedNote> checkpoint() {
+      return Optional.empty();
+    }
+
+    @Override
+    void closing() {}
+
+    @Override
+    Optional<WitnessAnswer.Proof> prove(long sequence) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Rebuilds the log from {@code records} ({@link LogReplay}): every {@code Sealed} record's
+   * envelope id in order, and every {@code Checkpoint} record checked against the tree as it stood
+   * at that point.
    *
    * @throws JournalException {@code REPLAY_REFUSED} naming the record when a checkpoint is not
    *     reproduced (an edited, reordered or cut journal) or receipts are out of sequence
@@ -56,11 +105,18 @@ final class LogKeeper {
       Journal journal,
       int every)
       throws JournalException {
-    Rebuilder r = new Rebuilder(key, witnesses);
-    for (JournalRecord each : records) {
-      r.accept(each);
+    NoteVerifierKey logKey = Checkpoint.logKey(DidKey.of(key.verificationKey()));
+    LogReplay.Result rebuilt = LogReplay.replay(records, logKey, start.nextSequence());
+    TransparencyLog log =
+        new TransparencyLog(key, rebuilt.firstSequence(), rebuilt.tree(), witnesses);
+    if (rebuilt.latest().isPresent()) {
+      try {
+        log.publish(rebuilt.latest().get());
+      } catch (LogException e) {
+        throw new IllegalStateException("a checkpoint LogReplay accepted does not publish", e);
+      }
     }
-    return r.finish(start, journal, every);
+    return new LogKeeper(log, journal, every);
   }
 
   /**
@@ -86,7 +142,7 @@ final class LogKeeper {
     void seed(ReceiptIds receipts, Optional<SignedNote> checkpoint) throws JournalException {
       if (receipts.first() < 0) {
         if (checkpoint.isPresent()) {
-          throw refused(-1, "the snapshot holds a checkpoint but no receipt");
+          throw refusedAt(-1, "the snapshot holds a checkpoint but no receipt");
         }
         return;
       }
@@ -98,7 +154,7 @@ final class LogKeeper {
         try {
           l.publish(checkpoint.get());
         } catch (LogException e) {
-          throw refused(
+          throw refusedAt(
               -1, "the snapshot's checkpoint is not reproduced by its receipts: " + e.getMessage());
         }
       }
@@ -116,19 +172,20 @@ final class LogKeeper {
           }
           long due = l.firstSequence() + l.size();
           if (s.sequence() != due) {
-            throw refused(r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
+            throw refusedAt(
+                r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
           }
           l.append(s.sequence(), s.envelopeId());
         }
         case JournalEntry.Checkpoint c -> {
           TransparencyLog l = log;
           if (l == null) {
-            throw refused(r.seq(), "records a checkpoint before any receipt");
+            throw refusedAt(r.seq(), "records a checkpoint before any receipt");
           }
           try {
             l.publish(c.note());
           } catch (LogException e) {
-            throw refused(
+            throw refusedAt(
                 r.seq(),
                 "records a checkpoint the journal's receipts do not reproduce (edited or cut"
                     + " journal?): "
@@ -151,48 +208,89 @@ final class LogKeeper {
     }
   }
 
-  private static JournalException refused(long seq, String detail) {
+  private static JournalException refusedAt(long seq, String detail) {
     return new JournalException(JournalException.Reason.REPLAY_REFUSED, seq, detail, null);
   }
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */
   void append(long sequence, ContentId envelopeId) {
-    log.append(sequence, envelopeId);
+    tree().append(sequence, envelopeId);
+  }
+
+  /** Whether the log's leaf for receipt {@code sequence} is the one of this envelope id. */
+  boolean holds(long sequence, ContentId envelopeId) {
+    TransparencyLog t = tree();
+    long index = sequence - t.firstSequence();
+    try {
+      return index >= 0
+          && index < t.size()
+          && t.leafHashAt(index).equals(TransparencyLog.leafHash(envelopeId));
+    } catch (LogException e) {
+      throw new IllegalStateException("leaf " + index + " vanished from the log", e);
+    }
   }
 
   /** After a serve: signs a checkpoint when the cadence is due. A failure is logged, not thrown. */
   void afterSeal() {
-    if (log.size() % every == 0) {
+    if (tree().size() % every == 0) {
       try {
         checkpoint();
       } catch (ServeException e) {
-        LOG.warn("checkpoint at size {} not journalled: {}", log.size(), e.getMessage());
+        LOG.warn("checkpoint at size {} not journalled: {}", tree().size(), e.getMessage());
       }
     }
   }
 
   /** Signs, journals and publishes a checkpoint if the log grew; returns the latest. */
   synchronized Optional<SignedNote> checkpoint() throws ServeException {
-    Optional<SignedNote> next = log.signNext();
+    Optional<SignedNote> next = tree().signNext();
     if (next.isPresent()) {
       record(next.get());
     }
-    return log.latest();
+    return tree().latest();
+  }
+
+  /**
+   * Returns receipt {@code sequence}'s inclusion proof against the latest signed checkpoint (signed
+   * first if the log grew), with that checkpoint; empty when no checkpoint covers it. Where a new
+   * checkpoint cannot be journalled, the latest existing one is used.
+   */
+  synchronized Optional<WitnessAnswer.Proof> prove(long sequence) {
+    TransparencyLog t = tree();
+    Optional<SignedNote> note;
+    try {
+      note = checkpoint();
+    } catch (ServeException e) {
+      LOG.warn("no new checkpoint for the witness: {}", e.getMessage());
+      note = t.latest();
+    }
+    Optional<Checkpoint> head = t.latestCheckpoint();
+    if (note.isEmpty() || head.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(
+          new WitnessAnswer.Proof(t.inclusionProof(sequence, head.get().size()), note.get()));
+    } catch (LogException notCovered) {
+      return Optional.empty();
+    }
   }
 
   /** Verifies, journals and publishes a witness's cosignature on the latest checkpoint. */
   synchronized SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
-    SignedNote merged = log.cosigned(cosigned);
-    if (!merged.equals(log.latest().orElseThrow())) {
+    TransparencyLog t = log();
+    SignedNote merged = t.cosigned(cosigned);
+    if (!merged.equals(t.latest().orElseThrow())) {
       record(merged);
     }
-    return log.latest().orElseThrow();
+    return t.latest().orElseThrow();
   }
 
   private void record(SignedNote note) throws ServeException {
     try {
-      journal.append(new JournalEntry.Checkpoint(note));
-      log.publish(note);
+      Objects.requireNonNull(journal, "a kept log has a journal")
+          .append(new JournalEntry.Checkpoint(note));
+      tree().publish(note);
     } catch (JournalException e) {
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
@@ -212,7 +310,21 @@ final class LogKeeper {
     }
   }
 
-  TransparencyLog log() {
+  /**
+   * Returns the log.
+   *
+   * @throws LogException {@code NOT_KEPT} when the log is turned off
+   */
+  TransparencyLog log() throws LogException {
+    if (log == null) {
+      throw new LogException(
+          LogException.Reason.NOT_KEPT, "this steward was built with its transparency log off");
+    }
     return log;
+  }
+
+  /** The log, for the methods {@link Off} overrides. */
+  private TransparencyLog tree() {
+    return Objects.requireNonNull(log, "the log is on");
   }
 }

@@ -64,6 +64,7 @@ import org.meshjava.receipt.OutputCommitment;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
@@ -129,7 +130,6 @@ public final class Steward implements AutoCloseable {
   private final Journal journal;
   private final Authoriser authoriser;
   private final ReceiptLog log;
-  private final SealedIndex recorded;
   private final BackendSlots slots;
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
@@ -170,7 +170,6 @@ public final class Steward implements AutoCloseable {
             replayed.suspension().map(JournalReplay.Suspension::toString),
             listener);
     this.log = ReceiptLog.resume(b.key, head);
-    this.recorded = new SealedIndex(replayed.receipts(), head.nextSequence());
     this.logKeeper = logKeeper;
     this.snapshotter = snapshotter;
     this.grantsNeedDurableJournal =
@@ -591,9 +590,23 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Answers whether the journal holds a receipt this steward sealed (§2.2). Anyone may show the
-   * steward a receipt with its envelope; a caller should show its latest one after the steward
-   * restarts.
+   * Answers whether the journal holds a receipt this steward sealed (§2.2); {@link #witnessed}
+   * gives the same verdict with the transparency log's proof of it.
+   *
+   * @throws ReceiptException as {@link #witnessed}
+   */
+  public WitnessVerdict witness(MeshReceipt receipt, Envelope envelope) throws ReceiptException {
+    return witnessed(receipt, envelope).verdict();
+  }
+
+  /**
+   * Answers whether the journal holds a receipt this steward sealed (§2.2), from the transparency
+   * log: the receipt is held when the log's leaf at its position is its envelope's. Anyone may show
+   * the steward a receipt with its envelope; a caller should show its latest one after the steward
+   * restarts. A held receipt comes with its inclusion proof against the latest signed checkpoint
+   * (signed first if the log grew), and that checkpoint, so the caller can check the answer with
+   * the steward's did:key alone (SPEC.md §65). With the log turned off the verdict is read from the
+   * journal's record of envelope ids, and carries no proof.
    *
    * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
    * left, so the spend the steward replayed is less than it signed for: from then on it refuses
@@ -604,7 +617,7 @@ public final class Steward implements AutoCloseable {
    * @throws ReceiptException if the envelope does not verify, is not this steward's, or does not
    *     seal the given receipt; such a receipt is no evidence and changes nothing
    */
-  public WitnessVerdict witness(MeshReceipt receipt, Envelope envelope) throws ReceiptException {
+  public WitnessAnswer witnessed(MeshReceipt receipt, Envelope envelope) throws ReceiptException {
     SealedReceipt opened = Jcr1.open(envelope);
     if (!opened.receipt().equals(receipt)) {
       throw new ReceiptException(
@@ -615,9 +628,9 @@ public final class Steward implements AutoCloseable {
           ReceiptException.Reason.STEWARD_MISMATCH,
           "sealed by " + receipt.steward() + ", not by this steward " + identity);
     }
-    Optional<ContentId> held = recorded.get(receipt.sequence());
-    if (held.isPresent() && envelope.id().equals(held.get())) {
-      return WitnessVerdict.HELD;
+    if (logKeeper.holds(receipt.sequence(), envelope.id())) {
+      return new WitnessAnswer(
+          WitnessVerdict.HELD, receipt.sequence(), logKeeper.prove(receipt.sequence()));
     }
     authoriser.suspend(
         "shown receipt "
@@ -629,7 +642,7 @@ public final class Steward implements AutoCloseable {
             + " does not hold; restore the journal, then"
             + " lift with `mesh journal resume-grants`",
         new JournalEntry.Suspended(receipt.sequence(), envelope));
-    return WitnessVerdict.NOT_HELD;
+    return new WitnessAnswer(WitnessVerdict.NOT_HELD, receipt.sequence(), Optional.empty());
   }
 
   /**
@@ -671,8 +684,8 @@ public final class Steward implements AutoCloseable {
 
   /** The transparency log's root now, for tests that compare recoveries. */
   org.meshjava.receipt.tlog.TreeHash logRoot() {
-    TransparencyLog l = logKeeper.log();
     try {
+      TransparencyLog l = logKeeper.log();
       return l.root(l.size());
     } catch (LogException e) {
       throw new IllegalStateException(e);
@@ -682,7 +695,8 @@ public final class Steward implements AutoCloseable {
   /**
    * Returns the latest signed checkpoint of the transparency log, first signing and journalling a
    * new one if receipts were sealed since the last: a C2SP checkpoint as a signed note, with the
-   * witness cosignatures accepted for it. Empty before the first receipt.
+   * witness cosignatures accepted for it. Empty before the first receipt, and when the log is
+   * turned off ({@link #keepsLog()}).
    *
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if the new checkpoint cannot
    *     be journalled (it is then not handed out)
@@ -693,23 +707,53 @@ public final class Steward implements AutoCloseable {
 
   /** Returns the note key that signs this steward's checkpoints; its name is the log's origin. */
   public NoteVerifierKey logKey() {
-    return logKeeper.log().logKey();
+    return Checkpoint.logKey(identity);
+  }
+
+  /** Whether this steward keeps a transparency log ({@link Builder#transparencyLog}). */
+  public boolean keepsLog() {
+    return !(logKeeper instanceof LogKeeper.Off);
   }
 
   /**
    * Returns the proof that receipt {@code sequence} is in the log of size {@code treeSize}; its
    * leaf hash is {@link TransparencyLog#leafHash} of the receipt's envelope id.
    *
-   * @throws LogException {@code OUT_OF_RANGE} when the receipt or the size is not in the log
+   * @throws LogException {@code OUT_OF_RANGE} when the receipt or the size is not in the log;
+   *     {@code NOT_KEPT} when the log is turned off
    */
   public InclusionProof inclusionProof(long sequence, long treeSize) throws LogException {
     return logKeeper.log().inclusionProof(sequence, treeSize);
   }
 
   /**
+   * Returns the proof that the receipt whose envelope id is {@code envelopeId} is in the log of
+   * size {@code treeSize}; {@link #logSequenceOf} names its sequence.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when the log holds no such receipt within that size,
+   *     or the size is not in the log; {@code NOT_KEPT} when the log is turned off
+   */
+  public InclusionProof inclusionProof(ContentId envelopeId, long treeSize) throws LogException {
+    return logKeeper.log().inclusionProof(envelopeId, treeSize);
+  }
+
+  /**
+   * Returns the sequence of the receipt whose envelope id is {@code envelopeId}, or empty when the
+   * transparency log does not hold it.
+   */
+  public OptionalLong logSequenceOf(ContentId envelopeId) {
+    try {
+      return logKeeper.log().sequenceOf(envelopeId);
+    } catch (LogException off) {
+      return OptionalLong.empty();
+    }
+  }
+
+  /**
    * Returns the proof that the log of size {@code toSize} extends the one of size {@code fromSize}.
    *
-   * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size}
+   * @throws LogException {@code OUT_OF_RANGE} unless {@code 0 < fromSize <= toSize <= size}; {@code
+   *     NOT_KEPT} when the log is turned off
    */
   public ConsistencyProof consistencyProof(long fromSize, long toSize) throws LogException {
     return logKeeper.log().consistencyProof(fromSize, toSize);
@@ -722,7 +766,8 @@ public final class Steward implements AutoCloseable {
    *
    * @return the latest checkpoint with every accepted cosignature
    * @throws LogException {@code CHECKPOINT_MISMATCH} when it is not the latest checkpoint, {@code
-   *     UNSIGNED} when no configured witness signed it, {@code BAD_SIGNATURE} for a forged line
+   *     UNSIGNED} when no configured witness signed it, {@code BAD_SIGNATURE} for a forged line,
+   *     {@code NOT_KEPT} when the log is turned off
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled
    */
   public SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
@@ -967,7 +1012,6 @@ public final class Steward implements AutoCloseable {
           "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
           e);
     }
-    recorded.put(sealed.receipt().sequence(), sealed.envelope().id());
     logKeeper.afterSeal();
     snapshotter.ifPresent(Snapshotter::maybe);
     return sealed;
@@ -992,6 +1036,7 @@ public final class Steward implements AutoCloseable {
     private @Nullable SnapshotStore snapshots;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
     private Duration snapshotInterval = Duration.ZERO;
+    private boolean transparencyLog = true;
     private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
@@ -1148,6 +1193,19 @@ public final class Steward implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Keeps the transparency log (SPEC.md §65), or not. On by default. Off, the steward keeps no
+     * Merkle tree, signs no checkpoint, answers every proof request with {@code NOT_KEPT}, and at
+     * start does not check the journal's checkpoints, so an edited and re-hashed journal is no
+     * longer caught there; the witness (§2.2) still answers, without a proof. Turning it on again
+     * later rebuilds the tree from every receipt the journal holds, those sealed while it was off
+     * included, and checks every journalled checkpoint again.
+     */
+    public Builder transparencyLog(boolean keep) {
+      transparencyLog = keep;
+      return this;
+    }
+
     /** Accepts cosignatures on checkpoints from this witness key ({@link Steward#cosign}). */
     public Builder witness(NoteVerifierKey v) {
       witnesses.add(Objects.requireNonNull(v, "witness"));
@@ -1245,7 +1303,10 @@ public final class Steward implements AutoCloseable {
         j.close();
         throw new UnknownChainHeadException(identity(), j.describe());
       }
-      LogKeeper keeper = rec.log().finish(start, j, checkpointEvery);
+      LogKeeper keeper =
+          transparencyLog
+              ? rec.log().finish(start, j, checkpointEvery)
+              : new LogKeeper.Off(new SealedIndex(replayed.receipts(), start.nextSequence()));
       Optional<Snapshotter> snapshotter = Optional.empty();
       if (snapshots != null) {
         snapshotter =

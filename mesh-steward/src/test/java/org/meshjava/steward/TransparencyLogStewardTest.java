@@ -169,4 +169,54 @@ class TransparencyLogStewardTest {
       served.verify(s.logKey());
     }
   }
+
+  @Test
+  void witness_answersFromTheTree_withAProofThatVerifiesWithTheDidKeyAlone() throws Exception {
+    ServeResult shown;
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      serve(s, 2, "before");
+      ServeRequest req = GrantFixture.request("shown", 3, 50_000);
+      shown = s.serve(req, GrantFixture.payload(req));
+      serve(s, 1, "after");
+    }
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      WitnessAnswer a = s.witnessed(shown.receipt(), shown.envelope());
+      assertThat(a.verdict()).isEqualTo(WitnessVerdict.HELD);
+      WitnessAnswer.Proof p = a.proof().orElseThrow();
+      Checkpoint cp = Checkpoint.open(p.checkpoint(), Checkpoint.logKey(f.steward));
+      assertThat(cp.size()).isEqualTo(4);
+      assertThat(p.inclusion().leafIndex()).isEqualTo(2);
+      p.inclusion().verify(TransparencyLog.leafHash(shown.envelope().id()), cp.root());
+      assertThat(s.witness(shown.receipt(), shown.envelope())).isEqualTo(WitnessVerdict.HELD);
+    }
+  }
+
+  @Test
+  void logTurnedOff_keepsNoTree_witnessStillAnswers_andTurnedOnAgainRebuildsFromEveryReceipt()
+      throws Exception {
+    ServeResult shown;
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      serve(s, 2, "logged");
+    }
+    try (Steward s = f.steward(FileJournal.open(journal())).transparencyLog(false).build()) {
+      assertThat(s.keepsLog()).isFalse();
+      ServeRequest req = GrantFixture.request("unlogged", 3, 50_000);
+      shown = s.serve(req, GrantFixture.payload(req));
+      assertThat(s.checkpoint()).isEmpty();
+      assertThatThrownBy(() -> s.inclusionProof(0, 1))
+          .isInstanceOfSatisfying(
+              LogException.class,
+              e -> assertThat(e.reason()).isEqualTo(LogException.Reason.NOT_KEPT));
+      WitnessAnswer a = s.witnessed(shown.receipt(), shown.envelope());
+      assertThat(a.verdict()).isEqualTo(WitnessVerdict.HELD);
+      assertThat(a.proof()).isEmpty();
+    }
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(s.logSequenceOf(shown.envelope().id())).hasValue(2);
+      Checkpoint cp = Checkpoint.open(s.checkpoint().orElseThrow(), s.logKey());
+      assertThat(cp.size()).isEqualTo(3);
+      s.inclusionProof(shown.envelope().id(), 3)
+          .verify(TransparencyLog.leafHash(shown.envelope().id()), cp.root());
+    }
+  }
 }

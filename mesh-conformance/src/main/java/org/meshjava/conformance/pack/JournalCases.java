@@ -22,12 +22,17 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.MerkleTree;
+import org.meshjava.receipt.tlog.SignedNote;
 
 /**
  * The pack's journal group: small decision journals (§2.2, SPEC 60.2) written by mesh-java's own
@@ -345,10 +350,69 @@ final class JournalCases {
             write(List.of(authorised(p1, T_END))),
             "REPLAY_REFUSED",
             1));
+    // The transparency log's checkpoints (SPEC 65): signed by the steward over its receipts.
+    SignedNote cp3 = checkpoint(STEWARD, e0, e1, e2);
+    String checkpointed =
+        write(
+            List.of(sealed(0, e0), sealed(1, e1), sealed(2, e2), new JournalEntry.Checkpoint(cp3)));
+    ObjectNode checkpointedState = ungrantedState.deepCopy();
+    checkpointedState.put("records", 4);
+    c.add(
+        ok(
+            "checkpointed",
+            "three ungranted receipts and the steward's signed checkpoint of them: it reproduces",
+            steward,
+            checkpointed,
+            checkpointedState));
+    ContentId forged = ContentId.ofBytes("a receipt never sealed".getBytes(StandardCharsets.UTF_8));
+    c.add(
+        bad(
+            "checkpoint-not-reproduced",
+            "receipt 1's envelope id rewritten and every record re-hashed: the chain is whole, but the receipts no longer give the signed root",
+            steward,
+            write(
+                List.of(
+                    sealed(0, e0),
+                    sealed(1, forged),
+                    sealed(2, e2),
+                    new JournalEntry.Checkpoint(cp3))),
+            "REPLAY_REFUSED",
+            3));
+    c.add(
+        bad(
+            "checkpoint-beyond-receipts",
+            "a checkpoint of three receipts after only two: a cut journal",
+            steward,
+            write(List.of(sealed(0, e0), sealed(1, e1), new JournalEntry.Checkpoint(cp3))),
+            "REPLAY_REFUSED",
+            2));
+    c.add(
+        bad(
+            "checkpoint-by-another-key",
+            "a checkpoint of the same receipts signed by another key",
+            steward,
+            write(
+                List.of(
+                    sealed(0, e0),
+                    sealed(1, e1),
+                    sealed(2, e2),
+                    new JournalEntry.Checkpoint(checkpoint(Fixtures.OTHER_KEY, e0, e1, e2)))),
+            "REPLAY_REFUSED",
+            3));
     return new PackGroup(
         "journals",
-        "Decision journals (§2.2, SPEC 60.2-60.3): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame.",
+        "Decision journals (§2.2, SPEC 60.2-60.3, 65): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame. Each Checkpoint record must be signed by the steward and reproduced by the tree over the Sealed records before it.",
         c);
+  }
+
+  /** The C2SP checkpoint {@code key} signs over a log of these receipts (SPEC 65). */
+  private static SignedNote checkpoint(SigningKey key, ContentId... envelopes) {
+    MerkleTree tree = new MerkleTree();
+    for (ContentId e : envelopes) {
+      tree.append(e.bytes());
+    }
+    String origin = Checkpoint.logKey(DidKey.of(key.verificationKey())).name();
+    return new Checkpoint(origin, tree.size(), tree.root()).sign(key);
   }
 
   private static String[] replaceLine(String[] lines, int i, String line) {

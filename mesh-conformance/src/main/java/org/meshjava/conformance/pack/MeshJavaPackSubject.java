@@ -55,6 +55,7 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalReplay;
+import org.meshjava.journal.LogReplay;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.openai.BindingException;
 import org.meshjava.openai.GrantedServeRequest;
@@ -68,6 +69,7 @@ import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.router.Router;
@@ -486,6 +488,8 @@ public class MeshJavaPackSubject {
       try {
         contents = JournalFile.read(file);
         result = JournalReplay.replay(contents.records(), gate);
+        LogReplay.replay(
+            contents.records(), Checkpoint.logKey(didKey(in.path("steward").asText())), 0);
       } catch (JournalException e) {
         ObjectNode out = NODES.objectNode();
         e.seq().ifPresent(s -> out.put("record", s));

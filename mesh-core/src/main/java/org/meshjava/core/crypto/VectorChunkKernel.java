@@ -31,6 +31,23 @@ final class VectorChunkKernel implements ChunkKernel {
   private static final int BLOCKS_PER_CHUNK = CHUNK_WORDS / BLOCK_WORDS;
 
   /**
+   * For each of the 7 rounds, where each of its 16 message words lies in a transposed block: the
+   * round's word k is the original word {@code Blake3Compression} permutes into place k, times
+   * {@link #LANES}.
+   */
+  private static final int[] SCHEDULE = schedule();
+
+  /** Butterfly stages of a LANES x LANES transpose. */
+  private static final int STAGES = Integer.numberOfTrailingZeros(LANES);
+
+  /**
+   * The permutation indexes of each stage: at stage k rows r and r + 2^k (r's bit k clear) trade
+   * the elements whose column and row differ in bit k. Row r's new vector is at {@code 2k * LANES},
+   * row r + 2^k's at {@code (2k + 1) * LANES}; an index of LANES or more picks from the second row.
+   */
+  private static final int[] TRANSPOSE = transposeIndexes();
+
+  /**
    * The instance, or null when the CPU's preferred vector holds fewer than 4 ints. Declared after
    * the constants its constructor reads.
    */
@@ -63,154 +80,25 @@ final class VectorChunkKernel implements ChunkKernel {
     int whole = count - count % LANES;
     int[] lo = new int[LANES];
     int[] hi = new int[LANES];
+    int[] msg = new int[16 * LANES];
+    int[] cv = new int[8 * LANES];
+    int[] ta = new int[LANES * LANES];
+    int[] tb = new int[LANES * LANES];
     for (int g = 0; g < whole; g += LANES) {
       for (int i = 0; i < LANES; i++) {
         long c = counter + g + i;
         lo[i] = (int) c;
         hi[i] = (int) (c >>> 32);
       }
-      IntVector counterLo = IntVector.fromArray(SPECIES, lo, 0);
-      IntVector counterHi = IntVector.fromArray(SPECIES, hi, 0);
-      IntVector h0 = IntVector.broadcast(SPECIES, key[0]);
-      IntVector h1 = IntVector.broadcast(SPECIES, key[1]);
-      IntVector h2 = IntVector.broadcast(SPECIES, key[2]);
-      IntVector h3 = IntVector.broadcast(SPECIES, key[3]);
-      IntVector h4 = IntVector.broadcast(SPECIES, key[4]);
-      IntVector h5 = IntVector.broadcast(SPECIES, key[5]);
-      IntVector h6 = IntVector.broadcast(SPECIES, key[6]);
-      IntVector h7 = IntVector.broadcast(SPECIES, key[7]);
+      broadcast(key, cv);
       int groupOff = wordOff + g * CHUNK_WORDS;
       for (int b = 0; b < BLOCKS_PER_CHUNK; b++) {
-        int blockOff = groupOff + b * BLOCK_WORDS;
+        transpose(words, groupOff + b * BLOCK_WORDS, CHUNK_WORDS, msg, ta, tb);
         int blockFlags =
             flags | (b == 0 ? CHUNK_START : 0) | (b == BLOCKS_PER_CHUNK - 1 ? CHUNK_END : 0);
-        IntVector m0 = IntVector.fromArray(SPECIES, words, blockOff, chunkStride, 0);
-        IntVector m1 = IntVector.fromArray(SPECIES, words, blockOff + 1, chunkStride, 0);
-        IntVector m2 = IntVector.fromArray(SPECIES, words, blockOff + 2, chunkStride, 0);
-        IntVector m3 = IntVector.fromArray(SPECIES, words, blockOff + 3, chunkStride, 0);
-        IntVector m4 = IntVector.fromArray(SPECIES, words, blockOff + 4, chunkStride, 0);
-        IntVector m5 = IntVector.fromArray(SPECIES, words, blockOff + 5, chunkStride, 0);
-        IntVector m6 = IntVector.fromArray(SPECIES, words, blockOff + 6, chunkStride, 0);
-        IntVector m7 = IntVector.fromArray(SPECIES, words, blockOff + 7, chunkStride, 0);
-        IntVector m8 = IntVector.fromArray(SPECIES, words, blockOff + 8, chunkStride, 0);
-        IntVector m9 = IntVector.fromArray(SPECIES, words, blockOff + 9, chunkStride, 0);
-        IntVector m10 = IntVector.fromArray(SPECIES, words, blockOff + 10, chunkStride, 0);
-        IntVector m11 = IntVector.fromArray(SPECIES, words, blockOff + 11, chunkStride, 0);
-        IntVector m12 = IntVector.fromArray(SPECIES, words, blockOff + 12, chunkStride, 0);
-        IntVector m13 = IntVector.fromArray(SPECIES, words, blockOff + 13, chunkStride, 0);
-        IntVector m14 = IntVector.fromArray(SPECIES, words, blockOff + 14, chunkStride, 0);
-        IntVector m15 = IntVector.fromArray(SPECIES, words, blockOff + 15, chunkStride, 0);
-        IntVector v0 = h0;
-        IntVector v1 = h1;
-        IntVector v2 = h2;
-        IntVector v3 = h3;
-        IntVector v4 = h4;
-        IntVector v5 = h5;
-        IntVector v6 = h6;
-        IntVector v7 = h7;
-        IntVector v8 = IntVector.broadcast(SPECIES, IV0);
-        IntVector v9 = IntVector.broadcast(SPECIES, IV1);
-        IntVector v10 = IntVector.broadcast(SPECIES, IV2);
-        IntVector v11 = IntVector.broadcast(SPECIES, IV3);
-        IntVector v12 = counterLo;
-        IntVector v13 = counterHi;
-        IntVector v14 = IntVector.broadcast(SPECIES, BLOCK_LEN);
-        IntVector v15 = IntVector.broadcast(SPECIES, blockFlags);
-        for (int round = 0; round < 7; round++) {
-          v0 = v0.add(v4).add(m0);
-          v12 = v12.lanewise(XOR, v0).lanewise(ROR, 16);
-          v8 = v8.add(v12);
-          v4 = v4.lanewise(XOR, v8).lanewise(ROR, 12);
-          v0 = v0.add(v4).add(m1);
-          v12 = v12.lanewise(XOR, v0).lanewise(ROR, 8);
-          v8 = v8.add(v12);
-          v4 = v4.lanewise(XOR, v8).lanewise(ROR, 7);
-          v1 = v1.add(v5).add(m2);
-          v13 = v13.lanewise(XOR, v1).lanewise(ROR, 16);
-          v9 = v9.add(v13);
-          v5 = v5.lanewise(XOR, v9).lanewise(ROR, 12);
-          v1 = v1.add(v5).add(m3);
-          v13 = v13.lanewise(XOR, v1).lanewise(ROR, 8);
-          v9 = v9.add(v13);
-          v5 = v5.lanewise(XOR, v9).lanewise(ROR, 7);
-          v2 = v2.add(v6).add(m4);
-          v14 = v14.lanewise(XOR, v2).lanewise(ROR, 16);
-          v10 = v10.add(v14);
-          v6 = v6.lanewise(XOR, v10).lanewise(ROR, 12);
-          v2 = v2.add(v6).add(m5);
-          v14 = v14.lanewise(XOR, v2).lanewise(ROR, 8);
-          v10 = v10.add(v14);
-          v6 = v6.lanewise(XOR, v10).lanewise(ROR, 7);
-          v3 = v3.add(v7).add(m6);
-          v15 = v15.lanewise(XOR, v3).lanewise(ROR, 16);
-          v11 = v11.add(v15);
-          v7 = v7.lanewise(XOR, v11).lanewise(ROR, 12);
-          v3 = v3.add(v7).add(m7);
-          v15 = v15.lanewise(XOR, v3).lanewise(ROR, 8);
-          v11 = v11.add(v15);
-          v7 = v7.lanewise(XOR, v11).lanewise(ROR, 7);
-          v0 = v0.add(v5).add(m8);
-          v15 = v15.lanewise(XOR, v0).lanewise(ROR, 16);
-          v10 = v10.add(v15);
-          v5 = v5.lanewise(XOR, v10).lanewise(ROR, 12);
-          v0 = v0.add(v5).add(m9);
-          v15 = v15.lanewise(XOR, v0).lanewise(ROR, 8);
-          v10 = v10.add(v15);
-          v5 = v5.lanewise(XOR, v10).lanewise(ROR, 7);
-          v1 = v1.add(v6).add(m10);
-          v12 = v12.lanewise(XOR, v1).lanewise(ROR, 16);
-          v11 = v11.add(v12);
-          v6 = v6.lanewise(XOR, v11).lanewise(ROR, 12);
-          v1 = v1.add(v6).add(m11);
-          v12 = v12.lanewise(XOR, v1).lanewise(ROR, 8);
-          v11 = v11.add(v12);
-          v6 = v6.lanewise(XOR, v11).lanewise(ROR, 7);
-          v2 = v2.add(v7).add(m12);
-          v13 = v13.lanewise(XOR, v2).lanewise(ROR, 16);
-          v8 = v8.add(v13);
-          v7 = v7.lanewise(XOR, v8).lanewise(ROR, 12);
-          v2 = v2.add(v7).add(m13);
-          v13 = v13.lanewise(XOR, v2).lanewise(ROR, 8);
-          v8 = v8.add(v13);
-          v7 = v7.lanewise(XOR, v8).lanewise(ROR, 7);
-          v3 = v3.add(v4).add(m14);
-          v14 = v14.lanewise(XOR, v3).lanewise(ROR, 16);
-          v9 = v9.add(v14);
-          v4 = v4.lanewise(XOR, v9).lanewise(ROR, 12);
-          v3 = v3.add(v4).add(m15);
-          v14 = v14.lanewise(XOR, v3).lanewise(ROR, 8);
-          v9 = v9.add(v14);
-          v4 = v4.lanewise(XOR, v9).lanewise(ROR, 7);
-          // The message permutation, as its two 8-cycles: m[i] takes the old m[PERMUTATION[i]].
-          IntVector t = m0;
-          m0 = m2;
-          m2 = m3;
-          m3 = m10;
-          m10 = m12;
-          m12 = m9;
-          m9 = m11;
-          m11 = m5;
-          m5 = t;
-          t = m1;
-          m1 = m6;
-          m6 = m4;
-          m4 = m7;
-          m7 = m13;
-          m13 = m14;
-          m14 = m15;
-          m15 = m8;
-          m8 = t;
-        }
-        h0 = v0.lanewise(XOR, v8);
-        h1 = v1.lanewise(XOR, v9);
-        h2 = v2.lanewise(XOR, v10);
-        h3 = v3.lanewise(XOR, v11);
-        h4 = v4.lanewise(XOR, v12);
-        h5 = v5.lanewise(XOR, v13);
-        h6 = v6.lanewise(XOR, v14);
-        h7 = v7.lanewise(XOR, v15);
+        compress(cv, msg, lo, hi, blockFlags);
       }
-      store(h0, h1, h2, h3, h4, h5, h6, h7, out, outOff + g * 8);
+      scatter(cv, out, outOff + g * 8);
     }
     ScalarChunkKernel.INSTANCE.chunks(
         words,
@@ -226,172 +114,209 @@ final class VectorChunkKernel implements ChunkKernel {
   @Override
   public void parents(int[] cvs, int off, int count, int[] key, int flags, int[] out, int outOff) {
     int whole = count - count % LANES;
-    IntVector v14Init = IntVector.broadcast(SPECIES, BLOCK_LEN);
-    IntVector v15Init = IntVector.broadcast(SPECIES, flags | PARENT);
-    IntVector zero = IntVector.zero(SPECIES);
+    int[] zero = new int[LANES];
+    int[] msg = new int[16 * LANES];
+    int[] cv = new int[8 * LANES];
+    int[] ta = new int[LANES * LANES];
+    int[] tb = new int[LANES * LANES];
     for (int g = 0; g < whole; g += LANES) {
-      int blockOff = off + g * BLOCK_WORDS;
-      IntVector m0 = IntVector.fromArray(SPECIES, cvs, blockOff, parentStride, 0);
-      IntVector m1 = IntVector.fromArray(SPECIES, cvs, blockOff + 1, parentStride, 0);
-      IntVector m2 = IntVector.fromArray(SPECIES, cvs, blockOff + 2, parentStride, 0);
-      IntVector m3 = IntVector.fromArray(SPECIES, cvs, blockOff + 3, parentStride, 0);
-      IntVector m4 = IntVector.fromArray(SPECIES, cvs, blockOff + 4, parentStride, 0);
-      IntVector m5 = IntVector.fromArray(SPECIES, cvs, blockOff + 5, parentStride, 0);
-      IntVector m6 = IntVector.fromArray(SPECIES, cvs, blockOff + 6, parentStride, 0);
-      IntVector m7 = IntVector.fromArray(SPECIES, cvs, blockOff + 7, parentStride, 0);
-      IntVector m8 = IntVector.fromArray(SPECIES, cvs, blockOff + 8, parentStride, 0);
-      IntVector m9 = IntVector.fromArray(SPECIES, cvs, blockOff + 9, parentStride, 0);
-      IntVector m10 = IntVector.fromArray(SPECIES, cvs, blockOff + 10, parentStride, 0);
-      IntVector m11 = IntVector.fromArray(SPECIES, cvs, blockOff + 11, parentStride, 0);
-      IntVector m12 = IntVector.fromArray(SPECIES, cvs, blockOff + 12, parentStride, 0);
-      IntVector m13 = IntVector.fromArray(SPECIES, cvs, blockOff + 13, parentStride, 0);
-      IntVector m14 = IntVector.fromArray(SPECIES, cvs, blockOff + 14, parentStride, 0);
-      IntVector m15 = IntVector.fromArray(SPECIES, cvs, blockOff + 15, parentStride, 0);
-      IntVector h0 = IntVector.broadcast(SPECIES, key[0]);
-      IntVector h1 = IntVector.broadcast(SPECIES, key[1]);
-      IntVector h2 = IntVector.broadcast(SPECIES, key[2]);
-      IntVector h3 = IntVector.broadcast(SPECIES, key[3]);
-      IntVector h4 = IntVector.broadcast(SPECIES, key[4]);
-      IntVector h5 = IntVector.broadcast(SPECIES, key[5]);
-      IntVector h6 = IntVector.broadcast(SPECIES, key[6]);
-      IntVector h7 = IntVector.broadcast(SPECIES, key[7]);
-      IntVector v0 = h0;
-      IntVector v1 = h1;
-      IntVector v2 = h2;
-      IntVector v3 = h3;
-      IntVector v4 = h4;
-      IntVector v5 = h5;
-      IntVector v6 = h6;
-      IntVector v7 = h7;
-      IntVector v8 = IntVector.broadcast(SPECIES, IV0);
-      IntVector v9 = IntVector.broadcast(SPECIES, IV1);
-      IntVector v10 = IntVector.broadcast(SPECIES, IV2);
-      IntVector v11 = IntVector.broadcast(SPECIES, IV3);
-      IntVector v12 = zero;
-      IntVector v13 = zero;
-      IntVector v14 = v14Init;
-      IntVector v15 = v15Init;
-      for (int round = 0; round < 7; round++) {
-        v0 = v0.add(v4).add(m0);
-        v12 = v12.lanewise(XOR, v0).lanewise(ROR, 16);
-        v8 = v8.add(v12);
-        v4 = v4.lanewise(XOR, v8).lanewise(ROR, 12);
-        v0 = v0.add(v4).add(m1);
-        v12 = v12.lanewise(XOR, v0).lanewise(ROR, 8);
-        v8 = v8.add(v12);
-        v4 = v4.lanewise(XOR, v8).lanewise(ROR, 7);
-        v1 = v1.add(v5).add(m2);
-        v13 = v13.lanewise(XOR, v1).lanewise(ROR, 16);
-        v9 = v9.add(v13);
-        v5 = v5.lanewise(XOR, v9).lanewise(ROR, 12);
-        v1 = v1.add(v5).add(m3);
-        v13 = v13.lanewise(XOR, v1).lanewise(ROR, 8);
-        v9 = v9.add(v13);
-        v5 = v5.lanewise(XOR, v9).lanewise(ROR, 7);
-        v2 = v2.add(v6).add(m4);
-        v14 = v14.lanewise(XOR, v2).lanewise(ROR, 16);
-        v10 = v10.add(v14);
-        v6 = v6.lanewise(XOR, v10).lanewise(ROR, 12);
-        v2 = v2.add(v6).add(m5);
-        v14 = v14.lanewise(XOR, v2).lanewise(ROR, 8);
-        v10 = v10.add(v14);
-        v6 = v6.lanewise(XOR, v10).lanewise(ROR, 7);
-        v3 = v3.add(v7).add(m6);
-        v15 = v15.lanewise(XOR, v3).lanewise(ROR, 16);
-        v11 = v11.add(v15);
-        v7 = v7.lanewise(XOR, v11).lanewise(ROR, 12);
-        v3 = v3.add(v7).add(m7);
-        v15 = v15.lanewise(XOR, v3).lanewise(ROR, 8);
-        v11 = v11.add(v15);
-        v7 = v7.lanewise(XOR, v11).lanewise(ROR, 7);
-        v0 = v0.add(v5).add(m8);
-        v15 = v15.lanewise(XOR, v0).lanewise(ROR, 16);
-        v10 = v10.add(v15);
-        v5 = v5.lanewise(XOR, v10).lanewise(ROR, 12);
-        v0 = v0.add(v5).add(m9);
-        v15 = v15.lanewise(XOR, v0).lanewise(ROR, 8);
-        v10 = v10.add(v15);
-        v5 = v5.lanewise(XOR, v10).lanewise(ROR, 7);
-        v1 = v1.add(v6).add(m10);
-        v12 = v12.lanewise(XOR, v1).lanewise(ROR, 16);
-        v11 = v11.add(v12);
-        v6 = v6.lanewise(XOR, v11).lanewise(ROR, 12);
-        v1 = v1.add(v6).add(m11);
-        v12 = v12.lanewise(XOR, v1).lanewise(ROR, 8);
-        v11 = v11.add(v12);
-        v6 = v6.lanewise(XOR, v11).lanewise(ROR, 7);
-        v2 = v2.add(v7).add(m12);
-        v13 = v13.lanewise(XOR, v2).lanewise(ROR, 16);
-        v8 = v8.add(v13);
-        v7 = v7.lanewise(XOR, v8).lanewise(ROR, 12);
-        v2 = v2.add(v7).add(m13);
-        v13 = v13.lanewise(XOR, v2).lanewise(ROR, 8);
-        v8 = v8.add(v13);
-        v7 = v7.lanewise(XOR, v8).lanewise(ROR, 7);
-        v3 = v3.add(v4).add(m14);
-        v14 = v14.lanewise(XOR, v3).lanewise(ROR, 16);
-        v9 = v9.add(v14);
-        v4 = v4.lanewise(XOR, v9).lanewise(ROR, 12);
-        v3 = v3.add(v4).add(m15);
-        v14 = v14.lanewise(XOR, v3).lanewise(ROR, 8);
-        v9 = v9.add(v14);
-        v4 = v4.lanewise(XOR, v9).lanewise(ROR, 7);
-        // The message permutation, as its two 8-cycles: m[i] takes the old m[PERMUTATION[i]].
-        IntVector t = m0;
-        m0 = m2;
-        m2 = m3;
-        m3 = m10;
-        m10 = m12;
-        m12 = m9;
-        m9 = m11;
-        m11 = m5;
-        m5 = t;
-        t = m1;
-        m1 = m6;
-        m6 = m4;
-        m4 = m7;
-        m7 = m13;
-        m13 = m14;
-        m14 = m15;
-        m15 = m8;
-        m8 = t;
-      }
-      store(
-          v0.lanewise(XOR, v8),
-          v1.lanewise(XOR, v9),
-          v2.lanewise(XOR, v10),
-          v3.lanewise(XOR, v11),
-          v4.lanewise(XOR, v12),
-          v5.lanewise(XOR, v13),
-          v6.lanewise(XOR, v14),
-          v7.lanewise(XOR, v15),
-          out,
-          outOff + g * 8);
+      // All of a group's parents are read before any output is written: out may be cvs.
+      transpose(cvs, off + g * BLOCK_WORDS, BLOCK_WORDS, msg, ta, tb);
+      broadcast(key, cv);
+      compress(cv, msg, zero, zero, flags | PARENT);
+      scatter(cv, out, outOff + g * 8);
     }
     ScalarChunkKernel.INSTANCE.parents(
         cvs, off + whole * BLOCK_WORDS, count - whole, key, flags, out, outOff + whole * 8);
   }
 
-  /** Scatters lane i's 8-word chaining value to {@code out[outOff + 8 * i ...]}. */
-  private void store(
-      IntVector h0,
-      IntVector h1,
-      IntVector h2,
-      IntVector h3,
-      IntVector h4,
-      IntVector h5,
-      IntVector h6,
-      IntVector h7,
-      int[] out,
-      int outOff) {
-    h0.intoArray(out, outOff, cvStride, 0);
-    h1.intoArray(out, outOff + 1, cvStride, 0);
-    h2.intoArray(out, outOff + 2, cvStride, 0);
-    h3.intoArray(out, outOff + 3, cvStride, 0);
-    h4.intoArray(out, outOff + 4, cvStride, 0);
-    h5.intoArray(out, outOff + 5, cvStride, 0);
-    h6.intoArray(out, outOff + 6, cvStride, 0);
-    h7.intoArray(out, outOff + 7, cvStride, 0);
+  /** Lays word w of the key into {@code cv[w * LANES ...]}, the same in every lane. */
+  private static void broadcast(int[] key, int[] cv) {
+    for (int w = 0; w < 8; w++) {
+      IntVector.broadcast(SPECIES, key[w]).intoArray(cv, w * LANES);
+    }
+  }
+
+  /**
+   * Transposes one block per lane into {@code msg}: word w of lane i's block, which starts at
+   * {@code src[off + i * rowStride]}, goes to {@code msg[w * LANES + i]}. The blocks are read with
+   * plain vector loads and transposed in log2(LANES) butterfly stages of two-vector permutations
+   * ({@code selectFrom}); 16 gathers instead cost about a third of the kernel's time here.
+   */
+  private static void transpose(int[] src, int off, int rowStride, int[] msg, int[] a, int[] b) {
+    for (int part = 0; part < BLOCK_WORDS; part += LANES) {
+      // Square LANES x LANES transposes, one per LANES columns of the block.
+      int[] from = null;
+      int[] to = a;
+      for (int stage = 0; stage < STAGES; stage++) {
+        int d = 1 << stage;
+        IntVector lo = IntVector.fromArray(SPECIES, TRANSPOSE, 2 * stage * LANES);
+        IntVector hi = IntVector.fromArray(SPECIES, TRANSPOSE, (2 * stage + 1) * LANES);
+        if (stage == STAGES - 1) {
+          to = msg;
+        }
+        for (int r = 0; r < LANES; r++) {
+          if ((r & d) != 0) {
+            continue;
+          }
+          IntVector x;
+          IntVector y;
+          if (from == null) {
+            x = IntVector.fromArray(SPECIES, src, off + r * rowStride + part);
+            y = IntVector.fromArray(SPECIES, src, off + (r + d) * rowStride + part);
+          } else {
+            x = IntVector.fromArray(SPECIES, from, r * LANES);
+            y = IntVector.fromArray(SPECIES, from, (r + d) * LANES);
+          }
+          int base = to == msg ? part * LANES : 0;
+          lo.selectFrom(x, y).intoArray(to, base + r * LANES);
+          hi.selectFrom(x, y).intoArray(to, base + (r + d) * LANES);
+        }
+        from = to;
+        to = to == a ? b : a;
+      }
+    }
+  }
+
+  /** Scatters lane i's 8-word chaining value from {@code cv} to {@code out[outOff + 8 * i ...]}. */
+  private void scatter(int[] cv, int[] out, int outOff) {
+    for (int w = 0; w < 8; w++) {
+      IntVector.fromArray(SPECIES, cv, w * LANES).intoArray(out, outOff + w, cvStride, 0);
+    }
+  }
+
+  /**
+   * One BLAKE3 compression in every lane: the chaining values in {@code cv} (word w of every lane
+   * at {@code w * LANES}) absorb the blocks in {@code msg} (laid out the same way) and are replaced
+   * by the new chaining values. The message stays in memory and each round loads its words in that
+   * round's order: 16 state vectors and a few temporaries fit in the register file, 16 more message
+   * vectors would not (the first version kept them in registers and C2 spilled).
+   */
+  private static void compress(int[] cv, int[] msg, int[] counterLo, int[] counterHi, int flags) {
+    IntVector v0 = IntVector.fromArray(SPECIES, cv, 0);
+    IntVector v1 = IntVector.fromArray(SPECIES, cv, LANES);
+    IntVector v2 = IntVector.fromArray(SPECIES, cv, 2 * LANES);
+    IntVector v3 = IntVector.fromArray(SPECIES, cv, 3 * LANES);
+    IntVector v4 = IntVector.fromArray(SPECIES, cv, 4 * LANES);
+    IntVector v5 = IntVector.fromArray(SPECIES, cv, 5 * LANES);
+    IntVector v6 = IntVector.fromArray(SPECIES, cv, 6 * LANES);
+    IntVector v7 = IntVector.fromArray(SPECIES, cv, 7 * LANES);
+    IntVector v8 = IntVector.broadcast(SPECIES, IV0);
+    IntVector v9 = IntVector.broadcast(SPECIES, IV1);
+    IntVector v10 = IntVector.broadcast(SPECIES, IV2);
+    IntVector v11 = IntVector.broadcast(SPECIES, IV3);
+    IntVector v12 = IntVector.fromArray(SPECIES, counterLo, 0);
+    IntVector v13 = IntVector.fromArray(SPECIES, counterHi, 0);
+    IntVector v14 = IntVector.broadcast(SPECIES, BLOCK_LEN);
+    IntVector v15 = IntVector.broadcast(SPECIES, flags);
+    for (int s = 0; s < SCHEDULE.length; s += 16) {
+      v0 = v0.add(v4).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s]));
+      v12 = v12.lanewise(XOR, v0).lanewise(ROR, 16);
+      v8 = v8.add(v12);
+      v4 = v4.lanewise(XOR, v8).lanewise(ROR, 12);
+      v0 = v0.add(v4).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 1]));
+      v12 = v12.lanewise(XOR, v0).lanewise(ROR, 8);
+      v8 = v8.add(v12);
+      v4 = v4.lanewise(XOR, v8).lanewise(ROR, 7);
+      v1 = v1.add(v5).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 2]));
+      v13 = v13.lanewise(XOR, v1).lanewise(ROR, 16);
+      v9 = v9.add(v13);
+      v5 = v5.lanewise(XOR, v9).lanewise(ROR, 12);
+      v1 = v1.add(v5).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 3]));
+      v13 = v13.lanewise(XOR, v1).lanewise(ROR, 8);
+      v9 = v9.add(v13);
+      v5 = v5.lanewise(XOR, v9).lanewise(ROR, 7);
+      v2 = v2.add(v6).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 4]));
+      v14 = v14.lanewise(XOR, v2).lanewise(ROR, 16);
+      v10 = v10.add(v14);
+      v6 = v6.lanewise(XOR, v10).lanewise(ROR, 12);
+      v2 = v2.add(v6).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 5]));
+      v14 = v14.lanewise(XOR, v2).lanewise(ROR, 8);
+      v10 = v10.add(v14);
+      v6 = v6.lanewise(XOR, v10).lanewise(ROR, 7);
+      v3 = v3.add(v7).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 6]));
+      v15 = v15.lanewise(XOR, v3).lanewise(ROR, 16);
+      v11 = v11.add(v15);
+      v7 = v7.lanewise(XOR, v11).lanewise(ROR, 12);
+      v3 = v3.add(v7).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 7]));
+      v15 = v15.lanewise(XOR, v3).lanewise(ROR, 8);
+      v11 = v11.add(v15);
+      v7 = v7.lanewise(XOR, v11).lanewise(ROR, 7);
+      v0 = v0.add(v5).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 8]));
+      v15 = v15.lanewise(XOR, v0).lanewise(ROR, 16);
+      v10 = v10.add(v15);
+      v5 = v5.lanewise(XOR, v10).lanewise(ROR, 12);
+      v0 = v0.add(v5).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 9]));
+      v15 = v15.lanewise(XOR, v0).lanewise(ROR, 8);
+      v10 = v10.add(v15);
+      v5 = v5.lanewise(XOR, v10).lanewise(ROR, 7);
+      v1 = v1.add(v6).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 10]));
+      v12 = v12.lanewise(XOR, v1).lanewise(ROR, 16);
+      v11 = v11.add(v12);
+      v6 = v6.lanewise(XOR, v11).lanewise(ROR, 12);
+      v1 = v1.add(v6).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 11]));
+      v12 = v12.lanewise(XOR, v1).lanewise(ROR, 8);
+      v11 = v11.add(v12);
+      v6 = v6.lanewise(XOR, v11).lanewise(ROR, 7);
+      v2 = v2.add(v7).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 12]));
+      v13 = v13.lanewise(XOR, v2).lanewise(ROR, 16);
+      v8 = v8.add(v13);
+      v7 = v7.lanewise(XOR, v8).lanewise(ROR, 12);
+      v2 = v2.add(v7).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 13]));
+      v13 = v13.lanewise(XOR, v2).lanewise(ROR, 8);
+      v8 = v8.add(v13);
+      v7 = v7.lanewise(XOR, v8).lanewise(ROR, 7);
+      v3 = v3.add(v4).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 14]));
+      v14 = v14.lanewise(XOR, v3).lanewise(ROR, 16);
+      v9 = v9.add(v14);
+      v4 = v4.lanewise(XOR, v9).lanewise(ROR, 12);
+      v3 = v3.add(v4).add(IntVector.fromArray(SPECIES, msg, SCHEDULE[s + 15]));
+      v14 = v14.lanewise(XOR, v3).lanewise(ROR, 8);
+      v9 = v9.add(v14);
+      v4 = v4.lanewise(XOR, v9).lanewise(ROR, 7);
+    }
+    v0.lanewise(XOR, v8).intoArray(cv, 0);
+    v1.lanewise(XOR, v9).intoArray(cv, LANES);
+    v2.lanewise(XOR, v10).intoArray(cv, 2 * LANES);
+    v3.lanewise(XOR, v11).intoArray(cv, 3 * LANES);
+    v4.lanewise(XOR, v12).intoArray(cv, 4 * LANES);
+    v5.lanewise(XOR, v13).intoArray(cv, 5 * LANES);
+    v6.lanewise(XOR, v14).intoArray(cv, 6 * LANES);
+    v7.lanewise(XOR, v15).intoArray(cv, 7 * LANES);
+  }
+
+  private static int[] schedule() {
+    // m[i] takes the old m[PERMUTATION[i]] after each round (see Blake3Compression.compress).
+    int[] permutation = {2, 6, 3, 10, 7, 0, 4, 13, 1, 11, 12, 5, 9, 14, 15, 8};
+    int[] order = new int[16];
+    for (int i = 0; i < 16; i++) {
+      order[i] = i;
+    }
+    int[] s = new int[7 * 16];
+    for (int round = 0; round < 7; round++) {
+      for (int k = 0; k < 16; k++) {
+        s[round * 16 + k] = order[k] * LANES;
+      }
+      int[] next = new int[16];
+      for (int k = 0; k < 16; k++) {
+        next[k] = order[permutation[k]];
+      }
+      order = next;
+    }
+    return s;
+  }
+
+  private static int[] transposeIndexes() {
+    int[] t = new int[2 * STAGES * LANES];
+    for (int k = 0; k < STAGES; k++) {
+      int d = 1 << k;
+      for (int c = 0; c < LANES; c++) {
+        boolean low = (c & d) == 0;
+        t[2 * k * LANES + c] = low ? c : LANES + c - d;
+        t[(2 * k + 1) * LANES + c] = low ? c + d : LANES + c;
+      }
+    }
+    return t;
   }
 
   @Override

@@ -40,4 +40,28 @@ class Blake3Test {
         .isNotEqualTo(Blake3.deriveKey("mesh/1 b", material))
         .hasSize(32);
   }
+
+  /**
+   * {@link Blake3#hash(byte[]...)} takes a one-chunk shortcut up to 1024 bytes: against
+   * BouncyCastle at every length to two chunks, the input cut into three parts at varying places.
+   */
+  @Test
+  void hashOfParts_matchesBouncyCastle_atEveryLengthToTwoChunks() {
+    byte[] in = Blake3VectorsTest.input(2048);
+    for (int len = 0; len <= 2048; len++) {
+      int a = len / 3;
+      int b = (len * 7) / 11;
+      byte[] ours =
+          Blake3.hash(
+              java.util.Arrays.copyOfRange(in, 0, a),
+              java.util.Arrays.copyOfRange(in, a, b),
+              java.util.Arrays.copyOfRange(in, b, len));
+      org.bouncycastle.crypto.digests.Blake3Digest d =
+          new org.bouncycastle.crypto.digests.Blake3Digest(256);
+      d.update(in, 0, len);
+      byte[] theirs = new byte[32];
+      d.doFinal(theirs, 0);
+      assertThat(ours).as("length %d", len).isEqualTo(theirs);
+    }
+  }
 }

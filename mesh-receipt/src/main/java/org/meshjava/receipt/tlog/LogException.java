@@ -26,7 +26,9 @@ public final class LogException extends Exception {
     /** A signature line names a known key but its signature does not verify. */
     BAD_SIGNATURE,
     /** A checkpoint does not match the tree it is said to describe. */
-    CHECKPOINT_MISMATCH
+    CHECKPOINT_MISMATCH,
+    /** The steward keeps no transparency log: it was turned off. */
+    NOT_KEPT
   }
 
   private final Reason reason;

@@ -1,8 +1,10 @@
 package org.meshjava.receipt.tlog;
 
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 
 /**
  * An append-only RFC 9162 Merkle tree: its leaves in append order, its root at any past size, and
@@ -16,36 +18,111 @@ import java.util.List;
  * or a proof at any size costs O(log n) hashes. The recursion in {@link #subtreeHash} is RFC 9162's
  * definition of MTH verbatim; the levels are only a cache of its results, so correctness does not
  * depend on them.
+ *
+ * <p>Leaves can also be found by their hash (what RFC 6962's {@code get-proof-by-hash} answers): an
+ * open-addressing table maps the first 8 bytes of each leaf hash, which SHA-256 spreads evenly, to
+ * its index, and a hit is confirmed against the stored hash. It costs 8 bytes per leaf at most and
+ * is derived from level 0 alone, so a saved tree need not carry it.
  */
 public final class MerkleTree {
   /** levels.get(k) holds (size >> k) hashes of 32 bytes, packed. */
   private final List<byte[]> levels = new ArrayList<>();
 
+  /** Leaf index + 1 by leaf-hash prefix (0: empty slot); never more than half full. */
+  private int[] byHash = new int[64];
+
   private long size;
+
+  /** The digest appends hash with; guarded by the tree's lock, like everything else. */
+  private final MessageDigest sha = TreeHash.sha256();
 
   /** Creates an empty tree. */
   public MerkleTree() {}
 
   /** Appends an entry (its leaf hash is SHA-256(0x00 || entry)) and returns its leaf index. */
-  public long append(byte[] entry) {
-    return appendLeafHash(TreeHash.leaf(entry));
+  public synchronized long append(byte[] entry) {
+    sha.update((byte) 0x00);
+    sha.update(entry);
+    return appendHash(sha.digest());
   }
 
   /** Appends a leaf whose leaf hash is already known, and returns its leaf index. */
   public synchronized long appendLeafHash(TreeHash leafHash) {
+    return appendHash(leafHash.bytes());
+  }
+
+  /**
+   * Files the leaf hash on level 0 and every subtree it completes on the levels above. Works on the
+   * packed bytes with the tree's one digest: a restart appends every receipt the journal holds, so
+   * this is the rebuild's whole cost (about two SHA-256 per leaf, no objects per level).
+   */
+  private long appendHash(byte[] leafHash) {
     long index = size;
-    TreeHash carry = leafHash;
+    byte[] carry = leafHash;
     long position = index;
     for (int level = 0; ; level++) {
       put(level, position, carry);
       if ((position & 1) == 0) {
         break;
       }
-      carry = TreeHash.node(get(level, position - 1), carry);
+      sha.update((byte) 0x01);
+      sha.update(
+          levels.get(level), Math.toIntExact((position - 1) * TreeHash.LENGTH), TreeHash.LENGTH);
+      sha.update(carry);
+      carry = sha.digest();
       position >>= 1;
     }
     size = index + 1;
+    if (2 * size > byHash.length) {
+      rehash(byHash.length * 2);
+    } else {
+      insert(byHash, index);
+    }
     return index;
+  }
+
+  /**
+   * Returns the index of the first leaf whose leaf hash is {@code leafHash}, or empty when no leaf
+   * has it.
+   */
+  public synchronized OptionalLong indexOf(TreeHash leafHash) {
+    byte[] wanted = leafHash.bytes();
+    byte[] leaves = levels.isEmpty() ? new byte[0] : levels.get(0);
+    int mask = byHash.length - 1;
+    for (int slot = (int) prefix(wanted, 0) & mask; byHash[slot] != 0; slot = (slot + 1) & mask) {
+      int index = byHash[slot] - 1;
+      int offset = index * TreeHash.LENGTH;
+      if (Arrays.equals(leaves, offset, offset + TreeHash.LENGTH, wanted, 0, TreeHash.LENGTH)) {
+        return OptionalLong.of(index);
+      }
+    }
+    return OptionalLong.empty();
+  }
+
+  private void rehash(int capacity) {
+    int[] table = new int[capacity];
+    for (long i = 0; i < size; i++) {
+      insert(table, i);
+    }
+    byHash = table;
+  }
+
+  /** Files leaf {@code index} (already on level 0) in {@code table} by its hash's prefix. */
+  private void insert(int[] table, long index) {
+    int mask = table.length - 1;
+    int slot = (int) prefix(levels.get(0), Math.toIntExact(index * TreeHash.LENGTH)) & mask;
+    while (table[slot] != 0) {
+      slot = (slot + 1) & mask;
+    }
+    table[slot] = Math.toIntExact(index + 1);
+  }
+
+  private static long prefix(byte[] bytes, int offset) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (bytes[offset + i] & 0xff);
+    }
+    return v;
   }
 
   /** Returns the number of leaves. */
@@ -180,7 +257,7 @@ public final class MerkleTree {
     return TreeHash.of(Arrays.copyOfRange(packed, offset, offset + TreeHash.LENGTH));
   }
 
-  private void put(int level, long position, TreeHash hash) {
+  private void put(int level, long position, byte[] hash) {
     if (levels.size() == level) {
       levels.add(new byte[TreeHash.LENGTH * 16]);
     }
@@ -190,6 +267,6 @@ public final class MerkleTree {
       packed = Arrays.copyOf(packed, Math.max(packed.length * 2, offset + TreeHash.LENGTH));
       levels.set(level, packed);
     }
-    System.arraycopy(hash.bytes(), 0, packed, offset, TreeHash.LENGTH);
+    System.arraycopy(hash, 0, packed, offset, TreeHash.LENGTH);
   }
 }

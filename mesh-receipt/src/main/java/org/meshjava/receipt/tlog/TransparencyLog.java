@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -26,7 +27,7 @@ public final class TransparencyLog {
   private final NoteVerifierKey logKey;
   private final Set<NoteVerifierKey> witnesses;
   private final long firstSequence;
-  private final MerkleTree tree = new MerkleTree();
+  private final MerkleTree tree;
   private @Nullable SignedNote latest;
   private @Nullable Checkpoint latestCheckpoint;
 
@@ -38,6 +39,22 @@ public final class TransparencyLog {
    * @param witnesses the witness keys whose cosignatures the log accepts
    */
   public TransparencyLog(SigningKey key, long firstSequence, Set<NoteVerifierKey> witnesses) {
+    this(key, firstSequence, new MerkleTree(), witnesses);
+  }
+
+  /**
+   * Creates a log over a tree already built (from a journal, say) whose leaf 0 is receipt {@code
+   * firstSequence}. The log takes the tree over: nothing else may append to it. No checkpoint is
+   * published yet; {@link #publish} the latest journalled one.
+   *
+   * @param key the steward's signing key
+   * @param firstSequence the chain sequence of the tree's first leaf
+   * @param tree the leaves so far
+   * @param witnesses the witness keys whose cosignatures the log accepts
+   */
+  public TransparencyLog(
+      SigningKey key, long firstSequence, MerkleTree tree, Set<NoteVerifierKey> witnesses) {
+    this.tree = Objects.requireNonNull(tree, "tree");
     this.key = Objects.requireNonNull(key, "key");
     if (firstSequence < 0) {
       throw new IllegalArgumentException("a sequence is not negative");
@@ -76,6 +93,15 @@ public final class TransparencyLog {
     return tree.size();
   }
 
+  /**
+   * Returns the hash of leaf {@code index}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when there is no such leaf
+   */
+  public synchronized TreeHash leafHashAt(long index) throws LogException {
+    return tree.leafHash(index);
+  }
+
   /** Returns the leaf hash a receipt with this envelope id has: SHA-256(0x00 || id bytes). */
   public static TreeHash leafHash(ContentId envelopeId) {
     return TreeHash.leaf(envelopeId.bytes());
@@ -89,6 +115,35 @@ public final class TransparencyLog {
   public synchronized InclusionProof inclusionProof(long sequence, long treeSize)
       throws LogException {
     return tree.inclusionProof(sequence - firstSequence, treeSize);
+  }
+
+  /**
+   * Returns the chain sequence of the receipt whose envelope id is {@code envelopeId}, or empty
+   * when the log holds no such receipt.
+   */
+  public synchronized OptionalLong sequenceOf(ContentId envelopeId) {
+    OptionalLong index = tree.indexOf(leafHash(envelopeId));
+    return index.isPresent()
+        ? OptionalLong.of(firstSequence + index.getAsLong())
+        : OptionalLong.empty();
+  }
+
+  /**
+   * Returns the inclusion proof of the receipt whose envelope id is {@code envelopeId} in the tree
+   * of size {@code treeSize}.
+   *
+   * @throws LogException {@code OUT_OF_RANGE} when the log holds no such receipt, or holds it only
+   *     after {@code treeSize} leaves, or the size is not in the log
+   */
+  public synchronized InclusionProof inclusionProof(ContentId envelopeId, long treeSize)
+      throws LogException {
+    OptionalLong index = tree.indexOf(leafHash(envelopeId));
+    if (index.isEmpty()) {
+      throw new LogException(
+          LogException.Reason.OUT_OF_RANGE,
+          "no receipt with envelope " + envelopeId + " in the log of " + tree.size());
+    }
+    return tree.inclusionProof(index.getAsLong(), treeSize);
   }
 
   /**

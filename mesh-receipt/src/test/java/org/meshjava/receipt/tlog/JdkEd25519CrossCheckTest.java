@@ -34,10 +34,7 @@ class JdkEd25519CrossCheckTest {
     SignedNote note = new Checkpoint(Checkpoint.originOf(did), 5, tree.root()).sign(key);
     NoteSignature line = note.signatures().get(0);
 
-    byte[] spki = Arrays.copyOf(SPKI_PREFIX, SPKI_PREFIX.length + 32);
-    System.arraycopy(key.verificationKey().bytes(), 0, spki, SPKI_PREFIX.length, 32);
-    PublicKey jdkKey =
-        KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(spki));
+    PublicKey jdkKey = jdkKey(key);
     Signature verifier = Signature.getInstance("Ed25519");
     verifier.initVerify(jdkKey);
     verifier.update(note.text().getBytes(StandardCharsets.UTF_8));
@@ -49,5 +46,12 @@ class JdkEd25519CrossCheckTest {
     assertFalse(verifier.verify(line.signature()));
 
     assertEquals(Checkpoint.logKey(did).keyHash(), line.keyHash());
+  }
+
+  /** The steward's public key as the JDK's Ed25519 key (X.509 SubjectPublicKeyInfo). */
+  static PublicKey jdkKey(SigningKey key) throws Exception {
+    byte[] spki = Arrays.copyOf(SPKI_PREFIX, SPKI_PREFIX.length + 32);
+    System.arraycopy(key.verificationKey().bytes(), 0, spki, SPKI_PREFIX.length, 32);
+    return KeyFactory.getInstance("Ed25519").generatePublic(new X509EncodedKeySpec(spki));
   }
 }

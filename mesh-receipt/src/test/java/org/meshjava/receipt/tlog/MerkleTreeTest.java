@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -133,6 +134,22 @@ class MerkleTreeTest {
         proof.verify(tree.leafHash(m), root);
       }
     }
+  }
+
+  @Test
+  void indexOf_findsEveryLeafByItsHash_acrossTableGrowth_andNothingElse() throws Exception {
+    MerkleTree tree = new MerkleTree();
+    int n = 5000; // the lookup table starts at 64 slots, so it grows several times
+    for (byte[] e : entries(n)) {
+      tree.append(e);
+    }
+    for (int i = 0; i < n; i++) {
+      assertEquals(OptionalLong.of(i), tree.indexOf(tree.leafHash(i)), "leaf " + i);
+    }
+    assertEquals(
+        OptionalLong.empty(),
+        tree.indexOf(TreeHash.leaf("absent".getBytes(StandardCharsets.UTF_8))));
+    assertEquals(OptionalLong.empty(), new MerkleTree().indexOf(TreeHash.empty()));
   }
 
   @Test

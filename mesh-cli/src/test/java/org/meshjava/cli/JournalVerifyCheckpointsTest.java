@@ -1,0 +1,134 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.receipt.ChainHead;
+import org.meshjava.steward.Steward;
+
+/**
+ * {@code mesh journal verify} checks the transparency log's journalled checkpoints (SPEC.md §65): a
+ * journal rewritten and re-hashed, whose record chain is whole again, is refused because its
+ * receipts no longer reproduce the steward's signed checkpoint.
+ */
+class JournalVerifyCheckpointsTest {
+  private static final Pattern PREV = Pattern.compile("\"prev\":\"([0-9a-f]{64})\"");
+
+  @TempDir Path dir;
+
+  private Path journal(SigningKey key, int receipts) throws Exception {
+    Path file = dir.resolve("steward.journal");
+    try (Steward s =
+        Steward.builder(key)
+            .journal(FileJournal.open(file))
+            .chainHead(ChainHead.GENESIS)
+            .checkpointEvery(3)
+            .meter(new EstimatorMeter())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("ref")
+                    .costProfile(CostProfile.perToken(10))
+                    .workPerToken(1)
+                    .build())
+            .build()) {
+      for (int i = 0; i < receipts; i++) {
+        byte[] prompt = ("journal " + i).getBytes(StandardCharsets.UTF_8);
+        s.serve(
+            ServeRequest.generation(
+                ContentId.ofBytes(prompt), prompt.length, 3, Fidelity.F1, 100_000),
+            TokenSequence.of(new int[prompt.length]));
+      }
+    }
+    return file;
+  }
+
+  /**
+   * Recomputes every record's {@code prev} from {@code from} on, as an attacker without the key.
+   */
+  private static void rehash(List<String> lines, int from) {
+    for (int i = Math.max(from, 1); i < lines.size(); i++) {
+      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
+      lines.set(
+          i,
+          PREV.matcher(lines.get(i))
+              .replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
+    }
+  }
+
+  @Test
+  void checkpointsReproduced_areReported() throws Exception {
+    Path file = journal(SigningKey.generate(), 4);
+    Run ok = mesh("journal", "verify", file.toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+    // Every 3 receipts, and on close: sizes 3 and 4.
+    assertThat(ok.out()).contains("2 signed checkpoints reproduced by its receipts");
+  }
+
+  @Test
+  void rewrittenAndRehashedJournal_isRefused_citingTheCheckpoint() throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path file = journal(key, 5);
+    List<String> lines = new ArrayList<>(Files.readAllLines(file));
+    int edited = -1;
+    for (int i = 0, seen = 0; i < lines.size(); i++) {
+      if (lines.get(i).contains("\"type\":\"Sealed\"") && seen++ == 1) {
+        edited = i;
+      }
+    }
+    String forged =
+        ContentId.ofBytes("a receipt never sealed".getBytes(StandardCharsets.UTF_8)).hex();
+    lines.set(
+        edited,
+        lines
+            .get(edited)
+            .replaceFirst("\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + forged + "\""));
+    rehash(lines, edited + 1);
+    Path copy = dir.resolve("rewritten.journal");
+    Files.write(copy, lines);
+    int checkpoint = -1;
+    for (int i = edited; i < lines.size() && checkpoint < 0; i++) {
+      if (lines.get(i).contains("\"type\":\"Checkpoint\"")) {
+        checkpoint = i;
+      }
+    }
+
+    Run bad = mesh("journal", "verify", "--steward", did(key), copy.toString());
+    assertThat(bad.code()).isEqualTo(1);
+    assertThat(bad.err())
+        .startsWith("mesh journal verify: ")
+        .contains("journal record " + checkpoint)
+        .contains("checkpoint the journal's receipts do not reproduce");
+  }
+
+  @Test
+  void checkpointSignedByAnotherKey_isRefused() throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path file = journal(key, 3);
+    Run bad = mesh("journal", "verify", "--steward", did(SigningKey.generate()), file.toString());
+    assertThat(bad.code()).isEqualTo(1);
+    assertThat(bad.err()).contains("checkpoint the steward did not sign");
+  }
+
+  private static String did(SigningKey key) {
+    return org.meshjava.core.identity.DidKey.of(key.verificationKey()).value();
+  }
+}

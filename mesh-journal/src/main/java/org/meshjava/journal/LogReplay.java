@@ -1,0 +1,134 @@
+package org.meshjava.journal;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.MerkleTree;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TreeHash;
+
+/**
+ * Rebuilds the transparency log's Merkle tree from a journal (SPEC.md §65) and checks every
+ * journalled checkpoint against it: each {@code Sealed} record's envelope id is the next leaf, and
+ * at each {@code Checkpoint} record the steward's signature must verify, the size must be no
+ * smaller than the previous checkpoint's and no larger than the tree so far, and the tree's root at
+ * that size must be the signed root. A journal rewritten and re-hashed by someone without the
+ * steward's key fails here even though its record chain is whole.
+ *
+ * <p>Needs only the steward's log key (derived from its did:key), so the steward at start and
+ * {@code mesh journal verify} run the same check.
+ */
+public final class LogReplay {
+  private LogReplay() {}
+
+  /**
+   * What the journal's receipts build.
+   *
+   * @param firstSequence the sequence of leaf 0
+   * @param tree the rebuilt tree, handed over to the caller
+   * @param latest the last journalled checkpoint, as recorded (with its cosignature lines)
+   * @param checkpoints how many {@code Checkpoint} records were checked
+   */
+  public record Result(
+      long firstSequence, MerkleTree tree, Optional<SignedNote> latest, int checkpoints) {
+    /** Validates the parts. */
+    public Result {
+      Objects.requireNonNull(tree, "tree");
+      Objects.requireNonNull(latest, "latest");
+      if (firstSequence < 0 || checkpoints < 0) {
+        throw new IllegalArgumentException("a sequence and a count are not negative");
+      }
+    }
+  }
+
+  /**
+   * Rebuilds the tree from {@code records} and checks their checkpoints against {@code logKey}.
+   *
+   * @param emptyFirst the sequence of leaf 0 when the journal records no receipt
+   * @throws JournalException {@code REPLAY_REFUSED} naming the record: a receipt out of sequence,
+   *     or a checkpoint not signed by {@code logKey}, out of order, or not reproduced by the
+   *     receipts
+   */
+  public static Result replay(List<JournalRecord> records, NoteVerifierKey logKey, long emptyFirst)
+      throws JournalException {
+    long first = emptyFirst;
+    for (JournalRecord r : records) {
+      if (r.entry() instanceof JournalEntry.Sealed s) {
+        first = s.sequence();
+        break;
+      }
+    }
+    MerkleTree tree = new MerkleTree();
+    Optional<SignedNote> latest = Optional.empty();
+    long latestSize = 0;
+    int checked = 0;
+    for (JournalRecord r : records) {
+      switch (r.entry()) {
+        case JournalEntry.Sealed s -> {
+          long due = first + tree.size();
+          if (s.sequence() != due) {
+            throw refused(r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
+          }
+          tree.append(s.envelopeId().bytes());
+        }
+        case JournalEntry.Checkpoint c -> {
+          Checkpoint cp;
+          try {
+            cp = Checkpoint.open(c.note(), logKey);
+          } catch (LogException e) {
+            throw refused(
+                r.seq(), "records a checkpoint the steward did not sign: " + e.getMessage());
+          }
+          if (cp.size() < latestSize) {
+            throw refused(
+                r.seq(),
+                "records a checkpoint of size " + cp.size() + " after one of size " + latestSize);
+          }
+          if (cp.size() > tree.size()) {
+            throw refused(
+                r.seq(),
+                "records a checkpoint of size "
+                    + cp.size()
+                    + " where the journal holds "
+                    + tree.size()
+                    + " receipts before it (edited or cut journal?)");
+          }
+          TreeHash root = rootAt(tree, cp.size());
+          if (!root.equals(cp.root())) {
+            throw refused(
+                r.seq(),
+                "records a checkpoint the journal's receipts do not reproduce (edited or"
+                    + " rewritten journal?): signed root at size "
+                    + cp.size()
+                    + " is "
+                    + cp.root()
+                    + " but the receipts give "
+                    + root);
+          }
+          latest = Optional.of(c.note());
+          latestSize = cp.size();
+          checked++;
+        }
+        default -> {
+          // not part of the log
+        }
+      }
+    }
+    return new Result(first, tree, latest, checked);
+  }
+
+  private static TreeHash rootAt(MerkleTree tree, long size) {
+    try {
+      return tree.root(size);
+    } catch (LogException e) {
+      throw new IllegalStateException("size " + size + " was checked against the tree", e);
+    }
+  }
+
+  private static JournalException refused(long seq, String detail) {
+    return new JournalException(JournalException.Reason.REPLAY_REFUSED, seq, detail, null);
+  }
+}

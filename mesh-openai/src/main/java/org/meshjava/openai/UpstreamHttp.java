@@ -1,0 +1,140 @@
+package org.meshjava.openai;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.CompletableResponseListener;
+import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How {@link UpstreamEngine} posts to an upstream: Jetty's HTTP client, HTTP/1.1 over pooled
+ * keep-alive connections, one client for every upstream engine in the JVM (its pool is per
+ * destination). Its threads are daemons, so it never holds a JVM open, and it is never stopped.
+ *
+ * <p>Why not the JDK's {@code java.net.http} client, which this replaced: on the proxied serve path
+ * its asynchronous machinery (a selector thread, a worker pool and a chain of futures per exchange)
+ * was a third of the CPU samples; see mesh-bench/README.md for what the change measured.
+ *
+ * <p>Thread-safe.
+ */
+final class UpstreamHttp {
+  /** The largest whole (not streamed) reply read from an upstream; a larger one fails the serve. */
+  static final int MAX_REPLY_BYTES = 4 << 20;
+
+  /** Connections to one upstream at once; each engine's own concurrency bound is lower. */
+  private static final int MAX_CONNECTIONS = 1024;
+
+  private static final Duration IDLE = Duration.ofSeconds(30);
+
+  private UpstreamHttp() {}
+
+  /** A whole reply; package-private and read once, so its array is neither copied nor compared. */
+  @SuppressWarnings("ArrayRecordComponent")
+  record Answer(int status, byte[] body) {}
+
+  /** A reply whose body is read as it arrives; closing {@code body} aborts the exchange. */
+  record Streamed(int status, InputStream body) {}
+
+  /** The client, started on first use. */
+  private static final class Shared {
+    static final HttpClient CLIENT = start();
+
+    private static HttpClient start() {
+      QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+      threads.setName("mesh-upstream");
+      threads.setDaemon(true);
+      HttpClient client = new HttpClient();
+      client.setExecutor(threads);
+      client.setScheduler(new ScheduledExecutorScheduler("mesh-upstream-scheduler", true));
+      client.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
+      client.setIdleTimeout(IDLE.toMillis());
+      // OpenAI-compatible servers answer where they are asked; a redirect is an error.
+      client.setFollowRedirects(false);
+      try {
+        client.start();
+      } catch (Exception e) {
+        throw new IllegalStateException("the upstream HTTP client did not start", e);
+      }
+      return client;
+    }
+  }
+
+  /**
+   * Posts {@code json} and reads the whole reply, within {@code timeout} from the call (connecting
+   * included).
+   */
+  static Answer post(URI uri, byte[] json, Optional<String> bearer, Duration timeout)
+      throws IOException, InterruptedException {
+    Request request = request(uri, json, bearer).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    try {
+      ContentResponse r = new CompletableResponseListener(request, MAX_REPLY_BYTES).send().get();
+      return new Answer(r.getStatus(), r.getContent());
+    } catch (ExecutionException e) {
+      throw failed(e.getCause());
+    }
+  }
+
+  /**
+   * Posts {@code json} and returns once the reply's status and headers arrived (within {@code
+   * timeout}); then each read of the body may wait up to {@code timeout} for more.
+   */
+  static Streamed stream(URI uri, byte[] json, Optional<String> bearer, Duration timeout)
+      throws IOException, InterruptedException {
+    Request request =
+        request(uri, json, bearer).idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    InputStreamResponseListener listener = new InputStreamResponseListener();
+    request.send(listener);
+    Response r;
+    try {
+      r = listener.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      var unused = request.abort(e);
+      throw new IOException("no reply within " + timeout, e);
+    } catch (ExecutionException e) {
+      throw failed(e.getCause());
+    }
+    return new Streamed(r.getStatus(), listener.getInputStream());
+  }
+
+  private static Request request(URI uri, byte[] json, Optional<String> bearer) {
+    Request request =
+        Shared.CLIENT
+            .newRequest(uri)
+            .method(HttpMethod.POST)
+            .body(new BytesRequestContent("application/json", json));
+    bearer.ifPresent(k -> request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Bearer " + k)));
+    return request;
+  }
+
+  /** A failed exchange as an IOException whose message names what happened, not a class. */
+  private static IOException failed(@Nullable Throwable cause) {
+    if (cause instanceof IOException io) {
+      return io;
+    }
+    String what =
+        switch (cause) {
+          case TimeoutException t -> "no reply within the timeout";
+          // What CompletableResponseListener throws past its buffering limit.
+          case IllegalArgumentException a ->
+              "the reply is larger than " + MAX_REPLY_BYTES + " bytes, the most read whole";
+          case null -> "the exchange failed";
+          default -> String.valueOf(cause.getMessage());
+        };
+    return new IOException(what, cause);
+  }
+}
