@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
@@ -99,6 +100,14 @@ final class ServeCommand implements Callable<Integer> {
       paramLabel = "N",
       description = "Concurrent serves before 429.")
   Integer maxConcurrent;
+
+  @Option(
+      names = "--write-timeout-s",
+      paramLabel = "S",
+      description =
+          "Close a stream whose client has read nothing for this long, giving its backend slot"
+              + " back (default 10).")
+  Long writeTimeoutSeconds;
 
   @Option(
       names = "--revocations",
@@ -343,6 +352,18 @@ final class ServeCommand implements Callable<Integer> {
       if (c.bodyDeadlineSeconds().isPresent()) {
         ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
       }
+      Long writeTimeout =
+          writeTimeoutSeconds != null ? writeTimeoutSeconds : c.writeTimeoutSeconds().orElse(null);
+      if (writeTimeout != null) {
+        if (writeTimeout < 1) {
+          throw new CliException("--write-timeout-s must be at least 1");
+        }
+        // The connection's idle timeout must outlast the write timeout, or it would fire first.
+        ob.writeTimeout(java.time.Duration.ofSeconds(writeTimeout))
+            .idleTimeout(
+                java.time.Duration.ofSeconds(
+                    Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
+      }
       if (console) {
         ob.console(
             consoleHost != null ? consoleHost : "127.0.0.1",
@@ -468,11 +489,25 @@ final class ServeCommand implements Callable<Integer> {
           .name("minilm")
           .fidelity(Fidelity.F2)
           .costProfile(CostProfile.perToken(20).withOptionCost(300))
+          .concurrency(LOCAL)
           .build();
     } catch (OnnxEngineException e) {
       throw new CliException("cannot load the MiniLM decision engine: " + e.getMessage(), e);
     }
   }
+
+  /** The connection idle timeout {@code mesh serve} keeps unless the write timeout needs more. */
+  private static final long IDLE_TIMEOUT_S = 30;
+
+  /** How much longer than the write timeout the idle timeout is kept. */
+  private static final long IDLE_MARGIN_S = 5;
+
+  /**
+   * The embedded engines' bounds: one serve per core, none waiting, so a serve beyond them is
+   * answered 429 rather than slowing every serve on the cores (SPEC 70).
+   */
+  private static final ServeConcurrency LOCAL =
+      ServeConcurrency.cpuDefault().withMaxWaitingServes(0);
 
   /** The embedded backends when the configuration names none: the demo's three. */
   static List<ServingEngine> defaults() {
@@ -483,8 +518,9 @@ final class ServeCommand implements Callable<Integer> {
             .fidelity(Fidelity.F1)
             .costProfile(CostProfile.perToken(40).withOptionCost(10))
             .workPerToken(4)
+            .concurrency(LOCAL)
             .build(),
-        ReferenceEngine.builder().name("reference").build(),
+        ReferenceEngine.builder().name("reference").concurrency(LOCAL).build(),
         ReferenceEngine.builder()
             .name("frontier")
             .recipe(Recipe.of("frontier-ref").with("instruct"))
@@ -492,6 +528,7 @@ final class ServeCommand implements Callable<Integer> {
             .costProfile(CostProfile.perToken(900).withOptionCost(200))
             .workPerToken(64)
             .reportsDelivered(true)
+            .concurrency(LOCAL)
             .build());
   }
 }

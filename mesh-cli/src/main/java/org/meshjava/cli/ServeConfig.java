@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.engine.ReferenceEngine;
@@ -42,8 +43,10 @@ import org.meshjava.openai.UpstreamEngine;
  *   "max_body_bytes": 1048576,
  *   "max_concurrent_serves": 8,     // whole server; default: the sum of the backends' limits
  *   "body_deadline_s": 10,          // a body not complete by then is answered 408
+ *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
  *   "backends": [
- *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40},
+ *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40,
+ *      "max_concurrent_serves": 2, "max_waiting_serves": 0},  // defaults: cores (>= 2), 0
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
  *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
  *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60,
@@ -75,6 +78,7 @@ record ServeConfig(
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
     Optional<Long> bodyDeadlineSeconds,
+    Optional<Long> writeTimeoutSeconds,
     List<ServingEngine> backends,
     Map<String, ServeLimits> caps,
     boolean defaultDecisionEngine,
@@ -121,12 +125,14 @@ record ServeConfig(
           "max_body_bytes",
           "max_concurrent_serves",
           "body_deadline_s",
+          "write_timeout_s",
           "backends",
           "default_decision_engine",
           "snapshots");
 
   static ServeConfig empty() {
     return new ServeConfig(
+        Optional.empty(),
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
@@ -178,7 +184,8 @@ record ServeConfig(
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
-          number(root, "body_deadline_s").map(ServeConfig::positiveSeconds),
+          number(root, "body_deadline_s").map(v -> positiveSeconds("body_deadline_s", v)),
+          number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
           List.copyOf(backends),
           Map.copyOf(caps),
           root.path("default_decision_engine").asBoolean(backends.isEmpty()),
@@ -205,7 +212,8 @@ record ServeConfig(
                 .name(name)
                 .fidelity(fidelity)
                 .costProfile(cost)
-                .workPerToken(number(b, "work_per_token").orElse(16L).intValue());
+                .workPerToken(number(b, "work_per_token").orElse(16L).intValue())
+                .concurrency(localConcurrency(b, where));
         recipe.ifPresent(rb::recipe);
         return rb.build();
       }
@@ -229,13 +237,7 @@ record ServeConfig(
                 .deterministic(b.path("deterministic").asBoolean(false))
                 .timeout(Duration.ofSeconds(number(b, "timeout_s").orElse(60L)));
         recipe.ifPresent(ub::recipe);
-        Optional<Long> inFlight = number(b, "max_concurrent_serves");
-        if (inFlight.isPresent()) {
-          if (inFlight.get() < 1 || inFlight.get() > Integer.MAX_VALUE) {
-            throw new CliException(where + ": max_concurrent_serves must be a positive int");
-          }
-          ub.maxConcurrentServes(inFlight.get().intValue());
-        }
+        intAtLeast(b, "max_concurrent_serves", 1, where).ifPresent(ub::maxConcurrentServes);
         Optional<String> keyEnv = text(b, "api_key_env");
         if (keyEnv.isPresent()) {
           String key = System.getenv(keyEnv.get());
@@ -273,6 +275,7 @@ record ServeConfig(
           if (b.hasNonNull("temperature")) {
             ob.temperature(b.get("temperature").asDouble());
           }
+          ob.concurrency(localConcurrency(b, where));
           if (b.path("quantized").asBoolean(false)) {
             ob.model(OnnxModel.miniLmQuantized());
           }
@@ -302,14 +305,8 @@ record ServeConfig(
           if (b.path("follow_links").asBoolean(false)) {
             jb.followLinks();
           }
-          Optional<Long> waiting = number(b, "max_waiting_serves");
-          if (waiting.isPresent()) {
-            // Jlama runs one serve at a time; this bounds the queue behind it (429 beyond it).
-            if (waiting.get() < 0 || waiting.get() > Integer.MAX_VALUE) {
-              throw new CliException(where + ": max_waiting_serves must be a non-negative int");
-            }
-            jb.maxWaitingServes(waiting.get().intValue());
-          }
+          // Jlama runs one serve at a time; this bounds the queue behind it (429 beyond it).
+          intAtLeast(b, "max_waiting_serves", 0, where).ifPresent(jb::maxWaitingServes);
           recipe.ifPresent(jb::recipe);
           return jb.build();
         } catch (JlamaEngineException e) {
@@ -325,11 +322,33 @@ record ServeConfig(
     }
   }
 
-  private static long positiveSeconds(long v) {
+  private static long positiveSeconds(String key, long v) {
     if (v < 1) {
-      throw new IllegalArgumentException("body_deadline_s must be at least 1");
+      throw new IllegalArgumentException(key + " must be at least 1");
     }
     return v;
+  }
+
+  /** An int-valued key of a backend entry, at least {@code min} (0 or 1), when present. */
+  private static Optional<Integer> intAtLeast(JsonNode b, String key, int min, String where)
+      throws CliException {
+    Optional<Long> v = number(b, key);
+    if (v.isPresent() && (v.get() < min || v.get() > Integer.MAX_VALUE)) {
+      throw new CliException(
+          where + ": " + key + " must be a " + (min == 0 ? "non-negative" : "positive") + " int");
+    }
+    return v.map(Long::intValue);
+  }
+
+  /**
+   * A local CPU engine's bounds under {@code mesh serve}: {@code max_concurrent_serves} at once
+   * (default: the CPU count, at least 2) and {@code max_waiting_serves} waiting (default 0), so a
+   * serve beyond them is answered 429 at once rather than slowing every serve on the cores.
+   */
+  private static ServeConcurrency localConcurrency(JsonNode b, String where) throws CliException {
+    return new ServeConcurrency(
+        intAtLeast(b, "max_concurrent_serves", 1, where).orElse(ServeConcurrency.cores()),
+        intAtLeast(b, "max_waiting_serves", 0, where).orElse(0));
   }
 
   /** A backend's caps: {@link #DEFAULT_CAP} with whatever the entry sets. */

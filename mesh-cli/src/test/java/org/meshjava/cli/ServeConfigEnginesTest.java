@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.engine.jlama.JlamaEngine;
@@ -198,5 +199,44 @@ class ServeConfigEnginesTest {
                           "base_url": "http://127.0.0.1:9/v1", "max_concurrent_serves": 0}]}
                         """)))
         .hasMessageContaining("max_concurrent_serves");
+  }
+
+  @Test
+  void writeTimeout_isReadInSeconds_andZeroIsRefused() throws Exception {
+    assertThat(ServeConfig.read(config("{\"write_timeout_s\": 45}")).writeTimeoutSeconds())
+        .contains(45L);
+    assertThat(ServeConfig.empty().writeTimeoutSeconds()).isEmpty();
+    assertThatThrownBy(() -> ServeConfig.read(config("{\"write_timeout_s\": 0}")))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("write_timeout_s");
+  }
+
+  @Test
+  void localEngine_runsOnePerCore_withNoneWaiting_unlessConfigured() throws Exception {
+    ServeConfig c =
+        ServeConfig.read(
+            config(
+                """
+                {"backends": [
+                  {"type": "reference", "name": "a"},
+                  {"type": "reference", "name": "b", "max_concurrent_serves": 3,
+                   "max_waiting_serves": 5}]}
+                """));
+    assertThat(c.backends().get(0).maxConcurrentServes())
+        .isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
+    assertThat(c.backends().get(0).maxWaitingServes()).isZero();
+    assertThat(c.backends().get(1).maxConcurrentServes()).isEqualTo(3);
+    assertThat(c.backends().get(1).maxWaitingServes()).isEqualTo(5);
+    for (String bad : List.of("\"max_concurrent_serves\": 0", "\"max_waiting_serves\": -1")) {
+      assertThatThrownBy(
+              () ->
+                  ServeConfig.read(
+                      config(
+                          "{\"backends\": [{\"type\": \"reference\", \"name\": \"r\", "
+                              + bad
+                              + "}]}")))
+          .isInstanceOf(CliException.class)
+          .hasMessageContaining(bad.substring(1, bad.indexOf('"', 1)));
+    }
   }
 }

@@ -98,6 +98,17 @@ public interface ServingEngine {
   }
 
   /**
+   * Whose count a serve's {@code tokens_out} is (see {@link TokenAccounting}). The default, {@link
+   * TokenAccounting#EMITTED}, holds every result to {@code tokens_out} equal to its number of
+   * output ids. An engine whose counts come from a remote server declares {@link
+   * TokenAccounting#REMOTE_USAGE}; the steward refuses to seal a result whose accounting the
+   * engine's declaration does not admit.
+   */
+  default TokenAccounting tokenAccounting() {
+    return TokenAccounting.EMITTED;
+  }
+
+  /**
    * Serves {@code request} on the prompt token payload.
    *
    * @throws EngineException if it cannot serve; nothing is sealed

@@ -51,6 +51,27 @@ class ServeOutcomeTest {
   }
 
   @Test
+  void engineResult_remoteCounted_mayDifferFromTheCommittedIds_onlyWhenDeclared() {
+    // 23 code points committed, 7 tokens as the remote counts them.
+    EngineResult remote =
+        new EngineResult(
+            TokenSequence.of(new int[23]), ServeOutcome.greedy(5, 7), TokenAccounting.REMOTE_USAGE);
+    assertThat(remote.outcome().tokensOut()).isEqualTo(7);
+    assertThatThrownBy(
+            () ->
+                new EngineResult(
+                    TokenSequence.of(new int[23]),
+                    ServeOutcome.greedy(5, 7),
+                    TokenAccounting.EMITTED))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(TokenAccounting.EMITTED.admits(TokenAccounting.REMOTE_USAGE)).isFalse();
+    assertThat(TokenAccounting.EMITTED.admits(TokenAccounting.REMOTE_STREAM_DELTAS)).isFalse();
+    assertThat(TokenAccounting.REMOTE_USAGE.admits(TokenAccounting.REMOTE_STREAM_DELTAS)).isTrue();
+    assertThat(TokenAccounting.REMOTE_USAGE.admits(TokenAccounting.EMITTED)).isFalse();
+    assertThat(TokenAccounting.REMOTE_STREAM_DELTAS.admits(TokenAccounting.REMOTE_USAGE)).isFalse();
+  }
+
+  @Test
   void decisionShape_needsAQuestionAndAtLeastAnOptionPerQuestion() {
     assertThatThrownBy(() -> new DecisionShape(0, 0, 0))
         .isInstanceOf(IllegalArgumentException.class);

@@ -19,6 +19,7 @@ import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -77,6 +78,7 @@ public final class ReferenceEngine implements DecisionEngine {
   private final Optional<WeightsBinding> weights;
   private final ServeLimits limits;
   private final Tokenizer tokenizer;
+  private final ServeConcurrency concurrency;
 
   private ReferenceEngine(Builder b) {
     this.name = b.name;
@@ -90,6 +92,7 @@ public final class ReferenceEngine implements DecisionEngine {
     this.weights = b.weights;
     this.limits = ServeLimits.NONE.withMaxOutputTokens(b.maxOutputTokens);
     this.tokenizer = b.tokenizer;
+    this.concurrency = b.concurrency;
   }
 
   /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
@@ -240,6 +243,18 @@ public final class ReferenceEngine implements DecisionEngine {
     return generate(request, prompt, sink, delivered());
   }
 
+  /** The configured running bound; {@link ServeConcurrency#cpuDefault()} unless set. */
+  @Override
+  public int maxConcurrentServes() {
+    return concurrency.maxConcurrentServes();
+  }
+
+  /** The configured waiting bound; unbounded unless set. */
+  @Override
+  public int maxWaitingServes() {
+    return concurrency.maxWaitingServes();
+  }
+
   /** True: generations are handed over token by token. */
   @Override
   public boolean streams() {
@@ -314,8 +329,18 @@ public final class ReferenceEngine implements DecisionEngine {
     private Optional<WeightsBinding> weights = Optional.empty();
     private long maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS;
     private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
+    private ServeConcurrency concurrency = ServeConcurrency.cpuDefault();
 
     private Builder() {}
+
+    /**
+     * How many serves the engine runs at once and how many may wait; the default is {@link
+     * ServeConcurrency#cpuDefault()}: one per core, any number waiting.
+     */
+    public Builder concurrency(ServeConcurrency v) {
+      concurrency = Objects.requireNonNull(v, "concurrency");
+      return this;
+    }
 
     /**
      * Sets the most output tokens the engine serves, 1 to {@link #MAX_OUTPUT_TOKENS}; the default

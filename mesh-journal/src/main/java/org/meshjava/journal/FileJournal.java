@@ -82,7 +82,21 @@ public final class FileJournal implements Journal {
     FileLock tryLock(FileChannel channel) throws IOException;
   }
 
+  /**
+   * Makes the bytes written so far durable. A seam, like {@link Locker}, so a test can observe each
+   * sync point of the group commit (the crash model in {@code GroupCommitCrashModelTest}).
+   */
+  @FunctionalInterface
+  interface Syncer {
+    /** The production syncer: {@link FileChannel#force(boolean)} of the data. */
+    Syncer FORCE = (channel, length) -> channel.force(false);
+
+    /** Forces {@code channel}, whose first {@code length} bytes this journal has now written. */
+    void sync(FileChannel channel, long length) throws IOException;
+  }
+
   private final Path path;
+  private final Syncer syncer;
   private final Object identity;
   private final FileChannel channel;
   private final FileLock lock;
@@ -112,8 +126,10 @@ public final class FileJournal implements Journal {
   /** The durable end: every record written and forced, and the file length after it. */
   private volatile JournalPosition durable;
 
-  private FileJournal(Path path, Object identity, FileChannel channel, FileLock lock, Tail tail) {
+  private FileJournal(
+      Path path, Object identity, FileChannel channel, FileLock lock, Tail tail, Syncer syncer) {
     this.path = path;
+    this.syncer = syncer;
     this.identity = identity;
     this.channel = channel;
     this.lock = lock;
@@ -152,6 +168,10 @@ public final class FileJournal implements Journal {
   }
 
   static FileJournal open(Path path, Locker locker) throws JournalException {
+    return open(path, locker, Syncer.FORCE);
+  }
+
+  static FileJournal open(Path path, Locker locker, Syncer syncer) throws JournalException {
     Path real;
     Object identity;
     try {
@@ -233,7 +253,7 @@ public final class FileJournal implements Journal {
         ch.force(true);
       }
       ch.position(tail.end().locator());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, tail);
+      FileJournal journal = new FileJournal(real, identity, ch, lock, tail, syncer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
@@ -702,7 +722,7 @@ public final class FileJournal implements Journal {
         at += channel.write(buf, at);
       }
       if (!unsynced) {
-        channel.force(false);
+        syncer.sync(channel, at);
       }
       length = at;
       RecordChain.Encoded lastWritten = batch.getLast();

@@ -220,6 +220,7 @@ final class Endpoints {
       mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
       mesh.put("deterministic", e.deterministic());
       mesh.put("tokenizer", e.tokenizer().name());
+      mesh.put("token_accounting", e.tokenAccounting().name());
       mesh.put("kind", "backend");
     }
     // Then what else a body's model may name: the reserved name, and each recipe that is not

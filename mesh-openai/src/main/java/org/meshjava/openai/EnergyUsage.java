@@ -31,6 +31,9 @@ public final class EnergyUsage {
       e.putNull("uj_per_accepted_token");
     }
     e.put("backend", r.backend());
+    // Whose count the receipt's tokens_in/tokens_out are: the engine's own ids, or a remote
+    // server's report (then the output commitment covers code points, not counted ids).
+    e.put("token_accounting", result.accounting().name());
     e.set("route", candidates(result.route().candidates()));
     e.set("receipt", ReceiptJson.of(r));
     e.put("envelope_hex", result.envelope().hex());

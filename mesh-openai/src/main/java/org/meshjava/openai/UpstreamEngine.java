@@ -21,6 +21,7 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
@@ -36,10 +37,16 @@ import org.meshjava.core.WeightsBinding;
  * counters for work done elsewhere would be false.
  *
  * <p><b>Tokens.</b> The engine is handed the canonical {@link Prompt} text as byte tokens ({@link
- * #tokenizer()}), reads the messages back out of it and forwards them. The upstream's own token ids
- * never reach this host, so the reply's text is counted and committed to as Unicode code points,
- * one token each; a reply longer than {@code max_tokens} code points is cut there. The upstream is
- * asked for {@code max_tokens} of its own tokens, which are usually longer.
+ * #tokenizer()}), reads the messages back out of it and forwards them, asking for {@code
+ * max_tokens} of the upstream's own tokens. The upstream's token ids never reach this host, so the
+ * reply's text is committed to as Unicode code points, one id each, and counted as the upstream
+ * counts it ({@link TokenAccounting#REMOTE_USAGE}): its {@code usage} report (asked for in a stream
+ * with {@code stream_options.include_usage}) gives the serve's {@code tokens_in} and {@code
+ * tokens_out}, which the receipt, the estimate and the finish reason follow. The text is never cut
+ * here. A reply the upstream counts over {@code max_tokens}, or one without a usage report, fails
+ * the serve: characters are not tokens, and no count is guessed for a reply that ran to its end.
+ * The one declared fallback is a stream the caller stopped before the report came ({@link
+ * TokenAccounting#REMOTE_STREAM_DELTAS}).
  *
  * <p><b>Weights.</b> The engine binds no weights ({@link #weights()} is empty, so receipts carry
  * neither {@code weights_digest} nor {@code precision}): nothing on this host can see what the
@@ -58,6 +65,7 @@ public final class UpstreamEngine implements ServingEngine {
   public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final long U32_MAX = 0xFFFF_FFFFL;
 
   private final String name;
   private final URI chatCompletions;
@@ -94,6 +102,12 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public Tokenizer tokenizer() {
     return CodePoints.INSTANCE;
+  }
+
+  /** {@link TokenAccounting#REMOTE_USAGE}: counts come from the upstream's {@code usage}. */
+  @Override
+  public TokenAccounting tokenAccounting() {
+    return TokenAccounting.REMOTE_USAGE;
   }
 
   @Override
@@ -169,7 +183,7 @@ public final class UpstreamEngine implements ServingEngine {
       throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
     String text;
-    long upstreamPromptTokens;
+    Usage usage;
     try {
       JsonNode reply = JSON.readTree(response.body());
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
@@ -177,13 +191,23 @@ public final class UpstreamEngine implements ServingEngine {
         throw new EngineException("upstream " + name + " sent no choices[0].message.content");
       }
       text = content.asText();
-      upstreamPromptTokens = promptTokens(reply, prompt);
+      usage =
+          usage(reply, request)
+              .orElseThrow(
+                  () ->
+                      new EngineException(
+                          "upstream "
+                              + name
+                              + " sent no usage report; a serve is counted in the upstream's"
+                              + " tokens, never in characters"));
     } catch (IOException e) {
       throw new EngineException("upstream " + name + " sent a body that is not JSON", e);
     }
-    int[] codePoints = text.codePoints().limit(request.maxTokens()).toArray();
-    TokenSequence tokens = TokenSequence.of(codePoints);
-    return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, tokens.size()));
+    TokenSequence tokens = TokenSequence.of(text.codePoints().toArray());
+    return new EngineResult(
+        tokens,
+        ServeOutcome.greedy(usage.promptTokens(), usage.completionTokens()),
+        TokenAccounting.REMOTE_USAGE);
   }
 
   /** True: the upstream is asked to stream, and its pieces are handed over as they arrive. */
@@ -194,9 +218,13 @@ public final class UpstreamEngine implements ServingEngine {
 
   /**
    * Asks the upstream for server-sent events and hands each code point of each content delta to
-   * {@code sink} as it arrives. When the sink asks to stop, or {@code max_tokens} code points have
-   * arrived, the upstream connection is closed, which cancels the upstream's work as far as it
-   * honours a disconnect.
+   * {@code sink} as it arrives, until the upstream ends its stream (it stops at {@code max_tokens}
+   * of its own tokens) and reports its usage. When the sink asks to stop, the upstream connection
+   * is closed, which cancels the upstream's work as far as it honours a disconnect; the usage
+   * report then never comes, and the serve is counted by the declared fallback {@link
+   * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta is taken to hold at least one of
+   * the upstream's tokens, so a stream of more deltas than {@code max_tokens} is over the request
+   * and fails the serve (which also bounds what is held).
    */
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
@@ -209,9 +237,11 @@ public final class UpstreamEngine implements ServingEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    int[] out = new int[(int) Math.min(request.maxTokens(), 1 << 16)];
+    int[] out = new int[256];
     int n = 0;
-    long upstreamPromptTokens = prompt.size();
+    long deltas = 0;
+    boolean stopped = false;
+    Optional<Usage> usage = Optional.empty();
     // Closing the lines closes the body, which aborts the exchange if it is still running.
     try (java.util.stream.Stream<String> lines =
         new java.io.BufferedReader(
@@ -221,8 +251,7 @@ public final class UpstreamEngine implements ServingEngine {
         throw refused(response.status(), String.join(" ", lines.limit(20).toList()));
       }
       java.util.Iterator<String> it = lines.iterator();
-      boolean more = true;
-      while (more && it.hasNext()) {
+      while (!stopped && it.hasNext()) {
         String line = it.next();
         if (!line.startsWith("data:")) {
           continue;
@@ -232,29 +261,50 @@ public final class UpstreamEngine implements ServingEngine {
           break;
         }
         JsonNode chunk = JSON.readTree(data);
-        if (chunk.has("usage") && chunk.get("usage").isObject()) {
-          upstreamPromptTokens = promptTokens(chunk, prompt);
+        Optional<Usage> reported = usage(chunk, request);
+        if (reported.isPresent()) {
+          usage = reported;
         }
         JsonNode content = chunk.path("choices").path(0).path("delta").path("content");
-        if (!content.isTextual()) {
+        if (!content.isTextual() || content.asText().isEmpty()) {
           continue;
         }
+        if (++deltas > request.maxTokens()) {
+          throw new EngineException(
+              "upstream "
+                  + name
+                  + " streamed more content deltas than the request's max_tokens "
+                  + request.maxTokens());
+        }
         java.util.PrimitiveIterator.OfInt cps = content.asText().codePoints().iterator();
-        while (more && cps.hasNext()) {
+        while (!stopped && cps.hasNext()) {
           if (n == out.length) {
-            out =
-                java.util.Arrays.copyOf(out, (int) Math.min(request.maxTokens(), out.length * 2L));
+            out = java.util.Arrays.copyOf(out, Math.multiplyExact(out.length, 2));
           }
           int cp = cps.nextInt();
           out[n++] = cp;
-          more = sink.accept(cp) && n < request.maxTokens();
+          stopped = !sink.accept(cp);
         }
       }
     } catch (IOException | java.io.UncheckedIOException e) {
       throw new EngineException("upstream " + name + " stream failed: " + e, e);
     }
     TokenSequence tokens = TokenSequence.of(java.util.Arrays.copyOf(out, n));
-    return new EngineResult(tokens, ServeOutcome.greedy(upstreamPromptTokens, n));
+    if (usage.isPresent()) {
+      return new EngineResult(
+          tokens,
+          ServeOutcome.greedy(usage.get().promptTokens(), usage.get().completionTokens()),
+          TokenAccounting.REMOTE_USAGE);
+    }
+    if (!stopped) {
+      throw new EngineException(
+          "upstream "
+              + name
+              + " ended its stream without a usage report (stream_options.include_usage); a"
+              + " serve is counted in the upstream's tokens, never in characters");
+    }
+    return new EngineResult(
+        tokens, ServeOutcome.greedy(prompt.size(), deltas), TokenAccounting.REMOTE_STREAM_DELTAS);
   }
 
   /** The chat completions body forwarded for {@code request}. */
@@ -308,12 +358,43 @@ public final class UpstreamEngine implements ServingEngine {
         "upstream " + name + " answered HTTP " + status + ": " + abbreviate(body));
   }
 
-  private static long promptTokens(JsonNode reply, TokenSequence prompt) {
-    JsonNode pt = reply.path("usage").path("prompt_tokens");
-    return pt.isIntegralNumber() && pt.asLong() >= 0 && pt.asLong() <= 0xFFFF_FFFFL
-        ? pt.asLong()
-        : prompt.size();
+  /**
+   * The upstream's own counts, when {@code reply} carries a usage report ({@code "usage": null},
+   * which a stream sends on every chunk but its last, is none).
+   *
+   * @throws EngineException if the report's counts are not u32 counts, or it counts the reply over
+   *     the request's {@code max_tokens}
+   */
+  private Optional<Usage> usage(JsonNode reply, ServeRequest request) throws EngineException {
+    JsonNode usage = reply.path("usage");
+    if (!usage.isObject()) {
+      return Optional.empty();
+    }
+    long promptTokens = count(usage, "prompt_tokens");
+    long completionTokens = count(usage, "completion_tokens");
+    if (completionTokens > request.maxTokens()) {
+      throw new EngineException(
+          "upstream "
+              + name
+              + " counted "
+              + completionTokens
+              + " completion tokens, over the request's max_tokens "
+              + request.maxTokens());
+    }
+    return Optional.of(new Usage(promptTokens, completionTokens));
   }
+
+  private long count(JsonNode usage, String field) throws EngineException {
+    JsonNode v = usage.path(field);
+    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0 || v.asLong() > U32_MAX) {
+      throw new EngineException(
+          "upstream " + name + " sent usage." + field + " " + v + ", not a u32 count");
+    }
+    return v.asLong();
+  }
+
+  /** An upstream's usage report: its own token counts for one serve. */
+  private record Usage(long promptTokens, long completionTokens) {}
 
   private static byte[] bytesOf(TokenSequence prompt) {
     byte[] out = new byte[prompt.size()];

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -21,12 +22,14 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.engine.ReferenceEngine;
 
 /**
  * Concurrency limits belong to backends (issue 21): a local engine is bound by cores, an upstream
@@ -137,6 +140,83 @@ final class BackendConcurrencyTest {
     }
   }
 
+  /** A reference engine whose serves wait for {@code release}; its bounds are the engine's own. */
+  private static final class HeldReference implements ServingEngine {
+    final ReferenceEngine engine;
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch release = new CountDownLatch(1);
+
+    HeldReference(ReferenceEngine engine) {
+      this.engine = engine;
+    }
+
+    @Override
+    public String name() {
+      return engine.name();
+    }
+
+    @Override
+    public Recipe recipe() {
+      return engine.recipe();
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return engine.fidelity();
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return engine.costProfile();
+    }
+
+    @Override
+    public int maxConcurrentServes() {
+      return engine.maxConcurrentServes();
+    }
+
+    @Override
+    public int maxWaitingServes() {
+      return engine.maxWaitingServes();
+    }
+
+    @Override
+    public EngineResult serve(ServeRequest request, TokenSequence prompt)
+        throws org.meshjava.core.EngineException {
+      entered.countDown();
+      try {
+        release.await(20, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return engine.serve(request, prompt);
+    }
+  }
+
+  @Test
+  void localCpuEngine_beyondItsConcurrencyLimit_is429WithRetryAfter() throws Exception {
+    HeldReference local =
+        new HeldReference(
+            ReferenceEngine.builder()
+                .name("local")
+                // The cheapest backend, so that "auto" routes to it (as HeldEngine).
+                .fidelity(Fidelity.F0)
+                .costProfile(CostProfile.perToken(1))
+                .concurrency(new ServeConcurrency(1, 0))
+                .build());
+    assertThat(ReferenceEngine.builder().build().maxConcurrentServes())
+        .as("one serve per core by default")
+        .isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(local), b -> {})) {
+      CompletableFuture<HttpResponse<String>> first =
+          f.http.sendAsync(post(f, "first"), HttpResponse.BodyHandlers.ofString());
+      assertThat(local.entered.await(20, TimeUnit.SECONDS)).isTrue();
+      busySecond(f);
+      local.release.countDown();
+      assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+    }
+  }
+
   @Test
   void overload_whenTheRoutedBackendIsFull_is429WithRetryAfter() throws Exception {
     HeldEngine held = new HeldEngine(1, 1);
@@ -144,14 +224,7 @@ final class BackendConcurrencyTest {
       CompletableFuture<HttpResponse<String>> first =
           f.http.sendAsync(post(f, "first"), HttpResponse.BodyHandlers.ofString());
       assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
-      HttpResponse<String> second =
-          f.http.send(post(f, "second"), HttpResponse.BodyHandlers.ofString());
-      new Fixture.Answer(
-              second.statusCode(),
-              second.headers().firstValue("content-type").orElse(""),
-              second.body())
-          .error(429, "backend_busy");
-      assertThat(second.headers().firstValue("retry-after")).hasValue("1");
+      HttpResponse<String> second = busySecond(f);
       assertThat(second.body()).contains("held");
       held.release.countDown();
       assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
@@ -216,6 +289,19 @@ final class BackendConcurrencyTest {
         assertThat(endless.running.get()).isZero();
       }
     }
+  }
+
+  /** Sends a second request while the backend is full; it is refused 429 with Retry-After. */
+  private static HttpResponse<String> busySecond(Fixture f) throws Exception {
+    HttpResponse<String> second =
+        f.http.send(post(f, "second"), HttpResponse.BodyHandlers.ofString());
+    new Fixture.Answer(
+            second.statusCode(),
+            second.headers().firstValue("content-type").orElse(""),
+            second.body())
+        .error(429, "backend_busy");
+    assertThat(second.headers().firstValue("retry-after")).hasValue("1");
+    return second;
   }
 
   private static HttpRequest post(Fixture f, String prompt) {

@@ -12,6 +12,16 @@ final class OutcomeCheck {
   static void check(ServingEngine engine, ServeRequest request, EngineResult result)
       throws ServeException {
     ServeOutcome o = result.outcome();
+    if (!engine.tokenAccounting().admits(result.accounting())) {
+      // An engine that tokenizes locally may not escape "tokens_out = ids committed" by calling
+      // its result remote-counted.
+      throw inconsistent(
+          engine,
+          "declares token accounting "
+              + engine.tokenAccounting()
+              + " but returned a result accounted "
+              + result.accounting());
+    }
     if (o.deliveredFidelity().isPresent()
         && o.deliveredFidelity().get().compareTo(engine.fidelity()) > 0) {
       // §3.2.1: refuse, never clamp; a clamped figure would hide a dishonest engine.

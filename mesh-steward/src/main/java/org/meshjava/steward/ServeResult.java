@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
@@ -24,6 +25,8 @@ import org.meshjava.router.RouteDecision;
  * @param payload the prompt token payload the engine was handed: the caller's own, or the routed
  *     engine's encoding of the prompt text. A disclosure names it (§6.4); it is never sealed in the
  *     clear.
+ * @param accounting whose count the outcome's token counters are (see {@link TokenAccounting}): the
+ *     routed engine's own ids, or a remote server's report
  */
 public record ServeResult(
     TokenSequence tokens,
@@ -31,7 +34,8 @@ public record ServeResult(
     RouteDecision route,
     SealedReceipt sealed,
     List<DecisionAnswer> answers,
-    TokenSequence payload) {
+    TokenSequence payload,
+    TokenAccounting accounting) {
 
   /** Validates the record. */
   public ServeResult {
@@ -41,6 +45,7 @@ public record ServeResult(
     Objects.requireNonNull(sealed, "sealed");
     answers = List.copyOf(answers);
     Objects.requireNonNull(payload, "payload");
+    Objects.requireNonNull(accounting, "accounting");
   }
 
   /** The receipt. */

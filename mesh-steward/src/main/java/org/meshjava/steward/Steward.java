@@ -515,7 +515,8 @@ public final class Steward implements AutoCloseable {
         route,
         sealed,
         metered.answers(),
-        payload);
+        payload,
+        metered.result().accounting());
   }
 
   /**

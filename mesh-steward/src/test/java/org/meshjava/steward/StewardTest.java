@@ -24,6 +24,7 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborInt;
@@ -268,6 +269,24 @@ class StewardTest {
                 (req, p) ->
                     new EngineResult(
                         TokenSequence.of(new int[9]), ServeOutcome.greedy(p.size(), 9))));
+
+    assertRefused(steward, generation(Fidelity.F1), Reason.INCONSISTENT_OUTCOME);
+  }
+
+  @Test
+  void serve_whenALocalEngineCallsItsResultRemoteCounted_refuses() {
+    // 9 ids emitted but tokens_out 2: only an engine that declares remote accounting may differ.
+    Steward steward =
+        steward(
+            engine(
+                "pretender",
+                Fidelity.F2,
+                1,
+                (req, p) ->
+                    new EngineResult(
+                        TokenSequence.of(new int[9]),
+                        ServeOutcome.greedy(p.size(), 2),
+                        TokenAccounting.REMOTE_USAGE)));
 
     assertRefused(steward, generation(Fidelity.F1), Reason.INCONSISTENT_OUTCOME);
   }

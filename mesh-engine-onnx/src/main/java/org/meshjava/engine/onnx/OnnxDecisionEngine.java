@@ -25,6 +25,7 @@ import org.meshjava.core.DecisionShape;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
@@ -81,6 +82,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   private final long sep;
   private final long vocabulary;
   private final boolean deterministic;
+  private final ServeConcurrency concurrency;
 
   private OnnxDecisionEngine(Builder b, OnnxModel model) throws OnnxEngineException {
     this.name = b.name;
@@ -125,6 +127,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     }
     this.weights = model.digest().bind(model.precision());
     this.deterministic = probeDeterminism();
+    this.concurrency = b.concurrency;
   }
 
   /** A builder with the defaults: name {@code minilm}, F1, 100 µJ per token, 2000 µJ per option. */
@@ -150,6 +153,18 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   @Override
   public CostProfile costProfile() {
     return costProfile;
+  }
+
+  /** The configured running bound; {@link ServeConcurrency#cpuDefault()} unless set. */
+  @Override
+  public int maxConcurrentServes() {
+    return concurrency.maxConcurrentServes();
+  }
+
+  /** The configured waiting bound; unbounded unless set. */
+  @Override
+  public int maxWaitingServes() {
+    return concurrency.maxWaitingServes();
   }
 
   /** Whether three probe decisions at build gave bit-identical probabilities. */
@@ -450,9 +465,20 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
     private CostProfile costProfile = CostProfile.perToken(100).withOptionCost(2_000);
     private Temperature temperature = Temperature.DEFAULT;
     private OnnxModel model;
+    private ServeConcurrency concurrency = ServeConcurrency.cpuDefault();
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {}
+
+    /**
+     * How many decisions the engine runs at once and how many may wait; the default is {@link
+     * ServeConcurrency#cpuDefault()}: one per core (each session call runs on one thread), any
+     * number waiting.
+     */
+    public Builder concurrency(ServeConcurrency v) {
+      concurrency = Objects.requireNonNull(v, "concurrency");
+      return this;
+    }
 
     /** Sets the backend name. */
     public Builder name(String v) {
