@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
 import org.meshjava.jcp.Gate;
@@ -18,6 +19,8 @@ import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.GrantSuspension;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
@@ -25,7 +28,11 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalReplay;
+import org.meshjava.journal.JournalSegments;
 import org.meshjava.journal.LogReplay;
+import org.meshjava.journal.ReplayState;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
@@ -57,6 +64,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       JournalCommand.Inspect.class,
       JournalCommand.Verify.class,
+      JournalCommand.Archive.class,
       JournalCommand.Export.class,
       JournalCommand.Import.class,
       JournalCommand.ResumeGrants.class
@@ -209,8 +217,131 @@ final class JournalCommand implements Runnable {
           "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
               + " first bad record.")
   static final class Verify extends Common implements Callable<Integer> {
+    @Option(
+        names = "--snapshots",
+        paramLabel = "DIR",
+        description = "The steward's snapshot directory (default: FILE.snapshots beside it).")
+    Path snapshots;
+
     @Override
     public Integer call() throws CliException {
+      JournalTarget target = JournalTarget.parse(journal);
+      if (!(target instanceof JournalTarget.File f)) {
+        return verifyWhole();
+      }
+      Path path = f.path();
+      file = path.toString();
+      if (!Files.isRegularFile(path)) {
+        throw new CliException("no journal at " + file);
+      }
+      try {
+        if (FileJournal.firstSequence(path) == 0) {
+          // Nothing archived: the whole file, read and replayed, its checkpoints checked (§65).
+          return verifyWhole();
+        }
+      } catch (JournalException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter err = spec.commandLine().getErr();
+      try {
+        Optional<Snapshot> snap = latestSnapshot(snapshots, path, steward, key);
+        long first = FileJournal.firstSequence(path);
+        boolean whole = first == 0 || segmentsFrom0(path);
+        if (!whole && snap.isEmpty()) {
+          throw new CliException(
+              file
+                  + ": records 0 to "
+                  + (first - 1)
+                  + " were archived, and neither their segments nor a snapshot are present;"
+                  + " nothing to check them against");
+        }
+        DidKey h;
+        ReplayState state;
+        if (whole) {
+          h =
+              holder(snap, path)
+                  .orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
+          state = ReplayState.fresh(Gate.create(h, SpendLedger.inMemory(), Revocations.none()));
+        } else {
+          Snapshot s = snap.orElseThrow();
+          h = s.steward();
+          state = ReplayState.restore(s.state(), s.gate(Revocations.none()));
+        }
+        long start = state.position().count();
+        List<JournalRecord> batch = new ArrayList<>(4096);
+        long[] checked = {0};
+        boolean[] matched = {false};
+        ReplayState st = state;
+        FileJournal.scan(
+            path,
+            state.position(),
+            state.chains(),
+            r -> {
+              if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
+                st.applyAll(batch);
+                batch.clear();
+                matched[0] = checkSnapshot(snap.get(), h, st);
+              }
+              batch.add(r);
+              if (batch.size() == 4096) {
+                st.applyAll(batch);
+                batch.clear();
+              }
+              checked[0]++;
+              if (progressEvery > 0 && checked[0] % progressEvery == 0) {
+                err.println("checked " + Counted.of(checked[0], "record") + "…");
+              }
+            });
+        state.applyAll(batch);
+        long n = state.position().count();
+        if (whole && snap.isPresent() && n == snap.get().position().count()) {
+          matched[0] = checkSnapshot(snap.get(), h, state);
+        }
+        JournalReplay.Result r = state.result();
+        out.println(
+            "journal "
+                + file
+                + ": "
+                + (whole
+                    ? Counted.of(n, "record")
+                        + (n == 1 ? " forms" : " form")
+                        + " one chain and replay"
+                    : "records "
+                        + start
+                        + " to "
+                        + (n - 1)
+                        + " follow the snapshot at record "
+                        + start
+                        + " signed by "
+                        + h
+                        + ", and form one chain and replay; records 0 to "
+                        + (start - 1)
+                        + " are archived without their segments and were not checked")
+                + "; "
+                + Counted.of(r.authorisations(), "grant decision")
+                + ", "
+                + Counted.of(r.receipts().size(), "receipt")
+                + ", "
+                + r.unresolved().size()
+                + " unresolved, "
+                + Counted.of(r.revocations(), "revocation")
+                + r.suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
+                + (matched[0]
+                    ? "; the snapshot at record "
+                        + snap.orElseThrow().position().count()
+                        + " matches the replay"
+                    : ""));
+        return 0;
+      } catch (JournalException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
+      } catch (SnapshotException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
+      }
+    }
+
+    /** A journal in a database, or a file with nothing archived: read whole and replayed. */
+    private Integer verifyWhole() throws CliException {
       JournalFile.Contents c = read();
       Replayed r = replay(c.records());
       String log = checkpoints(c.records());
@@ -224,7 +355,7 @@ final class JournalCommand implements Runnable {
               + " one chain and replay; "
               + Counted.of(r.result().authorisations(), "grant decision")
               + ", "
-              + Counted.of(r.result().sealed().size(), "receipt")
+              + Counted.of(r.result().receipts().size(), "receipt")
               + ", "
               + r.result().unresolved().size()
               + " unresolved, "
@@ -237,6 +368,138 @@ final class JournalCommand implements Runnable {
                       + " bytes without a newline is an append cut short and will be dropped"
                   : ""));
       return 0;
+    }
+
+    private Optional<DidKey> holder(Optional<Snapshot> snap, Path path)
+        throws CliException, JournalException {
+      if (steward != null || key != null) {
+        return holder(List.of());
+      }
+      if (snap.isPresent()) {
+        return Optional.of(snap.get().steward());
+      }
+      // The subject of the first decided grant: stop reading once it is found.
+      List<DidKey> found = new ArrayList<>(1);
+      try {
+        FileJournal.scan(
+            path,
+            org.meshjava.journal.JournalPosition.GENESIS,
+            new java.util.HashMap<>(),
+            r -> {
+              if (r.entry() instanceof JournalEntry.Authorised a) {
+                found.add(a.presentation().chain().leaf().grant().subject());
+                throw new JournalException(JournalException.Reason.CLOSED, "found", null);
+              }
+            });
+      } catch (JournalException e) {
+        if (found.isEmpty()) {
+          throw e;
+        }
+      }
+      return found.stream().findFirst();
+    }
+
+    /** Whether the snapshot equals the replay at its position; a difference fails the verify. */
+    private static boolean checkSnapshot(Snapshot snap, DidKey h, ReplayState state)
+        throws JournalException {
+      if (!java.util.Arrays.equals(
+          Snapshot.canonicalBody(h, snap.state()), Snapshot.canonicalBody(h, state.capture(-1)))) {
+        throw new JournalException(
+            JournalException.Reason.REPLAY_REFUSED,
+            "the snapshot at record "
+                + snap.position().count()
+                + " does not hold the state the records before it replay to",
+            null);
+      }
+      return true;
+    }
+  }
+
+  /** Whether the segments of the journal at {@code file} start at record 0. */
+  static boolean segmentsFrom0(Path file) throws JournalException {
+    Path dir = JournalSegments.directory(file);
+    return Files.isRegularFile(dir.resolve(String.format("%020d", 0) + ".jsonl"));
+  }
+
+  /**
+   * The latest snapshot in {@code dir} (default: beside {@code file}), checked under the steward
+   * {@code steward} or {@code key} names, or else the one it names itself.
+   */
+  static Optional<Snapshot> latestSnapshot(
+      @Nullable Path dir, Path file, @Nullable String steward, @Nullable Path key)
+      throws CliException, SnapshotException {
+    FileSnapshotStore store =
+        dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
+    Optional<byte[]> bytes = store.latest();
+    if (bytes.isEmpty()) {
+      return Optional.empty();
+    }
+    if (steward != null) {
+      return Optional.of(Snapshot.open(bytes.get(), GrantFiles.did(steward)));
+    }
+    if (key != null) {
+      return Optional.of(
+          Snapshot.open(bytes.get(), org.meshjava.jcp.Jcp.identity(KeyFile.read(key))));
+    }
+    return Optional.of(Snapshot.openAsNamed(bytes.get()));
+  }
+
+  @Command(
+      name = "archive",
+      mixinStandardHelpOptions = true,
+      description =
+          "Move the records the latest snapshot covers out of the journal into FILE.segments/"
+              + " (run with the steward stopped; it takes the journal's lock).")
+  static final class Archive implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
+    Path file;
+
+    @Option(
+        names = "--snapshots",
+        paramLabel = "DIR",
+        description = "The steward's snapshot directory (default: FILE.snapshots beside it).")
+    Path snapshots;
+
+    @Option(names = "--steward", paramLabel = "DID", description = "The steward's did:key.")
+    String steward;
+
+    @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
+    Path key;
+
+    @Override
+    public Integer call() throws CliException {
+      if (!Files.isRegularFile(file)) {
+        throw new CliException("no journal at " + file);
+      }
+      try {
+        Snapshot snap =
+            latestSnapshot(snapshots, file, steward, key)
+                .orElseThrow(
+                    () ->
+                        new CliException(
+                            file + ": no snapshot; only records a snapshot covers are archived"));
+        java.util.Map<org.meshjava.core.ContentId, GrantChain> chains = new java.util.HashMap<>();
+        snap.state()
+            .chains()
+            .forEach(c -> chains.put(org.meshjava.core.ContentId.ofBytes(c.encode()), c));
+        long moved = FileJournal.archive(file, snap.position(), chains);
+        spec.commandLine()
+            .getOut()
+            .println(
+                "journal "
+                    + file
+                    + ": "
+                    + (moved == 0
+                        ? "nothing to archive"
+                        : Counted.of(moved, "record")
+                            + " archived into "
+                            + JournalSegments.directory(file)));
+        return 0;
+      } catch (JournalException | SnapshotException e) {
+        throw new CliException(file + ": " + e.getMessage(), e);
+      }
     }
   }
 

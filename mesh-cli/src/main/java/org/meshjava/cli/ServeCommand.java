@@ -24,6 +24,7 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
 import org.meshjava.metrics.StewardMetrics;
 import org.meshjava.metrics.StewardObservations;
@@ -170,6 +171,9 @@ final class ServeCommand implements Callable<Integer> {
   /** The journal file this run created, removed again if the steward never starts listening. */
   private @Nullable Path createdJournal;
 
+  /** The snapshot directory this run's new journal would use, removed with it. */
+  private @Nullable Path createdSnapshots;
+
   /** Counted down once the steward is closed, so that a signal's shutdown hook can end the JVM. */
   private final CountDownLatch finished = new CountDownLatch(1);
 
@@ -185,6 +189,15 @@ final class ServeCommand implements Callable<Integer> {
       if (createdJournal != null) {
         try {
           Files.deleteIfExists(createdJournal);
+          Path snaps = createdSnapshots;
+          if (snaps != null && Files.isDirectory(snaps)) {
+            try (var files = Files.list(snaps)) {
+              for (Path f : files.toList()) {
+                Files.deleteIfExists(f);
+              }
+            }
+            Files.deleteIfExists(snaps);
+          }
         } catch (IOException ignored) {
           // The error being reported matters more than a stray file.
         }
@@ -264,8 +277,24 @@ final class ServeCommand implements Callable<Integer> {
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
-      if (!existed && target instanceof JournalTarget.File f) {
-        createdJournal = f.path();
+      if (target instanceof JournalTarget.File f) {
+        ServeConfig.SnapshotConfig snaps = c.snapshots();
+        if (snaps.enabled()) {
+          FileSnapshotStore store =
+              snaps
+                  .dir()
+                  .map(FileSnapshotStore::new)
+                  .orElseGet(() -> FileSnapshotStore.beside(f.path()));
+          if (!existed && !Files.exists(store.directory())) {
+            createdSnapshots = store.directory();
+          }
+          sb.snapshots(store)
+              .snapshotEvery(snaps.everyRecords())
+              .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
+        }
+        if (!existed) {
+          createdJournal = f.path();
+        }
       }
     } else if (keyPath != null) {
       err.println(

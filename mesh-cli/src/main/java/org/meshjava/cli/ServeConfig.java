@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -55,8 +56,10 @@ import org.meshjava.openai.UpstreamEngine;
  *     {"type": "jlama", "name": "llama-local", "model_dir": "models/TinyLlama-1.1B",
  *      "fidelity": "F2", "uj_per_token": 1000, "temperature": 0}   // 0: greedy, replayable
  *   ],
- *   "default_decision_engine": false // add MiniLM beside the listed backends (default: only
+ *   "default_decision_engine": false, // add MiniLM beside the listed backends (default: only
  *                                    // when none are listed, beside the embedded defaults)
+ *   "snapshots": {"every_records": 100000, "every_s": 0, "dir": "steward.journal.snapshots"}
+ *                                    // journal snapshots (SPEC.md §60.8); false: none
  * }
  * }</pre>
  *
@@ -78,7 +81,21 @@ record ServeConfig(
     Optional<Long> writeTimeoutSeconds,
     List<ServingEngine> backends,
     Map<String, ServeLimits> caps,
-    boolean defaultDecisionEngine) {
+    boolean defaultDecisionEngine,
+    SnapshotConfig snapshots) {
+
+  /**
+   * Journal snapshots (SPEC.md §60.8), for a file journal: on unless {@code "snapshots": false}.
+   *
+   * @param enabled whether the steward keeps snapshots
+   * @param dir where; absent: {@code <journal>.snapshots/} beside the journal
+   * @param everyRecords a snapshot once this many records were written since the last (0: none by
+   *     count)
+   * @param everySeconds a snapshot this often (0: none by time)
+   */
+  record SnapshotConfig(boolean enabled, Optional<Path> dir, long everyRecords, long everySeconds) {
+    static final SnapshotConfig DEFAULT = new SnapshotConfig(true, Optional.empty(), 100_000, 0);
+  }
 
   /**
    * The output cap of a backend whose configuration sets none (and of the embedded defaults): a
@@ -110,7 +127,8 @@ record ServeConfig(
           "body_deadline_s",
           "write_timeout_s",
           "backends",
-          "default_decision_engine");
+          "default_decision_engine",
+          "snapshots");
 
   static ServeConfig empty() {
     return new ServeConfig(
@@ -127,7 +145,8 @@ record ServeConfig(
         Optional.empty(),
         List.of(),
         Map.of(),
-        true);
+        true,
+        SnapshotConfig.DEFAULT);
   }
 
   static ServeConfig read(Path file) throws CliException {
@@ -169,7 +188,8 @@ record ServeConfig(
           number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
           List.copyOf(backends),
           Map.copyOf(caps),
-          root.path("default_decision_engine").asBoolean(backends.isEmpty()));
+          root.path("default_decision_engine").asBoolean(backends.isEmpty()),
+          snapshots(root.get("snapshots"), dir));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
     }
@@ -354,6 +374,31 @@ record ServeConfig(
       return Fidelity.of(text.charAt(text.length() - 1) - '0');
     }
     throw new CliException(where + ": fidelity '" + text + "' is not F0-F4");
+  }
+
+  private static SnapshotConfig snapshots(@Nullable JsonNode n, Path dir) {
+    if (n == null || n.isNull()) {
+      return SnapshotConfig.DEFAULT;
+    }
+    if (n.isBoolean()) {
+      return n.asBoolean()
+          ? SnapshotConfig.DEFAULT
+          : new SnapshotConfig(false, Optional.empty(), 0, 0);
+    }
+    if (!n.isObject()) {
+      throw new IllegalArgumentException("snapshots is an object, or false");
+    }
+    for (var e : n.properties()) {
+      if (!Set.of("every_records", "every_s", "dir").contains(e.getKey())) {
+        throw new IllegalArgumentException(
+            "snapshots: unknown key '" + e.getKey() + "'; known: every_records, every_s, dir");
+      }
+    }
+    return new SnapshotConfig(
+        true,
+        text(n, "dir").map(dir::resolve),
+        number(n, "every_records").orElse(SnapshotConfig.DEFAULT.everyRecords()),
+        number(n, "every_s").orElse(SnapshotConfig.DEFAULT.everySeconds()));
   }
 
   private static Optional<String> text(JsonNode n, String key) {

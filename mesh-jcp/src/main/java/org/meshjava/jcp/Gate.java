@@ -145,6 +145,53 @@ public final class Gate {
   }
 
   /**
+   * Re-creates an authorisation that was open when a journal snapshot was taken (§2.2), over the
+   * reservation the snapshot's ledger state holds for it, so the debit that follows the snapshot
+   * settles it as the original would have. Decides nothing: the decision was made and journalled
+   * before the snapshot.
+   *
+   * @param reservation the reservation, as restored in this gate's ledger
+   * @throws IllegalArgumentException if the reservation is not the presentation's
+   */
+  public Authorisation resume(
+      Presentation presentation,
+      ServeRequest request,
+      Optional<ContentId> model,
+      Instant decisionTime,
+      Reservation reservation) {
+    Objects.requireNonNull(presentation, "presentation");
+    Objects.requireNonNull(request, "request");
+    Objects.requireNonNull(model, "model");
+    Objects.requireNonNull(decisionTime, "decisionTime");
+    Objects.requireNonNull(reservation, "reservation");
+    if (!reservation.leaf().equals(presentation.grantId())
+        || !reservation.nonce().equals(presentation.nonce())
+        || reservation.amountUj() != request.jouleCeilingUj()) {
+      throw new IllegalArgumentException(
+          "reservation " + reservation.serial() + " does not hold this presentation's ceiling");
+    }
+    long maxCost = Long.MAX_VALUE;
+    boolean anyMaxCost = false;
+    for (SignedGrant link : presentation.chain().links()) {
+      for (Caveat c : link.grant().caveats()) {
+        if (c instanceof MaxCostUj m) {
+          anyMaxCost = true;
+          maxCost = Math.min(maxCost, m.uj());
+        }
+      }
+    }
+    return new Authorisation(
+        this,
+        presentation,
+        request.id(),
+        request.jouleCeilingUj(),
+        model,
+        decisionTime,
+        anyMaxCost ? OptionalLong.of(maxCost) : OptionalLong.empty(),
+        reservation);
+  }
+
+  /**
    * Verifies a chain's signatures, linkage, attenuation and caveat kinds, once per chain. Each
    * link's id is BLAKE3 over its signed bytes, so a chain whose every link id matches a chain
    * verified before is byte for byte that chain (replaying a journal re-decides thousands of serves

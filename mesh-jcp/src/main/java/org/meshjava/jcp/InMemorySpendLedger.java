@@ -41,6 +41,60 @@ final class InMemorySpendLedger implements SpendLedger {
   private Instant horizon = Instant.MIN;
   private long nextSerial;
 
+  InMemorySpendLedger() {}
+
+  /** A ledger holding {@code state}; the forgetting queue is rebuilt from the instants in it. */
+  InMemorySpendLedger(LedgerState state) {
+    horizon = state.horizon();
+    nextSerial = state.nextSerial();
+    for (LedgerState.Account a : state.accounts()) {
+      Account acc = new Account();
+      acc.debited = a.debitedUj();
+      acc.reserved = a.reservedUj();
+      acc.expiry = a.expiry();
+      if (accounts.put(a.link(), acc) != null) {
+        throw new IllegalArgumentException("two accounts for link " + a.link());
+      }
+      if (!acc.expiry.equals(Instant.MAX) && !acc.expiry.equals(Instant.MIN)) {
+        expiring.add(new Expiring(acc.expiry, a.link()));
+      }
+    }
+    for (LedgerState.Spent p : state.spent()) {
+      SpentPair pair = new SpentPair(p.leaf(), p.nonce());
+      if (spent.put(pair, p.until()) != null) {
+        throw new IllegalArgumentException("pair " + p.leaf() + "/" + p.nonce() + " twice");
+      }
+      if (!p.until().equals(Instant.MAX)) {
+        expiring.add(new Expiring(p.until(), pair));
+      }
+    }
+    for (Reservation r : state.open()) {
+      if (open.put(r.serial(), r) != null) {
+        throw new IllegalArgumentException("reservation " + r.serial() + " twice");
+      }
+    }
+  }
+
+  @Override
+  public LedgerState state() {
+    synchronized (lock) {
+      List<LedgerState.Account> acc = new ArrayList<>(accounts.size());
+      accounts.forEach(
+          (link, a) -> acc.add(new LedgerState.Account(link, a.debited, a.reserved, a.expiry)));
+      acc.sort((x, y) -> x.link().compareTo(y.link()));
+      List<LedgerState.Spent> pairs = new ArrayList<>(spent.size());
+      spent.forEach((p, until) -> pairs.add(new LedgerState.Spent(p.leaf(), p.nonce(), until)));
+      pairs.sort(
+          (x, y) -> {
+            int c = x.leaf().compareTo(y.leaf());
+            return c != 0 ? c : java.util.Arrays.compare(x.nonce().bytes(), y.nonce().bytes());
+          });
+      List<Reservation> res = new ArrayList<>(open.values());
+      res.sort((x, y) -> Long.compare(x.serial(), y.serial()));
+      return new LedgerState(horizon, nextSerial, acc, pairs, res);
+    }
+  }
+
   @Override
   public Reservation reserve(
       GrantId leaf,

@@ -35,6 +35,11 @@ public final class Revocations {
     return Optional.ofNullable(from.get(id));
   }
 
+  /** Every revoked id with the time it is revoked from, copied (for a journal snapshot). */
+  public java.util.Map<GrantId, Instant> all() {
+    return java.util.Map.copyOf(from);
+  }
+
   /** Whether {@code id} is revoked for a decision at {@code decisionTime}. */
   public boolean isRevokedAt(GrantId id, Instant decisionTime) {
     Instant t = from.get(id);

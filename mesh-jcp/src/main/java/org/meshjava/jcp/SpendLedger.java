@@ -90,6 +90,24 @@ public interface SpendLedger {
    */
   long liveEntries();
 
+  /**
+   * Returns everything this ledger holds now, for a journal snapshot (§2.2). Taken atomically with
+   * respect to the other calls.
+   *
+   * @throws UnsupportedOperationException if this ledger cannot be captured (the default)
+   */
+  default LedgerState state() {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot be captured");
+  }
+
+  /**
+   * Returns a new in-memory ledger holding {@code state}: it decides every later call as the ledger
+   * the state was taken from would have.
+   */
+  static SpendLedger restore(LedgerState state) {
+    return new InMemorySpendLedger(state);
+  }
+
   /** Returns a new, empty, thread-safe ledger held in memory. */
   static SpendLedger inMemory() {
     return new InMemorySpendLedger();

@@ -17,6 +17,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ContentId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -99,7 +100,12 @@ public final class FileJournal implements Journal {
   private final Object identity;
   private final FileChannel channel;
   private final FileLock lock;
-  private final List<JournalRecord> recovered;
+
+  /** The sequence and {@code prev} of the live file's first record (after archiving, not 0). */
+  private final long firstSeq;
+
+  /** The chains this journal has read or written: an append records a new one first. */
+  private final RecordCodec codec;
 
   private final Object queueLock = new Object();
   private final RecordChain chain;
@@ -111,26 +117,28 @@ public final class FileJournal implements Journal {
   private boolean syncing;
   private volatile long durableThrough;
 
+  /** Appends are not forced ({@link #openUnsynced}); set once, right after opening. */
+  private volatile boolean unsynced;
+
   /** The file's length as this journal wrote it; written by the sync leader only. */
   private long length;
 
+  /** The durable end: every record written and forced, and the file length after it. */
+  private volatile JournalPosition durable;
+
   private FileJournal(
-      Path path,
-      Object identity,
-      FileChannel channel,
-      FileLock lock,
-      JournalFile.Recovered recovered,
-      Syncer syncer) {
-    JournalFile.Contents contents = recovered.contents();
+      Path path, Object identity, FileChannel channel, FileLock lock, Tail tail, Syncer syncer) {
     this.path = path;
     this.syncer = syncer;
     this.identity = identity;
     this.channel = channel;
     this.lock = lock;
-    this.recovered = contents.records();
-    this.chain = new RecordChain(recovered.codec(), contents.records().size(), contents.lastHash());
-    this.durableThrough = contents.records().size() - 1L;
-    this.length = contents.goodLength();
+    this.firstSeq = tail.firstSeq();
+    this.codec = new RecordCodec();
+    this.chain = new RecordChain(codec, tail.end().count(), tail.end().lastHash());
+    this.durable = tail.end();
+    this.durableThrough = tail.end().count() - 1L;
+    this.length = tail.end().locator();
   }
 
   /**
@@ -142,6 +150,21 @@ public final class FileJournal implements Journal {
    */
   public static FileJournal open(Path path) throws JournalException {
     return open(path, FileChannel::tryLock);
+  }
+
+  /**
+   * Opens the journal at {@code path} as {@link #open(Path)} does, for writing many records fast
+   * where durability per record does not matter (generating a journal for a benchmark, an import):
+   * appends are written but not forced, so an append returns before its record is on storage, and
+   * {@link #close()} forces them all. Never give one to a steward that serves: {@link #durable()}
+   * says false.
+   *
+   * @throws JournalException as {@link #open(Path)}
+   */
+  public static FileJournal openUnsynced(Path path) throws JournalException {
+    FileJournal j = open(path, FileChannel::tryLock);
+    j.unsynced = true;
+    return j;
   }
 
   static FileJournal open(Path path, Locker locker) throws JournalException {
@@ -220,18 +243,17 @@ public final class FileJournal implements Journal {
           null);
     }
     try {
-      JournalFile.Recovered recovered = JournalFile.parse(readAll(ch));
-      JournalFile.Contents contents = recovered.contents();
-      if (contents.tornTail() > 0) {
+      Tail tail = tail(ch, path);
+      if (tail.torn() > 0) {
         LOG.warn(
             "journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
             path,
-            contents.tornTail());
-        ch.truncate(contents.goodLength());
+            tail.torn());
+        ch.truncate(tail.end().locator());
         ch.force(true);
       }
-      ch.position(contents.goodLength());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, recovered, syncer);
+      ch.position(tail.end().locator());
+      FileJournal journal = new FileJournal(real, identity, ch, lock, tail, syncer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
@@ -242,6 +264,71 @@ public final class FileJournal implements Journal {
       throw new JournalException(
           JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Where the live file ends, found from its last lines only, so opening costs the same whatever
+   * the journal's length: the end (count, hash of the last whole line, its byte length), a torn
+   * final line's length, and the first record's sequence. The records themselves are checked by
+   * {@link #read}, from wherever a restart starts.
+   */
+  private record Tail(JournalPosition end, int torn, long firstSeq) {}
+
+  private static Tail tail(FileChannel ch, Path path) throws IOException, JournalException {
+    long size = ch.size();
+    long good = lastNewline(ch, size);
+    int torn = (int) Math.min(Integer.MAX_VALUE, size - good);
+    if (good == 0) {
+      return new Tail(JournalPosition.GENESIS, torn, 0);
+    }
+    long lastStart = lastNewline(ch, good - 1);
+    byte[] last = readRange(ch, lastStart, good - 1);
+    long lastSeq = RecordCodec.seqOf(last, path);
+    long firstSeq = lastSeq;
+    if (lastStart > 0) {
+      byte[] first = new LineReader(ch, 0, good).next();
+      firstSeq = RecordCodec.seqOf(java.util.Objects.requireNonNull(first), path);
+    }
+    return new Tail(
+        new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
+        torn,
+        firstSeq);
+  }
+
+  /** The offset just after the last newline before {@code before}, or 0 if there is none. */
+  private static long lastNewline(FileChannel ch, long before) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(64 * 1024);
+    long at = before;
+    while (at > 0) {
+      int n = (int) Math.min(buf.capacity(), at);
+      buf.clear().limit(n);
+      long from = at - n;
+      int read = 0;
+      while (buf.hasRemaining()) {
+        int r = ch.read(buf, from + read);
+        if (r < 0) {
+          break;
+        }
+        read += r;
+      }
+      for (int i = read - 1; i >= 0; i--) {
+        if (buf.get(i) == '\n') {
+          return from + i + 1;
+        }
+      }
+      at = from;
+    }
+    return 0;
+  }
+
+  private static byte[] readRange(FileChannel ch, long from, long to) throws IOException {
+    ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(to - from));
+    while (buf.hasRemaining()) {
+      if (ch.read(buf, from + buf.position()) < 0) {
+        break;
+      }
+    }
+    return Arrays.copyOf(buf.array(), buf.position());
   }
 
   /**
@@ -300,9 +387,229 @@ public final class FileJournal implements Journal {
         : Arrays.copyOf(buf.array(), buf.position());
   }
 
+  /**
+   * Reads every record into a list (see {@link Journal#recovered()}): for tools and tests. A
+   * steward streams them with {@link #read} instead, so nothing is retained.
+   */
   @Override
   public List<JournalRecord> recovered() {
-    return recovered;
+    List<JournalRecord> out = new ArrayList<>();
+    try {
+      read(JournalPosition.GENESIS, new java.util.HashMap<>(), out::add);
+    } catch (JournalException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return out;
+  }
+
+  @Override
+  public JournalPosition position() {
+    return durable;
+  }
+
+  @Override
+  public void read(
+      JournalPosition from,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    JournalPosition end = durable;
+    readFrom(channel, path, firstSeq, end, from, chains, sink);
+    learn(end, chains);
+  }
+
+  /**
+   * Streams the records of the file on {@code ch} from {@code from} to {@code end}: from the
+   * segments first when {@code from} precedes the live file's first record ({@code firstSeq}).
+   */
+  private static void readFrom(
+      FileChannel ch,
+      Path path,
+      long firstSeq,
+      JournalPosition end,
+      JournalPosition from,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    if (from.count() > end.count()) {
+      throw new JournalException(
+          JournalException.Reason.POSITION_MISMATCH,
+          from + " is beyond the end of journal " + path + " (" + end.count() + " records)",
+          null);
+    }
+    if (from.count() == end.count()) {
+      if (!from.lastHash().equals(end.lastHash())) {
+        throw new JournalException(
+            JournalException.Reason.POSITION_MISMATCH,
+            from + " is not in journal " + path + ": its last record hashes to " + end.lastHash(),
+            null);
+      }
+      return;
+    }
+    if (from.count() < firstSeq) {
+      from = JournalSegments.read(path, from, firstSeq, chains, sink);
+    }
+    ChainedReader reader = new ChainedReader(from, chains);
+    try {
+      LineReader lines = locate(ch, path, firstSeq, from.count(), from.locator(), end.locator());
+      while (reader.next() < end.count()) {
+        byte[] line = lines.next();
+        if (line == null) {
+          throw new JournalException(
+              JournalException.Reason.CORRUPT, reader.next(), "is missing from " + path, null);
+        }
+        sink.accept(reader.take(line, path));
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Streams the records of the journal at {@code path} from {@code from} without locking or
+   * changing it (for {@code mesh journal verify}); a journal this process holds is read through its
+   * holder. A torn final line is left out.
+   *
+   * @throws JournalException as {@link Journal#read}
+   */
+  public static void scan(
+      Path path,
+      JournalPosition from,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    try {
+      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
+      FileJournal holder = held == null ? null : held.get();
+      if (holder != null) {
+        holder.read(from, chains, sink);
+        return;
+      }
+      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        Tail tail = tail(ch, path);
+        readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Moves the records before {@code upTo} (a position a verified snapshot covers) out of the live
+   * file into a segment ({@link JournalSegments}), with no steward running: takes the journal's
+   * lock, checks that {@code upTo} is in this journal, writes the segment and forces it, then
+   * writes the rest to a new file and renames it over the journal. The last record always stays in
+   * the live file (appends chain from it). A crash midway leaves the journal whole: the segment
+   * then duplicates records the live file still holds, and is written again by the next archive.
+   *
+   * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
+   * @return how many records were archived (0 when none could be)
+   * @throws JournalException {@code POSITION_MISMATCH} if {@code upTo} is not in the journal,
+   *     {@code LOCKED} if a steward holds it, {@code IO}
+   */
+  public static long archive(
+      Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
+      throws JournalException {
+    try (FileJournal j = open(path)) {
+      JournalPosition end = j.durable;
+      j.read(upTo, new java.util.HashMap<>(chains), r -> {});
+      long cut = Math.min(upTo.count(), end.count() - 1);
+      if (cut <= j.firstSeq) {
+        return 0;
+      }
+      try {
+        long hint = cut == upTo.count() ? upTo.locator() : -1;
+        long offset = locate(j.channel, j.path, j.firstSeq, cut, hint, end.locator()).offset();
+        Path segment = JournalSegments.file(j.path, j.firstSeq);
+        Files.createDirectories(JournalSegments.directory(j.path));
+        copy(j.channel, 0, offset, segment);
+        Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
+        copy(j.channel, offset, end.locator(), tmp);
+        Files.move(
+            tmp,
+            j.path,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        return cut - j.firstSeq;
+      } catch (IOException e) {
+        throw new JournalException(
+            JournalException.Reason.IO, "cannot archive " + path + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */
+  private static void copy(FileChannel ch, long from, long to, Path target) throws IOException {
+    try (FileChannel out =
+        FileChannel.open(
+            target,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      long at = from;
+      while (at < to) {
+        at += ch.transferTo(at, to - at, out);
+      }
+      out.force(true);
+    }
+  }
+
+  /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
+  public static long firstSequence(Path path) throws JournalException {
+    try {
+      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
+      FileJournal holder = held == null ? null : held.get();
+      if (holder != null) {
+        return holder.firstSeq;
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      return tail(ch, path).firstSeq();
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * After a read through to {@code end}: if nothing was appended since, the chains read are the
+   * ones recorded, so an append does not record one of them again.
+   */
+  private void learn(JournalPosition end, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> c) {
+    synchronized (queueLock) {
+      if (chain.next() == end.count()) {
+        codec.rememberAll(c);
+      }
+    }
+  }
+
+  /**
+   * A reader positioned at record {@code count} of the live file: at the locator hint when a record
+   * of that sequence starts there, else found by counting lines from the file's start.
+   */
+  private static LineReader locate(
+      FileChannel channel, Path path, long firstSeq, long count, long hint, long end)
+      throws IOException, JournalException {
+    if (hint > 0 && hint < end && readRange(channel, hint - 1, hint)[0] == '\n') {
+      LineReader at = new LineReader(channel, hint, end);
+      byte[] line = at.next();
+      if (line != null && RecordCodec.seqOf(line, path) == count) {
+        return new LineReader(channel, hint, end);
+      }
+    }
+    LineReader lines = new LineReader(channel, 0, end);
+    for (long s = firstSeq; s < count; s++) {
+      if (!lines.skip()) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
+      }
+    }
+    return lines;
   }
 
   @Override
@@ -414,8 +721,16 @@ public final class FileJournal implements Journal {
       while (buf.hasRemaining()) {
         at += channel.write(buf, at);
       }
-      syncer.sync(channel, at);
+      if (!unsynced) {
+        syncer.sync(channel, at);
+      }
       length = at;
+      RecordChain.Encoded lastWritten = batch.getLast();
+      durable =
+          new JournalPosition(
+              lastWritten.record().seq() + 1,
+              Optional.of(ContentId.ofBytes(lastWritten.line())),
+              at);
     } catch (IOException ex) {
       JournalException f =
           new JournalException(
@@ -474,7 +789,7 @@ public final class FileJournal implements Journal {
 
   @Override
   public boolean durable() {
-    return true;
+    return !unsynced;
   }
 
   @Override
@@ -515,6 +830,13 @@ public final class FileJournal implements Journal {
         return;
       }
       closed = true;
+    }
+    if (unsynced) {
+      try {
+        channel.force(true);
+      } catch (IOException e) {
+        LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
+      }
     }
     release(identity, lock, channel);
   }

@@ -1,7 +1,10 @@
 package org.meshjava.journal;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import org.meshjava.core.ContentId;
+import org.meshjava.jcp.GrantChain;
 
 /**
  * The steward's decision journal (§2.2): an append-only chain of records that makes grant spend and
@@ -31,8 +34,82 @@ public interface Journal extends AutoCloseable {
     void await() throws JournalException;
   }
 
-  /** The records present when the journal was opened, in order: what a restart replays. */
+  /** Takes records one at a time, in order, as {@link #read} streams them. */
+  @FunctionalInterface
+  interface RecordSink {
+    /** Takes the next record; throwing stops the read. */
+    void accept(JournalRecord record) throws JournalException;
+  }
+
+  /**
+   * The records present when the journal was opened, in order, read into one list. A steward does
+   * not call this (it {@link #read streams} them, keeping only the state they build); it is for
+   * tools and tests over small journals, and for journals that implement nothing else.
+   *
+   * @throws IllegalStateException wrapping a {@link JournalException} if the records cannot be read
+   *     or do not form one chain
+   */
   List<JournalRecord> recovered();
+
+  /**
+   * Streams the records from {@code from} (up to the end at the time of the call) to {@code sink},
+   * in order, checking that they form one chain from that place: the first one read must carry
+   * {@code from}'s hash as its {@code prev}. A restart reads from genesis, or from the position a
+   * snapshot covers (§2.2). Call it before appending, or from one thread at a time alongside
+   * appends (it reads only records already durable).
+   *
+   * <p>The default reads {@link #recovered()}.
+   *
+   * @param chains the grant chains recorded before {@code from}, by id (the records after it name
+   *     them rather than repeat them; a snapshot carries them); the chains read are added to it
+   * @throws JournalException {@code POSITION_MISMATCH} if {@code from} is beyond the journal's end
+   *     or its hash is not the journal's at that place; {@code CORRUPT} naming the first record
+   *     that is malformed or does not chain; {@code ARCHIVED} if the records from there on are no
+   *     longer all held; {@code IO}
+   */
+  default void read(JournalPosition from, Map<ContentId, GrantChain> chains, RecordSink sink)
+      throws JournalException {
+    List<JournalRecord> all;
+    try {
+      all = recovered();
+    } catch (IllegalStateException e) {
+      if (e.getCause() instanceof JournalException je) {
+        throw je;
+      }
+      throw e;
+    }
+    if (from.count() > all.size()) {
+      throw new JournalException(
+          JournalException.Reason.POSITION_MISMATCH,
+          from + " is beyond the end of journal " + describe() + " (" + all.size() + " records)",
+          null);
+    }
+    for (long i = from.count(); i < all.size(); i++) {
+      JournalRecord r = all.get((int) i);
+      if (i == from.count() && i > 0 && !r.prev().equals(from.lastHash())) {
+        throw new JournalException(
+            JournalException.Reason.POSITION_MISMATCH,
+            i,
+            "does not follow " + from + ": its prev is " + r.prev().orElseThrow(),
+            null);
+      }
+      if (r.entry() instanceof JournalEntry.Chain c) {
+        chains.put(c.id(), c.chain());
+      }
+      sink.accept(r);
+    }
+  }
+
+  /**
+   * Where the journal ends now: every record enqueued so far that is durable, and the hash of the
+   * last. What a snapshot taken now covers.
+   *
+   * @throws UnsupportedOperationException if this journal cannot tell (the default), so it takes no
+   *     snapshots
+   */
+  default JournalPosition position() {
+    throw new UnsupportedOperationException(describe() + " does not report its position");
+  }
 
   /**
    * Fixes the next record's place and queues it for storage.

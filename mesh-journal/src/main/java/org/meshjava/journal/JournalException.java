@@ -26,6 +26,18 @@ public final class JournalException extends Exception {
      * this steward produced, and it must not serve from it.
      */
     REPLAY_REFUSED,
+    /**
+     * A place asked for is not in this journal: beyond its end, or the journal's record there does
+     * not carry the hash the place names (a snapshot of another history, §2.2).
+     */
+    POSITION_MISMATCH,
+    /**
+     * The latest snapshot was refused (its cause, a {@link SnapshotException}, says why): it is not
+     * this steward's, does not verify, or does not match the journal (SPEC.md §60.8).
+     */
+    SNAPSHOT_REFUSED,
+    /** The records asked for were archived into segments that are not present. */
+    ARCHIVED,
     /** Reading or writing storage failed. */
     IO,
     /** An earlier write failed; the journal takes no more appends until it is reopened. */

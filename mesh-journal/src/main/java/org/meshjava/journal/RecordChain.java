@@ -38,6 +38,16 @@ final class RecordChain {
     return out;
   }
 
+  /** The sequence the next record takes. */
+  long next() {
+    return next;
+  }
+
+  /** The hash of the last record, which the next one carries as its {@code prev}. */
+  Optional<ContentId> last() {
+    return last;
+  }
+
   private Encoded one(JournalEntry entry) {
     JournalRecord r = new JournalRecord(next, last, entry);
     byte[] line = RecordCodec.encode(r);

@@ -46,9 +46,21 @@ final class RecordCodec {
   private static final HexFormat HEX = HexFormat.of();
 
   /** The chains recorded so far, by id: what {@code Authorised} lines refer to. */
-  private final Map<ContentId, GrantChain> chains = new HashMap<>();
+  private final Map<ContentId, GrantChain> chains;
 
-  RecordCodec() {}
+  RecordCodec() {
+    this(new HashMap<>());
+  }
+
+  /** A codec that decodes with, and adds to, {@code chains} (the caller's table). */
+  RecordCodec(Map<ContentId, GrantChain> chains) {
+    this.chains = chains;
+  }
+
+  /** Notes every chain in {@code known} as recorded. */
+  void rememberAll(Map<ContentId, GrantChain> known) {
+    chains.putAll(known);
+  }
 
   /** Whether a {@code Chain} record with this id has been read or written. */
   boolean knows(ContentId chainId) {
@@ -139,6 +151,31 @@ final class RecordCodec {
       throw new UncheckedIOException(e);
     }
     return out.toByteArray();
+  }
+
+  /**
+   * Reads only the {@code seq} of a line, for finding a journal's end without decoding it.
+   *
+   * @throws JournalException {@code CORRUPT} if the line is no JSON object with a {@code seq}
+   */
+  static long seqOf(byte[] line, Object where) throws JournalException {
+    try {
+      JsonNode root = MAPPER.readTree(line);
+      JsonNode seq = root == null ? null : root.get("seq");
+      if (seq == null
+          || !seq.canConvertToExactIntegral()
+          || !seq.canConvertToLong()
+          || seq.asLong() < 0) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, "a line of " + where + " has no seq", null);
+      }
+      return seq.asLong();
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          "a line of " + where + " is not JSON: " + e.getMessage(),
+          null);
+    }
   }
 
   /**

@@ -13,6 +13,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.LogReplay;
+import org.meshjava.journal.ReceiptIds;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
@@ -116,6 +117,99 @@ sealed class LogKeeper permits LogKeeper.Off {
       }
     }
     return new LogKeeper(log, journal, every);
+  }
+
+  /**
+   * Rebuilds the log as the journal streams past, from the start or from a snapshot's receipts
+   * ({@link #seed}); holds only the tree, never the records.
+   */
+  static final class Rebuilder {
+    private final SigningKey key;
+    private final Set<NoteVerifierKey> witnesses;
+    private @Nullable TransparencyLog log;
+
+    Rebuilder(SigningKey key, Set<NoteVerifierKey> witnesses) {
+      this.key = key;
+      this.witnesses = witnesses;
+    }
+
+    /**
+     * Starts from a snapshot: its receipts, in order, and the last checkpoint it recorded, which
+     * the tree they build must reproduce.
+     *
+     * @throws JournalException {@code REPLAY_REFUSED} if it does not
+     */
+    void seed(ReceiptIds receipts, Optional<SignedNote> checkpoint) throws JournalException {
+      if (receipts.first() < 0) {
+        if (checkpoint.isPresent()) {
+          throw refusedAt(-1, "the snapshot holds a checkpoint but no receipt");
+        }
+        return;
+      }
+      TransparencyLog l = new TransparencyLog(key, receipts.first(), witnesses);
+      for (long s = receipts.first(); s < receipts.first() + receipts.size(); s++) {
+        l.append(s, receipts.get(s).orElseThrow());
+      }
+      if (checkpoint.isPresent()) {
+        try {
+          l.publish(checkpoint.get());
+        } catch (LogException e) {
+          throw refusedAt(
+              -1, "the snapshot's checkpoint is not reproduced by its receipts: " + e.getMessage());
+        }
+      }
+      log = l;
+    }
+
+    /** Takes the next record. */
+    void accept(JournalRecord r) throws JournalException {
+      switch (r.entry()) {
+        case JournalEntry.Sealed s -> {
+          TransparencyLog l = log;
+          if (l == null) {
+            l = new TransparencyLog(key, s.sequence(), witnesses);
+            log = l;
+          }
+          long due = l.firstSequence() + l.size();
+          if (s.sequence() != due) {
+            throw refusedAt(
+                r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
+          }
+          l.append(s.sequence(), s.envelopeId());
+        }
+        case JournalEntry.Checkpoint c -> {
+          TransparencyLog l = log;
+          if (l == null) {
+            throw refusedAt(r.seq(), "records a checkpoint before any receipt");
+          }
+          try {
+            l.publish(c.note());
+          } catch (LogException e) {
+            throw refusedAt(
+                r.seq(),
+                "records a checkpoint the journal's receipts do not reproduce (edited or cut"
+                    + " journal?): "
+                    + e.getMessage());
+          }
+        }
+        default -> {
+          // not part of the log
+        }
+      }
+    }
+
+    /** The keeper, with the log starting at {@code start} if no receipt was recorded. */
+    LogKeeper finish(ChainHead start, Journal journal, int every) {
+      TransparencyLog l = log;
+      if (l == null) {
+        l = new TransparencyLog(key, start.nextSequence(), witnesses);
+      }
+      return new LogKeeper(l, journal, every);
+    }
+  }
+
+  private static JournalException refusedAt(long seq, String detail) {
+    return new JournalException(JournalException.Reason.REPLAY_REFUSED, seq, detail, null);
   }
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */

@@ -3,9 +3,9 @@ package org.meshjava.steward;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.ReceiptIds;
 
 /**
  * The envelope id of every receipt the journal recorded, by sequence: what {@link Steward#witness}
@@ -24,10 +24,12 @@ final class SealedIndex {
    * @param recovered the receipts the journal recorded, by sequence
    * @param next the sequence the steward's next receipt takes; every later put is at least this
    */
-  SealedIndex(Map<Long, ContentId> recovered, long next) {
+  SealedIndex(ReceiptIds recovered, long next) {
     // Receipts are recorded out of order by concurrent serves, so the base is fixed up front.
-    base = recovered.keySet().stream().mapToLong(Long::longValue).min().orElse(next);
-    recovered.forEach(this::put);
+    base = recovered.first() >= 0 ? recovered.first() : next;
+    for (long s = base; s < base + recovered.size(); s++) {
+      put(s, recovered.get(s).orElseThrow());
+    }
   }
 
   synchronized void put(long sequence, ContentId envelopeId) {

@@ -1,5 +1,6 @@
 package org.meshjava.steward;
 
+import java.time.Duration;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -44,7 +45,12 @@ import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalReplay;
+import org.meshjava.journal.ReplayState;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Disclosure;
@@ -108,6 +114,12 @@ import org.meshjava.steward.observe.StewardListener;
  * #readiness()} reports the state a health check needs. Neither costs anything without a listener.
  */
 public final class Steward implements AutoCloseable {
+  /** Records written between snapshots, by default. */
+  public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
+
+  /** Records replayed per batch at recovery: their signatures are checked in parallel. */
+  private static final int RECOVERY_BATCH = 4096;
+
   private final Opening.Key openingKey;
   private final DidKey identity;
   private final Router router;
@@ -121,10 +133,16 @@ public final class Steward implements AutoCloseable {
   private final BackendSlots slots;
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
+  private final Optional<Snapshotter> snapshotter;
   private final @Nullable StewardListener listener;
 
   private Steward(
-      Builder b, JournalReplay.Result replayed, Gate gate, ChainHead head, LogKeeper logKeeper) {
+      Builder b,
+      JournalReplay.Result replayed,
+      Gate gate,
+      ChainHead head,
+      LogKeeper logKeeper,
+      Optional<Snapshotter> snapshotter) {
     this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
@@ -153,6 +171,7 @@ public final class Steward implements AutoCloseable {
             listener);
     this.log = ReceiptLog.resume(b.key, head);
     this.logKeeper = logKeeper;
+    this.snapshotter = snapshotter;
     this.grantsNeedDurableJournal =
         b.ephemeral || b.journal.durable()
             ? Optional.empty()
@@ -646,6 +665,35 @@ public final class Steward implements AutoCloseable {
   // ---- the transparency log (SPEC.md §65) ----------------------------------------------------
 
   /**
+   * Writes a journal snapshot now (SPEC.md §60.8), covering every record durable so far, besides
+   * the ones the builder's cadence writes; a restart then replays only what follows it.
+   *
+   * @return the journal position the snapshot covers
+   * @throws IllegalStateException if the steward keeps no snapshots ({@link Builder#snapshots})
+   * @throws SnapshotException {@code IO} if it could not be read or stored
+   */
+  public JournalPosition snapshot() throws SnapshotException {
+    Snapshotter sn =
+        snapshotter.orElseThrow(() -> new IllegalStateException("this steward keeps no snapshots"));
+    try {
+      return sn.snapshot();
+    } catch (JournalException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO, "the journal could not be read: " + e.getMessage(), e);
+    }
+  }
+
+  /** The transparency log's root now, for tests that compare recoveries. */
+  org.meshjava.receipt.tlog.TreeHash logRoot() {
+    try {
+      TransparencyLog l = logKeeper.log();
+      return l.root(l.size());
+    } catch (LogException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
    * Returns the latest signed checkpoint of the transparency log, first signing and journalling a
    * new one if receipts were sealed since the last: a C2SP checkpoint as a signed note, with the
    * witness cosignatures accepted for it. Empty before the first receipt, and when the log is
@@ -730,11 +778,12 @@ public final class Steward implements AutoCloseable {
   /**
    * Releases what the steward owns: the journal (and its lock) and a discovered meter, after
    * signing and journalling a last checkpoint of the transparency log so a restart checks every
-   * receipt.
+   * receipt, and, when it keeps snapshots, writing a last one so a restart replays nothing.
    */
   @Override
   public void close() {
     logKeeper.closing();
+    snapshotter.ifPresent(Snapshotter::close);
     journal.close();
     if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
       try {
@@ -965,6 +1014,7 @@ public final class Steward implements AutoCloseable {
           e);
     }
     logKeeper.afterSeal();
+    snapshotter.ifPresent(Snapshotter::maybe);
     return sealed;
   }
 
@@ -984,6 +1034,9 @@ public final class Steward implements AutoCloseable {
     private final Map<String, ServeLimits> caps = new HashMap<>();
     private final java.util.Set<NoteVerifierKey> witnesses = new java.util.HashSet<>();
     private int checkpointEvery = 1024;
+    private @Nullable SnapshotStore snapshots;
+    private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+    private Duration snapshotInterval = Duration.ZERO;
     private boolean transparencyLog = true;
     private final List<StewardListener> listeners = new ArrayList<>();
 
@@ -1105,6 +1158,43 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
+     * Keeps journal snapshots in {@code store} (§2.2, SPEC.md §60.8): the steward starts from the
+     * latest one and replays only the records after it, writes one every {@link #snapshotEvery}
+     * records and {@link #snapshotInterval}, and one on close. A snapshot that is not this
+     * steward's, does not verify, or does not match the journal refuses the start ({@link
+     * StewardStartException}): it is never trusted, and never silently skipped. The journal must
+     * report its position ({@link Journal#position()}).
+     */
+    public Builder snapshots(SnapshotStore store) {
+      snapshots = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * Writes a snapshot once {@code records} journal records were written since the last; 0 writes
+     * none by count. The default is {@value Steward#DEFAULT_SNAPSHOT_EVERY}.
+     */
+    public Builder snapshotEvery(long records) {
+      if (records < 0) {
+        throw new IllegalArgumentException("snapshotEvery is at least 0, got " + records);
+      }
+      snapshotEvery = records;
+      return this;
+    }
+
+    /**
+     * Writes a snapshot every {@code interval} (when records were written); zero, the default,
+     * never.
+     */
+    public Builder snapshotInterval(Duration interval) {
+      if (interval.isNegative()) {
+        throw new IllegalArgumentException("snapshotInterval is not negative: " + interval);
+      }
+      snapshotInterval = interval;
+      return this;
+    }
+
+    /**
      * Keeps the transparency log (SPEC.md §65), or not. On by default. Off, the steward keeps no
      * Merkle tree, signs no checkpoint, answers every proof request with {@code NOT_KEPT}, and at
      * start does not check the journal's checkpoints, so an edited and re-hashed journal is no
@@ -1165,17 +1255,37 @@ public final class Steward implements AutoCloseable {
       }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
-      Gate gate =
-          Gate.create(DidKey.of(key.verificationKey()), SpendLedger.inMemory(), revocations);
-      JournalReplay.Result replayed;
-      List<org.meshjava.journal.JournalRecord> records = j.recovered();
+      if (snapshots != null) {
+        try {
+          j.position();
+        } catch (UnsupportedOperationException e) {
+          j.close();
+          throw new IllegalArgumentException(
+              "snapshots need a journal that reports its position; " + e.getMessage(), e);
+        }
+      }
+      Recovered rec;
       try {
-        replayed = JournalReplay.replay(records, gate);
+        rec = recover(j);
       } catch (JournalException e) {
         j.close();
         throw new StewardStartException(
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
+      } catch (SnapshotException e) {
+        j.close();
+        throw new StewardStartException(
+            "journal "
+                + j.describe()
+                + ": the latest snapshot in "
+                + Objects.requireNonNull(snapshots).describe()
+                + " is refused, so the steward does not start from it (remove it to replay the"
+                + " whole journal instead): "
+                + e.getMessage(),
+            new JournalException(
+                JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
       }
+      JournalReplay.Result replayed = rec.state().result();
+      Gate gate = rec.state().gate();
       ChainHead start = head != null ? head : ChainHead.GENESIS;
       if (replayed.lastSealed().isPresent()) {
         if (head != null) {
@@ -1194,29 +1304,92 @@ public final class Steward implements AutoCloseable {
         j.close();
         throw new UnknownChainHeadException(identity(), j.describe());
       }
-      LogKeeper keeper;
-      try {
-        keeper =
-            transparencyLog
-                ? LogKeeper.rebuild(key, records, start, witnesses, j, checkpointEvery)
-                : new LogKeeper.Off(new SealedIndex(replayed.sealed(), start.nextSequence()));
-      } catch (JournalException e) {
-        j.close();
-        throw new StewardStartException(
-            "journal "
-                + j.describe()
-                + " does not reproduce its signed checkpoint: "
-                + e.getMessage(),
-            e);
+      LogKeeper keeper =
+          transparencyLog
+              ? rec.log().finish(start, j, checkpointEvery)
+              : new LogKeeper.Off(new SealedIndex(replayed.receipts(), start.nextSequence()));
+      Optional<Snapshotter> snapshotter = Optional.empty();
+      if (snapshots != null) {
+        snapshotter =
+            Optional.of(
+                new Snapshotter(
+                    key,
+                    j,
+                    snapshots,
+                    snapshotEvery,
+                    snapshotInterval,
+                    rec.loaded().orElseGet(() -> rec.state().capture(-1)),
+                    rec.fromSnapshot()));
       }
       try {
-        Steward steward = new Steward(this, replayed, gate, start, keeper);
+        Steward steward = new Steward(this, replayed, gate, start, keeper, snapshotter);
         built = true;
         return steward;
       } catch (RuntimeException e) {
+        snapshotter.ifPresent(Snapshotter::discard);
         j.close();
         throw e;
       }
+    }
+
+    /** What recovery rebuilt: the replayed state, the log, and the snapshot's position (or 0). */
+    private record Recovered(
+        ReplayState state,
+        LogKeeper.Rebuilder log,
+        long fromSnapshot,
+        Optional<org.meshjava.journal.SnapshotState> loaded) {}
+
+    /**
+     * Rebuilds the state from the latest snapshot, if one is kept, and the records after it,
+     * streaming them (a batch at a time, so signatures are checked in parallel) and keeping none.
+     */
+    private Recovered recover(Journal j) throws JournalException, SnapshotException {
+      DidKey self = DidKey.of(key.verificationKey());
+      LogKeeper.Rebuilder log = new LogKeeper.Rebuilder(key, witnesses);
+      ReplayState state;
+      long from = 0;
+      Optional<org.meshjava.journal.SnapshotState> loaded = Optional.empty();
+      Optional<byte[]> latest = snapshots == null ? Optional.empty() : snapshots.latest();
+      if (latest.isPresent()) {
+        Snapshot snap = Snapshot.open(latest.get(), self);
+        snap.checkAgainst(j.position());
+        state = ReplayState.restore(snap.state(), snap.gate(revocations));
+        log.seed(snap.state().receipts(), snap.state().checkpoint());
+        from = snap.position().count();
+        loaded = Optional.of(snap.state());
+      } else {
+        state = ReplayState.fresh(Gate.create(self, SpendLedger.inMemory(), revocations));
+      }
+      List<org.meshjava.journal.JournalRecord> batch = new ArrayList<>(RECOVERY_BATCH);
+      try {
+        j.read(
+            state.position(),
+            state.chains(),
+            r -> {
+              batch.add(r);
+              if (batch.size() == RECOVERY_BATCH) {
+                flush(state, log, batch);
+              }
+            });
+      } catch (JournalException e) {
+        if (from > 0 && e.reason() == JournalException.Reason.POSITION_MISMATCH) {
+          throw new SnapshotException(
+              SnapshotException.Reason.NOT_IN_JOURNAL, String.valueOf(e.getMessage()), e);
+        }
+        throw e;
+      }
+      flush(state, log, batch);
+      return new Recovered(state, log, from, loaded);
+    }
+
+    private static void flush(
+        ReplayState state, LogKeeper.Rebuilder log, List<org.meshjava.journal.JournalRecord> batch)
+        throws JournalException {
+      state.applyAll(batch);
+      for (org.meshjava.journal.JournalRecord r : batch) {
+        log.accept(r);
+      }
+      batch.clear();
     }
   }
 }

@@ -7,7 +7,8 @@ import org.meshjava.journal.JournalException;
 /**
  * The steward refuses to start because its journal cannot be replayed (§2.2): records that do not
  * form one chain, a decision the gate refuses, a debit with no authorisation, a presentation spent
- * twice or a receipt out of sequence. {@link #record()} names the offending record.
+ * twice or a receipt out of sequence. {@link #record()} names the offending record. Or because the
+ * latest journal snapshot is refused ({@link #snapshotRefusal()}).
  */
 public final class StewardStartException extends RuntimeException {
   private static final long serialVersionUID = 1L;
@@ -28,6 +29,16 @@ public final class StewardStartException extends RuntimeException {
   /** The sequence of the record that could not be replayed, if one is to blame. */
   public OptionalLong record() {
     return journalException.seq();
+  }
+
+  /**
+   * Why the latest snapshot was refused, when that stopped the start ({@link
+   * JournalException.Reason#SNAPSHOT_REFUSED}).
+   */
+  public Optional<org.meshjava.journal.SnapshotException.Reason> snapshotRefusal() {
+    return journalException.getCause() instanceof org.meshjava.journal.SnapshotException e
+        ? Optional.of(e.reason())
+        : Optional.empty();
   }
 
   /** The underlying journal exception. */

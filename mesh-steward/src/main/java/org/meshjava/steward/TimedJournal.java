@@ -53,6 +53,20 @@ final class TimedJournal implements Journal {
   }
 
   @Override
+  public void read(
+      org.meshjava.journal.JournalPosition from,
+      java.util.Map<org.meshjava.core.ContentId, org.meshjava.jcp.GrantChain> chains,
+      RecordSink sink)
+      throws JournalException {
+    journal.read(from, chains, sink);
+  }
+
+  @Override
+  public org.meshjava.journal.JournalPosition position() {
+    return journal.position();
+  }
+
+  @Override
   public boolean durable() {
     return journal.durable();
   }

@@ -117,7 +117,7 @@ class JournalTamperTest {
     List<String> lines = Files.readAllLines(journal());
     int sealed = nth(lines, "\"type\":\"Sealed\"", 1);
     editAndRehash(sealed, l -> l.replaceFirst(",\"envelope\":\"[0-9a-f]+\"", ""));
-    assertThatThrownBy(() -> FileJournal.open(journal()))
+    assertThatThrownBy(() -> org.meshjava.journal.JournalFile.read(journal()))
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> {

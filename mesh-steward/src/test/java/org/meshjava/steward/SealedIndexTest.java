@@ -2,18 +2,26 @@ package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.ReceiptIds;
 
 class SealedIndexTest {
   private static ContentId id(long i) {
     return ContentId.ofBytes(Long.toString(i).getBytes(java.nio.charset.StandardCharsets.US_ASCII));
   }
 
+  private static ReceiptIds ids(long first, int n) {
+    ReceiptIds ids = new ReceiptIds();
+    for (long s = first; s < first + n; s++) {
+      ids.add(s, id(s));
+    }
+    return ids;
+  }
+
   @Test
   void holdsIdsPutOutOfOrder_acrossChunks_andNothingElse() {
-    SealedIndex index = new SealedIndex(Map.of(7L, id(7)), 8);
+    SealedIndex index = new SealedIndex(ids(7, 1), 8);
     for (long s = 10_000; s >= 8; s--) {
       index.put(s, id(s));
     }
@@ -26,12 +34,8 @@ class SealedIndexTest {
   }
 
   @Test
-  void recoveredReceipts_inAnyMapOrder_areAllHeld() {
-    java.util.Map<Long, ContentId> recovered = new java.util.HashMap<>();
-    for (long s = 0; s < 5_000; s++) {
-      recovered.put(s, id(s));
-    }
-    SealedIndex index = new SealedIndex(Map.copyOf(recovered), 5_000);
+  void recoveredReceipts_areAllHeld() {
+    SealedIndex index = new SealedIndex(ids(0, 5_000), 5_000);
     for (long s = 0; s < 5_000; s++) {
       assertThat(index.get(s)).contains(id(s));
     }
@@ -42,7 +46,7 @@ class SealedIndexTest {
 
   @Test
   void aGapIsNotHeld() {
-    SealedIndex index = new SealedIndex(Map.of(), 0);
+    SealedIndex index = new SealedIndex(new ReceiptIds(), 0);
     index.put(0, id(0));
     index.put(2, id(2));
     assertThat(index.get(1)).isEmpty();

@@ -1,0 +1,123 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.JournalSegments;
+import org.meshjava.receipt.ChainHead;
+import org.meshjava.steward.Steward;
+
+/**
+ * {@code mesh journal archive} and {@code verify} over snapshots and segments (SPEC.md §60.8): the
+ * whole history is checked while the segments are present; without them, the snapshot and the
+ * records after it, and the verdict says what was not checked.
+ */
+class JournalArchiveCommandTest {
+  @TempDir Path tmp;
+
+  private final SigningKey stewardKey = SigningKey.generate();
+  private final SigningKey caller = SigningKey.generate();
+  private final Instant now = Instant.ofEpochSecond(Instant.now().getEpochSecond());
+
+  private Steward steward(Path journal, boolean fresh) throws Exception {
+    Steward.Builder b =
+        Steward.builder(stewardKey)
+            .meter(new EstimatorMeter())
+            .clock(InstantSource.fixed(now))
+            .journal(FileJournal.open(journal))
+            .snapshots(FileSnapshotStore.beside(journal))
+            .snapshotEvery(0)
+            .backend(ReferenceEngine.builder().name("ref").build());
+    if (fresh) {
+      b.chainHead(ChainHead.GENESIS);
+    }
+    return b.build();
+  }
+
+  private void serve(Steward s, GrantChain chain, String prompt) throws Exception {
+    byte[] b = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ServeRequest req =
+        ServeRequest.generation(ContentId.ofBytes(b), b.length, 4, Fidelity.F1, 100_000);
+    s.serve(
+        req, TokenSequence.of(new int[(int) req.promptTokens()]), Jcp.present(caller, chain, req));
+  }
+
+  @Test
+  void archive_thenVerify_withAndWithoutSegments_andRestartFromTheSnapshot() throws Exception {
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            Jcp.identity(stewardKey),
+            10_000_000,
+            now.minusSeconds(60),
+            now.plusSeconds(3600));
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      for (int i = 0; i < 6; i++) {
+        serve(s, chain, "before " + i);
+      }
+      s.snapshot();
+      serve(s, chain, "after");
+    } // the closing snapshot covers the whole journal
+    Run whole = mesh("journal", "verify", journal.toString());
+    assertThat(whole.code()).as(whole.err()).isZero();
+    assertThat(whole.out()).contains("form one chain and replay");
+
+    Run archived = mesh("journal", "archive", journal.toString());
+    assertThat(archived.code()).as(archived.err()).isZero();
+    assertThat(archived.out()).contains("archived into");
+    assertThat(FileJournal.firstSequence(journal)).isPositive();
+
+    Run withSegments = mesh("journal", "verify", journal.toString());
+    assertThat(withSegments.code()).as(withSegments.err()).isZero();
+    assertThat(withSegments.out())
+        .contains("form one chain and replay")
+        .doesNotContain("not checked");
+
+    // Without the segments: the snapshot and the tail only, and it says so.
+    Path segments = JournalSegments.directory(journal);
+    Path away = tmp.resolve("elsewhere");
+    Files.move(segments, away);
+    Run tailOnly = mesh("journal", "verify", journal.toString());
+    assertThat(tailOnly.code()).as(tailOnly.err()).isZero();
+    assertThat(tailOnly.out()).contains("follow the snapshot").contains("were not checked");
+
+    // A steward starts from the snapshot and needs nothing archived.
+    try (Steward s = steward(journal, false)) {
+      assertThat(s.head().nextSequence()).isEqualTo(7);
+      serve(s, chain, "after the archive");
+    }
+
+    // The segments back, one record edited: the full verify refuses it.
+    Files.move(away, segments);
+    Path seg;
+    try (var files = Files.list(segments)) {
+      seg = files.findFirst().orElseThrow();
+    }
+    List<String> lines = new java.util.ArrayList<>(Files.readAllLines(seg));
+    lines.set(2, lines.get(2).replaceFirst("\"debited_uj\":(\\d)", "\"debited_uj\":9$1"));
+    Files.write(seg, lines);
+    Run bad = mesh("journal", "verify", journal.toString());
+    assertThat(bad.code()).isEqualTo(1);
+    assertThat(bad.err()).contains("journal record 3");
+  }
+}

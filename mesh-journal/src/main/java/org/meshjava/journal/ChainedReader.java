@@ -1,0 +1,70 @@
+package org.meshjava.journal;
+
+import java.util.Map;
+import java.util.Optional;
+import org.meshjava.core.ContentId;
+import org.meshjava.jcp.GrantChain;
+
+/**
+ * Decodes lines read from a place in a journal and checks that they continue its chain: each
+ * record's {@code seq} is the next, and its {@code prev} the hash of the line before (for the first
+ * one, the hash the starting place names). Shared by the live file and its archived segments. Not
+ * thread-safe; one per read.
+ */
+final class ChainedReader {
+  private final RecordCodec codec;
+  private final JournalPosition from;
+  private long seq;
+  private Optional<ContentId> prev;
+
+  ChainedReader(JournalPosition from, Map<ContentId, GrantChain> chains) {
+    this.codec = new RecordCodec(chains);
+    this.from = from;
+    this.seq = from.count();
+    this.prev = from.lastHash();
+  }
+
+  /** The position after the last line taken. */
+  JournalPosition position() {
+    return new JournalPosition(seq, prev, -1);
+  }
+
+  /** The sequence the next line must hold. */
+  long next() {
+    return seq;
+  }
+
+  /**
+   * Decodes and checks the next line.
+   *
+   * @throws JournalException {@code CORRUPT} if it is malformed or does not chain; {@code
+   *     POSITION_MISMATCH} if the first line does not follow the starting place
+   */
+  JournalRecord take(byte[] line, Object where) throws JournalException {
+    JournalRecord r = codec.decode(line, seq);
+    if (r.seq() != seq) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          seq,
+          "holds seq " + r.seq() + " in " + where + "; records do not form one chain",
+          null);
+    }
+    if (!r.prev().equals(prev)) {
+      boolean first = seq == from.count();
+      throw new JournalException(
+          first ? JournalException.Reason.POSITION_MISMATCH : JournalException.Reason.CORRUPT,
+          seq,
+          first
+              ? "does not follow " + from + "; it is not in this journal's history"
+              : "prev does not match the hash of record "
+                  + (seq - 1)
+                  + " in "
+                  + where
+                  + "; records do not form one chain",
+          null);
+    }
+    prev = Optional.of(ContentId.ofBytes(line));
+    seq++;
+    return r;
+  }
+}

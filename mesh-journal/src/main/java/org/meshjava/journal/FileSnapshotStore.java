@@ -1,0 +1,128 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Snapshots kept as files in one directory (by default {@code <journal>.snapshots/} beside a file
+ * journal): each named by the record count it covers (20 decimal digits, {@code .snapshot}),
+ * written to a temporary file, forced, and renamed into place, so a crash leaves either the old
+ * latest or the new one, never half of one. The newest {@value #KEEP} are kept. Thread-safe.
+ */
+public final class FileSnapshotStore implements SnapshotStore {
+  private static final String SUFFIX = ".snapshot";
+
+  /** How many snapshots are kept: the latest, and the one before it. */
+  public static final int KEEP = 2;
+
+  private final Path dir;
+
+  /** A store in {@code dir}, created on the first save. */
+  public FileSnapshotStore(Path dir) {
+    this.dir = Objects.requireNonNull(dir, "dir");
+  }
+
+  /** The store a file journal at {@code journal} uses by default: {@code <journal>.snapshots/}. */
+  public static FileSnapshotStore beside(Path journal) {
+    Path name = journal.getFileName();
+    return new FileSnapshotStore(
+        journal.resolveSibling((name == null ? "journal" : name.toString()) + ".snapshots"));
+  }
+
+  /** The directory. */
+  public Path directory() {
+    return dir;
+  }
+
+  @Override
+  public synchronized void save(Snapshot snapshot) throws SnapshotException {
+    Path target = dir.resolve(String.format("%020d", snapshot.position().count()) + SUFFIX);
+    Path tmp = dir.resolve(target.getFileName() + ".tmp");
+    try {
+      Files.createDirectories(dir);
+      try (FileChannel ch =
+          FileChannel.open(
+              tmp,
+              StandardOpenOption.CREATE,
+              StandardOpenOption.TRUNCATE_EXISTING,
+              StandardOpenOption.WRITE)) {
+        ByteBuffer buf = ByteBuffer.wrap(snapshot.encoded());
+        while (buf.hasRemaining()) {
+          ch.write(buf);
+        }
+        ch.force(true);
+      }
+      try {
+        Files.move(
+            tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      } catch (AtomicMoveNotSupportedException e) {
+        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+      }
+      forceDirectory();
+      List<Path> all = files();
+      for (int i = 0; i < all.size() - KEEP; i++) {
+        Files.deleteIfExists(all.get(i));
+      }
+    } catch (IOException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO, "cannot write " + target + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public synchronized Optional<byte[]> latest() throws SnapshotException {
+    try {
+      List<Path> all = files();
+      if (all.isEmpty()) {
+        return Optional.empty();
+      }
+      return Optional.of(Files.readAllBytes(all.getLast()));
+    } catch (IOException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The snapshot files, oldest first. */
+  List<Path> files() throws IOException {
+    List<Path> out = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return out;
+    }
+    try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+      for (Path p : s) {
+        String n = String.valueOf(p.getFileName());
+        String digits = n.substring(0, n.length() - SUFFIX.length());
+        if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
+          out.add(p);
+        }
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  private void forceDirectory() {
+    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+      d.force(true);
+    } catch (IOException | UnsupportedOperationException ignored) {
+      // Not every platform can sync a directory; the rename is still atomic.
+    }
+  }
+
+  @Override
+  public String describe() {
+    return dir.toString();
+  }
+}

@@ -1,0 +1,130 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.meshjava.core.ContentId;
+import org.meshjava.jcp.GrantChain;
+
+/**
+ * A file journal's archived segments (SPEC.md §60.8): records rotated out of the live file, kept in
+ * {@code <journal>.segments/} as files named by their first record's sequence (20 decimal digits,
+ * {@code .jsonl}), each holding whole lines of consecutive records in the journal's own encoding.
+ * Together with the live file they are the whole history; a snapshot covers what they hold, so a
+ * restart never reads them, and {@code mesh journal verify} checks them when they are present.
+ * Stateless.
+ */
+public final class JournalSegments {
+  private static final String SUFFIX = ".jsonl";
+
+  private JournalSegments() {}
+
+  /** The segment directory of the journal at {@code journal}. */
+  public static Path directory(Path journal) {
+    Path name = journal.getFileName();
+    return journal.resolveSibling((name == null ? "journal" : name.toString()) + ".segments");
+  }
+
+  /** One segment: its file and the sequence of its first record. */
+  record Segment(Path file, long firstSeq) {}
+
+  /** The segments present, by first sequence. */
+  static List<Segment> list(Path journal) throws JournalException {
+    Path dir = directory(journal);
+    List<Segment> out = new ArrayList<>();
+    if (!Files.isDirectory(dir)) {
+      return out;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+      for (Path f : files) {
+        String n = String.valueOf(f.getFileName());
+        String digits = n.substring(0, n.length() - SUFFIX.length());
+        if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
+          out.add(new Segment(f, Long.parseLong(digits)));
+        }
+      }
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot list " + dir + ": " + e.getMessage(), e);
+    }
+    out.sort((a, b) -> Long.compare(a.firstSeq(), b.firstSeq()));
+    return out;
+  }
+
+  /** The file a segment starting at {@code firstSeq} has. */
+  static Path file(Path journal, long firstSeq) {
+    return directory(journal).resolve(String.format("%020d", firstSeq) + SUFFIX);
+  }
+
+  /**
+   * Streams the archived records from {@code from} up to (not including) {@code liveStart}, the
+   * live file's first record, checking the chain, and returns the position after the last one.
+   *
+   * @throws JournalException {@code ARCHIVED} if the segments holding them are not all present,
+   *     {@code CORRUPT} or {@code POSITION_MISMATCH} as {@link Journal#read}
+   */
+  static JournalPosition read(
+      Path journal,
+      JournalPosition from,
+      long liveStart,
+      Map<ContentId, GrantChain> chains,
+      Journal.RecordSink sink)
+      throws JournalException {
+    List<Segment> segments = list(journal);
+    ChainedReader reader = new ChainedReader(from, chains);
+    long seq = from.count();
+    int i = segments.size() - 1;
+    while (i >= 0 && segments.get(i).firstSeq() > seq) {
+      i--;
+    }
+    if (i < 0) {
+      throw archived(journal, seq, liveStart);
+    }
+    for (; i < segments.size() && seq < liveStart; i++) {
+      Segment s = segments.get(i);
+      if (s.firstSeq() > seq) {
+        throw archived(journal, seq, s.firstSeq());
+      }
+      try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
+        LineReader lines = new LineReader(ch, 0, ch.size());
+        for (long skip = s.firstSeq(); skip < seq; skip++) {
+          if (!lines.skip()) {
+            throw archived(journal, seq, liveStart);
+          }
+        }
+        byte[] line;
+        while (seq < liveStart && (line = lines.next()) != null) {
+          sink.accept(reader.take(line, s.file()));
+          seq++;
+        }
+      } catch (IOException e) {
+        throw new JournalException(
+            JournalException.Reason.IO, "cannot read " + s.file() + ": " + e.getMessage(), e);
+      }
+    }
+    if (seq < liveStart) {
+      throw archived(journal, seq, liveStart);
+    }
+    return reader.position();
+  }
+
+  private static JournalException archived(Path journal, long from, long to) {
+    return new JournalException(
+        JournalException.Reason.ARCHIVED,
+        "records "
+            + from
+            + " to "
+            + (to - 1)
+            + " of journal "
+            + journal
+            + " were archived, and the segments holding them are not in "
+            + directory(journal),
+        null);
+  }
+}

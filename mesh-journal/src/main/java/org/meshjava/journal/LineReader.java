@@ -1,0 +1,107 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.util.Arrays;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads newline-terminated lines from a range of a file with positional reads, a chunk at a time,
+ * so a journal of any length streams in bounded memory and the channel's own position (and any lock
+ * on it) is left alone. Not thread-safe; one reader per read.
+ */
+final class LineReader {
+  private static final int CHUNK = 1 << 20;
+
+  private final FileChannel channel;
+  private final long end;
+  private final ByteBuffer buf = ByteBuffer.allocate(CHUNK);
+  private long bufAt;
+  private int pos;
+  private int limit;
+  private long lineStart;
+
+  /** Reads the lines in {@code [start, end)}; a final line without a newline is not returned. */
+  LineReader(FileChannel channel, long start, long end) {
+    this.channel = channel;
+    this.end = end;
+    this.bufAt = start;
+    this.lineStart = start;
+  }
+
+  /** The byte offset where the line {@link #next()} returns next starts. */
+  long offset() {
+    return lineStart;
+  }
+
+  /** The next whole line without its newline, or null at the end of the range. */
+  byte @Nullable [] next() throws IOException {
+    byte[] carry = null;
+    while (true) {
+      for (int i = pos; i < limit; i++) {
+        if (buf.get(i) == '\n') {
+          byte[] part = Arrays.copyOfRange(buf.array(), pos, i);
+          byte[] line = carry == null ? part : concat(carry, part);
+          pos = i + 1;
+          lineStart += line.length + 1;
+          return line;
+        }
+      }
+      if (limit > pos) {
+        byte[] part = Arrays.copyOfRange(buf.array(), pos, limit);
+        carry = carry == null ? part : concat(carry, part);
+      }
+      if (!fill()) {
+        return null;
+      }
+    }
+  }
+
+  /** Skips one whole line; false at the end of the range. */
+  boolean skip() throws IOException {
+    long skipped = 0;
+    while (true) {
+      for (int i = pos; i < limit; i++) {
+        if (buf.get(i) == '\n') {
+          skipped += i - pos;
+          pos = i + 1;
+          lineStart += skipped + 1;
+          return true;
+        }
+      }
+      skipped += limit - pos;
+      pos = limit;
+      if (!fill()) {
+        return false;
+      }
+    }
+  }
+
+  private boolean fill() throws IOException {
+    long at = bufAt + limit;
+    if (at >= end) {
+      return false;
+    }
+    bufAt = at;
+    buf.clear();
+    buf.limit((int) Math.min(CHUNK, end - at));
+    int n = 0;
+    while (buf.hasRemaining()) {
+      int r = channel.read(buf, at + n);
+      if (r < 0) {
+        break;
+      }
+      n += r;
+    }
+    pos = 0;
+    limit = n;
+    return n > 0;
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] out = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, out, a.length, b.length);
+    return out;
+  }
+}

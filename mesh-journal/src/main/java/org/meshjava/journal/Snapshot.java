@@ -1,0 +1,697 @@
+package org.meshjava.journal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+import org.meshjava.core.Provenance;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborArray;
+import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborInt;
+import org.meshjava.core.cbor.CborLimits;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
+import org.meshjava.core.cbor.CborValue;
+import org.meshjava.core.crypto.SignatureException;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.jcp.Gate;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.GrantId;
+import org.meshjava.jcp.LedgerState;
+import org.meshjava.jcp.LinkBudget;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.PresentationNonce;
+import org.meshjava.jcp.Reservation;
+import org.meshjava.jcp.Revocations;
+import org.meshjava.jcp.SpendLedger;
+import org.meshjava.receipt.tlog.SignedNote;
+
+/**
+ * A signed snapshot of a journal's replayed state (§2.2; byte layout in SPEC.md §60.8): the {@link
+ * SnapshotState} at a journal position, in canonical CBOR, signed with the steward's Ed25519 key. A
+ * restart that trusts it replays only the records after its position; it is trusted only when its
+ * signature verifies under the restarting steward's own key and the journal's record at its
+ * position hashes as it says.
+ *
+ * <p>Immutable.
+ */
+public final class Snapshot {
+  /** The format version this implementation writes and reads. */
+  public static final int FORMAT = 1;
+
+  /** What the signature covers before the body: keeps a snapshot signature from being reused. */
+  private static final byte[] CONTEXT =
+      "mesh/1 journal snapshot\n".getBytes(StandardCharsets.UTF_8);
+
+  /** Bytes per spent pair: leaf id 32, nonce 16, until seconds 8 and nanoseconds 4 (big-endian). */
+  private static final int SPENT_BYTES = 32 + PresentationNonce.LENGTH + 8 + 4;
+
+  /** Large enough for a body with tens of millions of receipts; depth is fixed by the layout. */
+  private static final CborLimits LIMITS = new CborLimits(8, Integer.MAX_VALUE - 64, 1 << 28);
+
+  private final DidKey steward;
+  private final SnapshotState state;
+  private final byte[] encoded;
+
+  private Snapshot(DidKey steward, SnapshotState state, byte[] encoded) {
+    this.steward = steward;
+    this.state = state;
+    this.encoded = encoded;
+  }
+
+  /** Encodes {@code state} and signs it with the steward's {@code key}. */
+  public static Snapshot sign(SigningKey key, SnapshotState state) {
+    DidKey steward = DidKey.of(key.verificationKey());
+    byte[] body = body(steward, state).encode();
+    byte[] signature = key.sign(signed(body));
+    byte[] file = CborArray.of(CborBytes.of(body), CborBytes.of(signature)).encode();
+    return new Snapshot(steward, state, file);
+  }
+
+  /**
+   * Decodes a snapshot and checks that it is {@code steward}'s: it names that identity and its
+   * signature verifies under that key. Says nothing yet about the journal it covers: {@link
+   * #checkAgainst} does.
+   *
+   * @throws SnapshotException {@code MALFORMED}, {@code UNSUPPORTED_VERSION}, {@code OTHER_STEWARD}
+   *     or {@code BAD_SIGNATURE}
+   */
+  public static Snapshot open(byte[] bytes, DidKey steward) throws SnapshotException {
+    Objects.requireNonNull(steward, "steward");
+    List<CborValue> outer;
+    try {
+      outer = Fields.array(CanonicalCbor.decode(bytes, LIMITS), 2, "snapshot");
+    } catch (org.meshjava.core.cbor.CborDecodeException e) {
+      throw malformed("not canonical CBOR: " + e.getMessage());
+    }
+    byte[] body = Fields.bytes(outer.get(0), -1, "body");
+    byte[] signature = Fields.bytes(outer.get(1), 64, "signature");
+    CborMap map;
+    try {
+      if (!(CanonicalCbor.decode(body, LIMITS) instanceof CborMap m)) {
+        throw malformed("the body is not a map");
+      }
+      map = m;
+    } catch (org.meshjava.core.cbor.CborDecodeException e) {
+      throw malformed("the body is not canonical CBOR: " + e.getMessage());
+    }
+    Fields f = new Fields(map);
+    long format = f.uint("format");
+    if (format != FORMAT) {
+      throw new SnapshotException(
+          SnapshotException.Reason.UNSUPPORTED_VERSION,
+          "format " + format + "; this implementation reads format " + FORMAT,
+          null);
+    }
+    String named = f.text("steward");
+    if (!named.equals(steward.value())) {
+      throw new SnapshotException(
+          SnapshotException.Reason.OTHER_STEWARD,
+          "it is steward " + named + "'s, not " + steward.value() + "'s",
+          null);
+    }
+    try {
+      steward.verificationKey().verify(signed(body), signature);
+    } catch (SignatureException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.BAD_SIGNATURE,
+          "its signature does not verify under " + steward.value() + "; it was altered",
+          e);
+    }
+    try {
+      return new Snapshot(steward, f.state(), bytes.clone());
+    } catch (RuntimeException e) {
+      throw malformed("invalid content: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Decodes a snapshot and checks it under the key of the steward it names, for tools that do not
+   * know the steward beforehand ({@code mesh journal verify}); a steward opens its own with {@link
+   * #open(byte[], DidKey)}.
+   *
+   * @throws SnapshotException as {@link #open(byte[], DidKey)}
+   */
+  public static Snapshot openAsNamed(byte[] bytes) throws SnapshotException {
+    List<CborValue> outer;
+    CborValue body;
+    try {
+      outer = Fields.array(CanonicalCbor.decode(bytes, LIMITS), 2, "snapshot");
+      body = CanonicalCbor.decode(Fields.bytes(outer.get(0), -1, "body"), LIMITS);
+    } catch (org.meshjava.core.cbor.CborDecodeException e) {
+      throw malformed("not canonical CBOR: " + e.getMessage());
+    }
+    if (!(body instanceof CborMap m)) {
+      throw malformed("the body is not a map");
+    }
+    String named = new Fields(m).text("steward");
+    try {
+      return open(bytes, DidKey.parse(named));
+    } catch (org.meshjava.core.identity.DidKeyException e) {
+      throw malformed("steward " + named + " is not a did:key: " + e.getMessage());
+    }
+  }
+
+  /**
+   * The canonical encoding of {@code state} as {@code steward}'s snapshot body, without a locator
+   * and unsigned: two states are the same exactly when these bytes are (for comparing a snapshot
+   * with a replay).
+   */
+  public static byte[] canonicalBody(DidKey steward, SnapshotState state) {
+    JournalPosition p = state.position();
+    SnapshotState plain =
+        new SnapshotState(
+            p.withoutLocator(),
+            state.ledger(),
+            state.revocations(),
+            state.suspension(),
+            state.lastSealed(),
+            state.receipts(),
+            state.open(),
+            state.settled(),
+            state.checkpoint(),
+            state.chains(),
+            state.authorisations(),
+            state.revocationsReplayed());
+    return body(steward, plain).encode();
+  }
+
+  /**
+   * Checks that {@code journal} holds the history this snapshot covers: it is no longer than the
+   * journal, and the journal's record at its last covered place hashes as it says. The second check
+   * happens as the tail is read ({@link Journal#read} refuses a position whose hash differs), so
+   * this checks the length and, at the journal's very end, the hash.
+   *
+   * @throws SnapshotException {@code AHEAD_OF_JOURNAL} or {@code NOT_IN_JOURNAL}
+   */
+  public void checkAgainst(JournalPosition journalEnd) throws SnapshotException {
+    JournalPosition at = state.position();
+    if (at.count() > journalEnd.count()) {
+      throw new SnapshotException(
+          SnapshotException.Reason.AHEAD_OF_JOURNAL,
+          "it covers "
+              + at.count()
+              + " records but the journal holds "
+              + journalEnd.count()
+              + " (a journal restored from an older copy, or another journal)",
+          null);
+    }
+    if (at.count() == journalEnd.count() && !at.lastHash().equals(journalEnd.lastHash())) {
+      throw notInJournal(at.count());
+    }
+  }
+
+  /** The refusal for a snapshot whose position's hash the journal does not have. */
+  static SnapshotException notInJournal(long count) {
+    return new SnapshotException(
+        SnapshotException.Reason.NOT_IN_JOURNAL,
+        "the journal's record "
+            + (count - 1)
+            + " does not hash as the snapshot says: it covers another history",
+        null);
+  }
+
+  /**
+   * A gate for the steward holding the snapshot's ledger, with {@code revocations} (the operator's)
+   * widened by the snapshot's.
+   */
+  public Gate gate(Revocations revocations) {
+    return gate(steward, state, revocations);
+  }
+
+  /**
+   * A gate for {@code steward} holding {@code state}'s ledger, with {@code revocations} widened by
+   * the state's.
+   */
+  public static Gate gate(DidKey steward, SnapshotState state, Revocations revocations) {
+    state.revocations().forEach(revocations::revoke);
+    return Gate.create(steward, SpendLedger.restore(state.ledger()), revocations);
+  }
+
+  /** The steward whose snapshot it is. */
+  public DidKey steward() {
+    return steward;
+  }
+
+  /** The state it carries. */
+  public SnapshotState state() {
+    return state;
+  }
+
+  /** The journal position it covers. */
+  public JournalPosition position() {
+    return state.position();
+  }
+
+  /** Its encoding: what a snapshot store keeps. */
+  public byte[] encoded() {
+    return encoded.clone();
+  }
+
+  private static byte[] signed(byte[] body) {
+    byte[] out = Arrays.copyOf(CONTEXT, CONTEXT.length + body.length);
+    System.arraycopy(body, 0, out, CONTEXT.length, body.length);
+    return out;
+  }
+
+  // ---- encoding -------------------------------------------------------------------------------
+
+  @SuppressWarnings("JavaInstantGetSecondsGetNano") // both halves of the instant are written
+  private static CborMap body(DidKey steward, SnapshotState s) {
+    JournalPosition p = s.position();
+    LedgerState l = s.ledger();
+    List<CborValue> accounts = new ArrayList<>();
+    for (LedgerState.Account a : l.accounts()) {
+      accounts.add(
+          CborArray.of(
+              id(a.link()), CborInt.of(a.debitedUj()), CborInt.of(a.reservedUj()), t(a.expiry())));
+    }
+    // Packed: a steward's spent nonces are most of its state (one per unexpired serve).
+    java.nio.ByteBuffer spent = java.nio.ByteBuffer.allocate(l.spent().size() * SPENT_BYTES);
+    for (LedgerState.Spent x : l.spent()) {
+      spent
+          .put(x.leaf().contentId().bytes())
+          .put(x.nonce().bytes())
+          .putLong(x.until().getEpochSecond())
+          .putInt(x.until().getNano());
+    }
+    List<CborValue> open = new ArrayList<>();
+    for (Reservation r : l.open()) {
+      List<CborValue> links = new ArrayList<>();
+      for (LinkBudget b : r.links()) {
+        links.add(CborArray.of(id(b.link()), CborInt.of(b.budgetUj()), t(b.expiry())));
+      }
+      open.add(
+          CborArray.of(
+              CborInt.of(r.serial()),
+              id(r.leaf()),
+              CborBytes.of(r.nonce().bytes()),
+              CborInt.of(r.amountUj()),
+              new CborArray(links)));
+    }
+    List<CborValue> revocations = new ArrayList<>();
+    s.revocations().entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(e -> revocations.add(CborArray.of(id(e.getKey()), t(e.getValue()))));
+    List<CborValue> authorisations = new ArrayList<>();
+    for (SnapshotState.OpenAuthorisation o : s.open()) {
+      JournalEntry.Authorised a = o.entry();
+      authorisations.add(
+          CborArray.of(
+              CborInt.of(o.seq()),
+              CborInt.of(o.reservation()),
+              CborBytes.of(a.presentation().encode()),
+              CborBytes.of(a.request().toCbor().encode()),
+              CborBytes.of(a.model().map(ContentId::bytes).orElse(new byte[0])),
+              CborText.of(a.backend()),
+              CborInt.of(a.decidedAt().toEpochMilli())));
+    }
+    List<CborValue> settled = new ArrayList<>();
+    for (SnapshotState.SettledDebit d : s.settled()) {
+      Energy e = d.debit().energy();
+      settled.add(
+          CborArray.of(
+              CborInt.of(d.authorised()),
+              CborInt.of(d.debitSeq()),
+              CborBytes.of(d.requestId().bytes()),
+              id(d.grantId()),
+              CborInt.of(e.estimatedUj()),
+              CborInt.of(e.measuredUj().orElse(-1)),
+              CborText.of(e.provenance().name()),
+              CborInt.of(d.debit().debitedUj()),
+              CborText.of(d.debit().breach().orElse(""))));
+    }
+    List<CborValue> chains = new ArrayList<>();
+    for (GrantChain c : s.chains()) {
+      chains.add(CborBytes.of(c.encode()));
+    }
+    return CborMap.builder()
+        .put("format", FORMAT)
+        .put("steward", steward.value())
+        .put(
+            "position",
+            CborArray.of(
+                CborInt.of(p.count()),
+                CborBytes.of(p.lastHash().map(ContentId::bytes).orElse(new byte[0])),
+                CborInt.of(p.locator())))
+        .put(
+            "ledger",
+            CborArray.of(
+                t(l.horizon()),
+                CborInt.of(l.nextSerial()),
+                new CborArray(accounts),
+                CborBytes.of(spent.array()),
+                new CborArray(open)))
+        .put("revocations", new CborArray(revocations))
+        .put(
+            "suspension",
+            s.suspension()
+                .map(
+                    x ->
+                        CborArray.of(
+                            CborInt.of(x.record()),
+                            CborInt.of(x.receiptSequence()),
+                            CborBytes.of(x.envelopeId().bytes())))
+                .orElse(CborArray.of()))
+        .put(
+            "head",
+            s.lastSealed()
+                .map(
+                    x ->
+                        CborArray.of(
+                            CborInt.of(x.sequence()), CborBytes.of(x.envelopeId().bytes())))
+                .orElse(CborArray.of()))
+        .put(
+            "receipts",
+            CborArray.of(CborInt.of(s.receipts().first()), CborBytes.of(s.receipts().packed())))
+        .put("open", new CborArray(authorisations))
+        .put("settled", new CborArray(settled))
+        .put("checkpoint", s.checkpoint().map(SignedNote::encoded).orElse(""))
+        .put("chains", new CborArray(chains))
+        .put(
+            "counts",
+            CborArray.of(CborInt.of(s.authorisations()), CborInt.of(s.revocationsReplayed())))
+        .build();
+  }
+
+  private static CborValue id(GrantId g) {
+    return CborBytes.of(g.contentId().bytes());
+  }
+
+  /** An instant as [seconds, nanoseconds]: covers {@link Instant#MIN} and {@link Instant#MAX}. */
+  private static CborValue t(Instant i) {
+    return CborArray.of(CborInt.of(i.getEpochSecond()), CborInt.of(i.getNano()));
+  }
+
+  private static SnapshotException malformed(String detail) {
+    return new SnapshotException(SnapshotException.Reason.MALFORMED, detail, null);
+  }
+
+  // ---- decoding -------------------------------------------------------------------------------
+
+  /** Strict reads of the body's fields: exactly the keys the format has, each of its type. */
+  private static final class Fields {
+    private static final java.util.Set<String> KEYS =
+        java.util.Set.of(
+            "format",
+            "steward",
+            "position",
+            "ledger",
+            "revocations",
+            "suspension",
+            "head",
+            "receipts",
+            "open",
+            "settled",
+            "checkpoint",
+            "chains",
+            "counts");
+
+    private final CborMap map;
+
+    Fields(CborMap map) throws SnapshotException {
+      this.map = map;
+      for (CborMap.Entry e : map.entries()) {
+        if (!(e.key() instanceof CborText k) || !KEYS.contains(k.value())) {
+          throw malformed("unknown key " + e.key());
+        }
+      }
+      if (map.size() != KEYS.size()) {
+        throw malformed("expected the keys " + KEYS);
+      }
+    }
+
+    CborValue get(String key) throws SnapshotException {
+      Optional<CborValue> v = map.get(key);
+      if (v.isEmpty()) {
+        throw malformed("missing " + key);
+      }
+      return v.get();
+    }
+
+    long uint(String key) throws SnapshotException {
+      return uint(get(key), key);
+    }
+
+    String text(String key) throws SnapshotException {
+      return text(get(key), key);
+    }
+
+    static long uint(CborValue v, String what) throws SnapshotException {
+      long n = integer(v, what);
+      if (n < 0) {
+        throw malformed(what + " is negative");
+      }
+      return n;
+    }
+
+    static long integer(CborValue v, String what) throws SnapshotException {
+      if (!(v instanceof CborInt i)) {
+        throw malformed(what + " is not an integer");
+      }
+      return i.value();
+    }
+
+    static String text(CborValue v, String what) throws SnapshotException {
+      if (!(v instanceof CborText t)) {
+        throw malformed(what + " is not text");
+      }
+      return t.value();
+    }
+
+    static byte[] bytes(CborValue v, int length, String what) throws SnapshotException {
+      if (!(v instanceof CborBytes b)) {
+        throw malformed(what + " is not a byte string");
+      }
+      if (length >= 0 && b.length() != length) {
+        throw malformed(what + " is " + b.length() + " bytes, not " + length);
+      }
+      return b.bytes();
+    }
+
+    static List<CborValue> array(CborValue v, int length, String what) throws SnapshotException {
+      if (!(v instanceof CborArray a)) {
+        throw malformed(what + " is not an array");
+      }
+      if (length >= 0 && a.items().size() != length) {
+        throw malformed(what + " has " + a.items().size() + " items, not " + length);
+      }
+      return a.items();
+    }
+
+    static Instant instant(CborValue v, String what) throws SnapshotException {
+      List<CborValue> a = array(v, 2, what);
+      long nanos = uint(a.get(1), what);
+      if (nanos > 999_999_999L) {
+        throw malformed(what + " has " + nanos + " nanoseconds");
+      }
+      try {
+        return Instant.ofEpochSecond(integer(a.get(0), what), nanos);
+      } catch (java.time.DateTimeException e) {
+        throw malformed(what + " is out of range");
+      }
+    }
+
+    static GrantId grant(CborValue v, String what) throws SnapshotException {
+      return new GrantId(ContentId.fromDigest(bytes(v, 32, what)));
+    }
+
+    static Optional<ContentId> optionalId(CborValue v, String what) throws SnapshotException {
+      byte[] b = bytes(v, -1, what);
+      if (b.length == 0) {
+        return Optional.empty();
+      }
+      if (b.length != 32) {
+        throw malformed(what + " is " + b.length + " bytes, not 32 or 0");
+      }
+      return Optional.of(ContentId.fromDigest(b));
+    }
+
+    SnapshotState state() throws SnapshotException {
+      List<CborValue> p = array(get("position"), 3, "position");
+      long count = uint(p.get(0), "position count");
+      Optional<ContentId> hash = optionalId(p.get(1), "position hash");
+      long locator = integer(p.get(2), "position locator");
+      JournalPosition position = new JournalPosition(count, hash, Math.max(-1, locator));
+
+      List<CborValue> l = array(get("ledger"), 5, "ledger");
+      List<LedgerState.Account> accounts = new ArrayList<>();
+      for (CborValue v : array(l.get(2), -1, "accounts")) {
+        List<CborValue> a = array(v, 4, "account");
+        accounts.add(
+            new LedgerState.Account(
+                grant(a.get(0), "account link"),
+                uint(a.get(1), "debited"),
+                uint(a.get(2), "reserved"),
+                instant(a.get(3), "expiry")));
+      }
+      byte[] packed = bytes(l.get(3), -1, "spent");
+      if (packed.length % SPENT_BYTES != 0) {
+        throw malformed("spent is not a whole number of " + SPENT_BYTES + "-byte pairs");
+      }
+      java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(packed);
+      List<LedgerState.Spent> spent = new ArrayList<>(packed.length / SPENT_BYTES);
+      byte[] leaf = new byte[32];
+      byte[] nonce = new byte[PresentationNonce.LENGTH];
+      while (in.hasRemaining()) {
+        in.get(leaf).get(nonce);
+        long seconds = in.getLong();
+        int nanos = in.getInt();
+        if (nanos < 0 || nanos > 999_999_999) {
+          throw malformed("a spent pair's instant has " + nanos + " nanoseconds");
+        }
+        Instant until;
+        try {
+          until = Instant.ofEpochSecond(seconds, nanos);
+        } catch (java.time.DateTimeException e) {
+          throw malformed("a spent pair's instant is out of range");
+        }
+        spent.add(
+            new LedgerState.Spent(
+                new GrantId(ContentId.fromDigest(leaf.clone())),
+                PresentationNonce.of(nonce.clone()),
+                until));
+      }
+      List<Reservation> open = new ArrayList<>();
+      for (CborValue v : array(l.get(4), -1, "reservations")) {
+        List<CborValue> a = array(v, 5, "reservation");
+        List<LinkBudget> links = new ArrayList<>();
+        for (CborValue lv : array(a.get(4), -1, "reservation links")) {
+          List<CborValue> b = array(lv, 3, "reservation link");
+          links.add(
+              new LinkBudget(
+                  grant(b.get(0), "link"), uint(b.get(1), "budget"), instant(b.get(2), "expiry")));
+        }
+        open.add(
+            new Reservation(
+                uint(a.get(0), "serial"),
+                grant(a.get(1), "reservation leaf"),
+                PresentationNonce.of(bytes(a.get(2), PresentationNonce.LENGTH, "nonce")),
+                links,
+                uint(a.get(3), "amount")));
+      }
+      LedgerState ledger =
+          new LedgerState(
+              instant(l.get(0), "horizon"), uint(l.get(1), "next serial"), accounts, spent, open);
+
+      Map<GrantId, Instant> revocations = new java.util.HashMap<>();
+      for (CborValue v : array(get("revocations"), -1, "revocations")) {
+        List<CborValue> a = array(v, 2, "revocation");
+        revocations.put(grant(a.get(0), "revoked grant"), instant(a.get(1), "revoked from"));
+      }
+      List<CborValue> susp = array(get("suspension"), -1, "suspension");
+      Optional<JournalReplay.Suspension> suspension = Optional.empty();
+      if (!susp.isEmpty()) {
+        if (susp.size() != 3) {
+          throw malformed("suspension has " + susp.size() + " items, not 0 or 3");
+        }
+        suspension =
+            Optional.of(
+                new JournalReplay.Suspension(
+                    uint(susp.get(0), "suspension record"),
+                    uint(susp.get(1), "suspension receipt"),
+                    ContentId.fromDigest(bytes(susp.get(2), 32, "suspension envelope"))));
+      }
+      List<CborValue> head = array(get("head"), -1, "head");
+      Optional<JournalReplay.Sealed> lastSealed = Optional.empty();
+      if (!head.isEmpty()) {
+        if (head.size() != 2) {
+          throw malformed("head has " + head.size() + " items, not 0 or 2");
+        }
+        lastSealed =
+            Optional.of(
+                new JournalReplay.Sealed(
+                    uint(head.get(0), "head sequence"),
+                    ContentId.fromDigest(bytes(head.get(1), 32, "head envelope"))));
+      }
+      List<CborValue> r = array(get("receipts"), 2, "receipts");
+      ReceiptIds receipts =
+          ReceiptIds.of(integer(r.get(0), "first receipt"), bytes(r.get(1), -1, "receipt ids"));
+
+      List<SnapshotState.OpenAuthorisation> authorisations = new ArrayList<>();
+      for (CborValue v : array(get("open"), -1, "open")) {
+        List<CborValue> a = array(v, 7, "open authorisation");
+        Presentation presentation;
+        ServeRequest request;
+        try {
+          presentation = Presentation.decode(bytes(a.get(2), -1, "presentation"));
+          request = ServeRequest.fromCbor(CanonicalCbor.decode(bytes(a.get(3), -1, "request")));
+        } catch (org.meshjava.jcp.MalformedGrantException
+            | org.meshjava.core.cbor.CborDecodeException e) {
+          throw malformed("open authorisation: " + e.getMessage());
+        }
+        authorisations.add(
+            new SnapshotState.OpenAuthorisation(
+                uint(a.get(0), "authorised record"),
+                new JournalEntry.Authorised(
+                    presentation,
+                    request,
+                    optionalId(a.get(4), "model"),
+                    text(a.get(5), "backend"),
+                    Instant.ofEpochMilli(uint(a.get(6), "decided at"))),
+                uint(a.get(1), "reservation serial")));
+      }
+      List<SnapshotState.SettledDebit> settled = new ArrayList<>();
+      for (CborValue v : array(get("settled"), -1, "settled")) {
+        List<CborValue> a = array(v, 9, "settled debit");
+        long measured = integer(a.get(5), "measured");
+        String breach = text(a.get(8), "breach");
+        settled.add(
+            new SnapshotState.SettledDebit(
+                uint(a.get(0), "authorised record"),
+                uint(a.get(1), "debit record"),
+                ContentId.fromDigest(bytes(a.get(2), 32, "request id")),
+                grant(a.get(3), "grant id"),
+                new JournalEntry.Debited(
+                    uint(a.get(0), "authorised record"),
+                    new Energy(
+                        measured < 0 ? OptionalLong.empty() : OptionalLong.of(measured),
+                        uint(a.get(4), "estimated"),
+                        Provenance.fromWire(text(a.get(6), "provenance"))),
+                    uint(a.get(7), "debited"),
+                    breach.isEmpty() ? Optional.empty() : Optional.of(breach))));
+      }
+      String note = text("checkpoint");
+      Optional<SignedNote> checkpoint = Optional.empty();
+      if (!note.isEmpty()) {
+        try {
+          checkpoint = Optional.of(SignedNote.parse(note));
+        } catch (org.meshjava.receipt.tlog.LogException e) {
+          throw malformed("checkpoint: " + e.getMessage());
+        }
+      }
+      List<GrantChain> chains = new ArrayList<>();
+      for (CborValue v : array(get("chains"), -1, "chains")) {
+        try {
+          chains.add(GrantChain.decode(bytes(v, -1, "chain")));
+        } catch (org.meshjava.jcp.MalformedGrantException e) {
+          throw malformed("chain: " + e.getMessage());
+        }
+      }
+      List<CborValue> counts = array(get("counts"), 2, "counts");
+      return new SnapshotState(
+          position,
+          ledger,
+          revocations,
+          suspension,
+          lastSealed,
+          receipts,
+          authorisations,
+          settled,
+          checkpoint,
+          chains,
+          uint(counts.get(0), "authorisations"),
+          uint(counts.get(1), "revocations"));
+    }
+  }
+}

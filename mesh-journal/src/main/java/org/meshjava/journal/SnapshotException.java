@@ -1,0 +1,44 @@
+package org.meshjava.journal;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Thrown when a journal snapshot is refused (§2.2, SPEC.md §60.8). A refused snapshot is never
+ * trusted, not even in part: the steward does not start from it.
+ */
+public final class SnapshotException extends Exception {
+  private static final long serialVersionUID = 1L;
+
+  /** Why. Stable; match on it. */
+  public enum Reason {
+    /** The bytes are not a snapshot's exact canonical encoding, or a value in it is invalid. */
+    MALFORMED,
+    /** The snapshot names a format version this implementation does not know. */
+    UNSUPPORTED_VERSION,
+    /** The snapshot is another steward's: it names another identity. */
+    OTHER_STEWARD,
+    /** The signature does not verify under the steward's key: the snapshot was altered. */
+    BAD_SIGNATURE,
+    /** The snapshot covers more records than the journal holds. */
+    AHEAD_OF_JOURNAL,
+    /** The journal's record at the snapshot's position does not hash as the snapshot says. */
+    NOT_IN_JOURNAL,
+    /** Reading or writing the snapshot store failed. */
+    IO
+  }
+
+  private final Reason reason;
+
+  /** Creates the exception. */
+  public SnapshotException(Reason reason, String detail, @Nullable Throwable cause) {
+    super(
+        "snapshot refused (" + reason.name().toLowerCase(java.util.Locale.ROOT) + "): " + detail,
+        cause);
+    this.reason = reason;
+  }
+
+  /** Returns why. */
+  public Reason reason() {
+    return reason;
+  }
+}

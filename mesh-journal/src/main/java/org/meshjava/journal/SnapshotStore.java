@@ -1,0 +1,32 @@
+package org.meshjava.journal;
+
+import java.util.Optional;
+
+/**
+ * Where a steward keeps its journal snapshots (§2.2, SPEC.md §60.8). Works beside any {@link
+ * Journal}: a snapshot is bound to a journal position by count and hash, not to a storage. The
+ * store only keeps bytes; the steward checks what it loads ({@link Snapshot#open}), so a store need
+ * not be trusted.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface SnapshotStore {
+
+  /**
+   * Stores {@code snapshot} durably, as the latest; once this returns, {@link #latest()} returns it
+   * even after a crash. Older snapshots may be dropped.
+   *
+   * @throws SnapshotException {@code IO} if it could not be stored (the previous latest stands)
+   */
+  void save(Snapshot snapshot) throws SnapshotException;
+
+  /**
+   * The bytes of the latest snapshot stored, if any.
+   *
+   * @throws SnapshotException {@code IO} if the store cannot be read
+   */
+  Optional<byte[]> latest() throws SnapshotException;
+
+  /** A short description for errors and logs. */
+  String describe();
+}

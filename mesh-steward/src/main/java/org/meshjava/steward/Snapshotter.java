@@ -1,0 +1,187 @@
+package org.meshjava.steward;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.ReplayState;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotState;
+import org.meshjava.journal.SnapshotStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the steward's journal snapshots (§2.2, SPEC.md §60.8): every {@code every} records, every
+ * {@code interval}, and on close. It keeps its own replay of the journal, started from the state
+ * recovery reached, and brings it up to date by replaying the records written since, exactly as a
+ * restart would; so a snapshot is, by construction, the state a full replay reaches at its
+ * position, and taking one never stops or slows a serve beyond the CPU the replay uses (on a
+ * background thread). Its memory is a second copy of the state (not of the records).
+ *
+ * <p>Thread-safe: snapshots are taken one at a time.
+ */
+final class Snapshotter implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Snapshotter.class);
+  private static final int BATCH = 4096;
+
+  private final SigningKey key;
+  private final Journal journal;
+  private final SnapshotStore store;
+  private final long every;
+
+  /** The state to start from, until the first snapshot restores it (off the start's path). */
+  private @org.jspecify.annotations.Nullable SnapshotState seed;
+
+  private @org.jspecify.annotations.Nullable ReplayState replay;
+  private final ScheduledExecutorService worker;
+  private final AtomicBoolean queued = new AtomicBoolean();
+  private volatile long savedThrough;
+  private boolean closed;
+  private java.util.concurrent.@org.jspecify.annotations.Nullable ScheduledFuture<?> periodic;
+
+  /**
+   * @param recovered a state recovery reached (the snapshot it loaded, or the state at the
+   *     journal's end); it is restored only when the first snapshot is taken, so a start does not
+   *     pay for it
+   * @param saved the position the latest stored snapshot covers (count 0 if none)
+   */
+  Snapshotter(
+      SigningKey key,
+      Journal journal,
+      SnapshotStore store,
+      long every,
+      Duration interval,
+      SnapshotState recovered,
+      long saved) {
+    this.key = key;
+    this.journal = journal;
+    this.store = store;
+    this.every = every;
+    this.savedThrough = saved;
+    this.seed = recovered;
+    this.worker =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "mesh-snapshotter");
+              t.setDaemon(true);
+              return t;
+            });
+    if (!interval.isZero()) {
+      long ms = interval.toMillis();
+      periodic = worker.scheduleWithFixedDelay(this::quietly, ms, ms, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** After an append: queues a snapshot when {@code every} records were written since the last. */
+  void maybe() {
+    if (every > 0
+        && journal.position().count() - savedThrough >= every
+        && queued.compareAndSet(false, true)) {
+      try {
+        worker.execute(
+            () -> {
+              queued.set(false);
+              quietly();
+            });
+      } catch (java.util.concurrent.RejectedExecutionException closing) {
+        queued.set(false);
+      }
+    }
+  }
+
+  private void quietly() {
+    try {
+      snapshot();
+    } catch (JournalException | SnapshotException | RuntimeException e) {
+      LOG.warn("journal snapshot not written: {}", e.getMessage());
+    }
+  }
+
+  /**
+   * Replays the records written since the last snapshot and stores a snapshot at the journal's
+   * durable end, unless nothing was written since.
+   *
+   * @return the position stored, or the last one when nothing new was written
+   */
+  synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
+    ReplayState state = replay;
+    if (state == null) {
+      SnapshotState from = java.util.Objects.requireNonNull(seed);
+      state =
+          ReplayState.restore(
+              from,
+              Snapshot.gate(
+                  org.meshjava.core.identity.DidKey.of(key.verificationKey()),
+                  from,
+                  org.meshjava.jcp.Revocations.none()));
+      replay = state;
+      seed = null;
+    }
+    JournalPosition end = journal.position();
+    if (end.count() <= savedThrough && state.position().count() == end.count()) {
+      return state.position();
+    }
+    List<JournalRecord> batch = new ArrayList<>(BATCH);
+    ReplayState st = state;
+    journal.read(
+        state.position(),
+        state.chains(),
+        r -> {
+          if (r.seq() >= end.count()) {
+            return; // written after we looked: the next snapshot takes it
+          }
+          batch.add(r);
+          if (batch.size() == BATCH) {
+            st.applyAll(batch);
+            batch.clear();
+          }
+        });
+    state.applyAll(batch);
+    long locator = state.position().samePlace(end) ? end.locator() : -1;
+    Snapshot s = Snapshot.sign(key, state.capture(locator));
+    store.save(s);
+    savedThrough = s.position().count();
+    LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());
+    return s.position();
+  }
+
+  /** Stops the cadence without writing, for a steward that never started. */
+  void discard() {
+    synchronized (this) {
+      closed = true;
+    }
+    worker.shutdown();
+  }
+
+  /** Stops the cadence and writes a last snapshot, for a clean shutdown; failures are logged. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    if (periodic != null) {
+      periodic.cancel(false);
+    }
+    // Not shutdownNow: interrupting a read would close the journal's channel, and its lock.
+    worker.shutdown();
+    try {
+      worker.awaitTermination(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    quietly();
+  }
+}

@@ -1,0 +1,423 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.Energy;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.LedgerState;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.Unresolved;
+import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.tlog.TreeHash;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Journal snapshots (§2.2, SPEC.md §60.8): a restart from any snapshot and the records after it
+ * re-establishes exactly what a full replay does, and a snapshot that is not this steward's, was
+ * altered, or does not match its journal refuses the start.
+ */
+class SnapshotRestartTest {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotRestartTest.class);
+
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  Path journal() {
+    return dir.resolve("steward.journal");
+  }
+
+  Steward open(SnapshotStore store) throws Exception {
+    return f.steward(FileJournal.open(journal())).snapshots(store).snapshotEvery(0).build();
+  }
+
+  /** What a restart re-establishes, to compare two recoveries. */
+  record Recovered(
+      LedgerState ledger,
+      java.util.Map<org.meshjava.jcp.GrantId, java.time.Instant> revocations,
+      ChainHead head,
+      List<Unresolved> unresolved,
+      Optional<String> suspended,
+      TreeHash root) {
+    static Recovered of(Steward s) {
+      return new Recovered(
+          s.gate().ledger().state(),
+          s.gate().revocations().all(),
+          s.head(),
+          s.unresolved(),
+          s.grantsSuspended(),
+          s.logRoot());
+    }
+  }
+
+  Recovered recoverFrom(SnapshotStore store) throws Exception {
+    try (Steward s = open(store)) {
+      return Recovered.of(s);
+    }
+  }
+
+  Recovered recoverFully() throws Exception {
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      return Recovered.of(s);
+    }
+  }
+
+  @Test
+  void randomisedWorkload_restartFromEverySnapshot_equalsFullReplay() throws Exception {
+    long seed = Long.getLong("mesh.snapshot.seed", new Random().nextLong());
+    LOG.info("snapshot workload seed {} (rerun with -Dmesh.snapshot.seed={})", seed, seed);
+    Random rnd = new Random(seed);
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    List<GrantChain> chains =
+        List.of(f.chain(50_000_000), f.chain(300_000), f.chain(20_000_000), f.chain(9_000_000));
+    GrantChain spare = chains.get(0); // never revoked: offline "crash" records use it
+    List<ServeResult> sealed = new ArrayList<>();
+    boolean revoked = false;
+    boolean suspended = false;
+    Presentation lastPresented = null;
+    ServeRequest lastRequest = null;
+    Steward s = open(store);
+    try {
+      for (int step = 0; step < 60; step++) {
+        int op = rnd.nextInt(12);
+        if (op <= 4) {
+          GrantChain c = chains.get(rnd.nextInt(chains.size()));
+          ServeRequest req =
+              GrantFixture.request(
+                  "serve " + step, 1 + rnd.nextInt(20), 20_000 + rnd.nextInt(90_000));
+          Presentation p = f.present(c, req);
+          lastPresented = p;
+          lastRequest = req;
+          try {
+            sealed.add(s.serve(req, GrantFixture.payload(req), p));
+          } catch (ServeException denied) {
+            // budget exhausted, revoked or suspended: a denial, journalled as nothing
+          }
+        } else if (op == 5) {
+          ServeRequest req = GrantFixture.request("ungranted " + step, 3, 10_000);
+          sealed.add(s.serve(req, GrantFixture.payload(req)));
+        } else if (op == 6 && lastPresented != null) {
+          ServeRequest req = lastRequest;
+          Presentation p = lastPresented;
+          Steward current = s;
+          assertThatThrownBy(() -> current.serve(req, GrantFixture.payload(req), p))
+              .isInstanceOf(ServeException.class);
+        } else if (op == 7) {
+          s.snapshot();
+        } else if (op == 8) {
+          s.close();
+          s = open(store);
+        } else if (op == 9) {
+          // A crash mid-serve, a suspension or its lifting, written while no steward runs.
+          s.close();
+          try (FileJournal j = FileJournal.open(journal())) {
+            int kind = rnd.nextInt(3);
+            ServeRequest req = GrantFixture.request("crashed " + step, 5, 40_000);
+            Presentation p = f.present(spare, req);
+            if (kind == 0) {
+              j.append(
+                  new JournalEntry.Authorised(p, req, Optional.empty(), "ref", GrantFixture.NOW));
+            } else if (kind == 1) {
+              JournalRecord a =
+                  j.append(
+                      new JournalEntry.Authorised(
+                          p, req, Optional.empty(), "ref", GrantFixture.NOW));
+              j.append(
+                  new JournalEntry.Debited(
+                      a.seq(), Energy.estimated(1234), 1234, Optional.empty()));
+            } else if (!suspended && !sealed.isEmpty()) {
+              ServeResult shown = sealed.get(rnd.nextInt(sealed.size()));
+              j.append(new JournalEntry.Suspended(shown.receipt().sequence(), shown.envelope()));
+              suspended = true;
+            } else if (suspended) {
+              j.append(new JournalEntry.Resumed("restored from backup (test)"));
+              suspended = false;
+            }
+          }
+          s = open(store);
+        } else if (op == 10 && !revoked) {
+          s.revoke(Revocation.sign(f.org, chains.get(3), GrantFixture.NOW.minusSeconds(5)));
+          revoked = true;
+        } else if (op == 11) {
+          // Concurrent serves while snapshots are written in the background.
+          s.close();
+          s = f.steward(FileJournal.open(journal())).snapshots(store).snapshotEvery(3).build();
+          Steward current = s;
+          ExecutorService pool = Executors.newFixedThreadPool(3);
+          try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < 6; t++) {
+              int n = t;
+              int at = step;
+              done.add(
+                  pool.submit(
+                      () -> {
+                        ServeRequest req =
+                            GrantFixture.request("parallel " + at + "/" + n, 4, 30_000);
+                        try {
+                          return current.serve(
+                              req, GrantFixture.payload(req), f.present(spare, req));
+                        } catch (GrantsSuspendedException e) {
+                          return null;
+                        }
+                      }));
+            }
+            for (Future<?> d : done) {
+              d.get();
+            }
+          } finally {
+            pool.shutdown();
+          }
+        }
+      }
+    } finally {
+      s.close();
+    }
+    Recovered full = recoverFully();
+    assertThat(store.saved).as("snapshots taken (seed %s)", seed).isNotEmpty();
+    for (byte[] snap : store.saved) {
+      assertThat(recoverFrom(new KeepingSnapshotStore(snap)))
+          .as("restart from a snapshot (seed %s)", seed)
+          .isEqualTo(full);
+    }
+  }
+
+  @Test
+  void atEveryRecordBoundary_snapshotThenTail_equalsFullReplay() throws Exception {
+    GrantChain chain = f.chain(5_000_000);
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      for (int i = 0; i < 4; i++) {
+        ServeRequest req = GrantFixture.request("boundary " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+        ServeRequest free = GrantFixture.request("ungranted " + i, 2, 10_000);
+        s.serve(free, GrantFixture.payload(free));
+      }
+      s.checkpoint();
+    }
+    try (FileJournal j = FileJournal.open(journal())) {
+      ServeRequest req = GrantFixture.request("in flight", 4, 40_000);
+      j.append(
+          new JournalEntry.Authorised(
+              f.present(chain, req), req, Optional.empty(), "ref", GrantFixture.NOW));
+    }
+    List<JournalRecord> records = org.meshjava.journal.JournalFile.read(journal()).records();
+    byte[] full = replayedState(0, records, null);
+    for (int k = 0; k <= records.size(); k++) {
+      assertThat(replayedState(k, records, records.subList(0, k)))
+          .as("snapshot after %d of %d records, then the rest", k, records.size())
+          .isEqualTo(full);
+    }
+  }
+
+  /**
+   * Replays {@code prefix} (if given), snapshots, signs, encodes, opens and restores the snapshot,
+   * replays the records from {@code k} on, and returns the final state's canonical encoding.
+   */
+  private byte[] replayedState(int k, List<JournalRecord> all, List<JournalRecord> prefix)
+      throws Exception {
+    org.meshjava.journal.ReplayState state =
+        org.meshjava.journal.ReplayState.fresh(
+            org.meshjava.jcp.Gate.create(
+                f.steward,
+                org.meshjava.jcp.SpendLedger.inMemory(),
+                org.meshjava.jcp.Revocations.none()));
+    if (prefix != null) {
+      state.applyAll(prefix);
+      org.meshjava.journal.Snapshot snap =
+          org.meshjava.journal.Snapshot.open(
+              org.meshjava.journal.Snapshot.sign(f.stewardKey, state.capture(-1)).encoded(),
+              f.steward);
+      state =
+          org.meshjava.journal.ReplayState.restore(
+              snap.state(), snap.gate(org.meshjava.jcp.Revocations.none()));
+    }
+    state.applyAll(all.subList(k, all.size()));
+    return org.meshjava.journal.Snapshot.sign(f.stewardKey, state.capture(-1)).encoded();
+  }
+
+  @Test
+  void restartFromASnapshot_readsOnlyTheRecordsAfterIt_andRetainsNone() throws Exception {
+    GrantChain chain = f.chain(100_000_000);
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    JournalPosition at;
+    try (Steward s = open(store)) {
+      for (int i = 0; i < 20; i++) {
+        ServeRequest req = GrantFixture.request("before " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+      at = s.snapshot();
+      for (int i = 0; i < 3; i++) {
+        ServeRequest req = GrantFixture.request("after " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+    }
+    byte[] mid = store.saved.getFirst();
+    long total;
+    try (FileJournal j = FileJournal.open(journal())) {
+      total = j.position().count();
+    }
+    RecordingJournal watched = new RecordingJournal(FileJournal.open(journal()));
+    try (Steward s =
+        f.steward(watched).snapshots(new KeepingSnapshotStore(mid)).snapshotEvery(0).build()) {
+      assertThat(watched.deliveredCount()).isEqualTo(total - at.count());
+      assertThat(s.head().nextSequence()).isEqualTo(23);
+    }
+    // Full replay: every record is read, and none is held once the steward is built.
+    RecordingJournal all = new RecordingJournal(FileJournal.open(journal()));
+    try (Steward s = f.steward(all).build()) {
+      assertThat(all.deliveredCount()).isEqualTo((int) total);
+      for (int i = 0; i < 10 && all.stillReachable() > 0; i++) {
+        System.gc();
+        Thread.sleep(20);
+      }
+      assertThat(all.stillReachable()).as("records still held after recovery").isZero();
+      assertThat(s.head().nextSequence()).isEqualTo(23);
+    }
+  }
+
+  @Test
+  void cadence_writesSnapshotsInTheBackground_andOnClose() throws Exception {
+    GrantChain chain = f.chain(100_000_000);
+    Path snaps = dir.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(snaps);
+    try (Steward s =
+        f.steward(FileJournal.open(journal())).snapshots(store).snapshotEvery(6).build()) {
+      for (int i = 0; i < 12; i++) {
+        ServeRequest req = GrantFixture.request("cadence " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+      long deadline = System.nanoTime() + 10_000_000_000L;
+      while (store.latest().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(store.latest()).as("a snapshot by count").isPresent();
+    }
+    long count;
+    try (FileJournal j = FileJournal.open(journal())) {
+      count = j.position().count();
+    }
+    try (var files = Files.list(snaps)) {
+      assertThat(files.map(p -> p.getFileName().toString()))
+          .as("the closing snapshot covers the whole journal")
+          .contains(String.format("%020d.snapshot", count));
+    }
+  }
+
+  /** A journal of a few serves and a snapshot of it in {@code store}; returns the snapshot. */
+  private byte[] servedWithSnapshot(KeepingSnapshotStore store, int serves) throws Exception {
+    GrantChain chain = f.chain(100_000_000);
+    try (Steward s = open(store)) {
+      for (int i = 0; i < serves; i++) {
+        ServeRequest req = GrantFixture.request("serve " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+      s.snapshot();
+    }
+    return store.saved.getFirst();
+  }
+
+  private void assertRefused(byte[] snapshot, SnapshotException.Reason reason) {
+    assertThatThrownBy(() -> open(new KeepingSnapshotStore(snapshot)).close())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.snapshotRefusal()).contains(reason);
+              assertThat(e.getMessage()).contains("snapshot");
+            });
+  }
+
+  @Test
+  void tamperedSnapshot_isRefused() throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    byte[] snap = servedWithSnapshot(store, 3);
+    byte[] id;
+    try (Steward s = open(new KeepingSnapshotStore(snap))) {
+      id = s.head().prev().orElseThrow().bytes();
+    }
+    int at = indexOf(snap, id);
+    assertThat(at).as("the head's envelope id is in the snapshot").isPositive();
+    byte[] tampered = snap.clone();
+    tampered[at + 5] ^= 0x01;
+    assertRefused(tampered, SnapshotException.Reason.BAD_SIGNATURE);
+    assertRefused(new byte[] {(byte) 0x82, 0x01}, SnapshotException.Reason.MALFORMED);
+  }
+
+  @Test
+  void snapshotAheadOfItsJournal_isRefused() throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    GrantChain chain = f.chain(100_000_000);
+    byte[] older;
+    try (Steward s = open(store)) {
+      ServeRequest req = GrantFixture.request("first", 4, 30_000);
+      s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+    }
+    older = Files.readAllBytes(journal());
+    try (Steward s = open(store)) {
+      ServeRequest req = GrantFixture.request("second", 4, 30_000);
+      s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      s.snapshot();
+    }
+    Files.write(journal(), older); // the journal restored from an older copy
+    assertRefused(store.saved.getLast(), SnapshotException.Reason.AHEAD_OF_JOURNAL);
+  }
+
+  @Test
+  void snapshotOfAnotherHistory_isRefused() throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    byte[] snap = servedWithSnapshot(store, 2);
+    // Another journal of the same steward, longer, with other records at that place.
+    Files.delete(journal());
+    servedWithSnapshot(new KeepingSnapshotStore(), 5);
+    assertRefused(snap, SnapshotException.Reason.NOT_IN_JOURNAL);
+  }
+
+  @Test
+  void snapshotOfAnotherSteward_isRefused() throws Exception {
+    GrantFixture other = new GrantFixture();
+    KeepingSnapshotStore theirs = new KeepingSnapshotStore();
+    GrantChain chain = other.chain(100_000_000);
+    Path theirJournal = dir.resolve("other.journal");
+    try (Steward s =
+        other.steward(FileJournal.open(theirJournal)).snapshots(theirs).snapshotEvery(0).build()) {
+      ServeRequest req = GrantFixture.request("theirs", 4, 30_000);
+      s.serve(req, GrantFixture.payload(req), other.present(chain, req));
+      s.snapshot();
+    }
+    servedWithSnapshot(new KeepingSnapshotStore(), 2);
+    assertRefused(theirs.saved.getFirst(), SnapshotException.Reason.OTHER_STEWARD);
+  }
+
+  private static int indexOf(byte[] hay, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= hay.length; i++) {
+      for (int k = 0; k < needle.length; k++) {
+        if (hay[i + k] != needle[k]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+}
