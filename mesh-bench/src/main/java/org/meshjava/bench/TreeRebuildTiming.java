@@ -18,6 +18,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalReplay;
+import org.meshjava.journal.JournalSeal;
 import org.meshjava.journal.LogReplay;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.TransparencyLog;
@@ -110,7 +111,7 @@ public final class TreeRebuildTiming {
       log.append(i, envelope);
       if ((i + 1) % 1024 == 0 || i + 1 == receipts) {
         var note = log.signNext().orElseThrow();
-        journal.append(new JournalEntry.Checkpoint(note));
+        journal.append(new JournalEntry.Checkpoint(note, JournalSeal.by(key)));
         log.publish(note);
       }
     }

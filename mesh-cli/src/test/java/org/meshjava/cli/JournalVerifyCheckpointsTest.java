@@ -120,6 +120,84 @@ class JournalVerifyCheckpointsTest {
   }
 
   @Test
+  void grantedServeStrippedAndDebitEdited_thenRehashed_isRefusedByTheJournalSeal()
+      throws Exception {
+    SigningKey key = SigningKey.generate();
+    SigningKey caller = SigningKey.generate();
+    java.time.Instant now =
+        java.time.Instant.ofEpochSecond(java.time.Instant.now().getEpochSecond());
+    org.meshjava.jcp.GrantChain chain =
+        org.meshjava.jcp.Jcp.issueRoot(
+            caller,
+            org.meshjava.jcp.Jcp.identity(key),
+            10_000_000,
+            now.minusSeconds(60),
+            now.plusSeconds(3600));
+    Path file = dir.resolve("granted.journal");
+    try (Steward s =
+        Steward.builder(key)
+            .journal(FileJournal.open(file))
+            .chainHead(ChainHead.GENESIS)
+            .clock(java.time.InstantSource.fixed(now))
+            .meter(new EstimatorMeter())
+            .backend(
+                ReferenceEngine.builder()
+                    .name("ref")
+                    .costProfile(CostProfile.perToken(10))
+                    .workPerToken(1)
+                    .build())
+            .build()) {
+      byte[] prompt = "granted".getBytes(StandardCharsets.UTF_8);
+      ServeRequest req =
+          ServeRequest.generation(
+              ContentId.ofBytes(prompt), prompt.length, 3, Fidelity.F1, 100_000);
+      s.serve(
+          req,
+          TokenSequence.of(new int[prompt.length]),
+          org.meshjava.jcp.Jcp.present(caller, chain, req));
+    } // the closing checkpoint follows the serve
+    Run ok = mesh("journal", "verify", "--steward", did(key), file.toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+
+    List<String> lines = new ArrayList<>(Files.readAllLines(file));
+    int debited = -1;
+    int sealed = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (debited < 0 && lines.get(i).contains("\"type\":\"Debited\"")) {
+        debited = i;
+      }
+      if (sealed < 0 && lines.get(i).contains("\"type\":\"Sealed\"")) {
+        sealed = i;
+      }
+    }
+    assertThat(lines.get(sealed)).contains("\"envelope\":");
+    lines.set(
+        debited,
+        lines
+            .get(debited)
+            .replaceFirst("\"estimated_uj\":[0-9]+", "\"estimated_uj\":1")
+            .replaceFirst("\"measured_uj\":[0-9]+", "\"measured_uj\":1")
+            .replaceFirst("\"debited_uj\":[0-9]+", "\"debited_uj\":1"));
+    lines.set(
+        sealed,
+        lines
+            .get(sealed)
+            .replaceFirst(",\"authorised\":[0-9]+", "")
+            .replaceFirst(",\"envelope\":\"[0-9a-f]+\"", ""));
+    rehash(lines, debited + 1);
+    Path copy = dir.resolve("stripped.journal");
+    Files.write(copy, lines);
+    int checkpoint = lines.size() - 1;
+    assertThat(lines.get(checkpoint)).contains("\"type\":\"Checkpoint\"");
+
+    Run bad = mesh("journal", "verify", "--steward", did(key), copy.toString());
+    assertThat(bad.code()).as(bad.out()).isEqualTo(1);
+    assertThat(bad.err())
+        .contains("journal record " + checkpoint)
+        .contains("checkpoint's journal seal does not verify: records before it were changed");
+  }
+
+  @Test
   void checkpointSignedByAnotherKey_isRefused() throws Exception {
     SigningKey key = SigningKey.generate();
     Path file = journal(key, 3);

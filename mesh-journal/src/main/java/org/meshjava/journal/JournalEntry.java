@@ -229,14 +229,19 @@ public sealed interface JournalEntry
    * A checkpoint of the transparency log the steward signed (SPEC.md §65), with the witness
    * cosignatures it had accepted when written; recorded before it is handed out. On restart the
    * tree rebuilt from the {@link Sealed} records must reproduce the last one, signature and root,
-   * or the steward does not start.
+   * or the steward does not start. Its {@link JournalSeal} binds the records before it to the
+   * steward's key.
    *
    * @param note the signed checkpoint
+   * @param seal the steward's signature over this record's place: {@link JournalSeal.Signed} as
+   *     recorded, or {@link JournalSeal.ToSign} when handed to the journal, which signs it
    */
-  record Checkpoint(org.meshjava.receipt.tlog.SignedNote note) implements JournalEntry {
+  record Checkpoint(org.meshjava.receipt.tlog.SignedNote note, JournalSeal seal)
+      implements JournalEntry {
     /** Validates the entry. */
     public Checkpoint {
       Objects.requireNonNull(note, "note");
+      Objects.requireNonNull(seal, "seal");
     }
   }
 }

@@ -15,8 +15,9 @@ import org.meshjava.receipt.tlog.TreeHash;
  * journalled checkpoint against it: each {@code Sealed} record's envelope id is the next leaf, and
  * at each {@code Checkpoint} record the steward's signature must verify, the size must be no
  * smaller than the previous checkpoint's and no larger than the tree so far, and the tree's root at
- * that size must be the signed root. A journal rewritten and re-hashed by someone without the
- * steward's key fails here even though its record chain is whole.
+ * that size must be the signed root, and the record's journal seal ({@link JournalSeal}) must
+ * verify over its sequence and {@code prev}. A journal rewritten and re-hashed by someone without
+ * the steward's key fails here even though its record chain is whole.
  *
  * <p>Needs only the steward's log key (derived from its did:key), so the steward at start and
  * {@code mesh journal verify} run the same check.
@@ -108,6 +109,7 @@ public final class LogReplay {
                     + " but the receipts give "
                     + root);
           }
+          checkSeal(r, c, logKey.key());
           latest = Optional.of(c.note());
           latestSize = cp.size();
           checked++;
@@ -118,6 +120,21 @@ public final class LogReplay {
       }
     }
     return new Result(first, tree, latest, checked);
+  }
+
+  /**
+   * Checks a {@code Checkpoint} record's journal seal against the place it actually holds: its
+   * sequence and its {@code prev}. Every record before it is then fixed by the steward's key.
+   *
+   * @throws JournalException {@code REPLAY_REFUSED} naming the record if the seal does not verify
+   */
+  public static void checkSeal(
+      JournalRecord r, JournalEntry.Checkpoint c, org.meshjava.core.crypto.VerificationKey key)
+      throws JournalException {
+    if (!(c.seal() instanceof JournalSeal.Signed seal) || !seal.verifies(key, r.seq(), r.prev())) {
+      throw refused(
+          r.seq(), "checkpoint's journal seal does not verify: records before it were changed");
+    }
   }
 
   private static TreeHash rootAt(MerkleTree tree, long size) {

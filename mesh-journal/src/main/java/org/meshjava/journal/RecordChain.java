@@ -49,6 +49,10 @@ final class RecordChain {
   }
 
   private Encoded one(JournalEntry entry) {
+    if (entry instanceof JournalEntry.Checkpoint c && c.seal() instanceof JournalSeal.ToSign t) {
+      // Signed here, under the journal's lock, so the seal names the place the record really takes.
+      entry = new JournalEntry.Checkpoint(c.note(), t.sign(next, last));
+    }
     JournalRecord r = new JournalRecord(next, last, entry);
     byte[] line = RecordCodec.encode(r);
     next++;

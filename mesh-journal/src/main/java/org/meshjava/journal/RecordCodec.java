@@ -143,6 +143,11 @@ final class RecordCodec {
         case JournalEntry.Checkpoint x -> {
           g.writeStringField("type", "Checkpoint");
           g.writeStringField("note", x.note().encoded());
+          if (!(x.seal() instanceof JournalSeal.Signed seal)) {
+            throw new IllegalArgumentException(
+                "a checkpoint's journal seal is signed when the journal places the record");
+          }
+          g.writeStringField("seal", HEX.formatHex(seal.signature()));
         }
       }
       g.writeEndObject();
@@ -305,9 +310,10 @@ final class RecordCodec {
               yield new JournalEntry.Revoked(Revocation.decode(f.hex("revocation")));
             }
             case "Checkpoint" -> {
-              Fields f = new Fields(e, expectedSeq, Set.of("type", "note"));
+              Fields f = new Fields(e, expectedSeq, Set.of("type", "note", "seal"));
               try {
-                yield new JournalEntry.Checkpoint(SignedNote.parse(f.text("note")));
+                yield new JournalEntry.Checkpoint(
+                    SignedNote.parse(f.text("note")), new JournalSeal.Signed(f.hex("seal")));
               } catch (LogException bad) {
                 throw corrupt(expectedSeq, "not a signed checkpoint: " + bad.getMessage());
               }

@@ -12,6 +12,7 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.JournalSeal;
 import org.meshjava.journal.LogReplay;
 import org.meshjava.journal.ReceiptIds;
 import org.meshjava.receipt.ChainHead;
@@ -41,11 +42,17 @@ sealed class LogKeeper permits LogKeeper.Off {
 
   private final @Nullable TransparencyLog log;
   private final @Nullable Journal journal;
+  private final @Nullable SigningKey key;
   private final int every;
 
-  private LogKeeper(@Nullable TransparencyLog log, @Nullable Journal journal, int every) {
+  private LogKeeper(
+      @Nullable TransparencyLog log,
+      @Nullable Journal journal,
+      @Nullable SigningKey key,
+      int every) {
     this.log = log;
     this.journal = journal;
+    this.key = key;
     this.every = every;
   }
 
@@ -58,7 +65,7 @@ sealed class LogKeeper permits LogKeeper.Off {
     private final SealedIndex recorded;
 
     Off(SealedIndex recorded) {
-      super(null, null, 1);
+      super(null, null, null, 1);
       this.recorded = recorded;
     }
 
@@ -116,7 +123,7 @@ sealed class LogKeeper permits LogKeeper.Off {
         throw new IllegalStateException("a checkpoint LogReplay accepted does not publish", e);
       }
     }
-    return new LogKeeper(log, journal, every);
+    return new LogKeeper(log, journal, key, every);
   }
 
   /**
@@ -191,6 +198,7 @@ sealed class LogKeeper permits LogKeeper.Off {
                     + " journal?): "
                     + e.getMessage());
           }
+          LogReplay.checkSeal(r, c, key.verificationKey());
         }
         default -> {
           // not part of the log
@@ -204,7 +212,7 @@ sealed class LogKeeper permits LogKeeper.Off {
       if (l == null) {
         l = new TransparencyLog(key, start.nextSequence(), witnesses);
       }
-      return new LogKeeper(l, journal, every);
+      return new LogKeeper(l, journal, key, every);
     }
   }
 
@@ -289,7 +297,9 @@ sealed class LogKeeper permits LogKeeper.Off {
   private void record(SignedNote note) throws ServeException {
     try {
       Objects.requireNonNull(journal, "a kept log has a journal")
-          .append(new JournalEntry.Checkpoint(note));
+          .append(
+              new JournalEntry.Checkpoint(
+                  note, JournalSeal.by(Objects.requireNonNull(key, "a kept log has a key"))));
       tree().publish(note);
     } catch (JournalException e) {
       throw new ServeException(

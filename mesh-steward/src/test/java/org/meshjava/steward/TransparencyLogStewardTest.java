@@ -88,13 +88,7 @@ class TransparencyLogStewardTest {
         lines
             .get(sealed)
             .replaceFirst("\"envelope_id\":\"[0-9a-f]+\"", "\"envelope_id\":\"" + forged + "\""));
-    for (int i = sealed + 1; i < lines.size(); i++) {
-      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
-      lines.set(
-          i,
-          PREV.matcher(lines.get(i))
-              .replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
-    }
+    rehash(lines, sealed + 1);
     Files.write(journal(), lines);
     int checkpoint = lines.size() - 1;
     assertThat(lines.get(checkpoint)).contains("\"type\":\"Checkpoint\"");
@@ -107,6 +101,135 @@ class TransparencyLogStewardTest {
               assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
               assertThat(e.record()).hasValue(checkpoint);
               assertThat(e.getMessage()).contains("checkpoint");
+            });
+  }
+
+  /**
+   * Recomputes every record's {@code prev} from {@code from} on, as an attacker without the key.
+   */
+  private static void rehash(List<String> lines, int from) {
+    for (int i = from; i < lines.size(); i++) {
+      String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
+      lines.set(
+          i,
+          PREV.matcher(lines.get(i))
+              .replaceFirst(Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
+    }
+  }
+
+  /**
+   * Rewrites a granted serve as an attacker with write access but no key: its debit cut to 1 µJ,
+   * its {@code Sealed} record turned into the ungranted form (same envelope id, no envelope, no
+   * {@code authorised}), so the replay's cross-check of debit against envelope has nothing to
+   * compare; then every {@code prev} after the first edit recomputed. Returns the first edited
+   * line.
+   */
+  static int stripGrantedServe(List<String> lines) {
+    int debited = -1;
+    int sealed = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (debited < 0 && lines.get(i).contains("\"type\":\"Debited\"")) {
+        debited = i;
+      }
+      if (sealed < 0
+          && lines.get(i).contains("\"type\":\"Sealed\"")
+          && lines.get(i).contains("\"envelope\":")) {
+        sealed = i;
+      }
+    }
+    assertThat(debited).isNotNegative();
+    assertThat(sealed).isGreaterThan(debited);
+    lines.set(
+        debited,
+        lines
+            .get(debited)
+            .replaceFirst("\"estimated_uj\":[0-9]+", "\"estimated_uj\":1")
+            .replaceFirst("\"measured_uj\":[0-9]+", "\"measured_uj\":1")
+            .replaceFirst("\"debited_uj\":[0-9]+", "\"debited_uj\":1"));
+    lines.set(
+        sealed,
+        lines
+            .get(sealed)
+            .replaceFirst(",\"authorised\":[0-9]+", "")
+            .replaceFirst(",\"envelope\":\"[0-9a-f]+\"", ""));
+    rehash(lines, debited + 1);
+    return debited;
+  }
+
+  @Test
+  void grantedServeStrippedAndDebitEdited_thenRehashed_isRefusedByTheJournalSeal()
+      throws Exception {
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      var chain = f.chain(10_000_000);
+      ServeRequest req = GrantFixture.request("granted", 3, 50_000);
+      s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      serve(s, 1, "after");
+    }
+    List<String> lines = new ArrayList<>(Files.readAllLines(journal()));
+    stripGrantedServe(lines);
+    Files.write(journal(), lines);
+    int checkpoint = lines.size() - 1;
+    assertThat(lines.get(checkpoint)).contains("\"type\":\"Checkpoint\"");
+
+    FileJournal j = FileJournal.open(journal());
+    assertThatThrownBy(() -> f.steward(j).build())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.record()).hasValue(checkpoint);
+              assertThat(e.getMessage())
+                  .contains("checkpoint's journal seal does not verify")
+                  .contains("records before it were changed");
+            });
+  }
+
+  @Test
+  void untouchedJournalWithAGrantedServe_startsAgain() throws Exception {
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      var chain = f.chain(10_000_000);
+      ServeRequest req = GrantFixture.request("granted", 3, 50_000);
+      s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+    }
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(s.checkpoint()).isPresent();
+    }
+  }
+
+  @Test
+  void checkpointWithoutItsSeal_isMalformed_andAForgedSeal_isRefused() throws Exception {
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      serve(s, 2, "seal");
+    }
+    List<String> lines = new ArrayList<>(Files.readAllLines(journal()));
+    int checkpoint = lines.size() - 1;
+    String line = lines.get(checkpoint);
+    assertThat(line).contains("\"seal\":\"");
+
+    lines.set(checkpoint, line.replaceFirst(",\"seal\":\"[0-9a-f]+\"", ""));
+    Files.write(journal(), lines);
+    FileJournal stripped = FileJournal.open(journal());
+    assertThatThrownBy(() -> f.steward(stripped).build())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage()).contains("seal");
+            });
+    stripped.close();
+
+    String forged = "ab".repeat(64);
+    lines.set(
+        checkpoint, line.replaceFirst("\"seal\":\"[0-9a-f]+\"", "\"seal\":\"" + forged + "\""));
+    Files.write(journal(), lines);
+    FileJournal j = FileJournal.open(journal());
+    assertThatThrownBy(() -> f.steward(j).build())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.record()).hasValue(checkpoint);
+              assertThat(e.getMessage()).contains("journal seal does not verify");
             });
   }
 

@@ -29,6 +29,7 @@ import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalSeal;
 import org.meshjava.receipt.SealedReceipt;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.MerkleTree;
@@ -354,7 +355,11 @@ final class JournalCases {
     SignedNote cp3 = checkpoint(STEWARD, e0, e1, e2);
     String checkpointed =
         write(
-            List.of(sealed(0, e0), sealed(1, e1), sealed(2, e2), new JournalEntry.Checkpoint(cp3)));
+            List.of(
+                sealed(0, e0),
+                sealed(1, e1),
+                sealed(2, e2),
+                new JournalEntry.Checkpoint(cp3, JournalSeal.by(STEWARD))));
     ObjectNode checkpointedState = ungrantedState.deepCopy();
     checkpointedState.put("records", 4);
     c.add(
@@ -375,7 +380,7 @@ final class JournalCases {
                     sealed(0, e0),
                     sealed(1, forged),
                     sealed(2, e2),
-                    new JournalEntry.Checkpoint(cp3))),
+                    new JournalEntry.Checkpoint(cp3, JournalSeal.by(STEWARD)))),
             "REPLAY_REFUSED",
             3));
     c.add(
@@ -383,7 +388,11 @@ final class JournalCases {
             "checkpoint-beyond-receipts",
             "a checkpoint of three receipts after only two: a cut journal",
             steward,
-            write(List.of(sealed(0, e0), sealed(1, e1), new JournalEntry.Checkpoint(cp3))),
+            write(
+                List.of(
+                    sealed(0, e0),
+                    sealed(1, e1),
+                    new JournalEntry.Checkpoint(cp3, JournalSeal.by(STEWARD)))),
             "REPLAY_REFUSED",
             2));
     c.add(
@@ -396,12 +405,27 @@ final class JournalCases {
                     sealed(0, e0),
                     sealed(1, e1),
                     sealed(2, e2),
-                    new JournalEntry.Checkpoint(checkpoint(Fixtures.OTHER_KEY, e0, e1, e2)))),
+                    new JournalEntry.Checkpoint(
+                        checkpoint(Fixtures.OTHER_KEY, e0, e1, e2),
+                        JournalSeal.by(Fixtures.OTHER_KEY)))),
+            "REPLAY_REFUSED",
+            3));
+    c.add(
+        bad(
+            "checkpoint-seal-by-another-key",
+            "the steward's checkpoint with a journal seal made by another key: the records before it are not bound to the steward's key",
+            steward,
+            write(
+                List.of(
+                    sealed(0, e0),
+                    sealed(1, e1),
+                    sealed(2, e2),
+                    new JournalEntry.Checkpoint(cp3, JournalSeal.by(Fixtures.OTHER_KEY)))),
             "REPLAY_REFUSED",
             3));
     return new PackGroup(
         "journals",
-        "Decision journals (§2.2, SPEC 60.2-60.3, 65): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame. Each Checkpoint record must be signed by the steward and reproduced by the tree over the Sealed records before it.",
+        "Decision journals (§2.2, SPEC 60.2-60.3, 65): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame. Each Checkpoint record must be signed by the steward, reproduced by the tree over the Sealed records before it, and carry the steward's journal seal over its sequence and prev.",
         c);
   }
 
