@@ -269,6 +269,10 @@ final class JournalCommand implements Runnable {
           state = ReplayState.restore(s.state(), s.gate(Revocations.none()));
         }
         long start = state.position().count();
+        // The journal seals (SPEC 65) under the steward's key: the snapshot's signer, the named or
+        // found holder, else the first checkpoint's origin.
+        Optional<DidKey> sealer = whole ? holder(snap, path) : Optional.of(h);
+        DidKey[] sealedBy = {sealer.orElse(null)};
         List<JournalRecord> batch = new ArrayList<>(4096);
         long[] checked = {0};
         boolean[] matched = {false};
@@ -282,6 +286,12 @@ final class JournalCommand implements Runnable {
                 st.applyAll(batch);
                 batch.clear();
                 matched[0] = checkSnapshot(snap.get(), h, st);
+              }
+              if (r.entry() instanceof JournalEntry.Checkpoint c) {
+                if (sealedBy[0] == null) {
+                  sealedBy[0] = originOf(c, r);
+                }
+                LogReplay.checkSeal(r, c, Checkpoint.logKey(sealedBy[0]).key());
               }
               batch.add(r);
               if (batch.size() == 4096) {
@@ -368,6 +378,20 @@ final class JournalCommand implements Runnable {
                       + " bytes without a newline is an append cut short and will be dropped"
                   : ""));
       return 0;
+    }
+
+    /** The steward a checkpoint names as its origin (its did:key). */
+    private static DidKey originOf(JournalEntry.Checkpoint c, JournalRecord r)
+        throws JournalException {
+      try {
+        return DidKey.parse(Checkpoint.parse(c.note().text()).origin());
+      } catch (LogException | DidKeyException e) {
+        throw new JournalException(
+            JournalException.Reason.REPLAY_REFUSED,
+            r.seq(),
+            "records a checkpoint that names no steward: " + e.getMessage(),
+            null);
+      }
     }
 
     private Optional<DidKey> holder(Optional<Snapshot> snap, Path path)

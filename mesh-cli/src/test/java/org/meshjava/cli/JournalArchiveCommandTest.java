@@ -120,4 +120,66 @@ class JournalArchiveCommandTest {
     assertThat(bad.code()).isEqualTo(1);
     assertThat(bad.err()).contains("journal record 3");
   }
+
+  @Test
+  void archivedJournal_grantedServeStrippedAndRehashedInTheTail_isRefusedByTheJournalSeal()
+      throws Exception {
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            Jcp.identity(stewardKey),
+            10_000_000,
+            now.minusSeconds(60),
+            now.plusSeconds(3600));
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, chain, "archived");
+    }
+    Run archived = mesh("journal", "archive", journal.toString());
+    assertThat(archived.code()).as(archived.err()).isZero();
+    try (Steward s = steward(journal, false)) {
+      serve(s, chain, "in the tail");
+    } // a closing checkpoint, then a closing snapshot
+    Run ok = mesh("journal", "verify", journal.toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+
+    List<String> lines = new java.util.ArrayList<>(Files.readAllLines(journal));
+    int debited = -1;
+    int sealed = -1;
+    for (int i = 0; i < lines.size(); i++) {
+      if (debited < 0 && lines.get(i).contains("\"type\":\"Debited\"")) {
+        debited = i;
+      }
+      if (sealed < 0 && lines.get(i).contains("\"type\":\"Sealed\"")) {
+        sealed = i;
+      }
+    }
+    assertThat(debited).isNotNegative();
+    assertThat(lines.get(sealed)).contains("\"envelope\":");
+    lines.set(
+        debited, lines.get(debited).replaceFirst("\"debited_uj\":[0-9]+", "\"debited_uj\":1"));
+    lines.set(
+        sealed,
+        lines
+            .get(sealed)
+            .replaceFirst(",\"authorised\":[0-9]+", "")
+            .replaceFirst(",\"envelope\":\"[0-9a-f]+\"", ""));
+    java.util.regex.Pattern prevKey = java.util.regex.Pattern.compile("\"prev\":\"[0-9a-f]{64}\"");
+    for (int i = debited + 1; i < lines.size(); i++) {
+      String prev =
+          ContentId.ofBytes(lines.get(i - 1).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+              .hex();
+      lines.set(
+          i,
+          prevKey
+              .matcher(lines.get(i))
+              .replaceFirst(java.util.regex.Matcher.quoteReplacement("\"prev\":\"" + prev + "\"")));
+    }
+    Files.write(journal, lines);
+
+    Run bad = mesh("journal", "verify", journal.toString());
+    assertThat(bad.code()).as(bad.out()).isEqualTo(1);
+    assertThat(bad.err())
+        .contains("checkpoint's journal seal does not verify: records before it were changed");
+  }
 }
