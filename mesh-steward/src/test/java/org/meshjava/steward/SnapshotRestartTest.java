@@ -107,10 +107,12 @@ class SnapshotRestartTest {
               GrantFixture.request(
                   "serve " + step, 1 + rnd.nextInt(20), 20_000 + rnd.nextInt(90_000));
           Presentation p = f.present(c, req);
-          lastPresented = p;
-          lastRequest = req;
           try {
             sealed.add(s.serve(req, GrantFixture.payload(req), p));
+            // Only a presentation that was served is spent: one denied while grants were
+            // suspended may legitimately be served once an operator lifts the suspension.
+            lastPresented = p;
+            lastRequest = req;
           } catch (ServeException denied) {
             // budget exhausted, revoked or suspended: a denial, journalled as nothing
           }
@@ -122,6 +124,7 @@ class SnapshotRestartTest {
           Presentation p = lastPresented;
           Steward current = s;
           assertThatThrownBy(() -> current.serve(req, GrantFixture.payload(req), p))
+              .as("a spent presentation shown again (seed %s)", seed)
               .isInstanceOf(ServeException.class);
         } else if (op == 7) {
           s.snapshot();
