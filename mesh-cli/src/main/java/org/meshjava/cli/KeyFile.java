@@ -21,11 +21,12 @@ final class KeyFile {
   private KeyFile() {}
 
   static SigningKey read(Path path) throws CliException {
-    String text = UserFile.readText(path, "key file").strip();
-    if (!text.matches("[0-9a-fA-F]{64}")) {
-      throw new CliException("key file " + path + " does not hold a 64-hex-digit Ed25519 seed");
+    String text = UserFile.readText(path, "key file");
+    try {
+      return SigningKey.fromSeedHex(text);
+    } catch (IllegalArgumentException e) {
+      throw new CliException("key file " + path + " does not hold a 64-hex-digit Ed25519 seed", e);
     }
-    return SigningKey.fromSeed(HexFormat.of().parseHex(text));
   }
 
   static void write(Path path, SigningKey key, boolean overwrite) throws CliException {

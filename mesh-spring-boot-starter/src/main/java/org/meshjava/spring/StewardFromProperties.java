@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
@@ -80,15 +79,16 @@ final class StewardFromProperties {
   private static SigningKey key(Path file) {
     String text;
     try {
-      text = Files.readString(file, StandardCharsets.US_ASCII).strip();
+      text = Files.readString(file, StandardCharsets.US_ASCII);
     } catch (IOException e) {
       throw new IllegalStateException("mesh.key-file " + file + " cannot be read: " + e, e);
     }
-    if (!text.matches("[0-9a-fA-F]{64}")) {
+    try {
+      return SigningKey.fromSeedHex(text);
+    } catch (IllegalArgumentException e) {
       throw new IllegalStateException(
-          "mesh.key-file " + file + " does not hold a 64-hex-digit Ed25519 seed");
+          "mesh.key-file " + file + " does not hold a 64-hex-digit Ed25519 seed", e);
     }
-    return SigningKey.fromSeed(HexFormat.of().parseHex(text));
   }
 
   private static ServingEngine engine(MeshProperties.Backend b, String where) {

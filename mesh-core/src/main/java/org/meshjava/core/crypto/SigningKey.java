@@ -1,6 +1,7 @@
 package org.meshjava.core.crypto;
 
 import java.security.SecureRandom;
+import java.util.HexFormat;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
 
@@ -38,6 +39,21 @@ public final class SigningKey {
       throw new IllegalArgumentException("an Ed25519 seed is 32 bytes, got " + seed.length);
     }
     return new SigningKey(seed.clone());
+  }
+
+  /**
+   * Returns the key whose seed a key file holds: 64 hex digits (either case), surrounding
+   * whitespace ignored. This is the format {@code mesh key generate} writes; the CLI and the Spring
+   * starter both read it through here.
+   *
+   * @throws IllegalArgumentException if the text is not a 64-hex-digit seed
+   */
+  public static SigningKey fromSeedHex(String text) {
+    String hex = text.strip();
+    if (!hex.matches("[0-9a-fA-F]{64}")) {
+      throw new IllegalArgumentException("not a 64-hex-digit Ed25519 seed");
+    }
+    return fromSeed(HexFormat.of().parseHex(hex));
   }
 
   /** Generates a fresh key from {@code random}. */

@@ -283,4 +283,17 @@ class Ed25519Test {
         .isNotEqualTo(SigningKey.fromSeed(vector("TEST 2").secret()).deriveSubkey("a"));
     assertThat(key.deriveSubkey("a")).isEqualTo(Blake3.deriveKey("a", vector("TEST 1").secret()));
   }
+
+  @Test
+  void fromSeedHex_readsAKeyFilesText_andRefusesAnythingElse() {
+    SigningKey key = SigningKey.generate(new SecureRandom());
+    String hex = HexFormat.of().formatHex(key.exportSeed());
+    assertThat(SigningKey.fromSeedHex("  " + hex.toUpperCase() + "\n").verificationKey())
+        .isEqualTo(key.verificationKey());
+    for (String bad : new String[] {"", hex.substring(1), hex + "0", "zz" + hex.substring(2)}) {
+      assertThatThrownBy(() -> SigningKey.fromSeedHex(bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
 }
