@@ -83,7 +83,9 @@ final class JournalHistory {
 
   static ServeRequest request(int i) {
     return ServeRequest.generation(
-        ContentId.ofBytes(new byte[] {(byte) i, 1}), 3, 4, Fidelity.F1, CEILING);
+        ContentId.ofBytes(new byte[] {(byte) i, 1}),
+        3,
+        new org.meshjava.core.ServeBounds(4, Fidelity.F1, CEILING));
   }
 
   static PresentationNonce nonce(int i) {
