@@ -339,4 +339,32 @@ class FileJournalStreamTest {
     JournalFile.read(p, progress::add);
     assertThat(progress).containsExactly(1L, 2L, 3L, 4L, 5L);
   }
+
+  @Test
+  void aReadThroughTheEnd_teachesTheJournalTheChainsAlreadyRecorded() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(p)) {
+      j.append(JournalHistory.authorised(0));
+    }
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(read(j, JournalPosition.GENESIS)).hasSize(2);
+      // the grant chain is recorded already: the next authorisation names it, no Chain record
+      assertThat(j.append(JournalHistory.authorised(1)).seq()).isEqualTo(2);
+    }
+    assertThat(JournalFile.read(p).records())
+        .extracting(r -> r.entry().getClass().getSimpleName())
+        .containsExactly("Chain", "Authorised", "Authorised");
+  }
+
+  @Test
+  void aTornTailWhoseNewlineStartsAReadBack_keepsTheLastRecord() throws Exception {
+    Path p = journal(3);
+    long good = Files.size(p);
+    // 65 537 torn bytes: the last whole line's newline is the first byte of the second read back
+    Files.write(p, new byte[65_537], StandardOpenOption.APPEND);
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(j.position()).isEqualTo(after(p, 3, good));
+    }
+    assertThat(Files.size(p)).isEqualTo(good);
+  }
 }

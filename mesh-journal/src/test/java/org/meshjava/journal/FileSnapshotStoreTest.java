@@ -96,4 +96,17 @@ class FileSnapshotStoreTest {
             e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
     assertThat(List.of(SnapshotException.Reason.values())).contains(SnapshotException.Reason.IO);
   }
+
+  @Test
+  void manySnapshots_keepTheTwoCoveringMost_whateverTheOrderWritten() throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("many"));
+    long[] counts = {40, 7, 93, 12, 65, 3, 88, 21, 54, 30, 71, 9};
+    for (long c : counts) {
+      store.save(at(c));
+    }
+    assertThat(store.files())
+        .extracting(f -> f.getFileName().toString())
+        .containsExactly("00000000000000000088.snapshot", "00000000000000000093.snapshot");
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(93).encoded()));
+  }
 }

@@ -175,4 +175,33 @@ class JournalArchiveTest {
     assertThat(JournalSegments.file(p, 12)).isEqualTo(d.resolve("00000000000000000012.jsonl"));
     assertThat(new String(new byte[0], StandardCharsets.UTF_8)).isEmpty();
   }
+
+  @Test
+  void theFirstSequence_isKnownWhileAStewardHoldsTheJournal() throws Exception {
+    Path p = journal(6);
+    List<byte[]> lines = JournalFile.read(p).lines();
+    FileJournal.archive(p, positionAt(lines, 3, -1), new HashMap<>());
+    try (FileJournal held = FileJournal.open(p)) {
+      assertThat(FileJournal.firstSequence(p)).isEqualTo(3);
+      // nothing before the live file's first record is left to archive: no segment is written
+      held.close();
+      assertThat(FileJournal.archive(p, positionAt(lines, 3, -1), new HashMap<>())).isZero();
+    }
+    assertThat(JournalSegments.list(p))
+        .extracting(JournalSegments.Segment::firstSeq)
+        .containsExactly(0L);
+  }
+
+  @Test
+  void aCutFoundByCountingLinesAcrossChunks_isExact() throws Exception {
+    Path p = journal(9_000); // about 1.5 MB: the reader's 1 MiB chunks split a line
+    List<byte[]> lines = JournalFile.read(p).lines();
+    assertThat(FileJournal.archive(p, positionAt(lines, 8_000, -1), new HashMap<>()))
+        .isEqualTo(8_000);
+    assertThat(Files.readAllLines(JournalSegments.file(p, 0))).hasSize(8_000);
+    assertThat(Files.readString(p)).startsWith("{\"seq\":8000,");
+    List<JournalRecord> tail = readAll(p, positionAt(lines, 7_990, -1));
+    assertThat(tail).hasSize(1_010);
+    assertThat(tail.getFirst().seq()).isEqualTo(7_990);
+  }
 }

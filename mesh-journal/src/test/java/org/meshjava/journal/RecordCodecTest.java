@@ -288,4 +288,13 @@ class RecordCodecTest {
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
     }
   }
+
+  @Test
+  void theChainsLastHash_isTheHashOfTheLastLine() {
+    RecordChain chain = new RecordChain(new RecordCodec(), 0, Optional.empty());
+    assertThat(chain.last()).isEmpty();
+    List<RecordChain.Encoded> e = chain.advance(new JournalEntry.Resumed("x"));
+    assertThat(chain.next()).isEqualTo(1);
+    assertThat(chain.last()).contains(ContentId.ofBytes(e.getFirst().line()));
+  }
 }

@@ -360,4 +360,19 @@ class SnapshotTest {
     var leaf = JournalHistory.authorised(0).presentation().grantId();
     assertThat(gate.ledger().isSpent(leaf, JournalHistory.nonce(1))).isTrue();
   }
+
+  @Test
+  void theLastNanosecondOfASecond_andAMeasuredZero_areValues() throws Exception {
+    CborMap body = body(Snapshot.sign(STEWARD, richState()).encoded());
+    CborMap edited = with(body, "ledger", set(get(body, "ledger"), 0, t(5, 999_999_999)));
+    assertThat(Snapshot.open(signed(edited), STEWARD_ID).state().ledger().horizon())
+        .isEqualTo(java.time.Instant.ofEpochSecond(5, 999_999_999));
+
+    JournalHistory h = new JournalHistory();
+    long a = h.authorise(0);
+    h.append(new JournalEntry.Debited(a, Energy.measured(0, 100), 0, Optional.empty()));
+    SnapshotState s = ReplayStateTest.oneByOne(h.records(), JournalHistory.gate()).capture(-1);
+    SnapshotState back = Snapshot.open(Snapshot.sign(STEWARD, s).encoded(), STEWARD_ID).state();
+    assertThat(back.settled().getFirst().debit().energy().measuredUj()).hasValue(0);
+  }
 }
