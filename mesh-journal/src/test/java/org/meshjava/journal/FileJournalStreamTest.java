@@ -86,7 +86,7 @@ class FileJournalStreamTest {
       assertThat(j.refusesAppends()).isPresent();
       j.close(); // twice is harmless
     }
-    try (FileJournal empty = FileJournal.open(dir.resolve("new.log"))) {
+    try (FileJournal empty = FileJournal.open(dir.resolve("a").resolve("b").resolve("new.log"))) {
       assertThat(empty.position()).isEqualTo(JournalPosition.GENESIS);
       assertThat(read(empty, JournalPosition.GENESIS)).isEmpty();
       assertThat(empty.append(sealed(0)).seq()).isZero();
@@ -360,8 +360,9 @@ class FileJournalStreamTest {
   void aTornTailWhoseNewlineStartsAReadBack_keepsTheLastRecord() throws Exception {
     Path p = journal(3);
     long good = Files.size(p);
-    // 65 537 torn bytes: the last whole line's newline is the first byte of the second read back
-    Files.write(p, new byte[65_537], StandardOpenOption.APPEND);
+    // 65 535 torn bytes: the first read back (64 KiB from the end) starts at the last whole
+    // line's newline
+    Files.write(p, new byte[65_535], StandardOpenOption.APPEND);
     try (FileJournal j = FileJournal.open(p)) {
       assertThat(j.position()).isEqualTo(after(p, 3, good));
     }

@@ -313,6 +313,24 @@ class SnapshotTest {
   }
 
   @Test
+  void aSpentPair_mayEndOnTheLastNanosecondOfASecond() throws Exception {
+    CborMap body = body(Snapshot.sign(STEWARD, richState()).encoded());
+    CborArray ledger = (CborArray) get(body, "ledger");
+    byte[] spent = ((CborBytes) ledger.items().get(3)).bytes();
+    java.nio.ByteBuffer.wrap(spent).putInt(56, 999_999_999);
+    CborMap edited = with(body, "ledger", set(ledger, 3, CborBytes.of(spent)));
+    assertThat(
+            Snapshot.open(signed(edited), STEWARD_ID)
+                .state()
+                .ledger()
+                .spent()
+                .getFirst()
+                .until()
+                .getNano())
+        .isEqualTo(999_999_999);
+  }
+
+  @Test
   void aNegativeLocator_readsAsNone_andANegativeMeasurementAsAbsent() throws Exception {
     CborMap body = body(Snapshot.sign(STEWARD, richState()).encoded());
     CborMap edited = with(body, "position", set(get(body, "position"), 2, CborInt.of(-9)));
