@@ -286,4 +286,27 @@ class DidKeyTest {
     assertThat(refusal(atLimit)).isEqualTo(Reason.NOT_ED25519);
     assertThat(refusal(atLimit + "2")).isEqualTo(Reason.TOO_LONG);
   }
+
+  @Test
+  void parse_ofMoreKeysThanTheCacheHolds_keepsTheCacheBounded_andUsed() throws Exception {
+    // Valid keys are free to make, so a cache that only grew would let hostile input exhaust
+    // memory.
+    Random random = new Random(0xCAC4EL);
+    int largest = 0;
+    int parsed = 0;
+    while (parsed < DidKey.PARSED_LIMIT + 100) {
+      byte[] y = new byte[32];
+      random.nextBytes(y);
+      VerificationKey key;
+      try {
+        key = VerificationKey.of(y);
+      } catch (SignatureException notAPoint) {
+        continue;
+      }
+      DidKey.parse(DidKey.of(key).value());
+      parsed++;
+      largest = Math.max(largest, DidKey.parsedCacheSize());
+    }
+    assertThat(largest).isEqualTo(DidKey.PARSED_LIMIT);
+  }
 }
