@@ -158,4 +158,14 @@ class ReceiptBoundariesTest {
     }
     assertThat(log.append(TestReceipts.generationDraft()).receipt().sequence()).isEqualTo(2);
   }
+
+  @Test
+  void fromSignedCore_readsBackWhatToSignedCoreWrote() throws Exception {
+    MeshReceipt receipt = TestReceipts.genesis(TestReceipts.generationDraft());
+    assertThat(MeshReceipt.fromSignedCore(receipt.toSignedCore())).isEqualTo(receipt);
+    assertThatThrownBy(() -> MeshReceipt.fromSignedCore(CborInt.of(1)))
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> assertThat(e.reason()).isEqualTo(ReceiptException.Reason.MALFORMED_RECEIPT));
+  }
 }
