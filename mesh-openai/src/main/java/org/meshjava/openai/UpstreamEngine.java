@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EnergyDomain;
@@ -78,6 +79,9 @@ public final class UpstreamEngine implements ServingEngine {
   private final Duration timeout;
   private final int maxConcurrentServes;
 
+  /** Whole replies from a plain {@code http} upstream; null for {@code https}. */
+  private final @Nullable KeepAliveHttp plain;
+
   private UpstreamEngine(Builder b) {
     this.name = b.name;
     String base = b.baseUri.toString();
@@ -91,6 +95,8 @@ public final class UpstreamEngine implements ServingEngine {
     this.deterministic = b.deterministic;
     this.timeout = b.timeout;
     this.maxConcurrentServes = b.maxConcurrentServes;
+    this.plain =
+        KeepAliveHttp.serves(chatCompletions) ? new KeepAliveHttp(chatCompletions, apiKey) : null;
   }
 
   /** Starts a builder. Name, base URI and model are required. */
@@ -173,7 +179,11 @@ public final class UpstreamEngine implements ServingEngine {
   public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
     UpstreamHttp.Answer response;
     try {
-      response = UpstreamHttp.post(chatCompletions, body(request, prompt, false), apiKey, timeout);
+      byte[] body = body(request, prompt, false);
+      response =
+          plain != null
+              ? plain.post(body, timeout)
+              : UpstreamHttp.post(chatCompletions, body, apiKey, timeout);
     } catch (IOException e) {
       throw failed(e);
     } catch (InterruptedException e) {
