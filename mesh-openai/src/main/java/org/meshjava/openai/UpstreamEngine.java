@@ -1,9 +1,8 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -331,24 +330,35 @@ public final class UpstreamEngine implements ServingEngine {
           "upstream " + name + " was handed a payload that is not prompt text: " + e.getMessage(),
           e);
     }
-    ObjectNode body = JSON.createObjectNode();
-    body.put("model", model);
-    ArrayNode arr = body.putArray("messages");
-    for (Prompt.Message m : messages.messages()) {
-      arr.addObject().put("role", m.role()).put("content", m.content());
-    }
-    body.put("max_tokens", request.maxTokens());
-    body.put("stream", stream);
-    if (stream) {
-      body.putObject("stream_options").put("include_usage", true);
-    }
-    if (deterministic) {
-      body.put("temperature", 0);
-      body.put("seed", 0);
-    }
-    try {
-      return JSON.writeValueAsBytes(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    // Written straight to bytes with a generator, not through an ObjectNode tree: this runs on
+    // every proxied serve.
+    try (var out = new com.fasterxml.jackson.core.util.ByteArrayBuilder(256);
+        JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("model", model);
+      g.writeArrayFieldStart("messages");
+      for (Prompt.Message m : messages.messages()) {
+        g.writeStartObject();
+        g.writeStringField("role", m.role());
+        g.writeStringField("content", m.content());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeNumberField("max_tokens", request.maxTokens());
+      g.writeBooleanField("stream", stream);
+      if (stream) {
+        g.writeObjectFieldStart("stream_options");
+        g.writeBooleanField("include_usage", true);
+        g.writeEndObject();
+      }
+      if (deterministic) {
+        g.writeNumberField("temperature", 0);
+        g.writeNumberField("seed", 0);
+      }
+      g.writeEndObject();
+      g.flush();
+      return out.toByteArray();
+    } catch (IOException e) {
       throw new EngineException("upstream " + name + ": the request did not render: " + e, e);
     }
   }
