@@ -15,8 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.Recipe;
+import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -393,47 +392,9 @@ class StewardGrantTest {
   }
 
   /** Forwards everything to another engine. */
-  static class Delegating implements ServingEngine {
-    final ServingEngine inner;
-
+  static class Delegating extends ForwardingEngine {
     Delegating(ServingEngine inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public String name() {
-      return inner.name();
-    }
-
-    @Override
-    public Recipe recipe() {
-      return inner.recipe();
-    }
-
-    @Override
-    public Fidelity fidelity() {
-      return inner.fidelity();
-    }
-
-    @Override
-    public CostProfile costProfile() {
-      return inner.costProfile();
-    }
-
-    @Override
-    public boolean deterministic() {
-      return inner.deterministic();
-    }
-
-    @Override
-    public Optional<WeightsBinding> weights() {
-      return inner.weights();
-    }
-
-    @Override
-    public EngineResult serve(ServeRequest r, TokenSequence p)
-        throws org.meshjava.core.EngineException {
-      return inner.serve(r, p);
+      super(inner);
     }
   }
 
