@@ -74,7 +74,7 @@ class SignedCoreTest {
         .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
         .fidelityMet(true)
         .energy(Energy.measured(9_999, 12_345))
-        .grantBreach(Optional.of("caveat-unsatisfied"))
+        .grantBreach(Optional.of(GrantBreach.CAVEAT_UNSATISFIED))
         .outputCommitment(Optional.of(id("commitment")))
         .chain(4, Optional.of(id("previous envelope")))
         .steward(TestReceipts.did(KEY));
