@@ -406,6 +406,21 @@ class SignedCoreTest {
         refused(
             "grant_breach without grant_id",
             m -> with(m, "grant_breach", new CborText("caveat-unsatisfied")),
+            Reason.INCONSISTENT_RECEIPT),
+        accepted(
+            "grant_breach budget-exhausted with grant_id",
+            m ->
+                with(
+                    with(m, "grant_id", new CborText("a".repeat(64))),
+                    "grant_breach",
+                    new CborText("budget-exhausted"))),
+        refused(
+            "grant_breach naming no debit's breach",
+            m ->
+                with(
+                    with(m, "grant_id", new CborText("a".repeat(64))),
+                    "grant_breach",
+                    new CborText("expired")),
             Reason.INCONSISTENT_RECEIPT));
   }
 
