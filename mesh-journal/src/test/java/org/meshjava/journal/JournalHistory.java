@@ -131,7 +131,7 @@ final class JournalHistory {
         .fidelityFloor(Fidelity.F1)
         .fidelityMet(true)
         .energy(Energy.estimated(uj))
-        .grantBreach(breachOf(uj))
+        .grantBreach(breachOf(uj).map(org.meshjava.receipt.GrantBreach::fromWire))
         .chain(nextReceipt, lastEnvelope)
         .nonce(Nonce.of(n))
         .steward(STEWARD_ID);
