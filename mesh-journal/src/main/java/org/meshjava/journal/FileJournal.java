@@ -98,6 +98,7 @@ public final class FileJournal implements Journal {
 
   private final Path path;
   private final Syncer syncer;
+  private final Forcer forcer;
   private final Object identity;
   private final FileChannel channel;
   private final FileLock lock;
@@ -123,9 +124,16 @@ public final class FileJournal implements Journal {
   private volatile JournalPosition durable;
 
   private FileJournal(
-      Path path, Object identity, FileChannel channel, FileLock lock, Tail tail, Syncer syncer) {
+      Path path,
+      Object identity,
+      FileChannel channel,
+      FileLock lock,
+      Tail tail,
+      Syncer syncer,
+      Forcer forcer) {
     this.path = path;
     this.syncer = syncer;
+    this.forcer = forcer;
     this.identity = identity;
     this.channel = channel;
     this.lock = lock;
@@ -166,7 +174,11 @@ public final class FileJournal implements Journal {
    * @throws JournalException as {@link #open(Path)}
    */
   public static FileJournal openUnsynced(Path path) throws JournalException {
-    FileJournal j = open(path, FileChannel::tryLock);
+    return openUnsynced(path, Forcer.OS);
+  }
+
+  static FileJournal openUnsynced(Path path, Forcer forcer) throws JournalException {
+    FileJournal j = open(path, FileChannel::tryLock, Syncer.FORCE, forcer);
     j.unsynced = true;
     return j;
   }
@@ -176,6 +188,11 @@ public final class FileJournal implements Journal {
   }
 
   static FileJournal open(Path path, Locker locker, Syncer syncer) throws JournalException {
+    return open(path, locker, syncer, Forcer.OS);
+  }
+
+  static FileJournal open(Path path, Locker locker, Syncer syncer, Forcer forcer)
+      throws JournalException {
     Path real;
     Object identity;
     try {
@@ -254,10 +271,10 @@ public final class FileJournal implements Journal {
             path,
             tail.torn());
         ch.truncate(tail.end().locator());
-        ch.force(true);
+        forcer.force(ch, real, true);
       }
       ch.position(tail.end().locator());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, tail, syncer);
+      FileJournal journal = new FileJournal(real, identity, ch, lock, tail, syncer, forcer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
@@ -516,7 +533,16 @@ public final class FileJournal implements Journal {
   public static long archive(
       Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
       throws JournalException {
-    try (FileJournal j = open(path)) {
+    return archive(path, upTo, chains, Forcer.OS);
+  }
+
+  static long archive(
+      Path path,
+      JournalPosition upTo,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      Forcer forcer)
+      throws JournalException {
+    try (FileJournal j = open(path, FileChannel::tryLock, Syncer.FORCE, forcer)) {
       JournalPosition end = j.durable;
       j.read(upTo, new java.util.HashMap<>(chains), r -> {});
       long cut = Math.min(upTo.count(), end.count() - 1);
@@ -528,9 +554,9 @@ public final class FileJournal implements Journal {
         long offset = locate(j.channel, j.path, j.firstSeq, cut, hint, end.locator()).offset();
         Path segment = JournalSegments.file(j.path, j.firstSeq);
         Files.createDirectories(JournalSegments.directory(j.path));
-        copy(j.channel, 0, offset, segment);
+        copy(j.channel, 0, offset, segment, forcer);
         Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
-        copy(j.channel, offset, end.locator(), tmp);
+        copy(j.channel, offset, end.locator(), tmp, forcer);
         Files.move(
             tmp,
             j.path,
@@ -545,7 +571,8 @@ public final class FileJournal implements Journal {
   }
 
   /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */
-  private static void copy(FileChannel ch, long from, long to, Path target) throws IOException {
+  private static void copy(FileChannel ch, long from, long to, Path target, Forcer forcer)
+      throws IOException {
     try (FileChannel out =
         FileChannel.open(
             target,
@@ -556,7 +583,7 @@ public final class FileJournal implements Journal {
       while (at < to) {
         at += ch.transferTo(at, to - at, out);
       }
-      out.force(true);
+      forcer.force(out, target, true);
     }
   }
 
@@ -748,7 +775,7 @@ public final class FileJournal implements Journal {
     }
     if (unsynced) {
       try {
-        channel.force(true);
+        forcer.force(channel, path, true);
       } catch (IOException e) {
         LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
       }

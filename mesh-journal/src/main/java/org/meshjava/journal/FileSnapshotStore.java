@@ -27,10 +27,16 @@ public final class FileSnapshotStore implements SnapshotStore {
   public static final int KEEP = 2;
 
   private final Path dir;
+  private final Forcer forcer;
 
   /** A store in {@code dir}, created on the first save. */
   public FileSnapshotStore(Path dir) {
+    this(dir, Forcer.OS);
+  }
+
+  FileSnapshotStore(Path dir, Forcer forcer) {
     this.dir = Objects.requireNonNull(dir, "dir");
+    this.forcer = Objects.requireNonNull(forcer, "forcer");
   }
 
   /** The store a file journal at {@code journal} uses by default: {@code <journal>.snapshots/}. */
@@ -61,7 +67,7 @@ public final class FileSnapshotStore implements SnapshotStore {
         while (buf.hasRemaining()) {
           ch.write(buf);
         }
-        ch.force(true);
+        forcer.force(ch, tmp, true);
       }
       try {
         Files.move(
@@ -115,7 +121,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   private void forceDirectory() {
     try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      d.force(true);
+      forcer.force(d, dir, true);
     } catch (IOException | UnsupportedOperationException ignored) {
       // Not every platform can sync a directory; the rename is still atomic.
     }

@@ -1,0 +1,122 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every write outside the group commit is forced before the call that made it returns (§2.2): a
+ * recovered journal's truncated tail, an unsynced journal's appends on close, an archived segment
+ * and the live file that replaces it, a snapshot and the directory entry that names it. The {@link
+ * Forcer} seam records each force with what the file held at that moment; a power cut cannot be
+ * staged in one process, but a missing force shows here.
+ */
+class FileJournalForceTest {
+  @TempDir Path dir;
+
+  /** One force: the file, its length (or whether the snapshot was named yet) then, the flag. */
+  record Forced(Path file, long length, boolean metaData) {}
+
+  /** Records each force, then forces for real. */
+  static final class Recorder implements Forcer {
+    final List<Forced> forced = new ArrayList<>();
+    private final Path watched;
+
+    /** {@code watched}: for a directory force, its length field says whether this file exists. */
+    Recorder(Path watched) {
+      this.watched = watched;
+    }
+
+    @Override
+    public synchronized void force(FileChannel channel, Path file, boolean metaData)
+        throws java.io.IOException {
+      long length = Files.isDirectory(file) ? (Files.exists(watched) ? 1 : 0) : channel.size();
+      forced.add(new Forced(file, length, metaData));
+      channel.force(metaData);
+    }
+  }
+
+  Path journal(int n) throws JournalException {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.openUnsynced(p)) {
+      for (int i = 0; i < n; i++) {
+        j.append(FileJournalStreamTest.sealed(i));
+      }
+    }
+    return p;
+  }
+
+  @Test
+  void aTornTail_isTruncatedAndForced_beforeOpenReturns() throws Exception {
+    Path p = journal(3);
+    long good = Files.size(p);
+    Files.write(p, "{\"seq\":3,".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+    Recorder r = new Recorder(p);
+    try (FileJournal j = FileJournal.open(p, FileChannel::tryLock, FileJournal.Syncer.FORCE, r)) {
+      assertThat(r.forced).containsExactly(new Forced(p.toRealPath(), good, true));
+      assertThat(j.position().count()).isEqualTo(3);
+    }
+    assertThat(r.forced).hasSize(1);
+  }
+
+  @Test
+  void anUnsyncedJournal_forcesItsAppendsOnClose_andASyncedOneHasNothingLeftToForce()
+      throws Exception {
+    Path p = dir.resolve("u.log");
+    Recorder r = new Recorder(p);
+    FileJournal j = FileJournal.openUnsynced(p, r);
+    for (int i = 0; i < 5; i++) {
+      j.append(FileJournalStreamTest.sealed(i));
+    }
+    assertThat(r.forced).isEmpty();
+    j.close();
+    assertThat(r.forced).containsExactly(new Forced(p.toRealPath(), Files.size(p), true));
+    j.close();
+    assertThat(r.forced).hasSize(1);
+
+    Recorder synced = new Recorder(p);
+    try (FileJournal s =
+        FileJournal.open(p, FileChannel::tryLock, FileJournal.Syncer.FORCE, synced)) {
+      s.append(FileJournalStreamTest.sealed(5));
+    }
+    assertThat(synced.forced).isEmpty();
+  }
+
+  @Test
+  void anArchive_forcesTheSegmentAndTheNewLiveFile_beforeItReturns() throws Exception {
+    Path p = journal(10);
+    List<byte[]> lines = JournalFile.read(p).lines();
+    Recorder r = new Recorder(p);
+    assertThat(
+            FileJournal.archive(p, JournalArchiveTest.positionAt(lines, 4, -1), new HashMap<>(), r))
+        .isEqualTo(4);
+    Path segment = JournalSegments.file(p.toRealPath(), 0);
+    Path tmp = p.toRealPath().resolveSibling("j.log.archiving");
+    assertThat(r.forced)
+        .containsExactly(
+            new Forced(segment, Files.size(segment), true), new Forced(tmp, Files.size(p), true));
+    assertThat(Files.readAllLines(segment)).hasSize(4);
+  }
+
+  @Test
+  void aSnapshot_isForcedBeforeItIsNamed_andItsNameIsForcedBeforeSaveReturns() throws Exception {
+    Path snaps = dir.resolve("snaps");
+    Snapshot s = FileSnapshotStoreTest.at(7);
+    Path target = snaps.resolve("00000000000000000007.snapshot");
+    Recorder r = new Recorder(target);
+    new FileSnapshotStore(snaps, r).save(s);
+    Path tmp = snaps.resolve("00000000000000000007.snapshot.tmp");
+    assertThat(r.forced)
+        .containsExactly(new Forced(tmp, s.encoded().length, true), new Forced(snaps, 1, true));
+    assertThat(Files.readAllBytes(target)).isEqualTo(s.encoded());
+  }
+}
