@@ -2,7 +2,6 @@
 module org.meshjava.receipt {
   requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
-  requires transitive com.fasterxml.jackson.databind;
 
   exports org.meshjava.receipt;
   exports org.meshjava.receipt.tlog;

@@ -8,8 +8,8 @@ import java.util.Map;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.weights.WeightsFile;
+import org.meshjava.openai.ReceiptJson;
 import org.meshjava.receipt.OutputCommitment;
-import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 

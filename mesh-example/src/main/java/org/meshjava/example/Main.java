@@ -4,7 +4,7 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.engine.ReferenceEngine;
-import org.meshjava.receipt.ReceiptJson;
+import org.meshjava.openai.ReceiptJson;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 

@@ -28,7 +28,6 @@ import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
-import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.steward.GrantDeniedException;
 import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import org.meshjava.receipt.MeshReceipt;
-import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.router.RouteCandidate;
 import org.meshjava.steward.ServeResult;
 

@@ -24,7 +24,6 @@ import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
-import org.meshjava.receipt.ReceiptJson;
 import org.meshjava.steward.Steward;
 
 /** A steward over reference engines behind a started server on 127.0.0.1, and a JSON client. */

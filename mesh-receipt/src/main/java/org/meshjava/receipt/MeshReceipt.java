@@ -9,6 +9,7 @@ import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.identity.DidKey;
 
 /**
@@ -164,6 +165,16 @@ public record MeshReceipt(
   /** Returns this receipt's signed core: the canonical CBOR map JCR-1 signs (§6.1). */
   public CborMap toSignedCore() {
     return SignedCore.encode(this);
+  }
+
+  /**
+   * Reads a receipt back from its signed core (the inverse of {@link #toSignedCore}), with every
+   * rule {@link Jcr1#open} applies to a payload.
+   *
+   * @throws ReceiptException if {@code core} is not the signed core of a valid receipt
+   */
+  public static MeshReceipt fromSignedCore(CborValue core) throws ReceiptException {
+    return SignedCore.decode(core);
   }
 
   /** Returns a builder pre-filled with this receipt's fields. */

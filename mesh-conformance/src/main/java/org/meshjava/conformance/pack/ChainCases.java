@@ -160,7 +160,7 @@ final class ChainCases {
 
   private static org.meshjava.receipt.MeshReceipt parse(ObjectNode v) {
     try {
-      return org.meshjava.receipt.ReceiptJson.parse(v);
+      return org.meshjava.openai.ReceiptJson.parse(v);
     } catch (org.meshjava.receipt.ReceiptException e) {
       throw new IllegalStateException(e);
     }

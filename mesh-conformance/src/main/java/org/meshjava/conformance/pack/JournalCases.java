@@ -112,7 +112,7 @@ final class JournalCases {
       }
       Fixtures.derive(v);
       try {
-        out.add(org.meshjava.receipt.Jcr1.seal(org.meshjava.receipt.ReceiptJson.parse(v), STEWARD));
+        out.add(org.meshjava.receipt.Jcr1.seal(org.meshjava.openai.ReceiptJson.parse(v), STEWARD));
       } catch (org.meshjava.receipt.ReceiptException e) {
         throw new IllegalStateException(e);
       }

@@ -9,8 +9,8 @@ import java.util.Optional;
 import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
+import org.meshjava.openai.ReceiptJson;
 import org.meshjava.receipt.CoseSign1;
-import org.meshjava.receipt.ReceiptJson;
 
 /**
  * Subjects that are wrong on purpose, each in one known way, to show that the pack catches exactly

@@ -1,4 +1,4 @@
-package org.meshjava.receipt;
+package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -12,14 +12,22 @@ import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborTag;
 import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.ReceiptException;
 
 /**
  * A readable JSON view of a receipt: its signed core with the same keys in the same (canonical)
  * order, integers as JSON numbers and byte strings as lowercase hex. For people and logs; the
  * envelope, not this view, is what verifies. Stateless and thread-safe.
+ *
+ * <p>It lives with the HTTP binding, not in mesh-receipt, so that the receipt module's API carries
+ * no JSON library's types.
  */
 public final class ReceiptJson {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /** The one signed-core key whose JSON text is hex for a byte string (§6.1). */
+  private static final String NONCE = "nonce";
 
   private ReceiptJson() {}
 
@@ -31,7 +39,7 @@ public final class ReceiptJson {
   /**
    * Reads the JSON view back into a receipt: numbers become unsigned integers, strings become text,
    * except {@code nonce}, whose hex becomes a byte string; then the signed core is decoded with
-   * every rule {@link Jcr1#open} applies to a payload.
+   * every rule {@link org.meshjava.receipt.Jcr1#open} applies to a payload.
    *
    * @throws ReceiptException if the JSON is not the view of a valid receipt
    */
@@ -47,7 +55,7 @@ public final class ReceiptJson {
       String key = f.getKey();
       if (v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= 0) {
         b.put(key, v.asLong());
-      } else if (v.isTextual() && key.equals(SignedCore.NONCE)) {
+      } else if (v.isTextual() && key.equals(NONCE)) {
         try {
           b.put(key, HexFormat.of().parseHex(v.asText()));
         } catch (IllegalArgumentException e) {
@@ -69,7 +77,7 @@ public final class ReceiptJson {
       throw new ReceiptException(
           ReceiptException.Reason.MALFORMED_RECEIPT, String.valueOf(e.getMessage()), e);
     }
-    return SignedCore.decode(core);
+    return MeshReceipt.fromSignedCore(core);
   }
 
   /**
