@@ -18,6 +18,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.ChainedReader;
+import org.meshjava.journal.internal.HeldJournals;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalSegments;
+import org.meshjava.journal.internal.LineReader;
+import org.meshjava.journal.internal.RecordChain;
+import org.meshjava.journal.internal.RecordCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -74,6 +81,11 @@ public final class FileJournal implements Journal {
   /** Journals open in this process, by file identity (see the design note). */
   private static final ConcurrentHashMap<Object, AtomicReference<FileJournal>> HELD =
       new ConcurrentHashMap<>();
+
+  static {
+    // JournalFile (internal) reads a held journal through its holder's channel.
+    HeldJournals.register(FileJournal::readHeld);
+  }
 
   /** Takes the OS lock; a seam so the cannot-lock path can be tested. */
   @FunctionalInterface
@@ -331,14 +343,9 @@ public final class FileJournal implements Journal {
     return Arrays.copyOf(buf.array(), buf.position());
   }
 
-  /**
-   * The identity of the file {@code real} names: device and inode where the platform has them
-   * ({@link BasicFileAttributes#fileKey()}), else the real path. Read by {@code stat}; opens
-   * nothing.
-   */
+  /** The identity of the file {@code real} names ({@link HeldJournals#identity}). */
   static Object identity(Path real) throws IOException {
-    Object key = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
-    return key != null ? key : real.toRealPath();
+    return HeldJournals.identity(real);
   }
 
   /**

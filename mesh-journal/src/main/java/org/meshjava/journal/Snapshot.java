@@ -590,27 +590,27 @@ public final class Snapshot {
         revocations.put(grant(a.get(0), "revoked grant"), instant(a.get(1), "revoked from"));
       }
       List<CborValue> susp = array(get("suspension"), -1, "suspension");
-      Optional<JournalReplay.Suspension> suspension = Optional.empty();
+      Optional<Suspension> suspension = Optional.empty();
       if (!susp.isEmpty()) {
         if (susp.size() != 3) {
           throw malformed("suspension has " + susp.size() + " items, not 0 or 3");
         }
         suspension =
             Optional.of(
-                new JournalReplay.Suspension(
+                new Suspension(
                     uint(susp.get(0), "suspension record"),
                     uint(susp.get(1), "suspension receipt"),
                     ContentId.fromDigest(bytes(susp.get(2), 32, "suspension envelope"))));
       }
       List<CborValue> head = array(get("head"), -1, "head");
-      Optional<JournalReplay.Sealed> lastSealed = Optional.empty();
+      Optional<RecordedReceipt> lastSealed = Optional.empty();
       if (!head.isEmpty()) {
         if (head.size() != 2) {
           throw malformed("head has " + head.size() + " items, not 0 or 2");
         }
         lastSealed =
             Optional.of(
-                new JournalReplay.Sealed(
+                new RecordedReceipt(
                     uint(head.get(0), "head sequence"),
                     ContentId.fromDigest(bytes(head.get(1), 32, "head envelope"))));
       }

@@ -12,11 +12,11 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
-import org.meshjava.journal.ReplayState;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.internal.ReplayState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -46,12 +46,14 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
-import org.meshjava.journal.JournalReplay;
-import org.meshjava.journal.ReplayState;
+import org.meshjava.journal.RecordedReceipt;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
+import org.meshjava.journal.internal.JournalReplay;
+import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.Envelope;
@@ -167,7 +169,7 @@ public final class Steward implements AutoCloseable {
             this.journal,
             b.clock,
             replayed.unresolved(),
-            replayed.suspension().map(JournalReplay.Suspension::toString),
+            replayed.suspension().map(Suspension::toString),
             listener);
     this.log = ReceiptLog.resume(b.key, head);
     this.logKeeper = logKeeper;
@@ -1298,7 +1300,7 @@ public final class Steward implements AutoCloseable {
                   + ", which records receipts up to "
                   + replayed.lastSealed().get().sequence());
         }
-        JournalReplay.Sealed last = replayed.lastSealed().get();
+        RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
       } else if (head == null && !ephemeral) {
         j.close();

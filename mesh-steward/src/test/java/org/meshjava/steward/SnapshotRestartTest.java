@@ -224,7 +224,8 @@ class SnapshotRestartTest {
           new JournalEntry.Authorised(
               f.present(chain, req), req, Optional.empty(), "ref", GrantFixture.NOW));
     }
-    List<JournalRecord> records = org.meshjava.journal.JournalFile.read(journal()).records();
+    List<JournalRecord> records =
+        org.meshjava.journal.internal.JournalFile.read(journal()).records();
     byte[] full = replayedState(0, records, null);
     for (int k = 0; k <= records.size(); k++) {
       assertThat(replayedState(k, records, records.subList(0, k)))
@@ -239,8 +240,8 @@ class SnapshotRestartTest {
    */
   private byte[] replayedState(int k, List<JournalRecord> all, List<JournalRecord> prefix)
       throws Exception {
-    org.meshjava.journal.ReplayState state =
-        org.meshjava.journal.ReplayState.fresh(
+    org.meshjava.journal.internal.ReplayState state =
+        org.meshjava.journal.internal.ReplayState.fresh(
             org.meshjava.jcp.Gate.create(
                 f.steward,
                 org.meshjava.jcp.SpendLedger.inMemory(),
@@ -252,7 +253,7 @@ class SnapshotRestartTest {
               org.meshjava.journal.Snapshot.sign(f.stewardKey, state.capture(-1)).encoded(),
               f.steward);
       state =
-          org.meshjava.journal.ReplayState.restore(
+          org.meshjava.journal.internal.ReplayState.restore(
               snap.state(), snap.gate(org.meshjava.jcp.Revocations.none()));
     }
     state.applyAll(all.subList(k, all.size()));

@@ -16,10 +16,10 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.Journal;
-import org.meshjava.journal.JournalChain;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.JournalChain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,12 +159,13 @@ public final class PostgresJournal implements Journal {
 
   /**
    * The records of journal {@code name} at {@code location}, read in one snapshot and checked as
-   * opening checks them, without taking its lock (for {@code mesh journal verify}, {@code inspect}
-   * and {@code export}, which may run beside the steward).
+   * opening checks them, without taking its lock. Package-private: it answers with the journal
+   * module's internal {@code JournalChain}; the command line reads the lines ({@link #readLines})
+   * and checks them itself.
    *
    * @throws JournalException {@code CORRUPT} naming the first bad record, {@code IO}
    */
-  public static JournalChain read(PostgresLocation location, String name) throws JournalException {
+  static JournalChain read(PostgresLocation location, String name) throws JournalException {
     checkName(name);
     try (Connection c = location.connect()) {
       return JournalChain.recover(JournalSchema.readLines(c, name));

@@ -33,8 +33,8 @@ import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.testpg.PostgresTestServer;
 
 /** The PostgreSQL journal against a real server: records, locking, fencing, group commit. */

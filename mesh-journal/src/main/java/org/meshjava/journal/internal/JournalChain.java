@@ -1,8 +1,11 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
 
 /**
  * The record chain of a journal kept outside a file (a database table, say): recovers the chain
