@@ -4,9 +4,9 @@
  * <p>{@code org.meshjava.journal} is the API: the {@code Journal} SPI and its records, the file and
  * in-memory journals, snapshots and their stores. {@code org.meshjava.journal.internal} is the
  * plumbing the steward, the command line, the conformance pack and the PostgreSQL journal share:
- * the record encoding and chain, reading a journal file or its archived segments, and replaying
- * records into a gate and a transparency log. ("module" warnings are suppressed because the modules
- * it is exported to are built after this one.)
+ * the record encoding and chain, group commit, reading a journal file or its archived segments, and
+ * replaying records into a gate and a transparency log. ("module" warnings are suppressed because
+ * the modules it is exported to are built after this one.)
  */
 @SuppressWarnings("module")
 module org.meshjava.journal {

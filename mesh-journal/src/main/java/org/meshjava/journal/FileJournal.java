@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.internal.ChainedReader;
+import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalSegments;
@@ -67,11 +68,11 @@ import org.slf4j.LoggerFactory;
  * refuses to open, naming the record.
  *
  * <p><b>Group commit.</b> {@link #enqueue} fixes a record's sequence and chain under a short lock
- * and queues its bytes; {@link Pending#await()} makes them durable. One waiter at a time leads: it
- * writes every queued line and calls {@link FileChannel#force(boolean)} once, while the others
- * sleep and are all woken when that sync completes, so concurrent appends share a sync; none
- * returns before its own bytes were forced. A failed write or sync fails the journal: every append
- * not yet durable, and every later one, throws {@link JournalException.Reason#FAILED}.
+ * and queues its bytes; {@link Pending#await()} makes them durable through {@link GroupCommit}: one
+ * waiter at a time leads, writes every queued line and calls {@link FileChannel#force(boolean)}
+ * once, so concurrent appends share a sync; none returns before its own bytes were forced. A failed
+ * write or sync fails the journal: every append not yet durable, and every later one, throws {@link
+ * JournalException.Reason#FAILED}.
  *
  * <p>Thread-safe.
  */
@@ -121,13 +122,8 @@ public final class FileJournal implements Journal {
 
   private final Object queueLock = new Object();
   private final RecordChain chain;
-  private final List<RecordChain.Encoded> queue = new ArrayList<>();
   private boolean closed;
-  private @Nullable JournalException failure;
-
-  private final Object syncMonitor = new Object();
-  private boolean syncing;
-  private volatile long durableThrough;
+  private final GroupCommit<RecordChain.Encoded> commits;
 
   /** Appends are not forced ({@link #openUnsynced}); set once, right after opening. */
   private volatile boolean unsynced;
@@ -149,7 +145,12 @@ public final class FileJournal implements Journal {
     this.codec = new RecordCodec();
     this.chain = new RecordChain(codec, tail.end().count(), tail.end().lastHash());
     this.durable = tail.end();
-    this.durableThrough = tail.end().count() - 1L;
+    this.commits =
+        new GroupCommit<>(
+            path.toString(),
+            tail.end().count() - 1L,
+            RecordChain.Encoded::record,
+            this::writeBatch);
     this.length = tail.end().locator();
   }
 
@@ -621,98 +622,18 @@ public final class FileJournal implements Journal {
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
-    List<RecordChain.Encoded> encoded;
     synchronized (queueLock) {
       if (closed) {
         throw new JournalException(
             JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
       }
-      if (failure != null) {
-        throw new JournalException(
-            JournalException.Reason.FAILED,
-            "journal " + path + " failed earlier: " + failure.getMessage(),
-            failure);
-      }
-      encoded = chain.advance(entry);
-      queue.addAll(encoded);
-    }
-    RecordChain.Encoded e = encoded.getLast();
-    return new Pending() {
-      @Override
-      public JournalRecord record() {
-        return e.record();
-      }
-
-      @Override
-      public void await() throws JournalException {
-        awaitDurable(e.record().seq());
-      }
-    };
-  }
-
-  private void awaitDurable(long seq) throws JournalException {
-    if (durableThrough >= seq) {
-      return;
-    }
-    // Leader/follower group commit: one waiter at a time writes and syncs everything queued;
-    // the others sleep on the monitor and are all woken together when a sync completes, rather
-    // than taking a lock one after another just to find their record already durable.
-    synchronized (syncMonitor) {
-      while (true) {
-        if (durableThrough >= seq) {
-          return;
-        }
-        JournalException failed = failure();
-        if (failed != null) {
-          throw new JournalException(
-              JournalException.Reason.FAILED,
-              seq,
-              "not written: journal " + path + " failed: " + failed.getMessage(),
-              failed);
-        }
-        if (!syncing) {
-          syncing = true;
-          break;
-        }
-        try {
-          syncMonitor.wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new JournalException(
-              JournalException.Reason.IO,
-              seq,
-              "interrupted while waiting for journal " + path + " to sync",
-              e);
-        }
-      }
-    }
-    long through = -1;
-    try {
-      through = writeQueued(seq);
-    } finally {
-      synchronized (syncMonitor) {
-        syncing = false;
-        if (through > durableThrough) {
-          durableThrough = through;
-        }
-        syncMonitor.notifyAll();
-      }
-    }
-    if (durableThrough < seq) {
-      awaitDurable(seq);
+      commits.refuseIfFailed();
+      return commits.add(chain.advance(entry));
     }
   }
 
-  /** Writes and syncs every queued line; returns the last sequence now durable. Leader only. */
-  private long writeQueued(long seq) throws JournalException {
-    List<RecordChain.Encoded> batch;
-    synchronized (queueLock) {
-      batch = new ArrayList<>(queue);
-      queue.clear();
-    }
-    if (batch.isEmpty()) {
-      return durableThrough;
-    }
+  /** Writes and syncs a batch of queued lines: the group commit's step. */
+  private void writeBatch(List<RecordChain.Encoded> batch, long seq) throws JournalException {
     int size = 0;
     for (RecordChain.Encoded e : batch) {
       size += e.line().length + 1;
@@ -745,13 +666,9 @@ public final class FileJournal implements Journal {
               seq,
               "write to " + path + " failed: " + ex.getMessage(),
               ex);
-      synchronized (queueLock) {
-        failure = f;
-      }
       LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
       throw f;
     }
-    return batch.getLast().record().seq();
   }
 
   /**
@@ -788,12 +705,6 @@ public final class FileJournal implements Journal {
     }
   }
 
-  private @Nullable JournalException failure() {
-    synchronized (queueLock) {
-      return failure;
-    }
-  }
-
   @Override
   public boolean durable() {
     return !unsynced;
@@ -810,6 +721,7 @@ public final class FileJournal implements Journal {
       if (closed) {
         return Optional.of("journal " + path + " is closed");
       }
+      JournalException failure = commits.failure();
       if (failure != null) {
         return Optional.of("journal " + path + " failed: " + failure.getMessage());
       }
