@@ -7,6 +7,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.engine.onnx.DecisionPayload;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
@@ -64,9 +65,7 @@ public class DecisionLatencyBenchmark {
         ServeRequest.decision(
             ContentId.ofBytes(STATE.getBytes(StandardCharsets.UTF_8)),
             payload.tokens().size(),
-            0,
-            Fidelity.F1,
-            Long.MAX_VALUE,
+            new ServeBounds(0, Fidelity.F1, Long.MAX_VALUE),
             DecisionQuestion.shapeOf(asked, payload.schemaTokens()));
   }
 

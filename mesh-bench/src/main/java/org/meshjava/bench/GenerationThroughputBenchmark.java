@@ -8,6 +8,7 @@ import java.util.stream.Stream;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.engine.jlama.JlamaEngine;
@@ -60,7 +61,9 @@ public class GenerationThroughputBenchmark {
     engine = JlamaEngine.builder(dir).build();
     request =
         ServeRequest.generation(
-            ContentId.ofBytes(new byte[] {1}), PROMPT.size(), 64, Fidelity.F1, Long.MAX_VALUE);
+            ContentId.ofBytes(new byte[] {1}),
+            PROMPT.size(),
+            new ServeBounds(64, Fidelity.F1, Long.MAX_VALUE));
   }
 
   @TearDown(Level.Trial)

@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.Gate;
@@ -51,7 +52,8 @@ public final class GrantMemoryBenchmark {
         }
         byte[] prompt = ("memory " + i).getBytes(StandardCharsets.UTF_8);
         ServeRequest req =
-            ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000);
+            ServeRequest.generation(
+                ContentId.ofBytes(prompt), 16, new ServeBounds(16, Fidelity.F1, 1_000));
         Presentation p = Jcp.present(caller, chain, req);
         gate.debit(gate.decide(p, req, Optional.empty(), now), 500);
       }

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -122,7 +123,8 @@ public class JournalBenchmark {
   public ServeResult grantedServe() throws Exception {
     byte[] prompt = ("bench " + counter.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
     ServeRequest req =
-        ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(prompt), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
     return steward.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
   }
 }

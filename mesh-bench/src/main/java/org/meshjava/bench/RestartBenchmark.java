@@ -7,6 +7,7 @@ import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -68,7 +69,8 @@ public class RestartBenchmark {
       for (int i = 0; i < serves; i++) {
         byte[] prompt = ("restart " + i).getBytes(StandardCharsets.UTF_8);
         ServeRequest req =
-            ServeRequest.generation(ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+            ServeRequest.generation(
+                ContentId.ofBytes(prompt), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
         s.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
       }
     }

@@ -7,6 +7,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -84,7 +85,9 @@ public class ServeOverheadBenchmark {
     steward =
         Steward.builder(key).chainHead(ChainHead.GENESIS).backend(new ZeroWorkEngine()).build();
     byte[] text = "benchmark prompt".getBytes(StandardCharsets.UTF_8);
-    request = ServeRequest.generation(ContentId.ofBytes(text), 16, 16, Fidelity.F1, 1_000_000);
+    request =
+        ServeRequest.generation(
+            ContentId.ofBytes(text), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
     prompt = TokenSequence.of(new int[16]);
     ServeResult sample = steward.serve(request, prompt);
     envelopeSized = new byte[sample.envelope().length()];

@@ -5,6 +5,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.energy.EstimatorMeter;
@@ -59,7 +60,8 @@ public class ServeThroughputBenchmark {
   public ServeResult serve() throws Exception {
     byte[] prompt = ("throughput " + counter.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
     ServeRequest req =
-        ServeRequest.generation(ContentId.ofBytes(prompt), 16, 32, Fidelity.F1, 1_000_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(prompt), 16, new ServeBounds(32, Fidelity.F1, 1_000_000));
     return steward.serve(req, TokenSequence.of(new int[16]));
   }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -111,7 +112,9 @@ public final class SnapshotRestartBenchmark {
                     byte[] prompt = ("restart " + i).getBytes(StandardCharsets.UTF_8);
                     ServeRequest req =
                         ServeRequest.generation(
-                            ContentId.ofBytes(prompt), 16, 16, Fidelity.F1, 1_000_000);
+                            ContentId.ofBytes(prompt),
+                            16,
+                            new ServeBounds(16, Fidelity.F1, 1_000_000));
                     s.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
                     if (first == 0 && i % 100_000 == 0) {
                       System.err.printf("generated %,d serves%n", i);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -46,7 +47,9 @@ public class TransparencyLogServeBenchmark {
     logged = steward(true);
     unlogged = steward(false);
     byte[] text = "benchmark prompt".getBytes(StandardCharsets.UTF_8);
-    request = ServeRequest.generation(ContentId.ofBytes(text), 16, 16, Fidelity.F1, 1_000_000);
+    request =
+        ServeRequest.generation(
+            ContentId.ofBytes(text), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
     prompt = TokenSequence.of(new int[16]);
   }
 

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -30,7 +31,8 @@ public final class TransparencyLogServeTiming {
     int batch = args.length > 1 ? Integer.parseInt(args[1]) : 2048;
     byte[] text = "benchmark prompt".getBytes(StandardCharsets.UTF_8);
     ServeRequest request =
-        ServeRequest.generation(ContentId.ofBytes(text), 16, 16, Fidelity.F1, 1_000_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(text), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
     TokenSequence prompt = TokenSequence.of(new int[16]);
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     double[] ratios = new double[pairs];

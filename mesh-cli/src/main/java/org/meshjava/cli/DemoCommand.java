@@ -21,6 +21,7 @@ import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -237,7 +238,9 @@ final class DemoCommand implements Callable<Integer> {
     TokenSequence firstPayload = ByteTokenizer.INSTANCE.encode(firstPrompt);
     ServeRequest firstRequest =
         ServeRequest.generation(
-            ContentId.ofBytes(firstPrompt), firstPayload.size(), 32, Fidelity.F1, 20_000);
+            ContentId.ofBytes(firstPrompt),
+            firstPayload.size(),
+            new ServeBounds(32, Fidelity.F1, 20_000));
     out.println(
         "replay of receipt "
             + first.receipt().sequence()
@@ -303,7 +306,8 @@ final class DemoCommand implements Callable<Integer> {
     byte[] bytes = prompt.getBytes(StandardCharsets.UTF_8);
     TokenSequence payload = ByteTokenizer.INSTANCE.encode(bytes);
     ServeRequest request =
-        ServeRequest.generation(ContentId.ofBytes(bytes), payload.size(), 32, floor, ceilingUj);
+        ServeRequest.generation(
+            ContentId.ofBytes(bytes), payload.size(), new ServeBounds(32, floor, ceilingUj));
     out.println("== " + title);
     ObjectNode doc = JSON.createObjectNode();
     doc.put("request_id", request.id().hex());

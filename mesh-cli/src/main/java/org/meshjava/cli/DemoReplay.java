@@ -5,6 +5,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.steward.ReplayInputs;
 import org.meshjava.steward.ReplayVerdict;
 import org.meshjava.steward.Replayer;
 import org.meshjava.steward.ServeResult;
@@ -30,12 +31,9 @@ final class DemoReplay {
     try {
       verdict =
           Replayer.replay(
-              receipt,
-              engine.get(),
-              request,
-              payload,
-              steward.opening(receipt.requestId()),
-              Optional.of(steward.disclose(served, payload)));
+              new ReplayInputs(receipt, request, payload, steward.opening(receipt.requestId()))
+                  .withDisclosure(steward.disclose(served, payload)),
+              engine.get());
     } catch (org.meshjava.receipt.ReceiptException e) {
       return "NotReplayable (the output could not be disclosed: " + e.getMessage() + ")";
     }

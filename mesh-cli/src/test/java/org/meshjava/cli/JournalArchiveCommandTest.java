@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -56,7 +57,8 @@ class JournalArchiveCommandTest {
   private void serve(Steward s, GrantChain chain, String prompt) throws Exception {
     byte[] b = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8);
     ServeRequest req =
-        ServeRequest.generation(ContentId.ofBytes(b), b.length, 4, Fidelity.F1, 100_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(b), b.length, new ServeBounds(4, Fidelity.F1, 100_000));
     s.serve(
         req, TokenSequence.of(new int[(int) req.promptTokens()]), Jcp.present(caller, chain, req));
   }

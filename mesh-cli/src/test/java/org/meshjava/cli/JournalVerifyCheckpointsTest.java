@@ -16,6 +16,7 @@ import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -54,7 +55,7 @@ class JournalVerifyCheckpointsTest {
         byte[] prompt = ("journal " + i).getBytes(StandardCharsets.UTF_8);
         s.serve(
             ServeRequest.generation(
-                ContentId.ofBytes(prompt), prompt.length, 3, Fidelity.F1, 100_000),
+                ContentId.ofBytes(prompt), prompt.length, new ServeBounds(3, Fidelity.F1, 100_000)),
             TokenSequence.of(new int[prompt.length]));
       }
     }
@@ -150,7 +151,7 @@ class JournalVerifyCheckpointsTest {
       byte[] prompt = "granted".getBytes(StandardCharsets.UTF_8);
       ServeRequest req =
           ServeRequest.generation(
-              ContentId.ofBytes(prompt), prompt.length, 3, Fidelity.F1, 100_000);
+              ContentId.ofBytes(prompt), prompt.length, new ServeBounds(3, Fidelity.F1, 100_000));
       s.serve(
           req,
           TokenSequence.of(new int[prompt.length]),

@@ -12,6 +12,7 @@ import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.energy.EstimatorMeter;
@@ -26,7 +27,8 @@ class LogCommandTest {
   private static String serve(Steward s, int i) throws Exception {
     byte[] prompt = ("log " + i).getBytes(StandardCharsets.UTF_8);
     ServeRequest r =
-        ServeRequest.generation(ContentId.ofBytes(prompt), prompt.length, 3, Fidelity.F1, 100_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(prompt), prompt.length, new ServeBounds(3, Fidelity.F1, 100_000));
     return s.serve(r, TokenSequence.of(new int[prompt.length])).envelope().hex();
   }
 

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -57,7 +58,8 @@ class RevocationAndResumeCommandTest {
 
   private static ServeRequest request(String prompt) {
     byte[] b = prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-    return ServeRequest.generation(ContentId.ofBytes(b), b.length, 4, Fidelity.F1, 100_000);
+    return ServeRequest.generation(
+        ContentId.ofBytes(b), b.length, new ServeBounds(4, Fidelity.F1, 100_000));
   }
 
   private Path key(String name) throws Exception {

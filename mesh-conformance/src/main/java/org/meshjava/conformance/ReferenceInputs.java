@@ -15,6 +15,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
@@ -167,7 +168,9 @@ public record ReferenceInputs(
         prompt,
         TokenSequence.of(2061, 750, 428, 3280, 1575, 11, 287, 45668, 30),
         ServeRequest.generation(
-            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)), 9, 16, Fidelity.F1, 10_000),
+            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
+            9,
+            new ServeBounds(16, Fidelity.F1, 10_000)),
         nonce,
         Instant.parse("2026-11-29T00:00:00Z"));
   }
@@ -188,9 +191,7 @@ public record ReferenceInputs(
         ServeRequest.decision(
             ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
             13,
-            256,
-            Fidelity.F1,
-            10_000,
+            new ServeBounds(256, Fidelity.F1, 10_000),
             new org.meshjava.core.DecisionShape(2, 7, 11)),
         g.nonce(),
         g.clock());
@@ -214,7 +215,9 @@ public record ReferenceInputs(
         prompt,
         TokenSequence.of(13828, 3280, 750, 428, 14507, 13497, 30),
         ServeRequest.generation(
-            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)), 7, 5, Fidelity.F2, 10_000),
+            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
+            7,
+            new ServeBounds(5, Fidelity.F2, 10_000)),
         g.nonce(),
         g.clock(),
         Optional.of(Fidelity.F1),

@@ -100,15 +100,16 @@ public record ServeRequest(
         Optional.of(model));
   }
 
-  /** A generation request. */
+  /** A generation request for a prompt known by its content id and token count. */
   public static ServeRequest generation(
-      ContentId promptHash,
-      long promptTokens,
-      long maxTokens,
-      Fidelity fidelityFloor,
-      long jouleCeilingUj) {
+      ContentId promptHash, long promptTokens, ServeBounds bounds) {
     return new ServeRequest(
-        promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, Optional.empty());
+        promptHash,
+        promptTokens,
+        bounds.maxTokens(),
+        bounds.fidelityFloor(),
+        bounds.jouleCeilingUj(),
+        Optional.empty());
   }
 
   /**
@@ -117,7 +118,8 @@ public record ServeRequest(
    */
   public static ServeRequest generation(
       PromptText prompt, long maxTokens, Fidelity fidelityFloor, long jouleCeilingUj) {
-    return generation(prompt.hash(), prompt.length(), maxTokens, fidelityFloor, jouleCeilingUj);
+    return generation(
+        prompt.hash(), prompt.length(), new ServeBounds(maxTokens, fidelityFloor, jouleCeilingUj));
   }
 
   /**
@@ -128,19 +130,23 @@ public record ServeRequest(
   public static ServeRequest decision(
       DecisionPrompt prompt, Fidelity fidelityFloor, long jouleCeilingUj) {
     PromptText text = prompt.text();
-    return decision(text.hash(), text.length(), 0, fidelityFloor, jouleCeilingUj, prompt.shape());
+    return decision(
+        text.hash(),
+        text.length(),
+        new ServeBounds(0, fidelityFloor, jouleCeilingUj),
+        prompt.shape());
   }
 
-  /** A typed-decision request. */
+  /** A typed-decision request for a prompt known by its content id and token count. */
   public static ServeRequest decision(
-      ContentId promptHash,
-      long promptTokens,
-      long maxTokens,
-      Fidelity fidelityFloor,
-      long jouleCeilingUj,
-      DecisionShape decision) {
+      ContentId promptHash, long promptTokens, ServeBounds bounds, DecisionShape decision) {
     return new ServeRequest(
-        promptHash, promptTokens, maxTokens, fidelityFloor, jouleCeilingUj, Optional.of(decision));
+        promptHash,
+        promptTokens,
+        bounds.maxTokens(),
+        bounds.fidelityFloor(),
+        bounds.jouleCeilingUj(),
+        Optional.of(decision));
   }
 
   /** Whether this request asks for a typed decision rather than generated text. */

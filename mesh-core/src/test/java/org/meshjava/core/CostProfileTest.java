@@ -11,12 +11,16 @@ class CostProfileTest {
   private static final ContentId PROMPT = ContentId.ofBytes(new byte[0]);
 
   private static ServeRequest generation(long prompt, long max) {
-    return ServeRequest.generation(PROMPT, prompt, max, Fidelity.F0, Long.MAX_VALUE);
+    return ServeRequest.generation(
+        PROMPT, prompt, new ServeBounds(max, Fidelity.F0, Long.MAX_VALUE));
   }
 
   private static ServeRequest decision(long prompt, long max, long options) {
     return ServeRequest.decision(
-        PROMPT, prompt, max, Fidelity.F0, Long.MAX_VALUE, new DecisionShape(1, options, 0));
+        PROMPT,
+        prompt,
+        new ServeBounds(max, Fidelity.F0, Long.MAX_VALUE),
+        new DecisionShape(1, options, 0));
   }
 
   @Test

@@ -14,9 +14,7 @@ class DecisionPricingTest {
     return ServeRequest.decision(
         PROMPT,
         promptTokens,
-        maxTokens,
-        Fidelity.F1,
-        1_000_000,
+        new ServeBounds(maxTokens, Fidelity.F1, 1_000_000),
         new DecisionShape(questions, options, 0));
   }
 
@@ -48,7 +46,7 @@ class DecisionPricingTest {
   @Test
   void estimate_ofGeneration_includesMaxTokens() {
     CostProfile p = CostProfile.perToken(100).withOptionCost(40);
-    ServeRequest g = ServeRequest.generation(PROMPT, 9, 16, Fidelity.F1, 10_000);
+    ServeRequest g = ServeRequest.generation(PROMPT, 9, new ServeBounds(16, Fidelity.F1, 10_000));
     assertThat(p.estimate(g)).isEqualTo(100 * (9 + 16));
   }
 

@@ -42,7 +42,7 @@ class ServeRequestTest {
 
   static ServeRequest workedExample() {
     return ServeRequest.generation(
-        ContentId.fromHex(EMPTY_PROMPT_HASH), 12, 256, Fidelity.F2, 5_000_000);
+        ContentId.fromHex(EMPTY_PROMPT_HASH), 12, new ServeBounds(256, Fidelity.F2, 5_000_000));
   }
 
   @Test
@@ -95,9 +95,7 @@ class ServeRequestTest {
         ServeRequest.decision(
             ContentId.fromHex(EMPTY_PROMPT_HASH),
             12,
-            256,
-            Fidelity.F2,
-            5_000_000,
+            new ServeBounds(256, Fidelity.F2, 5_000_000),
             new DecisionShape(1, 3, 10));
     String decisionEntry =
         "68"
@@ -122,54 +120,71 @@ class ServeRequestTest {
   void id_changesWithEveryField() {
     ServeRequest base = workedExample();
     ContentId other = ContentId.ofBytes(new byte[] {1});
-    assertThat(ServeRequest.generation(other, 12, 256, Fidelity.F2, 5_000_000).id())
+    assertThat(
+            ServeRequest.generation(other, 12, new ServeBounds(256, Fidelity.F2, 5_000_000)).id())
         .isNotEqualTo(base.id());
-    assertThat(ServeRequest.generation(base.promptHash(), 13, 256, Fidelity.F2, 5_000_000).id())
+    assertThat(
+            ServeRequest.generation(
+                    base.promptHash(), 13, new ServeBounds(256, Fidelity.F2, 5_000_000))
+                .id())
         .isNotEqualTo(base.id());
-    assertThat(ServeRequest.generation(base.promptHash(), 12, 257, Fidelity.F2, 5_000_000).id())
+    assertThat(
+            ServeRequest.generation(
+                    base.promptHash(), 12, new ServeBounds(257, Fidelity.F2, 5_000_000))
+                .id())
         .isNotEqualTo(base.id());
-    assertThat(ServeRequest.generation(base.promptHash(), 12, 256, Fidelity.F3, 5_000_000).id())
+    assertThat(
+            ServeRequest.generation(
+                    base.promptHash(), 12, new ServeBounds(256, Fidelity.F3, 5_000_000))
+                .id())
         .isNotEqualTo(base.id());
-    assertThat(ServeRequest.generation(base.promptHash(), 12, 256, Fidelity.F2, 5_000_001).id())
+    assertThat(
+            ServeRequest.generation(
+                    base.promptHash(), 12, new ServeBounds(256, Fidelity.F2, 5_000_001))
+                .id())
         .isNotEqualTo(base.id());
   }
 
   @Test
   void construct_whenCountsOutsideU32_refuses() {
     ContentId h = ContentId.fromHex(EMPTY_PROMPT_HASH);
-    assertThatThrownBy(() -> ServeRequest.generation(h, -1, 1, Fidelity.F0, 1))
+    assertThatThrownBy(() -> ServeRequest.generation(h, -1, new ServeBounds(1, Fidelity.F0, 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("prompt_tokens");
-    assertThatThrownBy(() -> ServeRequest.generation(h, 1L << 32, 1, Fidelity.F0, 1))
+    assertThatThrownBy(
+            () -> ServeRequest.generation(h, 1L << 32, new ServeBounds(1, Fidelity.F0, 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("prompt_tokens");
-    assertThatThrownBy(() -> ServeRequest.generation(h, 1, 1L << 32, Fidelity.F0, 1))
+    assertThatThrownBy(
+            () -> ServeRequest.generation(h, 1, new ServeBounds(1L << 32, Fidelity.F0, 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("max_tokens");
-    assertThatThrownBy(() -> ServeRequest.generation(h, 1, -1, Fidelity.F0, 1))
+    assertThatThrownBy(() -> ServeRequest.generation(h, 1, new ServeBounds(-1, Fidelity.F0, 1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("max_tokens");
-    ServeRequest edge = ServeRequest.generation(h, 0xFFFF_FFFFL, 0xFFFF_FFFFL, Fidelity.F0, 0);
+    ServeRequest edge =
+        ServeRequest.generation(h, 0xFFFF_FFFFL, new ServeBounds(0xFFFF_FFFFL, Fidelity.F0, 0));
     assertThat(HEX.formatHex(edge.toCbor().encode())).contains("1affffffff");
   }
 
   @Test
   void construct_whenJouleCeilingNegative_refuses_andTheLargestIsAccepted() {
     ContentId h = ContentId.fromHex(EMPTY_PROMPT_HASH);
-    assertThatThrownBy(() -> ServeRequest.generation(h, 1, 1, Fidelity.F0, -1))
+    assertThatThrownBy(() -> ServeRequest.generation(h, 1, new ServeBounds(1, Fidelity.F0, -1)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("joule_ceiling_uj");
-    ServeRequest max = ServeRequest.generation(h, 1, 1, Fidelity.F0, Long.MAX_VALUE);
+    ServeRequest max =
+        ServeRequest.generation(h, 1, new ServeBounds(1, Fidelity.F0, Long.MAX_VALUE));
     assertThat(HEX.formatHex(max.toCbor().encode())).endsWith("1b7fffffffffffffff");
   }
 
   @Test
   void construct_withoutAFidelityFloor_refuses() {
     ContentId h = ContentId.fromHex(EMPTY_PROMPT_HASH);
-    assertThatThrownBy(() -> ServeRequest.generation(h, 1, 1, null, 1))
+    assertThatThrownBy(() -> ServeRequest.generation(h, 1, new ServeBounds(1, null, 1)))
         .isInstanceOf(NullPointerException.class)
         .hasMessageContaining("fidelity_floor");
-    assertThatThrownBy(() -> ServeRequest.generation(null, 1, 1, Fidelity.F0, 1))
+    assertThatThrownBy(() -> ServeRequest.generation(null, 1, new ServeBounds(1, Fidelity.F0, 1)))
         .isInstanceOf(NullPointerException.class);
   }
 
@@ -177,10 +192,14 @@ class ServeRequestTest {
   void construct_whenSchemaTokensExceedPromptTokens_refuses() {
     ContentId h = ContentId.fromHex(EMPTY_PROMPT_HASH);
     assertThatThrownBy(
-            () -> ServeRequest.decision(h, 9, 0, Fidelity.F0, 1, new DecisionShape(1, 2, 10)))
+            () ->
+                ServeRequest.decision(
+                    h, 9, new ServeBounds(0, Fidelity.F0, 1), new DecisionShape(1, 2, 10)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("schema_tokens");
-    assertThat(ServeRequest.decision(h, 10, 0, Fidelity.F0, 1, new DecisionShape(1, 2, 10)))
+    assertThat(
+            ServeRequest.decision(
+                h, 10, new ServeBounds(0, Fidelity.F0, 1), new DecisionShape(1, 2, 10)))
         .isNotNull();
   }
 }

@@ -9,6 +9,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 
@@ -20,9 +21,7 @@ class ReferenceEngineTest {
     return ServeRequest.generation(
         ContentId.ofBytes(prompt.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
         PROMPT.size(),
-        maxTokens,
-        Fidelity.F1,
-        1_000_000_000L);
+        new ServeBounds(maxTokens, Fidelity.F1, 1_000_000_000L));
   }
 
   @Test
@@ -100,7 +99,10 @@ class ReferenceEngineTest {
     DecisionShape shape = new DecisionShape(2, 9, 3);
     ServeRequest request =
         ServeRequest.decision(
-            ContentId.ofBytes(new byte[] {1}), PROMPT.size(), 64, Fidelity.F1, 1_000_000, shape);
+            ContentId.ofBytes(new byte[] {1}),
+            PROMPT.size(),
+            new ServeBounds(64, Fidelity.F1, 1_000_000),
+            shape);
     AtomicLong work = new AtomicLong();
 
     EngineResult r =

@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -52,7 +53,7 @@ final class Fixture {
 
   static ServeRequest request(String prompt, long ceilingUj) {
     return ServeRequest.generation(
-        ContentId.ofBytes(bytes(prompt)), 5, 16, Fidelity.of(2), ceilingUj);
+        ContentId.ofBytes(bytes(prompt)), 5, new ServeBounds(16, Fidelity.of(2), ceilingUj));
   }
 
   static PresentationNonce nonce(int fill) {

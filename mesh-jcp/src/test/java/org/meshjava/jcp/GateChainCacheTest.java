@@ -10,6 +10,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 
@@ -47,6 +48,6 @@ class GateChainCacheTest {
 
   private static ServeRequest request(String s) {
     byte[] b = s.getBytes(StandardCharsets.UTF_8);
-    return ServeRequest.generation(ContentId.ofBytes(b), 3, 3, Fidelity.F0, 10);
+    return ServeRequest.generation(ContentId.ofBytes(b), 3, new ServeBounds(3, Fidelity.F0, 10));
   }
 }

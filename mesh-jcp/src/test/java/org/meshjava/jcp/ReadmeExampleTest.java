@@ -8,6 +8,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -21,7 +22,8 @@ class ReadmeExampleTest {
     String stewardDidText = Jcp.identity(stewardKey).value();
     ContentId weightsDigest = ContentId.ofBytes(new byte[] {1, 2, 3});
     ServeRequest request =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {4}), 3, 8, Fidelity.of(1), 1_500_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {4}), 3, new ServeBounds(8, Fidelity.of(1), 1_500_000));
     DidKey stewardA = Jcp.identity(Jcp.newKey());
     DidKey stewardB = Jcp.identity(Jcp.newKey());
     long meteredUj = 1_200_000;

@@ -46,7 +46,9 @@ class FileJournalTest {
     try {
       var req =
           org.meshjava.core.ServeRequest.generation(
-              ContentId.ofBytes(new byte[] {(byte) i}), 3, 4, org.meshjava.core.Fidelity.F1, 100);
+              ContentId.ofBytes(new byte[] {(byte) i}),
+              3,
+              new org.meshjava.core.ServeBounds(4, org.meshjava.core.Fidelity.F1, 100));
       return new JournalEntry.Authorised(
           org.meshjava.jcp.Presentation.sign(
               CALLER, CHAIN, req.id(), org.meshjava.jcp.PresentationNonce.of(new byte[16])),

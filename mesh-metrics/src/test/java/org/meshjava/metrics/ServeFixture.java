@@ -6,6 +6,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -56,7 +57,9 @@ final class ServeFixture {
   /** A generation of {@code maxTokens} routed to {@code backend}. */
   static ServeRequest generation(String backend, long maxTokens) {
     return ServeRequest.generation(
-            ContentId.ofBytes(new byte[] {7}), PROMPT.size(), maxTokens, Fidelity.F1, 1_000_000)
+            ContentId.ofBytes(new byte[] {7}),
+            PROMPT.size(),
+            new ServeBounds(maxTokens, Fidelity.F1, 1_000_000))
         .withModel(backend);
   }
 
@@ -64,9 +67,7 @@ final class ServeFixture {
     return ServeRequest.decision(
             ContentId.ofBytes(new byte[] {9}),
             PROMPT.size(),
-            0,
-            Fidelity.F1,
-            1_000_000,
+            new ServeBounds(0, Fidelity.F1, 1_000_000),
             DecisionQuestion.shapeOf(QUESTIONS, 2))
         .withModel(backend);
   }

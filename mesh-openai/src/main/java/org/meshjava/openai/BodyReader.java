@@ -20,20 +20,18 @@ import org.jspecify.annotations.Nullable;
  * first call, or the reader settles as {@link Outcome#TIMED_OUT}, which the server answers 408 and
  * closes. Exactly one of the outcomes is delivered, once, whichever comes first.
  *
- * <p>Bytes beyond {@code keep} are not kept: the reader goes on reading and discarding up to {@code
- * drain} more bytes, so a client that sends its whole body before reading the reply sees the 413
- * rather than a reset connection, then settles as {@link Outcome#TOO_LARGE}.
+ * <p>The size of the body is bounded before it gets here, by Jetty's size-limit handler: a body
+ * that grows past the limit reads as a failure carrying a 413, and settles as {@link
+ * Outcome#FAILED}.
  */
 final class BodyReader implements Runnable {
   /** How a read ended. */
   enum Outcome {
-    /** The whole body arrived within the limit. */
+    /** The whole body arrived. */
     READ,
-    /** The body exceeded the limit. */
-    TOO_LARGE,
     /** The body did not arrive within the deadline. */
     TIMED_OUT,
-    /** The connection failed or closed before the body ended. */
+    /** The connection failed or closed before the body ended, or the body was over the limit. */
     FAILED
   }
 
@@ -47,19 +45,14 @@ final class BodyReader implements Runnable {
   }
 
   private final Request request;
-  private final long keep;
-  private final long drain;
   private final Done done;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-  private long discarded;
   private @Nullable Throwable failure;
   private volatile Scheduler.@Nullable Task deadline;
 
-  private BodyReader(Request request, long keep, long drain, Done done) {
+  private BodyReader(Request request, Done done) {
     this.request = request;
-    this.keep = keep;
-    this.drain = drain;
     this.done = done;
   }
 
@@ -67,12 +60,10 @@ final class BodyReader implements Runnable {
    * Starts reading {@code request}'s body; {@code done} is called once, on some thread, when it
    * ends. Returns at once.
    *
-   * @param keep the most bytes kept; one more and the body is too large
-   * @param drain how many bytes past {@code keep} are read and thrown away before settling
    * @param deadlineMillis how long the whole body may take
    */
-  static void read(Request request, long keep, long drain, long deadlineMillis, Done done) {
-    BodyReader reader = new BodyReader(request, keep, drain, done);
+  static void read(Request request, long deadlineMillis, Done done) {
+    BodyReader reader = new BodyReader(request, done);
     reader.deadline =
         request
             .getComponents()
@@ -97,25 +88,11 @@ final class BodyReader implements Runnable {
         return;
       }
       ByteBuffer bytes = chunk.getByteBuffer();
-      int n = bytes.remaining();
-      if (body.size() + (long) n <= keep) {
-        byte[] copy = new byte[n];
-        bytes.get(copy);
-        body.writeBytes(copy);
-      } else {
-        discarded += body.size() + (long) n - keep;
-        if (body.size() < keep) {
-          byte[] copy = new byte[(int) (keep - body.size())];
-          bytes.get(copy);
-          body.writeBytes(copy);
-        }
-      }
+      byte[] copy = new byte[bytes.remaining()];
+      bytes.get(copy);
+      body.writeBytes(copy);
       boolean last = chunk.isLast();
       chunk.release();
-      if (discarded > drain || (last && discarded > 0)) {
-        settle(Outcome.TOO_LARGE);
-        return;
-      }
       if (last) {
         settle(Outcome.READ);
         return;

@@ -8,6 +8,7 @@ import java.util.regex.Pattern;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 
 /**
@@ -129,7 +130,8 @@ public final class GrantedServeRequest {
     ServeRequest request =
         decision.isPresent()
             ? ServeRequest.decision(decision.get(), floor, ceilingUj)
-            : ServeRequest.generation(prompt.hash(), promptTokens, maxTokens, floor, ceilingUj);
+            : ServeRequest.generation(
+                prompt.hash(), promptTokens, new ServeBounds(maxTokens, floor, ceilingUj));
     Optional<String> model = model(body);
     return model.isPresent() ? request.withModel(model.get()) : request;
   }

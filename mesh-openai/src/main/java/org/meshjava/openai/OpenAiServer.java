@@ -20,6 +20,7 @@ import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
+import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
@@ -111,8 +112,10 @@ public final class OpenAiServer implements AutoCloseable {
       this.consoleConnector = null;
       this.console = null;
     }
-    jetty.setHandler(new Glue());
-    jetty.setErrorHandler(new JsonErrors());
+    SizeLimitHandler limit = new SizeLimitHandler(maxBodyBytes, -1);
+    limit.setHandler(new Api());
+    jetty.setHandler(new Glue(limit));
+    jetty.setErrorHandler(new JsonErrors(maxBodyBytes));
   }
 
   /**
@@ -230,12 +233,18 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
-   * Jetty's side: read the body within the limit and the deadline without holding a thread ({@link
-   * BodyReader}), check it is JSON, hand it over, write the reply.
+   * Jetty's side: the console's listener is answered here; every other request goes through Jetty's
+   * {@link SizeLimitHandler} to {@link Api}. The size limit refuses a declared {@code
+   * Content-Length} over {@code maxBodyBytes} before any of the body is read, and fails a body that
+   * grows past it while it is read; both reach {@link JsonErrors} as a 413.
    */
-  private final class Glue extends Handler.Abstract {
+  private final class Glue extends Handler.Wrapper {
+    Glue(SizeLimitHandler api) {
+      super(api);
+    }
+
     @Override
-    public boolean handle(Request request, Response response, Callback callback) {
+    public boolean handle(Request request, Response response, Callback callback) throws Exception {
       ConsoleEndpoints c = console;
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
@@ -256,21 +265,23 @@ public final class OpenAiServer implements AutoCloseable {
         }
         return true;
       }
-      long declared = request.getLength();
-      if (declared > maxBodyBytes && declared > DRAIN_BYTES) {
-        // Not worth reading to the end: answer and close.
-        answerAndClose(tooLarge(), response, callback);
-        return true;
-      }
+      return super.handle(request, response, callback);
+    }
+  }
+
+  /**
+   * The API's side: read the body within the deadline without holding a thread ({@link
+   * BodyReader}), check it is JSON, hand it over, write the reply.
+   */
+  private final class Api extends Handler.Abstract {
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
       BodyReader.read(
           request,
-          maxBodyBytes,
-          DRAIN_BYTES,
           bodyDeadline.toMillis(),
           (outcome, body, failure) -> {
             switch (outcome) {
               case READ -> answer(request, body, response, callback);
-              case TOO_LARGE -> answerAndClose(tooLarge(), response, callback);
               case TIMED_OUT ->
                   answerAndClose(
                       ErrorReply.invalid(
@@ -279,7 +290,8 @@ public final class OpenAiServer implements AutoCloseable {
                           "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
                       response,
                       callback);
-              // The client went away (Jetty's failure is a quiet one): no one to answer.
+              // The client went away (Jetty's failure is a quiet one): no one to answer. Or the
+              // body grew past the size limit, whose 413 Jetty writes through JsonErrors.
               case FAILED -> callback.failed(failure);
             }
           });
@@ -354,21 +366,7 @@ public final class OpenAiServer implements AutoCloseable {
         callback.failed(t);
       }
     }
-
-    private Reply tooLarge() {
-      return ErrorReply.invalid(
-          413,
-          "body_too_large",
-          "the body is larger than this server's limit of " + maxBodyBytes + " bytes");
-    }
   }
-
-  /**
-   * How much of an oversized body is read and thrown away before answering 413. A client that sends
-   * its whole body before reading the answer (the JDK's HttpClient does) would otherwise see the
-   * connection reset instead of the 413; beyond this bound the connection is closed anyway.
-   */
-  private static final long DRAIN_BYTES = 256 * 1024;
 
   /**
    * Writes the reply and completes {@code callback}. A whole JSON reply is written without
@@ -478,8 +476,17 @@ public final class OpenAiServer implements AutoCloseable {
     }
   }
 
-  /** Errors Jetty raises itself (a bad request line, headers too large) in OpenAI's shape too. */
+  /**
+   * Errors Jetty raises itself (a bad request line, headers too large, a body over the size limit)
+   * in OpenAI's shape too; the size limit's 413 carries its own code, {@code body_too_large}.
+   */
   private static final class JsonErrors extends ErrorHandler {
+    private final long maxBodyBytes;
+
+    JsonErrors(long maxBodyBytes) {
+      this.maxBodyBytes = maxBodyBytes;
+    }
+
     @Override
     protected void generateResponse(
         Request request,
@@ -489,11 +496,17 @@ public final class OpenAiServer implements AutoCloseable {
         Throwable cause,
         Callback callback) {
       ObjectNode body =
-          ErrorReply.body(
-              code >= 500 ? "server_error" : "invalid_request_error",
-              "http_" + code,
-              message == null ? "HTTP " + code : message,
-              Optional.empty());
+          code == 413
+              ? ErrorReply.body(
+                  "invalid_request_error",
+                  "body_too_large",
+                  "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
+                  Optional.empty())
+              : ErrorReply.body(
+                  code >= 500 ? "server_error" : "invalid_request_error",
+                  "http_" + code,
+                  message == null ? "HTTP " + code : message,
+                  Optional.empty());
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       Content.Sink.write(response, true, body.toString(), callback);
     }

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 
@@ -34,7 +35,8 @@ class GrantedServeRequestTest {
     ServeRequest r = GrantedServeRequest.derive(body);
     assertThat(r)
         .isEqualTo(
-            ServeRequest.generation(ContentId.ofBytes(text), text.length, 16, Fidelity.F1, 50_000));
+            ServeRequest.generation(
+                ContentId.ofBytes(text), text.length, new ServeBounds(16, Fidelity.F1, 50_000)));
     assertThat(r.promptHash().hex()).isEqualTo(SpecExample.PROMPT_HASH);
     assertThat(r.id().hex()).isEqualTo(SpecExample.REQUEST_ID);
   }

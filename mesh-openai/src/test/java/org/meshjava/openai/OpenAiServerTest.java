@@ -291,4 +291,21 @@ class OpenAiServerTest {
       assertThat(small.post("/v1/chat/completions", Fixture.chat("ok")).status()).isEqualTo(200);
     }
   }
+
+  @Test
+  void oversizedStreamedBody_ofManyChunks_is413InTheTypedShape() {
+    try (Fixture small =
+        new Fixture(
+            org.meshjava.core.crypto.SigningKey.generate(), b -> {}, b -> b.maxBodyBytes(256))) {
+      String big = Fixture.chat("x".repeat(200_000)).toString();
+      Fixture.Answer chunked =
+          small.send(
+              HttpRequest.newBuilder(small.uri("/v1/chat/completions"))
+                  .POST(
+                      HttpRequest.BodyPublishers.ofInputStream(
+                          () -> new java.io.ByteArrayInputStream(big.getBytes()))));
+      JsonNode e = chunked.error(413, "body_too_large");
+      assertThat(e.get("message").asText()).contains("limit of 256 bytes");
+    }
+  }
 }

@@ -31,6 +31,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
@@ -301,7 +302,8 @@ class UpstreamAccountingTest {
       Prompt prompt = Prompt.ofChat(Fixture.chat("Count me."));
       byte[] text = prompt.bytes();
       ServeRequest request =
-          ServeRequest.generation(prompt.hash(), text.length, 8, Fidelity.F0, 1_000_000);
+          ServeRequest.generation(
+              prompt.hash(), text.length, new ServeBounds(8, Fidelity.F0, 1_000_000));
       TokenSequence payload = ByteTokenizer.INSTANCE.encode(text);
       int[] seen = {0};
       EngineResult stopped = engine.serve(request, payload, token -> ++seen[0] < 3);
@@ -322,7 +324,8 @@ class UpstreamAccountingTest {
       Prompt prompt = Prompt.ofChat(Fixture.chat("Count me."));
       byte[] text = prompt.bytes();
       ServeRequest request =
-          ServeRequest.generation(prompt.hash(), text.length, 8, Fidelity.F0, 1_000_000);
+          ServeRequest.generation(
+              prompt.hash(), text.length, new ServeBounds(8, Fidelity.F0, 1_000_000));
       assertThatThrownBy(() -> engine(up).serve(request, ByteTokenizer.INSTANCE.encode(text)))
           .isInstanceOf(EngineException.class)
           .hasMessageContaining("not a u32 count");

@@ -12,6 +12,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 
@@ -21,11 +22,12 @@ class RouterTest {
 
   /** 10 prompt tokens, 20 max tokens: a generation costs 30 × uj_per_token. */
   private static ServeRequest generation(Fidelity floor, long ceiling) {
-    return ServeRequest.generation(PROMPT, 10, 20, floor, ceiling);
+    return ServeRequest.generation(PROMPT, 10, new ServeBounds(20, floor, ceiling));
   }
 
   private static ServeRequest decision(Fidelity floor, long ceiling) {
-    return ServeRequest.decision(PROMPT, 10, 20, floor, ceiling, new DecisionShape(2, 6, 4));
+    return ServeRequest.decision(
+        PROMPT, 10, new ServeBounds(20, floor, ceiling), new DecisionShape(2, 6, 4));
   }
 
   @Test

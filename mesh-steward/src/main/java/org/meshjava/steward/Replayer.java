@@ -34,29 +34,20 @@ public final class Replayer {
   private Replayer() {}
 
   /**
-   * Replays {@code receipt}'s serve of {@code request} on {@code engine}.
+   * Replays the serve {@code serve} describes on {@code engine}.
    *
-   * @param receipt the receipt, already verified by its envelope
+   * @param serve the receipt, request, prompt payload, opening and any disclosed output
    * @param engine the engine to re-run on
-   * @param request the request the receipt is for
-   * @param prompt the prompt payload to re-run on
-   * @param opening the receipt's opening, as the steward disclosed it
-   * @param disclosed the output the steward disclosed for this receipt, if any
    * @return exactly one verdict; never throws for a mismatch
    */
-  public static ReplayVerdict replay(
-      MeshReceipt receipt,
-      ServingEngine engine,
-      ServeRequest request,
-      TokenSequence prompt,
-      Opening opening,
-      Optional<Disclosure> disclosed) {
-    Objects.requireNonNull(receipt, "receipt");
+  public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine) {
+    Objects.requireNonNull(serve, "serve");
     Objects.requireNonNull(engine, "engine");
-    Objects.requireNonNull(request, "request");
-    Objects.requireNonNull(prompt, "prompt");
-    Objects.requireNonNull(opening, "opening");
-    Objects.requireNonNull(disclosed, "disclosed");
+    MeshReceipt receipt = serve.receipt();
+    ServeRequest request = serve.request();
+    TokenSequence prompt = serve.prompt();
+    Opening opening = serve.opening();
+    Optional<Disclosure> disclosed = serve.disclosed();
     Optional<ContentId> commitment = receipt.outputCommitment();
     if (commitment.isEmpty()) {
       return notReplayable(

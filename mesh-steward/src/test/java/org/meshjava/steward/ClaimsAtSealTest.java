@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
@@ -28,7 +29,8 @@ class ClaimsAtSealTest {
   static final TokenSequence PROMPT = TokenSequence.of(1, 2);
 
   static ServeRequest floor(Fidelity f) {
-    return ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 2, 4, f, 100_000);
+    return ServeRequest.generation(
+        ContentId.ofBytes(new byte[] {1}), 2, new ServeBounds(4, f, 100_000));
   }
 
   static MeshReceipt serve(ReferenceEngine e, Fidelity floor) throws ServeException {

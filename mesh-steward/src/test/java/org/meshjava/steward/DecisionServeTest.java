@@ -14,6 +14,7 @@ import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.NonceSource;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -42,9 +43,7 @@ class DecisionServeTest {
     return ServeRequest.decision(
         ContentId.ofBytes(new byte[] {9}),
         PROMPT.size(),
-        maxTokens,
-        Fidelity.F1,
-        ceiling,
+        new ServeBounds(maxTokens, Fidelity.F1, ceiling),
         DecisionQuestion.shapeOf(QUESTIONS, 8));
   }
 
@@ -124,7 +123,8 @@ class DecisionServeTest {
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.QUESTIONS_MISMATCH));
     }
     ServeRequest generation =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {9}), 10, 4, Fidelity.F1, 10_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {9}), 10, new ServeBounds(4, Fidelity.F1, 10_000));
     assertThatThrownBy(() -> s.serve(generation, PROMPT, QUESTIONS))
         .isInstanceOfSatisfying(
             ServeException.class,

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -22,7 +23,8 @@ class DisclosureRestartTest {
   static final SigningKey KEY = SigningKey.fromSeed(new byte[32]);
   static final TokenSequence PROMPT = TokenSequence.of(11, 12, 13);
   static final ServeRequest GENERATION =
-      ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 3, 8, Fidelity.F1, 100_000);
+      ServeRequest.generation(
+          ContentId.ofBytes(new byte[] {1}), 3, new ServeBounds(8, Fidelity.F1, 100_000));
 
   static Steward steward() {
     return Steward.builder(KEY)

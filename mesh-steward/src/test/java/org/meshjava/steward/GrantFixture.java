@@ -6,6 +6,7 @@ import java.time.InstantSource;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -80,7 +81,7 @@ final class GrantFixture {
   static ServeRequest request(String prompt, long maxTokens, long ceilingUj) {
     byte[] b = prompt.getBytes(StandardCharsets.UTF_8);
     return ServeRequest.generation(
-        ContentId.ofBytes(b), b.length, maxTokens, Fidelity.F1, ceilingUj);
+        ContentId.ofBytes(b), b.length, new ServeBounds(maxTokens, Fidelity.F1, ceilingUj));
   }
 
   static TokenSequence payload(ServeRequest r) {

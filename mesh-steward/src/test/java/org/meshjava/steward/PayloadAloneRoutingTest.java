@@ -14,6 +14,7 @@ import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.engine.ReferenceEngine;
@@ -70,7 +71,8 @@ class PayloadAloneRoutingTest {
   void generationAndQuestionlessDecision_skipIt_decisionWithQuestions_takesIt() throws Exception {
     Steward s = DecisionServeTest.steward(new QuestionsOnly(), DecisionServeTest.engine());
     ServeRequest generation =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {9}), 10, 4, Fidelity.F1, 100_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {9}), 10, new ServeBounds(4, Fidelity.F1, 100_000));
     ServeResult g = s.serve(generation, DecisionServeTest.PROMPT);
     assertThat(g.receipt().backend()).isEqualTo("reference");
     assertThat(g.route().candidates().get(0).admissible()).isFalse();
@@ -94,7 +96,8 @@ class PayloadAloneRoutingTest {
   void withOnlyAQuestionsOnlyEngine_aGenerationFindsNoBackend() {
     Steward s = DecisionServeTest.steward(new QuestionsOnly());
     ServeRequest generation =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {9}), 10, 4, Fidelity.F1, 100_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {9}), 10, new ServeBounds(4, Fidelity.F1, 100_000));
     assertThatThrownBy(() -> s.serve(generation, DecisionServeTest.PROMPT))
         .isInstanceOfSatisfying(
             ServeException.class,

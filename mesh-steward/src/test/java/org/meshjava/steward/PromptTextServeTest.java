@@ -15,6 +15,7 @@ import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -174,9 +175,7 @@ class PromptTextServeTest {
         ServeRequest.decision(
             right.promptHash(),
             right.promptTokens(),
-            0,
-            Fidelity.F1,
-            1_000_000,
+            new ServeBounds(0, Fidelity.F1, 1_000_000),
             org.meshjava.core.DecisionQuestion.shapeOf(DecisionServeTest.QUESTIONS, 3));
     assertThatThrownBy(() -> s.serve(wrongSchema, prompt))
         .isInstanceOfSatisfying(

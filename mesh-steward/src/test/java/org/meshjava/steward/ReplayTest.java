@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -23,7 +24,8 @@ class ReplayTest {
   static final SigningKey KEY = SigningKey.fromSeed(new byte[32]);
   static final TokenSequence PROMPT = TokenSequence.of(11, 12, 13, 14);
   static final ServeRequest REQUEST =
-      ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 12, Fidelity.F1, 100_000);
+      ServeRequest.generation(
+          ContentId.ofBytes(new byte[] {1}), 4, new ServeBounds(12, Fidelity.F1, 100_000));
   static final WeightsBinding WEIGHTS =
       new WeightsBinding(ContentId.ofBytes(new byte[] {5}), "fp32");
 
@@ -50,7 +52,8 @@ class ReplayTest {
   }
 
   static ReplayVerdict replay(Sealed s, ServingEngine engine, Optional<Disclosure> disclosed) {
-    return Replayer.replay(s.receipt(), engine, REQUEST, PROMPT, s.opening(), disclosed);
+    return Replayer.replay(
+        new ReplayInputs(s.receipt(), REQUEST, PROMPT, s.opening(), disclosed), engine);
   }
 
   static void notReplayable(ReplayVerdict v, ReplayVerdict.Reason reason) {
@@ -118,12 +121,9 @@ class ReplayTest {
     // the sealed payload, so the mismatch may be the replayer's own.
     ReplayVerdict v =
         Replayer.replay(
-            s.receipt(),
-            honest(),
-            REQUEST,
-            TokenSequence.of(11, 12, 13, 15),
-            s.opening(),
-            Optional.of(s.disclosure()));
+            new ReplayInputs(s.receipt(), REQUEST, TokenSequence.of(11, 12, 13, 15), s.opening())
+                .withDisclosure(s.disclosure()),
+            honest());
     notReplayable(v, ReplayVerdict.Reason.UNATTRIBUTABLE_MISMATCH);
   }
 
@@ -132,7 +132,9 @@ class ReplayTest {
     Sealed s = serve(honest());
     Opening wrong = Opening.of(new byte[32]);
     ReplayVerdict v =
-        Replayer.replay(s.receipt(), honest(), REQUEST, PROMPT, wrong, Optional.of(s.disclosure()));
+        Replayer.replay(
+            new ReplayInputs(s.receipt(), REQUEST, PROMPT, wrong).withDisclosure(s.disclosure()),
+            honest());
     notReplayable(v, ReplayVerdict.Reason.UNATTRIBUTABLE_MISMATCH);
   }
 
@@ -199,10 +201,13 @@ class ReplayTest {
   void otherRequest_isNotReplayable() throws Exception {
     Sealed s = serve(honest());
     ServeRequest other =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 13, Fidelity.F1, 100_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {1}), 4, new ServeBounds(13, Fidelity.F1, 100_000));
     notReplayable(
         Replayer.replay(
-            s.receipt(), honest(), other, PROMPT, s.opening(), Optional.of(s.disclosure())),
+            new ReplayInputs(s.receipt(), other, PROMPT, s.opening())
+                .withDisclosure(s.disclosure()),
+            honest()),
         ReplayVerdict.Reason.OTHER_REQUEST);
   }
 
@@ -218,12 +223,8 @@ class ReplayTest {
     ServeResult r = st.serve(d, DecisionServeTest.PROMPT, DecisionServeTest.QUESTIONS);
     notReplayable(
         Replayer.replay(
-            r.receipt(),
-            honest(),
-            d,
-            DecisionServeTest.PROMPT,
-            st.opening(d.id()),
-            Optional.empty()),
+            new ReplayInputs(r.receipt(), d, DecisionServeTest.PROMPT, st.opening(d.id())),
+            honest()),
         ReplayVerdict.Reason.NO_COMMITMENT);
   }
 

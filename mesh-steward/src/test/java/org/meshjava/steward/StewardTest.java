@@ -22,6 +22,7 @@ import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Provenance;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenAccounting;
@@ -53,12 +54,16 @@ class StewardTest {
 
   /** 4 prompt tokens, 8 max tokens. */
   private static ServeRequest generation(Fidelity floor) {
-    return ServeRequest.generation(PROMPT_HASH, PROMPT.size(), 8, floor, 1_000_000);
+    return ServeRequest.generation(
+        PROMPT_HASH, PROMPT.size(), new ServeBounds(8, floor, 1_000_000));
   }
 
   private static ServeRequest decision() {
     return ServeRequest.decision(
-        PROMPT_HASH, PROMPT.size(), 8, Fidelity.F1, 1_000_000, new DecisionShape(2, 5, 3));
+        PROMPT_HASH,
+        PROMPT.size(),
+        new ServeBounds(8, Fidelity.F1, 1_000_000),
+        new DecisionShape(2, 5, 3));
   }
 
   private ScriptedEngine engine(
@@ -522,9 +527,7 @@ class StewardTest {
                         ServeRequest.generation(
                             ContentId.ofBytes(new byte[] {(byte) thread, (byte) i}),
                             PROMPT.size(),
-                            4,
-                            Fidelity.F1,
-                            1_000_000);
+                            new ServeBounds(4, Fidelity.F1, 1_000_000));
                     all.add(steward.serve(request, PROMPT).sealed());
                   }
                   return null;

@@ -13,6 +13,7 @@ import org.meshjava.conformance.TinyModel;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -238,27 +239,31 @@ final class EncodingCases {
         c,
         "spec-10-3-1",
         "SPEC 10.3.1's worked generation: 146 bytes",
-        ServeRequest.generation(EMPTY_PROMPT, 12, 256, Fidelity.F2, 5_000_000));
+        ServeRequest.generation(EMPTY_PROMPT, 12, new ServeBounds(256, Fidelity.F2, 5_000_000)));
     request(
         c,
         "spec-10-3-2",
         "SPEC 10.3.2's worked decision",
         ServeRequest.decision(
-            EMPTY_PROMPT, 12, 256, Fidelity.F2, 5_000_000, new DecisionShape(1, 3, 10)));
+            EMPTY_PROMPT,
+            12,
+            new ServeBounds(256, Fidelity.F2, 5_000_000),
+            new DecisionShape(1, 3, 10)));
     request(
         c,
         "widest-values",
         "u32 counts at 2^32-1 and the ceiling at 2^63-1 take the widest heads",
         ServeRequest.generation(
-            EMPTY_PROMPT, 0xffffffffL, 0xffffffffL, Fidelity.F4, Long.MAX_VALUE));
+            EMPTY_PROMPT, 0xffffffffL, new ServeBounds(0xffffffffL, Fidelity.F4, Long.MAX_VALUE)));
     request(
         c,
         "zero-values",
         "every count and the ceiling at 0, floor F0",
-        ServeRequest.generation(EMPTY_PROMPT, 0, 0, Fidelity.F0, 0));
+        ServeRequest.generation(EMPTY_PROMPT, 0, new ServeBounds(0, Fidelity.F0, 0)));
     ObjectNode base =
         Fixtures.requestJson(
-            ServeRequest.generation(EMPTY_PROMPT, 12, 256, Fidelity.F2, 5_000_000));
+            ServeRequest.generation(
+                EMPTY_PROMPT, 12, new ServeBounds(256, Fidelity.F2, 5_000_000)));
     badRequest(
         c,
         "floor-above-f4",
@@ -474,7 +479,7 @@ final class EncodingCases {
         c,
         "ceiling-is-admissible",
         "an estimate equal to the ceiling is admissible",
-        ServeRequest.generation(gen.promptHash(), 9, 16, Fidelity.F1, 2500),
+        ServeRequest.generation(gen.promptHash(), 9, new ServeBounds(16, Fidelity.F1, 2500)),
         List.of(new Backend("exact", 1, 100, 0)));
     route(
         c,
@@ -486,13 +491,13 @@ final class EncodingCases {
         c,
         "none-admissible",
         "every backend below the floor or over the ceiling: the failure names each count",
-        ServeRequest.generation(gen.promptHash(), 9, 16, Fidelity.F3, 10_000),
+        ServeRequest.generation(gen.promptHash(), 9, new ServeBounds(16, Fidelity.F3, 10_000)),
         FOUR);
     noRoute(
         c,
         "all-below-floor",
         "only below-floor refusals",
-        ServeRequest.generation(gen.promptHash(), 9, 16, Fidelity.F4, 10_000),
+        ServeRequest.generation(gen.promptHash(), 9, new ServeBounds(16, Fidelity.F4, 10_000)),
         List.of(new Backend("a", 1, 1, 0), new Backend("b", 3, 1, 0)));
     return new PackGroup(
         "routes",

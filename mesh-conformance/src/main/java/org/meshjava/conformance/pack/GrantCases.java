@@ -12,6 +12,7 @@ import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.crypto.SigningKey;
@@ -51,9 +52,11 @@ final class GrantCases {
       ContentId.ofBytes("weights-b".getBytes(StandardCharsets.US_ASCII));
   static final ServeRequest REQUEST =
       ServeRequest.generation(
-          ContentId.ofBytes("hello".getBytes(StandardCharsets.US_ASCII)), 5, 16, Fidelity.F2, 1000);
+          ContentId.ofBytes("hello".getBytes(StandardCharsets.US_ASCII)),
+          5,
+          new ServeBounds(16, Fidelity.F2, 1000));
   static final ServeRequest OTHER_REQUEST =
-      ServeRequest.generation(REQUEST.promptHash(), 5, 17, Fidelity.F2, 1000);
+      ServeRequest.generation(REQUEST.promptHash(), 5, new ServeBounds(17, Fidelity.F2, 1000));
 
   static DidKey did(SigningKey k) {
     return DidKey.of(k.verificationKey());
@@ -393,7 +396,9 @@ final class GrantCases {
         "the same presentation (leaf and nonce) spent by an earlier serve",
         spent,
         "presentation-spent");
-    ServeRequest big = ServeRequest.generation(REQUEST.promptHash(), 5, 16, Fidelity.F2, 2_000_001);
+    ServeRequest big =
+        ServeRequest.generation(
+            REQUEST.promptHash(), 5, new ServeBounds(16, Fidelity.F2, 2_000_001));
     deny(
         c,
         "budget-exhausted-ceiling",

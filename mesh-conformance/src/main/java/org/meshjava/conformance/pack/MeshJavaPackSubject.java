@@ -73,6 +73,7 @@ import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.router.Router;
+import org.meshjava.steward.ReplayInputs;
 import org.meshjava.steward.ReplayVerdict;
 import org.meshjava.steward.Replayer;
 
@@ -581,12 +582,13 @@ public class MeshJavaPackSubject {
     }
     ReplayVerdict v =
         Replayer.replay(
-            s.receipt(),
-            engine,
-            request(in.path("request")),
-            tokens(in.path("prompt_payload")),
-            Opening.of(hex(in, "opening")),
-            disclosed);
+            new ReplayInputs(
+                s.receipt(),
+                request(in.path("request")),
+                tokens(in.path("prompt_payload")),
+                Opening.of(hex(in, "opening")),
+                disclosed),
+            engine);
     ObjectNode out = NODES.objectNode();
     switch (v) {
       case ReplayVerdict.Verified ok -> out.put("verdict", "Verified");

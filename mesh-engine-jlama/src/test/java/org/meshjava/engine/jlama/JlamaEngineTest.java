@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -18,6 +17,7 @@ import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.NonceSource;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
@@ -25,6 +25,7 @@ import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigestException;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.receipt.Disclosure;
+import org.meshjava.steward.ReplayInputs;
 import org.meshjava.steward.ReplayVerdict;
 import org.meshjava.steward.Replayer;
 import org.meshjava.steward.ServeResult;
@@ -35,7 +36,9 @@ class JlamaEngineTest {
   static final TokenSequence PROMPT = TokenSequence.of(1, 75, 104, 108, 111, 33);
   static final ServeRequest REQUEST =
       ServeRequest.generation(
-          ContentId.ofBytes(new byte[] {7}), PROMPT.size(), 12, Fidelity.F1, 10_000_000);
+          ContentId.ofBytes(new byte[] {7}),
+          PROMPT.size(),
+          new ServeBounds(12, Fidelity.F1, 10_000_000));
 
   @TempDir static Path tmp;
   static Path dir;
@@ -110,13 +113,15 @@ class JlamaEngineTest {
     Disclosure d = s.disclose(r, PROMPT);
     ReplayVerdict v =
         Replayer.replay(
-            r.receipt(), engine, REQUEST, PROMPT, s.opening(REQUEST.id()), Optional.of(d));
+            new ReplayInputs(r.receipt(), REQUEST, PROMPT, s.opening(REQUEST.id()))
+                .withDisclosure(d),
+            engine);
     assertThat(v).isEqualTo(new ReplayVerdict.Verified());
     // A fresh engine on the same directory verifies too: nothing hangs on the instance.
     try (JlamaEngine again = JlamaEngine.builder(dir).build()) {
       assertThat(
               Replayer.replay(
-                  r.receipt(), again, REQUEST, PROMPT, s.opening(REQUEST.id()), Optional.empty()))
+                  new ReplayInputs(r.receipt(), REQUEST, PROMPT, s.opening(REQUEST.id())), again))
           .isEqualTo(new ReplayVerdict.Verified());
     }
   }
@@ -135,12 +140,9 @@ class JlamaEngineTest {
       assertThat(changed.weights()).isNotEqualTo(engine.weights());
       ReplayVerdict v =
           Replayer.replay(
-              r.receipt(),
-              changed,
-              REQUEST,
-              PROMPT,
-              s.opening(REQUEST.id()),
-              Optional.of(s.disclose(r, PROMPT)));
+              new ReplayInputs(r.receipt(), REQUEST, PROMPT, s.opening(REQUEST.id()))
+                  .withDisclosure(s.disclose(r, PROMPT)),
+              changed);
       assertThat(v)
           .isInstanceOfSatisfying(
               ReplayVerdict.NotReplayable.class,
@@ -300,16 +302,16 @@ class JlamaEngineTest {
                 JlamaEngineException.Reason.TOKEN_OUT_OF_VOCABULARY),
             new Case(
                 ServeRequest.generation(
-                    ContentId.ofBytes(new byte[] {7}), 6, TinyLlama.CONTEXT, Fidelity.F1, 1),
+                    ContentId.ofBytes(new byte[] {7}),
+                    6,
+                    new ServeBounds(TinyLlama.CONTEXT, Fidelity.F1, 1)),
                 PROMPT,
                 JlamaEngineException.Reason.CONTEXT_EXCEEDED),
             new Case(
                 ServeRequest.decision(
                     ContentId.ofBytes(new byte[] {7}),
                     6,
-                    0,
-                    Fidelity.F1,
-                    1,
+                    new ServeBounds(0, Fidelity.F1, 1),
                     DecisionQuestion.shapeOf(List.of(new DecisionQuestion.Proposition("p")), 1)),
                 PROMPT,
                 JlamaEngineException.Reason.NOT_A_GENERATION));

@@ -17,6 +17,7 @@ import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.NonceSource;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
@@ -55,9 +56,7 @@ class OnnxDecisionEngineTest {
     return ServeRequest.decision(
         ContentId.ofBytes(STATE.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
         p.tokens().size(),
-        4096,
-        Fidelity.F1,
-        10_000_000,
+        new ServeBounds(4096, Fidelity.F1, 10_000_000),
         DecisionQuestion.shapeOf(qs, p.schemaTokens()));
   }
 
@@ -106,7 +105,7 @@ class OnnxDecisionEngineTest {
     // MiniLM is far cheaper per token, yet a generation goes to the engine that can generate.
     ServeRequest generation =
         ServeRequest.generation(
-            ContentId.ofBytes(new byte[] {1}), 4, 2, Fidelity.F1, Long.MAX_VALUE);
+            ContentId.ofBytes(new byte[] {1}), 4, new ServeBounds(2, Fidelity.F1, Long.MAX_VALUE));
     assertThat(s.serve(generation, TokenSequence.of(1, 2, 3, 4)).route().chosen().name())
         .isEqualTo("reference");
     DecisionPayload p = engine.payload(QUESTIONS, STATE);
@@ -114,9 +113,7 @@ class OnnxDecisionEngineTest {
         ServeRequest.decision(
             ContentId.ofBytes(new byte[] {2}),
             p.tokens().size(),
-            0,
-            Fidelity.F1,
-            Long.MAX_VALUE,
+            new ServeBounds(0, Fidelity.F1, Long.MAX_VALUE),
             DecisionQuestion.shapeOf(QUESTIONS, p.schemaTokens()));
     assertThat(s.serve(decision, p.tokens()).route().chosen().name()).isEqualTo("reference");
     // With its questions, the cheaper MiniLM answers.
@@ -228,7 +225,8 @@ class OnnxDecisionEngineTest {
             e -> assertThat(e.reason()).isEqualTo(OnnxEngineException.Reason.QUESTIONS_MISMATCH));
     // A generation request.
     ServeRequest generation =
-        ServeRequest.generation(ContentId.ofBytes(new byte[] {1}), 4, 4, Fidelity.F1, 10_000);
+        ServeRequest.generation(
+            ContentId.ofBytes(new byte[] {1}), 4, new ServeBounds(4, Fidelity.F1, 10_000));
     assertThatThrownBy(() -> engine.serve(generation, TokenSequence.of(1, 2, 3, 4)))
         .isInstanceOfSatisfying(
             OnnxEngineException.class,

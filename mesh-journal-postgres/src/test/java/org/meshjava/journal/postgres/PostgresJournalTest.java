@@ -24,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.GrantChain;
@@ -75,7 +76,8 @@ class PostgresJournalTest {
   static JournalEntry authorised(int i) {
     try {
       var req =
-          ServeRequest.generation(ContentId.ofBytes(new byte[] {(byte) i}), 3, 4, Fidelity.F1, 100);
+          ServeRequest.generation(
+              ContentId.ofBytes(new byte[] {(byte) i}), 3, new ServeBounds(4, Fidelity.F1, 100));
       byte[] nonce = new byte[16];
       nonce[0] = (byte) i;
       nonce[1] = (byte) (i >> 8);
