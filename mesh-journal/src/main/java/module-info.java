@@ -1,6 +1,7 @@
 /**
  * The steward's durable decision journal (§2.2): records, the file journal, group commit, locking.
  */
+@SuppressWarnings("module") // the module it exports to is built after this one
 module org.meshjava.journal {
   requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
@@ -10,4 +11,6 @@ module org.meshjava.journal {
   requires org.slf4j;
 
   exports org.meshjava.journal;
+  exports org.meshjava.journal.internal to
+      org.meshjava.journal.postgres;
 }

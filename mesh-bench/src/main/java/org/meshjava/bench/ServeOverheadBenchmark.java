@@ -4,13 +4,14 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.DescribedEngine;
+import org.meshjava.core.EngineDescriptor;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.Blake3;
 import org.meshjava.core.crypto.SigningKey;
@@ -48,28 +49,13 @@ public class ServeOverheadBenchmark {
   private byte[] signedCoreSized;
 
   /** An engine that returns 16 fixed tokens without work, so only the steward is measured. */
-  static final class ZeroWorkEngine implements ServingEngine {
+  static final class ZeroWorkEngine extends DescribedEngine {
     private static final TokenSequence TOKENS =
         TokenSequence.of(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 
-    @Override
-    public String name() {
-      return "zero";
-    }
-
-    @Override
-    public Recipe recipe() {
-      return Recipe.of("zero");
-    }
-
-    @Override
-    public Fidelity fidelity() {
-      return Fidelity.F2;
-    }
-
-    @Override
-    public CostProfile costProfile() {
-      return CostProfile.perToken(100);
+    ZeroWorkEngine() {
+      super(
+          new EngineDescriptor("zero", Recipe.of("zero"), Fidelity.F2, CostProfile.perToken(100)));
     }
 
     @Override

@@ -209,7 +209,7 @@ final class DemoCommand implements Callable<Integer> {
         50_000,
         new Granted(caller, grant));
     out.println(
-        "grant " + grant.leaf().id() + " has " + steward.gate().remainingUj(grant) + " uJ left");
+        "grant " + grant.leaf().id() + " has " + steward.spend().remainingUj(grant) + " uJ left");
     out.println();
 
     serve(

@@ -15,6 +15,8 @@ import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
+import org.meshjava.core.DescribedEngine;
+import org.meshjava.core.EngineBuilder;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
@@ -52,7 +54,7 @@ import org.meshjava.core.crypto.Blake3;
  *
  * <p>Immutable and thread-safe.
  */
-public final class ReferenceEngine implements DecisionEngine {
+public final class ReferenceEngine extends DescribedEngine implements DecisionEngine {
   /** Token ids are drawn below this bound, the size of a GPT-2 style vocabulary. */
   public static final int VOCABULARY = 50_257;
 
@@ -67,10 +69,6 @@ public final class ReferenceEngine implements DecisionEngine {
 
   private static final int FIRST_BUFFER = 4096;
 
-  private final String name;
-  private final Recipe recipe;
-  private final Fidelity fidelity;
-  private final CostProfile costProfile;
   private final int workPerToken;
   private final boolean reportsDelivered;
   private final LongConsumer workObserver;
@@ -81,10 +79,7 @@ public final class ReferenceEngine implements DecisionEngine {
   private final ServeConcurrency concurrency;
 
   private ReferenceEngine(Builder b) {
-    this.name = b.name;
-    this.recipe = b.recipe;
-    this.fidelity = b.fidelity;
-    this.costProfile = b.costProfile;
+    super(b.descriptor());
     this.workPerToken = b.workPerToken;
     this.reportsDelivered = b.reportsDelivered;
     this.workObserver = b.workObserver;
@@ -98,26 +93,6 @@ public final class ReferenceEngine implements DecisionEngine {
   /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
   public static Builder builder() {
     return new Builder();
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public Recipe recipe() {
-    return recipe;
-  }
-
-  @Override
-  public Fidelity fidelity() {
-    return fidelity;
-  }
-
-  @Override
-  public CostProfile costProfile() {
-    return costProfile;
   }
 
   /** Always true: the output is a function of the request and payload. */
@@ -147,7 +122,7 @@ public final class ReferenceEngine implements DecisionEngine {
   private Optional<Fidelity> delivered() {
     return delivers.isPresent()
         ? delivers
-        : reportsDelivered ? Optional.of(fidelity) : Optional.empty();
+        : reportsDelivered ? Optional.of(fidelity()) : Optional.empty();
   }
 
   /**
@@ -313,15 +288,11 @@ public final class ReferenceEngine implements DecisionEngine {
 
   @Override
   public String toString() {
-    return "ReferenceEngine[" + name + ", " + fidelity + ", " + costProfile + "]";
+    return "ReferenceEngine[" + name() + ", " + fidelity() + ", " + costProfile() + "]";
   }
 
   /** Configures a {@link ReferenceEngine}. Not thread-safe. */
-  public static final class Builder {
-    private String name = "reference";
-    private Recipe recipe = Recipe.of("reference");
-    private Fidelity fidelity = Fidelity.F2;
-    private CostProfile costProfile = CostProfile.perToken(100);
+  public static final class Builder extends EngineBuilder<Builder> {
     private int workPerToken = 16;
     private boolean reportsDelivered;
     private LongConsumer workObserver = n -> {};
@@ -331,7 +302,14 @@ public final class ReferenceEngine implements DecisionEngine {
     private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
     private ServeConcurrency concurrency = ServeConcurrency.cpuDefault();
 
-    private Builder() {}
+    private Builder() {
+      super("reference", Recipe.of("reference"), Fidelity.F2, CostProfile.perToken(100));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
 
     /**
      * How many serves the engine runs at once and how many may wait; the default is {@link
@@ -352,33 +330,6 @@ public final class ReferenceEngine implements DecisionEngine {
             "maxOutputTokens must be 1.." + MAX_OUTPUT_TOKENS + ": " + v);
       }
       maxOutputTokens = v;
-      return this;
-    }
-
-    /** Sets the backend name. */
-    public Builder name(String v) {
-      name = Objects.requireNonNull(v, "name");
-      if (v.isBlank()) {
-        throw new IllegalArgumentException("name must not be blank");
-      }
-      return this;
-    }
-
-    /** Sets the recipe. */
-    public Builder recipe(Recipe v) {
-      recipe = Objects.requireNonNull(v, "recipe");
-      return this;
-    }
-
-    /** Sets the advertised fidelity. */
-    public Builder fidelity(Fidelity v) {
-      fidelity = Objects.requireNonNull(v, "fidelity");
-      return this;
-    }
-
-    /** Sets the cost profile. */
-    public Builder costProfile(CostProfile v) {
-      costProfile = Objects.requireNonNull(v, "costProfile");
       return this;
     }
 

@@ -169,19 +169,19 @@ class EncodingTest {
             without(g.grant().toCbor(), "actions"),
             "actions",
             CborArray.of(CborText.of("infer"), CborText.of("embed")));
-    assertThat(
-            malformed(() -> SignedGrant.decode(envelope(unordered, g.signature()).encode()))
-                .malformation())
-        .isEqualTo(Malformation.VALUE);
+    MalformedGrantException outOfOrder =
+        malformed(() -> SignedGrant.decode(envelope(unordered, g.signature()).encode()));
+    assertThat(outOfOrder.malformation()).isEqualTo(Malformation.VALUE);
+    assertThat(outOfOrder.field()).isEqualTo("signed_grant.grant.actions[1]");
     CborMap repeated =
         with(
             without(g.grant().toCbor(), "actions"),
             "actions",
             CborArray.of(CborText.of("infer"), CborText.of("infer")));
-    assertThat(
-            malformed(() -> SignedGrant.decode(envelope(repeated, g.signature()).encode()))
-                .malformation())
-        .isEqualTo(Malformation.VALUE);
+    MalformedGrantException twice =
+        malformed(() -> SignedGrant.decode(envelope(repeated, g.signature()).encode()));
+    assertThat(twice.malformation()).isEqualTo(Malformation.VALUE);
+    assertThat(twice.field()).isEqualTo("signed_grant.grant.actions[1]");
     CborMap uppercaseId =
         with(
             without(g.grant().toCbor(), "resources"),

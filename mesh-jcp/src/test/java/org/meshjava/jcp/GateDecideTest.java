@@ -285,8 +285,64 @@ class GateDecideTest {
     GrantId id = new GrantId(ContentId.ofBytes(bytes("g")));
     r.revoke(id, NOW);
     r.revoke(id, NOW.plusSeconds(10));
+    assertThat(r.revokedFrom(id)).as("a later time does not narrow it").hasValue(NOW);
     r.revoke(id, NOW.minusSeconds(10));
     assertThat(r.revokedFrom(id)).hasValue(NOW.minusSeconds(10));
+    assertThat(r.all()).isEqualTo(java.util.Map.of(id, NOW.minusSeconds(10)));
+  }
+
+  @Test
+  void isRevokedAt_isFalseBeforeTheTimeAndForAnIdNeverRevoked() {
+    Revocations r = Revocations.none();
+    GrantId id = new GrantId(ContentId.ofBytes(bytes("g")));
+    GrantId other = new GrantId(ContentId.ofBytes(bytes("h")));
+    r.revoke(id, NOW);
+    assertThat(r.isRevokedAt(id, NOW.minusSeconds(1))).isFalse();
+    assertThat(r.isRevokedAt(id, NOW)).isTrue();
+    assertThat(r.isRevokedAt(other, NOW)).isFalse();
+    assertThat(r.revokedFrom(other)).isEmpty();
+  }
+
+  @Test
+  void decide_whenTheLeafOfALongerChainIsHeldElsewhere_namesTheLeaf() throws Exception {
+    GrantChain root = Jcp.issueRoot(ORG, CALLER_DID, 5_000, T0, T_END);
+    GrantChain chain = Jcp.delegate(CALLER, root, OTHER_STEWARD_DID, 5_000);
+    GrantRefusedException e = refused(() -> decide(gate(), present(chain, REQUEST, 1)));
+    assertThat(e.label()).isEqualTo(DenialLabel.WRONG_HOLDER);
+    assertThat(e.link()).hasValue(1);
+    assertThat(e.callerNotAuthenticated()).isFalse();
+  }
+
+  @Test
+  void gate_reportsItsHolderAndTheRevocationsItConsults() {
+    Revocations revocations = Revocations.none();
+    SpendLedger ledger = SpendLedger.inMemory();
+    Gate gate = Gate.create(STEWARD_DID, ledger, revocations);
+    assertThat(gate.holder()).isEqualTo(STEWARD_DID);
+    assertThat(gate.revocations()).isSameAs(revocations);
+    assertThat(gate.ledger()).isSameAs(ledger);
+  }
+
+  @Test
+  void authorisation_carriesEveryFactOfTheDecision() throws Exception {
+    Presentation p = present(directChain(5_000), REQUEST, 1);
+    Authorisation a = decide(gate(), p);
+    assertThat(a.presentation()).isSameAs(p);
+    assertThat(a.requestId()).isEqualTo(REQUEST.id());
+    assertThat(a.ceilingUj()).isEqualTo(CEILING);
+    assertThat(a.model()).contains(WEIGHTS_A);
+    assertThat(a.decisionTime()).isEqualTo(NOW);
+    assertThat(a.maxCostUj()).isEmpty();
+    assertThat(a.reservation().amountUj()).isEqualTo(CEILING);
+  }
+
+  @Test
+  void refusalMadeByALedgerOutsideThePackage_namesNoLink() {
+    GrantRefusedException e = GrantRefusedException.of(DenialLabel.PRESENTATION_SPENT, "spent");
+    assertThat(e.label()).isEqualTo(DenialLabel.PRESENTATION_SPENT);
+    assertThat(e.reason()).isEqualTo("spent");
+    assertThat(e.link()).isEmpty();
+    assertThat(e.callerNotAuthenticated()).isFalse();
   }
 
   @Test

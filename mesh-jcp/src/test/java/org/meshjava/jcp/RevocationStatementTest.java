@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.crypto.SigningKey;
 
 /** The signed revocation statement (SPEC.md 30 §11): encoding, and who may sign one. */
@@ -67,5 +69,65 @@ class RevocationStatementTest {
     assertThatThrownBy(() -> Revocation.fromHex(chain().toHex()))
         .isInstanceOf(MalformedGrantException.class);
     assertThatThrownBy(() -> Revocation.fromHex("zz")).isInstanceOf(MalformedGrantException.class);
+  }
+
+  @Test
+  void aStatementWhoseSignatureDoesNotCoverIt_isRefusedAsBadSignature() throws Exception {
+    GrantChain chain = chain();
+    Revocation signed = Revocation.sign(org, chain, T);
+    // The same signature over another time, and a signature of zeros.
+    for (Revocation forged :
+        java.util.List.of(
+            Revocation.of(chain, Jcp.identity(org), T.plusSeconds(1), signed.signature()),
+            Revocation.of(chain, Jcp.identity(org), T, new byte[64]))) {
+      assertThatThrownBy(forged::verify)
+          .isInstanceOfSatisfying(
+              GrantRefusedException.class,
+              e -> {
+                assertThat(e.label()).isEqualTo(DenialLabel.BAD_SIGNATURE);
+                assertThat(e.link()).isEmpty();
+              });
+      assertThat(forged).isNotEqualTo(signed);
+    }
+  }
+
+  @Test
+  void aStatement_exposesWhatItSays_andIsNamedByTheHashOfItsBytes() throws Exception {
+    GrantChain chain = chain();
+    Revocation r = Revocation.sign(holder, chain, T);
+    assertThat(r.chain()).isEqualTo(chain);
+    assertThat(r.grantId()).isEqualTo(chain.leaf().id());
+    assertThat(r.revoker()).isEqualTo(Jcp.identity(holder));
+    assertThat(r.signature()).hasSize(64);
+    Jcp.identity(holder)
+        .verificationKey()
+        .verify(Revocation.signedPayload(r.grantId(), r.revoker(), T).encode(), r.signature());
+    assertThat(r.id()).isEqualTo(ContentId.ofBytes(r.encode()));
+  }
+
+  @Test
+  void revokedFrom_spansTheEpochToTheLastInstantJavaCanHold() throws Exception {
+    GrantChain chain = chain();
+    byte[] sig = new byte[64];
+    Revocation atEpoch = Revocation.of(chain, Jcp.identity(org), Instant.EPOCH, sig);
+    assertThat(Revocation.decode(atEpoch.encode())).isEqualTo(atEpoch);
+    Instant last = Instant.ofEpochSecond(Instant.MAX.getEpochSecond());
+    Revocation atEnd = Revocation.of(chain, Jcp.identity(org), last, sig);
+    assertThat(Revocation.decode(atEnd.encode()).from()).isEqualTo(last);
+    var beyond =
+        EncodingTest.with(
+            EncodingTest.without(atEnd.toCbor(), "revoked_from"),
+            "revoked_from",
+            new CborInt(Instant.MAX.getEpochSecond() + 1));
+    assertThatThrownBy(() -> Revocation.decode(beyond.encode()))
+        .isInstanceOfSatisfying(
+            MalformedGrantException.class,
+            e -> {
+              assertThat(e.malformation()).isEqualTo(Malformation.VALUE);
+              assertThat(e.field()).isEqualTo("revocation.revoked_from");
+            });
+    assertThatThrownBy(
+            () -> Revocation.of(chain, Jcp.identity(org), Instant.EPOCH.minusSeconds(1), sig))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.GroupCommit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,11 +61,11 @@ import org.slf4j.LoggerFactory;
  * refuses to open, naming the record.
  *
  * <p><b>Group commit.</b> {@link #enqueue} fixes a record's sequence and chain under a short lock
- * and queues its bytes; {@link Pending#await()} makes them durable. One waiter at a time leads: it
- * writes every queued line and calls {@link FileChannel#force(boolean)} once, while the others
- * sleep and are all woken when that sync completes, so concurrent appends share a sync; none
- * returns before its own bytes were forced. A failed write or sync fails the journal: every append
- * not yet durable, and every later one, throws {@link JournalException.Reason#FAILED}.
+ * and queues its bytes; {@link Pending#await()} makes them durable through {@link GroupCommit}: one
+ * waiter at a time leads, writes every queued line and calls {@link FileChannel#force(boolean)}
+ * once, so concurrent appends share a sync; none returns before its own bytes were forced. A failed
+ * write or sync fails the journal: every append not yet durable, and every later one, throws {@link
+ * JournalException.Reason#FAILED}.
  *
  * <p>Thread-safe.
  */
@@ -109,13 +110,8 @@ public final class FileJournal implements Journal {
 
   private final Object queueLock = new Object();
   private final RecordChain chain;
-  private final List<RecordChain.Encoded> queue = new ArrayList<>();
   private boolean closed;
-  private @Nullable JournalException failure;
-
-  private final Object syncMonitor = new Object();
-  private boolean syncing;
-  private volatile long durableThrough;
+  private final GroupCommit<RecordChain.Encoded> commits;
 
   /** Appends are not forced ({@link #openUnsynced}); set once, right after opening. */
   private volatile boolean unsynced;
@@ -137,7 +133,9 @@ public final class FileJournal implements Journal {
     this.codec = new RecordCodec();
     this.chain = new RecordChain(codec, tail.end().count(), tail.end().lastHash());
     this.durable = tail.end();
-    this.durableThrough = tail.end().count() - 1L;
+    this.commits =
+        new GroupCommit<>(
+            path.toString(), tail.end().count() - 1L, e -> e.record().seq(), this::writeBatch);
     this.length = tail.end().locator();
   }
 
@@ -620,6 +618,7 @@ public final class FileJournal implements Journal {
         throw new JournalException(
             JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
       }
+      JournalException failure = commits.failure();
       if (failure != null) {
         throw new JournalException(
             JournalException.Reason.FAILED,
@@ -627,7 +626,7 @@ public final class FileJournal implements Journal {
             failure);
       }
       encoded = chain.advance(entry);
-      queue.addAll(encoded);
+      commits.add(encoded);
     }
     RecordChain.Encoded e = encoded.getLast();
     return new Pending() {
@@ -638,74 +637,13 @@ public final class FileJournal implements Journal {
 
       @Override
       public void await() throws JournalException {
-        awaitDurable(e.record().seq());
+        commits.await(e.record().seq());
       }
     };
   }
 
-  private void awaitDurable(long seq) throws JournalException {
-    if (durableThrough >= seq) {
-      return;
-    }
-    // Leader/follower group commit: one waiter at a time writes and syncs everything queued;
-    // the others sleep on the monitor and are all woken together when a sync completes, rather
-    // than taking a lock one after another just to find their record already durable.
-    synchronized (syncMonitor) {
-      while (true) {
-        if (durableThrough >= seq) {
-          return;
-        }
-        JournalException failed = failure();
-        if (failed != null) {
-          throw new JournalException(
-              JournalException.Reason.FAILED,
-              seq,
-              "not written: journal " + path + " failed: " + failed.getMessage(),
-              failed);
-        }
-        if (!syncing) {
-          syncing = true;
-          break;
-        }
-        try {
-          syncMonitor.wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new JournalException(
-              JournalException.Reason.IO,
-              seq,
-              "interrupted while waiting for journal " + path + " to sync",
-              e);
-        }
-      }
-    }
-    long through = -1;
-    try {
-      through = writeQueued(seq);
-    } finally {
-      synchronized (syncMonitor) {
-        syncing = false;
-        if (through > durableThrough) {
-          durableThrough = through;
-        }
-        syncMonitor.notifyAll();
-      }
-    }
-    if (durableThrough < seq) {
-      awaitDurable(seq);
-    }
-  }
-
-  /** Writes and syncs every queued line; returns the last sequence now durable. Leader only. */
-  private long writeQueued(long seq) throws JournalException {
-    List<RecordChain.Encoded> batch;
-    synchronized (queueLock) {
-      batch = new ArrayList<>(queue);
-      queue.clear();
-    }
-    if (batch.isEmpty()) {
-      return durableThrough;
-    }
+  /** Writes and syncs a batch of queued lines: the group commit's step. */
+  private void writeBatch(List<RecordChain.Encoded> batch, long seq) throws JournalException {
     int size = 0;
     for (RecordChain.Encoded e : batch) {
       size += e.line().length + 1;
@@ -738,13 +676,9 @@ public final class FileJournal implements Journal {
               seq,
               "write to " + path + " failed: " + ex.getMessage(),
               ex);
-      synchronized (queueLock) {
-        failure = f;
-      }
       LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
       throw f;
     }
-    return batch.getLast().record().seq();
   }
 
   /**
@@ -781,12 +715,6 @@ public final class FileJournal implements Journal {
     }
   }
 
-  private @Nullable JournalException failure() {
-    synchronized (queueLock) {
-      return failure;
-    }
-  }
-
   @Override
   public boolean durable() {
     return !unsynced;
@@ -803,6 +731,7 @@ public final class FileJournal implements Journal {
       if (closed) {
         return Optional.of("journal " + path + " is closed");
       }
+      JournalException failure = commits.failure();
       if (failure != null) {
         return Optional.of("journal " + path + " failed: " + failure.getMessage());
       }

@@ -253,15 +253,15 @@ final class ConsoleEndpoints {
       g.put("grant_id", leaf.id().hex());
       g.put("issuer", chain.root().grant().issuer().value());
       g.put("budget_uj", leaf.grant().budgetUj());
-      LinkSpend own = steward.gate().ledger().spend(leaf.id());
+      LinkSpend own = steward.spend().spend(leaf.id());
       g.put("debited_uj", own.debitedUj());
       g.put("reserved_uj", own.reservedUj());
       // What the leaf can still spend here: the least over its chain, as the gate decides.
-      g.put("remaining_uj", steward.gate().remainingUj(chain));
+      g.put("remaining_uj", steward.spend().remainingUj(chain));
       g.put("expires", leaf.grant().expiry().toString());
       ArrayNode links = g.putArray("links");
       for (SignedGrant link : chain.links()) {
-        LinkSpend spend = steward.gate().ledger().spend(link.id());
+        LinkSpend spend = steward.spend().spend(link.id());
         ObjectNode l = links.addObject();
         l.put("grant_id", link.id().hex());
         l.put("budget_uj", link.grant().budgetUj());

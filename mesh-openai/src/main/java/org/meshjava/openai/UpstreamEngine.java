@@ -13,14 +13,15 @@ import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.DescribedEngine;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.EngineBuilder;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
@@ -60,34 +61,28 @@ import org.meshjava.core.WeightsBinding;
  *
  * <p>Thread-safe.
  */
-public final class UpstreamEngine implements ServingEngine {
+public final class UpstreamEngine extends DescribedEngine {
   /** Requests in flight to one upstream unless configured otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long U32_MAX = 0xFFFF_FFFFL;
 
-  private final String name;
   private final URI chatCompletions;
   private final String model;
   private final Optional<String> apiKey;
-  private final Recipe recipe;
-  private final Fidelity fidelity;
-  private final CostProfile costProfile;
   private final boolean deterministic;
   private final Duration timeout;
   private final int maxConcurrentServes;
 
   private UpstreamEngine(Builder b) {
-    this.name = b.name;
+    // The recipe defaults to the model name.
+    super(b.descriptor(Recipe.of(b.model.replace('+', '_'))));
     String base = b.baseUri.toString();
     this.chatCompletions =
         URI.create((base.endsWith("/") ? base : base + "/") + "chat/completions");
     this.model = b.model;
     this.apiKey = Optional.ofNullable(b.apiKey);
-    this.recipe = b.recipe != null ? b.recipe : Recipe.of(b.model.replace('+', '_'));
-    this.fidelity = b.fidelity;
-    this.costProfile = b.costProfile;
     this.deterministic = b.deterministic;
     this.timeout = b.timeout;
     this.maxConcurrentServes = b.maxConcurrentServes;
@@ -108,26 +103,6 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public TokenAccounting tokenAccounting() {
     return TokenAccounting.REMOTE_USAGE;
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public Recipe recipe() {
-    return recipe;
-  }
-
-  @Override
-  public Fidelity fidelity() {
-    return fidelity;
-  }
-
-  @Override
-  public CostProfile costProfile() {
-    return costProfile;
   }
 
   @Override
@@ -188,7 +163,7 @@ public final class UpstreamEngine implements ServingEngine {
       JsonNode reply = JSON.readTree(response.body());
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
       if (!content.isTextual()) {
-        throw new EngineException("upstream " + name + " sent no choices[0].message.content");
+        throw new EngineException("upstream " + name() + " sent no choices[0].message.content");
       }
       text = content.asText();
       usage =
@@ -197,11 +172,11 @@ public final class UpstreamEngine implements ServingEngine {
                   () ->
                       new EngineException(
                           "upstream "
-                              + name
+                              + name()
                               + " sent no usage report; a serve is counted in the upstream's"
                               + " tokens, never in characters"));
     } catch (IOException e) {
-      throw new EngineException("upstream " + name + " sent a body that is not JSON", e);
+      throw new EngineException("upstream " + name() + " sent a body that is not JSON", e);
     }
     TokenSequence tokens = TokenSequence.of(text.codePoints().toArray());
     return new EngineResult(
@@ -272,7 +247,7 @@ public final class UpstreamEngine implements ServingEngine {
         if (++deltas > request.maxTokens()) {
           throw new EngineException(
               "upstream "
-                  + name
+                  + name()
                   + " streamed more content deltas than the request's max_tokens "
                   + request.maxTokens());
         }
@@ -287,7 +262,7 @@ public final class UpstreamEngine implements ServingEngine {
         }
       }
     } catch (IOException | java.io.UncheckedIOException e) {
-      throw new EngineException("upstream " + name + " stream failed: " + e, e);
+      throw new EngineException("upstream " + name() + " stream failed: " + e, e);
     }
     TokenSequence tokens = TokenSequence.of(java.util.Arrays.copyOf(out, n));
     if (usage.isPresent()) {
@@ -299,7 +274,7 @@ public final class UpstreamEngine implements ServingEngine {
     if (!stopped) {
       throw new EngineException(
           "upstream "
-              + name
+              + name()
               + " ended its stream without a usage report (stream_options.include_usage); a"
               + " serve is counted in the upstream's tokens, never in characters");
     }
@@ -311,14 +286,14 @@ public final class UpstreamEngine implements ServingEngine {
   private byte[] body(ServeRequest request, TokenSequence prompt, boolean stream)
       throws EngineException {
     if (request.isDecision()) {
-      throw new EngineException("upstream " + name + " serves generations, not typed decisions");
+      throw new EngineException("upstream " + name() + " serves generations, not typed decisions");
     }
     Prompt messages;
     try {
       messages = Prompt.parse(bytesOf(prompt));
     } catch (IllegalArgumentException e) {
       throw new EngineException(
-          "upstream " + name + " was handed a payload that is not prompt text: " + e.getMessage(),
+          "upstream " + name() + " was handed a payload that is not prompt text: " + e.getMessage(),
           e);
     }
     ObjectNode body = JSON.createObjectNode();
@@ -339,23 +314,23 @@ public final class UpstreamEngine implements ServingEngine {
     try {
       return JSON.writeValueAsBytes(body);
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new EngineException("upstream " + name + ": the request did not render: " + e, e);
+      throw new EngineException("upstream " + name() + ": the request did not render: " + e, e);
     }
   }
 
   private EngineException failed(IOException e) {
     return new EngineException(
-        "upstream " + name + " at " + chatCompletions + " failed: " + e.getMessage(), e);
+        "upstream " + name() + " at " + chatCompletions + " failed: " + e.getMessage(), e);
   }
 
   private EngineException interrupted(InterruptedException e) {
     Thread.currentThread().interrupt();
-    return new EngineException("interrupted waiting for upstream " + name, e);
+    return new EngineException("interrupted waiting for upstream " + name(), e);
   }
 
   private EngineException refused(int status, String body) {
     return new EngineException(
-        "upstream " + name + " answered HTTP " + status + ": " + abbreviate(body));
+        "upstream " + name() + " answered HTTP " + status + ": " + abbreviate(body));
   }
 
   /**
@@ -375,7 +350,7 @@ public final class UpstreamEngine implements ServingEngine {
     if (completionTokens > request.maxTokens()) {
       throw new EngineException(
           "upstream "
-              + name
+              + name()
               + " counted "
               + completionTokens
               + " completion tokens, over the request's max_tokens "
@@ -388,7 +363,7 @@ public final class UpstreamEngine implements ServingEngine {
     JsonNode v = usage.path(field);
     if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0 || v.asLong() > U32_MAX) {
       throw new EngineException(
-          "upstream " + name + " sent usage." + field + " " + v + ", not a u32 count");
+          "upstream " + name() + " sent usage." + field + " " + v + ", not a u32 count");
     }
     return v.asLong();
   }
@@ -416,13 +391,13 @@ public final class UpstreamEngine implements ServingEngine {
   @Override
   public String toString() {
     return "UpstreamEngine["
-        + name
+        + name()
         + ", "
         + chatCompletions
         + ", model "
         + model
         + ", "
-        + fidelity
+        + fidelity()
         + "]";
   }
 
@@ -455,20 +430,23 @@ public final class UpstreamEngine implements ServingEngine {
   }
 
   /** Configures an {@link UpstreamEngine}. Not thread-safe. */
-  public static final class Builder {
-    private String name;
+  public static final class Builder extends EngineBuilder<Builder> {
     private URI baseUri;
     private String model;
     private String apiKey;
-    private Recipe recipe;
-    private Fidelity fidelity = Fidelity.F2;
-    private CostProfile costProfile = CostProfile.perToken(1_000);
     private boolean deterministic;
     private Duration timeout = Duration.ofSeconds(60);
     private int maxConcurrentServes = DEFAULT_MAX_CONCURRENT_SERVES;
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
-    private Builder() {}
+    private Builder() {
+      super(null, null, Fidelity.F2, CostProfile.perToken(1_000));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
 
     /**
      * How many requests may be in flight to the upstream at once; one more is refused with 429. The
@@ -480,15 +458,6 @@ public final class UpstreamEngine implements ServingEngine {
         throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
       }
       maxConcurrentServes = v;
-      return this;
-    }
-
-    /** The backend name, unique within a steward. */
-    public Builder name(String v) {
-      if (Objects.requireNonNull(v, "name").isBlank()) {
-        throw new IllegalArgumentException("name must not be blank");
-      }
-      name = v;
       return this;
     }
 
@@ -517,24 +486,6 @@ public final class UpstreamEngine implements ServingEngine {
       return this;
     }
 
-    /** The recipe named on receipts; the default is the model name. */
-    public Builder recipe(Recipe v) {
-      recipe = Objects.requireNonNull(v, "recipe");
-      return this;
-    }
-
-    /** The advertised fidelity; the default is F2. */
-    public Builder fidelity(Fidelity v) {
-      fidelity = Objects.requireNonNull(v, "fidelity");
-      return this;
-    }
-
-    /** The modelled cost the router and the estimator use; the default is 1000 µJ per token. */
-    public Builder costProfile(CostProfile v) {
-      costProfile = Objects.requireNonNull(v, "costProfile");
-      return this;
-    }
-
     /** Claims replies are reproducible (§5); only for an upstream the operator knows to be. */
     public Builder deterministic(boolean v) {
       deterministic = v;
@@ -556,7 +507,7 @@ public final class UpstreamEngine implements ServingEngine {
      * @throws IllegalStateException if the name, base URI or model is missing
      */
     public UpstreamEngine build() {
-      if (name == null || baseUri == null || model == null) {
+      if (!named() || baseUri == null || model == null) {
         throw new IllegalStateException("an upstream engine needs a name, a base URI and a model");
       }
       return new UpstreamEngine(this);

@@ -154,7 +154,7 @@ class DecisionHttpTest {
         "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
     MeshReceipt receipt = served(f.post("/v1/chat/completions", body.deepCopy()));
     assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
-    assertThat(f.steward.gate().remainingUj(chain)).isEqualTo(5_000_000 - receipt.energy().uj());
+    assertThat(f.steward.spend().remainingUj(chain)).isEqualTo(5_000_000 - receipt.energy().uj());
 
     // The request id covers the questions' words: changing an option after signing is refused.
     ObjectNode changed = chatSchema("Invoice 4411.");

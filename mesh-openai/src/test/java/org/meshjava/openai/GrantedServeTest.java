@@ -72,7 +72,7 @@ class GrantedServeTest {
     assertThat(a.status()).as(a.body()).isEqualTo(200);
     MeshReceipt receipt = Fixture.verifiedReceipt(a.json().get("usage").get("energy"));
     assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
-    assertThat(f.steward.gate().remainingUj(chain)).isEqualTo(5_000_000 - receipt.energy().uj());
+    assertThat(f.steward.spend().remainingUj(chain)).isEqualTo(5_000_000 - receipt.energy().uj());
   }
 
   @Test
@@ -97,7 +97,7 @@ class GrantedServeTest {
     ObjectNode raised = present(chain, body("Original prompt.", "200000"));
     ((ObjectNode) raised.get("metadata")).put("joule_ceiling_uj", "300000");
     f.post("/v1/chat/completions", raised).error(401, "bad-signature");
-    assertThat(f.steward.gate().remainingUj(chain)).isEqualTo(5_000_000);
+    assertThat(f.steward.spend().remainingUj(chain)).isEqualTo(5_000_000);
   }
 
   @Test

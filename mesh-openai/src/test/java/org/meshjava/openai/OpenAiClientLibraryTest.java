@@ -126,7 +126,7 @@ class OpenAiClientLibraryTest {
             .build();
     String text = model.chat("Granted via langchain4j.");
     assertThat(text.split(" ")).hasSize(6);
-    assertThat(f.steward.gate().remainingUj(chain)).isLessThan(5_000_000);
+    assertThat(f.steward.spend().remainingUj(chain)).isLessThan(5_000_000);
 
     // A second call with the same presentation is refused, and the library sees an error.
     assertThatThrownBy(() -> model.chat("Granted via langchain4j."))

@@ -288,7 +288,7 @@ class StreamingTest {
     assertThat(engine.finished).isTrue();
     int produced = engine.produced.get();
     assertThat(produced).as("the engine stopped early").isBetween(3, max - 1);
-    long remaining = f.steward.gate().remainingUj(chain);
+    long remaining = f.steward.spend().remainingUj(chain);
     f.close();
     f = null;
 

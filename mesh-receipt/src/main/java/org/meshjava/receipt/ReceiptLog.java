@@ -16,12 +16,28 @@ public final class ReceiptLog {
   /**
    * Records a sealed receipt before it is handed out (the journal's {@code Sealed} entry, §2.2).
    *
+   * @param <R> what recording returns, handed back by {@link #append(MeshReceipt.Builder,
+   *     Recorder)}: a journal's pending write, say, to be awaited once the log's lock is released
    * @param <E> what recording may throw
    */
   @FunctionalInterface
-  public interface Recorder<E extends Exception> {
+  public interface Recorder<R, E extends Exception> {
     /** Records {@code sealed}; throwing keeps the chain from advancing past it. */
-    void record(SealedReceipt sealed) throws E;
+    R record(SealedReceipt sealed) throws E;
+  }
+
+  /**
+   * A receipt appended, with what its recorder returned.
+   *
+   * @param <R> what the recorder returned
+   * @param sealed the sealed receipt, now the chain's head
+   * @param recorded what the recorder returned for it
+   */
+  public record Appended<R>(SealedReceipt sealed, R recorded) {
+    /** Checks the receipt is present. */
+    public Appended {
+      Objects.requireNonNull(sealed, "sealed");
+    }
   }
 
   private static final long SPIN_NANOS = 200_000;
@@ -74,18 +90,19 @@ public final class ReceiptLog {
    * @param draft every field but {@code sequence}, {@code prev} and {@code steward}, which this log
    *     sets
    * @param recorder called with the sealed receipt before the head advances
+   * @return the sealed receipt, with what the recorder returned
    * @throws E if the recorder fails; the head has not moved
    * @throws IllegalArgumentException if the draft does not make a valid receipt
    */
-  public <E extends Exception> SealedReceipt append(MeshReceipt.Builder draft, Recorder<E> recorder)
-      throws E {
+  public <R, E extends Exception> Appended<R> append(
+      MeshReceipt.Builder draft, Recorder<R, E> recorder) throws E {
     acquire();
     try {
       MeshReceipt receipt = draft.chain(head.nextSequence(), head.prev()).steward(steward).build();
       SealedReceipt sealed = sealer.seal(receipt);
-      recorder.record(sealed);
+      R recorded = recorder.record(sealed);
       head = ChainHead.after(sealed);
-      return sealed;
+      return new Appended<>(sealed, recorded);
     } finally {
       lock.unlock();
     }
@@ -123,6 +140,6 @@ public final class ReceiptLog {
 
   /** Stamps and seals the next receipt with nothing to record it to. */
   public SealedReceipt append(MeshReceipt.Builder draft) {
-    return append(draft, receipt -> {});
+    return append(draft, receipt -> receipt).sealed();
   }
 }

@@ -101,7 +101,7 @@ class ReceiptLogTest {
     ReceiptLog log = ReceiptLog.genesis(KEY);
     List<SealedReceipt> recorded = new ArrayList<>();
 
-    SealedReceipt sealed = log.append(TestReceipts.generationDraft(), recorded::add);
+    SealedReceipt sealed = log.append(TestReceipts.generationDraft(), recorded::add).sealed();
 
     assertThat(recorded).containsExactly(sealed);
   }

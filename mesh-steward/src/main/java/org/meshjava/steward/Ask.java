@@ -21,10 +21,12 @@ import org.meshjava.router.AdmissionRule;
 import org.meshjava.router.RouteDecision;
 
 /**
- * What one serve asks of the routed engine: a generation or a typed decision, each a type, with the
- * prompt as the caller gave it. The steward routes first and only then turns the prompt into the
- * routed engine's payload ({@link Prompt#payloadFor}), so no request is tokenized for an engine
- * that does not serve it.
+ * One serve's unit of work: a generation or a typed decision, each a type, with the prompt as the
+ * caller gave it. Each mode owns its admission ({@link #fit}, {@link #admits}), its engine call
+ * ({@link #run}) and its post-check ({@link #check}); the steward's pipeline never asks which mode
+ * it holds. The steward routes first and only then turns the prompt into the routed engine's
+ * payload ({@link Prompt#payloadFor}), so no request is tokenized for an engine that does not serve
+ * it.
  */
 sealed interface Ask permits Ask.Generation, Ask.Decision {
 
@@ -40,6 +42,17 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
   /** Runs the routed engine on the payload. */
   Worked run(RouteDecision route, ServeRequest request, TokenSequence payload)
       throws EngineException;
+
+  /**
+   * The post-check, after the engine ran: its report fits the request and its own rating ({@link
+   * OutcomeCheck}), and it answered what this ask asked ({@link #answered}). Nothing is sealed
+   * unless it passes.
+   */
+  default void check(ServingEngine engine, ServeRequest request, Worked worked)
+      throws ServeException {
+    OutcomeCheck.check(engine, request, worked.result());
+    answered(engine, request, worked.result().outcome(), worked);
+  }
 
   /** Checks, after the engine ran, that it answered what was asked. */
   void answered(ServingEngine engine, ServeRequest request, ServeOutcome outcome, Worked worked)

@@ -49,6 +49,7 @@ final class Authoriser {
   private final AtomicReference<String> suspension = new AtomicReference<>();
   private final List<Unresolved> unresolved;
   private final @Nullable StewardListener listener;
+  private final GrantSpend spend;
 
   Authoriser(
       Gate gate,
@@ -59,6 +60,7 @@ final class Authoriser {
       @Nullable StewardListener listener) {
     this.listener = listener;
     this.gate = gate;
+    this.spend = new GrantSpend(gate);
     this.journal = journal;
     this.clock = clock;
     this.unresolved = new CopyOnWriteArrayList<>(unresolved);
@@ -87,8 +89,10 @@ final class Authoriser {
   /**
    * Decides and records a grant for a serve on {@code backend}, over the weights binding the
    * steward read from it for this serve ({@code weights}), which the serve must keep (§2).
+   *
+   * @return the serve's hold on the grant, which the serve settles exactly once
    */
-  Authorised authorise(
+  Settlement authorise(
       Presentation presentation,
       ServeRequest request,
       ServingEngine backend,
@@ -127,11 +131,12 @@ final class Authoriser {
       gate.release(auth);
       throw notRecorded("the authorisation", e);
     }
-    return new Authorised(auth, pending.record().seq());
+    return Settlement.granted(this, new Authorised(auth, pending.record().seq()), request);
   }
 
   /**
-   * Debits the metered joules on every link (§2 phase 3) and records it.
+   * Debits the metered joules on every link (§2 phase 3) and records it. Only a {@link Settlement}
+   * calls this, once per serve.
    *
    * @param awaitDurable whether to wait for the record to reach storage. A serve that goes on to
    *     seal need not: its {@code Sealed} record comes later in the same journal, and waiting for
@@ -234,8 +239,9 @@ final class Authoriser {
     return List.copyOf(unresolved);
   }
 
-  Gate gate() {
-    return gate;
+  /** A read-only view of the gate's spend. */
+  GrantSpend spend() {
+    return spend;
   }
 
   private static ServeException notRecorded(String what, JournalException e) {

@@ -11,17 +11,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
-import org.meshjava.core.Energy;
-import org.meshjava.core.EngineException;
-import org.meshjava.core.EngineResult;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeLimits;
-import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -32,9 +27,7 @@ import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterDiscovery;
-import org.meshjava.energy.MeterWindow;
 import org.meshjava.jcp.DebitResult;
-import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.Presentation;
@@ -55,12 +48,9 @@ import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.Envelope;
-import org.meshjava.receipt.FidelityReport;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
-import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.Opening;
-import org.meshjava.receipt.OutputCommitment;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
@@ -120,16 +110,15 @@ public final class Steward implements AutoCloseable {
   /** Records replayed per batch at recovery: their signatures are checked in parallel. */
   private static final int RECOVERY_BATCH = 4096;
 
-  private final Opening.Key openingKey;
   private final DidKey identity;
   private final Router router;
   private final EnergyMeter meter;
+  private final Metering metering;
   private final Optional<MeterDiscovery> discovery;
   private final InstantSource clock;
-  private final NonceSource nonces;
   private final Journal journal;
   private final Authoriser authoriser;
-  private final ReceiptLog log;
+  private final Sealer sealer;
   private final BackendSlots slots;
   private final Optional<String> grantsNeedDurableJournal;
   private final LogKeeper logKeeper;
@@ -143,7 +132,6 @@ public final class Steward implements AutoCloseable {
       ChainHead head,
       LogKeeper logKeeper,
       Optional<Snapshotter> snapshotter) {
-    this.openingKey = Opening.Key.of(b.key);
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
     this.slots = new BackendSlots(b.backends);
@@ -157,8 +145,8 @@ public final class Steward implements AutoCloseable {
       this.meter = found.meter();
       this.discovery = Optional.of(found);
     }
+    this.metering = new Metering(meter);
     this.clock = b.clock;
-    this.nonces = b.nonces;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.journal = listener == null ? b.journal : new TimedJournal(b.journal, listener);
     this.authoriser =
@@ -169,9 +157,16 @@ public final class Steward implements AutoCloseable {
             replayed.unresolved(),
             replayed.suspension().map(JournalReplay.Suspension::toString),
             listener);
-    this.log = ReceiptLog.resume(b.key, head);
     this.logKeeper = logKeeper;
     this.snapshotter = snapshotter;
+    this.sealer =
+        new Sealer(
+            Opening.Key.of(b.key),
+            b.nonces,
+            ReceiptLog.resume(b.key, head),
+            this.journal,
+            logKeeper,
+            snapshotter);
     this.grantsNeedDurableJournal =
         b.ephemeral || b.journal.durable()
             ? Optional.empty()
@@ -220,7 +215,7 @@ public final class Steward implements AutoCloseable {
 
   /** Where the receipt chain stands. */
   public ChainHead head() {
-    return log.head();
+    return sealer.head();
   }
 
   /** The clock decisions are timed by. */
@@ -240,9 +235,12 @@ public final class Steward implements AutoCloseable {
     return discovery;
   }
 
-  /** The gate deciding grants, with the spend ledger the journal re-established. */
-  public Gate gate() {
-    return authoriser.gate();
+  /**
+   * What grants have spent here, read-only: the spend the journal re-established at start, moved
+   * since only by serves, each move journalled (§2.2).
+   */
+  public GrantSpend spend() {
+    return authoriser.spend();
   }
 
   /**
@@ -279,7 +277,7 @@ public final class Steward implements AutoCloseable {
             journal.describe(), journal.durable(), journal.locked(), journal.refusesAppends()),
         new Readiness.Grants(grantsNeedDurableJournal.or(authoriser::suspension)),
         new Readiness.Meter(meter.name(), counters),
-        log.head());
+        sealer.head());
   }
 
   /**
@@ -464,7 +462,11 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** Phases 2 to 4, once routed, holding a slot on the chosen backend. */
+  /**
+   * Phases 2 to 4, once routed, holding a slot on the chosen backend. A grant's hold is settled
+   * exactly once, in the {@code finally}, whichever way the meter phase ends: that is the only
+   * debit a serve makes.
+   */
   private ServeResult serve(
       ServeRequest request,
       Ask ask,
@@ -479,36 +481,26 @@ public final class Steward implements AutoCloseable {
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
     Optional<WeightsBinding> bound = engine.weights();
-    Optional<Authoriser.Authorised> authorised = Optional.empty();
-    if (presentation.isPresent()) {
-      authorised = Optional.of(authoriser.authorise(presentation.get(), request, engine, bound));
-    }
-    // 3. Meter (and debit).
+    Settlement settlement =
+        presentation.isPresent()
+            ? authoriser.authorise(presentation.get(), request, engine, bound)
+            : Settlement.ungranted();
+    // 3. Meter, check what the engine answered, and settle.
     observer.phase(ServePhase.METER);
-    Metered metered =
-        meter(engine, request, () -> ask.run(route, request, payload), bound, authorised);
-    if (metered.refusal.isEmpty()) {
-      try {
-        ask.answered(engine, request, metered.result().outcome(), metered.worked);
-      } catch (ServeException e) {
-        metered = metered.refused(e);
-      }
-    }
-    Optional<DebitResult> debit = Optional.empty();
-    if (authorised.isPresent()) {
+    Metered metered;
+    Optional<DebitResult> debit;
+    boolean sealFollows = false;
+    try {
+      metered = metering.run(ask, route, request, payload, bound, settlement);
+      ask.check(engine, request, metered.worked());
+      sealFollows = true;
+    } finally {
       // When a seal follows, its journal record's sync covers the debit's (record order).
-      boolean sealFollows = metered.refusal.isEmpty();
-      debit =
-          Optional.of(
-              authoriser.debit(
-                  authorised.get(), metered.energy, metered.energy.uj(), !sealFollows));
-    }
-    if (metered.refusal.isPresent()) {
-      throw metered.refusal.get();
+      debit = settlement.settle(!sealFollows);
     }
     // 4. Seal.
     observer.phase(ServePhase.SEAL);
-    SealedReceipt sealed = seal(request, payload, route, metered, authorised, debit);
+    SealedReceipt sealed = sealer.seal(request, payload, route, metered, settlement, debit);
     return new ServeResult(
         metered.result().tokens(),
         metered.result().outcome(),
@@ -558,7 +550,7 @@ public final class Steward implements AutoCloseable {
 
   /** Derives the opening of the output commitment for a request this steward served (§6.4). */
   public Opening opening(ContentId requestId) {
-    return openingKey.open(requestId);
+    return sealer.opening(requestId);
   }
 
   /**
@@ -806,216 +798,6 @@ public final class Steward implements AutoCloseable {
           e.candidates(),
           e);
     }
-  }
-
-  // ---- phase 3: meter ------------------------------------------------------------------------
-
-  /**
-   * What metering produced: what the engine returned, the figure, the weights after, and any
-   * refusal found after the work ran.
-   */
-  private record Metered(
-      Ask.Worked worked,
-      Energy energy,
-      Optional<WeightsBinding> weights,
-      Optional<ServeException> refusal) {
-    Metered refused(ServeException e) {
-      return new Metered(worked, energy, weights, Optional.of(e));
-    }
-
-    EngineResult result() {
-      return worked.result();
-    }
-
-    List<DecisionAnswer> answers() {
-      return worked.answers();
-    }
-  }
-
-  /** The engine call the meter wraps. */
-  @FunctionalInterface
-  private interface Work {
-    Ask.Worked run() throws EngineException;
-  }
-
-  private Metered meter(
-      ServingEngine engine,
-      ServeRequest request,
-      Work work,
-      Optional<WeightsBinding> bound,
-      Optional<Authoriser.Authorised> authorised)
-      throws ServeException {
-    Optional<WeightsBinding> before = engine.weights();
-    if (!before.equals(bound)) {
-      // Refused before any work: a granted serve is settled at nothing, so it is not left
-      // unresolved at its ceiling.
-      if (authorised.isPresent()) {
-        authoriser.debit(authorised.get(), Energy.estimated(0), 0, true);
-      }
-      throw weightsChanged(engine, bound, "when chosen", before, "before serving");
-    }
-    MeterWindow window = meter.open(engine.domains());
-    Ask.Worked worked;
-    try {
-      worked = work.run();
-    } catch (Throwable e) {
-      // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
-      // here: the serve is settled and refused, never left reserved or answered with a trace.
-      throw engineFailed(engine, request, window, e, authorised);
-    }
-    EngineResult result = worked.result();
-    Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
-    Optional<WeightsBinding> after = engine.weights();
-    Optional<ServeException> refusal = Optional.empty();
-    if (!after.equals(bound)) {
-      refusal = Optional.of(weightsChanged(engine, bound, "before serving", after, "after it"));
-    } else {
-      try {
-        OutcomeCheck.check(engine, request, result);
-      } catch (ServeException e) {
-        refusal = Optional.of(e);
-      }
-    }
-    if (refusal.isPresent() && authorised.isEmpty()) {
-      throw refusal.get();
-    }
-    return new Metered(worked, energy, after, refusal);
-  }
-
-  /**
-   * Settles a serve whose engine failed: the window is closed on the estimate of the prompt the
-   * engine was handed, the only work known to have started, so a live counter's reading of what did
-   * run is the figure where there is one. On a grant that figure is debited, and journalled before
-   * the failure is reported. Only when the meter cannot give a figure either is the request's
-   * ceiling debited, as for a crash, where nothing was metered (§2.2).
-   */
-  private ServeException engineFailed(
-      ServingEngine engine,
-      ServeRequest request,
-      MeterWindow window,
-      Throwable e,
-      Optional<Authoriser.Authorised> authorised)
-      throws ServeException {
-    Energy spent;
-    try {
-      spent =
-          window.close(
-              engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0)));
-    } catch (RuntimeException meterFailed) {
-      e.addSuppressed(meterFailed);
-      spent = Energy.estimated(request.jouleCeilingUj());
-    }
-    if (authorised.isPresent()) {
-      authoriser.debit(authorised.get(), spent, spent.uj(), true);
-    }
-    String why = e instanceof EngineException ? e.getMessage() : e.toString();
-    return new ServeException(
-        ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
-  }
-
-  private static ServeException weightsChanged(
-      ServingEngine engine,
-      Optional<WeightsBinding> first,
-      String when,
-      Optional<WeightsBinding> then,
-      String later) {
-    return new ServeException(
-        ServeException.Reason.WEIGHTS_CHANGED,
-        "backend "
-            + engine.name()
-            + " named weights "
-            + describe(first)
-            + " "
-            + when
-            + " and "
-            + describe(then)
-            + " "
-            + later);
-  }
-
-  private static String describe(Optional<WeightsBinding> w) {
-    return w.map(b -> b.digest() + "/" + b.precision()).orElse("(none)");
-  }
-
-  // ---- phase 4: seal -------------------------------------------------------------------------
-
-  private SealedReceipt seal(
-      ServeRequest request,
-      TokenSequence prompt,
-      RouteDecision route,
-      Metered metered,
-      Optional<Authoriser.Authorised> authorised,
-      Optional<DebitResult> debit)
-      throws ServeException {
-    ServingEngine engine = route.chosen();
-    ServeOutcome outcome = metered.result().outcome();
-    ContentId requestId = request.id();
-    Optional<FidelityReport> fidelity =
-        outcome.deliveredFidelity().map(d -> new FidelityReport(engine.fidelity(), d));
-    boolean met =
-        fidelity
-            .map(f -> f.delivered().meets(request.fidelityFloor()))
-            .orElse(engine.fidelity().meets(request.fidelityFloor()));
-    Optional<ContentId> commitment =
-        request.isDecision()
-            ? Optional.empty()
-            : Optional.of(
-                OutputCommitment.commit(
-                    opening(requestId),
-                    requestId,
-                    OutputCommitment.payloadDigest(prompt),
-                    metered.result().tokens()));
-    MeshReceipt.Builder draft =
-        MeshReceipt.builder()
-            .requestId(requestId)
-            .grantId(authorised.map(a -> a.authorisation().grantId().contentId()))
-            .backend(engine.name())
-            .recipe(engine.recipe().name())
-            .weights(metered.weights)
-            .route(route.justification())
-            .counters(
-                outcome.tokensIn(),
-                outcome.tokensOut(),
-                outcome.tokensAccepted(),
-                outcome.cacheHitTokens(),
-                outcome.specProposed(),
-                outcome.specAccepted())
-            .fidelityFloor(request.fidelityFloor())
-            .fidelityReport(fidelity)
-            .fidelityMet(met)
-            .energy(metered.energy)
-            .decision(outcome.decision())
-            .grantBreach(debit.flatMap(DebitResult::breach).map(DenialLabel::wire))
-            .outputCommitment(commitment)
-            .nonce(Nonce.of(nonces.next()));
-    OptionalLong authSeq =
-        authorised.map(a -> OptionalLong.of(a.journalSeq())).orElse(OptionalLong.empty());
-    Journal.Pending[] pending = new Journal.Pending[1];
-    SealedReceipt sealed;
-    try {
-      sealed =
-          log.append(
-              draft,
-              s -> {
-                pending[0] =
-                    journal.enqueue(
-                        authSeq.isPresent()
-                            ? JournalEntry.Sealed.granted(
-                                s.receipt().sequence(), s.envelope(), authSeq.getAsLong())
-                            : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id()));
-                // In chain order, like the journal: leaf i is receipt firstSequence + i (§65).
-                logKeeper.append(s.receipt().sequence(), s.envelope().id());
-              });
-      pending[0].await();
-    } catch (JournalException e) {
-      throw new ServeException(
-          ServeException.Reason.NOT_RECORDED,
-          "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
-          e);
-    }
-    logKeeper.afterSeal();
-    snapshotter.ifPresent(Snapshotter::maybe);
-    return sealed;
   }
 
   /** Configures a {@link Steward}. Not thread-safe. */

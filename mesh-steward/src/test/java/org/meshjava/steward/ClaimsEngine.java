@@ -7,6 +7,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
+import org.meshjava.core.DescribedEngine;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
@@ -154,27 +155,7 @@ final class ClaimsEngine implements DecisionEngine {
 
   /** An engine that serves but cannot answer typed questions. */
   static ServingEngine tokensOnly(ReferenceEngine inner) {
-    return new ServingEngine() {
-      @Override
-      public String name() {
-        return inner.name();
-      }
-
-      @Override
-      public Recipe recipe() {
-        return inner.recipe();
-      }
-
-      @Override
-      public Fidelity fidelity() {
-        return inner.fidelity();
-      }
-
-      @Override
-      public CostProfile costProfile() {
-        return inner.costProfile();
-      }
-
+    return new DescribedEngine(inner.descriptor()) {
       @Override
       public EngineResult serve(ServeRequest request, TokenSequence prompt) {
         return inner.serve(request, prompt);

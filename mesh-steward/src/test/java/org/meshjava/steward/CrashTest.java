@@ -151,12 +151,12 @@ class CrashTest {
       // No grant got budget back: what is left is the budget less every debit and every in-flight
       // ceiling.
       for (GrantId link : chain.ids()) {
-        var spend = s.gate().ledger().spend(link);
+        var spend = s.spend().spend(link);
         assertThat(spend.debitedUj()).isEqualTo(debited);
         assertThat(spend.reservedUj()).isEqualTo(unresolvedCeilings);
       }
       assertThat(debited + unresolvedCeilings).isGreaterThanOrEqualTo(handedOutUj);
-      assertThat(s.gate().remainingUj(chain))
+      assertThat(s.spend().remainingUj(chain))
           .isEqualTo(Math.max(0, budget - debited - unresolvedCeilings));
       // In-flight serves are surfaced: every authorisation without a debit.
       long authorised =

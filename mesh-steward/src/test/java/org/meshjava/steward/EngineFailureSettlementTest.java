@@ -6,12 +6,9 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
-import org.meshjava.core.Energy;
-import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Provenance;
@@ -19,7 +16,6 @@ import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.energy.EnergyMeter;
-import org.meshjava.energy.MeterWindow;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.JournalEntry;
@@ -105,10 +101,10 @@ class EngineFailureSettlementTest {
         assertThat(e.getMessage()).doesNotContain("\tat ");
         // The estimator's figure for what ran: the 5 prompt tokens the engine was handed.
         long metered = UJ_PER_TOKEN * req.promptTokens();
-        assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - metered);
+        assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - metered);
         for (var link : chain.ids()) {
-          assertThat(s.gate().ledger().spend(link).reservedUj()).isZero();
-          assertThat(s.gate().ledger().spend(link).debitedUj()).isEqualTo(metered);
+          assertThat(s.spend().spend(link).reservedUj()).isZero();
+          assertThat(s.spend().spend(link).debitedUj()).isEqualTo(metered);
         }
         JournalEntry.Debited debited = (JournalEntry.Debited) journal.records().getLast().entry();
         assertThat(debited.debitedUj()).isEqualTo(metered);
@@ -132,33 +128,14 @@ class EngineFailureSettlementTest {
       catchThrowableOfType(
           ServeException.class,
           () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - 12_345);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - 12_345);
     }
   }
 
   @Test
   void engineFailure_whenTheMeterCannotCloseEither_debitsTheCeiling() throws Exception {
     GrantChain chain = f.chain(BUDGET);
-    EnergyMeter broken =
-        new EnergyMeter() {
-          @Override
-          public String name() {
-            return "broken";
-          }
-
-          @Override
-          public MeterWindow open(Set<EnergyDomain> domains) {
-            return new MeterWindow() {
-              @Override
-              public Energy close(long estimatedUj) {
-                throw new IllegalStateException("counter vanished");
-              }
-
-              @Override
-              public void abandon() {}
-            };
-          }
-        };
+    EnergyMeter broken = new BrokenMeter("counter vanished");
     try (Steward s =
         steward(broken, new DurableMemoryJournal())
             .backend(failing(() -> new EngineException("gave up")))
@@ -168,7 +145,7 @@ class EngineFailureSettlementTest {
           ServeException.class,
           () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
       // Nothing was metered: the ceiling, as for a crash.
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET - CEILING);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - CEILING);
     }
   }
 
@@ -208,7 +185,7 @@ class EngineFailureSettlementTest {
       assertThat(e.reason()).isEqualTo(ServeException.Reason.OVER_CONTEXT);
       assertThat(ran[0]).isFalse();
       assertThat(journal.records()).isEmpty();
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
       // Exactly at the context it serves.
       ServeRequest fits = GrantFixture.request("hello", 3, CEILING);
       s.serve(fits, GrantFixture.payload(fits), f.present(chain, fits));
@@ -250,7 +227,7 @@ class EngineFailureSettlementTest {
             .isEqualTo(Inadmissibility.Kind.OVER_LIMIT);
       }
       assertThat(journal.records()).isEmpty();
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
       // At the limits it serves.
       ServeRequest atLimit = GrantFixture.request("hello", 1_000, CEILING);
       assertThat(

@@ -78,7 +78,7 @@ class IdentityDurabilityTest {
           .isInstanceOfSatisfying(
               ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.JOURNAL_NOT_DURABLE));
-      assertThat(s.gate().remainingUj(chain))
+      assertThat(s.spend().remainingUj(chain))
           .as("nothing decided, nothing reserved")
           .isEqualTo(1_000_000);
       assertThat(s.head().nextSequence()).isZero();
@@ -116,12 +116,12 @@ class IdentityDurabilityTest {
             .build()) {
       assertThat(s.grantsNeedDurableJournal()).isEmpty();
       granted(s, chain, "first");
-      remaining = s.gate().remainingUj(chain);
+      remaining = s.spend().remainingUj(chain);
       assertThat(remaining).isLessThan(1_000_000);
     }
     // A restart needs no word from the operator: the journal says where the chain stands.
     try (Steward s = configure(Steward.builder(key)).journal(FileJournal.open(journal)).build()) {
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(remaining);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(remaining);
       assertThat(s.head().nextSequence()).isEqualTo(1);
       assertThat(granted(s, chain, "second").receipt().sequence()).isEqualTo(1);
     }

@@ -42,7 +42,7 @@ class JournalFailureTest {
               ServeException.class,
               e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
       assertThat(engine.serves()).isZero();
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000);
       assertThat(s.head().nextSequence()).isZero();
     }
   }

@@ -41,11 +41,11 @@ class JournalRestartTest {
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       s.serve(GrantFixture.request("ungranted", 3, 50_000), GrantFixture.payload(req));
       last = s.serve(req, GrantFixture.payload(req), p);
-      remaining = s.gate().remainingUj(chain);
+      remaining = s.spend().remainingUj(chain);
       assertThat(remaining).isLessThan(1_000_000);
     }
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
-      assertThat(s.gate().remainingUj(chain)).as("no budget given back").isEqualTo(remaining);
+      assertThat(s.spend().remainingUj(chain)).as("no budget given back").isEqualTo(remaining);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), p))
           .isInstanceOfSatisfying(
               GrantDeniedException.class,
@@ -74,7 +74,7 @@ class JournalRestartTest {
       assertThat(u.get(0).caller()).isEqualTo(p.caller());
       assertThat(u.get(0).backend()).isEqualTo("ref");
       assertThat(u.get(0).ceilingUj()).isEqualTo(70_000);
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000 - 70_000);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000 - 70_000);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), p))
           .isInstanceOf(GrantDeniedException.class);
     }

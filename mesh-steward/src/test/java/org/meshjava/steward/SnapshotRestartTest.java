@@ -62,8 +62,8 @@ class SnapshotRestartTest {
       TreeHash root) {
     static Recovered of(Steward s) {
       return new Recovered(
-          s.gate().ledger().state(),
-          s.gate().revocations().all(),
+          s.spend().ledgerState(),
+          s.spend().revocations(),
           s.head(),
           s.unresolved(),
           s.grantsSuspended(),

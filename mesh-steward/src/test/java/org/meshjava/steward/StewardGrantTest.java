@@ -15,8 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineResult;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.Recipe;
+import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
@@ -52,10 +51,10 @@ class StewardGrantTest {
       long metered = receipt.energy().uj();
       assertThat(metered).isEqualTo(100 * (5 + 10));
       for (var link : chain.ids()) {
-        assertThat(s.gate().ledger().spend(link).debitedUj()).isEqualTo(metered);
-        assertThat(s.gate().ledger().spend(link).reservedUj()).isZero();
+        assertThat(s.spend().spend(link).debitedUj()).isEqualTo(metered);
+        assertThat(s.spend().spend(link).reservedUj()).isZero();
       }
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000 - metered);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000 - metered);
       assertThat(journal.records())
           .extracting(rec -> rec.entry().getClass().getSimpleName())
           .containsExactly("Chain", "Authorised", "Debited", "Sealed");
@@ -104,7 +103,7 @@ class StewardGrantTest {
               NotIssuerException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.NOT_ISSUER));
       assertThat(s.head().nextSequence()).isZero();
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000);
     }
   }
 
@@ -129,14 +128,14 @@ class StewardGrantTest {
       ServeRequest req = GrantFixture.request("again", 4, 100_000);
       Presentation p = f.present(chain, req);
       s.serve(req, GrantFixture.payload(req), p);
-      long afterOne = s.gate().remainingUj(chain);
+      long afterOne = s.spend().remainingUj(chain);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), p))
           .isInstanceOfSatisfying(
               GrantDeniedException.class,
               e -> assertThat(e.label()).isEqualTo(DenialLabel.PRESENTATION_SPENT));
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(afterOne);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(afterOne);
       s.serve(req, GrantFixture.payload(req), f.present(chain, req));
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(afterOne - (1_000_000 - afterOne));
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(afterOne - (1_000_000 - afterOne));
       assertThat(s.head().nextSequence()).isEqualTo(2);
     }
   }
@@ -150,7 +149,7 @@ class StewardGrantTest {
       long metered = r.receipt().energy().uj();
       assertThat(metered).isGreaterThan(1_000);
       assertThat(Jcr1.open(r.envelope()).receipt().grantBreach()).contains("caveat-unsatisfied");
-      assertThat(s.gate().remainingUj(chain)).isEqualTo(1_000_000 - metered);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000 - metered);
     }
   }
 
@@ -338,7 +337,7 @@ class StewardGrantTest {
                       refused.incrementAndGet();
                     }
                     for (var link : chain.ids()) {
-                      var spend = s.gate().ledger().spend(link);
+                      var spend = s.spend().spend(link);
                       assertThat(spend.debitedUj() + spend.reservedUj())
                           .isLessThanOrEqualTo(budget);
                     }
@@ -352,7 +351,7 @@ class StewardGrantTest {
       assertThat(debited.get()).isLessThanOrEqualTo(budget);
       assertThat(refused.get()).isPositive();
       for (var link : chain.ids()) {
-        assertThat(s.gate().ledger().spend(link).debitedUj()).isEqualTo(debited.get());
+        assertThat(s.spend().spend(link).debitedUj()).isEqualTo(debited.get());
       }
     }
   }
@@ -393,47 +392,9 @@ class StewardGrantTest {
   }
 
   /** Forwards everything to another engine. */
-  static class Delegating implements ServingEngine {
-    final ServingEngine inner;
-
+  static class Delegating extends ForwardingEngine {
     Delegating(ServingEngine inner) {
-      this.inner = inner;
-    }
-
-    @Override
-    public String name() {
-      return inner.name();
-    }
-
-    @Override
-    public Recipe recipe() {
-      return inner.recipe();
-    }
-
-    @Override
-    public Fidelity fidelity() {
-      return inner.fidelity();
-    }
-
-    @Override
-    public CostProfile costProfile() {
-      return inner.costProfile();
-    }
-
-    @Override
-    public boolean deterministic() {
-      return inner.deterministic();
-    }
-
-    @Override
-    public Optional<WeightsBinding> weights() {
-      return inner.weights();
-    }
-
-    @Override
-    public EngineResult serve(ServeRequest r, TokenSequence p)
-        throws org.meshjava.core.EngineException {
-      return inner.serve(r, p);
+      super(inner);
     }
   }
 

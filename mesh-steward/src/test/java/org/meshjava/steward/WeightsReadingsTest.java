@@ -122,7 +122,7 @@ class WeightsReadingsTest {
 
       assertThat(engine.serves).as("refused before the engine ran").isZero();
       assertThat(s.head().nextSequence()).as("nothing sealed").isZero();
-      assertThat(s.gate().remainingUj(chain)).as("settled at nothing").isEqualTo(1_000_000);
+      assertThat(s.spend().remainingUj(chain)).as("settled at nothing").isEqualTo(1_000_000);
       assertThat(journal.records())
           .extracting(rec -> rec.entry().getClass().getSimpleName())
           .containsExactly("Chain", "Authorised", "Debited");
@@ -146,7 +146,7 @@ class WeightsReadingsTest {
 
       assertThat(engine.serves).isEqualTo(1);
       assertThat(s.head().nextSequence()).as("nothing sealed").isZero();
-      assertThat(s.gate().remainingUj(chain))
+      assertThat(s.spend().remainingUj(chain))
           .as("the work ran, so it is debited")
           .isLessThan(1_000_000);
     }

@@ -16,13 +16,14 @@ import java.util.OptionalLong;
 import java.util.random.RandomGenerator;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.DescribedEngine;
+import org.meshjava.core.EngineBuilder;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
@@ -59,14 +60,10 @@ import org.meshjava.core.weights.WeightsDigestException;
  * routed to it at once ({@code BACKEND_BUSY}, HTTP 429) rather than let waiting requests hold every
  * connection of a server with other backends. {@link #close()} releases the model.
  */
-public final class JlamaEngine implements ServingEngine, AutoCloseable {
+public final class JlamaEngine extends DescribedEngine implements AutoCloseable {
   /** Jlama's working memory and working quantization type: what the forward pass computes in. */
   private static final DType FORWARD_PASS = DType.F32;
 
-  private final String name;
-  private final Recipe recipe;
-  private final Fidelity fidelity;
-  private final CostProfile costProfile;
   private final float temperature;
   private final @Nullable RandomGenerator random;
   private final WeightsDigest digest;
@@ -93,10 +90,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   }
 
   private JlamaEngine(Builder b) throws JlamaEngineException {
-    this.name = b.name;
-    this.recipe = b.recipe != null ? b.recipe : Recipe.of(b.dir.getFileName().toString());
-    this.fidelity = b.fidelity;
-    this.costProfile = b.costProfile;
+    // The recipe defaults to the model directory's name.
+    super(b.descriptor(Recipe.of(b.dir.getFileName().toString())));
     this.temperature = b.temperature;
     this.maxWaiting = b.maxWaiting;
     this.random = b.temperature == 0 ? null : new SecureRandom();
@@ -162,26 +157,6 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   /** A builder for the model in {@code dir}. */
   public static Builder builder(Path dir) {
     return new Builder(dir);
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public Recipe recipe() {
-    return recipe;
-  }
-
-  @Override
-  public Fidelity fidelity() {
-    return fidelity;
-  }
-
-  @Override
-  public CostProfile costProfile() {
-    return costProfile;
   }
 
   /** True for greedy decoding, false for sampling (§5). */
@@ -411,9 +386,9 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   @Override
   public String toString() {
     return "JlamaEngine["
-        + name
+        + name()
         + ", "
-        + recipe
+        + recipe()
         + ", "
         + weights.precision()
         + (random == null ? ", greedy" : ", sampling T=" + temperature)
@@ -424,7 +399,7 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   private final class ModelTokenizer implements Tokenizer {
     @Override
     public String name() {
-      return "jlama:" + name;
+      return "jlama:" + JlamaEngine.this.name();
     }
 
     @Override
@@ -440,12 +415,8 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
   }
 
   /** Configures a {@link JlamaEngine}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends EngineBuilder<Builder> {
     private final Path dir;
-    private String name = "jlama";
-    private @Nullable Recipe recipe;
-    private Fidelity fidelity = Fidelity.F2;
-    private CostProfile costProfile = CostProfile.perToken(1_000);
     private float temperature;
     private ModelDirectory.Links links = ModelDirectory.Links.CONFINED;
     private java.util.Set<String> families = java.util.Set.of("llama", "mistral");
@@ -453,30 +424,12 @@ public final class JlamaEngine implements ServingEngine, AutoCloseable {
     private ModelDirectory.Progress digestProgress = ModelDirectory.Progress.NONE;
 
     private Builder(Path dir) {
+      super("jlama", null, Fidelity.F2, CostProfile.perToken(1_000));
       this.dir = Objects.requireNonNull(dir, "dir");
     }
 
-    /** Sets the backend name. */
-    public Builder name(String v) {
-      name = Objects.requireNonNull(v, "name");
-      return this;
-    }
-
-    /** Sets the recipe; the default is the directory's name. */
-    public Builder recipe(Recipe v) {
-      recipe = Objects.requireNonNull(v, "recipe");
-      return this;
-    }
-
-    /** Sets the advertised fidelity. */
-    public Builder fidelity(Fidelity v) {
-      fidelity = Objects.requireNonNull(v, "fidelity");
-      return this;
-    }
-
-    /** Sets the cost profile. */
-    public Builder costProfile(CostProfile v) {
-      costProfile = Objects.requireNonNull(v, "costProfile");
+    @Override
+    protected Builder self() {
       return this;
     }
 

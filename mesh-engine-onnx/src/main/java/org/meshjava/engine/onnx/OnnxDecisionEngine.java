@@ -22,6 +22,8 @@ import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DescribedEngine;
+import org.meshjava.core.EngineBuilder;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -62,16 +64,13 @@ import org.meshjava.core.WeightsBinding;
  * <p>Thread-safe: ONNX Runtime sessions and the tokenizer may be called concurrently, and the
  * engine holds no other mutable state. {@link #close()} releases the native session.
  */
-public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
+public final class OnnxDecisionEngine extends DescribedEngine
+    implements DecisionEngine, AutoCloseable {
   /** The most ids one forward pass reads, special tokens included (BERT position table). */
   public static final int MAX_SEQUENCE = 512;
 
   private static final String NEGATION = "not ";
 
-  private final String name;
-  private final Recipe recipe;
-  private final Fidelity fidelity;
-  private final CostProfile costProfile;
   private final Temperature temperature;
   private final OnnxModel model;
   private final WeightsBinding weights;
@@ -85,10 +84,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   private final ServeConcurrency concurrency;
 
   private OnnxDecisionEngine(Builder b, OnnxModel model) throws OnnxEngineException {
-    this.name = b.name;
-    this.recipe = b.recipe;
-    this.fidelity = b.fidelity;
-    this.costProfile = b.costProfile;
+    super(b.descriptor());
     this.temperature = b.temperature;
     this.model = model;
     try {
@@ -133,26 +129,6 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   /** A builder with the defaults: name {@code minilm}, F1, 100 µJ per token, 2000 µJ per option. */
   public static Builder builder() {
     return new Builder();
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public Recipe recipe() {
-    return recipe;
-  }
-
-  @Override
-  public Fidelity fidelity() {
-    return fidelity;
-  }
-
-  @Override
-  public CostProfile costProfile() {
-    return costProfile;
   }
 
   /** The configured running bound; {@link ServeConcurrency#cpuDefault()} unless set. */
@@ -447,7 +423,7 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   @Override
   public String toString() {
     return "OnnxDecisionEngine["
-        + name
+        + name()
         + ", "
         + model.fileName()
         + ", "
@@ -458,17 +434,24 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
   }
 
   /** Configures an {@link OnnxDecisionEngine}. Not thread-safe. */
-  public static final class Builder {
-    private String name = "minilm";
-    private Recipe recipe = Recipe.of("all-minilm-l6-v2");
-    private Fidelity fidelity = Fidelity.F1;
-    private CostProfile costProfile = CostProfile.perToken(100).withOptionCost(2_000);
+  public static final class Builder extends EngineBuilder<Builder> {
     private Temperature temperature = Temperature.DEFAULT;
     private OnnxModel model;
     private ServeConcurrency concurrency = ServeConcurrency.cpuDefault();
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
-    private Builder() {}
+    private Builder() {
+      super(
+          "minilm",
+          Recipe.of("all-minilm-l6-v2"),
+          Fidelity.F1,
+          CostProfile.perToken(100).withOptionCost(2_000));
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
 
     /**
      * How many decisions the engine runs at once and how many may wait; the default is {@link
@@ -477,30 +460,6 @@ public final class OnnxDecisionEngine implements DecisionEngine, AutoCloseable {
      */
     public Builder concurrency(ServeConcurrency v) {
       concurrency = Objects.requireNonNull(v, "concurrency");
-      return this;
-    }
-
-    /** Sets the backend name. */
-    public Builder name(String v) {
-      name = Objects.requireNonNull(v, "name");
-      return this;
-    }
-
-    /** Sets the recipe. */
-    public Builder recipe(Recipe v) {
-      recipe = Objects.requireNonNull(v, "recipe");
-      return this;
-    }
-
-    /** Sets the advertised fidelity. */
-    public Builder fidelity(Fidelity v) {
-      fidelity = Objects.requireNonNull(v, "fidelity");
-      return this;
-    }
-
-    /** Sets the cost profile. */
-    public Builder costProfile(CostProfile v) {
-      costProfile = Objects.requireNonNull(v, "costProfile");
       return this;
     }
 

@@ -24,6 +24,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.GroupCommit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,12 +55,12 @@ import org.slf4j.LoggerFactory;
  * (checking the epoch as it goes): a live steward keeps its session; one that stops speaking
  * (paused, cut off) loses it after the lease, and with it the lock.
  *
- * <p><b>Group commit.</b> As for the file journal: {@link #enqueue} fixes a record's place under a
- * short lock; {@link Pending#await()} returns once it is committed. One waiter at a time leads and
- * inserts every queued record in one statement, committed on its own ({@code synchronous_commit} at
- * least {@code on}, so committed means in the write-ahead log on disk); the others wait and are
- * woken when it commits. A failed or fenced write fails the journal: every append not yet
- * committed, and every later one, throws.
+ * <p><b>Group commit.</b> As for the file journal, through the same {@link GroupCommit}: {@link
+ * #enqueue} fixes a record's place under a short lock; {@link Pending#await()} returns once it is
+ * committed. One waiter at a time leads and inserts every queued record in one statement, committed
+ * on its own ({@code synchronous_commit} at least {@code on}, so committed means in the write-ahead
+ * log on disk); the others wait and are woken when it commits. A failed or fenced write fails the
+ * journal: every append not yet committed, and every later one, throws.
  *
  * <p>Thread-safe.
  */
@@ -76,13 +77,8 @@ public final class PostgresJournal implements Journal {
 
   private final Object queueLock = new Object();
   private final JournalChain chain;
-  private final List<JournalChain.Encoded> queue = new ArrayList<>();
   private boolean closed;
-  private @Nullable JournalException failure;
-
-  private final Object syncMonitor = new Object();
-  private boolean syncing;
-  private volatile long durableThrough;
+  private final GroupCommit<JournalChain.Encoded> commits;
 
   /** Where the records read at opening end. */
   private final JournalPosition opened;
@@ -105,9 +101,14 @@ public final class PostgresJournal implements Journal {
     this.epoch = epoch;
     this.chain = chain;
     this.recovered = chain.recovered();
-    this.durableThrough = recovered.size() - 1L;
     this.opened = chain.recoveredEnd();
     this.durable = opened;
+    this.commits =
+        new GroupCommit<>(
+            name + " at " + location,
+            recovered.size() - 1L,
+            e -> e.record().seq(),
+            this::insertBatch);
     this.heartbeat =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -368,6 +369,7 @@ public final class PostgresJournal implements Journal {
         throw new JournalException(
             JournalException.Reason.CLOSED, "journal " + describe() + " is closed", null);
       }
+      JournalException failure = commits.failure();
       if (failure != null) {
         throw new JournalException(
             failure.reason(),
@@ -375,7 +377,7 @@ public final class PostgresJournal implements Journal {
             failure);
       }
       encoded = chain.advance(entry);
-      queue.addAll(encoded);
+      commits.add(encoded);
     }
     JournalRecord last = encoded.getLast().record();
     return new Pending() {
@@ -386,70 +388,13 @@ public final class PostgresJournal implements Journal {
 
       @Override
       public void await() throws JournalException {
-        awaitDurable(last.seq());
+        commits.await(last.seq());
       }
     };
   }
 
-  private void awaitDurable(long seq) throws JournalException {
-    while (true) {
-      if (durableThrough >= seq) {
-        return;
-      }
-      synchronized (syncMonitor) {
-        while (true) {
-          if (durableThrough >= seq) {
-            return;
-          }
-          JournalException failed = failure();
-          if (failed != null) {
-            throw new JournalException(
-                failed.reason(),
-                seq,
-                "not written: journal " + describe() + " failed: " + failed.getMessage(),
-                failed);
-          }
-          if (!syncing) {
-            syncing = true;
-            break;
-          }
-          try {
-            syncMonitor.wait();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new JournalException(
-                JournalException.Reason.IO,
-                seq,
-                "interrupted while waiting for journal " + describe() + " to commit",
-                e);
-          }
-        }
-      }
-      long through = -1;
-      try {
-        through = writeQueued(seq);
-      } finally {
-        synchronized (syncMonitor) {
-          syncing = false;
-          if (through > durableThrough) {
-            durableThrough = through;
-          }
-          syncMonitor.notifyAll();
-        }
-      }
-    }
-  }
-
-  /** Inserts and commits every queued record; returns the last sequence now durable. */
-  private long writeQueued(long seq) throws JournalException {
-    List<JournalChain.Encoded> batch;
-    synchronized (queueLock) {
-      batch = new ArrayList<>(queue);
-      queue.clear();
-    }
-    if (batch.isEmpty()) {
-      return durableThrough;
-    }
+  /** Inserts and commits a batch of queued records: the group commit's step. */
+  private void insertBatch(List<JournalChain.Encoded> batch, long seq) throws JournalException {
     long first = batch.getFirst().record().seq();
     List<byte[]> lines = new ArrayList<>(batch.size());
     batch.forEach(e -> lines.add(e.line()));
@@ -482,11 +427,11 @@ public final class PostgresJournal implements Journal {
                 e));
       }
     }
+    // The group commit runs one step at a time, in order: the end only moves forward.
     JournalChain.Encoded last = batch.getLast();
     durable =
         new JournalPosition(
             last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
-    return last.record().seq();
   }
 
   /**
@@ -515,7 +460,7 @@ public final class PostgresJournal implements Journal {
 
   /** Speaks to the database so the session outlives its lease, and checks the epoch. */
   private void beat() {
-    if (failure() != null || isClosed()) {
+    if (commits.failure() != null || isClosed()) {
       heartbeat.shutdown();
       return;
     }
@@ -552,25 +497,13 @@ public final class PostgresJournal implements Journal {
   }
 
   private JournalException fail(JournalException f) {
-    synchronized (queueLock) {
-      if (failure == null) {
-        failure = f;
-        LOG.error("{}; no further appends until reopened", f.getMessage());
-      }
+    if (commits.fail(f) == f) {
+      LOG.error("{}; no further appends until reopened", f.getMessage());
     }
     // A failed journal holds no lock worth keeping: let a successor have it at once.
     heartbeat.shutdown();
     closeQuietly(connection);
-    synchronized (syncMonitor) {
-      syncMonitor.notifyAll();
-    }
     return f;
-  }
-
-  private @Nullable JournalException failure() {
-    synchronized (queueLock) {
-      return failure;
-    }
   }
 
   private boolean isClosed() {
@@ -610,6 +543,7 @@ public final class PostgresJournal implements Journal {
       if (closed) {
         return Optional.of("journal " + describe() + " is closed");
       }
+      JournalException failure = commits.failure();
       if (failure != null) {
         return Optional.of("journal " + describe() + " failed: " + failure.getMessage());
       }
@@ -624,7 +558,7 @@ public final class PostgresJournal implements Journal {
   @Override
   public boolean locked() {
     synchronized (queueLock) {
-      return !closed && failure == null;
+      return !closed && commits.failure() == null;
     }
   }
 

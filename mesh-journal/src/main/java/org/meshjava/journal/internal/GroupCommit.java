@@ -1,0 +1,173 @@
+package org.meshjava.journal.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.ToLongFunction;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.journal.JournalException;
+
+/**
+ * Leader/follower group commit, shared by the file and PostgreSQL journals: records are queued in
+ * chain order as they are enqueued, and a waiter returns once its record is durable.
+ *
+ * <p>Design note. One waiter at a time leads: it takes every queued record and hands them to the
+ * journal's write-and-sync {@link Step} (a file write and {@code force}; one committed insert),
+ * while the other waiters sleep on one monitor and are all woken when that step completes. So
+ * concurrent appends share a sync, rather than taking a lock one after another just to find their
+ * record already durable, and none returns before its own record was made durable. A failed step
+ * fails the journal: every record not yet durable, and every later {@link #await}, throws that
+ * failure's reason. The journal keeps its own lock around fixing a record's place in the chain and
+ * {@link #add}ing it, so the queue's order is the chain's; this class never calls the journal while
+ * holding a lock of its own.
+ *
+ * <p>Thread-safe.
+ *
+ * @param <E> a journal's encoded record
+ */
+public final class GroupCommit<E> {
+  /** A journal's write-and-sync step: makes a batch durable, in order, or throws. */
+  @FunctionalInterface
+  public interface Step<E> {
+    /**
+     * Makes {@code batch} durable, in order. Called by one leader at a time.
+     *
+     * @param batch the records queued since the last step, oldest first; never empty
+     * @param seq the leader's own record, to name in a failure
+     * @throws JournalException if the batch is not durable; the journal is then failed
+     */
+    void write(List<E> batch, long seq) throws JournalException;
+  }
+
+  private final String journal;
+  private final ToLongFunction<E> seqOf;
+  private final Step<E> step;
+
+  private final Object queueLock = new Object();
+  private final List<E> queue = new ArrayList<>();
+  private @Nullable JournalException failure;
+
+  private final Object syncMonitor = new Object();
+  private boolean syncing;
+  private volatile long durableThrough;
+
+  /**
+   * A group commit for a journal whose records through {@code durableThrough} are durable already.
+   *
+   * @param journal the journal, as its messages name it
+   * @param durableThrough the last durable sequence, -1 if none
+   * @param seqOf a record's sequence
+   * @param step the journal's write-and-sync step
+   */
+  public GroupCommit(String journal, long durableThrough, ToLongFunction<E> seqOf, Step<E> step) {
+    this.journal = Objects.requireNonNull(journal, "journal");
+    this.durableThrough = durableThrough;
+    this.seqOf = Objects.requireNonNull(seqOf, "seqOf");
+    this.step = Objects.requireNonNull(step, "step");
+  }
+
+  /** Queues {@code records}, in chain order; the caller's lock orders concurrent calls. */
+  public void add(List<E> records) {
+    synchronized (queueLock) {
+      queue.addAll(records);
+    }
+  }
+
+  /**
+   * Records {@code f} as the journal's failure unless one is recorded already, and wakes every
+   * waiter to see it.
+   *
+   * @return the failure recorded: {@code f}, or the earlier one
+   */
+  public JournalException fail(JournalException f) {
+    JournalException recorded;
+    synchronized (queueLock) {
+      if (failure == null) {
+        failure = f;
+      }
+      recorded = failure;
+    }
+    synchronized (syncMonitor) {
+      syncMonitor.notifyAll();
+    }
+    return recorded;
+  }
+
+  /** The journal's failure, if it failed. */
+  public @Nullable JournalException failure() {
+    synchronized (queueLock) {
+      return failure;
+    }
+  }
+
+  /**
+   * Returns once record {@code seq} is durable, leading a step if no other waiter is.
+   *
+   * @throws JournalException with the failure's reason if the journal failed first, or {@code IO}
+   *     if interrupted
+   */
+  public void await(long seq) throws JournalException {
+    while (durableThrough < seq) {
+      synchronized (syncMonitor) {
+        while (true) {
+          if (durableThrough >= seq) {
+            return;
+          }
+          JournalException failed = failure();
+          if (failed != null) {
+            throw new JournalException(
+                failed.reason(),
+                seq,
+                "not written: journal " + journal + " failed: " + failed.getMessage(),
+                failed);
+          }
+          if (!syncing) {
+            syncing = true;
+            break;
+          }
+          try {
+            syncMonitor.wait();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JournalException(
+                JournalException.Reason.IO,
+                seq,
+                "interrupted while waiting for journal " + journal + " to sync",
+                e);
+          }
+        }
+      }
+      long through = -1;
+      try {
+        through = writeQueued(seq);
+      } finally {
+        synchronized (syncMonitor) {
+          syncing = false;
+          if (through > durableThrough) {
+            durableThrough = through;
+          }
+          syncMonitor.notifyAll();
+        }
+      }
+    }
+  }
+
+  /** Hands every queued record to the step; returns the last sequence now durable. Leader only. */
+  private long writeQueued(long seq) throws JournalException {
+    List<E> batch;
+    synchronized (queueLock) {
+      batch = new ArrayList<>(queue);
+      queue.clear();
+    }
+    if (batch.isEmpty()) {
+      return durableThrough;
+    }
+    try {
+      step.write(batch, seq);
+    } catch (JournalException e) {
+      fail(e);
+      throw e;
+    }
+    return seqOf.applyAsLong(batch.getLast());
+  }
+}

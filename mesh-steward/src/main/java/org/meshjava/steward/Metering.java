@@ -1,0 +1,124 @@
+package org.meshjava.steward;
+
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.core.Energy;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.WeightsBinding;
+import org.meshjava.energy.EnergyMeter;
+import org.meshjava.energy.MeterWindow;
+import org.meshjava.router.RouteDecision;
+
+/**
+ * The meter phase (§2 phase 3): the engine call, with the meter's window around it and nothing
+ * else, and the weights the engine names checked against the binding the grant was decided over,
+ * before and after (§2). Every figure it reads is {@linkplain Settlement#charge charged} to the
+ * serve's settlement as soon as it is known, so whatever ends the serve, the settlement debits what
+ * was metered.
+ */
+final class Metering {
+  private final EnergyMeter meter;
+
+  Metering(EnergyMeter meter) {
+    this.meter = Objects.requireNonNull(meter, "meter");
+  }
+
+  /**
+   * Runs {@code ask} on the routed engine inside a metering window.
+   *
+   * @param bound the weights binding read when the serve was authorised
+   * @throws ServeException {@code WEIGHTS_CHANGED} when the engine names other weights before the
+   *     work (nothing is charged: no work ran) or after it (the metered figure is charged); {@code
+   *     ENGINE_FAILED} when the engine throws anything, with what was metered up to it charged
+   */
+  Metered run(
+      Ask ask,
+      RouteDecision route,
+      ServeRequest request,
+      TokenSequence payload,
+      Optional<WeightsBinding> bound,
+      Settlement settlement)
+      throws ServeException {
+    ServingEngine engine = route.chosen();
+    Optional<WeightsBinding> before = engine.weights();
+    if (!before.equals(bound)) {
+      // Refused before any work: a granted serve is settled at nothing, so it is not left
+      // unresolved at its ceiling.
+      settlement.charge(Energy.estimated(0));
+      throw weightsChanged(engine, bound, "when chosen", before, "before serving");
+    }
+    MeterWindow window = meter.open(engine.domains());
+    Ask.Worked worked;
+    try {
+      worked = ask.run(route, request, payload);
+    } catch (Throwable e) {
+      // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
+      // here: the serve is settled and refused, never left reserved or answered with a trace.
+      throw engineFailed(engine, request, window, e, settlement);
+    }
+    EngineResult result = worked.result();
+    Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
+    settlement.charge(energy);
+    Optional<WeightsBinding> after = engine.weights();
+    if (!after.equals(bound)) {
+      throw weightsChanged(engine, bound, "before serving", after, "after it");
+    }
+    return new Metered(worked, energy, after);
+  }
+
+  /**
+   * Charges a serve whose engine failed: the window is closed on the estimate of the prompt the
+   * engine was handed, the only work known to have started, so a live counter's reading of what did
+   * run is the figure where there is one. Only when the meter cannot give a figure either is the
+   * request's ceiling charged, as for a crash, where nothing was metered (§2.2).
+   */
+  private static ServeException engineFailed(
+      ServingEngine engine,
+      ServeRequest request,
+      MeterWindow window,
+      Throwable e,
+      Settlement settlement) {
+    Energy spent;
+    try {
+      spent =
+          window.close(
+              engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0)));
+    } catch (RuntimeException meterFailed) {
+      e.addSuppressed(meterFailed);
+      spent = Energy.estimated(request.jouleCeilingUj());
+    }
+    settlement.charge(spent);
+    String why = e instanceof EngineException ? e.getMessage() : e.toString();
+    return new ServeException(
+        ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
+  }
+
+  private static ServeException weightsChanged(
+      ServingEngine engine,
+      Optional<WeightsBinding> first,
+      String when,
+      Optional<WeightsBinding> then,
+      String later) {
+    return new ServeException(
+        ServeException.Reason.WEIGHTS_CHANGED,
+        "backend "
+            + engine.name()
+            + " named weights "
+            + describe(first)
+            + " "
+            + when
+            + " and "
+            + describe(then)
+            + " "
+            + later);
+  }
+
+  private static String describe(Optional<WeightsBinding> w) {
+    return w.map(b -> b.digest() + "/" + b.precision()).orElse("(none)");
+  }
+}

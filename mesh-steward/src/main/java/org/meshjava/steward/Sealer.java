@@ -1,0 +1,154 @@
+package org.meshjava.steward;
+
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.NonceSource;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.jcp.DebitResult;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.FidelityReport;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.Nonce;
+import org.meshjava.receipt.Opening;
+import org.meshjava.receipt.OutputCommitment;
+import org.meshjava.receipt.ReceiptLog;
+import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.router.RouteDecision;
+
+/**
+ * The seal phase (§2 phase 4): drafts the receipt of a metered, settled serve, stamps and signs it
+ * into the chain ({@link ReceiptLog}), journals it before it is handed out (§2.2), and appends its
+ * leaf to the transparency log in chain order.
+ *
+ * <p>Thread-safe: the chain's stamp-and-sign step is serialised by the log; the wait for the
+ * journal's sync happens outside it, so concurrent serves share syncs.
+ */
+final class Sealer {
+  private final Opening.Key openingKey;
+  private final NonceSource nonces;
+  private final ReceiptLog log;
+  private final Journal journal;
+  private final LogKeeper logKeeper;
+  private final Optional<Snapshotter> snapshotter;
+
+  Sealer(
+      Opening.Key openingKey,
+      NonceSource nonces,
+      ReceiptLog log,
+      Journal journal,
+      LogKeeper logKeeper,
+      Optional<Snapshotter> snapshotter) {
+    this.openingKey = Objects.requireNonNull(openingKey, "openingKey");
+    this.nonces = Objects.requireNonNull(nonces, "nonces");
+    this.log = Objects.requireNonNull(log, "log");
+    this.journal = Objects.requireNonNull(journal, "journal");
+    this.logKeeper = Objects.requireNonNull(logKeeper, "logKeeper");
+    this.snapshotter = Objects.requireNonNull(snapshotter, "snapshotter");
+  }
+
+  /** Where the receipt chain stands. */
+  ChainHead head() {
+    return log.head();
+  }
+
+  /** The opening of the output commitment for a request this steward served (§6.4). */
+  Opening opening(ContentId requestId) {
+    return openingKey.open(requestId);
+  }
+
+  /**
+   * Seals a served request.
+   *
+   * @param prompt the payload the engine was handed, which the output commitment binds
+   * @param debit the serve's settled debit, when it rode on a grant
+   * @throws ServeException {@code NOT_RECORDED} if the receipt could not be journalled; it is then
+   *     not handed out, and the chain does not advance past it
+   */
+  SealedReceipt seal(
+      ServeRequest request,
+      TokenSequence prompt,
+      RouteDecision route,
+      Metered metered,
+      Settlement settlement,
+      Optional<DebitResult> debit)
+      throws ServeException {
+    ServingEngine engine = route.chosen();
+    ServeOutcome outcome = metered.result().outcome();
+    ContentId requestId = request.id();
+    Optional<FidelityReport> fidelity =
+        outcome.deliveredFidelity().map(d -> new FidelityReport(engine.fidelity(), d));
+    boolean met =
+        fidelity
+            .map(f -> f.delivered().meets(request.fidelityFloor()))
+            .orElse(engine.fidelity().meets(request.fidelityFloor()));
+    Optional<ContentId> commitment =
+        request.isDecision()
+            ? Optional.empty()
+            : Optional.of(
+                OutputCommitment.commit(
+                    opening(requestId),
+                    requestId,
+                    OutputCommitment.payloadDigest(prompt),
+                    metered.result().tokens()));
+    MeshReceipt.Builder draft =
+        MeshReceipt.builder()
+            .requestId(requestId)
+            .grantId(settlement.grantId())
+            .backend(engine.name())
+            .recipe(engine.recipe().name())
+            .weights(metered.weights())
+            .route(route.justification())
+            .counters(
+                outcome.tokensIn(),
+                outcome.tokensOut(),
+                outcome.tokensAccepted(),
+                outcome.cacheHitTokens(),
+                outcome.specProposed(),
+                outcome.specAccepted())
+            .fidelityFloor(request.fidelityFloor())
+            .fidelityReport(fidelity)
+            .fidelityMet(met)
+            .energy(metered.energy())
+            .decision(outcome.decision())
+            .grantBreach(debit.flatMap(DebitResult::breach).map(DenialLabel::wire))
+            .outputCommitment(commitment)
+            .nonce(Nonce.of(nonces.next()));
+    OptionalLong authorisedAt = settlement.authorisedAt();
+    SealedReceipt sealed;
+    try {
+      ReceiptLog.Appended<Journal.Pending> appended =
+          log.append(
+              draft,
+              s -> {
+                Journal.Pending pending =
+                    journal.enqueue(
+                        authorisedAt.isPresent()
+                            ? JournalEntry.Sealed.granted(
+                                s.receipt().sequence(), s.envelope(), authorisedAt.getAsLong())
+                            : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id()));
+                // In chain order, like the journal: leaf i is receipt firstSequence + i (§65).
+                logKeeper.append(s.receipt().sequence(), s.envelope().id());
+                return pending;
+              });
+      appended.recorded().await();
+      sealed = appended.sealed();
+    } catch (JournalException e) {
+      throw new ServeException(
+          ServeException.Reason.NOT_RECORDED,
+          "the receipt could not be journalled, so it is not handed out: " + e.getMessage(),
+          e);
+    }
+    logKeeper.afterSeal();
+    snapshotter.ifPresent(Snapshotter::maybe);
+    return sealed;
+  }
+}
