@@ -32,6 +32,9 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
   private final byte[] packed;
   private final int size;
 
+  /** The index of the pair forgotten first, -1 when empty, or -2 until it is looked for. */
+  private int earliest = -2;
+
   private PackedSpent(byte[] packed) {
     this.packed = packed;
     this.size = packed.length / BYTES;
@@ -50,16 +53,26 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
     }
     PackedSpent p = new PackedSpent(packed.clone());
     ByteBuffer in = ByteBuffer.wrap(p.packed);
+    long firstSeconds = Long.MAX_VALUE;
+    int firstNanos = Integer.MAX_VALUE;
+    int first = -1;
     for (int i = 0; i < p.size; i++) {
       long seconds = in.getLong(i * BYTES + KEY);
       int nanos = in.getInt(i * BYTES + KEY + 8);
       if (nanos < 0 || nanos > 999_999_999 || seconds < MIN_SECOND || seconds > MAX_SECOND) {
         throw new IllegalArgumentException("spent pair " + i + "'s instant is out of range");
       }
+      // Found in the same pass, so a restore reads the bytes once (this is its per-pair cost).
+      if (seconds < firstSeconds || (seconds == firstSeconds && nanos < firstNanos)) {
+        firstSeconds = seconds;
+        firstNanos = nanos;
+        first = i;
+      }
       if (i > 0 && compareKeys(p.packed, (i - 1) * BYTES, p.packed, i * BYTES) >= 0) {
         throw new IllegalArgumentException("spent pair " + i + " is not after the one before it");
       }
     }
+    p.earliest = first;
     return p;
   }
 
@@ -119,19 +132,23 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
    * from the bytes without decoding the pairs.
    */
   Instant earliestUntil() {
+    if (earliest != -2) {
+      return earliest < 0 ? Instant.MAX : until(earliest);
+    }
     ByteBuffer in = ByteBuffer.wrap(packed);
     long seconds = Long.MAX_VALUE;
     int nanos = Integer.MAX_VALUE;
-    int earliest = -1;
+    int first = -1;
     for (int i = 0; i < size; i++) {
       long s = in.getLong(i * BYTES + KEY);
       int n = in.getInt(i * BYTES + KEY + 8);
       if (s < seconds || (s == seconds && n < nanos)) {
         seconds = s;
         nanos = n;
-        earliest = i;
+        first = i;
       }
     }
+    earliest = first; // idempotent: a race writes the same index
     return earliest < 0 ? Instant.MAX : until(earliest);
   }
 

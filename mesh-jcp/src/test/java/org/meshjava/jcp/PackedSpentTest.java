@@ -56,7 +56,15 @@ class PackedSpentTest {
     }
     LedgerState state = original.state();
     assertThat(state.spent()).isInstanceOf(PackedSpent.class).hasSize(300);
-    SpendLedger restored = SpendLedger.restore(state);
+    // Restored from the bytes, as a snapshot is read.
+    SpendLedger restored =
+        SpendLedger.restore(
+            new LedgerState(
+                state.horizon(),
+                state.nextSerial(),
+                state.accounts(),
+                PackedSpent.of(((PackedSpent) state.spent()).packed()),
+                state.open()));
     assertThat(restored.state()).isEqualTo(state);
     assertThat(restored.liveEntries()).isEqualTo(original.liveEntries());
 
