@@ -71,6 +71,12 @@ import org.meshjava.steward.Steward;
  * mesh-bench/http-compare.sh}) with a configuration file equivalent to the in-process scenario,
  * each label in turn for each scenario, and the figures are labelled {@code scenario@LABEL}; then
  * the later labels are also given as ratios to the first. Only the ungranted scenarios run so.
+ * {@code --local-keys LABEL=MEMBERS} adds JSON members to the reference backend's entry of that
+ * label's configuration only: since issue 21 a local engine under {@code mesh serve} runs one serve
+ * per core and queues none by default, so the current build needs {@code "max_waiting_serves":
+ * 1024} to serve all of c=64 (as the in-process scenario's engine does), while an older build may
+ * not know the key. Every answer that is not 200 is counted by status; the run ends with exit
+ * status 1 if there was any, since such a run compares different work.
  *
  * <p>The load generator, the method: {@code c} threads, each with one keep-alive HTTP/1.1
  * connection over a plain socket, send the same pre-rendered request and read the whole response
@@ -89,8 +95,9 @@ import org.meshjava.steward.Steward;
  * figures are low on 2 cores; the ratios are the point.
  *
  * <p>Usage: {@code java -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark
- * [warm-up s] [measure s] [--mesh LABEL=COMMAND ...] [scenario:c,c ...]}; the default is {@code 2 4
- * direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8 reference-file-granted:8}.
+ * [warm-up s] [measure s] [--mesh LABEL=COMMAND ...] [--local-keys LABEL=MEMBERS ...] [scenario:c,c
+ * ...]}; the default is {@code 2 4 direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8
+ * reference-file-granted:8}.
  */
 public final class HttpServeBenchmark {
   private static final byte[] UPSTREAM_REPLY =
@@ -117,32 +124,45 @@ public final class HttpServeBenchmark {
       double p50Ms,
       double p99Ms,
       long errors,
+      String notOk,
       long requests,
       double cpuMicrosPerRequest,
       double meshCpuMicrosPerRequest,
       double meshAllocKbPerRequest) {}
 
-  /** Where the mesh side runs: in this JVM, or as {@code COMMAND serve} processes. */
-  private record MeshCommand(String label, String command) {}
+  /**
+   * Where the mesh side runs: in this JVM, or as {@code COMMAND serve} processes; {@code localKeys}
+   * are JSON members added to a local engine's backend entry in that build's configuration (empty:
+   * none).
+   */
+  private record MeshCommand(String label, String command, String localKeys) {}
 
   /** Entry point. */
   public static void main(String[] args) throws Exception {
     double warmUp = args.length > 0 ? Double.parseDouble(args[0]) : 2;
     double measure = args.length > 1 ? Double.parseDouble(args[1]) : 4;
     List<MeshCommand> meshes = new ArrayList<>();
+    Map<String, String> localKeys = new java.util.HashMap<>();
     List<String> plan = new ArrayList<>();
     for (int i = 2; i < args.length; i++) {
-      if (args[i].equals("--mesh") && i + 1 < args.length) {
+      if ((args[i].equals("--mesh") || args[i].equals("--local-keys")) && i + 1 < args.length) {
+        String option = args[i];
         String spec = args[++i];
         int eq = spec.indexOf('=');
         if (eq <= 0) {
-          throw new IllegalArgumentException("--mesh LABEL=COMMAND, got " + spec);
+          throw new IllegalArgumentException(option + " LABEL=..., got " + spec);
         }
-        meshes.add(new MeshCommand(spec.substring(0, eq), spec.substring(eq + 1)));
+        if (option.equals("--mesh")) {
+          meshes.add(new MeshCommand(spec.substring(0, eq), spec.substring(eq + 1), ""));
+        } else {
+          localKeys.put(spec.substring(0, eq), spec.substring(eq + 1));
+        }
       } else {
         plan.add(args[i]);
       }
     }
+    meshes.replaceAll(
+        m -> new MeshCommand(m.label(), m.command(), localKeys.getOrDefault(m.label(), "")));
     if (plan.isEmpty()) {
       plan =
           List.of(
@@ -180,7 +200,7 @@ public final class HttpServeBenchmark {
             all.put(f.scenario() + ":" + concurrency, f);
             System.out.printf(
                 "%-22s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
-                    + "  mesh %6.1f µs/req %s (%d requests, %d not 200)%n",
+                    + "  mesh %6.1f µs/req %s (%d requests, %d not 200%s)%n",
                 f.scenario(),
                 concurrency,
                 f.perSecond(),
@@ -192,7 +212,8 @@ public final class HttpServeBenchmark {
                     ? ""
                     : String.format(" %5.1f KB/req", f.meshAllocKbPerRequest()),
                 f.requests(),
-                f.errors());
+                f.errors(),
+                f.notOk());
           }
         }
       }
@@ -201,6 +222,19 @@ public final class HttpServeBenchmark {
     }
     System.out.println();
     System.out.println("load average after: " + loadAverage());
+    // A run whose servers refused or failed requests compares different work: say so, loudly.
+    long notOk = all.values().stream().mapToLong(Figures::errors).sum();
+    if (notOk == 0) {
+      System.out.println("every request of every scenario was answered 200");
+    } else {
+      for (Figures f : all.values()) {
+        if (f.errors() > 0) {
+          System.out.printf(
+              "NOT 200: %s c=%d: %d of %d requests%s%n",
+              f.scenario(), f.concurrency(), f.errors(), f.requests(), f.notOk());
+        }
+      }
+    }
     for (Figures f : all.values()) {
       Figures direct = all.get("direct:" + f.concurrency());
       if (direct == null || f.scenario().equals("direct")) {
@@ -250,6 +284,9 @@ public final class HttpServeBenchmark {
         System.out.printf(
             "target: %s c=8 p99 <= 5x p50: %.2fx%n", f.scenario(), f.p99Ms() / f.p50Ms());
       }
+    }
+    if (notOk > 0) {
+      System.exit(1);
     }
   }
 
@@ -334,6 +371,7 @@ public final class HttpServeBenchmark {
       double measure)
       throws Exception {
     Path tmp = Files.createTempDirectory("mesh-http-bench");
+    String local = m.localKeys().isBlank() ? "" : ", " + m.localKeys();
     String backend =
         switch (scenario) {
           case "proxied" ->
@@ -342,7 +380,9 @@ public final class HttpServeBenchmark {
                   + upstreamPort
                   + "/v1\", \"model\": \"fake\", \"timeout_s\": 30}";
           case "reference", "reference-file" ->
-              "{\"type\": \"reference\", \"name\": \"reference\", \"work_per_token\": 16}";
+              "{\"type\": \"reference\", \"name\": \"reference\", \"work_per_token\": 16"
+                  + local
+                  + "}";
           default ->
               throw new IllegalArgumentException(
                   "scenario " + scenario + " does not run with --mesh");
@@ -572,13 +612,18 @@ public final class HttpServeBenchmark {
     done.await();
     long errors = 0;
     int n = 0;
+    Map<Integer, Long> statuses = new java.util.TreeMap<>();
     for (Client c : clients) {
       if (c.failure != null) {
         throw new IOException(scenario + " c=" + concurrency + ": a client failed", c.failure);
       }
       errors += c.errors;
       n += c.count;
+      c.notOk.forEach((status, count) -> statuses.merge(status, count, Long::sum));
     }
+    StringBuilder notOk = new StringBuilder();
+    statuses.forEach(
+        (status, count) -> notOk.append(": ").append(count).append("× ").append(status));
     long[] latencies = new long[n];
     int at = 0;
     for (Client c : clients) {
@@ -595,6 +640,7 @@ public final class HttpServeBenchmark {
         p50,
         p99,
         errors,
+        notOk.toString(),
         n,
         n == 0 ? 0 : cpuUsed / 1e3 / n,
         n == 0 ? 0 : meshUsed / 1e3 / n,
@@ -611,6 +657,7 @@ public final class HttpServeBenchmark {
     long[] latencies = new long[1 << 14];
     int count;
     long errors;
+    final Map<Integer, Long> notOk = new java.util.HashMap<>();
     Exception failure;
 
     Client(int port, Requests request, long from, long until, CountDownLatch done) {
@@ -645,6 +692,7 @@ public final class HttpServeBenchmark {
             latencies[count++] = t1 - t0;
             if (status != 200) {
               errors++;
+              notOk.merge(status, 1L, Long::sum);
             }
           }
         }

@@ -24,4 +24,16 @@ final class CounterException extends Exception {
   CounterIssue issue() {
     return issue;
   }
+
+  /**
+   * Why binding a native library failed: this module may not call native code ({@link
+   * CounterIssue#NATIVE_ACCESS_DENIED}), or the library or one of its symbols is missing ({@link
+   * CounterIssue#LIBRARY_MISSING}, the detail prefixed with {@code cannot}).
+   */
+  static CounterException ofBinding(RuntimeException e, String cannot) {
+    return e instanceof IllegalCallerException denied
+        ? new CounterException(
+            CounterIssue.NATIVE_ACCESS_DENIED, MeterDiscovery.nativeAccessDenied(denied), e)
+        : new CounterException(CounterIssue.LIBRARY_MISSING, cannot + ": " + e.getMessage(), e);
+  }
 }

@@ -133,16 +133,9 @@ final class IoReportNative implements IoReportSampler {
           linker.downcallHandle(
               ior.findOrThrow("IOReportSimpleGetIntegerValue"),
               FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT));
-    } catch (IllegalCallerException e) {
+    } catch (IllegalCallerException | IllegalArgumentException | NoSuchElementException e) {
       arena.close();
-      throw new CounterException(
-          CounterIssue.NATIVE_ACCESS_DENIED, MeterDiscovery.nativeAccessDenied(e), e);
-    } catch (IllegalArgumentException | NoSuchElementException e) {
-      arena.close();
-      throw new CounterException(
-          CounterIssue.LIBRARY_MISSING,
-          "cannot bind IOReport/CoreFoundation: " + e.getMessage(),
-          e);
+      throw CounterException.ofBinding(e, "cannot bind IOReport/CoreFoundation");
     }
     textBuffer = arena.allocate(256);
     try {

@@ -120,16 +120,9 @@ final class NvmlLibrary {
       // would; the Path form first resolves a real file, which system libraries need not be.
       SymbolLookup lookup = SymbolLookup.libraryLookup(library, arena);
       nvml = new NvmlLibrary(library, arena, lookup);
-    } catch (IllegalCallerException e) {
+    } catch (IllegalCallerException | IllegalArgumentException | NoSuchElementException e) {
       arena.close();
-      throw new CounterException(
-          CounterIssue.NATIVE_ACCESS_DENIED, MeterDiscovery.nativeAccessDenied(e), e);
-    } catch (IllegalArgumentException | NoSuchElementException e) {
-      arena.close();
-      throw new CounterException(
-          CounterIssue.LIBRARY_MISSING,
-          "cannot load NVML from '" + library + "': " + e.getMessage(),
-          e);
+      throw CounterException.ofBinding(e, "cannot load NVML from '" + library + "'");
     }
     int rc;
     try {

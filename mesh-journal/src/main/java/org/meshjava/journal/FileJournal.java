@@ -136,7 +136,10 @@ public final class FileJournal implements Journal {
     this.durable = tail.end();
     this.commits =
         new GroupCommit<>(
-            path.toString(), tail.end().count() - 1L, e -> e.record().seq(), this::writeBatch);
+            path.toString(),
+            tail.end().count() - 1L,
+            RecordChain.Encoded::record,
+            this::writeBatch);
     this.length = tail.end().locator();
   }
 
@@ -639,34 +642,14 @@ public final class FileJournal implements Journal {
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
-    List<RecordChain.Encoded> encoded;
     synchronized (queueLock) {
       if (closed) {
         throw new JournalException(
             JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
       }
-      JournalException failure = commits.failure();
-      if (failure != null) {
-        throw new JournalException(
-            JournalException.Reason.FAILED,
-            "journal " + path + " failed earlier: " + failure.getMessage(),
-            failure);
-      }
-      encoded = chain.advance(entry);
-      commits.add(encoded);
+      commits.refuseIfFailed();
+      return commits.add(chain.advance(entry));
     }
-    RecordChain.Encoded e = encoded.getLast();
-    return new Pending() {
-      @Override
-      public JournalRecord record() {
-        return e.record();
-      }
-
-      @Override
-      public void await() throws JournalException {
-        commits.await(e.record().seq());
-      }
-    };
   }
 
   /** Writes and syncs a batch of queued lines: the group commit's step. */

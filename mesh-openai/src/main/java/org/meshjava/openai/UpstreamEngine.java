@@ -1,9 +1,8 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -11,6 +10,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DescribedEngine;
@@ -75,6 +75,9 @@ public final class UpstreamEngine extends DescribedEngine {
   private final Duration timeout;
   private final int maxConcurrentServes;
 
+  /** Whole replies from a plain {@code http} upstream; null for {@code https}. */
+  private final @Nullable KeepAliveHttp plain;
+
   private UpstreamEngine(Builder b) {
     // The recipe defaults to the model name.
     super(b.descriptor(Recipe.of(b.model.replace('+', '_'))));
@@ -86,6 +89,8 @@ public final class UpstreamEngine extends DescribedEngine {
     this.deterministic = b.deterministic;
     this.timeout = b.timeout;
     this.maxConcurrentServes = b.maxConcurrentServes;
+    this.plain =
+        KeepAliveHttp.serves(chatCompletions) ? new KeepAliveHttp(chatCompletions, apiKey) : null;
   }
 
   /** Starts a builder. Name, base URI and model are required. */
@@ -148,7 +153,11 @@ public final class UpstreamEngine extends DescribedEngine {
   public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
     UpstreamHttp.Answer response;
     try {
-      response = UpstreamHttp.post(chatCompletions, body(request, prompt, false), apiKey, timeout);
+      byte[] body = body(request, prompt, false);
+      response =
+          plain != null
+              ? plain.post(body, timeout)
+              : UpstreamHttp.post(chatCompletions, body, apiKey, timeout);
     } catch (IOException e) {
       throw failed(e);
     } catch (InterruptedException e) {
@@ -296,24 +305,35 @@ public final class UpstreamEngine extends DescribedEngine {
           "upstream " + name() + " was handed a payload that is not prompt text: " + e.getMessage(),
           e);
     }
-    ObjectNode body = JSON.createObjectNode();
-    body.put("model", model);
-    ArrayNode arr = body.putArray("messages");
-    for (Prompt.Message m : messages.messages()) {
-      arr.addObject().put("role", m.role()).put("content", m.content());
-    }
-    body.put("max_tokens", request.maxTokens());
-    body.put("stream", stream);
-    if (stream) {
-      body.putObject("stream_options").put("include_usage", true);
-    }
-    if (deterministic) {
-      body.put("temperature", 0);
-      body.put("seed", 0);
-    }
-    try {
-      return JSON.writeValueAsBytes(body);
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+    // Written straight to bytes with a generator, not through an ObjectNode tree: this runs on
+    // every proxied serve.
+    try (var out = new com.fasterxml.jackson.core.util.ByteArrayBuilder(256);
+        JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      g.writeStringField("model", model);
+      g.writeArrayFieldStart("messages");
+      for (Prompt.Message m : messages.messages()) {
+        g.writeStartObject();
+        g.writeStringField("role", m.role());
+        g.writeStringField("content", m.content());
+        g.writeEndObject();
+      }
+      g.writeEndArray();
+      g.writeNumberField("max_tokens", request.maxTokens());
+      g.writeBooleanField("stream", stream);
+      if (stream) {
+        g.writeObjectFieldStart("stream_options");
+        g.writeBooleanField("include_usage", true);
+        g.writeEndObject();
+      }
+      if (deterministic) {
+        g.writeNumberField("temperature", 0);
+        g.writeNumberField("seed", 0);
+      }
+      g.writeEndObject();
+      g.flush();
+      return out.toByteArray();
+    } catch (IOException e) {
       throw new EngineException("upstream " + name() + ": the request did not render: " + e, e);
     }
   }

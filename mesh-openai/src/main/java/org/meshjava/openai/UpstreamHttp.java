@@ -22,9 +22,11 @@ import org.eclipse.jetty.util.thread.ScheduledExecutorScheduler;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How {@link UpstreamEngine} posts to an upstream: Jetty's HTTP client, HTTP/1.1 over pooled
- * keep-alive connections, one client for every upstream engine in the JVM (its pool is per
- * destination). Its threads are daemons, so it never holds a JVM open, and it is never stopped.
+ * How {@link UpstreamEngine} posts to an {@code https} upstream, and streams from any upstream:
+ * Jetty's HTTP client, HTTP/1.1 over pooled keep-alive connections, one client for every upstream
+ * engine in the JVM (its pool is per destination). A whole reply from a plain {@code http} upstream
+ * is read by {@link KeepAliveHttp} instead, on the serving thread. The client's threads are
+ * daemons, so it never holds a JVM open, and it is never stopped.
  *
  * <p>Why not the JDK's {@code java.net.http} client, which this replaced: on the proxied serve path
  * its asynchronous machinery (a selector thread, a worker pool and a chain of futures per exchange)

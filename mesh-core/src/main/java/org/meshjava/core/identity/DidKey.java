@@ -63,7 +63,16 @@ public final class DidKey {
   private static final java.util.concurrent.ConcurrentHashMap<String, DidKey> PARSED =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  private static final int PARSED_LIMIT = 4096;
+  /** The most identities the cache holds. */
+  static final int PARSED_LIMIT = 4096;
+
+  /**
+   * How many identities the cache holds now. Package-private, for the test that the bound holds: a
+   * cache that grew without it would let hostile input (any number of valid keys) exhaust memory.
+   */
+  static int parsedCacheSize() {
+    return PARSED.size();
+  }
 
   private static DidKey parseUncached(String text) throws DidKeyException {
     if (!text.startsWith(PREFIX)) {

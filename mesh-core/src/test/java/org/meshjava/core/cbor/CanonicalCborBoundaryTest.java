@@ -52,4 +52,49 @@ class CanonicalCborBoundaryTest {
     assertThat(a).isNotEqualTo(b).isEqualTo(a2).hasSameHashCodeAs(a2);
     assertThat(a).isNotEqualTo(CborText.of("k"));
   }
+
+  @Test
+  void decode_whenAMapDeclaresMoreEntriesThanHalfTheRemainingBytes_refusesAsLengthLimit()
+      throws Exception {
+    // Each entry takes at least two bytes (a key and a value), so the count is refused up front.
+    for (String hex : new String[] {"a2010203", "a3010203"}) {
+      assertThatThrownBy(() -> CanonicalCbor.decode(HEX.parseHex(hex)))
+          .as(hex)
+          .isInstanceOfSatisfying(
+              CborDecodeException.class,
+              e -> {
+                assertThat(e.rule()).isEqualTo(CborRule.LENGTH_LIMIT);
+                assertThat(e.offset()).isZero();
+              });
+    }
+    assertThat(CanonicalCbor.decode(HEX.parseHex("a10102")))
+        .isEqualTo(CborMap.of(List.of(new CborMap.Entry(CborInt.of(1), CborInt.of(2)))));
+  }
+
+  @Test
+  void limits_ofOne_areTheSmallestAccepted() throws Exception {
+    CborLimits one = new CborLimits(1, 1, 1);
+    assertThat(CanonicalCbor.decode(HEX.parseHex("17"), one)).isEqualTo(CborInt.of(23));
+    for (int[] bad : new int[][] {{0, 1, 1}, {1, 0, 1}, {1, 1, 0}}) {
+      assertThatThrownBy(() -> new CborLimits(bad[0], bad[1], bad[2]))
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void byteStrings_withOtherContent_areNotEqual() {
+    CborBytes a = CborBytes.of(new byte[] {1, 2});
+    assertThat(a)
+        .isEqualTo(CborBytes.of(new byte[] {1, 2}))
+        .hasSameHashCodeAs(CborBytes.of(new byte[] {1, 2}))
+        .isNotEqualTo(CborBytes.of(new byte[] {1, 3}))
+        .isNotEqualTo(CborBytes.of(new byte[] {1}))
+        .isNotEqualTo(CborText.of("\u0001\u0002"));
+  }
+
+  @Test
+  void mapBuilder_byteStringEntries_chain() {
+    CborMap m = CborMap.builder().put("b", new byte[] {7}).put("a", new byte[0]).build();
+    assertThat(HEX.formatHex(m.encode())).isEqualTo("a2616140616241" + "07");
+  }
 }

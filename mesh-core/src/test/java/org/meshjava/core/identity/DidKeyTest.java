@@ -146,7 +146,10 @@ class DidKeyTest {
   @Test
   void parse_whenCharacterOutsideBase58_refusesAsNotBase58() {
     String good = "did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw";
-    for (char c : new char[] {'0', 'O', 'I', 'l', '+', '/', '=', ' ', '\u00e9', '\u0661'}) {
+    for (char c :
+        new char[] {
+          '0', 'O', 'I', 'l', '+', '/', '=', ' ', '\u007f', '\u0080', '\u00e9', '\u0661'
+        }) {
       String bad = good.substring(0, 20) + c + good.substring(21);
       assertThat(refusal(bad)).as("with '%s'", c).isEqualTo(Reason.NOT_BASE58);
     }
@@ -247,5 +250,63 @@ class DidKeyTest {
         throw new AssertionError("seed 0xD1D2 case " + n + " '" + text + "' threw " + e, e);
       }
     }
+  }
+
+  @Test
+  void parse_ofAKeyNoEarlierParseCanHaveSeen_returnsThatKey() throws Exception {
+    // Parsed identities are cached process-wide, so a fixed text may be answered from the cache;
+    // this key is new to the process, so its parse takes the full path. The seed is in the message.
+    long seed = System.nanoTime();
+    byte[] seedBytes = new byte[32];
+    new Random(seed).nextBytes(seedBytes);
+    VerificationKey key = SigningKey.fromSeed(seedBytes).verificationKey();
+    String text = DidKey.of(key).value();
+    DidKey first = DidKey.parse(text);
+    assertThat(first).as("seed %d", seed).isNotNull();
+    assertThat(first.verificationKey()).as("seed %d", seed).isEqualTo(key);
+    assertThat(first.value()).isEqualTo(text);
+    // The second parse of the same text is answered from the cache, with the same identity.
+    assertThat(DidKey.parse(text)).as("seed %d", seed).isSameAs(first);
+  }
+
+  @Test
+  void equals_comparesTheText() throws Exception {
+    DidKey a = DidKey.parse("did:key:z6MktwupdmLXVVqTzCw4i46r4uGyosGXRnR3XjN4Zq7oMMsw");
+    DidKey b = DidKey.parse("did:key:z6MkiaMbhXHNA4eJVCCj8dbzKzTgYDKf6crKgHVHid1F1WCT");
+    assertThat(a).isEqualTo(DidKey.of(a.verificationKey())).isNotEqualTo(b);
+    assertThat(a.equals(a.value())).isFalse();
+    assertThat(a.equals(null)).isFalse();
+  }
+
+  @Test
+  void parse_atExactlyTheLengthLimit_readsTheText() {
+    // 128 characters is still read (and then refused for what it holds); 129 is too long.
+    String atLimit = "did:key:z" + "2".repeat(128 - "did:key:z".length());
+    assertThat(atLimit).hasSize(128);
+    assertThat(refusal(atLimit)).isEqualTo(Reason.NOT_ED25519);
+    assertThat(refusal(atLimit + "2")).isEqualTo(Reason.TOO_LONG);
+  }
+
+  @Test
+  void parse_ofMoreKeysThanTheCacheHolds_keepsTheCacheBounded_andUsed() throws Exception {
+    // Valid keys are free to make, so a cache that only grew would let hostile input exhaust
+    // memory.
+    Random random = new Random(0xCAC4EL);
+    int largest = 0;
+    int parsed = 0;
+    while (parsed < DidKey.PARSED_LIMIT + 100) {
+      byte[] y = new byte[32];
+      random.nextBytes(y);
+      VerificationKey key;
+      try {
+        key = VerificationKey.of(y);
+      } catch (SignatureException notAPoint) {
+        continue;
+      }
+      DidKey.parse(DidKey.of(key).value());
+      parsed++;
+      largest = Math.max(largest, DidKey.parsedCacheSize());
+    }
+    assertThat(largest).isEqualTo(DidKey.PARSED_LIMIT);
   }
 }

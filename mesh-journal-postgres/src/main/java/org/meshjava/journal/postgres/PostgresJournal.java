@@ -107,7 +107,7 @@ public final class PostgresJournal implements Journal {
         new GroupCommit<>(
             name + " at " + location,
             recovered.size() - 1L,
-            e -> e.record().seq(),
+            JournalChain.Encoded::record,
             this::insertBatch);
     this.heartbeat =
         Executors.newSingleThreadScheduledExecutor(
@@ -363,34 +363,14 @@ public final class PostgresJournal implements Journal {
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
-    List<JournalChain.Encoded> encoded;
     synchronized (queueLock) {
       if (closed) {
         throw new JournalException(
             JournalException.Reason.CLOSED, "journal " + describe() + " is closed", null);
       }
-      JournalException failure = commits.failure();
-      if (failure != null) {
-        throw new JournalException(
-            failure.reason(),
-            "journal " + describe() + " failed earlier: " + failure.getMessage(),
-            failure);
-      }
-      encoded = chain.advance(entry);
-      commits.add(encoded);
+      commits.refuseIfFailed();
+      return commits.add(chain.advance(entry));
     }
-    JournalRecord last = encoded.getLast().record();
-    return new Pending() {
-      @Override
-      public JournalRecord record() {
-        return last;
-      }
-
-      @Override
-      public void await() throws JournalException {
-        commits.await(last.seq());
-      }
-    };
   }
 
   /** Inserts and commits a batch of queued records: the group commit's step. */

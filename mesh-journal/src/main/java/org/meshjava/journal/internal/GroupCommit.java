@@ -3,9 +3,11 @@ package org.meshjava.journal.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.ToLongFunction;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
 
 /**
  * Leader/follower group commit, shared by the file and PostgreSQL journals: records are queued in
@@ -40,7 +42,7 @@ public final class GroupCommit<E> {
   }
 
   private final String journal;
-  private final ToLongFunction<E> seqOf;
+  private final Function<E, JournalRecord> recordOf;
   private final Step<E> step;
 
   private final Object queueLock = new Object();
@@ -56,20 +58,51 @@ public final class GroupCommit<E> {
    *
    * @param journal the journal, as its messages name it
    * @param durableThrough the last durable sequence, -1 if none
-   * @param seqOf a record's sequence
+   * @param recordOf the record an encoded record stores
    * @param step the journal's write-and-sync step
    */
-  public GroupCommit(String journal, long durableThrough, ToLongFunction<E> seqOf, Step<E> step) {
+  public GroupCommit(
+      String journal, long durableThrough, Function<E, JournalRecord> recordOf, Step<E> step) {
     this.journal = Objects.requireNonNull(journal, "journal");
     this.durableThrough = durableThrough;
-    this.seqOf = Objects.requireNonNull(seqOf, "seqOf");
+    this.recordOf = Objects.requireNonNull(recordOf, "recordOf");
     this.step = Objects.requireNonNull(step, "step");
   }
 
-  /** Queues {@code records}, in chain order; the caller's lock orders concurrent calls. */
-  public void add(List<E> records) {
+  /**
+   * Queues {@code records}, in chain order (the caller's lock orders concurrent calls), and returns
+   * the append's handle: the last of them, and a wait until it is durable.
+   */
+  public Journal.Pending add(List<E> records) {
     synchronized (queueLock) {
       queue.addAll(records);
+    }
+    JournalRecord last = recordOf.apply(records.getLast());
+    return new Journal.Pending() {
+      @Override
+      public JournalRecord record() {
+        return last;
+      }
+
+      @Override
+      public void await() throws JournalException {
+        GroupCommit.this.await(last.seq());
+      }
+    };
+  }
+
+  /**
+   * Refuses an append to a journal that failed.
+   *
+   * @throws JournalException with the failure's reason if the journal failed
+   */
+  public void refuseIfFailed() throws JournalException {
+    JournalException failed = failure();
+    if (failed != null) {
+      throw new JournalException(
+          failed.reason(),
+          "journal " + journal + " failed earlier: " + failed.getMessage(),
+          failed);
     }
   }
 
@@ -168,6 +201,6 @@ public final class GroupCommit<E> {
       fail(e);
       throw e;
     }
-    return seqOf.applyAsLong(batch.getLast());
+    return recordOf.apply(batch.getLast()).seq();
   }
 }

@@ -1,0 +1,456 @@
+package org.meshjava.openai;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How {@link UpstreamEngine} posts a whole (not streamed) request to a plain-text {@code http://}
+ * upstream: a blocking HTTP/1.1 exchange on the serving thread, over keep-alive sockets pooled for
+ * that one upstream. {@code https} upstreams and streamed replies go through {@link UpstreamHttp}
+ * (Jetty's client) instead.
+ *
+ * <p>Why not Jetty's client here too: its asynchronous exchange (a selector wake-up to register for
+ * the reply, the reply parsed on a pool thread, a future completed and the serving thread woken)
+ * was about a third of a proxied serve's CPU samples at c=64, while the serving thread only waited;
+ * here the serving thread writes the request and reads the reply itself. See mesh-bench/README.md
+ * for what it measured.
+ *
+ * <p>What it reads: a status line and headers (at most {@value #MAX_HEAD_BYTES} bytes, interim
+ * {@code 1xx} answers skipped), then a body framed by {@code Content-Length}, by {@code
+ * Transfer-Encoding: chunked}, or by the end of the connection; a body over {@link
+ * UpstreamHttp#MAX_REPLY_BYTES} fails the exchange. The whole exchange, connecting included, must
+ * end within the caller's timeout. A connection goes back to the pool only after a whole HTTP/1.1
+ * reply framed by length or chunks without {@code Connection: close}; one idle for over {@value
+ * #IDLE_SECONDS} s is closed instead of used. A pooled connection that fails before any byte of the
+ * reply arrives (the upstream closed it while idle, the usual race of keep-alive) is closed and the
+ * request sent once more on a new one; a new connection is never retried.
+ *
+ * <p>Thread-safe: a connection is used by one exchange at a time.
+ */
+final class KeepAliveHttp {
+  /** The most bytes of status line and headers read before the body. */
+  static final int MAX_HEAD_BYTES = 64 << 10;
+
+  /** Idle connections kept per upstream; more are closed when their exchange ends. */
+  private static final int MAX_IDLE = 1024;
+
+  private static final long IDLE_SECONDS = 20;
+
+  private final String host;
+  private final int port;
+  private final byte[] head;
+  private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+  private final AtomicInteger idleCount = new AtomicInteger();
+
+  /**
+   * For posts to {@code uri} (scheme {@code http}), with {@code bearer} as its {@code
+   * Authorization} when present.
+   */
+  KeepAliveHttp(URI uri, Optional<String> bearer) {
+    if (!"http".equals(uri.getScheme()) || uri.getHost() == null) {
+      throw new IllegalArgumentException("a plain http URI with a host, not " + uri);
+    }
+    this.host = uri.getHost();
+    this.port = uri.getPort() < 0 ? 80 : uri.getPort();
+    String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath();
+    if (uri.getRawQuery() != null) {
+      path += "?" + uri.getRawQuery();
+    }
+    String hostHeader = port == 80 ? host : host + ":" + port;
+    this.head =
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: "
+                + hostHeader
+                + "\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+                + bearer.map(k -> "Authorization: Bearer " + k + "\r\n").orElse("")
+                + "Content-Length: ")
+            .getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Whether {@code uri} is one this client posts to (plain {@code http} with a host). */
+  static boolean serves(URI uri) {
+    return "http".equals(uri.getScheme()) && uri.getHost() != null;
+  }
+
+  /**
+   * Posts {@code json} and reads the whole reply, within {@code timeout} from the call.
+   *
+   * @throws IOException if the exchange failed or ran out of time; its message says which
+   */
+  UpstreamHttp.Answer post(byte[] json, Duration timeout) throws IOException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    byte[] request = request(json);
+    Connection pooled = pooled();
+    if (pooled != null) {
+      try {
+        return exchange(pooled, request, deadline);
+      } catch (Stale e) {
+        // Closed by the upstream while idle: the request is sent again, once, on a new one.
+        pooled.close();
+      }
+    }
+    Connection fresh = open(deadline);
+    try {
+      return exchange(fresh, request, deadline);
+    } catch (Stale e) {
+      throw new IOException("the upstream closed the connection without a reply", e.getCause());
+    }
+  }
+
+  private byte[] request(byte[] json) {
+    byte[] length = (json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+    byte[] out = Arrays.copyOf(head, head.length + length.length + json.length);
+    System.arraycopy(length, 0, out, head.length, length.length);
+    System.arraycopy(json, 0, out, head.length + length.length, json.length);
+    return out;
+  }
+
+  private @Nullable Connection pooled() {
+    Connection c;
+    while ((c = idle.pollFirst()) != null) {
+      idleCount.decrementAndGet();
+      if (System.nanoTime() - c.idleSince < IDLE_SECONDS * 1_000_000_000L) {
+        return c;
+      }
+      c.close();
+    }
+    return null;
+  }
+
+  private void release(Connection c) {
+    if (idleCount.incrementAndGet() > MAX_IDLE) {
+      idleCount.decrementAndGet();
+      c.close();
+      return;
+    }
+    c.idleSince = System.nanoTime();
+    idle.addFirst(c);
+  }
+
+  private Connection open(long deadline) throws IOException {
+    Socket s = new Socket();
+    try {
+      s.setTcpNoDelay(true);
+      s.connect(new InetSocketAddress(host, port), remainingMillis(deadline));
+      return new Connection(s);
+    } catch (SocketTimeoutException e) {
+      close(s);
+      throw new IOException("no connection to " + host + ":" + port + " within the timeout", e);
+    } catch (IOException e) {
+      close(s);
+      throw e;
+    }
+  }
+
+  /**
+   * One request and its reply on {@code c}; {@code c} goes back to the pool or is closed.
+   *
+   * @throws Stale if {@code c} failed before any byte of the reply arrived
+   */
+  private UpstreamHttp.Answer exchange(Connection c, byte[] request, long deadline)
+      throws IOException {
+    boolean done = false;
+    try {
+      try {
+        c.out.write(request);
+        c.out.flush();
+        c.fill(deadline);
+      } catch (SocketTimeoutException e) {
+        throw e;
+      } catch (IOException e) {
+        throw new Stale(e);
+      }
+      Head h;
+      do {
+        h = c.head(deadline);
+      } while (h.status >= 100 && h.status < 200);
+      byte[] body = c.body(h, deadline);
+      done = true;
+      if (h.reusable && c.pos == c.lim) {
+        c.pos = 0;
+        c.lim = 0;
+        release(c);
+      } else {
+        c.close();
+      }
+      return new UpstreamHttp.Answer(h.status, body);
+    } catch (SocketTimeoutException e) {
+      throw new IOException("no reply within the timeout", e);
+    } finally {
+      if (!done) {
+        c.close();
+      }
+    }
+  }
+
+  private static int remainingMillis(long deadline) throws SocketTimeoutException {
+    long ms = (deadline - System.nanoTime()) / 1_000_000;
+    if (ms <= 0) {
+      throw new SocketTimeoutException("the timeout has passed");
+    }
+    return (int) Math.min(ms, Integer.MAX_VALUE);
+  }
+
+  private static void close(Socket s) {
+    try {
+      s.close();
+    } catch (IOException ignored) {
+      // Nothing to do about a socket that does not close.
+    }
+  }
+
+  /** A pooled connection failed before the reply's first byte: safe to send again. */
+  private static final class Stale extends IOException {
+    private static final long serialVersionUID = 1;
+
+    Stale(IOException cause) {
+      super(cause);
+    }
+  }
+
+  /** A reply's status line and the headers that frame its body. */
+  private record Head(int status, long contentLength, boolean chunked, boolean reusable) {}
+
+  /** One socket with its own read buffer. */
+  private static final class Connection {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final byte[] buf = new byte[16 << 10];
+    private int pos;
+    private int lim;
+    long idleSince;
+
+    Connection(Socket socket) throws IOException {
+      this.socket = socket;
+      this.in = socket.getInputStream();
+      this.out = socket.getOutputStream();
+    }
+
+    /**
+     * Reads more into the buffer (after what is unread), waiting at most until {@code deadline}.
+     */
+    void fill(long deadline) throws IOException {
+      if (pos > 0 && pos == lim) {
+        pos = 0;
+        lim = 0;
+      }
+      if (lim == buf.length) {
+        System.arraycopy(buf, pos, buf, 0, lim - pos);
+        lim -= pos;
+        pos = 0;
+      }
+      socket.setSoTimeout(remainingMillis(deadline));
+      int n = in.read(buf, lim, buf.length - lim);
+      if (n < 0) {
+        throw new EOFException("the upstream closed the connection mid-reply");
+      }
+      lim += n;
+    }
+
+    /** One line without its CR LF (or LF), as ISO-8859-1 text; counts toward {@code budget}. */
+    String line(long deadline, int[] budget) throws IOException {
+      StringBuilder sb = null;
+      while (true) {
+        for (int i = pos; i < lim; i++) {
+          if (buf[i] == '\n') {
+            int end = i > pos && buf[i - 1] == '\r' ? i - 1 : i;
+            String piece = new String(buf, pos, end - pos, StandardCharsets.ISO_8859_1);
+            budget[0] -= i + 1 - pos;
+            pos = i + 1;
+            if (budget[0] < 0) {
+              throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
+            }
+            return sb == null ? piece : sb.append(piece).toString();
+          }
+        }
+        // No end of line in the buffer: keep what there is and read more.
+        if (sb == null) {
+          sb = new StringBuilder();
+        }
+        budget[0] -= lim - pos;
+        if (budget[0] < 0) {
+          throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
+        }
+        sb.append(new String(buf, pos, lim - pos, StandardCharsets.ISO_8859_1));
+        pos = lim;
+        fill(deadline);
+      }
+    }
+
+    Head head(long deadline) throws IOException {
+      int[] budget = {MAX_HEAD_BYTES};
+      String status = line(deadline, budget);
+      if (!status.startsWith("HTTP/1.") || status.length() < 12 || status.charAt(8) != ' ') {
+        throw new IOException("the upstream's reply is not HTTP/1.x: " + abbreviate(status));
+      }
+      boolean http11 = status.charAt(7) == '1';
+      int code;
+      try {
+        code = Integer.parseInt(status.substring(9, 12));
+      } catch (NumberFormatException e) {
+        throw new IOException("the upstream's status line is malformed: " + abbreviate(status));
+      }
+      long length = -1;
+      boolean chunked = false;
+      boolean close = !http11;
+      for (String line = line(deadline, budget); !line.isEmpty(); line = line(deadline, budget)) {
+        int colon = line.indexOf(':');
+        if (colon <= 0) {
+          throw new IOException("the upstream sent a malformed header: " + abbreviate(line));
+        }
+        String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
+        String value = line.substring(colon + 1).trim();
+        switch (name) {
+          case "content-length" -> {
+            try {
+              long l = Long.parseLong(value);
+              if (l < 0 || (length >= 0 && length != l)) {
+                throw new NumberFormatException();
+              }
+              length = l;
+            } catch (NumberFormatException e) {
+              throw new IOException("the upstream sent Content-Length " + abbreviate(value));
+            }
+          }
+          case "transfer-encoding" -> {
+            String last = value.substring(value.lastIndexOf(',') + 1).trim();
+            if (!last.equalsIgnoreCase("chunked")) {
+              throw new IOException("the upstream sent Transfer-Encoding " + abbreviate(value));
+            }
+            chunked = true;
+          }
+          case "connection" -> {
+            String v = value.toLowerCase(Locale.ROOT);
+            if (v.contains("close")) {
+              close = true;
+            } else if (v.contains("keep-alive")) {
+              close = close && http11;
+            }
+          }
+          default -> {}
+        }
+      }
+      boolean framed = chunked || length >= 0;
+      return new Head(code, chunked ? -1 : length, chunked, framed && !close);
+    }
+
+    byte[] body(Head h, long deadline) throws IOException {
+      if (h.status == 204 || h.status == 304) {
+        return new byte[0];
+      }
+      if (h.chunked) {
+        return chunked(deadline);
+      }
+      if (h.contentLength >= 0) {
+        if (h.contentLength > UpstreamHttp.MAX_REPLY_BYTES) {
+          throw tooLarge();
+        }
+        byte[] out = new byte[(int) h.contentLength];
+        read(out, 0, out.length, deadline);
+        return out;
+      }
+      // Framed by the end of the connection.
+      byte[] out = new byte[Math.min(lim - pos + 4096, UpstreamHttp.MAX_REPLY_BYTES + 1)];
+      int n = 0;
+      while (true) {
+        if (pos == lim) {
+          try {
+            fill(deadline);
+          } catch (EOFException end) {
+            return Arrays.copyOf(out, n);
+          }
+        }
+        int take = lim - pos;
+        if (n + take > UpstreamHttp.MAX_REPLY_BYTES) {
+          throw tooLarge();
+        }
+        if (n + take > out.length) {
+          out = Arrays.copyOf(out, Math.min(Math.max(out.length * 2, n + take), 1 << 30));
+        }
+        System.arraycopy(buf, pos, out, n, take);
+        n += take;
+        pos = lim;
+      }
+    }
+
+    private byte[] chunked(long deadline) throws IOException {
+      byte[] out = new byte[1024];
+      int n = 0;
+      int[] budget = {MAX_HEAD_BYTES};
+      while (true) {
+        String line = line(deadline, budget);
+        int semi = line.indexOf(';');
+        String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
+        long size;
+        try {
+          size = Long.parseLong(hex, 16);
+        } catch (NumberFormatException e) {
+          throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
+        }
+        if (size < 0) {
+          throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
+        }
+        if (size == 0) {
+          // Trailers, if any, up to the empty line.
+          while (!line(deadline, budget).isEmpty()) {
+            // Skipped: nothing here reads trailers.
+          }
+          return Arrays.copyOf(out, n);
+        }
+        if (n + size > UpstreamHttp.MAX_REPLY_BYTES) {
+          throw tooLarge();
+        }
+        if (n + size > out.length) {
+          out = Arrays.copyOf(out, (int) Math.max(out.length * 2L, n + size));
+        }
+        read(out, n, (int) size, deadline);
+        n += (int) size;
+        if (!line(deadline, budget).isEmpty()) {
+          throw new IOException("the upstream's chunk does not end where its size says");
+        }
+      }
+    }
+
+    private void read(byte[] out, int off, int len, long deadline) throws IOException {
+      while (len > 0) {
+        if (pos == lim) {
+          fill(deadline);
+        }
+        int take = Math.min(len, lim - pos);
+        System.arraycopy(buf, pos, out, off, take);
+        pos += take;
+        off += take;
+        len -= take;
+      }
+    }
+
+    void close() {
+      KeepAliveHttp.close(socket);
+    }
+  }
+
+  private static IOException tooLarge() {
+    return new IOException(
+        "the reply is larger than " + UpstreamHttp.MAX_REPLY_BYTES + " bytes, the most read whole");
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 80 ? s : s.substring(0, 80) + "…";
+  }
+}

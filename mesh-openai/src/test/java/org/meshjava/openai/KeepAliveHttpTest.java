@@ -1,0 +1,339 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The blocking keep-alive client against a scripted HTTP/1.1 server on a plain socket: framing
+ * (length, chunks, end of connection), interim answers, connection reuse, the one retry of a pooled
+ * connection the server closed, and the limits (size, time, malformed replies).
+ */
+class KeepAliveHttpTest {
+  private static final byte[] BODY = "{\"ask\":1}".getBytes(StandardCharsets.UTF_8);
+
+  /** What the scripted server answers to request number {@code n} (from 0), and what it does. */
+  private interface Script {
+    /** The raw reply bytes; null sends nothing (the connection stays open, unanswered). */
+    String reply(int n);
+
+    /** Whether the server closes the connection after that reply. */
+    default boolean closeAfter(int n) {
+      return false;
+    }
+  }
+
+  /** A server answering per script; counts connections and keeps each request's head. */
+  private static final class Scripted implements AutoCloseable {
+    final ServerSocket server;
+    final AtomicInteger connections = new AtomicInteger();
+    final AtomicInteger requests = new AtomicInteger();
+    final List<String> heads = new CopyOnWriteArrayList<>();
+    final List<Socket> open = new CopyOnWriteArrayList<>();
+
+    Scripted(Script script) throws IOException {
+      server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+      Thread t =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try {
+                    Socket s = server.accept();
+                    connections.incrementAndGet();
+                    open.add(s);
+                    Thread h = new Thread(() -> serve(s, script));
+                    h.setDaemon(true);
+                    h.start();
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
+      t.setDaemon(true);
+      t.start();
+    }
+
+    private void serve(Socket s, Script script) {
+      try (s) {
+        InputStream in = s.getInputStream();
+        OutputStream out = s.getOutputStream();
+        while (true) {
+          String head = readHead(in);
+          if (head == null) {
+            return;
+          }
+          heads.add(head);
+          int length = 0;
+          for (String line : head.split("\r\n")) {
+            if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
+              length = Integer.parseInt(line.substring(15).trim());
+            }
+          }
+          byte[] unusedBody = in.readNBytes(length);
+          int n = requests.getAndIncrement();
+          String reply = script.reply(n);
+          if (reply == null) {
+            Thread.sleep(60_000);
+            return;
+          }
+          out.write(reply.getBytes(StandardCharsets.ISO_8859_1));
+          out.flush();
+          if (script.closeAfter(n)) {
+            return;
+          }
+        }
+      } catch (IOException | InterruptedException e) {
+        // The client went away; nothing to answer.
+      }
+    }
+
+    private static String readHead(InputStream in) throws IOException {
+      ByteArrayOutputStream head = new ByteArrayOutputStream();
+      int b;
+      while ((b = in.read()) >= 0) {
+        head.write(b);
+        byte[] h = head.toByteArray();
+        int l = h.length;
+        if (l >= 4
+            && h[l - 4] == '\r'
+            && h[l - 3] == '\n'
+            && h[l - 2] == '\r'
+            && h[l - 1] == '\n') {
+          return head.toString(StandardCharsets.ISO_8859_1);
+        }
+      }
+      return null;
+    }
+
+    KeepAliveHttp client() {
+      return new KeepAliveHttp(
+          URI.create("http://127.0.0.1:" + server.getLocalPort() + "/v1/chat/completions"),
+          Optional.of("secret"));
+    }
+
+    @Override
+    public void close() throws IOException {
+      server.close();
+      for (Socket s : open) {
+        s.close();
+      }
+    }
+  }
+
+  private static String ok(String body) {
+    return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+        + body.length()
+        + "\r\n\r\n"
+        + body;
+  }
+
+  private static String text(UpstreamHttp.Answer a) {
+    return new String(a.body(), StandardCharsets.UTF_8);
+  }
+
+  private static final Duration SECONDS = Duration.ofSeconds(10);
+
+  @Test
+  void lengthFramedReplies_reuseOneConnection_andTheRequestCarriesItsHeaders() throws Exception {
+    try (Scripted s = new Scripted(n -> ok("{\"n\":" + n + "}"))) {
+      KeepAliveHttp http = s.client();
+      UpstreamHttp.Answer first = http.post(BODY, SECONDS);
+      UpstreamHttp.Answer second = http.post(BODY, SECONDS);
+      assertThat(first.status()).isEqualTo(200);
+      assertThat(text(first)).isEqualTo("{\"n\":0}");
+      assertThat(text(second)).isEqualTo("{\"n\":1}");
+      assertThat(s.connections.get()).as("one keep-alive connection").isEqualTo(1);
+      assertThat(s.heads.get(0))
+          .startsWith("POST /v1/chat/completions HTTP/1.1\r\n")
+          .contains("\r\nHost: 127.0.0.1:" + s.server.getLocalPort() + "\r\n")
+          .contains("\r\nContent-Type: application/json\r\n")
+          .contains("\r\nAuthorization: Bearer secret\r\n")
+          .contains("\r\nContent-Length: " + BODY.length + "\r\n");
+    }
+  }
+
+  @Test
+  void chunkedReply_withExtensionsAndTrailers_isReadWhole_andTheConnectionKept() throws Exception {
+    String chunked =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "4;name=x\r\n{\"a\"\r\n"
+            + "3\r\n:1}\r\n"
+            + "0\r\nX-Trailer: t\r\n\r\n";
+    try (Scripted s = new Scripted(n -> chunked)) {
+      KeepAliveHttp http = s.client();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"a\":1}");
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"a\":1}");
+      assertThat(s.connections.get()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void interimAnswers_areSkipped_andNonOkStatusesReturned() throws Exception {
+    try (Scripted s =
+        new Scripted(
+            n ->
+                "HTTP/1.1 100 Continue\r\n\r\n"
+                    + "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 4\r\n\r\nbusy")) {
+      UpstreamHttp.Answer a = s.client().post(BODY, SECONDS);
+      assertThat(a.status()).isEqualTo(503);
+      assertThat(text(a)).isEqualTo("busy");
+    }
+  }
+
+  @Test
+  void replyFramedByTheEndOfTheConnection_isReadWhole_andTheConnectionNotReused() throws Exception {
+    try (Scripted s =
+        new Scripted(
+            new Script() {
+              @Override
+              public String reply(int n) {
+                return "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end " + n;
+              }
+
+              @Override
+              public boolean closeAfter(int n) {
+                return true;
+              }
+            })) {
+      KeepAliveHttp http = s.client();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("until the end 0");
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("until the end 1");
+      assertThat(s.connections.get()).isEqualTo(2);
+    }
+  }
+
+  /**
+   * The keep-alive race: the server closes a connection after answering, the client still holds it
+   * pooled; the next request fails on it before any reply byte and is sent once more on a new one.
+   */
+  @Test
+  void pooledConnectionClosedByTheServer_isRetriedOnceOnANewOne() throws Exception {
+    try (Scripted s =
+        new Scripted(
+            new Script() {
+              @Override
+              public String reply(int n) {
+                return ok("{\"n\":" + n + "}");
+              }
+
+              @Override
+              public boolean closeAfter(int n) {
+                return true; // without saying Connection: close
+              }
+            })) {
+      KeepAliveHttp http = s.client();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":0}");
+      Thread.sleep(100); // the server's close reaches the client's socket
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":1}");
+      assertThat(s.connections.get()).isEqualTo(2);
+      assertThat(s.requests.get()).as("the second request reached the server once").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void newConnectionClosedWithoutAReply_failsWithoutARetry() throws Exception {
+    try (Scripted s =
+        new Scripted(
+            new Script() {
+              @Override
+              public String reply(int n) {
+                return "";
+              }
+
+              @Override
+              public boolean closeAfter(int n) {
+                return true;
+              }
+            })) {
+      assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("closed the connection without a reply");
+      assertThat(s.requests.get()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void replyOverTheLimit_fails() throws Exception {
+    try (Scripted s =
+        new Scripted(
+            n ->
+                "HTTP/1.1 200 OK\r\nContent-Length: "
+                    + (UpstreamHttp.MAX_REPLY_BYTES + 1)
+                    + "\r\n\r\n{")) {
+      assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("larger than " + UpstreamHttp.MAX_REPLY_BYTES);
+    }
+  }
+
+  @Test
+  void chunkedReplyOverTheLimit_fails() throws Exception {
+    String huge = Integer.toHexString(UpstreamHttp.MAX_REPLY_BYTES + 1);
+    try (Scripted s =
+        new Scripted(
+            n -> "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + huge + "\r\n")) {
+      assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("larger than " + UpstreamHttp.MAX_REPLY_BYTES);
+    }
+  }
+
+  @Test
+  void upstreamThatNeverAnswers_failsAtTheTimeout() throws Exception {
+    try (Scripted s = new Scripted(n -> null)) {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> s.client().post(BODY, Duration.ofMillis(300)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("no reply within the timeout");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void headOverTheLimit_andMalformedReplies_fail() throws Exception {
+    String bigHead =
+        "HTTP/1.1 200 OK\r\nX-Pad: " + "p".repeat(KeepAliveHttp.MAX_HEAD_BYTES) + "\r\n\r\n";
+    for (String reply :
+        List.of(
+            bigHead,
+            "SMTP ready\r\n\r\n",
+            "HTTP/1.1 2x0 OK\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nno colon here\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: -3\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")) {
+      try (Scripted s = new Scripted(n -> reply)) {
+        assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+            .as(reply.length() > 60 ? reply.substring(0, 60) : reply)
+            .isInstanceOf(IOException.class);
+      }
+    }
+  }
+
+  @Test
+  void onlyPlainHttpUris_areServed() {
+    assertThat(KeepAliveHttp.serves(URI.create("http://127.0.0.1:8000/v1/chat/completions")))
+        .isTrue();
+    assertThat(KeepAliveHttp.serves(URI.create("https://api.example/v1/chat/completions")))
+        .isFalse();
+    assertThatThrownBy(
+            () -> new KeepAliveHttp(URI.create("https://api.example/v1"), Optional.empty()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
