@@ -88,6 +88,13 @@ final class GrantCommand implements Runnable {
     }
   }
 
+  /** Writes {@code text} as the one line of {@code file} and says so, and what it is, on stdout. */
+  private static void write(CommandSpec spec, Path file, String text, String what)
+      throws CliException {
+    GrantFiles.writeLine(file, text);
+    spec.commandLine().getOut().println("wrote " + file + ": " + what);
+  }
+
   private static CliException refused(IssuanceException e) {
     return new CliException("refused: " + e.getMessage(), e);
   }
@@ -159,8 +166,7 @@ final class GrantCommand implements Runnable {
                 GrantFiles.when(notBefore, now),
                 GrantFiles.when(expires, now),
                 caveats.toArray());
-        GrantFiles.writeLine(out, chain.toHex());
-        spec.commandLine().getOut().println("wrote " + out + ": grant " + chain.leaf().id());
+        write(spec, out, chain.toHex(), "grant " + chain.leaf().id());
         return 0;
       } catch (IssuanceException e) {
         throw refused(e);
@@ -221,18 +227,11 @@ final class GrantCommand implements Runnable {
       try {
         Revocation r =
             Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
-        GrantFiles.writeLine(out, r.toHex());
-        spec.commandLine()
-            .getOut()
-            .println(
-                "wrote "
-                    + out
-                    + ": grant "
-                    + r.grantId()
-                    + " revoked from "
-                    + r.from()
-                    + " by "
-                    + r.revoker());
+        write(
+            spec,
+            out,
+            r.toHex(),
+            "grant " + r.grantId() + " revoked from " + r.from() + " by " + r.revoker());
         return 0;
       } catch (IssuanceException e) {
         throw refused(e);
@@ -275,17 +274,11 @@ final class GrantCommand implements Runnable {
                 GrantFiles.did(subject),
                 GrantFiles.nonNegative("--budget-uj", budgetUj),
                 caveats.toArray());
-        GrantFiles.writeLine(out, chain.toHex());
-        spec.commandLine()
-            .getOut()
-            .println(
-                "wrote "
-                    + out
-                    + ": grant "
-                    + chain.leaf().id()
-                    + " ("
-                    + chain.links().size()
-                    + " links)");
+        write(
+            spec,
+            out,
+            chain.toHex(),
+            "grant " + chain.leaf().id() + " (" + chain.links().size() + " links)");
         return 0;
       } catch (IssuanceException e) {
         throw refused(e);
@@ -344,16 +337,11 @@ final class GrantCommand implements Runnable {
             Jcp.shard(KeyFile.read(holderKey), GrantFiles.readChain(chainFile), list);
         for (int i = 0; i < out.size(); i++) {
           Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
-          GrantFiles.writeLine(file, out.get(i).toHex());
-          spec.commandLine()
-              .getOut()
-              .println(
-                  "wrote "
-                      + file
-                      + ": "
-                      + list.get(i).budgetUj()
-                      + " uJ held by "
-                      + list.get(i).steward());
+          write(
+              spec,
+              file,
+              out.get(i).toHex(),
+              list.get(i).budgetUj() + " uJ held by " + list.get(i).steward());
         }
         return 0;
       } catch (IssuanceException e) {
@@ -428,22 +416,17 @@ final class GrantCommand implements Runnable {
       } catch (IssuanceException e) {
         throw refused(e);
       }
-      GrantFiles.writeLine(out, p.toHex());
-      PrintWriter o = spec.commandLine().getOut();
-      o.println(
-          "wrote "
-              + out
-              + ": presentation of grant "
-              + p.grantId()
-              + " for request "
-              + request.id());
+      write(
+          spec,
+          out,
+          p.toHex(),
+          "presentation of grant " + p.grantId() + " for request " + request.id());
       if (outBody != null) {
         if (body == null || !body.isObject()) {
           throw new CliException("--out-body needs --body");
         }
         ((ObjectNode) body).put("jcp_presentation", p.toHex());
-        GrantFiles.writeLine(outBody, body.toString());
-        o.println("wrote " + outBody + ": the body with jcp_presentation");
+        write(spec, outBody, body.toString(), "the body with jcp_presentation");
       }
       return 0;
     }

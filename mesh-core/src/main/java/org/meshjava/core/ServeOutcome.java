@@ -4,60 +4,84 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What a backend reports about a serve (§5). Counters are u32. The backend never reports energy:
- * the steward meters around it.
+ * What a backend reports about a serve (§5). The backend never reports energy: the steward meters
+ * around it.
  *
- * @param tokensIn prompt tokens consumed
- * @param tokensOut tokens emitted
- * @param tokensAccepted tokens accepted; the denominator of the wedge metric (§6.2)
- * @param cacheHitTokens output tokens served from a cache
- * @param specProposed tokens proposed by a speculative draft
- * @param specAccepted proposed tokens the target model accepted
+ * @param counters the six counters, which the receipt carries as they are
  * @param deliveredFidelity the level the backend says it served (§3.2.1), if it reports one
  * @param decision what a typed decision answered (§3.6); absent for a generation
  */
 public record ServeOutcome(
-    long tokensIn,
-    long tokensOut,
-    long tokensAccepted,
-    long cacheHitTokens,
-    long specProposed,
-    long specAccepted,
+    OutcomeCounters counters,
     Optional<Fidelity> deliveredFidelity,
     Optional<DecisionShape> decision) {
 
-  /** Validates the counters. */
+  /** Validates. */
   public ServeOutcome {
-    Unsigned.u32("tokens_in", tokensIn);
-    Unsigned.u32("tokens_out", tokensOut);
-    Unsigned.u32("tokens_accepted", tokensAccepted);
-    Unsigned.u32("cache_hit_tokens", cacheHitTokens);
-    Unsigned.u32("spec_proposed", specProposed);
-    Unsigned.u32("spec_accepted", specAccepted);
+    Objects.requireNonNull(counters, "counters");
     Objects.requireNonNull(deliveredFidelity, "deliveredFidelity");
     Objects.requireNonNull(decision, "decision");
-    if (specAccepted > specProposed) {
-      throw new IllegalArgumentException(
-          "spec_accepted (" + specAccepted + ") exceeds spec_proposed (" + specProposed + ")");
-    }
+  }
+
+  /**
+   * An outcome from the six counters, in their wire order.
+   *
+   * @throws IllegalArgumentException as {@link OutcomeCounters}
+   */
+  public ServeOutcome(
+      long tokensIn,
+      long tokensOut,
+      long tokensAccepted,
+      long cacheHitTokens,
+      long specProposed,
+      long specAccepted,
+      Optional<Fidelity> deliveredFidelity,
+      Optional<DecisionShape> decision) {
+    this(
+        new OutcomeCounters(
+            tokensIn, tokensOut, tokensAccepted, cacheHitTokens, specProposed, specAccepted),
+        deliveredFidelity,
+        decision);
   }
 
   /** A greedy generation: every emitted token accepted, no cache, no speculation. */
   public static ServeOutcome greedy(long tokensIn, long tokensOut) {
     return new ServeOutcome(
-        tokensIn, tokensOut, tokensOut, 0, 0, 0, Optional.empty(), Optional.empty());
+        OutcomeCounters.greedy(tokensIn, tokensOut), Optional.empty(), Optional.empty());
   }
 
   /** Returns a copy reporting {@code delivered} as the delivered fidelity. */
   public ServeOutcome withDeliveredFidelity(Fidelity delivered) {
-    return new ServeOutcome(
-        tokensIn,
-        tokensOut,
-        tokensAccepted,
-        cacheHitTokens,
-        specProposed,
-        specAccepted,
-        Optional.of(delivered),
-        decision);
+    return new ServeOutcome(counters, Optional.of(delivered), decision);
+  }
+
+  /** Prompt tokens consumed. */
+  public long tokensIn() {
+    return counters.tokensIn();
+  }
+
+  /** Tokens emitted. */
+  public long tokensOut() {
+    return counters.tokensOut();
+  }
+
+  /** Tokens accepted; the denominator of the wedge metric (§6.2). */
+  public long tokensAccepted() {
+    return counters.tokensAccepted();
+  }
+
+  /** Output tokens served from a cache. */
+  public long cacheHitTokens() {
+    return counters.cacheHitTokens();
+  }
+
+  /** Tokens proposed by a speculative draft. */
+  public long specProposed() {
+    return counters.specProposed();
+  }
+
+  /** Proposed tokens the target model accepted. */
+  public long specAccepted() {
+    return counters.specAccepted();
   }
 }

@@ -148,7 +148,10 @@ public final class FileJournal implements Journal {
    * name of the file will do (a symlink, a hard link): the lock is the file's.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
-   *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}
+   *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
+   *     throughout the journal's API. A steward's builder that meets the same causes while it
+   *     replays the records reports them as the unchecked {@code StewardStartException}, which
+   *     carries this exception and its reason, as it does every refusal to start
    */
   public static FileJournal open(Path path) throws JournalException {
     return open(path, FileChannel::tryLock);

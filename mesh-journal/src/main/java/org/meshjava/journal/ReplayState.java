@@ -17,6 +17,7 @@ import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.Reservation;
 import org.meshjava.receipt.Envelope;
+import org.meshjava.receipt.GrantBreach;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
@@ -453,14 +454,14 @@ public final class ReplayState {
               + receipt.energy()
               + "); the signed figure is the truth, so the journal was edited");
     }
-    if (!receipt.grantBreach().equals(d.breach())) {
+    if (!receipt.grantBreach().map(GrantBreach::wire).equals(d.breach())) {
       throw refused(
           seq,
           debit
               + " records breach "
               + d.breach().orElse("(none)")
               + " but the signed receipt says "
-              + receipt.grantBreach().orElse("(none)"));
+              + receipt.grantBreach().map(GrantBreach::wire).orElse("(none)"));
     }
   }
 

@@ -52,7 +52,7 @@ class MeshChatModelExampleTest {
     MeshReceipt receipt = MeshChatResponseMetadata.of(answer).receipt();
     assertThat(answer.aiMessage().text()).isNotEmpty();
     assertThat(receipt.backend()).isEqualTo("reference");
-    assertThat(receipt.tokensOut()).isEqualTo(16);
+    assertThat(receipt.counters().tokensOut()).isEqualTo(16);
     assertThat(receipt.energy().uj()).isPositive();
     assertThat(answer.tokenUsage().outputTokenCount()).isEqualTo(16);
     // Anyone holding the envelope can check the steward's signature and the chain.
@@ -115,6 +115,6 @@ class MeshChatModelExampleTest {
 
     ChatResponse answer = done.get(30, TimeUnit.SECONDS);
     assertThat(streamed.toString()).isEqualTo(answer.aiMessage().text());
-    assertThat(MeshChatResponseMetadata.of(answer).receipt().tokensOut()).isEqualTo(24);
+    assertThat(MeshChatResponseMetadata.of(answer).receipt().counters().tokensOut()).isEqualTo(24);
   }
 }

@@ -117,7 +117,7 @@ class MeshChatModelTest {
                 .build());
 
     MeshReceipt receipt = MeshChatResponseMetadata.of(answer).receipt();
-    assertThat(receipt.tokensOut()).isEqualTo(7);
+    assertThat(receipt.counters().tokensOut()).isEqualTo(7);
     assertThat(receipt.fidelityFloor()).isEqualTo(Fidelity.F2);
   }
 
@@ -242,7 +242,7 @@ class MeshChatModelTest {
     ChatResponse answer = done.get(30, TimeUnit.SECONDS);
     assertThat(partials).hasValue(1);
     MeshReceipt receipt = MeshChatResponseMetadata.of(answer).receipt();
-    assertThat(receipt.tokensOut()).isPositive().isLessThan(20_000);
+    assertThat(receipt.counters().tokensOut()).isPositive().isLessThan(20_000);
     assertThat(answer.finishReason()).isEqualTo(FinishReason.STOP);
   }
 

@@ -179,8 +179,10 @@ public final class StewardObservations implements StewardListener {
           .lowCardinalityKeyValue("gen_ai.response.model", r.backend())
           .lowCardinalityKeyValue("mesh.outcome", "served")
           .lowCardinalityKeyValue("mesh.energy.provenance", r.energy().provenance().name())
-          .highCardinalityKeyValue("gen_ai.usage.input_tokens", Long.toString(r.tokensIn()))
-          .highCardinalityKeyValue("gen_ai.usage.output_tokens", Long.toString(r.tokensOut()))
+          .highCardinalityKeyValue(
+              "gen_ai.usage.input_tokens", Long.toString(r.counters().tokensIn()))
+          .highCardinalityKeyValue(
+              "gen_ai.usage.output_tokens", Long.toString(r.counters().tokensOut()))
           .highCardinalityKeyValue("mesh.energy.uj", Long.toString(r.energy().uj()))
           .highCardinalityKeyValue("mesh.receipt.id", result.envelope().id().hex())
           .highCardinalityKeyValue("mesh.receipt.sequence", Long.toString(r.sequence()));

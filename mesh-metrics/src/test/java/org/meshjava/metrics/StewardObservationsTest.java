@@ -75,9 +75,9 @@ class StewardObservationsTest {
     assertThat(high(serve, "gen_ai.request.model")).isEqualTo("tiny");
     assertThat(low(serve, "gen_ai.response.model")).isEqualTo("tiny");
     assertThat(high(serve, "gen_ai.usage.input_tokens"))
-        .isEqualTo(Long.toString(r.receipt().tokensIn()));
+        .isEqualTo(Long.toString(r.receipt().counters().tokensIn()));
     assertThat(high(serve, "gen_ai.usage.output_tokens"))
-        .isEqualTo(Long.toString(r.receipt().tokensOut()));
+        .isEqualTo(Long.toString(r.receipt().counters().tokensOut()));
     assertThat(low(serve, "mesh.outcome")).isEqualTo("served");
     assertThat(low(serve, "mesh.energy.provenance")).isEqualTo("Estimator");
     assertThat(high(serve, "mesh.energy.uj")).isEqualTo(Long.toString(r.receipt().energy().uj()));

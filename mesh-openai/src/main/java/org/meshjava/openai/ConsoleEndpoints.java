@@ -207,9 +207,9 @@ final class ConsoleEndpoints {
     o.put("energy_uj", r.energy().uj());
     optional(o, "uj_per_accepted_token", r.ujPerAcceptedToken());
     optional(o, "uj_per_decision", r.ujPerDecision());
-    o.put("tokens_in", r.tokensIn());
-    o.put("tokens_out", r.tokensOut());
-    o.put("tokens_accepted", r.tokensAccepted());
+    o.put("tokens_in", r.counters().tokensIn());
+    o.put("tokens_out", r.counters().tokensOut());
+    o.put("tokens_accepted", r.counters().tokensAccepted());
     o.put("fidelity_floor", r.fidelityFloor().name());
     o.put("fidelity_met", r.fidelityMet());
     if (r.grantId().isPresent()) {
@@ -227,7 +227,7 @@ final class ConsoleEndpoints {
    */
   static String status(MeshReceipt r) {
     if (r.grantBreach().isPresent()) {
-      return r.grantBreach().get();
+      return r.grantBreach().get().wire();
     }
     return r.fidelityMet() ? "ok" : "fidelity_unmet";
   }

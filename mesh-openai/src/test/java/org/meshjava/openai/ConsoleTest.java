@@ -156,8 +156,8 @@ class ConsoleTest {
     assertThat(top.get("uj_per_accepted_token").asLong())
         .isEqualTo(second.ujPerAcceptedToken().getAsLong());
     assertThat(top.get("uj_per_decision").isNull()).isTrue();
-    assertThat(top.get("tokens_out").asLong()).isEqualTo(second.tokensOut());
-    assertThat(top.get("tokens_accepted").asLong()).isEqualTo(second.tokensAccepted());
+    assertThat(top.get("tokens_out").asLong()).isEqualTo(second.counters().tokensOut());
+    assertThat(top.get("tokens_accepted").asLong()).isEqualTo(second.counters().tokensAccepted());
     assertThat(top.get("kind").asText()).isEqualTo("generation");
     assertThat(top.get("status").asText()).isEqualTo("ok");
     assertThat(top.get("request_id").asText()).isEqualTo(second.requestId().hex());

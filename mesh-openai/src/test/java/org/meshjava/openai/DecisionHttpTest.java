@@ -87,7 +87,7 @@ class DecisionHttpTest {
     assertThat(request.maxTokens()).isZero();
     assertThat(receipt.requestId()).isEqualTo(request.id());
     assertThat(receipt.outputCommitment()).isEmpty();
-    assertThat(receipt.tokensOut()).isZero();
+    assertThat(receipt.counters().tokensOut()).isZero();
     assertThat(a.json().get("usage").get("completion_tokens").asLong()).isZero();
     // The same body as a generation is over its ceiling.
     ObjectNode generation = body.deepCopy();

@@ -193,7 +193,7 @@ class StreamingTest {
     assertThat(data.getLast()).isEqualTo("[DONE]");
     JsonNode usage = Fixture.JSON.readTree(data.get(data.size() - 2)).get("usage");
     MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
-    assertThat(receipt.tokensOut()).isEqualTo(6);
+    assertThat(receipt.counters().tokensOut()).isEqualTo(6);
     assertThat(engine.finished).isTrue();
   }
 
@@ -309,7 +309,7 @@ class StreamingTest {
       MeshReceipt receipt = Jcr1.open(sealed.envelope().orElseThrow()).receipt();
       assertThat(receipt.requestId()).isEqualTo(request.id());
       assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
-      assertThat(receipt.tokensOut()).isEqualTo(produced);
+      assertThat(receipt.counters().tokensOut()).isEqualTo(produced);
       assertThat(debited.debitedUj()).isEqualTo(receipt.energy().uj()).isPositive();
       assertThat(remaining).isEqualTo(50_000_000 - receipt.energy().uj());
     }
@@ -358,6 +358,6 @@ class StreamingTest {
     assertThat(text.toString()).isEqualTo("a b c d");
     JsonNode usageEnergy = Fixture.JSON.valueToTree(energy.orElseThrow().convert(Object.class));
     MeshReceipt receipt = Fixture.verifiedReceipt(usageEnergy);
-    assertThat(receipt.tokensOut()).isEqualTo(4);
+    assertThat(receipt.counters().tokensOut()).isEqualTo(4);
   }
 }

@@ -193,9 +193,9 @@ class UpstreamAccountingTest {
       assertThat(r.at("/usage/completion_tokens").asLong()).isEqualTo(7);
       assertThat(r.at("/usage/prompt_tokens").asLong()).isEqualTo(5);
       MeshReceipt receipt = Fixture.verifiedReceipt(r.at("/usage/energy"));
-      assertThat(receipt.tokensOut()).isEqualTo(7);
-      assertThat(receipt.tokensIn()).isEqualTo(5);
-      assertThat(receipt.tokensAccepted()).isEqualTo(7);
+      assertThat(receipt.counters().tokensOut()).isEqualTo(7);
+      assertThat(receipt.counters().tokensIn()).isEqualTo(5);
+      assertThat(receipt.counters().tokensAccepted()).isEqualTo(7);
       // The estimate follows the upstream's counts: 1 µJ per token, 5 in and 7 out.
       assertThat(r.at("/usage/energy/receipt/estimated_uj").asLong()).isEqualTo(12);
       assertThat(r.at("/usage/energy/token_accounting").asText()).isEqualTo("REMOTE_USAGE");
@@ -229,7 +229,8 @@ class UpstreamAccountingTest {
       assertThat(s.finish()).isEqualTo("stop");
       assertThat(s.usage().get("completion_tokens").asLong()).isEqualTo(7);
       assertThat(s.usage().get("prompt_tokens").asLong()).isEqualTo(5);
-      assertThat(Fixture.verifiedReceipt(s.usage().get("energy")).tokensOut()).isEqualTo(7);
+      assertThat(Fixture.verifiedReceipt(s.usage().get("energy")).counters().tokensOut())
+          .isEqualTo(7);
       Streamed atLimit = Streamed.of(f.post("/v1/chat/completions", ask(7, true)));
       assertThat(atLimit.text()).isEqualTo(TEXT);
       assertThat(atLimit.finish()).isEqualTo("length");

@@ -58,7 +58,7 @@ class UpstreamEngineTest {
       MeshReceipt receipt = Fixture.verifiedReceipt(r.get("usage").get("energy"));
       assertThat(receipt.energy().provenance()).isEqualTo(Provenance.Estimator);
       assertThat(receipt.backend()).isEqualTo("remote");
-      assertThat(receipt.tokensOut()).isEqualTo(8);
+      assertThat(receipt.counters().tokensOut()).isEqualTo(8);
       assertThat(receipt.weights()).as("nothing here can check the upstream's weights").isEmpty();
       JsonNode model = front.get("/v1/models").json().get("data").get(2);
       assertThat(model.get("id").asText()).isEqualTo("remote");
@@ -102,7 +102,7 @@ class UpstreamEngineTest {
       }
       assertThat(text.toString()).isEqualTo(direct);
       MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
-      assertThat(receipt.tokensOut()).isEqualTo(8);
+      assertThat(receipt.counters().tokensOut()).isEqualTo(8);
       assertThat(receipt.backend()).isEqualTo("remote");
     }
   }

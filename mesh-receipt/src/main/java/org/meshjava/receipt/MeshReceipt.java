@@ -7,6 +7,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
@@ -15,7 +16,11 @@ import org.meshjava.core.identity.DidKey;
 /**
  * A mesh/1 receipt (§6.1): what was asked, who served it and how, what it cost, and where it stands
  * in the steward's chain. Immutable; every coupling rule is checked at construction, so a receipt
- * that exists is one that may be sealed.
+ * that exists is one that may be sealed. It is built from small parts, each validated on its own:
+ * the outcome counters exactly as the engine reported them ({@link OutcomeCounters}), the grant
+ * debited ({@link GrantDebit}, so a breach without a grant cannot be said), the output ({@link
+ * ReceiptOutput}: a generation's commitment or a decision's shape, never both) and the chain
+ * position ({@link ChainPosition}).
  *
  * <p>The efficiency figures ({@code uj_per_accepted_token}, {@code uj_per_decision}, {@code
  * uj_per_option_scored}) are derived, never stored, so they cannot disagree with the energy they
@@ -24,87 +29,56 @@ import org.meshjava.core.identity.DidKey;
  * <p>{@link SignedCore} turns a receipt into the canonical CBOR map that JCR-1 signs and back.
  *
  * @param requestId the request's content id
- * @param grantId the leaf grant debited, when the serve rode on a grant
+ * @param grant the leaf grant debited and any breach, when the serve rode on a grant
  * @param backend the backend that served
  * @param recipe the composed model's name
  * @param weights the bound weights and precision, when the backend names them (§3.6)
  * @param route the router's one-line justification (§4)
- * @param tokensIn outcome counter (u32)
- * @param tokensOut outcome counter (u32)
- * @param tokensAccepted outcome counter (u32), the wedge denominator
- * @param cacheHitTokens outcome counter (u32)
- * @param specProposed outcome counter (u32)
- * @param specAccepted outcome counter (u32)
+ * @param counters the six outcome counters (u32 each)
  * @param fidelityFloor the floor the request demanded
  * @param fidelityReport advertised and delivered fidelity, when the backend reported a delivered
  *     level (§3.2.1)
  * @param fidelityMet whether the served backend met the floor
  * @param energy the metered figure with its provenance (§3.3)
- * @param decision what a typed decision answered (§3.6); absent for a generation
- * @param grantBreach the denial label when the debit breached the grant (§2)
- * @param outputCommitment the commitment to a generation's output (§6.4)
- * @param sequence position in the steward's chain, from 0 (§6.3)
- * @param prev content id of the previous envelope; absent exactly at sequence 0
+ * @param output a generation's output commitment, or what a typed decision answered (§3.6, §6.4)
+ * @param position where the receipt stands in the steward's chain (§6.3)
  * @param nonce per-receipt nonce
  * @param steward the sealing identity, the COSE kid
  */
 public record MeshReceipt(
     ContentId requestId,
-    Optional<ContentId> grantId,
+    Optional<GrantDebit> grant,
     String backend,
     String recipe,
     Optional<WeightsBinding> weights,
     String route,
-    long tokensIn,
-    long tokensOut,
-    long tokensAccepted,
-    long cacheHitTokens,
-    long specProposed,
-    long specAccepted,
+    OutcomeCounters counters,
     Fidelity fidelityFloor,
     Optional<FidelityReport> fidelityReport,
     boolean fidelityMet,
     Energy energy,
-    Optional<DecisionShape> decision,
-    Optional<String> grantBreach,
-    Optional<ContentId> outputCommitment,
-    long sequence,
-    Optional<ContentId> prev,
+    ReceiptOutput output,
+    ChainPosition position,
     Nonce nonce,
     DidKey steward) {
 
   /** The profile string every receipt carries under {@code mesh_receipt}. */
   public static final String PROFILE = "mesh/1";
 
-  private static final long U32_MAX = 0xFFFF_FFFFL;
-
   /** Validates every field and coupling. */
   public MeshReceipt {
     Objects.requireNonNull(requestId, "requestId");
-    Objects.requireNonNull(grantId, "grantId");
+    Objects.requireNonNull(grant, "grant");
     requireName("backend", backend);
     requireName("recipe", recipe);
     Objects.requireNonNull(weights, "weights");
     requireName("route", route);
-    u32("tokens_in", tokensIn);
-    u32("tokens_out", tokensOut);
-    u32("tokens_accepted", tokensAccepted);
-    u32("cache_hit_tokens", cacheHitTokens);
-    u32("spec_proposed", specProposed);
-    u32("spec_accepted", specAccepted);
-    if (specAccepted > specProposed) {
-      // A draft cannot have more tokens accepted than it proposed (§5); a core claiming so is
-      // refused on decode, not only when an engine's outcome is built.
-      throw new IllegalArgumentException(
-          "spec_accepted (" + specAccepted + ") exceeds spec_proposed (" + specProposed + ")");
-    }
+    Objects.requireNonNull(counters, "counters");
     Objects.requireNonNull(fidelityFloor, "fidelityFloor");
     Objects.requireNonNull(fidelityReport, "fidelityReport");
     Objects.requireNonNull(energy, "energy");
-    Objects.requireNonNull(decision, "decision");
-    Objects.requireNonNull(grantBreach, "grantBreach");
-    Objects.requireNonNull(outputCommitment, "outputCommitment");
-    Objects.requireNonNull(prev, "prev");
+    Objects.requireNonNull(output, "output");
+    Objects.requireNonNull(position, "position");
     Objects.requireNonNull(nonce, "nonce");
     Objects.requireNonNull(steward, "steward");
     if (fidelityReport.isPresent()
@@ -112,29 +86,45 @@ public record MeshReceipt(
       throw new IllegalArgumentException(
           "fidelity_met must follow the delivered level when one is reported (§3.2.1)");
     }
-    if (decision.isPresent() && outputCommitment.isPresent()) {
-      throw new IllegalArgumentException("a typed decision carries no output commitment (§6.4)");
-    }
-    if (grantBreach.isPresent()) {
-      if (grantId.isEmpty()) {
-        throw new IllegalArgumentException("grant_breach needs a grant_id");
-      }
-      requireName("grant_breach", grantBreach.get());
-    }
-    if (sequence < 0) {
-      throw new IllegalArgumentException("sequence must be non-negative: " + sequence);
-    }
-    if ((sequence == 0) != prev.isEmpty()) {
-      throw new IllegalArgumentException(
-          "prev is absent exactly at sequence 0 (§6.3); sequence "
-              + sequence
-              + (prev.isEmpty() ? " has no prev" : " has a prev"));
-    }
+  }
+
+  /** The leaf grant debited ({@code grant_id}), when the serve rode on a grant. */
+  public Optional<ContentId> grantId() {
+    return grant.map(GrantDebit::grantId);
+  }
+
+  /** How the debit broke the grant ({@code grant_breach}), if it did (§2). */
+  public Optional<GrantBreach> grantBreach() {
+    return grant.flatMap(GrantDebit::breach);
+  }
+
+  /** What a typed decision answered (§3.6); absent for a generation. */
+  public Optional<DecisionShape> decision() {
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape)
+        ? Optional.of(shape)
+        : Optional.empty();
+  }
+
+  /** The commitment to a generation's output (§6.4); absent for a decision, and when none made. */
+  public Optional<ContentId> outputCommitment() {
+    return output instanceof ReceiptOutput.Generation(Optional<ContentId> commitment)
+        ? commitment
+        : Optional.empty();
+  }
+
+  /** Position in the steward's chain, from 0 (§6.3). */
+  public long sequence() {
+    return position.sequence();
+  }
+
+  /** Content id of the previous envelope; absent exactly at sequence 0 (§6.3). */
+  public Optional<ContentId> prev() {
+    return position.prev();
   }
 
   /** Whether this receipt is for a typed decision. */
   public boolean isDecision() {
-    return decision.isPresent();
+    return output instanceof ReceiptOutput.Decision;
   }
 
   /**
@@ -142,23 +132,23 @@ public record MeshReceipt(
    * decision and when no token was accepted.
    */
   public OptionalLong ujPerAcceptedToken() {
-    if (decision.isPresent() || tokensAccepted == 0) {
+    if (isDecision() || counters.tokensAccepted() == 0) {
       return OptionalLong.empty();
     }
-    return OptionalLong.of(energy.uj() / tokensAccepted);
+    return OptionalLong.of(energy.uj() / counters.tokensAccepted());
   }
 
   /** The wedge metric of a decision (§3.6): µJ per answered question. */
   public OptionalLong ujPerDecision() {
-    return decision.isPresent()
-        ? OptionalLong.of(energy.uj() / decision.get().questions())
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape)
+        ? OptionalLong.of(energy.uj() / shape.questions())
         : OptionalLong.empty();
   }
 
   /** µJ per scored option of a decision (§3.6). */
   public OptionalLong ujPerOptionScored() {
-    return decision.isPresent()
-        ? OptionalLong.of(energy.uj() / decision.get().optionsScored())
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape)
+        ? OptionalLong.of(energy.uj() / shape.optionsScored())
         : OptionalLong.empty();
   }
 
@@ -194,12 +184,6 @@ public record MeshReceipt(
     }
   }
 
-  private static void u32(String field, long v) {
-    if (v < 0 || v > U32_MAX) {
-      throw new IllegalArgumentException(field + " must be a u32: " + v);
-    }
-  }
-
   /**
    * Collects a receipt's fields. The chain fields ({@code sequence}, {@code prev}) are usually left
    * for {@link ReceiptLog} to stamp. Not thread-safe.
@@ -211,6 +195,7 @@ public record MeshReceipt(
     private String recipe;
     private Optional<WeightsBinding> weights = Optional.empty();
     private String route;
+    // Kept as given and checked in build(), like every other field.
     private long tokensIn;
     private long tokensOut;
     private long tokensAccepted;
@@ -222,7 +207,7 @@ public record MeshReceipt(
     private boolean fidelityMet;
     private Energy energy;
     private Optional<DecisionShape> decision = Optional.empty();
-    private Optional<String> grantBreach = Optional.empty();
+    private Optional<GrantBreach> grantBreach = Optional.empty();
     private Optional<ContentId> outputCommitment = Optional.empty();
     private long sequence;
     private Optional<ContentId> prev = Optional.empty();
@@ -234,26 +219,21 @@ public record MeshReceipt(
 
     private Builder(MeshReceipt r) {
       requestId = r.requestId;
-      grantId = r.grantId;
+      grantId = r.grantId();
       backend = r.backend;
       recipe = r.recipe;
       weights = r.weights;
       route = r.route;
-      tokensIn = r.tokensIn;
-      tokensOut = r.tokensOut;
-      tokensAccepted = r.tokensAccepted;
-      cacheHitTokens = r.cacheHitTokens;
-      specProposed = r.specProposed;
-      specAccepted = r.specAccepted;
+      counters(r.counters);
       fidelityFloor = r.fidelityFloor;
       fidelityReport = r.fidelityReport;
       fidelityMet = r.fidelityMet;
       energy = r.energy;
-      decision = r.decision;
-      grantBreach = r.grantBreach;
-      outputCommitment = r.outputCommitment;
-      sequence = r.sequence;
-      prev = r.prev;
+      decision = r.decision();
+      grantBreach = r.grantBreach();
+      outputCommitment = r.outputCommitment();
+      sequence = r.sequence();
+      prev = r.prev();
       nonce = r.nonce;
       steward = r.steward;
     }
@@ -294,7 +274,18 @@ public record MeshReceipt(
       return this;
     }
 
-    /** Sets the six outcome counters. */
+    /** Sets the six outcome counters, as the engine reported them. */
+    public Builder counters(OutcomeCounters v) {
+      return counters(
+          v.tokensIn(),
+          v.tokensOut(),
+          v.tokensAccepted(),
+          v.cacheHitTokens(),
+          v.specProposed(),
+          v.specAccepted());
+    }
+
+    /** Sets the six outcome counters, in their wire order; {@link #build()} checks them. */
     public Builder counters(
         long tokensIn,
         long tokensOut,
@@ -341,8 +332,8 @@ public record MeshReceipt(
       return this;
     }
 
-    /** Sets {@code grant_breach}. */
-    public Builder grantBreach(Optional<String> v) {
+    /** Sets {@code grant_breach}; it needs a {@link #grantId}. */
+    public Builder grantBreach(Optional<GrantBreach> v) {
       grantBreach = v;
       return this;
     }
@@ -379,28 +370,33 @@ public record MeshReceipt(
      *     broken
      */
     public MeshReceipt build() {
+      Objects.requireNonNull(grantId, "grantId");
+      Objects.requireNonNull(grantBreach, "grantBreach");
+      Objects.requireNonNull(decision, "decision");
+      Objects.requireNonNull(outputCommitment, "outputCommitment");
+      if (decision.isPresent() && outputCommitment.isPresent()) {
+        throw new IllegalArgumentException("a typed decision carries no output commitment (§6.4)");
+      }
+      if (grantBreach.isPresent() && grantId.isEmpty()) {
+        throw new IllegalArgumentException("grant_breach needs a grant_id");
+      }
       return new MeshReceipt(
           requestId,
-          grantId,
+          grantId.map(g -> new GrantDebit(g, grantBreach)),
           backend,
           recipe,
           weights,
           route,
-          tokensIn,
-          tokensOut,
-          tokensAccepted,
-          cacheHitTokens,
-          specProposed,
-          specAccepted,
+          new OutcomeCounters(
+              tokensIn, tokensOut, tokensAccepted, cacheHitTokens, specProposed, specAccepted),
           fidelityFloor,
           fidelityReport,
           fidelityMet,
           energy,
-          decision,
-          grantBreach,
-          outputCommitment,
-          sequence,
-          prev,
+          decision.isPresent()
+              ? new ReceiptOutput.Decision(decision.get())
+              : new ReceiptOutput.Generation(outputCommitment),
+          new ChainPosition(sequence, prev),
           nonce,
           steward);
     }

@@ -9,6 +9,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborBytes;
@@ -114,12 +115,13 @@ final class SignedCore {
               b.put(PRECISION, w.precision());
             });
     b.put(ROUTE, r.route());
-    b.put(TOKENS_IN, r.tokensIn());
-    b.put(TOKENS_OUT, r.tokensOut());
-    b.put(TOKENS_ACCEPTED, r.tokensAccepted());
-    b.put(CACHE_HIT_TOKENS, r.cacheHitTokens());
-    b.put(SPEC_PROPOSED, r.specProposed());
-    b.put(SPEC_ACCEPTED, r.specAccepted());
+    OutcomeCounters c = r.counters();
+    b.put(TOKENS_IN, c.tokensIn());
+    b.put(TOKENS_OUT, c.tokensOut());
+    b.put(TOKENS_ACCEPTED, c.tokensAccepted());
+    b.put(CACHE_HIT_TOKENS, c.cacheHitTokens());
+    b.put(SPEC_PROPOSED, c.specProposed());
+    b.put(SPEC_ACCEPTED, c.specAccepted());
     b.put(FIDELITY_FLOOR, r.fidelityFloor().level());
     r.fidelityReport()
         .ifPresent(
@@ -141,8 +143,8 @@ final class SignedCore {
     r.ujPerDecision().ifPresent(v -> b.put(UJ_PER_DECISION, v));
     r.ujPerOptionScored().ifPresent(v -> b.put(UJ_PER_OPTION_SCORED, v));
     b.put(ENERGY_PROVENANCE, r.energy().provenance().name());
-    r.grantBreach().ifPresent(g -> b.put(GRANT_BREACH, g));
-    r.outputCommitment().ifPresent(c -> b.put(OUTPUT_COMMITMENT, c.hex()));
+    r.grantBreach().ifPresent(g -> b.put(GRANT_BREACH, g.wire()));
+    r.outputCommitment().ifPresent(commitment -> b.put(OUTPUT_COMMITMENT, commitment.hex()));
     b.put(SEQUENCE, r.sequence());
     r.prev().ifPresent(p -> b.put(PREV, p.hex()));
     b.put(NONCE, r.nonce().bytes());
@@ -197,43 +199,50 @@ final class SignedCore {
       OptionalLong measured =
           f.containsKey(MEASURED_UJ) ? OptionalLong.of(in.uint(MEASURED_UJ)) : OptionalLong.empty();
       receipt =
-          new MeshReceipt(
-              in.contentId(REQUEST_ID),
-              in.optionalContentId(GRANT_ID),
-              in.text(BACKEND),
-              in.text(RECIPE),
-              hasDigest
-                  ? Optional.of(
-                      new WeightsBinding(in.contentId(WEIGHTS_DIGEST), in.text(PRECISION)))
-                  : Optional.empty(),
-              in.text(ROUTE),
-              in.u32(TOKENS_IN),
-              in.u32(TOKENS_OUT),
-              in.u32(TOKENS_ACCEPTED),
-              in.u32(CACHE_HIT_TOKENS),
-              in.u32(SPEC_PROPOSED),
-              in.u32(SPEC_ACCEPTED),
-              in.fidelity(FIDELITY_FLOOR),
-              hasAdvertised
-                  ? Optional.of(
-                      new FidelityReport(
-                          in.fidelity(FIDELITY_ADVERTISED), in.fidelity(FIDELITY_DELIVERED)))
-                  : Optional.empty(),
-              fidelityMet == 1,
-              new Energy(measured, in.uint(ESTIMATED_UJ), provenance),
-              decision
-                  ? Optional.of(
-                      new DecisionShape(
-                          in.u32(QUESTIONS_ANSWERED),
-                          in.u32(OPTIONS_SCORED),
-                          in.u32(SCHEMA_TOKENS)))
-                  : Optional.empty(),
-              f.containsKey(GRANT_BREACH) ? Optional.of(in.text(GRANT_BREACH)) : Optional.empty(),
-              in.optionalContentId(OUTPUT_COMMITMENT),
-              in.uint(SEQUENCE),
-              in.optionalContentId(PREV),
-              in.nonce(NONCE),
-              in.did(STEWARD));
+          MeshReceipt.builder()
+              .requestId(in.contentId(REQUEST_ID))
+              .grantId(in.optionalContentId(GRANT_ID))
+              .backend(in.text(BACKEND))
+              .recipe(in.text(RECIPE))
+              .weights(
+                  hasDigest
+                      ? Optional.of(
+                          new WeightsBinding(in.contentId(WEIGHTS_DIGEST), in.text(PRECISION)))
+                      : Optional.empty())
+              .route(in.text(ROUTE))
+              .counters(
+                  in.u32(TOKENS_IN),
+                  in.u32(TOKENS_OUT),
+                  in.u32(TOKENS_ACCEPTED),
+                  in.u32(CACHE_HIT_TOKENS),
+                  in.u32(SPEC_PROPOSED),
+                  in.u32(SPEC_ACCEPTED))
+              .fidelityFloor(in.fidelity(FIDELITY_FLOOR))
+              .fidelityReport(
+                  hasAdvertised
+                      ? Optional.of(
+                          new FidelityReport(
+                              in.fidelity(FIDELITY_ADVERTISED), in.fidelity(FIDELITY_DELIVERED)))
+                      : Optional.empty())
+              .fidelityMet(fidelityMet == 1)
+              .energy(new Energy(measured, in.uint(ESTIMATED_UJ), provenance))
+              .decision(
+                  decision
+                      ? Optional.of(
+                          new DecisionShape(
+                              in.u32(QUESTIONS_ANSWERED),
+                              in.u32(OPTIONS_SCORED),
+                              in.u32(SCHEMA_TOKENS)))
+                      : Optional.empty())
+              .grantBreach(
+                  f.containsKey(GRANT_BREACH)
+                      ? Optional.of(GrantBreach.fromWire(in.text(GRANT_BREACH)))
+                      : Optional.empty())
+              .outputCommitment(in.optionalContentId(OUTPUT_COMMITMENT))
+              .chain(in.uint(SEQUENCE), in.optionalContentId(PREV))
+              .nonce(in.nonce(NONCE))
+              .steward(in.did(STEWARD))
+              .build();
     } catch (IllegalArgumentException e) {
       throw inconsistent(String.valueOf(e.getMessage()));
     }

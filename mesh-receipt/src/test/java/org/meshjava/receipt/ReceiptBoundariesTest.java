@@ -33,7 +33,7 @@ class ReceiptBoundariesTest {
                 .counters(U32_MAX, U32_MAX, U32_MAX, U32_MAX, U32_MAX, U32_MAX));
     SealedReceipt opened = Jcr1.open(Jcr1.seal(receipt, KEY).envelope().bytes());
     assertThat(opened.receipt()).isEqualTo(receipt);
-    assertThat(opened.receipt().tokensIn()).isEqualTo(U32_MAX);
+    assertThat(opened.receipt().counters().tokensIn()).isEqualTo(U32_MAX);
   }
 
   @Test
@@ -65,7 +65,7 @@ class ReceiptBoundariesTest {
                   TestReceipts.genesis(
                       TestReceipts.generationDraft()
                           .grantId(Optional.of(TestReceipts.id("grant")))
-                          .grantBreach(Optional.of(bad))))
+                          .grantBreach(Optional.of(GrantBreach.fromWire(bad)))))
           .isInstanceOf(IllegalArgumentException.class);
     }
   }

@@ -74,7 +74,7 @@ class SignedCoreTest {
         .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
         .fidelityMet(true)
         .energy(Energy.measured(9_999, 12_345))
-        .grantBreach(Optional.of("caveat-unsatisfied"))
+        .grantBreach(Optional.of(GrantBreach.CAVEAT_UNSATISFIED))
         .outputCommitment(Optional.of(id("commitment")))
         .chain(4, Optional.of(id("previous envelope")))
         .steward(TestReceipts.did(KEY));
@@ -406,6 +406,21 @@ class SignedCoreTest {
         refused(
             "grant_breach without grant_id",
             m -> with(m, "grant_breach", new CborText("caveat-unsatisfied")),
+            Reason.INCONSISTENT_RECEIPT),
+        accepted(
+            "grant_breach budget-exhausted with grant_id",
+            m ->
+                with(
+                    with(m, "grant_id", new CborText("a".repeat(64))),
+                    "grant_breach",
+                    new CborText("budget-exhausted"))),
+        refused(
+            "grant_breach naming no debit's breach",
+            m ->
+                with(
+                    with(m, "grant_id", new CborText("a".repeat(64))),
+                    "grant_breach",
+                    new CborText("expired")),
             Reason.INCONSISTENT_RECEIPT));
   }
 

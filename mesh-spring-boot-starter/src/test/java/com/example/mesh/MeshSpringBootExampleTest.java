@@ -57,7 +57,7 @@ class MeshSpringBootExampleTest {
     SealedReceipt sealed = MeshSpringAiChatModel.receipt(answer);
     assertThat(answer.getResult().getOutput().getText()).isNotEmpty();
     assertThat(sealed.receipt().backend()).isEqualTo("large");
-    assertThat(sealed.receipt().tokensOut()).isEqualTo(8);
+    assertThat(sealed.receipt().counters().tokensOut()).isEqualTo(8);
     assertThat(sealed.receipt().steward()).isEqualTo(steward.identity());
     // Anyone holding the envelope can check the steward's signature.
     assertThat(ReceiptChain.verifySegment(List.of(sealed.envelope())).getFirst()).isEqualTo(sealed);

@@ -16,6 +16,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.FidelityReport;
+import org.meshjava.receipt.GrantBreach;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.Opening;
@@ -107,19 +108,13 @@ final class Sealer {
             .recipe(engine.recipe().name())
             .weights(metered.weights())
             .route(route.justification())
-            .counters(
-                outcome.tokensIn(),
-                outcome.tokensOut(),
-                outcome.tokensAccepted(),
-                outcome.cacheHitTokens(),
-                outcome.specProposed(),
-                outcome.specAccepted())
+            .counters(outcome.counters())
             .fidelityFloor(request.fidelityFloor())
             .fidelityReport(fidelity)
             .fidelityMet(met)
             .energy(metered.energy())
             .decision(outcome.decision())
-            .grantBreach(debit.flatMap(DebitResult::breach).map(DenialLabel::wire))
+            .grantBreach(debit.flatMap(DebitResult::breach).map(Sealer::breach))
             .outputCommitment(commitment)
             .nonce(Nonce.of(nonces.next()));
     OptionalLong authorisedAt = settlement.authorisedAt();
@@ -150,5 +145,10 @@ final class Sealer {
     logKeeper.afterSeal();
     snapshotter.ifPresent(Snapshotter::maybe);
     return sealed;
+  }
+
+  /** The receipt's word for a debit's breach: the same wire label (§6.1). */
+  private static GrantBreach breach(DenialLabel label) {
+    return GrantBreach.fromWire(label.wire());
   }
 }

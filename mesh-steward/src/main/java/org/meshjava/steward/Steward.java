@@ -1020,8 +1020,14 @@ public final class Steward implements AutoCloseable {
      *     no backend, a chain head was given for a journal that already records receipts, or an
      *     ephemeral identity was given a head other than genesis
      * @throws IllegalStateException if an ephemeral identity's builder was built before
-     * @throws StewardStartException if the journal cannot be replayed; the steward must not serve
-     *     from it
+     * @throws StewardStartException if the journal cannot be replayed (its {@link
+     *     StewardStartException#reason() reason} is the journal's: {@code CORRUPT}, {@code
+     *     REPLAY_REFUSED}, {@code SNAPSHOT_REFUSED}, ...); the steward must not serve from it.
+     *     Unchecked, like every other refusal to build: a steward that cannot start is a failure of
+     *     its configuration, which no caller recovers from by retrying the build. The journal's own
+     *     API reports the same causes as the checked {@link JournalException} (a corrupt file is
+     *     refused by {@link org.meshjava.journal.FileJournal#open} before it reaches a builder); an
+     *     application that wants to handle them opens its journal itself and catches them there.
      * @throws UnknownChainHeadException if the identity outlives the process, its journal records
      *     no receipt, and no {@link #chainHead} was given
      */

@@ -148,7 +148,8 @@ class StewardGrantTest {
       ServeResult r = s.serve(req, GrantFixture.payload(req), f.present(chain, req));
       long metered = r.receipt().energy().uj();
       assertThat(metered).isGreaterThan(1_000);
-      assertThat(Jcr1.open(r.envelope()).receipt().grantBreach()).contains("caveat-unsatisfied");
+      assertThat(Jcr1.open(r.envelope()).receipt().grantBreach())
+          .contains(org.meshjava.receipt.GrantBreach.CAVEAT_UNSATISFIED);
       assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000 - metered);
     }
   }

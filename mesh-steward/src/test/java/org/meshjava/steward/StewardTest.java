@@ -116,9 +116,9 @@ class StewardTest {
         .isEqualTo(steward.identity())
         .isEqualTo(DidKey.of(KEY.verificationKey()));
     assertThat(r.fidelityFloor()).isEqualTo(Fidelity.F1);
-    assertThat(r.tokensIn()).isEqualTo(4);
-    assertThat(r.tokensOut()).isEqualTo(8);
-    assertThat(r.tokensAccepted()).isEqualTo(8);
+    assertThat(r.counters().tokensIn()).isEqualTo(4);
+    assertThat(r.counters().tokensOut()).isEqualTo(8);
+    assertThat(r.counters().tokensAccepted()).isEqualTo(8);
     assertThat(r.energy().estimatedUj()).as("10 uJ x (4 in + 8 out)").isEqualTo(120);
     assertThat(r.sequence()).isZero();
     assertThat(r.prev()).isEmpty();
@@ -144,12 +144,12 @@ class StewardTest {
 
     assertThat(
             List.of(
-                r.tokensIn(),
-                r.tokensOut(),
-                r.tokensAccepted(),
-                r.cacheHitTokens(),
-                r.specProposed(),
-                r.specAccepted()))
+                r.counters().tokensIn(),
+                r.counters().tokensOut(),
+                r.counters().tokensAccepted(),
+                r.counters().cacheHitTokens(),
+                r.counters().specProposed(),
+                r.counters().specAccepted()))
         .containsExactly(4L, 5L, 3L, 2L, 6L, 3L);
   }
 

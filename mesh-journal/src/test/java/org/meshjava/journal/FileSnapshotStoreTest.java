@@ -1,0 +1,112 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.meshjava.journal.JournalHistory.STEWARD;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
+
+/**
+ * Snapshots kept as files (SPEC.md §60.8): named by their count, written whole, newest two kept.
+ */
+class FileSnapshotStoreTest {
+  @TempDir Path dir;
+
+  static Snapshot at(long count) {
+    SnapshotState s = ReplayState.fresh(JournalHistory.gate()).capture(-1);
+    return Snapshot.sign(
+        STEWARD,
+        new SnapshotState(
+            new JournalPosition(
+                count, Optional.of(ContentId.ofBytes(new byte[] {(byte) count})), -1),
+            s.ledger(),
+            s.revocations(),
+            s.suspension(),
+            s.lastSealed(),
+            s.receipts(),
+            s.open(),
+            s.settled(),
+            s.checkpoint(),
+            s.chains(),
+            s.authorisations(),
+            s.revocationsReplayed()));
+  }
+
+  @Test
+  void theLatest_isTheOneCoveringMostRecords_andTheNewestTwoAreKept() throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
+    assertThat(store.latest()).isEmpty();
+    store.save(at(20));
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(20).encoded()));
+    store.save(at(3));
+    store.save(at(100));
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(100).encoded()));
+    try (var files = Files.list(dir.resolve("snaps"))) {
+      assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
+          .containsExactly("00000000000000000020.snapshot", "00000000000000000100.snapshot");
+    }
+    assertThat(store.files()).hasSize(FileSnapshotStore.KEEP);
+  }
+
+  @Test
+  void filesNotNamedByACount_areIgnored() throws Exception {
+    Path d = dir.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(d);
+    Files.createDirectories(d);
+    Files.writeString(d.resolve("99999999999999999999x.snapshot"), "x");
+    Files.writeString(d.resolve("9999999999999999999.snapshot"), "x");
+    Files.writeString(d.resolve("9999999999999999999a.snapshot"), "x");
+    Files.writeString(d.resolve("99999999999999999999.other"), "x");
+    assertThat(store.latest()).isEmpty();
+    store.save(at(1));
+    assertThat(store.files())
+        .extracting(p -> p.getFileName().toString())
+        .containsExactly("00000000000000000001.snapshot");
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(1).encoded()));
+  }
+
+  @Test
+  void theStoreBesideAJournal_isItsSnapshotsDirectory() {
+    FileSnapshotStore s = FileSnapshotStore.beside(dir.resolve("steward.journal"));
+    assertThat(s.directory()).isEqualTo(dir.resolve("steward.journal.snapshots"));
+    assertThat(s.describe()).isEqualTo(s.directory().toString());
+  }
+
+  @Test
+  void storageFailures_areTyped() throws Exception {
+    Path file = dir.resolve("a-file");
+    Files.writeString(file, "x");
+    FileSnapshotStore store = new FileSnapshotStore(file.resolve("snaps"));
+    assertThatThrownBy(() -> store.save(at(1)))
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
+
+    Path d = dir.resolve("snaps");
+    Files.createDirectories(d.resolve("00000000000000000005.snapshot"));
+    assertThatThrownBy(() -> new FileSnapshotStore(d).latest())
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
+    assertThat(List.of(SnapshotException.Reason.values())).contains(SnapshotException.Reason.IO);
+  }
+
+  @Test
+  void manySnapshots_keepTheTwoCoveringMost_whateverTheOrderWritten() throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("many"));
+    long[] counts = {40, 7, 93, 12, 65, 3, 88, 21, 54, 30, 71, 9};
+    for (long c : counts) {
+      store.save(at(c));
+    }
+    assertThat(store.files())
+        .extracting(f -> f.getFileName().toString())
+        .containsExactly("00000000000000000088.snapshot", "00000000000000000093.snapshot");
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(93).encoded()));
+  }
+}

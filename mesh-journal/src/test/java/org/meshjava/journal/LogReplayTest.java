@@ -1,0 +1,169 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.meshjava.journal.JournalHistory.OTHER;
+import static org.meshjava.journal.JournalHistory.STEWARD;
+import static org.meshjava.journal.JournalHistory.STEWARD_ID;
+
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.MerkleTree;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TreeHash;
+
+/**
+ * The transparency log rebuilt from a journal (SPEC.md §65): the receipts are the leaves, and every
+ * journalled checkpoint must be the steward's, in order, reproduced by the receipts before it, and
+ * sealed to its place in the journal.
+ */
+class LogReplayTest {
+  static final NoteVerifierKey KEY = Checkpoint.logKey(STEWARD_ID);
+
+  static void assertRefused(List<JournalRecord> records, long seq) {
+    assertThatThrownBy(() -> LogReplay.replay(records, KEY, 0))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
+              assertThat(e.seq()).hasValue(seq);
+            });
+  }
+
+  @Test
+  void theReceipts_rebuildTheTree_andReproduceEveryCheckpoint() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 100);
+    h.checkpoint();
+    h.checkpoint(); // the same size again is allowed
+    h.sealUngranted(1);
+    h.authorise(2);
+    h.checkpoint();
+    LogReplay.Result r = LogReplay.replay(h.records(), KEY, 9);
+    assertThat(r.firstSequence()).isZero();
+    assertThat(r.tree().size()).isEqualTo(2);
+    assertThat(r.tree().root()).isEqualTo(h.tree.root());
+    assertThat(r.checkpoints()).isEqualTo(3);
+    assertThat(r.latest()).contains(h.checkpointNote());
+  }
+
+  @Test
+  void aJournalWithNoReceipt_startsAtTheGivenSequence() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.authorise(0);
+    LogReplay.Result r = LogReplay.replay(h.records(), KEY, 9);
+    assertThat(r.firstSequence()).isEqualTo(9);
+    assertThat(r.tree().size()).isZero();
+    assertThat(r.latest()).isEmpty();
+    assertThat(r.checkpoints()).isZero();
+  }
+
+  @Test
+  void aJournalOfLaterReceipts_startsAtItsFirst() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.append(new JournalEntry.Sealed(5, ContentId.ofBytes(new byte[] {5})));
+    h.append(new JournalEntry.Sealed(6, ContentId.ofBytes(new byte[] {6})));
+    LogReplay.Result r = LogReplay.replay(h.records(), KEY, 0);
+    assertThat(r.firstSequence()).isEqualTo(5);
+    assertThat(r.tree().size()).isEqualTo(2);
+  }
+
+  @Test
+  void aReceiptOutOfSequence_isRefused() {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    long bad = h.append(new JournalEntry.Sealed(2, ContentId.ofBytes(new byte[] {2})));
+    assertRefused(h.records(), bad);
+  }
+
+  @Test
+  void aCheckpointTheStewardDidNotSign_isRefused() {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    SignedNote forged = new Checkpoint(STEWARD_ID.value(), 1, h.tree.root()).sign(OTHER);
+    long cp = h.append(new JournalEntry.Checkpoint(forged, JournalSeal.by(STEWARD)));
+    assertRefused(h.records(), cp);
+  }
+
+  @Test
+  void aSmallerCheckpointAfterALargerOne_isRefused() {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    h.sealUngranted(1);
+    h.checkpoint();
+    long cp = h.append(new JournalEntry.Checkpoint(h.checkpointNote(1), JournalSeal.by(STEWARD)));
+    assertRefused(h.records(), cp);
+  }
+
+  @Test
+  void aCheckpointLargerThanTheReceiptsBeforeIt_isRefused() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    MerkleTree bigger = new MerkleTree();
+    bigger.append(h.tree.leafHash(0).bytes());
+    bigger.append(new byte[] {1});
+    SignedNote ahead = new Checkpoint(STEWARD_ID.value(), 2, bigger.root()).sign(STEWARD);
+    long cp = h.append(new JournalEntry.Checkpoint(ahead, JournalSeal.by(STEWARD)));
+    assertRefused(h.records(), cp);
+  }
+
+  @Test
+  void aCheckpointTheReceiptsDoNotReproduce_isRefused() {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    SignedNote other =
+        new Checkpoint(STEWARD_ID.value(), 1, TreeHash.of(new byte[32])).sign(STEWARD);
+    long cp = h.append(new JournalEntry.Checkpoint(other, JournalSeal.by(STEWARD)));
+    assertRefused(h.records(), cp);
+  }
+
+  @Test
+  void aCheckpointWhoseSealIsNotForItsPlace_isRefused() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    long next = h.records().size();
+    // sealed for the place after its own
+    JournalSeal.Signed elsewhere =
+        new JournalSeal.ToSign(STEWARD)
+            .sign(next + 1, Optional.of(ContentId.ofBytes(h.lines().getLast())));
+    long cp = h.append(new JournalEntry.Checkpoint(h.checkpointNote(), elsewhere));
+    assertRefused(h.records(), cp);
+
+    JournalRecord r = h.records().get((int) cp);
+    JournalEntry.Checkpoint c = (JournalEntry.Checkpoint) r.entry();
+    assertThatThrownBy(() -> LogReplay.checkSeal(r, c, STEWARD.verificationKey()))
+        .isInstanceOf(JournalException.class);
+    JournalEntry.Checkpoint unsigned =
+        new JournalEntry.Checkpoint(c.note(), JournalSeal.by(STEWARD));
+    assertThatThrownBy(() -> LogReplay.checkSeal(r, unsigned, STEWARD.verificationKey()))
+        .isInstanceOf(JournalException.class);
+  }
+
+  @Test
+  void aSealedCheckpoint_verifiesWhereItStands() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    long cp = h.checkpoint();
+    JournalRecord r = h.records().get((int) cp);
+    LogReplay.checkSeal(r, (JournalEntry.Checkpoint) r.entry(), STEWARD.verificationKey());
+    assertThatThrownBy(
+            () ->
+                LogReplay.checkSeal(
+                    r, (JournalEntry.Checkpoint) r.entry(), OTHER.verificationKey()))
+        .isInstanceOf(JournalException.class);
+  }
+
+  @Test
+  void aResult_refusesNegativeFigures() {
+    assertThatThrownBy(() -> new LogReplay.Result(-1, new MerkleTree(), Optional.empty(), 0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new LogReplay.Result(0, new MerkleTree(), Optional.empty(), -1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(new LogReplay.Result(0, new MerkleTree(), Optional.empty(), 0).checkpoints())
+        .isZero();
+  }
+}

@@ -1,0 +1,300 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.meshjava.journal.JournalHistory.STEWARD;
+import static org.meshjava.journal.JournalHistory.T0;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.Energy;
+
+/**
+ * The one-line encoding of a record (SPEC.md §60.2), read back through {@link JournalChain}, which
+ * checks stored lines exactly as the file journal checks its file: every entry type survives
+ * encoding, and a line that is not a record's exact encoding is refused as {@code CORRUPT}, naming
+ * the record.
+ */
+class RecordCodecTest {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  /** A history holding every entry type, and every optional key both present and absent. */
+  static JournalHistory everything() {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 1_000);
+    long a = h.authorise(1);
+    h.append(
+        new JournalEntry.Debited(
+            a, Energy.measured(6_000, 5_000), 6_000, Optional.of(JournalHistory.BREACH)));
+    h.sealUngranted(2);
+    JournalEntry.Authorised plain = JournalHistory.authorised(3);
+    h.append(
+        new JournalEntry.Authorised(
+            plain.presentation(),
+            plain.request(),
+            Optional.of(ContentId.ofBytes(new byte[] {7})),
+            plain.backend(),
+            plain.decidedAt()));
+    h.revoke(T0.plusSeconds(100));
+    h.suspend(0, 4);
+    h.resume();
+    h.checkpoint();
+    return h;
+  }
+
+  @Test
+  void everyEntryType_readsBackAsWritten() throws Exception {
+    JournalHistory h = everything();
+    List<JournalRecord> back = JournalChain.recover(h.lines()).recovered();
+    assertThat(back).isEqualTo(h.records());
+    JournalFile.Contents c = JournalChain.contents(h.lines());
+    assertThat(c.records()).isEqualTo(h.records());
+    assertThat(c.tornTail()).isZero();
+    assertThat(c.lastHash()).contains(ContentId.ofBytes(h.lines().getLast()));
+    for (int i = 0; i < back.size(); i++) {
+      assertThat(RecordCodec.encode(back.get(i))).isEqualTo(h.lines().get(i));
+    }
+    assertThat(new String(h.lines().get(2), StandardCharsets.UTF_8))
+        .startsWith("{\"seq\":2,\"prev\":\"")
+        .contains(
+            "\"entry\":{\"type\":\"Debited\",\"authorised\":1,\"estimated_uj\":1000,"
+                + "\"provenance\":\"Estimator\",\"debited_uj\":1000}}");
+  }
+
+  @Test
+  void aChainContinuedFromStoredLines_writesWhatTheJournalWouldHave() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 100);
+    JournalChain chain = JournalChain.recover(h.lines());
+    h.authorise(1);
+    List<JournalChain.Encoded> next = chain.advance(JournalHistory.authorised(1));
+    assertThat(next).hasSize(1); // the grant chain is already recorded
+    assertThat(next.getFirst().line()).isEqualTo(h.lines().getLast());
+    assertThat(next.getFirst().record()).isEqualTo(h.records().getLast());
+
+    JournalChain fresh = JournalChain.recover(List.of());
+    assertThat(fresh.recovered()).isEmpty();
+    List<JournalChain.Encoded> first = fresh.advance(JournalHistory.authorised(1));
+    assertThat(first).extracting(e -> e.record().seq()).containsExactly(0L, 1L);
+    byte[] line = first.getFirst().line();
+    line[0] = 'x';
+    assertThat(first.getFirst().line()[0]).isEqualTo((byte) '{');
+  }
+
+  @Test
+  void aStoredRecordHoldingANewline_isCorrupt() {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    h.sealUngranted(1);
+    List<byte[]> lines = new ArrayList<>(h.lines());
+    byte[] last = lines.get(1).clone();
+    last[5] = '\n';
+    lines.set(1, last);
+    assertCorrupt(lines, 1);
+  }
+
+  static void assertCorrupt(List<byte[]> lines, long seq) {
+    assertThatThrownBy(() -> JournalChain.recover(lines))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(seq);
+            });
+  }
+
+  /** {@code h}'s lines with the last one replaced by {@code text}. */
+  static List<byte[]> lastReplaced(JournalHistory h, String text) {
+    List<byte[]> lines = new ArrayList<>(h.lines());
+    lines.set(lines.size() - 1, text.getBytes(StandardCharsets.UTF_8));
+    return lines;
+  }
+
+  /** {@code h}'s last line edited as a JSON tree (key order kept; a new key goes last). */
+  static void assertLastEditIsCorrupt(JournalHistory h, Consumer<ObjectNode> edit)
+      throws Exception {
+    ObjectNode root = (ObjectNode) JSON.readTree(h.lines().getLast());
+    edit.accept(root);
+    assertCorrupt(lastReplaced(h, JSON.writeValueAsString(root)), h.lines().size() - 1);
+  }
+
+  static ObjectNode entry(ObjectNode root) {
+    return (ObjectNode) root.get("entry");
+  }
+
+  @Test
+  void aLineThatIsNoRecord_isCorrupt() {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    for (String bad : List.of("", "null", "[]", "1", "{", "not json", "{\"seq\":0}", "\"text\"")) {
+      assertCorrupt(lastReplaced(h, bad), 0);
+    }
+  }
+
+  @Test
+  void theTopLevelKeys_areChecked() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    h.sealUngranted(1);
+    assertLastEditIsCorrupt(h, r -> r.put("extra", 1));
+    assertLastEditIsCorrupt(h, r -> r.put("seq", -1));
+    assertLastEditIsCorrupt(h, r -> r.put("seq", "1"));
+    assertLastEditIsCorrupt(h, r -> r.put("seq", 1.0));
+    assertLastEditIsCorrupt(h, r -> r.put("seq", 2));
+    assertLastEditIsCorrupt(h, r -> r.put("prev", "00"));
+    assertLastEditIsCorrupt(h, r -> r.put("prev", 5));
+    assertLastEditIsCorrupt(h, r -> r.remove("prev"));
+    assertLastEditIsCorrupt(h, r -> r.put("entry", 1));
+    assertLastEditIsCorrupt(h, r -> r.remove("entry"));
+    assertLastEditIsCorrupt(h, r -> entry(r).remove("type"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("type", 1));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("type", "Unknown"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("extra", "x"));
+    assertLastEditIsCorrupt(h, r -> entry(r).remove("envelope_id"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("sequence", -1));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("envelope_id", "zz"));
+  }
+
+  @Test
+  void theFirstRecord_hasNoPrev() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    assertLastEditIsCorrupt(h, r -> r.put("prev", ContentId.ofBytes(new byte[1]).hex()));
+  }
+
+  @Test
+  void aChainRecord_isChecked() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    h.authorise(0);
+    // the Chain record is now record 1; drop the Authorised after it
+    JournalHistory chainLast = new JournalHistory();
+    chainLast.sealUngranted(0);
+    chainLast.append(new JournalEntry.Chain(JournalHistory.CHAIN));
+    assertLastEditIsCorrupt(
+        chainLast, r -> entry(r).put("id", ContentId.ofBytes(new byte[1]).hex()));
+    assertLastEditIsCorrupt(chainLast, r -> entry(r).put("chain", "00"));
+    assertLastEditIsCorrupt(chainLast, r -> entry(r).put("chain", "0g"));
+    assertLastEditIsCorrupt(
+        chainLast,
+        r -> {
+          entry(r).put("chain", "a0");
+          entry(r).put("id", ContentId.ofBytes(new byte[] {(byte) 0xa0}).hex());
+        });
+  }
+
+  @Test
+  void anAuthorisedRecord_isChecked() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.authorise(0);
+    assertLastEditIsCorrupt(h, r -> entry(r).put("chain", ContentId.ofBytes(new byte[1]).hex()));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("caller", "did:key:zNope"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("nonce", "00"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("signature", "00"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("request", "ff"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("request", "a0"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("backend", 1));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("decided_at_ms", -1));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("model", "00"));
+    assertLastEditIsCorrupt(h, r -> entry(r).remove("backend"));
+  }
+
+  @Test
+  void aDebitedRecord_isChecked() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.debit(h.authorise(0), 6_000);
+    assertLastEditIsCorrupt(h, r -> entry(r).put("provenance", "Guess"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("measured_uj", -1));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("breach", 1));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("debited_uj", "1"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("authorised", -1));
+  }
+
+  @Test
+  void aSealedRecord_isChecked() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 100);
+    // a granted receipt's record without its envelope cannot be checked, so it is refused
+    assertLastEditIsCorrupt(h, r -> entry(r).remove("envelope"));
+    assertLastEditIsCorrupt(h, r -> entry(r).remove("authorised"));
+    assertLastEditIsCorrupt(
+        h, r -> entry(r).put("envelope_id", ContentId.ofBytes(new byte[1]).hex()));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("envelope", ""));
+  }
+
+  @Test
+  void aSuspendedRecord_isChecked() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.suspend(0, 1);
+    assertLastEditIsCorrupt(
+        h, r -> entry(r).put("envelope_id", ContentId.ofBytes(new byte[1]).hex()));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("sequence", -1));
+  }
+
+  @Test
+  void theSecurityRecords_areChecked() throws Exception {
+    JournalHistory resumed = new JournalHistory();
+    resumed.resume();
+    assertLastEditIsCorrupt(resumed, r -> entry(r).put("note", " "));
+    assertLastEditIsCorrupt(resumed, r -> entry(r).put("note", 1));
+
+    JournalHistory revoked = new JournalHistory();
+    revoked.revoke(T0);
+    assertLastEditIsCorrupt(revoked, r -> entry(r).put("revocation", "a0"));
+
+    JournalHistory cp = new JournalHistory();
+    cp.checkpoint();
+    assertLastEditIsCorrupt(cp, r -> entry(r).put("note", "not a signed note"));
+    assertLastEditIsCorrupt(cp, r -> entry(r).put("seal", "00"));
+    assertLastEditIsCorrupt(cp, r -> entry(r).remove("seal"));
+  }
+
+  @Test
+  void aCheckpointWhoseSealIsStillToBeMade_isNeverEncoded() {
+    JournalHistory h = new JournalHistory();
+    JournalRecord unsigned =
+        new JournalRecord(
+            0,
+            Optional.empty(),
+            new JournalEntry.Checkpoint(h.checkpointNote(), JournalSeal.by(STEWARD)));
+    assertThatThrownBy(() -> RecordCodec.encode(unsigned))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void theSeqOfALine_isReadWithoutDecodingIt() throws Exception {
+    assertThat(RecordCodec.seqOf("{\"seq\":12,\"x\":1}".getBytes(StandardCharsets.UTF_8), "t"))
+        .isEqualTo(12);
+    for (String bad :
+        List.of(
+            "{\"seq\":-1}",
+            "{\"seq\":1.5}",
+            "{\"seq\":\"1\"}",
+            "{}",
+            "[]",
+            "nope",
+            "",
+            "{\"seq\":99999999999999999999}")) {
+      assertThatThrownBy(() -> RecordCodec.seqOf(bad.getBytes(StandardCharsets.UTF_8), "t"))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
+    }
+  }
+
+  @Test
+  void theChainsLastHash_isTheHashOfTheLastLine() {
+    RecordChain chain = new RecordChain(new RecordCodec(), 0, Optional.empty());
+    assertThat(chain.last()).isEmpty();
+    List<RecordChain.Encoded> e = chain.advance(new JournalEntry.Resumed("x"));
+    assertThat(chain.next()).isEqualTo(1);
+    assertThat(chain.last()).contains(ContentId.ofBytes(e.getFirst().line()));
+  }
+}
