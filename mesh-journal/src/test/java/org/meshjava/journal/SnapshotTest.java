@@ -60,11 +60,12 @@ class SnapshotTest {
     return (CborMap) CanonicalCbor.decode(((CborBytes) outer.items().get(0)).bytes());
   }
 
-  /** {@code body} signed by the steward, as a snapshot file. */
-  static byte[] signed(CborMap body) {
+  /** {@code body} signed by the steward, as a snapshot file (format 2: over its SHA-256). */
+  static byte[] signed(CborMap body) throws java.security.NoSuchAlgorithmException {
     byte[] b = body.encode();
-    byte[] msg = Arrays.copyOf(CONTEXT, CONTEXT.length + b.length);
-    System.arraycopy(b, 0, msg, CONTEXT.length, b.length);
+    byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(b);
+    byte[] msg = Arrays.copyOf(CONTEXT, CONTEXT.length + digest.length);
+    System.arraycopy(digest, 0, msg, CONTEXT.length, digest.length);
     return CborArray.of(CborBytes.of(b), CborBytes.of(STEWARD.sign(msg))).encode();
   }
 
@@ -211,7 +212,9 @@ class SnapshotTest {
   void anotherFormat_isRefused() throws Exception {
     CborMap body = body(Snapshot.sign(STEWARD, richState()).encoded());
     assertRefused(
-        signed(with(body, "format", CborInt.of(2))), SnapshotException.Reason.UNSUPPORTED_VERSION);
+        signed(with(body, "format", CborInt.of(1))), SnapshotException.Reason.UNSUPPORTED_VERSION);
+    assertRefused(
+        signed(with(body, "format", CborInt.of(3))), SnapshotException.Reason.UNSUPPORTED_VERSION);
     assertRefused(
         signed(with(body, "format", CborInt.of(0))), SnapshotException.Reason.UNSUPPORTED_VERSION);
   }
