@@ -297,6 +297,11 @@ class FileJournalStreamTest {
               JournalException.class,
               e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
       assertThat(j.position().count()).isEqualTo(1);
+      // refused when enqueued, before a place in the chain is taken
+      assertThatThrownBy(() -> j.enqueue(sealed(3)))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
     }
   }
 

@@ -1109,7 +1109,8 @@ public final class Steward implements AutoCloseable {
                     snapshotEvery,
                     snapshotInterval,
                     rec.loaded().orElseGet(() -> rec.state().capture(-1)),
-                    rec.fromSnapshot()));
+                    rec.fromSnapshot(),
+                    keeper));
       }
       try {
         Steward steward = new Steward(this, replayed, gate, start, keeper, snapshotter);
@@ -1144,7 +1145,7 @@ public final class Steward implements AutoCloseable {
         Snapshot snap = Snapshot.open(latest.get(), self);
         snap.checkAgainst(j.position());
         state = ReplayState.restore(snap.state(), snap.gate(revocations));
-        log.seed(snap.state().receipts(), snap.state().checkpoint());
+        log.seed(snap.state().receipts(), snap.tree(), snap.state().checkpoint());
         from = snap.position().count();
         loaded = Optional.of(snap.state());
       } else {

@@ -368,6 +368,41 @@ class SnapshotRestartTest {
   }
 
   @Test
+  void snapshot_carriesTheTransparencyTree_andATreeThatDoesNotReproduceItsCheckpointIsRefused()
+      throws Exception {
+    GrantChain chain = f.chain(100_000_000);
+    try (Steward s = open(new KeepingSnapshotStore())) {
+      for (int i = 0; i < 5; i++) {
+        ServeRequest req = GrantFixture.request("tree " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+    } // closing journals a checkpoint of the five receipts
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    TreeHash root;
+    try (Steward s = open(store)) {
+      s.snapshot();
+      root = s.logRoot();
+    }
+    org.meshjava.journal.Snapshot snap =
+        org.meshjava.journal.Snapshot.open(store.saved.getFirst(), f.steward);
+    assertThat(snap.state().checkpoint()).as("the checkpoint the tree must reproduce").isPresent();
+    org.meshjava.receipt.tlog.MerkleTree tree = snap.tree().orElseThrow();
+    assertThat(tree.size()).isEqualTo(5);
+    assertThat(tree.root()).isEqualTo(root);
+    try (Steward s = open(new KeepingSnapshotStore(store.saved.getFirst()))) {
+      assertThat(s.logRoot()).isEqualTo(root);
+    }
+    // Levels signed by the steward's own key but not those of its receipts (the top one altered):
+    // the restored tree's root is not the checkpoint's, and the start is refused.
+    byte[] levels = tree.packedLevels(5);
+    levels[levels.length - 1] ^= 0x01;
+    byte[] bad = org.meshjava.journal.Snapshot.sign(f.stewardKey, snap.state(), levels).encoded();
+    assertThatThrownBy(() -> open(new KeepingSnapshotStore(bad)).close())
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("checkpoint");
+  }
+
+  @Test
   void snapshotAheadOfItsJournal_isRefused() throws Exception {
     KeepingSnapshotStore store = new KeepingSnapshotStore();
     GrantChain chain = f.chain(100_000_000);
