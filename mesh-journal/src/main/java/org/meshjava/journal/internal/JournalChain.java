@@ -5,8 +5,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
 
 /**
