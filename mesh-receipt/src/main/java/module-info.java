@@ -1,8 +1,21 @@
-/** mesh/1 receipts: the signed core, JCR-1 sealing and verification, and the receipt hash chain. */
+/**
+ * mesh/1 receipts: the signed core, JCR-1 sealing and verification, and the receipt hash chain.
+ *
+ * <p>{@code org.meshjava.receipt} and {@code org.meshjava.receipt.tlog} are the API: what a user
+ * builds, verifies and chains. {@code org.meshjava.receipt.internal} is plumbing shared with the
+ * modules that need it: the bare COSE_Sign1 structure (the conformance vectors forge envelopes with
+ * it) and the steward's receipt log, which stamps and seals the next receipt of the chain. (The
+ * modules it is exported to are built after this one; "module" warnings would name them as not
+ * found.)
+ */
+@SuppressWarnings("module")
 module org.meshjava.receipt {
   requires static transitive org.jspecify;
   requires transitive org.meshjava.core;
 
   exports org.meshjava.receipt;
   exports org.meshjava.receipt.tlog;
+  exports org.meshjava.receipt.internal to
+      org.meshjava.steward,
+      org.meshjava.conformance;
 }

@@ -12,7 +12,7 @@ import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.engine.jlama.JlamaEngine;
-import org.meshjava.engine.jlama.TinyLlama;
+import org.meshjava.engine.jlama.testing.TinyLlama;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

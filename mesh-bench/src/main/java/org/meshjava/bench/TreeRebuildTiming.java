@@ -15,11 +15,11 @@ import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
-import org.meshjava.journal.JournalReplay;
 import org.meshjava.journal.JournalSeal;
-import org.meshjava.journal.LogReplay;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalReplay;
+import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.TransparencyLog;
 

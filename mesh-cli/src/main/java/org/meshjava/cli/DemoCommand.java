@@ -31,7 +31,7 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
-import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.openai.EnergyUsage;
 import org.meshjava.openai.ReceiptJson;
 import org.meshjava.receipt.Envelope;

@@ -21,19 +21,20 @@ import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
-import org.meshjava.journal.GrantSuspension;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
-import org.meshjava.journal.JournalReplay;
-import org.meshjava.journal.JournalSegments;
-import org.meshjava.journal.LogReplay;
-import org.meshjava.journal.ReplayState;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
+import org.meshjava.journal.internal.GrantSuspension;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalReplay;
+import org.meshjava.journal.internal.JournalSegments;
+import org.meshjava.journal.internal.LogReplay;
+import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
@@ -678,7 +679,7 @@ final class JournalCommand implements Runnable {
         throw new CliException("no journal at " + file);
       }
       try (Journal journal = open(target)) {
-        Optional<JournalReplay.Suspension> inForce = GrantSuspension.inForce(journal.recovered());
+        Optional<Suspension> inForce = GrantSuspension.inForce(journal.recovered());
         if (inForce.isEmpty()) {
           throw new CliException("journal " + file + ": grants are not suspended; nothing written");
         }

@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.util.List;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.Journal;
-import org.meshjava.journal.JournalChain;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.internal.JournalChain;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.journal.postgres.PostgresLocation;
 

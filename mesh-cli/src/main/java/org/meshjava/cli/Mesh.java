@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 @Command(
     name = "mesh",
     mixinStandardHelpOptions = true,
-    version = "mesh-java 0.1.0",
+    versionProvider = MeshVersion.class,
     description = "Energy-accounted inference serving and routing (mesh/1).",
     subcommands = {
       DemoCommand.class,

@@ -23,7 +23,7 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
-import org.meshjava.journal.JournalSegments;
+import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 

@@ -34,8 +34,8 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.testpg.PostgresTestServer;
 

@@ -26,7 +26,7 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.WitnessVerdict;

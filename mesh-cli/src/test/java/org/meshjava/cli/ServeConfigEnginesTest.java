@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.engine.jlama.JlamaEngine;
-import org.meshjava.engine.jlama.TinyLlama;
+import org.meshjava.engine.jlama.testing.TinyLlama;
 
 /** The model-engine backend kinds of the serve configuration. */
 class ServeConfigEnginesTest {

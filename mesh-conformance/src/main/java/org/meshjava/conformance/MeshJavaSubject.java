@@ -6,8 +6,8 @@ import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.openai.ReceiptJson;
-import org.meshjava.receipt.CoseSign1;
 import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.internal.CoseSign1;
 
 /** This implementation as a {@link ConformanceSubject}. */
 public final class MeshJavaSubject implements ConformanceSubject {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The in-memory {@link SpendLedger}. One lock guards all state: a reservation touches every link of
@@ -41,6 +42,15 @@ final class InMemorySpendLedger implements SpendLedger {
   private Instant horizon = Instant.MIN;
   private long nextSerial;
 
+  /**
+   * Pairs restored from a snapshot, still packed: looked up by binary search, so a restore costs no
+   * object per pair. Moved into {@link #spent} (the live ones only) the first time the horizon
+   * reaches the earliest of their instants, {@link #restoredNext}; null from then on.
+   */
+  private @Nullable PackedSpent restored;
+
+  private Instant restoredNext = Instant.MAX;
+
   InMemorySpendLedger() {}
 
   /** A ledger holding {@code state}; the forgetting queue is rebuilt from the instants in it. */
@@ -59,7 +69,12 @@ final class InMemorySpendLedger implements SpendLedger {
         expiring.add(new Expiring(acc.expiry, a.link()));
       }
     }
-    for (LedgerState.Spent p : state.spent()) {
+    if (state.spent() instanceof PackedSpent packed) {
+      restored = packed;
+      restoredNext = packed.earliestUntil();
+    }
+    for (LedgerState.Spent p :
+        state.spent() instanceof PackedSpent ? List.<LedgerState.Spent>of() : state.spent()) {
       SpentPair pair = new SpentPair(p.leaf(), p.nonce());
       if (spent.put(pair, p.until()) != null) {
         throw new IllegalArgumentException("pair " + p.leaf() + "/" + p.nonce() + " twice");
@@ -84,14 +99,14 @@ final class InMemorySpendLedger implements SpendLedger {
       acc.sort((x, y) -> x.link().compareTo(y.link()));
       List<LedgerState.Spent> pairs = new ArrayList<>(spent.size());
       spent.forEach((p, until) -> pairs.add(new LedgerState.Spent(p.leaf(), p.nonce(), until)));
-      pairs.sort(
-          (x, y) -> {
-            int c = x.leaf().compareTo(y.leaf());
-            return c != 0 ? c : java.util.Arrays.compare(x.nonce().bytes(), y.nonce().bytes());
-          });
+      PackedSpent packed = PackedSpent.of(pairs);
+      PackedSpent r = restored;
+      if (r != null) {
+        packed = PackedSpent.merge(r, packed);
+      }
       List<Reservation> res = new ArrayList<>(open.values());
       res.sort((x, y) -> Long.compare(x.serial(), y.serial()));
-      return new LedgerState(horizon, nextSerial, acc, pairs, res);
+      return new LedgerState(horizon, nextSerial, acc, packed, res);
     }
   }
 
@@ -124,7 +139,7 @@ final class InMemorySpendLedger implements SpendLedger {
         until = min(until, l.expiry());
       }
       SpentPair pair = new SpentPair(leaf, nonce);
-      if (spent.containsKey(pair)) {
+      if (spent.containsKey(pair) || wasRestored(leaf, nonce)) {
         throw new GrantRefusedException(
             DenialLabel.PRESENTATION_SPENT,
             "the presentation of " + leaf + " with nonce " + nonce + " was already spent here");
@@ -211,14 +226,15 @@ final class InMemorySpendLedger implements SpendLedger {
   @Override
   public boolean isSpent(GrantId leaf, PresentationNonce nonce) {
     synchronized (lock) {
-      return spent.containsKey(new SpentPair(leaf, nonce));
+      return spent.containsKey(new SpentPair(leaf, nonce)) || wasRestored(leaf, nonce);
     }
   }
 
   @Override
   public long liveEntries() {
     synchronized (lock) {
-      return (long) spent.size() + accounts.size();
+      PackedSpent r = restored;
+      return (long) spent.size() + (r == null ? 0 : r.size()) + accounts.size();
     }
   }
 
@@ -228,6 +244,9 @@ final class InMemorySpendLedger implements SpendLedger {
       return;
     }
     horizon = t;
+    if (restored != null && !horizon.isBefore(restoredNext)) {
+      materialise();
+    }
     while (!expiring.isEmpty() && !horizon.isBefore(expiring.peek().until())) {
       Object key = expiring.poll().key();
       if (key instanceof SpentPair pair) {
@@ -236,6 +255,34 @@ final class InMemorySpendLedger implements SpendLedger {
         Account a = accounts.get(link);
         if (a != null) {
           forgetIfDone(link, a);
+        }
+      }
+    }
+  }
+
+  /** Whether (leaf, nonce) is among the pairs restored packed. */
+  private boolean wasRestored(GrantId leaf, PresentationNonce nonce) {
+    PackedSpent r = restored;
+    return r != null && r.indexOf(leaf, nonce) >= 0;
+  }
+
+  /**
+   * Moves the restored pairs the horizon has not passed into {@link #spent} and the forgetting
+   * queue, and drops the rest: once one of them is due to be forgotten, the ordinary bookkeeping
+   * takes them over. Paid once, by the first decision after the earliest restored pair expires.
+   */
+  private void materialise() {
+    PackedSpent r = java.util.Objects.requireNonNull(restored);
+    restored = null;
+    restoredNext = Instant.MAX;
+    for (int i = 0; i < r.size(); i++) {
+      Instant until = r.until(i);
+      if (horizon.isBefore(until)) {
+        LedgerState.Spent p = r.get(i);
+        SpentPair pair = new SpentPair(p.leaf(), p.nonce());
+        spent.put(pair, until);
+        if (!until.equals(Instant.MAX)) {
+          expiring.add(new Expiring(until, pair));
         }
       }
     }

@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param horizon the latest decision time the ledger was shown ({@link Instant#MIN} if none)
  * @param nextSerial the serial the next reservation takes
  * @param accounts every link account still held, in link-id order
- * @param spent every (leaf, nonce) pair still remembered, with the instant it is forgotten
+ * @param spent every (leaf, nonce) pair still remembered, with the instant it is forgotten; a
+ *     {@link PackedSpent} is kept as it is (immutable), any other list is copied
  * @param open every reservation not yet settled or released, in serial order
  */
 public record LedgerState(
@@ -30,7 +31,8 @@ public record LedgerState(
       throw new IllegalArgumentException("nextSerial is non-negative: " + nextSerial);
     }
     accounts = List.copyOf(accounts);
-    spent = List.copyOf(spent);
+    // Packed pairs stay packed: copying them into records is what restoring them compactly avoids.
+    spent = spent instanceof PackedSpent ? spent : List.copyOf(spent);
     open = List.copyOf(open);
     for (Reservation r : open) {
       if (r.serial() >= nextSerial) {

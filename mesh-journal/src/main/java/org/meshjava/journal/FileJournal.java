@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.ChainedReader;
 import org.meshjava.journal.internal.GroupCommit;
+import org.meshjava.journal.internal.HeldJournals;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalSegments;
+import org.meshjava.journal.internal.LineReader;
+import org.meshjava.journal.internal.RecordChain;
+import org.meshjava.journal.internal.RecordCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +83,11 @@ public final class FileJournal implements Journal {
   /** Journals open in this process, by file identity (see the design note). */
   private static final ConcurrentHashMap<Object, AtomicReference<FileJournal>> HELD =
       new ConcurrentHashMap<>();
+
+  static {
+    // JournalFile (internal) reads a held journal through its holder's channel.
+    HeldJournals.register(FileJournal::readHeld);
+  }
 
   /** Takes the OS lock; a seam so the cannot-lock path can be tested. */
   @FunctionalInterface
@@ -304,16 +317,42 @@ public final class FileJournal implements Journal {
     }
     long lastStart = lastNewline(ch, good - 1);
     byte[] last = readRange(ch, lastStart, good - 1);
-    long lastSeq = RecordCodec.seqOf(last, path);
+    long lastSeq = seqOf(last, path);
     long firstSeq = lastSeq;
     if (lastStart > 0) {
       byte[] first = new LineReader(ch, 0, good).next();
-      firstSeq = RecordCodec.seqOf(java.util.Objects.requireNonNull(first), path);
+      firstSeq = seqOf(java.util.Objects.requireNonNull(first), path);
     }
     return new Tail(
         new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
         torn,
         firstSeq);
+  }
+
+  private static final byte[] SEQ_PREFIX = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The {@code seq} of a record line. Every line this project writes begins with an open brace,
+   * {@code "seq":}, the digits and a comma, and that is read here directly: opening a journal then
+   * needs no JSON mapper, whose first use costs a cold JVM more than the rest of a restart from a
+   * snapshot at the journal's end. Any other line is read by {@link RecordCodec#seqOf}, which also
+   * says what is wrong with it.
+   */
+  static long seqOf(byte[] line, Object where) throws JournalException {
+    int at = SEQ_PREFIX.length;
+    if (line.length > at + 1 && Arrays.equals(line, 0, at, SEQ_PREFIX, 0, at)) {
+      long seq = 0;
+      int digits = 0;
+      while (at < line.length && line[at] >= '0' && line[at] <= '9' && digits < 18) {
+        seq = seq * 10 + (line[at++] - '0');
+        digits++;
+      }
+      boolean leadingZero = digits > 1 && line[SEQ_PREFIX.length] == '0';
+      if (digits > 0 && !leadingZero && at < line.length && line[at] == ',') {
+        return seq;
+      }
+    }
+    return RecordCodec.seqOf(line, where);
   }
 
   /** The offset just after the last newline before {@code before}, or 0 if there is none. */
@@ -352,14 +391,9 @@ public final class FileJournal implements Journal {
     return Arrays.copyOf(buf.array(), buf.position());
   }
 
-  /**
-   * The identity of the file {@code real} names: device and inode where the platform has them
-   * ({@link BasicFileAttributes#fileKey()}), else the real path. Read by {@code stat}; opens
-   * nothing.
-   */
+  /** The identity of the file {@code real} names ({@link HeldJournals#identity}). */
   static Object identity(Path real) throws IOException {
-    Object key = Files.readAttributes(real, BasicFileAttributes.class).fileKey();
-    return key != null ? key : real.toRealPath();
+    return HeldJournals.identity(real);
   }
 
   /**
@@ -629,7 +663,7 @@ public final class FileJournal implements Journal {
     if (hint > 0 && hint < end && readRange(channel, hint - 1, hint)[0] == '\n') {
       LineReader at = new LineReader(channel, hint, end);
       byte[] line = at.next();
-      if (line != null && RecordCodec.seqOf(line, path) == count) {
+      if (line != null && seqOf(line, path) == count) {
         return new LineReader(channel, hint, end);
       }
     }

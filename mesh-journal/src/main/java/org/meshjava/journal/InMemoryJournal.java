@@ -3,6 +3,8 @@ package org.meshjava.journal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.meshjava.journal.internal.RecordChain;
+import org.meshjava.journal.internal.RecordCodec;
 
 /**
  * A journal held in memory: for tests, and for stewards that cannot restart. It records and chains

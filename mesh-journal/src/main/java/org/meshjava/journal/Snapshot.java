@@ -29,12 +29,15 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.LedgerState;
 import org.meshjava.jcp.LinkBudget;
+import org.meshjava.jcp.PackedSpent;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.jcp.Reservation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
+import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TransparencyLog;
 
 /**
  * A signed snapshot of a journal's replayed state (§2.2; byte layout in SPEC.md §60.8): the {@link
@@ -46,36 +49,79 @@ import org.meshjava.receipt.tlog.SignedNote;
  * <p>Immutable.
  */
 public final class Snapshot {
-  /** The format version this implementation writes and reads. */
-  public static final int FORMAT = 1;
+  /**
+   * The format version this implementation writes and reads. Format 2 added the transparency tree's
+   * levels and signs the body's SHA-256 rather than the body.
+   */
+  public static final int FORMAT = 2;
 
   /** What the signature covers before the body: keeps a snapshot signature from being reused. */
   private static final byte[] CONTEXT =
       "mesh/1 journal snapshot\n".getBytes(StandardCharsets.UTF_8);
-
-  /** Bytes per spent pair: leaf id 32, nonce 16, until seconds 8 and nanoseconds 4 (big-endian). */
-  private static final int SPENT_BYTES = 32 + PresentationNonce.LENGTH + 8 + 4;
 
   /** Large enough for a body with tens of millions of receipts; depth is fixed by the layout. */
   private static final CborLimits LIMITS = new CborLimits(8, Integer.MAX_VALUE - 64, 1 << 28);
 
   private final DidKey steward;
   private final SnapshotState state;
+
+  /** The receipts' Merkle tree levels ({@link MerkleTree#packedLevels}), or empty. */
+  private final byte[] tree;
+
   private final byte[] encoded;
 
-  private Snapshot(DidKey steward, SnapshotState state, byte[] encoded) {
+  private Snapshot(DidKey steward, SnapshotState state, byte[] tree, byte[] encoded) {
     this.steward = steward;
     this.state = state;
+    this.tree = tree;
     this.encoded = encoded;
   }
 
-  /** Encodes {@code state} and signs it with the steward's {@code key}. */
+  /**
+   * Encodes {@code state} and signs it with the steward's {@code key}, with the transparency tree
+   * of its receipts built here (two SHA-256 per receipt); a steward passes the levels of the tree
+   * it keeps instead ({@link #sign(SigningKey, SnapshotState, byte[])}).
+   */
   public static Snapshot sign(SigningKey key, SnapshotState state) {
+    ReceiptIds ids = state.receipts();
+    MerkleTree tree = new MerkleTree();
+    for (long s = ids.first(); s >= 0 && s < ids.first() + ids.size(); s++) {
+      tree.append(ids.get(s).orElseThrow().bytes());
+    }
+    return sign(key, state, tree.packedLevels(ids.size()));
+  }
+
+  /**
+   * Encodes {@code state} and signs it with the steward's {@code key}, carrying {@code treeLevels}
+   * so that a restart restores the transparency tree without rehashing every receipt (§65).
+   *
+   * @param treeLevels the levels of the Merkle tree of the state's receipts, in order, leaf 0 the
+   *     first ({@link MerkleTree#packedLevels} at {@code receipts().size()}); or empty, to carry
+   *     none (a restart then rebuilds the tree from the receipt ids)
+   * @throws IllegalArgumentException if the levels are not of that size, or their last leaf is not
+   *     the last receipt's
+   */
+  public static Snapshot sign(SigningKey key, SnapshotState state, byte[] treeLevels) {
+    ReceiptIds ids = state.receipts();
+    long n = ids.size();
+    byte[] levels = treeLevels.clone();
+    if (levels.length > 0) {
+      if (levels.length != MerkleTree.packedLength(n)) {
+        throw new IllegalArgumentException(
+            levels.length + " bytes are not the tree levels of " + n + " receipts");
+      }
+      int last = Math.toIntExact((n - 1) * ContentId.LENGTH);
+      byte[] expected =
+          TransparencyLog.leafHash(ids.get(ids.first() + n - 1).orElseThrow()).bytes();
+      if (!Arrays.equals(levels, last, last + ContentId.LENGTH, expected, 0, expected.length)) {
+        throw new IllegalArgumentException("the tree is not the tree of the state's receipts");
+      }
+    }
     DidKey steward = DidKey.of(key.verificationKey());
-    byte[] body = body(steward, state).encode();
+    byte[] body = body(steward, state, levels).encode();
     byte[] signature = key.sign(signed(body));
     byte[] file = CborArray.of(CborBytes.of(body), CborBytes.of(signature)).encode();
-    return new Snapshot(steward, state, file);
+    return new Snapshot(steward, state, levels, file);
   }
 
   /**
@@ -129,7 +175,17 @@ public final class Snapshot {
           e);
     }
     try {
-      return new Snapshot(steward, f.state(), bytes.clone());
+      SnapshotState state = f.state();
+      byte[] tree = Fields.bytes(f.get("tree"), -1, "tree");
+      if (tree.length > 0 && tree.length != MerkleTree.packedLength(state.receipts().size())) {
+        throw malformed(
+            "tree is "
+                + tree.length
+                + " bytes, not the levels of "
+                + state.receipts().size()
+                + " receipts");
+      }
+      return new Snapshot(steward, state, tree, bytes.clone());
     } catch (RuntimeException e) {
       throw malformed("invalid content: " + e.getMessage());
     }
@@ -183,7 +239,7 @@ public final class Snapshot {
             state.chains(),
             state.authorisations(),
             state.revocationsReplayed());
-    return body(steward, plain).encode();
+    return body(steward, plain, new byte[0]).encode();
   }
 
   /**
@@ -253,21 +309,44 @@ public final class Snapshot {
     return state.position();
   }
 
+  /**
+   * The transparency tree of the snapshot's receipts, restored from the levels it carries without
+   * rehashing (a new tree on each call); empty when it carries none or holds no receipt.
+   */
+  public Optional<MerkleTree> tree() {
+    if (tree.length == 0) {
+      return Optional.empty();
+    }
+    return Optional.of(MerkleTree.ofLevels(state.receipts().size(), tree));
+  }
+
   /** Its encoding: what a snapshot store keeps. */
   public byte[] encoded() {
     return encoded.clone();
   }
 
+  /**
+   * What the signature covers: the context and the body's SHA-256. Not the body itself: Ed25519
+   * hashes its message with SHA-512 in BouncyCastle's Java code, three times slower here than the
+   * JDK's SHA-256 on the processor's SHA instructions, and a body is tens of megabytes per million
+   * receipts; the digest binds the body as firmly.
+   */
   private static byte[] signed(byte[] body) {
-    byte[] out = Arrays.copyOf(CONTEXT, CONTEXT.length + body.length);
-    System.arraycopy(body, 0, out, CONTEXT.length, body.length);
+    byte[] digest;
+    try {
+      digest = java.security.MessageDigest.getInstance("SHA-256").digest(body);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has SHA-256", e);
+    }
+    byte[] out = Arrays.copyOf(CONTEXT, CONTEXT.length + digest.length);
+    System.arraycopy(digest, 0, out, CONTEXT.length, digest.length);
     return out;
   }
 
   // ---- encoding -------------------------------------------------------------------------------
 
   @SuppressWarnings("JavaInstantGetSecondsGetNano") // both halves of the instant are written
-  private static CborMap body(DidKey steward, SnapshotState s) {
+  private static CborMap body(DidKey steward, SnapshotState s, byte[] tree) {
     JournalPosition p = s.position();
     LedgerState l = s.ledger();
     List<CborValue> accounts = new ArrayList<>();
@@ -277,14 +356,7 @@ public final class Snapshot {
               id(a.link()), CborInt.of(a.debitedUj()), CborInt.of(a.reservedUj()), t(a.expiry())));
     }
     // Packed: a steward's spent nonces are most of its state (one per unexpired serve).
-    java.nio.ByteBuffer spent = java.nio.ByteBuffer.allocate(l.spent().size() * SPENT_BYTES);
-    for (LedgerState.Spent x : l.spent()) {
-      spent
-          .put(x.leaf().contentId().bytes())
-          .put(x.nonce().bytes())
-          .putLong(x.until().getEpochSecond())
-          .putInt(x.until().getNano());
-    }
+    byte[] spent = PackedSpent.of(l.spent()).packed();
     List<CborValue> open = new ArrayList<>();
     for (Reservation r : l.open()) {
       List<CborValue> links = new ArrayList<>();
@@ -350,7 +422,7 @@ public final class Snapshot {
                 t(l.horizon()),
                 CborInt.of(l.nextSerial()),
                 new CborArray(accounts),
-                CborBytes.of(spent.array()),
+                CborBytes.of(spent),
                 new CborArray(open)))
         .put("revocations", new CborArray(revocations))
         .put(
@@ -377,6 +449,7 @@ public final class Snapshot {
         .put("open", new CborArray(authorisations))
         .put("settled", new CborArray(settled))
         .put("checkpoint", s.checkpoint().map(SignedNote::encoded).orElse(""))
+        .put("tree", CborBytes.of(tree))
         .put("chains", new CborArray(chains))
         .put(
             "counts",
@@ -414,6 +487,7 @@ public final class Snapshot {
             "open",
             "settled",
             "checkpoint",
+            "tree",
             "chains",
             "counts");
 
@@ -535,32 +609,12 @@ public final class Snapshot {
                 uint(a.get(2), "reserved"),
                 instant(a.get(3), "expiry")));
       }
-      byte[] packed = bytes(l.get(3), -1, "spent");
-      if (packed.length % SPENT_BYTES != 0) {
-        throw malformed("spent is not a whole number of " + SPENT_BYTES + "-byte pairs");
-      }
-      java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(packed);
-      List<LedgerState.Spent> spent = new ArrayList<>(packed.length / SPENT_BYTES);
-      byte[] leaf = new byte[32];
-      byte[] nonce = new byte[PresentationNonce.LENGTH];
-      while (in.hasRemaining()) {
-        in.get(leaf).get(nonce);
-        long seconds = in.getLong();
-        int nanos = in.getInt();
-        if (nanos < 0 || nanos > 999_999_999) {
-          throw malformed("a spent pair's instant has " + nanos + " nanoseconds");
-        }
-        Instant until;
-        try {
-          until = Instant.ofEpochSecond(seconds, nanos);
-        } catch (java.time.DateTimeException e) {
-          throw malformed("a spent pair's instant is out of range");
-        }
-        spent.add(
-            new LedgerState.Spent(
-                new GrantId(ContentId.fromDigest(leaf.clone())),
-                PresentationNonce.of(nonce.clone()),
-                until));
+      // Kept packed: a ledger restored from them looks pairs up in these bytes (PackedSpent).
+      PackedSpent spent;
+      try {
+        spent = PackedSpent.of(bytes(l.get(3), -1, "spent"));
+      } catch (IllegalArgumentException e) {
+        throw malformed("spent: " + e.getMessage());
       }
       List<Reservation> open = new ArrayList<>();
       for (CborValue v : array(l.get(4), -1, "reservations")) {
@@ -590,27 +644,27 @@ public final class Snapshot {
         revocations.put(grant(a.get(0), "revoked grant"), instant(a.get(1), "revoked from"));
       }
       List<CborValue> susp = array(get("suspension"), -1, "suspension");
-      Optional<JournalReplay.Suspension> suspension = Optional.empty();
+      Optional<Suspension> suspension = Optional.empty();
       if (!susp.isEmpty()) {
         if (susp.size() != 3) {
           throw malformed("suspension has " + susp.size() + " items, not 0 or 3");
         }
         suspension =
             Optional.of(
-                new JournalReplay.Suspension(
+                new Suspension(
                     uint(susp.get(0), "suspension record"),
                     uint(susp.get(1), "suspension receipt"),
                     ContentId.fromDigest(bytes(susp.get(2), 32, "suspension envelope"))));
       }
       List<CborValue> head = array(get("head"), -1, "head");
-      Optional<JournalReplay.Sealed> lastSealed = Optional.empty();
+      Optional<RecordedReceipt> lastSealed = Optional.empty();
       if (!head.isEmpty()) {
         if (head.size() != 2) {
           throw malformed("head has " + head.size() + " items, not 0 or 2");
         }
         lastSealed =
             Optional.of(
-                new JournalReplay.Sealed(
+                new RecordedReceipt(
                     uint(head.get(0), "head sequence"),
                     ContentId.fromDigest(bytes(head.get(1), 32, "head envelope"))));
       }

@@ -15,6 +15,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * The file journal read as a restart reads it (SPEC.md §60.3, §60.8): its end found from its last

@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.journal.internal.JournalFile;
 
 class FileJournalTest {
   @TempDir Path dir;

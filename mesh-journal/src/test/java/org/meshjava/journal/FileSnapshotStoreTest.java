@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.ReplayState;
 
 /**
  * Snapshots kept as files (SPEC.md §60.8): named by their count, written whole, newest two kept.

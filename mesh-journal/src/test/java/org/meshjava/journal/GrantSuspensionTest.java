@@ -3,6 +3,7 @@ package org.meshjava.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
+import org.meshjava.journal.internal.GrantSuspension;
 
 /**
  * The operator's side of a suspension of grants (§2.2): whether one is in force, and lifting it.

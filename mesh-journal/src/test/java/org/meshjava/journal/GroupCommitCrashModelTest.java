@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * The journal's group commit against a sequential specification, with a crash at every point (issue

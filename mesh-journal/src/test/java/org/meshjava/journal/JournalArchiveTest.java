@@ -13,6 +13,8 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalSegments;
 
 /**
  * Archived segments (SPEC.md §60.8): records covered by a snapshot move out of the live file into

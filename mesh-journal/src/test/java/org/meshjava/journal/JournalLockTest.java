@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * The journal lock follows the file's identity (issue 14 item 1): a second steward, in another JVM

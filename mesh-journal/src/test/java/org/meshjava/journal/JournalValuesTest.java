@@ -11,6 +11,8 @@ import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.journal.internal.JournalReplay;
+import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.Envelope;
 
 /** The journal's values refuse what no journal holds (§2.2, SPEC.md §60.2). */

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.NoteVerifierKey;

@@ -15,6 +15,10 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
+import org.meshjava.journal.internal.JournalChain;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.RecordChain;
+import org.meshjava.journal.internal.RecordCodec;
 
 /**
  * The one-line encoding of a record (SPEC.md §60.2), read back through {@link JournalChain}, which

@@ -22,6 +22,8 @@ import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
+import org.meshjava.journal.internal.JournalReplay;
+import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.Envelope;
 
 /**
@@ -76,7 +78,7 @@ class ReplayStateTest {
 
     Envelope last =
         ((JournalEntry.Sealed) records.get((int) a2 + 2).entry()).envelope().orElseThrow();
-    assertThat(r.lastSealed()).contains(new JournalReplay.Sealed(2, last.id()));
+    assertThat(r.lastSealed()).contains(new RecordedReceipt(2, last.id()));
     assertThat(r.receipts().first()).isZero();
     assertThat(r.receipts().size()).isEqualTo(3);
     assertThat(r.receipts().get(2)).contains(last.id());
@@ -84,7 +86,7 @@ class ReplayStateTest {
     assertThat(r.revocations()).isEqualTo(1);
     assertThat(r.suspension())
         .contains(
-            new JournalReplay.Suspension(
+            new Suspension(
                 suspended,
                 0,
                 ((JournalEntry.Suspended) records.get((int) suspended).entry()).envelope().id()));

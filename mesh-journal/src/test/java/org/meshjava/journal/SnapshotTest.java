@@ -26,6 +26,7 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.Revocations;
+import org.meshjava.journal.internal.ReplayState;
 
 /**
  * The signed snapshot of SPEC.md §60.8: a state survives signing and opening exactly, and every

@@ -6,7 +6,8 @@ import org.meshjava.core.ContentId;
 
 /**
  * Where a receipt stands in its steward's hash chain (§6.3): its sequence, from 0, and the content
- * id of the envelope before it, which only the first receipt lacks. {@link ReceiptLog} stamps it.
+ * id of the envelope before it, which only the first receipt lacks. The steward's receipt log
+ * stamps it.
  *
  * @param sequence position in the chain, from 0
  * @param prev content id of the previous envelope; absent exactly at sequence 0

@@ -10,6 +10,7 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.receipt.internal.CoseSign1;
 
 /**
  * JCR-1: a mesh/1 receipt's signed core in a COSE_Sign1 envelope signed with Ed25519 (§6).

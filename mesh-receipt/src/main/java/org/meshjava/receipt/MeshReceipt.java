@@ -186,7 +186,7 @@ public record MeshReceipt(
 
   /**
    * Collects a receipt's fields. The chain fields ({@code sequence}, {@code prev}) are usually left
-   * for {@link ReceiptLog} to stamp. Not thread-safe.
+   * for the steward's receipt log to stamp. Not thread-safe.
    */
   public static final class Builder {
     private ContentId requestId;

@@ -16,6 +16,7 @@ import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborTag;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.Blake3;
+import org.meshjava.receipt.internal.CoseSign1;
 
 /**
  * A sealed envelope taken apart by hand: every byte of the JCR-1 profile (§6) is checked against

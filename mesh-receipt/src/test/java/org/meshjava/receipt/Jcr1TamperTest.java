@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 import org.meshjava.receipt.ReceiptException.Reason;
+import org.meshjava.receipt.internal.CoseSign1;
 
 /** Any change to a sealed envelope is refused with a {@link ReceiptException}, never accepted. */
 class Jcr1TamperTest {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.receipt.internal.CoseSign1;
+import org.meshjava.receipt.internal.ReceiptLog;
 
 /**
  * Edges of the receipt model, the envelope and the chain that mutation testing (issue 21 item 4)

@@ -10,6 +10,7 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.receipt.ReceiptException.Reason;
+import org.meshjava.receipt.internal.ReceiptLog;
 
 /** Chain verification (§6.3): any alteration, reordering, loss or repeat is found, at its index. */
 class ReceiptChainTest {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.Blake3;
+import org.meshjava.receipt.internal.ReceiptLog;
 
 /** The steward's receipt log (§6.3): stamping, linking, resuming, and not advancing on failure. */
 class ReceiptLogTest {

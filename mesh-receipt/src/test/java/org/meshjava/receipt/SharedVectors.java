@@ -10,13 +10,13 @@ import java.nio.file.Path;
  * this module's tests use. They are vendored as test resources under {@code vectors/}, so a fresh
  * clone needs nothing outside the repository. Test support only.
  */
-final class SharedVectors {
+public final class SharedVectors {
   private SharedVectors() {}
 
   /**
    * Returns {@code vectors/<folder>} on the test class path, failing clearly when it is missing.
    */
-  static Path folder(String folder) {
+  public static Path folder(String folder) {
     URL url = SharedVectors.class.getResource("/vectors/" + folder);
     if (url == null) {
       throw new IllegalStateException("vectors/" + folder + " is not on the test class path");

@@ -12,6 +12,7 @@ import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.internal.CoseSign1;
 
 /**
  * Fixed keys, ready-made receipt drafts, and a signer that seals any CBOR map as a JCR-1 envelope,

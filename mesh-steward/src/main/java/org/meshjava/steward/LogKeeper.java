@@ -13,11 +13,12 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalSeal;
-import org.meshjava.journal.LogReplay;
 import org.meshjava.journal.ReceiptIds;
+import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TransparencyLog;
@@ -83,6 +84,11 @@ sealed class LogKeeper permits LogKeeper.Off {
     void afterSeal() {}
 
     @Override
+    byte[] levels(long first, long count) {
+      return new byte[0];
+    }
+
+    @Override
     synchronized Optional<SignedNote> checkpoint() {
       return Optional.empty();
     }
@@ -142,20 +148,28 @@ sealed class LogKeeper permits LogKeeper.Off {
 
     /**
      * Starts from a snapshot: its receipts, in order, and the last checkpoint it recorded, which
-     * the tree they build must reproduce.
+     * the tree they build must reproduce. The tree is the snapshot's own when it carries one
+     * (restored from its levels, no hashing: the snapshot is signed by this steward's key), else
+     * rebuilt from the receipt ids.
      *
      * @throws JournalException {@code REPLAY_REFUSED} if it does not
      */
-    void seed(ReceiptIds receipts, Optional<SignedNote> checkpoint) throws JournalException {
+    void seed(ReceiptIds receipts, Optional<MerkleTree> tree, Optional<SignedNote> checkpoint)
+        throws JournalException {
       if (receipts.first() < 0) {
         if (checkpoint.isPresent()) {
           throw refusedAt(-1, "the snapshot holds a checkpoint but no receipt");
         }
         return;
       }
-      TransparencyLog l = new TransparencyLog(key, receipts.first(), witnesses);
-      for (long s = receipts.first(); s < receipts.first() + receipts.size(); s++) {
-        l.append(s, receipts.get(s).orElseThrow());
+      TransparencyLog l;
+      if (tree.isPresent()) {
+        l = new TransparencyLog(key, receipts.first(), tree.get(), witnesses);
+      } else {
+        l = new TransparencyLog(key, receipts.first(), witnesses);
+        for (long s = receipts.first(); s < receipts.first() + receipts.size(); s++) {
+          l.append(s, receipts.get(s).orElseThrow());
+        }
       }
       if (checkpoint.isPresent()) {
         try {
@@ -218,6 +232,20 @@ sealed class LogKeeper permits LogKeeper.Off {
 
   private static JournalException refusedAt(long seq, String detail) {
     return new JournalException(JournalException.Reason.REPLAY_REFUSED, seq, detail, null);
+  }
+
+  /**
+   * The tree's levels over receipts {@code first .. first + count - 1}, for a snapshot of them
+   * ({@link org.meshjava.journal.Snapshot#sign(SigningKey, org.meshjava.journal.SnapshotState,
+   * byte[])}); empty when the log is off, starts elsewhere, or has not appended them all yet (the
+   * snapshot then carries no tree).
+   */
+  byte[] levels(long first, long count) {
+    TransparencyLog t = tree();
+    if (count == 0 || t.firstSequence() != first || t.size() < count) {
+      return new byte[0];
+    }
+    return t.packedLevels(count);
   }
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */

@@ -21,8 +21,8 @@ import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.Opening;
 import org.meshjava.receipt.OutputCommitment;
-import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.internal.ReceiptLog;
 import org.meshjava.router.RouteDecision;
 
 /**

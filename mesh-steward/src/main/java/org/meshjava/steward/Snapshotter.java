@@ -12,11 +12,11 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
-import org.meshjava.journal.ReplayState;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.internal.ReplayState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +39,9 @@ final class Snapshotter implements AutoCloseable {
   private final SnapshotStore store;
   private final long every;
 
+  /** The transparency log's tree, whose levels a snapshot carries (none when the log is off). */
+  private final LogKeeper keeper;
+
   /** The state to start from, until the first snapshot restores it (off the start's path). */
   private @org.jspecify.annotations.Nullable SnapshotState seed;
 
@@ -54,6 +57,7 @@ final class Snapshotter implements AutoCloseable {
    *     journal's end); it is restored only when the first snapshot is taken, so a start does not
    *     pay for it
    * @param saved the position the latest stored snapshot covers (count 0 if none)
+   * @param keeper the steward's transparency log, whose tree's levels each snapshot carries
    */
   Snapshotter(
       SigningKey key,
@@ -62,8 +66,10 @@ final class Snapshotter implements AutoCloseable {
       long every,
       Duration interval,
       SnapshotState recovered,
-      long saved) {
+      long saved,
+      LogKeeper keeper) {
     this.key = key;
+    this.keeper = keeper;
     this.journal = journal;
     this.store = store;
     this.every = every;
@@ -148,7 +154,10 @@ final class Snapshotter implements AutoCloseable {
         });
     state.applyAll(batch);
     long locator = state.position().samePlace(end) ? end.locator() : -1;
-    Snapshot s = Snapshot.sign(key, state.capture(locator));
+    SnapshotState captured = state.capture(locator);
+    Snapshot s =
+        Snapshot.sign(
+            key, captured, keeper.levels(captured.receipts().first(), captured.receipts().size()));
     store.save(s);
     savedThrough = s.position().count();
     LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());

@@ -39,12 +39,14 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
-import org.meshjava.journal.JournalReplay;
-import org.meshjava.journal.ReplayState;
+import org.meshjava.journal.RecordedReceipt;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
+import org.meshjava.journal.internal.JournalReplay;
+import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.receipt.Envelope;
@@ -52,8 +54,8 @@ import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Opening;
 import org.meshjava.receipt.ReceiptException;
-import org.meshjava.receipt.ReceiptLog;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.internal.ReceiptLog;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
@@ -155,7 +157,7 @@ public final class Steward implements AutoCloseable {
             this.journal,
             b.clock,
             replayed.unresolved(),
-            replayed.suspension().map(JournalReplay.Suspension::toString),
+            replayed.suspension().map(Suspension::toString),
             listener);
     this.logKeeper = logKeeper;
     this.snapshotter = snapshotter;
@@ -1086,7 +1088,7 @@ public final class Steward implements AutoCloseable {
                   + ", which records receipts up to "
                   + replayed.lastSealed().get().sequence());
         }
-        JournalReplay.Sealed last = replayed.lastSealed().get();
+        RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
       } else if (head == null && !ephemeral) {
         j.close();
@@ -1107,7 +1109,8 @@ public final class Steward implements AutoCloseable {
                     snapshotEvery,
                     snapshotInterval,
                     rec.loaded().orElseGet(() -> rec.state().capture(-1)),
-                    rec.fromSnapshot()));
+                    rec.fromSnapshot(),
+                    keeper));
       }
       try {
         Steward steward = new Steward(this, replayed, gate, start, keeper, snapshotter);
@@ -1142,7 +1145,7 @@ public final class Steward implements AutoCloseable {
         Snapshot snap = Snapshot.open(latest.get(), self);
         snap.checkAgainst(j.position());
         state = ReplayState.restore(snap.state(), snap.gate(revocations));
-        log.seed(snap.state().receipts(), snap.state().checkpoint());
+        log.seed(snap.state().receipts(), snap.tree(), snap.state().checkpoint());
         from = snap.position().count();
         loaded = Optional.of(snap.state());
       } else {

@@ -133,7 +133,7 @@ class JournalRestartTest {
     lines.set(i, lines.get(i).replaceFirst("\"debited_uj\":\\d+", "\"debited_uj\":1"));
     lines.set(i, lines.get(i).replaceFirst("\"sequence\":(\\d+)", "\"sequence\":9$1"));
     Files.write(journal(), lines);
-    assertThatThrownBy(() -> org.meshjava.journal.JournalFile.read(journal()))
+    assertThatThrownBy(() -> org.meshjava.journal.internal.JournalFile.read(journal()))
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));

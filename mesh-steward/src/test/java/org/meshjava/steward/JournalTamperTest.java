@@ -22,8 +22,8 @@ import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalFile;
-import org.meshjava.journal.JournalReplay;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalReplay;
 
 /**
  * A journal edited and re-hashed (every {@code prev} recomputed, so the chain still forms) is
@@ -117,7 +117,7 @@ class JournalTamperTest {
     List<String> lines = Files.readAllLines(journal());
     int sealed = nth(lines, "\"type\":\"Sealed\"", 1);
     editAndRehash(sealed, l -> l.replaceFirst(",\"envelope\":\"[0-9a-f]+\"", ""));
-    assertThatThrownBy(() -> org.meshjava.journal.JournalFile.read(journal()))
+    assertThatThrownBy(() -> org.meshjava.journal.internal.JournalFile.read(journal()))
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> {

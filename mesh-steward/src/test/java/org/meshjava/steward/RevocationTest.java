@@ -16,8 +16,8 @@ import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalFile;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * Revocations are issuers' signed statements (issue 13 item 4): verified, journalled before they

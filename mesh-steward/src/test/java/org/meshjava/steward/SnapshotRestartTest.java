@@ -224,7 +224,8 @@ class SnapshotRestartTest {
           new JournalEntry.Authorised(
               f.present(chain, req), req, Optional.empty(), "ref", GrantFixture.NOW));
     }
-    List<JournalRecord> records = org.meshjava.journal.JournalFile.read(journal()).records();
+    List<JournalRecord> records =
+        org.meshjava.journal.internal.JournalFile.read(journal()).records();
     byte[] full = replayedState(0, records, null);
     for (int k = 0; k <= records.size(); k++) {
       assertThat(replayedState(k, records, records.subList(0, k)))
@@ -239,8 +240,8 @@ class SnapshotRestartTest {
    */
   private byte[] replayedState(int k, List<JournalRecord> all, List<JournalRecord> prefix)
       throws Exception {
-    org.meshjava.journal.ReplayState state =
-        org.meshjava.journal.ReplayState.fresh(
+    org.meshjava.journal.internal.ReplayState state =
+        org.meshjava.journal.internal.ReplayState.fresh(
             org.meshjava.jcp.Gate.create(
                 f.steward,
                 org.meshjava.jcp.SpendLedger.inMemory(),
@@ -252,7 +253,7 @@ class SnapshotRestartTest {
               org.meshjava.journal.Snapshot.sign(f.stewardKey, state.capture(-1)).encoded(),
               f.steward);
       state =
-          org.meshjava.journal.ReplayState.restore(
+          org.meshjava.journal.internal.ReplayState.restore(
               snap.state(), snap.gate(org.meshjava.jcp.Revocations.none()));
     }
     state.applyAll(all.subList(k, all.size()));
@@ -364,6 +365,41 @@ class SnapshotRestartTest {
     tampered[at + 5] ^= 0x01;
     assertRefused(tampered, SnapshotException.Reason.BAD_SIGNATURE);
     assertRefused(new byte[] {(byte) 0x82, 0x01}, SnapshotException.Reason.MALFORMED);
+  }
+
+  @Test
+  void snapshot_carriesTheTransparencyTree_andATreeThatDoesNotReproduceItsCheckpointIsRefused()
+      throws Exception {
+    GrantChain chain = f.chain(100_000_000);
+    try (Steward s = open(new KeepingSnapshotStore())) {
+      for (int i = 0; i < 5; i++) {
+        ServeRequest req = GrantFixture.request("tree " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      }
+    } // closing journals a checkpoint of the five receipts
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    TreeHash root;
+    try (Steward s = open(store)) {
+      s.snapshot();
+      root = s.logRoot();
+    }
+    org.meshjava.journal.Snapshot snap =
+        org.meshjava.journal.Snapshot.open(store.saved.getFirst(), f.steward);
+    assertThat(snap.state().checkpoint()).as("the checkpoint the tree must reproduce").isPresent();
+    org.meshjava.receipt.tlog.MerkleTree tree = snap.tree().orElseThrow();
+    assertThat(tree.size()).isEqualTo(5);
+    assertThat(tree.root()).isEqualTo(root);
+    try (Steward s = open(new KeepingSnapshotStore(store.saved.getFirst()))) {
+      assertThat(s.logRoot()).isEqualTo(root);
+    }
+    // Levels signed by the steward's own key but not those of its receipts (the top one altered):
+    // the restored tree's root is not the checkpoint's, and the start is refused.
+    byte[] levels = tree.packedLevels(5);
+    levels[levels.length - 1] ^= 0x01;
+    byte[] bad = org.meshjava.journal.Snapshot.sign(f.stewardKey, snap.state(), levels).encoded();
+    assertThatThrownBy(() -> open(new KeepingSnapshotStore(bad)).close())
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("checkpoint");
   }
 
   @Test

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
-import org.meshjava.journal.GrantSuspension;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.internal.GrantSuspension;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * A suspension of grants (the witness shown a receipt the journal lacks) is journalled, survives a

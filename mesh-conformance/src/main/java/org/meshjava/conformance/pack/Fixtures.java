@@ -20,10 +20,10 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.openai.ReceiptJson;
-import org.meshjava.receipt.CoseSign1;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.internal.CoseSign1;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 

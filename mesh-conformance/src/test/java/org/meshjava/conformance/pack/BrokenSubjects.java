@@ -10,7 +10,7 @@ import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 import org.meshjava.openai.ReceiptJson;
-import org.meshjava.receipt.CoseSign1;
+import org.meshjava.receipt.internal.CoseSign1;
 
 /**
  * Subjects that are wrong on purpose, each in one known way, to show that the pack catches exactly

@@ -24,6 +24,7 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigestException;
 import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.jlama.testing.TinyLlama;
 import org.meshjava.receipt.Disclosure;
 import org.meshjava.steward.ReplayInputs;
 import org.meshjava.steward.ReplayVerdict;

@@ -138,6 +138,53 @@ final class JournalSchema {
     return lines;
   }
 
+  /** Takes stored lines one at a time, in sequence order. */
+  @FunctionalInterface
+  interface LineSink {
+    /** Takes record {@code seq}'s line. */
+    void accept(long seq, byte[] line) throws JournalException;
+  }
+
+  /**
+   * Streams the lines of records {@code from .. to - 1} of the journal in sequence order, in one
+   * snapshot, through a cursor (rows are not loaded at once); a missing sequence is refused.
+   */
+  static void readLines(Connection c, String journal, long from, long to, LineSink sink)
+      throws SQLException, JournalException {
+    boolean auto = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT seq, line FROM mesh_journal_record"
+                + " WHERE journal = ? AND seq >= ? AND seq < ? ORDER BY seq")) {
+      ps.setFetchSize(1000);
+      ps.setString(1, journal);
+      ps.setLong(2, from);
+      ps.setLong(3, to);
+      long next = from;
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long seq = rs.getLong(1);
+          if (seq != next) {
+            break;
+          }
+          sink.accept(seq, rs.getBytes(2));
+          next++;
+        }
+      }
+      c.commit();
+      if (next != to) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            next,
+            "is missing from the database (records up to " + (to - 1) + " were committed)",
+            null);
+      }
+    } finally {
+      c.setAutoCommit(auto);
+    }
+  }
+
   /** The names of the journals holding records, in order. */
   static List<String> names(Connection c) throws SQLException {
     if (!exists(c)) {

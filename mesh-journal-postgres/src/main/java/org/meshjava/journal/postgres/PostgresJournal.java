@@ -9,18 +9,22 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ContentId;
+import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.Journal;
-import org.meshjava.journal.JournalChain;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.GroupCommit;
+import org.meshjava.journal.internal.JournalChain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,6 +80,12 @@ public final class PostgresJournal implements Journal {
   private boolean closed;
   private final GroupCommit<JournalChain.Encoded> commits;
 
+  /** Where the records read at opening end. */
+  private final JournalPosition opened;
+
+  /** The committed end: every record committed, and the hash of the last one's line. */
+  private volatile JournalPosition durable;
+
   /** Guards the connection: the sync leader and the heartbeat take turns on it. */
   private final Object connectionLock = new Object();
 
@@ -91,6 +101,8 @@ public final class PostgresJournal implements Journal {
     this.epoch = epoch;
     this.chain = chain;
     this.recovered = chain.recovered();
+    this.opened = chain.recoveredEnd();
+    this.durable = opened;
     this.commits =
         new GroupCommit<>(
             name + " at " + location,
@@ -160,12 +172,13 @@ public final class PostgresJournal implements Journal {
 
   /**
    * The records of journal {@code name} at {@code location}, read in one snapshot and checked as
-   * opening checks them, without taking its lock (for {@code mesh journal verify}, {@code inspect}
-   * and {@code export}, which may run beside the steward).
+   * opening checks them, without taking its lock. Package-private: it answers with the journal
+   * module's internal {@code JournalChain}; the command line reads the lines ({@link #readLines})
+   * and checks them itself.
    *
    * @throws JournalException {@code CORRUPT} naming the first bad record, {@code IO}
    */
-  public static JournalChain read(PostgresLocation location, String name) throws JournalException {
+  static JournalChain read(PostgresLocation location, String name) throws JournalException {
     checkName(name);
     try (Connection c = location.connect()) {
       return JournalChain.recover(JournalSchema.readLines(c, name));
@@ -287,6 +300,68 @@ public final class PostgresJournal implements Journal {
     return recovered;
   }
 
+  /** The committed end: the records committed so far and the hash of the last one's line. */
+  @Override
+  public JournalPosition position() {
+    return durable;
+  }
+
+  /**
+   * Streams the records from {@code from} to the committed end: those read at opening from memory
+   * (already checked as one chain), the ones committed since from the database, in sequence order
+   * on a connection of its own (so a read never holds up a commit), checked as they come.
+   */
+  @Override
+  public void read(JournalPosition from, Map<ContentId, GrantChain> chains, RecordSink sink)
+      throws JournalException {
+    JournalPosition end = durable;
+    if (from.count() > end.count()
+        || (from.count() == end.count() && !from.lastHash().equals(end.lastHash()))) {
+      throw new JournalException(
+          JournalException.Reason.POSITION_MISMATCH,
+          from
+              + " is not in journal "
+              + describe()
+              + " ("
+              + end.count()
+              + " records, the last hashing to "
+              + end.lastHash().map(ContentId::toString).orElse("nothing")
+              + ")",
+          null);
+    }
+    JournalPosition at = from;
+    if (from.count() < opened.count()) {
+      for (long i = from.count(); i < opened.count(); i++) {
+        JournalRecord r = recovered.get((int) i);
+        if (i == from.count() && !r.prev().equals(from.lastHash())) {
+          throw new JournalException(
+              JournalException.Reason.POSITION_MISMATCH,
+              i,
+              "does not follow " + from + "; it is not in this journal's history",
+              null);
+        }
+        if (r.entry() instanceof JournalEntry.Chain c) {
+          chains.put(c.id(), c.chain());
+        }
+        sink.accept(r);
+      }
+      at = opened;
+    }
+    if (at.count() >= end.count()) {
+      return;
+    }
+    JournalChain.Reader reader = JournalChain.reader(at, chains);
+    try (Connection c = location.connect()) {
+      JournalSchema.readLines(
+          c, name, at.count(), end.count(), (seq, line) -> sink.accept(reader.take(line, this)));
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot read journal " + describe() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
     synchronized (queueLock) {
@@ -333,6 +408,11 @@ public final class PostgresJournal implements Journal {
                 e));
       }
     }
+    // The group commit runs one step at a time, in order: the end only moves forward.
+    JournalChain.Encoded last = batch.getLast();
+    durable =
+        new JournalPosition(
+            last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
   }
 
   /**

@@ -12,7 +12,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -34,8 +36,9 @@ import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalFile;
+import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.testpg.PostgresTestServer;
 
 /** The PostgreSQL journal against a real server: records, locking, fencing, group commit. */
@@ -120,6 +123,73 @@ class PostgresJournalTest {
     try (Connection c = server.connect(database);
         Statement s = c.createStatement()) {
       s.execute(statement);
+    }
+  }
+
+  /** The grant chains recorded before record {@code k}, as a snapshot at {@code k} carries them. */
+  static Map<ContentId, GrantChain> chainsBefore(List<JournalRecord> all, int k) {
+    Map<ContentId, GrantChain> chains = new HashMap<>();
+    for (JournalRecord r : all.subList(0, k)) {
+      if (r.entry() instanceof JournalEntry.Chain c) {
+        chains.put(c.id(), c.chain());
+      }
+    }
+    return chains;
+  }
+
+  @Test
+  void position_andRead_matchTheFileJournal_andReachRecordsCommittedSinceOpening()
+      throws Exception {
+    String name = newName();
+    Path file = dir.resolve("position.journal");
+    try (PostgresJournal pg = PostgresJournal.open(location(), name);
+        FileJournal fj = FileJournal.open(file)) {
+      assertThat(pg.position().samePlace(JournalPosition.GENESIS)).isTrue();
+      for (JournalEntry e : history()) {
+        pg.append(e);
+        fj.append(e);
+        assertThat(pg.position().samePlace(fj.position()))
+            .as("%s vs the file's %s", pg.position(), fj.position())
+            .isTrue();
+      }
+    }
+    try (PostgresJournal pg = PostgresJournal.open(location(), name)) {
+      JournalPosition opened = pg.position();
+      assertThat(opened.count()).isEqualTo(5);
+      pg.append(authorised(7));
+      pg.append(new JournalEntry.Sealed(1, ContentId.ofBytes(new byte[] {1})));
+      List<JournalRecord> all = new ArrayList<>();
+      pg.read(JournalPosition.GENESIS, new HashMap<>(), all::add);
+      int n = all.size();
+      assertThat(n).isEqualTo(7).isEqualTo((int) pg.position().count());
+      assertThat(all).isEqualTo(PostgresJournal.read(location(), name).recovered());
+      // From every place: exactly the records after it, whether read at opening or committed since.
+      for (int k = 0; k <= n; k++) {
+        Optional<ContentId> hash =
+            k == 0 ? Optional.empty() : k < n ? all.get(k).prev() : pg.position().lastHash();
+        List<JournalRecord> tail = new ArrayList<>();
+        pg.read(new JournalPosition(k, hash, -1), chainsBefore(all, k), tail::add);
+        assertThat(tail).as("from %d", k).isEqualTo(all.subList(k, n));
+      }
+      // Another history at a place read at opening, at one committed since, and beyond the end.
+      Optional<ContentId> other = Optional.of(ContentId.ofBytes(new byte[] {9}));
+      for (long k : new long[] {2, 6, 7, 8}) {
+        assertThatThrownBy(
+                () -> pg.read(new JournalPosition(k, other, -1), new HashMap<>(), r -> {}))
+            .as("at %d", k)
+            .isInstanceOfSatisfying(
+                JournalException.class,
+                e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.POSITION_MISMATCH));
+      }
+      // A committed row deleted behind the journal's back: the read says which is missing.
+      sql("DELETE FROM mesh_journal_record WHERE journal = '" + name + "' AND seq = 6");
+      assertThatThrownBy(() -> pg.read(opened, chainsBefore(all, 5), r -> {}))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+                assertThat(e.getMessage()).contains("6").contains("missing");
+              });
     }
   }
 

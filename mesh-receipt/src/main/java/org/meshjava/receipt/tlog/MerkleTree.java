@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An append-only RFC 9162 Merkle tree: its leaves in append order, its root at any past size, and
@@ -28,8 +29,12 @@ public final class MerkleTree {
   /** levels.get(k) holds (size >> k) hashes of 32 bytes, packed. */
   private final List<byte[]> levels = new ArrayList<>();
 
-  /** Leaf index + 1 by leaf-hash prefix (0: empty slot); never more than half full. */
-  private int[] byHash = new int[64];
+  /**
+   * Leaf index + 1 by leaf-hash prefix (0: empty slot); never more than half full. Built on the
+   * first {@link #indexOf}, so a tree restored from its levels ({@link #ofLevels}) pays nothing for
+   * it until a lookup by hash needs it.
+   */
+  private int @Nullable [] byHash;
 
   private long size;
 
@@ -38,6 +43,77 @@ public final class MerkleTree {
 
   /** Creates an empty tree. */
   public MerkleTree() {}
+
+  /**
+   * The packed length of a tree of {@code size} leaves' levels, as {@link #packedLevels} writes
+   * them: {@code size >> k} hashes on level {@code k}, for every level that holds one (about two
+   * hashes per leaf).
+   */
+  public static long packedLength(long size) {
+    if (size < 0) {
+      throw new IllegalArgumentException("size is non-negative: " + size);
+    }
+    long hashes = 0;
+    for (long n = size; n > 0; n >>= 1) {
+      hashes += n;
+    }
+    return hashes * TreeHash.LENGTH;
+  }
+
+  /**
+   * The tree as it stood at {@code size} leaves, as its levels packed one after another (level 0,
+   * the leaf hashes, first; {@code size >> k} hashes of level {@code k}): what a saved state
+   * carries so that a restart does not rehash every leaf ({@link #ofLevels}). A complete subtree
+   * never changes, so these are exactly the levels a tree of that size has.
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= size <= size()}
+   */
+  public synchronized byte[] packedLevels(long size) {
+    if (size < 0 || size > this.size) {
+      throw new IllegalArgumentException("size " + size + " is outside 0.." + this.size);
+    }
+    byte[] out = new byte[Math.toIntExact(packedLength(size))];
+    int at = 0;
+    int level = 0;
+    for (long n = size; n > 0; n >>= 1, level++) {
+      int len = Math.toIntExact(n * TreeHash.LENGTH);
+      System.arraycopy(levels.get(level), 0, out, at, len);
+      at += len;
+    }
+    return out;
+  }
+
+  /**
+   * A tree of {@code size} leaves restored from {@link #packedLevels}, without hashing: the levels
+   * are taken as given, so they must come from a source as trusted as the tree itself (a snapshot
+   * this steward signed). A checkpoint published on the tree still checks its root against them.
+   *
+   * @throws IllegalArgumentException if {@code packed} is not {@link #packedLength}{@code (size)}
+   *     bytes
+   */
+  public static MerkleTree ofLevels(long size, byte[] packed) {
+    if (packed.length != packedLength(size)) {
+      throw new IllegalArgumentException(
+          packed.length
+              + " bytes are not the levels of a tree of "
+              + size
+              + " leaves ("
+              + packedLength(size)
+              + " bytes)");
+    }
+    MerkleTree t = new MerkleTree();
+    int at = 0;
+    for (long n = size; n > 0; n >>= 1) {
+      int len = Math.toIntExact(n * TreeHash.LENGTH);
+      // Room to grow, as put() would have left it: appends follow a restore.
+      byte[] level = new byte[Math.max(TreeHash.LENGTH * 16, len + len / 2)];
+      System.arraycopy(packed, at, level, 0, len);
+      t.levels.add(level);
+      at += len;
+    }
+    t.size = size;
+    return t;
+  }
 
   /** Appends an entry (its leaf hash is SHA-256(0x00 || entry)) and returns its leaf index. */
   public synchronized long append(byte[] entry) {
@@ -73,10 +149,13 @@ public final class MerkleTree {
       position >>= 1;
     }
     size = index + 1;
-    if (2 * size > byHash.length) {
-      rehash(byHash.length * 2);
-    } else {
-      insert(byHash, index);
+    int[] table = byHash;
+    if (table != null) {
+      if (2 * size > table.length) {
+        rehash(table.length * 2);
+      } else {
+        insert(table, index);
+      }
     }
     return index;
   }
@@ -88,9 +167,13 @@ public final class MerkleTree {
   public synchronized OptionalLong indexOf(TreeHash leafHash) {
     byte[] wanted = leafHash.bytes();
     byte[] leaves = levels.isEmpty() ? new byte[0] : levels.get(0);
-    int mask = byHash.length - 1;
-    for (int slot = (int) prefix(wanted, 0) & mask; byHash[slot] != 0; slot = (slot + 1) & mask) {
-      int index = byHash[slot] - 1;
+    int[] table = byHash;
+    if (table == null) {
+      table = rehash(Math.max(64, Integer.highestOneBit((int) Math.max(1, 2 * size)) * 2));
+    }
+    int mask = table.length - 1;
+    for (int slot = (int) prefix(wanted, 0) & mask; table[slot] != 0; slot = (slot + 1) & mask) {
+      int index = table[slot] - 1;
       int offset = index * TreeHash.LENGTH;
       if (Arrays.equals(leaves, offset, offset + TreeHash.LENGTH, wanted, 0, TreeHash.LENGTH)) {
         return OptionalLong.of(index);
@@ -99,12 +182,13 @@ public final class MerkleTree {
     return OptionalLong.empty();
   }
 
-  private void rehash(int capacity) {
+  private int[] rehash(int capacity) {
     int[] table = new int[capacity];
     for (long i = 0; i < size; i++) {
       insert(table, i);
     }
     byHash = table;
+    return table;
   }
 
   /** Files leaf {@code index} (already on level 0) in {@code table} by its hash's prefix. */

@@ -94,6 +94,16 @@ public final class TransparencyLog {
   }
 
   /**
+   * Returns the tree's levels at {@code size} leaves ({@link MerkleTree#packedLevels}), for a
+   * snapshot of the receipts up to there.
+   *
+   * @throws IllegalArgumentException unless {@code 0 <= size <= size()}
+   */
+  public byte[] packedLevels(long size) {
+    return tree.packedLevels(size);
+  }
+
+  /**
    * Returns the hash of leaf {@code index}.
    *
    * @throws LogException {@code OUT_OF_RANGE} when there is no such leaf

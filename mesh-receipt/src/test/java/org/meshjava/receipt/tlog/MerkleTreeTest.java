@@ -153,6 +153,48 @@ class MerkleTreeTest {
   }
 
   @Test
+  void indexOf_asLeavesArrive_keepsFindingEveryLeaf_whileTheTableGrows() throws Exception {
+    MerkleTree tree = new MerkleTree();
+    List<byte[]> entries = entries(600);
+    for (int i = 0; i < entries.size(); i++) {
+      tree.append(entries.get(i));
+      // A lookup after every append: the table is built on the first, then kept up and grown.
+      assertEquals(OptionalLong.of(i), tree.indexOf(tree.leafHash(i)), "leaf " + i);
+      assertEquals(OptionalLong.of(i / 2), tree.indexOf(tree.leafHash(i / 2)), "leaf " + i / 2);
+    }
+  }
+
+  @Test
+  void aTreeRestoredFromItsLevels_isTheTree_atEverySize_andGrowsAsIt() throws Exception {
+    List<byte[]> entries = entries(MAX);
+    MerkleTree whole = new MerkleTree();
+    for (byte[] e : entries) {
+      whole.append(e);
+    }
+    for (int n = 0; n <= 70; n++) {
+      byte[] levels = whole.packedLevels(n);
+      assertEquals(MerkleTree.packedLength(n), levels.length, "length at " + n);
+      MerkleTree restored = MerkleTree.ofLevels(n, levels);
+      assertEquals(n, restored.size());
+      assertEquals(whole.root(n), restored.root(), "root at " + n);
+      for (int m = 0; m < n; m++) {
+        assertEquals(whole.leafHash(m), restored.leafHash(m));
+        assertEquals(OptionalLong.of(m), restored.indexOf(whole.leafHash(m)));
+        assertEquals(
+            hex(whole.inclusionProof(m, n).path()), hex(restored.inclusionProof(m, n).path()));
+      }
+      // Appends continue it exactly as the tree it was saved from.
+      for (int k = n; k < n + 40; k++) {
+        restored.append(entries.get(k));
+        assertEquals(whole.root(k + 1), restored.root(), "root at " + (k + 1) + " from " + n);
+      }
+      assertEquals(OptionalLong.of(n + 39), restored.indexOf(whole.leafHash(n + 39)));
+    }
+    assertThrows(IllegalArgumentException.class, () -> MerkleTree.ofLevels(5, new byte[32 * 7]));
+    assertThrows(IllegalArgumentException.class, () -> whole.packedLevels(MAX + 1));
+  }
+
+  @Test
   void consistencyProofs_matchRfc9162_forEveryPairOfSizesUpTo300() throws Exception {
     List<byte[]> entries = entries(MAX);
     Reference ref = new Reference(entries);

@@ -1,20 +1,23 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.JournalSeal;
 
 /**
  * The chaining state both journals share: the next sequence, the hash of the last encoded record,
  * and the grant chains already recorded. Not thread-safe; callers hold their own lock.
  */
-final class RecordChain {
+public final class RecordChain {
   private final RecordCodec codec;
   private long next;
   private Optional<ContentId> last;
 
-  RecordChain(RecordCodec codec, long next, Optional<ContentId> last) {
+  public RecordChain(RecordCodec codec, long next, Optional<ContentId> last) {
     this.codec = codec;
     this.next = next;
     this.last = last;
@@ -24,7 +27,7 @@ final class RecordChain {
    * Builds the records for {@code entry} and their encodings, and advances: a {@code Chain} record
    * first when an authorisation presents a chain not yet recorded, then the entry's own.
    */
-  List<Encoded> advance(JournalEntry entry) {
+  public List<Encoded> advance(JournalEntry entry) {
     List<Encoded> out = new ArrayList<>(2);
     if (entry instanceof JournalEntry.Authorised a) {
       JournalEntry.Chain chain = new JournalEntry.Chain(a.presentation().chain());
@@ -39,12 +42,12 @@ final class RecordChain {
   }
 
   /** The sequence the next record takes. */
-  long next() {
+  public long next() {
     return next;
   }
 
   /** The hash of the last record, which the next one carries as its {@code prev}. */
-  Optional<ContentId> last() {
+  public Optional<ContentId> last() {
     return last;
   }
 
@@ -61,5 +64,5 @@ final class RecordChain {
   }
 
   @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared
-  record Encoded(JournalRecord record, byte[] line) {}
+  public record Encoded(JournalRecord record, byte[] line) {}
 }

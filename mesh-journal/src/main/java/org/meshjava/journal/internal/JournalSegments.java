@@ -1,4 +1,4 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Map;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
 
 /**
  * A file journal's archived segments (SPEC.md §60.8): records rotated out of the live file, kept in
@@ -32,10 +35,10 @@ public final class JournalSegments {
   }
 
   /** One segment: its file and the sequence of its first record. */
-  record Segment(Path file, long firstSeq) {}
+  public record Segment(Path file, long firstSeq) {}
 
   /** The segments present, by first sequence. */
-  static List<Segment> list(Path journal) throws JournalException {
+  public static List<Segment> list(Path journal) throws JournalException {
     Path dir = directory(journal);
     List<Segment> out = new ArrayList<>();
     if (!Files.isDirectory(dir)) {
@@ -58,7 +61,7 @@ public final class JournalSegments {
   }
 
   /** The file a segment starting at {@code firstSeq} has. */
-  static Path file(Path journal, long firstSeq) {
+  public static Path file(Path journal, long firstSeq) {
     return directory(journal).resolve(String.format("%020d", firstSeq) + SUFFIX);
   }
 
@@ -69,7 +72,7 @@ public final class JournalSegments {
    * @throws JournalException {@code ARCHIVED} if the segments holding them are not all present,
    *     {@code CORRUPT} or {@code POSITION_MISMATCH} as {@link Journal#read}
    */
-  static JournalPosition read(
+  public static JournalPosition read(
       Path journal,
       JournalPosition from,
       long liveStart,

@@ -1,8 +1,12 @@
-package org.meshjava.receipt;
+package org.meshjava.receipt.internal;
 
 import java.util.Objects;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.ChainHead;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.SealedReceipt;
 
 /**
  * A steward's hash-chained receipt log (§6.3). {@link #append} stamps the next {@code sequence} and

@@ -1,4 +1,4 @@
-package org.meshjava.engine.jlama;
+package org.meshjava.engine.jlama.testing;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -20,6 +20,10 @@ import java.util.SplittableRandom;
  *
  * <p>Shape: 2 layers, hidden 64, 4 attention heads (2 key/value heads), MLP 128, vocabulary 256,
  * context 256. Stateless and thread-safe.
+ *
+ * <p>A test fixture: it lives in mesh-engine-jlama's test jar ({@code <type>test-jar</type>}), in a
+ * package of its own so that it never splits the engine's package when the test jar sits on the
+ * class path beside the engine's module.
  */
 public final class TinyLlama {
   /** Hidden size. */

@@ -1,9 +1,12 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.util.Map;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.JournalRecord;
 
 /**
  * Decodes lines read from a place in a journal and checks that they continue its chain: each
@@ -11,13 +14,13 @@ import org.meshjava.jcp.GrantChain;
  * one, the hash the starting place names). Shared by the live file and its archived segments. Not
  * thread-safe; one per read.
  */
-final class ChainedReader {
+public final class ChainedReader {
   private final RecordCodec codec;
   private final JournalPosition from;
   private long seq;
   private Optional<ContentId> prev;
 
-  ChainedReader(JournalPosition from, Map<ContentId, GrantChain> chains) {
+  public ChainedReader(JournalPosition from, Map<ContentId, GrantChain> chains) {
     this.codec = new RecordCodec(chains);
     this.from = from;
     this.seq = from.count();
@@ -25,12 +28,12 @@ final class ChainedReader {
   }
 
   /** The position after the last line taken. */
-  JournalPosition position() {
+  public JournalPosition position() {
     return new JournalPosition(seq, prev, -1);
   }
 
   /** The sequence the next line must hold. */
-  long next() {
+  public long next() {
     return seq;
   }
 
@@ -40,7 +43,7 @@ final class ChainedReader {
    * @throws JournalException {@code CORRUPT} if it is malformed or does not chain; {@code
    *     POSITION_MISMATCH} if the first line does not follow the starting place
    */
-  JournalRecord take(byte[] line, Object where) throws JournalException {
+  public JournalRecord take(byte[] line, Object where) throws JournalException {
     JournalRecord r = codec.decode(line, seq);
     if (r.seq() != seq) {
       throw new JournalException(

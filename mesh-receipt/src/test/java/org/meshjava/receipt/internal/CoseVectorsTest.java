@@ -1,4 +1,4 @@
-package org.meshjava.receipt;
+package org.meshjava.receipt.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -21,7 +21,10 @@ import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.crypto.VerificationKey;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.ReceiptException.Reason;
+import org.meshjava.receipt.SharedVectors;
 
 /**
  * The COSE working group's Sign1 examples (vendored as test resources under {@code

@@ -1,4 +1,4 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +16,17 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.Reservation;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.ReceiptIds;
+import org.meshjava.journal.RecordedReceipt;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.journal.SnapshotState;
+import org.meshjava.journal.Suspension;
+import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.GrantBreach;
 import org.meshjava.receipt.Jcr1;
@@ -44,8 +55,8 @@ public final class ReplayState {
   private final Map<Long, Pending> open = new LinkedHashMap<>();
   private final Map<Long, Settled> settled = new HashMap<>();
   private final ReceiptIds receipts;
-  private Optional<JournalReplay.Sealed> last;
-  private Optional<JournalReplay.Suspension> suspension;
+  private Optional<RecordedReceipt> last;
+  private Optional<Suspension> suspension;
   private Optional<SignedNote> checkpoint;
   private long authorisations;
   private long revocations;
@@ -55,8 +66,8 @@ public final class ReplayState {
       Gate gate,
       Map<ContentId, GrantChain> chains,
       ReceiptIds receipts,
-      Optional<JournalReplay.Sealed> last,
-      Optional<JournalReplay.Suspension> suspension,
+      Optional<RecordedReceipt> last,
+      Optional<Suspension> suspension,
       Optional<SignedNote> checkpoint,
       long authorisations,
       long revocations,
@@ -289,7 +300,7 @@ public final class ReplayState {
       crossCheck(seq, s, envelope, st);
     }
     receipts.add(s.sequence(), s.envelopeId());
-    last = Optional.of(new JournalReplay.Sealed(s.sequence(), s.envelopeId()));
+    last = Optional.of(new RecordedReceipt(s.sequence(), s.envelopeId()));
   }
 
   /**
@@ -376,8 +387,7 @@ public final class ReplayState {
       ContentId requestId, GrantId grantId, long debitSeq, JournalEntry.Debited debit) {}
 
   /** A recorded suspension, checked: its evidence is a receipt this steward sealed. */
-  private JournalReplay.Suspension suspended(long seq, JournalEntry.Suspended x)
-      throws JournalException {
+  private Suspension suspended(long seq, JournalEntry.Suspended x) throws JournalException {
     SealedReceipt shown;
     try {
       shown = Jcr1.open(x.envelope());
@@ -393,7 +403,7 @@ public final class ReplayState {
               + " of the steward "
               + gate.holder());
     }
-    return new JournalReplay.Suspension(seq, x.sequence(), x.envelope().id());
+    return new Suspension(seq, x.sequence(), x.envelope().id());
   }
 
   /**

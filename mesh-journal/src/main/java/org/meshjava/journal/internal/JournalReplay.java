@@ -1,10 +1,15 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import org.meshjava.core.ContentId;
 import org.meshjava.jcp.Gate;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.ReceiptIds;
+import org.meshjava.journal.RecordedReceipt;
+import org.meshjava.journal.Suspension;
+import org.meshjava.journal.Unresolved;
 
 /**
  * Re-establishes a steward's state from its journal before it serves again (§2.2, §6.3): every
@@ -42,7 +47,7 @@ public final class JournalReplay {
    * @param revocations how many revocations were replayed into the gate
    */
   public record Result(
-      Optional<Sealed> lastSealed,
+      Optional<RecordedReceipt> lastSealed,
       ReceiptIds receipts,
       List<Unresolved> unresolved,
       int authorisations,
@@ -56,40 +61,6 @@ public final class JournalReplay {
       Objects.requireNonNull(suspension, "suspension");
     }
   }
-
-  /**
-   * A suspension of grants the journal records and no later {@code Resumed} lifts (§2.2).
-   *
-   * @param record the {@code Suspended} record
-   * @param receiptSequence the sequence of the receipt the witness was shown
-   * @param envelopeId that receipt's envelope id
-   */
-  public record Suspension(long record, long receiptSequence, ContentId envelopeId) {
-    /** Validates the record. */
-    public Suspension {
-      Objects.requireNonNull(envelopeId, "envelopeId");
-    }
-
-    @Override
-    public String toString() {
-      return "journal record "
-          + record
-          + ": shown receipt "
-          + receiptSequence
-          + " (envelope "
-          + envelopeId
-          + ") that the journal did not hold; restore the journal, then lift with"
-          + " `mesh journal resume-grants`";
-    }
-  }
-
-  /**
-   * A receipt the journal recorded.
-   *
-   * @param sequence its chain sequence
-   * @param envelopeId its envelope's content id
-   */
-  public record Sealed(long sequence, ContentId envelopeId) {}
 
   /**
    * Replays {@code records} through {@code gate}, whose ledger must be empty. For a journal of any

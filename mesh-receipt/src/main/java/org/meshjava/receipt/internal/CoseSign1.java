@@ -1,4 +1,4 @@
-package org.meshjava.receipt;
+package org.meshjava.receipt.internal;
 
 import java.util.Arrays;
 import java.util.Objects;
@@ -13,6 +13,8 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.crypto.VerificationKey;
+import org.meshjava.receipt.Jcr1;
+import org.meshjava.receipt.ReceiptException;
 
 /**
  * A COSE_Sign1 structure (RFC 9052 §4.2): {@code [protected, unprotected, payload, signature]}
@@ -118,7 +120,7 @@ public final class CoseSign1 {
   }
 
   /** The RFC 9052 §4.4 {@code Sig_structure} for Sign1 with empty external AAD. */
-  static byte[] sigStructure(byte[] protectedHeader, byte[] payload) {
+  public static byte[] sigStructure(byte[] protectedHeader, byte[] payload) {
     return CborArray.of(
             new CborText(CONTEXT),
             CborBytes.of(protectedHeader),

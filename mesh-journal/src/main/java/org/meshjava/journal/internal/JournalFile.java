@@ -1,4 +1,4 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,6 +8,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
 
 /**
  * Reads a journal file's records and checks they form one chain, without locking or changing it
@@ -58,7 +61,7 @@ public final class JournalFile {
   }
 
   /** The contents and the decoder state (the chains read) a journal continues from. */
-  record Recovered(Contents contents, RecordCodec codec) {}
+  public record Recovered(Contents contents, RecordCodec codec) {}
 
   private static Recovered recover(Path path, java.util.function.LongConsumer progress)
       throws JournalException {
@@ -69,7 +72,7 @@ public final class JournalFile {
       } else {
         // A journal this process holds is read through its holder's channel: opening and closing
         // another descriptor of the file would release the holder's lock (see FileJournal).
-        Optional<byte[]> held = FileJournal.readHeld(FileJournal.identity(path.toRealPath()));
+        Optional<byte[]> held = HeldJournals.read(HeldJournals.identity(path.toRealPath()));
         all = held.isPresent() ? held.get() : Files.readAllBytes(path);
       }
     } catch (IOException e) {
@@ -79,7 +82,7 @@ public final class JournalFile {
     return parse(all, progress);
   }
 
-  static Recovered parse(byte[] all) throws JournalException {
+  public static Recovered parse(byte[] all) throws JournalException {
     return parse(all, n -> {});
   }
 

@@ -1,4 +1,4 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -30,6 +30,10 @@ import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.JournalSeal;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
@@ -40,7 +44,7 @@ import org.meshjava.receipt.tlog.SignedNote;
  * prev} is BLAKE3 of these bytes. Decoding is strict: unknown or missing keys, wrong types and
  * non-canonical text are refused. Stateless and thread-safe.
  */
-final class RecordCodec {
+public final class RecordCodec {
   private static final JsonFactory FACTORY = new JsonFactory();
   private static final ObjectMapper MAPPER = new ObjectMapper(FACTORY);
   private static final HexFormat HEX = HexFormat.of();
@@ -48,32 +52,32 @@ final class RecordCodec {
   /** The chains recorded so far, by id: what {@code Authorised} lines refer to. */
   private final Map<ContentId, GrantChain> chains;
 
-  RecordCodec() {
+  public RecordCodec() {
     this(new HashMap<>());
   }
 
   /** A codec that decodes with, and adds to, {@code chains} (the caller's table). */
-  RecordCodec(Map<ContentId, GrantChain> chains) {
+  public RecordCodec(Map<ContentId, GrantChain> chains) {
     this.chains = chains;
   }
 
   /** Notes every chain in {@code known} as recorded. */
-  void rememberAll(Map<ContentId, GrantChain> known) {
+  public void rememberAll(Map<ContentId, GrantChain> known) {
     chains.putAll(known);
   }
 
   /** Whether a {@code Chain} record with this id has been read or written. */
-  boolean knows(ContentId chainId) {
+  public boolean knows(ContentId chainId) {
     return chains.containsKey(chainId);
   }
 
   /** Notes a chain as recorded. */
-  void remember(ContentId chainId, GrantChain chain) {
+  public void remember(ContentId chainId, GrantChain chain) {
     chains.put(chainId, chain);
   }
 
   /** Encodes a record as UTF-8 JSON, without the newline. */
-  static byte[] encode(JournalRecord r) {
+  public static byte[] encode(JournalRecord r) {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       g.writeStartObject();
@@ -163,7 +167,7 @@ final class RecordCodec {
    *
    * @throws JournalException {@code CORRUPT} if the line is no JSON object with a {@code seq}
    */
-  static long seqOf(byte[] line, Object where) throws JournalException {
+  public static long seqOf(byte[] line, Object where) throws JournalException {
     try {
       JsonNode root = MAPPER.readTree(line);
       JsonNode seq = root == null ? null : root.get("seq");
@@ -189,7 +193,7 @@ final class RecordCodec {
    * @param expectedSeq the position the line holds in the file, for error messages
    * @throws JournalException with {@code CORRUPT} if the line is not a record's exact encoding
    */
-  JournalRecord decode(byte[] line, long expectedSeq) throws JournalException {
+  public JournalRecord decode(byte[] line, long expectedSeq) throws JournalException {
     JournalRecord r;
     try {
       JsonNode root = MAPPER.readTree(line);

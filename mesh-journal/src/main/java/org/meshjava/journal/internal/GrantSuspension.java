@@ -1,8 +1,13 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.Suspension;
 
 /**
  * The operator's side of a suspension of grants (§2.2): whether one is in force in a journal, and
@@ -16,12 +21,11 @@ public final class GrantSuspension {
    * The suspension in force at the end of {@code records}: the last {@code Suspended} record not
    * followed by a {@code Resumed} one. Reads the records only; replay checks the evidence.
    */
-  public static Optional<JournalReplay.Suspension> inForce(List<JournalRecord> records) {
-    Optional<JournalReplay.Suspension> current = Optional.empty();
+  public static Optional<Suspension> inForce(List<JournalRecord> records) {
+    Optional<Suspension> current = Optional.empty();
     for (JournalRecord r : records) {
       if (r.entry() instanceof JournalEntry.Suspended s) {
-        current =
-            Optional.of(new JournalReplay.Suspension(r.seq(), s.sequence(), s.envelope().id()));
+        current = Optional.of(new Suspension(r.seq(), s.sequence(), s.envelope().id()));
       } else if (r.entry() instanceof JournalEntry.Resumed) {
         current = Optional.empty();
       }

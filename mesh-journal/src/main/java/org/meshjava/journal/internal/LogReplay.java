@@ -1,8 +1,12 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.JournalSeal;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.MerkleTree;

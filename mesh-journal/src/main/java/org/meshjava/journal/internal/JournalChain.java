@@ -1,8 +1,15 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.List;
+import org.meshjava.core.ContentId;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.JournalRecord;
 
 /**
  * The record chain of a journal kept outside a file (a database table, say): recovers the chain
@@ -16,10 +23,12 @@ import java.util.List;
 public final class JournalChain {
   private final List<JournalRecord> recovered;
   private final RecordChain chain;
+  private final JournalPosition end;
 
-  private JournalChain(List<JournalRecord> recovered, RecordChain chain) {
+  private JournalChain(List<JournalRecord> recovered, RecordChain chain, JournalPosition end) {
     this.recovered = recovered;
     this.chain = chain;
+    this.end = end;
   }
 
   /**
@@ -33,7 +42,9 @@ public final class JournalChain {
     JournalFile.Recovered r = parse(lines);
     JournalFile.Contents c = r.contents();
     return new JournalChain(
-        c.records(), new RecordChain(r.codec(), c.records().size(), c.lastHash()));
+        c.records(),
+        new RecordChain(r.codec(), c.records().size(), c.lastHash()),
+        new JournalPosition(c.records().size(), c.lastHash(), -1));
   }
 
   /**
@@ -63,6 +74,46 @@ public final class JournalChain {
       all.write('\n');
     }
     return JournalFile.parse(all.toByteArray());
+  }
+
+  /** Where the recovered records end: their count and the hash of the last one's line. */
+  public JournalPosition recoveredEnd() {
+    return end;
+  }
+
+  /**
+   * A reader of stored lines from {@code from} on, checking that they continue the chain from
+   * there, as the file journal reads its file ({@link Journal#read}).
+   *
+   * @param chains the grant chains recorded before {@code from}; the chains read are added to it
+   */
+  public static Reader reader(JournalPosition from, java.util.Map<ContentId, GrantChain> chains) {
+    return new Reader(new ChainedReader(from, chains));
+  }
+
+  /** Decodes stored lines in order and checks their chain; one per read, not thread-safe. */
+  public static final class Reader {
+    private final ChainedReader reader;
+
+    private Reader(ChainedReader reader) {
+      this.reader = reader;
+    }
+
+    /** The sequence the next line must hold. */
+    public long next() {
+      return reader.next();
+    }
+
+    /**
+     * Decodes and checks the next line (record {@link #next()}'s, without its newline).
+     *
+     * @param where the storage, for messages
+     * @throws JournalException {@code CORRUPT} if it is malformed or does not chain; {@code
+     *     POSITION_MISMATCH} if the first line does not follow the starting place
+     */
+    public JournalRecord take(byte[] line, Object where) throws JournalException {
+      return reader.take(line, where);
+    }
   }
 
   /** The records recovered, in order: what a restart replays. */

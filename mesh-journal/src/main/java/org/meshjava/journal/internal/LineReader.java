@@ -1,4 +1,4 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * so a journal of any length streams in bounded memory and the channel's own position (and any lock
  * on it) is left alone. Not thread-safe; one reader per read.
  */
-final class LineReader {
+public final class LineReader {
   private static final int CHUNK = 1 << 20;
 
   private final FileChannel channel;
@@ -23,7 +23,7 @@ final class LineReader {
   private long lineStart;
 
   /** Reads the lines in {@code [start, end)}; a final line without a newline is not returned. */
-  LineReader(FileChannel channel, long start, long end) {
+  public LineReader(FileChannel channel, long start, long end) {
     this.channel = channel;
     this.end = end;
     this.bufAt = start;
@@ -31,12 +31,12 @@ final class LineReader {
   }
 
   /** The byte offset where the line {@link #next()} returns next starts. */
-  long offset() {
+  public long offset() {
     return lineStart;
   }
 
   /** The next whole line without its newline, or null at the end of the range. */
-  byte @Nullable [] next() throws IOException {
+  public byte @Nullable [] next() throws IOException {
     byte[] carry = null;
     while (true) {
       for (int i = pos; i < limit; i++) {
@@ -59,7 +59,7 @@ final class LineReader {
   }
 
   /** Skips one whole line; false at the end of the range. */
-  boolean skip() throws IOException {
+  public boolean skip() throws IOException {
     long skipped = 0;
     while (true) {
       for (int i = pos; i < limit; i++) {

@@ -1,0 +1,36 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The repository's {@code ./mesh} launcher runs the command on the module path. This test needs the
+ * packaged command ({@code target/mesh-cli.jar} and {@code target/lib}), so the build runs it after
+ * {@code package} (the {@code launcher} execution in mesh-cli's pom), not with the unit tests.
+ */
+class LauncherModulePathTest {
+  @Test
+  void launcher_runsTheCommandAsTheNamedModule_notFromTheClassPath()
+      throws IOException, InterruptedException {
+    Path launcher = Path.of("..", "mesh").toAbsolutePath().normalize();
+    assertThat(launcher).as("the launcher at the repository root").isRegularFile();
+    assertThat(Path.of("target", "mesh-cli.jar")).as("the packaged command").isRegularFile();
+    ProcessBuilder pb =
+        new ProcessBuilder("bash", launcher.toString(), "--version").redirectErrorStream(true);
+    // The JDK running this test is the one the launcher must use; MESH_NO_BUILD keeps the
+    // launcher from starting a nested Maven build of the jar this build has just packaged.
+    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+    pb.environment().put("MESH_NO_BUILD", "1");
+    Process p = pb.start();
+    byte[] out = p.getInputStream().readAllBytes();
+    assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+    String text = new String(out, StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(text).isZero();
+    assertThat(text).contains("mesh-java 0.1.0").contains("module path: org.meshjava.cli");
+  }
+}

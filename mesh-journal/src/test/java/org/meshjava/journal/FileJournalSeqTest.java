@@ -1,0 +1,47 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.meshjava.journal.internal.RecordCodec;
+
+/**
+ * Opening reads the {@code seq} of a journal's first and last lines without a JSON mapper; it must
+ * read exactly what the record decoder reads, and hand anything unusual to it.
+ */
+class FileJournalSeqTest {
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void seqOf_readsWhatTheDecoderReads() throws Exception {
+    for (String line :
+        List.of(
+            "{\"seq\":0,\"entry\":{}}",
+            "{\"seq\":7,\"prev\":\"ab\"}",
+            "{\"seq\":123456789012345678,\"x\":1}",
+            "{\"seq\":1234567890123456789,\"x\":1}", // 19 digits: the decoder reads it
+            "{\"seq\": 5,\"x\":1}",
+            "{\"x\":1,\"seq\":9}",
+            "{\"seq\":42}")) {
+      assertThat(FileJournal.seqOf(b(line), "t"))
+          .as(line)
+          .isEqualTo(RecordCodec.seqOf(b(line), "t"));
+    }
+  }
+
+  @Test
+  void seqOf_refusesWhatTheDecoderRefuses() {
+    for (String line :
+        List.of(
+            "{\"seq\":01,\"x\":1}", "{\"seq\":-1,\"x\":1}", "{\"seq\":,\"x\":1}", "{\"seq\":")) {
+      assertThatThrownBy(() -> FileJournal.seqOf(b(line), "t"))
+          .as(line)
+          .isInstanceOf(JournalException.class);
+    }
+  }
+}
