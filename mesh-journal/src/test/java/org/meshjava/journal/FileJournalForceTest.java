@@ -12,6 +12,8 @@ import java.util.HashMap;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalSegments;
 
 /**
  * Every write outside the group commit is forced before the call that made it returns (§2.2): a

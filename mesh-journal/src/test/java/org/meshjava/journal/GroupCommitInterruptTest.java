@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * An append interrupted while it waits for another thread's group commit gives up with {@code IO}
