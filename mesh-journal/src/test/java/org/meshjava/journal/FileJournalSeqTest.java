@@ -38,7 +38,14 @@ class FileJournalSeqTest {
   void seqOf_refusesWhatTheDecoderRefuses() {
     for (String line :
         List.of(
-            "{\"seq\":01,\"x\":1}", "{\"seq\":-1,\"x\":1}", "{\"seq\":,\"x\":1}", "{\"seq\":")) {
+            "{\"seq\":01,\"x\":1}",
+            "{\"seq\":-1,\"x\":1}",
+            "{\"seq\":,\"x\":1}",
+            "{\"seq\":",
+            "{\"seq\":12",
+            "{\"seq\":12x,\"x\":1}",
+            "{\"seq\":a,\"x\":1}",
+            "{\"seq\":9999999999999999999,\"x\":1}")) {
       assertThatThrownBy(() -> FileJournal.seqOf(b(line), "t"))
           .as(line)
           .isInstanceOf(JournalException.class);

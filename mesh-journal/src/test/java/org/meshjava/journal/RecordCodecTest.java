@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -70,6 +71,22 @@ class RecordCodecTest {
         .contains(
             "\"entry\":{\"type\":\"Debited\",\"authorised\":1,\"estimated_uj\":1000,"
                 + "\"provenance\":\"Estimator\",\"debited_uj\":1000}}");
+  }
+
+  @Test
+  void storedLinesReadOneByOne_areTheRecordsRecovered_endingWhereRecoveryEnds() throws Exception {
+    JournalHistory h = everything();
+    JournalChain chain = JournalChain.recover(h.lines());
+    assertThat(chain.recoveredEnd().count()).isEqualTo(h.lines().size());
+    assertThat(chain.recoveredEnd().lastHash()).contains(ContentId.ofBytes(h.lines().getLast()));
+    JournalChain.Reader reader = JournalChain.reader(JournalPosition.GENESIS, new HashMap<>());
+    List<JournalRecord> read = new ArrayList<>();
+    for (byte[] line : h.lines()) {
+      assertThat(reader.next()).isEqualTo(read.size());
+      read.add(reader.take(line, "t"));
+    }
+    assertThat(reader.next()).isEqualTo(h.lines().size());
+    assertThat(read).isEqualTo(chain.recovered());
   }
 
   @Test
