@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -21,11 +20,9 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.Journal;
-import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
-import org.meshjava.journal.JournalRecord;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 
@@ -301,27 +298,9 @@ public final class SnapshotRestartBenchmark {
    * An unsynced file journal that a keyed steward will serve grants over: forced once, on close,
    * before any restart reads it, which is the durability that matters here.
    */
-  private record Bulk(FileJournal inner) implements Journal {
-    @Override
-    public List<JournalRecord> recovered() {
-      return inner.recovered();
-    }
-
-    @Override
-    public void read(
-        JournalPosition from, Map<ContentId, org.meshjava.jcp.GrantChain> chains, RecordSink sink)
-        throws JournalException {
-      inner.read(from, chains, sink);
-    }
-
-    @Override
-    public JournalPosition position() {
-      return inner.position();
-    }
-
-    @Override
-    public Pending enqueue(JournalEntry entry) throws JournalException {
-      return inner.enqueue(entry);
+  private static final class Bulk extends ForwardingJournal {
+    Bulk(FileJournal inner) {
+      super(inner);
     }
 
     @Override
@@ -331,12 +310,7 @@ public final class SnapshotRestartBenchmark {
 
     @Override
     public String describe() {
-      return "unsynced " + inner.describe();
-    }
-
-    @Override
-    public void close() {
-      inner.close();
+      return "unsynced " + delegate().describe();
     }
   }
 }

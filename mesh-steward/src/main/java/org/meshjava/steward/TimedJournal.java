@@ -1,7 +1,6 @@
 package org.meshjava.steward;
 
-import java.util.List;
-import java.util.Optional;
+import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -14,24 +13,18 @@ import org.meshjava.steward.observe.StewardListener;
  * enqueue} and every {@code await} is timed and reported ({@link JournalWrite}); everything else is
  * the journal's own. Without a listener the steward writes its journal directly. Thread-safe.
  */
-final class TimedJournal implements Journal {
-  private final Journal journal;
+final class TimedJournal extends ForwardingJournal {
   private final StewardListener listener;
 
   TimedJournal(Journal journal, StewardListener listener) {
-    this.journal = journal;
+    super(journal);
     this.listener = listener;
-  }
-
-  @Override
-  public List<JournalRecord> recovered() {
-    return journal.recovered();
   }
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
     long start = System.nanoTime();
-    Pending p = journal.enqueue(entry);
+    Pending p = delegate().enqueue(entry);
     listener.journalWritten(new JournalWrite(JournalWrite.Step.APPEND, elapsed(start)));
     return new Pending() {
       @Override
@@ -50,44 +43,5 @@ final class TimedJournal implements Journal {
 
   private static long elapsed(long start) {
     return Math.max(0, System.nanoTime() - start);
-  }
-
-  @Override
-  public void read(
-      org.meshjava.journal.JournalPosition from,
-      java.util.Map<org.meshjava.core.ContentId, org.meshjava.jcp.GrantChain> chains,
-      RecordSink sink)
-      throws JournalException {
-    journal.read(from, chains, sink);
-  }
-
-  @Override
-  public org.meshjava.journal.JournalPosition position() {
-    return journal.position();
-  }
-
-  @Override
-  public boolean durable() {
-    return journal.durable();
-  }
-
-  @Override
-  public String describe() {
-    return journal.describe();
-  }
-
-  @Override
-  public Optional<String> refusesAppends() {
-    return journal.refusesAppends();
-  }
-
-  @Override
-  public boolean locked() {
-    return journal.locked();
-  }
-
-  @Override
-  public void close() {
-    journal.close();
   }
 }

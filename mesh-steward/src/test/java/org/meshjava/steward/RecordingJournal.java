@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.Journal;
-import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
@@ -16,56 +16,26 @@ import org.meshjava.journal.JournalRecord;
  * Delegates to a journal and watches what its reads deliver: how many records, and a weak reference
  * to each, so a test can tell whether anything still holds them. Test support only.
  */
-final class RecordingJournal implements Journal {
-  private final Journal inner;
+final class RecordingJournal extends ForwardingJournal {
   final List<WeakReference<JournalRecord>> delivered = new ArrayList<>();
 
   RecordingJournal(Journal inner) {
-    this.inner = inner;
-  }
-
-  @Override
-  public List<JournalRecord> recovered() {
-    return inner.recovered();
+    super(inner);
   }
 
   @Override
   public void read(JournalPosition from, Map<ContentId, GrantChain> chains, RecordSink sink)
       throws JournalException {
-    inner.read(
-        from,
-        chains,
-        r -> {
-          synchronized (delivered) {
-            delivered.add(new WeakReference<>(r));
-          }
-          sink.accept(r);
-        });
-  }
-
-  @Override
-  public JournalPosition position() {
-    return inner.position();
-  }
-
-  @Override
-  public Pending enqueue(JournalEntry entry) throws JournalException {
-    return inner.enqueue(entry);
-  }
-
-  @Override
-  public boolean durable() {
-    return inner.durable();
-  }
-
-  @Override
-  public String describe() {
-    return inner.describe();
-  }
-
-  @Override
-  public void close() {
-    inner.close();
+    delegate()
+        .read(
+            from,
+            chains,
+            r -> {
+              synchronized (delivered) {
+                delivered.add(new WeakReference<>(r));
+              }
+              sink.accept(r);
+            });
   }
 
   /** How many records reads delivered. */
