@@ -50,4 +50,10 @@ public record CounterStatus(
       String counter, Optional<EnergyDomain> domain, CounterIssue issue, String detail) {
     return new CounterStatus(counter, domain, CounterState.UNAVAILABLE, Optional.of(issue), detail);
   }
+
+  /** A counter that could not be set up, for the reason {@code e} carries. */
+  static CounterStatus unavailable(
+      String counter, Optional<EnergyDomain> domain, CounterException e) {
+    return unavailable(counter, domain, e.issue(), String.valueOf(e.getMessage()));
+  }
 }

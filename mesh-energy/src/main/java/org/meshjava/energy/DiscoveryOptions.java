@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Where {@link MeterDiscovery} looks for energy counters and how it proves them live. Start from
@@ -81,103 +82,96 @@ public record DiscoveryOptions(
 
   /** Looks for RAPL zones under {@code root} instead. */
   public DiscoveryOptions withRaplRoot(Path root) {
-    return new DiscoveryOptions(
-        Optional.of(root),
-        nvmlLibrary,
-        ioReport,
-        liveness,
-        nvmlLiveness,
-        reprobeEvery,
-        gpuWork,
-        gpuVisibility);
+    return with(o -> o.raplRoot = Optional.of(root));
   }
 
   /** Skips RAPL. */
   public DiscoveryOptions withoutRapl() {
-    return new DiscoveryOptions(
-        Optional.empty(),
-        nvmlLibrary,
-        ioReport,
-        liveness,
-        nvmlLiveness,
-        reprobeEvery,
-        gpuWork,
-        gpuVisibility);
+    return with(o -> o.raplRoot = Optional.empty());
   }
 
   /** Loads NVML from {@code library} (a path, or a name for the dynamic loader) instead. */
   public DiscoveryOptions withNvmlLibrary(String library) {
-    return new DiscoveryOptions(
-        raplRoot,
-        Optional.of(library),
-        ioReport,
-        liveness,
-        nvmlLiveness,
-        reprobeEvery,
-        gpuWork,
-        gpuVisibility);
+    return with(o -> o.nvmlLibrary = Optional.of(library));
   }
 
   /** Skips NVML. */
   public DiscoveryOptions withoutNvml() {
-    return new DiscoveryOptions(
-        raplRoot,
-        Optional.empty(),
-        ioReport,
-        liveness,
-        nvmlLiveness,
-        reprobeEvery,
-        gpuWork,
-        gpuVisibility);
+    return with(o -> o.nvmlLibrary = Optional.empty());
   }
 
   /** Skips Apple IOReport. */
   public DiscoveryOptions withoutIoReport() {
-    return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, false, liveness, nvmlLiveness, reprobeEvery, gpuWork, gpuVisibility);
+    return with(o -> o.ioReport = false);
   }
 
   /** Uses {@code policy} for RAPL and IOReport probes. */
   public DiscoveryOptions withLiveness(LivenessPolicy policy) {
-    return new DiscoveryOptions(
-        raplRoot,
-        nvmlLibrary,
-        ioReport,
-        policy,
-        nvmlLiveness,
-        reprobeEvery,
-        gpuWork,
-        gpuVisibility);
+    return with(o -> o.liveness = policy);
   }
 
   /** Uses {@code policy} for NVML probes. */
   public DiscoveryOptions withNvmlLiveness(LivenessPolicy policy) {
-    return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, liveness, policy, reprobeEvery, gpuWork, gpuVisibility);
+    return with(o -> o.nvmlLiveness = policy);
   }
 
   /** Re-probes every {@code period}. */
   public DiscoveryOptions withReprobeEvery(Duration period) {
-    return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, liveness, nvmlLiveness, period, gpuWork, gpuVisibility);
+    return with(o -> o.reprobeEvery = period);
   }
 
   /** Runs {@code work} in a loop while GPU counters are probed. */
   public DiscoveryOptions withGpuWork(Runnable work) {
-    return new DiscoveryOptions(
-        raplRoot,
-        nvmlLibrary,
-        ioReport,
-        liveness,
-        nvmlLiveness,
-        reprobeEvery,
-        Optional.of(work),
-        gpuVisibility);
+    return with(o -> o.gpuWork = Optional.of(work));
   }
 
   /** Binds GPU domains as {@code visibility} says rather than as the environment does. */
   public DiscoveryOptions withGpuVisibility(GpuVisibility visibility) {
-    return new DiscoveryOptions(
-        raplRoot, nvmlLibrary, ioReport, liveness, nvmlLiveness, reprobeEvery, gpuWork, visibility);
+    return with(o -> o.gpuVisibility = visibility);
+  }
+
+  /** A copy of these options with {@code change} applied, validated as any options are. */
+  private DiscoveryOptions with(Consumer<Draft> change) {
+    Draft draft = new Draft(this);
+    change.accept(draft);
+    return draft.options();
+  }
+
+  /**
+   * The components of options being changed, so that each {@code with…} method names only the one
+   * it changes instead of passing all eight on.
+   */
+  private static final class Draft {
+    Optional<Path> raplRoot;
+    Optional<String> nvmlLibrary;
+    boolean ioReport;
+    LivenessPolicy liveness;
+    LivenessPolicy nvmlLiveness;
+    Duration reprobeEvery;
+    Optional<Runnable> gpuWork;
+    GpuVisibility gpuVisibility;
+
+    Draft(DiscoveryOptions from) {
+      raplRoot = from.raplRoot;
+      nvmlLibrary = from.nvmlLibrary;
+      ioReport = from.ioReport;
+      liveness = from.liveness;
+      nvmlLiveness = from.nvmlLiveness;
+      reprobeEvery = from.reprobeEvery;
+      gpuWork = from.gpuWork;
+      gpuVisibility = from.gpuVisibility;
+    }
+
+    DiscoveryOptions options() {
+      return new DiscoveryOptions(
+          raplRoot,
+          nvmlLibrary,
+          ioReport,
+          liveness,
+          nvmlLiveness,
+          reprobeEvery,
+          gpuWork,
+          gpuVisibility);
+    }
   }
 }

@@ -31,9 +31,7 @@ final class IoReportDiscovery {
     try {
       sampler = IoReportNative.subscribe();
     } catch (CounterException e) {
-      rejected.add(
-          CounterStatus.unavailable(
-              "ioreport", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
+      rejected.add(CounterStatus.unavailable("ioreport", Optional.empty(), e));
       return;
     }
     adopt(new IoReportSession(sampler), sampler, found, rejected);
@@ -51,9 +49,7 @@ final class IoReportDiscovery {
       first = sampler.sampleDelta();
     } catch (CounterException e) {
       sampler.release();
-      rejected.add(
-          CounterStatus.unavailable(
-              "ioreport", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
+      rejected.add(CounterStatus.unavailable("ioreport", Optional.empty(), e));
       return;
     }
     java.util.Set<EnergyDomain> domains = new java.util.LinkedHashSet<>();

@@ -6,10 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,76 +60,43 @@ final class IoReportNative implements IoReportSampler {
 
   /**
    * Binds the two libraries by name. Since macOS 11 system libraries live in the dyld shared cache,
-   * not as files, so they are handed to the dynamic loader as names ({@link
-   * SymbolLookup#libraryLookup(String, Arena)}); the {@code Path} form resolves a real file first
-   * and would fail there.
+   * not as files, so they are handed to the dynamic loader as names ({@link NativeSymbols#load}).
    */
-  @SuppressWarnings("restricted") // loading system libraries and binding downcalls is the point
   private IoReportNative(String ioReportLibrary, String coreFoundationLibrary)
       throws CounterException {
     try {
-      Linker linker = Linker.nativeLinker();
-      SymbolLookup cf = SymbolLookup.libraryLookup(coreFoundationLibrary, arena);
-      SymbolLookup ior = SymbolLookup.libraryLookup(ioReportLibrary, arena);
+      NativeSymbols cf = NativeSymbols.load(coreFoundationLibrary, arena);
+      NativeSymbols ior = NativeSymbols.load(ioReportLibrary, arena);
       cfStringCreate =
-          linker.downcallHandle(
-              cf.findOrThrow("CFStringCreateWithCString"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
+          cf.function("CFStringCreateWithCString", ADDRESS, ADDRESS, ADDRESS, JAVA_INT);
       cfStringGet =
-          linker.downcallHandle(
-              cf.findOrThrow("CFStringGetCString"),
-              FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT));
-      cfRelease =
-          linker.downcallHandle(cf.findOrThrow("CFRelease"), FunctionDescriptor.ofVoid(ADDRESS));
-      cfDictGet =
-          linker.downcallHandle(
-              cf.findOrThrow("CFDictionaryGetValue"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-      cfDictCount =
-          linker.downcallHandle(
-              cf.findOrThrow("CFDictionaryGetCount"), FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+          cf.function("CFStringGetCString", JAVA_BYTE, ADDRESS, ADDRESS, JAVA_LONG, JAVA_INT);
+      cfRelease = cf.procedure("CFRelease", ADDRESS);
+      cfDictGet = cf.function("CFDictionaryGetValue", ADDRESS, ADDRESS, ADDRESS);
+      cfDictCount = cf.function("CFDictionaryGetCount", JAVA_LONG, ADDRESS);
       cfDictMutableCopy =
-          linker.downcallHandle(
-              cf.findOrThrow("CFDictionaryCreateMutableCopy"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
-      cfArrayCount =
-          linker.downcallHandle(
-              cf.findOrThrow("CFArrayGetCount"), FunctionDescriptor.of(JAVA_LONG, ADDRESS));
-      cfArrayGet =
-          linker.downcallHandle(
-              cf.findOrThrow("CFArrayGetValueAtIndex"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG));
+          cf.function("CFDictionaryCreateMutableCopy", ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+      cfArrayCount = cf.function("CFArrayGetCount", JAVA_LONG, ADDRESS);
+      cfArrayGet = cf.function("CFArrayGetValueAtIndex", ADDRESS, ADDRESS, JAVA_LONG);
       copyChannelsInGroup =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportCopyChannelsInGroup"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG));
+          ior.function(
+              "IOReportCopyChannelsInGroup",
+              ADDRESS,
+              ADDRESS,
+              ADDRESS,
+              JAVA_LONG,
+              JAVA_LONG,
+              JAVA_LONG);
       createSubscription =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportCreateSubscription"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
-      createSamples =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportCreateSamples"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+          ior.function(
+              "IOReportCreateSubscription", ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS);
+      createSamples = ior.function("IOReportCreateSamples", ADDRESS, ADDRESS, ADDRESS, ADDRESS);
       createSamplesDelta =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportCreateSamplesDelta"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, ADDRESS));
-      channelGroup =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportChannelGetGroup"), FunctionDescriptor.of(ADDRESS, ADDRESS));
-      channelName =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportChannelGetChannelName"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS));
-      channelUnit =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportChannelGetUnitLabel"),
-              FunctionDescriptor.of(ADDRESS, ADDRESS));
-      integerValue =
-          linker.downcallHandle(
-              ior.findOrThrow("IOReportSimpleGetIntegerValue"),
-              FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_INT));
+          ior.function("IOReportCreateSamplesDelta", ADDRESS, ADDRESS, ADDRESS, ADDRESS);
+      channelGroup = ior.function("IOReportChannelGetGroup", ADDRESS, ADDRESS);
+      channelName = ior.function("IOReportChannelGetChannelName", ADDRESS, ADDRESS);
+      channelUnit = ior.function("IOReportChannelGetUnitLabel", ADDRESS, ADDRESS);
+      integerValue = ior.function("IOReportSimpleGetIntegerValue", JAVA_LONG, ADDRESS, JAVA_INT);
     } catch (IllegalCallerException | IllegalArgumentException | NoSuchElementException e) {
       arena.close();
       throw CounterException.ofBinding(e, "cannot bind IOReport/CoreFoundation");

@@ -10,7 +10,7 @@ import org.meshjava.core.EnergyDomain;
  * and folds every mapped channel into a running nanojoule total, so readings are monotonic like
  * RAPL's and the same liveness rule and window books apply. Thread-safe.
  */
-final class IoReportSession {
+final class IoReportSession implements SharedNative {
   private final IoReportSampler sampler;
   private final Map<EnergyDomain.Kind, Long> totalsNj = new EnumMap<>(EnergyDomain.Kind.class);
   private int users;
@@ -34,11 +34,13 @@ final class IoReportSession {
     return totalsNj.getOrDefault(kind, 0L) / 1_000;
   }
 
-  synchronized void retain() {
+  @Override
+  public synchronized void retain() {
     users++;
   }
 
-  synchronized void release() {
+  @Override
+  public synchronized void release() {
     if (--users == 0) {
       sampler.release();
     }

@@ -39,9 +39,7 @@ final class NvmlDiscovery {
     try {
       nvml = NvmlLibrary.load(library);
     } catch (CounterException e) {
-      rejected.add(
-          CounterStatus.unavailable(
-              "nvml", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
+      rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e));
       return;
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
@@ -61,9 +59,7 @@ final class NvmlDiscovery {
     try {
       count = nvml.deviceCount();
     } catch (CounterException e) {
-      rejected.add(
-          CounterStatus.unavailable(
-              "nvml", Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
+      rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e));
       return;
     }
     if (count <= 0) {
@@ -78,9 +74,7 @@ final class NvmlDiscovery {
         MemorySegment handle = nvml.handle(i);
         boards.add(new Board(i, nvml.uuid(handle), handle, nvml.pciLocation(handle)));
       } catch (CounterException e) {
-        rejected.add(
-            CounterStatus.unavailable(
-                "nvml:index" + i, Optional.empty(), e.issue(), String.valueOf(e.getMessage())));
+        rejected.add(CounterStatus.unavailable("nvml:index" + i, Optional.empty(), e));
       }
     }
     Map<Board, EnergyDomain> visible = new LinkedHashMap<>();
@@ -135,9 +129,7 @@ final class NvmlDiscovery {
           continue;
         }
       } catch (CounterException e) {
-        rejected.add(
-            CounterStatus.unavailable(
-                name, Optional.of(domain), e.issue(), String.valueOf(e.getMessage())));
+        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
         continue;
       }
       NvmlChannel channel = new NvmlChannel(nvml, domain, b.uuid(), b.handle());
@@ -146,9 +138,7 @@ final class NvmlDiscovery {
         found.add(channel);
       } catch (CounterException e) {
         channel.release();
-        rejected.add(
-            CounterStatus.unavailable(
-                name, Optional.of(domain), e.issue(), String.valueOf(e.getMessage())));
+        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
       }
     }
   }

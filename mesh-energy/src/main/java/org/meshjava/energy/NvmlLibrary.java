@@ -5,10 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.NoSuchElementException;
 import java.util.Objects;
@@ -28,7 +25,7 @@ import java.util.Optional;
  * <p>Thread-safe: NVML's calls are; the library is initialised once and shut down when the last
  * channel over it is released.
  */
-final class NvmlLibrary {
+final class NvmlLibrary implements SharedNative {
   private static final int NVML_SUCCESS = 0;
   private static final int NVML_ERROR_NOT_SUPPORTED = 3;
 
@@ -61,46 +58,21 @@ final class NvmlLibrary {
   private int users;
   private boolean shut;
 
-  private NvmlLibrary(String library, Arena arena, SymbolLookup lookup) {
+  private NvmlLibrary(String library, Arena arena, NativeSymbols nvml) {
     this.library = library;
     this.arena = arena;
-    Linker linker = Linker.nativeLinker();
-    this.init = bind(linker, lookup, "nvmlInit_v2", FunctionDescriptor.of(JAVA_INT));
-    this.shutdown = bind(linker, lookup, "nvmlShutdown", FunctionDescriptor.of(JAVA_INT));
-    this.errorString =
-        bind(linker, lookup, "nvmlErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
-    this.deviceCount =
-        bind(linker, lookup, "nvmlDeviceGetCount_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    this.init = nvml.function("nvmlInit_v2", JAVA_INT);
+    this.shutdown = nvml.function("nvmlShutdown", JAVA_INT);
+    this.errorString = nvml.function("nvmlErrorString", ADDRESS, JAVA_INT);
+    this.deviceCount = nvml.function("nvmlDeviceGetCount_v2", JAVA_INT, ADDRESS);
     this.handleByIndex =
-        bind(
-            linker,
-            lookup,
-            "nvmlDeviceGetHandleByIndex_v2",
-            FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+        nvml.function("nvmlDeviceGetHandleByIndex_v2", JAVA_INT, JAVA_INT, ADDRESS);
     this.totalEnergy =
-        bind(
-            linker,
-            lookup,
-            "nvmlDeviceGetTotalEnergyConsumption",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    this.uuid =
-        bind(
-            linker,
-            lookup,
-            "nvmlDeviceGetUUID",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_INT));
-    this.pciInfo =
-        bindIfPresent(
-            linker,
-            lookup,
-            "nvmlDeviceGetPciInfo_v3",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+        nvml.function("nvmlDeviceGetTotalEnergyConsumption", JAVA_INT, ADDRESS, ADDRESS);
+    this.uuid = nvml.function("nvmlDeviceGetUUID", JAVA_INT, ADDRESS, ADDRESS, JAVA_INT);
+    this.pciInfo = nvml.optionalFunction("nvmlDeviceGetPciInfo_v3", JAVA_INT, ADDRESS, ADDRESS);
     this.migMode =
-        bindIfPresent(
-            linker,
-            lookup,
-            "nvmlDeviceGetMigMode",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+        nvml.optionalFunction("nvmlDeviceGetMigMode", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
   }
 
   /**
@@ -110,16 +82,12 @@ final class NvmlLibrary {
    * @throws CounterException {@link CounterIssue#LIBRARY_MISSING} if it cannot be loaded or lacks a
    *     symbol, {@link CounterIssue#NATIVE_ERROR} if {@code nvmlInit_v2} fails
    */
-  @SuppressWarnings("restricted") // loading a native library is the point of this class
   static NvmlLibrary load(String library) throws CounterException {
     Objects.requireNonNull(library, "library");
     Arena arena = Arena.ofShared();
     NvmlLibrary nvml;
     try {
-      // The String form hands the name or path to the dynamic loader as it is, as a C program
-      // would; the Path form first resolves a real file, which system libraries need not be.
-      SymbolLookup lookup = SymbolLookup.libraryLookup(library, arena);
-      nvml = new NvmlLibrary(library, arena, lookup);
+      nvml = new NvmlLibrary(library, arena, NativeSymbols.load(library, arena));
     } catch (IllegalCallerException | IllegalArgumentException | NoSuchElementException e) {
       arena.close();
       throw CounterException.ofBinding(e, "cannot load NVML from '" + library + "'");
@@ -146,42 +114,35 @@ final class NvmlLibrary {
 
   /** The number of GPUs NVML sees. */
   int deviceCount() throws CounterException {
-    try (Arena call = Arena.ofConfined()) {
-      MemorySegment count = call.allocate(JAVA_INT);
-      check("nvmlDeviceGetCount_v2", (int) deviceCount.invokeExact(count));
-      return count.get(JAVA_INT, 0);
-    } catch (CounterException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new CounterException(CounterIssue.NATIVE_ERROR, "nvmlDeviceGetCount_v2 threw " + t, t);
-    }
+    return call(
+        "nvmlDeviceGetCount_v2",
+        (symbol, memory) -> {
+          MemorySegment count = memory.allocate(JAVA_INT);
+          check(symbol, (int) deviceCount.invokeExact(count));
+          return count.get(JAVA_INT, 0);
+        });
   }
 
   /** The opaque handle of GPU {@code index}. */
   MemorySegment handle(int index) throws CounterException {
-    try (Arena call = Arena.ofConfined()) {
-      MemorySegment out = call.allocate(ADDRESS);
-      check("nvmlDeviceGetHandleByIndex_v2", (int) handleByIndex.invokeExact(index, out));
-      return out.get(ADDRESS, 0);
-    } catch (CounterException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new CounterException(
-          CounterIssue.NATIVE_ERROR, "nvmlDeviceGetHandleByIndex_v2 threw " + t, t);
-    }
+    return call(
+        "nvmlDeviceGetHandleByIndex_v2",
+        (symbol, memory) -> {
+          MemorySegment out = memory.allocate(ADDRESS);
+          check(symbol, (int) handleByIndex.invokeExact(index, out));
+          return out.get(ADDRESS, 0);
+        });
   }
 
   /** The board's UUID, {@code GPU-…}: its identity whatever the enumeration order. */
   String uuid(MemorySegment device) throws CounterException {
-    try (Arena call = Arena.ofConfined()) {
-      MemorySegment out = call.allocate(UUID_BUFFER);
-      check("nvmlDeviceGetUUID", (int) uuid.invokeExact(device, out, UUID_BUFFER));
-      return out.getString(0);
-    } catch (CounterException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new CounterException(CounterIssue.NATIVE_ERROR, "nvmlDeviceGetUUID threw " + t, t);
-    }
+    return call(
+        "nvmlDeviceGetUUID",
+        (symbol, memory) -> {
+          MemorySegment out = memory.allocate(UUID_BUFFER);
+          check(symbol, (int) uuid.invokeExact(device, out, UUID_BUFFER));
+          return out.getString(0);
+        });
   }
 
   /**
@@ -192,19 +153,17 @@ final class NvmlLibrary {
     if (pciInfo.isEmpty()) {
       return Optional.empty();
     }
-    try (Arena call = Arena.ofConfined()) {
-      MemorySegment out = call.allocate(PCI_INFO_SIZE, 4);
-      check("nvmlDeviceGetPciInfo_v3", (int) pciInfo.get().invokeExact(device, out));
-      long domain = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_DOMAIN));
-      long bus = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_BUS));
-      long dev = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_DEVICE));
-      return Optional.of((domain << 40) | (bus << 8) | dev);
-    } catch (CounterException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new CounterException(
-          CounterIssue.NATIVE_ERROR, "nvmlDeviceGetPciInfo_v3 threw " + t, t);
-    }
+    MethodHandle function = pciInfo.get();
+    return call(
+        "nvmlDeviceGetPciInfo_v3",
+        (symbol, memory) -> {
+          MemorySegment out = memory.allocate(PCI_INFO_SIZE, 4);
+          check(symbol, (int) function.invokeExact(device, out));
+          long domain = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_DOMAIN));
+          long bus = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_BUS));
+          long dev = Integer.toUnsignedLong(out.get(JAVA_INT, PCI_DEVICE));
+          return Optional.of((domain << 40) | (bus << 8) | dev);
+        });
   }
 
   /** Whether the board runs in MIG mode (partitioned among tenants). */
@@ -212,20 +171,19 @@ final class NvmlLibrary {
     if (migMode.isEmpty()) {
       return false; // a driver without the call predates MIG
     }
-    try (Arena call = Arena.ofConfined()) {
-      MemorySegment current = call.allocate(JAVA_INT);
-      MemorySegment pending = call.allocate(JAVA_INT);
-      int rc = (int) migMode.get().invokeExact(device, current, pending);
-      if (rc == NVML_ERROR_NOT_SUPPORTED) {
-        return false; // a board that cannot be partitioned
-      }
-      check("nvmlDeviceGetMigMode", rc);
-      return current.get(JAVA_INT, 0) == MIG_ENABLE;
-    } catch (CounterException e) {
-      throw e;
-    } catch (Throwable t) {
-      throw new CounterException(CounterIssue.NATIVE_ERROR, "nvmlDeviceGetMigMode threw " + t, t);
-    }
+    MethodHandle function = migMode.get();
+    return call(
+        "nvmlDeviceGetMigMode",
+        (symbol, memory) -> {
+          MemorySegment current = memory.allocate(JAVA_INT);
+          MemorySegment pending = memory.allocate(JAVA_INT);
+          int rc = (int) function.invokeExact(device, current, pending);
+          if (rc == NVML_ERROR_NOT_SUPPORTED) {
+            return false; // a board that cannot be partitioned
+          }
+          check(symbol, rc);
+          return current.get(JAVA_INT, 0) == MIG_ENABLE;
+        });
   }
 
   /** A buffer for {@link #totalEnergyMj}, living as long as the library. */
@@ -251,12 +209,14 @@ final class NvmlLibrary {
   }
 
   /** Registers one more user (a channel) of the library. */
-  synchronized void retain() {
+  @Override
+  public synchronized void retain() {
     users++;
   }
 
   /** Drops a user; the last one shuts NVML down and unloads it. */
-  synchronized void release() {
+  @Override
+  public synchronized void release() {
     if (--users <= 0 && !shut) {
       shutdownNow();
     }
@@ -281,6 +241,27 @@ final class NvmlLibrary {
     }
   }
 
+  /** One NVML call's body: it allocates its out-parameters in {@code memory}, freed after it. */
+  @FunctionalInterface
+  private interface Call<T> {
+    T run(String symbol, Arena memory) throws Throwable;
+  }
+
+  /**
+   * Runs {@code body}, a call of {@code symbol}, with a confined arena for its out-parameters; a
+   * {@link CounterException} it throws passes as it is, anything else thrown across the downcall
+   * becomes {@link CounterIssue#NATIVE_ERROR}.
+   */
+  private static <T> T call(String symbol, Call<T> body) throws CounterException {
+    try (Arena memory = Arena.ofConfined()) {
+      return body.run(symbol, memory);
+    } catch (CounterException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new CounterException(CounterIssue.NATIVE_ERROR, symbol + " threw " + t, t);
+    }
+  }
+
   private void check(String call, int rc) throws CounterException {
     if (rc != NVML_SUCCESS) {
       throw new CounterException(
@@ -301,17 +282,5 @@ final class NvmlLibrary {
     } catch (Throwable t) {
       return "unknown NVML error (nvmlErrorString threw " + t + ")";
     }
-  }
-
-  @SuppressWarnings("restricted") // binding a downcall is the point of this class
-  private static Optional<MethodHandle> bindIfPresent(
-      Linker linker, SymbolLookup lookup, String symbol, FunctionDescriptor descriptor) {
-    return lookup.find(symbol).map(address -> linker.downcallHandle(address, descriptor));
-  }
-
-  @SuppressWarnings("restricted") // binding a downcall is the point of this class
-  private static MethodHandle bind(
-      Linker linker, SymbolLookup lookup, String symbol, FunctionDescriptor descriptor) {
-    return linker.downcallHandle(lookup.findOrThrow(symbol), descriptor);
   }
 }

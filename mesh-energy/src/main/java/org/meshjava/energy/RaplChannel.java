@@ -7,7 +7,7 @@ import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
 
 /** One powercap zone's {@code energy_uj}, with wraparound at {@code max_energy_range_uj}. */
-final class RaplChannel implements EnergyChannel {
+final class RaplChannel extends NamedChannel {
   /**
    * The most power one zone is assumed to draw, for the wrap bound. Server packages are rated at up
    * to about 500 W; twice that leaves room for excursions above the rating. At 1 kW the smallest
@@ -15,30 +15,17 @@ final class RaplChannel implements EnergyChannel {
    */
   static final long ASSUMED_MAX_WATTS = 1_000;
 
-  private final String name;
-  private final EnergyDomain domain;
   private final Path energyFile;
   private final SysfsReader reader;
   private final long rangeUj;
   private final CounterAccumulator accumulator;
 
   RaplChannel(String name, EnergyDomain domain, Path energyFile, long rangeUj, SysfsReader reader) {
-    this.name = Objects.requireNonNull(name, "name");
-    this.domain = Objects.requireNonNull(domain, "domain");
+    super(name, domain);
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
     this.reader = Objects.requireNonNull(reader, "reader");
     this.rangeUj = rangeUj;
     this.accumulator = new CounterAccumulator(rangeUj, 1);
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public EnergyDomain domain() {
-    return domain;
   }
 
   /**
@@ -57,7 +44,7 @@ final class RaplChannel implements EnergyChannel {
 
   @Override
   public long readTotalUj() throws CounterException {
-    return accumulator.advance(readRaw(), name);
+    return accumulator.advance(readRaw(), name());
   }
 
   /** Reads {@code energy_uj} as a number of µJ. */

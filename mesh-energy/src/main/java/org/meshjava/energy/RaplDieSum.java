@@ -1,7 +1,6 @@
 package org.meshjava.energy;
 
 import java.util.List;
-import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -10,28 +9,15 @@ import org.meshjava.core.EnergyDomain;
  * Zones that mirror one counter are dropped before this is built ({@link RaplDiscovery}). Not
  * thread-safe, like every channel.
  */
-final class RaplDieSum implements EnergyChannel {
-  private final String name;
-  private final EnergyDomain domain;
+final class RaplDieSum extends NamedChannel {
   private final List<RaplChannel> dies;
 
   RaplDieSum(String name, EnergyDomain domain, List<RaplChannel> dies) {
-    this.name = Objects.requireNonNull(name, "name");
-    this.domain = Objects.requireNonNull(domain, "domain");
+    super(name, domain);
     this.dies = List.copyOf(dies);
     if (this.dies.size() < 2) {
       throw new IllegalArgumentException("a die sum needs two or more zones: " + dies);
     }
-  }
-
-  @Override
-  public String name() {
-    return name;
-  }
-
-  @Override
-  public EnergyDomain domain() {
-    return domain;
   }
 
   /** The tightest of the zones' bounds: each must be read before it can wrap twice. */

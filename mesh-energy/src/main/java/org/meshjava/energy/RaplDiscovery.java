@@ -127,8 +127,7 @@ final class RaplDiscovery {
     try {
       channel.readRaw();
     } catch (CounterException e) {
-      rejected.add(
-          CounterStatus.unavailable(counter, domain, e.issue(), String.valueOf(e.getMessage())));
+      rejected.add(CounterStatus.unavailable(counter, domain, e));
       return Optional.empty();
     }
     return Optional.of(channel);
