@@ -1,17 +1,11 @@
 package org.meshjava.bench;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
-import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.jcp.GrantChain;
@@ -121,10 +115,8 @@ public class JournalBenchmark {
   /** One granted serve: present, decide, journal, meter, debit, seal. */
   @Benchmark
   public ServeResult grantedServe() throws Exception {
-    byte[] prompt = ("bench " + counter.incrementAndGet()).getBytes(StandardCharsets.UTF_8);
-    ServeRequest req =
-        ServeRequest.generation(
-            ContentId.ofBytes(prompt), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
-    return steward.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
+    BenchServe serve = BenchServe.of("bench " + counter.incrementAndGet());
+    return steward.serve(
+        serve.request(), serve.prompt(), Jcp.present(caller, chain, serve.request()));
   }
 }

@@ -1,15 +1,11 @@
 package org.meshjava.bench;
 
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
-import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.DescribedEngine;
 import org.meshjava.core.EngineDescriptor;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
-import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
@@ -19,31 +15,16 @@ import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * {@code Steward.serve} with an engine that does no work, against the cryptography any serve must
  * do: one Ed25519 signature and one BLAKE3 over an envelope-sized buffer. The ratio of the two is
  * the steward's overhead; the target is at most 1.5.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-@Fork(1)
-public class ServeOverheadBenchmark {
+public class ServeOverheadBenchmark extends MicrosecondBenchmark {
   private Steward steward;
-  private ServeRequest request;
-  private TokenSequence prompt;
+  private BenchServe serve;
   private SigningKey key;
   private byte[] envelopeSized;
   private byte[] signedCoreSized;
@@ -62,20 +43,20 @@ public class ServeOverheadBenchmark {
     public EngineResult serve(ServeRequest request, TokenSequence prompt) {
       return new EngineResult(TOKENS, ServeOutcome.greedy(prompt.size(), TOKENS.size()));
     }
+
+    /** A steward signing with {@code key}, on a new chain, serving only this engine. */
+    static Steward.Builder steward(SigningKey key) {
+      return Steward.builder(key).chainHead(ChainHead.GENESIS).backend(new ZeroWorkEngine());
+    }
   }
 
   /** Builds the steward and sizes the floor's buffers from one real serve. */
   @Setup
   public void setup() throws Exception {
     key = SigningKey.generate();
-    steward =
-        Steward.builder(key).chainHead(ChainHead.GENESIS).backend(new ZeroWorkEngine()).build();
-    byte[] text = "benchmark prompt".getBytes(StandardCharsets.UTF_8);
-    request =
-        ServeRequest.generation(
-            ContentId.ofBytes(text), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
-    prompt = TokenSequence.of(new int[16]);
-    ServeResult sample = steward.serve(request, prompt);
+    steward = ZeroWorkEngine.steward(key).build();
+    serve = BenchServe.of("benchmark prompt");
+    ServeResult sample = steward.serve(serve.request(), serve.prompt());
     envelopeSized = new byte[sample.envelope().length()];
     signedCoreSized = new byte[sample.receipt().toSignedCore().encode().length + 80];
   }
@@ -83,7 +64,7 @@ public class ServeOverheadBenchmark {
   /** One whole serve: route, meter, seal, chain. */
   @Benchmark
   public ServeResult serve() throws Exception {
-    return steward.serve(request, prompt);
+    return steward.serve(serve.request(), serve.prompt());
   }
 
   /** The floor: sign a Sig_structure-sized buffer and hash an envelope-sized one. */

@@ -2,15 +2,7 @@ package org.meshjava.bench;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
-import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
-import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 
 /**
@@ -29,24 +21,20 @@ public final class TransparencyLogServeTiming {
   public static void main(String[] args) throws Exception {
     int pairs = args.length > 0 ? Integer.parseInt(args[0]) : 30;
     int batch = args.length > 1 ? Integer.parseInt(args[1]) : 2048;
-    byte[] text = "benchmark prompt".getBytes(StandardCharsets.UTF_8);
-    ServeRequest request =
-        ServeRequest.generation(
-            ContentId.ofBytes(text), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
-    TokenSequence prompt = TokenSequence.of(new int[16]);
+    BenchServe serve = BenchServe.of("benchmark prompt");
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     double[] ratios = new double[pairs];
     long with = 0;
     long without = 0;
-    try (Steward logged = steward(true);
-        Steward unlogged = steward(false)) {
+    try (Steward logged = TransparencyLogServeBenchmark.steward(true);
+        Steward unlogged = TransparencyLogServeBenchmark.steward(false)) {
       for (int warm = 0; warm < 3; warm++) {
-        time(threads, logged, request, prompt, batch);
-        time(threads, unlogged, request, prompt, batch);
+        time(threads, logged, serve, batch);
+        time(threads, unlogged, serve, batch);
       }
       for (int i = 0; i < pairs; i++) {
-        long a = time(threads, logged, request, prompt, batch);
-        long b = time(threads, unlogged, request, prompt, batch);
+        long a = time(threads, logged, serve, batch);
+        long b = time(threads, unlogged, serve, batch);
         ratios[i] = (double) a / b;
         with += a;
         without += b;
@@ -66,20 +54,11 @@ public final class TransparencyLogServeTiming {
         (double) with / without);
   }
 
-  private static Steward steward(boolean log) {
-    return Steward.builder(SigningKey.generate())
-        .chainHead(ChainHead.GENESIS)
-        .transparencyLog(log)
-        .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
-        .build();
-  }
-
-  private static long time(
-      ThreadMXBean threads, Steward s, ServeRequest request, TokenSequence prompt, int n)
+  private static long time(ThreadMXBean threads, Steward s, BenchServe serve, int n)
       throws Exception {
     long start = threads.getCurrentThreadCpuTime();
     for (int i = 0; i < n; i++) {
-      s.serve(request, prompt);
+      s.serve(serve.request(), serve.prompt());
     }
     return threads.getCurrentThreadCpuTime() - start;
   }
