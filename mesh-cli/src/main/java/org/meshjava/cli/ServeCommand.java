@@ -26,6 +26,8 @@ import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.postgres.PostgresSnapshotStore;
 import org.meshjava.metrics.StewardMetrics;
 import org.meshjava.metrics.StewardObservations;
 import org.meshjava.openai.OpenAiServer;
@@ -208,6 +210,27 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Where the steward keeps its snapshots: the configured directory, else beside the journal (a
+   * directory beside a file, a table in the journal's database), so that a steward with no disk of
+   * its own restarts from one too. A new journal's new directory is noted to be removed with it.
+   */
+  private SnapshotStore snapshotStore(
+      JournalTarget target, ServeConfig.SnapshotConfig snaps, boolean existed, String steward) {
+    if (snaps.dir().isEmpty() && target instanceof JournalTarget.Postgres p) {
+      return PostgresSnapshotStore.of(p.location(), steward);
+    }
+    FileSnapshotStore store =
+        snaps
+            .dir()
+            .map(FileSnapshotStore::new)
+            .orElseGet(() -> FileSnapshotStore.beside(((JournalTarget.File) target).path()));
+    if (target instanceof JournalTarget.File && !existed && !Files.exists(store.directory())) {
+      createdSnapshots = store.directory();
+    }
+    return store;
+  }
+
   private Integer serve() throws Exception {
     if (!console && (consoleHost != null || consolePort != null)) {
       throw new CliException(
@@ -277,24 +300,14 @@ final class ServeCommand implements Callable<Integer> {
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
-      if (target instanceof JournalTarget.File f) {
-        ServeConfig.SnapshotConfig snaps = c.snapshots();
-        if (snaps.enabled()) {
-          FileSnapshotStore store =
-              snaps
-                  .dir()
-                  .map(FileSnapshotStore::new)
-                  .orElseGet(() -> FileSnapshotStore.beside(f.path()));
-          if (!existed && !Files.exists(store.directory())) {
-            createdSnapshots = store.directory();
-          }
-          sb.snapshots(store)
-              .snapshotEvery(snaps.everyRecords())
-              .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
-        }
-        if (!existed) {
-          createdJournal = f.path();
-        }
+      ServeConfig.SnapshotConfig snaps = c.snapshots();
+      if (snaps.enabled()) {
+        sb.snapshots(snapshotStore(target, snaps, existed, sb.identity().toString()))
+            .snapshotEvery(snaps.everyRecords())
+            .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
+      }
+      if (target instanceof JournalTarget.File f && !existed) {
+        createdJournal = f.path();
       }
     } else if (keyPath != null) {
       err.println(

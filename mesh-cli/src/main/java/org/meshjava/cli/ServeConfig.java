@@ -85,10 +85,12 @@ record ServeConfig(
     SnapshotConfig snapshots) {
 
   /**
-   * Journal snapshots (SPEC.md §60.8), for a file journal: on unless {@code "snapshots": false}.
+   * Journal snapshots (SPEC.md §60.8), for a journal file or database: on unless {@code
+   * "snapshots": false}.
    *
    * @param enabled whether the steward keeps snapshots
-   * @param dir where; absent: {@code <journal>.snapshots/} beside the journal
+   * @param dir a directory to keep them in; absent: {@code <journal>.snapshots/} beside a journal
+   *     file, the table {@code mesh_journal_snapshot} beside a journal in PostgreSQL
    * @param everyRecords a snapshot once this many records were written since the last (0: none by
    *     count)
    * @param everySeconds a snapshot this often (0: none by time)

@@ -19,6 +19,8 @@ import org.meshjava.journal.JournalException;
  * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint)        -- one row per journal
  * mesh_journal_record (journal text, seq bigint, line bytea,          -- one row per record
  *                      PRIMARY KEY (journal, seq))
+ * mesh_journal_snapshot (journal text, count bigint, snapshot bytea, -- PostgresSnapshotStore
+ *                        PRIMARY KEY (journal, count))
  * </pre>
  */
 final class JournalSchema {
@@ -54,6 +56,12 @@ final class JournalSchema {
               + " seq bigint NOT NULL CHECK (seq >= 0),"
               + " line bytea NOT NULL,"
               + " PRIMARY KEY (journal, seq))");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS mesh_journal_snapshot ("
+              + " journal text NOT NULL,"
+              + " count bigint NOT NULL CHECK (count >= 0),"
+              + " snapshot bytea NOT NULL,"
+              + " PRIMARY KEY (journal, count))");
       c.commit();
     } catch (SQLException e) {
       c.rollback();

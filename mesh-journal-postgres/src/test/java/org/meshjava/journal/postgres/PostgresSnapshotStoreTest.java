@@ -1,0 +1,127 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.Gate;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Revocations;
+import org.meshjava.jcp.SpendLedger;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotState;
+import org.meshjava.journal.internal.ReplayState;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * Snapshots kept in the journal's database (SPEC.md §60.7, §60.8): per journal, the latest is the
+ * one covering most records, the newest two are kept, and nothing is there before the first save.
+ */
+class PostgresSnapshotStoreTest {
+  static final SigningKey STEWARD = SigningKey.generate();
+
+  /** A signed snapshot of a fresh state, claiming to cover {@code count} records. */
+  static Snapshot at(long count) {
+    SnapshotState s =
+        ReplayState.fresh(
+                Gate.create(Jcp.identity(STEWARD), SpendLedger.inMemory(), Revocations.none()))
+            .capture(-1);
+    return Snapshot.sign(
+        STEWARD,
+        new SnapshotState(
+            new JournalPosition(
+                count, Optional.of(ContentId.ofBytes(new byte[] {(byte) count})), -1),
+            s.ledger(),
+            s.revocations(),
+            s.suspension(),
+            s.lastSealed(),
+            s.receipts(),
+            s.open(),
+            s.settled(),
+            s.checkpoint(),
+            s.chains(),
+            s.authorisations(),
+            s.revocationsReplayed()));
+  }
+
+  private static List<Long> counts(PostgresTestServer server, String db, String journal)
+      throws Exception {
+    List<Long> out = new ArrayList<>();
+    try (Connection c = server.connect(db);
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT count FROM mesh_journal_snapshot WHERE journal = '"
+                    + journal
+                    + "' ORDER BY count")) {
+      while (rs.next()) {
+        out.add(rs.getLong(1));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void theLatest_isTheOneCoveringMostRecords_perJournal_andTheNewestTwoAreKept() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresLocation location = PostgresLocation.parse(server.url(db));
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(location, "did:key:a");
+    PostgresSnapshotStore other = PostgresSnapshotStore.of(location, "did:key:b");
+    // No table yet: nothing stored.
+    assertThat(store.latest()).isEmpty();
+
+    store.save(at(20));
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(20).encoded()));
+    assertThat(other.latest()).isEmpty();
+    store.save(at(3));
+    store.save(at(100));
+    other.save(at(7));
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(100).encoded()));
+    assertThat(other.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(7).encoded()));
+    assertThat(counts(server, db, "did:key:a")).containsExactly(20L, 100L);
+    assertThat(counts(server, db, "did:key:b")).containsExactly(7L);
+
+    // The same count saved again replaces its row.
+    store.save(at(100));
+    assertThat(counts(server, db, "did:key:a")).containsExactly(20L, 100L);
+    assertThat(store.describe())
+        .contains(location.toString())
+        .contains("mesh_journal_snapshot")
+        .contains("did:key:a");
+  }
+
+  @Test
+  void aDatabaseThatCannotBeReached_isAnIoRefusal_namingTheStore() {
+    PostgresSnapshotStore store =
+        PostgresSnapshotStore.of(
+            PostgresLocation.parse("postgresql://127.0.0.1:1/none?connectTimeout=1"), "did:key:a");
+    assertThatThrownBy(store::latest)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO))
+        .hasMessageContaining("postgresql://127.0.0.1:1/none");
+    assertThatThrownBy(() -> store.save(at(1)))
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO))
+        .hasMessageContaining("cannot write the snapshot of 1 records");
+  }
+
+  @Test
+  void aBlankJournalName_isRefused() {
+    PostgresLocation location = PostgresLocation.parse("postgresql://127.0.0.1/x");
+    assertThatThrownBy(() -> PostgresSnapshotStore.of(location, " "))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}
