@@ -1,13 +1,8 @@
 package org.meshjava.langchain4j;
 
-import dev.langchain4j.model.ModelProvider;
 import dev.langchain4j.model.chat.ChatModel;
-import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import java.util.List;
-import java.util.Objects;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 
@@ -28,13 +23,10 @@ import org.meshjava.steward.Steward;
  * thrown as a {@link MeshRefusal}. The model does not own the steward: close the steward yourself.
  * Thread-safe: chats run concurrently, as the steward's serves do.
  */
-public final class MeshChatModel implements ChatModel {
-  private final StewardChat chat;
-  private final List<ChatModelListener> listeners;
+public final class MeshChatModel extends StewardChatModel implements ChatModel {
 
   private MeshChatModel(Builder b) {
-    this.chat = new StewardChat(b.steward, b.defaults);
-    this.listeners = List.copyOf(b.listeners);
+    super(b);
   }
 
   /** A model over {@code steward} with the default parameters. */
@@ -54,43 +46,14 @@ public final class MeshChatModel implements ChatModel {
     return StewardChat.response(asked, result, StewardChat.text(result));
   }
 
-  @Override
-  public MeshChatRequestParameters defaultRequestParameters() {
-    return chat.defaults();
-  }
-
-  @Override
-  public List<ChatModelListener> listeners() {
-    return listeners;
-  }
-
-  @Override
-  public ModelProvider provider() {
-    return ModelProvider.OTHER;
-  }
-
   /** Builds a {@link MeshChatModel}. */
-  public static final class Builder {
-    private final Steward steward;
-    private ChatRequestParameters defaults = MeshChatRequestParameters.builder().build();
-    private List<ChatModelListener> listeners = List.of();
-
+  public static final class Builder extends StewardChatModel.Builder<Builder> {
     private Builder(Steward steward) {
-      this.steward = Objects.requireNonNull(steward, "steward");
+      super(steward);
     }
 
-    /**
-     * The parameters of every chat unless a call sets its own: a {@link MeshChatRequestParameters}
-     * (a joule ceiling, a fidelity floor, a grant) or LangChain4j's common ones.
-     */
-    public Builder defaultRequestParameters(ChatRequestParameters v) {
-      this.defaults = Objects.requireNonNull(v, "defaultRequestParameters");
-      return this;
-    }
-
-    /** LangChain4j listeners told of every request, response and error. */
-    public Builder listeners(List<ChatModelListener> v) {
-      this.listeners = List.copyOf(v);
+    @Override
+    Builder self() {
       return this;
     }
 

@@ -1,15 +1,11 @@
 package org.meshjava.langchain4j;
 
-import dev.langchain4j.model.ModelProvider;
 import dev.langchain4j.model.chat.StreamingChatModel;
-import dev.langchain4j.model.chat.listener.ChatModelListener;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.model.chat.request.ChatRequestParameters;
 import dev.langchain4j.model.chat.response.PartialResponse;
 import dev.langchain4j.model.chat.response.PartialResponseContext;
 import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.chat.response.StreamingHandle;
-import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 import org.jspecify.annotations.Nullable;
@@ -39,14 +35,11 @@ import org.meshjava.steward.Streamer;
  *
  * <p>The model does not own the steward. Thread-safe.
  */
-public final class MeshStreamingChatModel implements StreamingChatModel {
-  private final StewardChat chat;
-  private final List<ChatModelListener> listeners;
+public final class MeshStreamingChatModel extends StewardChatModel implements StreamingChatModel {
   private final Executor executor;
 
   private MeshStreamingChatModel(Builder b) {
-    this.chat = new StewardChat(b.steward, b.defaults);
-    this.listeners = List.copyOf(b.listeners);
+    super(b);
     this.executor = b.executor;
   }
 
@@ -65,21 +58,6 @@ public final class MeshStreamingChatModel implements StreamingChatModel {
     StewardChat.Asked asked = chat.ask(request);
     Stream stream = new Stream(handler);
     executor.execute(() -> stream.run(chat, asked));
-  }
-
-  @Override
-  public MeshChatRequestParameters defaultRequestParameters() {
-    return chat.defaults();
-  }
-
-  @Override
-  public List<ChatModelListener> listeners() {
-    return listeners;
-  }
-
-  @Override
-  public ModelProvider provider() {
-    return ModelProvider.OTHER;
   }
 
   /**
@@ -149,26 +127,16 @@ public final class MeshStreamingChatModel implements StreamingChatModel {
   }
 
   /** Builds a {@link MeshStreamingChatModel}. */
-  public static final class Builder {
-    private final Steward steward;
-    private ChatRequestParameters defaults = MeshChatRequestParameters.builder().build();
-    private List<ChatModelListener> listeners = List.of();
+  public static final class Builder extends StewardChatModel.Builder<Builder> {
     private Executor executor =
         task -> Thread.ofVirtual().name("mesh-langchain4j-chat").start(task);
 
     private Builder(Steward steward) {
-      this.steward = Objects.requireNonNull(steward, "steward");
+      super(steward);
     }
 
-    /** The parameters of every chat unless a call sets its own; see {@link MeshChatModel}. */
-    public Builder defaultRequestParameters(ChatRequestParameters v) {
-      this.defaults = Objects.requireNonNull(v, "defaultRequestParameters");
-      return this;
-    }
-
-    /** LangChain4j listeners told of every request, response and error. */
-    public Builder listeners(List<ChatModelListener> v) {
-      this.listeners = List.copyOf(v);
+    @Override
+    Builder self() {
       return this;
     }
 
