@@ -10,6 +10,7 @@ module org.meshjava.core {
   requires static jdk.incubator.vector;
 
   exports org.meshjava.core;
+  exports org.meshjava.core.bytes;
   exports org.meshjava.core.cbor;
   exports org.meshjava.core.crypto;
   exports org.meshjava.core.identity;

@@ -12,18 +12,17 @@ import org.meshjava.core.crypto.Blake3;
  * digits. Immutable and thread-safe.
  *
  * <p>{@link #of(CanonicalForm)} hashes a value's canonical CBOR; {@link #ofBytes(byte[])} hashes
- * raw bytes as they are (a prompt, an envelope).
+ * raw bytes as they are (a prompt, an envelope). {@link #bytes()} returns the 32 digest bytes and
+ * {@link #hex()} (also its {@code toString}) the 64-digit form used on the wire.
  */
-public final class ContentId implements Comparable<ContentId> {
+public final class ContentId extends FixedBytes implements Comparable<ContentId> {
   /** Length of the digest. */
   public static final int LENGTH = 32;
 
   private static final HexFormat HEX = HexFormat.of();
 
-  private final byte[] digest;
-
   private ContentId(byte[] digest) {
-    this.digest = digest;
+    super(digest, LENGTH, "a content id");
   }
 
   /** Returns the content id of {@code value}'s canonical CBOR encoding. */
@@ -47,10 +46,7 @@ public final class ContentId implements Comparable<ContentId> {
    * @throws IllegalArgumentException if it is not 32 bytes
    */
   public static ContentId fromDigest(byte[] digest) {
-    if (digest.length != LENGTH) {
-      throw new IllegalArgumentException("a content id is 32 bytes, got " + digest.length);
-    }
-    return new ContentId(digest.clone());
+    return new ContentId(digest);
   }
 
   /**
@@ -74,16 +70,6 @@ public final class ContentId implements Comparable<ContentId> {
     return new ContentId(HEX.parseHex(hex));
   }
 
-  /** Returns a copy of the 32 digest bytes. */
-  public byte[] bytes() {
-    return digest.clone();
-  }
-
-  /** Returns the 64-digit lowercase hex form used on the wire. */
-  public String hex() {
-    return HEX.formatHex(digest);
-  }
-
   /** Returns the hex form as a CBOR text string, the way mesh/1 puts ids into signed maps. */
   public CborText toCborText() {
     return new CborText(hex());
@@ -91,21 +77,6 @@ public final class ContentId implements Comparable<ContentId> {
 
   @Override
   public int compareTo(ContentId o) {
-    return Arrays.compareUnsigned(digest, o.digest);
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof ContentId other && Arrays.equals(digest, other.digest);
-  }
-
-  @Override
-  public int hashCode() {
-    return Arrays.hashCode(digest);
-  }
-
-  @Override
-  public String toString() {
-    return hex();
+    return Arrays.compareUnsigned(unsharedBytes(), o.unsharedBytes());
   }
 }

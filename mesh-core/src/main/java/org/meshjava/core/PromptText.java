@@ -5,20 +5,21 @@ import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Objects;
+import org.meshjava.core.bytes.ByteValue;
 
 /**
  * The prompt as bytes, before any engine has tokenized it (§3.1): what {@code prompt_hash}
  * addresses. An application hands the steward a prompt text and the steward asks the engine it
  * routed to for the token payload ({@link ServingEngine#tokenizer()}), so a request id never
- * depends on which engine serves it. Immutable; the bytes are copied in and out.
+ * depends on which engine serves it. Prompts are equal when their bytes are; {@link #length()}, the
+ * byte count, is the token count a request declares when it has no better one. Immutable; the bytes
+ * are copied in and out.
  */
-public final class PromptText {
-  private final byte[] bytes;
+public final class PromptText extends ByteValue {
 
   private PromptText(byte[] bytes) {
-    this.bytes = bytes;
+    super(bytes);
   }
 
   /** The prompt of exactly these bytes. */
@@ -49,33 +50,13 @@ public final class PromptText {
     }
   }
 
-  /** A copy of the bytes. */
-  public byte[] bytes() {
-    return bytes.clone();
-  }
-
-  /** How many bytes: the byte-level token count a request declares when it has no better one. */
-  public int length() {
-    return bytes.length;
-  }
-
   /** The request's {@code prompt_hash}: the content id of the bytes. */
   public ContentId hash() {
-    return ContentId.ofBytes(bytes);
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof PromptText other && Arrays.equals(bytes, other.bytes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Arrays.hashCode(bytes);
+    return ContentId.ofBytes(unsharedBytes());
   }
 
   @Override
   public String toString() {
-    return "PromptText[" + bytes.length + " bytes, " + hash() + "]";
+    return "PromptText[" + length() + " bytes, " + hash() + "]";
   }
 }

@@ -2,11 +2,10 @@ package org.meshjava.journal;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.FixedBytes;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.crypto.VerificationKey;
 
@@ -49,26 +48,22 @@ public sealed interface JournalSeal permits JournalSeal.Signed, JournalSeal.ToSi
   }
 
   /**
-   * A seal made: the 64-byte Ed25519 signature.
-   *
-   * @param signature the signature over {@link #message}
+   * A seal made: the 64-byte Ed25519 signature over {@link #message}. Seals are equal when their
+   * signatures are; the signature is copied in and out.
    */
-  @SuppressWarnings("ArrayRecordComponent") // copied in and out; equals compares contents
-  record Signed(byte[] signature) implements JournalSeal {
-    /** Validates the length and copies the bytes. */
-    public Signed {
-      Objects.requireNonNull(signature, "signature");
-      if (signature.length != SIGNATURE_LENGTH) {
-        throw new IllegalArgumentException(
-            "a journal seal is a 64-byte signature, got " + signature.length + " bytes");
-      }
-      signature = signature.clone();
+  final class Signed extends FixedBytes implements JournalSeal {
+    /**
+     * Wraps a signature.
+     *
+     * @throws IllegalArgumentException if it is not {@link #SIGNATURE_LENGTH} bytes
+     */
+    public Signed(byte[] signature) {
+      super(Objects.requireNonNull(signature, "signature"), SIGNATURE_LENGTH, "a journal seal");
     }
 
     /** Returns a copy of the signature. */
-    @Override
     public byte[] signature() {
-      return signature.clone();
+      return bytes();
     }
 
     /**
@@ -78,26 +73,17 @@ public sealed interface JournalSeal permits JournalSeal.Signed, JournalSeal.ToSi
      */
     public boolean verifies(VerificationKey key, long seq, Optional<ContentId> prev) {
       try {
-        key.verify(message(seq, prev), signature);
+        key.verify(message(seq, prev), unsharedBytes());
         return true;
       } catch (org.meshjava.core.crypto.SignatureException e) {
         return false;
       }
     }
 
-    @Override
-    public boolean equals(Object o) {
-      return o instanceof Signed s && Arrays.equals(signature, s.signature);
-    }
-
-    @Override
-    public int hashCode() {
-      return Arrays.hashCode(signature);
-    }
-
+    /** Returns {@code Signed[}, the signature's hex, {@code ]}. */
     @Override
     public String toString() {
-      return "Signed[" + HexFormat.of().formatHex(signature) + "]";
+      return "Signed[" + hex() + "]";
     }
   }
 

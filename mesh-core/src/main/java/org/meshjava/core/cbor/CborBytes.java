@@ -1,14 +1,15 @@
 package org.meshjava.core.cbor;
 
-import java.util.Arrays;
-import java.util.HexFormat;
+import org.meshjava.core.bytes.ByteValue;
 
-/** A CBOR byte string (major type 2). The bytes are copied in and out, so it is immutable. */
-public final class CborBytes implements CborValue {
-  private final byte[] bytes;
+/**
+ * A CBOR byte string (major type 2). The bytes are copied in and out, so it is immutable; byte
+ * strings are equal when their bytes are, and print in CBOR diagnostic notation ({@code h'0102'}).
+ */
+public final class CborBytes extends ByteValue implements CborValue {
 
   private CborBytes(byte[] bytes) {
-    this.bytes = bytes;
+    super(bytes);
   }
 
   /** Returns a byte string holding a copy of {@code bytes}. */
@@ -21,32 +22,12 @@ public final class CborBytes implements CborValue {
     return new CborBytes(bytes);
   }
 
-  /** Returns a copy of the bytes. */
-  public byte[] bytes() {
-    return bytes.clone();
-  }
-
-  /** Returns the number of bytes. */
-  public int length() {
-    return bytes.length;
-  }
-
   byte[] unsafeBytes() {
-    return bytes;
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof CborBytes other && Arrays.equals(bytes, other.bytes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Arrays.hashCode(bytes);
+    return unsharedBytes();
   }
 
   @Override
   public String toString() {
-    return "h'" + HexFormat.of().formatHex(bytes) + "'";
+    return "h'" + hex() + "'";
   }
 }

@@ -2,26 +2,24 @@ package org.meshjava.receipt.tlog;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.Arrays;
 import java.util.Base64;
-import java.util.HexFormat;
+import org.meshjava.core.FixedBytes;
 
 /**
- * A SHA-256 hash in an RFC 9162 Merkle tree: a leaf hash, an interior node hash or a root.
- * Immutable and thread-safe.
+ * A SHA-256 hash in an RFC 9162 Merkle tree: a leaf hash, an interior node hash or a root. {@link
+ * #bytes()} copies the 32 bytes out; its {@code toString} is {@link #hex()}. Immutable and
+ * thread-safe.
  *
  * <p>Leaves and nodes are hashed with distinct one-byte prefixes (0x00 and 0x01, RFC 9162 §2.1.1)
  * so that no leaf can be passed off as an interior node. SHA-256 rather than our BLAKE3 content
  * ids: existing transparency-log verifiers and witnesses check exactly this construction.
  */
-public final class TreeHash {
+public final class TreeHash extends FixedBytes {
   /** The length of a hash in bytes. */
   public static final int LENGTH = 32;
 
-  private final byte[] bytes;
-
   private TreeHash(byte[] bytes) {
-    this.bytes = bytes;
+    super(bytes, LENGTH, "a tree hash");
   }
 
   /**
@@ -30,10 +28,7 @@ public final class TreeHash {
    * @throws IllegalArgumentException when {@code bytes} is not 32 bytes long
    */
   public static TreeHash of(byte[] bytes) {
-    if (bytes.length != LENGTH) {
-      throw new IllegalArgumentException("a tree hash is 32 bytes, got " + bytes.length);
-    }
-    return new TreeHash(bytes.clone());
+    return new TreeHash(bytes);
   }
 
   /** Returns the leaf hash of {@code entry}: SHA-256(0x00 || entry). */
@@ -48,8 +43,8 @@ public final class TreeHash {
   public static TreeHash node(TreeHash left, TreeHash right) {
     MessageDigest sha = sha256();
     sha.update((byte) 0x01);
-    sha.update(left.bytes);
-    sha.update(right.bytes);
+    sha.update(left.unsharedBytes());
+    sha.update(right.unsharedBytes());
     return new TreeHash(sha.digest());
   }
 
@@ -58,14 +53,9 @@ public final class TreeHash {
     return new TreeHash(sha256().digest());
   }
 
-  /** Returns a copy of the 32 bytes. */
-  public byte[] bytes() {
-    return bytes.clone();
-  }
-
   /** Returns the hash in standard base64 with padding, as checkpoints carry it. */
   public String base64() {
-    return Base64.getEncoder().encodeToString(bytes);
+    return Base64.getEncoder().encodeToString(unsharedBytes());
   }
 
   static MessageDigest sha256() {
@@ -74,20 +64,5 @@ public final class TreeHash {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform provides SHA-256", e);
     }
-  }
-
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof TreeHash other && MessageDigest.isEqual(bytes, other.bytes);
-  }
-
-  @Override
-  public int hashCode() {
-    return Arrays.hashCode(bytes);
-  }
-
-  @Override
-  public String toString() {
-    return HexFormat.of().formatHex(bytes);
   }
 }
