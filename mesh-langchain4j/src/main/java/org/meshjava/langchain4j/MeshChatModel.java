@@ -43,7 +43,7 @@ public final class MeshChatModel extends StewardChatModel implements ChatModel {
   public ChatResponse doChat(ChatRequest request) {
     StewardChat.Asked asked = chat.ask(request);
     ServeResult result = chat.serve(asked, null);
-    return StewardChat.response(asked, result, StewardChat.text(result));
+    return StewardChat.response(asked, result);
   }
 
   /** Builds a {@link MeshChatModel}. */

@@ -112,7 +112,7 @@ public final class MeshStreamingChatModel extends StewardChatModel implements St
       if (d != null) {
         partial(d.finish(result.tokens()));
       }
-      handler.onCompleteResponse(StewardChat.response(asked, result, StewardChat.text(result)));
+      handler.onCompleteResponse(StewardChat.response(asked, result));
     }
 
     @Override

@@ -25,6 +25,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.jcp.IssuanceException;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.openai.ChatAnswer;
 import org.meshjava.openai.ChatAsk;
 import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.openai.Prompt;
@@ -128,26 +129,20 @@ final class StewardChat {
   }
 
   /** The LangChain4j response of a served chat, with its receipt in the metadata. */
-  static ChatResponse response(Asked asked, ServeResult result, String text) {
-    long max = asked.ask().request().maxTokens();
+  static ChatResponse response(Asked asked, ServeResult result) {
+    ChatAnswer answer = new ChatAnswer(asked.ask(), result);
     MeshChatResponseMetadata metadata =
         MeshChatResponseMetadata.builder()
             .id(result.receipt().requestId().hex())
             .modelName(result.receipt().backend())
-            .tokenUsage(
-                new TokenUsage(
-                    Math.toIntExact(result.outcome().tokensIn()),
-                    Math.toIntExact(result.outcome().tokensOut())))
-            .finishReason(
-                result.outcome().tokensOut() >= max ? FinishReason.LENGTH : FinishReason.STOP)
+            .tokenUsage(new TokenUsage(answer.tokensIn(), answer.tokensOut()))
+            .finishReason(answer.cut() ? FinishReason.LENGTH : FinishReason.STOP)
             .sealed(result.sealed())
             .build();
-    return ChatResponse.builder().aiMessage(AiMessage.from(text)).metadata(metadata).build();
-  }
-
-  /** The served text, decoded with the serving engine's own tokenizer. */
-  static String text(ServeResult result) {
-    return result.route().chosen().tokenizer().decode(result.tokens());
+    return ChatResponse.builder()
+        .aiMessage(AiMessage.from(answer.text()))
+        .metadata(metadata)
+        .build();
   }
 
   private static boolean names(ServingEngine e, String model) {

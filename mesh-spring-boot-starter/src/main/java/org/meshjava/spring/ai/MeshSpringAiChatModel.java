@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.openai.ChatAnswer;
 import org.meshjava.openai.ChatAsk;
 import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.openai.Prompt;
@@ -92,20 +93,18 @@ public final class MeshSpringAiChatModel implements ChatModel {
     } catch (ServeException e) {
       throw new MeshChatRefusedException(e);
     }
-    String text = result.route().chosen().tokenizer().decode(result.tokens());
-    boolean cut = result.outcome().tokensOut() >= asked.request().maxTokens();
+    ChatAnswer answer = new ChatAnswer(asked, result);
     Generation generation =
         new Generation(
-            new AssistantMessage(text),
-            ChatGenerationMetadata.builder().finishReason(cut ? "LENGTH" : "STOP").build());
+            new AssistantMessage(answer.text()),
+            ChatGenerationMetadata.builder()
+                .finishReason(answer.cut() ? "LENGTH" : "STOP")
+                .build());
     ChatResponseMetadata metadata =
         ChatResponseMetadata.builder()
             .id(result.receipt().requestId().hex())
             .model(result.receipt().backend())
-            .usage(
-                new DefaultUsage(
-                    Math.toIntExact(result.outcome().tokensIn()),
-                    Math.toIntExact(result.outcome().tokensOut())))
+            .usage(new DefaultUsage(answer.tokensIn(), answer.tokensOut()))
             .keyValue(RECEIPT_KEY, result.sealed())
             .build();
     return new ChatResponse(List.of(generation), metadata);

@@ -1,0 +1,37 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ByteTokenizer;
+import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.steward.ServeResult;
+import org.meshjava.steward.Steward;
+
+class ChatAnswerTest {
+
+  @Test
+  void answerAtTheTokenCeiling_isCut_andReadsTheServedTokens() throws Exception {
+    try (Steward steward =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .backend(ReferenceEngine.builder().name("small").build())
+            .build()) {
+      ChatAsk ask =
+          ChatAsk.builder(new Prompt(List.of(new Prompt.Message("user", "hi"))))
+              .maxTokens(3)
+              .jouleCeilingUj(10_000_000)
+              .build();
+      ServeResult result = steward.serve(ask.request(), ask.prompt());
+
+      ChatAnswer answer = new ChatAnswer(ask, result);
+
+      assertThat(answer.cut()).isTrue();
+      assertThat(answer.tokensOut()).isEqualTo(3).isEqualTo(result.tokens().size());
+      assertThat((long) answer.tokensIn()).isEqualTo(result.outcome().tokensIn());
+      assertThat(answer.text()).isEqualTo(ByteTokenizer.INSTANCE.decode(result.tokens()));
+    }
+  }
+}
