@@ -12,16 +12,8 @@ import org.meshjava.steward.ServeException;
 public final class MeshBusyException extends RateLimitException implements MeshRefusal {
   private static final long serialVersionUID = 1L;
 
-  private final ServeException serveException;
-
   /** Wraps the steward's refusal. */
   public MeshBusyException(ServeException cause) {
     super(cause.getMessage(), cause);
-    this.serveException = cause;
-  }
-
-  @Override
-  public ServeException serveException() {
-    return serveException;
   }
 }

@@ -14,16 +14,8 @@ public final class MeshInadmissibleException extends InvalidRequestException
     implements MeshRefusal {
   private static final long serialVersionUID = 1L;
 
-  private final ServeException serveException;
-
   /** Wraps the steward's refusal. */
   public MeshInadmissibleException(ServeException cause) {
     super(cause.getMessage(), cause);
-    this.serveException = cause;
-  }
-
-  @Override
-  public ServeException serveException() {
-    return serveException;
   }
 }

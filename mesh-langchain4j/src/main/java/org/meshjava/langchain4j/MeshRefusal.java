@@ -2,8 +2,7 @@ package org.meshjava.langchain4j;
 
 import java.util.Optional;
 import org.meshjava.jcp.DenialLabel;
-import org.meshjava.steward.GrantDeniedException;
-import org.meshjava.steward.NotIssuerException;
+import org.meshjava.steward.GateDenialException;
 import org.meshjava.steward.ServeException;
 
 /**
@@ -33,8 +32,16 @@ public sealed interface MeshRefusal
         MeshInadmissibleException,
         MeshServeFailedException {
 
-  /** The steward's refusal. */
-  ServeException serveException();
+  /**
+   * The steward's refusal: the cause each implementation is constructed with (a cause, once given
+   * to a constructor, cannot be replaced).
+   */
+  default ServeException serveException() {
+    return (ServeException) getCause();
+  }
+
+  /** The cause, as {@link Throwable#getCause()} gives it; every implementation is an exception. */
+  Throwable getCause();
 
   /** The phase and rule that stopped the serve. */
   default ServeException.Reason reason() {
@@ -44,8 +51,7 @@ public sealed interface MeshRefusal
   /** The JCP denial label, when a grant was refused (§2); empty otherwise. */
   default Optional<DenialLabel> label() {
     return switch (serveException()) {
-      case GrantDeniedException d -> Optional.of(d.label());
-      case NotIssuerException n -> Optional.of(n.label());
+      case GateDenialException d -> Optional.of(d.label());
       default -> Optional.empty();
     };
   }

@@ -1,8 +1,7 @@
 package org.meshjava.metrics;
 
 import java.util.Locale;
-import org.meshjava.steward.GrantDeniedException;
-import org.meshjava.steward.NotIssuerException;
+import org.meshjava.steward.GateDenialException;
 import org.meshjava.steward.ServeException;
 
 /** How a refusal is labelled in meters and observations: its reason and JCP denial label. */
@@ -20,8 +19,7 @@ final class Refusals {
   /** The JCP denial label's wire name for a grant refusal, else {@value #ABSENT}. */
   static String denialLabel(ServeException refusal) {
     return switch (refusal) {
-      case GrantDeniedException g -> g.label().wire();
-      case NotIssuerException n -> n.label().wire();
+      case GateDenialException d -> d.label().wire();
       default -> ABSENT;
     };
   }

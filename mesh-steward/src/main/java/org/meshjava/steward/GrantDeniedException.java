@@ -7,19 +7,11 @@ import org.meshjava.jcp.DenialLabel;
  * by another steward, already spent, and so on; {@link #label()} says which. An HTTP binding
  * answers 403 with the label. Nothing was done or sealed.
  */
-public final class GrantDeniedException extends ServeException {
+public final class GrantDeniedException extends GateDenialException {
   private static final long serialVersionUID = 1L;
-
-  private final DenialLabel label;
 
   /** Creates the exception. */
   public GrantDeniedException(DenialLabel label, String detail, Throwable cause) {
-    super(Reason.GRANT_REFUSED, label.wire() + ": " + detail, java.util.List.of(), cause);
-    this.label = label;
-  }
-
-  /** The stable JCP denial label. */
-  public DenialLabel label() {
-    return label;
+    super(Reason.GRANT_REFUSED, label, detail, cause);
   }
 }

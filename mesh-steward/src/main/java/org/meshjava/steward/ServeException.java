@@ -10,7 +10,7 @@ import org.meshjava.router.RouteCandidate;
  * sealed and the receipt chain did not advance.
  */
 public sealed class ServeException extends Exception
-    permits NotIssuerException, GrantDeniedException, GrantsSuspendedException {
+    permits GateDenialException, GrantsSuspendedException {
   private static final long serialVersionUID = 1L;
 
   /** The phase and rule that stopped the serve. Stable; match on it. */

@@ -2,8 +2,7 @@ package org.meshjava.spring.ai;
 
 import java.util.Optional;
 import org.meshjava.jcp.DenialLabel;
-import org.meshjava.steward.GrantDeniedException;
-import org.meshjava.steward.NotIssuerException;
+import org.meshjava.steward.GateDenialException;
 import org.meshjava.steward.ServeException;
 
 /**
@@ -35,8 +34,7 @@ public final class MeshChatRefusedException extends RuntimeException {
   /** The JCP denial label, when a grant was refused (§2); empty otherwise. */
   public Optional<DenialLabel> label() {
     return switch (serveException) {
-      case GrantDeniedException d -> Optional.of(d.label());
-      case NotIssuerException n -> Optional.of(n.label());
+      case GateDenialException d -> Optional.of(d.label());
       default -> Optional.empty();
     };
   }
