@@ -13,10 +13,15 @@ class PackRunnerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final PackCase VALID =
-      PackCase.valid("g/v", "a valid case", "op", Fixtures.obj(), Fixtures.obj("x", "1"));
+      PackCase.valid(
+          "g/v",
+          "a valid case",
+          "op",
+          JSON.createObjectNode(),
+          JSON.createObjectNode().put("x", "1"));
   private static final PackCase INVALID =
-      PackCase.invalid("g/i", "an invalid case", "op", Fixtures.obj(), "WHY")
-          .expecting("index", Fixtures.NODES.numberNode(2));
+      PackCase.invalid("g/i", "an invalid case", "op", JSON.createObjectNode(), "WHY")
+          .expecting("index", JSON.getNodeFactory().numberNode(2));
 
   private static PackReport.Outcome judge(PackCase c, String answer) throws Exception {
     Optional<JsonNode> a = answer == null ? Optional.empty() : Optional.of(JSON.readTree(answer));

@@ -8,19 +8,20 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import org.meshjava.conformance.pack.internal.MeshJavaPackSubject;
 
 /**
  * Starts a subject's {@code main} in a child JVM with this test run's classes, so that the pack
  * reaches it only through the subprocess protocol, as it would reach a subject in any language.
  */
-final class SubjectLauncher {
+public final class SubjectLauncher {
   private SubjectLauncher() {}
 
-  static SubjectProcess start(Class<?> main) throws IOException {
+  public static SubjectProcess start(Class<?> main) throws IOException {
     return SubjectProcess.start(argv(main), Duration.ofSeconds(60));
   }
 
-  static List<String> argv(Class<?> main) {
+  public static List<String> argv(Class<?> main) {
     Set<String> path = new LinkedHashSet<>();
     for (String property : List.of("jdk.module.path", "java.class.path")) {
       String p = System.getProperty(property, "");
@@ -50,7 +51,7 @@ final class SubjectLauncher {
   }
 
   /** The committed pack, found from the module directory Maven runs tests in. */
-  static Path pack() {
+  public static Path pack() {
     Path here = Path.of("").toAbsolutePath();
     for (Path p = here; p != null; p = p.getParent()) {
       Path candidate = p.resolve("conformance/v1/cases");

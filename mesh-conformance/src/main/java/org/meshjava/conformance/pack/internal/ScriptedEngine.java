@@ -1,4 +1,4 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
 import java.util.Optional;
 import org.meshjava.core.CostProfile;

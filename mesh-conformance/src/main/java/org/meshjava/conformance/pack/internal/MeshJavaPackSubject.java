@@ -1,4 +1,4 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.databind.DeserializationFeature;

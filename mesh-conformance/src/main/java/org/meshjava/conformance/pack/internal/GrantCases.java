@@ -1,6 +1,6 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
-import static org.meshjava.conformance.pack.Fixtures.obj;
+import static org.meshjava.conformance.pack.internal.Fixtures.obj;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.conformance.pack.PackCase;
+import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;

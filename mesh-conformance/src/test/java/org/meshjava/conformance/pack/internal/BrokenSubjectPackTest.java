@@ -1,4 +1,4 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,12 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.meshjava.conformance.pack.PackCase;
+import org.meshjava.conformance.pack.PackGroup;
+import org.meshjava.conformance.pack.PackReport;
+import org.meshjava.conformance.pack.PackRunner;
+import org.meshjava.conformance.pack.SubjectLauncher;
+import org.meshjava.conformance.pack.SubjectProcess;
 
 /** A subject broken in one known way fails exactly the cases flagged with that rule. */
 class BrokenSubjectPackTest {

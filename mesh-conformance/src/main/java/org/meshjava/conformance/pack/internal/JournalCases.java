@@ -1,12 +1,12 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
-import static org.meshjava.conformance.pack.Fixtures.obj;
-import static org.meshjava.conformance.pack.GrantCases.CALLER;
-import static org.meshjava.conformance.pack.GrantCases.NOW;
-import static org.meshjava.conformance.pack.GrantCases.REQUEST;
-import static org.meshjava.conformance.pack.GrantCases.STEWARD;
-import static org.meshjava.conformance.pack.GrantCases.T_END;
-import static org.meshjava.conformance.pack.GrantCases.WEIGHTS_A;
+import static org.meshjava.conformance.pack.internal.Fixtures.obj;
+import static org.meshjava.conformance.pack.internal.GrantCases.CALLER;
+import static org.meshjava.conformance.pack.internal.GrantCases.NOW;
+import static org.meshjava.conformance.pack.internal.GrantCases.REQUEST;
+import static org.meshjava.conformance.pack.internal.GrantCases.STEWARD;
+import static org.meshjava.conformance.pack.internal.GrantCases.T_END;
+import static org.meshjava.conformance.pack.internal.GrantCases.WEIGHTS_A;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
@@ -20,6 +20,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.conformance.pack.PackCase;
+import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.crypto.SigningKey;

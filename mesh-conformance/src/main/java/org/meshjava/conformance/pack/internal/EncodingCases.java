@@ -1,7 +1,7 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
-import static org.meshjava.conformance.pack.Fixtures.hex;
-import static org.meshjava.conformance.pack.Fixtures.obj;
+import static org.meshjava.conformance.pack.internal.Fixtures.hex;
+import static org.meshjava.conformance.pack.internal.Fixtures.obj;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -10,6 +10,8 @@ import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.TinyModel;
+import org.meshjava.conformance.pack.PackCase;
+import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Fidelity;

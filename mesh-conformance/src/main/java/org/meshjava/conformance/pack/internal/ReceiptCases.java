@@ -1,14 +1,14 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
-import static org.meshjava.conformance.pack.Fixtures.cat;
-import static org.meshjava.conformance.pack.Fixtures.entries;
-import static org.meshjava.conformance.pack.Fixtures.envelope;
-import static org.meshjava.conformance.pack.Fixtures.head;
-import static org.meshjava.conformance.pack.Fixtures.hex;
-import static org.meshjava.conformance.pack.Fixtures.map;
-import static org.meshjava.conformance.pack.Fixtures.obj;
-import static org.meshjava.conformance.pack.Fixtures.replace;
-import static org.meshjava.conformance.pack.Fixtures.text;
+import static org.meshjava.conformance.pack.internal.Fixtures.cat;
+import static org.meshjava.conformance.pack.internal.Fixtures.entries;
+import static org.meshjava.conformance.pack.internal.Fixtures.envelope;
+import static org.meshjava.conformance.pack.internal.Fixtures.head;
+import static org.meshjava.conformance.pack.internal.Fixtures.hex;
+import static org.meshjava.conformance.pack.internal.Fixtures.map;
+import static org.meshjava.conformance.pack.internal.Fixtures.obj;
+import static org.meshjava.conformance.pack.internal.Fixtures.replace;
+import static org.meshjava.conformance.pack.internal.Fixtures.text;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.conformance.ReferenceInputs;
+import org.meshjava.conformance.pack.PackCase;
+import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborInt;

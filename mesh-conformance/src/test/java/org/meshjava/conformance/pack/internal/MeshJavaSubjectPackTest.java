@@ -1,9 +1,14 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.meshjava.conformance.pack.PackGroup;
+import org.meshjava.conformance.pack.PackReport;
+import org.meshjava.conformance.pack.PackRunner;
+import org.meshjava.conformance.pack.SubjectLauncher;
+import org.meshjava.conformance.pack.SubjectProcess;
 
 /** The whole pack against mesh-java's own subject, through the subprocess protocol. */
 class MeshJavaSubjectPackTest {

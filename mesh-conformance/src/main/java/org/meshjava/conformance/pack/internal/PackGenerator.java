@@ -1,9 +1,10 @@
-package org.meshjava.conformance.pack;
+package org.meshjava.conformance.pack.internal;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.meshjava.conformance.pack.PackGroup;
 
 /**
  * Writes the conformance pack: one {@code <group>.json} per {@link PackGroup} under {@code
