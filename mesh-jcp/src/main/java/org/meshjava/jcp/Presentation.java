@@ -1,14 +1,11 @@
 package org.meshjava.jcp;
 
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Objects;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
-import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 
@@ -27,17 +24,12 @@ import org.meshjava.core.identity.DidKey;
  * <p>Wire form: {@code {"chain": [envelope, …], "caller": text, "nonce": bytes(16), "signature":
  * bytes(64)}}, canonical CBOR, carried as bytes or as lowercase hex. Immutable and thread-safe.
  */
-public final class Presentation {
-  private final GrantChain chain;
-  private final DidKey caller;
-  private final PresentationNonce nonce;
-  private final byte[] signature;
+public final class Presentation extends SignedChainStatement<PresentationNonce> {
+  private static final Form<PresentationNonce> FORM =
+      new Form<>("presentation", "caller", "nonce", Presentation::readNonce);
 
   private Presentation(GrantChain chain, DidKey caller, PresentationNonce nonce, byte[] signature) {
-    this.chain = chain;
-    this.caller = caller;
-    this.nonce = nonce;
-    this.signature = signature;
+    super(FORM, chain, caller, nonce, signature);
   }
 
   /**
@@ -88,10 +80,7 @@ public final class Presentation {
     Objects.requireNonNull(chain, "chain");
     Objects.requireNonNull(caller, "caller");
     Objects.requireNonNull(nonce, "nonce");
-    if (signature.length != SignedGrant.SIGNATURE_LENGTH) {
-      throw new IllegalArgumentException("a signature is 64 bytes, got " + signature.length);
-    }
-    return new Presentation(chain, caller, nonce, signature.clone());
+    return new Presentation(chain, caller, nonce, signatureCopy(signature));
   }
 
   /** Returns the map a caller signs: {@code {request_id, grant_id, caller, nonce}} (§2.1). */
@@ -115,19 +104,15 @@ public final class Presentation {
     if (java.util.Objects.equals(requestId, verifiedFor)) {
       return;
     }
-    DidKey issuer = chain.leaf().grant().issuer();
+    DidKey caller = caller();
+    DidKey issuer = chain().leaf().grant().issuer();
     if (!caller.equals(issuer)) {
       throw new GrantRefusedException(
           DenialLabel.NOT_ISSUER, "caller " + caller + " is not the leaf's issuer " + issuer);
     }
-    byte[] payload = signedPayload(requestId, grantId(), caller, nonce).encode();
-    try {
-      caller.verificationKey().verify(payload, signature);
-    } catch (SignatureException e) {
-      throw new GrantRefusedException(
-          DenialLabel.BAD_SIGNATURE,
-          "the presentation is not signed by its caller for request " + requestId);
-    }
+    verifySignature(
+        signedPayload(requestId, grantId(), caller, nonce()),
+        "the presentation is not signed by its caller for request " + requestId);
     verifiedFor = requestId;
   }
 
@@ -138,49 +123,19 @@ public final class Presentation {
    */
   private volatile @Nullable ContentId verifiedFor;
 
-  /** Returns the chain. */
-  public GrantChain chain() {
-    return chain;
-  }
-
   /** Returns the caller. */
   public DidKey caller() {
-    return caller;
+    return signer();
   }
 
   /** Returns the nonce. */
   public PresentationNonce nonce() {
-    return nonce;
+    return field();
   }
 
-  /** Returns a copy of the signature. */
-  public byte[] signature() {
-    return signature.clone();
-  }
-
-  /** Returns the leaf's id, the {@code grant_id} this presentation spends. */
-  public GrantId grantId() {
-    return chain.leaf().id();
-  }
-
-  /** Returns the wire form. */
-  public CborMap toCbor() {
-    return CborMap.builder()
-        .put("chain", chain.toCbor())
-        .put("caller", caller.value())
-        .put("nonce", nonce.bytes())
-        .put("signature", signature)
-        .build();
-  }
-
-  /** Returns the canonical encoding. */
-  public byte[] encode() {
-    return toCbor().encode();
-  }
-
-  /** Returns the canonical encoding as lowercase hex. */
-  public String toHex() {
-    return HexFormat.of().formatHex(encode());
+  @Override
+  CborValue fieldCbor() {
+    return CborBytes.of(nonce().bytes());
   }
 
   /**
@@ -189,15 +144,12 @@ public final class Presentation {
    * @throws MalformedGrantException if the bytes are not exactly a canonical presentation
    */
   public static Presentation decode(byte[] bytes) throws MalformedGrantException {
-    CborValue v = FieldReader.decode(bytes, "presentation");
-    FieldReader r =
-        FieldReader.of(
-            v, "presentation", Set.of("chain", "caller", "nonce", "signature"), Set.of());
-    GrantChain chain = GrantChain.fromCbor(r.value("chain"), r.path("chain"));
-    DidKey caller = r.didKey("caller");
-    PresentationNonce nonce = PresentationNonce.of(r.bytes("nonce", PresentationNonce.LENGTH));
-    byte[] signature = r.bytes("signature", SignedGrant.SIGNATURE_LENGTH);
-    return new Presentation(chain, caller, nonce, signature);
+    return decode(bytes, FORM, Presentation::new);
+  }
+
+  private static PresentationNonce readNonce(FieldReader fields, String key)
+      throws MalformedGrantException {
+    return PresentationNonce.of(fields.bytes(key, PresentationNonce.LENGTH));
   }
 
   /**
@@ -210,21 +162,7 @@ public final class Presentation {
   }
 
   @Override
-  public boolean equals(Object o) {
-    return o instanceof Presentation other
-        && chain.equals(other.chain)
-        && caller.equals(other.caller)
-        && nonce.equals(other.nonce)
-        && Arrays.equals(signature, other.signature);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(chain, caller, nonce, Arrays.hashCode(signature));
-  }
-
-  @Override
   public String toString() {
-    return "Presentation[grant=" + grantId() + ", caller=" + caller + ", nonce=" + nonce + "]";
+    return "Presentation[grant=" + grantId() + ", caller=" + caller() + ", nonce=" + nonce() + "]";
   }
 }

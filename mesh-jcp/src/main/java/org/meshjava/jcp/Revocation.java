@@ -1,15 +1,12 @@
 package org.meshjava.jcp;
 
 import java.time.Instant;
-import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
-import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 
@@ -31,17 +28,12 @@ import org.meshjava.core.identity.DidKey;
  * {@link #verify()} checks the chain, the revoker's place in it and the signature. Immutable and
  * thread-safe.
  */
-public final class Revocation {
-  private final GrantChain chain;
-  private final DidKey revoker;
-  private final Instant from;
-  private final byte[] signature;
+public final class Revocation extends SignedChainStatement<Instant> {
+  private static final Form<Instant> FORM =
+      new Form<>("revocation", "revoker", "revoked_from", Revocation::readFrom);
 
   private Revocation(GrantChain chain, DidKey revoker, Instant from, byte[] signature) {
-    this.chain = chain;
-    this.revoker = revoker;
-    this.from = from;
-    this.signature = signature;
+    super(FORM, chain, revoker, from, signature);
   }
 
   /**
@@ -78,13 +70,11 @@ public final class Revocation {
     Objects.requireNonNull(chain, "chain");
     Objects.requireNonNull(revoker, "revoker");
     Objects.requireNonNull(from, "from");
-    if (signature.length != SignedGrant.SIGNATURE_LENGTH) {
-      throw new IllegalArgumentException("a signature is 64 bytes, got " + signature.length);
-    }
+    byte[] copy = signatureCopy(signature);
     if (from.getNano() != 0 || from.getEpochSecond() < 0) {
       throw new IllegalArgumentException("revoked_from is a whole second at or after the epoch");
     }
-    return new Revocation(chain, revoker, from, signature.clone());
+    return new Revocation(chain, revoker, from, copy);
   }
 
   /** Returns the map a revoker signs. */
@@ -108,20 +98,16 @@ public final class Revocation {
    *     statement's own signature does not verify
    */
   public void verify() throws GrantRefusedException {
-    chain.verify();
-    if (issuerLink(chain, revoker).isEmpty()) {
+    chain().verify();
+    DidKey revoker = revoker();
+    if (issuerLink(chain(), revoker).isEmpty()) {
       throw new GrantRefusedException(
           DenialLabel.NOT_ISSUER,
           revoker + " issued no link of the chain, so it cannot revoke " + grantId());
     }
-    byte[] payload = signedPayload(grantId(), revoker, from).encode();
-    try {
-      revoker.verificationKey().verify(payload, signature);
-    } catch (SignatureException e) {
-      throw new GrantRefusedException(
-          DenialLabel.BAD_SIGNATURE,
-          "the revocation of " + grantId() + " is not signed by " + revoker);
-    }
+    verifySignature(
+        signedPayload(grantId(), revoker, from()),
+        "the revocation of " + grantId() + " is not signed by " + revoker);
   }
 
   private static Optional<Integer> issuerLink(GrantChain chain, DidKey who) {
@@ -133,49 +119,19 @@ public final class Revocation {
     return Optional.empty();
   }
 
-  /** The revoked grant: the chain's leaf. */
-  public GrantId grantId() {
-    return chain.leaf().id();
-  }
-
-  /** The chain from the root down to the revoked grant. */
-  public GrantChain chain() {
-    return chain;
-  }
-
   /** Who signed the statement. */
   public DidKey revoker() {
-    return revoker;
+    return signer();
   }
 
   /** The time from which decisions on the grant are refused (a whole second). */
   public Instant from() {
-    return from;
+    return field();
   }
 
-  /** Returns a copy of the signature. */
-  public byte[] signature() {
-    return signature.clone();
-  }
-
-  /** Returns the wire form. */
-  public CborMap toCbor() {
-    return CborMap.builder()
-        .put("chain", chain.toCbor())
-        .put("revoker", revoker.value())
-        .put("revoked_from", from.getEpochSecond())
-        .put("signature", signature)
-        .build();
-  }
-
-  /** Returns the canonical encoding. */
-  public byte[] encode() {
-    return toCbor().encode();
-  }
-
-  /** Returns the canonical encoding as lowercase hex. */
-  public String toHex() {
-    return HexFormat.of().formatHex(encode());
+  @Override
+  CborValue fieldCbor() {
+    return CborInt.of(from().getEpochSecond());
   }
 
   /** The statement's content id: BLAKE3 of its canonical encoding. */
@@ -189,19 +145,16 @@ public final class Revocation {
    * @throws MalformedGrantException if the bytes are not exactly a canonical revocation
    */
   public static Revocation decode(byte[] bytes) throws MalformedGrantException {
-    CborValue v = FieldReader.decode(bytes, "revocation");
-    FieldReader r =
-        FieldReader.of(
-            v, "revocation", Set.of("chain", "revoker", "revoked_from", "signature"), Set.of());
-    GrantChain chain = GrantChain.fromCbor(r.value("chain"), r.path("chain"));
-    DidKey revoker = r.didKey("revoker");
-    long seconds = r.uint("revoked_from");
+    return decode(bytes, FORM, Revocation::new);
+  }
+
+  private static Instant readFrom(FieldReader fields, String key) throws MalformedGrantException {
+    long seconds = fields.uint(key);
     if (seconds > Instant.MAX.getEpochSecond()) {
       throw new MalformedGrantException(
-          Malformation.VALUE, r.path("revoked_from"), "out of range: " + seconds);
+          Malformation.VALUE, fields.path(key), "out of range: " + seconds);
     }
-    byte[] signature = r.bytes("signature", SignedGrant.SIGNATURE_LENGTH);
-    return new Revocation(chain, revoker, Instant.ofEpochSecond(seconds), signature);
+    return Instant.ofEpochSecond(seconds);
   }
 
   /**
@@ -214,21 +167,7 @@ public final class Revocation {
   }
 
   @Override
-  public boolean equals(Object o) {
-    return o instanceof Revocation other
-        && chain.equals(other.chain)
-        && revoker.equals(other.revoker)
-        && from.equals(other.from)
-        && Arrays.equals(signature, other.signature);
-  }
-
-  @Override
-  public int hashCode() {
-    return Objects.hash(chain, revoker, from, Arrays.hashCode(signature));
-  }
-
-  @Override
   public String toString() {
-    return "Revocation[grant=" + grantId() + ", revoker=" + revoker + ", from=" + from + "]";
+    return "Revocation[grant=" + grantId() + ", revoker=" + revoker() + ", from=" + from() + "]";
   }
 }
