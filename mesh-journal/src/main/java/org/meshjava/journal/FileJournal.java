@@ -122,9 +122,9 @@ public final class FileJournal implements Journal {
   /** The chains this journal has read or written: an append records a new one first. */
   private final RecordCodec codec;
 
-  private final Object queueLock = new Object();
+  /** Advanced only by {@link #commits}, under its append lock. */
   private final RecordChain chain;
-  private boolean closed;
+
   private final GroupCommit<RecordChain.Encoded> commits;
 
   /** Appends are not forced ({@link #openUnsynced}); set once, right after opening. */
@@ -158,6 +158,7 @@ public final class FileJournal implements Journal {
         new GroupCommit<>(
             path.toString(),
             tail.end().count() - 1L,
+            chain::advance,
             RecordChain.Encoded::record,
             this::writeBatch);
     this.length = tail.end().locator();
@@ -230,13 +231,7 @@ public final class FileJournal implements Journal {
     }
     AtomicReference<FileJournal> slot = new AtomicReference<>();
     if (HELD.putIfAbsent(identity, slot) != null) {
-      throw new JournalException(
-          JournalException.Reason.LOCKED,
-          "journal "
-              + path
-              + " is held by another steward in this process"
-              + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
-          null);
+      throw held(path, real, "another steward in this process");
     }
     FileChannel ch = null;
     FileLock lock = null;
@@ -246,35 +241,31 @@ public final class FileJournal implements Journal {
         throw new IOException("the file was replaced while it was being opened");
       }
     } catch (IOException e) {
-      closeQuietly(ch);
-      HELD.remove(identity, slot);
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+      throw abandon(
+          ch,
+          identity,
+          slot,
+          new JournalException(
+              JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e));
     }
     try {
       lock = locker.tryLock(ch);
     } catch (IOException | UnsupportedOperationException | OverlappingFileLockException e) {
-      closeQuietly(ch);
-      HELD.remove(identity, slot);
-      throw new JournalException(
-          JournalException.Reason.UNLOCKABLE,
-          "cannot take an exclusive lock on journal "
-              + path
-              + " ("
-              + e.getMessage()
-              + "); refusing to run without one (§2.2)",
-          e);
+      throw abandon(
+          ch,
+          identity,
+          slot,
+          new JournalException(
+              JournalException.Reason.UNLOCKABLE,
+              "cannot take an exclusive lock on journal "
+                  + path
+                  + " ("
+                  + e.getMessage()
+                  + "); refusing to run without one (§2.2)",
+              e));
     }
     if (lock == null) {
-      closeQuietly(ch);
-      HELD.remove(identity, slot);
-      throw new JournalException(
-          JournalException.Reason.LOCKED,
-          "journal "
-              + path
-              + " is held by another steward process"
-              + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
-          null);
+      throw abandon(ch, identity, slot, held(path, real, "another steward process"));
     }
     try {
       Tail tail = tail(ch, path);
@@ -298,6 +289,29 @@ public final class FileJournal implements Journal {
       throw new JournalException(
           JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  /** A {@code LOCKED} refusal: the journal {@code path} (the file {@code real}) is held. */
+  private static JournalException held(Path path, Path real, String holder) {
+    return new JournalException(
+        JournalException.Reason.LOCKED,
+        "journal "
+            + path
+            + " is held by "
+            + holder
+            + (real.equals(path.toAbsolutePath()) ? "" : " (it is " + real + ")"),
+        null);
+  }
+
+  /** Undoes a failed opening before its lock was taken, and returns {@code failure} to throw. */
+  private static JournalException abandon(
+      @Nullable FileChannel ch,
+      Object identity,
+      AtomicReference<FileJournal> slot,
+      JournalException failure) {
+    closeQuietly(ch);
+    HELD.remove(identity, slot);
+    return failure;
   }
 
   /**
@@ -646,11 +660,12 @@ public final class FileJournal implements Journal {
    * ones recorded, so an append does not record one of them again.
    */
   private void learn(JournalPosition end, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> c) {
-    synchronized (queueLock) {
-      if (chain.next() == end.count()) {
-        codec.rememberAll(c);
-      }
-    }
+    commits.whileNoAppend(
+        () -> {
+          if (chain.next() == end.count()) {
+            codec.rememberAll(c);
+          }
+        });
   }
 
   /**
@@ -679,14 +694,7 @@ public final class FileJournal implements Journal {
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
-    synchronized (queueLock) {
-      if (closed) {
-        throw new JournalException(
-            JournalException.Reason.CLOSED, "journal " + path + " is closed", null);
-      }
-      commits.refuseIfFailed();
-      return commits.add(chain.advance(entry));
-    }
+    return commits.enqueue(entry);
   }
 
   /** Writes and syncs a batch of queued lines: the group commit's step. */
@@ -774,24 +782,13 @@ public final class FileJournal implements Journal {
 
   @Override
   public Optional<String> refusesAppends() {
-    synchronized (queueLock) {
-      if (closed) {
-        return Optional.of("journal " + path + " is closed");
-      }
-      JournalException failure = commits.failure();
-      if (failure != null) {
-        return Optional.of("journal " + path + " failed: " + failure.getMessage());
-      }
-      return Optional.empty();
-    }
+    return commits.refusesAppends();
   }
 
   /** Locked from opening until closed: the OS lock is held for exactly that long. */
   @Override
   public boolean locked() {
-    synchronized (queueLock) {
-      return !closed && lock.isValid();
-    }
+    return !commits.closed() && lock.isValid();
   }
 
   /** The journal's file. */
@@ -801,11 +798,8 @@ public final class FileJournal implements Journal {
 
   @Override
   public void close() {
-    synchronized (queueLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
+    if (!commits.close()) {
+      return;
     }
     if (unsynced) {
       try {

@@ -75,9 +75,6 @@ public final class PostgresJournal implements Journal {
   private final ScheduledExecutorService heartbeat;
   private final ScheduledFuture<?> beating;
 
-  private final Object queueLock = new Object();
-  private final JournalChain chain;
-  private boolean closed;
   private final GroupCommit<JournalChain.Encoded> commits;
 
   /** Where the records read at opening end. */
@@ -99,7 +96,6 @@ public final class PostgresJournal implements Journal {
     this.name = name;
     this.connection = connection;
     this.epoch = epoch;
-    this.chain = chain;
     this.recovered = chain.recovered();
     this.opened = chain.recoveredEnd();
     this.durable = opened;
@@ -107,6 +103,7 @@ public final class PostgresJournal implements Journal {
         new GroupCommit<>(
             name + " at " + location,
             recovered.size() - 1L,
+            chain::advance,
             JournalChain.Encoded::record,
             this::insertBatch);
     this.heartbeat =
@@ -364,14 +361,7 @@ public final class PostgresJournal implements Journal {
 
   @Override
   public Pending enqueue(JournalEntry entry) throws JournalException {
-    synchronized (queueLock) {
-      if (closed) {
-        throw new JournalException(
-            JournalException.Reason.CLOSED, "journal " + describe() + " is closed", null);
-      }
-      commits.refuseIfFailed();
-      return commits.add(chain.advance(entry));
-    }
+    return commits.enqueue(entry);
   }
 
   /** Inserts and commits a batch of queued records: the group commit's step. */
@@ -441,7 +431,7 @@ public final class PostgresJournal implements Journal {
 
   /** Speaks to the database so the session outlives its lease, and checks the epoch. */
   private void beat() {
-    if (commits.failure() != null || isClosed()) {
+    if (commits.failure() != null || commits.closed()) {
       heartbeat.shutdown();
       return;
     }
@@ -462,7 +452,7 @@ public final class PostgresJournal implements Journal {
                   null));
         }
       } catch (SQLException e) {
-        if (!isClosed()) {
+        if (!commits.closed()) {
           fail(
               new JournalException(
                   JournalException.Reason.FAILED,
@@ -485,12 +475,6 @@ public final class PostgresJournal implements Journal {
     heartbeat.shutdown();
     closeQuietly(connection);
     return f;
-  }
-
-  private boolean isClosed() {
-    synchronized (queueLock) {
-      return closed;
-    }
   }
 
   /** The epoch this journal opened with: one more than its predecessor's. */
@@ -520,16 +504,7 @@ public final class PostgresJournal implements Journal {
 
   @Override
   public Optional<String> refusesAppends() {
-    synchronized (queueLock) {
-      if (closed) {
-        return Optional.of("journal " + describe() + " is closed");
-      }
-      JournalException failure = commits.failure();
-      if (failure != null) {
-        return Optional.of("journal " + describe() + " failed: " + failure.getMessage());
-      }
-      return Optional.empty();
-    }
+    return commits.refusesAppends();
   }
 
   /**
@@ -538,19 +513,14 @@ public final class PostgresJournal implements Journal {
    */
   @Override
   public boolean locked() {
-    synchronized (queueLock) {
-      return !closed && commits.failure() == null;
-    }
+    return !commits.closed() && commits.failure() == null;
   }
 
   /** Releases the journal: closing its session releases its lock. */
   @Override
   public void close() {
-    synchronized (queueLock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
+    if (!commits.close()) {
+      return;
     }
     beating.cancel(false);
     heartbeat.shutdownNow();

@@ -3,15 +3,19 @@ package org.meshjava.journal.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 
 /**
- * Leader/follower group commit, shared by the file and PostgreSQL journals: records are queued in
- * chain order as they are enqueued, and a waiter returns once its record is durable.
+ * Leader/follower group commit, shared by the file and PostgreSQL journals: an entry is given its
+ * place in the journal's chain and queued under one lock, so the queue's order is the chain's, and
+ * a waiter returns once its record is durable. It also holds the journal's open/closed state, so
+ * both journals refuse an append to a closed or failed journal in the same words.
  *
  * <p>Design note. One waiter at a time leads: it takes every queued record and hands them to the
  * journal's write-and-sync {@link Step} (a file write and {@code force}; one committed insert),
@@ -19,9 +23,8 @@ import org.meshjava.journal.JournalRecord;
  * concurrent appends share a sync, rather than taking a lock one after another just to find their
  * record already durable, and none returns before its own record was made durable. A failed step
  * fails the journal: every record not yet durable, and every later {@link #await}, throws that
- * failure's reason. The journal keeps its own lock around fixing a record's place in the chain and
- * {@link #add}ing it, so the queue's order is the chain's; this class never calls the journal while
- * holding a lock of its own.
+ * failure's reason. The chain function runs under the append lock (its state needs no lock of its
+ * own); the journal's write-and-sync step never does, so a slow sync never holds up enqueueing.
  *
  * <p>Thread-safe.
  *
@@ -42,8 +45,14 @@ public final class GroupCommit<E> {
   }
 
   private final String journal;
+  private final Function<JournalEntry, List<E>> advance;
   private final Function<E, JournalRecord> recordOf;
   private final Step<E> step;
+
+  /** Orders enqueueing: a record's place in the chain and in the queue are fixed together. */
+  private final Object appendLock = new Object();
+
+  private boolean closed;
 
   private final Object queueLock = new Object();
   private final List<E> queue = new ArrayList<>();
@@ -58,22 +67,82 @@ public final class GroupCommit<E> {
    *
    * @param journal the journal, as its messages name it
    * @param durableThrough the last durable sequence, -1 if none
+   * @param advance the journal's chain: the encoded records an entry becomes, in order, advancing
+   *     the chain past them; called under the append lock only
    * @param recordOf the record an encoded record stores
    * @param step the journal's write-and-sync step
    */
   public GroupCommit(
-      String journal, long durableThrough, Function<E, JournalRecord> recordOf, Step<E> step) {
+      String journal,
+      long durableThrough,
+      Function<JournalEntry, List<E>> advance,
+      Function<E, JournalRecord> recordOf,
+      Step<E> step) {
     this.journal = Objects.requireNonNull(journal, "journal");
     this.durableThrough = durableThrough;
+    this.advance = Objects.requireNonNull(advance, "advance");
     this.recordOf = Objects.requireNonNull(recordOf, "recordOf");
     this.step = Objects.requireNonNull(step, "step");
   }
 
   /**
-   * Queues {@code records}, in chain order (the caller's lock orders concurrent calls), and returns
-   * the append's handle: the last of them, and a wait until it is durable.
+   * Fixes {@code entry}'s records in the chain and queues them: {@link Journal#enqueue}.
+   *
+   * @throws JournalException {@code CLOSED} once {@link #close}d; the failure's reason once failed
    */
-  public Journal.Pending add(List<E> records) {
+  public Journal.Pending enqueue(JournalEntry entry) throws JournalException {
+    synchronized (appendLock) {
+      if (closed) {
+        throw new JournalException(
+            JournalException.Reason.CLOSED, "journal " + journal + " is closed", null);
+      }
+      refuseIfFailed();
+      return add(advance.apply(entry));
+    }
+  }
+
+  /** Why an append would be refused now, if it would: {@link Journal#refusesAppends}. */
+  public Optional<String> refusesAppends() {
+    synchronized (appendLock) {
+      if (closed) {
+        return Optional.of("journal " + journal + " is closed");
+      }
+      JournalException failure = failure();
+      if (failure != null) {
+        return Optional.of("journal " + journal + " failed: " + failure.getMessage());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * Runs {@code action} while no entry is being enqueued, so it may touch what the chain function
+   * reads.
+   */
+  public void whileNoAppend(Runnable action) {
+    synchronized (appendLock) {
+      action.run();
+    }
+  }
+
+  /** Refuses every later append; returns false if it was closed already. */
+  public boolean close() {
+    synchronized (appendLock) {
+      boolean wasOpen = !closed;
+      closed = true;
+      return wasOpen;
+    }
+  }
+
+  /** Whether {@link #close} was called. */
+  public boolean closed() {
+    synchronized (appendLock) {
+      return closed;
+    }
+  }
+
+  /** Queues {@code records}, in chain order (the append lock orders concurrent calls). */
+  private Journal.Pending add(List<E> records) {
     synchronized (queueLock) {
       queue.addAll(records);
     }
