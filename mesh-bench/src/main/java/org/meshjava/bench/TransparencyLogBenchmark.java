@@ -6,7 +6,7 @@ import java.util.concurrent.TimeUnit;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
-import org.meshjava.receipt.tlog.MerkleTree;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;

@@ -21,7 +21,7 @@ import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalReplay;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.tlog.Checkpoint;
-import org.meshjava.receipt.tlog.TransparencyLog;
+import org.meshjava.receipt.tlog.internal.TransparencyLog;
 
 /**
  * A plain timing harness (issue 16): on restart the steward reads its journal, replays it through

@@ -25,7 +25,6 @@ import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.TransparencyLog;
 import org.meshjava.receipt.tlog.TreeHash;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -263,7 +262,7 @@ final class LogCommand implements Runnable {
             throw new CliException(
                 "the proof is for size " + size + ", the checkpoint is " + head.size());
           }
-          new InclusionProof(index, size, path).verify(TransparencyLog.leafHash(id), head.root());
+          new InclusionProof(index, size, path).verify(InclusionProof.leafHash(id), head.root());
           out.println(
               "included: envelope "
                   + id

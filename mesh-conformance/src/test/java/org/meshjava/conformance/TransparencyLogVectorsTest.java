@@ -18,9 +18,9 @@ import org.meshjava.core.identity.DidKey;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
-import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * {@code conformance/v1/tlog/tree.json} (SPEC.md §65): a 7-receipt log's leaves, every root, every

@@ -35,9 +35,9 @@ import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.jcp.Reservation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
-import org.meshjava.receipt.tlog.MerkleTree;
+import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.TransparencyLog;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * A signed snapshot of a journal's replayed state (§2.2; byte layout in SPEC.md §60.8): the {@link
@@ -111,8 +111,7 @@ public final class Snapshot {
             levels.length + " bytes are not the tree levels of " + n + " receipts");
       }
       int last = Math.toIntExact((n - 1) * ContentId.LENGTH);
-      byte[] expected =
-          TransparencyLog.leafHash(ids.get(ids.first() + n - 1).orElseThrow()).bytes();
+      byte[] expected = InclusionProof.leafHash(ids.get(ids.first() + n - 1).orElseThrow()).bytes();
       if (!Arrays.equals(levels, last, last + ContentId.LENGTH, expected, 0, expected.length)) {
         throw new IllegalArgumentException("the tree is not the tree of the state's receipts");
       }
@@ -311,8 +310,11 @@ public final class Snapshot {
 
   /**
    * The transparency tree of the snapshot's receipts, restored from the levels it carries without
-   * rehashing (a new tree on each call); empty when it carries none or holds no receipt.
+   * rehashing (a new tree on each call); empty when it carries none or holds no receipt. For the
+   * steward's restart: the tree is the transparency log's internal storage, exported only to the
+   * modules that keep a log (hence "exports").
    */
+  @SuppressWarnings("exports")
   public Optional<MerkleTree> tree() {
     if (tree.length == 0) {
       return Optional.empty();

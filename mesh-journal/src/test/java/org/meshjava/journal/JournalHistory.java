@@ -24,8 +24,8 @@ import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.tlog.Checkpoint;
-import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * Builds the journal a steward writes, record by record, with real grants, presentations and

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.tlog.Checkpoint;
-import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * The transparency log rebuilt from a journal (SPEC.md §65): the receipts are the leaves, and every

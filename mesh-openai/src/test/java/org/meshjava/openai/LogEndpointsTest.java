@@ -16,7 +16,6 @@ import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.NoteSignature;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.TransparencyLog;
 import org.meshjava.receipt.tlog.TreeHash;
 
 /** The transparency log over HTTP (SPEC.md §65, 70). */
@@ -55,7 +54,7 @@ class LogEndpointsTest {
         Fixture.Answer a = f.get("/v1/mesh/proof/inclusion?seq=" + i + "&size=3");
         assertThat(a.status()).as(a.body()).isEqualTo(200);
         new InclusionProof(i, 3, path(a.json()))
-            .verify(TransparencyLog.leafHash(ids.get(i)), kept.root());
+            .verify(InclusionProof.leafHash(ids.get(i)), kept.root());
       }
       serve(f, "one more");
       Checkpoint now = checkpoint(f);
@@ -82,7 +81,7 @@ class LogEndpointsTest {
         assertThat(byId.json()).isEqualTo(bySeq.json());
         assertThat(byId.json().get("sequence").asLong()).isEqualTo(i);
         new InclusionProof(i, 5, path(byId.json()))
-            .verify(TransparencyLog.leafHash(ids.get(i)), cp.root());
+            .verify(InclusionProof.leafHash(ids.get(i)), cp.root());
       }
       Fixture.Answer latest = f.get("/v1/mesh/proof/inclusion?envelope_id=" + ids.get(4).hex());
       assertThat(latest.json().get("tree_size").asLong()).isEqualTo(5);
@@ -126,7 +125,7 @@ class LogEndpointsTest {
               Checkpoint.logKey(f.steward.identity()));
       assertThat(cp.size()).isEqualTo(3);
       ContentId id = ContentId.fromHex(energy.get("envelope_id").asText());
-      new InclusionProof(1, 3, path(a)).verify(TransparencyLog.leafHash(id), cp.root());
+      new InclusionProof(1, 3, path(a)).verify(InclusionProof.leafHash(id), cp.root());
       // The checkpoint the witness signed is the one the log now serves.
       assertThat(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText())
           .isEqualTo(a.get("checkpoint").asText());

@@ -17,11 +17,12 @@ import org.meshjava.journal.ReceiptIds;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
-import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.TransparencyLog;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
+import org.meshjava.receipt.tlog.internal.TransparencyLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -260,7 +261,7 @@ sealed class LogKeeper permits LogKeeper.Off {
     try {
       return index >= 0
           && index < t.size()
-          && t.leafHashAt(index).equals(TransparencyLog.leafHash(envelopeId));
+          && t.leafHashAt(index).equals(InclusionProof.leafHash(envelopeId));
     } catch (LogException e) {
       throw new IllegalStateException("leaf " + index + " vanished from the log", e);
     }

@@ -386,7 +386,7 @@ class SnapshotRestartTest {
     org.meshjava.journal.Snapshot snap =
         org.meshjava.journal.Snapshot.open(store.saved.getFirst(), f.steward);
     assertThat(snap.state().checkpoint()).as("the checkpoint the tree must reproduce").isPresent();
-    org.meshjava.receipt.tlog.MerkleTree tree = snap.tree().orElseThrow();
+    org.meshjava.receipt.tlog.internal.MerkleTree tree = snap.tree().orElseThrow();
     assertThat(tree.size()).isEqualTo(5);
     assertThat(tree.root()).isEqualTo(root);
     try (Steward s = open(new KeepingSnapshotStore(store.saved.getFirst()))) {

@@ -18,10 +18,10 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.TransparencyLog;
 
 /**
  * The steward keeps an RFC 9162 log of its receipts (SPEC.md §65): checkpoints signed, journalled
@@ -61,7 +61,7 @@ class TransparencyLogStewardTest {
     try (Steward s = f.steward(FileJournal.open(journal())).build()) {
       assertThat(s.checkpoint()).contains(kept);
       for (int i = 0; i < 6; i++) {
-        s.inclusionProof(i, 6).verify(TransparencyLog.leafHash(ids.get(i)), cp.root());
+        s.inclusionProof(i, 6).verify(InclusionProof.leafHash(ids.get(i)), cp.root());
       }
       serve(s, 3, "second");
       Checkpoint later = Checkpoint.open(s.checkpoint().orElseThrow(), logKey);
@@ -309,7 +309,7 @@ class TransparencyLogStewardTest {
       Checkpoint cp = Checkpoint.open(p.checkpoint(), Checkpoint.logKey(f.steward));
       assertThat(cp.size()).isEqualTo(4);
       assertThat(p.inclusion().leafIndex()).isEqualTo(2);
-      p.inclusion().verify(TransparencyLog.leafHash(shown.envelope().id()), cp.root());
+      p.inclusion().verify(InclusionProof.leafHash(shown.envelope().id()), cp.root());
       assertThat(s.witness(shown.receipt(), shown.envelope())).isEqualTo(WitnessVerdict.HELD);
     }
   }
@@ -339,7 +339,7 @@ class TransparencyLogStewardTest {
       Checkpoint cp = Checkpoint.open(s.checkpoint().orElseThrow(), s.logKey());
       assertThat(cp.size()).isEqualTo(3);
       s.inclusionProof(shown.envelope().id(), 3)
-          .verify(TransparencyLog.leafHash(shown.envelope().id()), cp.root());
+          .verify(InclusionProof.leafHash(shown.envelope().id()), cp.root());
     }
   }
 }

@@ -9,10 +9,10 @@ import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalSeal;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
-import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * Rebuilds the transparency log's Merkle tree from a journal (SPEC.md §65) and checks every

@@ -1,6 +1,7 @@
 package org.meshjava.receipt.tlog;
 
 import java.util.List;
+import org.meshjava.core.ContentId;
 
 /**
  * The audit path showing that leaf {@code leafIndex} is in the tree of size {@code treeSize} (RFC
@@ -21,6 +22,15 @@ public record InclusionProof(long leafIndex, long treeSize, List<TreeHash> path)
       throw new IllegalArgumentException("an audit path has at most 64 hashes");
     }
     path = List.copyOf(path);
+  }
+
+  /**
+   * Returns the leaf hash of the receipt whose envelope has content id {@code envelopeId}, what
+   * {@link #verify} takes to prove that receipt is in a steward's log: the log's leaf entry is the
+   * 32 bytes of the envelope's id, so this is SHA-256(0x00 || id bytes).
+   */
+  public static TreeHash leafHash(ContentId envelopeId) {
+    return TreeHash.leaf(envelopeId.bytes());
   }
 
   /**

@@ -14,6 +14,7 @@ import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * Our checkpoint signatures checked by an Ed25519 we did not write and do not sign with: the JDK's

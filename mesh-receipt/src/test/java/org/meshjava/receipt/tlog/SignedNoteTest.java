@@ -8,6 +8,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 class SignedNoteTest {
   // The example key and note of Go's golang.org/x/mod/sumdb/note tests: a vector we did not make.

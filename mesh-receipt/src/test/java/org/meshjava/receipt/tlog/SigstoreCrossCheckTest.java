@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.tlog.internal.TransparencyLog;
 
 /**
  * Our log checked by an implementation we did not write (issue 16): sigstore-java, the Sigstore
@@ -73,13 +74,13 @@ class SigstoreCrossCheckTest {
     byte[] root = Base64.getDecoder().decode(theirs.getBase64Hash());
     for (int i = 0; i < RECEIPTS; i++) {
       InclusionProof proof = log.inclusionProof(i, RECEIPTS);
-      byte[] leaf = TransparencyLog.leafHash(ids.get(i)).bytes();
+      byte[] leaf = InclusionProof.leafHash(ids.get(i)).bytes();
       InclusionProofVerifier.verify(leaf, i, RECEIPTS, hashes(proof), root);
     }
 
     // ... and refuses a proof with one hash altered, a wrong index, or another receipt's leaf.
     InclusionProof proof = log.inclusionProof(5, RECEIPTS);
-    byte[] leaf = TransparencyLog.leafHash(ids.get(5)).bytes();
+    byte[] leaf = InclusionProof.leafHash(ids.get(5)).bytes();
     List<byte[]> altered = hashes(proof);
     altered.get(1)[0] ^= 1;
     assertThrows(
@@ -88,7 +89,7 @@ class SigstoreCrossCheckTest {
     assertThrows(
         InclusionProofVerificationException.class,
         () -> InclusionProofVerifier.verify(leaf, 4, RECEIPTS, hashes(proof), root));
-    byte[] other = TransparencyLog.leafHash(ids.get(6)).bytes();
+    byte[] other = InclusionProof.leafHash(ids.get(6)).bytes();
     assertThrows(
         InclusionProofVerificationException.class,
         () -> InclusionProofVerifier.verify(other, 5, RECEIPTS, hashes(proof), root));

@@ -34,8 +34,8 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalSeal;
 import org.meshjava.receipt.SealedReceipt;
 import org.meshjava.receipt.tlog.Checkpoint;
-import org.meshjava.receipt.tlog.MerkleTree;
 import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
  * The pack's journal group: small decision journals (§2.2, SPEC 60.2) written by mesh-java's own

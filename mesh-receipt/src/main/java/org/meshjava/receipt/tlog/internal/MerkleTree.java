@@ -1,11 +1,16 @@
-package org.meshjava.receipt.tlog;
+package org.meshjava.receipt.tlog.internal;
 
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.TreeHash;
 
 /**
  * An append-only RFC 9162 Merkle tree: its leaves in append order, its root at any past size, and
@@ -38,11 +43,20 @@ public final class MerkleTree {
 
   private long size;
 
-  /** The digest appends hash with; guarded by the tree's lock, like everything else. */
-  private final MessageDigest sha = TreeHash.sha256();
+  /**
+   * The digest appends hash with, one per tree so that appending a leaf allocates none; guarded by
+   * the tree's lock, like everything else.
+   */
+  private final MessageDigest sha;
 
   /** Creates an empty tree. */
-  public MerkleTree() {}
+  public MerkleTree() {
+    try {
+      sha = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform provides SHA-256", e);
+    }
+  }
 
   /**
    * The packed length of a tree of {@code size} leaves' levels, as {@link #packedLevels} writes

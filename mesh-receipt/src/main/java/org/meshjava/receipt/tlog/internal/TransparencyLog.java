@@ -1,4 +1,4 @@
-package org.meshjava.receipt.tlog;
+package org.meshjava.receipt.tlog.internal;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +10,14 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.NoteSignature;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TreeHash;
 
 /**
  * A steward's transparency log: one leaf per sealed receipt, in chain-sequence order, the latest
@@ -112,11 +120,6 @@ public final class TransparencyLog {
     return tree.leafHash(index);
   }
 
-  /** Returns the leaf hash a receipt with this envelope id has: SHA-256(0x00 || id bytes). */
-  public static TreeHash leafHash(ContentId envelopeId) {
-    return TreeHash.leaf(envelopeId.bytes());
-  }
-
   /**
    * Returns the inclusion proof of receipt {@code sequence} in the tree of size {@code treeSize}.
    *
@@ -132,7 +135,7 @@ public final class TransparencyLog {
    * when the log holds no such receipt.
    */
   public synchronized OptionalLong sequenceOf(ContentId envelopeId) {
-    OptionalLong index = tree.indexOf(leafHash(envelopeId));
+    OptionalLong index = tree.indexOf(InclusionProof.leafHash(envelopeId));
     return index.isPresent()
         ? OptionalLong.of(firstSequence + index.getAsLong())
         : OptionalLong.empty();
@@ -147,7 +150,7 @@ public final class TransparencyLog {
    */
   public synchronized InclusionProof inclusionProof(ContentId envelopeId, long treeSize)
       throws LogException {
-    OptionalLong index = tree.indexOf(leafHash(envelopeId));
+    OptionalLong index = tree.indexOf(InclusionProof.leafHash(envelopeId));
     if (index.isEmpty()) {
       throw new LogException(
           LogException.Reason.OUT_OF_RANGE,

@@ -1,4 +1,4 @@
-package org.meshjava.receipt.tlog;
+package org.meshjava.receipt.tlog.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,6 +12,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
+import org.meshjava.receipt.tlog.ConsistencyProof;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.TreeHash;
 
 /**
  * Checks the tree against RFC 9162 §2.1 written out directly: MTH, PATH and SUBPROOF as plain

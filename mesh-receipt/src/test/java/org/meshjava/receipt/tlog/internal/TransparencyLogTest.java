@@ -1,4 +1,4 @@
-package org.meshjava.receipt.tlog;
+package org.meshjava.receipt.tlog.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -10,6 +10,12 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.NoteSignature;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
+import org.meshjava.receipt.tlog.SignedNote;
 
 class TransparencyLogTest {
   private static final SigningKey STEWARD = seeded(1);
@@ -121,7 +127,7 @@ class TransparencyLogTest {
     }
     Checkpoint cp = Checkpoint.open(signed(log), log.logKey());
     InclusionProof p = log.inclusionProof(43, cp.size());
-    p.verify(TransparencyLog.leafHash(envelope(43)), cp.root());
+    p.verify(InclusionProof.leafHash(envelope(43)), cp.root());
     assertTrue(log.signNext().isEmpty());
     assertTrue(new TransparencyLog(STEWARD, 0, Set.of()).signNext().isEmpty());
     assertThrows(IllegalStateException.class, () -> log.append(49, envelope(49)));
