@@ -712,7 +712,7 @@ public final class Steward implements AutoCloseable {
 
   /**
    * Returns the proof that receipt {@code sequence} is in the log of size {@code treeSize}; its
-   * leaf hash is {@link TransparencyLog#leafHash} of the receipt's envelope id.
+   * leaf hash is {@link InclusionProof#leafHash} of the receipt's envelope id.
    *
    * @throws LogException {@code OUT_OF_RANGE} when the receipt or the size is not in the log;
    *     {@code NOT_KEPT} when the log is turned off
