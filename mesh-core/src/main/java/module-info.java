@@ -1,7 +1,14 @@
 /**
  * The mesh/1 vocabulary: content ids, canonical CBOR, requests, fidelity, energy, outcomes, cost
  * profiles, identities and the serving-engine SPI.
+ *
+ * <p>{@code org.meshjava.core.crypto.internal} is the large-input BLAKE3 behind the weights digest
+ * and {@link org.meshjava.core.crypto.Blake3} (the compression function, the scalar and vector
+ * chunk kernels, multi-threaded file hashing): plumbing, exported only to the engine that hashes
+ * its model file with it. (That module is built after this one; "module" warnings would name it as
+ * not found.)
  */
+@SuppressWarnings("module")
 module org.meshjava.core {
   requires static transitive org.jspecify;
   requires org.bouncycastle.provider;
@@ -13,6 +20,8 @@ module org.meshjava.core {
   exports org.meshjava.core.bytes;
   exports org.meshjava.core.cbor;
   exports org.meshjava.core.crypto;
+  exports org.meshjava.core.crypto.internal to
+      org.meshjava.engine.onnx;
   exports org.meshjava.core.identity;
   exports org.meshjava.core.weights;
 }

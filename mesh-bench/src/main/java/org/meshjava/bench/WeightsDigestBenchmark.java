@@ -14,7 +14,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.Blake3;
-import org.meshjava.core.crypto.Blake3Large;
+import org.meshjava.core.crypto.internal.Blake3Large;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigest;
 

@@ -5,6 +5,9 @@ import java.io.InputStream;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import org.meshjava.core.crypto.internal.Blake3Compression;
+import org.meshjava.core.crypto.internal.Blake3Large;
+import org.meshjava.core.crypto.internal.ScalarChunkKernel;
 
 /**
  * BLAKE3 in its three modes (hash, keyed hash, key derivation), for short inputs: content ids,
@@ -18,7 +21,7 @@ import java.nio.ByteOrder;
  */
 public final class Blake3 {
   /** The default output length in bytes. */
-  public static final int OUT_LEN = 32;
+  public static final int OUT_LEN = Blake3Compression.OUT_LEN;
 
   private Blake3() {}
 

@@ -14,7 +14,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.crypto.Blake3Large;
+import org.meshjava.core.crypto.internal.Blake3Large;
 
 /**
  * Computes the weights digest of a model directory (§3.6) over the files a forward pass reads:

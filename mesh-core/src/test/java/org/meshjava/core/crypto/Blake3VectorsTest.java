@@ -18,7 +18,7 @@ import org.meshjava.core.SharedVectors;
  * vectors/blake3/test_vectors.json}) in all three modes, at the default 32-byte length and at the
  * full extended length each case gives. Every failing case is reported, not only the first.
  */
-class Blake3VectorsTest {
+public class Blake3VectorsTest {
   private static final HexFormat HEX = HexFormat.of();
 
   private static JsonNode vectors;
@@ -33,7 +33,7 @@ class Blake3VectorsTest {
   }
 
   /** The vectors' input: the repeating sequence 0, 1, …, 250, 0, 1, … of the given length. */
-  static byte[] input(int length) {
+  public static byte[] input(int length) {
     byte[] b = new byte[length];
     for (int i = 0; i < length; i++) {
       b[i] = (byte) (i % 251);

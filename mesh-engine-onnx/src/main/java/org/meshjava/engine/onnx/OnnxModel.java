@@ -6,7 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.crypto.Blake3Large;
+import org.meshjava.core.crypto.internal.Blake3Large;
 import org.meshjava.core.weights.WeightsDigest;
 import org.meshjava.core.weights.WeightsFile;
 

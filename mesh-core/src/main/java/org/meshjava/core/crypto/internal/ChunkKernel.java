@@ -1,4 +1,4 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
 /**
  * Hashes many BLAKE3 chunks, or many parent nodes, at once: the leaves and inner nodes of a
@@ -10,7 +10,7 @@ package org.meshjava.core.crypto;
  *
  * <p>Implementations are stateless and thread-safe.
  */
-interface ChunkKernel {
+public interface ChunkKernel {
 
   /**
    * Hashes {@code count} whole chunks (256 words each) that lie one after another in {@code words}
@@ -62,7 +62,7 @@ interface ChunkKernel {
       try {
         ChunkKernel vector =
             (ChunkKernel)
-                Class.forName("org.meshjava.core.crypto.VectorChunkKernel")
+                Class.forName("org.meshjava.core.crypto.internal.VectorChunkKernel")
                     .getDeclaredField("INSTANCE")
                     .get(null);
         return vector != null ? new WarmingChunkKernel(vector) : ScalarChunkKernel.INSTANCE;

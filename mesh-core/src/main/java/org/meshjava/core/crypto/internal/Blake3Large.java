@@ -1,16 +1,16 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
-import static org.meshjava.core.crypto.Blake3Compression.BLOCK_LEN;
-import static org.meshjava.core.crypto.Blake3Compression.BLOCK_WORDS;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_END;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_LEN;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_START;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_WORDS;
-import static org.meshjava.core.crypto.Blake3Compression.DERIVE_KEY_CONTEXT;
-import static org.meshjava.core.crypto.Blake3Compression.DERIVE_KEY_MATERIAL;
-import static org.meshjava.core.crypto.Blake3Compression.KEYED_HASH;
-import static org.meshjava.core.crypto.Blake3Compression.PARENT;
-import static org.meshjava.core.crypto.Blake3Compression.ROOT;
+import static org.meshjava.core.crypto.internal.Blake3Compression.BLOCK_LEN;
+import static org.meshjava.core.crypto.internal.Blake3Compression.BLOCK_WORDS;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_END;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_LEN;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_START;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_WORDS;
+import static org.meshjava.core.crypto.internal.Blake3Compression.DERIVE_KEY_CONTEXT;
+import static org.meshjava.core.crypto.internal.Blake3Compression.DERIVE_KEY_MATERIAL;
+import static org.meshjava.core.crypto.internal.Blake3Compression.KEYED_HASH;
+import static org.meshjava.core.crypto.internal.Blake3Compression.PARENT;
+import static org.meshjava.core.crypto.internal.Blake3Compression.ROOT;
 
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -34,7 +34,8 @@ import java.util.function.LongConsumer;
 /**
  * BLAKE3 for large inputs: model weights (§3.6), gigabytes at a time. Exactly BLAKE3, in all three
  * modes and at any output length (the tests hold it to the official vectors and to BouncyCastle's
- * implementation). {@link Blake3}, for short inputs, runs the same code on the scalar kernel alone.
+ * implementation). {@link org.meshjava.core.crypto.Blake3}, for short inputs, runs the same code on
+ * the scalar kernel alone.
  *
  * <p>Design. BLAKE3 is a binary tree over 1024-byte chunks, and any aligned run of 2<sup>k</sup>
  * chunks is a subtree whose chaining value depends on nothing outside it. This class cuts the input
@@ -88,18 +89,18 @@ public final class Blake3Large {
     return deriveKey(context, ChunkKernel.fastest());
   }
 
-  static Hasher plain(ChunkKernel kernel) {
+  public static Hasher plain(ChunkKernel kernel) {
     return new Hasher(Blake3Compression.iv(), 0, kernel);
   }
 
-  static Hasher keyed(byte[] key, ChunkKernel kernel) {
+  public static Hasher keyed(byte[] key, ChunkKernel kernel) {
     if (key.length != 32) {
       throw new IllegalArgumentException("a BLAKE3 key is 32 bytes, got " + key.length);
     }
     return new Hasher(words(key), KEYED_HASH, kernel);
   }
 
-  static Hasher deriveKey(String context, ChunkKernel kernel) {
+  public static Hasher deriveKey(String context, ChunkKernel kernel) {
     byte[] contextKey =
         new Hasher(Blake3Compression.iv(), DERIVE_KEY_CONTEXT, kernel)
             .update(context.getBytes(StandardCharsets.UTF_8))
@@ -366,7 +367,7 @@ public final class Blake3Large {
 
     /** Returns the 32-byte output. */
     public byte[] finish() {
-      return finish(Blake3.OUT_LEN);
+      return finish(Blake3Compression.OUT_LEN);
     }
 
     /** Returns {@code length} bytes of extended output. */

@@ -1,4 +1,4 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
 /**
  * Hashes on the scalar kernel until the vector kernel has been compiled, then on the vector one.

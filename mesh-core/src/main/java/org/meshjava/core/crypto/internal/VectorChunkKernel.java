@@ -1,17 +1,17 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
 import static jdk.incubator.vector.VectorOperators.ROR;
 import static jdk.incubator.vector.VectorOperators.XOR;
-import static org.meshjava.core.crypto.Blake3Compression.BLOCK_LEN;
-import static org.meshjava.core.crypto.Blake3Compression.BLOCK_WORDS;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_END;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_START;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_WORDS;
-import static org.meshjava.core.crypto.Blake3Compression.IV0;
-import static org.meshjava.core.crypto.Blake3Compression.IV1;
-import static org.meshjava.core.crypto.Blake3Compression.IV2;
-import static org.meshjava.core.crypto.Blake3Compression.IV3;
-import static org.meshjava.core.crypto.Blake3Compression.PARENT;
+import static org.meshjava.core.crypto.internal.Blake3Compression.BLOCK_LEN;
+import static org.meshjava.core.crypto.internal.Blake3Compression.BLOCK_WORDS;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_END;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_START;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_WORDS;
+import static org.meshjava.core.crypto.internal.Blake3Compression.IV0;
+import static org.meshjava.core.crypto.internal.Blake3Compression.IV1;
+import static org.meshjava.core.crypto.internal.Blake3Compression.IV2;
+import static org.meshjava.core.crypto.internal.Blake3Compression.IV3;
+import static org.meshjava.core.crypto.internal.Blake3Compression.PARENT;
 
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.VectorSpecies;

@@ -1,4 +1,4 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
 /**
  * BLAKE3's compression function and constants, scalar, for the large-input implementation ({@link
@@ -6,23 +6,26 @@ package org.meshjava.core.crypto;
  *
  * <p>Stateless; all methods are thread-safe.
  */
-final class Blake3Compression {
+public final class Blake3Compression {
   /** Bytes in a chunk, the leaf of BLAKE3's tree. */
-  static final int CHUNK_LEN = 1024;
+  public static final int CHUNK_LEN = 1024;
+
+  /** Bytes of a default-length hash: a chaining value's 8 words. */
+  public static final int OUT_LEN = 32;
 
   /** Bytes in a block, the unit the compression function takes. */
-  static final int BLOCK_LEN = 64;
+  public static final int BLOCK_LEN = 64;
 
   /** Words (ints) in a chunk. */
   static final int CHUNK_WORDS = CHUNK_LEN / 4;
 
   /** Words in a block. */
-  static final int BLOCK_WORDS = BLOCK_LEN / 4;
+  public static final int BLOCK_WORDS = BLOCK_LEN / 4;
 
-  static final int CHUNK_START = 1;
-  static final int CHUNK_END = 1 << 1;
+  public static final int CHUNK_START = 1;
+  public static final int CHUNK_END = 1 << 1;
   static final int PARENT = 1 << 2;
-  static final int ROOT = 1 << 3;
+  public static final int ROOT = 1 << 3;
   static final int KEYED_HASH = 1 << 4;
   static final int DERIVE_KEY_CONTEXT = 1 << 5;
   static final int DERIVE_KEY_MATERIAL = 1 << 6;
@@ -39,7 +42,7 @@ final class Blake3Compression {
   private Blake3Compression() {}
 
   /** The IV as a key: what plain hash mode uses where keyed mode uses the key. */
-  static int[] iv() {
+  public static int[] iv() {
     return new int[] {IV0, IV1, IV2, IV3, IV4, IV5, IV6, IV7};
   }
 
@@ -50,7 +53,7 @@ final class Blake3Compression {
    * @param cv the input chaining value, 8 words from {@code cvOff}
    * @param block the block, 16 words from {@code blockOff} (bytes past {@code blockLen} zero)
    */
-  static void compress(
+  public static void compress(
       int[] cv,
       int cvOff,
       int[] block,

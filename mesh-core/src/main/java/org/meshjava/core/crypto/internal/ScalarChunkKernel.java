@@ -1,15 +1,15 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
-import static org.meshjava.core.crypto.Blake3Compression.BLOCK_LEN;
-import static org.meshjava.core.crypto.Blake3Compression.BLOCK_WORDS;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_END;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_START;
-import static org.meshjava.core.crypto.Blake3Compression.CHUNK_WORDS;
-import static org.meshjava.core.crypto.Blake3Compression.PARENT;
+import static org.meshjava.core.crypto.internal.Blake3Compression.BLOCK_LEN;
+import static org.meshjava.core.crypto.internal.Blake3Compression.BLOCK_WORDS;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_END;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_START;
+import static org.meshjava.core.crypto.internal.Blake3Compression.CHUNK_WORDS;
+import static org.meshjava.core.crypto.internal.Blake3Compression.PARENT;
 
 /** The {@link ChunkKernel} on plain Java: one compression at a time. Needs no JVM flag. */
-final class ScalarChunkKernel implements ChunkKernel {
-  static final ScalarChunkKernel INSTANCE = new ScalarChunkKernel();
+public final class ScalarChunkKernel implements ChunkKernel {
+  public static final ScalarChunkKernel INSTANCE = new ScalarChunkKernel();
 
   private static final int BLOCKS_PER_CHUNK = CHUNK_WORDS / BLOCK_WORDS;
 

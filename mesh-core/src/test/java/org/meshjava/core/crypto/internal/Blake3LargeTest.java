@@ -1,4 +1,4 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -22,6 +22,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.SharedVectors;
+import org.meshjava.core.crypto.Blake3;
+import org.meshjava.core.crypto.Blake3VectorsTest;
 
 /**
  * {@link Blake3Large} on both kernels: the official vectors in every mode and length, and a

@@ -1,4 +1,4 @@
-package org.meshjava.core.crypto;
+package org.meshjava.core.crypto.internal;
 
 import java.util.HexFormat;
 
