@@ -11,17 +11,16 @@ import java.util.function.LongConsumer;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.CpuEngine;
+import org.meshjava.core.CpuEngineBuilder;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
-import org.meshjava.core.DescribedEngine;
-import org.meshjava.core.EngineBuilder;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
-import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -54,7 +53,7 @@ import org.meshjava.core.crypto.Blake3;
  *
  * <p>Immutable and thread-safe.
  */
-public final class ReferenceEngine extends DescribedEngine implements DecisionEngine {
+public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
   /** Token ids are drawn below this bound, the size of a GPT-2 style vocabulary. */
   public static final int VOCABULARY = 50_257;
 
@@ -76,10 +75,9 @@ public final class ReferenceEngine extends DescribedEngine implements DecisionEn
   private final Optional<WeightsBinding> weights;
   private final ServeLimits limits;
   private final Tokenizer tokenizer;
-  private final ServeConcurrency concurrency;
 
   private ReferenceEngine(Builder b) {
-    super(b.descriptor());
+    super(b.descriptor(), b.concurrency());
     this.workPerToken = b.workPerToken;
     this.reportsDelivered = b.reportsDelivered;
     this.workObserver = b.workObserver;
@@ -87,7 +85,6 @@ public final class ReferenceEngine extends DescribedEngine implements DecisionEn
     this.weights = b.weights;
     this.limits = ServeLimits.NONE.withMaxOutputTokens(b.maxOutputTokens);
     this.tokenizer = b.tokenizer;
-    this.concurrency = b.concurrency;
   }
 
   /** A builder with the defaults: name {@code reference}, F2, 100 µJ per token, 16 work units. */
@@ -218,18 +215,6 @@ public final class ReferenceEngine extends DescribedEngine implements DecisionEn
     return generate(request, prompt, sink, delivered());
   }
 
-  /** The configured running bound; {@link ServeConcurrency#cpuDefault()} unless set. */
-  @Override
-  public int maxConcurrentServes() {
-    return concurrency.maxConcurrentServes();
-  }
-
-  /** The configured waiting bound; unbounded unless set. */
-  @Override
-  public int maxWaitingServes() {
-    return concurrency.maxWaitingServes();
-  }
-
   /** True: generations are handed over token by token. */
   @Override
   public boolean streams() {
@@ -292,7 +277,7 @@ public final class ReferenceEngine extends DescribedEngine implements DecisionEn
   }
 
   /** Configures a {@link ReferenceEngine}. Not thread-safe. */
-  public static final class Builder extends EngineBuilder<Builder> {
+  public static final class Builder extends CpuEngineBuilder<Builder> {
     private int workPerToken = 16;
     private boolean reportsDelivered;
     private LongConsumer workObserver = n -> {};
@@ -300,7 +285,6 @@ public final class ReferenceEngine extends DescribedEngine implements DecisionEn
     private Optional<WeightsBinding> weights = Optional.empty();
     private long maxOutputTokens = DEFAULT_MAX_OUTPUT_TOKENS;
     private Tokenizer tokenizer = ByteTokenizer.INSTANCE;
-    private ServeConcurrency concurrency = ServeConcurrency.cpuDefault();
 
     private Builder() {
       super("reference", Recipe.of("reference"), Fidelity.F2, CostProfile.perToken(100));
@@ -308,15 +292,6 @@ public final class ReferenceEngine extends DescribedEngine implements DecisionEn
 
     @Override
     protected Builder self() {
-      return this;
-    }
-
-    /**
-     * How many serves the engine runs at once and how many may wait; the default is {@link
-     * ServeConcurrency#cpuDefault()}: one per core, any number waiting.
-     */
-    public Builder concurrency(ServeConcurrency v) {
-      concurrency = Objects.requireNonNull(v, "concurrency");
       return this;
     }
 

@@ -16,18 +16,17 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.CpuEngine;
+import org.meshjava.core.CpuEngineBuilder;
 import org.meshjava.core.DecisionAnswer;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.DecisionShape;
-import org.meshjava.core.DescribedEngine;
-import org.meshjava.core.EngineBuilder;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
-import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
@@ -64,8 +63,7 @@ import org.meshjava.core.WeightsBinding;
  * <p>Thread-safe: ONNX Runtime sessions and the tokenizer may be called concurrently, and the
  * engine holds no other mutable state. {@link #close()} releases the native session.
  */
-public final class OnnxDecisionEngine extends DescribedEngine
-    implements DecisionEngine, AutoCloseable {
+public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngine, AutoCloseable {
   /** The most ids one forward pass reads, special tokens included (BERT position table). */
   public static final int MAX_SEQUENCE = 512;
 
@@ -81,10 +79,9 @@ public final class OnnxDecisionEngine extends DescribedEngine
   private final long sep;
   private final long vocabulary;
   private final boolean deterministic;
-  private final ServeConcurrency concurrency;
 
   private OnnxDecisionEngine(Builder b, OnnxModel model) throws OnnxEngineException {
-    super(b.descriptor());
+    super(b.descriptor(), b.concurrency());
     this.temperature = b.temperature;
     this.model = model;
     try {
@@ -123,24 +120,11 @@ public final class OnnxDecisionEngine extends DescribedEngine
     }
     this.weights = model.digest().bind(model.precision());
     this.deterministic = probeDeterminism();
-    this.concurrency = b.concurrency;
   }
 
   /** A builder with the defaults: name {@code minilm}, F1, 100 µJ per token, 2000 µJ per option. */
   public static Builder builder() {
     return new Builder();
-  }
-
-  /** The configured running bound; {@link ServeConcurrency#cpuDefault()} unless set. */
-  @Override
-  public int maxConcurrentServes() {
-    return concurrency.maxConcurrentServes();
-  }
-
-  /** The configured waiting bound; unbounded unless set. */
-  @Override
-  public int maxWaitingServes() {
-    return concurrency.maxWaitingServes();
   }
 
   /** Whether three probe decisions at build gave bit-identical probabilities. */
@@ -433,11 +417,13 @@ public final class OnnxDecisionEngine extends DescribedEngine
         + "]";
   }
 
-  /** Configures an {@link OnnxDecisionEngine}. Not thread-safe. */
-  public static final class Builder extends EngineBuilder<Builder> {
+  /**
+   * Configures an {@link OnnxDecisionEngine}. Each session call runs on one thread, so the default
+   * {@link #concurrency} of one decision per core keeps every core busy. Not thread-safe.
+   */
+  public static final class Builder extends CpuEngineBuilder<Builder> {
     private Temperature temperature = Temperature.DEFAULT;
     private OnnxModel model;
-    private ServeConcurrency concurrency = ServeConcurrency.cpuDefault();
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {
@@ -450,16 +436,6 @@ public final class OnnxDecisionEngine extends DescribedEngine
 
     @Override
     protected Builder self() {
-      return this;
-    }
-
-    /**
-     * How many decisions the engine runs at once and how many may wait; the default is {@link
-     * ServeConcurrency#cpuDefault()}: one per core (each session call runs on one thread), any
-     * number waiting.
-     */
-    public Builder concurrency(ServeConcurrency v) {
-      concurrency = Objects.requireNonNull(v, "concurrency");
       return this;
     }
 
