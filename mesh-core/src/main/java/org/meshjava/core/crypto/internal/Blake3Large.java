@@ -90,22 +90,22 @@ public final class Blake3Large {
   }
 
   public static Hasher plain(ChunkKernel kernel) {
-    return new Hasher(Blake3Compression.iv(), 0, kernel);
+    return new Hasher(Blake3Mode.hash(), kernel);
   }
 
   public static Hasher keyed(byte[] key, ChunkKernel kernel) {
     if (key.length != 32) {
       throw new IllegalArgumentException("a BLAKE3 key is 32 bytes, got " + key.length);
     }
-    return new Hasher(words(key), KEYED_HASH, kernel);
+    return new Hasher(new Blake3Mode(words(key), KEYED_HASH), kernel);
   }
 
   public static Hasher deriveKey(String context, ChunkKernel kernel) {
     byte[] contextKey =
-        new Hasher(Blake3Compression.iv(), DERIVE_KEY_CONTEXT, kernel)
+        new Hasher(new Blake3Mode(Blake3Compression.iv(), DERIVE_KEY_CONTEXT), kernel)
             .update(context.getBytes(StandardCharsets.UTF_8))
             .finish();
-    return new Hasher(words(contextKey), DERIVE_KEY_MATERIAL, kernel);
+    return new Hasher(new Blake3Mode(words(contextKey), DERIVE_KEY_MATERIAL), kernel);
   }
 
   /**
@@ -137,12 +137,12 @@ public final class Blake3Large {
   static byte[] hash(FileChannel ch, int threads, LongConsumer progress, ChunkKernel kernel)
       throws IOException {
     long size = ch.size();
-    Hasher hasher = new Hasher(Blake3Compression.iv(), 0, kernel);
+    Hasher hasher = new Hasher(Blake3Mode.hash(), kernel);
     // Whole units strictly before the last byte: their values are final and go on the stack.
     long units = size == 0 ? 0 : (size - 1) / UNIT_BYTES;
     UnitWorker[] workers = new UnitWorker[(int) Math.min(threads, Math.max(1, units))];
     for (int i = 0; i < workers.length; i++) {
-      workers[i] = new UnitWorker(kernel, hasher.key, hasher.flags);
+      workers[i] = new UnitWorker(kernel, hasher.mode);
     }
     ExecutorService pool =
         workers.length > 1 ? Executors.newFixedThreadPool(workers.length - 1, daemons()) : null;
@@ -224,18 +224,16 @@ public final class Blake3Large {
   /** One thread's share of a window: its own unit buffer, so threads share nothing but results. */
   private static final class UnitWorker {
     private final ChunkKernel kernel;
-    private final int[] key;
-    private final int flags;
+    private final Blake3Mode mode;
     private final ByteBuffer buffer =
         ByteBuffer.allocateDirect(UNIT_BYTES).order(ByteOrder.LITTLE_ENDIAN);
     private final MemorySegment bytes = MemorySegment.ofBuffer(buffer);
     private final int[] words = new int[UNIT_BYTES / 4];
     private final int[] chunkCvs = new int[UNIT_CHUNKS * 8];
 
-    UnitWorker(ChunkKernel kernel, int[] key, int flags) {
+    UnitWorker(ChunkKernel kernel, Blake3Mode mode) {
       this.kernel = kernel;
-      this.key = key;
-      this.flags = flags;
+      this.mode = mode;
     }
 
     Void drain(FileChannel ch, long firstUnit, int count, AtomicInteger next, int[] cvs)
@@ -243,7 +241,7 @@ public final class Blake3Large {
       for (int u = next.getAndIncrement(); u < count; u = next.getAndIncrement()) {
         readFully(ch, buffer.clear(), (firstUnit + u) * UNIT_BYTES);
         MemorySegment.copy(bytes, LE_INT, 0, words, 0, words.length);
-        subtree(kernel, words, UNIT_CHUNKS, (firstUnit + u) * UNIT_CHUNKS, key, flags, chunkCvs);
+        subtree(kernel, words, UNIT_CHUNKS, (firstUnit + u) * UNIT_CHUNKS, mode, chunkCvs);
         System.arraycopy(chunkCvs, 0, cvs, u * 8, 8);
       }
       return null;
@@ -255,16 +253,10 @@ public final class Blake3Large {
    * leaves its chaining value in {@code scratch[0..8)}; {@code scratch} holds 8 words per chunk.
    */
   static void subtree(
-      ChunkKernel kernel,
-      int[] words,
-      int chunks,
-      long counter,
-      int[] key,
-      int flags,
-      int[] scratch) {
-    kernel.chunks(words, 0, chunks, counter, key, flags, scratch, 0);
+      ChunkKernel kernel, int[] words, int chunks, long counter, Blake3Mode mode, int[] scratch) {
+    kernel.chunks(words, 0, chunks, counter, mode, scratch, 0);
     for (int n = chunks / 2; n >= 1; n /= 2) {
-      kernel.parents(scratch, 0, n, key, flags, scratch, 0);
+      kernel.parents(scratch, 0, n, mode, scratch, 0);
     }
   }
 
@@ -276,8 +268,7 @@ public final class Blake3Large {
 
   /** An incremental BLAKE3 computation over the fast kernel. Not thread-safe; use once. */
   public static final class Hasher {
-    private final int[] key;
-    private final int flags;
+    private final Blake3Mode mode;
     private final ChunkKernel kernel;
 
     /** The current unit's bytes, read as little-endian words once a unit is hashed. */
@@ -292,9 +283,8 @@ public final class Blake3Large {
     private int depth;
     private long chunks;
 
-    Hasher(int[] key, int flags, ChunkKernel kernel) {
-      this.key = key;
-      this.flags = flags;
+    Hasher(Blake3Mode mode, ChunkKernel kernel) {
+      this.mode = mode;
       this.kernel = kernel;
     }
 
@@ -320,7 +310,7 @@ public final class Blake3Large {
           if (chunkCvs == null) {
             chunkCvs = new int[UNIT_CHUNKS * 8];
           }
-          subtree(kernel, unit, UNIT_CHUNKS, chunks, key, flags, chunkCvs);
+          subtree(kernel, unit, UNIT_CHUNKS, chunks, mode, chunkCvs);
           merge(chunkCvs, 0, LOG2_UNIT_CHUNKS);
           fill = 0;
         }
@@ -357,7 +347,8 @@ public final class Blake3Large {
       for (long t = total >>> log2; (t & 1) == 0; t >>>= 1) {
         depth--;
         System.arraycopy(stack, depth * 8, block, 0, 8);
-        Blake3Compression.compress(key, 0, block, 0, 0, BLOCK_LEN, flags | PARENT, out, 0);
+        Blake3Compression.compress(
+            mode.key(), 0, block, 0, 0, BLOCK_LEN, mode.flags() | PARENT, out, 0);
         System.arraycopy(out, 0, block, 8, 8);
       }
       System.arraycopy(block, 8, stack, depth * 8, 8);
@@ -383,7 +374,7 @@ public final class Blake3Large {
       int wholeChunks = fill == 0 ? 0 : (fill - 1) / CHUNK_LEN;
       if (wholeChunks > 0) {
         int[] cvs = new int[wholeChunks * 8];
-        kernel.chunks(unit, 0, wholeChunks, chunks, key, flags, cvs, 0);
+        kernel.chunks(unit, 0, wholeChunks, chunks, mode, cvs, 0);
         for (int c = 0; c < wholeChunks; c++) {
           merge(cvs, c * 8, 0);
         }
@@ -392,7 +383,7 @@ public final class Blake3Large {
       int start = wholeChunks * CHUNK_WORDS;
       int last = fill - wholeChunks * CHUNK_LEN;
       int blocks = Math.max(1, (last + BLOCK_LEN - 1) / BLOCK_LEN);
-      int[] cv = key.clone();
+      int[] cv = mode.key().clone();
       int[] out = new int[16];
       for (int b = 0; b < blocks - 1; b++) {
         Blake3Compression.compress(
@@ -402,7 +393,7 @@ public final class Blake3Large {
             start + b * BLOCK_WORDS,
             chunks,
             BLOCK_LEN,
-            flags | (b == 0 ? CHUNK_START : 0),
+            mode.flags() | (b == 0 ? CHUNK_START : 0),
             out,
             0);
         System.arraycopy(out, 0, cv, 0, 8);
@@ -411,17 +402,17 @@ public final class Blake3Large {
       System.arraycopy(unit, start + (blocks - 1) * BLOCK_WORDS, block, 0, 16);
       long counter = chunks;
       int blockLen = last - (blocks - 1) * BLOCK_LEN;
-      int nodeFlags = flags | CHUNK_END | (blocks == 1 ? CHUNK_START : 0);
+      int nodeFlags = mode.flags() | CHUNK_END | (blocks == 1 ? CHUNK_START : 0);
       // Fold the right edge into the stack, right to left; the last node folded is the root.
       while (depth > 0) {
         Blake3Compression.compress(cv, 0, block, 0, counter, blockLen, nodeFlags, out, 0);
         depth--;
         System.arraycopy(stack, depth * 8, block, 0, 8);
         System.arraycopy(out, 0, block, 8, 8);
-        System.arraycopy(key, 0, cv, 0, 8);
+        System.arraycopy(mode.key(), 0, cv, 0, 8);
         counter = 0;
         blockLen = BLOCK_LEN;
-        nodeFlags = flags | PARENT;
+        nodeFlags = mode.flags() | PARENT;
       }
       byte[] result = new byte[length];
       MemorySegment bytes = MemorySegment.ofArray(result);

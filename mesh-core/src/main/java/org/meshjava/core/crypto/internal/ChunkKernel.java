@@ -14,18 +14,11 @@ public interface ChunkKernel {
 
   /**
    * Hashes {@code count} whole chunks (256 words each) that lie one after another in {@code words}
-   * from {@code wordOff}, the first with chunk counter {@code counter}, and writes each one's
-   * 8-word chaining value to {@code out} from {@code outOff}.
+   * from {@code wordOff}, the first with chunk counter {@code counter}, in {@code mode}, and writes
+   * each one's 8-word chaining value to {@code out} from {@code outOff}.
    */
   void chunks(
-      int[] words,
-      int wordOff,
-      int count,
-      long counter,
-      int[] key,
-      int flags,
-      int[] out,
-      int outOff);
+      int[] words, int wordOff, int count, long counter, Blake3Mode mode, int[] out, int outOff);
 
   /**
    * Hashes {@code count} parent nodes whose blocks (two chaining values, 16 words) lie one after
@@ -33,7 +26,7 @@ public interface ChunkKernel {
    * {@code outOff}. {@code out} may be {@code cvs} with {@code outOff <= off}: each parent is read
    * before any output can overwrite it.
    */
-  void parents(int[] cvs, int off, int count, int[] key, int flags, int[] out, int outOff);
+  void parents(int[] cvs, int off, int count, Blake3Mode mode, int[] out, int outOff);
 
   /** How this kernel computes, for benchmarks and logs: "scalar" or "vector, 16 lanes". */
   String describe();

@@ -17,21 +17,14 @@ public final class ScalarChunkKernel implements ChunkKernel {
 
   @Override
   public void chunks(
-      int[] words,
-      int wordOff,
-      int count,
-      long counter,
-      int[] key,
-      int flags,
-      int[] out,
-      int outOff) {
+      int[] words, int wordOff, int count, long counter, Blake3Mode mode, int[] out, int outOff) {
     int[] state = new int[16];
     for (int c = 0; c < count; c++) {
-      System.arraycopy(key, 0, state, 0, 8);
+      System.arraycopy(mode.key(), 0, state, 0, 8);
       int base = wordOff + c * CHUNK_WORDS;
       for (int b = 0; b < BLOCKS_PER_CHUNK; b++) {
         int blockFlags =
-            flags | (b == 0 ? CHUNK_START : 0) | (b == BLOCKS_PER_CHUNK - 1 ? CHUNK_END : 0);
+            mode.flags() | (b == 0 ? CHUNK_START : 0) | (b == BLOCKS_PER_CHUNK - 1 ? CHUNK_END : 0);
         Blake3Compression.compress(
             state, 0, words, base + b * BLOCK_WORDS, counter + c, BLOCK_LEN, blockFlags, state, 0);
       }
@@ -40,11 +33,11 @@ public final class ScalarChunkKernel implements ChunkKernel {
   }
 
   @Override
-  public void parents(int[] cvs, int off, int count, int[] key, int flags, int[] out, int outOff) {
+  public void parents(int[] cvs, int off, int count, Blake3Mode mode, int[] out, int outOff) {
     int[] state = new int[16];
     for (int p = 0; p < count; p++) {
       Blake3Compression.compress(
-          key, 0, cvs, off + p * BLOCK_WORDS, 0, BLOCK_LEN, flags | PARENT, state, 0);
+          mode.key(), 0, cvs, off + p * BLOCK_WORDS, 0, BLOCK_LEN, mode.flags() | PARENT, state, 0);
       System.arraycopy(state, 0, out, outOff + p * 8, 8);
     }
   }

@@ -69,14 +69,7 @@ final class VectorChunkKernel implements ChunkKernel {
 
   @Override
   public void chunks(
-      int[] words,
-      int wordOff,
-      int count,
-      long counter,
-      int[] key,
-      int flags,
-      int[] out,
-      int outOff) {
+      int[] words, int wordOff, int count, long counter, Blake3Mode mode, int[] out, int outOff) {
     int whole = count - count % LANES;
     int[] lo = new int[LANES];
     int[] hi = new int[LANES];
@@ -90,12 +83,12 @@ final class VectorChunkKernel implements ChunkKernel {
         lo[i] = (int) c;
         hi[i] = (int) (c >>> 32);
       }
-      broadcast(key, cv);
+      broadcast(mode.key(), cv);
       int groupOff = wordOff + g * CHUNK_WORDS;
       for (int b = 0; b < BLOCKS_PER_CHUNK; b++) {
         transpose(words, groupOff + b * BLOCK_WORDS, CHUNK_WORDS, msg, ta, tb);
         int blockFlags =
-            flags | (b == 0 ? CHUNK_START : 0) | (b == BLOCKS_PER_CHUNK - 1 ? CHUNK_END : 0);
+            mode.flags() | (b == 0 ? CHUNK_START : 0) | (b == BLOCKS_PER_CHUNK - 1 ? CHUNK_END : 0);
         compress(cv, msg, lo, hi, blockFlags);
       }
       scatter(cv, out, outOff + g * 8);
@@ -105,14 +98,13 @@ final class VectorChunkKernel implements ChunkKernel {
         wordOff + whole * CHUNK_WORDS,
         count - whole,
         counter + whole,
-        key,
-        flags,
+        mode,
         out,
         outOff + whole * 8);
   }
 
   @Override
-  public void parents(int[] cvs, int off, int count, int[] key, int flags, int[] out, int outOff) {
+  public void parents(int[] cvs, int off, int count, Blake3Mode mode, int[] out, int outOff) {
     int whole = count - count % LANES;
     int[] zero = new int[LANES];
     int[] msg = new int[16 * LANES];
@@ -122,12 +114,12 @@ final class VectorChunkKernel implements ChunkKernel {
     for (int g = 0; g < whole; g += LANES) {
       // All of a group's parents are read before any output is written: out may be cvs.
       transpose(cvs, off + g * BLOCK_WORDS, BLOCK_WORDS, msg, ta, tb);
-      broadcast(key, cv);
-      compress(cv, msg, zero, zero, flags | PARENT);
+      broadcast(mode.key(), cv);
+      compress(cv, msg, zero, zero, mode.flags() | PARENT);
       scatter(cv, out, outOff + g * 8);
     }
     ScalarChunkKernel.INSTANCE.parents(
-        cvs, off + whole * BLOCK_WORDS, count - whole, key, flags, out, outOff + whole * 8);
+        cvs, off + whole * BLOCK_WORDS, count - whole, mode, out, outOff + whole * 8);
   }
 
   /** Lays word w of the key into {@code cv[w * LANES ...]}, the same in every lane. */

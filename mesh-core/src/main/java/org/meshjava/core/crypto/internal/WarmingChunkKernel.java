@@ -32,18 +32,18 @@ final class WarmingChunkKernel implements ChunkKernel {
   private void warmUp() {
     int[] words = new int[WARM_CHUNKS * Blake3Compression.CHUNK_WORDS];
     int[] cvs = new int[WARM_CHUNKS * 8];
-    int[] key = Blake3Compression.iv();
+    Blake3Mode mode = Blake3Mode.hash();
     long deadline = System.nanoTime() + GIVE_UP_SECONDS * 1_000_000_000L;
     long bestScalar = Long.MAX_VALUE;
     long bestVector = Long.MAX_VALUE;
     for (int i = 0; System.nanoTime() < deadline; i++) {
       if (i % 16 == 0) {
         long t0 = System.nanoTime();
-        Blake3Large.subtree(ScalarChunkKernel.INSTANCE, words, WARM_CHUNKS, i, key, 0, cvs);
+        Blake3Large.subtree(ScalarChunkKernel.INSTANCE, words, WARM_CHUNKS, i, mode, cvs);
         bestScalar = Math.min(bestScalar, System.nanoTime() - t0);
       }
       long t0 = System.nanoTime();
-      Blake3Large.subtree(vector, words, WARM_CHUNKS, i, key, 0, cvs);
+      Blake3Large.subtree(vector, words, WARM_CHUNKS, i, mode, cvs);
       bestVector = Math.min(bestVector, System.nanoTime() - t0);
       if (i >= 256 && bestVector * 2 < bestScalar) {
         warm = true;
@@ -63,20 +63,13 @@ final class WarmingChunkKernel implements ChunkKernel {
 
   @Override
   public void chunks(
-      int[] words,
-      int wordOff,
-      int count,
-      long counter,
-      int[] key,
-      int flags,
-      int[] out,
-      int outOff) {
-    current().chunks(words, wordOff, count, counter, key, flags, out, outOff);
+      int[] words, int wordOff, int count, long counter, Blake3Mode mode, int[] out, int outOff) {
+    current().chunks(words, wordOff, count, counter, mode, out, outOff);
   }
 
   @Override
-  public void parents(int[] cvs, int off, int count, int[] key, int flags, int[] out, int outOff) {
-    current().parents(cvs, off, count, key, flags, out, outOff);
+  public void parents(int[] cvs, int off, int count, Blake3Mode mode, int[] out, int outOff) {
+    current().parents(cvs, off, count, mode, out, outOff);
   }
 
   @Override

@@ -57,16 +57,18 @@ class Blake3LargeTest {
 
   private static Blake3Large.Hasher hasher(String mode, ChunkKernel kernel) {
     return switch (mode) {
-      case "hash" -> new Blake3Large.Hasher(Blake3Compression.iv(), 0, kernel);
-      case "keyed_hash" -> new Blake3Large.Hasher(words(key), Blake3Compression.KEYED_HASH, kernel);
+      case "hash" -> new Blake3Large.Hasher(new Blake3Mode(Blake3Compression.iv(), 0), kernel);
+      case "keyed_hash" ->
+          new Blake3Large.Hasher(new Blake3Mode(words(key), Blake3Compression.KEYED_HASH), kernel);
       case "derive_key" -> {
         byte[] contextKey =
             new Blake3Large.Hasher(
-                    Blake3Compression.iv(), Blake3Compression.DERIVE_KEY_CONTEXT, kernel)
+                    new Blake3Mode(Blake3Compression.iv(), Blake3Compression.DERIVE_KEY_CONTEXT),
+                    kernel)
                 .update(context.getBytes(StandardCharsets.UTF_8))
                 .finish();
         yield new Blake3Large.Hasher(
-            words(contextKey), Blake3Compression.DERIVE_KEY_MATERIAL, kernel);
+            new Blake3Mode(words(contextKey), Blake3Compression.DERIVE_KEY_MATERIAL), kernel);
       }
       default -> throw new IllegalArgumentException(mode);
     };
@@ -218,7 +220,8 @@ class Blake3LargeTest {
           failures.add(name + ": random pieces differ");
         }
         Blake3Large.Hasher keyed =
-            new Blake3Large.Hasher(words(bcKey), Blake3Compression.KEYED_HASH, kernel);
+            new Blake3Large.Hasher(
+                new Blake3Mode(words(bcKey), Blake3Compression.KEYED_HASH), kernel);
         if (!Arrays.equals(keyed.update(in).finish(), expectedKeyed)) {
           failures.add(name + ": keyed differs");
         }
