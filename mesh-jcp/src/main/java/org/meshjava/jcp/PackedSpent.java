@@ -47,11 +47,25 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
    *     range, or the pairs are not in ascending order without repeats
    */
   public static PackedSpent of(byte[] packed) {
-    if (packed.length % BYTES != 0) {
+    return of(ByteBuffer.wrap(packed));
+  }
+
+  /**
+   * Pairs from their packed form: the bytes from {@code packed}'s position to its limit, copied
+   * once (a snapshot's section is read from a view of it, not first copied out). The buffer's
+   * position and limit are left as they were.
+   *
+   * @throws IllegalArgumentException as {@link #of(byte[])}
+   */
+  public static PackedSpent of(ByteBuffer packed) {
+    int length = packed.remaining();
+    if (length % BYTES != 0) {
       throw new IllegalArgumentException(
-          "spent pairs are " + BYTES + " bytes each; " + packed.length + " bytes are not");
+          "spent pairs are " + BYTES + " bytes each; " + length + " bytes are not");
     }
-    PackedSpent p = new PackedSpent(packed.clone());
+    byte[] copy = new byte[length];
+    packed.get(packed.position(), copy);
+    PackedSpent p = new PackedSpent(copy);
     ByteBuffer in = ByteBuffer.wrap(p.packed);
     long firstSeconds = Long.MAX_VALUE;
     int firstNanos = Integer.MAX_VALUE;

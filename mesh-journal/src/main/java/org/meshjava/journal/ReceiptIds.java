@@ -1,5 +1,6 @@
 package org.meshjava.journal;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -30,17 +31,29 @@ public final class ReceiptIds {
    * @throws IllegalArgumentException if {@code packed} is not a whole number of ids
    */
   public static ReceiptIds of(long first, byte[] packed) {
-    if (packed.length % ID != 0 || first < -1 || (first < 0 && packed.length > 0)) {
+    return of(first, ByteBuffer.wrap(packed));
+  }
+
+  /**
+   * A list starting at receipt {@code first} with the ids from {@code packed}'s position to its
+   * limit (32 bytes each, in order), copied once into the list's chunks; the buffer's position and
+   * limit are left as they were.
+   *
+   * @throws IllegalArgumentException as {@link #of(long, byte[])}
+   */
+  public static ReceiptIds of(long first, ByteBuffer packed) {
+    int length = packed.remaining();
+    if (length % ID != 0 || first < -1 || (first < 0 && length > 0)) {
       throw new IllegalArgumentException("receipt ids are 32 bytes each, after a first sequence");
     }
     ReceiptIds ids = new ReceiptIds();
     ids.first = first;
-    for (int at = 0; at < packed.length; at += CHUNK * ID) {
+    for (int at = 0; at < length; at += CHUNK * ID) {
       byte[] chunk = new byte[CHUNK * ID];
-      System.arraycopy(packed, at, chunk, 0, Math.min(CHUNK * ID, packed.length - at));
+      packed.get(packed.position() + at, chunk, 0, Math.min(CHUNK * ID, length - at));
       ids.chunks.add(chunk);
     }
-    ids.size = packed.length / ID;
+    ids.size = length / ID;
     return ids;
   }
 
@@ -95,8 +108,14 @@ public final class ReceiptIds {
     return out;
   }
 
-  /** A copy. */
+  /** A copy (chunk by chunk: a million ids are 32 MB, copied once rather than packed first). */
   public ReceiptIds copy() {
-    return of(first, packed());
+    ReceiptIds c = new ReceiptIds();
+    c.first = first;
+    c.size = size;
+    for (byte[] chunk : chunks) {
+      c.chunks.add(chunk.clone());
+    }
+    return c;
   }
 }

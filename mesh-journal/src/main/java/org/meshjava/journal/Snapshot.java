@@ -1,5 +1,6 @@
 package org.meshjava.journal;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -9,6 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Provenance;
@@ -65,16 +68,27 @@ public final class Snapshot {
   private final DidKey steward;
   private final SnapshotState state;
 
+  /**
+   * Bodies at least this large have their digest taken on another thread while they are decoded: at
+   * a million receipts the body is about 150 MB and its SHA-256 a fifth of a restart.
+   */
+  private static final int PARALLEL_DIGEST_BYTES = 1 << 20;
+
   /** The receipts' Merkle tree levels ({@link MerkleTree#packedLevels}), or empty. */
-  private final byte[] tree;
+  private final CborBytes tree;
 
-  private final byte[] encoded;
+  /** The file's two parts, {@code [body, signature]}: {@link #encoded()} is their encoding. */
+  private final CborBytes body;
 
-  private Snapshot(DidKey steward, SnapshotState state, byte[] tree, byte[] encoded) {
+  private final CborBytes signature;
+
+  private Snapshot(
+      DidKey steward, SnapshotState state, CborBytes tree, CborBytes body, CborBytes signature) {
     this.steward = steward;
     this.state = state;
     this.tree = tree;
-    this.encoded = encoded;
+    this.body = body;
+    this.signature = signature;
   }
 
   /**
@@ -117,10 +131,10 @@ public final class Snapshot {
       }
     }
     DidKey steward = DidKey.of(key.verificationKey());
-    byte[] body = body(steward, state, levels).encode();
-    byte[] signature = key.sign(signed(body));
-    byte[] file = CborArray.of(CborBytes.of(body), CborBytes.of(signature)).encode();
-    return new Snapshot(steward, state, levels, file);
+    CborBytes tree = CborBytes.of(levels);
+    byte[] body = body(steward, state, tree).encode();
+    byte[] signature = key.sign(signed(ByteBuffer.wrap(body)));
+    return new Snapshot(steward, state, tree, CborBytes.of(body), CborBytes.of(signature));
   }
 
   /**
@@ -139,8 +153,16 @@ public final class Snapshot {
     } catch (org.meshjava.core.cbor.CborDecodeException e) {
       throw malformed("not canonical CBOR: " + e.getMessage());
     }
-    byte[] body = Fields.bytes(outer.get(0), -1, "body");
-    byte[] signature = Fields.bytes(outer.get(1), 64, "signature");
+    // The decoder's copies are this snapshot's own: the caller's array is not read again, and the
+    // body is read in place below rather than copied out once more.
+    CborBytes body = Fields.byteString(outer.get(0), -1, "body");
+    CborBytes signature = Fields.byteString(outer.get(1), 64, "signature");
+    FutureTask<byte[]> message = new FutureTask<>(() -> signed(body.asReadOnlyBuffer()));
+    if (body.length() >= PARALLEL_DIGEST_BYTES) {
+      Thread.ofPlatform().daemon().name("mesh-snapshot-digest").start(message);
+    } else {
+      message.run();
+    }
     CborMap map;
     try {
       if (!(CanonicalCbor.decode(body, LIMITS) instanceof CborMap m)) {
@@ -165,28 +187,74 @@ public final class Snapshot {
           "it is steward " + named + "'s, not " + steward.value() + "'s",
           null);
     }
+    // The state is decoded while the digest is taken, but neither it nor a refusal of its content
+    // leaves this method before the signature has verified: an altered snapshot is BAD_SIGNATURE
+    // whatever its content, as when the signature was checked first.
+    Content content = null;
+    SnapshotException invalid = null;
     try {
-      steward.verificationKey().verify(signed(body), signature);
+      content = Content.of(f);
+    } catch (SnapshotException e) {
+      invalid = e;
+    }
+    try {
+      steward.verificationKey().verify(digested(message), signature.bytes());
     } catch (SignatureException e) {
       throw new SnapshotException(
           SnapshotException.Reason.BAD_SIGNATURE,
           "its signature does not verify under " + steward.value() + "; it was altered",
           e);
     }
-    try {
-      SnapshotState state = f.state();
-      byte[] tree = Fields.bytes(f.get("tree"), -1, "tree");
-      if (tree.length > 0 && tree.length != MerkleTree.packedLength(state.receipts().size())) {
-        throw malformed(
-            "tree is "
-                + tree.length
-                + " bytes, not the levels of "
-                + state.receipts().size()
-                + " receipts");
+    if (content == null) {
+      throw Objects.requireNonNull(invalid);
+    }
+    return new Snapshot(steward, content.state(), content.tree(), body, signature);
+  }
+
+  /** A body's decoded content: its state and its tree's levels. */
+  private record Content(SnapshotState state, CborBytes tree) {
+    static Content of(Fields f) throws SnapshotException {
+      try {
+        SnapshotState state = f.state();
+        CborBytes tree = Fields.byteString(f.get("tree"), -1, "tree");
+        if (tree.length() > 0
+            && tree.length() != MerkleTree.packedLength(state.receipts().size())) {
+          throw malformed(
+              "tree is "
+                  + tree.length()
+                  + " bytes, not the levels of "
+                  + state.receipts().size()
+                  + " receipts");
+        }
+        return new Content(state, tree);
+      } catch (RuntimeException e) {
+        throw malformed("invalid content: " + e.getMessage());
       }
-      return new Snapshot(steward, state, tree, bytes.clone());
-    } catch (RuntimeException e) {
-      throw malformed("invalid content: " + e.getMessage());
+    }
+  }
+
+  /** The message a snapshot's signature covers, once its digest is taken. */
+  private static byte[] digested(FutureTask<byte[]> message) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return message.get();
+        } catch (InterruptedException e) {
+          // The digest is a fraction of a second of work; finish it rather than leave a start
+          // half-checked, and keep the interrupt for the caller.
+          interrupted = true;
+        }
+      }
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new IllegalStateException("the snapshot digest failed", e.getCause());
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -238,7 +306,7 @@ public final class Snapshot {
             state.chains(),
             state.authorisations(),
             state.revocationsReplayed());
-    return body(steward, plain, new byte[0]).encode();
+    return body(steward, plain, CborBytes.of(new byte[0])).encode();
   }
 
   /**
@@ -316,15 +384,19 @@ public final class Snapshot {
    */
   @SuppressWarnings("exports")
   public Optional<MerkleTree> tree() {
-    if (tree.length == 0) {
+    if (tree.length() == 0) {
       return Optional.empty();
     }
-    return Optional.of(MerkleTree.ofLevels(state.receipts().size(), tree));
+    return Optional.of(MerkleTree.ofLevels(state.receipts().size(), tree.asReadOnlyBuffer()));
   }
 
-  /** Its encoding: what a snapshot store keeps. */
+  /**
+   * Its encoding: what a snapshot store keeps. For an opened snapshot, the bytes it was opened
+   * from: they were canonical CBOR, whose encoding is unique, so encoding their two parts again
+   * gives them back.
+   */
   public byte[] encoded() {
-    return encoded.clone();
+    return CborArray.of(body, signature).encode();
   }
 
   /**
@@ -333,10 +405,12 @@ public final class Snapshot {
    * JDK's SHA-256 on the processor's SHA instructions, and a body is tens of megabytes per million
    * receipts; the digest binds the body as firmly.
    */
-  private static byte[] signed(byte[] body) {
+  private static byte[] signed(ByteBuffer body) {
     byte[] digest;
     try {
-      digest = java.security.MessageDigest.getInstance("SHA-256").digest(body);
+      java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
+      sha256.update(body);
+      digest = sha256.digest();
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
     }
@@ -348,7 +422,7 @@ public final class Snapshot {
   // ---- encoding -------------------------------------------------------------------------------
 
   @SuppressWarnings("JavaInstantGetSecondsGetNano") // both halves of the instant are written
-  private static CborMap body(DidKey steward, SnapshotState s, byte[] tree) {
+  private static CborMap body(DidKey steward, SnapshotState s, CborBytes tree) {
     JournalPosition p = s.position();
     LedgerState l = s.ledger();
     List<CborValue> accounts = new ArrayList<>();
@@ -451,7 +525,7 @@ public final class Snapshot {
         .put("open", new CborArray(authorisations))
         .put("settled", new CborArray(settled))
         .put("checkpoint", s.checkpoint().map(SignedNote::encoded).orElse(""))
-        .put("tree", CborBytes.of(tree))
+        .put("tree", tree)
         .put("chains", new CborArray(chains))
         .put(
             "counts",
@@ -546,13 +620,18 @@ public final class Snapshot {
     }
 
     static byte[] bytes(CborValue v, int length, String what) throws SnapshotException {
+      return byteString(v, length, what).bytes();
+    }
+
+    /** As {@link #bytes}, without copying: for the sections of megabytes. */
+    static CborBytes byteString(CborValue v, int length, String what) throws SnapshotException {
       if (!(v instanceof CborBytes b)) {
         throw malformed(what + " is not a byte string");
       }
       if (length >= 0 && b.length() != length) {
         throw malformed(what + " is " + b.length() + " bytes, not " + length);
       }
-      return b.bytes();
+      return b;
     }
 
     static List<CborValue> array(CborValue v, int length, String what) throws SnapshotException {
@@ -614,7 +693,7 @@ public final class Snapshot {
       // Kept packed: a ledger restored from them looks pairs up in these bytes (PackedSpent).
       PackedSpent spent;
       try {
-        spent = PackedSpent.of(bytes(l.get(3), -1, "spent"));
+        spent = PackedSpent.of(byteString(l.get(3), -1, "spent").asReadOnlyBuffer());
       } catch (IllegalArgumentException e) {
         throw malformed("spent: " + e.getMessage());
       }
@@ -672,7 +751,9 @@ public final class Snapshot {
       }
       List<CborValue> r = array(get("receipts"), 2, "receipts");
       ReceiptIds receipts =
-          ReceiptIds.of(integer(r.get(0), "first receipt"), bytes(r.get(1), -1, "receipt ids"));
+          ReceiptIds.of(
+              integer(r.get(0), "first receipt"),
+              byteString(r.get(1), -1, "receipt ids").asReadOnlyBuffer());
 
       List<SnapshotState.OpenAuthorisation> authorisations = new ArrayList<>();
       for (CborValue v : array(get("open"), -1, "open")) {

@@ -98,6 +98,19 @@ public final class CanonicalCbor {
     return v;
   }
 
+  /**
+   * Decodes exactly one canonical item occupying all of the byte string {@code embedded}: CBOR
+   * carried inside a byte string (a snapshot's body, a COSE payload), read in place rather than
+   * copied out first with {@link CborBytes#bytes()}. Offsets in a refusal count from the start of
+   * the byte string's content.
+   *
+   * @throws CborDecodeException naming the rule and offset if the content is not canonical or
+   *     exceeds {@code limits}
+   */
+  public static CborValue decode(CborBytes embedded, CborLimits limits) throws CborDecodeException {
+    return decode(embedded.unsafeBytes(), limits);
+  }
+
   // ---- encoding ---------------------------------------------------------------------------
 
   private static void write(Out out, CborValue value) {

@@ -1,5 +1,6 @@
 package org.meshjava.core.cbor;
 
+import java.nio.ByteBuffer;
 import org.meshjava.core.bytes.ByteValue;
 
 /**
@@ -24,6 +25,16 @@ public final class CborBytes extends ByteValue implements CborValue {
 
   byte[] unsafeBytes() {
     return unsharedBytes();
+  }
+
+  /**
+   * A read-only view of the bytes, without copying them: for reading a large byte string (a
+   * snapshot's sections, megabytes each) where {@link #bytes()} would copy it. The view's position
+   * is 0 and its limit {@link #length()}; since the bytes never change, it stays valid for as long
+   * as it is held.
+   */
+  public ByteBuffer asReadOnlyBuffer() {
+    return ByteBuffer.wrap(unsharedBytes()).asReadOnlyBuffer();
   }
 
   @Override

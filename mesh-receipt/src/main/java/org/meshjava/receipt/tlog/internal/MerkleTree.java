@@ -1,5 +1,6 @@
 package org.meshjava.receipt.tlog.internal;
 
+import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -106,9 +107,20 @@ public final class MerkleTree {
    *     bytes
    */
   public static MerkleTree ofLevels(long size, byte[] packed) {
-    if (packed.length != packedLength(size)) {
+    return ofLevels(size, ByteBuffer.wrap(packed));
+  }
+
+  /**
+   * As {@link #ofLevels(long, byte[])}, from the bytes between {@code packed}'s position and its
+   * limit, copied once into the tree's levels (a snapshot's section is read from a view of it); the
+   * buffer's position and limit are left as they were.
+   *
+   * @throws IllegalArgumentException if those bytes are not {@link #packedLength}{@code (size)}
+   */
+  public static MerkleTree ofLevels(long size, ByteBuffer packed) {
+    if (packed.remaining() != packedLength(size)) {
       throw new IllegalArgumentException(
-          packed.length
+          packed.remaining()
               + " bytes are not the levels of a tree of "
               + size
               + " leaves ("
@@ -121,7 +133,7 @@ public final class MerkleTree {
       int len = Math.toIntExact(n * TreeHash.LENGTH);
       // Room to grow, as put() would have left it: appends follow a restore.
       byte[] level = new byte[Math.max(TreeHash.LENGTH * 16, len + len / 2)];
-      System.arraycopy(packed, at, level, 0, len);
+      packed.get(packed.position() + at, level, 0, len);
       t.levels.add(level);
       at += len;
     }

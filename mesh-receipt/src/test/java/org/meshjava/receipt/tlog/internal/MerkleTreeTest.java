@@ -199,6 +199,29 @@ class MerkleTreeTest {
   }
 
   @Test
+  void aTreeRestoredFromAViewOfItsLevels_isTheTreeRestoredFromTheBytes() throws Exception {
+    MerkleTree whole = new MerkleTree();
+    for (byte[] e : entries(37)) {
+      whole.append(e);
+    }
+    byte[] levels = whole.packedLevels(37);
+    byte[] around = new byte[levels.length + 10];
+    System.arraycopy(levels, 0, around, 5, levels.length);
+    java.nio.ByteBuffer view =
+        java.nio.ByteBuffer.wrap(around, 5, levels.length).asReadOnlyBuffer();
+    MerkleTree restored = MerkleTree.ofLevels(37, view);
+    assertEquals(whole.root(), restored.root());
+    assertEquals(
+        hex(whole.inclusionProof(3, 37).path()), hex(restored.inclusionProof(3, 37).path()));
+    assertEquals(5, view.position());
+    around[5] ^= 1;
+    assertEquals(whole.leafHash(0), restored.leafHash(0));
+    assertThrows(
+        IllegalArgumentException.class,
+        () -> MerkleTree.ofLevels(37, java.nio.ByteBuffer.wrap(levels, 0, levels.length - 32)));
+  }
+
+  @Test
   void consistencyProofs_matchRfc9162_forEveryPairOfSizesUpTo300() throws Exception {
     List<byte[]> entries = entries(MAX);
     Reference ref = new Reference(entries);
