@@ -155,21 +155,7 @@ final class Fixtures {
 
   /** The protocol's request object for a ServeRequest (the shape of meta.json's request). */
   static ObjectNode requestJson(ServeRequest r) {
-    ObjectNode o = obj();
-    o.put("prompt_hash", r.promptHash().hex());
-    o.put("prompt_tokens", r.promptTokens());
-    o.put("max_tokens", r.maxTokens());
-    o.put("fidelity_floor", r.fidelityFloor().level());
-    o.put("joule_ceiling_uj", r.jouleCeilingUj());
-    r.decision()
-        .ifPresent(
-            d -> {
-              ObjectNode dec = o.putObject("decision");
-              dec.put("questions", d.questions());
-              dec.put("options_scored", d.optionsScored());
-              dec.put("schema_tokens", d.schemaTokens());
-            });
-    return o;
+    return ReferenceInputs.requestJson(r);
   }
 
   static ArrayNode tokensJson(TokenSequence t) {
