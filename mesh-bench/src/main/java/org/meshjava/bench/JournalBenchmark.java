@@ -3,13 +3,8 @@ package org.meshjava.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.jcp.GrantChain;
-import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
@@ -57,8 +52,7 @@ public class JournalBenchmark {
   private PostgresTestServer postgres;
 
   private Steward steward;
-  private SigningKey caller;
-  private GrantChain chain;
+  private GrantedServes granted;
   private Path dir;
   private final AtomicLong counter = new AtomicLong();
 
@@ -67,16 +61,7 @@ public class JournalBenchmark {
   public void setup() throws Exception {
     // An ephemeral identity honours grants over the in-memory journal too (§2.2).
     Steward.Builder builder = Steward.ephemeral();
-    SigningKey org = SigningKey.generate();
-    caller = SigningKey.generate();
-    GrantChain root =
-        Jcp.issueRoot(
-            org,
-            Jcp.identity(caller),
-            Long.MAX_VALUE / 4,
-            NOW.minusSeconds(60),
-            NOW.plusSeconds(86_400));
-    chain = Jcp.delegate(caller, root, builder.identity(), Long.MAX_VALUE / 4);
+    granted = new GrantedServes(builder.identity());
     Journal j;
     if (journal.equals("file")) {
       dir = Files.createTempDirectory("mesh-journal-bench");
@@ -89,13 +74,7 @@ public class JournalBenchmark {
     } else {
       j = new InMemoryJournal();
     }
-    steward =
-        builder
-            .meter(new EstimatorMeter())
-            .clock(InstantSource.fixed(NOW))
-            .journal(j)
-            .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
-            .build();
+    steward = GrantedServes.zeroWork(builder, j).build();
   }
 
   /** Closes the steward and removes the journal. */
@@ -115,8 +94,6 @@ public class JournalBenchmark {
   /** One granted serve: present, decide, journal, meter, debit, seal. */
   @Benchmark
   public ServeResult grantedServe() throws Exception {
-    BenchServe serve = BenchServe.of("bench " + counter.incrementAndGet());
-    return steward.serve(
-        serve.request(), serve.prompt(), Jcp.present(caller, chain, serve.request()));
+    return granted.serve(steward, "bench " + counter.incrementAndGet());
   }
 }
