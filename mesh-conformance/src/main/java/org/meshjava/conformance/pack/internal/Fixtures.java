@@ -1,10 +1,14 @@
 package org.meshjava.conformance.pack.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
@@ -137,6 +141,21 @@ final class Fixtures {
   static byte[] envelope(
       byte[] protectedHeader, CborMap unprotected, byte[] payload, SigningKey key) {
     return CoseSign1.sign(protectedHeader, unprotected, payload, key).encode();
+  }
+
+  /**
+   * A case catalogue: the JSON resource {@code name} beside these classes, listing a family of
+   * cases that differ only in their values.
+   */
+  static JsonNode catalogue(String name) {
+    try (InputStream in = Fixtures.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("no case catalogue " + name);
+      }
+      return new ObjectMapper().readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   static String hex(byte[] b) {
