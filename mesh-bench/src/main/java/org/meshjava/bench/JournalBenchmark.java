@@ -3,7 +3,6 @@ package org.meshjava.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.InMemoryJournal;
@@ -14,15 +13,9 @@ import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.meshjava.testpg.PostgresTestServer;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -33,13 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * (group commit). The caller's presentation signing is inside the measured call for both, so the
  * ratio is fair.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 3)
-@Fork(1)
-public class JournalBenchmark {
+public class JournalBenchmark extends ThroughputBenchmark {
   static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
 
   /**
