@@ -453,10 +453,7 @@ final class GrantCases {
   }
 
   private static ObjectNode expect(String grantId, long remaining) {
-    ObjectNode e = obj();
-    e.put("grant_id", grantId);
-    e.put("remaining_uj", remaining);
-    return e;
+    return obj("grant_id", grantId).put("remaining_uj", remaining);
   }
 
   private static void revoke(ObjectNode in, GrantId id, Instant from) {

@@ -434,10 +434,7 @@ final class JournalCases {
   }
 
   private static ObjectNode input(String steward, String journal) {
-    ObjectNode in = obj();
-    in.put("steward", steward);
-    in.put("journal", journal);
-    return in;
+    return obj("steward", steward).put("journal", journal);
   }
 
   private static PackCase ok(
