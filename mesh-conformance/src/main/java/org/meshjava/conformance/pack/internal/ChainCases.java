@@ -360,7 +360,7 @@ final class ChainCases {
       @Nullable Disclosed disclosed) {
     ObjectNode in = obj();
     in.put("envelope", d.sealed().envelope().hex());
-    in.set("request", Fixtures.requestJson(d.inputs().request()));
+    in.set("request", ReferenceInputs.requestJson(d.inputs().request()));
     in.set("prompt_payload", Fixtures.tokensJson(d.inputs().prompt()));
     in.put("opening", d.opening());
     in.set("engine", engine);

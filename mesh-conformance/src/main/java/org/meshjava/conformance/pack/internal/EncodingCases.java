@@ -101,7 +101,7 @@ final class EncodingCases {
         "every count and the ceiling at 0, floor F0",
         ServeRequest.generation(EMPTY_PROMPT, 0, new ServeBounds(0, Fidelity.F0, 0)));
     ObjectNode base =
-        Fixtures.requestJson(
+        ReferenceInputs.requestJson(
             ServeRequest.generation(
                 EMPTY_PROMPT, 12, new ServeBounds(256, Fidelity.F2, 5_000_000)));
     badRequest(
@@ -169,7 +169,7 @@ final class EncodingCases {
             "requests/" + slug,
             comment,
             "encode_request",
-            obj().set("request", Fixtures.requestJson(r)),
+            obj().set("request", ReferenceInputs.requestJson(r)),
             expected));
   }
 
@@ -338,7 +338,7 @@ final class EncodingCases {
 
   private static ObjectNode routeInput(ServeRequest r, List<Backend> backends) {
     ObjectNode in = obj();
-    in.set("request", Fixtures.requestJson(r));
+    in.set("request", ReferenceInputs.requestJson(r));
     ArrayNode arr = in.putArray("backends");
     backends.forEach(b -> arr.add(b.json()));
     return in;
@@ -430,7 +430,7 @@ final class EncodingCases {
   private static void generate(
       List<PackCase> c, String slug, String comment, ReferenceInputs in, int work) {
     ObjectNode input = obj();
-    input.set("request", Fixtures.requestJson(in.request()));
+    input.set("request", ReferenceInputs.requestJson(in.request()));
     input.set("prompt_payload", Fixtures.tokensJson(in.prompt()));
     input.put("work_per_token", work);
     TokenSequence out =

@@ -14,7 +14,6 @@ import java.util.HexFormat;
 import java.util.List;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.ReferenceServe;
-import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborInt;
@@ -33,8 +32,10 @@ import org.meshjava.steward.ServeResult;
 
 /**
  * What the pack's generators share: the test keys, the three published serves, readable receipt
- * views and their sealing, and hand-written CBOR for inputs no canonical encoder would produce.
- * Everything is deterministic, so the generated pack is the same bytes on every build.
+ * views and their sealing, hand-written CBOR for inputs no canonical encoder would produce, and the
+ * case catalogues (JSON resources beside these classes) for families of cases that differ only in
+ * their values. Everything is deterministic, so the generated pack is the same bytes on every
+ * build.
  */
 final class Fixtures {
   static final HexFormat HEX = HexFormat.of();
@@ -170,11 +171,6 @@ final class Fixtures {
     ObjectNode o = obj();
     o.put(k, v);
     return o;
-  }
-
-  /** The protocol's request object for a ServeRequest (the shape of meta.json's request). */
-  static ObjectNode requestJson(ServeRequest r) {
-    return ReferenceInputs.requestJson(r);
   }
 
   static ArrayNode tokensJson(TokenSequence t) {

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.pack.PackCase;
 import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.ContentId;
@@ -121,7 +122,7 @@ final class GrantCases {
     ObjectNode in = obj();
     in.put("steward", did(STEWARD).value());
     in.put("presentation", p.toHex());
-    in.set("request", Fixtures.requestJson(r));
+    in.set("request", ReferenceInputs.requestJson(r));
     if (model == null) {
       in.putNull("model");
     } else {
@@ -467,7 +468,7 @@ final class GrantCases {
       ObjectNode in, Presentation p, ServeRequest r, ContentId model, Instant at, long debit) {
     ObjectNode h = ((com.fasterxml.jackson.databind.node.ArrayNode) in.get("history")).addObject();
     h.put("presentation", p.toHex());
-    h.set("request", Fixtures.requestJson(r));
+    h.set("request", ReferenceInputs.requestJson(r));
     h.put("model", model.hex());
     h.put("at_ms", at.toEpochMilli());
     h.put("debit_uj", debit);
