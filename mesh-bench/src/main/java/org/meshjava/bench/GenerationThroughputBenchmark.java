@@ -3,7 +3,6 @@ package org.meshjava.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineResult;
@@ -15,12 +14,9 @@ import org.meshjava.engine.jlama.JlamaEngine;
 import org.meshjava.engine.jlama.testing.TinyLlama;
 import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -32,15 +28,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * 64, vocabulary 256): 8 prompt tokens, up to 64 generated. The {@code tokens} counter is output
  * tokens per second. Run: {@code ./mesh bench GenerationThroughputBenchmark}.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(
     value = 1,
     jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED"})
-public class GenerationThroughputBenchmark {
+public class GenerationThroughputBenchmark extends ThroughputBenchmark {
   static final TokenSequence PROMPT = TokenSequence.of(1, 75, 104, 108, 111, 33, 40, 50);
 
   Path dir;

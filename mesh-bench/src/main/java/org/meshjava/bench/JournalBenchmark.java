@@ -3,13 +3,7 @@ package org.meshjava.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.InstantSource;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.jcp.GrantChain;
-import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
@@ -19,15 +13,9 @@ import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.meshjava.testpg.PostgresTestServer;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -38,13 +26,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * (group commit). The caller's presentation signing is inside the measured call for both, so the
  * ratio is fair.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 2, time = 2)
 @Measurement(iterations = 3, time = 3)
-@Fork(1)
-public class JournalBenchmark {
+public class JournalBenchmark extends ThroughputBenchmark {
   static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
 
   /**
@@ -57,8 +41,7 @@ public class JournalBenchmark {
   private PostgresTestServer postgres;
 
   private Steward steward;
-  private SigningKey caller;
-  private GrantChain chain;
+  private GrantedServes granted;
   private Path dir;
   private final AtomicLong counter = new AtomicLong();
 
@@ -67,16 +50,7 @@ public class JournalBenchmark {
   public void setup() throws Exception {
     // An ephemeral identity honours grants over the in-memory journal too (§2.2).
     Steward.Builder builder = Steward.ephemeral();
-    SigningKey org = SigningKey.generate();
-    caller = SigningKey.generate();
-    GrantChain root =
-        Jcp.issueRoot(
-            org,
-            Jcp.identity(caller),
-            Long.MAX_VALUE / 4,
-            NOW.minusSeconds(60),
-            NOW.plusSeconds(86_400));
-    chain = Jcp.delegate(caller, root, builder.identity(), Long.MAX_VALUE / 4);
+    granted = new GrantedServes(builder.identity());
     Journal j;
     if (journal.equals("file")) {
       dir = Files.createTempDirectory("mesh-journal-bench");
@@ -89,13 +63,7 @@ public class JournalBenchmark {
     } else {
       j = new InMemoryJournal();
     }
-    steward =
-        builder
-            .meter(new EstimatorMeter())
-            .clock(InstantSource.fixed(NOW))
-            .journal(j)
-            .backend(new ServeOverheadBenchmark.ZeroWorkEngine())
-            .build();
+    steward = GrantedServes.zeroWork(builder, j).build();
   }
 
   /** Closes the steward and removes the journal. */
@@ -115,8 +83,6 @@ public class JournalBenchmark {
   /** One granted serve: present, decide, journal, meter, debit, seal. */
   @Benchmark
   public ServeResult grantedServe() throws Exception {
-    BenchServe serve = BenchServe.of("bench " + counter.incrementAndGet());
-    return steward.serve(
-        serve.request(), serve.prompt(), Jcp.present(caller, chain, serve.request()));
+    return granted.serve(steward, "bench " + counter.incrementAndGet());
   }
 }

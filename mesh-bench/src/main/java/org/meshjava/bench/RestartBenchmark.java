@@ -1,18 +1,9 @@
 package org.meshjava.bench;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.InstantSource;
 import java.util.concurrent.TimeUnit;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
-import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.InMemoryJournal;
@@ -54,24 +45,11 @@ public class RestartBenchmark {
   @Setup
   public void setup() throws Exception {
     stewardKey = SigningKey.generate();
-    SigningKey org = SigningKey.generate();
-    SigningKey caller = SigningKey.generate();
-    GrantChain root =
-        Jcp.issueRoot(
-            org,
-            Jcp.identity(caller),
-            Long.MAX_VALUE / 4,
-            JournalBenchmark.NOW.minusSeconds(60),
-            JournalBenchmark.NOW.plusSeconds(86_400));
-    GrantChain chain = Jcp.delegate(caller, root, Jcp.identity(stewardKey), Long.MAX_VALUE / 4);
+    GrantedServes granted = new GrantedServes(Jcp.identity(stewardKey));
     PersistedAfterwards memory = new PersistedAfterwards();
     try (Steward s = steward(memory).chainHead(ChainHead.GENESIS).build()) {
       for (int i = 0; i < serves; i++) {
-        byte[] prompt = ("restart " + i).getBytes(StandardCharsets.UTF_8);
-        ServeRequest req =
-            ServeRequest.generation(
-                ContentId.ofBytes(prompt), 16, new ServeBounds(16, Fidelity.F1, 1_000_000));
-        s.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
+        granted.serve(s, "restart " + i);
       }
     }
     journal = Files.createTempDirectory("mesh-restart-bench").resolve("steward.journal");
@@ -84,11 +62,7 @@ public class RestartBenchmark {
   }
 
   private Steward.Builder steward(org.meshjava.journal.Journal j) {
-    return Steward.builder(stewardKey)
-        .meter(new EstimatorMeter())
-        .clock(InstantSource.fixed(JournalBenchmark.NOW))
-        .journal(j)
-        .backend(new ServeOverheadBenchmark.ZeroWorkEngine());
+    return GrantedServes.zeroWork(Steward.builder(stewardKey), j);
   }
 
   /**

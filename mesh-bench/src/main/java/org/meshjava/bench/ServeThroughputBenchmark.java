@@ -1,7 +1,6 @@
 package org.meshjava.bench;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
@@ -13,14 +12,8 @@ import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
-import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
@@ -29,13 +22,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * tokens), to be run with {@code -t 1} and {@code -t 2}: how throughput scales on two cores when
  * the serial part of a serve (sealing into the chain) is not the whole of it.
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 2)
-@Fork(1)
-public class ServeThroughputBenchmark {
+public class ServeThroughputBenchmark extends ThroughputBenchmark {
   private Steward steward;
   private final AtomicLong counter = new AtomicLong();
 

@@ -1,22 +1,13 @@
 package org.meshjava.bench;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
-import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
@@ -82,17 +73,7 @@ public final class SnapshotRestartBenchmark {
   /** Serves {@code serves} granted requests into a new journal at {@code journal}. */
   private static void generate(SigningKey stewardKey, Path journal, int serves, int threads)
       throws Exception {
-    SigningKey org = SigningKey.generate();
-    SigningKey caller = SigningKey.generate();
-    GrantChain root =
-        Jcp.issueRoot(
-            org,
-            Jcp.identity(caller),
-            Long.MAX_VALUE / 4,
-            JournalBenchmark.NOW.minusSeconds(60),
-            JournalBenchmark.NOW.plusSeconds(86_400));
-    GrantChain chain = Jcp.delegate(caller, root, Jcp.identity(stewardKey), Long.MAX_VALUE / 4);
-
+    GrantedServes granted = new GrantedServes(Jcp.identity(stewardKey));
     long t0 = System.nanoTime();
     try (Steward s =
         steward(stewardKey, new Bulk(FileJournal.openUnsynced(journal)))
@@ -106,13 +87,7 @@ public final class SnapshotRestartBenchmark {
             pool.submit(
                 () -> {
                   for (int i = first; i < serves; i += threads) {
-                    byte[] prompt = ("restart " + i).getBytes(StandardCharsets.UTF_8);
-                    ServeRequest req =
-                        ServeRequest.generation(
-                            ContentId.ofBytes(prompt),
-                            16,
-                            new ServeBounds(16, Fidelity.F1, 1_000_000));
-                    s.serve(req, TokenSequence.of(new int[16]), Jcp.present(caller, chain, req));
+                    granted.serve(s, "restart " + i);
                     if (first == 0 && i % 100_000 == 0) {
                       System.err.printf("generated %,d serves%n", i);
                     }
@@ -285,13 +260,9 @@ public final class SnapshotRestartBenchmark {
     return m;
   }
 
+  /** The workload's steward, writing no snapshot by record count: only when asked, and on close. */
   private static Steward.Builder steward(SigningKey key, Journal j) {
-    return Steward.builder(key)
-        .meter(new EstimatorMeter())
-        .clock(InstantSource.fixed(JournalBenchmark.NOW))
-        .journal(j)
-        .snapshotEvery(0)
-        .backend(new ServeOverheadBenchmark.ZeroWorkEngine());
+    return GrantedServes.zeroWork(Steward.builder(key), j).snapshotEvery(0);
   }
 
   /**

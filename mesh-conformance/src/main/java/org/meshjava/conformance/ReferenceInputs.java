@@ -90,36 +90,6 @@ public record ReferenceInputs(
     }
   }
 
-  /** Inputs for an engine that reports neither a delivered fidelity nor weights. */
-  public ReferenceInputs(
-      byte[] stewardSeed,
-      String backendName,
-      Recipe recipe,
-      Fidelity fidelity,
-      CostProfile costProfile,
-      int workPerToken,
-      String promptText,
-      TokenSequence prompt,
-      ServeRequest request,
-      byte[] nonce,
-      Instant clock) {
-    this(
-        stewardSeed,
-        backendName,
-        recipe,
-        fidelity,
-        costProfile,
-        workPerToken,
-        promptText,
-        prompt,
-        request,
-        nonce,
-        clock,
-        Optional.empty(),
-        Optional.empty(),
-        List.of());
-  }
-
   private static final HexFormat HEX = HexFormat.of();
 
   /** Copies the byte arrays and checks the prompt hash. */
@@ -150,6 +120,59 @@ public record ReferenceInputs(
   /** The inputs of the published v1 reference serve. */
   public static ReferenceInputs v1Generation() {
     String prompt = "What did this answer cost, in joules?";
+    return v1(
+        CostProfile.perToken(100),
+        prompt,
+        TokenSequence.of(2061, 750, 428, 3280, 1575, 11, 287, 45668, 30),
+        ServeRequest.generation(promptHash(prompt), 9, new ServeBounds(16, Fidelity.F1, 10_000)),
+        Optional.empty(),
+        Optional.empty());
+  }
+
+  /** The inputs of the published v1 decision vector: the same steward, a typed decision. */
+  public static ReferenceInputs v1Decision() {
+    String prompt = "Is this invoice a duplicate? Which department owns it?";
+    return v1(
+        CostProfile.perToken(100).withOptionCost(40),
+        prompt,
+        TokenSequence.of(3792, 428, 45458, 257, 23418, 30, 9022, 5011, 7609, 340, 30, 2, 5),
+        ServeRequest.decision(
+            promptHash(prompt),
+            13,
+            new ServeBounds(256, Fidelity.F1, 10_000),
+            new org.meshjava.core.DecisionShape(2, 7, 11)),
+        Optional.empty(),
+        Optional.empty());
+  }
+
+  /**
+   * The inputs of the published v1 commitment vector: the same steward, a generation on a backend
+   * rated F2 that reports delivering F1 against an F2 floor (so {@code fidelity_met} is 0, where
+   * the advertisement alone would have said 1), binding the weights of {@link TinyModel} at fp32.
+   */
+  public static ReferenceInputs v1Commitment() {
+    String prompt = "Which answer did this receipt seal?";
+    return v1(
+        CostProfile.perToken(100),
+        prompt,
+        TokenSequence.of(13828, 3280, 750, 428, 14507, 13497, 30),
+        ServeRequest.generation(promptHash(prompt), 7, new ServeBounds(5, Fidelity.F2, 10_000)),
+        Optional.of(Fidelity.F1),
+        Optional.of(new BoundWeights(TinyModel.digest().bind("fp32"), TinyModel.DIR)));
+  }
+
+  /**
+   * A published v1 vector: the reference steward (seed {@code 00 01 … 1f}) and its reference engine
+   * rated F2 at work 16, with the nonce {@code a0 a1 … af} and the clock all the vectors share,
+   * serving {@code request} for {@code promptText}.
+   */
+  private static ReferenceInputs v1(
+      CostProfile costProfile,
+      String promptText,
+      TokenSequence prompt,
+      ServeRequest request,
+      Optional<Fidelity> deliveredFidelity,
+      Optional<BoundWeights> weights) {
     byte[] seed = new byte[32];
     for (int i = 0; i < 32; i++) {
       seed[i] = (byte) i;
@@ -163,66 +186,20 @@ public record ReferenceInputs(
         "reference",
         Recipe.of("reference"),
         Fidelity.F2,
-        CostProfile.perToken(100),
+        costProfile,
         16,
+        promptText,
         prompt,
-        TokenSequence.of(2061, 750, 428, 3280, 1575, 11, 287, 45668, 30),
-        ServeRequest.generation(
-            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
-            9,
-            new ServeBounds(16, Fidelity.F1, 10_000)),
+        request,
         nonce,
-        Instant.parse("2026-11-29T00:00:00Z"));
-  }
-
-  /** The inputs of the published v1 decision vector: the same steward, a typed decision. */
-  public static ReferenceInputs v1Decision() {
-    ReferenceInputs g = v1Generation();
-    String prompt = "Is this invoice a duplicate? Which department owns it?";
-    return new ReferenceInputs(
-        g.stewardSeed(),
-        g.backendName(),
-        g.recipe(),
-        g.fidelity(),
-        g.costProfile().withOptionCost(40),
-        g.workPerToken(),
-        prompt,
-        TokenSequence.of(3792, 428, 45458, 257, 23418, 30, 9022, 5011, 7609, 340, 30, 2, 5),
-        ServeRequest.decision(
-            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
-            13,
-            new ServeBounds(256, Fidelity.F1, 10_000),
-            new org.meshjava.core.DecisionShape(2, 7, 11)),
-        g.nonce(),
-        g.clock());
-  }
-
-  /**
-   * The inputs of the published v1 commitment vector: the same steward, a generation on a backend
-   * rated F2 that reports delivering F1 against an F2 floor (so {@code fidelity_met} is 0, where
-   * the advertisement alone would have said 1), binding the weights of {@link TinyModel} at fp32.
-   */
-  public static ReferenceInputs v1Commitment() {
-    ReferenceInputs g = v1Generation();
-    String prompt = "Which answer did this receipt seal?";
-    return new ReferenceInputs(
-        g.stewardSeed(),
-        g.backendName(),
-        g.recipe(),
-        g.fidelity(),
-        g.costProfile(),
-        g.workPerToken(),
-        prompt,
-        TokenSequence.of(13828, 3280, 750, 428, 14507, 13497, 30),
-        ServeRequest.generation(
-            ContentId.ofBytes(prompt.getBytes(StandardCharsets.UTF_8)),
-            7,
-            new ServeBounds(5, Fidelity.F2, 10_000)),
-        g.nonce(),
-        g.clock(),
-        Optional.of(Fidelity.F1),
-        Optional.of(new BoundWeights(TinyModel.digest().bind("fp32"), TinyModel.DIR)),
+        Instant.parse("2026-11-29T00:00:00Z"),
+        deliveredFidelity,
+        weights,
         List.of());
+  }
+
+  private static ContentId promptHash(String promptText) {
+    return ContentId.ofBytes(promptText.getBytes(StandardCharsets.UTF_8));
   }
 
   /**
@@ -234,19 +211,19 @@ public record ReferenceInputs(
   public static ReferenceInputs v1Route() {
     ReferenceInputs g = v1Generation();
     return new ReferenceInputs(
-        g.stewardSeed(),
-        g.backendName(),
-        g.recipe(),
-        g.fidelity(),
-        g.costProfile(),
-        g.workPerToken(),
-        g.promptText(),
-        g.prompt(),
-        g.request(),
-        g.nonce(),
-        g.clock(),
-        Optional.empty(),
-        Optional.empty(),
+        g.stewardSeed,
+        g.backendName,
+        g.recipe,
+        g.fidelity,
+        g.costProfile,
+        g.workPerToken,
+        g.promptText,
+        g.prompt,
+        g.request,
+        g.nonce,
+        g.clock,
+        g.deliveredFidelity,
+        g.weights,
         List.of(
             new OtherBackend("tied", Fidelity.F2, CostProfile.perToken(100)),
             new OtherBackend("dearer", Fidelity.F3, CostProfile.perToken(300)),
@@ -293,23 +270,34 @@ public record ReferenceInputs(
     for (int id : prompt.toArray()) {
       ids.add(Integer.toUnsignedLong(id));
     }
-    ObjectNode req = o.putObject("request");
-    req.put("prompt_hash", request.promptHash().hex());
-    req.put("prompt_tokens", request.promptTokens());
-    req.put("max_tokens", request.maxTokens());
-    req.put("fidelity_floor", request.fidelityFloor().level());
-    req.put("joule_ceiling_uj", request.jouleCeilingUj());
-    request
-        .decision()
+    o.set("request", requestJson(request));
+    o.put("nonce_hex", HEX.formatHex(nonce));
+    o.put("clock", clock.toString());
+    return o;
+  }
+
+  /**
+   * The protocol's request object for {@code r}: the shape of {@code meta.json}'s {@code request}
+   * and of every pack case's.
+   *
+   * @param r the request
+   * @return a new JSON object
+   */
+  public static ObjectNode requestJson(ServeRequest r) {
+    ObjectNode o = JsonNodeFactory.instance.objectNode();
+    o.put("prompt_hash", r.promptHash().hex());
+    o.put("prompt_tokens", r.promptTokens());
+    o.put("max_tokens", r.maxTokens());
+    o.put("fidelity_floor", r.fidelityFloor().level());
+    o.put("joule_ceiling_uj", r.jouleCeilingUj());
+    r.decision()
         .ifPresent(
             d -> {
-              ObjectNode dec = req.putObject("decision");
+              ObjectNode dec = o.putObject("decision");
               dec.put("questions", d.questions());
               dec.put("options_scored", d.optionsScored());
               dec.put("schema_tokens", d.schemaTokens());
             });
-    o.put("nonce_hex", HEX.formatHex(nonce));
-    o.put("clock", clock.toString());
     return o;
   }
 

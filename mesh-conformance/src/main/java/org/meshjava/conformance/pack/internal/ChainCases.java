@@ -3,10 +3,13 @@ package org.meshjava.conformance.pack.internal;
 import static org.meshjava.conformance.pack.internal.Fixtures.hex;
 import static org.meshjava.conformance.pack.internal.Fixtures.obj;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.pack.PackCase;
@@ -46,114 +49,51 @@ final class ChainCases {
   }
 
   static PackGroup chains() {
-    List<PackCase> c = new ArrayList<>();
     List<SealedReceipt> five = chain(5, 0xc0);
-    List<SealedReceipt> fork = chain(3, 0xf0);
     ObjectNode forkedView = Fixtures.view(five.get(2));
     forkedView.put("nonce", "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
-    SealedReceipt forked = Fixtures.sealValid(forkedView);
     ObjectNode editedView = Fixtures.view(five.get(2));
     editedView.put("estimated_uj", 1);
     Fixtures.derive(editedView);
-    SealedReceipt resealed = Fixtures.sealValid(editedView);
     byte[] flipped = five.get(2).envelope().bytes();
     flipped[flipped.length - 1] ^= 1;
     ObjectNode otherSteward = Fixtures.view(five.get(2));
     otherSteward.put("steward", Fixtures.OTHER_STEWARD.value());
-    SealedReceipt foreign = org.meshjava.receipt.Jcr1.seal(parse(otherSteward), Fixtures.OTHER_KEY);
+    // The receipts that break a chain at sequence 2, by the names the catalogue gives them.
+    Map<String, String> breakers =
+        Map.of(
+            "forked-2", Fixtures.sealValid(forkedView).envelope().hex(),
+            "other-chain-2", chain(3, 0xf0).get(2).envelope().hex(),
+            "flipped-2", hex(flipped),
+            "resealed-2", Fixtures.sealValid(editedView).envelope().hex(),
+            "foreign-2",
+                org.meshjava.receipt.Jcr1.seal(parse(otherSteward), Fixtures.OTHER_KEY)
+                    .envelope()
+                    .hex());
 
-    ok(
-        c,
-        "five-from-genesis",
-        "five receipts, sequence 0 to 4, each prev the previous envelope's id",
-        list(five, 0, 1, 2, 3, 4),
-        true,
-        five.get(4));
-    ok(c, "genesis-alone", "a chain of one genesis receipt", list(five, 0), true, five.get(0));
-    ok(
-        c,
-        "segment",
-        "a segment from sequence 2: links checked, start anywhere",
-        list(five, 2, 3, 4),
-        false,
-        five.get(4));
-    ok(
-        c,
-        "cut-from-end",
-        "the last two removed: a whole shorter chain (only a held receipt shows the cut, §2.2)",
-        list(five, 0, 1, 2),
-        true,
-        five.get(2));
-    bad(
-        c,
-        "segment-from-genesis",
-        "a segment starting at sequence 1 checked as a chain from genesis",
-        list(five, 1, 2, 3),
-        true,
-        "BROKEN_CHAIN",
-        0);
-    bad(c, "gap", "sequence 2 missing", list(five, 0, 1, 3, 4), true, "BROKEN_CHAIN", 2);
-    bad(
-        c,
-        "swapped-pair",
-        "sequences 1 and 2 swapped",
-        list(five, 0, 2, 1, 3),
-        true,
-        "BROKEN_CHAIN",
-        1);
-    bad(c, "repeat", "sequence 1 twice", list(five, 0, 1, 1, 2), true, "BROKEN_CHAIN", 2);
-    List<String> forkList = hexes(five, 0, 1, 2);
-    forkList.add(forked.envelope().hex());
-    bad(
-        c,
-        "fork",
-        "a second receipt at sequence 2 after the first: two children of one parent",
-        forkList,
-        true,
-        "BROKEN_CHAIN",
-        3);
-    List<String> otherChain = hexes(five, 0, 1);
-    otherChain.add(fork.get(2).envelope().hex());
-    bad(
-        c,
-        "foreign-link",
-        "sequence 2 of another chain of the same steward: prev does not match",
-        otherChain,
-        true,
-        "BROKEN_CHAIN",
-        2);
-    List<String> edited = hexes(five, 0, 1);
-    edited.add(hex(flipped));
-    edited.addAll(hexes(five, 3, 4));
-    bad(
-        c,
-        "edited-middle",
-        "envelope 2 altered in place: it no longer verifies",
-        edited,
-        true,
-        "BAD_SIGNATURE",
-        2);
-    List<String> resealedList = hexes(five, 0, 1);
-    resealedList.add(resealed.envelope().hex());
-    resealedList.addAll(hexes(five, 3, 4));
-    bad(
-        c,
-        "resealed-middle",
-        "envelope 2 altered and re-signed by the steward: its successor's prev breaks",
-        resealedList,
-        true,
-        "BROKEN_CHAIN",
-        3);
-    List<String> foreignList = hexes(five, 0, 1);
-    foreignList.add(foreign.envelope().hex());
-    bad(
-        c,
-        "other-steward",
-        "sequence 2 sealed by another steward",
-        foreignList,
-        true,
-        "BROKEN_CHAIN",
-        2);
+    List<PackCase> c = new ArrayList<>();
+    for (JsonNode k : Fixtures.catalogue("chain-cases.json").get("cases")) {
+      ObjectNode in = obj();
+      ArrayNode envelopes = in.putArray("envelopes");
+      for (JsonNode e : k.get("envelopes")) {
+        envelopes.add(e.isInt() ? five.get(e.asInt()).envelope().hex() : breakers.get(e.asText()));
+      }
+      in.put("from_genesis", k.path("from_genesis").asBoolean(true));
+      String id = "chains/" + k.get("slug").asText();
+      String comment = k.get("comment").asText();
+      if (k.has("reason")) {
+        c.add(
+            PackCase.invalid(id, comment, "verify_chain", in, k.get("reason").asText())
+                .expecting("index", k.get("index")));
+      } else {
+        SealedReceipt head = five.get(k.get("envelopes").get(envelopes.size() - 1).asInt());
+        ObjectNode e = obj();
+        e.put("length", envelopes.size());
+        e.put("head_sequence", head.receipt().sequence());
+        e.put("head_envelope_id", head.envelope().id().hex());
+        c.add(PackCase.valid(id, comment, "verify_chain", in, e));
+      }
+    }
     return new PackGroup(
         "chains",
         "Receipt hash chains (§6.3, SPEC 20 §4): op verify_chain; a broken chain names the index of the first envelope out of place.",
@@ -166,60 +106,6 @@ final class ChainCases {
     } catch (org.meshjava.receipt.ReceiptException e) {
       throw new IllegalStateException(e);
     }
-  }
-
-  private static List<String> hexes(List<SealedReceipt> chain, int... indices) {
-    List<String> out = new ArrayList<>();
-    for (int i : indices) {
-      out.add(chain.get(i).envelope().hex());
-    }
-    return out;
-  }
-
-  private static List<String> list(List<SealedReceipt> chain, int... indices) {
-    return hexes(chain, indices);
-  }
-
-  private static ObjectNode chainInput(List<String> envelopes, boolean fromGenesis) {
-    ObjectNode in = obj();
-    ArrayNode arr = in.putArray("envelopes");
-    envelopes.forEach(arr::add);
-    in.put("from_genesis", fromGenesis);
-    return in;
-  }
-
-  private static void ok(
-      List<PackCase> c,
-      String slug,
-      String comment,
-      List<String> envelopes,
-      boolean fromGenesis,
-      SealedReceipt head) {
-    ObjectNode e = obj();
-    e.put("length", envelopes.size());
-    e.put("head_sequence", head.receipt().sequence());
-    e.put("head_envelope_id", head.envelope().id().hex());
-    c.add(
-        PackCase.valid(
-            "chains/" + slug, comment, "verify_chain", chainInput(envelopes, fromGenesis), e));
-  }
-
-  private static void bad(
-      List<PackCase> c,
-      String slug,
-      String comment,
-      List<String> envelopes,
-      boolean fromGenesis,
-      String reason,
-      int index) {
-    c.add(
-        PackCase.invalid(
-                "chains/" + slug,
-                comment,
-                "verify_chain",
-                chainInput(envelopes, fromGenesis),
-                reason)
-            .expecting("index", Fixtures.NODES.numberNode(index)));
   }
 
   // --- commitments -----------------------------------------------------------------------------
@@ -343,159 +229,99 @@ final class ChainCases {
     int[] t = ref.tokens().toArray();
     int[] diverged = t.clone();
     diverged[5] = (diverged[5] + 1) % 50_257;
+    TokenSequence divergedTokens = TokenSequence.of(diverged);
 
     c.add(
         replay(
-            "verified-reference-engine",
-            "the reference vector re-run on the reference engine (SPEC 50's algorithm) opens its commitment",
-            ref,
-            engine(ref, true, null),
-            null,
-            null,
-            "Verified",
-            null));
+                "verified-reference-engine",
+                "the reference vector re-run on the reference engine (SPEC 50's algorithm) opens its commitment",
+                ref)
+            .verified());
     c.add(
         replay(
-            "verified-commitment-vector",
-            "the commitment vector re-run with its weights binding",
-            com,
-            engine(com, true, com.inputs().weights().orElseThrow().binding()),
-            null,
-            null,
-            "Verified",
-            null));
+                "verified-commitment-vector",
+                "the commitment vector re-run with its weights binding",
+                com)
+            .engine(engine(com, true, com.inputs().weights().orElseThrow().binding()))
+            .verified());
     c.add(
         replay(
-            "verified-scripted",
-            "a re-run that reproduces the sealed output, with the disclosure given",
-            ref,
-            engine(ref, true, null),
-            rerun(ref.tokens()),
-            ref,
-            "Verified",
-            null));
+                "verified-scripted",
+                "a re-run that reproduces the sealed output, with the disclosure given",
+                ref)
+            .rerun(ref.tokens())
+            .disclosing(ref)
+            .verified());
     c.add(
         replay(
                 "diverged-at-5",
                 "the disclosure opens the commitment and the re-run parts from it at token 5",
-                ref,
-                engine(ref, true, null),
-                rerun(TokenSequence.of(diverged)),
-                ref,
-                "Diverged",
-                null)
-            .expecting("first_difference", Fixtures.NODES.numberNode(5)));
+                ref)
+            .rerun(divergedTokens)
+            .disclosing(ref)
+            .diverged(5));
     c.add(
         replay(
                 "diverged-prefix",
                 "the re-run stops after 10 tokens: the verdict names index 10",
-                ref,
-                engine(ref, true, null),
-                rerun(TokenSequence.of(java.util.Arrays.copyOf(t, 10))),
-                ref,
-                "Diverged",
-                null)
-            .expecting("first_difference", Fixtures.NODES.numberNode(10)));
+                ref)
+            .rerun(TokenSequence.of(java.util.Arrays.copyOf(t, 10)))
+            .disclosing(ref)
+            .diverged(10));
     c.add(
         replay(
-            "unattributable-without-disclosure",
-            "the re-run differs and nothing disclosed confirms the opening and payload",
-            ref,
-            engine(ref, true, null),
-            rerun(TokenSequence.of(diverged)),
-            null,
-            "NotReplayable",
-            "UNATTRIBUTABLE_MISMATCH"));
-    ObjectNode wrongOpening =
-        replayInput(ref, engine(ref, true, null), rerun(TokenSequence.of(diverged)), ref);
-    wrongOpening.put("opening", com.opening());
-    c.add(
-        PackCase.valid(
-            "replays/unattributable-wrong-opening",
-            "the replayer holds the wrong opening: even the honest disclosure cannot attribute the mismatch",
-            "replay",
-            wrongOpening,
-            verdict("NotReplayable", "UNATTRIBUTABLE_MISMATCH")));
+                "unattributable-without-disclosure",
+                "the re-run differs and nothing disclosed confirms the opening and payload",
+                ref)
+            .rerun(divergedTokens)
+            .notReplayable("UNATTRIBUTABLE_MISMATCH"));
     c.add(
         replay(
-            "not-deterministic",
-            "the engine samples (§5)",
-            ref,
-            engine(ref, false, null),
-            rerun(ref.tokens()),
-            null,
-            "NotReplayable",
-            "SAMPLING_ENGINE"));
-    ObjectNode otherBackend = engine(ref, true, null);
-    otherBackend.put("backend", "other");
+                "unattributable-wrong-opening",
+                "the replayer holds the wrong opening: even the honest disclosure cannot attribute the mismatch",
+                ref)
+            .rerun(divergedTokens)
+            .disclosing(ref)
+            .editing(in -> in.put("opening", com.opening()))
+            .notReplayable("UNATTRIBUTABLE_MISMATCH"));
     c.add(
-        replay(
-            "other-backend",
-            "the engine is not the backend the receipt names",
-            ref,
-            otherBackend,
-            rerun(ref.tokens()),
-            null,
-            "NotReplayable",
-            "OTHER_BACKEND"));
-    ObjectNode otherRecipe = engine(ref, true, null);
-    otherRecipe.put("recipe", "reference+lora");
+        replay("not-deterministic", "the engine samples (§5)", ref)
+            .engine(engine(ref, false, null))
+            .rerun(ref.tokens())
+            .notReplayable("SAMPLING_ENGINE"));
     c.add(
-        replay(
-            "other-recipe",
-            "the engine serves another recipe",
-            ref,
-            otherRecipe,
-            rerun(ref.tokens()),
-            null,
-            "NotReplayable",
-            "OTHER_BACKEND"));
+        replay("other-backend", "the engine is not the backend the receipt names", ref)
+            .engine(engine(ref, true, null).put("backend", "other"))
+            .rerun(ref.tokens())
+            .notReplayable("OTHER_BACKEND"));
     c.add(
-        replay(
-            "weights-missing",
-            "the receipt sealed weights and the engine names none",
-            com,
-            engine(com, true, null),
-            rerun(com.tokens()),
-            null,
-            "NotReplayable",
-            "OTHER_WEIGHTS"));
+        replay("other-recipe", "the engine serves another recipe", ref)
+            .engine(engine(ref, true, null).put("recipe", "reference+lora"))
+            .rerun(ref.tokens())
+            .notReplayable("OTHER_BACKEND"));
     c.add(
-        replay(
-            "other-precision",
-            "the same weights at another precision",
-            com,
-            engine(
-                com,
-                true,
-                new org.meshjava.core.WeightsBinding(
-                    com.inputs().weights().orElseThrow().binding().digest(), "bf16")),
-            rerun(com.tokens()),
-            null,
-            "NotReplayable",
-            "OTHER_WEIGHTS"));
-    ObjectNode otherRequest = replayInput(ref, engine(ref, true, null), rerun(ref.tokens()), null);
-    ObjectNode req = (ObjectNode) otherRequest.get("request");
-    req.put("max_tokens", 17);
+        replay("weights-missing", "the receipt sealed weights and the engine names none", com)
+            .rerun(com.tokens())
+            .notReplayable("OTHER_WEIGHTS"));
     c.add(
-        PackCase.valid(
-            "replays/other-request",
-            "the request is not the receipt's (max_tokens 17)",
-            "replay",
-            otherRequest,
-            verdict("NotReplayable", "OTHER_REQUEST")));
-    ObjectNode fails = obj();
-    fails.put("fails", true);
+        replay("other-precision", "the same weights at another precision", com)
+            .engine(
+                engine(
+                    com,
+                    true,
+                    new org.meshjava.core.WeightsBinding(
+                        com.inputs().weights().orElseThrow().binding().digest(), "bf16")))
+            .rerun(com.tokens())
+            .notReplayable("OTHER_WEIGHTS"));
     c.add(
-        replay(
-            "engine-failed",
-            "the engine fails on the re-run",
-            ref,
-            engine(ref, true, null),
-            fails,
-            null,
-            "NotReplayable",
-            "ENGINE_FAILED"));
+        replay("other-request", "the request is not the receipt's (max_tokens 17)", ref)
+            .rerun(ref.tokens())
+            .editing(in -> ((ObjectNode) in.get("request")).put("max_tokens", 17))
+            .notReplayable("OTHER_REQUEST"));
+    c.add(
+        replay("engine-failed", "the engine fails on the re-run", ref)
+            .failingRerun()
+            .notReplayable("ENGINE_FAILED"));
     Disclosed dec =
         new Disclosed(
             Fixtures.serve(ReferenceInputs.v1Decision()).sealed(),
@@ -504,15 +330,9 @@ final class ChainCases {
             TokenSequence.empty(),
             ReferenceInputs.v1Decision());
     c.add(
-        replay(
-            "decision-no-commitment",
-            "a decision receipt commits to no output",
-            dec,
-            engine(dec, true, null),
-            rerun(TokenSequence.empty()),
-            null,
-            "NotReplayable",
-            "NO_COMMITMENT"));
+        replay("decision-no-commitment", "a decision receipt commits to no output", dec)
+            .rerun(TokenSequence.empty())
+            .notReplayable("NO_COMMITMENT"));
     return new PackGroup(
         "replays",
         "Re-execution verdicts (§6.4, SPEC 50 Replay): op replay; the subject answers Verified, Diverged with the first differing index, or NotReplayable with its reason.",
@@ -533,12 +353,6 @@ final class ChainCases {
     return e;
   }
 
-  private static ObjectNode rerun(TokenSequence tokens) {
-    ObjectNode r = obj();
-    r.set("output_tokens", Fixtures.tokensJson(tokens));
-    return r;
-  }
-
   private static ObjectNode replayInput(
       Disclosed d,
       @Nullable ObjectNode engine,
@@ -546,7 +360,7 @@ final class ChainCases {
       @Nullable Disclosed disclosed) {
     ObjectNode in = obj();
     in.put("envelope", d.sealed().envelope().hex());
-    in.set("request", Fixtures.requestJson(d.inputs().request()));
+    in.set("request", ReferenceInputs.requestJson(d.inputs().request()));
     in.set("prompt_payload", Fixtures.tokensJson(d.inputs().prompt()));
     in.put("opening", d.opening());
     in.set("engine", engine);
@@ -572,20 +386,80 @@ final class ChainCases {
     return e;
   }
 
-  private static PackCase replay(
-      String slug,
-      String comment,
-      Disclosed d,
-      @Nullable ObjectNode engine,
-      @Nullable ObjectNode rerun,
-      @Nullable Disclosed disclosed,
-      String verdict,
-      @Nullable String reason) {
-    return PackCase.valid(
-        "replays/" + slug,
-        comment,
-        "replay",
-        replayInput(d, engine, rerun, disclosed),
-        verdict(verdict, reason));
+  private static Replay replay(String slug, String comment, Disclosed d) {
+    return new Replay(slug, comment, d);
+  }
+
+  /**
+   * A replay case being built: {@code d}'s receipt replayed on its own backend, deterministic and
+   * naming no weights, with no re-run and nothing disclosed, unless a setter says otherwise; the
+   * verdict it expects ends it.
+   */
+  private static final class Replay {
+    private final String slug;
+    private final String comment;
+    private final Disclosed d;
+    private ObjectNode engine;
+    private @Nullable ObjectNode rerun;
+    private @Nullable Disclosed disclosed;
+    private Consumer<ObjectNode> edit = in -> {};
+
+    Replay(String slug, String comment, Disclosed d) {
+      this.slug = slug;
+      this.comment = comment;
+      this.d = d;
+      this.engine = ChainCases.engine(d, true, null);
+    }
+
+    /** The engine the replayer runs. */
+    Replay engine(ObjectNode e) {
+      engine = e;
+      return this;
+    }
+
+    /** The re-run gives {@code tokens}. */
+    Replay rerun(TokenSequence tokens) {
+      rerun = obj();
+      rerun.set("output_tokens", Fixtures.tokensJson(tokens));
+      return this;
+    }
+
+    /** The re-run fails. */
+    Replay failingRerun() {
+      rerun = obj();
+      rerun.put("fails", true);
+      return this;
+    }
+
+    /** The replayer is shown {@code x}'s opening, payload digest and output. */
+    Replay disclosing(Disclosed x) {
+      disclosed = x;
+      return this;
+    }
+
+    /** The input, once built, changed by {@code e}. */
+    Replay editing(Consumer<ObjectNode> e) {
+      edit = e;
+      return this;
+    }
+
+    PackCase verified() {
+      return expecting("Verified", null);
+    }
+
+    PackCase diverged(int firstDifference) {
+      return expecting("Diverged", null)
+          .expecting("first_difference", Fixtures.NODES.numberNode(firstDifference));
+    }
+
+    PackCase notReplayable(String reason) {
+      return expecting("NotReplayable", reason);
+    }
+
+    private PackCase expecting(String verdict, @Nullable String reason) {
+      ObjectNode in = replayInput(d, engine, rerun, disclosed);
+      edit.accept(in);
+      return PackCase.valid("replays/" + slug, comment, "replay", in, verdict(verdict, reason));
+    }
   }
 }

@@ -3,6 +3,7 @@ package org.meshjava.conformance.pack.internal;
 import static org.meshjava.conformance.pack.internal.Fixtures.hex;
 import static org.meshjava.conformance.pack.internal.Fixtures.obj;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
@@ -33,187 +34,24 @@ final class EncodingCases {
 
   static PackGroup cbor() {
     List<PackCase> c = new ArrayList<>();
-    valid(c, "zero", "00", "the integer 0");
-    valid(c, "uint-23", "17", "23, the largest integer in the head itself");
-    valid(c, "uint-24", "1818", "24, the smallest integer with a one-byte argument");
-    valid(c, "uint-256", "190100", "256, the smallest integer with a two-byte argument");
-    valid(c, "uint-65536", "1a00010000", "65536, the smallest integer with a four-byte argument");
-    valid(
-        c,
-        "uint-2p32",
-        "1b0000000100000000",
-        "2^32, the smallest integer with an eight-byte argument");
-    valid(
-        c,
-        "uint-max",
-        "1b7fffffffffffffff",
-        "2^63-1, the largest integer the profile carries (SPEC 10.1.4)");
-    valid(
-        c, "negative-min", "3b7fffffffffffffff", "-2^63, the smallest integer the profile carries");
-    valid(
-        c,
-        "empty-containers",
-        "8440a060d81880",
-        "empty byte string, map, text and a tagged empty array");
-    valid(c, "keys-same-length", "a2616101616202", "two one-byte text keys in byte order");
-    valid(
-        c,
-        "keys-length-first",
-        "a2616201626161 02".replace(" ", ""),
-        "\"b\" sorts before \"aa\": the shorter encoding comes first, whatever the letters",
-        "DecoderKeyOrder");
-    valid(
-        c,
-        "keys-int-before-negative-before-text",
-        "a3000120026161 03".replace(" ", ""),
-        "0 before -1 before \"a\": the encoded key bytes decide");
-    valid(
-        c,
-        "depth-32",
-        "81".repeat(31) + "00",
-        "arrays nested to the depth limit of 32 (SPEC 10.1.5)");
-    valid(c, "noncharacter", "63efbfbe", "U+FFFE is well-formed UTF-8 and accepted");
-    invalid(c, "non-shortest-uint8", "1817", "NON_SHORTEST", "23 written with a one-byte argument");
-    invalid(
-        c, "non-shortest-uint16", "1900ff", "NON_SHORTEST", "255 written with a two-byte argument");
-    invalid(
-        c,
-        "non-shortest-uint32",
-        "1a0000ffff",
-        "NON_SHORTEST",
-        "65535 written with a four-byte argument");
-    invalid(
-        c,
-        "non-shortest-uint64",
-        "1b00000000ffffffff",
-        "NON_SHORTEST",
-        "2^32-1 written with an eight-byte argument");
-    invalid(
-        c,
-        "non-shortest-bytes-length",
-        "5800",
-        "NON_SHORTEST",
-        "an empty byte string with a one-byte length");
-    invalid(
-        c,
-        "non-shortest-text-length",
-        "7800",
-        "NON_SHORTEST",
-        "an empty text with a one-byte length");
-    invalid(
-        c,
-        "non-shortest-array-count",
-        "9800",
-        "NON_SHORTEST",
-        "an empty array with a one-byte count");
-    invalid(
-        c, "non-shortest-map-count", "b800", "NON_SHORTEST", "an empty map with a one-byte count");
-    invalid(c, "non-shortest-tag", "d80100", "NON_SHORTEST", "tag 1 with a one-byte tag number");
-    invalid(
-        c, "indefinite-bytes", "5f40ff", "INDEFINITE_LENGTH", "an indefinite-length byte string");
-    invalid(
-        c, "indefinite-text", "7f60ff", "INDEFINITE_LENGTH", "an indefinite-length text string");
-    invalid(c, "indefinite-array", "9fff", "INDEFINITE_LENGTH", "an indefinite-length array");
-    invalid(c, "indefinite-map", "bfff", "INDEFINITE_LENGTH", "an indefinite-length map");
-    invalid(c, "false", "f4", "FORBIDDEN_SIMPLE", "false: mesh/1 writes flags as 0 or 1");
-    invalid(c, "true", "f5", "FORBIDDEN_SIMPLE", "true");
-    invalid(c, "null", "f6", "FORBIDDEN_SIMPLE", "null: an absent field is left out");
-    invalid(c, "undefined", "f7", "FORBIDDEN_SIMPLE", "undefined");
-    invalid(c, "float16", "f93c00", "FORBIDDEN_SIMPLE", "a half-precision float 1.0");
-    invalid(c, "float64", "fb3ff0000000000000", "FORBIDDEN_SIMPLE", "a double 1.0");
-    invalid(c, "stray-break", "ff", "FORBIDDEN_SIMPLE", "a break byte outside any indefinite item");
-    invalid(
-        c,
-        "reserved-additional-info",
-        "1c",
-        "RESERVED_ADDITIONAL_INFO",
-        "additional information 28");
-    invalid(
-        c,
-        "uint-above-range",
-        "1b8000000000000000",
-        "INTEGER_RANGE",
-        "2^63, above the profile's range");
-    invalid(
-        c,
-        "negative-below-range",
-        "3b8000000000000000",
-        "INTEGER_RANGE",
-        "-2^63-1, below the profile's range");
-    invalid(c, "utf8-overlong", "62c080", "INVALID_UTF8", "an overlong encoding of U+0000");
-    invalid(c, "utf8-surrogate", "63eda080", "INVALID_UTF8", "an encoded surrogate U+D800");
-    invalid(c, "utf8-stray-continuation", "6180", "INVALID_UTF8", "a lone continuation byte");
-    invalid(c, "keys-unsorted", "a2616201616102", "UNSORTED_KEYS", "\"b\" before \"a\"");
-    invalid(
-        c,
-        "keys-sorted-as-strings",
-        "a2626161016162 02".replace(" ", ""),
-        "UNSORTED_KEYS",
-        "\"aa\" before \"b\": string order, not the order of the encodings",
-        "DecoderKeyOrder");
-    invalid(
-        c,
-        "keys-negative-before-unsigned",
-        "a2200000 01".replace(" ", ""),
-        "UNSORTED_KEYS",
-        "-1 before 0");
-    invalid(c, "keys-duplicate", "a2616101616102", "DUPLICATE_KEY", "the key \"a\" twice");
-    invalid(c, "trailing-bytes", "0000", "TRAILING_BYTES", "two items where one is expected");
-    invalid(c, "empty-input", "", "TRUNCATED", "no item at all");
-    invalid(
-        c,
-        "truncated-head",
-        "19 01".replace(" ", ""),
-        "TRUNCATED",
-        "a two-byte argument cut after one byte");
-    invalid(c, "truncated-map", "a16161", "TRUNCATED", "a map of one whose value is missing");
-    invalid(
-        c,
-        "count-beyond-remaining",
-        "8200",
-        "LENGTH_LIMIT",
-        "an array of two with one byte left: refused before reading (SPEC 10.1.5)");
-    invalid(
-        c,
-        "length-beyond-input",
-        "5b4000000000000000",
-        "LENGTH_LIMIT",
-        "a byte string of 2^62 bytes in a 9-byte input");
-    invalid(
-        c,
-        "count-beyond-input",
-        "9b0000000100000000",
-        "LENGTH_LIMIT",
-        "an array of 2^32 items in a 9-byte input");
-    invalid(
-        c,
-        "too-deep",
-        "81".repeat(32) + "00",
-        "TOO_DEEP",
-        "arrays nested one deeper than the limit of 32");
+    for (JsonNode k : Fixtures.catalogue("cbor-cases.json").get("cases")) {
+      String id = "cbor/" + k.get("slug").asText();
+      String comment = k.get("comment").asText();
+      ObjectNode in = obj("cbor", k.get("cbor").asText().replace(" ", ""));
+      String[] flags = new String[k.path("flags").size()];
+      for (int f = 0; f < flags.length; f++) {
+        flags[f] = k.get("flags").get(f).asText();
+      }
+      c.add(
+          k.has("reason")
+              ? PackCase.invalid(id, comment, "decode_cbor", in, k.get("reason").asText(), flags)
+              : PackCase.valid(id, comment, "decode_cbor", in, obj(), flags));
+    }
     return new PackGroup(
         "cbor",
         "Canonical CBOR decoding (SPEC 10.1, RFC 8949 §4.2.1 without major type 7): op decode_cbor; "
             + "the reason is the rule of SPEC 10.1.3 the input breaks first.",
         c);
-  }
-
-  private static void valid(
-      List<PackCase> c, String slug, String cborHex, String comment, String... flags) {
-    c.add(
-        PackCase.valid("cbor/" + slug, comment, "decode_cbor", obj("cbor", cborHex), obj(), flags));
-  }
-
-  private static void invalid(
-      List<PackCase> c,
-      String slug,
-      String cborHex,
-      String reason,
-      String comment,
-      String... flags) {
-    c.add(
-        PackCase.invalid(
-            "cbor/" + slug, comment, "decode_cbor", obj("cbor", cborHex), reason, flags));
   }
 
   // --- requests --------------------------------------------------------------------------------
@@ -263,7 +101,7 @@ final class EncodingCases {
         "every count and the ceiling at 0, floor F0",
         ServeRequest.generation(EMPTY_PROMPT, 0, new ServeBounds(0, Fidelity.F0, 0)));
     ObjectNode base =
-        Fixtures.requestJson(
+        ReferenceInputs.requestJson(
             ServeRequest.generation(
                 EMPTY_PROMPT, 12, new ServeBounds(256, Fidelity.F2, 5_000_000)));
     badRequest(
@@ -331,7 +169,7 @@ final class EncodingCases {
             "requests/" + slug,
             comment,
             "encode_request",
-            obj().set("request", Fixtures.requestJson(r)),
+            obj().set("request", ReferenceInputs.requestJson(r)),
             expected));
   }
 
@@ -385,8 +223,7 @@ final class EncodingCases {
         weightsCase(
             "tiny-model",
             "the commitment vector's sharded model, files given in reverse: sort by path bytes ('-' before '.')",
-            shuffled,
-            new org.meshjava.core.weights.WeightsDigest(tiny)));
+            shuffled));
     List<WeightsFile> single =
         List.of(
             new WeightsFile(
@@ -394,12 +231,7 @@ final class EncodingCases {
             new WeightsFile(
                 "model.safetensors",
                 ContentId.ofBytes("weights-a".getBytes(StandardCharsets.UTF_8))));
-    c.add(
-        weightsCase(
-            "single-file",
-            "config.json and one model.safetensors",
-            single,
-            new org.meshjava.core.weights.WeightsDigest(single)));
+    c.add(weightsCase("single-file", "config.json and one model.safetensors", single));
     List<WeightsFile> nested =
         List.of(
             new WeightsFile("config.json", ContentId.ofBytes(new byte[0])),
@@ -409,19 +241,16 @@ final class EncodingCases {
         weightsCase(
             "nested-utf8",
             "a shard path under a folder and one with a non-ASCII name, ordered by UTF-8 bytes",
-            nested,
-            new org.meshjava.core.weights.WeightsDigest(nested)));
+            nested));
     return new PackGroup(
         "weights",
         "The weights digest over a list of (path, BLAKE3) pairs (§3.6, SPEC 50 Bound weights): op weights_digest.",
         c);
   }
 
-  private static PackCase weightsCase(
-      String slug,
-      String comment,
-      List<WeightsFile> files,
-      org.meshjava.core.weights.WeightsDigest d) {
+  /** The digest of {@code files} in the order given: the digest sorts them (SPEC 50). */
+  private static PackCase weightsCase(String slug, String comment, List<WeightsFile> files) {
+    org.meshjava.core.weights.WeightsDigest d = new org.meshjava.core.weights.WeightsDigest(files);
     ObjectNode in = obj();
     ArrayNode arr = in.putArray("files");
     for (WeightsFile f : files) {
@@ -509,7 +338,7 @@ final class EncodingCases {
 
   private static ObjectNode routeInput(ServeRequest r, List<Backend> backends) {
     ObjectNode in = obj();
-    in.set("request", Fixtures.requestJson(r));
+    in.set("request", ReferenceInputs.requestJson(r));
     ArrayNode arr = in.putArray("backends");
     backends.forEach(b -> arr.add(b.json()));
     return in;
@@ -558,12 +387,8 @@ final class EncodingCases {
 
   static PackGroup referenceEngine() {
     List<PackCase> c = new ArrayList<>();
-    generate(
-        c,
-        "reference-vector",
-        "the reference vector's 16 tokens",
-        ReferenceInputs.v1Generation(),
-        16);
+    ReferenceInputs gen = ReferenceInputs.v1Generation();
+    generate(c, "reference-vector", "the reference vector's 16 tokens", gen, 16);
     generate(
         c,
         "commitment-vector",
@@ -574,16 +399,15 @@ final class EncodingCases {
         c,
         "one-round-per-token",
         "work_per_token 1: the rounds per token change the tokens",
-        ReferenceInputs.v1Generation(),
+        gen,
         1);
+    generate(c, "zero-rounds-is-one", "work_per_token 0 is taken as 1", gen, 0);
     generate(
         c,
-        "zero-rounds-is-one",
-        "work_per_token 0 is taken as 1",
-        ReferenceInputs.v1Generation(),
-        0);
-    ReferenceInputs d = ReferenceInputs.v1Decision();
-    generate(c, "decision-emits-nothing", "a decision request emits no tokens", d, 16);
+        "decision-emits-nothing",
+        "a decision request emits no tokens",
+        ReferenceInputs.v1Decision(),
+        16);
     for (var v : org.meshjava.conformance.Vector.v1()) {
       ObjectNode in = obj();
       in.set("inputs", v.inputs().toJson());
@@ -606,7 +430,7 @@ final class EncodingCases {
   private static void generate(
       List<PackCase> c, String slug, String comment, ReferenceInputs in, int work) {
     ObjectNode input = obj();
-    input.set("request", Fixtures.requestJson(in.request()));
+    input.set("request", ReferenceInputs.requestJson(in.request()));
     input.set("prompt_payload", Fixtures.tokensJson(in.prompt()));
     input.put("work_per_token", work);
     TokenSequence out =

@@ -1,16 +1,19 @@
 package org.meshjava.conformance.pack.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
 import java.util.List;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.ReferenceServe;
-import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborInt;
@@ -29,8 +32,10 @@ import org.meshjava.steward.ServeResult;
 
 /**
  * What the pack's generators share: the test keys, the three published serves, readable receipt
- * views and their sealing, and hand-written CBOR for inputs no canonical encoder would produce.
- * Everything is deterministic, so the generated pack is the same bytes on every build.
+ * views and their sealing, hand-written CBOR for inputs no canonical encoder would produce, and the
+ * case catalogues (JSON resources beside these classes) for families of cases that differ only in
+ * their values. Everything is deterministic, so the generated pack is the same bytes on every
+ * build.
  */
 final class Fixtures {
   static final HexFormat HEX = HexFormat.of();
@@ -139,6 +144,21 @@ final class Fixtures {
     return CoseSign1.sign(protectedHeader, unprotected, payload, key).encode();
   }
 
+  /**
+   * A case catalogue: the JSON resource {@code name} beside these classes, listing a family of
+   * cases that differ only in their values.
+   */
+  static JsonNode catalogue(String name) {
+    try (InputStream in = Fixtures.class.getResourceAsStream(name)) {
+      if (in == null) {
+        throw new IllegalStateException("no case catalogue " + name);
+      }
+      return new ObjectMapper().readTree(in);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   static String hex(byte[] b) {
     return HEX.formatHex(b);
   }
@@ -150,25 +170,6 @@ final class Fixtures {
   static ObjectNode obj(String k, String v) {
     ObjectNode o = obj();
     o.put(k, v);
-    return o;
-  }
-
-  /** The protocol's request object for a ServeRequest (the shape of meta.json's request). */
-  static ObjectNode requestJson(ServeRequest r) {
-    ObjectNode o = obj();
-    o.put("prompt_hash", r.promptHash().hex());
-    o.put("prompt_tokens", r.promptTokens());
-    o.put("max_tokens", r.maxTokens());
-    o.put("fidelity_floor", r.fidelityFloor().level());
-    o.put("joule_ceiling_uj", r.jouleCeilingUj());
-    r.decision()
-        .ifPresent(
-            d -> {
-              ObjectNode dec = o.putObject("decision");
-              dec.put("questions", d.questions());
-              dec.put("options_scored", d.optionsScored());
-              dec.put("schema_tokens", d.schemaTokens());
-            });
     return o;
   }
 

@@ -8,8 +8,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.pack.PackCase;
 import org.meshjava.conformance.pack.PackGroup;
 import org.meshjava.core.ContentId;
@@ -120,7 +122,7 @@ final class GrantCases {
     ObjectNode in = obj();
     in.put("steward", did(STEWARD).value());
     in.put("presentation", p.toHex());
-    in.set("request", Fixtures.requestJson(r));
+    in.set("request", ReferenceInputs.requestJson(r));
     if (model == null) {
       in.putNull("model");
     } else {
@@ -138,105 +140,85 @@ final class GrantCases {
     Presentation p = present(CALLER, spec, REQUEST, 7);
     String leaf = spec.leaf().id().hex();
 
-    ObjectNode example = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    example.put("debit_uj", 600_000);
     c.add(
-        PackCase.valid(
-            "grants/spec-example",
-            "SPEC 30 §10: admitted at 1800000060 on weights-a; debiting 600000 uJ breaches MaxCostUj",
-            "decide_grant",
-            example,
-            expect(leaf, 1_999_000)
-                .put("breach", "caveat-unsatisfied")
-                .put("remaining_after_debit_uj", 1_400_000)));
-    ObjectNode within = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    within.put("debit_uj", 400_000);
-    ObjectNode withinExpected = expect(leaf, 1_999_000);
-    withinExpected.putNull("breach");
-    withinExpected.put("remaining_after_debit_uj", 1_600_000);
+        decision(
+                "spec-example",
+                "SPEC 30 §10: admitted at 1800000060 on weights-a; debiting 600000 uJ breaches MaxCostUj")
+            .debiting(600_000)
+            .admitted(
+                expect(leaf, 1_999_000)
+                    .put("breach", "caveat-unsatisfied")
+                    .put("remaining_after_debit_uj", 1_400_000)));
     c.add(
-        PackCase.valid(
-            "grants/debit-within",
-            "the same serve debiting 400000 uJ: no breach",
-            "decide_grant",
-            within,
-            withinExpected));
+        decision("debit-within", "the same serve debiting 400000 uJ: no breach")
+            .debiting(400_000)
+            .admitted(
+                expect(leaf, 1_999_000)
+                    .putNull("breach")
+                    .put("remaining_after_debit_uj", 1_600_000)));
     GrantChain direct = direct(b -> b);
     c.add(
-        PackCase.valid(
-            "grants/direct-grant",
-            "a chain of one: the caller grants the steward directly, no caveats, a backend naming no weights",
-            "decide_grant",
-            decideInput(present(CALLER, direct, REQUEST, 1), REQUEST, null, NOW),
-            expect(direct.leaf().id().hex(), 9_000)));
+        decision(
+                "direct-grant",
+                "a chain of one: the caller grants the steward directly, no caveats, a backend naming no weights")
+            .presented(CALLER, direct, 1)
+            .model(null)
+            .admitted(expect(direct.leaf().id().hex(), 9_000)));
     GrantChain three = threeLinks();
     c.add(
-        PackCase.valid(
-            "grants/three-links",
-            "org to caller to agent to steward, presented by the agent (the leaf's issuer)",
-            "decide_grant",
-            decideInput(present(AGENT, three, REQUEST, 2), REQUEST, WEIGHTS_A, NOW),
-            expect(three.leaf().id().hex(), 999_000)));
+        decision(
+                "three-links",
+                "org to caller to agent to steward, presented by the agent (the leaf's issuer)")
+            .presented(AGENT, three, 2)
+            .admitted(expect(three.leaf().id().hex(), 999_000)));
     GrantChain only = direct(b -> b.resources(Resources.only(Set.of(REQUEST.id()))));
     c.add(
-        PackCase.valid(
-            "grants/resource-listed",
-            "resources listing exactly this request id",
-            "decide_grant",
-            decideInput(present(CALLER, only, REQUEST, 3), REQUEST, null, NOW),
-            expect(only.leaf().id().hex(), 9_000)));
+        decision("resource-listed", "resources listing exactly this request id")
+            .presented(CALLER, only, 3)
+            .model(null)
+            .admitted(expect(only.leaf().id().hex(), 9_000)));
     GrantChain exact = direct(b -> b.budgetUj(1000));
     c.add(
-        PackCase.valid(
-            "grants/budget-equals-ceiling",
-            "a budget exactly the request's ceiling is enough",
-            "decide_grant",
-            decideInput(present(CALLER, exact, REQUEST, 4), REQUEST, null, NOW),
-            expect(exact.leaf().id().hex(), 0)));
-    ObjectNode later = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    revoke(later, spec.leaf().id(), NOW.plusMillis(1));
+        decision("budget-equals-ceiling", "a budget exactly the request's ceiling is enough")
+            .presented(CALLER, exact, 4)
+            .model(null)
+            .admitted(expect(exact.leaf().id().hex(), 0)));
     c.add(
-        PackCase.valid(
-            "grants/revoked-later",
-            "revoked from one millisecond after the decision: the decision stands",
-            "decide_grant",
-            later,
-            expect(leaf, 1_999_000)));
+        decision(
+                "revoked-later",
+                "revoked from one millisecond after the decision: the decision stands")
+            .editing(in -> revoke(in, spec.leaf().id(), NOW.plusMillis(1)))
+            .admitted(expect(leaf, 1_999_000)));
     GrantChain small = direct(b -> b.budgetUj(2000));
-    ObjectNode over = decideInput(present(CALLER, small, REQUEST, 5), REQUEST, null, NOW);
-    over.put("debit_uj", 2500);
     c.add(
-        PackCase.valid(
-            "grants/debit-overspends",
-            "a debit of 2500 uJ on a 2000 uJ budget: debited anyway, breach budget-exhausted",
-            "decide_grant",
-            over,
-            expect(small.leaf().id().hex(), 1000)
-                .put("breach", "budget-exhausted")
-                .put("remaining_after_debit_uj", 0)));
-    ObjectNode afterHistory = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    history(
-        afterHistory,
-        present(CALLER, spec, REQUEST, 8),
-        REQUEST,
-        WEIGHTS_A,
-        NOW.minusSeconds(1),
-        1_500_000);
+        decision(
+                "debit-overspends",
+                "a debit of 2500 uJ on a 2000 uJ budget: debited anyway, breach budget-exhausted")
+            .presented(CALLER, small, 5)
+            .model(null)
+            .debiting(2500)
+            .admitted(
+                expect(small.leaf().id().hex(), 1000)
+                    .put("breach", "budget-exhausted")
+                    .put("remaining_after_debit_uj", 0)));
+    Presentation earlier = present(CALLER, spec, REQUEST, 8);
     c.add(
-        PackCase.valid(
-            "grants/after-earlier-serve",
-            "an earlier serve debited 1500000 uJ: 499000 left after reserving this ceiling",
-            "decide_grant",
-            afterHistory,
-            expect(leaf, 499_000)));
+        decision(
+                "after-earlier-serve",
+                "an earlier serve debited 1500000 uJ: 499000 left after reserving this ceiling")
+            .editing(in -> history(in, earlier, REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1_500_000))
+            .admitted(expect(leaf, 499_000)));
 
     // One case per denial label of SPEC 30 §9.
-    ObjectNode garbage = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    garbage.put("presentation", "a0");
-    deny(c, "malformed", "an empty map is not a presentation", garbage, "malformed");
-    ObjectNode truncated = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    truncated.put("presentation", p.toHex().substring(0, p.toHex().length() - 2));
-    deny(c, "malformed-truncated", "the presentation cut by one byte", truncated, "malformed");
+    c.add(
+        decision("malformed", "an empty map is not a presentation")
+            .editing(in -> in.put("presentation", "a0"))
+            .denied("malformed"));
+    String truncated = p.toHex().substring(0, p.toHex().length() - 2);
+    c.add(
+        decision("malformed-truncated", "the presentation cut by one byte")
+            .editing(in -> in.put("presentation", truncated))
+            .denied("malformed"));
     Presentation byOrg =
         Presentation.of(
             spec,
@@ -245,26 +227,20 @@ final class GrantCases {
             ORG.sign(
                 Presentation.signedPayload(REQUEST.id(), spec.leaf().id(), did(ORG), nonce(7))
                     .encode()));
-    deny(
-        c,
-        "not-issuer",
-        "the org presents a grant whose leaf the caller issued",
-        decideInput(byOrg, REQUEST, WEIGHTS_A, NOW),
-        "not-issuer");
-    deny(
-        c,
-        "bad-signature-other-request",
-        "a presentation signed for another request",
-        decideInput(p, OTHER_REQUEST, WEIGHTS_A, NOW),
-        "bad-signature");
+    c.add(
+        decision("not-issuer", "the org presents a grant whose leaf the caller issued")
+            .presentation(byOrg)
+            .denied("not-issuer"));
+    c.add(
+        decision("bad-signature-other-request", "a presentation signed for another request")
+            .request(OTHER_REQUEST)
+            .denied("bad-signature"));
     byte[] sig = p.signature();
     sig[0] ^= 1;
-    deny(
-        c,
-        "bad-signature-presentation",
-        "the caller's signature with one bit flipped",
-        decideInput(Presentation.of(spec, did(CALLER), nonce(7), sig), REQUEST, WEIGHTS_A, NOW),
-        "bad-signature");
+    c.add(
+        decision("bad-signature-presentation", "the caller's signature with one bit flipped")
+            .presentation(Presentation.of(spec, did(CALLER), nonce(7), sig))
+            .denied("bad-signature"));
     SignedGrant forgedRoot = signed(CALLER, specChain().root().grant());
     GrantChain forged =
         new GrantChain(
@@ -276,58 +252,50 @@ final class GrantCases {
                         .subject(did(STEWARD))
                         .budgetUj(2_000_000)
                         .build())));
-    deny(
-        c,
-        "bad-signature-link",
-        "the root signed by the caller, not by its issuer the org",
-        decideInput(present(CALLER, forged, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "bad-signature");
-    GrantChain wrongParent = leafVariant(CALLER, b -> b.parent(new GrantId(WEIGHTS_B)));
-    deny(
-        c,
-        "broken-chain-parent",
-        "the leaf names another parent id",
-        decideInput(present(CALLER, wrongParent, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "broken-chain");
-    GrantChain wrongIssuer = leafVariant(AGENT, b -> b.issuer(did(AGENT)));
-    deny(
-        c,
-        "broken-chain-issuer",
-        "the leaf is issued by the agent, not by the root's subject",
-        decideInput(present(AGENT, wrongIssuer, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "broken-chain");
-    attenuation(
-        c,
-        "not-attenuated-budget",
-        "the leaf's budget 20000000 exceeds the root's 10000000",
-        b -> b.budgetUj(20_000_000));
-    attenuation(
-        c,
-        "not-attenuated-action",
-        "the leaf adds the action train",
-        b -> b.actions(Set.of("infer", "train")));
-    attenuation(
-        c,
-        "not-attenuated-window",
-        "the leaf's expiry is after the root's",
-        b -> b.window(T0, T_END.plusSeconds(1)));
-    attenuation(
-        c,
-        "not-attenuated-dropped-caveat",
-        "the leaf drops the root's ModelIn",
-        b -> b.caveats(List.of(new MaxCostUj(500_000))));
-    attenuation(
-        c,
-        "not-attenuated-model-set",
-        "the leaf's ModelIn adds weights-b",
-        b -> b.caveats(List.of(new MaxCostUj(500_000), ModelIn.of(WEIGHTS_A, WEIGHTS_B))));
-    GrantChain narrowRoot = rootThen(Resources.only(Set.of(REQUEST.id())), Resources.all());
-    deny(
-        c,
-        "not-attenuated-resources",
-        "the root lists one request; the leaf widens to every request",
-        decideInput(present(CALLER, narrowRoot, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "not-attenuated");
+    c.add(
+        decision("bad-signature-link", "the root signed by the caller, not by its issuer the org")
+            .chain(forged)
+            .denied("bad-signature"));
+    c.add(
+        decision("broken-chain-parent", "the leaf names another parent id")
+            .chain(leafVariant(CALLER, b -> b.parent(new GrantId(WEIGHTS_B))))
+            .denied("broken-chain"));
+    c.add(
+        decision(
+                "broken-chain-issuer", "the leaf is issued by the agent, not by the root's subject")
+            .presented(AGENT, leafVariant(AGENT, b -> b.issuer(did(AGENT))), 7)
+            .denied("broken-chain"));
+    c.add(
+        decision("not-attenuated-budget", "the leaf's budget 20000000 exceeds the root's 10000000")
+            .chain(leafVariant(CALLER, b -> b.budgetUj(20_000_000)))
+            .denied("not-attenuated"));
+    c.add(
+        decision("not-attenuated-action", "the leaf adds the action train")
+            .chain(leafVariant(CALLER, b -> b.actions(Set.of("infer", "train"))))
+            .denied("not-attenuated"));
+    c.add(
+        decision("not-attenuated-window", "the leaf's expiry is after the root's")
+            .chain(leafVariant(CALLER, b -> b.window(T0, T_END.plusSeconds(1))))
+            .denied("not-attenuated"));
+    c.add(
+        decision("not-attenuated-dropped-caveat", "the leaf drops the root's ModelIn")
+            .chain(leafVariant(CALLER, b -> b.caveats(List.of(new MaxCostUj(500_000)))))
+            .denied("not-attenuated"));
+    c.add(
+        decision("not-attenuated-model-set", "the leaf's ModelIn adds weights-b")
+            .chain(
+                leafVariant(
+                    CALLER,
+                    b ->
+                        b.caveats(
+                            List.of(new MaxCostUj(500_000), ModelIn.of(WEIGHTS_A, WEIGHTS_B)))))
+            .denied("not-attenuated"));
+    c.add(
+        decision(
+                "not-attenuated-resources",
+                "the root lists one request; the leaf widens to every request")
+            .chain(rootThen(Resources.only(Set.of(REQUEST.id())), Resources.all()))
+            .denied("not-attenuated"));
     GrantChain unknown =
         leafVariant(
             CALLER,
@@ -336,102 +304,157 @@ final class GrantCases {
                     new UnknownCaveat(
                         "Geofence",
                         CborMap.builder().put("caveat", "Geofence").put("region", "eu").build())));
-    deny(
-        c,
-        "unknown-caveat",
-        "the leaf carries a Geofence caveat no gate knows (fail closed)",
-        decideInput(present(CALLER, unknown, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "unknown-caveat");
-    GrantChain elsewhere = leafVariant(CALLER, b -> b.subject(did(STRANGER)));
-    deny(
-        c,
-        "wrong-holder",
-        "the leaf is held by another steward",
-        decideInput(present(CALLER, elsewhere, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "wrong-holder");
-    deny(
-        c,
-        "not-yet-valid",
-        "decided one millisecond before not_before",
-        decideInput(p, REQUEST, WEIGHTS_A, T0.minusMillis(1)),
-        "not-yet-valid");
-    deny(
-        c,
-        "expired",
-        "decided exactly at expiry (the window is half-open)",
-        decideInput(p, REQUEST, WEIGHTS_A, T_END),
-        "expired");
-    ObjectNode revoked = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    revoke(revoked, spec.root().id(), NOW);
-    deny(c, "revoked", "the root revoked from the decision time itself", revoked, "revoked");
-    GrantChain summarise = direct(b -> b.actions(Set.of("summarise")));
-    deny(
-        c,
-        "action-not-permitted",
-        "a grant for summarise, not infer",
-        decideInput(present(CALLER, summarise, REQUEST, 7), REQUEST, null, NOW),
-        "action-not-permitted");
-    GrantChain otherResource = direct(b -> b.resources(Resources.only(Set.of(OTHER_REQUEST.id()))));
-    deny(
-        c,
-        "resource-not-permitted",
-        "a grant listing only another request id",
-        decideInput(present(CALLER, otherResource, REQUEST, 7), REQUEST, null, NOW),
-        "resource-not-permitted");
-    deny(
-        c,
-        "caveat-unsatisfied-model",
-        "ModelIn weights-a, the backend runs weights-b",
-        decideInput(p, REQUEST, WEIGHTS_B, NOW),
-        "caveat-unsatisfied");
-    deny(
-        c,
-        "caveat-unsatisfied-no-model",
-        "ModelIn, and the backend names no weights (§2 phase 1)",
-        decideInput(p, REQUEST, null, NOW),
-        "caveat-unsatisfied");
-    ObjectNode spent = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    history(spent, p, REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1000);
-    deny(
-        c,
-        "presentation-spent",
-        "the same presentation (leaf and nonce) spent by an earlier serve",
-        spent,
-        "presentation-spent");
+    c.add(
+        decision("unknown-caveat", "the leaf carries a Geofence caveat no gate knows (fail closed)")
+            .chain(unknown)
+            .denied("unknown-caveat"));
+    c.add(
+        decision("wrong-holder", "the leaf is held by another steward")
+            .chain(leafVariant(CALLER, b -> b.subject(did(STRANGER))))
+            .denied("wrong-holder"));
+    c.add(
+        decision("not-yet-valid", "decided one millisecond before not_before")
+            .at(T0.minusMillis(1))
+            .denied("not-yet-valid"));
+    c.add(
+        decision("expired", "decided exactly at expiry (the window is half-open)")
+            .at(T_END)
+            .denied("expired"));
+    c.add(
+        decision("revoked", "the root revoked from the decision time itself")
+            .editing(in -> revoke(in, spec.root().id(), NOW))
+            .denied("revoked"));
+    c.add(
+        decision("action-not-permitted", "a grant for summarise, not infer")
+            .chain(direct(b -> b.actions(Set.of("summarise"))))
+            .model(null)
+            .denied("action-not-permitted"));
+    c.add(
+        decision("resource-not-permitted", "a grant listing only another request id")
+            .chain(direct(b -> b.resources(Resources.only(Set.of(OTHER_REQUEST.id())))))
+            .model(null)
+            .denied("resource-not-permitted"));
+    c.add(
+        decision("caveat-unsatisfied-model", "ModelIn weights-a, the backend runs weights-b")
+            .model(WEIGHTS_B)
+            .denied("caveat-unsatisfied"));
+    c.add(
+        decision(
+                "caveat-unsatisfied-no-model",
+                "ModelIn, and the backend names no weights (§2 phase 1)")
+            .model(null)
+            .denied("caveat-unsatisfied"));
+    c.add(
+        decision(
+                "presentation-spent",
+                "the same presentation (leaf and nonce) spent by an earlier serve")
+            .editing(in -> history(in, p, REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1000))
+            .denied("presentation-spent"));
     ServeRequest big =
         ServeRequest.generation(
             REQUEST.promptHash(), 5, new ServeBounds(16, Fidelity.F2, 2_000_001));
-    deny(
-        c,
-        "budget-exhausted-ceiling",
-        "a ceiling of 2000001 uJ on a leaf of 2000000",
-        decideInput(present(CALLER, spec, big, 7), big, WEIGHTS_A, NOW),
-        "budget-exhausted");
-    ObjectNode drained = decideInput(p, REQUEST, WEIGHTS_A, NOW);
-    history(
-        drained,
-        present(CALLER, spec, REQUEST, 8),
-        REQUEST,
-        WEIGHTS_A,
-        NOW.minusSeconds(1),
-        1_999_500);
-    deny(
-        c,
-        "budget-exhausted-after-debits",
-        "500 uJ left after earlier debits, below the 1000 uJ ceiling",
-        drained,
-        "budget-exhausted");
+    c.add(
+        decision("budget-exhausted-ceiling", "a ceiling of 2000001 uJ on a leaf of 2000000")
+            .presentation(present(CALLER, spec, big, 7))
+            .request(big)
+            .denied("budget-exhausted"));
+    c.add(
+        decision(
+                "budget-exhausted-after-debits",
+                "500 uJ left after earlier debits, below the 1000 uJ ceiling")
+            .editing(in -> history(in, earlier, REQUEST, WEIGHTS_A, NOW.minusSeconds(1), 1_999_500))
+            .denied("budget-exhausted"));
     return new PackGroup(
         "grants",
         "Deciding a grant presentation as the steward's gate, and debiting it (§2, §2.1, §7 item 1, SPEC 30 §8-10): op decide_grant; a refusal's reason is the denial label of SPEC 30 §9.",
         c);
   }
 
+  private static Decision decision(String slug, String comment) {
+    return new Decision(slug, comment);
+  }
+
+  /**
+   * A decide_grant case being built: SPEC 30 §10's chain presented by the caller (nonce 7) for
+   * {@link #REQUEST} on weights-a at {@link #NOW}, with no revocations or history, unless a setter
+   * says otherwise; the answer it expects ends it.
+   */
+  private static final class Decision {
+    private final String slug;
+    private final String comment;
+    private Presentation presentation;
+    private ServeRequest request = REQUEST;
+    private @Nullable ContentId model = WEIGHTS_A;
+    private Instant at = NOW;
+    private final List<Consumer<ObjectNode>> edits = new ArrayList<>();
+
+    Decision(String slug, String comment) {
+      this.slug = slug;
+      this.comment = comment;
+      this.presentation = present(CALLER, specChain(), REQUEST, 7);
+    }
+
+    /** {@code chain} presented by the caller with nonce 7. */
+    Decision chain(GrantChain chain) {
+      return presented(CALLER, chain, 7);
+    }
+
+    /** {@code chain} presented for the request by {@code by} with nonce {@code nonce}. */
+    Decision presented(SigningKey by, GrantChain chain, int nonce) {
+      return presentation(present(by, chain, REQUEST, nonce));
+    }
+
+    Decision presentation(Presentation p) {
+      presentation = p;
+      return this;
+    }
+
+    /** The request decided, whatever the presentation was signed for. */
+    Decision request(ServeRequest r) {
+      request = r;
+      return this;
+    }
+
+    /** The weights the backend names; null for none. */
+    Decision model(@Nullable ContentId m) {
+      model = m;
+      return this;
+    }
+
+    Decision at(Instant t) {
+      at = t;
+      return this;
+    }
+
+    /** After the decision, debit {@code uj}. */
+    Decision debiting(long uj) {
+      return editing(in -> in.put("debit_uj", uj));
+    }
+
+    /** The input, once built, changed by {@code e} (after any earlier edit). */
+    Decision editing(Consumer<ObjectNode> e) {
+      edits.add(e);
+      return this;
+    }
+
+    PackCase admitted(ObjectNode expected) {
+      return PackCase.valid("grants/" + slug, comment, "decide_grant", input(), expected);
+    }
+
+    PackCase denied(String label) {
+      return PackCase.invalid(
+          "grants/" + slug, comment, "decide_grant", input(), label, "DenialLabel");
+    }
+
+    private ObjectNode input() {
+      ObjectNode in = decideInput(presentation, request, model, at);
+      edits.forEach(e -> e.accept(in));
+      return in;
+    }
+  }
+
   private static ObjectNode expect(String grantId, long remaining) {
-    ObjectNode e = obj();
-    e.put("grant_id", grantId);
-    e.put("remaining_uj", remaining);
-    return e;
+    return obj("grant_id", grantId).put("remaining_uj", remaining);
   }
 
   private static void revoke(ObjectNode in, GrantId id, Instant from) {
@@ -445,7 +468,7 @@ final class GrantCases {
       ObjectNode in, Presentation p, ServeRequest r, ContentId model, Instant at, long debit) {
     ObjectNode h = ((com.fasterxml.jackson.databind.node.ArrayNode) in.get("history")).addObject();
     h.put("presentation", p.toHex());
-    h.set("request", Fixtures.requestJson(r));
+    h.set("request", ReferenceInputs.requestJson(r));
     h.put("model", model.hex());
     h.put("at_ms", at.toEpochMilli());
     h.put("debit_uj", debit);
@@ -493,22 +516,6 @@ final class GrantCases {
             .budgetUj(2_000_000)
             .build();
     return new GrantChain(List.of(r, signed(CALLER, leaf)));
-  }
-
-  private static void attenuation(
-      List<PackCase> c, String slug, String comment, UnaryOperator<Grant.Builder> edit) {
-    GrantChain chain = leafVariant(CALLER, edit);
-    deny(
-        c,
-        slug,
-        comment,
-        decideInput(present(CALLER, chain, REQUEST, 7), REQUEST, WEIGHTS_A, NOW),
-        "not-attenuated");
-  }
-
-  private static void deny(
-      List<PackCase> c, String slug, String comment, ObjectNode in, String label) {
-    c.add(PackCase.invalid("grants/" + slug, comment, "decide_grant", in, label, "DenialLabel"));
   }
 
   // --- the OpenAI binding ----------------------------------------------------------------------

@@ -184,7 +184,8 @@ final class JournalCases {
     empty.putArray("spend");
     empty.putArray("unresolved");
     c.add(ok("empty", "an empty journal: a new steward, chain at sequence 0", steward, "", empty));
-    String ungranted = write(List.of(sealed(0, e0), sealed(1, e1), sealed(2, e2)));
+    List<JournalEntry> ungrantedRecords = List.of(sealed(0, e0), sealed(1, e1), sealed(2, e2));
+    String ungranted = write(ungrantedRecords);
     ObjectNode ungrantedState = obj();
     ungrantedState.put("records", 3);
     ungrantedState.put("next_sequence", 3);
@@ -355,13 +356,7 @@ final class JournalCases {
             1));
     // The transparency log's checkpoints (SPEC 65): signed by the steward over its receipts.
     SignedNote cp3 = checkpoint(STEWARD, e0, e1, e2);
-    String checkpointed =
-        write(
-            List.of(
-                sealed(0, e0),
-                sealed(1, e1),
-                sealed(2, e2),
-                new JournalEntry.Checkpoint(cp3, JournalSeal.by(STEWARD))));
+    String checkpointed = checkpointed(ungrantedRecords, cp3, STEWARD);
     ObjectNode checkpointedState = ungrantedState.deepCopy();
     checkpointedState.put("records", 4);
     c.add(
@@ -377,12 +372,7 @@ final class JournalCases {
             "checkpoint-not-reproduced",
             "receipt 1's envelope id rewritten and every record re-hashed: the chain is whole, but the receipts no longer give the signed root",
             steward,
-            write(
-                List.of(
-                    sealed(0, e0),
-                    sealed(1, forged),
-                    sealed(2, e2),
-                    new JournalEntry.Checkpoint(cp3, JournalSeal.by(STEWARD)))),
+            checkpointed(List.of(sealed(0, e0), sealed(1, forged), sealed(2, e2)), cp3, STEWARD),
             "REPLAY_REFUSED",
             3));
     c.add(
@@ -390,11 +380,7 @@ final class JournalCases {
             "checkpoint-beyond-receipts",
             "a checkpoint of three receipts after only two: a cut journal",
             steward,
-            write(
-                List.of(
-                    sealed(0, e0),
-                    sealed(1, e1),
-                    new JournalEntry.Checkpoint(cp3, JournalSeal.by(STEWARD)))),
+            checkpointed(ungrantedRecords.subList(0, 2), cp3, STEWARD),
             "REPLAY_REFUSED",
             2));
     c.add(
@@ -402,14 +388,8 @@ final class JournalCases {
             "checkpoint-by-another-key",
             "a checkpoint of the same receipts signed by another key",
             steward,
-            write(
-                List.of(
-                    sealed(0, e0),
-                    sealed(1, e1),
-                    sealed(2, e2),
-                    new JournalEntry.Checkpoint(
-                        checkpoint(Fixtures.OTHER_KEY, e0, e1, e2),
-                        JournalSeal.by(Fixtures.OTHER_KEY)))),
+            checkpointed(
+                ungrantedRecords, checkpoint(Fixtures.OTHER_KEY, e0, e1, e2), Fixtures.OTHER_KEY),
             "REPLAY_REFUSED",
             3));
     c.add(
@@ -417,12 +397,7 @@ final class JournalCases {
             "checkpoint-seal-by-another-key",
             "the steward's checkpoint with a journal seal made by another key: the records before it are not bound to the steward's key",
             steward,
-            write(
-                List.of(
-                    sealed(0, e0),
-                    sealed(1, e1),
-                    sealed(2, e2),
-                    new JournalEntry.Checkpoint(cp3, JournalSeal.by(Fixtures.OTHER_KEY)))),
+            checkpointed(ungrantedRecords, cp3, Fixtures.OTHER_KEY),
             "REPLAY_REFUSED",
             3));
     return new PackGroup(
@@ -441,6 +416,17 @@ final class JournalCases {
     return new Checkpoint(origin, tree.size(), tree.root()).sign(key);
   }
 
+  /**
+   * The journal of {@code records} followed by a Checkpoint record of {@code note}, its journal
+   * seal made by {@code sealer}.
+   */
+  private static String checkpointed(
+      List<JournalEntry> records, SignedNote note, SigningKey sealer) {
+    List<JournalEntry> entries = new ArrayList<>(records);
+    entries.add(new JournalEntry.Checkpoint(note, JournalSeal.by(sealer)));
+    return write(entries);
+  }
+
   private static String[] replaceLine(String[] lines, int i, String line) {
     String[] out = lines.clone();
     out[i] = line;
@@ -448,10 +434,7 @@ final class JournalCases {
   }
 
   private static ObjectNode input(String steward, String journal) {
-    ObjectNode in = obj();
-    in.put("steward", steward);
-    in.put("journal", journal);
-    return in;
+    return obj("steward", steward).put("journal", journal);
   }
 
   private static PackCase ok(

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.ReferenceServe;
@@ -197,9 +198,8 @@ public class MeshJavaPackSubject {
       CanonicalCbor.decode(hex(in, "cbor"));
       return NODES.objectNode();
     } catch (CborDecodeException e) {
-      ObjectNode out = NODES.objectNode();
-      out.put("offset", e.offset());
-      throw new Refusal(e.rule().name(), e.getMessage(), out);
+      throw Refusal.locating(
+          e.rule().name(), e.getMessage(), "offset", OptionalLong.of(e.offset()));
     }
   }
 
@@ -292,9 +292,7 @@ public class MeshJavaPackSubject {
               ? ReceiptChain.verifyFromGenesis(envelopes)
               : ReceiptChain.verifySegment(envelopes);
     } catch (ReceiptException e) {
-      ObjectNode out = NODES.objectNode();
-      e.index().ifPresent(i -> out.put("index", i));
-      throw new Refusal(e.reason().name(), e.getMessage(), out);
+      throw Refusal.locating(e.reason().name(), e.getMessage(), "index", e.index());
     }
     ObjectNode out = NODES.objectNode();
     out.put("length", verified.size());
@@ -418,9 +416,7 @@ public class MeshJavaPackSubject {
     try {
       a = gate.decide(p, request(in.path("request")), model(in), at(in));
     } catch (GrantRefusedException e) {
-      ObjectNode out = NODES.objectNode();
-      e.link().ifPresent(i -> out.put("link", i));
-      throw new Refusal(e.label().wire(), e.getMessage(), out);
+      throw Refusal.locating(e.label().wire(), e.getMessage(), "link", e.link());
     }
     ObjectNode out = NODES.objectNode();
     out.put("grant_id", a.grantId().hex());
@@ -492,9 +488,7 @@ public class MeshJavaPackSubject {
         LogReplay.replay(
             contents.records(), Checkpoint.logKey(didKey(in.path("steward").asText())), 0);
       } catch (JournalException e) {
-        ObjectNode out = NODES.objectNode();
-        e.seq().ifPresent(s -> out.put("record", s));
-        throw new Refusal(e.reason().name(), e.getMessage(), out);
+        throw Refusal.locating(e.reason().name(), e.getMessage(), "record", e.seq());
       }
       ObjectNode out = NODES.objectNode();
       out.put("records", contents.records().size());

@@ -10,12 +10,14 @@ import static org.meshjava.conformance.pack.internal.Fixtures.obj;
 import static org.meshjava.conformance.pack.internal.Fixtures.replace;
 import static org.meshjava.conformance.pack.internal.Fixtures.text;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.conformance.ReferenceInputs;
 import org.meshjava.conformance.pack.PackCase;
@@ -51,201 +53,57 @@ final class ReceiptCases {
     return Fixtures.view(Fixtures.serve(ReferenceInputs.v1Commitment()).sealed());
   }
 
-  private static ObjectNode edit(ObjectNode base, Consumer<ObjectNode> e) {
-    ObjectNode v = base.deepCopy();
-    e.accept(v);
-    return v;
-  }
-
   /** The leaf grant id of SPEC 30's worked example, which granted receipts debit. */
   static String grantId() {
     return GrantCases.specChain().leaf().id().hex();
   }
 
-  /** The valid receipts, by slug, with what each shows. */
-  static List<Object[]> validReceipts() {
-    ObjectNode ref = reference();
-    String refId = Fixtures.sealValid(ref).envelope().id().hex();
-    List<Object[]> out = new ArrayList<>();
-    out.add(
-        new Object[] {
-          "reference-vector", "conformance/v1/reference: a generation at genesis", ref
-        });
-    out.add(
-        new Object[] {
-          "decision-vector", "conformance/v1/decision: 2 questions, 7 options", decision()
-        });
-    out.add(
-        new Object[] {
-          "commitment-vector",
-          "conformance/v1/commitment: weights, precision and F1 delivered below an F2 floor",
-          commitment()
-        });
-    out.add(
-        new Object[] {
-          "sequence-1-with-prev",
-          "the second receipt of a chain: sequence 1, prev the first envelope's id",
-          edit(
-              ref,
-              v -> {
-                v.put("sequence", 1);
-                v.put("prev", refId);
-                v.put("nonce", "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf");
-              })
-        });
-    out.add(
-        new Object[] {
-          "multi-backend-route",
-          "four backends weighed: the justification names the count, the runner-up and each refusal",
-          edit(
-              ref,
-              v -> {
-                v.put("backend", "small");
-                v.put("recipe", "small");
-                v.put("route", multiBackendRoute());
-              })
-        });
-    out.add(
-        new Object[] {
-          "hwshunt",
-          "HwShunt with measured_uj: the wedge is floor(measured / accepted) = floor(2345 / 16)",
-          Fixtures.derive(
-              edit(
-                  ref,
-                  v -> {
-                    v.put("energy_provenance", "HwShunt");
-                    v.put("measured_uj", 2345);
-                  }))
-        });
-    out.add(
-        new Object[] {
-          "modelbased-measured",
-          "ModelBased carrying a measurement (§3.3 allows it): floor(1999 / 16)",
-          Fixtures.derive(
-              edit(
-                  ref,
-                  v -> {
-                    v.put("energy_provenance", "ModelBased");
-                    v.put("measured_uj", 1999);
-                  }))
-        });
-    out.add(
-        new Object[] {
-          "modelbased-estimate",
-          "ModelBased without a measurement: the estimate counts",
-          edit(ref, v -> v.put("energy_provenance", "ModelBased"))
-        });
-    out.add(
-        new Object[] {
-          "granted",
-          "a granted serve whose debit stayed within the grant: grant_id, no grant_breach",
-          edit(ref, v -> v.put("grant_id", grantId()))
-        });
-    out.add(
-        new Object[] {
-          "granted-with-breach",
-          "a granted serve whose debit broke MaxCostUj: grant_breach caveat-unsatisfied",
-          Fixtures.derive(
-              edit(
-                  ref,
-                  v -> {
-                    v.put("grant_id", grantId());
-                    v.put("grant_breach", "caveat-unsatisfied");
-                    v.put("estimated_uj", 600_000);
-                  }))
-        });
-    out.add(
-        new Object[] {
-          "granted-budget-breach",
-          "a granted serve whose debit overspent a link: grant_breach budget-exhausted",
-          edit(
-              ref,
-              v -> {
-                v.put("grant_id", grantId());
-                v.put("grant_breach", "budget-exhausted");
-              })
-        });
-    out.add(
-        new Object[] {
-          "decision-three-questions",
-          "3 questions over 12 options, HwShunt: floor(1001 / 3) per decision, floor(1001 / 12) per option",
-          Fixtures.derive(
-              edit(
-                  decision(),
-                  v -> {
-                    v.put("questions_answered", 3);
-                    v.put("options_scored", 12);
-                    v.put("schema_tokens", 11);
-                    v.put("energy_provenance", "HwShunt");
-                    v.put("measured_uj", 1001);
-                  }))
-        });
-    out.add(
-        new Object[] {
-          "no-accepted-tokens",
-          "a generation that accepted no tokens carries no uj_per_accepted_token",
-          Fixtures.derive(
-              edit(
-                  ref,
-                  v -> {
-                    v.put("tokens_out", 0);
-                    v.put("tokens_accepted", 0);
-                  }))
-        });
-    out.add(
-        new Object[] {
-          "speculative",
-          "speculative decoding: 12 of 20 proposed accepted, 4 cache hits; the wedge divides by tokens_accepted",
-          Fixtures.derive(
-              edit(
-                  ref,
-                  v -> {
-                    v.put("tokens_accepted", 12);
-                    v.put("spec_proposed", 20);
-                    v.put("spec_accepted", 12);
-                    v.put("cache_hit_tokens", 4);
-                  }))
-        });
-    out.add(
-        new Object[] {
-          "fidelity-pair-met",
-          "advertised F3, delivered F3 against an F2 floor: fidelity_met 1",
-          edit(
-              ref,
-              v -> {
-                v.put("fidelity_advertised", 3);
-                v.put("fidelity_delivered", 3);
-                v.put("fidelity_floor", 2);
-              })
-        });
-    out.add(
-        new Object[] {
-          "weights-and-adapters",
-          "bf16 weights and a recipe with two adapters",
-          edit(
-              ref,
-              v -> {
-                v.put(
-                    "weights_digest",
-                    "b980d7566c5811977c5ab6fd182b65bcba2d53d9a3c0e83254cc49eb1fbeaf09");
-                v.put("precision", "bf16");
-                v.put("recipe", "base+lora-a+lora-b");
-              })
-        });
-    out.add(
-        new Object[] {
-          "wide-integers",
-          "sequence 2^32 and 2^40 uJ: eight-byte heads",
-          Fixtures.derive(
-              edit(
-                  ref,
-                  v -> {
-                    v.put("sequence", 0x1_0000_0000L);
-                    v.put("prev", refId);
-                    v.put("estimated_uj", 1L << 40);
-                  }))
-        });
-    return out;
+  /**
+   * The values a receipt catalogue names with {@code $}: computed here from the published receipts
+   * and SPEC 30's example, so that the cases stay consistent with them.
+   */
+  private static Map<String, JsonNode> named(ObjectNode ref, ObjectNode decision) {
+    String requestId = ref.get("request_id").asText();
+    return Map.ofEntries(
+        textValue("$reference-envelope-id", Fixtures.sealValid(ref).envelope().id().hex()),
+        textValue("$four-backend-route", multiBackendRoute()),
+        textValue("$spec-leaf-grant-id", grantId()),
+        textValue("$reference-request-id", requestId),
+        textValue("$reference-request-id-upper-case", requestId.toUpperCase(java.util.Locale.ROOT)),
+        textValue("$reference-request-id-short", requestId.substring(1)),
+        textValue("$reference-nonce-15-bytes", ref.get("nonce").asText().substring(2)),
+        textValue("$reference-output-commitment", ref.get("output_commitment").asText()),
+        Map.entry(
+            "$decision-uj-per-decision-plus-one",
+            Fixtures.NODES.numberNode(decision.get("uj_per_decision").asLong() + 1)),
+        Map.entry(
+            "$decision-uj-per-option-scored-minus-one",
+            Fixtures.NODES.numberNode(decision.get("uj_per_option_scored").asLong() - 1)));
+  }
+
+  private static Map.Entry<String, JsonNode> textValue(String name, String value) {
+    return Map.entry(name, Fixtures.NODES.textNode(value));
+  }
+
+  /**
+   * A catalogued receipt's view: its base receipt ({@code reference}, {@code decision} or {@code
+   * commitment}) with the case's fields set, then removed, then its derived figures recomputed
+   * where {@code derive} is true.
+   */
+  private static ObjectNode catalogued(
+      JsonNode k, Map<String, ObjectNode> bases, Map<String, JsonNode> named) {
+    ObjectNode base = bases.get(k.get("base").asText());
+    if (base == null) {
+      throw new IllegalArgumentException("no base receipt " + k.get("base"));
+    }
+    ObjectNode v = base.deepCopy();
+    for (Map.Entry<String, JsonNode> f : k.path("set").properties()) {
+      JsonNode value = f.getValue();
+      boolean isNamed = value.isTextual() && value.asText().startsWith("$");
+      v.set(f.getKey(), isNamed ? Objects.requireNonNull(named.get(value.asText())) : value);
+    }
+    k.path("remove").forEach(r -> v.remove(r.asText()));
+    return k.path("derive").asBoolean() ? Fixtures.derive(v) : v;
   }
 
   /** The route a router of four backends writes for the reference request (SPEC 20 §6). */
@@ -268,11 +126,15 @@ final class ReceiptCases {
 
   static PackGroup valid() {
     List<PackCase> c = new ArrayList<>();
-    for (Object[] r : validReceipts()) {
-      String slug = (String) r[0];
-      String comment = (String) r[1];
-      ObjectNode view = (ObjectNode) r[2];
-      SealedReceipt s = Fixtures.sealValid(view);
+    ObjectNode ref = reference();
+    ObjectNode decision = decision();
+    Map<String, ObjectNode> bases =
+        Map.of("reference", ref, "decision", decision, "commitment", commitment());
+    Map<String, JsonNode> named = named(ref, decision);
+    for (JsonNode k : Fixtures.catalogue("valid-receipts.json").get("cases")) {
+      String slug = k.get("slug").asText();
+      String comment = k.get("comment").asText();
+      SealedReceipt s = Fixtures.sealValid(catalogued(k, bases, named));
       ObjectNode canonicalView = Fixtures.view(s);
       String core = hex(s.receipt().toSignedCore().encode());
       c.add(
@@ -371,15 +233,14 @@ final class ReceiptCases {
         (a, b) ->
             new String(a[0], 1, a[0].length - 1, StandardCharsets.UTF_8)
                 .compareTo(new String(b[0], 1, b[0].length - 1, StandardCharsets.UTF_8)));
-    c.add(
-        PackCase.invalid(
-            "receipts-invalid/keys-in-string-order",
-            "keys sorted as strings (backend first) instead of by their encodings",
-            "verify_envelope",
-            obj("envelope", hex(envelope(map(stringOrder)))),
-            "NOT_CANONICAL_CBOR",
-            "Cbor",
-            "DecoderKeyOrder"));
+    refused(
+        c,
+        "keys-in-string-order",
+        "keys sorted as strings (backend first) instead of by their encodings",
+        map(stringOrder),
+        "NOT_CANONICAL_CBOR",
+        "Cbor",
+        "DecoderKeyOrder");
     List<byte[][]> dup = new ArrayList<>(pairs);
     int ti = indexOf(pairs, "tokens_in");
     dup.add(ti + 1, pairs.get(ti));
@@ -472,351 +333,19 @@ final class ReceiptCases {
     List<byte[][]> intKey = new ArrayList<>(pairs);
     intKey.add(0, new byte[][] {new byte[] {0x01}, new byte[] {0x00}});
     malformed(c, "integer-key", "an integer key 1 beside the text keys", map(intKey), "UnknownKey");
-    view(
-        c,
-        "unknown-key",
-        "a key mesh/1 does not define (model)",
-        ref,
-        v -> v.put("model", "gpt"),
-        "MALFORMED_RECEIPT",
-        "UnknownKey");
-    view(
-        c,
-        "missing-route",
-        "no route",
-        ref,
-        v -> v.remove("route"),
-        "MALFORMED_RECEIPT",
-        "MissingKey");
-    view(
-        c,
-        "missing-nonce",
-        "no nonce",
-        ref,
-        v -> v.remove("nonce"),
-        "MALFORMED_RECEIPT",
-        "MissingKey");
-    view(
-        c,
-        "missing-estimate",
-        "no estimated_uj (always present, §6.1)",
-        ref,
-        v -> v.remove("estimated_uj"),
-        "MALFORMED_RECEIPT",
-        "MissingKey");
-    view(
-        c,
-        "other-profile",
-        "mesh_receipt mesh/2",
-        ref,
-        v -> v.put("mesh_receipt", "mesh/2"),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "floor-above-f4",
-        "fidelity_floor 5",
-        ref,
-        v -> v.put("fidelity_floor", 5),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "fidelity-met-2",
-        "fidelity_met 2: a flag is 0 or 1",
-        ref,
-        v -> v.put("fidelity_met", 2),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "unknown-provenance",
-        "energy_provenance Measured",
-        ref,
-        v -> v.put("energy_provenance", "Measured"),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "provenance-case",
-        "energy_provenance hwshunt in lower case",
-        ref,
-        v -> v.put("energy_provenance", "hwshunt"),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "request-id-upper-case",
-        "request_id in upper-case hex",
-        ref,
-        v -> v.put("request_id", v.get("request_id").asText().toUpperCase(java.util.Locale.ROOT)),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "request-id-short",
-        "request_id of 63 hex digits",
-        ref,
-        v -> v.put("request_id", v.get("request_id").asText().substring(1)),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "nonce-15-bytes",
-        "a nonce of 15 bytes",
-        ref,
-        v -> v.put("nonce", v.get("nonce").asText().substring(2)),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "steward-not-did-key",
-        "steward is not a did:key (the kid is)",
-        ref,
-        v -> v.put("steward", "steward-1"),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-    view(
-        c,
-        "tokens-in-above-u32",
-        "tokens_in 2^32, beyond a u32 counter",
-        ref,
-        v -> v.put("tokens_in", 0x1_0000_0000L),
-        "MALFORMED_RECEIPT",
-        "FieldValue");
-
-    // Couplings (§3.3, §3.2.1, §3.6) and derived figures (§6.2).
-    view(
-        c,
-        "hwshunt-without-measurement",
-        "HwShunt without measured_uj (§3.3)",
-        ref,
-        v -> v.put("energy_provenance", "HwShunt"),
-        "INCONSISTENT_RECEIPT",
-        "ProvenanceCoupling");
-    view(
-        c,
-        "estimator-with-measurement",
-        "Estimator with measured_uj (§3.3)",
-        ref,
-        v -> {
-          v.put("measured_uj", 2500);
-        },
-        "INCONSISTENT_RECEIPT",
-        "ProvenanceCoupling");
-    view(
-        c,
-        "weights-without-precision",
-        "weights_digest without precision (§3.6)",
-        ref,
-        v ->
-            v.put(
-                "weights_digest",
-                "b980d7566c5811977c5ab6fd182b65bcba2d53d9a3c0e83254cc49eb1fbeaf09"),
-        "INCONSISTENT_RECEIPT",
-        "WeightsPair");
-    view(
-        c,
-        "precision-without-weights",
-        "precision without weights_digest (§3.6)",
-        ref,
-        v -> v.put("precision", "fp32"),
-        "INCONSISTENT_RECEIPT",
-        "WeightsPair");
-    view(
-        c,
-        "advertised-without-delivered",
-        "fidelity_advertised alone (§3.2.1)",
-        ref,
-        v -> v.put("fidelity_advertised", 2),
-        "INCONSISTENT_RECEIPT",
-        "FidelityPair");
-    view(
-        c,
-        "delivered-without-advertised",
-        "fidelity_delivered alone (§3.2.1)",
-        ref,
-        v -> v.put("fidelity_delivered", 2),
-        "INCONSISTENT_RECEIPT",
-        "FidelityPair");
-    view(
-        c,
-        "delivered-above-advertised",
-        "delivered F3 above an F2 rating (§3.2.1 refuses, never clamps)",
-        ref,
-        v -> {
-          v.put("fidelity_advertised", 2);
-          v.put("fidelity_delivered", 3);
-        },
-        "INCONSISTENT_RECEIPT",
-        "FidelityPair");
-    view(
-        c,
-        "met-despite-delivered-below-floor",
-        "fidelity_met 1 although F1 was delivered against an F2 floor",
-        commitment(),
-        v -> v.put("fidelity_met", 1),
-        "INCONSISTENT_RECEIPT",
-        "FidelityMet");
-    view(
-        c,
-        "unmet-despite-delivered-at-floor",
-        "fidelity_met 0 although F2 was delivered against an F2 floor",
-        commitment(),
-        v -> v.put("fidelity_delivered", 2),
-        "INCONSISTENT_RECEIPT",
-        "FidelityMet");
-    view(
-        c,
-        "decision-keys-one-of-three",
-        "questions_answered on a generation, without options_scored and schema_tokens",
-        ref,
-        v -> v.put("questions_answered", 1),
-        "INCONSISTENT_RECEIPT",
-        "DecisionKeys");
-    view(
-        c,
-        "decision-keys-two-of-three",
-        "a decision without schema_tokens",
-        decision(),
-        v -> v.remove("schema_tokens"),
-        "INCONSISTENT_RECEIPT",
-        "DecisionKeys");
-    view(
-        c,
-        "wedge-rounded",
-        "uj_per_accepted_token rounded up (157) instead of floor(2500 / 16) = 156",
-        ref,
-        v -> v.put("uj_per_accepted_token", 157),
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "wedge-from-estimate",
-        "HwShunt, but the wedge divides the estimate instead of the measurement",
-        ref,
-        v -> {
-          v.put("energy_provenance", "HwShunt");
-          v.put("measured_uj", 2345);
-        },
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "wedge-missing",
-        "a generation with accepted tokens and no uj_per_accepted_token",
-        ref,
-        v -> v.remove("uj_per_accepted_token"),
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "wedge-without-accepted-tokens",
-        "uj_per_accepted_token although no token was accepted",
-        ref,
-        v -> {
-          v.put("tokens_out", 0);
-          v.put("tokens_accepted", 0);
-        },
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "wedge-on-decision",
-        "a decision carrying uj_per_accepted_token",
-        decision(),
-        v -> v.put("uj_per_accepted_token", 1),
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "per-decision-wrong",
-        "uj_per_decision off by one",
-        decision(),
-        v -> v.put("uj_per_decision", v.get("uj_per_decision").asLong() + 1),
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "per-decision-rounded",
-        "uj_per_decision rounded (1580 / 3 = 526.67 written 527)",
-        decision(),
-        v -> {
-          v.put("questions_answered", 3);
-          v.put("uj_per_decision", 527);
-        },
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "per-option-wrong",
-        "uj_per_option_scored off by one",
-        decision(),
-        v -> v.put("uj_per_option_scored", v.get("uj_per_option_scored").asLong() - 1),
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "per-decision-missing",
-        "a decision without uj_per_decision",
-        decision(),
-        v -> v.remove("uj_per_decision"),
-        "INCONSISTENT_RECEIPT",
-        "DerivedFigure");
-    view(
-        c,
-        "commitment-on-decision",
-        "a decision carrying output_commitment (§6.4)",
-        decision(),
-        v -> v.put("output_commitment", ref.get("output_commitment").asText()),
-        "INCONSISTENT_RECEIPT",
-        "CommitmentOnDecision");
-    view(
-        c,
-        "breach-without-grant",
-        "grant_breach on an ungranted receipt",
-        ref,
-        v -> v.put("grant_breach", "caveat-unsatisfied"),
-        "INCONSISTENT_RECEIPT",
-        "BreachWithoutGrant");
-    view(
-        c,
-        "prev-at-genesis",
-        "prev at sequence 0 (§6.3)",
-        ref,
-        v -> v.put("prev", v.get("request_id").asText()),
-        "INCONSISTENT_RECEIPT",
-        "PrevCoupling");
-    view(
-        c,
-        "no-prev-after-genesis",
-        "sequence 1 without prev (§6.3)",
-        ref,
-        v -> v.put("sequence", 1),
-        "INCONSISTENT_RECEIPT",
-        "PrevCoupling");
-    view(
-        c,
-        "spec-accepted-above-proposed",
-        "spec_accepted 3 above spec_proposed 2 (SPEC 20 §2)",
-        ref,
-        v -> {
-          v.put("spec_proposed", 2);
-          v.put("spec_accepted", 3);
-        },
-        "INCONSISTENT_RECEIPT",
-        "SpecAccepted");
-    view(
-        c,
-        "options-below-questions",
-        "options_scored 1 below questions_answered 2",
-        decision(),
-        v -> {
-          v.put("options_scored", 1);
-          Fixtures.derive(v);
-        },
-        "INCONSISTENT_RECEIPT",
-        "DecisionKeys");
+    ObjectNode decision = decision();
+    Map<String, ObjectNode> bases =
+        Map.of("reference", ref, "decision", decision, "commitment", commitment());
+    Map<String, JsonNode> named = named(ref, decision);
+    for (JsonNode k : Fixtures.catalogue("refused-receipts.json").get("cases")) {
+      refused(
+          c,
+          k.get("slug").asText(),
+          k.get("comment").asText(),
+          Fixtures.rawCore(catalogued(k, bases, named)).encode(),
+          k.get("reason").asText(),
+          k.get("flag").asText());
+    }
     return new PackGroup(
         "receipts-invalid",
         "Signed cores that must be refused, each inside a correctly signed envelope so that only the payload is at fault (SPEC 20 §2, §3 step 9): op verify_envelope.",
@@ -834,45 +363,30 @@ final class ReceiptCases {
   }
 
   private static void cbor(List<PackCase> c, String slug, String comment, byte[] payload) {
-    c.add(
-        PackCase.invalid(
-            "receipts-invalid/" + slug,
-            comment,
-            "verify_envelope",
-            obj("envelope", hex(envelope(payload))),
-            "NOT_CANONICAL_CBOR",
-            "Cbor"));
+    refused(c, slug, comment, payload, "NOT_CANONICAL_CBOR", "Cbor");
   }
 
   private static void malformed(
       List<PackCase> c, String slug, String comment, byte[] payload, String flag) {
+    refused(c, slug, comment, payload, "MALFORMED_RECEIPT", flag);
+  }
+
+  /** A signed core {@code payload}, correctly signed, that must be refused for {@code reason}. */
+  private static void refused(
+      List<PackCase> c,
+      String slug,
+      String comment,
+      byte[] payload,
+      String reason,
+      String... flags) {
     c.add(
         PackCase.invalid(
             "receipts-invalid/" + slug,
             comment,
             "verify_envelope",
             obj("envelope", hex(envelope(payload))),
-            "MALFORMED_RECEIPT",
-            flag));
-  }
-
-  private static void view(
-      List<PackCase> c,
-      String slug,
-      String comment,
-      ObjectNode base,
-      Consumer<ObjectNode> e,
-      String reason,
-      String flag) {
-    ObjectNode v = edit(base, e);
-    c.add(
-        PackCase.invalid(
-            "receipts-invalid/" + slug,
-            comment,
-            "verify_envelope",
-            obj("envelope", hex(envelope(Fixtures.rawCore(v).encode()))),
             reason,
-            flag));
+            flags));
   }
 
   // --- envelopes -------------------------------------------------------------------------------

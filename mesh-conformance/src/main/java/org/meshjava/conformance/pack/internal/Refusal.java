@@ -2,6 +2,8 @@ package org.meshjava.conformance.pack.internal;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,6 +24,25 @@ final class Refusal extends Exception {
     super(detail);
     this.reason = reason;
     this.output = output;
+  }
+
+  /**
+   * A refusal whose output names where the failure lies, as the fact {@code key} (the index of a
+   * bad chain link, a journal record, a CBOR offset), when the failure located it.
+   */
+  static Refusal locating(String reason, @Nullable String detail, String key, OptionalLong at) {
+    ObjectNode out = JsonNodeFactory.instance.objectNode();
+    at.ifPresent(v -> out.put(key, v));
+    return new Refusal(reason, detail, out);
+  }
+
+  /** {@link #locating(String, String, String, OptionalLong)} for an {@code int} position. */
+  static Refusal locating(String reason, @Nullable String detail, String key, OptionalInt at) {
+    return locating(
+        reason,
+        detail,
+        key,
+        at.isPresent() ? OptionalLong.of(at.getAsInt()) : OptionalLong.empty());
   }
 
   String reason() {
