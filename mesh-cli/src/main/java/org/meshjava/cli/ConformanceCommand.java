@@ -23,14 +23,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Run the mesh/1 conformance pack against a subject, or be mesh-java's subject.",
     subcommands = {ConformanceCommand.Run.class, ConformanceCommand.Subject.class})
-final class ConformanceCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
+final class ConformanceCommand extends CommandGroup {
   /** {@code mesh conformance run --subject CMD}. */
   @Command(
       name = "run",

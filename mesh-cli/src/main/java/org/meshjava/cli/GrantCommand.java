@@ -45,14 +45,7 @@ import picocli.CommandLine.Spec;
       GrantCommand.Show.class,
       GrantCommand.Revoke.class
     })
-final class GrantCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
+final class GrantCommand extends CommandGroup {
   /** Narrowing caveats any new grant may carry. */
   static final class Caveats {
     @Option(

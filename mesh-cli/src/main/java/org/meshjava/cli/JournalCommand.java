@@ -70,14 +70,7 @@ import picocli.CommandLine.Spec;
       JournalCommand.Import.class,
       JournalCommand.ResumeGrants.class
     })
-final class JournalCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
+final class JournalCommand extends CommandGroup {
   /** Options shared by both subcommands. */
   abstract static class Common {
     @Spec CommandSpec spec;

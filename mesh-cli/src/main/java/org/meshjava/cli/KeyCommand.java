@@ -15,14 +15,7 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Make and read key files (hex Ed25519 seed, mode 0600).",
     subcommands = {KeyCommand.Generate.class, KeyCommand.Show.class})
-final class KeyCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
+final class KeyCommand extends CommandGroup {
   @Command(
       name = "generate",
       mixinStandardHelpOptions = true,

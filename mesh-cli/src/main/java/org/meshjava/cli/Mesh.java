@@ -24,16 +24,9 @@ import picocli.CommandLine.Command;
       ConformanceCommand.class,
       LogCommand.class
     })
-public final class Mesh implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+public final class Mesh extends CommandGroup {
   /** Creates the command. */
   public Mesh() {}
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
 
   /** Runs the command with {@code args} and returns its exit code. */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
