@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.Caveat;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.IssuanceException;
@@ -25,6 +26,7 @@ import org.meshjava.openai.BindingException;
 import org.meshjava.openai.GrantedServeRequest;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -81,15 +83,52 @@ final class GrantCommand extends CommandGroup {
     }
   }
 
-  /** Writes {@code text} as the one line of {@code file} and says so, and what it is, on stdout. */
-  private static void write(CommandSpec spec, Path file, String text, String what)
-      throws CliException {
-    GrantFiles.writeLine(file, text);
-    spec.commandLine().getOut().println("wrote " + file + ": " + what);
+  /**
+   * A grant tool that signs something the JCP library may refuse (a budget above the parent's, a
+   * key that is not the leaf's subject, …): the refusal is one line, {@code refused:} and why. A
+   * value the library rejects (an expiry before the start) is an {@link IllegalArgumentException},
+   * which the command's error handler prints as its one line.
+   */
+  abstract static class Signer implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Override
+    public final Integer call() throws CliException {
+      try {
+        sign();
+        return 0;
+      } catch (IssuanceException e) {
+        throw new CliException("refused: " + e.getMessage(), e);
+      }
+    }
+
+    /** Signs what the tool makes and writes it. */
+    abstract void sign() throws CliException, IssuanceException;
+
+    /**
+     * Writes {@code text} as the one line of {@code file} and says so, and what it is, on stdout.
+     */
+    final void write(Path file, String text, String what) throws CliException {
+      GrantFiles.writeLine(file, text);
+      spec.commandLine().getOut().println("wrote " + file + ": " + what);
+    }
   }
 
-  private static CliException refused(IssuanceException e) {
-    return new CliException("refused: " + e.getMessage(), e);
+  /** A chain its holder delegates or shards, and the holder's key, which signs the new links. */
+  static final class HeldChain {
+    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
+    Path holderKey;
+
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path chainFile;
+
+    SigningKey key() throws CliException {
+      return KeyFile.read(holderKey);
+    }
+
+    GrantChain chain() throws CliException {
+      return GrantFiles.readChain(chainFile);
+    }
   }
 
   private static void describe(PrintWriter out, GrantChain chain) {
@@ -115,9 +154,7 @@ final class GrantCommand extends CommandGroup {
       name = "issue",
       mixinStandardHelpOptions = true,
       description = "Issue a root grant to a subject (a steward, or a holder who will delegate).")
-  static final class Issue implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Issue extends Signer {
     @Option(names = "--issuer-key", required = true, paramLabel = "FILE")
     Path issuerKey;
 
@@ -148,24 +185,17 @@ final class GrantCommand extends CommandGroup {
     Path out;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       Instant now = Instant.now();
-      try {
-        GrantChain chain =
-            Jcp.issueRoot(
-                KeyFile.read(issuerKey),
-                GrantFiles.did(subject),
-                GrantFiles.nonNegative("--budget-uj", budgetUj),
-                GrantFiles.when(notBefore, now),
-                GrantFiles.when(expires, now),
-                caveats.toArray());
-        write(spec, out, chain.toHex(), "grant " + chain.leaf().id());
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
-      } catch (IllegalArgumentException e) {
-        throw new CliException(String.valueOf(e.getMessage()), e);
-      }
+      GrantChain chain =
+          Jcp.issueRoot(
+              KeyFile.read(issuerKey),
+              GrantFiles.did(subject),
+              GrantFiles.nonNegative("--budget-uj", budgetUj),
+              GrantFiles.when(notBefore, now),
+              GrantFiles.when(expires, now),
+              caveats.toArray());
+      write(out, chain.toHex(), "grant " + chain.leaf().id());
     }
   }
 
@@ -175,9 +205,7 @@ final class GrantCommand extends CommandGroup {
       description =
           "Sign a revocation of a grant from a time on, for stewards to load"
               + " (mesh serve --revocations, or POST /v1/mesh/revocations).")
-  static final class Revoke implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Revoke extends Signer {
     @Option(
         names = "--issuer-key",
         required = true,
@@ -209,7 +237,7 @@ final class GrantCommand extends CommandGroup {
     Path out;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       GrantChain chain = GrantFiles.readChain(chainFile);
       int index = link == null ? chain.links().size() - 1 : link;
       if (index < 0 || index >= chain.links().size()) {
@@ -217,18 +245,12 @@ final class GrantCommand extends CommandGroup {
             "--link " + index + ": the chain has links 0 to " + (chain.links().size() - 1));
       }
       GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
-      try {
-        Revocation r =
-            Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
-        write(
-            spec,
-            out,
-            r.toHex(),
-            "grant " + r.grantId() + " revoked from " + r.from() + " by " + r.revoker());
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
-      }
+      Revocation r =
+          Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
+      write(
+          out,
+          r.toHex(),
+          "grant " + r.grantId() + " revoked from " + r.from() + " by " + r.revoker());
     }
   }
 
@@ -236,14 +258,8 @@ final class GrantCommand extends CommandGroup {
       name = "delegate",
       mixinStandardHelpOptions = true,
       description = "Delegate a chain's leaf to a new subject with a smaller budget.")
-  static final class Delegate implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
-    Path holderKey;
-
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+  static final class Delegate extends Signer {
+    @Mixin HeldChain held;
 
     @Option(names = "--subject", required = true, paramLabel = "DID")
     String subject;
@@ -258,26 +274,18 @@ final class GrantCommand extends CommandGroup {
     Path out;
 
     @Override
-    public Integer call() throws CliException {
-      try {
-        GrantChain chain =
-            Jcp.delegate(
-                KeyFile.read(holderKey),
-                GrantFiles.readChain(chainFile),
-                GrantFiles.did(subject),
-                GrantFiles.nonNegative("--budget-uj", budgetUj),
-                caveats.toArray());
-        write(
-            spec,
-            out,
-            chain.toHex(),
-            "grant " + chain.leaf().id() + " (" + chain.links().size() + " links)");
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
-      } catch (IllegalArgumentException e) {
-        throw new CliException(String.valueOf(e.getMessage()), e);
-      }
+    void sign() throws CliException, IssuanceException {
+      GrantChain chain =
+          Jcp.delegate(
+              held.key(),
+              held.chain(),
+              GrantFiles.did(subject),
+              GrantFiles.nonNegative("--budget-uj", budgetUj),
+              caveats.toArray());
+      write(
+          out,
+          chain.toHex(),
+          "grant " + chain.leaf().id() + " (" + chain.links().size() + " links)");
     }
   }
 
@@ -285,14 +293,8 @@ final class GrantCommand extends CommandGroup {
       name = "shard",
       mixinStandardHelpOptions = true,
       description = "Shard a chain's leaf into one child per steward; shares must sum within it.")
-  static final class ShardCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
-    Path holderKey;
-
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+  static final class ShardCommand extends Signer {
+    @Mixin HeldChain held;
 
     @Option(
         names = "--share",
@@ -309,7 +311,7 @@ final class GrantCommand extends CommandGroup {
     Path outDir;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       List<Shard> list = new ArrayList<>();
       for (String s : shares) {
         int eq = s.lastIndexOf('=');
@@ -325,20 +327,13 @@ final class GrantCommand extends CommandGroup {
           throw new CliException("--share " + s + ": " + e.getMessage(), e);
         }
       }
-      try {
-        List<GrantChain> out =
-            Jcp.shard(KeyFile.read(holderKey), GrantFiles.readChain(chainFile), list);
-        for (int i = 0; i < out.size(); i++) {
-          Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
-          write(
-              spec,
-              file,
-              out.get(i).toHex(),
-              list.get(i).budgetUj() + " uJ held by " + list.get(i).steward());
-        }
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
+      List<GrantChain> out = Jcp.shard(held.key(), held.chain(), list);
+      for (int i = 0; i < out.size(); i++) {
+        Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
+        write(
+            file,
+            out.get(i).toHex(),
+            list.get(i).budgetUj() + " uJ held by " + list.get(i).steward());
       }
     }
   }
@@ -363,9 +358,7 @@ final class GrantCommand extends CommandGroup {
       name = "present",
       mixinStandardHelpOptions = true,
       description = "Sign a presentation of a chain for one request (the leaf's issuer signs).")
-  static final class Present implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Present extends Signer {
     @Option(names = "--caller-key", required = true, paramLabel = "FILE")
     Path callerKey;
 
@@ -390,7 +383,7 @@ final class GrantCommand extends CommandGroup {
     Path outBody;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       ServeRequest request;
       JsonNode body = null;
       if (source.body != null) {
@@ -403,25 +396,17 @@ final class GrantCommand extends CommandGroup {
       } else {
         request = requestFromJson(GrantFiles.readJson(source.request));
       }
-      Presentation p;
-      try {
-        p = Jcp.present(KeyFile.read(callerKey), GrantFiles.readChain(chainFile), request);
-      } catch (IssuanceException e) {
-        throw refused(e);
-      }
+      Presentation p =
+          Jcp.present(KeyFile.read(callerKey), GrantFiles.readChain(chainFile), request);
       write(
-          spec,
-          out,
-          p.toHex(),
-          "presentation of grant " + p.grantId() + " for request " + request.id());
+          out, p.toHex(), "presentation of grant " + p.grantId() + " for request " + request.id());
       if (outBody != null) {
         if (body == null || !body.isObject()) {
           throw new CliException("--out-body needs --body");
         }
         ((ObjectNode) body).put("jcp_presentation", p.toHex());
-        write(spec, outBody, body.toString(), "the body with jcp_presentation");
+        write(outBody, body.toString(), "the body with jcp_presentation");
       }
-      return 0;
     }
 
     private static ServeRequest requestFromJson(JsonNode json) throws CliException {
