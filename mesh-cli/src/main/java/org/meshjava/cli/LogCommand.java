@@ -28,6 +28,7 @@ import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -42,40 +43,44 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = "Fetch and verify the steward's transparency log: checkpoints and proofs.",
     subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
-final class LogCommand implements Runnable {
+final class LogCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @Spec CommandSpec spec;
+  /** The running server {@code checkpoint} and {@code prove} fetch from. */
+  static final class Server {
+    @Option(
+        names = "--server",
+        required = true,
+        description = "The server: host:port or its base URL.")
+    String server;
 
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
-  static String get(String server, String path) throws CliException {
-    String base = server.replaceAll("/+$", "").replaceAll("/v1$", "");
-    if (!base.contains("://")) {
-      base = "http://" + base;
-    }
-    try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base + path))
-                  .timeout(Duration.ofSeconds(30))
-                  .GET()
-                  .build(),
-              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      if (r.statusCode() != 200) {
-        throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+    /** The body of a {@code GET} of {@code path} on the server, which must answer 200. */
+    String get(String path) throws CliException {
+      String base = server.replaceAll("/+$", "").replaceAll("/v1$", "");
+      if (!base.contains("://")) {
+        base = "http://" + base;
       }
-      return r.body();
-    } catch (IOException e) {
-      throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CliException("interrupted", e);
-    } catch (IllegalArgumentException e) {
-      throw new CliException("not a server URL: " + server, e);
+      try (HttpClient http =
+          HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        if (r.statusCode() != 200) {
+          throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+        }
+        return r.body();
+      } catch (IOException e) {
+        throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliException("interrupted", e);
+      } catch (IllegalArgumentException e) {
+        throw new CliException("not a server URL: " + server, e);
+      }
     }
   }
 
@@ -111,11 +116,7 @@ final class LogCommand implements Runnable {
   static final class Fetch implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(
-        names = "--server",
-        required = true,
-        description = "The server: host:port or its base URL.")
-    String server;
+    @Mixin Server server;
 
     @Option(
         names = {"-o", "--out"},
@@ -124,7 +125,7 @@ final class LogCommand implements Runnable {
 
     @Override
     public Integer call() throws CliException {
-      JsonNode answer = json(get(server, "/v1/mesh/checkpoint"), "the answer");
+      JsonNode answer = json(server.get("/v1/mesh/checkpoint"), "the answer");
       write(spec.commandLine().getOut(), out, answer.path("checkpoint").asText());
       return 0;
     }
@@ -139,11 +140,7 @@ final class LogCommand implements Runnable {
   static final class Prove implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(
-        names = "--server",
-        required = true,
-        description = "The server: host:port or its base URL.")
-    String server;
+    @Mixin Server server;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Which which;
@@ -199,7 +196,7 @@ final class LogCommand implements Runnable {
         path =
             "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
       }
-      write(spec.commandLine().getOut(), out, get(server, path) + "\n");
+      write(spec.commandLine().getOut(), out, server.get(path) + "\n");
       return 0;
     }
   }
