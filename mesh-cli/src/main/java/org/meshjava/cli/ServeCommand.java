@@ -254,7 +254,7 @@ final class ServeCommand implements Callable<Integer> {
       sb.chainHead(ChainHead.GENESIS);
     }
     List<ServingEngine> backends =
-        new java.util.ArrayList<>(c.backends().isEmpty() ? defaults() : c.backends());
+        new java.util.ArrayList<>(c.backends().isEmpty() ? referenceBackends(LOCAL) : c.backends());
     // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
     // lists it joins only when asked for ("default_decision_engine": true), so that what is
     // served is what the file says.
@@ -522,8 +522,12 @@ final class ServeCommand implements Callable<Integer> {
   private static final ServeConcurrency LOCAL =
       ServeConcurrency.cpuDefault().withMaxWaitingServes(0);
 
-  /** The embedded backends when the configuration names none: the demo's three. */
-  static List<ServingEngine> defaults() {
+  /**
+   * The embedded backends when the configuration names none, and the demo's: three weights-free
+   * reference engines at different fidelities and costs (tiny F1, reference F2, frontier F4), each
+   * bounded by {@code concurrency}.
+   */
+  static List<ServingEngine> referenceBackends(ServeConcurrency concurrency) {
     return List.of(
         ReferenceEngine.builder()
             .name("tiny")
@@ -531,9 +535,9 @@ final class ServeCommand implements Callable<Integer> {
             .fidelity(Fidelity.F1)
             .costProfile(CostProfile.perToken(40).withOptionCost(10))
             .workPerToken(4)
-            .concurrency(LOCAL)
+            .concurrency(concurrency)
             .build(),
-        ReferenceEngine.builder().name("reference").concurrency(LOCAL).build(),
+        ReferenceEngine.builder().name("reference").concurrency(concurrency).build(),
         ReferenceEngine.builder()
             .name("frontier")
             .recipe(Recipe.of("frontier-ref").with("instruct"))
@@ -541,7 +545,7 @@ final class ServeCommand implements Callable<Integer> {
             .costProfile(CostProfile.perToken(900).withOptionCost(200))
             .workPerToken(64)
             .reportsDelivered(true)
-            .concurrency(LOCAL)
+            .concurrency(concurrency)
             .build());
   }
 }
