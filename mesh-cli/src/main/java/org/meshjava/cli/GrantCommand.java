@@ -48,6 +48,24 @@ import picocli.CommandLine.Spec;
       GrantCommand.Revoke.class
     })
 final class GrantCommand extends CommandGroup {
+  /** What a new link grants (issue, delegate): its budget and the caveats that narrow it. */
+  static final class Terms {
+    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
+    long budgetUj;
+
+    @ArgGroup(exclusive = false)
+    Caveats caveats = new Caveats();
+
+    /** The budget, refused naming the flag if negative. */
+    long budget() throws CliException {
+      return GrantFiles.nonNegative("--budget-uj", budgetUj);
+    }
+
+    Caveat[] caveats() throws CliException {
+      return caveats.toArray();
+    }
+  }
+
   /** Narrowing caveats any new grant may carry. */
   static final class Caveats {
     @Option(
@@ -165,8 +183,7 @@ final class GrantCommand extends CommandGroup {
         description = "Who holds it: the steward's did:key (GET /v1/mesh/steward).")
     String subject;
 
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
-    long budgetUj;
+    @Mixin Terms terms;
 
     @Option(names = "--not-before", defaultValue = "now", paramLabel = "WHEN")
     String notBefore;
@@ -178,9 +195,6 @@ final class GrantCommand extends CommandGroup {
         description = "An instant (2026-12-31T00:00:00Z) or a duration from now (PT24H).")
     String expires;
 
-    @ArgGroup(exclusive = false)
-    Caveats caveats = new Caveats();
-
     @Option(names = "--out", required = true, paramLabel = "FILE")
     Path out;
 
@@ -191,10 +205,10 @@ final class GrantCommand extends CommandGroup {
           Jcp.issueRoot(
               KeyFile.read(issuerKey),
               GrantFiles.did(subject),
-              GrantFiles.nonNegative("--budget-uj", budgetUj),
+              terms.budget(),
               GrantFiles.when(notBefore, now),
               GrantFiles.when(expires, now),
-              caveats.toArray());
+              terms.caveats());
       write(out, chain.toHex(), "grant " + chain.leaf().id());
     }
   }
@@ -264,11 +278,7 @@ final class GrantCommand extends CommandGroup {
     @Option(names = "--subject", required = true, paramLabel = "DID")
     String subject;
 
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
-    long budgetUj;
-
-    @ArgGroup(exclusive = false)
-    Caveats caveats = new Caveats();
+    @Mixin Terms terms;
 
     @Option(names = "--out", required = true, paramLabel = "FILE")
     Path out;
@@ -277,11 +287,7 @@ final class GrantCommand extends CommandGroup {
     void sign() throws CliException, IssuanceException {
       GrantChain chain =
           Jcp.delegate(
-              held.key(),
-              held.chain(),
-              GrantFiles.did(subject),
-              GrantFiles.nonNegative("--budget-uj", budgetUj),
-              caveats.toArray());
+              held.key(), held.chain(), GrantFiles.did(subject), terms.budget(), terms.caveats());
       write(
           out,
           chain.toHex(),
