@@ -38,8 +38,6 @@ import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh demo}: a steward on embedded defaults (a fresh key, three reference backends at
@@ -50,11 +48,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "demo",
-    mixinStandardHelpOptions = true,
     description = "Serve a few requests on embedded defaults and print each route and receipt.")
-final class DemoCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class DemoCommand extends MeshCommand implements Callable<Integer> {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 

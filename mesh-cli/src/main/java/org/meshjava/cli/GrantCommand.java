@@ -27,9 +27,7 @@ import org.meshjava.openai.GrantedServeRequest;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh grant issue|delegate|shard|present|show|revoke}: the caller's grant tools (§2.1,
@@ -37,7 +35,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "grant",
-    mixinStandardHelpOptions = true,
     description = "Issue, delegate, shard and present grants; files of one hex line.",
     subcommands = {
       GrantCommand.Issue.class,
@@ -107,9 +104,7 @@ final class GrantCommand extends CommandGroup {
    * value the library rejects (an expiry before the start) is an {@link IllegalArgumentException},
    * which the command's error handler prints as its one line.
    */
-  abstract static class Signer implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  abstract static class Signer extends MeshCommand implements Callable<Integer> {
     @Override
     public final Integer call() throws CliException {
       try {
@@ -170,7 +165,6 @@ final class GrantCommand extends CommandGroup {
 
   @Command(
       name = "issue",
-      mixinStandardHelpOptions = true,
       description = "Issue a root grant to a subject (a steward, or a holder who will delegate).")
   static final class Issue extends Signer {
     @Option(names = "--issuer-key", required = true, paramLabel = "FILE")
@@ -215,7 +209,6 @@ final class GrantCommand extends CommandGroup {
 
   @Command(
       name = "revoke",
-      mixinStandardHelpOptions = true,
       description =
           "Sign a revocation of a grant from a time on, for stewards to load"
               + " (mesh serve --revocations, or POST /v1/mesh/revocations).")
@@ -270,7 +263,6 @@ final class GrantCommand extends CommandGroup {
 
   @Command(
       name = "delegate",
-      mixinStandardHelpOptions = true,
       description = "Delegate a chain's leaf to a new subject with a smaller budget.")
   static final class Delegate extends Signer {
     @Mixin HeldChain held;
@@ -297,7 +289,6 @@ final class GrantCommand extends CommandGroup {
 
   @Command(
       name = "shard",
-      mixinStandardHelpOptions = true,
       description = "Shard a chain's leaf into one child per steward; shares must sum within it.")
   static final class ShardCommand extends Signer {
     @Mixin HeldChain held;
@@ -362,7 +353,6 @@ final class GrantCommand extends CommandGroup {
 
   @Command(
       name = "present",
-      mixinStandardHelpOptions = true,
       description = "Sign a presentation of a chain for one request (the leaf's issuer signs).")
   static final class Present extends Signer {
     @Option(names = "--caller-key", required = true, paramLabel = "FILE")
@@ -436,10 +426,8 @@ final class GrantCommand extends CommandGroup {
     }
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a chain's links.")
-  static final class Show implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  @Command(name = "show", description = "Print a chain's links.")
+  static final class Show extends MeshCommand implements Callable<Integer> {
     @Option(names = "--chain", required = true, paramLabel = "FILE")
     Path chainFile;
 

@@ -43,7 +43,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh journal inspect|verify|export|import|resume-grants}: read a steward's decision
@@ -59,7 +58,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "journal",
-    mixinStandardHelpOptions = true,
     description =
         "Inspect or verify a steward's decision journal (a file or postgresql://…); export it"
             + " to a file or import one into a database; lift a suspension of grants.",
@@ -76,9 +74,7 @@ final class JournalCommand extends CommandGroup {
    * What inspect, verify, export and import share: the journal they read (checked to form one
    * chain), the steward it is named by, progress on stderr, and the replay.
    */
-  abstract static class Common implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  abstract static class Common extends MeshCommand implements Callable<Integer> {
     @Parameters(
         index = "0",
         paramLabel = "FILE|URL",
@@ -205,7 +201,6 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "verify",
-      mixinStandardHelpOptions = true,
       description =
           "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
               + " first bad record.")
@@ -476,13 +471,10 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "archive",
-      mixinStandardHelpOptions = true,
       description =
           "Move the records the latest snapshot covers out of the journal into FILE.segments/"
               + " (run with the steward stopped; it takes the journal's lock).")
-  static final class Archive implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Archive extends MeshCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
     Path file;
 
@@ -529,7 +521,6 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "inspect",
-      mixinStandardHelpOptions = true,
       description = "Print every record, the spend per grant and the unresolved serves.")
   static final class Inspect extends Common {
     @Override
@@ -643,13 +634,10 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "resume-grants",
-      mixinStandardHelpOptions = true,
       description =
           "After restoring a cut journal, lift the suspension of grants: appends a"
               + " journalled Resumed record. Run with the steward stopped (it takes the journal's lock).")
-  static final class ResumeGrants implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class ResumeGrants extends MeshCommand implements Callable<Integer> {
     @Parameters(
         index = "0",
         paramLabel = "FILE|URL",
@@ -712,7 +700,6 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "export",
-      mixinStandardHelpOptions = true,
       description =
           "Write a journal (a database's, or a file) to a new journal file, record for record;"
               + " the chain is checked first.")
@@ -749,7 +736,6 @@ final class JournalCommand extends CommandGroup {
 
   @Command(
       name = "import",
-      mixinStandardHelpOptions = true,
       description =
           "Write a journal file into a database as the steward's journal, which must hold no"
               + " records yet; the chain is checked first. Run with the steward stopped.")

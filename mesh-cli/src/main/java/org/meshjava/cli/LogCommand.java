@@ -29,9 +29,7 @@ import org.meshjava.receipt.tlog.TreeHash;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh log}: the steward's transparency log (SPEC.md §65). {@code checkpoint} and {@code
@@ -40,7 +38,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "log",
-    mixinStandardHelpOptions = true,
     description = "Fetch and verify the steward's transparency log: checkpoints and proofs.",
     subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
 final class LogCommand extends CommandGroup {
@@ -111,11 +108,8 @@ final class LogCommand extends CommandGroup {
 
   @Command(
       name = "checkpoint",
-      mixinStandardHelpOptions = true,
       description = "Fetch the steward's latest signed checkpoint (a C2SP signed note).")
-  static final class Fetch implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Fetch extends MeshCommand implements Callable<Integer> {
     @Mixin Server server;
 
     @Option(
@@ -133,13 +127,10 @@ final class LogCommand extends CommandGroup {
 
   @Command(
       name = "prove",
-      mixinStandardHelpOptions = true,
       description =
           "Fetch an inclusion proof (--seq, --envelope-id or --envelope) or a consistency proof"
               + " (--from) as JSON.")
-  static final class Prove implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Prove extends MeshCommand implements Callable<Integer> {
     @Mixin Server server;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -203,13 +194,10 @@ final class LogCommand extends CommandGroup {
 
   @Command(
       name = "verify",
-      mixinStandardHelpOptions = true,
       description =
           "Offline: verify a checkpoint's signature by the steward, and a receipt's"
               + " inclusion in it (--envelope) or its consistency with an older checkpoint (--old).")
-  static final class Verify implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Verify extends MeshCommand implements Callable<Integer> {
     @Option(names = "--steward", required = true, description = "The steward's did:key.")
     String steward;
 

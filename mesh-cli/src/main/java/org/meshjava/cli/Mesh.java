@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "mesh",
-    mixinStandardHelpOptions = true,
     versionProvider = MeshVersion.class,
     description = "Energy-accounted inference serving and routing (mesh/1).",
     subcommands = {

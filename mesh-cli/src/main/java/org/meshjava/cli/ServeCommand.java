@@ -37,9 +37,7 @@ import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
 import org.meshjava.steward.UnknownChainHeadException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh serve}: the OpenAI-compatible binding in front of a steward, configured from a file
@@ -47,11 +45,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "serve",
-    mixinStandardHelpOptions = true,
     description = "Serve the OpenAI-compatible HTTP binding (config file and/or flags).")
-final class ServeCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
