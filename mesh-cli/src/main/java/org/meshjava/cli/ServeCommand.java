@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -236,7 +237,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = spec.commandLine().getErr();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
-    Path keyPath = key != null ? key : c.keyFile().orElse(null);
+    Path keyPath = flagOr(key, c.keyFile()).orElse(null);
     Steward.Builder sb;
     if (keyPath != null) {
       SigningKey signingKey = KeyFile.read(keyPath);
@@ -260,7 +261,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     backends.forEach(sb::backend);
     // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
     backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
-    String meterKind = meter != null ? meter : c.meter().orElse("discover");
+    String meterKind = flagOr(meter, c.meter()).orElse("discover");
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());
       case "discover" -> {}
@@ -280,7 +281,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           .observationHandler(new DefaultMeterObservationHandler(prometheus));
       sb.listener(metrics).listener(serveObservations);
     }
-    String journalText = journal != null ? journal : c.journal().orElse(null);
+    String journalText = flagOr(journal, c.journal()).orElse(null);
     JournalTarget target = journalText != null ? JournalTarget.parse(journalText) : null;
     if (target != null) {
       if (target instanceof JournalTarget.Postgres && keyPath == null) {
@@ -336,32 +337,21 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
     }
     try (steward) {
-      Path revocationsFile = revocations != null ? revocations : c.revocations().orElse(null);
+      Path revocationsFile = flagOr(revocations, c.revocations()).orElse(null);
       if (revocationsFile != null) {
         RevocationFile.load(steward, revocationsFile, out);
       }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)
-              .host(host != null ? host : c.host().orElse("127.0.0.1"))
-              .port(port != null ? port : c.port().orElse(8080));
-      Long ceiling =
-          defaultCeiling != null ? defaultCeiling : c.defaultJouleCeilingUj().orElse(null);
-      if (ceiling != null) {
-        ob.defaultJouleCeilingUj(ceiling);
-      }
-      Long body = maxBody != null ? maxBody : c.maxBodyBytes().orElse(null);
-      if (body != null) {
-        ob.maxBodyBytes(body);
-      }
-      Integer conc = maxConcurrent != null ? maxConcurrent : c.maxConcurrentServes().orElse(null);
-      if (conc != null) {
-        ob.maxConcurrentServes(conc);
-      }
+              .host(flagOr(host, c.host()).orElse("127.0.0.1"))
+              .port(flagOr(port, c.port()).orElse(8080));
+      flagOr(defaultCeiling, c.defaultJouleCeilingUj()).ifPresent(ob::defaultJouleCeilingUj);
+      flagOr(maxBody, c.maxBodyBytes()).ifPresent(ob::maxBodyBytes);
+      flagOr(maxConcurrent, c.maxConcurrentServes()).ifPresent(ob::maxConcurrentServes);
       if (c.bodyDeadlineSeconds().isPresent()) {
         ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
       }
-      Long writeTimeout =
-          writeTimeoutSeconds != null ? writeTimeoutSeconds : c.writeTimeoutSeconds().orElse(null);
+      Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
         if (writeTimeout < 1) {
           throw new CliException("--write-timeout-s must be at least 1");
@@ -464,6 +454,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         return 0;
       }
     }
+  }
+
+  /** What a flag says, else what the configuration file says: flags win over the file. */
+  private static <T> Optional<T> flagOr(@Nullable T flag, Optional<T> configured) {
+    return flag != null ? Optional.of(flag) : configured;
   }
 
   /**
