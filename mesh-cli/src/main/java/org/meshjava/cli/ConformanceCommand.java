@@ -9,9 +9,7 @@ import org.meshjava.conformance.pack.PackReport;
 import org.meshjava.conformance.pack.PackRunner;
 import org.meshjava.conformance.pack.internal.MeshJavaPackSubject;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh conformance run|subject}: run the conformance pack ({@code conformance/v1/cases})
@@ -20,28 +18,17 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "conformance",
-    mixinStandardHelpOptions = true,
     description = "Run the mesh/1 conformance pack against a subject, or be mesh-java's subject.",
     subcommands = {ConformanceCommand.Run.class, ConformanceCommand.Subject.class})
-final class ConformanceCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
+final class ConformanceCommand extends CommandGroup {
   /** {@code mesh conformance run --subject CMD}. */
   @Command(
       name = "run",
-      mixinStandardHelpOptions = true,
       description = {
         "Run every case of the pack against a subject process and print failures, skips and one",
         "summary line per group. Exit 0: all passed; 1: a case failed; 2: none failed, some skipped."
       })
-  static final class Run implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Run extends MeshCommand implements Callable<Integer> {
     @Option(
         names = "--subject",
         required = true,
@@ -93,10 +80,9 @@ final class ConformanceCommand implements Runnable {
   /** {@code mesh conformance subject}: mesh-java answering the protocol on stdin and stdout. */
   @Command(
       name = "subject",
-      mixinStandardHelpOptions = true,
       description =
           "Answer conformance requests on standard input, one JSON line each, as mesh-java.")
-  static final class Subject implements Callable<Integer> {
+  static final class Subject extends MeshCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       new MeshJavaPackSubject().serve(System.in, System.out);

@@ -15,17 +15,15 @@ import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
-import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeBounds;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
@@ -40,8 +38,6 @@ import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh demo}: a steward on embedded defaults (a fresh key, three reference backends at
@@ -52,11 +48,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "demo",
-    mixinStandardHelpOptions = true,
     description = "Serve a few requests on embedded defaults and print each route and receipt.")
-final class DemoCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class DemoCommand extends MeshCommand implements Callable<Integer> {
   private static final ObjectMapper JSON =
       new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -66,29 +59,7 @@ final class DemoCommand implements Callable<Integer> {
     Path dir = Files.createTempDirectory("mesh-demo");
     Path journalFile = dir.resolve("steward.journal");
     try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
-        Steward steward =
-            Steward.ephemeral()
-                .journal(FileJournal.open(journalFile))
-                .backend(
-                    ReferenceEngine.builder()
-                        .name("tiny")
-                        .recipe(Recipe.of("tiny-ref"))
-                        .fidelity(Fidelity.F1)
-                        .costProfile(CostProfile.perToken(40).withOptionCost(10))
-                        .workPerToken(4)
-                        .build())
-                .backend(ReferenceEngine.builder().name("reference").build())
-                .backend(
-                    ReferenceEngine.builder()
-                        .name("frontier")
-                        .recipe(Recipe.of("frontier-ref").with("instruct"))
-                        .fidelity(Fidelity.F4)
-                        .costProfile(CostProfile.perToken(900).withOptionCost(200))
-                        .workPerToken(64)
-                        .reportsDelivered(true)
-                        .build())
-                .backend(minilm)
-                .build()) {
+        Steward steward = steward(journalFile, minilm)) {
       return demo(out, steward, journalFile);
     } finally {
       // Remove the whole temporary directory the journal lives in.
@@ -99,6 +70,17 @@ final class DemoCommand implements Callable<Integer> {
       }
       Files.deleteIfExists(dir);
     }
+  }
+
+  /**
+   * The demo's steward: an ephemeral key, the journal, {@code mesh serve}'s three reference
+   * backends (each with the engines' default concurrency, as a sequential demo needs no other) and
+   * MiniLM.
+   */
+  private static Steward steward(Path journalFile, OnnxDecisionEngine minilm) throws Exception {
+    Steward.Builder b = Steward.ephemeral().journal(FileJournal.open(journalFile));
+    ServeCommand.referenceBackends(ServeConcurrency.cpuDefault()).forEach(b::backend);
+    return b.backend(minilm).build();
   }
 
   private static int demo(PrintWriter out, Steward steward, Path journalFile) throws Exception {

@@ -11,6 +11,7 @@ import java.util.concurrent.Callable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.Caveat;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.IssuanceException;
@@ -25,9 +26,8 @@ import org.meshjava.openai.BindingException;
 import org.meshjava.openai.GrantedServeRequest;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh grant issue|delegate|shard|present|show|revoke}: the caller's grant tools (§2.1,
@@ -35,7 +35,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "grant",
-    mixinStandardHelpOptions = true,
     description = "Issue, delegate, shard and present grants; files of one hex line.",
     subcommands = {
       GrantCommand.Issue.class,
@@ -45,12 +44,23 @@ import picocli.CommandLine.Spec;
       GrantCommand.Show.class,
       GrantCommand.Revoke.class
     })
-final class GrantCommand implements Runnable {
-  @Spec CommandSpec spec;
+final class GrantCommand extends CommandGroup {
+  /** What a new link grants (issue, delegate): its budget and the caveats that narrow it. */
+  static final class Terms {
+    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
+    long budgetUj;
 
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    @ArgGroup(exclusive = false)
+    Caveats caveats = new Caveats();
+
+    /** The budget, refused naming the flag if negative. */
+    long budget() throws CliException {
+      return GrantFiles.nonNegative("--budget-uj", budgetUj);
+    }
+
+    Caveat[] caveats() throws CliException {
+      return caveats.toArray();
+    }
   }
 
   /** Narrowing caveats any new grant may carry. */
@@ -88,15 +98,50 @@ final class GrantCommand implements Runnable {
     }
   }
 
-  /** Writes {@code text} as the one line of {@code file} and says so, and what it is, on stdout. */
-  private static void write(CommandSpec spec, Path file, String text, String what)
-      throws CliException {
-    GrantFiles.writeLine(file, text);
-    spec.commandLine().getOut().println("wrote " + file + ": " + what);
+  /**
+   * A grant tool that signs something the JCP library may refuse (a budget above the parent's, a
+   * key that is not the leaf's subject, …): the refusal is one line, {@code refused:} and why. A
+   * value the library rejects (an expiry before the start) is an {@link IllegalArgumentException},
+   * which the command's error handler prints as its one line.
+   */
+  abstract static class Signer extends MeshCommand implements Callable<Integer> {
+    @Override
+    public final Integer call() throws CliException {
+      try {
+        sign();
+        return 0;
+      } catch (IssuanceException e) {
+        throw new CliException("refused: " + e.getMessage(), e);
+      }
+    }
+
+    /** Signs what the tool makes and writes it. */
+    abstract void sign() throws CliException, IssuanceException;
+
+    /**
+     * Writes {@code text} as the one line of {@code file} and says so, and what it is, on stdout.
+     */
+    final void write(Path file, String text, String what) throws CliException {
+      GrantFiles.writeLine(file, text);
+      spec.commandLine().getOut().println("wrote " + file + ": " + what);
+    }
   }
 
-  private static CliException refused(IssuanceException e) {
-    return new CliException("refused: " + e.getMessage(), e);
+  /** A chain its holder delegates or shards, and the holder's key, which signs the new links. */
+  static final class HeldChain {
+    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
+    Path holderKey;
+
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path chainFile;
+
+    SigningKey key() throws CliException {
+      return KeyFile.read(holderKey);
+    }
+
+    GrantChain chain() throws CliException {
+      return GrantFiles.readChain(chainFile);
+    }
   }
 
   private static void describe(PrintWriter out, GrantChain chain) {
@@ -120,11 +165,8 @@ final class GrantCommand implements Runnable {
 
   @Command(
       name = "issue",
-      mixinStandardHelpOptions = true,
       description = "Issue a root grant to a subject (a steward, or a holder who will delegate).")
-  static final class Issue implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Issue extends Signer {
     @Option(names = "--issuer-key", required = true, paramLabel = "FILE")
     Path issuerKey;
 
@@ -135,8 +177,7 @@ final class GrantCommand implements Runnable {
         description = "Who holds it: the steward's did:key (GET /v1/mesh/steward).")
     String subject;
 
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
-    long budgetUj;
+    @Mixin Terms terms;
 
     @Option(names = "--not-before", defaultValue = "now", paramLabel = "WHEN")
     String notBefore;
@@ -148,43 +189,30 @@ final class GrantCommand implements Runnable {
         description = "An instant (2026-12-31T00:00:00Z) or a duration from now (PT24H).")
     String expires;
 
-    @ArgGroup(exclusive = false)
-    Caveats caveats = new Caveats();
-
     @Option(names = "--out", required = true, paramLabel = "FILE")
     Path out;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       Instant now = Instant.now();
-      try {
-        GrantChain chain =
-            Jcp.issueRoot(
-                KeyFile.read(issuerKey),
-                GrantFiles.did(subject),
-                GrantFiles.nonNegative("--budget-uj", budgetUj),
-                GrantFiles.when(notBefore, now),
-                GrantFiles.when(expires, now),
-                caveats.toArray());
-        write(spec, out, chain.toHex(), "grant " + chain.leaf().id());
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
-      } catch (IllegalArgumentException e) {
-        throw new CliException(String.valueOf(e.getMessage()), e);
-      }
+      GrantChain chain =
+          Jcp.issueRoot(
+              KeyFile.read(issuerKey),
+              GrantFiles.did(subject),
+              terms.budget(),
+              GrantFiles.when(notBefore, now),
+              GrantFiles.when(expires, now),
+              terms.caveats());
+      write(out, chain.toHex(), "grant " + chain.leaf().id());
     }
   }
 
   @Command(
       name = "revoke",
-      mixinStandardHelpOptions = true,
       description =
           "Sign a revocation of a grant from a time on, for stewards to load"
               + " (mesh serve --revocations, or POST /v1/mesh/revocations).")
-  static final class Revoke implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Revoke extends Signer {
     @Option(
         names = "--issuer-key",
         required = true,
@@ -216,7 +244,7 @@ final class GrantCommand implements Runnable {
     Path out;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       GrantChain chain = GrantFiles.readChain(chainFile);
       int index = link == null ? chain.links().size() - 1 : link;
       if (index < 0 || index >= chain.links().size()) {
@@ -224,82 +252,46 @@ final class GrantCommand implements Runnable {
             "--link " + index + ": the chain has links 0 to " + (chain.links().size() - 1));
       }
       GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
-      try {
-        Revocation r =
-            Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
-        write(
-            spec,
-            out,
-            r.toHex(),
-            "grant " + r.grantId() + " revoked from " + r.from() + " by " + r.revoker());
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
-      }
+      Revocation r =
+          Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
+      write(
+          out,
+          r.toHex(),
+          "grant " + r.grantId() + " revoked from " + r.from() + " by " + r.revoker());
     }
   }
 
   @Command(
       name = "delegate",
-      mixinStandardHelpOptions = true,
       description = "Delegate a chain's leaf to a new subject with a smaller budget.")
-  static final class Delegate implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
-    Path holderKey;
-
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+  static final class Delegate extends Signer {
+    @Mixin HeldChain held;
 
     @Option(names = "--subject", required = true, paramLabel = "DID")
     String subject;
 
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
-    long budgetUj;
-
-    @ArgGroup(exclusive = false)
-    Caveats caveats = new Caveats();
+    @Mixin Terms terms;
 
     @Option(names = "--out", required = true, paramLabel = "FILE")
     Path out;
 
     @Override
-    public Integer call() throws CliException {
-      try {
-        GrantChain chain =
-            Jcp.delegate(
-                KeyFile.read(holderKey),
-                GrantFiles.readChain(chainFile),
-                GrantFiles.did(subject),
-                GrantFiles.nonNegative("--budget-uj", budgetUj),
-                caveats.toArray());
-        write(
-            spec,
-            out,
-            chain.toHex(),
-            "grant " + chain.leaf().id() + " (" + chain.links().size() + " links)");
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
-      } catch (IllegalArgumentException e) {
-        throw new CliException(String.valueOf(e.getMessage()), e);
-      }
+    void sign() throws CliException, IssuanceException {
+      GrantChain chain =
+          Jcp.delegate(
+              held.key(), held.chain(), GrantFiles.did(subject), terms.budget(), terms.caveats());
+      write(
+          out,
+          chain.toHex(),
+          "grant " + chain.leaf().id() + " (" + chain.links().size() + " links)");
     }
   }
 
   @Command(
       name = "shard",
-      mixinStandardHelpOptions = true,
       description = "Shard a chain's leaf into one child per steward; shares must sum within it.")
-  static final class ShardCommand implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
-    Path holderKey;
-
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+  static final class ShardCommand extends Signer {
+    @Mixin HeldChain held;
 
     @Option(
         names = "--share",
@@ -316,7 +308,7 @@ final class GrantCommand implements Runnable {
     Path outDir;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       List<Shard> list = new ArrayList<>();
       for (String s : shares) {
         int eq = s.lastIndexOf('=');
@@ -332,20 +324,13 @@ final class GrantCommand implements Runnable {
           throw new CliException("--share " + s + ": " + e.getMessage(), e);
         }
       }
-      try {
-        List<GrantChain> out =
-            Jcp.shard(KeyFile.read(holderKey), GrantFiles.readChain(chainFile), list);
-        for (int i = 0; i < out.size(); i++) {
-          Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
-          write(
-              spec,
-              file,
-              out.get(i).toHex(),
-              list.get(i).budgetUj() + " uJ held by " + list.get(i).steward());
-        }
-        return 0;
-      } catch (IssuanceException e) {
-        throw refused(e);
+      List<GrantChain> out = Jcp.shard(held.key(), held.chain(), list);
+      for (int i = 0; i < out.size(); i++) {
+        Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
+        write(
+            file,
+            out.get(i).toHex(),
+            list.get(i).budgetUj() + " uJ held by " + list.get(i).steward());
       }
     }
   }
@@ -368,11 +353,8 @@ final class GrantCommand implements Runnable {
 
   @Command(
       name = "present",
-      mixinStandardHelpOptions = true,
       description = "Sign a presentation of a chain for one request (the leaf's issuer signs).")
-  static final class Present implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Present extends Signer {
     @Option(names = "--caller-key", required = true, paramLabel = "FILE")
     Path callerKey;
 
@@ -397,7 +379,7 @@ final class GrantCommand implements Runnable {
     Path outBody;
 
     @Override
-    public Integer call() throws CliException {
+    void sign() throws CliException, IssuanceException {
       ServeRequest request;
       JsonNode body = null;
       if (source.body != null) {
@@ -410,25 +392,17 @@ final class GrantCommand implements Runnable {
       } else {
         request = requestFromJson(GrantFiles.readJson(source.request));
       }
-      Presentation p;
-      try {
-        p = Jcp.present(KeyFile.read(callerKey), GrantFiles.readChain(chainFile), request);
-      } catch (IssuanceException e) {
-        throw refused(e);
-      }
+      Presentation p =
+          Jcp.present(KeyFile.read(callerKey), GrantFiles.readChain(chainFile), request);
       write(
-          spec,
-          out,
-          p.toHex(),
-          "presentation of grant " + p.grantId() + " for request " + request.id());
+          out, p.toHex(), "presentation of grant " + p.grantId() + " for request " + request.id());
       if (outBody != null) {
         if (body == null || !body.isObject()) {
           throw new CliException("--out-body needs --body");
         }
         ((ObjectNode) body).put("jcp_presentation", p.toHex());
-        write(spec, outBody, body.toString(), "the body with jcp_presentation");
+        write(outBody, body.toString(), "the body with jcp_presentation");
       }
-      return 0;
     }
 
     private static ServeRequest requestFromJson(JsonNode json) throws CliException {
@@ -452,10 +426,8 @@ final class GrantCommand implements Runnable {
     }
   }
 
-  @Command(name = "show", mixinStandardHelpOptions = true, description = "Print a chain's links.")
-  static final class Show implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  @Command(name = "show", description = "Print a chain's links.")
+  static final class Show extends MeshCommand implements Callable<Integer> {
     @Option(names = "--chain", required = true, paramLabel = "FILE")
     Path chainFile;
 

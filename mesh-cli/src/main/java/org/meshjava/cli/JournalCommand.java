@@ -39,10 +39,10 @@ import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh journal inspect|verify|export|import|resume-grants}: read a steward's decision
@@ -58,7 +58,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "journal",
-    mixinStandardHelpOptions = true,
     description =
         "Inspect or verify a steward's decision journal (a file or postgresql://…); export it"
             + " to a file or import one into a database; lift a suspension of grants.",
@@ -70,18 +69,12 @@ import picocli.CommandLine.Spec;
       JournalCommand.Import.class,
       JournalCommand.ResumeGrants.class
     })
-final class JournalCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
-  /** Options shared by both subcommands. */
-  abstract static class Common {
-    @Spec CommandSpec spec;
-
+final class JournalCommand extends CommandGroup {
+  /**
+   * What inspect, verify, export and import share: the journal they read (checked to form one
+   * chain), the steward it is named by, progress on stderr, and the replay.
+   */
+  abstract static class Common extends MeshCommand implements Callable<Integer> {
     @Parameters(
         index = "0",
         paramLabel = "FILE|URL",
@@ -114,37 +107,32 @@ final class JournalCommand implements Runnable {
     JournalFile.Contents read() throws CliException {
       JournalTarget target = JournalTarget.parse(journal);
       file = JournalTarget.describe(target);
-      PrintWriter err = spec.commandLine().getErr();
-      LongConsumer progress =
-          n -> {
-            if (progressEvery > 0 && n % progressEvery == 0) {
-              err.println("checked " + Counted.of(n, "record") + "…");
-            }
-          };
       try {
-        return JournalTarget.read(target, named(), progress);
+        return JournalTarget.read(target, named(), progress());
       } catch (JournalException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
     }
 
+    /** Told the count of records checked so far, reports it on stderr every --progress-every. */
+    LongConsumer progress() {
+      PrintWriter err = spec.commandLine().getErr();
+      return n -> {
+        if (progressEvery > 0 && n % progressEvery == 0) {
+          err.println("checked " + Counted.of(n, "record") + "…");
+        }
+      };
+    }
+
     /** The steward named by --steward or --key, as a database journal's name. */
     Optional<String> named() throws CliException {
-      if (steward != null) {
-        return Optional.of(GrantFiles.did(steward).toString());
-      }
-      if (key != null) {
-        return Optional.of(org.meshjava.jcp.Jcp.identity(KeyFile.read(key)).toString());
-      }
-      return Optional.empty();
+      return namedSteward(steward, key).map(DidKey::toString);
     }
 
     Optional<DidKey> holder(List<JournalRecord> records) throws CliException {
-      if (steward != null) {
-        return Optional.of(GrantFiles.did(steward));
-      }
-      if (key != null) {
-        return Optional.of(org.meshjava.jcp.Jcp.identity(KeyFile.read(key)));
+      Optional<DidKey> named = namedSteward(steward, key);
+      if (named.isPresent()) {
+        return named;
       }
       for (JournalRecord r : records) {
         if (r.entry() instanceof JournalEntry.Authorised a) {
@@ -213,16 +201,11 @@ final class JournalCommand implements Runnable {
 
   @Command(
       name = "verify",
-      mixinStandardHelpOptions = true,
       description =
           "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
               + " first bad record.")
-  static final class Verify extends Common implements Callable<Integer> {
-    @Option(
-        names = "--snapshots",
-        paramLabel = "DIR",
-        description = "The steward's snapshot directory (default: FILE.snapshots beside it).")
-    Path snapshots;
+  static final class Verify extends Common {
+    @Mixin SnapshotDirectory snapshots;
 
     @Override
     public Integer call() throws CliException {
@@ -243,10 +226,9 @@ final class JournalCommand implements Runnable {
       } catch (JournalException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
-      PrintWriter out = spec.commandLine().getOut();
-      PrintWriter err = spec.commandLine().getErr();
+      LongConsumer progress = progress();
       try {
-        Optional<Snapshot> snap = latestSnapshot(snapshots, path, steward, key);
+        Optional<Snapshot> snap = snapshots.latest(path, steward, key);
         long first = FileJournal.firstSequence(path);
         boolean whole = first == 0 || segmentsFrom0(path);
         if (!whole && snap.isEmpty()) {
@@ -300,9 +282,7 @@ final class JournalCommand implements Runnable {
                 batch.clear();
               }
               checked[0]++;
-              if (progressEvery > 0 && checked[0] % progressEvery == 0) {
-                err.println("checked " + Counted.of(checked[0], "record") + "…");
-              }
+              progress.accept(checked[0]);
             });
         state.applyAll(batch);
         long n = state.position().count();
@@ -310,14 +290,11 @@ final class JournalCommand implements Runnable {
           matched[0] = checkSnapshot(snap.get(), h, state);
         }
         JournalReplay.Result r = state.result();
-        out.println(
-            "journal "
-                + file
-                + ": "
-                + (whole
-                    ? Counted.of(n, "record")
-                        + (n == 1 ? " forms" : " form")
-                        + " one chain and replay"
+        report(
+            spec,
+            file,
+            (whole
+                    ? formOneChain(n)
                     : "records "
                         + start
                         + " to "
@@ -330,23 +307,14 @@ final class JournalCommand implements Runnable {
                         + (start - 1)
                         + " are archived without their segments and were not checked")
                 + "; "
-                + Counted.of(r.authorisations(), "grant decision")
-                + ", "
-                + Counted.of(r.receipts().size(), "receipt")
-                + ", "
-                + r.unresolved().size()
-                + " unresolved, "
-                + Counted.of(r.revocations(), "revocation")
-                + r.suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
+                + replayed(r)
                 + (matched[0]
                     ? "; the snapshot at record "
                         + snap.orElseThrow().position().count()
                         + " matches the replay"
                     : ""));
         return 0;
-      } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
-      } catch (SnapshotException e) {
+      } catch (JournalException | SnapshotException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
     }
@@ -356,22 +324,12 @@ final class JournalCommand implements Runnable {
       JournalFile.Contents c = read();
       Replayed r = replay(c.records());
       String log = checkpoints(c.records());
-      PrintWriter out = spec.commandLine().getOut();
-      out.println(
-          "journal "
-              + file
-              + ": "
-              + Counted.of(c.records().size(), "record")
-              + (c.records().size() == 1 ? " forms" : " form")
-              + " one chain and replay; "
-              + Counted.of(r.result().authorisations(), "grant decision")
-              + ", "
-              + Counted.of(r.result().receipts().size(), "receipt")
-              + ", "
-              + r.result().unresolved().size()
-              + " unresolved, "
-              + Counted.of(r.result().revocations(), "revocation")
-              + r.result().suspension().map(x -> "; grants are suspended (" + x + ")").orElse("")
+      report(
+          spec,
+          file,
+          formOneChain(c.records().size())
+              + "; "
+              + replayed(r.result())
               + log
               + (c.tornTail() > 0
                   ? "; a final line of "
@@ -379,6 +337,23 @@ final class JournalCommand implements Runnable {
                       + " bytes without a newline is an append cut short and will be dropped"
                   : ""));
       return 0;
+    }
+
+    /** How the verify line says that {@code n} records form one chain and replay. */
+    private static String formOneChain(long n) {
+      return Counted.of(n, "record") + (n == 1 ? " forms" : " form") + " one chain and replay";
+    }
+
+    /** What a replay found, for the verify line: decisions, receipts, unresolved, revocations. */
+    private static String replayed(JournalReplay.Result r) {
+      return Counted.of(r.authorisations(), "grant decision")
+          + ", "
+          + Counted.of(r.receipts().size(), "receipt")
+          + ", "
+          + r.unresolved().size()
+          + " unresolved, "
+          + Counted.of(r.revocations(), "revocation")
+          + r.suspension().map(x -> "; grants are suspended (" + x + ")").orElse("");
     }
 
     /** The steward a checkpoint names as its origin (its did:key). */
@@ -440,52 +415,70 @@ final class JournalCommand implements Runnable {
     }
   }
 
+  /** Prints a subcommand's result, {@code journal FILE: what}, as its one line on stdout. */
+  static void report(CommandSpec spec, Object journal, String what) {
+    spec.commandLine().getOut().println("journal " + journal + ": " + what);
+  }
+
   /** Whether the segments of the journal at {@code file} start at record 0. */
   static boolean segmentsFrom0(Path file) throws JournalException {
     Path dir = JournalSegments.directory(file);
     return Files.isRegularFile(dir.resolve(String.format("%020d", 0) + ".jsonl"));
   }
 
-  /**
-   * The latest snapshot in {@code dir} (default: beside {@code file}), checked under the steward
-   * {@code steward} or {@code key} names, or else the one it names itself.
-   */
-  static Optional<Snapshot> latestSnapshot(
-      @Nullable Path dir, Path file, @Nullable String steward, @Nullable Path key)
-      throws CliException, SnapshotException {
-    FileSnapshotStore store =
-        dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
-    Optional<byte[]> bytes = store.latest();
-    if (bytes.isEmpty()) {
-      return Optional.empty();
-    }
-    if (steward != null) {
-      return Optional.of(Snapshot.open(bytes.get(), GrantFiles.did(steward)));
-    }
-    if (key != null) {
-      return Optional.of(
-          Snapshot.open(bytes.get(), org.meshjava.jcp.Jcp.identity(KeyFile.read(key))));
-    }
-    return Optional.of(Snapshot.openAsNamed(bytes.get()));
-  }
-
-  @Command(
-      name = "archive",
-      mixinStandardHelpOptions = true,
-      description =
-          "Move the records the latest snapshot covers out of the journal into FILE.segments/"
-              + " (run with the steward stopped; it takes the journal's lock).")
-  static final class Archive implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
-    Path file;
-
+  /** Where the steward keeps its snapshots, for the commands that check against the latest. */
+  static final class SnapshotDirectory {
     @Option(
         names = "--snapshots",
         paramLabel = "DIR",
         description = "The steward's snapshot directory (default: FILE.snapshots beside it).")
-    Path snapshots;
+    @Nullable Path dir;
+
+    /**
+     * The latest snapshot of the journal at {@code file}, checked under the steward {@code steward}
+     * or {@code key} names, or else the one it names itself.
+     */
+    Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
+        throws CliException, SnapshotException {
+      FileSnapshotStore store =
+          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
+      Optional<byte[]> bytes = store.latest();
+      if (bytes.isEmpty()) {
+        return Optional.empty();
+      }
+      Optional<DidKey> named = namedSteward(steward, key);
+      return Optional.of(
+          named.isPresent()
+              ? Snapshot.open(bytes.get(), named.get())
+              : Snapshot.openAsNamed(bytes.get()));
+    }
+  }
+
+  /**
+   * The steward {@code --steward} names (its did:key), else the one whose key file {@code --key}
+   * names, else none.
+   */
+  static Optional<DidKey> namedSteward(@Nullable String steward, @Nullable Path key)
+      throws CliException {
+    if (steward != null) {
+      return Optional.of(GrantFiles.did(steward));
+    }
+    if (key != null) {
+      return Optional.of(org.meshjava.jcp.Jcp.identity(KeyFile.read(key)));
+    }
+    return Optional.empty();
+  }
+
+  @Command(
+      name = "archive",
+      description =
+          "Move the records the latest snapshot covers out of the journal into FILE.segments/"
+              + " (run with the steward stopped; it takes the journal's lock).")
+  static final class Archive extends MeshCommand implements Callable<Integer> {
+    @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
+    Path file;
+
+    @Mixin SnapshotDirectory snapshots;
 
     @Option(names = "--steward", paramLabel = "DID", description = "The steward's did:key.")
     String steward;
@@ -500,7 +493,8 @@ final class JournalCommand implements Runnable {
       }
       try {
         Snapshot snap =
-            latestSnapshot(snapshots, file, steward, key)
+            snapshots
+                .latest(file, steward, key)
                 .orElseThrow(
                     () ->
                         new CliException(
@@ -510,17 +504,14 @@ final class JournalCommand implements Runnable {
             .chains()
             .forEach(c -> chains.put(org.meshjava.core.ContentId.ofBytes(c.encode()), c));
         long moved = FileJournal.archive(file, snap.position(), chains);
-        spec.commandLine()
-            .getOut()
-            .println(
-                "journal "
-                    + file
-                    + ": "
-                    + (moved == 0
-                        ? "nothing to archive"
-                        : Counted.of(moved, "record")
-                            + " archived into "
-                            + JournalSegments.directory(file)));
+        report(
+            spec,
+            file,
+            (moved == 0
+                ? "nothing to archive"
+                : Counted.of(moved, "record")
+                    + " archived into "
+                    + JournalSegments.directory(file)));
         return 0;
       } catch (JournalException | SnapshotException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
@@ -530,9 +521,8 @@ final class JournalCommand implements Runnable {
 
   @Command(
       name = "inspect",
-      mixinStandardHelpOptions = true,
       description = "Print every record, the spend per grant and the unresolved serves.")
-  static final class Inspect extends Common implements Callable<Integer> {
+  static final class Inspect extends Common {
     @Override
     public Integer call() throws CliException {
       JournalFile.Contents c = read();
@@ -644,13 +634,10 @@ final class JournalCommand implements Runnable {
 
   @Command(
       name = "resume-grants",
-      mixinStandardHelpOptions = true,
       description =
           "After restoring a cut journal, lift the suspension of grants: appends a"
               + " journalled Resumed record. Run with the steward stopped (it takes the journal's lock).")
-  static final class ResumeGrants implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class ResumeGrants extends MeshCommand implements Callable<Integer> {
     @Parameters(
         index = "0",
         paramLabel = "FILE|URL",
@@ -684,17 +671,15 @@ final class JournalCommand implements Runnable {
           throw new CliException("journal " + file + ": grants are not suspended; nothing written");
         }
         JournalRecord r = GrantSuspension.lift(journal, note).orElseThrow();
-        spec.commandLine()
-            .getOut()
-            .println(
-                "journal "
-                    + file
-                    + ": record "
-                    + r.seq()
-                    + " lifts the suspension of "
-                    + inForce.get().record()
-                    + "; grants are honoured at the"
-                    + " next start");
+        report(
+            spec,
+            file,
+            "record "
+                + r.seq()
+                + " lifts the suspension of "
+                + inForce.get().record()
+                + "; grants are honoured at the"
+                + " next start");
         return 0;
       } catch (JournalException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
@@ -706,11 +691,7 @@ final class JournalCommand implements Runnable {
     private Journal open(JournalTarget target) throws CliException, JournalException {
       if (target instanceof JournalTarget.Postgres p) {
         String name =
-            JournalTarget.name(
-                p.location(),
-                steward != null
-                    ? Optional.of(GrantFiles.did(steward).toString())
-                    : Optional.empty());
+            JournalTarget.name(p.location(), namedSteward(steward, null).map(DidKey::toString));
         return JournalTarget.open(target, name);
       }
       return JournalTarget.open(target, "");
@@ -719,11 +700,10 @@ final class JournalCommand implements Runnable {
 
   @Command(
       name = "export",
-      mixinStandardHelpOptions = true,
       description =
           "Write a journal (a database's, or a file) to a new journal file, record for record;"
               + " the chain is checked first.")
-  static final class Export extends Common implements Callable<Integer> {
+  static final class Export extends Common {
     @Option(
         names = "--out",
         required = true,
@@ -749,26 +729,17 @@ final class JournalCommand implements Runnable {
       } catch (java.io.IOException e) {
         throw new CliException("cannot write " + out + ": " + e.getMessage(), e);
       }
-      spec.commandLine()
-          .getOut()
-          .println(
-              "journal "
-                  + file
-                  + ": "
-                  + Counted.of(c.records().size(), "record")
-                  + " written to "
-                  + out);
+      report(spec, file, Counted.of(c.records().size(), "record") + " written to " + out);
       return 0;
     }
   }
 
   @Command(
       name = "import",
-      mixinStandardHelpOptions = true,
       description =
           "Write a journal file into a database as the steward's journal, which must hold no"
               + " records yet; the chain is checked first. Run with the steward stopped.")
-  static final class Import extends Common implements Callable<Integer> {
+  static final class Import extends Common {
     @Option(
         names = "--to",
         required = true,
@@ -795,17 +766,14 @@ final class JournalCommand implements Runnable {
         int n =
             org.meshjava.journal.postgres.PostgresJournal.importLines(
                 p.location(), holder.toString(), c.lines());
-        spec.commandLine()
-            .getOut()
-            .println(
-                "journal "
-                    + file
-                    + ": "
-                    + Counted.of(n, "record")
-                    + " imported into "
-                    + p.location()
-                    + " as the journal of "
-                    + holder);
+        report(
+            spec,
+            file,
+            Counted.of(n, "record")
+                + " imported into "
+                + p.location()
+                + " as the journal of "
+                + holder);
         return 0;
       } catch (JournalException e) {
         throw new CliException(p.location() + ": " + e.getMessage(), e);

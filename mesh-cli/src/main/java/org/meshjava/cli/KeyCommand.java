@@ -5,31 +5,18 @@ import java.util.concurrent.Callable;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.Jcp;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /** {@code mesh key generate|show}: Ed25519 key files for stewards and callers. */
 @Command(
     name = "key",
-    mixinStandardHelpOptions = true,
     description = "Make and read key files (hex Ed25519 seed, mode 0600).",
     subcommands = {KeyCommand.Generate.class, KeyCommand.Show.class})
-final class KeyCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
+final class KeyCommand extends CommandGroup {
   @Command(
       name = "generate",
-      mixinStandardHelpOptions = true,
       description = "Generate a key, write its seed to --out and print its did:key.")
-  static final class Generate implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Generate extends MeshCommand implements Callable<Integer> {
     @Option(
         names = "--out",
         required = true,
@@ -49,13 +36,8 @@ final class KeyCommand implements Runnable {
     }
   }
 
-  @Command(
-      name = "show",
-      mixinStandardHelpOptions = true,
-      description = "Print a key file's did:key.")
-  static final class Show implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  @Command(name = "show", description = "Print a key file's did:key.")
+  static final class Show extends MeshCommand implements Callable<Integer> {
     @Option(names = "--key", required = true, paramLabel = "FILE", description = "The key file.")
     Path key;
 

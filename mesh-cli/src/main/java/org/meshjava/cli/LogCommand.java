@@ -28,9 +28,8 @@ import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh log}: the steward's transparency log (SPEC.md §65). {@code checkpoint} and {@code
@@ -39,43 +38,46 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "log",
-    mixinStandardHelpOptions = true,
     description = "Fetch and verify the steward's transparency log: checkpoints and proofs.",
     subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
-final class LogCommand implements Runnable {
+final class LogCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  @Spec CommandSpec spec;
+  /** The running server {@code checkpoint} and {@code prove} fetch from. */
+  static final class Server {
+    @Option(
+        names = "--server",
+        required = true,
+        description = "The server: host:port or its base URL.")
+    String server;
 
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
-
-  static String get(String server, String path) throws CliException {
-    String base = server.replaceAll("/+$", "").replaceAll("/v1$", "");
-    if (!base.contains("://")) {
-      base = "http://" + base;
-    }
-    try (HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
-      HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(base + path))
-                  .timeout(Duration.ofSeconds(30))
-                  .GET()
-                  .build(),
-              HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-      if (r.statusCode() != 200) {
-        throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+    /** The body of a {@code GET} of {@code path} on the server, which must answer 200. */
+    String get(String path) throws CliException {
+      String base = server.replaceAll("/+$", "").replaceAll("/v1$", "");
+      if (!base.contains("://")) {
+        base = "http://" + base;
       }
-      return r.body();
-    } catch (IOException e) {
-      throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new CliException("interrupted", e);
-    } catch (IllegalArgumentException e) {
-      throw new CliException("not a server URL: " + server, e);
+      try (HttpClient http =
+          HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(30))
+                    .GET()
+                    .build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        if (r.statusCode() != 200) {
+          throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+        }
+        return r.body();
+      } catch (IOException e) {
+        throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new CliException("interrupted", e);
+      } catch (IllegalArgumentException e) {
+        throw new CliException("not a server URL: " + server, e);
+      }
     }
   }
 
@@ -106,16 +108,9 @@ final class LogCommand implements Runnable {
 
   @Command(
       name = "checkpoint",
-      mixinStandardHelpOptions = true,
       description = "Fetch the steward's latest signed checkpoint (a C2SP signed note).")
-  static final class Fetch implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Option(
-        names = "--server",
-        required = true,
-        description = "The server: host:port or its base URL.")
-    String server;
+  static final class Fetch extends MeshCommand implements Callable<Integer> {
+    @Mixin Server server;
 
     @Option(
         names = {"-o", "--out"},
@@ -124,7 +119,7 @@ final class LogCommand implements Runnable {
 
     @Override
     public Integer call() throws CliException {
-      JsonNode answer = json(get(server, "/v1/mesh/checkpoint"), "the answer");
+      JsonNode answer = json(server.get("/v1/mesh/checkpoint"), "the answer");
       write(spec.commandLine().getOut(), out, answer.path("checkpoint").asText());
       return 0;
     }
@@ -132,18 +127,11 @@ final class LogCommand implements Runnable {
 
   @Command(
       name = "prove",
-      mixinStandardHelpOptions = true,
       description =
           "Fetch an inclusion proof (--seq, --envelope-id or --envelope) or a consistency proof"
               + " (--from) as JSON.")
-  static final class Prove implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
-    @Option(
-        names = "--server",
-        required = true,
-        description = "The server: host:port or its base URL.")
-    String server;
+  static final class Prove extends MeshCommand implements Callable<Integer> {
+    @Mixin Server server;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Which which;
@@ -199,20 +187,17 @@ final class LogCommand implements Runnable {
         path =
             "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
       }
-      write(spec.commandLine().getOut(), out, get(server, path) + "\n");
+      write(spec.commandLine().getOut(), out, server.get(path) + "\n");
       return 0;
     }
   }
 
   @Command(
       name = "verify",
-      mixinStandardHelpOptions = true,
       description =
           "Offline: verify a checkpoint's signature by the steward, and a receipt's"
               + " inclusion in it (--envelope) or its consistency with an older checkpoint (--old).")
-  static final class Verify implements Callable<Integer> {
-    @Spec CommandSpec spec;
-
+  static final class Verify extends MeshCommand implements Callable<Integer> {
     @Option(names = "--steward", required = true, description = "The steward's did:key.")
     String steward;
 

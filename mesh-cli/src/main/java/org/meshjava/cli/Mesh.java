@@ -11,7 +11,6 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "mesh",
-    mixinStandardHelpOptions = true,
     versionProvider = MeshVersion.class,
     description = "Energy-accounted inference serving and routing (mesh/1).",
     subcommands = {
@@ -24,16 +23,9 @@ import picocli.CommandLine.Command;
       ConformanceCommand.class,
       LogCommand.class
     })
-public final class Mesh implements Runnable {
-  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
+public final class Mesh extends CommandGroup {
   /** Creates the command. */
   public Mesh() {}
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
-  }
 
   /** Runs the command with {@code args} and returns its exit code. */
   public static int run(PrintWriter out, PrintWriter err, String... args) {

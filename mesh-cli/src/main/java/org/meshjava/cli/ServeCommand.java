@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -37,9 +38,7 @@ import org.meshjava.steward.Steward;
 import org.meshjava.steward.StewardStartException;
 import org.meshjava.steward.UnknownChainHeadException;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh serve}: the OpenAI-compatible binding in front of a steward, configured from a file
@@ -47,11 +46,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "serve",
-    mixinStandardHelpOptions = true,
     description = "Serve the OpenAI-compatible HTTP binding (config file and/or flags).")
-final class ServeCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
@@ -241,7 +237,7 @@ final class ServeCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = spec.commandLine().getErr();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
-    Path keyPath = key != null ? key : c.keyFile().orElse(null);
+    Path keyPath = flagOr(key, c.keyFile()).orElse(null);
     Steward.Builder sb;
     if (keyPath != null) {
       SigningKey signingKey = KeyFile.read(keyPath);
@@ -254,7 +250,7 @@ final class ServeCommand implements Callable<Integer> {
       sb.chainHead(ChainHead.GENESIS);
     }
     List<ServingEngine> backends =
-        new java.util.ArrayList<>(c.backends().isEmpty() ? defaults() : c.backends());
+        new java.util.ArrayList<>(c.backends().isEmpty() ? referenceBackends(LOCAL) : c.backends());
     // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
     // lists it joins only when asked for ("default_decision_engine": true), so that what is
     // served is what the file says.
@@ -265,7 +261,7 @@ final class ServeCommand implements Callable<Integer> {
     backends.forEach(sb::backend);
     // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
     backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
-    String meterKind = meter != null ? meter : c.meter().orElse("discover");
+    String meterKind = flagOr(meter, c.meter()).orElse("discover");
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());
       case "discover" -> {}
@@ -285,7 +281,7 @@ final class ServeCommand implements Callable<Integer> {
           .observationHandler(new DefaultMeterObservationHandler(prometheus));
       sb.listener(metrics).listener(serveObservations);
     }
-    String journalText = journal != null ? journal : c.journal().orElse(null);
+    String journalText = flagOr(journal, c.journal()).orElse(null);
     JournalTarget target = journalText != null ? JournalTarget.parse(journalText) : null;
     if (target != null) {
       if (target instanceof JournalTarget.Postgres && keyPath == null) {
@@ -341,32 +337,21 @@ final class ServeCommand implements Callable<Integer> {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
     }
     try (steward) {
-      Path revocationsFile = revocations != null ? revocations : c.revocations().orElse(null);
+      Path revocationsFile = flagOr(revocations, c.revocations()).orElse(null);
       if (revocationsFile != null) {
         RevocationFile.load(steward, revocationsFile, out);
       }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)
-              .host(host != null ? host : c.host().orElse("127.0.0.1"))
-              .port(port != null ? port : c.port().orElse(8080));
-      Long ceiling =
-          defaultCeiling != null ? defaultCeiling : c.defaultJouleCeilingUj().orElse(null);
-      if (ceiling != null) {
-        ob.defaultJouleCeilingUj(ceiling);
-      }
-      Long body = maxBody != null ? maxBody : c.maxBodyBytes().orElse(null);
-      if (body != null) {
-        ob.maxBodyBytes(body);
-      }
-      Integer conc = maxConcurrent != null ? maxConcurrent : c.maxConcurrentServes().orElse(null);
-      if (conc != null) {
-        ob.maxConcurrentServes(conc);
-      }
+              .host(flagOr(host, c.host()).orElse("127.0.0.1"))
+              .port(flagOr(port, c.port()).orElse(8080));
+      flagOr(defaultCeiling, c.defaultJouleCeilingUj()).ifPresent(ob::defaultJouleCeilingUj);
+      flagOr(maxBody, c.maxBodyBytes()).ifPresent(ob::maxBodyBytes);
+      flagOr(maxConcurrent, c.maxConcurrentServes()).ifPresent(ob::maxConcurrentServes);
       if (c.bodyDeadlineSeconds().isPresent()) {
         ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
       }
-      Long writeTimeout =
-          writeTimeoutSeconds != null ? writeTimeoutSeconds : c.writeTimeoutSeconds().orElse(null);
+      Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
         if (writeTimeout < 1) {
           throw new CliException("--write-timeout-s must be at least 1");
@@ -471,6 +456,11 @@ final class ServeCommand implements Callable<Integer> {
     }
   }
 
+  /** What a flag says, else what the configuration file says: flags win over the file. */
+  private static <T> Optional<T> flagOr(@Nullable T flag, Optional<T> configured) {
+    return flag != null ? Optional.of(flag) : configured;
+  }
+
   /**
    * The shutdown hook of a signal (SIGTERM, SIGINT): wakes the serving thread to drain, waits for
    * it to close the steward, and ends the JVM with the drain's status. Without the halt the JVM
@@ -522,8 +512,12 @@ final class ServeCommand implements Callable<Integer> {
   private static final ServeConcurrency LOCAL =
       ServeConcurrency.cpuDefault().withMaxWaitingServes(0);
 
-  /** The embedded backends when the configuration names none: the demo's three. */
-  static List<ServingEngine> defaults() {
+  /**
+   * The embedded backends when the configuration names none, and the demo's: three weights-free
+   * reference engines at different fidelities and costs (tiny F1, reference F2, frontier F4), each
+   * bounded by {@code concurrency}.
+   */
+  static List<ServingEngine> referenceBackends(ServeConcurrency concurrency) {
     return List.of(
         ReferenceEngine.builder()
             .name("tiny")
@@ -531,9 +525,9 @@ final class ServeCommand implements Callable<Integer> {
             .fidelity(Fidelity.F1)
             .costProfile(CostProfile.perToken(40).withOptionCost(10))
             .workPerToken(4)
-            .concurrency(LOCAL)
+            .concurrency(concurrency)
             .build(),
-        ReferenceEngine.builder().name("reference").concurrency(LOCAL).build(),
+        ReferenceEngine.builder().name("reference").concurrency(concurrency).build(),
         ReferenceEngine.builder()
             .name("frontier")
             .recipe(Recipe.of("frontier-ref").with("instruct"))
@@ -541,7 +535,7 @@ final class ServeCommand implements Callable<Integer> {
             .costProfile(CostProfile.perToken(900).withOptionCost(200))
             .workPerToken(64)
             .reportsDelivered(true)
-            .concurrency(LOCAL)
+            .concurrency(concurrency)
             .build());
   }
 }

@@ -10,10 +10,8 @@ import org.meshjava.receipt.ReceiptChain;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.SealedReceipt;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code mesh verify}: verifies JCR-1 envelopes, one hex envelope per line across the given files
@@ -21,11 +19,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "verify",
-    mixinStandardHelpOptions = true,
     description = "Verify hex envelopes (one per line) and the receipt chain they form.")
-final class VerifyCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
+final class VerifyCommand extends MeshCommand implements Callable<Integer> {
   @Parameters(
       paramLabel = "FILE",
       arity = "1..*",

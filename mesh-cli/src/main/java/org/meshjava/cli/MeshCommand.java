@@ -1,0 +1,16 @@
+package org.meshjava.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/**
+ * What every {@code mesh} command shares: picocli's standard {@code --help} and {@code --version}
+ * options (a subclass's {@code @Command} inherits this one's attributes), and the spec through
+ * which it writes to the out and err its command line was given (the terminal, or a test's
+ * writers).
+ */
+@Command(mixinStandardHelpOptions = true)
+abstract class MeshCommand {
+  @Spec CommandSpec spec;
+}
