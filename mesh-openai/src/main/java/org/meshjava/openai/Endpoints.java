@@ -117,22 +117,11 @@ final class Endpoints {
         case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));
-        default ->
-            ErrorReply.of(
-                404,
-                "invalid_request_error",
-                "not_found",
-                "no endpoint at " + path,
-                Optional.empty());
+        default -> ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
       };
     } catch (RuntimeException e) {
       LOG.error("internal error answering {} {}", method, path, e);
-      return ErrorReply.of(
-          500,
-          "server_error",
-          "internal_error",
-          "internal error; the server log has the details",
-          Optional.empty());
+      return ErrorReply.internalError();
     }
   }
 
@@ -163,12 +152,7 @@ final class Endpoints {
 
   private static Reply only(String allowed, String method, Handler h) {
     if (!allowed.equals(method)) {
-      return ErrorReply.of(
-          405,
-          "invalid_request_error",
-          "method_not_allowed",
-          "use " + allowed + " here, not " + method,
-          Optional.empty());
+      return ErrorReply.methodNotAllowed(allowed, method);
     }
     try {
       return h.answer();
@@ -618,8 +602,7 @@ final class Endpoints {
               String.valueOf(e.getMessage()),
               Optional.of("max_tokens"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
-          ErrorReply.of(
-              400, "invalid_request_error", code, String.valueOf(e.getMessage()), Optional.empty());
+          ErrorReply.invalid(400, code, String.valueOf(e.getMessage()));
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           ErrorReply.of(
               502, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());

@@ -35,6 +35,24 @@ final class ErrorReply {
     return of(status, "invalid_request_error", code, message, Optional.empty());
   }
 
+  /**
+   * 405 {@code method_not_allowed}: the path answers {@code allowed} only. The console has its own
+   * wording, since it answers nothing but {@code GET}.
+   */
+  static Reply.Json methodNotAllowed(String allowed, String method) {
+    return invalid(405, "method_not_allowed", "use " + allowed + " here, not " + method);
+  }
+
+  /** 500 {@code internal_error}: our own bug, logged where it was caught, never shown. */
+  static Reply.Json internalError() {
+    return of(
+        500,
+        "server_error",
+        "internal_error",
+        "internal error; the server log has the details",
+        Optional.empty());
+  }
+
   static Reply.Json of(BindingException e) {
     return of(400, "invalid_request_error", e.code(), String.valueOf(e.getMessage()), e.param());
   }

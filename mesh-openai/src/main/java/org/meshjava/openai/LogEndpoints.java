@@ -46,12 +46,8 @@ final class LogEndpoints {
     }
     Optional<SignedNote> note = steward.checkpoint();
     if (note.isEmpty()) {
-      return ErrorReply.of(
-          404,
-          "invalid_request_error",
-          "empty_log",
-          "the log holds no receipt yet, so there is no checkpoint",
-          Optional.empty());
+      return ErrorReply.invalid(
+          404, "empty_log", "the log holds no receipt yet, so there is no checkpoint");
     }
     return new Reply.Json(200, describe(note.get()));
   }
