@@ -259,24 +259,19 @@ final class Endpoints {
   private Reply witness(byte[] bytes) throws BindingException {
     JsonNode body = parse(bytes);
     JsonNode receiptJson = body.get("receipt");
-    JsonNode envelopeHex = body.get("envelope_hex");
     if (receiptJson == null || !receiptJson.isObject()) {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
           "receipt",
           "receipt must be the receipt object a response's usage.energy carried");
     }
-    if (envelopeHex == null || !envelopeHex.isTextual()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "envelope_hex",
-          "envelope_hex must be the envelope hex a response's usage.energy carried");
-    }
+    String envelopeHex =
+        text(body, "envelope_hex", "the envelope hex a response's usage.energy carried");
     MeshReceipt receipt;
     Envelope envelope;
     try {
       receipt = ReceiptJson.parse(receiptJson);
-      envelope = Envelope.fromHex(envelopeHex.asText());
+      envelope = Envelope.fromHex(envelopeHex);
     } catch (ReceiptException | IllegalArgumentException e) {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
@@ -315,16 +310,10 @@ final class Endpoints {
 
   /** An issuer's signed revocation (SPEC.md 30 §11): verified, journalled, then in effect. */
   private Reply revocation(byte[] bytes) throws BindingException {
-    JsonNode hex = parse(bytes).get("revocation");
-    if (hex == null || !hex.isTextual()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "revocation",
-          "revocation must be the hex line `mesh grant revoke` writes");
-    }
+    String hex = text(parse(bytes), "revocation", "the hex line `mesh grant revoke` writes");
     Revocation r;
     try {
-      r = Revocation.fromHex(hex.asText());
+      r = Revocation.fromHex(hex);
     } catch (MalformedGrantException e) {
       return ErrorReply.of(
           400,
@@ -419,18 +408,44 @@ final class Endpoints {
     }
     ServeResult result;
     try {
-      result =
-          presentation.isPresent()
-              ? steward.serve(request, prompt, presentation.get())
-              : steward.serve(request, prompt);
+      result = generate(request, prompt, presentation, Streamer.NONE);
     } catch (ServeException e) {
       return refusal(e);
     } finally {
       serves.release();
     }
     sealed(result, presentation);
-    String text = result.route().chosen().tokenizer().decode(result.tokens());
-    boolean cut = result.outcome().tokensOut() >= request.maxTokens();
+    Generated out = Generated.of(request, result);
+    return whole(endpoint, result, out.text(), out.cut());
+  }
+
+  /** Serves a generation, on the body's presentation when it carried one. */
+  private ServeResult generate(
+      ServeRequest request,
+      PromptText prompt,
+      Optional<Presentation> presentation,
+      Streamer streamer)
+      throws ServeException {
+    return presentation.isPresent()
+        ? steward.serve(request, prompt, presentation.get(), streamer)
+        : steward.serve(request, prompt, streamer);
+  }
+
+  /**
+   * What a sealed generation says: its output decoded by the backend that served it, and whether
+   * {@code max_tokens} cut it (the finish reason {@code length}).
+   */
+  private record Generated(String text, boolean cut) {
+    static Generated of(ServeRequest request, ServeResult result) {
+      return new Generated(
+          result.route().chosen().tokenizer().decode(result.tokens()),
+          result.outcome().tokensOut() >= request.maxTokens());
+    }
+  }
+
+  /** A whole (not streamed) reply in the endpoint's wire format, created now. */
+  private Reply.Json whole(
+      GrantedServeRequest.Endpoint endpoint, ServeResult result, String text, boolean cut) {
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
         ? Completions.reply(result, text, cut, created)
@@ -457,12 +472,7 @@ final class Endpoints {
       return refusal(e);
     }
     sealed(result, presentation);
-    String content = asked.content(result.answers());
-    long created = steward.clock().instant().getEpochSecond();
-    Reply.Json reply =
-        endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-            ? Completions.reply(result, content, false, created)
-            : Responses.reply(result, content, false, created);
+    Reply.Json reply = whole(endpoint, result, asked.content(result.answers()), false);
     ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
     return reply;
   }
@@ -495,10 +505,7 @@ final class Endpoints {
           };
       ServeResult result;
       try {
-        result =
-            presentation.isPresent()
-                ? steward.serve(request, prompt, presentation.get(), streamer)
-                : steward.serve(request, prompt, streamer);
+        result = generate(request, prompt, presentation, streamer);
       } catch (ServeException e) {
         Reply refused = refusal(e);
         if (!reply.started()) {
@@ -508,9 +515,8 @@ final class Endpoints {
         return Optional.empty();
       }
       sealed(result, presentation);
-      String text = result.route().chosen().tokenizer().decode(result.tokens());
-      boolean cut = result.outcome().tokensOut() >= request.maxTokens();
-      reply.finish(result, deltas[0].finish(result.tokens()), text, cut);
+      Generated out = Generated.of(request, result);
+      reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
       return Optional.empty();
     } finally {
       serves.release();
@@ -527,6 +533,20 @@ final class Endpoints {
           BindingException.Reason.INVALID_FIELD, field, field + " must be true or false");
     }
     return v.asBoolean();
+  }
+
+  /**
+   * The string {@code field} of {@code body}.
+   *
+   * @param mustBe what the field must be, for the refusal when it is missing or not a string
+   */
+  static String text(JsonNode body, String field, String mustBe) throws BindingException {
+    JsonNode v = body.get(field);
+    if (v == null || !v.isTextual()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, field, field + " must be " + mustBe);
+    }
+    return v.asText();
   }
 
   static Reply refusal(ServeException e) {

@@ -54,15 +54,11 @@ final class LogEndpoints {
 
   /** {@code POST /v1/mesh/checkpoint}: the latest checkpoint carrying a witness's cosignature. */
   Reply cosign(JsonNode body) throws BindingException, ServeException {
-    JsonNode text = body.get("checkpoint");
-    if (text == null || !text.isTextual()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "checkpoint",
-          "checkpoint must be the signed note with the witness's signature line added");
-    }
+    String text =
+        Endpoints.text(
+            body, "checkpoint", "the signed note with the witness's signature line added");
     try {
-      return new Reply.Json(200, describe(steward.cosign(SignedNote.parse(text.asText()))));
+      return new Reply.Json(200, describe(steward.cosign(SignedNote.parse(text))));
     } catch (LogException e) {
       return refusal(e, "checkpoint");
     }
