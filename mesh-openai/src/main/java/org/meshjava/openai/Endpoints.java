@@ -226,12 +226,6 @@ final class Endpoints {
     return new Reply.Json(200, root);
   }
 
-  /** Whether a backend has this name or serves this recipe. */
-  private boolean named(String model) {
-    return steward.backends().stream()
-        .anyMatch(e -> e.name().equals(model) || e.recipe().name().equals(model));
-  }
-
   private static ObjectNode model(ArrayNode data, String id) {
     ObjectNode m = data.addObject();
     m.put("id", id);
@@ -364,7 +358,7 @@ final class Endpoints {
             body,
             endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
-    if (request.model().isPresent() && !named(request.model().get())) {
+    if (request.model().isPresent() && !steward.serves(request.model().get())) {
       return ErrorReply.of(
           404,
           "invalid_request_error",
