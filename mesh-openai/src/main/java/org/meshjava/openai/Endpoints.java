@@ -545,37 +545,21 @@ final class Endpoints {
 
   static Reply refusal(ServeException e) {
     return switch (e) {
-      case NotIssuerException n ->
-          ErrorReply.of(
-              401,
-              "authentication_error",
-              n.label().wire(),
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
+      case NotIssuerException n -> grantRefused(401, "authentication_error", n.label().wire(), e);
       // Bytes that are no presentation are a bad request wherever they are found (SPEC 30 §9).
       case GrantDeniedException d when d.label() == DenialLabel.MALFORMED ->
-          ErrorReply.of(
-              400,
-              "invalid_request_error",
-              "malformed_presentation",
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
-      case GrantDeniedException d ->
-          ErrorReply.of(
-              403,
-              "permission_error",
-              d.label().wire(),
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
+          grantRefused(400, "invalid_request_error", "malformed_presentation", e);
+      case GrantDeniedException d -> grantRefused(403, "permission_error", d.label().wire(), e);
       case GrantsSuspendedException s ->
-          ErrorReply.of(
-              503,
-              "service_unavailable_error",
-              "grants_suspended",
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
+          grantRefused(503, "service_unavailable_error", "grants_suspended", e);
       default -> byReason(e);
     };
+  }
+
+  /** A refused grant: the presentation is the parameter at fault. */
+  private static Reply grantRefused(int status, String type, String code, ServeException e) {
+    return ErrorReply.of(
+        status, type, code, String.valueOf(e.getMessage()), Optional.of("jcp_presentation"));
   }
 
   /** 429 with {@code Retry-After}: a full backend or server frees a slot within a serve's time. */
@@ -591,51 +575,30 @@ final class Endpoints {
 
   private static Reply byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
+    String message = String.valueOf(e.getMessage());
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {
         ObjectNode body =
-            ErrorReply.body(
-                "invalid_request_error",
-                code,
-                String.valueOf(e.getMessage()),
-                Optional.of("metadata"));
+            ErrorReply.body("invalid_request_error", code, message, Optional.of("metadata"));
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
       case BACKEND_BUSY ->
           new Reply.Json(
               429,
-              ErrorReply.body(
-                  "rate_limit_error", code, String.valueOf(e.getMessage()), Optional.of("model")),
-              Optional.of(1));
+              ErrorReply.body("rate_limit_error", code, message, Optional.of("model")),
+              Optional.of(RETRY_AFTER_SECONDS));
       case OVER_CONTEXT ->
-          ErrorReply.of(
-              422,
-              "invalid_request_error",
-              code,
-              String.valueOf(e.getMessage()),
-              Optional.of("max_tokens"));
-      case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
-          ErrorReply.invalid(400, code, String.valueOf(e.getMessage()));
+          ErrorReply.of(422, "invalid_request_error", code, message, Optional.of("max_tokens"));
+      case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
-          ErrorReply.of(
-              502, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());
-      case NOT_RECORDED ->
-          ErrorReply.of(
-              503, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());
+          ErrorReply.of(502, "server_error", code, message, Optional.empty());
+      case NOT_RECORDED -> ErrorReply.of(503, "server_error", code, message, Optional.empty());
       case NOT_ISSUER ->
-          ErrorReply.of(
-              401, "authentication_error", code, String.valueOf(e.getMessage()), Optional.empty());
-      case GRANT_REFUSED ->
-          ErrorReply.of(
-              403, "permission_error", code, String.valueOf(e.getMessage()), Optional.empty());
+          ErrorReply.of(401, "authentication_error", code, message, Optional.empty());
+      case GRANT_REFUSED -> ErrorReply.of(403, "permission_error", code, message, Optional.empty());
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
-          ErrorReply.of(
-              503,
-              "service_unavailable_error",
-              code,
-              String.valueOf(e.getMessage()),
-              Optional.empty());
+          ErrorReply.of(503, "service_unavailable_error", code, message, Optional.empty());
     };
   }
 }
