@@ -276,9 +276,8 @@ final class Endpoints {
     try {
       answer = steward.witnessed(receipt, envelope);
     } catch (ReceiptException e) {
-      return ErrorReply.of(
+      return ErrorReply.invalid(
           422,
-          "invalid_request_error",
           "not_evidence",
           "the receipt is no evidence about this steward: " + e.getMessage(),
           Optional.of("receipt"));
@@ -309,9 +308,8 @@ final class Endpoints {
     try {
       r = Revocation.fromHex(hex);
     } catch (MalformedGrantException e) {
-      return ErrorReply.of(
+      return ErrorReply.invalid(
           400,
-          "invalid_request_error",
           "malformed_revocation",
           "not a revocation: " + e.getMessage(),
           Optional.of("revocation"));
@@ -359,9 +357,8 @@ final class Endpoints {
             endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
     if (request.model().isPresent() && !steward.serves(request.model().get())) {
-      return ErrorReply.of(
+      return ErrorReply.invalid(
           404,
-          "invalid_request_error",
           "model_not_found",
           "The model `"
               + request.model().get()
@@ -588,8 +585,7 @@ final class Endpoints {
               429,
               ErrorReply.body("rate_limit_error", code, message, Optional.of("model")),
               Optional.of(RETRY_AFTER_SECONDS));
-      case OVER_CONTEXT ->
-          ErrorReply.of(422, "invalid_request_error", code, message, Optional.of("max_tokens"));
+      case OVER_CONTEXT -> ErrorReply.invalid(422, code, message, Optional.of("max_tokens"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           ErrorReply.of(502, "server_error", code, message, Optional.empty());

@@ -32,7 +32,12 @@ final class ErrorReply {
   }
 
   static Reply.Json invalid(int status, String code, String message) {
-    return of(status, "invalid_request_error", code, message, Optional.empty());
+    return invalid(status, code, message, Optional.empty());
+  }
+
+  /** An {@code invalid_request_error}: the request, or {@code param} in it, is at fault. */
+  static Reply.Json invalid(int status, String code, String message, Optional<String> param) {
+    return of(status, "invalid_request_error", code, message, param);
   }
 
   /**
@@ -54,7 +59,7 @@ final class ErrorReply {
   }
 
   static Reply.Json of(BindingException e) {
-    return of(400, "invalid_request_error", e.code(), String.valueOf(e.getMessage()), e.param());
+    return invalid(400, e.code(), String.valueOf(e.getMessage()), e.param());
   }
 
   private static String oneLine(String s) {

@@ -182,9 +182,8 @@ final class LogEndpoints {
           case UNSIGNED, BAD_SIGNATURE -> 403;
           default -> 400;
         };
-    return ErrorReply.of(
+    return ErrorReply.invalid(
         status,
-        "invalid_request_error",
         e.reason().name().toLowerCase(Locale.ROOT),
         String.valueOf(e.getMessage()),
         Optional.ofNullable(param));
