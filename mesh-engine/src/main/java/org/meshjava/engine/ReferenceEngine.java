@@ -136,17 +136,8 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
     if (request.decision().isEmpty()) {
       throw new EngineException("not a decision request");
     }
-    boolean fits;
-    try {
-      fits =
-          request
-              .decision()
-              .get()
-              .equals(DecisionQuestion.shapeOf(questions, request.decision().get().schemaTokens()));
-    } catch (IllegalArgumentException e) {
-      fits = false;
-    }
-    if (!fits) {
+    // The check the steward makes before routing (DecisionShape.misfit), so both refuse alike.
+    if (request.decision().get().misfit(questions).isPresent()) {
       throw new EngineException("the questions do not fit the request's decision shape");
     }
     EngineResult scored = serve(request, prompt);

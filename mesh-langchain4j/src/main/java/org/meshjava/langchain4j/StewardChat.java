@@ -22,12 +22,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.jcp.IssuanceException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.openai.ChatAnswer;
 import org.meshjava.openai.ChatAsk;
-import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.openai.Prompt;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
@@ -85,16 +83,10 @@ final class StewardChat {
     if (max != null) {
       b.maxTokens(max);
     }
-    String model = p.modelName();
-    if (model != null && !model.equals(GrantedServeRequest.AUTO)) {
-      if (steward.backends().stream().noneMatch(e -> names(e, model))) {
-        throw new ModelNotFoundException(
-            "the steward serves no backend or recipe named '"
-                + model
-                + "'; it serves "
-                + steward.backends().stream().map(ServingEngine::name).toList());
-      }
-      b.model(model);
+    try {
+      b.model(p.modelName(), steward);
+    } catch (IllegalArgumentException e) {
+      throw new ModelNotFoundException(e.getMessage());
     }
     try {
       return new Asked(b.build(), p);
@@ -143,10 +135,6 @@ final class StewardChat {
         .aiMessage(AiMessage.from(answer.text()))
         .metadata(metadata)
         .build();
-  }
-
-  private static boolean names(ServingEngine e, String model) {
-    return e.name().equals(model) || e.recipe().name().equals(model);
   }
 
   private static void refuseUnsupported(ChatRequestParameters p) {

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.steward.Steward;
 
 /**
  * A chat asked of a steward in-process, as the binding would serve the equivalent {@code POST
@@ -75,6 +77,28 @@ public record ChatAsk(ServeRequest request, PromptText prompt) {
     public Builder model(String v) {
       this.model = Objects.requireNonNull(v, "model");
       return this;
+    }
+
+    /**
+     * The model a framework's chat options name, checked against {@code steward}: routes to {@code
+     * v} as {@link #model(String)} does, and leaves every backend a candidate when {@code v} is
+     * null or {@value GrantedServeRequest#AUTO}.
+     *
+     * @throws IllegalArgumentException naming the backends {@code steward} does serve, if none has
+     *     that name or serves that recipe
+     */
+    public Builder model(@Nullable String v, Steward steward) {
+      if (v == null || v.equals(GrantedServeRequest.AUTO)) {
+        return this;
+      }
+      if (!steward.serves(v)) {
+        throw new IllegalArgumentException(
+            "the steward serves no backend or recipe named '"
+                + v
+                + "'; it serves "
+                + steward.backends().stream().map(ServingEngine::name).toList());
+      }
+      return model(v);
     }
 
     /** The equivalent chat completions body. */

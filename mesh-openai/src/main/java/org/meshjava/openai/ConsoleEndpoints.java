@@ -102,12 +102,8 @@ final class ConsoleEndpoints {
   Reply handle(String method, String path, String query, Optional<String> host) {
     try {
       if (!"GET".equals(method)) {
-        return ErrorReply.of(
-            405,
-            "invalid_request_error",
-            "method_not_allowed",
-            "the console is read-only: use GET, not " + method,
-            Optional.empty());
+        return ErrorReply.invalid(
+            405, "method_not_allowed", "the console is read-only: use GET, not " + method);
       }
       if (loopback && !loopbackHost(host)) {
         return ErrorReply.of(
@@ -127,24 +123,17 @@ final class ConsoleEndpoints {
         case "/v1/mesh/grants" -> grants();
         case "/v1/mesh/status" -> status();
         default ->
-            ErrorReply.of(
+            ErrorReply.invalid(
                 404,
-                "invalid_request_error",
                 "not_found",
                 "the console listener serves /console, /v1/mesh/receipts, /v1/mesh/grants and"
-                    + " /v1/mesh/status only",
-                Optional.empty());
+                    + " /v1/mesh/status only");
       };
     } catch (BindingException e) {
       return ErrorReply.of(e);
     } catch (RuntimeException e) {
       LOG.error("internal error answering {} {} on the console", method, path, e);
-      return ErrorReply.of(
-          500,
-          "server_error",
-          "internal_error",
-          "internal error; the server log has the details",
-          Optional.empty());
+      return ErrorReply.internalError();
     }
   }
 

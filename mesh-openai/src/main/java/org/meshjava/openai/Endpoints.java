@@ -117,22 +117,11 @@ final class Endpoints {
         case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));
-        default ->
-            ErrorReply.of(
-                404,
-                "invalid_request_error",
-                "not_found",
-                "no endpoint at " + path,
-                Optional.empty());
+        default -> ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
       };
     } catch (RuntimeException e) {
       LOG.error("internal error answering {} {}", method, path, e);
-      return ErrorReply.of(
-          500,
-          "server_error",
-          "internal_error",
-          "internal error; the server log has the details",
-          Optional.empty());
+      return ErrorReply.internalError();
     }
   }
 
@@ -163,12 +152,7 @@ final class Endpoints {
 
   private static Reply only(String allowed, String method, Handler h) {
     if (!allowed.equals(method)) {
-      return ErrorReply.of(
-          405,
-          "invalid_request_error",
-          "method_not_allowed",
-          "use " + allowed + " here, not " + method,
-          Optional.empty());
+      return ErrorReply.methodNotAllowed(allowed, method);
     }
     try {
       return h.answer();
@@ -242,12 +226,6 @@ final class Endpoints {
     return new Reply.Json(200, root);
   }
 
-  /** Whether a backend has this name or serves this recipe. */
-  private boolean named(String model) {
-    return steward.backends().stream()
-        .anyMatch(e -> e.name().equals(model) || e.recipe().name().equals(model));
-  }
-
   private static ObjectNode model(ArrayNode data, String id) {
     ObjectNode m = data.addObject();
     m.put("id", id);
@@ -275,24 +253,19 @@ final class Endpoints {
   private Reply witness(byte[] bytes) throws BindingException {
     JsonNode body = parse(bytes);
     JsonNode receiptJson = body.get("receipt");
-    JsonNode envelopeHex = body.get("envelope_hex");
     if (receiptJson == null || !receiptJson.isObject()) {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
           "receipt",
           "receipt must be the receipt object a response's usage.energy carried");
     }
-    if (envelopeHex == null || !envelopeHex.isTextual()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "envelope_hex",
-          "envelope_hex must be the envelope hex a response's usage.energy carried");
-    }
+    String envelopeHex =
+        text(body, "envelope_hex", "the envelope hex a response's usage.energy carried");
     MeshReceipt receipt;
     Envelope envelope;
     try {
       receipt = ReceiptJson.parse(receiptJson);
-      envelope = Envelope.fromHex(envelopeHex.asText());
+      envelope = Envelope.fromHex(envelopeHex);
     } catch (ReceiptException | IllegalArgumentException e) {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
@@ -303,9 +276,8 @@ final class Endpoints {
     try {
       answer = steward.witnessed(receipt, envelope);
     } catch (ReceiptException e) {
-      return ErrorReply.of(
+      return ErrorReply.invalid(
           422,
-          "invalid_request_error",
           "not_evidence",
           "the receipt is no evidence about this steward: " + e.getMessage(),
           Optional.of("receipt"));
@@ -331,20 +303,13 @@ final class Endpoints {
 
   /** An issuer's signed revocation (SPEC.md 30 §11): verified, journalled, then in effect. */
   private Reply revocation(byte[] bytes) throws BindingException {
-    JsonNode hex = parse(bytes).get("revocation");
-    if (hex == null || !hex.isTextual()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "revocation",
-          "revocation must be the hex line `mesh grant revoke` writes");
-    }
+    String hex = text(parse(bytes), "revocation", "the hex line `mesh grant revoke` writes");
     Revocation r;
     try {
-      r = Revocation.fromHex(hex.asText());
+      r = Revocation.fromHex(hex);
     } catch (MalformedGrantException e) {
-      return ErrorReply.of(
+      return ErrorReply.invalid(
           400,
-          "invalid_request_error",
           "malformed_revocation",
           "not a revocation: " + e.getMessage(),
           Optional.of("revocation"));
@@ -391,10 +356,9 @@ final class Endpoints {
             body,
             endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
-    if (request.model().isPresent() && !named(request.model().get())) {
-      return ErrorReply.of(
+    if (request.model().isPresent() && !steward.serves(request.model().get())) {
+      return ErrorReply.invalid(
           404,
-          "invalid_request_error",
           "model_not_found",
           "The model `"
               + request.model().get()
@@ -435,18 +399,44 @@ final class Endpoints {
     }
     ServeResult result;
     try {
-      result =
-          presentation.isPresent()
-              ? steward.serve(request, prompt, presentation.get())
-              : steward.serve(request, prompt);
+      result = generate(request, prompt, presentation, Streamer.NONE);
     } catch (ServeException e) {
       return refusal(e);
     } finally {
       serves.release();
     }
     sealed(result, presentation);
-    String text = result.route().chosen().tokenizer().decode(result.tokens());
-    boolean cut = result.outcome().tokensOut() >= request.maxTokens();
+    Generated out = Generated.of(request, result);
+    return whole(endpoint, result, out.text(), out.cut());
+  }
+
+  /** Serves a generation, on the body's presentation when it carried one. */
+  private ServeResult generate(
+      ServeRequest request,
+      PromptText prompt,
+      Optional<Presentation> presentation,
+      Streamer streamer)
+      throws ServeException {
+    return presentation.isPresent()
+        ? steward.serve(request, prompt, presentation.get(), streamer)
+        : steward.serve(request, prompt, streamer);
+  }
+
+  /**
+   * What a sealed generation says: its output decoded by the backend that served it, and whether
+   * {@code max_tokens} cut it (the finish reason {@code length}).
+   */
+  private record Generated(String text, boolean cut) {
+    static Generated of(ServeRequest request, ServeResult result) {
+      return new Generated(
+          result.route().chosen().tokenizer().decode(result.tokens()),
+          result.outcome().tokensOut() >= request.maxTokens());
+    }
+  }
+
+  /** A whole (not streamed) reply in the endpoint's wire format, created now. */
+  private Reply.Json whole(
+      GrantedServeRequest.Endpoint endpoint, ServeResult result, String text, boolean cut) {
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
         ? Completions.reply(result, text, cut, created)
@@ -473,12 +463,7 @@ final class Endpoints {
       return refusal(e);
     }
     sealed(result, presentation);
-    String content = asked.content(result.answers());
-    long created = steward.clock().instant().getEpochSecond();
-    Reply.Json reply =
-        endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-            ? Completions.reply(result, content, false, created)
-            : Responses.reply(result, content, false, created);
+    Reply.Json reply = whole(endpoint, result, asked.content(result.answers()), false);
     ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
     return reply;
   }
@@ -511,10 +496,7 @@ final class Endpoints {
           };
       ServeResult result;
       try {
-        result =
-            presentation.isPresent()
-                ? steward.serve(request, prompt, presentation.get(), streamer)
-                : steward.serve(request, prompt, streamer);
+        result = generate(request, prompt, presentation, streamer);
       } catch (ServeException e) {
         Reply refused = refusal(e);
         if (!reply.started()) {
@@ -524,9 +506,8 @@ final class Endpoints {
         return Optional.empty();
       }
       sealed(result, presentation);
-      String text = result.route().chosen().tokenizer().decode(result.tokens());
-      boolean cut = result.outcome().tokensOut() >= request.maxTokens();
-      reply.finish(result, deltas[0].finish(result.tokens()), text, cut);
+      Generated out = Generated.of(request, result);
+      reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
       return Optional.empty();
     } finally {
       serves.release();
@@ -545,39 +526,37 @@ final class Endpoints {
     return v.asBoolean();
   }
 
+  /**
+   * The string {@code field} of {@code body}.
+   *
+   * @param mustBe what the field must be, for the refusal when it is missing or not a string
+   */
+  static String text(JsonNode body, String field, String mustBe) throws BindingException {
+    JsonNode v = body.get(field);
+    if (v == null || !v.isTextual()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, field, field + " must be " + mustBe);
+    }
+    return v.asText();
+  }
+
   static Reply refusal(ServeException e) {
     return switch (e) {
-      case NotIssuerException n ->
-          ErrorReply.of(
-              401,
-              "authentication_error",
-              n.label().wire(),
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
+      case NotIssuerException n -> grantRefused(401, "authentication_error", n.label().wire(), e);
       // Bytes that are no presentation are a bad request wherever they are found (SPEC 30 §9).
       case GrantDeniedException d when d.label() == DenialLabel.MALFORMED ->
-          ErrorReply.of(
-              400,
-              "invalid_request_error",
-              "malformed_presentation",
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
-      case GrantDeniedException d ->
-          ErrorReply.of(
-              403,
-              "permission_error",
-              d.label().wire(),
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
+          grantRefused(400, "invalid_request_error", "malformed_presentation", e);
+      case GrantDeniedException d -> grantRefused(403, "permission_error", d.label().wire(), e);
       case GrantsSuspendedException s ->
-          ErrorReply.of(
-              503,
-              "service_unavailable_error",
-              "grants_suspended",
-              String.valueOf(e.getMessage()),
-              Optional.of("jcp_presentation"));
+          grantRefused(503, "service_unavailable_error", "grants_suspended", e);
       default -> byReason(e);
     };
+  }
+
+  /** A refused grant: the presentation is the parameter at fault. */
+  private static Reply grantRefused(int status, String type, String code, ServeException e) {
+    return ErrorReply.of(
+        status, type, code, String.valueOf(e.getMessage()), Optional.of("jcp_presentation"));
   }
 
   /** 429 with {@code Retry-After}: a full backend or server frees a slot within a serve's time. */
@@ -593,52 +572,29 @@ final class Endpoints {
 
   private static Reply byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
+    String message = String.valueOf(e.getMessage());
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {
         ObjectNode body =
-            ErrorReply.body(
-                "invalid_request_error",
-                code,
-                String.valueOf(e.getMessage()),
-                Optional.of("metadata"));
+            ErrorReply.body("invalid_request_error", code, message, Optional.of("metadata"));
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }
       case BACKEND_BUSY ->
           new Reply.Json(
               429,
-              ErrorReply.body(
-                  "rate_limit_error", code, String.valueOf(e.getMessage()), Optional.of("model")),
-              Optional.of(1));
-      case OVER_CONTEXT ->
-          ErrorReply.of(
-              422,
-              "invalid_request_error",
-              code,
-              String.valueOf(e.getMessage()),
-              Optional.of("max_tokens"));
-      case QUESTIONS_MISMATCH, PROMPT_MISMATCH ->
-          ErrorReply.of(
-              400, "invalid_request_error", code, String.valueOf(e.getMessage()), Optional.empty());
+              ErrorReply.body("rate_limit_error", code, message, Optional.of("model")),
+              Optional.of(RETRY_AFTER_SECONDS));
+      case OVER_CONTEXT -> ErrorReply.invalid(422, code, message, Optional.of("max_tokens"));
+      case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
-          ErrorReply.of(
-              502, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());
-      case NOT_RECORDED ->
-          ErrorReply.of(
-              503, "server_error", code, String.valueOf(e.getMessage()), Optional.empty());
+          ErrorReply.of(502, "server_error", code, message, Optional.empty());
+      case NOT_RECORDED -> ErrorReply.of(503, "server_error", code, message, Optional.empty());
       case NOT_ISSUER ->
-          ErrorReply.of(
-              401, "authentication_error", code, String.valueOf(e.getMessage()), Optional.empty());
-      case GRANT_REFUSED ->
-          ErrorReply.of(
-              403, "permission_error", code, String.valueOf(e.getMessage()), Optional.empty());
+          ErrorReply.of(401, "authentication_error", code, message, Optional.empty());
+      case GRANT_REFUSED -> ErrorReply.of(403, "permission_error", code, message, Optional.empty());
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
-          ErrorReply.of(
-              503,
-              "service_unavailable_error",
-              code,
-              String.valueOf(e.getMessage()),
-              Optional.empty());
+          ErrorReply.of(503, "service_unavailable_error", code, message, Optional.empty());
     };
   }
 }

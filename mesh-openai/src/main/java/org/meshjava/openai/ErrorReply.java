@@ -32,11 +32,34 @@ final class ErrorReply {
   }
 
   static Reply.Json invalid(int status, String code, String message) {
-    return of(status, "invalid_request_error", code, message, Optional.empty());
+    return invalid(status, code, message, Optional.empty());
+  }
+
+  /** An {@code invalid_request_error}: the request, or {@code param} in it, is at fault. */
+  static Reply.Json invalid(int status, String code, String message, Optional<String> param) {
+    return of(status, "invalid_request_error", code, message, param);
+  }
+
+  /**
+   * 405 {@code method_not_allowed}: the path answers {@code allowed} only. The console has its own
+   * wording, since it answers nothing but {@code GET}.
+   */
+  static Reply.Json methodNotAllowed(String allowed, String method) {
+    return invalid(405, "method_not_allowed", "use " + allowed + " here, not " + method);
+  }
+
+  /** 500 {@code internal_error}: our own bug, logged where it was caught, never shown. */
+  static Reply.Json internalError() {
+    return of(
+        500,
+        "server_error",
+        "internal_error",
+        "internal error; the server log has the details",
+        Optional.empty());
   }
 
   static Reply.Json of(BindingException e) {
-    return of(400, "invalid_request_error", e.code(), String.valueOf(e.getMessage()), e.param());
+    return invalid(400, e.code(), String.valueOf(e.getMessage()), e.param());
   }
 
   private static String oneLine(String s) {

@@ -46,27 +46,19 @@ final class LogEndpoints {
     }
     Optional<SignedNote> note = steward.checkpoint();
     if (note.isEmpty()) {
-      return ErrorReply.of(
-          404,
-          "invalid_request_error",
-          "empty_log",
-          "the log holds no receipt yet, so there is no checkpoint",
-          Optional.empty());
+      return ErrorReply.invalid(
+          404, "empty_log", "the log holds no receipt yet, so there is no checkpoint");
     }
     return new Reply.Json(200, describe(note.get()));
   }
 
   /** {@code POST /v1/mesh/checkpoint}: the latest checkpoint carrying a witness's cosignature. */
   Reply cosign(JsonNode body) throws BindingException, ServeException {
-    JsonNode text = body.get("checkpoint");
-    if (text == null || !text.isTextual()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "checkpoint",
-          "checkpoint must be the signed note with the witness's signature line added");
-    }
+    String text =
+        Endpoints.text(
+            body, "checkpoint", "the signed note with the witness's signature line added");
     try {
-      return new Reply.Json(200, describe(steward.cosign(SignedNote.parse(text.asText()))));
+      return new Reply.Json(200, describe(steward.cosign(SignedNote.parse(text))));
     } catch (LogException e) {
       return refusal(e, "checkpoint");
     }
@@ -190,9 +182,8 @@ final class LogEndpoints {
           case UNSIGNED, BAD_SIGNATURE -> 403;
           default -> 400;
         };
-    return ErrorReply.of(
+    return ErrorReply.invalid(
         status,
-        "invalid_request_error",
         e.reason().name().toLowerCase(Locale.ROOT),
         String.valueOf(e.getMessage()),
         Optional.ofNullable(param));

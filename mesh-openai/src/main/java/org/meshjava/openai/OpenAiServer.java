@@ -24,6 +24,7 @@ import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -126,10 +127,7 @@ public final class OpenAiServer implements AutoCloseable {
     long total = 0;
     for (org.meshjava.core.ServingEngine e : steward.backends()) {
       long own = (long) e.maxConcurrentServes() + e.maxWaitingServes();
-      total +=
-          own >= Integer.MAX_VALUE
-              ? Math.max(2, Runtime.getRuntime().availableProcessors())
-              : Math.max(1, own);
+      total += own >= Integer.MAX_VALUE ? ServeConcurrency.cores() : Math.max(1, own);
     }
     return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
   }
@@ -166,11 +164,16 @@ public final class OpenAiServer implements AutoCloseable {
 
   /** The OpenAI base URI clients point at: {@code http://host:port/v1}. */
   public URI baseUri() {
-    String host = connector.getHost() == null ? "127.0.0.1" : connector.getHost();
+    return uri(connector, "/v1");
+  }
+
+  /** {@code http://host:port/path} on the listener's bound port; an IPv6 host in brackets. */
+  private static URI uri(ServerConnector listener, String path) {
+    String host = listener.getHost() == null ? "127.0.0.1" : listener.getHost();
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    return URI.create("http://" + host + ":" + port() + "/v1");
+    return URI.create("http://" + host + ":" + listener.getLocalPort() + path);
   }
 
   /**
@@ -201,14 +204,7 @@ public final class OpenAiServer implements AutoCloseable {
    */
   public Optional<URI> consoleUri() {
     ServerConnector c = consoleConnector;
-    if (c == null) {
-      return Optional.empty();
-    }
-    String host = c.getHost() == null ? "127.0.0.1" : c.getHost();
-    if (host.contains(":")) {
-      host = "[" + host + "]";
-    }
-    return Optional.of(URI.create("http://" + host + ":" + c.getLocalPort() + "/console"));
+    return c == null ? Optional.empty() : Optional.of(uri(c, "/console"));
   }
 
   /**
@@ -540,10 +536,7 @@ public final class OpenAiServer implements AutoCloseable {
 
     /** The port; 0 (the default) picks a free one, see {@link OpenAiServer#port()}. */
     public Builder port(int v) {
-      if (v < 0 || v > 65_535) {
-        throw new IllegalArgumentException("port must be 0-65535: " + v);
-      }
-      port = v;
+      port = listenPort("port", v);
       return this;
     }
 
@@ -588,19 +581,13 @@ public final class OpenAiServer implements AutoCloseable {
      * can keep a request open; no thread waits on it meanwhile. The default is 10 s.
      */
     public Builder bodyDeadline(Duration v) {
-      if (Objects.requireNonNull(v, "bodyDeadline").isNegative() || v.isZero()) {
-        throw new IllegalArgumentException("bodyDeadline must be positive: " + v);
-      }
-      bodyDeadline = v;
+      bodyDeadline = positive("bodyDeadline", v);
       return this;
     }
 
     /** How long a connection may send nothing before it is closed. The default is 30 s. */
     public Builder idleTimeout(Duration v) {
-      if (Objects.requireNonNull(v, "idleTimeout").isNegative() || v.isZero()) {
-        throw new IllegalArgumentException("idleTimeout must be positive: " + v);
-      }
-      idleTimeout = v;
+      idleTimeout = positive("idleTimeout", v);
       return this;
     }
 
@@ -610,10 +597,7 @@ public final class OpenAiServer implements AutoCloseable {
      * the idle timeout. The default is 10 s.
      */
     public Builder writeTimeout(Duration v) {
-      if (Objects.requireNonNull(v, "writeTimeout").isNegative() || v.isZero()) {
-        throw new IllegalArgumentException("writeTimeout must be positive: " + v);
-      }
-      writeTimeout = v;
+      writeTimeout = positive("writeTimeout", v);
       return this;
     }
 
@@ -624,11 +608,8 @@ public final class OpenAiServer implements AutoCloseable {
      * the network: it shows receipts, grant spend and the journal's state to whoever connects.
      */
     public Builder console(String host, int port) {
-      if (port < 0 || port > 65_535) {
-        throw new IllegalArgumentException("console port must be 0-65535: " + port);
-      }
+      consolePort = listenPort("console port", port);
       consoleHost = Objects.requireNonNull(host, "host");
-      consolePort = port;
       return this;
     }
 
@@ -646,6 +627,22 @@ public final class OpenAiServer implements AutoCloseable {
     public Builder requestScope(RequestScope v) {
       scope = Optional.of(Objects.requireNonNull(v, "scope"));
       return this;
+    }
+
+    /** {@code v}, a TCP port to listen on: 0 (a free one) to 65535. */
+    private static int listenPort(String setting, int v) {
+      if (v < 0 || v > 65_535) {
+        throw new IllegalArgumentException(setting + " must be 0-65535: " + v);
+      }
+      return v;
+    }
+
+    /** {@code v}, a time limit: longer than zero. */
+    private static Duration positive(String setting, Duration v) {
+      if (Objects.requireNonNull(v, setting).isNegative() || v.isZero()) {
+        throw new IllegalArgumentException(setting + " must be positive: " + v);
+      }
+      return v;
     }
 
     /** Builds the server; call {@link OpenAiServer#start()} to listen. */

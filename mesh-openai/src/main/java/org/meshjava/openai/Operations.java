@@ -63,12 +63,7 @@ final class Operations {
 
   private static Reply only(String allowed, String method, Supplier<Reply> answer) {
     if (!allowed.equals(method)) {
-      return ErrorReply.of(
-          405,
-          "invalid_request_error",
-          "method_not_allowed",
-          "use " + allowed + " here, not " + method,
-          Optional.empty());
+      return ErrorReply.methodNotAllowed(allowed, method);
     }
     return answer.get();
   }

@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.steward.observe.JournalWrite;
 import org.meshjava.steward.observe.ServeObserver;
@@ -37,6 +38,13 @@ final class GuardedListener implements StewardListener {
     }
   }
 
+  /** Makes {@code call} on each of {@code targets} in order, each one guarded. */
+  private static <T> void each(List<T> targets, String call, Consumer<T> action) {
+    for (T target : targets) {
+      guarded(target, call, () -> action.accept(target));
+    }
+  }
+
   @Override
   public ServeObserver serveStarted(ServeStarted serve) {
     List<ServeObserver> observers = new ArrayList<>(listeners.size());
@@ -56,34 +64,34 @@ final class GuardedListener implements StewardListener {
 
   @Override
   public void debited(DebitResult debit) {
-    listeners.forEach(l -> guarded(l, "debited", () -> l.debited(debit)));
+    each(listeners, "debited", l -> l.debited(debit));
   }
 
   @Override
   public void journalWritten(JournalWrite write) {
-    listeners.forEach(l -> guarded(l, "journalWritten", () -> l.journalWritten(write)));
+    each(listeners, "journalWritten", l -> l.journalWritten(write));
   }
 
   /** One serve's observers, each call guarded the same way. */
   private record Guarded(List<ServeObserver> observers) implements ServeObserver {
     @Override
     public void phase(ServePhase phase) {
-      observers.forEach(o -> guarded(o, "phase", () -> o.phase(phase)));
+      each(observers, "phase", o -> o.phase(phase));
     }
 
     @Override
     public void served(ServeResult result) {
-      observers.forEach(o -> guarded(o, "served", () -> o.served(result)));
+      each(observers, "served", o -> o.served(result));
     }
 
     @Override
     public void refused(ServeException refusal) {
-      observers.forEach(o -> guarded(o, "refused", () -> o.refused(refusal)));
+      each(observers, "refused", o -> o.refused(refusal));
     }
 
     @Override
     public void failed(Throwable failure) {
-      observers.forEach(o -> guarded(o, "failed", () -> o.failed(failure)));
+      each(observers, "failed", o -> o.failed(failure));
     }
   }
 }

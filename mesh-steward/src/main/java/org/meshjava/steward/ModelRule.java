@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.Optional;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.router.AdmissionRule;
 
 /**
@@ -17,8 +18,13 @@ final class ModelRule {
     }
     String model = request.model().get();
     return backend ->
-        backend.name().equals(model) || backend.recipe().name().equals(model)
+        names(backend, model)
             ? Optional.empty()
             : Optional.of("not the model the request names (" + model + ")");
+  }
+
+  /** Whether {@code model} names {@code backend}: its name, or the recipe it serves. */
+  static boolean names(ServingEngine backend, String model) {
+    return backend.name().equals(model) || backend.recipe().name().equals(model);
   }
 }

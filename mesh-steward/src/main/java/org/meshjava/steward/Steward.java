@@ -215,6 +215,15 @@ public final class Steward implements AutoCloseable {
     return router.backends();
   }
 
+  /**
+   * Whether a request may name {@code model} ({@link ServeRequest#model()}): some backend has that
+   * name or serves that recipe. A request naming any other model is refused while routing.
+   */
+  public boolean serves(String model) {
+    Objects.requireNonNull(model, "model");
+    return router.backends().stream().anyMatch(backend -> ModelRule.names(backend, model));
+  }
+
   /** Where the receipt chain stands. */
   public ChainHead head() {
     return sealer.head();

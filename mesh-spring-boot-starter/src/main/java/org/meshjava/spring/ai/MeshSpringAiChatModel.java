@@ -4,10 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.openai.ChatAnswer;
 import org.meshjava.openai.ChatAsk;
-import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.openai.Prompt;
 import org.meshjava.receipt.SealedReceipt;
 import org.meshjava.steward.ServeException;
@@ -73,18 +71,7 @@ public final class MeshSpringAiChatModel implements ChatModel {
       if (max != null) {
         ask.maxTokens(max);
       }
-      String model = options.getModel();
-      if (model != null && !model.equals(GrantedServeRequest.AUTO)) {
-        if (steward.backends().stream()
-            .noneMatch(e -> e.name().equals(model) || e.recipe().name().equals(model))) {
-          throw new IllegalArgumentException(
-              "the steward serves no backend or recipe named '"
-                  + model
-                  + "'; it serves "
-                  + steward.backends().stream().map(ServingEngine::name).toList());
-        }
-        ask.model(model);
-      }
+      ask.model(options.getModel(), steward);
     }
     ChatAsk asked = ask.build();
     ServeResult result;
