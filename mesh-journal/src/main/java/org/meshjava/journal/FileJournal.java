@@ -110,11 +110,9 @@ public final class FileJournal implements Journal {
   }
 
   private final Path path;
+  private final LockedFile file;
   private final Syncer syncer;
   private final Forcer forcer;
-  private final Object identity;
-  private final FileChannel channel;
-  private final FileLock lock;
 
   /** The sequence and {@code prev} of the live file's first record (after archiving, not 0). */
   private final long firstSeq;
@@ -136,20 +134,11 @@ public final class FileJournal implements Journal {
   /** The durable end: every record written and forced, and the file length after it. */
   private volatile JournalPosition durable;
 
-  private FileJournal(
-      Path path,
-      Object identity,
-      FileChannel channel,
-      FileLock lock,
-      Tail tail,
-      Syncer syncer,
-      Forcer forcer) {
+  private FileJournal(Path path, LockedFile file, Tail tail, Syncer syncer, Forcer forcer) {
     this.path = path;
+    this.file = file;
     this.syncer = syncer;
     this.forcer = forcer;
-    this.identity = identity;
-    this.channel = channel;
-    this.lock = lock;
     this.firstSeq = tail.firstSeq();
     this.codec = new RecordCodec();
     this.chain = new RecordChain(codec, tail.end().count(), tail.end().lastHash());
@@ -267,6 +256,7 @@ public final class FileJournal implements Journal {
     if (lock == null) {
       throw abandon(ch, identity, slot, held(path, real, "another steward process"));
     }
+    LockedFile locked = new LockedFile(identity, ch, lock);
     try {
       Tail tail = tail(ch, path);
       if (tail.torn() > 0) {
@@ -278,14 +268,14 @@ public final class FileJournal implements Journal {
         forcer.force(ch, real, true);
       }
       ch.position(tail.end().locator());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, tail, syncer, forcer);
+      FileJournal journal = new FileJournal(real, locked, tail, syncer, forcer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
-      release(identity, lock, ch);
+      locked.release();
       throw e;
     } catch (IOException e) {
-      release(identity, lock, ch);
+      locked.release();
       throw new JournalException(
           JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
     }
@@ -312,6 +302,23 @@ public final class FileJournal implements Journal {
     closeQuietly(ch);
     HELD.remove(identity, slot);
     return failure;
+  }
+
+  /**
+   * The journal file as opened and locked: its identity (see the design note), the one descriptor
+   * this journal keeps on it, and the OS lock taken through that descriptor. Released together.
+   */
+  private record LockedFile(Object identity, FileChannel channel, FileLock lock) {
+    /** Releases the lock, closes the descriptor, and lets this process open the file again. */
+    void release() {
+      try {
+        lock.release();
+      } catch (IOException ignored) {
+        // Closing the channel releases it too.
+      }
+      closeQuietly(channel);
+      HELD.remove(identity);
+    }
   }
 
   /**
@@ -377,14 +384,7 @@ public final class FileJournal implements Journal {
       int n = (int) Math.min(buf.capacity(), at);
       buf.clear().limit(n);
       long from = at - n;
-      int read = 0;
-      while (buf.hasRemaining()) {
-        int r = ch.read(buf, from + read);
-        if (r < 0) {
-          break;
-        }
-        read += r;
-      }
+      int read = LineReader.readFully(ch, buf, from);
       for (int i = read - 1; i >= 0; i--) {
         if (buf.get(i) == '\n') {
           return from + i + 1;
@@ -397,11 +397,7 @@ public final class FileJournal implements Journal {
 
   private static byte[] readRange(FileChannel ch, long from, long to) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(to - from));
-    while (buf.hasRemaining()) {
-      if (ch.read(buf, from + buf.position()) < 0) {
-        break;
-      }
-    }
+    LineReader.readFully(ch, buf, from);
     return Arrays.copyOf(buf.array(), buf.position());
   }
 
@@ -429,7 +425,7 @@ public final class FileJournal implements Journal {
           null);
     }
     try {
-      return Optional.of(readAll(j.channel));
+      return Optional.of(readAll(j.file.channel()));
     } catch (IOException e) {
       throw new JournalException(
           JournalException.Reason.IO, "cannot read " + j.path + ": " + e.getMessage(), e);
@@ -443,14 +439,7 @@ public final class FileJournal implements Journal {
       throw new IOException("the journal is larger than 2 GiB; this implementation reads it whole");
     }
     ByteBuffer buf = ByteBuffer.allocate((int) size);
-    long at = 0;
-    while (buf.hasRemaining()) {
-      int n = ch.read(buf, at);
-      if (n < 0) {
-        break;
-      }
-      at += n;
-    }
+    LineReader.readFully(ch, buf, 0);
     return buf.position() == buf.capacity()
         ? buf.array()
         : Arrays.copyOf(buf.array(), buf.position());
@@ -483,7 +472,7 @@ public final class FileJournal implements Journal {
       RecordSink sink)
       throws JournalException {
     JournalPosition end = durable;
-    readFrom(channel, path, firstSeq, end, from, chains, sink);
+    readFrom(file.channel(), path, firstSeq, end, from, chains, sink);
     learn(end, chains);
   }
 
@@ -599,12 +588,13 @@ public final class FileJournal implements Journal {
       }
       try {
         long hint = cut == upTo.count() ? upTo.locator() : -1;
-        long offset = locate(j.channel, j.path, j.firstSeq, cut, hint, end.locator()).offset();
+        long offset =
+            locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
         Path segment = JournalSegments.file(j.path, j.firstSeq);
         Files.createDirectories(JournalSegments.directory(j.path));
-        copy(j.channel, 0, offset, segment, forcer);
+        copy(j.file.channel(), 0, offset, segment, forcer);
         Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
-        copy(j.channel, offset, end.locator(), tmp, forcer);
+        copy(j.file.channel(), offset, end.locator(), tmp, forcer);
         Files.move(
             tmp,
             j.path,
@@ -712,10 +702,10 @@ public final class FileJournal implements Journal {
       checkUnchanged();
       long at = length;
       while (buf.hasRemaining()) {
-        at += channel.write(buf, at);
+        at += file.channel().write(buf, at);
       }
       if (!unsynced) {
-        syncer.sync(channel, at);
+        syncer.sync(file.channel(), at);
       }
       length = at;
       RecordChain.Encoded lastWritten = batch.getLast();
@@ -753,13 +743,13 @@ public final class FileJournal implements Journal {
               + "); refusing to write to a file no name reaches",
           e);
     }
-    if (!now.equals(identity)) {
+    if (!now.equals(file.identity())) {
       throw new IOException(
           path
               + " now names another file than the one this steward locked;"
               + " refusing to write");
     }
-    long size = channel.size();
+    long size = file.channel().size();
     if (size != length) {
       throw new IOException(
           "the journal is "
@@ -788,7 +778,7 @@ public final class FileJournal implements Journal {
   /** Locked from opening until closed: the OS lock is held for exactly that long. */
   @Override
   public boolean locked() {
-    return !commits.closed() && lock.isValid();
+    return !commits.closed() && file.lock().isValid();
   }
 
   /** The journal's file. */
@@ -803,22 +793,12 @@ public final class FileJournal implements Journal {
     }
     if (unsynced) {
       try {
-        forcer.force(channel, path, true);
+        forcer.force(file.channel(), path, true);
       } catch (IOException e) {
         LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
       }
     }
-    release(identity, lock, channel);
-  }
-
-  private static void release(Object identity, FileLock lock, FileChannel channel) {
-    try {
-      lock.release();
-    } catch (IOException ignored) {
-      // Closing the channel releases it too.
-    }
-    closeQuietly(channel);
-    HELD.remove(identity);
+    file.release();
   }
 
   private static void closeQuietly(@Nullable FileChannel ch) {
