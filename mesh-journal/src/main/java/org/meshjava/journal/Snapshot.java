@@ -604,6 +604,21 @@ public final class Snapshot {
       return Optional.of(decoder.decode(a));
     }
 
+    /** The suspension's items: its record, the receipt shown, that receipt's envelope id. */
+    static Suspension suspension(List<CborValue> a) throws SnapshotException {
+      return new Suspension(
+          uint(a.get(0), "suspension record"),
+          uint(a.get(1), "suspension receipt"),
+          ContentId.fromDigest(bytes(a.get(2), 32, "suspension envelope")));
+    }
+
+    /** The chain head's items: the last receipt's sequence and envelope id. */
+    static RecordedReceipt head(List<CborValue> a) throws SnapshotException {
+      return new RecordedReceipt(
+          uint(a.get(0), "head sequence"),
+          ContentId.fromDigest(bytes(a.get(1), 32, "head envelope")));
+    }
+
     static Optional<ContentId> optionalId(CborValue v, String what) throws SnapshotException {
       byte[] b = bytes(v, -1, what);
       if (b.length == 0) {
@@ -667,23 +682,8 @@ public final class Snapshot {
         List<CborValue> a = array(v, 2, "revocation");
         revocations.put(grant(a.get(0), "revoked grant"), instant(a.get(1), "revoked from"));
       }
-      Optional<Suspension> suspension =
-          optional(
-              "suspension",
-              3,
-              a ->
-                  new Suspension(
-                      uint(a.get(0), "suspension record"),
-                      uint(a.get(1), "suspension receipt"),
-                      ContentId.fromDigest(bytes(a.get(2), 32, "suspension envelope"))));
-      Optional<RecordedReceipt> lastSealed =
-          optional(
-              "head",
-              2,
-              a ->
-                  new RecordedReceipt(
-                      uint(a.get(0), "head sequence"),
-                      ContentId.fromDigest(bytes(a.get(1), 32, "head envelope"))));
+      Optional<Suspension> suspension = optional("suspension", 3, Fields::suspension);
+      Optional<RecordedReceipt> lastSealed = optional("head", 2, Fields::head);
       List<CborValue> r = array(get("receipts"), 2, "receipts");
       ReceiptIds receipts =
           ReceiptIds.of(integer(r.get(0), "first receipt"), bytes(r.get(1), -1, "receipt ids"));
