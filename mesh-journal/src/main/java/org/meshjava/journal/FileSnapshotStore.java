@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -102,11 +101,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   /** The snapshot files, oldest first. */
   List<Path> files() throws IOException {
-    List<Path> out = new ArrayList<>();
-    for (SequenceFiles.Entry e : files.list()) {
-      out.add(e.file());
-    }
-    return out;
+    return files.list();
   }
 
   private void forceDirectory() {

@@ -34,10 +34,11 @@ public final class JournalSegments {
 
   /** The segments present, by first sequence. */
   public static List<Segment> list(Path journal) throws JournalException {
+    SequenceFiles files = files(journal);
     List<Segment> out = new ArrayList<>();
     try {
-      for (SequenceFiles.Entry e : files(journal).list()) {
-        out.add(new Segment(e.file(), e.seq()));
+      for (Path f : files.list()) {
+        out.add(new Segment(f, files.seq(f)));
       }
     } catch (IOException e) {
       throw new JournalException(

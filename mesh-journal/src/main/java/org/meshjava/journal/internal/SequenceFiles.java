@@ -24,9 +24,6 @@ public record SequenceFiles(Path directory, String suffix) {
     Objects.requireNonNull(suffix, "suffix");
   }
 
-  /** One file present and the sequence its name gives. */
-  public record Entry(Path file, long seq) {}
-
   /**
    * The directory {@code <journal><extension>} beside the journal file {@code journal} (named
    * {@code journal<extension>} when {@code journal} has no file name).
@@ -42,24 +39,37 @@ public record SequenceFiles(Path directory, String suffix) {
   }
 
   /**
-   * The files present, by sequence; none when the directory does not exist. A file whose name is
-   * not 20 digits and the suffix is not one of them.
+   * The files present, in the order of their names, which is the order of their sequences; none
+   * when the directory does not exist. Files not named by 20 digits and the suffix are left out.
    */
-  public List<Entry> list() throws IOException {
-    List<Entry> out = new ArrayList<>();
+  public List<Path> list() throws IOException {
+    List<Path> out = new ArrayList<>();
     if (!Files.isDirectory(directory)) {
       return out;
     }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + suffix)) {
       for (Path f : files) {
-        String n = String.valueOf(f.getFileName());
-        String digits = n.substring(0, n.length() - suffix.length());
+        String digits = digits(f);
         if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
-          out.add(new Entry(f, Long.parseLong(digits)));
+          out.add(f);
         }
       }
     }
-    out.sort((a, b) -> Long.compare(a.seq(), b.seq()));
+    out.sort(null);
     return out;
+  }
+
+  /**
+   * The sequence a listed file's name gives.
+   *
+   * @throws NumberFormatException if its 20 digits do not fit a {@code long}
+   */
+  public long seq(Path file) {
+    return Long.parseLong(digits(file));
+  }
+
+  private String digits(Path file) {
+    String n = String.valueOf(file.getFileName());
+    return n.substring(0, n.length() - suffix.length());
   }
 }
