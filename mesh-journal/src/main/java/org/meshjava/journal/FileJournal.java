@@ -215,8 +215,7 @@ public final class FileJournal implements Journal {
       real = path.toRealPath();
       identity = identity(real);
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+      throw io("cannot open", path, e);
     }
     AtomicReference<FileJournal> slot = new AtomicReference<>();
     if (HELD.putIfAbsent(identity, slot) != null) {
@@ -230,12 +229,7 @@ public final class FileJournal implements Journal {
         throw new IOException("the file was replaced while it was being opened");
       }
     } catch (IOException e) {
-      throw abandon(
-          ch,
-          identity,
-          slot,
-          new JournalException(
-              JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e));
+      throw abandon(ch, identity, slot, io("cannot open", path, e));
     }
     try {
       lock = locker.tryLock(ch);
@@ -276,9 +270,20 @@ public final class FileJournal implements Journal {
       throw e;
     } catch (IOException e) {
       locked.release();
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
+      throw io("cannot recover", path, e);
     }
+  }
+
+  /** An {@code IO} failure: {@code what} (e.g. "cannot read") {@code where}, and why. */
+  private static JournalException io(String what, Object where, IOException e) {
+    return new JournalException(
+        JournalException.Reason.IO, what + " " + where + ": " + e.getMessage(), e);
+  }
+
+  /** The journal this process holds at the file {@code path} names, if one is open. */
+  private static @Nullable FileJournal holder(Path path) throws IOException {
+    AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
+    return held == null ? null : held.get();
   }
 
   /** A {@code LOCKED} refusal: the journal {@code path} (the file {@code real}) is held. */
@@ -427,8 +432,7 @@ public final class FileJournal implements Journal {
     try {
       return Optional.of(readAll(j.file.channel()));
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + j.path + ": " + e.getMessage(), e);
+      throw io("cannot read", j.path, e);
     }
   }
 
@@ -519,8 +523,7 @@ public final class FileJournal implements Journal {
         sink.accept(reader.take(line, path));
       }
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
   }
 
@@ -538,8 +541,7 @@ public final class FileJournal implements Journal {
       RecordSink sink)
       throws JournalException {
     try {
-      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
-      FileJournal holder = held == null ? null : held.get();
+      FileJournal holder = holder(path);
       if (holder != null) {
         holder.read(from, chains, sink);
         return;
@@ -549,8 +551,7 @@ public final class FileJournal implements Journal {
         readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
       }
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
   }
 
@@ -602,8 +603,7 @@ public final class FileJournal implements Journal {
             java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         return cut - j.firstSeq;
       } catch (IOException e) {
-        throw new JournalException(
-            JournalException.Reason.IO, "cannot archive " + path + ": " + e.getMessage(), e);
+        throw io("cannot archive", path, e);
       }
     }
   }
@@ -628,20 +628,17 @@ public final class FileJournal implements Journal {
   /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
   public static long firstSequence(Path path) throws JournalException {
     try {
-      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
-      FileJournal holder = held == null ? null : held.get();
+      FileJournal holder = holder(path);
       if (holder != null) {
         return holder.firstSeq;
       }
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
       return tail(ch, path).firstSeq();
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
   }
 
