@@ -32,7 +32,6 @@ public final class Authorisation {
       long ceilingUj,
       Optional<ContentId> model,
       Instant decisionTime,
-      OptionalLong maxCostUj,
       Reservation reservation) {
     this.gate = gate;
     this.presentation = presentation;
@@ -40,8 +39,26 @@ public final class Authorisation {
     this.ceilingUj = ceilingUj;
     this.model = model;
     this.decisionTime = decisionTime;
-    this.maxCostUj = maxCostUj;
     this.reservation = reservation;
+    this.maxCostUj = tightestMaxCost(presentation.chain());
+  }
+
+  /**
+   * The least {@link MaxCostUj} over every link of {@code chain}, empty if none has one. Both a
+   * decision and a resumed one ({@link Gate#resume}) judge their debit against it.
+   */
+  private static OptionalLong tightestMaxCost(GrantChain chain) {
+    long maxCost = Long.MAX_VALUE;
+    boolean anyMaxCost = false;
+    for (SignedGrant link : chain.links()) {
+      for (Caveat c : link.grant().caveats()) {
+        if (c instanceof MaxCostUj m) {
+          anyMaxCost = true;
+          maxCost = Math.min(maxCost, m.uj());
+        }
+      }
+    }
+    return anyMaxCost ? OptionalLong.of(maxCost) : OptionalLong.empty();
   }
 
   Gate gate() {

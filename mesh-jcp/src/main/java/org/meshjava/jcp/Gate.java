@@ -111,19 +111,11 @@ public final class Gate {
           "the grant is held by " + leafSubject + ", not by this steward " + holder,
           chain.links().size() - 1);
     }
-    long maxCost = Long.MAX_VALUE;
-    boolean anyMaxCost = false;
     List<LinkBudget> budgets = new ArrayList<>(chain.links().size());
     for (int i = 0; i < chain.links().size(); i++) {
       SignedGrant link = chain.links().get(i);
       Grant g = link.grant();
       checkAt(i, link, requestId, model, decisionTime);
-      for (Caveat c : g.caveats()) {
-        if (c instanceof MaxCostUj m) {
-          anyMaxCost = true;
-          maxCost = Math.min(maxCost, m.uj());
-        }
-      }
       budgets.add(new LinkBudget(link.id(), g.budgetUj(), g.expiry()));
     }
     Reservation reservation =
@@ -134,14 +126,7 @@ public final class Gate {
             request.jouleCeilingUj(),
             decisionTime);
     return new Authorisation(
-        this,
-        presentation,
-        requestId,
-        request.jouleCeilingUj(),
-        model,
-        decisionTime,
-        anyMaxCost ? OptionalLong.of(maxCost) : OptionalLong.empty(),
-        reservation);
+        this, presentation, requestId, request.jouleCeilingUj(), model, decisionTime, reservation);
   }
 
   /**
@@ -170,16 +155,6 @@ public final class Gate {
       throw new IllegalArgumentException(
           "reservation " + reservation.serial() + " does not hold this presentation's ceiling");
     }
-    long maxCost = Long.MAX_VALUE;
-    boolean anyMaxCost = false;
-    for (SignedGrant link : presentation.chain().links()) {
-      for (Caveat c : link.grant().caveats()) {
-        if (c instanceof MaxCostUj m) {
-          anyMaxCost = true;
-          maxCost = Math.min(maxCost, m.uj());
-        }
-      }
-    }
     return new Authorisation(
         this,
         presentation,
@@ -187,7 +162,6 @@ public final class Gate {
         request.jouleCeilingUj(),
         model,
         decisionTime,
-        anyMaxCost ? OptionalLong.of(maxCost) : OptionalLong.empty(),
         reservation);
   }
 

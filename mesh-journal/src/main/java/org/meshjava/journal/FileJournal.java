@@ -110,11 +110,9 @@ public final class FileJournal implements Journal {
   }
 
   private final Path path;
+  private final LockedFile file;
   private final Syncer syncer;
   private final Forcer forcer;
-  private final Object identity;
-  private final FileChannel channel;
-  private final FileLock lock;
 
   /** The sequence and {@code prev} of the live file's first record (after archiving, not 0). */
   private final long firstSeq;
@@ -136,20 +134,11 @@ public final class FileJournal implements Journal {
   /** The durable end: every record written and forced, and the file length after it. */
   private volatile JournalPosition durable;
 
-  private FileJournal(
-      Path path,
-      Object identity,
-      FileChannel channel,
-      FileLock lock,
-      Tail tail,
-      Syncer syncer,
-      Forcer forcer) {
+  private FileJournal(Path path, LockedFile file, Tail tail, Syncer syncer, Forcer forcer) {
     this.path = path;
+    this.file = file;
     this.syncer = syncer;
     this.forcer = forcer;
-    this.identity = identity;
-    this.channel = channel;
-    this.lock = lock;
     this.firstSeq = tail.firstSeq();
     this.codec = new RecordCodec();
     this.chain = new RecordChain(codec, tail.end().count(), tail.end().lastHash());
@@ -226,8 +215,7 @@ public final class FileJournal implements Journal {
       real = path.toRealPath();
       identity = identity(real);
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e);
+      throw io("cannot open", path, e);
     }
     AtomicReference<FileJournal> slot = new AtomicReference<>();
     if (HELD.putIfAbsent(identity, slot) != null) {
@@ -241,12 +229,7 @@ public final class FileJournal implements Journal {
         throw new IOException("the file was replaced while it was being opened");
       }
     } catch (IOException e) {
-      throw abandon(
-          ch,
-          identity,
-          slot,
-          new JournalException(
-              JournalException.Reason.IO, "cannot open " + path + ": " + e.getMessage(), e));
+      throw abandon(ch, identity, slot, io("cannot open", path, e));
     }
     try {
       lock = locker.tryLock(ch);
@@ -267,6 +250,7 @@ public final class FileJournal implements Journal {
     if (lock == null) {
       throw abandon(ch, identity, slot, held(path, real, "another steward process"));
     }
+    LockedFile locked = new LockedFile(identity, ch, lock);
     try {
       Tail tail = tail(ch, path);
       if (tail.torn() > 0) {
@@ -278,17 +262,28 @@ public final class FileJournal implements Journal {
         forcer.force(ch, real, true);
       }
       ch.position(tail.end().locator());
-      FileJournal journal = new FileJournal(real, identity, ch, lock, tail, syncer, forcer);
+      FileJournal journal = new FileJournal(real, locked, tail, syncer, forcer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
-      release(identity, lock, ch);
+      locked.release();
       throw e;
     } catch (IOException e) {
-      release(identity, lock, ch);
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot recover " + path + ": " + e.getMessage(), e);
+      locked.release();
+      throw io("cannot recover", path, e);
     }
+  }
+
+  /** An {@code IO} failure: {@code what} (e.g. "cannot read") {@code where}, and why. */
+  private static JournalException io(String what, Object where, IOException e) {
+    return new JournalException(
+        JournalException.Reason.IO, what + " " + where + ": " + e.getMessage(), e);
+  }
+
+  /** The journal this process holds at the file {@code path} names, if one is open. */
+  private static @Nullable FileJournal holder(Path path) throws IOException {
+    AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
+    return held == null ? null : held.get();
   }
 
   /** A {@code LOCKED} refusal: the journal {@code path} (the file {@code real}) is held. */
@@ -312,6 +307,23 @@ public final class FileJournal implements Journal {
     closeQuietly(ch);
     HELD.remove(identity, slot);
     return failure;
+  }
+
+  /**
+   * The journal file as opened and locked: its identity (see the design note), the one descriptor
+   * this journal keeps on it, and the OS lock taken through that descriptor. Released together.
+   */
+  private record LockedFile(Object identity, FileChannel channel, FileLock lock) {
+    /** Releases the lock, closes the descriptor, and lets this process open the file again. */
+    void release() {
+      try {
+        lock.release();
+      } catch (IOException ignored) {
+        // Closing the channel releases it too.
+      }
+      closeQuietly(channel);
+      HELD.remove(identity);
+    }
   }
 
   /**
@@ -377,14 +389,7 @@ public final class FileJournal implements Journal {
       int n = (int) Math.min(buf.capacity(), at);
       buf.clear().limit(n);
       long from = at - n;
-      int read = 0;
-      while (buf.hasRemaining()) {
-        int r = ch.read(buf, from + read);
-        if (r < 0) {
-          break;
-        }
-        read += r;
-      }
+      int read = LineReader.readFully(ch, buf, from);
       for (int i = read - 1; i >= 0; i--) {
         if (buf.get(i) == '\n') {
           return from + i + 1;
@@ -397,11 +402,7 @@ public final class FileJournal implements Journal {
 
   private static byte[] readRange(FileChannel ch, long from, long to) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(Math.toIntExact(to - from));
-    while (buf.hasRemaining()) {
-      if (ch.read(buf, from + buf.position()) < 0) {
-        break;
-      }
-    }
+    LineReader.readFully(ch, buf, from);
     return Arrays.copyOf(buf.array(), buf.position());
   }
 
@@ -429,10 +430,9 @@ public final class FileJournal implements Journal {
           null);
     }
     try {
-      return Optional.of(readAll(j.channel));
+      return Optional.of(readAll(j.file.channel()));
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + j.path + ": " + e.getMessage(), e);
+      throw io("cannot read", j.path, e);
     }
   }
 
@@ -443,14 +443,7 @@ public final class FileJournal implements Journal {
       throw new IOException("the journal is larger than 2 GiB; this implementation reads it whole");
     }
     ByteBuffer buf = ByteBuffer.allocate((int) size);
-    long at = 0;
-    while (buf.hasRemaining()) {
-      int n = ch.read(buf, at);
-      if (n < 0) {
-        break;
-      }
-      at += n;
-    }
+    LineReader.readFully(ch, buf, 0);
     return buf.position() == buf.capacity()
         ? buf.array()
         : Arrays.copyOf(buf.array(), buf.position());
@@ -483,7 +476,7 @@ public final class FileJournal implements Journal {
       RecordSink sink)
       throws JournalException {
     JournalPosition end = durable;
-    readFrom(channel, path, firstSeq, end, from, chains, sink);
+    readFrom(file.channel(), path, firstSeq, end, from, chains, sink);
     learn(end, chains);
   }
 
@@ -530,8 +523,7 @@ public final class FileJournal implements Journal {
         sink.accept(reader.take(line, path));
       }
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
   }
 
@@ -549,8 +541,7 @@ public final class FileJournal implements Journal {
       RecordSink sink)
       throws JournalException {
     try {
-      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
-      FileJournal holder = held == null ? null : held.get();
+      FileJournal holder = holder(path);
       if (holder != null) {
         holder.read(from, chains, sink);
         return;
@@ -560,8 +551,7 @@ public final class FileJournal implements Journal {
         readFrom(ch, path, tail.firstSeq(), tail.end(), from, chains, sink);
       }
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
   }
 
@@ -599,12 +589,13 @@ public final class FileJournal implements Journal {
       }
       try {
         long hint = cut == upTo.count() ? upTo.locator() : -1;
-        long offset = locate(j.channel, j.path, j.firstSeq, cut, hint, end.locator()).offset();
+        long offset =
+            locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
         Path segment = JournalSegments.file(j.path, j.firstSeq);
         Files.createDirectories(JournalSegments.directory(j.path));
-        copy(j.channel, 0, offset, segment, forcer);
+        copy(j.file.channel(), 0, offset, segment, forcer);
         Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
-        copy(j.channel, offset, end.locator(), tmp, forcer);
+        copy(j.file.channel(), offset, end.locator(), tmp, forcer);
         Files.move(
             tmp,
             j.path,
@@ -612,8 +603,7 @@ public final class FileJournal implements Journal {
             java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         return cut - j.firstSeq;
       } catch (IOException e) {
-        throw new JournalException(
-            JournalException.Reason.IO, "cannot archive " + path + ": " + e.getMessage(), e);
+        throw io("cannot archive", path, e);
       }
     }
   }
@@ -638,20 +628,17 @@ public final class FileJournal implements Journal {
   /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
   public static long firstSequence(Path path) throws JournalException {
     try {
-      AtomicReference<FileJournal> held = HELD.get(identity(path.toRealPath()));
-      FileJournal holder = held == null ? null : held.get();
+      FileJournal holder = holder(path);
       if (holder != null) {
         return holder.firstSeq;
       }
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
     try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
       return tail(ch, path).firstSeq();
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+      throw io("cannot read", path, e);
     }
   }
 
@@ -712,10 +699,10 @@ public final class FileJournal implements Journal {
       checkUnchanged();
       long at = length;
       while (buf.hasRemaining()) {
-        at += channel.write(buf, at);
+        at += file.channel().write(buf, at);
       }
       if (!unsynced) {
-        syncer.sync(channel, at);
+        syncer.sync(file.channel(), at);
       }
       length = at;
       RecordChain.Encoded lastWritten = batch.getLast();
@@ -753,13 +740,13 @@ public final class FileJournal implements Journal {
               + "); refusing to write to a file no name reaches",
           e);
     }
-    if (!now.equals(identity)) {
+    if (!now.equals(file.identity())) {
       throw new IOException(
           path
               + " now names another file than the one this steward locked;"
               + " refusing to write");
     }
-    long size = channel.size();
+    long size = file.channel().size();
     if (size != length) {
       throw new IOException(
           "the journal is "
@@ -788,7 +775,7 @@ public final class FileJournal implements Journal {
   /** Locked from opening until closed: the OS lock is held for exactly that long. */
   @Override
   public boolean locked() {
-    return !commits.closed() && lock.isValid();
+    return !commits.closed() && file.lock().isValid();
   }
 
   /** The journal's file. */
@@ -803,22 +790,12 @@ public final class FileJournal implements Journal {
     }
     if (unsynced) {
       try {
-        forcer.force(channel, path, true);
+        forcer.force(file.channel(), path, true);
       } catch (IOException e) {
         LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
       }
     }
-    release(identity, lock, channel);
-  }
-
-  private static void release(Object identity, FileLock lock, FileChannel channel) {
-    try {
-      lock.release();
-    } catch (IOException ignored) {
-      // Closing the channel releases it too.
-    }
-    closeQuietly(channel);
-    HELD.remove(identity);
+    file.release();
   }
 
   private static void closeQuietly(@Nullable FileChannel ch) {

@@ -4,15 +4,14 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.journal.internal.SequenceFiles;
 
 /**
  * Snapshots kept as files in one directory (by default {@code <journal>.snapshots/} beside a file
@@ -27,6 +26,7 @@ public final class FileSnapshotStore implements SnapshotStore {
   public static final int KEEP = 2;
 
   private final Path dir;
+  private final SequenceFiles files;
   private final Forcer forcer;
 
   /** A store in {@code dir}, created on the first save. */
@@ -36,14 +36,13 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   FileSnapshotStore(Path dir, Forcer forcer) {
     this.dir = Objects.requireNonNull(dir, "dir");
+    this.files = new SequenceFiles(dir, SUFFIX);
     this.forcer = Objects.requireNonNull(forcer, "forcer");
   }
 
   /** The store a file journal at {@code journal} uses by default: {@code <journal>.snapshots/}. */
   public static FileSnapshotStore beside(Path journal) {
-    Path name = journal.getFileName();
-    return new FileSnapshotStore(
-        journal.resolveSibling((name == null ? "journal" : name.toString()) + ".snapshots"));
+    return new FileSnapshotStore(SequenceFiles.beside(journal, ".snapshots"));
   }
 
   /** The directory. */
@@ -53,7 +52,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
-    Path target = dir.resolve(String.format("%020d", snapshot.position().count()) + SUFFIX);
+    Path target = files.file(snapshot.position().count());
     Path tmp = dir.resolve(target.getFileName() + ".tmp");
     try {
       Files.createDirectories(dir);
@@ -102,21 +101,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   /** The snapshot files, oldest first. */
   List<Path> files() throws IOException {
-    List<Path> out = new ArrayList<>();
-    if (!Files.isDirectory(dir)) {
-      return out;
-    }
-    try (DirectoryStream<Path> s = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-      for (Path p : s) {
-        String n = String.valueOf(p.getFileName());
-        String digits = n.substring(0, n.length() - SUFFIX.length());
-        if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
-          out.add(p);
-        }
-      }
-    }
-    out.sort(null);
-    return out;
+    return files.list();
   }
 
   private void forceDirectory() {

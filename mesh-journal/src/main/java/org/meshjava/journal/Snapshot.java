@@ -661,6 +661,43 @@ public final class Snapshot {
       return new GrantId(ContentId.fromDigest(bytes(v, 32, what)));
     }
 
+    /** Decodes the items of one array. */
+    @FunctionalInterface
+    private interface ItemsDecoder<T> {
+      T decode(List<CborValue> items) throws SnapshotException;
+    }
+
+    /**
+     * The optional part at {@code key}: empty when it is absent (an empty array), else its {@code
+     * length} items, decoded.
+     */
+    <T> Optional<T> optional(String key, int length, ItemsDecoder<T> decoder)
+        throws SnapshotException {
+      List<CborValue> a = array(get(key), -1, key);
+      if (a.isEmpty()) {
+        return Optional.empty();
+      }
+      if (a.size() != length) {
+        throw malformed(key + " has " + a.size() + " items, not 0 or " + length);
+      }
+      return Optional.of(decoder.decode(a));
+    }
+
+    /** The suspension's items: its record, the receipt shown, that receipt's envelope id. */
+    static Suspension suspension(List<CborValue> a) throws SnapshotException {
+      return new Suspension(
+          uint(a.get(0), "suspension record"),
+          uint(a.get(1), "suspension receipt"),
+          ContentId.fromDigest(bytes(a.get(2), 32, "suspension envelope")));
+    }
+
+    /** The chain head's items: the last receipt's sequence and envelope id. */
+    static RecordedReceipt head(List<CborValue> a) throws SnapshotException {
+      return new RecordedReceipt(
+          uint(a.get(0), "head sequence"),
+          ContentId.fromDigest(bytes(a.get(1), 32, "head envelope")));
+    }
+
     static Optional<ContentId> optionalId(CborValue v, String what) throws SnapshotException {
       byte[] b = bytes(v, -1, what);
       if (b.length == 0) {
@@ -724,31 +761,8 @@ public final class Snapshot {
         List<CborValue> a = array(v, 2, "revocation");
         revocations.put(grant(a.get(0), "revoked grant"), instant(a.get(1), "revoked from"));
       }
-      List<CborValue> susp = array(get("suspension"), -1, "suspension");
-      Optional<Suspension> suspension = Optional.empty();
-      if (!susp.isEmpty()) {
-        if (susp.size() != 3) {
-          throw malformed("suspension has " + susp.size() + " items, not 0 or 3");
-        }
-        suspension =
-            Optional.of(
-                new Suspension(
-                    uint(susp.get(0), "suspension record"),
-                    uint(susp.get(1), "suspension receipt"),
-                    ContentId.fromDigest(bytes(susp.get(2), 32, "suspension envelope"))));
-      }
-      List<CborValue> head = array(get("head"), -1, "head");
-      Optional<RecordedReceipt> lastSealed = Optional.empty();
-      if (!head.isEmpty()) {
-        if (head.size() != 2) {
-          throw malformed("head has " + head.size() + " items, not 0 or 2");
-        }
-        lastSealed =
-            Optional.of(
-                new RecordedReceipt(
-                    uint(head.get(0), "head sequence"),
-                    ContentId.fromDigest(bytes(head.get(1), 32, "head envelope"))));
-      }
+      Optional<Suspension> suspension = optional("suspension", 3, Fields::suspension);
+      Optional<RecordedReceipt> lastSealed = optional("head", 2, Fields::head);
       List<CborValue> r = array(get("receipts"), 2, "receipts");
       ReceiptIds receipts =
           ReceiptIds.of(

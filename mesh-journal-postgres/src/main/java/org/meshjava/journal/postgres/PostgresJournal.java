@@ -113,7 +113,7 @@ public final class PostgresJournal implements Journal {
               t.setDaemon(true);
               return t;
             });
-    long every = Math.max(100, location.lease().toMillis() / 3);
+    long every = heartbeatEvery().toMillis();
     this.beating =
         heartbeat.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
   }
@@ -176,15 +176,7 @@ public final class PostgresJournal implements Journal {
    * @throws JournalException {@code CORRUPT} naming the first bad record, {@code IO}
    */
   static JournalChain read(PostgresLocation location, String name) throws JournalException {
-    checkName(name);
-    try (Connection c = location.connect()) {
-      return JournalChain.recover(JournalSchema.readLines(c, name));
-    } catch (SQLException e) {
-      throw new JournalException(
-          JournalException.Reason.IO,
-          "cannot read journal " + name + " at " + location + ": " + e.getMessage(),
-          e);
-    }
+    return JournalChain.recover(readLines(location, name));
   }
 
   /**

@@ -2,8 +2,6 @@ package org.meshjava.journal.internal;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -24,14 +22,11 @@ import org.meshjava.journal.JournalPosition;
  * Stateless.
  */
 public final class JournalSegments {
-  private static final String SUFFIX = ".jsonl";
-
   private JournalSegments() {}
 
   /** The segment directory of the journal at {@code journal}. */
   public static Path directory(Path journal) {
-    Path name = journal.getFileName();
-    return journal.resolveSibling((name == null ? "journal" : name.toString()) + ".segments");
+    return SequenceFiles.beside(journal, ".segments");
   }
 
   /** One segment: its file and the sequence of its first record. */
@@ -39,30 +34,28 @@ public final class JournalSegments {
 
   /** The segments present, by first sequence. */
   public static List<Segment> list(Path journal) throws JournalException {
-    Path dir = directory(journal);
+    SequenceFiles files = files(journal);
     List<Segment> out = new ArrayList<>();
-    if (!Files.isDirectory(dir)) {
-      return out;
-    }
-    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
-      for (Path f : files) {
-        String n = String.valueOf(f.getFileName());
-        String digits = n.substring(0, n.length() - SUFFIX.length());
-        if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
-          out.add(new Segment(f, Long.parseLong(digits)));
-        }
+    try {
+      for (Path f : files.list()) {
+        out.add(new Segment(f, files.seq(f)));
       }
     } catch (IOException e) {
       throw new JournalException(
-          JournalException.Reason.IO, "cannot list " + dir + ": " + e.getMessage(), e);
+          JournalException.Reason.IO,
+          "cannot list " + directory(journal) + ": " + e.getMessage(),
+          e);
     }
-    out.sort((a, b) -> Long.compare(a.firstSeq(), b.firstSeq()));
     return out;
   }
 
   /** The file a segment starting at {@code firstSeq} has. */
   public static Path file(Path journal, long firstSeq) {
-    return directory(journal).resolve(String.format("%020d", firstSeq) + SUFFIX);
+    return files(journal).file(firstSeq);
+  }
+
+  private static SequenceFiles files(Path journal) {
+    return new SequenceFiles(directory(journal), ".jsonl");
   }
 
   /**

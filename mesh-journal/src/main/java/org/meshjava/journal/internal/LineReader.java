@@ -78,14 +78,11 @@ public final class LineReader {
     }
   }
 
-  private boolean fill() throws IOException {
-    long at = bufAt + limit;
-    if (at >= end) {
-      return false;
-    }
-    bufAt = at;
-    buf.clear();
-    buf.limit((int) Math.min(CHUNK, end - at));
+  /**
+   * Reads from {@code channel} at {@code at} into {@code buf} until it is full or the file ends,
+   * with positional reads, so the channel's own position is left alone; returns the bytes read.
+   */
+  public static int readFully(FileChannel channel, ByteBuffer buf, long at) throws IOException {
     int n = 0;
     while (buf.hasRemaining()) {
       int r = channel.read(buf, at + n);
@@ -94,6 +91,18 @@ public final class LineReader {
       }
       n += r;
     }
+    return n;
+  }
+
+  private boolean fill() throws IOException {
+    long at = bufAt + limit;
+    if (at >= end) {
+      return false;
+    }
+    bufAt = at;
+    buf.clear();
+    buf.limit((int) Math.min(CHUNK, end - at));
+    int n = readFully(channel, buf, at);
     pos = 0;
     limit = n;
     return n > 0;

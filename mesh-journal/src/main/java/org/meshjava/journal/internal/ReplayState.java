@@ -55,46 +55,24 @@ public final class ReplayState {
   private final Map<Long, Pending> open = new LinkedHashMap<>();
   private final Map<Long, Settled> settled = new HashMap<>();
   private final ReceiptIds receipts;
-  private Optional<RecordedReceipt> last;
-  private Optional<Suspension> suspension;
-  private Optional<SignedNote> checkpoint;
+
+  // Where the replay has got to; a fresh replay starts here, a restored one from its snapshot.
+  private Optional<RecordedReceipt> last = Optional.empty();
+  private Optional<Suspension> suspension = Optional.empty();
+  private Optional<SignedNote> checkpoint = Optional.empty();
   private long authorisations;
   private long revocations;
-  private JournalPosition position;
+  private JournalPosition position = JournalPosition.GENESIS;
 
-  private ReplayState(
-      Gate gate,
-      Map<ContentId, GrantChain> chains,
-      ReceiptIds receipts,
-      Optional<RecordedReceipt> last,
-      Optional<Suspension> suspension,
-      Optional<SignedNote> checkpoint,
-      long authorisations,
-      long revocations,
-      JournalPosition position) {
+  private ReplayState(Gate gate, Map<ContentId, GrantChain> chains, ReceiptIds receipts) {
     this.gate = gate;
     this.chains = chains;
     this.receipts = receipts;
-    this.last = last;
-    this.suspension = suspension;
-    this.checkpoint = checkpoint;
-    this.authorisations = authorisations;
-    this.revocations = revocations;
-    this.position = position;
   }
 
   /** A replay from the journal's first record into {@code gate}, whose ledger must be empty. */
   public static ReplayState fresh(Gate gate) {
-    return new ReplayState(
-        gate,
-        new LinkedHashMap<>(),
-        new ReceiptIds(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        0,
-        0,
-        JournalPosition.GENESIS);
+    return new ReplayState(gate, new LinkedHashMap<>(), new ReceiptIds());
   }
 
   /**
@@ -109,17 +87,13 @@ public final class ReplayState {
     for (GrantChain c : state.chains()) {
       chains.put(ContentId.ofBytes(c.encode()), c);
     }
-    ReplayState r =
-        new ReplayState(
-            gate,
-            chains,
-            state.receipts().copy(),
-            state.lastSealed(),
-            state.suspension(),
-            state.checkpoint(),
-            state.authorisations(),
-            state.revocationsReplayed(),
-            state.position());
+    ReplayState r = new ReplayState(gate, chains, state.receipts().copy());
+    r.last = state.lastSealed();
+    r.suspension = state.suspension();
+    r.checkpoint = state.checkpoint();
+    r.authorisations = state.authorisations();
+    r.revocations = state.revocationsReplayed();
+    r.position = state.position();
     Map<Long, Reservation> reservations = new HashMap<>();
     for (Reservation res : state.ledger().open()) {
       reservations.put(res.serial(), res);

@@ -1,0 +1,75 @@
+package org.meshjava.journal.internal;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A directory of files named by a record sequence: 20 decimal digits and a suffix, so that their
+ * names sort as their sequences do. A file journal's archived segments ({@link JournalSegments})
+ * and the file snapshot store keep their files this way. Immutable; reads the directory afresh on
+ * every {@link #list()}.
+ *
+ * @param directory the directory
+ * @param suffix what every file name ends with after the digits, e.g. {@code .jsonl}
+ */
+public record SequenceFiles(Path directory, String suffix) {
+  /** Validates the parts. */
+  public SequenceFiles {
+    Objects.requireNonNull(directory, "directory");
+    Objects.requireNonNull(suffix, "suffix");
+  }
+
+  /**
+   * The directory {@code <journal><extension>} beside the journal file {@code journal} (named
+   * {@code journal<extension>} when {@code journal} has no file name).
+   */
+  public static Path beside(Path journal, String extension) {
+    Path name = journal.getFileName();
+    return journal.resolveSibling((name == null ? "journal" : name.toString()) + extension);
+  }
+
+  /** The file for sequence {@code seq}. */
+  public Path file(long seq) {
+    return directory.resolve(String.format("%020d", seq) + suffix);
+  }
+
+  /**
+   * The files present, in the order of their names, which is the order of their sequences; none
+   * when the directory does not exist. Files not named by 20 digits and the suffix are left out.
+   */
+  public List<Path> list() throws IOException {
+    List<Path> out = new ArrayList<>();
+    if (!Files.isDirectory(directory)) {
+      return out;
+    }
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + suffix)) {
+      for (Path f : files) {
+        String digits = digits(f);
+        if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
+          out.add(f);
+        }
+      }
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /**
+   * The sequence a listed file's name gives.
+   *
+   * @throws NumberFormatException if its 20 digits do not fit a {@code long}
+   */
+  public long seq(Path file) {
+    return Long.parseLong(digits(file));
+  }
+
+  private String digits(Path file) {
+    String n = String.valueOf(file.getFileName());
+    return n.substring(0, n.length() - suffix.length());
+  }
+}
