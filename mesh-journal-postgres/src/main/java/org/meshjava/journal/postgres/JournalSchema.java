@@ -82,6 +82,18 @@ final class JournalSchema {
     }
   }
 
+  /**
+   * Releases the journal's advisory lock held by this session. Closing the session releases it too,
+   * but only once the server has ended the session, a moment after the client's close returns; a
+   * clean close releases it first, so a successor opening right after is not refused LOCKED.
+   */
+  static void unlock(Connection c, String journal) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+      ps.setLong(1, lockKey("mesh-journal " + journal));
+      ps.executeQuery().close();
+    }
+  }
+
   /** Raises the journal's epoch by one (from 1 for a new journal) and returns it; committed. */
   static long raiseEpoch(Connection c, String journal) throws SQLException {
     try (PreparedStatement ps =

@@ -508,7 +508,7 @@ public final class PostgresJournal implements Journal {
     return !commits.closed() && commits.failure() == null;
   }
 
-  /** Releases the journal: closing its session releases its lock. */
+  /** Releases the journal: its lock, at once, then its session. */
   @Override
   public void close() {
     if (!commits.close()) {
@@ -517,6 +517,11 @@ public final class PostgresJournal implements Journal {
     beating.cancel(false);
     heartbeat.shutdownNow();
     synchronized (connectionLock) {
+      try {
+        JournalSchema.unlock(connection, name);
+      } catch (SQLException ignored) {
+        // A session already lost holds no lock; closing it below is all there is to do.
+      }
       closeQuietly(connection);
     }
   }
