@@ -55,7 +55,11 @@ public record ServeOutcome(
     return new ServeOutcome(counters, Optional.of(delivered), decision);
   }
 
-  /** Prompt tokens consumed. */
+  /**
+   * Prompt tokens consumed. This and {@link #tokensOut()} are the counters an outcome is checked
+   * against (the prompt, {@code max_tokens}, the tokens emitted, the cost profile); the others
+   * travel to the receipt as they are, read through {@link #counters()}.
+   */
   public long tokensIn() {
     return counters.tokensIn();
   }
@@ -63,25 +67,5 @@ public record ServeOutcome(
   /** Tokens emitted. */
   public long tokensOut() {
     return counters.tokensOut();
-  }
-
-  /** Tokens accepted; the denominator of the wedge metric (§6.2). */
-  public long tokensAccepted() {
-    return counters.tokensAccepted();
-  }
-
-  /** Output tokens served from a cache. */
-  public long cacheHitTokens() {
-    return counters.cacheHitTokens();
-  }
-
-  /** Tokens proposed by a speculative draft. */
-  public long specProposed() {
-    return counters.specProposed();
-  }
-
-  /** Proposed tokens the target model accepted. */
-  public long specAccepted() {
-    return counters.specAccepted();
   }
 }

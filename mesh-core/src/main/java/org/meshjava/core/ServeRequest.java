@@ -90,26 +90,13 @@ public record ServeRequest(
    * model}; a different request, with a different id.
    */
   public ServeRequest withModel(String model) {
-    return new ServeRequest(
-        promptHash,
-        promptTokens,
-        maxTokens,
-        fidelityFloor,
-        jouleCeilingUj,
-        decision,
-        Optional.of(model));
+    return of(promptHash, promptTokens, bounds(), decision, Optional.of(model));
   }
 
   /** A generation request for a prompt known by its content id and token count. */
   public static ServeRequest generation(
       ContentId promptHash, long promptTokens, ServeBounds bounds) {
-    return new ServeRequest(
-        promptHash,
-        promptTokens,
-        bounds.maxTokens(),
-        bounds.fidelityFloor(),
-        bounds.jouleCeilingUj(),
-        Optional.empty());
+    return of(promptHash, promptTokens, bounds, Optional.empty(), Optional.empty());
   }
 
   /**
@@ -140,13 +127,29 @@ public record ServeRequest(
   /** A typed-decision request for a prompt known by its content id and token count. */
   public static ServeRequest decision(
       ContentId promptHash, long promptTokens, ServeBounds bounds, DecisionShape decision) {
+    return of(promptHash, promptTokens, bounds, Optional.of(decision), Optional.empty());
+  }
+
+  /** The request of these parts, its three bounds taken as the one group they are. */
+  private static ServeRequest of(
+      ContentId promptHash,
+      long promptTokens,
+      ServeBounds bounds,
+      Optional<DecisionShape> decision,
+      Optional<String> model) {
     return new ServeRequest(
         promptHash,
         promptTokens,
         bounds.maxTokens(),
         bounds.fidelityFloor(),
         bounds.jouleCeilingUj(),
-        Optional.of(decision));
+        decision,
+        model);
+  }
+
+  /** This request's bounds (§3.1): already valid, since the request checked the same rules. */
+  private ServeBounds bounds() {
+    return new ServeBounds(maxTokens, fidelityFloor, jouleCeilingUj);
   }
 
   /** Whether this request asks for a typed decision rather than generated text. */

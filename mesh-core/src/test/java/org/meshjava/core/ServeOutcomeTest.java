@@ -30,13 +30,13 @@ class ServeOutcomeTest {
   void specAccepted_aboveSpecProposed_isRefused() {
     assertThatThrownBy(() -> outcome(0, 0, 0, 0, 2, 3))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(outcome(0, 0, 0, 0, 3, 3).specAccepted()).isEqualTo(3);
+    assertThat(outcome(0, 0, 0, 0, 3, 3).counters().specAccepted()).isEqualTo(3);
   }
 
   @Test
   void greedy_acceptsEveryEmittedToken() {
     ServeOutcome o = ServeOutcome.greedy(10, 4);
-    assertThat(o.tokensAccepted()).isEqualTo(4);
+    assertThat(o.counters().tokensAccepted()).isEqualTo(4);
     assertThat(o.deliveredFidelity()).isEmpty();
     assertThat(o.withDeliveredFidelity(Fidelity.F2).deliveredFidelity()).contains(Fidelity.F2);
     assertThat(o.withDeliveredFidelity(Fidelity.F2).tokensOut()).isEqualTo(4);

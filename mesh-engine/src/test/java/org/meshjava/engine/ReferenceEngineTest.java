@@ -53,7 +53,7 @@ class ReferenceEngineTest {
     assertThat(r.tokens().size()).isEqualTo(2000);
     assertThat(r.outcome().tokensIn()).isEqualTo(PROMPT.size());
     assertThat(r.outcome().tokensOut()).isEqualTo(2000);
-    assertThat(r.outcome().tokensAccepted()).isEqualTo(2000);
+    assertThat(r.outcome().counters().tokensAccepted()).isEqualTo(2000);
     assertThat(r.outcome().decision()).isEmpty();
     for (int i = 0; i < r.tokens().size(); i++) {
       assertThat(r.tokens().get(i)).isBetween(0L, (long) ReferenceEngine.VOCABULARY - 1);
@@ -114,7 +114,7 @@ class ReferenceEngineTest {
 
     assertThat(r.tokens().size()).isZero();
     assertThat(r.outcome().tokensOut()).isZero();
-    assertThat(r.outcome().tokensAccepted()).isZero();
+    assertThat(r.outcome().counters().tokensAccepted()).isZero();
     assertThat(r.outcome().tokensIn()).isEqualTo(PROMPT.size());
     assertThat(r.outcome().decision()).contains(shape);
     assertThat(work.get()).as("work per option scored").isEqualTo(9 * 4);

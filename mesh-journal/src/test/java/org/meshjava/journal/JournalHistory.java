@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -127,7 +128,7 @@ final class JournalHistory {
         .backend("backend-" + i)
         .recipe("recipe")
         .route("route")
-        .counters(3, 4, 4, 0, 0, 0)
+        .counters(new OutcomeCounters(3, 4, 4, 0, 0, 0))
         .fidelityFloor(Fidelity.F1)
         .fidelityMet(true)
         .energy(Energy.estimated(uj))

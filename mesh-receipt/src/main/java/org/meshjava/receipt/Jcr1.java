@@ -104,14 +104,7 @@ public final class Jcr1 {
     CoseSign1 cose = CoseSign1.decode(envelope.bytes());
     DidKey kid = checkHeaders(cose);
     cose.verify(kid.verificationKey());
-    CborValue core;
-    try {
-      core = CanonicalCbor.decode(cose.payload());
-    } catch (CborDecodeException e) {
-      throw new ReceiptException(
-          ReceiptException.Reason.NOT_CANONICAL_CBOR, "payload: " + e.getMessage(), e);
-    }
-    MeshReceipt receipt = SignedCore.decode(core);
+    MeshReceipt receipt = SignedCore.decode(decodePart(cose.payload(), "payload"));
     if (!receipt.steward().equals(kid)) {
       throw new ReceiptException(
           ReceiptException.Reason.STEWARD_MISMATCH,
@@ -126,13 +119,7 @@ public final class Jcr1 {
   }
 
   private static DidKey checkHeaders(CoseSign1 cose) throws ReceiptException {
-    CborValue header;
-    try {
-      header = CanonicalCbor.decode(cose.protectedHeader());
-    } catch (CborDecodeException e) {
-      throw new ReceiptException(
-          ReceiptException.Reason.NOT_CANONICAL_CBOR, "protected header: " + e.getMessage(), e);
-    }
+    CborValue header = decodePart(cose.protectedHeader(), "protected header");
     if (!(header instanceof CborMap map)) {
       throw new ReceiptException(
           ReceiptException.Reason.MALFORMED_ENVELOPE, "the protected header is not a map");
@@ -178,5 +165,19 @@ public final class Jcr1 {
           "JCR-1 puts nothing in the unprotected header");
     }
     return did;
+  }
+
+  /**
+   * Decodes {@code part} of the envelope (its payload or protected header) as canonical CBOR.
+   *
+   * @throws ReceiptException {@code NOT_CANONICAL_CBOR}, naming the part, when it is not
+   */
+  private static CborValue decodePart(byte[] bytes, String part) throws ReceiptException {
+    try {
+      return CanonicalCbor.decode(bytes);
+    } catch (CborDecodeException e) {
+      throw new ReceiptException(
+          ReceiptException.Reason.NOT_CANONICAL_CBOR, part + ": " + e.getMessage(), e);
+    }
   }
 }

@@ -195,13 +195,8 @@ public record MeshReceipt(
     private String recipe;
     private Optional<WeightsBinding> weights = Optional.empty();
     private String route;
-    // Kept as given and checked in build(), like every other field.
-    private long tokensIn;
-    private long tokensOut;
-    private long tokensAccepted;
-    private long cacheHitTokens;
-    private long specProposed;
-    private long specAccepted;
+    // A receipt whose counters were never set says the engine reported zeros.
+    private OutcomeCounters counters = new OutcomeCounters(0, 0, 0, 0, 0, 0);
     private Fidelity fidelityFloor;
     private Optional<FidelityReport> fidelityReport = Optional.empty();
     private boolean fidelityMet;
@@ -224,7 +219,7 @@ public record MeshReceipt(
       recipe = r.recipe;
       weights = r.weights;
       route = r.route;
-      counters(r.counters);
+      counters = r.counters;
       fidelityFloor = r.fidelityFloor;
       fidelityReport = r.fidelityReport;
       fidelityMet = r.fidelityMet;
@@ -276,29 +271,7 @@ public record MeshReceipt(
 
     /** Sets the six outcome counters, as the engine reported them. */
     public Builder counters(OutcomeCounters v) {
-      return counters(
-          v.tokensIn(),
-          v.tokensOut(),
-          v.tokensAccepted(),
-          v.cacheHitTokens(),
-          v.specProposed(),
-          v.specAccepted());
-    }
-
-    /** Sets the six outcome counters, in their wire order; {@link #build()} checks them. */
-    public Builder counters(
-        long tokensIn,
-        long tokensOut,
-        long tokensAccepted,
-        long cacheHitTokens,
-        long specProposed,
-        long specAccepted) {
-      this.tokensIn = tokensIn;
-      this.tokensOut = tokensOut;
-      this.tokensAccepted = tokensAccepted;
-      this.cacheHitTokens = cacheHitTokens;
-      this.specProposed = specProposed;
-      this.specAccepted = specAccepted;
+      counters = Objects.requireNonNull(v, "counters");
       return this;
     }
 
@@ -387,8 +360,7 @@ public record MeshReceipt(
           recipe,
           weights,
           route,
-          new OutcomeCounters(
-              tokensIn, tokensOut, tokensAccepted, cacheHitTokens, specProposed, specAccepted),
+          counters,
           fidelityFloor,
           fidelityReport,
           fidelityMet,

@@ -211,12 +211,13 @@ final class SignedCore {
                       : Optional.empty())
               .route(in.text(ROUTE))
               .counters(
-                  in.u32(TOKENS_IN),
-                  in.u32(TOKENS_OUT),
-                  in.u32(TOKENS_ACCEPTED),
-                  in.u32(CACHE_HIT_TOKENS),
-                  in.u32(SPEC_PROPOSED),
-                  in.u32(SPEC_ACCEPTED))
+                  new OutcomeCounters(
+                      in.u32(TOKENS_IN),
+                      in.u32(TOKENS_OUT),
+                      in.u32(TOKENS_ACCEPTED),
+                      in.u32(CACHE_HIT_TOKENS),
+                      in.u32(SPEC_PROPOSED),
+                      in.u32(SPEC_ACCEPTED)))
               .fidelityFloor(in.fidelity(FIDELITY_FLOOR))
               .fidelityReport(
                   hasAdvertised

@@ -5,6 +5,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -25,7 +26,7 @@ final class ClaimsFixtures {
         .backend("b")
         .recipe("r")
         .route("only")
-        .counters(3, 4, 4, 0, 0, 0)
+        .counters(new OutcomeCounters(3, 4, 4, 0, 0, 0))
         .fidelityFloor(Fidelity.F1)
         .fidelityMet(true)
         .energy(Energy.estimated(1000))
@@ -45,7 +46,7 @@ final class ClaimsFixtures {
 
   static MeshReceipt decision(ContentId request) {
     return base(request)
-        .counters(13, 0, 0, 0, 0, 0)
+        .counters(new OutcomeCounters(13, 0, 0, 0, 0, 0))
         .decision(Optional.of(new DecisionShape(3, 7, 11)))
         .build();
   }

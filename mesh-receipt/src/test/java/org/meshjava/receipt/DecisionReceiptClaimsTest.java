@@ -8,6 +8,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
@@ -70,7 +71,10 @@ class DecisionReceiptClaimsTest {
 
   @Test
   void generation_withNoAcceptedTokens_omitsTheWedge() {
-    MeshReceipt g = ClaimsFixtures.base(ClaimsFixtures.REQUEST).counters(3, 0, 0, 0, 0, 0).build();
+    MeshReceipt g =
+        ClaimsFixtures.base(ClaimsFixtures.REQUEST)
+            .counters(new OutcomeCounters(3, 0, 0, 0, 0, 0))
+            .build();
     assertThat(keys(g)).doesNotContain("uj_per_accepted_token");
   }
 

@@ -11,6 +11,7 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Energy;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
@@ -22,7 +23,7 @@ class DecisionReceiptTest {
   /** 3 questions over 14 options, 121 schema tokens of 132, 10 000 µJ estimated. */
   static MeshReceipt.Builder decisionDraft() {
     return TestReceipts.generationDraft()
-        .counters(132, 0, 0, 0, 0, 0)
+        .counters(new OutcomeCounters(132, 0, 0, 0, 0, 0))
         .energy(Energy.estimated(10_000))
         .decision(Optional.of(new DecisionShape(3, 14, 121)));
   }
@@ -51,7 +52,8 @@ class DecisionReceiptTest {
 
   @Test
   void decisionReceipt_evenWithAcceptedTokens_hasNoTokenWedge() {
-    MeshReceipt r = TestReceipts.genesis(decisionDraft().counters(132, 0, 5, 0, 0, 0));
+    MeshReceipt r =
+        TestReceipts.genesis(decisionDraft().counters(new OutcomeCounters(132, 0, 5, 0, 0, 0)));
 
     assertThat(r.ujPerAcceptedToken()).isEmpty();
     assertThat(r.toSignedCore().get("uj_per_accepted_token")).isEmpty();

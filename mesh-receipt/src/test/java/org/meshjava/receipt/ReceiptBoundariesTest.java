@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.DecisionShape;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.receipt.internal.CoseSign1;
@@ -32,7 +33,8 @@ class ReceiptBoundariesTest {
     MeshReceipt receipt =
         TestReceipts.genesis(
             TestReceipts.generationDraft()
-                .counters(U32_MAX, U32_MAX, U32_MAX, U32_MAX, U32_MAX, U32_MAX));
+                .counters(
+                    new OutcomeCounters(U32_MAX, U32_MAX, U32_MAX, U32_MAX, U32_MAX, U32_MAX)));
     SealedReceipt opened = Jcr1.open(Jcr1.seal(receipt, KEY).envelope().bytes());
     assertThat(opened.receipt()).isEqualTo(receipt);
     assertThat(opened.receipt().counters().tokensIn()).isEqualTo(U32_MAX);
@@ -44,9 +46,11 @@ class ReceiptBoundariesTest {
       for (long bad : new long[] {U32_MAX + 1, -1}) {
         long[] c = {1, 1, 1, 1, 1, 1};
         c[which] = bad;
-        MeshReceipt.Builder draft =
-            TestReceipts.generationDraft().counters(c[0], c[1], c[2], c[3], c[4], c[5]);
-        assertThatThrownBy(() -> TestReceipts.genesis(draft))
+        assertThatThrownBy(
+                () ->
+                    TestReceipts.genesis(
+                        TestReceipts.generationDraft()
+                            .counters(new OutcomeCounters(c[0], c[1], c[2], c[3], c[4], c[5]))))
             .as("counter %d = %d", which, bad)
             .isInstanceOf(IllegalArgumentException.class);
       }

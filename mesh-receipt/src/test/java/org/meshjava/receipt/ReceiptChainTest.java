@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.receipt.ReceiptException.Reason;
 import org.meshjava.receipt.internal.ReceiptLog;
 
@@ -24,7 +25,9 @@ class ReceiptChainTest {
     ReceiptLog log = ReceiptLog.genesis(KEY);
     sealed = new ArrayList<>();
     for (int i = 0; i < LENGTH; i++) {
-      sealed.add(log.append(TestReceipts.generationDraft().counters(i, 8, 7, 0, 0, 0)));
+      sealed.add(
+          log.append(
+              TestReceipts.generationDraft().counters(new OutcomeCounters(i, 8, 7, 0, 0, 0))));
     }
     chain = sealed.stream().map(SealedReceipt::envelope).toList();
   }
@@ -79,7 +82,9 @@ class ReceiptChainTest {
     for (int i = 0; i < LENGTH - 1; i++) {
       // The steward itself rewrites receipt i: it still opens, but the next prev no longer matches.
       MeshReceipt rewritten =
-          sealed.get(i).receipt().toBuilder().counters(99, 8, 7, 0, 0, 0).build();
+          sealed.get(i).receipt().toBuilder()
+              .counters(new OutcomeCounters(99, 8, 7, 0, 0, 0))
+              .build();
       Envelope forged = Jcr1.seal(rewritten, KEY).envelope();
       assertThat(Jcr1.open(forged).receipt()).isEqualTo(rewritten);
       List<Envelope> altered = new ArrayList<>(chain);

@@ -25,6 +25,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborArray;
@@ -178,7 +179,7 @@ class SignedCoreTest {
       MeshReceipt r =
           TestReceipts.genesis(
               TestReceipts.generationDraft()
-                  .counters(accepted, accepted, accepted, 0, 0, 0)
+                  .counters(new OutcomeCounters(accepted, accepted, accepted, 0, 0, 0))
                   .energy(energy));
       long expected = Math.floorDiv(measured ? measuredUj : estimated, accepted);
 
@@ -193,12 +194,12 @@ class SignedCoreTest {
     MeshReceipt estimated =
         TestReceipts.genesis(
             TestReceipts.generationDraft()
-                .counters(1, 3, 3, 0, 0, 0)
+                .counters(new OutcomeCounters(1, 3, 3, 0, 0, 0))
                 .energy(Energy.estimated(1000)));
     MeshReceipt measured =
         TestReceipts.genesis(
             TestReceipts.generationDraft()
-                .counters(1, 3, 3, 0, 0, 0)
+                .counters(new OutcomeCounters(1, 3, 3, 0, 0, 0))
                 .energy(Energy.measured(600, 1000)));
 
     assertThat(estimated.toSignedCore().get("uj_per_accepted_token")).contains(CborInt.of(333));
@@ -207,7 +208,9 @@ class SignedCoreTest {
 
   @Test
   void ujPerAcceptedToken_whenNoTokenAccepted_isAbsent() {
-    MeshReceipt r = TestReceipts.genesis(TestReceipts.generationDraft().counters(5, 4, 0, 0, 4, 0));
+    MeshReceipt r =
+        TestReceipts.genesis(
+            TestReceipts.generationDraft().counters(new OutcomeCounters(5, 4, 0, 0, 4, 0)));
 
     assertThat(r.ujPerAcceptedToken()).isEmpty();
     assertThat(r.toSignedCore().get("uj_per_accepted_token")).isEmpty();
@@ -510,7 +513,7 @@ class SignedCoreTest {
     CborMap core =
         TestReceipts.genesis(
                 TestReceipts.generationDraft()
-                    .counters(132, 0, 0, 0, 0, 0)
+                    .counters(new OutcomeCounters(132, 0, 0, 0, 0, 0))
                     .decision(Optional.of(new DecisionShape(1, 2, 121))))
             .toSignedCore();
 

@@ -7,6 +7,7 @@ import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
@@ -60,7 +61,7 @@ final class TestReceipts {
         .backend("tiny")
         .recipe("tiny-base+lora")
         .route("cheapest admissible of 1: tiny")
-        .counters(5, 8, 7, 1, 4, 3)
+        .counters(new OutcomeCounters(5, 8, 7, 1, 4, 3))
         .fidelityFloor(Fidelity.F1)
         .fidelityMet(true)
         .energy(Energy.estimated(12_345))

@@ -75,7 +75,7 @@ class JlamaEngineTest {
     assertThat(a.tokens().size()).isPositive();
     assertThat(a.tokens()).isEqualTo(b.tokens());
     assertThat(a.outcome().tokensIn()).isEqualTo(PROMPT.size());
-    assertThat(a.outcome().tokensAccepted()).isEqualTo(a.outcome().tokensOut());
+    assertThat(a.outcome().counters().tokensAccepted()).isEqualTo(a.outcome().tokensOut());
     // Another payload gives other tokens: the output really depends on the prompt.
     assertThat(engine.serve(REQUEST, TokenSequence.of(1, 200, 3, 9, 50, 60)).tokens())
         .isNotEqualTo(a.tokens());

@@ -47,32 +47,22 @@ public record ConsistencyProof(long fromSize, long toSize, List<TreeHash> path) 
       c.add(fromRoot);
     }
     c.addAll(path);
-    long fn = fromSize - 1;
-    long sn = toSize - 1;
-    while ((fn & 1) == 1) {
-      fn >>= 1;
-      sn >>= 1;
-    }
+    ProofWalk walk = new ProofWalk(fromSize - 1, toSize - 1);
+    walk.climbRightChildren();
     TreeHash fr = c.get(0);
     TreeHash sr = c.get(0);
     for (TreeHash h : c.subList(1, c.size())) {
-      if (sn == 0) {
+      if (walk.atRoot()) {
         throw bad("the proof is longer than the tree is deep");
       }
-      if ((fn & 1) == 1 || fn == sn) {
+      if (walk.nextIsLeft()) {
         fr = TreeHash.node(h, fr);
         sr = TreeHash.node(h, sr);
-        while ((fn & 1) == 0 && fn != 0) {
-          fn >>= 1;
-          sn >>= 1;
-        }
       } else {
         sr = TreeHash.node(sr, h);
       }
-      fn >>= 1;
-      sn >>= 1;
     }
-    if (sn != 0) {
+    if (!walk.atRoot()) {
       throw bad("the proof is shorter than the tree is deep");
     }
     if (!fr.equals(fromRoot)) {

@@ -40,26 +40,15 @@ public record InclusionProof(long leafIndex, long treeSize, List<TreeHash> path)
    * @throws LogException {@code BAD_INCLUSION_PROOF} when it is not
    */
   public void verify(TreeHash leafHash, TreeHash root) throws LogException {
-    long fn = leafIndex;
-    long sn = treeSize - 1;
+    ProofWalk walk = new ProofWalk(leafIndex, treeSize - 1);
     TreeHash r = leafHash;
     for (TreeHash p : path) {
-      if (sn == 0) {
+      if (walk.atRoot()) {
         throw bad("the path is longer than the tree is deep");
       }
-      if ((fn & 1) == 1 || fn == sn) {
-        r = TreeHash.node(p, r);
-        while ((fn & 1) == 0 && fn != 0) {
-          fn >>= 1;
-          sn >>= 1;
-        }
-      } else {
-        r = TreeHash.node(r, p);
-      }
-      fn >>= 1;
-      sn >>= 1;
+      r = walk.nextIsLeft() ? TreeHash.node(p, r) : TreeHash.node(r, p);
     }
-    if (sn != 0) {
+    if (!walk.atRoot()) {
       throw bad("the path is shorter than the tree is deep");
     }
     if (!r.equals(root)) {
