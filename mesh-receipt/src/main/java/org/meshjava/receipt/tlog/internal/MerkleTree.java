@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
@@ -26,19 +25,26 @@ import org.meshjava.receipt.tlog.TreeHash;
  * definition of MTH verbatim; the levels are only a cache of its results, so correctness does not
  * depend on them.
  *
+ * <p>Each level ({@link TreeLevel}) is a read-only base followed by a growable heap tail. A tree
+ * restored over saved levels ({@link #overLevels}) reads them in place as its bases, so a restart
+ * copies none of the snapshot's bytes (a memory-mapped file, say) into fresh memory; a tree built
+ * by appends has empty bases. A level is only ever written at its end (a complete subtree never
+ * changes), so every append goes to the tails and the bases are never written; a read takes the
+ * base or the tail by position.
+ *
  * <p>Leaves can also be found by their hash (what RFC 6962's {@code get-proof-by-hash} answers): an
  * open-addressing table maps the first 8 bytes of each leaf hash, which SHA-256 spreads evenly, to
  * its index, and a hit is confirmed against the stored hash. It costs 8 bytes per leaf at most and
  * is derived from level 0 alone, so a saved tree need not carry it.
  */
 public final class MerkleTree {
-  /** levels.get(k) holds (size >> k) hashes of 32 bytes, packed. */
-  private final List<byte[]> levels = new ArrayList<>();
+  /** levels.get(k) holds (size >> k) hashes of 32 bytes, its base's and then its tail's. */
+  private final List<TreeLevel> levels = new ArrayList<>();
 
   /**
    * Leaf index + 1 by leaf-hash prefix (0: empty slot); never more than half full. Built on the
-   * first {@link #indexOf}, so a tree restored from its levels ({@link #ofLevels}) pays nothing for
-   * it until a lookup by hash needs it.
+   * first {@link #indexOf}, so a tree restored from its levels ({@link #overLevels}, {@link
+   * #ofLevels}) pays nothing for it until a lookup by hash needs it.
    */
   private int @Nullable [] byHash;
 
@@ -49,6 +55,12 @@ public final class MerkleTree {
    * the tree's lock, like everything else.
    */
   private final MessageDigest sha;
+
+  /**
+   * Holds a hash read from a level's base while it is hashed or compared, so that neither
+   * allocates; guarded by the tree's lock.
+   */
+  private final byte[] scratch = new byte[TreeHash.LENGTH];
 
   /** Creates an empty tree. */
   public MerkleTree() {
@@ -91,9 +103,8 @@ public final class MerkleTree {
     int at = 0;
     int level = 0;
     for (long n = size; n > 0; n >>= 1, level++) {
-      int len = Math.toIntExact(n * TreeHash.LENGTH);
-      System.arraycopy(levels.get(level), 0, out, at, len);
-      at += len;
+      levels.get(level).copyTo(n, out, at);
+      at += Math.toIntExact(n * TreeHash.LENGTH);
     }
     return out;
   }
@@ -112,12 +123,45 @@ public final class MerkleTree {
 
   /**
    * As {@link #ofLevels(long, byte[])}, from the bytes between {@code packed}'s position and its
-   * limit, copied once into the tree's levels (a snapshot's section is read from a view of it); the
-   * buffer's position and limit are left as they were.
+   * limit, copied once (a snapshot's section is read from a view of it); the buffer's position and
+   * limit are left as they were. {@link #overLevels} restores without the copy.
    *
    * @throws IllegalArgumentException if those bytes are not {@link #packedLength}{@code (size)}
    */
   public static MerkleTree ofLevels(long size, ByteBuffer packed) {
+    checkPacked(size, packed);
+    byte[] copy = new byte[packed.remaining()];
+    packed.get(packed.position(), copy);
+    return overLevels(size, ByteBuffer.wrap(copy));
+  }
+
+  /**
+   * A tree of {@code size} leaves whose levels are the packed bytes from {@code packed}'s position
+   * to its limit, as {@link #packedLevels} wrote them, read there and never copied: a restart from
+   * a snapshot (a read-only memory-mapped file, an immutable array) allocates and fills no memory
+   * for them. As with {@link #ofLevels(long, byte[])} they are taken without hashing, so they must
+   * come from a source as trusted as the tree itself. The caller must not change those bytes
+   * afterwards (the tree reads them for as long as it lives); appends after the restore are kept
+   * apart from them, on the heap, and the tree never writes them. The buffer's position and limit
+   * are left as they were.
+   *
+   * @throws IllegalArgumentException if those bytes are not {@link #packedLength}{@code (size)}
+   */
+  public static MerkleTree overLevels(long size, ByteBuffer packed) {
+    checkPacked(size, packed);
+    MerkleTree t = new MerkleTree();
+    int at = 0;
+    for (long n = size; n > 0; n >>= 1) {
+      // packedLength(size) fits the buffer, so every level and offset in it is an int.
+      int len = (int) (n * TreeHash.LENGTH);
+      t.levels.add(TreeLevel.over(packed, packed.position() + at, len));
+      at += len;
+    }
+    t.size = size;
+    return t;
+  }
+
+  private static void checkPacked(long size, ByteBuffer packed) {
     if (packed.remaining() != packedLength(size)) {
       throw new IllegalArgumentException(
           packed.remaining()
@@ -127,18 +171,6 @@ public final class MerkleTree {
               + packedLength(size)
               + " bytes)");
     }
-    MerkleTree t = new MerkleTree();
-    int at = 0;
-    for (long n = size; n > 0; n >>= 1) {
-      int len = Math.toIntExact(n * TreeHash.LENGTH);
-      // Room to grow, as put() would have left it: appends follow a restore.
-      byte[] level = new byte[Math.max(TreeHash.LENGTH * 16, len + len / 2)];
-      packed.get(packed.position() + at, level, 0, len);
-      t.levels.add(level);
-      at += len;
-    }
-    t.size = size;
-    return t;
   }
 
   /** Appends an entry (its leaf hash is SHA-256(0x00 || entry)) and returns its leaf index. */
@@ -168,8 +200,7 @@ public final class MerkleTree {
         break;
       }
       sha.update((byte) 0x01);
-      sha.update(
-          levels.get(level), Math.toIntExact((position - 1) * TreeHash.LENGTH), TreeHash.LENGTH);
+      levels.get(level).update(sha, position - 1, scratch);
       sha.update(carry);
       carry = sha.digest();
       position >>= 1;
@@ -192,7 +223,6 @@ public final class MerkleTree {
    */
   public synchronized OptionalLong indexOf(TreeHash leafHash) {
     byte[] wanted = leafHash.bytes();
-    byte[] leaves = levels.isEmpty() ? new byte[0] : levels.get(0);
     int[] table = byHash;
     if (table == null) {
       table = rehash(Math.max(64, Integer.highestOneBit((int) Math.max(1, 2 * size)) * 2));
@@ -200,8 +230,8 @@ public final class MerkleTree {
     int mask = table.length - 1;
     for (int slot = (int) prefix(wanted, 0) & mask; table[slot] != 0; slot = (slot + 1) & mask) {
       int index = table[slot] - 1;
-      int offset = index * TreeHash.LENGTH;
-      if (Arrays.equals(leaves, offset, offset + TreeHash.LENGTH, wanted, 0, TreeHash.LENGTH)) {
+      // A filled slot means a leaf, so level 0 exists.
+      if (levels.get(0).holds(index, wanted, scratch)) {
         return OptionalLong.of(index);
       }
     }
@@ -220,7 +250,7 @@ public final class MerkleTree {
   /** Files leaf {@code index} (already on level 0) in {@code table} by its hash's prefix. */
   private void insert(int[] table, long index) {
     int mask = table.length - 1;
-    int slot = (int) prefix(levels.get(0), Math.toIntExact(index * TreeHash.LENGTH)) & mask;
+    int slot = (int) levels.get(0).prefix(index) & mask;
     while (table[slot] != 0) {
       slot = (slot + 1) & mask;
     }
@@ -362,21 +392,15 @@ public final class MerkleTree {
   }
 
   private TreeHash get(int level, long position) {
-    byte[] packed = levels.get(level);
-    int offset = Math.toIntExact(position * TreeHash.LENGTH);
-    return TreeHash.of(Arrays.copyOfRange(packed, offset, offset + TreeHash.LENGTH));
+    byte[] hash = new byte[TreeHash.LENGTH];
+    levels.get(level).read(position, hash);
+    return TreeHash.of(hash);
   }
 
   private void put(int level, long position, byte[] hash) {
     if (levels.size() == level) {
-      levels.add(new byte[TreeHash.LENGTH * 16]);
+      levels.add(TreeLevel.empty());
     }
-    byte[] packed = levels.get(level);
-    int offset = Math.toIntExact(position * TreeHash.LENGTH);
-    if (offset + TreeHash.LENGTH > packed.length) {
-      packed = Arrays.copyOf(packed, Math.max(packed.length * 2, offset + TreeHash.LENGTH));
-      levels.set(level, packed);
-    }
-    System.arraycopy(hash, 0, packed, offset, TreeHash.LENGTH);
+    levels.get(level).put(position, hash);
   }
 }

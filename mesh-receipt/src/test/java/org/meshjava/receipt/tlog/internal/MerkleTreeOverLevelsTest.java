@@ -1,0 +1,263 @@
+package org.meshjava.receipt.tlog.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Random;
+import java.util.TreeSet;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.TreeHash;
+
+/**
+ * {@link MerkleTree#overLevels}: a tree restored over saved levels, read in place, is the tree it
+ * was saved from, before and after appends, at every size up to 300 and a few larger ones; it reads
+ * the saved bytes where they lie (unlike {@link MerkleTree#ofLevels}, which copies them), never
+ * writes them, and leaves the view it was given as it was.
+ */
+class MerkleTreeOverLevelsTest {
+  /** Where the saved levels start inside the larger array a view is taken of. */
+  private static final int OFFSET = 13;
+
+  /** Bytes after the saved levels, inside the array but outside the view. */
+  private static final int TRAILER = 29;
+
+  private static byte[] entry(long i) {
+    return ("entry " + i).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static MerkleTree builtByAppends(long size) {
+    MerkleTree tree = new MerkleTree();
+    for (long i = 0; i < size; i++) {
+      tree.append(entry(i));
+    }
+    return tree;
+  }
+
+  /**
+   * {@code packed} at {@link #OFFSET} in a larger array whose other bytes are noise, so that a read
+   * outside the view shows.
+   */
+  private static byte[] inside(byte[] packed) {
+    byte[] around = new byte[OFFSET + packed.length + TRAILER];
+    new Random(packed.length).nextBytes(around);
+    System.arraycopy(packed, 0, around, OFFSET, packed.length);
+    return around;
+  }
+
+  /**
+   * A read-only view of the saved levels in {@code around}: position OFFSET, limit at their end.
+   */
+  private static ByteBuffer view(byte[] around) {
+    return ByteBuffer.wrap(around, OFFSET, around.length - OFFSET - TRAILER).asReadOnlyBuffer();
+  }
+
+  static LongStream sizes() {
+    return LongStream.concat(LongStream.rangeClosed(0, 300), LongStream.of(511, 1000, 4097));
+  }
+
+  @ParameterizedTest(name = "size {0}")
+  @MethodSource("sizes")
+  void overLevels_thenAppends_equalsATreeBuiltByAppends(long size) throws Exception {
+    MerkleTree original = builtByAppends(size);
+    byte[] packed = original.packedLevels(size);
+    MerkleTree restored = MerkleTree.overLevels(size, view(inside(packed)));
+
+    assertSameTree(restored, original, size);
+
+    // Appends continue it exactly as the original: past every level's base, onto new levels.
+    long grown = 2 * size + 5;
+    for (long i = size; i < grown; i++) {
+      assertThat(restored.append(entry(i))).isEqualTo(original.append(entry(i)));
+      assertThat(restored.root()).as("root at %d", i + 1).isEqualTo(original.root());
+    }
+    assertSameTree(restored, original, size);
+    assertThat(restored.packedLevels(size)).isEqualTo(packed);
+  }
+
+  @Test
+  void overLevels_appendingLeafHashes_equalsATreeBuiltByAppends() throws Exception {
+    MerkleTree original = builtByAppends(77);
+    MerkleTree restored = MerkleTree.overLevels(77, view(inside(original.packedLevels(77))));
+    for (long i = 77; i < 200; i++) {
+      TreeHash leaf = TreeHash.leaf(entry(i));
+      assertThat(restored.appendLeafHash(leaf)).isEqualTo(original.appendLeafHash(leaf));
+    }
+    assertSameTree(restored, original, 77);
+  }
+
+  /**
+   * The restored tree answers as the original does, at its current size: size, roots at every size,
+   * every leaf hash, every inclusion proof at the current size and at {@code savedSize},
+   * consistency proofs between sizes sampled around the powers of two and the saved and current
+   * sizes, every leaf by its hash and a missing one, and the packed levels at every size.
+   */
+  private static void assertSameTree(MerkleTree restored, MerkleTree original, long savedSize)
+      throws LogException {
+    long size = original.size();
+    assertThat(restored.size()).isEqualTo(size);
+    assertThat(restored.root()).isEqualTo(original.root());
+    for (long n = 0; n <= size; n++) {
+      assertThat(restored.root(n)).as("root(%d)", n).isEqualTo(original.root(n));
+    }
+    for (long m = 0; m < size; m++) {
+      TreeHash leaf = original.leafHash(m);
+      assertThat(restored.leafHash(m)).as("leaf %d", m).isEqualTo(leaf);
+      assertThat(restored.inclusionProof(m, size))
+          .as("inclusion of %d in %d", m, size)
+          .isEqualTo(original.inclusionProof(m, size));
+      if (m < savedSize) {
+        assertThat(restored.inclusionProof(m, savedSize))
+            .as("inclusion of %d in %d", m, savedSize)
+            .isEqualTo(original.inclusionProof(m, savedSize));
+      }
+      assertThat(restored.indexOf(leaf)).as("indexOf leaf %d", m).isEqualTo(OptionalLong.of(m));
+    }
+    assertThat(restored.indexOf(TreeHash.leaf("absent".getBytes(StandardCharsets.UTF_8))))
+        .isEmpty();
+    List<Long> sample = sampleSizes(savedSize, size);
+    for (long from : sample) {
+      for (long to : sample) {
+        if (from <= to) {
+          assertThat(restored.consistencyProof(from, to))
+              .as("consistency %d to %d", from, to)
+              .isEqualTo(original.consistencyProof(from, to));
+        }
+      }
+    }
+    for (long n : sample) {
+      assertThat(restored.packedLevels(n))
+          .as("packed levels at %d", n)
+          .isEqualTo(original.packedLevels(n));
+    }
+    assertThat(restored.packedLevels(0)).isEmpty();
+  }
+
+  /** Sizes 1..size around the small ones, the powers of two, the saved size and the current one. */
+  private static List<Long> sampleSizes(long savedSize, long size) {
+    TreeSet<Long> out = new TreeSet<>(List.of(1L, 2L, 3L, 5L, 7L));
+    for (long p = 4; p <= size * 2; p <<= 1) {
+      out.addAll(List.of(p - 1, p, p + 1));
+    }
+    for (long around : List.of(savedSize, size / 2, size)) {
+      out.addAll(List.of(around - 1, around, around + 1));
+    }
+    out.removeIf(n -> n < 1 || n > size);
+    return new ArrayList<>(out);
+  }
+
+  @Test
+  void overLevels_readsTheBytesInPlace_whileOfLevelsCopiesThem() throws Exception {
+    MerkleTree original = builtByAppends(64);
+    byte[] packed = original.packedLevels(64);
+    byte[] around = inside(packed);
+    MerkleTree over = MerkleTree.overLevels(64, view(around));
+    MerkleTree copied = MerkleTree.ofLevels(64, view(around));
+    MerkleTree copiedFromArray = MerkleTree.ofLevels(64, packed);
+    TreeHash leaf0 = original.leafHash(0);
+    TreeHash root = original.root();
+
+    around[OFFSET] ^= 1; // the first byte of leaf 0, on level 0
+    around[OFFSET + packed.length - 1] ^= 1; // the last byte of the top level: the root of 64
+
+    byte[] changedLeaf0 = leaf0.bytes();
+    changedLeaf0[0] ^= 1;
+    assertThat(over.leafHash(0)).isEqualTo(TreeHash.of(changedLeaf0));
+    assertThat(over.root()).isNotEqualTo(root);
+    assertThat(copied.leafHash(0)).isEqualTo(leaf0);
+    assertThat(copied.root()).isEqualTo(root);
+    packed[0] ^= 1;
+    assertThat(copiedFromArray.leafHash(0)).isEqualTo(leaf0);
+  }
+
+  @Test
+  void overLevels_leavesTheViewsPositionAndLimit_andNeverWritesTheBytes() throws Exception {
+    MerkleTree original = builtByAppends(100);
+    byte[] around = inside(original.packedLevels(100));
+    byte[] before = around.clone();
+    // A writable view: the tree must not write into it even where it could.
+    ByteBuffer view = ByteBuffer.wrap(around, OFFSET, around.length - OFFSET - TRAILER);
+    int position = view.position();
+    int limit = view.limit();
+
+    MerkleTree restored = MerkleTree.overLevels(100, view);
+    assertThat(view.position()).isEqualTo(position);
+    assertThat(view.limit()).isEqualTo(limit);
+
+    restored.indexOf(original.leafHash(3)); // builds the lookup table from the base
+    for (long i = 100; i < 700; i++) {
+      restored.append(entry(i));
+      original.append(entry(i));
+    }
+    assertThat(restored.root()).isEqualTo(original.root());
+    assertThat(restored.inclusionProof(99, 700)).isEqualTo(original.inclusionProof(99, 700));
+    assertThat(restored.packedLevels(700)).isEqualTo(original.packedLevels(700));
+    assertThat(around).isEqualTo(before);
+    assertThat(view.position()).isEqualTo(position);
+    assertThat(view.limit()).isEqualTo(limit);
+  }
+
+  @Test
+  void ofLevels_fromAView_leavesItsPositionAndLimit() {
+    byte[] around = inside(builtByAppends(9).packedLevels(9));
+    ByteBuffer view = view(around);
+    MerkleTree.ofLevels(9, view);
+    assertThat(view.position()).isEqualTo(OFFSET);
+    assertThat(view.limit()).isEqualTo(around.length - TRAILER);
+  }
+
+  @Test
+  void overLevels_ofTheWrongLength_isRefused() {
+    byte[] packed = builtByAppends(37).packedLevels(37);
+    assertThatThrownBy(
+            () -> MerkleTree.overLevels(37, ByteBuffer.wrap(packed, 0, packed.length - 32)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> MerkleTree.overLevels(36, ByteBuffer.wrap(packed)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> MerkleTree.overLevels(0, ByteBuffer.wrap(new byte[32])))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> MerkleTree.overLevels(-1, ByteBuffer.allocate(0)))
+        .isInstanceOf(IllegalArgumentException.class);
+    ByteBuffer tooLong = ByteBuffer.allocate(packed.length + 1);
+    assertThatThrownBy(() -> MerkleTree.overLevels(37, tooLong))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(tooLong.position()).isZero();
+  }
+
+  @Test
+  void overLevels_ofAReadOnlyMappedFile_isTheTree_andGrowsAsIt(@TempDir Path dir)
+      throws IOException, LogException {
+    MerkleTree original = builtByAppends(1234);
+    byte[] packed = original.packedLevels(1234);
+    Path file = dir.resolve("levels");
+    Files.write(file, inside(packed));
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+      MappedByteBuffer mapped = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+      mapped.position(OFFSET).limit(OFFSET + packed.length);
+      MerkleTree restored = MerkleTree.overLevels(1234, mapped);
+      assertThat(mapped.position()).isEqualTo(OFFSET);
+      assertThat(mapped.limit()).isEqualTo(OFFSET + packed.length);
+      assertSameTree(restored, original, 1234);
+      for (long i = 1234; i < 3000; i++) {
+        restored.append(entry(i));
+        original.append(entry(i));
+      }
+      assertSameTree(restored, original, 1234);
+    }
+  }
+}
