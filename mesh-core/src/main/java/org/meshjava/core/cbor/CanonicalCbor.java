@@ -64,6 +64,15 @@ public final class CanonicalCbor {
       len += b.length;
     }
 
+    void writeBytes(ByteBuffer b) {
+      int n = b.remaining();
+      if (len + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, len + n));
+      }
+      b.get(b.position(), buf, len, n);
+      len += n;
+    }
+
     byte[] toByteArray() {
       return Arrays.copyOf(buf, len);
     }
@@ -85,30 +94,63 @@ public final class CanonicalCbor {
    *     {@code limits}
    */
   public static CborValue decode(byte[] bytes, CborLimits limits) throws CborDecodeException {
-    if (bytes.length > limits.maxInputBytes()) {
-      throw new CborDecodeException(
-          CborRule.INPUT_TOO_LARGE, 0, bytes.length + " bytes exceed " + limits.maxInputBytes());
-    }
-    Decoder d = new Decoder(bytes, limits);
-    CborValue v = d.item(1);
-    if (d.pos != bytes.length) {
-      throw new CborDecodeException(
-          CborRule.TRAILING_BYTES, d.pos, (bytes.length - d.pos) + " bytes after the item");
-    }
-    return v;
+    // The caller's array may change after this returns, so nothing decoded may be a view of it.
+    return decode(ByteBuffer.wrap(bytes), limits, false);
   }
 
   /**
    * Decodes exactly one canonical item occupying all of the byte string {@code embedded}: CBOR
    * carried inside a byte string (a snapshot's body, a COSE payload), read in place rather than
    * copied out first with {@link CborBytes#bytes()}. Offsets in a refusal count from the start of
-   * the byte string's content.
+   * the byte string's content. Byte strings of at least {@value #IN_PLACE_BYTES} bytes in it are
+   * views of {@code embedded}'s bytes, which never change, as {@link #decodeInPlace} makes them.
    *
    * @throws CborDecodeException naming the rule and offset if the content is not canonical or
    *     exceeds {@code limits}
    */
   public static CborValue decode(CborBytes embedded, CborLimits limits) throws CborDecodeException {
-    return decode(embedded.unsafeBytes(), limits);
+    return decode(embedded.content(), limits, true);
+  }
+
+  /**
+   * Byte strings at least this long are read in place by {@link #decodeInPlace}; shorter ones are
+   * copied, so that a small value kept long after (an id, a key) does not hold a large input in
+   * memory.
+   */
+  public static final int IN_PLACE_BYTES = 4096;
+
+  /**
+   * Decodes exactly one canonical item occupying the bytes from {@code in}'s position to its limit,
+   * reading each byte string of at least {@value #IN_PLACE_BYTES} bytes where it lies instead of
+   * copying it: that byte string's {@link CborBytes#asReadOnlyBuffer()} is a view of {@code in}.
+   * For large inputs already in memory that do not change, such as a memory-mapped file of one's
+   * own: a journal snapshot of a million receipts is about 150 MB, which a restart would otherwise
+   * copy into fresh memory. The caller promises that those bytes never change while anything
+   * decoded from them is held. {@code in}'s position and limit are left as they were; offsets in a
+   * refusal count from its position.
+   *
+   * @throws CborDecodeException naming the rule and offset if the bytes are not canonical or exceed
+   *     {@code limits}
+   */
+  public static CborValue decodeInPlace(ByteBuffer in, CborLimits limits)
+      throws CborDecodeException {
+    return decode(in.slice(), limits, true);
+  }
+
+  private static CborValue decode(ByteBuffer in, CborLimits limits, boolean inPlace)
+      throws CborDecodeException {
+    int length = in.remaining();
+    if (length > limits.maxInputBytes()) {
+      throw new CborDecodeException(
+          CborRule.INPUT_TOO_LARGE, 0, length + " bytes exceed " + limits.maxInputBytes());
+    }
+    Decoder d = new Decoder(in.slice(), limits, inPlace);
+    CborValue v = d.item(1);
+    if (d.pos != length) {
+      throw new CborDecodeException(
+          CborRule.TRAILING_BYTES, d.pos, (length - d.pos) + " bytes after the item");
+    }
+    return v;
   }
 
   // ---- encoding ---------------------------------------------------------------------------
@@ -124,9 +166,13 @@ public final class CanonicalCbor {
         }
       }
       case CborBytes b -> {
-        byte[] raw = b.unsafeBytes();
-        head(out, MAJOR_BYTES, raw.length);
-        out.writeBytes(raw);
+        head(out, MAJOR_BYTES, b.length());
+        byte[] raw = b.ownArray();
+        if (raw != null) {
+          out.writeBytes(raw);
+        } else {
+          out.writeBytes(b.content());
+        }
       }
       case CborText t -> {
         byte[] raw = t.value().getBytes(StandardCharsets.UTF_8);
@@ -180,15 +226,26 @@ public final class CanonicalCbor {
 
   // ---- decoding ---------------------------------------------------------------------------
 
+  /**
+   * Reads one input from position 0 to its limit with absolute gets, so that an array, a byte
+   * string's content and a mapped file are read by the same code.
+   */
   private static final class Decoder {
-    private final byte[] in;
+    private final ByteBuffer in;
+    private final int end;
     private final CborLimits limits;
+
+    /** Whether large byte strings may be views of {@link #in} (its bytes never change). */
+    private final boolean inPlace;
+
     private int pos;
     private int items;
 
-    Decoder(byte[] in, CborLimits limits) {
+    Decoder(ByteBuffer in, CborLimits limits, boolean inPlace) {
       this.in = in;
+      this.end = in.limit();
       this.limits = limits;
+      this.inPlace = inPlace;
     }
 
     CborValue item(int depth) throws CborDecodeException {
@@ -234,7 +291,7 @@ public final class CanonicalCbor {
           }
           yield new CborInt(-1 - arg);
         }
-        case MAJOR_BYTES -> CborBytes.adopt(take(arg, start));
+        case MAJOR_BYTES -> bytes(arg, start);
         case MAJOR_TEXT -> new CborText(utf8(take(arg, start), start));
         case MAJOR_ARRAY -> {
           int n = count(arg, start, 1);
@@ -251,7 +308,8 @@ public final class CanonicalCbor {
           for (int i = 0; i < n; i++) {
             int keyStart = pos;
             CborValue key = item(depth + 1);
-            byte[] keyBytes = Arrays.copyOfRange(in, keyStart, pos);
+            byte[] keyBytes = new byte[pos - keyStart];
+            in.get(keyStart, keyBytes);
             if (previousKey != null) {
               int cmp = Arrays.compareUnsigned(previousKey, keyBytes);
               if (cmp == 0) {
@@ -286,13 +344,13 @@ public final class CanonicalCbor {
         return info;
       }
       int width = 1 << (info - 24);
-      if (in.length - pos < width) {
+      if (end - pos < width) {
         throw new CborDecodeException(
             CborRule.TRUNCATED, pos, "argument needs " + width + " bytes");
       }
       long v = 0;
       for (int i = 0; i < width; i++) {
-        v = (v << 8) | (in[pos++] & 0xFF);
+        v = (v << 8) | (in.get(pos++) & 0xFF);
       }
       long minimum =
           switch (width) {
@@ -312,33 +370,49 @@ public final class CanonicalCbor {
 
     private int count(long arg, int start, int minBytesEach) throws CborDecodeException {
       // Each element needs at least one byte, so a count beyond the remaining input is a lie.
-      if (arg < 0 || arg > (long) (in.length - pos) / minBytesEach) {
+      if (arg < 0 || arg > (long) (end - pos) / minBytesEach) {
         throw new CborDecodeException(
             CborRule.LENGTH_LIMIT,
             start,
             "declared "
                 + Long.toUnsignedString(arg)
                 + " elements, only "
-                + (in.length - pos)
+                + (end - pos)
                 + " bytes remain");
       }
       return (int) arg;
     }
 
+    /** A byte string's content: in place when large and allowed, else copied. */
+    private CborBytes bytes(long length, int start) throws CborDecodeException {
+      check(length, start);
+      if (inPlace && length >= IN_PLACE_BYTES) {
+        CborBytes view = CborBytes.view(in.slice(pos, (int) length));
+        pos += (int) length;
+        return view;
+      }
+      return CborBytes.adopt(take(length, start));
+    }
+
     private byte[] take(long length, int start) throws CborDecodeException {
-      if (length < 0 || length > in.length - pos) {
+      check(length, start);
+      byte[] out = new byte[(int) length];
+      in.get(pos, out);
+      pos += (int) length;
+      return out;
+    }
+
+    private void check(long length, int start) throws CborDecodeException {
+      if (length < 0 || length > end - pos) {
         throw new CborDecodeException(
             CborRule.LENGTH_LIMIT,
             start,
             "declared length "
                 + Long.toUnsignedString(length)
                 + " exceeds the "
-                + (in.length - pos)
+                + (end - pos)
                 + " bytes remaining");
       }
-      byte[] out = Arrays.copyOfRange(in, pos, pos + (int) length);
-      pos += (int) length;
-      return out;
     }
 
     /**
@@ -354,10 +428,10 @@ public final class CanonicalCbor {
     }
 
     private int readByte() throws CborDecodeException {
-      if (pos >= in.length) {
+      if (pos >= end) {
         throw new CborDecodeException(CborRule.TRUNCATED, pos, "input ended");
       }
-      return in[pos++] & 0xFF;
+      return in.get(pos++) & 0xFF;
     }
 
     private static String utf8(byte[] raw, int start) throws CborDecodeException {

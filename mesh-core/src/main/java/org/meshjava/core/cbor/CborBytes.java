@@ -1,30 +1,69 @@
 package org.meshjava.core.cbor;
 
 import java.nio.ByteBuffer;
-import org.meshjava.core.bytes.ByteValue;
+import java.util.Arrays;
+import java.util.HexFormat;
+import org.jspecify.annotations.Nullable;
 
 /**
- * A CBOR byte string (major type 2). The bytes are copied in and out, so it is immutable; byte
- * strings are equal when their bytes are, and print in CBOR diagnostic notation ({@code h'0102'}).
+ * A CBOR byte string (major type 2). Immutable: the bytes are copied in and out; byte strings are
+ * equal when their bytes are, and print in CBOR diagnostic notation ({@code h'0102'}).
+ *
+ * <p>Design note. Unlike mesh-java's other byte values ({@link org.meshjava.core.bytes.ByteValue})
+ * a byte string may be a read-only <em>view</em> of bytes it does not own: {@link
+ * CanonicalCbor#decodeInPlace} reads a large byte string (a journal snapshot's sections, tens of
+ * megabytes each) where it lies in the input rather than copying it, because the input is promised
+ * never to change. So it holds either an array of its own or such a view, and defines equality,
+ * hashing and hex over its content itself; both forms of the same bytes are equal.
  */
-public final class CborBytes extends ByteValue implements CborValue {
+public final class CborBytes implements CborValue {
+  /** The bytes, when held as an array of its own; null for a view. */
+  private final byte @Nullable [] array;
 
-  private CborBytes(byte[] bytes) {
-    super(bytes);
+  /** The bytes, when a view: read-only, position 0, limit its length; null for an array. */
+  private final @Nullable ByteBuffer view;
+
+  private CborBytes(byte @Nullable [] array, @Nullable ByteBuffer view) {
+    this.array = array;
+    this.view = view;
   }
 
   /** Returns a byte string holding a copy of {@code bytes}. */
   public static CborBytes of(byte[] bytes) {
-    return new CborBytes(bytes.clone());
+    return new CborBytes(bytes.clone(), null);
   }
 
   /** Wraps bytes the caller promises never to modify again; used by the decoder to avoid a copy. */
   static CborBytes adopt(byte[] bytes) {
-    return new CborBytes(bytes);
+    return new CborBytes(bytes, null);
   }
 
-  byte[] unsafeBytes() {
-    return unsharedBytes();
+  /**
+   * Wraps the bytes from {@code content}'s position to its limit without copying them; the caller
+   * promises they never change (the decoder, reading input it was promised that of).
+   */
+  static CborBytes view(ByteBuffer content) {
+    return new CborBytes(null, content.slice().asReadOnlyBuffer());
+  }
+
+  /** Returns a copy of the bytes. */
+  public byte[] bytes() {
+    if (array != null) {
+      return array.clone();
+    }
+    byte[] out = new byte[length()];
+    content().get(0, out);
+    return out;
+  }
+
+  /** Returns the number of bytes. */
+  public int length() {
+    return array != null ? array.length : content().limit();
+  }
+
+  /** Returns the bytes as lowercase hex. */
+  public String hex() {
+    return array != null ? HexFormat.of().formatHex(array) : HexFormat.of().formatHex(bytes());
   }
 
   /**
@@ -34,7 +73,42 @@ public final class CborBytes extends ByteValue implements CborValue {
    * as it is held.
    */
   public ByteBuffer asReadOnlyBuffer() {
-    return ByteBuffer.wrap(unsharedBytes()).asReadOnlyBuffer();
+    return array != null ? ByteBuffer.wrap(array).asReadOnlyBuffer() : content().duplicate();
+  }
+
+  /** The bytes as a read-only buffer at position 0, for the codec; never handed out as is. */
+  ByteBuffer content() {
+    return view != null ? view : ByteBuffer.wrap(array).asReadOnlyBuffer();
+  }
+
+  /** The bytes themselves when held as an array, for the encoder; null for a view. */
+  byte @Nullable [] ownArray() {
+    return array;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof CborBytes other)) {
+      return false;
+    }
+    if (array != null && other.array != null) {
+      return Arrays.equals(array, other.array);
+    }
+    return content().equals(other.content());
+  }
+
+  @Override
+  public int hashCode() {
+    if (array != null) {
+      return Arrays.hashCode(array);
+    }
+    // Arrays.hashCode's formula, so that a view and an array of the same bytes hash alike.
+    ByteBuffer c = content();
+    int h = 1;
+    for (int i = 0; i < c.limit(); i++) {
+      h = 31 * h + c.get(i);
+    }
+    return h;
   }
 
   @Override
