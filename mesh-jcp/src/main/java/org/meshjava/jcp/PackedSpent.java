@@ -20,24 +20,37 @@ import org.meshjava.core.ContentId;
  * forgotten as seconds (8, signed big-endian) and nanoseconds (4, big-endian). Pairs are in
  * ascending order of leaf (unsigned bytes, as {@link GrantId#compareTo}) then nonce (signed bytes,
  * as {@link Arrays#compare(byte[], byte[])}), each pair once.
+ *
+ * <p>The bytes are a read-only buffer: an array of its own, or, through {@link #over}, a view of a
+ * snapshot's bytes that a restart reads in place (a million pairs are 60 MB).
  */
 public final class PackedSpent extends AbstractList<LedgerState.Spent> implements RandomAccess {
   /** Bytes per pair. */
   public static final int BYTES = ContentId.LENGTH + PresentationNonce.LENGTH + 8 + 4;
 
   private static final int KEY = ContentId.LENGTH + PresentationNonce.LENGTH;
+
+  /** Each byte's top bit, eight bytes at a time (see {@link #compareKeys}). */
+  private static final long SIGN_BITS = 0x8080_8080_8080_8080L;
+
   private static final long MIN_SECOND = Instant.MIN.getEpochSecond();
   private static final long MAX_SECOND = Instant.MAX.getEpochSecond();
 
-  private final byte[] packed;
+  /** The pairs; read-only, position 0, never changed. */
+  private final ByteBuffer packed;
+
   private final int size;
 
   /** The index of the pair forgotten first, -1 when empty, or -2 until it is looked for. */
   private int earliest = -2;
 
-  private PackedSpent(byte[] packed) {
+  private PackedSpent(ByteBuffer packed) {
     this.packed = packed;
-    this.size = packed.length / BYTES;
+    this.size = packed.limit() / BYTES;
+  }
+
+  private PackedSpent(byte[] packed) {
+    this(ByteBuffer.wrap(packed).asReadOnlyBuffer());
   }
 
   /**
@@ -58,15 +71,27 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
    * @throws IllegalArgumentException as {@link #of(byte[])}
    */
   public static PackedSpent of(ByteBuffer packed) {
+    byte[] copy = new byte[packed.remaining()];
+    packed.get(packed.position(), copy);
+    return over(ByteBuffer.wrap(copy));
+  }
+
+  /**
+   * Pairs whose packed form is the bytes from {@code packed}'s position to its limit, checked in
+   * one pass and then read there, never copied: for a restart, whose snapshot's bytes are already
+   * in memory and do not change. The caller must not change those bytes afterwards. The buffer's
+   * position and limit are left as they were.
+   *
+   * @throws IllegalArgumentException as {@link #of(byte[])}
+   */
+  public static PackedSpent over(ByteBuffer packed) {
     int length = packed.remaining();
     if (length % BYTES != 0) {
       throw new IllegalArgumentException(
           "spent pairs are " + BYTES + " bytes each; " + length + " bytes are not");
     }
-    byte[] copy = new byte[length];
-    packed.get(packed.position(), copy);
-    PackedSpent p = new PackedSpent(copy);
-    ByteBuffer in = ByteBuffer.wrap(p.packed);
+    PackedSpent p = new PackedSpent(packed.slice().asReadOnlyBuffer());
+    ByteBuffer in = p.packed;
     long firstSeconds = Long.MAX_VALUE;
     int firstNanos = Integer.MAX_VALUE;
     int first = -1;
@@ -82,7 +107,7 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
         firstNanos = nanos;
         first = i;
       }
-      if (i > 0 && compareKeys(p.packed, (i - 1) * BYTES, p.packed, i * BYTES) >= 0) {
+      if (i > 0 && compareKeys(in, (i - 1) * BYTES, in, i * BYTES) >= 0) {
         throw new IllegalArgumentException("spent pair " + i + " is not after the one before it");
       }
     }
@@ -114,7 +139,9 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
 
   /** The pairs in their packed form (a copy). */
   public byte[] packed() {
-    return packed.clone();
+    byte[] out = new byte[packed.limit()];
+    packed.get(0, out);
+    return out;
   }
 
   @Override
@@ -128,17 +155,17 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
       throw new IndexOutOfBoundsException(index);
     }
     int at = index * BYTES;
+    byte[] leaf = new byte[ContentId.LENGTH];
+    byte[] nonce = new byte[PresentationNonce.LENGTH];
+    packed.get(at, leaf).get(at + ContentId.LENGTH, nonce);
     return new LedgerState.Spent(
-        new GrantId(ContentId.fromDigest(Arrays.copyOfRange(packed, at, at + ContentId.LENGTH))),
-        PresentationNonce.of(Arrays.copyOfRange(packed, at + ContentId.LENGTH, at + KEY)),
-        until(index));
+        new GrantId(ContentId.fromDigest(leaf)), PresentationNonce.of(nonce), until(index));
   }
 
   /** The instant pair {@code index} is forgotten. */
   Instant until(int index) {
-    ByteBuffer in = ByteBuffer.wrap(packed);
     return Instant.ofEpochSecond(
-        in.getLong(index * BYTES + KEY), in.getInt(index * BYTES + KEY + 8));
+        packed.getLong(index * BYTES + KEY), packed.getInt(index * BYTES + KEY + 8));
   }
 
   /**
@@ -149,7 +176,7 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
     if (earliest != -2) {
       return earliest < 0 ? Instant.MAX : until(earliest);
     }
-    ByteBuffer in = ByteBuffer.wrap(packed);
+    ByteBuffer in = packed;
     long seconds = Long.MAX_VALUE;
     int nanos = Integer.MAX_VALUE;
     int first = -1;
@@ -178,7 +205,7 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
     if (a.size == 0) {
       return b;
     }
-    byte[] out = new byte[a.packed.length + b.packed.length];
+    byte[] out = new byte[a.packed.limit() + b.packed.limit()];
     int i = 0;
     int j = 0;
     int k = 0;
@@ -191,9 +218,9 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
         throw new IllegalArgumentException("spent pair " + a.get(i).leaf() + " twice");
       }
       if (c < 0) {
-        System.arraycopy(a.packed, i++ * BYTES, out, k, BYTES);
+        a.packed.get(i++ * BYTES, out, k, BYTES);
       } else {
-        System.arraycopy(b.packed, j++ * BYTES, out, k, BYTES);
+        b.packed.get(j++ * BYTES, out, k, BYTES);
       }
       k += BYTES;
     }
@@ -202,9 +229,7 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
 
   /** The index of the pair (leaf, nonce), or -1 if it is not here; a binary search. */
   int indexOf(GrantId leaf, PresentationNonce nonce) {
-    byte[] key = new byte[KEY];
-    System.arraycopy(leaf.contentId().bytes(), 0, key, 0, ContentId.LENGTH);
-    System.arraycopy(nonce.bytes(), 0, key, ContentId.LENGTH, PresentationNonce.LENGTH);
+    ByteBuffer key = ByteBuffer.allocate(KEY).put(leaf.contentId().bytes()).put(nonce.bytes());
     int lo = 0;
     int hi = size - 1;
     while (lo <= hi) {
@@ -221,12 +246,25 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
     return -1;
   }
 
-  private static int compareKeys(byte[] a, int at, byte[] b, int bt) {
-    int c = Arrays.compareUnsigned(a, at, at + ContentId.LENGTH, b, bt, bt + ContentId.LENGTH);
-    if (c != 0) {
-      return c;
+  /**
+   * Compares the keys at {@code at} in {@code a} and {@code bt} in {@code b}: the leaves as
+   * unsigned bytes, then the nonces as signed bytes, eight bytes at a time (big-endian longs keep
+   * the order of unsigned bytes; flipping each byte's top bit turns signed-byte order into
+   * unsigned).
+   */
+  private static int compareKeys(ByteBuffer a, int at, ByteBuffer b, int bt) {
+    for (int i = 0; i < KEY; i += 8) {
+      long x = a.getLong(at + i);
+      long y = b.getLong(bt + i);
+      if (x != y) {
+        if (i >= ContentId.LENGTH) {
+          x ^= SIGN_BITS;
+          y ^= SIGN_BITS;
+        }
+        return Long.compareUnsigned(x, y);
+      }
     }
-    return Arrays.compare(a, at + ContentId.LENGTH, at + KEY, b, bt + ContentId.LENGTH, bt + KEY);
+    return 0;
   }
 
   private static int compare(LedgerState.Spent x, LedgerState.Spent y) {
