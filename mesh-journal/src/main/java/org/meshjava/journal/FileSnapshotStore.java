@@ -18,6 +18,13 @@ import org.meshjava.journal.internal.SequenceFiles;
  * journal): each named by the record count it covers (20 decimal digits, {@code .snapshot}),
  * written to a temporary file, forced, and renamed into place, so a crash leaves either the old
  * latest or the new one, never half of one. The newest {@value #KEEP} are kept. Thread-safe.
+ *
+ * <p>A file, once renamed into place, is never written again: a newer snapshot is a new file, and
+ * an old one is deleted, not truncated. So {@link #latestBuffer()} maps the latest file read-only
+ * instead of reading it into memory (a million receipts make a snapshot of about 150 MB, which a
+ * restart then reads in place), and the mapping stays valid and unchanged even after the file is
+ * replaced or deleted. Whoever edits a snapshot file in place while a steward runs changes what
+ * that steward reads; copy it aside instead.
  */
 public final class FileSnapshotStore implements SnapshotStore {
   private static final String SUFFIX = ".snapshot";
@@ -96,6 +103,38 @@ public final class FileSnapshotStore implements SnapshotStore {
     } catch (IOException e) {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The latest snapshot file mapped read-only (see the class note), if any.
+   *
+   * @throws SnapshotException {@code IO} if it cannot be read or is too large to map (2 GiB)
+   */
+  @Override
+  public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
+    Path file = null;
+    try {
+      List<Path> all = files();
+      if (all.isEmpty()) {
+        return Optional.empty();
+      }
+      file = all.getLast();
+      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+        long size = ch.size();
+        if (size > Integer.MAX_VALUE) {
+          throw new SnapshotException(
+              SnapshotException.Reason.IO,
+              "cannot read " + file + ": " + size + " bytes are more than a snapshot can be",
+              null);
+        }
+        return Optional.of(ch.map(FileChannel.MapMode.READ_ONLY, 0, size));
+      }
+    } catch (IOException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO,
+          "cannot read " + (file != null ? file : dir) + ": " + e.getMessage(),
+          e);
     }
   }
 

@@ -140,21 +140,48 @@ public final class Snapshot {
   /**
    * Decodes a snapshot and checks that it is {@code steward}'s: it names that identity and its
    * signature verifies under that key. Says nothing yet about the journal it covers: {@link
-   * #checkAgainst} does.
+   * #checkAgainst} does. The bytes are copied once (the body); the caller's array is not read
+   * again.
    *
    * @throws SnapshotException {@code MALFORMED}, {@code UNSUPPORTED_VERSION}, {@code OTHER_STEWARD}
    *     or {@code BAD_SIGNATURE}
    */
   public static Snapshot open(byte[] bytes, DidKey steward) throws SnapshotException {
+    // The decoder's copy of the body is this snapshot's own, and its sections are read in place
+    // from that copy rather than copied out once more.
+    return open(() -> CanonicalCbor.decode(bytes, LIMITS), steward);
+  }
+
+  /**
+   * As {@link #open(byte[], DidKey)}, from the bytes between {@code file}'s position and its limit,
+   * read where they lie and never copied whole: the sections of the state (spent presentations,
+   * receipt ids, the transparency tree's levels; about 150 MB at a million receipts) are views of
+   * them, so a restart touches no fresh memory in proportion to its history. For a store's own
+   * immutable bytes, such as a snapshot file mapped read-only ({@link SnapshotStore#latestBuffer}):
+   * the caller promises that they never change while this snapshot, or a state or tree restored
+   * from it, is in use. {@code file}'s position and limit are left as they were.
+   *
+   * @throws SnapshotException as {@link #open(byte[], DidKey)}
+   */
+  public static Snapshot open(ByteBuffer file, DidKey steward) throws SnapshotException {
+    return open(() -> CanonicalCbor.decodeInPlace(file, LIMITS), steward);
+  }
+
+  /** Decodes a snapshot file's CBOR, from an array or in place. */
+  @FunctionalInterface
+  private interface FileDecoder {
+    CborValue decode() throws org.meshjava.core.cbor.CborDecodeException;
+  }
+
+  /** Opens the file {@code [body, signature]}: the body's content and its signature. */
+  private static Snapshot open(FileDecoder file, DidKey steward) throws SnapshotException {
     Objects.requireNonNull(steward, "steward");
     List<CborValue> outer;
     try {
-      outer = Fields.array(CanonicalCbor.decode(bytes, LIMITS), 2, "snapshot");
+      outer = Fields.array(file.decode(), 2, "snapshot");
     } catch (org.meshjava.core.cbor.CborDecodeException e) {
       throw malformed("not canonical CBOR: " + e.getMessage());
     }
-    // The decoder's copies are this snapshot's own: the caller's array is not read again, and the
-    // body is read in place below rather than copied out once more.
     CborBytes body = Fields.byteString(outer.get(0), -1, "body");
     CborBytes signature = Fields.byteString(outer.get(1), 64, "signature");
     FutureTask<byte[]> message = new FutureTask<>(() -> signed(body.asReadOnlyBuffer()));
@@ -378,16 +405,16 @@ public final class Snapshot {
 
   /**
    * The transparency tree of the snapshot's receipts, restored from the levels it carries without
-   * rehashing (a new tree on each call); empty when it carries none or holds no receipt. For the
-   * steward's restart: the tree is the transparency log's internal storage, exported only to the
-   * modules that keep a log (hence "exports").
+   * rehashing or copying them (a new tree on each call; appends to it are kept apart); empty when
+   * it carries none or holds no receipt. For the steward's restart: the tree is the transparency
+   * log's internal storage, exported only to the modules that keep a log (hence "exports").
    */
   @SuppressWarnings("exports")
   public Optional<MerkleTree> tree() {
     if (tree.length() == 0) {
       return Optional.empty();
     }
-    return Optional.of(MerkleTree.ofLevels(state.receipts().size(), tree.asReadOnlyBuffer()));
+    return Optional.of(MerkleTree.overLevels(state.receipts().size(), tree.asReadOnlyBuffer()));
   }
 
   /**
@@ -727,10 +754,11 @@ public final class Snapshot {
                 uint(a.get(2), "reserved"),
                 instant(a.get(3), "expiry")));
       }
-      // Kept packed: a ledger restored from them looks pairs up in these bytes (PackedSpent).
+      // Kept packed and read in place: a ledger restored from them looks pairs up in these bytes
+      // (PackedSpent), which are the snapshot's own and never change.
       PackedSpent spent;
       try {
-        spent = PackedSpent.of(byteString(l.get(3), -1, "spent").asReadOnlyBuffer());
+        spent = PackedSpent.over(byteString(l.get(3), -1, "spent").asReadOnlyBuffer());
       } catch (IllegalArgumentException e) {
         throw malformed("spent: " + e.getMessage());
       }
@@ -765,7 +793,7 @@ public final class Snapshot {
       Optional<RecordedReceipt> lastSealed = optional("head", 2, Fields::head);
       List<CborValue> r = array(get("receipts"), 2, "receipts");
       ReceiptIds receipts =
-          ReceiptIds.of(
+          ReceiptIds.over(
               integer(r.get(0), "first receipt"),
               byteString(r.get(1), -1, "receipt ids").asReadOnlyBuffer());
 

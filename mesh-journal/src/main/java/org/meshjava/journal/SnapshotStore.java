@@ -1,5 +1,6 @@
 package org.meshjava.journal;
 
+import java.nio.ByteBuffer;
 import java.util.Optional;
 
 /**
@@ -26,6 +27,18 @@ public interface SnapshotStore {
    * @throws SnapshotException {@code IO} if the store cannot be read
    */
   Optional<byte[]> latest() throws SnapshotException;
+
+  /**
+   * The bytes of the latest snapshot stored, if any, as a read-only buffer for {@link
+   * Snapshot#open(ByteBuffer, org.meshjava.core.identity.DidKey)}, which reads them in place. A
+   * store may hand out bytes it does not copy (a file store maps the file) when it never changes
+   * them afterwards; by default, {@link #latest()} wrapped.
+   *
+   * @throws SnapshotException {@code IO} if the store cannot be read
+   */
+  default Optional<ByteBuffer> latestBuffer() throws SnapshotException {
+    return latest().map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
+  }
 
   /** A short description for errors and logs. */
   String describe();

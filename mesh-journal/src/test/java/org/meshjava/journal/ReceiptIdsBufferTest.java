@@ -53,4 +53,52 @@ class ReceiptIdsBufferTest {
     assertThat(copy.get(4096)).contains(id(4096));
     assertThat(copy.packed()).startsWith(ids(0, 4096).packed());
   }
+
+  @Test
+  void idsOverAView_areReadInPlace_andAppendsAreKeptApart() {
+    ReceiptIds original = ids(3, 4096 + 9);
+    byte[] packed = original.packed();
+    byte[] around = new byte[packed.length + 64];
+    System.arraycopy(packed, 0, around, 32, packed.length);
+    byte[] before = around.clone();
+    ByteBuffer view = ByteBuffer.wrap(around, 32, packed.length).asReadOnlyBuffer();
+    ReceiptIds over = ReceiptIds.over(3, view);
+    assertThat(over.packed()).isEqualTo(packed);
+    assertThat(over.get(3 + 4096 + 8)).contains(id(3 + 4096 + 8));
+    assertThat(over.get(3 + 4096 + 9)).isEmpty();
+    assertThat(view.position()).isEqualTo(32);
+    // Appends, to it and to a copy, go beside the view and never into it.
+    ReceiptIds copy = over.copy();
+    for (long s = 3 + 4096 + 9; s < 3 + 2 * 4096 + 20; s++) {
+      over.add(s, id(s));
+      copy.add(s, id(s + 1));
+    }
+    assertThat(around).isEqualTo(before);
+    assertThat(over.packed()).isEqualTo(ids(3, 2 * 4096 + 20).packed());
+    assertThat(copy.get(3 + 4096 + 9)).contains(id(3 + 4096 + 10));
+    assertThat(over.get(3 + 4096 + 9)).contains(id(3 + 4096 + 9));
+    // Read where they lie: a change to the bytes shows (the caller promises none).
+    around[32] ^= 1;
+    assertThat(over.get(3)).isNotEqualTo(java.util.Optional.of(id(3)));
+    assertThatThrownBy(() -> ReceiptIds.over(3, ByteBuffer.wrap(new byte[33])))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aCopy_sharesNoChunkThatEitherWillWrite() {
+    // Full chunks are shared, the partly filled last one is not: appends to each stay their own.
+    for (int n : new int[] {0, 1, 4095, 4096, 4097, 3 * 4096}) {
+      ReceiptIds original = ids(0, n);
+      ReceiptIds copy = original.copy();
+      for (long s = n; s < n + 4100; s++) {
+        original.add(s, id(s));
+        copy.add(s, id(s + 7));
+      }
+      for (long s = n; s < n + 4100; s++) {
+        assertThat(original.get(s)).as("n=%d s=%d", n, s).contains(id(s));
+        assertThat(copy.get(s)).as("n=%d s=%d", n, s).contains(id(s + 7));
+      }
+      assertThat(java.util.Arrays.copyOf(copy.packed(), n * 32)).isEqualTo(ids(0, n).packed());
+    }
+  }
 }

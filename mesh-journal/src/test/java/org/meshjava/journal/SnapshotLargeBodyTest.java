@@ -25,7 +25,7 @@ import org.meshjava.core.cbor.CborMap;
 class SnapshotLargeBodyTest {
   private static final int RECEIPTS = 40_000;
 
-  private static SnapshotState largeState() throws Exception {
+  static SnapshotState largeState() throws Exception {
     SnapshotState s = SnapshotTest.richState();
     ReceiptIds ids = new ReceiptIds();
     for (long q = 0; q < RECEIPTS; q++) {

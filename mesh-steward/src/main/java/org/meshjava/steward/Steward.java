@@ -1149,7 +1149,10 @@ public final class Steward implements AutoCloseable {
       ReplayState state;
       long from = 0;
       Optional<org.meshjava.journal.SnapshotState> loaded = Optional.empty();
-      Optional<byte[]> latest = snapshots == null ? Optional.empty() : snapshots.latest();
+      // Read in place (a file store maps the file): a restart touches no fresh memory in
+      // proportion to the snapshot.
+      Optional<java.nio.ByteBuffer> latest =
+          snapshots == null ? Optional.empty() : snapshots.latestBuffer();
       if (latest.isPresent()) {
         Snapshot snap = Snapshot.open(latest.get(), self);
         snap.checkAgainst(j.position());
