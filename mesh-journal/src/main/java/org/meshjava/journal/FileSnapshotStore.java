@@ -82,13 +82,30 @@ public final class FileSnapshotStore implements SnapshotStore {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
       forceDirectory();
-      List<Path> all = files();
-      for (int i = 0; i < all.size() - KEEP; i++) {
-        Files.deleteIfExists(all.get(i));
-      }
     } catch (IOException e) {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot write " + target + ": " + e.getMessage(), e);
+    }
+    dropOld();
+  }
+
+  /**
+   * Deletes all but the newest {@value #KEEP}. Best effort: the new snapshot is saved by now, and
+   * an old file that cannot be deleted yet (a platform that refuses to delete a mapped file) is
+   * only garbage, tried again on the next save.
+   */
+  private void dropOld() {
+    try {
+      List<Path> all = files();
+      for (int i = 0; i < all.size() - KEEP; i++) {
+        try {
+          Files.deleteIfExists(all.get(i));
+        } catch (IOException e) {
+          // Left for the next save; see above.
+        }
+      }
+    } catch (IOException e) {
+      // The directory cannot be listed just now; the next save tries again.
     }
   }
 

@@ -110,4 +110,24 @@ class FileSnapshotStoreTest {
         .containsExactly("00000000000000000088.snapshot", "00000000000000000093.snapshot");
     assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(93).encoded()));
   }
+
+  @Test
+  void anOldSnapshotThatCannotBeDeleted_failsNoSave_andGoesOnANextOne() throws Exception {
+    Path d = dir.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(d);
+    // An old "snapshot" that deleteIfExists refuses (a directory with a file in it), as a platform
+    // that will not delete a mapped file would.
+    Path stuck = d.resolve("00000000000000000001.snapshot");
+    Files.createDirectories(stuck);
+    Files.writeString(stuck.resolve("x"), "x");
+    store.save(at(5));
+    store.save(at(6));
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(6).encoded()));
+    assertThat(Files.exists(stuck)).isTrue();
+    Files.delete(stuck.resolve("x"));
+    store.save(at(7));
+    assertThat(store.files())
+        .extracting(p -> p.getFileName().toString())
+        .containsExactly("00000000000000000006.snapshot", "00000000000000000007.snapshot");
+  }
 }
