@@ -52,7 +52,14 @@ public record PackCase(
     }
   }
 
-  /** Validates the case: an invalid case has a reason, a valid one has none; one-line comment. */
+  /**
+   * Validates the case: an invalid case has a reason, a valid one has none; one-line comment. The
+   * input and expected objects are copied in.
+   *
+   * @throws IllegalArgumentException if the id is not {@code <group>/<slug>} in {@code [a-z0-9-]},
+   *     the comment is blank or more than one line, or a reason is given for a valid case or
+   *     missing for an invalid one
+   */
   public PackCase {
     Objects.requireNonNull(id, "id");
     if (!ID.matcher(id).matches()) {
@@ -72,7 +79,13 @@ public record PackCase(
     expected = expected.deepCopy();
   }
 
-  /** A case the subject must accept, producing {@code expected}. */
+  /**
+   * A case the subject must accept, producing {@code expected}: how mesh-java's generator writes
+   * the pack, and how a user adds cases of their own to run with {@link PackRunner#run(List,
+   * SubjectProcess, java.util.function.Consumer)}.
+   *
+   * @throws IllegalArgumentException as the constructor
+   */
   public static PackCase valid(
       String id,
       String comment,
@@ -84,7 +97,12 @@ public record PackCase(
         id, comment, op, input, Result.VALID, Optional.empty(), List.of(flags), expected);
   }
 
-  /** A case the subject must refuse with {@code reason}. */
+  /**
+   * A case the subject must refuse with {@code reason}, expecting no output fields (add them with
+   * {@link #expecting}).
+   *
+   * @throws IllegalArgumentException as the constructor
+   */
   public static PackCase invalid(
       String id, String comment, String op, ObjectNode input, String reason, String... flags) {
     return new PackCase(
@@ -110,7 +128,7 @@ public record PackCase(
     return id.substring(0, id.indexOf('/'));
   }
 
-  /** The case as it is written in the pack. */
+  /** The case as it is written in the pack: the inverse of {@link #fromJson}. */
   public ObjectNode toJson() {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     o.put("id", id);

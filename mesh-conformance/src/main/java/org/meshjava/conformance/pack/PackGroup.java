@@ -29,7 +29,12 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /** Validates that every case belongs to this group and no id repeats. */
+  /**
+   * Validates that every case belongs to this group and no id repeats.
+   *
+   * @throws IllegalArgumentException if a case's id does not start with {@code name/}, or two cases
+   *     share an id
+   */
   public PackGroup {
     cases = List.copyOf(cases);
     Set<String> ids = new HashSet<>();
@@ -43,7 +48,10 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
     }
   }
 
-  /** The file's bytes: pretty-printed JSON with LF line ends and a final LF, whatever the OS. */
+  /**
+   * The file's bytes: pretty-printed JSON with LF line ends and a final LF, whatever the OS. {@link
+   * #read} reads them back; {@code conformance/v1/cases} is these bytes, one file per group.
+   */
   public byte[] toBytes() {
     ObjectNode o = JsonNodeFactory.instance.objectNode();
     o.put("profile", PROFILE);

@@ -12,10 +12,15 @@ import org.meshjava.core.crypto.internal.ScalarChunkKernel;
 /**
  * BLAKE3 in its three modes (hash, keyed hash, key derivation), for short inputs: content ids,
  * commitments, envelopes. Every one of them goes through this class, so the official BLAKE3 vectors
- * test all of them at once. It runs {@link Blake3Large}'s code on its scalar kernel (never the
- * Vector API, so it needs no JVM flag and starts no thread), which measured 15-30% faster than
+ * test all of them at once. Output is standard BLAKE3, byte for byte.
+ *
+ * <p>It runs the large-input implementation's code ({@code Blake3Large} in {@code
+ * org.meshjava.core.crypto.internal}, not part of the API) on its scalar kernel: never the Vector
+ * API, so it needs no JVM flag and starts no thread. That measured 15-30% faster than
  * BouncyCastle's BLAKE3 from 32 bytes to 4 KiB; BouncyCastle's stays in the tests as the reference
- * it is checked against. Weights and other large inputs go through {@link Blake3Large}.
+ * it is checked against. The weights digest ({@link org.meshjava.core.weights.ModelDirectory})
+ * hashes its large files with the same code on several threads, and with the Vector API where the
+ * JVM was started with it.
  *
  * <p>Static methods are thread-safe; a {@link Hasher} is not.
  */
@@ -90,6 +95,7 @@ public final class Blake3 {
    * Returns a streaming hasher in keyed mode.
    *
    * @param key exactly 32 bytes
+   * @throws IllegalArgumentException if the key is not 32 bytes
    */
   public static Hasher newKeyedHasher(byte[] key) {
     return new Hasher(Blake3Large.keyed(key, ScalarChunkKernel.INSTANCE));
@@ -108,12 +114,19 @@ public final class Blake3 {
     return newDeriveKeyHasher(context).update(material).finish();
   }
 
-  /** Returns the keyed hash of {@code message}, 32 bytes. */
+  /**
+   * Returns the keyed hash of {@code message} under a 32-byte {@code key}, 32 bytes.
+   *
+   * @throws IllegalArgumentException if the key is not 32 bytes
+   */
   public static byte[] keyedHash(byte[] key, byte[] message) {
     return newKeyedHasher(key).update(message).finish();
   }
 
-  /** An incremental BLAKE3 computation. Not thread-safe; use once. */
+  /**
+   * An incremental BLAKE3 computation. Not thread-safe; use once: after {@code finish}, neither
+   * {@code update} nor a second {@code finish} gives a meaningful result.
+   */
   public static final class Hasher {
     private final Blake3Large.Hasher hasher;
 
@@ -133,7 +146,12 @@ public final class Blake3 {
       return this;
     }
 
-    /** Absorbs the rest of {@code in}, streaming, without holding it in memory. */
+    /**
+     * Absorbs the rest of {@code in}, streaming, without holding it in memory. The stream is read
+     * to its end and left open.
+     *
+     * @throws IOException if reading fails; the hasher must not be used after that
+     */
     public Hasher update(InputStream in) throws IOException {
       byte[] buf = new byte[1 << 16];
       int n;
@@ -148,7 +166,11 @@ public final class Blake3 {
       return hasher.finish();
     }
 
-    /** Returns {@code length} bytes of extended output. */
+    /**
+     * Returns {@code length} bytes of extended output; its first 32 bytes are {@link #finish()}'s.
+     *
+     * @throws IllegalArgumentException if {@code length} is negative
+     */
     public byte[] finish(int length) {
       return hasher.finish(length);
     }

@@ -3,8 +3,9 @@ package org.meshjava.core.crypto;
 import java.util.Objects;
 
 /**
- * Thrown when an Ed25519 signature does not verify, or a key or signature is malformed. Callers and
- * tests match on {@link #reason()}, never on the message.
+ * Thrown by {@link VerificationKey#of} and {@link VerificationKey#verify} when an Ed25519 signature
+ * does not verify, or a key or signature is malformed. Callers and tests match on {@link
+ * #reason()}, never on the message.
  */
 public final class SignatureException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -23,18 +24,13 @@ public final class SignatureException extends Exception {
 
   private final Reason reason;
 
-  /** Creates the exception with a reason and a detail for people. */
-  public SignatureException(Reason reason, String detail) {
+  /**
+   * Creates the exception with a reason and a detail for people. Package-private: only {@link
+   * VerificationKey} refuses keys and signatures, so a caller only ever catches this exception.
+   */
+  SignatureException(Reason reason, String detail) {
     super(detail);
     this.reason = Objects.requireNonNull(reason, "reason");
-  }
-
-  /**
-   * Creates the exception with only a detail; its reason is {@link Reason#DOES_NOT_VERIFY}, since a
-   * signature that cannot be checked must be treated as one that does not verify.
-   */
-  public SignatureException(String detail) {
-    this(Reason.DOES_NOT_VERIFY, detail);
   }
 
   /** Returns why the key or signature was refused. */

@@ -89,9 +89,12 @@ public final class SigningKey {
   }
 
   /**
-   * Derives a 32-byte subkey for {@code purpose} with BLAKE3's key-derivation mode over the seed.
-   * Used where the steward needs a secret tied to its identity (the output-commitment openings of
-   * §6.4) without storing another secret.
+   * Derives a 32-byte secret for {@code purpose}: BLAKE3's {@code derive_key(purpose, seed)}, so
+   * the same key and purpose always give the same bytes, and different purposes give unrelated
+   * ones. It is a secret tied to this key's identity that need not be stored: whoever holds it can
+   * do whatever the purpose allows, but it reveals nothing about the seed. The steward derives its
+   * output-commitment opening key this way (§6.4, SPEC.md); {@code purpose} should be a context
+   * string unique to the application and the use, as BLAKE3 recommends.
    */
   public byte[] deriveSubkey(String purpose) {
     return Blake3.deriveKey(purpose, seed);

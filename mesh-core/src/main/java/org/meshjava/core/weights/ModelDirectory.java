@@ -23,10 +23,11 @@ import org.meshjava.core.crypto.internal.Blake3Large;
  * files and anything else in the directory do not reach the forward pass and are not covered, so
  * changing them leaves the digest unchanged.
  *
- * <p>Every byte of every covered file is hashed, once, by {@link Blake3Large}: mapped a window at a
- * time and hashed on several threads, so memory use does not grow with the model (a 20 GB
- * checkpoint needs the same few megabytes as a small one). A digest over a sample, header or size
- * would bind nothing.
+ * <p>Every byte of every covered file is hashed, once, with BLAKE3 (the large-input implementation
+ * in {@code org.meshjava.core.crypto.internal}, not part of the API): mapped a window at a time and
+ * hashed on several threads, so memory use does not grow with the model (a 20 GB checkpoint needs
+ * the same few megabytes as a small one). A digest over a sample, header or size would bind
+ * nothing.
  *
  * <p>Paths an index names are untrusted: an absolute path, a {@code ..} segment or a path that
  * resolves (through symbolic links) outside the directory is refused, as is a missing shard. A

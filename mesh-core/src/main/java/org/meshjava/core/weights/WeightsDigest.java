@@ -32,7 +32,11 @@ public record WeightsDigest(List<WeightsFile> files) implements CanonicalForm {
           Arrays.compareUnsigned(
               a.path().getBytes(StandardCharsets.UTF_8), b.path().getBytes(StandardCharsets.UTF_8));
 
-  /** Sorts the files into path order and refuses an empty list or a repeated path. */
+  /**
+   * Sorts the files into path order and refuses an empty list or a repeated path.
+   *
+   * @throws IllegalArgumentException if {@code files} is empty or names a path twice
+   */
   public WeightsDigest {
     List<WeightsFile> sorted = new ArrayList<>(files);
     sorted.sort(PATH_ORDER);

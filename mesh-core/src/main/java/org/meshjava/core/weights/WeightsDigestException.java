@@ -1,10 +1,12 @@
 package org.meshjava.core.weights;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown when a model directory cannot be given a weights digest. Carries a {@link Reason} and the
- * path (relative to the directory, where there is one) that caused it.
+ * Thrown by {@link ModelDirectory#digest} when a model directory cannot be given a weights digest.
+ * Carries a {@link Reason} and the path (relative to the directory, where there is one) that caused
+ * it; match on the reason, not on the message.
  */
 public final class WeightsDigestException extends Exception {
   private static final long serialVersionUID = 1L;
@@ -30,15 +32,18 @@ public final class WeightsDigestException extends Exception {
   private final Reason reason;
   private final String path;
 
-  /** Creates the exception. */
-  public WeightsDigestException(Reason reason, String path, String detail, Throwable cause) {
+  /**
+   * Creates the exception. Package-private: only {@link ModelDirectory} refuses a directory, so a
+   * caller only ever catches this exception.
+   */
+  WeightsDigestException(Reason reason, String path, String detail, @Nullable Throwable cause) {
     super(reason + " (" + path + "): " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.path = Objects.requireNonNull(path, "path");
   }
 
-  /** Creates the exception. */
-  public WeightsDigestException(Reason reason, String path, String detail) {
+  /** Creates the exception with no cause. */
+  WeightsDigestException(Reason reason, String path, String detail) {
     this(reason, path, detail, null);
   }
 

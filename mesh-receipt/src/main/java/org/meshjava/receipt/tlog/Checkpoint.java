@@ -13,12 +13,19 @@ import org.meshjava.core.identity.DidKey;
  * stable for as long as the key is, unique to it, and free of the spaces and {@code +} a note name
  * may not hold.
  *
+ * <p>Immutable and thread-safe.
+ *
  * @param origin the log's origin line
  * @param size the number of leaves
  * @param root the tree's root at that size
  */
 public record Checkpoint(String origin, long size, TreeHash root) {
-  /** Validates the origin and the size. */
+  /**
+   * Validates the origin and the size.
+   *
+   * @throws IllegalArgumentException if the origin is not a valid note key name (empty, or holding
+   *     white space, {@code +} or a lone surrogate), or the size is negative
+   */
   public Checkpoint {
     if (!NoteVerifierKey.isValidName(origin)) {
       throw new IllegalArgumentException("an origin is non-empty, without white space or '+'");
@@ -45,7 +52,12 @@ public record Checkpoint(String origin, long size, TreeHash root) {
     return origin + "\n" + size + "\n" + root.base64() + "\n";
   }
 
-  /** Signs the body with {@code key} under the key name {@code origin}. */
+  /**
+   * Signs the body with {@code key} under the key name {@code origin}: the note {@link #open}s
+   * against {@code new NoteVerifierKey(origin, key.verificationKey())}, which for a steward's log
+   * is {@link #logKey}. A witness cosigns the same body with {@link SignedNote#sign} under its own
+   * name and adds its line with {@link SignedNote#with}.
+   */
   public SignedNote sign(SigningKey key) {
     return SignedNote.sign(body(), origin, key);
   }

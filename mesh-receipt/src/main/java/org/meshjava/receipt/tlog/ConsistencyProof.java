@@ -5,14 +5,21 @@ import java.util.List;
 
 /**
  * The hashes showing that the tree of size {@code toSize} extends the tree of size {@code fromSize}
- * (RFC 9162 §2.1.4): every leaf of the older tree is in the newer one, unchanged and in place.
+ * (RFC 9162 §2.1.4): every leaf of the older tree is in the newer one, unchanged and in place. A
+ * proof proves nothing until {@link #verify} accepts it against two roots the caller trusts.
+ * Immutable and thread-safe.
  *
  * @param fromSize the older tree's size, at least 1
  * @param toSize the newer tree's size, at least {@code fromSize}
  * @param path the proof hashes (empty when the sizes are equal)
  */
 public record ConsistencyProof(long fromSize, long toSize, List<TreeHash> path) {
-  /** Validates the sizes and copies the path. */
+  /**
+   * Validates the sizes and copies the path.
+   *
+   * @throws IllegalArgumentException if {@code fromSize} is not in {@code [1, toSize]}, or the path
+   *     holds more than 128 hashes
+   */
   public ConsistencyProof {
     if (fromSize <= 0 || fromSize > toSize) {
       throw new IllegalArgumentException(

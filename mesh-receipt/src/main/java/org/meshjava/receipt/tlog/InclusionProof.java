@@ -5,14 +5,20 @@ import org.meshjava.core.ContentId;
 
 /**
  * The audit path showing that leaf {@code leafIndex} is in the tree of size {@code treeSize} (RFC
- * 9162 §2.1.3), ordered from the leaf upwards.
+ * 9162 §2.1.3), ordered from the leaf upwards. A proof proves nothing until {@link #verify} accepts
+ * it against a root the caller trusts (one from a checkpoint it opened). Immutable and thread-safe.
  *
  * @param leafIndex the leaf's zero-based index
  * @param treeSize the size of the tree the proof is against
  * @param path the sibling hashes from the leaf up to the root
  */
 public record InclusionProof(long leafIndex, long treeSize, List<TreeHash> path) {
-  /** Validates the indices and copies the path. */
+  /**
+   * Validates the indices and copies the path.
+   *
+   * @throws IllegalArgumentException if {@code leafIndex} is not in {@code [0, treeSize)}, or the
+   *     path holds more than 64 hashes
+   */
   public InclusionProof {
     if (leafIndex < 0 || leafIndex >= treeSize) {
       throw new IllegalArgumentException(

@@ -33,7 +33,11 @@ public final class LogException extends Exception {
 
   private final Reason reason;
 
-  /** Creates an exception with a reason and a human-readable detail. */
+  /**
+   * Creates an exception with a reason and a human-readable detail. Public because the log's
+   * keeping side and the steward refuse with it too ({@code CHECKPOINT_MISMATCH}, {@code
+   * NOT_KEPT}).
+   */
   public LogException(Reason reason, String detail) {
     super(reason + ": " + detail);
     this.reason = reason;

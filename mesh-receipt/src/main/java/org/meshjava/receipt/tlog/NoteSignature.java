@@ -9,7 +9,7 @@ import java.util.Base64;
  *
  * <p>The signature bytes are kept as given: an Ed25519 note signature is 64 bytes, other algorithms
  * (such as a timestamped witness cosignature) carry more; a verifier only checks lines whose name
- * and key hash match a key it knows.
+ * and key hash match a key it knows. Immutable and thread-safe: the signature is copied in and out.
  *
  * @param name the signing key's name
  * @param keyHash the four-byte key hash, big-endian
@@ -20,7 +20,12 @@ public record NoteSignature(String name, int keyHash, byte[] signature) {
   /** U+2014 EM DASH and a space: how every signature line begins. */
   static final String PREFIX = "\u2014 ";
 
-  /** Validates the name and copies the signature. */
+  /**
+   * Validates the name and copies the signature.
+   *
+   * @throws IllegalArgumentException if the name is not a valid note key name or the signature is
+   *     empty
+   */
   public NoteSignature {
     if (!NoteVerifierKey.isValidName(name)) {
       throw new IllegalArgumentException("not a valid note key name: " + name);
@@ -31,6 +36,7 @@ public record NoteSignature(String name, int keyHash, byte[] signature) {
     signature = signature.clone();
   }
 
+  /** Returns a copy of the signature bytes. */
   @Override
   public byte[] signature() {
     return signature.clone();
@@ -74,6 +80,7 @@ public record NoteSignature(String name, int keyHash, byte[] signature) {
     return new LogException(LogException.Reason.MALFORMED_NOTE, detail);
   }
 
+  /** Equal when the name, the key hash and the signature bytes are. */
   @Override
   public boolean equals(Object o) {
     return o instanceof NoteSignature other
@@ -87,6 +94,7 @@ public record NoteSignature(String name, int keyHash, byte[] signature) {
     return 31 * (31 * name.hashCode() + keyHash) + Arrays.hashCode(signature);
   }
 
+  /** Returns the line without its newline. */
   @Override
   public String toString() {
     return line().strip();

@@ -24,7 +24,12 @@ public record NoteVerifierKey(String name, VerificationKey key) {
   /** The signed-note algorithm byte for Ed25519. */
   static final byte ALGORITHM_ED25519 = 0x01;
 
-  /** Validates the name. */
+  /**
+   * Validates the name.
+   *
+   * @throws IllegalArgumentException if the name is empty or holds white space, {@code +} or a lone
+   *     surrogate
+   */
   public NoteVerifierKey {
     if (!isValidName(name)) {
       throw new IllegalArgumentException(

@@ -11,7 +11,7 @@ import org.meshjava.core.crypto.SigningKey;
  * Each Ed25519 signature is over the text's UTF-8 bytes exactly, so a log's signature and a
  * witness's cosignature sit side by side on the same note (the multi-signature form). Parsing
  * follows Go's {@code sumdb/note}: the signature block follows the last blank line, and the note
- * holds no ASCII control character besides newline.
+ * holds no ASCII control character besides newline. Immutable and thread-safe.
  *
  * @param text the signed text, ending in a newline
  * @param signatures the signature lines, at least one, at most {@value #MAX_SIGNATURES}
@@ -20,7 +20,13 @@ public record SignedNote(String text, List<NoteSignature> signatures) {
   /** The most signature lines a note may carry (Go's limit). */
   public static final int MAX_SIGNATURES = 100;
 
-  /** Validates the text and copies the signatures. */
+  /**
+   * Validates the text and copies the signatures.
+   *
+   * @throws IllegalArgumentException if the text is empty, does not end in a newline, holds another
+   *     control character or a lone surrogate, or there are not 1 to {@value #MAX_SIGNATURES}
+   *     signatures
+   */
   public SignedNote {
     if (!isValidText(text)) {
       throw new IllegalArgumentException(
@@ -39,7 +45,13 @@ public record SignedNote(String text, List<NoteSignature> signatures) {
         && StandardCharsets.UTF_8.newEncoder().canEncode(text);
   }
 
-  /** Signs {@code text} with {@code key} under {@code name}. */
+  /**
+   * Signs {@code text} with {@code key} under {@code name}: a note with that one signature line,
+   * which {@link #verify}es against {@code new NoteVerifierKey(name, key.verificationKey())}.
+   *
+   * @throws IllegalArgumentException if {@code name} is not a valid key name or {@code text} not a
+   *     valid note text (see the constructor)
+   */
   public static SignedNote sign(String text, String name, SigningKey key) {
     NoteVerifierKey verifier = new NoteVerifierKey(name, key.verificationKey());
     byte[] signature = key.sign(text.getBytes(StandardCharsets.UTF_8));
@@ -112,7 +124,9 @@ public record SignedNote(String text, List<NoteSignature> signatures) {
   }
 
   /**
-   * Returns the line carrying {@code key}'s name and key hash.
+   * Returns the line carrying {@code key}'s name and key hash, without checking its signature (call
+   * {@link #verify} for that): how a log or a monitor picks a witness's cosignature out of one note
+   * to add it to another with {@link #with}.
    *
    * @throws LogException {@code UNSIGNED} when there is none
    */
