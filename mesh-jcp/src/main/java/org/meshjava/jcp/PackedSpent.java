@@ -137,6 +137,15 @@ public final class PackedSpent extends AbstractList<LedgerState.Spent> implement
     return new PackedSpent(out.array());
   }
 
+  /**
+   * The pairs in their packed form, as a read-only view (position 0, limit the length) rather than
+   * a copy: the bytes never change. For writing a snapshot of a million pairs (60 MB) without
+   * copying them.
+   */
+  public ByteBuffer asReadOnlyBuffer() {
+    return packed.duplicate();
+  }
+
   /** The pairs in their packed form (a copy). */
   public byte[] packed() {
     byte[] out = new byte[packed.limit()];

@@ -69,9 +69,12 @@ public final class FileSnapshotStore implements SnapshotStore {
               StandardOpenOption.CREATE,
               StandardOpenOption.TRUNCATE_EXISTING,
               StandardOpenOption.WRITE)) {
-        ByteBuffer buf = ByteBuffer.wrap(snapshot.encoded());
-        while (buf.hasRemaining()) {
-          ch.write(buf);
+        // Written part by part: a snapshot's body refers to the state's large sections rather
+        // than holding a copy of its hundreds of megabytes.
+        for (ByteBuffer buf : snapshot.fileSegments()) {
+          while (buf.hasRemaining()) {
+            ch.write(buf);
+          }
         }
         forcer.force(ch, tmp, true);
       }

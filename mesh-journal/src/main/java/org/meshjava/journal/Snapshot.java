@@ -77,13 +77,22 @@ public final class Snapshot {
   /** The receipts' Merkle tree levels ({@link MerkleTree#packedLevels}), or empty. */
   private final CborBytes tree;
 
-  /** The file's two parts, {@code [body, signature]}: {@link #encoded()} is their encoding. */
-  private final CborBytes body;
+  /**
+   * The body's encoding, as read-only buffers to be read one after another: the bytes a snapshot
+   * was opened from, or, for one signed here, its encoding with the large sections left where they
+   * are ({@link CanonicalCbor#encodeSegments}), so that signing and saving a snapshot of a million
+   * receipts never builds its 150 MB in memory.
+   */
+  private final List<ByteBuffer> body;
 
   private final CborBytes signature;
 
   private Snapshot(
-      DidKey steward, SnapshotState state, CborBytes tree, CborBytes body, CborBytes signature) {
+      DidKey steward,
+      SnapshotState state,
+      CborBytes tree,
+      List<ByteBuffer> body,
+      CborBytes signature) {
     this.steward = steward;
     this.state = state;
     this.tree = tree;
@@ -116,25 +125,38 @@ public final class Snapshot {
    *     the last receipt's
    */
   public static Snapshot sign(SigningKey key, SnapshotState state, byte[] treeLevels) {
+    return sign(key, state, ByteBuffer.wrap(treeLevels.clone()));
+  }
+
+  /**
+   * As {@link #sign(SigningKey, SnapshotState, byte[])}, with the levels read in place from {@code
+   * treeLevels}' position to its limit and never copied: for a steward that packs its tree's levels
+   * for this snapshot alone (tens of megabytes at a million receipts). The caller promises that
+   * those bytes never change while the snapshot is held; the buffer's position and limit are left
+   * as they were.
+   *
+   * @throws IllegalArgumentException as {@link #sign(SigningKey, SnapshotState, byte[])}
+   */
+  public static Snapshot sign(SigningKey key, SnapshotState state, ByteBuffer treeLevels) {
     ReceiptIds ids = state.receipts();
     long n = ids.size();
-    byte[] levels = treeLevels.clone();
-    if (levels.length > 0) {
-      if (levels.length != MerkleTree.packedLength(n)) {
+    ByteBuffer levels = treeLevels.slice().asReadOnlyBuffer();
+    if (levels.limit() > 0) {
+      if (levels.limit() != MerkleTree.packedLength(n)) {
         throw new IllegalArgumentException(
-            levels.length + " bytes are not the tree levels of " + n + " receipts");
+            levels.limit() + " bytes are not the tree levels of " + n + " receipts");
       }
       int last = Math.toIntExact((n - 1) * ContentId.LENGTH);
       byte[] expected = InclusionProof.leafHash(ids.get(ids.first() + n - 1).orElseThrow()).bytes();
-      if (!Arrays.equals(levels, last, last + ContentId.LENGTH, expected, 0, expected.length)) {
+      if (!levels.slice(last, ContentId.LENGTH).equals(ByteBuffer.wrap(expected))) {
         throw new IllegalArgumentException("the tree is not the tree of the state's receipts");
       }
     }
     DidKey steward = DidKey.of(key.verificationKey());
-    CborBytes tree = CborBytes.of(levels);
-    byte[] body = body(steward, state, tree).encode();
-    byte[] signature = key.sign(signed(ByteBuffer.wrap(body)));
-    return new Snapshot(steward, state, tree, CborBytes.of(body), CborBytes.of(signature));
+    CborBytes tree = CborBytes.viewOf(levels);
+    List<ByteBuffer> body = CanonicalCbor.encodeSegments(body(steward, state, tree));
+    byte[] signature = key.sign(signed(body));
+    return new Snapshot(steward, state, tree, body, CborBytes.of(signature));
   }
 
   /**
@@ -184,7 +206,7 @@ public final class Snapshot {
     }
     CborBytes body = Fields.byteString(outer.get(0), -1, "body");
     CborBytes signature = Fields.byteString(outer.get(1), 64, "signature");
-    FutureTask<byte[]> message = new FutureTask<>(() -> signed(body.asReadOnlyBuffer()));
+    FutureTask<byte[]> message = new FutureTask<>(() -> signed(List.of(body.asReadOnlyBuffer())));
     if (body.length() >= PARALLEL_DIGEST_BYTES) {
       Thread.ofPlatform().daemon().name("mesh-snapshot-digest").start(message);
     } else {
@@ -235,7 +257,8 @@ public final class Snapshot {
     if (content == null) {
       throw Objects.requireNonNull(invalid);
     }
-    return new Snapshot(steward, content.state(), content.tree(), body, signature);
+    return new Snapshot(
+        steward, content.state(), content.tree(), List.of(body.asReadOnlyBuffer()), signature);
   }
 
   /** A body's decoded content: its state and its tree's levels. */
@@ -420,10 +443,39 @@ public final class Snapshot {
   /**
    * Its encoding: what a snapshot store keeps. For an opened snapshot, the bytes it was opened
    * from: they were canonical CBOR, whose encoding is unique, so encoding their two parts again
-   * gives them back.
+   * gives them back. A store that writes to a file or a stream writes {@link #fileSegments()}
+   * instead, one after another, rather than building this array.
    */
   public byte[] encoded() {
-    return CborArray.of(body, signature).encode();
+    List<ByteBuffer> parts = fileSegments();
+    ByteBuffer out =
+        ByteBuffer.allocate(Math.toIntExact(parts.stream().mapToLong(ByteBuffer::remaining).sum()));
+    parts.forEach(out::put);
+    return out.array();
+  }
+
+  /**
+   * {@link #encoded()} as read-only buffers whose concatenation, in order, is it: the head of the
+   * array {@code [body, signature]} and of the body's byte string, the body's own buffers (which
+   * share the state's large sections, or the bytes the snapshot was opened from), then the
+   * signature. Fresh buffers on each call.
+   */
+  List<ByteBuffer> fileSegments() {
+    long length = 0;
+    for (ByteBuffer b : body) {
+      length += b.remaining();
+    }
+    byte[] bodyHead = CanonicalCbor.byteStringHead(length);
+    byte[] head = new byte[1 + bodyHead.length];
+    head[0] = (byte) 0x82; // an array of two items
+    System.arraycopy(bodyHead, 0, head, 1, bodyHead.length);
+    List<ByteBuffer> out = new ArrayList<>(body.size() + 2);
+    out.add(ByteBuffer.wrap(head));
+    for (ByteBuffer b : body) {
+      out.add(b.duplicate());
+    }
+    out.add(ByteBuffer.wrap(signature.encode()));
+    return out;
   }
 
   /**
@@ -432,11 +484,13 @@ public final class Snapshot {
    * JDK's SHA-256 on the processor's SHA instructions, and a body is tens of megabytes per million
    * receipts; the digest binds the body as firmly.
    */
-  private static byte[] signed(ByteBuffer body) {
+  private static byte[] signed(List<ByteBuffer> body) {
     byte[] digest;
     try {
       java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
-      sha256.update(body);
+      for (ByteBuffer b : body) {
+        sha256.update(b.duplicate());
+      }
       digest = sha256.digest();
     } catch (java.security.NoSuchAlgorithmException e) {
       throw new IllegalStateException("every Java platform has SHA-256", e);
@@ -458,8 +512,9 @@ public final class Snapshot {
           CborArray.of(
               id(a.link()), CborInt.of(a.debitedUj()), CborInt.of(a.reservedUj()), t(a.expiry())));
     }
-    // Packed: a steward's spent nonces are most of its state (one per unexpired serve).
-    byte[] spent = PackedSpent.of(l.spent()).packed();
+    // Packed: a steward's spent nonces are most of its state (one per unexpired serve). Their
+    // bytes never change, so the body refers to them rather than copying 60 bytes a serve.
+    CborBytes spent = CborBytes.viewOf(PackedSpent.of(l.spent()).asReadOnlyBuffer());
     List<CborValue> open = new ArrayList<>();
     for (Reservation r : l.open()) {
       List<CborValue> links = new ArrayList<>();
@@ -525,7 +580,7 @@ public final class Snapshot {
                 t(l.horizon()),
                 CborInt.of(l.nextSerial()),
                 new CborArray(accounts),
-                CborBytes.of(spent),
+                spent,
                 new CborArray(open)))
         .put("revocations", new CborArray(revocations))
         .put(
@@ -548,7 +603,9 @@ public final class Snapshot {
                 .orElse(CborArray.of()))
         .put(
             "receipts",
-            CborArray.of(CborInt.of(s.receipts().first()), CborBytes.of(s.receipts().packed())))
+            CborArray.of(
+                CborInt.of(s.receipts().first()),
+                CborBytes.viewOf(ByteBuffer.wrap(s.receipts().packed()))))
         .put("open", new CborArray(authorisations))
         .put("settled", new CborArray(settled))
         .put("checkpoint", s.checkpoint().map(SignedNote::encoded).orElse(""))

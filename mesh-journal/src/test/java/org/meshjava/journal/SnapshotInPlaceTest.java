@@ -132,4 +132,27 @@ class SnapshotInPlaceTest {
     assertThat(b.isReadOnly()).isTrue();
     assertThat(Snapshot.open(b, STEWARD_ID).encoded()).isEqualTo(file);
   }
+
+  @Test
+  void aSignedSnapshot_isWrittenFromItsSectionsInPlace_asTheSameBytes() throws Exception {
+    SnapshotState state = SnapshotLargeBodyTest.largeState();
+    Snapshot whole = Snapshot.sign(STEWARD, state);
+    byte[] levels = whole.tree().orElseThrow().packedLevels(state.receipts().size());
+    Snapshot inPlace = Snapshot.sign(STEWARD, state, ByteBuffer.wrap(levels));
+    assertThat(inPlace.encoded()).isEqualTo(whole.encoded());
+    // Written part by part: the receipt ids and the tree's levels are parts of their own.
+    assertThat(inPlace.fileSegments()).hasSizeGreaterThanOrEqualTo(5);
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("written"));
+    store.save(inPlace);
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(whole.encoded()));
+    assertSame(Snapshot.open(store.latestBuffer().orElseThrow(), STEWARD_ID), whole);
+    // The levels were read where they lie (the caller promises they do not change).
+    levels[0] ^= 1;
+    assertThat(inPlace.encoded()).isNotEqualTo(whole.encoded());
+    // Signing from an array copies it.
+    byte[] copied = whole.tree().orElseThrow().packedLevels(state.receipts().size());
+    Snapshot fromArray = Snapshot.sign(STEWARD, state, copied);
+    copied[0] ^= 1;
+    assertThat(fromArray.encoded()).isEqualTo(whole.encoded());
+  }
 }

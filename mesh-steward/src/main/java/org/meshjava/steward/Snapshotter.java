@@ -157,7 +157,11 @@ final class Snapshotter implements AutoCloseable {
     SnapshotState captured = state.capture(locator);
     Snapshot s =
         Snapshot.sign(
-            key, captured, keeper.levels(captured.receipts().first(), captured.receipts().size()));
+            key,
+            captured,
+            // Packed for this snapshot alone and never changed: signed and saved in place.
+            java.nio.ByteBuffer.wrap(
+                keeper.levels(captured.receipts().first(), captured.receipts().size())));
     store.save(s);
     savedThrough = s.position().count();
     LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());

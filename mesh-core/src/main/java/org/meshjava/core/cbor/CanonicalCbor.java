@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The canonical CBOR codec of mesh/1: RFC 8949 §4.2.1 core deterministic encoding over the value
@@ -36,8 +37,39 @@ public final class CanonicalCbor {
 
   /** Returns the canonical encoding of {@code value}. */
   public static byte[] encode(CborValue value) {
-    Out out = new Out();
+    Out out = new Out(null);
     write(out, value);
+    return out.toByteArray();
+  }
+
+  /**
+   * Returns the canonical encoding of {@code value} as read-only buffers whose concatenation, in
+   * order, is {@link #encode}'s result, without copying the large byte strings that are views
+   * ({@link CborBytes#viewOf}, or decoded in place) of at least {@value #IN_PLACE_BYTES} bytes:
+   * each of those is one of the buffers. For writing or hashing a value of hundreds of megabytes (a
+   * journal snapshot) without building it in memory first. The buffers share the views' bytes, so
+   * they are valid for as long as those are.
+   */
+  public static List<ByteBuffer> encodeSegments(CborValue value) {
+    List<ByteBuffer> segments = new ArrayList<>();
+    Out out = new Out(segments);
+    write(out, value);
+    out.flushTo(segments);
+    return List.copyOf(segments);
+  }
+
+  /**
+   * Returns the canonical head of a byte string of {@code length} bytes: what precedes its content
+   * in an encoding (for writing the content from elsewhere, as {@link #encodeSegments} does).
+   *
+   * @throws IllegalArgumentException if {@code length} is negative
+   */
+  public static byte[] byteStringHead(long length) {
+    if (length < 0) {
+      throw new IllegalArgumentException("a length is not negative: " + length);
+    }
+    Out out = new Out(null);
+    head(out, MAJOR_BYTES, length);
     return out.toByteArray();
   }
 
@@ -48,6 +80,40 @@ public final class CanonicalCbor {
   private static final class Out {
     private byte[] buf = new byte[64];
     private int len;
+
+    /**
+     * Where large views go as they are, with the bytes written before each, when encoding to
+     * segments; null when encoding to one array.
+     */
+    private final @Nullable List<ByteBuffer> segments;
+
+    Out(@Nullable List<ByteBuffer> segments) {
+      this.segments = segments;
+    }
+
+    /** Writes a byte string's content: in place when it is a large view and segments are kept. */
+    void writeContent(CborBytes b) {
+      byte[] raw = b.ownArray();
+      if (raw != null) {
+        writeBytes(raw);
+        return;
+      }
+      List<ByteBuffer> s = segments;
+      if (s != null && b.length() >= IN_PLACE_BYTES) {
+        flushTo(s);
+        s.add(b.content().duplicate());
+      } else {
+        writeBytes(b.content());
+      }
+    }
+
+    /** Ends the current segment (if it holds anything) and starts a new one. */
+    void flushTo(List<ByteBuffer> s) {
+      if (len > 0) {
+        s.add(ByteBuffer.wrap(toByteArray()).asReadOnlyBuffer());
+        len = 0;
+      }
+    }
 
     void write(int b) {
       if (len == buf.length) {
@@ -167,12 +233,7 @@ public final class CanonicalCbor {
       }
       case CborBytes b -> {
         head(out, MAJOR_BYTES, b.length());
-        byte[] raw = b.ownArray();
-        if (raw != null) {
-          out.writeBytes(raw);
-        } else {
-          out.writeBytes(b.content());
-        }
+        out.writeContent(b);
       }
       case CborText t -> {
         byte[] raw = t.value().getBytes(StandardCharsets.UTF_8);
@@ -387,7 +448,7 @@ public final class CanonicalCbor {
     private CborBytes bytes(long length, int start) throws CborDecodeException {
       check(length, start);
       if (inPlace && length >= IN_PLACE_BYTES) {
-        CborBytes view = CborBytes.view(in.slice(pos, (int) length));
+        CborBytes view = CborBytes.viewOf(in.slice(pos, (int) length));
         pos += (int) length;
         return view;
       }

@@ -39,10 +39,13 @@ public final class CborBytes implements CborValue {
   }
 
   /**
-   * Wraps the bytes from {@code content}'s position to its limit without copying them; the caller
-   * promises they never change (the decoder, reading input it was promised that of).
+   * A byte string whose content is the bytes from {@code content}'s position to its limit, read
+   * there and never copied: for building a value of hundreds of megabytes from bytes already in
+   * memory (a journal snapshot's sections) and writing it with {@link
+   * CanonicalCbor#encodeSegments}. The caller promises that those bytes never change while the byte
+   * string is held; {@code content}'s position and limit are left as they were.
    */
-  static CborBytes view(ByteBuffer content) {
+  public static CborBytes viewOf(ByteBuffer content) {
     return new CborBytes(null, content.slice().asReadOnlyBuffer());
   }
 

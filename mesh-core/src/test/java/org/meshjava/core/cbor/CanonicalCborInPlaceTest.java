@@ -122,4 +122,57 @@ class CanonicalCborInPlaceTest {
             CborDecodeException.class,
             e -> assertThat(e.rule()).isEqualTo(CborRule.INPUT_TOO_LARGE));
   }
+
+  private static byte[] concat(java.util.List<ByteBuffer> segments) {
+    int n = segments.stream().mapToInt(ByteBuffer::remaining).sum();
+    ByteBuffer all = ByteBuffer.allocate(n);
+    segments.forEach(b -> all.put(b.duplicate()));
+    return all.array();
+  }
+
+  @Test
+  void segments_concatenateToTheEncoding_withLargeViewsAsThemselves() throws Exception {
+    byte[] large = filled(3 * LARGE, 5);
+    ByteBuffer source = ByteBuffer.wrap(large).asReadOnlyBuffer();
+    CborMap withViews =
+        CborMap.builder()
+            .put("a", CborBytes.viewOf(source))
+            .put("b", CborBytes.viewOf(ByteBuffer.wrap(filled(LARGE - 1, 6))))
+            .put("c", CborArray.of(CborInt.of(1), CborBytes.viewOf(source), CborText.of("x")))
+            .put("d", CborBytes.of(filled(2 * LARGE, 7)))
+            .build();
+    java.util.List<ByteBuffer> segments = CanonicalCbor.encodeSegments(withViews);
+    assertThat(concat(segments)).isEqualTo(withViews.encode());
+    CborMap copies =
+        CborMap.builder()
+            .put("a", CborBytes.of(large))
+            .put("b", CborBytes.of(filled(LARGE - 1, 6)))
+            .put("c", CborArray.of(CborInt.of(1), CborBytes.of(large), CborText.of("x")))
+            .put("d", CborBytes.of(filled(2 * LARGE, 7)))
+            .build();
+    assertThat(withViews.encode()).isEqualTo(copies.encode());
+    assertThat(withViews).isEqualTo(copies);
+    // The two large views are segments of their own, sharing the source's bytes; the small view
+    // and the array of its own are copied into the segments around them.
+    assertThat(segments).hasSize(5);
+    assertThat(segments.get(1)).isEqualTo(ByteBuffer.wrap(large));
+    assertThat(segments.get(3)).isEqualTo(ByteBuffer.wrap(large));
+    assertThat(segments).allSatisfy(b -> assertThat(b.isReadOnly()).isTrue());
+    large[0] ^= 1;
+    assertThat(segments.get(1).get(0)).isEqualTo(large[0]);
+    assertThat(CanonicalCbor.encodeSegments(CborInt.of(7))).hasSize(1);
+  }
+
+  @Test
+  void aByteStringsHead_isWhatItsEncodingStartsWith() {
+    for (int n : new int[] {0, 1, 23, 24, 255, 256, 65_535, 65_536}) {
+      byte[] encoded = CborBytes.of(new byte[n]).encode();
+      assertThat(CanonicalCbor.byteStringHead(n))
+          .isEqualTo(Arrays.copyOf(encoded, encoded.length - n));
+    }
+    assertThat(CanonicalCbor.byteStringHead(1L << 32))
+        .containsExactly(0x5b, 0, 0, 0, 1, 0, 0, 0, 0);
+    assertThatThrownBy(() -> CanonicalCbor.byteStringHead(-1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
 }
