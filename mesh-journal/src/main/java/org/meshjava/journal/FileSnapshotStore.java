@@ -127,7 +127,8 @@ public final class FileSnapshotStore implements SnapshotStore {
   }
 
   /**
-   * The latest snapshot file mapped read-only (see the class note), if any.
+   * The latest snapshot file mapped read-only (see the class note), if any; read into memory
+   * instead on a file system that cannot map it.
    *
    * @throws SnapshotException {@code IO} if it cannot be read or is too large to map (2 GiB)
    */
@@ -148,7 +149,12 @@ public final class FileSnapshotStore implements SnapshotStore {
               "cannot read " + file + ": " + size + " bytes are more than a snapshot can be",
               null);
         }
-        return Optional.of(ch.map(FileChannel.MapMode.READ_ONLY, 0, size));
+        try {
+          return Optional.of(ch.map(FileChannel.MapMode.READ_ONLY, 0, size));
+        } catch (IOException | UnsupportedOperationException e) {
+          // A file system that cannot map files: read it into memory instead, as latest() does.
+          return Optional.of(ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer());
+        }
       }
     } catch (IOException e) {
       throw new SnapshotException(
