@@ -727,7 +727,7 @@ final class JournalCommand extends CommandGroup {
       } catch (java.nio.file.FileAlreadyExistsException e) {
         throw new CliException("--out " + out + " exists; not overwritten", e);
       } catch (java.io.IOException e) {
-        throw new CliException("cannot write " + out + ": " + e.getMessage(), e);
+        throw new CliException("cannot write " + out + ": " + UserFile.reason(e), e);
       }
       report(spec, file, Counted.of(c.records().size(), "record") + " written to " + out);
       return 0;

@@ -39,6 +39,16 @@ class CliErrorsTest {
   }
 
   @Test
+  void journalExport_intoAMissingFolder_saysNoSuchFile() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    org.meshjava.journal.FileJournal.open(journal).close();
+    Path out = tmp.resolve("missing").resolve("out.journal");
+    Run r = mesh("journal", "export", journal.toString(), "--out", out.toString());
+    assertOneLineError(r, 1, "mesh journal export");
+    assertThat(r.err()).contains(out.toString()).contains("no such file");
+  }
+
+  @Test
   void unreadableFile_aFolder_saysSo() {
     Run r = mesh("key", "show", "--key", tmp.toString());
     assertOneLineError(r, 1, "mesh key show");
