@@ -6,11 +6,12 @@ import picocli.CommandLine.Spec;
 
 /**
  * What every {@code mesh} command shares: picocli's standard {@code --help} and {@code --version}
- * options (a subclass's {@code @Command} inherits this one's attributes), and the spec through
+ * options, the version they print (so {@code mesh key -V} says what {@code mesh -V} says, not an
+ * empty line; a subclass's {@code @Command} inherits this one's attributes), and the spec through
  * which it writes to the out and err its command line was given (the terminal, or a test's
  * writers).
  */
-@Command(mixinStandardHelpOptions = true)
+@Command(mixinStandardHelpOptions = true, versionProvider = MeshVersion.class)
 abstract class MeshCommand {
   @Spec CommandSpec spec;
 }

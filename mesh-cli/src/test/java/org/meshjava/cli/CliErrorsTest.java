@@ -49,6 +49,19 @@ class CliErrorsTest {
   }
 
   @Test
+  void aSubcommandsVersion_isTheCommandsVersion_notAnEmptyLine() {
+    Run top = mesh("-V");
+    assertThat(top.code()).isZero();
+    assertThat(top.out()).isNotBlank();
+    for (String[] sub :
+        new String[][] {{"key", "-V"}, {"journal", "verify", "--version"}, {"grant", "-V"}}) {
+      Run r = mesh(sub);
+      assertThat(r.code()).as(String.join(" ", sub)).isZero();
+      assertThat(r.out()).as(String.join(" ", sub)).isEqualTo(top.out());
+    }
+  }
+
+  @Test
   void unreadableFile_aFolder_saysSo() {
     Run r = mesh("key", "show", "--key", tmp.toString());
     assertOneLineError(r, 1, "mesh key show");
