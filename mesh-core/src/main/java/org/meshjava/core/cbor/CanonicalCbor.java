@@ -200,7 +200,7 @@ public final class CanonicalCbor {
    */
   public static CborValue decodeInPlace(ByteBuffer in, CborLimits limits)
       throws CborDecodeException {
-    return decode(in.slice(), limits, true);
+    return decode(in, limits, true);
   }
 
   private static CborValue decode(ByteBuffer in, CborLimits limits, boolean inPlace)
