@@ -36,13 +36,21 @@ class PackedSpentBufferTest {
     return PackedSpent.of(pairs).packed();
   }
 
+  /**
+   * {@code packed} copied into {@code around} at {@code at}, as a read-only view of it there: a
+   * section inside a larger buffer, as in a snapshot body.
+   */
+  private static ByteBuffer placed(byte[] packed, byte[] around, int at) {
+    System.arraycopy(packed, 0, around, at, packed.length);
+    return ByteBuffer.wrap(around, at, packed.length).asReadOnlyBuffer();
+  }
+
   @Test
   void pairsFromAView_areThePairsFromTheBytes_andOwnTheirCopy() {
     byte[] packed = packedPairs(5);
     // The section sits inside a larger buffer, as in a snapshot body.
     byte[] around = new byte[packed.length + 20];
-    System.arraycopy(packed, 0, around, 7, packed.length);
-    ByteBuffer view = ByteBuffer.wrap(around, 7, packed.length).asReadOnlyBuffer();
+    ByteBuffer view = placed(packed, around, 7);
     PackedSpent fromView = PackedSpent.of(view);
     assertThat(fromView).isEqualTo(PackedSpent.of(packed));
     assertThat(fromView.packed()).isEqualTo(packed);
@@ -72,8 +80,7 @@ class PackedSpentBufferTest {
   void pairsOverAView_areReadInPlace_andLeaveTheBufferAsItWas() {
     byte[] packed = packedPairs(6);
     byte[] around = new byte[packed.length + 20];
-    System.arraycopy(packed, 0, around, 7, packed.length);
-    ByteBuffer view = ByteBuffer.wrap(around, 7, packed.length).asReadOnlyBuffer();
+    ByteBuffer view = placed(packed, around, 7);
     PackedSpent over = PackedSpent.over(view);
     assertThat(over).isEqualTo(PackedSpent.of(packed));
     assertThat(over.packed()).isEqualTo(packed);

@@ -20,13 +20,21 @@ class ReceiptIdsBufferTest {
     return ids;
   }
 
+  /**
+   * {@code packed} copied into {@code around} at {@code at}, as a read-only view of it there: a
+   * section inside a larger buffer, as in a snapshot body.
+   */
+  private static ByteBuffer placed(byte[] packed, byte[] around, int at) {
+    System.arraycopy(packed, 0, around, at, packed.length);
+    return ByteBuffer.wrap(around, at, packed.length).asReadOnlyBuffer();
+  }
+
   @Test
   void idsFromAView_acrossChunks_areTheIdsFromTheBytes() {
     ReceiptIds original = ids(3, 4096 + 9);
     byte[] packed = original.packed();
     byte[] around = new byte[packed.length + 64];
-    System.arraycopy(packed, 0, around, 32, packed.length);
-    ByteBuffer view = ByteBuffer.wrap(around, 32, packed.length).asReadOnlyBuffer();
+    ByteBuffer view = placed(packed, around, 32);
     ReceiptIds back = ReceiptIds.of(3, view);
     assertThat(back.first()).isEqualTo(3);
     assertThat(back.size()).isEqualTo(original.size());
@@ -59,9 +67,8 @@ class ReceiptIdsBufferTest {
     ReceiptIds original = ids(3, 4096 + 9);
     byte[] packed = original.packed();
     byte[] around = new byte[packed.length + 64];
-    System.arraycopy(packed, 0, around, 32, packed.length);
+    ByteBuffer view = placed(packed, around, 32);
     byte[] before = around.clone();
-    ByteBuffer view = ByteBuffer.wrap(around, 32, packed.length).asReadOnlyBuffer();
     ReceiptIds over = ReceiptIds.over(3, view);
     assertThat(over.packed()).isEqualTo(packed);
     assertThat(over.get(3 + 4096 + 8)).contains(id(3 + 4096 + 8));
