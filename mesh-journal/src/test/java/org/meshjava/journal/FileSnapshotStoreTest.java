@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.meshjava.journal.JournalHistory.STEWARD;
 
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -70,6 +76,37 @@ class FileSnapshotStoreTest {
         .extracting(p -> p.getFileName().toString())
         .containsExactly("00000000000000000001.snapshot");
     assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(1).encoded()));
+  }
+
+  @Test
+  void theLatestBuffer_isAReadOnlyMapping_ofTheLatestFile() throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
+    assertThat(store.latestBuffer()).isEmpty();
+    store.save(at(7));
+    ByteBuffer b = store.latestBuffer().orElseThrow();
+    assertThat(b).isInstanceOf(MappedByteBuffer.class);
+    assertThat(b.isReadOnly()).isTrue();
+    assertThat(b).isEqualTo(ByteBuffer.wrap(at(7).encoded()));
+  }
+
+  @Test
+  void onAFileSystemThatCannotMap_theLatestBufferIsReadIntoMemory() throws Exception {
+    // The zip file system's channels refuse map(), as some network and FUSE file systems do.
+    Path saved = dir.resolve("snaps");
+    new FileSnapshotStore(saved).save(at(5));
+    Path zip = dir.resolve("snaps.zip");
+    try (FileSystem fs =
+        FileSystems.newFileSystem(URI.create("jar:" + zip.toUri()), Map.of("create", "true"))) {
+      Path inZip = fs.getPath("/snaps");
+      Files.createDirectories(inZip);
+      for (Path f : new FileSnapshotStore(saved).files()) {
+        Files.copy(f, inZip.resolve(f.getFileName().toString()));
+      }
+      ByteBuffer b = new FileSnapshotStore(inZip).latestBuffer().orElseThrow();
+      assertThat(b).isNotInstanceOf(MappedByteBuffer.class);
+      assertThat(b.isReadOnly()).isTrue();
+      assertThat(b).isEqualTo(ByteBuffer.wrap(at(5).encoded()));
+    }
   }
 
   @Test
