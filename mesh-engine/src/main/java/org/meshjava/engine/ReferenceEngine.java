@@ -253,11 +253,8 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
   }
 
   private byte[] churn(byte[] state, int rounds) {
-    byte[] s = state;
     int n = Math.max(1, rounds);
-    for (int r = 0; r < n; r++) {
-      s = Blake3.hash(s);
-    }
+    byte[] s = Blake3.rehash(state, n); // state is always a 32-byte hash: the seed or a round
     workObserver.accept(n);
     return s;
   }

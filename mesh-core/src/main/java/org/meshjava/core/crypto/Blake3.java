@@ -86,6 +86,44 @@ public final class Blake3 {
     return result;
   }
 
+  /**
+   * Returns BLAKE3 applied {@code times} times to a 32-byte {@code digest}: {@code hash(hash(…
+   * hash(digest)))}, the same bytes as calling {@link #hash} in a loop. A 32-byte input is one
+   * block that is its own root, so each round is one compression whose output words are the next
+   * round's input words: nothing is converted to bytes or allocated between rounds. The reference
+   * engine's simulated work is such a chain, 16 rounds a token by default.
+   *
+   * @param digest exactly 32 bytes; not modified
+   * @param times zero or more; zero returns a copy of {@code digest}
+   * @throws IllegalArgumentException if {@code digest} is not 32 bytes or {@code times} is negative
+   */
+  public static byte[] rehash(byte[] digest, int times) {
+    if (digest.length != OUT_LEN) {
+      throw new IllegalArgumentException(
+          "rehash takes " + OUT_LEN + " bytes, got " + digest.length);
+    }
+    if (times < 0) {
+      throw new IllegalArgumentException("times is at least 0, got " + times);
+    }
+    int[] iv = Blake3Compression.iv();
+    int[] block = new int[Blake3Compression.BLOCK_WORDS]; // words 8..15 stay zero: 32 bytes of 64
+    int[] out = new int[Blake3Compression.BLOCK_WORDS];
+    for (int w = 0; w < 8; w++) {
+      block[w] = (int) LE_INT.get(digest, w * 4);
+    }
+    int flags =
+        Blake3Compression.CHUNK_START | Blake3Compression.CHUNK_END | Blake3Compression.ROOT;
+    for (int r = 0; r < times; r++) {
+      Blake3Compression.compress(iv, 0, block, 0, 0, OUT_LEN, flags, out, 0);
+      System.arraycopy(out, 0, block, 0, 8);
+    }
+    byte[] result = new byte[OUT_LEN];
+    for (int w = 0; w < 8; w++) {
+      LE_INT.set(result, w * 4, block[w]);
+    }
+    return result;
+  }
+
   /** Returns a streaming hasher in plain hash mode. */
   public static Hasher newHasher() {
     return new Hasher(Blake3Large.plain(ScalarChunkKernel.INSTANCE));

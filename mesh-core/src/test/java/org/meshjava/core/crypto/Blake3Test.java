@@ -64,4 +64,30 @@ class Blake3Test {
       assertThat(ours).as("length %d", len).isEqualTo(theirs);
     }
   }
+
+  /** {@link Blake3#rehash} is the loop it replaces, checked against BouncyCastle round by round. */
+  @Test
+  void rehash_equalsHashingAgainAndAgain_asBouncyCastleDoes() {
+    byte[] d = Blake3.hash(new byte[] {1, 2, 3});
+    byte[] expected = d.clone();
+    for (int times = 0; times <= 40; times++) {
+      assertThat(Blake3.rehash(d, times)).as("%d rounds", times).isEqualTo(expected);
+      org.bouncycastle.crypto.digests.Blake3Digest bc =
+          new org.bouncycastle.crypto.digests.Blake3Digest(256);
+      bc.update(expected, 0, expected.length);
+      expected = new byte[32];
+      bc.doFinal(expected, 0);
+    }
+    assertThat(d).isEqualTo(Blake3.hash(new byte[] {1, 2, 3})); // the input is not modified
+  }
+
+  @Test
+  void rehash_refusesAnythingButThirtyTwoBytes_andNegativeTimes() {
+    assertThatThrownBy(() -> Blake3.rehash(new byte[31], 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("rehash takes 32 bytes, got 31");
+    assertThatThrownBy(() -> Blake3.rehash(new byte[32], -1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("times is at least 0, got -1");
+  }
 }
