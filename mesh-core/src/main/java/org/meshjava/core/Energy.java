@@ -24,9 +24,9 @@ public record Energy(OptionalLong measuredUj, long estimatedUj, Provenance prove
   public Energy {
     Objects.requireNonNull(measuredUj, "measuredUj");
     Objects.requireNonNull(provenance, "provenance");
-    if (estimatedUj < 0) {
-      throw new IllegalArgumentException("estimated_uj must be non-negative: " + estimatedUj);
-    }
+    Unsigned.u64("estimated_uj", estimatedUj);
+    // Not Unsigned.u64: this message has always shown the OptionalLong, and messages stay as they
+    // are.
     if (measuredUj.isPresent() && measuredUj.getAsLong() < 0) {
       throw new IllegalArgumentException("measured_uj must be non-negative: " + measuredUj);
     }

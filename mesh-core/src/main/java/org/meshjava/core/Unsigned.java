@@ -1,19 +1,47 @@
 package org.meshjava.core;
 
-/** Range checks for the unsigned wire types of mesh/1. Package-private. */
-final class Unsigned {
-  static final long U32_MAX = 0xFFFF_FFFFL;
+/**
+ * Range checks for the unsigned wire types of mesh/1 (u32 and u64 fields: token counts, µJ figures
+ * and budgets, chain sequences) where Java holds them in a {@code long}. One rule and one message,
+ * {@code <field> must be non-negative: <value>} (or {@code must be a u32}), for the core vocabulary
+ * and for the JCP grants, the spend ledger and the receipt chain built on it.
+ *
+ * <p>API rather than an internal package exported only to those modules: the records that call it
+ * are built by every module, and a qualified export fails at run time when the caller sits on the
+ * class path beside a mesh-core on the module path (as in an engine module's tests).
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class Unsigned {
+  /** The largest u32. */
+  public static final long U32_MAX = 0xFFFF_FFFFL;
 
   private Unsigned() {}
 
-  static long u32(String field, long value) {
+  /**
+   * Checks that {@code value} fits a u32.
+   *
+   * @param field the field's name as the message gives it
+   * @param value the value
+   * @return {@code value}
+   * @throws IllegalArgumentException if it is negative or above {@link #U32_MAX}
+   */
+  public static long u32(String field, long value) {
     if (value < 0 || value > U32_MAX) {
       throw new IllegalArgumentException(field + " must be a u32 (0.." + U32_MAX + "): " + value);
     }
     return value;
   }
 
-  static long u64(String field, long value) {
+  /**
+   * Checks that {@code value} fits a u64 held in a Java {@code long}, that is, is not negative.
+   *
+   * @param field the field's name as the message gives it
+   * @param value the value
+   * @return {@code value}
+   * @throws IllegalArgumentException if it is negative
+   */
+  public static long u64(String field, long value) {
     if (value < 0) {
       throw new IllegalArgumentException(field + " must be non-negative: " + value);
     }

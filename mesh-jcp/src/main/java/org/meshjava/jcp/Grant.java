@@ -16,6 +16,7 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 import org.meshjava.core.CanonicalForm;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.Unsigned;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
@@ -96,9 +97,7 @@ public record Grant(
       }
     }
     actions = Collections.unmodifiableSortedSet(new TreeSet<>(List.copyOf(actions)));
-    if (budgetUj < 0) {
-      throw new IllegalArgumentException("budget_uj must be non-negative: " + budgetUj);
-    }
+    Unsigned.u64("budget_uj", budgetUj);
     wholeSecond("not_before", notBefore);
     wholeSecond("expiry", expiry);
     if (!expiry.isAfter(notBefore)) {

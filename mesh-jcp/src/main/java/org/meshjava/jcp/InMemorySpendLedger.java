@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.Unsigned;
 
 /**
  * The in-memory {@link SpendLedger}. One lock guards all state: a reservation touches every link of
@@ -121,9 +122,7 @@ final class InMemorySpendLedger implements SpendLedger {
     Objects.requireNonNull(leaf, "leaf");
     Objects.requireNonNull(nonce, "nonce");
     Objects.requireNonNull(decidedAt, "decidedAt");
-    if (amountUj < 0) {
-      throw new IllegalArgumentException("amount must be non-negative: " + amountUj);
-    }
+    Unsigned.u64("amount", amountUj);
     synchronized (lock) {
       advance(decidedAt);
       Instant until = Instant.MAX;
@@ -182,9 +181,7 @@ final class InMemorySpendLedger implements SpendLedger {
 
   @Override
   public List<LinkSpend> settle(Reservation reservation, long debitUj) {
-    if (debitUj < 0) {
-      throw new IllegalArgumentException("debit must be non-negative: " + debitUj);
-    }
+    Unsigned.u64("debit", debitUj);
     synchronized (lock) {
       close(reservation);
       List<LinkSpend> after = new ArrayList<>(reservation.links().size());

@@ -2,6 +2,7 @@ package org.meshjava.jcp;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.meshjava.core.Unsigned;
 
 /**
  * One chain link as the spend ledger sees it: its id, its budget and its expiry.
@@ -15,9 +16,7 @@ public record LinkBudget(GrantId link, long budgetUj, Instant expiry) {
   public LinkBudget {
     Objects.requireNonNull(link, "link");
     Objects.requireNonNull(expiry, "expiry");
-    if (budgetUj < 0) {
-      throw new IllegalArgumentException("budget must be non-negative: " + budgetUj);
-    }
+    Unsigned.u64("budget", budgetUj);
   }
 
   /** A link that never expires as far as the ledger knows, so its spend is never forgotten. */

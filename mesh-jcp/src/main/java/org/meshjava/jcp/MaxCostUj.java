@@ -1,5 +1,6 @@
 package org.meshjava.jcp;
 
+import org.meshjava.core.Unsigned;
 import org.meshjava.core.cbor.CborMap;
 
 /**
@@ -17,9 +18,7 @@ public record MaxCostUj(long uj) implements Caveat {
 
   /** Validates the ceiling. */
   public MaxCostUj {
-    if (uj < 0) {
-      throw new IllegalArgumentException("MaxCostUj must be non-negative: " + uj);
-    }
+    Unsigned.u64("MaxCostUj", uj);
   }
 
   @Override

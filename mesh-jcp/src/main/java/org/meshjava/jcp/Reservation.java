@@ -2,6 +2,7 @@ package org.meshjava.jcp;
 
 import java.util.List;
 import java.util.Objects;
+import org.meshjava.core.Unsigned;
 
 /**
  * A ledger's hold on the joule ceiling of one authorised serve, against every link of its chain,
@@ -23,8 +24,6 @@ public record Reservation(
     if (links.isEmpty()) {
       throw new IllegalArgumentException("a reservation holds at least one link");
     }
-    if (amountUj < 0) {
-      throw new IllegalArgumentException("amount must be non-negative: " + amountUj);
-    }
+    Unsigned.u64("amount", amountUj);
   }
 }

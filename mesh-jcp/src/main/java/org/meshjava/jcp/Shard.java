@@ -1,6 +1,7 @@
 package org.meshjava.jcp;
 
 import java.util.Objects;
+import org.meshjava.core.Unsigned;
 import org.meshjava.core.identity.DidKey;
 
 /**
@@ -13,8 +14,6 @@ public record Shard(DidKey steward, long budgetUj) {
   /** Validates the share. */
   public Shard {
     Objects.requireNonNull(steward, "steward");
-    if (budgetUj < 0) {
-      throw new IllegalArgumentException("a share must be non-negative: " + budgetUj);
-    }
+    Unsigned.u64("a share", budgetUj);
   }
 }

@@ -3,6 +3,7 @@ package org.meshjava.receipt;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.Unsigned;
 
 /**
  * Where a receipt chain stands: the sequence the next receipt takes and the content id of the last
@@ -20,9 +21,7 @@ public record ChainHead(long nextSequence, Optional<ContentId> prev) {
   /** Validates the head. */
   public ChainHead {
     Objects.requireNonNull(prev, "prev");
-    if (nextSequence < 0) {
-      throw new IllegalArgumentException("nextSequence must be non-negative: " + nextSequence);
-    }
+    Unsigned.u64("nextSequence", nextSequence);
     if ((nextSequence == 0) != prev.isEmpty()) {
       throw new IllegalArgumentException("prev is absent exactly at sequence 0");
     }

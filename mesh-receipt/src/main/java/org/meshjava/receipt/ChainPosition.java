@@ -3,6 +3,7 @@ package org.meshjava.receipt;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.Unsigned;
 
 /**
  * Where a receipt stands in its steward's hash chain (§6.3): its sequence, from 0, and the content
@@ -21,9 +22,7 @@ public record ChainPosition(long sequence, Optional<ContentId> prev) {
    */
   public ChainPosition {
     Objects.requireNonNull(prev, "prev");
-    if (sequence < 0) {
-      throw new IllegalArgumentException("sequence must be non-negative: " + sequence);
-    }
+    Unsigned.u64("sequence", sequence);
     if ((sequence == 0) != prev.isEmpty()) {
       throw new IllegalArgumentException(
           "prev is absent exactly at sequence 0 (§6.3); sequence "

@@ -1,6 +1,7 @@
 package org.meshjava.core.cbor;
 
 import java.util.Objects;
+import org.meshjava.core.Unsigned;
 
 /**
  * A tagged CBOR value (major type 6), such as the COSE_Sign1 tag 18.
@@ -12,9 +13,7 @@ public record CborTag(long tag, CborValue content) implements CborValue {
 
   /** Validates the tag. */
   public CborTag {
-    if (tag < 0) {
-      throw new IllegalArgumentException("tag must be non-negative: " + tag);
-    }
+    Unsigned.u64("tag", tag);
     Objects.requireNonNull(content, "content");
   }
 }
