@@ -25,6 +25,7 @@ import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
+import org.meshjava.journal.internal.LockHolder;
 import org.meshjava.journal.internal.RecordChain;
 import org.meshjava.journal.internal.RecordCodec;
 import org.slf4j.Logger;
@@ -304,7 +305,7 @@ public final class FileJournal implements Journal {
       Object identity,
       AtomicReference<FileJournal> slot,
       JournalException failure) {
-    closeQuietly(ch);
+    LockHolder.closeQuietly(ch);
     HELD.remove(identity, slot);
     return failure;
   }
@@ -321,7 +322,7 @@ public final class FileJournal implements Journal {
       } catch (IOException ignored) {
         // Closing the channel releases it too.
       }
-      closeQuietly(channel);
+      LockHolder.closeQuietly(channel);
       HELD.remove(identity);
     }
   }
@@ -796,16 +797,5 @@ public final class FileJournal implements Journal {
       }
     }
     file.release();
-  }
-
-  private static void closeQuietly(@Nullable FileChannel ch) {
-    if (ch == null) {
-      return;
-    }
-    try {
-      ch.close();
-    } catch (IOException ignored) {
-      // Nothing more can be done; the OS releases the lock with the process.
-    }
   }
 }

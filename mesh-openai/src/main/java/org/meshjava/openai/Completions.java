@@ -3,6 +3,7 @@ package org.meshjava.openai;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
+import org.meshjava.core.ServeOutcome;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
 
@@ -27,7 +28,7 @@ final class Completions {
     message.put("content", text);
     choice.putNull("logprobs");
     choice.put("finish_reason", cut ? "length" : "stop");
-    root.set("usage", usage(result));
+    root.set("usage", EnergyUsage.usage(result, Completions::tokens));
     return new Reply.Json(200, root);
   }
 
@@ -78,7 +79,7 @@ final class Completions {
       send(event(last));
       ObjectNode usage = head(id(), "chat.completion.chunk", created, model);
       usage.putArray("choices");
-      usage.set("usage", usage(result));
+      usage.set("usage", EnergyUsage.usage(result, Completions::tokens));
       send(event(usage));
       send(new Reply.Event(Optional.empty(), "[DONE]"));
     }
@@ -99,15 +100,10 @@ final class Completions {
     return o;
   }
 
-  private static ObjectNode usage(ServeResult result) {
-    ObjectNode u = NODES.objectNode();
-    long in = result.outcome().tokensIn();
-    long out = result.outcome().tokensOut();
-    u.put("prompt_tokens", in);
-    u.put("completion_tokens", out);
-    u.put("total_tokens", in + out);
-    u.set("energy", EnergyUsage.of(result));
-    return u;
+  /** A chat completion's token fields in {@code usage}. */
+  private static void tokens(ObjectNode usage, ServeOutcome outcome) {
+    usage.put("prompt_tokens", outcome.tokensIn());
+    usage.put("completion_tokens", outcome.tokensOut());
   }
 
   private static Reply.Event event(ObjectNode data) {

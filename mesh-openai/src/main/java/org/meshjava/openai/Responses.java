@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ServeOutcome;
 import org.meshjava.router.RouteDecision;
 import org.meshjava.steward.ServeResult;
 
@@ -41,7 +42,7 @@ final class Responses {
     ObjectNode done = response(id, created, model, cut ? "incomplete" : "completed", cut);
     ArrayNode output = done.putArray("output");
     output.add(item(itemId, "completed", text));
-    done.set("usage", usage(result));
+    done.set("usage", EnergyUsage.usage(result, Responses::tokens));
     return done;
   }
 
@@ -166,17 +167,15 @@ final class Responses {
     return p;
   }
 
-  private static ObjectNode usage(ServeResult result) {
-    ObjectNode u = NODES.objectNode();
-    long in = result.outcome().tokensIn();
-    long out = result.outcome().tokensOut();
-    u.put("input_tokens", in);
-    u.putObject("input_tokens_details").put("cached_tokens", 0);
-    u.put("output_tokens", out);
-    u.putObject("output_tokens_details").put("reasoning_tokens", 0);
-    u.put("total_tokens", in + out);
-    u.set("energy", EnergyUsage.of(result));
-    return u;
+  /**
+   * A response's token fields in {@code usage}, each count followed by its details: no cached
+   * tokens in, no reasoning tokens out.
+   */
+  private static void tokens(ObjectNode usage, ServeOutcome outcome) {
+    usage.put("input_tokens", outcome.tokensIn());
+    usage.putObject("input_tokens_details").put("cached_tokens", 0);
+    usage.put("output_tokens", outcome.tokensOut());
+    usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
   }
 
   private static Reply.Event wire(ObjectNode e) {

@@ -94,30 +94,48 @@ final class JournalSchema {
     }
   }
 
-  /** Raises the journal's epoch by one (from 1 for a new journal) and returns it; committed. */
-  static long raiseEpoch(Connection c, String journal) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO mesh_journal_owner (journal, epoch) VALUES (?, 1)"
-                + " ON CONFLICT (journal) DO UPDATE SET epoch = mesh_journal_owner.epoch + 1"
-                + " RETURNING epoch")) {
+  /** Makes something of a query's rows. */
+  @FunctionalInterface
+  interface Rows<T> {
+    /** Reads {@code rs}, positioned before its first row. */
+    T read(ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * Runs {@code sql}, whose one parameter is the journal's name, and answers what {@code rows}
+   * makes of its result. The epoch statements and {@link PostgresSnapshotStore}'s read of the
+   * latest snapshot, each a statement about one journal, are run through it.
+   */
+  static <T> T query(Connection c, String sql, String journal, Rows<T> rows) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setString(1, journal);
       try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
+        return rows.read(rs);
       }
     }
   }
 
+  /** Raises the journal's epoch by one (from 1 for a new journal) and returns it; committed. */
+  static long raiseEpoch(Connection c, String journal) throws SQLException {
+    return query(
+        c,
+        "INSERT INTO mesh_journal_owner (journal, epoch) VALUES (?, 1)"
+            + " ON CONFLICT (journal) DO UPDATE SET epoch = mesh_journal_owner.epoch + 1"
+            + " RETURNING epoch",
+        journal,
+        rs -> {
+          rs.next();
+          return rs.getLong(1);
+        });
+  }
+
   /** The journal's current epoch (0 if it has none). */
   static long epoch(Connection c, String journal) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement("SELECT epoch FROM mesh_journal_owner WHERE journal = ?")) {
-      ps.setString(1, journal);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : 0;
-      }
-    }
+    return query(
+        c,
+        "SELECT epoch FROM mesh_journal_owner WHERE journal = ?",
+        journal,
+        rs -> rs.next() ? rs.getLong(1) : 0L);
   }
 
   /**

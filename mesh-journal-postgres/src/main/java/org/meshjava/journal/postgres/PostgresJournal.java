@@ -15,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.Journal;
@@ -25,6 +24,7 @@ import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.JournalChain;
+import org.meshjava.journal.internal.LockHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -156,13 +156,13 @@ public final class PostgresJournal implements Journal {
           epoch);
       return new PostgresJournal(location, name, c, epoch, chain);
     } catch (SQLException e) {
-      closeQuietly(c);
+      LockHolder.closeQuietly(c);
       throw new JournalException(
           JournalException.Reason.IO,
           "cannot open journal " + name + " at " + location + ": " + e.getMessage(),
           e);
     } catch (JournalException | RuntimeException e) {
-      closeQuietly(c);
+      LockHolder.closeQuietly(c);
       throw e;
     }
   }
@@ -465,7 +465,7 @@ public final class PostgresJournal implements Journal {
     }
     // A failed journal holds no lock worth keeping: let a successor have it at once.
     heartbeat.shutdown();
-    closeQuietly(connection);
+    LockHolder.closeQuietly(connection);
     return f;
   }
 
@@ -522,18 +522,7 @@ public final class PostgresJournal implements Journal {
       } catch (SQLException ignored) {
         // A session already lost holds no lock; closing it below is all there is to do.
       }
-      closeQuietly(connection);
-    }
-  }
-
-  private static void closeQuietly(@Nullable Connection c) {
-    if (c == null) {
-      return;
-    }
-    try {
-      c.close();
-    } catch (SQLException ignored) {
-      // The server ends the session, and releases its lock, when the connection drops.
+      LockHolder.closeQuietly(connection);
     }
   }
 }

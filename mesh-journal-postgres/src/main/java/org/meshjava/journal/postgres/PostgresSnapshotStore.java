@@ -2,7 +2,6 @@ package org.meshjava.journal.postgres;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;
@@ -103,15 +102,13 @@ public final class PostgresSnapshotStore implements SnapshotStore {
 
   @Override
   public Optional<byte[]> latest() throws SnapshotException {
-    try (Connection c = location.connect();
-        PreparedStatement ps =
-            c.prepareStatement(
-                "SELECT snapshot FROM mesh_journal_snapshot WHERE journal = ?"
-                    + " ORDER BY count DESC LIMIT 1")) {
-      ps.setString(1, journal);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? Optional.of(rs.getBytes(1)) : Optional.empty();
-      }
+    try (Connection c = location.connect()) {
+      return JournalSchema.query(
+          c,
+          "SELECT snapshot FROM mesh_journal_snapshot WHERE journal = ?"
+              + " ORDER BY count DESC LIMIT 1",
+          journal,
+          rs -> rs.next() ? Optional.of(rs.getBytes(1)) : Optional.empty());
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {
         return Optional.empty(); // no steward of this database has saved a snapshot yet
