@@ -8,6 +8,6 @@ package org.meshjava.cli;
 abstract class CommandGroup extends MeshCommand implements Runnable {
   @Override
   public void run() {
-    spec.commandLine().usage(spec.commandLine().getOut());
+    spec.commandLine().usage(out());
   }
 }

@@ -1,6 +1,5 @@
 package org.meshjava.cli;
 
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -59,7 +58,6 @@ final class ConformanceCommand extends CommandGroup {
       if (!Files.isDirectory(pack)) {
         throw new CliException("no conformance pack at " + pack);
       }
-      PrintWriter out = spec.commandLine().getOut();
       PackReport report =
           PackRunner.run(
               pack,
@@ -67,12 +65,12 @@ final class ConformanceCommand extends CommandGroup {
               Duration.ofSeconds(timeoutSeconds),
               r -> {
                 if (verbose || r.outcome() != PackReport.Outcome.PASS) {
-                  out.println(r);
+                  out().println(r);
                 }
               });
-      out.println("subject: " + report.subjectName());
-      report.summary().forEach(out::println);
-      out.flush();
+      out().println("subject: " + report.subjectName());
+      report.summary().forEach(out()::println);
+      out().flush();
       return PackRunner.exitCode(report);
     }
   }

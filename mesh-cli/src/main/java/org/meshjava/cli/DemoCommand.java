@@ -55,12 +55,11 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
     Path dir = Files.createTempDirectory("mesh-demo");
     Path journalFile = dir.resolve("steward.journal");
     try (OnnxDecisionEngine minilm = ServeCommand.miniLm();
         Steward steward = steward(journalFile, minilm)) {
-      return demo(out, steward, journalFile);
+      return demo(out(), steward, journalFile);
     } finally {
       // Remove the whole temporary directory the journal lives in.
       try (var files = Files.list(dir)) {

@@ -123,7 +123,20 @@ final class GrantCommand extends CommandGroup {
      */
     final void write(Path file, String text, String what) throws CliException {
       GrantFiles.writeLine(file, text);
-      spec.commandLine().getOut().println("wrote " + file + ": " + what);
+      out().println("wrote " + file + ": " + what);
+    }
+  }
+
+  /**
+   * The chain a tool reads (delegate, shard, present, show): {@code --chain}, a file of one hex
+   * line. (Revoke takes its own {@code --chain}, described for what it revokes.)
+   */
+  static final class ChainFile {
+    @Option(names = "--chain", required = true, paramLabel = "FILE")
+    Path file;
+
+    GrantChain read() throws CliException {
+      return GrantFiles.readChain(file);
     }
   }
 
@@ -132,15 +145,14 @@ final class GrantCommand extends CommandGroup {
     @Option(names = "--holder-key", required = true, paramLabel = "FILE")
     Path holderKey;
 
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+    @Mixin ChainFile chain;
 
     SigningKey key() throws CliException {
       return KeyFile.read(holderKey);
     }
 
     GrantChain chain() throws CliException {
-      return GrantFiles.readChain(chainFile);
+      return chain.read();
     }
   }
 
@@ -358,8 +370,7 @@ final class GrantCommand extends CommandGroup {
     @Option(names = "--caller-key", required = true, paramLabel = "FILE")
     Path callerKey;
 
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+    @Mixin ChainFile chain;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     RequestSource source;
@@ -392,8 +403,7 @@ final class GrantCommand extends CommandGroup {
       } else {
         request = requestFromJson(GrantFiles.readJson(source.request));
       }
-      Presentation p =
-          Jcp.present(KeyFile.read(callerKey), GrantFiles.readChain(chainFile), request);
+      Presentation p = Jcp.present(KeyFile.read(callerKey), chain.read(), request);
       write(
           out, p.toHex(), "presentation of grant " + p.grantId() + " for request " + request.id());
       if (outBody != null) {
@@ -428,12 +438,11 @@ final class GrantCommand extends CommandGroup {
 
   @Command(name = "show", description = "Print a chain's links.")
   static final class Show extends MeshCommand implements Callable<Integer> {
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path chainFile;
+    @Mixin ChainFile chain;
 
     @Override
     public Integer call() throws CliException {
-      describe(spec.commandLine().getOut(), GrantFiles.readChain(chainFile));
+      describe(out(), chain.read());
       return 0;
     }
   }

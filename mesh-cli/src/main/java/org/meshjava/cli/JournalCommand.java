@@ -40,7 +40,6 @@ import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -71,15 +70,28 @@ import picocli.CommandLine.Parameters;
     })
 final class JournalCommand extends CommandGroup {
   /**
-   * What inspect, verify, export and import share: the journal they read (checked to form one
-   * chain), the steward it is named by, progress on stderr, and the replay.
+   * The journal a subcommand reads or changes, named on its command line: a file, or a PostgreSQL
+   * database (the steward's journal in it is chosen by {@code --steward} or {@code --key}).
    */
-  abstract static class Common extends MeshCommand implements Callable<Integer> {
+  static final class JournalArgument {
     @Parameters(
         index = "0",
         paramLabel = "FILE|URL",
         description = "The journal: a file, or a PostgreSQL database (postgresql://…).")
-    String journal;
+    String text;
+
+    /** What the argument names, parsed; refused with a one-line message if it names nothing. */
+    JournalTarget target() throws CliException {
+      return JournalTarget.parse(text);
+    }
+  }
+
+  /**
+   * What inspect, verify, export and import share: the journal they read (checked to form one
+   * chain), the steward it is named by, progress on stderr, and the replay.
+   */
+  abstract static class Common extends MeshCommand implements Callable<Integer> {
+    @Mixin JournalArgument journal;
 
     /** The journal as typed, for messages (a URL without its password). */
     String file = "";
@@ -105,7 +117,7 @@ final class JournalCommand extends CommandGroup {
     long progressEvery;
 
     JournalFile.Contents read() throws CliException {
-      JournalTarget target = JournalTarget.parse(journal);
+      JournalTarget target = journal.target();
       file = JournalTarget.describe(target);
       try {
         return JournalTarget.read(target, named(), progress());
@@ -116,10 +128,9 @@ final class JournalCommand extends CommandGroup {
 
     /** Told the count of records checked so far, reports it on stderr every --progress-every. */
     LongConsumer progress() {
-      PrintWriter err = spec.commandLine().getErr();
       return n -> {
         if (progressEvery > 0 && n % progressEvery == 0) {
-          err.println("checked " + Counted.of(n, "record") + "…");
+          err().println("checked " + Counted.of(n, "record") + "…");
         }
       };
     }
@@ -209,7 +220,7 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      JournalTarget target = JournalTarget.parse(journal);
+      JournalTarget target = journal.target();
       if (!(target instanceof JournalTarget.File f)) {
         return verifyWhole();
       }
@@ -291,7 +302,7 @@ final class JournalCommand extends CommandGroup {
         }
         JournalReplay.Result r = state.result();
         report(
-            spec,
+            out(),
             file,
             (whole
                     ? formOneChain(n)
@@ -325,7 +336,7 @@ final class JournalCommand extends CommandGroup {
       Replayed r = replay(c.records());
       String log = checkpoints(c.records());
       report(
-          spec,
+          out(),
           file,
           formOneChain(c.records().size())
               + "; "
@@ -416,8 +427,8 @@ final class JournalCommand extends CommandGroup {
   }
 
   /** Prints a subcommand's result, {@code journal FILE: what}, as its one line on stdout. */
-  static void report(CommandSpec spec, Object journal, String what) {
-    spec.commandLine().getOut().println("journal " + journal + ": " + what);
+  static void report(PrintWriter out, Object journal, String what) {
+    out.println("journal " + journal + ": " + what);
   }
 
   /** Whether the segments of the journal at {@code file} start at record 0. */
@@ -505,7 +516,7 @@ final class JournalCommand extends CommandGroup {
             .forEach(c -> chains.put(org.meshjava.core.ContentId.ofBytes(c.encode()), c));
         long moved = FileJournal.archive(file, snap.position(), chains);
         report(
-            spec,
+            out(),
             file,
             (moved == 0
                 ? "nothing to archive"
@@ -526,7 +537,7 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalFile.Contents c = read();
-      PrintWriter out = spec.commandLine().getOut();
+      PrintWriter out = out();
       Map<Long, GrantChain> chains = new LinkedHashMap<>();
       for (JournalRecord r : c.records()) {
         out.println(line(r, chains));
@@ -638,11 +649,7 @@ final class JournalCommand extends CommandGroup {
           "After restoring a cut journal, lift the suspension of grants: appends a"
               + " journalled Resumed record. Run with the steward stopped (it takes the journal's lock).")
   static final class ResumeGrants extends MeshCommand implements Callable<Integer> {
-    @Parameters(
-        index = "0",
-        paramLabel = "FILE|URL",
-        description = "The journal: a file, or a PostgreSQL database (postgresql://…).")
-    String journal;
+    @Mixin JournalArgument journal;
 
     @Option(
         names = "--steward",
@@ -660,7 +667,7 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      JournalTarget target = JournalTarget.parse(journal);
+      JournalTarget target = journal.target();
       String file = JournalTarget.describe(target);
       if (target instanceof JournalTarget.File f && !Files.isRegularFile(f.path())) {
         throw new CliException("no journal at " + file);
@@ -672,7 +679,7 @@ final class JournalCommand extends CommandGroup {
         }
         JournalRecord r = GrantSuspension.lift(journal, note).orElseThrow();
         report(
-            spec,
+            out(),
             file,
             "record "
                 + r.seq()
@@ -729,7 +736,7 @@ final class JournalCommand extends CommandGroup {
       } catch (java.io.IOException e) {
         throw new CliException("cannot write " + out + ": " + UserFile.reason(e), e);
       }
-      report(spec, file, Counted.of(c.records().size(), "record") + " written to " + out);
+      report(out(), file, Counted.of(c.records().size(), "record") + " written to " + out);
       return 0;
     }
   }
@@ -767,7 +774,7 @@ final class JournalCommand extends CommandGroup {
             org.meshjava.journal.postgres.PostgresJournal.importLines(
                 p.location(), holder.toString(), c.lines());
         report(
-            spec,
+            out(),
             file,
             Counted.of(n, "record")
                 + " imported into "

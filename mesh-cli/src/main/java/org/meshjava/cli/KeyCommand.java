@@ -31,7 +31,7 @@ final class KeyCommand extends CommandGroup {
     public Integer call() throws CliException {
       SigningKey key = Jcp.newKey();
       KeyFile.write(out, key, force);
-      spec.commandLine().getOut().println(Jcp.identity(key).value());
+      out().println(Jcp.identity(key).value());
       return 0;
     }
   }
@@ -43,7 +43,7 @@ final class KeyCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      spec.commandLine().getOut().println(Jcp.identity(KeyFile.read(key)).value());
+      out().println(Jcp.identity(KeyFile.read(key)).value());
       return 0;
     }
   }

@@ -120,7 +120,7 @@ final class LogCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JsonNode answer = json(server.get("/v1/mesh/checkpoint"), "the answer");
-      write(spec.commandLine().getOut(), out, answer.path("checkpoint").asText());
+      write(out(), out, answer.path("checkpoint").asText());
       return 0;
     }
   }
@@ -187,7 +187,7 @@ final class LogCommand extends CommandGroup {
         path =
             "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
       }
-      write(spec.commandLine().getOut(), out, server.get(path) + "\n");
+      write(out(), out, server.get(path) + "\n");
       return 0;
     }
   }
@@ -220,8 +220,7 @@ final class LogCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      PrintWriter out = spec.commandLine().getOut();
-      PrintWriter err = spec.commandLine().getErr();
+      PrintWriter out = out();
       try {
         Checkpoint head = open(checkpoint);
         if (what == null) {
@@ -277,10 +276,10 @@ final class LogCommand extends CommandGroup {
         }
         return 0;
       } catch (LogException e) {
-        err.println("mesh log verify: " + e.getMessage());
+        err().println("mesh log verify: " + e.getMessage());
         return 1;
       } catch (IllegalArgumentException e) {
-        err.println("mesh log verify: malformed proof: " + e.getMessage());
+        err().println("mesh log verify: malformed proof: " + e.getMessage());
         return 1;
       }
     }

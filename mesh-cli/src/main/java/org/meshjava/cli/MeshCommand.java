@@ -1,5 +1,6 @@
 package org.meshjava.cli;
 
+import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -14,4 +15,14 @@ import picocli.CommandLine.Spec;
 @Command(mixinStandardHelpOptions = true, versionProvider = MeshVersion.class)
 abstract class MeshCommand {
   @Spec CommandSpec spec;
+
+  /** Where the command writes its results: the out its command line was given. */
+  final PrintWriter out() {
+    return spec.commandLine().getOut();
+  }
+
+  /** Where the command writes warnings and errors: the err its command line was given. */
+  final PrintWriter err() {
+    return spec.commandLine().getErr();
+  }
 }

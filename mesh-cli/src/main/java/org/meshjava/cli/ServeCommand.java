@@ -233,9 +233,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           "--console-host and --console-port configure the operator console; add --console to"
               + " enable it");
     }
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = out();
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter err = err();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
     Path keyPath = flagOr(key, c.keyFile()).orElse(null);
     Steward.Builder sb;
@@ -476,8 +476,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     } catch (InterruptedException e) {
       return;
     }
-    spec.commandLine().getOut().flush();
-    spec.commandLine().getErr().flush();
+    out().flush();
+    err().flush();
     Runtime.getRuntime().halt(exitStatus);
   }
 

@@ -32,8 +32,7 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws CliException {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter out = out();
     List<Envelope> envelopes = new ArrayList<>();
     for (Path f : files) {
       int before = envelopes.size();
@@ -44,13 +43,13 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
         try {
           envelopes.add(Envelope.fromHex(line.strip()));
         } catch (IllegalArgumentException e) {
-          err.println("mesh verify: envelope " + envelopes.size() + " in " + f + " is not hex");
+          err().println("mesh verify: envelope " + envelopes.size() + " in " + f + " is not hex");
           return 1;
         }
       }
       if (envelopes.size() == before) {
         // Nothing to verify is not a verified chain: an empty file is a mistake, say so.
-        err.println("mesh verify: " + f + " holds no envelopes");
+        err().println("mesh verify: " + f + " holds no envelopes");
         return 1;
       }
     }
@@ -72,7 +71,7 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
                       + ok.getFirst().receipt().steward()));
       return 0;
     } catch (ReceiptException e) {
-      err.println("mesh verify: " + e.getMessage());
+      err().println("mesh verify: " + e.getMessage());
       return 1;
     }
   }
