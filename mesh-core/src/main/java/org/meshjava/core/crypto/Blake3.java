@@ -79,9 +79,14 @@ public final class Blake3 {
       Blake3Compression.compress(cv, 0, block, 0, 0, len, flags, out, 0);
       System.arraycopy(out, 0, cv, 0, 8);
     }
+    return digestOf(cv);
+  }
+
+  /** The 32 bytes of a chaining value's first 8 words, little-endian: the default-length hash. */
+  private static byte[] digestOf(int[] words) {
     byte[] result = new byte[OUT_LEN];
     for (int w = 0; w < 8; w++) {
-      LE_INT.set(result, w * 4, cv[w]);
+      LE_INT.set(result, w * 4, words[w]);
     }
     return result;
   }
@@ -117,11 +122,7 @@ public final class Blake3 {
       Blake3Compression.compress(iv, 0, block, 0, 0, OUT_LEN, flags, out, 0);
       System.arraycopy(out, 0, block, 0, 8);
     }
-    byte[] result = new byte[OUT_LEN];
-    for (int w = 0; w < 8; w++) {
-      LE_INT.set(result, w * 4, block[w]);
-    }
-    return result;
+    return digestOf(block);
   }
 
   /** Returns a streaming hasher in plain hash mode. */
