@@ -29,7 +29,6 @@ import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.Blake3;
-import org.meshjava.core.internal.Setting;
 
 /**
  * The reference engine (§5): deterministic and weights-free, for conformance, tests and demos.
@@ -292,15 +291,20 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
      * is {@link #DEFAULT_MAX_OUTPUT_TOKENS}. A larger {@code max_tokens} is refused while routing.
      */
     public Builder maxOutputTokens(long v) {
-      maxOutputTokens =
-          Setting.within(
-              "maxOutputTokens", v, 1, MAX_OUTPUT_TOKENS, "must be 1.." + MAX_OUTPUT_TOKENS + ": ");
+      if (v < 1 || v > MAX_OUTPUT_TOKENS) {
+        throw new IllegalArgumentException(
+            "maxOutputTokens must be 1.." + MAX_OUTPUT_TOKENS + ": " + v);
+      }
+      maxOutputTokens = v;
       return this;
     }
 
     /** Sets the BLAKE3 compressions per token (at least 1; 0 is taken as 1). */
     public Builder workPerToken(int v) {
-      workPerToken = Setting.atLeast("workPerToken", v, 0, "must be non-negative: ");
+      if (v < 0) {
+        throw new IllegalArgumentException("workPerToken must be non-negative: " + v);
+      }
+      workPerToken = v;
       return this;
     }
 
