@@ -2,6 +2,7 @@ package org.meshjava.core;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.internal.Setting;
 
 /**
  * The part of an engine's builder that collects its {@link EngineDescriptor}: the same four setters
@@ -38,10 +39,7 @@ public abstract class EngineBuilder<B extends EngineBuilder<B>> {
 
   /** Sets the backend name, unique within a steward; not blank. */
   public B name(String v) {
-    if (Objects.requireNonNull(v, "name").isBlank()) {
-      throw new IllegalArgumentException("name must not be blank");
-    }
-    name = v;
+    name = Setting.notBlank("name", v);
     return self();
   }
 

@@ -25,6 +25,7 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
+import org.meshjava.core.internal.Setting;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -542,10 +543,7 @@ public final class OpenAiServer implements AutoCloseable {
 
     /** The largest body accepted; larger ones are answered 413. The default is 1 MiB. */
     public Builder maxBodyBytes(long v) {
-      if (v < 1) {
-        throw new IllegalArgumentException("maxBodyBytes must be positive: " + v);
-      }
-      maxBodyBytes = v;
+      maxBodyBytes = Setting.atLeast("maxBodyBytes", v, 1, "must be positive: ");
       return this;
     }
 
@@ -556,10 +554,8 @@ public final class OpenAiServer implements AutoCloseable {
      * (at most 1024), so that only a backend's own limit refuses.
      */
     public Builder maxConcurrentServes(int v) {
-      if (v < 1) {
-        throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
-      }
-      maxConcurrentServes = Optional.of(v);
+      maxConcurrentServes =
+          Optional.of(Setting.atLeast("maxConcurrentServes", v, 1, "must be positive: "));
       return this;
     }
 
@@ -568,10 +564,8 @@ public final class OpenAiServer implements AutoCloseable {
      * to a granted request (§2.3). The default is 1,000,000 µJ.
      */
     public Builder defaultJouleCeilingUj(long v) {
-      if (v < 0) {
-        throw new IllegalArgumentException("defaultJouleCeilingUj must be non-negative: " + v);
-      }
-      defaultJouleCeilingUj = v;
+      defaultJouleCeilingUj =
+          Setting.atLeast("defaultJouleCeilingUj", v, 0, "must be non-negative: ");
       return this;
     }
 
@@ -631,18 +625,12 @@ public final class OpenAiServer implements AutoCloseable {
 
     /** {@code v}, a TCP port to listen on: 0 (a free one) to 65535. */
     private static int listenPort(String setting, int v) {
-      if (v < 0 || v > 65_535) {
-        throw new IllegalArgumentException(setting + " must be 0-65535: " + v);
-      }
-      return v;
+      return Setting.within(setting, v, 0, 65_535, "must be 0-65535: ");
     }
 
     /** {@code v}, a time limit: longer than zero. */
     private static Duration positive(String setting, Duration v) {
-      if (Objects.requireNonNull(v, setting).isNegative() || v.isZero()) {
-        throw new IllegalArgumentException(setting + " must be positive: " + v);
-      }
-      return v;
+      return Setting.positive(setting, v, "must be positive: ");
     }
 
     /** Builds the server; call {@link OpenAiServer#start()} to listen. */

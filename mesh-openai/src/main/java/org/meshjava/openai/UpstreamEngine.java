@@ -27,6 +27,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.Setting;
 
 /**
  * A backend that forwards to an OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, TGI,
@@ -474,10 +475,7 @@ public final class UpstreamEngine extends DescribedEngine {
      * UpstreamEngine#DEFAULT_MAX_CONCURRENT_SERVES}; set it to what the upstream accepts.
      */
     public Builder maxConcurrentServes(int v) {
-      if (v < 1) {
-        throw new IllegalArgumentException("maxConcurrentServes must be positive: " + v);
-      }
-      maxConcurrentServes = v;
+      maxConcurrentServes = Setting.atLeast("maxConcurrentServes", v, 1, "must be positive: ");
       return this;
     }
 
@@ -493,10 +491,7 @@ public final class UpstreamEngine extends DescribedEngine {
 
     /** The model name the upstream serves. */
     public Builder model(String v) {
-      if (Objects.requireNonNull(v, "model").isBlank()) {
-        throw new IllegalArgumentException("model must not be blank");
-      }
-      model = v;
+      model = Setting.notBlank("model", v);
       return this;
     }
 

@@ -23,6 +23,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.internal.Setting;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
@@ -863,9 +864,7 @@ public final class Steward implements AutoCloseable {
     public Builder meter(EnergyMeter v) {
       Objects.requireNonNull(v, "meter");
       if (discoveryOptions != null) {
-        throw new IllegalStateException(
-            "meter() conflicts with discovery(), which was set: discovery options only apply"
-                + " when no meter is given");
+        throw meterWithDiscovery("meter()", "discovery()");
       }
       meter = v;
       return this;
@@ -881,13 +880,22 @@ public final class Steward implements AutoCloseable {
     public Builder discovery(DiscoveryOptions v) {
       Objects.requireNonNull(v, "discoveryOptions");
       if (meter != null) {
-        throw new IllegalStateException(
-            "discovery() conflicts with meter("
-                + meter.name()
-                + "), which was set: discovery options only apply when no meter is given");
+        throw meterWithDiscovery("discovery()", "meter(" + meter.name() + ")");
       }
       discoveryOptions = v;
       return this;
+    }
+
+    /**
+     * The refusal of a meter and discovery options together, whichever is set second ({@code
+     * setting}) after the other ({@code wasSet}): the rule both setters keep, worded once.
+     */
+    private static IllegalStateException meterWithDiscovery(String setting, String wasSet) {
+      return new IllegalStateException(
+          setting
+              + " conflicts with "
+              + wasSet
+              + ", which was set: discovery options only apply when no meter is given");
     }
 
     /** Sets the clock decisions are timed by; the default is the system clock. */
@@ -943,10 +951,7 @@ public final class Steward implements AutoCloseable {
      * demand ({@link Steward#checkpoint()}) and on close. The default is 1024.
      */
     public Builder checkpointEvery(int receipts) {
-      if (receipts < 1) {
-        throw new IllegalArgumentException("checkpointEvery is at least 1, got " + receipts);
-      }
-      checkpointEvery = receipts;
+      checkpointEvery = Setting.atLeast("checkpointEvery", receipts, 1, "is at least 1, got ");
       return this;
     }
 
@@ -968,10 +973,7 @@ public final class Steward implements AutoCloseable {
      * none by count. The default is {@value Steward#DEFAULT_SNAPSHOT_EVERY}.
      */
     public Builder snapshotEvery(long records) {
-      if (records < 0) {
-        throw new IllegalArgumentException("snapshotEvery is at least 0, got " + records);
-      }
-      snapshotEvery = records;
+      snapshotEvery = Setting.atLeast("snapshotEvery", records, 0, "is at least 0, got ");
       return this;
     }
 
@@ -980,10 +982,7 @@ public final class Steward implements AutoCloseable {
      * never.
      */
     public Builder snapshotInterval(Duration interval) {
-      if (interval.isNegative()) {
-        throw new IllegalArgumentException("snapshotInterval is not negative: " + interval);
-      }
-      snapshotInterval = interval;
+      snapshotInterval = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
       return this;
     }
 

@@ -28,6 +28,7 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.internal.Setting;
 import org.meshjava.core.weights.ModelDirectory;
 import org.meshjava.core.weights.WeightsDigest;
 import org.meshjava.core.weights.WeightsDigestException;
@@ -440,10 +441,7 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
      * @throws IllegalArgumentException if negative
      */
     public Builder maxWaitingServes(int v) {
-      if (v < 0) {
-        throw new IllegalArgumentException("maxWaitingServes must not be negative: " + v);
-      }
-      maxWaiting = v;
+      maxWaiting = Setting.atLeast("maxWaitingServes", v, 0, "must not be negative: ");
       return this;
     }
 
