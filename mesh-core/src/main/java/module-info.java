@@ -5,12 +5,14 @@
  * <p>{@code org.meshjava.core.crypto.internal} is the large-input BLAKE3 behind the weights digest
  * and {@link org.meshjava.core.crypto.Blake3} (the compression function, the scalar and vector
  * chunk kernels, multi-threaded file hashing): plumbing, exported only to the engine that hashes
- * its model file with it. {@code org.meshjava.core.internal} holds {@code Setting}, the checks the
- * builders of the steward, the OpenAI server and the upstream and jlama engines run on a setting (a
- * count at least some minimum, a time limit above zero), exported only to those modules. Not to
- * org.meshjava.engine: other modules' tests put the reference engine on the class path, which a
- * qualified export does not reach, while this module stays on the module path. (The modules named
- * are built after this one; "module" warnings would name them as not found.)
+ * its model file with it. (That module is built after this one; "module" warnings would name it as
+ * not found.)
+ *
+ * <p>Internal packages are for what an engine author never calls. A qualified export reaches only
+ * named modules: an engine module that requires only this one runs its tests with the steward on
+ * the class path, where an internal package of this module cannot be reached. So what the steward,
+ * the binding or an engine's builder shares with this module ({@link org.meshjava.core.Setting},
+ * {@link org.meshjava.core.Unsigned}) is API.
  */
 @SuppressWarnings("module")
 module org.meshjava.core {
@@ -26,10 +28,6 @@ module org.meshjava.core {
   exports org.meshjava.core.crypto;
   exports org.meshjava.core.crypto.internal to
       org.meshjava.engine.onnx;
-  exports org.meshjava.core.internal to
-      org.meshjava.steward,
-      org.meshjava.openai,
-      org.meshjava.engine.jlama;
   exports org.meshjava.core.identity;
   exports org.meshjava.core.weights;
 }

@@ -2,7 +2,6 @@ package org.meshjava.core;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.meshjava.core.internal.Setting;
 
 /**
  * The part of an engine's builder that collects its {@link EngineDescriptor}: the same four setters

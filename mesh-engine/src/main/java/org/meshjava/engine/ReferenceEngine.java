@@ -24,6 +24,7 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.Setting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
@@ -288,20 +289,15 @@ public final class ReferenceEngine extends CpuEngine implements DecisionEngine {
      * is {@link #DEFAULT_MAX_OUTPUT_TOKENS}. A larger {@code max_tokens} is refused while routing.
      */
     public Builder maxOutputTokens(long v) {
-      if (v < 1 || v > MAX_OUTPUT_TOKENS) {
-        throw new IllegalArgumentException(
-            "maxOutputTokens must be 1.." + MAX_OUTPUT_TOKENS + ": " + v);
-      }
-      maxOutputTokens = v;
+      maxOutputTokens =
+          Setting.within(
+              "maxOutputTokens", v, 1, MAX_OUTPUT_TOKENS, "must be 1.." + MAX_OUTPUT_TOKENS + ": ");
       return this;
     }
 
     /** Sets the BLAKE3 compressions per token (at least 1; 0 is taken as 1). */
     public Builder workPerToken(int v) {
-      if (v < 0) {
-        throw new IllegalArgumentException("workPerToken must be non-negative: " + v);
-      }
-      workPerToken = v;
+      workPerToken = Setting.atLeast("workPerToken", v, 0, "must be non-negative: ");
       return this;
     }
 

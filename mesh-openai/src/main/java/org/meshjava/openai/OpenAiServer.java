@@ -25,7 +25,7 @@ import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
-import org.meshjava.core.internal.Setting;
+import org.meshjava.core.Setting;
 import org.meshjava.steward.Steward;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

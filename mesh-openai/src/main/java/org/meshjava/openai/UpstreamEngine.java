@@ -22,12 +22,12 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.Setting;
 import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
-import org.meshjava.core.internal.Setting;
 
 /**
  * A backend that forwards to an OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, TGI,

@@ -1,4 +1,4 @@
-package org.meshjava.core.internal;
+package org.meshjava.core;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -14,7 +14,8 @@ import java.util.Objects;
  * refused: {@code name + " " + words + value}. The words are the caller's because the builders have
  * long worded the same rule differently ("must be non-negative: ", "must not be negative: ", "is at
  * least 0, got "), and the messages reach operators as they are; this class keeps each check in one
- * place without rewording any of them. Stateless and thread-safe.
+ * place without rewording any of them. An engine's own builder (an {@link EngineBuilder} subclass)
+ * may use it too. Stateless and thread-safe.
  */
 public final class Setting {
   private Setting() {}

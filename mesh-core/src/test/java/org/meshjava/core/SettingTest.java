@@ -1,4 +1,4 @@
-package org.meshjava.core.internal;
+package org.meshjava.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
