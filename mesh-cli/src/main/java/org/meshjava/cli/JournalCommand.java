@@ -453,15 +453,16 @@ final class JournalCommand extends CommandGroup {
         throws CliException, SnapshotException {
       FileSnapshotStore store =
           dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
-      Optional<byte[]> bytes = store.latest();
-      if (bytes.isEmpty()) {
+      // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
+      Optional<java.nio.ByteBuffer> latest = store.latestBuffer();
+      if (latest.isEmpty()) {
         return Optional.empty();
       }
       Optional<DidKey> named = namedSteward(steward, key);
       return Optional.of(
           named.isPresent()
-              ? Snapshot.open(bytes.get(), named.get())
-              : Snapshot.openAsNamed(bytes.get()));
+              ? Snapshot.open(latest.get(), named.get())
+              : Snapshot.openAsNamed(latest.get()));
     }
   }
 

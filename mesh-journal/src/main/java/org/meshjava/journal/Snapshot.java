@@ -316,11 +316,27 @@ public final class Snapshot {
    * @throws SnapshotException as {@link #open(byte[], DidKey)}
    */
   public static Snapshot openAsNamed(byte[] bytes) throws SnapshotException {
+    return open(bytes, named(() -> CanonicalCbor.decode(bytes, LIMITS)));
+  }
+
+  /**
+   * As {@link #openAsNamed(byte[])}, from the bytes between {@code file}'s position and its limit,
+   * read in place as {@link #open(ByteBuffer, DidKey)} reads them (a snapshot file mapped
+   * read-only, which {@code mesh journal verify} and {@code archive} check without copying it).
+   *
+   * @throws SnapshotException as {@link #open(byte[], DidKey)}
+   */
+  public static Snapshot openAsNamed(ByteBuffer file) throws SnapshotException {
+    return open(file, named(() -> CanonicalCbor.decodeInPlace(file, LIMITS)));
+  }
+
+  /** The steward a snapshot file names in its body, not yet checked against its signature. */
+  private static DidKey named(FileDecoder file) throws SnapshotException {
     List<CborValue> outer;
     CborValue body;
     try {
-      outer = Fields.array(CanonicalCbor.decode(bytes, LIMITS), 2, "snapshot");
-      body = CanonicalCbor.decode(Fields.bytes(outer.get(0), -1, "body"), LIMITS);
+      outer = Fields.array(file.decode(), 2, "snapshot");
+      body = CanonicalCbor.decode(Fields.byteString(outer.get(0), -1, "body"), LIMITS);
     } catch (org.meshjava.core.cbor.CborDecodeException e) {
       throw malformed("not canonical CBOR: " + e.getMessage());
     }
@@ -329,7 +345,7 @@ public final class Snapshot {
     }
     String named = new Fields(m).text("steward");
     try {
-      return open(bytes, DidKey.parse(named));
+      return DidKey.parse(named);
     } catch (org.meshjava.core.identity.DidKeyException e) {
       throw malformed("steward " + named + " is not a did:key: " + e.getMessage());
     }

@@ -81,6 +81,44 @@ class SnapshotInPlaceTest {
     }
   }
 
+  @Test
+  void inPlace_opensAsNamed_asTheArrayDoes() throws Exception {
+    for (SnapshotState state :
+        new SnapshotState[] {SnapshotLargeBodyTest.largeState(), SnapshotTest.richState()}) {
+      Snapshot signed = Snapshot.sign(STEWARD, state);
+      assertSame(Snapshot.openAsNamed(inside(signed.encoded())), signed);
+    }
+    byte[] theirs = Snapshot.sign(JournalHistory.OTHER, SnapshotTest.richState()).encoded();
+    assertThat(Snapshot.openAsNamed(inside(theirs)).steward())
+        .isEqualTo(Snapshot.openAsNamed(theirs).steward())
+        .isNotEqualTo(STEWARD_ID);
+    // Named as this steward but signed by another: the name is only where to look for the key.
+    byte[] b = body(Snapshot.sign(STEWARD, SnapshotTest.richState()).encoded()).encode();
+    byte[] forged =
+        org.meshjava.core.cbor.CborArray.of(
+                CborBytes.of(b), CborBytes.of(JournalHistory.OTHER.sign(b)))
+            .encode();
+    byte[] notADid =
+        signed(
+            with(
+                body(Snapshot.sign(STEWARD, SnapshotTest.richState()).encoded()),
+                "steward",
+                org.meshjava.core.cbor.CborText.of("did:key:nope")));
+    for (var refused :
+        java.util.Map.of(
+                forged,
+                SnapshotException.Reason.BAD_SIGNATURE,
+                notADid,
+                SnapshotException.Reason.MALFORMED,
+                new byte[] {1, 2, 3},
+                SnapshotException.Reason.MALFORMED)
+            .entrySet()) {
+      assertThatThrownBy(() -> Snapshot.openAsNamed(inside(refused.getKey())))
+          .isInstanceOfSatisfying(
+              SnapshotException.class, e -> assertThat(e.reason()).isEqualTo(refused.getValue()));
+    }
+  }
+
   private static void assertRefusedInPlace(byte[] file, SnapshotException.Reason reason) {
     SnapshotTest.assertRefused(file, reason);
     assertThatThrownBy(() -> Snapshot.open(inside(file), STEWARD_ID))
