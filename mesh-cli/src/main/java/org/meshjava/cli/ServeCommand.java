@@ -276,9 +276,15 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     StewardMetrics metrics =
         StewardMetrics.builder(prometheus).grantIdTags(metricsGrantIds).build();
     if (!noMetrics) {
+      // Timers only, no long-task timers: a long-task timer tracks each observation while it is
+      // open, in a sorted set shared by every serve in flight, for the sake of seeing tasks that
+      // run for minutes. A serve's phases take milliseconds, and those insertions and removals
+      // were a quarter of what observing cost `mesh serve` (about 3% of a reference serve's CPU).
       observations
           .observationConfig()
-          .observationHandler(new DefaultMeterObservationHandler(prometheus));
+          .observationHandler(
+              new DefaultMeterObservationHandler(
+                  prometheus, DefaultMeterObservationHandler.IgnoredMeters.LONG_TASK_TIMER));
       sb.listener(metrics).listener(serveObservations);
     }
     String journalText = flagOr(journal, c.journal()).orElse(null);
