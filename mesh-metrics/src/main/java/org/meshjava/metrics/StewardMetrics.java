@@ -57,6 +57,9 @@ public final class StewardMetrics implements StewardListener {
   private final Timer journalAppend;
   private final Timer journalSync;
   private final Map<GrantId, AtomicLong> remaining = new ConcurrentHashMap<>();
+  private final Map<ServedBy, ServedMeters> served = new ConcurrentHashMap<>();
+  private final Map<String, DistributionSummary> perToken = new ConcurrentHashMap<>();
+  private final Map<String, DistributionSummary> perDecision = new ConcurrentHashMap<>();
 
   private StewardMetrics(Builder b) {
     this.registry = b.registry;
@@ -166,43 +169,72 @@ public final class StewardMetrics implements StewardListener {
 
   private void recordServed(MeshReceipt receipt) {
     String backend = receipt.backend();
-    Provenance provenance = receipt.energy().provenance();
-    Tags tags = Tags.of("backend", backend, "provenance", provenance.name());
-    Counter.builder("mesh.serves")
-        .description("Serves by backend, energy provenance and outcome")
-        .tags(tags.and("outcome", "served"))
-        .register(registry)
-        .increment();
-    DistributionSummary.builder("mesh.serve.energy")
-        .description("Energy of one sealed serve, as its receipt states it")
-        .baseUnit("microjoules")
-        .tags(tags)
-        .publishPercentileHistogram()
-        .minimumExpectedValue(1.0)
-        .maximumExpectedValue(1e12)
-        .register(registry)
-        .record((double) receipt.energy().uj());
+    ServedMeters meters =
+        served.computeIfAbsent(
+            new ServedBy(backend, receipt.energy().provenance()), this::servedMeters);
+    meters.serves().increment();
+    meters.energy().record((double) receipt.energy().uj());
     receipt
         .ujPerAcceptedToken()
         .ifPresent(
-            uj ->
-                DistributionSummary.builder("mesh.serve.energy.per.token")
-                    .description("Microjoules per accepted token of a generation (§6.2)")
-                    .baseUnit("microjoules")
-                    .tag("backend", backend)
-                    .register(registry)
-                    .record((double) uj));
+            uj -> perToken.computeIfAbsent(backend, this::perTokenMeter).record((double) uj));
     receipt
         .ujPerDecision()
         .ifPresent(
-            uj ->
-                DistributionSummary.builder("mesh.serve.energy.per.decision")
-                    .description("Microjoules per answered question of a typed decision (§3.6)")
-                    .baseUnit("microjoules")
-                    .tag("backend", backend)
-                    .register(registry)
-                    .record((double) uj));
+            uj -> perDecision.computeIfAbsent(backend, this::perDecisionMeter).record((double) uj));
   }
+
+  /*
+   * The meters of sealed serves are looked up once per tag set and kept, as Micrometer advises
+   * for a hot path: registering by name and tags on every serve built and hashed each meter's id
+   * again, several times a serve. Each is still registered only when first needed, so a backend
+   * that never answers a decision has no per-decision series.
+   */
+
+  private ServedMeters servedMeters(ServedBy by) {
+    Tags tags = Tags.of("backend", by.backend(), "provenance", by.provenance().name());
+    return new ServedMeters(
+        Counter.builder("mesh.serves")
+            .description("Serves by backend, energy provenance and outcome")
+            .tags(tags.and("outcome", "served"))
+            .register(registry),
+        DistributionSummary.builder("mesh.serve.energy")
+            .description("Energy of one sealed serve, as its receipt states it")
+            .baseUnit("microjoules")
+            .tags(tags)
+            .publishPercentileHistogram()
+            .minimumExpectedValue(1.0)
+            .maximumExpectedValue(1e12)
+            .register(registry));
+  }
+
+  private DistributionSummary perTokenMeter(String backend) {
+    return perUnitMeter(
+        "mesh.serve.energy.per.token",
+        "Microjoules per accepted token of a generation (§6.2)",
+        backend);
+  }
+
+  private DistributionSummary perDecisionMeter(String backend) {
+    return perUnitMeter(
+        "mesh.serve.energy.per.decision",
+        "Microjoules per answered question of a typed decision (§3.6)",
+        backend);
+  }
+
+  private DistributionSummary perUnitMeter(String name, String description, String backend) {
+    return DistributionSummary.builder(name)
+        .description(description)
+        .baseUnit("microjoules")
+        .tag("backend", backend)
+        .register(registry);
+  }
+
+  /** Which backend sealed a serve, and how its energy was graded: the tags of its meters. */
+  private record ServedBy(String backend, Provenance provenance) {}
+
+  /** The meters every sealed serve records into. */
+  private record ServedMeters(Counter serves, DistributionSummary energy) {}
 
   private void recordRefused(ServeException refusal, String outcome) {
     Counter.builder("mesh.serves")

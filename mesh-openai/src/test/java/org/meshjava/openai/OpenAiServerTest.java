@@ -171,6 +171,22 @@ class OpenAiServerTest {
     assertThat(f.steward.head().nextSequence()).isZero();
   }
 
+  /**
+   * A JSON reply is rendered straight to bytes: text beyond ASCII (here echoed in an error) must
+   * still arrive as UTF-8, unescaped (an emoji too, not as an escaped surrogate pair), and read
+   * back as it was sent.
+   */
+  @Test
+  void jsonReply_withTextBeyondAscii_isUtf8AndReadsBackUnchanged() {
+    String model = "modèle-日本-\ud83d\ude00";
+    ObjectNode body = Fixture.chat("Who?");
+    body.put("model", model);
+    Fixture.Answer a = f.post("/v1/chat/completions", body);
+    JsonNode e = a.error(404, "model_not_found");
+    assertThat(e.get("message").asText()).contains("`" + model + "`");
+    assertThat(a.body()).contains(model);
+  }
+
   @Test
   void steward_namesItsDidKey() {
     Fixture.Answer a = f.get("/v1/mesh/steward");
