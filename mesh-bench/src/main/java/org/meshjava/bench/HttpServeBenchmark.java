@@ -90,9 +90,13 @@ import org.meshjava.steward.Steward;
  * serve} process's user+system time from {@code /proc/PID/stat}; in-process, the CPU time of every
  * thread but the load generator's and the fake upstream's (so without the JVM's GC and JIT threads,
  * which no thread count covers), and in-process also the kilobytes those threads allocated per
- * request, which load does not move at all. Then each mesh figure as a ratio to {@code direct} at
- * the same concurrency. The client, servers and upstream share the machine's cores, so the absolute
- * figures are low on 2 cores; the ratios are the point.
+ * request, which load does not move at all. {@code JIT} is the share of the CPU of the process the
+ * mesh side runs in (the benchmark's own, in-process) that its C1 and C2 compiler threads used in
+ * the measured window, from {@code /proc/PID/task}: a fresh {@code mesh serve} on 2 loaded cores
+ * compiles for tens of seconds (a third of its CPU at 10 s in, 1% at 30 s, session 9), and until it
+ * stops its figures are warm-up; above 5% the run prints a {@code WARM-UP} line. Then each mesh
+ * figure as a ratio to {@code direct} at the same concurrency. The client, servers and upstream
+ * share the machine's cores, so the absolute figures are low on 2 cores; the ratios are the point.
  *
  * <p>Usage: {@code java -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark
  * [warm-up s] [measure s] [--mesh LABEL=COMMAND ...] [--local-keys LABEL=MEMBERS ...] [scenario:c,c
@@ -111,6 +115,12 @@ public final class HttpServeBenchmark {
       "{\"model\":\"auto\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello.\"}],"
           + "\"max_tokens\":16}";
 
+  /**
+   * Above this share of its process's CPU in the measured window, the JIT compilers are still
+   * warming the mesh side up, and the run says so.
+   */
+  private static final double JIT_WARNING = 0.05;
+
   /** Threads whose CPU time is not the mesh side's, in-process: by name prefix. */
   private static final List<String> NOT_MESH = List.of("load-", "fake-upstream", "main");
 
@@ -128,7 +138,8 @@ public final class HttpServeBenchmark {
       long requests,
       double cpuMicrosPerRequest,
       double meshCpuMicrosPerRequest,
-      double meshAllocKbPerRequest) {}
+      double meshAllocKbPerRequest,
+      double jitShare) {}
 
   /**
    * Where the mesh side runs: in this JVM, or as {@code COMMAND serve} processes; {@code localKeys}
@@ -137,10 +148,33 @@ public final class HttpServeBenchmark {
    */
   private record MeshCommand(String label, String command, String localKeys) {}
 
+  private static final String USAGE =
+      """
+      usage: HttpServeBenchmark [warm-up s] [measure s] [--mesh LABEL=COMMAND ...]
+                                [--local-keys LABEL=MEMBERS ...] [scenario:c,c ...]
+        scenarios: direct proxied reference reference-file reference-file-granted
+        default:   2 4 direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8
+                   reference-file-granted:8
+        see mesh-bench/README.md, section 'The HTTP serve path'
+      """;
+
+  private static double seconds(String arg) {
+    try {
+      return Double.parseDouble(arg);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(
+          "expected seconds, got " + arg + System.lineSeparator() + USAGE, e);
+    }
+  }
+
   /** Entry point. */
   public static void main(String[] args) throws Exception {
-    double warmUp = args.length > 0 ? Double.parseDouble(args[0]) : 2;
-    double measure = args.length > 1 ? Double.parseDouble(args[1]) : 4;
+    if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
+      System.out.println(USAGE);
+      return;
+    }
+    double warmUp = args.length > 0 ? seconds(args[0]) : 2;
+    double measure = args.length > 1 ? seconds(args[1]) : 4;
     List<MeshCommand> meshes = new ArrayList<>();
     Map<String, String> localKeys = new java.util.HashMap<>();
     List<String> plan = new ArrayList<>();
@@ -200,7 +234,7 @@ public final class HttpServeBenchmark {
             all.put(f.scenario() + ":" + concurrency, f);
             System.out.printf(
                 "%-22s c=%-3d %9.0f req/s  p50 %7.3f ms  p99 %8.3f ms  CPU %6.1f µs/req"
-                    + "  mesh %6.1f µs/req %s (%d requests, %d not 200%s)%n",
+                    + "  mesh %6.1f µs/req %s%s (%d requests, %d not 200%s)%n",
                 f.scenario(),
                 concurrency,
                 f.perSecond(),
@@ -211,6 +245,7 @@ public final class HttpServeBenchmark {
                 f.meshAllocKbPerRequest() < 0
                     ? ""
                     : String.format(" %5.1f KB/req", f.meshAllocKbPerRequest()),
+                f.jitShare() < 0 ? "" : String.format(" JIT %4.1f%%", 100 * f.jitShare()),
                 f.requests(),
                 f.errors(),
                 f.notOk());
@@ -233,6 +268,15 @@ public final class HttpServeBenchmark {
               "NOT 200: %s c=%d: %d of %d requests%s%n",
               f.scenario(), f.concurrency(), f.errors(), f.requests(), f.notOk());
         }
+      }
+    }
+    // A process still compiling is measured warming up, not serving (see compilerCpuNanos).
+    for (Figures f : all.values()) {
+      if (f.jitShare() > JIT_WARNING) {
+        System.out.printf(
+            "WARM-UP: %s c=%d: the JIT compilers used %.0f%% of the CPU of the process the mesh"
+                + " side runs in; lengthen the warm-up for steady-state figures%n",
+            f.scenario(), f.concurrency(), 100 * f.jitShare());
       }
     }
     for (Figures f : all.values()) {
@@ -313,7 +357,8 @@ public final class HttpServeBenchmark {
           warmUp,
           measure,
           inProcessMesh(false),
-          inProcessMesh(true));
+          inProcessMesh(true),
+          ProcessHandle.current().pid());
     }
     ServingEngine engine;
     FileJournal journal = null;
@@ -352,7 +397,8 @@ public final class HttpServeBenchmark {
           warmUp,
           measure,
           inProcessMesh(false),
-          inProcessMesh(true));
+          inProcessMesh(true),
+          ProcessHandle.current().pid());
     } finally {
       delete(tmp);
     }
@@ -432,7 +478,8 @@ public final class HttpServeBenchmark {
           warmUp,
           measure,
           () -> processCpuNanos(pid),
-          () -> -1);
+          () -> -1,
+          pid);
     } finally {
       p.destroy();
       if (!p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
@@ -453,6 +500,39 @@ public final class HttpServeBenchmark {
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
+  }
+
+  /**
+   * User plus system time of process {@code pid}'s JIT compiler threads ({@code C1
+   * CompilerThread…}, {@code C2 CompilerThread…}), from {@code /proc/PID/task}; -1 where there is
+   * no {@code /proc}. A fresh JVM under this load compiles for tens of seconds: while it does, its
+   * CPU figures are those of warm-up, not of serving. A thread that ends between the two readings
+   * drops out of the second, which can only understate the share.
+   */
+  private static long compilerCpuNanos(long pid) {
+    Path tasks = Path.of("/proc/" + pid + "/task");
+    if (!Files.isDirectory(tasks)) {
+      return -1;
+    }
+    long ticks = 0;
+    try (var list = Files.list(tasks)) {
+      for (Path task : list.toList()) {
+        String stat;
+        try {
+          stat = Files.readString(task.resolve("stat"));
+        } catch (IOException gone) {
+          continue; // the thread ended after the listing
+        }
+        String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+        if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        }
+      }
+    } catch (IOException e) {
+      return -1;
+    }
+    return ticks * 1_000_000_000L / CLOCK_TICKS;
   }
 
   /** USER_HZ: 100 on every Linux that matters; the kernel's stat fields count in it. */
@@ -579,7 +659,8 @@ public final class HttpServeBenchmark {
       double warmUp,
       double measure,
       LongSupplier meshCpu,
-      LongSupplier meshAlloc)
+      LongSupplier meshAlloc,
+      long meshPid)
       throws Exception {
     long start = System.nanoTime();
     long from = start + (long) (warmUp * 1e9);
@@ -603,12 +684,18 @@ public final class HttpServeBenchmark {
     long cpuFrom = os.getProcessCpuTime();
     long meshFrom = meshCpu.getAsLong();
     long allocFrom = meshAlloc.getAsLong();
+    long jitFrom = compilerCpuNanos(meshPid);
+    long hostFrom = jitFrom < 0 ? -1 : processCpuNanos(meshPid);
     while (System.nanoTime() < until) {
       Thread.sleep(Math.max(1, (until - System.nanoTime()) / 1_000_000));
     }
     long cpuUsed = os.getProcessCpuTime() - cpuFrom;
     long meshUsed = meshCpu.getAsLong() - meshFrom;
     long allocated = allocFrom < 0 ? -1 : meshAlloc.getAsLong() - allocFrom;
+    long jitTo = jitFrom < 0 ? -1 : compilerCpuNanos(meshPid);
+    long hostUsed = jitTo < 0 ? -1 : processCpuNanos(meshPid) - hostFrom;
+    double jitShare =
+        jitFrom < 0 || jitTo < 0 || hostUsed <= 0 ? -1 : (jitTo - jitFrom) / (double) hostUsed;
     done.await();
     long errors = 0;
     int n = 0;
@@ -644,7 +731,8 @@ public final class HttpServeBenchmark {
         n,
         n == 0 ? 0 : cpuUsed / 1e3 / n,
         n == 0 ? 0 : meshUsed / 1e3 / n,
-        n == 0 || allocated < 0 ? -1 : allocated / 1024.0 / n);
+        n == 0 || allocated < 0 ? -1 : allocated / 1024.0 / n,
+        jitShare);
   }
 
   /** One connection in the closed loop. */
