@@ -5,8 +5,10 @@
 # upstream). See mesh-bench/README.md, "The HTTP serve path".
 #
 #   mesh-bench/http-compare.sh OLD_COMMIT [warm-up s] [measure s] [scenario:c,c ...]
-#   mesh-bench/http-compare.sh 185dd4b 5 5 direct:64 reference:64 proxied:64 reference-file:8
+#   mesh-bench/http-compare.sh 185dd4b 40 10 direct:64 reference:64 proxied:64 reference-file:8
 #
+# A fresh `mesh serve` on 2 loaded cores compiles for tens of seconds; short warm-ups measure the
+# JIT (each figure's JIT column; a WARM-UP line above 5%), so compare with 30-40 s warm-ups.
 # The old commit is exported with `git archive` into $MESH_COMPARE_DIR (default: a directory under
 # the system temp dir, kept, so a second run reuses the build) and built there with its own Maven
 # wrapper; nothing is installed into ~/.m2. Only ungranted scenarios run this way (the granted one
@@ -18,7 +20,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ $# -lt 1 ]; then
-  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'
   exit 2
 fi
 old="$(git -C "$here" rev-parse --short "$1")"
