@@ -70,7 +70,10 @@ public final class OpenAiServer implements AutoCloseable {
    * characters (Jackson's default writer) to a {@code String} first, which then had to be encoded:
    * twice the copying for the body of every serve, its receipt JSON included. A character beyond
    * the Basic Multilingual Plane is written as its four UTF-8 bytes, as the {@code String} path
-   * did, not as an escaped surrogate pair (the byte generator's default).
+   * did, not as an escaped surrogate pair (the byte generator's default). Half a pair, which a
+   * client can send escaped and UTF-8 cannot encode, is escaped again (six ASCII characters), so
+   * the client reads back what it sent; the {@code String} path had written {@code ?}, as streamed
+   * events, rendered as text, still do.
    */
   private static final ObjectWriter JSON =
       JsonMapper.builder()

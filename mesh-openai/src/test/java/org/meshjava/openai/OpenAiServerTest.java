@@ -188,6 +188,20 @@ class OpenAiServerTest {
   }
 
   @Test
+  void jsonReply_echoingALoneSurrogate_escapesItAndReadsBackUnchanged() {
+    // JSON may escape half of a surrogate pair, which UTF-8 cannot encode. A reply that echoes one
+    // escapes it again, so the body stays valid UTF-8 and the client reads back what it sent.
+    Fixture.Answer a =
+        f.post(
+            "/v1/chat/completions",
+            "{\"model\": \"m-\\ud800-x\", \"messages\": [{\"role\": \"user\", \"content\":"
+                + " \"Who?\"}]}");
+    JsonNode e = a.error(404, "model_not_found");
+    assertThat(e.get("message").asText()).contains("`m-\ud800-x`");
+    assertThat(a.body()).containsIgnoringCase("m-\\ud800-x");
+  }
+
+  @Test
   void steward_namesItsDidKey() {
     Fixture.Answer a = f.get("/v1/mesh/steward");
     assertThat(a.status()).isEqualTo(200);
