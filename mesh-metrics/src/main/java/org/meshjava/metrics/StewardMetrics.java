@@ -48,6 +48,11 @@ import org.meshjava.steward.observe.StewardListener;
  * spend and remaining budget are aggregated over all grants. The aggregate keeps one number per
  * grant debited (as the steward's own spend ledger does), to sum remaining budgets.
  *
+ * <p><b>Meters are kept.</b> The meters of sealed serves are registered on first use and then held
+ * by this binding, so a serve does not look them up again. Removing them from the registry while
+ * the binding is in use leaves it recording into the removed meters; clear the registry only with
+ * the steward closed.
+ *
  * <p>Thread-safe.
  */
 public final class StewardMetrics implements StewardListener {
