@@ -492,11 +492,9 @@ public final class HttpServeBenchmark {
   /** User plus system time of process {@code pid}, from {@code /proc/PID/stat}. */
   private static long processCpuNanos(long pid) {
     try {
-      String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-      // The command name (field 2) may hold spaces; fields after its ')' are plain.
-      String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-      return ticks * 1_000_000_000L / CLOCK_TICKS;
+      return cpuTicks(Files.readString(Path.of("/proc/" + pid + "/stat")))
+          * 1_000_000_000L
+          / CLOCK_TICKS;
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -525,14 +523,20 @@ public final class HttpServeBenchmark {
         }
         String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         if (name.startsWith("C1 Compiler") || name.startsWith("C2 Compiler")) {
-          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+          ticks += cpuTicks(stat);
         }
       }
     } catch (IOException e) {
       return -1;
     }
     return ticks * 1_000_000_000L / CLOCK_TICKS;
+  }
+
+  /** User plus system time, in clock ticks, of a process's or thread's {@code stat} line. */
+  private static long cpuTicks(String stat) {
+    // The command name (field 2) may hold spaces; fields after its ')' are plain.
+    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
   }
 
   /** USER_HZ: 100 on every Linux that matters; the kernel's stat fields count in it. */
