@@ -49,9 +49,10 @@ import org.meshjava.steward.observe.StewardListener;
  * grant debited (as the steward's own spend ledger does), to sum remaining budgets.
  *
  * <p><b>Meters are kept.</b> The meters of sealed serves are registered on first use and then held
- * by this binding, so a serve does not look them up again. Removing them from the registry while
- * the binding is in use leaves it recording into the removed meters; clear the registry only with
- * the steward closed.
+ * by this binding, so a serve does not look them up again. Configure the registry (meter filters,
+ * common tags) before the first serve, as Micrometer asks of any registry in use: a filter added
+ * later does not reach meters already held. Removing them from the registry while the binding is in
+ * use leaves it recording into the removed meters; clear the registry only with the steward closed.
  *
  * <p>Thread-safe.
  */
