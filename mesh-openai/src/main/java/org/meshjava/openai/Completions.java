@@ -81,7 +81,7 @@ final class Completions {
       usage.putArray("choices");
       usage.set("usage", EnergyUsage.usage(result, Completions::tokens));
       send(event(usage));
-      send(new Reply.Event(Optional.empty(), "[DONE]"));
+      send(Reply.Event.text(Optional.empty(), "[DONE]"));
     }
 
     @Override
@@ -107,6 +107,6 @@ final class Completions {
   }
 
   private static Reply.Event event(ObjectNode data) {
-    return new Reply.Event(Optional.empty(), data.toString());
+    return Reply.Event.json(Optional.empty(), data);
   }
 }

@@ -1,8 +1,5 @@
 package org.meshjava.openai;
 
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.net.URI;
@@ -64,22 +61,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class OpenAiServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OpenAiServer.class);
-
-  /**
-   * Renders a JSON reply straight to UTF-8 bytes. {@code JsonNode.toString()} writes the same
-   * characters (Jackson's default writer) to a {@code String} first, which then had to be encoded:
-   * twice the copying for the body of every serve, its receipt JSON included. A character beyond
-   * the Basic Multilingual Plane is written as its four UTF-8 bytes, as the {@code String} path
-   * did, not as an escaped surrogate pair (the byte generator's default). Half a pair, which a
-   * client can send escaped and UTF-8 cannot encode, is escaped again (six ASCII characters), so
-   * the client reads back what it sent; the {@code String} path had written {@code ?}, as streamed
-   * events, rendered as text, still do.
-   */
-  private static final ObjectWriter JSON =
-      JsonMapper.builder()
-          .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
-          .build()
-          .writer();
 
   private final Server jetty;
   private final ServerConnector connector;
@@ -396,7 +377,7 @@ public final class OpenAiServer implements AutoCloseable {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         json.retryAfterSeconds()
             .ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, s.toString()));
-        byte[] bytes = JSON.writeValueAsBytes(json.body());
+        byte[] bytes = JsonBytes.of(json.body());
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
@@ -453,7 +434,7 @@ public final class OpenAiServer implements AutoCloseable {
         response.getHeaders().put(HttpHeader.CACHE_CONTROL, "no-cache");
         started = true;
       }
-      alive = await(false, ByteBuffer.wrap(event.wire().getBytes(StandardCharsets.UTF_8)));
+      alive = await(false, event.wire());
       return alive;
     }
 

@@ -1,6 +1,8 @@
 package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -77,22 +79,55 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
   }
 
   /**
-   * One server-sent event: an optional {@code event:} name and its {@code data:} line.
-   *
-   * @param name the event name (the responses API names its events; chat does not)
-   * @param data the data, one line
+   * One server-sent event as it goes on the wire: an optional {@code event:} line naming it, one
+   * {@code data:} line, and the blank line that ends it. Immutable.
    */
-  record Event(Optional<String> name, String data) {
-    public Event {
+  final class Event {
+    private static final byte[] DATA = "data: ".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] END = "\n\n".getBytes(StandardCharsets.UTF_8);
+
+    private final byte[] wire;
+
+    private Event(Optional<String> name, byte[] data) {
       Objects.requireNonNull(name, "name");
-      if (data.indexOf('\n') >= 0 || data.indexOf('\r') >= 0) {
-        throw new IllegalArgumentException("an event's data is one line");
+      name.ifPresent(n -> oneLine("name", n));
+      byte[] head =
+          name.map(n -> ("event: " + n + "\ndata: ").getBytes(StandardCharsets.UTF_8)).orElse(DATA);
+      byte[] w = new byte[head.length + data.length + END.length];
+      System.arraycopy(head, 0, w, 0, head.length);
+      System.arraycopy(data, 0, w, head.length, data.length);
+      System.arraycopy(END, 0, w, head.length + data.length, END.length);
+      this.wire = w;
+    }
+
+    /**
+     * An event whose data is {@code json}, rendered as whole replies are ({@link JsonBytes}).
+     *
+     * @param name the event name (the responses API names its events; chat does not)
+     */
+    static Event json(Optional<String> name, JsonNode json) {
+      return new Event(name, JsonBytes.of(json));
+    }
+
+    /**
+     * An event whose data is {@code text} (chat's closing {@code [DONE]}).
+     *
+     * @throws IllegalArgumentException if the text or the name is not one line
+     */
+    static Event text(Optional<String> name, String text) {
+      oneLine("data", text);
+      return new Event(name, text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void oneLine(String what, String s) {
+      if (s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0) {
+        throw new IllegalArgumentException("an event's " + what + " is one line");
       }
     }
 
-    /** The event as it goes on the wire, blank line included. */
-    String wire() {
-      return name.map(n -> "event: " + n + "\n").orElse("") + "data: " + data + "\n\n";
+    /** The event's bytes, blank line included. */
+    ByteBuffer wire() {
+      return ByteBuffer.wrap(wire).asReadOnlyBuffer();
     }
   }
 }

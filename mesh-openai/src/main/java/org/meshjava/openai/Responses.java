@@ -179,6 +179,6 @@ final class Responses {
   }
 
   private static Reply.Event wire(ObjectNode e) {
-    return new Reply.Event(Optional.of(e.get("type").asText()), e.toString());
+    return Reply.Event.json(Optional.of(e.get("type").asText()), e);
   }
 }
