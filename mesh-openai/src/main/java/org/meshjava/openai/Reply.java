@@ -104,6 +104,7 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
      * An event whose data is {@code json}, rendered as whole replies are ({@link JsonBytes}).
      *
      * @param name the event name (the responses API names its events; chat does not)
+     * @throws IllegalArgumentException if the name is not one line
      */
     static Event json(Optional<String> name, JsonNode json) {
       return new Event(name, JsonBytes.of(json));
