@@ -192,8 +192,8 @@ public final class StewardMetrics implements StewardListener {
 
   /*
    * The meters of sealed serves are looked up once per tag set and kept, as Micrometer advises
-   * for a hot path: registering by name and tags on every serve built and hashed each meter's id
-   * again, several times a serve. Each is still registered only when first needed, so a backend
+   * for a hot path: registering by name and tags on every serve would build and hash each meter's
+   * id again, several times a serve. Each is still registered only when first needed, so a backend
    * that never answers a decision has no per-decision series.
    */
 

@@ -8,15 +8,15 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.UncheckedIOException;
 
 /**
- * Renders the JSON the binding sends (whole replies and streamed events) straight to UTF-8 bytes.
- * {@code JsonNode.toString()} writes the same characters to a {@code String} first, which then had
- * to be encoded: twice the copying for every body, its receipt JSON included.
+ * Renders the JSON the binding sends (whole replies and streamed events) straight to UTF-8 bytes,
+ * rather than through {@code JsonNode.toString()}, which writes the characters to a {@code String}
+ * that must then be encoded: twice the copying for every body, its receipt JSON included.
  *
  * <p>A character beyond the Basic Multilingual Plane is written as its four UTF-8 bytes, not as an
  * escaped surrogate pair (the byte generator's default). Half a pair, which a client can send
  * escaped and UTF-8 cannot encode, is escaped again (six ASCII characters), so what a client sent
- * reads back unchanged where the {@code String} path had written {@code ?}. Compact output holds no
- * raw line break, so a rendering fits one {@code data:} line of an event stream.
+ * reads back unchanged instead of as {@code ?}. Compact output holds no raw line break, so a
+ * rendering fits one {@code data:} line of an event stream.
  *
  * <p>Thread-safe.
  */
