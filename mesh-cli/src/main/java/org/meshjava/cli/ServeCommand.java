@@ -354,9 +354,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       flagOr(defaultCeiling, c.defaultJouleCeilingUj()).ifPresent(ob::defaultJouleCeilingUj);
       flagOr(maxBody, c.maxBodyBytes()).ifPresent(ob::maxBodyBytes);
       flagOr(maxConcurrent, c.maxConcurrentServes()).ifPresent(ob::maxConcurrentServes);
-      if (c.bodyDeadlineSeconds().isPresent()) {
-        ob.bodyDeadline(java.time.Duration.ofSeconds(c.bodyDeadlineSeconds().get()));
-      }
+      c.bodyDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::bodyDeadline);
+      c.headerDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::headerDeadline);
       Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
         if (writeTimeout < 1) {

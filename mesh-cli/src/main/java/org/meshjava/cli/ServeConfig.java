@@ -43,6 +43,8 @@ import org.meshjava.openai.UpstreamEngine;
  *   "max_body_bytes": 1048576,
  *   "max_concurrent_serves": 8,     // whole server; default: the sum of the backends' limits
  *   "body_deadline_s": 10,          // a body not complete by then is answered 408
+ *   "header_deadline_s": 10,        // headers not complete this long after their first byte:
+ *                                   // the connection is closed
  *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40,
@@ -78,6 +80,7 @@ record ServeConfig(
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
     Optional<Long> bodyDeadlineSeconds,
+    Optional<Long> headerDeadlineSeconds,
     Optional<Long> writeTimeoutSeconds,
     List<ServingEngine> backends,
     Map<String, ServeLimits> caps,
@@ -127,6 +130,7 @@ record ServeConfig(
           "max_body_bytes",
           "max_concurrent_serves",
           "body_deadline_s",
+          "header_deadline_s",
           "write_timeout_s",
           "backends",
           "default_decision_engine",
@@ -134,6 +138,7 @@ record ServeConfig(
 
   static ServeConfig empty() {
     return new ServeConfig(
+        Optional.empty(),
         Optional.empty(),
         Optional.empty(),
         Optional.empty(),
@@ -187,6 +192,7 @@ record ServeConfig(
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
           number(root, "body_deadline_s").map(v -> positiveSeconds("body_deadline_s", v)),
+          number(root, "header_deadline_s").map(v -> positiveSeconds("header_deadline_s", v)),
           number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
           List.copyOf(backends),
           Map.copyOf(caps),

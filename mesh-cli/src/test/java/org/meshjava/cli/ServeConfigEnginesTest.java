@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.engine.jlama.JlamaEngine;
@@ -168,13 +171,23 @@ class ServeConfigEnginesTest {
   }
 
   @Test
-  void bodyDeadline_isReadInSeconds_andZeroIsRefused() throws Exception {
-    assertThat(ServeConfig.read(config("{\"body_deadline_s\": 30}")).bodyDeadlineSeconds())
-        .contains(30L);
-    assertThat(ServeConfig.empty().bodyDeadlineSeconds()).isEmpty();
-    assertThatThrownBy(() -> ServeConfig.read(config("{\"body_deadline_s\": 0}")))
-        .isInstanceOf(CliException.class)
-        .hasMessageContaining("body_deadline_s");
+  void timeLimits_areReadInSeconds_andZeroIsRefused() throws Exception {
+    Map<String, Function<ServeConfig, Optional<Long>>> limits =
+        Map.of(
+            "body_deadline_s", ServeConfig::bodyDeadlineSeconds,
+            "header_deadline_s", ServeConfig::headerDeadlineSeconds,
+            "write_timeout_s", ServeConfig::writeTimeoutSeconds);
+    for (Map.Entry<String, Function<ServeConfig, Optional<Long>>> limit : limits.entrySet()) {
+      String key = limit.getKey();
+      Function<ServeConfig, Optional<Long>> read = limit.getValue();
+      assertThat(read.apply(ServeConfig.read(config("{\"" + key + "\": 45}"))))
+          .as(key)
+          .contains(45L);
+      assertThat(read.apply(ServeConfig.empty())).as(key).isEmpty();
+      assertThatThrownBy(() -> ServeConfig.read(config("{\"" + key + "\": 0}")))
+          .isInstanceOf(CliException.class)
+          .hasMessageContaining(key);
+    }
   }
 
   @Test
@@ -199,16 +212,6 @@ class ServeConfigEnginesTest {
                           "base_url": "http://127.0.0.1:9/v1", "max_concurrent_serves": 0}]}
                         """)))
         .hasMessageContaining("max_concurrent_serves");
-  }
-
-  @Test
-  void writeTimeout_isReadInSeconds_andZeroIsRefused() throws Exception {
-    assertThat(ServeConfig.read(config("{\"write_timeout_s\": 45}")).writeTimeoutSeconds())
-        .contains(45L);
-    assertThat(ServeConfig.empty().writeTimeoutSeconds()).isEmpty();
-    assertThatThrownBy(() -> ServeConfig.read(config("{\"write_timeout_s\": 0}")))
-        .isInstanceOf(CliException.class)
-        .hasMessageContaining("write_timeout_s");
   }
 
   @Test

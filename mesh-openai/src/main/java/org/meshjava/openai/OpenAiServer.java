@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * 429 beyond the concurrency bound, never a stack trace.
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
- * within a deadline, and idle connections are closed.
+ * within a deadline; a request's headers have a deadline of their own ({@link
+ * Builder#headerDeadline}); and idle connections are closed.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -69,6 +70,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final Optional<RequestScope> scope;
   private final long maxBodyBytes;
   private final Duration bodyDeadline;
+  private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
   private final @Nullable ServerConnector consoleConnector;
   private final @Nullable ConsoleEndpoints console;
@@ -95,11 +97,15 @@ public final class OpenAiServer implements AutoCloseable {
     QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, concurrent * 2 + 8));
     threads.setName("mesh-openai");
     this.jetty = new Server(threads);
+    this.headerDeadline = new HeaderDeadline(b.headerDeadline, jetty.getScheduler());
+    jetty.addBean(headerDeadline, true);
     this.connector = new ServerConnector(jetty);
     connector.setHost(b.host);
     connector.setPort(b.port);
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
     connector.setIdleTimeout(b.idleTimeout.toMillis());
+    // One that trickles its headers is closed after the header deadline.
+    connector.addEventListener(headerDeadline);
     jetty.addConnector(connector);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
@@ -107,6 +113,7 @@ public final class OpenAiServer implements AutoCloseable {
       c.setHost(b.consoleHost);
       c.setPort(b.consolePort);
       c.setIdleTimeout(b.idleTimeout.toMillis());
+      c.addEventListener(headerDeadline);
       jetty.addConnector(c);
       this.consoleConnector = c;
       this.console = new ConsoleEndpoints(b.steward, feed.get(), loopback(b.consoleHost));
@@ -194,6 +201,11 @@ public final class OpenAiServer implements AutoCloseable {
     return operations.drain(grace);
   }
 
+  /** How many connections the header deadline watches now; for tests. */
+  int watchedConnections() {
+    return headerDeadline.watched();
+  }
+
   /** How many requests are being answered right now (their bodies read, the answer not done). */
   public int inFlight() {
     return operations.inFlight();
@@ -242,6 +254,7 @@ public final class OpenAiServer implements AutoCloseable {
 
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
+      headerDeadline.handling(request);
       ConsoleEndpoints c = console;
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
@@ -518,6 +531,7 @@ public final class OpenAiServer implements AutoCloseable {
     private Optional<Integer> maxConcurrentServes = Optional.empty();
     private long defaultJouleCeilingUj = 1_000_000;
     private Duration bodyDeadline = Duration.ofSeconds(10);
+    private Duration headerDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
     private @Nullable String consoleHost;
@@ -576,6 +590,18 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder bodyDeadline(Duration v) {
       bodyDeadline = positive("bodyDeadline", v);
+      return this;
+    }
+
+    /**
+     * How long a request's headers may take to arrive, from their first byte; a connection whose
+     * headers are not complete by then is closed (within about two seconds after it). It bounds how
+     * long a client that trickles its headers can hold a connection, which the idle timeout does
+     * not: that restarts with every byte. A connection that sends nothing at all is left to the
+     * idle timeout. The default is 10 s.
+     */
+    public Builder headerDeadline(Duration v) {
+      headerDeadline = positive("headerDeadline", v);
       return this;
     }
 
