@@ -13,9 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
@@ -215,29 +213,10 @@ class GrantServeJournalTest {
            {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40, "work_per_token": 1},
            {"type": "reference", "name": "large", "fidelity": "F4", "uj_per_token": 900, "recipe": "large-ref"}
          ]}""");
-    Path portFile = tmp.resolve("port");
-    AtomicReference<Run> served = new AtomicReference<>();
-    Thread server =
-        new Thread(
-            () ->
-                served.set(
-                    mesh(
-                        "serve",
-                        "--config",
-                        config.toString(),
-                        "--fresh-chain",
-                        "--port-file",
-                        portFile.toString())));
-    server.start();
-    try {
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
-        assertThat(System.nanoTime())
-            .as("server did not start: " + served.get())
-            .isLessThan(deadline);
-        Thread.sleep(20);
-      }
-      URI base = URI.create("http://127.0.0.1:" + Files.readString(portFile).strip());
+    InProcessServe serve =
+        InProcessServe.start(tmp.resolve("port"), "--config", config.toString(), "--fresh-chain");
+    try (serve) {
+      URI base = serve.base();
       HttpClient http = HttpClient.newHttpClient();
       JsonNode who =
           JSON.readTree(
@@ -298,12 +277,9 @@ class GrantServeJournalTest {
       JsonNode energy = JSON.readTree(r.body()).get("usage").get("energy");
       assertThat(energy.get("receipt").get("grant_id").asText()).isNotBlank();
       Files.writeString(tmp.resolve("envelopes.hex"), energy.get("envelope_hex").asText() + "\n");
-    } finally {
-      server.interrupt();
-      server.join(10_000);
     }
-    assertThat(served.get().code()).as(served.get().err()).isZero();
-    assertThat(served.get().out()).contains("listening on http://127.0.0.1:").contains("stopped");
+    assertThat(serve.run().code()).as(serve.run().err()).isZero();
+    assertThat(serve.run().out()).contains("listening on http://127.0.0.1:").contains("stopped");
 
     Run v = mesh("verify", "--from-genesis", tmp.resolve("envelopes.hex").toString());
     assertThat(v.code()).as(v.err()).isZero();

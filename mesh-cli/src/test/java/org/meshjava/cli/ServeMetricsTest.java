@@ -12,10 +12,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,32 +44,13 @@ class ServeMetricsTest {
            {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40, "work_per_token": 1},
            {"type": "reference", "name": "large", "fidelity": "F4", "uj_per_token": 900}
          ]}""");
-    Path portFile = tmp.resolve("port");
-    AtomicReference<MeshCommandTest.Run> served = new AtomicReference<>();
-    Thread server =
-        new Thread(
-            () ->
-                served.set(
-                    mesh(
-                        "serve",
-                        "--config",
-                        config.toString(),
-                        "--fresh-chain",
-                        "--port-file",
-                        portFile.toString())));
-    server.start();
     String text;
     long spentUj;
     long tokensEnergyOfSmall = 0;
-    try {
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
-        assertThat(System.nanoTime())
-            .as("server did not start: %s", served.get())
-            .isLessThan(deadline);
-        Thread.sleep(20);
-      }
-      URI base = URI.create("http://127.0.0.1:" + Files.readString(portFile).strip());
+    InProcessServe serve =
+        InProcessServe.start(tmp.resolve("port"), "--config", config.toString(), "--fresh-chain");
+    try (serve) {
+      URI base = serve.base();
       HttpClient http = HttpClient.newHttpClient();
       for (String prompt : new String[] {"one", "two"}) {
         HttpResponse<String> r = post(http, base, chat("small", prompt, 6));
@@ -137,11 +116,8 @@ class ServeMetricsTest {
       assertThat(m.headers().firstValue("Content-Type"))
           .hasValue("text/plain; version=0.0.4; charset=utf-8");
       text = m.body();
-    } finally {
-      server.interrupt();
-      server.join(10_000);
     }
-    assertThat(served.get().code()).as(served.get().err()).isZero();
+    assertThat(serve.run().code()).as(serve.run().err()).isZero();
 
     Map<String, Family> f = PrometheusText.parse(text);
     // Serves by backend, provenance and outcome.
@@ -238,31 +214,11 @@ class ServeMetricsTest {
 
   @Test
   void noMetrics_servesNoMetricsEndpoint_butHealthAndReadiness() throws Exception {
-    Path portFile = tmp.resolve("port");
-    AtomicReference<MeshCommandTest.Run> served = new AtomicReference<>();
-    Thread server =
-        new Thread(
-            () ->
-                served.set(
-                    mesh(
-                        "serve",
-                        "--port",
-                        "0",
-                        "--meter",
-                        "estimator",
-                        "--no-metrics",
-                        "--port-file",
-                        portFile.toString())));
-    server.start();
-    try {
-      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!Files.exists(portFile) || Files.readString(portFile).isBlank()) {
-        assertThat(System.nanoTime())
-            .as("server did not start: %s", served.get())
-            .isLessThan(deadline);
-        Thread.sleep(20);
-      }
-      URI base = URI.create("http://127.0.0.1:" + Files.readString(portFile).strip());
+    InProcessServe serve =
+        InProcessServe.start(
+            tmp.resolve("port"), "--port", "0", "--meter", "estimator", "--no-metrics");
+    try (serve) {
+      URI base = serve.base();
       HttpClient http = HttpClient.newHttpClient();
       assertThat(post(http, base, chat("reference", "hi", 4)).statusCode()).isEqualTo(200);
       for (String path : new String[] {"/metrics", "/healthz", "/readyz"}) {
@@ -273,11 +229,8 @@ class ServeMetricsTest {
                 .statusCode();
         assertThat(status).as(path).isEqualTo(path.equals("/metrics") ? 404 : 200);
       }
-    } finally {
-      server.interrupt();
-      server.join(10_000);
     }
-    assertThat(served.get().code()).as(served.get().err()).isZero();
+    assertThat(serve.run().code()).as(serve.run().err()).isZero();
   }
 
   @Test
