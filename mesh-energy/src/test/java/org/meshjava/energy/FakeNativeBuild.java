@@ -8,9 +8,10 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Compiles a fake native library from a C source on the test class path with gcc, into a temp dir.
- * Where gcc is missing the result says why, so the caller can skip; on CI ({@code CI=true}) a
- * missing gcc fails instead, because a skip there would pass a smaller suite silently.
+ * Compiles a fake native library from a C source on the test class path with gcc, into a temp dir
+ * that is deleted when the JVM exits. Where gcc is missing the result says why, so the caller can
+ * skip; on CI ({@code CI=true}) a missing gcc fails instead, because a skip there would pass a
+ * smaller suite silently.
  *
  * @param library the compiled library, when it could be built
  * @param skipReason why it could not, otherwise
@@ -21,13 +22,18 @@ record FakeNativeBuild(Optional<Path> library, String skipReason) {
     try {
       Path dir = Files.createTempDirectory("fake-native");
       Path source = dir.resolve(resource);
+      Path out = dir.resolve(libraryName);
+      // Removed when the test JVM exits, the files before their directory (the reverse order of
+      // these calls); a loaded library may be unlinked on Linux and macOS.
+      dir.toFile().deleteOnExit();
+      source.toFile().deleteOnExit();
+      out.toFile().deleteOnExit();
       try (InputStream in = FakeNativeBuild.class.getResourceAsStream(resource)) {
         if (in == null) {
           return new FakeNativeBuild(Optional.empty(), resource + " is not on the test class path");
         }
         Files.copy(in, source);
       }
-      Path out = dir.resolve(libraryName);
       Process gcc;
       try {
         gcc =
