@@ -209,7 +209,9 @@ public final class UpstreamEngine extends DescribedEngine {
    * report then never comes, and the serve is counted by the declared fallback {@link
    * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta is taken to hold at least one of
    * the upstream's tokens, so a stream of more deltas than {@code max_tokens} is over the request
-   * and fails the serve (which also bounds what is held).
+   * and fails the serve (which also bounds what is held). The reply is read within bounds too: a
+   * line of at most {@link #MAX_EVENT_LINE_BYTES}, and at most {@link #streamBound} bytes in all;
+   * past either the serve fails, and the upstream connection is closed.
    */
   @Override
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
@@ -227,17 +229,19 @@ public final class UpstreamEngine extends DescribedEngine {
     long deltas = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
-    // Closing the lines closes the body, which aborts the exchange if it is still running.
-    try (java.util.stream.Stream<String> lines =
-        new java.io.BufferedReader(
-                new java.io.InputStreamReader(response.body(), StandardCharsets.UTF_8))
-            .lines()) {
+    // Closing the body aborts the exchange if it is still running.
+    try (java.io.InputStream body = response.body()) {
+      EventLines lines = new EventLines(body, MAX_EVENT_LINE_BYTES, streamBound(request));
       if (response.status() != 200) {
-        throw refused(response.status(), String.join(" ", lines.limit(20).toList()));
+        StringBuilder said = new StringBuilder();
+        String line;
+        for (int i = 0; i < 20 && (line = lines.next()) != null; i++) {
+          said.append(i == 0 ? "" : " ").append(line);
+        }
+        throw refused(response.status(), said.toString());
       }
-      java.util.Iterator<String> it = lines.iterator();
-      while (!stopped && it.hasNext()) {
-        String line = it.next();
+      String line;
+      while (!stopped && (line = lines.next()) != null) {
         if (!line.startsWith("data:")) {
           continue;
         }
@@ -271,7 +275,7 @@ public final class UpstreamEngine extends DescribedEngine {
           stopped = !sink.accept(cp);
         }
       }
-    } catch (IOException | java.io.UncheckedIOException e) {
+    } catch (IOException e) {
       throw new EngineException("upstream " + name() + " stream failed: " + e, e);
     }
     TokenSequence tokens = TokenSequence.of(java.util.Arrays.copyOf(out, n));
@@ -290,6 +294,27 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     return new EngineResult(
         tokens, ServeOutcome.greedy(prompt.size(), deltas), TokenAccounting.REMOTE_STREAM_DELTAS);
+  }
+
+  /** The longest line of a streamed reply read; one event is a few hundred bytes. */
+  static final int MAX_EVENT_LINE_BYTES = 1 << 20;
+
+  /** What a streamed reply may take per token of {@code max_tokens}, beyond a whole reply's cap. */
+  static final int STREAM_BYTES_PER_TOKEN = 1024;
+
+  /**
+   * The most bytes read of a streamed reply to {@code request}: a whole reply's cap plus a generous
+   * event per token it may stream (an event of one token is about 200 bytes), so that the bound
+   * grows with what was asked for and an endless stream still ends.
+   */
+  static long streamBound(ServeRequest request) {
+    long perTokens =
+        request.maxTokens() > Long.MAX_VALUE / STREAM_BYTES_PER_TOKEN
+            ? Long.MAX_VALUE
+            : request.maxTokens() * STREAM_BYTES_PER_TOKEN;
+    return perTokens > Long.MAX_VALUE - UpstreamHttp.MAX_REPLY_BYTES
+        ? Long.MAX_VALUE
+        : perTokens + UpstreamHttp.MAX_REPLY_BYTES;
   }
 
   /** The chat completions body forwarded for {@code request}. */

@@ -152,6 +152,17 @@ final class Fixture implements AutoCloseable {
     }
   }
 
+  /** An upstream engine "remote" asking model "m" at {@code base}: F0, 1 µJ a token. */
+  static UpstreamEngine remote(URI base) {
+    return UpstreamEngine.builder()
+        .name("remote")
+        .baseUri(base)
+        .model("m")
+        .fidelity(org.meshjava.core.Fidelity.F0)
+        .costProfile(org.meshjava.core.CostProfile.perToken(1))
+        .build();
+  }
+
   static ObjectNode chat(String prompt) {
     ObjectNode body = JSON.createObjectNode();
     body.put("model", "auto");

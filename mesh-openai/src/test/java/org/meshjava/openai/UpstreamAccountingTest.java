@@ -27,7 +27,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ByteTokenizer;
-import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
@@ -138,13 +137,7 @@ class UpstreamAccountingTest {
   }
 
   private static UpstreamEngine engine(FakeUpstream up) {
-    return UpstreamEngine.builder()
-        .name("remote")
-        .baseUri(up.base())
-        .model("m")
-        .fidelity(Fidelity.F0)
-        .costProfile(CostProfile.perToken(1))
-        .build();
+    return Fixture.remote(up.base());
   }
 
   private static Fixture front(FakeUpstream up) {

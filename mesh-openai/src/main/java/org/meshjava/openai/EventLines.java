@@ -1,0 +1,112 @@
+package org.meshjava.openai;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The lines of an upstream's streamed reply (server-sent events), read within two bounds: the
+ * length of one line and the bytes of the whole stream.
+ *
+ * <p>Why: {@code BufferedReader.lines()} holds a line until its end comes, so an upstream that
+ * sends one endless line (broken, or hostile) would fill the steward's heap; and a stream of
+ * endless small lines (comments, empty deltas) is bounded by nothing. A whole reply has {@link
+ * UpstreamHttp#MAX_REPLY_BYTES}; this is the same guard for a streamed one.
+ *
+ * <p>A line ends at LF, CRLF or a lone CR, as server-sent events allow; the ending is not part of
+ * the line. Bytes are decoded as UTF-8 (a malformed sequence becomes U+FFFD, as a reader's would).
+ * Not thread-safe: one serve reads it.
+ */
+final class EventLines {
+  private final InputStream in;
+  private final int maxLineBytes;
+  private long bytesLeft;
+  private final long maxBytes;
+  private final byte[] buffer = new byte[8192];
+  private int position;
+  private int limit;
+  private boolean skipLineFeed;
+  private final ByteArrayOutputStream line = new ByteArrayOutputStream(256);
+
+  /**
+   * Reads {@code in} in lines of at most {@code maxLineBytes} bytes each (without their ending), at
+   * most {@code maxBytes} bytes in all (endings included).
+   */
+  EventLines(InputStream in, int maxLineBytes, long maxBytes) {
+    if (maxLineBytes < 1 || maxBytes < 1) {
+      throw new IllegalArgumentException(
+          "bounds must be positive: " + maxLineBytes + " per line, " + maxBytes + " in all");
+    }
+    this.in = in;
+    this.maxLineBytes = maxLineBytes;
+    this.maxBytes = maxBytes;
+    this.bytesLeft = maxBytes;
+  }
+
+  /**
+   * The next line, or {@code null} at the end of the stream (a last line without an ending is still
+   * returned).
+   *
+   * @throws IOException if reading fails, or with {@link TooLong} if a line or the stream is over
+   *     its bound; nothing more is read after either
+   */
+  @Nullable String next() throws IOException {
+    line.reset();
+    while (true) {
+      if (position == limit && !fill()) {
+        return line.size() == 0 ? null : decoded();
+      }
+      byte b = buffer[position++];
+      if (skipLineFeed) {
+        skipLineFeed = false;
+        if (b == '\n') {
+          continue;
+        }
+      }
+      if (b == '\n') {
+        return decoded();
+      }
+      if (b == '\r') {
+        skipLineFeed = true;
+        return decoded();
+      }
+      if (line.size() == maxLineBytes) {
+        throw new TooLong("an event line is longer than " + maxLineBytes + " bytes");
+      }
+      line.write(b);
+    }
+  }
+
+  private boolean fill() throws IOException {
+    if (bytesLeft == 0) {
+      // One more byte would be over the bound; an upstream that has ended sends none.
+      if (in.read() == -1) {
+        return false;
+      }
+      throw new TooLong("the stream is longer than " + maxBytes + " bytes");
+    }
+    int n = in.read(buffer, 0, (int) Math.min(buffer.length, bytesLeft));
+    if (n == -1) {
+      return false;
+    }
+    position = 0;
+    limit = n;
+    bytesLeft -= n;
+    return true;
+  }
+
+  private String decoded() {
+    return line.toString(StandardCharsets.UTF_8);
+  }
+
+  /** A line or the whole stream is over its bound. */
+  static final class TooLong extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    TooLong(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.meshjava.core.ByteTokenizer;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ServeBounds;
+import org.meshjava.core.ServeRequest;
+
+/**
+ * A streamed upstream reply is read within bounds: an upstream that sends one endless line, or
+ * endless keep-alive comments, fails the serve once over the bound instead of filling the heap or
+ * holding the serve for ever.
+ */
+// Without the bounds the keep-alive case never ends and its thread ignores interrupts.
+@Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class UpstreamStreamBoundsTest {
+  /** Answers one request with a 200 event stream: {@code head}, then {@code filler} for ever. */
+  private static final class EndlessUpstream implements AutoCloseable {
+    final ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    final AtomicLong sent = new AtomicLong();
+    final Thread thread;
+
+    EndlessUpstream(String head, String filler) throws IOException {
+      byte[] more = filler.repeat(1024).getBytes(StandardCharsets.US_ASCII);
+      thread =
+          new Thread(
+              () -> {
+                try (Socket s = socket.accept()) {
+                  InputStream in = s.getInputStream();
+                  // The request's head; its body is small and is left unread.
+                  for (int ends = 0; ends < 4; ) {
+                    int b = in.read();
+                    ends = b == -1 ? 4 : (b == '\r' || b == '\n') ? ends + 1 : 0;
+                  }
+                  OutputStream out = s.getOutputStream();
+                  out.write(
+                      ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n" + head)
+                          .getBytes(StandardCharsets.US_ASCII));
+                  while (true) {
+                    out.write(more);
+                    sent.addAndGet(more.length);
+                  }
+                } catch (IOException closedByTheClient) {
+                  // The serve stopped reading: what the test wants.
+                }
+              });
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    URI base() {
+      return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/v1");
+    }
+
+    @Override
+    public void close() throws Exception {
+      socket.close();
+      thread.join(10_000);
+    }
+  }
+
+  private static void assertStreamFails(EndlessUpstream up, String message) throws Exception {
+    UpstreamEngine engine = Fixture.remote(up.base());
+    Prompt prompt = Prompt.ofChat(Fixture.chat("Count me."));
+    byte[] text = prompt.bytes();
+    ServeRequest request =
+        ServeRequest.generation(
+            prompt.hash(), text.length, new ServeBounds(16, Fidelity.F0, 1_000_000));
+    assertThatThrownBy(
+            () -> engine.serve(request, ByteTokenizer.INSTANCE.encode(text), token -> true))
+        .isInstanceOf(EngineException.class)
+        .hasMessageContaining(message);
+    up.thread.join(10_000);
+    assertThat(up.thread.isAlive()).as("the upstream was cut off").isFalse();
+  }
+
+  @Test
+  void anEndlessLine_failsTheServe_atTheLineBound() throws Exception {
+    try (EndlessUpstream up =
+        new EndlessUpstream("data: {\"choices\":[{\"delta\":{\"content\":\"", "aaaaaaaa")) {
+      assertStreamFails(up, "longer than " + UpstreamEngine.MAX_EVENT_LINE_BYTES + " bytes");
+      // Cut off near the bound, not after the upstream's whole (endless) reply.
+      assertThat(up.sent.get()).isLessThan(UpstreamEngine.MAX_EVENT_LINE_BYTES * 8L);
+    }
+  }
+
+  @Test
+  void endlessKeepAlives_failTheServe_atTheStreamBound() throws Exception {
+    try (EndlessUpstream up = new EndlessUpstream("", ": keep-alive\n")) {
+      long bound = UpstreamHttp.MAX_REPLY_BYTES + 16L * UpstreamEngine.STREAM_BYTES_PER_TOKEN;
+      assertStreamFails(up, "longer than " + bound + " bytes");
+      assertThat(up.sent.get()).isLessThan(bound * 4);
+    }
+  }
+}
