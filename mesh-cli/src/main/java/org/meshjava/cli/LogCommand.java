@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -51,7 +52,16 @@ final class LogCommand extends CommandGroup {
         description = "The server: host:port or its base URL.")
     String server;
 
-    /** The body of a {@code GET} of {@code path} on the server, which must answer 200. */
+    /**
+     * The most of a reply read: a checkpoint or a proof is a few kilobytes, and the server is the
+     * party these commands check, so it is not trusted to bound its own reply.
+     */
+    static final int MAX_REPLY_BYTES = 1 << 20;
+
+    /**
+     * The body of a {@code GET} of {@code path} on the server, which must answer 200 with at most
+     * {@link #MAX_REPLY_BYTES} bytes.
+     */
     String get(String path) throws CliException {
       String base = server.replaceAll("/+$", "").replaceAll("/v1$", "");
       if (!base.contains("://")) {
@@ -59,17 +69,31 @@ final class LogCommand extends CommandGroup {
       }
       try (HttpClient http =
           HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
-        HttpResponse<String> r =
+        HttpResponse<InputStream> r =
             http.send(
                 HttpRequest.newBuilder(URI.create(base + path))
                     .timeout(Duration.ofSeconds(30))
                     .GET()
                     .build(),
-                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-        if (r.statusCode() != 200) {
-          throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + r.body());
+                HttpResponse.BodyHandlers.ofInputStream());
+        byte[] bytes;
+        // Closing the body early abandons the rest of an oversized reply.
+        try (InputStream in = r.body()) {
+          bytes = in.readNBytes(MAX_REPLY_BYTES + 1);
         }
-        return r.body();
+        if (bytes.length > MAX_REPLY_BYTES) {
+          throw new CliException(
+              "GET "
+                  + path
+                  + " answered more than "
+                  + MAX_REPLY_BYTES
+                  + " bytes; a checkpoint or a proof is a few kilobytes");
+        }
+        String body = new String(bytes, StandardCharsets.UTF_8);
+        if (r.statusCode() != 200) {
+          throw new CliException("GET " + path + " answered " + r.statusCode() + ": " + body);
+        }
+        return body;
       } catch (IOException e) {
         throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
       } catch (InterruptedException e) {

@@ -3,9 +3,15 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
@@ -166,6 +172,39 @@ class LogCommandTest {
               file("inclusion.json").toString());
       assertThat(notIncluded.code()).isEqualTo(1);
       assertThat(notIncluded.err()).contains("BAD_INCLUSION_PROOF");
+    }
+  }
+
+  @Test
+  void aServerThatAnswersWithoutEnd_isRefusedAtTheReplyBound() throws Exception {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      AtomicLong sent = new AtomicLong();
+      Thread endless =
+          new Thread(
+              () -> {
+                try (Socket s = socket.accept()) {
+                  OutputStream out = s.getOutputStream();
+                  out.write(
+                      "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{\"a\":\""
+                          .getBytes(StandardCharsets.US_ASCII));
+                  byte[] more = "a".repeat(65_536).getBytes(StandardCharsets.US_ASCII);
+                  while (true) {
+                    out.write(more);
+                    sent.addAndGet(more.length);
+                  }
+                } catch (IOException closedByTheClient) {
+                  // The command stopped reading.
+                }
+              });
+      endless.setDaemon(true);
+      endless.start();
+      Run r = mesh("log", "checkpoint", "--server", "127.0.0.1:" + socket.getLocalPort());
+      assertThat(r.code()).isNotZero();
+      assertThat(r.err())
+          .contains("answered more than " + LogCommand.Server.MAX_REPLY_BYTES + " bytes");
+      endless.join(10_000);
+      assertThat(endless.isAlive()).as("the command cut the server off").isFalse();
+      assertThat(sent.get()).isLessThan(64L * LogCommand.Server.MAX_REPLY_BYTES);
     }
   }
 }
