@@ -2,10 +2,10 @@ package org.meshjava.conformance.pack;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.BufferedReader;
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,25 +24,37 @@ import java.util.concurrent.TimeUnit;
  * <p>An answer that does not arrive within the timeout, or a subject that has exited, gives an
  * empty answer, which the runner counts as a skip. After a timeout the subject is considered gone:
  * a late answer would be taken for the next request's. Standard error is drained and its tail kept
- * for the report. Not thread-safe: one request at a time.
+ * for the report.
+ *
+ * <p>What a subject writes is bounded, since it may be broken: a line longer than {@link
+ * #MAX_ANSWER_BYTES} ends the subject as if it had exited (an answer is a few kilobytes), and at
+ * most {@link #QUEUED_ANSWERS} lines wait unread, after which the subject's writes block until they
+ * are asked for. Not thread-safe: one request at a time.
  */
 public final class SubjectProcess implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String EOF = "\u0000eof";
   private static final int STDERR_TAIL = 4096;
 
+  /** The longest answer line read; a longer one ends the subject. */
+  public static final int MAX_ANSWER_BYTES = 4 << 20;
+
+  /** Answer lines held before the subject's writes block. */
+  public static final int QUEUED_ANSWERS = 16;
+
   private final Process process;
   private final OutputStream stdin;
-  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>(QUEUED_ANSWERS);
   private final StringBuilder stderrTail = new StringBuilder();
   private final Duration timeout;
+  private final Thread out;
   private boolean gone;
 
   private SubjectProcess(Process process, Duration timeout) {
     this.process = process;
     this.stdin = process.getOutputStream();
     this.timeout = timeout;
-    Thread out = new Thread(() -> pump(process.getInputStream()), "subject-stdout");
+    this.out = new Thread(() -> pump(process.getInputStream()), "subject-stdout");
     out.setDaemon(true);
     out.start();
     Thread err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
@@ -108,6 +120,11 @@ public final class SubjectProcess implements AutoCloseable {
     return gone;
   }
 
+  /** Answer lines read and not yet asked for; for tests. */
+  int queued() {
+    return lines.size();
+  }
+
   /** The last few kilobytes the subject wrote to standard error. */
   public String stderrTail() {
     synchronized (stderrTail) {
@@ -116,16 +133,42 @@ public final class SubjectProcess implements AutoCloseable {
   }
 
   private void pump(InputStream in) {
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
-      for (String line = r.readLine(); line != null; line = r.readLine()) {
-        if (!line.isBlank()) {
-          lines.add(line);
+    try {
+      try (InputStream r = new BufferedInputStream(in)) {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        for (int b = r.read(); b != -1; b = r.read()) {
+          if (b == '\n') {
+            queue(line);
+            line.reset();
+          } else if (line.size() == MAX_ANSWER_BYTES) {
+            // Ends the subject, as an exit would; closing its output stops its writes.
+            line.reset();
+            break;
+          } else {
+            line.write(b);
+          }
         }
+        queue(line);
+      } catch (IOException e) {
+        // The subject went away; the EOF below tells ask().
       }
-    } catch (IOException e) {
-      // The subject went away; the EOF below tells ask().
+      // After every answer the subject wrote; waits, as they do, for room in the queue.
+      lines.put(EOF);
+    } catch (InterruptedException e) {
+      // Closed (see close()): no one will ask again.
+      Thread.currentThread().interrupt();
     }
-    lines.add(EOF);
+  }
+
+  /** Queues a non-blank line (a CRLF's CR dropped), waiting while the queue is full. */
+  private void queue(ByteArrayOutputStream line) throws InterruptedException {
+    String text = line.toString(StandardCharsets.UTF_8);
+    if (text.endsWith("\r")) {
+      text = text.substring(0, text.length() - 1);
+    }
+    if (!text.isBlank()) {
+      lines.put(text);
+    }
   }
 
   private void drain(InputStream err) {
@@ -147,6 +190,9 @@ public final class SubjectProcess implements AutoCloseable {
   /** Closes the subject's input, waits briefly for it to exit, then ends it. */
   @Override
   public void close() {
+    // A reader waiting for room in a full queue stops and closes the subject's output, so a
+    // subject still writing gets a broken pipe rather than blocking on output nobody reads.
+    out.interrupt();
     try {
       stdin.close();
     } catch (IOException e) {

@@ -1,0 +1,60 @@
+package org.meshjava.conformance.pack;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A subject's output is read in bounded lines and a bounded queue, so a broken subject cannot
+ * exhaust the runner's heap; a well-behaved subject's answers all arrive, the last one included.
+ */
+class SubjectProcessTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonNode REQUEST = JSON.createObjectNode().put("op", "ping");
+
+  private static SubjectProcess subject(String script) throws Exception {
+    return SubjectProcess.start(List.of("sh", "-c", script), Duration.ofSeconds(20));
+  }
+
+  @Test
+  void answersArriveInOrder_theLastBeforeTheSubjectExits_andCrlfIsAccepted() throws Exception {
+    try (SubjectProcess s =
+        subject("read a; printf '{\"n\":1}\\r\\n'; read b; printf '{\"n\":2}'; exit 0")) {
+      assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(1);
+      assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(2);
+      assertThat(s.ask(REQUEST)).isEmpty();
+      assertThat(s.gone()).isTrue();
+    }
+  }
+
+  @Test
+  void anAnswerLineOverTheBound_endsTheSubject_withoutHoldingIt() throws Exception {
+    long start = System.nanoTime();
+    // 300 MB of one line that then never ends: unbounded, the answer would wait out the timeout.
+    try (SubjectProcess s = subject("read a; head -c 300000000 /dev/zero | tr '\\0' a && sleep 60")) {
+      Optional<JsonNode> answer = s.ask(REQUEST);
+      assertThat(answer).isEmpty();
+      assertThat(s.gone()).isTrue();
+    }
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+  }
+
+  @Test
+  void aSubjectWritingWithoutEnd_isHeldToTheQueue_andEndsWhenClosed() throws Exception {
+    long start = System.nanoTime();
+    try (SubjectProcess s = subject("read a; yes '{\"n\":7}'")) {
+      for (int i = 0; i < 3 * SubjectProcess.QUEUED_ANSWERS; i++) {
+        assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(7);
+      }
+      Thread.sleep(200); // yes writes on; the reader holds what the queue takes and waits
+      assertThat(s.queued()).isEqualTo(SubjectProcess.QUEUED_ANSWERS);
+    }
+    // close() returned without waiting out its 5 s grace: the writer was cut off.
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+}
