@@ -18,13 +18,25 @@ public record ChainHead(long nextSequence, Optional<ContentId> prev) {
   /** The head of an empty chain. */
   public static final ChainHead GENESIS = new ChainHead(0, Optional.empty());
 
-  /** Validates the head. */
+  /**
+   * Validates the head: it is the position the next receipt takes, so it obeys the same rule.
+   *
+   * @throws IllegalArgumentException as {@link ChainPosition}'s constructor: a negative sequence,
+   *     or {@code prev} present at 0 or absent after it
+   */
   public ChainHead {
     Objects.requireNonNull(prev, "prev");
     Unsigned.u64("nextSequence", nextSequence);
-    if ((nextSequence == 0) != prev.isEmpty()) {
-      throw new IllegalArgumentException("prev is absent exactly at sequence 0");
-    }
+    next(nextSequence, prev);
+  }
+
+  /** The position the next receipt sealed on this chain takes. */
+  public ChainPosition next() {
+    return next(nextSequence, prev);
+  }
+
+  private static ChainPosition next(long nextSequence, Optional<ContentId> prev) {
+    return new ChainPosition(nextSequence, prev);
   }
 
   /** The head after {@code sealed}, the last receipt of the chain. */
