@@ -36,7 +36,8 @@ class SubjectProcessTest {
   void anAnswerLineOverTheBound_endsTheSubject_withoutHoldingIt() throws Exception {
     long start = System.nanoTime();
     // 300 MB of one line that then never ends: unbounded, the answer would wait out the timeout.
-    try (SubjectProcess s = subject("read a; head -c 300000000 /dev/zero | tr '\\0' a && sleep 60")) {
+    try (SubjectProcess s =
+        subject("read a; head -c 300000000 /dev/zero | tr '\\0' a && sleep 60")) {
       Optional<JsonNode> answer = s.ask(REQUEST);
       assertThat(answer).isEmpty();
       assertThat(s.gone()).isTrue();
