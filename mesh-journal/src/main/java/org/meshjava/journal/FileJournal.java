@@ -277,8 +277,12 @@ public final class FileJournal implements Journal {
 
   /** An {@code IO} failure: {@code what} (e.g. "cannot read") {@code where}, and why. */
   private static JournalException io(String what, Object where, IOException e) {
-    return new JournalException(
-        JournalException.Reason.IO, what + " " + where + ": " + e.getMessage(), e);
+    // A line longer than any record is damage to the file, not a failing disk.
+    JournalException.Reason reason =
+        e instanceof LineReader.TooLong
+            ? JournalException.Reason.CORRUPT
+            : JournalException.Reason.IO;
+    return new JournalException(reason, what + " " + where + ": " + e.getMessage(), e);
   }
 
   /** The journal this process holds at the file {@code path} names, if one is open. */
@@ -343,6 +347,7 @@ public final class FileJournal implements Journal {
       return new Tail(JournalPosition.GENESIS, torn, 0);
     }
     long lastStart = lastNewline(ch, good - 1);
+    LineReader.checkLength(lastStart, good - 1 - lastStart);
     byte[] last = readRange(ch, lastStart, good - 1);
     long lastSeq = seqOf(last, path);
     long firstSeq = lastSeq;

@@ -198,6 +198,56 @@ class FileJournalTest {
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
   }
 
+  /** A line of {@code length} bytes that is no record, then a newline. */
+  private static byte[] longLine(int length) {
+    byte[] line = new byte[length + 1];
+    java.util.Arrays.fill(line, (byte) 'x');
+    line[length] = '\n';
+    return line;
+  }
+
+  @Test
+  void aLineLongerThanAnyRecord_isCorrupt_notHeld_wherever_itStands() throws Exception {
+    int tooLong = org.meshjava.journal.internal.LineReader.MAX_LINE_BYTES + 1;
+    byte[] records = Files.readAllBytes(fiveRecords());
+    // Last: opening reads the last whole line to find the end.
+    Path last = dir.resolve("last.log");
+    Files.write(last, records);
+    Files.write(last, longLine(tooLong), java.nio.file.StandardOpenOption.APPEND);
+    // First: opening reads the first line for the first sequence.
+    Path first = dir.resolve("first.log");
+    Files.write(first, longLine(tooLong));
+    Files.write(first, records, java.nio.file.StandardOpenOption.APPEND);
+    assertRefusedAsTooLong(last);
+    assertRefusedAsTooLong(first);
+  }
+
+  @Test
+  void aLongLineInTheMiddle_isCorrupt_whenTheRecordsAreRead() throws Exception {
+    Path p = fiveRecords();
+    List<String> lines = Files.readAllLines(p);
+    try (java.io.OutputStream out = Files.newOutputStream(p)) {
+      for (int i = 0; i < lines.size(); i++) {
+        if (i == 2) {
+          out.write(longLine(org.meshjava.journal.internal.LineReader.MAX_LINE_BYTES + 1));
+        }
+        out.write((lines.get(i) + "\n").getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    assertRefusedAsTooLong(p);
+  }
+
+  private static void assertRefusedAsTooLong(Path p) {
+    assertThatThrownBy(() -> openAndRead(p))
+        .as(p.getFileName().toString())
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e).hasMessageContaining("is longer than");
+            });
+  }
+
   @Test
   void secondOpenInThisProcess_failsNamingTheJournal() throws Exception {
     Path p = dir.resolve("j.log");

@@ -99,6 +99,9 @@ public final class JournalSegments {
           sink.accept(reader.take(line, s.file()));
           seq++;
         }
+      } catch (LineReader.TooLong e) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, seq, "in " + s.file() + ", " + e.getMessage(), e);
       } catch (IOException e) {
         throw new JournalException(
             JournalException.Reason.IO, "cannot read " + s.file() + ": " + e.getMessage(), e);

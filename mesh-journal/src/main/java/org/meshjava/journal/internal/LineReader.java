@@ -1,5 +1,6 @@
 package org.meshjava.journal.internal;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -9,10 +10,15 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads newline-terminated lines from a range of a file with positional reads, a chunk at a time,
  * so a journal of any length streams in bounded memory and the channel's own position (and any lock
- * on it) is left alone. Not thread-safe; one reader per read.
+ * on it) is left alone. A line is at most {@link #MAX_LINE_BYTES}: a record is kilobytes, so a
+ * longer one is damage, refused with {@link TooLong} before it is held. Not thread-safe; one reader
+ * per read.
  */
 public final class LineReader {
   private static final int CHUNK = 1 << 20;
+
+  /** The longest line read; a record line is a few kilobytes, one with a grant chain tens. */
+  public static final int MAX_LINE_BYTES = 64 << 20;
 
   private final FileChannel channel;
   private final long end;
@@ -37,24 +43,53 @@ public final class LineReader {
 
   /** The next whole line without its newline, or null at the end of the range. */
   public byte @Nullable [] next() throws IOException {
-    byte[] carry = null;
+    ByteArrayOutputStream carry = null;
     while (true) {
       for (int i = pos; i < limit; i++) {
         if (buf.get(i) == '\n') {
-          byte[] part = Arrays.copyOfRange(buf.array(), pos, i);
-          byte[] line = carry == null ? part : concat(carry, part);
+          byte[] line;
+          if (carry == null) {
+            line = Arrays.copyOfRange(buf.array(), pos, i);
+          } else {
+            carry.write(buf.array(), pos, i - pos);
+            line = carry.toByteArray();
+          }
+          checkLength(lineStart, line.length);
           pos = i + 1;
           lineStart += line.length + 1;
           return line;
         }
       }
       if (limit > pos) {
-        byte[] part = Arrays.copyOfRange(buf.array(), pos, limit);
-        carry = carry == null ? part : concat(carry, part);
+        if (carry == null) {
+          carry = new ByteArrayOutputStream(2 * CHUNK);
+        }
+        checkLength(lineStart, (long) carry.size() + limit - pos);
+        carry.write(buf.array(), pos, limit - pos);
       }
       if (!fill()) {
         return null;
       }
+    }
+  }
+
+  /**
+   * Refuses a line of {@code length} bytes starting at byte {@code start} if it is longer than
+   * {@link #MAX_LINE_BYTES}.
+   */
+  public static void checkLength(long start, long length) throws TooLong {
+    if (length > MAX_LINE_BYTES) {
+      throw new TooLong(
+          "the line at byte " + start + " is longer than " + MAX_LINE_BYTES + " bytes");
+    }
+  }
+
+  /** A line longer than {@link #MAX_LINE_BYTES}: not a record this project writes. */
+  public static final class TooLong extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    TooLong(String message) {
+      super(message);
     }
   }
 
@@ -106,11 +141,5 @@ public final class LineReader {
     pos = 0;
     limit = n;
     return n > 0;
-  }
-
-  private static byte[] concat(byte[] a, byte[] b) {
-    byte[] out = Arrays.copyOf(a, a.length + b.length);
-    System.arraycopy(b, 0, out, a.length, b.length);
-    return out;
   }
 }
