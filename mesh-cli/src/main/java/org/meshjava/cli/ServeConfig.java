@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -136,30 +137,27 @@ record ServeConfig(
           "default_decision_engine",
           "snapshots");
 
+  /** What an empty configuration file gives: every setting at its default. */
   static ServeConfig empty() {
-    return new ServeConfig(
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        Optional.empty(),
-        List.of(),
-        Map.of(),
-        true,
-        SnapshotConfig.DEFAULT);
+    try {
+      return of(JsonNodeFactory.instance.objectNode(), "the defaults", Path.of(""));
+    } catch (CliException e) {
+      throw new AssertionError("an empty configuration is valid", e);
+    }
   }
 
   static ServeConfig read(Path file) throws CliException {
-    JsonNode root = GrantFiles.readJson(file);
-    Path dir =
-        java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file has a folder");
+    return of(
+        GrantFiles.readJson(file),
+        file.toString(),
+        java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file has a folder"));
+  }
+
+  /**
+   * The configuration {@code root} states; {@code file} names it in messages, and relative paths
+   * are read against {@code dir}.
+   */
+  private static ServeConfig of(JsonNode root, String file, Path dir) throws CliException {
     if (!root.isObject()) {
       throw new CliException(file + ": the configuration is one JSON object");
     }

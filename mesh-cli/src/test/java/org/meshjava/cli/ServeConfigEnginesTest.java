@@ -171,6 +171,13 @@ class ServeConfigEnginesTest {
   }
 
   @Test
+  void anEmptyFile_givesTheDefaults() throws Exception {
+    assertThat(ServeConfig.read(config("{}"))).isEqualTo(ServeConfig.empty());
+    assertThat(ServeConfig.empty().defaultDecisionEngine()).isTrue();
+    assertThat(ServeConfig.empty().snapshots()).isEqualTo(ServeConfig.SnapshotConfig.DEFAULT);
+  }
+
+  @Test
   void timeLimits_areReadInSeconds_andZeroIsRefused() throws Exception {
     Map<String, Function<ServeConfig, Optional<Long>>> limits =
         Map.of(
