@@ -140,40 +140,26 @@ final class JournalSchema {
 
   /**
    * Every record line of the journal in sequence order, in one snapshot; a missing sequence (a row
-   * deleted) is refused here, since the lines alone would not show where.
+   * deleted) is refused here, since the lines alone would not show where. For tools: a steward's
+   * journal is streamed instead ({@link #readLines(Connection, String, LineSink)}).
    */
   static List<byte[]> readLines(Connection c, String journal)
       throws SQLException, JournalException {
-    if (!exists(c)) {
-      return List.of();
-    }
     List<byte[]> lines = new ArrayList<>();
-    boolean auto = c.getAutoCommit();
-    // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
-    c.setAutoCommit(false);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT seq, line FROM mesh_journal_record WHERE journal = ? ORDER BY seq")) {
-      ps.setFetchSize(1000);
-      ps.setString(1, journal);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          long seq = rs.getLong(1);
-          if (seq != lines.size()) {
-            throw new JournalException(
-                JournalException.Reason.CORRUPT,
-                lines.size(),
-                "is missing from the database (the next row holds seq " + seq + ")",
-                null);
-          }
-          lines.add(rs.getBytes(2));
-        }
-      }
-      c.commit();
-    } finally {
-      c.setAutoCommit(auto);
-    }
+    readLines(c, journal, (seq, line) -> lines.add(line));
     return lines;
+  }
+
+  /**
+   * Streams every record line of the journal to {@code sink} in sequence order, in one snapshot,
+   * through a cursor (rows are not loaded at once); a missing sequence (a row deleted) is refused
+   * here, since the lines alone would not show where.
+   */
+  static void readLines(Connection c, String journal, LineSink sink)
+      throws SQLException, JournalException {
+    if (exists(c)) {
+      readLines(c, journal, 0, Long.MAX_VALUE, sink);
+    }
   }
 
   /** Takes stored lines one at a time, in sequence order. */
@@ -185,11 +171,13 @@ final class JournalSchema {
 
   /**
    * Streams the lines of records {@code from .. to - 1} of the journal in sequence order, in one
-   * snapshot, through a cursor (rows are not loaded at once); a missing sequence is refused.
+   * snapshot, through a cursor (rows are not loaded at once); a missing sequence is refused. With
+   * {@code to} {@link Long#MAX_VALUE}, the records from {@code from} to the last.
    */
   static void readLines(Connection c, String journal, long from, long to, LineSink sink)
       throws SQLException, JournalException {
     boolean auto = c.getAutoCommit();
+    // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
     c.setAutoCommit(false);
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -204,14 +192,18 @@ final class JournalSchema {
         while (rs.next()) {
           long seq = rs.getLong(1);
           if (seq != next) {
-            break;
+            throw new JournalException(
+                JournalException.Reason.CORRUPT,
+                next,
+                "is missing from the database (the next row holds seq " + seq + ")",
+                null);
           }
           sink.accept(seq, rs.getBytes(2));
           next++;
         }
       }
       c.commit();
-      if (next != to) {
+      if (to != Long.MAX_VALUE && next != to) {
         throw new JournalException(
             JournalException.Reason.CORRUPT,
             next,

@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -35,8 +36,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Records.</b> One row per record, {@code (journal, seq, line)}, where {@code line} is the
  * record's encoding byte for byte as the file journal writes it ({@link JournalChain}); opening
- * reads every row in order and checks the chain exactly as the file journal checks its file
- * (SPEC.md section 60.7 has the schema).
+ * streams every row in order and checks the chain exactly as the file journal checks its file,
+ * keeping none of them, and a {@link #read} streams them from the database again, so a journal's
+ * length costs time at opening but no memory (SPEC.md section 60.7 has the schema).
  *
  * <p><b>One writer, enforced by the database.</b> Opening takes a session-level advisory lock keyed
  * by the journal's name on a connection the journal keeps for its lifetime, and refuses with {@link
@@ -71,14 +73,10 @@ public final class PostgresJournal implements Journal {
   private final String name;
   private final Connection connection;
   private final long epoch;
-  private final List<JournalRecord> recovered;
   private final ScheduledExecutorService heartbeat;
   private final ScheduledFuture<?> beating;
 
   private final GroupCommit<JournalChain.Encoded> commits;
-
-  /** Where the records read at opening end. */
-  private final JournalPosition opened;
 
   /** The committed end: every record committed, and the hash of the last one's line. */
   private volatile JournalPosition durable;
@@ -96,13 +94,11 @@ public final class PostgresJournal implements Journal {
     this.name = name;
     this.connection = connection;
     this.epoch = epoch;
-    this.recovered = chain.recovered();
-    this.opened = chain.recoveredEnd();
-    this.durable = opened;
+    this.durable = chain.recoveredEnd();
     this.commits =
         new GroupCommit<>(
             name + " at " + location,
-            recovered.size() - 1L,
+            durable.count() - 1L,
             chain::advance,
             JournalChain.Encoded::record,
             this::insertBatch);
@@ -147,12 +143,17 @@ public final class PostgresJournal implements Journal {
       JournalSchema.create(c);
       lock(c, name, location);
       long epoch = JournalSchema.raiseEpoch(c, name);
-      JournalChain chain = JournalChain.recover(JournalSchema.readLines(c, name));
+      // Checked as it streams, as the file journal's read checks its file; no record is kept, so
+      // opening a journal takes memory for its grant chains, not for its history.
+      JournalChain.Reader checked = JournalChain.reader(JournalPosition.GENESIS, new HashMap<>());
+      String where = name + " at " + location;
+      JournalSchema.readLines(c, name, (seq, line) -> checked.take(line, where));
+      JournalChain chain = JournalChain.resume(checked);
       LOG.info(
           "journal {} at {}: {} records, epoch {}",
           name,
           location,
-          chain.recovered().size(),
+          chain.recoveredEnd().count(),
           epoch);
       return new PostgresJournal(location, name, c, epoch, chain);
     } catch (SQLException e) {
@@ -227,7 +228,7 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     JournalChain checked = JournalChain.recover(lines);
     try (PostgresJournal j = open(location, name)) {
-      if (!j.recovered().isEmpty()) {
+      if (j.position().count() > 0) {
         throw new JournalException(
             JournalException.Reason.REPLAY_REFUSED,
             "journal "
@@ -235,7 +236,7 @@ public final class PostgresJournal implements Journal {
                 + " at "
                 + location
                 + " already holds "
-                + j.recovered().size()
+                + j.position().count()
                 + " records; import only into an empty journal",
             null);
       }
@@ -284,9 +285,19 @@ public final class PostgresJournal implements Journal {
     }
   }
 
+  /**
+   * Reads every record into a list (see {@link Journal#recovered()}): for tools and tests. A
+   * steward streams them with {@link #read} instead, so nothing is retained.
+   */
   @Override
   public List<JournalRecord> recovered() {
-    return recovered;
+    List<JournalRecord> out = new ArrayList<>();
+    try {
+      read(JournalPosition.GENESIS, new HashMap<>(), out::add);
+    } catch (JournalException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return out;
   }
 
   /** The committed end: the records committed so far and the hash of the last one's line. */
@@ -296,8 +307,7 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * Streams the records from {@code from} to the committed end: those read at opening from memory
-   * (already checked as one chain), the ones committed since from the database, in sequence order
+   * Streams the records from {@code from} to the committed end from the database, in sequence order
    * on a connection of its own (so a read never holds up a commit), checked as they come.
    */
   @Override
@@ -319,23 +329,6 @@ public final class PostgresJournal implements Journal {
           null);
     }
     JournalPosition at = from;
-    if (from.count() < opened.count()) {
-      for (long i = from.count(); i < opened.count(); i++) {
-        JournalRecord r = recovered.get((int) i);
-        if (i == from.count() && !r.prev().equals(from.lastHash())) {
-          throw new JournalException(
-              JournalException.Reason.POSITION_MISMATCH,
-              i,
-              "does not follow " + from + "; it is not in this journal's history",
-              null);
-        }
-        if (r.entry() instanceof JournalEntry.Chain c) {
-          chains.put(c.id(), c.chain());
-        }
-        sink.accept(r);
-      }
-      at = opened;
-    }
     if (at.count() >= end.count()) {
       return;
     }

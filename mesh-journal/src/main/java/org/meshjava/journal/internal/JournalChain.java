@@ -48,6 +48,19 @@ public final class JournalChain {
   }
 
   /**
+   * Continues a chain that {@code checked} has read to its end, line by line (a store too large to
+   * hold whole is checked that way): the next record follows the last one read, and a grant chain
+   * read is not recorded again. Holds no records ({@link #recovered()} is empty).
+   */
+  public static JournalChain resume(Reader checked) {
+    JournalPosition end = checked.reader.position();
+    return new JournalChain(
+        List.of(),
+        new RecordChain(new RecordCodec(checked.chains), end.count(), end.lastHash()),
+        new JournalPosition(end.count(), end.lastHash(), -1));
+  }
+
+  /**
    * Checks {@code lines} as {@link #recover} does and returns them as a file's contents (for
    * reading a stored journal as {@code mesh journal verify} does, or writing it out as a file).
    *
@@ -62,18 +75,24 @@ public final class JournalChain {
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     for (int i = 0; i < lines.size(); i++) {
       byte[] line = lines.get(i);
-      // A newline inside a stored record would split it into two when read as a file; no record
-      // written by this project holds one (its JSON escapes control characters).
-      for (byte b : line) {
-        if (b == '\n') {
-          throw new JournalException(
-              JournalException.Reason.CORRUPT, i, "the stored record holds a newline", null);
-        }
-      }
+      checkOneLine(line, i);
       all.write(line, 0, line.length);
       all.write('\n');
     }
     return JournalFile.parse(all.toByteArray());
+  }
+
+  /**
+   * Refuses a stored record {@code seq} that holds a newline: it would split in two when read as a
+   * file. No record written by this project holds one (its JSON escapes control characters).
+   */
+  private static void checkOneLine(byte[] line, long seq) throws JournalException {
+    for (byte b : line) {
+      if (b == '\n') {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT, seq, "the stored record holds a newline", null);
+      }
+    }
   }
 
   /** Where the recovered records end: their count and the hash of the last one's line. */
@@ -88,15 +107,17 @@ public final class JournalChain {
    * @param chains the grant chains recorded before {@code from}; the chains read are added to it
    */
   public static Reader reader(JournalPosition from, java.util.Map<ContentId, GrantChain> chains) {
-    return new Reader(new ChainedReader(from, chains));
+    return new Reader(new ChainedReader(from, chains), chains);
   }
 
   /** Decodes stored lines in order and checks their chain; one per read, not thread-safe. */
   public static final class Reader {
     private final ChainedReader reader;
+    private final java.util.Map<ContentId, GrantChain> chains;
 
-    private Reader(ChainedReader reader) {
+    private Reader(ChainedReader reader, java.util.Map<ContentId, GrantChain> chains) {
       this.reader = reader;
+      this.chains = chains;
     }
 
     /** The sequence the next line must hold. */
@@ -112,6 +133,7 @@ public final class JournalChain {
      *     POSITION_MISMATCH} if the first line does not follow the starting place
      */
     public JournalRecord take(byte[] line, Object where) throws JournalException {
+      checkOneLine(line, reader.next());
       return reader.take(line, where);
     }
   }
