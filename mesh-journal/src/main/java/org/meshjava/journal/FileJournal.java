@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -461,13 +460,7 @@ public final class FileJournal implements Journal {
    */
   @Override
   public List<JournalRecord> recovered() {
-    List<JournalRecord> out = new ArrayList<>();
-    try {
-      read(JournalPosition.GENESIS, new java.util.HashMap<>(), out::add);
-    } catch (JournalException e) {
-      throw new IllegalStateException(e.getMessage(), e);
-    }
-    return out;
+    return Journal.readAll(this);
   }
 
   @Override

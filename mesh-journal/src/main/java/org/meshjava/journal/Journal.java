@@ -52,6 +52,22 @@ public interface Journal extends AutoCloseable {
   List<JournalRecord> recovered();
 
   /**
+   * Every record of {@code journal}, read from genesis into one list through {@link #read}: what a
+   * journal that streams its records returns from {@link #recovered()}.
+   *
+   * @throws IllegalStateException wrapping the {@link JournalException} the read threw
+   */
+  static List<JournalRecord> readAll(Journal journal) {
+    List<JournalRecord> out = new java.util.ArrayList<>();
+    try {
+      journal.read(JournalPosition.GENESIS, new java.util.HashMap<>(), out::add);
+    } catch (JournalException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    }
+    return out;
+  }
+
+  /**
    * Streams the records from {@code from} (up to the end at the time of the call) to {@code sink},
    * in order, checking that they form one chain from that place: the first one read must carry
    * {@code from}'s hash as its {@code prev}. A restart reads from genesis, or from the position a

@@ -291,13 +291,7 @@ public final class PostgresJournal implements Journal {
    */
   @Override
   public List<JournalRecord> recovered() {
-    List<JournalRecord> out = new ArrayList<>();
-    try {
-      read(JournalPosition.GENESIS, new HashMap<>(), out::add);
-    } catch (JournalException e) {
-      throw new IllegalStateException(e.getMessage(), e);
-    }
-    return out;
+    return Journal.readAll(this);
   }
 
   /** The committed end: the records committed so far and the hash of the last one's line. */
