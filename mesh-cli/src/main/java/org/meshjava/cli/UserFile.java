@@ -17,7 +17,79 @@ import java.nio.file.Path;
  * own messages ({@code missing.hex}, {@code Input length = 1}) say neither.
  */
 final class UserFile {
+  /**
+   * The largest file read whole: keys, grants, configurations and revocation lists are kilobytes,
+   * so a larger file is the wrong file, refused before it fills the heap.
+   */
+  static final int MAX_TEXT_BYTES = 64 << 20;
+
+  /** The longest line {@link #forEachLine} reads; an envelope is a few kilobytes of hex. */
+  static final int MAX_LINE_CHARS = 1 << 20;
+
   private UserFile() {}
+
+  /** Takes the lines of a file one at a time. */
+  @FunctionalInterface
+  interface LineConsumer {
+    /** Takes line {@code index} (from 0), without its ending. */
+    void accept(long index, String line) throws CliException;
+  }
+
+  /**
+   * Reads the file's lines one at a time (LF or CRLF endings), as {@link #readText} reads its text,
+   * holding one line at a time: for files that may be long, such as a steward's every receipt.
+   *
+   * @throws CliException naming the file and the reason, as {@link #readText}, or if a line is
+   *     longer than {@link #MAX_LINE_CHARS}; or what {@code each} throws
+   */
+  static void forEachLine(Path path, String what, LineConsumer each) throws CliException {
+    if (Files.isDirectory(path)) {
+      throw new CliException("cannot read " + what + " " + path + ": it is a folder");
+    }
+    try (java.io.Reader in =
+        new java.io.InputStreamReader(
+            Files.newInputStream(path),
+            StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT))) {
+      StringBuilder line = new StringBuilder();
+      long index = 0;
+      char[] buf = new char[8192];
+      for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
+        for (int i = 0; i < n; i++) {
+          char c = buf[i];
+          if (c == '\n') {
+            int end = line.length() > 0 && line.charAt(line.length() - 1) == '\r' ? 1 : 0;
+            line.setLength(line.length() - end);
+            each.accept(index++, checked(line.toString(), path, what));
+            line.setLength(0);
+          } else if (line.length() == MAX_LINE_CHARS) {
+            throw new CliException(
+                what + " " + path + ": line " + (index + 1) + " is longer than " + MAX_LINE_CHARS);
+          } else {
+            line.append(c);
+          }
+        }
+      }
+      if (line.length() > 0) {
+        each.accept(index, checked(line.toString(), path, what));
+      }
+    } catch (CharacterCodingException e) {
+      throw new CliException(what + " " + path + " is not text (binary data, or not UTF-8)", e);
+    } catch (IOException e) {
+      throw new CliException("cannot read " + what + " " + path + ": " + reason(e), e);
+    }
+  }
+
+  /** {@code text}, refused if it holds control bytes, which no file these commands read holds. */
+  private static String checked(String text, Path path, String what) throws CliException {
+    // UTF-8 decodes NUL and other control bytes; no file these commands read holds them.
+    if (text.chars().anyMatch(c -> c < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
+      throw new CliException(what + " " + path + " is not text (it holds control bytes)");
+    }
+    return text;
+  }
 
   /**
    * Returns the file's text.
@@ -30,10 +102,19 @@ final class UserFile {
       throw new CliException("cannot read " + what + " " + path + ": it is a folder");
     }
     byte[] bytes;
-    try {
-      bytes = Files.readAllBytes(path);
+    try (java.io.InputStream in = Files.newInputStream(path)) {
+      bytes = in.readNBytes(MAX_TEXT_BYTES + 1);
     } catch (IOException e) {
       throw new CliException("cannot read " + what + " " + path + ": " + reason(e), e);
+    }
+    if (bytes.length > MAX_TEXT_BYTES) {
+      throw new CliException(
+          what
+              + " "
+              + path
+              + " is larger than "
+              + MAX_TEXT_BYTES
+              + " bytes; is it the right file?");
     }
     String text;
     try {
@@ -47,11 +128,7 @@ final class UserFile {
     } catch (CharacterCodingException e) {
       throw new CliException(what + " " + path + " is not text (binary data, or not UTF-8)", e);
     }
-    // UTF-8 decodes NUL and other control bytes; no file these commands read holds them.
-    if (text.chars().anyMatch(c -> c < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
-      throw new CliException(what + " " + path + " is not text (it holds control bytes)");
-    }
-    return text;
+    return checked(text, path, what);
   }
 
   /** Why a file operation failed, in words: the JDK's message for these is only the path. */

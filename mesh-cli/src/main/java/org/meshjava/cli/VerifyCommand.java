@@ -1,8 +1,6 @@
 package org.meshjava.cli;
 
-import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.meshjava.receipt.Envelope;
@@ -30,49 +28,55 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
   @Option(names = "--from-genesis", description = "Require the chain to start at sequence 0.")
   boolean fromGenesis;
 
+  /**
+   * Verifies; a file or envelope that is not a chain ends it with a {@link CliException}, which
+   * {@code mesh} reports as one line and exit 1.
+   */
   @Override
   public Integer call() throws CliException {
-    PrintWriter out = out();
-    List<Envelope> envelopes = new ArrayList<>();
+    // Envelopes are verified as they are read, holding only the last: an auditor's file of every
+    // receipt a steward sealed may be larger than memory.
+    ReceiptChain.Verifier chain =
+        fromGenesis ? ReceiptChain.Verifier.fromGenesis() : ReceiptChain.Verifier.segment();
     for (Path f : files) {
-      int before = envelopes.size();
-      for (String line : UserFile.readText(f, "envelope file").lines().toList()) {
-        if (line.isBlank()) {
-          continue;
-        }
-        try {
-          envelopes.add(Envelope.fromHex(line.strip()));
-        } catch (IllegalArgumentException e) {
-          err().println("mesh verify: envelope " + envelopes.size() + " in " + f + " is not hex");
-          return 1;
-        }
-      }
-      if (envelopes.size() == before) {
+      int before = chain.count();
+      UserFile.forEachLine(
+          f,
+          "envelope file",
+          (index, line) -> {
+            if (!line.isBlank()) {
+              try {
+                chain.accept(envelope(line, chain.count(), f));
+              } catch (ReceiptException e) {
+                throw new CliException(String.valueOf(e.getMessage()), e);
+              }
+            }
+          });
+      if (chain.count() == before) {
         // Nothing to verify is not a verified chain: an empty file is a mistake, say so.
-        err().println("mesh verify: " + f + " holds no envelopes");
-        return 1;
+        throw new CliException(f + " holds no envelopes");
       }
     }
+    SealedReceipt first = chain.first().orElseThrow();
+    SealedReceipt last = chain.last().orElseThrow();
+    out()
+        .println(
+            "verified "
+                + Counted.of(chain.count(), "receipt")
+                + ", sequences "
+                + first.receipt().sequence()
+                + ".."
+                + last.receipt().sequence()
+                + ", steward "
+                + first.receipt().steward());
+    return 0;
+  }
+
+  private static Envelope envelope(String line, int index, Path f) throws CliException {
     try {
-      List<SealedReceipt> ok =
-          fromGenesis
-              ? ReceiptChain.verifyFromGenesis(envelopes)
-              : ReceiptChain.verifySegment(envelopes);
-      out.println(
-          "verified "
-              + Counted.of(ok.size(), "receipt")
-              + (ok.isEmpty()
-                  ? ""
-                  : ", sequences "
-                      + ok.getFirst().receipt().sequence()
-                      + ".."
-                      + ok.getLast().receipt().sequence()
-                      + ", steward "
-                      + ok.getFirst().receipt().steward()));
-      return 0;
-    } catch (ReceiptException e) {
-      err().println("mesh verify: " + e.getMessage());
-      return 1;
+      return Envelope.fromHex(line.strip());
+    } catch (IllegalArgumentException e) {
+      throw new CliException("envelope " + index + " in " + f + " is not hex", e);
     }
   }
 }

@@ -3,10 +3,11 @@ package org.meshjava.receipt;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Verifies a run of envelopes as one receipt chain (§6.3) and names the first broken link.
- * Stateless and thread-safe.
+ * Verifies a run of envelopes as one receipt chain (§6.3) and names the first broken link. The
+ * static methods are stateless and thread-safe; a {@link Verifier} is not.
  */
 public final class ReceiptChain {
   private ReceiptChain() {}
@@ -35,41 +36,99 @@ public final class ReceiptChain {
 
   private static List<SealedReceipt> verify(List<Envelope> envelopes, boolean fromGenesis)
       throws ReceiptException {
+    Verifier v = new Verifier(fromGenesis);
     List<SealedReceipt> out = new ArrayList<>(envelopes.size());
-    SealedReceipt previous = null;
-    for (int i = 0; i < envelopes.size(); i++) {
+    for (Envelope e : envelopes) {
+      out.add(v.accept(e));
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * Verifies a chain one envelope at a time, holding only the last receipt, for a chain too long to
+   * hold whole (an auditor's file of every receipt a steward sealed). The same checks as {@link
+   * #verifyFromGenesis} and {@link #verifySegment}, with the same indexes. Not thread-safe.
+   */
+  public static final class Verifier {
+    private final boolean fromGenesis;
+    private @Nullable SealedReceipt first;
+    private @Nullable SealedReceipt previous;
+    private int count;
+
+    private Verifier(boolean fromGenesis) {
+      this.fromGenesis = fromGenesis;
+    }
+
+    /** A verifier of a whole chain: its first receipt is sequence 0. */
+    public static Verifier fromGenesis() {
+      return new Verifier(true);
+    }
+
+    /** A verifier of a contiguous segment that may start anywhere. */
+    public static Verifier segment() {
+      return new Verifier(false);
+    }
+
+    /**
+     * Opens {@code envelope} and checks that it links to the one before.
+     *
+     * @return the verified receipt
+     * @throws ReceiptException with the envelope's index (from 0) if it fails to open or link; the
+     *     verifier then stays where it was
+     */
+    public SealedReceipt accept(Envelope envelope) throws ReceiptException {
+      int i = count;
       SealedReceipt current;
       try {
-        current = Jcr1.open(envelopes.get(i));
+        current = Jcr1.open(envelope);
       } catch (ReceiptException e) {
         throw new ReceiptException(e.reason(), i, e.detail(), e);
       }
       MeshReceipt r = current.receipt();
-      if (previous == null) {
+      SealedReceipt before = previous;
+      if (before == null) {
         if (fromGenesis && r.sequence() != 0) {
           throw broken(i, "a chain from genesis starts at sequence 0, not " + r.sequence());
         }
       } else {
-        MeshReceipt p = previous.receipt();
+        MeshReceipt p = before.receipt();
         if (!r.steward().equals(p.steward())) {
           throw broken(i, "sealed by " + r.steward() + ", the chain by " + p.steward());
         }
         if (r.sequence() != p.sequence() + 1) {
           throw broken(i, "sequence " + r.sequence() + " does not follow " + p.sequence());
         }
-        if (!r.prev().equals(Optional.of(previous.envelope().id()))) {
+        if (!r.prev().equals(Optional.of(before.envelope().id()))) {
           throw broken(
               i,
               "prev "
                   + r.prev().map(Object::toString).orElse("(absent)")
                   + " is not the previous envelope's id "
-                  + previous.envelope().id());
+                  + before.envelope().id());
         }
       }
-      out.add(current);
+      if (first == null) {
+        first = current;
+      }
       previous = current;
+      count++;
+      return current;
     }
-    return List.copyOf(out);
+
+    /** How many envelopes were verified. */
+    public int count() {
+      return count;
+    }
+
+    /** The first receipt verified, if any. */
+    public Optional<SealedReceipt> first() {
+      return Optional.ofNullable(first);
+    }
+
+    /** The last receipt verified, if any. */
+    public Optional<SealedReceipt> last() {
+      return Optional.ofNullable(previous);
+    }
   }
 
   private static ReceiptException broken(int index, String detail) {

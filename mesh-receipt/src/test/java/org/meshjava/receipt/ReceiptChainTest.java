@@ -52,6 +52,33 @@ class ReceiptChainTest {
   }
 
   @Test
+  void aVerifier_takesTheChainOneEnvelopeAtATime_holdingOnlyItsEnds() throws Exception {
+    ReceiptChain.Verifier v = ReceiptChain.Verifier.fromGenesis();
+    assertThat(v.first()).isEmpty();
+    for (int i = 0; i < LENGTH; i++) {
+      assertThat(v.accept(chain.get(i))).isEqualTo(sealed.get(i));
+    }
+    assertThat(v.count()).isEqualTo(LENGTH);
+    assertThat(v.first()).contains(sealed.getFirst());
+    assertThat(v.last()).contains(sealed.getLast());
+  }
+
+  @Test
+  void aVerifier_refusesABrokenLink_atItsIndex_andStaysWhereItWas() throws Exception {
+    ReceiptChain.Verifier v = ReceiptChain.Verifier.segment();
+    v.accept(chain.get(1));
+    Throwable t = catchThrowable(() -> v.accept(chain.get(3)));
+    assertThat(t).isInstanceOf(ReceiptException.class);
+    assertThat(((ReceiptException) t).reason()).isEqualTo(Reason.BROKEN_CHAIN);
+    assertThat(((ReceiptException) t).index()).hasValue(1);
+    assertThat(v.count()).isEqualTo(1);
+    assertThat(v.accept(chain.get(2))).isEqualTo(sealed.get(2));
+    // From genesis, the first must be sequence 0.
+    Throwable g = catchThrowable(() -> ReceiptChain.Verifier.fromGenesis().accept(chain.get(1)));
+    assertThat(((ReceiptException) g).reason()).isEqualTo(Reason.BROKEN_CHAIN);
+  }
+
+  @Test
   void verify_ofAnEmptyList_isEmpty() throws Exception {
     assertThat(ReceiptChain.verifyFromGenesis(List.of())).isEmpty();
     assertThat(ReceiptChain.verifySegment(List.of())).isEmpty();

@@ -1,0 +1,60 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Files named on the command line are read within bounds, with one sentence for each refusal. */
+class UserFileTest {
+  @TempDir Path dir;
+
+  private List<String> lines(String text) throws Exception {
+    Path f = dir.resolve("lines.txt");
+    Files.writeString(f, text);
+    List<String> out = new ArrayList<>();
+    UserFile.forEachLine(f, "file", (i, line) -> out.add(i + ":" + line));
+    return out;
+  }
+
+  @Test
+  void forEachLine_splitsAtLfOrCrlf_andKeepsALastLineWithoutAnEnding() throws Exception {
+    assertThat(lines("a\r\nb\n\nc")).containsExactly("0:a", "1:b", "2:", "3:c");
+    assertThat(lines("")).isEmpty();
+    assertThat(lines("é \uD83C\uDF0D\n")).containsExactly("0:é \uD83C\uDF0D");
+  }
+
+  @Test
+  void forEachLine_refusesALineOverItsBound_binaryAndControlBytes() throws Exception {
+    assertThatThrownBy(() -> lines("x".repeat(UserFile.MAX_LINE_CHARS + 1)))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("line 1 is longer than " + UserFile.MAX_LINE_CHARS);
+    Path binary = dir.resolve("binary");
+    Files.write(binary, new byte[] {'o', 'k', '\n', (byte) 0xff, (byte) 0xfe});
+    assertThatThrownBy(() -> UserFile.forEachLine(binary, "envelope file", (i, l) -> {}))
+        .hasMessageContaining("is not text (binary data, or not UTF-8)");
+    assertThatThrownBy(() -> lines("ok\nnul\u0000\n"))
+        .hasMessageContaining("is not text (it holds control bytes)");
+  }
+
+  @Test
+  void readText_refusesAFileLargerThanAnyItReads_beforeHoldingIt() throws Exception {
+    Path big = dir.resolve("big.key");
+    try (RandomAccessFile f = new RandomAccessFile(big.toFile(), "rw")) {
+      f.setLength(UserFile.MAX_TEXT_BYTES + 1L); // sparse: nothing is written
+    }
+    assertThatThrownBy(() -> UserFile.readText(big, "key file"))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("key file " + big + " is larger than " + UserFile.MAX_TEXT_BYTES);
+    Path small = dir.resolve("small.key");
+    Files.write(small, "ab\n".getBytes(StandardCharsets.UTF_8));
+    assertThat(UserFile.readText(small, "key file")).isEqualTo("ab\n");
+  }
+}
