@@ -60,15 +60,12 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
     SealedReceipt first = chain.first().orElseThrow();
     SealedReceipt last = chain.last().orElseThrow();
     out()
-        .println(
-            "verified "
-                + Counted.of(chain.count(), "receipt")
-                + ", sequences "
-                + first.receipt().sequence()
-                + ".."
-                + last.receipt().sequence()
-                + ", steward "
-                + first.receipt().steward());
+        .printf(
+            "verified %s, sequences %d..%d, steward %s%n",
+            Counted.of(chain.count(), "receipt"),
+            first.receipt().sequence(),
+            last.receipt().sequence(),
+            first.receipt().steward());
     return 0;
   }
 
