@@ -27,9 +27,8 @@ import org.slf4j.LoggerFactory;
  * has parsed that head, the request reaches {@link #handling}, and the watch stands down until the
  * request ends. A sweep every {@code tick} notes when such bytes were first seen and closes the
  * connection once the deadline has passed since: it is closed between the deadline and the deadline
- * plus two ticks after its head began. There is no request to answer, so its socket is closed
- * without a reply, as Jetty's idle timeout closes a half-read head. A connection that sends nothing
- * at all is left to the idle timeout.
+ * plus two ticks after its head began. There is no request to answer yet, so its socket is closed
+ * without a reply. A connection that sends nothing at all is left to the idle timeout.
  *
  * <p>Only the public API of Jetty is used (a connection's byte count and its listener), so this
  * holds on the module path, where Jetty's own connection class is not exported.
@@ -139,7 +138,7 @@ final class HeaderDeadline extends AbstractLifeCycle implements Connection.Liste
                   TimeUnit.NANOSECONDS.toMillis(deadlineNanos));
               watches.remove(connection);
               // The socket, not the connection: closing Jetty's connection mid-head makes it answer
-              // 500 for the EOF it then reads. Its idle timeout closes a half-read head this way.
+              // 500 for the EOF it then reads.
               connection.getEndPoint().close();
             }
           });
