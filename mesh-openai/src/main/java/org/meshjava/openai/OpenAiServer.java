@@ -104,6 +104,7 @@ public final class OpenAiServer implements AutoCloseable {
     connector.setPort(b.port);
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
     connector.setIdleTimeout(b.idleTimeout.toMillis());
+    connector.setAcceptQueueSize(ACCEPT_QUEUE);
     // One that trickles its headers is closed after the header deadline.
     connector.addEventListener(headerDeadline);
     jetty.addConnector(connector);
@@ -139,6 +140,14 @@ public final class OpenAiServer implements AutoCloseable {
     }
     return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
   }
+
+  /**
+   * Connections the kernel may hold for the acceptor. Left at Jetty's default (the JDK's 50), a
+   * burst of new connections overflowed it whenever the acceptor fell a few milliseconds behind on
+   * loaded cores, and each dropped SYN cost its client a 1 s retransmit: 5 of 500 connections
+   * opened one after another against mesh serve here. The kernel caps it at {@code somaxconn}.
+   */
+  static final int ACCEPT_QUEUE = 1024;
 
   /** The cap on the default server-wide bound; each serve may hold a thread. */
   static final int MAX_DEFAULT_CONCURRENT_SERVES = 1024;
@@ -199,6 +208,11 @@ public final class OpenAiServer implements AutoCloseable {
       throw new IllegalArgumentException("grace must not be negative: " + grace);
     }
     return operations.drain(grace);
+  }
+
+  /** The accept queue the API's listener asked the kernel for; for tests. */
+  int acceptQueueSize() {
+    return connector.getAcceptQueueSize();
   }
 
   /** How many connections the header deadline watches now; for tests. */

@@ -20,6 +20,31 @@ class OpenAiServerTest {
   }
 
   @Test
+  void aBurstOfNewConnections_queuesForTheAcceptor_ratherThanLosingSyns() throws Exception {
+    try (Fixture f = new Fixture()) {
+      // The JDK's default of 50 overflowed on loaded cores; each overflow is a 1 s SYN retransmit.
+      assertThat(f.server.acceptQueueSize()).isEqualTo(OpenAiServer.ACCEPT_QUEUE).isEqualTo(1024);
+      java.util.List<java.net.Socket> burst = new java.util.ArrayList<>();
+      try {
+        long start = System.nanoTime();
+        for (int i = 0; i < 200; i++) {
+          java.net.Socket s = new java.net.Socket();
+          s.connect(new java.net.InetSocketAddress("127.0.0.1", f.server.port()), 5_000);
+          burst.add(s);
+        }
+        assertThat((System.nanoTime() - start) / 1_000_000)
+            .as("200 connects, ms")
+            .isLessThan(5_000);
+      } finally {
+        for (java.net.Socket s : burst) {
+          s.close();
+        }
+      }
+      assertThat(f.post("/v1/chat/completions", Fixture.chat("after")).status()).isEqualTo(200);
+    }
+  }
+
+  @Test
   void chat_plain_answersACompletionWhoseUsageCarriesTheSealedReceipt() throws Exception {
     Fixture.Answer a = f.post("/v1/chat/completions", Fixture.chat("Say hello."));
     assertThat(a.status()).as(a.body()).isEqualTo(200);
