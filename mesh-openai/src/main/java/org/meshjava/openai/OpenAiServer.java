@@ -15,6 +15,8 @@ import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -99,7 +101,11 @@ public final class OpenAiServer implements AutoCloseable {
     this.jetty = new Server(threads);
     this.headerDeadline = new HeaderDeadline(b.headerDeadline, jetty.getScheduler());
     jetty.addBean(headerDeadline, true);
-    this.connector = new ServerConnector(jetty);
+    HttpConfiguration http = new HttpConfiguration();
+    // Which server software, at which version, answers is no client's business, and it tells
+    // whoever scans for a known flaw where to look.
+    http.setSendServerVersion(false);
+    this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
     connector.setHost(b.host);
     connector.setPort(b.port);
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
@@ -110,7 +116,7 @@ public final class OpenAiServer implements AutoCloseable {
     jetty.addConnector(connector);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
-      ServerConnector c = new ServerConnector(jetty, 1, 1);
+      ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
       c.setHost(b.consoleHost);
       c.setPort(b.consolePort);
       c.setIdleTimeout(b.idleTimeout.toMillis());

@@ -20,6 +20,20 @@ class OpenAiServerTest {
   }
 
   @Test
+  void replies_doNotNameTheServerSoftwareOrItsVersion() throws Exception {
+    try (Fixture f = new Fixture()) {
+      java.net.http.HttpResponse<String> r =
+          java.net.http.HttpClient.newHttpClient()
+              .send(
+                  java.net.http.HttpRequest.newBuilder(f.uri("/healthz")).build(),
+                  java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).isEqualTo(200);
+      assertThat(r.headers().firstValue("Server")).isEmpty();
+      assertThat(r.headers().map().toString()).doesNotContainIgnoringCase("jetty");
+    }
+  }
+
+  @Test
   void aBurstOfNewConnections_queuesForTheAcceptor_ratherThanLosingSyns() throws Exception {
     try (Fixture f = new Fixture()) {
       // The JDK's default of 50 overflowed on loaded cores; each overflow is a 1 s SYN retransmit.
