@@ -66,6 +66,8 @@ public final class StewardMetrics implements StewardListener {
   private final Map<ServedBy, ServedMeters> served = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> perToken = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> perDecision = new ConcurrentHashMap<>();
+  private final Map<String, Counter> unserved = new ConcurrentHashMap<>();
+  private final Map<RefusedAs, Counter> refusals = new ConcurrentHashMap<>();
 
   private StewardMetrics(Builder b) {
     this.registry = b.registry;
@@ -162,13 +164,7 @@ public final class StewardMetrics implements StewardListener {
 
       @Override
       public void failed(Throwable failure) {
-        Counter.builder("mesh.serves")
-            .description("Serves by backend, energy provenance and outcome")
-            .tags(
-                Tags.of(
-                    "backend", Refusals.ABSENT, "provenance", Refusals.ABSENT, "outcome", "failed"))
-            .register(registry)
-            .increment();
+        unserved.computeIfAbsent("failed", StewardMetrics.this::unservedCounter).increment();
       }
     };
   }
@@ -242,20 +238,40 @@ public final class StewardMetrics implements StewardListener {
   /** The meters every sealed serve records into. */
   private record ServedMeters(Counter serves, DistributionSummary energy) {}
 
+  /*
+   * Refusals and failures keep their meters as sealed serves do: a flood of refusals (429s under
+   * overload) is when the steward can least afford to build meter ids. The tag sets are bounded:
+   * an outcome, a refusal reason, a denial label.
+   */
+
   private void recordRefused(ServeException refusal, String outcome) {
-    Counter.builder("mesh.serves")
+    unserved.computeIfAbsent(outcome, this::unservedCounter).increment();
+    refusals
+        .computeIfAbsent(
+            new RefusedAs(Refusals.reason(refusal), Refusals.denialLabel(refusal)),
+            this::refusalCounter)
+        .increment();
+  }
+
+  /** The {@code mesh.serves} counter of serves that sealed nothing, by {@code outcome}. */
+  private Counter unservedCounter(String outcome) {
+    return Counter.builder("mesh.serves")
         .description("Serves by backend, energy provenance and outcome")
         .tags(
             Tags.of("backend", Refusals.ABSENT, "provenance", Refusals.ABSENT, "outcome", outcome))
-        .register(registry)
-        .increment();
-    Counter.builder("mesh.serve.refusals")
-        .description("Refused serves by reason and JCP denial label")
-        .tag("reason", Refusals.reason(refusal))
-        .tag("denial_label", Refusals.denialLabel(refusal))
-        .register(registry)
-        .increment();
+        .register(registry);
   }
+
+  private Counter refusalCounter(RefusedAs as) {
+    return Counter.builder("mesh.serve.refusals")
+        .description("Refused serves by reason and JCP denial label")
+        .tag("reason", as.reason())
+        .tag("denial_label", as.denialLabel())
+        .register(registry);
+  }
+
+  /** A refusal's tags: its reason and JCP denial label ({@link Refusals}). */
+  private record RefusedAs(String reason, String denialLabel) {}
 
   @Override
   public void debited(DebitResult debit) {
