@@ -1,8 +1,16 @@
 package org.meshjava.cli;
 
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,7 +45,7 @@ import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
-import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -116,14 +124,30 @@ final class JournalCommand extends CommandGroup {
             "Report progress on stderr every N records (default ${DEFAULT-VALUE}; 0: never).")
     long progressEvery;
 
-    JournalFile.Contents read() throws CliException {
+    /** The journal named on the command line, resolved for reading (its records streamed). */
+    JournalTarget.Reader reader() throws CliException {
       JournalTarget target = journal.target();
       file = JournalTarget.describe(target);
       try {
-        return JournalTarget.read(target, named(), progress());
+        return JournalTarget.reader(target, named());
       } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
+        throw failed(e);
       }
+    }
+
+    /** Streams the journal's records, checked to form one chain, to {@code visitor}. */
+    JournalFile.End scan(JournalTarget.Reader reader, JournalFile.Visitor visitor)
+        throws CliException {
+      try {
+        return reader.scan(progress(), visitor);
+      } catch (JournalException e) {
+        throw failed(e);
+      }
+    }
+
+    /** A failure reading or replaying the journal, named by it. */
+    CliException failed(JournalException e) {
+      return new CliException(file + ": " + e.getMessage(), e);
     }
 
     /** Told the count of records checked so far, reports it on stderr every --progress-every. */
@@ -140,71 +164,134 @@ final class JournalCommand extends CommandGroup {
       return namedSteward(steward, key).map(DidKey::toString);
     }
 
-    Optional<DidKey> holder(List<JournalRecord> records) throws CliException {
+    /**
+     * The steward: named by --steward or --key, else the subject of the first decided grant (the
+     * journal is read until one is found).
+     */
+    Optional<DidKey> holder(JournalTarget.Reader reader) throws CliException {
       Optional<DidKey> named = namedSteward(steward, key);
       if (named.isPresent()) {
         return named;
       }
-      for (JournalRecord r : records) {
-        if (r.entry() instanceof JournalEntry.Authorised a) {
-          return Optional.of(a.presentation().chain().leaf().grant().subject());
-        }
-      }
-      return Optional.empty();
+      return firstGrantSubject(sink -> reader.scan(n -> {}, (r, line) -> sink.accept(r)));
     }
 
-    /** Replays through a gate held by the steward; returns the gate and result. */
-    Replayed replay(List<JournalRecord> records) throws CliException {
-      DidKey h =
-          holder(records).orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
-      Gate gate = Gate.create(h, SpendLedger.inMemory(), Revocations.none());
-      try {
-        return new Replayed(gate, JournalReplay.replay(records, gate));
-      } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
-      }
+    /** Streams a journal's records into a sink. */
+    @FunctionalInterface
+    interface RecordStream {
+      void into(Journal.RecordSink sink) throws JournalException;
     }
 
     /**
-     * Checks the journal's {@code Checkpoint} records the way a starting steward does (SPEC.md
-     * §65): each signed with the steward's key, and reproduced by the tree over the receipts before
-     * it. A journal edited and re-hashed without the key fails here even though its chain is whole.
-     * Returns the summary for the verify line.
+     * The subject of the first decided grant among the records {@code records} streams (every grant
+     * a steward decides names it so); reading stops there.
      */
-    String checkpoints(List<JournalRecord> records) throws CliException {
-      List<SignedNote> notes = new ArrayList<>();
-      for (JournalRecord r : records) {
-        if (r.entry() instanceof JournalEntry.Checkpoint c) {
-          notes.add(c.note());
+    Optional<DidKey> firstGrantSubject(RecordStream records) throws CliException {
+      List<DidKey> found = new ArrayList<>(1);
+      try {
+        records.into(
+            r -> {
+              if (r.entry() instanceof JournalEntry.Authorised a) {
+                found.add(a.presentation().chain().leaf().grant().subject());
+                throw new JournalException(JournalException.Reason.CLOSED, "found", null);
+              }
+            });
+      } catch (JournalException e) {
+        if (found.isEmpty()) {
+          throw failed(e);
         }
       }
-      if (notes.isEmpty()) {
+      return found.stream().findFirst();
+    }
+
+    /**
+     * Streams the journal through a replay by a gate held by {@code holder} (a fresh identity when
+     * none is known), as a restarting steward replays it. Each record goes to {@code read} as it is
+     * read, and to {@code replayed} once it has been replayed: records are applied a batch at a
+     * time (their signatures checked in parallel), so a refusal by the replay is found before a
+     * later record's by {@code replayed}, as when the whole journal is replayed first.
+     */
+    Scanned scanAndReplay(
+        JournalTarget.Reader reader,
+        Optional<DidKey> holder,
+        JournalFile.Visitor read,
+        Journal.RecordSink replayed)
+        throws CliException {
+      DidKey h = holder.orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
+      Gate gate = Gate.create(h, SpendLedger.inMemory(), Revocations.none());
+      ReplayState state = ReplayState.fresh(gate);
+      List<JournalRecord> batch = new ArrayList<>(REPLAY_BATCH);
+      JournalFile.End end =
+          scan(
+              reader,
+              (r, line) -> {
+                read.accept(r, line);
+                batch.add(r);
+                if (batch.size() == REPLAY_BATCH) {
+                  replay(state, batch, replayed);
+                }
+              });
+      try {
+        replay(state, batch, replayed);
+      } catch (JournalException e) {
+        throw failed(e);
+      }
+      return new Scanned(new Replayed(gate, state.result()), end);
+    }
+
+    private static void replay(
+        ReplayState state, List<JournalRecord> batch, Journal.RecordSink replayed)
+        throws JournalException {
+      state.applyAll(batch);
+      for (JournalRecord r : batch) {
+        replayed.accept(r);
+      }
+      batch.clear();
+    }
+  }
+
+  /** The records a streamed replay applies at once (their signatures checked in parallel). */
+  private static final int REPLAY_BATCH = 4096;
+
+  /** A streamed replay's outcome and where the journal's whole records ended. */
+  record Scanned(Replayed replayed, JournalFile.End end) {}
+
+  /**
+   * Checks the journal's {@code Checkpoint} records as they stream past, the way a starting steward
+   * does (SPEC.md §65): each signed with the steward's key, and reproduced by the tree over the
+   * receipts before it. A journal edited and re-hashed without the key fails here even though its
+   * chain is whole. The key is the holder's, else the first checkpoint's origin.
+   */
+  static final class CheckpointCheck implements Journal.RecordSink {
+    private final LogReplay.Checker checker = new LogReplay.Checker(0);
+    private @Nullable NoteVerifierKey logKey;
+    private final boolean keyFromCheckpoint;
+
+    CheckpointCheck(Optional<DidKey> holder) {
+      this.logKey = holder.map(Checkpoint::logKey).orElse(null);
+      this.keyFromCheckpoint = holder.isEmpty();
+    }
+
+    @Override
+    public void accept(JournalRecord r) throws JournalException {
+      if (logKey == null && r.entry() instanceof JournalEntry.Checkpoint c) {
+        logKey = Checkpoint.logKey(Verify.originOf(c, r));
+      }
+      checker.accept(r, logKey);
+    }
+
+    /** What the check found, for the verify line. */
+    String summary() {
+      int checked = checker.result().checkpoints();
+      if (checked == 0) {
         return "; no checkpoint of the transparency log to check";
       }
-      Optional<DidKey> named = holder(records);
-      String whose = "";
-      DidKey steward;
-      if (named.isPresent()) {
-        steward = named.get();
-      } else {
-        try {
-          steward = DidKey.parse(Checkpoint.parse(notes.get(0).text()).origin());
-        } catch (LogException | DidKeyException e) {
-          throw new CliException(
-              file + ": the first checkpoint names no steward (" + e.getMessage() + ")", e);
-        }
-        whose = " (whose key is taken from the first checkpoint; name it with --steward)";
-      }
-      LogReplay.Result log;
-      try {
-        log = LogReplay.replay(records, Checkpoint.logKey(steward), 0);
-      } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
-      }
       return "; "
-          + Counted.of(log.checkpoints(), "signed checkpoint")
+          + Counted.of(checked, "signed checkpoint")
           + " reproduced by its receipts"
-          + whose;
+          + (keyFromCheckpoint
+              ? " (whose key is taken from the first checkpoint; name it with --steward)"
+              : "");
     }
   }
 
@@ -330,21 +417,25 @@ final class JournalCommand extends CommandGroup {
       }
     }
 
-    /** A journal in a database, or a file with nothing archived: read whole and replayed. */
+    /**
+     * A journal in a database, or a file with nothing archived: streamed through the replay and the
+     * check of its checkpoints, in bounded memory however long it is.
+     */
     private Integer verifyWhole() throws CliException {
-      JournalFile.Contents c = read();
-      Replayed r = replay(c.records());
-      String log = checkpoints(c.records());
+      JournalTarget.Reader reader = reader();
+      Optional<DidKey> holder = holder(reader);
+      CheckpointCheck log = new CheckpointCheck(holder);
+      Scanned s = scanAndReplay(reader, holder, (r, line) -> {}, log);
       report(
           out(),
           file,
-          formOneChain(c.records().size())
+          formOneChain(s.end().count())
               + "; "
-              + replayed(r.result())
-              + log
-              + (c.tornTail() > 0
+              + replayed(s.replayed().result())
+              + log.summary()
+              + (s.end().tornTail() > 0
                   ? "; a final line of "
-                      + c.tornTail()
+                      + s.end().tornTail()
                       + " bytes without a newline is an append cut short and will be dropped"
                   : ""));
       return 0;
@@ -368,8 +459,7 @@ final class JournalCommand extends CommandGroup {
     }
 
     /** The steward a checkpoint names as its origin (its did:key). */
-    private static DidKey originOf(JournalEntry.Checkpoint c, JournalRecord r)
-        throws JournalException {
+    static DidKey originOf(JournalEntry.Checkpoint c, JournalRecord r) throws JournalException {
       try {
         return DidKey.parse(Checkpoint.parse(c.note().text()).origin());
       } catch (LogException | DidKeyException e) {
@@ -384,30 +474,18 @@ final class JournalCommand extends CommandGroup {
     private Optional<DidKey> holder(Optional<Snapshot> snap, Path path)
         throws CliException, JournalException {
       if (steward != null || key != null) {
-        return holder(List.of());
+        return namedSteward(steward, key);
       }
       if (snap.isPresent()) {
         return Optional.of(snap.get().steward());
       }
-      // The subject of the first decided grant: stop reading once it is found.
-      List<DidKey> found = new ArrayList<>(1);
-      try {
-        FileJournal.scan(
-            path,
-            org.meshjava.journal.JournalPosition.GENESIS,
-            new java.util.HashMap<>(),
-            r -> {
-              if (r.entry() instanceof JournalEntry.Authorised a) {
-                found.add(a.presentation().chain().leaf().grant().subject());
-                throw new JournalException(JournalException.Reason.CLOSED, "found", null);
-              }
-            });
-      } catch (JournalException e) {
-        if (found.isEmpty()) {
-          throw e;
-        }
-      }
-      return found.stream().findFirst();
+      return firstGrantSubject(
+          sink ->
+              FileJournal.scan(
+                  path,
+                  org.meshjava.journal.JournalPosition.GENESIS,
+                  new java.util.HashMap<>(),
+                  sink));
     }
 
     /** Whether the snapshot equals the replay at its position; a difference fails the verify. */
@@ -537,15 +615,22 @@ final class JournalCommand extends CommandGroup {
   static final class Inspect extends Common {
     @Override
     public Integer call() throws CliException {
-      JournalFile.Contents c = read();
+      JournalTarget.Reader reader = reader();
       PrintWriter out = out();
-      Map<Long, GrantChain> chains = new LinkedHashMap<>();
-      for (JournalRecord r : c.records()) {
-        out.println(line(r, chains));
-      }
-      Replayed replayed = replay(c.records());
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
-      chains.values().forEach(ch -> grants.putIfAbsent(ch.leaf().id(), ch));
+      Replayed replayed =
+          scanAndReplay(
+                  reader,
+                  holder(reader),
+                  (r, line) -> {
+                    out.println(line(r));
+                    if (r.entry() instanceof JournalEntry.Authorised a) {
+                      GrantChain ch = a.presentation().chain();
+                      grants.putIfAbsent(ch.leaf().id(), ch);
+                    }
+                  },
+                  r -> {})
+              .replayed();
       out.println();
       out.println("spend per grant (steward " + replayed.gate().holder() + "):");
       if (grants.isEmpty()) {
@@ -571,7 +656,7 @@ final class JournalCommand extends CommandGroup {
       return 0;
     }
 
-    private static String line(JournalRecord r, Map<Long, GrantChain> chains) {
+    private static String line(JournalRecord r) {
       String head = "#" + r.seq() + " ";
       return switch (r.entry()) {
         case JournalEntry.Chain c ->
@@ -585,7 +670,6 @@ final class JournalCommand extends CommandGroup {
                 + " links)";
         case JournalEntry.Authorised a -> {
           Presentation p = a.presentation();
-          chains.put(r.seq(), p.chain());
           yield head
               + "Authorised request "
               + a.request().id()
@@ -710,7 +794,7 @@ final class JournalCommand extends CommandGroup {
       name = "export",
       description =
           "Write a journal (a database's, or a file) to a new journal file, record for record;"
-              + " the chain is checked first.")
+              + " the chain is checked as it is copied, and nothing is left if it breaks.")
   static final class Export extends Common {
     @Option(
         names = "--out",
@@ -721,23 +805,44 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      JournalFile.Contents c = read();
-      try (var w =
-          java.nio.channels.FileChannel.open(
-              out,
-              java.nio.file.StandardOpenOption.CREATE_NEW,
-              java.nio.file.StandardOpenOption.WRITE)) {
-        for (byte[] line : c.lines()) {
-          w.write(java.nio.ByteBuffer.wrap(line));
-          w.write(java.nio.ByteBuffer.wrap(new byte[] {'\n'}));
+      JournalTarget.Reader reader = reader();
+      JournalFile.End end;
+      try (FileChannel ch =
+          FileChannel.open(out, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        // Checked as it is copied: a record that is malformed or does not chain stops the copy,
+        // and the part written is removed below, so nothing unchecked is left at --out.
+        try {
+          OutputStream w = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 20);
+          end =
+              scan(
+                  reader,
+                  (r, line) -> {
+                    try {
+                      w.write(line);
+                      w.write('\n');
+                    } catch (IOException e) {
+                      throw new UncheckedIOException(e);
+                    }
+                  });
+          w.flush();
+          ch.force(true);
+        } catch (CliException | IOException | RuntimeException e) {
+          Files.deleteIfExists(out);
+          throw e;
         }
-        w.force(true);
-      } catch (java.nio.file.FileAlreadyExistsException e) {
+      } catch (FileAlreadyExistsException e) {
         throw new CliException("--out " + out + " exists; not overwritten", e);
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         throw new CliException("cannot write " + out + ": " + UserFile.reason(e), e);
+      } catch (UncheckedIOException e) {
+        throw new CliException(
+            "cannot write "
+                + out
+                + ": "
+                + UserFile.reason(java.util.Objects.requireNonNull(e.getCause())),
+            e);
       }
-      report(out(), file, Counted.of(c.records().size(), "record") + " written to " + out);
+      report(out(), file, Counted.of(end.count(), "record") + " written to " + out);
       return 0;
     }
   }
@@ -746,7 +851,8 @@ final class JournalCommand extends CommandGroup {
       name = "import",
       description =
           "Write a journal file into a database as the steward's journal, which must hold no"
-              + " records yet; the chain is checked first. Run with the steward stopped.")
+              + " records yet; the chain is checked as it is copied, in one transaction that a"
+              + " break rolls back. Run with the steward stopped.")
   static final class Import extends Common {
     @Option(
         names = "--to",
@@ -757,12 +863,12 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      JournalFile.Contents c = read();
+      JournalTarget.Reader reader = reader();
       if (!(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
         throw new CliException("--to " + to + ": a postgresql:// URL");
       }
       DidKey holder =
-          holder(c.records())
+          holder(reader)
               .orElseThrow(
                   () ->
                       new CliException(
@@ -770,10 +876,21 @@ final class JournalCommand extends CommandGroup {
                               + file
                               + " records no grant decision to name its steward; pass --steward"
                               + " or --key"));
+      // A failure of the journal read is named by it; any other, by the database.
+      List<JournalException> readFailure = new ArrayList<>(1);
       try {
-        int n =
+        long n =
             org.meshjava.journal.postgres.PostgresJournal.importLines(
-                p.location(), holder.toString(), c.lines());
+                p.location(),
+                holder.toString(),
+                sink -> {
+                  try {
+                    reader.scan(progress(), (r, line) -> sink.accept(line));
+                  } catch (JournalException e) {
+                    readFailure.add(e);
+                    throw e;
+                  }
+                });
         report(
             out(),
             file,
@@ -784,6 +901,9 @@ final class JournalCommand extends CommandGroup {
                 + holder);
         return 0;
       } catch (JournalException e) {
+        if (readFailure.contains(e)) {
+          throw failed(e);
+        }
         throw new CliException(p.location() + ": " + e.getMessage(), e);
       }
     }

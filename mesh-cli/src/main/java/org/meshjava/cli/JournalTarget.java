@@ -1,11 +1,13 @@
 package org.meshjava.cli;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.LongConsumer;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.internal.JournalChain;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.journal.postgres.PostgresLocation;
@@ -57,33 +59,51 @@ sealed interface JournalTarget {
   }
 
   /**
-   * The record lines of the journal, checked to form one chain, without taking its lock.
+   * A journal resolved for reading without its lock: its records streamed in order, checked to form
+   * one chain, none kept, so a journal of any length is read in bounded memory.
+   */
+  @FunctionalInterface
+  interface Reader {
+    /**
+     * Streams the records to {@code visitor}, telling {@code progress} the count checked after each
+     * one.
+     *
+     * @throws JournalException {@code CORRUPT} naming the first record that is malformed or does
+     *     not chain, {@code IO}, or what {@code visitor} throws
+     */
+    JournalFile.End scan(LongConsumer progress, JournalFile.Visitor visitor)
+        throws JournalException;
+  }
+
+  /**
+   * Resolves {@code target} for reading.
    *
    * @param steward the journal's name in a database; a database holding one journal needs none
    * @throws CliException if no journal is there, or a database holds several and none is named
    */
-  static JournalFile.Contents read(
-      JournalTarget target,
-      java.util.Optional<String> steward,
-      java.util.function.LongConsumer progress)
+  static Reader reader(JournalTarget target, Optional<String> steward)
       throws CliException, JournalException {
     return switch (target) {
       case File f -> {
-        if (!java.nio.file.Files.isRegularFile(f.path())) {
+        if (!Files.isRegularFile(f.path())) {
           throw new CliException("no journal at " + f.path());
         }
-        yield JournalFile.read(f.path(), progress);
+        yield (progress, visitor) -> JournalFile.scan(f.path(), progress, visitor);
       }
       case Postgres p -> {
         String name = name(p.location(), steward);
-        List<byte[]> lines = PostgresJournal.readLines(p.location(), name);
-        yield JournalChain.contents(lines);
+        yield (progress, visitor) -> {
+          JournalFile.Scanner checked = JournalFile.scanner(progress);
+          PostgresJournal.readLines(
+              p.location(), name, line -> visitor.accept(checked.takeStored(line), line));
+          return checked.end();
+        };
       }
     };
   }
 
   /** The journal a database holds: the one named, or the only one. */
-  static String name(PostgresLocation location, java.util.Optional<String> steward)
+  static String name(PostgresLocation location, Optional<String> steward)
       throws CliException, JournalException {
     if (steward.isPresent()) {
       return steward.get();

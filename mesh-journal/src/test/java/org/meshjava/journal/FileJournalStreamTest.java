@@ -181,6 +181,62 @@ class FileJournalStreamTest {
   }
 
   @Test
+  void journalFileScan_visitsWhatReadHolds_recordByRecord() throws Exception {
+    Path p = journal(4);
+    Files.write(p, "{\"seq\":4,\"pr".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
+    JournalFile.Contents whole = JournalFile.read(p);
+    List<JournalRecord> records = new ArrayList<>();
+    List<byte[]> lines = new ArrayList<>();
+    List<Long> progress = new ArrayList<>();
+    JournalFile.End end =
+        JournalFile.scan(
+            p,
+            progress::add,
+            (r, line) -> {
+              records.add(r);
+              lines.add(line);
+            });
+    assertThat(records).isEqualTo(whole.records());
+    assertThat(lines).usingRecursiveComparison().isEqualTo(whole.lines());
+    assertThat(progress).containsExactly(1L, 2L, 3L, 4L);
+    assertThat(end.count()).isEqualTo(4);
+    assertThat(end.lastHash()).isEqualTo(whole.lastHash());
+    assertThat(end.goodLength()).isEqualTo(whole.goodLength());
+    assertThat(end.tornTail()).isEqualTo(whole.tornTail()).isEqualTo(12);
+    assertThat(JournalFile.scan(dir.resolve("absent.log"), n -> {}, (r, line) -> {}).count())
+        .isZero();
+  }
+
+  @Test
+  void journalFileScan_refusesALineLongerThanAnyRecord_asCorrupt() throws Exception {
+    Path p = journal(1);
+    byte[] huge = new byte[org.meshjava.journal.internal.LineReader.MAX_LINE_BYTES + 2];
+    java.util.Arrays.fill(huge, (byte) 'x');
+    huge[huge.length - 1] = '\n';
+    Files.write(p, huge, StandardOpenOption.APPEND);
+    assertThatThrownBy(() -> JournalFile.scan(p, n -> {}, (r, line) -> {}))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage()).contains("longer than");
+            });
+  }
+
+  @Test
+  void journalFileScanner_refusesAStoredLineHoldingANewline() throws Exception {
+    byte[] line = Files.readAllBytes(journal(1));
+    JournalFile.Scanner scanner = JournalFile.scanner(n -> {});
+    assertThatThrownBy(() -> scanner.takeStored(line))
+        .isInstanceOfSatisfying(
+            JournalException.class, e -> assertThat(e.getMessage()).contains("holds a newline"));
+    JournalFile.Scanner fresh = JournalFile.scanner(n -> {});
+    fresh.takeStored(java.util.Arrays.copyOf(line, line.length - 1));
+    assertThat(fresh.end().count()).isEqualTo(1);
+    assertThat(fresh.end().goodLength()).isEqualTo(line.length);
+  }
+
+  @Test
   void aTornTailLongerThanOneReadBack_isFoundAndDropped() throws Exception {
     Path p = journal(3);
     long good = Files.size(p);

@@ -25,6 +25,7 @@ import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.JournalChain;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.LockHolder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -216,17 +217,73 @@ public final class PostgresJournal implements Journal {
     }
   }
 
+  /** Takes stored record lines one at a time, in sequence order. */
+  @FunctionalInterface
+  public interface LineSink {
+    /** Takes the next record's line (without a newline); throwing stops the read. */
+    void accept(byte[] line) throws JournalException;
+  }
+
+  /** Hands a journal's record lines, in sequence order, to a sink: what an import writes. */
+  @FunctionalInterface
+  public interface LineSource {
+    /** Gives every line to {@code sink}, in order. */
+    void forEach(LineSink sink) throws JournalException;
+  }
+
   /**
-   * Writes {@code lines} (a whole journal's records, checked first as opening checks them) as
-   * journal {@code name}, which must hold no records yet; under its lock, in one transaction.
+   * Streams the stored lines of journal {@code name} at {@code location} to {@code sink}, in order,
+   * in one snapshot through a cursor, without taking its lock; checked only for gaps in the
+   * sequence (the caller checks the chain, as {@code mesh journal verify} does). Memory stays
+   * bounded however long the journal is.
+   *
+   * @throws JournalException {@code CORRUPT} for a missing record, {@code IO}, or what {@code sink}
+   *     throws
+   */
+  public static void readLines(PostgresLocation location, String name, LineSink sink)
+      throws JournalException {
+    checkName(name);
+    try (Connection c = location.connect()) {
+      JournalSchema.readLines(c, name, (seq, line) -> sink.accept(line));
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot read journal " + name + " at " + location + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Writes {@code lines} (a whole journal's records) as journal {@code name}, as {@link
+   * #importLines(PostgresLocation, String, LineSource)} does.
+   *
+   * @return how many records were written
+   */
+  public static int importLines(PostgresLocation location, String name, List<byte[]> lines)
+      throws JournalException {
+    return Math.toIntExact(
+        importLines(
+            location,
+            name,
+            sink -> {
+              for (byte[] line : lines) {
+                sink.accept(line);
+              }
+            }));
+  }
+
+  /**
+   * Writes the lines {@code source} gives (a whole journal's records, each checked as opening
+   * checks them as it arrives) as journal {@code name}, which must hold no records yet; under its
+   * lock, in one transaction, a batch of rows at a time, so a journal of any length is imported in
+   * bounded memory. A line that is malformed or does not chain rolls the whole import back.
    *
    * @return how many records were written
    * @throws JournalException {@code CORRUPT} if the lines do not form one chain, {@code LOCKED},
    *     {@code IO}; and {@code REPLAY_REFUSED} if the journal already holds records
    */
-  public static int importLines(PostgresLocation location, String name, List<byte[]> lines)
+  public static long importLines(PostgresLocation location, String name, LineSource source)
       throws JournalException {
-    JournalChain checked = JournalChain.recover(lines);
     try (PostgresJournal j = open(location, name)) {
       if (j.position().count() > 0) {
         throw new JournalException(
@@ -241,15 +298,62 @@ public final class PostgresJournal implements Journal {
             null);
       }
       synchronized (j.connectionLock) {
-        try {
-          j.insert(0, lines);
-        } catch (SQLException e) {
-          throw new JournalException(
-              JournalException.Reason.IO, "import into " + j.describe() + ": " + e.getMessage(), e);
-        }
+        return j.importInOneTransaction(source);
       }
     }
-    return checked.recovered().size();
+  }
+
+  /** The rows one statement of an import inserts. */
+  private static final int IMPORT_BATCH = 1000;
+
+  private long importInOneTransaction(LineSource source) throws JournalException {
+    JournalFile.Scanner checked = JournalFile.scanner(n -> {});
+    List<byte[]> batch = new ArrayList<>(IMPORT_BATCH);
+    long[] written = {0};
+    try {
+      connection.setAutoCommit(false);
+      try {
+        source.forEach(
+            line -> {
+              checked.takeStored(line);
+              batch.add(line);
+              if (batch.size() == IMPORT_BATCH) {
+                written[0] += insertImported(written[0], batch);
+                batch.clear();
+              }
+            });
+        if (!batch.isEmpty()) {
+          written[0] += insertImported(written[0], batch);
+        }
+        connection.commit();
+        return written[0];
+      } catch (JournalException | RuntimeException e) {
+        connection.rollback();
+        throw e;
+      } finally {
+        connection.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private int insertImported(long first, List<byte[]> lines) throws JournalException {
+    try {
+      int n = insert(first, lines);
+      if (n != lines.size()) {
+        throw new JournalException(
+            JournalException.Reason.FENCED,
+            first,
+            "journal " + describe() + " was taken over by another steward during the import",
+            null);
+      }
+      return n;
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
+    }
   }
 
   private static void checkName(String name) {

@@ -474,4 +474,53 @@ class PostgresJournalTest {
     assertThat(PostgresJournal.names(location())).contains(name).doesNotContain(other);
     assertThat(Files.size(file)).isPositive();
   }
+
+  @Test
+  void importLines_streamsInBatches_andABreakAfterSomeBatchesRollsEverythingBack()
+      throws Exception {
+    List<byte[]> lines = receiptLines(2_500);
+    String name = newName();
+    assertThat(
+            PostgresJournal.importLines(
+                location(),
+                name,
+                sink -> {
+                  for (byte[] line : lines) {
+                    sink.accept(line);
+                  }
+                }))
+        .isEqualTo(2_500);
+    assertThat(rows(name)).usingRecursiveComparison().isEqualTo(lines);
+    List<byte[]> streamed = new ArrayList<>();
+    PostgresJournal.readLines(location(), name, streamed::add);
+    assertThat(streamed).usingRecursiveComparison().isEqualTo(lines);
+
+    // Two batches of 1 000 are written before record 2 300 breaks the chain: all rolled back.
+    List<byte[]> broken = new ArrayList<>(lines);
+    broken.remove(2_300);
+    String other = newName();
+    assertThatThrownBy(() -> PostgresJournal.importLines(location(), other, broken))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage()).contains("record 2300");
+            });
+    assertThat(rows(other)).isEmpty();
+    // The journal is left usable: a later import into it succeeds.
+    assertThat(PostgresJournal.importLines(location(), other, lines)).isEqualTo(2_500);
+  }
+
+  /** {@code n} chained records of ungranted receipts, encoded as a steward writes them. */
+  private static List<byte[]> receiptLines(int n) throws JournalException {
+    org.meshjava.journal.internal.JournalChain chain =
+        org.meshjava.journal.internal.JournalChain.recover(List.of());
+    List<byte[]> lines = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      ContentId id =
+          ContentId.ofBytes(("envelope " + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      chain.advance(new JournalEntry.Sealed(i, id)).forEach(e -> lines.add(e.line()));
+    }
+    return lines;
+  }
 }

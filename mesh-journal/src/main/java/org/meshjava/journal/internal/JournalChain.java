@@ -86,7 +86,7 @@ public final class JournalChain {
    * Refuses a stored record {@code seq} that holds a newline: it would split in two when read as a
    * file. No record written by this project holds one (its JSON escapes control characters).
    */
-  private static void checkOneLine(byte[] line, long seq) throws JournalException {
+  static void checkOneLine(byte[] line, long seq) throws JournalException {
     for (byte b : line) {
       if (b == '\n') {
         throw new JournalException(

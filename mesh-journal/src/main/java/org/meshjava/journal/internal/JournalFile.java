@@ -1,8 +1,10 @@
 package org.meshjava.journal.internal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -63,6 +65,158 @@ public final class JournalFile {
   /** The contents and the decoder state (the chains read) a journal continues from. */
   public record Recovered(Contents contents, RecordCodec codec) {}
 
+  /** Takes each whole record of a journal with its line (without the newline), in order. */
+  @FunctionalInterface
+  public interface Visitor {
+    /** Takes the next record; throwing stops the scan. */
+    void accept(JournalRecord record, byte[] line) throws JournalException;
+  }
+
+  /**
+   * Where a scanned journal's whole records end.
+   *
+   * @param count how many whole records it holds
+   * @param lastHash the hash of the last one's line: what the next record's {@code prev} carries
+   * @param goodLength the byte length of the whole records, newlines included
+   * @param tornTail the bytes of a final line without a newline: an append cut short (§2.2)
+   */
+  public record End(long count, Optional<ContentId> lastHash, long goodLength, long tornTail) {
+    /** Validates the figures. */
+    public End {
+      java.util.Objects.requireNonNull(lastHash, "lastHash");
+      if (count < 0 || goodLength < 0 || tornTail < 0) {
+        throw new IllegalArgumentException("counts and lengths are not negative");
+      }
+    }
+  }
+
+  /**
+   * Streams the journal file at {@code path} to {@code visitor}, record by record, with the checks
+   * {@link #read} makes, keeping no record: a journal of any length is checked in bounded memory
+   * (for {@code mesh journal verify}, {@code inspect} and {@code export}). A missing file is an
+   * empty journal. {@code progress} is told the count of records checked after each one.
+   *
+   * @throws JournalException with {@code CORRUPT} naming the first record that is malformed or does
+   *     not chain, or a line longer than any record; {@code IO}; or what {@code visitor} throws
+   */
+  public static End scan(Path path, java.util.function.LongConsumer progress, Visitor visitor)
+      throws JournalException {
+    Scanner scanner = new Scanner(progress);
+    try {
+      if (!Files.exists(path)) {
+        return scanner.end();
+      }
+      Optional<byte[]> held = HeldJournals.read(HeldJournals.identity(path.toRealPath()));
+      if (held.isPresent()) {
+        byte[] all = held.get();
+        int start = 0;
+        for (int i = 0; i < all.length; i++) {
+          if (all[i] == '\n') {
+            byte[] line = Arrays.copyOfRange(all, start, i);
+            visitor.accept(scanner.take(line), line);
+            start = i + 1;
+          }
+        }
+        return scanner.end(all.length - start);
+      }
+      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        // The size read once: a steward appending meanwhile leaves at most a part line, a torn
+        // tail here, as a copy of the file taken now would.
+        long size = ch.size();
+        LineReader lines = new LineReader(ch, 0, size);
+        for (byte[] line = lines.next(); line != null; line = lines.next()) {
+          visitor.accept(scanner.take(line), line);
+        }
+        return scanner.end(size - lines.offset());
+      }
+    } catch (LineReader.TooLong e) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT, "cannot read " + path + ": " + e.getMessage(), e);
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A scanner of record lines that arrive one at a time from any store, each checked as {@link
+   * #read} checks a file's: decodes, and requires the sequence and the {@code prev} chain. Not
+   * thread-safe; one per scan.
+   */
+  public static Scanner scanner(java.util.function.LongConsumer progress) {
+    return new Scanner(progress);
+  }
+
+  /** Checks record lines in order; see {@link #scanner}. */
+  public static final class Scanner {
+    private final RecordCodec codec = new RecordCodec();
+    private final java.util.function.LongConsumer progress;
+    private long count;
+    private long length;
+    private Optional<ContentId> prevHash = Optional.empty();
+
+    private Scanner(java.util.function.LongConsumer progress) {
+      this.progress = java.util.Objects.requireNonNull(progress, "progress");
+    }
+
+    /**
+     * Decodes and checks the next line (without its newline).
+     *
+     * @throws JournalException {@code CORRUPT} naming the record if it is malformed, holds the
+     *     wrong sequence or does not chain
+     */
+    public JournalRecord take(byte[] line) throws JournalException {
+      long seq = count;
+      JournalRecord r = codec.decode(line, seq);
+      if (r.seq() != seq) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            seq,
+            "holds seq "
+                + r.seq()
+                + " where seq "
+                + seq
+                + " belongs; records do not form one chain",
+            null);
+      }
+      if (!r.prev().equals(prevHash)) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            seq,
+            "prev does not match the hash of record "
+                + (seq - 1)
+                + "; records do not form one chain",
+            null);
+      }
+      prevHash = Optional.of(ContentId.ofBytes(line));
+      count++;
+      length += line.length + 1L;
+      progress.accept(count);
+      return r;
+    }
+
+    /**
+     * Decodes and checks the next line as a store other than a file holds it: a stored line that
+     * holds a newline is refused, since it would split in two when written out as a file. No record
+     * written by this project holds one (its JSON escapes control characters).
+     *
+     * @throws JournalException {@code CORRUPT} as {@link #take}, or for a newline
+     */
+    public JournalRecord takeStored(byte[] line) throws JournalException {
+      JournalChain.checkOneLine(line, count);
+      return take(line);
+    }
+
+    /** Where the lines taken end, as a file of them (each with its newline) would. */
+    public End end() {
+      return end(0);
+    }
+
+    private End end(long tornTail) {
+      return new End(count, prevHash, length, tornTail);
+    }
+  }
+
   private static Recovered recover(Path path, java.util.function.LongConsumer progress)
       throws JournalException {
     byte[] all;
@@ -88,45 +242,21 @@ public final class JournalFile {
 
   private static Recovered parse(byte[] all, java.util.function.LongConsumer progress)
       throws JournalException {
-    RecordCodec codec = new RecordCodec();
+    Scanner scanner = new Scanner(progress);
     List<JournalRecord> records = new ArrayList<>();
     List<byte[]> lines = new ArrayList<>();
     int start = 0;
-    Optional<ContentId> prevHash = Optional.empty();
     for (int i = 0; i < all.length; i++) {
       if (all[i] != '\n') {
         continue;
       }
       byte[] line = Arrays.copyOfRange(all, start, i);
-      long seq = records.size();
-      JournalRecord r = codec.decode(line, seq);
-      if (r.seq() != seq) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT,
-            seq,
-            "holds seq "
-                + r.seq()
-                + " where seq "
-                + seq
-                + " belongs; records do not form one chain",
-            null);
-      }
-      if (!r.prev().equals(prevHash)) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT,
-            seq,
-            "prev does not match the hash of record "
-                + (seq - 1)
-                + "; records do not form one chain",
-            null);
-      }
-      records.add(r);
+      records.add(scanner.take(line));
       lines.add(line);
-      prevHash = Optional.of(ContentId.ofBytes(line));
       start = i + 1;
-      progress.accept(records.size());
     }
     return new Recovered(
-        new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start), codec);
+        new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start),
+        scanner.codec);
   }
 }

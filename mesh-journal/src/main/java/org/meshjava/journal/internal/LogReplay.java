@@ -3,6 +3,7 @@ package org.meshjava.journal.internal;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
@@ -59,20 +60,50 @@ public final class LogReplay {
    */
   public static Result replay(List<JournalRecord> records, NoteVerifierKey logKey, long emptyFirst)
       throws JournalException {
-    long first = emptyFirst;
+    Checker checker = new Checker(emptyFirst);
     for (JournalRecord r : records) {
-      if (r.entry() instanceof JournalEntry.Sealed s) {
-        first = s.sequence();
-        break;
-      }
+      checker.accept(r, logKey);
     }
-    MerkleTree tree = new MerkleTree();
-    Optional<SignedNote> latest = Optional.empty();
-    long latestSize = 0;
-    int checked = 0;
-    for (JournalRecord r : records) {
+    return checker.result();
+  }
+
+  /**
+   * The same check over records that arrive one at a time (a journal too long to hold is streamed
+   * through it): keeps the tree, never the records. Not thread-safe; one per replay.
+   */
+  public static final class Checker {
+    private final MerkleTree tree = new MerkleTree();
+    private long first;
+    private boolean sealedSeen;
+    private Optional<SignedNote> latest = Optional.empty();
+    private long latestSize;
+    private int checked;
+
+    /**
+     * A check of a journal's records from its start.
+     *
+     * @param emptyFirst the sequence of leaf 0 when the journal records no receipt
+     */
+    public Checker(long emptyFirst) {
+      this.first = emptyFirst;
+    }
+
+    /**
+     * Takes the next record: a receipt becomes the next leaf; a checkpoint is checked against the
+     * tree so far and against {@code logKey}, which only a checkpoint needs (a caller that learns
+     * the key from the first checkpoint passes null before it).
+     *
+     * @throws JournalException {@code REPLAY_REFUSED} naming the record, as {@link #replay}
+     * @throws NullPointerException if {@code logKey} is null at a checkpoint
+     */
+    public void accept(JournalRecord r, @Nullable NoteVerifierKey logKey) throws JournalException {
       switch (r.entry()) {
         case JournalEntry.Sealed s -> {
+          if (!sealedSeen) {
+            // Leaf 0 is the first receipt the journal records (an archived journal starts late).
+            first = s.sequence();
+            sealedSeen = true;
+          }
           long due = first + tree.size();
           if (s.sequence() != due) {
             throw refused(r.seq(), "records receipt " + s.sequence() + " where " + due + " is due");
@@ -80,6 +111,7 @@ public final class LogReplay {
           tree.append(s.envelopeId().bytes());
         }
         case JournalEntry.Checkpoint c -> {
+          Objects.requireNonNull(logKey, "a checkpoint is checked against the steward's log key");
           Checkpoint cp;
           try {
             cp = Checkpoint.open(c.note(), logKey);
@@ -123,7 +155,13 @@ public final class LogReplay {
         }
       }
     }
-    return new Result(first, tree, latest, checked);
+
+    /**
+     * What the records taken so far build; the tree is handed over, so take it once, at the end.
+     */
+    public Result result() {
+      return new Result(first, tree, latest, checked);
+    }
   }
 
   /**

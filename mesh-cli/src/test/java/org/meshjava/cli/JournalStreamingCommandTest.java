@@ -1,0 +1,148 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.OutputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.internal.JournalChain;
+
+/**
+ * {@code mesh journal verify}, {@code inspect} and {@code export} read a journal record by record:
+ * a journal several times larger than the command's heap is checked and copied (they used to read
+ * it whole, and ran out of heap on a journal a busy steward writes in minutes).
+ */
+class JournalStreamingCommandTest {
+  /** The heap the commands get: a third of the journal below, or less. */
+  private static final String HEAP = "-Xmx64m";
+
+  /** About 190 bytes each: a 57 MB journal. */
+  private static final int RECORDS = 300_000;
+
+  @TempDir Path tmp;
+
+  @Test
+  void verifyInspectAndExport_streamAJournalLargerThanTheirHeap() throws Exception {
+    Path journal = tmp.resolve("big.journal");
+    long whole = writeReceipts(journal, RECORDS);
+    byte[] torn = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
+    Files.write(journal, torn, StandardOpenOption.APPEND);
+    assertThat(Files.size(journal)).isGreaterThan(48L << 20);
+
+    Child v = child("journal", "verify", journal.toString());
+    assertThat(v.code()).as(v.output()).isZero();
+    assertThat(v.output())
+        .contains(RECORDS + " records form one chain and replay")
+        .contains(RECORDS + " receipts")
+        .contains("no checkpoint of the transparency log to check")
+        .contains("a final line of " + torn.length + " bytes without a newline");
+
+    Child i = child("journal", "inspect", journal.toString());
+    assertThat(i.code()).as(i.output().lines().limit(20).toList().toString()).isZero();
+    assertThat(i.output()).contains("#" + (RECORDS - 1) + " Sealed receipt " + (RECORDS - 1));
+
+    Path copy = tmp.resolve("copy.journal");
+    Child e = child("journal", "export", journal.toString(), "--out", copy.toString());
+    assertThat(e.code()).as(e.output()).isZero();
+    assertThat(e.output()).contains(RECORDS + " records written to " + copy);
+    assertThat(Files.size(copy)).isEqualTo(whole);
+    assertThat(Files.mismatch(copy, journal)).as("a copy of the whole records").isEqualTo(whole);
+  }
+
+  @Test
+  void export_leavesNoFile_whenTheChainBreaksPartWay() throws Exception {
+    Path journal = tmp.resolve("broken.journal");
+    writeReceipts(journal, 10);
+    List<String> lines = new ArrayList<>(Files.readAllLines(journal));
+    lines.set(
+        6,
+        lines
+            .get(6)
+            .replaceFirst("\"prev\":\"[0-9a-f]{64}\"", "\"prev\":\"" + "0".repeat(64) + "\""));
+    Files.write(journal, lines);
+    Path copy = tmp.resolve("copy.journal");
+
+    MeshCommandTest.Run r = mesh("journal", "export", journal.toString(), "--out", copy.toString());
+
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("journal record 6").contains("do not form one chain");
+    assertThat(copy).as("no part copy is left").doesNotExist();
+  }
+
+  @Test
+  void export_refusesAnExistingFile_andLeavesItAsItWas() throws Exception {
+    Path journal = tmp.resolve("j.journal");
+    writeReceipts(journal, 3);
+    Path copy = Files.writeString(tmp.resolve("copy.journal"), "mine");
+
+    MeshCommandTest.Run r = mesh("journal", "export", journal.toString(), "--out", copy.toString());
+
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains("exists; not overwritten");
+    assertThat(copy).hasContent("mine");
+  }
+
+  /** Writes {@code n} chained records of ungranted receipts; returns the file's length. */
+  private static long writeReceipts(Path file, int n) throws Exception {
+    JournalChain chain = JournalChain.recover(List.of());
+    try (OutputStream out =
+        new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE_NEW))) {
+      for (int i = 0; i < n; i++) {
+        ContentId envelope = ContentId.ofBytes(("envelope " + i).getBytes(StandardCharsets.UTF_8));
+        for (JournalChain.Encoded e : chain.advance(new JournalEntry.Sealed(i, envelope))) {
+          out.write(e.line());
+          out.write('\n');
+        }
+      }
+    }
+    return Files.size(file);
+  }
+
+  private record Child(int code, String output) {}
+
+  /** Runs {@code mesh args} in a JVM of its own with a heap of {@link #HEAP}. */
+  private Child child(String... args) throws Exception {
+    Path log = Files.createTempFile(tmp, "mesh", ".log");
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath()));
+    cmd.add(Mesh.class.getName());
+    cmd.addAll(List.of(args));
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("mesh " + String.join(" ", args) + " did not finish");
+    }
+    return new Child(p.exitValue(), Files.readString(log));
+  }
+
+  private static String classPath() throws URISyntaxException {
+    Set<String> path = new LinkedHashSet<>();
+    for (String property : List.of("jdk.module.path", "java.class.path")) {
+      for (String entry : System.getProperty(property, "").split(File.pathSeparator)) {
+        if (!entry.isBlank()) {
+          path.add(entry);
+        }
+      }
+    }
+    path.add(
+        Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
+    return String.join(File.pathSeparator, path);
+  }
+}
