@@ -30,7 +30,11 @@ public final class BindingException extends Exception {
     MISSING_JOULE_CEILING,
     /** {@code jcp_presentation} is not the hex of a canonical presentation (§2.1). */
     MALFORMED_PRESENTATION,
-    /** The body asks for something the binding does not serve (a content part that is not text). */
+    /**
+     * The body asks for something the binding does not serve: a content part that is not text, or
+     * an option no backend honours ({@code n} above 1, tools, stop sequences, a stored
+     * conversation, …).
+     */
     UNSUPPORTED,
     /**
      * A structured output ({@code response_format}, {@code text.format}) that cannot be asked as a

@@ -117,7 +117,10 @@ final class Endpoints {
         case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));
-        default -> ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
+        default ->
+            path.startsWith(MODELS_PREFIX)
+                ? get(method, () -> model(path.substring(MODELS_PREFIX.length())))
+                : ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
       };
     } catch (RuntimeException e) {
       LOG.error("internal error answering {} {}", method, path, e);
@@ -184,6 +187,26 @@ final class Endpoints {
   // ---- GET /v1/models, GET /v1/mesh/steward ---------------------------------------------------
 
   private Reply models() {
+    return new Reply.Json(200, modelList());
+  }
+
+  /** {@code GET /v1/models/{model}}: one entry of the list, as OpenAI's retrieve answers it. */
+  private Reply model(String id) {
+    for (com.fasterxml.jackson.databind.JsonNode m : modelList().get("data")) {
+      if (m.get("id").asText().equals(id)) {
+        return new Reply.Json(200, m);
+      }
+    }
+    return ErrorReply.invalid(
+        404,
+        "model_not_found",
+        "The model `" + id + "` does not exist; GET /v1/models lists the names this steward serves",
+        Optional.of("model"));
+  }
+
+  private static final String MODELS_PREFIX = "/v1/models/";
+
+  private ObjectNode modelList() {
     ObjectNode root = NODES.objectNode();
     root.put("object", "list");
     ArrayNode data = root.putArray("data");
@@ -223,7 +246,7 @@ final class Endpoints {
         r.getValue().forEach(backends::add);
       }
     }
-    return new Reply.Json(200, root);
+    return root;
   }
 
   private static ObjectNode model(ArrayNode data, String id) {
@@ -356,6 +379,7 @@ final class Endpoints {
             body,
             endpoint,
             presentation.isPresent() ? OptionalLong.empty() : OptionalLong.of(defaultCeilingUj));
+    UnservedOptions.check(body, endpoint);
     if (request.model().isPresent() && !steward.serves(request.model().get())) {
       return ErrorReply.invalid(
           404,

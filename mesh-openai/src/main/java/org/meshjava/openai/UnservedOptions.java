@@ -1,0 +1,114 @@
+package org.meshjava.openai;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The options of an OpenAI body that change what a correct reply is, but that no backend of this
+ * binding honours. Each is refused with 400 {@code unsupported} naming it (as the LangChain4j
+ * adapter refuses them), never ignored: a reply that silently lacks what was asked — one choice
+ * where {@code n} asked for two, text running past a stop sequence, a tool never called, a
+ * conversation answered without the history {@code previous_response_id} names — would be wrong in
+ * a way the caller cannot see, and its receipt would vouch for it.
+ *
+ * <p>An option at its default ({@code n} 1, an empty {@code tools}, {@code stop} null, {@code
+ * logprobs} false, {@code tool_choice} {@code "none"} or {@code "auto"}) asks for nothing and is
+ * served. Sampling settings ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias},
+ * penalties) stay the backend's own and are not read (SPEC.md, section 70). Stateless.
+ */
+final class UnservedOptions {
+  private UnservedOptions() {}
+
+  /**
+   * Refuses the first option of {@code body} that asks for something not served.
+   *
+   * @throws BindingException {@code UNSUPPORTED}, its {@code param} the option
+   */
+  static void check(JsonNode body, GrantedServeRequest.Endpoint endpoint) throws BindingException {
+    refuseUnlessEmpty(body, "tools", "no backend here calls tools");
+    refuseChoice(body, "tool_choice", "no backend here calls tools");
+    if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
+      JsonNode n = present(body, "n");
+      if (n != null && !(n.isNumber() && n.canConvertToExactIntegral() && n.asLong() == 1)) {
+        throw unsupported("n", "one choice is served per request; leave n at 1");
+      }
+      refuseUnlessEmpty(body, "functions", "no backend here calls functions");
+      refuseChoice(body, "function_call", "no backend here calls functions");
+      refuseUnlessEmpty(body, "stop", "no backend here stops at a stop sequence");
+      refuseUnless(body, "logprobs", false, "log probabilities are not reported");
+      refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
+      refuseIfPresent(body, "audio", "replies are text only");
+      JsonNode modalities = present(body, "modalities");
+      if (modalities != null
+          && !(modalities.isArray()
+              && modalities.size() == 1
+              && "text".equals(modalities.get(0).asText()))) {
+        throw unsupported("modalities", "replies are text only; leave modalities at [\"text\"]");
+      }
+    } else {
+      refuseIfPresent(
+          body,
+          "previous_response_id",
+          "responses are not stored here; send the whole conversation as input");
+      refuseIfPresent(
+          body, "conversation", "responses are not stored here; send the conversation as input");
+      refuseIfPresent(body, "prompt", "stored prompts are not served; send the input itself");
+      refuseUnless(body, "background", false, "a response is served while the request waits");
+      refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
+    }
+  }
+
+  /** The field's value, or null when it is absent or JSON null (both mean the default). */
+  private static @Nullable JsonNode present(JsonNode body, String field) {
+    JsonNode v = body.get(field);
+    return v == null || v.isNull() ? null : v;
+  }
+
+  /** Refuses the field unless absent, null, an empty string or an empty array. */
+  private static void refuseUnlessEmpty(JsonNode body, String field, String why)
+      throws BindingException {
+    JsonNode v = present(body, field);
+    if (v != null && !(v.isArray() && v.isEmpty()) && !(v.isTextual() && v.asText().isEmpty())) {
+      throw unsupported(field, why);
+    }
+  }
+
+  /** Refuses a tool choice other than none or auto (absent or null: the default). */
+  private static void refuseChoice(JsonNode body, String field, String why)
+      throws BindingException {
+    JsonNode v = present(body, field);
+    if (v != null && !(v.isTextual() && ("none".equals(v.asText()) || "auto".equals(v.asText())))) {
+      throw unsupported(field, why);
+    }
+  }
+
+  /** Refuses the field unless absent, null or the boolean {@code fine}. */
+  private static void refuseUnless(JsonNode body, String field, boolean fine, String why)
+      throws BindingException {
+    JsonNode v = present(body, field);
+    if (v != null && !(v.isBoolean() && v.asBoolean() == fine)) {
+      throw unsupported(field, why);
+    }
+  }
+
+  /** Refuses the field unless absent, null or the number 0. */
+  private static void refuseUnlessZero(JsonNode body, String field, String why)
+      throws BindingException {
+    JsonNode v = present(body, field);
+    if (v != null && !(v.isNumber() && v.canConvertToExactIntegral() && v.asLong() == 0)) {
+      throw unsupported(field, why);
+    }
+  }
+
+  /** Refuses the field unless absent or null. */
+  private static void refuseIfPresent(JsonNode body, String field, String why)
+      throws BindingException {
+    if (present(body, field) != null) {
+      throw unsupported(field, why);
+    }
+  }
+
+  private static BindingException unsupported(String field, String why) {
+    return new BindingException(BindingException.Reason.UNSUPPORTED, field, field + ": " + why);
+  }
+}

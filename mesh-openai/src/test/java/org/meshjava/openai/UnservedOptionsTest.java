@@ -1,0 +1,101 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Options that change what a correct reply is, which no backend honours, are refused by name with
+ * 400 {@code unsupported} rather than ignored; the same options at their defaults are served. The
+ * official SDKs send exactly these fields (the Node SDK's {@code models.retrieve} is covered here
+ * too).
+ */
+class UnservedOptionsTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final Fixture f = new Fixture();
+
+  @AfterEach
+  void close() {
+    f.close();
+  }
+
+  @Test
+  void chatOptionsNoBackendHonours_areRefusedByName() throws Exception {
+    Map<String, String> refused =
+        Map.ofEntries(
+            Map.entry("n", "2"),
+            Map.entry("tools", "[{\"type\":\"function\",\"function\":{\"name\":\"f\"}}]"),
+            Map.entry("tool_choice", "\"required\""),
+            Map.entry("functions", "[{\"name\":\"f\"}]"),
+            Map.entry("function_call", "{\"name\":\"f\"}"),
+            Map.entry("stop", "[\"\\n\"]"),
+            Map.entry("logprobs", "true"),
+            Map.entry("top_logprobs", "3"),
+            Map.entry("audio", "{\"voice\":\"alloy\",\"format\":\"wav\"}"),
+            Map.entry("modalities", "[\"text\",\"audio\"]"));
+    for (var option : refused.entrySet()) {
+      ObjectNode body = Fixture.chat("x");
+      body.set(option.getKey(), JSON.readTree(option.getValue()));
+      JsonNode e = f.post("/v1/chat/completions", body).error(400, "unsupported");
+      assertThat(e.get("param").asText()).as(option.getKey()).isEqualTo(option.getKey());
+      assertThat(e.get("message").asText()).startsWith(option.getKey() + ": ");
+    }
+  }
+
+  @Test
+  void chatOptionsAtTheirDefaults_areServed() throws Exception {
+    ObjectNode body = Fixture.chat("x");
+    body.set("n", JSON.readTree("1")); // what LangChain's ChatOpenAI sends
+    body.set("tools", JSON.readTree("[]"));
+    body.set("tool_choice", JSON.readTree("\"none\""));
+    body.set("stop", JSON.readTree("null"));
+    body.set("logprobs", JSON.readTree("false"));
+    body.set("top_logprobs", JSON.readTree("0"));
+    body.set("modalities", JSON.readTree("[\"text\"]"));
+    body.set("parallel_tool_calls", JSON.readTree("true"));
+    body.put("temperature", 0.7);
+    assertThat(f.post("/v1/chat/completions", body).status()).isEqualTo(200);
+  }
+
+  @Test
+  void responsesOptionsNoBackendHonours_areRefusedByName() throws Exception {
+    Map<String, String> refused =
+        Map.of(
+            "previous_response_id", "\"resp_123\"",
+            "conversation", "\"conv_123\"",
+            "prompt", "{\"id\":\"pmpt_123\"}",
+            "background", "true",
+            "tools", "[{\"type\":\"web_search\"}]",
+            "tool_choice", "\"required\"",
+            "top_logprobs", "2");
+    for (var option : refused.entrySet()) {
+      ObjectNode body = JSON.createObjectNode().put("input", "x");
+      body.set(option.getKey(), JSON.readTree(option.getValue()));
+      JsonNode e = f.post("/v1/responses", body).error(400, "unsupported");
+      assertThat(e.get("param").asText()).as(option.getKey()).isEqualTo(option.getKey());
+    }
+    ObjectNode fine = JSON.createObjectNode().put("input", "x");
+    fine.putNull("previous_response_id");
+    fine.put("background", false);
+    fine.set("tools", JSON.readTree("[]"));
+    assertThat(f.post("/v1/responses", fine).status()).isEqualTo(200);
+  }
+
+  @Test
+  void retrievingAModel_answersItsEntryOfTheList_or404ModelNotFound() {
+    JsonNode list = f.get("/v1/models").json().get("data");
+    for (JsonNode m : list) {
+      Fixture.Answer one = f.get("/v1/models/" + m.get("id").asText());
+      assertThat(one.status()).isEqualTo(200);
+      assertThat(one.json()).isEqualTo(m);
+    }
+    JsonNode e = f.get("/v1/models/nope").error(404, "model_not_found");
+    assertThat(e.get("param").asText()).isEqualTo("model");
+    f.post("/v1/models/small", "{}").error(405, "method_not_allowed");
+  }
+}
