@@ -59,7 +59,21 @@ public final class JournalFile {
    */
   public static Contents read(Path path, java.util.function.LongConsumer progress)
       throws JournalException {
-    return recover(path, progress).contents();
+    List<JournalRecord> records = new ArrayList<>();
+    List<byte[]> lines = new ArrayList<>();
+    End end =
+        scan(
+            path,
+            progress,
+            (r, line) -> {
+              records.add(r);
+              lines.add(line);
+            });
+    return new Contents(
+        List.copyOf(records),
+        List.copyOf(lines),
+        end.goodLength(),
+        Math.toIntExact(Math.min(Integer.MAX_VALUE, end.tornTail())));
   }
 
   /** The contents and the decoder state (the chains read) a journal continues from. */
@@ -109,15 +123,7 @@ public final class JournalFile {
       Optional<byte[]> held = HeldJournals.read(HeldJournals.identity(path.toRealPath()));
       if (held.isPresent()) {
         byte[] all = held.get();
-        int start = 0;
-        for (int i = 0; i < all.length; i++) {
-          if (all[i] == '\n') {
-            byte[] line = Arrays.copyOfRange(all, start, i);
-            visitor.accept(scanner.take(line), line);
-            start = i + 1;
-          }
-        }
-        return scanner.end(all.length - start);
+        return scanner.end(all.length - scanBytes(all, scanner, visitor));
       }
       try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
         // The size read once: a steward appending meanwhile leaves at most a part line, a torn
@@ -217,46 +223,44 @@ public final class JournalFile {
     }
   }
 
-  private static Recovered recover(Path path, java.util.function.LongConsumer progress)
-      throws JournalException {
-    byte[] all;
-    try {
-      if (!Files.exists(path)) {
-        all = new byte[0];
-      } else {
-        // A journal this process holds is read through its holder's channel: opening and closing
-        // another descriptor of the file would release the holder's lock (see FileJournal).
-        Optional<byte[]> held = HeldJournals.read(HeldJournals.identity(path.toRealPath()));
-        all = held.isPresent() ? held.get() : Files.readAllBytes(path);
-      }
-    } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
-    }
-    return parse(all, progress);
-  }
-
+  /**
+   * Checks the journal bytes {@code all} as {@link #read} checks a file, keeping the decoder state
+   * a journal continues from.
+   *
+   * @throws JournalException {@code CORRUPT} naming the first record that is malformed or does not
+   *     chain
+   */
   public static Recovered parse(byte[] all) throws JournalException {
-    return parse(all, n -> {});
-  }
-
-  private static Recovered parse(byte[] all, java.util.function.LongConsumer progress)
-      throws JournalException {
-    Scanner scanner = new Scanner(progress);
+    Scanner scanner = new Scanner(n -> {});
     List<JournalRecord> records = new ArrayList<>();
     List<byte[]> lines = new ArrayList<>();
-    int start = 0;
-    for (int i = 0; i < all.length; i++) {
-      if (all[i] != '\n') {
-        continue;
-      }
-      byte[] line = Arrays.copyOfRange(all, start, i);
-      records.add(scanner.take(line));
-      lines.add(line);
-      start = i + 1;
-    }
+    int start =
+        scanBytes(
+            all,
+            scanner,
+            (r, line) -> {
+              records.add(r);
+              lines.add(line);
+            });
     return new Recovered(
         new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start),
         scanner.codec);
+  }
+
+  /**
+   * Hands each newline-terminated line of {@code all}, checked by {@code scanner}, to {@code
+   * visitor}; returns where the whole lines end (a final line without a newline is left out).
+   */
+  private static int scanBytes(byte[] all, Scanner scanner, Visitor visitor)
+      throws JournalException {
+    int start = 0;
+    for (int i = 0; i < all.length; i++) {
+      if (all[i] == '\n') {
+        byte[] line = Arrays.copyOfRange(all, start, i);
+        visitor.accept(scanner.take(line), line);
+        start = i + 1;
+      }
+    }
+    return start;
   }
 }
