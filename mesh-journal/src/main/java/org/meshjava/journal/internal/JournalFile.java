@@ -59,21 +59,29 @@ public final class JournalFile {
    */
   public static Contents read(Path path, java.util.function.LongConsumer progress)
       throws JournalException {
-    List<JournalRecord> records = new ArrayList<>();
-    List<byte[]> lines = new ArrayList<>();
-    End end =
-        scan(
-            path,
-            progress,
-            (r, line) -> {
-              records.add(r);
-              lines.add(line);
-            });
-    return new Contents(
-        List.copyOf(records),
-        List.copyOf(lines),
-        end.goodLength(),
-        Math.toIntExact(Math.min(Integer.MAX_VALUE, end.tornTail())));
+    Collected all = new Collected();
+    End end = scan(path, progress, all);
+    return all.contents(end.goodLength(), end.tornTail());
+  }
+
+  /** Every record and line a scan visits, kept: the whole journal, for small ones. */
+  private static final class Collected implements Visitor {
+    private final List<JournalRecord> records = new ArrayList<>();
+    private final List<byte[]> lines = new ArrayList<>();
+
+    @Override
+    public void accept(JournalRecord record, byte[] line) {
+      records.add(record);
+      lines.add(line);
+    }
+
+    Contents contents(long goodLength, long tornTail) {
+      return new Contents(
+          List.copyOf(records),
+          List.copyOf(lines),
+          goodLength,
+          Math.toIntExact(Math.min(Integer.MAX_VALUE, tornTail)));
+    }
   }
 
   /** The contents and the decoder state (the chains read) a journal continues from. */
@@ -232,19 +240,9 @@ public final class JournalFile {
    */
   public static Recovered parse(byte[] all) throws JournalException {
     Scanner scanner = new Scanner(n -> {});
-    List<JournalRecord> records = new ArrayList<>();
-    List<byte[]> lines = new ArrayList<>();
-    int start =
-        scanBytes(
-            all,
-            scanner,
-            (r, line) -> {
-              records.add(r);
-              lines.add(line);
-            });
-    return new Recovered(
-        new Contents(List.copyOf(records), List.copyOf(lines), start, all.length - start),
-        scanner.codec);
+    Collected collected = new Collected();
+    int start = scanBytes(all, scanner, collected);
+    return new Recovered(collected.contents(start, all.length - start), scanner.codec);
   }
 
   /**
