@@ -394,8 +394,9 @@ final class GrantCommand extends CommandGroup {
       ServeRequest request;
       JsonNode body = null;
       if (source.body != null) {
-        body = GrantFiles.readJson(source.body);
         try {
+          // Read as the server reads what it is sent, so the id signed is the id it derives.
+          body = GrantedServeRequest.parseBody(UserFile.readBytes(source.body, "body"));
           request = GrantedServeRequest.derive(body);
         } catch (BindingException e) {
           throw new CliException(source.body + ": " + e.getMessage(), e);

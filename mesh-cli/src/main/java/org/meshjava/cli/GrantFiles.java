@@ -1,7 +1,10 @@
 package org.meshjava.cli;
 
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,7 +19,15 @@ import org.meshjava.jcp.MalformedGrantException;
 
 /** Reading and writing the grant tools' files: chains and presentations as one hex line. */
 final class GrantFiles {
-  static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Strict, as the HTTP binding reads a body: a duplicate key or text after the value is refused
+   * rather than read one of two ways (a configuration's second {@code "port"} silently winning).
+   */
+  static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
 
   private GrantFiles() {}
 

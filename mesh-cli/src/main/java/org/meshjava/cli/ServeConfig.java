@@ -29,7 +29,8 @@ import org.meshjava.openai.UpstreamEngine;
 /**
  * The {@code mesh serve} configuration file: one JSON object. Every key is optional; flags given on
  * the command line win. Relative paths are read against the file's directory. Unknown keys are
- * refused, so a typo cannot silently fall back to a default.
+ * refused, so a typo cannot silently fall back to a default; so are a duplicate key and text after
+ * the object, so a setting cannot be read one of two ways.
  *
  * <pre>{@code
  * {
@@ -163,7 +164,8 @@ record ServeConfig(
     }
     for (var e : root.properties()) {
       if (!KEYS.contains(e.getKey())) {
-        throw new CliException(file + ": unknown key '" + e.getKey() + "'; known: " + KEYS);
+        throw new CliException(
+            file + ": unknown key '" + e.getKey() + "'; known: " + new java.util.TreeSet<>(KEYS));
       }
     }
     try {

@@ -92,12 +92,12 @@ final class UserFile {
   }
 
   /**
-   * Returns the file's text.
+   * Returns the file's bytes, at most {@link #MAX_TEXT_BYTES} of them.
    *
-   * @param what how the message names the file, e.g. {@code "key file"}
-   * @throws CliException naming the file and the reason it cannot be read as UTF-8 text
+   * @param what how the message names the file, e.g. {@code "body"}
+   * @throws CliException naming the file and the reason it cannot be read, or that it is larger
    */
-  static String readText(Path path, String what) throws CliException {
+  static byte[] readBytes(Path path, String what) throws CliException {
     if (Files.isDirectory(path)) {
       throw new CliException("cannot read " + what + " " + path + ": it is a folder");
     }
@@ -116,6 +116,17 @@ final class UserFile {
               + MAX_TEXT_BYTES
               + " bytes; is it the right file?");
     }
+    return bytes;
+  }
+
+  /**
+   * Returns the file's text.
+   *
+   * @param what how the message names the file, e.g. {@code "key file"}
+   * @throws CliException naming the file and the reason it cannot be read as UTF-8 text
+   */
+  static String readText(Path path, String what) throws CliException {
+    byte[] bytes = readBytes(path, what);
     String text;
     try {
       text =

@@ -311,12 +311,75 @@ class GrantServeJournalTest {
   }
 
   @Test
-  void serve_refusesAConfigWithAnUnknownKey() throws Exception {
+  void serve_refusesAConfigWithAnUnknownKey_listingTheKnownOnesInOrder() throws Exception {
     Path config = tmp.resolve("mesh.json");
     Files.writeString(config, "{\"prot\": 8080}");
     Run r = mesh("serve", "--config", config.toString());
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).startsWith("mesh serve: ").contains("unknown key 'prot'");
+    assertThat(r.err())
+        .startsWith("mesh serve: ")
+        .contains("unknown key 'prot'")
+        .contains("known: [backends, body_deadline_s, default_decision_engine,");
+  }
+
+  @Test
+  void serve_refusesAConfigReadableTwoWays() throws Exception {
+    Path config = tmp.resolve("mesh.json");
+    // Were either read last-wins or first-wins, port -1 would be refused without naming the cause
+    // (and a valid pair would start a server, which this test must never do).
+    Files.writeString(config, "{\"port\": 8080, \"port\": -1}");
+    Run twice = mesh("serve", "--config", config.toString());
+    assertThat(twice.code()).isEqualTo(1);
+    assertThat(twice.err()).startsWith("mesh serve: ").contains("Duplicate field 'port'");
+    Files.writeString(config, "{\"port\": -1} {\"port\": 8081}");
+    Run trailing = mesh("serve", "--config", config.toString());
+    assertThat(trailing.code()).isEqualTo(1);
+    assertThat(trailing.err()).contains("is not JSON");
+  }
+
+  @Test
+  void grantPresent_readsABodyAsTheServerDoes_refusingADuplicateKey() throws Exception {
+    Path key = tmp.resolve("caller.key");
+    assertThat(mesh("key", "generate", "--out", key.toString()).code()).isZero();
+    Path chain = tmp.resolve("root.hex");
+    assertThat(
+            mesh(
+                    "grant",
+                    "issue",
+                    "--issuer-key",
+                    key.toString(),
+                    "--subject",
+                    org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()).toString(),
+                    "--budget-uj",
+                    "1000",
+                    "--expires",
+                    "PT1H",
+                    "--out",
+                    chain.toString())
+                .code())
+        .isZero();
+    Path body = tmp.resolve("body.json");
+    // Read last-wins, this body would be signed for 8 tokens; the server refuses it outright.
+    Files.writeString(
+        body,
+        "{\"max_tokens\": 4, \"max_tokens\": 8,"
+            + " \"messages\": [{\"role\": \"user\", \"content\": \"x\"}],"
+            + " \"metadata\": {\"joule_ceiling_uj\": \"100\"}}");
+    Run r =
+        mesh(
+            "grant",
+            "present",
+            "--caller-key",
+            key.toString(),
+            "--chain",
+            chain.toString(),
+            "--body",
+            body.toString(),
+            "--out",
+            tmp.resolve("p.hex").toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err()).contains(body.toString()).contains("Duplicate field 'max_tokens'");
+    assertThat(tmp.resolve("p.hex")).doesNotExist();
   }
 
   @Test

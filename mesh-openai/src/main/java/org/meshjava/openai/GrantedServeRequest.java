@@ -58,6 +58,18 @@ public final class GrantedServeRequest {
   }
 
   /**
+   * Reads a request body exactly as the binding reads one it is sent (SPEC.md section 70): UTF-8
+   * without a byte-order mark, strict JSON (a duplicate key or trailing text is refused), one
+   * object. A caller that signs a presentation for a body read any other way could derive an id the
+   * server does not.
+   *
+   * @throws BindingException {@code NOT_UTF8} or {@code NOT_JSON}
+   */
+  public static JsonNode parseBody(byte[] body) throws BindingException {
+    return Endpoints.parse(body);
+  }
+
+  /**
    * Derives the request a granted body is served as, telling the endpoint by its fields: {@code
    * messages} for chat completions, {@code input} for responses.
    *
