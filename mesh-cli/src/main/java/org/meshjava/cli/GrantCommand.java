@@ -147,8 +147,8 @@ final class GrantCommand extends CommandGroup {
 
     @Mixin ChainFile chain;
 
-    SigningKey key() throws CliException {
-      return KeyFile.read(holderKey);
+    SigningKey key(PrintWriter warnings) throws CliException {
+      return KeyFile.read(holderKey, warnings);
     }
 
     GrantChain chain() throws CliException {
@@ -209,7 +209,7 @@ final class GrantCommand extends CommandGroup {
       Instant now = Instant.now();
       GrantChain chain =
           Jcp.issueRoot(
-              KeyFile.read(issuerKey),
+              KeyFile.read(issuerKey, err()),
               GrantFiles.did(subject),
               terms.budget(),
               GrantFiles.when(notBefore, now),
@@ -265,7 +265,8 @@ final class GrantCommand extends CommandGroup {
       }
       GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
       Revocation r =
-          Revocation.sign(KeyFile.read(issuerKey), upTo, GrantFiles.when(from, Instant.now()));
+          Revocation.sign(
+              KeyFile.read(issuerKey, err()), upTo, GrantFiles.when(from, Instant.now()));
       write(
           out,
           r.toHex(),
@@ -291,7 +292,11 @@ final class GrantCommand extends CommandGroup {
     void sign() throws CliException, IssuanceException {
       GrantChain chain =
           Jcp.delegate(
-              held.key(), held.chain(), GrantFiles.did(subject), terms.budget(), terms.caveats());
+              held.key(err()),
+              held.chain(),
+              GrantFiles.did(subject),
+              terms.budget(),
+              terms.caveats());
       write(
           out,
           chain.toHex(),
@@ -336,7 +341,7 @@ final class GrantCommand extends CommandGroup {
           throw new CliException("--share " + s + ": " + e.getMessage(), e);
         }
       }
-      List<GrantChain> out = Jcp.shard(held.key(), held.chain(), list);
+      List<GrantChain> out = Jcp.shard(held.key(err()), held.chain(), list);
       for (int i = 0; i < out.size(); i++) {
         Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
         write(
@@ -404,7 +409,7 @@ final class GrantCommand extends CommandGroup {
       } else {
         request = requestFromJson(GrantFiles.readJson(source.request));
       }
-      Presentation p = Jcp.present(KeyFile.read(callerKey), chain.read(), request);
+      Presentation p = Jcp.present(KeyFile.read(callerKey, err()), chain.read(), request);
       write(
           out, p.toHex(), "presentation of grant " + p.grantId() + " for request " + request.id());
       if (outBody != null) {

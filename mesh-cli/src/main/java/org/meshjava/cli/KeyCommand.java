@@ -43,7 +43,7 @@ final class KeyCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
-      out().println(Jcp.identity(KeyFile.read(key)).value());
+      out().println(Jcp.identity(KeyFile.read(key, err())).value());
       return 0;
     }
   }

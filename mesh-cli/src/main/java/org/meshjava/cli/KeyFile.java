@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import java.io.IOException;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -8,7 +9,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.crypto.SigningKey;
 
@@ -19,6 +22,43 @@ import org.meshjava.core.crypto.SigningKey;
  */
 final class KeyFile {
   private KeyFile() {}
+
+  /**
+   * Reads the key at {@code path} for signing, warning on {@code warnings} when the file is open to
+   * other users ({@link #exposure}).
+   */
+  static SigningKey read(Path path, PrintWriter warnings) throws CliException {
+    SigningKey key = read(path);
+    exposure(path).ifPresent(warnings::println);
+    return key;
+  }
+
+  /**
+   * The warning for a key file that grants any permission to its group or to others, where the
+   * filesystem has POSIX permissions: whoever can read the seed signs as its owner. A warning, not
+   * a refusal, because some deployments can only mount secrets group- or world-readable.
+   */
+  static Optional<String> exposure(Path path) {
+    Set<PosixFilePermission> mode;
+    try {
+      mode = Files.getPosixFilePermissions(path);
+    } catch (UnsupportedOperationException | IOException e) {
+      return Optional.empty();
+    }
+    Set<PosixFilePermission> open = EnumSet.copyOf(mode);
+    open.removeAll(EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE));
+    open.remove(PosixFilePermission.OWNER_EXECUTE);
+    if (open.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "warning: key file "
+            + path
+            + " is open to other users (mode "
+            + PosixFilePermissions.toString(mode)
+            + "); whoever can read it signs as this key: chmod 600 "
+            + path);
+  }
 
   static SigningKey read(Path path) throws CliException {
     String text = UserFile.readText(path, "key file");

@@ -240,7 +240,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     Path keyPath = flagOr(key, c.keyFile()).orElse(null);
     Steward.Builder sb;
     if (keyPath != null) {
-      SigningKey signingKey = KeyFile.read(keyPath);
+      SigningKey signingKey = KeyFile.read(keyPath, err);
       sb = Steward.builder(signingKey);
     } else {
       sb = Steward.ephemeral();

@@ -137,6 +137,23 @@ class CliErrorsTest {
   }
 
   @Test
+  void aKeyFileOpenToOtherUsers_isUsedWithAWarning_andAPrivateOneWithout() throws Exception {
+    Path key = tmp.resolve("steward.key");
+    assertThat(mesh("key", "generate", "--out", key.toString()).code()).isZero();
+    Run private_ = mesh("key", "show", "--key", key.toString());
+    assertThat(private_.code()).isZero();
+    assertThat(private_.err()).isEmpty();
+    Files.setPosixFilePermissions(
+        key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    Run open = mesh("key", "show", "--key", key.toString());
+    assertThat(open.code()).isZero();
+    assertThat(open.out()).isEqualTo(private_.out());
+    assertThat(open.err())
+        .contains("steward.key is open to other users (mode rw-r--r--)")
+        .contains("chmod 600");
+  }
+
+  @Test
   void unknownFlag_isOneLineNamingItAndTheHelp_notTheWholeUsage() {
     Run r = mesh("verify", "--bogus", "x.hex");
     assertOneLineError(r, 2, "mesh verify");
