@@ -213,6 +213,17 @@ public final class FileJournal implements Journal {
         }
       }
       real = path.toRealPath();
+      if (!Files.isRegularFile(real)) {
+        // /dev/null would take every record and "sync" it, so grants would be honoured on a
+        // journal that keeps nothing; a pipe would block the first read for ever.
+        throw new JournalException(
+            JournalException.Reason.IO,
+            "cannot open "
+                + path
+                + ": not a regular file; a journal must be a file whose synced writes are kept"
+                + " (§2.2)",
+            null);
+      }
       identity = identity(real);
     } catch (IOException e) {
       throw io("cannot open", path, e);
@@ -281,7 +292,14 @@ public final class FileJournal implements Journal {
         e instanceof LineReader.TooLong
             ? JournalException.Reason.CORRUPT
             : JournalException.Reason.IO;
-    return new JournalException(reason, what + " " + where + ": " + e.getMessage(), e);
+    // The JDK's message for these is the path alone, which reads as no reason at all.
+    String why =
+        e instanceof java.nio.file.NoSuchFileException n
+            ? "no such file or folder " + n.getFile()
+            : e instanceof java.nio.file.AccessDeniedException a
+                ? "permission denied: " + a.getFile()
+                : e.getMessage();
+    return new JournalException(reason, what + " " + where + ": " + why, e);
   }
 
   /** The journal this process holds at the file {@code path} names, if one is open. */

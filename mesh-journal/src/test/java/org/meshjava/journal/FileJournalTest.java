@@ -22,6 +22,36 @@ import org.meshjava.journal.internal.JournalFile;
 class FileJournalTest {
   @TempDir Path dir;
 
+  @Test
+  void open_refusesWhatIsNotARegularFile_soNoRecordCanVanish() throws Exception {
+    // /dev/null takes every record and every sync: grants would be honoured on a journal that
+    // keeps nothing. Reached directly and through a link; a folder is refused the same way.
+    Path link = Files.createSymbolicLink(dir.resolve("linked.journal"), Path.of("/dev/null"));
+    Path folder = Files.createDirectory(dir.resolve("folder.journal"));
+    for (Path p : List.of(Path.of("/dev/null"), link, folder)) {
+      assertThatThrownBy(() -> FileJournal.open(p))
+          .as(p.toString())
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+                assertThat(e.getMessage()).contains(p.toString()).contains("not a regular file");
+              });
+    }
+  }
+
+  @Test
+  void open_namesTheReason_whenTheFolderCannotBeMade() throws Exception {
+    Path blocker = Files.writeString(dir.resolve("plain-file"), "x");
+    assertThatThrownBy(() -> FileJournal.open(blocker.resolve("j.journal")))
+        .isInstanceOf(JournalException.class)
+        .hasMessageContaining("cannot open " + blocker.resolve("j.journal"));
+    Path missingRoot = Path.of("/proc/no-such-folder/j.journal");
+    assertThatThrownBy(() -> FileJournal.open(missingRoot))
+        .isInstanceOf(JournalException.class)
+        .hasMessageContaining("no such file or folder /proc/no-such-folder");
+  }
+
   static final org.meshjava.core.crypto.SigningKey CALLER =
       org.meshjava.core.crypto.SigningKey.generate();
   static final org.meshjava.jcp.GrantChain CHAIN = chain();
