@@ -52,12 +52,10 @@ final class KeyFile {
       return Optional.empty();
     }
     return Optional.of(
-        "warning: key file "
-            + path
-            + " is open to other users (mode "
-            + PosixFilePermissions.toString(mode)
-            + "); whoever can read it signs as this key: chmod 600 "
-            + path);
+        String.format(
+            "warning: key file %1$s is open to other users (mode %2$s); whoever can read it signs"
+                + " as this key: chmod 600 %1$s",
+            path, PosixFilePermissions.toString(mode)));
   }
 
   static SigningKey read(Path path) throws CliException {
