@@ -15,8 +15,10 @@
 # needs a client that signs with the steward's grant, which only the in-process mode has).
 # This checkout's reference backend gets "max_waiting_serves": 1024 (since issue 21 a local engine
 # under `mesh serve` runs one serve per core and queues none, so c=64 would be answered 429); the
-# old commit's configuration is left as it was. Exits non-zero if either side answered any request
-# with anything but 200 (the benchmark prints the statuses).
+# old commit's configuration is left as it was, unless MESH_OLD_KEYS gives it members too (an old
+# commit from after issue 21 needs MESH_OLD_KEYS='"max_waiting_serves": 1024', or it answers most of
+# c=64 with 429). Exits non-zero if either side answered any request with anything but 200 (the
+# benchmark prints the statuses).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ $# -lt 1 ]; then
@@ -58,6 +60,7 @@ export MESH_NO_BUILD=1
 echo "uptime before: $(uptime)"
 java -cp "$here/mesh-bench/target/benchmarks.jar" org.meshjava.bench.HttpServeBenchmark \
   "$warm" "$measure" --mesh "$old=$dir/mesh" --mesh "this=$here/mesh" \
-  --local-keys 'this="max_waiting_serves": 1024' "${plan[@]}" && status=0 || status=$?
+  --local-keys 'this="max_waiting_serves": 1024' \
+  ${MESH_OLD_KEYS:+--local-keys "$old=$MESH_OLD_KEYS"} "${plan[@]}" && status=0 || status=$?
 echo "uptime after: $(uptime)"
 exit "$status"
