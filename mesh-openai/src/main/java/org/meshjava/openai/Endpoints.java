@@ -164,6 +164,15 @@ final class Endpoints {
     }
   }
 
+  /**
+   * Jackson's limit messages name its own configuration ("(1000, from {@code
+   * StreamReadConstraints.getMaxNestingDepth()})"), which means nothing to a client; the figures
+   * stay.
+   */
+  private static String withoutParserInternals(String message) {
+    return message.replaceAll(", from `[^`]*`", "");
+  }
+
   static JsonNode parse(byte[] body) throws BindingException {
     Utf8Body.check(body);
     try {
@@ -177,7 +186,7 @@ final class Endpoints {
       throw new BindingException(
           BindingException.Reason.NOT_JSON,
           null,
-          "the body is not valid JSON: " + e.getOriginalMessage());
+          "the body is not valid JSON: " + withoutParserInternals(e.getOriginalMessage()));
     } catch (IOException e) {
       throw new BindingException(
           BindingException.Reason.NOT_JSON, null, "the body cannot be read: " + e.getMessage());

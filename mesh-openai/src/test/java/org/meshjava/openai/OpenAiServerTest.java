@@ -305,6 +305,10 @@ class OpenAiServerTest {
     f.post("/v1/chat/completions", "[1,2]").error(400, "not_json");
     f.post("/v1/chat/completions", "{\"messages\":[],\"messages\":[]}").error(400, "not_json");
     f.post("/v1/chat/completions", "{\"model\":\"m\"} trailing").error(400, "not_json");
+    String deep = "{\"messages\":" + "[".repeat(5_000) + "]".repeat(5_000) + "}";
+    assertThat(f.post("/v1/chat/completions", deep).error(400, "not_json").get("message").asText())
+        .contains("nesting depth (1001) exceeds the maximum allowed (1000)")
+        .doesNotContain("StreamReadConstraints");
     f.post("/v1/chat/completions", "{\"model\":\"m\"}").error(400, "invalid_field");
     f.post("/v1/chat/completions", "{\"messages\":[{\"role\":\"user\",\"content\":7}]}")
         .error(400, "invalid_field");
