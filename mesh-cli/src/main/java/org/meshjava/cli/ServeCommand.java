@@ -237,6 +237,19 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = err();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
+    // Checked before anything starts, and named as the operator wrote them (the server's builder
+    // would refuse them later, under its own names, after the key and journal were opened).
+    atLeast(
+        "--default-ceiling-uj",
+        "default_joule_ceiling_uj",
+        0,
+        flagOr(defaultCeiling, c.defaultJouleCeilingUj()));
+    atLeast("--max-body-bytes", "max_body_bytes", 1, flagOr(maxBody, c.maxBodyBytes()));
+    atLeast(
+        "--max-concurrent",
+        "max_concurrent_serves",
+        1,
+        flagOr(maxConcurrent, c.maxConcurrentServes()).map(Integer::longValue));
     Path keyPath = flagOr(key, c.keyFile()).orElse(null);
     Steward.Builder sb;
     if (keyPath != null) {
@@ -458,6 +471,21 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         out.flush();
         return 0;
       }
+    }
+  }
+
+  /** Refuses a setting below {@code min}, naming its flag and its configuration key. */
+  private static void atLeast(String flag, String key, long min, Optional<Long> value)
+      throws CliException {
+    if (value.isPresent() && value.get() < min) {
+      throw new CliException(
+          flag
+              + " (\""
+              + key
+              + "\" in a configuration) must be at least "
+              + min
+              + ", not "
+              + value.get());
     }
   }
 

@@ -154,6 +154,23 @@ class CliErrorsTest {
   }
 
   @Test
+  void serveSettingsOutOfRange_areRefusedByTheirFlagAndKey_beforeAnythingStarts() throws Exception {
+    Run flag = mesh("serve", "--max-body-bytes", "-5");
+    assertOneLineError(flag, 1, "mesh serve");
+    assertThat(flag.err())
+        .contains(
+            "--max-body-bytes (\"max_body_bytes\" in a configuration) must be at least 1, not -5");
+    Path config = tmp.resolve("serve.json");
+    Files.writeString(config, "{\"max_concurrent_serves\": 0}");
+    Run configured = mesh("serve", "--config", config.toString());
+    assertOneLineError(configured, 1, "mesh serve");
+    assertThat(configured.err()).contains("\"max_concurrent_serves\" in a configuration)");
+    Run ceiling = mesh("serve", "--default-ceiling-uj", "-1");
+    assertOneLineError(ceiling, 1, "mesh serve");
+    assertThat(ceiling.err()).contains("--default-ceiling-uj");
+  }
+
+  @Test
   void unknownFlag_isOneLineNamingItAndTheHelp_notTheWholeUsage() {
     Run r = mesh("verify", "--bogus", "x.hex");
     assertOneLineError(r, 2, "mesh verify");
