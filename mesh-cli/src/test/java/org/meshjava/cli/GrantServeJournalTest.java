@@ -312,29 +312,26 @@ class GrantServeJournalTest {
 
   @Test
   void serve_refusesAConfigWithAnUnknownKey_listingTheKnownOnesInOrder() throws Exception {
-    Path config = tmp.resolve("mesh.json");
-    Files.writeString(config, "{\"prot\": 8080}");
-    Run r = mesh("serve", "--config", config.toString());
-    assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err())
-        .startsWith("mesh serve: ")
+    assertThat(refusedConfig("{\"prot\": 8080}"))
         .contains("unknown key 'prot'")
         .contains("known: [backends, body_deadline_s, default_decision_engine,");
   }
 
   @Test
   void serve_refusesAConfigReadableTwoWays() throws Exception {
-    Path config = tmp.resolve("mesh.json");
     // Were either read last-wins or first-wins, port -1 would be refused without naming the cause
     // (and a valid pair would start a server, which this test must never do).
-    Files.writeString(config, "{\"port\": 8080, \"port\": -1}");
-    Run twice = mesh("serve", "--config", config.toString());
-    assertThat(twice.code()).isEqualTo(1);
-    assertThat(twice.err()).startsWith("mesh serve: ").contains("Duplicate field 'port'");
-    Files.writeString(config, "{\"port\": -1} {\"port\": 8081}");
-    Run trailing = mesh("serve", "--config", config.toString());
-    assertThat(trailing.code()).isEqualTo(1);
-    assertThat(trailing.err()).contains("is not JSON");
+    assertThat(refusedConfig("{\"port\": 8080, \"port\": -1}")).contains("Duplicate field 'port'");
+    assertThat(refusedConfig("{\"port\": -1} {\"port\": 8081}")).contains("is not JSON");
+  }
+
+  /** Runs {@code mesh serve} on a configuration it must refuse; returns its error line. */
+  private String refusedConfig(String json) throws Exception {
+    Path config = Files.writeString(tmp.resolve("mesh.json"), json);
+    Run r = mesh("serve", "--config", config.toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).startsWith("mesh serve: ");
+    return r.err();
   }
 
   @Test
