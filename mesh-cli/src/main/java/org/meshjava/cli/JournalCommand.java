@@ -207,9 +207,7 @@ final class JournalCommand extends CommandGroup {
     /**
      * Streams the journal through a replay by a gate held by {@code holder} (a fresh identity when
      * none is known), as a restarting steward replays it. Each record goes to {@code read} as it is
-     * read, and to {@code replayed} once it has been replayed: records are applied a batch at a
-     * time (their signatures checked in parallel), so a refusal by the replay is found before a
-     * later record's by {@code replayed}, as when the whole journal is replayed first.
+     * read, and to {@code replayed} once it has been replayed ({@link ReplayBatch}).
      */
     Scanned scanAndReplay(
         JournalTarget.Reader reader,
@@ -219,39 +217,21 @@ final class JournalCommand extends CommandGroup {
         throws CliException {
       DidKey h = holder.orElse(org.meshjava.jcp.Jcp.identity(org.meshjava.jcp.Jcp.newKey()));
       Gate gate = Gate.create(h, SpendLedger.inMemory(), Revocations.none());
-      ReplayState state = ReplayState.fresh(gate);
-      List<JournalRecord> batch = new ArrayList<>(REPLAY_BATCH);
+      ReplayBatch batch = new ReplayBatch(ReplayState.fresh(gate), replayed);
       JournalFile.End end =
           scan(
               reader,
               (r, line) -> {
                 read.accept(r, line);
                 batch.add(r);
-                if (batch.size() == REPLAY_BATCH) {
-                  replay(state, batch, replayed);
-                }
               });
       try {
-        replay(state, batch, replayed);
+        return new Scanned(new Replayed(gate, batch.flush().result()), end);
       } catch (JournalException e) {
         throw failed(e);
       }
-      return new Scanned(new Replayed(gate, state.result()), end);
-    }
-
-    private static void replay(
-        ReplayState state, List<JournalRecord> batch, Journal.RecordSink replayed)
-        throws JournalException {
-      state.applyAll(batch);
-      for (JournalRecord r : batch) {
-        replayed.accept(r);
-      }
-      batch.clear();
     }
   }
-
-  /** The records a streamed replay applies at once (their signatures checked in parallel). */
-  private static final int REPLAY_BATCH = 4096;
 
   /** A streamed replay's outcome and where the journal's whole records ended. */
   record Scanned(Replayed replayed, JournalFile.End end) {}
@@ -354,19 +334,16 @@ final class JournalCommand extends CommandGroup {
         // found holder, else the first checkpoint's origin.
         Optional<DidKey> sealer = whole ? holder(snap, path) : Optional.of(h);
         DidKey[] sealedBy = {sealer.orElse(null)};
-        List<JournalRecord> batch = new ArrayList<>(4096);
+        ReplayBatch batch = new ReplayBatch(state, r -> {});
         long[] checked = {0};
         boolean[] matched = {false};
-        ReplayState st = state;
         FileJournal.scan(
             path,
             state.position(),
             state.chains(),
             r -> {
               if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
-                st.applyAll(batch);
-                batch.clear();
-                matched[0] = checkSnapshot(snap.get(), h, st);
+                matched[0] = checkSnapshot(snap.get(), h, batch.flush());
               }
               if (r.entry() instanceof JournalEntry.Checkpoint c) {
                 if (sealedBy[0] == null) {
@@ -375,14 +352,10 @@ final class JournalCommand extends CommandGroup {
                 LogReplay.checkSeal(r, c, Checkpoint.logKey(sealedBy[0]).key());
               }
               batch.add(r);
-              if (batch.size() == 4096) {
-                st.applyAll(batch);
-                batch.clear();
-              }
               checked[0]++;
               progress.accept(checked[0]);
             });
-        state.applyAll(batch);
+        batch.flush();
         long n = state.position().count();
         if (whole && snap.isPresent() && n == snap.get().position().count()) {
           matched[0] = checkSnapshot(snap.get(), h, state);
