@@ -1,5 +1,7 @@
 package org.meshjava.core;
 
+import java.util.Optional;
+
 /**
  * Byte-level tokenization, the default of every engine that brings no tokenizer of its own: the
  * prompt payload is one token per prompt byte, its id the byte's value (0–255). Output ids are
@@ -37,5 +39,12 @@ public final class ByteTokenizer implements Tokenizer {
       sb.append(Long.toString(output.get(i), 36));
     }
     return sb.toString();
+  }
+
+  /** Each id in base 36, after a space unless it is the first: {@link #decode}, piece by piece. */
+  @Override
+  public Optional<String> piece(int index, long token) {
+    String id = Long.toString(token, 36);
+    return Optional.of(index == 0 ? id : " " + id);
   }
 }

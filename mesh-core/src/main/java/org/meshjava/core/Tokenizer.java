@@ -1,5 +1,7 @@
 package org.meshjava.core;
 
+import java.util.Optional;
+
 /**
  * How an engine turns prompt bytes into the token payload it is handed, and its emitted tokens back
  * into text (§5, §6.4). Tokenization belongs to the engine: the steward routes a request first and
@@ -19,4 +21,21 @@ public interface Tokenizer {
 
   /** The text of emitted tokens. */
   String decode(TokenSequence output);
+
+  /**
+   * The text {@code token} adds at position {@code index} of an output, when this tokenizer decodes
+   * each token on its own: {@link #decode} of any sequence is then the concatenation, in order, of
+   * what each of its tokens adds here. Empty (the default) when a token's text depends on the
+   * tokens around it, as when bytes are gathered into characters across tokens or a leading space
+   * is dropped.
+   *
+   * <p>Why: a stream sends the new text of each token as it is emitted. Without this it can only
+   * decode the whole output again for every token, which costs a stream of n tokens n²/2.
+   *
+   * @param index how many tokens come before it in the output
+   * @param token the id, read as {@link TokenSequence#get} reads it (unsigned)
+   */
+  default Optional<String> piece(int index, long token) {
+    return Optional.empty();
+  }
 }

@@ -109,6 +109,15 @@ public final class GrantedServeRequest {
   static ServeRequest derive(JsonNode body, Endpoint endpoint, OptionalLong defaultCeilingUj)
       throws BindingException {
     requireObject(body);
+    // A body with both prompts is refused wherever it is sent, as derive(body) refuses it: served,
+    // the other prompt would be ignored without the caller being told.
+    String other = endpoint == Endpoint.CHAT_COMPLETIONS ? "input" : "messages";
+    if (body.has(other)) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          other,
+          "a body has exactly one of messages (chat completions) and input (responses)");
+    }
     Prompt prompt =
         endpoint == Endpoint.CHAT_COMPLETIONS ? Prompt.ofChat(body) : Prompt.ofResponses(body);
     byte[] text = prompt.bytes();

@@ -465,13 +465,22 @@ public final class UpstreamEngine extends DescribedEngine {
     public String decode(TokenSequence output) {
       StringBuilder sb = new StringBuilder(output.size());
       for (int i = 0; i < output.size(); i++) {
-        long cp = output.get(i);
-        sb.appendCodePoint(
-            Character.isValidCodePoint((int) cp) && cp <= Character.MAX_CODE_POINT
-                ? (int) cp
-                : 0xFFFD);
+        sb.appendCodePoint(codePoint(output.get(i)));
       }
       return sb.toString();
+    }
+
+    /** Each token is one code point: {@link #decode}, piece by piece. */
+    @Override
+    public Optional<String> piece(int index, long token) {
+      return Optional.of(Character.toString(codePoint(token)));
+    }
+
+    /** The code point a token stands for; U+FFFD for an id that is none. */
+    private static int codePoint(long token) {
+      return Character.isValidCodePoint((int) token) && token <= Character.MAX_CODE_POINT
+          ? (int) token
+          : 0xFFFD;
     }
   }
 

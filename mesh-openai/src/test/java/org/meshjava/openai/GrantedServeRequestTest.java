@@ -103,6 +103,32 @@ class GrantedServeRequestTest {
   }
 
   @Test
+  void derive_forAnEndpoint_refusesABodyThatAlsoCarriesTheOtherEndpointsPrompt() throws Exception {
+    // Served on its endpoint's field alone, such a body had the other prompt silently ignored,
+    // while derive(body), which a caller signs with, refused it (SPEC.md section 70).
+    JsonNode both =
+        json(
+            """
+        {"messages":[{"role":"user","content":"x"}],"input":"y","metadata":{"joule_ceiling_uj":"5"}}""");
+    assertThatThrownBy(
+            () -> GrantedServeRequest.derive(both, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS))
+        .isInstanceOfSatisfying(
+            BindingException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_FIELD);
+              assertThat(e.param()).contains("input");
+            });
+    assertThatThrownBy(
+            () -> GrantedServeRequest.derive(both, GrantedServeRequest.Endpoint.RESPONSES))
+        .isInstanceOfSatisfying(
+            BindingException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_FIELD);
+              assertThat(e.param()).contains("messages");
+            });
+  }
+
+  @Test
   void derive_refusesAmbiguousOrIncompleteBodies() {
     assertThatThrownBy(
             () ->
