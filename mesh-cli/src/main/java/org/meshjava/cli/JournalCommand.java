@@ -398,7 +398,32 @@ final class JournalCommand extends CommandGroup {
       JournalTarget.Reader reader = reader();
       Optional<DidKey> holder = holder(reader);
       CheckpointCheck log = new CheckpointCheck(holder);
-      Scanned s = scanAndReplay(reader, holder, (r, line) -> {}, log);
+      // A file's snapshot records how many records the steward had and the hash of the last; a
+      // journal shorter than that, or with another record there, was cut or replaced, and the
+      // steward refuses to start on it (SPEC.md 60.8), so verify must not call it whole.
+      Optional<Snapshot> snap = Optional.empty();
+      if (journal.target() instanceof JournalTarget.File f) {
+        try {
+          snap = snapshots.latest(f.path(), steward, key);
+        } catch (SnapshotException e) {
+          throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
+        }
+      }
+      long covered = snap.map(x -> x.position().count()).orElse(0L);
+      org.meshjava.core.ContentId[] atCovered = {null};
+      Scanned s =
+          scanAndReplay(
+              reader,
+              holder,
+              (r, line) -> {
+                if (r.seq() == covered - 1) {
+                  atCovered[0] = org.meshjava.core.ContentId.ofBytes(line);
+                }
+              },
+              log);
+      if (snap.isPresent()) {
+        checkSnapshotPosition(snap.get(), s.end(), atCovered[0]);
+      }
       report(
           out(),
           file,
@@ -412,6 +437,41 @@ final class JournalCommand extends CommandGroup {
                       + " bytes without a newline is an append cut short and will be dropped"
                   : ""));
       return 0;
+    }
+
+    /**
+     * Refuses a journal that does not hold the records its latest snapshot covers, as a starting
+     * steward does: shorter ({@code AHEAD_OF_JOURNAL}), or another record where the snapshot's last
+     * one stands ({@code NOT_IN_JOURNAL}); {@code atCovered} is the hash of that record's line.
+     */
+    private void checkSnapshotPosition(
+        Snapshot snap, JournalFile.End end, org.meshjava.core.@Nullable ContentId atCovered)
+        throws CliException {
+      try {
+        snap.checkAgainst(
+            new org.meshjava.journal.JournalPosition(end.count(), end.lastHash(), -1));
+        long covered = snap.position().count();
+        if (covered > 0 && !snap.position().lastHash().equals(Optional.ofNullable(atCovered))) {
+          throw new SnapshotException(
+              SnapshotException.Reason.NOT_IN_JOURNAL,
+              "the journal's record "
+                  + (covered - 1)
+                  + " does not hash as the snapshot says: it covers another history",
+              null);
+        }
+      } catch (SnapshotException e) {
+        throw new CliException(
+            file
+                + ": the latest snapshot ("
+                + e.reason()
+                + ", at record "
+                + snap.position().count()
+                + ") does not match the journal: "
+                + e.getMessage()
+                + "; records were cut or the journal was replaced, and a steward refuses to start"
+                + " on it",
+            e);
+      }
     }
 
     /** How the verify line says that {@code n} records form one chain and replay. */

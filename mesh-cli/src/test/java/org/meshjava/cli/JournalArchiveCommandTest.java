@@ -184,4 +184,43 @@ class JournalArchiveCommandTest {
     assertThat(bad.err())
         .contains("checkpoint's journal seal does not verify: records before it were changed");
   }
+
+  @Test
+  void verify_refusesAJournalShorterThanItsSnapshot_asTheStewardRefusesToStartOnIt()
+      throws Exception {
+    // Nothing archived, so verify reads the whole file; the snapshot beside it still says how
+    // many records the steward had. A journal cut back to fewer whole records (or restored from
+    // an older copy) is one chain on its own, but not the history the steward signed for.
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            Jcp.identity(stewardKey),
+            10_000_000,
+            now.minusSeconds(60),
+            now.plusSeconds(3600));
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      for (int i = 0; i < 3; i++) {
+        serve(s, chain, "served " + i);
+      }
+    } // the closing snapshot covers the whole journal
+    assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
+
+    List<String> lines = Files.readAllLines(journal);
+    Files.write(journal, lines.subList(0, lines.size() - 2));
+    Run cut = mesh("journal", "verify", journal.toString());
+    assertThat(cut.code()).isNotZero();
+    assertThat(cut.err()).contains("AHEAD_OF_JOURNAL").contains("records were cut");
+
+    // Cut inside the last record: a torn final line is tolerated as an append cut short, but
+    // this record was durable (the snapshot covers it), so the journal is still short.
+    Files.write(journal, lines);
+    try (var ch =
+        java.nio.channels.FileChannel.open(journal, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(ch.size() - 20);
+    }
+    Run torn = mesh("journal", "verify", journal.toString());
+    assertThat(torn.code()).isNotZero();
+    assertThat(torn.err()).contains("AHEAD_OF_JOURNAL");
+  }
 }

@@ -523,6 +523,16 @@ public final class FileJournal implements Journal {
             from + " is not in journal " + path + ": its last record hashes to " + end.lastHash(),
             null);
       }
+      if (from.locator() != end.locator()) {
+        // The end is found from the last line alone, and a copy of that line ends a file with
+        // the same count and hash: where the file no longer ends where the position said, its
+        // lines are counted (once; a position taken before an archive is the lawful case).
+        try {
+          requireEnd(locate(ch, path, firstSeq, end.count(), -1, end.locator()), path, end);
+        } catch (IOException e) {
+          throw io("cannot read", path, e);
+        }
+      }
       return;
     }
     if (from.count() < firstSeq) {
@@ -539,8 +549,32 @@ public final class FileJournal implements Journal {
         }
         sink.accept(reader.take(line, path));
       }
+      requireEnd(lines, path, end);
     } catch (IOException e) {
       throw io("cannot read", path, e);
+    }
+  }
+
+  /**
+   * Refuses a file with lines past its last record: {@code lines} has just passed record {@code
+   * end.count() - 1}, the sequence of the file's last line, so it must be at the file's end. A
+   * duplicated or inserted last line would otherwise go unread, and the next append would chain
+   * after it, leaving a journal no verify accepts.
+   */
+  private static void requireEnd(LineReader lines, Path path, JournalPosition end)
+      throws JournalException {
+    if (lines.offset() != end.locator()) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          end.count() - 1,
+          "is followed by "
+              + (end.locator() - lines.offset())
+              + " bytes of lines, but it is the last record by its sequence: "
+              + path
+              + " holds more than its "
+              + end.count()
+              + " records (a line copied or inserted at its end)",
+          null);
     }
   }
 

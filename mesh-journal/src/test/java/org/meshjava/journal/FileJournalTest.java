@@ -204,6 +204,50 @@ class FileJournalTest {
   }
 
   @Test
+  void duplicatedFinalRecord_isCorrupt_whenTheRecordsAreRead() throws Exception {
+    // The end is found from the last line alone, and a copy of it carries the same sequence and
+    // hash; a read that stops at that count must still see the line past it, or a steward would
+    // append after the copy and make the journal unverifiable.
+    Path p = fiveRecords();
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    lines.add(lines.getLast());
+    Files.write(p, lines);
+    assertThatThrownBy(() -> openAndRead(p))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage()).contains("more than its 5 records");
+            });
+  }
+
+  @Test
+  void duplicatedFinalRecord_isCorrupt_whenReadFromThePositionAtItsEnd() throws Exception {
+    // A restart from a snapshot taken at the journal's end reads no record: the copy of the last
+    // line matches the snapshot's count and hash, but the file no longer ends where it did.
+    Path p = dir.resolve("j.log");
+    JournalPosition end;
+    try (FileJournal j = FileJournal.open(p)) {
+      for (int i = 0; i < 5; i++) {
+        j.append(sealed(i));
+      }
+      end = j.position();
+    }
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    lines.add(lines.getLast());
+    Files.write(p, lines);
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThatThrownBy(() -> j.read(end, new java.util.HashMap<>(), r -> {}))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+                assertThat(e.getMessage()).contains("more than its 5 records");
+              });
+    }
+  }
+
+  @Test
   void nonCanonicalLine_refusesToOpen() throws Exception {
     Path p = fiveRecords();
     List<String> lines = new ArrayList<>(Files.readAllLines(p));
