@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -338,17 +339,14 @@ public final class OpenAiServer implements AutoCloseable {
       try {
         Reply reply;
         Optional<Reply> operator = operations.answer(method, path);
+        Optional<String> unreadable =
+            operator.isEmpty() && "POST".equals(method)
+                ? unreadableBody(request)
+                : Optional.empty();
         if (operator.isPresent()) {
           reply = operator.get();
-        } else if ("POST".equals(method)
-            && !JsonMediaType.accepts(request.getHeaders().get(HttpHeader.CONTENT_TYPE))) {
-          reply =
-              ErrorReply.invalid(
-                  415,
-                  "unsupported_media_type",
-                  "send the body as Content-Type: application/json (UTF-8), not "
-                      + Objects.requireNonNullElse(
-                          request.getHeaders().get(HttpHeader.CONTENT_TYPE), "no Content-Type"));
+        } else if (unreadable.isPresent()) {
+          reply = ErrorReply.invalid(415, "unsupported_media_type", unreadable.get());
         } else {
           reply =
               endpoints.handle(
@@ -358,7 +356,13 @@ public final class OpenAiServer implements AutoCloseable {
                   body);
         }
         if (opened != null) {
-          opened.status(reply.status());
+          // Contained like open() and close(): a reply not written would keep what it holds (a
+          // stream keeps its serve's concurrency slot until it is written out).
+          try {
+            opened.status(reply.status());
+          } catch (RuntimeException e) {
+            LOG.warn("the request scope refused the status; ignored", e);
+          }
         }
         write(reply, request, response, callback);
       } catch (Throwable t) {
@@ -373,6 +377,32 @@ public final class OpenAiServer implements AutoCloseable {
           }
         }
       }
+    }
+
+    /**
+     * Why a POST body cannot be read as the JSON it must be, if it cannot: it is not declared as
+     * {@code application/json} exactly once (two declarations could be read two ways), or it is
+     * declared compressed, which the binding does not undo (its bytes would be refused as not
+     * UTF-8, naming the wrong fault).
+     */
+    private static Optional<String> unreadableBody(Request request) {
+      List<String> types = request.getHeaders().getValuesList(HttpHeader.CONTENT_TYPE);
+      if (types.size() > 1) {
+        return Optional.of("send one Content-Type: application/json, not " + types.size());
+      }
+      if (types.isEmpty() || !JsonMediaType.accepts(types.get(0))) {
+        return Optional.of(
+            "send the body as Content-Type: application/json (UTF-8), not "
+                + (types.isEmpty() ? "no Content-Type" : types.get(0)));
+      }
+      List<String> encodings = request.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING);
+      if (encodings.stream().anyMatch(e -> !e.strip().equalsIgnoreCase("identity"))) {
+        return Optional.of(
+            "send the body uncompressed; Content-Encoding "
+                + String.join(", ", encodings)
+                + " is not decoded here");
+      }
+      return Optional.empty();
     }
 
     /** Opens the application's scope around a {@code /v1/} request, if one is set. */

@@ -120,6 +120,39 @@ class BodyEncodingTest {
   }
 
   @Test
+  void body_declaredCompressedOrWithTwoContentTypes_is415_identityIsServed() throws Exception {
+    byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
+    ByteArrayOutputStream zipped = new ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(zipped)) {
+      gz.write(body);
+    }
+    // A gzipped body is not decoded: it is refused for its encoding, not as bytes that are not
+    // UTF-8; nor is a plain body that claims an encoding read as if it had none.
+    for (byte[] sent : List.of(zipped.toByteArray(), body)) {
+      f.send(
+              HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+                  .header("Content-Type", "application/json")
+                  .header("Content-Encoding", "gzip")
+                  .POST(HttpRequest.BodyPublishers.ofByteArray(sent)))
+          .error(415, "unsupported_media_type");
+    }
+    f.send(
+            HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .header("Content-Type", "text/plain")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)))
+        .error(415, "unsupported_media_type");
+    assertThat(
+            f.send(
+                    HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+                        .header("Content-Type", "application/json")
+                        .header("Content-Encoding", "identity")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)))
+                .status())
+        .isEqualTo(200);
+  }
+
+  @Test
   void jcpPresentation_explicitNull_is400RatherThanAnUngrantedServe() {
     String body =
         "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"jcp_presentation\":null}";

@@ -110,6 +110,39 @@ class OperationsTest {
   }
 
   @Test
+  void aRequestScopeWhoseStatusThrows_isIgnored_andEveryStreamIsStillAnsweredAndItsSlotFreed()
+      throws Exception {
+    RequestScope scope =
+        (method, path, header) ->
+            new RequestScope.Opened() {
+              @Override
+              public void status(int status) {
+                throw new IllegalStateException("tracing backend down");
+              }
+
+              @Override
+              public void close() {}
+            };
+    // One serve at a time: a stream whose slot leaked would leave every later one 429.
+    try (Fixture f =
+        new Fixture(null, b -> {}, b -> b.requestScope(scope).maxConcurrentServes(1))) {
+      for (int i = 0; i < 3; i++) {
+        com.fasterxml.jackson.databind.node.ObjectNode body = Fixture.chat("hi " + i);
+        body.put("stream", true);
+        HttpResponse<String> r =
+            f.http.send(
+                HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(r.body()).contains("data: [DONE]");
+      }
+    }
+  }
+
+  @Test
   void drain_refusesNewPostsWith503_letsTheServeInFlightFinishWithItsReceipt() throws Exception {
     HeldEngine held = new HeldEngine(4, 1);
     try (Fixture f = new Fixture(SigningKey.generate(), b -> b.backend(held), b -> {})) {
