@@ -155,7 +155,9 @@ public final class FileJournal implements Journal {
 
   /**
    * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records. Any
-   * name of the file will do (a symlink, a hard link): the lock is the file's.
+   * name of the file will do (a symlink, a hard link): the lock is the file's. A file replaced
+   * under the path while this waited for its lock ({@code mesh journal archive} renames a new file
+   * over the journal) is let go and the new one opened, so appends never go to a file with no name.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
@@ -196,6 +198,33 @@ public final class FileJournal implements Journal {
 
   static FileJournal open(Path path, Locker locker, Syncer syncer, Forcer forcer)
       throws JournalException {
+    for (int attempt = 1; ; attempt++) {
+      FileJournal j = openOnce(path, locker, syncer, forcer);
+      if (j != null) {
+        return j;
+      }
+      if (attempt == REOPEN_ATTEMPTS) {
+        throw new JournalException(
+            JournalException.Reason.IO,
+            "cannot open "
+                + path
+                + ": the file was replaced each of "
+                + REOPEN_ATTEMPTS
+                + " times it was locked",
+            null);
+      }
+    }
+  }
+
+  /** How often an open retries a file replaced between its open and its lock. */
+  private static final int REOPEN_ATTEMPTS = 3;
+
+  /**
+   * One attempt at {@link #open}; null if the file locked is no longer the one {@code path} names
+   * (see there).
+   */
+  private static @Nullable FileJournal openOnce(
+      Path path, Locker locker, Syncer syncer, Forcer forcer) throws JournalException {
     Path real;
     Object identity;
     try {
@@ -262,6 +291,13 @@ public final class FileJournal implements Journal {
       throw abandon(ch, identity, slot, held(path, real, "another steward process"));
     }
     LockedFile locked = new LockedFile(identity, ch, lock);
+    if (!stillNamed(real, identity)) {
+      // Locked, but not the file the path names now: an archive renamed its new file over it
+      // (under the lock we waited out), or a first start that failed removed it. Records appended
+      // here would go to a file with no name; the caller opens again, whatever is there now.
+      locked.release();
+      return null;
+    }
     try {
       Tail tail = tail(ch, path);
       if (tail.torn() > 0) {
@@ -282,6 +318,15 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       locked.release();
       throw io("cannot recover", path, e);
+    }
+  }
+
+  /** Whether {@code real} still names the file of {@code identity}. */
+  private static boolean stillNamed(Path real, Object identity) {
+    try {
+      return identity.equals(identity(real));
+    } catch (IOException e) {
+      return false; // removed, or its folder is gone: not the journal's file any more
     }
   }
 

@@ -323,6 +323,40 @@ class FileJournalTest {
   }
 
   @Test
+  void aFileReplacedWhileItIsBeingLocked_isLetGo_andTheFileThePathNamesNowIsOpened()
+      throws Exception {
+    Path p = dir.resolve("j.log");
+    Path next = dir.resolve("next.log");
+    try (FileJournal j = FileJournal.open(next)) {
+      j.append(authorised(0));
+      j.append(sealed(0));
+    }
+    try (FileJournal j = FileJournal.open(p)) {
+      j.append(sealed(7));
+    }
+    // As an archive does under its lock: a new file renamed over the journal, between this
+    // opener's open and its lock.
+    java.util.concurrent.atomic.AtomicBoolean replaced =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    FileJournal.Locker renamingFirst =
+        ch -> {
+          if (!replaced.getAndSet(true)) {
+            Files.move(next, p, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+          }
+          return ch.tryLock();
+        };
+    try (FileJournal j = FileJournal.open(p, renamingFirst)) {
+      assertThat(j.position().count()).isEqualTo(3);
+      j.append(sealed(1));
+    }
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(j.recovered())
+          .extracting(r -> r.entry().getClass().getSimpleName())
+          .containsExactly("Chain", "Authorised", "Sealed", "Sealed");
+    }
+  }
+
+  @Test
   void secondOpenInThisProcess_failsNamingTheJournal() throws Exception {
     Path p = dir.resolve("j.log");
     try (FileJournal held = FileJournal.open(p)) {
