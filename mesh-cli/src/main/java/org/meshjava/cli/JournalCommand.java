@@ -651,10 +651,11 @@ final class JournalCommand extends CommandGroup {
       JournalTarget.Reader reader = reader();
       PrintWriter out = out();
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
+      Optional<DidKey> holder = holder(reader);
       Replayed replayed =
           scanAndReplay(
                   reader,
-                  holder(reader),
+                  holder,
                   (r, line) -> {
                     out.println(line(r));
                     if (r.entry() instanceof JournalEntry.Authorised a) {
@@ -665,7 +666,12 @@ final class JournalCommand extends CommandGroup {
                   r -> {})
               .replayed();
       out.println();
-      out.println("spend per grant (steward " + replayed.gate().holder() + "):");
+      // With no grant decision and no --steward/--key, the replay's holder is a throwaway
+      // identity: naming it would present a random key as the journal's steward.
+      out.println(
+          "spend per grant"
+              + holder.map(h -> " (steward " + h + ")").orElse(" (steward not named)")
+              + ":");
       if (grants.isEmpty()) {
         out.println("  (no granted serves)");
       }

@@ -98,6 +98,18 @@ class JournalStreamingCommandTest {
     assertThat(copy).hasContent("mine");
   }
 
+  @Test
+  void inspect_ofAJournalThatNamesNoSteward_doesNotPresentAThrowawayKeyAsItsSteward()
+      throws Exception {
+    Path journal = tmp.resolve("ungranted.journal");
+    writeReceipts(journal, 3);
+
+    MeshCommandTest.Run r = mesh("journal", "inspect", journal.toString());
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("spend per grant (steward not named):").doesNotContain("did:key");
+  }
+
   /** Writes {@code n} chained records of ungranted receipts; returns the file's length. */
   private static long writeReceipts(Path file, int n) throws Exception {
     JournalChain chain = JournalChain.recover(List.of());
