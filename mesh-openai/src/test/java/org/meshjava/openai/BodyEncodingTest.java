@@ -119,6 +119,17 @@ class BodyEncodingTest {
     }
   }
 
+  /** Posts {@code body} with the given header fields, name and value in turn. */
+  private Fixture.Answer postWith(byte[] body, String... fields) {
+    HttpRequest.Builder r =
+        HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    for (int i = 0; i < fields.length; i += 2) {
+      r.header(fields[i], fields[i + 1]);
+    }
+    return f.send(r);
+  }
+
   @Test
   void body_declaredCompressedOrWithTwoContentTypes_is415_identityIsServed() throws Exception {
     byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
@@ -129,25 +140,13 @@ class BodyEncodingTest {
     // A gzipped body is not decoded: it is refused for its encoding, not as bytes that are not
     // UTF-8; nor is a plain body that claims an encoding read as if it had none.
     for (byte[] sent : List.of(zipped.toByteArray(), body)) {
-      f.send(
-              HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
-                  .header("Content-Type", "application/json")
-                  .header("Content-Encoding", "gzip")
-                  .POST(HttpRequest.BodyPublishers.ofByteArray(sent)))
+      postWith(sent, "Content-Type", "application/json", "Content-Encoding", "gzip")
           .error(415, "unsupported_media_type");
     }
-    f.send(
-            HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
-                .header("Content-Type", "application/json")
-                .header("Content-Type", "text/plain")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)))
+    postWith(body, "Content-Type", "application/json", "Content-Type", "text/plain")
         .error(415, "unsupported_media_type");
     assertThat(
-            f.send(
-                    HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
-                        .header("Content-Type", "application/json")
-                        .header("Content-Encoding", "identity")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)))
+            postWith(body, "Content-Type", "application/json", "Content-Encoding", "identity")
                 .status())
         .isEqualTo(200);
   }
