@@ -65,13 +65,7 @@ class JournalArchiveCommandTest {
 
   @Test
   void archive_thenVerify_withAndWithoutSegments_andRestartFromTheSnapshot() throws Exception {
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            Jcp.identity(stewardKey),
-            10_000_000,
-            now.minusSeconds(60),
-            now.plusSeconds(3600));
+    GrantChain chain = hourGrant();
     Path journal = tmp.resolve("steward.journal");
     try (Steward s = steward(journal, true)) {
       for (int i = 0; i < 6; i++) {
@@ -123,16 +117,16 @@ class JournalArchiveCommandTest {
     assertThat(bad.err()).contains("journal record 3");
   }
 
+  /** A root grant from the caller to the steward, live for the next hour. */
+  private GrantChain hourGrant() throws Exception {
+    return Jcp.issueRoot(
+        caller, Jcp.identity(stewardKey), 10_000_000, now.minusSeconds(60), now.plusSeconds(3600));
+  }
+
   @Test
   void archivedJournal_grantedServeStrippedAndRehashedInTheTail_isRefusedByTheJournalSeal()
       throws Exception {
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            Jcp.identity(stewardKey),
-            10_000_000,
-            now.minusSeconds(60),
-            now.plusSeconds(3600));
+    GrantChain chain = hourGrant();
     Path journal = tmp.resolve("steward.journal");
     try (Steward s = steward(journal, true)) {
       serve(s, chain, "archived");
@@ -191,13 +185,7 @@ class JournalArchiveCommandTest {
     // Nothing archived, so verify reads the whole file; the snapshot beside it still says how
     // many records the steward had. A journal cut back to fewer whole records (or restored from
     // an older copy) is one chain on its own, but not the history the steward signed for.
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            Jcp.identity(stewardKey),
-            10_000_000,
-            now.minusSeconds(60),
-            now.plusSeconds(3600));
+    GrantChain chain = hourGrant();
     Path journal = tmp.resolve("steward.journal");
     try (Steward s = steward(journal, true)) {
       for (int i = 0; i < 3; i++) {
