@@ -413,6 +413,16 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     public String decode(TokenSequence output) {
       return JlamaEngine.this.decode(output);
     }
+
+    /**
+     * True: {@link JlamaEngine#decode} reads the tokens' bytes as UTF-8, skipping special tokens
+     * and dropping one leading space, so what later tokens add depends only on the bytes since the
+     * last whole character.
+     */
+    @Override
+    public boolean decodesLocally() {
+      return true;
+    }
   }
 
   /** Configures a {@link JlamaEngine}. Not thread-safe. */
