@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a malformed body, 401/403/503
  * for a refused grant, 408 for a body that does not arrive within the deadline, 413 above the body
  * limit, 415 for a body not sent as {@code application/json}, 422 when no backend is admissible,
- * 429 beyond the concurrency bound, never a stack trace.
+ * 429 beyond the concurrency bound, 501 for a transfer coding other than chunked, never a stack
+ * trace.
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
  * within a deadline; a request's headers have a deadline of their own ({@link
@@ -307,12 +308,20 @@ public final class OpenAiServer implements AutoCloseable {
   private final class Api extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+      Optional<Reply> refused = refusedUnread(request);
+      if (refused.isPresent()) {
+        // None of the body is read, and the connection closes after the answer rather than read
+        // the body to its end only to discard it.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        answer(request, response, callback, refused::get);
+        return true;
+      }
       BodyReader.read(
           request,
           bodyDeadline.toMillis(),
           (outcome, body, failure) -> {
             switch (outcome) {
-              case READ -> answer(request, body, response, callback);
+              case READ -> answer(request, response, callback, () -> reply(request, body));
               case TIMED_OUT ->
                   answerAndClose(
                       ErrorReply.invalid(
@@ -329,7 +338,59 @@ public final class OpenAiServer implements AutoCloseable {
       return true;
     }
 
-    private void answer(Request request, byte[] body, Response response, Callback done) {
+    /**
+     * A refusal decided from the request's head alone, before any of its body is read: a transfer
+     * coding the server does not undo.
+     */
+    private static Optional<Reply> refusedUnread(Request request) {
+      List<String> codings = foreignTransferCodings(request);
+      if (!codings.isEmpty()) {
+        return Optional.of(
+            ErrorReply.invalid(
+                501,
+                "unsupported_transfer_coding",
+                "send the body with Transfer-Encoding chunked alone, or with a Content-Length;"
+                    + " the transfer coding "
+                    + String.join(", ", codings)
+                    + " is not decoded here"));
+      }
+      return Optional.empty();
+    }
+
+    /**
+     * The transfer codings the request declares besides {@code chunked}, each as sent. Jetty undoes
+     * chunked framing only, so with any other coding the body it hands over is still coded: a
+     * gzipped body would be parsed as JSON (RFC 9112 §6.1 asks for 501 for a coding not
+     * understood). Its parser already refuses codings that do not end in exactly one {@code
+     * chunked}, since the body's length cannot be told.
+     */
+    private static List<String> foreignTransferCodings(Request request) {
+      return request.getHeaders().getCSV(HttpHeader.TRANSFER_ENCODING, false).stream()
+          .filter(coding -> !coding.strip().equalsIgnoreCase("chunked"))
+          .toList();
+    }
+
+    /** The reply to a request whose whole body has been read. */
+    private Reply reply(Request request, byte[] body) {
+      String method = request.getMethod();
+      String path = Request.getPathInContext(request);
+      Optional<Reply> operator = operations.answer(method, path);
+      if (operator.isPresent()) {
+        return operator.get();
+      }
+      Optional<String> unreadable =
+          "POST".equals(method) ? unreadableBody(request) : Optional.empty();
+      if (unreadable.isPresent()) {
+        return ErrorReply.invalid(415, "unsupported_media_type", unreadable.get());
+      }
+      return endpoints.handle(
+          method, path, Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""), body);
+    }
+
+    /**
+     * Writes the reply {@code decide} gives, inside the request's scope and counted by the drain.
+     */
+    private void answer(Request request, Response response, Callback done, Supplier<Reply> decide) {
       String method = request.getMethod();
       String path = Request.getPathInContext(request);
       // Counted until the answer is written, so that a drain waits for it to reach the client.
@@ -337,24 +398,7 @@ public final class OpenAiServer implements AutoCloseable {
       Callback callback = Callback.from(done, operations::left);
       RequestScope.@Nullable Opened opened = open(method, path, request);
       try {
-        Reply reply;
-        Optional<Reply> operator = operations.answer(method, path);
-        Optional<String> unreadable =
-            operator.isEmpty() && "POST".equals(method)
-                ? unreadableBody(request)
-                : Optional.empty();
-        if (operator.isPresent()) {
-          reply = operator.get();
-        } else if (unreadable.isPresent()) {
-          reply = ErrorReply.invalid(415, "unsupported_media_type", unreadable.get());
-        } else {
-          reply =
-              endpoints.handle(
-                  method,
-                  path,
-                  Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                  body);
-        }
+        Reply reply = decide.get();
         if (opened != null) {
           // Contained like open() and close(): a reply not written would keep what it holds (a
           // stream keeps its serve's concurrency slot until it is written out).

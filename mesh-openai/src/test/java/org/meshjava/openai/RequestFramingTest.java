@@ -1,0 +1,92 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Framing seams a hostile-HTTP probe found. A transfer coding before {@code chunked} was ignored,
+ * so a gzipped body was parsed as JSON (and a plain one served). Raw sockets, loopback only.
+ */
+class RequestFramingTest {
+  private static final byte[] BODY =
+      Fixture.chat("Hello.").toString().getBytes(StandardCharsets.UTF_8);
+  private static final String CHAT = "/v1/chat/completions";
+  private static final String JSON = "Content-Type: application/json";
+
+  private final Fixture f = new Fixture();
+
+  @AfterEach
+  void close() {
+    f.close();
+  }
+
+  private static byte[] gzip(byte[] bytes) throws IOException {
+    ByteArrayOutputStream zipped = new ByteArrayOutputStream();
+    try (GZIPOutputStream gz = new GZIPOutputStream(zipped)) {
+      gz.write(bytes);
+    }
+    return zipped.toByteArray();
+  }
+
+  /** Sends one whole request on a new connection and reads its response. */
+  private RawConnection.Response exchange(String head, byte[] body) throws IOException {
+    try (RawConnection c = new RawConnection(f)) {
+      return c.send(head).send(body).read();
+    }
+  }
+
+  /** How many receipts the steward has sealed: a request that reached a serve seals one. */
+  private long sealed() {
+    return f.get("/v1/mesh/steward").json().get("next_sequence").asLong();
+  }
+
+  /** POSTs {@code body} as it is to the chat endpoint, as JSON, with {@code fields} added. */
+  private RawConnection.Response chat(byte[] body, String... fields) throws IOException {
+    List<String> head = new ArrayList<>(List.of(JSON));
+    head.addAll(List.of(fields));
+    return exchange(RawConnection.post(CHAT, head.toArray(String[]::new)), body);
+  }
+
+  @Test
+  void transferCoding_otherThanChunked_is501_andTheBodyIsNeverServed() throws Exception {
+    byte[] chunked = RawConnection.chunked(BODY);
+    List<RawConnection.Response> answers =
+        List.of(
+            chat(RawConnection.chunked(gzip(BODY)), "Transfer-Encoding: gzip, chunked"),
+            // A body that is plain JSON whatever it claims is refused too, not served.
+            chat(chunked, "Transfer-Encoding: gzip, chunked"),
+            chat(chunked, "Transfer-Encoding: gzip", "Transfer-Encoding: chunked"),
+            chat(chunked, "Transfer-Encoding: x-custom;q=1, chunked"));
+    for (RawConnection.Response r : answers) {
+      r.answer().error(501, "unsupported_transfer_coding");
+      assertThat(r.header("Connection")).as(r.head()).hasValue("close");
+    }
+    assertThat(sealed()).isZero();
+    // Chunked alone, in any letter case, is framing the server reads.
+    RawConnection.Response served = chat(chunked, "Transfer-Encoding: Chunked");
+    assertThat(served.status()).as(served.body()).isEqualTo(200);
+  }
+
+  @Test
+  void transferEncoding_chunkedTwiceOrNotLast_is400FromJettysParser() throws Exception {
+    List<RawConnection.Response> answers =
+        List.of(
+            chat(RawConnection.chunked(BODY), "Transfer-Encoding: chunked, chunked"),
+            chat(BODY, "Transfer-Encoding: identity"),
+            chat(BODY, "Transfer-Encoding: identity", "Content-Length: " + BODY.length),
+            chat(BODY, "Transfer-Encoding: gzip"));
+    // The body's length cannot be told, or is told two ways; Jetty's refusal is JSON like ours.
+    for (RawConnection.Response r : answers) {
+      r.answer().error(400, "http_400");
+    }
+    assertThat(sealed()).isZero();
+  }
+}
