@@ -339,10 +339,15 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * A refusal decided from the request's head alone, before any of its body is read: a transfer
-     * coding the server does not undo.
+     * A reply decided from the request's head alone, before any of its body is read: a transfer
+     * coding the server does not undo; for a POST, an operator's answer (405 on its endpoints, 503
+     * while draining) or a body that cannot be read as JSON (415). Deciding these before the first
+     * read matters to a client that sent {@code Expect: 100-continue}: Jetty answers {@code 100
+     * Continue} when the body is first read, so a refusal after that read has the client upload a
+     * body only to see it refused. (A declared length over the limit is refused earlier still, by
+     * the size-limit handler.)
      */
-    private static Optional<Reply> refusedUnread(Request request) {
+    private Optional<Reply> refusedUnread(Request request) {
       List<String> codings = foreignTransferCodings(request);
       if (!codings.isEmpty()) {
         return Optional.of(
@@ -354,7 +359,16 @@ public final class OpenAiServer implements AutoCloseable {
                     + String.join(", ", codings)
                     + " is not decoded here"));
       }
-      return Optional.empty();
+      String method = request.getMethod();
+      if (!"POST".equals(method)) {
+        return Optional.empty();
+      }
+      Optional<Reply> operator = operations.answer(method, Request.getPathInContext(request));
+      if (operator.isPresent()) {
+        return operator;
+      }
+      return unreadableBody(request)
+          .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));
     }
 
     /**
@@ -370,21 +384,22 @@ public final class OpenAiServer implements AutoCloseable {
           .toList();
     }
 
-    /** The reply to a request whose whole body has been read. */
+    /**
+     * The reply to a request whose whole body has been read and whose head {@link #refusedUnread}
+     * let through. The operator is asked again: a drain may have begun while the body arrived.
+     */
     private Reply reply(Request request, byte[] body) {
       String method = request.getMethod();
       String path = Request.getPathInContext(request);
-      Optional<Reply> operator = operations.answer(method, path);
-      if (operator.isPresent()) {
-        return operator.get();
-      }
-      Optional<String> unreadable =
-          "POST".equals(method) ? unreadableBody(request) : Optional.empty();
-      if (unreadable.isPresent()) {
-        return ErrorReply.invalid(415, "unsupported_media_type", unreadable.get());
-      }
-      return endpoints.handle(
-          method, path, Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""), body);
+      return operations
+          .answer(method, path)
+          .orElseGet(
+              () ->
+                  endpoints.handle(
+                      method,
+                      path,
+                      Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                      body));
     }
 
     /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.GZIPOutputStream;
@@ -13,7 +14,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Framing seams a hostile-HTTP probe found. A transfer coding before {@code chunked} was ignored,
- * so a gzipped body was parsed as JSON (and a plain one served). Raw sockets, loopback only.
+ * so a gzipped body was parsed as JSON (and a plain one served). A client that sent {@code Expect:
+ * 100-continue} with a body refused from its headers alone was told {@code 100 Continue} first, and
+ * so uploaded a body only to see it refused. Raw sockets, loopback only.
  */
 class RequestFramingTest {
   private static final byte[] BODY =
@@ -88,5 +91,54 @@ class RequestFramingTest {
       r.answer().error(400, "http_400");
     }
     assertThat(sealed()).isZero();
+  }
+
+  /**
+   * Sends only the head of a request that asks {@code Expect: 100-continue}, and checks that the
+   * first answer is the refusal, not {@code 100 Continue}, and that the connection then closes.
+   */
+  private void refusedBeforeItsBody(String head, int status, String code) throws IOException {
+    try (RawConnection conn = new RawConnection(f)) {
+      RawConnection.Response first = conn.send(head).read();
+      assertThat(first.statusLine()).as(head).doesNotContain(" 100 ");
+      first.answer().error(status, code);
+      // The body was never asked for, so the connection cannot carry another request.
+      assertThat(conn.closedWithin(2_000)).as(head).isTrue();
+    }
+  }
+
+  @Test
+  void expect100Continue_withARefusalDecidableFromHeaders_isAnsweredWithoutTheInterim100()
+      throws Exception {
+    String expect = "Expect: 100-continue";
+    String length = "Content-Length: " + BODY.length;
+    String media = "unsupported_media_type";
+    refusedBeforeItsBody(
+        RawConnection.post(CHAT, expect, "Content-Type: text/plain", length), 415, media);
+    refusedBeforeItsBody(RawConnection.post(CHAT, expect, length), 415, media);
+    refusedBeforeItsBody(
+        RawConnection.post(CHAT, expect, JSON, "Content-Type: text/plain", length), 415, media);
+    refusedBeforeItsBody(
+        RawConnection.post(CHAT, expect, JSON, "Content-Encoding: gzip", length), 415, media);
+    refusedBeforeItsBody(
+        RawConnection.post(CHAT, expect, JSON, "Content-Length: 100000000"), 413, "body_too_large");
+    refusedBeforeItsBody(
+        RawConnection.post(CHAT, expect, JSON, "Transfer-Encoding: gzip, chunked"),
+        501,
+        "unsupported_transfer_coding");
+    refusedBeforeItsBody(
+        RawConnection.post("/healthz", expect, JSON, length), 405, "method_not_allowed");
+    assertThat(sealed()).isZero();
+    // A request the headers do not refuse is asked for its body, and served.
+    try (RawConnection conn = new RawConnection(f)) {
+      RawConnection.Response interim =
+          conn.send(RawConnection.post(CHAT, expect, JSON, length)).read();
+      assertThat(interim.status()).isEqualTo(100);
+      RawConnection.Response answer = conn.send(BODY).read();
+      assertThat(answer.status()).as(answer.body()).isEqualTo(200);
+    }
+    // While draining, a POST is refused before its body too.
+    assertThat(f.server.drain(Duration.ofSeconds(5))).isTrue();
+    refusedBeforeItsBody(RawConnection.post(CHAT, expect, JSON, length), 503, "shutting_down");
   }
 }
