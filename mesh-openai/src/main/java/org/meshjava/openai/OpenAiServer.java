@@ -596,14 +596,25 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
-   * Errors Jetty raises itself (a bad request line, headers too large, a body over the size limit)
-   * in OpenAI's shape too; the size limit's 413 carries its own code, {@code body_too_large}.
+   * Errors Jetty raises itself (a bad request line, headers too large, a body over the size limit,
+   * an HTTP/2 preface) in OpenAI's shape too; the size limit's 413 carries its own code, {@code
+   * body_too_large}, and the 426 says which protocol is spoken.
    */
   private static final class JsonErrors extends ErrorHandler {
     private final long maxBodyBytes;
 
     JsonErrors(long maxBodyBytes) {
       this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /**
+     * Every method's error gets its body. Jetty's default writes one for GET, HEAD and POST only,
+     * which left an HTTP/2 prior-knowledge preface (method {@code PRI}) with a bare 426, and any
+     * other method's parser error (431, 414, …) with an empty body.
+     */
+    @Override
+    public boolean errorPageForMethod(String method) {
+      return true;
     }
 
     @Override
@@ -615,17 +626,30 @@ public final class OpenAiServer implements AutoCloseable {
         Throwable cause,
         Callback callback) {
       ObjectNode body =
-          code == 413
-              ? ErrorReply.body(
+          switch (code) {
+            case 413 ->
+                ErrorReply.body(
+                    "invalid_request_error",
+                    "body_too_large",
+                    "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
+                    Optional.empty());
+            case 426 -> {
+              // RFC 9110 §15.5.22: a 426 names the protocol to use.
+              response.getHeaders().put(HttpHeader.UPGRADE, "HTTP/1.1");
+              yield ErrorReply.body(
                   "invalid_request_error",
-                  "body_too_large",
-                  "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
-                  Optional.empty())
-              : ErrorReply.body(
-                  code >= 500 ? "server_error" : "invalid_request_error",
-                  "http_" + code,
-                  message == null ? "HTTP " + code : message,
+                  "http_426",
+                  "this listener speaks HTTP/1.1 only; HTTP/2 (prior knowledge or h2c) is not"
+                      + " served",
                   Optional.empty());
+            }
+            default ->
+                ErrorReply.body(
+                    code >= 500 ? "server_error" : "invalid_request_error",
+                    "http_" + code,
+                    message == null ? "HTTP " + code : message,
+                    Optional.empty());
+          };
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       Content.Sink.write(response, true, body.toString(), callback);
     }

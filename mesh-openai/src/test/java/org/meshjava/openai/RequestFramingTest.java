@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Test;
  * Framing seams a hostile-HTTP probe found. A transfer coding before {@code chunked} was ignored,
  * so a gzipped body was parsed as JSON (and a plain one served). A client that sent {@code Expect:
  * 100-continue} with a body refused from its headers alone was told {@code 100 Continue} first, and
- * so uploaded a body only to see it refused. Raw sockets, loopback only.
+ * so uploaded a body only to see it refused. An HTTP/2 preface got a 426 with an empty body, unlike
+ * every other refusal. Raw sockets, loopback only.
  */
 class RequestFramingTest {
   private static final byte[] BODY =
@@ -140,5 +141,22 @@ class RequestFramingTest {
     // While draining, a POST is refused before its body too.
     assertThat(f.server.drain(Duration.ofSeconds(5))).isTrue();
     refusedBeforeItsBody(RawConnection.post(CHAT, expect, JSON, length), 503, "shutting_down");
+  }
+
+  @Test
+  void http2PriorKnowledgePreface_is426WithAJsonErrorNamingHttp11() throws Exception {
+    RawConnection.Response r = exchange("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", new byte[0]);
+    assertThat(r.answer().error(426, "http_426").get("message").asText()).contains("HTTP/1.1");
+    assertThat(r.header("Upgrade")).hasValue("HTTP/1.1");
+  }
+
+  @Test
+  void parserRefusal_ofAMethodOtherThanGetHeadOrPost_stillHasAJsonBody() throws Exception {
+    // Jetty writes an error body for GET, HEAD and POST only, unless told otherwise.
+    String head =
+        "DELETE /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: "
+            + "a".repeat(20_000)
+            + "\r\n\r\n";
+    exchange(head, new byte[0]).answer().error(431, "http_431");
   }
 }
