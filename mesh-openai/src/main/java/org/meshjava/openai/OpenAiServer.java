@@ -55,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every refusal is OpenAI's error JSON (see SPEC.md §70): 400 for a malformed body, 401/403/503
  * for a refused grant, 408 for a body that does not arrive within the deadline, 413 above the body
  * limit, 415 for a body not sent as {@code application/json}, 422 when no backend is admissible,
- * 429 beyond the concurrency bound, never a stack trace.
+ * 429 beyond the concurrency bound, 501 for a transfer coding other than chunked, never a stack
+ * trace.
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
  * within a deadline; a request's headers have a deadline of their own ({@link
@@ -307,12 +308,20 @@ public final class OpenAiServer implements AutoCloseable {
   private final class Api extends Handler.Abstract {
     @Override
     public boolean handle(Request request, Response response, Callback callback) {
+      Optional<Reply> refused = refusedUnread(request);
+      if (refused.isPresent()) {
+        // None of the body is read, and the connection closes after the answer rather than read
+        // the body to its end only to discard it.
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        answer(request, response, callback, refused::get);
+        return true;
+      }
       BodyReader.read(
           request,
           bodyDeadline.toMillis(),
           (outcome, body, failure) -> {
             switch (outcome) {
-              case READ -> answer(request, body, response, callback);
+              case READ -> answer(request, response, callback, () -> reply(request, body));
               case TIMED_OUT ->
                   answerAndClose(
                       ErrorReply.invalid(
@@ -329,7 +338,74 @@ public final class OpenAiServer implements AutoCloseable {
       return true;
     }
 
-    private void answer(Request request, byte[] body, Response response, Callback done) {
+    /**
+     * A reply decided from the request's head alone, before any of its body is read: a transfer
+     * coding the server does not undo; for a POST, an operator's answer (405 on its endpoints, 503
+     * while draining) or a body that cannot be read as JSON (415). Deciding these before the first
+     * read matters to a client that sent {@code Expect: 100-continue}: Jetty answers {@code 100
+     * Continue} when the body is first read, so a refusal after that read has the client upload a
+     * body only to see it refused. (A declared length over the limit is refused earlier still, by
+     * the size-limit handler.)
+     */
+    private Optional<Reply> refusedUnread(Request request) {
+      List<String> codings = foreignTransferCodings(request);
+      if (!codings.isEmpty()) {
+        return Optional.of(
+            ErrorReply.invalid(
+                501,
+                "unsupported_transfer_coding",
+                "send the body with Transfer-Encoding chunked alone, or with a Content-Length;"
+                    + " the transfer coding "
+                    + String.join(", ", codings)
+                    + " is not decoded here"));
+      }
+      String method = request.getMethod();
+      if (!"POST".equals(method)) {
+        return Optional.empty();
+      }
+      Optional<Reply> operator = operations.answer(method, Request.getPathInContext(request));
+      if (operator.isPresent()) {
+        return operator;
+      }
+      return unreadableBody(request)
+          .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));
+    }
+
+    /**
+     * The transfer codings the request declares besides {@code chunked}, each as sent. Jetty undoes
+     * chunked framing only, so with any other coding the body it hands over is still coded: a
+     * gzipped body would be parsed as JSON (RFC 9112 §6.1 asks for 501 for a coding not
+     * understood). Its parser already refuses codings that do not end in exactly one {@code
+     * chunked}, since the body's length cannot be told.
+     */
+    private static List<String> foreignTransferCodings(Request request) {
+      return request.getHeaders().getCSV(HttpHeader.TRANSFER_ENCODING, false).stream()
+          .filter(coding -> !coding.strip().equalsIgnoreCase("chunked"))
+          .toList();
+    }
+
+    /**
+     * The reply to a request whose whole body has been read and whose head {@link #refusedUnread}
+     * let through. The operator is asked again: a drain may have begun while the body arrived.
+     */
+    private Reply reply(Request request, byte[] body) {
+      String method = request.getMethod();
+      String path = Request.getPathInContext(request);
+      return operations
+          .answer(method, path)
+          .orElseGet(
+              () ->
+                  endpoints.handle(
+                      method,
+                      path,
+                      Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                      body));
+    }
+
+    /**
+     * Writes the reply {@code decide} gives, inside the request's scope and counted by the drain.
+     */
+    private void answer(Request request, Response response, Callback done, Supplier<Reply> decide) {
       String method = request.getMethod();
       String path = Request.getPathInContext(request);
       // Counted until the answer is written, so that a drain waits for it to reach the client.
@@ -337,24 +413,7 @@ public final class OpenAiServer implements AutoCloseable {
       Callback callback = Callback.from(done, operations::left);
       RequestScope.@Nullable Opened opened = open(method, path, request);
       try {
-        Reply reply;
-        Optional<Reply> operator = operations.answer(method, path);
-        Optional<String> unreadable =
-            operator.isEmpty() && "POST".equals(method)
-                ? unreadableBody(request)
-                : Optional.empty();
-        if (operator.isPresent()) {
-          reply = operator.get();
-        } else if (unreadable.isPresent()) {
-          reply = ErrorReply.invalid(415, "unsupported_media_type", unreadable.get());
-        } else {
-          reply =
-              endpoints.handle(
-                  method,
-                  path,
-                  Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                  body);
-        }
+        Reply reply = decide.get();
         if (opened != null) {
           // Contained like open() and close(): a reply not written would keep what it holds (a
           // stream keeps its serve's concurrency slot until it is written out).
@@ -537,14 +596,25 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
-   * Errors Jetty raises itself (a bad request line, headers too large, a body over the size limit)
-   * in OpenAI's shape too; the size limit's 413 carries its own code, {@code body_too_large}.
+   * Errors Jetty raises itself (a bad request line, headers too large, a body over the size limit,
+   * an HTTP/2 preface) in OpenAI's shape too; the size limit's 413 carries its own code, {@code
+   * body_too_large}, and the 426 says which protocol is spoken.
    */
   private static final class JsonErrors extends ErrorHandler {
     private final long maxBodyBytes;
 
     JsonErrors(long maxBodyBytes) {
       this.maxBodyBytes = maxBodyBytes;
+    }
+
+    /**
+     * Every method's error gets its body. Jetty's default writes one for GET, HEAD and POST only,
+     * which left an HTTP/2 prior-knowledge preface (method {@code PRI}) with a bare 426, and any
+     * other method's parser error (431, 414, …) with an empty body.
+     */
+    @Override
+    public boolean errorPageForMethod(String method) {
+      return true;
     }
 
     @Override
@@ -556,17 +626,30 @@ public final class OpenAiServer implements AutoCloseable {
         Throwable cause,
         Callback callback) {
       ObjectNode body =
-          code == 413
-              ? ErrorReply.body(
+          switch (code) {
+            case 413 ->
+                ErrorReply.body(
+                    "invalid_request_error",
+                    "body_too_large",
+                    "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
+                    Optional.empty());
+            case 426 -> {
+              // RFC 9110 §15.5.22: a 426 names the protocol to use.
+              response.getHeaders().put(HttpHeader.UPGRADE, "HTTP/1.1");
+              yield ErrorReply.body(
                   "invalid_request_error",
-                  "body_too_large",
-                  "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
-                  Optional.empty())
-              : ErrorReply.body(
-                  code >= 500 ? "server_error" : "invalid_request_error",
-                  "http_" + code,
-                  message == null ? "HTTP " + code : message,
+                  "http_426",
+                  "this listener speaks HTTP/1.1 only; HTTP/2 (prior knowledge or h2c) is not"
+                      + " served",
                   Optional.empty());
+            }
+            default ->
+                ErrorReply.body(
+                    code >= 500 ? "server_error" : "invalid_request_error",
+                    "http_" + code,
+                    message == null ? "HTTP " + code : message,
+                    Optional.empty());
+          };
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       Content.Sink.write(response, true, body.toString(), callback);
     }

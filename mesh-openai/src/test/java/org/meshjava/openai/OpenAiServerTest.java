@@ -357,6 +357,7 @@ class OpenAiServerTest {
       Fixture.Answer chunked =
           small.send(
               HttpRequest.newBuilder(small.uri("/v1/chat/completions"))
+                  .header("Content-Type", "application/json")
                   .POST(
                       HttpRequest.BodyPublishers.ofInputStream(
                           () -> new java.io.ByteArrayInputStream(big.getBytes()))));
@@ -374,6 +375,7 @@ class OpenAiServerTest {
       Fixture.Answer chunked =
           small.send(
               HttpRequest.newBuilder(small.uri("/v1/chat/completions"))
+                  .header("Content-Type", "application/json")
                   .POST(
                       HttpRequest.BodyPublishers.ofInputStream(
                           () -> new java.io.ByteArrayInputStream(big.getBytes()))));
