@@ -88,7 +88,10 @@ sealed interface JournalTarget {
         if (!Files.isRegularFile(f.path())) {
           throw new CliException("no journal at " + f.path());
         }
-        yield (progress, visitor) -> JournalFile.scan(f.path(), progress, visitor);
+        // An archived journal's records are read from its segments first, so that every command
+        // reading it (inspect, export, import) sees it whole, from record 0.
+        long liveStart = FileJournal.firstSequence(f.path());
+        yield (progress, visitor) -> JournalFile.scan(f.path(), liveStart, progress, visitor);
       }
       case Postgres p -> {
         String name = name(p.location(), steward);

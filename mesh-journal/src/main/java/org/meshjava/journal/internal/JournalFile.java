@@ -123,7 +123,25 @@ public final class JournalFile {
    */
   public static End scan(Path path, java.util.function.LongConsumer progress, Visitor visitor)
       throws JournalException {
+    return scan(path, 0, progress, visitor);
+  }
+
+  /**
+   * As {@link #scan(Path, java.util.function.LongConsumer, Visitor)}, for a journal whose live file
+   * begins at record {@code liveStart} because the records before it were archived: those are
+   * streamed first from its segments ({@link JournalSegments}), so the records still run from 0 and
+   * are checked as one chain.
+   *
+   * @throws JournalException also {@code ARCHIVED} if the segments are not all present
+   */
+  public static End scan(
+      Path path, long liveStart, java.util.function.LongConsumer progress, Visitor visitor)
+      throws JournalException {
     Scanner scanner = new Scanner(progress);
+    if (liveStart > 0) {
+      JournalSegments.lines(
+          path, 0, liveStart, (line, segment) -> visitor.accept(scanner.take(line), line));
+    }
     try {
       if (!Files.exists(path)) {
         return scanner.end();

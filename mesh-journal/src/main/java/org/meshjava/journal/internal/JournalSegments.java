@@ -58,6 +58,13 @@ public final class JournalSegments {
     return new SequenceFiles(directory(journal), ".jsonl");
   }
 
+  /** Takes archived record lines, each with the segment file it was read from. */
+  @FunctionalInterface
+  public interface LineSink {
+    /** Takes one line (without its newline). */
+    void accept(byte[] line, Path segment) throws JournalException;
+  }
+
   /**
    * Streams the archived records from {@code from} up to (not including) {@code liveStart}, the
    * live file's first record, checking the chain, and returns the position after the last one.
@@ -72,9 +79,23 @@ public final class JournalSegments {
       Map<ContentId, GrantChain> chains,
       Journal.RecordSink sink)
       throws JournalException {
-    List<Segment> segments = list(journal);
     ChainedReader reader = new ChainedReader(from, chains);
-    long seq = from.count();
+    lines(journal, from.count(), liveStart, (line, file) -> sink.accept(reader.take(line, file)));
+    return reader.position();
+  }
+
+  /**
+   * Streams the lines of the archived records {@code from} up to (not including) {@code liveStart},
+   * in order and unchecked, to {@code sink}: a segment that a crash left overlapping the next one
+   * is read only up to where the next begins.
+   *
+   * @throws JournalException {@code ARCHIVED} if the segments holding them are not all present,
+   *     {@code CORRUPT} for a line longer than any record, {@code IO}, or what {@code sink} throws
+   */
+  public static void lines(Path journal, long from, long liveStart, LineSink sink)
+      throws JournalException {
+    List<Segment> segments = list(journal);
+    long seq = from;
     int i = segments.size() - 1;
     while (i >= 0 && segments.get(i).firstSeq() > seq) {
       i--;
@@ -96,7 +117,7 @@ public final class JournalSegments {
         }
         byte[] line;
         while (seq < liveStart && (line = lines.next()) != null) {
-          sink.accept(reader.take(line, s.file()));
+          sink.accept(line, s.file());
           seq++;
         }
       } catch (LineReader.TooLong e) {
@@ -110,7 +131,6 @@ public final class JournalSegments {
     if (seq < liveStart) {
       throw archived(journal, seq, liveStart);
     }
-    return reader.position();
   }
 
   private static JournalException archived(Path journal, long from, long to) {
