@@ -1089,12 +1089,14 @@ public final class Steward implements AutoCloseable {
         if (head != null) {
           j.close();
           throw new IllegalArgumentException(
-              "chainHead("
-                  + head
+              "the chain head given (next receipt "
+                  + head.nextSequence()
                   + ") conflicts with journal "
                   + j.describe()
                   + ", which records receipts up to "
-                  + replayed.lastSealed().get().sequence());
+                  + replayed.lastSealed().get().sequence()
+                  + ": the chain continues from the journal's last receipt, so give no chain head"
+                  + " (mesh serve: drop --fresh-chain)");
         }
         RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));
