@@ -366,15 +366,21 @@ final class JournalCommand extends CommandGroup {
             file,
             (whole
                     ? formOneChain(n)
-                    : "records "
-                        + start
-                        + " to "
-                        + (n - 1)
-                        + " follow the snapshot at record "
-                        + start
-                        + " signed by "
-                        + h
-                        + ", and form one chain and replay; records 0 to "
+                    : (n == start
+                            ? "no records follow the snapshot at record "
+                                + start
+                                + " signed by "
+                                + h
+                                + ", which the journal ends with; records 0 to "
+                            : "records "
+                                + start
+                                + " to "
+                                + (n - 1)
+                                + " follow the snapshot at record "
+                                + start
+                                + " signed by "
+                                + h
+                                + ", and form one chain and replay; records 0 to ")
                         + (start - 1)
                         + " are archived without their segments and were not checked")
                 + "; "
