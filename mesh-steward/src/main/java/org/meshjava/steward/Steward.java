@@ -1089,7 +1089,7 @@ public final class Steward implements AutoCloseable {
         if (head != null) {
           j.close();
           throw new IllegalArgumentException(
-              "the chain head given (next receipt "
+              "the chainHead given (next receipt "
                   + head.nextSequence()
                   + ") conflicts with journal "
                   + j.describe()

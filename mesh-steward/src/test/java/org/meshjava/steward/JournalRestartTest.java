@@ -186,8 +186,9 @@ class JournalRestartTest {
                 new org.meshjava.receipt.ChainHead(7, Optional.of(ContentId.ofBytes(new byte[1]))));
     assertThatThrownBy(b::build)
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("chainHead")
-        .hasMessageContaining(journal().toString());
+        .hasMessageContaining("chainHead given (next receipt 7)")
+        .hasMessageContaining(journal().toString())
+        .hasMessageContaining("records receipts up to 2");
   }
 
   private void servedThree() throws Exception {
