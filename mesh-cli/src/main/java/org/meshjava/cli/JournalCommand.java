@@ -66,8 +66,9 @@ import picocli.CommandLine.Parameters;
 @Command(
     name = "journal",
     description =
-        "Inspect or verify a steward's decision journal (a file or postgresql://…); export it"
-            + " to a file or import one into a database; lift a suspension of grants.",
+        "Inspect or verify a steward's decision journal (a file or postgresql://…); archive what"
+            + " its snapshot covers; export it to a file or import one into a database; lift a"
+            + " suspension of grants.",
     subcommands = {
       JournalCommand.Inspect.class,
       JournalCommand.Verify.class,
