@@ -24,8 +24,8 @@ final class ConformanceCommand extends CommandGroup {
   @Command(
       name = "run",
       description = {
-        "Run every case of the pack against a subject process and print failures, skips and one",
-        "summary line per group. Exit 0: all passed; 1: a case failed; 2: none failed, some skipped."
+        "Run the pack against a subject; print failures, skips and a summary line per group.",
+        "Exit 0: all passed; 1: a case failed; 2: none failed, some skipped."
       })
   static final class Run extends MeshCommand implements Callable<Integer> {
     @Option(
