@@ -263,7 +263,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       sb.chainHead(ChainHead.GENESIS);
     }
     List<ServingEngine> backends =
-        new java.util.ArrayList<>(c.backends().isEmpty() ? referenceBackends(LOCAL) : c.backends());
+        new java.util.ArrayList<>(c.backends().isEmpty() ? embeddedBackends() : c.backends());
     // The MiniLM decision engine joins the embedded defaults; beside backends the configuration
     // lists it joins only when asked for ("default_decision_engine": true), so that what is
     // served is what the file says.
@@ -539,11 +539,22 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   private static final long IDLE_MARGIN_S = 5;
 
   /**
-   * The embedded engines' bounds: one serve per core, none waiting, so a serve beyond them is
-   * answered 429 rather than slowing every serve on the cores (SPEC 70).
+   * How many serves an engine computing on this host admits beyond one per core, unless its entry
+   * says {@code "max_waiting_serves"}. Eight clients at once is ordinary load, and with none
+   * admitted the third of them was refused 429 on a two-core host; a short burst costs only its
+   * share of the cores. The bound keeps a flood (or a crowd of streams that read nothing) from
+   * holding every thread of the server, as an upstream's 64 does (SPEC 70).
    */
+  static final int LOCAL_WAITING_SERVES = 64;
+
+  /** The embedded engines' bounds: one serve per core, {@link #LOCAL_WAITING_SERVES} more. */
   private static final ServeConcurrency LOCAL =
-      ServeConcurrency.cpuDefault().withMaxWaitingServes(0);
+      ServeConcurrency.cpuDefault().withMaxWaitingServes(LOCAL_WAITING_SERVES);
+
+  /** The backends {@code mesh serve} runs when its configuration names none (MiniLM aside). */
+  static List<ServingEngine> embeddedBackends() {
+    return referenceBackends(LOCAL);
+  }
 
   /**
    * The embedded backends when the configuration names none, and the demo's: three weights-free

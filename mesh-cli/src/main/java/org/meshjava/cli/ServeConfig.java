@@ -350,13 +350,13 @@ record ServeConfig(
 
   /**
    * A local CPU engine's bounds under {@code mesh serve}: {@code max_concurrent_serves} at once
-   * (default: the CPU count, at least 2) and {@code max_waiting_serves} waiting (default 0), so a
-   * serve beyond them is answered 429 at once rather than slowing every serve on the cores.
+   * (default: the CPU count, at least 2) and {@code max_waiting_serves} more (default {@link
+   * ServeCommand#LOCAL_WAITING_SERVES}); a serve beyond them is answered 429 at once.
    */
   private static ServeConcurrency localConcurrency(JsonNode b, String where) throws CliException {
     return new ServeConcurrency(
         intAtLeast(b, "max_concurrent_serves", 1, where).orElse(ServeConcurrency.cores()),
-        intAtLeast(b, "max_waiting_serves", 0, where).orElse(0));
+        intAtLeast(b, "max_waiting_serves", 0, where).orElse(ServeCommand.LOCAL_WAITING_SERVES));
   }
 
   /** A backend's caps: {@link #DEFAULT_CAP} with whatever the entry sets. */

@@ -234,7 +234,7 @@ class ServeConfigEnginesTest {
                 """));
     assertThat(c.backends().get(0).maxConcurrentServes())
         .isEqualTo(Math.max(2, Runtime.getRuntime().availableProcessors()));
-    assertThat(c.backends().get(0).maxWaitingServes()).isZero();
+    assertThat(c.backends().get(0).maxWaitingServes()).isEqualTo(ServeCommand.LOCAL_WAITING_SERVES);
     assertThat(c.backends().get(1).maxConcurrentServes()).isEqualTo(3);
     assertThat(c.backends().get(1).maxWaitingServes()).isEqualTo(5);
     for (String bad : List.of("\"max_concurrent_serves\": 0", "\"max_waiting_serves\": -1")) {
