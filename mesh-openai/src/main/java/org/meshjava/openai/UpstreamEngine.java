@@ -202,11 +202,13 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * Asks the upstream for server-sent events and hands each code point of each content delta to
-   * {@code sink} as it arrives, until the upstream ends its stream (it stops at {@code max_tokens}
-   * of its own tokens) and reports its usage. When the sink asks to stop, the upstream connection
-   * is closed, which cancels the upstream's work as far as it honours a disconnect; the usage
-   * report then never comes, and the serve is counted by the declared fallback {@link
+   * Asks the upstream for server-sent events and hands the code points of each content delta to
+   * {@code sink} as one run ({@link TokenSink#acceptRun}) as it arrives, until the upstream ends
+   * its stream (it stops at {@code max_tokens} of its own tokens) and reports its usage. A delta is
+   * the upstream's unit of streamed text, so it stays one: a client of this host sees the pieces a
+   * client of the upstream would. When the sink asks to stop, after a delta, the upstream
+   * connection is closed, which cancels the upstream's work as far as it honours a disconnect; the
+   * usage report then never comes, and the serve is counted by the declared fallback {@link
    * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta is taken to hold at least one of
    * the upstream's tokens, so a stream of more deltas than {@code max_tokens} is over the request
    * and fails the serve (which also bounds what is held). The reply is read within bounds too: a
@@ -265,15 +267,17 @@ public final class UpstreamEngine extends DescribedEngine {
                   + " streamed more content deltas than the request's max_tokens "
                   + request.maxTokens());
         }
-        java.util.PrimitiveIterator.OfInt cps = content.asText().codePoints().iterator();
-        while (!stopped && cps.hasNext()) {
-          if (n == out.length) {
-            out = java.util.Arrays.copyOf(out, Math.multiplyExact(out.length, 2));
-          }
-          int cp = cps.nextInt();
-          out[n++] = cp;
-          stopped = !sink.accept(cp);
+        // The delta's code points go to the sink as one run, so a client sees the upstream's
+        // delta as one piece, not one event per character.
+        int[] piece = content.asText().codePoints().toArray();
+        if (piece.length > out.length - n) {
+          out =
+              java.util.Arrays.copyOf(
+                  out, Math.max(Math.addExact(n, piece.length), Math.multiplyExact(out.length, 2)));
         }
+        System.arraycopy(piece, 0, out, n, piece.length);
+        n += piece.length;
+        stopped = !sink.acceptRun(TokenSequence.of(piece));
       }
     } catch (IOException e) {
       throw new EngineException("upstream " + name() + " stream failed: " + e, e);
