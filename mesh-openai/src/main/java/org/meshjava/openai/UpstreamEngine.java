@@ -226,8 +226,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    int[] out = new int[256];
-    int n = 0;
+    DeltaCodePoints reply = new DeltaCodePoints();
     long deltas = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
@@ -268,21 +267,21 @@ public final class UpstreamEngine extends DescribedEngine {
                   + request.maxTokens());
         }
         // The delta's code points go to the sink as one run, so a client sees the upstream's
-        // delta as one piece, not one event per character.
-        int[] piece = content.asText().codePoints().toArray();
-        if (piece.length > out.length - n) {
-          out =
-              java.util.Arrays.copyOf(
-                  out, Math.max(Math.addExact(n, piece.length), Math.multiplyExact(out.length, 2)));
+        // delta as one piece, not one event per character (a half surrogate pair ending it waits
+        // for the next delta).
+        TokenSequence run = reply.add(content.asText());
+        if (run.size() > 0) {
+          stopped = !sink.acceptRun(run);
         }
-        System.arraycopy(piece, 0, out, n, piece.length);
-        n += piece.length;
-        stopped = !sink.acceptRun(TokenSequence.of(piece));
       }
     } catch (IOException e) {
       throw new EngineException("upstream " + name() + " stream failed: " + e, e);
     }
-    TokenSequence tokens = TokenSequence.of(java.util.Arrays.copyOf(out, n));
+    TokenSequence rest = reply.finish();
+    if (!stopped && rest.size() > 0) {
+      sink.acceptRun(rest);
+    }
+    TokenSequence tokens = reply.all();
     if (usage.isPresent()) {
       return new EngineResult(
           tokens,

@@ -1,6 +1,8 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import java.io.OutputStream;
 import java.net.URI;
 import org.eclipse.jetty.http.HttpHeader;
@@ -47,12 +49,19 @@ final class ScriptedUpstream implements AutoCloseable {
   }
 
   /**
+   * Writes JSON with every character past ASCII escaped, as some servers send it: a lone surrogate
+   * then survives, where written raw it would be no UTF-8.
+   */
+  private static final ObjectWriter ASCII =
+      Fixture.JSON.writer().with(JsonWriteFeature.ESCAPE_NON_ASCII.mappedFeature());
+
+  /**
    * A whole chat completion answering {@code content}, with {@code usage} (a JSON object) as its
    * usage report, or none when it is null.
    */
   static String reply(String content, String finish, @Nullable String usage) throws Exception {
     return "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
-        + Fixture.JSON.writeValueAsString(content)
+        + ASCII.writeValueAsString(content)
         + "},\"finish_reason\":\""
         + finish
         + "\"}]"

@@ -68,6 +68,11 @@ class UpstreamStreamPiecesTest {
 
   /** A fake OpenAI-compatible upstream streaming {@code stream}, or answering TEXT whole. */
   private static ScriptedUpstream upstream(String stream) throws Exception {
+    return upstream(stream, TEXT);
+  }
+
+  /** A fake OpenAI-compatible upstream streaming {@code stream}, or answering {@code whole}. */
+  private static ScriptedUpstream upstream(String stream, String whole) throws Exception {
     return new ScriptedUpstream(
         new ScriptedUpstream.Script() {
           @Override
@@ -78,7 +83,7 @@ class UpstreamStreamPiecesTest {
           @Override
           public String whole(JsonNode body) throws Exception {
             return ScriptedUpstream.reply(
-                TEXT,
+                whole,
                 "stop",
                 "{\"prompt_tokens\":5,\"completion_tokens\":" + COMPLETION_TOKENS + "}");
           }
@@ -199,6 +204,33 @@ class UpstreamStreamPiecesTest {
       assertThat(streamed.tokens()).isEqualTo(whole.tokens());
       assertThat(streamed.accounting()).isEqualTo(TokenAccounting.REMOTE_USAGE);
       assertThat(streamed.outcome().tokensOut()).isEqualTo(COMPLETION_TOKENS);
+    }
+  }
+
+  @Test
+  void upstreamSplittingASurrogatePairAcrossDeltas_isCommittedAsTheWholeReplyIs() throws Exception {
+    // A JSON string may escape half of a pair on its own. Read delta by delta, the halves became
+    // two ids where the same reply whole has one code point: the committed output depended on
+    // where the upstream cut its stream.
+    String split =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\\ud83d\"}}]}\n\n"
+            + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ude00 b\"}}]}\n\n"
+            + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\\ud83d\"}}]}\n\n"
+            + "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":3}}\n\n"
+            + "data: [DONE]\n\n";
+    String text = "a\uD83D\uDE00 b\uD83D";
+    try (ScriptedUpstream up = upstream(split, text)) {
+      UpstreamEngine engine = Fixture.remote(up.base());
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Stream me.", 16);
+      Recorded sink = new Recorded();
+
+      EngineResult streamed = engine.serve(asked.request(), asked.payload(), sink);
+      EngineResult whole = engine.serve(asked.request(), asked.payload());
+
+      assertThat(whole.tokens()).isEqualTo(TokenSequence.of(text.codePoints().toArray()));
+      assertThat(streamed.tokens()).isEqualTo(whole.tokens());
+      // Each half waits for the delta that completes it; the one never completed comes last.
+      assertThat(sink.runs).containsExactly("a", "\uD83D\uDE00 b", "\uD83D");
     }
   }
 }
