@@ -79,7 +79,7 @@ public final class MeshStreamingChatModel extends StewardChatModel implements St
     public TokenSink open(RouteDecision route) {
       TextDeltas d = new TextDeltas(route.chosen().tokenizer());
       deltas = d;
-      return token -> partial(d.add(token));
+      return d.sink(this::partial);
     }
 
     /** Hands over {@code text} unless cancelled; whether to go on. */

@@ -525,7 +525,7 @@ final class Endpoints {
           route -> {
             deltas[0] = new TextDeltas(route.chosen().tokenizer());
             reply.open(route);
-            return token -> reply.delta(deltas[0].add(token));
+            return deltas[0].sink(reply::delta);
           };
       ServeResult result;
       try {

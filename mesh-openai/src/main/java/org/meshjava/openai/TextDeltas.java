@@ -2,7 +2,9 @@ package org.meshjava.openai;
 
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 
 /**
@@ -10,8 +12,10 @@ import org.meshjava.core.Tokenizer;
  * engine's own tokenizer. The text sent is what the tokenizer's decoding of the whole output so far
  * adds, so a tokenizer that needs several tokens for one character (byte-level pieces) is decoded
  * right: a trailing replacement character or lone high surrogate is held back until the next token
- * completes it, or until {@link #finish}. The HTTP binding's streams and the framework adapters
- * decode with it. Not thread-safe: one serve's thread uses it.
+ * completes it, or until {@link #finish}. A piecewise tokenizer's pieces are final text, so for one
+ * only a lone high surrogate, which cannot be sent on its own, waits. A run of tokens that the
+ * engine hands over together ({@link #add(TokenSequence)}) is sent as one piece. The HTTP binding's
+ * streams and the framework adapters decode with it. Not thread-safe: one serve's thread uses it.
  *
  * <p>What a token costs, by tokenizer:
  *
@@ -105,6 +109,37 @@ public final class TextDeltas {
   }
 
   /**
+   * The text a run of tokens adds, as one piece: what {@link #add(int)} adds for each of them,
+   * joined. A run is a unit its engine chose (an upstream's delta), so its text is sent as one.
+   */
+  public String add(TokenSequence run) {
+    int before = sent.length();
+    for (int i = 0; i < run.size(); i++) {
+      add((int) run.get(i));
+    }
+    return sent.substring(before);
+  }
+
+  /**
+   * A sink that decodes what the engine hands it: {@code text} is given what each token adds, and
+   * what each run of tokens adds as one piece (either possibly empty), and answers whether to go
+   * on.
+   */
+  public TokenSink sink(Predicate<String> text) {
+    return new TokenSink() {
+      @Override
+      public boolean accept(int token) {
+        return text.test(add(token));
+      }
+
+      @Override
+      public boolean acceptRun(TokenSequence run) {
+        return text.test(add(run));
+      }
+    };
+  }
+
+  /**
    * The text still unsent once the whole output is known. Empty if the tokenizer decoded a prefix
    * of the output to text the whole output's text does not begin with; the final event's full text
    * is then the authority.
@@ -166,11 +201,14 @@ public final class TextDeltas {
 
   /**
    * What {@link #delta} answers for {@link #text}, without copying the text so far: it only grows,
-   * so it always begins with what was sent.
+   * so it always begins with what was sent. Only a lone high surrogate is held back: pieces
+   * concatenate to the decoding ({@link Tokenizer#piece}), so a replacement character among them
+   * stays one, and holding it would move it into the next token's piece (an upstream delta ending
+   * in one would reach the client split in two).
    */
   private String appended() {
     int end = text.length();
-    if (heldBack(text, end)) {
+    if (end > 0 && Character.isHighSurrogate(text.charAt(end - 1))) {
       end--;
     }
     if (end <= sent.length()) {

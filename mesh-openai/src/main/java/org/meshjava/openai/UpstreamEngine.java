@@ -202,11 +202,13 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * Asks the upstream for server-sent events and hands each code point of each content delta to
-   * {@code sink} as it arrives, until the upstream ends its stream (it stops at {@code max_tokens}
-   * of its own tokens) and reports its usage. When the sink asks to stop, the upstream connection
-   * is closed, which cancels the upstream's work as far as it honours a disconnect; the usage
-   * report then never comes, and the serve is counted by the declared fallback {@link
+   * Asks the upstream for server-sent events and hands the code points of each content delta to
+   * {@code sink} as one run ({@link TokenSink#acceptRun}) as it arrives, until the upstream ends
+   * its stream (it stops at {@code max_tokens} of its own tokens) and reports its usage. A delta is
+   * the upstream's unit of streamed text, so it stays one: a client of this host sees the pieces a
+   * client of the upstream would. When the sink asks to stop, after a delta, the upstream
+   * connection is closed, which cancels the upstream's work as far as it honours a disconnect; the
+   * usage report then never comes, and the serve is counted by the declared fallback {@link
    * TokenAccounting#REMOTE_STREAM_DELTAS}. Each non-empty delta is taken to hold at least one of
    * the upstream's tokens, so a stream of more deltas than {@code max_tokens} is over the request
    * and fails the serve (which also bounds what is held). The reply is read within bounds too: a
@@ -224,8 +226,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    int[] out = new int[256];
-    int n = 0;
+    DeltaCodePoints reply = new DeltaCodePoints();
     long deltas = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
@@ -265,20 +266,22 @@ public final class UpstreamEngine extends DescribedEngine {
                   + " streamed more content deltas than the request's max_tokens "
                   + request.maxTokens());
         }
-        java.util.PrimitiveIterator.OfInt cps = content.asText().codePoints().iterator();
-        while (!stopped && cps.hasNext()) {
-          if (n == out.length) {
-            out = java.util.Arrays.copyOf(out, Math.multiplyExact(out.length, 2));
-          }
-          int cp = cps.nextInt();
-          out[n++] = cp;
-          stopped = !sink.accept(cp);
+        // The delta's code points go to the sink as one run, so a client sees the upstream's
+        // delta as one piece, not one event per character (a half surrogate pair ending it waits
+        // for the next delta).
+        TokenSequence run = reply.add(content.asText());
+        if (run.size() > 0) {
+          stopped = !sink.acceptRun(run);
         }
       }
     } catch (IOException e) {
       throw new EngineException("upstream " + name() + " stream failed: " + e, e);
     }
-    TokenSequence tokens = TokenSequence.of(java.util.Arrays.copyOf(out, n));
+    TokenSequence rest = reply.finish();
+    if (!stopped && rest.size() > 0) {
+      sink.acceptRun(rest);
+    }
+    TokenSequence tokens = reply.all();
     if (usage.isPresent()) {
       return new EngineResult(
           tokens,

@@ -76,10 +76,33 @@ class TextDeltasTest {
     assertThat(deltas.add('a')).isEqualTo("a");
     assertThat(deltas.add(0xD83D)).isEmpty();
     assertThat(deltas.add(0xDE00)).isEqualTo("\uD83D\uDE00");
-    assertThat(deltas.add(0xFFFD)).isEmpty();
-    assertThat(deltas.add('b')).isEqualTo("\uFFFDb");
-    assertThat(deltas.sent()).isEqualTo("a\uD83D\uDE00\uFFFDb");
-    assertThat(deltas.finish(TokenSequence.of('a', 0xD83D, 0xDE00, 0xFFFD, 'b'))).isEmpty();
+    assertThat(deltas.add('b')).isEqualTo("b");
+    assertThat(deltas.sent()).isEqualTo("a\uD83D\uDE00b");
+    assertThat(deltas.finish(TokenSequence.of('a', 0xD83D, 0xDE00, 'b'))).isEmpty();
+  }
+
+  @Test
+  void add_whenTheTokenizerDecodesPiecewise_sendsAReplacementCharacterAtOnce() {
+    // A piece is final text, so its U+FFFD is no half character; holding it back moved it into
+    // the next token's piece, splitting an upstream delta that ended in one.
+    TextDeltas deltas = new TextDeltas(new CountingCodePoints());
+
+    assertThat(deltas.add('a')).isEqualTo("a");
+    assertThat(deltas.add(0xFFFD)).isEqualTo("\uFFFD");
+    assertThat(deltas.add('b')).isEqualTo("b");
+    assertThat(deltas.finish(TokenSequence.of('a', 0xFFFD, 'b'))).isEmpty();
+  }
+
+  @Test
+  void add_ofARun_sendsWhatItsTokensAdd_asOnePiece() {
+    TextDeltas deltas = new TextDeltas(new CountingCodePoints());
+
+    assertThat(deltas.add(TokenSequence.of('H', 'i', ' ', 0x1F600))).isEqualTo("Hi \uD83D\uDE00");
+    assertThat(deltas.add(TokenSequence.empty())).isEmpty();
+    // A run ending in half a character sends the rest; the next token completes it.
+    assertThat(deltas.add(TokenSequence.of('!', 0xD83D))).isEqualTo("!");
+    assertThat(deltas.add(TokenSequence.of(0xDE00, '.'))).isEqualTo("\uD83D\uDE00.");
+    assertThat(deltas.sent()).isEqualTo("Hi \uD83D\uDE00!\uD83D\uDE00.");
   }
 
   @Test

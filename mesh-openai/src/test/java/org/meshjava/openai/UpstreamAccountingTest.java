@@ -17,20 +17,9 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.jetty.http.HttpHeader;
-import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.util.Callback;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
@@ -54,9 +43,9 @@ class UpstreamAccountingTest {
   }
 
   /** A fake OpenAI-compatible upstream answering TEXT, counted as its script says. */
-  private static final class FakeUpstream implements AutoCloseable {
-    final Server jetty = new Server();
-    final ServerConnector connector = new ServerConnector(jetty);
+  private static final class FakeUpstream implements ScriptedUpstream.Script, AutoCloseable {
+    final Script script;
+    final ScriptedUpstream server;
 
     /** Released by a test once it has seen the first delta through the mesh. */
     final CountDownLatch firstSeen = new CountDownLatch(1);
@@ -64,75 +53,62 @@ class UpstreamAccountingTest {
     final AtomicBoolean releasedBeforeRest = new AtomicBoolean();
 
     FakeUpstream(Script script) throws Exception {
-      connector.setHost("127.0.0.1");
-      jetty.addConnector(connector);
-      jetty.setHandler(
-          new Handler.Abstract() {
-            @Override
-            public boolean handle(Request request, Response response, Callback callback)
-                throws Exception {
-              JsonNode body = Fixture.JSON.readTree(Content.Source.asString(request));
-              long out = script.completionTokens();
-              String usage =
-                  script.reportsUsage()
-                      ? "{\"prompt_tokens\":5,\"completion_tokens\":"
-                          + out
-                          + ",\"total_tokens\":"
-                          + (5 + out)
-                          + "}"
-                      : "null";
-              String finish = out >= body.get("max_tokens").asLong() ? "length" : "stop";
-              if (body.path("stream").asBoolean()) {
-                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
-                try (OutputStream os = Content.Sink.asOutputStream(response)) {
-                  for (int i = 0; i < DELTAS.size(); i++) {
-                    String event =
-                        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":"
-                            + Fixture.JSON.writeValueAsString(DELTAS.get(i))
-                            + "}}],\"usage\":null}\n\n";
-                    os.write(event.getBytes(StandardCharsets.UTF_8));
-                    os.flush();
-                    if (i == 0 && script.holdsAfterFirst()) {
-                      releasedBeforeRest.set(firstSeen.await(20, TimeUnit.SECONDS));
-                    }
-                  }
-                  String tail =
-                      "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\""
-                          + finish
-                          + "\"}],\"usage\":null}\n\n"
-                          + (script.reportsUsage()
-                              ? "data: {\"choices\":[],\"usage\":" + usage + "}\n\n"
-                              : "")
-                          + "data: [DONE]\n\n";
-                  os.write(tail.getBytes(StandardCharsets.UTF_8));
-                }
-                callback.succeeded();
-              } else {
-                response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-                String reply =
-                    "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":"
-                        + Fixture.JSON.writeValueAsString(TEXT)
-                        + "},\"finish_reason\":\""
-                        + finish
-                        + "\"}]"
-                        + (script.reportsUsage() ? ",\"usage\":" + usage : "")
-                        + "}";
-                Content.Sink.write(response, true, reply, callback);
-              }
-              return true;
-            }
-          });
-      jetty.start();
+      this.script = script;
+      this.server = new ScriptedUpstream(this);
+    }
+
+    private String usage() {
+      long out = script.completionTokens();
+      return script.reportsUsage()
+          ? "{\"prompt_tokens\":5,\"completion_tokens\":"
+              + out
+              + ",\"total_tokens\":"
+              + (5 + out)
+              + "}"
+          : "null";
+    }
+
+    private String finish(JsonNode body) {
+      return script.completionTokens() >= body.get("max_tokens").asLong() ? "length" : "stop";
+    }
+
+    @Override
+    public void stream(JsonNode body, OutputStream os) throws Exception {
+      for (int i = 0; i < DELTAS.size(); i++) {
+        String event =
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":"
+                + Fixture.JSON.writeValueAsString(DELTAS.get(i))
+                + "}}],\"usage\":null}\n\n";
+        os.write(event.getBytes(StandardCharsets.UTF_8));
+        os.flush();
+        if (i == 0 && script.holdsAfterFirst()) {
+          releasedBeforeRest.set(firstSeen.await(20, TimeUnit.SECONDS));
+        }
+      }
+      String tail =
+          "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\""
+              + finish(body)
+              + "\"}],\"usage\":null}\n\n"
+              + (script.reportsUsage()
+                  ? "data: {\"choices\":[],\"usage\":" + usage() + "}\n\n"
+                  : "")
+              + "data: [DONE]\n\n";
+      os.write(tail.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String whole(JsonNode body) throws Exception {
+      return ScriptedUpstream.reply(TEXT, finish(body), script.reportsUsage() ? usage() : null);
     }
 
     URI base() {
-      return URI.create("http://127.0.0.1:" + connector.getLocalPort() + "/v1");
+      return server.base();
     }
 
     @Override
     public void close() throws Exception {
       firstSeen.countDown();
-      jetty.stop();
+      server.close();
     }
   }
 
@@ -293,16 +269,15 @@ class UpstreamAccountingTest {
       throws Exception {
     try (FakeUpstream up = new FakeUpstream(Script.honest(7))) {
       UpstreamEngine engine = engine(up);
-      Prompt prompt = Prompt.ofChat(Fixture.chat("Count me."));
-      byte[] text = prompt.bytes();
-      ServeRequest request =
-          ServeRequest.generation(
-              prompt.hash(), text.length, new ServeBounds(8, Fidelity.F0, 1_000_000));
-      TokenSequence payload = ByteTokenizer.INSTANCE.encode(text);
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Count me.", 8);
+      ServeRequest request = asked.request();
+      TokenSequence payload = asked.payload();
       int[] seen = {0};
       EngineResult stopped = engine.serve(request, payload, token -> ++seen[0] < 3);
       assertThat(stopped.accounting()).isEqualTo(TokenAccounting.REMOTE_STREAM_DELTAS);
-      assertThat(stopped.tokens().size()).isEqualTo(3);
+      // Asked to stop within the first delta, the engine still holds that delta whole ("Hello,"):
+      // it arrived whole and counts as one delta.
+      assertThat(stopped.tokens().size()).isEqualTo(DELTAS.get(0).length());
       assertThat(stopped.outcome().tokensOut()).isEqualTo(1);
       assertThat(stopped.outcome().tokensIn()).isEqualTo(payload.size());
       EngineResult whole = engine.serve(request, payload, token -> true);
@@ -315,12 +290,8 @@ class UpstreamAccountingTest {
   @Test
   void upstreamWithANegativeCount_failsTheServe() throws Exception {
     try (FakeUpstream up = new FakeUpstream(Script.honest(-1))) {
-      Prompt prompt = Prompt.ofChat(Fixture.chat("Count me."));
-      byte[] text = prompt.bytes();
-      ServeRequest request =
-          ServeRequest.generation(
-              prompt.hash(), text.length, new ServeBounds(8, Fidelity.F0, 1_000_000));
-      assertThatThrownBy(() -> engine(up).serve(request, ByteTokenizer.INSTANCE.encode(text)))
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Count me.", 8);
+      assertThatThrownBy(() -> engine(up).serve(asked.request(), asked.payload()))
           .isInstanceOf(EngineException.class)
           .hasMessageContaining("not a u32 count");
     }

@@ -14,11 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.EngineException;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
-import org.meshjava.core.ServeRequest;
 
 /**
  * A streamed upstream reply is read within bounds: an upstream that sends one endless line, or
@@ -75,13 +71,8 @@ class UpstreamStreamBoundsTest {
 
   private static void assertStreamFails(EndlessUpstream up, String message) throws Exception {
     UpstreamEngine engine = Fixture.remote(up.base());
-    Prompt prompt = Prompt.ofChat(Fixture.chat("Count me."));
-    byte[] text = prompt.bytes();
-    ServeRequest request =
-        ServeRequest.generation(
-            prompt.hash(), text.length, new ServeBounds(16, Fidelity.F0, 1_000_000));
-    assertThatThrownBy(
-            () -> engine.serve(request, ByteTokenizer.INSTANCE.encode(text), token -> true))
+    ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Count me.", 16);
+    assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), token -> true))
         .isInstanceOf(EngineException.class)
         .hasMessageContaining(message);
     up.thread.join(10_000);

@@ -200,15 +200,32 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
 
     @Override
     public boolean accept(int token) {
-      if (n == ids.length) {
-        ids = java.util.Arrays.copyOf(ids, n * 2);
-      }
-      ids[n++] = token;
+      record(token);
       try {
         return sink.accept(token);
       } catch (RuntimeException e) {
         return false;
       }
+    }
+
+    /** Passes the run on whole, so that the caller's sink sees the engine's own pieces. */
+    @Override
+    public boolean acceptRun(TokenSequence run) {
+      for (int i = 0; i < run.size(); i++) {
+        record((int) run.get(i));
+      }
+      try {
+        return sink.acceptRun(run);
+      } catch (RuntimeException e) {
+        return false;
+      }
+    }
+
+    private void record(int token) {
+      if (n == ids.length) {
+        ids = java.util.Arrays.copyOf(ids, n * 2);
+      }
+      ids[n++] = token;
     }
 
     TokenSequence tokens() {
