@@ -110,6 +110,13 @@ public final class Steward implements AutoCloseable {
   /** Records written between snapshots, by default. */
   public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
 
+  /**
+   * The default of {@link Builder#checkRecordsBeforeSnapshot}: a start from a snapshot that covers
+   * at most this many records reads them to check that they still form one chain, tens of
+   * milliseconds of parsing.
+   */
+  public static final long DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT = 10_000;
+
   /** Records replayed per batch at recovery: their signatures are checked in parallel. */
   private static final int RECOVERY_BATCH = 4096;
 
@@ -830,6 +837,7 @@ public final class Steward implements AutoCloseable {
     private int checkpointEvery = 1024;
     private @Nullable SnapshotStore snapshots;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+    private long checkRecordsBeforeSnapshot = DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT;
     private Duration snapshotInterval = Duration.ZERO;
     private boolean transparencyLog = true;
     private final List<StewardListener> listeners = new ArrayList<>();
@@ -974,6 +982,21 @@ public final class Steward implements AutoCloseable {
      */
     public Builder snapshotEvery(long records) {
       snapshotEvery = Setting.atLeast("snapshotEvery", records, 0, "is at least 0, got ");
+      return this;
+    }
+
+    /**
+     * How many records a snapshot may cover for a start from it to read them first and check that
+     * they still form one chain (§2.2): their encoding and links, not a replay, since the state is
+     * the snapshot's. A start from a snapshot that covers more reads none of them, so that it costs
+     * the state rather than the history, and leaves them to {@code mesh journal verify}; so does
+     * one whose early records are archived without their segments. 0 never reads them; the default
+     * is {@value Steward#DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT}. A record edited there refuses the
+     * start ({@link StewardStartException}), as it would without a snapshot.
+     */
+    public Builder checkRecordsBeforeSnapshot(long atMost) {
+      checkRecordsBeforeSnapshot =
+          Setting.atLeast("checkRecordsBeforeSnapshot", atMost, 0, "is at least 0, got ");
       return this;
     }
 
@@ -1157,6 +1180,9 @@ public final class Steward implements AutoCloseable {
       if (latest.isPresent()) {
         Snapshot snap = Snapshot.open(latest.get(), self);
         snap.checkAgainst(j.position());
+        if (snap.position().count() <= checkRecordsBeforeSnapshot) {
+          checkRecordsBefore(j, snap.position().count());
+        }
         state = ReplayState.restore(snap.state(), snap.gate(revocations));
         log.seed(snap.state().receipts(), snap.tree(), snap.state().checkpoint());
         from = snap.position().count();
@@ -1184,6 +1210,43 @@ public final class Steward implements AutoCloseable {
       }
       flush(state, log, batch);
       return new Recovered(state, log, from, loaded);
+    }
+
+    /**
+     * Checks that the journal's first {@code count} records, which a snapshot covers, still form
+     * one chain (§2.2), when they are all held (not archived without their segments). Only their
+     * encoding and {@code prev} links are read, not replayed: the state is the snapshot's. The link
+     * from the last of them to the records after is checked by the snapshot's position (SPEC 60.8).
+     */
+    private static void checkRecordsBefore(Journal j, long count) throws JournalException {
+      if (count == 0) {
+        return;
+      }
+      try {
+        j.read(
+            org.meshjava.journal.JournalPosition.GENESIS,
+            new java.util.HashMap<>(),
+            r -> {
+              if (r.seq() == count - 1) {
+                throw new CoveredRecordsRead();
+              }
+            });
+      } catch (CoveredRecordsRead read) {
+        // Every record up to the snapshot's position was read and chains.
+      } catch (JournalException e) {
+        if (e.reason() != JournalException.Reason.ARCHIVED) {
+          throw e;
+        }
+      }
+    }
+
+    /** Stops {@link #checkRecordsBefore}'s read at the snapshot's position; no stack trace. */
+    private static final class CoveredRecordsRead extends RuntimeException {
+      @java.io.Serial private static final long serialVersionUID = 1L;
+
+      CoveredRecordsRead() {
+        super(null, null, false, false);
+      }
     }
 
     private static void flush(

@@ -283,7 +283,11 @@ class SnapshotRestartTest {
     }
     RecordingJournal watched = new RecordingJournal(FileJournal.open(journal()));
     try (Steward s =
-        f.steward(watched).snapshots(new KeepingSnapshotStore(mid)).snapshotEvery(0).build()) {
+        f.steward(watched)
+            .snapshots(new KeepingSnapshotStore(mid))
+            .snapshotEvery(0)
+            .checkRecordsBeforeSnapshot(at.count() - 1)
+            .build()) {
       assertThat(watched.deliveredCount()).isEqualTo(total - at.count());
       assertThat(s.head().nextSequence()).isEqualTo(23);
     }
@@ -325,6 +329,42 @@ class SnapshotRestartTest {
       assertThat(files.map(p -> p.getFileName().toString()))
           .as("the closing snapshot covers the whole journal")
           .contains(String.format("%020d.snapshot", count));
+    }
+  }
+
+  /**
+   * Regression: a start from a snapshot read nothing before it, so a record edited there (say,
+   * after a stop, which writes a snapshot covering the whole journal) went unseen and the steward
+   * served from a journal whose records no longer form one chain (§2.2). A snapshot covering few
+   * enough records now has them read first; one covering more than the builder says does not (the
+   * start then costs the state alone), and neither does a check set to 0.
+   */
+  @Test
+  void recordEditedBeforeTheSnapshot_refusesTheStart_whenTheSnapshotCoversFewEnough()
+      throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    byte[] snap = servedWithSnapshot(store, 4);
+    long covered = org.meshjava.journal.Snapshot.open(snap, f.steward).position().count();
+    try (Steward s = open(new KeepingSnapshotStore(snap))) {
+      assertThat(s.head().nextSequence()).as("an untouched journal starts").isEqualTo(4);
+    }
+    List<String> lines = Files.readAllLines(journal());
+    String line = lines.get(2);
+    int at = line.indexOf("\"prev\":\"") + 8;
+    lines.set(
+        2, line.substring(0, at) + (line.charAt(at) == '0' ? '1' : '0') + line.substring(at + 1));
+    Files.write(journal(), lines);
+    assertThatThrownBy(() -> open(new KeepingSnapshotStore(snap)).close())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> assertThat(e.getMessage()).contains("record 2").contains("cannot be replayed"));
+    try (Steward s =
+        f.steward(FileJournal.open(journal()))
+            .snapshots(new KeepingSnapshotStore(snap))
+            .snapshotEvery(0)
+            .checkRecordsBeforeSnapshot(covered - 1)
+            .build()) {
+      assertThat(s.head().nextSequence()).as("beyond the check, the edit is not read").isEqualTo(4);
     }
   }
 
