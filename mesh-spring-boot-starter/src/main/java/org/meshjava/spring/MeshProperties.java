@@ -24,6 +24,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param defaultJouleCeilingUj the joule ceiling, in µJ, of a Spring AI chat that names none
  * @param backends the engines to serve with; "ServingEngine" beans join them
  * @param springAi whether to expose a Spring AI "ChatModel" when Spring AI is on the class path
+ * @param metricsGrantIdTags tag grant spend and remaining budget with each grant's id (one series
+ *     per grant) rather than summing them over grants; the "--metrics-grant-ids" flag of "mesh
+ *     serve"
  */
 @ConfigurationProperties("mesh")
 public record MeshProperties(
