@@ -83,7 +83,7 @@ public record MeshProperties(
    * @param maxConcurrentServes serves run at once: an upstream's in flight (default 64), a
    *     reference engine's on the cores (default: the number of cores)
    * @param maxWaitingServes a reference engine's serves that may wait beyond those (default: any
-   *     number; {@code mesh serve}'s default is 0); an upstream queues none, so it refuses the key
+   *     number; {@code mesh serve}'s default is 64); an upstream queues none, so it refuses the key
    * @param maxOutputTokens the operator's output cap on this backend
    * @param maxPromptTokens the operator's prompt cap on this backend
    * @param maxJouleCeilingUj the operator's joule-ceiling cap on this backend
