@@ -4,12 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
@@ -23,42 +20,9 @@ class MainTest {
   private static final Path MAIN = Path.of("src/main/java/org/meshjava/example/Main.java");
   private static final Path README = Path.of("..", "README.md");
 
-  private record Ran(int code, String out, String err) {}
-
-  /** Runs Main with the flag the README tells an embedding application to pass. */
-  private static Ran run(String prompt) throws Exception {
-    Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    List<String> command =
-        List.of(
-            java.toString(),
-            "--enable-native-access=ALL-UNNAMED",
-            "-cp",
-            System.getProperty("java.class.path"),
-            Main.class.getName(),
-            prompt);
-    Path out = Files.createTempFile("mesh-example", ".out");
-    Path err = Files.createTempFile("mesh-example", ".err");
-    try {
-      Process p =
-          new ProcessBuilder(command)
-              .redirectOutput(out.toFile())
-              .redirectError(err.toFile())
-              .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
-              .start();
-      assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the example finished").isTrue();
-      return new Ran(
-          p.exitValue(),
-          Files.readString(out, StandardCharsets.UTF_8),
-          Files.readString(err, StandardCharsets.UTF_8));
-    } finally {
-      Files.deleteIfExists(out);
-      Files.deleteIfExists(err);
-    }
-  }
-
   @Test
   void main_printsTheSealedReceiptOfThePrompt_andNoWarnings() throws Exception {
-    Ran r = run("Hello from the example.");
+    ExampleJvm.Ran r = ExampleJvm.run(Main.class, Path.of("."), "Hello from the example.");
 
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode receipt = new ObjectMapper().readTree(r.out());

@@ -14,7 +14,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param keyFile the steward's key file ("mesh key generate"); absent: a fresh identity for this
  *     process, which honours grants over an in-memory journal
  * @param journal the decision journal file; absent: in memory, which survives nothing (a steward
- *     with a key file then honours no grant)
+ *     with a key file then honours no grant). A file only: a journal in PostgreSQL ({@code mesh
+ *     serve}'s {@code postgresql://} form) is refused, naming how to give one with a {@link
+ *     StewardBuilderCustomizer}
  * @param freshChain start the key's receipt chain at 0 when its journal records none (the
  *     "--fresh-chain" flag of "mesh serve")
  * @param meter "discover" (the counters this machine can prove live) or "estimator" (figures that
@@ -22,11 +24,14 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param defaultJouleCeilingUj the joule ceiling, in µJ, of a Spring AI chat that names none
  * @param backends the engines to serve with; "ServingEngine" beans join them
  * @param springAi whether to expose a Spring AI "ChatModel" when Spring AI is on the class path
+ * @param metricsGrantIdTags tag grant spend and remaining budget with each grant's id (one series
+ *     per grant) rather than summing them over grants; the "--metrics-grant-ids" flag of "mesh
+ *     serve"
  */
 @ConfigurationProperties("mesh")
 public record MeshProperties(
     @Nullable Path keyFile,
-    @Nullable Path journal,
+    @Nullable String journal,
     @DefaultValue("false") boolean freshChain,
     @DefaultValue("discover") Meter meter,
     @DefaultValue("1000000") long defaultJouleCeilingUj,
@@ -75,7 +80,10 @@ public record MeshProperties(
    * @param apiKeyEnv the environment variable holding the upstream's API key
    * @param deterministic whether the upstream is deterministic (replayable)
    * @param timeoutS the upstream's timeout in seconds
-   * @param maxConcurrentServes an upstream's serves in flight at once
+   * @param maxConcurrentServes serves run at once: an upstream's in flight (default 64), a
+   *     reference engine's on the cores (default: the number of cores)
+   * @param maxWaitingServes a reference engine's serves that may wait beyond those (default: any
+   *     number; {@code mesh serve}'s default is 64); an upstream queues none, so it refuses the key
    * @param maxOutputTokens the operator's output cap on this backend
    * @param maxPromptTokens the operator's prompt cap on this backend
    * @param maxJouleCeilingUj the operator's joule-ceiling cap on this backend
@@ -94,6 +102,7 @@ public record MeshProperties(
       @DefaultValue("false") boolean deterministic,
       @DefaultValue("60") long timeoutS,
       @Nullable Integer maxConcurrentServes,
+      @Nullable Integer maxWaitingServes,
       @DefaultValue("4096") long maxOutputTokens,
       @Nullable Long maxPromptTokens,
       @Nullable Long maxJouleCeilingUj) {

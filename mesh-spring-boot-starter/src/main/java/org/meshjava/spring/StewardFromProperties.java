@@ -11,6 +11,7 @@ import java.util.List;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
@@ -65,14 +66,30 @@ final class StewardFromProperties {
     if (p.meter() == MeshProperties.Meter.ESTIMATOR) {
       sb.meter(new EstimatorMeter());
     }
-    Path journal = p.journal();
+    String journal = p.journal();
     if (journal != null) {
-      sb.journal(FileJournal.open(journal));
+      sb.journal(FileJournal.open(journalFile(journal)));
     }
     customizers.forEach(c -> c.customize(sb));
     Steward steward = sb.build();
     customizers.forEach(c -> c.built(steward));
     return steward;
+  }
+
+  /**
+   * {@code mesh.journal} as a file. A PostgreSQL URL, which {@code mesh serve} takes in the same
+   * key, is refused here rather than opened as a file of that name: the starter does not depend on
+   * the JDBC driver, and an application that wants the journal in a database opens it itself.
+   */
+  private static Path journalFile(String journal) {
+    if (journal.startsWith("postgresql:") || journal.startsWith("postgres:")) {
+      throw new IllegalStateException(
+          "mesh.journal names a file; for a journal in PostgreSQL leave it unset, add"
+              + " org.meshjava:mesh-journal-postgres and declare a StewardBuilderCustomizer bean"
+              + " that calls builder.journal(PostgresJournal.open(PostgresLocation.parse(url),"
+              + " builder.identity().toString()))");
+    }
+    return Path.of(journal);
   }
 
   /** A key file: the 32-byte Ed25519 seed as 64 hex digits ({@code mesh key generate}). */
@@ -110,6 +127,7 @@ final class StewardFromProperties {
         if (recipe != null) {
           rb.recipe(Recipe.of(recipe));
         }
+        rb.concurrency(concurrency(b, where));
         yield rb.build();
       }
       case UPSTREAM -> {
@@ -134,6 +152,12 @@ final class StewardFromProperties {
         if (inFlight != null) {
           ub.maxConcurrentServes(inFlight);
         }
+        if (b.maxWaitingServes() != null) {
+          throw new IllegalStateException(
+              where
+                  + " (upstream): max-waiting-serves applies to local engines; an upstream"
+                  + " queues no serve (max-concurrent-serves bounds it)");
+        }
         String keyEnv = b.apiKeyEnv();
         if (keyEnv != null) {
           String key = System.getenv(keyEnv);
@@ -146,6 +170,27 @@ final class StewardFromProperties {
         yield ub.build();
       }
     };
+  }
+
+  /**
+   * A reference engine's bounds: the library's default ({@link ServeConcurrency#cpuDefault()}) with
+   * whatever the entry sets.
+   */
+  private static ServeConcurrency concurrency(MeshProperties.Backend b, String where) {
+    ServeConcurrency c = ServeConcurrency.cpuDefault();
+    try {
+      Integer running = b.maxConcurrentServes();
+      if (running != null) {
+        c = c.withMaxConcurrentServes(running);
+      }
+      Integer waiting = b.maxWaitingServes();
+      if (waiting != null) {
+        c = c.withMaxWaitingServes(waiting);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(where + ": " + e.getMessage(), e);
+    }
+    return c;
   }
 
   private static ServeLimits cap(MeshProperties.Backend b) {

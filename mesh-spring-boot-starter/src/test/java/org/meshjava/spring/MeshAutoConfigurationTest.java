@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
@@ -32,6 +33,7 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** The starter's auto-configuration, one small context per case (no application started). */
@@ -82,26 +84,67 @@ class MeshAutoConfigurationTest {
 
   @Test
   void noBackendAnywhere_failsTheStart_sayingWhatToAdd() {
-    runner.run(
-        context ->
-            assertThat(context)
-                .getFailure()
-                .rootCause()
-                .hasMessageContaining("mesh.backends")
-                .hasMessageContaining("ServingEngine bean"));
+    runner.run(context -> failsNaming(context, "mesh.backends", "ServingEngine bean"));
+  }
+
+  /**
+   * Regression: a {@code mesh serve}-style PostgreSQL URL failed to bind, saying only that no class
+   * path resource of that name exists.
+   */
+  @Test
+  void aPostgresJournalUrl_failsTheStart_sayingHowToGiveOne() {
+    runner
+        .withPropertyValues(
+            "mesh.journal=postgresql://mesh@127.0.0.1:5432/mesh", "mesh.backends[0].name=small")
+        .run(
+            context ->
+                failsNaming(
+                    context, "mesh.journal", "StewardBuilderCustomizer", "PostgresJournal.open"));
   }
 
   @Test
   void badFidelity_namesTheEntry() {
     runner
         .withPropertyValues("mesh.backends[0].name=small", "mesh.backends[0].fidelity=F9")
+        .run(context -> failsNaming(context, "mesh.backends[0]", "F9"));
+  }
+
+  @Test
+  void aReferenceEntrysConcurrencyKeys_boundItsServes() {
+    runner
+        .withPropertyValues(
+            "mesh.backends[0].name=bounded",
+            "mesh.backends[0].max-concurrent-serves=1",
+            "mesh.backends[0].max-waiting-serves=0",
+            "mesh.backends[1].name=unset")
         .run(
-            context ->
-                assertThat(context)
-                    .getFailure()
-                    .rootCause()
-                    .hasMessageContaining("mesh.backends[0]")
-                    .hasMessageContaining("F9"));
+            context -> {
+              ServingEngine bounded = context.getBean(Steward.class).backends().get(0);
+              ServingEngine unset = context.getBean(Steward.class).backends().get(1);
+              assertThat(bounded.maxConcurrentServes()).isEqualTo(1);
+              assertThat(bounded.maxWaitingServes()).isZero();
+              // Unset, the library's defaults hold: one serve per core, any number waiting.
+              assertThat(unset.maxConcurrentServes())
+                  .isEqualTo(ServeConcurrency.cpuDefault().maxConcurrentServes());
+              assertThat(unset.maxWaitingServes()).isEqualTo(ServeConcurrency.UNBOUNDED);
+            });
+  }
+
+  @Test
+  void maxWaitingServesOnAnUpstream_isRefusedNamingTheEntry() {
+    runner
+        .withPropertyValues(
+            "mesh.backends[0].name=remote",
+            "mesh.backends[0].type=upstream",
+            "mesh.backends[0].base-url=http://127.0.0.1:9/v1",
+            "mesh.backends[0].model=m",
+            "mesh.backends[0].max-waiting-serves=2")
+        .run(context -> failsNaming(context, "mesh.backends[0]", "max-waiting-serves"));
+  }
+
+  /** The context failed to start, and the root cause's message names every one of {@code words}. */
+  private static void failsNaming(AssertableApplicationContext context, String... words) {
+    assertThat(context).getFailure().rootCause().hasMessageContainingAll(words);
   }
 
   @Test

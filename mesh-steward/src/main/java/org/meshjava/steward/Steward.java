@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionEngine;
@@ -122,6 +123,7 @@ public final class Steward implements AutoCloseable {
 
   private final DidKey identity;
   private final Router router;
+  private final AtomicBoolean closed = new AtomicBoolean();
   private final EnergyMeter meter;
   private final Metering metering;
   private final Optional<MeterDiscovery> discovery;
@@ -455,6 +457,13 @@ public final class Steward implements AutoCloseable {
   private ServeResult serve(
       ServeRequest request, Ask ask, Optional<Presentation> presentation, ServeObserver observer)
       throws ServeException {
+    if (closed.get()) {
+      // Before any work: a closed steward's journal records nothing, so an engine run now would
+      // be work no receipt or debit could ever account for.
+      throw new ServeException(
+          ServeException.Reason.NOT_RECORDED,
+          "the steward is closed: its journal records nothing more, so it serves nothing");
+    }
     if (presentation.isPresent() && grantsNeedDurableJournal.isPresent()) {
       throw new ServeException(
           ServeException.Reason.JOURNAL_NOT_DURABLE, grantsNeedDurableJournal.get());
@@ -789,10 +798,15 @@ public final class Steward implements AutoCloseable {
   /**
    * Releases what the steward owns: the journal (and its lock) and a discovered meter, after
    * signing and journalling a last checkpoint of the transparency log so a restart checks every
-   * receipt, and, when it keeps snapshots, writing a last one so a restart replays nothing.
+   * receipt, and, when it keeps snapshots, writing a last one so a restart replays nothing. From
+   * then on every serve is refused ({@link ServeException.Reason#NOT_RECORDED}) before any engine
+   * runs. Closing again does nothing more.
    */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     logKeeper.closing();
     snapshotter.ifPresent(Snapshotter::close);
     journal.close();
@@ -1065,6 +1079,14 @@ public final class Steward implements AutoCloseable {
      *     no receipt, and no {@link #chainHead} was given
      */
     public Steward build() {
+      if (backends.isEmpty()) {
+        if (journal != null) {
+          journal.close(); // as on every other refusal to build: the builder owns the journal
+        }
+        throw new IllegalArgumentException(
+            "a steward needs at least one backend to serve with: register one with backend(engine)"
+                + " (ReferenceEngine.builder().build() needs no weights)");
+      }
       if (ephemeral) {
         if (built) {
           throw new IllegalStateException("an ephemeral identity serves one steward; it was built");

@@ -22,9 +22,9 @@ public final class UnknownChainHeadException extends IllegalStateException {
     super(
         "steward "
             + Objects.requireNonNull(identity, "identity")
-            + ": journal "
+            + ": its journal ("
             + journal
-            + " records no receipt, so where this identity's receipt chain stands is unknown;"
+            + ") records no receipt, so where this identity's receipt chain stands is unknown;"
             + " if it has never sealed, start its chain at 0 explicitly (chainHead(GENESIS),"
             + " mesh serve --fresh-chain), or continue it from its last receipt");
     this.identity = identity;

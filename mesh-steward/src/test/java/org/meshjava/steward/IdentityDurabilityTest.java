@@ -136,7 +136,10 @@ class IdentityDurabilityTest {
             UnknownChainHeadException.class,
             e -> {
               assertThat(e.identity()).isEqualTo(Jcp.identity(key));
-              assertThat(e.getMessage()).contains("chainHead(GENESIS)", "--fresh-chain");
+              // Regression: it read "journal in-memory journal records no receipt".
+              assertThat(e.getMessage())
+                  .contains("its journal (in-memory journal) records no receipt")
+                  .contains("chainHead(GENESIS)", "--fresh-chain");
             });
     Path journal = tmp.resolve("new.journal");
     assertThatThrownBy(

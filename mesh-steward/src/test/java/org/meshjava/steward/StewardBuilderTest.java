@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
@@ -71,5 +74,38 @@ class StewardBuilderTest {
       assertThat(s.meter()).isSameAs(meter);
       assertThat(s.meterDiscovery()).isEmpty();
     }
+  }
+
+  @Test
+  void aStewardWithNoBackendIsRefusedNamingTheBuilderMethod() {
+    Steward.Builder b = Steward.ephemeral();
+
+    // The message speaks of the steward and what to call, not of the router it builds inside.
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("steward needs at least one backend")
+        .hasMessageContaining("backend(engine)");
+  }
+
+  @Test
+  void aClosedStewardRefusesAServeBeforeItsEngineRuns() throws Exception {
+    List<String> events = new ArrayList<>();
+    Steward s =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .backend(new ScriptedEngine("a", Fidelity.F1, 10, events, ScriptedEngine.greedy()))
+            .build();
+    PromptText prompt = PromptText.of("after close");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    s.close();
+
+    assertThatThrownBy(() -> s.serve(request, prompt))
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED))
+        .hasMessageContaining("closed");
+    // No work that no receipt could account for: the engine never ran.
+    assertThat(events).isEmpty();
+    s.close(); // closing again is harmless
   }
 }
