@@ -431,6 +431,17 @@ final class JournalCommand extends CommandGroup {
       if (snap.isPresent()) {
         checkSnapshotPosition(snap.get(), s.end(), atCovered[0]);
       }
+      if (s.end().count() == 0) {
+        // "0 records form one chain" would read as a pass to whoever named the wrong file.
+        throw new CliException(
+            "journal "
+                + file
+                + " holds no records"
+                + (s.end().tornTail() > 0
+                    ? " (only a final line of " + s.end().tornTail() + " bytes, cut short)"
+                    : "")
+                + "; nothing to verify");
+      }
       report(
           out(),
           file,

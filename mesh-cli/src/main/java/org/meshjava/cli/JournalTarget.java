@@ -105,24 +105,41 @@ sealed interface JournalTarget {
     };
   }
 
-  /** The journal a database holds: the one named, or the only one. */
+  /**
+   * The journal a database holds: the one named, or the only one.
+   *
+   * @throws CliException if the one named holds no records (a mistyped key's journal would read as
+   *     a whole chain of none), or none is named and the database holds none or several
+   */
   static String name(PostgresLocation location, Optional<String> steward)
       throws CliException, JournalException {
-    if (steward.isPresent()) {
+    List<String> names = PostgresJournal.names(location);
+    if (steward.isPresent() && names.contains(steward.get())) {
       return steward.get();
     }
-    List<String> names = PostgresJournal.names(location);
-    if (names.size() == 1) {
+    if (steward.isEmpty() && names.size() == 1) {
       return names.getFirst();
+    }
+    String journals =
+        switch (names.size()) {
+          case 0 -> "no journal";
+          case 1 -> "one journal, of " + names.getFirst();
+          default -> names.size() + " journals: " + String.join(", ", names);
+        };
+    if (steward.isPresent()) {
+      throw new CliException(
+          location
+              + " holds no journal for "
+              + steward.get()
+              + ": nothing is journalled for that steward (the database holds "
+              + journals
+              + ")");
     }
     throw new CliException(
         location
-            + (names.isEmpty()
-                ? " holds no journal"
-                : " holds "
-                    + names.size()
-                    + " journals; name one with --steward DID or --key FILE: "
-                    + String.join(", ", names)));
+            + " holds "
+            + journals
+            + (names.isEmpty() ? "" : "; name one with --steward DID or --key FILE"));
   }
 
   /** For messages: the file, or the database without its password. */
