@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -35,6 +36,7 @@ public final class SubjectProcess implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String EOF = "\u0000eof";
   private static final int STDERR_TAIL = 4096;
+  private static final Duration STDERR_WAIT = Duration.ofSeconds(1);
 
   /** The longest answer line read; a longer one ends the subject. */
   public static final int MAX_ANSWER_BYTES = 4 << 20;
@@ -48,6 +50,7 @@ public final class SubjectProcess implements AutoCloseable {
   private final StringBuilder stderrTail = new StringBuilder();
   private final Duration timeout;
   private final Thread out;
+  private final Thread err;
   private boolean gone;
 
   private SubjectProcess(Process process, Duration timeout) {
@@ -57,7 +60,7 @@ public final class SubjectProcess implements AutoCloseable {
     this.out = new Thread(() -> pump(process.getInputStream()), "subject-stdout");
     out.setDaemon(true);
     out.start();
-    Thread err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
+    this.err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
     err.setDaemon(true);
     err.start();
   }
@@ -118,6 +121,25 @@ public final class SubjectProcess implements AutoCloseable {
   /** Whether the subject stopped answering (exited or timed out). */
   public boolean gone() {
     return gone;
+  }
+
+  /**
+   * Waits up to {@code wait} for the subject to exit, and returns its exit status; empty if it
+   * still runs. Once it has exited, {@link #stderrTail} holds the end of everything it wrote there
+   * (a shell's "not found", a JVM's stack trace), not only what had been read so far.
+   */
+  public OptionalInt exitStatus(Duration wait) {
+    try {
+      if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+        return OptionalInt.empty();
+      }
+      // A child the subject started may hold its stderr open after it exits: wait, but not long.
+      err.join(STDERR_WAIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+    }
+    return OptionalInt.of(process.exitValue());
   }
 
   /** Answer lines read and not yet asked for; for tests. */
