@@ -851,7 +851,8 @@ final class JournalCommand extends CommandGroup {
       name = "export",
       description =
           "Write a journal (a database's, or a file) to a new journal file, record for record;"
-              + " the chain is checked as it is copied, and nothing is left if it breaks.")
+              + " the chain is checked as it is copied, and nothing is left at --out if it breaks"
+              + " or is stopped.")
   static final class Export extends Common {
     @Option(
         names = "--out",
@@ -863,12 +864,27 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalTarget.Reader reader = reader();
+      if (Files.exists(out, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        throw new CliException("--out " + out + " exists; not overwritten");
+      }
+      // Written beside --out under a name that says it is partial, and renamed to --out only once
+      // whole and on disk: an export stopped part way (a break in the chain, a full disk, Ctrl-C
+      // or SIGTERM) never leaves at --out a shorter journal that reads as complete.
+      Path partial =
+          out.toAbsolutePath()
+              .resolveSibling(
+                  "." + out.getFileName() + ".partial-" + ProcessHandle.current().pid());
+      try {
+        Files.createFile(partial); // with the mode --out itself would have had
+      } catch (IOException e) {
+        throw new CliException("cannot write " + out + ": " + UserFile.reason(e), e);
+      }
+      Thread removePartial = new Thread(() -> deleteQuietly(partial), "export-interrupted");
+      Runtime.getRuntime().addShutdownHook(removePartial);
       JournalFile.End end;
-      try (FileChannel ch =
-          FileChannel.open(out, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        // Checked as it is copied: a record that is malformed or does not chain stops the copy,
-        // and the part written is removed below, so nothing unchecked is left at --out.
-        try {
+      try {
+        try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE)) {
+          // Checked as it is copied: a record that is malformed or does not chain stops the copy.
           OutputStream w = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 20);
           end =
               scan(
@@ -883,10 +899,8 @@ final class JournalCommand extends CommandGroup {
                   });
           w.flush();
           ch.force(true);
-        } catch (CliException | IOException | RuntimeException e) {
-          Files.deleteIfExists(out);
-          throw e;
         }
+        Files.move(partial, out);
       } catch (FileAlreadyExistsException e) {
         throw new CliException("--out " + out + " exists; not overwritten", e);
       } catch (IOException e) {
@@ -898,9 +912,25 @@ final class JournalCommand extends CommandGroup {
                 + ": "
                 + UserFile.reason(java.util.Objects.requireNonNull(e.getCause())),
             e);
+      } finally {
+        deleteQuietly(partial);
+        try {
+          Runtime.getRuntime().removeShutdownHook(removePartial);
+        } catch (IllegalStateException e) {
+          // Shutting down already: the hook runs, and finds nothing to remove.
+        }
       }
       report(out(), file, Counted.of(end.count(), "record") + " written to " + out);
       return 0;
+    }
+
+    /** Removes the partial copy, if it is still there; nothing to report if that fails. */
+    private static void deleteQuietly(Path partial) {
+      try {
+        Files.deleteIfExists(partial);
+      } catch (IOException e) {
+        // Left behind under a name that says it is partial.
+      }
     }
   }
 
