@@ -580,6 +580,14 @@ final class JournalCommand extends CommandGroup {
      */
     Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
         throws CliException, SnapshotException {
+      if (dir != null && !Files.isDirectory(dir)) {
+        // Named and not there: checking against no snapshot would pass for checking against it.
+        throw new CliException(
+            "--snapshots "
+                + dir
+                + (Files.exists(dir) ? ": not a folder" : ": no such folder")
+                + "; name the steward's snapshot folder, or leave --snapshots out");
+      }
       FileSnapshotStore store =
           dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).

@@ -2,10 +2,14 @@ package org.meshjava.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -67,31 +71,66 @@ final class KeyFile {
     }
   }
 
+  /**
+   * Writes the key to {@code path}, readable by its owner only. The seed goes to a file beside it
+   * first, renamed onto {@code path} once on disk: a key overwritten with {@code overwrite} is
+   * replaced whole or not at all (never deleted before its successor is written), and a write cut
+   * short leaves no empty key file behind.
+   *
+   * @throws CliException if {@code path} is a folder, exists and {@code overwrite} is false, or
+   *     cannot be written
+   */
   static void write(Path path, SigningKey key, boolean overwrite) throws CliException {
+    if (Files.isDirectory(path)) {
+      throw new CliException(path + " is a folder; name the key file to write");
+    }
+    if (!overwrite && Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+      throw new CliException(path + " exists; refusing to overwrite a key (use --force)");
+    }
     byte[] text =
         (HexFormat.of().formatHex(key.exportSeed()) + "\n").getBytes(StandardCharsets.US_ASCII);
+    Path partial = null;
     try {
       Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
         Files.createDirectories(parent);
       }
-      if (overwrite) {
-        Files.deleteIfExists(path);
-      }
+      partial =
+          path.toAbsolutePath()
+              .resolveSibling(
+                  "." + path.getFileName() + ".partial-" + ProcessHandle.current().pid());
+      Files.deleteIfExists(partial);
       boolean posix =
           Files.getFileStore(parent != null ? parent : Path.of("."))
               .supportsFileAttributeView("posix");
       if (posix) {
         Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
-        Files.createFile(path, PosixFilePermissions.asFileAttribute(owner));
+        Files.createFile(partial, PosixFilePermissions.asFileAttribute(owner));
       } else {
-        Files.createFile(path);
+        Files.createFile(partial);
       }
-      Files.write(path, text, StandardOpenOption.TRUNCATE_EXISTING);
+      try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE)) {
+        ch.write(ByteBuffer.wrap(text));
+        ch.force(true);
+      }
+      if (overwrite) {
+        Files.move(
+            partial, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        Files.move(partial, path);
+      }
     } catch (FileAlreadyExistsException e) {
       throw new CliException(path + " exists; refusing to overwrite a key (use --force)", e);
     } catch (IOException e) {
       throw new CliException("cannot write key file " + path + ": " + UserFile.reason(e), e);
+    } finally {
+      if (partial != null) {
+        try {
+          Files.deleteIfExists(partial);
+        } catch (IOException e) {
+          // Left under a name that says it is partial; the key at path is untouched.
+        }
+      }
     }
   }
 }

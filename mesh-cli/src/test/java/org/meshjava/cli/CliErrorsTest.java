@@ -264,6 +264,58 @@ class CliErrorsTest {
   }
 
   @Test
+  void aJournalUrlOfAnotherScheme_isRefused_notTakenForAFileName() throws Exception {
+    // As a file name, mysql://db/mesh was the file mysql:/db/mesh: "no journal at" for verify,
+    // and for serve a journal created there under a folder named "mysql:".
+    Run r = mesh("journal", "verify", "mysql://db.internal/mesh");
+    assertOneLineError(r, 1, "mesh journal verify");
+    assertThat(r.err())
+        .contains("journal mysql://db.internal/mesh: a journal is a file or a PostgreSQL database")
+        .contains("not a mysql URL");
+    Path config = tmp.resolve("mesh.json");
+    Files.writeString(config, "{\"journal\": \"mysql://db.internal/mesh\"}");
+    assertThat(ServeConfig.read(config).journal()).contains("mysql://db.internal/mesh");
+  }
+
+  @Test
+  void keyGenerate_forcedOntoAFolder_isRefused_andTheFolderKept() throws Exception {
+    Path folder = Files.createDirectory(tmp.resolve("keys"));
+    Run r = mesh("key", "generate", "--out", folder.toString(), "--force");
+    assertOneLineError(r, 1, "mesh key generate");
+    assertThat(r.err()).contains(folder + " is a folder");
+    assertThat(folder).isDirectory();
+    // Forced onto a key, the key is replaced whole, and nothing else is left beside it.
+    Path key = tmp.resolve("steward.key");
+    String first = mesh("key", "generate", "--out", key.toString()).out();
+    String second = mesh("key", "generate", "--out", key.toString(), "--force").out();
+    assertThat(second).isNotEqualTo(first);
+    assertThat(mesh("key", "show", "--key", key.toString()).out()).isEqualTo(second);
+    try (var left = Files.list(tmp)) {
+      assertThat(left.map(f -> f.getFileName().toString()))
+          .containsExactlyInAnyOrder("keys", "steward.key");
+    }
+  }
+
+  @Test
+  void journalVerify_withSnapshotsNamingNoFolder_isRefused_notCheckedAgainstNothing()
+      throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    try (org.meshjava.steward.Steward s =
+        ReferenceSteward.builder(
+                org.meshjava.core.crypto.SigningKey.generate(),
+                org.meshjava.journal.FileJournal.open(journal))
+            .build()) {
+      var req = ReferenceSteward.request("one");
+      s.serve(req, ReferenceSteward.payload(req));
+    }
+    Path typo = tmp.resolve("steward.journal.snapshot");
+    Run r = mesh("journal", "verify", journal.toString(), "--snapshots", typo.toString());
+    assertOneLineError(r, 1, "mesh journal verify");
+    assertThat(r.err()).contains("--snapshots " + typo + ": no such folder");
+    assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
+  }
+
+  @Test
   void serveConfig_withBackendsListed_servesOnlyThose() throws Exception {
     Path config = tmp.resolve("mesh.json");
     Files.writeString(config, "{\"backends\": [{\"type\": \"reference\", \"name\": \"small\"}]}");
