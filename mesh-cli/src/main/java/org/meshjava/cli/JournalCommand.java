@@ -959,7 +959,8 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalTarget.Reader reader = reader();
-      if (!(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
+      if (!org.meshjava.journal.postgres.PostgresLocation.isPostgres(to)
+          || !(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
         throw new CliException("--to " + to + ": a postgresql:// URL");
       }
       DidKey holder =

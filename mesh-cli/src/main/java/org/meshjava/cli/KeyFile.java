@@ -2,15 +2,12 @@ package org.meshjava.cli;
 
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -89,48 +86,25 @@ final class KeyFile {
     }
     byte[] text =
         (HexFormat.of().formatHex(key.exportSeed()) + "\n").getBytes(StandardCharsets.US_ASCII);
-    Path partial = null;
+    FileAttribute<?>[] ownerOnly;
     try {
       Path parent = path.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      partial =
-          path.toAbsolutePath()
-              .resolveSibling(
-                  "." + path.getFileName() + ".partial-" + ProcessHandle.current().pid());
-      Files.deleteIfExists(partial);
-      boolean posix =
-          Files.getFileStore(parent != null ? parent : Path.of("."))
-              .supportsFileAttributeView("posix");
-      if (posix) {
-        Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
-        Files.createFile(partial, PosixFilePermissions.asFileAttribute(owner));
-      } else {
-        Files.createFile(partial);
-      }
-      try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE)) {
-        ch.write(ByteBuffer.wrap(text));
-        ch.force(true);
-      }
-      if (overwrite) {
-        Files.move(
-            partial, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-      } else {
-        Files.move(partial, path);
-      }
+      Files.createDirectories(parent);
+      ownerOnly =
+          Files.getFileStore(parent).supportsFileAttributeView("posix")
+              ? new FileAttribute<?>[] {
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+              }
+              : new FileAttribute<?>[0];
+    } catch (IOException e) {
+      throw new CliException("cannot write key file " + path + ": " + UserFile.reason(e), e);
+    }
+    try {
+      UserFile.writeWhole(path, text, overwrite, ownerOnly);
     } catch (FileAlreadyExistsException e) {
       throw new CliException(path + " exists; refusing to overwrite a key (use --force)", e);
     } catch (IOException e) {
       throw new CliException("cannot write key file " + path + ": " + UserFile.reason(e), e);
-    } finally {
-      if (partial != null) {
-        try {
-          Files.deleteIfExists(partial);
-        } catch (IOException e) {
-          // Left under a name that says it is partial; the key at path is untouched.
-        }
-      }
     }
   }
 }

@@ -132,7 +132,10 @@ final class LogCommand extends CommandGroup {
       return;
     }
     try {
-      Files.writeString(to, text, StandardCharsets.UTF_8);
+      if (Files.isDirectory(to)) {
+        throw new CliException("cannot write " + to + ": it is a folder");
+      }
+      UserFile.writeWhole(to, text.getBytes(StandardCharsets.UTF_8), true);
     } catch (IOException e) {
       throw new CliException("cannot write " + to + ": " + UserFile.reason(e), e);
     }
@@ -146,7 +149,7 @@ final class LogCommand extends CommandGroup {
       }
       return n;
     } catch (IOException e) {
-      throw new CliException(what + " is not JSON: " + e.getMessage(), e);
+      throw new CliException(what + " is not JSON: " + GrantFiles.why(e), e);
     }
   }
 

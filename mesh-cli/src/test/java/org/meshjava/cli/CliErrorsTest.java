@@ -215,7 +215,9 @@ class CliErrorsTest {
     Files.writeString(f, HexFormat.of().formatHex(env) + "\n");
     Run r = mesh("verify", f.toString());
     assertOneLineError(r, 1, "mesh verify");
-    assertThat(r.err()).contains("envelope 0: BAD_SIGNATURE: ").containsOnlyOnce("BAD_SIGNATURE");
+    assertThat(r.err())
+        .contains(f + " line 1: envelope 0: BAD_SIGNATURE: ")
+        .containsOnlyOnce("BAD_SIGNATURE");
   }
 
   @Test
@@ -272,6 +274,10 @@ class CliErrorsTest {
     assertThat(r.err())
         .contains("journal mysql://db.internal/mesh: a journal is a file or a PostgreSQL database")
         .contains("not a mysql URL");
+    Path empty = Files.writeString(tmp.resolve("empty.journal"), "");
+    Run importing = mesh("journal", "import", empty.toString(), "--to", "mysql://db/mesh");
+    assertOneLineError(importing, 1, "mesh journal import");
+    assertThat(importing.err()).contains("--to mysql://db/mesh: a postgresql:// URL");
     Path config = tmp.resolve("mesh.json");
     Files.writeString(config, "{\"journal\": \"mysql://db.internal/mesh\"}");
     assertThat(ServeConfig.read(config).journal()).contains("mysql://db.internal/mesh");
@@ -284,6 +290,12 @@ class CliErrorsTest {
     assertOneLineError(r, 1, "mesh key generate");
     assertThat(r.err()).contains(folder + " is a folder");
     assertThat(folder).isDirectory();
+    Path file = Files.writeString(tmp.resolve("notes.txt"), "mine");
+    Run under = mesh("key", "generate", "--out", file.resolve("x.key").toString());
+    assertOneLineError(under, 1, "mesh key generate");
+    assertThat(under.err()).endsWith(file.toAbsolutePath() + " exists and is not a folder\n");
+    assertThat(file).hasContent("mine");
+    Files.delete(file);
     // Forced onto a key, the key is replaced whole, and nothing else is left beside it.
     Path key = tmp.resolve("steward.key");
     String first = mesh("key", "generate", "--out", key.toString()).out();
@@ -313,6 +325,17 @@ class CliErrorsTest {
     assertOneLineError(r, 1, "mesh journal verify");
     assertThat(r.err()).contains("--snapshots " + typo + ": no such folder");
     assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
+  }
+
+  @Test
+  void aConfigurationThatIsNotJson_isNamedWithWhere_notJacksonsRedactedSource() throws Exception {
+    Path config = Files.writeString(tmp.resolve("mesh.json"), "{\"port\": 8080,\n");
+    Run r = mesh("serve", "--config", config.toString());
+    assertOneLineError(r, 1, "mesh serve");
+    assertThat(r.err())
+        .contains(config + " is not JSON: line 2, column 1: Unexpected end-of-input")
+        .doesNotContain("REDACTED")
+        .doesNotContain("[Source");
   }
 
   @Test

@@ -97,6 +97,10 @@ public final class PostgresLocation {
     if (host == null || host.isEmpty()) {
       throw new IllegalArgumentException("names no host");
     }
+    if (uri.getPort() == 0 || uri.getPort() > 65_535) {
+      // The driver would log a warning of its own and then fail to parse the URL.
+      throw new IllegalArgumentException("port " + uri.getPort() + " is not 1 to 65535");
+    }
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
     String database = decode(path.startsWith("/") ? path.substring(1) : path);
     if (database.isEmpty()) {

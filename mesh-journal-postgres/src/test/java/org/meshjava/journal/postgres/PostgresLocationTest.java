@@ -31,6 +31,10 @@ class PostgresLocationTest {
         .hasMessageContaining("names no database");
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql:///db"))
         .hasMessageContaining("names no host");
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h:99999/db"))
+        .hasMessageContaining("port 99999 is not 1 to 65535");
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h:0/db"))
+        .hasMessageContaining("port 0 is not 1 to 65535");
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lease_ms=soon"))
         .hasMessageContaining("lease_ms");
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lease_ms=10"))
