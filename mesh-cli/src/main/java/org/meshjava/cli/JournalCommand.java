@@ -49,6 +49,7 @@ import org.meshjava.receipt.tlog.NoteVerifierKey;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -117,13 +118,22 @@ final class JournalCommand extends CommandGroup {
         description = "The steward's key file, to name it.")
     Path key;
 
+    long progressEvery;
+
     @Option(
         names = "--progress-every",
         defaultValue = "100000",
         paramLabel = "N",
         description =
             "Report progress on stderr every N records (default ${DEFAULT-VALUE}; 0: never).")
-    long progressEvery;
+    void progressEvery(long n) {
+      if (n < 0) {
+        // Negative would silently mean never, as 0 does; a typo is worth saying.
+        throw new ParameterException(
+            spec.commandLine(), "--progress-every must be 0 or more, not " + n);
+      }
+      progressEvery = n;
+    }
 
     /** The journal named on the command line, resolved for reading (its records streamed). */
     JournalTarget.Reader reader() throws CliException {

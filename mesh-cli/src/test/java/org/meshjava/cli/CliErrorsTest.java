@@ -23,6 +23,22 @@ import org.meshjava.cli.MeshCommandTest.Run;
 class CliErrorsTest {
   @TempDir Path tmp;
 
+  /**
+   * {@code mesh grant issue} by a new key {@code c.key} to itself, into {@code out}, with {@code
+   * terms} (budget, times).
+   */
+  private Run issueToSelf(Path out, String... terms) {
+    Path key = tmp.resolve("c.key");
+    String did = mesh("key", "generate", "--out", key.toString(), "--force").out().strip();
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "grant", "issue", "--issuer-key", key.toString(), "--subject", did, "--out"));
+    args.add(out.toString());
+    args.addAll(java.util.List.of(terms));
+    return mesh(args.toArray(String[]::new));
+  }
+
   /** One line, starting with the command's name, and nothing on stdout. */
   private static void assertOneLineError(Run r, int code, String command) {
     assertThat(r.code()).as(r.err()).isEqualTo(code);
@@ -185,23 +201,7 @@ class CliErrorsTest {
 
   @Test
   void aNegativeBudget_namesTheFlag_notTheLibrarysField() throws Exception {
-    Path key = tmp.resolve("c.key");
-    assertThat(mesh("key", "generate", "--out", key.toString()).code()).isZero();
-    String did = mesh("key", "show", "--key", key.toString()).out().strip();
-    Run r =
-        mesh(
-            "grant",
-            "issue",
-            "--issuer-key",
-            key.toString(),
-            "--subject",
-            did,
-            "--budget-uj",
-            "-5",
-            "--expires",
-            "PT1H",
-            "--out",
-            tmp.resolve("g.hex").toString());
+    Run r = issueToSelf(tmp.resolve("g.hex"), "--budget-uj", "-5", "--expires", "PT1H");
     assertOneLineError(r, 1, "mesh grant issue");
     assertThat(r.err()).contains("--budget-uj must be zero or more").doesNotContain("budgetUj");
   }
@@ -336,6 +336,63 @@ class CliErrorsTest {
         .contains(config + " is not JSON: line 2, column 1: Unexpected end-of-input")
         .doesNotContain("REDACTED")
         .doesNotContain("[Source");
+  }
+
+  @Test
+  void journalProgressEvery_belowZero_isAUsageError_notSilence() throws Exception {
+    Path journal = Files.writeString(tmp.resolve("empty.journal"), "");
+    Run r = mesh("journal", "inspect", journal.toString(), "--progress-every", "-5");
+    assertOneLineError(r, 2, "mesh journal inspect");
+    assertThat(r.err()).contains("--progress-every must be 0 or more, not -5");
+  }
+
+  @Test
+  void grantIssue_expiringBeforeItStarts_namesTheFlags_notTheLibrarysFields() throws Exception {
+    Path out = tmp.resolve("g.hex");
+    Run r = issueToSelf(out, "--budget-uj", "5", "--not-before", "PT2H", "--expires", "PT1H");
+    assertOneLineError(r, 1, "mesh grant issue");
+    assertThat(r.err()).contains("--expires (").contains(") must be after --not-before (");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void grantPresent_outBodyWithoutBody_isRefusedBeforeWritingOut() throws Exception {
+    Path key = tmp.resolve("c.key");
+    Path chain = tmp.resolve("g.hex");
+    assertThat(issueToSelf(chain, "--budget-uj", "5", "--expires", "PT1H").code()).isZero();
+    Path request = Files.writeString(tmp.resolve("request.json"), "{\"prompt_hash\": \"zz\"}");
+    Path out = tmp.resolve("p.hex");
+    String[] present = {
+      "grant",
+      "present",
+      "--caller-key",
+      key.toString(),
+      "--chain",
+      chain.toString(),
+      "--request",
+      request.toString(),
+      "--out",
+      out.toString()
+    };
+    Run named = mesh(present);
+    assertOneLineError(named, 1, "mesh grant present");
+    assertThat(named.err()).contains(request + " is not a request: ");
+    // A request that is one: --out would be written, and then the command fail.
+    Files.writeString(
+        request,
+        "{\"prompt_hash\": \""
+            + "ab".repeat(32)
+            + "\", \"prompt_tokens\": 3, \"max_tokens\": 5, \"fidelity_floor\": 1,"
+            + " \"joule_ceiling_uj\": 100000}");
+    assertThat(mesh(present).code()).as("the request is whole").isZero();
+    Files.delete(out);
+    String[] withOutBody = java.util.Arrays.copyOf(present, present.length + 2);
+    withOutBody[present.length] = "--out-body";
+    withOutBody[present.length + 1] = tmp.resolve("body.json").toString();
+    Run r = mesh(withOutBody);
+    assertOneLineError(r, 1, "mesh grant present");
+    assertThat(r.err()).contains("--out-body needs --body");
+    assertThat(out).doesNotExist();
   }
 
   @Test
