@@ -68,6 +68,26 @@ class ConformanceCommandTest {
   }
 
   @Test
+  void run_aSubjectThatDiesPartWay_isSaidOnceWithItsStderr_andItsCasesSkipped() {
+    // Answers the hello, then dies on the first case as a crashing implementation would.
+    MeshCommandTest.Run r =
+        MeshCommandTest.mesh(
+            "conformance",
+            "run",
+            "--subject",
+            "read a; echo '{\"id\":\"hello\",\"result\":\"unsupported\"}';"
+                + " read b; echo 'panic: index out of range' >&2; exit 2",
+            "--pack",
+            pack().toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.out()).containsPattern("total: 0 passed, 0 failed, [0-9]+ skipped");
+    assertThat(r.err())
+        .containsOnlyOnce("stopped answering at case ")
+        .contains(": it exited with status 2; that case and every later one are skipped")
+        .contains("    panic: index out of range");
+  }
+
+  @Test
   void run_withATimeoutOutOfRange_isRefusedByTheFlag() {
     for (String t : new String[] {"0", "-1", "9999999999999999"}) {
       MeshCommandTest.Run r =

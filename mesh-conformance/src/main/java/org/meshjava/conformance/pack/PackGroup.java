@@ -113,7 +113,8 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
   /**
    * Reads every {@code *.json} group file in {@code dir}, in file-name order.
    *
-   * @throws IOException if one cannot be read
+   * @throws IOException if one cannot be read, or there is none: nothing to run is not a run that
+   *     skipped everything
    */
   public static List<PackGroup> readAll(Path dir) throws IOException {
     List<PackGroup> groups = new ArrayList<>();
@@ -122,6 +123,9 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
           files.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList()) {
         groups.add(read(f));
       }
+    }
+    if (groups.isEmpty()) {
+      throw new IOException(dir + " holds no pack group (no *.json file)");
     }
     return groups;
   }

@@ -80,10 +80,6 @@ public final class PackRunner {
       Path packDir, String command, Duration timeout, Consumer<PackReport.CaseResult> progress)
       throws IOException {
     List<PackGroup> groups = PackGroup.readAll(packDir);
-    if (groups.isEmpty()) {
-      // Nothing to run is not a run that skipped everything.
-      throw new IOException(packDir + " holds no pack group (no *.json file)");
-    }
     try (SubjectProcess subject = SubjectProcess.start(command, timeout)) {
       return run(groups, subject, progress);
     }

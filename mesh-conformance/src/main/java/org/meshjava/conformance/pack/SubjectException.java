@@ -13,9 +13,6 @@ import java.util.OptionalInt;
 public final class SubjectException extends IOException {
   private static final long serialVersionUID = 1L;
 
-  /** How many lines of the subject's standard error {@link #stderrLines} keeps. */
-  public static final int STDERR_LINES = 10;
-
   /** Why the subject gave no first answer. */
   public enum Reason {
     /** It exited before answering: a command not found, a crash as it started. */
@@ -70,12 +67,8 @@ public final class SubjectException extends IOException {
     return stderr;
   }
 
-  /**
-   * The last {@value #STDERR_LINES} non-blank lines of {@link #stderr}, for a report: enough for a
-   * shell's "not found" or the top of a stack trace's cause, not a screenful.
-   */
+  /** The last lines of {@link #stderr}, as {@link SubjectProcess#stderrLines} keeps them. */
   public List<String> stderrLines() {
-    List<String> lines = stderr.lines().filter(l -> !l.isBlank()).toList();
-    return lines.subList(Math.max(0, lines.size() - STDERR_LINES), lines.size());
+    return SubjectProcess.lastLines(stderr);
   }
 }

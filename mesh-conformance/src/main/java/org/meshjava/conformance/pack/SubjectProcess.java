@@ -41,6 +41,9 @@ public final class SubjectProcess implements AutoCloseable {
   /** The longest answer line read; a longer one ends the subject. */
   public static final int MAX_ANSWER_BYTES = 4 << 20;
 
+  /** How many lines of the subject's standard error {@link #stderrLines} keeps. */
+  public static final int STDERR_LINES = 10;
+
   /** Answer lines held before the subject's writes block. */
   public static final int QUEUED_ANSWERS = 16;
 
@@ -140,6 +143,20 @@ public final class SubjectProcess implements AutoCloseable {
       return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
     }
     return OptionalInt.of(process.exitValue());
+  }
+
+  /**
+   * The last {@value #STDERR_LINES} non-blank lines the subject wrote to standard error, for a
+   * report: enough for a shell's "not found" or the end of a stack trace, not a screenful.
+   */
+  public List<String> stderrLines() {
+    return lastLines(stderrTail());
+  }
+
+  /** The last {@value #STDERR_LINES} non-blank lines of {@code text}. */
+  static List<String> lastLines(String text) {
+    List<String> lines = text.lines().filter(l -> !l.isBlank()).toList();
+    return lines.subList(Math.max(0, lines.size() - STDERR_LINES), lines.size());
   }
 
   /** Answer lines read and not yet asked for; for tests. */
