@@ -54,6 +54,7 @@ public final class SubjectProcess implements AutoCloseable {
   private final Duration timeout;
   private final Thread out;
   private final Thread err;
+  private final Thread reaper;
   private boolean gone;
 
   private SubjectProcess(Process process, Duration timeout) {
@@ -66,6 +67,9 @@ public final class SubjectProcess implements AutoCloseable {
     this.err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
     err.setDaemon(true);
     err.start();
+    // A runner stopped by SIGTERM or Ctrl-C takes its subject with it, not leaving it running.
+    this.reaper = new Thread(this::end, "subject-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
   }
 
   /**
@@ -226,7 +230,7 @@ public final class SubjectProcess implements AutoCloseable {
     }
   }
 
-  /** Closes the subject's input, waits briefly for it to exit, then ends it. */
+  /** Closes the subject's input, waits briefly for it to exit, then ends it and its children. */
   @Override
   public void close() {
     // A reader waiting for room in a full queue stops and closes the subject's output, so a
@@ -238,12 +242,29 @@ public final class SubjectProcess implements AutoCloseable {
       // Already gone.
     }
     try {
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+      process.waitFor(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      process.destroyForcibly();
     }
+    end();
+    try {
+      Runtime.getRuntime().removeShutdownHook(reaper);
+    } catch (IllegalStateException e) {
+      // Shutting down: the hook ends the subject, as end() just did.
+    }
+  }
+
+  /**
+   * Ends the subject and whatever it started: a shell's command ({@code sh -c "CMD"}) is the
+   * shell's child, and would outlive the shell.
+   */
+  private void end() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+  }
+
+  /** The subject's process, for tests. */
+  ProcessHandle handle() {
+    return process.toHandle();
   }
 }
