@@ -193,8 +193,16 @@ public final class PostgresLocation {
     p.putIfAbsent("ApplicationName", "mesh-steward");
     // A peer gone without closing (a machine lost) is noticed by TCP as well as by the lease.
     p.putIfAbsent("tcpKeepAlive", "true");
-    return DriverManager.getConnection(
-        "jdbc:postgresql://" + host + ":" + port + "/" + database, p);
+    try {
+      return DriverManager.getConnection(
+          "jdbc:postgresql://" + host + ":" + port + "/" + database, p);
+    } catch (SQLException e) {
+      if (e.getCause() instanceof java.net.UnknownHostException) {
+        // The driver says only "The connection attempt failed.", which names no cause.
+        throw new SQLException("unknown host " + host, e.getSQLState(), e);
+      }
+      throw e;
+    }
   }
 
   /** The URL without its password. */

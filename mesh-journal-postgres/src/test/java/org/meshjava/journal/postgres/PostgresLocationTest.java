@@ -41,4 +41,13 @@ class PostgresLocationTest {
         .hasMessageContaining("at least 1000");
     assertThat(PostgresLocation.isPostgres("journal.log")).isFalse();
   }
+
+  @Test
+  void aHostThatDoesNotResolve_isNamed_notOnlyAFailedConnection() {
+    // .invalid never resolves (RFC 6761).
+    PostgresLocation nowhere = PostgresLocation.parse("postgresql://no-such-host.invalid/mesh");
+    assertThatThrownBy(() -> PostgresJournal.names(nowhere))
+        .hasMessageContaining("cannot list the journals at postgresql://no-such-host.invalid")
+        .hasMessageContaining("unknown host no-such-host.invalid");
+  }
 }
