@@ -67,6 +67,9 @@ final class ConformanceCommand extends CommandGroup {
 
     @Override
     public Integer call() throws Exception {
+      if (subject.isBlank()) {
+        throw new CliException("--subject is empty; name the subject's command line");
+      }
       if (timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) {
         throw new CliException(
             "--timeout must be 1 to " + MAX_TIMEOUT_SECONDS + " seconds, not " + timeoutSeconds);

@@ -396,6 +396,22 @@ class CliErrorsTest {
   }
 
   @Test
+  void anEmptyFileName_isSaidToBeEmpty_notAFolderOrAnExistingFile() {
+    Run generate = mesh("key", "generate", "--out", "");
+    assertOneLineError(generate, 2, "mesh key generate");
+    assertThat(generate.err())
+        .contains("'--out'")
+        .contains("a file name, not an empty one")
+        .doesNotContain("folder");
+    Run export = mesh("journal", "export", "x.journal", "--out", " ");
+    assertOneLineError(export, 2, "mesh journal export");
+    assertThat(export.err()).contains("a file name, not an empty one");
+    Run subject = mesh("conformance", "run", "--subject", "");
+    assertOneLineError(subject, 1, "mesh conformance run");
+    assertThat(subject.err()).contains("--subject is empty");
+  }
+
+  @Test
   void serveConfig_withBackendsListed_servesOnlyThose() throws Exception {
     Path config = tmp.resolve("mesh.json");
     Files.writeString(config, "{\"backends\": [{\"type\": \"reference\", \"name\": \"small\"}]}");
