@@ -207,13 +207,20 @@ final class GrantCommand extends CommandGroup {
     @Override
     void sign() throws CliException, IssuanceException {
       Instant now = Instant.now();
+      Instant from = GrantFiles.when(notBefore, now);
+      Instant until = GrantFiles.when(expires, now);
+      if (!until.isAfter(from)) {
+        // The library names its fields (expiry, not_before); the user typed the flags.
+        throw new CliException(
+            "--expires (" + until + ") must be after --not-before (" + from + ")");
+      }
       GrantChain chain =
           Jcp.issueRoot(
               KeyFile.read(issuerKey, err()),
               GrantFiles.did(subject),
               terms.budget(),
-              GrantFiles.when(notBefore, now),
-              GrantFiles.when(expires, now),
+              from,
+              until,
               terms.caveats());
       write(out, chain.toHex(), "grant " + chain.leaf().id());
     }
@@ -397,6 +404,10 @@ final class GrantCommand extends CommandGroup {
     @Override
     void sign() throws CliException, IssuanceException {
       ServeRequest request;
+      if (outBody != null && source.body == null) {
+        // Refused before --out is written: a failure must not leave half its output behind.
+        throw new CliException("--out-body needs --body");
+      }
       JsonNode body = null;
       if (source.body != null) {
         try {
@@ -407,7 +418,7 @@ final class GrantCommand extends CommandGroup {
           throw new CliException(source.body + ": " + e.getMessage(), e);
         }
       } else {
-        request = requestFromJson(GrantFiles.readJson(source.request));
+        request = requestFromJson(source.request, GrantFiles.readJson(source.request));
       }
       Presentation p = Jcp.present(KeyFile.read(callerKey, err()), chain.read(), request);
       write(
@@ -421,7 +432,7 @@ final class GrantCommand extends CommandGroup {
       }
     }
 
-    private static ServeRequest requestFromJson(JsonNode json) throws CliException {
+    private static ServeRequest requestFromJson(Path file, JsonNode json) throws CliException {
       try {
         CborMap.Builder b = CborMap.builder();
         for (var e : json.properties()) {
@@ -432,12 +443,12 @@ final class GrantCommand extends CommandGroup {
             b.put(e.getKey(), v.asLong());
           } else {
             throw new CliException(
-                "request field " + e.getKey() + " must be text or a whole number");
+                file + ": request field " + e.getKey() + " must be text or a whole number");
           }
         }
         return ServeRequest.fromCbor(b.build());
       } catch (IllegalArgumentException e) {
-        throw new CliException("not a request: " + e.getMessage(), e);
+        throw new CliException(file + " is not a request: " + e.getMessage(), e);
       }
     }
   }

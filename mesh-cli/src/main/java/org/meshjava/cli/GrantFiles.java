@@ -1,5 +1,7 @@
 package org.meshjava.cli;
 
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -47,17 +49,36 @@ final class GrantFiles {
     try {
       return JSON.readTree(readText(path));
     } catch (IOException e) {
-      throw new CliException(path + " is not JSON: " + e.getMessage(), e);
+      throw new CliException(path + " is not JSON: " + why(e), e);
     }
   }
 
+  /**
+   * Why text is not JSON, for a message: where and what, without the location Jackson appends,
+   * whose source it prints as "REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled)".
+   */
+  static String why(IOException e) {
+    if (!(e instanceof JsonProcessingException j)) {
+      return UserFile.reason(e);
+    }
+    String what = j.getOriginalMessage().replaceFirst("\\s*\\(?(start marker )?at \\[Source.*", "");
+    JsonLocation at = j.getLocation();
+    return at == null
+        ? what
+        : "line " + at.getLineNr() + ", column " + at.getColumnNr() + ": " + what;
+  }
+
+  /**
+   * Writes {@code text} and a newline to {@code path}, replacing what is there whole: a script
+   * waiting for the file (a port file) never reads it empty, and a stop part way leaves no half
+   * grant.
+   */
   static void writeLine(Path path, String text) throws CliException {
+    if (Files.isDirectory(path)) {
+      throw new CliException("cannot write " + path + ": it is a folder");
+    }
     try {
-      Path parent = path.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      Files.writeString(path, text + "\n", StandardCharsets.UTF_8);
+      UserFile.writeWhole(path, (text + "\n").getBytes(StandardCharsets.UTF_8), true);
     } catch (IOException e) {
       throw new CliException("cannot write " + path + ": " + UserFile.reason(e), e);
     }

@@ -49,6 +49,7 @@ import org.meshjava.receipt.tlog.NoteVerifierKey;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -117,13 +118,22 @@ final class JournalCommand extends CommandGroup {
         description = "The steward's key file, to name it.")
     Path key;
 
+    long progressEvery;
+
     @Option(
         names = "--progress-every",
         defaultValue = "100000",
         paramLabel = "N",
         description =
             "Report progress on stderr every N records (default ${DEFAULT-VALUE}; 0: never).")
-    long progressEvery;
+    void progressEvery(long n) {
+      if (n < 0) {
+        // Negative would silently mean never, as 0 does; a typo is worth saying.
+        throw new ParameterException(
+            spec.commandLine(), "--progress-every must be 0 or more, not " + n);
+      }
+      progressEvery = n;
+    }
 
     /** The journal named on the command line, resolved for reading (its records streamed). */
     JournalTarget.Reader reader() throws CliException {
@@ -431,6 +441,17 @@ final class JournalCommand extends CommandGroup {
       if (snap.isPresent()) {
         checkSnapshotPosition(snap.get(), s.end(), atCovered[0]);
       }
+      if (s.end().count() == 0) {
+        // "0 records form one chain" would read as a pass to whoever named the wrong file.
+        throw new CliException(
+            "journal "
+                + file
+                + " holds no records"
+                + (s.end().tornTail() > 0
+                    ? " (only a final line of " + s.end().tornTail() + " bytes, cut short)"
+                    : "")
+                + "; nothing to verify");
+      }
       report(
           out(),
           file,
@@ -569,6 +590,14 @@ final class JournalCommand extends CommandGroup {
      */
     Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
         throws CliException, SnapshotException {
+      if (dir != null && !Files.isDirectory(dir)) {
+        // Named and not there: checking against no snapshot would pass for checking against it.
+        throw new CliException(
+            "--snapshots "
+                + dir
+                + (Files.exists(dir) ? ": not a folder" : ": no such folder")
+                + "; name the steward's snapshot folder, or leave --snapshots out");
+      }
       FileSnapshotStore store =
           dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
@@ -840,7 +869,8 @@ final class JournalCommand extends CommandGroup {
       name = "export",
       description =
           "Write a journal (a database's, or a file) to a new journal file, record for record;"
-              + " the chain is checked as it is copied, and nothing is left if it breaks.")
+              + " the chain is checked as it is copied, and nothing is left at --out if it breaks"
+              + " or is stopped.")
   static final class Export extends Common {
     @Option(
         names = "--out",
@@ -852,12 +882,27 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalTarget.Reader reader = reader();
+      if (Files.exists(out, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        throw new CliException("--out " + out + " exists; not overwritten");
+      }
+      // Written beside --out under a name that says it is partial, and renamed to --out only once
+      // whole and on disk: an export stopped part way (a break in the chain, a full disk, Ctrl-C
+      // or SIGTERM) never leaves at --out a shorter journal that reads as complete.
+      Path partial =
+          out.toAbsolutePath()
+              .resolveSibling(
+                  "." + out.getFileName() + ".partial-" + ProcessHandle.current().pid());
+      try {
+        Files.createFile(partial); // with the mode --out itself would have had
+      } catch (IOException e) {
+        throw new CliException("cannot write " + out + ": " + UserFile.reason(e), e);
+      }
+      Thread removePartial = new Thread(() -> deleteQuietly(partial), "export-interrupted");
+      Runtime.getRuntime().addShutdownHook(removePartial);
       JournalFile.End end;
-      try (FileChannel ch =
-          FileChannel.open(out, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-        // Checked as it is copied: a record that is malformed or does not chain stops the copy,
-        // and the part written is removed below, so nothing unchecked is left at --out.
-        try {
+      try {
+        try (FileChannel ch = FileChannel.open(partial, StandardOpenOption.WRITE)) {
+          // Checked as it is copied: a record that is malformed or does not chain stops the copy.
           OutputStream w = new BufferedOutputStream(Channels.newOutputStream(ch), 1 << 20);
           end =
               scan(
@@ -872,10 +917,8 @@ final class JournalCommand extends CommandGroup {
                   });
           w.flush();
           ch.force(true);
-        } catch (CliException | IOException | RuntimeException e) {
-          Files.deleteIfExists(out);
-          throw e;
         }
+        Files.move(partial, out);
       } catch (FileAlreadyExistsException e) {
         throw new CliException("--out " + out + " exists; not overwritten", e);
       } catch (IOException e) {
@@ -887,9 +930,25 @@ final class JournalCommand extends CommandGroup {
                 + ": "
                 + UserFile.reason(java.util.Objects.requireNonNull(e.getCause())),
             e);
+      } finally {
+        deleteQuietly(partial);
+        try {
+          Runtime.getRuntime().removeShutdownHook(removePartial);
+        } catch (IllegalStateException e) {
+          // Shutting down already: the hook runs, and finds nothing to remove.
+        }
       }
       report(out(), file, Counted.of(end.count(), "record") + " written to " + out);
       return 0;
+    }
+
+    /** Removes the partial copy, if it is still there; nothing to report if that fails. */
+    private static void deleteQuietly(Path partial) {
+      try {
+        Files.deleteIfExists(partial);
+      } catch (IOException e) {
+        // Left behind under a name that says it is partial.
+      }
     }
   }
 
@@ -910,7 +969,8 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalTarget.Reader reader = reader();
-      if (!(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
+      if (!org.meshjava.journal.postgres.PostgresLocation.isPostgres(to)
+          || !(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
         throw new CliException("--to " + to + ": a postgresql:// URL");
       }
       DidKey holder =

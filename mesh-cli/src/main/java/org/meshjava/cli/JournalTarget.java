@@ -25,15 +25,19 @@ sealed interface JournalTarget {
   /** A journal in a PostgreSQL database. */
   record Postgres(PostgresLocation location) implements JournalTarget {}
 
-  /** Whether {@code text} names a database rather than a file. */
+  /**
+   * Whether {@code text} is a URL rather than a file name: a database's, or one of another scheme,
+   * which {@link #parse} refuses (a configuration keeps it as written, not resolved as a file).
+   */
   static boolean isUrl(String text) {
-    return PostgresLocation.isPostgres(text);
+    return PostgresLocation.isPostgres(text) || text.matches("(?s)[A-Za-z][A-Za-z0-9+.-]*://.*");
   }
 
   /**
    * Reads what a user typed: a {@code postgresql://} URL, else a file name.
    *
-   * @throws CliException naming what is wrong with a URL
+   * @throws CliException naming what is wrong with a URL, or a URL of another scheme: taken as a
+   *     file name, {@code mysql://db/x} would become a journal file {@code mysql:/db/x}
    */
   static JournalTarget parse(String text) throws CliException {
     if (PostgresLocation.isPostgres(text)) {
@@ -42,6 +46,14 @@ sealed interface JournalTarget {
       } catch (IllegalArgumentException e) {
         throw new CliException("journal URL: " + e.getMessage(), e);
       }
+    }
+    if (isUrl(text)) {
+      throw new CliException(
+          "journal "
+              + text
+              + ": a journal is a file or a PostgreSQL database (postgresql://…), not a "
+              + text.substring(0, text.indexOf(':'))
+              + " URL");
     }
     return new File(Path.of(text));
   }
@@ -105,24 +117,41 @@ sealed interface JournalTarget {
     };
   }
 
-  /** The journal a database holds: the one named, or the only one. */
+  /**
+   * The journal a database holds: the one named, or the only one.
+   *
+   * @throws CliException if the one named holds no records (a mistyped key's journal would read as
+   *     a whole chain of none), or none is named and the database holds none or several
+   */
   static String name(PostgresLocation location, Optional<String> steward)
       throws CliException, JournalException {
-    if (steward.isPresent()) {
+    List<String> names = PostgresJournal.names(location);
+    if (steward.isPresent() && names.contains(steward.get())) {
       return steward.get();
     }
-    List<String> names = PostgresJournal.names(location);
-    if (names.size() == 1) {
+    if (steward.isEmpty() && names.size() == 1) {
       return names.getFirst();
+    }
+    String journals =
+        switch (names.size()) {
+          case 0 -> "no journal";
+          case 1 -> "one journal, of " + names.getFirst();
+          default -> names.size() + " journals: " + String.join(", ", names);
+        };
+    if (steward.isPresent()) {
+      throw new CliException(
+          location
+              + " holds no journal for "
+              + steward.get()
+              + ": nothing is journalled for that steward (the database holds "
+              + journals
+              + ")");
     }
     throw new CliException(
         location
-            + (names.isEmpty()
-                ? " holds no journal"
-                : " holds "
-                    + names.size()
-                    + " journals; name one with --steward DID or --key FILE: "
-                    + String.join(", ", names)));
+            + " holds "
+            + journals
+            + (names.isEmpty() ? "" : "; name one with --steward DID or --key FILE"));
   }
 
   /** For messages: the file, or the database without its password. */

@@ -5,8 +5,9 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
@@ -67,27 +68,39 @@ final class KeyFile {
     }
   }
 
+  /**
+   * Writes the key to {@code path}, readable by its owner only. The seed goes to a file beside it
+   * first, renamed onto {@code path} once on disk: a key overwritten with {@code overwrite} is
+   * replaced whole or not at all (never deleted before its successor is written), and a write cut
+   * short leaves no empty key file behind.
+   *
+   * @throws CliException if {@code path} is a folder, exists and {@code overwrite} is false, or
+   *     cannot be written
+   */
   static void write(Path path, SigningKey key, boolean overwrite) throws CliException {
+    if (Files.isDirectory(path)) {
+      throw new CliException(path + " is a folder; name the key file to write");
+    }
+    if (!overwrite && Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+      throw new CliException(path + " exists; refusing to overwrite a key (use --force)");
+    }
     byte[] text =
         (HexFormat.of().formatHex(key.exportSeed()) + "\n").getBytes(StandardCharsets.US_ASCII);
+    FileAttribute<?>[] ownerOnly;
     try {
       Path parent = path.toAbsolutePath().getParent();
-      if (parent != null) {
-        Files.createDirectories(parent);
-      }
-      if (overwrite) {
-        Files.deleteIfExists(path);
-      }
-      boolean posix =
-          Files.getFileStore(parent != null ? parent : Path.of("."))
-              .supportsFileAttributeView("posix");
-      if (posix) {
-        Set<PosixFilePermission> owner = PosixFilePermissions.fromString("rw-------");
-        Files.createFile(path, PosixFilePermissions.asFileAttribute(owner));
-      } else {
-        Files.createFile(path);
-      }
-      Files.write(path, text, StandardOpenOption.TRUNCATE_EXISTING);
+      Files.createDirectories(parent);
+      ownerOnly =
+          Files.getFileStore(parent).supportsFileAttributeView("posix")
+              ? new FileAttribute<?>[] {
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))
+              }
+              : new FileAttribute<?>[0];
+    } catch (IOException e) {
+      throw new CliException("cannot write key file " + path + ": " + UserFile.reason(e), e);
+    }
+    try {
+      UserFile.writeWhole(path, text, overwrite, ownerOnly);
     } catch (FileAlreadyExistsException e) {
       throw new CliException(path + " exists; refusing to overwrite a key (use --force)", e);
     } catch (IOException e) {

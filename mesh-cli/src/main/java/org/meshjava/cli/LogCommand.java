@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
@@ -95,7 +96,7 @@ final class LogCommand extends CommandGroup {
         }
         return body;
       } catch (IOException e) {
-        throw new CliException("GET " + base + path + " failed: " + e.getMessage(), e);
+        throw new CliException("GET " + base + path + " failed: " + why(e), e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new CliException("interrupted", e);
@@ -105,6 +106,25 @@ final class LogCommand extends CommandGroup {
     }
   }
 
+  /**
+   * Why a request failed, in words: the JDK's exceptions for a refused connection or an unknown
+   * host carry no message, and "failed: null" tells an operator nothing.
+   */
+  static String why(IOException e) {
+    if (e instanceof java.net.http.HttpConnectTimeoutException) {
+      return "no connection within 10 s";
+    }
+    if (e instanceof java.net.http.HttpTimeoutException) {
+      return "no answer within 30 s";
+    }
+    if (e instanceof java.net.ConnectException) {
+      return e.getCause() instanceof java.nio.channels.UnresolvedAddressException
+          ? "unknown host"
+          : "connection refused (is the server running, on that port?)";
+    }
+    return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+  }
+
   static void write(PrintWriter out, Path to, String text) throws CliException {
     if (to == null) {
       out.print(text);
@@ -112,7 +132,10 @@ final class LogCommand extends CommandGroup {
       return;
     }
     try {
-      Files.writeString(to, text, StandardCharsets.UTF_8);
+      if (Files.isDirectory(to)) {
+        throw new CliException("cannot write " + to + ": it is a folder");
+      }
+      UserFile.writeWhole(to, text.getBytes(StandardCharsets.UTF_8), true);
     } catch (IOException e) {
       throw new CliException("cannot write " + to + ": " + UserFile.reason(e), e);
     }
@@ -126,7 +149,7 @@ final class LogCommand extends CommandGroup {
       }
       return n;
     } catch (IOException e) {
-      throw new CliException(what + " is not JSON: " + e.getMessage(), e);
+      throw new CliException(what + " is not JSON: " + GrantFiles.why(e), e);
     }
   }
 
@@ -144,7 +167,13 @@ final class LogCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JsonNode answer = json(server.get("/v1/mesh/checkpoint"), "the answer");
-      write(out(), out, answer.path("checkpoint").asText());
+      JsonNode checkpoint = answer.path("checkpoint");
+      if (!checkpoint.isTextual() || checkpoint.asText().isBlank()) {
+        // Some other server's JSON: an empty file would pass for a fetched checkpoint.
+        throw new CliException(
+            "GET /v1/mesh/checkpoint answered no \"checkpoint\"; is --server a mesh steward?");
+      }
+      write(out(), out, checkpoint.asText());
       return 0;
     }
   }
@@ -161,7 +190,10 @@ final class LogCommand extends CommandGroup {
     Which which;
 
     static final class Which {
-      @Option(names = "--seq", description = "The receipt's sequence (inclusion proof).")
+      @Option(
+          names = "--seq",
+          paramLabel = "N",
+          description = "The receipt's sequence (inclusion proof).")
       Long seq;
 
       @Option(
@@ -176,11 +208,17 @@ final class LogCommand extends CommandGroup {
           description = "A file holding the receipt's hex envelope (inclusion proof).")
       Path envelope;
 
-      @Option(names = "--from", description = "The older tree size (consistency proof).")
+      @Option(
+          names = "--from",
+          paramLabel = "N",
+          description = "The older tree size (consistency proof).")
       Long from;
     }
 
-    @Option(names = "--size", description = "The tree size to prove against (default: latest).")
+    @Option(
+        names = "--size",
+        paramLabel = "N",
+        description = "The tree size to prove against (default: latest).")
     Long size;
 
     @Option(
@@ -190,6 +228,9 @@ final class LogCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
+      nonNegative("--seq", which.seq);
+      nonNegative("--from", which.from);
+      nonNegative("--size", size);
       String sized = size == null ? "" : "&size=" + size;
       String path;
       if (which.seq != null) {
@@ -216,29 +257,53 @@ final class LogCommand extends CommandGroup {
     }
   }
 
+  /** Refuses a negative sequence or tree size by its flag, before asking the server. */
+  private static void nonNegative(String flag, @Nullable Long value) throws CliException {
+    if (value != null) {
+      GrantFiles.nonNegative(flag, value);
+    }
+  }
+
   @Command(
       name = "verify",
       description =
           "Offline: verify a checkpoint's signature by the steward, and a receipt's"
               + " inclusion in it (--envelope) or its consistency with an older checkpoint (--old).")
   static final class Verify extends MeshCommand implements Callable<Integer> {
-    @Option(names = "--steward", required = true, description = "The steward's did:key.")
+    @Option(
+        names = "--steward",
+        required = true,
+        paramLabel = "DID",
+        description = "The steward's did:key.")
     String steward;
 
-    @Option(names = "--checkpoint", required = true, description = "The signed checkpoint file.")
+    @Option(
+        names = "--checkpoint",
+        required = true,
+        paramLabel = "FILE",
+        description = "The signed checkpoint file.")
     Path checkpoint;
 
-    @Option(names = "--proof", description = "The proof file `mesh log prove` wrote.")
+    @Option(
+        names = "--proof",
+        paramLabel = "FILE",
+        description = "The proof file `mesh log prove` wrote.")
     Path proof;
 
     @ArgGroup(exclusive = true)
     What what;
 
     static final class What {
-      @Option(names = "--envelope", description = "A file holding the receipt's hex envelope.")
+      @Option(
+          names = "--envelope",
+          paramLabel = "FILE",
+          description = "A file holding the receipt's hex envelope.")
       Path envelope;
 
-      @Option(names = "--old", description = "An older checkpoint file of the same steward.")
+      @Option(
+          names = "--old",
+          paramLabel = "FILE",
+          description = "An older checkpoint file of the same steward.")
       Path old;
     }
 

@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -30,6 +31,16 @@ public final class Mesh extends CommandGroup {
   /** Runs the command with {@code args} and returns its exit code. */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Mesh());
+    // An empty file name is the current folder to Path.of, which every command then calls "a
+    // folder" or "exists"; say what was typed instead.
+    cl.registerConverter(
+        Path.class,
+        text -> {
+          if (text.isBlank()) {
+            throw new CommandLine.TypeConversionException("a file name, not an empty one");
+          }
+          return Path.of(text);
+        });
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(

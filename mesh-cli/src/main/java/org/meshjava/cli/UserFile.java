@@ -142,6 +142,51 @@ final class UserFile {
     return checked(text, path, what);
   }
 
+  /**
+   * Writes {@code bytes} to {@code path} whole or not at all: to a file beside it first (created
+   * with {@code attributes}, such as an owner-only mode), forced to disk, then renamed onto it. A
+   * reader never sees it half written, a write cut short (a full disk, SIGTERM) leaves what was
+   * there before, and a file replaced is never deleted before its successor is on disk. Missing
+   * folders above it are created.
+   *
+   * @param replace whether an existing file is replaced; if not, it is refused with {@link
+   *     java.nio.file.FileAlreadyExistsException}
+   */
+  static void writeWhole(
+      Path path,
+      byte[] bytes,
+      boolean replace,
+      java.nio.file.attribute.FileAttribute<?>... attributes)
+      throws IOException {
+    Path target = path.toAbsolutePath();
+    if (target.getParent() != null) {
+      Files.createDirectories(target.getParent());
+    }
+    Path partial =
+        target.resolveSibling(
+            "." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
+    Files.deleteIfExists(partial);
+    try {
+      Files.createFile(partial, attributes);
+      try (java.nio.channels.FileChannel ch =
+          java.nio.channels.FileChannel.open(partial, java.nio.file.StandardOpenOption.WRITE)) {
+        ch.write(ByteBuffer.wrap(bytes));
+        ch.force(true);
+      }
+      if (replace) {
+        Files.move(
+            partial,
+            target,
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      } else {
+        Files.move(partial, target);
+      }
+    } finally {
+      Files.deleteIfExists(partial);
+    }
+  }
+
   /** Why a file operation failed, in words: the JDK's message for these is only the path. */
   static String reason(IOException e) {
     if (e instanceof NoSuchFileException) {
@@ -149,6 +194,10 @@ final class UserFile {
     }
     if (e instanceof AccessDeniedException) {
       return "permission denied";
+    }
+    if (e instanceof java.nio.file.FileAlreadyExistsException f) {
+      // Where it is not a refusal to overwrite: a file where a folder must be made.
+      return f.getFile() + " exists and is not a folder";
     }
     if (e instanceof FileSystemException f && f.getReason() != null) {
       return f.getReason();

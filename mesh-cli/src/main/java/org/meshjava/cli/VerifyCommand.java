@@ -48,7 +48,9 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
               try {
                 chain.accept(envelope(line, chain.count(), f));
               } catch (ReceiptException e) {
-                throw new CliException(String.valueOf(e.getMessage()), e);
+                // The index runs across every file; the file and line say where to look.
+                throw new CliException(
+                    String.format("%s line %d: %s", f, index + 1, e.getMessage()), e);
               }
             }
           });

@@ -23,6 +23,22 @@ import org.meshjava.cli.MeshCommandTest.Run;
 class CliErrorsTest {
   @TempDir Path tmp;
 
+  /**
+   * {@code mesh grant issue} by a new key {@code c.key} to itself, into {@code out}, with {@code
+   * terms} (budget, times).
+   */
+  private Run issueToSelf(Path out, String... terms) {
+    Path key = tmp.resolve("c.key");
+    String did = mesh("key", "generate", "--out", key.toString(), "--force").out().strip();
+    java.util.List<String> args =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "grant", "issue", "--issuer-key", key.toString(), "--subject", did, "--out"));
+    args.add(out.toString());
+    args.addAll(java.util.List.of(terms));
+    return mesh(args.toArray(String[]::new));
+  }
+
   /** One line, starting with the command's name, and nothing on stdout. */
   private static void assertOneLineError(Run r, int code, String command) {
     assertThat(r.code()).as(r.err()).isEqualTo(code);
@@ -185,23 +201,7 @@ class CliErrorsTest {
 
   @Test
   void aNegativeBudget_namesTheFlag_notTheLibrarysField() throws Exception {
-    Path key = tmp.resolve("c.key");
-    assertThat(mesh("key", "generate", "--out", key.toString()).code()).isZero();
-    String did = mesh("key", "show", "--key", key.toString()).out().strip();
-    Run r =
-        mesh(
-            "grant",
-            "issue",
-            "--issuer-key",
-            key.toString(),
-            "--subject",
-            did,
-            "--budget-uj",
-            "-5",
-            "--expires",
-            "PT1H",
-            "--out",
-            tmp.resolve("g.hex").toString());
+    Run r = issueToSelf(tmp.resolve("g.hex"), "--budget-uj", "-5", "--expires", "PT1H");
     assertOneLineError(r, 1, "mesh grant issue");
     assertThat(r.err()).contains("--budget-uj must be zero or more").doesNotContain("budgetUj");
   }
@@ -215,7 +215,9 @@ class CliErrorsTest {
     Files.writeString(f, HexFormat.of().formatHex(env) + "\n");
     Run r = mesh("verify", f.toString());
     assertOneLineError(r, 1, "mesh verify");
-    assertThat(r.err()).contains("envelope 0: BAD_SIGNATURE: ").containsOnlyOnce("BAD_SIGNATURE");
+    assertThat(r.err())
+        .contains(f + " line 1: envelope 0: BAD_SIGNATURE: ")
+        .containsOnlyOnce("BAD_SIGNATURE");
   }
 
   @Test
@@ -261,6 +263,152 @@ class CliErrorsTest {
       assertThat(r.code()).isEqualTo(1);
     }
     assertThat(journal).exists();
+  }
+
+  @Test
+  void aJournalUrlOfAnotherScheme_isRefused_notTakenForAFileName() throws Exception {
+    // As a file name, mysql://db/mesh was the file mysql:/db/mesh: "no journal at" for verify,
+    // and for serve a journal created there under a folder named "mysql:".
+    Run r = mesh("journal", "verify", "mysql://db.internal/mesh");
+    assertOneLineError(r, 1, "mesh journal verify");
+    assertThat(r.err())
+        .contains("journal mysql://db.internal/mesh: a journal is a file or a PostgreSQL database")
+        .contains("not a mysql URL");
+    Path empty = Files.writeString(tmp.resolve("empty.journal"), "");
+    Run importing = mesh("journal", "import", empty.toString(), "--to", "mysql://db/mesh");
+    assertOneLineError(importing, 1, "mesh journal import");
+    assertThat(importing.err()).contains("--to mysql://db/mesh: a postgresql:// URL");
+    Path config = tmp.resolve("mesh.json");
+    Files.writeString(config, "{\"journal\": \"mysql://db.internal/mesh\"}");
+    assertThat(ServeConfig.read(config).journal()).contains("mysql://db.internal/mesh");
+  }
+
+  @Test
+  void keyGenerate_forcedOntoAFolder_isRefused_andTheFolderKept() throws Exception {
+    Path folder = Files.createDirectory(tmp.resolve("keys"));
+    Run r = mesh("key", "generate", "--out", folder.toString(), "--force");
+    assertOneLineError(r, 1, "mesh key generate");
+    assertThat(r.err()).contains(folder + " is a folder");
+    assertThat(folder).isDirectory();
+    Path file = Files.writeString(tmp.resolve("notes.txt"), "mine");
+    Run under = mesh("key", "generate", "--out", file.resolve("x.key").toString());
+    assertOneLineError(under, 1, "mesh key generate");
+    assertThat(under.err()).endsWith(file.toAbsolutePath() + " exists and is not a folder\n");
+    assertThat(file).hasContent("mine");
+    Files.delete(file);
+    // Forced onto a key, the key is replaced whole, and nothing else is left beside it.
+    Path key = tmp.resolve("steward.key");
+    String first = mesh("key", "generate", "--out", key.toString()).out();
+    String second = mesh("key", "generate", "--out", key.toString(), "--force").out();
+    assertThat(second).isNotEqualTo(first);
+    assertThat(mesh("key", "show", "--key", key.toString()).out()).isEqualTo(second);
+    try (var left = Files.list(tmp)) {
+      assertThat(left.map(f -> f.getFileName().toString()))
+          .containsExactlyInAnyOrder("keys", "steward.key");
+    }
+  }
+
+  @Test
+  void journalVerify_withSnapshotsNamingNoFolder_isRefused_notCheckedAgainstNothing()
+      throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    try (org.meshjava.steward.Steward s =
+        ReferenceSteward.builder(
+                org.meshjava.core.crypto.SigningKey.generate(),
+                org.meshjava.journal.FileJournal.open(journal))
+            .build()) {
+      var req = ReferenceSteward.request("one");
+      s.serve(req, ReferenceSteward.payload(req));
+    }
+    Path typo = tmp.resolve("steward.journal.snapshot");
+    Run r = mesh("journal", "verify", journal.toString(), "--snapshots", typo.toString());
+    assertOneLineError(r, 1, "mesh journal verify");
+    assertThat(r.err()).contains("--snapshots " + typo + ": no such folder");
+    assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
+  }
+
+  @Test
+  void aConfigurationThatIsNotJson_isNamedWithWhere_notJacksonsRedactedSource() throws Exception {
+    Path config = Files.writeString(tmp.resolve("mesh.json"), "{\"port\": 8080,\n");
+    Run r = mesh("serve", "--config", config.toString());
+    assertOneLineError(r, 1, "mesh serve");
+    assertThat(r.err())
+        .contains(config + " is not JSON: line 2, column 1: Unexpected end-of-input")
+        .doesNotContain("REDACTED")
+        .doesNotContain("[Source");
+  }
+
+  @Test
+  void journalProgressEvery_belowZero_isAUsageError_notSilence() throws Exception {
+    Path journal = Files.writeString(tmp.resolve("empty.journal"), "");
+    Run r = mesh("journal", "inspect", journal.toString(), "--progress-every", "-5");
+    assertOneLineError(r, 2, "mesh journal inspect");
+    assertThat(r.err()).contains("--progress-every must be 0 or more, not -5");
+  }
+
+  @Test
+  void grantIssue_expiringBeforeItStarts_namesTheFlags_notTheLibrarysFields() throws Exception {
+    Path out = tmp.resolve("g.hex");
+    Run r = issueToSelf(out, "--budget-uj", "5", "--not-before", "PT2H", "--expires", "PT1H");
+    assertOneLineError(r, 1, "mesh grant issue");
+    assertThat(r.err()).contains("--expires (").contains(") must be after --not-before (");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void grantPresent_outBodyWithoutBody_isRefusedBeforeWritingOut() throws Exception {
+    Path key = tmp.resolve("c.key");
+    Path chain = tmp.resolve("g.hex");
+    assertThat(issueToSelf(chain, "--budget-uj", "5", "--expires", "PT1H").code()).isZero();
+    Path request = Files.writeString(tmp.resolve("request.json"), "{\"prompt_hash\": \"zz\"}");
+    Path out = tmp.resolve("p.hex");
+    String[] present = {
+      "grant",
+      "present",
+      "--caller-key",
+      key.toString(),
+      "--chain",
+      chain.toString(),
+      "--request",
+      request.toString(),
+      "--out",
+      out.toString()
+    };
+    Run named = mesh(present);
+    assertOneLineError(named, 1, "mesh grant present");
+    assertThat(named.err()).contains(request + " is not a request: ");
+    // A request that is one: --out would be written, and then the command fail.
+    Files.writeString(
+        request,
+        "{\"prompt_hash\": \""
+            + "ab".repeat(32)
+            + "\", \"prompt_tokens\": 3, \"max_tokens\": 5, \"fidelity_floor\": 1,"
+            + " \"joule_ceiling_uj\": 100000}");
+    assertThat(mesh(present).code()).as("the request is whole").isZero();
+    Files.delete(out);
+    String[] withOutBody = java.util.Arrays.copyOf(present, present.length + 2);
+    withOutBody[present.length] = "--out-body";
+    withOutBody[present.length + 1] = tmp.resolve("body.json").toString();
+    Run r = mesh(withOutBody);
+    assertOneLineError(r, 1, "mesh grant present");
+    assertThat(r.err()).contains("--out-body needs --body");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void anEmptyFileName_isSaidToBeEmpty_notAFolderOrAnExistingFile() {
+    Run generate = mesh("key", "generate", "--out", "");
+    assertOneLineError(generate, 2, "mesh key generate");
+    assertThat(generate.err())
+        .contains("'--out'")
+        .contains("a file name, not an empty one")
+        .doesNotContain("folder");
+    Run export = mesh("journal", "export", "x.journal", "--out", " ");
+    assertOneLineError(export, 2, "mesh journal export");
+    assertThat(export.err()).contains("a file name, not an empty one");
+    Run subject = mesh("conformance", "run", "--subject", "");
+    assertOneLineError(subject, 1, "mesh conformance run");
+    assertThat(subject.err()).contains("--subject is empty");
   }
 
   @Test

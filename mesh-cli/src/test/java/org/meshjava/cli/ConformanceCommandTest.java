@@ -29,20 +29,105 @@ class ConformanceCommandTest {
   }
 
   @Test
-  void run_againstASubjectThatAnswersNothing_skipsEverything_andExitsTwo() {
+  void run_aSubjectCommandNotFound_isReportedOnceWithItsStderr_notAsEveryCaseSkipped() {
     MeshCommandTest.Run r =
         MeshCommandTest.mesh(
-            "conformance", "run", "--subject", "exit 0", "--pack", pack().toString());
-    assertThat(r.code()).isEqualTo(2);
-    assertThat(r.out()).containsPattern("total: 0 passed, 0 failed, [0-9]+ skipped");
+            "conformance",
+            "run",
+            "--subject",
+            "no-such-mesh-subject-x9",
+            "--pack",
+            pack().toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.out()).doesNotContain("SKIP").doesNotContain("total:");
+    assertThat(r.err())
+        .startsWith(
+            "mesh conformance run: --subject no-such-mesh-subject-x9: the subject exited with"
+                + " status 127 before answering its first request")
+        // The shell's own words, once: what the operator needs to fix the command.
+        .containsOnlyOnce("sh: 1: no-such-mesh-subject-x9: not found");
   }
 
   @Test
-  void run_withoutAPack_failsWithOneLine() {
+  void run_aSubjectThatDiesAtOnce_showsTheEndOfItsStderr() {
+    MeshCommandTest.Run r =
+        MeshCommandTest.mesh(
+            "conformance",
+            "run",
+            "--subject",
+            "echo starting >&2; echo 'Exception: no model' >&2; exit 3",
+            "--pack",
+            pack().toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .contains("exited with status 3 before answering its first request")
+        .contains("  its stderr:")
+        .contains("    starting")
+        .contains("    Exception: no model");
+  }
+
+  @Test
+  void run_aSubjectThatDiesPartWay_isSaidOnceWithItsStderr_andItsCasesSkipped() {
+    // Answers the hello, then dies on the first case as a crashing implementation would.
+    MeshCommandTest.Run r =
+        MeshCommandTest.mesh(
+            "conformance",
+            "run",
+            "--subject",
+            "read a; echo '{\"id\":\"hello\",\"result\":\"unsupported\"}';"
+                + " read b; echo 'panic: index out of range' >&2; exit 2",
+            "--pack",
+            pack().toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.out()).containsPattern("total: 0 passed, 0 failed, [0-9]+ skipped");
+    assertThat(r.err())
+        .containsOnlyOnce("stopped answering at case ")
+        .contains(": it exited with status 2; that case and every later one are skipped")
+        .contains("    panic: index out of range");
+  }
+
+  @Test
+  void run_withATimeoutOutOfRange_isRefusedByTheFlag() {
+    for (String t : new String[] {"0", "-1", "9999999999999999"}) {
+      MeshCommandTest.Run r =
+          MeshCommandTest.mesh(
+              "conformance",
+              "run",
+              "--subject",
+              "exit 0",
+              "--pack",
+              pack().toString(),
+              "--timeout",
+              t);
+      assertThat(r.code()).as(t).isEqualTo(1);
+      assertThat(r.err()).as(t).contains("--timeout must be 1 to 86400 seconds, not " + t);
+    }
+  }
+
+  @Test
+  void run_withAPackThatIsNotOne_namesTheFile() throws Exception {
+    Path dir = Files.createTempDirectory("pack");
+    MeshCommandTest.Run empty =
+        MeshCommandTest.mesh("conformance", "run", "--subject", "exit 0", "--pack", dir.toString());
+    assertThat(empty.code()).isEqualTo(1);
+    assertThat(empty.err()).contains(dir + " holds no pack group");
+    Files.writeString(dir.resolve("g.json"), "{");
+    MeshCommandTest.Run broken =
+        MeshCommandTest.mesh("conformance", "run", "--subject", "exit 0", "--pack", dir.toString());
+    assertThat(broken.code()).isEqualTo(1);
+    assertThat(broken.err())
+        .contains(dir.resolve("g.json") + " is not JSON")
+        .doesNotContain("REDACTED");
+  }
+
+  @Test
+  void run_withoutAPack_failsWithOneLine_sayingToPassPack() {
     MeshCommandTest.Run r =
         MeshCommandTest.mesh("conformance", "run", "--subject", "exit 0", "--pack", "no/such/dir");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).contains("no conformance pack at");
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.err()).contains("no conformance pack at").contains("pass --pack DIR");
   }
 
   /**

@@ -86,6 +86,41 @@ class JournalStreamingCommandTest {
   }
 
   @Test
+  void export_stoppedBySigterm_leavesNoFileThatReadsAsAShorterJournal() throws Exception {
+    Path journal = tmp.resolve("big.journal");
+    writeReceipts(journal, RECORDS);
+    Path copy = tmp.resolve("copy.journal");
+    Process p =
+        start(
+                "journal",
+                "export",
+                journal.toString(),
+                "--out",
+                copy.toString(),
+                "--progress-every",
+                "1000")
+            .redirectErrorStream(true)
+            .start();
+    try (var lines =
+        new java.io.BufferedReader(
+            new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      // Under way: the first progress line comes at 1000 of 120 000 records.
+      String line = lines.readLine();
+      while (line != null && !line.startsWith("checked ")) {
+        line = lines.readLine();
+      }
+      assertThat(line).as("a progress line").isNotNull();
+      p.destroy(); // SIGTERM, as a service manager or a Ctrl-C stops it
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    }
+    assertThat(p.exitValue()).as("stopped, not finished").isNotZero();
+    assertThat(copy).as("no part copy at --out").doesNotExist();
+    try (var left = Files.list(tmp)) {
+      assertThat(left.map(f -> f.getFileName().toString())).containsExactly("big.journal");
+    }
+  }
+
+  @Test
   void export_refusesAnExistingFile_andLeavesItAsItWas() throws Exception {
     Path journal = tmp.resolve("j.journal");
     writeReceipts(journal, 3);
@@ -131,18 +166,22 @@ class JournalStreamingCommandTest {
   /** Runs {@code mesh args} in a JVM of its own with a heap of {@link #HEAP}. */
   private Child child(String... args) throws Exception {
     Path log = Files.createTempFile(tmp, "mesh", ".log");
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath()));
-    cmd.add(Mesh.class.getName());
-    cmd.addAll(List.of(args));
-    Process p =
-        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p = start(args).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new AssertionError("mesh " + String.join(" ", args) + " did not finish");
     }
     return new Child(p.exitValue(), Files.readString(log));
+  }
+
+  /** {@code mesh args} in a JVM of its own with a heap of {@link #HEAP}, to start. */
+  private static ProcessBuilder start(String... args) throws URISyntaxException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath()));
+    cmd.add(Mesh.class.getName());
+    cmd.addAll(List.of(args));
+    return new ProcessBuilder(cmd);
   }
 
   private static String classPath() throws URISyntaxException {

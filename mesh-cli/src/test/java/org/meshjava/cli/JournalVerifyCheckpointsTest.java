@@ -14,16 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.CostProfile;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.journal.FileJournal;
-import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
 
 /**
@@ -39,24 +32,10 @@ class JournalVerifyCheckpointsTest {
   private Path journal(SigningKey key, int receipts) throws Exception {
     Path file = dir.resolve("steward.journal");
     try (Steward s =
-        Steward.builder(key)
-            .journal(FileJournal.open(file))
-            .chainHead(ChainHead.GENESIS)
-            .checkpointEvery(3)
-            .meter(new EstimatorMeter())
-            .backend(
-                ReferenceEngine.builder()
-                    .name("ref")
-                    .costProfile(CostProfile.perToken(10))
-                    .workPerToken(1)
-                    .build())
-            .build()) {
+        ReferenceSteward.builder(key, FileJournal.open(file)).checkpointEvery(3).build()) {
       for (int i = 0; i < receipts; i++) {
-        byte[] prompt = ("journal " + i).getBytes(StandardCharsets.UTF_8);
-        s.serve(
-            ServeRequest.generation(
-                ContentId.ofBytes(prompt), prompt.length, new ServeBounds(3, Fidelity.F1, 100_000)),
-            TokenSequence.of(new int[prompt.length]));
+        ServeRequest req = ReferenceSteward.request("journal " + i);
+        s.serve(req, ReferenceSteward.payload(req));
       }
     }
     return file;
@@ -136,26 +115,11 @@ class JournalVerifyCheckpointsTest {
             now.plusSeconds(3600));
     Path file = dir.resolve("granted.journal");
     try (Steward s =
-        Steward.builder(key)
-            .journal(FileJournal.open(file))
-            .chainHead(ChainHead.GENESIS)
+        ReferenceSteward.builder(key, FileJournal.open(file))
             .clock(java.time.InstantSource.fixed(now))
-            .meter(new EstimatorMeter())
-            .backend(
-                ReferenceEngine.builder()
-                    .name("ref")
-                    .costProfile(CostProfile.perToken(10))
-                    .workPerToken(1)
-                    .build())
             .build()) {
-      byte[] prompt = "granted".getBytes(StandardCharsets.UTF_8);
-      ServeRequest req =
-          ServeRequest.generation(
-              ContentId.ofBytes(prompt), prompt.length, new ServeBounds(3, Fidelity.F1, 100_000));
-      s.serve(
-          req,
-          TokenSequence.of(new int[prompt.length]),
-          org.meshjava.jcp.Jcp.present(caller, chain, req));
+      ServeRequest req = ReferenceSteward.request("granted");
+      s.serve(req, ReferenceSteward.payload(req), org.meshjava.jcp.Jcp.present(caller, chain, req));
     } // the closing checkpoint follows the serve
     Run ok = mesh("journal", "verify", "--steward", did(key), file.toString());
     assertThat(ok.code()).as(ok.err()).isZero();

@@ -207,4 +207,54 @@ class LogCommandTest {
       assertThat(sent.get()).isLessThan(64L * LogCommand.Server.MAX_REPLY_BYTES);
     }
   }
+
+  @Test
+  void aServerThatIsNotThere_isNamedAsSuch_notAsFailedNull() throws Exception {
+    int port;
+    try (ServerSocket closed = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      port = closed.getLocalPort();
+    }
+    Run r = mesh("log", "checkpoint", "--server", "127.0.0.1:" + port);
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.err().strip())
+        .startsWith("mesh log checkpoint: GET http://127.0.0.1:" + port + "/v1/mesh/checkpoint")
+        .contains("connection refused")
+        .doesNotContain("null");
+    Run negative = mesh("log", "prove", "--server", "127.0.0.1:" + port, "--seq", "-1");
+    assertThat(negative.code()).isEqualTo(1);
+    assertThat(negative.err()).contains("--seq must be zero or more, not -1");
+  }
+
+  @Test
+  void aServerThatAnswersNoCheckpoint_writesNoFile_andFails() throws Exception {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Thread other =
+          new Thread(
+              () -> {
+                try (Socket s = socket.accept()) {
+                  s.getOutputStream()
+                      .write(
+                          ("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                                  + "Content-Length: 2\r\nConnection: close\r\n\r\n{}")
+                              .getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                  // The command went away.
+                }
+              });
+      other.setDaemon(true);
+      other.start();
+      Path out = dir.resolve("checkpoint.txt");
+      Run r =
+          mesh(
+              "log",
+              "checkpoint",
+              "--server",
+              "127.0.0.1:" + socket.getLocalPort(),
+              "-o",
+              out.toString());
+      assertThat(r.code()).isEqualTo(1);
+      assertThat(r.err()).contains("answered no \"checkpoint\"");
+      assertThat(out).doesNotExist();
+    }
+  }
 }

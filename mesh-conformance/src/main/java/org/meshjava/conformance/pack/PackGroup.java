@@ -1,5 +1,6 @@
 package org.meshjava.conformance.pack;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -77,25 +78,43 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
    * @throws IOException if it cannot be read or is not a pack group
    */
   public static PackGroup read(Path file) throws IOException {
-    JsonNode o = JSON.readTree(file.toFile());
+    JsonNode o;
+    try {
+      o = JSON.readTree(file.toFile());
+    } catch (JsonProcessingException e) {
+      // Jackson's message names no file and ends in a location whose source it hides.
+      var at = e.getLocation();
+      String why =
+          e.getOriginalMessage().replaceFirst("\\s*\\(?(start marker )?at \\[Source.*", "");
+      throw new IOException(
+          file
+              + " is not JSON"
+              + (at == null
+                  ? ""
+                  : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")")
+              + ": "
+              + why,
+          e);
+    }
     if (!PROFILE.equals(o.path("profile").asText())) {
       throw new IOException(file + " is not a " + PROFILE + " pack group");
     }
     List<PackCase> cases = new ArrayList<>();
-    for (JsonNode c : o.path("cases")) {
-      try {
+    try {
+      for (JsonNode c : o.path("cases")) {
         cases.add(PackCase.fromJson(c));
-      } catch (IllegalArgumentException e) {
-        throw new IOException(file + ": " + e.getMessage(), e);
       }
+      return new PackGroup(o.path("group").asText(), o.path("description").asText(), cases);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(file + ": " + e.getMessage(), e);
     }
-    return new PackGroup(o.path("group").asText(), o.path("description").asText(), cases);
   }
 
   /**
    * Reads every {@code *.json} group file in {@code dir}, in file-name order.
    *
-   * @throws IOException if one cannot be read
+   * @throws IOException if one cannot be read, or there is none: nothing to run is not a run that
+   *     skipped everything
    */
   public static List<PackGroup> readAll(Path dir) throws IOException {
     List<PackGroup> groups = new ArrayList<>();
@@ -104,6 +123,9 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
           files.filter(p -> p.getFileName().toString().endsWith(".json")).sorted().toList()) {
         groups.add(read(f));
       }
+    }
+    if (groups.isEmpty()) {
+      throw new IOException(dir + " holds no pack group (no *.json file)");
     }
     return groups;
   }

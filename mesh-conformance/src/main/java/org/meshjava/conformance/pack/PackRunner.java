@@ -12,6 +12,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Consumer;
 
 /**
@@ -22,23 +23,37 @@ import java.util.function.Consumer;
  * <p>A case passes only on an answer: the expected result ({@code valid} or {@code invalid}), for
  * an invalid case exactly the expected reason, and every expected output field with an equal value
  * (numbers compared by value, objects by their fields, arrays in order). No answer, or an answer of
- * {@code unsupported}, is a skip. Stateless.
+ * {@code unsupported}, is a skip; but a subject gone before it answers the first request (the
+ * {@code hello}) is not a run at all, and is refused as a {@link SubjectException}. Stateless.
  */
 public final class PackRunner {
   /** How long the runner waits for one answer by default. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(60);
+
+  /** How long a subject that stopped answering is given to exit, so its status can be told. */
+  private static final Duration EXIT_WAIT = Duration.ofSeconds(5);
 
   private PackRunner() {}
 
   /**
    * Runs every case of {@code groups} against {@code subject}, telling {@code progress} each
    * outcome as it comes.
+   *
+   * @throws SubjectException if the subject is gone before it answers the first request (the {@code
+   *     hello}): no case is judged, since none was put to a running subject
    */
   public static PackReport run(
-      List<PackGroup> groups, SubjectProcess subject, Consumer<PackReport.CaseResult> progress) {
+      List<PackGroup> groups, SubjectProcess subject, Consumer<PackReport.CaseResult> progress)
+      throws SubjectException {
     String name = "(unnamed)";
     Optional<JsonNode> hello =
         subject.ask(request("hello", "hello", JsonNodeFactory.instance.objectNode()));
+    if (hello.isEmpty() && subject.gone()) {
+      OptionalInt status = subject.exitStatus(EXIT_WAIT);
+      throw status.isPresent()
+          ? SubjectException.exited(status.getAsInt(), subject.stderrTail())
+          : SubjectException.noAnswer(subject.stderrTail());
+    }
     if (hello.isPresent() && "valid".equals(hello.get().path("result").asText())) {
       name = hello.get().path("output").path("name").asText("(unnamed)");
     }
@@ -58,7 +73,8 @@ public final class PackRunner {
    * Reads the pack in {@code packDir} and runs it against the subject {@code command} (a shell
    * command line).
    *
-   * @throws IOException if the pack cannot be read or the subject cannot be started
+   * @throws IOException if the pack cannot be read or the subject cannot be started; {@link
+   *     SubjectException} if it is gone before its first answer
    */
   public static PackReport run(
       Path packDir, String command, Duration timeout, Consumer<PackReport.CaseResult> progress)
@@ -190,8 +206,8 @@ public final class PackRunner {
   /**
    * Entry point: {@code PackRunner --subject CMD [--pack DIR] [--timeout SECONDS] [--verbose]}.
    * Prints every failed and skipped case (every case with {@code --verbose}), then one summary line
-   * per group. Exits 0 when every case passed, 1 when one failed, 2 when none failed but some were
-   * skipped, 64 on a usage error.
+   * per group. Exits 0 when every case passed, 1 when one failed or the subject was gone before its
+   * first answer, 2 when none failed but some were skipped, 64 on a usage error.
    */
   public static void main(String[] args) throws IOException {
     String subject = null;
@@ -215,8 +231,16 @@ public final class PackRunner {
       System.err.println("usage: PackRunner --subject CMD [--pack DIR] [--timeout S] [--verbose]");
       System.exit(64);
     }
-    PackReport report =
-        run(pack, java.util.Objects.requireNonNull(subject), timeout, print(System.out, verbose));
+    PackReport report;
+    try {
+      report =
+          run(pack, java.util.Objects.requireNonNull(subject), timeout, print(System.out, verbose));
+    } catch (SubjectException e) {
+      System.err.println("PackRunner: " + e.getMessage());
+      e.stderrLines().forEach(l -> System.err.println("  " + l));
+      System.exit(1);
+      return;
+    }
     report.summary().forEach(System.out::println);
     System.exit(exitCode(report));
   }

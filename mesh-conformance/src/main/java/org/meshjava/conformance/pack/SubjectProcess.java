@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -35,9 +36,13 @@ public final class SubjectProcess implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String EOF = "\u0000eof";
   private static final int STDERR_TAIL = 4096;
+  private static final Duration STDERR_WAIT = Duration.ofSeconds(1);
 
   /** The longest answer line read; a longer one ends the subject. */
   public static final int MAX_ANSWER_BYTES = 4 << 20;
+
+  /** How many lines of the subject's standard error {@link #stderrLines} keeps. */
+  public static final int STDERR_LINES = 10;
 
   /** Answer lines held before the subject's writes block. */
   public static final int QUEUED_ANSWERS = 16;
@@ -48,6 +53,8 @@ public final class SubjectProcess implements AutoCloseable {
   private final StringBuilder stderrTail = new StringBuilder();
   private final Duration timeout;
   private final Thread out;
+  private final Thread err;
+  private final Thread reaper;
   private boolean gone;
 
   private SubjectProcess(Process process, Duration timeout) {
@@ -57,9 +64,12 @@ public final class SubjectProcess implements AutoCloseable {
     this.out = new Thread(() -> pump(process.getInputStream()), "subject-stdout");
     out.setDaemon(true);
     out.start();
-    Thread err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
+    this.err = new Thread(() -> drain(process.getErrorStream()), "subject-stderr");
     err.setDaemon(true);
     err.start();
+    // A runner stopped by SIGTERM or Ctrl-C takes its subject with it, not leaving it running.
+    this.reaper = new Thread(this::end, "subject-reaper");
+    Runtime.getRuntime().addShutdownHook(reaper);
   }
 
   /**
@@ -118,6 +128,39 @@ public final class SubjectProcess implements AutoCloseable {
   /** Whether the subject stopped answering (exited or timed out). */
   public boolean gone() {
     return gone;
+  }
+
+  /**
+   * Waits up to {@code wait} for the subject to exit, and returns its exit status; empty if it
+   * still runs. Once it has exited, {@link #stderrTail} holds the end of everything it wrote there
+   * (a shell's "not found", a JVM's stack trace), not only what had been read so far.
+   */
+  public OptionalInt exitStatus(Duration wait) {
+    try {
+      if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+        return OptionalInt.empty();
+      }
+      // A child the subject started may hold its stderr open after it exits: wait, but not long.
+      err.join(STDERR_WAIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return process.isAlive() ? OptionalInt.empty() : OptionalInt.of(process.exitValue());
+    }
+    return OptionalInt.of(process.exitValue());
+  }
+
+  /**
+   * The last {@value #STDERR_LINES} non-blank lines the subject wrote to standard error, for a
+   * report: enough for a shell's "not found" or the end of a stack trace, not a screenful.
+   */
+  public List<String> stderrLines() {
+    return lastLines(stderrTail());
+  }
+
+  /** The last {@value #STDERR_LINES} non-blank lines of {@code text}. */
+  static List<String> lastLines(String text) {
+    List<String> lines = text.lines().filter(l -> !l.isBlank()).toList();
+    return lines.subList(Math.max(0, lines.size() - STDERR_LINES), lines.size());
   }
 
   /** Answer lines read and not yet asked for; for tests. */
@@ -187,7 +230,7 @@ public final class SubjectProcess implements AutoCloseable {
     }
   }
 
-  /** Closes the subject's input, waits briefly for it to exit, then ends it. */
+  /** Closes the subject's input, waits briefly for it to exit, then ends it and its children. */
   @Override
   public void close() {
     // A reader waiting for room in a full queue stops and closes the subject's output, so a
@@ -199,12 +242,29 @@ public final class SubjectProcess implements AutoCloseable {
       // Already gone.
     }
     try {
-      if (!process.waitFor(5, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-      }
+      process.waitFor(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      process.destroyForcibly();
     }
+    end();
+    try {
+      Runtime.getRuntime().removeShutdownHook(reaper);
+    } catch (IllegalStateException e) {
+      // Shutting down: the hook ends the subject, as end() just did.
+    }
+  }
+
+  /**
+   * Ends the subject and whatever it started: a shell's command ({@code sh -c "CMD"}) is the
+   * shell's child, and would outlive the shell.
+   */
+  private void end() {
+    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    process.destroyForcibly();
+  }
+
+  /** The subject's process, for tests. */
+  ProcessHandle handle() {
+    return process.toHandle();
   }
 }

@@ -1,6 +1,7 @@
 package org.meshjava.conformance.pack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -104,10 +105,33 @@ class PackRunnerTest {
   }
 
   @Test
-  void run_subjectThatExits_skipsEveryCase_andExitsTwo() throws Exception {
+  void run_subjectThatExitsBeforeItsFirstAnswer_isRefusedOnce_withItsStatusAndStderr()
+      throws Exception {
+    PackGroup g = new PackGroup("g", "d", List.of(VALID, INVALID));
+    List<PackReport.CaseResult> told = new java.util.ArrayList<>();
+    try (SubjectProcess subject =
+        SubjectProcess.start(
+            List.of("sh", "-c", "echo 'cannot load libmesh.so' >&2; exit 7"),
+            Duration.ofSeconds(5))) {
+      assertThatThrownBy(() -> PackRunner.run(List.of(g), subject, told::add))
+          .isInstanceOfSatisfying(
+              SubjectException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(SubjectException.Reason.EXITED);
+                assertThat(e.exitStatus()).hasValue(7);
+                assertThat(e.stderrLines()).containsExactly("cannot load libmesh.so");
+              });
+    }
+    assertThat(told).as("no case is judged against a subject that never answered").isEmpty();
+  }
+
+  @Test
+  void run_subjectThatExitsAfterItsFirstAnswer_skipsTheCasesItLeft_andExitsTwo() throws Exception {
     PackGroup g = new PackGroup("g", "d", List.of(VALID, INVALID));
     try (SubjectProcess subject =
-        SubjectProcess.start(List.of("sh", "-c", "exit 0"), Duration.ofSeconds(5))) {
+        SubjectProcess.start(
+            List.of("sh", "-c", "read a; echo '{\"id\":\"hello\",\"result\":\"unsupported\"}'"),
+            Duration.ofSeconds(5))) {
       PackReport report = PackRunner.run(List.of(g), subject, r -> {});
       assertThat(report.total()).isEqualTo(new PackReport.Counts(0, 0, 2));
       assertThat(report.summary())

@@ -58,4 +58,19 @@ class SubjectProcessTest {
     // close() returned without waiting out its 5 s grace: the writer was cut off.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
   }
+
+  @Test
+  void close_endsWhatTheSubjectStarted_notOnlyItsShell() throws Exception {
+    List<ProcessHandle> started;
+    try (SubjectProcess s =
+        SubjectProcess.start(List.of("sh", "-c", "sleep 300; :"), Duration.ofMillis(200))) {
+      assertThat(s.ask(REQUEST)).isEmpty(); // it never answers
+      started = s.handle().descendants().toList();
+      assertThat(started).as("the shell's sleep").isNotEmpty();
+    }
+    for (ProcessHandle child : started) {
+      child.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(child.isAlive()).as("pid " + child.pid()).isFalse();
+    }
+  }
 }

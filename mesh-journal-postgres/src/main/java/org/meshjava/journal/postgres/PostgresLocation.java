@@ -97,6 +97,10 @@ public final class PostgresLocation {
     if (host == null || host.isEmpty()) {
       throw new IllegalArgumentException("names no host");
     }
+    if (uri.getPort() == 0 || uri.getPort() > 65_535) {
+      // The driver would log a warning of its own and then fail to parse the URL.
+      throw new IllegalArgumentException("port " + uri.getPort() + " is not 1 to 65535");
+    }
     String path = uri.getRawPath() == null ? "" : uri.getRawPath();
     String database = decode(path.startsWith("/") ? path.substring(1) : path);
     if (database.isEmpty()) {
@@ -189,8 +193,16 @@ public final class PostgresLocation {
     p.putIfAbsent("ApplicationName", "mesh-steward");
     // A peer gone without closing (a machine lost) is noticed by TCP as well as by the lease.
     p.putIfAbsent("tcpKeepAlive", "true");
-    return DriverManager.getConnection(
-        "jdbc:postgresql://" + host + ":" + port + "/" + database, p);
+    try {
+      return DriverManager.getConnection(
+          "jdbc:postgresql://" + host + ":" + port + "/" + database, p);
+    } catch (SQLException e) {
+      if (e.getCause() instanceof java.net.UnknownHostException) {
+        // The driver says only "The connection attempt failed.", which names no cause.
+        throw new SQLException("unknown host " + host, e.getSQLState(), e);
+      }
+      throw e;
+    }
   }
 
   /** The URL without its password. */

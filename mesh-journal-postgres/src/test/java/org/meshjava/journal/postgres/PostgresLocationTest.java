@@ -31,10 +31,23 @@ class PostgresLocationTest {
         .hasMessageContaining("names no database");
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql:///db"))
         .hasMessageContaining("names no host");
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h:99999/db"))
+        .hasMessageContaining("port 99999 is not 1 to 65535");
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h:0/db"))
+        .hasMessageContaining("port 0 is not 1 to 65535");
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lease_ms=soon"))
         .hasMessageContaining("lease_ms");
     assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lease_ms=10"))
         .hasMessageContaining("at least 1000");
     assertThat(PostgresLocation.isPostgres("journal.log")).isFalse();
+  }
+
+  @Test
+  void aHostThatDoesNotResolve_isNamed_notOnlyAFailedConnection() {
+    // .invalid never resolves (RFC 6761).
+    PostgresLocation nowhere = PostgresLocation.parse("postgresql://no-such-host.invalid/mesh");
+    assertThatThrownBy(() -> PostgresJournal.names(nowhere))
+        .hasMessageContaining("cannot list the journals at postgresql://no-such-host.invalid")
+        .hasMessageContaining("unknown host no-such-host.invalid");
   }
 }

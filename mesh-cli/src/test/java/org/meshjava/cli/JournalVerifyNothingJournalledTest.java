@@ -1,0 +1,83 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.journal.postgres.PostgresJournal;
+import org.meshjava.journal.postgres.PostgresLocation;
+import org.meshjava.steward.Steward;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * A journal that holds nothing for the steward named is refused, never reported as "0 records form
+ * one chain" with exit 0: an operator who mistyped the key, or named an empty file, would read that
+ * as their journal verified.
+ */
+class JournalVerifyNothingJournalledTest {
+  @TempDir Path tmp;
+
+  @Test
+  @Timeout(120)
+  void verify_aDatabaseWithNoJournalForTheKey_refusesNamingTheKey() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String url = server.url(server.newDatabase());
+    SigningKey steward = SigningKey.generate();
+    String did = Jcp.identity(steward).toString();
+    try (Steward s =
+        ReferenceSteward.builder(steward, PostgresJournal.open(PostgresLocation.parse(url), did))
+            .build()) {
+      ServeRequest req = ReferenceSteward.request("one serve");
+      s.serve(req, ReferenceSteward.payload(req));
+    }
+    Path right = tmp.resolve("steward.key");
+    KeyFile.write(right, steward, false);
+    Path typo = tmp.resolve("other.key");
+    String other = mesh("key", "generate", "--out", typo.toString()).out().strip();
+
+    Run ok = mesh("journal", "verify", url, "--key", right.toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+    assertThat(ok.out()).contains("form one chain");
+
+    Run wrong = mesh("journal", "verify", url, "--key", typo.toString());
+    assertThat(wrong.code()).as(wrong.out()).isEqualTo(1);
+    assertThat(wrong.out()).isEmpty();
+    assertThat(wrong.err().strip().lines()).hasSize(1);
+    assertThat(wrong.err())
+        .startsWith("mesh journal verify: ")
+        .contains("holds no journal for " + other)
+        .contains("nothing is journalled for that steward")
+        .contains("one journal, of " + did);
+    // The same for every command that reads it; export leaves no file behind.
+    assertThat(mesh("journal", "inspect", url, "--steward", other).err())
+        .contains("holds no journal for " + other);
+    Path exported = tmp.resolve("exported.journal");
+    Run export = mesh("journal", "export", url, "--steward", other, "--out", exported.toString());
+    assertThat(export.code()).isEqualTo(1);
+    assertThat(exported).doesNotExist();
+  }
+
+  @Test
+  void verify_anEmptyJournalFile_refuses_andAMissingOneToo() throws Exception {
+    Path empty = tmp.resolve("empty.journal");
+    Files.writeString(empty, "");
+    Run r = mesh("journal", "verify", empty.toString());
+    assertThat(r.code()).isEqualTo(1);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "mesh journal verify: journal " + empty + " holds no records; nothing to verify");
+    Run missing = mesh("journal", "verify", tmp.resolve("missing.journal").toString());
+    assertThat(missing.code()).isEqualTo(1);
+    assertThat(missing.err()).contains("no journal at");
+    assertThat(empty).hasContent("");
+  }
+}
