@@ -184,7 +184,7 @@ final class JournalCommand extends CommandGroup {
       if (named.isPresent()) {
         return named;
       }
-      return firstGrantSubject(sink -> reader.scan(n -> {}, (r, line) -> sink.accept(r)));
+      return firstNamedSteward(sink -> reader.scan(n -> {}, (r, line) -> sink.accept(r)));
     }
 
     /** Streams a journal's records into a sink. */
@@ -194,16 +194,19 @@ final class JournalCommand extends CommandGroup {
     }
 
     /**
-     * The subject of the first decided grant among the records {@code records} streams (every grant
-     * a steward decides names it so); reading stops there.
+     * The steward the first record that names one names, among the records {@code records} streams;
+     * reading stops there. A decided grant names it as its subject (every grant a steward decides
+     * does), and a recorded suspension as the signer of the receipt shown as evidence: a journal of
+     * ungranted serves only may hold a suspension and no grant.
      */
-    Optional<DidKey> firstGrantSubject(RecordStream records) throws CliException {
+    Optional<DidKey> firstNamedSteward(RecordStream records) throws CliException {
       List<DidKey> found = new ArrayList<>(1);
       try {
         records.into(
             r -> {
-              if (r.entry() instanceof JournalEntry.Authorised a) {
-                found.add(a.presentation().chain().leaf().grant().subject());
+              Optional<DidKey> named = stewardNamedBy(r.entry());
+              if (named.isPresent()) {
+                found.add(named.get());
                 throw new JournalException(JournalException.Reason.CLOSED, "found", null);
               }
             });
@@ -213,6 +216,20 @@ final class JournalCommand extends CommandGroup {
         }
       }
       return found.stream().findFirst();
+    }
+
+    private static Optional<DidKey> stewardNamedBy(JournalEntry entry) {
+      if (entry instanceof JournalEntry.Authorised a) {
+        return Optional.of(a.presentation().chain().leaf().grant().subject());
+      }
+      if (entry instanceof JournalEntry.Suspended x) {
+        try {
+          return Optional.of(org.meshjava.receipt.Jcr1.open(x.envelope()).receipt().steward());
+        } catch (org.meshjava.receipt.ReceiptException e) {
+          return Optional.empty(); // the replay refuses it, naming the record
+        }
+      }
+      return Optional.empty();
     }
 
     /**
@@ -540,7 +557,7 @@ final class JournalCommand extends CommandGroup {
       if (snap.isPresent()) {
         return Optional.of(snap.get().steward());
       }
-      return firstGrantSubject(
+      return firstNamedSteward(
           sink ->
               FileJournal.scan(
                   path,

@@ -160,6 +160,12 @@ class RevocationAndResumeCommandTest {
     try (Steward s = steward(journal)) {
       assertThat(s.witness(cut.receipt(), cut.envelope())).isEqualTo(WitnessVerdict.NOT_HELD);
     }
+    // Regression: a journal of ungranted serves names its steward in no grant, and verify and
+    // inspect checked the suspension's evidence against an identity made up for the replay.
+    for (String command : List.of("verify", "inspect")) {
+      Run read = mesh("journal", command, journal.toString());
+      assertThat(read.code()).as(command + ": " + read.err()).isZero();
+    }
     try (Steward s = steward(journal)) {
       assertThat(s.grantsSuspended()).isPresent();
       // While a steward holds the journal, the operator cannot write to it.
