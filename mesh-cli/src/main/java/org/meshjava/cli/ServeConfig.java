@@ -50,7 +50,7 @@ import org.meshjava.openai.UpstreamEngine;
  *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40,
- *      "max_concurrent_serves": 2, "max_waiting_serves": 0},  // defaults: cores (>= 2), 0
+ *      "max_concurrent_serves": 2, "max_waiting_serves": 64}, // defaults: cores (>= 2), 64
  *     {"type": "upstream", "name": "llama", "base_url": "http://127.0.0.1:8000/v1",
  *      "model": "llama-3.1-8b-instruct", "fidelity": "F3", "uj_per_token": 2000,
  *      "api_key_env": "LLAMA_KEY", "deterministic": false, "timeout_s": 60,

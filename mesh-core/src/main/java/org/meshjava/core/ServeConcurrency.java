@@ -9,7 +9,7 @@ package org.meshjava.core;
  * <p>A CPU-bound engine gains nothing from more serves in flight than there are cores: they share
  * the cores and each one takes longer. {@link #cpuDefault()} therefore runs as many as this JVM has
  * processors (at least 2) and lets any number wait, so that code embedding a steward is never
- * refused; {@code mesh serve} sets the waiting bound to 0 unless configured (SPEC 70).
+ * refused; {@code mesh serve} sets the waiting bound to 64 unless configured (SPEC 70).
  *
  * @param maxConcurrentServes serves run at once, at least 1
  * @param maxWaitingServes serves that may wait beyond those, at least 0; {@link #UNBOUNDED} for no
