@@ -410,7 +410,9 @@ final class JournalCommand extends CommandGroup {
                                 + h
                                 + ", and form one chain and replay; records 0 to ")
                         + (start - 1)
-                        + " are archived without their segments and were not checked")
+                        + ", which it covers, were not checked (records 0 to "
+                        + (first - 1)
+                        + " are archived without their segments)")
                 + "; "
                 + replayed(r)
                 + (matched[0]
