@@ -65,8 +65,11 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p><b>Recovery.</b> Opening reads every record and checks the chain; a final line without a
- * newline is an append cut short and is dropped (truncated, with a log line). A broken chain
- * refuses to open, naming the record.
+ * newline is an append cut short and is dropped (with a log line): it is left out of every read,
+ * and cut from the file just before the first append. Not at opening: a steward that opens the
+ * journal and then refuses to start (its snapshot covers that line, say) leaves the file as it
+ * found it, so no line is lost to a start that did not happen. A broken chain refuses to open,
+ * naming the record.
  *
  * <p><b>Group commit.</b> {@link #enqueue} fixes a record's sequence and chain under a short lock
  * and queues its bytes; {@link Pending#await()} makes them durable through {@link GroupCommit}: one
@@ -131,6 +134,12 @@ public final class FileJournal implements Journal {
   /** The file's length as this journal wrote it; written by the sync leader only. */
   private long length;
 
+  /**
+   * Bytes of a final line without a newline that opening found after {@link #length}; cut from the
+   * file before the first append writes (guarded by the group commit's single writer).
+   */
+  private long torn;
+
   /** The durable end: every record written and forced, and the file length after it. */
   private volatile JournalPosition durable;
 
@@ -151,6 +160,7 @@ public final class FileJournal implements Journal {
             RecordChain.Encoded::record,
             this::writeBatch);
     this.length = tail.end().locator();
+    this.torn = tail.torn();
   }
 
   /**
@@ -302,11 +312,10 @@ public final class FileJournal implements Journal {
       Tail tail = tail(ch, path);
       if (tail.torn() > 0) {
         LOG.warn(
-            "journal {}: dropping a final line of {} bytes with no newline (an append cut short)",
+            "journal {}: dropping a final line of {} bytes with no newline (an append cut short);"
+                + " it is cut from the file before the first append",
             path,
             tail.torn());
-        ch.truncate(tail.end().locator());
-        forcer.force(ch, real, true);
       }
       ch.position(tail.end().locator());
       FileJournal journal = new FileJournal(real, locked, tail, syncer, forcer);
@@ -792,6 +801,7 @@ public final class FileJournal implements Journal {
     }
     buf.flip();
     try {
+      cutTornLine();
       checkUnchanged();
       long at = length;
       while (buf.hasRemaining()) {
@@ -817,6 +827,28 @@ public final class FileJournal implements Journal {
       LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
       throw f;
     }
+  }
+
+  /**
+   * Cuts the final line without a newline that opening found, once, before the first append: the
+   * file must still be exactly what was opened, or another writer changed it.
+   */
+  private void cutTornLine() throws IOException {
+    if (torn == 0) {
+      return;
+    }
+    long size = file.channel().size();
+    if (size != length + torn) {
+      throw new IOException(
+          "the journal is "
+              + size
+              + " bytes where it was opened with "
+              + (length + torn)
+              + "; another writer changed it, refusing to write");
+    }
+    file.channel().truncate(length);
+    forcer.force(file.channel(), path, true);
+    torn = 0;
   }
 
   /**

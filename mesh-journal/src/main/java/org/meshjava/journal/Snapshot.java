@@ -392,7 +392,8 @@ public final class Snapshot {
               + at.count()
               + " records but the journal holds "
               + journalEnd.count()
-              + " (a journal restored from an older copy, or another journal)",
+              + " (a journal restored from an older copy, or another journal; or its last records"
+              + " were cut, a final line without a newline among them, which the steward drops)",
           null);
     }
     if (at.count() == journalEnd.count() && !at.lastHash().equals(journalEnd.lastHash())) {

@@ -165,7 +165,7 @@ class FileJournalStreamTest {
   }
 
   @Test
-  void aTornTail_isLeftOutOfAScan_andDroppedOnOpen() throws Exception {
+  void aTornTail_isLeftOutOfAScan_andOfTheOpenJournal_andCutAtItsFirstAppend() throws Exception {
     Path p = journal(2);
     Files.write(p, "{\"seq\":2,\"pr".getBytes(StandardCharsets.UTF_8), StandardOpenOption.APPEND);
     assertThat(scan(p, JournalPosition.GENESIS)).hasSize(2);
@@ -177,7 +177,14 @@ class FileJournalStreamTest {
     try (FileJournal j = FileJournal.open(p)) {
       assertThat(j.position().locator()).isEqualTo(good);
     }
-    assertThat(Files.size(p)).isEqualTo(good);
+    // Opened and closed without an append (a start that was then refused): nothing is cut.
+    assertThat(Files.size(p)).isEqualTo(good + 12);
+    try (FileJournal j = FileJournal.open(p)) {
+      j.append(sealed(2));
+    }
+    JournalFile.Contents after = JournalFile.read(p);
+    assertThat(after.records()).hasSize(3);
+    assertThat(after.tornTail()).isZero();
   }
 
   @Test
@@ -427,7 +434,10 @@ class FileJournalStreamTest {
     Files.write(p, new byte[65_535], StandardOpenOption.APPEND);
     try (FileJournal j = FileJournal.open(p)) {
       assertThat(j.position()).isEqualTo(after(p, 3, good));
+      j.append(sealed(3));
     }
-    assertThat(Files.size(p)).isEqualTo(good);
+    JournalFile.Contents c = JournalFile.read(p);
+    assertThat(c.records()).hasSize(4);
+    assertThat(c.tornTail()).isZero();
   }
 }

@@ -368,6 +368,40 @@ class SnapshotRestartTest {
     }
   }
 
+  /**
+   * Regression: a journal whose last line lost its newline was cut at opening, before the snapshot
+   * that covers that line refused the start, so a start that did not happen lost a whole record.
+   * The refusal now leaves the file byte for byte as it was.
+   */
+  @Test
+  void lastLineWithoutItsNewline_underASnapshotCoveringIt_refusesTheStart_andCutsNothing()
+      throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    servedWithSnapshot(store, 3);
+    byte[] closing = store.saved.getLast(); // written on close: it covers the whole journal
+    byte[] whole = Files.readAllBytes(journal());
+    byte[] torn = java.util.Arrays.copyOf(whole, whole.length - 1);
+    Files.write(journal(), torn);
+    assertThatThrownBy(() -> open(new KeepingSnapshotStore(closing)).close())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.snapshotRefusal()).contains(SnapshotException.Reason.AHEAD_OF_JOURNAL);
+              assertThat(e.getMessage()).contains("without a newline");
+            });
+    assertThat(Files.readAllBytes(journal())).as("the journal as it was").isEqualTo(torn);
+    // Without the snapshot the start is the operator's call: the line is dropped, as after a
+    // crash, and cut from the file at the first append.
+    try (Steward s = open(new KeepingSnapshotStore())) {
+      s.serve(
+          GrantFixture.request("after the cut", 4, 30_000),
+          GrantFixture.payload(GrantFixture.request("after the cut", 4, 30_000)));
+    }
+    try (FileJournal j = FileJournal.open(journal())) {
+      assertThat(org.meshjava.journal.Journal.readAll(j)).as("one chain again").isNotEmpty();
+    }
+  }
+
   /** A journal of a few serves and a snapshot of it in {@code store}; returns the snapshot. */
   private byte[] servedWithSnapshot(KeepingSnapshotStore store, int serves) throws Exception {
     GrantChain chain = f.chain(100_000_000);
