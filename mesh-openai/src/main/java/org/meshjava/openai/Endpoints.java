@@ -327,7 +327,8 @@ final class Endpoints {
         "receipt_not_held",
         "the journal does not hold receipt "
             + receipt.sequence()
-            + "; records were cut after it was handed out, and grants are refused from now on",
+            + " with this envelope; records were cut or changed after it was handed out, and"
+            + " grants are refused from now on",
         Optional.of("receipt"));
   }
 

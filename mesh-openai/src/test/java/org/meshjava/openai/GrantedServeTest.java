@@ -182,7 +182,15 @@ class GrantedServeTest {
       assertThat(
               cut.post("/v1/chat/completions", present(chain, body("Before.", "100000"))).status())
           .isEqualTo(200);
-      cut.post("/v1/mesh/witness", shown).error(409, "receipt_not_held");
+      // The journal may hold another receipt of that number (sealed after the cut): the envelope
+      // is what it lacks, so the answer says so rather than only "cut".
+      assertThat(
+              cut.post("/v1/mesh/witness", shown)
+                  .error(409, "receipt_not_held")
+                  .get("message")
+                  .asText())
+          .contains("with this envelope")
+          .contains("cut or changed");
       cut.post("/v1/chat/completions", present(chain, body("After.", "100000")))
           .error(503, "grants_suspended");
       assertThat(cut.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isFalse();

@@ -360,6 +360,15 @@ public final class ReplayState {
   private record Settled(
       ContentId requestId, GrantId grantId, long debitSeq, JournalEntry.Debited debit) {}
 
+  /** An energy figure in words, for a refusal an operator reads. */
+  private static String described(org.meshjava.core.Energy e) {
+    return (e.measuredUj().isPresent() ? "measured " + e.measuredUj().getAsLong() + " uJ, " : "")
+        + "estimated "
+        + e.estimatedUj()
+        + " uJ, "
+        + e.provenance();
+  }
+
   /** A recorded suspension, checked: its evidence is a receipt this steward sealed. */
   private Suspension suspended(long seq, JournalEntry.Suspended x) throws JournalException {
     SealedReceipt shown;
@@ -430,12 +439,12 @@ public final class ReplayState {
               + " debits "
               + d.debitedUj()
               + " uJ ("
-              + d.energy()
+              + described(d.energy())
               + ") but the"
               + " signed receipt's figure is "
               + receipt.energy().uj()
               + " uJ ("
-              + receipt.energy()
+              + described(receipt.energy())
               + "); the signed figure is the truth, so the journal was edited");
     }
     if (!receipt.grantBreach().map(GrantBreach::wire).equals(d.breach())) {
