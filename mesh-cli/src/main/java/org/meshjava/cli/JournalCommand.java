@@ -976,8 +976,30 @@ final class JournalCommand extends CommandGroup {
       description =
           "Write a journal file into a database as the steward's journal, which must hold no"
               + " records yet; the chain is checked as it is copied, in one transaction that a"
-              + " break rolls back. Run with the steward stopped.")
+              + " break rolls back. Run with the steward stopped (a file a steward holds is"
+              + " refused).")
   static final class Import extends Common {
+    /**
+     * Refuses a journal file a steward holds now: the copy would miss what it appends meanwhile,
+     * and a steward on the database would then continue from an older end. Taking the lock for a
+     * moment tells (opening cuts nothing and appends nothing); it is let go before the copy, whose
+     * own read of the file would release a lock this process held (a POSIX lock is the process's).
+     */
+    private void refuseIfHeld(JournalTarget target) throws CliException {
+      if (!(target instanceof JournalTarget.File(Path path)) || !Files.isRegularFile(path)) {
+        return;
+      }
+      try {
+        FileJournal.open(path).close();
+      } catch (JournalException e) {
+        if (e.reason() == JournalException.Reason.LOCKED) {
+          throw new CliException(
+              e.getMessage() + "; stop that steward before importing its journal", e);
+        }
+        throw failed(e);
+      }
+    }
+
     @Option(
         names = "--to",
         required = true,
@@ -988,6 +1010,7 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalTarget.Reader reader = reader();
+      refuseIfHeld(journal.target());
       if (!org.meshjava.journal.postgres.PostgresLocation.isPostgres(to)
           || !(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
         throw new CliException("--to " + to + ": a postgresql:// URL");

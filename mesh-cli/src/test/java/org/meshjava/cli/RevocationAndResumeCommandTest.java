@@ -19,6 +19,7 @@ import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
@@ -184,6 +185,30 @@ class RevocationAndResumeCommandTest {
     Run again = mesh("journal", "resume-grants", journal.toString(), "--note", "twice");
     assertThat(again.code()).isEqualTo(1);
     assertThat(again.err()).contains("not suspended");
+  }
+
+  /**
+   * Regression: {@code mesh journal import} copied a journal file its steward still held, so the
+   * database missed what the steward appended meanwhile. A held file is now refused before anything
+   * is read or any database reached.
+   */
+  @Test
+  void journalImport_ofAFileAStewardHolds_isRefused_andOfAStoppedOneGoesOn() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    String did = DidKey.of(stewardKey.verificationKey()).toString();
+    String nowhere = "postgresql://mesh@127.0.0.1:1/mesh?connectTimeout=2";
+    try (Steward s = steward(journal)) {
+      ServeRequest a = request("held");
+      s.serve(a, TokenSequence.of(new int[(int) a.promptTokens()]));
+      Run held = mesh("journal", "import", journal.toString(), "--to", nowhere, "--steward", did);
+      assertThat(held.code()).isEqualTo(1);
+      assertThat(held.err()).contains("held by").contains("stop that steward");
+    }
+    byte[] before = Files.readAllBytes(journal);
+    Run stopped = mesh("journal", "import", journal.toString(), "--to", nowhere, "--steward", did);
+    assertThat(stopped.code()).isEqualTo(1);
+    assertThat(stopped.err()).as("past the check, to the database").doesNotContain("held by");
+    assertThat(Files.readAllBytes(journal)).as("the check changes nothing").isEqualTo(before);
   }
 
   @Test
