@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.ContentId;
-import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
@@ -47,12 +46,7 @@ class LogCommandTest {
     try (Steward s =
             Steward.ephemeral()
                 .meter(new EstimatorMeter())
-                .backend(
-                    ReferenceEngine.builder()
-                        .name("ref")
-                        .costProfile(CostProfile.perToken(10))
-                        .workPerToken(1)
-                        .build())
+                .backend(ReferenceSteward.engine())
                 .build();
         OpenAiServer server = OpenAiServer.builder(s).build().start()) {
       String url = server.baseUri().toString();

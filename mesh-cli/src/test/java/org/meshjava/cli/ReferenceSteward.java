@@ -6,6 +6,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
@@ -27,12 +28,18 @@ final class ReferenceSteward {
         .journal(journal)
         .chainHead(ChainHead.GENESIS)
         .meter(new EstimatorMeter())
-        .backend(
-            ReferenceEngine.builder()
-                .name("ref")
-                .costProfile(CostProfile.perToken(10))
-                .workPerToken(1)
-                .build());
+        .backend(engine());
+  }
+
+  /**
+   * The one backend: a reference engine named {@code ref}, 10 µJ a token, one unit of work each.
+   */
+  static ServingEngine engine() {
+    return ReferenceEngine.builder()
+        .name("ref")
+        .costProfile(CostProfile.perToken(10))
+        .workPerToken(1)
+        .build();
   }
 
   /** An ungranted generation request for {@code prompt}: 3 tokens at F1 under 0.1 J. */
