@@ -321,15 +321,18 @@ final class Endpoints {
       answer.proof().ifPresent(p -> LogEndpoints.describe(p, ok));
       return new Reply.Json(200, ok);
     }
-    return ErrorReply.of(
-        409,
-        "conflict_error",
-        "receipt_not_held",
-        "the journal does not hold receipt "
-            + receipt.sequence()
-            + " with this envelope; records were cut or changed after it was handed out, and"
-            + " grants are refused from now on",
-        Optional.of("receipt"));
+    Reply.Json notHeld =
+        ErrorReply.of(
+            409,
+            "conflict_error",
+            "receipt_not_held",
+            "the journal does not hold receipt "
+                + receipt.sequence()
+                + " with this envelope; records were cut or changed after it was handed out, and"
+                + " grants are refused from now on",
+            Optional.of("receipt"));
+    // Showing the same receipt again finds the same journal.
+    return notHeld.futile();
   }
 
   // ---- POST /v1/mesh/revocations --------------------------------------------------------------
@@ -435,7 +438,7 @@ final class Endpoints {
     try {
       result = generate(request, prompt, presentation, Streamer.NONE);
     } catch (ServeException e) {
-      return refusal(e);
+      return refusal(e, presentation.isPresent());
     } finally {
       serves.release();
     }
@@ -494,7 +497,7 @@ final class Endpoints {
               ? steward.serve(request, prompt, presentation.get())
               : steward.serve(request, prompt);
     } catch (ServeException e) {
-      return refusal(e);
+      return refusal(e, presentation.isPresent());
     }
     sealed(result, presentation);
     Reply.Json reply = whole(endpoint, result, asked.content(result.answers()), false);
@@ -532,11 +535,11 @@ final class Endpoints {
       try {
         result = generate(request, prompt, presentation, streamer);
       } catch (ServeException e) {
-        Reply refused = refusal(e);
+        Reply.Json refused = refusal(e, presentation.isPresent());
         if (!reply.started()) {
           return Optional.of(refused);
         }
-        reply.fail((ObjectNode) ((Reply.Json) refused).body());
+        reply.fail((ObjectNode) refused.body());
         return Optional.empty();
       }
       sealed(result, presentation);
@@ -574,7 +577,40 @@ final class Endpoints {
     return v.asText();
   }
 
-  static Reply refusal(ServeException e) {
+  /**
+   * The reply to a refused serve.
+   *
+   * @param granted whether the serve was asked on a presentation
+   */
+  static Reply.Json refusal(ServeException e, boolean granted) {
+    Reply.Json reply = refusal(e);
+    return resendFutile(e.reason(), granted) ? reply.futile() : reply;
+  }
+
+  /**
+   * Whether sending the same request again at once cannot be served. Grants stay suspended, and a
+   * journal stays not durable, until an operator acts. A granted serve that failed in or after its
+   * engine run was decided first, so its presentation is spent (§2.2): the same bytes again are
+   * refused {@code presentation-spent}, which would hide why the serve failed. So is one whose
+   * journal could not record it, whichever record failed; the journal must be seen to first.
+   */
+  private static boolean resendFutile(ServeException.Reason reason, boolean granted) {
+    return switch (reason) {
+      case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE -> true;
+      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, NOT_RECORDED ->
+          granted;
+      case PROMPT_MISMATCH,
+          QUESTIONS_MISMATCH,
+          NO_ADMISSIBLE_BACKEND,
+          BACKEND_BUSY,
+          OVER_CONTEXT,
+          NOT_ISSUER,
+          GRANT_REFUSED ->
+          false;
+    };
+  }
+
+  static Reply.Json refusal(ServeException e) {
     return switch (e) {
       case NotIssuerException n -> grantRefused(401, "authentication_error", n.label().wire(), e);
       // Bytes that are no presentation are a bad request wherever they are found (SPEC 30 §9).
@@ -588,7 +624,7 @@ final class Endpoints {
   }
 
   /** A refused grant: the presentation is the parameter at fault. */
-  private static Reply grantRefused(int status, String type, String code, ServeException e) {
+  private static Reply.Json grantRefused(int status, String type, String code, ServeException e) {
     return ErrorReply.of(
         status, type, code, String.valueOf(e.getMessage()), Optional.of("jcp_presentation"));
   }
@@ -598,13 +634,13 @@ final class Endpoints {
     return new Reply.Json(
         429,
         ErrorReply.body("rate_limit_error", "overloaded", message, Optional.empty()),
-        Optional.of(RETRY_AFTER_SECONDS));
+        Reply.Retry.AFTER_A_SECOND);
   }
 
   /** The {@code Retry-After} of a 429, in seconds. */
   static final int RETRY_AFTER_SECONDS = 1;
 
-  private static Reply byReason(ServeException e) {
+  private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
     String message = String.valueOf(e.getMessage());
     return switch (e.reason()) {
@@ -618,7 +654,7 @@ final class Endpoints {
           new Reply.Json(
               429,
               ErrorReply.body("rate_limit_error", code, message, Optional.of("model")),
-              Optional.of(RETRY_AFTER_SECONDS));
+              Reply.Retry.AFTER_A_SECOND);
       case OVER_CONTEXT -> ErrorReply.invalid(422, code, message, Optional.of("max_tokens"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->

@@ -67,6 +67,9 @@ import org.slf4j.LoggerFactory;
 public final class OpenAiServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(OpenAiServer.class);
 
+  /** The header the official OpenAI SDKs read before retrying a request on their own. */
+  static final String SHOULD_RETRY = "x-should-retry";
+
   private final Server jetty;
   private final ServerConnector connector;
   private final Endpoints endpoints;
@@ -497,8 +500,14 @@ public final class OpenAiServer implements AutoCloseable {
     switch (reply) {
       case Reply.Json json -> {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
-        json.retryAfterSeconds()
-            .ifPresent(s -> response.getHeaders().put(HttpHeader.RETRY_AFTER, s.toString()));
+        switch (json.retry()) {
+          case UNSAID -> {}
+          case AFTER_A_SECOND ->
+              response
+                  .getHeaders()
+                  .put(HttpHeader.RETRY_AFTER, Integer.toString(Endpoints.RETRY_AFTER_SECONDS));
+          case FUTILE -> response.getHeaders().put(SHOULD_RETRY, "false");
+        }
         byte[] bytes = JsonBytes.of(json.body());
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);

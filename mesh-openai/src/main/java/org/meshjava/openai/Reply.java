@@ -17,17 +17,42 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
    *
    * @param status the HTTP status
    * @param body the document
-   * @param retryAfterSeconds a {@code Retry-After} header, under overload
+   * @param retry what the reply tells a client library's automatic retries
    */
-  record Json(int status, JsonNode body, Optional<Integer> retryAfterSeconds) implements Reply {
+  record Json(int status, JsonNode body, Retry retry) implements Reply {
     public Json {
       Objects.requireNonNull(body, "body");
-      Objects.requireNonNull(retryAfterSeconds, "retryAfterSeconds");
+      Objects.requireNonNull(retry, "retry");
     }
 
     Json(int status, JsonNode body) {
-      this(status, body, Optional.empty());
+      this(status, body, Retry.UNSAID);
     }
+
+    /** This reply, telling clients not to send the request again on their own. */
+    Json futile() {
+      return new Json(status, body, Retry.FUTILE);
+    }
+  }
+
+  /**
+   * What a refusal tells a client library's automatic retries. The official OpenAI SDKs (Python,
+   * Node, Java) resend a request answered 408, 409, 429 or 5xx on their own, a few times, unless
+   * the reply says {@code x-should-retry: false}. Some of our refusals are not worth a resend: one
+   * that a second later meets the same state, and a granted serve whose presentation was spent
+   * before it failed, where the resend is refused {@code presentation-spent} and the client sees
+   * that instead of why its serve failed.
+   */
+  enum Retry {
+    /** Nothing said: the client's own policy decides. */
+    UNSAID,
+    /**
+     * {@code Retry-After: 1} ({@link Endpoints#RETRY_AFTER_SECONDS}): a full server or backend
+     * frees a slot within a serve's time.
+     */
+    AFTER_A_SECOND,
+    /** {@code x-should-retry: false}: the same request would not be served. */
+    FUTILE
   }
 
   /**

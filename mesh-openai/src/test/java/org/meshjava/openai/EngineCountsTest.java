@@ -5,13 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.CostProfile;
-import org.meshjava.core.EngineResult;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.Recipe;
-import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 
 /**
@@ -38,42 +31,12 @@ class EngineCountsTest {
     }
   }
 
-  /** The cheapest backend, which throws whatever it is given. */
-  private static ServingEngine throwing(Error error) {
-    return new ServingEngine() {
-      @Override
-      public String name() {
-        return "thrower";
-      }
-
-      @Override
-      public Recipe recipe() {
-        return Recipe.of("thrower");
-      }
-
-      @Override
-      public Fidelity fidelity() {
-        return Fidelity.F4;
-      }
-
-      @Override
-      public CostProfile costProfile() {
-        return CostProfile.perToken(1);
-      }
-
-      @Override
-      public EngineResult serve(ServeRequest request, TokenSequence prompt) {
-        throw error;
-      }
-    };
-  }
-
   @Test
   void engineThrowingAnError_isA502WithoutAStackTrace_andTheServerGoesOn() {
     for (Error error :
         new Error[] {new OutOfMemoryError("Java heap space"), new StackOverflowError()}) {
       try (Fixture f =
-          new Fixture(SigningKey.generate(), b -> b.backend(throwing(error)), b -> {})) {
+          new Fixture(SigningKey.generate(), b -> b.backend(ThrowingEngine.of(error)), b -> {})) {
         JsonNode e =
             f.post("/v1/chat/completions", Fixture.chat("boom")).error(502, "engine_failed");
         assertThat(e.get("message").asText()).contains("thrower");

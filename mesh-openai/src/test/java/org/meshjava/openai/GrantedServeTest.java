@@ -9,6 +9,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -152,6 +153,20 @@ class GrantedServeTest {
     f.post("/v1/chat/completions", body).error(403, "presentation-spent");
   }
 
+  /** The {@code x-should-retry} header of the answer to {@code body} posted at {@code path}. */
+  private static Optional<String> shouldRetry(Fixture f, String path, JsonNode body)
+      throws Exception {
+    return f.http
+        .send(
+            HttpRequest.newBuilder(f.uri(path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build(),
+            HttpResponse.BodyHandlers.discarding())
+        .headers()
+        .firstValue("x-should-retry");
+  }
+
   @Test
   void witness_heldReceipt_is200_andACutJournal_is409ThenGrantsAre503(@TempDir Path tmp)
       throws Exception {
@@ -191,8 +206,11 @@ class GrantedServeTest {
                   .asText())
           .contains("with this envelope")
           .contains("cut or changed");
-      cut.post("/v1/chat/completions", present(chain, body("After.", "100000")))
-          .error(503, "grants_suspended");
+      // Neither answer changes a second later, so the SDKs are told not to resend on their own.
+      assertThat(shouldRetry(cut, "/v1/mesh/witness", shown)).contains("false");
+      ObjectNode after = present(chain, body("After.", "100000"));
+      cut.post("/v1/chat/completions", after).error(503, "grants_suspended");
+      assertThat(shouldRetry(cut, "/v1/chat/completions", after)).contains("false");
       assertThat(cut.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isFalse();
       assertThat(cut.post("/v1/chat/completions", Fixture.chat("Ungranted still served.")).status())
           .isEqualTo(200);

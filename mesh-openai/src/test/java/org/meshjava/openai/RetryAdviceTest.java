@@ -1,0 +1,154 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.steward.ServeException;
+
+/**
+ * What a refusal tells the official OpenAI SDKs, which resend a request answered 408, 409, 429 or
+ * 5xx on their own unless the reply carries {@code x-should-retry: false}.
+ *
+ * <p>Found with openai-python 3.22.1 and its default two retries: a granted serve whose upstream
+ * was down was answered 502 {@code engine_failed}, the SDK sent the same body again, and the caller
+ * got {@code PermissionDeniedError: presentation-spent} instead of the engine failure.
+ */
+class RetryAdviceTest {
+  private final SigningKey caller = Jcp.newKey();
+
+  private record Sent(
+      int status, String body, Optional<String> shouldRetry, Optional<String> after) {
+    String code() throws Exception {
+      return Fixture.JSON.readTree(body).get("error").get("code").asText();
+    }
+  }
+
+  private static Sent post(Fixture f, JsonNode body) throws Exception {
+    HttpResponse<String> r =
+        f.http.send(
+            HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build(),
+            HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    return new Sent(
+        r.statusCode(),
+        r.body(),
+        r.headers().firstValue("x-should-retry"),
+        r.headers().firstValue("retry-after"));
+  }
+
+  private ObjectNode granted(Fixture f, String prompt) throws Exception {
+    Instant now = Instant.now();
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            f.steward.identity(),
+            5_000_000,
+            now.minusSeconds(60),
+            now.plus(Duration.ofHours(1)));
+    ObjectNode body = Fixture.chat(prompt);
+    body.putObject("metadata").put("joule_ceiling_uj", "200000");
+    body.put(
+        "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());
+    return body;
+  }
+
+  @Test
+  void grantedServeFailingInItsEngine_saysNotToResend_becauseTheResendFindsThePresentationSpent()
+      throws Exception {
+    try (Fixture f =
+        new Fixture(
+            null,
+            b -> b.backend(ThrowingEngine.of(new IllegalStateException("connection refused"))),
+            b -> {})) {
+      ObjectNode body = granted(f, "Upstream is down.");
+
+      Sent first = post(f, body);
+      assertThat(first.status()).as(first.body()).isEqualTo(502);
+      assertThat(first.code()).isEqualTo("engine_failed");
+      assertThat(first.shouldRetry()).contains("false");
+
+      // What an SDK's automatic resend would have met, and shown its caller instead.
+      Sent resent = post(f, body);
+      assertThat(resent.status()).isEqualTo(403);
+      assertThat(resent.code()).isEqualTo("presentation-spent");
+    }
+  }
+
+  @Test
+  void ungrantedServeFailingInItsEngine_leavesTheResendToTheClient() throws Exception {
+    try (Fixture f =
+        new Fixture(
+            null,
+            b -> b.backend(ThrowingEngine.of(new IllegalStateException("connection refused"))),
+            b -> {})) {
+      Sent s = post(f, Fixture.chat("Upstream is down."));
+      assertThat(s.status()).isEqualTo(502);
+      // An upstream may be back a second later, and nothing was spent.
+      assertThat(s.shouldRetry()).isEmpty();
+    }
+  }
+
+  @Test
+  void grantOnAStewardWhoseJournalIsNotDurable_saysNotToResend() throws Exception {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> {}, b -> {})) {
+      Sent s = post(f, granted(f, "Granted."));
+      assertThat(s.status()).isEqualTo(503);
+      assertThat(s.code()).isEqualTo("journal_not_durable");
+      assertThat(s.shouldRetry()).contains("false");
+    }
+  }
+
+  @Test
+  void overload_saysRetryAfterASecond_andNothingElse() {
+    for (boolean granted : new boolean[] {false, true}) {
+      Reply.Json r =
+          Endpoints.refusal(
+              new ServeException(ServeException.Reason.BACKEND_BUSY, "full"), granted);
+      assertThat(r.status()).isEqualTo(429);
+      assertThat(r.retry()).isEqualTo(Reply.Retry.AFTER_A_SECOND);
+    }
+  }
+
+  /**
+   * Each reason once, granted and not: refused before the grant was decided, a resend may be
+   * served; after, on a grant, it meets a spent presentation; grants suspended or a journal not
+   * durable stay so until an operator acts.
+   */
+  @Test
+  void everyReason_advisesAResendOnlyWhereOneCouldBeServed() {
+    EnumSet<ServeException.Reason> futileWhenGranted =
+        EnumSet.of(
+            ServeException.Reason.ENGINE_FAILED,
+            ServeException.Reason.INCONSISTENT_OUTCOME,
+            ServeException.Reason.FIDELITY_OVERCLAIM,
+            ServeException.Reason.WEIGHTS_CHANGED,
+            ServeException.Reason.NOT_RECORDED);
+    EnumSet<ServeException.Reason> futileAlways =
+        EnumSet.of(
+            ServeException.Reason.GRANTS_SUSPENDED, ServeException.Reason.JOURNAL_NOT_DURABLE);
+    for (ServeException.Reason reason : ServeException.Reason.values()) {
+      ServeException e = new ServeException(reason, "why");
+      Reply.Retry granted = Endpoints.refusal(e, true).retry();
+      Reply.Retry ungranted = Endpoints.refusal(e, false).retry();
+      boolean alwaysFutile = futileAlways.contains(reason);
+      assertThat(granted == Reply.Retry.FUTILE)
+          .as(reason + " granted")
+          .isEqualTo(alwaysFutile || futileWhenGranted.contains(reason));
+      assertThat(ungranted == Reply.Retry.FUTILE).as(reason + " ungranted").isEqualTo(alwaysFutile);
+    }
+  }
+}
