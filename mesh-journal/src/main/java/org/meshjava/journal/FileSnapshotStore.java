@@ -17,7 +17,8 @@ import org.meshjava.journal.internal.SequenceFiles;
  * Snapshots kept as files in one directory (by default {@code <journal>.snapshots/} beside a file
  * journal): each named by the record count it covers (20 decimal digits, {@code .snapshot}),
  * written to a temporary file, forced, and renamed into place, so a crash leaves either the old
- * latest or the new one, never half of one. The newest {@value #KEEP} are kept. Thread-safe.
+ * latest or the new one, never half of one (the half-written temporary file is deleted by the next
+ * save). The newest {@value #KEEP} are kept. Thread-safe.
  *
  * <p>A file, once renamed into place, is never written again: a newer snapshot is a new file, and
  * an old one is deleted, not truncated. So {@link #latestBuffer()} maps the latest file read-only
@@ -28,12 +29,15 @@ import org.meshjava.journal.internal.SequenceFiles;
  */
 public final class FileSnapshotStore implements SnapshotStore {
   private static final String SUFFIX = ".snapshot";
+  private static final String TMP = ".tmp";
 
   /** How many snapshots are kept: the latest, and the one before it. */
   public static final int KEEP = 2;
 
   private final Path dir;
   private final SequenceFiles files;
+  // Where a save writes before its rename; one left behind is a save a crash cut short.
+  private final SequenceFiles unfinished;
   private final Forcer forcer;
 
   /** A store in {@code dir}, created on the first save. */
@@ -44,6 +48,7 @@ public final class FileSnapshotStore implements SnapshotStore {
   FileSnapshotStore(Path dir, Forcer forcer) {
     this.dir = Objects.requireNonNull(dir, "dir");
     this.files = new SequenceFiles(dir, SUFFIX);
+    this.unfinished = new SequenceFiles(dir, SUFFIX + TMP);
     this.forcer = Objects.requireNonNull(forcer, "forcer");
   }
 
@@ -60,7 +65,7 @@ public final class FileSnapshotStore implements SnapshotStore {
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
     Path target = files.file(snapshot.position().count());
-    Path tmp = dir.resolve(target.getFileName() + ".tmp");
+    Path tmp = unfinished.file(snapshot.position().count());
     try {
       Files.createDirectories(dir);
       try (FileChannel ch =
@@ -89,26 +94,37 @@ public final class FileSnapshotStore implements SnapshotStore {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot write " + target + ": " + e.getMessage(), e);
     }
-    dropOld();
+    dropOld(snapshot.position().count());
   }
 
   /**
-   * Deletes all but the newest {@value #KEEP}. Best effort: the new snapshot is saved by now, and
-   * an old file that cannot be deleted yet (a platform that refuses to delete a mapped file) is
-   * only garbage, tried again on the next save.
+   * Deletes all but the newest {@value #KEEP}, and the temporary files of saves a crash cut short
+   * before {@code saved} (a process killed while writing one leaves it, as large as a snapshot, and
+   * no later save would overwrite it: the journal only grows, so their counts never come again).
+   * Best effort: the new snapshot is saved by now, and an old file that cannot be deleted yet (a
+   * platform that refuses to delete a mapped file) is only garbage, tried again on the next save.
    */
-  private void dropOld() {
+  private void dropOld(long saved) {
     try {
       List<Path> all = files();
       for (int i = 0; i < all.size() - KEEP; i++) {
-        try {
-          Files.deleteIfExists(all.get(i));
-        } catch (IOException e) {
-          // Left for the next save; see above.
+        deleteQuietly(all.get(i));
+      }
+      for (Path cut : unfinished.list()) {
+        if (unfinished.seq(cut) < saved) {
+          deleteQuietly(cut);
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | NumberFormatException e) {
       // The directory cannot be listed just now; the next save tries again.
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      // Left for the next save; see dropOld.
     }
   }
 

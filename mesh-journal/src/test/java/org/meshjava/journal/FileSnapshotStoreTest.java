@@ -61,6 +61,29 @@ class FileSnapshotStoreTest {
     assertThat(store.files()).hasSize(FileSnapshotStore.KEEP);
   }
 
+  /**
+   * Regression: {@code mesh serve} killed while writing a snapshot left its {@code .snapshot.tmp}
+   * behind, and every later kill mid-write one more (three in fifteen SIGKILL cycles), each as
+   * large as a snapshot.
+   */
+  @Test
+  void aSaveCutShortByACrash_leavesATemporaryFileThatTheNextSaveDeletes() throws Exception {
+    Path d = dir.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(d);
+    store.save(at(10));
+    Files.write(d.resolve("00000000000000000017.snapshot.tmp"), new byte[] {1, 2, 3});
+    Files.write(d.resolve("00000000000000000019.snapshot.tmp"), new byte[] {4});
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(10).encoded()));
+
+    store.save(at(19));
+
+    try (var files = Files.list(d)) {
+      assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
+          .containsExactly("00000000000000000010.snapshot", "00000000000000000019.snapshot");
+    }
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(19).encoded()));
+  }
+
   @Test
   void filesNotNamedByACount_areIgnored() throws Exception {
     Path d = dir.resolve("snaps");
