@@ -418,6 +418,7 @@ final class Endpoints {
     if (decision.isPresent()) {
       try {
         return decided(
+            body,
             request,
             new DecisionPrompt(decision.get().questions(), prompt),
             decision.get(),
@@ -429,7 +430,8 @@ final class Endpoints {
     }
     if (stream) {
       Optional<Presentation> granted = presentation;
-      return new Reply.Streamed(channel -> streamed(request, prompt, granted, endpoint, channel));
+      return new Reply.Streamed(
+          channel -> streamed(body, request, prompt, granted, endpoint, channel));
     }
     ServeResult result;
     try {
@@ -441,7 +443,7 @@ final class Endpoints {
     }
     sealed(result, presentation);
     Generated out = Generated.of(request, result);
-    return whole(endpoint, result, out.text(), out.cut());
+    return whole(endpoint, body, result, out.text(), out.cut());
   }
 
   /** Serves a generation, on the body's presentation when it carried one. */
@@ -468,13 +470,17 @@ final class Endpoints {
     }
   }
 
-  /** A whole (not streamed) reply in the endpoint's wire format, created now. */
+  /** A whole (not streamed) reply to {@code body} in the endpoint's wire format, created now. */
   private Reply.Json whole(
-      GrantedServeRequest.Endpoint endpoint, ServeResult result, String text, boolean cut) {
+      GrantedServeRequest.Endpoint endpoint,
+      JsonNode body,
+      ServeResult result,
+      String text,
+      boolean cut) {
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
         ? Completions.reply(result, text, cut, created)
-        : Responses.reply(result, text, cut, created);
+        : Responses.reply(body, result, text, cut, created);
   }
 
   /**
@@ -482,6 +488,7 @@ final class Endpoints {
    * question, and {@code mesh_decision} beside it carries every option's probability.
    */
   private Reply decided(
+      JsonNode body,
       ServeRequest request,
       DecisionPrompt prompt,
       DecisionBody asked,
@@ -497,7 +504,7 @@ final class Endpoints {
       return refusal(e);
     }
     sealed(result, presentation);
-    Reply.Json reply = whole(endpoint, result, asked.content(result.answers()), false);
+    Reply.Json reply = whole(endpoint, body, result, asked.content(result.answers()), false);
     ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
     return reply;
   }
@@ -510,6 +517,7 @@ final class Endpoints {
    * caller took.
    */
   private Optional<Reply> streamed(
+      JsonNode body,
       ServeRequest request,
       PromptText prompt,
       Optional<Presentation> presentation,
@@ -520,7 +528,7 @@ final class Endpoints {
       StreamedReply reply =
           endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
               ? new Completions.Stream(channel, created)
-              : new Responses.Stream(channel, created);
+              : new Responses.Stream(body, channel, created);
       TextDeltas[] deltas = new TextDeltas[1];
       Streamer streamer =
           route -> {
