@@ -16,6 +16,7 @@ import com.openai.errors.NotFoundException;
 import com.openai.errors.OpenAIServiceException;
 import com.openai.errors.PermissionDeniedException;
 import com.openai.errors.RateLimitException;
+import com.openai.errors.SseException;
 import com.openai.errors.UnauthorizedException;
 import com.openai.errors.UnprocessableEntityException;
 import com.openai.models.FunctionDefinition;
@@ -31,6 +32,7 @@ import com.openai.models.completions.CompletionUsage;
 import com.openai.models.models.Model;
 import com.openai.models.responses.Response;
 import com.openai.models.responses.ResponseCreateParams;
+import com.openai.models.responses.ResponseErrorEvent;
 import com.openai.models.responses.ResponseOutputText;
 import com.openai.models.responses.ResponseStatus;
 import com.openai.models.responses.ResponseStreamEvent;
@@ -49,7 +51,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.receipt.MeshReceipt;
@@ -239,6 +249,107 @@ class OpenAiJavaSdkTest {
     assertThat(receipt.counters().tokensOut()).isEqualTo(3);
   }
 
+  /** The README's Java snippet, as it stands there but for the base URL. */
+  @Test
+  void readmeSnippet_servesAndPrintsTheEnergy() {
+    ChatCompletion r =
+        client
+            .chat()
+            .completions()
+            .create(
+                ChatCompletionCreateParams.builder()
+                    .model("auto")
+                    .addUserMessage("What did this answer cost?")
+                    .maxCompletionTokens(16)
+                    .metadata(
+                        ChatCompletionCreateParams.Metadata.builder()
+                            .putAdditionalProperty("fidelity_floor", JsonValue.from("F1"))
+                            .putAdditionalProperty("joule_ceiling_uj", JsonValue.from("50000"))
+                            .build())
+                    .build());
+    assertThat(r.choices().get(0).message().content().orElse("")).isNotEmpty();
+    assertThat(r.usage().orElseThrow()._additionalProperties().get("energy").toString())
+        .contains("envelope_hex");
+  }
+
+  /** A backend that hands over one token, then fails. */
+  private static final class FailsAfterOne implements ServingEngine {
+    @Override
+    public String name() {
+      return "flaky";
+    }
+
+    @Override
+    public Recipe recipe() {
+      return Recipe.of("flaky");
+    }
+
+    @Override
+    public Fidelity fidelity() {
+      return Fidelity.F2;
+    }
+
+    @Override
+    public CostProfile costProfile() {
+      return CostProfile.perToken(1);
+    }
+
+    @Override
+    public boolean streams() {
+      return true;
+    }
+
+    @Override
+    public EngineResult serve(ServeRequest request, TokenSequence prompt) throws EngineException {
+      return serve(request, prompt, TokenSink.DISCARD);
+    }
+
+    @Override
+    public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
+        throws EngineException {
+      sink.accept(10);
+      throw new EngineException("the device went away");
+    }
+  }
+
+  @Test
+  void aBackendFailingMidStream_isTheSdksSseException_withOurCode() {
+    client.close();
+    f.close();
+    f = new Fixture(null, b -> b.backend(new FailsAfterOne()), s -> {});
+    client = client(f);
+    List<String> pieces = new ArrayList<>();
+    SseException chat =
+        catchThrowableOfType(
+            SseException.class,
+            () -> {
+              try (StreamResponse<ChatCompletionChunk> s =
+                  client
+                      .chat()
+                      .completions()
+                      .createStreaming(chat("Fail part way.", 4).model("flaky").build())) {
+                s.stream()
+                    .forEach(
+                        c ->
+                            c.choices().forEach(ch -> ch.delta().content().ifPresent(pieces::add)));
+              }
+            });
+    assertThat(String.join("", pieces)).as("the piece before the failure").isNotEmpty();
+    assertRefusal(chat, 200, "engine_failed", null);
+
+    // A responses stream names its failure in an error event, which the SDK hands over as one.
+    List<ResponseStreamEvent> events = new ArrayList<>();
+    try (StreamResponse<ResponseStreamEvent> s =
+        client.responses().createStreaming(responses("Fail part way.", 4).model("flaky").build())) {
+      s.stream().forEach(events::add);
+    }
+    assertThat(events.getFirst().isCreated()).isTrue();
+    ResponseErrorEvent error = events.getLast().error().orElseThrow();
+    assertThat(error.code()).contains("engine_failed");
+    assertThat(error.message()).contains("the device went away");
+    assertThat(events).noneMatch(e -> e.isCompleted() || e.isIncomplete());
+  }
+
   // ---- responses ---------------------------------------------------------------------------
 
   @Test
@@ -368,6 +479,54 @@ class OpenAiJavaSdkTest {
             .orElseThrow();
     assertThat(t.team).isNotNull();
     assertThat(r.rawResponse()._additionalProperties()).containsKey("mesh_decision");
+  }
+
+  /** A structured output no typed decision expresses: a number. */
+  public static final class Amount {
+    public int cents;
+  }
+
+  @Test
+  void structuredOutput_thatIsNoDecision_isABadRequest_namingTheResponseFormat() {
+    assertRefusal(
+        catchThrowableOfType(
+            BadRequestException.class,
+            () ->
+                client
+                    .chat()
+                    .completions()
+                    .create(
+                        ChatCompletionCreateParams.builder()
+                            .model("auto")
+                            .addUserMessage("How much?")
+                            .responseFormat(Amount.class)
+                            .build())),
+        400,
+        "unsupported_schema",
+        "response_format");
+  }
+
+  @Test
+  void optionsTheSdkSendsAtTheirDefaults_areServed() throws Exception {
+    ChatCompletion c =
+        client
+            .chat()
+            .completions()
+            .create(
+                chat("Defaults only.", 3)
+                    .addDeveloperMessage("Be brief.")
+                    .n(1)
+                    .logprobs(false)
+                    .tools(List.of())
+                    .toolChoice(
+                        com.openai.models.chat.completions.ChatCompletionToolChoiceOption.Auto.NONE)
+                    .temperature(0.2)
+                    .topP(0.9)
+                    .seed(7)
+                    .user("tester")
+                    .build());
+    assertThat(receipt(c.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
+        .isEqualTo(3);
   }
 
   // ---- models ------------------------------------------------------------------------------
