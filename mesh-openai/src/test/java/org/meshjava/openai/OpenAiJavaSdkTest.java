@@ -19,6 +19,8 @@ import com.openai.errors.RateLimitException;
 import com.openai.errors.SseException;
 import com.openai.errors.UnauthorizedException;
 import com.openai.errors.UnprocessableEntityException;
+import com.openai.helpers.ChatCompletionAccumulator;
+import com.openai.helpers.ResponseAccumulator;
 import com.openai.models.FunctionDefinition;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
@@ -30,9 +32,14 @@ import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.StructuredChatCompletion;
 import com.openai.models.completions.CompletionUsage;
 import com.openai.models.models.Model;
+import com.openai.models.responses.EasyInputMessage;
 import com.openai.models.responses.Response;
 import com.openai.models.responses.ResponseCreateParams;
 import com.openai.models.responses.ResponseErrorEvent;
+import com.openai.models.responses.ResponseInputContent;
+import com.openai.models.responses.ResponseInputImage;
+import com.openai.models.responses.ResponseInputItem;
+import com.openai.models.responses.ResponseInputText;
 import com.openai.models.responses.ResponseOutputText;
 import com.openai.models.responses.ResponseStatus;
 import com.openai.models.responses.ResponseStreamEvent;
@@ -417,6 +424,36 @@ class OpenAiJavaSdkTest {
         .isEqualTo(6);
   }
 
+  @Test
+  void accumulators_rebuildTheWholeReplyFromEachStream() throws Exception {
+    ChatCompletion whole = client.chat().completions().create(chat("Accumulate me.", 6).build());
+    ChatCompletionAccumulator chunks = ChatCompletionAccumulator.create();
+    try (StreamResponse<ChatCompletionChunk> s =
+        client.chat().completions().createStreaming(chat("Accumulate me.", 6).build())) {
+      s.stream().forEach(chunks::accumulate);
+    }
+    ChatCompletion rebuilt = chunks.chatCompletion();
+    assertThat(rebuilt.choices().getFirst().message().content())
+        .isEqualTo(whole.choices().getFirst().message().content());
+    assertThat(rebuilt.choices().getFirst().finishReason())
+        .isEqualTo(ChatCompletion.Choice.FinishReason.LENGTH);
+    assertThat(
+            receipt(rebuilt.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
+        .isEqualTo(6);
+
+    String text = outputText(client.responses().create(responses("Accumulate me.", 6).build()));
+    ResponseAccumulator events = ResponseAccumulator.create();
+    try (StreamResponse<ResponseStreamEvent> s =
+        client.responses().createStreaming(responses("Accumulate me.", 6).build())) {
+      s.stream().forEach(events::accumulate);
+    }
+    Response response = events.response();
+    assertThat(outputText(response)).isEqualTo(text);
+    assertThat(
+            receipt(response.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
+        .isEqualTo(6);
+  }
+
   // ---- structured outputs: typed decisions -------------------------------------------------
 
   /** What a triage asks: a proposition and a choice, as an application declares it. */
@@ -640,6 +677,47 @@ class OpenAiJavaSdkTest {
         400,
         "unsupported",
         "previous_response_id");
+  }
+
+  private static ResponseInputItem userMessage(ResponseInputContent... parts) {
+    return ResponseInputItem.ofEasyInputMessage(
+        EasyInputMessage.builder()
+            .role(EasyInputMessage.Role.USER)
+            .contentOfResponseInputMessageContentList(List.of(parts))
+            .build());
+  }
+
+  @Test
+  void responses_messageListInput_isServed_andAnImagePartIsRefused() throws Exception {
+    ResponseInputContent text =
+        ResponseInputContent.ofInputText(
+            ResponseInputText.builder().text("What is in this picture?").build());
+    Response r =
+        client
+            .responses()
+            .create(responses("unused", 3).inputOfResponse(List.of(userMessage(text))).build());
+    assertThat(receipt(r.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
+        .isEqualTo(3);
+
+    ResponseInputContent image =
+        ResponseInputContent.ofInputImage(
+            ResponseInputImage.builder()
+                .detail(ResponseInputImage.Detail.AUTO)
+                .imageUrl("https://example.com/cat.png")
+                .build());
+    assertRefusal(
+        catchThrowableOfType(
+            BadRequestException.class,
+            () ->
+                client
+                    .responses()
+                    .create(
+                        responses("unused", 3)
+                            .inputOfResponse(List.of(userMessage(text, image)))
+                            .build())),
+        400,
+        "unsupported",
+        "input[0].content[1].type");
   }
 
   @Test
