@@ -178,6 +178,16 @@ class OpenAiJavaSdkTest {
             .message()
             .content()
             .orElseThrow();
+    HttpResponseFor<StreamResponse<ChatCompletionChunk>> raw =
+        client.chat().completions().withRawResponse().createStreaming(chat("Headers.", 2).build());
+    try (StreamResponse<ChatCompletionChunk> chunks = raw.parse()) {
+      assertThat(raw.statusCode()).isEqualTo(200);
+      assertThat(raw.headers().values("Content-Type"))
+          .singleElement()
+          .asString()
+          .startsWith("text/event-stream");
+      assertThat(chunks.stream().count()).isPositive();
+    }
     Streamed s = stream(chat("Same prompt twice.", 7).build());
     assertThat(s.text()).isEqualTo(whole);
     assertThat(s.finish()).containsExactly(ChatCompletionChunk.Choice.FinishReason.LENGTH);
@@ -564,6 +574,58 @@ class OpenAiJavaSdkTest {
                     .build());
     assertThat(receipt(c.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
         .isEqualTo(3);
+  }
+
+  @Test
+  void meshDecisionExtension_ridesAsAnAdditionalBodyProperty() throws Exception {
+    ChatCompletion c =
+        client
+            .chat()
+            .completions()
+            .create(
+                chat("The server is down for every customer.", 4)
+                    .putAdditionalBodyProperty(
+                        "mesh_decision",
+                        JsonValue.from(
+                            Map.of(
+                                "questions",
+                                List.of(
+                                    Map.of(
+                                        "kind", "score",
+                                        "text", "How urgent?",
+                                        "key", "urgency",
+                                        "rubric", List.of("low", "high"))))))
+                    .build());
+    JsonNode content =
+        Fixture.JSON.readTree(c.choices().getFirst().message().content().orElseThrow());
+    assertThat(content.path("urgency").asText()).isIn("low", "high");
+    assertThat(c._additionalProperties()).containsKey("mesh_decision");
+    assertThat(receipt(c.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
+        .isZero();
+  }
+
+  @Test
+  void structuredOutput_streamed_isABadRequest_namingStream() {
+    assertRefusal(
+        catchThrowableOfType(
+            BadRequestException.class,
+            () -> {
+              try (StreamResponse<ChatCompletionChunk> s =
+                  client
+                      .chat()
+                      .completions()
+                      .createStreaming(
+                          ChatCompletionCreateParams.builder()
+                              .model("auto")
+                              .addUserMessage("Invoice 4411.")
+                              .responseFormat(Triage.class)
+                              .build())) {
+                s.stream().forEach(chunk -> {});
+              }
+            }),
+        400,
+        "unsupported",
+        "stream");
   }
 
   // ---- models ------------------------------------------------------------------------------
