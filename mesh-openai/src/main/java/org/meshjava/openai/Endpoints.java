@@ -421,6 +421,7 @@ final class Endpoints {
     if (decision.isPresent()) {
       try {
         return decided(
+            body,
             request,
             new DecisionPrompt(decision.get().questions(), prompt),
             decision.get(),
@@ -432,7 +433,8 @@ final class Endpoints {
     }
     if (stream) {
       Optional<Presentation> granted = presentation;
-      return new Reply.Streamed(channel -> streamed(request, prompt, granted, endpoint, channel));
+      return new Reply.Streamed(
+          channel -> streamed(body, request, prompt, granted, endpoint, channel));
     }
     ServeResult result;
     try {
@@ -444,7 +446,7 @@ final class Endpoints {
     }
     sealed(result, presentation);
     Generated out = Generated.of(request, result);
-    return whole(endpoint, result, out.text(), out.cut());
+    return whole(endpoint, body, result, out.text(), out.cut());
   }
 
   /** Serves a generation, on the body's presentation when it carried one. */
@@ -471,13 +473,17 @@ final class Endpoints {
     }
   }
 
-  /** A whole (not streamed) reply in the endpoint's wire format, created now. */
+  /** A whole (not streamed) reply to {@code body} in the endpoint's wire format, created now. */
   private Reply.Json whole(
-      GrantedServeRequest.Endpoint endpoint, ServeResult result, String text, boolean cut) {
+      GrantedServeRequest.Endpoint endpoint,
+      JsonNode body,
+      ServeResult result,
+      String text,
+      boolean cut) {
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
         ? Completions.reply(result, text, cut, created)
-        : Responses.reply(result, text, cut, created);
+        : Responses.reply(body, result, text, cut, created);
   }
 
   /**
@@ -485,6 +491,7 @@ final class Endpoints {
    * question, and {@code mesh_decision} beside it carries every option's probability.
    */
   private Reply decided(
+      JsonNode body,
       ServeRequest request,
       DecisionPrompt prompt,
       DecisionBody asked,
@@ -500,7 +507,7 @@ final class Endpoints {
       return refusal(e, presentation.isPresent());
     }
     sealed(result, presentation);
-    Reply.Json reply = whole(endpoint, result, asked.content(result.answers()), false);
+    Reply.Json reply = whole(endpoint, body, result, asked.content(result.answers()), false);
     ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
     return reply;
   }
@@ -513,6 +520,7 @@ final class Endpoints {
    * caller took.
    */
   private Optional<Reply> streamed(
+      JsonNode body,
       ServeRequest request,
       PromptText prompt,
       Optional<Presentation> presentation,
@@ -523,7 +531,7 @@ final class Endpoints {
       StreamedReply reply =
           endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
               ? new Completions.Stream(channel, created)
-              : new Responses.Stream(channel, created);
+              : new Responses.Stream(body, channel, created);
       TextDeltas[] deltas = new TextDeltas[1];
       Streamer streamer =
           route -> {

@@ -1,5 +1,6 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,17 +18,30 @@ import org.meshjava.steward.ServeResult;
  * response.output_item.done}, then {@code response.completed} (or {@code response.incomplete} when
  * {@code max_output_tokens} cut the output) whose response's {@code usage} carries the energy and
  * receipt.
+ *
+ * <p>Every response object has the fields OpenAI's always has, which its SDKs require: besides the
+ * output and status, the request's {@code instructions} and {@code metadata} repeated (null when it
+ * had none), {@code tools} empty, {@code tool_choice} {@code "none"} and {@code
+ * parallel_tool_calls} false (no backend here calls tools; a request that asks is refused), and
+ * {@code temperature} and {@code top_p} null (sampling is the backend's own, SPEC.md 70). Text
+ * events carry an empty {@code logprobs}, as log probabilities are not reported.
  */
 final class Responses {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
   private Responses() {}
 
-  static Reply.Json reply(ServeResult result, String text, boolean cut, long created) {
+  /**
+   * @param request the request's body, whose {@code instructions} and {@code metadata} the response
+   *     repeats
+   */
+  static Reply.Json reply(
+      JsonNode request, ServeResult result, String text, boolean cut, long created) {
     String hex = result.envelope().id().hex();
     return new Reply.Json(
         200,
         done(
+            request,
             result,
             "resp_" + hex.substring(0, 32),
             "msg_" + hex.substring(32),
@@ -37,9 +51,15 @@ final class Responses {
   }
 
   private static ObjectNode done(
-      ServeResult result, String id, String itemId, String text, boolean cut, long created) {
+      JsonNode request,
+      ServeResult result,
+      String id,
+      String itemId,
+      String text,
+      boolean cut,
+      long created) {
     String model = result.route().chosen().name();
-    ObjectNode done = response(id, created, model, cut ? "incomplete" : "completed", cut);
+    ObjectNode done = response(request, id, created, model, cut ? "incomplete" : "completed", cut);
     ArrayNode output = done.putArray("output");
     output.add(item(itemId, "completed", text));
     done.set("usage", EnergyUsage.usage(result, Responses::tokens));
@@ -48,11 +68,17 @@ final class Responses {
 
   /** A response streamed as the serve produces it. */
   static final class Stream extends StreamedReply {
+    private final JsonNode request;
     private int seq;
     private String model = "";
 
-    Stream(Reply.Channel channel, long created) {
+    /**
+     * @param request the request's body, whose {@code instructions} and {@code metadata} each
+     *     response object repeats
+     */
+    Stream(JsonNode request, Reply.Channel channel, long created) {
       super(channel, created);
+      this.request = request;
     }
 
     private String responseId() {
@@ -66,7 +92,7 @@ final class Responses {
     @Override
     void open(RouteDecision route) {
       model = route.chosen().name();
-      ObjectNode started = response(responseId(), created, model, "in_progress", false);
+      ObjectNode started = response(request, responseId(), created, model, "in_progress", false);
       started.putArray("output");
       started.putNull("usage");
       ObjectNode e = event("response.created");
@@ -89,6 +115,7 @@ final class Responses {
       }
       ObjectNode e = event("response.output_text.delta");
       e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0).put("delta", piece);
+      e.putArray("logprobs");
       return send(wire(e));
     }
 
@@ -97,6 +124,7 @@ final class Responses {
       delta(rest);
       ObjectNode e = event("response.output_text.done");
       e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0).put("text", text);
+      e.putArray("logprobs");
       send(wire(e));
       e = event("response.content_part.done");
       e.put("item_id", itemId()).put("output_index", 0).put("content_index", 0);
@@ -107,7 +135,7 @@ final class Responses {
       e.set("item", item(itemId(), "completed", text));
       send(wire(e));
       e = event(cut ? "response.incomplete" : "response.completed");
-      e.set("response", done(result, responseId(), itemId(), text, cut, created));
+      e.set("response", done(request, result, responseId(), itemId(), text, cut, created));
       send(wire(e));
     }
 
@@ -130,7 +158,7 @@ final class Responses {
   }
 
   private static ObjectNode response(
-      String id, long created, String model, String status, boolean cut) {
+      JsonNode request, String id, long created, String model, String status, boolean cut) {
     ObjectNode r = NODES.objectNode();
     r.put("id", id);
     r.put("object", "response");
@@ -143,7 +171,20 @@ final class Responses {
       r.putNull("incomplete_details");
     }
     r.putNull("error");
+    r.set("instructions", repeated(request, "instructions"));
+    r.set("metadata", repeated(request, "metadata"));
+    r.putArray("tools");
+    r.put("tool_choice", "none");
+    r.put("parallel_tool_calls", false);
+    r.putNull("temperature");
+    r.putNull("top_p");
     return r;
+  }
+
+  /** The request's {@code field} as it was sent, or JSON null when it sent none. */
+  private static JsonNode repeated(JsonNode request, String field) {
+    JsonNode v = request.get(field);
+    return v == null ? NODES.nullNode() : v.deepCopy();
   }
 
   private static ObjectNode item(String itemId, String status, @Nullable String text) {
@@ -164,16 +205,17 @@ final class Responses {
     p.put("type", "output_text");
     p.put("text", text);
     p.putArray("annotations");
+    p.putArray("logprobs");
     return p;
   }
 
   /**
    * A response's token fields in {@code usage}, each count followed by its details: no cached
-   * tokens in, no reasoning tokens out.
+   * tokens in, none written to a cache, no reasoning tokens out.
    */
   private static void tokens(ObjectNode usage, ServeOutcome outcome) {
     usage.put("input_tokens", outcome.tokensIn());
-    usage.putObject("input_tokens_details").put("cached_tokens", 0);
+    usage.putObject("input_tokens_details").put("cached_tokens", 0).put("cache_write_tokens", 0);
     usage.put("output_tokens", outcome.tokensOut());
     usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
   }
