@@ -10,6 +10,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -119,7 +121,7 @@ final class Endpoints {
             get(method, () -> logged(() -> log.consistency(query)));
         default ->
             path.startsWith(MODELS_PREFIX)
-                ? get(method, () -> model(path.substring(MODELS_PREFIX.length())))
+                ? get(method, () -> model(modelId(path.substring(MODELS_PREFIX.length()))))
                 : ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
       };
     } catch (RuntimeException e) {
@@ -214,6 +216,24 @@ final class Endpoints {
   }
 
   private static final String MODELS_PREFIX = "/v1/models/";
+
+  /**
+   * The model id a {@code /v1/models/{model}} path names, percent-decoded as UTF-8: an OpenAI SDK
+   * encodes the id as one path segment (the Node SDK turns {@code /}, a space, {@code %} and the
+   * like into {@code %XX}; {@code +} stays as it is), and the server hands the path over still
+   * encoded. A segment that does not decode is looked up as it came (and so not found).
+   */
+  static String modelId(String segment) {
+    if (segment.indexOf('%') < 0) {
+      return segment;
+    }
+    try {
+      // URLDecoder decodes a form, where '+' is a space; in a path it is itself.
+      return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      return segment;
+    }
+  }
 
   private ObjectNode modelList() {
     ObjectNode root = NODES.objectNode();

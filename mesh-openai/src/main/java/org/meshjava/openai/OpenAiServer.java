@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
@@ -110,6 +111,15 @@ public final class OpenAiServer implements AutoCloseable {
     // Which server software, at which version, answers is no client's business, and it tells
     // whoever scans for a known flaw where to look.
     http.setSendServerVersion(false);
+    // An encoded '/' or '%' in a path is let through rather than answered 400 by Jetty: an OpenAI
+    // SDK encodes a model id as one segment (GET /v1/models/meta-llama%2FLlama-3.1-8B), and the
+    // endpoints match whole paths and decode only that segment, so nothing is mapped by a prefix
+    // that such an encoding could slip past.
+    http.setUriCompliance(
+        UriCompliance.DEFAULT.with(
+            "mesh-openai",
+            UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
+            UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
     this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
     connector.setHost(b.host);
     connector.setPort(b.port);

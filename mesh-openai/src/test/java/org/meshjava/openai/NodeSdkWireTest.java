@@ -1,0 +1,87 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.Recipe;
+import org.meshjava.engine.ReferenceEngine;
+
+/**
+ * Requests as the official OpenAI Node.js SDK (openai 6.x) puts them on the wire where it differs
+ * from the Python one: it percent-encodes a path parameter (a model id).
+ */
+class NodeSdkWireTest {
+  /** Backend names as operators write them: a Hugging Face repository id, a space, a percent. */
+  private static final String SLASHED = "meta-llama/Llama-3.1-8B";
+
+  private static final String ODD = "ft:gpt-4o:org::x y+z%";
+
+  private final Fixture f =
+      new Fixture(
+          null, s -> s.backend(backend(SLASHED, "llama")).backend(backend(ODD, "ft")), b -> {});
+
+  @AfterEach
+  void close() {
+    f.close();
+  }
+
+  private static ReferenceEngine backend(String name, String recipe) {
+    return ReferenceEngine.builder()
+        .name(name)
+        .recipe(Recipe.of(recipe))
+        .fidelity(Fidelity.F1)
+        .costProfile(CostProfile.perToken(40))
+        .workPerToken(1)
+        .build();
+  }
+
+  private static final Pattern UNSAFE = Pattern.compile("[^A-Za-z0-9\\-._~!$&'()*+,;=:@]+");
+
+  /**
+   * The Node SDK's {@code encodeURIPath}: a run of characters outside RFC 3986's unreserved,
+   * sub-delims, {@code :} and {@code @} goes through {@code encodeURIComponent} (UTF-8, {@code
+   * %XX}; a space is {@code %20}, never {@code +}).
+   */
+  private static String nodeEncodeUriPath(String s) {
+    Matcher m = UNSAFE.matcher(s);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(
+          out,
+          Matcher.quoteReplacement(
+              URLEncoder.encode(m.group(), StandardCharsets.UTF_8).replace("+", "%20")));
+    }
+    return m.appendTail(out).toString();
+  }
+
+  @Test
+  void modelsRetrieve_findsEveryListedId_asTheNodeSdkEncodesIt() {
+    JsonNode list = f.get("/v1/models").json().get("data");
+    assertThat(list.findValuesAsText("id")).contains(SLASHED, ODD);
+    for (JsonNode m : list) {
+      String id = m.get("id").asText();
+      Fixture.Answer one = f.get("/v1/models/" + nodeEncodeUriPath(id));
+      assertThat(one.status()).as(id + ": " + one.body()).isEqualTo(200);
+      assertThat(one.json()).as(id).isEqualTo(m);
+    }
+    assertThat(nodeEncodeUriPath(SLASHED)).isEqualTo("meta-llama%2FLlama-3.1-8B");
+    assertThat(nodeEncodeUriPath(ODD)).isEqualTo("ft:gpt-4o:org::x%20y+z%25");
+  }
+
+  @Test
+  void modelsRetrieve_ofAnUnknownEncodedId_is404NamingItDecoded() {
+    JsonNode e =
+        f.get("/v1/models/" + nodeEncodeUriPath("org/no such")).error(404, "model_not_found");
+    assertThat(e.get("message").asText()).contains("`org/no such`");
+    // A path that is not a model id is still no endpoint.
+    f.get("/v1/chat%2Fcompletions").error(404, "not_found");
+  }
+}
