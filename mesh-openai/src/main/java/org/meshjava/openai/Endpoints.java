@@ -101,6 +101,25 @@ final class Endpoints {
     return handle(method, path, "", body);
   }
 
+  /**
+   * Whether a POST to {@code path} reads a JSON body, so that one not declared as JSON can be
+   * refused (415) before it is read. A POST anywhere else is answered from its path alone (404 for
+   * no endpoint, 405 for a read-only one): an SDK action with no body, such as the Node SDK's
+   * {@code responses.cancel}, sends no {@code Content-Type}, and telling it to send JSON names the
+   * wrong fault.
+   */
+  static boolean readsBody(String path) {
+    return switch (path) {
+      case "/v1/chat/completions",
+          "/v1/responses",
+          "/v1/mesh/witness",
+          "/v1/mesh/revocations",
+          "/v1/mesh/checkpoint" ->
+          true;
+      default -> false;
+    };
+  }
+
   Reply handle(String method, String path, String query, byte[] body) {
     try {
       return switch (path) {

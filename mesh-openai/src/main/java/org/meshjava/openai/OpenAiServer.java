@@ -354,11 +354,11 @@ public final class OpenAiServer implements AutoCloseable {
     /**
      * A reply decided from the request's head alone, before any of its body is read: a transfer
      * coding the server does not undo; for a POST, an operator's answer (405 on its endpoints, 503
-     * while draining) or a body that cannot be read as JSON (415). Deciding these before the first
-     * read matters to a client that sent {@code Expect: 100-continue}: Jetty answers {@code 100
-     * Continue} when the body is first read, so a refusal after that read has the client upload a
-     * body only to see it refused. (A declared length over the limit is refused earlier still, by
-     * the size-limit handler.)
+     * while draining) or, on an endpoint that reads one, a body that cannot be read as JSON (415).
+     * Deciding these before the first read matters to a client that sent {@code Expect:
+     * 100-continue}: Jetty answers {@code 100 Continue} when the body is first read, so a refusal
+     * after that read has the client upload a body only to see it refused. (A declared length over
+     * the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
       List<String> codings = foreignTransferCodings(request);
@@ -379,6 +379,9 @@ public final class OpenAiServer implements AutoCloseable {
       Optional<Reply> operator = operations.answer(method, Request.getPathInContext(request));
       if (operator.isPresent()) {
         return operator;
+      }
+      if (!Endpoints.readsBody(Request.getPathInContext(request))) {
+        return Optional.empty();
       }
       return unreadableBody(request)
           .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));

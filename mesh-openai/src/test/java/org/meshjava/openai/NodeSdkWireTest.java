@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -16,7 +17,8 @@ import org.meshjava.engine.ReferenceEngine;
 
 /**
  * Requests as the official OpenAI Node.js SDK (openai 6.x) puts them on the wire where it differs
- * from the Python one: it percent-encodes a path parameter (a model id).
+ * from the Python one: it percent-encodes a path parameter (a model id) and posts an action such as
+ * {@code responses.cancel} with no body and no {@code Content-Type}.
  */
 class NodeSdkWireTest {
   /** Backend names as operators write them: a Hugging Face repository id, a space, a percent. */
@@ -83,5 +85,24 @@ class NodeSdkWireTest {
     assertThat(e.get("message").asText()).contains("`org/no such`");
     // A path that is not a model id is still no endpoint.
     f.get("/v1/chat%2Fcompletions").error(404, "not_found");
+  }
+
+  @Test
+  void aBodylessPostToNoEndpoint_is404_not415() {
+    // responses.cancel: POST /v1/responses/{id}/cancel, no body, no Content-Type.
+    JsonNode e =
+        f.send(
+                HttpRequest.newBuilder(f.uri("/v1/responses/resp_abc/cancel"))
+                    .POST(HttpRequest.BodyPublishers.noBody()))
+            .error(404, "not_found");
+    assertThat(e.get("message").asText()).contains("/v1/responses/resp_abc/cancel");
+    // A bodyless POST to an endpoint that reads a body is still told what to send.
+    f.send(HttpRequest.newBuilder(f.uri("/v1/responses")).POST(HttpRequest.BodyPublishers.noBody()))
+        .error(415, "unsupported_media_type");
+    // And a GET-only endpoint still names its method.
+    f.send(
+            HttpRequest.newBuilder(f.uri("/v1/models/" + nodeEncodeUriPath(SLASHED)))
+                .POST(HttpRequest.BodyPublishers.noBody()))
+        .error(405, "method_not_allowed");
   }
 }
