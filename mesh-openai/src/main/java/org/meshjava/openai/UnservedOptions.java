@@ -38,6 +38,8 @@ final class UnservedOptions {
       refuseUnless(body, "logprobs", false, "log probabilities are not reported");
       refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
       refuseIfPresent(body, "audio", "replies are text only");
+      // Present at all (even {}), it asks the model to search the web before answering.
+      refuseIfPresent(body, "web_search_options", "no backend here searches the web");
       JsonNode modalities = present(body, "modalities");
       if (modalities != null
           && !(modalities.isArray()

@@ -37,7 +37,9 @@ class UnservedOptionsTest {
             Map.entry("logprobs", "true"),
             Map.entry("top_logprobs", "3"),
             Map.entry("audio", "{\"voice\":\"alloy\",\"format\":\"wav\"}"),
-            Map.entry("modalities", "[\"text\",\"audio\"]"));
+            Map.entry("modalities", "[\"text\",\"audio\"]"),
+            // What the Node SDK sends for web_search_options: {} (search with the defaults).
+            Map.entry("web_search_options", "{}"));
     for (var option : refused.entrySet()) {
       ObjectNode body = Fixture.chat("x");
       body.set(option.getKey(), JSON.readTree(option.getValue()));
@@ -58,6 +60,7 @@ class UnservedOptionsTest {
     body.set("top_logprobs", JSON.readTree("0"));
     body.set("modalities", JSON.readTree("[\"text\"]"));
     body.set("parallel_tool_calls", JSON.readTree("true"));
+    body.set("web_search_options", JSON.readTree("null"));
     body.put("temperature", 0.7);
     assertThat(f.post("/v1/chat/completions", body).status()).isEqualTo(200);
   }
