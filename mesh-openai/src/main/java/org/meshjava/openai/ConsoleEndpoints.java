@@ -98,8 +98,9 @@ final class ConsoleEndpoints {
    * Answers one request on the console listener.
    *
    * @param host the request's {@code Host} header, if it sent one
+   * @param requestId the request's {@code x-request-id}, which an internal error names
    */
-  Reply handle(String method, String path, String query, Optional<String> host) {
+  Reply handle(String method, String path, String query, Optional<String> host, String requestId) {
     try {
       if (!"GET".equals(method)) {
         return ErrorReply.invalid(
@@ -132,8 +133,8 @@ final class ConsoleEndpoints {
     } catch (BindingException e) {
       return ErrorReply.of(e);
     } catch (RuntimeException e) {
-      LOG.error("internal error answering {} {} on the console", method, path, e);
-      return ErrorReply.internalError();
+      LOG.error("internal error answering {} {} on the console ({})", method, path, requestId, e);
+      return ErrorReply.internalError(requestId);
     }
   }
 

@@ -98,7 +98,7 @@ final class Endpoints {
   }
 
   Reply handle(String method, String path, byte[] body) {
-    return handle(method, path, "", body);
+    return handle(method, path, "", body, RequestId.next());
   }
 
   /**
@@ -120,7 +120,13 @@ final class Endpoints {
     };
   }
 
-  Reply handle(String method, String path, String query, byte[] body) {
+  /**
+   * Answers one request.
+   *
+   * @param requestId the request's {@code x-request-id}, which an internal error's log line and
+   *     answer name
+   */
+  Reply handle(String method, String path, String query, byte[] body, String requestId) {
     try {
       return switch (path) {
         case "/v1/chat/completions" ->
@@ -144,8 +150,8 @@ final class Endpoints {
                 : ErrorReply.invalid(404, "not_found", "no endpoint at " + path);
       };
     } catch (RuntimeException e) {
-      LOG.error("internal error answering {} {}", method, path, e);
-      return ErrorReply.internalError();
+      LOG.error("internal error answering {} {} ({})", method, path, requestId, e);
+      return ErrorReply.internalError(requestId);
     }
   }
 

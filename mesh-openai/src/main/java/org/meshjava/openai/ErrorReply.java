@@ -48,13 +48,16 @@ final class ErrorReply {
     return invalid(405, "method_not_allowed", "use " + allowed + " here, not " + method);
   }
 
-  /** 500 {@code internal_error}: our own bug, logged where it was caught, never shown. */
-  static Reply.Json internalError() {
+  /**
+   * 500 {@code internal_error}: our own bug, logged where it was caught under {@code requestId},
+   * never shown.
+   */
+  static Reply.Json internalError(String requestId) {
     return of(
         500,
         "server_error",
         "internal_error",
-        "internal error; the server log has the details",
+        "internal error; the server log has the details under request " + requestId,
         Optional.empty());
   }
 

@@ -290,6 +290,9 @@ public final class OpenAiServer implements AutoCloseable {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
       headerDeadline.handling(request);
+      String id = RequestId.next();
+      response.getHeaders().put(RequestId.HEADER, id);
+      request.setAttribute(RequestId.HEADER, id);
       ConsoleEndpoints c = console;
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
@@ -298,7 +301,8 @@ public final class OpenAiServer implements AutoCloseable {
                 request.getMethod(),
                 Request.getPathInContext(request),
                 Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)));
+                Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
+                id);
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         if (request.getLength() != 0) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
@@ -415,7 +419,8 @@ public final class OpenAiServer implements AutoCloseable {
                       method,
                       path,
                       Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                      body));
+                      body,
+                      String.valueOf(request.getAttribute(RequestId.HEADER))));
     }
 
     /**

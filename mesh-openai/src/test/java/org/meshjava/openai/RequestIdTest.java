@@ -1,0 +1,110 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.Tokenizer;
+import org.meshjava.engine.ReferenceEngine;
+
+/**
+ * Every answer names its request in {@code x-request-id}, as OpenAI's API does: the OpenAI SDKs
+ * give it to the caller ({@code _request_id}, an error's {@code request_id}), and an internal
+ * error's answer and log line name the same id. Found with openai-node 6.49.0, whose {@code
+ * _request_id} was always null here.
+ */
+class RequestIdTest {
+  private static final String ID = "req_[0-9a-f]{32}";
+
+  private static HttpResponse<String> send(Fixture f, HttpRequest.Builder request)
+      throws Exception {
+    return f.http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+  }
+
+  private static HttpRequest.Builder post(Fixture f, String path, String body) {
+    return HttpRequest.newBuilder(f.uri(path))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body));
+  }
+
+  @Test
+  void everyAnswer_servedOrRefused_carriesAFreshRequestId() throws Exception {
+    try (Fixture f = new Fixture(null, b -> {}, b -> b.maxBodyBytes(64))) {
+      Set<String> seen = new HashSet<>();
+      for (HttpRequest.Builder r :
+          new HttpRequest.Builder[] {
+            HttpRequest.newBuilder(f.uri("/v1/models")).GET(),
+            HttpRequest.newBuilder(f.uri("/v1/models")).GET(),
+            HttpRequest.newBuilder(f.uri("/v1/nothing")).GET(),
+            post(f, "/v1/chat/completions", "{not json"),
+            post(f, "/v1/chat/completions", "{\"pad\":\"" + "x".repeat(200) + "\"}"),
+            HttpRequest.newBuilder(f.uri("/healthz")).GET(),
+          }) {
+        HttpResponse<String> a = send(f, r);
+        assertThat(a.headers().firstValue("x-request-id"))
+            .as("%s %s -> %d", a.request().method(), a.uri(), a.statusCode())
+            .hasValueSatisfying(id -> assertThat(id).matches(ID));
+        seen.add(a.headers().firstValue("x-request-id").orElseThrow());
+      }
+      assertThat(seen).hasSize(6);
+    }
+  }
+
+  /** The reference engine, with a tokenizer that cannot render what it served: our own bug. */
+  private static ForwardingEngine unrenderable() {
+    ReferenceEngine engine =
+        ReferenceEngine.builder()
+            .name("broken")
+            .recipe(Recipe.of("broken"))
+            .fidelity(Fidelity.F4)
+            .costProfile(CostProfile.perToken(1))
+            .workPerToken(1)
+            .build();
+    Tokenizer tokens = engine.tokenizer();
+    return new ForwardingEngine(engine) {
+      @Override
+      public Tokenizer tokenizer() {
+        return new Tokenizer() {
+          @Override
+          public String name() {
+            return tokens.name();
+          }
+
+          @Override
+          public TokenSequence encode(byte[] promptText) {
+            return tokens.encode(promptText);
+          }
+
+          @Override
+          public String decode(TokenSequence output) {
+            throw new IllegalStateException("a bug of ours");
+          }
+        };
+      }
+    };
+  }
+
+  @Test
+  void anInternalError_namesTheRequestIdItWasLoggedUnder() throws Exception {
+    try (Fixture f = new Fixture(null, b -> b.backend(unrenderable()), b -> {})) {
+      HttpResponse<String> a =
+          send(f, post(f, "/v1/chat/completions", Fixture.chat("Render me.").toString()));
+
+      assertThat(a.statusCode()).as(a.body()).isEqualTo(500);
+      String id = a.headers().firstValue("x-request-id").orElseThrow();
+      assertThat(id).matches(ID);
+      assertThat(Fixture.JSON.readTree(a.body()).get("error").get("message").asText())
+          .contains(id)
+          .doesNotContain("a bug of ours");
+    }
+  }
+}
