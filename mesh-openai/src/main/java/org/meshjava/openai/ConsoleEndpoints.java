@@ -104,7 +104,8 @@ final class ConsoleEndpoints {
     try {
       if (!"GET".equals(method)) {
         return ErrorReply.invalid(
-            405, "method_not_allowed", "the console is read-only: use GET, not " + method);
+                405, "method_not_allowed", "the console is read-only: use GET, not " + method)
+            .allowing("GET");
       }
       if (loopback && !loopbackHost(host)) {
         return ErrorReply.of(

@@ -138,9 +138,11 @@ final class Endpoints {
         case "/v1/models" -> get(method, this::models);
         case "/v1/mesh/steward" -> get(method, this::stewardInfo);
         case "/v1/mesh/checkpoint" ->
-            "POST".equals(method)
-                ? post(method, () -> logged(() -> log.cosign(parse(body))))
-                : get(method, () -> logged(log::checkpoint));
+            switch (method) {
+              case "POST" -> post(method, () -> logged(() -> log.cosign(parse(body))));
+              case "GET" -> get(method, () -> logged(log::checkpoint));
+              default -> ErrorReply.methodNotAllowed("GET, POST", method);
+            };
         case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));

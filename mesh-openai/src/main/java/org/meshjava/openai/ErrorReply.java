@@ -45,7 +45,8 @@ final class ErrorReply {
    * wording, since it answers nothing but {@code GET}.
    */
   static Reply.Json methodNotAllowed(String allowed, String method) {
-    return invalid(405, "method_not_allowed", "use " + allowed + " here, not " + method);
+    return invalid(405, "method_not_allowed", "use " + allowed + " here, not " + method)
+        .allowing(allowed);
   }
 
   /**

@@ -526,6 +526,7 @@ public final class OpenAiServer implements AutoCloseable {
                   .put(HttpHeader.RETRY_AFTER, Integer.toString(Endpoints.RETRY_AFTER_SECONDS));
           case FUTILE -> response.getHeaders().put(SHOULD_RETRY, "false");
         }
+        json.allow().ifPresent(a -> response.getHeaders().put(HttpHeader.ALLOW, a));
         byte[] bytes = JsonBytes.of(json.body());
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);

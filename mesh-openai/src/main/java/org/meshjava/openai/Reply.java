@@ -18,20 +18,31 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
    * @param status the HTTP status
    * @param body the document
    * @param retry what the reply tells a client library's automatic retries
+   * @param allow the methods the path answers, sent as {@code Allow} with a 405 (RFC 9110 §15.5.6)
    */
-  record Json(int status, JsonNode body, Retry retry) implements Reply {
+  record Json(int status, JsonNode body, Retry retry, Optional<String> allow) implements Reply {
     public Json {
       Objects.requireNonNull(body, "body");
       Objects.requireNonNull(retry, "retry");
+      Objects.requireNonNull(allow, "allow");
     }
 
     Json(int status, JsonNode body) {
-      this(status, body, Retry.UNSAID);
+      this(status, body, Retry.UNSAID, Optional.empty());
+    }
+
+    Json(int status, JsonNode body, Retry retry) {
+      this(status, body, retry, Optional.empty());
     }
 
     /** This reply, telling clients not to send the request again on their own. */
     Json futile() {
-      return new Json(status, body, Retry.FUTILE);
+      return new Json(status, body, Retry.FUTILE, allow);
+    }
+
+    /** This reply, naming the methods its path answers. */
+    Json allowing(String methods) {
+      return new Json(status, body, retry, Optional.of(methods));
     }
   }
 

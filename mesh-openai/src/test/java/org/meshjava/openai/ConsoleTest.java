@@ -91,7 +91,7 @@ class ConsoleTest {
   }
 
   @Test
-  void console_answersGetOnly_everyOtherMethodIs405() {
+  void console_answersGetOnly_everyOtherMethodIs405() throws Exception {
     for (String path :
         List.of("/console", "/v1/mesh/receipts", "/v1/mesh/grants", "/v1/mesh/status")) {
       for (String method : List.of("POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")) {
@@ -105,6 +105,13 @@ class ConsoleTest {
         }
       }
     }
+    java.net.http.HttpResponse<Void> put =
+        f.http.send(
+            HttpRequest.newBuilder(console("/v1/mesh/status"))
+                .PUT(HttpRequest.BodyPublishers.noBody())
+                .build(),
+            java.net.http.HttpResponse.BodyHandlers.discarding());
+    assertThat(put.headers().firstValue("allow")).contains("GET");
   }
 
   @Test

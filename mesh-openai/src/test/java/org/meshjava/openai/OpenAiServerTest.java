@@ -338,6 +338,28 @@ class OpenAiServerTest {
     f.post("/v1/models", "{}").error(405, "method_not_allowed");
   }
 
+  /** Regression: a 405 named no {@code Allow}, which RFC 9110 §15.5.6 requires of it. */
+  @Test
+  void a405_namesTheMethodsItsPathAnswers() throws Exception {
+    String[][] cases = {
+      {"GET", "/v1/chat/completions", "POST"},
+      {"POST", "/v1/models", "GET"},
+      {"DELETE", "/v1/mesh/checkpoint", "GET, POST"},
+      {"POST", "/readyz", "GET"},
+    };
+    for (String[] c : cases) {
+      java.net.http.HttpResponse<String> r =
+          f.http.send(
+              java.net.http.HttpRequest.newBuilder(f.uri(c[1]))
+                  .header("Content-Type", "application/json")
+                  .method(c[0], java.net.http.HttpRequest.BodyPublishers.ofString("{}"))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(c[0] + " " + c[1]).isEqualTo(405);
+      assertThat(r.headers().firstValue("allow")).as(c[0] + " " + c[1]).contains(c[2]);
+    }
+  }
+
   @Test
   void noAdmissibleBackend_is422WithEveryCandidate() {
     ObjectNode body = Fixture.chat("Write a novel.");
