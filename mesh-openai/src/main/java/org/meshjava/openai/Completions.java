@@ -34,10 +34,20 @@ final class Completions {
 
   /** A chat completion streamed as the serve produces it. */
   static final class Stream extends StreamedReply {
+    private final boolean usageChunk;
     private String model = "";
 
-    Stream(Reply.Channel channel, long created) {
+    /**
+     * @param usageChunk whether the client asked for {@code stream_options.include_usage}: then the
+     *     usage, receipt and all, comes in a chunk of its own with no choices, as OpenAI sends it.
+     *     Otherwise every chunk has a choice, as from OpenAI (the loop in OpenAI's own examples
+     *     reads {@code choices[0]} of each, and failed on a chunk without), and the receipt rides
+     *     on the chunk with the finish reason as {@code energy}: not as {@code usage}, which the
+     *     SDKs' stream accumulators take to mean the choiceless last chunk
+     */
+    Stream(Reply.Channel channel, long created, boolean usageChunk) {
       super(channel, created);
+      this.usageChunk = usageChunk;
     }
 
     private String id() {
@@ -76,11 +86,17 @@ final class Completions {
       cl.put("index", 0);
       cl.putObject("delta");
       cl.put("finish_reason", cut ? "length" : "stop");
-      send(event(last));
-      ObjectNode usage = head(id(), "chat.completion.chunk", created, model);
-      usage.putArray("choices");
-      usage.set("usage", EnergyUsage.usage(result, Completions::tokens));
-      send(event(usage));
+      ObjectNode usage = EnergyUsage.usage(result, Completions::tokens);
+      if (usageChunk) {
+        send(event(last));
+        ObjectNode alone = head(id(), "chat.completion.chunk", created, model);
+        alone.putArray("choices");
+        alone.set("usage", usage);
+        send(event(alone));
+      } else {
+        last.set("energy", usage.get("energy"));
+        send(event(last));
+      }
       send(Reply.Event.text(Optional.empty(), "[DONE]"));
     }
 

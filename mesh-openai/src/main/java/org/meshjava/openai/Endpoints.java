@@ -422,6 +422,7 @@ final class Endpoints {
   private Reply serve(byte[] bytes, GrantedServeRequest.Endpoint endpoint) throws BindingException {
     JsonNode body = parse(bytes);
     boolean stream = flag(body, "stream");
+    boolean usageChunk = stream && includeUsage(body);
     Optional<String> presentationHex = GrantedServeRequest.presentationHex(body);
     Optional<Presentation> presentation = Optional.empty();
     if (presentationHex.isPresent()) {
@@ -481,7 +482,7 @@ final class Endpoints {
     if (stream) {
       Optional<Presentation> granted = presentation;
       return new Reply.Streamed(
-          channel -> streamed(body, request, prompt, granted, endpoint, channel));
+          channel -> streamed(body, request, prompt, granted, endpoint, usageChunk, channel));
     }
     ServeResult result;
     try {
@@ -572,12 +573,13 @@ final class Endpoints {
       PromptText prompt,
       Optional<Presentation> presentation,
       GrantedServeRequest.Endpoint endpoint,
+      boolean usageChunk,
       Reply.Channel channel) {
     try {
       long created = steward.clock().instant().getEpochSecond();
       StreamedReply reply =
           endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-              ? new Completions.Stream(channel, created)
+              ? new Completions.Stream(channel, created, usageChunk)
               : new Responses.Stream(body, channel, created);
       TextDeltas[] deltas = new TextDeltas[1];
       Streamer streamer =
@@ -604,6 +606,31 @@ final class Endpoints {
     } finally {
       serves.release();
     }
+  }
+
+  /** Whether a chat stream asks for its usage in a chunk of its own. */
+  private static boolean includeUsage(JsonNode body) throws BindingException {
+    JsonNode options = body.get("stream_options");
+    if (options == null || options.isNull()) {
+      return false;
+    }
+    if (!options.isObject()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "stream_options",
+          "stream_options must be an object");
+    }
+    JsonNode v = options.get("include_usage");
+    if (v == null || v.isNull()) {
+      return false;
+    }
+    if (!v.isBoolean()) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          "stream_options.include_usage",
+          "stream_options.include_usage must be true or false");
+    }
+    return v.asBoolean();
   }
 
   private static boolean flag(JsonNode body, String field) throws BindingException {

@@ -39,7 +39,8 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>{@code POST /v1/chat/completions} and {@code POST /v1/responses}, whole or streamed ({@code
- *       "stream": true}), every reply's {@code usage.energy} carrying the receipt;
+ *       "stream": true}), every reply's {@code usage.energy} carrying the receipt (a chat stream
+ *       that asks no usage carries it as {@code energy} on its finishing chunk);
  *   <li>{@code GET /v1/models}: the backends with fidelity, recipe and weights digest;
  *   <li>{@code GET /v1/mesh/steward}: the steward's {@code did:key}, the subject grants name;
  *   <li>{@code POST /v1/mesh/witness}: 200 when the journal holds a shown receipt, 409 when not.

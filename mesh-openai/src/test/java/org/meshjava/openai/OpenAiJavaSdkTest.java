@@ -127,9 +127,10 @@ class OpenAiJavaSdkTest {
   }
 
   /** The receipt a {@code usage} object carries in {@code energy}, checked against its envelope. */
-  private static MeshReceipt receipt(Map<String, JsonValue> usageExtras) throws Exception {
-    JsonValue energy = usageExtras.get("energy");
-    assertThat(energy).as("usage.energy").isNotNull();
+  /** The verified receipt in {@code extras}' {@code energy} (of a usage, or a chunk). */
+  private static MeshReceipt receipt(Map<String, JsonValue> extras) throws Exception {
+    JsonValue energy = extras.get("energy");
+    assertThat(energy).as("energy").isNotNull();
     return Fixture.verifiedReceipt(tree(energy));
   }
 
@@ -192,8 +193,9 @@ class OpenAiJavaSdkTest {
     assertThat(s.text()).isEqualTo(whole);
     assertThat(s.finish()).containsExactly(ChatCompletionChunk.Choice.FinishReason.LENGTH);
     assertThat(s.roles()).containsExactly(ChatCompletionChunk.Choice.Delta.Role.ASSISTANT);
-    assertThat(receipt(s.usage().getLast()._additionalProperties()).counters().tokensOut())
-        .isEqualTo(7);
+    // Unasked, no usage, as from OpenAI; the receipt rides on the finishing chunk as "energy".
+    assertThat(s.usage()).isEmpty();
+    assertThat(receipt(s.extras().getLast()).counters().tokensOut()).isEqualTo(7);
   }
 
   @Test
@@ -215,13 +217,15 @@ class OpenAiJavaSdkTest {
       String text,
       List<ChatCompletionChunk.Choice.FinishReason> finish,
       List<ChatCompletionChunk.Choice.Delta.Role> roles,
-      List<CompletionUsage> usage) {}
+      List<CompletionUsage> usage,
+      List<Map<String, JsonValue>> extras) {}
 
   private Streamed stream(ChatCompletionCreateParams params) {
     StringBuilder text = new StringBuilder();
     List<ChatCompletionChunk.Choice.FinishReason> finish = new ArrayList<>();
     List<ChatCompletionChunk.Choice.Delta.Role> roles = new ArrayList<>();
     List<CompletionUsage> usage = new ArrayList<>();
+    List<Map<String, JsonValue>> extras = new ArrayList<>();
     try (StreamResponse<ChatCompletionChunk> stream =
         client.chat().completions().createStreaming(params)) {
       stream.stream()
@@ -234,9 +238,12 @@ class OpenAiJavaSdkTest {
                   c.finishReason().ifPresent(finish::add);
                 }
                 chunk.usage().ifPresent(usage::add);
+                if (chunk._additionalProperties().containsKey("energy")) {
+                  extras.add(chunk._additionalProperties());
+                }
               });
     }
-    return new Streamed(text.toString(), finish, roles, usage);
+    return new Streamed(text.toString(), finish, roles, usage, extras);
   }
 
   @Test
@@ -447,9 +454,7 @@ class OpenAiJavaSdkTest {
         .isEqualTo(whole.choices().getFirst().message().content());
     assertThat(rebuilt.choices().getFirst().finishReason())
         .isEqualTo(ChatCompletion.Choice.FinishReason.LENGTH);
-    assertThat(
-            receipt(rebuilt.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
-        .isEqualTo(6);
+    assertThat(receipt(rebuilt._additionalProperties()).counters().tokensOut()).isEqualTo(6);
 
     String text = outputText(client.responses().create(responses("Accumulate me.", 6).build()));
     ResponseAccumulator events = ResponseAccumulator.create();

@@ -86,7 +86,7 @@ class OpenAiServerTest {
   }
 
   @Test
-  void chat_stream_sendsRoleContentFinishThenUsageWithTheReceiptThenDone() throws Exception {
+  void chat_stream_sendsRoleContentThenFinishWithTheReceiptThenDone() throws Exception {
     String whole =
         f.post("/v1/chat/completions", Fixture.chat("Stream me."))
             .json()
@@ -114,11 +114,35 @@ class OpenAiServerTest {
       }
     }
     assertThat(text.toString()).isEqualTo(whole);
+    // Unasked for usage, the stream has no choiceless chunk, as from OpenAI: the loop of OpenAI's
+    // own examples (choices[0].delta of each chunk) reads it whole. The receipt rides on the
+    // finishing chunk as an extension.
+    for (String d : data.subList(0, data.size() - 1)) {
+      assertThat(Fixture.JSON.readTree(d).get("choices")).as(d).hasSize(1);
+    }
+    JsonNode finish = Fixture.JSON.readTree(data.get(data.size() - 2));
+    assertThat(finish.get("choices").get(0).get("finish_reason").asText()).isEqualTo("length");
+    assertThat(finish.has("usage")).isFalse();
+    Fixture.verifiedReceipt(finish.get("energy"));
+  }
+
+  @Test
+  void chatStream_askingIncludeUsage_endsWithAUsageChunkWithoutChoices_asOpenAiSends()
+      throws Exception {
+    ObjectNode body = Fixture.chat("Stream me.");
+    body.put("stream", true);
+    body.putObject("stream_options").put("include_usage", true);
+    List<String> data = f.post("/v1/chat/completions", body).data();
+    assertThat(data.getLast()).isEqualTo("[DONE]");
     JsonNode finish = Fixture.JSON.readTree(data.get(data.size() - 3));
     assertThat(finish.get("choices").get(0).get("finish_reason").asText()).isEqualTo("length");
+    assertThat(finish.has("energy")).isFalse();
     JsonNode usageChunk = Fixture.JSON.readTree(data.get(data.size() - 2));
     assertThat(usageChunk.get("choices")).isEmpty();
     Fixture.verifiedReceipt(usageChunk.get("usage").get("energy"));
+
+    body.putObject("stream_options").put("include_usage", "yes");
+    f.post("/v1/chat/completions", body).error(400, "invalid_field");
   }
 
   @Test

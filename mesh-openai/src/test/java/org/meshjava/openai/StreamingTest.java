@@ -191,8 +191,8 @@ class StreamingTest {
     List<String> data =
         rest.stream().filter(l -> l.startsWith("data: ")).map(l -> l.substring(6)).toList();
     assertThat(data.getLast()).isEqualTo("[DONE]");
-    JsonNode usage = Fixture.JSON.readTree(data.get(data.size() - 2)).get("usage");
-    MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
+    JsonNode energy = Fixture.JSON.readTree(data.get(data.size() - 2)).get("energy");
+    MeshReceipt receipt = Fixture.verifiedReceipt(energy);
     assertThat(receipt.counters().tokensOut()).isEqualTo(6);
     assertThat(engine.finished).isTrue();
   }
@@ -329,6 +329,10 @@ class StreamingTest {
             .model("auto")
             .addUserMessage("Stream me with the SDK.")
             .maxCompletionTokens(4)
+            .streamOptions(
+                com.openai.models.chat.completions.ChatCompletionStreamOptions.builder()
+                    .includeUsage(true)
+                    .build())
             .putAdditionalBodyProperty("metadata", JsonValue.from(Map.of("fidelity_floor", "F2")))
             .build();
     StringBuilder text = new StringBuilder();

@@ -125,6 +125,10 @@ class UpstreamAccountingTest {
     ObjectNode body = Fixture.chat("Count me.");
     body.put("max_tokens", maxTokens);
     body.put("stream", stream);
+    if (stream) {
+      // The token counts of a stream come in its usage chunk, which a client asks for.
+      body.putObject("stream_options").put("include_usage", true);
+    }
     return body;
   }
 

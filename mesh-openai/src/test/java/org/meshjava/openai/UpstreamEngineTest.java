@@ -89,19 +89,19 @@ class UpstreamEngineTest {
       Fixture.Answer a = front.post("/v1/chat/completions", body);
       assertThat(a.status()).as(a.body()).isEqualTo(200);
       StringBuilder text = new StringBuilder();
-      JsonNode usage = null;
+      JsonNode energy = null;
       for (String d : a.data()) {
         if (d.equals("[DONE]")) {
           continue;
         }
         JsonNode chunk = Fixture.JSON.readTree(d);
         text.append(chunk.path("choices").path(0).path("delta").path("content").asText(""));
-        if (chunk.has("usage")) {
-          usage = chunk.get("usage");
+        if (chunk.has("energy")) {
+          energy = chunk.get("energy");
         }
       }
       assertThat(text.toString()).isEqualTo(direct);
-      MeshReceipt receipt = Fixture.verifiedReceipt(usage.get("energy"));
+      MeshReceipt receipt = Fixture.verifiedReceipt(energy);
       assertThat(receipt.counters().tokensOut()).isEqualTo(8);
       assertThat(receipt.backend()).isEqualTo("remote");
     }

@@ -120,8 +120,8 @@ class UpstreamStreamPiecesTest {
 
       assertThat(a.status()).as(a.body()).isEqualTo(200);
       assertThat(chatPieces(a)).containsExactlyElementsOf(RELAYED);
-      JsonNode usage = Fixture.JSON.readTree(a.data().get(a.data().size() - 2)).get("usage");
-      assertThat(Fixture.verifiedReceipt(usage.get("energy")).counters().tokensOut())
+      JsonNode energy = Fixture.JSON.readTree(a.data().get(a.data().size() - 2)).get("energy");
+      assertThat(Fixture.verifiedReceipt(energy).counters().tokensOut())
           .isEqualTo(COMPLETION_TOKENS);
     }
   }
