@@ -620,27 +620,22 @@ final class Endpoints {
           "stream_options",
           "stream_options must be an object");
     }
-    JsonNode v = options.get("include_usage");
-    if (v == null || v.isNull()) {
-      return false;
-    }
-    if (!v.isBoolean()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "stream_options.include_usage",
-          "stream_options.include_usage must be true or false");
-    }
-    return v.asBoolean();
+    return flag(options, "include_usage", "stream_options.include_usage");
   }
 
   private static boolean flag(JsonNode body, String field) throws BindingException {
-    JsonNode v = body.get(field);
+    return flag(body, field, field);
+  }
+
+  /** The boolean {@code field} of {@code node}, false when absent; {@code param} names it. */
+  private static boolean flag(JsonNode node, String field, String param) throws BindingException {
+    JsonNode v = node.get(field);
     if (v == null || v.isNull()) {
       return false;
     }
     if (!v.isBoolean()) {
       throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, field, field + " must be true or false");
+          BindingException.Reason.INVALID_FIELD, param, param + " must be true or false");
     }
     return v.asBoolean();
   }
