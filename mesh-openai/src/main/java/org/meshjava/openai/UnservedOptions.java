@@ -57,6 +57,16 @@ final class UnservedOptions {
       refuseIfPresent(body, "prompt", "stored prompts are not served; send the input itself");
       refuseUnless(body, "background", false, "a response is served while the request waits");
       refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
+      JsonNode include = present(body, "include");
+      if (include != null && include.isArray()) {
+        for (JsonNode asked : include) {
+          // The other includes name outputs of tools, images or reasoning, none of which a
+          // reply here has, so there is nothing for them to leave out.
+          if ("message.output_text.logprobs".equals(asked.asText())) {
+            throw unsupported("include", "log probabilities are not reported");
+          }
+        }
+      }
     }
   }
 

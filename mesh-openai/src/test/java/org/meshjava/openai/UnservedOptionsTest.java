@@ -75,7 +75,8 @@ class UnservedOptionsTest {
             "background", "true",
             "tools", "[{\"type\":\"web_search\"}]",
             "tool_choice", "\"required\"",
-            "top_logprobs", "2");
+            "top_logprobs", "2",
+            "include", "[\"reasoning.encrypted_content\", \"message.output_text.logprobs\"]");
     for (var option : refused.entrySet()) {
       ObjectNode body = JSON.createObjectNode().put("input", "x");
       body.set(option.getKey(), JSON.readTree(option.getValue()));
@@ -86,6 +87,7 @@ class UnservedOptionsTest {
     fine.putNull("previous_response_id");
     fine.put("background", false);
     fine.set("tools", JSON.readTree("[]"));
+    fine.set("include", JSON.readTree("[\"reasoning.encrypted_content\"]"));
     assertThat(f.post("/v1/responses", fine).status()).isEqualTo(200);
   }
 
