@@ -44,4 +44,31 @@ class EngineCountsTest {
       }
     }
   }
+
+  /** Regression: the answer named the Java class an engine threw (java.lang.Illegal...). */
+  @Test
+  void engineFailure_isAnsweredWithWhatFailed_notWhichJavaClass() {
+    try (Fixture f =
+        new Fixture(
+            null,
+            b -> b.backend(ThrowingEngine.of(new IllegalStateException("connection refused"))),
+            b -> {})) {
+      String message =
+          f.post("/v1/chat/completions", Fixture.chat("boom"))
+              .error(502, "engine_failed")
+              .get("message")
+              .asText();
+      assertThat(message).endsWith("backend thrower failed: connection refused");
+    }
+    try (Fixture f =
+        new Fixture(
+            null, b -> b.backend(ThrowingEngine.of(new IllegalStateException())), b -> {})) {
+      assertThat(
+              f.post("/v1/chat/completions", Fixture.chat("boom"))
+                  .error(502, "engine_failed")
+                  .get("message")
+                  .asText())
+          .endsWith("backend thrower failed: it gave no reason");
+    }
+  }
 }

@@ -3,7 +3,6 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.Energy;
-import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -93,7 +92,10 @@ final class Metering {
       spent = Energy.estimated(request.jouleCeilingUj());
     }
     settlement.charge(spent);
-    String why = e instanceof EngineException ? e.getMessage() : e.toString();
+    // The message goes to callers, over HTTP too: it says what failed, not which Java class did
+    // (the cause, kept on the exception, says that).
+    String message = e.getMessage();
+    String why = message != null && !message.isBlank() ? message : "it gave no reason";
     return new ServeException(
         ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
   }
