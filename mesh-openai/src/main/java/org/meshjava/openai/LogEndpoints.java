@@ -92,7 +92,9 @@ final class LogEndpoints {
       root.set("path", hashes(p.path()));
       return new Reply.Json(200, root);
     } catch (LogException e) {
-      return refusal(e, seq.isPresent() ? "seq" : "envelope_id");
+      // A leaf below the size asked for exists in a tree of that size, so the size is at fault.
+      boolean sizeAtFault = q.containsKey("size") && seq.isPresent() && seq.get() < size;
+      return refusal(e, sizeAtFault ? "size" : seq.isPresent() ? "seq" : "envelope_id");
     }
   }
 
@@ -125,7 +127,9 @@ final class LogEndpoints {
       root.set("path", hashes(p.path()));
       return new Reply.Json(200, root);
     } catch (LogException e) {
-      return refusal(e, "from");
+      // With 0 < from <= to, the proof is refused only because the tree never reached size to.
+      boolean toAtFault = q.containsKey("to") && from > 0 && from <= to;
+      return refusal(e, toAtFault ? "to" : "from");
     }
   }
 

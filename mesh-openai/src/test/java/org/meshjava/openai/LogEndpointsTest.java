@@ -174,6 +174,28 @@ class LogEndpointsTest {
   }
 
   @Test
+  void outOfRangeRefusals_nameTheParameterAtFault() {
+    try (Fixture f = new Fixture()) {
+      serve(f, "one");
+      serve(f, "two");
+      f.get("/v1/mesh/checkpoint");
+      assertThat(param(f.get("/v1/mesh/proof/inclusion?seq=5&size=1"))).isEqualTo("seq");
+      assertThat(param(f.get("/v1/mesh/proof/inclusion?seq=0&size=99"))).isEqualTo("size");
+      assertThat(param(f.get("/v1/mesh/proof/inclusion?seq=7"))).isEqualTo("seq");
+      assertThat(param(f.get("/v1/mesh/proof/consistency?from=1&to=99"))).isEqualTo("to");
+      assertThat(param(f.get("/v1/mesh/proof/consistency?from=0&to=1"))).isEqualTo("from");
+      assertThat(param(f.get("/v1/mesh/proof/consistency?from=2&to=1"))).isEqualTo("from");
+      assertThat(param(f.get("/v1/mesh/proof/consistency?from=99"))).isEqualTo("from");
+    }
+  }
+
+  private static String param(Fixture.Answer a) {
+    assertThat(a.status()).as(a.body()).isEqualTo(404);
+    assertThat(a.json().get("error").get("code").asText()).isEqualTo("out_of_range");
+    return a.json().get("error").get("param").asText();
+  }
+
+  @Test
   void witnessCosignature_isAcceptedAndServed_andAForgeryIs403() throws Exception {
     SigningKey witness = SigningKey.generate();
     NoteVerifierKey wk = new NoteVerifierKey("witness.example", witness.verificationKey());
