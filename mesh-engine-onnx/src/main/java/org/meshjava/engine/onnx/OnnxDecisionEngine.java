@@ -246,8 +246,19 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
     for (DecisionQuestion q : questions) {
       answers.add(DecisionAnswer.of(temperature.probabilities(cosines(state, q))));
     }
+    // The receipt's schema_tokens counts this engine's schema tokens, as its tokens_in counts its
+    // input, so that the two read as one split (§3.6) whichever unit the request counted in.
     ServeOutcome outcome =
-        new ServeOutcome(prompt.size(), 0, 0, 0, 0, 0, Optional.empty(), request.decision());
+        new ServeOutcome(
+            prompt.size(),
+            0,
+            0,
+            0,
+            0,
+            0,
+            Optional.empty(),
+            Optional.of(
+                new DecisionShape(shape.questions(), shape.optionsScored(), schema.length)));
     return new DecisionResult(outcome, answers);
   }
 

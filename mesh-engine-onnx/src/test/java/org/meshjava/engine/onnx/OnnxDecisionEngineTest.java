@@ -196,6 +196,33 @@ class OnnxDecisionEngineTest {
     assertThat(r.outcome().decision().orElseThrow().optionsScored()).isEqualTo(8);
   }
 
+  /**
+   * Regression (found by a verifier written from §3.6 alone): a decision asked as text counts its
+   * schema in the schema's bytes, and the receipt sealed that figure beside MiniLM's token count,
+   * so schema_tokens (101) exceeded tokens_in (35) and the split of the input could not be read.
+   * The receipt now counts both in the engine's tokens.
+   */
+  @Test
+  void aDecisionAskedAsText_sealsTheEnginesSchemaTokens_withinItsTokensIn() throws Exception {
+    org.meshjava.core.DecisionPrompt asked =
+        new org.meshjava.core.DecisionPrompt(
+            QUESTIONS,
+            org.meshjava.core.PromptText.of(
+                STATE.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    ServeRequest request =
+        ServeRequest.decision(
+            asked.text().hash(),
+            asked.text().bytes().length,
+            new ServeBounds(4096, Fidelity.F1, 10_000_000),
+            asked.shape());
+    MeshReceipt receipt = steward().serve(request, asked).receipt();
+    long schema = receipt.decision().orElseThrow().schemaTokens();
+    assertThat(schema).isEqualTo(engine.payload(QUESTIONS, STATE).schemaTokens());
+    assertThat(schema).isLessThan(receipt.counters().tokensIn());
+    assertThat(asked.shape().schemaTokens()).isGreaterThan(receipt.counters().tokensIn());
+    assertThat(receipt.decision().orElseThrow().questions()).isEqualTo(QUESTIONS.size());
+  }
+
   @Test
   void decide_refusesAPayloadThatDoesNotBeginWithTheSchema() throws Exception {
     DecisionPayload p = engine.payload(QUESTIONS, STATE);
