@@ -18,6 +18,7 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -60,7 +61,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
  * within a deadline; a request's headers have a deadline of their own ({@link
- * Builder#headerDeadline}); and idle connections are closed.
+ * Builder#headerDeadline}); idle connections are closed; and the listener holds a bounded number of
+ * connections ({@link Builder#maxConnections}), closing idle ones sooner when it is full.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -116,6 +118,14 @@ public final class OpenAiServer implements AutoCloseable {
     // One that trickles its headers is closed after the header deadline.
     connector.addEventListener(headerDeadline);
     jetty.addConnector(connector);
+    // Idle connections cost a client nothing to hold open; without a bound, enough of them took
+    // every file descriptor the process may open, and then no client was accepted (and no file
+    // could be opened) until the idle timeout closed them.
+    NetworkConnectionLimit connections =
+        new NetworkConnectionLimit(
+            b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections), connector);
+    connections.setEndPointIdleTimeout(LIMITED_IDLE_TIMEOUT.toMillis());
+    jetty.addBean(connections, true);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
       ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
@@ -156,6 +166,43 @@ public final class OpenAiServer implements AutoCloseable {
    * opened one after another against mesh serve here. The kernel caps it at {@code somaxconn}.
    */
   static final int ACCEPT_QUEUE = 1024;
+
+  /**
+   * The idle timeout of the API listener's connections while it holds {@link
+   * Builder#maxConnections} of them: long enough for a client's next request on its connection,
+   * short enough that connections held open and silent give their places to the clients waiting to
+   * be accepted.
+   */
+  static final Duration LIMITED_IDLE_TIMEOUT = Duration.ofSeconds(1);
+
+  /** The default {@link Builder#maxConnections} where the process may open files enough. */
+  static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
+  /**
+   * {@link #DEFAULT_MAX_CONNECTIONS}, or a quarter fewer than the files the process may open when
+   * that is less: the rest stay for the journal, its snapshots, the module path's jars and the
+   * connections to upstream backends.
+   */
+  static int defaultMaxConnections() {
+    long files = Long.MAX_VALUE;
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+      files = unix.getMaxFileDescriptorCount();
+    }
+    return connectionsFor(files);
+  }
+
+  /** The default connection bound for a process that may open {@code files} files. */
+  static int connectionsFor(long files) {
+    long spare = files - Math.max(RESERVED_FILES, files / 4);
+    return (int) Math.max(MIN_CONNECTIONS, Math.min(DEFAULT_MAX_CONNECTIONS, spare));
+  }
+
+  /** The fewest files the default connection bound leaves for everything but connections. */
+  private static final long RESERVED_FILES = 256;
+
+  /** The smallest default connection bound, however few files the process may open. */
+  private static final int MIN_CONNECTIONS = 64;
 
   /** The cap on the default server-wide bound; each serve may hold a thread. */
   static final int MAX_DEFAULT_CONCURRENT_SERVES = 1024;
@@ -667,6 +714,7 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration headerDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
+    private Optional<Integer> maxConnections = Optional.empty();
     private @Nullable String consoleHost;
     private int consolePort;
     private Optional<Supplier<String>> metrics = Optional.empty();
@@ -735,6 +783,18 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder headerDeadline(Duration v) {
       headerDeadline = positive("headerDeadline", v);
+      return this;
+    }
+
+    /**
+     * How many connections the API's listener holds at once. At the bound it accepts no more (new
+     * ones wait in the kernel's accept queue) and closes each of its connections that has been idle
+     * for a second, so that clients holding connections open and silent cannot lock others out, nor
+     * take the file descriptors the journal needs. The default is 10,000, or fewer when the process
+     * may open fewer than 13,334 files: three quarters of that limit, leaving at least 256 files.
+     */
+    public Builder maxConnections(int v) {
+      maxConnections = Optional.of(Setting.atLeast("maxConnections", v, 1, "must be positive: "));
       return this;
     }
 
