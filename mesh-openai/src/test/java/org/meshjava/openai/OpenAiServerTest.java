@@ -299,6 +299,39 @@ class OpenAiServerTest {
     f.post("/v1/chat/completions", floor).error(400, "invalid_metadata");
   }
 
+  /**
+   * A hostile-client sweep found Jackson's own configuration in the refusals: the feature that
+   * would have let NaN or a comment through ("enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to
+   * allow"), and the Java type and feature behind a trailing token. The fault and its place stay.
+   */
+  @Test
+  void malformedBodies_nameTheFault_notTheParsersSettings() {
+    String ok = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
+    for (String bad :
+        List.of(
+            ok + ",\"max_tokens\":NaN}",
+            ok + ",\"max_tokens\":-Infinity}",
+            "/* c */" + ok + "}",
+            ok + "}{}",
+            ok + "} [1]")) {
+      String message =
+          f.post("/v1/chat/completions", bad).error(400, "not_json").get("message").asText();
+      assertThat(message)
+          .as(bad)
+          .startsWith("the body is not valid JSON: ")
+          .doesNotContain("`")
+          .doesNotContain("Feature")
+          .doesNotContain("jackson");
+    }
+    assertThat(
+            f.post("/v1/chat/completions", ok + "}{}")
+                .error(400, "not_json")
+                .get("message")
+                .asText())
+        .isEqualTo(
+            "the body is not valid JSON: Trailing token (of type START_OBJECT) found after value");
+  }
+
   @Test
   void malformedBodies_areAnswered400InOpenAisErrorShape() {
     f.post("/v1/chat/completions", "not json").error(400, "not_json");
