@@ -387,12 +387,12 @@ public final class OpenAiServer implements AutoCloseable {
 
     /**
      * A reply decided from the request's head alone, before any of its body is read: a transfer
-     * coding the server does not undo; for a POST, an operator's answer (405 on its endpoints, 503
-     * while draining) or a body that cannot be read as JSON (415). Deciding these before the first
-     * read matters to a client that sent {@code Expect: 100-continue}: Jetty answers {@code 100
-     * Continue} when the body is first read, so a refusal after that read has the client upload a
-     * body only to see it refused. (A declared length over the limit is refused earlier still, by
-     * the size-limit handler.)
+     * coding the server does not undo; a proxy's {@code CONNECT}; for a POST, an operator's answer
+     * (405 on its endpoints, 503 while draining) or a body that cannot be read as JSON (415).
+     * Deciding these before the first read matters to a client that sent {@code Expect:
+     * 100-continue}: Jetty answers {@code 100 Continue} when the body is first read, so a refusal
+     * after that read has the client upload a body only to see it refused. (A declared length over
+     * the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
       List<String> codings = foreignTransferCodings(request);
@@ -407,6 +407,15 @@ public final class OpenAiServer implements AutoCloseable {
                     + " is not decoded here"));
       }
       String method = request.getMethod();
+      if ("CONNECT".equals(method)) {
+        // A proxy's method: its target is a host and port, not a path. It was answered 404 "no
+        // endpoint at /", and the connection was kept open although the client asked to close it.
+        return Optional.of(
+            ErrorReply.invalid(
+                405,
+                "method_not_allowed",
+                "CONNECT is not served: this server is no proxy; send GET or POST to a /v1/ path"));
+      }
       if (!"POST".equals(method)) {
         return Optional.empty();
       }

@@ -150,6 +150,27 @@ class RequestFramingTest {
     assertThat(r.header("Upgrade")).hasValue("HTTP/1.1");
   }
 
+  /**
+   * A proxy's CONNECT was answered 404 "no endpoint at /" and its connection kept open, its {@code
+   * Connection: close} notwithstanding, until the idle timeout.
+   */
+  @Test
+  void connect_is405AndItsConnectionClosed() throws Exception {
+    long before = sealed();
+    try (RawConnection c = new RawConnection(f)) {
+      RawConnection.Response r =
+          c.send(
+                  "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n"
+                      + "Connection: close\r\n\r\n")
+              .read();
+      assertThat(r.answer().error(405, "method_not_allowed").get("message").asText())
+          .contains("CONNECT");
+      assertThat(r.header("Connection")).hasValue("close");
+      assertThat(c.closedWithin(5_000)).isTrue();
+    }
+    assertThat(sealed()).isEqualTo(before);
+  }
+
   @Test
   void parserRefusal_ofAMethodOtherThanGetHeadOrPost_stillHasAJsonBody() throws Exception {
     // Jetty writes an error body for GET, HEAD and POST only, unless told otherwise.
