@@ -75,6 +75,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final Operations operations;
   private final Optional<RequestScope> scope;
   private final long maxBodyBytes;
+  private final BodyReader.Budget bodyBudget;
   private final Duration bodyDeadline;
   private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
@@ -89,6 +90,11 @@ public final class OpenAiServer implements AutoCloseable {
     this.operations = new Operations(b.steward, b.metrics);
     this.scope = b.scope;
     this.maxBodyBytes = b.maxBodyBytes;
+    this.bodyBudget =
+        new BodyReader.Budget(
+            Math.max(
+                2 * b.maxBodyBytes,
+                b.maxBufferedBodyBytes.orElseGet(() -> Runtime.getRuntime().maxMemory() / 4)));
     this.bodyDeadline = b.bodyDeadline;
     this.writeTimeout = b.writeTimeout;
     if (b.writeTimeout.compareTo(b.idleTimeout) >= 0) {
@@ -270,6 +276,11 @@ public final class OpenAiServer implements AutoCloseable {
     return connector.getAcceptQueueSize();
   }
 
+  /** The bytes the bodies being read now hold (counted twice, as they are); for tests. */
+  long bufferedBodyBytes() {
+    return bodyBudget.held();
+  }
+
   /** How many connections the header deadline watches now; for tests. */
   int watchedConnections() {
     return headerDeadline.watched();
@@ -366,6 +377,7 @@ public final class OpenAiServer implements AutoCloseable {
       BodyReader.read(
           request,
           bodyDeadline.toMillis(),
+          bodyBudget,
           (outcome, body, failure) -> {
             switch (outcome) {
               case READ -> answer(request, response, callback, () -> reply(request, body));
@@ -375,6 +387,20 @@ public final class OpenAiServer implements AutoCloseable {
                           408,
                           "body_timeout",
                           "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
+                      response,
+                      callback);
+              case BUSY ->
+                  answerAndClose(
+                      new Reply.Json(
+                          429,
+                          ErrorReply.body(
+                              "rate_limit_error",
+                              "overloaded",
+                              "the server holds as many request bodies as it may ("
+                                  + bodyBudget.limit()
+                                  + " bytes); retry shortly",
+                              Optional.empty()),
+                          Optional.of(Endpoints.RETRY_AFTER_SECONDS)),
                       response,
                       callback);
               // The client went away (Jetty's failure is a quiet one): no one to answer. Or the
@@ -724,6 +750,7 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
     private Optional<Integer> maxConnections = Optional.empty();
+    private Optional<Long> maxBufferedBodyBytes = Optional.empty();
     private @Nullable String consoleHost;
     private int consolePort;
     private Optional<Supplier<String>> metrics = Optional.empty();
@@ -804,6 +831,20 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder maxConnections(int v) {
       maxConnections = Optional.of(Setting.atLeast("maxConnections", v, 1, "must be positive: "));
+      return this;
+    }
+
+    /**
+     * How many bytes the request bodies being read at once may hold, over all connections; a
+     * request whose body does not fit is answered 429 {@code overloaded} with {@code Retry-After}
+     * and its connection closed. Each body counts twice its size (its buffer and the copy handed
+     * over). It bounds the memory that connections sending bodies slowly can hold, which {@link
+     * #maxBodyBytes} bounds only per body. The default is a quarter of the JVM's maximum heap; it
+     * is never less than twice {@link #maxBodyBytes}, so that one body of the largest size fits.
+     */
+    public Builder maxBufferedBodyBytes(long v) {
+      maxBufferedBodyBytes =
+          Optional.of(Setting.atLeast("maxBufferedBodyBytes", v, 1, "must be positive: "));
       return this;
     }
 
