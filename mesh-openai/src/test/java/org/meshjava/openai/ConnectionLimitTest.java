@@ -3,10 +3,13 @@ package org.meshjava.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.crypto.SigningKey;
 
 /**
  * Connections opened and left silent cost their client nothing, and the API's listener held every
@@ -45,6 +48,37 @@ class ConnectionLimitTest {
           c.close();
         }
       }
+    }
+  }
+
+  /**
+   * At the bound every connection's idle timeout is a second, but one whose serve is still running
+   * (nothing to read or write meanwhile) keeps it: the serve is answered when it ends.
+   */
+  @Test
+  void aServeInProgress_atTheBound_isAnsweredWhenItEnds() throws Exception {
+    HeldEngine held = new HeldEngine(1, 1);
+    try (Fixture f =
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(held),
+                b -> b.maxConnections(2).idleTimeout(Duration.ofMinutes(5)));
+        RawConnection serving = new RawConnection(f);
+        RawConnection other = new RawConnection(f)) {
+      byte[] body = Fixture.chat("held").toString().getBytes(StandardCharsets.UTF_8);
+      serving.send(
+          RawConnection.post(
+              "/v1/chat/completions",
+              "Content-Type: application/json",
+              "Content-Length: " + body.length));
+      serving.send(body);
+      assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(other.send(HEALTH).read().status()).isEqualTo(200);
+      // Both connections are open: the bound is reached, and the serving one (open before it was)
+      // now has its short idle timeout. Outlast that, then let the serve end.
+      Thread.sleep(OpenAiServer.LIMITED_IDLE_TIMEOUT.toMillis() * 2);
+      held.release.countDown();
+      assertThat(serving.read().status()).isEqualTo(200);
     }
   }
 
