@@ -471,7 +471,9 @@ public final class OpenAiServer implements AutoCloseable {
      * let through. The operator is asked again: a drain may have begun while the body arrived.
      */
     private Reply reply(Request request, byte[] body) {
-      String method = request.getMethod();
+      // HEAD is GET without the body (RFC 9110 §9.3.2), which Jetty leaves out of a HEAD's reply:
+      // a load balancer's HEAD /healthz was answered 405.
+      String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
       String path = Request.getPathInContext(request);
       return operations
           .answer(method, path)

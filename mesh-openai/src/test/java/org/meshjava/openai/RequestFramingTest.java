@@ -171,6 +171,25 @@ class RequestFramingTest {
     assertThat(sealed()).isEqualTo(before);
   }
 
+  /**
+   * HEAD was answered 405 "use GET here" wherever GET is served, so a load balancer probing {@code
+   * HEAD /healthz} saw the server as down. It is now GET's answer without its body: the next
+   * response on the connection starts right after the head.
+   */
+  @Test
+  void head_isAnsweredAsGet_withoutTheBody() throws Exception {
+    try (RawConnection c = new RawConnection(f)) {
+      for (String path : List.of("/healthz", "/readyz", "/v1/models", "/v1/mesh/steward")) {
+        RawConnection.Response head =
+            c.send("HEAD " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").readHead();
+        assertThat(head.status()).as(path).isEqualTo(200);
+        assertThat(c.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read().status())
+            .as("the response after HEAD " + path)
+            .isEqualTo(200);
+      }
+    }
+  }
+
   @Test
   void parserRefusal_ofAMethodOtherThanGetHeadOrPost_stillHasAJsonBody() throws Exception {
     // Jetty writes an error body for GET, HEAD and POST only, unless told otherwise.
