@@ -727,11 +727,18 @@ public final class OpenAiServer implements AutoCloseable {
                       + " served",
                   Optional.empty());
             }
+            // Jetty's parser reports a malformed chunk (a size that is not hex, a missing CRLF) in
+            // a body the way it reports a body cut short: "Early EOF", which a client still
+            // connected and sending could not make sense of.
             default ->
                 ErrorReply.body(
                     code >= 500 ? "server_error" : "invalid_request_error",
                     "http_" + code,
-                    message == null ? "HTTP " + code : message,
+                    code == 400 && cause instanceof org.eclipse.jetty.io.EofException
+                        ? "the body ended before its framing said it would, or its chunked framing"
+                            + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
+                            + " then 0, CRLF, CRLF)"
+                        : message == null ? "HTTP " + code : message,
                     Optional.empty());
           };
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");

@@ -190,6 +190,26 @@ class RequestFramingTest {
     }
   }
 
+  /**
+   * A malformed chunk was refused 400 "Early EOF", as if the client had hung up; the refusal now
+   * names the framing. Nothing is served.
+   */
+  @Test
+  void malformedChunkedFraming_is400NamingTheFraming() throws Exception {
+    long before = sealed();
+    for (String framing :
+        List.of("zz\r\nabc\r\n0\r\n\r\n", "-5\r\nabc\r\n0\r\n\r\n", "3\nabc\n0\n\n")) {
+      RawConnection.Response r =
+          exchange(
+              RawConnection.post(CHAT, JSON, "Transfer-Encoding: chunked"),
+              framing.getBytes(StandardCharsets.US_ASCII));
+      assertThat(r.answer().error(400, "http_400").get("message").asText())
+          .as(framing)
+          .contains("chunked framing is malformed");
+    }
+    assertThat(sealed()).isEqualTo(before);
+  }
+
   @Test
   void parserRefusal_ofAMethodOtherThanGetHeadOrPost_stillHasAJsonBody() throws Exception {
     // Jetty writes an error body for GET, HEAD and POST only, unless told otherwise.
