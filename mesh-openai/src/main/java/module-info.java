@@ -13,6 +13,7 @@ module org.meshjava.openai {
   requires org.eclipse.jetty.io;
   requires org.eclipse.jetty.util;
   requires org.slf4j;
+  requires jdk.management;
 
   exports org.meshjava.openai;
 }

@@ -4,6 +4,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -22,7 +23,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The size of the body is bounded before it gets here, by Jetty's size-limit handler: a body
  * that grows past the limit reads as a failure carrying a 413, and settles as {@link
- * Outcome#FAILED}.
+ * Outcome#FAILED}. The bodies being read at once are bounded too, by a {@link Budget} of bytes
+ * shared by every reader: a body whose next bytes do not fit settles as {@link Outcome#BUSY}, and
+ * what a reader took is given back when it settles. Without it, a few thousand connections each
+ * sending most of a body and then stalling held every byte of them until the deadline, and filled
+ * the heap.
  */
 final class BodyReader implements Runnable {
   /** How a read ended. */
@@ -32,7 +37,45 @@ final class BodyReader implements Runnable {
     /** The body did not arrive within the deadline. */
     TIMED_OUT,
     /** The connection failed or closed before the body ended, or the body was over the limit. */
-    FAILED
+    FAILED,
+    /** The bodies being read already hold the whole {@link Budget}. */
+    BUSY
+  }
+
+  /** The bytes all bodies being read at once may hold; thread-safe. */
+  static final class Budget {
+    private final long limit;
+    private final AtomicLong held = new AtomicLong();
+
+    Budget(long limit) {
+      this.limit = limit;
+    }
+
+    /** Takes {@code n} bytes if they fit. */
+    boolean take(long n) {
+      while (true) {
+        long now = held.get();
+        if (now + n > limit) {
+          return false;
+        }
+        if (held.compareAndSet(now, now + n)) {
+          return true;
+        }
+      }
+    }
+
+    void give(long n) {
+      held.addAndGet(-n);
+    }
+
+    /** The bytes held now. */
+    long held() {
+      return held.get();
+    }
+
+    long limit() {
+      return limit;
+    }
   }
 
   /**
@@ -45,14 +88,17 @@ final class BodyReader implements Runnable {
   }
 
   private final Request request;
+  private final Budget budget;
+  private long taken;
   private final Done done;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
   private @Nullable Throwable failure;
   private volatile Scheduler.@Nullable Task deadline;
 
-  private BodyReader(Request request, Done done) {
+  private BodyReader(Request request, Budget budget, Done done) {
     this.request = request;
+    this.budget = budget;
     this.done = done;
   }
 
@@ -61,9 +107,10 @@ final class BodyReader implements Runnable {
    * ends. Returns at once.
    *
    * @param deadlineMillis how long the whole body may take
+   * @param budget what the bodies being read at once may hold, shared by every reader
    */
-  static void read(Request request, long deadlineMillis, Done done) {
-    BodyReader reader = new BodyReader(request, done);
+  static void read(Request request, long deadlineMillis, Budget budget, Done done) {
+    BodyReader reader = new BodyReader(request, budget, done);
     reader.deadline =
         request
             .getComponents()
@@ -88,7 +135,13 @@ final class BodyReader implements Runnable {
         return;
       }
       ByteBuffer bytes = chunk.getByteBuffer();
-      byte[] copy = new byte[bytes.remaining()];
+      int n = bytes.remaining();
+      if (!take(n)) {
+        chunk.release();
+        settle(Outcome.BUSY);
+        return;
+      }
+      byte[] copy = new byte[n];
       bytes.get(copy);
       body.writeBytes(copy);
       boolean last = chunk.isLast();
@@ -100,10 +153,32 @@ final class BodyReader implements Runnable {
     }
   }
 
+  /**
+   * Takes {@code n} more bytes of the budget. Twice what the body holds is counted: its buffer
+   * grows by doubling, and is copied whole when it is handed over.
+   */
+  private synchronized boolean take(int n) {
+    if (settled.get()) {
+      // Settled meanwhile (the deadline), and what it took already given back: take no more.
+      return false;
+    }
+    if (n == 0 || budget.take(2L * n)) {
+      taken += 2L * n;
+      return true;
+    }
+    return false;
+  }
+
+  private synchronized void giveBack() {
+    budget.give(taken);
+    taken = 0;
+  }
+
   private void settle(Outcome outcome) {
     if (!settled.compareAndSet(false, true)) {
       return;
     }
+    giveBack();
     Scheduler.Task t = deadline;
     if (t != null && outcome != Outcome.TIMED_OUT) {
       t.cancel();

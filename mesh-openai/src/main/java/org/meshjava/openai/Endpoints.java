@@ -194,12 +194,20 @@ final class Endpoints {
   }
 
   /**
-   * Jackson's limit messages name its own configuration ("(1000, from {@code
-   * StreamReadConstraints.getMaxNestingDepth()})"), which means nothing to a client; the figures
-   * stay.
+   * Jackson's messages name its own configuration: the limit behind a figure ("(1000, from {@code
+   * StreamReadConstraints.getMaxNestingDepth()})"), the Java type it was reading into, and the
+   * feature that would have let a refused token through ("enable {@code
+   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow"). None of it means anything to a client,
+   * and the last reads as advice it cannot follow; what was wrong and where stay.
    */
-  private static String withoutParserInternals(String message) {
-    return message.replaceAll(", from `[^`]*`", "");
+  static String withoutParserInternals(String message) {
+    return message
+        .replaceAll(", from `[^`]*`", "")
+        .replaceAll(": enable `[^`]*` to allow", "")
+        .replaceAll(" \\(bound as `[^`]*`\\)", "")
+        .replaceAll(": not allowed as per `[^`]*`", "")
+        .replaceAll(
+            " \\(not recognized as one since Feature '[^']*' not enabled for parser\\)", "");
   }
 
   static JsonNode parse(byte[] body) throws BindingException {

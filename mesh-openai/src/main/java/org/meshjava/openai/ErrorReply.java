@@ -45,8 +45,9 @@ final class ErrorReply {
    * wording, since it answers nothing but {@code GET}.
    */
   static Reply.Json methodNotAllowed(String allowed, String method) {
+    // The API answers HEAD wherever it answers GET.
     return invalid(405, "method_not_allowed", "use " + allowed + " here, not " + method)
-        .allowing(allowed);
+        .allowing(allowed.replace("GET", "GET, HEAD"));
   }
 
   /**

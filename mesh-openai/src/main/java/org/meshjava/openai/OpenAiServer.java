@@ -19,6 +19,7 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -62,7 +63,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
  * within a deadline; a request's headers have a deadline of their own ({@link
- * Builder#headerDeadline}); and idle connections are closed.
+ * Builder#headerDeadline}); idle connections are closed; and the listener holds a bounded number of
+ * connections ({@link Builder#maxConnections}), closing idle ones sooner when it is full.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -78,6 +80,7 @@ public final class OpenAiServer implements AutoCloseable {
   private final Operations operations;
   private final Optional<RequestScope> scope;
   private final long maxBodyBytes;
+  private final BodyReader.Budget bodyBudget;
   private final Duration bodyDeadline;
   private final HeaderDeadline headerDeadline;
   private final Duration writeTimeout;
@@ -92,6 +95,11 @@ public final class OpenAiServer implements AutoCloseable {
     this.operations = new Operations(b.steward, b.metrics);
     this.scope = b.scope;
     this.maxBodyBytes = b.maxBodyBytes;
+    this.bodyBudget =
+        new BodyReader.Budget(
+            Math.max(
+                2 * b.maxBodyBytes,
+                b.maxBufferedBodyBytes.orElseGet(() -> Runtime.getRuntime().maxMemory() / 4)));
     this.bodyDeadline = b.bodyDeadline;
     this.writeTimeout = b.writeTimeout;
     if (b.writeTimeout.compareTo(b.idleTimeout) >= 0) {
@@ -130,6 +138,14 @@ public final class OpenAiServer implements AutoCloseable {
     // One that trickles its headers is closed after the header deadline.
     connector.addEventListener(headerDeadline);
     jetty.addConnector(connector);
+    // Idle connections cost a client nothing to hold open; without a bound, enough of them took
+    // every file descriptor the process may open, and then no client was accepted (and no file
+    // could be opened) until the idle timeout closed them.
+    NetworkConnectionLimit connections =
+        new NetworkConnectionLimit(
+            b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections), connector);
+    connections.setEndPointIdleTimeout(LIMITED_IDLE_TIMEOUT.toMillis());
+    jetty.addBean(connections, true);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
       ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
@@ -170,6 +186,43 @@ public final class OpenAiServer implements AutoCloseable {
    * opened one after another against mesh serve here. The kernel caps it at {@code somaxconn}.
    */
   static final int ACCEPT_QUEUE = 1024;
+
+  /**
+   * The idle timeout of the API listener's connections while it holds {@link
+   * Builder#maxConnections} of them: long enough for a client's next request on its connection,
+   * short enough that connections held open and silent give their places to the clients waiting to
+   * be accepted.
+   */
+  static final Duration LIMITED_IDLE_TIMEOUT = Duration.ofSeconds(1);
+
+  /** The default {@link Builder#maxConnections} where the process may open files enough. */
+  static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
+  /**
+   * {@link #DEFAULT_MAX_CONNECTIONS}, or a quarter fewer than the files the process may open when
+   * that is less: the rest stay for the journal, its snapshots, the module path's jars and the
+   * connections to upstream backends.
+   */
+  static int defaultMaxConnections() {
+    long files = Long.MAX_VALUE;
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+      files = unix.getMaxFileDescriptorCount();
+    }
+    return connectionsFor(files);
+  }
+
+  /** The default connection bound for a process that may open {@code files} files. */
+  static int connectionsFor(long files) {
+    long spare = files - Math.max(RESERVED_FILES, files / 4);
+    return (int) Math.max(MIN_CONNECTIONS, Math.min(DEFAULT_MAX_CONNECTIONS, spare));
+  }
+
+  /** The fewest files the default connection bound leaves for everything but connections. */
+  private static final long RESERVED_FILES = 256;
+
+  /** The smallest default connection bound, however few files the process may open. */
+  private static final int MIN_CONNECTIONS = 64;
 
   /** The cap on the default server-wide bound; each serve may hold a thread. */
   static final int MAX_DEFAULT_CONCURRENT_SERVES = 1024;
@@ -235,6 +288,11 @@ public final class OpenAiServer implements AutoCloseable {
   /** The accept queue the API's listener asked the kernel for; for tests. */
   int acceptQueueSize() {
     return connector.getAcceptQueueSize();
+  }
+
+  /** The bytes the bodies being read now hold (counted twice, as they are); for tests. */
+  long bufferedBodyBytes() {
+    return bodyBudget.held();
   }
 
   /** How many connections the header deadline watches now; for tests. */
@@ -337,6 +395,7 @@ public final class OpenAiServer implements AutoCloseable {
       BodyReader.read(
           request,
           bodyDeadline.toMillis(),
+          bodyBudget,
           (outcome, body, failure) -> {
             switch (outcome) {
               case READ -> answer(request, response, callback, () -> reply(request, body));
@@ -346,6 +405,20 @@ public final class OpenAiServer implements AutoCloseable {
                           408,
                           "body_timeout",
                           "the body did not arrive within " + bodyDeadline.toMillis() + " ms"),
+                      response,
+                      callback);
+              case BUSY ->
+                  answerAndClose(
+                      new Reply.Json(
+                          429,
+                          ErrorReply.body(
+                              "rate_limit_error",
+                              "overloaded",
+                              "the server holds as many request bodies as it may ("
+                                  + bodyBudget.limit()
+                                  + " bytes); retry shortly",
+                              Optional.empty()),
+                          Reply.Retry.AFTER_A_SECOND),
                       response,
                       callback);
               // The client went away (Jetty's failure is a quiet one): no one to answer. Or the
@@ -358,12 +431,12 @@ public final class OpenAiServer implements AutoCloseable {
 
     /**
      * A reply decided from the request's head alone, before any of its body is read: a transfer
-     * coding the server does not undo; for a POST, an operator's answer (405 on its endpoints, 503
-     * while draining) or, on an endpoint that reads one, a body that cannot be read as JSON (415).
-     * Deciding these before the first read matters to a client that sent {@code Expect:
-     * 100-continue}: Jetty answers {@code 100 Continue} when the body is first read, so a refusal
-     * after that read has the client upload a body only to see it refused. (A declared length over
-     * the limit is refused earlier still, by the size-limit handler.)
+     * coding the server does not undo; a proxy's {@code CONNECT}; for a POST, an operator's answer
+     * (405 on its endpoints, 503 while draining) or, on an endpoint that reads one, a body that
+     * cannot be read as JSON (415). Deciding these before the first read matters to a client that
+     * sent {@code Expect: 100-continue}: Jetty answers {@code 100 Continue} when the body is first
+     * read, so a refusal after that read has the client upload a body only to see it refused. (A
+     * declared length over the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
       List<String> codings = foreignTransferCodings(request);
@@ -378,6 +451,17 @@ public final class OpenAiServer implements AutoCloseable {
                     + " is not decoded here"));
       }
       String method = request.getMethod();
+      if ("CONNECT".equals(method)) {
+        // A proxy's method: its target is a host and port, not a path. It was answered 404 "no
+        // endpoint at /", and the connection was kept open although the client asked to close it.
+        return Optional.of(
+            ErrorReply.invalid(
+                    405,
+                    "method_not_allowed",
+                    "CONNECT is not served: this server is no proxy; send GET or POST to a /v1/"
+                        + " path")
+                .allowing("GET, HEAD, POST"));
+      }
       if (!"POST".equals(method)) {
         return Optional.empty();
       }
@@ -410,7 +494,9 @@ public final class OpenAiServer implements AutoCloseable {
      * let through. The operator is asked again: a drain may have begun while the body arrived.
      */
     private Reply reply(Request request, byte[] body) {
-      String method = request.getMethod();
+      // HEAD is GET without the body (RFC 9110 §9.3.2), which Jetty leaves out of a HEAD's reply:
+      // a load balancer's HEAD /healthz was answered 405.
+      String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
       String path = Request.getPathInContext(request);
       return operations
           .answer(method, path)
@@ -672,11 +758,18 @@ public final class OpenAiServer implements AutoCloseable {
                       + " served",
                   Optional.empty());
             }
+            // Jetty's parser reports a malformed chunk (a size that is not hex, a missing CRLF) in
+            // a body the way it reports a body cut short: "Early EOF", which a client still
+            // connected and sending could not make sense of.
             default ->
                 ErrorReply.body(
                     code >= 500 ? "server_error" : "invalid_request_error",
                     "http_" + code,
-                    message == null ? "HTTP " + code : message,
+                    code == 400 && cause instanceof org.eclipse.jetty.io.EofException
+                        ? "the body ended before its framing said it would, or its chunked framing"
+                            + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
+                            + " then 0, CRLF, CRLF)"
+                        : message == null ? "HTTP " + code : message,
                     Optional.empty());
           };
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
@@ -696,6 +789,8 @@ public final class OpenAiServer implements AutoCloseable {
     private Duration headerDeadline = Duration.ofSeconds(10);
     private Duration idleTimeout = Duration.ofSeconds(30);
     private Duration writeTimeout = Duration.ofSeconds(10);
+    private Optional<Integer> maxConnections = Optional.empty();
+    private Optional<Long> maxBufferedBodyBytes = Optional.empty();
     private @Nullable String consoleHost;
     private int consolePort;
     private Optional<Supplier<String>> metrics = Optional.empty();
@@ -764,6 +859,32 @@ public final class OpenAiServer implements AutoCloseable {
      */
     public Builder headerDeadline(Duration v) {
       headerDeadline = positive("headerDeadline", v);
+      return this;
+    }
+
+    /**
+     * How many connections the API's listener holds at once. At the bound it accepts no more (new
+     * ones wait in the kernel's accept queue) and closes each of its connections that has been idle
+     * for a second, so that clients holding connections open and silent cannot lock others out, nor
+     * take the file descriptors the journal needs. The default is 10,000, or fewer when the process
+     * may open fewer than 13,334 files: three quarters of that limit, leaving at least 256 files.
+     */
+    public Builder maxConnections(int v) {
+      maxConnections = Optional.of(Setting.atLeast("maxConnections", v, 1, "must be positive: "));
+      return this;
+    }
+
+    /**
+     * How many bytes the request bodies being read at once may hold, over all connections; a
+     * request whose body does not fit is answered 429 {@code overloaded} with {@code Retry-After}
+     * and its connection closed. Each body counts twice its size (its buffer and the copy handed
+     * over). It bounds the memory that connections sending bodies slowly can hold, which {@link
+     * #maxBodyBytes} bounds only per body. The default is a quarter of the JVM's maximum heap; it
+     * is never less than twice {@link #maxBodyBytes}, so that one body of the largest size fits.
+     */
+    public Builder maxBufferedBodyBytes(long v) {
+      maxBufferedBodyBytes =
+          Optional.of(Setting.atLeast("maxBufferedBodyBytes", v, 1, "must be positive: "));
       return this;
     }
 

@@ -323,6 +323,39 @@ class OpenAiServerTest {
     f.post("/v1/chat/completions", floor).error(400, "invalid_metadata");
   }
 
+  /**
+   * A hostile-client sweep found Jackson's own configuration in the refusals: the feature that
+   * would have let NaN or a comment through ("enable `JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS` to
+   * allow"), and the Java type and feature behind a trailing token. The fault and its place stay.
+   */
+  @Test
+  void malformedBodies_nameTheFault_notTheParsersSettings() {
+    String ok = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}]";
+    for (String bad :
+        List.of(
+            ok + ",\"max_tokens\":NaN}",
+            ok + ",\"max_tokens\":-Infinity}",
+            "/* c */" + ok + "}",
+            ok + "}{}",
+            ok + "} [1]")) {
+      String message =
+          f.post("/v1/chat/completions", bad).error(400, "not_json").get("message").asText();
+      assertThat(message)
+          .as(bad)
+          .startsWith("the body is not valid JSON: ")
+          .doesNotContain("`")
+          .doesNotContain("Feature")
+          .doesNotContain("jackson");
+    }
+    assertThat(
+            f.post("/v1/chat/completions", ok + "}{}")
+                .error(400, "not_json")
+                .get("message")
+                .asText())
+        .isEqualTo(
+            "the body is not valid JSON: Trailing token (of type START_OBJECT) found after value");
+  }
+
   @Test
   void malformedBodies_areAnswered400InOpenAisErrorShape() {
     f.post("/v1/chat/completions", "not json").error(400, "not_json");
@@ -367,9 +400,9 @@ class OpenAiServerTest {
   void a405_namesTheMethodsItsPathAnswers() throws Exception {
     String[][] cases = {
       {"GET", "/v1/chat/completions", "POST"},
-      {"POST", "/v1/models", "GET"},
-      {"DELETE", "/v1/mesh/checkpoint", "GET, POST"},
-      {"POST", "/readyz", "GET"},
+      {"POST", "/v1/models", "GET, HEAD"},
+      {"DELETE", "/v1/mesh/checkpoint", "GET, HEAD, POST"},
+      {"POST", "/readyz", "GET, HEAD"},
     };
     for (String[] c : cases) {
       java.net.http.HttpResponse<String> r =

@@ -70,6 +70,18 @@ final class RawConnection implements AutoCloseable {
     return read(in);
   }
 
+  /** Reads the head of the next response, and no body (the answer to a HEAD has none). */
+  Response readHead() throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
+      int b = in.read();
+      assertThat(b).as("the connection closed inside a response's head: %s", head).isNotEqualTo(-1);
+      head.write(b);
+    }
+    String text = head.toString(StandardCharsets.ISO_8859_1);
+    return new Response(text.substring(0, text.indexOf("\r\n")), text, "");
+  }
+
   /** {@link #read()} from any connection's input. */
   static Response read(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();

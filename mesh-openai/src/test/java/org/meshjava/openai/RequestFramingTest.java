@@ -150,6 +150,66 @@ class RequestFramingTest {
     assertThat(r.header("Upgrade")).hasValue("HTTP/1.1");
   }
 
+  /**
+   * A proxy's CONNECT was answered 404 "no endpoint at /" and its connection kept open, its {@code
+   * Connection: close} notwithstanding, until the idle timeout.
+   */
+  @Test
+  void connect_is405AndItsConnectionClosed() throws Exception {
+    long before = sealed();
+    try (RawConnection c = new RawConnection(f)) {
+      RawConnection.Response r =
+          c.send(
+                  "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n"
+                      + "Connection: close\r\n\r\n")
+              .read();
+      assertThat(r.answer().error(405, "method_not_allowed").get("message").asText())
+          .contains("CONNECT");
+      assertThat(r.header("Connection")).hasValue("close");
+      assertThat(c.closedWithin(5_000)).isTrue();
+    }
+    assertThat(sealed()).isEqualTo(before);
+  }
+
+  /**
+   * HEAD was answered 405 "use GET here" wherever GET is served, so a load balancer probing {@code
+   * HEAD /healthz} saw the server as down. It is now GET's answer without its body: the next
+   * response on the connection starts right after the head.
+   */
+  @Test
+  void head_isAnsweredAsGet_withoutTheBody() throws Exception {
+    try (RawConnection c = new RawConnection(f)) {
+      for (String path : List.of("/healthz", "/readyz", "/v1/models", "/v1/mesh/steward")) {
+        RawConnection.Response head =
+            c.send("HEAD " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").readHead();
+        assertThat(head.status()).as(path).isEqualTo(200);
+        assertThat(c.send("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read().status())
+            .as("the response after HEAD " + path)
+            .isEqualTo(200);
+      }
+    }
+  }
+
+  /**
+   * A malformed chunk was refused 400 "Early EOF", as if the client had hung up; the refusal now
+   * names the framing. Nothing is served.
+   */
+  @Test
+  void malformedChunkedFraming_is400NamingTheFraming() throws Exception {
+    long before = sealed();
+    for (String framing :
+        List.of("zz\r\nabc\r\n0\r\n\r\n", "-5\r\nabc\r\n0\r\n\r\n", "3\nabc\n0\n\n")) {
+      RawConnection.Response r =
+          exchange(
+              RawConnection.post(CHAT, JSON, "Transfer-Encoding: chunked"),
+              framing.getBytes(StandardCharsets.US_ASCII));
+      assertThat(r.answer().error(400, "http_400").get("message").asText())
+          .as(framing)
+          .contains("chunked framing is malformed");
+    }
+    assertThat(sealed()).isEqualTo(before);
+  }
+
   @Test
   void parserRefusal_ofAMethodOtherThanGetHeadOrPost_stillHasAJsonBody() throws Exception {
     // Jetty writes an error body for GET, HEAD and POST only, unless told otherwise.

@@ -1,0 +1,105 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.crypto.SigningKey;
+
+/**
+ * Connections opened and left silent cost their client nothing, and the API's listener held every
+ * one until the idle timeout: about 20,000 of them took every file descriptor {@code mesh serve}
+ * could open, after which no client was accepted until they idled out. The listener now holds at
+ * most {@link OpenAiServer.Builder#maxConnections} and, at that bound, closes its idle connections
+ * after {@link OpenAiServer#LIMITED_IDLE_TIMEOUT}, so a waiting client is accepted and served.
+ */
+class ConnectionLimitTest {
+  private static final String HEALTH = "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+
+  @Test
+  void silentConnections_atTheBound_giveWayToAWaitingClient() throws Exception {
+    // An idle timeout far longer than the test: only the bound can close the silent connections.
+    try (Fixture f =
+        new Fixture(null, b -> {}, b -> b.maxConnections(3).idleTimeout(Duration.ofMinutes(5)))) {
+      List<RawConnection> silent = new ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          RawConnection c = new RawConnection(f);
+          silent.add(c);
+          // One exchange each, so that every one is accepted before the next client comes.
+          assertThat(c.send(HEALTH).read().status()).isEqualTo(200);
+        }
+        // Accepted only once a silent connection has been closed: the listener is at its bound.
+        try (RawConnection waiting = new RawConnection(f)) {
+          assertThat(waiting.send(HEALTH).read().status()).isEqualTo(200);
+        }
+        int closed = 0;
+        for (RawConnection c : silent) {
+          closed += c.closedWithin(1_000) ? 1 : 0;
+        }
+        assertThat(closed).as("silent connections the server closed").isPositive();
+      } finally {
+        for (RawConnection c : silent) {
+          c.close();
+        }
+      }
+    }
+  }
+
+  /**
+   * At the bound every connection's idle timeout is a second, but one whose serve is still running
+   * (nothing to read or write meanwhile) keeps it: the serve is answered when it ends.
+   */
+  @Test
+  void aServeInProgress_atTheBound_isAnsweredWhenItEnds() throws Exception {
+    HeldEngine held = new HeldEngine(1, 1);
+    try (Fixture f =
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(held),
+                b -> b.maxConnections(2).idleTimeout(Duration.ofMinutes(5)));
+        RawConnection serving = new RawConnection(f);
+        RawConnection other = new RawConnection(f)) {
+      byte[] body = Fixture.chat("held").toString().getBytes(StandardCharsets.UTF_8);
+      serving.send(
+          RawConnection.post(
+              "/v1/chat/completions",
+              "Content-Type: application/json",
+              "Content-Length: " + body.length));
+      serving.send(body);
+      assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(other.send(HEALTH).read().status()).isEqualTo(200);
+      // Both connections are open: the bound is reached, and the serving one (open before it was)
+      // now has its short idle timeout. Outlast that, then let the serve end.
+      Thread.sleep(OpenAiServer.LIMITED_IDLE_TIMEOUT.toMillis() * 2);
+      held.release.countDown();
+      assertThat(serving.read().status()).isEqualTo(200);
+    }
+  }
+
+  @Test
+  void defaultBound_leavesFilesForTheJournal_whenTheProcessMayOpenFew() {
+    assertThat(OpenAiServer.connectionsFor(Long.MAX_VALUE))
+        .isEqualTo(OpenAiServer.DEFAULT_MAX_CONNECTIONS);
+    assertThat(OpenAiServer.connectionsFor(20_000)).isEqualTo(10_000);
+    assertThat(OpenAiServer.connectionsFor(4_096)).isEqualTo(3_072);
+    assertThat(OpenAiServer.connectionsFor(1_024)).isEqualTo(768);
+    assertThat(OpenAiServer.connectionsFor(100)).isEqualTo(64);
+    assertThat(OpenAiServer.defaultMaxConnections()).isBetween(64, 10_000);
+  }
+
+  @Test
+  void theBoundMustBePositive() {
+    try (Fixture f = new Fixture()) {
+      OpenAiServer.Builder b = OpenAiServer.builder(f.steward);
+      assertThatThrownBy(() -> b.maxConnections(0))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("maxConnections");
+    }
+  }
+}
