@@ -245,6 +245,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         0,
         flagOr(defaultCeiling, c.defaultJouleCeilingUj()));
     atLeast("--max-body-bytes", "max_body_bytes", 1, flagOr(maxBody, c.maxBodyBytes()));
+    inRange("max_connections", Integer.MAX_VALUE, c.maxConnections());
+    inRange("max_buffered_body_bytes", Long.MAX_VALUE, c.maxBufferedBodyBytes());
     atLeast(
         "--max-concurrent",
         "max_concurrent_serves",
@@ -369,6 +371,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       flagOr(maxConcurrent, c.maxConcurrentServes()).ifPresent(ob::maxConcurrentServes);
       c.bodyDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::bodyDeadline);
       c.headerDeadlineSeconds().map(Duration::ofSeconds).ifPresent(ob::headerDeadline);
+      c.maxConnections().ifPresent(n -> ob.maxConnections(n.intValue()));
+      c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
       Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
         if (writeTimeout < 1) {
@@ -471,6 +475,14 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         out.flush();
         return 0;
       }
+    }
+  }
+
+  /** Refuses a configuration-only setting outside [1, {@code max}], naming its key. */
+  private static void inRange(String key, long max, Optional<Long> value) throws CliException {
+    if (value.isPresent() && (value.get() < 1 || value.get() > max)) {
+      throw new CliException(
+          "\"" + key + "\" in a configuration must be from 1 to " + max + ", not " + value.get());
     }
   }
 

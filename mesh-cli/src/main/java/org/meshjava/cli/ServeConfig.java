@@ -48,6 +48,10 @@ import org.meshjava.openai.UpstreamEngine;
  *   "header_deadline_s": 10,        // headers not complete this long after their first byte:
  *                                   // the connection is closed
  *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
+ *   "max_connections": 10000,       // connections held at once (default: 10 000, or 3/4 of the
+ *                                   // files the process may open)
+ *   "max_buffered_body_bytes": N,   // request bodies being read, all together (default: a
+ *                                   // quarter of the heap); beyond it 429 overloaded
  *   "backends": [
  *     {"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 40,
  *      "max_concurrent_serves": 2, "max_waiting_serves": 64}, // defaults: cores (>= 2), 64
@@ -84,6 +88,8 @@ record ServeConfig(
     Optional<Long> bodyDeadlineSeconds,
     Optional<Long> headerDeadlineSeconds,
     Optional<Long> writeTimeoutSeconds,
+    Optional<Long> maxConnections,
+    Optional<Long> maxBufferedBodyBytes,
     List<ServingEngine> backends,
     Map<String, ServeLimits> caps,
     boolean defaultDecisionEngine,
@@ -134,6 +140,8 @@ record ServeConfig(
           "body_deadline_s",
           "header_deadline_s",
           "write_timeout_s",
+          "max_connections",
+          "max_buffered_body_bytes",
           "backends",
           "default_decision_engine",
           "snapshots");
@@ -194,6 +202,8 @@ record ServeConfig(
           number(root, "body_deadline_s").map(v -> positiveSeconds("body_deadline_s", v)),
           number(root, "header_deadline_s").map(v -> positiveSeconds("header_deadline_s", v)),
           number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
+          number(root, "max_connections"),
+          number(root, "max_buffered_body_bytes"),
           List.copyOf(backends),
           Map.copyOf(caps),
           root.path("default_decision_engine").asBoolean(backends.isEmpty()),
