@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -141,14 +139,7 @@ class DecisionHttpTest {
   @Test
   void granted_decision_isServedAndDebited_andAChangedQuestionIsRefused() throws Exception {
     SigningKey caller = Jcp.newKey();
-    Instant now = Instant.now();
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            f.steward.identity(),
-            5_000_000,
-            now.minusSeconds(60),
-            now.plus(Duration.ofHours(1)));
+    GrantChain chain = f.grant(caller, 5_000_000);
     ObjectNode body = chatSchema("Invoice 4411.");
     body.put(
         "jcp_presentation", Jcp.present(caller, chain, GrantedServeRequest.derive(body)).toHex());

@@ -11,6 +11,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -20,6 +22,8 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
@@ -150,6 +154,16 @@ final class Fixture implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
     }
+  }
+
+  /**
+   * A root grant from {@code caller} to this steward: {@code budgetUj}, valid from a minute ago for
+   * an hour.
+   */
+  GrantChain grant(SigningKey caller, long budgetUj) throws Exception {
+    Instant now = Instant.now();
+    return Jcp.issueRoot(
+        caller, steward.identity(), budgetUj, now.minusSeconds(60), now.plus(Duration.ofHours(1)));
   }
 
   /** An upstream engine "remote" asking model "m" at {@code base}: F0, 1 µJ a token. */

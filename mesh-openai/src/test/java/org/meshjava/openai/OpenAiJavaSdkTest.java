@@ -48,7 +48,6 @@ import com.openai.models.responses.ToolChoiceOptions;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -834,14 +833,7 @@ class OpenAiJavaSdkTest {
   @Test
   void grantedServe_presentationInTheBody_isServedDebitedAndNotTwice() throws Exception {
     var caller = Jcp.newKey();
-    Instant now = Instant.now();
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            f.steward.identity(),
-            5_000_000,
-            now.minusSeconds(60),
-            now.plus(Duration.ofHours(1)));
+    GrantChain chain = f.grant(caller, 5_000_000);
     ChatCompletionCreateParams unsigned =
         chat("Charge this to my grant.", 8)
             .metadata(

@@ -7,8 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.EnumSet;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -51,14 +49,7 @@ class RetryAdviceTest {
   }
 
   private ObjectNode granted(Fixture f, String prompt) throws Exception {
-    Instant now = Instant.now();
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            f.steward.identity(),
-            5_000_000,
-            now.minusSeconds(60),
-            now.plus(Duration.ofHours(1)));
+    GrantChain chain = f.grant(caller, 5_000_000);
     ObjectNode body = Fixture.chat(prompt);
     body.putObject("metadata").put("joule_ceiling_uj", "200000");
     body.put(
