@@ -72,6 +72,11 @@ final class RawConnection implements AutoCloseable {
 
   /** Reads the head of the next response, and no body (the answer to a HEAD has none). */
   Response readHead() throws IOException {
+    return head(in);
+  }
+
+  /** The head of the next response on {@code in}, up to and with its blank line. */
+  private static Response head(InputStream in) throws IOException {
     ByteArrayOutputStream head = new ByteArrayOutputStream();
     while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
       int b = in.read();
@@ -84,15 +89,9 @@ final class RawConnection implements AutoCloseable {
 
   /** {@link #read()} from any connection's input. */
   static Response read(InputStream in) throws IOException {
-    ByteArrayOutputStream head = new ByteArrayOutputStream();
-    while (!head.toString(StandardCharsets.ISO_8859_1).endsWith("\r\n\r\n")) {
-      int b = in.read();
-      assertThat(b).as("the connection closed inside a response's head: %s", head).isNotEqualTo(-1);
-      head.write(b);
-    }
-    String text = head.toString(StandardCharsets.ISO_8859_1);
-    String statusLine = text.substring(0, text.indexOf("\r\n"));
-    Response headOnly = new Response(statusLine, text, "");
+    Response headOnly = head(in);
+    String statusLine = headOnly.statusLine();
+    String text = headOnly.head();
     int length = headOnly.header("Content-Length").map(Integer::parseInt).orElse(0);
     byte[] body = in.readNBytes(length);
     assertThat(body).as("the body ended early").hasSize(length);
