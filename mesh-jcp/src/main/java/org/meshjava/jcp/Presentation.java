@@ -80,7 +80,7 @@ public final class Presentation extends SignedChainStatement<PresentationNonce> 
     Objects.requireNonNull(chain, "chain");
     Objects.requireNonNull(caller, "caller");
     Objects.requireNonNull(nonce, "nonce");
-    return new Presentation(chain, caller, nonce, signatureCopy(signature));
+    return new Presentation(chain, caller, nonce, SignedGrant.signatureCopy(signature));
   }
 
   /** Returns the map a caller signs: {@code {request_id, grant_id, caller, nonce}} (§2.1). */

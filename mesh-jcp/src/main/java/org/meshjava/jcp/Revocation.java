@@ -70,7 +70,7 @@ public final class Revocation extends SignedChainStatement<Instant> {
     Objects.requireNonNull(chain, "chain");
     Objects.requireNonNull(revoker, "revoker");
     Objects.requireNonNull(from, "from");
-    byte[] copy = signatureCopy(signature);
+    byte[] copy = SignedGrant.signatureCopy(signature);
     if (from.getNano() != 0 || from.getEpochSecond() < 0) {
       throw new IllegalArgumentException("revoked_from is a whole second at or after the epoch");
     }

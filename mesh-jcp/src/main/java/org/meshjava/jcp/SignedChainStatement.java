@@ -55,18 +55,6 @@ abstract sealed class SignedChainStatement<D> permits Presentation, Revocation {
   }
 
   /**
-   * A copy of a signature given to a statement's {@code of}.
-   *
-   * @throws IllegalArgumentException if it is not 64 bytes
-   */
-  static byte[] signatureCopy(byte[] signature) {
-    if (signature.length != SignedGrant.SIGNATURE_LENGTH) {
-      throw new IllegalArgumentException("a signature is 64 bytes, got " + signature.length);
-    }
-    return signature.clone();
-  }
-
-  /**
    * Decodes a statement of {@code form} from its canonical encoding. Checks shape only, not
    * signatures.
    *

@@ -70,10 +70,20 @@ public final class SignedGrant {
    */
   public static SignedGrant of(Grant grant, byte[] signature) {
     Objects.requireNonNull(grant, "grant");
+    return new SignedGrant(grant, signatureCopy(signature));
+  }
+
+  /**
+   * A copy of a signature given to an {@code of} that assembles from parts: this one's, a
+   * presentation's or a revocation's.
+   *
+   * @throws IllegalArgumentException if it is not 64 bytes
+   */
+  static byte[] signatureCopy(byte[] signature) {
     if (signature.length != SIGNATURE_LENGTH) {
       throw new IllegalArgumentException("a signature is 64 bytes, got " + signature.length);
     }
-    return new SignedGrant(grant, signature.clone());
+    return signature.clone();
   }
 
   /**
