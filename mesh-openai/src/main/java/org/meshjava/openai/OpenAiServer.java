@@ -19,7 +19,6 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -141,11 +140,11 @@ public final class OpenAiServer implements AutoCloseable {
     // Idle connections cost a client nothing to hold open; without a bound, enough of them took
     // every file descriptor the process may open, and then no client was accepted (and no file
     // could be opened) until the idle timeout closed them.
-    NetworkConnectionLimit connections =
-        new NetworkConnectionLimit(
-            b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections), connector);
-    connections.setEndPointIdleTimeout(LIMITED_IDLE_TIMEOUT.toMillis());
-    jetty.addBean(connections, true);
+    ConnectionBound.on(
+        jetty,
+        connector,
+        b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections),
+        LIMITED_IDLE_TIMEOUT);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
       ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));

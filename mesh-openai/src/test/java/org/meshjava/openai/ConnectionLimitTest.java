@@ -52,6 +52,45 @@ class ConnectionLimitTest {
   }
 
   /**
+   * The connection whose arrival reaches the bound kept the listener's full idle timeout: Jetty
+   * shortens the timeouts of the connections already open as the new one is being accepted, and
+   * then opens the new one with the listener's own. Here the other connection is busy serving, so
+   * the silent one that filled the listener was the only one that could give way, and a waiting
+   * client was kept out for the whole idle timeout (five minutes here).
+   */
+  @Test
+  void theConnectionThatReachesTheBound_isClosedWhenIdleLikeTheOthers() throws Exception {
+    HeldEngine held = new HeldEngine(1, 1);
+    try (Fixture f =
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(held),
+                b -> b.maxConnections(2).idleTimeout(Duration.ofMinutes(5)));
+        RawConnection serving = new RawConnection(f)) {
+      byte[] body = Fixture.chat("held").toString().getBytes(StandardCharsets.UTF_8);
+      serving.send(
+          RawConnection.post(
+              "/v1/chat/completions",
+              "Content-Type: application/json",
+              "Content-Length: " + body.length));
+      serving.send(body);
+      assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
+      try (RawConnection silent = new RawConnection(f)) {
+        // Its exchange makes sure it is the one accepted second, reaching the bound.
+        assertThat(silent.send(HEALTH).read().status()).isEqualTo(200);
+        try (RawConnection waiting = new RawConnection(f)) {
+          // Read within RawConnection's 5 s: only the silent connection's closing lets it in.
+          assertThat(waiting.send(HEALTH).read().status()).isEqualTo(200);
+        }
+        assertThat(silent.closedWithin(1)).as("the silent connection was closed").isTrue();
+      } finally {
+        held.release.countDown();
+      }
+      assertThat(serving.read().status()).isEqualTo(200);
+    }
+  }
+
+  /**
    * At the bound every connection's idle timeout is a second, but one whose serve is still running
    * (nothing to read or write meanwhile) keeps it: the serve is answered when it ends.
    */
