@@ -62,8 +62,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
  * within a deadline; a request's headers have a deadline of their own ({@link
- * Builder#headerDeadline}); idle connections are closed; and the listener holds a bounded number of
- * connections ({@link Builder#maxConnections}), closing idle ones sooner when it is full.
+ * Builder#headerDeadline}); idle connections are closed; and each listener holds a bounded number
+ * of connections ({@link Builder#maxConnections}), closing idle ones sooner when it is full.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -153,6 +153,9 @@ public final class OpenAiServer implements AutoCloseable {
       c.setIdleTimeout(b.idleTimeout.toMillis());
       c.addEventListener(headerDeadline);
       jetty.addConnector(c);
+      // Bounded as the API's listener is, but apart: connections held open on one take no place
+      // on the other.
+      ConnectionBound.on(jetty, c, CONSOLE_MAX_CONNECTIONS, LIMITED_IDLE_TIMEOUT);
       this.consoleConnector = c;
       this.console = new ConsoleEndpoints(b.steward, feed.get(), loopback(b.consoleHost));
     } else {
@@ -187,12 +190,19 @@ public final class OpenAiServer implements AutoCloseable {
   static final int ACCEPT_QUEUE = 1024;
 
   /**
-   * The idle timeout of the API listener's connections while it holds {@link
-   * Builder#maxConnections} of them: long enough for a client's next request on its connection,
-   * short enough that connections held open and silent give their places to the clients waiting to
-   * be accepted.
+   * The idle timeout of a listener's connections while it holds as many as it may ({@link
+   * Builder#maxConnections}, {@link #CONSOLE_MAX_CONNECTIONS}): long enough for a client's next
+   * request on its connection, short enough that connections held open and silent give their places
+   * to the clients waiting to be accepted.
    */
   static final Duration LIMITED_IDLE_TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * How many connections the console's listener holds at once; at the bound it treats them as the
+   * API's listener treats its own ({@link Builder#maxConnections}). Plenty for the few browsers
+   * that poll a console, and taken from the files that the API's default bound leaves over.
+   */
+  static final int CONSOLE_MAX_CONNECTIONS = 64;
 
   /** The default {@link Builder#maxConnections} where the process may open files enough. */
   static final int DEFAULT_MAX_CONNECTIONS = 10_000;
@@ -904,10 +914,12 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * Enables the read-only operator console (SPEC.md §75) on its own listener at {@code host} and
+     * Enables the read-only operator console (SPEC.md §76) on its own listener at {@code host} and
      * {@code port} (0 picks a free one, see {@link OpenAiServer#consoleUri()}). Off unless called.
      * Use a loopback address (127.0.0.1) unless the console's readers are meant to reach it over
-     * the network: it shows receipts, grant spend and the journal's state to whoever connects.
+     * the network: it shows receipts, grant spend and the journal's state to whoever connects. The
+     * listener holds at most 64 connections, apart from the API's, and treats them at that bound as
+     * {@link #maxConnections} says.
      */
     public Builder console(String host, int port) {
       consolePort = listenPort("console port", port);
