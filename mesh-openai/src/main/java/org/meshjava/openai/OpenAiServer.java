@@ -531,6 +531,11 @@ public final class OpenAiServer implements AutoCloseable {
       RequestScope.@Nullable Opened opened = open(method, path, request);
       try {
         Reply reply = decide.get();
+        if (operations.draining()) {
+          // This server is about to stop: the client's next request, a resend of a 503
+          // shutting_down included, goes on a new connection, which its replacement can take.
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
         if (opened != null) {
           // Contained like open() and close(): a reply not written would keep what it holds (a
           // stream keeps its serve's concurrency slot until it is written out).
