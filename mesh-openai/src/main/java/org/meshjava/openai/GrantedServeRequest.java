@@ -214,20 +214,7 @@ public final class GrantedServeRequest {
   }
 
   private static OptionalLong positiveU32(JsonNode body, String field) throws BindingException {
-    JsonNode v = body.get(field);
-    if (v == null || v.isNull()) {
-      return OptionalLong.empty();
-    }
-    if (!v.isIntegralNumber()
-        || !v.canConvertToLong()
-        || v.asLong() < 1
-        || v.asLong() > 0xFFFF_FFFFL) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          field,
-          field + " must be a whole number from 1 to 4294967295");
-    }
-    return OptionalLong.of(v.asLong());
+    return WholeNumberField.read(body, field, 1, 0xFFFF_FFFFL);
   }
 
   private static Fidelity floor(JsonNode metadata) throws BindingException {
