@@ -161,7 +161,8 @@ public final class GrantedServeRequest {
    * The model a body restricts routing to: its {@code model} string, unless absent, null or {@value
    * #AUTO}.
    *
-   * @throws BindingException if {@code model} is not a string, or not a possible name
+   * @throws BindingException if {@code model} is not a string, not well-formed Unicode (a lone
+   *     surrogate, as a prompt's text is refused), or not a possible name
    */
   static Optional<String> model(JsonNode body) throws BindingException {
     JsonNode v = body.get("model");
@@ -172,7 +173,7 @@ public final class GrantedServeRequest {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD, "model", "model must be a string");
     }
-    String m = v.asText();
+    String m = Prompt.wellFormed(v.asText(), "model");
     if (m.equals(AUTO)) {
       return Optional.empty();
     }

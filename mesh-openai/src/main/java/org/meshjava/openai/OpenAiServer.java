@@ -754,6 +754,20 @@ public final class OpenAiServer implements AutoCloseable {
         String message,
         Throwable cause,
         Callback callback) {
+      if (code == 400 && message != null && BAD_UTF8.contains(message)) {
+        json(
+            response,
+            ErrorReply.body(
+                "invalid_request_error",
+                "invalid_unicode",
+                "the path is not well-formed UTF-8 once its %-escapes are decoded (an encoded"
+                    + " surrogate, an overlong form, a byte that begins no character, or a"
+                    + " character cut short)",
+                Optional.of("model")
+                    .filter(m -> request.getHttpURI().getPath().startsWith("/v1/models/"))),
+            callback);
+        return;
+      }
       ObjectNode body =
           switch (code) {
             case 413 ->
@@ -786,9 +800,24 @@ public final class OpenAiServer implements AutoCloseable {
                         : message == null ? "HTTP " + code : message,
                     Optional.empty());
           };
+      json(response, body, callback);
+    }
+
+    private static void json(Response response, ObjectNode body, Callback callback) {
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       Content.Sink.write(response, true, body.toString(), callback);
     }
+
+    /**
+     * Jetty's words for a path whose %-escapes decode to bytes that are not UTF-8, refused before
+     * the request reaches the API. Answered {@code http_400} in those words, a model id holding an
+     * encoded surrogate in {@code GET /v1/models/{model}} was refused otherwise than the same id
+     * escaped in a body's {@code model}, which is {@code invalid_unicode}; so it is here too.
+     */
+    private static final java.util.Set<String> BAD_UTF8 =
+        java.util.Set.of(
+            UriCompliance.Violation.BAD_UTF8_ENCODING.getDescription(),
+            UriCompliance.Violation.TRUNCATED_UTF8_ENCODING.getDescription());
   }
 
   /** Configures an {@link OpenAiServer}. Not thread-safe. */
