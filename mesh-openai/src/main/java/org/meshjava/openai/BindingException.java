@@ -18,7 +18,10 @@ public final class BindingException extends Exception {
     NOT_JSON,
     /** The body is not UTF-8 (RFC 8259): another encoding, a byte-order mark, or bad bytes. */
     NOT_UTF8,
-    /** A prompt text holds a lone surrogate, which has no UTF-8 encoding to hash (§3.1). */
+    /**
+     * A prompt text or the {@code model} name holds a lone surrogate, which has no UTF-8 encoding
+     * to hash (§3.1).
+     */
     INVALID_UNICODE,
     /** A field is missing, or has the wrong JSON type or range. */
     INVALID_FIELD,

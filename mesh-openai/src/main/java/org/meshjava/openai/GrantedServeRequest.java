@@ -161,7 +161,8 @@ public final class GrantedServeRequest {
    * The model a body restricts routing to: its {@code model} string, unless absent, null or {@value
    * #AUTO}.
    *
-   * @throws BindingException if {@code model} is not a string, or not a possible name
+   * @throws BindingException if {@code model} is not a string, not well-formed Unicode (a lone
+   *     surrogate, as a prompt's text is refused), or not a possible name
    */
   static Optional<String> model(JsonNode body) throws BindingException {
     JsonNode v = body.get("model");
@@ -172,7 +173,7 @@ public final class GrantedServeRequest {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD, "model", "model must be a string");
     }
-    String m = v.asText();
+    String m = Prompt.wellFormed(v.asText(), "model");
     if (m.equals(AUTO)) {
       return Optional.empty();
     }
@@ -214,20 +215,7 @@ public final class GrantedServeRequest {
   }
 
   private static OptionalLong positiveU32(JsonNode body, String field) throws BindingException {
-    JsonNode v = body.get(field);
-    if (v == null || v.isNull()) {
-      return OptionalLong.empty();
-    }
-    if (!v.isIntegralNumber()
-        || !v.canConvertToLong()
-        || v.asLong() < 1
-        || v.asLong() > 0xFFFF_FFFFL) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          field,
-          field + " must be a whole number from 1 to 4294967295");
-    }
-    return OptionalLong.of(v.asLong());
+    return WholeNumberField.read(body, field, 1, 0xFFFF_FFFFL);
   }
 
   private static Fidelity floor(JsonNode metadata) throws BindingException {

@@ -19,7 +19,6 @@ import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
-import org.eclipse.jetty.server.NetworkConnectionLimit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
@@ -63,8 +62,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Slow clients cost no threads: bodies are read as their bytes arrive ({@link BodyReader}), each
  * within a deadline; a request's headers have a deadline of their own ({@link
- * Builder#headerDeadline}); idle connections are closed; and the listener holds a bounded number of
- * connections ({@link Builder#maxConnections}), closing idle ones sooner when it is full.
+ * Builder#headerDeadline}); idle connections are closed; and each listener holds a bounded number
+ * of connections ({@link Builder#maxConnections}), closing idle ones sooner when it is full.
  *
  * <p>The server does not own the steward: close the steward after the server. Thread-safe.
  */
@@ -141,11 +140,11 @@ public final class OpenAiServer implements AutoCloseable {
     // Idle connections cost a client nothing to hold open; without a bound, enough of them took
     // every file descriptor the process may open, and then no client was accepted (and no file
     // could be opened) until the idle timeout closed them.
-    NetworkConnectionLimit connections =
-        new NetworkConnectionLimit(
-            b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections), connector);
-    connections.setEndPointIdleTimeout(LIMITED_IDLE_TIMEOUT.toMillis());
-    jetty.addBean(connections, true);
+    ConnectionBound.on(
+        jetty,
+        connector,
+        b.maxConnections.orElseGet(OpenAiServer::defaultMaxConnections),
+        LIMITED_IDLE_TIMEOUT);
     if (b.consoleHost != null && feed.isPresent()) {
       // The console has its own listener, so that the API's address never exposes it.
       ServerConnector c = new ServerConnector(jetty, 1, 1, new HttpConnectionFactory(http));
@@ -154,6 +153,9 @@ public final class OpenAiServer implements AutoCloseable {
       c.setIdleTimeout(b.idleTimeout.toMillis());
       c.addEventListener(headerDeadline);
       jetty.addConnector(c);
+      // Bounded as the API's listener is, but apart: connections held open on one take no place
+      // on the other.
+      ConnectionBound.on(jetty, c, CONSOLE_MAX_CONNECTIONS, LIMITED_IDLE_TIMEOUT);
       this.consoleConnector = c;
       this.console = new ConsoleEndpoints(b.steward, feed.get(), loopback(b.consoleHost));
     } else {
@@ -188,12 +190,19 @@ public final class OpenAiServer implements AutoCloseable {
   static final int ACCEPT_QUEUE = 1024;
 
   /**
-   * The idle timeout of the API listener's connections while it holds {@link
-   * Builder#maxConnections} of them: long enough for a client's next request on its connection,
-   * short enough that connections held open and silent give their places to the clients waiting to
-   * be accepted.
+   * The idle timeout of a listener's connections while it holds as many as it may ({@link
+   * Builder#maxConnections}, {@link #CONSOLE_MAX_CONNECTIONS}): long enough for a client's next
+   * request on its connection, short enough that connections held open and silent give their places
+   * to the clients waiting to be accepted.
    */
   static final Duration LIMITED_IDLE_TIMEOUT = Duration.ofSeconds(1);
+
+  /**
+   * How many connections the console's listener holds at once; at the bound it treats them as the
+   * API's listener treats its own ({@link Builder#maxConnections}). Plenty for the few browsers
+   * that poll a console, and taken from the files that the API's default bound leaves over.
+   */
+  static final int CONSOLE_MAX_CONNECTIONS = 64;
 
   /** The default {@link Builder#maxConnections} where the process may open files enough. */
   static final int DEFAULT_MAX_CONNECTIONS = 10_000;
@@ -522,6 +531,11 @@ public final class OpenAiServer implements AutoCloseable {
       RequestScope.@Nullable Opened opened = open(method, path, request);
       try {
         Reply reply = decide.get();
+        if (operations.draining()) {
+          // This server is about to stop: the client's next request, a resend of a 503
+          // shutting_down included, goes on a new connection, which its replacement can take.
+          response.getHeaders().put(HttpHeader.CONNECTION, "close");
+        }
         if (opened != null) {
           // Contained like open() and close(): a reply not written would keep what it holds (a
           // stream keeps its serve's concurrency slot until it is written out).
@@ -740,6 +754,20 @@ public final class OpenAiServer implements AutoCloseable {
         String message,
         Throwable cause,
         Callback callback) {
+      if (code == 400 && message != null && BAD_UTF8.contains(message)) {
+        json(
+            response,
+            ErrorReply.body(
+                "invalid_request_error",
+                "invalid_unicode",
+                "the path is not well-formed UTF-8 once its %-escapes are decoded (an encoded"
+                    + " surrogate, an overlong form, a byte that begins no character, or a"
+                    + " character cut short)",
+                Optional.of("model")
+                    .filter(m -> request.getHttpURI().getPath().startsWith("/v1/models/"))),
+            callback);
+        return;
+      }
       ObjectNode body =
           switch (code) {
             case 413 ->
@@ -772,9 +800,24 @@ public final class OpenAiServer implements AutoCloseable {
                         : message == null ? "HTTP " + code : message,
                     Optional.empty());
           };
+      json(response, body, callback);
+    }
+
+    private static void json(Response response, ObjectNode body, Callback callback) {
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
       Content.Sink.write(response, true, body.toString(), callback);
     }
+
+    /**
+     * Jetty's words for a path whose %-escapes decode to bytes that are not UTF-8, refused before
+     * the request reaches the API. Answered {@code http_400} in those words, a model id holding an
+     * encoded surrogate in {@code GET /v1/models/{model}} was refused otherwise than the same id
+     * escaped in a body's {@code model}, which is {@code invalid_unicode}; so it is here too.
+     */
+    private static final java.util.Set<String> BAD_UTF8 =
+        java.util.Set.of(
+            UriCompliance.Violation.BAD_UTF8_ENCODING.getDescription(),
+            UriCompliance.Violation.TRUNCATED_UTF8_ENCODING.getDescription());
   }
 
   /** Configures an {@link OpenAiServer}. Not thread-safe. */
@@ -905,10 +948,12 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * Enables the read-only operator console (SPEC.md §75) on its own listener at {@code host} and
+     * Enables the read-only operator console (SPEC.md §76) on its own listener at {@code host} and
      * {@code port} (0 picks a free one, see {@link OpenAiServer#consoleUri()}). Off unless called.
      * Use a loopback address (127.0.0.1) unless the console's readers are meant to reach it over
-     * the network: it shows receipts, grant spend and the journal's state to whoever connects.
+     * the network: it shows receipts, grant spend and the journal's state to whoever connects. The
+     * listener holds at most 64 connections, apart from the API's, and treats them at that bound as
+     * {@link #maxConnections} says.
      */
     public Builder console(String host, int port) {
       consolePort = listenPort("console port", port);

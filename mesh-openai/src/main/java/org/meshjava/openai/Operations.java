@@ -24,6 +24,24 @@ final class Operations {
   /** The content type of the Prometheus text exposition format. */
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
+  /**
+   * A POST refused while draining. Nothing of the request was decided, so the same request can be
+   * served by whatever answers at this address next (the instance replacing this one, or another
+   * behind the same load balancer): the reply says when to come back, as a full server's 429 does,
+   * and the OpenAI SDKs resend it then. The connection it goes out on is closed (see {@link
+   * #draining()}), so the resend does not reach this server again.
+   */
+  private static final Reply.Json SHUTTING_DOWN =
+      new Reply.Json(
+          503,
+          ErrorReply.body(
+              "server_error",
+              "shutting_down",
+              "this steward is shutting down and takes no new requests; send the request again in"
+                  + " a moment, on a new connection",
+              Optional.empty()),
+          Reply.Retry.AFTER_A_SECOND);
+
   private final Steward steward;
   private final Optional<Supplier<String>> metrics;
   private final Object inFlightLock = new Object();
@@ -48,16 +66,7 @@ final class Operations {
                       method,
                       () -> new Reply.Text(200, PROMETHEUS_TEXT, metrics.get().get())))
               : Optional.empty();
-      default ->
-          draining && "POST".equals(method)
-              ? Optional.of(
-                  ErrorReply.of(
-                      503,
-                      "server_error",
-                      "shutting_down",
-                      "this steward is shutting down and takes no new requests; retry elsewhere",
-                      Optional.empty()))
-              : Optional.empty();
+      default -> draining && "POST".equals(method) ? Optional.of(SHUTTING_DOWN) : Optional.empty();
     };
   }
 
@@ -114,6 +123,14 @@ final class Operations {
     } else {
       node.putNull(field);
     }
+  }
+
+  /**
+   * Whether the server is draining: every answer from now on closes its connection, so that a
+   * client's next request opens a new one, which can reach the instance replacing this one.
+   */
+  boolean draining() {
+    return draining;
   }
 
   /** Counts a request being answered, so that a drain waits for it. */

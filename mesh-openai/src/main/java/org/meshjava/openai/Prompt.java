@@ -266,8 +266,11 @@ public record Prompt(List<Message> messages) {
     return new Message(role.asText(), wellFormed(text, path + ".content"));
   }
 
-  /** Refuses text with a lone surrogate (see the class comment), naming the field. */
-  private static String wellFormed(String text, String param) throws BindingException {
+  /**
+   * Refuses text with a lone surrogate (see the class comment), naming the field: a prompt's, or
+   * any other text of a body that enters a request id ({@code model}).
+   */
+  static String wellFormed(String text, String param) throws BindingException {
     int bad = loneSurrogate(text);
     if (bad >= 0) {
       throw new BindingException(

@@ -58,8 +58,9 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
     /** Nothing said: the client's own policy decides. */
     UNSAID,
     /**
-     * {@code Retry-After: 1} ({@link Endpoints#RETRY_AFTER_SECONDS}): a full server or backend
-     * frees a slot within a serve's time.
+     * {@code Retry-After: 1} ({@link Endpoints#RETRY_AFTER_SECONDS}): nothing of the request was
+     * decided and it can be served soon; a full server or backend frees a slot within a serve's
+     * time, and a draining one is replaced by what answers at its address next.
      */
     AFTER_A_SECOND,
     /** {@code x-should-retry: false}: the same request would not be served. */

@@ -1,6 +1,7 @@
 package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * <p>An option at its default ({@code n} 1, an empty {@code tools}, {@code stop} null, {@code
  * logprobs} false, {@code tool_choice} {@code "none"} or {@code "auto"}) asks for nothing and is
  * served. Sampling settings ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias},
- * penalties) stay the backend's own and are not read (SPEC.md, section 70). Stateless.
+ * penalties) stay the backend's own and are not read (SPEC.md, section 70), save that {@code seed}
+ * must be a whole number as every integer field must ({@link WholeNumberField}). Stateless.
  */
 final class UnservedOptions {
   private UnservedOptions() {}
@@ -28,10 +30,12 @@ final class UnservedOptions {
     refuseUnlessEmpty(body, "tools", "no backend here calls tools");
     refuseChoice(body, "tool_choice", "no backend here calls tools");
     if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
-      JsonNode n = present(body, "n");
-      if (n != null && !(n.isNumber() && n.canConvertToExactIntegral() && n.asLong() == 1)) {
+      OptionalLong n = WholeNumberField.read(body, "n");
+      if (n.isPresent() && n.getAsLong() != 1) {
         throw unsupported("n", "one choice is served per request; leave n at 1");
       }
+      // Read for its type alone; its value stays the backend's, as other sampling settings do.
+      WholeNumberField.read(body, "seed");
       refuseUnlessEmpty(body, "functions", "no backend here calls functions");
       refuseChoice(body, "function_call", "no backend here calls functions");
       refuseUnlessEmpty(body, "stop", "no backend here stops at a stop sequence");
@@ -57,6 +61,8 @@ final class UnservedOptions {
       refuseIfPresent(body, "prompt", "stored prompts are not served; send the input itself");
       refuseUnless(body, "background", false, "a response is served while the request waits");
       refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
+      // Read for its type alone: with no tools served, no bound on their calls is reached.
+      WholeNumberField.read(body, "max_tool_calls");
       JsonNode include = present(body, "include");
       if (include != null && include.isArray()) {
         for (JsonNode asked : include) {
@@ -103,11 +109,11 @@ final class UnservedOptions {
     }
   }
 
-  /** Refuses the field unless absent, null or the number 0. */
+  /** Refuses the field unless absent, null or the whole number 0. */
   private static void refuseUnlessZero(JsonNode body, String field, String why)
       throws BindingException {
-    JsonNode v = present(body, field);
-    if (v != null && !(v.isNumber() && v.canConvertToExactIntegral() && v.asLong() == 0)) {
+    OptionalLong v = WholeNumberField.read(body, field);
+    if (v.isPresent() && v.getAsLong() != 0) {
       throw unsupported(field, why);
     }
   }

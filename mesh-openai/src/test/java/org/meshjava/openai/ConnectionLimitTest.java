@@ -26,28 +26,98 @@ class ConnectionLimitTest {
     // An idle timeout far longer than the test: only the bound can close the silent connections.
     try (Fixture f =
         new Fixture(null, b -> {}, b -> b.maxConnections(3).idleTimeout(Duration.ofMinutes(5)))) {
-      List<RawConnection> silent = new ArrayList<>();
-      try {
-        for (int i = 0; i < 3; i++) {
-          RawConnection c = new RawConnection(f);
-          silent.add(c);
+      silentConnectionsGiveWay(f.server.port(), 3, HEALTH, true);
+    }
+  }
+
+  /**
+   * The console's listener had no bound at all: connections opened to it and left silent were held
+   * for the whole idle timeout, however many, taking the file descriptors the API and the journal
+   * need. It holds {@link OpenAiServer#CONSOLE_MAX_CONNECTIONS} now, as the API's listener holds
+   * its own bound, and gives silent ones way in the same manner.
+   */
+  @Test
+  void theConsoleListener_isBoundedToo_andItsSilentConnectionsGiveWay() throws Exception {
+    try (Fixture f =
+        new Fixture(
+            null, b -> {}, b -> b.console("127.0.0.1", 0).idleTimeout(Duration.ofMinutes(5)))) {
+      silentConnectionsGiveWay(
+          f.server.consoleUri().orElseThrow().getPort(),
+          OpenAiServer.CONSOLE_MAX_CONNECTIONS,
+          "GET /console/console.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+          false);
+    }
+  }
+
+  /**
+   * Opens {@code bound} connections to {@code port} that stay silent, each after one exchange of
+   * {@code request} when {@code answered}; a client after them is answered once the listener has
+   * closed a silent one.
+   */
+  private static void silentConnectionsGiveWay(
+      int port, int bound, String request, boolean answered) throws Exception {
+    List<RawConnection> silent = new ArrayList<>();
+    try {
+      for (int i = 0; i < bound; i++) {
+        RawConnection c = new RawConnection(port);
+        silent.add(c);
+        if (answered) {
           // One exchange each, so that every one is accepted before the next client comes.
-          assertThat(c.send(HEALTH).read().status()).isEqualTo(200);
-        }
-        // Accepted only once a silent connection has been closed: the listener is at its bound.
-        try (RawConnection waiting = new RawConnection(f)) {
-          assertThat(waiting.send(HEALTH).read().status()).isEqualTo(200);
-        }
-        int closed = 0;
-        for (RawConnection c : silent) {
-          closed += c.closedWithin(1_000) ? 1 : 0;
-        }
-        assertThat(closed).as("silent connections the server closed").isPositive();
-      } finally {
-        for (RawConnection c : silent) {
-          c.close();
+          assertThat(c.send(request).read().status()).isEqualTo(200);
         }
       }
+      // Accepted only once a silent connection has been closed: the listener is at its bound.
+      try (RawConnection waiting = new RawConnection(port)) {
+        assertThat(waiting.send(request).read().status()).isEqualTo(200);
+      }
+      boolean closed = false;
+      for (int i = 0; i < silent.size() && !closed; i++) {
+        closed = silent.get(i).closedWithin(200);
+      }
+      assertThat(closed).as("a silent connection the server closed").isTrue();
+    } finally {
+      for (RawConnection c : silent) {
+        c.close();
+      }
+    }
+  }
+
+  /**
+   * The connection whose arrival reaches the bound kept the listener's full idle timeout: Jetty
+   * shortens the timeouts of the connections already open as the new one is being accepted, and
+   * then opens the new one with the listener's own. Here the other connection is busy serving, so
+   * the silent one that filled the listener was the only one that could give way, and a waiting
+   * client was kept out for the whole idle timeout (five minutes here).
+   */
+  @Test
+  void theConnectionThatReachesTheBound_isClosedWhenIdleLikeTheOthers() throws Exception {
+    HeldEngine held = new HeldEngine(1, 1);
+    try (Fixture f =
+            new Fixture(
+                SigningKey.generate(),
+                b -> b.backend(held),
+                b -> b.maxConnections(2).idleTimeout(Duration.ofMinutes(5)));
+        RawConnection serving = new RawConnection(f)) {
+      byte[] body = Fixture.chat("held").toString().getBytes(StandardCharsets.UTF_8);
+      serving.send(
+          RawConnection.post(
+              "/v1/chat/completions",
+              "Content-Type: application/json",
+              "Content-Length: " + body.length));
+      serving.send(body);
+      assertThat(held.entered.await(20, TimeUnit.SECONDS)).isTrue();
+      try (RawConnection silent = new RawConnection(f)) {
+        // Its exchange makes sure it is the one accepted second, reaching the bound.
+        assertThat(silent.send(HEALTH).read().status()).isEqualTo(200);
+        try (RawConnection waiting = new RawConnection(f)) {
+          // Read within RawConnection's 5 s: only the silent connection's closing lets it in.
+          assertThat(waiting.send(HEALTH).read().status()).isEqualTo(200);
+        }
+        assertThat(silent.closedWithin(1)).as("the silent connection was closed").isTrue();
+      } finally {
+        held.release.countDown();
+      }
+      assertThat(serving.read().status()).isEqualTo(200);
     }
   }
 

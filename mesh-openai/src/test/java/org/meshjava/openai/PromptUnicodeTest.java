@@ -94,6 +94,58 @@ class PromptUnicodeTest {
     assertThat(f.post("/v1/chat/completions", chatBody(emoji)).status()).isEqualTo(200);
   }
 
+  /**
+   * A model name enters the request id as text too, but one with a lone surrogate was looked up and
+   * answered 404 {@code model_not_found}, where the same text in a prompt is refused 400 {@code
+   * invalid_unicode} (and a caller deriving the id of such a body met the id encoder's {@code
+   * IllegalArgumentException}). It is refused as the prompt's is, naming {@code model}.
+   */
+  @ParameterizedTest
+  @MethodSource("illFormed")
+  void model_withALoneSurrogate_isRefusedAsInvalidUnicode(String bad) throws Exception {
+    String chat =
+        "{\"model\":"
+            + quote(bad)
+            + ",\"max_tokens\":8,\"metadata\":{\"joule_ceiling_uj\":\"100000\"},"
+            + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+    String responses = "{\"model\":" + quote(bad) + ",\"input\":\"hi\"}";
+    JsonNode json = Fixture.JSON.readTree(chat);
+    assertThatThrownBy(() -> GrantedServeRequest.derive(json))
+        .isInstanceOfSatisfying(
+            BindingException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_UNICODE);
+              assertThat(e.param()).hasValue("model");
+            });
+    for (var sent :
+        List.of(List.of("/v1/chat/completions", chat), List.of("/v1/responses", responses))) {
+      JsonNode e = f.post(sent.get(0), sent.get(1)).error(400, "invalid_unicode");
+      assertThat(e.get("param").asText()).isEqualTo("model");
+    }
+  }
+
+  /**
+   * {@code GET /v1/models/{model}} with %-escapes that decode to bytes that are not well-formed
+   * UTF-8 (an encoded surrogate, an overlong form, a byte that begins no character, one cut short)
+   * was refused by Jetty before the API saw it: 400 {@code http_400} "Bad UTF-8 encoding", where
+   * the same id escaped in a body's {@code model} is {@code invalid_unicode}. It is refused 400
+   * {@code invalid_unicode} naming {@code model} now; on another path, naming nothing.
+   */
+  @Test
+  void modelPath_thatDecodesToIllFormedUtf8_isRefusedAsInvalidUnicode() {
+    for (String segment :
+        List.of("%ED%A0%80", "x%ED%B0%80y", "%C0%AF", "%C3", "%FF", "a%80", "%F4%90%80%80")) {
+      JsonNode e = f.get("/v1/models/" + segment).error(400, "invalid_unicode");
+      assertThat(e.get("param").asText()).as(segment).isEqualTo("model");
+    }
+    JsonNode other = f.get("/v1/mesh/%ED%A0%80").error(400, "invalid_unicode");
+    assertThat(other.get("param").isNull()).isTrue();
+    // Well-formed, U+FFFD itself and a whole pair: looked up, and not found.
+    f.get("/v1/models/%EF%BF%BD").error(404, "model_not_found");
+    f.get("/v1/models/%F0%9F%98%80").error(404, "model_not_found");
+    assertThat(f.get("/v1/models/small").status()).isEqualTo(200);
+  }
+
   /** A JSON string literal with every non-ASCII char escaped, so lone surrogates survive. */
   private static String quote(String s) {
     StringBuilder b = new StringBuilder("\"");

@@ -22,7 +22,12 @@ final class RawConnection implements AutoCloseable {
   private final InputStream in;
 
   RawConnection(Fixture f) throws IOException {
-    socket.connect(new InetSocketAddress("127.0.0.1", f.server.port()), 5_000);
+    this(f.server.port());
+  }
+
+  /** A connection to {@code port} on 127.0.0.1 (another listener of a fixture's server). */
+  RawConnection(int port) throws IOException {
+    socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
     socket.setSoTimeout(5_000);
     in = socket.getInputStream();
   }

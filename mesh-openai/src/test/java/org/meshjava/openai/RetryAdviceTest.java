@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -101,6 +102,45 @@ class RetryAdviceTest {
       assertThat(s.code()).isEqualTo("journal_not_durable");
       assertThat(s.shouldRetry()).contains("false");
     }
+  }
+
+  /**
+   * A draining server's 503 {@code shutting_down} said nothing about coming back: no {@code
+   * Retry-After}, unlike the 429s. Nothing of the request was decided, so a resend (to the instance
+   * that replaces this one, or another behind the same address) can be served: the answer says
+   * {@code Retry-After: 1}, never {@code x-should-retry: false}, and closes its connection so that
+   * the resend opens a new one rather than reach this server again. Whether the POST is refused
+   * from its head, or its body was on its way when the drain began.
+   */
+  @Test
+  void shuttingDown_saysRetryAfterASecond_andClosesTheConnection() throws Exception {
+    try (Fixture f = new Fixture()) {
+      byte[] body = Fixture.chat("while draining").toString().getBytes(StandardCharsets.UTF_8);
+      String head =
+          RawConnection.post(
+              "/v1/chat/completions",
+              "Content-Type: application/json",
+              "Expect: 100-continue",
+              "Content-Length: " + body.length);
+      try (RawConnection early = new RawConnection(f)) {
+        // The head passed before the drain began: the body is asked for, and refused once read.
+        assertThat(early.send(head).read().status()).isEqualTo(100);
+        assertThat(f.server.drain(Duration.ofSeconds(5))).isTrue();
+        shuttingDown(early.send(body).read());
+        assertThat(early.closedWithin(2_000)).as("closed after the body's refusal").isTrue();
+      }
+      try (RawConnection late = new RawConnection(f)) {
+        shuttingDown(late.send(head).read());
+        assertThat(late.closedWithin(2_000)).as("closed after the head's refusal").isTrue();
+      }
+    }
+  }
+
+  private static void shuttingDown(RawConnection.Response r) {
+    r.answer().error(503, "shutting_down");
+    assertThat(r.header("Retry-After")).hasValue("1");
+    assertThat(r.header("x-should-retry")).isEmpty();
+    assertThat(r.header("Connection")).hasValue("close");
   }
 
   @Test
