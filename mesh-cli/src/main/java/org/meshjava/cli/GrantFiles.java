@@ -70,8 +70,9 @@ final class GrantFiles {
 
   /**
    * Writes {@code text} and a newline to {@code path}, replacing what is there whole: a script
-   * waiting for the file (a port file) never reads it empty, and a stop part way leaves no half
-   * grant.
+   * waiting for the file ({@code mesh serve --port-file}, whose file from an earlier start is meant
+   * to be replaced) never reads it empty. The files the grant tools write are not replaced without
+   * {@code --force} ({@link UserFile#writeOutput}).
    */
   static void writeLine(Path path, String text) throws CliException {
     if (Files.isDirectory(path)) {

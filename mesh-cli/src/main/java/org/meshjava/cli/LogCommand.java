@@ -10,7 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +43,11 @@ import picocli.CommandLine.Option;
     subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
 final class LogCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What a checkpoint file and a proof file hold, for a refusal to overwrite one. */
+  private static final String CHECKPOINT = "a checkpoint";
+
+  private static final String PROOF = "a proof";
 
   /** The running server {@code checkpoint} and {@code prove} fetch from. */
   static final class Server {
@@ -125,19 +129,36 @@ final class LogCommand extends CommandGroup {
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
-  static void write(PrintWriter out, Path to, String text) throws CliException {
-    if (to == null) {
-      out.print(text);
-      out.flush();
-      return;
-    }
-    try {
-      if (Files.isDirectory(to)) {
-        throw new CliException("cannot write " + to + ": it is a folder");
+  /** Where a fetched checkpoint or proof goes: stdout, or a file that must not exist yet. */
+  static final class Output {
+    @Option(
+        names = {"-o", "--out"},
+        paramLabel = "FILE",
+        description = "Write it here, not to stdout; a file that exists is refused.")
+    @Nullable Path file;
+
+    @Option(
+        names = "--force",
+        description =
+            "With --out: overwrite a file that exists (an older checkpoint is the evidence a"
+                + " consistency proof is checked against).")
+    boolean force;
+
+    /** Refuses, before anything is fetched, a file that exists without --force. */
+    void check(String kind) throws CliException {
+      if (file != null) {
+        UserFile.refuseToOverwrite(file, kind, force);
       }
-      UserFile.writeWhole(to, text.getBytes(StandardCharsets.UTF_8), true);
-    } catch (IOException e) {
-      throw new CliException("cannot write " + to + ": " + UserFile.reason(e), e);
+    }
+
+    /** Writes {@code text} to stdout, or to the file whole or not at all. */
+    void write(PrintWriter out, String text, String kind) throws CliException {
+      if (file == null) {
+        out.print(text);
+        out.flush();
+        return;
+      }
+      UserFile.writeOutput(file, text.getBytes(StandardCharsets.UTF_8), kind, force);
     }
   }
 
@@ -159,13 +180,11 @@ final class LogCommand extends CommandGroup {
   static final class Fetch extends MeshCommand implements Callable<Integer> {
     @Mixin Server server;
 
-    @Option(
-        names = {"-o", "--out"},
-        description = "Write the checkpoint here, not to stdout.")
-    Path out;
+    @Mixin Output out;
 
     @Override
     public Integer call() throws CliException {
+      out.check(CHECKPOINT);
       JsonNode answer = json(server.get("/v1/mesh/checkpoint"), "the answer");
       JsonNode checkpoint = answer.path("checkpoint");
       if (!checkpoint.isTextual() || checkpoint.asText().isBlank()) {
@@ -173,7 +192,7 @@ final class LogCommand extends CommandGroup {
         throw new CliException(
             "GET /v1/mesh/checkpoint answered no \"checkpoint\"; is --server a mesh steward?");
       }
-      write(out(), out, checkpoint.asText());
+      out.write(out(), checkpoint.asText(), CHECKPOINT);
       return 0;
     }
   }
@@ -221,13 +240,11 @@ final class LogCommand extends CommandGroup {
         description = "The tree size to prove against (default: latest).")
     Long size;
 
-    @Option(
-        names = {"-o", "--out"},
-        description = "Write the proof here, not to stdout.")
-    Path out;
+    @Mixin Output out;
 
     @Override
     public Integer call() throws CliException {
+      out.check(PROOF);
       nonNegative("--seq", which.seq);
       nonNegative("--from", which.from);
       nonNegative("--size", size);
@@ -252,7 +269,7 @@ final class LogCommand extends CommandGroup {
         path =
             "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
       }
-      write(out(), out, server.get(path) + "\n");
+      out.write(out(), server.get(path) + "\n", PROOF);
       return 0;
     }
   }

@@ -187,6 +187,53 @@ final class UserFile {
     }
   }
 
+  /**
+   * Refuses to write {@code path} where something is there already, unless {@code force}: a key, a
+   * grant or a saved checkpoint overwritten by a repeated command is lost for good, so replacing
+   * one is asked for by name ({@code --force}). A dangling link counts as there.
+   *
+   * @param what what the file holds, for the message: {@code "a key"}, {@code "a grant chain"}
+   * @throws CliException naming the file, if it exists and {@code force} is false
+   */
+  static void refuseToOverwrite(Path path, String what, boolean force) throws CliException {
+    if (!force && Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      throw overwriteRefused(path, what, null);
+    }
+  }
+
+  /** The refusal {@link #refuseToOverwrite} throws, also for a file that appeared meanwhile. */
+  static CliException overwriteRefused(
+      Path path,
+      String what,
+      java.nio.file.@org.jspecify.annotations.Nullable FileAlreadyExistsException cause) {
+    String message = path + " exists; refusing to overwrite " + what + " (use --force)";
+    return cause == null ? new CliException(message) : new CliException(message, cause);
+  }
+
+  /**
+   * Writes {@code bytes} to the file a command was told to write, whole or not at all ({@link
+   * #writeWhole}), refusing one that exists unless {@code force} ({@link #refuseToOverwrite}), also
+   * when it appears between the check and the write.
+   *
+   * @throws CliException naming the file: it exists, is a folder, or cannot be written
+   */
+  static void writeOutput(Path path, byte[] bytes, String what, boolean force) throws CliException {
+    if (Files.isDirectory(path)) {
+      throw new CliException("cannot write " + path + ": it is a folder");
+    }
+    refuseToOverwrite(path, what, force);
+    try {
+      writeWhole(path, bytes, force);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      if (!force && Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        throw overwriteRefused(path, what, e);
+      }
+      throw new CliException("cannot write " + path + ": " + reason(e), e);
+    } catch (IOException e) {
+      throw new CliException("cannot write " + path + ": " + reason(e), e);
+    }
+  }
+
   /** Why a file operation failed, in words: the JDK's message for these is only the path. */
   static String reason(IOException e) {
     if (e instanceof NoSuchFileException) {
