@@ -156,8 +156,12 @@ final class GrantCommand extends CommandGroup {
    * line. (Revoke takes its own {@code --chain}, described for what it revokes.)
    */
   static final class ChainFile {
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path file;
+    @Option(
+        names = "--chain",
+        required = true,
+        paramLabel = "FILE",
+        description = "The grant chain, one hex line; - reads standard input.")
+    InputFile file;
 
     GrantChain read() throws CliException {
       return GrantFiles.readChain(file);
@@ -267,8 +271,8 @@ final class GrantCommand extends CommandGroup {
         names = "--chain",
         required = true,
         paramLabel = "FILE",
-        description = "A chain containing the grant to revoke.")
-    Path chainFile;
+        description = "A chain containing the grant to revoke; - reads standard input.")
+    InputFile chainFile;
 
     @Option(
         names = "--link",
@@ -395,15 +399,18 @@ final class GrantCommand extends CommandGroup {
     @Option(
         names = "--body",
         paramLabel = "FILE",
-        description = "An OpenAI request body; the request is granted_serve_request of it.")
-    Path body;
+        description =
+            "An OpenAI request body; the request is granted_serve_request of it. - reads"
+                + " standard input.")
+    InputFile body;
 
     @Option(
         names = "--request",
         paramLabel = "FILE",
         description =
-            "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor, joule_ceiling_uj.")
-    Path request;
+            "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor,"
+                + " joule_ceiling_uj. - reads standard input.")
+    InputFile request;
   }
 
   @Command(
@@ -470,7 +477,7 @@ final class GrantCommand extends CommandGroup {
       }
     }
 
-    private static ServeRequest requestFromJson(Path file, JsonNode json) throws CliException {
+    private static ServeRequest requestFromJson(InputFile file, JsonNode json) throws CliException {
       try {
         CborMap.Builder b = CborMap.builder();
         for (var e : json.properties()) {

@@ -33,9 +33,9 @@ final class GrantFiles {
 
   private GrantFiles() {}
 
-  static GrantChain readChain(Path path) throws CliException {
+  static GrantChain readChain(InputFile path) throws CliException {
     try {
-      return GrantChain.fromHex(readText(path).strip());
+      return GrantChain.fromHex(UserFile.readText(path, "file").strip());
     } catch (MalformedGrantException e) {
       throw new CliException(path + " is not a grant chain: " + e.getMessage(), e);
     }
@@ -46,8 +46,12 @@ final class GrantFiles {
   }
 
   static JsonNode readJson(Path path) throws CliException {
+    return readJson(new InputFile.Named(path));
+  }
+
+  static JsonNode readJson(InputFile path) throws CliException {
     try {
-      return JSON.readTree(readText(path));
+      return JSON.readTree(UserFile.readText(path, "file"));
     } catch (IOException e) {
       throw new CliException(path + " is not JSON: " + why(e), e);
     }

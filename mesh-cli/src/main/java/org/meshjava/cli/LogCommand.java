@@ -224,8 +224,10 @@ final class LogCommand extends CommandGroup {
       @Option(
           names = "--envelope",
           paramLabel = "FILE",
-          description = "A file holding the receipt's hex envelope (inclusion proof).")
-      Path envelope;
+          description =
+              "A file holding the receipt's hex envelope (inclusion proof); - reads standard"
+                  + " input.")
+      InputFile envelope;
 
       @Option(
           names = "--from",
@@ -298,14 +300,14 @@ final class LogCommand extends CommandGroup {
         names = "--checkpoint",
         required = true,
         paramLabel = "FILE",
-        description = "The signed checkpoint file.")
-    Path checkpoint;
+        description = "The signed checkpoint file; - reads standard input.")
+    InputFile checkpoint;
 
     @Option(
         names = "--proof",
         paramLabel = "FILE",
-        description = "The proof file `mesh log prove` wrote.")
-    Path proof;
+        description = "The proof file `mesh log prove` wrote; - reads standard input.")
+    InputFile proof;
 
     @ArgGroup(exclusive = true)
     What what;
@@ -314,14 +316,14 @@ final class LogCommand extends CommandGroup {
       @Option(
           names = "--envelope",
           paramLabel = "FILE",
-          description = "A file holding the receipt's hex envelope.")
-      Path envelope;
+          description = "A file holding the receipt's hex envelope; - reads standard input.")
+      InputFile envelope;
 
       @Option(
           names = "--old",
           paramLabel = "FILE",
-          description = "An older checkpoint file of the same steward.")
-      Path old;
+          description = "An older checkpoint file of the same steward; - reads standard input.")
+      InputFile old;
     }
 
     @Override
@@ -390,7 +392,7 @@ final class LogCommand extends CommandGroup {
       }
     }
 
-    private Checkpoint open(Path file) throws CliException, LogException {
+    private Checkpoint open(InputFile file) throws CliException, LogException {
       DidKey did;
       try {
         did = DidKey.parse(steward.strip());
@@ -401,7 +403,7 @@ final class LogCommand extends CommandGroup {
           SignedNote.parse(UserFile.readText(file, "checkpoint file")), Checkpoint.logKey(did));
     }
 
-    static ContentId envelopeId(Path file) throws CliException {
+    static ContentId envelopeId(InputFile file) throws CliException {
       try {
         return Envelope.fromHex(UserFile.readText(file, "envelope file").strip()).id();
       } catch (IllegalArgumentException e) {
