@@ -44,7 +44,7 @@ public final class Mesh extends CommandGroup {
     CommandLine cl = new CommandLine(new Mesh());
     // An empty file name is the current folder to Path.of, which every command then calls "a
     // folder" or "exists"; say what was typed instead.
-    cl.registerConverter(Path.class, text -> Path.of(fileName(text)));
+    cl.registerConverter(Path.class, text -> Path.of(namedFile(text)));
     // One standard input per run: every input named "-" is it, and only the first may read it.
     InputFile.StandardInput stdin = new InputFile.StandardInput(in);
     cl.registerConverter(InputFile.class, text -> InputFile.of(fileName(text), stdin));
@@ -89,6 +89,20 @@ public final class Mesh extends CommandGroup {
   private static String fileName(String text) {
     if (text.isBlank()) {
       throw new CommandLine.TypeConversionException("a file name, not an empty one");
+    }
+    return text;
+  }
+
+  /**
+   * {@code text} as the name of a file that is only ever a file (a key, a configuration, a journal,
+   * a file to write): {@code -}, which a Unix user types for standard input or output, is refused
+   * rather than taken as a file called {@code -} in the current folder.
+   */
+  private static String namedFile(String text) {
+    if (fileName(text).equals(InputFile.STDIN)) {
+      throw new CommandLine.TypeConversionException(
+          "'-' (standard input or output) is not taken here, only a file; name a file called -"
+              + " as ./-");
     }
     return text;
   }

@@ -147,6 +147,29 @@ class StandardInputTest {
     assertThat(tmp.resolve("q.hex")).doesNotExist();
   }
 
+  /**
+   * Regression: a key, a file to write or a configuration named {@code -} was taken as a file
+   * called {@code -} in the current folder: {@code mesh key generate --out -} wrote a key there
+   * where the user meant standard output. {@code -} is refused wherever only a file is taken.
+   */
+  @Test
+  void dash_whereOnlyAFileIsTaken_isRefused_andNoFileCalledDashAppears() {
+    String[][] commands = {
+      {"key", "generate", "--out", "-"},
+      {"key", "show", "--key", "-"},
+      {"journal", "archive", "-"},
+      {"log", "checkpoint", "--server", "127.0.0.1:1", "-o", "-"},
+      {"serve", "--config", "-"}
+    };
+    for (String[] args : commands) {
+      Run r = meshWithInput(new byte[0], args);
+      String what = String.join(" ", args);
+      assertThat(r.code()).as(what).isEqualTo(2);
+      assertThat(r.err()).as(what).contains("'-' (standard input or output) is not taken here");
+    }
+    assertThat(Path.of("-")).doesNotExist();
+  }
+
   @Test
   void journalCommands_refuseDash_ratherThanMakeAJournalFileOfThatName() {
     for (String sub : new String[] {"verify", "inspect"}) {
