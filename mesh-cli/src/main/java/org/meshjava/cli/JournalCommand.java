@@ -584,6 +584,25 @@ final class JournalCommand extends CommandGroup {
     }
   }
 
+  /**
+   * A failure of a subcommand that takes the journal's lock (import, archive, resume-grants), named
+   * by the journal; a {@code LOCKED} refusal also says who may hold it and what to do, for the
+   * journal's own message can only say "another steward".
+   *
+   * @param doing what the subcommand does, for "stop it before …"
+   */
+  static CliException refused(Object journal, JournalException e, String doing) {
+    if (e.reason() != JournalException.Reason.LOCKED) {
+      return new CliException(journal + ": " + e.getMessage(), e);
+    }
+    return new CliException(
+        e.getMessage()
+            + " (a running mesh serve, or another mesh journal import, archive or resume-grants);"
+            + " stop it before "
+            + doing,
+        e);
+  }
+
   /** Prints a subcommand's result, {@code journal FILE: what}, as its one line on stdout. */
   static void report(PrintWriter out, Object journal, String what) {
     out.println("journal " + journal + ": " + what);
@@ -691,7 +710,9 @@ final class JournalCommand extends CommandGroup {
                     + " archived into "
                     + JournalSegments.directory(file)));
         return 0;
-      } catch (JournalException | SnapshotException e) {
+      } catch (JournalException e) {
+        throw refused(file, e, "archiving");
+      } catch (SnapshotException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
     }
@@ -868,7 +889,7 @@ final class JournalCommand extends CommandGroup {
                 + " next start");
         return 0;
       } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
+        throw refused(file, e, "lifting the suspension");
       } catch (IllegalArgumentException e) {
         throw new CliException("--note: " + e.getMessage(), e);
       }
@@ -996,11 +1017,7 @@ final class JournalCommand extends CommandGroup {
         return FileJournal.open(path);
       } catch (JournalException e) {
         if (e.reason() == JournalException.Reason.LOCKED) {
-          throw new CliException(
-              e.getMessage()
-                  + " (a running mesh serve, or another mesh journal command such as an import);"
-                  + " stop it before importing the journal",
-              e);
+          throw refused(file, e, "importing the journal");
         }
         throw failed(e);
       }

@@ -173,7 +173,9 @@ class RevocationAndResumeCommandTest {
       // While a steward holds the journal, the operator cannot write to it.
       Run locked = mesh("journal", "resume-grants", journal.toString(), "--note", "too early");
       assertThat(locked.code()).isEqualTo(1);
-      assertThat(locked.err()).contains("held by another steward");
+      assertThat(locked.err())
+          .contains("held by another steward")
+          .contains("stop it before lifting the suspension");
     }
     Run lifted =
         mesh("journal", "resume-grants", journal.toString(), "--note", "restored from backup");
