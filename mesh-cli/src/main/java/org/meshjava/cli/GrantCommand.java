@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -45,6 +46,9 @@ import picocli.CommandLine.Option;
       GrantCommand.Revoke.class
     })
 final class GrantCommand extends CommandGroup {
+  /** What a chain file holds, for a refusal to overwrite one. */
+  private static final String CHAIN = "a grant chain";
+
   /** What a new link grants (issue, delegate): its budget and the caveats that narrow it. */
   static final class Terms {
     @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
@@ -105,6 +109,11 @@ final class GrantCommand extends CommandGroup {
    * which the command's error handler prints as its one line.
    */
   abstract static class Signer extends MeshCommand implements Callable<Integer> {
+    @Option(
+        names = "--force",
+        description = "Overwrite an output file that exists (refused otherwise, naming it).")
+    boolean force;
+
     @Override
     public final Integer call() throws CliException {
       try {
@@ -119,10 +128,25 @@ final class GrantCommand extends CommandGroup {
     abstract void sign() throws CliException, IssuanceException;
 
     /**
-     * Writes {@code text} as the one line of {@code file} and says so, and what it is, on stdout.
+     * Refuses, before the first of several files is written, to overwrite any of {@code files} that
+     * exists without {@code --force}: a command that writes several writes none.
+     *
+     * @param kind what the files hold, for the message
      */
-    final void write(Path file, String text, String what) throws CliException {
-      GrantFiles.writeLine(file, text);
+    final void refuseToOverwrite(String kind, Path... files) throws CliException {
+      for (Path f : files) {
+        UserFile.refuseToOverwrite(f, kind, force);
+      }
+    }
+
+    /**
+     * Writes {@code text} as the one line of {@code file}, whole or not at all, refusing a file
+     * that exists without {@code --force}, and says so, and what it is, on stdout.
+     *
+     * @param kind what the file holds, for a refusal: {@code "a grant chain"}
+     */
+    final void write(Path file, String text, String kind, String what) throws CliException {
+      UserFile.writeOutput(file, (text + "\n").getBytes(StandardCharsets.UTF_8), kind, force);
       out().println("wrote " + file + ": " + what);
     }
   }
@@ -132,8 +156,12 @@ final class GrantCommand extends CommandGroup {
    * line. (Revoke takes its own {@code --chain}, described for what it revokes.)
    */
   static final class ChainFile {
-    @Option(names = "--chain", required = true, paramLabel = "FILE")
-    Path file;
+    @Option(
+        names = "--chain",
+        required = true,
+        paramLabel = "FILE",
+        description = "The grant chain, one hex line; - reads standard input.")
+    InputFile file;
 
     GrantChain read() throws CliException {
       return GrantFiles.readChain(file);
@@ -222,7 +250,7 @@ final class GrantCommand extends CommandGroup {
               from,
               until,
               terms.caveats());
-      write(out, chain.toHex(), "grant " + chain.leaf().id());
+      write(out, chain.toHex(), CHAIN, "grant " + chain.leaf().id());
     }
   }
 
@@ -243,8 +271,8 @@ final class GrantCommand extends CommandGroup {
         names = "--chain",
         required = true,
         paramLabel = "FILE",
-        description = "A chain containing the grant to revoke.")
-    Path chainFile;
+        description = "A chain containing the grant to revoke; - reads standard input.")
+    InputFile chainFile;
 
     @Option(
         names = "--link",
@@ -277,6 +305,7 @@ final class GrantCommand extends CommandGroup {
       write(
           out,
           r.toHex(),
+          "a revocation",
           "grant " + r.grantId() + " revoked from " + r.from() + " by " + r.revoker());
     }
   }
@@ -307,6 +336,7 @@ final class GrantCommand extends CommandGroup {
       write(
           out,
           chain.toHex(),
+          CHAIN,
           "grant " + chain.leaf().id() + " (" + chain.links().size() + " links)");
     }
   }
@@ -348,12 +378,17 @@ final class GrantCommand extends CommandGroup {
           throw new CliException("--share " + s + ": " + e.getMessage(), e);
         }
       }
+      Path[] files = new Path[list.size()];
+      for (int i = 0; i < files.length; i++) {
+        files[i] = outDir.resolve("shard-" + (i + 1) + ".hex");
+      }
       List<GrantChain> out = Jcp.shard(held.key(err()), held.chain(), list);
+      refuseToOverwrite(CHAIN, files);
       for (int i = 0; i < out.size(); i++) {
-        Path file = outDir.resolve("shard-" + (i + 1) + ".hex");
         write(
-            file,
+            files[i],
             out.get(i).toHex(),
+            CHAIN,
             list.get(i).budgetUj() + " uJ held by " + list.get(i).steward());
       }
     }
@@ -364,15 +399,18 @@ final class GrantCommand extends CommandGroup {
     @Option(
         names = "--body",
         paramLabel = "FILE",
-        description = "An OpenAI request body; the request is granted_serve_request of it.")
-    Path body;
+        description =
+            "An OpenAI request body; the request is granted_serve_request of it. - reads"
+                + " standard input.")
+    InputFile body;
 
     @Option(
         names = "--request",
         paramLabel = "FILE",
         description =
-            "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor, joule_ceiling_uj.")
-    Path request;
+            "A ServeRequest as JSON: prompt_hash, prompt_tokens, max_tokens, fidelity_floor,"
+                + " joule_ceiling_uj. - reads standard input.")
+    InputFile request;
   }
 
   @Command(
@@ -421,18 +459,25 @@ final class GrantCommand extends CommandGroup {
         request = requestFromJson(source.request, GrantFiles.readJson(source.request));
       }
       Presentation p = Jcp.present(KeyFile.read(callerKey, err()), chain.read(), request);
+      refuseToOverwrite("a presentation", out);
+      if (outBody != null) {
+        refuseToOverwrite("a request body", outBody);
+      }
       write(
-          out, p.toHex(), "presentation of grant " + p.grantId() + " for request " + request.id());
+          out,
+          p.toHex(),
+          "a presentation",
+          "presentation of grant " + p.grantId() + " for request " + request.id());
       if (outBody != null) {
         if (body == null || !body.isObject()) {
           throw new CliException("--out-body needs --body");
         }
         ((ObjectNode) body).put("jcp_presentation", p.toHex());
-        write(outBody, body.toString(), "the body with jcp_presentation");
+        write(outBody, body.toString(), "a request body", "the body with jcp_presentation");
       }
     }
 
-    private static ServeRequest requestFromJson(Path file, JsonNode json) throws CliException {
+    private static ServeRequest requestFromJson(InputFile file, JsonNode json) throws CliException {
       try {
         CborMap.Builder b = CborMap.builder();
         for (var e : json.properties()) {

@@ -33,9 +33,9 @@ final class GrantFiles {
 
   private GrantFiles() {}
 
-  static GrantChain readChain(Path path) throws CliException {
+  static GrantChain readChain(InputFile path) throws CliException {
     try {
-      return GrantChain.fromHex(readText(path).strip());
+      return GrantChain.fromHex(UserFile.readText(path, "file").strip());
     } catch (MalformedGrantException e) {
       throw new CliException(path + " is not a grant chain: " + e.getMessage(), e);
     }
@@ -46,8 +46,12 @@ final class GrantFiles {
   }
 
   static JsonNode readJson(Path path) throws CliException {
+    return readJson(new InputFile.Named(path));
+  }
+
+  static JsonNode readJson(InputFile path) throws CliException {
     try {
-      return JSON.readTree(readText(path));
+      return JSON.readTree(UserFile.readText(path, "file"));
     } catch (IOException e) {
       throw new CliException(path + " is not JSON: " + why(e), e);
     }
@@ -70,8 +74,9 @@ final class GrantFiles {
 
   /**
    * Writes {@code text} and a newline to {@code path}, replacing what is there whole: a script
-   * waiting for the file (a port file) never reads it empty, and a stop part way leaves no half
-   * grant.
+   * waiting for the file ({@code mesh serve --port-file}, whose file from an earlier start is meant
+   * to be replaced) never reads it empty. The files the grant tools write are not replaced without
+   * {@code --force} ({@link UserFile#writeOutput}).
    */
   static void writeLine(Path path, String text) throws CliException {
     if (Files.isDirectory(path)) {

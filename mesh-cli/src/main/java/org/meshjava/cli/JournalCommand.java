@@ -584,6 +584,25 @@ final class JournalCommand extends CommandGroup {
     }
   }
 
+  /**
+   * A failure of a subcommand that takes the journal's lock (import, archive, resume-grants), named
+   * by the journal; a {@code LOCKED} refusal also says who may hold it and what to do, for the
+   * journal's own message can only say "another steward".
+   *
+   * @param doing what the subcommand does, for "stop it before …"
+   */
+  static CliException refused(Object journal, JournalException e, String doing) {
+    if (e.reason() != JournalException.Reason.LOCKED) {
+      return new CliException(journal + ": " + e.getMessage(), e);
+    }
+    return new CliException(
+        e.getMessage()
+            + " (a running mesh serve, or another mesh journal import, archive or resume-grants);"
+            + " stop it before "
+            + doing,
+        e);
+  }
+
   /** Prints a subcommand's result, {@code journal FILE: what}, as its one line on stdout. */
   static void report(PrintWriter out, Object journal, String what) {
     out.println("journal " + journal + ": " + what);
@@ -691,7 +710,9 @@ final class JournalCommand extends CommandGroup {
                     + " archived into "
                     + JournalSegments.directory(file)));
         return 0;
-      } catch (JournalException | SnapshotException e) {
+      } catch (JournalException e) {
+        throw refused(file, e, "archiving");
+      } catch (SnapshotException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
       }
     }
@@ -868,7 +889,7 @@ final class JournalCommand extends CommandGroup {
                 + " next start");
         return 0;
       } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
+        throw refused(file, e, "lifting the suspension");
       } catch (IllegalArgumentException e) {
         throw new CliException("--note: " + e.getMessage(), e);
       }
@@ -976,25 +997,27 @@ final class JournalCommand extends CommandGroup {
       description =
           "Write a journal file into a database as the steward's journal, which must hold no"
               + " records yet; the chain is checked as it is copied, in one transaction that a"
-              + " break rolls back. Run with the steward stopped (a file a steward holds is"
-              + " refused).")
+              + " break rolls back. Run with the steward stopped: the file's lock is held"
+              + " through the copy, so a file a steward holds is refused, and so is a steward"
+              + " started on it meanwhile.")
   static final class Import extends Common {
     /**
-     * Refuses a journal file a steward holds now: the copy would miss what it appends meanwhile,
-     * and a steward on the database would then continue from an older end. Taking the lock for a
-     * moment tells (opening cuts nothing and appends nothing); it is let go before the copy, whose
-     * own read of the file would release a lock this process held (a POSIX lock is the process's).
+     * Takes the lock of the journal file imported, held until the copy is committed: a steward that
+     * held it would append records the copy misses, and the database journal would then continue
+     * from an older end; one started during the copy is refused, as is a second import of the file.
+     * The copy reads the file through the lock's own channel (a POSIX lock is the process's, and
+     * closing a second descriptor of the file would release it). Opening cuts nothing and appends
+     * nothing. Nothing to hold for a journal in a database.
      */
-    private void refuseIfHeld(JournalTarget target) throws CliException {
-      if (!(target instanceof JournalTarget.File(Path path)) || !Files.isRegularFile(path)) {
-        return;
+    private @Nullable FileJournal hold(JournalTarget target) throws CliException {
+      if (!(target instanceof JournalTarget.File(Path path))) {
+        return null;
       }
       try {
-        FileJournal.open(path).close();
+        return FileJournal.open(path);
       } catch (JournalException e) {
         if (e.reason() == JournalException.Reason.LOCKED) {
-          throw new CliException(
-              e.getMessage() + "; stop that steward before importing its journal", e);
+          throw refused(file, e, "importing the journal");
         }
         throw failed(e);
       }
@@ -1010,7 +1033,18 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       JournalTarget.Reader reader = reader();
-      refuseIfHeld(journal.target());
+      FileJournal held = hold(journal.target());
+      try {
+        return copy(reader);
+      } finally {
+        if (held != null) {
+          held.close();
+        }
+      }
+    }
+
+    /** Copies the journal {@code reader} reads into the database --to names. */
+    private Integer copy(JournalTarget.Reader reader) throws CliException {
       if (!org.meshjava.journal.postgres.PostgresLocation.isPostgres(to)
           || !(JournalTarget.parse(to) instanceof JournalTarget.Postgres p)) {
         throw new CliException("--to " + to + ": a postgresql:// URL");

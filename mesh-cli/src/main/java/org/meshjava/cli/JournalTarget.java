@@ -37,9 +37,17 @@ sealed interface JournalTarget {
    * Reads what a user typed: a {@code postgresql://} URL, else a file name.
    *
    * @throws CliException naming what is wrong with a URL, or a URL of another scheme: taken as a
-   *     file name, {@code mysql://db/x} would become a journal file {@code mysql:/db/x}
+   *     file name, {@code mysql://db/x} would become a journal file {@code mysql:/db/x}; or for
+   *     {@code -}, which names standard input elsewhere
    */
   static JournalTarget parse(String text) throws CliException {
+    if (text.equals(InputFile.STDIN)) {
+      // Elsewhere "-" is standard input; a journal is locked and read at offsets, so it never is,
+      // and taken as a file name "-" would become a journal file of that name.
+      throw new CliException(
+          "journal -: a journal is a file or a PostgreSQL database, not standard input; name a"
+              + " file called - as ./-");
+    }
     if (PostgresLocation.isPostgres(text)) {
       try {
         return new Postgres(PostgresLocation.parse(text));

@@ -5,7 +5,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
@@ -81,9 +80,7 @@ final class KeyFile {
     if (Files.isDirectory(path)) {
       throw new CliException(path + " is a folder; name the key file to write");
     }
-    if (!overwrite && Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-      throw new CliException(path + " exists; refusing to overwrite a key (use --force)");
-    }
+    UserFile.refuseToOverwrite(path, "a key", overwrite);
     byte[] text =
         (HexFormat.of().formatHex(key.exportSeed()) + "\n").getBytes(StandardCharsets.US_ASCII);
     FileAttribute<?>[] ownerOnly;
@@ -102,7 +99,7 @@ final class KeyFile {
     try {
       UserFile.writeWhole(path, text, overwrite, ownerOnly);
     } catch (FileAlreadyExistsException e) {
-      throw new CliException(path + " exists; refusing to overwrite a key (use --force)", e);
+      throw UserFile.overwriteRefused(path, "a key", e);
     } catch (IOException e) {
       throw new CliException("cannot write key file " + path + ": " + UserFile.reason(e), e);
     }

@@ -10,7 +10,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,6 +43,11 @@ import picocli.CommandLine.Option;
     subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
 final class LogCommand extends CommandGroup {
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** What a checkpoint file and a proof file hold, for a refusal to overwrite one. */
+  private static final String CHECKPOINT = "a checkpoint";
+
+  private static final String PROOF = "a proof";
 
   /** The running server {@code checkpoint} and {@code prove} fetch from. */
   static final class Server {
@@ -125,19 +129,36 @@ final class LogCommand extends CommandGroup {
     return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
   }
 
-  static void write(PrintWriter out, Path to, String text) throws CliException {
-    if (to == null) {
-      out.print(text);
-      out.flush();
-      return;
-    }
-    try {
-      if (Files.isDirectory(to)) {
-        throw new CliException("cannot write " + to + ": it is a folder");
+  /** Where a fetched checkpoint or proof goes: stdout, or a file that must not exist yet. */
+  static final class Output {
+    @Option(
+        names = {"-o", "--out"},
+        paramLabel = "FILE",
+        description = "Write it here, not to stdout; a file that exists is refused.")
+    @Nullable Path file;
+
+    @Option(
+        names = "--force",
+        description =
+            "With --out: overwrite a file that exists (an older checkpoint is the evidence a"
+                + " consistency proof is checked against).")
+    boolean force;
+
+    /** Refuses, before anything is fetched, a file that exists without --force. */
+    void check(String kind) throws CliException {
+      if (file != null) {
+        UserFile.refuseToOverwrite(file, kind, force);
       }
-      UserFile.writeWhole(to, text.getBytes(StandardCharsets.UTF_8), true);
-    } catch (IOException e) {
-      throw new CliException("cannot write " + to + ": " + UserFile.reason(e), e);
+    }
+
+    /** Writes {@code text} to stdout, or to the file whole or not at all. */
+    void write(PrintWriter out, String text, String kind) throws CliException {
+      if (file == null) {
+        out.print(text);
+        out.flush();
+        return;
+      }
+      UserFile.writeOutput(file, text.getBytes(StandardCharsets.UTF_8), kind, force);
     }
   }
 
@@ -159,13 +180,11 @@ final class LogCommand extends CommandGroup {
   static final class Fetch extends MeshCommand implements Callable<Integer> {
     @Mixin Server server;
 
-    @Option(
-        names = {"-o", "--out"},
-        description = "Write the checkpoint here, not to stdout.")
-    Path out;
+    @Mixin Output out;
 
     @Override
     public Integer call() throws CliException {
+      out.check(CHECKPOINT);
       JsonNode answer = json(server.get("/v1/mesh/checkpoint"), "the answer");
       JsonNode checkpoint = answer.path("checkpoint");
       if (!checkpoint.isTextual() || checkpoint.asText().isBlank()) {
@@ -173,7 +192,7 @@ final class LogCommand extends CommandGroup {
         throw new CliException(
             "GET /v1/mesh/checkpoint answered no \"checkpoint\"; is --server a mesh steward?");
       }
-      write(out(), out, checkpoint.asText());
+      out.write(out(), checkpoint.asText(), CHECKPOINT);
       return 0;
     }
   }
@@ -205,8 +224,10 @@ final class LogCommand extends CommandGroup {
       @Option(
           names = "--envelope",
           paramLabel = "FILE",
-          description = "A file holding the receipt's hex envelope (inclusion proof).")
-      Path envelope;
+          description =
+              "A file holding the receipt's hex envelope (inclusion proof); - reads standard"
+                  + " input.")
+      InputFile envelope;
 
       @Option(
           names = "--from",
@@ -221,13 +242,11 @@ final class LogCommand extends CommandGroup {
         description = "The tree size to prove against (default: latest).")
     Long size;
 
-    @Option(
-        names = {"-o", "--out"},
-        description = "Write the proof here, not to stdout.")
-    Path out;
+    @Mixin Output out;
 
     @Override
     public Integer call() throws CliException {
+      out.check(PROOF);
       nonNegative("--seq", which.seq);
       nonNegative("--from", which.from);
       nonNegative("--size", size);
@@ -252,7 +271,7 @@ final class LogCommand extends CommandGroup {
         path =
             "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
       }
-      write(out(), out, server.get(path) + "\n");
+      out.write(out(), server.get(path) + "\n", PROOF);
       return 0;
     }
   }
@@ -281,14 +300,14 @@ final class LogCommand extends CommandGroup {
         names = "--checkpoint",
         required = true,
         paramLabel = "FILE",
-        description = "The signed checkpoint file.")
-    Path checkpoint;
+        description = "The signed checkpoint file; - reads standard input.")
+    InputFile checkpoint;
 
     @Option(
         names = "--proof",
         paramLabel = "FILE",
-        description = "The proof file `mesh log prove` wrote.")
-    Path proof;
+        description = "The proof file `mesh log prove` wrote; - reads standard input.")
+    InputFile proof;
 
     @ArgGroup(exclusive = true)
     What what;
@@ -297,14 +316,14 @@ final class LogCommand extends CommandGroup {
       @Option(
           names = "--envelope",
           paramLabel = "FILE",
-          description = "A file holding the receipt's hex envelope.")
-      Path envelope;
+          description = "A file holding the receipt's hex envelope; - reads standard input.")
+      InputFile envelope;
 
       @Option(
           names = "--old",
           paramLabel = "FILE",
-          description = "An older checkpoint file of the same steward.")
-      Path old;
+          description = "An older checkpoint file of the same steward; - reads standard input.")
+      InputFile old;
     }
 
     @Override
@@ -373,7 +392,7 @@ final class LogCommand extends CommandGroup {
       }
     }
 
-    private Checkpoint open(Path file) throws CliException, LogException {
+    private Checkpoint open(InputFile file) throws CliException, LogException {
       DidKey did;
       try {
         did = DidKey.parse(steward.strip());
@@ -384,7 +403,7 @@ final class LogCommand extends CommandGroup {
           SignedNote.parse(UserFile.readText(file, "checkpoint file")), Checkpoint.logKey(did));
     }
 
-    static ContentId envelopeId(Path file) throws CliException {
+    static ContentId envelopeId(InputFile file) throws CliException {
       try {
         return Envelope.fromHex(UserFile.readText(file, "envelope file").strip()).id();
       } catch (IllegalArgumentException e) {

@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -28,19 +29,25 @@ public final class Mesh extends CommandGroup {
   /** Creates the command. */
   public Mesh() {}
 
-  /** Runs the command with {@code args} and returns its exit code. */
+  /**
+   * Runs the command with {@code args}, standard input the process's, and returns its exit code.
+   */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
+    return run(System.in, out, err, args);
+  }
+
+  /**
+   * Runs the command with {@code args} and returns its exit code; an input file named {@code -} is
+   * read from {@code in}.
+   */
+  public static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Mesh());
     // An empty file name is the current folder to Path.of, which every command then calls "a
     // folder" or "exists"; say what was typed instead.
-    cl.registerConverter(
-        Path.class,
-        text -> {
-          if (text.isBlank()) {
-            throw new CommandLine.TypeConversionException("a file name, not an empty one");
-          }
-          return Path.of(text);
-        });
+    cl.registerConverter(Path.class, text -> Path.of(namedFile(text)));
+    // One standard input per run: every input named "-" is it, and only the first may read it.
+    InputFile.StandardInput stdin = new InputFile.StandardInput(in);
+    cl.registerConverter(InputFile.class, text -> InputFile.of(fileName(text), stdin));
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(
@@ -76,6 +83,28 @@ public final class Mesh extends CommandGroup {
           return where.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cl.execute(args);
+  }
+
+  /** {@code text} as a file name, refused if empty. */
+  private static String fileName(String text) {
+    if (text.isBlank()) {
+      throw new CommandLine.TypeConversionException("a file name, not an empty one");
+    }
+    return text;
+  }
+
+  /**
+   * {@code text} as the name of a file that is only ever a file (a key, a configuration, a journal,
+   * a file to write): {@code -}, which a Unix user types for standard input or output, is refused
+   * rather than taken as a file called {@code -} in the current folder.
+   */
+  private static String namedFile(String text) {
+    if (fileName(text).equals(InputFile.STDIN)) {
+      throw new CommandLine.TypeConversionException(
+          "'-' (standard input or output) is not taken here, only a file; name a file called -"
+              + " as ./-");
+    }
+    return text;
   }
 
   /** Entry point. */

@@ -43,12 +43,20 @@ final class UserFile {
    *     longer than {@link #MAX_LINE_CHARS}; or what {@code each} throws
    */
   static void forEachLine(Path path, String what, LineConsumer each) throws CliException {
-    if (Files.isDirectory(path)) {
+    forEachLine(new InputFile.Named(path), what, each);
+  }
+
+  /**
+   * Reads the lines of a file, or of standard input, as {@link #forEachLine(Path, String,
+   * LineConsumer)} reads a file's.
+   */
+  static void forEachLine(InputFile path, String what, LineConsumer each) throws CliException {
+    if (path.isFolder()) {
       throw new CliException("cannot read " + what + " " + path + ": it is a folder");
     }
     try (java.io.Reader in =
         new java.io.InputStreamReader(
-            Files.newInputStream(path),
+            path.open(),
             StandardCharsets.UTF_8
                 .newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
@@ -83,7 +91,7 @@ final class UserFile {
   }
 
   /** {@code text}, refused if it holds control bytes, which no file these commands read holds. */
-  private static String checked(String text, Path path, String what) throws CliException {
+  private static String checked(String text, Object path, String what) throws CliException {
     // UTF-8 decodes NUL and other control bytes; no file these commands read holds them.
     if (text.chars().anyMatch(c -> c < 0x20 && c != '\n' && c != '\r' && c != '\t')) {
       throw new CliException(what + " " + path + " is not text (it holds control bytes)");
@@ -98,11 +106,16 @@ final class UserFile {
    * @throws CliException naming the file and the reason it cannot be read, or that it is larger
    */
   static byte[] readBytes(Path path, String what) throws CliException {
-    if (Files.isDirectory(path)) {
+    return readBytes(new InputFile.Named(path), what);
+  }
+
+  /** Returns the bytes of a file, or of standard input, as {@link #readBytes(Path, String)}. */
+  static byte[] readBytes(InputFile path, String what) throws CliException {
+    if (path.isFolder()) {
       throw new CliException("cannot read " + what + " " + path + ": it is a folder");
     }
     byte[] bytes;
-    try (java.io.InputStream in = Files.newInputStream(path)) {
+    try (java.io.InputStream in = path.open()) {
       bytes = in.readNBytes(MAX_TEXT_BYTES + 1);
     } catch (IOException e) {
       throw new CliException("cannot read " + what + " " + path + ": " + reason(e), e);
@@ -126,6 +139,11 @@ final class UserFile {
    * @throws CliException naming the file and the reason it cannot be read as UTF-8 text
    */
   static String readText(Path path, String what) throws CliException {
+    return readText(new InputFile.Named(path), what);
+  }
+
+  /** Returns the text of a file, or of standard input, as {@link #readText(Path, String)}. */
+  static String readText(InputFile path, String what) throws CliException {
     byte[] bytes = readBytes(path, what);
     String text;
     try {
@@ -184,6 +202,53 @@ final class UserFile {
       }
     } finally {
       Files.deleteIfExists(partial);
+    }
+  }
+
+  /**
+   * Refuses to write {@code path} where something is there already, unless {@code force}: a key, a
+   * grant or a saved checkpoint overwritten by a repeated command is lost for good, so replacing
+   * one is asked for by name ({@code --force}). A dangling link counts as there.
+   *
+   * @param what what the file holds, for the message: {@code "a key"}, {@code "a grant chain"}
+   * @throws CliException naming the file, if it exists and {@code force} is false
+   */
+  static void refuseToOverwrite(Path path, String what, boolean force) throws CliException {
+    if (!force && Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      throw overwriteRefused(path, what, null);
+    }
+  }
+
+  /** The refusal {@link #refuseToOverwrite} throws, also for a file that appeared meanwhile. */
+  static CliException overwriteRefused(
+      Path path,
+      String what,
+      java.nio.file.@org.jspecify.annotations.Nullable FileAlreadyExistsException cause) {
+    String message = path + " exists; refusing to overwrite " + what + " (use --force)";
+    return cause == null ? new CliException(message) : new CliException(message, cause);
+  }
+
+  /**
+   * Writes {@code bytes} to the file a command was told to write, whole or not at all ({@link
+   * #writeWhole}), refusing one that exists unless {@code force} ({@link #refuseToOverwrite}), also
+   * when it appears between the check and the write.
+   *
+   * @throws CliException naming the file: it exists, is a folder, or cannot be written
+   */
+  static void writeOutput(Path path, byte[] bytes, String what, boolean force) throws CliException {
+    if (Files.isDirectory(path)) {
+      throw new CliException("cannot write " + path + ": it is a folder");
+    }
+    refuseToOverwrite(path, what, force);
+    try {
+      writeWhole(path, bytes, force);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      if (!force && Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        throw overwriteRefused(path, what, e);
+      }
+      throw new CliException("cannot write " + path + ": " + reason(e), e);
+    } catch (IOException e) {
+      throw new CliException("cannot write " + path + ": " + reason(e), e);
     }
   }
 

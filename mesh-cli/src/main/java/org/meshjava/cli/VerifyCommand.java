@@ -1,6 +1,5 @@
 package org.meshjava.cli;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.meshjava.receipt.Envelope;
@@ -22,8 +21,8 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
   @Parameters(
       paramLabel = "FILE",
       arity = "1..*",
-      description = "Files of hex envelopes, one per line.")
-  List<Path> files;
+      description = "Files of hex envelopes, one per line; - reads standard input.")
+  List<InputFile> files;
 
   @Option(names = "--from-genesis", description = "Require the chain to start at sequence 0.")
   boolean fromGenesis;
@@ -38,7 +37,7 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
     // receipt a steward sealed may be larger than memory.
     ReceiptChain.Verifier chain =
         fromGenesis ? ReceiptChain.Verifier.fromGenesis() : ReceiptChain.Verifier.segment();
-    for (Path f : files) {
+    for (InputFile f : files) {
       int before = chain.count();
       UserFile.forEachLine(
           f,
@@ -71,7 +70,7 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static Envelope envelope(String line, int index, Path f) throws CliException {
+  private static Envelope envelope(String line, int index, InputFile f) throws CliException {
     try {
       return Envelope.fromHex(line.strip());
     } catch (IllegalArgumentException e) {

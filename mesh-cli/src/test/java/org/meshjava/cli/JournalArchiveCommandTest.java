@@ -63,6 +63,30 @@ class JournalArchiveCommandTest {
         req, TokenSequence.of(new int[(int) req.promptTokens()]), Jcp.present(caller, chain, req));
   }
 
+  /**
+   * An archive of a journal a steward holds is refused, naming who may hold it and what to do: the
+   * journal's own LOCKED message could only say "another steward process", and an operator with an
+   * import or a resume-grants running was left to guess.
+   */
+  @Test
+  void archive_ofAJournalAStewardHolds_isRefused_sayingToStopIt() throws Exception {
+    GrantChain chain = hourGrant();
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, chain, "one");
+      s.snapshot();
+      serve(s, chain, "two");
+      byte[] before = Files.readAllBytes(journal);
+      Run held = mesh("journal", "archive", journal.toString());
+      assertThat(held.code()).isEqualTo(1);
+      assertThat(held.err())
+          .contains("held by")
+          .contains("a running mesh serve")
+          .contains("stop it before archiving");
+      assertThat(Files.readAllBytes(journal)).isEqualTo(before);
+    }
+  }
+
   @Test
   void archive_thenVerify_withAndWithoutSegments_andRestartFromTheSnapshot() throws Exception {
     GrantChain chain = hourGrant();

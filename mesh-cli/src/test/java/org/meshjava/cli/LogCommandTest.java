@@ -123,6 +123,33 @@ class LogCommandTest {
               file("inclusion.json").toString());
       assertThat(included.code()).as(included.err()).isZero();
       assertThat(included.out()).contains("included").contains("leaf 2 of the 3-receipt log");
+      // Any one of its files may come on standard input, named -.
+      Run piped =
+          MeshCommandTest.meshWithInput(
+              Files.readAllBytes(file("inclusion.json")),
+              "log",
+              "verify",
+              "--steward",
+              did,
+              "--checkpoint",
+              file("new.txt").toString(),
+              "--envelope",
+              file("envelope.hex").toString(),
+              "--proof",
+              "-");
+      assertThat(piped.code()).as(piped.err()).isZero();
+      assertThat(piped.out()).isEqualTo(included.out());
+      Run envelopePiped =
+          MeshCommandTest.meshWithInput(
+              Files.readAllBytes(file("envelope.hex")),
+              "log",
+              "prove",
+              "--server",
+              url,
+              "--envelope",
+              "-");
+      assertThat(envelopePiped.code()).as(envelopePiped.err()).isZero();
+      assertThat(envelopePiped.out()).isEqualTo(Files.readString(file("inclusion.json")));
       Run consistent =
           mesh(
               "log",

@@ -20,6 +20,19 @@ class MeshCommandTest {
     return new Run(code, out.toString(), err.toString());
   }
 
+  /** Runs {@code mesh} in this JVM with {@code stdin} as its standard input. */
+  static Run meshWithInput(byte[] stdin, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code =
+        Mesh.run(
+            new java.io.ByteArrayInputStream(stdin),
+            new PrintWriter(out, true),
+            new PrintWriter(err, true),
+            args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
   @Test
   void demo_servesVerifiesAndExitsZero() {
     Run r = mesh("demo");

@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
 import java.io.PrintWriter;
@@ -172,7 +173,9 @@ class RevocationAndResumeCommandTest {
       // While a steward holds the journal, the operator cannot write to it.
       Run locked = mesh("journal", "resume-grants", journal.toString(), "--note", "too early");
       assertThat(locked.code()).isEqualTo(1);
-      assertThat(locked.err()).contains("held by another steward");
+      assertThat(locked.err())
+          .contains("held by another steward")
+          .contains("stop it before lifting the suspension");
     }
     Run lifted =
         mesh("journal", "resume-grants", journal.toString(), "--note", "restored from backup");
@@ -202,13 +205,74 @@ class RevocationAndResumeCommandTest {
       s.serve(a, TokenSequence.of(new int[(int) a.promptTokens()]));
       Run held = mesh("journal", "import", journal.toString(), "--to", nowhere, "--steward", did);
       assertThat(held.code()).isEqualTo(1);
-      assertThat(held.err()).contains("held by").contains("stop that steward");
+      assertThat(held.err()).contains("held by").contains("stop it before importing");
     }
     byte[] before = Files.readAllBytes(journal);
     Run stopped = mesh("journal", "import", journal.toString(), "--to", nowhere, "--steward", did);
     assertThat(stopped.code()).isEqualTo(1);
     assertThat(stopped.err()).as("past the check, to the database").doesNotContain("held by");
     assertThat(Files.readAllBytes(journal)).as("the check changes nothing").isEqualTo(before);
+  }
+
+  /**
+   * Regression: {@code mesh journal import} checked the file's lock for a moment and let it go
+   * before the copy, so a steward started during the copy appended records the database never got
+   * (and a second import ran alongside). The lock is now held until the copy ends: while the import
+   * waits on its database, opening the journal (as {@code mesh serve} does) and a second import are
+   * refused, and once it ends the journal opens again.
+   */
+  @Test
+  void journalImport_holdsTheFilesLockThroughTheCopy() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    String did = DidKey.of(stewardKey.verificationKey()).toString();
+    try (Steward s = steward(journal)) {
+      ServeRequest a = request("copied");
+      s.serve(a, TokenSequence.of(new int[(int) a.promptTokens()]));
+    }
+    // A "database" that takes the import's connection and says nothing until told to hang up.
+    try (java.net.ServerSocket database = listenInPortRange()) {
+      String url =
+          "postgresql://mesh@127.0.0.1:"
+              + database.getLocalPort()
+              + "/mesh?sslmode=disable&connectTimeout=10&socketTimeout=60";
+      java.util.concurrent.CompletableFuture<Run> importing =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> mesh("journal", "import", journal.toString(), "--to", url, "--steward", did));
+      try (java.net.Socket reached = database.accept()) {
+        assertThat(importing).isNotDone();
+        assertThatThrownBy(() -> FileJournal.open(journal).close())
+            .as("a steward started during the copy")
+            .isInstanceOfSatisfying(
+                org.meshjava.journal.JournalException.class,
+                e ->
+                    assertThat(e.reason())
+                        .isEqualTo(org.meshjava.journal.JournalException.Reason.LOCKED));
+        Run second = mesh("journal", "import", journal.toString(), "--to", url, "--steward", did);
+        assertThat(second.code()).isEqualTo(1);
+        assertThat(second.err())
+            .contains("held by")
+            .contains("mesh serve")
+            .contains("stop it before importing");
+      }
+      Run first = importing.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(first.code()).as("the database hung up").isEqualTo(1);
+    }
+    FileJournal.open(journal).close(); // let go once the import ended
+  }
+
+  /**
+   * A loopback listener on a free port of a fixed range (19200-19299) rather than an ephemeral one,
+   * so that on a machine shared by several builds it stays out of the ports the others are given.
+   */
+  private static java.net.ServerSocket listenInPortRange() throws java.io.IOException {
+    for (int port = 19200; port < 19300; port++) {
+      try {
+        return new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress());
+      } catch (java.net.BindException taken) {
+        // try the next
+      }
+    }
+    throw new java.io.IOException("no free port in 19200-19299");
   }
 
   @Test

@@ -489,12 +489,14 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * The bytes of the journal this process holds as {@code identity}, read through its own channel;
-   * empty if this process holds no such journal.
+   * What {@code read} returns from the channel of the journal this process holds as {@code
+   * identity}; empty if this process holds no such journal.
    *
-   * @throws JournalException {@code LOCKED} while the journal is still being opened, {@code IO}
+   * @throws JournalException {@code LOCKED} while the journal is still being opened, {@code IO},
+   *     {@code CORRUPT} for a line longer than any record, or what {@code read} throws
    */
-  static Optional<byte[]> readHeld(Object identity) throws JournalException {
+  static Optional<JournalFile.End> readHeld(Object identity, HeldJournals.ChannelRead read)
+      throws JournalException {
     AtomicReference<FileJournal> held = HELD.get(identity);
     if (held == null) {
       return Optional.empty();
@@ -507,23 +509,10 @@ public final class FileJournal implements Journal {
           null);
     }
     try {
-      return Optional.of(readAll(j.file.channel()));
+      return Optional.of(read.read(j.file.channel()));
     } catch (IOException e) {
       throw io("cannot read", j.path, e);
     }
-  }
-
-  /** Reads the whole file with positional reads, leaving the channel's position alone. */
-  private static byte[] readAll(FileChannel ch) throws IOException {
-    long size = ch.size();
-    if (size > Integer.MAX_VALUE - 16) {
-      throw new IOException("the journal is larger than 2 GiB; this implementation reads it whole");
-    }
-    ByteBuffer buf = ByteBuffer.allocate((int) size);
-    LineReader.readFully(ch, buf, 0);
-    return buf.position() == buf.capacity()
-        ? buf.array()
-        : Arrays.copyOf(buf.array(), buf.position());
   }
 
   /**

@@ -1,6 +1,7 @@
 package org.meshjava.journal.internal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
@@ -20,15 +21,27 @@ import org.meshjava.journal.JournalException;
  * while this package reads through it.
  */
 public final class HeldJournals {
-  /** Reads the bytes of the journal this process holds as an identity, if it holds one. */
+  /** Reads a held journal's file through the channel its holder locked it with. */
+  @FunctionalInterface
+  public interface ChannelRead {
+    /**
+     * Reads from {@code channel} with positional reads only: it must neither move the channel's
+     * position (the holder appends from it) nor close it (that would release the holder's lock).
+     */
+    JournalFile.End read(FileChannel channel) throws IOException, JournalException;
+  }
+
+  /** Reads the journal this process holds as an identity, if it holds one. */
   @FunctionalInterface
   public interface Reader {
     /**
-     * The bytes of the journal held as {@code identity}; empty if none is held.
+     * What {@code read} returns, given the channel of the journal held as {@code identity}; empty
+     * if none is held.
      *
-     * @throws JournalException {@code LOCKED} while the journal is being opened, {@code IO}
+     * @throws JournalException {@code LOCKED} while the journal is being opened, {@code IO}, or
+     *     what {@code read} throws
      */
-    Optional<byte[]> read(Object identity) throws JournalException;
+    Optional<JournalFile.End> read(Object identity, ChannelRead read) throws JournalException;
   }
 
   private static volatile @Nullable Reader reader;
@@ -41,13 +54,16 @@ public final class HeldJournals {
   }
 
   /**
-   * The bytes of the journal this process holds as {@code identity}; empty if it holds none.
+   * What {@code read} returns, given the channel of the journal this process holds as {@code
+   * identity}; empty if it holds none. The read streams: a held journal of any length is read in
+   * bounded memory, as one no process holds is.
    *
    * @throws JournalException as {@link Reader#read}
    */
-  public static Optional<byte[]> read(Object identity) throws JournalException {
+  public static Optional<JournalFile.End> read(Object identity, ChannelRead read)
+      throws JournalException {
     Reader r = reader;
-    return r == null ? Optional.empty() : r.read(identity);
+    return r == null ? Optional.empty() : r.read(identity, read);
   }
 
   /**

@@ -146,20 +146,14 @@ public final class JournalFile {
       if (!Files.exists(path)) {
         return scanner.end();
       }
-      Optional<byte[]> held = HeldJournals.read(HeldJournals.identity(path.toRealPath()));
+      Optional<End> held =
+          HeldJournals.read(
+              HeldJournals.identity(path.toRealPath()), ch -> scanLines(ch, scanner, visitor));
       if (held.isPresent()) {
-        byte[] all = held.get();
-        return scanner.end(all.length - scanBytes(all, scanner, visitor));
+        return held.get();
       }
       try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-        // The size read once: a steward appending meanwhile leaves at most a part line, a torn
-        // tail here, as a copy of the file taken now would.
-        long size = ch.size();
-        LineReader lines = new LineReader(ch, 0, size);
-        for (byte[] line = lines.next(); line != null; line = lines.next()) {
-          visitor.accept(scanner.take(line), line);
-        }
-        return scanner.end(size - lines.offset());
+        return scanLines(ch, scanner, visitor);
       }
     } catch (LineReader.TooLong e) {
       throw new JournalException(
@@ -168,6 +162,22 @@ public final class JournalFile {
       throw new JournalException(
           JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Streams the whole lines of the file on {@code ch}, checked by {@code scanner}, to {@code
+   * visitor}, with positional reads (the channel's position, and a lock held through it, are left
+   * alone). The size is read once: a steward appending meanwhile leaves at most a part line, a torn
+   * tail here, as a copy of the file taken now would.
+   */
+  private static End scanLines(FileChannel ch, Scanner scanner, Visitor visitor)
+      throws IOException, JournalException {
+    long size = ch.size();
+    LineReader lines = new LineReader(ch, 0, size);
+    for (byte[] line = lines.next(); line != null; line = lines.next()) {
+      visitor.accept(scanner.take(line), line);
+    }
+    return scanner.end(size - lines.offset());
   }
 
   /**
