@@ -87,21 +87,6 @@ class MeshAutoConfigurationTest {
     runner.run(context -> failsNaming(context, "mesh.backends", "ServingEngine bean"));
   }
 
-  /**
-   * Regression: a {@code mesh serve}-style PostgreSQL URL failed to bind, saying only that no class
-   * path resource of that name exists.
-   */
-  @Test
-  void aPostgresJournalUrl_failsTheStart_sayingHowToGiveOne() {
-    runner
-        .withPropertyValues(
-            "mesh.journal=postgresql://mesh@127.0.0.1:5432/mesh", "mesh.backends[0].name=small")
-        .run(
-            context ->
-                failsNaming(
-                    context, "mesh.journal", "StewardBuilderCustomizer", "PostgresJournal.open"));
-  }
-
   @Test
   void badFidelity_namesTheEntry() {
     runner
