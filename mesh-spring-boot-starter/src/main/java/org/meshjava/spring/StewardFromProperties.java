@@ -59,8 +59,15 @@ final class StewardFromProperties {
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
       MeshProperties.Backend b = p.backends().get(i);
-      backends.add(engine(b, "mesh.backends[" + i + "]"));
-      caps.add(cap(b));
+      String where = "mesh.backends[" + i + "]";
+      try {
+        backends.add(engine(b, where));
+        caps.add(cap(b));
+      } catch (IllegalArgumentException e) {
+        // A builder's refusal names its own setting (maxConcurrentServes must be positive: 0), not
+        // the entry that gave it, as mesh serve's does.
+        throw new IllegalStateException(where + ": " + e.getMessage(), e);
+      }
     }
     if (backends.isEmpty() && engines.isEmpty()) {
       throw new IllegalStateException(
