@@ -7,6 +7,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -32,9 +33,13 @@ public class MeshAutoConfiguration {
   public Steward meshSteward(
       MeshProperties properties,
       ObjectProvider<ServingEngine> engines,
-      ObjectProvider<StewardBuilderCustomizer> customizers)
+      ObjectProvider<StewardBuilderCustomizer> customizers,
+      ApplicationContext context)
       throws JournalException {
     return StewardFromProperties.build(
-        properties, engines.orderedStream().toList(), customizers.orderedStream().toList());
+        properties,
+        engines.orderedStream().toList(),
+        customizers.orderedStream().toList(),
+        context.getClassLoader());
   }
 }

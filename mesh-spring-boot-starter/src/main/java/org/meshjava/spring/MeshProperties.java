@@ -13,10 +13,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param keyFile the steward's key file ("mesh key generate"); absent: a fresh identity for this
  *     process, which honours grants over an in-memory journal
- * @param journal the decision journal file; absent: in memory, which survives nothing (a steward
- *     with a key file then honours no grant). A file only: a journal in PostgreSQL ({@code mesh
- *     serve}'s {@code postgresql://} form) is refused, naming how to give one with a {@link
- *     StewardBuilderCustomizer}
+ * @param journal the decision journal: a file, or a PostgreSQL database
+ *     ("postgresql://user@host/db", as "mesh serve" takes it; needs mesh.key-file, since the
+ *     journal there is named by the steward's identity, and org.meshjava:mesh-journal-postgres on
+ *     the class path); absent: in memory, which survives nothing (a steward with a key file then
+ *     honours no grant)
+ * @param snapshots the journal's snapshots (SPEC.md §60.8), kept whenever mesh.journal is set
+ *     unless switched off
+ * @param revocations a file of grant revocations to load at start ("mesh grant revoke" writes one;
+ *     one hex line each): each is verified and journalled, and one that does not verify stops the
+ *     start naming its line
  * @param freshChain start the key's receipt chain at 0 when its journal records none (the
  *     "--fresh-chain" flag of "mesh serve")
  * @param meter "discover" (the counters this machine can prove live) or "estimator" (figures that
@@ -32,6 +38,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 public record MeshProperties(
     @Nullable Path keyFile,
     @Nullable String journal,
+    @DefaultValue Snapshots snapshots,
+    @Nullable Path revocations,
     @DefaultValue("false") boolean freshChain,
     @DefaultValue("discover") Meter meter,
     @DefaultValue("1000000") long defaultJouleCeilingUj,
@@ -46,6 +54,40 @@ public record MeshProperties(
           "mesh.default-joule-ceiling-uj must be non-negative: " + defaultJouleCeilingUj);
     }
     backends = List.copyOf(backends);
+  }
+
+  /**
+   * Journal snapshots, {@code mesh serve}'s {@code snapshots} object: a restart loads the latest
+   * and replays only the records after it. They are kept beside the journal unless {@code dir} says
+   * where: in {@code <journal>.snapshots/} beside a file, in the table {@code
+   * mesh_journal_snapshot} beside a journal in PostgreSQL.
+   *
+   * @param enabled keep snapshots of mesh.journal ("snapshots": false in "mesh serve"'s
+   *     configuration is enabled: false); without them a restart replays the whole journal
+   * @param dir the directory to keep the snapshots in, rather than beside the journal; needs
+   *     mesh.journal
+   * @param everyRecords write a snapshot once this many journal records were written since the last
+   *     (0: none by count); one is also written when the steward closes
+   * @param everyS write a snapshot this often, in seconds, when records were written (0: none by
+   *     time)
+   */
+  public record Snapshots(
+      @DefaultValue("true") boolean enabled,
+      @Nullable Path dir,
+      @DefaultValue("100000") long everyRecords,
+      @DefaultValue("0") long everyS) {
+
+    /** Validates the settings. */
+    public Snapshots {
+      if (everyRecords < 0) {
+        throw new IllegalArgumentException(
+            "mesh.snapshots.every-records must be non-negative: " + everyRecords);
+      }
+      if (everyS < 0) {
+        throw new IllegalArgumentException(
+            "mesh.snapshots.every-s must be non-negative: " + everyS);
+      }
+    }
   }
 
   /** How the steward meters energy. */

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
@@ -17,16 +18,24 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.MalformedGrantException;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.SnapshotStore;
 import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
+import org.springframework.util.ClassUtils;
 
 /**
  * Builds the steward {@link MeshProperties} describe, as {@code mesh serve} builds it from its
- * configuration file: the key, the journal, the meter, and each backend with its operator caps (an
- * output cap of {@value #DEFAULT_MAX_OUTPUT_TOKENS} tokens unless the entry sets one).
+ * configuration file: the key, the journal and its snapshots, the meter, each backend with its
+ * operator caps (an output cap of {@value #DEFAULT_MAX_OUTPUT_TOKENS} tokens unless the entry sets
+ * one), and the revocations to load once it is built.
  */
 final class StewardFromProperties {
   /** {@code mesh serve}'s output cap for a backend whose entry sets none. */
@@ -41,14 +50,24 @@ final class StewardFromProperties {
    * @throws IllegalStateException naming the property at fault, or if there is no backend at all
    */
   static Steward build(
-      MeshProperties p, List<ServingEngine> engines, List<StewardBuilderCustomizer> customizers)
+      MeshProperties p,
+      List<ServingEngine> engines,
+      List<StewardBuilderCustomizer> customizers,
+      @Nullable ClassLoader classLoader)
       throws JournalException {
     List<ServingEngine> backends = new ArrayList<>();
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
       MeshProperties.Backend b = p.backends().get(i);
-      backends.add(engine(b, "mesh.backends[" + i + "]"));
-      caps.add(cap(b));
+      String where = "mesh.backends[" + i + "]";
+      try {
+        backends.add(engine(b, where));
+        caps.add(cap(b));
+      } catch (IllegalArgumentException e) {
+        // A builder's refusal names its own setting (maxConcurrentServes must be positive: 0), not
+        // the entry that gave it, as mesh serve's does.
+        throw new IllegalStateException(where + ": " + e.getMessage(), e);
+      }
     }
     if (backends.isEmpty() && engines.isEmpty()) {
       throw new IllegalStateException(
@@ -66,30 +85,116 @@ final class StewardFromProperties {
     if (p.meter() == MeshProperties.Meter.ESTIMATOR) {
       sb.meter(new EstimatorMeter());
     }
-    String journal = p.journal();
-    if (journal != null) {
-      sb.journal(FileJournal.open(journalFile(journal)));
-    }
+    journal(sb, p, classLoader);
     customizers.forEach(c -> c.customize(sb));
     Steward steward = sb.build();
+    Path revocations = p.revocations();
+    if (revocations != null) {
+      try {
+        revoke(steward, revocations);
+      } catch (RuntimeException e) {
+        steward.close(); // releases the journal's lock for the next start
+        throw e;
+      }
+    }
     customizers.forEach(c -> c.built(steward));
     return steward;
   }
 
   /**
-   * {@code mesh.journal} as a file. A PostgreSQL URL, which {@code mesh serve} takes in the same
-   * key, is refused here rather than opened as a file of that name: the starter does not depend on
-   * the JDBC driver, and an application that wants the journal in a database opens it itself.
+   * Sets the journal {@code mesh.journal} names and, unless {@code mesh.snapshots.enabled} is
+   * false, its snapshot store, as {@code mesh serve} does: a file with its snapshots in {@code
+   * <journal>.snapshots/}, or a PostgreSQL database with them in the same database; {@code
+   * mesh.snapshots.dir} puts them in a directory instead.
    */
-  private static Path journalFile(String journal) {
-    if (journal.startsWith("postgresql:") || journal.startsWith("postgres:")) {
-      throw new IllegalStateException(
-          "mesh.journal names a file; for a journal in PostgreSQL leave it unset, add"
-              + " org.meshjava:mesh-journal-postgres and declare a StewardBuilderCustomizer bean"
-              + " that calls builder.journal(PostgresJournal.open(PostgresLocation.parse(url),"
-              + " builder.identity().toString()))");
+  private static void journal(Steward.Builder sb, MeshProperties p, @Nullable ClassLoader loader)
+      throws JournalException {
+    String journal = p.journal();
+    MeshProperties.Snapshots snaps = p.snapshots();
+    if (journal == null) {
+      if (snaps.dir() != null) {
+        throw new IllegalStateException(
+            "mesh.snapshots.dir keeps snapshots of a journal, and mesh.journal is not set (the"
+                + " journal is in memory)");
+      }
+      return;
     }
-    return Path.of(journal);
+    if (POSTGRES_SCHEMES.stream().anyMatch(journal::startsWith)) {
+      if (p.keyFile() == null) {
+        throw new IllegalStateException(
+            "mesh.journal is a PostgreSQL database, where a journal is named by the steward's"
+                + " identity; set mesh.key-file so that it is the same at every start");
+      }
+      if (!ClassUtils.isPresent(POSTGRES_JOURNAL, loader)) {
+        throw new IllegalStateException(
+            "mesh.journal is a PostgreSQL database: add org.meshjava:mesh-journal-postgres to the"
+                + " application's dependencies (it brings the JDBC driver)");
+      }
+      // Loaded only here, so that the starter runs without mesh-journal-postgres.
+      PostgresJournalFromProperties.open(sb, journal, snaps);
+      return;
+    }
+    if (journal.matches("(?s)[A-Za-z][A-Za-z0-9+.-]*://.*")) {
+      // Taken as a file name, mysql://db/x would become a journal file mysql:/db/x. The URL is
+      // not repeated: it may hold a password.
+      throw new IllegalStateException(
+          "mesh.journal is a file or a PostgreSQL database (postgresql://…), not a "
+              + journal.substring(0, journal.indexOf(':'))
+              + " URL");
+    }
+    Path file = Path.of(journal);
+    sb.journal(FileJournal.open(file));
+    if (snaps.enabled()) {
+      Path dir = snaps.dir();
+      snapshots(
+          sb, dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), snaps);
+    }
+  }
+
+  /** Keeps snapshots in {@code store} at the cadence {@code snaps} sets. */
+  static void snapshots(Steward.Builder sb, SnapshotStore store, MeshProperties.Snapshots snaps) {
+    sb.snapshots(store)
+        .snapshotEvery(snaps.everyRecords())
+        .snapshotInterval(Duration.ofSeconds(snaps.everyS()));
+  }
+
+  /** The URL forms {@code PostgresLocation.isPostgres} takes, told apart without loading it. */
+  private static final List<String> POSTGRES_SCHEMES =
+      List.of("postgresql://", "postgres://", "jdbc:postgresql://");
+
+  /** Present when {@code org.meshjava:mesh-journal-postgres} is on the class path. */
+  private static final String POSTGRES_JOURNAL = "org.meshjava.journal.postgres.PostgresJournal";
+
+  /**
+   * Loads {@code mesh.revocations} into the built steward, as {@code mesh serve --revocations}
+   * does: each non-blank line a revocation in hex, verified and journalled in order.
+   *
+   * @throws IllegalStateException naming the file, and the line at fault: unreadable, not a
+   *     revocation, refused (a forged signature, a revoker that issued no link), or not journalled
+   */
+  private static void revoke(Steward steward, Path file) {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("mesh.revocations " + file + " cannot be read: " + e, e);
+    }
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
+      if (line.isEmpty()) {
+        continue;
+      }
+      String where = "mesh.revocations " + file + " line " + (i + 1);
+      try {
+        steward.revoke(Revocation.fromHex(line));
+      } catch (MalformedGrantException e) {
+        throw new IllegalStateException(where + ": not a revocation: " + e.getMessage(), e);
+      } catch (GrantRefusedException e) {
+        throw new IllegalStateException(where + ": refused: " + e.getMessage(), e);
+      } catch (ServeException e) {
+        throw new IllegalStateException(where + ": " + e.getMessage(), e);
+      }
+    }
   }
 
   /** A key file: the 32-byte Ed25519 seed as 64 hex digits ({@code mesh key generate}). */

@@ -25,4 +25,34 @@ class ConfigurationMetadataTest {
       assertThat(p.path("description").asText()).as(p.get("name").asText()).isNotBlank();
     }
   }
+
+  /**
+   * Regression: an IDE shows a description as it is written, so a Javadoc tag in an {@code @param}
+   * (the first descriptions of the journal's keys said {@code {@code mesh.journal}}) reached users
+   * as markup.
+   */
+  @Test
+  void descriptions_areText_notJavadocMarkup() throws Exception {
+    for (JsonNode p : properties()) {
+      assertThat(p.path("description").asText()).as(p.get("name").asText()).doesNotContain("{@");
+    }
+  }
+
+  /** The journal's keys are {@code mesh serve}'s, with its defaults. */
+  @Test
+  void theJournalsKeys_areDescribed_withServesDefaults() throws Exception {
+    java.util.Map<String, String> defaults = new java.util.HashMap<>();
+    for (JsonNode p : properties()) {
+      defaults.put(p.get("name").asText(), p.path("defaultValue").asText(null));
+    }
+    assertThat(defaults)
+        .containsKeys("mesh.journal", "mesh.revocations", "mesh.snapshots.dir")
+        .containsEntry("mesh.snapshots.enabled", "true")
+        .containsEntry("mesh.snapshots.every-records", "100000")
+        .containsEntry("mesh.snapshots.every-s", "0");
+  }
+
+  private static JsonNode properties() throws Exception {
+    return new ObjectMapper().readTree(METADATA.toFile()).get("properties");
+  }
 }

@@ -10,7 +10,9 @@ import io.micrometer.observation.tck.TestObservationRegistryAssert;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,21 +89,6 @@ class MeshAutoConfigurationTest {
     runner.run(context -> failsNaming(context, "mesh.backends", "ServingEngine bean"));
   }
 
-  /**
-   * Regression: a {@code mesh serve}-style PostgreSQL URL failed to bind, saying only that no class
-   * path resource of that name exists.
-   */
-  @Test
-  void aPostgresJournalUrl_failsTheStart_sayingHowToGiveOne() {
-    runner
-        .withPropertyValues(
-            "mesh.journal=postgresql://mesh@127.0.0.1:5432/mesh", "mesh.backends[0].name=small")
-        .run(
-            context ->
-                failsNaming(
-                    context, "mesh.journal", "StewardBuilderCustomizer", "PostgresJournal.open"));
-  }
-
   @Test
   void badFidelity_namesTheEntry() {
     runner
@@ -142,9 +129,38 @@ class MeshAutoConfigurationTest {
         .run(context -> failsNaming(context, "mesh.backends[0]", "max-waiting-serves"));
   }
 
-  /** The context failed to start, and the root cause's message names every one of {@code words}. */
+  /**
+   * The context failed to start, and one exception of the failure's chain (the starter's own, which
+   * keeps what it wraps as its cause) has a message naming every one of {@code words}.
+   */
   private static void failsNaming(AssertableApplicationContext context, String... words) {
-    assertThat(context).getFailure().rootCause().hasMessageContainingAll(words);
+    assertThat(context).hasFailed();
+    List<String> messages = new ArrayList<>();
+    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+      messages.add(String.valueOf(t.getMessage()));
+    }
+    assertThat(messages).anySatisfy(m -> assertThat(m).contains(words));
+  }
+
+  /**
+   * Regression: a value a builder refuses (an upstream's max-concurrent-serves of 0, a negative
+   * cost) failed the start with the builder's words only ("maxConcurrentServes must be positive:
+   * 0"), naming no property.
+   */
+  @Test
+  void aValueTheEnginesBuilderRefuses_namesTheEntry() {
+    runner
+        .withPropertyValues(
+            "mesh.backends[0].name=small",
+            "mesh.backends[1].name=remote",
+            "mesh.backends[1].type=upstream",
+            "mesh.backends[1].base-url=http://127.0.0.1:9/v1",
+            "mesh.backends[1].model=m",
+            "mesh.backends[1].max-concurrent-serves=0")
+        .run(context -> failsNaming(context, "mesh.backends[1]", "maxConcurrentServes"));
+    runner
+        .withPropertyValues("mesh.backends[0].name=small", "mesh.backends[0].work-per-token=-1")
+        .run(context -> failsNaming(context, "mesh.backends[0]", "workPerToken"));
   }
 
   @Test

@@ -1,0 +1,275 @@
+package org.meshjava.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.postgres.PostgresJournal;
+import org.meshjava.journal.postgres.PostgresLocation;
+import org.meshjava.journal.postgres.PostgresSnapshotStore;
+import org.meshjava.steward.GrantDeniedException;
+import org.meshjava.steward.Steward;
+import org.meshjava.testpg.PostgresTestServer;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * The journal's settings, as {@code mesh serve}'s configuration has them: {@code mesh.snapshots},
+ * {@code mesh.revocations}, and {@code mesh.journal} as a PostgreSQL database (against a real
+ * server, {@link PostgresTestServer}).
+ */
+class JournalPropertiesTest {
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(MeshAutoConfiguration.class))
+          .withPropertyValues("mesh.meter=estimator", "mesh.backends[0].name=small");
+
+  @TempDir Path dir;
+
+  private Path journal() {
+    return dir.resolve("steward.journal");
+  }
+
+  private static void serveOnce(Steward steward) throws Exception {
+    PromptText prompt = PromptText.of("journalled");
+    steward.serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+  }
+
+  /** Waits for the steward's background snapshot, failing if none comes within half a minute. */
+  private static void awaitSnapshot(SnapshotStore store) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (store.latest().isEmpty()) {
+      assertThat(System.nanoTime()).as("a snapshot in " + store.describe()).isLessThan(deadline);
+      Thread.sleep(20);
+    }
+  }
+
+  /**
+   * The context failed to start, and one exception of the failure's chain (the starter's own, which
+   * keeps what it wraps as its cause) has a message naming every one of {@code words}.
+   */
+  private static void failsNaming(AssertableApplicationContext context, String... words) {
+    assertThat(context).hasFailed();
+    List<String> messages = new ArrayList<>();
+    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+      messages.add(String.valueOf(t.getMessage()));
+    }
+    assertThat(messages).anySatisfy(m -> assertThat(m).contains(words));
+  }
+
+  private Path keyFile(SigningKey key) throws Exception {
+    Path file = dir.resolve("steward.key");
+    Files.writeString(
+        file, HexFormat.of().formatHex(key.exportSeed()) + "\n", StandardCharsets.US_ASCII);
+    return file;
+  }
+
+  // ---- mesh.snapshots --------------------------------------------------------------------------
+
+  /** Regression: the starter kept no snapshots, so every restart replayed the whole journal. */
+  @Test
+  void aFileJournal_keepsSnapshotsBesideIt_byDefault() throws Exception {
+    runner
+        .withPropertyValues("mesh.journal=" + journal())
+        .run(
+            context -> {
+              serveOnce(context.getBean(Steward.class));
+              // The default cadence (every 100 000 records) has written none yet.
+              assertThat(FileSnapshotStore.beside(journal()).latest()).isEmpty();
+            });
+    // Closing the steward writes one, which the next start loads.
+    assertThat(FileSnapshotStore.beside(journal()).latest()).isPresent();
+  }
+
+  @Test
+  void snapshotsDirAndEveryRecords_putThemThere_asRecordsAreWritten() {
+    Path snaps = dir.resolve("snaps");
+    runner
+        .withPropertyValues(
+            "mesh.journal=" + journal(),
+            "mesh.snapshots.dir=" + snaps,
+            "mesh.snapshots.every-records=1")
+        .run(
+            context -> {
+              serveOnce(context.getBean(Steward.class));
+              awaitSnapshot(new FileSnapshotStore(snaps));
+            });
+    assertThat(FileSnapshotStore.beside(journal()).directory()).doesNotExist();
+  }
+
+  @Test
+  void snapshotsEveryS_writesThemByTime() {
+    runner
+        .withPropertyValues(
+            "mesh.journal=" + journal(),
+            "mesh.snapshots.every-records=0",
+            "mesh.snapshots.every-s=1")
+        .run(
+            context -> {
+              serveOnce(context.getBean(Steward.class));
+              awaitSnapshot(FileSnapshotStore.beside(journal()));
+            });
+  }
+
+  @Test
+  void snapshotsSwitchedOff_keepNone() {
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), "mesh.snapshots.enabled=false")
+        .run(context -> serveOnce(context.getBean(Steward.class)));
+    assertThat(FileSnapshotStore.beside(journal()).directory()).doesNotExist();
+  }
+
+  @Test
+  void aSnapshotsDirWithoutAJournal_failsTheStart() {
+    runner
+        .withPropertyValues("mesh.snapshots.dir=" + dir.resolve("snaps"))
+        .run(context -> failsNaming(context, "mesh.snapshots.dir", "mesh.journal"));
+  }
+
+  @Test
+  void aNegativeCadence_failsTheStart_namingTheProperty() {
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), "mesh.snapshots.every-s=-1")
+        .run(context -> failsNaming(context, "mesh.snapshots.every-s"));
+  }
+
+  // ---- mesh.revocations ------------------------------------------------------------------------
+
+  @Test
+  void revocations_areLoadedAtStart_andRefuseTheGrant() throws Exception {
+    SigningKey stewardKey = SigningKey.generate();
+    SigningKey org = SigningKey.generate();
+    SigningKey caller = SigningKey.generate();
+    Instant now = Instant.now();
+    GrantChain root =
+        Jcp.issueRoot(
+            org, Jcp.identity(caller), 1_000_000, now.minusSeconds(60), now.plusSeconds(3600));
+    GrantChain chain =
+        Jcp.delegate(caller, root, DidKey.of(stewardKey.verificationKey()), 1_000_000);
+    Revocation revocation = Revocation.sign(org, chain, now.minusSeconds(30));
+    Path file = dir.resolve("revoked.hex");
+    Files.writeString(file, "\n" + revocation.toHex() + "\n");
+
+    runner
+        .withPropertyValues(
+            "mesh.key-file=" + keyFile(stewardKey),
+            "mesh.journal=" + journal(),
+            "mesh.fresh-chain=true",
+            "mesh.revocations=" + file)
+        .run(
+            context -> {
+              Steward steward = context.getBean(Steward.class);
+              PromptText prompt = PromptText.of("granted");
+              ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F0, 10_000);
+              assertThatThrownBy(
+                      () -> steward.serve(request, prompt, Jcp.present(caller, chain, request)))
+                  .isInstanceOfSatisfying(
+                      GrantDeniedException.class,
+                      e -> assertThat(e.label()).isEqualTo(DenialLabel.REVOKED));
+              assertThat(steward.revoke(revocation)).as("already recorded").isFalse();
+            });
+  }
+
+  @Test
+  void aLineThatIsNoRevocation_failsTheStart_namingIt_andReleasesTheJournal() throws Exception {
+    Path file = dir.resolve("revoked.hex");
+    Files.writeString(file, "\nnot a revocation\n");
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), "mesh.revocations=" + file)
+        .run(context -> failsNaming(context, "mesh.revocations", "line 2", "not a revocation"));
+    // The steward built before the failure was closed, so its journal's lock is free.
+    runner
+        .withPropertyValues("mesh.journal=" + journal())
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  // ---- mesh.journal: postgresql:// ------------------------------------------------------------
+
+  /**
+   * Regression: a {@code postgresql://} journal, which {@code mesh serve} takes, was refused, and
+   * an application had to open it in a customizer.
+   */
+  @Test
+  void aPostgresJournal_keepsRecordsAndSnapshotsInTheDatabase() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String url = server.url(server.newDatabase());
+    SigningKey key = SigningKey.generate();
+    String[] props = {"mesh.key-file=" + keyFile(key), "mesh.journal=" + url};
+    runner
+        .withPropertyValues(props)
+        .withPropertyValues("mesh.fresh-chain=true")
+        .run(context -> serveOnce(context.getBean(Steward.class)));
+
+    PostgresLocation location = PostgresLocation.parse(url);
+    String name = DidKey.of(key.verificationKey()).toString();
+    assertThat(PostgresJournal.names(location)).containsExactly(name);
+    assertThat(PostgresSnapshotStore.of(location, name).latest()).isPresent();
+    // The next start continues the chain the database records, from that snapshot.
+    runner
+        .withPropertyValues(props)
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).head().nextSequence()).isEqualTo(1));
+  }
+
+  @Test
+  void aPostgresJournalWithASnapshotsDir_keepsTheSnapshotsThere() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String url = server.url(server.newDatabase());
+    Path snaps = dir.resolve("snaps");
+    runner
+        .withPropertyValues(
+            "mesh.key-file=" + keyFile(SigningKey.generate()),
+            "mesh.journal=" + url,
+            "mesh.fresh-chain=true",
+            "mesh.snapshots.dir=" + snaps)
+        .run(context -> serveOnce(context.getBean(Steward.class)));
+    assertThat(new FileSnapshotStore(snaps).latest()).isPresent();
+  }
+
+  @Test
+  void aPostgresJournalWithoutAKeyFile_failsTheStart_sayingWhy() {
+    runner
+        .withPropertyValues("mesh.journal=postgresql://mesh@127.0.0.1:19300/mesh")
+        .run(context -> failsNaming(context, "mesh.journal", "mesh.key-file"));
+  }
+
+  @Test
+  void aPostgresJournalWithoutTheModule_failsTheStart_namingIt() throws Exception {
+    runner
+        .withClassLoader(new FilteredClassLoader("org.meshjava.journal.postgres"))
+        .withPropertyValues(
+            "mesh.key-file=" + keyFile(SigningKey.generate()),
+            "mesh.journal=postgresql://mesh@127.0.0.1:19300/mesh")
+        .run(context -> failsNaming(context, "mesh.journal", "org.meshjava:mesh-journal-postgres"));
+  }
+
+  @Test
+  void aJournalUrlOfAnotherScheme_failsTheStart_ratherThanNamingAFile() {
+    runner
+        .withPropertyValues("mesh.journal=mysql://db/mesh")
+        .run(context -> failsNaming(context, "mesh.journal", "not a mysql URL"));
+  }
+}
