@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -814,8 +815,8 @@ public final class OpenAiServer implements AutoCloseable {
      * encoded surrogate in {@code GET /v1/models/{model}} was refused otherwise than the same id
      * escaped in a body's {@code model}, which is {@code invalid_unicode}; so it is here too.
      */
-    private static final java.util.Set<String> BAD_UTF8 =
-        java.util.Set.of(
+    private static final Set<String> BAD_UTF8 =
+        Set.of(
             UriCompliance.Violation.BAD_UTF8_ENCODING.getDescription(),
             UriCompliance.Violation.TRUNCATED_UTF8_ENCODING.getDescription());
   }
