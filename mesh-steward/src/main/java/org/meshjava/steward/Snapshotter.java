@@ -77,11 +77,7 @@ final class Snapshotter implements AutoCloseable {
     this.seed = recovered;
     this.worker =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "mesh-snapshotter");
-              t.setDaemon(true);
-              return t;
-            });
+            Thread.ofPlatform().daemon().name("mesh-snapshotter").factory());
     if (!interval.isZero()) {
       long ms = interval.toMillis();
       periodic = worker.scheduleWithFixedDelay(this::quietly, ms, ms, TimeUnit.MILLISECONDS);

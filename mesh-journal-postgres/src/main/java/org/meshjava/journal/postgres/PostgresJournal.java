@@ -105,11 +105,7 @@ public final class PostgresJournal implements Journal {
             this::insertBatch);
     this.heartbeat =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "mesh-journal-heartbeat " + name);
-              t.setDaemon(true);
-              return t;
-            });
+            Thread.ofPlatform().daemon().name("mesh-journal-heartbeat " + name).factory());
     long every = heartbeatEvery().toMillis();
     this.beating =
         heartbeat.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);

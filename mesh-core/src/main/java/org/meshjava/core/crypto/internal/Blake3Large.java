@@ -145,7 +145,10 @@ public final class Blake3Large {
       workers[i] = new UnitWorker(kernel, hasher.mode);
     }
     ExecutorService pool =
-        workers.length > 1 ? Executors.newFixedThreadPool(workers.length - 1, daemons()) : null;
+        workers.length > 1
+            ? Executors.newFixedThreadPool(
+                workers.length - 1, Thread.ofPlatform().daemon().name("mesh-blake3").factory())
+            : null;
     try {
       int[] cvs = new int[WINDOW_UNITS * 8];
       for (long first = 0; first < units; first += WINDOW_UNITS) {
@@ -211,14 +214,6 @@ public final class Blake3Large {
         throw new IOException("the file changed size while it was hashed");
       }
     }
-  }
-
-  private static java.util.concurrent.ThreadFactory daemons() {
-    return r -> {
-      Thread t = new Thread(r, "mesh-blake3");
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** One thread's share of a window: its own unit buffer, so threads share nothing but results. */
