@@ -197,7 +197,7 @@ public final class Steward implements AutoCloseable {
    * use again (a key file, say), so the steward's identity may outlive this process. Such a steward
    * honours grants only over a {@linkplain Journal#durable() durable} journal, and starts its
    * receipt chain only where its journal or an explicit {@link Builder#chainHead} says (§2.2,
-   * §6.3).
+   * §6.3). The builder builds once: the steward owns the journal it was given.
    */
   public static Builder builder(SigningKey key) {
     return new Builder(key, false);
@@ -833,7 +833,10 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** Configures a {@link Steward}. Not thread-safe. */
+  /**
+   * Configures a {@link Steward}. Not thread-safe. Builds one steward: {@link #build()} again
+   * throws, since the first steward owns the journal and a second over it would fork the chain.
+   */
   public static final class Builder {
     private final SigningKey key;
     private final boolean ephemeral;
@@ -1066,7 +1069,9 @@ public final class Steward implements AutoCloseable {
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
      *     no backend, a chain head was given for a journal that already records receipts, or an
      *     ephemeral identity was given a head other than genesis
-     * @throws IllegalStateException if an ephemeral identity's builder was built before
+     * @throws IllegalStateException if this builder was built before: the steward it built owns the
+     *     journal, and a second one over it would fork the receipt chain (every builder builds one
+     *     steward, whichever identity it has)
      * @throws StewardStartException if the journal cannot be replayed (its {@link
      *     StewardStartException#reason() reason} is the journal's: {@code CORRUPT}, {@code
      *     REPLAY_REFUSED}, {@code SNAPSHOT_REFUSED}, ...); the steward must not serve from it.
@@ -1079,6 +1084,13 @@ public final class Steward implements AutoCloseable {
      *     no receipt, and no {@link #chainHead} was given
      */
     public Steward build() {
+      if (built) {
+        // Checked first, and the journal left alone: it belongs to the steward already built, and
+        // a second steward over it would seal receipts with the same numbers, forking the chain.
+        throw new IllegalStateException(
+            "this builder has built its steward, which owns its journal: a builder builds one"
+                + " steward (start a new builder, with its own journal, for another)");
+      }
       if (backends.isEmpty()) {
         if (journal != null) {
           journal.close(); // as on every other refusal to build: the builder owns the journal
@@ -1088,9 +1100,6 @@ public final class Steward implements AutoCloseable {
                 + " (ReferenceEngine.builder().build() needs no weights)");
       }
       if (ephemeral) {
-        if (built) {
-          throw new IllegalStateException("an ephemeral identity serves one steward; it was built");
-        }
         if (head != null && !head.equals(ChainHead.GENESIS)) {
           throw new IllegalArgumentException(
               "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);

@@ -108,4 +108,30 @@ class StewardBuilderTest {
     assertThat(events).isEmpty();
     s.close(); // closing again is harmless
   }
+
+  @Test
+  void aKeyBuilderBuiltAgain_isRefused_andTheFirstStewardKeepsItsJournalAndChain()
+      throws Exception {
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    Steward.Builder b =
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .meter(new EstimatorMeter())
+            .journal(journal)
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+    PromptText prompt = PromptText.of("built once");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    try (Steward first = b.build()) {
+      first.serve(request, prompt);
+
+      // A second steward over the same journal would seal receipt 1 again beside the first's,
+      // a fork no restart could replay; the builder refuses before touching the journal.
+      assertThatThrownBy(b::build)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("builds one steward");
+      assertThat(first.serve(request, prompt).receipt().sequence()).isEqualTo(1);
+    }
+  }
 }
