@@ -129,6 +129,7 @@ public final class Steward implements AutoCloseable {
   private final Optional<MeterDiscovery> discovery;
   private final InstantSource clock;
   private final Journal journal;
+  private final Journal claimed; // as the builder was given it, before any listener's wrapping
   private final Authoriser authoriser;
   private final Sealer sealer;
   private final BackendSlots slots;
@@ -160,6 +161,7 @@ public final class Steward implements AutoCloseable {
     this.metering = new Metering(meter);
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
+    this.claimed = b.journal;
     this.journal = listener == null ? b.journal : new TimedJournal(b.journal, listener);
     this.authoriser =
         new Authoriser(
@@ -809,7 +811,11 @@ public final class Steward implements AutoCloseable {
     }
     logKeeper.closing();
     snapshotter.ifPresent(Snapshotter::close);
-    journal.close();
+    try {
+      journal.close();
+    } finally {
+      ClaimedJournals.release(claimed);
+    }
     if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
       try {
         owned.close();
@@ -949,8 +955,9 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Sets the decision journal (§2.2); the steward takes ownership and closes it. The default is
-     * an {@link InMemoryJournal}, which survives nothing.
+     * Sets the decision journal (§2.2); the steward takes ownership and closes it. A journal serves
+     * one steward at a time: {@link #build()} refuses one that another steward in this process
+     * holds. The default is an {@link InMemoryJournal}, which survives nothing.
      */
     public Builder journal(Journal v) {
       journal = Objects.requireNonNull(v, "journal");
@@ -1072,14 +1079,16 @@ public final class Steward implements AutoCloseable {
      * @throws IllegalStateException if this builder was built before: the steward it built owns the
      *     journal, and a second one over it would fork the receipt chain (every builder builds one
      *     steward, whichever identity it has)
-     * @throws StewardStartException if the journal cannot be replayed (its {@link
-     *     StewardStartException#reason() reason} is the journal's: {@code CORRUPT}, {@code
-     *     REPLAY_REFUSED}, {@code SNAPSHOT_REFUSED}, ...); the steward must not serve from it.
-     *     Unchecked, like every other refusal to build: a steward that cannot start is a failure of
-     *     its configuration, which no caller recovers from by retrying the build. The journal's own
-     *     API reports the same causes as the checked {@link JournalException} (a corrupt file is
-     *     refused by {@link org.meshjava.journal.FileJournal#open} before it reaches a builder); an
-     *     application that wants to handle them opens its journal itself and catches them there.
+     * @throws StewardStartException {@code LOCKED} if another steward in this process was built
+     *     over this same journal and is not closed (its journal is left as it is); or if the
+     *     journal cannot be replayed (its {@link StewardStartException#reason() reason} is the
+     *     journal's: {@code CORRUPT}, {@code REPLAY_REFUSED}, {@code SNAPSHOT_REFUSED}, ...); the
+     *     steward must not serve from it. Unchecked, like every other refusal to build: a steward
+     *     that cannot start is a failure of its configuration, which no caller recovers from by
+     *     retrying the build. The journal's own API reports the same causes as the checked {@link
+     *     JournalException} (a corrupt file is refused by {@link
+     *     org.meshjava.journal.FileJournal#open} before it reaches a builder); an application that
+     *     wants to handle them opens its journal itself and catches them there.
      * @throws UnknownChainHeadException if the identity outlives the process, its journal records
      *     no receipt, and no {@link #chainHead} was given
      */
@@ -1107,6 +1116,27 @@ public final class Steward implements AutoCloseable {
       }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
+      if (!ClaimedJournals.claim(j)) {
+        // Not closed here: the journal belongs to the steward that holds it.
+        String held =
+            "journal "
+                + j.describe()
+                + " is held by another steward in this process, built over this same journal and"
+                + " not closed; close that steward first (two stewards over one journal would seal"
+                + " receipts under the same numbers)";
+        throw new StewardStartException(
+            held, new JournalException(JournalException.Reason.LOCKED, held, null));
+      }
+      try {
+        return start(j);
+      } catch (RuntimeException | Error e) {
+        ClaimedJournals.release(j);
+        throw e;
+      }
+    }
+
+    /** Recovers the claimed journal {@code j} and starts the steward over it. */
+    private Steward start(Journal j) {
       if (snapshots != null) {
         try {
           j.position();

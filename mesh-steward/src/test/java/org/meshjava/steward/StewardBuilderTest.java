@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,6 +13,7 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.ChainHead;
 
 /**
@@ -133,5 +135,38 @@ class StewardBuilderTest {
           .hasMessageContaining("builds one steward");
       assertThat(first.serve(request, prompt).receipt().sequence()).isEqualTo(1);
     }
+  }
+
+  @Test
+  void aSecondStewardOverAJournalAnOpenStewardHolds_isRefusedLocked_andTheFirstKeepsServing()
+      throws Exception {
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    PromptText prompt = PromptText.of("one steward per journal");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    try (Steward first = keyed(journal).chainHead(ChainHead.GENESIS).build()) {
+      first.serve(request, prompt);
+
+      // A second builder handed the same open journal would continue the chain from the same head
+      // and seal receipt 1 beside the first steward's.
+      assertThatThrownBy(() -> keyed(journal).build())
+          .isInstanceOfSatisfying(
+              StewardStartException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED))
+          .hasMessageContaining("held by another steward in this process");
+      assertThat(first.serve(request, prompt).receipt().sequence()).isEqualTo(1);
+    }
+    // Closed, the steward gives the journal up: a later builder gets past the claim to the journal
+    // itself (which, closed, has nothing to start from), rather than being told it is held.
+    assertThat(catchThrowable(() -> keyed(journal).build()))
+        .isNotInstanceOf(StewardStartException.class)
+        .hasMessageNotContaining("held by another steward");
+  }
+
+  private static Steward.Builder keyed(DurableMemoryJournal journal) {
+    return Steward.builder(KEY)
+        .meter(new EstimatorMeter())
+        .journal(journal)
+        .backend(
+            new ScriptedEngine("a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
   }
 }
