@@ -1108,11 +1108,12 @@ public final class Steward implements AutoCloseable {
             "a steward needs at least one backend to serve with: register one with backend(engine)"
                 + " (ReferenceEngine.builder().build() needs no weights)");
       }
-      if (ephemeral) {
-        if (head != null && !head.equals(ChainHead.GENESIS)) {
-          throw new IllegalArgumentException(
-              "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
+      if (ephemeral && head != null && !head.equals(ChainHead.GENESIS)) {
+        if (journal != null) {
+          journal.close(); // the builder owns the journal, so this refusal lets it go too
         }
+        throw new IllegalArgumentException(
+            "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
       }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;

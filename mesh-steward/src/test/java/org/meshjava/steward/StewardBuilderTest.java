@@ -4,15 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.ChainHead;
 
@@ -168,5 +173,25 @@ class StewardBuilderTest {
         .journal(journal)
         .backend(
             new ScriptedEngine("a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+  }
+
+  @Test
+  void anEphemeralBuilderRefusedAChainToContinue_closesItsJournal_soTheFileCanBeOpenedAgain(
+      @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("steward.journal");
+    Steward.Builder b =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .journal(FileJournal.open(file))
+            .chainHead(new ChainHead(5, Optional.of(ContentId.ofBytes(new byte[] {1}))))
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot continue");
+    // As on every other refusal to build: the builder owned the journal, so it let go of the file.
+    FileJournal.open(file).close();
   }
 }
