@@ -947,7 +947,8 @@ public final class Steward implements AutoCloseable {
      * #builder(SigningKey)} whose journal records no receipt needs this: it cannot know whether its
      * identity sealed receipts before (a journal lost, or a new one), and starting again at 0 would
      * fork a chain that others hold, so the operator says so. Conflicts with a journal that already
-     * records receipts, which sets the head itself.
+     * records receipts, which sets the head itself: {@link #build()} then throws {@link
+     * ChainHeadConflictException}.
      */
     public Builder chainHead(ChainHead v) {
       head = Objects.requireNonNull(v, "head");
@@ -1074,8 +1075,9 @@ public final class Steward implements AutoCloseable {
      * (see {@link #meter}); {@link Steward#close()} stops it.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
-     *     no backend, a chain head was given for a journal that already records receipts, or an
-     *     ephemeral identity was given a head other than genesis
+     *     no backend, or an ephemeral identity was given a head other than genesis
+     * @throws ChainHeadConflictException (an {@code IllegalArgumentException}) if a chain head was
+     *     given for a journal that already records receipts
      * @throws IllegalStateException if this builder was built before: the steward it built owns the
      *     journal, and a second one over it would fork the receipt chain (every builder builds one
      *     steward, whichever identity it has)
@@ -1173,15 +1175,8 @@ public final class Steward implements AutoCloseable {
       if (replayed.lastSealed().isPresent()) {
         if (head != null) {
           j.close();
-          throw new IllegalArgumentException(
-              "the chainHead given (next receipt "
-                  + head.nextSequence()
-                  + ") conflicts with journal "
-                  + j.describe()
-                  + ", which records receipts up to "
-                  + replayed.lastSealed().get().sequence()
-                  + ": the chain continues from the journal's last receipt, so give no chain head"
-                  + " (mesh serve: drop --fresh-chain)");
+          throw new ChainHeadConflictException(
+              head, j.describe(), replayed.lastSealed().get().sequence());
         }
         RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));

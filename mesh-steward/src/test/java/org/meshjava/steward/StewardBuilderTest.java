@@ -18,6 +18,7 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.ChainHead;
 
@@ -167,7 +168,7 @@ class StewardBuilderTest {
         .hasMessageNotContaining("held by another steward");
   }
 
-  private static Steward.Builder keyed(DurableMemoryJournal journal) {
+  private static Steward.Builder keyed(Journal journal) {
     return Steward.builder(KEY)
         .meter(new EstimatorMeter())
         .journal(journal)
@@ -192,6 +193,30 @@ class StewardBuilderTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("cannot continue");
     // As on every other refusal to build: the builder owned the journal, so it let go of the file.
+    FileJournal.open(file).close();
+  }
+
+  @Test
+  void aChainHeadGivenForAJournalThatRecordsReceipts_isATypedConflict_andTheJournalIsLetGo(
+      @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("steward.journal");
+    PromptText prompt = PromptText.of("first start");
+    try (Steward first = keyed(FileJournal.open(file)).chainHead(ChainHead.GENESIS).build()) {
+      first.serve(ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000), prompt);
+    }
+    Steward.Builder again = keyed(FileJournal.open(file)).chainHead(ChainHead.GENESIS);
+
+    // An application that cannot tell a first start from a later one matches on the type, the
+    // counterpart of UnknownChainHeadException, not on the message.
+    assertThatThrownBy(again::build)
+        .isInstanceOfSatisfying(
+            ChainHeadConflictException.class,
+            e -> {
+              assertThat(e.given()).isEqualTo(ChainHead.GENESIS);
+              assertThat(e.lastRecorded()).isZero();
+            })
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("give no chain head");
     FileJournal.open(file).close();
   }
 }
