@@ -803,6 +803,12 @@ public final class Steward implements AutoCloseable {
    * receipt, and, when it keeps snapshots, writing a last one so a restart replays nothing. From
    * then on every serve is refused ({@link ServeException.Reason#NOT_RECORDED}) before any engine
    * runs. Closing again does nothing more.
+   *
+   * <p>It does not wait for serves in flight. Each runs its engine to the end and is then refused
+   * {@code NOT_RECORDED}, sealing nothing; a granted one has had its authorisation journalled but
+   * not its debit, so a steward started later over the journal holds it at its whole joule ceiling
+   * ({@link #unresolved()}). Stop taking serves and let those in flight return before closing, as
+   * {@code mesh serve} drains its requests on shutdown.
    */
   @Override
   public void close() {
