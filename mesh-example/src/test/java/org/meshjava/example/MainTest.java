@@ -36,6 +36,10 @@ class MainTest {
     // An application that binds SLF4J and passes the native-access flag hears nothing from the
     // libraries: no "No SLF4J providers" lines and no restricted-method warnings.
     assertThat(r.err()).doesNotContain("SLF4J").doesNotContain("WARNING");
+    // What it does hear, as the README says, is meter discovery's log and nothing else.
+    assertThat(r.err().lines().filter(line -> !line.isBlank()))
+        .allMatch(
+            line -> line.matches("\\[[^\\]]+\\] (INFO|WARN) org\\.meshjava\\.energy\\.\\S+ - .*"));
   }
 
   @Test

@@ -129,6 +129,7 @@ public final class Steward implements AutoCloseable {
   private final Optional<MeterDiscovery> discovery;
   private final InstantSource clock;
   private final Journal journal;
+  private final Journal claimed; // as the builder was given it, before any listener's wrapping
   private final Authoriser authoriser;
   private final Sealer sealer;
   private final BackendSlots slots;
@@ -160,6 +161,7 @@ public final class Steward implements AutoCloseable {
     this.metering = new Metering(meter);
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
+    this.claimed = b.journal;
     this.journal = listener == null ? b.journal : new TimedJournal(b.journal, listener);
     this.authoriser =
         new Authoriser(
@@ -197,7 +199,7 @@ public final class Steward implements AutoCloseable {
    * use again (a key file, say), so the steward's identity may outlive this process. Such a steward
    * honours grants only over a {@linkplain Journal#durable() durable} journal, and starts its
    * receipt chain only where its journal or an explicit {@link Builder#chainHead} says (§2.2,
-   * §6.3).
+   * §6.3). The builder builds once: the steward owns the journal it was given.
    */
   public static Builder builder(SigningKey key) {
     return new Builder(key, false);
@@ -801,6 +803,12 @@ public final class Steward implements AutoCloseable {
    * receipt, and, when it keeps snapshots, writing a last one so a restart replays nothing. From
    * then on every serve is refused ({@link ServeException.Reason#NOT_RECORDED}) before any engine
    * runs. Closing again does nothing more.
+   *
+   * <p>It does not wait for serves in flight. Each runs its engine to the end and is then refused
+   * {@code NOT_RECORDED}, sealing nothing; a granted one has had its authorisation journalled but
+   * not its debit, so a steward started later over the journal holds it at its whole joule ceiling
+   * ({@link #unresolved()}). Stop taking serves and let those in flight return before closing, as
+   * {@code mesh serve} drains its requests on shutdown.
    */
   @Override
   public void close() {
@@ -809,7 +817,11 @@ public final class Steward implements AutoCloseable {
     }
     logKeeper.closing();
     snapshotter.ifPresent(Snapshotter::close);
-    journal.close();
+    try {
+      journal.close();
+    } finally {
+      ClaimedJournals.release(claimed);
+    }
     if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
       try {
         owned.close();
@@ -833,7 +845,10 @@ public final class Steward implements AutoCloseable {
     }
   }
 
-  /** Configures a {@link Steward}. Not thread-safe. */
+  /**
+   * Configures a {@link Steward}. Not thread-safe. Builds one steward: {@link #build()} again
+   * throws, since the first steward owns the journal and a second over it would fork the chain.
+   */
   public static final class Builder {
     private final SigningKey key;
     private final boolean ephemeral;
@@ -938,7 +953,8 @@ public final class Steward implements AutoCloseable {
      * #builder(SigningKey)} whose journal records no receipt needs this: it cannot know whether its
      * identity sealed receipts before (a journal lost, or a new one), and starting again at 0 would
      * fork a chain that others hold, so the operator says so. Conflicts with a journal that already
-     * records receipts, which sets the head itself.
+     * records receipts, which sets the head itself: {@link #build()} then throws {@link
+     * ChainHeadConflictException}.
      */
     public Builder chainHead(ChainHead v) {
       head = Objects.requireNonNull(v, "head");
@@ -946,8 +962,9 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Sets the decision journal (§2.2); the steward takes ownership and closes it. The default is
-     * an {@link InMemoryJournal}, which survives nothing.
+     * Sets the decision journal (§2.2); the steward takes ownership and closes it. A journal serves
+     * one steward at a time: {@link #build()} refuses one that another steward in this process
+     * holds. The default is an {@link InMemoryJournal}, which survives nothing.
      */
     public Builder journal(Journal v) {
       journal = Objects.requireNonNull(v, "journal");
@@ -1064,21 +1081,33 @@ public final class Steward implements AutoCloseable {
      * (see {@link #meter}); {@link Steward#close()} stops it.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
-     *     no backend, a chain head was given for a journal that already records receipts, or an
-     *     ephemeral identity was given a head other than genesis
-     * @throws IllegalStateException if an ephemeral identity's builder was built before
-     * @throws StewardStartException if the journal cannot be replayed (its {@link
-     *     StewardStartException#reason() reason} is the journal's: {@code CORRUPT}, {@code
-     *     REPLAY_REFUSED}, {@code SNAPSHOT_REFUSED}, ...); the steward must not serve from it.
-     *     Unchecked, like every other refusal to build: a steward that cannot start is a failure of
-     *     its configuration, which no caller recovers from by retrying the build. The journal's own
-     *     API reports the same causes as the checked {@link JournalException} (a corrupt file is
-     *     refused by {@link org.meshjava.journal.FileJournal#open} before it reaches a builder); an
-     *     application that wants to handle them opens its journal itself and catches them there.
+     *     no backend, or an ephemeral identity was given a head other than genesis
+     * @throws ChainHeadConflictException (an {@code IllegalArgumentException}) if a chain head was
+     *     given for a journal that already records receipts
+     * @throws IllegalStateException if this builder was built before: the steward it built owns the
+     *     journal, and a second one over it would fork the receipt chain (every builder builds one
+     *     steward, whichever identity it has)
+     * @throws StewardStartException {@code LOCKED} if another steward in this process was built
+     *     over this same journal and is not closed (its journal is left as it is); or if the
+     *     journal cannot be replayed (its {@link StewardStartException#reason() reason} is the
+     *     journal's: {@code CORRUPT}, {@code REPLAY_REFUSED}, {@code SNAPSHOT_REFUSED}, ...); the
+     *     steward must not serve from it. Unchecked, like every other refusal to build: a steward
+     *     that cannot start is a failure of its configuration, which no caller recovers from by
+     *     retrying the build. The journal's own API reports the same causes as the checked {@link
+     *     JournalException} (a corrupt file is refused by {@link
+     *     org.meshjava.journal.FileJournal#open} before it reaches a builder); an application that
+     *     wants to handle them opens its journal itself and catches them there.
      * @throws UnknownChainHeadException if the identity outlives the process, its journal records
      *     no receipt, and no {@link #chainHead} was given
      */
     public Steward build() {
+      if (built) {
+        // Checked first, and the journal left alone: it belongs to the steward already built, and
+        // a second steward over it would seal receipts with the same numbers, forking the chain.
+        throw new IllegalStateException(
+            "this builder has built its steward, which owns its journal: a builder builds one"
+                + " steward (start a new builder, with its own journal, for another)");
+      }
       if (backends.isEmpty()) {
         if (journal != null) {
           journal.close(); // as on every other refusal to build: the builder owns the journal
@@ -1087,17 +1116,36 @@ public final class Steward implements AutoCloseable {
             "a steward needs at least one backend to serve with: register one with backend(engine)"
                 + " (ReferenceEngine.builder().build() needs no weights)");
       }
-      if (ephemeral) {
-        if (built) {
-          throw new IllegalStateException("an ephemeral identity serves one steward; it was built");
+      if (ephemeral && head != null && !head.equals(ChainHead.GENESIS)) {
+        if (journal != null) {
+          journal.close(); // the builder owns the journal, so this refusal lets it go too
         }
-        if (head != null && !head.equals(ChainHead.GENESIS)) {
-          throw new IllegalArgumentException(
-              "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
-        }
+        throw new IllegalArgumentException(
+            "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
       }
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
+      if (!ClaimedJournals.claim(j)) {
+        // Not closed here: the journal belongs to the steward that holds it.
+        String held =
+            "journal "
+                + j.describe()
+                + " is held by another steward in this process, built over this same journal and"
+                + " not closed; close that steward first (two stewards over one journal would seal"
+                + " receipts under the same numbers)";
+        throw new StewardStartException(
+            held, new JournalException(JournalException.Reason.LOCKED, held, null));
+      }
+      try {
+        return start(j);
+      } catch (RuntimeException | Error e) {
+        ClaimedJournals.release(j);
+        throw e;
+      }
+    }
+
+    /** Recovers the claimed journal {@code j} and starts the steward over it. */
+    private Steward start(Journal j) {
       if (snapshots != null) {
         try {
           j.position();
@@ -1133,15 +1181,8 @@ public final class Steward implements AutoCloseable {
       if (replayed.lastSealed().isPresent()) {
         if (head != null) {
           j.close();
-          throw new IllegalArgumentException(
-              "the chainHead given (next receipt "
-                  + head.nextSequence()
-                  + ") conflicts with journal "
-                  + j.describe()
-                  + ", which records receipts up to "
-                  + replayed.lastSealed().get().sequence()
-                  + ": the chain continues from the journal's last receipt, so give no chain head"
-                  + " (mesh serve: drop --fresh-chain)");
+          throw new ChainHeadConflictException(
+              head, j.describe(), replayed.lastSealed().get().sequence());
         }
         RecordedReceipt last = replayed.lastSealed().get();
         start = new ChainHead(last.sequence() + 1, Optional.of(last.envelopeId()));

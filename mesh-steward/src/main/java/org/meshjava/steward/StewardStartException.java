@@ -8,7 +8,9 @@ import org.meshjava.journal.JournalException;
  * The steward refuses to start because its journal cannot be replayed (§2.2): records that do not
  * form one chain, a decision the gate refuses, a debit with no authorisation, a presentation spent
  * twice or a receipt out of sequence. {@link #record()} names the offending record. Or because the
- * latest journal snapshot is refused ({@link #snapshotRefusal()}).
+ * latest journal snapshot is refused ({@link #snapshotRefusal()}). Or, with {@link
+ * JournalException.Reason#LOCKED}, because another steward in this process was built over the same
+ * journal and is still open.
  */
 public final class StewardStartException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -2,16 +2,24 @@ package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.ChainHead;
 
 /**
@@ -107,5 +115,108 @@ class StewardBuilderTest {
     // No work that no receipt could account for: the engine never ran.
     assertThat(events).isEmpty();
     s.close(); // closing again is harmless
+  }
+
+  @Test
+  void aKeyBuilderBuiltAgain_isRefused_andTheFirstStewardKeepsItsJournalAndChain()
+      throws Exception {
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    Steward.Builder b =
+        Steward.builder(KEY)
+            .chainHead(ChainHead.GENESIS)
+            .meter(new EstimatorMeter())
+            .journal(journal)
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+    PromptText prompt = PromptText.of("built once");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    try (Steward first = b.build()) {
+      first.serve(request, prompt);
+
+      // A second steward over the same journal would seal receipt 1 again beside the first's,
+      // a fork no restart could replay; the builder refuses before touching the journal.
+      assertThatThrownBy(b::build)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("builds one steward");
+      assertThat(first.serve(request, prompt).receipt().sequence()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aSecondStewardOverAJournalAnOpenStewardHolds_isRefusedLocked_andTheFirstKeepsServing()
+      throws Exception {
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    PromptText prompt = PromptText.of("one steward per journal");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    try (Steward first = keyed(journal).chainHead(ChainHead.GENESIS).build()) {
+      first.serve(request, prompt);
+
+      // A second builder handed the same open journal would continue the chain from the same head
+      // and seal receipt 1 beside the first steward's.
+      assertThatThrownBy(() -> keyed(journal).build())
+          .isInstanceOfSatisfying(
+              StewardStartException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED))
+          .hasMessageContaining("held by another steward in this process");
+      assertThat(first.serve(request, prompt).receipt().sequence()).isEqualTo(1);
+    }
+    // Closed, the steward gives the journal up: a later builder gets past the claim to the journal
+    // itself (which, closed, has nothing to start from), rather than being told it is held.
+    assertThat(catchThrowable(() -> keyed(journal).build()))
+        .isNotInstanceOf(StewardStartException.class)
+        .hasMessageNotContaining("held by another steward");
+  }
+
+  private static Steward.Builder keyed(Journal journal) {
+    return Steward.builder(KEY)
+        .meter(new EstimatorMeter())
+        .journal(journal)
+        .backend(
+            new ScriptedEngine("a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+  }
+
+  @Test
+  void anEphemeralBuilderRefusedAChainToContinue_closesItsJournal_soTheFileCanBeOpenedAgain(
+      @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("steward.journal");
+    Steward.Builder b =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .journal(FileJournal.open(file))
+            .chainHead(new ChainHead(5, Optional.of(ContentId.ofBytes(new byte[] {1}))))
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("cannot continue");
+    // As on every other refusal to build: the builder owned the journal, so it let go of the file.
+    FileJournal.open(file).close();
+  }
+
+  @Test
+  void aChainHeadGivenForAJournalThatRecordsReceipts_isATypedConflict_andTheJournalIsLetGo(
+      @TempDir Path dir) throws Exception {
+    Path file = dir.resolve("steward.journal");
+    PromptText prompt = PromptText.of("first start");
+    try (Steward first = keyed(FileJournal.open(file)).chainHead(ChainHead.GENESIS).build()) {
+      first.serve(ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000), prompt);
+    }
+    Steward.Builder again = keyed(FileJournal.open(file)).chainHead(ChainHead.GENESIS);
+
+    // An application that cannot tell a first start from a later one matches on the type, the
+    // counterpart of UnknownChainHeadException, not on the message.
+    assertThatThrownBy(again::build)
+        .isInstanceOfSatisfying(
+            ChainHeadConflictException.class,
+            e -> {
+              assertThat(e.given()).isEqualTo(ChainHead.GENESIS);
+              assertThat(e.lastRecorded()).isZero();
+            })
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("give no chain head");
+    FileJournal.open(file).close();
   }
 }

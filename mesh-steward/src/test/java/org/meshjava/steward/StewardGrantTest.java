@@ -75,10 +75,9 @@ class StewardGrantTest {
             return super.serve(r, p);
           }
         };
-    try (Steward s = f.steward(journal).build()) {
-      Steward s2 = f.bare(journal).backend(spy).build();
+    try (Steward s = f.bare(journal).backend(spy).build()) {
       ServeRequest req = GrantFixture.request("hello", 4, 100_000);
-      s2.serve(req, GrantFixture.payload(req), f.present(chain, req));
+      s.serve(req, GrantFixture.payload(req), f.present(chain, req));
       // The chain (recorded once) and the authorisation were journalled before the engine ran.
       assertThat(recordsWhenEngineRan.get()).isEqualTo(2);
       assertThat(journal.records().get(1).entry()).isInstanceOf(JournalEntry.Authorised.class);
