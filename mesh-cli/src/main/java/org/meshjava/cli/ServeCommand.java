@@ -261,6 +261,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       sb = Steward.ephemeral();
       err.println("warning: no key file; this steward's identity lasts until it stops");
     }
+    // The server drains its requests for --grace-seconds before the steward closes; what is still
+    // in flight then is cut, as the exit status says, so the close waits no longer.
+    sb.closeGrace(Duration.ZERO);
     if (freshChain) {
       sb.chainHead(ChainHead.GENESIS);
     }

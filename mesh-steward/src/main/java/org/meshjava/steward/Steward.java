@@ -73,6 +73,8 @@ import org.meshjava.steward.observe.ServeObserver;
 import org.meshjava.steward.observe.ServePhase;
 import org.meshjava.steward.observe.ServeStarted;
 import org.meshjava.steward.observe.StewardListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The steward (§2): the endpoint that routes a request, authorises it against a presented grant,
@@ -108,6 +110,8 @@ import org.meshjava.steward.observe.StewardListener;
  * #readiness()} reports the state a health check needs. Neither costs anything without a listener.
  */
 public final class Steward implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Steward.class);
+
   /** Records written between snapshots, by default. */
   public static final long DEFAULT_SNAPSHOT_EVERY = 100_000;
 
@@ -124,6 +128,8 @@ public final class Steward implements AutoCloseable {
   private final DidKey identity;
   private final Router router;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final InFlightServes inFlight = new InFlightServes();
+  private final Duration closeGrace;
   private final EnergyMeter meter;
   private final Metering metering;
   private final Optional<MeterDiscovery> discovery;
@@ -162,6 +168,7 @@ public final class Steward implements AutoCloseable {
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
+    this.closeGrace = b.closeGrace;
     this.journal = listener == null ? b.journal : new TimedJournal(b.journal, listener);
     this.authoriser =
         new Authoriser(
@@ -459,13 +466,24 @@ public final class Steward implements AutoCloseable {
   private ServeResult serve(
       ServeRequest request, Ask ask, Optional<Presentation> presentation, ServeObserver observer)
       throws ServeException {
-    if (closed.get()) {
+    if (!inFlight.enter()) {
       // Before any work: a closed steward's journal records nothing, so an engine run now would
       // be work no receipt or debit could ever account for.
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           "the steward is closed: its journal records nothing more, so it serves nothing");
     }
+    try {
+      return admitted(request, ask, presentation, observer);
+    } finally {
+      inFlight.exit();
+    }
+  }
+
+  /** A serve {@link InFlightServes admitted} before any close: phases 1 to 4. */
+  private ServeResult admitted(
+      ServeRequest request, Ask ask, Optional<Presentation> presentation, ServeObserver observer)
+      throws ServeException {
     if (presentation.isPresent() && grantsNeedDurableJournal.isPresent()) {
       throw new ServeException(
           ServeException.Reason.JOURNAL_NOT_DURABLE, grantsNeedDurableJournal.get());
@@ -804,21 +822,37 @@ public final class Steward implements AutoCloseable {
    * then on every serve is refused ({@link ServeException.Reason#NOT_RECORDED}) before any engine
    * runs. Closing again does nothing more.
    *
-   * <p>It does not wait for serves in flight. Each runs its engine to the end and is then refused
+   * <p>Serves in flight are let finish first, for at most {@link Builder#closeGrace} (30 s by
+   * default): each is metered, debited, sealed and journalled as any other, while a serve that
+   * begins once the close has begun is refused at once. A serve still running when the grace runs
+   * out (or when the closing thread is interrupted) finishes its engine's work and is then refused
    * {@code NOT_RECORDED}, sealing nothing; a granted one has had its authorisation journalled but
    * not its debit, so a steward started later over the journal holds it at its whole joule ceiling
-   * ({@link #unresolved()}). Stop taking serves and let those in flight return before closing, as
-   * {@code mesh serve} drains its requests on shutdown.
+   * ({@link #unresolved()}). A serve on the closing thread itself (an engine or listener closing
+   * its own steward) is not waited for.
    */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    int cut = inFlight.close(closeGrace);
+    if (cut > 0) {
+      LOG.warn(
+          "closing with {} serve(s) still in flight after waiting {} ms: they seal nothing, and a"
+              + " granted one stays held at its joule ceiling until a later steward resolves it",
+          cut,
+          closeGrace.toMillis());
+    }
     logKeeper.closing();
     snapshotter.ifPresent(Snapshotter::close);
+    // The meter is closed whatever the journal's close did, so its re-probe thread never outlives
+    // a steward whose journal failed to close; the first failure is thrown, the other suppressed.
+    RuntimeException failed = null;
     try {
       journal.close();
+    } catch (RuntimeException e) {
+      failed = e;
     } finally {
       ClaimedJournals.release(claimed);
     }
@@ -826,8 +860,17 @@ public final class Steward implements AutoCloseable {
       try {
         owned.close();
       } catch (Exception e) {
-        throw new IllegalStateException("closing the discovered meter failed", e);
+        IllegalStateException m =
+            new IllegalStateException("closing the discovered meter failed", e);
+        if (failed == null) {
+          failed = m;
+        } else {
+          failed.addSuppressed(m);
+        }
       }
+    }
+    if (failed != null) {
+      throw failed;
     }
   }
 
@@ -869,6 +912,7 @@ public final class Steward implements AutoCloseable {
     private long checkRecordsBeforeSnapshot = DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT;
     private Duration snapshotInterval = Duration.ZERO;
     private boolean transparencyLog = true;
+    private Duration closeGrace = InFlightServes.DEFAULT_GRACE;
     private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
@@ -1028,6 +1072,16 @@ public final class Steward implements AutoCloseable {
     public Builder checkRecordsBeforeSnapshot(long atMost) {
       checkRecordsBeforeSnapshot =
           Setting.atLeast("checkRecordsBeforeSnapshot", atMost, 0, "is at least 0, got ");
+      return this;
+    }
+
+    /**
+     * How long {@link Steward#close()} waits for serves in flight to finish (and be sealed and
+     * journalled) before it closes the journal anyway; 30 s by default. Zero waits not at all, for
+     * an application that drains its own requests first (as {@code mesh serve} does).
+     */
+    public Builder closeGrace(Duration grace) {
+      closeGrace = Setting.notNegative("closeGrace", grace, "is not negative: ");
       return this;
     }
 

@@ -9,21 +9,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
-import org.meshjava.core.EngineException;
-import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
-import org.meshjava.core.TokenSequence;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
@@ -222,54 +212,5 @@ class JournalRestartTest {
             });
     // The refused steward released the journal.
     FileJournal.open(journal()).close();
-  }
-
-  @Test
-  void closeWithAGrantedServeInFlight_doesNotWait_theServeIsNotRecorded_andComesBackUnresolved()
-      throws Exception {
-    GrantChain chain = f.chain(1_000_000);
-    ServeRequest req = GrantFixture.request("closed under it", 4, 70_000);
-    CountDownLatch running = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    ServingEngine held =
-        new StewardGrantTest.Delegating(ReferenceEngine.builder().name("ref").build()) {
-          @Override
-          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
-            running.countDown();
-            try {
-              release.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            return super.serve(r, p);
-          }
-        };
-    Steward s = f.bare(FileJournal.open(journal())).backend(held).build();
-    ExecutorService caller = Executors.newSingleThreadExecutor();
-    try {
-      Future<ServeResult> serve =
-          caller.submit(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
-      assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
-
-      s.close(); // returns with the engine still running: close does not wait for serves
-      assertThat(serve).isNotDone();
-      release.countDown();
-
-      assertThatThrownBy(serve::get)
-          .cause()
-          .isInstanceOfSatisfying(
-              ServeException.class,
-              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
-    } finally {
-      release.countDown();
-      caller.shutdown();
-    }
-    // Its authorisation was journalled, its debit never was: held at the whole ceiling.
-    try (Steward again = f.steward(FileJournal.open(journal())).build()) {
-      assertThat(again.unresolved())
-          .singleElement()
-          .extracting(Unresolved::ceilingUj)
-          .isEqualTo(70_000L);
-    }
   }
 }

@@ -1,0 +1,80 @@
+package org.meshjava.steward;
+
+import java.time.Duration;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The serves a steward has admitted and not yet finished, so that {@link Steward#close()} can let
+ * them finish before it closes the journal. A serve cut by the close would have run its engine for
+ * nothing, and a granted one, its authorisation journalled but not its debit, would come back after
+ * a restart held at its whole joule ceiling (§2.2).
+ *
+ * <p>Admission and closing are decided under one lock, so a serve is either admitted before the
+ * close (and waited for) or refused after it: none slips in between. A serve on the thread that
+ * closes (an engine or listener closing its own steward) is not waited for, since it cannot finish
+ * before the close returns. Thread-safe.
+ */
+final class InFlightServes {
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition finished = lock.newCondition();
+  private final ThreadLocal<int[]> ownDepth = ThreadLocal.withInitial(() -> new int[1]);
+  private int count;
+  private boolean closing;
+
+  /** Admits a serve; false once closing has begun, when the serve must do no work. */
+  boolean enter() {
+    lock.lock();
+    try {
+      if (closing) {
+        return false;
+      }
+      count++;
+      ownDepth.get()[0]++;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Ends a serve {@link #enter} admitted, whichever way it ended. */
+  void exit() {
+    lock.lock();
+    try {
+      count--;
+      ownDepth.get()[0]--;
+      if (count == 0) {
+        finished.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Admits no more serves and waits, for at most {@code grace}, until those admitted (other than
+   * this thread's own) have finished. An interrupt ends the wait early and is kept set.
+   *
+   * @return how many serves are still in flight when it stops waiting, this thread's own included
+   */
+  int close(Duration grace) {
+    lock.lock();
+    try {
+      closing = true;
+      long left = grace.toNanos();
+      int own = ownDepth.get()[0];
+      while (count > own && left > 0) {
+        left = finished.awaitNanos(left);
+      }
+      return count;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return count;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How long {@link Steward#close()} waits by default: as long as {@code mesh serve}'s grace. */
+  static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
+}

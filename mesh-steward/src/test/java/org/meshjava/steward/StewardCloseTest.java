@@ -1,0 +1,162 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.Unresolved;
+
+/**
+ * {@link Steward#close()} with serves in flight: it lets them finish (sealed and debited) for up to
+ * its grace, refuses serves that begin meanwhile, and cuts only what outlives the grace.
+ */
+@Timeout(60)
+class StewardCloseTest {
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+  final ExecutorService threads = Executors.newCachedThreadPool();
+  final CountDownLatch running = new CountDownLatch(1);
+  final CountDownLatch release = new CountDownLatch(1);
+  final AtomicInteger engineRuns = new AtomicInteger();
+
+  @AfterEach
+  void stop() {
+    release.countDown();
+    threads.shutdownNow();
+  }
+
+  Path journal() {
+    return dir.resolve("steward.journal");
+  }
+
+  /** The reference engine, held inside its first serve until {@link #release}. */
+  StewardGrantTest.Delegating held() {
+    return new StewardGrantTest.Delegating(ReferenceEngine.builder().name("ref").build()) {
+      @Override
+      public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+        engineRuns.incrementAndGet();
+        running.countDown();
+        try {
+          release.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        return super.serve(r, p);
+      }
+    };
+  }
+
+  @Test
+  void close_waitsForAGrantedServeInFlight_whichIsSealedAndDebited_andRefusesNewServes()
+      throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    ServeRequest req = GrantFixture.request("closed under it", 4, 70_000);
+    Steward s = f.bare(FileJournal.open(journal())).backend(held()).build();
+    Future<ServeResult> serve =
+        threads.submit(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+    Future<?> closing = threads.submit(s::close);
+    Thread.sleep(300);
+    assertThat(closing).as("close waits for the serve in flight").isNotDone();
+
+    // A serve that begins while the close waits is refused before any engine runs.
+    ServeRequest late = GrantFixture.request("after the close began", 4, 70_000);
+    assertThatThrownBy(() -> s.serve(late, GrantFixture.payload(late)))
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
+    assertThat(engineRuns).hasValue(1);
+
+    release.countDown();
+    ServeResult result = serve.get(30, TimeUnit.SECONDS);
+    closing.get(30, TimeUnit.SECONDS);
+    assertThat(result.receipt().sequence()).isZero();
+
+    // Sealed, and its debit journalled: nothing is left held at the ceiling.
+    try (Steward again = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(again.unresolved()).isEmpty();
+      assertThat(again.head().nextSequence()).isEqualTo(1);
+      assertThat(again.spend().remainingUj(chain)).isLessThan(1_000_000);
+    }
+  }
+
+  @Test
+  void close_whoseGraceRunsOut_cutsTheServe_whichComesBackUnresolvedAtItsCeiling()
+      throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    ServeRequest req = GrantFixture.request("cut by the close", 4, 70_000);
+    Steward s =
+        f.bare(FileJournal.open(journal()))
+            .backend(held())
+            .closeGrace(Duration.ofMillis(200))
+            .build();
+    Future<ServeResult> serve =
+        threads.submit(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+    s.close(); // returns once the grace has run out, the engine still running
+    assertThat(serve).isNotDone();
+    release.countDown();
+
+    assertThatThrownBy(() -> serve.get(30, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
+    // Its authorisation was journalled, its debit never was: held at the whole ceiling.
+    try (Steward again = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(again.unresolved())
+          .singleElement()
+          .extracting(Unresolved::ceilingUj)
+          .isEqualTo(70_000L);
+    }
+  }
+
+  @Test
+  void close_calledFromInsideAServe_doesNotWaitForThatServe() throws Exception {
+    AtomicReference<Steward> self = new AtomicReference<>();
+    AtomicReference<Duration> closeTook = new AtomicReference<>();
+    StewardGrantTest.Delegating closing =
+        new StewardGrantTest.Delegating(ReferenceEngine.builder().name("ref").build()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            long t0 = System.nanoTime();
+            self.get().close();
+            closeTook.set(Duration.ofNanos(System.nanoTime() - t0));
+            return super.serve(r, p);
+          }
+        };
+    Steward s =
+        f.bare(FileJournal.open(journal()))
+            .backend(closing)
+            .closeGrace(Duration.ofSeconds(40))
+            .build();
+    self.set(s);
+    ServeRequest req = GrantFixture.request("closes its own steward", 4, 70_000);
+    assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req)))
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
+    assertThat(closeTook.get()).isLessThan(Duration.ofSeconds(20));
+  }
+}
