@@ -59,8 +59,47 @@ class RequestIdTest {
     }
   }
 
-  /** The reference engine, with a tokenizer that cannot render what it served: our own bug. */
-  private static ForwardingEngine unrenderable() {
+  /**
+   * Errors that Jetty raises before a request reaches the binding (a request line or header it
+   * cannot parse, a header section too large, a chunked body growing past the limit) went out
+   * without {@code x-request-id}: Jetty resets the headers before writing its error. Found with a
+   * raw socket; an SDK's error then carried no {@code request_id}.
+   */
+  @Test
+  void jettysOwnErrors_carryARequestIdToo() throws Exception {
+    try (Fixture f = new Fixture(null, b -> {}, b -> b.maxBodyBytes(64))) {
+      byte[] longBody = ("{\"pad\":\"" + "x".repeat(200) + "\"}").getBytes(StandardCharsets.UTF_8);
+      String[] heads = {
+        "GARBAGE\r\n\r\n",
+        "GET /v1/models%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\n\r\n",
+        RawConnection.post(
+            "/v1/chat/completions", "Content-Type: application/json", "Transfer-Encoding: chunked"),
+      };
+      Set<String> seen = new HashSet<>();
+      for (String head : heads) {
+        try (RawConnection c = new RawConnection(f)) {
+          c.send(head);
+          if (head.contains("chunked")) {
+            c.send(RawConnection.chunked(longBody));
+          }
+          RawConnection.Response r = c.read();
+          assertThat(r.status()).as(r.head()).isBetween(400, 499);
+          assertThat(r.header("x-request-id"))
+              .as(r.head())
+              .hasValueSatisfying(id -> assertThat(id).matches(ID));
+          seen.add(r.header("x-request-id").orElseThrow());
+        }
+      }
+      assertThat(seen).hasSize(heads.length);
+    }
+  }
+
+  /**
+   * The reference engine, with a tokenizer that cannot render what it served: our own bug, met
+   * after the serve was sealed.
+   */
+  static ForwardingEngine unrenderable() {
     ReferenceEngine engine =
         ReferenceEngine.builder()
             .name("broken")
