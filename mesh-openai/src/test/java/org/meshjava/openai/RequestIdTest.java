@@ -2,10 +2,13 @@ package org.meshjava.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
@@ -144,6 +147,38 @@ class RequestIdTest {
       assertThat(Fixture.JSON.readTree(a.body()).get("error").get("message").asText())
           .contains(id)
           .doesNotContain("a bug of ours");
+    }
+  }
+
+  /**
+   * Our bug met inside a stream escaped to Jetty, which logged it at debug level only and cut the
+   * connection mid-stream: the client read a broken chunked body, with no error event, no request
+   * id and nothing in the server's log, although the serve had been sealed.
+   */
+  @Test
+  void anInternalErrorInAStream_endsItWithAnErrorEventNamingTheRequestId() throws Exception {
+    try (Fixture f = new Fixture(null, b -> b.backend(unrenderable()), b -> {})) {
+      ObjectNode chat = Fixture.chat("Render me.");
+      chat.put("stream", true);
+      ObjectNode responses = Fixture.JSON.createObjectNode();
+      responses.put("input", "Render me.");
+      responses.put("stream", true);
+      for (HttpRequest.Builder r :
+          new HttpRequest.Builder[] {
+            post(f, "/v1/chat/completions", chat.toString()),
+            post(f, "/v1/responses", responses.toString())
+          }) {
+        HttpResponse<String> a = send(f, r);
+
+        assertThat(a.statusCode()).isEqualTo(200);
+        String id = a.headers().firstValue("x-request-id").orElseThrow();
+        List<String> data = new Fixture.Answer(200, "text/event-stream", a.body()).data();
+        JsonNode last = Fixture.JSON.readTree(data.getLast());
+        JsonNode error = last.has("error") ? last.get("error") : last;
+        assertThat(error.get("code").asText()).as(a.body()).isEqualTo("internal_error");
+        assertThat(error.get("message").asText()).contains(id).doesNotContain("a bug of ours");
+        assertThat(a.body()).doesNotContain("[DONE]").doesNotContain("response.completed");
+      }
     }
   }
 }
