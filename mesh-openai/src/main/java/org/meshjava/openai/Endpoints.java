@@ -130,9 +130,11 @@ final class Endpoints {
     try {
       return switch (path) {
         case "/v1/chat/completions" ->
-            post(method, () -> serve(body, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS));
+            post(
+                method,
+                () -> serve(body, GrantedServeRequest.Endpoint.CHAT_COMPLETIONS, requestId));
         case "/v1/responses" ->
-            post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES));
+            post(method, () -> serve(body, GrantedServeRequest.Endpoint.RESPONSES, requestId));
         case "/v1/mesh/witness" -> post(method, () -> witness(body));
         case "/v1/mesh/revocations" -> post(method, () -> revocation(body));
         case "/v1/models" -> get(method, this::models);
@@ -427,7 +429,8 @@ final class Endpoints {
 
   // ---- POST /v1/chat/completions, POST /v1/responses ------------------------------------------
 
-  private Reply serve(byte[] bytes, GrantedServeRequest.Endpoint endpoint) throws BindingException {
+  private Reply serve(byte[] bytes, GrantedServeRequest.Endpoint endpoint, String requestId)
+      throws BindingException {
     JsonNode body = parse(bytes);
     boolean stream = flag(body, "stream");
     boolean usageChunk = stream && includeUsage(body);
@@ -490,7 +493,8 @@ final class Endpoints {
     if (stream) {
       Optional<Presentation> granted = presentation;
       return new Reply.Streamed(
-          channel -> streamed(body, request, prompt, granted, endpoint, usageChunk, channel));
+          channel ->
+              streamed(body, request, prompt, granted, endpoint, usageChunk, channel, requestId));
     }
     ServeResult result;
     try {
@@ -582,38 +586,60 @@ final class Endpoints {
       Optional<Presentation> presentation,
       GrantedServeRequest.Endpoint endpoint,
       boolean usageChunk,
-      Reply.Channel channel) {
+      Reply.Channel channel,
+      String requestId) {
     try {
       long created = steward.clock().instant().getEpochSecond();
       StreamedReply reply =
           endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
               ? new Completions.Stream(channel, created, usageChunk)
               : new Responses.Stream(body, channel, created);
-      TextDeltas[] deltas = new TextDeltas[1];
-      Streamer streamer =
-          route -> {
-            deltas[0] = new TextDeltas(route.chosen().tokenizer());
-            reply.open(route);
-            return deltas[0].sink(reply::delta);
-          };
-      ServeResult result;
       try {
-        result = generate(request, prompt, presentation, streamer);
-      } catch (ServeException e) {
-        Reply.Json refused = refusal(e, presentation.isPresent());
+        return produce(reply, request, prompt, presentation);
+      } catch (RuntimeException e) {
+        // Our bug, met while the stream was produced (the serve may be sealed by then). It used to
+        // escape to Jetty, which logged it at debug only and cut the stream with no error event.
+        LOG.error("internal error streaming {} ({})", endpoint, requestId, e);
+        Reply.Json failed = ErrorReply.internalError(requestId);
         if (!reply.started()) {
-          return Optional.of(refused);
+          return Optional.of(failed);
         }
-        reply.fail((ObjectNode) refused.body());
+        reply.fail((ObjectNode) failed.body());
         return Optional.empty();
       }
-      sealed(result, presentation);
-      Generated out = Generated.of(request, result);
-      reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
-      return Optional.empty();
     } finally {
       serves.release();
     }
+  }
+
+  /** Serves a streamed generation onto {@code reply}; the refusal to write when none was sent. */
+  private Optional<Reply> produce(
+      StreamedReply reply,
+      ServeRequest request,
+      PromptText prompt,
+      Optional<Presentation> presentation) {
+    TextDeltas[] deltas = new TextDeltas[1];
+    Streamer streamer =
+        route -> {
+          deltas[0] = new TextDeltas(route.chosen().tokenizer());
+          reply.open(route);
+          return deltas[0].sink(reply::delta);
+        };
+    ServeResult result;
+    try {
+      result = generate(request, prompt, presentation, streamer);
+    } catch (ServeException e) {
+      Reply.Json refused = refusal(e, presentation.isPresent());
+      if (!reply.started()) {
+        return Optional.of(refused);
+      }
+      reply.fail((ObjectNode) refused.body());
+      return Optional.empty();
+    }
+    sealed(result, presentation);
+    Generated out = Generated.of(request, result);
+    reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
+    return Optional.empty();
   }
 
   /** Whether a chat stream asks for its usage in a chunk of its own. */

@@ -52,15 +52,19 @@ final class ErrorReply {
 
   /**
    * 500 {@code internal_error}: our own bug, logged where it was caught under {@code requestId},
-   * never shown.
+   * never shown. It tells clients not to resend on their own ({@code x-should-retry: false}): where
+   * it was caught, how far the request got is unknown, and a bug met after the seal would meet a
+   * resend again, serving and sealing it once more (or, on a grant, refusing it {@code
+   * presentation-spent}, which hides the failure).
    */
   static Reply.Json internalError(String requestId) {
     return of(
-        500,
-        "server_error",
-        "internal_error",
-        "internal error; the server log has the details under request " + requestId,
-        Optional.empty());
+            500,
+            "server_error",
+            "internal_error",
+            "internal error; the server log has the details under request " + requestId,
+            Optional.empty())
+        .futile();
   }
 
   static Reply.Json of(BindingException e) {

@@ -806,6 +806,15 @@ public final class OpenAiServer implements AutoCloseable {
 
     private static void json(Response response, ObjectNode body, Callback callback) {
       response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
+      // Jetty clears the headers before writing its error, and a request it could not parse never
+      // reached Glue: the id Glue drew, or a new one.
+      response
+          .getHeaders()
+          .put(
+              RequestId.HEADER,
+              response.getRequest().getAttribute(RequestId.HEADER) instanceof String id
+                  ? id
+                  : RequestId.next());
       Content.Sink.write(response, true, body.toString(), callback);
     }
 

@@ -2,10 +2,13 @@ package org.meshjava.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
@@ -59,8 +62,47 @@ class RequestIdTest {
     }
   }
 
-  /** The reference engine, with a tokenizer that cannot render what it served: our own bug. */
-  private static ForwardingEngine unrenderable() {
+  /**
+   * Errors that Jetty raises before a request reaches the binding (a request line or header it
+   * cannot parse, a header section too large, a chunked body growing past the limit) went out
+   * without {@code x-request-id}: Jetty resets the headers before writing its error. Found with a
+   * raw socket; an SDK's error then carried no {@code request_id}.
+   */
+  @Test
+  void jettysOwnErrors_carryARequestIdToo() throws Exception {
+    try (Fixture f = new Fixture(null, b -> {}, b -> b.maxBodyBytes(64))) {
+      byte[] longBody = ("{\"pad\":\"" + "x".repeat(200) + "\"}").getBytes(StandardCharsets.UTF_8);
+      String[] heads = {
+        "GARBAGE\r\n\r\n",
+        "GET /v1/models%00 HTTP/1.1\r\nHost: x\r\n\r\n",
+        "GET /v1/models HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(64 * 1024) + "\r\n\r\n",
+        RawConnection.post(
+            "/v1/chat/completions", "Content-Type: application/json", "Transfer-Encoding: chunked"),
+      };
+      Set<String> seen = new HashSet<>();
+      for (String head : heads) {
+        try (RawConnection c = new RawConnection(f)) {
+          c.send(head);
+          if (head.contains("chunked")) {
+            c.send(RawConnection.chunked(longBody));
+          }
+          RawConnection.Response r = c.read();
+          assertThat(r.status()).as(r.head()).isBetween(400, 499);
+          assertThat(r.header("x-request-id"))
+              .as(r.head())
+              .hasValueSatisfying(id -> assertThat(id).matches(ID));
+          seen.add(r.header("x-request-id").orElseThrow());
+        }
+      }
+      assertThat(seen).hasSize(heads.length);
+    }
+  }
+
+  /**
+   * The reference engine, with a tokenizer that cannot render what it served: our own bug, met
+   * after the serve was sealed.
+   */
+  static ForwardingEngine unrenderable() {
     ReferenceEngine engine =
         ReferenceEngine.builder()
             .name("broken")
@@ -105,6 +147,38 @@ class RequestIdTest {
       assertThat(Fixture.JSON.readTree(a.body()).get("error").get("message").asText())
           .contains(id)
           .doesNotContain("a bug of ours");
+    }
+  }
+
+  /**
+   * Our bug met inside a stream escaped to Jetty, which logged it at debug level only and cut the
+   * connection mid-stream: the client read a broken chunked body, with no error event, no request
+   * id and nothing in the server's log, although the serve had been sealed.
+   */
+  @Test
+  void anInternalErrorInAStream_endsItWithAnErrorEventNamingTheRequestId() throws Exception {
+    try (Fixture f = new Fixture(null, b -> b.backend(unrenderable()), b -> {})) {
+      ObjectNode chat = Fixture.chat("Render me.");
+      chat.put("stream", true);
+      ObjectNode responses = Fixture.JSON.createObjectNode();
+      responses.put("input", "Render me.");
+      responses.put("stream", true);
+      for (HttpRequest.Builder r :
+          new HttpRequest.Builder[] {
+            post(f, "/v1/chat/completions", chat.toString()),
+            post(f, "/v1/responses", responses.toString())
+          }) {
+        HttpResponse<String> a = send(f, r);
+
+        assertThat(a.statusCode()).isEqualTo(200);
+        String id = a.headers().firstValue("x-request-id").orElseThrow();
+        List<String> data = new Fixture.Answer(200, "text/event-stream", a.body()).data();
+        JsonNode last = Fixture.JSON.readTree(data.getLast());
+        JsonNode error = last.has("error") ? last.get("error") : last;
+        assertThat(error.get("code").asText()).as(a.body()).isEqualTo("internal_error");
+        assertThat(error.get("message").asText()).contains(id).doesNotContain("a bug of ours");
+        assertThat(a.body()).doesNotContain("[DONE]").doesNotContain("response.completed");
+      }
     }
   }
 }

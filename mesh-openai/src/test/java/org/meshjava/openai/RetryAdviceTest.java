@@ -80,6 +80,31 @@ class RetryAdviceTest {
     }
   }
 
+  /**
+   * A 500 {@code internal_error} said nothing, so the SDKs resent it: a granted serve whose reply
+   * could not be rendered after it was sealed spent its presentation, and the resend was refused
+   * {@code presentation-spent}, hiding the failure; an ungranted one was served and sealed again,
+   * three times in all. The binding cannot tell how far the request got when its own bug met it.
+   */
+  @Test
+  void internalErrorAfterTheSeal_saysNotToResend_grantedOrNot() throws Exception {
+    try (Fixture f = new Fixture(null, b -> b.backend(RequestIdTest.unrenderable()), b -> {})) {
+      ObjectNode body = granted(f, "Render me.");
+
+      Sent first = post(f, body);
+      assertThat(first.status()).as(first.body()).isEqualTo(500);
+      assertThat(first.code()).isEqualTo("internal_error");
+      assertThat(first.shouldRetry()).contains("false");
+      // The serve was sealed before the bug met it: a resend finds the presentation spent.
+      Sent resent = post(f, body);
+      assertThat(resent.code()).isEqualTo("presentation-spent");
+
+      Sent ungranted = post(f, Fixture.chat("Render me too."));
+      assertThat(ungranted.status()).isEqualTo(500);
+      assertThat(ungranted.shouldRetry()).contains("false");
+    }
+  }
+
   @Test
   void ungrantedServeFailingInItsEngine_leavesTheResendToTheClient() throws Exception {
     try (Fixture f =
