@@ -958,7 +958,7 @@ final class JournalCommand extends CommandGroup {
           w.flush();
           ch.force(true);
         }
-        Files.move(partial, out);
+        UserFile.publishNew(partial, out);
       } catch (FileAlreadyExistsException e) {
         throw new CliException("--out " + out + " exists; not overwritten", e);
       } catch (IOException e) {

@@ -165,10 +165,12 @@ final class UserFile {
    * with {@code attributes}, such as an owner-only mode), forced to disk, then renamed onto it. A
    * reader never sees it half written, a write cut short (a full disk, SIGTERM) leaves what was
    * there before, and a file replaced is never deleted before its successor is on disk. Missing
-   * folders above it are created.
+   * folders above it are created. Each call writes its own file beside {@code path} (named by the
+   * process and thread), so writers racing for one name never write into each other's.
    *
    * @param replace whether an existing file is replaced; if not, it is refused with {@link
-   *     java.nio.file.FileAlreadyExistsException}
+   *     java.nio.file.FileAlreadyExistsException}, also when another writer puts the file there at
+   *     the same moment ({@link #publishNew})
    */
   static void writeWhole(
       Path path,
@@ -182,7 +184,12 @@ final class UserFile {
     }
     Path partial =
         target.resolveSibling(
-            "." + target.getFileName() + ".partial-" + ProcessHandle.current().pid());
+            "."
+                + target.getFileName()
+                + ".partial-"
+                + ProcessHandle.current().pid()
+                + "-"
+                + Thread.currentThread().threadId());
     Files.deleteIfExists(partial);
     try {
       Files.createFile(partial, attributes);
@@ -198,10 +205,29 @@ final class UserFile {
             java.nio.file.StandardCopyOption.REPLACE_EXISTING,
             java.nio.file.StandardCopyOption.ATOMIC_MOVE);
       } else {
-        Files.move(partial, target);
+        publishNew(partial, target);
       }
     } finally {
       Files.deleteIfExists(partial);
+    }
+  }
+
+  /**
+   * Gives the finished file {@code partial} the name {@code target}, which must not exist: refused
+   * with {@link java.nio.file.FileAlreadyExistsException} if it does, at that very moment. {@link
+   * Files#move} without {@code REPLACE_EXISTING} cannot promise that: it checks that the name is
+   * free and then renames, and a rename replaces whatever a second writer put there in between, so
+   * two {@code mesh key generate --out k.key} started together could both say they wrote it. A hard
+   * link is refused by the file system itself when the name is taken. {@code partial} stays (the
+   * caller deletes it); where the file system has no hard links, it is moved, as before.
+   */
+  static void publishNew(Path partial, Path target) throws IOException {
+    try {
+      Files.createLink(target, partial);
+    } catch (java.nio.file.FileAlreadyExistsException e) {
+      throw e;
+    } catch (UnsupportedOperationException | IOException noHardLinks) {
+      Files.move(partial, target);
     }
   }
 

@@ -5,10 +5,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,5 +61,53 @@ class UserFileTest {
     Path small = dir.resolve("small.key");
     Files.write(small, "ab\n".getBytes(StandardCharsets.UTF_8));
     assertThat(UserFile.readText(small, "key file")).isEqualTo("ab\n");
+  }
+
+  /**
+   * Two commands told to write one new file at once (two {@code mesh key generate --out k.key}): a
+   * check that the name is free followed by a rename leaves a moment in which both pass and the
+   * second silently replaces the first, each saying it wrote the file. Only one may.
+   */
+  @Test
+  void writeWhole_withoutReplace_whenWritersRaceForOneNewFile_exactlyOneWritesIt()
+      throws Exception {
+    int writers = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      for (int round = 0; round < 1500; round++) {
+        Path target = dir.resolve("race-" + round + ".key");
+        CyclicBarrier start = new CyclicBarrier(writers);
+        List<Future<Boolean>> wrote = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+          byte[] bytes = ("writer " + w + "\n").getBytes(StandardCharsets.UTF_8);
+          wrote.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    try {
+                      UserFile.writeWhole(target, bytes, false);
+                      return true;
+                    } catch (FileAlreadyExistsException refused) {
+                      return false;
+                    }
+                  }));
+        }
+        List<String> winners = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+          if (wrote.get(w).get()) {
+            winners.add("writer " + w + "\n");
+          }
+        }
+        assertThat(winners).as("round %d", round).hasSize(1);
+        assertThat(Files.readString(target)).isEqualTo(winners.getFirst());
+      }
+      try (var left = Files.list(dir)) {
+        assertThat(left.filter(f -> f.getFileName().toString().contains(".partial-")))
+            .as("partial files left behind")
+            .isEmpty();
+      }
+    } finally {
+      pool.shutdownNow();
+    }
   }
 }

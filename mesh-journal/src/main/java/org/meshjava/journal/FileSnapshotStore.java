@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -131,11 +132,20 @@ public final class FileSnapshotStore implements SnapshotStore {
   @Override
   public synchronized Optional<byte[]> latest() throws SnapshotException {
     try {
-      List<Path> all = files();
-      if (all.isEmpty()) {
-        return Optional.empty();
+      for (int attempt = 1; ; attempt++) {
+        List<Path> all = files();
+        if (all.isEmpty()) {
+          return Optional.empty();
+        }
+        try {
+          return Optional.of(Files.readAllBytes(all.getLast()));
+        } catch (NoSuchFileException e) {
+          if (attempt == LIST_ATTEMPTS) {
+            throw e;
+          }
+          // Deleted since it was listed: a steward saved newer ones meanwhile (see LIST_ATTEMPTS).
+        }
       }
-      return Optional.of(Files.readAllBytes(all.getLast()));
     } catch (IOException e) {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
@@ -143,8 +153,18 @@ public final class FileSnapshotStore implements SnapshotStore {
   }
 
   /**
+   * How often a read lists the directory again when the latest file it listed is gone before it is
+   * opened. Another process (a steward, beside {@code mesh journal verify}) deletes all but the
+   * newest {@value #KEEP} as it saves, so the file a reader listed as latest is deleted once two
+   * newer ones are saved; it is then no longer the latest, and the next listing names the one that
+   * is.
+   */
+  private static final int LIST_ATTEMPTS = 16;
+
+  /**
    * The latest snapshot file mapped read-only (see the class note), if any; read into memory
-   * instead on a file system that cannot map it.
+   * instead on a file system that cannot map it. A latest file that another process deletes between
+   * listing and opening (it saved two newer ones meanwhile) is passed over for the one now latest.
    *
    * @throws SnapshotException {@code IO} if it cannot be read or is too large to map (2 GiB)
    */
@@ -152,24 +172,19 @@ public final class FileSnapshotStore implements SnapshotStore {
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
     Path file = null;
     try {
-      List<Path> all = files();
-      if (all.isEmpty()) {
-        return Optional.empty();
-      }
-      file = all.getLast();
-      try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-        long size = ch.size();
-        if (size > Integer.MAX_VALUE) {
-          throw new SnapshotException(
-              SnapshotException.Reason.IO,
-              "cannot read " + file + ": " + size + " bytes are more than a snapshot can be",
-              null);
+      for (int attempt = 1; ; attempt++) {
+        List<Path> all = files();
+        if (all.isEmpty()) {
+          return Optional.empty();
         }
+        file = all.getLast();
         try {
-          return Optional.of(ch.map(FileChannel.MapMode.READ_ONLY, 0, size));
-        } catch (IOException | UnsupportedOperationException e) {
-          // A file system that cannot map files: read it into memory instead, as latest() does.
-          return Optional.of(ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer());
+          return Optional.of(map(file));
+        } catch (NoSuchFileException e) {
+          if (attempt == LIST_ATTEMPTS) {
+            throw e;
+          }
+          // Deleted since it was listed: a newer one is there now (see LIST_ATTEMPTS).
         }
       }
     } catch (IOException e) {
@@ -177,6 +192,25 @@ public final class FileSnapshotStore implements SnapshotStore {
           SnapshotException.Reason.IO,
           "cannot read " + (file != null ? file : dir) + ": " + e.getMessage(),
           e);
+    }
+  }
+
+  /** {@code file} mapped read-only, or read into memory where it cannot be mapped. */
+  private static ByteBuffer map(Path file) throws IOException, SnapshotException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size > Integer.MAX_VALUE) {
+        throw new SnapshotException(
+            SnapshotException.Reason.IO,
+            "cannot read " + file + ": " + size + " bytes are more than a snapshot can be",
+            null);
+      }
+      try {
+        return ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
+      } catch (IOException | UnsupportedOperationException e) {
+        // A file system that cannot map files: read it into memory instead, as latest() does.
+        return ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer();
+      }
     }
   }
 

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
@@ -189,5 +190,48 @@ class FileSnapshotStoreTest {
     assertThat(store.files())
         .extracting(p -> p.getFileName().toString())
         .containsExactly("00000000000000000006.snapshot", "00000000000000000007.snapshot");
+  }
+
+  /**
+   * Regression: {@code mesh journal verify} beside a running steward that snapshots often could
+   * fail with "cannot read ...: no such file" when the steward saved twice between verify listing
+   * the snapshots and opening the latest (each save deletes all but the newest two). A second store
+   * on the same directory stands in for the other process; the reader must always get a whole
+   * snapshot.
+   */
+  @Test
+  void theLatestBuffer_readWhileAnotherProcessSavesAndDeletes_isAlwaysAWholeSnapshot()
+      throws Exception {
+    Path snaps = dir.resolve("snaps");
+    FileSnapshotStore steward = new FileSnapshotStore(snaps, (ch, path, meta) -> {});
+    FileSnapshotStore verifier = new FileSnapshotStore(snaps, (ch, path, meta) -> {});
+    steward.save(at(1));
+    AtomicBoolean done = new AtomicBoolean();
+    Thread saving =
+        new Thread(
+            () -> {
+              try {
+                for (long n = 2; n < 1500; n++) {
+                  steward.save(at(n));
+                }
+              } catch (SnapshotException e) {
+                throw new IllegalStateException(e);
+              } finally {
+                done.set(true);
+              }
+            });
+    saving.start();
+    int reads = 0;
+    try {
+      while (!done.get()) {
+        Optional<ByteBuffer> latest = verifier.latestBuffer();
+        assertThat(latest).isPresent();
+        Snapshot.openAsNamed(latest.get());
+        reads++;
+      }
+    } finally {
+      saving.join();
+    }
+    assertThat(reads).isPositive();
   }
 }
