@@ -1,6 +1,7 @@
 package org.meshjava.spring;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -33,6 +34,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param metricsGrantIdTags tag grant spend and remaining budget with each grant's id (one series
  *     per grant) rather than summing them over grants; the "--metrics-grant-ids" flag of "mesh
  *     serve"
+ * @param closeGrace how long closing the steward (when the context closes) waits for serves in
+ *     flight to finish, each sealed and journalled, before it closes the journal anyway; a serve
+ *     still running then seals nothing, and a granted one stays held at its joule ceiling until a
+ *     later start resolves it (SPEC.md 60.1); 0 waits not at all
  */
 @ConfigurationProperties("mesh")
 public record MeshProperties(
@@ -45,13 +50,17 @@ public record MeshProperties(
     @DefaultValue("1000000") long defaultJouleCeilingUj,
     @DefaultValue List<Backend> backends,
     @DefaultValue("true") boolean springAi,
-    @DefaultValue("false") boolean metricsGrantIdTags) {
+    @DefaultValue("false") boolean metricsGrantIdTags,
+    @DefaultValue("30s") Duration closeGrace) {
 
   /** Validates and copies. */
   public MeshProperties {
     if (defaultJouleCeilingUj < 0) {
       throw new IllegalArgumentException(
           "mesh.default-joule-ceiling-uj must be non-negative: " + defaultJouleCeilingUj);
+    }
+    if (closeGrace.isNegative()) {
+      throw new IllegalArgumentException("mesh.close-grace must be non-negative: " + closeGrace);
     }
     backends = List.copyOf(backends);
   }

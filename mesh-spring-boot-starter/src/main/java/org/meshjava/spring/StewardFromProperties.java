@@ -33,9 +33,10 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Builds the steward {@link MeshProperties} describe, as {@code mesh serve} builds it from its
- * configuration file: the key, the journal and its snapshots, the meter, each backend with its
- * operator caps (an output cap of {@value #DEFAULT_MAX_OUTPUT_TOKENS} tokens unless the entry sets
- * one), and the revocations to load once it is built.
+ * configuration file: the key, the journal and its snapshots, the meter, how long its close waits
+ * for serves in flight, each backend with its operator caps (an output cap of {@value
+ * #DEFAULT_MAX_OUTPUT_TOKENS} tokens unless the entry sets one), and the revocations to load once
+ * it is built.
  */
 final class StewardFromProperties {
   /** {@code mesh serve}'s output cap for a backend whose entry sets none. */
@@ -78,6 +79,7 @@ final class StewardFromProperties {
     if (p.freshChain()) {
       sb.chainHead(ChainHead.GENESIS);
     }
+    sb.closeGrace(p.closeGrace());
     for (int i = 0; i < backends.size(); i++) {
       sb.backend(backends.get(i)).cap(backends.get(i).name(), caps.get(i));
     }

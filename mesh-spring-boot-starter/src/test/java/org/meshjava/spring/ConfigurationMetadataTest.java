@@ -52,6 +52,21 @@ class ConfigurationMetadataTest {
         .containsEntry("mesh.snapshots.every-s", "0");
   }
 
+  /** {@code mesh.close-grace} is described, with the steward's default of 30 s. */
+  @Test
+  void closeGrace_isDescribed_withTheStewardsDefault() throws Exception {
+    JsonNode grace = null;
+    for (JsonNode p : properties()) {
+      if (p.get("name").asText().equals("mesh.close-grace")) {
+        grace = p;
+      }
+    }
+    assertThat(grace).as("mesh.close-grace in the metadata").isNotNull();
+    assertThat(grace.path("type").asText()).isEqualTo("java.time.Duration");
+    assertThat(grace.path("defaultValue").asText()).isEqualTo("30s");
+    assertThat(grace.path("description").asText()).contains("serves in flight");
+  }
+
   private static JsonNode properties() throws Exception {
     return new ObjectMapper().readTree(METADATA.toFile()).get("properties");
   }

@@ -13,14 +13,23 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.EstimatorMeter;
@@ -229,6 +238,62 @@ class MeshAutoConfigurationTest {
                     .doesNotHaveBean(MeterRegistry.class)
                     .getBeans(StewardBuilderCustomizer.class)
                     .isEmpty());
+  }
+
+  /**
+   * Regression: the starter had no property for {@code Steward.Builder.closeGrace}, so closing the
+   * context always waited up to 30 s for a serve in flight.
+   */
+  @Test
+  void closeGrace_boundsHowLongClosingWaitsForAServeInFlight() throws Exception {
+    CountDownLatch running = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ServingEngine held =
+        new ForwardingEngine(ReferenceEngine.builder().name("held").build()) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+            running.countDown();
+            try {
+              release.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return super.serve(r, p);
+          }
+        };
+    ExecutorService threads = Executors.newFixedThreadPool(2);
+    try {
+      runner
+          .withPropertyValues("mesh.close-grace=200ms")
+          .withBean(ServingEngine.class, () -> held)
+          .run(
+              context -> {
+                Steward steward = context.getBean(Steward.class);
+                PromptText prompt = PromptText.of("held while the context closes");
+                Future<?> serve =
+                    threads.submit(
+                        () ->
+                            steward.serve(
+                                ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000),
+                                prompt));
+                assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+
+                // Well past 200 ms, well short of the 30 s default.
+                threads.submit(steward::close).get(10, TimeUnit.SECONDS);
+                assertThat(serve).isNotDone();
+              });
+    } finally {
+      release.countDown();
+      threads.shutdown();
+      assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+  }
+
+  @Test
+  void aNegativeCloseGrace_failsTheStart_namingTheProperty() {
+    runner
+        .withPropertyValues("mesh.backends[0].name=small", "mesh.close-grace=-1s")
+        .run(context -> failsNaming(context, "mesh.close-grace"));
   }
 
   @Test
