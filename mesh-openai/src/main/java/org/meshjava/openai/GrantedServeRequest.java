@@ -45,7 +45,6 @@ public final class GrantedServeRequest {
   public static final long DEFAULT_MAX_TOKENS = 128;
 
   private static final Pattern DECIMAL = Pattern.compile("0|[1-9][0-9]{0,19}");
-  private static final BigInteger U64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
 
   private GrantedServeRequest() {}
 
@@ -139,7 +138,9 @@ public final class GrantedServeRequest {
     }
     long maxTokens = maxTokens(body, endpoint);
     Fidelity floor = floor(metadata);
-    OptionalLong ceiling = metadataUnsigned(metadata, "joule_ceiling_uj", -1);
+    // A u64 limited to 2^63-1 (SPEC.md 10.1.4): ServeRequest holds it in a long, and no steward
+    // meters that much, so a larger value is refused rather than wrapped.
+    OptionalLong ceiling = metadataUnsigned(metadata, "joule_ceiling_uj", Long.MAX_VALUE);
     if (ceiling.isEmpty() && defaultCeilingUj.isEmpty()) {
       throw new BindingException(
           BindingException.Reason.MISSING_JOULE_CEILING,
@@ -240,30 +241,27 @@ public final class GrantedServeRequest {
     throw badMetadata("fidelity_floor", "F0-F4 or 0-4");
   }
 
-  /** An unsigned metadata value, at most {@code max} (or u64 when {@code max} is -1). */
+  /**
+   * An unsigned metadata value from 0 to {@code max}; anything else is refused with a message
+   * stating that range.
+   */
   private static OptionalLong metadataUnsigned(JsonNode metadata, String key, long max)
       throws BindingException {
     JsonNode v = metadata.get(key);
     if (v == null || v.isNull()) {
       return OptionalLong.empty();
     }
-    String range = max < 0 ? "0-18446744073709551615" : "0-" + max;
+    String expected = "a decimal string or whole number 0-" + max;
     BigInteger value;
     if (v.isTextual() && DECIMAL.matcher(v.asText()).matches()) {
       value = new BigInteger(v.asText());
     } else if (v.isIntegralNumber()) {
       value = v.bigIntegerValue();
     } else {
-      throw badMetadata(key, "a decimal string or whole number " + range);
+      throw badMetadata(key, expected);
     }
-    BigInteger limit = max < 0 ? U64_MAX : BigInteger.valueOf(max);
-    if (value.signum() < 0 || value.compareTo(limit) > 0) {
-      throw badMetadata(key, "a decimal string or whole number " + range);
-    }
-    if (value.bitLength() > 63) {
-      // ServeRequest holds u64 in a long's bits; values at or above 2^63 exceed what any
-      // steward can meter, so they are refused rather than wrapped.
-      throw badMetadata(key, "at most " + Long.MAX_VALUE);
+    if (value.signum() < 0 || value.compareTo(BigInteger.valueOf(max)) > 0) {
+      throw badMetadata(key, expected);
     }
     return OptionalLong.of(value.longValueExact());
   }

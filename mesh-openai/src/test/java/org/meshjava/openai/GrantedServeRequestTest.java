@@ -163,6 +163,46 @@ class GrantedServeRequestTest {
         .isInstanceOf(BindingException.class);
   }
 
+  /**
+   * Regression: a joule ceiling past u64 was refused as "0-18446744073709551615", a range the
+   * binding does not take (from 2^63 it refused with "at most 9223372036854775807"). Every
+   * out-of-range value now gets the one range accepted: 0 to 2^63-1 (SPEC.md 10.1.4).
+   */
+  @Test
+  void derive_refusesAJouleCeilingOutOfRange_statingTheRangeItTakes() throws Exception {
+    String stated =
+        "metadata.joule_ceiling_uj must be a decimal string or whole number 0-9223372036854775807";
+    for (String ceiling :
+        List.of(
+            "\"9223372036854775808\"",
+            "9223372036854775808",
+            "\"18446744073709551615\"",
+            "\"18446744073709551616\"",
+            "18446744073709551616",
+            "-1",
+            "\"-1\"",
+            "\"1e3\"")) {
+      JsonNode body =
+          json(
+              "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],"
+                  + "\"metadata\":{\"joule_ceiling_uj\":"
+                  + ceiling
+                  + "}}");
+      assertThatThrownBy(() -> GrantedServeRequest.derive(body))
+          .as(ceiling)
+          .isInstanceOfSatisfying(
+              BindingException.class,
+              e -> assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_METADATA))
+          .hasMessageContaining(stated);
+    }
+    ServeRequest top =
+        GrantedServeRequest.derive(
+            json(
+                """
+        {"messages":[{"role":"user","content":"x"}],"metadata":{"joule_ceiling_uj":"9223372036854775807"}}"""));
+    assertThat(top.jouleCeilingUj()).isEqualTo(Long.MAX_VALUE);
+  }
+
   @Test
   void prompt_parseInvertsBytes_forRandomMessages() {
     long seed = System.nanoTime();
