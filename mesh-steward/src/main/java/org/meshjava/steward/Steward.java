@@ -1187,8 +1187,14 @@ public final class Steward implements AutoCloseable {
                 + " is held by another steward in this process, built over this same journal and"
                 + " not closed; close that steward first (two stewards over one journal would seal"
                 + " receipts under the same numbers)";
+        // The cause carries the reason; its own words stay short, since a stack trace prints
+        // them under the outer message, which already says it all.
         throw new StewardStartException(
-            held, new JournalException(JournalException.Reason.LOCKED, held, null));
+            held,
+            new JournalException(
+                JournalException.Reason.LOCKED,
+                "claimed by an open steward in this process",
+                null));
       }
       try {
         return start(j);

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -166,6 +168,28 @@ class StewardBuilderTest {
     assertThat(catchThrowable(() -> keyed(journal).build()))
         .isNotInstanceOf(StewardStartException.class)
         .hasMessageNotContaining("held by another steward");
+  }
+
+  /**
+   * Regression: the LOCKED refusal's cause repeated the whole message, so a stack trace printed it
+   * twice; the cause now says it in a few words of its own, keeping the reason.
+   */
+  @Test
+  void aSecondStewardOverAJournalAnOpenStewardHolds_saysWhyOnce_inAStackTrace() {
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    try (Steward first = keyed(journal).chainHead(ChainHead.GENESIS).build()) {
+      Throwable refused = catchThrowable(() -> keyed(journal).build());
+
+      assertThat(refused).isInstanceOf(StewardStartException.class);
+      assertThat(refused.getCause())
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              c -> assertThat(c.reason()).isEqualTo(JournalException.Reason.LOCKED));
+      StringWriter trace = new StringWriter();
+      refused.printStackTrace(new PrintWriter(trace));
+      assertThat(trace.toString().split("held by another steward in this process", -1)).hasSize(2);
+      assertThat(refused.getCause().getMessage()).isNotBlank().doesNotContain(refused.getMessage());
+    }
   }
 
   private static Steward.Builder keyed(Journal journal) {
