@@ -7,6 +7,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.EnergyDomain;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * The book a meter keeps for one domain: its counter, its liveness, and the windows open on it.
@@ -100,6 +101,14 @@ final class DomainLedger implements LivenessProbe.Target {
   private boolean probeWanted;
   private boolean probeScheduled;
   private boolean released;
+
+  /**
+   * A WARN said this counter is not live (a probe refused it, or it was demoted) and no line has
+   * said it is live again since: its next live verdict is logged at INFO, so the operator hears of
+   * the recovery. Other live verdicts (the first probe, each periodic re-probe) are at DEBUG, since
+   * discovery's one INFO line already names the live domains.
+   */
+  private boolean warnedNotLive;
 
   DomainLedger(EnergyChannel channel, LivenessPolicy policy, ProbeClock clock) {
     this.channel = Objects.requireNonNull(channel, "channel");
@@ -234,11 +243,14 @@ final class DomainLedger implements LivenessProbe.Target {
       state = CounterState.LIVE;
       issue = null;
       updatePeriodNanos = verdict.updatePeriodNanos();
-      LOG.info("energy counter {} ({}) is live: {}", channel.name(), channel.domain(), detail);
+      LOG.atLevel(warnedNotLive ? Level.INFO : Level.DEBUG)
+          .log("energy counter {} ({}) is live: {}", channel.name(), channel.domain(), detail);
+      warnedNotLive = false;
     } else {
       state = CounterState.NOT_LIVE;
       issue = verdict.issue().orElseThrow();
       updatePeriodNanos = 0;
+      warnedNotLive = true;
       LOG.warn(
           "energy counter {} ({}) is not live ({}): {}; figures on {} fall back to the estimator",
           channel.name(),
@@ -312,6 +324,7 @@ final class DomainLedger implements LivenessProbe.Target {
     issue = why;
     detail = facts;
     probeWanted = true;
+    warnedNotLive = true;
     LOG.warn(
         "energy counter {} ({}) demoted ({}): {}; figures on {} fall back to the estimator until"
             + " a re-probe proves it live",

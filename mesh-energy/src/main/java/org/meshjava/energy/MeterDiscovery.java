@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * The steward's default meter: finds the energy counters this machine has, proves which are live
  * (§3.3), and returns a {@link CounterMeter} over them, or the {@link EstimatorMeter} when none is
  * live, so a receipt never claims more than the machine can show. Every counter found or refused is
- * in {@link #counters()} with its reason, and logged.
+ * in {@link #counters()} with its reason. It logs one line at INFO saying what it found and how
+ * figures are graded; each refused counter's reason at DEBUG; and at WARN, advice when RAPL
+ * counters exist but may not be read, and each counter that fails its liveness probe.
  *
  * <p>On a machine without counters (no powercap tree or root-only {@code energy_uj}, no NVML, not
  * macOS) discovery touches a few paths and returns at once. With readable counters it burns one
@@ -73,8 +75,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     if (options.ioReport()) {
       guarded("ioreport", refused, () -> IoReportDiscovery.discover(osName, channels, refused));
     }
+    // A library speaks once per discovery at INFO; each counter's reason is there at DEBUG.
     for (CounterStatus s : refused) {
-      LOG.info(
+      LOG.debug(
           "energy counter {} unavailable ({}): {}",
           s.counter(),
           s.issue().orElseThrow(),
@@ -82,8 +85,7 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     }
     unreadableAdvice(refused).ifPresent(LOG::warn);
     if (channels.isEmpty()) {
-      LOG.info("no readable energy counters; figures are graded Estimator");
-      return new MeterDiscovery(new EstimatorMeter(), refused);
+      return found(new EstimatorMeter(), refused);
     }
     CounterMeter meter =
         new CounterMeter(
@@ -98,11 +100,44 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     List<CounterStatus> statuses = meter.probeNow();
     if (meter.liveDomains().isEmpty()) {
       meter.close();
-      LOG.info("no energy counter proved live; figures are graded Estimator");
-      return new MeterDiscovery(new EstimatorMeter(), statuses);
+      return found(new EstimatorMeter(), statuses);
     }
-    LOG.info("energy meter {} live on {}", meter.name(), meter.liveDomains());
+    return found(meter, statuses);
+  }
+
+  /** The discovery's result, after logging its one {@link #summary} line. */
+  private static MeterDiscovery found(EnergyMeter meter, List<CounterStatus> statuses) {
+    LOG.info("{}", summary(meter, statuses));
     return new MeterDiscovery(meter, statuses);
+  }
+
+  /**
+   * One line saying what discovery found and how figures will be graded: the meter and the domains
+   * it proved live, or why figures are {@code Estimator}, and every counter not used with its issue
+   * (the facts behind each are logged at DEBUG, or as a WARN where a probe refused a counter).
+   */
+  static String summary(EnergyMeter meter, List<CounterStatus> statuses) {
+    List<String> unused = new ArrayList<>();
+    boolean anyReadable = false;
+    for (CounterStatus s : statuses) {
+      anyReadable |= s.state() != CounterState.UNAVAILABLE;
+      if (s.state() != CounterState.LIVE) {
+        unused.add(s.counter() + " " + s.issue().orElseThrow());
+      }
+    }
+    String notUsed = unused.isEmpty() ? "" : "; not used: " + String.join(", ", unused);
+    if (meter instanceof CounterMeter live) {
+      return "energy meter "
+          + live.name()
+          + " live on "
+          + live.liveDomains()
+          + ": a serve on live domains only is graded HwShunt (ModelBased when it overlaps another"
+          + " serve), any other Estimator"
+          + notUsed;
+    }
+    return (anyReadable ? "no energy counter proved live" : "no readable energy counter")
+        + ", so figures are graded Estimator"
+        + notUsed;
   }
 
   /**

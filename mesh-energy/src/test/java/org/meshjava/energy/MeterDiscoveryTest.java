@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -25,6 +27,29 @@ class MeterDiscoveryTest {
     } else {
       ((CounterMeter) found.meter()).close();
     }
+  }
+
+  /** The one INFO line discovery logs: what it found, and how figures are graded. */
+  @Test
+  void summary_namesEachCounterNotUsed_andHowFiguresAreGraded() {
+    List<CounterStatus> none =
+        List.of(
+            CounterStatus.unavailable(
+                "rapl", Optional.empty(), CounterIssue.NOT_PRESENT, "no powercap tree"),
+            CounterStatus.unavailable(
+                "nvml", Optional.empty(), CounterIssue.LIBRARY_MISSING, "no libnvidia-ml.so.1"));
+    assertThat(MeterDiscovery.summary(new EstimatorMeter(), none))
+        .isEqualTo(
+            "no readable energy counter, so figures are graded Estimator; not used: rapl"
+                + " NOT_PRESENT, nvml LIBRARY_MISSING");
+
+    List<CounterStatus> probed =
+        List.of(
+            CounterStatus.notLive(
+                "rapl:intel-rapl:0", EnergyDomain.cpuPackage(0), CounterIssue.FROZEN, "frozen"));
+    assertThat(MeterDiscovery.summary(new EstimatorMeter(), probed))
+        .startsWith("no energy counter proved live, so figures are graded Estimator")
+        .endsWith("not used: rapl:intel-rapl:0 FROZEN");
   }
 
   @Test

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
@@ -36,10 +37,19 @@ class MainTest {
     // An application that binds SLF4J and passes the native-access flag hears nothing from the
     // libraries: no "No SLF4J providers" lines and no restricted-method warnings.
     assertThat(r.err()).doesNotContain("SLF4J").doesNotContain("WARNING");
-    // What it does hear, as the README says, is meter discovery's log and nothing else.
-    assertThat(r.err().lines().filter(line -> !line.isBlank()))
+    // What it does hear, as the README says, is meter discovery's log and nothing else: one INFO
+    // line saying how figures are graded, and WARN advice only where counters exist but fail.
+    List<String> lines = r.err().lines().filter(line -> !line.isBlank()).toList();
+    assertThat(lines)
         .allMatch(
             line -> line.matches("\\[[^\\]]+\\] (INFO|WARN) org\\.meshjava\\.energy\\.\\S+ - .*"));
+    // Regression: discovery logged an INFO line for each counter it found unavailable (RAPL,
+    // NVML, IOReport) before its summary, four lines on a machine with none.
+    assertThat(lines.stream().filter(line -> line.contains(" INFO ")))
+        .singleElement()
+        .asString()
+        .contains("org.meshjava.energy.MeterDiscovery")
+        .contains("graded");
   }
 
   @Test
