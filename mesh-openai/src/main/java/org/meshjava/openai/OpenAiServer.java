@@ -111,8 +111,8 @@ public final class OpenAiServer implements AutoCloseable {
               + ", or a reader that stops holds its serve until the connection idles out");
     }
     // Every serve blocks a thread (an engine computing, an upstream answering, a stream writing).
-    QueuedThreadPool threads = new QueuedThreadPool(Math.max(16, concurrent * 2 + 8));
-    threads.setName("mesh-openai");
+    QueuedThreadPool threads =
+        requestThreads(Math.max(16, concurrent * 2 + 8), THREAD_IDLE_TIMEOUT);
     this.jetty = new Server(threads);
     this.headerDeadline = new HeaderDeadline(b.headerDeadline, jetty.getScheduler());
     jetty.addBean(headerDeadline, true);
@@ -228,6 +228,31 @@ public final class OpenAiServer implements AutoCloseable {
     return (int) Math.max(MIN_CONNECTIONS, Math.min(DEFAULT_MAX_CONNECTIONS, spare));
   }
 
+  /**
+   * The pool that runs the listeners and every request, up to {@code maxThreads}: a thread above
+   * its minimum that has sat idle for {@code idleTimeout} is stopped, every such thread at once.
+   *
+   * <p>A burst of thousands of connections grows the pool to its maximum, hundreds of threads, each
+   * holding its stack. Jetty's defaults then stop one idle thread per idle timeout (60 s), so the
+   * pool stayed near its peak for hours after the burst; letting each idle timeout stop as many as
+   * the pool may hold sheds them all once they have idled that long. Starting a thread again when
+   * load returns costs far less than keeping hundreds that nothing uses.
+   */
+  static QueuedThreadPool requestThreads(int maxThreads, Duration idleTimeout) {
+    QueuedThreadPool threads = new QueuedThreadPool(maxThreads);
+    threads.setName("mesh-openai");
+    threads.setIdleTimeout(Math.toIntExact(idleTimeout.toMillis()));
+    threads.setMaxEvictCount(maxThreads);
+    return threads;
+  }
+
+  /**
+   * How long a request thread above the pool's minimum may sit idle before it is stopped: long
+   * enough that a steady load keeps its threads, short enough that a burst's hundreds of threads
+   * are gone seconds after it ends, not hours.
+   */
+  static final Duration THREAD_IDLE_TIMEOUT = Duration.ofSeconds(10);
+
   /** The fewest files the default connection bound leaves for everything but connections. */
   private static final long RESERVED_FILES = 256;
 
@@ -293,6 +318,11 @@ public final class OpenAiServer implements AutoCloseable {
       throw new IllegalArgumentException("grace must not be negative: " + grace);
     }
     return operations.drain(grace);
+  }
+
+  /** The pool that runs the listeners and every request; for tests. */
+  QueuedThreadPool threadPool() {
+    return (QueuedThreadPool) jetty.getThreadPool();
   }
 
   /** The accept queue the API's listener asked the kernel for; for tests. */

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpRequest;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Provenance;
@@ -31,6 +34,63 @@ class OpenAiServerTest {
       assertThat(r.headers().firstValue("Server")).isEmpty();
       assertThat(r.headers().map().toString()).doesNotContainIgnoringCase("jetty");
     }
+  }
+
+  /**
+   * Regression: after a burst of connections grew the request pool to its maximum, Jetty's defaults
+   * stopped one idle thread per 60 s idle timeout, so hundreds of threads stayed for hours. The
+   * server's pool now stops every thread idle for {@link OpenAiServer#THREAD_IDLE_TIMEOUT} above
+   * its minimum at once. A pool made the same way with a 200 ms idle timeout shows it in well under
+   * a second; one thread per idle timeout would take its 100 threads 20 s.
+   */
+  @Test
+  void afterABurst_theRequestPoolShedsItsIdleThreads_withinAboutOneIdleTimeout() throws Exception {
+    QueuedThreadPool pool = OpenAiServer.requestThreads(208, Duration.ofMillis(200));
+    pool.start();
+    try {
+      int before = pool.getThreads();
+      CountDownLatch release = new CountDownLatch(1);
+      int burst = 100;
+      try {
+        for (int i = 0; i < burst; i++) {
+          pool.execute(
+              () -> {
+                try {
+                  release.await();
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+        }
+        long grown = System.nanoTime() + 10_000_000_000L;
+        while (pool.getThreads() < before + burst / 2 && System.nanoTime() < grown) {
+          Thread.sleep(10);
+        }
+        assertThat(pool.getThreads())
+            .as("grown by the burst")
+            .isGreaterThanOrEqualTo(before + burst / 2);
+      } finally {
+        release.countDown();
+      }
+
+      long shed = System.nanoTime() + 3_000_000_000L;
+      while (pool.getThreads() > before && System.nanoTime() < shed) {
+        Thread.sleep(20);
+      }
+      assertThat(pool.getThreads()).as(pool.toString()).isLessThanOrEqualTo(before);
+    } finally {
+      pool.stop();
+    }
+  }
+
+  /** The server's own pool is made that way, with its idle timeout. */
+  @Test
+  void theServersRequestPool_stopsEveryIdleThreadAboveItsMinimum_afterTenSeconds() {
+    QueuedThreadPool pool = f.server.threadPool();
+    assertThat(pool.getIdleTimeout())
+        .isEqualTo(OpenAiServer.THREAD_IDLE_TIMEOUT.toMillis())
+        .isEqualTo(10_000);
+    assertThat(pool.getMaxEvictCount()).isEqualTo(pool.getMaxThreads());
   }
 
   @Test
