@@ -245,6 +245,29 @@ class CliErrorsTest {
   }
 
   @Test
+  void serve_refusedToStartByItsSteward_leavesNoNewJournal() throws Exception {
+    Path key = tmp.resolve("s.key");
+    mesh("key", "generate", "--out", key.toString());
+    Path journal = tmp.resolve("new.journal");
+    // A key whose new journal records no receipt: the builder refuses, and closes the journal.
+    Run r =
+        mesh(
+            "serve",
+            "--key",
+            key.toString(),
+            "--journal",
+            journal.toString(),
+            "--meter",
+            "estimator",
+            "--port",
+            "0");
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("--fresh-chain");
+    assertThat(journal).doesNotExist();
+    assertThat(tmp.resolve("new.journal.snapshots")).doesNotExist();
+  }
+
+  @Test
   void serve_onAPortInUse_keepsAJournalThatExistedBefore() throws Exception {
     Path journal = tmp.resolve("old.journal");
     Files.writeString(journal, "");

@@ -112,6 +112,19 @@ public final class FileJournal implements Journal {
     void sync(FileChannel channel, long length) throws IOException;
   }
 
+  /**
+   * Removes the journal's file for {@link #closeAndRemove}. A seam, like {@link Locker}, so a test
+   * can check what is still held at the moment the file goes.
+   */
+  @FunctionalInterface
+  interface Remover {
+    /** The production remover: {@link Files#delete}. */
+    Remover DELETE = Files::delete;
+
+    /** Removes the name {@code path}. */
+    void remove(Path path) throws IOException;
+  }
+
   private final Path path;
   private final LockedFile file;
   private final Syncer syncer;
@@ -898,6 +911,42 @@ public final class FileJournal implements Journal {
   /** The journal's file. */
   public Path path() {
     return path;
+  }
+
+  /**
+   * Closes the journal and removes its file: for a journal that should not outlive a failed start
+   * (a command that created it and then could not serve). The file is removed while this journal
+   * still holds its lock, and only if its path still names the file that was locked. Removed after
+   * the lock was let go, it could be a file another steward had opened and locked in between, whose
+   * records would then go to a file that no name reaches. A journal already closed is left alone:
+   * with its lock went the knowledge that nobody else holds the file.
+   *
+   * <p>The file removed is the one the journal's lock is on ({@link #path()}): opened through a
+   * symlink, the file it pointed to, not the link.
+   *
+   * @return whether the file was removed; false if the journal was closed already, the path names
+   *     another file now, or the file could not be removed (logged)
+   */
+  public boolean closeAndRemove() {
+    return closeAndRemove(Remover.DELETE);
+  }
+
+  boolean closeAndRemove(Remover remover) {
+    if (!commits.close()) {
+      return false;
+    }
+    try {
+      if (!stillNamed(path, file.identity())) {
+        return false;
+      }
+      remover.remove(path);
+      return true;
+    } catch (IOException e) {
+      LOG.warn("journal {}: could not remove it: {}", path, e.toString());
+      return false;
+    } finally {
+      file.release();
+    }
   }
 
   @Override

@@ -204,6 +204,50 @@ class JournalLockTest {
     }
   }
 
+  @Test
+  void closeAndRemove_removesTheFile_whileItsLockStillKeepsOutAnotherProcess() throws Exception {
+    Path journal = dir.resolve("j.log");
+    FileJournal j = FileJournal.open(journal);
+    List<String> atRemoval = new ArrayList<>();
+    boolean removed =
+        j.closeAndRemove(
+            path -> {
+              // The moment the name goes: a second steward must still be kept out, or it could
+              // open this file now and lose its records with the name.
+              try {
+                atRemoval.add(holdInChild(path));
+              } catch (Exception e) {
+                throw new java.io.IOException(e);
+              }
+              Files.delete(path);
+            });
+    assertThat(removed).isTrue();
+    assertThat(atRemoval).containsExactly("LOCKED");
+    assertThat(journal).doesNotExist();
+    try (FileJournal again = FileJournal.open(journal)) {
+      assertThat(again.recovered()).isEmpty();
+    }
+  }
+
+  @Test
+  void closeAndRemove_whenTheNameNowReachesAnotherFile_leavesThatFile() throws Exception {
+    Path journal = dir.resolve("j.log");
+    FileJournal j = FileJournal.open(journal);
+    Files.move(journal, dir.resolve("moved.log"));
+    Files.writeString(journal, "someone else's");
+    assertThat(j.closeAndRemove()).isFalse();
+    assertThat(journal).hasContent("someone else's");
+  }
+
+  @Test
+  void closeAndRemove_afterClose_removesNothing() throws Exception {
+    Path journal = dir.resolve("j.log");
+    FileJournal j = FileJournal.open(journal);
+    j.close();
+    assertThat(j.closeAndRemove()).isFalse();
+    assertThat(journal).exists();
+  }
+
   private void assertRefusedHere(Path name) {
     assertThatThrownBy(() -> FileJournal.open(name))
         .isInstanceOfSatisfying(
