@@ -178,9 +178,11 @@ public final class FileJournal implements Journal {
 
   /**
    * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records. Any
-   * name of the file will do (a symlink, a hard link): the lock is the file's. A file replaced
-   * under the path while this waited for its lock ({@code mesh journal archive} renames a new file
-   * over the journal) is let go and the new one opened, so appends never go to a file with no name.
+   * name of the file will do (a symlink, a hard link): the lock is the file's. A symlink that
+   * points at nothing yet is followed, and the journal created where it points (in a folder that
+   * exists). A file replaced under the path while this waited for its lock ({@code mesh journal
+   * archive} renames a new file over the journal) is let go and the new one opened, so appends
+   * never go to a file with no name.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
@@ -256,12 +258,30 @@ public final class FileJournal implements Journal {
         Files.createDirectories(parent);
       }
       if (!Files.exists(path)) {
+        // A name that is a symlink to nothing yet: the file is made where the link points (the
+        // lock is the file's, whatever name reached it), and CREATE_NEW on that final name, for
+        // the reason below.
+        Path create = Files.isSymbolicLink(path) ? danglingTarget(path) : path;
         try {
-          // A new file: no descriptor of it can be open in this process yet.
-          Files.newByteChannel(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+          // A new file: no descriptor of it can be open in this process yet. Never open without
+          // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
+          Files.newByteChannel(create, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
               .close();
         } catch (FileAlreadyExistsException raced) {
           // Someone else created it; go on and take the lock like any opener.
+        } catch (java.nio.file.NoSuchFileException e) {
+          if (create.equals(path)) {
+            throw e;
+          }
+          throw new JournalException(
+              JournalException.Reason.IO,
+              "cannot open "
+                  + path
+                  + ": it is a symbolic link to "
+                  + create
+                  + ", which does not exist, and its folder does not either; create the folder,"
+                  + " or point the link at an existing journal",
+              e);
         }
       }
       real = path.toRealPath();
@@ -341,6 +361,31 @@ public final class FileJournal implements Journal {
       locked.release();
       throw io("cannot recover", path, e);
     }
+  }
+
+  /**
+   * How many symbolic links {@link #danglingTarget} follows, as Linux does before {@code ELOOP}.
+   */
+  private static final int MAX_LINK_HOPS = 40;
+
+  /**
+   * The name that the symbolic link {@code link}, pointing at nothing that exists, leads to once
+   * every link on the way is followed: where a file created through it appears. Each link's target
+   * is taken relative to that link's folder, as the kernel does, and not normalised ({@code ..}
+   * after a link is the kernel's to resolve).
+   */
+  private static Path danglingTarget(Path link) throws IOException {
+    Path at = link;
+    for (int hops = 0; Files.isSymbolicLink(at); hops++) {
+      if (hops == MAX_LINK_HOPS) {
+        throw new java.nio.file.FileSystemException(
+            link.toString(), null, "too many levels of symbolic links");
+      }
+      Path to = Files.readSymbolicLink(at);
+      Path folder = at.toAbsolutePath().getParent();
+      at = folder == null ? to : folder.resolve(to);
+    }
+    return at;
   }
 
   /** Whether {@code real} still names the file of {@code identity}. */

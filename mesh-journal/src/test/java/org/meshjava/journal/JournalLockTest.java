@@ -53,6 +53,43 @@ class JournalLockTest {
   }
 
   @Test
+  void open_throughASymlinkToNothingYet_createsTheJournalWhereItPoints_andLocksThatFile()
+      throws Exception {
+    Path journal = dir.resolve("data").resolve("j.log");
+    Files.createDirectories(journal.getParent());
+    // A chain of two links, the last one relative: each followed from its own folder.
+    Path inner = Files.createSymbolicLink(dir.resolve("inner.log"), Path.of("data", "j.log"));
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), inner);
+    try (FileJournal j = FileJournal.open(link)) {
+      j.append(FileJournalTest.sealed(0));
+      assertThat(journal).isRegularFile();
+      assertThat(Files.isSymbolicLink(link)).isTrue();
+      assertThat(Files.isSymbolicLink(inner)).isTrue();
+      Process other = child(journal);
+      assertThat(firstLine(other)).isEqualTo("LOCKED");
+    }
+    assertThat(JournalFile.read(journal).records()).hasSize(1);
+  }
+
+  @Test
+  void open_throughASymlinkIntoAMissingFolder_saysItIsADanglingLink_andCreatesNothing()
+      throws Exception {
+    Path target = dir.resolve("missing").resolve("j.log");
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), target);
+    assertThatThrownBy(() -> FileJournal.open(link))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage())
+                  .contains("is a symbolic link to " + target)
+                  .contains("does not exist")
+                  .contains("create the folder");
+            });
+    assertThat(dir.resolve("missing")).doesNotExist();
+  }
+
+  @Test
   void secondSteward_throughAHardLink_isRefused() throws Exception {
     Path journal = dir.resolve("j.log");
     Files.createFile(journal);
