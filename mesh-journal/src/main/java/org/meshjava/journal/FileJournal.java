@@ -733,6 +733,14 @@ public final class FileJournal implements Journal {
       Forcer forcer)
       throws JournalException {
     try (FileJournal j = open(path, FileChannel::tryLock, Syncer.FORCE, forcer)) {
+      Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
+      try {
+        // Left by an archive killed before its rename. Only a holder of this file's lock writes
+        // it (an archive's rename ends its writing), and that is this archive now.
+        Files.deleteIfExists(tmp);
+      } catch (IOException e) {
+        throw io("cannot archive", path, e);
+      }
       JournalPosition end = j.durable;
       j.read(upTo, new java.util.HashMap<>(chains), r -> {});
       long cut = Math.min(upTo.count(), end.count() - 1);
@@ -746,7 +754,6 @@ public final class FileJournal implements Journal {
         Path segment = JournalSegments.file(j.path, j.firstSeq);
         Files.createDirectories(JournalSegments.directory(j.path));
         copy(j.file.channel(), 0, offset, segment, forcer);
-        Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
         copy(j.file.channel(), offset, end.locator(), tmp, forcer);
         Files.move(
             tmp,
