@@ -932,6 +932,8 @@ final class JournalCommand extends CommandGroup {
           out.toAbsolutePath()
               .resolveSibling(
                   "." + out.getFileName() + ".partial-" + ProcessHandle.current().pid());
+      // What an export killed before its shutdown hook could run (SIGKILL) left beside --out.
+      UserFile.removeLeftoverPartials(out);
       try {
         Files.createFile(partial); // with the mode --out itself would have had
       } catch (IOException e) {

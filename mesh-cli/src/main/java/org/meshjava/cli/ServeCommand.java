@@ -25,7 +25,9 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
+import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.postgres.PostgresSnapshotStore;
@@ -166,11 +168,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   /** The console's port when {@code --console-port} is not given. */
   static final int DEFAULT_CONSOLE_PORT = 8081;
 
-  /** The journal file this run created, removed again if the steward never starts listening. */
-  private @Nullable Path createdJournal;
-
-  /** The snapshot directory this run's new journal would use, removed with it. */
-  private @Nullable Path createdSnapshots;
+  /**
+   * The journal file this run created, removed again (under its lock) if the steward never starts
+   * listening.
+   */
+  private @Nullable CreatedJournal createdJournal;
 
   /** Counted down once the steward is closed, so that a signal's shutdown hook can end the JVM. */
   private final CountDownLatch finished = new CountDownLatch(1);
@@ -183,22 +185,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     try {
       return serve();
     } catch (Exception e) {
-      // A failed start (a port in use, say) leaves no new journal behind to confuse the next.
-      if (createdJournal != null) {
-        try {
-          Files.deleteIfExists(createdJournal);
-          Path snaps = createdSnapshots;
-          if (snaps != null && Files.isDirectory(snaps)) {
-            try (var files = Files.list(snaps)) {
-              for (Path f : files.toList()) {
-                Files.deleteIfExists(f);
-              }
-            }
-            Files.deleteIfExists(snaps);
-          }
-        } catch (IOException ignored) {
-          // The error being reported matters more than a stray file.
-        }
+      // A failed start (a port in use, say) leaves no new journal behind to confuse the next. The
+      // steward's close removed it, under its lock; closing it here covers a start that failed
+      // before a steward took it over (a no-op once closed).
+      CreatedJournal created = createdJournal;
+      if (created != null) {
+        created.close();
       }
       throw e;
     } finally {
@@ -212,7 +204,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
    * its own restarts from one too. A new journal's new directory is noted to be removed with it.
    */
   private SnapshotStore snapshotStore(
-      JournalTarget target, ServeConfig.SnapshotConfig snaps, boolean existed, String steward) {
+      JournalTarget target, ServeConfig.SnapshotConfig snaps, String steward) {
     if (snaps.dir().isEmpty() && target instanceof JournalTarget.Postgres p) {
       return PostgresSnapshotStore.of(p.location(), steward);
     }
@@ -221,8 +213,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
             .dir()
             .map(FileSnapshotStore::new)
             .orElseGet(() -> FileSnapshotStore.beside(((JournalTarget.File) target).path()));
-    if (target instanceof JournalTarget.File && !existed && !Files.exists(store.directory())) {
-      createdSnapshots = store.directory();
+    CreatedJournal created = createdJournal;
+    if (created != null && !Files.exists(store.directory())) {
+      created.snapshots(store.directory());
     }
     return store;
   }
@@ -315,19 +308,24 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
                 + ": a journal in a database is named by the steward's identity; pass --key");
       }
       boolean existed = target instanceof JournalTarget.File f && Files.exists(f.path());
+      Journal opened;
       try {
-        sb.journal(JournalTarget.open(target, sb.identity().toString()));
+        opened = JournalTarget.open(target, sb.identity().toString());
       } catch (JournalException e) {
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
+      // Ours only if it was not there and held no record when locked (another steward may have
+      // made it in between; its file is not this run's to remove).
+      if (!existed && opened instanceof FileJournal fresh && fresh.position().count() == 0) {
+        createdJournal = new CreatedJournal(fresh);
+        opened = createdJournal;
+      }
+      sb.journal(opened);
       ServeConfig.SnapshotConfig snaps = c.snapshots();
       if (snaps.enabled()) {
-        sb.snapshots(snapshotStore(target, snaps, existed, sb.identity().toString()))
+        sb.snapshots(snapshotStore(target, snaps, sb.identity().toString()))
             .snapshotEvery(snaps.everyRecords())
             .snapshotInterval(java.time.Duration.ofSeconds(snaps.everySeconds()));
-      }
-      if (target instanceof JournalTarget.File f && !existed) {
-        createdJournal = f.path();
       }
     } else if (keyPath != null) {
       err.println(
@@ -433,7 +431,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
                   + (e.deterministic() ? ", deterministic" : "")
                   + ")");
         }
-        createdJournal = null;
+        CreatedJournal created = createdJournal;
+        if (created != null) {
+          created.keep();
+        }
         server.consoleUri().ifPresent(u -> out.println("console on " + u + " (read-only)"));
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();

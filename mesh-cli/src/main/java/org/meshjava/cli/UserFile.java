@@ -166,7 +166,9 @@ final class UserFile {
    * reader never sees it half written, a write cut short (a full disk, SIGTERM) leaves what was
    * there before, and a file replaced is never deleted before its successor is on disk. Missing
    * folders above it are created. Each call writes its own file beside {@code path} (named by the
-   * process and thread), so writers racing for one name never write into each other's.
+   * process and thread), so writers racing for one name never write into each other's. Such files
+   * that a killed process left beside {@code path} are removed first ({@link
+   * #removeLeftoverPartials}).
    *
    * @param replace whether an existing file is replaced; if not, it is refused with {@link
    *     java.nio.file.FileAlreadyExistsException}, also when another writer puts the file there at
@@ -190,6 +192,7 @@ final class UserFile {
                 + ProcessHandle.current().pid()
                 + "-"
                 + Thread.currentThread().threadId());
+    removeLeftoverPartials(target);
     Files.deleteIfExists(partial);
     try {
       Files.createFile(partial, attributes);
@@ -210,6 +213,53 @@ final class UserFile {
     } finally {
       Files.deleteIfExists(partial);
     }
+  }
+
+  /** The end of a partial file's name after {@code .NAME.partial-}: the writer's PID, a thread. */
+  private static final java.util.regex.Pattern PARTIAL_WRITER =
+      java.util.regex.Pattern.compile("([0-9]{1,18})(-[0-9]{1,19})?");
+
+  /**
+   * Removes what writes of {@code target} left beside it when their process was killed (SIGKILL, a
+   * power cut) before it could clean up: {@code .NAME.partial-PID-THREAD} ({@link #writeWhole}) and
+   * {@code .NAME.partial-PID} ({@code mesh journal export}), whose process {@code PID} is no longer
+   * alive. Such a file may hold a key's seed. One whose PID is alive is left alone, whoever has
+   * that PID now (this process's other threads, another write, an unrelated process that reused
+   * it), so a write in progress is never removed.
+   *
+   * <p>The writer is judged by this machine's process table, so writers of one folder are assumed
+   * to see each other's processes (not so across containers with their own PID namespaces sharing a
+   * folder, or where {@code /proc} hides other users' processes). Should a live writer's file be
+   * removed all the same, its write fails with an error: it finishes by renaming or linking that
+   * file, which is then gone, so nothing half written ever takes the name.
+   *
+   * <p>Failures are ignored: a leftover that cannot be removed stays, as before.
+   */
+  static void removeLeftoverPartials(Path target) {
+    Path folder = target.toAbsolutePath().getParent();
+    if (folder == null) {
+      return;
+    }
+    String prefix = "." + target.getFileName() + ".partial-";
+    try (var names = Files.newDirectoryStream(folder)) {
+      for (Path f : names) {
+        String name = f.getFileName().toString();
+        if (!name.startsWith(prefix)) {
+          continue;
+        }
+        java.util.regex.Matcher writer = PARTIAL_WRITER.matcher(name.substring(prefix.length()));
+        if (writer.matches() && !alive(Long.parseLong(writer.group(1)))) {
+          Files.deleteIfExists(f);
+        }
+      }
+    } catch (IOException | java.nio.file.DirectoryIteratorException ignored) {
+      // A leftover that cannot be listed or removed stays; the write itself goes on.
+    }
+  }
+
+  /** Whether a process with {@code pid} is running on this machine. */
+  private static boolean alive(long pid) {
+    return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
   }
 
   /**

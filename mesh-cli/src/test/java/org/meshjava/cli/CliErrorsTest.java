@@ -220,48 +220,75 @@ class CliErrorsTest {
         .containsOnlyOnce("BAD_SIGNATURE");
   }
 
+  /** {@code mesh serve} with {@code journal}, on a port another socket holds: it cannot listen. */
+  private static Run serveOnATakenPort(Path journal) throws java.io.IOException {
+    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return mesh(
+          "serve",
+          "--journal",
+          journal.toString(),
+          "--meter",
+          "estimator",
+          "--host",
+          "127.0.0.1",
+          "--port",
+          Integer.toString(taken.getLocalPort()));
+    }
+  }
+
   @Test
   void serve_onAPortInUse_failsInOneLine_andLeavesNoNewJournal() throws Exception {
     Path journal = tmp.resolve("new.journal");
-    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Run r =
-          mesh(
-              "serve",
-              "--journal",
-              journal.toString(),
-              "--meter",
-              "estimator",
-              "--host",
-              "127.0.0.1",
-              "--port",
-              Integer.toString(taken.getLocalPort()));
-      assertThat(r.code()).as(r.err()).isEqualTo(1);
-      assertThat(r.err()).contains("mesh serve: cannot listen");
-      // The no-key warning goes to stderr with the error; stdout stays for what scripts read.
-      assertThat(r.err()).contains("warning: no key file");
-      assertThat(r.out()).doesNotContain("warning");
-    }
+    Run r = serveOnATakenPort(journal);
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("mesh serve: cannot listen");
+    // The no-key warning goes to stderr with the error; stdout stays for what scripts read.
+    assertThat(r.err()).contains("warning: no key file");
+    assertThat(r.out()).doesNotContain("warning");
     assertThat(journal).doesNotExist();
+  }
+
+  @Test
+  void serve_refusedToStartByItsSteward_leavesNoNewJournal() throws Exception {
+    Path key = tmp.resolve("s.key");
+    mesh("key", "generate", "--out", key.toString());
+    Path journal = tmp.resolve("new.journal");
+    // A key whose new journal records no receipt: the builder refuses, and closes the journal.
+    Run r =
+        mesh(
+            "serve",
+            "--key",
+            key.toString(),
+            "--journal",
+            journal.toString(),
+            "--meter",
+            "estimator",
+            "--port",
+            "0");
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("--fresh-chain");
+    assertThat(journal).doesNotExist();
+    assertThat(tmp.resolve("new.journal.snapshots")).doesNotExist();
+  }
+
+  @Test
+  void serve_throughASymlinkToNoJournalYet_createsItThere_andAFailedStartRemovesOnlyThatFile()
+      throws Exception {
+    Path journal = tmp.resolve("real.journal");
+    Path link = Files.createSymbolicLink(tmp.resolve("link.journal"), journal.getFileName());
+    Run r = serveOnATakenPort(link);
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    // It got as far as listening: the journal was created through the link, not refused.
+    assertThat(r.err()).contains("mesh serve: cannot listen");
+    assertThat(journal).doesNotExist();
+    assertThat(Files.isSymbolicLink(link)).isTrue();
   }
 
   @Test
   void serve_onAPortInUse_keepsAJournalThatExistedBefore() throws Exception {
     Path journal = tmp.resolve("old.journal");
     Files.writeString(journal, "");
-    try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      Run r =
-          mesh(
-              "serve",
-              "--journal",
-              journal.toString(),
-              "--meter",
-              "estimator",
-              "--host",
-              "127.0.0.1",
-              "--port",
-              Integer.toString(taken.getLocalPort()));
-      assertThat(r.code()).isEqualTo(1);
-    }
+    assertThat(serveOnATakenPort(journal).code()).isEqualTo(1);
     assertThat(journal).exists();
   }
 

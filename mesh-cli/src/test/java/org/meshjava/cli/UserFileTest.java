@@ -110,4 +110,50 @@ class UserFileTest {
       pool.shutdownNow();
     }
   }
+
+  /** A PID no process has: above Linux's PID_MAX_LIMIT (2^22) and macOS's 99 999. */
+  private static final long NO_SUCH_PID = Integer.MAX_VALUE;
+
+  @Test
+  void writeWhole_removesPartialFilesThatAKilledWriterOfItLeft_andNoOtherOnes() throws Exception {
+    Path target = dir.resolve("k.key");
+    Process live = new ProcessBuilder("sleep", "60").start();
+    Process killed = new ProcessBuilder("sleep", "60").start();
+    try {
+      killed.destroyForcibly().waitFor();
+      Path deadThread =
+          Files.writeString(dir.resolve(".k.key.partial-" + killed.pid() + "-1"), "s");
+      Path deadExport = Files.writeString(dir.resolve(".k.key.partial-" + NO_SUCH_PID), "s");
+      Path liveOther = Files.writeString(dir.resolve(".k.key.partial-" + live.pid() + "-7"), "s");
+      long self = ProcessHandle.current().pid();
+      Path liveSelf = Files.writeString(dir.resolve(".k.key.partial-" + self + "-99999"), "s");
+      Path otherTarget =
+          Files.writeString(dir.resolve(".g.grant.partial-" + NO_SUCH_PID + "-1"), "s");
+      Path notOurs = Files.writeString(dir.resolve(".k.key.partial-" + NO_SUCH_PID + "-x"), "s");
+      UserFile.writeWhole(target, "seed\n".getBytes(StandardCharsets.UTF_8), false);
+      assertThat(target).hasContent("seed\n");
+      assertThat(deadThread).doesNotExist();
+      assertThat(deadExport).doesNotExist();
+      // A live writer's file is never removed, nor one of another target or another shape.
+      assertThat(liveOther).exists();
+      assertThat(liveSelf).exists();
+      assertThat(otherTarget).exists();
+      assertThat(notOurs).exists();
+    } finally {
+      live.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void journalExport_removesAPartialFileThatAKilledExportLeft() throws Exception {
+    Path journal = dir.resolve("steward.journal");
+    org.meshjava.journal.FileJournal.open(journal).close();
+    Path out = dir.resolve("out.journal");
+    Path leftover = Files.writeString(dir.resolve(".out.journal.partial-" + NO_SUCH_PID), "{");
+    MeshCommandTest.Run r =
+        MeshCommandTest.mesh("journal", "export", journal.toString(), "--out", out.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(out).exists();
+    assertThat(leftover).doesNotExist();
+  }
 }

@@ -112,6 +112,19 @@ public final class FileJournal implements Journal {
     void sync(FileChannel channel, long length) throws IOException;
   }
 
+  /**
+   * Removes the journal's file for {@link #closeAndRemove}. A seam, like {@link Locker}, so a test
+   * can check what is still held at the moment the file goes.
+   */
+  @FunctionalInterface
+  interface Remover {
+    /** The production remover: {@link Files#delete}. */
+    Remover DELETE = Files::delete;
+
+    /** Removes the name {@code path}. */
+    void remove(Path path) throws IOException;
+  }
+
   private final Path path;
   private final LockedFile file;
   private final Syncer syncer;
@@ -165,9 +178,11 @@ public final class FileJournal implements Journal {
 
   /**
    * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records. Any
-   * name of the file will do (a symlink, a hard link): the lock is the file's. A file replaced
-   * under the path while this waited for its lock ({@code mesh journal archive} renames a new file
-   * over the journal) is let go and the new one opened, so appends never go to a file with no name.
+   * name of the file will do (a symlink, a hard link): the lock is the file's. A symlink that
+   * points at nothing yet is followed, and the journal created where it points (in a folder that
+   * exists). A file replaced under the path while this waited for its lock ({@code mesh journal
+   * archive} renames a new file over the journal) is let go and the new one opened, so appends
+   * never go to a file with no name.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
@@ -243,12 +258,30 @@ public final class FileJournal implements Journal {
         Files.createDirectories(parent);
       }
       if (!Files.exists(path)) {
+        // A name that is a symlink to nothing yet: the file is made where the link points (the
+        // lock is the file's, whatever name reached it), and CREATE_NEW on that final name, for
+        // the reason below.
+        Path create = Files.isSymbolicLink(path) ? danglingTarget(path) : path;
         try {
-          // A new file: no descriptor of it can be open in this process yet.
-          Files.newByteChannel(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+          // A new file: no descriptor of it can be open in this process yet. Never open without
+          // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
+          Files.newByteChannel(create, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
               .close();
         } catch (FileAlreadyExistsException raced) {
           // Someone else created it; go on and take the lock like any opener.
+        } catch (java.nio.file.NoSuchFileException e) {
+          if (create.equals(path)) {
+            throw e;
+          }
+          throw new JournalException(
+              JournalException.Reason.IO,
+              "cannot open "
+                  + path
+                  + ": it is a symbolic link to "
+                  + create
+                  + ", which does not exist, and its folder does not either; create the folder,"
+                  + " or point the link at an existing journal",
+              e);
         }
       }
       real = path.toRealPath();
@@ -328,6 +361,31 @@ public final class FileJournal implements Journal {
       locked.release();
       throw io("cannot recover", path, e);
     }
+  }
+
+  /**
+   * How many symbolic links {@link #danglingTarget} follows, as Linux does before {@code ELOOP}.
+   */
+  private static final int MAX_LINK_HOPS = 40;
+
+  /**
+   * The name that the symbolic link {@code link}, pointing at nothing that exists, leads to once
+   * every link on the way is followed: where a file created through it appears. Each link's target
+   * is taken relative to that link's folder, as the kernel does, and not normalised ({@code ..}
+   * after a link is the kernel's to resolve).
+   */
+  private static Path danglingTarget(Path link) throws IOException {
+    Path at = link;
+    for (int hops = 0; Files.isSymbolicLink(at); hops++) {
+      if (hops == MAX_LINK_HOPS) {
+        throw new java.nio.file.FileSystemException(
+            link.toString(), null, "too many levels of symbolic links");
+      }
+      Path to = Files.readSymbolicLink(at);
+      Path folder = at.toAbsolutePath().getParent();
+      at = folder == null ? to : folder.resolve(to);
+    }
+    return at;
   }
 
   /** Whether {@code real} still names the file of {@code identity}. */
@@ -675,6 +733,14 @@ public final class FileJournal implements Journal {
       Forcer forcer)
       throws JournalException {
     try (FileJournal j = open(path, FileChannel::tryLock, Syncer.FORCE, forcer)) {
+      Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
+      try {
+        // Left by an archive killed before its rename. Only a holder of this file's lock writes
+        // it (an archive's rename ends its writing), and that is this archive now.
+        Files.deleteIfExists(tmp);
+      } catch (IOException e) {
+        throw io("cannot archive", path, e);
+      }
       JournalPosition end = j.durable;
       j.read(upTo, new java.util.HashMap<>(chains), r -> {});
       long cut = Math.min(upTo.count(), end.count() - 1);
@@ -688,7 +754,6 @@ public final class FileJournal implements Journal {
         Path segment = JournalSegments.file(j.path, j.firstSeq);
         Files.createDirectories(JournalSegments.directory(j.path));
         copy(j.file.channel(), 0, offset, segment, forcer);
-        Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
         copy(j.file.channel(), offset, end.locator(), tmp, forcer);
         Files.move(
             tmp,
@@ -898,6 +963,42 @@ public final class FileJournal implements Journal {
   /** The journal's file. */
   public Path path() {
     return path;
+  }
+
+  /**
+   * Closes the journal and removes its file: for a journal that should not outlive a failed start
+   * (a command that created it and then could not serve). The file is removed while this journal
+   * still holds its lock, and only if its path still names the file that was locked. Removed after
+   * the lock was let go, it could be a file another steward had opened and locked in between, whose
+   * records would then go to a file that no name reaches. A journal already closed is left alone:
+   * with its lock went the knowledge that nobody else holds the file.
+   *
+   * <p>The file removed is the one the journal's lock is on ({@link #path()}): opened through a
+   * symlink, the file it pointed to, not the link.
+   *
+   * @return whether the file was removed; false if the journal was closed already, the path names
+   *     another file now, or the file could not be removed (logged)
+   */
+  public boolean closeAndRemove() {
+    return closeAndRemove(Remover.DELETE);
+  }
+
+  boolean closeAndRemove(Remover remover) {
+    if (!commits.close()) {
+      return false;
+    }
+    try {
+      if (!stillNamed(path, file.identity())) {
+        return false;
+      }
+      remover.remove(path);
+      return true;
+    } catch (IOException e) {
+      LOG.warn("journal {}: could not remove it: {}", path, e.toString());
+      return false;
+    } finally {
+      file.release();
+    }
   }
 
   @Override

@@ -142,6 +142,20 @@ class JournalArchiveTest {
   }
 
   @Test
+  void anArchiveKilledBeforeItsRename_leavesAFileThatTheNextArchiveRemoves() throws Exception {
+    Path p = journal(5);
+    JournalFile.Contents c = JournalFile.read(p);
+    JournalPosition end = positionAt(c.lines(), 5, c.goodLength());
+    assertThat(FileJournal.archive(p, end, new HashMap<>())).isEqualTo(4);
+    // What a SIGKILL between the copy and the rename leaves: a copy of the journal's tail.
+    Path leftover = dir.resolve(p.getFileName() + ".archiving");
+    Files.write(leftover, Files.readAllBytes(p));
+    // The next archive removes it, even with nothing left to archive.
+    assertThat(FileJournal.archive(p, end, new HashMap<>())).isZero();
+    assertThat(leftover).doesNotExist();
+  }
+
+  @Test
   void aPositionNotInTheJournal_archivesNothing() throws Exception {
     Path p = journal(5);
     JournalPosition foreign =

@@ -53,6 +53,43 @@ class JournalLockTest {
   }
 
   @Test
+  void open_throughASymlinkToNothingYet_createsTheJournalWhereItPoints_andLocksThatFile()
+      throws Exception {
+    Path journal = dir.resolve("data").resolve("j.log");
+    Files.createDirectories(journal.getParent());
+    // A chain of two links, the last one relative: each followed from its own folder.
+    Path inner = Files.createSymbolicLink(dir.resolve("inner.log"), Path.of("data", "j.log"));
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), inner);
+    try (FileJournal j = FileJournal.open(link)) {
+      j.append(FileJournalTest.sealed(0));
+      assertThat(journal).isRegularFile();
+      assertThat(Files.isSymbolicLink(link)).isTrue();
+      assertThat(Files.isSymbolicLink(inner)).isTrue();
+      Process other = child(journal);
+      assertThat(firstLine(other)).isEqualTo("LOCKED");
+    }
+    assertThat(JournalFile.read(journal).records()).hasSize(1);
+  }
+
+  @Test
+  void open_throughASymlinkIntoAMissingFolder_saysItIsADanglingLink_andCreatesNothing()
+      throws Exception {
+    Path target = dir.resolve("missing").resolve("j.log");
+    Path link = Files.createSymbolicLink(dir.resolve("link.log"), target);
+    assertThatThrownBy(() -> FileJournal.open(link))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage())
+                  .contains("is a symbolic link to " + target)
+                  .contains("does not exist")
+                  .contains("create the folder");
+            });
+    assertThat(dir.resolve("missing")).doesNotExist();
+  }
+
+  @Test
   void secondSteward_throughAHardLink_isRefused() throws Exception {
     Path journal = dir.resolve("j.log");
     Files.createFile(journal);
@@ -202,6 +239,50 @@ class JournalLockTest {
     try (FileJournal j = FileJournal.open(journal)) {
       assertThat(j.recovered()).isEmpty();
     }
+  }
+
+  @Test
+  void closeAndRemove_removesTheFile_whileItsLockStillKeepsOutAnotherProcess() throws Exception {
+    Path journal = dir.resolve("j.log");
+    FileJournal j = FileJournal.open(journal);
+    List<String> atRemoval = new ArrayList<>();
+    boolean removed =
+        j.closeAndRemove(
+            path -> {
+              // The moment the name goes: a second steward must still be kept out, or it could
+              // open this file now and lose its records with the name.
+              try {
+                atRemoval.add(holdInChild(path));
+              } catch (Exception e) {
+                throw new java.io.IOException(e);
+              }
+              Files.delete(path);
+            });
+    assertThat(removed).isTrue();
+    assertThat(atRemoval).containsExactly("LOCKED");
+    assertThat(journal).doesNotExist();
+    try (FileJournal again = FileJournal.open(journal)) {
+      assertThat(again.recovered()).isEmpty();
+    }
+  }
+
+  @Test
+  void closeAndRemove_whenTheNameNowReachesAnotherFile_leavesThatFile() throws Exception {
+    Path journal = dir.resolve("j.log");
+    FileJournal j = FileJournal.open(journal);
+    Files.move(journal, dir.resolve("moved.log"));
+    Files.writeString(journal, "someone else's");
+    assertThat(j.closeAndRemove()).isFalse();
+    assertThat(journal).hasContent("someone else's");
+  }
+
+  @Test
+  void closeAndRemove_afterClose_removesNothing() throws Exception {
+    Path journal = dir.resolve("j.log");
+    FileJournal j = FileJournal.open(journal);
+    j.close();
+    assertThat(j.closeAndRemove()).isFalse();
+    assertThat(journal).exists();
   }
 
   private void assertRefusedHere(Path name) {
