@@ -132,23 +132,38 @@ public final class FileSnapshotStore implements SnapshotStore {
   @Override
   public synchronized Optional<byte[]> latest() throws SnapshotException {
     try {
-      for (int attempt = 1; ; attempt++) {
-        List<Path> all = files();
-        if (all.isEmpty()) {
-          return Optional.empty();
-        }
-        try {
-          return Optional.of(Files.readAllBytes(all.getLast()));
-        } catch (NoSuchFileException e) {
-          if (attempt == LIST_ATTEMPTS) {
-            throw e;
-          }
-          // Deleted since it was listed: a steward saved newer ones meanwhile (see LIST_ATTEMPTS).
-        }
-      }
+      return readLatest(Files::readAllBytes);
     } catch (IOException e) {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Reads one snapshot file. */
+  @FunctionalInterface
+  private interface FileRead<T> {
+    T read(Path file) throws IOException, SnapshotException;
+  }
+
+  /**
+   * What {@code read} makes of the latest snapshot file, if any. A latest file that another process
+   * deletes between listing and opening (it saved two newer ones meanwhile) is passed over for the
+   * one now latest, up to {@link #LIST_ATTEMPTS} listings.
+   */
+  private <T> Optional<T> readLatest(FileRead<T> read) throws IOException, SnapshotException {
+    for (int attempt = 1; ; attempt++) {
+      List<Path> all = files();
+      if (all.isEmpty()) {
+        return Optional.empty();
+      }
+      try {
+        return Optional.of(read.read(all.getLast()));
+      } catch (NoSuchFileException e) {
+        if (attempt == LIST_ATTEMPTS) {
+          throw e;
+        }
+        // Deleted since it was listed: a steward saved newer ones meanwhile (see LIST_ATTEMPTS).
+      }
     }
   }
 
@@ -170,28 +185,11 @@ public final class FileSnapshotStore implements SnapshotStore {
    */
   @Override
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
-    Path file = null;
     try {
-      for (int attempt = 1; ; attempt++) {
-        List<Path> all = files();
-        if (all.isEmpty()) {
-          return Optional.empty();
-        }
-        file = all.getLast();
-        try {
-          return Optional.of(map(file));
-        } catch (NoSuchFileException e) {
-          if (attempt == LIST_ATTEMPTS) {
-            throw e;
-          }
-          // Deleted since it was listed: a newer one is there now (see LIST_ATTEMPTS).
-        }
-      }
+      return readLatest(FileSnapshotStore::map);
     } catch (IOException e) {
       throw new SnapshotException(
-          SnapshotException.Reason.IO,
-          "cannot read " + (file != null ? file : dir) + ": " + e.getMessage(),
-          e);
+          SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
     }
   }
 
