@@ -100,7 +100,7 @@ public record MeshReceipt(
 
   /** What a typed decision answered (§3.6); absent for a generation. */
   public Optional<DecisionShape> decision() {
-    return output instanceof ReceiptOutput.Decision(DecisionShape shape)
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape, boolean unused)
         ? Optional.of(shape)
         : Optional.empty();
   }
@@ -140,14 +140,18 @@ public record MeshReceipt(
 
   /** The wedge metric of a decision (§3.6): µJ per answered question. */
   public OptionalLong ujPerDecision() {
-    return output instanceof ReceiptOutput.Decision(DecisionShape shape)
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape, boolean unused)
         ? OptionalLong.of(energy.uj() / shape.questions())
         : OptionalLong.empty();
   }
 
-  /** µJ per scored option of a decision (§3.6). */
+  /**
+   * µJ per scored option of a decision (§3.6); absent for a generation, and for a decision whose
+   * receipt was sealed without it (a SHOULD of §3.6, which mesh-java always meets when it seals).
+   */
   public OptionalLong ujPerOptionScored() {
-    return output instanceof ReceiptOutput.Decision(DecisionShape shape)
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape, boolean perOption)
+            && perOption
         ? OptionalLong.of(energy.uj() / shape.optionsScored())
         : OptionalLong.empty();
   }
@@ -202,6 +206,7 @@ public record MeshReceipt(
     private boolean fidelityMet;
     private Energy energy;
     private Optional<DecisionShape> decision = Optional.empty();
+    private boolean perOptionFigure = true;
     private Optional<GrantBreach> grantBreach = Optional.empty();
     private Optional<ContentId> outputCommitment = Optional.empty();
     private long sequence;
@@ -225,6 +230,7 @@ public record MeshReceipt(
       fidelityMet = r.fidelityMet;
       energy = r.energy;
       decision = r.decision();
+      perOptionFigure = !(r.output instanceof ReceiptOutput.Decision d) || d.perOptionFigure();
       grantBreach = r.grantBreach();
       outputCommitment = r.outputCommitment();
       sequence = r.sequence();
@@ -299,6 +305,16 @@ public record MeshReceipt(
       return this;
     }
 
+    /**
+     * Sets whether a decision's receipt carries {@code uj_per_option_scored} (default: it does).
+     * Only a receipt decoded from a core sealed without it clears this; it has no effect on a
+     * generation.
+     */
+    public Builder perOptionFigure(boolean v) {
+      perOptionFigure = v;
+      return this;
+    }
+
     /** Sets the decision fields. */
     public Builder decision(Optional<DecisionShape> v) {
       decision = v;
@@ -366,7 +382,7 @@ public record MeshReceipt(
           fidelityMet,
           energy,
           decision.isPresent()
-              ? new ReceiptOutput.Decision(decision.get())
+              ? new ReceiptOutput.Decision(decision.get(), perOptionFigure)
               : new ReceiptOutput.Generation(outputCommitment),
           new ChainPosition(sequence, prev),
           nonce,

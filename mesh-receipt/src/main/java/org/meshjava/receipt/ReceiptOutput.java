@@ -28,11 +28,23 @@ public sealed interface ReceiptOutput permits ReceiptOutput.Generation, ReceiptO
    * A typed decision's output: what was answered, never the answers (§3.6).
    *
    * @param shape questions answered, options scored, schema tokens
+   * @param perOptionFigure whether the receipt carries {@code uj_per_option_scored}: §3.6 makes it
+   *     a SHOULD, so mesh-java always seals it, but a receipt sealed without it is still a valid
+   *     one and must open and re-encode to the bytes it was signed as
    */
-  record Decision(DecisionShape shape) implements ReceiptOutput {
+  record Decision(DecisionShape shape, boolean perOptionFigure) implements ReceiptOutput {
     /** Checks the shape is present. */
     public Decision {
       Objects.requireNonNull(shape, "shape");
+    }
+
+    /**
+     * A decision whose receipt carries {@code uj_per_option_scored}, as mesh-java seals it.
+     *
+     * @param shape questions answered, options scored, schema tokens
+     */
+    public Decision(DecisionShape shape) {
+      this(shape, true);
     }
   }
 }

@@ -235,6 +235,7 @@ final class SignedCore {
                               in.u32(OPTIONS_SCORED),
                               in.u32(SCHEMA_TOKENS)))
                       : Optional.empty())
+              .perOptionFigure(f.containsKey(UJ_PER_OPTION_SCORED))
               .grantBreach(
                   f.containsKey(GRANT_BREACH)
                       ? Optional.of(GrantBreach.fromWire(in.text(GRANT_BREACH)))

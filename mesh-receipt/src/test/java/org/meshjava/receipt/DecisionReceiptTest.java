@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.meshjava.receipt.TestReceipts.KEY;
 import static org.meshjava.receipt.TestReceipts.id;
 import static org.meshjava.receipt.TestReceipts.with;
+import static org.meshjava.receipt.TestReceipts.without;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -81,12 +82,7 @@ class DecisionReceiptTest {
             "uj_per_accepted_token",
             CborInt.of(1));
 
-    Throwable t = catchThrowable(() -> Jcr1.open(TestReceipts.signCore(core, KEY)));
-
-    assertThat(t)
-        .isInstanceOfSatisfying(
-            ReceiptException.class,
-            e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
+    assertRefusedAsInconsistent(core);
   }
 
   @Test
@@ -97,12 +93,7 @@ class DecisionReceiptTest {
             "output_commitment",
             new CborText(id("c").hex()));
 
-    Throwable t = catchThrowable(() -> Jcr1.open(TestReceipts.signCore(core, KEY)));
-
-    assertThat(t)
-        .isInstanceOfSatisfying(
-            ReceiptException.class,
-            e -> assertThat(e.reason()).isEqualTo(Reason.INCONSISTENT_RECEIPT));
+    assertRefusedAsInconsistent(core);
   }
 
   @Test
@@ -113,6 +104,36 @@ class DecisionReceiptTest {
             "uj_per_option_scored",
             CborInt.of(10_000 / 14 + 1));
 
+    assertRefusedAsInconsistent(core);
+  }
+
+  @Test
+  void open_ofASignedDecisionCoreWithoutAPerOptionFigure_acceptsIt_andReencodesToTheSameBytes()
+      throws Exception {
+    // §3.6 makes uj_per_option_scored a SHOULD: a decision receipt sealed by another
+    // implementation without it is conformant, so a verifier must not refuse it.
+    CborMap core =
+        without(TestReceipts.genesis(decisionDraft()).toSignedCore(), "uj_per_option_scored");
+
+    MeshReceipt opened = Jcr1.open(TestReceipts.signCore(core, KEY)).receipt();
+
+    assertThat(opened.ujPerDecision()).hasValue(10_000 / 3);
+    assertThat(opened.ujPerOptionScored()).isEmpty();
+    assertThat(opened.toSignedCore().encode()).isEqualTo(core.encode());
+  }
+
+  @Test
+  void open_ofASignedGenerationCoreWithAPerOptionFigure_refusesAsInconsistent() {
+    CborMap core =
+        with(
+            TestReceipts.genesis(TestReceipts.generationDraft()).toSignedCore(),
+            "uj_per_option_scored",
+            CborInt.of(1));
+
+    assertRefusedAsInconsistent(core);
+  }
+
+  private static void assertRefusedAsInconsistent(CborMap core) {
     Throwable t = catchThrowable(() -> Jcr1.open(TestReceipts.signCore(core, KEY)));
 
     assertThat(t)
