@@ -100,7 +100,7 @@ public record MeshReceipt(
 
   /** What a typed decision answered (§3.6); absent for a generation. */
   public Optional<DecisionShape> decision() {
-    return output instanceof ReceiptOutput.Decision(DecisionShape shape, boolean unused)
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape, _)
         ? Optional.of(shape)
         : Optional.empty();
   }
@@ -140,7 +140,7 @@ public record MeshReceipt(
 
   /** The wedge metric of a decision (§3.6): µJ per answered question. */
   public OptionalLong ujPerDecision() {
-    return output instanceof ReceiptOutput.Decision(DecisionShape shape, boolean unused)
+    return output instanceof ReceiptOutput.Decision(DecisionShape shape, _)
         ? OptionalLong.of(energy.uj() / shape.questions())
         : OptionalLong.empty();
   }
