@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
 import org.openjdk.jmh.runner.options.CommandLineOptions;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
@@ -19,12 +20,35 @@ public final class BenchMain {
 
   /** Entry point. */
   public static void main(String[] args) throws Exception {
-    Options opts =
-        args.length == 0
-            ? new OptionsBuilder()
-                .include("ServeOverheadBenchmark|SignatureChoiceBenchmark")
-                .build()
-            : new CommandLineOptions(args);
+    Options opts;
+    if (args.length == 0) {
+      opts =
+          new OptionsBuilder().include("ServeOverheadBenchmark|SignatureChoiceBenchmark").build();
+    } else {
+      CommandLineOptions cmd;
+      try {
+        cmd = new CommandLineOptions(args);
+      } catch (CommandLineOptionException e) {
+        // One line and a usage exit, as every mesh command answers a mistake; not a stack trace.
+        System.err.println(
+            "mesh bench: "
+                + String.valueOf(e.getMessage()).replaceAll("[\\r\\n]+", " ")
+                + " (see 'mesh bench --help', and -h for JMH's options)");
+        System.exit(2);
+        return;
+      }
+      if (cmd.shouldHelp()
+          || cmd.shouldList()
+          || cmd.shouldListWithParams()
+          || cmd.shouldListProfilers()
+          || cmd.shouldListResultFormats()) {
+        // Asked about the benchmarks rather than to run them: JMH's own entry point answers
+        // (running them with these options would run every benchmark).
+        org.openjdk.jmh.Main.main(args);
+        return;
+      }
+      opts = cmd;
+    }
     Collection<RunResult> results = new Runner(opts).run();
     Map<String, Double> score = new HashMap<>();
     for (RunResult r : results) {

@@ -51,7 +51,11 @@ final class GrantCommand extends CommandGroup {
 
   /** What a new link grants (issue, delegate): its budget and the caveats that narrow it. */
   static final class Terms {
-    @Option(names = "--budget-uj", required = true, paramLabel = "UJ")
+    @Option(
+        names = "--budget-uj",
+        required = true,
+        paramLabel = "UJ",
+        description = "The budget in microjoules.")
     long budgetUj;
 
     @ArgGroup(exclusive = false)
@@ -170,7 +174,12 @@ final class GrantCommand extends CommandGroup {
 
   /** A chain its holder delegates or shards, and the holder's key, which signs the new links. */
   static final class HeldChain {
-    @Option(names = "--holder-key", required = true, paramLabel = "FILE")
+    @Option(
+        names = "--holder-key",
+        required = true,
+        paramLabel = "FILE",
+        description =
+            "The key of the chain leaf's subject (its holder), which signs the new links.")
     Path holderKey;
 
     @Mixin ChainFile chain;
@@ -207,7 +216,11 @@ final class GrantCommand extends CommandGroup {
       name = "issue",
       description = "Issue a root grant to a subject (a steward, or a holder who will delegate).")
   static final class Issue extends Signer {
-    @Option(names = "--issuer-key", required = true, paramLabel = "FILE")
+    @Option(
+        names = "--issuer-key",
+        required = true,
+        paramLabel = "FILE",
+        description = "The key that issues (signs) the grant.")
     Path issuerKey;
 
     @Option(
@@ -219,7 +232,12 @@ final class GrantCommand extends CommandGroup {
 
     @Mixin Terms terms;
 
-    @Option(names = "--not-before", defaultValue = "now", paramLabel = "WHEN")
+    @Option(
+        names = "--not-before",
+        defaultValue = "now",
+        paramLabel = "WHEN",
+        description =
+            "When it starts: an instant or a duration from now, as --expires (default: now).")
     String notBefore;
 
     @Option(
@@ -229,7 +247,11 @@ final class GrantCommand extends CommandGroup {
         description = "An instant (2026-12-31T00:00:00Z) or a duration from now (PT24H).")
     String expires;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE")
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "The grant chain to write, one hex line.")
     Path out;
 
     @Override
@@ -287,7 +309,11 @@ final class GrantCommand extends CommandGroup {
         description = "Refuse decisions from this instant on (default: now).")
     String from;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE")
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "The revocation to write, one hex line.")
     Path out;
 
     @Override
@@ -316,12 +342,21 @@ final class GrantCommand extends CommandGroup {
   static final class Delegate extends Signer {
     @Mixin HeldChain held;
 
-    @Option(names = "--subject", required = true, paramLabel = "DID")
+    @Option(
+        names = "--subject",
+        required = true,
+        paramLabel = "DID",
+        description =
+            "Who holds the new link: a steward's did:key, or a holder's who delegates on.")
     String subject;
 
     @Mixin Terms terms;
 
-    @Option(names = "--out", required = true, paramLabel = "FILE")
+    @Option(
+        names = "--out",
+        required = true,
+        paramLabel = "FILE",
+        description = "The longer chain to write, one hex line.")
     Path out;
 
     @Override
@@ -417,7 +452,11 @@ final class GrantCommand extends CommandGroup {
       name = "present",
       description = "Sign a presentation of a chain for one request (the leaf's issuer signs).")
   static final class Present extends Signer {
-    @Option(names = "--caller-key", required = true, paramLabel = "FILE")
+    @Option(
+        names = "--caller-key",
+        required = true,
+        paramLabel = "FILE",
+        description = "The key of the chain leaf's issuer, which signs the presentation.")
     Path callerKey;
 
     @Mixin ChainFile chain;

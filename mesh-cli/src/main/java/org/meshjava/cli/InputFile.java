@@ -22,7 +22,7 @@ sealed interface InputFile {
 
   /** What the command line names: standard input for {@code -}, else the file. */
   static InputFile of(String text, StandardInput stdin) {
-    return text.equals(STDIN) ? stdin : new Named(Path.of(text));
+    return text.equals(STDIN) ? stdin.named() : new Named(Path.of(text));
   }
 
   /** A file named on the command line. */
@@ -44,29 +44,38 @@ sealed interface InputFile {
   }
 
   /**
-   * Standard input, given to one run of {@code mesh}: it can be read once, so a second input named
-   * {@code -} in the same command is refused rather than read as empty. Not thread-safe; a command
-   * reads its inputs in turn.
+   * Standard input, given to one run of {@code mesh}: it can be read once, so a command line that
+   * names {@code -} for two inputs is refused before either reads it (rather than one reading what
+   * was meant for the other, or the second reading nothing). Not thread-safe; a command reads its
+   * inputs in turn.
    */
   final class StandardInput implements InputFile {
     private final InputStream in;
+    private int names;
     private boolean read;
 
     StandardInput(InputStream in) {
       this.in = in;
     }
 
+    /** Counts one more input of the command line naming {@code -}; returns this. */
+    StandardInput named() {
+      names++;
+      return this;
+    }
+
     /**
      * Standard input, left open when the stream is closed (it is the process's).
      *
-     * @throws CliException if an input of this command has read it already
+     * @throws CliException if the command line names it for more than one input, or it was read
+     *     already
      */
     @Override
     public InputStream open() throws CliException {
-      if (read) {
+      if (names > 1 || read) {
         throw new CliException(
-            "standard input was read already; name '-' for one input only, and a file for the"
-                + " others");
+            "standard input is named by more than one input; name '-' for one input only, and a"
+                + " file for the others");
       }
       read = true;
       return new java.io.FilterInputStream(in) {

@@ -15,6 +15,15 @@ import picocli.CommandLine.Command;
     name = "mesh",
     versionProvider = MeshVersion.class,
     description = "Energy-accounted inference serving and routing (mesh/1).",
+    // The launcher runs these itself (they need the source tree); listed so --help names every
+    // command the README does.
+    footer = {
+      "Run through the ./mesh launcher in a checkout, also:",
+      "  test [MAVEN-ARGS...]  Run the default test suite (./mvnw verify).",
+      "  format                Format the tree with google-java-format.",
+      "  bench [JMH-ARGS...]   Run the benchmarks and print their ratios.",
+      "Each takes --help."
+    },
     subcommands = {
       DemoCommand.class,
       ServeCommand.class,

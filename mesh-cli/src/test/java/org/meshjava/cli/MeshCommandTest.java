@@ -98,6 +98,21 @@ class MeshCommandTest {
     }
   }
 
+  /**
+   * Regression: {@code mesh --help} listed only the Java commands, so {@code test}, {@code format}
+   * and {@code bench}, which the README shows and the launcher runs, were nowhere in the help.
+   */
+  @Test
+  void help_namesTheLaunchersOwnCommandsToo() {
+    Run r = mesh("--help");
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .contains("./mesh launcher")
+        .contains("  test [MAVEN-ARGS...]")
+        .contains("  format ")
+        .contains("  bench [JMH-ARGS...]");
+  }
+
   @Test
   void verify_acceptsThePublishedReferenceEnvelope() {
     Run r = mesh("verify", "--from-genesis", published("reference/envelope.hex").toString());
