@@ -689,18 +689,21 @@ final class JournalCommand extends CommandGroup {
         throw new CliException("no journal at " + file);
       }
       try {
-        Snapshot snap =
-            snapshots
-                .latest(file, steward, key)
+        // The lock first: a journal a steward holds is refused as held, snapshot or none.
+        long moved =
+            FileJournal.archive(
+                    file,
+                    () -> {
+                      try {
+                        return snapshots.latest(file, steward, key);
+                      } catch (SnapshotException e) {
+                        throw new CliException(file + ": " + e.getMessage(), e);
+                      }
+                    })
                 .orElseThrow(
                     () ->
                         new CliException(
                             file + ": no snapshot; only records a snapshot covers are archived"));
-        java.util.Map<org.meshjava.core.ContentId, GrantChain> chains = new java.util.HashMap<>();
-        snap.state()
-            .chains()
-            .forEach(c -> chains.put(org.meshjava.core.ContentId.ofBytes(c.encode()), c));
-        long moved = FileJournal.archive(file, snap.position(), chains);
         report(
             out(),
             file,
@@ -712,8 +715,6 @@ final class JournalCommand extends CommandGroup {
         return 0;
       } catch (JournalException e) {
         throw refused(file, e, "archiving");
-      } catch (SnapshotException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
       }
     }
   }

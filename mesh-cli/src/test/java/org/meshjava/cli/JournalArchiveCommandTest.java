@@ -76,15 +76,41 @@ class JournalArchiveCommandTest {
       serve(s, chain, "one");
       s.snapshot();
       serve(s, chain, "two");
-      byte[] before = Files.readAllBytes(journal);
-      Run held = mesh("journal", "archive", journal.toString());
-      assertThat(held.code()).isEqualTo(1);
-      assertThat(held.err())
-          .contains("held by")
-          .contains("a running mesh serve")
-          .contains("stop it before archiving");
-      assertThat(Files.readAllBytes(journal)).isEqualTo(before);
+      assertArchiveRefusedAsHeld(journal);
     }
+  }
+
+  /** Runs {@code mesh journal archive} on a held journal: refused as held, nothing moved. */
+  private static void assertArchiveRefusedAsHeld(Path journal) throws Exception {
+    byte[] before = Files.readAllBytes(journal);
+    Run held = mesh("journal", "archive", journal.toString());
+    assertThat(held.code()).isEqualTo(1);
+    assertThat(held.err())
+        .contains("held by")
+        .contains("a running mesh serve")
+        .contains("stop it before archiving")
+        .doesNotContain("no snapshot");
+    assertThat(Files.readAllBytes(journal)).isEqualTo(before);
+  }
+
+  /**
+   * Regression: before any snapshot was written, an archive of a held journal answered "no
+   * snapshot", so the operator was not told that a steward held it; the lock is now taken first.
+   */
+  @Test
+  void archive_ofAHeldJournalWithNoSnapshotYet_isRefusedAsHeld() throws Exception {
+    GrantChain chain = hourGrant();
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, chain, "one");
+      assertArchiveRefusedAsHeld(journal);
+    }
+    // Stopped, and its closing snapshot moved away: now "no snapshot" is the answer.
+    Path store = FileSnapshotStore.beside(journal).directory();
+    Files.move(store, tmp.resolve("snapshots-elsewhere"));
+    Run free = mesh("journal", "archive", journal.toString());
+    assertThat(free.code()).isEqualTo(1);
+    assertThat(free.err()).contains("no snapshot");
   }
 
   @Test

@@ -733,37 +733,81 @@ public final class FileJournal implements Journal {
       Forcer forcer)
       throws JournalException {
     try (FileJournal j = open(path, FileChannel::tryLock, Syncer.FORCE, forcer)) {
-      Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
-      try {
-        // Left by an archive killed before its rename. Only a holder of this file's lock writes
-        // it (an archive's rename ends its writing), and that is this archive now.
-        Files.deleteIfExists(tmp);
-      } catch (IOException e) {
-        throw io("cannot archive", path, e);
+      return archiveHeld(j, upTo, chains, forcer);
+    }
+  }
+
+  /**
+   * Finds the snapshot an archive cuts at ({@link #archive(Path, SnapshotLookup)}).
+   *
+   * @param <X> what the lookup throws besides what a snapshot store does, for its own refusals
+   */
+  @FunctionalInterface
+  public interface SnapshotLookup<X extends Exception> {
+    /** The latest verified snapshot of the journal, or empty if it has none. */
+    Optional<Snapshot> latest() throws X;
+  }
+
+  /**
+   * Archives, as {@link #archive(Path, JournalPosition, java.util.Map)} does, the records the
+   * snapshot {@code lookup} finds covers, with that snapshot's grant chains. The lookup runs only
+   * once the journal's lock is held, so a journal a steward holds is refused {@code LOCKED} whether
+   * or not it has a snapshot yet: the operator learns first that the journal is in use.
+   *
+   * @return how many records were archived, or empty (and nothing moved) if {@code lookup} found no
+   *     snapshot
+   * @throws JournalException as {@link #archive(Path, JournalPosition, java.util.Map)}
+   * @throws X what {@code lookup} throws
+   */
+  public static <X extends Exception> java.util.OptionalLong archive(
+      Path path, SnapshotLookup<X> lookup) throws JournalException, X {
+    try (FileJournal j = open(path, FileChannel::tryLock, Syncer.FORCE, Forcer.OS)) {
+      Optional<Snapshot> snap = lookup.latest();
+      if (snap.isEmpty()) {
+        return java.util.OptionalLong.empty();
       }
-      JournalPosition end = j.durable;
-      j.read(upTo, new java.util.HashMap<>(chains), r -> {});
-      long cut = Math.min(upTo.count(), end.count() - 1);
-      if (cut <= j.firstSeq) {
-        return 0;
-      }
-      try {
-        long hint = cut == upTo.count() ? upTo.locator() : -1;
-        long offset =
-            locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
-        Path segment = JournalSegments.file(j.path, j.firstSeq);
-        Files.createDirectories(JournalSegments.directory(j.path));
-        copy(j.file.channel(), 0, offset, segment, forcer);
-        copy(j.file.channel(), offset, end.locator(), tmp, forcer);
-        Files.move(
-            tmp,
-            j.path,
-            java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        return cut - j.firstSeq;
-      } catch (IOException e) {
-        throw io("cannot archive", path, e);
-      }
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains = new java.util.HashMap<>();
+      snap.get().state().chains().forEach(c -> chains.put(ContentId.ofBytes(c.encode()), c));
+      return java.util.OptionalLong.of(archiveHeld(j, snap.get().position(), chains, Forcer.OS));
+    }
+  }
+
+  /** The body of an archive, run while {@code j} holds the journal's lock. */
+  private static long archiveHeld(
+      FileJournal j,
+      JournalPosition upTo,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      Forcer forcer)
+      throws JournalException {
+    Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
+    try {
+      // Left by an archive killed before its rename. Only a holder of this file's lock writes
+      // it (an archive's rename ends its writing), and that is this archive now.
+      Files.deleteIfExists(tmp);
+    } catch (IOException e) {
+      throw io("cannot archive", j.path, e);
+    }
+    JournalPosition end = j.durable;
+    j.read(upTo, new java.util.HashMap<>(chains), r -> {});
+    long cut = Math.min(upTo.count(), end.count() - 1);
+    if (cut <= j.firstSeq) {
+      return 0;
+    }
+    try {
+      long hint = cut == upTo.count() ? upTo.locator() : -1;
+      long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
+      Path segment = JournalSegments.file(j.path, j.firstSeq);
+      Files.createDirectories(JournalSegments.directory(j.path));
+      copy(j.file.channel(), 0, offset, segment, forcer);
+      copy(j.file.channel(), offset, end.locator(), tmp, forcer);
+      Files.move(
+          tmp,
+          j.path,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      return cut - j.firstSeq;
+    } catch (IOException e) {
+      throw io("cannot archive", j.path, e);
     }
   }
 
