@@ -114,7 +114,9 @@ public final class StewardMetrics implements StewardListener {
   public StewardMetrics watch(Steward steward) {
     Objects.requireNonNull(steward, "steward");
     Gauge.builder("mesh.chain.head.sequence", steward, s -> s.head().nextSequence())
-        .description("The sequence the next receipt will take: receipts sealed on this chain")
+        .description(
+            "The sequence the next receipt will take: 0 before the first receipt, n+1 once"
+                + " receipt n is sealed")
         .register(registry);
     Gauge.builder("mesh.journal.writable", steward, s -> flag(s.readiness().journal().writable()))
         .description("1 while the journal takes appends, 0 once closed or failed")

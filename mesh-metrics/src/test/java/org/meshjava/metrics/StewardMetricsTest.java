@@ -148,6 +148,25 @@ class StewardMetricsTest {
     assertThat(registry.get("mesh.journal.writable").gauge().value()).isEqualTo(0.0);
   }
 
+  /**
+   * The chain head gauge is the next receipt's sequence, not the last one's: 0 while no receipt is
+   * sealed, 1 once receipt 0 is, so "nothing sealed" and "receipt 0 sealed" read differently.
+   */
+  @Test
+  void chainHeadSequence_readsZeroBeforeAnyReceipt_andOneOnceReceiptZeroIsSealed()
+      throws Exception {
+    StewardMetrics metrics = StewardMetrics.builder(registry).build();
+    ServeFixture f = new ServeFixture(metrics);
+    metrics.watch(f.steward);
+    Gauge head = registry.get("mesh.chain.head.sequence").gauge();
+    assertThat(head.value()).isZero();
+
+    MeshReceipt first = f.steward.serve(ServeFixture.generation("tiny", 3), PROMPT).receipt();
+
+    assertThat(first.sequence()).isZero();
+    assertThat(head.value()).isEqualTo(1.0);
+  }
+
   @Test
   void grantIdTags_whenOptedIn_tagSpendAndRemainingBudgetPerGrant() throws Exception {
     StewardMetrics metrics = StewardMetrics.builder(registry).grantIdTags(true).build();
