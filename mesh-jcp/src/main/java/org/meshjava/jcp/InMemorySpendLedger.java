@@ -143,21 +143,18 @@ final class InMemorySpendLedger implements SpendLedger {
             DenialLabel.PRESENTATION_SPENT,
             "the presentation of " + leaf + " with nonce " + nonce + " was already spent here");
       }
+      long[] remaining = new long[links.size()];
+      int least = -1;
       for (int i = 0; i < links.size(); i++) {
         LinkBudget l = links.get(i);
-        long remaining = snapshot(l.link()).remainingUj(l.budgetUj());
-        if (remaining < amountUj) {
-          throw new GrantRefusedException(
-              DenialLabel.BUDGET_EXHAUSTED,
-              "link "
-                  + l.link()
-                  + " has "
-                  + Math.max(0, remaining)
-                  + " µJ left, below the "
-                  + amountUj
-                  + " µJ ceiling",
-              i);
+        remaining[i] = snapshot(l.link()).remainingUj(l.budgetUj());
+        if (least < 0 || remaining[i] < remaining[least]) {
+          least = i;
         }
+      }
+      if (least >= 0 && remaining[least] < amountUj) {
+        throw new GrantRefusedException(
+            DenialLabel.BUDGET_EXHAUSTED, shortfall(links, remaining, least, amountUj), least);
       }
       spent.put(pair, until);
       if (!until.equals(Instant.MAX)) {
@@ -177,6 +174,39 @@ final class InMemorySpendLedger implements SpendLedger {
       open.put(r.serial(), r);
       return r;
     }
+  }
+
+  /**
+   * Why a chain cannot reserve {@code amountUj}: the link with the least left (the chain's
+   * remaining budget, the one that binds), then any other link also below the ceiling. Naming only
+   * the first short link from the root misled: after a debit on a shard, an ancestor with more left
+   * than the shard but still less than the ceiling was named, with its larger figure.
+   */
+  private static String shortfall(
+      List<LinkBudget> links, long[] remaining, int least, long amountUj) {
+    StringBuilder why =
+        new StringBuilder("link ")
+            .append(links.get(least).link())
+            .append(" has ")
+            .append(Math.max(0, remaining[least]))
+            .append(" µJ left, below the ")
+            .append(amountUj)
+            .append(" µJ ceiling");
+    String also = "; also below it: ";
+    for (int i = 0; i < links.size(); i++) {
+      if (i != least && remaining[i] < amountUj) {
+        why.append(also)
+            .append("link ")
+            .append(i)
+            .append(", ")
+            .append(links.get(i).link())
+            .append(", with ")
+            .append(Math.max(0, remaining[i]))
+            .append(" µJ left");
+        also = "; ";
+      }
+    }
+    return why.toString();
   }
 
   @Override

@@ -25,8 +25,9 @@ public interface SpendLedger {
    * links} (budget − debited − reserved) is below {@code amountUj}; otherwise marks the pair spent
    * and reserves {@code amountUj} on every link.
    *
-   * @throws GrantRefusedException {@code presentation-spent} or {@code budget-exhausted}; nothing
-   *     is changed then, so the pair is not spent by a refusal
+   * @throws GrantRefusedException {@code presentation-spent} or {@code budget-exhausted} (at the
+   *     link with the least left, the first of them on a tie); nothing is changed then, so the pair
+   *     is not spent by a refusal
    */
   default Reservation reserve(
       GrantId leaf, PresentationNonce nonce, List<LinkBudget> links, long amountUj)

@@ -7,6 +7,7 @@ import static org.meshjava.jcp.Fixture.*;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.ServeRequest;
 
 class ShardTest {
   private static final long PARENT_BUDGET = 10_000;
@@ -91,13 +92,17 @@ class ShardTest {
         .isEqualTo(IssuanceProblem.WRONG_KEY);
   }
 
+  /** The parent split in two equal shards, for STEWARD and OTHER_STEWARD. */
+  private static List<GrantChain> halves() throws IssuanceException {
+    return Jcp.shard(
+        CALLER,
+        parent(),
+        List.of(new Shard(STEWARD_DID, 5_000), new Shard(OTHER_STEWARD_DID, 5_000)));
+  }
+
   @Test
   void aShardHeldByAnotherSteward_isRefusedAsWrongHolder() throws Exception {
-    List<GrantChain> shards =
-        Jcp.shard(
-            CALLER,
-            parent(),
-            List.of(new Shard(STEWARD_DID, 5_000), new Shard(OTHER_STEWARD_DID, 5_000)));
+    List<GrantChain> shards = halves();
     GrantRefusedException e =
         assertThrows(
             GrantRefusedException.class, () -> decide(gate(), present(shards.get(1), REQUEST, 1)));
@@ -123,6 +128,31 @@ class ShardTest {
     GrantId root = shards.get(0).root().id();
     assertThat(one.ledger().spend(root).debitedUj()).isEqualTo(6_000);
     assertThat(two.ledger().spend(root).debitedUj()).isEqualTo(4_000);
+  }
+
+  /**
+   * Regression: a ceiling above both a shard and its parent named only the parent, the first short
+   * link from the root, with the parent's larger figure (the README's sharding tour: 198040 µJ on
+   * the team grant, where the 100000 µJ shard had 98040 left). The refusal now names the shard, the
+   * link that binds, with what it has left, and the parent as also short.
+   */
+  @Test
+  void ceilingAboveAShardAndItsParent_isRefusedNamingTheShardFirst_andTheParentToo()
+      throws Exception {
+    List<GrantChain> shards = halves();
+    GrantChain shard = shards.get(0);
+    Gate gate = gate();
+    gate.debit(decide(gate, present(shard, REQUEST, 1)), 40);
+    ServeRequest big = request("big", PARENT_BUDGET - 10);
+    GrantRefusedException e =
+        assertThrows(
+            GrantRefusedException.class,
+            () -> gate.decide(present(shard, big, 2), big, Optional.of(WEIGHTS_A), NOW));
+    assertThat(e.label()).isEqualTo(DenialLabel.BUDGET_EXHAUSTED);
+    assertThat(e.link()).hasValue(1);
+    assertThat(e.reason())
+        .startsWith("link " + shard.leaf().id() + " has 4960 µJ left, below the 9990 µJ ceiling")
+        .contains("also below it: link 0, " + shard.root().id() + ", with 9960 µJ left");
   }
 
   /**
