@@ -138,7 +138,7 @@ class RevocationAndResumeCommandTest {
       org.assertj.core.api.Assertions.assertThatThrownBy(
               () -> RevocationFile.load(s, garbage, new PrintWriter(new StringWriter())))
           .isInstanceOf(CliException.class)
-          .hasMessageContaining("line 1");
+          .hasMessageStartingWith(garbage + " line 1: not a revocation: ");
     }
   }
 

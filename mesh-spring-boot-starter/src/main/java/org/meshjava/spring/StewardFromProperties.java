@@ -18,16 +18,14 @@ import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
-import org.meshjava.jcp.GrantRefusedException;
-import org.meshjava.jcp.MalformedGrantException;
-import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.receipt.ChainHead;
-import org.meshjava.steward.ServeException;
+import org.meshjava.steward.RevocationFile;
+import org.meshjava.steward.RevocationFileException;
 import org.meshjava.steward.Steward;
 import org.springframework.util.ClassUtils;
 
@@ -169,33 +167,17 @@ final class StewardFromProperties {
 
   /**
    * Loads {@code mesh.revocations} into the built steward, as {@code mesh serve --revocations}
-   * does: each non-blank line a revocation in hex, verified and journalled in order.
+   * does, with the steward's {@link RevocationFile}: each non-blank line a revocation in hex,
+   * verified and journalled in order.
    *
    * @throws IllegalStateException naming the file, and the line at fault: unreadable, not a
    *     revocation, refused (a forged signature, a revoker that issued no link), or not journalled
    */
   private static void revoke(Steward steward, Path file) {
-    List<String> lines;
     try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new IllegalStateException("mesh.revocations " + file + " cannot be read: " + e, e);
-    }
-    for (int i = 0; i < lines.size(); i++) {
-      String line = lines.get(i).strip();
-      if (line.isEmpty()) {
-        continue;
-      }
-      String where = "mesh.revocations " + file + " line " + (i + 1);
-      try {
-        steward.revoke(Revocation.fromHex(line));
-      } catch (MalformedGrantException e) {
-        throw new IllegalStateException(where + ": not a revocation: " + e.getMessage(), e);
-      } catch (GrantRefusedException e) {
-        throw new IllegalStateException(where + ": refused: " + e.getMessage(), e);
-      } catch (ServeException e) {
-        throw new IllegalStateException(where + ": " + e.getMessage(), e);
-      }
+      RevocationFile.load(steward, file, loaded -> {});
+    } catch (RevocationFileException e) {
+      throw new IllegalStateException("mesh.revocations " + e.getMessage(), e);
     }
   }
 

@@ -198,11 +198,21 @@ class JournalPropertiesTest {
     Files.writeString(file, "\nnot a revocation\n");
     runner
         .withPropertyValues("mesh.journal=" + journal(), "mesh.revocations=" + file)
-        .run(context -> failsNaming(context, "mesh.revocations", "line 2", "not a revocation"));
+        .run(
+            context ->
+                failsNaming(context, "mesh.revocations " + file + " line 2: not a revocation: "));
     // The steward built before the failure was closed, so its journal's lock is free.
     runner
         .withPropertyValues("mesh.journal=" + journal())
         .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  @Test
+  void aRevocationsFileThatCannotBeRead_failsTheStart_namingIt() {
+    Path file = dir.resolve("missing.hex");
+    runner
+        .withPropertyValues("mesh.revocations=" + file)
+        .run(context -> failsNaming(context, "mesh.revocations " + file + " cannot be read: "));
   }
 
   // ---- mesh.journal: postgresql:// ------------------------------------------------------------

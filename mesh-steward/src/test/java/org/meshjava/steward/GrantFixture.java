@@ -17,6 +17,7 @@ import org.meshjava.jcp.Caveat;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.receipt.ChainHead;
@@ -36,6 +37,15 @@ final class GrantFixture {
         Jcp.issueRoot(
             org, Jcp.identity(caller), budgetUj, NOW.minusSeconds(60), NOW.plusSeconds(3600));
     return Jcp.delegate(caller, root, steward, budgetUj, leafCaveats);
+  }
+
+  /**
+   * The org's revocation of {@code chain} with its time moved an hour earlier after signing: the
+   * signature no longer covers the statement ({@code bad-signature}).
+   */
+  Revocation forgedRevocation(GrantChain chain) throws Exception {
+    Revocation genuine = Revocation.sign(org, chain, NOW);
+    return Revocation.of(chain, genuine.revoker(), NOW.minusSeconds(3600), genuine.signature());
   }
 
   /**

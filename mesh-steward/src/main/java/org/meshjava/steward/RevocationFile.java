@@ -1,0 +1,90 @@
+package org.meshjava.steward;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Consumer;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.MalformedGrantException;
+import org.meshjava.jcp.Revocation;
+
+/**
+ * A file of revocations (SPEC 30 §11) loaded into a steward: each non-blank line one revocation in
+ * hex, as {@code mesh grant revoke} writes it, so that several such files concatenated make one.
+ * The lines are taken in order, each verified and journalled by {@link Steward#revoke} before the
+ * next; the first that fails stops the load, and those before it stay revoked. {@code mesh serve
+ * --revocations} and the Spring Boot starter's {@code mesh.revocations} load their file with it.
+ */
+public final class RevocationFile {
+  /**
+   * What one line of the file did.
+   *
+   * @param line the line's number in the file, from 1
+   * @param revocation the revocation it holds, verified
+   * @param recorded true if the steward recorded it; false if the grant was already revoked from
+   *     that time or earlier, so nothing changed
+   */
+  public record Loaded(int line, Revocation revocation, boolean recorded) {}
+
+  private RevocationFile() {}
+
+  /**
+   * Reads {@code file} as UTF-8 and loads each revocation in it into {@code steward}, telling
+   * {@code each} what every line did as soon as it is done.
+   *
+   * @throws RevocationFileException naming the file, and the line at fault: {@link
+   *     RevocationFileException.Reason#UNREADABLE} if the file cannot be read, else as {@link
+   *     #load(Steward, Path, String, Consumer)}
+   */
+  public static void load(Steward steward, Path file, Consumer<? super Loaded> each)
+      throws RevocationFileException {
+    List<String> lines;
+    try {
+      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new RevocationFileException(RevocationFileException.Reason.UNREADABLE, file, 0, e);
+    }
+    load(steward, file, lines, each);
+  }
+
+  /**
+   * Loads each revocation in {@code text}, already read from {@code file} by a caller that reads
+   * files its own way, into {@code steward}, telling {@code each} what every line did as soon as it
+   * is done. {@code file} only names the file in a failure.
+   *
+   * @throws RevocationFileException naming the file and the line at fault, with its reason: {@link
+   *     RevocationFileException.Reason#NOT_A_REVOCATION}, {@link
+   *     RevocationFileException.Reason#REFUSED} (it does not verify: a forged signature, a revoker
+   *     that issued no link of the chain) or {@link RevocationFileException.Reason#NOT_RECORDED}
+   */
+  public static void load(Steward steward, Path file, String text, Consumer<? super Loaded> each)
+      throws RevocationFileException {
+    load(steward, file, text.lines().toList(), each);
+  }
+
+  private static void load(
+      Steward steward, Path file, List<String> lines, Consumer<? super Loaded> each)
+      throws RevocationFileException {
+    for (int i = 0; i < lines.size(); i++) {
+      String line = lines.get(i).strip();
+      if (line.isEmpty()) {
+        continue;
+      }
+      int number = i + 1;
+      try {
+        Revocation r = Revocation.fromHex(line);
+        each.accept(new Loaded(number, r, steward.revoke(r)));
+      } catch (MalformedGrantException e) {
+        throw new RevocationFileException(
+            RevocationFileException.Reason.NOT_A_REVOCATION, file, number, e);
+      } catch (GrantRefusedException e) {
+        throw new RevocationFileException(RevocationFileException.Reason.REFUSED, file, number, e);
+      } catch (ServeException e) {
+        throw new RevocationFileException(
+            RevocationFileException.Reason.NOT_RECORDED, file, number, e);
+      }
+    }
+  }
+}

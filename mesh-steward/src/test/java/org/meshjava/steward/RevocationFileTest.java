@@ -1,0 +1,151 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.jcp.DenialLabel;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.GrantRefusedException;
+import org.meshjava.jcp.MalformedGrantException;
+import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.JournalEntry;
+
+/**
+ * {@link RevocationFile}: a file of hex revocations, one a line, loaded into a steward line by line
+ * (SPEC 30 §11), each line's outcome reported as it is done, and a failure naming the file, the
+ * line and the reason.
+ */
+class RevocationFileTest {
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  private Steward steward() {
+    return f.steward(new InMemoryJournal()).build();
+  }
+
+  private Path file(String text) throws Exception {
+    return Files.writeString(dir.resolve("revoked.hex"), text);
+  }
+
+  @Test
+  void load_skipsBlankLines_andReportsEachRevocationWithItsLineNumber() throws Exception {
+    GrantChain one = f.chain(1_000);
+    GrantChain two = f.chain(2_000);
+    Revocation first = Revocation.sign(f.org, one, GrantFixture.NOW);
+    Revocation second = Revocation.sign(f.caller, two, GrantFixture.NOW);
+    Path file = file("\n  \n" + first.toHex() + "\n\n\t" + second.toHex() + "  \n\n");
+    List<RevocationFile.Loaded> loaded = new ArrayList<>();
+    try (Steward s = steward()) {
+      RevocationFile.load(s, file, loaded::add);
+      assertThat(loaded)
+          .containsExactly(
+              new RevocationFile.Loaded(3, first, true),
+              new RevocationFile.Loaded(5, second, true));
+      assertThat(s.revoke(first)).as("already in force").isFalse();
+    }
+  }
+
+  @Test
+  void load_ofAGrantAlreadyRevoked_reportsItNotRecorded() throws Exception {
+    Revocation r = Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW);
+    Path file = file(r.toHex() + "\n" + r.toHex() + "\n");
+    List<RevocationFile.Loaded> loaded = new ArrayList<>();
+    try (Steward s = steward()) {
+      RevocationFile.load(s, file, loaded::add);
+    }
+    assertThat(loaded)
+        .containsExactly(
+            new RevocationFile.Loaded(1, r, true), new RevocationFile.Loaded(2, r, false));
+  }
+
+  @Test
+  void load_ofAMalformedLine_stopsThere_namingFileAndLine_afterLoadingTheLinesBefore()
+      throws Exception {
+    Revocation r = Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW);
+    Path file = file(r.toHex() + "\n\nnot a revocation\n" + r.toHex() + "\n");
+    List<RevocationFile.Loaded> loaded = new ArrayList<>();
+    try (Steward s = steward()) {
+      RevocationFileException e = loadFails(s, file, loaded::add);
+      assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.NOT_A_REVOCATION);
+      assertThat(e.file()).isEqualTo(file);
+      assertThat(e.line()).isEqualTo(OptionalInt.of(3));
+      assertThat(e).hasMessageStartingWith(file + " line 3: not a revocation: ");
+      assertThat(e).hasCauseInstanceOf(MalformedGrantException.class);
+      assertThat(loaded).containsExactly(new RevocationFile.Loaded(1, r, true));
+    }
+  }
+
+  @Test
+  void load_ofAForgedRevocation_isRefused_withItsLabel_andRecordsNothing() throws Exception {
+    Path file = file(f.forgedRevocation(f.chain(1_000)).toHex() + "\n");
+    InMemoryJournal journal = new InMemoryJournal();
+    try (Steward s = f.steward(journal).build()) {
+      RevocationFileException e = loadFails(s, file, loaded -> {});
+      assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.REFUSED);
+      assertThat(e.line()).isEqualTo(OptionalInt.of(1));
+      assertThat(e).hasMessageStartingWith(file + " line 1: refused: ");
+      assertThat(e.getCause())
+          .isInstanceOfSatisfying(
+              GrantRefusedException.class,
+              g -> assertThat(g.label()).isEqualTo(DenialLabel.BAD_SIGNATURE));
+    }
+    assertThat(journal.records()).noneMatch(x -> x.entry() instanceof JournalEntry.Revoked);
+  }
+
+  @Test
+  void load_thatTheJournalCannotRecord_failsNotRecorded_namingTheLine() throws Exception {
+    Path file = file("\n" + Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW).toHex());
+    FailingJournal journal =
+        FailingJournal.on(JournalEntry.Revoked.class, FailingJournal.When.ENQUEUE);
+    try (Steward s = f.steward(journal).build()) {
+      RevocationFileException e = loadFails(s, file, loaded -> {});
+      assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.NOT_RECORDED);
+      assertThat(e.line()).isEqualTo(OptionalInt.of(2));
+      assertThat(e).hasMessageStartingWith(file + " line 2: ");
+      assertThat(e).hasCauseInstanceOf(ServeException.class);
+    }
+  }
+
+  @Test
+  void load_ofAFileThatCannotBeRead_failsUnreadable_withNoLine() throws Exception {
+    Path missing = dir.resolve("missing.hex");
+    try (Steward s = steward()) {
+      RevocationFileException e = loadFails(s, missing, loaded -> {});
+      assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.UNREADABLE);
+      assertThat(e.file()).isEqualTo(missing);
+      assertThat(e.line()).isEmpty();
+      assertThat(e).hasMessageStartingWith(missing + " cannot be read: ");
+      assertThat(e).hasCauseInstanceOf(NoSuchFileException.class);
+    }
+  }
+
+  @Test
+  void load_ofTextAlreadyRead_namesTheFileItCameFrom() throws Exception {
+    Revocation r = Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW);
+    Path named = dir.resolve("named.hex");
+    List<RevocationFile.Loaded> loaded = new ArrayList<>();
+    try (Steward s = steward()) {
+      RevocationFile.load(s, named, "\r\n" + r.toHex() + "\r\n", loaded::add);
+      assertThat(loaded).containsExactly(new RevocationFile.Loaded(2, r, true));
+      assertThatThrownBy(() -> RevocationFile.load(s, named, "zz\n", loaded::add))
+          .isInstanceOf(RevocationFileException.class)
+          .hasMessageStartingWith(named + " line 1: not a revocation: ");
+    }
+  }
+
+  private static RevocationFileException loadFails(
+      Steward s, Path file, Consumer<? super RevocationFile.Loaded> each) {
+    return assertThrows(RevocationFileException.class, () -> RevocationFile.load(s, file, each));
+  }
+}
