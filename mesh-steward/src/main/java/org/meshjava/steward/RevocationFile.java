@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Consumer;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
@@ -26,7 +27,15 @@ public final class RevocationFile {
    * @param recorded true if the steward recorded it; false if the grant was already revoked from
    *     that time or earlier, so nothing changed
    */
-  public record Loaded(int line, Revocation revocation, boolean recorded) {}
+  public record Loaded(int line, Revocation revocation, boolean recorded) {
+    /** Checks the line is a line number and the revocation present. */
+    public Loaded {
+      if (line < 1) {
+        throw new IllegalArgumentException("line numbers start at 1: " + line);
+      }
+      Objects.requireNonNull(revocation, "revocation");
+    }
+  }
 
   private RevocationFile() {}
 
