@@ -46,7 +46,8 @@ public final class Tour {
             .fidelity(Fidelity.F1)
             .costProfile(CostProfile.perToken(40))
             .build();
-    Steward steward =
+    // Closed when the block ends, even by a step that throws: that releases the journal's lock.
+    try (Steward steward =
         Steward.builder(key)
             .backend(small)
             .backend(
@@ -61,58 +62,58 @@ public final class Tour {
             // journal, and refuse a chain head that contradicts it.
             .chainHead(ChainHead.GENESIS)
             // Meter: live RAPL/NVML/IOReport counters if this machine has them, else Estimator.
-            .build();
-    // A key needs a durable journal to honour grants, and says where its receipt chain starts when
-    // the journal records none (SPEC.md section 60.6); Steward.ephemeral() needs neither.
+            .build()) {
+      // A key needs a durable journal to honour grants, and says where its receipt chain starts
+      // when the journal records none (SPEC.md section 60.6); Steward.ephemeral() needs neither.
 
-    PromptText prompt = PromptText.of("What did this answer cost?");
-    ServeRequest request = ServeRequest.generation(prompt, 64, Fidelity.F1, 50_000 /* µJ */);
+      PromptText prompt = PromptText.of("What did this answer cost?");
+      ServeRequest request = ServeRequest.generation(prompt, 64, Fidelity.F1, 50_000 /* µJ */);
 
-    ServeResult result = steward.serve(request, prompt); // routed once; the engine tokenizes it
-    result.route().candidates(); // every backend weighed, with reasons
-    result.envelope().bytes(); // the sealed JCR-1 receipt
-    Jcr1.open(result.envelope()); // anyone can verify it with the kid's key
+      ServeResult result = steward.serve(request, prompt); // routed once; the engine tokenizes it
+      result.route().candidates(); // every backend weighed, with reasons
+      result.envelope().bytes(); // the sealed JCR-1 receipt
+      Jcr1.open(result.envelope()); // anyone can verify it with the kid's key
 
-    // On a grant: the caller signs a presentation for this exact request (mesh/1 §2.1).
-    GrantChain grant =
-        Jcp.issueRoot(
-            callerKey,
-            steward.identity(),
-            5_000_000,
-            Instant.now(),
-            Instant.now().plusSeconds(3600));
-    ServeResult granted = steward.serve(request, prompt, Jcp.present(callerKey, grant, request));
+      // On a grant: the caller signs a presentation for this exact request (mesh/1 §2.1).
+      GrantChain grant =
+          Jcp.issueRoot(
+              callerKey,
+              steward.identity(),
+              5_000_000,
+              Instant.now(),
+              Instant.now().plusSeconds(3600));
+      ServeResult granted = steward.serve(request, prompt, Jcp.present(callerKey, grant, request));
 
-    // A typed decision (§3.6): the answers come back beside the receipt, never inside it.
-    DecisionPrompt decision =
-        new DecisionPrompt(
-            List.of(
-                new DecisionQuestion.Proposition("Is this invoice a duplicate?"),
-                new DecisionQuestion.Choice(
-                    "Which team owns it?", List.of("finance", "ops", "legal"))),
-            PromptText.of("Invoice 4411, EUR 1,200, same as 4410"));
-    ServeResult d = steward.serve(ServeRequest.decision(decision, Fidelity.F1, 50_000), decision);
-    d.answers(); // one probability per option, per question, in the order asked
+      // A typed decision (§3.6): the answers come back beside the receipt, never inside it.
+      DecisionPrompt decision =
+          new DecisionPrompt(
+              List.of(
+                  new DecisionQuestion.Proposition("Is this invoice a duplicate?"),
+                  new DecisionQuestion.Choice(
+                      "Which team owns it?", List.of("finance", "ops", "legal"))),
+              PromptText.of("Invoice 4411, EUR 1,200, same as 4410"));
+      ServeResult d = steward.serve(ServeRequest.decision(decision, Fidelity.F1, 50_000), decision);
+      d.answers(); // one probability per option, per question, in the order asked
 
-    // Already tokenized? Hand over the payload instead; it reaches whichever engine is routed.
-    // steward.serve(request, TokenSequence.of(...));
+      // Already tokenized? Hand over the payload instead; it reaches whichever engine is routed.
+      // steward.serve(request, TokenSequence.of(...));
 
-    // The envelopes, in order from the key's first, verify as one chain (§6.3).
-    List<SealedReceipt> chain =
-        ReceiptChain.verifyFromGenesis(
-            List.of(result.envelope(), granted.envelope(), d.envelope()));
+      // The envelopes, in order from the key's first, verify as one chain (§6.3).
+      List<SealedReceipt> chain =
+          ReceiptChain.verifyFromGenesis(
+              List.of(result.envelope(), granted.envelope(), d.envelope()));
 
-    // Replay a deterministic generation against its receipt, on the same engine (§6.4).
-    Opening opening = steward.opening(request.id());
-    var inputs = new ReplayInputs(result.receipt(), request, result.payload(), opening);
-    ReplayVerdict verdict = Replayer.replay(inputs.withDisclosure(steward.disclose(result)), small);
+      // Replay a deterministic generation against its receipt, on the same engine (§6.4).
+      Opening opening = steward.opening(request.id());
+      var inputs = new ReplayInputs(result.receipt(), request, result.payload(), opening);
+      ReplayVerdict verdict =
+          Replayer.replay(inputs.withDisclosure(steward.disclose(result)), small);
 
-    // Releases the journal's lock; a serve after it is refused before any engine runs.
-    steward.close();
+      // Prints: chain 3, grant true, answers 2, verdict Verified[]
+      System.out.printf(
+          "chain %d, grant %b, answers %d, verdict %s%n",
+          chain.size(), granted.receipt().grant().isPresent(), d.answers().size(), verdict);
+    } // A serve on the closed steward is refused before any engine runs.
     // README:end
-    System.out.println("chain " + chain.size());
-    System.out.println("grant " + granted.receipt().grant().isPresent());
-    System.out.println("answers " + d.answers().size());
-    System.out.println("verdict " + verdict);
   }
 }

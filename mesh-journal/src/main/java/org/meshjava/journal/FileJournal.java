@@ -182,7 +182,9 @@ public final class FileJournal implements Journal {
    * points at nothing yet is followed, and the journal created where it points (in a folder that
    * exists). A file replaced under the path while this waited for its lock ({@code mesh journal
    * archive} renames a new file over the journal) is let go and the new one opened, so appends
-   * never go to a file with no name.
+   * never go to a file with no name. Once the lock is held, a {@code <journal>.archiving} file that
+   * an archive killed before its rename left beside it is removed; an opening refused {@code
+   * LOCKED} leaves it to the holder.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
@@ -342,6 +344,10 @@ public final class FileJournal implements Journal {
       return null;
     }
     try {
+      // Left by an archive killed before its rename. Only a holder of this file's lock writes it
+      // (an archive's rename ends its writing), and that is this opener now: a steward starting as
+      // well as an archive, so no stale copy of the journal's tail outlives the next start.
+      Files.deleteIfExists(archiving(real));
       Tail tail = tail(ch, path);
       if (tail.torn() > 0) {
         LOG.warn(
@@ -779,14 +785,8 @@ public final class FileJournal implements Journal {
       java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
       Forcer forcer)
       throws JournalException {
-    Path tmp = j.path.resolveSibling(j.path.getFileName() + ".archiving");
-    try {
-      // Left by an archive killed before its rename. Only a holder of this file's lock writes
-      // it (an archive's rename ends its writing), and that is this archive now.
-      Files.deleteIfExists(tmp);
-    } catch (IOException e) {
-      throw io("cannot archive", j.path, e);
-    }
+    // Any file here an archive killed before its rename left was removed when j was opened.
+    Path tmp = archiving(j.path);
     JournalPosition end = j.durable;
     j.read(upTo, new java.util.HashMap<>(chains), r -> {});
     long cut = Math.min(upTo.count(), end.count() - 1);
@@ -809,6 +809,14 @@ public final class FileJournal implements Journal {
     } catch (IOException e) {
       throw io("cannot archive", j.path, e);
     }
+  }
+
+  /**
+   * Where an archive writes the live file's new beginning before renaming it over the journal at
+   * {@code real} (its real path).
+   */
+  private static Path archiving(Path real) {
+    return real.resolveSibling(real.getFileName() + ".archiving");
   }
 
   /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */

@@ -242,6 +242,39 @@ class JournalLockTest {
   }
 
   @Test
+  void open_removesAnArchivingFileLeftByAKilledArchive_onceItHoldsTheLock() throws Exception {
+    Path journal = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(journal)) {
+      j.append(FileJournalTest.sealed(0));
+    }
+    // What a SIGKILL between an archive's copy and its rename leaves beside the journal.
+    Path leftover = Files.write(dir.resolve("j.log.archiving"), Files.readAllBytes(journal));
+    try (FileJournal j = FileJournal.open(journal)) {
+      assertThat(leftover).doesNotExist();
+      assertThat(j.recovered()).hasSize(1);
+    }
+  }
+
+  @Test
+  void open_refusedBecauseAnotherHolds_leavesTheArchivingFile() throws Exception {
+    Path journal = dir.resolve("j.log");
+    Path inProgress = dir.resolve("j.log.archiving");
+    // Held by another process, whose archive may be writing the file now: not this opener's.
+    assertThat(holdInChild(journal)).isEqualTo("OPEN");
+    Files.writeString(inProgress, "the other process's");
+    assertRefusedHere(journal);
+    assertThat(inProgress).hasContent("the other process's");
+    // And held by another steward in this process.
+    stopChildren();
+    children.clear();
+    try (FileJournal held = FileJournal.open(journal)) {
+      Files.writeString(inProgress, "this process's");
+      assertRefusedHere(journal);
+      assertThat(inProgress).hasContent("this process's");
+    }
+  }
+
+  @Test
   void closeAndRemove_removesTheFile_whileItsLockStillKeepsOutAnotherProcess() throws Exception {
     Path journal = dir.resolve("j.log");
     FileJournal j = FileJournal.open(journal);
