@@ -45,37 +45,57 @@ public class JournalBenchmark extends ThroughputBenchmark {
   private Path dir;
   private final AtomicLong counter = new AtomicLong();
 
-  /** Builds the steward, its journal and a grant with a budget that cannot run out. */
+  /**
+   * Builds the steward, its journal and a grant with a budget that cannot run out. JMH runs no
+   * teardown for a setup that failed, so a failure here releases what it had started itself.
+   */
   @Setup
   public void setup() throws Exception {
-    // An ephemeral identity honours grants over the in-memory journal too (§2.2).
-    Steward.Builder builder = Steward.ephemeral();
-    granted = new GrantedServes(builder.identity());
-    Journal j;
-    if (journal.equals("file")) {
-      dir = Files.createTempDirectory("mesh-journal-bench");
-      j = FileJournal.open(dir.resolve("steward.journal"));
-    } else if (journal.equals("postgresql")) {
-      postgres = PostgresTestServer.start(true);
-      j =
-          PostgresJournal.open(
-              PostgresLocation.parse(postgres.url("postgres")), builder.identity().toString());
-    } else {
-      j = new InMemoryJournal();
+    try {
+      // An ephemeral identity honours grants over the in-memory journal too (§2.2).
+      Steward.Builder builder = Steward.ephemeral();
+      granted = new GrantedServes(builder.identity());
+      Journal j;
+      if (journal.equals("file")) {
+        dir = Files.createTempDirectory("mesh-journal-bench");
+        j = FileJournal.open(dir.resolve("steward.journal"));
+      } else if (journal.equals("postgresql")) {
+        postgres = PostgresTestServer.start(true);
+        j =
+            PostgresJournal.open(
+                PostgresLocation.parse(postgres.url("postgres")), builder.identity().toString());
+      } else {
+        j = new InMemoryJournal();
+      }
+      steward = GrantedServes.zeroWork(builder, j).build();
+    } catch (Exception | Error e) {
+      try {
+        tearDown();
+      } catch (Exception | Error cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
     }
-    steward = GrantedServes.zeroWork(builder, j).build();
   }
 
-  /** Closes the steward and removes the journal. */
+  /**
+   * Closes the steward (if setup built it), then stops the PostgreSQL server and removes the
+   * journal's directory even when that close throws, so neither outlives the run.
+   */
   @TearDown
   public void tearDown() throws Exception {
-    steward.close();
-    if (postgres != null) {
-      postgres.close();
-    }
-    if (dir != null) {
-      try (var files = Files.walk(dir)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    try {
+      if (steward != null) {
+        steward.close();
+      }
+    } finally {
+      if (postgres != null) {
+        postgres.close();
+      }
+      if (dir != null) {
+        try (var files = Files.walk(dir)) {
+          files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
       }
     }
   }

@@ -25,7 +25,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     one hex line each): each is verified and journalled, and one that does not verify stops the
  *     start naming its line
  * @param freshChain start the key's receipt chain at 0 when its journal records none (the
- *     "--fresh-chain" flag of "mesh serve")
+ *     "--fresh-chain" flag of "mesh serve"): for a key's first start only, best said on that
+ *     start's command line (--mesh.fresh-chain=true); once the journal records a receipt, a start
+ *     that still says it fails, naming this property to remove
  * @param meter "discover" (the counters this machine can prove live) or "estimator" (figures that
  *     never depend on the machine)
  * @param defaultJouleCeilingUj the joule ceiling, in µJ, of a Spring AI chat that names none

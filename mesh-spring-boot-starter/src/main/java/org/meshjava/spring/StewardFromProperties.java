@@ -24,9 +24,11 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.receipt.ChainHead;
+import org.meshjava.steward.ChainHeadConflictException;
 import org.meshjava.steward.RevocationFile;
 import org.meshjava.steward.RevocationFileException;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.UnknownChainHeadException;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -87,7 +89,7 @@ final class StewardFromProperties {
     }
     journal(sb, p, classLoader);
     customizers.forEach(c -> c.customize(sb));
-    Steward steward = sb.build();
+    Steward steward = start(sb, p);
     Path revocations = p.revocations();
     if (revocations != null) {
       try {
@@ -99,6 +101,41 @@ final class StewardFromProperties {
     }
     customizers.forEach(c -> c.built(steward));
     return steward;
+  }
+
+  /**
+   * Builds the steward, naming {@code mesh.fresh-chain} where the chain's start is refused. Unlike
+   * {@code mesh serve --fresh-chain}, a property can be left standing in {@code application.yml};
+   * the steward still refuses it once the journal records receipts (a fresh chain there would fork
+   * the one callers hold, SPEC.md 60.6), and this says which line to remove rather than the
+   * builder's {@code chainHead}.
+   *
+   * @throws IllegalStateException naming {@code mesh.fresh-chain}: set over a journal that records
+   *     receipts ({@link ChainHeadConflictException} its cause), or needed and not set ({@link
+   *     UnknownChainHeadException} its cause)
+   */
+  private static Steward start(Steward.Builder sb, MeshProperties p) {
+    try {
+      return sb.build();
+    } catch (ChainHeadConflictException e) {
+      if (!p.freshChain() || !e.given().equals(ChainHead.GENESIS)) {
+        throw e; // a customizer's chainHead, which the property did not set
+      }
+      throw new IllegalStateException(
+          "mesh.fresh-chain is set, and the journal already records receipts (up to "
+              + e.lastRecorded()
+              + "): the chain continues from them, and starting it again at 0 would fork it."
+              + " Remove mesh.fresh-chain from the configuration; it belongs to a key's first"
+              + " start only (say it for that start alone: --mesh.fresh-chain=true)",
+          e);
+    } catch (UnknownChainHeadException e) {
+      throw new IllegalStateException(
+          "the journal records no receipt of mesh.key-file's key, so where its receipt chain"
+              + " stands is unknown; if this key has never sealed a receipt, start it at 0 with"
+              + " mesh.fresh-chain=true for this one start (--mesh.fresh-chain=true on the"
+              + " command line, so that no later start says it)",
+          e);
+    }
   }
 
   /**

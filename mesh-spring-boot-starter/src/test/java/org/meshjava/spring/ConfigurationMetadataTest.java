@@ -55,16 +55,32 @@ class ConfigurationMetadataTest {
   /** {@code mesh.close-grace} is described, with the steward's default of 30 s. */
   @Test
   void closeGrace_isDescribed_withTheStewardsDefault() throws Exception {
-    JsonNode grace = null;
-    for (JsonNode p : properties()) {
-      if (p.get("name").asText().equals("mesh.close-grace")) {
-        grace = p;
-      }
-    }
-    assertThat(grace).as("mesh.close-grace in the metadata").isNotNull();
+    JsonNode grace = property("mesh.close-grace");
     assertThat(grace.path("type").asText()).isEqualTo("java.time.Duration");
     assertThat(grace.path("defaultValue").asText()).isEqualTo("30s");
     assertThat(grace.path("description").asText()).contains("serves in flight");
+  }
+
+  /**
+   * {@code mesh.fresh-chain} says, where an IDE shows it, that it belongs to a key's first start:
+   * unlike {@code mesh serve}'s flag, a property can be left standing.
+   */
+  @Test
+  void freshChain_isDescribed_asForAKeysFirstStartOnly() throws Exception {
+    JsonNode fresh = property("mesh.fresh-chain");
+    assertThat(fresh.path("defaultValue").asBoolean(true)).isFalse();
+    assertThat(fresh.path("description").asText())
+        .contains("first start only", "--mesh.fresh-chain=true");
+  }
+
+  /** The metadata's entry for {@code name}, failing if there is none. */
+  private static JsonNode property(String name) throws Exception {
+    for (JsonNode p : properties()) {
+      if (p.get("name").asText().equals(name)) {
+        return p;
+      }
+    }
+    throw new AssertionError(name + " is not in the metadata");
   }
 
   private static JsonNode properties() throws Exception {

@@ -27,8 +27,10 @@ import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.journal.postgres.PostgresLocation;
 import org.meshjava.journal.postgres.PostgresSnapshotStore;
+import org.meshjava.steward.ChainHeadConflictException;
 import org.meshjava.steward.GrantDeniedException;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.UnknownChainHeadException;
 import org.meshjava.testpg.PostgresTestServer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -77,6 +79,15 @@ class JournalPropertiesTest {
       messages.add(String.valueOf(t.getMessage()));
     }
     assertThat(messages).anySatisfy(m -> assertThat(m).contains(words));
+  }
+
+  /** A start with {@code props} succeeds, and its steward's next receipt is {@code next}. */
+  private void startsWithTheChainAt(long next, String... props) {
+    runner
+        .withPropertyValues(props)
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).head().nextSequence()).isEqualTo(next));
   }
 
   private Path keyFile(SigningKey key) throws Exception {
@@ -153,6 +164,52 @@ class JournalPropertiesTest {
     runner
         .withPropertyValues("mesh.journal=" + journal(), "mesh.snapshots.every-s=-1")
         .run(context -> failsNaming(context, "mesh.snapshots.every-s"));
+  }
+
+  // ---- mesh.fresh-chain -----------------------------------------------------------------------
+
+  /**
+   * Regression: {@code mesh.fresh-chain} left in the configuration after a key's first start failed
+   * every later start with the builder's {@code ChainHeadConflictException}, which says to drop
+   * {@code mesh serve}'s flag and names no property. The start is still refused (a fresh chain over
+   * receipts would fork it), now naming the property to remove; without it the chain continues.
+   */
+  @Test
+  void freshChainLeftSet_overAJournalWithReceipts_failsTheStart_namingThePropertyToRemove()
+      throws Exception {
+    String[] props = {
+      "mesh.key-file=" + keyFile(SigningKey.generate()), "mesh.journal=" + journal()
+    };
+    runner
+        .withPropertyValues(props)
+        .withPropertyValues("mesh.fresh-chain=true")
+        .run(context -> serveOnce(context.getBean(Steward.class)));
+
+    runner
+        .withPropertyValues(props)
+        .withPropertyValues("mesh.fresh-chain=true")
+        .run(
+            context -> {
+              failsNaming(context, "mesh.fresh-chain is set", "up to 0", "Remove mesh.fresh-chain");
+              assertThat(context.getStartupFailure())
+                  .hasRootCauseInstanceOf(ChainHeadConflictException.class);
+            });
+    // The refused start let the journal go and wrote nothing: the next continues the chain.
+    startsWithTheChainAt(1, props);
+  }
+
+  /** A key's first start without the property is refused too, saying to set it for that start. */
+  @Test
+  void aKeysFirstStart_withoutFreshChain_failsTheStart_namingTheProperty() throws Exception {
+    runner
+        .withPropertyValues(
+            "mesh.key-file=" + keyFile(SigningKey.generate()), "mesh.journal=" + journal())
+        .run(
+            context -> {
+              failsNaming(context, "mesh.fresh-chain=true for this one start");
+              assertThat(context.getStartupFailure())
+                  .hasRootCauseInstanceOf(UnknownChainHeadException.class);
+            });
   }
 
   // ---- mesh.revocations ------------------------------------------------------------------------
@@ -237,11 +294,7 @@ class JournalPropertiesTest {
     assertThat(PostgresJournal.names(location)).containsExactly(name);
     assertThat(PostgresSnapshotStore.of(location, name).latest()).isPresent();
     // The next start continues the chain the database records, from that snapshot.
-    runner
-        .withPropertyValues(props)
-        .run(
-            context ->
-                assertThat(context.getBean(Steward.class).head().nextSequence()).isEqualTo(1));
+    startsWithTheChainAt(1, props);
   }
 
   @Test

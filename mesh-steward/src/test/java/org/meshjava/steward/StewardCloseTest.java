@@ -3,13 +3,16 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -20,9 +23,16 @@ import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.energy.CounterMeter;
+import org.meshjava.energy.DiscoveryOptions;
+import org.meshjava.energy.LivenessPolicy;
+import org.meshjava.energy.MeterDiscovery;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.Unresolved;
 
 /**
@@ -158,5 +168,80 @@ class StewardCloseTest {
             ServeException.class,
             e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
     assertThat(closeTook.get()).isLessThan(Duration.ofSeconds(20));
+  }
+
+  /**
+   * Regression: a journal whose close threw skipped closing the meter the steward discovered, so
+   * its re-probe thread outlived the steward. The meter here is what discovery finds on a fake
+   * powercap tree ({@link DiscoveryOptions#withRaplRoot}) whose counter a thread keeps advancing,
+   * so it is proved live and owned by the steward, as a machine's RAPL counter would be.
+   */
+  @Test
+  void close_whoseJournalCloseThrows_stillClosesTheDiscoveredMeter() throws Exception {
+    Path powercap = dir.resolve("powercap");
+    Path zone = Files.createDirectories(powercap.resolve("intel-rapl:0"));
+    Files.writeString(zone.resolve("name"), "package-0\n");
+    Files.writeString(zone.resolve("max_energy_range_uj"), "262143328850\n");
+    Path energy = zone.resolve("energy_uj");
+    Files.writeString(energy, "0\n");
+    AtomicBoolean powered = new AtomicBoolean(true);
+    CountDownLatch advancing = new CountDownLatch(20);
+    Future<?> counter =
+        threads.submit(
+            () -> {
+              // Advances about once a millisecond, as RAPL does; replaced whole, so that a read
+              // never sees a half-written number.
+              Path next = zone.resolve("energy_uj.next");
+              for (long uj = 1_000; powered.get(); uj += 1_000) {
+                Files.writeString(next, uj + "\n");
+                Files.move(
+                    next,
+                    energy,
+                    StandardCopyOption.ATOMIC_MOVE,
+                    StandardCopyOption.REPLACE_EXISTING);
+                advancing.countDown();
+                Thread.sleep(1);
+              }
+              return null;
+            });
+    // Discovery probes the counter once, at build: it must be advancing from the first sample.
+    assertThat(advancing.await(10, TimeUnit.SECONDS)).isTrue();
+    RuntimeException closeFailed = new IllegalStateException("the journal's close failed");
+    Journal failsToClose =
+        new ForwardingJournal(new InMemoryJournal()) {
+          @Override
+          public void close() {
+            super.close();
+            throw closeFailed;
+          }
+        };
+    Steward s =
+        Steward.ephemeral()
+            .discovery(
+                DiscoveryOptions.defaults()
+                    .withRaplRoot(powercap)
+                    .withoutNvml()
+                    .withoutIoReport()
+                    // Samples far apart, so that a writer held off the CPU for a while still
+                    // advances the counter in every interval.
+                    .withLiveness(
+                        new LivenessPolicy(Duration.ofMillis(150), Duration.ofMillis(900))))
+            .journal(failsToClose)
+            .backend(ReferenceEngine.builder().name("ref").build())
+            .build();
+    MeterDiscovery found = s.meterDiscovery().orElseThrow();
+    assertThat(found.hardwareGraded())
+        .as("the fake counter is proved live: %s", found.counters())
+        .isTrue();
+    CounterMeter meter = (CounterMeter) found.meter();
+
+    assertThatThrownBy(s::close).isSameAs(closeFailed);
+
+    // The counter stops. A meter still open would find it frozen when probed; a closed one probes
+    // no more (CounterMeter.close), so the counter keeps the verdict it had.
+    powered.set(false);
+    counter.get(10, TimeUnit.SECONDS);
+    meter.probeNow();
+    assertThat(meter.liveDomains()).as("the meter was closed, so it probed nothing").isNotEmpty();
   }
 }
