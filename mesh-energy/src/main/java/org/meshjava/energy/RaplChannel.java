@@ -15,17 +15,35 @@ final class RaplChannel extends NamedChannel {
    */
   static final long ASSUMED_MAX_WATTS = 1_000;
 
+  /**
+   * Time added to the gap between two reads when bounding the increment between them: a value read
+   * lags the energy drawn by up to one refresh of the energy status MSR, about 1 ms (Intel SDM Vol.
+   * 3B §14.9.3); ten refreshes leave a margin, and at 1 kW they are worth 10 J.
+   */
+  static final long REFRESH_SLACK_NANOS = 10_000_000L;
+
   private final Path energyFile;
   private final SysfsReader reader;
+  private final ProbeClock clock;
   private final long rangeUj;
   private final CounterAccumulator accumulator;
 
-  RaplChannel(String name, EnergyDomain domain, Path energyFile, long rangeUj, SysfsReader reader) {
+  RaplChannel(
+      String name,
+      EnergyDomain domain,
+      Path energyFile,
+      long rangeUj,
+      SysfsReader reader,
+      ProbeClock clock) {
     super(name, domain);
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
     this.reader = Objects.requireNonNull(reader, "reader");
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.rangeUj = rangeUj;
-    this.accumulator = new CounterAccumulator(rangeUj, 1);
+    // A value smaller than the last is a wrap only if the zone could have drawn the rest of the
+    // range in between; otherwise the counter was reset (suspend to RAM, a package reset) and
+    // folding it in as a wrap would add up to the whole range to whatever window is open.
+    this.accumulator = new CounterAccumulator(rangeUj, 1, ASSUMED_MAX_WATTS, REFRESH_SLACK_NANOS);
   }
 
   /**
@@ -44,7 +62,9 @@ final class RaplChannel extends NamedChannel {
 
   @Override
   public long readTotalUj() throws CounterException {
-    return accumulator.advance(readRaw(), name());
+    long start = clock.nanoTime();
+    long raw = readRaw();
+    return accumulator.advance(raw, name(), start, clock.nanoTime());
   }
 
   /** Reads {@code energy_uj} as a number of µJ. */
