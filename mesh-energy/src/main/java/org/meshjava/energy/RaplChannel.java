@@ -22,6 +22,14 @@ final class RaplChannel extends NamedChannel {
    */
   static final long REFRESH_SLACK_NANOS = 10_000_000L;
 
+  /**
+   * The shortest wrap time at {@link #ASSUMED_MAX_WATTS} a zone may have to be used. Real ranges
+   * last a minute or more at 1 kW (65.5 kJ and up); a zone whose range lasts under a second would
+   * have to be read by a timer at sub-second intervals forever, each read landing in the windows it
+   * meters, and is refused instead.
+   */
+  static final long MIN_WRAP_NANOS = 1_000_000_000L;
+
   private final Path energyFile;
   private final SysfsReader reader;
   private final ProbeClock clock;

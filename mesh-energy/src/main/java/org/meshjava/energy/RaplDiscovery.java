@@ -128,6 +128,19 @@ final class RaplDiscovery {
     }
     RaplChannel channel =
         new RaplChannel(counter, domain.get(), zone.resolve("energy_uj"), range, reader, clock);
+    if (channel.maxReadGapNanos() < RaplChannel.MIN_WRAP_NANOS) {
+      rejected.add(
+          CounterStatus.unavailable(
+              counter,
+              domain,
+              CounterIssue.READ_FAILED, // not UNREADABLE, which means denied and gets its advice
+              "max_energy_range_uj "
+                  + range
+                  + " wraps in under a second at "
+                  + RaplChannel.ASSUMED_MAX_WATTS
+                  + " W: it cannot be read often enough to see every wrap"));
+      return Optional.empty();
+    }
     try {
       channel.readRaw();
     } catch (CounterException e) {

@@ -364,6 +364,32 @@ class RaplMeterTest {
     return w.close(1).measuredUj();
   }
 
+  // A range that lasts under a second at 1 kW would set the meter's wrap timer polling sysfs at
+  // sub-second (for a range under 1 000 µJ, 1 ns) intervals for the life of the process.
+  @Test
+  void discover_whenRangeWrapsInUnderASecond_refusesTheZone() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, 999_999_999L);
+    powered(pkg, 0, 15, 999_999_999L);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).as("not a permission").isEmpty();
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).isEqualTo(CounterState.UNAVAILABLE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail()).contains("under a second");
+            });
+  }
+
+  @Test
+  void discover_whenRangeLastsASecondAtOneKilowatt_usesTheZone() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, 1_000_000_000L);
+    powered(pkg, 0, 15, 1_000_000_000L);
+    assertThat(discover(SysfsReader.FILES).hardwareGraded()).isTrue();
+  }
+
   @Test
   void raplChannel_boundsItsReadGapByTheRangeAtOneKilowatt() {
     RaplChannel c =
