@@ -81,6 +81,28 @@ class HonestHwShuntTest {
     assertThat(acrossProbe.close(1).provenance()).isEqualTo(Provenance.Estimator);
   }
 
+  // The same across meters: two stewards in one process that each discovered a meter read the
+  // same package, and one meter's probe burn landed in the other's windows, graded HwShunt.
+  @Test
+  void windowOfOneMeter_acrossAProbeRunByAnotherMeterOfTheProcess_isNotHwShunt() {
+    CounterMeter first = meter(TimedCounter.rapl(CPU0, clock));
+    CounterMeter second = meter(TimedCounter.rapl(CPU0, clock)); // the same package, read again
+    first.probeNow();
+    second.probeNow();
+    MeterWindow w = first.open(Set.of(CPU0));
+    second.probeNow(); // 400 ms of burn on some package
+    assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    MeterWindow after = first.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    assertThat(after.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    second.close();
+    MeterWindow afterClose = first.open(Set.of(CPU0));
+    second.probeNow(); // a closed meter probes nothing
+    clock.advanceMillis(50);
+    assertThat(afterClose.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    first.close();
+  }
+
   @Test
   void windowOnCpu_openedAndClosedDuringAProbeOfTheGpuCounter_isNotHwShunt() {
     TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
