@@ -120,10 +120,17 @@ final class RaplDiscovery {
       if (range <= 0) {
         throw new NumberFormatException("non-positive");
       }
-    } catch (IOException | NumberFormatException e) {
+    } catch (IOException e) {
       rejected.add(
           CounterStatus.unavailable(
               counter, domain, CounterIssue.UNREADABLE, "no usable max_energy_range_uj: " + e));
+      return Optional.empty();
+    } catch (NumberFormatException e) {
+      // Read, but no range: READ_FAILED, as for an energy_uj that is not a number. UNREADABLE
+      // would bring discovery's advice on granting read access, which cannot help here.
+      rejected.add(
+          CounterStatus.unavailable(
+              counter, domain, CounterIssue.READ_FAILED, "no usable max_energy_range_uj: " + e));
       return Optional.empty();
     }
     RaplChannel channel =

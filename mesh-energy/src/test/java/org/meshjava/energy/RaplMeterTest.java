@@ -384,6 +384,20 @@ class RaplMeterTest {
   }
 
   @Test
+  void discover_whenRangeIsZeroOrGarbage_isReadFailedWithoutThePermissionAdvice()
+      throws IOException {
+    Path zero = zone("intel-rapl:0", "package-0", 0);
+    Files.writeString(zero.resolve("max_energy_range_uj"), "0\n");
+    Path garbage = zone("intel-rapl:1", "package-1", 0);
+    Files.writeString(garbage.resolve("max_energy_range_uj"), "n/a\n");
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.counters())
+        .hasSize(2)
+        .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED));
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+  }
+
+  @Test
   void discover_whenRangeLastsASecondAtOneKilowatt_usesTheZone() throws IOException {
     Path pkg = zone("intel-rapl:0", "package-0", 0, 1_000_000_000L);
     powered(pkg, 0, 15, 1_000_000_000L);
