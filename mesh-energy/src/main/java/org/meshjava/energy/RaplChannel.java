@@ -16,11 +16,13 @@ final class RaplChannel extends NamedChannel {
   static final long ASSUMED_MAX_WATTS = 1_000;
 
   /**
-   * Time added to the gap between two reads when bounding the increment between them: a value read
+   * Time added to the gap between two reads when bounding the increment between them. A value read
    * lags the energy drawn by up to one refresh of the energy status MSR, about 1 ms (Intel SDM Vol.
-   * 3B §14.9.3); ten refreshes leave a margin, and at 1 kW they are worth 10 J.
+   * 3B §14.9.3); a counter republished in lumps lags by a whole lump. 100 ms (100 J at 1 kW) lets
+   * such a counter fail its probe as {@code LUMPY}, which is what it is, rather than be called
+   * reset, and still tells every reset from a wrap except one from within about 100 J of the range.
    */
-  static final long REFRESH_SLACK_NANOS = 10_000_000L;
+  static final long REFRESH_SLACK_NANOS = 100_000_000L;
 
   /**
    * The shortest wrap time at {@link #ASSUMED_MAX_WATTS} a zone may have to be used. Real ranges

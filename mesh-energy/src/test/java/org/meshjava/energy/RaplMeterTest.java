@@ -273,6 +273,29 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // A zone republished in lumps (here 18 J every 60 ms) is not live, and says so: LUMPY, not a
+  // reset, though each lump is more than 1 kW could add in the millisecond between two polls.
+  @Test
+  void discover_whenZonePublishesInLumps_isLumpyNotAReset() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0);
+    AtomicLong drawn = new AtomicLong();
+    AtomicLong published = new AtomicLong();
+    powered.put(pkg.resolve("energy_uj"), published);
+    long[] sincePublish = {0};
+    clock.onAdvance(
+        nanos -> {
+          drawn.addAndGet(nanos * 300 / 1_000); // 300 W
+          sincePublish[0] += nanos;
+          if (sincePublish[0] >= 60_000_000L) {
+            sincePublish[0] %= 60_000_000L;
+            published.set(drawn.get() % RANGE);
+          }
+        });
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters().getFirst().issue()).contains(CounterIssue.LUMPY);
+  }
+
   // A real wrap at a plausible power, seen between two close reads, is still a wrap.
   @Test
   void window_whenCounterWrapsAtFullPowerBetweenPolls_isStillMeasured() throws IOException {
