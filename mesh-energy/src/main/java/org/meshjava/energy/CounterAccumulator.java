@@ -8,7 +8,15 @@ package org.meshjava.energy;
  * than it can wrap (minutes for RAPL at full package power); the meter reads on every window open
  * and close and every probe sample. A counter with no range (2^64) that appears to move backwards
  * by more than half its range has been reset, which no arithmetic can recover, so it is reported as
- * {@link CounterIssue#COUNTER_RESET}. Not thread-safe.
+ * {@link CounterIssue#COUNTER_RESET}.
+ *
+ * <p>A counter with a range cannot tell a reset (suspend to RAM, a package reset, a driver that
+ * republishes an older value) from a wrap by its values alone: both read back smaller. Time can: an
+ * accumulator given the most power its domain can draw refuses any increment larger than that power
+ * could have added between the previous read's start and this read's end (plus a slack for the
+ * counter's own refresh lag), as {@link CounterIssue#COUNTER_RESET}, and counts on from the new
+ * value. A wrap taken at the same bound as the read-gap rule is thereby the only reading of a
+ * smaller value that is believed. Not thread-safe.
  */
 final class CounterAccumulator {
   /** Marks a 64-bit unsigned counter: it wraps at 2^64. */
@@ -16,8 +24,11 @@ final class CounterAccumulator {
 
   private final long range;
   private final long ujPerUnit;
+  private final long maxWatts;
+  private final long slackNanos;
   private boolean started;
   private long previousRaw;
+  private long previousReadStartNanos;
   private long totalUj;
 
   /**
@@ -26,22 +37,57 @@ final class CounterAccumulator {
    * @param ujPerUnit microjoules per raw unit (1 for RAPL, 1000 for NVML's millijoules)
    */
   CounterAccumulator(long range, long ujPerUnit) {
+    this(range, ujPerUnit, 0, 0);
+  }
+
+  /**
+   * An accumulator that also refuses increments its domain cannot have drawn.
+   *
+   * @param range as for {@link #CounterAccumulator(long, long)}
+   * @param ujPerUnit as for {@link #CounterAccumulator(long, long)}
+   * @param maxWatts the most power the domain is assumed to draw; 0 for no bound
+   * @param slackNanos time added to every gap between reads: the counter's value may lag the energy
+   *     drawn by up to one refresh
+   */
+  CounterAccumulator(long range, long ujPerUnit, long maxWatts, long slackNanos) {
     if (range < 0) {
       throw new IllegalArgumentException("range must be non-negative: " + range);
     }
     if (ujPerUnit <= 0) {
       throw new IllegalArgumentException("ujPerUnit must be positive: " + ujPerUnit);
     }
+    if (maxWatts < 0 || slackNanos < 0) {
+      throw new IllegalArgumentException(
+          "maxWatts and slackNanos must be non-negative: " + maxWatts + ", " + slackNanos);
+    }
     this.range = range;
     this.ujPerUnit = ujPerUnit;
+    this.maxWatts = maxWatts;
+    this.slackNanos = slackNanos;
   }
 
   /**
-   * Folds in a raw reading and returns the total µJ since the first one.
+   * Folds in a raw reading and returns the total µJ since the first one; for an accumulator with no
+   * power bound, which needs no times.
    *
    * @throws CounterException if the reading is outside the range or implies a reset
    */
   long advance(long raw, String counter) throws CounterException {
+    if (maxWatts > 0) {
+      throw new IllegalStateException("a power-bounded accumulator needs the read's times");
+    }
+    return advance(raw, counter, 0, 0);
+  }
+
+  /**
+   * Folds in a raw reading taken between {@code readStartNanos} and {@code readEndNanos} and
+   * returns the total µJ since the first one.
+   *
+   * @throws CounterException if the reading is outside the range or implies a reset, including an
+   *     increment larger than {@code maxWatts} could have added since the previous read began
+   */
+  long advance(long raw, String counter, long readStartNanos, long readEndNanos)
+      throws CounterException {
     if (range != RANGE_2_64 && (raw < 0 || raw > range)) {
       throw new CounterException(
           CounterIssue.COUNTER_RESET, counter + " read " + raw + ", outside its range 0.." + range);
@@ -49,6 +95,7 @@ final class CounterAccumulator {
     if (!started) {
       started = true;
       previousRaw = raw;
+      previousReadStartNanos = readStartNanos;
       return 0;
     }
     long delta;
@@ -57,6 +104,7 @@ final class CounterAccumulator {
       if (delta < 0) {
         long was = previousRaw;
         previousRaw = raw; // re-baseline, so the next read counts from here
+        previousReadStartNanos = readStartNanos;
         throw new CounterException(
             CounterIssue.COUNTER_RESET,
             counter
@@ -69,7 +117,29 @@ final class CounterAccumulator {
     } else {
       delta = raw >= previousRaw ? raw - previousRaw : range - previousRaw + raw;
     }
+    long was = previousRaw;
+    long sinceNanos = readEndNanos - previousReadStartNanos;
     previousRaw = raw;
+    previousReadStartNanos = readStartNanos;
+    if (maxWatts > 0 && delta > mostDrawnUj(sinceNanos) / ujPerUnit) {
+      long deltaUj = delta > Long.MAX_VALUE / ujPerUnit ? Long.MAX_VALUE : delta * ujPerUnit;
+      throw new CounterException(
+          CounterIssue.COUNTER_RESET,
+          counter
+              + " moved from "
+              + was
+              + " to "
+              + raw
+              + " in "
+              + sinceNanos / 1_000_000
+              + " ms: "
+              + (raw < was ? "as a wrap, " : "")
+              + deltaUj
+              + " µJ, more than "
+              + maxWatts
+              + " W can draw, so the counter was reset; counting on from "
+              + raw);
+    }
     try {
       totalUj = Math.addExact(totalUj, Math.multiplyExact(delta, ujPerUnit));
     } catch (ArithmeticException e) {
@@ -77,5 +147,12 @@ final class CounterAccumulator {
           CounterIssue.COUNTER_RESET, counter + " total overflowed; treating as a reset", e);
     }
     return totalUj;
+  }
+
+  /** The most µJ the domain can draw in {@code nanos} plus the slack. */
+  private long mostDrawnUj(long nanos) {
+    long span = Math.max(0, nanos) + slackNanos;
+    // P W is P µJ per µs, so P * ns / 1000 µJ; saturate rather than overflow.
+    return span > Long.MAX_VALUE / maxWatts ? Long.MAX_VALUE : maxWatts * span / 1_000;
   }
 }

@@ -47,7 +47,11 @@ public enum CounterIssue {
   STALLED,
   /** Reading the counter failed after it had been found live. */
   READ_FAILED,
-  /** The counter went backwards by more than a wrap can explain, e.g. a driver reload. */
+  /**
+   * The counter went backwards by more than a wrap can explain, e.g. a driver reload, or moved
+   * further than its domain can draw in the time since its last read (a RAPL counter restarted by
+   * suspend to RAM or a package reset reads back like a wrap).
+   */
   COUNTER_RESET,
   /** A re-probe of the counter is in progress; figures are not hardware-graded meanwhile. */
   PROBING

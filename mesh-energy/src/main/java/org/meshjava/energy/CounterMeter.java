@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.WeakHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
@@ -60,6 +61,15 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
 
   /** How long {@link #close()} waits for a probe to stop before it gives up releasing. */
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(30);
+
+  /**
+   * Every meter of this process not yet closed. A probe's burn lands on whatever package the
+   * scheduler picks, whichever meter runs it, so it disturbs the windows of every meter in the
+   * process (two stewards that each discovered a meter), not only its own. Weak, so a meter dropped
+   * without being closed is not kept alive by it. Iterate only while holding it.
+   */
+  private static final Set<CounterMeter> METERS =
+      Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private final Map<EnergyDomain, DomainLedger> ledgers;
   private final List<CounterStatus> unavailable;
@@ -129,6 +139,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       names.add(l.name());
     }
     this.name = "counters" + names;
+    METERS.add(this);
   }
 
   /** A meter probing every counter at one cadence; for tests. */
@@ -237,6 +248,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    METERS.remove(this);
     if (ownedExecutor != null) {
       ownedExecutor.shutdownNow();
     }
@@ -319,8 +331,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
 
   private void probeUnderLoad(List<DomainLedger> targets) {
     // The probe's burn heats the CPU packages and DRAM, and its GPU work the GPUs, whichever
-    // counter is under probe: every domain is disturbed, not only the probed ones.
-    for (DomainLedger l : ledgers.values()) {
+    // counter is under probe: every domain is disturbed, not only the probed ones, and in every
+    // meter of the process, not only this one.
+    List<DomainLedger> disturbed = everyLedgerInProcess();
+    for (DomainLedger l : disturbed) {
       l.beginDisturbance();
     }
     try {
@@ -367,10 +381,23 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         targets.get(i).endProbe(verdicts.get(i), now);
       }
     } finally {
-      for (DomainLedger l : ledgers.values()) {
+      for (DomainLedger l : disturbed) {
         l.endDisturbance();
       }
     }
+  }
+
+  /** This meter's ledgers, then those of every other open meter of the process. */
+  private List<DomainLedger> everyLedgerInProcess() {
+    List<DomainLedger> all = new ArrayList<>(ledgers.values());
+    synchronized (METERS) {
+      for (CounterMeter other : METERS) {
+        if (other != this) {
+          all.addAll(other.ledgers.values());
+        }
+      }
+    }
+    return all;
   }
 
   /** One serve's window. Not thread-safe; it belongs to one serve. */

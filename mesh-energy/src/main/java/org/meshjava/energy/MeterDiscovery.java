@@ -63,7 +63,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
         .ifPresent(
             root ->
                 guarded(
-                    "rapl", refused, () -> RaplDiscovery.discover(root, sysfs, channels, refused)));
+                    "rapl",
+                    refused,
+                    () -> RaplDiscovery.discover(root, sysfs, clock, channels, refused)));
     options
         .nvmlLibrary()
         .ifPresent(

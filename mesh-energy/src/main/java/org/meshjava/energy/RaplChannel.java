@@ -15,17 +15,45 @@ final class RaplChannel extends NamedChannel {
    */
   static final long ASSUMED_MAX_WATTS = 1_000;
 
+  /**
+   * Time added to the gap between two reads when bounding the increment between them. A value read
+   * lags the energy drawn by up to one refresh of the energy status MSR, about 1 ms (Intel SDM Vol.
+   * 3B §14.9.3); a counter republished in lumps lags by a whole lump. 100 ms (100 J at 1 kW) lets
+   * such a counter fail its probe as {@code LUMPY}, which is what it is, rather than be called
+   * reset, and still tells every reset from a wrap except one from within about 100 J of the range.
+   */
+  static final long REFRESH_SLACK_NANOS = 100_000_000L;
+
+  /**
+   * The shortest wrap time at {@link #ASSUMED_MAX_WATTS} a zone may have to be used. Real ranges
+   * last a minute or more at 1 kW (65.5 kJ and up); a zone whose range lasts under a second would
+   * have to be read by a timer at sub-second intervals forever, each read landing in the windows it
+   * meters, and is refused instead.
+   */
+  static final long MIN_WRAP_NANOS = 1_000_000_000L;
+
   private final Path energyFile;
   private final SysfsReader reader;
+  private final ProbeClock clock;
   private final long rangeUj;
   private final CounterAccumulator accumulator;
 
-  RaplChannel(String name, EnergyDomain domain, Path energyFile, long rangeUj, SysfsReader reader) {
+  RaplChannel(
+      String name,
+      EnergyDomain domain,
+      Path energyFile,
+      long rangeUj,
+      SysfsReader reader,
+      ProbeClock clock) {
     super(name, domain);
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
     this.reader = Objects.requireNonNull(reader, "reader");
+    this.clock = Objects.requireNonNull(clock, "clock");
     this.rangeUj = rangeUj;
-    this.accumulator = new CounterAccumulator(rangeUj, 1);
+    // A value smaller than the last is a wrap only if the zone could have drawn the rest of the
+    // range in between; otherwise the counter was reset (suspend to RAM, a package reset) and
+    // folding it in as a wrap would add up to the whole range to whatever window is open.
+    this.accumulator = new CounterAccumulator(rangeUj, 1, ASSUMED_MAX_WATTS, REFRESH_SLACK_NANOS);
   }
 
   /**
@@ -44,7 +72,9 @@ final class RaplChannel extends NamedChannel {
 
   @Override
   public long readTotalUj() throws CounterException {
-    return accumulator.advance(readRaw(), name());
+    long start = clock.nanoTime();
+    long raw = readRaw();
+    return accumulator.advance(raw, name(), start, clock.nanoTime());
   }
 
   /** Reads {@code energy_uj} as a number of µJ. */

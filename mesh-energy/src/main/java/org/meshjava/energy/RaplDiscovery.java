@@ -38,7 +38,11 @@ final class RaplDiscovery {
   private RaplDiscovery() {}
 
   static void discover(
-      Path root, SysfsReader reader, List<EnergyChannel> found, List<CounterStatus> rejected) {
+      Path root,
+      SysfsReader reader,
+      ProbeClock clock,
+      List<EnergyChannel> found,
+      List<CounterStatus> rejected) {
     if (!Files.isDirectory(root)) {
       rejected.add(
           CounterStatus.unavailable(
@@ -68,7 +72,7 @@ final class RaplDiscovery {
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
     for (Path zone : zones) {
-      readable(root, zone, reader, rejected)
+      readable(root, zone, reader, clock, rejected)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
@@ -83,7 +87,7 @@ final class RaplDiscovery {
 
   /** The zone's channel if it reads one of our domains and can be read. */
   private static Optional<RaplChannel> readable(
-      Path root, Path zone, SysfsReader reader, List<CounterStatus> rejected) {
+      Path root, Path zone, SysfsReader reader, ProbeClock clock, List<CounterStatus> rejected) {
     String zoneName = zone.getFileName().toString();
     String counter = "rapl:" + zoneName;
     Matcher m = ZONE.matcher(zoneName);
@@ -116,14 +120,34 @@ final class RaplDiscovery {
       if (range <= 0) {
         throw new NumberFormatException("non-positive");
       }
-    } catch (IOException | NumberFormatException e) {
+    } catch (IOException e) {
       rejected.add(
           CounterStatus.unavailable(
               counter, domain, CounterIssue.UNREADABLE, "no usable max_energy_range_uj: " + e));
       return Optional.empty();
+    } catch (NumberFormatException e) {
+      // Read, but no range: READ_FAILED, as for an energy_uj that is not a number. UNREADABLE
+      // would bring discovery's advice on granting read access, which cannot help here.
+      rejected.add(
+          CounterStatus.unavailable(
+              counter, domain, CounterIssue.READ_FAILED, "no usable max_energy_range_uj: " + e));
+      return Optional.empty();
     }
     RaplChannel channel =
-        new RaplChannel(counter, domain.get(), zone.resolve("energy_uj"), range, reader);
+        new RaplChannel(counter, domain.get(), zone.resolve("energy_uj"), range, reader, clock);
+    if (channel.maxReadGapNanos() < RaplChannel.MIN_WRAP_NANOS) {
+      rejected.add(
+          CounterStatus.unavailable(
+              counter,
+              domain,
+              CounterIssue.READ_FAILED, // not UNREADABLE, which means denied and gets its advice
+              "max_energy_range_uj "
+                  + range
+                  + " wraps in under a second at "
+                  + RaplChannel.ASSUMED_MAX_WATTS
+                  + " W: it cannot be read often enough to see every wrap"));
+      return Optional.empty();
+    }
     try {
       channel.readRaw();
     } catch (CounterException e) {

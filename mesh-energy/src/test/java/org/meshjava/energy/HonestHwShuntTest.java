@@ -81,6 +81,28 @@ class HonestHwShuntTest {
     assertThat(acrossProbe.close(1).provenance()).isEqualTo(Provenance.Estimator);
   }
 
+  // The same across meters: two stewards in one process that each discovered a meter read the
+  // same package, and one meter's probe burn landed in the other's windows, graded HwShunt.
+  @Test
+  void windowOfOneMeter_acrossAProbeRunByAnotherMeterOfTheProcess_isNotHwShunt() {
+    CounterMeter first = meter(TimedCounter.rapl(CPU0, clock));
+    CounterMeter second = meter(TimedCounter.rapl(CPU0, clock)); // the same package, read again
+    first.probeNow();
+    second.probeNow();
+    MeterWindow w = first.open(Set.of(CPU0));
+    second.probeNow(); // 400 ms of burn on some package
+    assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    MeterWindow after = first.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    assertThat(after.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    second.close();
+    MeterWindow afterClose = first.open(Set.of(CPU0));
+    second.probeNow(); // a closed meter probes nothing
+    clock.advanceMillis(50);
+    assertThat(afterClose.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+    first.close();
+  }
+
   @Test
   void windowOnCpu_openedAndClosedDuringAProbeOfTheGpuCounter_isNotHwShunt() {
     TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
@@ -158,6 +180,33 @@ class HonestHwShuntTest {
     MeterWindow longWindow = meter.open(Set.of(GPU0));
     clock.advanceMillis(400);
     assertThat(longWindow.close(10_000).provenance()).isEqualTo(Provenance.HwShunt);
+  }
+
+  // A serve shorter than a slow counter's refresh sees either no refresh (0 µJ) or one stale
+  // tick (a whole refresh period's energy, most of it drawn before the serve began). Neither is
+  // a reading of the serve: the figure is the caller's estimate, which is also what a grant is
+  // debited, never 0 and never the tick.
+  @Test
+  void serveShorterThanTheRefresh_betweenTicksOrAcrossOne_isTheEstimateNotAReading()
+      throws CounterException {
+    TimedCounter gpu = new TimedCounter(GPU0, clock, 100, 300_000, true); // 300 W, 100 ms
+    CounterMeter meter = meter(gpu);
+    meter.probeNow();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    long toNextTick = 100 - (clock.nanoTime() / 1_000_000 % 100);
+    clock.advanceMillis(toNextTick + 10); // 10 ms after a refresh
+    long before = gpu.readTotalUj();
+    MeterWindow between = meter.open(Set.of(GPU0));
+    gpu.work(2_000_000);
+    clock.advanceMillis(30); // no refresh inside
+    assertThat(gpu.readTotalUj()).as("the counter did not move").isEqualTo(before);
+    assertThat(between.close(2_500_000)).isEqualTo(Energy.estimated(2_500_000));
+    clock.advanceMillis(50); // 10 ms before the next refresh
+    MeterWindow acrossOne = meter.open(Set.of(GPU0));
+    gpu.work(2_000_000);
+    clock.advanceMillis(30); // one refresh inside: 100 ms of energy for a 30 ms serve
+    assertThat(acrossOne.close(2_500_000)).isEqualTo(Energy.estimated(2_500_000));
+    assertThat(meter.liveDomains()).as("neither is a stall").containsExactly(GPU0);
   }
 
   // Item 9: with one 20 ms policy for every counter, one refreshed every 25 ms or slower could

@@ -177,6 +177,26 @@ class NvmlMeterTest {
     meter.close();
   }
 
+  // A driver reload restarts NVML's counter near 0 (mJ since driver load); the window across it
+  // is no reading, the next read counts from the new value, and a re-probe brings it back.
+  @Test
+  void close_whenDriverReloadRestartsTheCounterMidServe_isEstimatorThenMeasuredAfterReprobe() {
+    FakeNvml.script(0, 50_000_000, 3, 1);
+    CounterMeter meter = (CounterMeter) discover().meter();
+    MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
+    FakeNvml.script(0, 7, 3, 1);
+    assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    assertThat(reprobes).hasSize(1);
+    reprobes.removeFirst().run();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    MeterWindow after = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
+    assertThat(after.close(4)).as("3 mJ per read, in µJ").isEqualTo(Energy.measured(3_000, 4));
+    meter.close();
+  }
+
   @Test
   void probe_inRealTimeOnTheFakeLibrary_provesTheCounterLive() {
     LivenessPolicy quick = new LivenessPolicy(Duration.ofMillis(20), Duration.ofMillis(300));

@@ -185,7 +185,7 @@ class RaplMeterTest {
     zone("intel-rapl:2", "psys", 0);
     List<EnergyChannel> found = new ArrayList<>();
     List<CounterStatus> refused = new ArrayList<>();
-    RaplDiscovery.discover(root, SysfsReader.FILES, found, refused);
+    RaplDiscovery.discover(root, SysfsReader.FILES, clock, found, refused);
     assertThat(found)
         .extracting(EnergyChannel::domain)
         .containsExactly(EnergyDomain.cpuPackage(1), EnergyDomain.dram(1));
@@ -226,10 +226,212 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // A counter that comes back lower than it was is a wrap only if the zone could have drawn the
+  // rest of the range since the last read. Suspend to RAM or a package reset restarts the MSR
+  // near 0: folding that in as a wrap added the whole remaining range (here 162 kJ in 50 ms, over
+  // 3 MW) to a figure graded HwShunt.
+  @Test
+  void window_whenCounterResetsMidServe_isNotAWrapAndNotHwShunt() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 100_000_000_000L);
+    AtomicLong value = powered(pkg, 100_000_000_000L, 15);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    MeterWindow other = meter.open(Set.of(CPU0));
+    clock.advanceMillis(20);
+    value.set(2_000); // the package counter restarted
+    clock.advanceMillis(30);
+    Energy e = w.close(77);
+    assertThat(e).as("a reset mid-serve is no reading").isEqualTo(Energy.estimated(77));
+    assertThat(other.close(5)).as("nor a share of one").isEqualTo(Energy.estimated(5));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    assertThat(reprobes).as("a re-probe is due").hasSize(1);
+    reprobes.removeFirst().run();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    long before = value.get();
+    MeterWindow after = meter.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    assertThat(after.close(1))
+        .as("counts on from the restarted value")
+        .isEqualTo(Energy.measured(value.get() - before, 1))
+        .isEqualTo(Energy.measured(750_000, 1));
+    meter.close();
+  }
+
+  @Test
+  void window_whenCounterStepsBackSlightly_isNotAWrapThroughTheWholeRange() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 5_000_000);
+    AtomicLong value = powered(pkg, 5_000_000, 15);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(25);
+    value.addAndGet(-1_000_000); // a driver that republishes an older value
+    clock.advanceMillis(25);
+    Energy e = w.close(77);
+    assertThat(e.provenance()).as(e.toString()).isEqualTo(Provenance.Estimator);
+    assertThat(e.uj()).isEqualTo(77);
+    meter.close();
+  }
+
+  // A zone republished in lumps (here 18 J every 60 ms) is not live, and says so: LUMPY, not a
+  // reset, though each lump is more than 1 kW could add in the millisecond between two polls.
+  @Test
+  void discover_whenZonePublishesInLumps_isLumpyNotAReset() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0);
+    AtomicLong drawn = new AtomicLong();
+    AtomicLong published = new AtomicLong();
+    powered.put(pkg.resolve("energy_uj"), published);
+    long[] sincePublish = {0};
+    clock.onAdvance(
+        nanos -> {
+          drawn.addAndGet(nanos * 300 / 1_000); // 300 W
+          sincePublish[0] += nanos;
+          if (sincePublish[0] >= 60_000_000L) {
+            sincePublish[0] %= 60_000_000L;
+            published.set(drawn.get() % RANGE);
+          }
+        });
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters().getFirst().issue()).contains(CounterIssue.LUMPY);
+  }
+
+  // A real wrap at a plausible power, seen between two close reads, is still a wrap.
+  @Test
+  void window_whenCounterWrapsAtFullPowerBetweenPolls_isStillMeasured() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
+    AtomicLong value = powered(pkg, 0, 900, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow w = meter.open(Set.of(CPU0));
+    for (int i = 0; i < 6; i++) {
+      clock.advanceMillis(30_000); // 27 kJ at 900 W: one wrap every two or three polls
+      meter.pollCounters();
+    }
+    Energy e = w.close(1);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj()).hasValue(162_000_000_000L);
+    assertThat(value.get()).isLessThan(SMALL_RANGE);
+    meter.close();
+  }
+
+  // A counter readable at discovery can stop being readable (the zone removed by a driver
+  // reload, or its mode changed): the serve falls back and says why; the counter comes back
+  // only through a probe.
+  @Test
+  void window_whenZoneVanishesOrIsDeniedMidServe_isEstimatorUntilReprobed() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 1_000);
+    AtomicLong value = powered(pkg, 1_000, 15);
+    java.util.concurrent.atomic.AtomicReference<IOException> failing =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Path energy = pkg.resolve("energy_uj");
+    powered.remove(energy); // served below, after the scripted failure
+    SysfsReader withValue =
+        file -> {
+          if (!file.equals(energy)) {
+            return SysfsReader.FILES.read(file);
+          }
+          IOException f = failing.get();
+          if (f != null) {
+            throw f;
+          }
+          return Long.toString(value.get());
+        };
+    CounterMeter meter = (CounterMeter) discover(withValue).meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    for (IOException cause :
+        List.of(
+            new java.nio.file.NoSuchFileException(energy.toString()),
+            new AccessDeniedException(energy.toString()))) {
+      MeterWindow w = meter.open(Set.of(CPU0));
+      clock.advanceMillis(20);
+      failing.set(cause);
+      clock.advanceMillis(30);
+      assertThat(w.close(9)).as(cause.toString()).isEqualTo(Energy.estimated(9));
+      assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
+      assertThat(meter.counters().getFirst().detail()).contains("energy_uj");
+      MeterWindow whileFailing = meter.open(Set.of(CPU0));
+      clock.advanceMillis(50);
+      assertThat(whileFailing.close(9)).isEqualTo(Energy.estimated(9));
+      failing.set(null);
+      assertThat(reprobes).hasSize(1);
+      reprobes.removeFirst().run();
+      assertThat(meter.liveDomains()).as("live again after its probe").containsExactly(CPU0);
+      MeterWindow back = meter.open(Set.of(CPU0));
+      clock.advanceMillis(50);
+      assertThat(back.close(9)).isEqualTo(Energy.measured(750_000, 9));
+    }
+    meter.close();
+  }
+
+  // Newer Intel parts publish the package counter twice: as an MSR zone (intel-rapl:<z>) and
+  // through MMIO (intel-rapl-mmio:<z>). Only the MSR tree is read, so the package is not counted
+  // twice.
+  @Test
+  void discover_whenMmioZoneRepublishesThePackage_countsThePackageOnce() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 1_000);
+    Path mmio = zone("intel-rapl-mmio:0", "package-0", 1_000);
+    powered(pkg, 1_000, 20, RANGE, mmio);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.counters())
+        .extracting(CounterStatus::counter)
+        .containsExactly("rapl:intel-rapl:0");
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(measuredOnCpu0(meter, 100)).hasValue(2_000_000);
+    meter.close();
+  }
+
+  /** What one window of {@code ms} on package 0 measures. */
+  private java.util.OptionalLong measuredOnCpu0(CounterMeter meter, long ms) {
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(ms);
+    return w.close(1).measuredUj();
+  }
+
+  // A range that lasts under a second at 1 kW would set the meter's wrap timer polling sysfs at
+  // sub-second (for a range under 1 000 µJ, 1 ns) intervals for the life of the process.
+  @Test
+  void discover_whenRangeWrapsInUnderASecond_refusesTheZone() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, 999_999_999L);
+    powered(pkg, 0, 15, 999_999_999L);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).as("not a permission").isEmpty();
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.state()).isEqualTo(CounterState.UNAVAILABLE);
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail()).contains("under a second");
+            });
+  }
+
+  @Test
+  void discover_whenRangeIsZeroOrGarbage_isReadFailedWithoutThePermissionAdvice()
+      throws IOException {
+    Path zero = zone("intel-rapl:0", "package-0", 0);
+    Files.writeString(zero.resolve("max_energy_range_uj"), "0\n");
+    Path garbage = zone("intel-rapl:1", "package-1", 0);
+    Files.writeString(garbage.resolve("max_energy_range_uj"), "n/a\n");
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.counters())
+        .hasSize(2)
+        .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED));
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+  }
+
+  @Test
+  void discover_whenRangeLastsASecondAtOneKilowatt_usesTheZone() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, 1_000_000_000L);
+    powered(pkg, 0, 15, 1_000_000_000L);
+    assertThat(discover(SysfsReader.FILES).hardwareGraded()).isTrue();
+  }
+
   @Test
   void raplChannel_boundsItsReadGapByTheRangeAtOneKilowatt() {
     RaplChannel c =
-        new RaplChannel("x", CPU0, root.resolve("energy_uj"), SMALL_RANGE, SysfsReader.FILES);
+        new RaplChannel(
+            "x", CPU0, root.resolve("energy_uj"), SMALL_RANGE, SysfsReader.FILES, clock);
     assertThat(c.maxReadGapNanos()).isEqualTo(65_532_610_000L); // 65.5 s
   }
 
@@ -243,9 +445,7 @@ class RaplMeterTest {
     MeterDiscovery found = discover(SysfsReader.FILES);
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(CPU0);
-    MeterWindow w = meter.open(Set.of(CPU0));
-    clock.advanceMillis(100);
-    assertThat(w.close(1).measuredUj()).hasValue(100 * (40 + 60) * 1_000L);
+    assertThat(measuredOnCpu0(meter, 100)).hasValue(100 * (40 + 60) * 1_000L);
     meter.close();
   }
 
@@ -262,9 +462,7 @@ class RaplMeterTest {
               assertThat(s.counter()).isEqualTo("rapl:intel-rapl:1");
               assertThat(s.detail()).contains("mirrors rapl:intel-rapl:0");
             });
-    MeterWindow w = meter.open(Set.of(CPU0));
-    clock.advanceMillis(100);
-    assertThat(w.close(1).measuredUj()).as("68 W, not 136 W").hasValue(100 * 68 * 1_000L);
+    assertThat(measuredOnCpu0(meter, 100)).as("68 W, not 136 W").hasValue(100 * 68 * 1_000L);
     meter.close();
   }
 
