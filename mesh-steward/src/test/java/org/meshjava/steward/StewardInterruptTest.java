@@ -84,10 +84,22 @@ class StewardInterruptTest {
   @Test
   void aServeCancelledThroughItsFuture_whileItsEngineRuns_isSettledAndSealed_andServesGoOn()
       throws Exception {
+    cancelledWhileItsEngineRuns(threads);
+  }
+
+  @Test
+  void aServeOnAVirtualThread_cancelledWhileItsEngineRuns_isSettledAndSealed_andServesGoOn()
+      throws Exception {
+    try (ExecutorService virtual = Executors.newVirtualThreadPerTaskExecutor()) {
+      cancelledWhileItsEngineRuns(virtual);
+    }
+  }
+
+  private void cancelledWhileItsEngineRuns(ExecutorService pool) throws Exception {
     GrantChain chain = f.chain(1_000_000);
     ServeRequest req = GrantFixture.request("cancelled while it ran", 4, 70_000);
     try (Steward s = f.bare(FileJournal.open(journal())).backend(ignoring()).build()) {
-      OnThePool serve = new OnThePool(s, chain, req);
+      OnThePool serve = new OnThePool(pool, s, chain, req);
       assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
       serve.cancel();
       serve.end();
@@ -110,7 +122,7 @@ class StewardInterruptTest {
     GrantChain chain = f.chain(1_000_000);
     ServeRequest req = GrantFixture.request("its engine gave up", 4, 70_000);
     try (Steward s = f.bare(FileJournal.open(journal())).backend(honouring()).build()) {
-      OnThePool serve = new OnThePool(s, chain, req);
+      OnThePool serve = new OnThePool(threads, s, chain, req);
       assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
       serve.cancel();
       serve.end();
@@ -137,7 +149,7 @@ class StewardInterruptTest {
     AwaitHeld journal = new AwaitHeld(FileJournal.open(journal()));
     long remaining;
     try (Steward s = f.steward(journal).build()) {
-      OnThePool serve = new OnThePool(s, chain, req);
+      OnThePool serve = new OnThePool(threads, s, chain, req);
       assertThat(journal.waiting.await(10, TimeUnit.SECONDS)).isTrue();
       serve.cancel();
       journal.go.countDown();
@@ -216,7 +228,7 @@ class StewardInterruptTest {
   }
 
   /**
-   * A granted serve submitted to the pool, as an application submits one: what it threw, and
+   * A granted serve submitted to {@code pool}, as an application submits one: what it threw, and
    * whether its thread was still interrupted when {@code serve} returned or threw.
    */
   final class OnThePool {
@@ -225,9 +237,9 @@ class StewardInterruptTest {
     private final CountDownLatch done = new CountDownLatch(1);
     private final Future<?> future;
 
-    OnThePool(Steward s, GrantChain chain, ServeRequest req) {
+    OnThePool(ExecutorService pool, Steward s, GrantChain chain, ServeRequest req) {
       future =
-          threads.submit(
+          pool.submit(
               () -> {
                 try {
                   s.serve(req, GrantFixture.payload(req), f.present(chain, req));
