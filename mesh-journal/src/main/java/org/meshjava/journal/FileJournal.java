@@ -22,6 +22,7 @@ import org.meshjava.journal.internal.ChainedReader;
 import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LockHolder;
@@ -77,6 +78,11 @@ import org.slf4j.LoggerFactory;
  * once, so concurrent appends share a sync; none returns before its own bytes were forced. A failed
  * write or sync fails the journal: every append not yet durable, and every later one, throws {@link
  * JournalException.Reason#FAILED}.
+ *
+ * <p><b>Interrupts.</b> Every read, write and sync through the locked channel runs on a thread of
+ * its own ({@link JournalIo}), so interrupting a caller (a cancelled serve) neither closes the
+ * channel, which would fail the journal and release its lock, nor is lost: the caller waits for its
+ * I/O and keeps its interrupt.
  *
  * <p>Thread-safe.
  */
@@ -224,6 +230,12 @@ public final class FileJournal implements Journal {
   }
 
   static FileJournal open(Path path, Locker locker, Syncer syncer, Forcer forcer)
+      throws JournalException {
+    // Opening reads through the locked channel: off the caller's thread, as every use of it is.
+    return JournalIo.call(() -> openRetrying(path, locker, syncer, forcer));
+  }
+
+  private static FileJournal openRetrying(Path path, Locker locker, Syncer syncer, Forcer forcer)
       throws JournalException {
     for (int attempt = 1; ; attempt++) {
       FileJournal j = openOnce(path, locker, syncer, forcer);
@@ -572,11 +584,15 @@ public final class FileJournal implements Journal {
           "the journal is being opened by a steward in this process; read it again shortly",
           null);
     }
-    try {
-      return Optional.of(read.read(j.file.channel()));
-    } catch (IOException e) {
-      throw io("cannot read", j.path, e);
-    }
+    return Optional.of(
+        JournalIo.call(
+            () -> {
+              try {
+                return read.read(j.file.channel());
+              } catch (IOException e) {
+                throw io("cannot read", j.path, e);
+              }
+            }));
   }
 
   /**
@@ -600,7 +616,8 @@ public final class FileJournal implements Journal {
       RecordSink sink)
       throws JournalException {
     JournalPosition end = durable;
-    readFrom(file.channel(), path, firstSeq, end, from, chains, sink);
+    // The sink runs on the I/O thread too; the caller waits for the whole read.
+    JournalIo.run(() -> readFrom(file.channel(), path, firstSeq, end, from, chains, sink));
     learn(end, chains);
   }
 
@@ -780,6 +797,16 @@ public final class FileJournal implements Journal {
 
   /** The body of an archive, run while {@code j} holds the journal's lock. */
   private static long archiveHeld(
+      FileJournal j,
+      JournalPosition upTo,
+      java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
+      Forcer forcer)
+      throws JournalException {
+    // It reads and copies through the locked channel: off the caller's thread (see JournalIo).
+    return JournalIo.call(() -> archiveLocked(j, upTo, chains, forcer));
+  }
+
+  private static long archiveLocked(
       FileJournal j,
       JournalPosition upTo,
       java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
@@ -1059,11 +1086,14 @@ public final class FileJournal implements Journal {
       return;
     }
     if (unsynced) {
-      try {
-        forcer.force(file.channel(), path, true);
-      } catch (IOException e) {
-        LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
-      }
+      JournalIo.run(
+          () -> {
+            try {
+              forcer.force(file.channel(), path, true);
+            } catch (IOException e) {
+              LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
+            }
+          });
     }
     file.release();
   }

@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.SequenceFiles;
 
 /**
@@ -65,6 +66,12 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
+    // Off the caller's thread: an interrupt would close the channel mid-write (see JournalIo), and
+    // a steward closing on an interrupted thread still writes its last snapshot.
+    JournalIo.run(() -> write(snapshot));
+  }
+
+  private void write(Snapshot snapshot) throws SnapshotException {
     Path target = files.file(snapshot.position().count());
     Path tmp = unfinished.file(snapshot.position().count());
     try {
@@ -185,12 +192,16 @@ public final class FileSnapshotStore implements SnapshotStore {
    */
   @Override
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
-    try {
-      return readLatest(FileSnapshotStore::map);
-    } catch (IOException e) {
-      throw new SnapshotException(
-          SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
-    }
+    // Off the caller's thread, as save: an interrupt would close the channel mid-read.
+    return JournalIo.call(
+        () -> {
+          try {
+            return readLatest(FileSnapshotStore::map);
+          } catch (IOException e) {
+            throw new SnapshotException(
+                SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+          }
+        });
   }
 
   /** {@code file} mapped read-only, or read into memory where it cannot be mapped. */

@@ -29,9 +29,47 @@ public interface Journal extends AutoCloseable {
     /**
      * Returns once the record is durable.
      *
-     * @throws JournalException if it could not be written; it is then not in the journal
+     * <p>Interrupted while it waits for another caller's write, it throws {@link
+     * JournalException.Reason#IO} with the interrupt set again; the record stays queued then, so it
+     * may still be written, by the next append's write or a later {@code await}. A caller that must
+     * know whether its record is in the journal uses {@link #awaitUninterruptibly()}.
+     *
+     * @throws JournalException if it could not be written (it is then not in the journal), or
+     *     {@code IO} if interrupted while waiting (see above)
      */
     void await() throws JournalException;
+
+    /**
+     * Returns once the record is durable, as {@link #await()}, but waits through interrupts: the
+     * record ends either durable (this returns) or not written (this throws), never undecided. An
+     * interrupt, set before or during the wait, is set again when this returns or throws. The wait
+     * lasts as long as the journal's write, which it does not outlast.
+     *
+     * @throws JournalException if it could not be written; it is then not in the journal
+     */
+    default void awaitUninterruptibly() throws JournalException {
+      // Cleared so each await waits (an await that meets a set interrupt gives up at once).
+      boolean interrupted = Thread.interrupted();
+      try {
+        while (true) {
+          try {
+            await();
+            return;
+          } catch (JournalException e) {
+            // Interrupted, the await set the interrupt again before it threw: wait again. Any
+            // other failure is final (a failed journal fails every later await the same way).
+            if (!Thread.interrupted()) {
+              throw e;
+            }
+            interrupted = true;
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
   }
 
   /** Takes records one at a time, in order, as {@link #read} streams them. */

@@ -17,6 +17,10 @@ final class HeldEngine implements ServingEngine {
   final CountDownLatch entered;
   final CountDownLatch release = new CountDownLatch(1);
 
+  /** Whether a serve's thread was interrupted while it was held (it then serves at once). */
+  final java.util.concurrent.atomic.AtomicBoolean interrupted =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
   HeldEngine(int limit, int expected) {
     this.limit = limit;
     this.entered = new CountDownLatch(expected);
@@ -58,6 +62,7 @@ final class HeldEngine implements ServingEngine {
     try {
       release.await(20, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
+      interrupted.set(true);
       Thread.currentThread().interrupt();
     }
     return new EngineResult(TokenSequence.of(1), ServeOutcome.greedy(prompt.size(), 1));

@@ -125,7 +125,10 @@ final class Authoriser {
       }
     }
     try {
-      pending.await();
+      // Through interrupts: an interrupted await leaves the record queued, to be written later,
+      // and releasing the hold then would leave this process's ledger short of what a replay
+      // rebuilds. Waiting settles whether the decision is on storage (JournalIo's design note).
+      pending.awaitUninterruptibly();
     } catch (JournalException e) {
       // The journal has failed; the decision is not on storage, so no work may follow it.
       gate.release(auth);
@@ -159,7 +162,7 @@ final class Authoriser {
     }
     if (awaitDurable) {
       try {
-        pending.await();
+        pending.awaitUninterruptibly();
       } catch (JournalException e) {
         throw notRecorded("the debit", e);
       }
@@ -185,7 +188,7 @@ final class Authoriser {
     }
     LOG.error("no longer honouring grants: {}", reason);
     try {
-      journal.append(record);
+      journal.enqueue(record).awaitUninterruptibly();
     } catch (JournalException e) {
       LOG.error("the suspension could not be journalled; grants stay refused in this process", e);
     }
@@ -219,7 +222,9 @@ final class Authoriser {
       gate.revocations().revoke(revocation.grantId(), revocation.from());
     }
     try {
-      pending.await();
+      // Through interrupts: the revocation already refuses decisions here, so the caller must
+      // learn whether it is on storage, not that the wait was cut short.
+      pending.awaitUninterruptibly();
     } catch (JournalException e) {
       throw notRecorded("the revocation", e);
     }

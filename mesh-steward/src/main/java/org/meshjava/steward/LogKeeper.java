@@ -325,10 +325,12 @@ sealed class LogKeeper permits LogKeeper.Off {
 
   private void record(SignedNote note) throws ServeException {
     try {
+      // Through interrupts: a checkpoint queued but not yet published would be signed again.
       Objects.requireNonNull(journal, "a kept log has a journal")
-          .append(
+          .enqueue(
               new JournalEntry.Checkpoint(
-                  note, JournalSeal.by(Objects.requireNonNull(key, "a kept log has a key"))));
+                  note, JournalSeal.by(Objects.requireNonNull(key, "a kept log has a key"))))
+          .awaitUninterruptibly();
       tree().publish(note);
     } catch (JournalException e) {
       throw new ServeException(

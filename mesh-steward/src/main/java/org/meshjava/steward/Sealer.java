@@ -134,7 +134,9 @@ final class Sealer {
                 logKeeper.append(s.receipt().sequence(), s.envelope().id());
                 return pending;
               });
-      appended.recorded().await();
+      // Through interrupts: the receipt is in the chain and its record queued, so it will be
+      // written; handing it out beats a refusal that claims nothing was sealed.
+      appended.recorded().awaitUninterruptibly();
       sealed = appended.sealed();
     } catch (JournalException e) {
       throw new ServeException(

@@ -184,7 +184,8 @@ final class Snapshotter implements AutoCloseable {
     if (periodic != null) {
       periodic.cancel(false);
     }
-    // Not shutdownNow: interrupting a read would close the journal's channel, and its lock.
+    // Not shutdownNow: a snapshot being written is let finish (its journal and store I/O would
+    // not stop for an interrupt anyway: it runs off the calling thread, see JournalIo).
     worker.shutdown();
     try {
       worker.awaitTermination(30, TimeUnit.SECONDS);

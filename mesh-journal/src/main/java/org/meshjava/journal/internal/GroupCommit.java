@@ -26,6 +26,12 @@ import org.meshjava.journal.JournalRecord;
  * failure's reason. The chain function runs under the append lock (its state needs no lock of its
  * own); the journal's write-and-sync step never does, so a slow sync never holds up enqueueing.
  *
+ * <p>Interrupts. A waiter interrupted while another leads gives up with {@code IO} and keeps its
+ * interrupt; its record stays queued, so the next step writes it (it may yet become durable). A
+ * leader's step runs on a thread of its own ({@link JournalIo}), so an interrupt of the leader
+ * neither breaks the step nor is lost: the leader waits for its step and returns as the step ended,
+ * with its interrupt set again.
+ *
  * <p>Thread-safe.
  *
  * @param <E> a journal's encoded record
@@ -206,7 +212,8 @@ public final class GroupCommit<E> {
    * Returns once record {@code seq} is durable, leading a step if no other waiter is.
    *
    * @throws JournalException with the failure's reason if the journal failed first, or {@code IO}
-   *     if interrupted
+   *     if interrupted while another waiter leads (the record stays queued, so it may still become
+   *     durable: see {@link Journal.Pending#awaitUninterruptibly})
    */
   public void await(long seq) throws JournalException {
     while (durableThrough < seq) {
@@ -265,7 +272,9 @@ public final class GroupCommit<E> {
       return durableThrough;
     }
     try {
-      step.write(batch, seq);
+      // Off the leader's thread: an interrupt of whichever serve leads must not reach the I/O
+      // (JournalIo's design note); the leader waits for it and keeps its interrupt.
+      JournalIo.run(() -> step.write(batch, seq));
     } catch (JournalException e) {
       fail(e);
       throw e;
