@@ -20,6 +20,8 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -338,6 +340,40 @@ class PostgresJournalTest {
       }
     }
     assertThat(rows(name)).hasSize(3);
+  }
+
+  @Test
+  void anAppendOnAnInterruptedVirtualThread_isCommitted_andTheSessionKeepsTheLock()
+      throws Exception {
+    // Socket I/O on an interrupted virtual thread closes the socket, and the session is what holds
+    // the journal's advisory lock: a cancelled serve must not end it (SPEC.md 60.1).
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      a.append(authorised(0));
+      AtomicReference<Throwable> error = new AtomicReference<>();
+      AtomicBoolean keptInterrupt = new AtomicBoolean();
+      Thread t =
+          Thread.ofVirtual()
+              .start(
+                  () -> {
+                    Thread.currentThread().interrupt();
+                    try {
+                      a.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[] {0})));
+                    } catch (Throwable e) {
+                      error.set(e);
+                    }
+                    keptInterrupt.set(Thread.currentThread().isInterrupted());
+                  });
+      t.join(30_000);
+      assertThat(error.get()).isNull();
+      assertThat(keptInterrupt).isTrue();
+      a.append(authorised(1));
+      assertThatThrownBy(() -> PostgresJournal.open(location(), name))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
+    }
+    assertThat(rows(name)).hasSize(4);
   }
 
   @Test
