@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
@@ -13,6 +14,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.DecisionShape;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
+import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 
@@ -295,6 +297,11 @@ class RouterTest {
             Inadmissibility.Kind.OVER_CEILING,
             Inadmissibility.Kind.NOT_PERMITTED);
     assertThat(e.getMessage()).doesNotContain("\n");
+    // SPEC.md 20 pins the failure message: the counts, floor and ceiling, then each refusal.
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "no admissible backend of 3 for floor F2 and ceiling 1000 uJ,"
+                + " 1 below floor, 1 over ceiling, 1 not permitted");
   }
 
   @Test
@@ -334,5 +341,45 @@ class RouterTest {
   @Test
   void router_withNoBackend_isRefused() {
     assertThatIllegalArgumentException().isThrownBy(() -> new Router(List.of()));
+  }
+
+  /** A backend whose operator cap the request exceeds is inadmissible (§4, SPEC.md 20). */
+  @Test
+  void route_overAnOperatorCap_refusesThatBackendAsOverLimit_andChoosesTheNext() throws Exception {
+    Router router =
+        new Router(
+            List.of(
+                StubBackend.of("capped", Fidelity.F3, 1), StubBackend.of("free", Fidelity.F3, 2)),
+            Map.of("capped", ServeLimits.NONE.withMaxOutputTokens(19)));
+
+    RouteDecision d = router.route(generation(Fidelity.F1, 1000));
+
+    assertThat(d.chosen().name()).isEqualTo("free");
+    Inadmissibility why = d.candidates().get(0).inadmissibility().orElseThrow();
+    assertThat(why.kind()).isEqualTo(Inadmissibility.Kind.OVER_LIMIT);
+    assertThat(why.detail()).isEqualTo("over limit: max_tokens 20 > limit 19");
+    assertThat(d.justification())
+        .isEqualTo(
+            "cheapest admissible of 2: free F3>=F1, est 60 uJ <= ceiling 1000 uJ, 1 over limit");
+    assertThat(router.limits(router.backends().get(0)).maxOutputTokens()).isEqualTo(19);
+    assertThat(router.limits(router.backends().get(1))).isEqualTo(ServeLimits.NONE);
+  }
+
+  @Test
+  void backends_areTheRegisteredOnesInRegistrationOrder() {
+    StubBackend b = StubBackend.of("b", Fidelity.F1, 1);
+    StubBackend a = StubBackend.of("a", Fidelity.F1, 1);
+
+    assertThat(new Router(List.of(b, a)).backends()).containsExactly(b, a);
+  }
+
+  @Test
+  void router_withACapForNoBackend_isRefused() {
+    assertThatIllegalArgumentException()
+        .isThrownBy(
+            () ->
+                new Router(
+                    List.of(StubBackend.of("real", Fidelity.F1, 1)),
+                    Map.of("ghost", ServeLimits.NONE)));
   }
 }

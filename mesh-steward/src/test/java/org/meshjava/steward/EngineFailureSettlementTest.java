@@ -149,6 +149,82 @@ class EngineFailureSettlementTest {
     }
   }
 
+  /** The meter's own failure is kept on the engine's, not lost: both are what went wrong. */
+  @Test
+  void engineFailure_whenTheMeterCannotCloseEither_keepsTheMetersFailureOnTheCause()
+      throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    try (Steward s =
+        steward(new BrokenMeter("counter vanished"), new DurableMemoryJournal())
+            .backend(failing(() -> new EngineException("gave up")))
+            .build()) {
+      ServeException e = refusal(s, chain);
+      assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED);
+      assertThat(e.getCause()).hasMessage("gave up");
+      assertThat(e.getCause().getSuppressed())
+          .singleElement()
+          .satisfies(m -> assertThat(m).hasMessage("counter vanished"));
+    }
+  }
+
+  /**
+   * The refusal says what the engine reported, or that it reported nothing: an exception without a
+   * message is still an {@code ENGINE_FAILED} refusal, never a crash of the serve.
+   */
+  @Test
+  void engineFailure_isRefusedWithTheEnginesReason_orThatItGaveNone() throws Exception {
+    List<Supplier<Throwable>> failures =
+        List.of(
+            () -> new EngineException("the backend gave up"),
+            () -> new IllegalStateException(),
+            () -> new IllegalStateException("  "));
+    List<String> messages =
+        List.of(
+            "ENGINE_FAILED: backend ref failed: the backend gave up",
+            "ENGINE_FAILED: backend ref failed: it gave no reason",
+            "ENGINE_FAILED: backend ref failed: it gave no reason");
+    for (int i = 0; i < failures.size(); i++) {
+      GrantChain chain = f.chain(BUDGET);
+      try (Steward s =
+          steward(new org.meshjava.energy.EstimatorMeter(), new DurableMemoryJournal())
+              .backend(failing(failures.get(i)))
+              .build()) {
+        ServeException e = refusal(s, chain);
+        assertThat(e).as("failure %d", i).isNotNull();
+        assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED);
+        assertThat(e.getMessage()).isEqualTo(messages.get(i));
+      }
+    }
+  }
+
+  /**
+   * SPEC.md 60.1 step 3: a failed engine's {@code Debited} record is synced before the serve is
+   * refused, since no {@code Sealed} record follows whose sync would cover it. A sync that fails is
+   * the refusal then: the debit was not recorded.
+   */
+  @Test
+  void engineFailure_whoseDebitCannotBeSynced_isRefusedNotRecorded() throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    FailingJournal journal =
+        FailingJournal.on(JournalEntry.Debited.class, FailingJournal.When.AWAIT);
+    try (Steward s =
+        f.bare(journal)
+            .meter(new org.meshjava.energy.EstimatorMeter())
+            .backend(failing(() -> new EngineException("gave up")))
+            .build()) {
+      ServeException e = refusal(s, chain);
+      assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED);
+      assertThat(journal.failed()).isTrue();
+    }
+  }
+
+  /** Serves a granted request on {@code s}, which must refuse it, and returns the refusal. */
+  private ServeException refusal(Steward s, GrantChain chain) {
+    ServeRequest req = GrantFixture.request("hello", 10, CEILING);
+    return catchThrowableOfType(
+        ServeException.class, () -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)));
+  }
+
   @Test
   void requestOverTheEnginesContext_isRefusedBeforeAuthorising_withNoWorkNoDebitNoRecord()
       throws Exception {

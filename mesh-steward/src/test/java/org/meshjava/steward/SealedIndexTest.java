@@ -52,4 +52,13 @@ class SealedIndexTest {
     assertThat(index.get(1)).isEmpty();
     assertThat(index.get(2)).contains(id(2));
   }
+
+  /** A sequence in the chunk right after the last one allocated is absent, not an error. */
+  @Test
+  void aSequenceInTheChunkJustPastTheLast_isNotHeld() {
+    SealedIndex index = new SealedIndex(ids(0, 1), 1);
+    assertThat(index.get(4_095)).isEmpty();
+    assertThat(index.get(4_096)).isEmpty();
+    assertThat(index.get(8_191)).isEmpty();
+  }
 }

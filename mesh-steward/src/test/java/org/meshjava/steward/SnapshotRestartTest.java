@@ -28,6 +28,7 @@ import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.Unresolved;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.TreeHash;
 import org.slf4j.Logger;
@@ -468,12 +469,103 @@ class SnapshotRestartTest {
     }
     // Levels signed by the steward's own key but not those of its receipts (the top one altered):
     // the restored tree's root is not the checkpoint's, and the start is refused.
-    byte[] levels = tree.packedLevels(5);
+    assertStartRefusedWithAlteredTree(snap, 5);
+  }
+
+  /** Re-signs {@code snap} with its tree's top level altered; a start from it must be refused. */
+  private void assertStartRefusedWithAlteredTree(org.meshjava.journal.Snapshot snap, long size)
+      throws Exception {
+    byte[] levels = snap.tree().orElseThrow().packedLevels(size);
     levels[levels.length - 1] ^= 0x01;
     byte[] bad = org.meshjava.journal.Snapshot.sign(f.stewardKey, snap.state(), levels).encoded();
     assertThatThrownBy(() -> open(new KeepingSnapshotStore(bad)).close())
         .isInstanceOf(StewardStartException.class)
         .hasMessageContaining("checkpoint");
+  }
+
+  /**
+   * The same refusal when the snapshot covers the journalled checkpoint, so no record after it
+   * checks the tree: the snapshot's checkpoint is all that does.
+   */
+  @Test
+  void snapshotCoveringItsCheckpoint_withATreeThatDoesNotReproduceIt_isRefused() throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    try (Steward s = open(store)) {
+      for (int i = 0; i < 3; i++) {
+        ServeRequest req = GrantFixture.request("covered " + i, 4, 30_000);
+        s.serve(req, GrantFixture.payload(req));
+      }
+      s.checkpoint();
+      s.snapshot();
+    }
+    org.meshjava.journal.Snapshot snap =
+        org.meshjava.journal.Snapshot.open(store.saved.getFirst(), f.steward);
+    assertThat(snap.position().count()).isEqualTo(JournalFile.read(journal()).records().size());
+    assertStartRefusedWithAlteredTree(snap, 3);
+  }
+
+  /**
+   * A snapshot written with the log turned off carries no tree; a restart with the log on rebuilds
+   * it from the snapshot's receipt ids, so every receipt is provable as if the log had been kept.
+   */
+  @Test
+  void snapshotWrittenWithTheLogOff_restartWithTheLogOn_rebuildsTheTreeFromItsReceipts()
+      throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    List<ServeResult> served = new ArrayList<>();
+    try (Steward s =
+        f.steward(FileJournal.open(journal()))
+            .transparencyLog(false)
+            .snapshots(store)
+            .snapshotEvery(0)
+            .build()) {
+      for (int i = 0; i < 3; i++) {
+        ServeRequest req = GrantFixture.request("unlogged " + i, 4, 30_000);
+        served.add(s.serve(req, GrantFixture.payload(req)));
+      }
+      s.snapshot();
+    }
+    org.meshjava.journal.Snapshot snap =
+        org.meshjava.journal.Snapshot.open(store.saved.getFirst(), f.steward);
+    assertThat(snap.tree()).as("no tree from a steward that kept no log").isEmpty();
+    try (Steward s = open(new KeepingSnapshotStore(store.saved.getFirst()))) {
+      org.meshjava.receipt.tlog.Checkpoint cp =
+          org.meshjava.receipt.tlog.Checkpoint.open(s.checkpoint().orElseThrow(), s.logKey());
+      assertThat(cp.size()).isEqualTo(3);
+      for (int i = 0; i < 3; i++) {
+        org.meshjava.core.ContentId id = served.get(i).envelope().id();
+        assertThat(s.logSequenceOf(id)).hasValue(i);
+        s.inclusionProof(i, 3)
+            .verify(org.meshjava.receipt.tlog.InclusionProof.leafHash(id), cp.root());
+      }
+    }
+  }
+
+  /**
+   * A snapshot taken before the first receipt (here after a revocation alone) holds no receipt, no
+   * tree and no checkpoint; a restart from it continues the chain at 0 and keeps the log.
+   */
+  @Test
+  void snapshotBeforeAnyReceipt_restartsFromIt_andTheChainAndLogStartAtZero() throws Exception {
+    KeepingSnapshotStore store = new KeepingSnapshotStore();
+    GrantChain chain = f.chain(1_000_000);
+    try (Steward s = open(store)) {
+      assertThat(s.revoke(Revocation.sign(f.org, chain, GrantFixture.NOW))).isTrue();
+      s.snapshot();
+    }
+    org.meshjava.journal.Snapshot snap =
+        org.meshjava.journal.Snapshot.open(store.saved.getFirst(), f.steward);
+    assertThat(snap.state().checkpoint()).isEmpty();
+    try (Steward s = open(new KeepingSnapshotStore(store.saved.getFirst()))) {
+      assertThat(s.head().nextSequence()).isZero();
+      ServeRequest req = GrantFixture.request("first after the snapshot", 4, 30_000);
+      ServeResult first = s.serve(req, GrantFixture.payload(req));
+      assertThat(first.receipt().sequence()).isZero();
+      assertThat(s.witness(first.receipt(), first.envelope())).isEqualTo(WitnessVerdict.HELD);
+      org.meshjava.receipt.tlog.Checkpoint cp =
+          org.meshjava.receipt.tlog.Checkpoint.open(s.checkpoint().orElseThrow(), s.logKey());
+      assertThat(cp.size()).isEqualTo(1);
+    }
   }
 
   @Test

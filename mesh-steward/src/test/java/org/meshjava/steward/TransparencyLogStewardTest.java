@@ -16,7 +16,9 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
@@ -340,6 +342,22 @@ class TransparencyLogStewardTest {
       assertThat(cp.size()).isEqualTo(3);
       s.inclusionProof(shown.envelope().id(), 3)
           .verify(InclusionProof.leafHash(shown.envelope().id()), cp.root());
+    }
+  }
+
+  /** SPEC.md §65: a checkpoint is signed and journalled every {@code checkpointEvery} receipts. */
+  @Test
+  void checkpointCadence_signsAndJournalsOneEveryNReceipts_withoutBeingAsked() throws Exception {
+    DurableMemoryJournal journal = new DurableMemoryJournal();
+    try (Steward s = f.steward(journal).checkpointEvery(2).build()) {
+      serve(s, 5, "cadence");
+      List<Long> sizes = new ArrayList<>();
+      for (JournalRecord r : journal.records()) {
+        if (r.entry() instanceof JournalEntry.Checkpoint c) {
+          sizes.add(Checkpoint.open(c.note(), Checkpoint.logKey(f.steward)).size());
+        }
+      }
+      assertThat(sizes).containsExactly(2L, 4L);
     }
   }
 }
