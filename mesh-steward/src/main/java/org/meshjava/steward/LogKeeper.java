@@ -1,13 +1,11 @@
 package org.meshjava.steward;
 
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.core.identity.DidKey;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -101,36 +99,6 @@ sealed class LogKeeper permits LogKeeper.Off {
     Optional<WitnessAnswer.Proof> prove(long sequence) {
       return Optional.empty();
     }
-  }
-
-  /**
-   * Rebuilds the log from {@code records} ({@link LogReplay}): every {@code Sealed} record's
-   * envelope id in order, and every {@code Checkpoint} record checked against the tree as it stood
-   * at that point.
-   *
-   * @throws JournalException {@code REPLAY_REFUSED} naming the record when a checkpoint is not
-   *     reproduced (an edited, reordered or cut journal) or receipts are out of sequence
-   */
-  static LogKeeper rebuild(
-      SigningKey key,
-      List<JournalRecord> records,
-      ChainHead start,
-      Set<NoteVerifierKey> witnesses,
-      Journal journal,
-      int every)
-      throws JournalException {
-    NoteVerifierKey logKey = Checkpoint.logKey(DidKey.of(key.verificationKey()));
-    LogReplay.Result rebuilt = LogReplay.replay(records, logKey, start.nextSequence());
-    TransparencyLog log =
-        new TransparencyLog(key, rebuilt.firstSequence(), rebuilt.tree(), witnesses);
-    if (rebuilt.latest().isPresent()) {
-      try {
-        log.publish(rebuilt.latest().get());
-      } catch (LogException e) {
-        throw new IllegalStateException("a checkpoint LogReplay accepted does not publish", e);
-      }
-    }
-    return new LogKeeper(log, journal, key, every);
   }
 
   /**
