@@ -239,6 +239,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
   }
 
+  /** Whether {@link #close()} was called. */
+  boolean isClosed() {
+    return closed.get();
+  }
+
   /**
    * Stops background probes, waits for one in progress to stop (it is interrupted), and then
    * releases the counters' native resources. Idempotent.

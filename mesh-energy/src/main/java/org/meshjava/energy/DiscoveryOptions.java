@@ -11,6 +11,10 @@ import java.util.function.Consumer;
  * {@link #defaults()} and adjust with the {@code with…} methods. Immutable and thread-safe (the
  * optional GPU work must itself be safe to run on a probe thread).
  *
+ * <p>Options are equal when every component is (the GPU work by identity), and {@link
+ * MeterDiscovery#lease} shares one meter among holders with equal options: options naming another
+ * RAPL root, a test's fake powercap tree say, get a meter of their own.
+ *
  * @param raplRoot the powercap sysfs directory holding {@code intel-rapl:*} zones; empty to skip
  *     RAPL
  * @param nvmlLibrary the NVML shared library, as a path (contains {@code /}) or a name the dynamic

@@ -34,7 +34,10 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   }
 
   /**
-   * Discovers counters as {@code options} say.
+   * Discovers counters as {@code options} say, into a meter of the caller's own, which the caller
+   * closes. Two such meters over one machine keep separate books, so overlapping serves metered by
+   * both may each be graded {@code HwShunt} for the same energy: a process that meters with more
+   * than one holder takes {@link #lease} instead, or gives each holder this one meter.
    *
    * @return the meter and what was found; never throws for a missing, failing or forbidden counter
    *     (native access denied to this module included)
@@ -42,6 +45,19 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
   public static MeterDiscovery discover(DiscoveryOptions options) {
     return discover(
         options, ProbeClock.SYSTEM, null, SysfsReader.FILES, System.getProperty("os.name", ""));
+  }
+
+  /**
+   * A lease on the hardware meter this process shares under {@code options}: the meter an earlier
+   * lease on equal options discovered, while any lease on it is unreleased, or else a meter
+   * discovered now (as {@link #discover} does). Every holder's serves are then split in one set of
+   * books. Release the lease with {@link MeterLease#close()}; the last release closes the meter. A
+   * steward built without a meter takes one ({@code Steward.Builder.discovery}).
+   *
+   * @return the lease; never throws for a missing, failing or forbidden counter
+   */
+  public static MeterLease lease(DiscoveryOptions options) {
+    return MeterLease.acquire(options, MeterDiscovery::discover);
   }
 
   /** Whether the meter grades anything from hardware. */

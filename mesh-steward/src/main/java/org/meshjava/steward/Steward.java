@@ -29,6 +29,7 @@ import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterDiscovery;
+import org.meshjava.energy.MeterLease;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantRefusedException;
@@ -97,13 +98,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Meter.</b> Unless a meter is given, the steward discovers at build time which energy
  * counters this machine has and can prove live ({@link MeterDiscovery}), and otherwise grades every
- * figure {@code Estimator}: a receipt never claims more than the machine can show (§3.3).
+ * figure {@code Estimator}: a receipt never claims more than the machine can show (§3.3). Stewards
+ * of one process that discover with equal options share one meter ({@link MeterDiscovery#lease}),
+ * so serves overlapping across them are split as serves within one steward are.
  *
  * <p><b>Thread safety.</b> Serves run concurrently. Grant decisions reserve the request's joule
  * ceiling on every link of the chain until the debit settles it, so threads presenting against one
  * grant can never overspend it; only the journal ordering and the final stamp-and-seal step are
  * serialised, so concurrent serves form one unbroken chain. Close the steward to release what it
- * owns (its journal's lock, a discovered meter's re-probe thread).
+ * owns (its journal's lock, its lease on a discovered meter).
  *
  * <p><b>Observation.</b> Listeners registered with {@link Builder#listener} follow every serve's
  * phases and outcome, every debit and every journal write ({@link StewardListener}); {@link
@@ -133,6 +136,7 @@ public final class Steward implements AutoCloseable {
   private final EnergyMeter meter;
   private final Metering metering;
   private final Optional<MeterDiscovery> discovery;
+  private final @Nullable MeterLease lease; // held when discovered, so close() releases it
   private final InstantSource clock;
   private final Journal journal;
   private final Journal claimed; // as the builder was given it, before any listener's wrapping
@@ -150,19 +154,18 @@ public final class Steward implements AutoCloseable {
       Gate gate,
       ChainHead head,
       LogKeeper logKeeper,
-      Optional<Snapshotter> snapshotter) {
+      Optional<Snapshotter> snapshotter,
+      @Nullable MeterLease lease) {
     this.identity = DidKey.of(b.key.verificationKey());
     this.router = new Router(b.backends, b.caps);
     this.slots = new BackendSlots(b.backends);
-    if (b.meter != null) {
-      this.meter = b.meter;
+    this.lease = lease;
+    if (lease == null) {
+      this.meter = Objects.requireNonNull(b.meter, "meter");
       this.discovery = Optional.empty();
     } else {
-      MeterDiscovery found =
-          MeterDiscovery.discover(
-              b.discoveryOptions != null ? b.discoveryOptions : DiscoveryOptions.defaults());
-      this.meter = found.meter();
-      this.discovery = Optional.of(found);
+      this.meter = lease.meter();
+      this.discovery = Optional.of(lease.discovery());
     }
     this.metering = new Metering(meter);
     this.clock = b.clock;
@@ -259,7 +262,9 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * What meter discovery found, when the steward discovered its meter rather than being given one.
+   * What meter discovery found, when the steward discovered its meter rather than being given one:
+   * found by this steward's build, or by an earlier steward's of this process that discovered with
+   * equal options and shares the meter with it.
    */
   public Optional<MeterDiscovery> meterDiscovery() {
     return discovery;
@@ -816,11 +821,12 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
-   * Releases what the steward owns: the journal (and its lock) and a discovered meter, after
-   * signing and journalling a last checkpoint of the transparency log so a restart checks every
-   * receipt, and, when it keeps snapshots, writing a last one so a restart replays nothing. From
-   * then on every serve is refused ({@link ServeException.Reason#NOT_RECORDED}) before any engine
-   * runs. Closing again does nothing more.
+   * Releases what the steward owns: the journal (and its lock) and its lease on a discovered meter
+   * (the meter closes with the last steward that shares it), after signing and journalling a last
+   * checkpoint of the transparency log so a restart checks every receipt, and, when it keeps
+   * snapshots, writing a last one so a restart replays nothing. From then on every serve is refused
+   * ({@link ServeException.Reason#NOT_RECORDED}) before any engine runs. Closing again does nothing
+   * more.
    *
    * <p>Serves in flight are let finish first, for at most {@link Builder#closeGrace} (30 s by
    * default): each is metered, debited, sealed and journalled as any other, while a serve that
@@ -846,8 +852,8 @@ public final class Steward implements AutoCloseable {
     }
     logKeeper.closing();
     snapshotter.ifPresent(Snapshotter::close);
-    // The meter is closed whatever the journal's close did, so its re-probe thread never outlives
-    // a steward whose journal failed to close; the first failure is thrown, the other suppressed.
+    // The meter's lease is released whatever the journal's close did, so a re-probe thread never
+    // outlives the last steward that used it; the first failure is thrown, the other suppressed.
     RuntimeException failed = null;
     try {
       journal.close();
@@ -856,10 +862,10 @@ public final class Steward implements AutoCloseable {
     } finally {
       ClaimedJournals.release(claimed);
     }
-    if (discovery.isPresent() && meter instanceof AutoCloseable owned) {
+    if (lease != null) {
       try {
-        owned.close();
-      } catch (Exception e) {
+        lease.close();
+      } catch (RuntimeException e) {
         IllegalStateException m =
             new IllegalStateException("closing the discovered meter failed", e);
         if (failed == null) {
@@ -935,9 +941,12 @@ public final class Steward implements AutoCloseable {
     /**
      * Sets the energy meter. Without one, {@link #build()} probes this machine's energy counters
      * ({@link MeterDiscovery}), which reads hardware interfaces and may start a background re-probe
-     * thread that the steward owns until it is closed, and falls back to the {@link
-     * org.meshjava.energy.EstimatorMeter}; pass {@code new EstimatorMeter()} for figures that never
-     * depend on the machine and a build that probes nothing.
+     * thread, and falls back to the {@link org.meshjava.energy.EstimatorMeter}; pass {@code new
+     * EstimatorMeter()} for figures that never depend on the machine and a build that probes
+     * nothing. A discovered meter is shared by the stewards of this process that discover with
+     * equal options, and closes with the last of them ({@link MeterDiscovery#lease}); a meter given
+     * here is the caller's, to share as it chooses and to close once every steward using it is
+     * closed.
      *
      * @throws IllegalStateException if {@link #discovery} was set: a given meter is never
      *     discovered, so the two settings contradict each other
@@ -1131,8 +1140,10 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Builds the steward, replaying the journal first if it holds records. With no {@link #meter}
-     * set, this probes the machine's energy counters and may start a background re-probe thread
-     * (see {@link #meter}); {@link Steward#close()} stops it.
+     * set, this takes a lease on the meter discovered for its options, probing the machine's energy
+     * counters unless a steward of this process holds one already, and may start a background
+     * re-probe thread (see {@link #meter}); {@link Steward#close()} releases the lease, and the
+     * last release stops the thread. A build that fails releases its lease.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
      *     no backend, or an ephemeral identity was given a head other than genesis
@@ -1268,13 +1279,25 @@ public final class Steward implements AutoCloseable {
                     rec.fromSnapshot(),
                     keeper));
       }
+      // Discovered last, once nothing else can refuse the build: a probe burns a core.
+      MeterLease lease =
+          meter != null
+              ? null
+              : MeterDiscovery.lease(
+                  discoveryOptions != null ? discoveryOptions : DiscoveryOptions.defaults());
       try {
-        Steward steward = new Steward(this, replayed, gate, start, keeper, snapshotter);
+        Steward steward = new Steward(this, replayed, gate, start, keeper, snapshotter, lease);
         built = true;
         return steward;
       } catch (RuntimeException e) {
-        snapshotter.ifPresent(Snapshotter::discard);
-        j.close();
+        try {
+          snapshotter.ifPresent(Snapshotter::discard);
+          j.close();
+        } finally {
+          if (lease != null) {
+            lease.close(); // a steward that never started holds no share of the meter
+          }
+        }
         throw e;
       }
     }

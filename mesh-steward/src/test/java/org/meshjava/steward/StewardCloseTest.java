@@ -3,16 +3,13 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -25,7 +22,6 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.energy.CounterMeter;
 import org.meshjava.energy.DiscoveryOptions;
-import org.meshjava.energy.LivenessPolicy;
 import org.meshjava.energy.MeterDiscovery;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
@@ -178,34 +174,9 @@ class StewardCloseTest {
    */
   @Test
   void close_whoseJournalCloseThrows_stillClosesTheDiscoveredMeter() throws Exception {
-    Path powercap = dir.resolve("powercap");
-    Path zone = Files.createDirectories(powercap.resolve("intel-rapl:0"));
-    Files.writeString(zone.resolve("name"), "package-0\n");
-    Files.writeString(zone.resolve("max_energy_range_uj"), "262143328850\n");
-    Path energy = zone.resolve("energy_uj");
-    Files.writeString(energy, "0\n");
-    AtomicBoolean powered = new AtomicBoolean(true);
-    CountDownLatch advancing = new CountDownLatch(20);
-    Future<?> counter =
-        threads.submit(
-            () -> {
-              // Advances about once a millisecond, as RAPL does; replaced whole, so that a read
-              // never sees a half-written number.
-              Path next = zone.resolve("energy_uj.next");
-              for (long uj = 1_000; powered.get(); uj += 1_000) {
-                Files.writeString(next, uj + "\n");
-                Files.move(
-                    next,
-                    energy,
-                    StandardCopyOption.ATOMIC_MOVE,
-                    StandardCopyOption.REPLACE_EXISTING);
-                advancing.countDown();
-                Thread.sleep(1);
-              }
-              return null;
-            });
+    FakePowercap powercap = new FakePowercap(dir.resolve("powercap"));
     // Discovery probes the counter once, at build: it must be advancing from the first sample.
-    assertThat(advancing.await(10, TimeUnit.SECONDS)).isTrue();
+    powercap.power();
     RuntimeException closeFailed = new IllegalStateException("the journal's close failed");
     Journal failsToClose =
         new ForwardingJournal(new InMemoryJournal()) {
@@ -217,15 +188,7 @@ class StewardCloseTest {
         };
     Steward s =
         Steward.ephemeral()
-            .discovery(
-                DiscoveryOptions.defaults()
-                    .withRaplRoot(powercap)
-                    .withoutNvml()
-                    .withoutIoReport()
-                    // Samples far apart, so that a writer held off the CPU for a while still
-                    // advances the counter in every interval.
-                    .withLiveness(
-                        new LivenessPolicy(Duration.ofMillis(150), Duration.ofMillis(900))))
+            .discovery(powercap.options())
             .journal(failsToClose)
             .backend(ReferenceEngine.builder().name("ref").build())
             .build();
@@ -239,8 +202,7 @@ class StewardCloseTest {
 
     // The counter stops. A meter still open would find it frozen when probed; a closed one probes
     // no more (CounterMeter.close), so the counter keeps the verdict it had.
-    powered.set(false);
-    counter.get(10, TimeUnit.SECONDS);
+    powercap.unplug();
     meter.probeNow();
     assertThat(meter.liveDomains()).as("the meter was closed, so it probed nothing").isNotEmpty();
   }
