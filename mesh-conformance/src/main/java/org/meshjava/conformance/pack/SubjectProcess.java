@@ -98,8 +98,10 @@ public final class SubjectProcess implements AutoCloseable {
   /**
    * Sends one request and waits for its answer.
    *
-   * @return the answer, or empty when the subject gave none (exited, timed out, or wrote a line
-   *     that is not a JSON object)
+   * @return the answer: a JSON object; or, for a line that is not one (not JSON, a JSON array or
+   *     number, JSON nested deeper than the parser reads, a line cut short by an exit), that line
+   *     as a JSON string, which is an answer all the same and fails its case; or empty when the
+   *     subject gave no line (exited or timed out)
    */
   public Optional<JsonNode> ask(JsonNode request) {
     if (gone) {
@@ -113,8 +115,7 @@ public final class SubjectProcess implements AutoCloseable {
         gone = true;
         return Optional.empty();
       }
-      JsonNode answer = JSON.readTree(line);
-      return answer != null && answer.isObject() ? Optional.of(answer) : Optional.empty();
+      return Optional.of(object(line));
     } catch (IOException e) {
       gone = true;
       return Optional.empty();
@@ -123,6 +124,24 @@ public final class SubjectProcess implements AutoCloseable {
       gone = true;
       return Optional.empty();
     }
+  }
+
+  /**
+   * The answer {@code line} holds: its JSON object, else the line itself as a JSON string. A line
+   * that is not an object is the subject's answer, wrong as it is; were it taken for no answer, a
+   * subject writing nothing but garbage would have every case skipped (and exit 2, "none failed")
+   * rather than failed, and be said to have stopped answering.
+   */
+  private static JsonNode object(String line) {
+    try {
+      JsonNode answer = JSON.readTree(line);
+      if (answer != null && answer.isObject()) {
+        return answer;
+      }
+    } catch (IOException notJson) {
+      // Not JSON, or nested beyond the parser's limit: the line is the answer, as it stands.
+    }
+    return JSON.getNodeFactory().textNode(line);
   }
 
   /** Whether the subject stopped answering (exited or timed out). */

@@ -32,6 +32,30 @@ class SubjectProcessTest {
     }
   }
 
+  /**
+   * Regression: a line that was not a JSON object was taken for no answer at all, and one that was
+   * not JSON also for the subject gone, so a subject writing garbage had every case skipped and was
+   * said to have stopped answering. The line is its answer, and the subject answers on.
+   */
+  @Test
+  void aLineThatIsNotAJsonObject_isTheAnswer_andTheSubjectAnswersOn() throws Exception {
+    String deep = "[".repeat(5000) + "]".repeat(5000);
+    try (SubjectProcess s =
+        subject(
+            "read a; echo 'not json'; read b; echo 42; read c; echo '"
+                + deep
+                + "'; read d; printf '{\"n\":1'; exit 0")) {
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode("not json"));
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode("42"));
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode(deep));
+      assertThat(s.gone()).isFalse();
+      // Cut short by the subject's exit: what it wrote is its answer, and then it is gone.
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode("{\"n\":1"));
+      assertThat(s.ask(REQUEST)).isEmpty();
+      assertThat(s.gone()).isTrue();
+    }
+  }
+
   @Test
   void anAnswerLineOverTheBound_endsTheSubject_withoutHoldingIt() throws Exception {
     long start = System.nanoTime();
