@@ -1,6 +1,7 @@
 package org.meshjava.conformance.pack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -81,6 +82,30 @@ class SubjectProcessTest {
     }
     // close() returned without waiting out its 5 s grace: the writer was cut off.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  /**
+   * Regression: the request was written on the asking thread, so a subject that read no more of its
+   * input held the runner for good once a request outgrew the pipe's buffer (64 KiB on Linux), its
+   * timeout never reached. The write counts against the timeout, and close() does not wait on it.
+   */
+  @Test
+  void aSubjectThatStopsReading_timesOut_evenMidRequest_andCloses() {
+    JsonNode large = JSON.createObjectNode().put("pad", "a".repeat(1 << 20));
+    // Unbounded, ask() (then close()) would never return: this bound is liveness, far above the
+    // 1 s timeout that ends the ask.
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () -> {
+          try (SubjectProcess s =
+              SubjectProcess.start(
+                  List.of("sh", "-c", "read a; echo '{\"n\":1}'; exec sleep 300"),
+                  Duration.ofSeconds(1))) {
+            assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(1);
+            assertThat(s.ask(large)).isEmpty();
+            assertThat(s.gone()).isTrue();
+          }
+        });
   }
 
   @Test
