@@ -4,6 +4,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * A file a command reads, as its command line names it: a file, or {@code -} for standard input, as
@@ -13,6 +19,15 @@ import java.nio.file.Path;
 sealed interface InputFile {
   /** What {@code -} stands for. */
   String STDIN = "-";
+
+  /**
+   * Where a command says it is waiting to open a file (a FIFO no program writes to yet), bound by
+   * {@link Mesh#run} for the command it runs: its error stream, the line led by its name.
+   */
+  ScopedValue<Consumer<String>> WAITING = ScopedValue.newInstance();
+
+  /** How long opening a file that is not a regular one may take before the command says so. */
+  Duration WAIT_BEFORE_SAYING = Duration.ofSeconds(2);
 
   /** Opens the bytes to read; the caller closes the stream. */
   InputStream open() throws IOException, CliException;
@@ -27,9 +42,53 @@ sealed interface InputFile {
 
   /** A file named on the command line. */
   record Named(Path path) implements InputFile {
+    /**
+     * Opens the file. A FIFO ({@code mkfifo}, or a shell's {@code <(…)}) opens only once a program
+     * opens it to write, as for any Unix tool reading it; a command waiting for that writer says so
+     * after {@link #WAIT_BEFORE_SAYING} (once, on {@link #WAITING}) and waits on, rather than hang
+     * silent.
+     */
     @Override
     public InputStream open() throws IOException {
-      return Files.newInputStream(path);
+      if (Files.isRegularFile(path) || !Files.exists(path)) {
+        return Files.newInputStream(path);
+      }
+      CompletableFuture<InputStream> opened = new CompletableFuture<>();
+      // The open blocks in the kernel; a thread of its own lets this one speak meanwhile. A
+      // daemon, so that a command ended (Ctrl-C) while it waits is not kept alive by it.
+      Thread.ofPlatform()
+          .daemon()
+          .name("open " + path)
+          .start(
+              () -> {
+                try {
+                  opened.complete(Files.newInputStream(path));
+                } catch (IOException | RuntimeException e) {
+                  opened.completeExceptionally(e);
+                }
+              });
+      try {
+        try {
+          return opened.get(WAIT_BEFORE_SAYING.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+          WAITING
+              .orElse(said -> {})
+              .accept(
+                  "waiting for a program to open "
+                      + path
+                      + " to write (it is not a regular file; a FIFO opens once written to);"
+                      + " Ctrl-C stops");
+          return opened.get();
+        }
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof IOException io) {
+          throw io;
+        }
+        throw new IOException(e.getCause());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new java.io.InterruptedIOException("interrupted while opening " + path);
+      }
     }
 
     @Override

@@ -322,7 +322,7 @@ final class JournalCommand extends CommandGroup {
       Path path = f.path();
       file = path.toString();
       if (!Files.isRegularFile(path)) {
-        throw new CliException("no journal at " + file);
+        throw JournalTarget.noJournal(path);
       }
       try {
         if (FileJournal.firstSequence(path) == 0) {
@@ -686,7 +686,7 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       if (!Files.isRegularFile(file)) {
-        throw new CliException("no journal at " + file);
+        throw JournalTarget.noJournal(file);
       }
       try {
         // The lock first: a journal a steward holds is refused as held, snapshot or none.
@@ -871,7 +871,7 @@ final class JournalCommand extends CommandGroup {
       JournalTarget target = journal.target();
       String file = JournalTarget.describe(target);
       if (target instanceof JournalTarget.File f && !Files.isRegularFile(f.path())) {
-        throw new CliException("no journal at " + file);
+        throw JournalTarget.noJournal(f.path());
       }
       try (Journal journal = open(target)) {
         Optional<Suspension> inForce = GrantSuspension.inForce(journal.recovered());

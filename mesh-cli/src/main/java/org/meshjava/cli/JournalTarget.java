@@ -96,6 +96,23 @@ sealed interface JournalTarget {
   }
 
   /**
+   * The refusal of a journal file that is not there, saying why where something else is: a journal
+   * is read, locked and appended to in place, so a folder, a FIFO or a device is none.
+   */
+  static CliException noJournal(java.nio.file.Path path) {
+    if (Files.isDirectory(path)) {
+      return new CliException("no journal at " + path + ": it is a folder");
+    }
+    if (Files.exists(path)) {
+      return new CliException(
+          "no journal at "
+              + path
+              + ": it is not a regular file (a FIFO or a device is no journal)");
+    }
+    return new CliException("no journal at " + path);
+  }
+
+  /**
    * Resolves {@code target} for reading.
    *
    * @param steward the journal's name in a database; a database holding one journal needs none
@@ -106,7 +123,7 @@ sealed interface JournalTarget {
     return switch (target) {
       case File f -> {
         if (!Files.isRegularFile(f.path())) {
-          throw new CliException("no journal at " + f.path());
+          throw noJournal(f.path());
         }
         // An archived journal's records are read from its segments first, so that every command
         // reading it (inspect, export, import) sees it whole, from record 0.

@@ -344,8 +344,8 @@ final class LogCommand extends CommandGroup {
         if (proof == null) {
           throw new CliException("--proof is required with --envelope or --old");
         }
-        JsonNode p = json(UserFile.readText(proof, "proof file"), "the proof file");
-        List<TreeHash> path = hashes(p);
+        JsonNode p = json(UserFile.readText(proof, "proof file"), "proof file " + proof);
+        List<TreeHash> path = hashes(p, proof);
         if (what.envelope != null) {
           ContentId id = envelopeId(what.envelope);
           long index = p.path("leaf_index").asLong(-1);
@@ -387,7 +387,7 @@ final class LogCommand extends CommandGroup {
         err().println("mesh log verify: " + e.getMessage());
         return 1;
       } catch (IllegalArgumentException e) {
-        err().println("mesh log verify: malformed proof: " + e.getMessage());
+        err().println("mesh log verify: malformed proof in " + proof + ": " + e.getMessage());
         return 1;
       }
     }
@@ -399,29 +399,41 @@ final class LogCommand extends CommandGroup {
       } catch (DidKeyException e) {
         throw new CliException("--steward is not a did:key: " + e.getMessage(), e);
       }
-      return Checkpoint.open(
-          SignedNote.parse(UserFile.readText(file, "checkpoint file")), Checkpoint.logKey(did));
+      var key = Checkpoint.logKey(did);
+      String text = UserFile.readText(file, "checkpoint file");
+      try {
+        return Checkpoint.open(SignedNote.parse(text), key);
+      } catch (LogException e) {
+        // --checkpoint or --old: the reason alone does not say which file it is about.
+        throw new CliException("checkpoint file " + file + ": " + e.getMessage(), e);
+      }
     }
 
     static ContentId envelopeId(InputFile file) throws CliException {
+      String hex = UserFile.readText(file, "envelope file").strip();
+      if (hex.isEmpty()) {
+        // Zero bytes are not an envelope, though they have an id to look up and prove.
+        throw new CliException(file + " does not hold a hex envelope (it is empty)");
+      }
       try {
-        return Envelope.fromHex(UserFile.readText(file, "envelope file").strip()).id();
+        return Envelope.fromHex(hex).id();
       } catch (IllegalArgumentException e) {
         throw new CliException(file + " does not hold a hex envelope", e);
       }
     }
 
-    private static List<TreeHash> hashes(JsonNode p) throws CliException {
+    private static List<TreeHash> hashes(JsonNode p, InputFile file) throws CliException {
       List<TreeHash> out = new ArrayList<>();
       JsonNode path = p.path("path");
       if (!path.isArray()) {
-        throw new CliException("the proof file has no path array");
+        throw new CliException("proof file " + file + " has no path array");
       }
       for (JsonNode h : path) {
         try {
           out.add(TreeHash.of(Base64.getDecoder().decode(h.asText())));
         } catch (IllegalArgumentException e) {
-          throw new CliException("a proof hash is not base64 of 32 bytes: " + h, e);
+          throw new CliException(
+              "a hash in proof file " + file + " is not base64 of 32 bytes: " + h, e);
         }
       }
       return out;

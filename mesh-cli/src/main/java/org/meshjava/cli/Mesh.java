@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -59,6 +60,20 @@ public final class Mesh extends CommandGroup {
     cl.registerConverter(InputFile.class, text -> InputFile.of(fileName(text), stdin));
     cl.setOut(out);
     cl.setErr(err);
+    cl.setExecutionStrategy(
+        parseResult -> {
+          // A command that must wait to open a file says so on its err, led by its name.
+          CommandLine ran = parseResult.asCommandLineList().getLast();
+          String name = ran.getCommandSpec().qualifiedName();
+          PrintWriter said = ran.getErr();
+          Consumer<String> waiting =
+              line -> {
+                said.println(name + ": " + line);
+                said.flush();
+              };
+          return ScopedValue.where(InputFile.WAITING, waiting)
+              .call(() -> new CommandLine.RunLast().execute(parseResult));
+        });
     cl.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
           // One clear line and a non-zero exit, never a stack trace.

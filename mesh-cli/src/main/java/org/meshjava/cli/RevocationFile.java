@@ -15,8 +15,22 @@ import org.meshjava.steward.Steward;
 final class RevocationFile {
   private RevocationFile() {}
 
+  /**
+   * Reads the file, as every file a command reads: done before the steward and its backends start,
+   * so that a file that cannot be read (missing, a folder, binary, too large) stops the start at
+   * once, with nothing begun.
+   */
+  static String read(Path file) throws CliException {
+    return GrantFiles.readText(file);
+  }
+
+  /** Reads the file ({@link #read}) and loads its revocations into the steward. */
   static void load(Steward steward, Path file, PrintWriter out) throws CliException {
-    String text = GrantFiles.readText(file);
+    load(steward, file, read(file), out);
+  }
+
+  /** Loads the revocations in {@code text}, {@link #read} from {@code file}, into the steward. */
+  static void load(Steward steward, Path file, String text, PrintWriter out) throws CliException {
     try {
       org.meshjava.steward.RevocationFile.load(
           steward,

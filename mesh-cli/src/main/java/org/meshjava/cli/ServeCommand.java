@@ -246,6 +246,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         1,
         flagOr(maxConcurrent, c.maxConcurrentServes()).map(Integer::longValue));
     Path keyPath = flagOr(key, c.keyFile()).orElse(null);
+    Path revocationsFile = flagOr(revocations, c.revocations()).orElse(null);
+    String revocationsText = revocationsFile == null ? null : RevocationFile.read(revocationsFile);
     Steward.Builder sb;
     if (keyPath != null) {
       SigningKey signingKey = KeyFile.read(keyPath, err);
@@ -359,9 +361,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
     }
     try (steward) {
-      Path revocationsFile = flagOr(revocations, c.revocations()).orElse(null);
-      if (revocationsFile != null) {
-        RevocationFile.load(steward, revocationsFile, out);
+      if (revocationsFile != null && revocationsText != null) {
+        RevocationFile.load(steward, revocationsFile, revocationsText, out);
       }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)

@@ -26,6 +26,13 @@ final class UserFile {
   /** The longest line {@link #forEachLine} reads; an envelope is a few kilobytes of hex. */
   static final int MAX_LINE_CHARS = 1 << 20;
 
+  /**
+   * The byte order mark some Windows editors put first in a UTF-8 file. Invisible in the editor, it
+   * would make a key or an envelope that looks right "not hex"; it marks the encoding and is no
+   * part of the text, so it is dropped (as JSON parsers may, RFC 8259 §8.1).
+   */
+  private static final char BOM = '\uFEFF';
+
   private UserFile() {}
 
   /** Takes the lines of a file one at a time. */
@@ -36,8 +43,9 @@ final class UserFile {
   }
 
   /**
-   * Reads the file's lines one at a time (LF or CRLF endings), as {@link #readText} reads its text,
-   * holding one line at a time: for files that may be long, such as a steward's every receipt.
+   * Reads the file's lines one at a time (LF or CRLF endings; a leading byte order mark dropped),
+   * as {@link #readText} reads its text, holding one line at a time: for files that may be long,
+   * such as a steward's every receipt.
    *
    * @throws CliException naming the file and the reason, as {@link #readText}, or if a line is
    *     longer than {@link #MAX_LINE_CHARS}; or what {@code each} throws
@@ -64,9 +72,16 @@ final class UserFile {
       StringBuilder line = new StringBuilder();
       long index = 0;
       char[] buf = new char[8192];
+      boolean first = true;
       for (int n = in.read(buf); n >= 0; n = in.read(buf)) {
         for (int i = 0; i < n; i++) {
           char c = buf[i];
+          if (first) {
+            first = false;
+            if (c == BOM) {
+              continue;
+            }
+          }
           if (c == '\n') {
             int end = line.length() > 0 && line.charAt(line.length() - 1) == '\r' ? 1 : 0;
             line.setLength(line.length() - end);
@@ -133,7 +148,7 @@ final class UserFile {
   }
 
   /**
-   * Returns the file's text.
+   * Returns the file's text, without a leading byte order mark ({@link #BOM}).
    *
    * @param what how the message names the file, e.g. {@code "key file"}
    * @throws CliException naming the file and the reason it cannot be read as UTF-8 text
@@ -157,7 +172,7 @@ final class UserFile {
     } catch (CharacterCodingException e) {
       throw new CliException(what + " " + path + " is not text (binary data, or not UTF-8)", e);
     }
-    return checked(text, path, what);
+    return checked(text.startsWith(String.valueOf(BOM)) ? text.substring(1) : text, path, what);
   }
 
   /**

@@ -45,7 +45,7 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
           (index, line) -> {
             if (!line.isBlank()) {
               try {
-                chain.accept(envelope(line, chain.count(), f));
+                chain.accept(envelope(line, index, chain.count(), f));
               } catch (ReceiptException e) {
                 // The index runs across every file; the file and line say where to look.
                 throw new CliException(
@@ -70,11 +70,15 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
     return 0;
   }
 
-  private static Envelope envelope(String line, int index, InputFile f) throws CliException {
+  /** The envelope on line {@code index} (from 0) of {@code f}, the {@code count}th of the run. */
+  private static Envelope envelope(String line, long index, int count, InputFile f)
+      throws CliException {
     try {
       return Envelope.fromHex(line.strip());
     } catch (IllegalArgumentException e) {
-      throw new CliException("envelope " + index + " in " + f + " is not hex", e);
+      // Named as the chain's refusals are: the file and line say where to look.
+      throw new CliException(
+          String.format("%s line %d: envelope %d is not hex", f, index + 1, count), e);
     }
   }
 }

@@ -186,6 +186,30 @@ class CliErrorsTest {
     assertThat(ceiling.err()).contains("--default-ceiling-uj");
   }
 
+  /**
+   * Regression: a --revocations file that could not be read (a folder, binary, over the size bound)
+   * was read only after the steward and its backends had started (their lines printed, up to a
+   * gigabyte of heap and seconds spent); it is read with the other files, before anything starts.
+   */
+  @Test
+  void serve_revocationsFileThatCannotBeRead_isRefusedBeforeAnythingStarts() throws Exception {
+    Path folder = Files.createDirectory(tmp.resolve("revocations"));
+    Path journal = tmp.resolve("steward.journal");
+    Run r =
+        mesh(
+            "serve",
+            "--port",
+            "0",
+            "--journal",
+            journal.toString(),
+            "--revocations",
+            folder.toString());
+    assertOneLineError(r, 1, "mesh serve");
+    assertThat(r.err()).contains("cannot read file " + folder + ": it is a folder");
+    assertThat(r.out()).as("nothing started").isEmpty();
+    assertThat(journal).doesNotExist();
+  }
+
   @Test
   void unknownFlag_isOneLineNamingItAndTheHelp_notTheWholeUsage() {
     Run r = mesh("verify", "--bogus", "x.hex");

@@ -496,11 +496,11 @@ public final class FileJournal implements Journal {
     long lastStart = lastNewline(ch, good - 1);
     LineReader.checkLength(lastStart, good - 1 - lastStart);
     byte[] last = readRange(ch, lastStart, good - 1);
-    long lastSeq = seqOf(last, path);
+    long lastSeq = seqOf(last, lineAt(lastStart, path));
     long firstSeq = lastSeq;
     if (lastStart > 0) {
       byte[] first = new LineReader(ch, 0, good).next();
-      firstSeq = seqOf(java.util.Objects.requireNonNull(first), path);
+      firstSeq = seqOf(java.util.Objects.requireNonNull(first), lineAt(0, path));
     }
     return new Tail(
         new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
@@ -509,6 +509,11 @@ public final class FileJournal implements Journal {
   }
 
   private static final byte[] SEQ_PREFIX = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
+
+  /** The line starting at byte {@code start} of {@code path}, as a message names it. */
+  private static String lineAt(long start, Path path) {
+    return "the line at byte " + start + " of " + path;
+  }
 
   /**
    * The {@code seq} of a record line. Every line this project writes begins with an open brace,
@@ -903,7 +908,7 @@ public final class FileJournal implements Journal {
     if (hint > 0 && hint < end && readRange(channel, hint - 1, hint)[0] == '\n') {
       LineReader at = new LineReader(channel, hint, end);
       byte[] line = at.next();
-      if (line != null && seqOf(line, path) == count) {
+      if (line != null && seqOf(line, lineAt(hint, path)) == count) {
         return new LineReader(channel, hint, end);
       }
     }

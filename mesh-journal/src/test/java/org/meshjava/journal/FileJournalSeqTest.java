@@ -51,4 +51,29 @@ class FileJournalSeqTest {
           .isInstanceOf(JournalException.class);
     }
   }
+
+  /**
+   * Regression: a journal whose first or last line is not JSON (NUL bytes, binary) was "a line of
+   * FILE is not JSON: … at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION`
+   * disabled); line: 1, column: 2]": which line was not said, and the location named a source it
+   * hid and a line that is always 1. The line is named by the byte it starts at, the column kept.
+   */
+  @Test
+  void firstSequence_ofALineThatIsNotJson_namesItsByte_withoutJacksonsLocation(
+      @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+    java.nio.file.Path nul = java.nio.file.Files.write(dir.resolve("nul.journal"), b("\0\0\n"));
+    assertThatThrownBy(() -> FileJournal.firstSequence(nul))
+        .isInstanceOf(JournalException.class)
+        .hasMessage(
+            "the line at byte 0 of "
+                + nul
+                + " is not JSON: Illegal character ((CTRL-CHAR, code 0)): only regular white space"
+                + " (\\r, \\n, \\t) is allowed between tokens (column 2)");
+    java.nio.file.Path last =
+        java.nio.file.Files.write(dir.resolve("last.journal"), b("{\"seq\":0}\ngarbage\n"));
+    assertThatThrownBy(() -> FileJournal.firstSequence(last))
+        .isInstanceOf(JournalException.class)
+        .hasMessageStartingWith("the line at byte 10 of " + last + " is not JSON: ")
+        .hasMessageNotContaining("REDACTED");
+  }
 }

@@ -20,6 +20,13 @@ import org.meshjava.jcp.Revocation;
  */
 public final class RevocationFile {
   /**
+   * The largest file {@link #load(Steward, Path, Consumer)} reads: a revocation is about a kilobyte
+   * of hex, so 64 MiB holds tens of thousands; a larger file is the wrong file (or {@code
+   * /dev/zero}), refused before it fills the heap.
+   */
+  public static final int MAX_FILE_BYTES = 64 << 20;
+
+  /**
    * What one line of the file did.
    *
    * @param line the line's number in the file, from 1
@@ -44,18 +51,44 @@ public final class RevocationFile {
    * {@code each} what every line did as soon as it is done.
    *
    * @throws RevocationFileException naming the file, and the line at fault: {@link
-   *     RevocationFileException.Reason#UNREADABLE} if the file cannot be read, else as {@link
-   *     #load(Steward, Path, String, Consumer)}
+   *     RevocationFileException.Reason#UNREADABLE} if the file cannot be read (also when it is not
+   *     UTF-8, or larger than {@link #MAX_FILE_BYTES}), else as {@link #load(Steward, Path, String,
+   *     Consumer)}
    */
   public static void load(Steward steward, Path file, Consumer<? super Loaded> each)
       throws RevocationFileException {
-    List<String> lines;
+    String text;
     try {
-      lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+      text = read(file);
     } catch (IOException e) {
       throw new RevocationFileException(RevocationFileException.Reason.UNREADABLE, file, 0, e);
     }
-    load(steward, file, lines, each);
+    load(steward, file, text, each);
+  }
+
+  /** The file's text, read no further than {@link #MAX_FILE_BYTES} and one byte. */
+  private static String read(Path file) throws IOException {
+    // A regular file's size says at once; a device or a pipe is read up to the bound.
+    if (Files.isRegularFile(file) && Files.size(file) > MAX_FILE_BYTES) {
+      throw tooLarge();
+    }
+    byte[] bytes;
+    try (java.io.InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes(MAX_FILE_BYTES + 1);
+    }
+    if (bytes.length > MAX_FILE_BYTES) {
+      throw tooLarge();
+    }
+    return StandardCharsets.UTF_8
+        .newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+        .decode(java.nio.ByteBuffer.wrap(bytes))
+        .toString();
+  }
+
+  private static IOException tooLarge() {
+    return new IOException("larger than " + MAX_FILE_BYTES + " bytes; is it the right file?");
   }
 
   /**

@@ -130,6 +130,48 @@ class RevocationFileTest {
     }
   }
 
+  /**
+   * Regression: the file was read whole, however large ({@code /dev/zero} as {@code
+   * mesh.revocations} filled the heap before a line was looked at). One larger than any list of
+   * revocations is refused unread, and a device or pipe is read no further than that bound.
+   */
+  @Test
+  void load_ofAFileLargerThanTheBound_failsUnreadable_withoutReadingIt() throws Exception {
+    Path huge = dir.resolve("huge.hex");
+    try (java.io.RandomAccessFile sparse = new java.io.RandomAccessFile(huge.toFile(), "rw")) {
+      sparse.setLength(RevocationFile.MAX_FILE_BYTES + 1L);
+    }
+    try (Steward s = steward()) {
+      RevocationFileException e = loadFails(s, huge, loaded -> {});
+      assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.UNREADABLE);
+      assertThat(e.line()).isEmpty();
+      assertThat(e)
+          .hasMessage(
+              huge
+                  + " cannot be read: java.io.IOException: larger than "
+                  + RevocationFile.MAX_FILE_BYTES
+                  + " bytes; is it the right file?");
+    }
+    Path zero = Path.of("/dev/zero");
+    if (Files.isReadable(zero)) {
+      try (Steward s = steward()) {
+        RevocationFileException e = loadFails(s, zero, loaded -> {});
+        assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.UNREADABLE);
+        assertThat(e).hasMessageContaining("larger than " + RevocationFile.MAX_FILE_BYTES);
+      }
+    }
+  }
+
+  @Test
+  void load_ofAFileThatIsNotUtf8_failsUnreadable() throws Exception {
+    Path binary = Files.write(dir.resolve("binary.hex"), new byte[] {(byte) 0xC3, 0x28, '\n'});
+    try (Steward s = steward()) {
+      RevocationFileException e = loadFails(s, binary, loaded -> {});
+      assertThat(e.reason()).isEqualTo(RevocationFileException.Reason.UNREADABLE);
+      assertThat(e).hasCauseInstanceOf(java.nio.charset.CharacterCodingException.class);
+    }
+  }
+
   @Test
   void load_ofTextAlreadyRead_namesTheFileItCameFrom() throws Exception {
     Revocation r = Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW);

@@ -93,6 +93,17 @@ public final class PackRunner {
     return o;
   }
 
+  /** The longest part of an answer a failure quotes: enough to recognise it, not a screenful. */
+  private static final int QUOTED_CHARS = 80;
+
+  /** What the subject wrote, for a failure's detail: the line of a non-object answer, cut short. */
+  private static String quoted(JsonNode answer) {
+    String line = answer.isTextual() ? answer.asText() : answer.toString();
+    return line.length() <= QUOTED_CHARS
+        ? "'" + line + "'"
+        : "'" + line.substring(0, QUOTED_CHARS) + "…' (" + line.length() + " characters)";
+  }
+
   /** Judges one answer against its case. */
   static PackReport.CaseResult judge(
       String group, PackCase c, Optional<JsonNode> answer, boolean subjectGone) {
@@ -104,6 +115,10 @@ public final class PackRunner {
           subjectGone ? "no answer: the subject exited or timed out" : "no answer");
     }
     JsonNode a = answer.get();
+    if (!a.isObject()) {
+      return result(
+          group, c, PackReport.Outcome.FAIL, "the answer is not a JSON object: " + quoted(a));
+    }
     if (!c.id().equals(a.path("id").asText())) {
       return result(
           group,

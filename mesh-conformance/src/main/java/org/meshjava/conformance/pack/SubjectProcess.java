@@ -14,15 +14,22 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A subject under test running as a child process, spoken to in JSON lines: one request object per
  * line on its standard input, one answer object per line on its standard output. Nothing about the
  * subject is assumed but that; it may be written in any language.
  *
- * <p>An answer that does not arrive within the timeout, or a subject that has exited, gives an
+ * <p>An answer that does not arrive within the timeout (the request's writing included: a subject
+ * that stops reading its input is not waited on past it), or a subject that has exited, gives an
  * empty answer, which the runner counts as a skip. After a timeout the subject is considered gone:
  * a late answer would be taken for the next request's. Standard error is drained and its tail kept
  * for the report.
@@ -55,6 +62,23 @@ public final class SubjectProcess implements AutoCloseable {
   private final Thread out;
   private final Thread err;
   private final Thread reaper;
+
+  /**
+   * Writes the requests, so that a subject that does not read them cannot hold {@link #ask} past
+   * its timeout: a request larger than the pipe's buffer (64 KiB on Linux) blocks its writer until
+   * the subject reads it.
+   */
+  private final ExecutorService writer =
+      Executors.newSingleThreadExecutor(
+          r -> {
+            Thread t = new Thread(r, "subject-stdin");
+            t.setDaemon(true);
+            return t;
+          });
+
+  /** The last request's write; done unless the subject stopped reading in the middle of one. */
+  private Future<?> writing = CompletableFuture.completedFuture(null);
+
   private boolean gone;
 
   private SubjectProcess(Process process, Duration timeout) {
@@ -98,24 +122,35 @@ public final class SubjectProcess implements AutoCloseable {
   /**
    * Sends one request and waits for its answer.
    *
-   * @return the answer, or empty when the subject gave none (exited, timed out, or wrote a line
-   *     that is not a JSON object)
+   * @return the answer: a JSON object; or, for a line that is not one (not JSON, a JSON array or
+   *     number, JSON nested deeper than the parser reads, a line cut short by an exit), that line
+   *     as a JSON string, which is an answer all the same and fails its case; or empty when the
+   *     subject gave no line (exited or timed out)
    */
   public Optional<JsonNode> ask(JsonNode request) {
     if (gone) {
       return Optional.empty();
     }
     try {
-      stdin.write((JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8));
-      stdin.flush();
-      String line = lines.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      long deadline = System.nanoTime() + timeout.toNanos();
+      byte[] bytes = (JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8);
+      writing =
+          writer.submit(
+              () -> {
+                stdin.write(bytes);
+                stdin.flush();
+                return null;
+              });
+      // The request is written within the timeout, and answered within what is left of it.
+      writing.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+      String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
       if (line == null || line.equals(EOF)) {
         gone = true;
         return Optional.empty();
       }
-      JsonNode answer = JSON.readTree(line);
-      return answer != null && answer.isObject() ? Optional.of(answer) : Optional.empty();
-    } catch (IOException e) {
+      return Optional.of(object(line));
+    } catch (IOException | ExecutionException | TimeoutException e) {
+      // Not written: the subject exited, or reads no more of its input.
       gone = true;
       return Optional.empty();
     } catch (InterruptedException e) {
@@ -123,6 +158,24 @@ public final class SubjectProcess implements AutoCloseable {
       gone = true;
       return Optional.empty();
     }
+  }
+
+  /**
+   * The answer {@code line} holds: its JSON object, else the line itself as a JSON string. A line
+   * that is not an object is the subject's answer, wrong as it is; were it taken for no answer, a
+   * subject writing nothing but garbage would have every case skipped (and exit 2, "none failed")
+   * rather than failed, and be said to have stopped answering.
+   */
+  private static JsonNode object(String line) {
+    try {
+      JsonNode answer = JSON.readTree(line);
+      if (answer != null && answer.isObject()) {
+        return answer;
+      }
+    } catch (IOException notJson) {
+      // Not JSON, or nested beyond the parser's limit: the line is the answer, as it stands.
+    }
+    return JSON.getNodeFactory().textNode(line);
   }
 
   /** Whether the subject stopped answering (exited or timed out). */
@@ -236,17 +289,31 @@ public final class SubjectProcess implements AutoCloseable {
     // A reader waiting for room in a full queue stops and closes the subject's output, so a
     // subject still writing gets a broken pipe rather than blocking on output nobody reads.
     out.interrupt();
-    try {
-      stdin.close();
-    } catch (IOException e) {
-      // Already gone.
+    if (writing.isDone()) {
+      try {
+        stdin.close();
+      } catch (IOException e) {
+        // Already gone.
+      }
+      try {
+        process.waitFor(5, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
-    try {
-      process.waitFor(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    // Else the subject reads no more of its input, so closing that would wait on the write, which
+    // waits on the subject: it is ended first, which fails the write, and its input is closed
+    // after that, by the writer.
     end();
+    writer.execute(
+        () -> {
+          try {
+            stdin.close();
+          } catch (IOException e) {
+            // Already gone.
+          }
+        });
+    writer.shutdown();
     try {
       Runtime.getRuntime().removeShutdownHook(reaper);
     } catch (IllegalStateException e) {

@@ -104,6 +104,43 @@ class PackRunnerTest {
     }
   }
 
+  /**
+   * Regression: a subject that answered every request with a line that is not a JSON object had
+   * every case skipped (exit 2, "none failed"), and one whose lines were not JSON was reported as
+   * gone at its first case. Each such answer fails its case, quoting it (conformance/README.md).
+   */
+  @Test
+  void run_answersThatAreNotJsonObjects_failTheirCases_andTheSubjectIsNotGone() throws Exception {
+    PackGroup g = new PackGroup("g", "d", List.of(VALID, INVALID));
+    String script =
+        "read a; echo '{\"id\":\"hello\",\"result\":\"unsupported\"}';"
+            + " read b; echo 'garbage{'; read c; echo '[\"g/i\",\"invalid\"]'; cat >/dev/null";
+    try (SubjectProcess subject =
+        SubjectProcess.start(List.of("sh", "-c", script), Duration.ofSeconds(20))) {
+      PackReport report = PackRunner.run(List.of(g), subject, r -> {});
+      assertThat(subject.gone()).isFalse();
+      assertThat(report.results())
+          .extracting(PackReport.CaseResult::outcome, PackReport.CaseResult::detail)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(
+                  PackReport.Outcome.FAIL, "the answer is not a JSON object: 'garbage{'"),
+              org.assertj.core.groups.Tuple.tuple(
+                  PackReport.Outcome.FAIL,
+                  "the answer is not a JSON object: '[\"g/i\",\"invalid\"]'"));
+      assertThat(PackRunner.exitCode(report)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void judge_aLongAnswerThatIsNotAnObject_isQuotedCutShort() throws Exception {
+    String line = "x".repeat(5000);
+    PackReport.CaseResult r =
+        PackRunner.judge("g", VALID, Optional.of(JSON.getNodeFactory().textNode(line)), false);
+    assertThat(r.outcome()).isEqualTo(PackReport.Outcome.FAIL);
+    assertThat(r.detail())
+        .isEqualTo("the answer is not a JSON object: '" + "x".repeat(80) + "…' (5000 characters)");
+  }
+
   @Test
   void run_subjectThatExitsBeforeItsFirstAnswer_isRefusedOnce_withItsStatusAndStderr()
       throws Exception {

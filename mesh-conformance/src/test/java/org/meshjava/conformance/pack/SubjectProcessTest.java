@@ -1,6 +1,7 @@
 package org.meshjava.conformance.pack;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -32,6 +33,30 @@ class SubjectProcessTest {
     }
   }
 
+  /**
+   * Regression: a line that was not a JSON object was taken for no answer at all, and one that was
+   * not JSON also for the subject gone, so a subject writing garbage had every case skipped and was
+   * said to have stopped answering. The line is its answer, and the subject answers on.
+   */
+  @Test
+  void aLineThatIsNotAJsonObject_isTheAnswer_andTheSubjectAnswersOn() throws Exception {
+    String deep = "[".repeat(5000) + "]".repeat(5000);
+    try (SubjectProcess s =
+        subject(
+            "read a; echo 'not json'; read b; echo 42; read c; echo '"
+                + deep
+                + "'; read d; printf '{\"n\":1'; exit 0")) {
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode("not json"));
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode("42"));
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode(deep));
+      assertThat(s.gone()).isFalse();
+      // Cut short by the subject's exit: what it wrote is its answer, and then it is gone.
+      assertThat(s.ask(REQUEST)).contains(JSON.getNodeFactory().textNode("{\"n\":1"));
+      assertThat(s.ask(REQUEST)).isEmpty();
+      assertThat(s.gone()).isTrue();
+    }
+  }
+
   @Test
   void anAnswerLineOverTheBound_endsTheSubject_withoutHoldingIt() throws Exception {
     long start = System.nanoTime();
@@ -57,6 +82,30 @@ class SubjectProcessTest {
     }
     // close() returned without waiting out its 5 s grace: the writer was cut off.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+
+  /**
+   * Regression: the request was written on the asking thread, so a subject that read no more of its
+   * input held the runner for good once a request outgrew the pipe's buffer (64 KiB on Linux), its
+   * timeout never reached. The write counts against the timeout, and close() does not wait on it.
+   */
+  @Test
+  void aSubjectThatStopsReading_timesOut_evenMidRequest_andCloses() {
+    JsonNode large = JSON.createObjectNode().put("pad", "a".repeat(1 << 20));
+    // Unbounded, ask() (then close()) would never return: this bound is liveness, far above the
+    // 1 s timeout that ends the ask.
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(30),
+        () -> {
+          try (SubjectProcess s =
+              SubjectProcess.start(
+                  List.of("sh", "-c", "read a; echo '{\"n\":1}'; exec sleep 300"),
+                  Duration.ofSeconds(1))) {
+            assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(1);
+            assertThat(s.ask(large)).isEmpty();
+            assertThat(s.gone()).isTrue();
+          }
+        });
   }
 
   @Test

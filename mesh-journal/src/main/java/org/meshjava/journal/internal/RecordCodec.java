@@ -165,6 +165,7 @@ public final class RecordCodec {
   /**
    * Reads only the {@code seq} of a line, for finding a journal's end without decoding it.
    *
+   * @param where the line, for a message: {@code "the line at byte 1998 of FILE"}
    * @throws JournalException {@code CORRUPT} if the line is no JSON object with a {@code seq}
    */
   public static long seqOf(byte[] line, Object where) throws JournalException {
@@ -175,16 +176,25 @@ public final class RecordCodec {
           || !seq.canConvertToExactIntegral()
           || !seq.canConvertToLong()
           || seq.asLong() < 0) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT, "a line of " + where + " has no seq", null);
+        throw new JournalException(JournalException.Reason.CORRUPT, where + " has no seq", null);
       }
       return seq.asLong();
     } catch (IOException e) {
       throw new JournalException(
-          JournalException.Reason.CORRUPT,
-          "a line of " + where + " is not JSON: " + e.getMessage(),
-          null);
+          JournalException.Reason.CORRUPT, where + " is not JSON: " + notJson(e), null);
     }
+  }
+
+  /**
+   * What a JSON parser found wrong, and at which column of the line: without the location Jackson
+   * appends, which names a "REDACTED" source and a line that is always 1.
+   */
+  private static String notJson(IOException e) {
+    if (e instanceof com.fasterxml.jackson.core.JsonProcessingException j) {
+      com.fasterxml.jackson.core.JsonLocation at = j.getLocation();
+      return j.getOriginalMessage() + (at == null ? "" : " (column " + at.getColumnNr() + ")");
+    }
+    return String.valueOf(e.getMessage());
   }
 
   /**
