@@ -477,18 +477,22 @@ public final class FileJournal implements Journal {
   private static Tail tail(FileChannel ch, Path path) throws IOException, JournalException {
     long size = ch.size();
     long good = lastNewline(ch, size);
-    int torn = (int) Math.min(Integer.MAX_VALUE, size - good);
+    // An append writes one record line, so a final line cut short is shorter than any record can
+    // be; a longer one is damage (a file filled or grown by something else), not a torn write, and
+    // dropping it would cut what may be records without a word. scan and inspect refuse it too.
+    LineReader.checkLength(good, size - good);
+    int torn = (int) (size - good);
     if (good == 0) {
       return new Tail(JournalPosition.GENESIS, torn, 0);
     }
     long lastStart = lastNewline(ch, good - 1);
     LineReader.checkLength(lastStart, good - 1 - lastStart);
     byte[] last = readRange(ch, lastStart, good - 1);
-    long lastSeq = seqOf(last, path);
+    long lastSeq = seqOf(last, "the last line of " + path + " (at byte " + lastStart + ")");
     long firstSeq = lastSeq;
     if (lastStart > 0) {
       byte[] first = new LineReader(ch, 0, good).next();
-      firstSeq = seqOf(java.util.Objects.requireNonNull(first), path);
+      firstSeq = seqOf(java.util.Objects.requireNonNull(first), "the first line of " + path);
     }
     return new Tail(
         new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
@@ -876,7 +880,7 @@ public final class FileJournal implements Journal {
     if (hint > 0 && hint < end && readRange(channel, hint - 1, hint)[0] == '\n') {
       LineReader at = new LineReader(channel, hint, end);
       byte[] line = at.next();
-      if (line != null && seqOf(line, path) == count) {
+      if (line != null && seqOf(line, "the line at byte " + hint + " of " + path) == count) {
         return new LineReader(channel, hint, end);
       }
     }

@@ -175,14 +175,17 @@ public final class RecordCodec {
           || !seq.canConvertToExactIntegral()
           || !seq.canConvertToLong()
           || seq.asLong() < 0) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT, "a line of " + where + " has no seq", null);
+        throw new JournalException(JournalException.Reason.CORRUPT, where + " has no seq", null);
       }
       return seq.asLong();
     } catch (IOException e) {
+      // The original message: Jackson's own adds its parser's location ("[Source: REDACTED …"),
+      // which says nothing to an operator; where names the line.
       throw new JournalException(
           JournalException.Reason.CORRUPT,
-          "a line of " + where + " is not JSON: " + e.getMessage(),
+          where
+              + " is not JSON: "
+              + (e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()),
           null);
     }
   }
