@@ -322,7 +322,7 @@ final class JournalCommand extends CommandGroup {
       Path path = f.path();
       file = path.toString();
       if (!Files.isRegularFile(path)) {
-        throw new CliException("no journal at " + file);
+        throw JournalTarget.noJournal(path);
       }
       try {
         if (FileJournal.firstSequence(path) == 0) {
@@ -365,10 +365,13 @@ final class JournalCommand extends CommandGroup {
         ReplayBatch batch = new ReplayBatch(state, r -> {});
         long[] checked = {0};
         boolean[] matched = {false};
+        // The reader adds each Chain record to the table it decodes with as it reads the line,
+        // before the record reaches the replay; a table of its own keeps a Chain record just after
+        // the snapshot's position out of the state compared with the snapshot there.
         FileJournal.scan(
             path,
             state.position(),
-            state.chains(),
+            new java.util.HashMap<>(state.chains()),
             r -> {
               if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
                 matched[0] = checkSnapshot(snap.get(), h, batch.flush());
@@ -387,6 +390,11 @@ final class JournalCommand extends CommandGroup {
         long n = state.position().count();
         if (whole && snap.isPresent() && n == snap.get().position().count()) {
           matched[0] = checkSnapshot(snap.get(), h, state);
+        }
+        if (whole && snap.isPresent() && !matched[0]) {
+          // Fewer records than the snapshot covers (a record at its position would have been
+          // checked against it): refused as the start refuses it, as for a file never archived.
+          checkSnapshotPosition(snap.get(), state.position(), null);
         }
         JournalReplay.Result r = state.result();
         report(
@@ -458,7 +466,10 @@ final class JournalCommand extends CommandGroup {
               },
               log);
       if (snap.isPresent()) {
-        checkSnapshotPosition(snap.get(), s.end(), atCovered[0]);
+        checkSnapshotPosition(
+            snap.get(),
+            new org.meshjava.journal.JournalPosition(s.end().count(), s.end().lastHash(), -1),
+            atCovered[0]);
       }
       if (s.end().count() == 0) {
         // "0 records form one chain" would read as a pass to whoever named the wrong file.
@@ -492,11 +503,12 @@ final class JournalCommand extends CommandGroup {
      * one stands ({@code NOT_IN_JOURNAL}); {@code atCovered} is the hash of that record's line.
      */
     private void checkSnapshotPosition(
-        Snapshot snap, JournalFile.End end, org.meshjava.core.@Nullable ContentId atCovered)
+        Snapshot snap,
+        org.meshjava.journal.JournalPosition end,
+        org.meshjava.core.@Nullable ContentId atCovered)
         throws CliException {
       try {
-        snap.checkAgainst(
-            new org.meshjava.journal.JournalPosition(end.count(), end.lastHash(), -1));
+        snap.checkAgainst(end);
         long covered = snap.position().count();
         if (covered > 0 && !snap.position().lastHash().equals(Optional.ofNullable(atCovered))) {
           throw new SnapshotException(
@@ -686,7 +698,7 @@ final class JournalCommand extends CommandGroup {
     @Override
     public Integer call() throws CliException {
       if (!Files.isRegularFile(file)) {
-        throw new CliException("no journal at " + file);
+        throw JournalTarget.noJournal(file);
       }
       try {
         // The lock first: a journal a steward holds is refused as held, snapshot or none.
@@ -871,7 +883,7 @@ final class JournalCommand extends CommandGroup {
       JournalTarget target = journal.target();
       String file = JournalTarget.describe(target);
       if (target instanceof JournalTarget.File f && !Files.isRegularFile(f.path())) {
-        throw new CliException("no journal at " + file);
+        throw JournalTarget.noJournal(f.path());
       }
       try (Journal journal = open(target)) {
         Optional<Suspension> inForce = GrantSuspension.inForce(journal.recovered());

@@ -96,6 +96,25 @@ sealed interface JournalTarget {
   }
 
   /**
+   * The refusal for a journal file {@code path} that is not a regular file: missing, or what is
+   * there instead (a folder, a symbolic link that leads nowhere readable, a pipe), so that a
+   * journal replaced by one of those is not reported as merely absent.
+   */
+  static CliException noJournal(Path path) {
+    String what;
+    if (Files.isDirectory(path)) {
+      what = " (a folder is there, not a journal file)";
+    } else if (Files.isSymbolicLink(path) && !Files.exists(path)) {
+      what = " (a symbolic link that leads to no file: its target is missing, or links loop)";
+    } else if (Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      what = " (something that is not a regular file is there)";
+    } else {
+      what = "";
+    }
+    return new CliException("no journal at " + path + what);
+  }
+
+  /**
    * Resolves {@code target} for reading.
    *
    * @param steward the journal's name in a database; a database holding one journal needs none
@@ -106,7 +125,7 @@ sealed interface JournalTarget {
     return switch (target) {
       case File f -> {
         if (!Files.isRegularFile(f.path())) {
-          throw new CliException("no journal at " + f.path());
+          throw noJournal(f.path());
         }
         // An archived journal's records are read from its segments first, so that every command
         // reading it (inspect, export, import) sees it whole, from record 0.
