@@ -362,6 +362,7 @@ final class JournalCommand extends CommandGroup {
         // found holder, else the first checkpoint's origin.
         Optional<DidKey> sealer = whole ? holder(snap, path) : Optional.of(h);
         DidKey[] sealedBy = {sealer.orElse(null)};
+        boolean stewardFromSnapshot = snap.isPresent() && steward == null && key == null;
         ReplayBatch batch = new ReplayBatch(state, r -> {});
         long[] checked = {0};
         boolean[] matched = {false};
@@ -375,6 +376,18 @@ final class JournalCommand extends CommandGroup {
             r -> {
               if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
                 matched[0] = checkSnapshot(snap.get(), h, batch.flush());
+              }
+              if (stewardFromSnapshot && r.entry() instanceof JournalEntry.Authorised a) {
+                // The snapshot named the steward replayed as; a grant held by another shows
+                // that the snapshot is not this journal's steward's (as the start refuses it).
+                String other =
+                    otherSteward(
+                        snap.get(),
+                        a.presentation().chain().leaf().grant().subject(),
+                        "journal record " + r.seq() + " decides a grant held by");
+                if (other != null) {
+                  throw new JournalException(JournalException.Reason.SNAPSHOT_REFUSED, other, null);
+                }
               }
               if (r.entry() instanceof JournalEntry.Checkpoint c) {
                 if (sealedBy[0] == null) {
@@ -452,6 +465,13 @@ final class JournalCommand extends CommandGroup {
         } catch (SnapshotException e) {
           throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
         }
+      }
+      String other =
+          snap.isPresent() && holder.isPresent()
+              ? otherSteward(snap.get(), holder.get(), "the journal's grants name")
+              : null;
+      if (other != null) {
+        throw new CliException(file + ": " + other);
       }
       long covered = snap.map(x -> x.position().count()).orElse(0L);
       org.meshjava.core.ContentId[] atCovered = {null};
@@ -531,6 +551,28 @@ final class JournalCommand extends CommandGroup {
                 + " on it",
             e);
       }
+    }
+
+    /**
+     * Why the latest snapshot {@code snap} is refused when it is signed by a steward other than
+     * {@code journals}, whom {@code shownBy} (e.g. "the journal's grants name") shows to be the
+     * journal's, as a starting steward refuses it ({@code OTHER_STEWARD}); null when it is that
+     * steward's. Replaying the journal as the snapshot's steward would otherwise fail on a record,
+     * naming a refusal that is not the cause.
+     */
+    private static @Nullable String otherSteward(Snapshot snap, DidKey journals, String shownBy) {
+      if (snap.steward().equals(journals)) {
+        return null;
+      }
+      return "the latest snapshot ("
+          + SnapshotException.Reason.OTHER_STEWARD
+          + ") is steward "
+          + snap.steward()
+          + "'s, but "
+          + shownBy
+          + " "
+          + journals
+          + "; it is another steward's snapshot, and a steward refuses to start on it";
     }
 
     /** How the verify line says that {@code n} records form one chain and replay. */

@@ -44,8 +44,12 @@ class JournalArchiveCommandTest {
   private final Instant now = Instant.ofEpochSecond(Instant.now().getEpochSecond());
 
   private Steward steward(Path journal, boolean fresh) throws Exception {
+    return steward(stewardKey, journal, fresh);
+  }
+
+  private Steward steward(SigningKey key, Path journal, boolean fresh) throws Exception {
     Steward.Builder b =
-        Steward.builder(stewardKey)
+        Steward.builder(key)
             .meter(new EstimatorMeter())
             .clock(InstantSource.fixed(now))
             .journal(FileJournal.open(journal))
@@ -422,6 +426,47 @@ class JournalArchiveCommandTest {
     try (Steward s = steward(journal, false)) {
       serve(s, hourGrant(), "after");
     }
+  }
+
+  /**
+   * Regression: with another steward's snapshot as the latest beside a journal, verify replayed the
+   * journal as that snapshot's steward and refused it for a reason that was not the cause (a grant
+   * "wrong-holder" at the first grant decision, or a record that "does not hash as the snapshot
+   * says"); the start refuses it as {@code OTHER_STEWARD}, and so does verify now, archived or not.
+   */
+  @Test
+  void verify_refusesAnotherStewardsSnapshot_asOtherSteward() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, hourGrant(), "mine");
+    }
+    SigningKey otherKey = SigningKey.generate();
+    Path otherJournal = tmp.resolve("other.journal");
+    try (Steward s = steward(otherKey, otherJournal, true)) {
+      serve(
+          s,
+          Jcp.issueRoot(
+              caller, Jcp.identity(otherKey), 1_000_000, now.minusSeconds(60), now.plusSeconds(60)),
+          "theirs");
+    }
+    Path theirs;
+    try (var files = Files.list(FileSnapshotStore.beside(otherJournal).directory())) {
+      theirs = files.filter(f -> f.toString().endsWith(".snapshot")).findFirst().orElseThrow();
+    }
+    Path planted =
+        FileSnapshotStore.beside(journal).directory().resolve("00000000000000000999.snapshot");
+
+    Files.copy(theirs, planted);
+    Run whole = mesh("journal", "verify", journal.toString());
+    assertThat(whole.code()).isEqualTo(1);
+    assertThat(whole.err()).contains("OTHER_STEWARD").contains(Jcp.identity(otherKey).toString());
+
+    Files.delete(planted);
+    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    Files.copy(theirs, planted);
+    Run archived = mesh("journal", "verify", journal.toString());
+    assertThat(archived.code()).isEqualTo(1);
+    assertThat(archived.err()).contains("OTHER_STEWARD").doesNotContain("wrong-holder");
   }
 
   private static void copyFolder(Path from, Path to) throws java.io.IOException {
