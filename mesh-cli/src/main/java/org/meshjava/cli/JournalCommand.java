@@ -362,16 +362,32 @@ final class JournalCommand extends CommandGroup {
         // found holder, else the first checkpoint's origin.
         Optional<DidKey> sealer = whole ? holder(snap, path) : Optional.of(h);
         DidKey[] sealedBy = {sealer.orElse(null)};
+        boolean stewardFromSnapshot = snap.isPresent() && steward == null && key == null;
         ReplayBatch batch = new ReplayBatch(state, r -> {});
         long[] checked = {0};
         boolean[] matched = {false};
+        // The reader adds each Chain record to the table it decodes with as it reads the line,
+        // before the record reaches the replay; a table of its own keeps a Chain record just after
+        // the snapshot's position out of the state compared with the snapshot there.
         FileJournal.scan(
             path,
             state.position(),
-            state.chains(),
+            new java.util.HashMap<>(state.chains()),
             r -> {
               if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
                 matched[0] = checkSnapshot(snap.get(), h, batch.flush());
+              }
+              if (stewardFromSnapshot && r.entry() instanceof JournalEntry.Authorised a) {
+                // The snapshot named the steward replayed as; a grant held by another shows
+                // that the snapshot is not this journal's steward's (as the start refuses it).
+                String other =
+                    otherSteward(
+                        snap.get(),
+                        a.presentation().chain().leaf().grant().subject(),
+                        "journal record " + r.seq() + " decides a grant held by");
+                if (other != null) {
+                  throw new JournalException(JournalException.Reason.SNAPSHOT_REFUSED, other, null);
+                }
               }
               if (r.entry() instanceof JournalEntry.Checkpoint c) {
                 if (sealedBy[0] == null) {
@@ -387,6 +403,11 @@ final class JournalCommand extends CommandGroup {
         long n = state.position().count();
         if (whole && snap.isPresent() && n == snap.get().position().count()) {
           matched[0] = checkSnapshot(snap.get(), h, state);
+        }
+        if (whole && snap.isPresent() && !matched[0]) {
+          // Fewer records than the snapshot covers (a record at its position would have been
+          // checked against it): refused as the start refuses it, as for a file never archived.
+          checkSnapshotPosition(snap.get(), state.position(), null);
         }
         JournalReplay.Result r = state.result();
         report(
@@ -445,6 +466,13 @@ final class JournalCommand extends CommandGroup {
           throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
         }
       }
+      String other =
+          snap.isPresent() && holder.isPresent()
+              ? otherSteward(snap.get(), holder.get(), "the journal's grants name")
+              : null;
+      if (other != null) {
+        throw new CliException(file + ": " + other);
+      }
       long covered = snap.map(x -> x.position().count()).orElse(0L);
       org.meshjava.core.ContentId[] atCovered = {null};
       Scanned s =
@@ -458,7 +486,10 @@ final class JournalCommand extends CommandGroup {
               },
               log);
       if (snap.isPresent()) {
-        checkSnapshotPosition(snap.get(), s.end(), atCovered[0]);
+        checkSnapshotPosition(
+            snap.get(),
+            new org.meshjava.journal.JournalPosition(s.end().count(), s.end().lastHash(), -1),
+            atCovered[0]);
       }
       if (s.end().count() == 0) {
         // "0 records form one chain" would read as a pass to whoever named the wrong file.
@@ -492,11 +523,12 @@ final class JournalCommand extends CommandGroup {
      * one stands ({@code NOT_IN_JOURNAL}); {@code atCovered} is the hash of that record's line.
      */
     private void checkSnapshotPosition(
-        Snapshot snap, JournalFile.End end, org.meshjava.core.@Nullable ContentId atCovered)
+        Snapshot snap,
+        org.meshjava.journal.JournalPosition end,
+        org.meshjava.core.@Nullable ContentId atCovered)
         throws CliException {
       try {
-        snap.checkAgainst(
-            new org.meshjava.journal.JournalPosition(end.count(), end.lastHash(), -1));
+        snap.checkAgainst(end);
         long covered = snap.position().count();
         if (covered > 0 && !snap.position().lastHash().equals(Optional.ofNullable(atCovered))) {
           throw new SnapshotException(
@@ -519,6 +551,28 @@ final class JournalCommand extends CommandGroup {
                 + " on it",
             e);
       }
+    }
+
+    /**
+     * Why the latest snapshot {@code snap} is refused when it is signed by a steward other than
+     * {@code journals}, whom {@code shownBy} (e.g. "the journal's grants name") shows to be the
+     * journal's, as a starting steward refuses it ({@code OTHER_STEWARD}); null when it is that
+     * steward's. Replaying the journal as the snapshot's steward would otherwise fail on a record,
+     * naming a refusal that is not the cause.
+     */
+    private static @Nullable String otherSteward(Snapshot snap, DidKey journals, String shownBy) {
+      if (snap.steward().equals(journals)) {
+        return null;
+      }
+      return "the latest snapshot ("
+          + SnapshotException.Reason.OTHER_STEWARD
+          + ") is steward "
+          + snap.steward()
+          + "'s, but "
+          + shownBy
+          + " "
+          + journals
+          + "; it is another steward's snapshot, and a steward refuses to start on it";
     }
 
     /** How the verify line says that {@code n} records form one chain and replay. */

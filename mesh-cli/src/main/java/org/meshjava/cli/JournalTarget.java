@@ -96,14 +96,22 @@ sealed interface JournalTarget {
   }
 
   /**
-   * The refusal of a journal file that is not there, saying why where something else is: a journal
-   * is read, locked and appended to in place, so a folder, a FIFO or a device is none.
+   * The refusal of a journal file that is not there, saying what is there instead: a journal is
+   * read, locked and appended to in place, so a folder, a symbolic link that leads nowhere, a FIFO
+   * or a device is none, and a journal replaced by one of those is not reported as merely absent.
    */
-  static CliException noJournal(java.nio.file.Path path) {
+  static CliException noJournal(Path path) {
     if (Files.isDirectory(path)) {
       return new CliException("no journal at " + path + ": it is a folder");
     }
-    if (Files.exists(path)) {
+    if (Files.isSymbolicLink(path) && !Files.exists(path)) {
+      return new CliException(
+          "no journal at "
+              + path
+              + ": it is a symbolic link that leads to no file (its target is missing, or links"
+              + " loop)");
+    }
+    if (Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return new CliException(
           "no journal at "
               + path

@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
 import java.nio.file.Files;
@@ -23,9 +24,12 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.StewardStartException;
 
 /**
  * {@code mesh journal archive} and {@code verify} over snapshots and segments (SPEC.md §60.8): the
@@ -40,8 +44,12 @@ class JournalArchiveCommandTest {
   private final Instant now = Instant.ofEpochSecond(Instant.now().getEpochSecond());
 
   private Steward steward(Path journal, boolean fresh) throws Exception {
+    return steward(stewardKey, journal, fresh);
+  }
+
+  private Steward steward(SigningKey key, Path journal, boolean fresh) throws Exception {
     Steward.Builder b =
-        Steward.builder(stewardKey)
+        Steward.builder(key)
             .meter(new EstimatorMeter())
             .clock(InstantSource.fixed(now))
             .journal(FileJournal.open(journal))
@@ -298,5 +306,193 @@ class JournalArchiveCommandTest {
     Run torn = mesh("journal", "verify", journal.toString());
     assertThat(torn.code()).isNotZero();
     assertThat(torn.err()).contains("AHEAD_OF_JOURNAL");
+  }
+
+  /**
+   * Regression: with the records archived and their segments present, verify read the whole history
+   * but never held it against a snapshot that covers more records than the journal has, and passed
+   * a journal cut back by a record that the steward then refuses to start on ({@code
+   * AHEAD_OF_JOURNAL}). Found by a tampering sweep.
+   */
+  @Test
+  void verify_refusesAnArchivedJournalShorterThanItsSnapshot_asTheStewardDoes() throws Exception {
+    GrantChain chain = hourGrant();
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, chain, "archived");
+    }
+    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    try (Steward s = steward(journal, false)) {
+      serve(s, chain, "in the tail");
+    } // the closing snapshot covers the whole journal, segments included
+    assertThat(mesh("journal", "verify", journal.toString()).code()).isZero();
+
+    List<String> lines = Files.readAllLines(journal);
+    Files.write(journal, lines.subList(0, lines.size() - 1));
+    Run cut = mesh("journal", "verify", journal.toString());
+    assertThat(cut.code()).as(cut.out()).isEqualTo(1);
+    assertThat(cut.err()).contains("AHEAD_OF_JOURNAL").contains("records were cut");
+    assertThatThrownBy(() -> steward(journal, false).close())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e ->
+                assertThat(e.snapshotRefusal())
+                    .contains(SnapshotException.Reason.AHEAD_OF_JOURNAL));
+  }
+
+  /**
+   * Regression: an archived segment cut short (a part line at its end, or records missing before
+   * the next segment or the live file begins) was reported as "archived, and the segments holding
+   * them are not in" the folder that held it, and a steward started over it, skipping the check of
+   * the records its snapshot covers as if the segment were absent; verify refused it. A segment
+   * that is there but cut is damage: both now refuse it as {@code CORRUPT}, naming the file.
+   */
+  @Test
+  void segmentCutShort_isRefusedByVerifyAndStart_namingTheSegment() throws Exception {
+    GrantChain chain = hourGrant();
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      for (int i = 0; i < 3; i++) {
+        serve(s, chain, "archived " + i);
+      }
+    } // the closing snapshot covers the whole journal
+    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    Path seg = JournalSegments.list(journal).get(0).file();
+    byte[] whole = Files.readAllBytes(seg);
+
+    // A part line at the end of the segment, then a whole record missing from its end.
+    for (int cut : new int[] {20, lastLineLength(whole) + 1}) {
+      Files.write(seg, java.util.Arrays.copyOf(whole, whole.length - cut));
+      Run bad = mesh("journal", "verify", journal.toString());
+      assertThat(bad.code()).as(bad.out()).isEqualTo(1);
+      assertThat(bad.err())
+          .contains("archived segment " + seg)
+          .contains("must follow in it")
+          .doesNotContain("are not in");
+      assertThatThrownBy(() -> steward(journal, false).close())
+          .isInstanceOfSatisfying(
+              StewardStartException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+                assertThat(e.getMessage()).contains(seg.toString());
+              });
+    }
+
+    // Every segment moved away: the snapshot alone stands for them, as before.
+    Files.write(seg, whole);
+    Files.move(JournalSegments.directory(journal), tmp.resolve("elsewhere"));
+    try (Steward s = steward(journal, false)) {
+      serve(s, chain, "from the snapshot");
+    }
+  }
+
+  /**
+   * Regression: verify of an archived journal compared the snapshot with the replay at its position
+   * after the reader had already taken in the next record's grant chain, so a journal whose first
+   * record after its latest snapshot is a {@code Chain} (a new grant's first serve after a restart,
+   * the steward then killed before its closing snapshot) failed with "does not hold the state the
+   * records before it replay to", although the steward starts on it.
+   */
+  @Test
+  void verify_ofAnArchivedJournal_acceptsANewGrantChainJustAfterTheSnapshot() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, hourGrant(), "archived");
+    }
+    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    Path kept = tmp.resolve("kept.snapshots");
+    Path store = FileSnapshotStore.beside(journal).directory();
+    try (Steward s = steward(journal, false)) {
+      // The snapshot a steward killed now would have left: the one the last stop wrote.
+      copyFolder(store, kept);
+      GrantChain another =
+          Jcp.issueRoot(
+              caller,
+              Jcp.identity(stewardKey),
+              5_000_000,
+              now.minusSeconds(60),
+              now.plusSeconds(3600));
+      serve(s, another, "a new grant");
+    }
+    deleteFolder(store);
+    Files.move(kept, store);
+    assertThat(Files.readString(journal))
+        .as("the first record after the snapshot is the new chain")
+        .contains("\"type\":\"Chain\"");
+
+    Run ok = mesh("journal", "verify", journal.toString());
+    assertThat(ok.code()).as(ok.err()).isZero();
+    assertThat(ok.out()).contains("the snapshot at record");
+    try (Steward s = steward(journal, false)) {
+      serve(s, hourGrant(), "after");
+    }
+  }
+
+  /**
+   * Regression: with another steward's snapshot as the latest beside a journal, verify replayed the
+   * journal as that snapshot's steward and refused it for a reason that was not the cause (a grant
+   * "wrong-holder" at the first grant decision, or a record that "does not hash as the snapshot
+   * says"); the start refuses it as {@code OTHER_STEWARD}, and so does verify now, archived or not.
+   */
+  @Test
+  void verify_refusesAnotherStewardsSnapshot_asOtherSteward() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      serve(s, hourGrant(), "mine");
+    }
+    SigningKey otherKey = SigningKey.generate();
+    Path otherJournal = tmp.resolve("other.journal");
+    try (Steward s = steward(otherKey, otherJournal, true)) {
+      serve(
+          s,
+          Jcp.issueRoot(
+              caller, Jcp.identity(otherKey), 1_000_000, now.minusSeconds(60), now.plusSeconds(60)),
+          "theirs");
+    }
+    Path theirs;
+    try (var files = Files.list(FileSnapshotStore.beside(otherJournal).directory())) {
+      theirs = files.filter(f -> f.toString().endsWith(".snapshot")).findFirst().orElseThrow();
+    }
+    Path planted =
+        FileSnapshotStore.beside(journal).directory().resolve("00000000000000000999.snapshot");
+
+    Files.copy(theirs, planted);
+    Run whole = mesh("journal", "verify", journal.toString());
+    assertThat(whole.code()).isEqualTo(1);
+    assertThat(whole.err()).contains("OTHER_STEWARD").contains(Jcp.identity(otherKey).toString());
+
+    Files.delete(planted);
+    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    Files.copy(theirs, planted);
+    Run archived = mesh("journal", "verify", journal.toString());
+    assertThat(archived.code()).isEqualTo(1);
+    assertThat(archived.err()).contains("OTHER_STEWARD").doesNotContain("wrong-holder");
+  }
+
+  private static void copyFolder(Path from, Path to) throws java.io.IOException {
+    Files.createDirectories(to);
+    try (var files = Files.list(from)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, to.resolve(f.getFileName()));
+      }
+    }
+  }
+
+  private static void deleteFolder(Path dir) throws java.io.IOException {
+    try (var files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    Files.delete(dir);
+  }
+
+  private static int lastLineLength(byte[] file) {
+    int end = file.length - 1;
+    int start = end - 1;
+    while (start >= 0 && file[start] != '\n') {
+      start--;
+    }
+    return end - start - 1;
   }
 }

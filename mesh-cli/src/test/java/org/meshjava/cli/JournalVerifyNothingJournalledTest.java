@@ -80,4 +80,30 @@ class JournalVerifyNothingJournalledTest {
     assertThat(missing.err()).contains("no journal at");
     assertThat(empty).hasContent("");
   }
+
+  /**
+   * Regression: a journal replaced by a folder or by a symbolic link loop was reported as "no
+   * journal at FILE", as if it were missing, by verify, inspect and resume-grants; they now say
+   * what is there instead, as {@code mesh serve} does. Found by a tampering sweep.
+   */
+  @Test
+  void aJournalReplacedByAFolderOrALinkLoop_isReportedAsWhatIsThere() throws Exception {
+    Path folder = tmp.resolve("folder.journal");
+    Files.createDirectory(folder);
+    Path loop = tmp.resolve("loop.journal");
+    Files.createSymbolicLink(loop, loop);
+    for (String command : new String[] {"verify", "inspect"}) {
+      Run f = mesh("journal", command, folder.toString());
+      assertThat(f.code()).isEqualTo(1);
+      assertThat(f.err()).contains("no journal at " + folder + ": it is a folder");
+      Run l = mesh("journal", command, loop.toString());
+      assertThat(l.code()).isEqualTo(1);
+      assertThat(l.err())
+          .contains("no journal at " + loop + ": it is a symbolic link")
+          .contains("loop");
+    }
+    Run missing = mesh("journal", "verify", tmp.resolve("missing.journal").toString());
+    assertThat(missing.err().strip())
+        .isEqualTo("mesh journal verify: no journal at " + tmp.resolve("missing.journal"));
+  }
 }

@@ -489,7 +489,11 @@ public final class FileJournal implements Journal {
   private static Tail tail(FileChannel ch, Path path) throws IOException, JournalException {
     long size = ch.size();
     long good = lastNewline(ch, size);
-    int torn = (int) Math.min(Integer.MAX_VALUE, size - good);
+    // An append writes one record line, so a final line cut short is shorter than any record can
+    // be; a longer one is damage (a file filled or grown by something else), not a torn write, and
+    // dropping it would cut what may be records without a word. scan and inspect refuse it too.
+    LineReader.checkLength(good, size - good);
+    int torn = (int) (size - good);
     if (good == 0) {
       return new Tail(JournalPosition.GENESIS, torn, 0);
     }

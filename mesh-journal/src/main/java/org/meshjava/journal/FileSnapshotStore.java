@@ -163,15 +163,32 @@ public final class FileSnapshotStore implements SnapshotStore {
       if (all.isEmpty()) {
         return Optional.empty();
       }
+      Path latest = all.getLast();
       try {
-        return Optional.of(read.read(all.getLast()));
+        return Optional.of(read.read(latest));
       } catch (NoSuchFileException e) {
         if (attempt == LIST_ATTEMPTS) {
           throw e;
         }
         // Deleted since it was listed: a steward saved newer ones meanwhile (see LIST_ATTEMPTS).
+      } catch (IOException e) {
+        // Named here: the JDK says only "Is a directory" for a directory in its place, and the
+        // caller's "cannot read <dir>" would then name the folder, which is one.
+        throw new SnapshotException(
+            SnapshotException.Reason.IO,
+            "cannot read the latest snapshot " + latest + ": " + why(e, latest),
+            e);
       }
     }
+  }
+
+  /** What went wrong reading {@code file}, without repeating its name as the JDK's messages do. */
+  private static String why(IOException e, Path file) {
+    if (e instanceof java.nio.file.FileSystemException f) {
+      return f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
+    }
+    String m = e.getMessage();
+    return m == null || m.equals(file.toString()) ? e.getClass().getSimpleName() : m;
   }
 
   /**

@@ -312,6 +312,31 @@ class FileJournalTest {
     assertRefusedAsTooLong(p);
   }
 
+  /**
+   * Regression: a final line without a newline was dropped as an append cut short however long it
+   * was, so a journal whose file had gigabytes appended without a newline opened (and was cut back
+   * at the first append) while {@code mesh journal inspect} refused it as longer than any record.
+   * No append writes more than a record line, so such a tail is damage. Found by a tampering sweep.
+   */
+  @Test
+  void aFinalLineWithoutANewline_longerThanAnyRecord_isCorrupt_notATornAppend() throws Exception {
+    Path p = fiveRecords();
+    long size = Files.size(p);
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(p.toFile(), "rw")) {
+      // Sparse: zero bytes, no newline, one more than a line may hold.
+      f.setLength(size + org.meshjava.journal.internal.LineReader.MAX_LINE_BYTES + 1);
+    }
+    assertRefusedAsTooLong(p);
+    assertThat(Files.size(p)).isGreaterThan(size);
+    // One byte shorter, it is what a torn append could leave, and is dropped as one.
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(p.toFile(), "rw")) {
+      f.setLength(size + org.meshjava.journal.internal.LineReader.MAX_LINE_BYTES);
+    }
+    try (FileJournal j = FileJournal.open(p)) {
+      assertThat(j.position().count()).isEqualTo(5);
+    }
+  }
+
   private static void assertRefusedAsTooLong(Path p) {
     assertThatThrownBy(() -> openAndRead(p))
         .as(p.getFileName().toString())

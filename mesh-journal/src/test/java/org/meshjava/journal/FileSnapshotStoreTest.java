@@ -151,11 +151,21 @@ class FileSnapshotStoreTest {
             e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
 
     Path d = dir.resolve("snaps");
-    Files.createDirectories(d.resolve("00000000000000000005.snapshot"));
+    Path folder = d.resolve("00000000000000000005.snapshot");
+    Files.createDirectories(folder);
     assertThatThrownBy(() -> new FileSnapshotStore(d).latest())
         .isInstanceOfSatisfying(
             SnapshotException.class,
             e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
+    // Regression: the refusal named the store's folder ("cannot read snaps: Is a directory"),
+    // which is one, rather than the latest file, which should not be. Found by a tampering sweep.
+    assertThatThrownBy(() -> new FileSnapshotStore(d).latestBuffer())
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e ->
+                assertThat(e.getMessage())
+                    .contains("cannot read the latest snapshot " + folder)
+                    .doesNotContain("cannot read " + d + ":"));
     assertThat(List.of(SnapshotException.Reason.values())).contains(SnapshotException.Reason.IO);
   }
 

@@ -310,6 +310,24 @@ class RecordCodecTest {
     }
   }
 
+  /**
+   * Regression: a last line of NUL bytes was refused as "a line of FILE is not JSON: … at [Source:
+   * REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 2]", the
+   * parser's location in an operator's one-line reason. Found by a tampering sweep.
+   */
+  @Test
+  void seqOf_aLineThatIsNotJson_saysWhichLine_withoutTheParsersLocation() {
+    byte[] nuls = new byte[16];
+    assertThatThrownBy(() -> RecordCodec.seqOf(nuls, "the last line of j.log (at byte 7)"))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e ->
+                assertThat(e.getMessage())
+                    .startsWith("the last line of j.log (at byte 7) is not JSON: ")
+                    .doesNotContain("[Source:")
+                    .doesNotContain("REDACTED"));
+  }
+
   @Test
   void theChainsLastHash_isTheHashOfTheLastLine() {
     RecordChain chain = new RecordChain(new RecordCodec(), 0, Optional.empty());

@@ -89,8 +89,16 @@ public final class JournalSegments {
    * in order and unchecked, to {@code sink}: a segment that a crash left overlapping the next one
    * is read only up to where the next begins.
    *
-   * @throws JournalException {@code ARCHIVED} if the segments holding them are not all present,
-   *     {@code CORRUPT} for a line longer than any record, {@code IO}, or what {@code sink} throws
+   * <p>An archive forces each segment whole before it cuts the live file, and names the next
+   * segment (or leaves the live file starting) where the last one ends, so a segment that ends
+   * before its successor begins, or in a part line, was damaged after it was written (or a segment
+   * between them was removed). That is {@code CORRUPT}, naming the file, not {@code ARCHIVED}: a
+   * starting steward skips the check of archived records only when their segments are absent, and
+   * must not skip it for a segment that is there but cut.
+   *
+   * @throws JournalException {@code ARCHIVED} if no segment holds record {@code from}, {@code
+   *     CORRUPT} for a segment cut short or a line longer than any record, {@code IO}, or what
+   *     {@code sink} throws
    */
   public static void lines(Path journal, long from, long liveStart, LineSink sink)
       throws JournalException {
@@ -105,20 +113,24 @@ public final class JournalSegments {
     }
     for (; i < segments.size() && seq < liveStart; i++) {
       Segment s = segments.get(i);
-      if (s.firstSeq() > seq) {
-        throw archived(journal, seq, s.firstSeq());
-      }
+      // Where the records of this segment must reach: the next segment's first, or the live file's.
+      long next = i + 1 < segments.size() ? segments.get(i + 1).firstSeq() : liveStart;
       try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
-        LineReader lines = new LineReader(ch, 0, ch.size());
-        for (long skip = s.firstSeq(); skip < seq; skip++) {
+        long size = ch.size();
+        LineReader lines = new LineReader(ch, 0, size);
+        long held = s.firstSeq();
+        for (; held < seq; held++) {
           if (!lines.skip()) {
-            throw archived(journal, seq, liveStart);
+            throw cutShort(s, held, Math.min(next, liveStart), lines.offset(), size);
           }
         }
         byte[] line;
         while (seq < liveStart && (line = lines.next()) != null) {
           sink.accept(line, s.file());
           seq++;
+        }
+        if (seq < Math.min(next, liveStart)) {
+          throw cutShort(s, seq, Math.min(next, liveStart), lines.offset(), size);
         }
       } catch (LineReader.TooLong e) {
         throw new JournalException(
@@ -128,9 +140,29 @@ public final class JournalSegments {
             JournalException.Reason.IO, "cannot read " + s.file() + ": " + e.getMessage(), e);
       }
     }
-    if (seq < liveStart) {
-      throw archived(journal, seq, liveStart);
-    }
+  }
+
+  /**
+   * The refusal for segment {@code s}, whose whole lines end before record {@code held} although
+   * its records must reach record {@code next - 1}; {@code wholeEnd} is where its whole lines end
+   * and {@code size} its length, so a part line after them is named too.
+   */
+  private static JournalException cutShort(
+      Segment s, long held, long next, long wholeEnd, long size) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        held,
+        "archived segment "
+            + s.file()
+            + (held == s.firstSeq()
+                ? " holds no whole record"
+                : " holds records " + s.firstSeq() + " to " + (held - 1))
+            + (size > wholeEnd ? " and a part line of " + (size - wholeEnd) + " bytes" : "")
+            + ", but records up to "
+            + (next - 1)
+            + " must follow in it (the segment was cut, or one after it removed); restore it from"
+            + " a copy, or move every segment away so that the snapshot alone stands for them",
+        null);
   }
 
   private static JournalException archived(Path journal, long from, long to) {

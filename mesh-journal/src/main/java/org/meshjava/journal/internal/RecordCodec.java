@@ -190,7 +190,7 @@ public final class RecordCodec {
    * appends, which names a "REDACTED" source and a line that is always 1.
    */
   private static String notJson(IOException e) {
-    if (e instanceof com.fasterxml.jackson.core.JsonProcessingException j) {
+    if (e instanceof JsonProcessingException j) {
       com.fasterxml.jackson.core.JsonLocation at = j.getLocation();
       return j.getOriginalMessage() + (at == null ? "" : " (column " + at.getColumnNr() + ")");
     }
