@@ -1,5 +1,12 @@
 package org.meshjava.journal.internal;
 
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,16 +21,35 @@ import org.jspecify.annotations.Nullable;
  * for every later serve and let a second process lock and write it while this one still runs.
  * Socket I/O on a virtual thread is interruptible the same way (the socket is closed), and the
  * PostgreSQL journal's session is what holds its advisory lock. Clearing the interrupt before the
- * I/O does not help: another thread can interrupt during it. So the I/O runs on a fresh virtual
- * thread that no code outside this class ever sees, and the caller waits for it to end whatever
- * interrupts it meanwhile, then has its interrupt set again. The wait is as long as the I/O, which
- * the journal's durability needs anyway: giving up early would leave a write half done with no
- * thread left to account for it. Virtual threads cost next to nothing to start beside a sync, and
- * need no shutting down.
+ * I/O does not help: another thread can interrupt during it. So the I/O runs on a thread of this
+ * class's own pool, which no code outside this class ever sees, and the caller waits for it to end
+ * whatever interrupts it meanwhile, then has its interrupt set again. The wait is as long as the
+ * I/O, which the journal's durability needs anyway: giving up early would leave a write half done
+ * with no thread left to account for it.
  *
- * <p>Stateless.
+ * <p>The pool's threads are platform daemon threads, reused while work keeps coming and ended after
+ * {@link #IDLE} without any; the pool is never shut down, so nothing ever interrupts them. A fresh
+ * virtual thread per call was tried first: blocking file I/O on a virtual thread makes its
+ * scheduler bring up a compensating carrier, which cost 30 to 70 µs of CPU per write and sync here,
+ * against 10 to 20 µs for the hand-off to a waiting platform thread (mesh-bench/README.md). The
+ * pool grows as calls overlap (one may run inside another: a snapshot written during a read), so no
+ * call waits for a thread.
+ *
+ * <p>Thread-safe; its only state is the pool.
  */
 public final class JournalIo {
+  /** How long an I/O thread waits for more work before it ends. */
+  static final Duration IDLE = Duration.ofSeconds(30);
+
+  private static final ExecutorService POOL =
+      new ThreadPoolExecutor(
+          0,
+          Integer.MAX_VALUE,
+          IDLE.toNanos(),
+          TimeUnit.NANOSECONDS,
+          new SynchronousQueue<>(),
+          Thread.ofPlatform().daemon().name("mesh-journal-io-", 0).factory());
+
   private JournalIo() {}
 
   /**
@@ -52,15 +78,18 @@ public final class JournalIo {
    */
   public static <T, X extends Exception> T call(Work<T, X> work) throws X {
     Outcome<T, X> outcome = new Outcome<>();
-    // Cleared for the wait below (join would otherwise throw at once, for ever), set again after.
+    // Cleared for the wait below (get would otherwise throw at once, for ever), set again after.
     boolean interrupted = Thread.interrupted();
-    Thread io = Thread.ofVirtual().name("mesh-journal-io").start(() -> outcome.run(work));
+    Future<?> io = POOL.submit(() -> outcome.run(work));
     while (true) {
       try {
-        io.join();
+        io.get();
         break;
       } catch (InterruptedException e) {
         interrupted = true;
+      } catch (ExecutionException e) {
+        // outcome.run catches every Throwable, so the task itself never fails
+        throw new IllegalStateException("journal I/O task failed outside its work", e.getCause());
       }
     }
     if (interrupted) {
