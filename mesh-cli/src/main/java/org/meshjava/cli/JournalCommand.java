@@ -356,7 +356,7 @@ final class JournalCommand extends CommandGroup {
       try {
         Optional<Snapshot> snap = snapshots.latest(path, steward, key);
         long first = FileJournal.firstSequence(path);
-        boolean whole = first == 0 || segmentsFrom0(path);
+        boolean whole = first == 0 || JournalSegments.from0(path);
         if (!whole && snap.isEmpty()) {
           throw new CliException(
               file
@@ -671,12 +671,6 @@ final class JournalCommand extends CommandGroup {
   /** Prints a subcommand's result, {@code journal FILE: what}, as its one line on stdout. */
   static void report(PrintWriter out, Object journal, String what) {
     out.println("journal " + journal + ": " + what);
-  }
-
-  /** Whether the segments of the journal at {@code file} start at record 0. */
-  static boolean segmentsFrom0(Path file) throws JournalException {
-    Path dir = JournalSegments.directory(file);
-    return Files.isRegularFile(dir.resolve(String.format("%020d", 0) + ".jsonl"));
   }
 
   /** Where the steward keeps its snapshots, for the commands that check against the latest. */
