@@ -156,6 +156,26 @@ final class JournalCommand extends CommandGroup {
       }
     }
 
+    /**
+     * Refuses a journal that holds no whole record, as a database with nothing journalled for the
+     * steward is refused ({@link JournalTarget#name}). A steward's first start leaves such a file
+     * and starts again on it, so it is not damage; but a report of it, or a copy of it, with exit 0
+     * is what naming the wrong file gives, and would read as a journal checked.
+     */
+    void refuseIfEmpty(JournalFile.End end, String what) throws CliException {
+      if (end.count() == 0) {
+        throw new CliException(
+            "journal "
+                + file
+                + " holds no records"
+                + (end.tornTail() > 0
+                    ? " (only a final line of " + end.tornTail() + " bytes, cut short)"
+                    : "")
+                + "; nothing to "
+                + what);
+      }
+    }
+
     /** A failure reading or replaying the journal, named by it. */
     CliException failed(JournalException e) {
       return new CliException(file + ": " + e.getMessage(), e);
@@ -336,7 +356,7 @@ final class JournalCommand extends CommandGroup {
       try {
         Optional<Snapshot> snap = snapshots.latest(path, steward, key);
         long first = FileJournal.firstSequence(path);
-        boolean whole = first == 0 || segmentsFrom0(path);
+        boolean whole = first == 0 || JournalSegments.from0(path);
         if (!whole && snap.isEmpty()) {
           throw new CliException(
               file
@@ -491,17 +511,8 @@ final class JournalCommand extends CommandGroup {
             new org.meshjava.journal.JournalPosition(s.end().count(), s.end().lastHash(), -1),
             atCovered[0]);
       }
-      if (s.end().count() == 0) {
-        // "0 records form one chain" would read as a pass to whoever named the wrong file.
-        throw new CliException(
-            "journal "
-                + file
-                + " holds no records"
-                + (s.end().tornTail() > 0
-                    ? " (only a final line of " + s.end().tornTail() + " bytes, cut short)"
-                    : "")
-                + "; nothing to verify");
-      }
+      // "0 records form one chain" would read as a pass to whoever named the wrong file.
+      refuseIfEmpty(s.end(), "verify");
       report(
           out(),
           file,
@@ -662,12 +673,6 @@ final class JournalCommand extends CommandGroup {
     out.println("journal " + journal + ": " + what);
   }
 
-  /** Whether the segments of the journal at {@code file} start at record 0. */
-  static boolean segmentsFrom0(Path file) throws JournalException {
-    Path dir = JournalSegments.directory(file);
-    return Files.isRegularFile(dir.resolve(String.format("%020d", 0) + ".jsonl"));
-  }
-
   /** Where the steward keeps its snapshots, for the commands that check against the latest. */
   static final class SnapshotDirectory {
     @Option(
@@ -783,19 +788,21 @@ final class JournalCommand extends CommandGroup {
       PrintWriter out = out();
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
       Optional<DidKey> holder = holder(reader);
-      Replayed replayed =
+      Scanned scanned =
           scanAndReplay(
-                  reader,
-                  holder,
-                  (r, line) -> {
-                    out.println(line(r));
-                    if (r.entry() instanceof JournalEntry.Authorised a) {
-                      GrantChain ch = a.presentation().chain();
-                      grants.putIfAbsent(ch.leaf().id(), ch);
-                    }
-                  },
-                  r -> {})
-              .replayed();
+              reader,
+              holder,
+              (r, line) -> {
+                out.println(line(r));
+                if (r.entry() instanceof JournalEntry.Authorised a) {
+                  GrantChain ch = a.presentation().chain();
+                  grants.putIfAbsent(ch.leaf().id(), ch);
+                }
+              },
+              r -> {});
+      // "no granted serves, 0 unresolved" would read as a journal inspected.
+      refuseIfEmpty(scanned.end(), "inspect");
+      Replayed replayed = scanned.replayed();
       out.println();
       // With no grant decision and no --steward/--key, the replay's holder is a throwaway
       // identity: naming it would present a random key as the journal's steward.
@@ -1013,6 +1020,8 @@ final class JournalCommand extends CommandGroup {
                     }
                   });
           w.flush();
+          // A copy of nothing would stand at --out as a journal exported; the partial goes below.
+          refuseIfEmpty(end, "export");
           ch.force(true);
         }
         UserFile.publishNew(partial, out);

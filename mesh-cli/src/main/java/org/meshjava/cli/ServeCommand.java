@@ -204,7 +204,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
    * its own restarts from one too. A new journal's new directory is noted to be removed with it.
    */
   private SnapshotStore snapshotStore(
-      JournalTarget target, ServeConfig.SnapshotConfig snaps, String steward) {
+      JournalTarget target, ServeConfig.SnapshotConfig snaps, String steward) throws CliException {
     if (snaps.dir().isEmpty() && target instanceof JournalTarget.Postgres p) {
       return PostgresSnapshotStore.of(p.location(), steward);
     }
@@ -213,6 +213,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
             .dir()
             .map(FileSnapshotStore::new)
             .orElseGet(() -> FileSnapshotStore.beside(((JournalTarget.File) target).path()));
+    Path dir = store.directory();
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      // Else the store finds no snapshot in it (a full replay) and every save fails, logged only
+      // as a warning at stop: the operator asked for snapshots and would silently get none.
+      throw new CliException(
+          "snapshot folder "
+              + dir
+              + ": it is not a folder; remove what is there, name another with \"snapshots\":"
+              + " {\"dir\": …}, or turn snapshots off with \"snapshots\": false");
+    }
     CreatedJournal created = createdJournal;
     if (created != null && !Files.exists(store.directory())) {
       created.snapshots(store.directory());

@@ -308,6 +308,28 @@ class CliErrorsTest {
     assertThat(Files.isSymbolicLink(link)).isTrue();
   }
 
+  /**
+   * Regression: a regular file where the snapshot folder goes was read as a folder holding no
+   * snapshot, so the steward started (a full replay) and only warned at stop that the snapshot
+   * could not be saved. It is now refused at start, in one line naming the path, before the port is
+   * tried, and the journal the start created is removed. Found by a tampering sweep.
+   */
+  @Test
+  void serve_withAFileWhereTheSnapshotFolderGoes_isRefusedAtStartNamingIt() throws Exception {
+    Path journal = tmp.resolve("new.journal");
+    Path snapshots = tmp.resolve("new.journal.snapshots");
+    Files.writeString(snapshots, "not a folder");
+    Run r = serveOnATakenPort(journal);
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains(
+            "mesh serve: snapshot folder " + snapshots + ": it is not a folder; remove what is")
+        .doesNotContain("cannot listen");
+    assertThat(r.err().lines().filter(l -> l.startsWith("mesh serve:"))).hasSize(1);
+    assertThat(journal).doesNotExist();
+    assertThat(snapshots).hasContent("not a folder");
+  }
+
   @Test
   void serve_onAPortInUse_keepsAJournalThatExistedBefore() throws Exception {
     Path journal = tmp.resolve("old.journal");

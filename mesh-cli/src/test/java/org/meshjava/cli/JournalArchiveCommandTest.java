@@ -340,6 +340,18 @@ class JournalArchiveCommandTest {
                     .contains(SnapshotException.Reason.AHEAD_OF_JOURNAL));
   }
 
+  /** A journal of three serves of {@code chain}, archived after its closing snapshot. */
+  private Path archivedAfterThreeServes(GrantChain chain) throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    try (Steward s = steward(journal, true)) {
+      for (int i = 0; i < 3; i++) {
+        serve(s, chain, "archived " + i);
+      }
+    } // the closing snapshot covers the whole journal
+    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    return journal;
+  }
+
   /**
    * Regression: an archived segment cut short (a part line at its end, or records missing before
    * the next segment or the live file begins) was reported as "archived, and the segments holding
@@ -350,13 +362,7 @@ class JournalArchiveCommandTest {
   @Test
   void segmentCutShort_isRefusedByVerifyAndStart_namingTheSegment() throws Exception {
     GrantChain chain = hourGrant();
-    Path journal = tmp.resolve("steward.journal");
-    try (Steward s = steward(journal, true)) {
-      for (int i = 0; i < 3; i++) {
-        serve(s, chain, "archived " + i);
-      }
-    } // the closing snapshot covers the whole journal
-    assertThat(mesh("journal", "archive", journal.toString()).code()).isZero();
+    Path journal = archivedAfterThreeServes(chain);
     Path seg = JournalSegments.list(journal).get(0).file();
     byte[] whole = Files.readAllBytes(seg);
 
@@ -381,6 +387,54 @@ class JournalArchiveCommandTest {
     // Every segment moved away: the snapshot alone stands for them, as before.
     Files.write(seg, whole);
     Files.move(JournalSegments.directory(journal), tmp.resolve("elsewhere"));
+    try (Steward s = steward(journal, false)) {
+      serve(s, chain, "from the snapshot");
+    }
+  }
+
+  /**
+   * Regression: a segment renamed to a later first record (its records then placed nowhere), and a
+   * file where the segment folder goes, were both read as segments absent: verify checked from the
+   * snapshot only, and a steward started, skipping the check of the records its snapshot covers.
+   * Both are damage, refused by verify and start naming the file. Found by a tampering sweep.
+   */
+  @Test
+  void segmentRenamed_orAFileForTheSegmentFolder_isRefusedByVerifyAndStart_namingIt()
+      throws Exception {
+    GrantChain chain = hourGrant();
+    Path journal = archivedAfterThreeServes(chain);
+    Path seg = JournalSegments.list(journal).get(0).file();
+    Path renamed = JournalSegments.file(journal, 1);
+    Files.move(seg, renamed);
+    Run bad = mesh("journal", "verify", journal.toString());
+    assertThat(bad.code()).as(bad.out()).isEqualTo(1);
+    assertThat(bad.err())
+        .contains("archived segment " + renamed + " is named for record 1 but begins with record 0")
+        .doesNotContain("archived without their segments");
+    assertThatThrownBy(() -> steward(journal, false).close())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage()).contains(renamed.toString());
+            });
+
+    Path folder = JournalSegments.directory(journal);
+    Files.move(folder, tmp.resolve("elsewhere"));
+    Files.writeString(folder, "not a folder");
+    Run file = mesh("journal", "verify", journal.toString());
+    assertThat(file.code()).as(file.out()).isEqualTo(1);
+    assertThat(file.err()).contains("cannot list " + folder + ": it is not a folder");
+    assertThatThrownBy(() -> steward(journal, false).close())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage()).contains(folder + ": it is not a folder");
+            });
+
+    // The folder removed: the snapshot alone stands for the archived records, as before.
+    Files.delete(folder);
     try (Steward s = steward(journal, false)) {
       serve(s, chain, "from the snapshot");
     }

@@ -82,6 +82,44 @@ class JournalVerifyNothingJournalledTest {
   }
 
   /**
+   * Regression: inspect and export passed an empty journal file with exit 0 (export writing a
+   * journal of no records) where verify refuses it; a database with nothing journalled for the
+   * steward was already refused by all three. They now refuse it with verify's reason, and export
+   * leaves nothing at --out. Found by a tampering sweep.
+   */
+  @Test
+  void inspectAndExport_anEmptyJournalFile_refuseAsVerifyDoes() throws Exception {
+    Path empty = tmp.resolve("empty.journal");
+    Files.writeString(empty, "");
+    Run inspect = mesh("journal", "inspect", empty.toString());
+    assertThat(inspect.code()).isEqualTo(1);
+    assertThat(inspect.out()).isEmpty();
+    assertThat(inspect.err().strip())
+        .isEqualTo(
+            "mesh journal inspect: journal " + empty + " holds no records; nothing to inspect");
+    Path exported = tmp.resolve("exported.journal");
+    Run export = mesh("journal", "export", empty.toString(), "--out", exported.toString());
+    assertThat(export.code()).isEqualTo(1);
+    assertThat(export.out()).isEmpty();
+    assertThat(export.err().strip())
+        .isEqualTo(
+            "mesh journal export: journal " + empty + " holds no records; nothing to export");
+    assertThat(exported).doesNotExist();
+    try (var left = Files.list(tmp)) {
+      assertThat(left).containsExactlyInAnyOrder(empty);
+    }
+    // Only a line cut short is no record either, and says so.
+    Path torn = tmp.resolve("torn.journal");
+    Files.writeString(torn, "{\"seq\":0");
+    Run t = mesh("journal", "export", torn.toString(), "--out", exported.toString());
+    assertThat(t.code()).isEqualTo(1);
+    assertThat(t.err())
+        .contains("holds no records (only a final line of 8 bytes, cut short); nothing to export");
+    assertThat(exported).doesNotExist();
+    assertThat(empty).hasContent("");
+  }
+
+  /**
    * Regression: a journal replaced by a folder or by a symbolic link loop was reported as "no
    * journal at FILE", as if it were missing, by verify, inspect and resume-grants; they now say
    * what is there instead, as {@code mesh serve} does. Found by a tampering sweep.

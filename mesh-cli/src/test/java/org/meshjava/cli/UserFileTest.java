@@ -147,7 +147,12 @@ class UserFileTest {
   @Test
   void journalExport_removesAPartialFileThatAKilledExportLeft() throws Exception {
     Path journal = dir.resolve("steward.journal");
-    org.meshjava.journal.FileJournal.open(journal).close();
+    // One record: a journal of none is refused ("nothing to export") before anything is written.
+    try (var j = org.meshjava.journal.FileJournal.open(journal)) {
+      j.append(
+          new org.meshjava.journal.JournalEntry.Sealed(
+              0, org.meshjava.core.ContentId.ofBytes(new byte[] {0})));
+    }
     Path out = dir.resolve("out.journal");
     Path leftover = Files.writeString(dir.resolve(".out.journal.partial-" + NO_SUCH_PID), "{");
     MeshCommandTest.Run r =

@@ -111,9 +111,10 @@ class JournalArchiveTest {
   /**
    * A segment that is there but ends before the live file begins was cut after the archive forced
    * it whole: damage, refused as {@code CORRUPT} naming the file (it was {@code ARCHIVED}, as if
-   * absent, and a starting steward then skipped the check of the records its snapshot covers). A
-   * segment filed as starting after the record asked for leaves that record with no segment: {@code
-   * ARCHIVED}.
+   * absent, and a starting steward then skipped the check of the records its snapshot covers). So
+   * is one renamed to start after the record asked for (it was {@code ARCHIVED} too, found by a
+   * tampering sweep); a segment truly starting later, the earlier ones removed, leaves that record
+   * with no segment: {@code ARCHIVED} (see above).
    */
   @Test
   void aSegmentThatEndsShort_isCorrupt_andOneThatStartsLate_isArchivedHistoryMissing()
@@ -135,8 +136,60 @@ class JournalArchiveTest {
     }
     // the same records, filed as if they started later
     Files.write(seg, held);
-    Files.move(seg, JournalSegments.file(p, 1));
-    assertArchived(p, JournalPosition.GENESIS);
+    Path renamed = JournalSegments.file(p, 1);
+    Files.move(seg, renamed);
+    assertThatThrownBy(() -> readAll(p, JournalPosition.GENESIS))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.getMessage())
+                  .contains(
+                      "archived segment "
+                          + renamed
+                          + " is named for record 1 but begins with"
+                          + " record 0");
+            });
+    assertThatThrownBy(() -> JournalSegments.from0(p))
+        .hasMessageContaining("is named for record 1 but begins with record 0");
+    // emptied, it can be no segment either
+    Files.write(renamed, new byte[0]);
+    assertThatThrownBy(() -> readAll(p, JournalPosition.GENESIS))
+        .hasMessageContaining("archived segment " + renamed + " holds no whole record");
+  }
+
+  /**
+   * Regression: a file where the segment folder goes was listed as an empty folder, so the archived
+   * records read as absent ({@code ARCHIVED}) and went unchecked. Found by a tampering sweep.
+   */
+  @Test
+  void aFileWhereTheSegmentFolderGoes_isRefusedNamingIt() throws Exception {
+    Path p = journal(6);
+    List<byte[]> lines = JournalFile.read(p).lines();
+    FileJournal.archive(p, positionAt(lines, 3, -1), new HashMap<>());
+    Path folder = JournalSegments.directory(p);
+    Path away = dir.resolve("away");
+    Files.move(folder, away);
+    Files.writeString(folder, "");
+    for (var read :
+        List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+            () -> readAll(p, JournalPosition.GENESIS),
+            () -> JournalSegments.list(p),
+            () -> JournalSegments.from0(p))) {
+      assertThatThrownBy(read)
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+                assertThat(e.getMessage())
+                    .isEqualTo("cannot list " + folder + ": it is not a folder");
+              });
+    }
+    // the records after them are still read without the folder
+    assertThat(readAll(p, positionAt(lines, 3, -1))).hasSize(3);
+    Files.delete(folder);
+    Files.move(away, folder);
+    assertThat(readAll(p, JournalPosition.GENESIS)).hasSize(6);
   }
 
   @Test

@@ -456,6 +456,96 @@ class PostgresJournalTest {
             });
   }
 
+  /** A journal of {@link #history()}, closed, then changed in the database by {@code tamper}. */
+  static String tampered(String... tamper) throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      for (JournalEntry e : history()) {
+        a.append(e);
+      }
+    }
+    for (String statement : tamper) {
+      sql(statement.replace("$J", "'" + name + "'"));
+    }
+    return name;
+  }
+
+  static void assertOpenRefused(String name, long seq, String why) {
+    assertThatThrownBy(() -> PostgresJournal.open(location(), name).close())
+        .as(why)
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).as(why).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).as(why + ": " + e.getMessage()).hasValue(seq);
+            });
+  }
+
+  /**
+   * Rows edited in the database behind the steward's back (a tampering sweep): each refuses the
+   * opening as {@code CORRUPT}, naming the first record that cannot stand where it is.
+   */
+  @Test
+  void tamperedRows_refuseToOpen_namingTheRecord() throws Exception {
+    String row = "FROM mesh_journal_record WHERE journal = $J AND seq = ";
+    assertOpenRefused(
+        tampered(
+            "UPDATE mesh_journal_record SET line = set_byte(line, 2, get_byte(line, 2) # 1)"
+                + " WHERE journal = $J AND seq = 1"),
+        1,
+        "a byte flipped in a middle line");
+    assertOpenRefused(
+        tampered(
+            "UPDATE mesh_journal_record SET line = set_byte(line, length(line) - 2,"
+                + " get_byte(line, length(line) - 2) # 1) WHERE journal = $J AND seq = 4"),
+        4,
+        "a byte flipped in the last line");
+    assertOpenRefused(tampered("DELETE " + row + "1"), 1, "a middle row deleted");
+    assertOpenRefused(
+        tampered("UPDATE mesh_journal_record SET seq = 10 WHERE journal = $J AND seq = 4"),
+        4,
+        "the last row moved to a later seq");
+    assertOpenRefused(
+        tampered(
+            "UPDATE mesh_journal_record SET line = (SELECT line "
+                + row
+                + "1)"
+                + " WHERE journal = $J AND seq = 2"),
+        2,
+        "a line copied over the next row");
+    assertOpenRefused(
+        tampered(
+            "INSERT INTO mesh_journal_record (journal, seq, line) SELECT journal, 5, line "
+                + row
+                + "4"),
+        5,
+        "the last line repeated as one more row");
+  }
+
+  /**
+   * The owner row holds only the fencing epoch, not the records: a row deleted opens at epoch 1
+   * with every record; an epoch that cannot be raised is a typed refusal, not a SQL error.
+   */
+  @Test
+  void tamperedOwnerRow_deletedOpensWithEveryRecord_andOneAtTheLastEpochIsRefused()
+      throws Exception {
+    String deleted = tampered("DELETE FROM mesh_journal_owner WHERE journal = $J");
+    try (PostgresJournal j = PostgresJournal.open(location(), deleted)) {
+      assertThat(j.position().count()).isEqualTo(rows(deleted).size()).isEqualTo(5);
+    }
+    String last =
+        tampered("UPDATE mesh_journal_owner SET epoch = 9223372036854775807 WHERE journal = $J");
+    assertThatThrownBy(() -> PostgresJournal.open(location(), last).close())
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage())
+                  .startsWith("cannot open journal " + last + " at " + location())
+                  .contains("bigint out of range");
+            });
+  }
+
   @Test
   void concurrentAppends_formOneChain_andAllAreCommitted() throws Exception {
     String name = newName();

@@ -101,6 +101,40 @@ class PostgresSnapshotStoreTest {
         .contains("did:key:a");
   }
 
+  /**
+   * Rows edited behind the store's back (a tampering sweep). The {@code count} column only orders
+   * the rows: what a snapshot covers is its own signed position, which the steward checks against
+   * the journal at start (an altered body fails its signature there, see mesh-cli's
+   * ServePostgresSnapshotTest). So a row relabelled is returned byte for byte under its new label,
+   * and the latest row deleted leaves the one before it as the latest, as removing the latest file
+   * does in a file store: the steward then replays from that one's position.
+   */
+  @Test
+  void tamperedRows_returnTheirBytesUnchanged_theSignedPositionStandsForWhatTheyCover()
+      throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresSnapshotStore store =
+        PostgresSnapshotStore.of(PostgresLocation.parse(server.url(db)), "did:key:t");
+    store.save(at(20));
+    store.save(at(30));
+    sql(server, db, "DELETE FROM mesh_journal_snapshot WHERE journal = 'did:key:t' AND count = 30");
+    assertThat(store.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(20).encoded()));
+    sql(server, db, "UPDATE mesh_journal_snapshot SET count = 99 WHERE journal = 'did:key:t'");
+    byte[] relabelled = store.latest().orElseThrow();
+    assertThat(relabelled).isEqualTo(at(20).encoded());
+    assertThat(Snapshot.open(relabelled, Jcp.identity(STEWARD)).position().count()).isEqualTo(20);
+    sql(server, db, "DELETE FROM mesh_journal_snapshot WHERE journal = 'did:key:t'");
+    assertThat(store.latest()).isEmpty();
+  }
+
+  private static void sql(PostgresTestServer server, String db, String statement) throws Exception {
+    try (Connection c = server.connect(db);
+        Statement s = c.createStatement()) {
+      s.execute(statement);
+    }
+  }
+
   @Test
   void aDatabaseThatCannotBeReached_isAnIoRefusal_namingTheStore() {
     PostgresSnapshotStore store =

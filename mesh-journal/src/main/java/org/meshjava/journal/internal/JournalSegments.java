@@ -49,6 +49,67 @@ public final class JournalSegments {
     return out;
   }
 
+  /**
+   * Whether the segments of the journal at {@code journal} hold its history from record 0.
+   *
+   * @throws JournalException {@code IO} if the segment folder cannot be listed (something other
+   *     than a folder is there), {@code CORRUPT} if the first segment does not begin with the
+   *     record its name gives
+   */
+  public static boolean from0(Path journal) throws JournalException {
+    List<Segment> segments = list(journal);
+    if (segments.isEmpty()) {
+      return false;
+    }
+    checkNamed(segments.getFirst());
+    return segments.getFirst().firstSeq() == 0;
+  }
+
+  /**
+   * Checks that segment {@code s} begins with the record its name gives. The name is all that
+   * places a segment; one renamed (or another file put in its place) would otherwise be read as the
+   * records it names being absent, and a starting steward skips the check of absent archived
+   * records, so a segment that is there but is not what it is named is {@code CORRUPT}, naming it.
+   */
+  private static void checkNamed(Segment s) throws JournalException {
+    String fix =
+        "; give it the name of its first record, restore it from a copy, or move every segment away"
+            + " so that the snapshot alone stands for them";
+    try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
+      byte[] line = new LineReader(ch, 0, ch.size()).next();
+      if (line == null) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            s.firstSeq(),
+            "archived segment " + s.file() + " holds no whole record" + fix,
+            null);
+      }
+      long first = RecordCodec.seqOf(line, "the first line of archived segment " + s.file());
+      if (first != s.firstSeq()) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            s.firstSeq(),
+            "archived segment "
+                + s.file()
+                + " is named for record "
+                + s.firstSeq()
+                + " but begins with record "
+                + first
+                + fix,
+            null);
+      }
+    } catch (LineReader.TooLong e) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          s.firstSeq(),
+          "in " + s.file() + ", " + e.getMessage(),
+          e);
+    } catch (IOException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "cannot read " + s.file() + ": " + e.getMessage(), e);
+    }
+  }
+
   /** The file a segment starting at {@code firstSeq} has. */
   public static Path file(Path journal, long firstSeq) {
     return files(journal).file(firstSeq);
@@ -109,6 +170,10 @@ public final class JournalSegments {
       i--;
     }
     if (i < 0) {
+      if (!segments.isEmpty()) {
+        // Absent only if the first one there is the segment its name says: one renamed is damage.
+        checkNamed(segments.getFirst());
+      }
       throw archived(journal, seq, liveStart);
     }
     for (; i < segments.size() && seq < liveStart; i++) {

@@ -41,10 +41,17 @@ public record SequenceFiles(Path directory, String suffix) {
   /**
    * The files present, in the order of their names, which is the order of their sequences; none
    * when the directory does not exist. Files not named by 20 digits and the suffix are left out.
+   *
+   * @throws IOException also when something other than a directory is at its path: read as an empty
+   *     directory, it would stand for files that are absent (archived records skipped unchecked,
+   *     snapshots never loaded nor saved)
    */
   public List<Path> list() throws IOException {
     List<Path> out = new ArrayList<>();
     if (!Files.isDirectory(directory)) {
+      if (Files.exists(directory)) {
+        throw new IOException("it is not a folder");
+      }
       return out;
     }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + suffix)) {
