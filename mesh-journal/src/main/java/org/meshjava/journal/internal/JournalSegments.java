@@ -49,6 +49,11 @@ public final class JournalSegments {
     return out;
   }
 
+  /** What an operator can do about a segment that is there but damaged, as each refusal says. */
+  private static final String RESTORE =
+      "restore it from a copy, or move every segment away so that the snapshot alone stands for"
+          + " them";
+
   /**
    * Whether the segments of the journal at {@code journal} hold its history from record 0.
    *
@@ -72,9 +77,7 @@ public final class JournalSegments {
    * records, so a segment that is there but is not what it is named is {@code CORRUPT}, naming it.
    */
   private static void checkNamed(Segment s) throws JournalException {
-    String fix =
-        "; give it the name of its first record, restore it from a copy, or move every segment away"
-            + " so that the snapshot alone stands for them";
+    String fix = "; give it the name of its first record, " + RESTORE;
     try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
       byte[] line = new LineReader(ch, 0, ch.size()).next();
       if (line == null) {
@@ -225,8 +228,8 @@ public final class JournalSegments {
             + (size > wholeEnd ? " and a part line of " + (size - wholeEnd) + " bytes" : "")
             + ", but records up to "
             + (next - 1)
-            + " must follow in it (the segment was cut, or one after it removed); restore it from"
-            + " a copy, or move every segment away so that the snapshot alone stands for them",
+            + " must follow in it (the segment was cut, or one after it removed); "
+            + RESTORE,
         null);
   }
 
