@@ -145,6 +145,20 @@ class GrantedServeTest {
         .error(403, "budget-exhausted");
   }
 
+  /**
+   * Regression: a granted body declaring {@code prompt_tokens} 0 for a long prompt was routed at a
+   * ceiling covering only its output, then served and debited far beyond its grant's budget.
+   */
+  @Test
+  void granted_promptTokensUnderstated_is422OverCeiling_andSpendsNothing() throws Exception {
+    GrantChain chain = grant(f.steward.identity(), 1_000_000);
+    ObjectNode body = body("x".repeat(5_000), "400");
+    ((ObjectNode) body.get("metadata")).put("prompt_tokens", "0");
+    JsonNode e = f.post("/v1/chat/completions", present(chain, body)).error(422, "over_ceiling");
+    assertThat(e.get("param").asText()).isEqualTo("metadata");
+    assertThat(f.steward.spend().remainingUj(chain)).isEqualTo(1_000_000);
+  }
+
   @Test
   void granted_presentationSentTwice_isRefusedTheSecondTime() throws Exception {
     GrantChain chain = grant(f.steward.identity(), 5_000_000);

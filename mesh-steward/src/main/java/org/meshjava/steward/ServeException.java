@@ -40,6 +40,13 @@ public sealed class ServeException extends Exception
      * nothing debited.
      */
     OVER_CONTEXT,
+    /**
+     * After routing, before authorising a grant: priced over the payload the routed engine would
+     * actually run, rather than the {@code prompt_tokens} the request declares, the serve's
+     * estimate exceeds the request's joule ceiling, so its reservation would not cover it (§2, §4).
+     * No grant was decided, no work done and nothing debited.
+     */
+    OVER_CEILING,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */
