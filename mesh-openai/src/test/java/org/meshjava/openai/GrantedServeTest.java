@@ -89,6 +89,21 @@ class GrantedServeTest {
     assertThat(a.status()).as(a.body()).isEqualTo(200);
   }
 
+  /**
+   * Regression: the refusal of a body changed after signing read "NOT_ISSUER: bad-signature: …",
+   * sending a caller who is the issuer to check its keys instead of its body.
+   */
+  @Test
+  void granted_bodyChangedAfterSigning_saysBadSignature_notThatTheCallerIsNotTheIssuer()
+      throws Exception {
+    GrantChain chain = grant(f.steward.identity(), 5_000_000);
+    ObjectNode body = present(chain, body("Original prompt.", "200000"));
+    ((ObjectNode) body.get("messages").get(0)).put("content", "Tampered prompt.");
+    String message =
+        f.post("/v1/chat/completions", body).error(401, "bad-signature").get("message").asText();
+    assertThat(message).startsWith("bad-signature: ").doesNotContain("NOT_ISSUER");
+  }
+
   @Test
   void granted_bodyChangedAfterSigning_isRefused401() throws Exception {
     GrantChain chain = grant(f.steward.identity(), 5_000_000);
