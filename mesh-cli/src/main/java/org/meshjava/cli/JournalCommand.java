@@ -814,18 +814,24 @@ final class JournalCommand extends CommandGroup {
         out.println("  (no granted serves)");
       }
       for (GrantChain ch : grants.values()) {
-        long budget = ch.links().stream().mapToLong(l -> l.grant().budgetUj()).min().orElse(0);
+        long budget = ch.leaf().grant().budgetUj();
+        // What the leaf itself was debited (an unresolved serve held at its ceiling), not its
+        // budget less what is left: that figure stops at the budget, so a grant debited past it
+        // (a breach the debit records) was shown as exactly spent, and it counted a sibling's
+        // spend on a shared parent as this grant's.
+        long spent = replayed.gate().ledger().spend(ch.leaf().id()).committedUj();
         long left = replayed.gate().remainingUj(ch);
         out.println(
             "  grant "
                 + ch.leaf().id()
                 + ": spent "
-                + (budget - left)
+                + spent
                 + " uJ of "
                 + budget
                 + ", "
                 + left
-                + " left");
+                + " left"
+                + (spent > budget ? ", overspent by " + (spent - budget) + " uJ" : ""));
       }
       List<Unresolved> unresolved = replayed.result().unresolved();
       out.println("unresolved serves: " + unresolved.size());

@@ -32,12 +32,25 @@ public record CostProfile(long ujPerToken, long ujPerOptionScored) {
    * Long#MAX_VALUE} rather than overflowing.
    */
   public long estimate(ServeRequest request) {
+    return estimate(request, request.promptTokens());
+  }
+
+  /**
+   * The same estimate with the input priced at {@code payloadTokens}, the length of the payload the
+   * routed engine will actually run, in place of the {@code prompt_tokens} the caller declared. A
+   * steward uses it once the payload is made, because a declared count is only the caller's word
+   * (SPEC.md 60.1).
+   *
+   * @throws IllegalArgumentException if {@code payloadTokens} is negative
+   */
+  public long estimate(ServeRequest request, long payloadTokens) {
+    Unsigned.u64("payload tokens", payloadTokens);
     if (request.decision().isPresent()) {
       return saturatingAdd(
-          saturatingMultiply(ujPerToken, request.promptTokens()),
+          saturatingMultiply(ujPerToken, payloadTokens),
           saturatingMultiply(ujPerOptionScored, request.decision().get().optionsScored()));
     }
-    return saturatingMultiply(ujPerToken, request.promptTokens() + request.maxTokens());
+    return saturatingMultiply(ujPerToken, saturatingAdd(payloadTokens, request.maxTokens()));
   }
 
   /**

@@ -32,6 +32,16 @@ class CostProfileTest {
   }
 
   @Test
+  void estimateOverAPayload_pricesThePayloadInPlaceOfTheDeclaredPromptTokens() {
+    CostProfile p = CostProfile.perToken(7).withOptionCost(100);
+    assertThat(p.estimate(generation(0, 20), 1_000)).isEqualTo(7 * 1_020);
+    assertThat(p.estimate(generation(10, 20), 10)).isEqualTo(p.estimate(generation(10, 20)));
+    assertThat(p.estimate(decision(132, 256, 3), 200)).isEqualTo(7 * 200 + 100 * 3);
+    assertThatThrownBy(() -> p.estimate(generation(0, 20), -1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void estimate_forADecision_excludesMaxTokens_andAddsPerOptionCost() {
     CostProfile p = CostProfile.perToken(7).withOptionCost(100);
     assertThat(p.estimate(decision(132, 256, 3))).isEqualTo(7 * 132 + 100 * 3);

@@ -20,7 +20,8 @@ import org.meshjava.steward.ServeException;
  *   <tr><td>{@link MeshBusyException}</td><td>{@code RateLimitException}</td>
  *       <td>BACKEND_BUSY</td></tr>
  *   <tr><td>{@link MeshInadmissibleException}</td><td>{@code InvalidRequestException}</td>
- *       <td>NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, PROMPT_MISMATCH, QUESTIONS_MISMATCH</td></tr>
+ *       <td>NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, OVER_CEILING, PROMPT_MISMATCH,
+ *       QUESTIONS_MISMATCH</td></tr>
  *   <tr><td>{@link MeshServeFailedException}</td><td>{@code InternalServerException}</td>
  *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED,
  *       NOT_RECORDED</td></tr>
@@ -62,7 +63,7 @@ public sealed interface MeshRefusal
       case NOT_ISSUER, GRANT_REFUSED, GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
           new MeshGrantRefusedException(e);
       case BACKEND_BUSY -> new MeshBusyException(e);
-      case NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, PROMPT_MISMATCH, QUESTIONS_MISMATCH ->
+      case NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, OVER_CEILING, PROMPT_MISMATCH, QUESTIONS_MISMATCH ->
           new MeshInadmissibleException(e);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, NOT_RECORDED ->
           new MeshServeFailedException(e);

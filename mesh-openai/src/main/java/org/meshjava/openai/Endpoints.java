@@ -715,6 +715,7 @@ final class Endpoints {
           NO_ADMISSIBLE_BACKEND,
           BACKEND_BUSY,
           OVER_CONTEXT,
+          OVER_CEILING,
           NOT_ISSUER,
           GRANT_REFUSED ->
           false;
@@ -767,6 +768,7 @@ final class Endpoints {
               ErrorReply.body("rate_limit_error", code, message, Optional.of("model")),
               Reply.Retry.AFTER_A_SECOND);
       case OVER_CONTEXT -> ErrorReply.invalid(422, code, message, Optional.of("max_tokens"));
+      case OVER_CEILING -> ErrorReply.invalid(422, code, message, Optional.of("metadata"));
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           ErrorReply.of(502, "server_error", code, message, Optional.empty());

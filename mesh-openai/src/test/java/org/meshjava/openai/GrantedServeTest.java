@@ -89,6 +89,21 @@ class GrantedServeTest {
     assertThat(a.status()).as(a.body()).isEqualTo(200);
   }
 
+  /**
+   * Regression: the refusal of a body changed after signing read "NOT_ISSUER: bad-signature: …",
+   * sending a caller who is the issuer to check its keys instead of its body.
+   */
+  @Test
+  void granted_bodyChangedAfterSigning_saysBadSignature_notThatTheCallerIsNotTheIssuer()
+      throws Exception {
+    GrantChain chain = grant(f.steward.identity(), 5_000_000);
+    ObjectNode body = present(chain, body("Original prompt.", "200000"));
+    ((ObjectNode) body.get("messages").get(0)).put("content", "Tampered prompt.");
+    String message =
+        f.post("/v1/chat/completions", body).error(401, "bad-signature").get("message").asText();
+    assertThat(message).startsWith("bad-signature: ").doesNotContain("NOT_ISSUER");
+  }
+
   @Test
   void granted_bodyChangedAfterSigning_isRefused401() throws Exception {
     GrantChain chain = grant(f.steward.identity(), 5_000_000);
@@ -143,6 +158,20 @@ class GrantedServeTest {
     GrantChain chain = grant(f.steward.identity(), 1_000);
     f.post("/v1/chat/completions", present(chain, body("Too dear.", "200000")))
         .error(403, "budget-exhausted");
+  }
+
+  /**
+   * Regression: a granted body declaring {@code prompt_tokens} 0 for a long prompt was routed at a
+   * ceiling covering only its output, then served and debited far beyond its grant's budget.
+   */
+  @Test
+  void granted_promptTokensUnderstated_is422OverCeiling_andSpendsNothing() throws Exception {
+    GrantChain chain = grant(f.steward.identity(), 1_000_000);
+    ObjectNode body = body("x".repeat(5_000), "400");
+    ((ObjectNode) body.get("metadata")).put("prompt_tokens", "0");
+    JsonNode e = f.post("/v1/chat/completions", present(chain, body)).error(422, "over_ceiling");
+    assertThat(e.get("param").asText()).isEqualTo("metadata");
+    assertThat(f.steward.spend().remainingUj(chain)).isEqualTo(1_000_000);
   }
 
   @Test

@@ -1,6 +1,5 @@
 package org.meshjava.steward;
 
-import java.util.List;
 import org.meshjava.jcp.DenialLabel;
 
 /**
@@ -16,7 +15,7 @@ public abstract sealed class GateDenialException extends ServeException
   private final DenialLabel label;
 
   GateDenialException(Reason reason, DenialLabel label, String detail, Throwable cause) {
-    super(reason, label.wire() + ": " + detail, List.of(), cause);
+    super(reason, label, detail, cause);
     this.label = label;
   }
 

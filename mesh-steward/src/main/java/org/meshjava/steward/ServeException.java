@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.jcp.DenialLabel;
 import org.meshjava.router.RouteCandidate;
 
 /**
@@ -40,6 +41,13 @@ public sealed class ServeException extends Exception
      * nothing debited.
      */
     OVER_CONTEXT,
+    /**
+     * After routing, before authorising a grant: priced over the payload the routed engine would
+     * actually run, rather than the {@code prompt_tokens} the request declares, the serve's
+     * estimate exceeds the request's joule ceiling, so its reservation would not cover it (§2, §4).
+     * No grant was decided, no work done and nothing debited.
+     */
+    OVER_CEILING,
     /** Meter: the engine failed. */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */
@@ -95,6 +103,18 @@ public sealed class ServeException extends Exception
     super(reason + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
     this.candidates = List.copyOf(candidates);
+  }
+
+  /**
+   * For a gate's denial: the message opens with the denial label rather than the reason, because
+   * the label is the finer of the two. {@link Reason#NOT_ISSUER} also covers a caller that is the
+   * issuer but signed another request, and a message opening "NOT_ISSUER" sent such a caller to
+   * check its keys when its body had changed after signing.
+   */
+  ServeException(Reason reason, DenialLabel label, String detail, @Nullable Throwable cause) {
+    super(label.wire() + ": " + detail, cause);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.candidates = List.of();
   }
 
   /** Returns why. */

@@ -21,6 +21,7 @@ import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.Setting;
+import org.meshjava.core.TokenAccounting;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
@@ -530,6 +531,9 @@ public final class Steward implements AutoCloseable {
       throws ServeException {
     TokenSequence payload = payload(ask, engine);
     refuseOverContext(request, engine, payload);
+    if (presentation.isPresent()) {
+      refuseOverCeiling(request, engine, payload);
+    }
     observer.phase(ServePhase.AUTHORISE);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
@@ -584,6 +588,38 @@ public final class Steward implements AutoCloseable {
               + payload.size()
               + " of its tokens and max_tokens "
               + output);
+    }
+  }
+
+  /**
+   * Refuses a granted serve whose estimate, priced over the payload the routed engine will run,
+   * exceeds the request's joule ceiling. The router priced the {@code prompt_tokens} the caller
+   * declared, which only the caller vouches for; a grant reserves the ceiling and nothing more, so
+   * a caller who declared 0 tokens for a long prompt was admitted at a tiny ceiling and then
+   * debited far beyond its budget (the debit stands, the work having run). Only an engine that
+   * counts its own payload ({@link TokenAccounting#EMITTED}) is checked: an upstream bills by its
+   * own tokenizer, which this payload does not show.
+   */
+  private static void refuseOverCeiling(
+      ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
+    if (engine.tokenAccounting() != TokenAccounting.EMITTED) {
+      return;
+    }
+    long estimate = engine.costProfile().estimate(request, payload.size());
+    if (estimate > request.jouleCeilingUj()) {
+      throw new ServeException(
+          ServeException.Reason.OVER_CEILING,
+          "backend "
+              + engine.name()
+              + " would run a payload of "
+              + payload.size()
+              + " tokens (the request declares prompt_tokens "
+              + request.promptTokens()
+              + "), estimated at "
+              + estimate
+              + " µJ, above the joule ceiling of "
+              + request.jouleCeilingUj()
+              + " µJ; declare the prompt's tokens and a ceiling that covers them");
     }
   }
 
