@@ -76,6 +76,18 @@ class ClockStepTest {
             GrantDeniedException.class, e -> assertThat(e.label()).isEqualTo(label));
   }
 
+  private void assertNotRecorded(Steward s, GrantChain chain, String prompt) throws Exception {
+    ServeRequest req = GrantFixture.request(prompt, 4, 10_000);
+    Presentation p = f.present(chain, req);
+    assertThatThrownBy(() -> serve(s, chain, p, req))
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED);
+              assertThat(e).hasMessageContaining("clock reads");
+            });
+  }
+
   /** The decision times the journal holds, in record order. */
   private List<Instant> recordedDecisionTimes() throws Exception {
     return JournalFile.read(journal()).records().stream()
@@ -250,12 +262,37 @@ class ClockStepTest {
       clock.set(Instant.parse("9999-12-31T23:59:59.999999999Z"));
       serve(s, forever, "in year 9999");
       clock.set(Instant.EPOCH.minusMillis(1));
-      assertRefused(s, forever, "before the epoch", DenialLabel.NOT_YET_VALID);
+      assertNotRecorded(s, forever, "before the epoch");
     }
     assertThat(recordedDecisionTimes())
         .containsExactly(Instant.EPOCH, Instant.parse("9999-12-31T23:59:59.999Z"));
     try (Steward s = open()) {
       assertThat(s.head().nextSequence()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aClockBeyondWhatTheJournalCanRecord_refusesTheServe_reservingNothing_andTheJournalRestarts()
+      throws Exception {
+    GrantChain forever =
+        direct(10_000_000, Instant.EPOCH, Instant.parse("+1000000000-12-31T23:59:59Z"));
+    long remaining;
+    try (Steward s = open()) {
+      // Valid for the grant, but past 2^63 − 1 ms: decided_at_ms cannot carry it. Before the fix
+      // this threw ArithmeticException from the journal's encoder, after the gate had reserved the
+      // ceiling, and the Chain record lost with it left a journal no restart could open.
+      for (Instant wrong : List.of(Instant.parse("+300000000-01-01T00:00:00Z"), Instant.MAX)) {
+        clock.set(wrong);
+        assertNotRecorded(s, forever, "at " + wrong);
+      }
+      assertThat(s.spend().remainingUj(forever)).as("nothing reserved").isEqualTo(10_000_000);
+      clock.set(T);
+      serve(s, forever, "once the clock is right");
+      remaining = s.spend().remainingUj(forever);
+    }
+    try (Steward s = open()) {
+      assertThat(s.spend().remainingUj(forever)).isEqualTo(remaining);
+      assertThat(s.head().nextSequence()).isEqualTo(1);
     }
   }
 }
