@@ -263,14 +263,7 @@ final class GrantCommand extends CommandGroup {
       Instant from = GrantFiles.when(notBefore, now).truncatedTo(ChronoUnit.SECONDS);
       Instant until = GrantFiles.when(expires, now).truncatedTo(ChronoUnit.SECONDS);
       // The library names its fields (expiry, not_before); the user typed the flags.
-      if (from.isBefore(Instant.EPOCH)) {
-        throw new CliException(
-            "--not-before ("
-                + from
-                + ") must not be before "
-                + Instant.EPOCH
-                + ", where grant time starts");
-      }
+      GrantFiles.sinceEpoch("--not-before", from);
       if (!until.isAfter(from)) {
         throw new CliException(
             "--expires ("
@@ -342,7 +335,9 @@ final class GrantCommand extends CommandGroup {
       GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
       Revocation r =
           Revocation.sign(
-              KeyFile.read(issuerKey, err()), upTo, GrantFiles.when(from, Instant.now()));
+              KeyFile.read(issuerKey, err()),
+              upTo,
+              GrantFiles.sinceEpoch("--from", GrantFiles.when(from, Instant.now())));
       write(
           out,
           r.toHex(),

@@ -147,6 +147,19 @@ final class GrantFiles {
     }
   }
 
+  /**
+   * Returns {@code t}, or refuses it naming {@code flag} when it is before the epoch: grant and
+   * revocation times are unsigned seconds from 1970 (SPEC 30 §2, §11), and the library's own
+   * refusal would name its field, which the user never typed.
+   */
+  static Instant sinceEpoch(String flag, Instant t) throws CliException {
+    if (t.isBefore(Instant.EPOCH)) {
+      throw new CliException(
+          flag + " (" + t + ") must not be before " + Instant.EPOCH + ", where grant time starts");
+    }
+    return t;
+  }
+
   /** The latest whole second an {@link Instant}, and so a grant's time, can hold. */
   private static final Instant LATEST = Instant.MAX.truncatedTo(ChronoUnit.SECONDS);
 

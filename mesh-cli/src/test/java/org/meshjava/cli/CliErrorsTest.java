@@ -448,6 +448,29 @@ class CliErrorsTest {
   }
 
   @Test
+  void grantRevoke_fromBeforeTheEpoch_namesTheFlag_andWritesNothing() throws Exception {
+    Path chain = tmp.resolve("g.hex");
+    assertThat(issueToSelf(chain, "--budget-uj", "5", "--expires", "PT1H").code()).isZero();
+    Path out = tmp.resolve("r.hex");
+    // Before the library refused it, this wrote a revocation every steward refused as malformed.
+    Run r =
+        mesh(
+            "grant",
+            "revoke",
+            "--issuer-key",
+            tmp.resolve("c.key").toString(),
+            "--chain",
+            chain.toString(),
+            "--from",
+            "1969-12-31T23:59:59Z",
+            "--out",
+            out.toString());
+    assertOneLineError(r, 1, "mesh grant revoke");
+    assertThat(r.err()).contains("--from (").doesNotContain("revoked_from");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
   void grantIssue_instantsWithAnOffset_areConverted_andOnesWithoutAZoneOrOutOfRange_areNamed()
       throws Exception {
     Path offset = tmp.resolve("offset.hex");
