@@ -6,6 +6,7 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -257,12 +258,19 @@ final class GrantCommand extends CommandGroup {
     @Override
     void sign() throws CliException, IssuanceException {
       Instant now = Instant.now();
-      Instant from = GrantFiles.when(notBefore, now);
-      Instant until = GrantFiles.when(expires, now);
+      // Grants carry whole seconds (SPEC 30 §2) and the library truncates to them, so the checks
+      // run on what will be signed: two instants within one second make an empty window.
+      Instant from = GrantFiles.when(notBefore, now).truncatedTo(ChronoUnit.SECONDS);
+      Instant until = GrantFiles.when(expires, now).truncatedTo(ChronoUnit.SECONDS);
+      // The library names its fields (expiry, not_before); the user typed the flags.
+      GrantFiles.sinceEpoch("--not-before", from);
       if (!until.isAfter(from)) {
-        // The library names its fields (expiry, not_before); the user typed the flags.
         throw new CliException(
-            "--expires (" + until + ") must be after --not-before (" + from + ")");
+            "--expires ("
+                + until
+                + ") must be after --not-before ("
+                + from
+                + "), counting whole seconds: grants carry no fraction of one");
       }
       GrantChain chain =
           Jcp.issueRoot(
@@ -327,7 +335,9 @@ final class GrantCommand extends CommandGroup {
       GrantChain upTo = new GrantChain(chain.links().subList(0, index + 1));
       Revocation r =
           Revocation.sign(
-              KeyFile.read(issuerKey, err()), upTo, GrantFiles.when(from, Instant.now()));
+              KeyFile.read(issuerKey, err()),
+              upTo,
+              GrantFiles.sinceEpoch("--from", GrantFiles.when(from, Instant.now())));
       write(
           out,
           r.toHex(),

@@ -11,9 +11,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
 import org.meshjava.jcp.GrantChain;
@@ -108,7 +111,13 @@ final class GrantFiles {
     return value;
   }
 
-  /** An ISO-8601 instant ({@code 2026-12-31T00:00:00Z}) or a duration from now ({@code PT24H}). */
+  /**
+   * An ISO-8601 instant ({@code 2026-12-31T00:00:00Z}, or with an offset such as {@code +02:00},
+   * converted to UTC) or a duration from now ({@code PT24H}).
+   *
+   * @throws CliException for other text, for a date and time with no zone (which instant it means
+   *     depends on where the command runs), and for a duration that reaches past the latest instant
+   */
   static Instant when(String text, Instant now) throws CliException {
     try {
       if (text.equals("now")) {
@@ -119,10 +128,47 @@ final class GrantFiles {
       }
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
+      if (isLocalDateTime(text)) {
+        throw new CliException(
+            "'"
+                + text
+                + "' names no time zone: add Z for UTC (2026-12-31T00:00:00Z) or an offset"
+                + " (2026-12-31T00:00:00+02:00)");
+      }
       throw new CliException(
           "'"
               + text
               + "' is neither an instant like 2026-12-31T00:00:00Z nor a duration like PT24H");
+    } catch (ArithmeticException | DateTimeException e) {
+      // Duration.parse overflows, or now plus the duration passes Instant.MAX: without this the
+      // user saw the bare "long overflow" of the exception.
+      throw new CliException(
+          "'" + text + "' reaches past the latest instant a grant can carry (" + LATEST + ")");
+    }
+  }
+
+  /**
+   * Returns {@code t}, or refuses it naming {@code flag} when it is before the epoch: grant and
+   * revocation times are unsigned seconds from 1970 (SPEC 30 §2, §11), and the library's own
+   * refusal would name its field, which the user never typed.
+   */
+  static Instant sinceEpoch(String flag, Instant t) throws CliException {
+    if (t.isBefore(Instant.EPOCH)) {
+      throw new CliException(
+          flag + " (" + t + ") must not be before " + Instant.EPOCH + ", where grant time starts");
+    }
+    return t;
+  }
+
+  /** The latest whole second an {@link Instant}, and so a grant's time, can hold. */
+  private static final Instant LATEST = Instant.MAX.truncatedTo(ChronoUnit.SECONDS);
+
+  private static boolean isLocalDateTime(String text) {
+    try {
+      LocalDateTime.parse(text);
+      return true;
+    } catch (DateTimeParseException notOne) {
+      return false;
     }
   }
 }

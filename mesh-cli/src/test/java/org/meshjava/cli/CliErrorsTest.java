@@ -429,6 +429,72 @@ class CliErrorsTest {
   }
 
   @Test
+  void grantIssue_windowsThatCollapseToOneSecond_orStartBeforeTheEpoch_nameTheFlags()
+      throws Exception {
+    // Grants carry whole seconds; the library truncates, so these used to pass the flag check
+    // and fail in the library with its own field names (expiry, not_before).
+    String[][] cases = {
+      {"--expires", "2030-12-31T00:00:00.9Z", "--not-before", "2030-12-31T00:00:00Z"},
+      {"--expires", "2030-12-31T00:00:00.5Z", "--not-before", "2030-12-31T00:00:00.2Z"},
+      {"--expires", "PT1H", "--not-before", "1969-12-31T23:59:59Z"},
+    };
+    for (String[] c : cases) {
+      Path out = tmp.resolve("g.hex");
+      Run r = issueToSelf(out, "--budget-uj", "5", c[0], c[1], c[2], c[3]);
+      assertOneLineError(r, 1, "mesh grant issue");
+      assertThat(r.err()).as(r.err()).contains("--not-before (").doesNotContain("not_before");
+      assertThat(out).doesNotExist();
+    }
+  }
+
+  @Test
+  void grantRevoke_fromBeforeTheEpoch_namesTheFlag_andWritesNothing() throws Exception {
+    Path chain = tmp.resolve("g.hex");
+    assertThat(issueToSelf(chain, "--budget-uj", "5", "--expires", "PT1H").code()).isZero();
+    Path out = tmp.resolve("r.hex");
+    // Before the library refused it, this wrote a revocation every steward refused as malformed.
+    Run r =
+        mesh(
+            "grant",
+            "revoke",
+            "--issuer-key",
+            tmp.resolve("c.key").toString(),
+            "--chain",
+            chain.toString(),
+            "--from",
+            "1969-12-31T23:59:59Z",
+            "--out",
+            out.toString());
+    assertOneLineError(r, 1, "mesh grant revoke");
+    assertThat(r.err()).contains("--from (").doesNotContain("revoked_from");
+    assertThat(out).doesNotExist();
+  }
+
+  @Test
+  void grantIssue_instantsWithAnOffset_areConverted_andOnesWithoutAZoneOrOutOfRange_areNamed()
+      throws Exception {
+    Path offset = tmp.resolve("offset.hex");
+    assertThat(
+            issueToSelf(offset, "--budget-uj", "5", "--expires", "2030-12-31T02:00:00+02:00")
+                .code())
+        .isZero();
+    assertThat(
+            org.meshjava.jcp.GrantChain.fromHex(Files.readString(offset).strip())
+                .leaf()
+                .grant()
+                .expiry())
+        .isEqualTo(java.time.Instant.parse("2030-12-31T00:00:00Z"));
+    Run noZone =
+        issueToSelf(tmp.resolve("z.hex"), "--budget-uj", "5", "--expires", "2030-12-31T00:00:00");
+    assertOneLineError(noZone, 1, "mesh grant issue");
+    assertThat(noZone.err()).contains("no time zone").contains("Z");
+    Run tooFar =
+        issueToSelf(tmp.resolve("f.hex"), "--budget-uj", "5", "--expires", "P106751991167300D");
+    assertOneLineError(tooFar, 1, "mesh grant issue");
+    assertThat(tooFar.err()).contains("P106751991167300D").doesNotContain("overflow");
+  }
+
+  @Test
   void grantPresent_outBodyWithoutBody_isRefusedBeforeWritingOut() throws Exception {
     Path key = tmp.resolve("c.key");
     Path chain = tmp.resolve("g.hex");

@@ -165,8 +165,8 @@ public record Grant(
     }
     Resources resources = readResources(r.value("resources"), r.path("resources"));
     long budget = r.uint("budget_uj");
-    long notBefore = r.uint("not_before");
-    long expiry = r.uint("expiry");
+    long notBefore = seconds(r, "not_before");
+    long expiry = seconds(r, "expiry");
     List<Caveat> caveats = new ArrayList<>();
     List<CborValue> rawCaveats = r.array("caveats");
     if (!rawCaveats.isEmpty()) {
@@ -190,6 +190,21 @@ public record Grant(
     } catch (IllegalArgumentException | DateTimeException e) {
       throw new MalformedGrantException(Malformation.VALUE, path, String.valueOf(e.getMessage()));
     }
+  }
+
+  /**
+   * Reads a time field: a uint, refused naming the field when it lies past the last second an
+   * {@link Instant} holds (the year 1,000,000,000), well inside the uint range SPEC.md §30 allows.
+   */
+  private static long seconds(FieldReader r, String key) throws MalformedGrantException {
+    long s = r.uint(key);
+    if (s > Instant.MAX.getEpochSecond()) {
+      throw new MalformedGrantException(
+          Malformation.VALUE,
+          r.path(key),
+          s + " seconds is past the latest time this implementation holds (" + Instant.MAX + ")");
+    }
+    return s;
   }
 
   private static Resources readResources(CborValue v, String path) throws MalformedGrantException {

@@ -15,12 +15,12 @@ import org.meshjava.core.Unsigned;
  * a chain, and chains share links, so per-link locks would need an ordering discipline for no
  * measurable gain at the rate a steward serves.
  *
- * <p><b>Bounded memory.</b> A spent (leaf, nonce) pair is kept until the horizon (the latest
- * decision time seen) reaches the earliest expiry of the links it was presented with; a link's
- * account until the horizon reaches the link's own expiry and nothing is reserved on it. Both are
- * queued by that instant, so forgetting costs a queue pop each, and what the ledger holds is what
- * unexpired grants spent, not the whole history. Pairs and links that never expire (the
- * four-argument {@code reserve}) are kept for good.
+ * <p><b>Bounded memory.</b> A spent (leaf, nonce) pair is kept until the horizon (the latest time
+ * of an admitted decision; refusals leave it where it was) reaches the earliest expiry of the links
+ * it was presented with; a link's account until the horizon reaches the link's own expiry and
+ * nothing is reserved on it. Both are queued by that instant, so forgetting costs a queue pop each,
+ * and what the ledger holds is what unexpired grants spent, not the whole history. Pairs and links
+ * that never expire (the four-argument {@code reserve}) are kept for good.
  */
 final class InMemorySpendLedger implements SpendLedger {
   private record SpentPair(GrantId leaf, PresentationNonce nonce) {}
@@ -124,15 +124,22 @@ final class InMemorySpendLedger implements SpendLedger {
     Objects.requireNonNull(decidedAt, "decidedAt");
     Unsigned.u64("amount", amountUj);
     synchronized (lock) {
-      advance(decidedAt);
+      // The horizon moves only once the reservation is admitted, below: a refusal journals
+      // nothing, so a horizon it moved would be one no replay rebuilds, and after a clock step
+      // the live steward would forget spend (and refuse presentations) that a restarted one keeps
+      // (and accepts). Deciding against the horizon as it stands changes no verdict here: step 7
+      // passed, so decidedAt is before every link's expiry, and advancing to it would forget
+      // nothing this chain holds. The expiry check below still looks as far as decidedAt, so a
+      // caller that skips step 7 is refused exactly as before.
+      Instant reach = decidedAt.isAfter(horizon) ? decidedAt : horizon;
       Instant until = Instant.MAX;
       for (int i = 0; i < links.size(); i++) {
         LinkBudget l = links.get(i);
-        if (horizon.isAfter(Instant.MIN) && !horizon.isBefore(l.expiry())) {
+        if (reach.isAfter(Instant.MIN) && !reach.isBefore(l.expiry())) {
           // Its pair and spend may already be forgotten: only refusing keeps replay impossible.
           throw new GrantRefusedException(
               DenialLabel.EXPIRED,
-              "expired at " + l.expiry() + ", and this steward has decided as late as " + horizon,
+              "expired at " + l.expiry() + ", and this steward has decided as late as " + reach,
               i);
         }
         until = min(until, l.expiry());
@@ -156,6 +163,7 @@ final class InMemorySpendLedger implements SpendLedger {
         throw new GrantRefusedException(
             DenialLabel.BUDGET_EXHAUSTED, shortfall(links, remaining, least, amountUj), least);
       }
+      advance(decidedAt);
       spent.put(pair, until);
       if (!until.equals(Instant.MAX)) {
         expiring.add(new Expiring(until, pair));

@@ -10,7 +10,8 @@ import java.util.Objects;
  * from a state ({@link SpendLedger#restore}) decides every later call exactly as the ledger it was
  * taken from. Immutable.
  *
- * @param horizon the latest decision time the ledger was shown ({@link Instant#MIN} if none)
+ * @param horizon the latest decision time at which the ledger admitted a reservation ({@link
+ *     Instant#MIN} if none)
  * @param nextSerial the serial the next reservation takes
  * @param accounts every link account still held, in link-id order
  * @param spent every (leaf, nonce) pair still remembered, with the instant it is forgotten; a

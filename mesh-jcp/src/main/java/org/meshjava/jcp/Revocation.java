@@ -41,6 +41,7 @@ public final class Revocation extends SignedChainStatement<Instant> {
    *
    * @throws IssuanceException with {@link IssuanceProblem#WRONG_KEY} if the key did not issue any
    *     link of the chain, so a steward would refuse the statement
+   * @throws IllegalArgumentException if {@code from} is before the epoch
    */
   public static Revocation sign(SigningKey revokerKey, GrantChain chain, Instant from)
       throws IssuanceException {
@@ -53,6 +54,11 @@ public final class Revocation extends SignedChainStatement<Instant> {
           revoker
               + " issued no link of the chain; only an issuer in the chain can revoke its"
               + " link or one below it");
+    }
+    if (from.isBefore(Instant.EPOCH)) {
+      // revoked_from is a uint: signed anyway, the statement would be one no steward can decode.
+      throw new IllegalArgumentException(
+          "revoked_from must not be before " + Instant.EPOCH + ": " + from);
     }
     Instant at = Instant.ofEpochSecond(from.getEpochSecond());
     byte[] payload = signedPayload(chain.leaf().id(), revoker, at).encode();

@@ -37,15 +37,17 @@ public interface SpendLedger {
 
   /**
    * As {@link #reserve(GrantId, PresentationNonce, List, long)}, for a decision at {@code
-   * decidedAt}, and with bounded memory. The ledger's horizon is the latest decision time it has
-   * been shown. A presentation can be accepted only before the earliest expiry of its links, so
-   * once the horizon reaches that instant its (leaf, nonce) pair is forgotten, and so is the spend
-   * of every link whose own expiry the horizon reached (once nothing is reserved on it). To keep
-   * that safe when a clock steps back, a presentation whose earliest link expiry is at or before
-   * the horizon is refused {@code expired} here, whatever {@code decidedAt} says.
+   * decidedAt}, and with bounded memory. The ledger's horizon is the latest time at which it
+   * admitted a reservation; a refusal leaves it where it was, because a refusal is journalled
+   * nowhere and a horizon it moved would be one that no replay rebuilds. A presentation can be
+   * accepted only before the earliest expiry of its links, so once the horizon reaches that instant
+   * its (leaf, nonce) pair is forgotten, and so is the spend of every link whose own expiry the
+   * horizon reached (once nothing is reserved on it). To keep that safe when a clock steps back, a
+   * presentation whose earliest link expiry is at or before the horizon is refused {@code expired}
+   * here, whatever {@code decidedAt} says.
    *
    * @throws GrantRefusedException {@code expired}, {@code presentation-spent} or {@code
-   *     budget-exhausted}; nothing is changed then but the horizon
+   *     budget-exhausted}; nothing is changed then, the horizon included
    */
   Reservation reserve(
       GrantId leaf,

@@ -1,9 +1,11 @@
 package org.meshjava.jcp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.meshjava.jcp.Fixture.*;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -202,6 +204,33 @@ class EncodingTest {
             malformed(() -> SignedGrant.decode(envelope(backwards, g.signature()).encode()))
                 .malformation())
         .isEqualTo(Malformation.VALUE);
+  }
+
+  @Test
+  void grantTimesPastTheLatestInstant_areMalformedValue_namingTheField() throws Exception {
+    SignedGrant g = directChain(5_000).root();
+    // A uint up to 2^63 − 1 is well-formed here (SPEC.md §30), but java.time holds seconds only
+    // to the year 1,000,000,000. Such a grant is refused naming its field; it used to be refused
+    // naming only the grant, with java.time's "Instant exceeds minimum or maximum instant".
+    for (String field : List.of("not_before", "expiry")) {
+      CborMap far = with(without(g.grant().toCbor(), field), field, new CborInt(Long.MAX_VALUE));
+      MalformedGrantException e =
+          malformed(() -> SignedGrant.decode(envelope(far, g.signature()).encode()));
+      assertThat(e.malformation()).isEqualTo(Malformation.VALUE);
+      assertThat(e.field()).isEqualTo("signed_grant.grant." + field);
+    }
+  }
+
+  @Test
+  void aRevocationFromBeforeTheEpoch_isRefusedWhenSigned_notWrittenUndecodable() throws Exception {
+    // revoked_from is a uint: a negative time used to be signed, and every steward then refused
+    // the statement as malformed.
+    assertThatThrownBy(
+            () -> Revocation.sign(CALLER, directChain(5_000), Instant.EPOCH.minusSeconds(5)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("revoked_from");
+    Revocation atEpoch = Revocation.sign(CALLER, directChain(5_000), Instant.EPOCH);
+    assertThat(Revocation.decode(atEpoch.encode()).from()).isEqualTo(Instant.EPOCH);
   }
 
   @Test

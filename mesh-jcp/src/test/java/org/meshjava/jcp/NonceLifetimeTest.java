@@ -54,11 +54,8 @@ class NonceLifetimeTest {
   @Test
   void aForgottenNonce_cannotBeReplayed_evenWhenTheClockStepsBack() throws Exception {
     Gate gate = gate();
-    GrantChain chain = shortChain();
-    Presentation p = Presentation.sign(CALLER, chain, REQUEST.id());
-    gate.debit(gate.decide(p, REQUEST, Optional.empty(), NOW), 10);
-    Presentation later = Presentation.sign(CALLER, directChain(5_000), REQUEST.id());
-    gate.debit(gate.decide(later, REQUEST, Optional.empty(), SHORT_END.plusSeconds(1)), 10);
+    Presentation p = spendAt(gate, shortChain(), NOW);
+    spendAt(gate, directChain(5_000), SHORT_END.plusSeconds(1));
     assertThat(gate.ledger().isSpent(p.grantId(), p.nonce())).as("forgotten").isFalse();
     // A clock that stepped back to before the expiry must not make the old presentation new.
     GrantRefusedException e =
@@ -66,6 +63,32 @@ class NonceLifetimeTest {
             GrantRefusedException.class,
             () -> gate.decide(p, REQUEST, Optional.empty(), NOW.plusSeconds(1)));
     assertThat(e.label()).isEqualTo(DenialLabel.EXPIRED);
+  }
+
+  @Test
+  void aRefusalAfterExpiry_movesNoHorizon_soTheSpendItWouldForgetIsKept() throws Exception {
+    Gate gate = gate();
+    GrantChain chain = shortChain();
+    Presentation p = spendAt(gate, chain, NOW);
+    Presentation later = spendAt(gate, directChain(5_000), NOW);
+    // The clock is ahead, past the short grant's expiry, for one refused decision. A refusal is
+    // journalled nowhere, so a replay never sees that time; the ledger must not have seen it.
+    GrantRefusedException spent =
+        assertThrows(
+            GrantRefusedException.class,
+            () -> gate.decide(later, REQUEST, Optional.empty(), SHORT_END.plusSeconds(1)));
+    assertThat(spent.label()).isEqualTo(DenialLabel.PRESENTATION_SPENT);
+    assertThat(gate.ledger().state().horizon()).isEqualTo(NOW);
+    assertThat(gate.ledger().isSpent(p.grantId(), p.nonce())).as("still held").isTrue();
+    // Back on time, the short grant serves as it would after a restart.
+    spendAt(gate, chain, NOW.plusSeconds(1));
+  }
+
+  /** Presents {@code chain} with a fresh nonce, decided at {@code t} and debited 10 µJ. */
+  private static Presentation spendAt(Gate gate, GrantChain chain, Instant t) throws Exception {
+    Presentation p = Presentation.sign(CALLER, chain, REQUEST.id());
+    gate.debit(gate.decide(p, REQUEST, Optional.empty(), t), 10);
+    return p;
   }
 
   @Test

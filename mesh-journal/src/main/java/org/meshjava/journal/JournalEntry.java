@@ -34,11 +34,15 @@ public sealed interface JournalEntry
    * replay: the presentation, the request, the model the gate decided over, the backend, and the
    * decision time.
    *
+   * <p>The constructor throws {@link IllegalArgumentException} for a {@code decidedAt} with a part
+   * finer than the millisecond or outside what the record can carry.
+   *
    * @param presentation the presentation the caller made
    * @param request the request it was decided for
    * @param model the content address of the chosen backend's weights, if it names one
    * @param backend the chosen backend's name
-   * @param decidedAt the decision time, millisecond precision
+   * @param decidedAt the decision time, millisecond precision, from {@link #EARLIEST} to {@link
+   *     #LATEST}
    */
   record Authorised(
       Presentation presentation,
@@ -47,6 +51,18 @@ public sealed interface JournalEntry
       String backend,
       Instant decidedAt)
       implements JournalEntry {
+    /**
+     * The earliest decision time a record can carry: {@code decided_at_ms} is an unsigned count of
+     * milliseconds (SPEC.md §60.2), so nothing before the epoch.
+     */
+    public static final Instant EARLIEST = Instant.EPOCH;
+
+    /**
+     * The latest decision time a record can carry: {@code decided_at_ms} is at most 2^63 − 1
+     * milliseconds, about the year 292,278,994, far short of the latest {@link Instant}.
+     */
+    public static final Instant LATEST = Instant.ofEpochMilli(Long.MAX_VALUE);
+
     /** Validates the entry. */
     public Authorised {
       Objects.requireNonNull(presentation, "presentation");
@@ -56,6 +72,17 @@ public sealed interface JournalEntry
       Objects.requireNonNull(decidedAt, "decidedAt");
       if (!decidedAt.truncatedTo(java.time.temporal.ChronoUnit.MILLIS).equals(decidedAt)) {
         throw new IllegalArgumentException("decision times are recorded to the millisecond");
+      }
+      // Refused here, not when the record is encoded: an entry that cannot be written would
+      // otherwise fail inside the journal, after it had given the record its place in the chain.
+      if (decidedAt.isBefore(EARLIEST) || decidedAt.isAfter(LATEST)) {
+        throw new IllegalArgumentException(
+            "decision time "
+                + decidedAt
+                + " cannot be recorded: decided_at_ms carries "
+                + EARLIEST
+                + " to "
+                + LATEST);
       }
     }
 

@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.meshjava.journal.JournalHistory.STEWARD;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.journal.internal.JournalReplay;
@@ -89,6 +91,35 @@ class JournalValuesTest {
                 a.presentation(), JournalHistory.request(5), a.model(), a.backend(), a.decidedAt()))
         .isNotEqualTo(new JournalEntry.Resumed("x"));
     assertThat(otherNonce).isEqualTo(a);
+  }
+
+  @Test
+  void anAuthorisation_isRefusedAtATimeItsRecordCannotCarry_andRoundTripsAtEitherEnd(
+      @TempDir Path dir) throws Exception {
+    JournalEntry.Authorised a = JournalHistory.authorised(0);
+    // Before the fix, both were built, and the journal then wrote "-1" (a line no reader accepts)
+    // or failed to encode the record after giving it its sequence.
+    for (Instant unrecordable :
+        List.of(Instant.EPOCH.minusMillis(1), Instant.ofEpochMilli(Long.MAX_VALUE).plusMillis(1))) {
+      assertThatThrownBy(
+              () ->
+                  new JournalEntry.Authorised(
+                      a.presentation(), a.request(), a.model(), a.backend(), unrecordable))
+          .as("decided at %s", unrecordable)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("cannot be recorded");
+    }
+    Path file = dir.resolve("ends.journal");
+    try (FileJournal j = FileJournal.open(file)) {
+      j.append(JournalHistory.authorised(1, JournalEntry.Authorised.EARLIEST));
+      j.append(JournalHistory.authorised(2, JournalEntry.Authorised.LATEST));
+    }
+    assertThat(
+            org.meshjava.journal.internal.JournalFile.read(file).records().stream()
+                .map(JournalRecord::entry)
+                .filter(e -> e instanceof JournalEntry.Authorised)
+                .map(e -> ((JournalEntry.Authorised) e).decidedAt()))
+        .containsExactly(JournalEntry.Authorised.EARLIEST, JournalEntry.Authorised.LATEST);
   }
 
   @Test

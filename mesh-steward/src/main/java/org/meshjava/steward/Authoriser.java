@@ -104,6 +104,21 @@ final class Authoriser {
     }
     Optional<ContentId> model = weights.map(WeightsBinding::digest);
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+    if (now.isBefore(JournalEntry.Authorised.EARLIEST)
+        || now.isAfter(JournalEntry.Authorised.LATEST)) {
+      // Checked before the gate reserves anything: a decision the journal cannot record must not
+      // be made at all (a clock at Instant.MAX, say, used to reach the journal's encoder and fail
+      // there, leaking the reservation and breaking the journal's chain).
+      throw new ServeException(
+          ServeException.Reason.NOT_RECORDED,
+          "the steward's clock reads "
+              + now
+              + ", which a journal record cannot carry (decided_at_ms covers "
+              + JournalEntry.Authorised.EARLIEST
+              + " to "
+              + JournalEntry.Authorised.LATEST
+              + "); no grant was decided. Set the clock right and present again");
+    }
     Authorisation auth;
     Journal.Pending pending;
     synchronized (order) {

@@ -1024,7 +1024,15 @@ public final class Steward implements AutoCloseable {
               + ", which was set: discovery options only apply when no meter is given");
     }
 
-    /** Sets the clock decisions are timed by; the default is the system clock. */
+    /**
+     * Sets the clock decisions are timed by; the default is the system clock. It is a wall clock
+     * and may step either way (SPEC.md §60.3, "Clock steps"): each grant decision is judged at its
+     * reading truncated to the millisecond and journalled with it, and a restart re-decides every
+     * record at its recorded time, whatever this clock then reads. A reading the journal cannot
+     * record ({@link org.meshjava.journal.JournalEntry.Authorised#EARLIEST} to {@link
+     * org.meshjava.journal.JournalEntry.Authorised#LATEST}) refuses granted serves with {@code
+     * NOT_RECORDED}. Durations are never measured with it.
+     */
     public Builder clock(InstantSource v) {
       clock = Objects.requireNonNull(v, "clock");
       return this;
