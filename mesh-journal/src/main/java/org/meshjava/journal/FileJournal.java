@@ -77,7 +77,10 @@ import org.slf4j.LoggerFactory;
  * waiter at a time leads, writes every queued line and calls {@link FileChannel#force(boolean)}
  * once, so concurrent appends share a sync; none returns before its own bytes were forced. A failed
  * write or sync fails the journal: every append not yet durable, and every later one, throws {@link
- * JournalException.Reason#FAILED}.
+ * JournalException.Reason#FAILED}. The failed batch's lines are cut from the file again (a full
+ * disk leaves a part line; a failed sync may leave lines the kernel will not keep), so a restart
+ * does not read records whose appends were refused. The sync is never retried: after one fails, one
+ * that succeeds proves nothing.
  *
  * <p><b>Interrupts.</b> Every read, write and sync through the locked channel runs on a thread of
  * its own ({@link JournalIo}), so interrupting a caller (a cancelled serve) neither closes the
@@ -942,10 +945,12 @@ public final class FileJournal implements Journal {
       buf.put(e.line()).put((byte) '\n');
     }
     buf.flip();
+    boolean writing = false;
     try {
       cutTornLine();
       checkUnchanged();
       long at = length;
+      writing = true;
       while (buf.hasRemaining()) {
         at += file.channel().write(buf, at);
       }
@@ -967,7 +972,47 @@ public final class FileJournal implements Journal {
               "write to " + path + " failed: " + ex.getMessage(),
               ex);
       LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
+      if (writing) {
+        cutUndurable(ex);
+      }
       throw f;
+    }
+  }
+
+  /**
+   * After this journal's own write or sync of a batch failed: cuts the file back to {@link
+   * #length}, the end of the last batch that was written and synced, and forces that, so the
+   * batch's lines are not in the file a restart reads.
+   *
+   * <p>Why: every waiter of the batch was told its record is not written, and the steward acted on
+   * that (a serve refused {@code NOT_RECORDED}, its reservation released, no receipt handed out).
+   * Lines left behind would contradict it at the next start: an {@code Authorised} line of a
+   * refused serve would spend its presentation again and hold its reservation as unresolved for
+   * ever. And they may not be there for long: a full disk leaves a part line, and after a failed
+   * sync the kernel may have dropped the pages it could not write ("fsyncgate"), so the file reads
+   * back lines that storage does not hold; appends chained after them would leave a hole in the
+   * middle of the journal once those pages are gone. What lies before {@link #length} was synced by
+   * an earlier batch and is not touched.
+   *
+   * <p>Best effort: if the cut fails too (the device is gone), it is logged and the lines stay, to
+   * be read as records (or dropped as a torn final line) by the next start. The journal stays
+   * failed either way: a sync that succeeds after one that failed proves nothing, so it never
+   * writes again until reopened.
+   */
+  private void cutUndurable(IOException cause) {
+    try {
+      if (file.channel().size() > length) {
+        file.channel().truncate(length);
+        forcer.force(file.channel(), path, true);
+      }
+    } catch (IOException e) {
+      cause.addSuppressed(e);
+      LOG.error(
+          "journal {}: could not cut the records that failed back to byte {}; the next start may"
+              + " read them as written",
+          path,
+          length,
+          e);
     }
   }
 
