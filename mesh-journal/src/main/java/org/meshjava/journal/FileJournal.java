@@ -748,7 +748,9 @@ public final class FileJournal implements Journal {
    * lock, checks that {@code upTo} is in this journal, writes the segment and forces it, then
    * writes the rest to a new file and renames it over the journal. The last record always stays in
    * the live file (appends chain from it). A crash midway leaves the journal whole: the segment
-   * then duplicates records the live file still holds, and is written again by the next archive.
+   * then duplicates records the live file still holds, and is written again by the next archive. An
+   * archive that fails (a full disk) removes the segment and the new file it was writing before it
+   * throws, so the space they took is free again at once.
    *
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
@@ -832,10 +834,10 @@ public final class FileJournal implements Journal {
     if (cut <= j.firstSeq) {
       return 0;
     }
+    Path segment = JournalSegments.file(j.path, j.firstSeq);
     try {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
-      Path segment = JournalSegments.file(j.path, j.firstSeq);
       Files.createDirectories(JournalSegments.directory(j.path));
       copy(j.file.channel(), 0, offset, segment, forcer);
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
@@ -846,7 +848,22 @@ public final class FileJournal implements Journal {
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       return cut - j.firstSeq;
     } catch (IOException e) {
+      // Nothing was moved: the live file still holds every record, so the copies this archive
+      // made are only duplicates, part written on a full disk. They go at once, before the
+      // refusal, rather than at the next archive or open: they hold the space a full disk lacks,
+      // and the steward's next start needs it for its first record.
+      removeQuietly(tmp, e);
+      removeQuietly(segment, e);
       throw io("cannot archive", j.path, e);
+    }
+  }
+
+  /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */
+  private static void removeQuietly(Path file, IOException failure) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
     }
   }
 
