@@ -284,6 +284,12 @@ public final class FileJournal implements Journal {
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
           Files.newByteChannel(create, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
               .close();
+          // The new name is durable only once its folder is: without this, the first records
+          // could be forced into a file that a power cut then leaves with no name.
+          Path folder = create.toAbsolutePath().getParent();
+          if (folder != null) {
+            forcer.forceDirectory(folder);
+          }
         } catch (FileAlreadyExistsException raced) {
           // Someone else created it; go on and take the lock like any opener.
         } catch (java.nio.file.NoSuchFileException e) {
@@ -838,14 +844,26 @@ public final class FileJournal implements Journal {
     try {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
-      Files.createDirectories(JournalSegments.directory(j.path));
+      Path segments = JournalSegments.directory(j.path);
+      Files.createDirectories(segments);
       copy(j.file.channel(), 0, offset, segment, forcer);
+      // The segment's name (and its folder's, when just made) must be durable before the rename
+      // cuts its records from the live file: a power cut must not keep the cut and lose the copy.
+      Path folder = j.path.getParent();
+      forcer.forceDirectory(segments);
+      if (folder != null) {
+        forcer.forceDirectory(folder);
+      }
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
       Files.move(
           tmp,
           j.path,
           java.nio.file.StandardCopyOption.ATOMIC_MOVE,
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      if (folder != null) {
+        // The rename itself, before the count of records archived is reported.
+        forcer.forceDirectory(folder);
+      }
       return cut - j.firstSeq;
     } catch (IOException e) {
       // Nothing was moved: the live file still holds every record, so the copies this archive

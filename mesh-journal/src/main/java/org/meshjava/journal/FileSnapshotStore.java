@@ -98,7 +98,7 @@ public final class FileSnapshotStore implements SnapshotStore {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
-      forceDirectory();
+      forcer.forceDirectory(dir);
     } catch (IOException e) {
       // A save that failed (a full disk, an I/O error, a read-only folder) removes its part
       // written file at once. Left for the next successful save to delete, it would hold on to
@@ -249,14 +249,6 @@ public final class FileSnapshotStore implements SnapshotStore {
   /** The snapshot files, oldest first. */
   List<Path> files() throws IOException {
     return files.list();
-  }
-
-  private void forceDirectory() {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      forcer.force(d, dir, true);
-    } catch (IOException | UnsupportedOperationException ignored) {
-      // Not every platform can sync a directory; the rename is still atomic.
-    }
   }
 
   @Override
