@@ -291,10 +291,10 @@ class JournalArchiveTest {
 
   /**
    * Regression: an archive that failed on a full disk left its part written segment and {@code
-   * .archiving} file behind, holding the space the steward's next start needed for its first
-   * record ({@code mesh journal archive} on a tmpfs with one page free: exit 1, and a 4096-byte
-   * {@code 00000000000000000000.jsonl} stayed). Failed here at the force of the live file's new
-   * beginning, the last step before the rename, when both copies are as large as they get.
+   * .archiving} file behind, holding the space the steward's next start needed for its first record
+   * ({@code mesh journal archive} on a tmpfs with one page free: exit 1, and a 4096-byte {@code
+   * 00000000000000000000.jsonl} stayed). Failed here at the force of the live file's new beginning,
+   * the last step before the rename, when both copies are as large as they get.
    */
   @Test
   void anArchiveThatFails_removesWhatItWrote_andLeavesTheJournalAsItWas() throws Exception {
