@@ -213,7 +213,7 @@ final class UserFile {
       Files.createFile(partial, attributes);
       try (java.nio.channels.FileChannel ch =
           java.nio.channels.FileChannel.open(partial, java.nio.file.StandardOpenOption.WRITE)) {
-        ch.write(ByteBuffer.wrap(bytes));
+        writeFully(ch, bytes);
         ch.force(true);
       }
       if (replace) {
@@ -227,6 +227,21 @@ final class UserFile {
       }
     } finally {
       Files.deleteIfExists(partial);
+    }
+  }
+
+  /**
+   * Writes all of {@code bytes} to {@code out}. One {@code write} may take fewer bytes than it was
+   * given without failing: on a disk with less room than the file needs, Linux writes what fits and
+   * returns that count, and only the next call fails with "No space left on device". Taking one
+   * call's count as the whole file published a cut-off grant chain as written, and the command said
+   * it wrote it (found on a full tmpfs: 4096 of 11 933 bytes, exit 0).
+   */
+  static void writeFully(java.nio.channels.WritableByteChannel out, byte[] bytes)
+      throws IOException {
+    ByteBuffer buf = ByteBuffer.wrap(bytes);
+    while (buf.hasRemaining()) {
+      out.write(buf);
     }
   }
 

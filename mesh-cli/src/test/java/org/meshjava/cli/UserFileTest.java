@@ -161,4 +161,59 @@ class UserFileTest {
     assertThat(out).exists();
     assertThat(leftover).doesNotExist();
   }
+
+  /**
+   * A file channel on a disk with {@code room} bytes left, as Linux answers it: a write takes what
+   * fits (at most {@code perCall} bytes) and says so, and one with nothing left to take fails.
+   */
+  static final class NearlyFullDisk implements java.nio.channels.WritableByteChannel {
+    final java.io.ByteArrayOutputStream kept = new java.io.ByteArrayOutputStream();
+    private final int room;
+    private final int perCall;
+
+    NearlyFullDisk(int room, int perCall) {
+      this.room = room;
+      this.perCall = perCall;
+    }
+
+    @Override
+    public int write(java.nio.ByteBuffer src) throws java.io.IOException {
+      int n = Math.min(Math.min(src.remaining(), perCall), room - kept.size());
+      if (n == 0) {
+        throw new java.io.IOException("No space left on device");
+      }
+      byte[] b = new byte[n];
+      src.get(b);
+      kept.write(b, 0, n);
+      return n;
+    }
+
+    @Override
+    public boolean isOpen() {
+      return true;
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  /**
+   * Regression: {@code mesh grant delegate --out} on a full tmpfs wrote 4096 of the chain's 11 933
+   * bytes, said "wrote", and exited 0: {@link UserFile#writeWhole} took one {@code write}'s count
+   * as the whole file. A short write must lead to the next one, which fails, so nothing is renamed.
+   */
+  @Test
+  void writeFully_goesOnAfterAShortWrite_andFailsWhereTheDiskDoes() throws Exception {
+    byte[] chain = new byte[11_933];
+    java.util.Arrays.fill(chain, (byte) 'a');
+    NearlyFullDisk full = new NearlyFullDisk(4096, Integer.MAX_VALUE);
+    assertThatThrownBy(() -> UserFile.writeFully(full, chain))
+        .isInstanceOf(java.io.IOException.class)
+        .hasMessage("No space left on device");
+    assertThat(full.kept.size()).isEqualTo(4096);
+
+    NearlyFullDisk roomy = new NearlyFullDisk(chain.length, 1000);
+    UserFile.writeFully(roomy, chain);
+    assertThat(roomy.kept.toByteArray()).isEqualTo(chain);
+  }
 }

@@ -77,7 +77,10 @@ import org.slf4j.LoggerFactory;
  * waiter at a time leads, writes every queued line and calls {@link FileChannel#force(boolean)}
  * once, so concurrent appends share a sync; none returns before its own bytes were forced. A failed
  * write or sync fails the journal: every append not yet durable, and every later one, throws {@link
- * JournalException.Reason#FAILED}.
+ * JournalException.Reason#FAILED}. The failed batch's lines are cut from the file again (a full
+ * disk leaves a part line; a failed sync may leave lines the kernel will not keep), so a restart
+ * does not read records whose appends were refused. The sync is never retried: after one fails, one
+ * that succeeds proves nothing.
  *
  * <p><b>Interrupts.</b> Every read, write and sync through the locked channel runs on a thread of
  * its own ({@link JournalIo}), so interrupting a caller (a cancelled serve) neither closes the
@@ -281,6 +284,12 @@ public final class FileJournal implements Journal {
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
           Files.newByteChannel(create, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
               .close();
+          // The new name is durable only once its folder is: without this, the first records
+          // could be forced into a file that a power cut then leaves with no name.
+          Path folder = create.toAbsolutePath().getParent();
+          if (folder != null) {
+            forcer.forceDirectory(folder);
+          }
         } catch (FileAlreadyExistsException raced) {
           // Someone else created it; go on and take the lock like any opener.
         } catch (java.nio.file.NoSuchFileException e) {
@@ -428,8 +437,25 @@ public final class FileJournal implements Journal {
             ? "no such file or folder " + n.getFile()
             : e instanceof java.nio.file.AccessDeniedException a
                 ? "permission denied: " + a.getFile()
-                : e.getMessage();
+                : e instanceof FileAlreadyExistsException f
+                    // Only a folder to be made meets one here (the journal's, its segments').
+                    ? f.getFile() + " exists and is not a folder"
+                    : e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+                        ? reasonOnly(f, where)
+                        : e.getMessage();
     return new JournalException(reason, what + " " + where + ": " + why, e);
+  }
+
+  /**
+   * The reason of {@code f} (a read-only file system, a full disk), naming its file only where that
+   * is not {@code where}, which the message names already: the JDK's own message is the file then
+   * the reason, so "cannot open j.log: j.log: Read-only file system" said the path twice.
+   */
+  private static String reasonOnly(java.nio.file.FileSystemException f, Object where) {
+    String file = f.getFile();
+    return file == null || file.equals(String.valueOf(where))
+        ? f.getReason()
+        : f.getReason() + " (" + file + ")";
   }
 
   /** The journal this process holds at the file {@code path} names, if one is open. */
@@ -745,7 +771,9 @@ public final class FileJournal implements Journal {
    * lock, checks that {@code upTo} is in this journal, writes the segment and forces it, then
    * writes the rest to a new file and renames it over the journal. The last record always stays in
    * the live file (appends chain from it). A crash midway leaves the journal whole: the segment
-   * then duplicates records the live file still holds, and is written again by the next archive.
+   * then duplicates records the live file still holds, and is written again by the next archive. An
+   * archive that fails (a full disk) removes the segment and the new file it was writing before it
+   * throws, so the space they took is free again at once.
    *
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
@@ -829,21 +857,48 @@ public final class FileJournal implements Journal {
     if (cut <= j.firstSeq) {
       return 0;
     }
+    Path segment = JournalSegments.file(j.path, j.firstSeq);
     try {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
-      Path segment = JournalSegments.file(j.path, j.firstSeq);
-      Files.createDirectories(JournalSegments.directory(j.path));
+      Path segments = JournalSegments.directory(j.path);
+      Files.createDirectories(segments);
       copy(j.file.channel(), 0, offset, segment, forcer);
+      // The segment's name (and its folder's, when just made) must be durable before the rename
+      // cuts its records from the live file: a power cut must not keep the cut and lose the copy.
+      Path folder = j.path.getParent();
+      forcer.forceDirectory(segments);
+      if (folder != null) {
+        forcer.forceDirectory(folder);
+      }
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
       Files.move(
           tmp,
           j.path,
           java.nio.file.StandardCopyOption.ATOMIC_MOVE,
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      if (folder != null) {
+        // The rename itself, before the count of records archived is reported.
+        forcer.forceDirectory(folder);
+      }
       return cut - j.firstSeq;
     } catch (IOException e) {
+      // Nothing was moved: the live file still holds every record, so the copies this archive
+      // made are only duplicates, part written on a full disk. They go at once, before the
+      // refusal, rather than at the next archive or open: they hold the space a full disk lacks,
+      // and the steward's next start needs it for its first record.
+      removeQuietly(tmp, e);
+      removeQuietly(segment, e);
       throw io("cannot archive", j.path, e);
+    }
+  }
+
+  /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */
+  private static void removeQuietly(Path file, IOException failure) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      failure.addSuppressed(e);
     }
   }
 
@@ -942,10 +997,12 @@ public final class FileJournal implements Journal {
       buf.put(e.line()).put((byte) '\n');
     }
     buf.flip();
+    boolean writing = false;
     try {
       cutTornLine();
       checkUnchanged();
       long at = length;
+      writing = true;
       while (buf.hasRemaining()) {
         at += file.channel().write(buf, at);
       }
@@ -967,7 +1024,47 @@ public final class FileJournal implements Journal {
               "write to " + path + " failed: " + ex.getMessage(),
               ex);
       LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
+      if (writing) {
+        cutUndurable(ex);
+      }
       throw f;
+    }
+  }
+
+  /**
+   * After this journal's own write or sync of a batch failed: cuts the file back to {@link
+   * #length}, the end of the last batch that was written and synced, and forces that, so the
+   * batch's lines are not in the file a restart reads.
+   *
+   * <p>Why: every waiter of the batch was told its record is not written, and the steward acted on
+   * that (a serve refused {@code NOT_RECORDED}, its reservation released, no receipt handed out).
+   * Lines left behind would contradict it at the next start: an {@code Authorised} line of a
+   * refused serve would spend its presentation again and hold its reservation as unresolved for
+   * ever. And they may not be there for long: a full disk leaves a part line, and after a failed
+   * sync the kernel may have dropped the pages it could not write ("fsyncgate"), so the file reads
+   * back lines that storage does not hold; appends chained after them would leave a hole in the
+   * middle of the journal once those pages are gone. What lies before {@link #length} was synced by
+   * an earlier batch and is not touched.
+   *
+   * <p>Best effort: if the cut fails too (the device is gone), it is logged and the lines stay, to
+   * be read as records (or dropped as a torn final line) by the next start. The journal stays
+   * failed either way: a sync that succeeds after one that failed proves nothing, so it never
+   * writes again until reopened.
+   */
+  private void cutUndurable(IOException cause) {
+    try {
+      if (file.channel().size() > length) {
+        file.channel().truncate(length);
+        forcer.force(file.channel(), path, true);
+      }
+    } catch (IOException e) {
+      cause.addSuppressed(e);
+      LOG.error(
+          "journal {}: could not cut the records that failed back to byte {}; the next start may"
+              + " read them as written",
+          path,
+          length,
+          e);
     }
   }
 

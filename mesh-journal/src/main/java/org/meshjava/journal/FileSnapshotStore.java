@@ -19,8 +19,9 @@ import org.meshjava.journal.internal.SequenceFiles;
  * Snapshots kept as files in one directory (by default {@code <journal>.snapshots/} beside a file
  * journal): each named by the record count it covers (20 decimal digits, {@code .snapshot}),
  * written to a temporary file, forced, and renamed into place, so a crash leaves either the old
- * latest or the new one, never half of one (the half-written temporary file is deleted by the next
- * save). The newest {@value #KEEP} are kept. Thread-safe.
+ * latest or the new one, never half of one (the half-written temporary file of a crash is deleted
+ * by the next save; that of a save that fails, at once). The newest {@value #KEEP} are kept.
+ * Thread-safe.
  *
  * <p>A file, once renamed into place, is never written again: a newer snapshot is a new file, and
  * an old one is deleted, not truncated. So {@link #latestBuffer()} maps the latest file read-only
@@ -97,8 +98,13 @@ public final class FileSnapshotStore implements SnapshotStore {
       } catch (AtomicMoveNotSupportedException e) {
         Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
       }
-      forceDirectory();
+      forcer.forceDirectory(dir);
     } catch (IOException e) {
+      // A save that failed (a full disk, an I/O error, a read-only folder) removes its part
+      // written file at once. Left for the next successful save to delete, it would hold on to
+      // the space it took, and on a full disk that is the space the journal needs for its next
+      // record; each retry at a later count would leave one more.
+      deleteQuietly(tmp);
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot write " + target + ": " + e.getMessage(), e);
     }
@@ -243,14 +249,6 @@ public final class FileSnapshotStore implements SnapshotStore {
   /** The snapshot files, oldest first. */
   List<Path> files() throws IOException {
     return files.list();
-  }
-
-  private void forceDirectory() {
-    try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-      forcer.force(d, dir, true);
-    } catch (IOException | UnsupportedOperationException ignored) {
-      // Not every platform can sync a directory; the rename is still atomic.
-    }
   }
 
   @Override

@@ -21,4 +21,18 @@ interface Forcer {
    * @param metaData whether the file's metadata (its length after a truncate) is forced too
    */
   void force(FileChannel channel, Path file, boolean metaData) throws IOException;
+
+  /**
+   * Forces the entries of the directory {@code dir}: a file created, renamed or removed in it is
+   * durable only once its directory is, whatever was forced of the file itself. Best effort: not
+   * every platform can open a directory to sync it (Windows cannot), and the rename or creation
+   * stands regardless; so a failure here is not reported.
+   */
+  default void forceDirectory(Path dir) {
+    try (FileChannel d = FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+      force(d, dir, true);
+    } catch (IOException | UnsupportedOperationException ignored) {
+      // See above: the platform cannot sync a directory, or the sync failed; nothing to undo.
+    }
+  }
 }

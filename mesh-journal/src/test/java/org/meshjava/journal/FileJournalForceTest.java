@@ -77,14 +77,16 @@ class FileJournalForceTest {
     Path p = dir.resolve("u.log");
     Recorder r = new Recorder(p);
     FileJournal j = FileJournal.openUnsynced(p, r);
+    // the folder's entry of the new file, at opening (see aNewJournal_forcesItsFolder...)
+    Forced created = new Forced(dir.toAbsolutePath(), 1, true);
     for (int i = 0; i < 5; i++) {
       j.append(FileJournalStreamTest.sealed(i));
     }
-    assertThat(r.forced).isEmpty();
+    assertThat(r.forced).containsExactly(created);
     j.close();
-    assertThat(r.forced).containsExactly(new Forced(p.toRealPath(), Files.size(p), true));
+    assertThat(r.forced).containsExactly(created, new Forced(p.toRealPath(), Files.size(p), true));
     j.close();
-    assertThat(r.forced).hasSize(1);
+    assertThat(r.forced).hasSize(2);
 
     Recorder synced = new Recorder(p);
     try (FileJournal s =
@@ -104,10 +106,37 @@ class FileJournalForceTest {
         .isEqualTo(4);
     Path segment = JournalSegments.file(p.toRealPath(), 0);
     Path tmp = p.toRealPath().resolveSibling("j.log.archiving");
+    Forced folder = new Forced(p.toRealPath().getParent(), 1, true);
     assertThat(r.forced)
         .containsExactly(
-            new Forced(segment, Files.size(segment), true), new Forced(tmp, Files.size(p), true));
+            new Forced(segment, Files.size(segment), true),
+            new Forced(JournalSegments.directory(p.toRealPath()), 1, true),
+            folder,
+            new Forced(tmp, Files.size(p), true),
+            folder);
     assertThat(Files.readAllLines(segment)).hasSize(4);
+  }
+
+  /**
+   * Regression: a new journal's name was never forced. Its records were forced as they were
+   * appended, but the folder entry that names the file was not, so a power cut could leave them in
+   * a file with no name, and the next start would find no journal (and, after an archive, a live
+   * file cut with its segment's name lost). Now the folder is forced once the file is made, and an
+   * archive forces the segment's folder before its rename and the journal's after it.
+   */
+  @Test
+  void aNewJournal_forcesItsFolder_onceTheFileIsMade_andAnExistingOneDoesNot() throws Exception {
+    Path p = dir.resolve("new.log");
+    Recorder r = new Recorder(p);
+    try (FileJournal j = FileJournal.open(p, FileChannel::tryLock, FileJournal.Syncer.FORCE, r)) {
+      assertThat(r.forced).containsExactly(new Forced(dir.toAbsolutePath(), 1, true));
+      j.append(FileJournalStreamTest.sealed(0));
+    }
+    Recorder again = new Recorder(p);
+    try (FileJournal j =
+        FileJournal.open(p, FileChannel::tryLock, FileJournal.Syncer.FORCE, again)) {
+      assertThat(again.forced).isEmpty();
+    }
   }
 
   @Test

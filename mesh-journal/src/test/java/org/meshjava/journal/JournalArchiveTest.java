@@ -288,4 +288,37 @@ class JournalArchiveTest {
     assertThat(tail).hasSize(1_010);
     assertThat(tail.getFirst().seq()).isEqualTo(7_990);
   }
+
+  /**
+   * Regression: an archive that failed on a full disk left its part written segment and {@code
+   * .archiving} file behind, holding the space the steward's next start needed for its first record
+   * ({@code mesh journal archive} on a tmpfs with one page free: exit 1, and a 4096-byte {@code
+   * 00000000000000000000.jsonl} stayed). Failed here at the force of the live file's new beginning,
+   * the last step before the rename, when both copies are as large as they get.
+   */
+  @Test
+  void anArchiveThatFails_removesWhatItWrote_andLeavesTheJournalAsItWas() throws Exception {
+    Path p = journal(10);
+    JournalFile.Contents before = JournalFile.read(p);
+    Path tmp = p.toRealPath().resolveSibling("j.log.archiving");
+    Forcer full =
+        (channel, file, metaData) -> {
+          if (file.equals(tmp)) {
+            throw new java.io.IOException("No space left on device");
+          }
+          channel.force(metaData);
+        };
+    assertThatThrownBy(
+            () -> FileJournal.archive(p, positionAt(before.lines(), 4, -1), new HashMap<>(), full))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage()).contains("No space left on device");
+            });
+    assertThat(tmp).doesNotExist();
+    assertThat(JournalSegments.file(p.toRealPath(), 0)).doesNotExist();
+    assertThat(FileJournal.firstSequence(p)).isZero();
+    assertThat(readAll(p, JournalPosition.GENESIS)).isEqualTo(before.records());
+  }
 }

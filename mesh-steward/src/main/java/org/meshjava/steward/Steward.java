@@ -486,6 +486,23 @@ public final class Steward implements AutoCloseable {
     }
   }
 
+  /**
+   * Refuses a serve, before any work, once the journal has failed (a full disk, a failed sync): it
+   * never records again until the steward is restarted on it (SPEC.md 60.2, "Storage faults"), so
+   * an engine run now would be work no receipt or debit could account for, as for a closed steward.
+   * Checked here and not only when a record is queued, because a grant is decided before its record
+   * is: deciding it on a failed journal marked the presentation spent in this process, and a resend
+   * of it was then refused {@code presentation-spent} (403) although nothing of it was recorded.
+   */
+  private void refuseIfJournalFailed() throws ServeException {
+    Optional<String> refuses = journal.refusesAppends();
+    if (refuses.isPresent()) {
+      throw new ServeException(
+          ServeException.Reason.NOT_RECORDED,
+          refuses.get() + "; nothing is served until the steward is restarted on its journal");
+    }
+  }
+
   /** A serve {@link InFlightServes admitted} before any close: phases 1 to 4. */
   private ServeResult admitted(
       ServeRequest request, Ask ask, Optional<Presentation> presentation, ServeObserver observer)
@@ -494,6 +511,7 @@ public final class Steward implements AutoCloseable {
       throw new ServeException(
           ServeException.Reason.JOURNAL_NOT_DURABLE, grantsNeedDurableJournal.get());
     }
+    refuseIfJournalFailed();
     ask.fit(request);
     observer.phase(ServePhase.ROUTE);
     // 1. Route, once, with every admission rule; then the routed engine makes its own payload.

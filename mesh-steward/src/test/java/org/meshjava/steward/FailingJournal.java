@@ -87,6 +87,13 @@ final class FailingJournal implements Journal {
   }
 
   @Override
+  public java.util.Optional<String> refusesAppends() {
+    return failed
+        ? java.util.Optional.of("test double: an earlier write failed")
+        : java.util.Optional.empty();
+  }
+
+  @Override
   public String describe() {
     return "failing test journal";
   }

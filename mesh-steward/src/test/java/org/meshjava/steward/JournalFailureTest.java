@@ -94,6 +94,43 @@ class JournalFailureTest {
     }
   }
 
+  /**
+   * Regression (found with {@code mesh serve} on a full tmpfs): once the journal had failed, a
+   * grant was still decided before its record was refused, so a resend of a presentation that was
+   * refused {@code not_recorded} came back 403 {@code presentation-spent} although nothing of it
+   * was recorded; and an ungranted serve still ran its engine, then was refused at the seal. Both
+   * are refused before any work now.
+   */
+  @org.junit.jupiter.api.Test
+  void onceTheJournalFailed_aServeIsRefusedBeforeAnyWork_andAResendIsNotCalledSpent()
+      throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    FailingJournal journal =
+        FailingJournal.on(JournalEntry.Authorised.class, FailingJournal.When.AWAIT);
+    try (Steward s = steward(journal)) {
+      ServeRequest req = GrantFixture.request("refused, then sent again", 4, 50_000);
+      org.meshjava.jcp.Presentation presented = f.present(chain, req);
+      assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), presented))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
+      assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), presented))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED);
+                assertThat(e.getMessage()).contains("restarted");
+              });
+      ServeRequest ungranted = GrantFixture.request("ungranted", 4, 50_000);
+      assertThatThrownBy(() -> s.serve(ungranted, GrantFixture.payload(ungranted)))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
+      assertThat(engine.serves()).isZero();
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000);
+    }
+  }
+
   private void assertNothingMoreIsHandedOut(Steward s, GrantChain chain) {
     ServeRequest granted = GrantFixture.request("after the failure", 4, 50_000);
     assertThatThrownBy(
