@@ -105,11 +105,13 @@ final class ConformanceCommand extends CommandGroup {
                       + subject
                       + ": stopped answering at case "
                       + printer.stoppedAt
-                      + (status.isPresent()
-                          ? ": it exited with status " + status.getAsInt()
-                          : ": it runs on, but gave no answer (within "
+                      + (process.timedOut()
+                          ? ": it gave no answer within "
                               + timeoutSeconds
-                              + " s, or it closed its output)")
+                              + " s, and was ended, with what it had started"
+                          : status.isPresent()
+                              ? ": it exited with status " + status.getAsInt()
+                              : ": it runs on, but closed its output")
                       + "; that case and every later one are skipped");
           printStderr(process.stderrLines());
         }

@@ -63,7 +63,7 @@ final class KeyFile {
     try {
       return SigningKey.fromSeedHex(text);
     } catch (IllegalArgumentException e) {
-      throw new CliException("key file " + path + " does not hold a 64-hex-digit Ed25519 seed", e);
+      throw new CliException("key file " + path + " does not hold a key: " + e.getMessage(), e);
     }
   }
 

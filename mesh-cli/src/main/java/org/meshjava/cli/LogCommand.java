@@ -418,7 +418,7 @@ final class LogCommand extends CommandGroup {
       try {
         return Envelope.fromHex(hex).id();
       } catch (IllegalArgumentException e) {
-        throw new CliException(file + " does not hold a hex envelope", e);
+        throw new CliException(file + " does not hold a hex envelope: it is " + e.getMessage(), e);
       }
     }
 

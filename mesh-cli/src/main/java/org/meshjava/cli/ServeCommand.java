@@ -29,6 +29,7 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.postgres.PostgresSnapshotStore;
 import org.meshjava.metrics.StewardMetrics;
@@ -213,15 +214,15 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
             .dir()
             .map(FileSnapshotStore::new)
             .orElseGet(() -> FileSnapshotStore.beside(((JournalTarget.File) target).path()));
-    Path dir = store.directory();
-    if (Files.exists(dir) && !Files.isDirectory(dir)) {
-      // Else the store finds no snapshot in it (a full replay) and every save fails, logged only
-      // as a warning at stop: the operator asked for snapshots and would silently get none.
+    try {
+      // At start, rather than when the steward first reads or saves one: a save fails only as a
+      // warning at stop, so the operator would learn too late that no snapshot was ever kept.
+      store.checkFolder();
+    } catch (SnapshotException e) {
       throw new CliException(
-          "snapshot folder "
-              + dir
-              + ": it is not a folder; remove what is there, name another with \"snapshots\":"
-              + " {\"dir\": …}, or turn snapshots off with \"snapshots\": false");
+          e.detail()
+              + " (name one with \"snapshots\": {\"dir\": …}), or turn snapshots off with"
+              + " \"snapshots\": false");
     }
     CreatedJournal created = createdJournal;
     if (created != null && !Files.exists(store.directory())) {

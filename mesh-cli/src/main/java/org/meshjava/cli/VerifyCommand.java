@@ -78,7 +78,7 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       // Named as the chain's refusals are: the file and line say where to look.
       throw new CliException(
-          String.format("%s line %d: envelope %d is not hex", f, index + 1, count), e);
+          String.format("%s line %d: envelope %d is %s", f, index + 1, count, e.getMessage()), e);
     }
   }
 }

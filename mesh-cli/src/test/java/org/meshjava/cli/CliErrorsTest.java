@@ -324,6 +324,8 @@ class CliErrorsTest {
     assertThat(r.err())
         .contains(
             "mesh serve: snapshot folder " + snapshots + ": it is not a folder; remove what is")
+        // The library's words (FileSnapshotStore.checkFolder), then what the configuration can do.
+        .contains("or keep the snapshots in another folder (name one with \"snapshots\": {\"dir\"")
         .doesNotContain("cannot listen");
     assertThat(r.err().lines().filter(l -> l.startsWith("mesh serve:"))).hasSize(1);
     assertThat(journal).doesNotExist();

@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -85,6 +87,68 @@ class ConformanceCommandTest {
         .containsOnlyOnce("stopped answering at case ")
         .contains(": it exited with status 2; that case and every later one are skipped")
         .contains("    panic: index out of range");
+  }
+
+  /**
+   * Runs the pack against a subject that first starts {@code sleep 300} in the background (its
+   * output elsewhere, so that it does not hold the subject's open), then does {@code rest}; returns
+   * the run and asserts that sleep did not outlive it.
+   */
+  private static MeshCommandTest.Run runLeavingABackgroundProcess(String rest, String timeout)
+      throws Exception {
+    Path pid = Files.createTempDirectory("conformance").resolve("background.pid");
+    MeshCommandTest.Run r =
+        MeshCommandTest.mesh(
+            "conformance",
+            "run",
+            "--subject",
+            "sleep 300 >/dev/null 2>&1 & echo $! > '"
+                + pid
+                + "'; read a; echo '{\"id\":\"hello\",\"result\":\"unsupported\"}'; "
+                + rest,
+            "--pack",
+            pack().toString(),
+            "--timeout",
+            timeout);
+    ProcessHandle background =
+        ProcessHandle.of(Long.parseLong(Files.readString(pid).strip())).orElse(null);
+    Files.delete(pid);
+    Files.delete(pid.getParent());
+    if (background != null) {
+      try {
+        // Ended by a signal, it may take a moment to be gone.
+        background.onExit().get(10, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        background.destroyForcibly(); // this test's own process, left by the run
+        throw new AssertionError("the subject's background process outlived the run: " + r.err());
+      }
+    }
+    return r;
+  }
+
+  /**
+   * Regression: a subject that had started a process in the background ({@code sh -c 'helper & exec
+   * subject'}) and then exited left that process running after the run: once the subject had
+   * exited, its children were no longer its descendants, and the run's end found none to end.
+   */
+  @Test
+  void run_aSubjectThatExits_leavesNothingItStartedRunning() throws Exception {
+    MeshCommandTest.Run r = runLeavingABackgroundProcess("read b; exit 3", "60");
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).contains(": it exited with status 3; that case and every later one");
+  }
+
+  /**
+   * Regression: a subject that gave no answer in time was left running, with what it had started,
+   * until the run ended, and the run said "it runs on". The timeout now ends both, and says so.
+   */
+  @Test
+  void run_aSubjectThatTimesOut_isEndedWithWhatItStarted_andSaidSo() throws Exception {
+    MeshCommandTest.Run r = runLeavingABackgroundProcess("exec sleep 301", "1");
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err())
+        .containsOnlyOnce("stopped answering at case ")
+        .contains(": it gave no answer within 1 s, and was ended, with what it had started;");
   }
 
   @Test

@@ -137,7 +137,7 @@ class MeshCommandTest {
     Files.writeString(file, "not hex at all\n");
     Run r = mesh("verify", file.toString());
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).contains("not hex");
+    assertThat(r.err()).contains("is not lowercase hex: 'n' at index 0");
   }
 
   static Path published(String name) {

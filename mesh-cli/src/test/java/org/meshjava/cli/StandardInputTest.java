@@ -41,7 +41,9 @@ class StandardInputTest {
     assertThat(empty.err()).contains("standard input holds no envelopes");
     Run notHex = meshWithInput("zz\n".getBytes(StandardCharsets.UTF_8), "verify", "-");
     assertThat(notHex.code()).isEqualTo(1);
-    assertThat(notHex.err()).contains("standard input").contains("is not hex");
+    assertThat(notHex.err())
+        .contains("standard input")
+        .contains("is not lowercase hex: 'z' at index 0");
   }
 
   @Test

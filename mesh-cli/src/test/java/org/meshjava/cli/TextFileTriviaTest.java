@@ -57,7 +57,7 @@ class TextFileTriviaTest {
             tmp.resolve("k.key"), seed.substring(0, 2) + "\uFEFF" + seed.substring(2));
     Run r = mesh("key", "show", "--key", key.toString());
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err()).contains("does not hold a 64-hex-digit Ed25519 seed");
+    assertThat(r.err()).contains("does not hold a key: an Ed25519 seed is 64 lowercase hex digits");
   }
 
   /**
@@ -71,6 +71,8 @@ class TextFileTriviaTest {
     Path f = Files.writeString(tmp.resolve("e.hex"), good + "\n\nnot hex\n");
     Run r = mesh("verify", f.toString());
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err().strip()).isEqualTo("mesh verify: " + f + " line 3: envelope 1 is not hex");
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "mesh verify: " + f + " line 3: envelope 1 is not lowercase hex: 'n' at index 0");
   }
 }

@@ -1,8 +1,8 @@
 package org.meshjava.core;
 
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.Objects;
+import org.meshjava.core.bytes.LowercaseHex;
 import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.Blake3;
@@ -18,8 +18,6 @@ import org.meshjava.core.crypto.Blake3;
 public final class ContentId extends FixedBytes implements Comparable<ContentId> {
   /** Length of the digest. */
   public static final int LENGTH = 32;
-
-  private static final HexFormat HEX = HexFormat.of();
 
   private ContentId(byte[] digest) {
     super(digest, LENGTH, "a content id");
@@ -50,24 +48,21 @@ public final class ContentId extends FixedBytes implements Comparable<ContentId>
   }
 
   /**
-   * Parses 64 lowercase hex digits.
+   * Parses 64 lowercase hex digits ({@link LowercaseHex}).
    *
-   * @throws IllegalArgumentException if the text is not exactly that
+   * @throws IllegalArgumentException if the text is not exactly that; the message says which
    */
   public static ContentId fromHex(String hex) {
     Objects.requireNonNull(hex, "hex");
     if (hex.length() != 2 * LENGTH) {
       throw new IllegalArgumentException(
-          "a content id is 64 hex digits, got " + hex.length() + " characters");
+          "a content id is 64 lowercase hex digits, got " + hex.length() + " characters");
     }
-    for (int i = 0; i < hex.length(); i++) {
-      char c = hex.charAt(i);
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-        throw new IllegalArgumentException(
-            "a content id is lowercase hex; bad character at index " + i);
-      }
+    try {
+      return new ContentId(LowercaseHex.decode(hex));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("a content id is " + e.getMessage(), e);
     }
-    return new ContentId(HEX.parseHex(hex));
   }
 
   /** Returns the hex form as a CBOR text string, the way mesh/1 puts ids into signed maps. */

@@ -36,7 +36,9 @@ class ContentIdTest {
   void fromHex_whenUppercase_refuses() {
     assertThatThrownBy(() -> ContentId.fromHex(HASH.toUpperCase()))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("index 0");
+        .hasMessage(
+            "a content id is not lowercase hex: upper-case 'A' at index 0 (write it in lower"
+                + " case)");
     String oneUpper = HASH.substring(0, 63) + "F";
     assertThat(HASH.charAt(63)).isEqualTo('2');
     assertThatThrownBy(() -> ContentId.fromHex(HASH.substring(0, 2) + "F" + HASH.substring(3)))

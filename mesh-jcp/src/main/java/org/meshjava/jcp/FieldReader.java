@@ -2,12 +2,11 @@ package org.meshjava.jcp;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.bytes.LowercaseHex;
 import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
@@ -42,13 +41,10 @@ final class FieldReader {
     }
   }
 
-  /** Parses lowercase hex text into bytes. */
+  /** Parses lowercase hex text into bytes ({@link LowercaseHex}). */
   static byte[] unhex(String hex, String path) throws MalformedGrantException {
     try {
-      if (hex.length() % 2 != 0 || !hex.equals(hex.toLowerCase(Locale.ROOT))) {
-        throw new IllegalArgumentException("expected an even number of lowercase hex digits");
-      }
-      return HexFormat.of().parseHex(hex);
+      return LowercaseHex.decode(hex);
     } catch (IllegalArgumentException e) {
       throw new MalformedGrantException(Malformation.HEX, path, String.valueOf(e.getMessage()));
     }

@@ -65,6 +65,29 @@ public final class FileSnapshotStore implements SnapshotStore {
     return dir;
   }
 
+  /**
+   * Refuses something other than a folder at {@link #directory()}; no folder there yet is fine (the
+   * first save makes one). Every read and save checks this first, so a caller needs it only to
+   * refuse early, as {@code mesh serve} does at start.
+   *
+   * <p>Why a refusal: read as a folder holding no snapshot, the path would make every restart
+   * replay the whole journal, and every save would fail, so snapshots asked for would never be
+   * kept.
+   *
+   * @throws SnapshotException {@code IO}, naming the path and saying what to do
+   */
+  public void checkFolder() throws SnapshotException {
+    if (Files.exists(dir) && !Files.isDirectory(dir)) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO,
+          "snapshot folder "
+              + dir
+              + ": it is not a folder; remove what is there, or keep the snapshots in another"
+              + " folder",
+          null);
+    }
+  }
+
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
     // Off the caller's thread: an interrupt would close the channel mid-write (see JournalIo), and
@@ -73,6 +96,8 @@ public final class FileSnapshotStore implements SnapshotStore {
   }
 
   private void write(Snapshot snapshot) throws SnapshotException {
+    // Else the JDK's refusal to make the folder names only the path, and not why.
+    checkFolder();
     Path target = files.file(snapshot.position().count());
     Path tmp = unfinished.file(snapshot.position().count());
     try {
@@ -144,6 +169,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   @Override
   public synchronized Optional<byte[]> latest() throws SnapshotException {
+    checkFolder();
     try {
       return readLatest(Files::readAllBytes);
     } catch (IOException e) {
@@ -216,6 +242,7 @@ public final class FileSnapshotStore implements SnapshotStore {
   @Override
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
     // Off the caller's thread, as save: an interrupt would close the channel mid-read.
+    checkFolder();
     return JournalIo.call(
         () -> {
           try {

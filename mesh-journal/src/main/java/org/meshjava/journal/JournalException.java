@@ -16,7 +16,10 @@ public final class JournalException extends Exception {
     LOCKED,
     /** The platform or filesystem cannot provide an exclusive lock, so the journal is refused. */
     UNLOCKABLE,
-    /** A record is malformed, or the records do not form one chain. */
+    /**
+     * A record is malformed, or the records do not form one chain; or, for a journal kept in a
+     * database, its owner row holds an epoch no steward could have written (no record named).
+     */
     CORRUPT,
     /**
      * Replaying the records through the gate failed: a decision the gate refuses, a debit with no

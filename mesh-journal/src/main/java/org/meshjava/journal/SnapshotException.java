@@ -28,6 +28,7 @@ public final class SnapshotException extends Exception {
   }
 
   private final Reason reason;
+  private final String detail;
 
   /** Creates the exception. */
   public SnapshotException(Reason reason, String detail, @Nullable Throwable cause) {
@@ -35,6 +36,15 @@ public final class SnapshotException extends Exception {
         "snapshot refused (" + reason.name().toLowerCase(java.util.Locale.ROOT) + "): " + detail,
         cause);
     this.reason = reason;
+    this.detail = detail;
+  }
+
+  /**
+   * What is wrong and what to do, without the "snapshot refused (reason)" the message opens with:
+   * for a caller that shows it in its own words' place, as {@code mesh serve} does.
+   */
+  public String detail() {
+    return detail;
   }
 
   /** Returns why. */

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
@@ -167,6 +168,39 @@ class FileSnapshotStoreTest {
                     .contains("cannot read the latest snapshot " + folder)
                     .doesNotContain("cannot read " + d + ":"));
     assertThat(List.of(SnapshotException.Reason.values())).contains(SnapshotException.Reason.IO);
+  }
+
+  /**
+   * Regression: with a regular file where its folder goes, a save said only "cannot write
+   * .../00000000000000000001.snapshot: <folder>" and a read "cannot read <folder>: it is not a
+   * folder", neither saying what to do; {@code mesh serve} already refused this at start in clearer
+   * words. Each now says what {@link FileSnapshotStore#checkFolder()} says, which the CLI shows
+   * too.
+   */
+  @Test
+  void aFileWhereTheFolderGoes_isRefusedNamingIt_andSayingWhatToDo() throws Exception {
+    Path file = dir.resolve("snaps");
+    Files.writeString(file, "not a folder");
+    FileSnapshotStore store = new FileSnapshotStore(file);
+    String said =
+        "snapshot folder "
+            + file
+            + ": it is not a folder; remove what is there, or keep the snapshots in another folder";
+    for (ThrowingCallable call :
+        List.<ThrowingCallable>of(
+            store::checkFolder, () -> store.save(at(1)), store::latest, store::latestBuffer)) {
+      assertThatThrownBy(call)
+          .isInstanceOfSatisfying(
+              SnapshotException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+                assertThat(e.detail()).isEqualTo(said);
+                assertThat(e.getMessage()).endsWith(said);
+              });
+    }
+    assertThat(file).hasContent("not a folder");
+    // A folder not made yet is no fault: the first save makes it.
+    new FileSnapshotStore(dir.resolve("later")).checkFolder();
   }
 
   @Test

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.HexFormat;
+import org.meshjava.core.bytes.LowercaseHex;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborInt;
@@ -57,10 +58,10 @@ public final class ReceiptJson {
         b.put(key, v.asLong());
       } else if (v.isTextual() && key.equals(NONCE)) {
         try {
-          b.put(key, HexFormat.of().parseHex(v.asText()));
+          b.put(key, LowercaseHex.decode(v.asText()));
         } catch (IllegalArgumentException e) {
           throw new ReceiptException(
-              ReceiptException.Reason.MALFORMED_RECEIPT, "nonce is not hex", e);
+              ReceiptException.Reason.MALFORMED_RECEIPT, "nonce is " + e.getMessage(), e);
         }
       } else if (v.isTextual()) {
         b.put(key, v.asText());

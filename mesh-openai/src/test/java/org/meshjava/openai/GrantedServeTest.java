@@ -196,6 +196,30 @@ class GrantedServeTest {
         .firstValue("x-should-retry");
   }
 
+  /**
+   * Regression: the witness took an envelope in upper case while an envelope id or a revocation in
+   * upper case was refused. Every hex a request carries is held to one rule, lowercase.
+   */
+  @Test
+  void witness_anEnvelopeInUpperCase_is400_sayingLowercaseHex() throws Exception {
+    try (Fixture f = new Fixture(SigningKey.generate(), b -> {}, b -> {})) {
+      JsonNode energy =
+          f.post("/v1/chat/completions", Fixture.chat("Remember me."))
+              .json()
+              .get("usage")
+              .get("energy");
+      ObjectNode shown = Fixture.JSON.createObjectNode();
+      shown.set("receipt", energy.get("receipt"));
+      shown.put(
+          "envelope_hex", energy.get("envelope_hex").asText().toUpperCase(java.util.Locale.ROOT));
+      assertThat(
+              f.post("/v1/mesh/witness", shown).error(400, "invalid_field").get("message").asText())
+          .contains("not lowercase hex: upper-case '");
+      shown.set("envelope_hex", energy.get("envelope_hex"));
+      assertThat(f.post("/v1/mesh/witness", shown).status()).isEqualTo(200);
+    }
+  }
+
   @Test
   void witness_heldReceipt_is200_andACutJournal_is409ThenGrantsAre503(@TempDir Path tmp)
       throws Exception {

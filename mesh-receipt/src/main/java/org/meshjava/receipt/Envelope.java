@@ -3,6 +3,7 @@ package org.meshjava.receipt;
 import java.util.Arrays;
 import java.util.HexFormat;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.bytes.LowercaseHex;
 
 /**
  * The bytes of a sealed JCR-1 envelope and their content id (BLAKE3 of the bytes, §6.3). Immutable;
@@ -24,12 +25,13 @@ public final class Envelope {
   }
 
   /**
-   * Parses lowercase or uppercase hex.
+   * Parses lowercase hex ({@link LowercaseHex}), surrounding whitespace ignored.
    *
-   * @throws IllegalArgumentException if it is not hex
+   * @throws IllegalArgumentException if it is not lowercase hex; the message starts "not lowercase
+   *     hex" and says where
    */
   public static Envelope fromHex(String hex) {
-    return new Envelope(HexFormat.of().parseHex(hex.strip()));
+    return new Envelope(LowercaseHex.decode(hex.strip()));
   }
 
   /** Returns a copy of the bytes. */

@@ -120,7 +120,12 @@ class ReceiptBoundariesTest {
     Envelope e = TestReceipts.sealGenesis(TestReceipts.generationDraft()).envelope();
     assertThat(e.length()).isEqualTo(e.bytes().length).isPositive();
     assertThat(e.hex()).hasSize(2 * e.length()).isLowerCase();
-    Envelope back = Envelope.fromHex(" " + e.hex().toUpperCase(java.util.Locale.ROOT) + "\n");
+    Envelope back = Envelope.fromHex(" " + e.hex() + "\n");
+    // Regression: upper case was taken here while ids and chains refused it (LowercaseHex).
+    String upper = e.hex().toUpperCase(java.util.Locale.ROOT);
+    assertThatThrownBy(() -> Envelope.fromHex(upper))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not lowercase hex: upper-case '");
     assertThat(back).isEqualTo(e).hasSameHashCodeAs(e);
     assertThat(back.id()).isEqualTo(e.id());
     assertThat(Jcr1.open(back).envelope()).isEqualTo(e);

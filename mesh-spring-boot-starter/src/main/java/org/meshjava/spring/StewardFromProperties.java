@@ -230,7 +230,7 @@ final class StewardFromProperties {
       return SigningKey.fromSeedHex(text);
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException(
-          "mesh.key-file " + file + " does not hold a 64-hex-digit Ed25519 seed", e);
+          "mesh.key-file " + file + " does not hold a key: " + e.getMessage(), e);
     }
   }
 

@@ -13,8 +13,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,9 +32,10 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>An answer that does not arrive within the timeout (the request's writing included: a subject
  * that stops reading its input is not waited on past it), or a subject that has exited, gives an
- * empty answer, which the runner counts as a skip. After a timeout the subject is considered gone:
- * a late answer would be taken for the next request's. Standard error is drained and its tail kept
- * for the report.
+ * empty answer, which the runner counts as a skip. After a timeout the subject is considered gone
+ * (a late answer would be taken for the next request's) and is ended at once, with every process it
+ * was seen to have started; {@link #close()} ends those too, even once the subject itself has
+ * exited. Standard error is drained and its tail kept for the report.
  *
  * <p>What a subject writes is bounded, since it may be broken: a line longer than {@link
  * #MAX_ANSWER_BYTES} ends the subject as if it had exited (an answer is a few kilobytes), and at
@@ -80,6 +83,12 @@ public final class SubjectProcess implements AutoCloseable {
   private Future<?> writing = CompletableFuture.completedFuture(null);
 
   private boolean gone;
+
+  /**
+   * Every process the subject was seen to have started, seen while the subject ran: once it exits,
+   * what it started is no longer its descendant (it goes to init), and only this still names it.
+   */
+  private final Set<ProcessHandle> started = ConcurrentHashMap.newKeySet();
 
   private SubjectProcess(Process process, Duration timeout) {
     this.process = process;
@@ -131,6 +140,7 @@ public final class SubjectProcess implements AutoCloseable {
     if (gone) {
       return Optional.empty();
     }
+    noteStarted();
     try {
       long deadline = System.nanoTime() + timeout.toNanos();
       byte[] bytes = (JSON.writeValueAsString(request) + "\n").getBytes(StandardCharsets.UTF_8);
@@ -144,13 +154,20 @@ public final class SubjectProcess implements AutoCloseable {
       // The request is written within the timeout, and answered within what is left of it.
       writing.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
       String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-      if (line == null || line.equals(EOF)) {
+      if (line == null) {
+        return timeOut();
+      }
+      noteStarted();
+      if (line.equals(EOF)) {
         gone = true;
         return Optional.empty();
       }
       return Optional.of(object(line));
-    } catch (IOException | ExecutionException | TimeoutException e) {
-      // Not written: the subject exited, or reads no more of its input.
+    } catch (TimeoutException e) {
+      // Not written in time: the subject reads no more of its input.
+      return timeOut();
+    } catch (IOException | ExecutionException e) {
+      // Not written: the subject exited.
       gone = true;
       return Optional.empty();
     } catch (InterruptedException e) {
@@ -178,6 +195,29 @@ public final class SubjectProcess implements AutoCloseable {
     return JSON.getNodeFactory().textNode(line);
   }
 
+  private boolean timedOut;
+
+  /**
+   * Ends the subject, and what it started, at once: it is taken to be gone, and a subject that
+   * hangs (or a child it left behind) would otherwise run on until the run ends, or after.
+   */
+  private Optional<JsonNode> timeOut() {
+    gone = true;
+    // A subject that exited while something it started held its output open said its own status:
+    // that is reported, and only what it started is ended.
+    timedOut = process.isAlive();
+    end();
+    return Optional.empty();
+  }
+
+  /**
+   * Whether an answer ran out of time, after which the subject and what it started were ended; its
+   * exit status is then not its own (see {@link #exitStatus}).
+   */
+  public boolean timedOut() {
+    return timedOut;
+  }
+
   /** Whether the subject stopped answering (exited or timed out). */
   public boolean gone() {
     return gone;
@@ -185,10 +225,15 @@ public final class SubjectProcess implements AutoCloseable {
 
   /**
    * Waits up to {@code wait} for the subject to exit, and returns its exit status; empty if it
-   * still runs. Once it has exited, {@link #stderrTail} holds the end of everything it wrote there
-   * (a shell's "not found", a JVM's stack trace), not only what had been read so far.
+   * still runs, or if it was ended here when an answer ran out of time ({@link #timedOut()}: the
+   * status would be this side's signal, not anything the subject said). Once it has exited, {@link
+   * #stderrTail} holds the end of everything it wrote there (a shell's "not found", a JVM's stack
+   * trace), not only what had been read so far.
    */
   public OptionalInt exitStatus(Duration wait) {
+    if (timedOut) {
+      return OptionalInt.empty();
+    }
     try {
       if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
         return OptionalInt.empty();
@@ -289,6 +334,8 @@ public final class SubjectProcess implements AutoCloseable {
     // A reader waiting for room in a full queue stops and closes the subject's output, so a
     // subject still writing gets a broken pipe rather than blocking on output nobody reads.
     out.interrupt();
+    // Before its input closes: a subject that then exits leaves what it started to init.
+    noteStarted();
     if (writing.isDone()) {
       try {
         stdin.close();
@@ -323,11 +370,20 @@ public final class SubjectProcess implements AutoCloseable {
 
   /**
    * Ends the subject and whatever it started: a shell's command ({@code sh -c "CMD"}) is the
-   * shell's child, and would outlive the shell.
+   * shell's child, and would outlive the shell, as would a subject's own background process ({@code
+   * sh -c 'helper & exec subject'}). A process seen earlier and ended since is not ended again,
+   * even if its number was given to another: a {@link ProcessHandle} names one process, by its
+   * start time too.
    */
   private void end() {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
+    noteStarted();
+    started.forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
+  }
+
+  /** Adds what the subject has started by now to {@link #started}, while it runs. */
+  private void noteStarted() {
+    process.descendants().forEach(started::add);
   }
 
   /** The subject's process, for tests. */

@@ -113,13 +113,72 @@ class SubjectProcessTest {
     List<ProcessHandle> started;
     try (SubjectProcess s =
         SubjectProcess.start(List.of("sh", "-c", "sleep 300; :"), Duration.ofMillis(200))) {
+      started = List.of(grandchild(s)); // the shell's sleep
       assertThat(s.ask(REQUEST)).isEmpty(); // it never answers
-      started = s.handle().descendants().toList();
-      assertThat(started).as("the shell's sleep").isNotEmpty();
     }
     for (ProcessHandle child : started) {
       child.onExit().get(5, java.util.concurrent.TimeUnit.SECONDS);
       assertThat(child.isAlive()).as("pid " + child.pid()).isFalse();
+    }
+  }
+
+  /** The first process {@code s} has started, once it has started one. */
+  private static ProcessHandle grandchild(SubjectProcess s) throws InterruptedException {
+    for (int i = 0; i < 500; i++) {
+      Optional<ProcessHandle> c = s.handle().descendants().findFirst();
+      if (c.isPresent()) {
+        return c.get();
+      }
+      Thread.sleep(10);
+    }
+    throw new AssertionError("the subject started nothing");
+  }
+
+  /** Asserts {@code p} has ended; ends it, failing, if not (it is this test's own process). */
+  private static void assertEnded(ProcessHandle p, String what) throws Exception {
+    try {
+      p.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      p.destroyForcibly();
+      throw new AssertionError(what + " (pid " + p.pid() + ") still runs", e);
+    }
+  }
+
+  /**
+   * Regression: a subject that started a process of its own in the background ({@code sh -c 'sleep
+   * 1000 & exec subject'}) and exited when its input closed left that process running after the
+   * run: once the subject had exited, its children were no longer its descendants, so close() found
+   * none to end.
+   */
+  @Test
+  void close_endsWhatTheSubjectStarted_evenAfterTheSubjectExits() throws Exception {
+    ProcessHandle background;
+    try (SubjectProcess s =
+        subject("sleep 300 & exec sh -c 'while read l; do echo \"{\\\"n\\\":1}\"; done'")) {
+      background = grandchild(s);
+      assertThat(s.ask(REQUEST).map(a -> a.get("n").asInt())).contains(1);
+    }
+    assertEnded(background, "the subject's background process");
+  }
+
+  /**
+   * Regression: a subject that gave no answer in time was left running, with what it started, until
+   * the run's end (and what it started outlived even that when the subject exited first). Both end
+   * as soon as the answer runs out of time, and the subject is not taken to have exited with a
+   * status of its own.
+   */
+  @Test
+  void aTimeout_endsTheSubjectAndWhatItStarted_atOnce() throws Exception {
+    try (SubjectProcess s =
+        SubjectProcess.start(
+            List.of("sh", "-c", "sleep 300 & exec sleep 301"), Duration.ofMillis(300))) {
+      ProcessHandle background = grandchild(s);
+      assertThat(s.ask(REQUEST)).isEmpty();
+      assertThat(s.gone()).isTrue();
+      assertEnded(s.handle(), "the subject");
+      assertEnded(background, "the subject's background process");
+      assertThat(s.timedOut()).isTrue();
+      assertThat(s.exitStatus(Duration.ofSeconds(1))).isEmpty();
     }
   }
 }

@@ -1,9 +1,9 @@
 package org.meshjava.core.crypto;
 
 import java.security.SecureRandom;
-import java.util.HexFormat;
 import org.bouncycastle.crypto.params.Ed25519PrivateKeyParameters;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
+import org.meshjava.core.bytes.LowercaseHex;
 
 /**
  * An Ed25519 private key (RFC 8032), held from its 32-byte seed. Thread-safe.
@@ -42,18 +42,25 @@ public final class SigningKey {
   }
 
   /**
-   * Returns the key whose seed a key file holds: 64 hex digits (either case), surrounding
-   * whitespace ignored. This is the format {@code mesh key generate} writes; the CLI and the Spring
-   * starter both read it through here.
+   * Returns the key whose seed a key file holds: 64 lowercase hex digits ({@link LowercaseHex}),
+   * surrounding whitespace ignored. This is the format {@code mesh key generate} writes; the CLI
+   * and the Spring starter both read it through here.
    *
-   * @throws IllegalArgumentException if the text is not a 64-hex-digit seed
+   * @throws IllegalArgumentException if the text is not a seed of 64 lowercase hex digits; the
+   *     message says what is wrong, quoting no more of the text than the one character at fault
+   *     (the rest may be a secret)
    */
   public static SigningKey fromSeedHex(String text) {
     String hex = text.strip();
-    if (!hex.matches("[0-9a-fA-F]{64}")) {
-      throw new IllegalArgumentException("not a 64-hex-digit Ed25519 seed");
+    if (hex.length() != 2 * SEED_LENGTH) {
+      throw new IllegalArgumentException(
+          "an Ed25519 seed is 64 lowercase hex digits, got " + hex.length() + " characters");
     }
-    return fromSeed(HexFormat.of().parseHex(hex));
+    try {
+      return fromSeed(LowercaseHex.decode(hex));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("an Ed25519 seed is " + e.getMessage(), e);
+    }
   }
 
   /** Generates a fresh key from {@code random}. */

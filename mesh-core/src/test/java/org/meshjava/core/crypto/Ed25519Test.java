@@ -284,16 +284,29 @@ class Ed25519Test {
     assertThat(key.deriveSubkey("a")).isEqualTo(Blake3.deriveKey("a", vector("TEST 1").secret()));
   }
 
+  /**
+   * Regression: a seed in upper case was taken, while every other hex mesh-java reads (ids, chains,
+   * revocations) refused it; now a key file is held to the same rule, lowercase (LowercaseHex).
+   */
   @Test
   void fromSeedHex_readsAKeyFilesText_andRefusesAnythingElse() {
     SigningKey key = SigningKey.generate(new SecureRandom());
     String hex = HexFormat.of().formatHex(key.exportSeed());
-    assertThat(SigningKey.fromSeedHex("  " + hex.toUpperCase() + "\n").verificationKey())
+    assertThat(SigningKey.fromSeedHex("  " + hex + "\n").verificationKey())
         .isEqualTo(key.verificationKey());
-    for (String bad : new String[] {"", hex.substring(1), hex + "0", "zz" + hex.substring(2)}) {
+    String upper = "AB" + hex.substring(2);
+    for (String bad :
+        new String[] {"", hex.substring(1), hex + "0", "zz" + hex.substring(2), upper}) {
       assertThatThrownBy(() -> SigningKey.fromSeedHex(bad))
           .as("%s", bad)
-          .isInstanceOf(IllegalArgumentException.class);
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("an Ed25519 seed is ")
+          .hasMessageContaining("lowercase hex")
+          .hasMessageNotContaining(hex.substring(2));
     }
+    assertThatThrownBy(() -> SigningKey.fromSeedHex(upper))
+        .hasMessage(
+            "an Ed25519 seed is not lowercase hex: upper-case 'A' at index 0 (write it in lower"
+                + " case)");
   }
 }

@@ -105,7 +105,7 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
     this.vocabulary = VocabularySize.of(model.tokenizerJson());
     try {
       this.env = OrtEnvironment.getEnvironment();
-      OrtLibraryDirectory.removeOnExit();
+      OrtLibraryDirectory.removeOnceLoaded();
       OrtSession.SessionOptions options = new OrtSession.SessionOptions();
       options.setIntraOpNumThreads(1);
       options.setInterOpNumThreads(1);

@@ -116,7 +116,8 @@ public final class PostgresJournal implements Journal {
    * absent, takes its lock, raises its epoch and recovers its records.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code CORRUPT} naming the
-   *     first bad record, {@code IO} if the database cannot be reached or refuses
+   *     first bad record, or when its epoch cannot be raised (already the largest {@code bigint}),
+   *     {@code IO} if the database cannot be reached or refuses
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
@@ -139,6 +140,7 @@ public final class PostgresJournal implements Journal {
       }
       JournalSchema.create(c);
       lock(c, name, location);
+      checkEpochCanRise(c, name, location);
       long epoch = JournalSchema.raiseEpoch(c, name);
       // Checked as it streams, as the file journal's read checks its file; no record is kept, so
       // opening a journal takes memory for its grant chains, not for its history.
@@ -162,6 +164,31 @@ public final class PostgresJournal implements Journal {
     } catch (JournalException | RuntimeException e) {
       LockHolder.closeQuietly(c);
       throw e;
+    }
+  }
+
+  /**
+   * Refuses a journal whose epoch is already the largest a {@code bigint} holds, before raising it
+   * (the lock is held, so no other opener raises it in between). No steward gets there by opening:
+   * one open a nanosecond would take three centuries. So the owner row was edited, and the server
+   * would answer only "bigint out of range".
+   */
+  private static void checkEpochCanRise(Connection c, String name, PostgresLocation location)
+      throws SQLException, JournalException {
+    long current = JournalSchema.epoch(c, name);
+    if (current == Long.MAX_VALUE) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          "cannot open journal "
+              + name
+              + " at "
+              + location
+              + ": its owner row in mesh_journal_owner holds epoch "
+              + current
+              + ", the largest there is, so no steward can take the journal over; no steward"
+              + " raises it that far, so the row was edited. Stop every steward of this journal,"
+              + " then delete its row (the next open starts again at epoch 1, with every record)",
+          null);
     }
   }
 

@@ -525,6 +525,10 @@ class PostgresJournalTest {
   /**
    * The owner row holds only the fencing epoch, not the records: a row deleted opens at epoch 1
    * with every record; an epoch that cannot be raised is a typed refusal, not a SQL error.
+   *
+   * <p>Regression: the epoch at the largest {@code bigint} was refused as {@code IO} with the
+   * server's words only ("ERROR: bigint out of range"), saying neither what was wrong nor what to
+   * do. It is now {@code CORRUPT}, naming the journal, the table and the value, and the way out.
    */
   @Test
   void tamperedOwnerRow_deletedOpensWithEveryRecord_andOneAtTheLastEpochIsRefused()
@@ -539,11 +543,23 @@ class PostgresJournalTest {
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> {
-              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).isEmpty();
               assertThat(e.getMessage())
                   .startsWith("cannot open journal " + last + " at " + location())
-                  .contains("bigint out of range");
+                  .contains("mesh_journal_owner", "epoch 9223372036854775807")
+                  .contains("delete its row")
+                  .doesNotContain("bigint out of range");
             });
+    // Refused before anything is raised or read: the row is as it was, and the lock released.
+    try (Connection c = server.connect(database)) {
+      assertThat(JournalSchema.epoch(c, last)).isEqualTo(Long.MAX_VALUE);
+    }
+    sql("UPDATE mesh_journal_owner SET epoch = 7 WHERE journal = '" + last + "'");
+    try (PostgresJournal j = PostgresJournal.open(location(), last)) {
+      assertThat(j.epoch()).isEqualTo(8);
+      assertThat(j.position().count()).isEqualTo(5);
+    }
   }
 
   @Test

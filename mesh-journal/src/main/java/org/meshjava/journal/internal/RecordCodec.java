@@ -21,6 +21,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.bytes.LowercaseHex;
 import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborDecodeException;
 import org.meshjava.core.identity.DidKey;
@@ -402,7 +403,11 @@ public final class RecordCodec {
     }
 
     byte[] hex(String k) {
-      return HEX.parseHex(text(k));
+      try {
+        return LowercaseHex.decode(text(k));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("'" + k + "' is " + e.getMessage(), e);
+      }
     }
 
     ContentId id(String k) {

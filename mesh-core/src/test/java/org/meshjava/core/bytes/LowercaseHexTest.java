@@ -1,0 +1,47 @@
+package org.meshjava.core.bytes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.Test;
+
+/** The one reader of hex text: lowercase digits, an even number, nothing else. */
+class LowercaseHexTest {
+  @Test
+  void lowercaseDigits_decodeToTheirBytes() {
+    assertThat(LowercaseHex.decode("")).isEmpty();
+    assertThat(LowercaseHex.decode("00ff7fa0"))
+        .containsExactly((byte) 0x00, (byte) 0xff, (byte) 0x7f, (byte) 0xa0);
+    assertThat(LowercaseHex.decode("0123456789abcdef"))
+        .containsExactly(
+            (byte) 0x01,
+            (byte) 0x23,
+            (byte) 0x45,
+            (byte) 0x67,
+            (byte) 0x89,
+            (byte) 0xab,
+            (byte) 0xcd,
+            (byte) 0xef);
+  }
+
+  @Test
+  void upperCase_isRefused_namingTheCharacterAndWhereItIs_andWhatToDo() {
+    assertThatThrownBy(() -> LowercaseHex.decode("00fF"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not lowercase hex: upper-case 'F' at index 3 (write it in lower case)");
+  }
+
+  @Test
+  void anythingElse_isRefused_namingTheFirstBadCharacter() {
+    assertThatThrownBy(() -> LowercaseHex.decode("0g"))
+        .hasMessage("not lowercase hex: 'g' at index 1");
+    assertThatThrownBy(() -> LowercaseHex.decode("0x00"))
+        .hasMessage("not lowercase hex: 'x' at index 1");
+    assertThatThrownBy(() -> LowercaseHex.decode(" 00"))
+        .hasMessage("not lowercase hex: U+0020 at index 0");
+    assertThatThrownBy(() -> LowercaseHex.decode("0\u0663"))
+        .hasMessage("not lowercase hex: U+0663 at index 1");
+    assertThatThrownBy(() -> LowercaseHex.decode("abc"))
+        .hasMessage("not lowercase hex: 3 digits, an odd number (two make a byte)");
+  }
+}
