@@ -12,12 +12,15 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code mesh conformance run --subject CMD} against {@code mesh conformance subject} started as a
  * separate process: the CLI path another implementation's author would use.
  */
 class ConformanceCommandTest {
+  /** Each test's own folder, removed after it (a folder under /tmp would outlive the run). */
+  @TempDir Path temp;
 
   @Test
   void run_againstMeshJavasOwnSubjectCommand_passesTheWholePackAndExitsZero() {
@@ -94,9 +97,9 @@ class ConformanceCommandTest {
    * output elsewhere, so that it does not hold the subject's open), then does {@code rest}; returns
    * the run and asserts that sleep did not outlive it.
    */
-  private static MeshCommandTest.Run runLeavingABackgroundProcess(String rest, String timeout)
+  private MeshCommandTest.Run runLeavingABackgroundProcess(String rest, String timeout)
       throws Exception {
-    Path pid = Files.createTempDirectory("conformance").resolve("background.pid");
+    Path pid = temp.resolve("background.pid");
     MeshCommandTest.Run r =
         MeshCommandTest.mesh(
             "conformance",
@@ -171,7 +174,7 @@ class ConformanceCommandTest {
 
   @Test
   void run_withAPackThatIsNotOne_namesTheFile() throws Exception {
-    Path dir = Files.createTempDirectory("pack");
+    Path dir = Files.createDirectory(temp.resolve("pack"));
     MeshCommandTest.Run empty =
         MeshCommandTest.mesh("conformance", "run", "--subject", "exit 0", "--pack", dir.toString());
     assertThat(empty.code()).isEqualTo(1);
