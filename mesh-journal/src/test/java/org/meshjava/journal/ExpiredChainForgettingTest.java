@@ -5,14 +5,17 @@ import static org.meshjava.journal.JournalHistory.CALLER;
 import static org.meshjava.journal.JournalHistory.STEWARD_ID;
 import static org.meshjava.journal.JournalHistory.T0;
 
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
+import org.meshjava.jcp.Revocations;
 import org.meshjava.journal.internal.JournalChain;
 import org.meshjava.journal.internal.ReplayState;
 
@@ -71,6 +74,37 @@ class ExpiredChainForgettingTest {
                     r -> r.entry() instanceof JournalEntry.Chain c && c.chain().equals(shortLived))
                 .count())
         .isEqualTo(2);
+  }
+
+  @Test
+  void snapshotState_capturedBeforeRecordsReadPastIt_stillHoldsTheChainsTheyName(@TempDir Path dir)
+      throws Exception {
+    GrantChain shortLived = chain(10);
+    try (FileJournal journal = FileJournal.openUnsynced(dir.resolve("steward.journal"))) {
+      journal.append(authorised(shortLived, 1, T0.plusSeconds(1))); // records 0 (Chain), 1
+      journal.append(authorised(shortLived, 2, T0.plusSeconds(5))); // 2
+      journal.append(authorised(chain(100), 3, T0.plusSeconds(20))); // 3 (Chain), 4: past expiry
+
+      // As the snapshotter does: read to the end, apply only what was there when it looked.
+      ReplayState first = ReplayState.fresh(JournalHistory.gate());
+      journal.read(
+          JournalPosition.GENESIS,
+          first.chains(),
+          r -> {
+            if (r.seq() < 2) {
+              first.apply(r);
+            }
+          });
+      SnapshotState captured = first.capture(-1);
+
+      // A restart from that snapshot reads record 2, which names the short-lived chain.
+      ReplayState restored =
+          ReplayState.restore(captured, Snapshot.gate(STEWARD_ID, captured, Revocations.none()));
+      journal.read(restored.position(), restored.chains(), restored::apply);
+
+      assertThat(restored.position().count()).isEqualTo(5);
+      assertThat(restored.capture(-1).chains()).doesNotContain(shortLived);
+    }
   }
 
   private static ReplayState replay(List<JournalRecord> records) throws JournalException {

@@ -85,8 +85,8 @@ public final class RecordCodec {
   }
 
   /**
-   * Notes that an {@code Authorised} record decided at {@code decidedAt} was written or read, and
-   * forgets the chains no later record can name ({@link RecordedChains#decided}).
+   * Notes that an {@code Authorised} record decided at {@code decidedAt} was written, and forgets
+   * the chains no later record can name ({@link RecordedChains#decided}). Decoding never forgets.
    */
   public void decided(Instant decidedAt) {
     chains.decided(decidedAt);
@@ -275,10 +275,16 @@ public final class RecordCodec {
                       PresentationNonce.of(f.hex("nonce")),
                       f.hex("signature"));
               ServeRequest request = ServeRequest.fromCbor(CanonicalCbor.decode(f.hex("request")));
-              Instant decidedAt = Instant.ofEpochMilli(f.uint("decided_at_ms"));
-              chains.decided(decidedAt);
+              // Reading does not forget: a reader may decode past the records it applies (the
+              // snapshotter reads to the end but captures at an earlier place), and the table it
+              // shares must still hold every chain a record after that place names. Whoever
+              // applies the records in order (a replay, a writer) forgets.
               yield new JournalEntry.Authorised(
-                  presentation, request, f.optionalId("model"), f.text("backend"), decidedAt);
+                  presentation,
+                  request,
+                  f.optionalId("model"),
+                  f.text("backend"),
+                  Instant.ofEpochMilli(f.uint("decided_at_ms")));
             }
             case "Debited" -> {
               Fields f =

@@ -19,13 +19,15 @@ import org.meshjava.jcp.SignedGrant;
  * whose chain's earliest link expiry is at or before the latest decision time it has seen (SPEC 30
  * §8), and a decision is journalled in the order it was taken. So once an {@code Authorised} record
  * decided at or after a chain's earliest expiry has been recorded, no later record can authorise
- * that chain, and the chain is dropped here. Readers apply the same rule at the same records, so a
- * journal read from its start, or from a snapshot, knows every chain a record names. A writer that
- * forgets a chain a little early (it judges by the full decision time, the record keeps
- * milliseconds) only writes its {@code Chain} record again, which a reader takes as it takes the
- * first. Without this, every chain ever presented stayed in memory for as long as the steward ran
- * (twice: the journal's table and the snapshotter's) and in every snapshot, so callers that issue a
- * grant per call grew them without bound.
+ * that chain, and the chain is dropped here. A replay applies the same rule at the same records, so
+ * a journal replayed from its start, or from a snapshot, knows every chain a record names. Decoding
+ * alone never forgets: a reader may decode records past the place it applies and captures (the
+ * snapshotter does), and a record between that place and the one that passed a chain's expiry may
+ * still name the chain. A writer that forgets a chain a reader still holds only writes its {@code
+ * Chain} record again, which a reader takes as it takes the first. Without this, every chain ever
+ * presented stayed in memory for as long as the steward ran (twice: the journal's table and the
+ * snapshotter's) and in every snapshot, so callers that issue a grant per call grew them without
+ * bound.
  *
  * <p>Not thread-safe: its owner (a codec under the journal's append lock, a replay) guards it.
  */
