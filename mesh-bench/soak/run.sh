@@ -5,7 +5,8 @@
 # on its journal.
 # Usage: run.sh DIR PORT SECONDS RATE file|memory [granted|fresh]
 # SOAK_CLI=DIR runs the mesh-cli.jar and lib/ in DIR (a copy of another build's mesh-cli/target)
-# instead of this tree's launcher, to compare two builds side by side.
+# instead of this tree's launcher, to compare two builds side by side. Copy this folder elsewhere
+# before editing it during a run: bash reads a script as it runs it.
 set -uo pipefail
 export JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 export PATH="$JAVA_HOME/bin:$PATH"
@@ -18,10 +19,13 @@ javac -cp "$cp" -d "$dir/classes" "$here/SoakClient.java" || exit 1
 ls -a /tmp >"$dir/tmp-before"
 export JAVA_TOOL_OPTIONS="-XX:NativeMemoryTracking=summary -Xmx1g -Djava.io.tmpdir=$dir/tmp"
 mkdir -p "$dir/tmp"
-args=(serve --port "$port" --port-file "$dir/port")
+# SOAK_SERVE_ARGS: more flags for mesh serve (word-split), e.g. --metrics-grant-ids.
+# shellcheck disable=SC2206
+args=(serve --port "$port" --port-file "$dir/port" ${SOAK_SERVE_ARGS:-})
 if [ "$kind" = file ]; then
   [ -f "$dir/steward.key" ] || "$root/mesh" key generate --out "$dir/steward.key" >/dev/null
-  printf '{"snapshots": {"every_records": 5000, "every_s": 60}}\n' >"$dir/mesh.json"
+  # SOAK_SNAPSHOTS: the configuration's "snapshots" object (snapshots often race appends more).
+  printf '{"snapshots": %s}\n' "${SOAK_SNAPSHOTS:-{\"every_records\": 5000, \"every_s\": 60\}}" >"$dir/mesh.json"
   args+=(--key "$dir/steward.key" --journal "$dir/steward.journal" --config "$dir/mesh.json" --fresh-chain)
   journal="$dir/steward.journal"
 else
