@@ -66,7 +66,7 @@ public final class SoakClient {
     steward = DidKey.parse(info.get("did").asText());
     if (granted) {
       longGrant = issue(Duration.ofHours(6));
-      shortGrant = issue(Duration.ofSeconds(45));
+      shortGrant = issue(Duration.ofSeconds(20));
     }
     long end = System.nanoTime() + seconds * 1_000_000_000L;
     int threads = 8;
@@ -95,7 +95,8 @@ public final class SoakClient {
                   });
       ts.add(t);
     }
-    // Short-lived grants are issued anew every 20 s, so grants keep expiring during the run.
+    // Short-lived grants are issued anew every 20 s and live 20 s, so grants keep expiring during
+    // the run, each presented up to its expiry (and a few presentations just after: 403 expired).
     ScheduledExecutorService every = Executors.newSingleThreadScheduledExecutor();
     if (granted) {
       every.scheduleAtFixedRate(SoakClient::reissue, 20, 20, TimeUnit.SECONDS);
@@ -114,7 +115,7 @@ public final class SoakClient {
 
   static void reissue() {
     try {
-      shortGrant = issue(Duration.ofSeconds(45));
+      shortGrant = issue(Duration.ofSeconds(20));
     } catch (Exception e) {
       count("reissue-error");
     }
