@@ -248,10 +248,13 @@ public final class Gate {
     List<LinkBudget> budgets = authorisation.reservation().links();
     long remaining = Long.MAX_VALUE;
     boolean overspent = false;
+    Instant chainExpiry = Instant.MAX;
     for (int i = 0; i < after.size(); i++) {
       long r = after.get(i).remainingUj(budgets.get(i).budgetUj());
       overspent |= r < 0;
       remaining = Math.min(remaining, r);
+      Instant expiry = budgets.get(i).expiry();
+      chainExpiry = expiry.isBefore(chainExpiry) ? expiry : chainExpiry;
     }
     Optional<DenialLabel> breach = Optional.empty();
     OptionalLong maxCost = authorisation.maxCostUj();
@@ -260,7 +263,8 @@ public final class Gate {
     } else if (overspent) {
       breach = Optional.of(DenialLabel.BUDGET_EXHAUSTED);
     }
-    return new DebitResult(authorisation.grantId(), meteredUj, breach, Math.max(0, remaining));
+    return new DebitResult(
+        authorisation.grantId(), meteredUj, breach, Math.max(0, remaining), chainExpiry);
   }
 
   /**

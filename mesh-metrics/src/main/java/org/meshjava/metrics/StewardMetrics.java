@@ -6,16 +6,15 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import java.time.InstantSource;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.meshjava.core.Provenance;
 import org.meshjava.energy.CounterState;
 import org.meshjava.energy.CounterStatus;
 import org.meshjava.jcp.DebitResult;
-import org.meshjava.jcp.GrantId;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.steward.Readiness;
 import org.meshjava.steward.ServeException;
@@ -45,8 +44,9 @@ import org.meshjava.steward.observe.StewardListener;
  * <p><b>Cardinality.</b> Tags take values from closed sets (backend names the operator configured,
  * provenance, outcome, refusal reason, denial label, energy domain), never request or receipt ids.
  * Grant ids become a tag only if the operator asks ({@link Builder#grantIdTags}); otherwise grant
- * spend and remaining budget are aggregated over all grants. The aggregate keeps one number per
- * grant debited (as the steward's own spend ledger does), to sum remaining budgets.
+ * spend and remaining budget are aggregated over all grants. Either way one number is kept per
+ * grant debited, and only until its chain expires (then its series, if it has any, are removed), so
+ * what is kept follows the unexpired grants, as the steward's own spend ledger does.
  *
  * <p><b>Meters are kept.</b> The meters of sealed serves are registered on first use and then held
  * by this binding, so a serve does not look them up again. Configure the registry (meter filters,
@@ -59,10 +59,9 @@ import org.meshjava.steward.observe.StewardListener;
 public final class StewardMetrics implements StewardListener {
 
   private final MeterRegistry registry;
-  private final boolean grantIdTags;
   private final Timer journalAppend;
   private final Timer journalSync;
-  private final Map<GrantId, AtomicLong> remaining = new ConcurrentHashMap<>();
+  private final GrantBudgets grants;
   private final Map<ServedBy, ServedMeters> served = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> perToken = new ConcurrentHashMap<>();
   private final Map<String, DistributionSummary> perDecision = new ConcurrentHashMap<>();
@@ -71,7 +70,6 @@ public final class StewardMetrics implements StewardListener {
 
   private StewardMetrics(Builder b) {
     this.registry = b.registry;
-    this.grantIdTags = b.grantIdTags;
     this.journalAppend =
         Timer.builder("mesh.journal.append")
             .description("Time to fix a journal record's place in the chain and queue it (enqueue)")
@@ -80,29 +78,12 @@ public final class StewardMetrics implements StewardListener {
         Timer.builder("mesh.journal.sync")
             .description("Time waiting for a journal record to be durable (write and sync)")
             .register(registry);
-    if (!grantIdTags) {
-      Counter.builder("mesh.grant.spend")
-          .description("Microjoules debited from grants (per grant only if the operator opted in)")
-          .baseUnit("microjoules")
-          .register(registry);
-      Gauge.builder("mesh.grant.budget.remaining", remaining, StewardMetrics::sumRemaining)
-          .description("Microjoules left, summed over every grant debited since start")
-          .baseUnit("microjoules")
-          .register(registry);
-    }
+    this.grants = new GrantBudgets(registry, b.grantIdTags, b.clock);
   }
 
   /** Starts a builder binding to {@code registry}. */
   public static Builder builder(MeterRegistry registry) {
     return new Builder(registry);
-  }
-
-  private static double sumRemaining(Map<GrantId, AtomicLong> remaining) {
-    double sum = 0;
-    for (AtomicLong r : remaining.values()) {
-      sum += r.get();
-    }
-    return sum;
   }
 
   /**
@@ -277,29 +258,7 @@ public final class StewardMetrics implements StewardListener {
 
   @Override
   public void debited(DebitResult debit) {
-    String grant = debit.grantId().hex();
-    Counter.builder("mesh.grant.spend")
-        .description("Microjoules debited from grants (per grant only if the operator opted in)")
-        .baseUnit("microjoules")
-        .tags(grantIdTags ? Tags.of("grant_id", grant) : Tags.empty())
-        .register(registry)
-        .increment((double) debit.debitedUj());
-    if (grantIdTags) {
-      AtomicLong left = remaining.computeIfAbsent(debit.grantId(), g -> newGrantGauge(grant));
-      left.set(debit.remainingUj());
-    } else {
-      remaining.computeIfAbsent(debit.grantId(), g -> new AtomicLong()).set(debit.remainingUj());
-    }
-  }
-
-  private AtomicLong newGrantGauge(String grant) {
-    AtomicLong left = new AtomicLong();
-    Gauge.builder("mesh.grant.budget.remaining", left, AtomicLong::get)
-        .description("Microjoules the grant's chain has left after its last debit")
-        .baseUnit("microjoules")
-        .tag("grant_id", grant)
-        .register(registry);
-    return left;
+    grants.debited(debit);
   }
 
   @Override
@@ -312,6 +271,7 @@ public final class StewardMetrics implements StewardListener {
   public static final class Builder {
     private final MeterRegistry registry;
     private boolean grantIdTags;
+    private InstantSource clock = InstantSource.system();
 
     private Builder(MeterRegistry registry) {
       this.registry = Objects.requireNonNull(registry, "registry");
@@ -319,11 +279,21 @@ public final class StewardMetrics implements StewardListener {
 
     /**
      * Tags grant spend and remaining budget with each grant's id ({@code grant_id}): one time
-     * series per grant, so only for an operator with few, long-lived grants. Off by default: spend
-     * and remaining budget are then aggregated over all grants.
+     * series per grant, so only for an operator with few, long-lived grants. A grant's two series
+     * are removed once its chain expires. Off by default: spend and remaining budget are then
+     * aggregated over all grants.
      */
     public Builder grantIdTags(boolean v) {
       grantIdTags = v;
+      return this;
+    }
+
+    /**
+     * The clock a grant's expiry is judged by, to forget it (default: the system clock). Give the
+     * steward's own clock where that is not the system's.
+     */
+    public Builder clock(InstantSource v) {
+      clock = Objects.requireNonNull(v, "clock");
       return this;
     }
 

@@ -38,6 +38,9 @@ public final class RecordChain {
       }
     }
     out.add(one(entry));
+    if (entry instanceof JournalEntry.Authorised a) {
+      codec.decided(a.decidedAt());
+    }
     return out;
   }
 

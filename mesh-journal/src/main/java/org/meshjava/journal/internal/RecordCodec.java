@@ -50,31 +50,47 @@ public final class RecordCodec {
   private static final ObjectMapper MAPPER = new ObjectMapper(FACTORY);
   private static final HexFormat HEX = HexFormat.of();
 
-  /** The chains recorded so far, by id: what {@code Authorised} lines refer to. */
-  private final Map<ContentId, GrantChain> chains;
+  /**
+   * The chains recorded so far, by id: what {@code Authorised} lines refer to, each kept only while
+   * a later line may still name it ({@link RecordedChains}).
+   */
+  private final RecordedChains chains;
 
   public RecordCodec() {
     this(new HashMap<>());
   }
 
-  /** A codec that decodes with, and adds to, {@code chains} (the caller's table). */
+  /** A codec that decodes with, adds to and prunes {@code chains} (the caller's table). */
   public RecordCodec(Map<ContentId, GrantChain> chains) {
-    this.chains = chains;
+    this.chains = new RecordedChains(chains);
   }
 
-  /** Notes every chain in {@code known} as recorded. */
+  /** Notes every chain in {@code known} as recorded (each one not already noted). */
   public void rememberAll(Map<ContentId, GrantChain> known) {
-    chains.putAll(known);
+    known.forEach(
+        (id, chain) -> {
+          if (!chains.contains(id)) {
+            chains.put(id, chain);
+          }
+        });
   }
 
-  /** Whether a {@code Chain} record with this id has been read or written. */
+  /** Whether a {@code Chain} record with this id has been read or written and is still kept. */
   public boolean knows(ContentId chainId) {
-    return chains.containsKey(chainId);
+    return chains.contains(chainId);
   }
 
   /** Notes a chain as recorded. */
   public void remember(ContentId chainId, GrantChain chain) {
     chains.put(chainId, chain);
+  }
+
+  /**
+   * Notes that an {@code Authorised} record decided at {@code decidedAt} was written, and forgets
+   * the chains no later record can name ({@link RecordedChains#decided}). Decoding never forgets.
+   */
+  public void decided(Instant decidedAt) {
+    chains.decided(decidedAt);
   }
 
   /** Encodes a record as UTF-8 JSON, without the newline. */
@@ -260,6 +276,10 @@ public final class RecordCodec {
                       PresentationNonce.of(f.hex("nonce")),
                       f.hex("signature"));
               ServeRequest request = ServeRequest.fromCbor(CanonicalCbor.decode(f.hex("request")));
+              // Reading does not forget: a reader may decode past the records it applies (the
+              // snapshotter reads to the end but captures at an earlier place), and the table it
+              // shares must still hold every chain a record after that place names. Whoever
+              // applies the records in order (a replay, a writer) forgets.
               yield new JournalEntry.Authorised(
                   presentation,
                   request,

@@ -52,6 +52,7 @@ public final class ReplayState {
 
   private final Gate gate;
   private final Map<ContentId, GrantChain> chains;
+  private final RecordedChains recorded;
   private final Map<Long, Pending> open = new LinkedHashMap<>();
   private final Map<Long, Settled> settled = new HashMap<>();
   private final ReceiptIds receipts;
@@ -67,6 +68,7 @@ public final class ReplayState {
   private ReplayState(Gate gate, Map<ContentId, GrantChain> chains, ReceiptIds receipts) {
     this.gate = gate;
     this.chains = chains;
+    this.recorded = new RecordedChains(chains);
     this.receipts = receipts;
   }
 
@@ -88,6 +90,8 @@ public final class ReplayState {
       chains.put(ContentId.ofBytes(c.encode()), c);
     }
     ReplayState r = new ReplayState(gate, chains, state.receipts().copy());
+    // A snapshot written before chains were forgotten holds every chain; drop the expired ones.
+    r.recorded.decided(state.ledger().horizon());
     r.last = state.lastSealed();
     r.suspension = state.suspension();
     r.checkpoint = state.checkpoint();
@@ -185,10 +189,11 @@ public final class ReplayState {
       throw refused(r.seq(), "applied where record " + position.count() + " comes next");
     }
     switch (r.entry()) {
-      case JournalEntry.Chain c -> chains.put(c.id(), c.chain());
+      case JournalEntry.Chain c -> recorded.put(c.id(), c.chain());
       case JournalEntry.Authorised a -> {
         open.put(r.seq(), new Pending(decide(r.seq(), a), a));
         authorisations++;
+        recorded.decided(a.decidedAt());
       }
       case JournalEntry.Debited d -> {
         Pending p = open.remove(d.authorised());
