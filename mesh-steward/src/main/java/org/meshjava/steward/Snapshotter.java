@@ -135,9 +135,14 @@ final class Snapshotter implements AutoCloseable {
     }
     List<JournalRecord> batch = new ArrayList<>(BATCH);
     ReplayState st = state;
+    // Decoded with a table of its own: the read goes on to wherever the journal ends by then, and
+    // decoding a Chain record adds it to the table at once, applied or not. Sharing the replay's
+    // table put the chains of records appended after `end` into a snapshot that covers only the
+    // records before it, a state no replay of those records reaches (mesh journal verify refused
+    // it). The replay adds each chain itself when it applies its record.
     journal.read(
         state.position(),
-        state.chains(),
+        new java.util.HashMap<>(state.chains()),
         r -> {
           if (r.seq() >= end.count()) {
             return; // written after we looked: the next snapshot takes it
