@@ -49,16 +49,8 @@ class JournalVerifyEarlierSnapshotTest {
     Path journal = tmp.resolve("steward.journal");
     AtomicReference<Instant> clock = new AtomicReference<>(now);
     InstantSource source = clock::get;
-    GrantChain brief =
-        Jcp.issueRoot(
-            caller, Jcp.identity(stewardKey), 1_000_000, now.minusSeconds(60), now.plusSeconds(10));
-    GrantChain hour =
-        Jcp.issueRoot(
-            caller,
-            Jcp.identity(stewardKey),
-            1_000_000,
-            now.minusSeconds(60),
-            now.plusSeconds(3600));
+    GrantChain brief = grantUntil(now.plusSeconds(10));
+    GrantChain hour = grantUntil(now.plusSeconds(3600));
     try (Steward s =
         ReferenceSteward.builder(stewardKey, FileJournal.open(journal)).clock(source).build()) {
       serve(s, brief, "before the brief grant expires");
@@ -97,6 +89,10 @@ class JournalVerifyEarlierSnapshotTest {
 
     assertThat(verify.code()).as(verify.err()).isZero();
     assertThat(verify.out()).contains("matches the replay");
+  }
+
+  private GrantChain grantUntil(Instant expiry) throws Exception {
+    return Jcp.issueRoot(caller, Jcp.identity(stewardKey), 1_000_000, now.minusSeconds(60), expiry);
   }
 
   private void serve(Steward s, GrantChain chain, String prompt) throws Exception {
