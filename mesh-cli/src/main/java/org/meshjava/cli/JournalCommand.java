@@ -803,6 +803,7 @@ final class JournalCommand extends CommandGroup {
       JournalTarget.Reader reader = reader();
       PrintWriter out = out();
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
+      GrantSpendTally tally = new GrantSpendTally();
       Optional<DidKey> holder = holder(reader);
       Scanned scanned =
           scanAndReplay(
@@ -810,6 +811,7 @@ final class JournalCommand extends CommandGroup {
               holder,
               (r, line) -> {
                 out.println(line(r));
+                tally.accept(r);
                 if (r.entry() instanceof JournalEntry.Authorised a) {
                   GrantChain ch = a.presentation().chain();
                   grants.putIfAbsent(ch.leaf().id(), ch);
@@ -829,14 +831,19 @@ final class JournalCommand extends CommandGroup {
       if (grants.isEmpty()) {
         out.println("  (no granted serves)");
       }
+      List<Unresolved> unresolved = replayed.result().unresolved();
+      tally.holdUnresolved(unresolved);
       for (GrantChain ch : grants.values()) {
         long budget = ch.leaf().grant().budgetUj();
         // What the leaf itself was debited (an unresolved serve held at its ceiling), not its
         // budget less what is left: that figure stops at the budget, so a grant debited past it
         // (a breach the debit records) was shown as exactly spent, and it counted a sibling's
         // spend on a shared parent as this grant's.
-        long spent = replayed.gate().ledger().spend(ch.leaf().id()).committedUj();
-        long left = replayed.gate().remainingUj(ch);
+        // Summed from the records, not read from the replay's ledger, which forgets a link's
+        // spend once decisions pass its expiry: an expired grant read "spent 0 uJ"
+        // (GrantSpendTally).
+        long spent = tally.spend(ch.leaf().id()).committedUj();
+        long left = tally.remainingUj(ch);
         out.println(
             "  grant "
                 + ch.leaf().id()
@@ -849,7 +856,6 @@ final class JournalCommand extends CommandGroup {
                 + " left"
                 + (spent > budget ? ", overspent by " + (spent - budget) + " uJ" : ""));
       }
-      List<Unresolved> unresolved = replayed.result().unresolved();
       out.println("unresolved serves: " + unresolved.size());
       unresolved.forEach(u -> out.println("  " + u));
       return 0;
