@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * recovery reached, and brings it up to date by replaying the records written since, exactly as a
  * restart would; so a snapshot is, by construction, the state a full replay reaches at its
  * position, and taking one never stops or slows a serve beyond the CPU the replay uses (on a
- * background thread). Its memory is a second copy of the state (not of the records).
+ * background thread). Its memory is a second copy of the state (not of the records), and while it
+ * reads, a copy of the grant chain table to decode with.
  *
  * <p>Thread-safe: snapshots are taken one at a time.
  */
