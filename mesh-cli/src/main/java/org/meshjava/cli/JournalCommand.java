@@ -35,6 +35,7 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.journal.internal.GrantSuspension;
@@ -636,8 +637,23 @@ final class JournalCommand extends CommandGroup {
     /** Whether the snapshot equals the replay at its position; a difference fails the verify. */
     private static boolean checkSnapshot(Snapshot snap, DidKey h, ReplayState state)
         throws JournalException {
+      // Compared as a start restores it, not as stored: a snapshot an earlier build wrote still
+      // holds every chain, and loading it drops the ones its ledger's horizon has passed, as the
+      // replay here has (SPEC.md 60.8, "chains"). As stored, every such snapshot was refused.
+      SnapshotState restored;
+      try {
+        restored = ReplayState.restore(snap.state(), snap.gate(Revocations.none())).capture(-1);
+      } catch (IllegalArgumentException e) {
+        throw new JournalException(
+            JournalException.Reason.REPLAY_REFUSED,
+            "the snapshot at record "
+                + snap.position().count()
+                + " cannot be restored, as a start would refuse it: "
+                + e.getMessage(),
+            e);
+      }
       if (!java.util.Arrays.equals(
-          Snapshot.canonicalBody(h, snap.state()), Snapshot.canonicalBody(h, state.capture(-1)))) {
+          Snapshot.canonicalBody(h, restored), Snapshot.canonicalBody(h, state.capture(-1)))) {
         throw new JournalException(
             JournalException.Reason.REPLAY_REFUSED,
             "the snapshot at record "
@@ -787,6 +803,7 @@ final class JournalCommand extends CommandGroup {
       JournalTarget.Reader reader = reader();
       PrintWriter out = out();
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
+      GrantSpendTally tally = new GrantSpendTally();
       Optional<DidKey> holder = holder(reader);
       Scanned scanned =
           scanAndReplay(
@@ -794,6 +811,7 @@ final class JournalCommand extends CommandGroup {
               holder,
               (r, line) -> {
                 out.println(line(r));
+                tally.accept(r);
                 if (r.entry() instanceof JournalEntry.Authorised a) {
                   GrantChain ch = a.presentation().chain();
                   grants.putIfAbsent(ch.leaf().id(), ch);
@@ -813,14 +831,19 @@ final class JournalCommand extends CommandGroup {
       if (grants.isEmpty()) {
         out.println("  (no granted serves)");
       }
+      List<Unresolved> unresolved = replayed.result().unresolved();
+      tally.holdUnresolved(unresolved);
       for (GrantChain ch : grants.values()) {
         long budget = ch.leaf().grant().budgetUj();
         // What the leaf itself was debited (an unresolved serve held at its ceiling), not its
         // budget less what is left: that figure stops at the budget, so a grant debited past it
         // (a breach the debit records) was shown as exactly spent, and it counted a sibling's
         // spend on a shared parent as this grant's.
-        long spent = replayed.gate().ledger().spend(ch.leaf().id()).committedUj();
-        long left = replayed.gate().remainingUj(ch);
+        // Summed from the records, not read from the replay's ledger, which forgets a link's
+        // spend once decisions pass its expiry: an expired grant read "spent 0 uJ"
+        // (GrantSpendTally).
+        long spent = tally.spend(ch.leaf().id()).committedUj();
+        long left = tally.remainingUj(ch);
         out.println(
             "  grant "
                 + ch.leaf().id()
@@ -833,7 +856,6 @@ final class JournalCommand extends CommandGroup {
                 + " left"
                 + (spent > budget ? ", overspent by " + (spent - budget) + " uJ" : ""));
       }
-      List<Unresolved> unresolved = replayed.result().unresolved();
       out.println("unresolved serves: " + unresolved.size());
       unresolved.forEach(u -> out.println("  " + u));
       return 0;

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * recovery reached, and brings it up to date by replaying the records written since, exactly as a
  * restart would; so a snapshot is, by construction, the state a full replay reaches at its
  * position, and taking one never stops or slows a serve beyond the CPU the replay uses (on a
- * background thread). Its memory is a second copy of the state (not of the records).
+ * background thread). Its memory is a second copy of the state (not of the records), and while it
+ * reads, a copy of the grant chain table to decode with.
  *
  * <p>Thread-safe: snapshots are taken one at a time.
  */
@@ -135,9 +136,14 @@ final class Snapshotter implements AutoCloseable {
     }
     List<JournalRecord> batch = new ArrayList<>(BATCH);
     ReplayState st = state;
+    // Decoded with a table of its own: the read goes on to wherever the journal ends by then, and
+    // decoding a Chain record adds it to the table at once, applied or not. Sharing the replay's
+    // table put the chains of records appended after `end` into a snapshot that covers only the
+    // records before it, a state no replay of those records reaches (mesh journal verify refused
+    // it). The replay adds each chain itself when it applies its record.
     journal.read(
         state.position(),
-        state.chains(),
+        new java.util.HashMap<>(state.chains()),
         r -> {
           if (r.seq() >= end.count()) {
             return; // written after we looked: the next snapshot takes it

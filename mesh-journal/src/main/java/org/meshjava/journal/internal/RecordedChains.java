@@ -16,12 +16,13 @@ import org.meshjava.jcp.SignedGrant;
  *
  * <p><b>Design note: when a chain can be forgotten.</b> A chain is written once, in a {@code Chain}
  * record, and later {@code Authorised} records name it by id. The gate refuses any presentation
- * whose chain's earliest link expiry is at or before the latest decision time it has seen (SPEC 30
- * §8), and a decision is journalled in the order it was taken. So once an {@code Authorised} record
- * decided at or after a chain's earliest expiry has been recorded, no later record can authorise
- * that chain, and the chain is dropped here. A replay applies the same rule at the same records, so
- * a journal replayed from its start, or from a snapshot, knows every chain a record names. Decoding
- * alone never forgets: a reader may decode records past the place it applies and captures (the
+ * whose chain's earliest link expiry is at or before its horizon, the latest time at which it
+ * admitted a decision (SPEC 30 §8); every {@code Authorised} record is such a decision, and a
+ * decision is journalled in the order it was taken. So once an {@code Authorised} record decided at
+ * or after a chain's earliest expiry has been recorded, no later record can authorise that chain,
+ * and the chain is dropped here. A replay applies the same rule at the same records, so a journal
+ * replayed from its start, or from a snapshot, knows every chain a record names. Decoding alone
+ * never forgets: a reader may decode records past the place it applies and captures (the
  * snapshotter does), and a record between that place and the one that passed a chain's expiry may
  * still name the chain. A writer that forgets a chain a reader still holds only writes its {@code
  * Chain} record again, which a reader takes as it takes the first. Without this, every chain ever
