@@ -350,16 +350,22 @@ final class Endpoints {
     }
     String envelopeHex =
         text(body, "envelope_hex", "the envelope hex a response's usage.energy carried");
+    // Each field is read on its own, so a refusal's param names the field at fault.
     MeshReceipt receipt;
-    Envelope envelope;
     try {
       receipt = ReceiptJson.parse(receiptJson);
-      envelope = Envelope.fromHex(envelopeHex);
     } catch (ReceiptException | IllegalArgumentException e) {
       throw new BindingException(
+          BindingException.Reason.INVALID_FIELD, "receipt", "not a receipt: " + e.getMessage());
+    }
+    Envelope envelope;
+    try {
+      envelope = Envelope.fromHex(envelopeHex);
+    } catch (IllegalArgumentException e) {
+      throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
-          "receipt",
-          "not a receipt and envelope: " + e.getMessage());
+          "envelope_hex",
+          "not a receipt envelope: " + e.getMessage());
     }
     WitnessAnswer answer;
     try {

@@ -201,7 +201,8 @@ class GrantedServeTest {
    * upper case was refused. Every hex a request carries is held to one rule, lowercase.
    */
   @Test
-  void witness_anEnvelopeInUpperCase_is400_sayingLowercaseHex() throws Exception {
+  void witness_anEnvelopeInUpperCase_is400_namingEnvelopeHex_andSayingLowercaseHex()
+      throws Exception {
     try (Fixture f = new Fixture(SigningKey.generate(), b -> {}, b -> {})) {
       JsonNode energy =
           f.post("/v1/chat/completions", Fixture.chat("Remember me."))
@@ -212,10 +213,21 @@ class GrantedServeTest {
       shown.set("receipt", energy.get("receipt"));
       shown.put(
           "envelope_hex", energy.get("envelope_hex").asText().toUpperCase(java.util.Locale.ROOT));
-      assertThat(
-              f.post("/v1/mesh/witness", shown).error(400, "invalid_field").get("message").asText())
-          .contains("not lowercase hex: upper-case '");
+      JsonNode error = f.post("/v1/mesh/witness", shown).error(400, "invalid_field");
+      assertThat(error.get("message").asText()).contains("not lowercase hex: upper-case '");
+      assertThat(error.get("param").asText()).isEqualTo("envelope_hex");
       shown.set("envelope_hex", energy.get("envelope_hex"));
+      // A receipt that is not one is refused naming the receipt, with a good envelope beside it.
+      ObjectNode broken = energy.get("receipt").deepCopy();
+      broken.put("sequence", "zero");
+      ObjectNode badReceipt = shown.deepCopy();
+      badReceipt.set("receipt", broken);
+      assertThat(
+              f.post("/v1/mesh/witness", badReceipt)
+                  .error(400, "invalid_field")
+                  .get("param")
+                  .asText())
+          .isEqualTo("receipt");
       assertThat(f.post("/v1/mesh/witness", shown).status()).isEqualTo(200);
     }
   }
