@@ -142,11 +142,13 @@ public final class PostgresJournal implements Journal {
       lock(c, name, location);
       checkEpochCanRise(c, name, location);
       long epoch = JournalSchema.raiseEpoch(c, name);
-      // Checked as it streams, as the file journal's read checks its file; no record is kept, so
-      // opening a journal takes memory for its grant chains, not for its history.
+      // Checked as it streams, as the file journal's read checks its file; no record is kept, and
+      // a grant chain is forgotten once a decision past its expiry is read (every record is read,
+      // in order), so opening takes memory for the chains still presentable, not for the history:
+      // a caller that takes a grant per call leaves a chain per call behind.
       JournalChain.Reader checked = JournalChain.reader(JournalPosition.GENESIS, new HashMap<>());
       String where = name + " at " + location;
-      JournalSchema.readLines(c, name, (seq, line) -> checked.take(line, where));
+      JournalSchema.readLines(c, name, (seq, line) -> checked.takeApplied(line, where));
       JournalChain chain = JournalChain.resume(checked);
       LOG.info(
           "journal {} at {}: {} records, epoch {}",
