@@ -2,10 +2,11 @@ package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.meshjava.cli.PostgresServes.payload;
+import static org.meshjava.cli.PostgresServes.request;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
@@ -13,14 +14,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
@@ -29,7 +24,6 @@ import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.journal.postgres.PostgresLocation;
 import org.meshjava.journal.postgres.PostgresSnapshotStore;
-import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
 import org.meshjava.testpg.PostgresTestServer;
@@ -52,39 +46,20 @@ class PostgresGrantPerCallTest {
 
   private Steward steward(PostgresLocation at, @Nullable SnapshotStore snapshots, boolean fresh)
       throws Exception {
-    Steward.Builder b =
-        Steward.builder(stewardKey)
-            .meter(new EstimatorMeter())
-            .clock(now::get)
-            .journal(PostgresJournal.open(at, name))
-            .snapshotEvery(0)
-            .backend(ReferenceEngine.builder().name("ref").build());
-    if (snapshots != null) {
-      b.snapshots(snapshots);
-    }
-    if (fresh) {
-      b.chainHead(ChainHead.GENESIS);
-    }
-    return b.build();
-  }
-
-  private static ServeRequest request(String prompt) {
-    byte[] b = prompt.getBytes(StandardCharsets.UTF_8);
-    return ServeRequest.generation(
-        ContentId.ofBytes(b), b.length, new ServeBounds(4, Fidelity.F1, 100_000));
+    return PostgresServes.steward(
+        stewardKey, now::get, PostgresJournal.open(at, name), snapshots, fresh);
   }
 
   /** A grant that lives ten seconds: one per call. */
   private GrantChain grant() throws Exception {
     Instant t = now.get();
-    return Jcp.issueRoot(
-        caller, Jcp.identity(stewardKey), 1_000_000, t.minusSeconds(1), t.plusSeconds(10));
+    return PostgresServes.grant(caller, stewardKey, t, 10);
   }
 
   private Presentation serve(Steward s, String prompt) throws Exception {
     ServeRequest req = request(prompt);
     Presentation p = Jcp.present(caller, grant(), req);
-    s.serve(req, TokenSequence.of(new int[(int) req.promptTokens()]), p);
+    s.serve(req, payload(req), p);
     return p;
   }
 
@@ -109,7 +84,7 @@ class PostgresGrantPerCallTest {
       for (int i = 0; i < CALLS; i++) {
         lastRequest = request("call " + i);
         last = Jcp.present(caller, grant(), lastRequest);
-        s.serve(lastRequest, TokenSequence.of(new int[(int) lastRequest.promptTokens()]), last);
+        s.serve(lastRequest, payload(lastRequest), last);
         now.set(now.get().plusSeconds(3));
         if (i % 40 == 39) {
           s.snapshot();
@@ -126,12 +101,7 @@ class PostgresGrantPerCallTest {
     for (SnapshotStore from : new SnapshotStore[] {snapshots, null}) {
       try (Steward s = steward(at, from, false)) {
         assertThat(s.head().nextSequence()).isEqualTo(sealed);
-        assertThatThrownBy(
-                () ->
-                    s.serve(
-                        spentRequest,
-                        TokenSequence.of(new int[(int) spentRequest.promptTokens()]),
-                        spent))
+        assertThatThrownBy(() -> s.serve(spentRequest, payload(spentRequest), spent))
             .isInstanceOf(ServeException.class);
         serve(s, "after a restart " + (from == null ? "from the journal" : "from a snapshot"));
         sealed++;

@@ -535,8 +535,9 @@ public final class PostgresJournal implements Journal {
         + first
         + " to "
         + (first + n - 1)
-        + " may still be found on restart: their serves then come back unresolved (held at their"
-        + " joule ceiling, their presentations spent) and no receipt of theirs was handed out";
+        + " may still be found on restart although their waiters were refused: an authorisation"
+        + " among them then comes back unresolved (held at its joule ceiling, its presentation"
+        + " spent), and no receipt of theirs was handed out";
   }
 
   /**
