@@ -489,7 +489,7 @@ public final class PostgresJournal implements Journal {
         connection.setAutoCommit(false);
         int inserted = insert(first, lines);
         if (inserted != lines.size()) {
-          connection.rollback();
+          // Nothing inserted, and fail() closes the session, which ends the transaction.
           throw fail(
               new JournalException(
                   JournalException.Reason.FENCED,
