@@ -2,8 +2,10 @@ package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.meshjava.cli.PostgresServes.grant;
+import static org.meshjava.cli.PostgresServes.payload;
+import static org.meshjava.cli.PostgresServes.request;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -14,14 +16,8 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.meshjava.core.ContentId;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
-import org.meshjava.energy.EstimatorMeter;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
@@ -51,30 +47,12 @@ class PostgresSnapshotRestartTest {
   private final String name = Jcp.identity(stewardKey).value();
 
   private Steward steward(Journal journal, @Nullable Path snapshots, boolean fresh) {
-    Steward.Builder b =
-        Steward.builder(stewardKey)
-            .meter(new EstimatorMeter())
-            .clock(InstantSource.fixed(now))
-            .journal(journal)
-            .snapshotEvery(0)
-            .backend(ReferenceEngine.builder().name("ref").build());
-    if (snapshots != null) {
-      b.snapshots(new FileSnapshotStore(snapshots));
-    }
-    if (fresh) {
-      b.chainHead(ChainHead.GENESIS);
-    }
-    return b.build();
-  }
-
-  private ServeRequest request(String prompt) {
-    byte[] b = prompt.getBytes(StandardCharsets.UTF_8);
-    return ServeRequest.generation(
-        ContentId.ofBytes(b), b.length, new ServeBounds(4, Fidelity.F1, 100_000));
-  }
-
-  private static TokenSequence payload(ServeRequest req) {
-    return TokenSequence.of(new int[(int) req.promptTokens()]);
+    return PostgresServes.steward(
+        stewardKey,
+        InstantSource.fixed(now),
+        journal,
+        snapshots == null ? null : new FileSnapshotStore(snapshots),
+        fresh);
   }
 
   private static void copy(Path from, Path to) throws Exception {
@@ -93,13 +71,7 @@ class PostgresSnapshotRestartTest {
     // A session closed by one steward ends on the server a moment later: the next one waits for it.
     PostgresLocation location =
         PostgresLocation.parse(server.url(server.newDatabase()) + "?lock_wait_ms=20000");
-    GrantChain chain =
-        Jcp.issueRoot(
-            caller,
-            Jcp.identity(stewardKey),
-            10_000_000,
-            now.minusSeconds(60),
-            now.plusSeconds(3600));
+    GrantChain chain = grant(caller, stewardKey, now, 3600);
     Path live = tmp.resolve("live.snapshots");
     Path mid = tmp.resolve("mid.snapshots");
     List<ServeRequest> requests = new ArrayList<>();

@@ -17,6 +17,7 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.journal.internal.JournalChain;
+import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.ReplayState;
 
 /**
@@ -66,6 +67,8 @@ class ExpiredChainForgettingTest {
     journal.append(authorised(shortLived, 3, T0.plusSeconds(5)));
 
     List<JournalRecord> read = JournalChain.recover(journal.lines()).recovered();
+    // The tools' scan forgets the chain where the writer did, and takes it again as recorded.
+    assertThat(scan(journal.lines()).end().count()).isEqualTo(journal.records().size());
 
     assertThat(read).hasSize(journal.records().size());
     assertThat(
@@ -105,6 +108,29 @@ class ExpiredChainForgettingTest {
       assertThat(restored.position().count()).isEqualTo(5);
       assertThat(restored.capture(-1).chains()).doesNotContain(shortLived);
     }
+  }
+
+  @Test
+  void scanningAJournalOfAGrantPerCall_fromItsFirstRecord_holdsAsFewChainsAsAreUnexpired()
+      throws Exception {
+    // What `mesh journal verify`, `export` and `import` read a journal with, file or database: a
+    // PostgreSQL journal opened with every chain its history recorded, all of them at once.
+    InMemoryJournal journal = new InMemoryJournal();
+    for (int i = 0; i < 500; i++) {
+      journal.append(authorised(chain(i + 30), i, T0.plusSeconds(i)));
+    }
+    JournalFile.Scanner scanner = scan(journal.lines());
+
+    assertThat(scanner.end().count()).isEqualTo(journal.records().size());
+    assertThat(scanner.chainsHeld()).isLessThanOrEqualTo(31);
+  }
+
+  private static JournalFile.Scanner scan(List<byte[]> lines) throws JournalException {
+    JournalFile.Scanner scanner = JournalFile.scanner(n -> {});
+    for (byte[] line : lines) {
+      scanner.takeStored(line);
+    }
+    return scanner;
   }
 
   private static ReplayState replay(List<JournalRecord> records) throws JournalException {

@@ -60,10 +60,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Group commit.</b> As for the file journal, through the same {@link GroupCommit}: {@link
  * #enqueue} fixes a record's place under a short lock; {@link Pending#await()} returns once it is
- * committed. One waiter at a time leads and inserts every queued record in one statement, committed
- * on its own ({@code synchronous_commit} at least {@code on}, so committed means in the write-ahead
- * log on disk); the others wait and are woken when it commits. A failed or fenced write fails the
- * journal: every append not yet committed, and every later one, throws.
+ * committed. One waiter at a time leads and inserts every queued record in one statement, in a
+ * transaction whose {@code COMMIT} is sent only once the statement answered ({@code
+ * synchronous_commit} at least {@code on}, so committed means in the write-ahead log on disk); the
+ * others wait and are woken when it commits. A failed or fenced write fails the journal: every
+ * append not yet committed, and every later one, throws. A batch that fails before its {@code
+ * COMMIT} is sent is rolled back by the server, even one still running there when the journal gave
+ * up; only a {@code COMMIT} whose answer is lost leaves records that were refused but may be found
+ * on restart (SPEC.md section 60.7, "Faults").
  *
  * <p>Thread-safe.
  */
@@ -142,11 +146,13 @@ public final class PostgresJournal implements Journal {
       lock(c, name, location);
       checkEpochCanRise(c, name, location);
       long epoch = JournalSchema.raiseEpoch(c, name);
-      // Checked as it streams, as the file journal's read checks its file; no record is kept, so
-      // opening a journal takes memory for its grant chains, not for its history.
+      // Checked as it streams, as the file journal's read checks its file; no record is kept, and
+      // a grant chain is forgotten once a decision past its expiry is read (every record is read,
+      // in order), so opening takes memory for the chains still presentable, not for the history:
+      // a caller that takes a grant per call leaves a chain per call behind.
       JournalChain.Reader checked = JournalChain.reader(JournalPosition.GENESIS, new HashMap<>());
       String where = name + " at " + location;
-      JournalSchema.readLines(c, name, (seq, line) -> checked.take(line, where));
+      JournalSchema.readLines(c, name, (seq, line) -> checked.takeApplied(line, where));
       JournalChain chain = JournalChain.resume(checked);
       LOG.info(
           "journal {} at {}: {} records, epoch {}",
@@ -476,9 +482,14 @@ public final class PostgresJournal implements Journal {
     List<byte[]> lines = new ArrayList<>(batch.size());
     batch.forEach(e -> lines.add(e.line()));
     synchronized (connectionLock) {
+      // Sent only once the insert has answered: a batch whose insert fails, times out or loses the
+      // session before that was never committed and never will be (SPEC.md 60.7, "Faults").
+      boolean commitSent = false;
       try {
+        connection.setAutoCommit(false);
         int inserted = insert(first, lines);
         if (inserted != lines.size()) {
+          // Nothing inserted, and fail() closes the session, which ends the transaction.
           throw fail(
               new JournalException(
                   JournalException.Reason.FENCED,
@@ -490,6 +501,9 @@ public final class PostgresJournal implements Journal {
                       + "); nothing more is written",
                   null));
         }
+        commitSent = true;
+        connection.commit();
+        connection.setAutoCommit(true);
       } catch (SQLException e) {
         boolean collided = "23505".equals(e.getSQLState());
         throw fail(
@@ -500,7 +514,8 @@ public final class PostgresJournal implements Journal {
                         ? "another steward wrote record " + first + " of journal " + describe()
                         : "write to journal " + describe() + " failed")
                     + ": "
-                    + e.getMessage(),
+                    + e.getMessage()
+                    + (commitSent ? unknownOutcome(first, lines.size()) : ""),
                 e));
       }
     }
@@ -509,6 +524,20 @@ public final class PostgresJournal implements Journal {
     durable =
         new JournalPosition(
             last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
+  }
+
+  /**
+   * What an operator should know of a batch whose commit went unanswered: the server may have
+   * committed it, so its records may be found when the steward restarts (SPEC.md 60.7, "Faults").
+   */
+  private static String unknownOutcome(long first, int n) {
+    return "; its commit went unanswered, so records "
+        + first
+        + " to "
+        + (first + n - 1)
+        + " may still be found on restart although their waiters were refused: an authorisation"
+        + " among them then comes back unresolved (held at its joule ceiling, its presentation"
+        + " spent), and no receipt of theirs was handed out";
   }
 
   /**

@@ -28,8 +28,11 @@ import org.jspecify.annotations.Nullable;
  *       journal up before refusing with {@code LOCKED}.
  * </ul>
  *
- * Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code connectTimeout},
- * …). The password never appears in {@link #toString()}. Immutable.
+ * The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
+ * database that does not answer within a lease fails the call rather than holding it for ever.
+ *
+ * <p>Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code
+ * connectTimeout}, …). The password never appears in {@link #toString()}. Immutable.
  */
 public final class PostgresLocation {
   /** The default lease: a paused steward's session ends this long after it last spoke. */
@@ -193,6 +196,10 @@ public final class PostgresLocation {
     p.putIfAbsent("ApplicationName", "mesh-steward");
     // A peer gone without closing (a machine lost) is noticed by TCP as well as by the lease.
     p.putIfAbsent("tcpKeepAlive", "true");
+    // A database that stops answering (a partition, a frozen machine) closes nothing, and keepalive
+    // takes hours: without a limit a write waited for ever, and every serve queued behind it. No
+    // answer within a lease means the server has ended, or will end, the session anyway.
+    p.putIfAbsent("socketTimeout", Long.toString(Math.ceilDiv(lease.toMillis(), 1000L)));
     try {
       return DriverManager.getConnection(
           "jdbc:postgresql://" + host + ":" + port + "/" + database, p);

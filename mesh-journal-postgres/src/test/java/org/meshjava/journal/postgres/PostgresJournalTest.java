@@ -79,6 +79,10 @@ class PostgresJournalTest {
   }
 
   static JournalEntry authorised(int i) {
+    return authorised(CHAIN, i, Instant.ofEpochMilli(1_700_000_000_000L + i));
+  }
+
+  static JournalEntry authorised(GrantChain chain, int i, Instant decidedAt) {
     try {
       var req =
           ServeRequest.generation(
@@ -87,11 +91,11 @@ class PostgresJournalTest {
       nonce[0] = (byte) i;
       nonce[1] = (byte) (i >> 8);
       return new JournalEntry.Authorised(
-          Presentation.sign(CALLER, CHAIN, req.id(), PresentationNonce.of(nonce)),
+          Presentation.sign(CALLER, chain, req.id(), PresentationNonce.of(nonce)),
           req,
           Optional.empty(),
           "backend-" + i,
-          Instant.ofEpochMilli(1_700_000_000_000L + i));
+          decidedAt);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -243,6 +247,51 @@ class PostgresJournalTest {
       assertThat(next.prev()).contains(ContentId.ofBytes(fileLines.getLast()));
     }
     assertThat(PostgresJournal.read(location(), name).recovered()).hasSize(6);
+  }
+
+  /** A grant of the caller's that expires {@code seconds} after {@code t}: one per call. */
+  static GrantChain expiring(Instant t, int seconds) throws Exception {
+    return Jcp.issueRoot(
+        CALLER, Jcp.identity(SigningKey.generate()), 1_000, t, t.plusSeconds(seconds));
+  }
+
+  static List<String> hexRows(String name) throws Exception {
+    return rows(name).stream().map(b -> ContentId.ofBytes(b).hex()).toList();
+  }
+
+  @Test
+  void reopened_forgetsTheChainsItsHistoryLetExpire_andWritesAsIfItHadNeverClosed()
+      throws Exception {
+    // Opening read every row into a table that never forgot: every chain the history recorded,
+    // one per call for callers that take a grant per call, held at once and kept until the next
+    // write. A reopened journal must know what one that never closed knows, no more.
+    Instant t = Instant.parse("2026-11-29T00:00:00Z");
+    GrantChain shortLived = expiring(t, 10);
+    List<JournalEntry> before =
+        List.of(
+            authorised(shortLived, 0, t.plusSeconds(1)),
+            authorised(expiring(t, 100), 1, t.plusSeconds(20)));
+    // Only a writer's view (the gate refuses an expired chain): a chain forgotten is recorded
+    // again.
+    JournalEntry after = authorised(shortLived, 2, t.plusSeconds(21));
+    String kept = newName();
+    String reopened = newName();
+    try (PostgresJournal j = PostgresJournal.open(location(), kept)) {
+      for (JournalEntry e : before) {
+        j.append(e);
+      }
+      j.append(after);
+    }
+    try (PostgresJournal j = PostgresJournal.open(location(), reopened)) {
+      for (JournalEntry e : before) {
+        j.append(e);
+      }
+    }
+    try (PostgresJournal j = PostgresJournal.open(location(), reopened)) {
+      j.append(after);
+    }
+
+    assertThat(hexRows(reopened)).hasSize(6).isEqualTo(hexRows(kept));
   }
 
   @Test

@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
@@ -69,5 +70,17 @@ public final class ChainedReader {
     prev = Optional.of(ContentId.ofBytes(line));
     seq++;
     return r;
+  }
+
+  /**
+   * Notes that {@code r}, the record just taken, is applied in order: an {@code Authorised} one
+   * forgets the chains no later record can name ({@link RecordedChains#decided}). Only for a reader
+   * that applies every record it takes, from its starting place on; a read that decodes past the
+   * place it applies must not call this (RecordedChains' design note).
+   */
+  public void applied(JournalRecord r) {
+    if (r.entry() instanceof JournalEntry.Authorised a) {
+      codec.decided(a.decidedAt());
+    }
   }
 }

@@ -136,6 +136,18 @@ public final class JournalChain {
       checkOneLine(line, reader.next());
       return reader.take(line, where);
     }
+
+    /**
+     * Takes the next line as {@link #take} does and applies it in order: a reader that reads every
+     * record from its starting place to the end and keeps only the grant chains (an opening that
+     * checks a whole store) forgets each chain once no later record can name it, as a replay does,
+     * so it holds the chains still presentable, not every chain the history ever recorded.
+     */
+    public JournalRecord takeApplied(byte[] line, Object where) throws JournalException {
+      JournalRecord r = take(line, where);
+      reader.applied(r);
+      return r;
+    }
   }
 
   /** The records recovered, in order: what a restart replays. */

@@ -7,10 +7,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 
@@ -191,7 +195,14 @@ public final class JournalFile {
 
   /** Checks record lines in order; see {@link #scanner}. */
   public static final class Scanner {
-    private final RecordCodec codec = new RecordCodec();
+    /**
+     * The grant chains the lines name, each forgotten once a decision past its expiry is read: a
+     * scan takes every record from the first, in order, as a replay applies them, so it needs no
+     * more, and a journal of callers that take a grant per call is checked in bounded memory.
+     */
+    private final Map<ContentId, GrantChain> chains = new HashMap<>();
+
+    private final RecordCodec codec = new RecordCodec(chains);
     private final java.util.function.LongConsumer progress;
     private long count;
     private long length;
@@ -233,8 +244,16 @@ public final class JournalFile {
       prevHash = Optional.of(ContentId.ofBytes(line));
       count++;
       length += line.length + 1L;
+      if (r.entry() instanceof JournalEntry.Authorised a) {
+        codec.decided(a.decidedAt());
+      }
       progress.accept(count);
       return r;
+    }
+
+    /** How many grant chains the scan holds now: those a later record may still name. */
+    public int chainsHeld() {
+      return chains.size();
     }
 
     /**
