@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.meshjava.core.Unsigned;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.LinkSpend;
@@ -70,7 +71,7 @@ final class GrantSpendTally {
   private static void add(Map<GrantId, Long> figures, List<SignedGrant> links, long uj) {
     for (SignedGrant link : links) {
       // Saturating, as the ledger's own figures are: a journal's sums cannot wrap negative.
-      figures.merge(link.id(), uj, (a, b) -> a + b < 0 ? Long.MAX_VALUE : a + b);
+      figures.merge(link.id(), uj, Unsigned::saturatingAdd);
     }
   }
 }

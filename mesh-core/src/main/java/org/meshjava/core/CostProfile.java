@@ -46,11 +46,12 @@ public record CostProfile(long ujPerToken, long ujPerOptionScored) {
   public long estimate(ServeRequest request, long payloadTokens) {
     Unsigned.u64("payload tokens", payloadTokens);
     if (request.decision().isPresent()) {
-      return saturatingAdd(
+      return Unsigned.saturatingAdd(
           saturatingMultiply(ujPerToken, payloadTokens),
           saturatingMultiply(ujPerOptionScored, request.decision().get().optionsScored()));
     }
-    return saturatingMultiply(ujPerToken, saturatingAdd(payloadTokens, request.maxTokens()));
+    return saturatingMultiply(
+        ujPerToken, Unsigned.saturatingAdd(payloadTokens, request.maxTokens()));
   }
 
   /**
@@ -64,7 +65,7 @@ public record CostProfile(long ujPerToken, long ujPerOptionScored) {
             .decision()
             .map(d -> saturatingMultiply(ujPerOptionScored, d.optionsScored()))
             .orElse(0L);
-    return saturatingAdd(tokens, options);
+    return Unsigned.saturatingAdd(tokens, options);
   }
 
   private static long saturatingMultiply(long a, long b) {
@@ -74,10 +75,5 @@ public record CostProfile(long ujPerToken, long ujPerOptionScored) {
       return Long.MAX_VALUE;
     }
     return lo;
-  }
-
-  private static long saturatingAdd(long a, long b) {
-    long r = a + b;
-    return r < 0 ? Long.MAX_VALUE : r;
   }
 }

@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
+import org.meshjava.core.Unsigned;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -432,7 +433,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         // A counter that did not move over a serve that did work did not see the work.
         trusted &= !(estimatedUj > 0 && exit.measuredUj() == 0);
         overlapped |= exit.overlapped();
-        measured = saturatingAdd(measured, exit.measuredUj());
+        measured = Unsigned.saturatingAdd(measured, exit.measuredUj());
         apportioned += exit.apportionedUj();
       }
       if (!trusted) {
@@ -463,10 +464,5 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       scheduleDueProbes(now);
       return exits;
     }
-  }
-
-  private static long saturatingAdd(long a, long b) {
-    long r = a + b;
-    return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
   }
 }

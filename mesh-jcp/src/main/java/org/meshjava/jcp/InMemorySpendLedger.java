@@ -176,7 +176,7 @@ final class InMemorySpendLedger implements SpendLedger {
             expiring.add(new Expiring(a.expiry, l.link()));
           }
         }
-        a.reserved = saturatingAdd(a.reserved, amountUj);
+        a.reserved = Unsigned.saturatingAdd(a.reserved, amountUj);
       }
       Reservation r = new Reservation(nextSerial++, leaf, nonce, links, amountUj);
       open.put(r.serial(), r);
@@ -226,7 +226,7 @@ final class InMemorySpendLedger implements SpendLedger {
       for (LinkBudget l : reservation.links()) {
         Account a = account(l.link());
         a.reserved -= reservation.amountUj();
-        a.debited = saturatingAdd(a.debited, debitUj);
+        a.debited = Unsigned.saturatingAdd(a.debited, debitUj);
         after.add(new LinkSpend(l.link(), a.debited, a.reserved));
         forgetIfDone(l.link(), a);
       }
@@ -346,10 +346,5 @@ final class InMemorySpendLedger implements SpendLedger {
 
   private static Instant min(Instant a, Instant b) {
     return a.isBefore(b) ? a : b;
-  }
-
-  private static long saturatingAdd(long a, long b) {
-    long s = a + b;
-    return s < 0 ? Long.MAX_VALUE : s;
   }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.core.Unsigned;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.Presentation;
@@ -77,7 +78,7 @@ final class ConsoleFeed {
       ring.addLast(s);
       long[] t = totals.computeIfAbsent(r.backend(), b -> new long[2]);
       t[0]++;
-      t[1] = saturatingAdd(t[1], r.energy().uj());
+      t[1] = Unsigned.saturatingAdd(t[1], r.energy().uj());
       if (presentation.isPresent() && r.grantId().isPresent()) {
         GrantChain chain = presentation.get().chain();
         grants.put(chain.leaf().id(), chain);
@@ -121,10 +122,5 @@ final class ConsoleFeed {
       totals.forEach((b, t) -> out.add(new Totals(b, t[0], t[1])));
       return out;
     }
-  }
-
-  private static long saturatingAdd(long a, long b) {
-    long sum = a + b;
-    return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
   }
 }
