@@ -58,11 +58,14 @@ public final class GroupCommit<E> {
   /** Orders enqueueing: a record's place in the chain and in the queue are fixed together. */
   private final Object appendLock = new Object();
 
-  private boolean closed;
+  // Written under appendLock; volatile so that refusesAppends, which every serve asks before any
+  // work, reads it without waiting behind an enqueue.
+  private volatile boolean closed;
 
   private final Object queueLock = new Object();
   private final List<E> queue = new ArrayList<>();
-  private @Nullable JournalException failure;
+  // Written under queueLock; volatile for refusesAppends, as closed is.
+  private volatile @Nullable JournalException failure;
 
   private final Object syncMonitor = new Object();
   private boolean syncing;
@@ -109,16 +112,16 @@ public final class GroupCommit<E> {
 
   /** Why an append would be refused now, if it would: {@link Journal#refusesAppends}. */
   public Optional<String> refusesAppends() {
-    synchronized (appendLock) {
-      if (closed) {
-        return Optional.of("journal " + journal + " is closed");
-      }
-      JournalException failure = failure();
-      if (failure != null) {
-        return Optional.of("journal " + journal + " failed: " + failure.getMessage());
-      }
-      return Optional.empty();
+    // No lock: a steward asks this before every serve, and an answer a moment stale is harmless,
+    // since an append still checks both under its lock.
+    if (closed) {
+      return Optional.of("journal " + journal + " is closed");
     }
+    JournalException failed = failure;
+    if (failed != null) {
+      return Optional.of("journal " + journal + " failed: " + failed.getMessage());
+    }
+    return Optional.empty();
   }
 
   /**
