@@ -4,7 +4,6 @@ import java.util.Map;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
-import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
@@ -79,8 +78,6 @@ public final class ChainedReader {
    * place it applies must not call this (RecordedChains' design note).
    */
   public void applied(JournalRecord r) {
-    if (r.entry() instanceof JournalEntry.Authorised a) {
-      codec.decided(a.decidedAt());
-    }
+    codec.applied(r.entry());
   }
 }

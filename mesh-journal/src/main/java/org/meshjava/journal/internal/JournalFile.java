@@ -14,7 +14,6 @@ import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
-import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 
@@ -244,9 +243,7 @@ public final class JournalFile {
       prevHash = Optional.of(ContentId.ofBytes(line));
       count++;
       length += line.length + 1L;
-      if (r.entry() instanceof JournalEntry.Authorised a) {
-        codec.decided(a.decidedAt());
-      }
+      codec.applied(r.entry());
       progress.accept(count);
       return r;
     }

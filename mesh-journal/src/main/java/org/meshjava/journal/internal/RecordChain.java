@@ -38,9 +38,7 @@ public final class RecordChain {
       }
     }
     out.add(one(entry));
-    if (entry instanceof JournalEntry.Authorised a) {
-      codec.decided(a.decidedAt());
-    }
+    codec.applied(entry);
     return out;
   }
 

@@ -86,11 +86,14 @@ public final class RecordCodec {
   }
 
   /**
-   * Notes that an {@code Authorised} record decided at {@code decidedAt} was written, and forgets
-   * the chains no later record can name ({@link RecordedChains#decided}). Decoding never forgets.
+   * Notes that {@code entry} was written, or applied in order by a reader that applies every record
+   * it takes: an {@code Authorised} one forgets the chains no later record can name ({@link
+   * RecordedChains#decided}). Decoding never forgets.
    */
-  public void decided(Instant decidedAt) {
-    chains.decided(decidedAt);
+  public void applied(JournalEntry entry) {
+    if (entry instanceof JournalEntry.Authorised a) {
+      chains.decided(a.decidedAt());
+    }
   }
 
   /** Encodes a record as UTF-8 JSON, without the newline. */
