@@ -57,10 +57,7 @@ public record MeshProperties(
 
   /** Validates and copies. */
   public MeshProperties {
-    if (defaultJouleCeilingUj < 0) {
-      throw new IllegalArgumentException(
-          "mesh.default-joule-ceiling-uj must be non-negative: " + defaultJouleCeilingUj);
-    }
+    requireNonNegative("mesh.default-joule-ceiling-uj", defaultJouleCeilingUj);
     if (closeGrace.isNegative()) {
       throw new IllegalArgumentException("mesh.close-grace must be non-negative: " + closeGrace);
     }
@@ -90,14 +87,18 @@ public record MeshProperties(
 
     /** Validates the settings. */
     public Snapshots {
-      if (everyRecords < 0) {
-        throw new IllegalArgumentException(
-            "mesh.snapshots.every-records must be non-negative: " + everyRecords);
-      }
-      if (everyS < 0) {
-        throw new IllegalArgumentException(
-            "mesh.snapshots.every-s must be non-negative: " + everyS);
-      }
+      requireNonNegative("mesh.snapshots.every-records", everyRecords);
+      requireNonNegative("mesh.snapshots.every-s", everyS);
+    }
+  }
+
+  /**
+   * Refuses a negative count or amount, naming the property as it is written in {@code
+   * application.yml}, so that a failed start says which setting to correct.
+   */
+  private static void requireNonNegative(String property, long value) {
+    if (value < 0) {
+      throw new IllegalArgumentException(property + " must be non-negative: " + value);
     }
   }
 
