@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -62,13 +63,7 @@ final class UserFile {
     if (path.isFolder()) {
       throw new CliException("cannot read " + what + " " + path + ": it is a folder");
     }
-    try (java.io.Reader in =
-        new java.io.InputStreamReader(
-            path.open(),
-            StandardCharsets.UTF_8
-                .newDecoder()
-                .onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT))) {
+    try (java.io.Reader in = new java.io.InputStreamReader(path.open(), strictUtf8())) {
       StringBuilder line = new StringBuilder();
       long index = 0;
       char[] buf = new char[8192];
@@ -99,10 +94,27 @@ final class UserFile {
         each.accept(index, checked(line.toString(), path, what));
       }
     } catch (CharacterCodingException e) {
-      throw new CliException(what + " " + path + " is not text (binary data, or not UTF-8)", e);
+      throw notUtf8(what, path, e);
     } catch (IOException e) {
       throw new CliException("cannot read " + what + " " + path + ": " + reason(e), e);
     }
+  }
+
+  /**
+   * A decoder that refuses what is not UTF-8 rather than replacing it with U+FFFD, so that a binary
+   * or wrongly encoded file is refused as not text instead of being read as something else. A new
+   * one per read, as a decoder keeps state.
+   */
+  private static CharsetDecoder strictUtf8() {
+    return StandardCharsets.UTF_8
+        .newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT)
+        .onUnmappableCharacter(CodingErrorAction.REPORT);
+  }
+
+  /** The refusal of a file that {@link #strictUtf8()} could not decode. */
+  private static CliException notUtf8(String what, Object path, CharacterCodingException e) {
+    return new CliException(what + " " + path + " is not text (binary data, or not UTF-8)", e);
   }
 
   /** {@code text}, refused if it holds control bytes, which no file these commands read holds. */
@@ -162,15 +174,9 @@ final class UserFile {
     byte[] bytes = readBytes(path, what);
     String text;
     try {
-      text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(bytes))
-              .toString();
+      text = strictUtf8().decode(ByteBuffer.wrap(bytes)).toString();
     } catch (CharacterCodingException e) {
-      throw new CliException(what + " " + path + " is not text (binary data, or not UTF-8)", e);
+      throw notUtf8(what, path, e);
     }
     return checked(text.startsWith(String.valueOf(BOM)) ? text.substring(1) : text, path, what);
   }
