@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.meshjava.core.Setting;
 
 /**
  * How a liveness probe samples a counter (§3.3). The rule itself is fixed by the spec and not
@@ -40,9 +41,7 @@ public record LivenessPolicy(
     Objects.requireNonNull(sampleInterval, "sampleInterval");
     Objects.requireNonNull(probeDuration, "probeDuration");
     Objects.requireNonNull(pollInterval, "pollInterval");
-    if (sampleInterval.isNegative() || sampleInterval.isZero()) {
-      throw new IllegalArgumentException("sampleInterval must be positive: " + sampleInterval);
-    }
+    Setting.positive("sampleInterval", sampleInterval, "must be positive: ");
     if (probeDuration.compareTo(MIN_SPAN) < 0) {
       throw new IllegalArgumentException(
           "probeDuration must be at least " + MIN_SPAN.toMillis() + " ms: " + probeDuration);

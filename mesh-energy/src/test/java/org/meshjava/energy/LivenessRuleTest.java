@@ -112,8 +112,10 @@ class LivenessRuleTest {
     assertThatThrownBy(() -> new LivenessPolicy(Duration.ofMillis(100), Duration.ofMillis(400)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("fewer than 5");
+    // The operator's words, unchanged since the check moved to Setting.positive.
     assertThatThrownBy(() -> new LivenessPolicy(Duration.ZERO, Duration.ofMillis(400)))
-        .isInstanceOf(IllegalArgumentException.class);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("sampleInterval must be positive: PT0S");
     assertThat(LivenessPolicy.standard().intervals()).isEqualTo(20);
   }
 }

@@ -314,10 +314,7 @@ public final class OpenAiServer implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting; the server stays draining
    */
   public boolean drain(Duration grace) throws InterruptedException {
-    if (Objects.requireNonNull(grace, "grace").isNegative()) {
-      throw new IllegalArgumentException("grace must not be negative: " + grace);
-    }
-    return operations.drain(grace);
+    return operations.drain(Setting.notNegative("grace", grace, "must not be negative: "));
   }
 
   /** The pool that runs the listeners and every request; for tests. */
