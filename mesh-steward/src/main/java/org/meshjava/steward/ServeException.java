@@ -79,7 +79,10 @@ public sealed class ServeException extends Exception
     JOURNAL_NOT_DURABLE,
     /**
      * A decision, debit or receipt could not be recorded in the journal, so the serve was refused
-     * (§2.2).
+     * (§2.2). Where the journal refused it, the cause is the journal's {@link
+     * org.meshjava.journal.JournalException}: {@code CLOSED} when the journal was closed with its
+     * steward, any other reason when it failed, and then it records nothing more until the steward
+     * is restarted on it, so the same serve asked again is refused again.
      */
     NOT_RECORDED
   }
