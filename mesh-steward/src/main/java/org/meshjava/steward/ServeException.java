@@ -48,7 +48,12 @@ public sealed class ServeException extends Exception
      * No grant was decided, no work done and nothing debited.
      */
     OVER_CEILING,
-    /** Meter: the engine failed. */
+    /**
+     * Meter: the engine failed. Also an engine that gave up because its serving thread was
+     * interrupted (a cancelled {@code Future}, a timeout): the thread still carries its interrupt
+     * when this is thrown, which is how a caller tells its own cancellation from a failure (SPEC.md
+     * 60.1.2 says why there is no reason of its own for it).
+     */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */
     INCONSISTENT_OUTCOME,
