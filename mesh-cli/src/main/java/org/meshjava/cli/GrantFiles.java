@@ -34,6 +34,9 @@ final class GrantFiles {
           .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
           .build();
 
+  /** The latest whole second an {@link Instant}, and so a grant's time, can hold. */
+  private static final Instant LATEST = Instant.MAX.truncatedTo(ChronoUnit.SECONDS);
+
   private GrantFiles() {}
 
   static GrantChain readChain(InputFile path) throws CliException {
@@ -159,9 +162,6 @@ final class GrantFiles {
     }
     return t;
   }
-
-  /** The latest whole second an {@link Instant}, and so a grant's time, can hold. */
-  private static final Instant LATEST = Instant.MAX.truncatedTo(ChronoUnit.SECONDS);
 
   private static boolean isLocalDateTime(String text) {
     try {

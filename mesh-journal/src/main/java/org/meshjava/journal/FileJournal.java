@@ -858,6 +858,7 @@ public final class FileJournal implements Journal {
       return 0;
     }
     Path segment = JournalSegments.file(j.path, j.firstSeq);
+    Path folder = j.path.getParent();
     try {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
@@ -866,7 +867,6 @@ public final class FileJournal implements Journal {
       copy(j.file.channel(), 0, offset, segment, forcer);
       // The segment's name (and its folder's, when just made) must be durable before the rename
       // cuts its records from the live file: a power cut must not keep the cut and lose the copy.
-      Path folder = j.path.getParent();
       forcer.forceDirectory(segments);
       if (folder != null) {
         forcer.forceDirectory(folder);
@@ -877,11 +877,6 @@ public final class FileJournal implements Journal {
           j.path,
           java.nio.file.StandardCopyOption.ATOMIC_MOVE,
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      if (folder != null) {
-        // The rename itself, before the count of records archived is reported.
-        forcer.forceDirectory(folder);
-      }
-      return cut - j.firstSeq;
     } catch (IOException e) {
       // Nothing was moved: the live file still holds every record, so the copies this archive
       // made are only duplicates, part written on a full disk. They go at once, before the
@@ -891,6 +886,17 @@ public final class FileJournal implements Journal {
       removeQuietly(segment, e);
       throw io("cannot archive", j.path, e);
     }
+    if (folder != null) {
+      // The rename itself, before the count of records archived is reported. Outside the catch
+      // above: the live file no longer holds the archived records, so the segment, which does,
+      // must stay whatever this force does.
+      try {
+        forcer.forceDirectory(folder);
+      } catch (IOException e) {
+        throw io("archived, but could not force the rename of", j.path, e);
+      }
+    }
+    return cut - j.firstSeq;
   }
 
   /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */

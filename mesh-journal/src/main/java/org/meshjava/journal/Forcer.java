@@ -2,7 +2,9 @@ package org.meshjava.journal;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
  * Forces a journal file, an archived segment, a snapshot or a directory entry to storage. A seam,
@@ -24,15 +26,28 @@ interface Forcer {
 
   /**
    * Forces the entries of the directory {@code dir}: a file created, renamed or removed in it is
-   * durable only once its directory is, whatever was forced of the file itself. Best effort: not
-   * every platform can open a directory to sync it (Windows cannot), and the rename or creation
-   * stands regardless; so a failure here is not reported.
+   * durable only once its directory is, whatever was forced of the file itself.
+   *
+   * <p>Only a platform that cannot open a directory at all is let off: Windows refuses it ({@link
+   * AccessDeniedException}), and a file system provider may not support it ({@link
+   * UnsupportedOperationException}); there, nothing can be forced, and the rename or creation
+   * stands as the platform keeps it. A directory that opens but whose sync fails (an I/O error from
+   * the device) is a real failure, as for a file: the entry it should have made durable may be lost
+   * to a power cut, so the caller reports it as its own typed failure rather than carry on as if it
+   * were kept (it used to be swallowed with the rest, and a journal whose new file's name was never
+   * forced went on serving).
+   *
+   * @throws IOException if the directory opened but could not be forced
    */
-  default void forceDirectory(Path dir) {
-    try (FileChannel d = FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+  default void forceDirectory(Path dir) throws IOException {
+    FileChannel d;
+    try {
+      d = FileChannel.open(dir, StandardOpenOption.READ);
+    } catch (AccessDeniedException | UnsupportedOperationException cannotOpenDirectories) {
+      return;
+    }
+    try (d) {
       force(d, dir, true);
-    } catch (IOException | UnsupportedOperationException ignored) {
-      // See above: the platform cannot sync a directory, or the sync failed; nothing to undo.
     }
   }
 }

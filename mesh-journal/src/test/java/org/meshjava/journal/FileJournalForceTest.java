@@ -1,6 +1,7 @@
 package org.meshjava.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -150,5 +151,72 @@ class FileJournalForceTest {
     assertThat(r.forced)
         .containsExactly(new Forced(tmp, s.encoded().length, true), new Forced(snaps, 1, true));
     assertThat(Files.readAllBytes(target)).isEqualTo(s.encoded());
+  }
+
+  /** A forcer whose directory syncs fail as a failing device's do, from the {@code n}th on. */
+  private static Forcer directoriesFailFrom(int n) {
+    int[] seen = {0};
+    return (channel, file, metaData) -> {
+      if (Files.isDirectory(file) && ++seen[0] >= n) {
+        throw new java.io.IOException("Input/output error");
+      }
+      channel.force(metaData);
+    };
+  }
+
+  /**
+   * Regression: {@code Forcer.forceDirectory} swallowed every failure, an I/O error from the device
+   * as well as a platform that cannot open a directory, so a new journal whose name was never made
+   * durable opened and took records as if it had been.
+   */
+  @Test
+  void aNewJournal_whoseFolderFailsToSync_isRefusedIo() {
+    Path p = dir.resolve("eio.log");
+    assertThatThrownBy(
+            () ->
+                FileJournal.open(
+                    p, FileChannel::tryLock, FileJournal.Syncer.FORCE, directoriesFailFrom(1)))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage()).contains("Input/output error");
+            });
+  }
+
+  /**
+   * The force of the journal's folder after an archive's rename fails: the archive is refused, and
+   * the segment, now the only copy of the archived records, stays where the next read finds it.
+   */
+  @Test
+  void anArchiveWhoseRenameFailsToSync_isRefusedIo_andKeepsItsSegment() throws Exception {
+    Path p = journal(10);
+    List<byte[]> lines = JournalFile.read(p).lines();
+    List<JournalRecord> before = JournalArchiveTest.readAll(p, JournalPosition.GENESIS);
+    // The segments' folder, the journal's folder before the rename, then the journal's after it.
+    assertThatThrownBy(
+            () ->
+                FileJournal.archive(
+                    p,
+                    JournalArchiveTest.positionAt(lines, 4, -1),
+                    new HashMap<>(),
+                    directoriesFailFrom(3)))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.IO));
+    assertThat(Files.readAllLines(JournalSegments.file(p.toRealPath(), 0))).hasSize(4);
+    assertThat(JournalArchiveTest.readAll(p, JournalPosition.GENESIS)).isEqualTo(before);
+  }
+
+  @Test
+  void aSnapshotWhoseFolderFailsToSync_isRefusedIo() {
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"), directoriesFailFrom(1));
+    assertThatThrownBy(() -> store.save(FileSnapshotStoreTest.at(10)))
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+              assertThat(e.getMessage()).contains("Input/output error");
+            });
   }
 }

@@ -62,15 +62,26 @@ final class GrantBudgets {
     }
   }
 
-  /** Records a debit: the grant's spend, and what its chain has left. */
+  /**
+   * Records a debit: the grant's spend, and what its chain has left. A debit that lands once its
+   * chain has expired (a serve decided before the expiry settles after it) counts in the summed
+   * spend, but the grant is not kept again: it used to be registered anew, its own series back with
+   * a spend counter restarted from that one debit, until the next debit or read forgot it. With
+   * per-grant series such a debit is therefore in none of them.
+   */
   synchronized void debited(DebitResult debit) {
     forgetExpired();
     Kept k = kept.get(debit.grantId());
     if (k == null) {
+      if (!clock.instant().isBefore(debit.chainExpiry())) {
+        if (totalSpend != null) {
+          totalSpend.increment((double) debit.debitedUj());
+        }
+        return;
+      }
       k = keep(debit.grantId());
       kept.put(debit.grantId(), k);
       if (!debit.chainExpiry().equals(Instant.MAX)) {
-        // Also when already past: a serve decided before the expiry may debit after it.
         expiring.add(new Expiring(debit.chainExpiry(), debit.grantId()));
       }
     }

@@ -57,6 +57,39 @@ class GrantBudgetExpiryTest {
         .satisfies(c -> assertThat(c.count()).isEqualTo(200.0));
   }
 
+  /**
+   * Regression: a debit that landed after its grant's chain expired (a serve decided before the
+   * expiry, settled after it) registered the forgotten grant again, its series back with a spend
+   * counter restarted from that one debit, until the next debit or read forgot it once more.
+   */
+  @Test
+  void aLateDebit_afterTheChainExpired_doesNotBringTheGrantsSeriesBack() {
+    StewardMetrics metrics =
+        StewardMetrics.builder(registry).grantIdTags(true).clock(clock).build();
+    metrics.debited(debit(1, 300, 700, T0.plusSeconds(10)));
+
+    now.set(T0.plusSeconds(11));
+    metrics.debited(debit(1, 50, 650, T0.plusSeconds(10)));
+    // Never kept at all: decided before its expiry, first debited after it.
+    metrics.debited(debit(2, 20, 980, T0.plusSeconds(5)));
+
+    assertThat(registry.find("mesh.grant.budget.remaining").gauges()).isEmpty();
+    assertThat(registry.find("mesh.grant.spend").counters()).isEmpty();
+  }
+
+  @Test
+  void aLateDebit_countsInTheSummedSpend_butNotInTheRemainingBudget() {
+    StewardMetrics metrics = StewardMetrics.builder(registry).clock(clock).build();
+    metrics.debited(debit(1, 300, 700, T0.plusSeconds(10)));
+    metrics.debited(debit(2, 100, 900, T0.plusSeconds(100)));
+
+    now.set(T0.plusSeconds(11));
+    metrics.debited(debit(1, 50, 650, T0.plusSeconds(10)));
+
+    assertThat(registry.get("mesh.grant.spend").counter().count()).isEqualTo(450.0);
+    assertThat(remainingSum()).isEqualTo(900.0);
+  }
+
   @Test
   void grantSeries_overManyShortLivedGrants_stayAsFewAsTheUnexpiredOnes() {
     StewardMetrics metrics =

@@ -27,6 +27,7 @@ import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
@@ -701,7 +702,7 @@ final class Endpoints {
    */
   static Reply.Json refusal(ServeException e, boolean granted) {
     Reply.Json reply = refusal(e);
-    return resendFutile(e.reason(), granted) ? reply.futile() : reply;
+    return resendFutile(e, granted) ? reply.futile() : reply;
   }
 
   /**
@@ -709,13 +710,18 @@ final class Endpoints {
    * journal stays not durable, until an operator acts. A granted serve that failed in or after its
    * engine run was decided first, so its presentation is spent (§2.2): the same bytes again are
    * refused {@code presentation-spent}, which would hide why the serve failed. So is one whose
-   * journal could not record it, whichever record failed; the journal must be seen to first.
+   * journal could not record it, whichever record failed; the journal must be seen to first. And so
+   * is any serve, granted or not, refused because its journal failed (a write or sync that did not
+   * take, a lost database session): a failed journal takes no append until the steward is restarted
+   * on it (SPEC.md 60.2), so every resend meets the same refusal. A journal closed with its steward
+   * is not such a failure: the server is going away, and what answers at its address next may serve
+   * the resend.
    */
-  private static boolean resendFutile(ServeException.Reason reason, boolean granted) {
-    return switch (reason) {
+  private static boolean resendFutile(ServeException e, boolean granted) {
+    return switch (e.reason()) {
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE -> true;
-      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, NOT_RECORDED ->
-          granted;
+      case NOT_RECORDED -> granted || journalFailed(e);
+      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED -> granted;
       case PROMPT_MISMATCH,
           QUESTIONS_MISMATCH,
           NO_ADMISSIBLE_BACKEND,
@@ -726,6 +732,16 @@ final class Endpoints {
           GRANT_REFUSED ->
           false;
     };
+  }
+
+  /**
+   * Whether {@code e} was refused because its steward's journal failed for good: its cause is the
+   * journal's failure, any but the close of the steward (the steward gives that cause to every
+   * {@code NOT_RECORDED} a journal refused).
+   */
+  private static boolean journalFailed(ServeException e) {
+    return e.getCause() instanceof JournalException j
+        && j.reason() != JournalException.Reason.CLOSED;
   }
 
   static Reply.Json refusal(ServeException e) {

@@ -14,6 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
+import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
 import org.meshjava.steward.ServeException;
 
 /**
@@ -35,9 +39,13 @@ class RetryAdviceTest {
   }
 
   private static Sent post(Fixture f, JsonNode body) throws Exception {
+    return post(f, "/v1/chat/completions", body);
+  }
+
+  private static Sent post(Fixture f, String path, JsonNode body) throws Exception {
     HttpResponse<String> r =
         f.http.send(
-            HttpRequest.newBuilder(f.uri("/v1/chat/completions"))
+            HttpRequest.newBuilder(f.uri(path))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
                 .build(),
@@ -166,6 +174,86 @@ class RetryAdviceTest {
     assertThat(r.header("Retry-After")).hasValue("1");
     assertThat(r.header("x-should-retry")).isEmpty();
     assertThat(r.header("Connection")).hasValue("close");
+  }
+
+  /**
+   * A journal that records until {@link #breakDown} and then refuses every append, as a file
+   * journal does after a write or sync failed (SPEC.md 60.2).
+   */
+  private static final class BreakingJournal extends ForwardingJournal {
+    private volatile boolean broken;
+
+    BreakingJournal() {
+      super(new InMemoryJournal());
+    }
+
+    void breakDown() {
+      broken = true;
+    }
+
+    @Override
+    public Pending enqueue(JournalEntry entry) throws JournalException {
+      if (broken) {
+        throw new JournalException(JournalException.Reason.IO, "the disk is gone", null);
+      }
+      return super.enqueue(entry);
+    }
+
+    @Override
+    public Optional<String> refusesAppends() {
+      return broken ? Optional.of("journal failed: the disk is gone") : super.refusesAppends();
+    }
+  }
+
+  /**
+   * An ungranted serve refused {@code not_recorded} said nothing, so the SDKs resent it twice to a
+   * journal that takes no append until the steward is restarted on it. Whether the receipt's own
+   * record was refused or the serve was refused before any work because the journal had failed; on
+   * both endpoints, streamed or not (a stream is refused before its first event).
+   */
+  @Test
+  void ungrantedServeOnAFailedJournal_saysNotToResend_onEveryEndpoint() throws Exception {
+    BreakingJournal journal = new BreakingJournal();
+    try (Fixture f = new Fixture(null, b -> b.journal(journal), b -> {})) {
+      assertThat(post(f, Fixture.chat("Recorded.")).status()).isEqualTo(200);
+      journal.breakDown();
+
+      Sent receiptRefused = post(f, Fixture.chat("The receipt's record fails."));
+      assertThat(receiptRefused.status()).as(receiptRefused.body()).isEqualTo(503);
+      assertThat(receiptRefused.code()).isEqualTo("not_recorded");
+      assertThat(receiptRefused.shouldRetry()).contains("false");
+
+      ObjectNode responses = Fixture.JSON.createObjectNode().put("model", "auto");
+      responses.put("input", "Refused before any work.");
+      for (String path : new String[] {"/v1/chat/completions", "/v1/responses"}) {
+        for (boolean stream : new boolean[] {false, true}) {
+          ObjectNode body =
+              path.endsWith("responses") ? responses.deepCopy() : Fixture.chat("Refused.");
+          body.put("stream", stream);
+          Sent s = post(f, path, body);
+          String which = path + (stream ? " streamed" : "");
+          assertThat(s.status()).as(which + ": " + s.body()).isEqualTo(503);
+          assertThat(s.code()).as(which).isEqualTo("not_recorded");
+          assertThat(s.shouldRetry()).as(which).contains("false");
+          assertThat(s.after()).as(which).isEmpty();
+        }
+      }
+    }
+  }
+
+  /**
+   * A journal closed with its steward is not a failure: the server is going away, and what answers
+   * at its address next may serve an ungranted resend.
+   */
+  @Test
+  void ungrantedServeOnAJournalClosedWithItsSteward_leavesTheResendToTheClient() {
+    ServeException closed =
+        new ServeException(
+            ServeException.Reason.NOT_RECORDED,
+            "the receipt could not be journalled",
+            new JournalException(JournalException.Reason.CLOSED, "journal is closed", null));
+    assertThat(Endpoints.refusal(closed, false).retry()).isEqualTo(Reply.Retry.UNSAID);
+    assertThat(Endpoints.refusal(closed, true).retry()).isEqualTo(Reply.Retry.FUTILE);
   }
 
   @Test

@@ -48,7 +48,12 @@ public sealed class ServeException extends Exception
      * No grant was decided, no work done and nothing debited.
      */
     OVER_CEILING,
-    /** Meter: the engine failed. */
+    /**
+     * Meter: the engine failed. Also an engine that gave up because its serving thread was
+     * interrupted (a cancelled {@code Future}, a timeout): the thread still carries its interrupt
+     * when this is thrown, which is how a caller tells its own cancellation from a failure (SPEC.md
+     * 60.1.2 says why there is no reason of its own for it).
+     */
     ENGINE_FAILED,
     /** Meter: the engine's report contradicts the request or itself. */
     INCONSISTENT_OUTCOME,
@@ -79,7 +84,10 @@ public sealed class ServeException extends Exception
     JOURNAL_NOT_DURABLE,
     /**
      * A decision, debit or receipt could not be recorded in the journal, so the serve was refused
-     * (§2.2).
+     * (§2.2). Where the journal refused it, the cause is the journal's {@link
+     * org.meshjava.journal.JournalException}: {@code CLOSED} when the journal was closed with its
+     * steward, any other reason when it failed, and then it records nothing more until the steward
+     * is restarted on it, so the same serve asked again is refused again.
      */
     NOT_RECORDED
   }

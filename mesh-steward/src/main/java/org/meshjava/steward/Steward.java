@@ -493,13 +493,17 @@ public final class Steward implements AutoCloseable {
    * Checked here and not only when a record is queued, because a grant is decided before its record
    * is: deciding it on a failed journal marked the presentation spent in this process, and a resend
    * of it was then refused {@code presentation-spent} (403) although nothing of it was recorded.
+   * The refusal's cause is a {@code FAILED} journal failure, as when a record is refused, so that a
+   * caller can tell a journal failed for good from one closed with its steward (an HTTP binding
+   * tells its clients not to resend on the first, SPEC.md 70).
    */
   private void refuseIfJournalFailed() throws ServeException {
     Optional<String> refuses = journal.refusesAppends();
     if (refuses.isPresent()) {
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
-          refuses.get() + "; nothing is served until the steward is restarted on its journal");
+          refuses.get() + "; nothing is served until the steward is restarted on its journal",
+          new JournalException(JournalException.Reason.FAILED, refuses.get(), null));
     }
   }
 

@@ -3,6 +3,7 @@ package org.meshjava.journal.internal;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalRecord;
@@ -11,34 +12,68 @@ import org.meshjava.journal.JournalSeal;
 /**
  * The chaining state both journals share: the next sequence, the hash of the last encoded record,
  * and the grant chains already recorded. Not thread-safe; callers hold their own lock.
+ *
+ * <p>{@link #advance} is all or nothing: it builds and encodes every record of an entry first and
+ * only then moves the sequence, the last hash and the recorded chains. A throw part way (the
+ * encoder out of memory on the second record, a seal's signer failing) used to leave the sequence
+ * moved past a {@code Chain} record that was never queued and the chain noted as recorded, so the
+ * next record chained from a line no file holds, and a later authorisation on that chain named one
+ * the journal never wrote: a file its next opening refuses.
  */
 public final class RecordChain {
   private final RecordCodec codec;
+  private final Function<JournalRecord, byte[]> encoder;
   private long next;
   private Optional<ContentId> last;
 
   public RecordChain(RecordCodec codec, long next, Optional<ContentId> last) {
+    this(codec, next, last, RecordCodec::encode);
+  }
+
+  /** With {@code encoder} in place of {@link RecordCodec#encode}: a test's seam for a failure. */
+  RecordChain(
+      RecordCodec codec,
+      long next,
+      Optional<ContentId> last,
+      Function<JournalRecord, byte[]> encoder) {
     this.codec = codec;
+    this.encoder = encoder;
     this.next = next;
     this.last = last;
   }
 
   /**
    * Builds the records for {@code entry} and their encodings, and advances: a {@code Chain} record
-   * first when an authorisation presents a chain not yet recorded, then the entry's own.
+   * first when an authorisation presents a chain not yet recorded, then the entry's own. If it
+   * throws, nothing has moved.
    */
   public List<Encoded> advance(JournalEntry entry) {
     List<Encoded> out = new ArrayList<>(2);
+    long seq = next;
+    Optional<ContentId> prev = last;
+    JournalEntry.Chain unrecorded = null;
+    ContentId unrecordedId = null;
     if (entry instanceof JournalEntry.Authorised a) {
       JournalEntry.Chain chain = new JournalEntry.Chain(a.presentation().chain());
       ContentId id = chain.id();
       if (!codec.knows(id)) {
-        out.add(one(chain));
-        codec.remember(id, a.presentation().chain());
+        Encoded first = one(chain, seq, prev);
+        out.add(first);
+        seq++;
+        prev = Optional.of(ContentId.ofBytes(first.line()));
+        unrecorded = chain;
+        unrecordedId = id;
       }
     }
-    out.add(one(entry));
+    Encoded own = one(entry, seq, prev);
+    out.add(own);
+    // Everything is built and encoded: only now does the state move.
+    if (unrecorded != null && unrecordedId != null) {
+      codec.remember(unrecordedId, unrecorded.chain());
+    }
     codec.applied(entry);
+    next = seq + 1;
+    last = Optional.of(ContentId.ofBytes(own.line()));
     return out;
   }
 
@@ -52,16 +87,14 @@ public final class RecordChain {
     return last;
   }
 
-  private Encoded one(JournalEntry entry) {
+  /** The record of {@code entry} at {@code seq} after {@code prev}, encoded; moves nothing. */
+  private Encoded one(JournalEntry entry, long seq, Optional<ContentId> prev) {
     if (entry instanceof JournalEntry.Checkpoint c && c.seal() instanceof JournalSeal.ToSign t) {
       // Signed here, under the journal's lock, so the seal names the place the record really takes.
-      entry = new JournalEntry.Checkpoint(c.note(), t.sign(next, last));
+      entry = new JournalEntry.Checkpoint(c.note(), t.sign(seq, prev));
     }
-    JournalRecord r = new JournalRecord(next, last, entry);
-    byte[] line = RecordCodec.encode(r);
-    next++;
-    last = Optional.of(ContentId.ofBytes(line));
-    return new Encoded(r, line);
+    JournalRecord r = new JournalRecord(seq, prev, entry);
+    return new Encoded(r, encoder.apply(r));
   }
 
   @SuppressWarnings("ArrayRecordComponent") // a carrier from encoder to writer, never compared

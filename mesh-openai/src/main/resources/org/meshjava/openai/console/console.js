@@ -110,11 +110,18 @@ function renderGrants(list) {
 }
 
 // Cumulative µJ per backend against time, one polyline each, drawn as plain SVG.
+// sealed_at_ms is the steward's clock, which may step back (an NTP correction, an operator's
+// date): a later receipt can carry an earlier time. So the receipts are accumulated in time order
+// (sequence breaking ties) and the axis spans the earliest to the latest time seen, never the first
+// and last by sequence; each line then only goes right and up, inside the axes. Drawn by sequence,
+// a step back drew back left of the axis and the line doubled over itself.
 function renderChart(nowMs) {
   const svg = document.getElementById("chart");
   const legend = document.getElementById("legend");
   const W = 800, H = 240, L = 70, R = 10, T = 10, B = 30;
-  const rows = [...seen.values()].sort((a, b) => a.sequence - b.sequence);
+  const rows = [...seen.values()]
+    .filter(r => Number.isFinite(r.sealed_at_ms))
+    .sort((a, b) => a.sealed_at_ms - b.sealed_at_ms || a.sequence - b.sequence);
   const series = new Map();
   for (const r of rows) {
     if (!series.has(r.backend)) series.set(r.backend, { total: 0, points: [] });
@@ -143,7 +150,8 @@ function renderChart(nowMs) {
     return;
   }
   const t0 = rows[0].sealed_at_ms;
-  const t1 = Math.max(nowMs, rows[rows.length - 1].sealed_at_ms, t0 + 1000);
+  const now = Number.isFinite(nowMs) ? nowMs : t0;
+  const t1 = Math.max(now, rows[rows.length - 1].sealed_at_ms, t0 + 1000);
   let top = 1;
   for (const s of series.values()) top = Math.max(top, s.total);
   const x = t => L + (t - t0) / (t1 - t0) * (W - L - R);
