@@ -217,8 +217,9 @@ final class JournalCommand extends CommandGroup {
     /**
      * The steward the first record that names one names, among the records {@code records} streams;
      * reading stops there. A decided grant names it as its subject (every grant a steward decides
-     * does), and a recorded suspension as the signer of the receipt shown as evidence: a journal of
-     * ungranted serves only may hold a suspension and no grant.
+     * does), and a recorded suspension as the signer of the receipt shown as evidence, or as the
+     * origin of the checkpoint shown: a journal of ungranted serves only may hold a suspension and
+     * no grant.
      */
     Optional<DidKey> firstNamedSteward(RecordStream records) throws CliException {
       List<DidKey> found = new ArrayList<>(1);
@@ -247,6 +248,16 @@ final class JournalCommand extends CommandGroup {
         try {
           return Optional.of(org.meshjava.receipt.Jcr1.open(x.envelope()).receipt().steward());
         } catch (org.meshjava.receipt.ReceiptException e) {
+          return Optional.empty(); // the replay refuses it, naming the record
+        }
+      }
+      if (entry instanceof JournalEntry.SuspendedByCheckpoint x) {
+        // The origin of a checkpoint is its log's name, the steward's did:key (SPEC.md §65).
+        try {
+          return Optional.of(
+              DidKey.parse(
+                  org.meshjava.receipt.tlog.Checkpoint.parse(x.checkpoint().text()).origin()));
+        } catch (org.meshjava.receipt.tlog.LogException | DidKeyException e) {
           return Optional.empty(); // the replay refuses it, naming the record
         }
       }
@@ -913,6 +924,11 @@ final class JournalCommand extends CommandGroup {
                 + " envelope "
                 + x.envelope().id()
                 + ", which the journal did not hold";
+        case JournalEntry.SuspendedByCheckpoint x ->
+            head
+                + "Suspended grants: shown checkpoint "
+                + x.checkpoint().text().replace('\n', ' ').strip()
+                + ", which the journal's receipts do not reproduce";
         case JournalEntry.Resumed x -> head + "Resumed grants: " + x.note();
         case JournalEntry.Revoked x ->
             head

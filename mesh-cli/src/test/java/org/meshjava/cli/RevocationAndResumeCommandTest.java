@@ -191,6 +191,51 @@ class RevocationAndResumeCommandTest {
   }
 
   /**
+   * A journal restored from an older copy, then shown a later checkpoint of its steward's log
+   * (SPEC.md §60.4): verify and inspect read the suspension it journals (a journal of ungranted
+   * serves names its steward only by the checkpoint's origin), and resume-grants lifts it.
+   */
+  @Test
+  void aSuspensionOnACheckpoint_isReadByVerifyAndInspect_andLiftedByResumeGrants()
+      throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    Path copy = tmp.resolve("copy.journal");
+    try (Steward s = steward(journal)) {
+      ServeRequest a = request("before the copy");
+      s.serve(a, TokenSequence.of(new int[(int) a.promptTokens()]));
+    }
+    Files.copy(journal, copy);
+    org.meshjava.receipt.tlog.SignedNote later;
+    try (Steward s = steward(journal)) {
+      for (String prompt : List.of("after the copy 0", "after the copy 1")) {
+        ServeRequest r = request(prompt);
+        s.serve(r, TokenSequence.of(new int[(int) r.promptTokens()]));
+      }
+      later = s.checkpoint().orElseThrow();
+    }
+    Files.copy(copy, journal, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    try (Steward s = steward(journal)) {
+      assertThat(s.witnessCheckpoint(later)).isEqualTo(WitnessVerdict.NOT_HELD);
+    }
+    Run verify = mesh("journal", "verify", journal.toString());
+    assertThat(verify.code()).as(verify.err()).isZero();
+    assertThat(verify.out()).contains("grants are suspended").contains("shown a checkpoint");
+    Run inspect = mesh("journal", "inspect", journal.toString());
+    assertThat(inspect.code()).as(inspect.err()).isZero();
+    assertThat(inspect.out()).contains("Suspended grants: shown checkpoint " + stewardId() + " 3 ");
+    Run lifted =
+        mesh("journal", "resume-grants", journal.toString(), "--note", "accepted the rollback");
+    assertThat(lifted.code()).as(lifted.err()).isZero();
+    try (Steward s = steward(journal)) {
+      assertThat(s.grantsSuspended()).isEmpty();
+    }
+  }
+
+  private String stewardId() {
+    return org.meshjava.core.identity.DidKey.of(stewardKey.verificationKey()).value();
+  }
+
+  /**
    * Regression: {@code mesh journal import} copied a journal file its steward still held, so the
    * database missed what the steward appended meanwhile. A held file is now refused before anything
    * is read or any database reached.

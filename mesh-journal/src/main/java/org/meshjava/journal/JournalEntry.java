@@ -16,8 +16,9 @@ import org.meshjava.receipt.Envelope;
 /**
  * What a journal record says (§2.2). A closed set: the decision journal's {@code Authorised},
  * {@code Debited} and {@code Sealed}; the {@code Chain} carrier; and the security decisions a
- * restart must not forget: {@code Suspended}, {@code Resumed} and {@code Revoked} (SPEC.md §60.2);
- * and the transparency log's signed {@code Checkpoint}s (SPEC.md §65).
+ * restart must not forget: {@code Suspended} (on a receipt or on a checkpoint), {@code Resumed} and
+ * {@code Revoked} (SPEC.md §60.2); and the transparency log's signed {@code Checkpoint}s (SPEC.md
+ * §65).
  */
 public sealed interface JournalEntry
     permits JournalEntry.Authorised,
@@ -25,6 +26,7 @@ public sealed interface JournalEntry
         JournalEntry.Debited,
         JournalEntry.Sealed,
         JournalEntry.Suspended,
+        JournalEntry.SuspendedByCheckpoint,
         JournalEntry.Resumed,
         JournalEntry.Revoked,
         JournalEntry.Checkpoint {
@@ -220,6 +222,26 @@ public sealed interface JournalEntry
         throw new IllegalArgumentException("sequence must be non-negative");
       }
       Objects.requireNonNull(envelope, "envelope");
+    }
+  }
+
+  /**
+   * Grants suspended (§2.2, SPEC.md §60.4) on a checkpoint of the transparency log that this
+   * steward signed and its log does not hold: a larger tree than the log now has, or the same or a
+   * smaller size with another root. The steward signed a history its journal no longer holds, so
+   * the journal (with its snapshots) was restored from an older copy, or another journal runs under
+   * the same key. Carries the checkpoint as the evidence; it is written as a {@code Suspended}
+   * record with a {@code checkpoint} key instead of a receipt's (a later addition to the format:
+   * versions before it refuse such a journal, naming the record and the key). Replay checks the
+   * signature and restores the suspension; only a later {@link Resumed} lifts it.
+   *
+   * @param checkpoint the signed checkpoint shown, as shown (with any cosignature lines)
+   */
+  record SuspendedByCheckpoint(org.meshjava.receipt.tlog.SignedNote checkpoint)
+      implements JournalEntry {
+    /** Validates the entry. */
+    public SuspendedByCheckpoint {
+      Objects.requireNonNull(checkpoint, "checkpoint");
     }
   }
 

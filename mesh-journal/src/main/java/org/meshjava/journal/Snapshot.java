@@ -600,16 +600,7 @@ public final class Snapshot {
                 spent,
                 new CborArray(open)))
         .put("revocations", new CborArray(revocations))
-        .put(
-            "suspension",
-            s.suspension()
-                .map(
-                    x ->
-                        CborArray.of(
-                            CborInt.of(x.record()),
-                            CborInt.of(x.receiptSequence()),
-                            CborBytes.of(x.envelopeId().bytes())))
-                .orElse(CborArray.of()))
+        .put("suspension", s.suspension().map(Snapshot::suspensionItems).orElse(CborArray.of()))
         .put(
             "head",
             s.lastSealed()
@@ -632,6 +623,19 @@ public final class Snapshot {
             "counts",
             CborArray.of(CborInt.of(s.authorisations()), CborInt.of(s.revocationsReplayed())))
         .build();
+  }
+
+  /** A suspension's items (SPEC.md §60.8, {@code "suspension"}): see {@code Fields.suspension}. */
+  private static CborArray suspensionItems(Suspension x) {
+    return switch (x.evidence()) {
+      case Suspension.Evidence.ShownReceipt r ->
+          CborArray.of(
+              CborInt.of(x.record()),
+              CborInt.of(r.sequence()),
+              CborBytes.of(r.envelopeId().bytes()));
+      case Suspension.Evidence.ShownCheckpoint c ->
+          CborArray.of(CborInt.of(x.record()), CborText.of(c.checkpoint().encoded()));
+    };
   }
 
   private static CborValue id(GrantId g) {
@@ -784,12 +788,33 @@ public final class Snapshot {
       return Optional.of(decoder.decode(a));
     }
 
-    /** The suspension's items: its record, the receipt shown, that receipt's envelope id. */
-    static Suspension suspension(List<CborValue> a) throws SnapshotException {
-      return new Suspension(
-          uint(a.get(0), "suspension record"),
-          uint(a.get(1), "suspension receipt"),
-          ContentId.fromDigest(bytes(a.get(2), 32, "suspension envelope")));
+    /**
+     * The suspension in force, or empty: its record with the receipt shown and that receipt's
+     * envelope id (three items), or with the checkpoint shown, as its signed note's text (two).
+     */
+    Optional<Suspension> suspension() throws SnapshotException {
+      List<CborValue> a = array(get("suspension"), -1, "suspension");
+      return switch (a.size()) {
+        case 0 -> Optional.empty();
+        case 2 -> {
+          try {
+            yield Optional.of(
+                new Suspension(
+                    uint(a.get(0), "suspension record"),
+                    new Suspension.Evidence.ShownCheckpoint(
+                        SignedNote.parse(text(a.get(1), "suspension checkpoint")))));
+          } catch (org.meshjava.receipt.tlog.LogException e) {
+            throw malformed("suspension checkpoint: " + e.getMessage());
+          }
+        }
+        case 3 ->
+            Optional.of(
+                new Suspension(
+                    uint(a.get(0), "suspension record"),
+                    uint(a.get(1), "suspension receipt"),
+                    ContentId.fromDigest(bytes(a.get(2), 32, "suspension envelope"))));
+        default -> throw malformed("suspension has " + a.size() + " items, not 0, 2 or 3");
+      };
     }
 
     /** The chain head's items: the last receipt's sequence and envelope id. */
@@ -863,7 +888,7 @@ public final class Snapshot {
         List<CborValue> a = array(v, 2, "revocation");
         revocations.put(grant(a.get(0), "revoked grant"), instant(a.get(1), "revoked from"));
       }
-      Optional<Suspension> suspension = optional("suspension", 3, Fields::suspension);
+      Optional<Suspension> suspension = suspension();
       Optional<RecordedReceipt> lastSealed = optional("head", 2, Fields::head);
       List<CborValue> r = array(get("receipts"), 2, "receipts");
       ReceiptIds receipts =

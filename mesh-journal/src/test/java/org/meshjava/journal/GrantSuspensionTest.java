@@ -22,9 +22,27 @@ class GrantSuspensionTest {
     var inForce = GrantSuspension.inForce(h.records());
     assertThat(inForce).isPresent();
     assertThat(inForce.get().record()).isEqualTo(s);
-    assertThat(inForce.get().receiptSequence()).isZero();
-    assertThat(inForce.get().envelopeId())
-        .isEqualTo(((JournalEntry.Suspended) h.records().get((int) s).entry()).envelope().id());
+    assertThat(inForce.get().evidence())
+        .isEqualTo(
+            new Suspension.Evidence.ShownReceipt(
+                0, ((JournalEntry.Suspended) h.records().get((int) s).entry()).envelope().id()));
+  }
+
+  @Test
+  void aSuspensionOnACheckpoint_isInForce_andLifted() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.sealUngranted(0);
+    long s = h.suspendOnCheckpoint(1);
+    var inForce = GrantSuspension.inForce(h.records());
+    assertThat(inForce)
+        .contains(
+            new Suspension(
+                s,
+                new Suspension.Evidence.ShownCheckpoint(
+                    ((JournalEntry.SuspendedByCheckpoint) h.records().get((int) s).entry())
+                        .checkpoint())));
+    InMemoryJournal target = new InMemoryJournal();
+    assertThat(GrantSuspension.lift(withRecovered(target, h), "restored")).isPresent();
   }
 
   @Test

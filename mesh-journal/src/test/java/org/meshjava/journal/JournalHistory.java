@@ -200,6 +200,28 @@ final class JournalHistory {
     return append(new JournalEntry.Suspended(receiptSeq, e));
   }
 
+  /**
+   * Suspends grants with a checkpoint of the steward's log as evidence: one of {@code ahead} more
+   * receipts than sealed so far, as a steward that served on after a copy of its journal was taken
+   * signs it.
+   */
+  long suspendOnCheckpoint(int ahead) {
+    return append(new JournalEntry.SuspendedByCheckpoint(checkpointAhead(STEWARD, ahead)));
+  }
+
+  /** A checkpoint {@code key} signs, in the steward's name, of a tree larger than the one here. */
+  SignedNote checkpointAhead(SigningKey key, int ahead) {
+    MerkleTree longer = new MerkleTree();
+    for (long i = 0; i < tree.size() + ahead; i++) {
+      longer.append(ContentId.ofBytes(new byte[] {(byte) i, 1}).bytes());
+    }
+    try {
+      return new Checkpoint(STEWARD_ID.value(), longer.size(), longer.root()).sign(key);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   long resume() {
     return append(new JournalEntry.Resumed("journal restored from backup"));
   }

@@ -260,6 +260,27 @@ class RecordCodecTest {
   }
 
   @Test
+  void aSuspensionOnACheckpoint_isASuspendedRecordCarryingTheNote_andReadsBackAsWritten()
+      throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 1_000);
+    long s = h.suspendOnCheckpoint(3);
+    List<JournalRecord> back = JournalChain.recover(h.lines()).recovered();
+    assertThat(back).isEqualTo(h.records());
+    JournalEntry.SuspendedByCheckpoint entry =
+        (JournalEntry.SuspendedByCheckpoint) back.get((int) s).entry();
+    assertThat(new String(h.lines().get((int) s), StandardCharsets.UTF_8))
+        .endsWith(
+            "\"entry\":{\"type\":\"Suspended\",\"checkpoint\":"
+                + JSON.writeValueAsString(entry.checkpoint().encoded())
+                + "}}");
+    assertLastEditIsCorrupt(h, r -> entry(r).put("checkpoint", "not a signed note"));
+    assertLastEditIsCorrupt(h, r -> entry(r).put("checkpoint", 1));
+    // One variant or the other, never a mix of a receipt's keys and a checkpoint.
+    assertLastEditIsCorrupt(h, r -> entry(r).put("sequence", 0));
+  }
+
+  @Test
   void theSecurityRecords_areChecked() throws Exception {
     JournalHistory resumed = new JournalHistory();
     resumed.resume();

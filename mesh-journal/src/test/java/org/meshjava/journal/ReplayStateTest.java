@@ -336,6 +336,37 @@ class ReplayStateTest {
   }
 
   @Test
+  void aSuspensionOnACheckpoint_isInForceAfterReplay_untilResumed() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 1_000);
+    long s = h.suspendOnCheckpoint(2);
+    JournalReplay.Result r = JournalReplay.replay(h.records(), JournalHistory.gate());
+    assertThat(r.suspension())
+        .hasValueSatisfying(
+            x -> {
+              assertThat(x.record()).isEqualTo(s);
+              assertThat(x.evidence())
+                  .isEqualTo(
+                      new Suspension.Evidence.ShownCheckpoint(
+                          ((JournalEntry.SuspendedByCheckpoint) h.records().get((int) s).entry())
+                              .checkpoint()));
+              assertThat(x.toString()).contains("size 3").contains("resume-grants");
+            });
+    assertThat(oneByOne(h.records(), JournalHistory.gate()).capture(-1).suspension())
+        .isEqualTo(r.suspension());
+    h.resume();
+    assertThat(JournalReplay.replay(h.records(), JournalHistory.gate()).suspension()).isEmpty();
+  }
+
+  @Test
+  void aSuspensionOnACheckpointNotSignedByThisStewardsLogKey_isRefused() {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 1_000);
+    long s = h.append(new JournalEntry.SuspendedByCheckpoint(h.checkpointAhead(OTHER, 1)));
+    assertRefused(h.records(), s);
+  }
+
+  @Test
   void aSuspensionWhoseEvidenceIsNotThisStewardsReceipt_isRefused() {
     JournalHistory other = new JournalHistory();
     long s =

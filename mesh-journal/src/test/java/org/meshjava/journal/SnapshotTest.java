@@ -175,6 +175,19 @@ class SnapshotTest {
   }
 
   @Test
+  void aSuspensionOnACheckpoint_opensAsSigned() throws Exception {
+    JournalHistory h = new JournalHistory();
+    h.serve(0, 1_000);
+    h.suspendOnCheckpoint(5);
+    SnapshotState state = ReplayStateTest.oneByOne(h.records(), JournalHistory.gate()).capture(-1);
+    assertThat(state.suspension())
+        .hasValueSatisfying(
+            x -> assertThat(x.evidence()).isInstanceOf(Suspension.Evidence.ShownCheckpoint.class));
+    SnapshotState back = Snapshot.open(Snapshot.sign(STEWARD, state).encoded(), STEWARD_ID).state();
+    assertThat(back.suspension()).isEqualTo(state.suspension());
+  }
+
+  @Test
   void anEmptyState_opens() throws Exception {
     SnapshotState empty = ReplayState.fresh(JournalHistory.gate()).capture(-1);
     SnapshotState back = Snapshot.open(Snapshot.sign(STEWARD, empty).encoded(), STEWARD_ID).state();

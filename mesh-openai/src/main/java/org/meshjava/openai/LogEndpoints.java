@@ -22,6 +22,7 @@ import org.meshjava.receipt.tlog.TreeHash;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.WitnessAnswer;
+import org.meshjava.steward.WitnessVerdict;
 
 /**
  * The transparency log over HTTP (SPEC.md §65): the latest signed checkpoint, inclusion and
@@ -52,15 +53,43 @@ final class LogEndpoints {
     return new Reply.Json(200, describe(note.get()));
   }
 
-  /** {@code POST /v1/mesh/checkpoint}: the latest checkpoint carrying a witness's cosignature. */
+  /**
+   * {@code POST /v1/mesh/checkpoint}: the latest checkpoint carrying a witness's cosignature. A
+   * checkpoint this steward signed that its log does not hold is evidence of a rollback or a fork
+   * (SPEC.md §60.4): grants are suspended and it is answered 409 {@code checkpoint_not_held};
+   * anything else gets the cosignature's answers.
+   */
   Reply cosign(JsonNode body) throws BindingException, ServeException {
     String text =
         Endpoints.text(
             body, "checkpoint", "the signed note with the witness's signature line added");
     try {
-      return new Reply.Json(200, describe(steward.cosign(SignedNote.parse(text))));
+      SignedNote note = SignedNote.parse(text);
+      if (notHeld(note)) {
+        Reply.Json notHeld =
+            ErrorReply.of(
+                409,
+                "conflict_error",
+                "checkpoint_not_held",
+                "this steward signed that checkpoint but its log does not hold it: its journal was"
+                    + " restored from an older copy, or another journal runs under its key; grants"
+                    + " are refused from now on",
+                Optional.of("checkpoint"));
+        // Showing it again finds the same journal.
+        return notHeld.futile();
+      }
+      return new Reply.Json(200, describe(steward.cosign(note)));
     } catch (LogException e) {
       return refusal(e, "checkpoint");
+    }
+  }
+
+  /** Whether {@code note} is evidence against the steward's log; no evidence is not. */
+  private boolean notHeld(SignedNote note) {
+    try {
+      return steward.witnessCheckpoint(note) == WitnessVerdict.NOT_HELD;
+    } catch (LogException noEvidence) {
+      return false; // another log's, or no checkpoint: the cosignature's checks answer it
     }
   }
 

@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  *       operator's endpoints (see {@link #drain} for the shutdown);
  *   <li>{@code GET /v1/mesh/checkpoint}, {@code GET /v1/mesh/proof/inclusion?seq=&size=}, {@code
  *       GET /v1/mesh/proof/consistency?from=&to=}: the transparency log (SPEC.md §65); {@code POST
- *       /v1/mesh/checkpoint} takes a witness's cosignature.
+ *       /v1/mesh/checkpoint} takes a witness's cosignature, and answers 409 to a checkpoint the
+ *       steward signed that its log does not hold (grants are then refused, SPEC.md §60.4).
  *   <li>Off unless {@link Builder#console} enables it, on a listener of its own: the read-only
  *       operator console at {@code GET /console} and the JSON it reads ({@code GET
  *       /v1/mesh/receipts}, {@code /v1/mesh/grants}, {@code /v1/mesh/status}; SPEC.md §75).

@@ -183,8 +183,7 @@ class GrantedServeTest {
   }
 
   /** The {@code x-should-retry} header of the answer to {@code body} posted at {@code path}. */
-  private static Optional<String> shouldRetry(Fixture f, String path, JsonNode body)
-      throws Exception {
+  static Optional<String> shouldRetry(Fixture f, String path, JsonNode body) throws Exception {
     return f.http
         .send(
             HttpRequest.newBuilder(f.uri(path))

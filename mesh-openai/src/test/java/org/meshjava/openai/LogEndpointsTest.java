@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.journal.FileJournal;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
@@ -220,5 +223,62 @@ class LogEndpointsTest {
       served.verify(wk);
       served.verify(Checkpoint.logKey(f.steward.identity()));
     }
+  }
+
+  /**
+   * A checkpoint the steward signed that its log does not hold (here: a second journal under the
+   * same key, as a journal restored from an older copy is) is evidence: 409 {@code
+   * checkpoint_not_held}, not to be resent, and grants are refused from then on (SPEC.md §60.4).
+   * One the log holds, another key's, and a note that is no checkpoint keep their answers and
+   * suspend nothing.
+   */
+  @TempDir Path tmp;
+
+  @Test
+  void aCheckpointTheLogDoesNotHold_is409CheckpointNotHeld_andSuspendsGrants() throws Exception {
+    SigningKey key = SigningKey.generate();
+    SignedNote later;
+    try (Fixture before = new Fixture(key, b -> {}, s -> {})) {
+      for (int i = 0; i < 3; i++) {
+        serve(before, "before " + i);
+      }
+      later = SignedNote.parse(before.get("/v1/mesh/checkpoint").json().get("checkpoint").asText());
+    }
+    // The same key over a durable journal that lacks those receipts.
+    FileJournal restored = FileJournal.open(tmp.resolve("restored.journal"));
+    try (Fixture f = new Fixture(key, b -> b.journal(restored), s -> {})) {
+      serve(f, "after 0");
+      SignedNote held =
+          SignedNote.parse(f.get("/v1/mesh/checkpoint").json().get("checkpoint").asText());
+      serve(f, "after 1");
+      f.get("/v1/mesh/checkpoint");
+      f.post("/v1/mesh/checkpoint", shown(held)).error(409, "checkpoint_mismatch");
+      SigningKey other = SigningKey.generate();
+      f.post(
+              "/v1/mesh/checkpoint",
+              shown(
+                  new Checkpoint(f.steward.logKey().name(), 9, TreeHash.of(new byte[32]))
+                      .sign(other)))
+          .error(409, "checkpoint_mismatch");
+      f.post(
+              "/v1/mesh/checkpoint",
+              shown(SignedNote.sign("no checkpoint\n", f.steward.logKey().name(), key)))
+          .error(409, "checkpoint_mismatch");
+      assertThat(f.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isTrue();
+
+      Fixture.Answer refused = f.post("/v1/mesh/checkpoint", shown(later));
+      assertThat(refused.error(409, "checkpoint_not_held").get("message").asText())
+          .contains("restored from an older copy");
+      assertThat(GrantedServeTest.shouldRetry(f, "/v1/mesh/checkpoint", shown(later)))
+          .contains("false");
+      assertThat(f.get("/v1/mesh/steward").json().get("grants_honoured").asBoolean()).isFalse();
+      assertThat(f.steward.grantsSuspended()).isPresent();
+    }
+  }
+
+  private static ObjectNode shown(SignedNote note) {
+    ObjectNode body = Fixture.JSON.createObjectNode();
+    body.put("checkpoint", note.encoded());
+    return body;
   }
 }

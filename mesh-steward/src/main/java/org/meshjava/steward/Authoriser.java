@@ -196,8 +196,15 @@ final class Authoriser {
    * a restart keeps it. The suspension takes effect first: if the record cannot be written (the
    * journal has failed), grants stay refused in this process, and no later record can be written
    * either.
+   *
+   * @param record the {@link JournalEntry.Suspended} or {@link JournalEntry.SuspendedByCheckpoint}
+   *     record carrying the evidence
    */
-  void suspend(String reason, JournalEntry.Suspended record) {
+  void suspend(String reason, JournalEntry record) {
+    if (!(record instanceof JournalEntry.Suspended
+        || record instanceof JournalEntry.SuspendedByCheckpoint)) {
+      throw new IllegalArgumentException("not a suspension: " + record);
+    }
     if (!suspension.compareAndSet(null, reason)) {
       return;
     }

@@ -19,6 +19,7 @@ import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.TreeHash;
 import org.meshjava.receipt.tlog.internal.MerkleTree;
 import org.meshjava.receipt.tlog.internal.TransparencyLog;
 import org.slf4j.Logger;
@@ -233,6 +234,38 @@ sealed class LogKeeper permits LogKeeper.Off {
     } catch (LogException e) {
       throw new IllegalStateException("leaf " + index + " vanished from the log", e);
     }
+  }
+
+  /**
+   * What a checkpoint shown to the steward says against its log (SPEC.md §60.4): empty when the log
+   * reproduces it (its size is within the log and the log's root at that size is the signed one, so
+   * the log is consistent with it), else what does not hold. The log only grows while the steward
+   * runs and every checkpoint is journalled before it is handed out, so a checkpoint it signed that
+   * its log does not reproduce was signed over a history this journal no longer holds.
+   *
+   * @throws LogException when the note is no evidence about this log: not signed by its key ({@code
+   *     UNSIGNED}, {@code BAD_SIGNATURE}), not a checkpoint of it ({@code MALFORMED_CHECKPOINT});
+   *     {@code NOT_KEPT} when the log is turned off
+   */
+  Optional<String> contradiction(SignedNote shown) throws LogException {
+    TransparencyLog t = log();
+    Checkpoint signed = Checkpoint.open(shown, t.logKey());
+    long held = t.size();
+    if (signed.size() > held) {
+      return Optional.of(
+          "it signed a tree of " + signed.size() + " receipts but its log holds " + held);
+    }
+    TreeHash root = t.root(signed.size());
+    if (!root.equals(signed.root())) {
+      return Optional.of(
+          "it signed root "
+              + signed.root().base64()
+              + " at size "
+              + signed.size()
+              + " but its log's root there is "
+              + root.base64());
+    }
+    return Optional.empty();
   }
 
   /** After a serve: signs a checkpoint when the cadence is due. A failure is logged, not thrown. */

@@ -864,9 +864,46 @@ public final class Steward implements AutoCloseable {
   }
 
   /**
+   * Answers whether the transparency log holds the tree a checkpoint this steward signed describes
+   * (§2.2, SPEC.md §60.4): {@link WitnessVerdict#HELD} when the log reproduces it (its size is
+   * within the log and the log's root at that size is the signed one), else {@link
+   * WitnessVerdict#NOT_HELD}.
+   *
+   * <p>Every checkpoint is journalled before it is handed out and the log only grows, so one this
+   * steward signed that its log does not reproduce (a larger tree, or another root at a size the
+   * log has) shows that the journal was restored from an older copy, or that another journal runs
+   * under this key (a fork): presentations and budget spent after that point could be spent again.
+   * As for a receipt the journal lacks ({@link #witnessed}), the steward then refuses every grant
+   * ({@link GrantsSuspendedException}) until an operator restores the journal and lifts the
+   * suspension ({@code mesh journal resume-grants}), while ungranted serves go on; the suspension,
+   * carrying the checkpoint, is journalled, so a restart keeps it.
+   *
+   * @throws LogException when the note is no evidence about this steward and changes nothing: not
+   *     signed by {@link #logKey()} ({@code UNSIGNED}, {@code BAD_SIGNATURE}), not a checkpoint of
+   *     its log ({@code MALFORMED_CHECKPOINT}); {@code NOT_KEPT} when the log is turned off
+   */
+  public WitnessVerdict witnessCheckpoint(SignedNote checkpoint) throws LogException {
+    Optional<String> contradiction = logKeeper.contradiction(checkpoint);
+    if (contradiction.isEmpty()) {
+      return WitnessVerdict.HELD;
+    }
+    authoriser.suspend(
+        "shown a checkpoint of its transparency log that journal "
+            + journal.describe()
+            + " does not hold: "
+            + contradiction.get()
+            + " (the journal was restored from an older copy, or another journal runs under this"
+            + " key); restore the journal, then lift with `mesh journal resume-grants`",
+        new JournalEntry.SuspendedByCheckpoint(checkpoint));
+    return WitnessVerdict.NOT_HELD;
+  }
+
+  /**
    * Accepts a witness's cosignature: {@code cosigned} is the latest checkpoint carrying a line by a
    * witness key configured with {@link Builder#witness}. It is verified, journalled and from then
-   * on served with the checkpoint.
+   * on served with the checkpoint. A checkpoint this steward signed that its log does not hold is
+   * first taken as evidence, as {@link #witnessCheckpoint} takes it: grants are suspended, and it
+   * is refused {@code CHECKPOINT_MISMATCH}.
    *
    * @return the latest checkpoint with every accepted cosignature
    * @throws LogException {@code CHECKPOINT_MISMATCH} when it is not the latest checkpoint, {@code
@@ -875,6 +912,18 @@ public final class Steward implements AutoCloseable {
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled
    */
   public SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
+    WitnessVerdict verdict;
+    try {
+      verdict = witnessCheckpoint(cosigned);
+    } catch (LogException noEvidence) {
+      verdict = WitnessVerdict.HELD; // not this log's: the cosignature checks below answer it
+    }
+    if (verdict == WitnessVerdict.NOT_HELD) {
+      throw new LogException(
+          LogException.Reason.CHECKPOINT_MISMATCH,
+          "this steward signed that checkpoint but its log does not hold it; grants are refused"
+              + " from now on");
+    }
     return logKeeper.cosign(cosigned);
   }
 

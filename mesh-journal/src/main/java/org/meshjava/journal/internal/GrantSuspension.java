@@ -26,6 +26,10 @@ public final class GrantSuspension {
     for (JournalRecord r : records) {
       if (r.entry() instanceof JournalEntry.Suspended s) {
         current = Optional.of(new Suspension(r.seq(), s.sequence(), s.envelope().id()));
+      } else if (r.entry() instanceof JournalEntry.SuspendedByCheckpoint c) {
+        current =
+            Optional.of(
+                new Suspension(r.seq(), new Suspension.Evidence.ShownCheckpoint(c.checkpoint())));
       } else if (r.entry() instanceof JournalEntry.Resumed) {
         current = Optional.empty();
       }

@@ -156,6 +156,10 @@ public final class RecordCodec {
           g.writeStringField("envelope_id", x.envelope().id().hex());
           g.writeStringField("envelope", x.envelope().hex());
         }
+        case JournalEntry.SuspendedByCheckpoint x -> {
+          g.writeStringField("type", "Suspended");
+          g.writeStringField("checkpoint", x.checkpoint().encoded());
+        }
         case JournalEntry.Resumed x -> {
           g.writeStringField("type", "Resumed");
           g.writeStringField("note", x.note());
@@ -331,6 +335,17 @@ public final class RecordCodec {
                       : Optional.empty());
             }
             case "Suspended" -> {
+              if (e.has("checkpoint")) {
+                Fields f = new Fields(e, expectedSeq, Set.of("type", "checkpoint"));
+                try {
+                  yield new JournalEntry.SuspendedByCheckpoint(
+                      SignedNote.parse(f.text("checkpoint")));
+                } catch (LogException bad) {
+                  throw corrupt(
+                      expectedSeq,
+                      "suspended on a checkpoint that is not a signed note: " + bad.getMessage());
+                }
+              }
               Fields f =
                   new Fields(e, expectedSeq, Set.of("type", "sequence", "envelope_id", "envelope"));
               Envelope envelope = Envelope.of(f.hex("envelope"));

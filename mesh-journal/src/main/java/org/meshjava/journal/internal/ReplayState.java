@@ -33,6 +33,8 @@ import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.tlog.Checkpoint;
+import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,6 +221,7 @@ public final class ReplayState {
       }
       case JournalEntry.Sealed s -> sealed(r.seq(), s, opened);
       case JournalEntry.Suspended x -> suspension = Optional.of(suspended(r.seq(), x));
+      case JournalEntry.SuspendedByCheckpoint x -> suspension = Optional.of(suspended(r.seq(), x));
       case JournalEntry.Resumed x -> {
         if (suspension.isEmpty()) {
           throw refused(r.seq(), "lifts a suspension, but none is in force");
@@ -392,6 +395,22 @@ public final class ReplayState {
               + gate.holder());
     }
     return new Suspension(seq, x.sequence(), x.envelope().id());
+  }
+
+  /** A recorded suspension, checked: its evidence is a checkpoint this steward's log key signed. */
+  private Suspension suspended(long seq, JournalEntry.SuspendedByCheckpoint x)
+      throws JournalException {
+    try {
+      Checkpoint.open(x.checkpoint(), Checkpoint.logKey(gate.holder()));
+    } catch (LogException e) {
+      throw refused(
+          seq,
+          "records a suspension whose evidence is not a checkpoint of the steward "
+              + gate.holder()
+              + ": "
+              + e.getMessage());
+    }
+    return new Suspension(seq, new Suspension.Evidence.ShownCheckpoint(x.checkpoint()));
   }
 
   /**
