@@ -31,6 +31,10 @@ import org.meshjava.core.DecisionQuestion;
  * index): the most probable option, as a boolean for a proposition, else as the option's string; so
  * it satisfies the schema. Immutable.
  *
+ * <p>Every question's text and option (and an extension key) must be well-formed Unicode, as a
+ * prompt's text must: they enter the request id through the decision prompt's UTF-8, where a lone
+ * surrogate would become {@code ?} and give distinct bodies one id, so one presentation for both.
+ *
  * @param keys the member name of each question's answer
  * @param questions the typed questions, in order
  */
@@ -91,7 +95,10 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
       if (key != null && !key.isNull() && !key.isTextual()) {
         throw invalid(path + ".key", path + ".key must be a string");
       }
-      keys.add(key == null || key.isNull() ? Integer.toString(i) : key.asText());
+      keys.add(
+          key == null || key.isNull()
+              ? Integer.toString(i)
+              : Prompt.wellFormed(key.asText(), path + ".key"));
       try {
         questions.add(
             switch (kind) {
@@ -112,14 +119,17 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
   private static Optional<DecisionBody> schema(JsonNode body, GrantedServeRequest.Endpoint endpoint)
       throws BindingException {
     String param;
+    String schemaPath;
     JsonNode format;
     JsonNode schema;
     if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
       param = "response_format";
+      schemaPath = "response_format.json_schema.schema";
       format = body.get("response_format");
       schema = format == null ? null : format.path("json_schema").get("schema");
     } else {
       param = "text.format";
+      schemaPath = "text.format.schema";
       format = body.path("text").get("format");
       schema = format == null ? null : format.get("schema");
     }
@@ -152,6 +162,7 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     List<DecisionQuestion> questions = new ArrayList<>();
     for (Map.Entry<String, JsonNode> p : properties.properties()) {
       String name = p.getKey();
+      String propertyPath = schemaPath + ".properties." + name;
       JsonNode prop = p.getValue();
       for (Iterator<String> words = prop.fieldNames(); words.hasNext(); ) {
         String word = words.next();
@@ -165,9 +176,10 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
                   + "'; only boolean and string-enum properties are asked as decisions");
         }
       }
+      // A property's name needs no check: the JSON parser refuses a lone surrogate in a key.
       String text =
           prop.path("description").isTextual() && !prop.get("description").asText().isBlank()
-              ? prop.get("description").asText()
+              ? Prompt.wellFormed(prop.get("description").asText(), propertyPath + ".description")
               : name;
       String type = prop.path("type").asText("");
       try {
@@ -180,7 +192,8 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
               throw unsupported(
                   param, "property '" + name + "' has an enum value that is not a string");
             }
-            options.add(o.asText());
+            options.add(
+                Prompt.wellFormed(o.asText(), propertyPath + ".enum[" + options.size() + "]"));
           }
           questions.add(new DecisionQuestion.Choice(text, options));
         } else {
@@ -248,7 +261,7 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
     if (v == null || !v.isTextual()) {
       throw invalid(path + "." + field, path + "." + field + " must be a string");
     }
-    return v.asText();
+    return Prompt.wellFormed(v.asText(), path + "." + field);
   }
 
   private static List<String> strings(JsonNode v, String path) throws BindingException {
@@ -260,7 +273,7 @@ record DecisionBody(List<String> keys, List<DecisionQuestion> questions) {
       if (!s.isTextual()) {
         throw invalid(path, path + " must be an array of strings");
       }
-      out.add(s.asText());
+      out.add(Prompt.wellFormed(s.asText(), path + "[" + out.size() + "]"));
     }
     return out;
   }

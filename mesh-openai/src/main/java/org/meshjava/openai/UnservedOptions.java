@@ -64,8 +64,16 @@ final class UnservedOptions {
       // Read for its type alone: with no tools served, no bound on their calls is reached.
       WholeNumberField.read(body, "max_tool_calls");
       JsonNode include = present(body, "include");
-      if (include != null && include.isArray()) {
+      if (include != null) {
+        // Any other shape is refused, not skipped: a bare string naming the log probabilities
+        // was served without them, as if nothing had been asked.
+        if (!include.isArray()) {
+          throw invalidInclude();
+        }
         for (JsonNode asked : include) {
+          if (!asked.isTextual()) {
+            throw invalidInclude();
+          }
           // The other includes name outputs of tools, images or reasoning, none of which a
           // reply here has, so there is nothing for them to leave out.
           if ("message.output_text.logprobs".equals(asked.asText())) {
@@ -124,6 +132,13 @@ final class UnservedOptions {
     if (present(body, field) != null) {
       throw unsupported(field, why);
     }
+  }
+
+  private static BindingException invalidInclude() {
+    return new BindingException(
+        BindingException.Reason.INVALID_FIELD,
+        "include",
+        "include must be an array of strings, each naming an extra output, or null");
   }
 
   private static BindingException unsupported(String field, String why) {

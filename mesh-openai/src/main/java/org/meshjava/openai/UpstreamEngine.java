@@ -1,6 +1,7 @@
 package org.meshjava.openai;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -274,8 +275,18 @@ public final class UpstreamEngine extends DescribedEngine {
           stopped = !sink.acceptRun(run);
         }
       }
+    } catch (JsonProcessingException e) {
+      // The parser's own message, without its location or class: the client reads this text.
+      throw new EngineException(
+          "upstream " + name() + " sent a stream event that is not JSON: " + e.getOriginalMessage(),
+          e);
     } catch (IOException e) {
-      throw new EngineException("upstream " + name() + " stream failed: " + e, e);
+      throw new EngineException(
+          "upstream "
+              + name()
+              + " stream failed: "
+              + (e.getMessage() == null ? "the connection ended" : e.getMessage()),
+          e);
     }
     TokenSequence rest = reply.finish();
     if (!stopped && rest.size() > 0) {

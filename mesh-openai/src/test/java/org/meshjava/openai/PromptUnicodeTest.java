@@ -125,6 +125,77 @@ class PromptUnicodeTest {
   }
 
   /**
+   * A typed decision's question texts and options enter the request id through the decision
+   * prompt's UTF-8, but were never checked: {@code "is it \ud800?"} and {@code "is it \udbff?"}
+   * were both served, with one request id (so one presentation for both). Each place such text
+   * rides is refused 400 {@code invalid_unicode} naming it, in both decision shapes.
+   */
+  @ParameterizedTest
+  @MethodSource("illFormed")
+  void decisionText_withALoneSurrogate_isRefusedAsInvalidUnicode(String bad) {
+    String q = quote(bad);
+    String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],";
+    String extension = chat + "\"mesh_decision\":{\"questions\":[";
+    String schema =
+        "{\"type\":\"json_schema\",\"json_schema\":{\"name\":\"x\",\"schema\":"
+            + "{\"type\":\"object\",\"properties\":{\"a\":";
+    List<List<String>> cases =
+        List.of(
+            List.of(
+                "/v1/chat/completions",
+                extension + "{\"kind\":\"proposition\",\"text\":" + q + "}]}}",
+                "mesh_decision.questions[0].text"),
+            List.of(
+                "/v1/chat/completions",
+                extension
+                    + "{\"kind\":\"choice\",\"text\":\"t\",\"options\":[\"ok\","
+                    + q
+                    + "]}]}}",
+                "mesh_decision.questions[0].options[1]"),
+            List.of(
+                "/v1/chat/completions",
+                extension + "{\"kind\":\"score\",\"text\":\"t\",\"rubric\":[" + q + ",\"b\"]}]}}",
+                "mesh_decision.questions[0].rubric[0]"),
+            List.of(
+                "/v1/responses",
+                "{\"input\":\"x\",\"mesh_decision\":{\"questions\":[{\"kind\":\"proposition\","
+                    + "\"text\":\"t\",\"key\":"
+                    + q
+                    + "}]}}",
+                "mesh_decision.questions[0].key"),
+            List.of(
+                "/v1/chat/completions",
+                chat
+                    + "\"response_format\":"
+                    + schema
+                    + "{\"type\":\"boolean\",\"description\":"
+                    + q
+                    + "}}}}}}",
+                "response_format.json_schema.schema.properties.a.description"),
+            List.of(
+                "/v1/chat/completions",
+                chat
+                    + "\"response_format\":"
+                    + schema
+                    + "{\"type\":\"string\",\"enum\":[\"b\","
+                    + q
+                    + "]}}}}}}",
+                "response_format.json_schema.schema.properties.a.enum[1]"),
+            List.of(
+                "/v1/responses",
+                "{\"input\":\"x\",\"text\":{\"format\":{\"type\":\"json_schema\",\"name\":\"x\","
+                    + "\"schema\":{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\","
+                    + "\"enum\":["
+                    + q
+                    + ",\"b\"]}}}}}}",
+                "text.format.schema.properties.a.enum[0]"));
+    for (List<String> c : cases) {
+      JsonNode e = f.post(c.get(0), c.get(1)).error(400, "invalid_unicode");
+      assertThat(e.get("param").asText()).as(c.get(1)).isEqualTo(c.get(2));
+    }
+  }
+
+  /**
    * {@code GET /v1/models/{model}} with %-escapes that decode to bytes that are not well-formed
    * UTF-8 (an encoded surrogate, an overlong form, a byte that begins no character, one cut short)
    * was refused by Jetty before the API saw it: 400 {@code http_400} "Bad UTF-8 encoding", where

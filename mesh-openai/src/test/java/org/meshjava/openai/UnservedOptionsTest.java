@@ -91,6 +91,32 @@ class UnservedOptionsTest {
     assertThat(f.post("/v1/responses", fine).status()).isEqualTo(200);
   }
 
+  /**
+   * {@code include} that was not an array was skipped, so {@code "include":
+   * "message.output_text.logprobs"} (a bare string, as a hand-written client might send it) was
+   * served without the log probabilities it asks for. Any shape but an array of strings is refused,
+   * naming the field.
+   */
+  @Test
+  void responsesInclude_ofAnotherShape_isRefusedNamingIt() throws Exception {
+    for (String include :
+        new String[] {
+          "\"message.output_text.logprobs\"",
+          "{\"a\":\"message.output_text.logprobs\"}",
+          "5",
+          "[null]",
+          "[[\"message.output_text.logprobs\"]]"
+        }) {
+      ObjectNode body = JSON.createObjectNode().put("input", "x");
+      body.set("include", JSON.readTree(include));
+      JsonNode e = f.post("/v1/responses", body).error(400, "invalid_field");
+      assertThat(e.get("param").asText()).as(include).isEqualTo("include");
+    }
+    ObjectNode none = JSON.createObjectNode().put("input", "x");
+    none.putNull("include");
+    assertThat(f.post("/v1/responses", none).status()).isEqualTo(200);
+  }
+
   @Test
   void retrievingAModel_answersItsEntryOfTheList_or404ModelNotFound() {
     JsonNode list = f.get("/v1/models").json().get("data");

@@ -110,6 +110,36 @@ class UpstreamStreamPiecesTest {
     return pieces;
   }
 
+  /**
+   * An upstream event that is not JSON failed the stream with the parser exception's {@code
+   * toString()} as the error event's message ({@code com.fasterxml.jackson.core.JsonParseException:
+   * Unexpected character ...}): a Java class name handed to the client. The message now says what
+   * the upstream sent, in words.
+   */
+  @Test
+  void aDeltaThatIsNotJson_failsTheStream_withAMessageNamingNoJavaClass() throws Exception {
+    String broken = chunk("Hello", null) + "data: {broken\n\n";
+    try (ScriptedUpstream up = upstream(broken);
+        Fixture f = front(up)) {
+      ObjectNode body = Fixture.chat("Stream me.");
+      body.put("max_tokens", 16).put("stream", true);
+      Fixture.Answer chat = f.post("/v1/chat/completions", body);
+      JsonNode error = Fixture.JSON.readTree(chat.data().get(chat.data().size() - 1)).get("error");
+      assertThat(error.get("code").asText()).isEqualTo("engine_failed");
+      assertThat(error.get("message").asText())
+          .contains("sent a stream event that is not JSON")
+          .doesNotContain("Exception")
+          .doesNotContain("com.fasterxml");
+
+      ObjectNode asked = Fixture.JSON.createObjectNode();
+      asked.put("input", "Stream me.").put("max_output_tokens", 16).put("stream", true);
+      Fixture.Answer responses = f.post("/v1/responses", asked);
+      JsonNode event = Fixture.JSON.readTree(responses.data().get(responses.data().size() - 1));
+      assertThat(event.get("type").asText()).isEqualTo("error");
+      assertThat(event.get("message").asText()).contains("not JSON").doesNotContain("Exception");
+    }
+  }
+
   @Test
   void chatStream_relaysEachUpstreamDelta_asOneChunk() throws Exception {
     try (ScriptedUpstream up = upstream(wholeStream());
