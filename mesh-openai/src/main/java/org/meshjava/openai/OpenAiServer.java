@@ -803,12 +803,17 @@ public final class OpenAiServer implements AutoCloseable {
       }
       ObjectNode body =
           switch (code) {
-            case 413 ->
-                ErrorReply.body(
-                    "invalid_request_error",
-                    "body_too_large",
-                    "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
-                    Optional.empty());
+            case 413 -> {
+              // The rest of the body is not wanted: close rather than let Jetty drain it to keep
+              // the connection (it did when the body came in the head's own packets), as every
+              // other refusal decided before the body is read does (SPEC.md 70).
+              response.getHeaders().put(HttpHeader.CONNECTION, "close");
+              yield ErrorReply.body(
+                  "invalid_request_error",
+                  "body_too_large",
+                  "the body is larger than this server's limit of " + maxBodyBytes + " bytes",
+                  Optional.empty());
+            }
             case 426 -> {
               // RFC 9110 §15.5.22: a 426 names the protocol to use.
               response.getHeaders().put(HttpHeader.UPGRADE, "HTTP/1.1");

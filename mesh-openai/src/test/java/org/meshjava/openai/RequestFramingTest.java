@@ -108,6 +108,31 @@ class RequestFramingTest {
     }
   }
 
+  /**
+   * A declared length over the limit whose body came in the same write as its head: Jetty's size
+   * limit answered 413 and then drained the body to keep the connection, although SPEC.md 70 says a
+   * refusal decided from the head closes it (a hostile-HTTP probe saw the connection stay open).
+   */
+  @Test
+  void declaredLengthOverTheLimit_withItsBodyInTheSameWrite_is413_andClosesTheConnection()
+      throws Exception {
+    try (Fixture small = new Fixture(null, b -> {}, b -> b.maxBodyBytes(256));
+        RawConnection conn = new RawConnection(small)) {
+      byte[] body = new byte[300];
+      java.util.Arrays.fill(body, (byte) ' ');
+      body[0] = '{';
+      body[body.length - 1] = '}';
+      String head = RawConnection.post(CHAT, JSON, "Content-Length: " + body.length);
+      byte[] head8 = head.getBytes(StandardCharsets.US_ASCII);
+      byte[] whole = java.util.Arrays.copyOf(head8, head8.length + body.length);
+      System.arraycopy(body, 0, whole, head8.length, body.length);
+      RawConnection.Response r = conn.send(whole).read();
+      r.answer().error(413, "body_too_large");
+      assertThat(r.header("Connection")).as(r.head()).hasValue("close");
+      assertThat(conn.closedWithin(2_000)).isTrue();
+    }
+  }
+
   @Test
   void expect100Continue_withARefusalDecidableFromHeaders_isAnsweredWithoutTheInterim100()
       throws Exception {
