@@ -25,7 +25,8 @@ import org.meshjava.receipt.tlog.TreeHash;
  * definition of MTH verbatim; the levels are only a cache of its results, so correctness does not
  * depend on them.
  *
- * <p>Each level ({@link TreeLevel}) is a read-only base followed by a growable heap tail. A tree
+ * <p>Each level ({@link TreeLevel}) is a read-only base followed by a heap tail of fixed-size
+ * chunks (so the heap holds the hashes and at most one part-filled chunk per level). A tree
  * restored over saved levels ({@link #overLevels}) reads them in place as its bases, so a restart
  * copies none of the snapshot's bytes (a memory-mapped file, say) into fresh memory; a tree built
  * by appends has empty bases. A level is only ever written at its end (a complete subtree never

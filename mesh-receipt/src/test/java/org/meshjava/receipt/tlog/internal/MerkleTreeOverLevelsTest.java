@@ -68,7 +68,7 @@ class MerkleTreeOverLevelsTest {
   }
 
   static LongStream sizes() {
-    return LongStream.concat(LongStream.rangeClosed(0, 300), LongStream.of(511, 1000, 4097));
+    return LongStream.concat(LongStream.rangeClosed(0, 300), LongStream.of(511, 1000, 4097, 8193));
   }
 
   @ParameterizedTest(name = "size {0}")
