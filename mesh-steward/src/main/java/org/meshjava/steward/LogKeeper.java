@@ -88,6 +88,9 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
 
     @Override
+    void adoptLevels(long first, MerkleTree saved) {}
+
+    @Override
     synchronized Optional<SignedNote> checkpoint() {
       return Optional.empty();
     }
@@ -215,6 +218,15 @@ sealed class LogKeeper permits LogKeeper.Off {
       return new byte[0];
     }
     return t.packedLevels(count);
+  }
+
+  /**
+   * Reads the tree's levels over receipts {@code first ..} from {@code saved} from now on (a
+   * snapshot's tree, mapped back from its file), dropping their heap copies; nothing changes unless
+   * it is this log's tree at its size ({@link TransparencyLog#adoptLevels}).
+   */
+  void adoptLevels(long first, MerkleTree saved) {
+    tree().adoptLevels(first, saved);
   }
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */

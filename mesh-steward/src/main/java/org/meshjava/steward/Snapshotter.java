@@ -167,7 +167,40 @@ final class Snapshotter implements AutoCloseable {
     store.save(s);
     savedThrough = s.position().count();
     LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());
+    readBack(state, s.position());
     return s.position();
+  }
+
+  /**
+   * Maps the snapshot just saved back from its store and reads the receipt ids and the tree's
+   * levels from there from now on, dropping their heap copies, so that what the steward keeps on
+   * the heap per receipt is what came after its latest snapshot (SPEC.md §60.9). Only a store that
+   * maps its files (a direct buffer) gains from this; one that hands out arrays would put a copy on
+   * the heap, so nothing changes there. Anything that does not match what was just written, or
+   * fails, changes nothing: the heap copies stay, and are as right as before.
+   */
+  private void readBack(ReplayState state, JournalPosition saved) {
+    try {
+      java.util.Optional<java.nio.ByteBuffer> file = store.latestBuffer();
+      if (file.isEmpty() || !file.get().isDirect()) {
+        return;
+      }
+      Snapshot back =
+          Snapshot.open(file.get(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
+      if (back.position().count() != saved.count()
+          || !back.position().lastHash().equals(saved.lastHash())) {
+        return;
+      }
+      long first = back.state().receipts().first();
+      if (state.adoptReceipts(back.state().receipts())) {
+        back.tree().ifPresent(t -> keeper.adoptLevels(first, t));
+      }
+    } catch (SnapshotException | RuntimeException e) {
+      LOG.warn(
+          "journal snapshot at record {} not read back, its state stays on the heap: {}",
+          saved.count(),
+          e.getMessage());
+    }
   }
 
   /** Stops the cadence without writing, for a steward that never started. */

@@ -72,6 +72,31 @@ final class TreeLevel {
         packed.slice(index, length).asReadOnlyBuffer().order(ByteOrder.BIG_ENDIAN));
   }
 
+  /**
+   * This level with {@code saved}'s base in place of its own: the same hashes, the first {@code
+   * saved}'s count of them read from there, and every tail chunk wholly inside that base dropped.
+   * {@code saved} must hold this level's first hashes (the caller checks) and no tail.
+   *
+   * @throws IllegalArgumentException if {@code saved} has a tail or a shorter base than this level
+   */
+  TreeLevel rebasedOn(TreeLevel saved) {
+    if (!saved.chunks.isEmpty() || saved.baseCount < baseCount) {
+      throw new IllegalArgumentException(
+          "a level of " + saved.baseCount + " saved hashes cannot replace a base of " + baseCount);
+    }
+    TreeLevel t = new TreeLevel(saved.base);
+    for (int c = 0; c < chunks.size(); c++) {
+      // A chunk whose every position is in the new base is never read again.
+      t.chunks.add((long) (c + 1) * CHUNK <= t.baseCount ? null : chunks.get(c));
+    }
+    return t;
+  }
+
+  /** How many hashes the base holds. */
+  long baseCount() {
+    return baseCount;
+  }
+
   /** Copies the hash at {@code position} into {@code dst}'s first 32 bytes. */
   void read(long position, byte[] dst) {
     if (position < baseCount) {
