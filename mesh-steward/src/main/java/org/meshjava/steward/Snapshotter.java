@@ -167,7 +167,10 @@ final class Snapshotter implements AutoCloseable {
     store.save(s);
     savedThrough = s.position().count();
     LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());
-    readBack(state, s.position());
+    if (!closed) {
+      // On close the heap is about to go: reading the snapshot back would only delay the stop.
+      readBack(state, s.position());
+    }
     return s.position();
   }
 
