@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
@@ -85,6 +90,54 @@ class SnapshotReadBackTest {
     try (Steward s = f.steward(FileJournal.open(journal)).snapshots(store).build()) {
       assertThat(s.logRoot()).isEqualTo(expected.root());
       assertThat(s.head().nextSequence()).isEqualTo(served.size());
+    }
+  }
+
+  @Test
+  void snapshotsReadBackWhileServesRun_leaveTheSameLog() throws Exception {
+    Path journal = dir.resolve("steward.journal");
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
+    List<ServeResult> served = Collections.synchronizedList(new ArrayList<>());
+    try (Steward s =
+        f.steward(FileJournal.openUnsynced(journal)).snapshots(store).snapshotEvery(0).build()) {
+      ExecutorService pool = Executors.newFixedThreadPool(2);
+      List<Future<?>> work = new ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        int thread = t;
+        work.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 3000; i++) {
+                    ServeRequest req =
+                        GrantFixture.request("concurrent " + thread + " " + i, 1, 30_000);
+                    served.add(s.serve(req, GrantFixture.payload(req)));
+                  }
+                  return null;
+                }));
+      }
+      while (work.stream().anyMatch(w -> !w.isDone())) {
+        s.snapshot();
+      }
+      for (Future<?> w : work) {
+        w.get();
+      }
+      pool.shutdown();
+      s.snapshot();
+
+      List<ServeResult> bySequence = new ArrayList<>(served);
+      bySequence.sort(Comparator.comparingLong(r -> r.receipt().sequence()));
+      MerkleTree expected = new MerkleTree();
+      for (ServeResult r : bySequence) {
+        expected.append(r.envelope().id().bytes());
+      }
+      assertThat(s.logRoot()).isEqualTo(expected.root());
+      long size = s.checkpoint().map(n -> expected.size()).orElseThrow();
+      for (int i = 0; i < bySequence.size(); i += 11) {
+        ServeResult r = bySequence.get(i);
+        assertThat(s.witness(r.receipt(), r.envelope())).isEqualTo(WitnessVerdict.HELD);
+        assertThat(s.inclusionProof(r.receipt().sequence(), size))
+            .isEqualTo(expected.inclusionProof(i, size));
+      }
     }
   }
 }
