@@ -91,6 +91,11 @@ sealed class LogKeeper permits LogKeeper.Off {
     void adoptLevels(long first, MerkleTree saved) {}
 
     @Override
+    void adoptReceipts(ReceiptIds saved) {
+      recorded.adopt(saved);
+    }
+
+    @Override
     synchronized Optional<SignedNote> checkpoint() {
       return Optional.empty();
     }
@@ -228,6 +233,13 @@ sealed class LogKeeper permits LogKeeper.Off {
   void adoptLevels(long first, MerkleTree saved) {
     tree().adoptLevels(first, saved);
   }
+
+  /**
+   * Reads the envelope ids {@code saved} holds (a snapshot's, mapped back from its file; this
+   * keeper's own copy) from there, where the keeper keeps an index of them: only with the log off
+   * ({@link Off}); with it on, the tree's leaves answer and this does nothing.
+   */
+  void adoptReceipts(ReceiptIds saved) {}
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */
   void append(long sequence, ContentId envelopeId) {

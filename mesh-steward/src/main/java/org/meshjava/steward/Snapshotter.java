@@ -178,9 +178,10 @@ final class Snapshotter implements AutoCloseable {
    * Maps the snapshot just saved back from its store and reads the receipt ids and the tree's
    * levels from there from now on, dropping their heap copies, so that what the steward keeps on
    * the heap per receipt is what came after its latest snapshot (SPEC.md §60.9). Only a store that
-   * maps its files (a direct buffer) gains from this; one that hands out arrays would put a copy on
-   * the heap, so nothing changes there. Anything that does not match what was just written, or
-   * fails, changes nothing: the heap copies stay, and are as right as before.
+   * maps its files (a direct buffer) gains from this (with the log off, the witness index reads the
+   * ids there too); one that hands out arrays would put a copy on the heap, so nothing changes
+   * there. Anything that does not match what was just written, or fails, changes nothing: the heap
+   * copies stay, and are as right as before.
    */
   private void readBack(ReplayState state, JournalPosition saved) {
     try {
@@ -194,9 +195,12 @@ final class Snapshotter implements AutoCloseable {
           || !back.position().lastHash().equals(saved.lastHash())) {
         return;
       }
-      long first = back.state().receipts().first();
-      if (state.adoptReceipts(back.state().receipts())) {
-        back.tree().ifPresent(t -> keeper.adoptLevels(first, t));
+      org.meshjava.journal.ReceiptIds ids = back.state().receipts();
+      // The witness index gets a list of its own over the same bytes: the replay adds to its list.
+      org.meshjava.journal.ReceiptIds forIndex = ids.copy();
+      if (state.adoptReceipts(ids)) {
+        keeper.adoptReceipts(forIndex);
+        back.tree().ifPresent(t -> keeper.adoptLevels(forIndex.first(), t));
       }
     } catch (SnapshotException | RuntimeException e) {
       LOG.warn(

@@ -140,4 +140,35 @@ class SnapshotReadBackTest {
       }
     }
   }
+
+  @Test
+  void withTheLogOff_theWitnessIndexReadsTheSnapshotsIds_andHoldsEveryReceipt() throws Exception {
+    Path journal = dir.resolve("steward.journal");
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
+    List<ServeResult> served = new ArrayList<>();
+    MerkleTree unused = new MerkleTree();
+    try (Steward s =
+        f.steward(FileJournal.openUnsynced(journal))
+            .snapshots(store)
+            .snapshotEvery(0)
+            .transparencyLog(false)
+            .build()) {
+      serve(s, 5000, served, unused);
+      s.snapshot();
+      serve(s, 300, served, unused);
+      s.snapshot();
+      serve(s, 20, served, unused);
+      for (int i = 0; i < served.size(); i++) {
+        ServeResult r = served.get(i);
+        assertThat(s.witness(r.receipt(), r.envelope()))
+            .as("receipt %d", i)
+            .isEqualTo(WitnessVerdict.HELD);
+      }
+    }
+    try (Steward s =
+        f.steward(FileJournal.open(journal)).snapshots(store).transparencyLog(false).build()) {
+      ServeResult r = served.getLast();
+      assertThat(s.witness(r.receipt(), r.envelope())).isEqualTo(WitnessVerdict.HELD);
+    }
+  }
 }
