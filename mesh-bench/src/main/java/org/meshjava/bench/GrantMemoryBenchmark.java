@@ -74,7 +74,8 @@ public final class GrantMemoryBenchmark {
     }
   }
 
-  private static long liveHeap() throws InterruptedException {
+  /** The heap in use after three full collections: what is live. */
+  static long liveHeap() throws InterruptedException {
     MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
     for (int i = 0; i < 3; i++) {
       System.gc();

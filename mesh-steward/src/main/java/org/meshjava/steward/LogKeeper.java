@@ -89,6 +89,14 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
 
     @Override
+    void adoptLevels(long first, MerkleTree saved) {}
+
+    @Override
+    void adoptReceipts(ReceiptIds saved) {
+      recorded.adopt(saved);
+    }
+
+    @Override
     synchronized Optional<SignedNote> checkpoint() {
       return Optional.empty();
     }
@@ -217,6 +225,22 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
     return t.packedLevels(count);
   }
+
+  /**
+   * Reads the tree's levels over receipts {@code first ..} from {@code saved} from now on (a
+   * snapshot's tree, mapped back from its file), dropping their heap copies; nothing changes unless
+   * it is this log's tree at its size ({@link TransparencyLog#adoptLevels}).
+   */
+  void adoptLevels(long first, MerkleTree saved) {
+    tree().adoptLevels(first, saved);
+  }
+
+  /**
+   * Reads the envelope ids {@code saved} holds (a snapshot's, mapped back from its file; this
+   * keeper's own copy) from there, where the keeper keeps an index of them: only with the log off
+   * ({@link Off}); with it on, the tree's leaves answer and this does nothing.
+   */
+  void adoptReceipts(ReceiptIds saved) {}
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */
   void append(long sequence, ContentId envelopeId) {

@@ -167,7 +167,47 @@ final class Snapshotter implements AutoCloseable {
     store.save(s);
     savedThrough = s.position().count();
     LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());
+    if (!closed) {
+      // On close the heap is about to go: reading the snapshot back would only delay the stop.
+      readBack(state, s.position());
+    }
     return s.position();
+  }
+
+  /**
+   * Maps the snapshot just saved back from its store and reads the receipt ids and the tree's
+   * levels from there from now on, dropping their heap copies, so that what the steward keeps on
+   * the heap per receipt is what came after its latest snapshot (SPEC.md §60.9). Only a store that
+   * maps its files (a direct buffer) gains from this (with the log off, the witness index reads the
+   * ids there too); one that hands out arrays would put a copy on the heap, so nothing changes
+   * there. Anything that does not match what was just written, or fails, changes nothing: the heap
+   * copies stay, and are as right as before.
+   */
+  private void readBack(ReplayState state, JournalPosition saved) {
+    try {
+      java.util.Optional<java.nio.ByteBuffer> file = store.latestBuffer();
+      if (file.isEmpty() || !file.get().isDirect()) {
+        return;
+      }
+      Snapshot back =
+          Snapshot.open(file.get(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
+      if (back.position().count() != saved.count()
+          || !back.position().lastHash().equals(saved.lastHash())) {
+        return;
+      }
+      org.meshjava.journal.ReceiptIds ids = back.state().receipts();
+      // The witness index gets a list of its own over the same bytes: the replay adds to its list.
+      org.meshjava.journal.ReceiptIds forIndex = ids.copy();
+      if (state.adoptReceipts(ids)) {
+        keeper.adoptReceipts(forIndex);
+        back.tree().ifPresent(t -> keeper.adoptLevels(forIndex.first(), t));
+      }
+    } catch (SnapshotException | RuntimeException e) {
+      LOG.warn(
+          "journal snapshot at record {} not read back, its state stays on the heap: {}",
+          saved.count(),
+          e.getMessage());
+    }
   }
 
   /** Stops the cadence without writing, for a steward that never started. */

@@ -796,6 +796,11 @@ public final class Steward implements AutoCloseable {
     }
   }
 
+  /** The bytes the log's tree holds on the heap (SPEC.md §60.9); for tests. */
+  long logHeapBytes() throws LogException {
+    return logKeeper.log().heapBytes();
+  }
+
   /**
    * Returns the latest signed checkpoint of the transparency log, first signing and journalling a
    * new one if receipts were sealed since the last: a C2SP checkpoint as a signed note, with the

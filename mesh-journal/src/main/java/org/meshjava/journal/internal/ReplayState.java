@@ -57,7 +57,7 @@ public final class ReplayState {
   private final RecordedChains recorded;
   private final Map<Long, Pending> open = new LinkedHashMap<>();
   private final Map<Long, Settled> settled = new HashMap<>();
-  private final ReceiptIds receipts;
+  private ReceiptIds receipts;
 
   // Where the replay has got to; a fresh replay starts here, a restored one from its snapshot.
   private Optional<RecordedReceipt> last = Optional.empty();
@@ -140,6 +140,27 @@ public final class ReplayState {
   /** The receipts recorded so far. */
   public ReceiptIds receipts() {
     return receipts;
+  }
+
+  /**
+   * Reads the receipt ids from {@code saved} from now on, in place of the ones this replay holds:
+   * for a replay that has just written them into a snapshot its store mapped back (SPEC.md §60.9),
+   * so that the heap keeps only the ids added after it. {@code saved} is taken over (ids are added
+   * to it) and its bytes must never change. Nothing changes unless it holds as many ids, from the
+   * same first receipt, ending in the same id.
+   *
+   * @return whether the ids were taken
+   */
+  public boolean adoptReceipts(ReceiptIds saved) {
+    long n = receipts.size();
+    if (saved.first() != receipts.first()
+        || saved.size() != n
+        || (n > 0
+            && !saved.get(saved.first() + n - 1).equals(receipts.get(receipts.first() + n - 1)))) {
+      return false;
+    }
+    receipts = saved;
+    return true;
   }
 
   /**

@@ -25,7 +25,8 @@ import org.meshjava.receipt.tlog.TreeHash;
  * definition of MTH verbatim; the levels are only a cache of its results, so correctness does not
  * depend on them.
  *
- * <p>Each level ({@link TreeLevel}) is a read-only base followed by a growable heap tail. A tree
+ * <p>Each level ({@link TreeLevel}) is a read-only base followed by a heap tail of fixed-size
+ * chunks (so the heap holds the hashes and at most one part-filled chunk per level). A tree
  * restored over saved levels ({@link #overLevels}) reads them in place as its bases, so a restart
  * copies none of the snapshot's bytes (a memory-mapped file, say) into fresh memory; a tree built
  * by appends has empty bases. A level is only ever written at its end (a complete subtree never
@@ -171,6 +172,57 @@ public final class MerkleTree {
               + packedLength(size)
               + " bytes)");
     }
+  }
+
+  /**
+   * Reads this tree's first {@code saved.size()} leaves, and every complete subtree over them, from
+   * {@code saved}'s levels from now on, and drops the heap copies of them: a steward that has just
+   * written its tree into a snapshot file and mapped it back keeps on the heap only what came after
+   * (SPEC.md §60.9). {@code saved} must be a tree restored over its levels ({@link #overLevels})
+   * with nothing appended, and no larger than this one. Its root must be this tree's root at its
+   * size, which is checked; a tree that does not match (or is not restored over levels, or covers
+   * fewer leaves than this tree's present bases) changes nothing. The same rule as {@link
+   * #overLevels} applies: its bytes must never change while this tree lives.
+   *
+   * @return whether the levels were taken
+   */
+  public boolean adoptLevels(MerkleTree saved) {
+    long n;
+    TreeHash savedRoot;
+    List<TreeLevel> savedLevels;
+    synchronized (saved) {
+      n = saved.size;
+      savedRoot = n == 0 ? TreeHash.empty() : saved.subtreeHash(0, n);
+      savedLevels = List.copyOf(saved.levels);
+    }
+    synchronized (this) {
+      if (n == 0 || n > size || !savedRoot.equals(subtreeHash(0, n))) {
+        return false;
+      }
+      for (int k = 0; k < savedLevels.size(); k++) {
+        TreeLevel mine = levels.get(k);
+        TreeLevel theirs = savedLevels.get(k);
+        if (theirs.tailBytes() != 0 || theirs.baseCount() < mine.baseCount()) {
+          return false;
+        }
+      }
+      for (int k = 0; k < savedLevels.size(); k++) {
+        levels.set(k, levels.get(k).rebasedOn(savedLevels.get(k)));
+      }
+      return true;
+    }
+  }
+
+  /**
+   * The bytes this tree holds on the heap: its levels' tails and its leaf lookup, not the bases it
+   * reads in place. For tests and measurements of what a steward keeps (SPEC.md §60.9).
+   */
+  public synchronized long heapBytes() {
+    long bytes = byHash == null ? 0 : 4L * byHash.length;
+    for (TreeLevel level : levels) {
+      bytes += level.tailBytes();
+    }
+    return bytes;
   }
 
   /** Appends an entry (its leaf hash is SHA-256(0x00 || entry)) and returns its leaf index. */

@@ -112,6 +112,22 @@ public final class TransparencyLog {
   }
 
   /**
+   * Reads the log's leaves from {@code first} on, and the subtrees over them, from {@code saved}'s
+   * levels from now on ({@link MerkleTree#adoptLevels}); nothing changes unless {@code saved}
+   * starts at this log's first receipt and is this log's tree at its size.
+   *
+   * @return whether the levels were taken
+   */
+  public synchronized boolean adoptLevels(long first, MerkleTree saved) {
+    return first == firstSequence && tree.adoptLevels(saved);
+  }
+
+  /** The bytes the log's tree holds on the heap ({@link MerkleTree#heapBytes}). */
+  public synchronized long heapBytes() {
+    return tree.heapBytes();
+  }
+
+  /**
    * Returns the hash of leaf {@code index}.
    *
    * @throws LogException {@code OUT_OF_RANGE} when there is no such leaf

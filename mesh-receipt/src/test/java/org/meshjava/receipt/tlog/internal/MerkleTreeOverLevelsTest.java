@@ -68,7 +68,7 @@ class MerkleTreeOverLevelsTest {
   }
 
   static LongStream sizes() {
-    return LongStream.concat(LongStream.rangeClosed(0, 300), LongStream.of(511, 1000, 4097));
+    return LongStream.concat(LongStream.rangeClosed(0, 300), LongStream.of(511, 1000, 4097, 8193));
   }
 
   @ParameterizedTest(name = "size {0}")
@@ -159,6 +159,61 @@ class MerkleTreeOverLevelsTest {
     }
     out.removeIf(n -> n < 1 || n > size);
     return new ArrayList<>(out);
+  }
+
+  static LongStream adoptedSizes() {
+    Random random = new Random(42);
+    return LongStream.concat(
+        LongStream.of(1, 2, 7, 300, 4095, 4096, 4097, 8192, 8193, 9000),
+        random.longs(6, 1, 12_000));
+  }
+
+  @ParameterizedTest(name = "saved at {0}")
+  @MethodSource("adoptedSizes")
+  void adoptLevels_ofItsOwnSavedLevels_isTheSameTree_withTheCoveredChunksDropped(long saved)
+      throws Exception {
+    long size = saved + 37;
+    MerkleTree original = builtByAppends(size);
+    MerkleTree kept = builtByAppends(size);
+    long heap = kept.heapBytes();
+    MerkleTree back = MerkleTree.overLevels(saved, view(inside(original.packedLevels(saved))));
+
+    assertThat(kept.adoptLevels(back)).isTrue();
+
+    // Every level's chunks wholly below its saved count are gone; level 0's alone are that many.
+    long leafChunks = saved / TreeLevel.CHUNK;
+    assertThat(kept.heapBytes()).isLessThanOrEqualTo(heap - leafChunks * TreeLevel.CHUNK * 32);
+    assertSameTree(kept, original, saved);
+    for (long i = size; i < 2 * size + 5; i++) {
+      assertThat(kept.append(entry(i))).isEqualTo(original.append(entry(i)));
+    }
+    assertSameTree(kept, original, saved);
+  }
+
+  @Test
+  void adoptLevels_ofAnotherTree_aLargerOne_oneGrownSince_orOneShorterThanItsBases_changesNothing()
+      throws Exception {
+    MerkleTree kept = builtByAppends(100);
+    MerkleTree other = new MerkleTree();
+    for (int i = 0; i < 50; i++) {
+      other.append(entry(1000 + i));
+    }
+    MerkleTree grown = MerkleTree.overLevels(50, view(inside(kept.packedLevels(50))));
+    grown.append(entry(50));
+
+    assertThat(kept.adoptLevels(MerkleTree.overLevels(50, view(inside(other.packedLevels(50))))))
+        .as("another tree's levels")
+        .isFalse();
+    assertThat(kept.adoptLevels(builtByAppends(101))).as("a larger tree").isFalse();
+    assertThat(kept.adoptLevels(grown)).as("levels with appends after them").isFalse();
+    assertThat(kept.adoptLevels(new MerkleTree())).as("an empty tree").isFalse();
+    assertSameTree(kept, builtByAppends(100), 100);
+
+    MerkleTree restored = MerkleTree.overLevels(80, view(inside(kept.packedLevels(80))));
+    assertThat(restored.adoptLevels(MerkleTree.overLevels(50, view(inside(kept.packedLevels(50))))))
+        .as("fewer leaves than its bases hold")
+        .isFalse();
+    assertSameTree(restored, MerkleTree.overLevels(80, view(inside(kept.packedLevels(80)))), 80);
   }
 
   @Test

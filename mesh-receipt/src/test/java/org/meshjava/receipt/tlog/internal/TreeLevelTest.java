@@ -67,4 +67,45 @@ class TreeLevelTest {
     level.read(3, read);
     assertThat(read).isEqualTo(hash(3));
   }
+
+  @Test
+  void reads_acrossTailChunks_overBasesAroundAChunk_giveTheHashFiledThere() {
+    int c = TreeLevel.CHUNK;
+    for (int baseCount : new int[] {0, 1, c - 1, c, c + 1, 2 * c + 5}) {
+      TreeLevel level = baseCount == 0 ? TreeLevel.empty() : over(baseCount);
+      int end = 3 * c + 7;
+      for (int i = baseCount; i < end; i++) {
+        level.put(i, hash(i));
+      }
+      byte[] packed = new byte[end * 32];
+      level.copyTo(end, packed, 0);
+      byte[] read = new byte[32];
+      for (int i = 0; i < end; i++) {
+        level.read(i, read);
+        assertThat(read).as("hash %d over a base of %d", i, baseCount).isEqualTo(hash(i));
+        assertThat(Arrays.copyOfRange(packed, i * 32, i * 32 + 32)).isEqualTo(hash(i));
+      }
+    }
+  }
+
+  @Test
+  void tail_holdsAtMostOneChunkMoreThanItsHashes_justPastAPowerOfTwo() {
+    // A tail grown by doubling holds twice its hashes here; chunks hold what they must.
+    int hashes = (1 << 16) + 1;
+    TreeLevel level = TreeLevel.empty();
+    for (int i = 0; i < hashes; i++) {
+      level.put(i, hash(i));
+    }
+    assertThat(level.tailBytes())
+        .isGreaterThanOrEqualTo(hashes * 32L)
+        .isLessThanOrEqualTo((hashes + TreeLevel.CHUNK) * 32L);
+  }
+
+  @Test
+  void tail_overABase_allocatesNoChunkInsideTheBase() {
+    int c = TreeLevel.CHUNK;
+    TreeLevel level = over(3 * c + 1);
+    level.put(3L * c + 1, hash(1));
+    assertThat(level.tailBytes()).isEqualTo(c * 32L);
+  }
 }
