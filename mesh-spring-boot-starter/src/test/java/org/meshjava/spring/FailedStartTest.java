@@ -1,0 +1,150 @@
+package org.meshjava.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.steward.Steward;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * A start that fails says which property is at fault and leaves nothing open behind it: the next
+ * start in the same process, over the same journal, is not refused the journal's lock.
+ */
+class FailedStartTest {
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(MeshAutoConfiguration.class))
+          .withPropertyValues("mesh.meter=estimator", "mesh.backends[0].name=small");
+
+  @TempDir Path dir;
+
+  private String journalProperty() {
+    return "mesh.journal=" + dir.resolve("steward.journal");
+  }
+
+  /** A start over the same journal succeeds: no steward or journal of a failed start holds it. */
+  private void theJournalStartsAgain() {
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Steward.class).readiness().ready()).isTrue();
+            });
+  }
+
+  /**
+   * Regression: a customizer that threw left the journal mesh.journal had opened locked (no steward
+   * had taken it to close it), so the next start in the process was refused the journal, "held by
+   * another steward in this process".
+   */
+  @Test
+  void aCustomizerThatThrows_failsTheStart_andReleasesTheJournal() {
+    runner
+        .withPropertyValues(journalProperty())
+        .withBean(
+            StewardBuilderCustomizer.class,
+            () ->
+                b -> {
+                  throw new IllegalStateException("customizer refused");
+                })
+        .run(
+            context ->
+                assertThat(context).getFailure().hasStackTraceContaining("customizer refused"));
+    theJournalStartsAgain();
+  }
+
+  /**
+   * Regression: a customizer whose {@code built} threw left the steward it was handed open (Spring
+   * destroys only the beans it was given), holding its journal for the rest of the process.
+   */
+  @Test
+  void aBuiltHookThatThrows_failsTheStart_andClosesTheSteward() {
+    runner
+        .withPropertyValues(journalProperty())
+        .withBean(
+            StewardBuilderCustomizer.class,
+            () ->
+                new StewardBuilderCustomizer() {
+                  @Override
+                  public void customize(Steward.Builder builder) {}
+
+                  @Override
+                  public void built(Steward steward) {
+                    throw new IllegalStateException("built refused");
+                  }
+                })
+        .run(context -> assertThat(context).getFailure().hasStackTraceContaining("built refused"));
+    theJournalStartsAgain();
+  }
+
+  /**
+   * Regression: a journal that cannot be opened (a folder, a journal another context holds) failed
+   * the start in the journal's words only, naming the file but not the property that named it.
+   */
+  @Test
+  void aJournalThatCannotBeOpened_failsTheStart_namingMeshJournal() {
+    runner
+        .withPropertyValues("mesh.journal=" + dir)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("mesh.journal: cannot open " + dir));
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            first ->
+                runner
+                    .withPropertyValues(journalProperty())
+                    .run(
+                        second ->
+                            assertThat(second)
+                                .getFailure()
+                                .hasStackTraceContaining("mesh.journal: journal " + dir)
+                                .hasStackTraceContaining("held by another steward")));
+  }
+
+  /**
+   * Regression: {@code journal:} with no value bound as an empty file name, and the start failed
+   * with "cannot open : not a regular file", naming neither the property nor what to do.
+   */
+  @Test
+  void anEmptyJournal_failsTheStart_sayingWhatToDo() {
+    runner
+        .withPropertyValues("mesh.journal=")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("mesh.journal is empty")
+                    .hasStackTraceContaining("remove the key for a journal in memory"));
+  }
+
+  /**
+   * Regression: the key file was read whole before it was checked, so a key file that named
+   * something huge (a device, a sparse file, a log) failed the start with an OutOfMemoryError
+   * naming nothing, or filled the heap; it is now read no further than a key file can be long.
+   */
+  @Test
+  void aKeyFileFarLongerThanAKey_failsTheStart_namingIt() throws Exception {
+    Path huge = dir.resolve("huge.key");
+    try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
+      f.setLength(3L << 30); // sparse: no disk used, but larger than any array
+    }
+    runner
+        .withPropertyValues("mesh.key-file=" + huge, "mesh.fresh-chain=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "mesh.key-file "
+                            + huge
+                            + " is longer than 4096 bytes, so it holds no key"));
+  }
+}
