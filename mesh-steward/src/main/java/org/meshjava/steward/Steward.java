@@ -1149,10 +1149,14 @@ public final class Steward implements AutoCloseable {
     /**
      * How long {@link Steward#close()} waits for serves in flight to finish (and be sealed and
      * journalled) before it closes the journal anyway; 30 s by default. Zero waits not at all, for
-     * an application that drains its own requests first (as {@code mesh serve} does).
+     * an application that drains its own requests first (as {@code mesh serve} does). A grace
+     * longer than {@code Long.MAX_VALUE} nanoseconds (about 292 years) waits that long.
      */
     public Builder closeGrace(Duration grace) {
-      closeGrace = Setting.notNegative("closeGrace", grace, "is not negative: ");
+      Duration g = Setting.notNegative("closeGrace", grace, "is not negative: ");
+      // The wait is counted in nanoseconds: a longer grace overflowed the count inside close,
+      // after the steward was marked closed and before its journal was, leaving the lock held.
+      closeGrace = g.compareTo(InFlightServes.LONGEST_GRACE) > 0 ? InFlightServes.LONGEST_GRACE : g;
       return this;
     }
 
