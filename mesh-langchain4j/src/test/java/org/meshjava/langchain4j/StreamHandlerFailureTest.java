@@ -5,12 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.langchain4j.model.chat.response.PartialResponse;
-import dev.langchain4j.model.chat.response.PartialResponseContext;
-import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -67,33 +62,20 @@ class StreamHandlerFailureTest {
   @Test
   void aHandlerThatThrowsOnTheLastPiece_hearsOnError() throws Exception {
     List<String> pieces = new CopyOnWriteArrayList<>();
-    CompletableFuture<ChatResponse> done = new CompletableFuture<>();
     IllegalStateException thrown = new IllegalStateException("the handler refused the last piece");
-    StreamingChatResponseHandler handler =
-        new StreamingChatResponseHandler() {
-          @Override
-          public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
-            pieces.add(partial.text());
-            if (partial.text().indexOf(HIGH_SURROGATE) >= 0) {
-              throw thrown;
-            }
-          }
-
-          @Override
-          public void onCompleteResponse(ChatResponse response) {
-            done.complete(response);
-          }
-
-          @Override
-          public void onError(Throwable error) {
-            done.completeExceptionally(error);
-          }
-        };
+    StreamedAnswer done =
+        new StreamedAnswer(
+            (partial, context) -> {
+              pieces.add(partial.text());
+              if (partial.text().indexOf(HIGH_SURROGATE) >= 0) {
+                throw thrown;
+              }
+            });
 
     MeshStreamingChatModel.of(steward)
         .chat(
             ChatRequest.builder().messages(UserMessage.from("three")).maxOutputTokens(3).build(),
-            handler);
+            done);
 
     assertThatThrownBy(() -> done.get(30, TimeUnit.SECONDS)).cause().isSameAs(thrown);
     assertThat(String.join("", pieces)).isEqualTo("aaa" + HIGH_SURROGATE);
