@@ -1162,10 +1162,14 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Writes a snapshot every {@code interval} (when records were written); zero, the default,
-     * never.
+     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long.
      */
     public Builder snapshotInterval(Duration interval) {
-      snapshotInterval = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
+      Duration i = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
+      // Scheduled in milliseconds: a longer interval overflowed the count inside build, after the
+      // journal was opened and without closing it.
+      snapshotInterval =
+          i.compareTo(Snapshotter.LONGEST_INTERVAL) > 0 ? Snapshotter.LONGEST_INTERVAL : i;
       return this;
     }
 
