@@ -1305,14 +1305,18 @@ public final class Steward implements AutoCloseable {
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
       } catch (SnapshotException e) {
         j.close();
+        String store = Objects.requireNonNull(snapshots).describe();
+        // A store that cannot be read (a file where its folder should be) holds no snapshot to
+        // remove: the advice to remove one would send the operator to delete whatever is there.
+        String why =
+            e.reason() == SnapshotException.Reason.IO
+                ? ": its snapshots in " + store + " cannot be read, so the steward does not start: "
+                : ": the latest snapshot in "
+                    + store
+                    + " is refused, so the steward does not start from it (remove it to replay the"
+                    + " whole journal instead): ";
         throw new StewardStartException(
-            "journal "
-                + j.describe()
-                + ": the latest snapshot in "
-                + Objects.requireNonNull(snapshots).describe()
-                + " is refused, so the steward does not start from it (remove it to replay the"
-                + " whole journal instead): "
-                + e.getMessage(),
+            "journal " + j.describe() + why + e.getMessage(),
             new JournalException(
                 JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
       }

@@ -335,6 +335,23 @@ class SnapshotRestartTest {
   }
 
   /**
+   * Regression: a snapshot store that could not be read (its folder a file) refused the start as if
+   * it held a bad snapshot, with the advice to remove "the latest snapshot", which there named the
+   * operator's own file.
+   */
+  @Test
+  void aSnapshotFolderThatIsAFile_refusesTheStart_withoutSayingToRemoveASnapshot()
+      throws Exception {
+    Path file = Files.writeString(dir.resolve("not-a-folder"), "the operator's");
+
+    assertThatThrownBy(() -> open(new FileSnapshotStore(file)))
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("its snapshots in " + file + " cannot be read")
+        .hasMessageContaining("it is not a folder")
+        .hasMessageNotContaining("remove it");
+  }
+
+  /**
    * Regression: an interval too long to count in milliseconds ({@code
    * mesh.snapshots.every-s=9223372036854775807} in the Spring starter) failed the build with {@code
    * ArithmeticException: long overflow}, naming nothing, after the journal was opened and without
