@@ -223,6 +223,22 @@ final class StewardFromProperties {
     }
     Path file = Path.of(journal);
     Journal opened = FileJournal.open(file);
+    long records = opened.position().count();
+    if (p.keyFile() == null && records > 0) {
+      // A journal's records are one identity's, and without a key file each start has its own:
+      // left to the build, the start failed on the first record it could not reproduce, with words
+      // ("edited or cut journal?", "remove the snapshot") that sent the operator after the file.
+      opened.close();
+      throw new IllegalStateException(
+          "mesh.journal "
+              + file
+              + " already holds "
+              + records
+              + " records of an earlier start, and without mesh.key-file each start has a new"
+              + " identity, which cannot continue another's journal. Set mesh.key-file to the key"
+              + " that wrote it (mesh key generate makes one for a new journal), or name a new"
+              + " journal");
+    }
     sb.journal(opened);
     if (snaps.enabled()) {
       Path dir = snaps.dir();

@@ -6,6 +6,9 @@ import java.io.RandomAccessFile;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeRequest;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -107,6 +110,34 @@ class FailedStartTest {
                                 .getFailure()
                                 .hasStackTraceContaining("mesh.journal: journal " + dir)
                                 .hasStackTraceContaining("held by another steward")));
+  }
+
+  /**
+   * Regression: a journal kept without a key file started once, and every later start then failed
+   * on the first record its new identity could not continue, in words that blamed the file ("the
+   * latest snapshot ... is refused (remove it ...)", "edited or cut journal?").
+   */
+  @Test
+  void aJournalOfAnEarlierStart_withoutAKeyFile_failsTheStart_namingMeshKeyFile() {
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            context -> {
+              PromptText prompt = PromptText.of("journalled by this start's identity");
+              context
+                  .getBean(Steward.class)
+                  .serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+            });
+
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "records of an earlier start, and without mesh.key-file")
+                    .hasStackTraceContaining("Set mesh.key-file to the key that wrote it"));
   }
 
   /**
