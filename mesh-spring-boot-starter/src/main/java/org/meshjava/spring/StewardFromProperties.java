@@ -302,7 +302,12 @@ final class StewardFromProperties {
               + " bytes, so it holds no key (a key file is 64 hex digits, from mesh key"
               + " generate): is it the right file?");
     }
-    String text = new String(bytes, StandardCharsets.US_ASCII);
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    // An editor's byte order mark (Notepad writes one) is no part of the key; mesh serve's key
+    // reader drops it too, so the same key file starts both.
+    if (text.startsWith("\uFEFF")) {
+      text = text.substring(1);
+    }
     try {
       return SigningKey.fromSeedHex(text);
     } catch (IllegalArgumentException e) {

@@ -3,19 +3,25 @@ package org.meshjava.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * A start that fails says which property is at fault and leaves nothing open behind it: the next
- * start in the same process, over the same journal, is not refused the journal's lock.
+ * start in the same process, over the same journal, is not refused the journal's lock. A key file
+ * {@code mesh serve} reads does not fail it.
  */
 class FailedStartTest {
   private final ApplicationContextRunner runner =
@@ -154,6 +160,27 @@ class FailedStartTest {
                     .getFailure()
                     .hasStackTraceContaining("mesh.journal is empty")
                     .hasStackTraceContaining("remove the key for a journal in memory"));
+  }
+
+  /**
+   * Regression: a key file an editor saved with a byte order mark, which {@code mesh serve} reads,
+   * failed the start: its three bytes were read as three characters, "got 67 characters".
+   */
+  @Test
+  void aKeyFileWithAByteOrderMark_startsAsMeshServeDoes() throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path file = dir.resolve("notepad.key");
+    Files.writeString(
+        file,
+        "\uFEFF" + HexFormat.of().formatHex(key.exportSeed()) + "\r\n",
+        StandardCharsets.UTF_8);
+
+    runner
+        .withPropertyValues("mesh.key-file=" + file, "mesh.fresh-chain=true")
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).identity())
+                    .isEqualTo(DidKey.of(key.verificationKey())));
   }
 
   /**
