@@ -103,14 +103,16 @@ public final class MeshStreamingChatModel extends StewardChatModel implements St
         handler.onError(e);
         return;
       }
+      TextDeltas d = deltas;
+      if (d != null) {
+        partial(d.finish(result.tokens())); // the text held back until the output was whole
+      }
+      // Checked after that last piece too: a handler that throws on it hears onError, as one that
+      // throws on any earlier piece does.
       RuntimeException failed = handlerFailure;
       if (failed != null) {
         handler.onError(failed);
         return;
-      }
-      TextDeltas d = deltas;
-      if (d != null) {
-        partial(d.finish(result.tokens()));
       }
       handler.onCompleteResponse(StewardChat.response(asked, result));
     }

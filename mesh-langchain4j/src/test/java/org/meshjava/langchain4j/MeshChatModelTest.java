@@ -17,13 +17,9 @@ import dev.langchain4j.exception.NonRetriableException;
 import dev.langchain4j.exception.UnsupportedFeatureException;
 import dev.langchain4j.model.chat.request.ChatRequest;
 import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.langchain4j.model.chat.response.PartialResponse;
-import dev.langchain4j.model.chat.response.PartialResponseContext;
-import dev.langchain4j.model.chat.response.StreamingChatResponseHandler;
 import dev.langchain4j.model.output.FinishReason;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -222,9 +218,9 @@ class MeshChatModelTest {
       throws Exception {
     MeshStreamingChatModel model = MeshStreamingChatModel.of(steward);
     AtomicInteger partials = new AtomicInteger();
-    Answer done =
-        new Answer(
-            context -> {
+    StreamedAnswer done =
+        new StreamedAnswer(
+            (partial, context) -> {
               partials.incrementAndGet();
               context.streamingHandle().cancel();
             });
@@ -249,7 +245,7 @@ class MeshChatModelTest {
   @Test
   void streamRefused_reachesOnError() throws Exception {
     MeshStreamingChatModel model = MeshStreamingChatModel.of(steward);
-    Answer done = new Answer(context -> {});
+    StreamedAnswer done = new StreamedAnswer((partial, context) -> {});
 
     model.chat(
         ask("too fine")
@@ -273,30 +269,5 @@ class MeshChatModelTest {
         MeshChatRequestParameters.builder().grant(GrantPresenter.of(me, grant)).build().toString();
 
     assertThat(printed).contains(grant.leaf().id().toString()).doesNotContain(seed);
-  }
-
-  /** A streamed answer: its partial texts go to {@code onPartial}, its end to this future. */
-  private static final class Answer extends CompletableFuture<ChatResponse>
-      implements StreamingChatResponseHandler {
-    private final java.util.function.Consumer<PartialResponseContext> onPartial;
-
-    Answer(java.util.function.Consumer<PartialResponseContext> onPartial) {
-      this.onPartial = onPartial;
-    }
-
-    @Override
-    public void onPartialResponse(PartialResponse partial, PartialResponseContext context) {
-      onPartial.accept(context);
-    }
-
-    @Override
-    public void onCompleteResponse(ChatResponse response) {
-      complete(response);
-    }
-
-    @Override
-    public void onError(Throwable error) {
-      completeExceptionally(error);
-    }
   }
 }

@@ -26,7 +26,8 @@ public class MeshAutoConfiguration {
   /**
    * The steward.
    *
-   * @throws JournalException if {@code mesh.journal} cannot be opened or locked
+   * @throws IllegalStateException naming the property at fault: {@code mesh.journal} if it cannot
+   *     be opened or locked (the {@link JournalException} its cause), and so on
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -34,8 +35,7 @@ public class MeshAutoConfiguration {
       MeshProperties properties,
       ObjectProvider<ServingEngine> engines,
       ObjectProvider<StewardBuilderCustomizer> customizers,
-      ApplicationContext context)
-      throws JournalException {
+      ApplicationContext context) {
     return StewardFromProperties.build(
         properties,
         engines.orderedStream().toList(),

@@ -1,6 +1,7 @@
 package org.meshjava.spring;
 
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.journal.postgres.PostgresLocation;
@@ -20,11 +21,12 @@ final class PostgresJournalFromProperties {
    * mesh serve} does, with its snapshots in the same database unless {@code mesh.snapshots.dir}
    * names a directory.
    *
+   * @return the journal, now the builder's
    * @throws IllegalStateException naming {@code mesh.journal} if the URL is malformed
    * @throws JournalException {@code LOCKED} while another steward holds the journal, {@code
    *     CORRUPT}, or {@code IO} if the database cannot be reached
    */
-  static void open(Steward.Builder sb, String url, MeshProperties.Snapshots snaps)
+  static Journal open(Steward.Builder sb, String url, MeshProperties.Snapshots snaps)
       throws JournalException {
     PostgresLocation location;
     try {
@@ -34,7 +36,8 @@ final class PostgresJournalFromProperties {
       throw new IllegalStateException("mesh.journal: " + e.getMessage(), e);
     }
     String name = sb.identity().toString();
-    sb.journal(PostgresJournal.open(location, name));
+    Journal journal = PostgresJournal.open(location, name);
+    sb.journal(journal);
     if (snaps.enabled()) {
       var dir = snaps.dir();
       StewardFromProperties.snapshots(
@@ -42,5 +45,6 @@ final class PostgresJournalFromProperties {
           dir != null ? new FileSnapshotStore(dir) : PostgresSnapshotStore.of(location, name),
           snaps);
     }
+    return journal;
   }
 }

@@ -1,6 +1,7 @@
 package org.meshjava.spring;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,6 +21,7 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.openai.UpstreamEngine;
@@ -48,14 +50,14 @@ final class StewardFromProperties {
    * Builds the steward over the configured backends and then {@code engines}, letting each of
    * {@code customizers} adjust the builder last.
    *
-   * @throws IllegalStateException naming the property at fault, or if there is no backend at all
+   * @throws IllegalStateException naming the property at fault, or if there is no backend at all;
+   *     whatever the start throws, it leaves no journal open behind it
    */
   static Steward build(
       MeshProperties p,
       List<ServingEngine> engines,
       List<StewardBuilderCustomizer> customizers,
-      @Nullable ClassLoader classLoader)
-      throws JournalException {
+      @Nullable ClassLoader classLoader) {
     List<ServingEngine> backends = new ArrayList<>();
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
@@ -87,20 +89,41 @@ final class StewardFromProperties {
     if (p.meter() == MeshProperties.Meter.ESTIMATOR) {
       sb.meter(new EstimatorMeter());
     }
-    journal(sb, p, classLoader);
-    customizers.forEach(c -> c.customize(sb));
-    Steward steward = start(sb, p);
-    Path revocations = p.revocations();
-    if (revocations != null) {
-      try {
-        revoke(steward, revocations);
-      } catch (RuntimeException e) {
-        steward.close(); // releases the journal's lock for the next start
-        throw e;
-      }
+    Journal opened = journal(sb, p, classLoader);
+    try {
+      customizers.forEach(c -> c.customize(sb));
+    } catch (RuntimeException | Error e) {
+      // No steward took the journal yet, so none would ever close it: its lock would stay held,
+      // and every later start in this process (a retried context) would be refused it.
+      closeAfter(opened, e);
+      throw e;
     }
-    customizers.forEach(c -> c.built(steward));
+    Steward steward = start(sb, p);
+    try {
+      Path revocations = p.revocations();
+      if (revocations != null) {
+        revoke(steward, revocations);
+      }
+      customizers.forEach(c -> c.built(steward));
+    } catch (RuntimeException | Error e) {
+      // Spring destroys only the beans it was handed: a steward that fails here is not one, so it
+      // is closed here, releasing the journal's lock (and a discovered meter) for the next start.
+      closeAfter(steward, e);
+      throw e;
+    }
     return steward;
+  }
+
+  /** Closes {@code resource} after {@code failure}, keeping a failed close as suppressed. */
+  private static void closeAfter(@Nullable AutoCloseable resource, Throwable failure) {
+    if (resource == null) {
+      return;
+    }
+    try {
+      resource.close();
+    } catch (Exception e) {
+      failure.addSuppressed(e);
+    }
   }
 
   /**
@@ -144,8 +167,8 @@ final class StewardFromProperties {
    * <journal>.snapshots/}, or a PostgreSQL database with them in the same database; {@code
    * mesh.snapshots.dir} puts them in a directory instead.
    */
-  private static void journal(Steward.Builder sb, MeshProperties p, @Nullable ClassLoader loader)
-      throws JournalException {
+  private static @Nullable Journal journal(
+      Steward.Builder sb, MeshProperties p, @Nullable ClassLoader loader) {
     String journal = p.journal();
     MeshProperties.Snapshots snaps = p.snapshots();
     if (journal == null) {
@@ -154,8 +177,28 @@ final class StewardFromProperties {
             "mesh.snapshots.dir keeps snapshots of a journal, and mesh.journal is not set (the"
                 + " journal is in memory)");
       }
-      return;
+      return null;
     }
+    if (journal.isBlank()) {
+      // "journal:" with no value binds as an empty name, which no file has; left out, the journal
+      // is in memory, a choice the configuration should say by leaving the key out.
+      throw new IllegalStateException(
+          "mesh.journal is empty: name the journal file (or a postgresql:// database), or remove"
+              + " the key for a journal in memory");
+    }
+    try {
+      return openJournal(sb, journal, p, loader);
+    } catch (JournalException e) {
+      // The journal's words name the file and the fault, not the setting that named the file.
+      throw new IllegalStateException("mesh.journal: " + e.getMessage(), e);
+    }
+  }
+
+  /** Opens the journal {@code journal} names, as {@link #journal} describes. */
+  private static Journal openJournal(
+      Steward.Builder sb, String journal, MeshProperties p, @Nullable ClassLoader loader)
+      throws JournalException {
+    MeshProperties.Snapshots snaps = p.snapshots();
     if (POSTGRES_SCHEMES.stream().anyMatch(journal::startsWith)) {
       if (p.keyFile() == null) {
         throw new IllegalStateException(
@@ -168,8 +211,7 @@ final class StewardFromProperties {
                 + " application's dependencies (it brings the JDBC driver)");
       }
       // Loaded only here, so that the starter runs without mesh-journal-postgres.
-      PostgresJournalFromProperties.open(sb, journal, snaps);
-      return;
+      return PostgresJournalFromProperties.open(sb, journal, snaps);
     }
     if (journal.matches("(?s)[A-Za-z][A-Za-z0-9+.-]*://.*")) {
       // Taken as a file name, mysql://db/x would become a journal file mysql:/db/x. The URL is
@@ -180,12 +222,30 @@ final class StewardFromProperties {
               + " URL");
     }
     Path file = Path.of(journal);
-    sb.journal(FileJournal.open(file));
+    Journal opened = FileJournal.open(file);
+    long records = opened.position().count();
+    if (p.keyFile() == null && records > 0) {
+      // A journal's records are one identity's, and without a key file each start has its own:
+      // left to the build, the start failed on the first record it could not reproduce, with words
+      // ("edited or cut journal?", "remove the snapshot") that sent the operator after the file.
+      opened.close();
+      throw new IllegalStateException(
+          "mesh.journal "
+              + file
+              + " already holds "
+              + records
+              + " records of an earlier start, and without mesh.key-file each start has a new"
+              + " identity, which cannot continue another's journal. Set mesh.key-file to the key"
+              + " that wrote it (mesh key generate makes one for a new journal), or name a new"
+              + " journal");
+    }
+    sb.journal(opened);
     if (snaps.enabled()) {
       Path dir = snaps.dir();
       snapshots(
           sb, dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), snaps);
     }
+    return opened;
   }
 
   /** Keeps snapshots in {@code store} at the cadence {@code snaps} sets. */
@@ -218,13 +278,35 @@ final class StewardFromProperties {
     }
   }
 
+  /**
+   * The most of a key file that is read: a key is 64 hex digits and a line end, so a file longer
+   * than this is not a key file, and reading it whole (a device such as {@code /dev/zero}, a log
+   * named by mistake) would fill the heap before the start could say so.
+   */
+  static final int MAX_KEY_FILE_BYTES = 4096;
+
   /** A key file: the 32-byte Ed25519 seed as 64 hex digits ({@code mesh key generate}). */
   private static SigningKey key(Path file) {
-    String text;
-    try {
-      text = Files.readString(file, StandardCharsets.US_ASCII);
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes(MAX_KEY_FILE_BYTES + 1);
     } catch (IOException e) {
       throw new IllegalStateException("mesh.key-file " + file + " cannot be read: " + e, e);
+    }
+    if (bytes.length > MAX_KEY_FILE_BYTES) {
+      throw new IllegalStateException(
+          "mesh.key-file "
+              + file
+              + " is longer than "
+              + MAX_KEY_FILE_BYTES
+              + " bytes, so it holds no key (a key file is 64 hex digits, from mesh key"
+              + " generate): is it the right file?");
+    }
+    String text = new String(bytes, StandardCharsets.UTF_8);
+    // An editor's byte order mark (Notepad writes one) is no part of the key; mesh serve's key
+    // reader drops it too, so the same key file starts both.
+    if (text.startsWith("\uFEFF")) {
+      text = text.substring(1);
     }
     try {
       return SigningKey.fromSeedHex(text);

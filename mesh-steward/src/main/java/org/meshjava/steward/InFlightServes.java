@@ -75,6 +75,9 @@ final class InFlightServes {
     }
   }
 
+  /** The longest grace {@link #close} can count: {@code Long.MAX_VALUE} nanoseconds. */
+  static final Duration LONGEST_GRACE = Duration.ofNanos(Long.MAX_VALUE);
+
   /** How long {@link Steward#close()} waits by default: as long as {@code mesh serve}'s grace. */
   static final Duration DEFAULT_GRACE = Duration.ofSeconds(30);
 }

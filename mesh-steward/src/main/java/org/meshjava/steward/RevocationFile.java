@@ -103,7 +103,10 @@ public final class RevocationFile {
    */
   public static void load(Steward steward, Path file, String text, Consumer<? super Loaded> each)
       throws RevocationFileException {
-    load(steward, file, text.lines().toList(), each);
+    // An editor's byte order mark is no part of the first line (and is not whitespace, which each
+    // line is stripped of); mesh serve's file reader drops it, so a path loaded here drops it too.
+    String body = text.startsWith("\uFEFF") ? text.substring(1) : text;
+    load(steward, file, body.lines().toList(), each);
   }
 
   private static void load(

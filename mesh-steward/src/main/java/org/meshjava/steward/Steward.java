@@ -1207,19 +1207,27 @@ public final class Steward implements AutoCloseable {
     /**
      * How long {@link Steward#close()} waits for serves in flight to finish (and be sealed and
      * journalled) before it closes the journal anyway; 30 s by default. Zero waits not at all, for
-     * an application that drains its own requests first (as {@code mesh serve} does).
+     * an application that drains its own requests first (as {@code mesh serve} does). A grace
+     * longer than {@code Long.MAX_VALUE} nanoseconds (about 292 years) waits that long.
      */
     public Builder closeGrace(Duration grace) {
-      closeGrace = Setting.notNegative("closeGrace", grace, "is not negative: ");
+      Duration g = Setting.notNegative("closeGrace", grace, "is not negative: ");
+      // The wait is counted in nanoseconds: a longer grace overflowed the count inside close,
+      // after the steward was marked closed and before its journal was, leaving the lock held.
+      closeGrace = g.compareTo(InFlightServes.LONGEST_GRACE) > 0 ? InFlightServes.LONGEST_GRACE : g;
       return this;
     }
 
     /**
      * Writes a snapshot every {@code interval} (when records were written); zero, the default,
-     * never.
+     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long.
      */
     public Builder snapshotInterval(Duration interval) {
-      snapshotInterval = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
+      Duration i = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
+      // Scheduled in milliseconds: a longer interval overflowed the count inside build, after the
+      // journal was opened and without closing it.
+      snapshotInterval =
+          i.compareTo(Snapshotter.LONGEST_INTERVAL) > 0 ? Snapshotter.LONGEST_INTERVAL : i;
       return this;
     }
 
@@ -1355,14 +1363,18 @@ public final class Steward implements AutoCloseable {
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
       } catch (SnapshotException e) {
         j.close();
+        String store = Objects.requireNonNull(snapshots).describe();
+        // A store that cannot be read (a file where its folder should be) holds no snapshot to
+        // remove: the advice to remove one would send the operator to delete whatever is there.
+        String why =
+            e.reason() == SnapshotException.Reason.IO
+                ? ": its snapshots in " + store + " cannot be read, so the steward does not start: "
+                : ": the latest snapshot in "
+                    + store
+                    + " is refused, so the steward does not start from it (remove it to replay the"
+                    + " whole journal instead): ";
         throw new StewardStartException(
-            "journal "
-                + j.describe()
-                + ": the latest snapshot in "
-                + Objects.requireNonNull(snapshots).describe()
-                + " is refused, so the steward does not start from it (remove it to replay the"
-                + " whole journal instead): "
-                + e.getMessage(),
+            "journal " + j.describe() + why + e.getMessage(),
             new JournalException(
                 JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
       }

@@ -56,6 +56,22 @@ class RevocationFileTest {
     }
   }
 
+  /**
+   * Regression: a file an editor saved with a byte order mark, which {@code mesh serve
+   * --revocations} reads (its reader drops the mark), failed its first line NOT_A_REVOCATION when
+   * the Spring starter loaded it from the path, since the mark is not whitespace.
+   */
+  @Test
+  void load_ofAFileWithAByteOrderMark_readsItsFirstLine() throws Exception {
+    Revocation r = Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW);
+    Path file = file("\uFEFF" + r.toHex() + "\r\n");
+    List<RevocationFile.Loaded> loaded = new ArrayList<>();
+    try (Steward s = steward()) {
+      RevocationFile.load(s, file, loaded::add);
+    }
+    assertThat(loaded).containsExactly(new RevocationFile.Loaded(1, r, true));
+  }
+
   @Test
   void load_ofAGrantAlreadyRevoked_reportsItNotRecorded() throws Exception {
     Revocation r = Revocation.sign(f.org, f.chain(1_000), GrantFixture.NOW);

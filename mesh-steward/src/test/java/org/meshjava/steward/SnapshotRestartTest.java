@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -330,6 +331,44 @@ class SnapshotRestartTest {
       assertThat(files.map(p -> p.getFileName().toString()))
           .as("the closing snapshot covers the whole journal")
           .contains(String.format("%020d.snapshot", count));
+    }
+  }
+
+  /**
+   * Regression: a snapshot store that could not be read (its folder a file) refused the start as if
+   * it held a bad snapshot, with the advice to remove "the latest snapshot", which there named the
+   * operator's own file.
+   */
+  @Test
+  void aSnapshotFolderThatIsAFile_refusesTheStart_withoutSayingToRemoveASnapshot()
+      throws Exception {
+    Path file = Files.writeString(dir.resolve("not-a-folder"), "the operator's");
+
+    assertThatThrownBy(() -> open(new FileSnapshotStore(file)))
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("its snapshots in " + file + " cannot be read")
+        .hasMessageContaining("it is not a folder")
+        .hasMessageNotContaining("remove it");
+  }
+
+  /**
+   * Regression: an interval too long to count in milliseconds ({@code
+   * mesh.snapshots.every-s=9223372036854775807} in the Spring starter) failed the build with {@code
+   * ArithmeticException: long overflow}, naming nothing, after the journal was opened and without
+   * closing it, so its lock stayed held for the rest of the process.
+   */
+  @Test
+  void anIntervalTooLongToCount_neverComes_andTheStewardStarts() throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
+    try (Steward s =
+        f.steward(FileJournal.open(journal()))
+            .snapshots(store)
+            .snapshotInterval(Duration.ofSeconds(Long.MAX_VALUE))
+            .build()) {
+      assertThat(s.readiness().ready()).isTrue();
+    }
+    try (Steward again = open(store)) {
+      assertThat(again.readiness().ready()).isTrue();
     }
   }
 

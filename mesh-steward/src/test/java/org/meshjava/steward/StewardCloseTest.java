@@ -138,6 +138,26 @@ class StewardCloseTest {
     }
   }
 
+  /**
+   * Regression: a grace too long to count in nanoseconds (about 292 years; {@code
+   * mesh.close-grace=999999999999d} in the Spring starter) made close throw {@code
+   * ArithmeticException: long overflow} after it had marked the steward closed and before it closed
+   * the journal, whose lock then stayed held for the rest of the process.
+   */
+  @Test
+  void close_withAGraceTooLongToCount_stillClosesTheJournal() throws Exception {
+    Steward s =
+        f.steward(FileJournal.open(journal()))
+            .closeGrace(Duration.ofDays(999_999_999_999L))
+            .build();
+
+    s.close();
+
+    try (Steward again = f.steward(FileJournal.open(journal())).build()) {
+      assertThat(again.readiness().ready()).isTrue();
+    }
+  }
+
   @Test
   void close_calledFromInsideAServe_doesNotWaitForThatServe() throws Exception {
     AtomicReference<Steward> self = new AtomicReference<>();

@@ -20,6 +20,8 @@ import org.springframework.ai.chat.model.ChatModel;
 import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
+import org.springframework.ai.content.MediaContent;
+import org.springframework.ai.model.tool.ToolCallingChatOptions;
 
 /**
  * A Spring AI {@link ChatModel} served by an in-process {@link Steward}: every answer is routed,
@@ -27,10 +29,13 @@ import org.springframework.ai.chat.prompt.ChatOptions;
  * #RECEIPT_KEY} (a {@link SealedReceipt}: the receipt and its signed envelope). A chat is asked as
  * the OpenAI binding would serve the same messages ({@link ChatAsk}), with the options' {@code
  * model} (a backend or recipe) and {@code maxTokens}; sampling options are the backend's own and
- * are ignored, stop sequences and tool calls are refused ({@link UnsupportedOperationException}).
- * Serves are ungranted; a refusal is a {@link MeshChatRefusedException}. Streaming is not offered:
- * Spring AI's default {@code stream} answers {@link UnsupportedOperationException}; stream through
- * {@code mesh-langchain4j} or the HTTP binding instead.
+ * are ignored; stop sequences, tools (tool callbacks in the options, tool calls and responses in
+ * the messages) and media (images, audio) are refused ({@link UnsupportedOperationException}), as
+ * is a {@code model} the steward does not serve or a {@code maxTokens} below 1 ({@link
+ * IllegalArgumentException}). Serves are ungranted; a refusal is a {@link
+ * MeshChatRefusedException}. Streaming is not offered: Spring AI's default {@code stream} answers
+ * {@link UnsupportedOperationException}; stream through {@code mesh-langchain4j} or the HTTP
+ * binding instead.
  *
  * <p>Thread-safe. The model does not own the steward.
  */
@@ -41,9 +46,17 @@ public final class MeshSpringAiChatModel implements ChatModel {
   private final Steward steward;
   private final long jouleCeilingUj;
 
-  /** A model over {@code steward}, asking each chat with {@code jouleCeilingUj} µJ at most. */
+  /**
+   * A model over {@code steward}, asking each chat with {@code jouleCeilingUj} µJ at most.
+   *
+   * @throws IllegalArgumentException if {@code jouleCeilingUj} is negative
+   */
   public MeshSpringAiChatModel(Steward steward, long jouleCeilingUj) {
     this.steward = Objects.requireNonNull(steward, "steward");
+    if (jouleCeilingUj < 0) {
+      // Refused here, once, rather than by every chat with the binding's words for a request field.
+      throw new IllegalArgumentException("jouleCeilingUj must be non-negative: " + jouleCeilingUj);
+    }
     this.jouleCeilingUj = jouleCeilingUj;
   }
 
@@ -62,6 +75,16 @@ public final class MeshSpringAiChatModel implements ChatModel {
     ask.jouleCeilingUj(jouleCeilingUj);
     ChatOptions options = prompt.getOptions();
     if (options != null) {
+      if (options instanceof ToolCallingChatOptions tools
+          && tools.getToolCallbacks() != null
+          && !tools.getToolCallbacks().isEmpty()) {
+        // Ignored, the chat would be answered as if no tool existed, and the caller would wait for
+        // a call that never comes.
+        throw new UnsupportedOperationException(
+            "a steward serves no tools: the options carry "
+                + tools.getToolCallbacks().size()
+                + " tool callback(s)");
+      }
       List<String> stops = options.getStopSequences();
       if (stops != null && !stops.isEmpty()) {
         throw new UnsupportedOperationException(
@@ -111,6 +134,15 @@ public final class MeshSpringAiChatModel implements ChatModel {
           };
       if (m instanceof AssistantMessage a && a.hasToolCalls()) {
         throw new UnsupportedOperationException("a steward serves no tool calls");
+      }
+      if (m instanceof MediaContent c && !c.getMedia().isEmpty()) {
+        // Served as its text alone, the answer (and its receipt) would be to another question.
+        throw new UnsupportedOperationException(
+            "a steward serves text; a "
+                + role
+                + " message holds "
+                + c.getMedia().size()
+                + " media");
       }
       out.add(new Prompt.Message(role, text(m.getText())));
     }

@@ -1,0 +1,208 @@
+package org.meshjava.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
+import org.meshjava.steward.Steward;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * A start that fails says which property is at fault and leaves nothing open behind it: the next
+ * start in the same process, over the same journal, is not refused the journal's lock. A key file
+ * {@code mesh serve} reads does not fail it.
+ */
+class FailedStartTest {
+  private final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(MeshAutoConfiguration.class))
+          .withPropertyValues("mesh.meter=estimator", "mesh.backends[0].name=small");
+
+  @TempDir Path dir;
+
+  private String journalProperty() {
+    return "mesh.journal=" + dir.resolve("steward.journal");
+  }
+
+  /** A start over the same journal succeeds: no steward or journal of a failed start holds it. */
+  private void theJournalStartsAgain() {
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(Steward.class).readiness().ready()).isTrue();
+            });
+  }
+
+  /**
+   * Regression: a customizer that threw left the journal mesh.journal had opened locked (no steward
+   * had taken it to close it), so the next start in the process was refused the journal, "held by
+   * another steward in this process".
+   */
+  @Test
+  void aCustomizerThatThrows_failsTheStart_andReleasesTheJournal() {
+    runner
+        .withPropertyValues(journalProperty())
+        .withBean(
+            StewardBuilderCustomizer.class,
+            () ->
+                b -> {
+                  throw new IllegalStateException("customizer refused");
+                })
+        .run(
+            context ->
+                assertThat(context).getFailure().hasStackTraceContaining("customizer refused"));
+    theJournalStartsAgain();
+  }
+
+  /**
+   * Regression: a customizer whose {@code built} threw left the steward it was handed open (Spring
+   * destroys only the beans it was given), holding its journal for the rest of the process.
+   */
+  @Test
+  void aBuiltHookThatThrows_failsTheStart_andClosesTheSteward() {
+    runner
+        .withPropertyValues(journalProperty())
+        .withBean(
+            StewardBuilderCustomizer.class,
+            () ->
+                new StewardBuilderCustomizer() {
+                  @Override
+                  public void customize(Steward.Builder builder) {}
+
+                  @Override
+                  public void built(Steward steward) {
+                    throw new IllegalStateException("built refused");
+                  }
+                })
+        .run(context -> assertThat(context).getFailure().hasStackTraceContaining("built refused"));
+    theJournalStartsAgain();
+  }
+
+  /**
+   * Regression: a journal that cannot be opened (a folder, a journal another context holds) failed
+   * the start in the journal's words only, naming the file but not the property that named it.
+   */
+  @Test
+  void aJournalThatCannotBeOpened_failsTheStart_namingMeshJournal() {
+    runner
+        .withPropertyValues("mesh.journal=" + dir)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("mesh.journal: cannot open " + dir));
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            first ->
+                runner
+                    .withPropertyValues(journalProperty())
+                    .run(
+                        second ->
+                            assertThat(second)
+                                .getFailure()
+                                .hasStackTraceContaining("mesh.journal: journal " + dir)
+                                .hasStackTraceContaining("held by another steward")));
+  }
+
+  /**
+   * Regression: a journal kept without a key file started once, and every later start then failed
+   * on the first record its new identity could not continue, in words that blamed the file ("the
+   * latest snapshot ... is refused (remove it ...)", "edited or cut journal?").
+   */
+  @Test
+  void aJournalOfAnEarlierStart_withoutAKeyFile_failsTheStart_namingMeshKeyFile() {
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            context -> {
+              PromptText prompt = PromptText.of("journalled by this start's identity");
+              context
+                  .getBean(Steward.class)
+                  .serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+            });
+
+    runner
+        .withPropertyValues(journalProperty())
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "records of an earlier start, and without mesh.key-file")
+                    .hasStackTraceContaining("Set mesh.key-file to the key that wrote it"));
+  }
+
+  /**
+   * Regression: {@code journal:} with no value bound as an empty file name, and the start failed
+   * with "cannot open : not a regular file", naming neither the property nor what to do.
+   */
+  @Test
+  void anEmptyJournal_failsTheStart_sayingWhatToDo() {
+    runner
+        .withPropertyValues("mesh.journal=")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("mesh.journal is empty")
+                    .hasStackTraceContaining("remove the key for a journal in memory"));
+  }
+
+  /**
+   * Regression: a key file an editor saved with a byte order mark, which {@code mesh serve} reads,
+   * failed the start: its three bytes were read as three characters, "got 67 characters".
+   */
+  @Test
+  void aKeyFileWithAByteOrderMark_startsAsMeshServeDoes() throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path file = dir.resolve("notepad.key");
+    Files.writeString(
+        file,
+        "\uFEFF" + HexFormat.of().formatHex(key.exportSeed()) + "\r\n",
+        StandardCharsets.UTF_8);
+
+    runner
+        .withPropertyValues("mesh.key-file=" + file, "mesh.fresh-chain=true")
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).identity())
+                    .isEqualTo(DidKey.of(key.verificationKey())));
+  }
+
+  /**
+   * Regression: the key file was read whole before it was checked, so a key file that named
+   * something huge (a device, a sparse file, a log) failed the start with an OutOfMemoryError
+   * naming nothing, or filled the heap; it is now read no further than a key file can be long.
+   */
+  @Test
+  void aKeyFileFarLongerThanAKey_failsTheStart_namingIt() throws Exception {
+    Path huge = dir.resolve("huge.key");
+    try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
+      f.setLength(3L << 30); // sparse: no disk used, but larger than any array
+    }
+    runner
+        .withPropertyValues("mesh.key-file=" + huge, "mesh.fresh-chain=true")
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "mesh.key-file "
+                            + huge
+                            + " is longer than 4096 bytes, so it holds no key"));
+  }
+}
