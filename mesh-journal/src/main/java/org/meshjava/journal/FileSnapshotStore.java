@@ -97,8 +97,9 @@ public final class FileSnapshotStore implements SnapshotStore {
    * steward that saves here should hold one for as long as it runs, as {@code mesh serve} does;
    * without it, two stewards on two journals configured with one folder would each delete the
    * other's snapshots and then refuse to restart from the one they find (see {@link
-   * SnapshotFolderClaim}). Once the claim's lock file is removed or replaced while it is held,
-   * {@link #save} refuses, since another steward may then claim the folder too.
+   * SnapshotFolderClaim}). A save first renews the claim ({@link SnapshotFolderClaim#renew()}): a
+   * folder deleted while claimed is made and locked again, and one that another steward claimed
+   * meanwhile is refused {@code IN_USE}.
    *
    * @throws SnapshotException {@code IN_USE} naming the folder if another steward holds it, {@code
    *     IO} if it is not a folder or cannot be made or locked
@@ -121,17 +122,10 @@ public final class FileSnapshotStore implements SnapshotStore {
     // Else the JDK's refusal to make the folder names only the path, and not why.
     checkFolder();
     SnapshotFolderClaim held = claim;
-    if (held != null && !held.intact()) {
-      throw new SnapshotException(
-          SnapshotException.Reason.IN_USE,
-          "snapshot folder "
-              + dir
-              + ": its lock file "
-              + held.lockFile()
-              + " was removed or replaced while this steward held it, so another steward may be"
-              + " saving there too; not saving, lest one delete the other's snapshots. Restart"
-              + " this steward to claim the folder again",
-          null);
+    if (held != null) {
+      // The folder deleted (and with it the lock file) is made and locked again; one that another
+      // steward claimed meanwhile is refused.
+      held.renew();
     }
     Path target = files.file(snapshot.position().count());
     Path tmp = unfinished.file(snapshot.position().count());

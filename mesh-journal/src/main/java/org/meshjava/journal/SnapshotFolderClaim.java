@@ -10,7 +10,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.LockHolder;
@@ -30,14 +29,14 @@ import org.meshjava.journal.internal.LockHolder;
  * and a crash leaves nothing to clean up. As with the journal's lock, closing any other descriptor
  * of that file in this process would drop it, so a claim in this process is refused by an
  * in-process registry before a second descriptor is ever opened. A lock file removed or replaced
- * under a holder no longer keeps others out; {@link #intact()} says so, and the store stops saving
- * once it is false (see {@link FileSnapshotStore#save}).
+ * under a holder (the whole folder deleted, say) no longer keeps others out; {@link #renew()} then
+ * locks a new one, unless another steward claimed the folder meanwhile. Thread-safe.
  */
 public final class SnapshotFolderClaim implements AutoCloseable {
   /** The name of the lock file in the claimed folder. */
   public static final String LOCK_FILE = "steward.lock";
 
-  /** Claims held in this process, by the identity of their lock file. */
+  /** Lock files held in this process, by their identity. */
   private static final ConcurrentHashMap<Object, Boolean> HELD = new ConcurrentHashMap<>();
 
   /** How often a claim retries a lock file removed between its open and its lock. */
@@ -47,24 +46,36 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   private final Path lockFile;
   // Whether this claim made the folder: removed again at close if nothing was saved into it.
   private final boolean madeFolder;
-  private final Object identity;
-  private final FileChannel channel;
-  private final FileLock lock;
-  private final AtomicBoolean closed = new AtomicBoolean();
+  // The lock held now; null once closed.
+  private @Nullable Held held;
 
-  private SnapshotFolderClaim(
-      Path dir,
-      Path lockFile,
-      boolean madeFolder,
-      Object identity,
-      FileChannel channel,
-      FileLock lock) {
+  /** A lock file as locked: its identity, the one descriptor on it, and the lock. */
+  private record Held(Object identity, FileChannel channel, FileLock lock) {
+    /** Whether {@code lockFile} still names the file locked. */
+    boolean names(Path lockFile) {
+      try {
+        return identity.equals(HeldJournals.identity(lockFile));
+      } catch (IOException e) {
+        return false;
+      }
+    }
+
+    void release() {
+      try {
+        lock.release();
+      } catch (IOException ignored) {
+        // Closing the channel releases it too.
+      }
+      LockHolder.closeQuietly(channel);
+      HELD.remove(identity);
+    }
+  }
+
+  private SnapshotFolderClaim(Path dir, boolean madeFolder, Held held) {
     this.dir = dir;
-    this.lockFile = lockFile;
+    this.lockFile = dir.resolve(LOCK_FILE);
     this.madeFolder = madeFolder;
-    this.identity = identity;
-    this.channel = channel;
-    this.lock = lock;
+    this.held = held;
   }
 
   /**
@@ -74,11 +85,17 @@ public final class SnapshotFolderClaim implements AutoCloseable {
    *     it, {@code IO} if the folder or its lock file cannot be made or locked
    */
   static SnapshotFolderClaim take(Path dir) throws SnapshotException {
+    boolean madeFolder = !Files.isDirectory(dir);
+    return new SnapshotFolderClaim(dir, madeFolder, lock(dir));
+  }
+
+  /** Locks the folder's lock file, making both if absent. */
+  private static Held lock(Path dir) throws SnapshotException {
     Path lockFile = dir.resolve(LOCK_FILE);
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      SnapshotFolderClaim claim = takeOnce(dir, lockFile);
-      if (claim != null) {
-        return claim;
+      Held h = lockOnce(dir, lockFile);
+      if (h != null) {
+        return h;
       }
     }
     throw new SnapshotException(
@@ -94,10 +111,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   /** One attempt; null if the file locked was removed or replaced meanwhile. */
-  private static @Nullable SnapshotFolderClaim takeOnce(Path dir, Path lockFile)
-      throws SnapshotException {
+  private static @Nullable Held lockOnce(Path dir, Path lockFile) throws SnapshotException {
     Object identity;
-    boolean madeFolder = !Files.isDirectory(dir);
     try {
       Files.createDirectories(dir);
       try {
@@ -105,7 +120,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
         // drops no lock (see the class note).
         Files.newByteChannel(lockFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
             .close();
-      } catch (FileAlreadyExistsException held) {
+      } catch (FileAlreadyExistsException exists) {
         // Left by a steward that was killed, or held by one running: the lock says which.
       }
       identity = HeldJournals.identity(lockFile);
@@ -124,14 +139,13 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       if (lock == null) {
         throw inUse(dir, "another steward process");
       }
-      SnapshotFolderClaim claim =
-          new SnapshotFolderClaim(dir, lockFile, madeFolder, identity, ch, lock);
-      if (!claim.intact()) {
+      Held h = new Held(identity, ch, lock);
+      if (!h.names(lockFile)) {
         // Locked, but no longer the file the folder names: its holder removed it as it let go.
-        claim.close();
+        h.release();
         return null;
       }
-      return claim;
+      return h;
     } catch (SnapshotException e) {
       LockHolder.closeQuietly(ch);
       HELD.remove(identity);
@@ -147,18 +161,50 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   /**
-   * Whether the lock file is still the one locked: false once it was removed or replaced, after
-   * which another steward may claim the folder too.
+   * Whether the lock file is still the one locked: false once it was removed or replaced (the
+   * folder deleted, say), after which another steward may claim the folder too, and once closed.
    */
-  public boolean intact() {
-    if (closed.get()) {
-      return false;
+  public synchronized boolean intact() {
+    Held h = held;
+    return h != null && h.names(lockFile);
+  }
+
+  /**
+   * Makes sure the folder is still held: if its lock file was removed or replaced, locks a new one
+   * (making the folder again if it was deleted) and lets the old one go.
+   *
+   * @throws SnapshotException {@code IN_USE} if another steward claimed the folder meanwhile,
+   *     {@code IO} if it cannot be locked again or this claim was closed
+   */
+  public synchronized void renew() throws SnapshotException {
+    Held h = held;
+    if (h == null) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO, "snapshot folder " + dir + ": its claim was let go", null);
     }
+    if (h.names(lockFile)) {
+      return;
+    }
+    Held renewed;
     try {
-      return identity.equals(HeldJournals.identity(lockFile));
-    } catch (IOException e) {
-      return false;
+      renewed = lock(dir);
+    } catch (SnapshotException e) {
+      if (e.reason() != SnapshotException.Reason.IN_USE) {
+        throw e;
+      }
+      throw new SnapshotException(
+          SnapshotException.Reason.IN_USE,
+          "snapshot folder "
+              + dir
+              + ": its lock file "
+              + lockFile
+              + " was removed or replaced while this steward held it, and another steward has"
+              + " claimed the folder since; not saving here, lest one delete the other's"
+              + " snapshots. Give each steward a snapshot folder of its own",
+          e);
     }
+    h.release();
+    held = renewed;
   }
 
   /** The lock file. */
@@ -173,32 +219,28 @@ public final class SnapshotFolderClaim implements AutoCloseable {
    * folder no longer names it, and claims a new one.
    */
   @Override
-  public void close() {
-    if (!closed.compareAndSet(false, true)) {
+  public synchronized void close() {
+    Held h = held;
+    if (h == null) {
       return;
     }
-    try {
-      if (identity.equals(HeldJournals.identity(lockFile))) {
-        Files.deleteIfExists(lockFile);
-      }
-    } catch (IOException ignored) {
-      // Already gone, or the folder is read-only now: a lock file left behind locks nothing.
-    }
-    if (madeFolder) {
+    held = null;
+    if (h.names(lockFile)) {
       try {
-        // Refused unless empty: a folder a snapshot was saved into stays.
-        Files.deleteIfExists(dir);
+        Files.deleteIfExists(lockFile);
       } catch (IOException ignored) {
-        // Not empty, or already gone.
+        // The folder is read-only now: a lock file left behind locks nothing.
+      }
+      if (madeFolder) {
+        try {
+          // Refused unless empty: a folder a snapshot was saved into stays.
+          Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+          // Not empty, or already gone.
+        }
       }
     }
-    try {
-      lock.release();
-    } catch (IOException ignored) {
-      // Closing the channel releases it too.
-    }
-    LockHolder.closeQuietly(channel);
-    HELD.remove(identity);
+    h.release();
   }
 
   private static SnapshotException inUse(Path dir, String holder) {

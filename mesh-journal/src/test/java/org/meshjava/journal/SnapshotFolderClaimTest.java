@@ -58,24 +58,47 @@ class SnapshotFolderClaimTest {
   }
 
   @Test
-  void aStoreWhoseLockFileWasRemoved_refusesToSave_soTwoStewardsNeverDropEachOthersSnapshots()
+  void aFolderDeletedWhileClaimed_isMadeAndLockedAgainByTheNextSave() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(dir);
+    try (SnapshotFolderClaim claim = store.claim()) {
+      store.save(FileSnapshotStoreTest.at(3));
+      for (Path f : store.files()) {
+        Files.delete(f);
+      }
+      Files.delete(claim.lockFile());
+      Files.delete(dir);
+      assertThat(claim.intact()).isFalse();
+      store.save(FileSnapshotStoreTest.at(4));
+      assertThat(claim.intact()).isTrue();
+      assertThat(store.files()).hasSize(1);
+      assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
+          .isInstanceOf(SnapshotException.class)
+          .hasMessageContaining("in use by another steward");
+    }
+  }
+
+  @Test
+  void aStoreWhoseFolderAnotherStewardClaimedAfterItsLockFileWentAway_refusesToSave()
       throws Exception {
     Path dir = tmp.resolve("snaps");
     FileSnapshotStore store = new FileSnapshotStore(dir);
     try (SnapshotFolderClaim claim = store.claim()) {
       store.save(FileSnapshotStoreTest.at(3));
       Files.delete(claim.lockFile());
-      assertThat(claim.intact()).isFalse();
-      assertThatThrownBy(() -> store.save(FileSnapshotStoreTest.at(4)))
-          .isInstanceOfSatisfying(
-              SnapshotException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
-                assertThat(e.detail()).contains("was removed or replaced");
-              });
-      assertThat(store.files()).hasSize(1);
+      try (SnapshotFolderClaim other = new FileSnapshotStore(dir).claim()) {
+        assertThat(other.intact()).isTrue();
+        assertThatThrownBy(() -> store.save(FileSnapshotStoreTest.at(4)))
+            .isInstanceOfSatisfying(
+                SnapshotException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
+                  assertThat(e.detail()).contains("another steward has claimed the folder since");
+                });
+        assertThat(store.files()).hasSize(1);
+      }
     }
-    // The folder holds a snapshot, so closing leaves it.
+    // The folder holds a snapshot, so neither close removed it.
     assertThat(store.files()).hasSize(1);
   }
 }
