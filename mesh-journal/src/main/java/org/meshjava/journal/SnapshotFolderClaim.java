@@ -61,12 +61,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     }
 
     void release() {
-      try {
-        lock.release();
-      } catch (IOException ignored) {
-        // Closing the channel releases it too.
-      }
-      LockHolder.closeQuietly(channel);
+      LockHolder.release(lock, channel);
       HELD.remove(identity);
     }
   }
