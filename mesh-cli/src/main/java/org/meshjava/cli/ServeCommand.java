@@ -30,6 +30,7 @@ import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotFolderClaim;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.postgres.PostgresSnapshotStore;
 import org.meshjava.metrics.StewardMetrics;
@@ -175,6 +176,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
    */
   private @Nullable CreatedJournal createdJournal;
 
+  /**
+   * This run's hold on its snapshot folder, let go once the steward is closed: another steward on
+   * another journal configured with the same folder is refused at start.
+   */
+  private @Nullable SnapshotFolderClaim snapshotClaim;
+
   /** Counted down once the steward is closed, so that a signal's shutdown hook can end the JVM. */
   private final CountDownLatch finished = new CountDownLatch(1);
 
@@ -195,6 +202,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       }
       throw e;
     } finally {
+      // After the steward's close, which saved its last snapshot, and after a failed start removed
+      // the folder made for it.
+      SnapshotFolderClaim claim = snapshotClaim;
+      if (claim != null) {
+        claim.close();
+      }
       finished.countDown();
     }
   }
@@ -224,8 +237,17 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               + " (name one with \"snapshots\": {\"dir\": …}), or turn snapshots off with"
               + " \"snapshots\": false");
     }
+    boolean existed = Files.exists(store.directory());
+    try {
+      // Held while the steward runs: two stewards saving into one folder delete each other's
+      // snapshots, and each then refuses to restart from the one it finds.
+      snapshotClaim = store.claim();
+    } catch (SnapshotException e) {
+      throw new CliException("cannot start the steward: " + e.detail(), e);
+    }
+    // Noted only once claimed: a folder another steward holds is never this run's to remove.
     CreatedJournal created = createdJournal;
-    if (created != null && !Files.exists(store.directory())) {
+    if (created != null && !existed) {
       created.snapshots(store.directory());
     }
     return store;

@@ -494,12 +494,7 @@ public final class FileJournal implements Journal {
   private record LockedFile(Object identity, FileChannel channel, FileLock lock) {
     /** Releases the lock, closes the descriptor, and lets this process open the file again. */
     void release() {
-      try {
-        lock.release();
-      } catch (IOException ignored) {
-        // Closing the channel releases it too.
-      }
-      LockHolder.closeQuietly(channel);
+      LockHolder.release(lock, channel);
       HELD.remove(identity);
     }
   }

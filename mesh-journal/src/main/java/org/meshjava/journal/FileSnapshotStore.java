@@ -12,6 +12,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.SequenceFiles;
 
@@ -42,6 +43,8 @@ public final class FileSnapshotStore implements SnapshotStore {
   // Where a save writes before its rename; one left behind is a save a crash cut short.
   private final SequenceFiles unfinished;
   private final Forcer forcer;
+  // The claim taken through this store, if any; saves stop once it no longer holds the folder.
+  private volatile @Nullable SnapshotFolderClaim claim;
 
   /** A store in {@code dir}, created on the first save. */
   public FileSnapshotStore(Path dir) {
@@ -88,6 +91,26 @@ public final class FileSnapshotStore implements SnapshotStore {
     }
   }
 
+  /**
+   * Claims the folder for the one steward that saves here, creating it if absent: a second claim,
+   * by another process or in this one, is refused until this one is closed or its process ends. A
+   * steward that saves here should hold one for as long as it runs, as {@code mesh serve} does;
+   * without it, two stewards on two journals configured with one folder would each delete the
+   * other's snapshots and then refuse to restart from the one they find (see {@link
+   * SnapshotFolderClaim}). A save first renews the claim ({@link SnapshotFolderClaim#renew()}): a
+   * folder deleted while claimed is made and locked again, and one that another steward claimed
+   * meanwhile is refused {@code IN_USE}.
+   *
+   * @throws SnapshotException {@code IN_USE} naming the folder if another steward holds it, {@code
+   *     IO} if it is not a folder or cannot be made or locked
+   */
+  public SnapshotFolderClaim claim() throws SnapshotException {
+    checkFolder();
+    SnapshotFolderClaim taken = JournalIo.call(() -> SnapshotFolderClaim.take(dir));
+    claim = taken;
+    return taken;
+  }
+
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
     // Off the caller's thread: an interrupt would close the channel mid-write (see JournalIo), and
@@ -98,6 +121,12 @@ public final class FileSnapshotStore implements SnapshotStore {
   private void write(Snapshot snapshot) throws SnapshotException {
     // Else the JDK's refusal to make the folder names only the path, and not why.
     checkFolder();
+    SnapshotFolderClaim held = claim;
+    if (held != null) {
+      // The folder deleted (and with it the lock file) is made and locked again; one that another
+      // steward claimed meanwhile is refused.
+      held.renew();
+    }
     Path target = files.file(snapshot.position().count());
     Path tmp = unfinished.file(snapshot.position().count());
     try {

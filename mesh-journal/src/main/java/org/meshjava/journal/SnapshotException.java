@@ -24,7 +24,12 @@ public final class SnapshotException extends Exception {
     /** The journal's record at the snapshot's position does not hash as the snapshot says. */
     NOT_IN_JOURNAL,
     /** Reading or writing the snapshot store failed. */
-    IO
+    IO,
+    /**
+     * Another steward holds the snapshot folder ({@link FileSnapshotStore#claim()}): two stewards
+     * saving into one folder would delete each other's snapshots.
+     */
+    IN_USE
   }
 
   private final Reason reason;

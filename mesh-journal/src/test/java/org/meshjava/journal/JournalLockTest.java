@@ -3,16 +3,12 @@ package org.meshjava.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -330,30 +326,12 @@ class JournalLockTest {
   }
 
   private Process child(Path journal) throws Exception {
-    String cp =
-        String.join(
-            File.pathSeparator,
-            System.getProperty("jdk.module.path", ""),
-            System.getProperty("java.class.path", ""));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    Process p =
-        new ProcessBuilder(
-                java,
-                "-cp",
-                cp,
-                "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1",
-                LockChild.class.getName(),
-                journal.toString())
-            .redirectError(ProcessBuilder.Redirect.DISCARD)
-            .start();
+    Process p = ChildJvm.start(LockChild.class, journal);
     children.add(p);
     return p;
   }
 
   private static String firstLine(Process p) throws Exception {
-    BufferedReader r =
-        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-    return Optional.ofNullable(r.readLine()).orElse("(no answer)");
+    return ChildJvm.firstLine(p);
   }
 }

@@ -28,4 +28,18 @@ public final class LockHolder {
       // See above: the lock goes with the process or the session.
     }
   }
+
+  /**
+   * Releases the OS file lock {@code lock} and closes {@code channel}, the descriptor it was taken
+   * through, ignoring a failed release: closing the channel releases the lock as well.
+   */
+  public static void release(
+      java.nio.channels.FileLock lock, java.nio.channels.FileChannel channel) {
+    try {
+      lock.release();
+    } catch (java.io.IOException ignored) {
+      // Closing the channel releases it too.
+    }
+    closeQuietly(channel);
+  }
 }

@@ -1,0 +1,262 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
+import org.meshjava.journal.internal.HeldJournals;
+import org.meshjava.journal.internal.LockHolder;
+
+/**
+ * One steward's exclusive use of a snapshot folder ({@link FileSnapshotStore#claim()}), held until
+ * {@link #close()} or the end of the process.
+ *
+ * <p>Why: the journal's own lock keeps two stewards off one journal, but two stewards on two
+ * journals may be configured with one snapshot folder. Each then saves its snapshots there under
+ * the same names (a snapshot is named by its record count) and deletes all but the newest two, the
+ * other's included, so a restart finds the other steward's snapshot as the latest and refuses to
+ * start. The claim refuses the second steward at start instead.
+ *
+ * <p>The lock is an OS record lock ({@code fcntl}) on the file {@value #LOCK_FILE} in the folder,
+ * taken through one descriptor kept open, so the operating system drops it when the process dies
+ * and a crash leaves nothing to clean up. As with the journal's lock, closing any other descriptor
+ * of that file in this process would drop it, so a claim in this process is refused by an
+ * in-process registry before a second descriptor is ever opened. A lock file removed or replaced
+ * under a holder (the whole folder deleted, say) no longer keeps others out; {@link #renew()} then
+ * locks a new one, unless another steward claimed the folder meanwhile. Thread-safe.
+ */
+public final class SnapshotFolderClaim implements AutoCloseable {
+  /** The name of the lock file in the claimed folder. */
+  public static final String LOCK_FILE = "steward.lock";
+
+  /** Lock files held in this process, by their identity. */
+  private static final ConcurrentHashMap<Object, Boolean> HELD = new ConcurrentHashMap<>();
+
+  /** How often a claim retries a lock file removed between its open and its lock. */
+  private static final int ATTEMPTS = 3;
+
+  private final Path dir;
+  private final Path lockFile;
+  // Whether this claim made the folder: removed again at close if nothing was saved into it.
+  private final boolean madeFolder;
+  // The lock held now; null once closed.
+  private @Nullable Held held;
+
+  /** A lock file as locked: its identity, the one descriptor on it, and the lock. */
+  private record Held(Object identity, FileChannel channel, FileLock lock) {
+    /** Whether {@code lockFile} still names the file locked. */
+    boolean names(Path lockFile) {
+      try {
+        return identity.equals(HeldJournals.identity(lockFile));
+      } catch (IOException e) {
+        return false;
+      }
+    }
+
+    void release() {
+      LockHolder.release(lock, channel);
+      HELD.remove(identity);
+    }
+  }
+
+  private SnapshotFolderClaim(Path dir, boolean madeFolder, Held held) {
+    this.dir = dir;
+    this.lockFile = dir.resolve(LOCK_FILE);
+    this.madeFolder = madeFolder;
+    this.held = held;
+  }
+
+  /**
+   * Claims {@code dir}, creating it if absent.
+   *
+   * @throws SnapshotException {@code IN_USE} if another steward (in this process or another) holds
+   *     it, {@code IO} if the folder or its lock file cannot be made or locked
+   */
+  static SnapshotFolderClaim take(Path dir) throws SnapshotException {
+    boolean madeFolder = !Files.isDirectory(dir);
+    return new SnapshotFolderClaim(dir, madeFolder, lock(dir));
+  }
+
+  /** Locks the folder's lock file, making both if absent. */
+  private static Held lock(Path dir) throws SnapshotException {
+    Path lockFile = dir.resolve(LOCK_FILE);
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      Held h = lockOnce(dir, lockFile);
+      if (h != null) {
+        return h;
+      }
+    }
+    throw new SnapshotException(
+        SnapshotException.Reason.IO,
+        "cannot lock snapshot folder "
+            + dir
+            + ": its lock file "
+            + lockFile
+            + " was removed each of "
+            + ATTEMPTS
+            + " times it was locked",
+        null);
+  }
+
+  /** One attempt; null if the file locked was removed or replaced meanwhile. */
+  private static @Nullable Held lockOnce(Path dir, Path lockFile) throws SnapshotException {
+    Object identity;
+    try {
+      Files.createDirectories(dir);
+      try {
+        // A new file: no descriptor of it can be open in this process yet, so closing this one
+        // drops no lock (see the class note).
+        Files.newByteChannel(lockFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+            .close();
+      } catch (FileAlreadyExistsException exists) {
+        // Left by a steward that was killed, or held by one running: the lock says which.
+      }
+      identity = HeldJournals.identity(lockFile);
+    } catch (NoSuchFileException e) {
+      return null; // removed between its creation and the stat: try again
+    } catch (IOException e) {
+      throw cannot(dir, e);
+    }
+    if (HELD.putIfAbsent(identity, Boolean.TRUE) != null) {
+      throw inUse(dir, "another steward in this process");
+    }
+    FileChannel ch = null;
+    try {
+      ch = FileChannel.open(lockFile, StandardOpenOption.READ, StandardOpenOption.WRITE);
+      FileLock lock = ch.tryLock();
+      if (lock == null) {
+        throw inUse(dir, "another steward process");
+      }
+      Held h = new Held(identity, ch, lock);
+      if (!h.names(lockFile)) {
+        // Locked, but no longer the file the folder names: its holder removed it as it let go.
+        h.release();
+        return null;
+      }
+      return h;
+    } catch (SnapshotException e) {
+      LockHolder.closeQuietly(ch);
+      HELD.remove(identity);
+      throw e;
+    } catch (IOException | OverlappingFileLockException e) {
+      LockHolder.closeQuietly(ch);
+      HELD.remove(identity);
+      if (e instanceof NoSuchFileException) {
+        return null;
+      }
+      throw cannot(dir, e);
+    }
+  }
+
+  /**
+   * Whether the lock file is still the one locked: false once it was removed or replaced (the
+   * folder deleted, say), after which another steward may claim the folder too, and once closed.
+   */
+  public synchronized boolean intact() {
+    Held h = held;
+    return h != null && h.names(lockFile);
+  }
+
+  /**
+   * Makes sure the folder is still held: if its lock file was removed or replaced, locks a new one
+   * (making the folder again if it was deleted) and lets the old one go.
+   *
+   * @throws SnapshotException {@code IN_USE} if another steward claimed the folder meanwhile,
+   *     {@code IO} if it cannot be locked again or this claim was closed
+   */
+  public synchronized void renew() throws SnapshotException {
+    Held h = held;
+    if (h == null) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO, "snapshot folder " + dir + ": its claim was let go", null);
+    }
+    if (h.names(lockFile)) {
+      return;
+    }
+    Held renewed;
+    try {
+      renewed = lock(dir);
+    } catch (SnapshotException e) {
+      if (e.reason() != SnapshotException.Reason.IN_USE) {
+        throw e;
+      }
+      throw new SnapshotException(
+          SnapshotException.Reason.IN_USE,
+          "snapshot folder "
+              + dir
+              + ": its lock file "
+              + lockFile
+              + " was removed or replaced while this steward held it, and another steward has"
+              + " claimed the folder since; not saving here, lest one delete the other's"
+              + " snapshots. Give each steward a snapshot folder of its own",
+          e);
+    }
+    h.release();
+    held = renewed;
+  }
+
+  /** The lock file. */
+  public Path lockFile() {
+    return lockFile;
+  }
+
+  /**
+   * Removes the lock file (while still locked, and only if it is still this claim's), and the
+   * folder if this claim made it and nothing was saved into it, and lets the folder go. Idempotent.
+   * A steward that opened the file just before its removal finds, once it has the lock, that the
+   * folder no longer names it, and claims a new one.
+   */
+  @Override
+  public synchronized void close() {
+    Held h = held;
+    if (h == null) {
+      return;
+    }
+    held = null;
+    if (h.names(lockFile)) {
+      try {
+        Files.deleteIfExists(lockFile);
+      } catch (IOException ignored) {
+        // The folder is read-only now: a lock file left behind locks nothing.
+      }
+      if (madeFolder) {
+        try {
+          // Refused unless empty: a folder a snapshot was saved into stays.
+          Files.deleteIfExists(dir);
+        } catch (IOException ignored) {
+          // Not empty, or already gone.
+        }
+      }
+    }
+    h.release();
+  }
+
+  private static SnapshotException inUse(Path dir, String holder) {
+    return new SnapshotException(
+        SnapshotException.Reason.IN_USE,
+        "snapshot folder "
+            + dir
+            + " is in use by "
+            + holder
+            + " (it holds "
+            + dir.resolve(LOCK_FILE)
+            + "); give each steward a snapshot folder of its own",
+        null);
+  }
+
+  private static SnapshotException cannot(Path dir, Exception e) {
+    String why =
+        e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+            ? f.getReason() + " (" + f.getFile() + ")"
+            : String.valueOf(e.getMessage());
+    return new SnapshotException(
+        SnapshotException.Reason.IO, "cannot lock snapshot folder " + dir + ": " + why, e);
+  }
+}

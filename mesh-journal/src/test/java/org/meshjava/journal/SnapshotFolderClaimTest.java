@@ -1,0 +1,104 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * One steward at a time per snapshot folder (SPEC.md §60.8): two stewards on two journals saving
+ * into one folder delete each other's snapshots, so a second claim is refused, in this process or
+ * another, and a claim whose lock file was removed stops its store saving.
+ */
+class SnapshotFolderClaimTest {
+  @TempDir Path tmp;
+
+  @Test
+  void aSecondClaim_inThisProcess_isRefusedInUse_untilTheFirstIsClosed() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    SnapshotFolderClaim first = new FileSnapshotStore(dir).claim();
+    assertThat(dir.resolve(SnapshotFolderClaim.LOCK_FILE)).exists();
+    assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
+              assertThat(e.detail())
+                  .contains("snapshot folder " + dir + " is in use by another steward");
+            });
+    // The refused claim let nothing go: the first still holds the folder.
+    assertThat(first.intact()).isTrue();
+    first.close();
+    // The folder it made held no snapshot, so it is gone with the lock file.
+    assertThat(dir).doesNotExist();
+    new FileSnapshotStore(dir).claim().close();
+  }
+
+  @Test
+  void aClaimHeldByAnotherProcess_isRefusedInUse_andFreeOnceThatProcessEnds() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    Process child = ChildJvm.start(SnapshotClaimChild.class, dir);
+    try {
+      assertThat(ChildJvm.firstLine(child)).isEqualTo("CLAIMED");
+      assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
+          .isInstanceOfSatisfying(
+              SnapshotException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
+                assertThat(e.detail()).contains("in use by another steward process");
+              });
+    } finally {
+      child.destroyForcibly().waitFor();
+    }
+    // Killed, it left its lock file; the kernel dropped its lock, so the folder is free.
+    new FileSnapshotStore(dir).claim().close();
+  }
+
+  @Test
+  void aFolderDeletedWhileClaimed_isMadeAndLockedAgainByTheNextSave() throws Exception {
+    Path dir = tmp.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(dir);
+    try (SnapshotFolderClaim claim = store.claim()) {
+      store.save(FileSnapshotStoreTest.at(3));
+      for (Path f : store.files()) {
+        Files.delete(f);
+      }
+      Files.delete(claim.lockFile());
+      Files.delete(dir);
+      assertThat(claim.intact()).isFalse();
+      store.save(FileSnapshotStoreTest.at(4));
+      assertThat(claim.intact()).isTrue();
+      assertThat(store.files()).hasSize(1);
+      assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
+          .isInstanceOf(SnapshotException.class)
+          .hasMessageContaining("in use by another steward");
+    }
+  }
+
+  @Test
+  void aStoreWhoseFolderAnotherStewardClaimedAfterItsLockFileWentAway_refusesToSave()
+      throws Exception {
+    Path dir = tmp.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(dir);
+    try (SnapshotFolderClaim claim = store.claim()) {
+      store.save(FileSnapshotStoreTest.at(3));
+      Files.delete(claim.lockFile());
+      try (SnapshotFolderClaim other = new FileSnapshotStore(dir).claim()) {
+        assertThat(other.intact()).isTrue();
+        assertThatThrownBy(() -> store.save(FileSnapshotStoreTest.at(4)))
+            .isInstanceOfSatisfying(
+                SnapshotException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
+                  assertThat(e.detail()).contains("another steward has claimed the folder since");
+                });
+        assertThat(store.files()).hasSize(1);
+      }
+    }
+    // The folder holds a snapshot, so neither close removed it.
+    assertThat(store.files()).hasSize(1);
+  }
+}
