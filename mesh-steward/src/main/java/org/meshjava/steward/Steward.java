@@ -773,7 +773,9 @@ public final class Steward implements AutoCloseable {
    *
    * @return the journal position the snapshot covers
    * @throws IllegalStateException if the steward keeps no snapshots ({@link Builder#snapshots})
-   * @throws SnapshotException {@code IO} if it could not be read or stored
+   * @throws SnapshotException {@code TOO_LARGE} if it would be larger than the store saves (SPEC.md
+   *     §60.8, "Size"; the previous snapshot stays the latest, and from then on this steward takes
+   *     no more and throws the same refusal), {@code IO} if it could not be read or stored
    */
   public JournalPosition snapshot() throws SnapshotException {
     Snapshotter sn =
