@@ -46,16 +46,31 @@ public final class FileSnapshotStore implements SnapshotStore {
   // The claim taken through this store, if any; saves stop once it no longer holds the folder.
   private volatile @Nullable SnapshotFolderClaim claim;
 
+  /** The largest file saved or read: {@link Snapshot#MAX_BYTES}, smaller only in tests. */
+  private final long maxBytes;
+
   /** A store in {@code dir}, created on the first save. */
   public FileSnapshotStore(Path dir) {
     this(dir, Forcer.OS);
   }
 
   FileSnapshotStore(Path dir, Forcer forcer) {
+    this(dir, forcer, Snapshot.MAX_BYTES);
+  }
+
+  /** A store whose files are at most {@code maxBytes}: lets a test reach the limit cheaply. */
+  FileSnapshotStore(Path dir, Forcer forcer, long maxBytes) {
     this.dir = Objects.requireNonNull(dir, "dir");
     this.files = new SequenceFiles(dir, SUFFIX);
     this.unfinished = new SequenceFiles(dir, SUFFIX + TMP);
     this.forcer = Objects.requireNonNull(forcer, "forcer");
+    this.maxBytes = maxBytes;
+  }
+
+  /** The largest snapshot file this store saves or reads back, in bytes. */
+  @Override
+  public long maxBytes() {
+    return maxBytes;
   }
 
   /** The store a file journal at {@code journal} uses by default: {@code <journal>.snapshots/}. */
@@ -111,8 +126,23 @@ public final class FileSnapshotStore implements SnapshotStore {
     return taken;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws SnapshotException {@code TOO_LARGE}, before anything is written, if the snapshot is
+   *     larger than {@link #maxBytes()}: a file that could not be read back would become the latest
+   *     and make every start replay the whole journal; {@code IO}
+   */
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
+    long size = 0;
+    for (ByteBuffer part : snapshot.fileSegments()) {
+      size += part.remaining();
+    }
+    if (size > maxBytes) {
+      throw SnapshotException.tooLarge(
+          "the snapshot at record " + snapshot.position().count(), size, maxBytes);
+    }
     // Off the caller's thread: an interrupt would close the channel mid-write (see JournalIo), and
     // a steward closing on an interrupted thread still writes its last snapshot.
     JournalIo.run(() -> write(snapshot));
@@ -200,7 +230,11 @@ public final class FileSnapshotStore implements SnapshotStore {
   public synchronized Optional<byte[]> latest() throws SnapshotException {
     checkFolder();
     try {
-      return readLatest(Files::readAllBytes);
+      return readLatest(
+          file -> {
+            checkSize(file, Files.size(file));
+            return Files.readAllBytes(file);
+          });
     } catch (IOException e) {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
@@ -266,7 +300,8 @@ public final class FileSnapshotStore implements SnapshotStore {
    * instead on a file system that cannot map it. A latest file that another process deletes between
    * listing and opening (it saved two newer ones meanwhile) is passed over for the one now latest.
    *
-   * @throws SnapshotException {@code IO} if it cannot be read or is too large to map (2 GiB)
+   * @throws SnapshotException {@code TOO_LARGE} if it is larger than {@link #maxBytes()} (one a
+   *     version without that limit on saves wrote); {@code IO} if it cannot be read
    */
   @Override
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
@@ -275,7 +310,7 @@ public final class FileSnapshotStore implements SnapshotStore {
     return JournalIo.call(
         () -> {
           try {
-            return readLatest(FileSnapshotStore::map);
+            return readLatest(this::map);
           } catch (IOException e) {
             throw new SnapshotException(
                 SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
@@ -284,21 +319,23 @@ public final class FileSnapshotStore implements SnapshotStore {
   }
 
   /** {@code file} mapped read-only, or read into memory where it cannot be mapped. */
-  private static ByteBuffer map(Path file) throws IOException, SnapshotException {
+  private ByteBuffer map(Path file) throws IOException, SnapshotException {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
       long size = ch.size();
-      if (size > Integer.MAX_VALUE) {
-        throw new SnapshotException(
-            SnapshotException.Reason.IO,
-            "cannot read " + file + ": " + size + " bytes are more than a snapshot can be",
-            null);
-      }
+      checkSize(file, size);
       try {
         return ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
       } catch (IOException | UnsupportedOperationException e) {
         // A file system that cannot map files: read it into memory instead, as latest() does.
         return ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer();
       }
+    }
+  }
+
+  /** Refuses a snapshot file of {@code size} bytes that is larger than this store reads. */
+  private void checkSize(Path file, long size) throws SnapshotException {
+    if (size > maxBytes) {
+      throw SnapshotException.tooLarge("the latest snapshot " + file, size, maxBytes);
     }
   }
 

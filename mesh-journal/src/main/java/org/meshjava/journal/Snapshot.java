@@ -58,6 +58,13 @@ public final class Snapshot {
    */
   public static final int FORMAT = 2;
 
+  /**
+   * The largest snapshot, in bytes, this implementation saves or reads: one is opened from a single
+   * {@link ByteBuffer}, whose positions are {@code int}s. At about 96 bytes a receipt (32 for its
+   * id, 64 for the tree's levels) that is some 22 million receipts (SPEC.md §60.8, "Size").
+   */
+  public static final long MAX_BYTES = Integer.MAX_VALUE;
+
   /** What the signature covers before the body: keeps a snapshot signature from being reused. */
   private static final byte[] CONTEXT =
       "mesh/1 journal snapshot\n".getBytes(StandardCharsets.UTF_8);

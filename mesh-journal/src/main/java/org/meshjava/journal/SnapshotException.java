@@ -29,7 +29,13 @@ public final class SnapshotException extends Exception {
      * Another steward holds the snapshot folder ({@link FileSnapshotStore#claim()}): two stewards
      * saving into one folder would delete each other's snapshots.
      */
-    IN_USE
+    IN_USE,
+    /**
+     * The snapshot is larger than this implementation can save or read back ({@link
+     * Snapshot#MAX_BYTES}, or a store's own limit): it was not written, or is not read. Not a sign
+     * of tampering: the steward serves on without it (SPEC.md §60.8, "Size").
+     */
+    TOO_LARGE
   }
 
   private final Reason reason;
@@ -55,5 +61,25 @@ public final class SnapshotException extends Exception {
   /** Returns why. */
   public Reason reason() {
     return reason;
+  }
+
+  /**
+   * {@code TOO_LARGE}: {@code what} (a snapshot being saved, or a file) is {@code bytes} long where
+   * at most {@code max} fit; says what a steward does about it and what the operator can do.
+   */
+  public static SnapshotException tooLarge(String what, long bytes, long max) {
+    return new SnapshotException(
+        Reason.TOO_LARGE,
+        what
+            + " is "
+            + bytes
+            + " bytes, more than the "
+            + max
+            + " a snapshot can be (it carries every receipt id and the transparency tree's levels,"
+            + " about 96 bytes a receipt); the steward keeps the last snapshot that fits and"
+            + " serves on, and a restart replays the journal from that one (or from record 0 if"
+            + " none can be read), so keep the journal's records after it, segments included"
+            + " (SPEC.md §60.8, \"Size\")",
+        null);
   }
 }

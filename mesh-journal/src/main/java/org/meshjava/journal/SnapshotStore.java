@@ -17,9 +17,18 @@ public interface SnapshotStore {
    * Stores {@code snapshot} durably, as the latest; once this returns, {@link #latest()} returns it
    * even after a crash. Older snapshots may be dropped.
    *
-   * @throws SnapshotException {@code IO} if it could not be stored (the previous latest stands)
+   * @throws SnapshotException {@code TOO_LARGE} if it is larger than {@link #maxBytes()}, {@code
+   *     IO} if it could not be stored (either way the previous latest stands)
    */
   void save(Snapshot snapshot) throws SnapshotException;
+
+  /**
+   * The largest snapshot, in bytes, this store saves and reads back; a steward takes no snapshot
+   * that could not be (SPEC.md §60.8, "Size"). By default {@link Snapshot#MAX_BYTES}.
+   */
+  default long maxBytes() {
+    return Snapshot.MAX_BYTES;
+  }
 
   /**
    * The bytes of the latest snapshot stored, if any.

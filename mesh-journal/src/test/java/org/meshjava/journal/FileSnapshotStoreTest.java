@@ -309,4 +309,51 @@ class FileSnapshotStoreTest {
     }
     assertThat(failing.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(10).encoded()));
   }
+
+  /**
+   * A snapshot larger than the store reads back ({@link Snapshot#MAX_BYTES}: 2 GiB, about 22
+   * million receipts; made small here) was written anyway and became the latest, which no start
+   * could then read: refused {@code TOO_LARGE} before a byte is written, the one before kept.
+   */
+  @Test
+  void aSaveLargerThanTheStoreReadsBack_isRefusedTooLarge_andTheLatestStaysTheOneBefore()
+      throws Exception {
+    Path d = dir.resolve("snaps");
+    int fits = at(10).encoded().length;
+    FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, fits);
+    capped.save(at(10));
+    Snapshot larger = at(10_000_000_000L); // its count takes 8 more bytes
+    assertThat(larger.encoded().length).isGreaterThan(fits);
+    assertThatThrownBy(() -> capped.save(larger))
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.TOO_LARGE);
+              assertThat(e.getMessage())
+                  .contains("record 10000000000")
+                  .contains(larger.encoded().length + " bytes, more than the " + fits);
+            });
+    try (var files = Files.list(d)) {
+      assertThat(files.map(p -> p.getFileName().toString()).toList())
+          .containsExactly("00000000000000000010.snapshot");
+    }
+    assertThat(capped.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(10).encoded()));
+  }
+
+  /** A file too large to read (one an older version saved) is refused as such, naming it. */
+  @Test
+  void aLatestFileLargerThanTheStoreReads_isRefusedTooLarge_namingIt() throws Exception {
+    Path d = dir.resolve("snaps");
+    new FileSnapshotStore(d).save(at(10_000_000_000L));
+    FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, at(10).encoded().length);
+    for (ThrowingCallable read : List.<ThrowingCallable>of(capped::latestBuffer, capped::latest)) {
+      assertThatThrownBy(read)
+          .isInstanceOfSatisfying(
+              SnapshotException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(SnapshotException.Reason.TOO_LARGE);
+                assertThat(e.getMessage()).contains("00000000010000000000.snapshot");
+              });
+    }
+  }
 }

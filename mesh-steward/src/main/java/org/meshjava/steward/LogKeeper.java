@@ -89,6 +89,11 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
 
     @Override
+    long levelsLength(long first, long count) {
+      return 0;
+    }
+
+    @Override
     void adoptLevels(long first, MerkleTree saved) {}
 
     @Override
@@ -219,11 +224,19 @@ sealed class LogKeeper permits LogKeeper.Off {
    * snapshot then carries no tree).
    */
   byte[] levels(long first, long count) {
+    return levelsLength(first, count) == 0 ? new byte[0] : tree().packedLevels(count);
+  }
+
+  /**
+   * How many bytes {@link #levels} returns for the same arguments, without packing them: the
+   * snapshotter checks a snapshot fits before it packs levels that may not fit in an array.
+   */
+  long levelsLength(long first, long count) {
     TransparencyLog t = tree();
     if (count == 0 || t.firstSequence() != first || t.size() < count) {
-      return new byte[0];
+      return 0;
     }
-    return t.packedLevels(count);
+    return org.meshjava.receipt.tlog.internal.MerkleTree.packedLength(count);
   }
 
   /**

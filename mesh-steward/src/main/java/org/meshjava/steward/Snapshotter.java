@@ -51,6 +51,15 @@ final class Snapshotter implements AutoCloseable {
   private final AtomicBoolean queued = new AtomicBoolean();
   private volatile long savedThrough;
   private boolean closed;
+
+  /**
+   * Set once a snapshot did not fit the store ({@code TOO_LARGE}): the state only grows (every
+   * receipt id stays in it), so no later one would either. From then on no snapshot is tried, the
+   * replay kept for them is dropped, and this refusal is what {@link #snapshot()} throws; its
+   * warning is logged once, not at every cadence.
+   */
+  private volatile @org.jspecify.annotations.Nullable SnapshotException tooLarge;
+
   private java.util.concurrent.@org.jspecify.annotations.Nullable ScheduledFuture<?> periodic;
 
   /** The longest interval the snapshots can be scheduled at: {@code Long.MAX_VALUE} ms. */
@@ -91,6 +100,7 @@ final class Snapshotter implements AutoCloseable {
   /** After an append: queues a snapshot when {@code every} records were written since the last. */
   void maybe() {
     if (every > 0
+        && tooLarge == null
         && journal.position().count() - savedThrough >= every
         && queued.compareAndSet(false, true)) {
       try {
@@ -106,9 +116,20 @@ final class Snapshotter implements AutoCloseable {
   }
 
   private void quietly() {
+    if (tooLarge != null) {
+      return;
+    }
     try {
       snapshot();
-    } catch (JournalException | SnapshotException | RuntimeException e) {
+    } catch (SnapshotException e) {
+      if (e.reason() == SnapshotException.Reason.TOO_LARGE) {
+        LOG.warn(
+            "journal snapshot not written, and no more are taken until the steward restarts: {}",
+            e.getMessage());
+      } else {
+        LOG.warn("journal snapshot not written: {}", e.getMessage());
+      }
+    } catch (JournalException | RuntimeException e) {
       LOG.warn("journal snapshot not written: {}", e.getMessage());
     }
   }
@@ -120,6 +141,10 @@ final class Snapshotter implements AutoCloseable {
    * @return the position stored, or the last one when nothing new was written
    */
   synchronized JournalPosition snapshot() throws JournalException, SnapshotException {
+    SnapshotException refused = tooLarge;
+    if (refused != null) {
+      throw refused;
+    }
     ReplayState state = replay;
     if (state == null) {
       SnapshotState from = java.util.Objects.requireNonNull(seed);
@@ -160,6 +185,12 @@ final class Snapshotter implements AutoCloseable {
     state.applyAll(batch);
     long locator = state.position().samePlace(end) ? end.locator() : -1;
     SnapshotState captured = state.capture(locator);
+    try {
+      fits(captured);
+    } catch (SnapshotException e) {
+      giveUp(e);
+      throw e;
+    }
     Snapshot s =
         Snapshot.sign(
             key,
@@ -167,7 +198,14 @@ final class Snapshotter implements AutoCloseable {
             // Packed for this snapshot alone and never changed: signed and saved in place.
             java.nio.ByteBuffer.wrap(
                 keeper.levels(captured.receipts().first(), captured.receipts().size())));
-    store.save(s);
+    try {
+      store.save(s);
+    } catch (SnapshotException e) {
+      if (e.reason() == SnapshotException.Reason.TOO_LARGE) {
+        giveUp(e);
+      }
+      throw e;
+    }
     savedThrough = s.position().count();
     LOG.info("journal snapshot at record {} written to {}", savedThrough, store.describe());
     if (!closed) {
@@ -175,6 +213,38 @@ final class Snapshotter implements AutoCloseable {
       readBack(state, s.position());
     }
     return s.position();
+  }
+
+  /**
+   * Refuses {@code TOO_LARGE} a snapshot of {@code captured} whose receipt ids and tree levels
+   * alone are more than the store takes, before they are packed: past the limit they no longer fit
+   * the arrays they are packed into, and short of it packing a snapshot the store then refuses
+   * would only take up to two gigabytes of heap for nothing. The store checks the exact size as it
+   * saves.
+   */
+  private void fits(SnapshotState captured) throws SnapshotException {
+    long n = captured.receipts().size();
+    long least =
+        n * org.meshjava.core.ContentId.LENGTH
+            + keeper.levelsLength(captured.receipts().first(), n);
+    long max = Math.min(store.maxBytes(), Snapshot.MAX_BYTES);
+    if (least > max) {
+      throw SnapshotException.tooLarge(
+          "the snapshot at record "
+              + captured.position().count()
+              + " ("
+              + n
+              + " receipts), counting its receipt ids and tree levels alone,",
+          least,
+          max);
+    }
+  }
+
+  /** Stops taking snapshots for good, for {@code refused} (see {@link #tooLarge}). */
+  private void giveUp(SnapshotException refused) {
+    tooLarge = refused;
+    replay = null;
+    seed = null;
   }
 
   /**

@@ -773,7 +773,9 @@ public final class Steward implements AutoCloseable {
    *
    * @return the journal position the snapshot covers
    * @throws IllegalStateException if the steward keeps no snapshots ({@link Builder#snapshots})
-   * @throws SnapshotException {@code IO} if it could not be read or stored
+   * @throws SnapshotException {@code TOO_LARGE} if it would be larger than the store saves (SPEC.md
+   *     §60.8, "Size"; the previous snapshot stays the latest, and from then on this steward takes
+   *     no more and throws the same refusal), {@code IO} if it could not be read or stored
    */
   public JournalPosition snapshot() throws SnapshotException {
     Snapshotter sn =
@@ -1453,8 +1455,22 @@ public final class Steward implements AutoCloseable {
       Optional<org.meshjava.journal.SnapshotState> loaded = Optional.empty();
       // Read in place (a file store maps the file): a restart touches no fresh memory in
       // proportion to the snapshot.
-      Optional<java.nio.ByteBuffer> latest =
-          snapshots == null ? Optional.empty() : snapshots.latestBuffer();
+      Optional<java.nio.ByteBuffer> latest = Optional.empty();
+      SnapshotException unreadable = null;
+      try {
+        latest = snapshots == null ? Optional.empty() : snapshots.latestBuffer();
+      } catch (SnapshotException e) {
+        if (e.reason() != SnapshotException.Reason.TOO_LARGE) {
+          throw e;
+        }
+        // Too large to read is no sign of tampering (SPEC.md §60.8, "Size"): the steward starts
+        // from the whole journal, which holds what the snapshot does, rather than not at all.
+        unreadable = e;
+        LOG.warn(
+            "journal {}: replaying it whole, since the latest snapshot cannot be read: {}",
+            j.describe(),
+            e.getMessage());
+      }
       if (latest.isPresent()) {
         Snapshot snap = Snapshot.open(latest.get(), self);
         snap.checkAgainst(j.position());
@@ -1483,6 +1499,16 @@ public final class Steward implements AutoCloseable {
         if (from > 0 && e.reason() == JournalException.Reason.POSITION_MISMATCH) {
           throw new SnapshotException(
               SnapshotException.Reason.NOT_IN_JOURNAL, String.valueOf(e.getMessage()), e);
+        }
+        if (unreadable != null && e.reason() == JournalException.Reason.ARCHIVED) {
+          throw new JournalException(
+              JournalException.Reason.ARCHIVED,
+              "the latest snapshot is too large to read, and the records before it were archived;"
+                  + " put the journal's segments back to replay them ("
+                  + unreadable.getMessage()
+                  + "): "
+                  + e.getMessage(),
+              e);
         }
         throw e;
       }
