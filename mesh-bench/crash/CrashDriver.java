@@ -375,10 +375,12 @@ public final class CrashDriver {
                 + s.cycle()
                 + ": "
                 + r.body().substring(0, Math.min(200, r.body().length())));
-      } else if (r.body().contains("\"code\":\"expired\"")
+      } else if ((r.body().contains("\"code\":\"expired\"")
+              || r.body().contains("\"code\":\"not-yet-valid\""))
           && System.getenv("CRASH_SHIFTS") != null) {
-        // With the server's clock moved, a chain may have expired by its reading.
-        count("recheck-expired-shifted");
+        // With the server's clock moved, a chain may have expired, or not yet begun, by its
+        // reading: refused either way.
+        count("recheck-refused-by-shifted-clock");
       } else if (now.isBefore(s.expiry().minusSeconds(1))
           && !r.body().contains("presentation-spent")) {
         fail(
