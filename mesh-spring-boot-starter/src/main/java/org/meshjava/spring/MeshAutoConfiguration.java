@@ -35,11 +35,22 @@ public class MeshAutoConfiguration {
       MeshProperties properties,
       ObjectProvider<ServingEngine> engines,
       ObjectProvider<StewardBuilderCustomizer> customizers,
-      ApplicationContext context) {
+      ApplicationContext context,
+      ObjectProvider<SnapshotFolderHold> snapshotFolder) {
     return StewardFromProperties.build(
         properties,
         engines.orderedStream().toList(),
         customizers.orderedStream().toList(),
-        context.getClassLoader());
+        context.getClassLoader(),
+        snapshotFolder.getObject());
+  }
+
+  /**
+   * The claim on the steward's snapshot folder, let go after the steward closes (see {@link
+   * SnapshotFolderHold}); empty where no folder is claimed.
+   */
+  @Bean(destroyMethod = "close")
+  SnapshotFolderHold meshSnapshotFolder() {
+    return new SnapshotFolderHold();
   }
 }

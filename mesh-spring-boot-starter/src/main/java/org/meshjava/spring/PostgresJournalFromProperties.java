@@ -26,7 +26,11 @@ final class PostgresJournalFromProperties {
    * @throws JournalException {@code LOCKED} while another steward holds the journal, {@code
    *     CORRUPT}, or {@code IO} if the database cannot be reached
    */
-  static Journal open(Steward.Builder sb, String url, MeshProperties.Snapshots snaps)
+  static Journal open(
+      Steward.Builder sb,
+      String url,
+      MeshProperties.Snapshots snaps,
+      SnapshotFolderHold snapshotFolder)
       throws JournalException {
     PostgresLocation location;
     try {
@@ -40,10 +44,22 @@ final class PostgresJournalFromProperties {
     sb.journal(journal);
     if (snaps.enabled()) {
       var dir = snaps.dir();
-      StewardFromProperties.snapshots(
-          sb,
-          dir != null ? new FileSnapshotStore(dir) : PostgresSnapshotStore.of(location, name),
-          snaps);
+      try {
+        StewardFromProperties.snapshots(
+            sb,
+            dir != null
+                ? StewardFromProperties.claimed(new FileSnapshotStore(dir), snaps, snapshotFolder)
+                : PostgresSnapshotStore.of(location, name),
+            snaps);
+      } catch (RuntimeException | Error e) {
+        // No steward took the journal yet, so none would close it and release its lock.
+        try {
+          journal.close();
+        } catch (RuntimeException closing) {
+          e.addSuppressed(closing);
+        }
+        throw e;
+      }
     }
     return journal;
   }

@@ -57,7 +57,8 @@ final class StewardFromProperties {
       MeshProperties p,
       List<ServingEngine> engines,
       List<StewardBuilderCustomizer> customizers,
-      @Nullable ClassLoader classLoader) {
+      @Nullable ClassLoader classLoader,
+      SnapshotFolderHold snapshotFolder) {
     List<ServingEngine> backends = new ArrayList<>();
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
@@ -89,7 +90,7 @@ final class StewardFromProperties {
     if (p.meter() == MeshProperties.Meter.ESTIMATOR) {
       sb.meter(new EstimatorMeter());
     }
-    Journal opened = journal(sb, p, classLoader);
+    Journal opened = journal(sb, p, classLoader, snapshotFolder);
     try {
       customizers.forEach(c -> c.customize(sb));
     } catch (RuntimeException | Error e) {
@@ -168,7 +169,10 @@ final class StewardFromProperties {
    * mesh.snapshots.dir} puts them in a directory instead.
    */
   private static @Nullable Journal journal(
-      Steward.Builder sb, MeshProperties p, @Nullable ClassLoader loader) {
+      Steward.Builder sb,
+      MeshProperties p,
+      @Nullable ClassLoader loader,
+      SnapshotFolderHold snapshotFolder) {
     String journal = p.journal();
     MeshProperties.Snapshots snaps = p.snapshots();
     if (journal == null) {
@@ -187,7 +191,7 @@ final class StewardFromProperties {
               + " the key for a journal in memory");
     }
     try {
-      return openJournal(sb, journal, p, loader);
+      return openJournal(sb, journal, p, loader, snapshotFolder);
     } catch (JournalException e) {
       // The journal's words name the file and the fault, not the setting that named the file.
       throw new IllegalStateException("mesh.journal: " + e.getMessage(), e);
@@ -196,7 +200,11 @@ final class StewardFromProperties {
 
   /** Opens the journal {@code journal} names, as {@link #journal} describes. */
   private static Journal openJournal(
-      Steward.Builder sb, String journal, MeshProperties p, @Nullable ClassLoader loader)
+      Steward.Builder sb,
+      String journal,
+      MeshProperties p,
+      @Nullable ClassLoader loader,
+      SnapshotFolderHold snapshotFolder)
       throws JournalException {
     MeshProperties.Snapshots snaps = p.snapshots();
     if (POSTGRES_SCHEMES.stream().anyMatch(journal::startsWith)) {
@@ -211,7 +219,7 @@ final class StewardFromProperties {
                 + " application's dependencies (it brings the JDBC driver)");
       }
       // Loaded only here, so that the starter runs without mesh-journal-postgres.
-      return PostgresJournalFromProperties.open(sb, journal, snaps);
+      return PostgresJournalFromProperties.open(sb, journal, snaps, snapshotFolder);
     }
     if (journal.matches("(?s)[A-Za-z][A-Za-z0-9+.-]*://.*")) {
       // Taken as a file name, mysql://db/x would become a journal file mysql:/db/x. The URL is
@@ -242,10 +250,44 @@ final class StewardFromProperties {
     sb.journal(opened);
     if (snaps.enabled()) {
       Path dir = snaps.dir();
-      snapshots(
-          sb, dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), snaps);
+      try {
+        snapshots(
+            sb,
+            claimed(
+                dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file),
+                snaps,
+                snapshotFolder),
+            snaps);
+      } catch (RuntimeException | Error e) {
+        // No steward took the journal yet, so none would close it and release its lock.
+        closeAfter(opened, e);
+        throw e;
+      }
     }
     return opened;
+  }
+
+  /**
+   * {@code store} once claimed for this steward, held by {@code snapshotFolder}, as {@code mesh
+   * serve} claims its folder (SPEC.md 60.8, "One steward per folder"): two stewards saving into one
+   * folder delete each other's snapshots, and each then refuses to restart from the one it finds.
+   *
+   * @throws IllegalStateException naming the folder (and {@code mesh.snapshots.dir} where it set
+   *     it) if another steward holds it or it cannot be locked
+   */
+  static FileSnapshotStore claimed(
+      FileSnapshotStore store, MeshProperties.Snapshots snaps, SnapshotFolderHold snapshotFolder) {
+    try {
+      snapshotFolder.hold(store.claim());
+    } catch (org.meshjava.journal.SnapshotException e) {
+      throw new IllegalStateException(
+          (snaps.dir() != null
+                  ? "mesh.snapshots.dir: "
+                  : "the snapshot folder beside mesh.journal: ")
+              + e.getMessage(),
+          e);
+    }
+    return store;
   }
 
   /** Keeps snapshots in {@code store} at the cadence {@code snaps} sets. */

@@ -130,6 +130,32 @@ class JournalPropertiesTest {
     assertThat(FileSnapshotStore.beside(journal()).directory()).doesNotExist();
   }
 
+  /**
+   * Regression: the starter saved into its snapshot folder without claiming it, as {@code mesh
+   * serve} does (SPEC.md 60.8, "One steward per folder"): two stewards on two journals given one
+   * folder both started, and each save deleted the other's snapshots.
+   */
+  @Test
+  void aSnapshotsDirAnotherStewardHolds_failsTheStart_andIsFreeAgainOnceItCloses() {
+    Path snaps = dir.resolve("snaps");
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), "mesh.snapshots.dir=" + snaps)
+        .run(
+            first -> {
+              assertThat(first).hasNotFailed();
+              runner
+                  .withPropertyValues(
+                      "mesh.journal=" + dir.resolve("other.journal"), "mesh.snapshots.dir=" + snaps)
+                  .run(second -> failsNaming(second, "mesh.snapshots.dir", snaps.toString()));
+            });
+    // The first steward's close let the folder go, after saving its last snapshot there.
+    assertThat(new java.io.File(snaps.toFile(), "steward.lock")).doesNotExist();
+    runner
+        .withPropertyValues(
+            "mesh.journal=" + dir.resolve("other.journal"), "mesh.snapshots.dir=" + snaps)
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
   @Test
   void snapshotsEveryS_writesThemByTime() {
     runner
