@@ -29,7 +29,10 @@ import org.meshjava.journal.internal.SequenceFiles;
  * instead of reading it into memory (a million receipts make a snapshot of about 150 MB, which a
  * restart then reads in place), and the mapping stays valid and unchanged even after the file is
  * replaced or deleted. Whoever edits a snapshot file in place while a steward runs changes what
- * that steward reads; copy it aside instead.
+ * that steward reads; copy it aside instead. A deleted file that is still mapped keeps its disk
+ * space until the mapping is dropped, which the JDK does only when the garbage collector finds the
+ * buffer unreachable: a steward that reads each snapshot back can so hold the space of deleted ones
+ * for a while (SPEC.md §60.9).
  */
 public final class FileSnapshotStore implements SnapshotStore {
   private static final String SUFFIX = ".snapshot";
