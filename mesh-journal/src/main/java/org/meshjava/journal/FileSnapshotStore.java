@@ -134,7 +134,9 @@ public final class FileSnapshotStore implements SnapshotStore {
    *
    * @throws SnapshotException {@code TOO_LARGE}, before anything is written, if the snapshot is
    *     larger than {@link #maxBytes()}: a file that could not be read back would become the latest
-   *     and make every start replay the whole journal; {@code IO}
+   *     and make every start replay the whole journal; {@code IO} (where only the folder's sync
+   *     after the rename failed, the new file is in place and read as the latest, though its name
+   *     may not survive a power cut: it is a whole, signed snapshot either way)
    */
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
