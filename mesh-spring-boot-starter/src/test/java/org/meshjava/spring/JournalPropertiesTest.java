@@ -154,6 +154,16 @@ class JournalPropertiesTest {
         .withPropertyValues(
             "mesh.journal=" + dir.resolve("other.journal"), "mesh.snapshots.dir=" + snaps)
         .run(context -> assertThat(context).hasNotFailed());
+    // A start that fails after the claim (here on its revocations) lets the folder go too.
+    runner
+        .withPropertyValues(
+            "mesh.journal=" + journal(),
+            "mesh.snapshots.dir=" + snaps,
+            "mesh.revocations=" + dir.resolve("missing.hex"))
+        .run(context -> failsNaming(context, "mesh.revocations"));
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), "mesh.snapshots.dir=" + snaps)
+        .run(context -> assertThat(context).hasNotFailed());
   }
 
   @Test
