@@ -25,8 +25,8 @@ import org.meshjava.journal.SnapshotStore;
  * steward checks what it loads against its key and the journal ({@link Snapshot#open}), so a row
  * copied from another database or another steward is refused at start, not trusted.
  *
- * <p>A snapshot is at most {@link #MAX_BYTES} (just under 512 MiB, about 5.5 million receipts): see
- * there for why, and SPEC.md §60.8, "Size".
+ * <p>A snapshot is at most {@link #MAX_BYTES} (512 MiB less 64 KiB, about 5.5 million receipts):
+ * see there for why, and SPEC.md §60.8, "Size".
  *
  * <p>Saves are not fenced by the journal's epoch: a steward whose lease was taken over can only
  * snapshot records it wrote before, which are a prefix of the journal its successor continues, so
@@ -38,14 +38,16 @@ public final class PostgresSnapshotStore implements SnapshotStore {
   public static final int KEEP = 2;
 
   /**
-   * The largest snapshot this store saves and reads back, in bytes: 536,870,910, just under 512
-   * MiB. A {@code bytea} value may be up to 1 GB, but the server builds each value it sends in one
-   * allocation of at most {@code MaxAllocSize} (1 GiB less one byte), and the driver reads this
-   * store's one-off statements in text form, where a {@code bytea} is {@code \x}, two hex digits a
-   * byte and a terminating NUL. A larger row is written without complaint and then cannot be read
-   * ("invalid memory alloc request size"), so no start could restart from it.
+   * The largest snapshot this store saves and reads back, in bytes: 512 MiB less 64 KiB
+   * (536,805,376). A {@code bytea} value may be up to 1 GB, but the driver reads this store's
+   * one-off statements in text form, where a {@code bytea} is {@code \x} and two hex digits a byte,
+   * and the server builds that text, and then the row's message holding it, each in one allocation
+   * of at most 1 GiB less one byte. A larger row is written without complaint and then cannot be
+   * read: on PostgreSQL 15 a row of 536,870,911 bytes failed "invalid memory alloc request size
+   * 1073741825" and one of 536,870,910 "out of memory" (the message with its other fields), while
+   * 536,870,890 was read back; the 64 KiB leave room for those fields.
    */
-  public static final long MAX_BYTES = ((1L << 30) - 1 - 3) / 2;
+  public static final long MAX_BYTES = (512L << 20) - (64L << 10);
 
   /** PostgreSQL's SQLSTATE for a table that does not exist. */
   private static final String UNDEFINED_TABLE = "42P01";

@@ -161,8 +161,8 @@ class PostgresSnapshotStoreTest {
   }
 
   /**
-   * A snapshot larger than the server can send back (just under 512 MiB as hex text; made small
-   * here) was stored and became the latest row, failing every read after it: refused {@code
+   * A snapshot larger than the server can send back (512 MiB less 64 KiB, sent as hex text; made
+   * small here) was stored and became the latest row, failing every read after it: refused {@code
    * TOO_LARGE} before anything is written, the one before kept, and the store says its limit, so a
    * steward stops trying (SPEC.md §60.8, "Size").
    */
@@ -174,7 +174,7 @@ class PostgresSnapshotStoreTest {
     PostgresLocation location = PostgresLocation.parse(server.url(db));
     assertThat(PostgresSnapshotStore.of(location, "did:key:c").maxBytes())
         .isEqualTo(PostgresSnapshotStore.MAX_BYTES)
-        .isEqualTo(536_870_910L);
+        .isEqualTo(536_805_376L);
     int fits = at(10).encoded().length;
     PostgresSnapshotStore capped = PostgresSnapshotStore.of(location, "did:key:c", fits);
     assertThat(capped.maxBytes()).isEqualTo(fits);
