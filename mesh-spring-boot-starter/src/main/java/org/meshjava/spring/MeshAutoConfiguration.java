@@ -9,7 +9,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.DependsOn;
 
 /**
  * Builds the application's {@link Steward} from {@code mesh.*} ({@link MeshProperties}), with every
@@ -32,7 +31,6 @@ public class MeshAutoConfiguration {
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  @DependsOn(SNAPSHOT_FOLDER)
   public Steward meshSteward(
       MeshProperties properties,
       ObjectProvider<ServingEngine> engines,
@@ -42,21 +40,6 @@ public class MeshAutoConfiguration {
         properties,
         engines.orderedStream().toList(),
         customizers.orderedStream().toList(),
-        context.getClassLoader(),
-        context.getBean(SNAPSHOT_FOLDER, SnapshotFolderHold.class));
-  }
-
-  /** The name of the bean holding the steward's snapshot folder claim. */
-  private static final String SNAPSHOT_FOLDER = "meshSnapshotFolder";
-
-  /**
-   * Holds the claim on the steward's snapshot folder, let go when the context closes. The steward's
-   * bean depends on it, so Spring closes the steward, which saves its last snapshot there, first.
-   * Made whether or not the application defines its own steward (a condition here would be judged
-   * after {@link #meshSteward} was registered, and so always fail); it then holds nothing.
-   */
-  @Bean(name = SNAPSHOT_FOLDER, destroyMethod = "close")
-  SnapshotFolderHold meshSnapshotFolder() {
-    return new SnapshotFolderHold();
+        context.getClassLoader());
   }
 }

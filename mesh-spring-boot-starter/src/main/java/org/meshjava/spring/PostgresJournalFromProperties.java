@@ -3,7 +3,6 @@ package org.meshjava.spring;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.journal.postgres.PostgresLocation;
 import org.meshjava.journal.postgres.PostgresSnapshotStore;
@@ -20,15 +19,14 @@ final class PostgresJournalFromProperties {
   /**
    * Opens the journal named by the steward's identity in the database {@code url} names, as {@code
    * mesh serve} does, with its snapshots in the same database unless {@code mesh.snapshots.dir}
-   * names a directory, which is then claimed into {@code folder}.
+   * names a directory.
    *
    * @return the journal, now the builder's
    * @throws IllegalStateException naming {@code mesh.journal} if the URL is malformed
    * @throws JournalException {@code LOCKED} while another steward holds the journal, {@code
    *     CORRUPT}, or {@code IO} if the database cannot be reached
    */
-  static Journal open(
-      Steward.Builder sb, String url, MeshProperties.Snapshots snaps, SnapshotFolderHold folder)
+  static Journal open(Steward.Builder sb, String url, MeshProperties.Snapshots snaps)
       throws JournalException {
     PostgresLocation location;
     try {
@@ -42,15 +40,10 @@ final class PostgresJournalFromProperties {
     sb.journal(journal);
     if (snaps.enabled()) {
       var dir = snaps.dir();
-      SnapshotStore store;
-      if (dir != null) {
-        FileSnapshotStore files = new FileSnapshotStore(dir);
-        StewardFromProperties.claim(folder, files, true, journal);
-        store = files;
-      } else {
-        store = PostgresSnapshotStore.of(location, name);
-      }
-      StewardFromProperties.snapshots(sb, store, snaps);
+      StewardFromProperties.snapshots(
+          sb,
+          dir != null ? new FileSnapshotStore(dir) : PostgresSnapshotStore.of(location, name),
+          snaps);
     }
     return journal;
   }

@@ -50,33 +50,14 @@ final class StewardFromProperties {
    * Builds the steward over the configured backends and then {@code engines}, letting each of
    * {@code customizers} adjust the builder last.
    *
-   * <p>Claims the snapshot folder, if snapshots are kept in one, into {@code folder}.
-   *
    * @throws IllegalStateException naming the property at fault, or if there is no backend at all;
-   *     whatever the start throws, it leaves no journal open and no snapshot folder claimed behind
-   *     it
+   *     whatever the start throws, it leaves no journal open behind it
    */
   static Steward build(
       MeshProperties p,
       List<ServingEngine> engines,
       List<StewardBuilderCustomizer> customizers,
-      @Nullable ClassLoader classLoader,
-      SnapshotFolderHold folder) {
-    try {
-      return buildClaiming(p, engines, customizers, classLoader, folder);
-    } catch (RuntimeException | Error e) {
-      // After the steward's or journal's close: a folder is let go only once nothing saves there.
-      closeAfter(folder, e);
-      throw e;
-    }
-  }
-
-  private static Steward buildClaiming(
-      MeshProperties p,
-      List<ServingEngine> engines,
-      List<StewardBuilderCustomizer> customizers,
-      @Nullable ClassLoader classLoader,
-      SnapshotFolderHold folder) {
+      @Nullable ClassLoader classLoader) {
     List<ServingEngine> backends = new ArrayList<>();
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
@@ -108,7 +89,7 @@ final class StewardFromProperties {
     if (p.meter() == MeshProperties.Meter.ESTIMATOR) {
       sb.meter(new EstimatorMeter());
     }
-    Journal opened = journal(sb, p, classLoader, folder);
+    Journal opened = journal(sb, p, classLoader);
     try {
       customizers.forEach(c -> c.customize(sb));
     } catch (RuntimeException | Error e) {
@@ -134,7 +115,7 @@ final class StewardFromProperties {
   }
 
   /** Closes {@code resource} after {@code failure}, keeping a failed close as suppressed. */
-  static void closeAfter(@Nullable AutoCloseable resource, Throwable failure) {
+  private static void closeAfter(@Nullable AutoCloseable resource, Throwable failure) {
     if (resource == null) {
       return;
     }
@@ -184,13 +165,10 @@ final class StewardFromProperties {
    * Sets the journal {@code mesh.journal} names and, unless {@code mesh.snapshots.enabled} is
    * false, its snapshot store, as {@code mesh serve} does: a file with its snapshots in {@code
    * <journal>.snapshots/}, or a PostgreSQL database with them in the same database; {@code
-   * mesh.snapshots.dir} puts them in a directory instead. A folder is claimed into {@code folder}.
+   * mesh.snapshots.dir} puts them in a directory instead.
    */
   private static @Nullable Journal journal(
-      Steward.Builder sb,
-      MeshProperties p,
-      @Nullable ClassLoader loader,
-      SnapshotFolderHold folder) {
+      Steward.Builder sb, MeshProperties p, @Nullable ClassLoader loader) {
     String journal = p.journal();
     MeshProperties.Snapshots snaps = p.snapshots();
     if (journal == null) {
@@ -209,7 +187,7 @@ final class StewardFromProperties {
               + " the key for a journal in memory");
     }
     try {
-      return openJournal(sb, journal, p, loader, folder);
+      return openJournal(sb, journal, p, loader);
     } catch (JournalException e) {
       // The journal's words name the file and the fault, not the setting that named the file.
       throw new IllegalStateException("mesh.journal: " + e.getMessage(), e);
@@ -218,11 +196,7 @@ final class StewardFromProperties {
 
   /** Opens the journal {@code journal} names, as {@link #journal} describes. */
   private static Journal openJournal(
-      Steward.Builder sb,
-      String journal,
-      MeshProperties p,
-      @Nullable ClassLoader loader,
-      SnapshotFolderHold folder)
+      Steward.Builder sb, String journal, MeshProperties p, @Nullable ClassLoader loader)
       throws JournalException {
     MeshProperties.Snapshots snaps = p.snapshots();
     if (POSTGRES_SCHEMES.stream().anyMatch(journal::startsWith)) {
@@ -237,7 +211,7 @@ final class StewardFromProperties {
                 + " application's dependencies (it brings the JDBC driver)");
       }
       // Loaded only here, so that the starter runs without mesh-journal-postgres.
-      return PostgresJournalFromProperties.open(sb, journal, snaps, folder);
+      return PostgresJournalFromProperties.open(sb, journal, snaps);
     }
     if (journal.matches("(?s)[A-Za-z][A-Za-z0-9+.-]*://.*")) {
       // Taken as a file name, mysql://db/x would become a journal file mysql:/db/x. The URL is
@@ -268,30 +242,10 @@ final class StewardFromProperties {
     sb.journal(opened);
     if (snaps.enabled()) {
       Path dir = snaps.dir();
-      FileSnapshotStore store =
-          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
-      claim(folder, store, dir != null, opened);
-      snapshots(sb, store, snaps);
+      snapshots(
+          sb, dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), snaps);
     }
     return opened;
-  }
-
-  /**
-   * Claims {@code store}'s folder for the steward about to be built, as {@code mesh serve} does,
-   * closing {@code opened} if it is refused: no steward took the journal yet to close it.
-   *
-   * @param named whether {@code mesh.snapshots.dir} named the folder (else it is beside {@code
-   *     mesh.journal}), for the refusal's words
-   * @throws IllegalStateException naming the property and the folder
-   */
-  static void claim(
-      SnapshotFolderHold folder, FileSnapshotStore store, boolean named, Journal opened) {
-    try {
-      folder.claim(store, named ? "mesh.snapshots.dir" : "mesh.journal's snapshot folder");
-    } catch (RuntimeException e) {
-      closeAfter(opened, e);
-      throw e;
-    }
   }
 
   /** Keeps snapshots in {@code store} at the cadence {@code snaps} sets. */

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Fidelity;
@@ -15,7 +14,6 @@ import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
-import org.meshjava.journal.SnapshotFolderClaim;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -23,8 +21,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * A start that fails says which property is at fault and leaves nothing open behind it: the next
  * start in the same process, over the same journal, is not refused the journal's lock. A key file
- * {@code mesh serve} reads does not fail it. A second steward given another's snapshot folder is
- * refused it.
+ * {@code mesh serve} reads does not fail it.
  */
 class FailedStartTest {
   private final ApplicationContextRunner runner =
@@ -207,75 +204,5 @@ class FailedStartTest {
                         "mesh.key-file "
                             + huge
                             + " is longer than 4096 bytes, so it holds no key"));
-  }
-
-  // The snapshot folder claim (SPEC.md §60.8, "One steward per folder"): held for the steward's
-  // life, as mesh serve holds it, refused to a second steward, let go on close or a failed start.
-
-  private ApplicationContextRunner on(String journal) {
-    return runner.withPropertyValues(
-        "mesh.journal=" + dir.resolve(journal), "mesh.snapshots.dir=" + dir.resolve("snaps"));
-  }
-
-  private static void serveOne(Steward steward) throws Exception {
-    PromptText prompt = PromptText.of("a receipt for the snapshot");
-    steward.serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
-  }
-
-  private long snapshotFiles() throws Exception {
-    try (Stream<Path> files = Files.list(dir.resolve("snaps"))) {
-      return files.filter(f -> f.toString().endsWith(".snapshot")).count();
-    }
-  }
-
-  /**
-   * Regression: a second application on another journal with the same {@code mesh.snapshots.dir}
-   * started and saved its snapshots among the first one's; it is refused, naming the property, and
-   * the first keeps its claim and saves on.
-   */
-  @Test
-  void aSecondStewardOnTheSameFolder_failsTheStart_namingMeshSnapshotsDir_andTheFirstSavesOn() {
-    on("a.journal")
-        .run(
-            first -> {
-              assertThat(first).hasNotFailed();
-              on("b.journal")
-                  .run(
-                      second ->
-                          assertThat(second)
-                              .getFailure()
-                              .hasStackTraceContaining("mesh.snapshots.dir: snapshot folder")
-                              .hasStackTraceContaining("is in use by")
-                              .hasStackTraceContaining("a folder no other application uses"));
-              Steward steward = first.getBean(Steward.class);
-              serveOne(steward);
-              assertThat(steward.snapshot().count()).isPositive();
-              assertThat(snapshotFiles()).isEqualTo(1);
-              assertThat(dir.resolve("snaps").resolve(SnapshotFolderClaim.LOCK_FILE)).exists();
-            });
-  }
-
-  /** The claim is let go when the context closes: another journal may use the folder then. */
-  @Test
-  void closingTheContext_letsTheFolderGo() {
-    on("a.journal").run(first -> assertThat(first).hasNotFailed());
-    on("b.journal").run(second -> assertThat(second).hasNotFailed());
-  }
-
-  /**
-   * A start that fails after the folder was claimed (here a customizer) lets it go with the
-   * journal, so the next start in the process is not refused it.
-   */
-  @Test
-  void aStartThatFailsAfterTheClaim_letsTheFolderGo() {
-    on("a.journal")
-        .withBean(
-            StewardBuilderCustomizer.class,
-            () ->
-                b -> {
-                  throw new IllegalStateException("customizer refused");
-                })
-        .run(failed -> assertThat(failed).hasFailed());
-    on("b.journal").run(next -> assertThat(next).hasNotFailed());
   }
 }
