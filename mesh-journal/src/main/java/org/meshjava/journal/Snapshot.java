@@ -479,6 +479,18 @@ public final class Snapshot {
   }
 
   /**
+   * The length of {@link #encoded()}, in bytes, without building it: lets a store refuse a snapshot
+   * larger than it keeps ({@link SnapshotStore#maxBytes()}) before it copies any of it.
+   */
+  public long encodedLength() {
+    long length = 0;
+    for (ByteBuffer part : fileSegments()) {
+      length += part.remaining();
+    }
+    return length;
+  }
+
+  /**
    * {@link #encoded()} as read-only buffers whose concatenation, in order, is it: the head of the
    * array {@code [body, signature]} and of the body's byte string, the body's own buffers (which
    * share the state's large sections, or the bytes the snapshot was opened from), then the

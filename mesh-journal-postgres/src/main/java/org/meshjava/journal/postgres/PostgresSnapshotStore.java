@@ -2,6 +2,7 @@ package org.meshjava.journal.postgres;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;
@@ -24,6 +25,9 @@ import org.meshjava.journal.SnapshotStore;
  * steward checks what it loads against its key and the journal ({@link Snapshot#open}), so a row
  * copied from another database or another steward is refused at start, not trusted.
  *
+ * <p>A snapshot is at most {@link #MAX_BYTES} (512 MiB less 64 KiB, about 5.5 million receipts):
+ * see there for why, and SPEC.md §60.8, "Size".
+ *
  * <p>Saves are not fenced by the journal's epoch: a steward whose lease was taken over can only
  * snapshot records it wrote before, which are a prefix of the journal its successor continues, so
  * its snapshot is still a true one. Each call opens a connection of its own (snapshots are rare),
@@ -33,18 +37,32 @@ public final class PostgresSnapshotStore implements SnapshotStore {
   /** How many snapshots are kept per journal: the latest, and the one before it. */
   public static final int KEEP = 2;
 
+  /**
+   * The largest snapshot this store saves and reads back, in bytes: 512 MiB less 64 KiB
+   * (536,805,376). A {@code bytea} value may be up to 1 GB, but the driver reads this store's
+   * one-off statements in text form, where a {@code bytea} is {@code \x} and two hex digits a byte,
+   * and the server builds that text, and then the row's message holding it, each in one allocation
+   * of at most 1 GiB less one byte. A larger row is written without complaint and then cannot be
+   * read: on PostgreSQL 15 a row of 536,870,911 bytes failed "invalid memory alloc request size
+   * 1073741825" and one of 536,870,910 "out of memory" (the message with its other fields), while
+   * 536,870,890 was read back; the 64 KiB leave room for those fields.
+   */
+  public static final long MAX_BYTES = (512L << 20) - (64L << 10);
+
   /** PostgreSQL's SQLSTATE for a table that does not exist. */
   private static final String UNDEFINED_TABLE = "42P01";
 
   private final PostgresLocation location;
   private final String journal;
+  private final long maxBytes;
 
-  private PostgresSnapshotStore(PostgresLocation location, String journal) {
+  private PostgresSnapshotStore(PostgresLocation location, String journal, long maxBytes) {
     this.location = Objects.requireNonNull(location, "location");
     this.journal = Objects.requireNonNull(journal, "journal");
     if (journal.isBlank()) {
       throw new IllegalArgumentException("a journal name is not blank");
     }
+    this.maxBytes = maxBytes;
   }
 
   /**
@@ -53,12 +71,34 @@ public final class PostgresSnapshotStore implements SnapshotStore {
    * table is created with the journal's (or on the first save).
    */
   public static PostgresSnapshotStore of(PostgresLocation location, String journal) {
-    return new PostgresSnapshotStore(location, journal);
+    return new PostgresSnapshotStore(location, journal, MAX_BYTES);
   }
 
+  /** A store that keeps snapshots of at most {@code maxBytes}: lets a test reach the limit. */
+  static PostgresSnapshotStore of(PostgresLocation location, String journal, long maxBytes) {
+    return new PostgresSnapshotStore(location, journal, maxBytes);
+  }
+
+  /** {@link #MAX_BYTES}, smaller only in tests. */
+  @Override
+  public long maxBytes() {
+    return maxBytes;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * @throws SnapshotException {@code TOO_LARGE}, before connecting, if the snapshot is larger than
+   *     {@link #maxBytes()}: the row would be stored, become the latest and then fail every read;
+   *     {@code IO}
+   */
   @Override
   public void save(Snapshot snapshot) throws SnapshotException {
     long count = snapshot.position().count();
+    long size = snapshot.encodedLength();
+    if (size > maxBytes) {
+      throw SnapshotException.tooLarge("the snapshot at record " + count, size, maxBytes);
+    }
     try (Connection c = location.connect()) {
       JournalSchema.create(c); // the journal's tables, this one among them
       c.setAutoCommit(false);
@@ -100,15 +140,39 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     }
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * @throws SnapshotException {@code TOO_LARGE} naming the row if the latest is larger than {@link
+   *     #maxBytes()} (an older version saved it, or another client wrote it): the server could not
+   *     send it, and a steward then replays its journal whole rather than refusing to start; {@code
+   *     IO}
+   */
   @Override
   public Optional<byte[]> latest() throws SnapshotException {
-    try (Connection c = location.connect()) {
-      return JournalSchema.query(
-          c,
-          "SELECT snapshot FROM mesh_journal_snapshot WHERE journal = ?"
-              + " ORDER BY count DESC LIMIT 1",
-          journal,
-          rs -> rs.next() ? Optional.of(rs.getBytes(1)) : Optional.empty());
+    try (Connection c = location.connect();
+        PreparedStatement ps =
+            c.prepareStatement(
+                // The size first, and the bytes only where they can be sent.
+                "SELECT count, octet_length(snapshot),"
+                    + " CASE WHEN octet_length(snapshot) <= ? THEN snapshot END"
+                    + " FROM mesh_journal_snapshot WHERE journal = ?"
+                    + " ORDER BY count DESC LIMIT 1")) {
+      ps.setLong(1, maxBytes);
+      ps.setString(2, journal);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        long size = rs.getLong(2);
+        if (size > maxBytes) {
+          throw SnapshotException.tooLarge(
+              "the latest snapshot in " + describe() + " (count " + rs.getLong(1) + ")",
+              size,
+              maxBytes);
+        }
+        return Optional.of(rs.getBytes(3));
+      }
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {
         return Optional.empty(); // no steward of this database has saved a snapshot yet

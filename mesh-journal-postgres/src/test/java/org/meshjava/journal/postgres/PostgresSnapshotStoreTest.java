@@ -2,6 +2,7 @@ package org.meshjava.journal.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -157,5 +158,58 @@ class PostgresSnapshotStoreTest {
     PostgresLocation location = PostgresLocation.parse("postgresql://127.0.0.1/x");
     assertThatThrownBy(() -> PostgresSnapshotStore.of(location, " "))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  /**
+   * A snapshot larger than the server can send back (512 MiB less 64 KiB, sent as hex text; made
+   * small here) was stored and became the latest row, failing every read after it: refused {@code
+   * TOO_LARGE} before anything is written, the one before kept, and the store says its limit, so a
+   * steward stops trying (SPEC.md §60.8, "Size").
+   */
+  @Test
+  void aSaveLargerThanTheServerSendsBack_isRefusedTooLarge_andTheLatestStaysTheOneBefore()
+      throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresLocation location = PostgresLocation.parse(server.url(db));
+    assertThat(PostgresSnapshotStore.of(location, "did:key:c").maxBytes())
+        .isEqualTo(PostgresSnapshotStore.MAX_BYTES)
+        .isEqualTo(536_805_376L);
+    int fits = at(10).encoded().length;
+    PostgresSnapshotStore capped = PostgresSnapshotStore.of(location, "did:key:c", fits);
+    assertThat(capped.maxBytes()).isEqualTo(fits);
+    capped.save(at(10));
+    Snapshot larger = at(10_000_000_000L); // its count takes 8 more bytes
+    assertThat(larger.encodedLength()).isEqualTo(larger.encoded().length).isGreaterThan(fits);
+    SnapshotException refused =
+        catchThrowableOfType(SnapshotException.class, () -> capped.save(larger));
+    assertThat(refused.reason()).isEqualTo(SnapshotException.Reason.TOO_LARGE);
+    assertThat(refused)
+        .hasMessageContaining("record 10000000000")
+        .hasMessageContaining(larger.encodedLength() + " bytes, more than the " + fits);
+    assertThat(counts(server, db, "did:key:c")).containsExactly(10L);
+    assertThat(capped.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(10).encoded()));
+  }
+
+  /**
+   * A latest row larger than the store reads (one an older version saved) is refused {@code
+   * TOO_LARGE} naming it, not {@code IO}: a steward then replays its journal whole instead of
+   * refusing to start.
+   */
+  @Test
+  void aLatestRowLargerThanTheStoreReads_isRefusedTooLarge_namingIt() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresLocation location = PostgresLocation.parse(server.url(db));
+    PostgresSnapshotStore.of(location, "did:key:d").save(at(10_000_000_000L));
+    PostgresSnapshotStore capped =
+        PostgresSnapshotStore.of(location, "did:key:d", at(10).encoded().length);
+    assertThatThrownBy(capped::latest)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.TOO_LARGE);
+              assertThat(e.getMessage()).contains("did:key:d").contains("count 10000000000");
+            });
   }
 }
