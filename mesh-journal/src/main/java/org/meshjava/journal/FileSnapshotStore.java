@@ -140,10 +140,7 @@ public final class FileSnapshotStore implements SnapshotStore {
    */
   @Override
   public synchronized void save(Snapshot snapshot) throws SnapshotException {
-    long size = 0;
-    for (ByteBuffer part : snapshot.fileSegments()) {
-      size += part.remaining();
-    }
+    long size = snapshot.encodedLength();
     if (size > maxBytes) {
       throw SnapshotException.tooLarge(
           "the snapshot at record " + snapshot.position().count(), size, maxBytes);
