@@ -1,6 +1,8 @@
 package org.meshjava.journal;
 
 import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -30,9 +32,10 @@ import org.meshjava.journal.internal.SequenceFiles;
  * restart then reads in place), and the mapping stays valid and unchanged even after the file is
  * replaced or deleted. Whoever edits a snapshot file in place while a steward runs changes what
  * that steward reads; copy it aside instead. A deleted file that is still mapped keeps its disk
- * space until the mapping is dropped, which the JDK does only when the garbage collector finds the
- * buffer unreachable: a steward that reads each snapshot back can so hold the space of deleted ones
- * for a while (SPEC.md §60.9).
+ * space until it is unmapped: {@link #latestBuffer()}'s mapping when the garbage collector finds
+ * the buffer unreachable, {@link #latestMapping()}'s as soon as its reader closes it. A running
+ * steward reads each snapshot it saves back through the second, and closes the previous one once
+ * nothing reads it, so it holds no deleted file's space (SPEC.md §60.9).
  */
 public final class FileSnapshotStore implements SnapshotStore {
   private static final String SUFFIX = ".snapshot";
@@ -307,12 +310,32 @@ public final class FileSnapshotStore implements SnapshotStore {
    */
   @Override
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
-    // Off the caller's thread, as save: an interrupt would close the channel mid-read.
+    return readLatestOffThread(this::map);
+  }
+
+  /**
+   * As {@link #latestBuffer()}, mapped into an arena of its own that {@link
+   * SnapshotMapping#close()} closes: the file is unmapped then, and its disk space freed at once if
+   * it was deleted meanwhile, instead of whenever the garbage collector finds the mapping
+   * unreachable (see the class note). Read into memory instead on a file system that cannot map it;
+   * that copy is the collector's to let go.
+   *
+   * @throws SnapshotException as {@link #latestBuffer()}
+   */
+  @Override
+  public synchronized Optional<SnapshotMapping> latestMapping() throws SnapshotException {
+    return readLatestOffThread(this::mapInArena);
+  }
+
+  /**
+   * {@link #readLatest}, off the caller's thread as save is: an interrupt would close the channel.
+   */
+  private <T> Optional<T> readLatestOffThread(FileRead<T> read) throws SnapshotException {
     checkFolder();
     return JournalIo.call(
         () -> {
           try {
-            return readLatest(this::map);
+            return readLatest(read);
           } catch (IOException e) {
             throw new SnapshotException(
                 SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
@@ -328,10 +351,35 @@ public final class FileSnapshotStore implements SnapshotStore {
       try {
         return ch.map(FileChannel.MapMode.READ_ONLY, 0, size);
       } catch (IOException | UnsupportedOperationException e) {
-        // A file system that cannot map files: read it into memory instead, as latest() does.
-        return ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer();
+        return readWhole(file);
       }
     }
+  }
+
+  /** As {@link #map}, into an arena of its own that the mapping's close closes. */
+  private SnapshotMapping mapInArena(Path file) throws IOException, SnapshotException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long size = ch.size();
+      checkSize(file, size);
+      Arena arena = Arena.ofShared();
+      MemorySegment segment;
+      try {
+        segment = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, arena);
+      } catch (IOException | UnsupportedOperationException e) {
+        arena.close();
+        return SnapshotMapping.collected(readWhole(file));
+      } catch (RuntimeException e) {
+        arena.close();
+        throw e;
+      }
+      // checkSize kept it within Snapshot.MAX_BYTES, so it fits one buffer.
+      return SnapshotMapping.mapped(segment.asByteBuffer(), arena);
+    }
+  }
+
+  /** A file system that cannot map files: the file read into memory instead, as latest() does. */
+  private static ByteBuffer readWhole(Path file) throws IOException {
+    return ByteBuffer.wrap(Files.readAllBytes(file)).asReadOnlyBuffer();
   }
 
   /** Refuses a snapshot file of {@code size} bytes that is larger than this store reads. */

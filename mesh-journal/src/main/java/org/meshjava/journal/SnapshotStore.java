@@ -49,6 +49,21 @@ public interface SnapshotStore {
     return latest().map(b -> ByteBuffer.wrap(b).asReadOnlyBuffer());
   }
 
+  /**
+   * As {@link #latestBuffer()}, with the means to let the bytes go as soon as they are no longer
+   * read ({@link SnapshotMapping#close()}): for a reader that keeps views of them while a store
+   * goes on saving newer snapshots and deleting older ones, as a running steward does when it reads
+   * back each snapshot it saves (SPEC.md §60.9). A file store maps the file into an arena that the
+   * close unmaps, so a deleted file's disk space is freed then; by default, {@link
+   * #latestBuffer()}'s bytes, which the garbage collector lets go ({@link
+   * SnapshotMapping#collected}).
+   *
+   * @throws SnapshotException as {@link #latestBuffer()}
+   */
+  default Optional<SnapshotMapping> latestMapping() throws SnapshotException {
+    return latestBuffer().map(SnapshotMapping::collected);
+  }
+
   /** A short description for errors and logs. */
   String describe();
 }

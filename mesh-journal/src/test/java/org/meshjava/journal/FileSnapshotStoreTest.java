@@ -115,7 +115,7 @@ class FileSnapshotStoreTest {
   }
 
   @Test
-  void onAFileSystemThatCannotMap_theLatestBufferIsReadIntoMemory() throws Exception {
+  void onAFileSystemThatCannotMap_theLatestBufferAndMappingAreReadIntoMemory() throws Exception {
     // The zip file system's channels refuse map(), as some network and FUSE file systems do.
     Path saved = dir.resolve("snaps");
     new FileSnapshotStore(saved).save(at(5));
@@ -131,6 +131,11 @@ class FileSnapshotStoreTest {
       assertThat(b).isNotInstanceOf(MappedByteBuffer.class);
       assertThat(b.isReadOnly()).isTrue();
       assertThat(b).isEqualTo(ByteBuffer.wrap(at(5).encoded()));
+      // The same for a mapping to close: nothing to unmap, and the copy stays readable.
+      SnapshotMapping m = new FileSnapshotStore(inZip).latestMapping().orElseThrow();
+      assertThat(m.unmapsOnClose()).isFalse();
+      m.close();
+      assertThat(m.bytes()).isEqualTo(ByteBuffer.wrap(at(5).encoded()));
     }
   }
 

@@ -94,11 +94,9 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
 
     @Override
-    void adoptLevels(long first, MerkleTree saved) {}
-
-    @Override
-    void adoptReceipts(ReceiptIds saved) {
-      recorded.adopt(saved);
+    boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) {
+      // The index's saved ids are one list, replaced whole: taking these drops the earlier ones.
+      return recorded.adopt(saved);
     }
 
     @Override
@@ -240,20 +238,24 @@ sealed class LogKeeper permits LogKeeper.Off {
   }
 
   /**
-   * Reads the tree's levels over receipts {@code first ..} from {@code saved} from now on (a
-   * snapshot's tree, mapped back from its file), dropping their heap copies; nothing changes unless
-   * it is this log's tree at its size ({@link TransparencyLog#adoptLevels}).
+   * Reads what this keeper holds of a snapshot just mapped back from its file from there from now
+   * on, dropping the heap copies (SPEC.md §60.9): with the log on, the tree's levels over its
+   * receipts ({@link TransparencyLog#adoptLevels}); with it off ({@link Off}), the witness index's
+   * envelope ids. {@code saved} is this keeper's own list of the snapshot's ids (nothing else adds
+   * to it); nothing changes unless they match what the keeper holds.
+   *
+   * <p>The snapshotter unmaps the previous snapshot it read back once nothing reads it, so this
+   * says whether that holds for the keeper: true means every view the keeper read of an earlier
+   * read-back is replaced by one of these (a level's base, the index's saved ids, are replaced
+   * whole, and under the lock every read of them takes, so a look-up, a proof or a snapshot's
+   * packing of the levels that began before has ended, and none after reads the old ones); false,
+   * that nothing changed.
+   *
+   * @return whether the keeper now reads these, and nothing of an earlier read-back
    */
-  void adoptLevels(long first, MerkleTree saved) {
-    tree().adoptLevels(first, saved);
+  boolean adopt(ReceiptIds saved, Optional<MerkleTree> tree) {
+    return tree.isPresent() && tree().adoptLevels(saved.first(), tree.get());
   }
-
-  /**
-   * Reads the envelope ids {@code saved} holds (a snapshot's, mapped back from its file; this
-   * keeper's own copy) from there, where the keeper keeps an index of them: only with the log off
-   * ({@link Off}); with it on, the tree's leaves answer and this does nothing.
-   */
-  void adoptReceipts(ReceiptIds saved) {}
 
   /** Appends a receipt; called in chain order, right after its {@code Sealed} record is queued. */
   void append(long sequence, ContentId envelopeId) {

@@ -14,6 +14,7 @@ import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotMapping;
 import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.internal.ReplayState;
@@ -61,6 +62,24 @@ final class Snapshotter implements AutoCloseable {
   private volatile @org.jspecify.annotations.Nullable SnapshotException tooLarge;
 
   private java.util.concurrent.@org.jspecify.annotations.Nullable ScheduledFuture<?> periodic;
+
+  /**
+   * The snapshot read back ({@link #readBack}) whose receipt ids the replay reads, or null while
+   * they are on the heap or in the snapshot the start restored from. Guarded by this.
+   */
+  private @org.jspecify.annotations.Nullable SnapshotMapping replayReads;
+
+  /**
+   * The snapshot read back whose tree levels the keeper reads (with the log off, its witness
+   * index's ids), or null likewise. Guarded by this.
+   */
+  private @org.jspecify.annotations.Nullable SnapshotMapping keeperReads;
+
+  /**
+   * Set once the steward closed and the last snapshot was written: the replay is dropped (so it
+   * reads no mapping) and no snapshot is taken any more. Guarded by this.
+   */
+  private boolean retired;
 
   /** The longest interval the snapshots can be scheduled at: {@code Long.MAX_VALUE} ms. */
   static final Duration LONGEST_INTERVAL = Duration.ofMillis(Long.MAX_VALUE);
@@ -116,8 +135,10 @@ final class Snapshotter implements AutoCloseable {
   }
 
   private void quietly() {
-    if (tooLarge != null) {
-      return;
+    synchronized (this) {
+      if (tooLarge != null || retired) {
+        return;
+      }
     }
     try {
       snapshot();
@@ -144,6 +165,13 @@ final class Snapshotter implements AutoCloseable {
     SnapshotException refused = tooLarge;
     if (refused != null) {
       throw refused;
+    }
+    if (retired) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO,
+          "the steward is closed, and its last snapshot was written as it closed; start it again to"
+              + " take more",
+          null);
     }
     ReplayState state = replay;
     if (state == null) {
@@ -250,20 +278,52 @@ final class Snapshotter implements AutoCloseable {
   /**
    * Maps the snapshot just saved back from its store and reads the receipt ids and the tree's
    * levels from there from now on, dropping their heap copies, so that what the steward keeps on
-   * the heap per receipt is what came after its latest snapshot (SPEC.md §60.9). Only a store that
-   * maps its files (a direct buffer) gains from this (with the log off, the witness index reads the
-   * ids there too); one that hands out arrays would put a copy on the heap, so nothing changes
-   * there. Anything that does not match what was just written, or fails, changes nothing: the heap
-   * copies stay, and are as right as before.
+   * the heap per receipt is what came after its latest snapshot (SPEC.md §60.9); then unmaps the
+   * snapshot read back before, which nothing reads any more. Only a store that maps its files (a
+   * direct buffer) gains from this (with the log off, the witness index reads the ids there too);
+   * one that hands out arrays would put a copy on the heap, so nothing changes there. Anything that
+   * does not match what was just written, or fails, changes nothing: the heap copies (or the
+   * previous mapping) stay, and are as right as before.
+   *
+   * <p>Design note: when a mapping is unmapped. A file store maps each read-back into an arena of
+   * its own ({@link SnapshotStore#latestMapping()}), so that a snapshot file the store deletes
+   * gives back its disk space at once rather than when the garbage collector drops the mapping; but
+   * a read of an unmapped view fails ({@link IllegalStateException}), so a mapping is unmapped only
+   * once nothing can read it. Its readers are the views taken by two holders, tracked here as
+   * {@link #replayReads} and {@link #keeperReads}:
+   *
+   * <ul>
+   *   <li>the replay's receipt ids, read only on this thread, under this object's lock ({@link
+   *       #snapshot()}): capturing a state (whose ids share the replay's), signing it (which packs
+   *       the ids into an array of its own) and saving it (which writes that array, never the
+   *       mapping) all end before this runs, in the same locked call;
+   *   <li>the keeper's tree levels (with the log off, its witness index's ids): read by witness
+   *       look-ups, proofs, checkpoints and the packing of the next snapshot's levels, on any
+   *       thread, but always under the tree's (the index's) lock, which {@link LogKeeper#adopt}
+   *       takes to swap in the new views whole; so once it returns true, a read that began before
+   *       has ended and none after reads the old views. No read hands out a view: each copies the
+   *       hashes or ids it reads.
+   * </ul>
+   *
+   * A mapping is unmapped once neither holder reads it: the previous one when both took the new one
+   * (or held another), the new one at once when neither took it. Everything else made from a
+   * mapping (the snapshot opened from it, its state and tree) is dropped before this returns; an
+   * opening that failed early may leave its digest thread reading, and that thread's read then
+   * fails inside a result nobody asks for. The snapshot a start restored from is mapped by {@link
+   * SnapshotStore#latestBuffer()} instead, since the steward's spend ledger keeps reading its spent
+   * pairs; that mapping is the garbage collector's to drop, as before.
    */
   private void readBack(ReplayState state, JournalPosition saved) {
+    SnapshotMapping before = replayReads;
+    SnapshotMapping keeperBefore = keeperReads;
+    SnapshotMapping file = null;
     try {
-      java.util.Optional<java.nio.ByteBuffer> file = store.latestBuffer();
-      if (file.isEmpty() || !file.get().isDirect()) {
+      file = store.latestMapping().orElse(null);
+      if (file == null || !file.bytes().isDirect()) {
         return;
       }
       Snapshot back =
-          Snapshot.open(file.get(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
+          Snapshot.open(file.bytes(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
       if (back.position().count() != saved.count()
           || !back.position().lastHash().equals(saved.lastHash())) {
         return;
@@ -272,13 +332,80 @@ final class Snapshotter implements AutoCloseable {
       // The witness index gets a list of its own over the same bytes: the replay adds to its list.
       org.meshjava.journal.ReceiptIds forIndex = ids.copy();
       if (state.adoptReceipts(ids)) {
-        keeper.adoptReceipts(forIndex);
-        back.tree().ifPresent(t -> keeper.adoptLevels(forIndex.first(), t));
+        replayReads = file;
+        if (keeper.adopt(forIndex, back.tree())) {
+          keeperReads = file;
+        }
       }
     } catch (SnapshotException | RuntimeException e) {
       LOG.warn(
           "journal snapshot at record {} not read back, its state stays on the heap: {}",
           saved.count(),
+          e.getMessage());
+    } finally {
+      unmapUnread(file);
+      unmapUnread(before);
+      unmapUnread(keeperBefore);
+    }
+  }
+
+  /** Unmaps {@code mapping} unless the replay or the keeper reads it (see {@link #readBack}). */
+  private void unmapUnread(@org.jspecify.annotations.Nullable SnapshotMapping mapping) {
+    if (mapping != null && mapping != replayReads && mapping != keeperReads) {
+      mapping.close();
+    }
+  }
+
+  /**
+   * Once no snapshot is taken any more (the last one written on close, or a steward that never
+   * started): drops the replay and lets go of the read-back mappings. The keeper of a steward that
+   * ran goes on answering witness look-ups and proofs after its steward closed (a server stopping
+   * may still ask), so the mapping it reads is not simply unmapped: it first takes the levels (or
+   * ids) again from the latest file as {@link SnapshotStore#latestBuffer()} maps it, a mapping the
+   * garbage collector drops once the keeper is gone ({@link #keeperToCollectedMapping}).
+   *
+   * @param keeperAnswers whether the keeper may still be asked (false: its steward never started)
+   */
+  private void retire(boolean keeperAnswers) {
+    retired = true;
+    replay = null;
+    seed = null;
+    SnapshotMapping before = replayReads;
+    SnapshotMapping keeperBefore = keeperReads;
+    replayReads = null;
+    if (!keeperAnswers) {
+      keeperReads = null;
+    } else if (keeperBefore != null && keeperBefore.unmapsOnClose()) {
+      keeperToCollectedMapping();
+    }
+    unmapUnread(before);
+    unmapUnread(keeperBefore);
+  }
+
+  /**
+   * Has the keeper read from the latest file as {@link SnapshotStore#latestBuffer()} maps it,
+   * clearing {@link #keeperReads} if it took it. Where that fails, the read-back stays mapped
+   * (until the process ends) rather than fail a late look-up.
+   */
+  private void keeperToCollectedMapping() {
+    try {
+      java.util.Optional<java.nio.ByteBuffer> file = store.latestBuffer();
+      if (file.isPresent()) {
+        Snapshot last =
+            Snapshot.open(file.get(), org.meshjava.core.identity.DidKey.of(key.verificationKey()));
+        if (keeper.adopt(last.state().receipts(), last.tree())) {
+          keeperReads = null;
+          return;
+        }
+      }
+      LOG.warn(
+          "the latest journal snapshot in {} does not match the transparency log on close; the one"
+              + " read back before stays mapped until the process ends",
+          store.describe());
+    } catch (SnapshotException | RuntimeException e) {
+      LOG.warn(
+          "the latest journal snapshot could not be read on close; the one read back before stays"
+              + " mapped until the process ends: {}",
           e.getMessage());
     }
   }
@@ -287,6 +414,8 @@ final class Snapshotter implements AutoCloseable {
   void discard() {
     synchronized (this) {
       closed = true;
+      // A snapshot on the worker has ended, as this holds the lock it runs under.
+      retire(false);
     }
     worker.shutdown();
   }
@@ -312,5 +441,8 @@ final class Snapshotter implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     quietly();
+    synchronized (this) {
+      retire(true);
+    }
   }
 }

@@ -1,0 +1,148 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.receipt.tlog.InclusionProof;
+import org.meshjava.receipt.tlog.internal.MerkleTree;
+
+/**
+ * A steward that reads each snapshot it saves back from its folder unmaps the one it read back
+ * before as soon as nothing reads it (SPEC.md §60.9): a snapshot file the store deletes gives back
+ * its disk space at once, not when the garbage collector drops a mapping; and witness look-ups and
+ * proofs running while it swaps one mapping for the next see neither a closed mapping nor a wrong
+ * answer. After the steward closes, its keeper still answers from the last snapshot.
+ */
+class SnapshotUnmapTest {
+  private static final Path MAPS = Path.of("/proc/self/maps");
+
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  /** The snapshot files of {@code folder} this process maps, deleted ones marked so. */
+  private static List<String> mappedSnapshots(Path folder) throws Exception {
+    String prefix = " " + folder + "/";
+    return Files.readAllLines(MAPS).stream()
+        .filter(l -> l.contains(prefix) && l.contains(".snapshot"))
+        .map(l -> l.substring(l.indexOf(prefix) + 1))
+        .distinct()
+        .toList();
+  }
+
+  private static List<ServeResult> serve(Steward s, int n, String tag) throws Exception {
+    List<ServeResult> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ServeRequest req = GrantFixture.request("unmap " + tag + " " + i, 1, 30_000);
+      out.add(s.serve(req, GrantFixture.payload(req)));
+    }
+    return out;
+  }
+
+  @Test
+  void withTheLogOn_aReplacedSnapshotIsUnmapped_whileLookUpsAndProofsRun() throws Exception {
+    replacedSnapshotsAreUnmapped(true);
+  }
+
+  @Test
+  void withTheLogOff_aReplacedSnapshotIsUnmapped_whileLookUpsRun() throws Exception {
+    replacedSnapshotsAreUnmapped(false);
+  }
+
+  private void replacedSnapshotsAreUnmapped(boolean log) throws Exception {
+    assumeTrue(Files.isReadable(MAPS), "needs Linux's /proc/self/maps");
+    Path snaps = Files.createDirectories(dir.resolve("snaps")).toRealPath();
+    FileSnapshotStore store = new FileSnapshotStore(snaps);
+    List<ServeResult> early;
+    Queue<String> wrong = new ConcurrentLinkedQueue<>();
+    Steward closed;
+    try (Steward s =
+        f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
+            .snapshots(store)
+            .snapshotEvery(0)
+            .transparencyLog(log)
+            .build()) {
+      closed = s;
+      // Past 4096 ids (128 KiB), so the ids and levels the steward reads back are views of the
+      // mapping, not copies.
+      early = serve(s, 4500, "early");
+      MerkleTree expected = new MerkleTree();
+      early.forEach(r -> expected.append(r.envelope().id().bytes()));
+      long size = log ? s.checkpoint().map(n -> expected.size()).orElseThrow() : 0;
+
+      AtomicBoolean stop = new AtomicBoolean();
+      AtomicLong looked = new AtomicLong();
+      List<Thread> readers = new ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        readers.add(
+            Thread.ofPlatform()
+                .start(
+                    () -> {
+                      while (!stop.get()) {
+                        int i = ThreadLocalRandom.current().nextInt(early.size());
+                        ServeResult r = early.get(i);
+                        try {
+                          if (s.witness(r.receipt(), r.envelope()) != WitnessVerdict.HELD) {
+                            wrong.add("receipt " + i + " not held");
+                          }
+                          if (log) {
+                            InclusionProof p = s.inclusionProof(r.receipt().sequence(), size);
+                            if (!p.equals(expected.inclusionProof(i, size))) {
+                              wrong.add("receipt " + i + ": another proof");
+                            }
+                          }
+                        } catch (Exception | Error e) {
+                          wrong.add("receipt " + i + ": " + e);
+                        }
+                        looked.incrementAndGet();
+                      }
+                    }));
+      }
+      try {
+        for (int round = 0; round < 5; round++) {
+          serve(s, 200, "round " + round);
+          s.snapshot();
+          // Look-ups ran across the swap: wait for a few more to finish after it.
+          long after = looked.get() + 20;
+          while (looked.get() < after && readers.stream().anyMatch(Thread::isAlive)) {
+            Thread.onSpinWait();
+          }
+          assertThat(mappedSnapshots(snaps))
+              .as("snapshot files mapped after snapshot %d", round + 1)
+              .noneMatch(l -> l.endsWith("(deleted)"))
+              .hasSizeLessThanOrEqualTo(1);
+        }
+      } finally {
+        stop.set(true);
+        for (Thread r : readers) {
+          r.join();
+        }
+      }
+      assertThat(wrong).as("wrong answers and failures").isEmpty();
+      try (var files = Files.list(snaps)) {
+        assertThat(files.filter(p -> p.toString().endsWith(".snapshot")).count())
+            .isEqualTo(FileSnapshotStore.KEEP);
+      }
+    }
+    // The keeper answers after the close, from the last snapshot as the collector maps it.
+    for (int i : new int[] {0, 4321, early.size() - 1}) {
+      ServeResult r = early.get(i);
+      assertThat(closed.witness(r.receipt(), r.envelope()))
+          .as("receipt %d", i)
+          .isEqualTo(WitnessVerdict.HELD);
+    }
+  }
+}
