@@ -62,6 +62,9 @@ public final class SnapshotMapping implements AutoCloseable {
   /**
    * Unmaps the bytes now, when this store mapped them ({@link #unmapsOnClose()}); see the class
    * note for what the caller must ensure first.
+   *
+   * @throws IllegalStateException as {@link Arena#close()}, if an operation of the JDK's holds the
+   *     bytes just then (an I/O on a channel from a buffer of them, say); they then stay mapped
    */
   @Override
   public void close() {
