@@ -33,14 +33,21 @@ class SnapshotUnmapTest {
   final GrantFixture f = new GrantFixture();
   @TempDir Path dir;
 
-  /** The snapshot files of {@code folder} this process maps, deleted ones marked so. */
-  private static List<String> mappedSnapshots(Path folder) throws Exception {
+  /**
+   * The snapshot files of {@code folder} this process maps, deleted ones marked so, once for each
+   * mapping of them (two mappings of one file are two lines of the map).
+   */
+  private static List<String> snapshotMappings(Path folder) throws Exception {
     String prefix = " " + folder + "/";
     return Files.readAllLines(MAPS).stream()
         .filter(l -> l.contains(prefix) && l.contains(".snapshot"))
         .map(l -> l.substring(l.indexOf(prefix) + 1))
-        .distinct()
         .toList();
+  }
+
+  /** The snapshot files of {@code folder} this process maps, deleted ones marked so. */
+  private static List<String> mappedSnapshots(Path folder) throws Exception {
+    return snapshotMappings(folder).stream().distinct().toList();
   }
 
   private static List<ServeResult> serve(Steward s, int n, String tag) throws Exception {
@@ -136,8 +143,17 @@ class SnapshotUnmapTest {
         assertThat(files.filter(p -> p.toString().endsWith(".snapshot")).count())
             .isEqualTo(FileSnapshotStore.KEEP);
       }
+      serve(s, 1, "last"); // so that the close writes a snapshot of its own
     }
-    // The keeper answers after the close, from the last snapshot as the collector maps it.
+    // The keeper answers after the close, from the snapshot the close wrote, as the collector maps
+    // it; the one it read back before is unmapped.
+    Path last;
+    try (var files = Files.list(snaps)) {
+      last = files.filter(p -> p.toString().endsWith(".snapshot")).sorted().toList().getLast();
+    }
+    assertThat(snapshotMappings(snaps))
+        .as("mappings left after the close")
+        .containsExactly(last.toString());
     for (int i : new int[] {0, 4321, early.size() - 1}) {
       ServeResult r = early.get(i);
       assertThat(closed.witness(r.receipt(), r.envelope()))
