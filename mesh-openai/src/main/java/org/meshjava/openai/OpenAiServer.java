@@ -14,7 +14,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -130,6 +132,7 @@ public final class OpenAiServer implements AutoCloseable {
             "mesh-openai",
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
             UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
+    http.setHttpCompliance(HTTP_COMPLIANCE);
     this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
     connector.setHost(b.host);
     connector.setPort(b.port);
@@ -182,6 +185,18 @@ public final class OpenAiServer implements AutoCloseable {
     }
     return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
   }
+
+  /**
+   * How strictly a request's head is parsed: Jetty's RFC 9110 mode less its one leniency, a bare LF
+   * ending a header line (RFC 9112 §2.2 lets a server take it or not). A request framed with bare
+   * LFs is refused 400 and its connection closed, as a chunk framed with them already was: a proxy
+   * in front that reads such a line otherwise (as part of a field value) would see other requests
+   * on the connection than this server does. Everything else RFC 9110 mode refuses stays refused:
+   * folded lines, whitespace before a colon, two Content-Lengths, Content-Length beside
+   * Transfer-Encoding, two Host fields (SPEC.md 70, "Request framing").
+   */
+  static final HttpCompliance HTTP_COMPLIANCE =
+      HttpCompliance.RFC9110.without("mesh-openai", HttpCompliance.Violation.LF_HEADER_TERMINATION);
 
   /**
    * Connections the kernel may hold for the acceptor. Left at Jetty's default (the JDK's 50), a
@@ -481,6 +496,18 @@ public final class OpenAiServer implements AutoCloseable {
      * declared length over the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
+      if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
+          && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
+        // RFC 9112 §6.1: HTTP/1.0 has no transfer codings, so an HTTP/1.0 hop in front may have
+        // forwarded this body by other framing than ours; serving it (Jetty read it as chunked,
+        // and kept the connection for the next request) risks serving what no client sent.
+        return Optional.of(
+            ErrorReply.invalid(
+                400,
+                "http_400",
+                "HTTP/1.0 has no Transfer-Encoding (RFC 9112 §6.1): send the body with a"
+                    + " Content-Length, or send the request as HTTP/1.1"));
+      }
       List<String> codings = foreignTransferCodings(request);
       if (!codings.isEmpty()) {
         return Optional.of(
@@ -514,8 +541,27 @@ public final class OpenAiServer implements AutoCloseable {
       if (!Endpoints.readsBody(Request.getPathInContext(request))) {
         return Optional.empty();
       }
-      return unreadableBody(request)
-          .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));
+      Optional<Reply> media =
+          unreadableBody(request)
+              .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));
+      if (media.isPresent() || framesABody(request)) {
+        return media;
+      }
+      // RFC 9112 §6.3: a request with neither field has no body, so what the client sent after
+      // its head is read as its next request. It was refused "the body must be one JSON object"
+      // (not_json), naming the wrong fault, and its JSON then refused as a malformed request line.
+      return Optional.of(
+          ErrorReply.invalid(
+              411,
+              "length_required",
+              "the request has no body: send it with a Content-Length or with"
+                  + " Transfer-Encoding: chunked"));
+    }
+
+    /** Whether the head frames a body, empty or not: a Content-Length or a transfer coding. */
+    private static boolean framesABody(Request request) {
+      return request.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
+          || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
     }
 
     /**
