@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -225,9 +226,17 @@ class StreamingTest {
     Fixture.verifiedReceipt(done.get("response").get("usage").get("energy"));
   }
 
-  /** A caller's grant of 50 J on {@link #f}'s steward, which journals to {@code journal}. */
-  private GrantChain grantedFixture(Paced engine, Path journal, SigningKey caller)
-      throws Exception {
+  private static final long BUDGET_UJ = 50_000_000;
+
+  /** A request signed on a grant, and the journal of the steward it is sent to. */
+  private record Granted(GrantChain chain, ServeRequest request, Path journal) {}
+
+  /**
+   * Starts {@link #f} over {@code engine} with a journal in {@code dir}, and signs {@code body}
+   * (with a 10 J ceiling) on a caller's grant of {@link #BUDGET_UJ} to its steward.
+   */
+  private Granted granted(Path dir, Paced engine, ObjectNode body) throws Exception {
+    Path journal = dir.resolve("steward.journal");
     f =
         new Fixture(
             SigningKey.generate(),
@@ -239,24 +248,27 @@ class StreamingTest {
               }
             },
             s -> {});
+    SigningKey caller = Jcp.newKey();
     Instant now = Instant.now();
-    return Jcp.issueRoot(
-        caller,
-        f.steward.identity(),
-        BUDGET_UJ,
-        now.minusSeconds(60),
-        now.plus(Duration.ofHours(1)));
-  }
-
-  private static final long BUDGET_UJ = 50_000_000;
-
-  /** Signs {@code body} for {@code chain} and returns the request it derives to. */
-  private static ServeRequest present(ObjectNode body, SigningKey caller, GrantChain chain)
-      throws Exception {
+    GrantChain chain =
+        Jcp.issueRoot(
+            caller,
+            f.steward.identity(),
+            BUDGET_UJ,
+            now.minusSeconds(60),
+            now.plus(Duration.ofHours(1)));
     ((ObjectNode) body.get("metadata")).put("joule_ceiling_uj", "10000000");
     ServeRequest request = GrantedServeRequest.derive(body);
     body.put("jcp_presentation", Jcp.present(caller, chain, request).toHex());
-    return request;
+    return new Granted(chain, request, journal);
+  }
+
+  /** Waits up to 20 s for {@code condition}; the assertion after it says what did not happen. */
+  private static void awaitUntil(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
   }
 
   /** Opens a socket and sends {@code body} to the chat endpoint on it. */
@@ -276,22 +288,19 @@ class StreamingTest {
   }
 
   /**
-   * Waits for the steward's one receipt, closes it, and checks its journal: the serve of {@code
-   * request} was debited once, sealed once with {@code tokensOut} tokens, and the grant charged
-   * exactly the sealed energy (nothing left held at a ceiling).
+   * Waits for the steward's one receipt, closes it, and checks its journal: the granted serve was
+   * debited once, sealed once with {@code tokensOut} tokens, and the grant charged exactly the
+   * sealed energy (nothing left held at a ceiling).
    */
-  private void settledOnce(Path journal, ServeRequest request, GrantChain chain, int tokensOut)
-      throws Exception {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (f.steward.head().nextSequence() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+  private void settledOnce(Granted granted, int tokensOut) throws Exception {
+    GrantChain chain = granted.chain();
+    awaitUntil(() -> f.steward.head().nextSequence() > 0);
     assertThat(f.steward.head().nextSequence()).as("a receipt was sealed").isEqualTo(1);
     long remaining = f.steward.spend().remainingUj(chain);
     f.close();
     f = null;
 
-    try (FileJournal reopened = FileJournal.open(journal)) {
+    try (FileJournal reopened = FileJournal.open(granted.journal())) {
       List<JournalEntry> entries = reopened.recovered().stream().map(JournalRecord::entry).toList();
       List<JournalEntry.Debited> debits =
           entries.stream()
@@ -306,7 +315,7 @@ class StreamingTest {
       assertThat(debits).as("debited once").hasSize(1);
       assertThat(seals).as("sealed once").hasSize(1);
       MeshReceipt receipt = Jcr1.open(seals.getFirst().envelope().orElseThrow()).receipt();
-      assertThat(receipt.requestId()).isEqualTo(request.id());
+      assertThat(receipt.requestId()).isEqualTo(granted.request().id());
       assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
       assertThat(receipt.counters().tokensOut()).isEqualTo(tokensOut);
       assertThat(debits.getFirst().debitedUj()).isEqualTo(receipt.energy().uj()).isPositive();
@@ -318,12 +327,9 @@ class StreamingTest {
   void clientDisconnectingMidStream_stopsTheEngine_andTheWorkIsDebitedSealedAndJournalled(
       @TempDir Path dir) throws Exception {
     Paced engine = new Paced(2, false);
-    Path journal = dir.resolve("steward.journal");
-    SigningKey caller = Jcp.newKey();
-    GrantChain chain = grantedFixture(engine, journal, caller);
     int max = 20_000;
     ObjectNode body = streamed("Cut me off.", max);
-    ServeRequest request = present(body, caller, chain);
+    Granted granted = granted(dir, engine, body);
 
     try (Socket socket = sendChat(body)) {
       BufferedReader in =
@@ -339,14 +345,11 @@ class StreamingTest {
       assertThat(contentChunks).isEqualTo(3);
     } // the client goes away mid-stream
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (!engine.finished.get() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
+    awaitUntil(engine.finished::get);
     assertThat(engine.finished).isTrue();
     int produced = engine.produced.get();
     assertThat(produced).as("the engine stopped early").isBetween(3, max - 1);
-    settledOnce(journal, request, chain, produced);
+    settledOnce(granted, produced);
   }
 
   /**
@@ -358,23 +361,17 @@ class StreamingTest {
   void clientDisconnectingMidNonStream_theServeRunsToItsEnd_andIsSettledOnce(@TempDir Path dir)
       throws Exception {
     Paced engine = new Paced(0, true);
-    Path journal = dir.resolve("steward.journal");
-    SigningKey caller = Jcp.newKey();
-    GrantChain chain = grantedFixture(engine, journal, caller);
     int max = 40;
     ObjectNode body = streamed("Hang up on me.", max);
     body.put("stream", false);
-    ServeRequest request = present(body, caller, chain);
+    Granted granted = granted(dir, engine, body);
 
     try (Socket socket = sendChat(body)) {
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-      while (engine.produced.get() == 0 && System.nanoTime() < deadline) {
-        Thread.sleep(10);
-      }
+      awaitUntil(() -> engine.produced.get() > 0);
       assertThat(engine.produced.get()).as("the engine started").isPositive();
     } // the client goes away while the engine is held after its first token
     engine.gate.countDown();
-    settledOnce(journal, request, chain, max);
+    settledOnce(granted, max);
     assertThat(engine.produced.get()).as("the engine ran to its end").isEqualTo(max);
   }
 
