@@ -393,6 +393,28 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
+   * The refusal of a target whose path holds a {@code ;}, if it does. Jetty strips {@code ;…} from
+   * each segment before matching, so {@code /v1/mesh/steward;x} and {@code
+   * /v1/chat/completions;a=b} were served as the paths without it; a proxy in front that allows or
+   * denies paths as written would then let through, under a name it does not know, an endpoint it
+   * means to deny. No endpoint takes parameters, so the path is answered as one that names none; a
+   * model id holding {@code ;} is sent as {@code %3B}, which is not a parameter.
+   */
+  private static Optional<Reply> pathParameter(Request request) {
+    String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
+    if (raw.indexOf(';') < 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        ErrorReply.invalid(
+            404,
+            "not_found",
+            "no endpoint at "
+                + raw
+                + ": no path here takes ;-parameters (send a ';' in a model id as %3B)"));
+  }
+
+  /**
    * Jetty's side: the console's listener is answered here; every other request goes through Jetty's
    * {@link SizeLimitHandler} to {@link Api}. The size limit refuses a declared {@code
    * Content-Length} over {@code maxBodyBytes} before any of the body is read, and fails a body that
@@ -413,12 +435,15 @@ public final class OpenAiServer implements AutoCloseable {
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
         Reply reply =
-            c.handle(
-                request.getMethod(),
-                Request.getPathInContext(request),
-                Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
-                id);
+            pathParameter(request)
+                .orElseGet(
+                    () ->
+                        c.handle(
+                            request.getMethod(),
+                            Request.getPathInContext(request),
+                            Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                            Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
+                            id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         if (request.getLength() != 0) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
@@ -496,6 +521,10 @@ public final class OpenAiServer implements AutoCloseable {
      * declared length over the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
+      Optional<Reply> parameter = pathParameter(request);
+      if (parameter.isPresent()) {
+        return parameter;
+      }
       if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
           && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
         // RFC 9112 §6.1: HTTP/1.0 has no transfer codings, so an HTTP/1.0 hop in front may have

@@ -267,4 +267,32 @@ class HttpFramingRulesTest {
     }
     assertThat(sealed()).isEqualTo(2);
   }
+
+  /**
+   * Jetty strips {@code ;…} from a path's segments before it is matched, so {@code
+   * /v1/mesh/steward;x} was answered as {@code /v1/mesh/steward}, and a chat POSTed to {@code
+   * /v1/chat/completions;a=b} was served: a proxy that denies a path as written let it through.
+   */
+  @Test
+  void pathWithASemicolonParameter_is404_andNothingIsServed() throws Exception {
+    for (String path :
+        List.of("/v1/mesh/steward;x", "/v1;x/mesh/steward", "/healthz;", "/v1/models/small;v=2")) {
+      try (RawConnection c = new RawConnection(f)) {
+        RawConnection.Response r =
+            c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read();
+        assertThat(r.answer().error(404, "not_found").get("message").asText())
+            .as(path)
+            .contains(path);
+      }
+    }
+    try (RawConnection c = new RawConnection(f)) {
+      c.send(bytes(RawConnection.post(CHAT + ";a=b", JSON, LENGTH), BODY))
+          .read()
+          .answer()
+          .error(404, "not_found");
+    }
+    assertThat(sealed()).isZero();
+    // A ';' escaped as %3B is part of the segment, not a parameter: no such model.
+    f.get("/v1/models/small%3Bv=2").error(404, "model_not_found");
+  }
 }
