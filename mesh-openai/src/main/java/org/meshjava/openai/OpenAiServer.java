@@ -428,6 +428,7 @@ public final class OpenAiServer implements AutoCloseable {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
       headerDeadline.handling(request);
+      NoInterimForHttp10.install(request);
       String id = RequestId.next();
       response.getHeaders().put(RequestId.HEADER, id);
       request.setAttribute(RequestId.HEADER, id);

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -294,5 +295,29 @@ class HttpFramingRulesTest {
     assertThat(sealed()).isZero();
     // A ';' escaped as %3B is part of the segment, not a parameter: no such model.
     f.get("/v1/models/small%3Bv=2").error(404, "model_not_found");
+  }
+
+  /**
+   * An HTTP/1.0 client knows no interim responses, and its {@code Expect: 100-continue} is to be
+   * ignored (RFC 9110 §10.1.1, §15.2); Jetty answered it {@code 100 Continue}, which an HTTP/1.0
+   * proxy takes as the whole response, and then the real one as the next request's.
+   */
+  @Test
+  void http10_expect100Continue_getsNoInterimResponse_onlyTheFinalOne() throws Exception {
+    String head = "POST " + CHAT + " HTTP/1.0\r\nExpect: 100-continue\r\n" + JSON + "\r\n" + LENGTH;
+    try (RawConnection c = new RawConnection(f)) {
+      Optional<RawConnection.Response> early = c.send(head + "\r\n\r\n").readWithin(1_000);
+      assertThat(early.map(RawConnection.Response::statusLine)).as("before the body").isEmpty();
+      RawConnection.Response r = c.send(BODY).read();
+      assertThat(r.status()).as(r.body()).isEqualTo(200);
+      assertThat(c.closedWithin(5_000)).as("HTTP/1.0 without keep-alive").isTrue();
+    }
+    // HTTP/1.1 still gets its 100 Continue.
+    try (RawConnection c = new RawConnection(f)) {
+      RawConnection.Response interim =
+          c.send(RawConnection.post(CHAT, "Expect: 100-continue", JSON, LENGTH)).read();
+      assertThat(interim.status()).isEqualTo(100);
+      assertThat(c.send(BODY).read().status()).isEqualTo(200);
+    }
   }
 }
