@@ -170,7 +170,7 @@ public final class OpenAiServer implements AutoCloseable {
     SizeLimitHandler limit = new SizeLimitHandler(maxBodyBytes, -1);
     limit.setHandler(new Api());
     jetty.setHandler(new Glue(limit));
-    jetty.setErrorHandler(new JsonErrors(maxBodyBytes));
+    jetty.setErrorHandler(new JsonErrors(maxBodyBytes, http.getRequestHeaderSize()));
   }
 
   /**
@@ -840,9 +840,11 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private static final class JsonErrors extends ErrorHandler {
     private final long maxBodyBytes;
+    private final int headerBytes;
 
-    JsonErrors(long maxBodyBytes) {
+    JsonErrors(long maxBodyBytes, int headerBytes) {
       this.maxBodyBytes = maxBodyBytes;
+      this.headerBytes = headerBytes;
     }
 
     /**
@@ -902,7 +904,8 @@ public final class OpenAiServer implements AutoCloseable {
             }
             // Jetty's parser reports a malformed chunk (a size that is not hex, a missing CRLF) in
             // a body the way it reports a body cut short: "Early EOF", which a client still
-            // connected and sending could not make sense of.
+            // connected and sending could not make sense of. Chunk extensions and trailer fields
+            // over the header size limit end the same way, so the limit is named too.
             default ->
                 ErrorReply.body(
                     code >= 500 ? "server_error" : "invalid_request_error",
@@ -910,7 +913,10 @@ public final class OpenAiServer implements AutoCloseable {
                     code == 400 && cause instanceof org.eclipse.jetty.io.EofException
                         ? "the body ended before its framing said it would, or its chunked framing"
                             + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
-                            + " then 0, CRLF, CRLF)"
+                            + " then 0, CRLF, CRLF), or its chunk extensions or trailer fields"
+                            + " exceed "
+                            + headerBytes
+                            + " bytes"
                         : message == null ? "HTTP " + code : message,
                     Optional.empty());
           };

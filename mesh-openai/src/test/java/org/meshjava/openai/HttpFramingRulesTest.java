@@ -320,4 +320,33 @@ class HttpFramingRulesTest {
       assertThat(c.send(BODY).read().status()).isEqualTo(200);
     }
   }
+
+  /**
+   * Chunk extensions and trailer fields count against the 8 KiB header limit; past it the request
+   * was refused as "the body ended before its framing said it would, or its chunked framing is
+   * malformed", which names neither. The refusal now names the limit too, and nothing is served.
+   */
+  @Test
+  void chunkExtensionsOrTrailersOverTheHeaderLimit_are400NamingTheLimit() throws Exception {
+    String te = "Transfer-Encoding: chunked";
+    String hex = Integer.toHexString(BODY.length);
+    String body = new String(BODY, StandardCharsets.ISO_8859_1);
+    String big = "a".repeat(9_000);
+    Map<String, byte[]> requests =
+        Map.of(
+            "a chunk extension",
+            chunkedChat(hex + ";x=" + big + "\r\n" + body + "\r\n0\r\n\r\n", JSON, te),
+            "a trailer field",
+            chunkedChat(hex + "\r\n" + body + "\r\n0\r\nX-T: " + big + "\r\n\r\n", JSON, te));
+    for (Map.Entry<String, byte[]> e : requests.entrySet()) {
+      try (RawConnection c = new RawConnection(f)) {
+        RawConnection.Response r = c.send(e.getValue()).read();
+        assertThat(r.answer().error(400, "http_400").get("message").asText())
+            .as(e.getKey())
+            .contains("chunk extensions or trailer fields exceed 8192 bytes");
+        assertThat(c.closedWithin(5_000)).as(e.getKey()).isTrue();
+      }
+    }
+    assertThat(sealed()).isZero();
+  }
 }
