@@ -14,7 +14,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -130,6 +132,7 @@ public final class OpenAiServer implements AutoCloseable {
             "mesh-openai",
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
             UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
+    http.setHttpCompliance(HTTP_COMPLIANCE);
     this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
     connector.setHost(b.host);
     connector.setPort(b.port);
@@ -167,7 +170,7 @@ public final class OpenAiServer implements AutoCloseable {
     SizeLimitHandler limit = new SizeLimitHandler(maxBodyBytes, -1);
     limit.setHandler(new Api());
     jetty.setHandler(new Glue(limit));
-    jetty.setErrorHandler(new JsonErrors(maxBodyBytes));
+    jetty.setErrorHandler(new JsonErrors(maxBodyBytes, http.getRequestHeaderSize()));
   }
 
   /**
@@ -182,6 +185,18 @@ public final class OpenAiServer implements AutoCloseable {
     }
     return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
   }
+
+  /**
+   * How strictly a request's head is parsed: Jetty's RFC 9110 mode less its one leniency, a bare LF
+   * ending a header line (RFC 9112 §2.2 lets a server take it or not). A request framed with bare
+   * LFs is refused 400 and its connection closed, as a chunk framed with them already was: a proxy
+   * in front that reads such a line otherwise (as part of a field value) would see other requests
+   * on the connection than this server does. Everything else RFC 9110 mode refuses stays refused:
+   * folded lines, whitespace before a colon, two Content-Lengths, Content-Length beside
+   * Transfer-Encoding, two Host fields (SPEC.md 70, "Request framing").
+   */
+  static final HttpCompliance HTTP_COMPLIANCE =
+      HttpCompliance.RFC9110.without("mesh-openai", HttpCompliance.Violation.LF_HEADER_TERMINATION);
 
   /**
    * Connections the kernel may hold for the acceptor. Left at Jetty's default (the JDK's 50), a
@@ -378,6 +393,28 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
+   * The refusal of a target whose path holds a {@code ;}, if it does. Jetty strips {@code ;…} from
+   * each segment before matching, so {@code /v1/mesh/steward;x} and {@code
+   * /v1/chat/completions;a=b} were served as the paths without it; a proxy in front that allows or
+   * denies paths as written would then let through, under a name it does not know, an endpoint it
+   * means to deny. No endpoint takes parameters, so the path is answered as one that names none; a
+   * model id holding {@code ;} is sent as {@code %3B}, which is not a parameter.
+   */
+  private static Optional<Reply> pathParameter(Request request) {
+    String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
+    if (raw.indexOf(';') < 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        ErrorReply.invalid(
+            404,
+            "not_found",
+            "no endpoint at "
+                + raw
+                + ": no path here takes ;-parameters (send a ';' in a model id as %3B)"));
+  }
+
+  /**
    * Jetty's side: the console's listener is answered here; every other request goes through Jetty's
    * {@link SizeLimitHandler} to {@link Api}. The size limit refuses a declared {@code
    * Content-Length} over {@code maxBodyBytes} before any of the body is read, and fails a body that
@@ -391,6 +428,7 @@ public final class OpenAiServer implements AutoCloseable {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
       headerDeadline.handling(request);
+      NoInterimForHttp10.install(request);
       String id = RequestId.next();
       response.getHeaders().put(RequestId.HEADER, id);
       request.setAttribute(RequestId.HEADER, id);
@@ -398,12 +436,15 @@ public final class OpenAiServer implements AutoCloseable {
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
         Reply reply =
-            c.handle(
-                request.getMethod(),
-                Request.getPathInContext(request),
-                Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
-                id);
+            pathParameter(request)
+                .orElseGet(
+                    () ->
+                        c.handle(
+                            request.getMethod(),
+                            Request.getPathInContext(request),
+                            Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                            Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
+                            id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         if (request.getLength() != 0) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
@@ -481,6 +522,22 @@ public final class OpenAiServer implements AutoCloseable {
      * declared length over the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
+      Optional<Reply> parameter = pathParameter(request);
+      if (parameter.isPresent()) {
+        return parameter;
+      }
+      if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
+          && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
+        // RFC 9112 §6.1: HTTP/1.0 has no transfer codings, so an HTTP/1.0 hop in front may have
+        // forwarded this body by other framing than ours; serving it (Jetty read it as chunked,
+        // and kept the connection for the next request) risks serving what no client sent.
+        return Optional.of(
+            ErrorReply.invalid(
+                400,
+                "http_400",
+                "HTTP/1.0 has no Transfer-Encoding (RFC 9112 §6.1): send the body with a"
+                    + " Content-Length, or send the request as HTTP/1.1"));
+      }
       List<String> codings = foreignTransferCodings(request);
       if (!codings.isEmpty()) {
         return Optional.of(
@@ -514,8 +571,27 @@ public final class OpenAiServer implements AutoCloseable {
       if (!Endpoints.readsBody(Request.getPathInContext(request))) {
         return Optional.empty();
       }
-      return unreadableBody(request)
-          .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));
+      Optional<Reply> media =
+          unreadableBody(request)
+              .map(why -> ErrorReply.invalid(415, "unsupported_media_type", why));
+      if (media.isPresent() || framesABody(request)) {
+        return media;
+      }
+      // RFC 9112 §6.3: a request with neither field has no body, so what the client sent after
+      // its head is read as its next request. It was refused "the body must be one JSON object"
+      // (not_json), naming the wrong fault, and its JSON then refused as a malformed request line.
+      return Optional.of(
+          ErrorReply.invalid(
+              411,
+              "length_required",
+              "the request has no body: send it with a Content-Length or with"
+                  + " Transfer-Encoding: chunked"));
+    }
+
+    /** Whether the head frames a body, empty or not: a Content-Length or a transfer coding. */
+    private static boolean framesABody(Request request) {
+      return request.getHeaders().contains(HttpHeader.CONTENT_LENGTH)
+          || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
     }
 
     /**
@@ -764,9 +840,11 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private static final class JsonErrors extends ErrorHandler {
     private final long maxBodyBytes;
+    private final int headerBytes;
 
-    JsonErrors(long maxBodyBytes) {
+    JsonErrors(long maxBodyBytes, int headerBytes) {
       this.maxBodyBytes = maxBodyBytes;
+      this.headerBytes = headerBytes;
     }
 
     /**
@@ -826,7 +904,8 @@ public final class OpenAiServer implements AutoCloseable {
             }
             // Jetty's parser reports a malformed chunk (a size that is not hex, a missing CRLF) in
             // a body the way it reports a body cut short: "Early EOF", which a client still
-            // connected and sending could not make sense of.
+            // connected and sending could not make sense of. Chunk extensions and trailer fields
+            // over the header size limit end the same way, so the limit is named too.
             default ->
                 ErrorReply.body(
                     code >= 500 ? "server_error" : "invalid_request_error",
@@ -834,7 +913,10 @@ public final class OpenAiServer implements AutoCloseable {
                     code == 400 && cause instanceof org.eclipse.jetty.io.EofException
                         ? "the body ended before its framing said it would, or its chunked framing"
                             + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
-                            + " then 0, CRLF, CRLF)"
+                            + " then 0, CRLF, CRLF), or its chunk extensions or trailer fields"
+                            + " exceed "
+                            + headerBytes
+                            + " bytes"
                         : message == null ? "HTTP " + code : message,
                     Optional.empty());
           };

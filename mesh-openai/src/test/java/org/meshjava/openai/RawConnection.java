@@ -75,6 +75,21 @@ final class RawConnection implements AutoCloseable {
     return read(in);
   }
 
+  /**
+   * The next response if one begins within {@code millis}; empty when the server sent nothing by
+   * then (one that begins and then stalls fails the read as {@link #read()} does).
+   */
+  Optional<Response> readWithin(int millis) throws IOException {
+    socket.setSoTimeout(millis);
+    try {
+      return Optional.of(read());
+    } catch (SocketTimeoutException nothingSent) {
+      return Optional.empty();
+    } finally {
+      socket.setSoTimeout(5_000);
+    }
+  }
+
   /** Reads the head of the next response, and no body (the answer to a HEAD has none). */
   Response readHead() throws IOException {
     return head(in);

@@ -29,6 +29,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -225,12 +226,17 @@ class StreamingTest {
     Fixture.verifiedReceipt(done.get("response").get("usage").get("energy"));
   }
 
-  @Test
-  void clientDisconnectingMidStream_stopsTheEngine_andTheWorkIsDebitedSealedAndJournalled(
-      @TempDir Path dir) throws Exception {
-    Paced engine = new Paced(2, false);
+  private static final long BUDGET_UJ = 50_000_000;
+
+  /** A request signed on a grant, and the journal of the steward it is sent to. */
+  private record Granted(GrantChain chain, ServeRequest request, Path journal) {}
+
+  /**
+   * Starts {@link #f} over {@code engine} with a journal in {@code dir}, and signs {@code body}
+   * (with a 10 J ceiling) on a caller's grant of {@link #BUDGET_UJ} to its steward.
+   */
+  private Granted granted(Path dir, Paced engine, ObjectNode body) throws Exception {
     Path journal = dir.resolve("steward.journal");
-    SigningKey caller = Jcp.newKey();
     f =
         new Fixture(
             SigningKey.generate(),
@@ -242,31 +248,90 @@ class StreamingTest {
               }
             },
             s -> {});
+    SigningKey caller = Jcp.newKey();
     Instant now = Instant.now();
     GrantChain chain =
         Jcp.issueRoot(
             caller,
             f.steward.identity(),
-            50_000_000,
+            BUDGET_UJ,
             now.minusSeconds(60),
             now.plus(Duration.ofHours(1)));
-    int max = 20_000;
-    ObjectNode body = streamed("Cut me off.", max);
     ((ObjectNode) body.get("metadata")).put("joule_ceiling_uj", "10000000");
     ServeRequest request = GrantedServeRequest.derive(body);
     body.put("jcp_presentation", Jcp.present(caller, chain, request).toHex());
+    return new Granted(chain, request, journal);
+  }
 
+  /** Waits up to 20 s for {@code condition}; the assertion after it says what did not happen. */
+  private static void awaitUntil(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+  }
+
+  /** Opens a socket and sends {@code body} to the chat endpoint on it. */
+  private Socket sendChat(ObjectNode body) throws Exception {
     byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
-    try (Socket socket = new Socket("127.0.0.1", f.server.port())) {
-      OutputStream out = socket.getOutputStream();
-      out.write(
-          ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                  + "Content-Type: application/json\r\nContent-Length: "
-                  + json.length
-                  + "\r\n\r\n")
-              .getBytes(StandardCharsets.US_ASCII));
-      out.write(json);
-      out.flush();
+    Socket socket = new Socket("127.0.0.1", f.server.port());
+    OutputStream out = socket.getOutputStream();
+    out.write(
+        ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Type: application/json\r\nContent-Length: "
+                + json.length
+                + "\r\n\r\n")
+            .getBytes(StandardCharsets.US_ASCII));
+    out.write(json);
+    out.flush();
+    return socket;
+  }
+
+  /**
+   * Waits for the steward's one receipt, closes it, and checks its journal: the granted serve was
+   * debited once, sealed once with {@code tokensOut} tokens, and the grant charged exactly the
+   * sealed energy (nothing left held at a ceiling).
+   */
+  private void settledOnce(Granted granted, int tokensOut) throws Exception {
+    GrantChain chain = granted.chain();
+    awaitUntil(() -> f.steward.head().nextSequence() > 0);
+    assertThat(f.steward.head().nextSequence()).as("a receipt was sealed").isEqualTo(1);
+    long remaining = f.steward.spend().remainingUj(chain);
+    f.close();
+    f = null;
+
+    try (FileJournal reopened = FileJournal.open(granted.journal())) {
+      List<JournalEntry> entries = reopened.recovered().stream().map(JournalRecord::entry).toList();
+      List<JournalEntry.Debited> debits =
+          entries.stream()
+              .filter(JournalEntry.Debited.class::isInstance)
+              .map(JournalEntry.Debited.class::cast)
+              .toList();
+      List<JournalEntry.Sealed> seals =
+          entries.stream()
+              .filter(JournalEntry.Sealed.class::isInstance)
+              .map(JournalEntry.Sealed.class::cast)
+              .toList();
+      assertThat(debits).as("debited once").hasSize(1);
+      assertThat(seals).as("sealed once").hasSize(1);
+      MeshReceipt receipt = Jcr1.open(seals.getFirst().envelope().orElseThrow()).receipt();
+      assertThat(receipt.requestId()).isEqualTo(granted.request().id());
+      assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
+      assertThat(receipt.counters().tokensOut()).isEqualTo(tokensOut);
+      assertThat(debits.getFirst().debitedUj()).isEqualTo(receipt.energy().uj()).isPositive();
+      assertThat(remaining).isEqualTo(BUDGET_UJ - receipt.energy().uj());
+    }
+  }
+
+  @Test
+  void clientDisconnectingMidStream_stopsTheEngine_andTheWorkIsDebitedSealedAndJournalled(
+      @TempDir Path dir) throws Exception {
+    Paced engine = new Paced(2, false);
+    int max = 20_000;
+    ObjectNode body = streamed("Cut me off.", max);
+    Granted granted = granted(dir, engine, body);
+
+    try (Socket socket = sendChat(body)) {
       BufferedReader in =
           new BufferedReader(
               new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
@@ -280,39 +345,34 @@ class StreamingTest {
       assertThat(contentChunks).isEqualTo(3);
     } // the client goes away mid-stream
 
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (f.steward.head().nextSequence() == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(f.steward.head().nextSequence()).as("a receipt was sealed").isEqualTo(1);
+    awaitUntil(engine.finished::get);
     assertThat(engine.finished).isTrue();
     int produced = engine.produced.get();
     assertThat(produced).as("the engine stopped early").isBetween(3, max - 1);
-    long remaining = f.steward.spend().remainingUj(chain);
-    f.close();
-    f = null;
+    settledOnce(granted, produced);
+  }
 
-    try (FileJournal reopened = FileJournal.open(journal)) {
-      List<JournalEntry> entries = reopened.recovered().stream().map(JournalRecord::entry).toList();
-      JournalEntry.Debited debited =
-          entries.stream()
-              .filter(JournalEntry.Debited.class::isInstance)
-              .map(JournalEntry.Debited.class::cast)
-              .findFirst()
-              .orElseThrow();
-      JournalEntry.Sealed sealed =
-          entries.stream()
-              .filter(JournalEntry.Sealed.class::isInstance)
-              .map(JournalEntry.Sealed.class::cast)
-              .findFirst()
-              .orElseThrow();
-      MeshReceipt receipt = Jcr1.open(sealed.envelope().orElseThrow()).receipt();
-      assertThat(receipt.requestId()).isEqualTo(request.id());
-      assertThat(receipt.grantId()).contains(chain.leaf().id().contentId());
-      assertThat(receipt.counters().tokensOut()).isEqualTo(produced);
-      assertThat(debited.debitedUj()).isEqualTo(receipt.energy().uj()).isPositive();
-      assertThat(remaining).isEqualTo(50_000_000 - receipt.energy().uj());
-    }
+  /**
+   * A client that hangs up while its whole (not streamed) reply is being made has no stream whose
+   * send could fail: the serve runs to its end and is debited, sealed and journalled once, the
+   * grant charged what was sealed (SPEC 60.1.2), though no one is left to read the answer.
+   */
+  @Test
+  void clientDisconnectingMidNonStream_theServeRunsToItsEnd_andIsSettledOnce(@TempDir Path dir)
+      throws Exception {
+    Paced engine = new Paced(0, true);
+    int max = 40;
+    ObjectNode body = streamed("Hang up on me.", max);
+    body.put("stream", false);
+    Granted granted = granted(dir, engine, body);
+
+    try (Socket socket = sendChat(body)) {
+      awaitUntil(() -> engine.produced.get() > 0);
+      assertThat(engine.produced.get()).as("the engine started").isPositive();
+    } // the client goes away while the engine is held after its first token
+    engine.gate.countDown();
+    settledOnce(granted, max);
+    assertThat(engine.produced.get()).as("the engine ran to its end").isEqualTo(max);
   }
 
   @Test
