@@ -39,6 +39,15 @@ interface EnergyChannel {
     return false;
   }
 
+  /**
+   * The most energy this counter's domain can draw between two reads: a larger increment of the
+   * total, or any decrease, is a fault and never energy. A GPU board by default, else a CPU package
+   * (which also covers DRAM and Apple's SoC rails).
+   */
+  default PowerBound powerBound() {
+    return domain().kind() == EnergyDomain.Kind.GPU ? PowerBound.GPU_BOARD : PowerBound.PACKAGE;
+  }
+
   /** Releases native resources; reads after this fail. */
   default void release() {}
 }

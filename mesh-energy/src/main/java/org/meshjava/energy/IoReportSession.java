@@ -26,10 +26,17 @@ final class IoReportSession implements SharedNative {
       sampler.sampleDelta();
       primed = true;
     } else {
+      Map<EnergyDomain.Kind, Long> next = new EnumMap<>(totalsNj);
       for (Map.Entry<EnergyDomain.Kind, Long> e :
           IoReportEnergyModel.nanojoules(sampler.sampleDelta()).entrySet()) {
-        totalsNj.merge(e.getKey(), e.getValue(), Math::addExact);
+        next.put(
+            e.getKey(),
+            IoReportEnergyModel.addOrFail(
+                next.getOrDefault(e.getKey(), 0L), e.getValue(), e.getKey()));
       }
+      // All domains or none: a sample that fails part-way adds to no total.
+      totalsNj.clear();
+      totalsNj.putAll(next);
     }
     return totalsNj.getOrDefault(kind, 0L) / 1_000;
   }

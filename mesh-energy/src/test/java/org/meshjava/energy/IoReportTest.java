@@ -135,6 +135,54 @@ class IoReportTest {
   }
 
   @Test
+  void nanojoules_whenTheDiesSumPastALong_failsTheSampleAsARead() {
+    long most = Long.MAX_VALUE / 1_000_000;
+    assertThatThrownBy(
+            () ->
+                IoReportEnergyModel.nanojoules(
+                    List.of(
+                        new IoReportEntry("Energy Model", "DIE_0_CPU Energy", "mJ", most),
+                        new IoReportEntry("Energy Model", "DIE_1_CPU Energy", "mJ", most))))
+        .isInstanceOfSatisfying(
+            CounterException.class,
+            e -> {
+              assertThat(e.issue()).isEqualTo(CounterIssue.READ_FAILED);
+              assertThat(e.getMessage()).contains("CPU_PACKAGE").contains("overflow");
+            });
+  }
+
+  @Test
+  void sampleDeltaBeyondWhatTheRailCanDraw_isNotGradedHwShunt() {
+    FakeClock clock = new FakeClock();
+    boolean[] garbage = {false};
+    IoReportSampler sampler =
+        () ->
+            List.of(
+                new IoReportEntry(
+                    "Energy Model", "CPU Energy", "mJ", garbage[0] ? 1_000_000_000L : 100));
+    List<EnergyChannel> found = new ArrayList<>();
+    IoReportDiscovery.adopt(new IoReportSession(sampler), sampler, found, new ArrayList<>());
+    LivenessPolicy unpolled =
+        new LivenessPolicy(Duration.ofMillis(20), Duration.ofMillis(400), Duration.ofMillis(20));
+    CounterMeter meter =
+        new CounterMeter(
+            found,
+            List.of(),
+            unpolled,
+            Duration.ofMinutes(10),
+            Optional.empty(),
+            clock,
+            Runnable::run);
+    meter.probeNow();
+    assertThat(meter.liveDomains()).containsExactly(EnergyDomain.cpuPackage(0));
+    MeterWindow w = meter.open(Set.of(EnergyDomain.cpuPackage(0)));
+    clock.advanceMillis(250);
+    garbage[0] = true; // a megajoule in one sample: 4 MW over the window
+    assertThat(w.close(3)).isEqualTo(Energy.estimated(3));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+  }
+
+  @Test
   void steadyRecording_isLiveAndGradesAServeHwShunt() throws IOException {
     FakeClock clock = new FakeClock();
     CounterMeter meter = meterOver(Replay.of("ioreport-steady.txt"), clock);
