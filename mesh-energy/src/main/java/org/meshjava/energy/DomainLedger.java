@@ -93,6 +93,7 @@ final class DomainLedger implements LivenessProbe.Target {
   private long epoch;
   private int disturbances;
   private long lastTotal;
+  private long lastMark;
   private boolean haveTotal;
   private long lastReadNanos;
   private long lastChangeNanos;
@@ -220,8 +221,9 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Reads the counter for a probe, keeping the segment books straight. */
   @Override
-  public synchronized long readTotalUj() throws CounterException {
-    return segment(clock.nanoTime());
+  public synchronized long readLivenessMark() throws CounterException {
+    segment(clock.nanoTime());
+    return lastMark;
   }
 
   /** Marks a probe of this counter as started: it is not live until the probe ends. */
@@ -355,7 +357,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * count on from the new total, so the next read is measured from it, not from the old one (from
    * which the leap would be admitted once enough time had passed).
    */
-  private void refuseImplausible(long total, long nowNanos, long afterNanos)
+  private void refuseImplausible(long total, long mark, long nowNanos, long afterNanos)
       throws CounterException {
     long increment;
     try {
@@ -370,6 +372,7 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     long was = lastTotal;
     lastTotal = total;
+    lastMark = mark;
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
     throw new CounterException(
         CounterIssue.COUNTER_RESET,
@@ -401,9 +404,10 @@ final class DomainLedger implements LivenessProbe.Target {
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
     long total = readChannel();
+    long mark = channel.livenessMark(total);
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
-      refuseImplausible(total, nowNanos, afterNanos);
+      refuseImplausible(total, mark, nowNanos, afterNanos);
       if (afterNanos - lastReadNanos > channel.maxReadGapNanos()) {
         // The counter may have wrapped more than once since the last read: the total is right
         // from here on, but no window that spans this gap can be read from it.
@@ -419,7 +423,7 @@ final class DomainLedger implements LivenessProbe.Target {
           s.apportionedUj += each;
         }
       }
-      if (total != lastTotal) {
+      if (mark != lastMark) {
         lastChangeNanos = Math.max(lastChangeNanos, afterNanos);
       } else if (state == CounterState.LIVE
           && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
@@ -435,6 +439,7 @@ final class DomainLedger implements LivenessProbe.Target {
       }
     }
     lastTotal = total;
+    lastMark = mark;
     haveTotal = true;
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
     return total;
