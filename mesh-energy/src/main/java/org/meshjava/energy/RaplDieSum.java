@@ -1,6 +1,5 @@
 package org.meshjava.energy;
 
-import java.util.Arrays;
 import java.util.List;
 import org.meshjava.core.EnergyDomain;
 
@@ -16,11 +15,8 @@ final class RaplDieSum extends NamedChannel {
   /** Each zone's total at its last read. */
   private final long[] lastTotals;
 
-  /** Which zones have moved since {@link #mark} last did. */
-  private final boolean[] moved;
-
+  private final JointMark mark = new JointMark();
   private boolean read;
-  private long mark;
 
   RaplDieSum(String name, EnergyDomain domain, List<RaplChannel> dies) {
     super(name, domain);
@@ -29,7 +25,6 @@ final class RaplDieSum extends NamedChannel {
       throw new IllegalArgumentException("a die sum needs two or more zones: " + dies);
     }
     this.lastTotals = new long[this.dies.size()];
-    this.moved = new boolean[this.dies.size()];
   }
 
   /** The tightest of the zones' bounds: each must be read before it can wrap twice. */
@@ -50,17 +45,12 @@ final class RaplDieSum extends NamedChannel {
       totals[i] = dies.get(i).readTotalUj();
       total = Math.addExact(total, totals[i]);
     }
-    boolean all = true;
     for (int i = 0; i < totals.length; i++) {
-      moved[i] |= read && totals[i] != lastTotals[i];
-      all &= moved[i];
+      mark.saw(dies.get(i).name(), read && totals[i] != lastTotals[i]);
       lastTotals[i] = totals[i];
     }
     read = true;
-    if (all) {
-      mark++;
-      Arrays.fill(moved, false);
-    }
+    mark.endRead();
     return total;
   }
 
@@ -70,6 +60,6 @@ final class RaplDieSum extends NamedChannel {
    */
   @Override
   public long livenessMark(long total) {
-    return mark;
+    return mark.mark();
   }
 }
