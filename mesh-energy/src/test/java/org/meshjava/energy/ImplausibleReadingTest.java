@@ -125,6 +125,23 @@ class ImplausibleReadingTest {
   }
 
   @Test
+  void sixtyFourOverlappingWindows_acrossALeap_areAllEstimator_noneGetsAShareOfIt() {
+    TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
+    CounterMeter meter = meter(cpu);
+    List<MeterWindow> windows = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      windows.add(meter.open(Set.of(CPU0)));
+      clock.advanceMillis(1);
+    }
+    cpu.work(100_000_000_000L);
+    clock.advanceMillis(SERVE_MS);
+    for (MeterWindow w : windows) {
+      assertThat(w.close(7)).isEqualTo(Energy.estimated(7));
+    }
+    assertThat(status(meter).issue()).contains(CounterIssue.COUNTER_RESET);
+  }
+
+  @Test
   void close_whenTheReadThrowsUnchecked_isEstimator_andTheWindowLeavesTheBooks() {
     TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
     CounterMeter meter = meter(cpu);
