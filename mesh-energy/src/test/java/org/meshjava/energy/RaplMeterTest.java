@@ -364,6 +364,52 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // energy_uj read back as garbage mid-serve (empty, not a number, past a long, outside the range,
+  // negative): the serve is the estimate and the counter says why; garbage is never energy.
+  @Test
+  void window_whenEnergyFileTurnsToGarbageMidServe_isEstimatorSayingWhy() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 1_000);
+    AtomicLong value = powered(pkg, 1_000, 15);
+    Path energy = pkg.resolve("energy_uj");
+    powered.remove(energy);
+    java.util.concurrent.atomic.AtomicReference<String> garbage =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    SysfsReader reader =
+        file -> {
+          if (!file.equals(energy)) {
+            return SysfsReader.FILES.read(file);
+          }
+          String g = garbage.get();
+          return g != null ? g : Long.toString(value.get());
+        };
+    CounterMeter meter = (CounterMeter) discover(reader).meter();
+    java.util.Map<String, CounterIssue> cases =
+        new java.util.LinkedHashMap<>(
+            java.util.Map.of(
+                "",
+                CounterIssue.READ_FAILED,
+                "12abc",
+                CounterIssue.READ_FAILED,
+                "99999999999999999999",
+                CounterIssue.READ_FAILED,
+                Long.toString(RANGE + 1),
+                CounterIssue.COUNTER_RESET,
+                "-5",
+                CounterIssue.COUNTER_RESET));
+    for (var c : cases.entrySet()) {
+      assertThat(meter.liveDomains()).as(c.getKey()).containsExactly(CPU0);
+      MeterWindow w = meter.open(Set.of(CPU0));
+      clock.advanceMillis(50);
+      garbage.set(c.getKey());
+      assertThat(w.close(9)).as("'%s'", c.getKey()).isEqualTo(Energy.estimated(9));
+      assertThat(meter.counters().getFirst().issue()).as(c.getKey()).contains(c.getValue());
+      garbage.set(null);
+      reprobes.removeFirst().run();
+    }
+    assertThat(measuredOnCpu0(meter, 50)).as("15 W for 50 ms").hasValue(750_000);
+    meter.close();
+  }
+
   // Newer Intel parts publish the package counter twice: as an MSR zone (intel-rapl:<z>) and
   // through MMIO (intel-rapl-mmio:<z>). Only the MSR tree is read, so the package is not counted
   // twice.
