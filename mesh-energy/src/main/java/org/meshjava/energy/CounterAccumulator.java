@@ -1,5 +1,7 @@
 package org.meshjava.energy;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Turns a wrapping raw counter into a monotonic total. Design note: a raw counter wraps at a known
  * range (RAPL: {@code max_energy_range_uj}; NVML: 2^64). Between two reads we assume at most one
@@ -24,8 +26,7 @@ final class CounterAccumulator {
 
   private final long range;
   private final long ujPerUnit;
-  private final long maxWatts;
-  private final long slackNanos;
+  private final @Nullable PowerBound bound;
   private boolean started;
   private long previousRaw;
   private long previousReadStartNanos;
@@ -62,8 +63,7 @@ final class CounterAccumulator {
     }
     this.range = range;
     this.ujPerUnit = ujPerUnit;
-    this.maxWatts = maxWatts;
-    this.slackNanos = slackNanos;
+    this.bound = maxWatts == 0 ? null : new PowerBound(maxWatts, slackNanos);
   }
 
   /**
@@ -73,7 +73,7 @@ final class CounterAccumulator {
    * @throws CounterException if the reading is outside the range or implies a reset
    */
   long advance(long raw, String counter) throws CounterException {
-    if (maxWatts > 0) {
+    if (bound != null) {
       throw new IllegalStateException("a power-bounded accumulator needs the read's times");
     }
     return advance(raw, counter, 0, 0);
@@ -121,7 +121,7 @@ final class CounterAccumulator {
     long sinceNanos = readEndNanos - previousReadStartNanos;
     previousRaw = raw;
     previousReadStartNanos = readStartNanos;
-    if (maxWatts > 0 && delta > mostDrawnUj(sinceNanos) / ujPerUnit) {
+    if (bound != null && delta > bound.mostDrawnUj(sinceNanos) / ujPerUnit) {
       long deltaUj = delta > Long.MAX_VALUE / ujPerUnit ? Long.MAX_VALUE : delta * ujPerUnit;
       throw new CounterException(
           CounterIssue.COUNTER_RESET,
@@ -136,7 +136,7 @@ final class CounterAccumulator {
               + (raw < was ? "as a wrap, " : "")
               + deltaUj
               + " µJ, more than "
-              + maxWatts
+              + bound.watts()
               + " W can draw, so the counter was reset; counting on from "
               + raw);
     }
@@ -147,12 +147,5 @@ final class CounterAccumulator {
           CounterIssue.COUNTER_RESET, counter + " total overflowed; treating as a reset", e);
     }
     return totalUj;
-  }
-
-  /** The most µJ the domain can draw in {@code nanos} plus the slack. */
-  private long mostDrawnUj(long nanos) {
-    long span = Math.max(0, nanos) + slackNanos;
-    // P W is P µJ per µs, so P * ns / 1000 µJ; saturate rather than overflow.
-    return span > Long.MAX_VALUE / maxWatts ? Long.MAX_VALUE : maxWatts * span / 1_000;
   }
 }

@@ -93,6 +93,7 @@ final class DomainLedger implements LivenessProbe.Target {
   private long epoch;
   private int disturbances;
   private long lastTotal;
+  private long lastMark;
   private boolean haveTotal;
   private long lastReadNanos;
   private long lastChangeNanos;
@@ -220,8 +221,9 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Reads the counter for a probe, keeping the segment books straight. */
   @Override
-  public synchronized long readTotalUj() throws CounterException {
-    return segment(clock.nanoTime());
+  public synchronized long readLivenessMark() throws CounterException {
+    segment(clock.nanoTime());
+    return lastMark;
   }
 
   /** Marks a probe of this counter as started: it is not live until the probe ends. */
@@ -336,6 +338,58 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * Reads the channel. Anything unchecked it throws (an FFM call failing, an overflow in a native
+   * total) is a failed read like any other: thrown on from here it would escape the meter in the
+   * middle of an open or close, and leave a window registered on this domain for good.
+   */
+  private long readChannel() throws CounterException {
+    try {
+      return channel.readTotalUj();
+    } catch (RuntimeException e) {
+      throw new CounterException(
+          CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + e, e);
+    }
+  }
+
+  /**
+   * Refuses a total that ran backwards, or leapt further than the domain can draw since the last
+   * read ({@link EnergyChannel#powerBound()}), as a reset: it is no energy of any window. The books
+   * count on from the new total, so the next read is measured from it, not from the old one (from
+   * which the leap would be admitted once enough time had passed).
+   */
+  private void refuseImplausible(long total, long mark, long nowNanos, long afterNanos)
+      throws CounterException {
+    long increment;
+    try {
+      increment = Math.subtractExact(total, lastTotal);
+    } catch (ArithmeticException e) {
+      increment = Long.MAX_VALUE;
+    }
+    long sinceNanos = afterNanos - lastReadNanos;
+    PowerBound bound = channel.powerBound();
+    if (increment >= 0 && increment <= bound.mostDrawnUj(sinceNanos)) {
+      return;
+    }
+    long was = lastTotal;
+    lastTotal = total;
+    lastMark = mark;
+    lastReadNanos = Math.max(lastReadNanos, nowNanos);
+    throw new CounterException(
+        CounterIssue.COUNTER_RESET,
+        channel.name()
+            + " total moved from "
+            + was
+            + " to "
+            + total
+            + " µJ in "
+            + sinceNanos / 1_000_000
+            + " ms: "
+            + (increment < 0 ? "backwards" : "more than " + bound.watts() + " W can draw")
+            + ", so the counter was reset or misread; counting on from "
+            + total);
+  }
+
+  /**
    * Reads the counter, splits the energy since the last event among the open windows, and checks
    * that a live counter is still moving and was read often enough to see every wrap.
    */
@@ -349,9 +403,11 @@ final class DomainLedger implements LivenessProbe.Target {
     // a new value counts as seen only from after the read (so a fresh value never looks still),
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
-    long total = channel.readTotalUj();
+    long total = readChannel();
+    long mark = channel.livenessMark(total);
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
+      refuseImplausible(total, mark, nowNanos, afterNanos);
       if (afterNanos - lastReadNanos > channel.maxReadGapNanos()) {
         // The counter may have wrapped more than once since the last read: the total is right
         // from here on, but no window that spans this gap can be read from it.
@@ -367,7 +423,7 @@ final class DomainLedger implements LivenessProbe.Target {
           s.apportionedUj += each;
         }
       }
-      if (total != lastTotal) {
+      if (mark != lastMark) {
         lastChangeNanos = Math.max(lastChangeNanos, afterNanos);
       } else if (state == CounterState.LIVE
           && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
@@ -383,6 +439,7 @@ final class DomainLedger implements LivenessProbe.Target {
       }
     }
     lastTotal = total;
+    lastMark = mark;
     haveTotal = true;
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
     return total;

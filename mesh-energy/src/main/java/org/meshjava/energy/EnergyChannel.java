@@ -23,6 +23,17 @@ interface EnergyChannel {
   long readTotalUj() throws CounterException;
 
   /**
+   * The value this channel's liveness is judged on after a read that returned {@code total}: the
+   * probe's rule and the stall rule look only at whether it changed. For a channel over one counter
+   * it is the total. A channel that sums several counters returns a mark that moves only once every
+   * one of them has moved since it last did, so one frozen counter cannot hide behind another that
+   * advances: a figure over the domain would claim the part the frozen one reads (§3.3).
+   */
+  default long livenessMark(long total) {
+    return total;
+  }
+
+  /**
    * The longest the counter may go unread before a wrap could be missed: a raw counter that wraps
    * at a range must be read at least once per wrap (RAPL), one that cannot wrap in practice (NVML's
    * 64-bit millijoules, IOReport's deltas) never needs it.
@@ -37,6 +48,15 @@ interface EnergyChannel {
    */
   default boolean slowUpdating() {
     return false;
+  }
+
+  /**
+   * The most energy this counter's domain can draw between two reads: a larger increment of the
+   * total, or any decrease, is a fault and never energy. A GPU board by default, else a CPU package
+   * (which also covers DRAM and Apple's SoC rails).
+   */
+  default PowerBound powerBound() {
+    return domain().kind() == EnergyDomain.Kind.GPU ? PowerBound.GPU_BOARD : PowerBound.PACKAGE;
   }
 
   /** Releases native resources; reads after this fail. */

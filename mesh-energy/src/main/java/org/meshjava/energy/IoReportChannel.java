@@ -15,4 +15,12 @@ final class IoReportChannel extends SharedNativeChannel {
   long readRetained() throws CounterException {
     return session.totalUj(domain().kind());
   }
+
+  /**
+   * Moves only once every rail counted towards this domain has moved: no die hides a frozen one.
+   */
+  @Override
+  public long livenessMark(long total) {
+    return session.mark(domain().kind());
+  }
 }

@@ -77,9 +77,23 @@ final class IoReportEnergyModel {
             "IOReport channel '" + e.channel() + "' overflowed",
             overflow);
       }
-      sums.merge(domain.get().kind(), nj, Math::addExact);
+      EnergyDomain.Kind kind = domain.get().kind();
+      sums.put(kind, addOrFail(sums.getOrDefault(kind, 0L), nj, kind));
     }
     return sums;
+  }
+
+  /**
+   * Adds nanojoules to a domain's total, failing the read rather than throwing an unchecked
+   * overflow out of the meter: no rail draws 2^63 nJ (292 years at 1 kW), so such a sum is garbage.
+   */
+  static long addOrFail(long totalNj, long nj, EnergyDomain.Kind kind) throws CounterException {
+    try {
+      return Math.addExact(totalNj, nj);
+    } catch (ArithmeticException overflow) {
+      throw new CounterException(
+          CounterIssue.READ_FAILED, "IOReport " + kind + " total overflowed a long", overflow);
+    }
   }
 
   private static long nanojoulesPer(IoReportEntry e) throws CounterException {

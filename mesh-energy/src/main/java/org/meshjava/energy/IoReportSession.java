@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
@@ -13,6 +14,7 @@ import org.meshjava.core.EnergyDomain;
 final class IoReportSession implements SharedNative {
   private final IoReportSampler sampler;
   private final Map<EnergyDomain.Kind, Long> totalsNj = new EnumMap<>(EnergyDomain.Kind.class);
+  private final Map<EnergyDomain.Kind, JointMark> marks = new EnumMap<>(EnergyDomain.Kind.class);
   private int users;
   private boolean primed;
 
@@ -26,12 +28,39 @@ final class IoReportSession implements SharedNative {
       sampler.sampleDelta();
       primed = true;
     } else {
+      List<IoReportEntry> delta = sampler.sampleDelta();
+      Map<EnergyDomain.Kind, Long> next = new EnumMap<>(totalsNj);
       for (Map.Entry<EnergyDomain.Kind, Long> e :
-          IoReportEnergyModel.nanojoules(sampler.sampleDelta()).entrySet()) {
-        totalsNj.merge(e.getKey(), e.getValue(), Math::addExact);
+          IoReportEnergyModel.nanojoules(delta).entrySet()) {
+        next.put(
+            e.getKey(),
+            IoReportEnergyModel.addOrFail(
+                next.getOrDefault(e.getKey(), 0L), e.getValue(), e.getKey()));
       }
+      // All domains or none: a sample that fails part-way adds to no total.
+      totalsNj.clear();
+      totalsNj.putAll(next);
+      for (IoReportEntry e : delta) {
+        IoReportEnergyModel.domainOf(e)
+            .ifPresent(
+                d ->
+                    marks
+                        .computeIfAbsent(d.kind(), k -> new JointMark())
+                        .saw(e.channel(), e.value() > 0));
+      }
+      marks.values().forEach(JointMark::endRead);
     }
     return totalsNj.getOrDefault(kind, 0L) / 1_000;
+  }
+
+  /**
+   * The liveness mark of {@code kind} ({@link EnergyChannel#livenessMark}): it moves once every
+   * rail counted towards the domain (each die's CPU rail, the GPU and its SRAM) has reported energy
+   * since it last did.
+   */
+  synchronized long mark(EnergyDomain.Kind kind) {
+    JointMark m = marks.get(kind);
+    return m == null ? 0 : m.mark();
   }
 
   @Override

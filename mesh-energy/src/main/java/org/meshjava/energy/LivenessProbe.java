@@ -30,7 +30,12 @@ final class LivenessProbe {
     /** The cadence this counter is probed at. */
     LivenessPolicy policy();
 
-    long readTotalUj() throws CounterException;
+    /**
+     * Reads the counter and returns the value it is judged on: its total, or for a channel summing
+     * several counters a mark that moves only once each of them has ({@link
+     * EnergyChannel#livenessMark}). Only its changes count, never its size.
+     */
+    long readLivenessMark() throws CounterException;
   }
 
   private final ProbeClock clock;
@@ -125,7 +130,7 @@ final class LivenessProbe {
     void read(long now) {
       long total;
       try {
-        total = target.readTotalUj();
+        total = target.readLivenessMark();
       } catch (CounterException e) {
         failure = e;
         return;

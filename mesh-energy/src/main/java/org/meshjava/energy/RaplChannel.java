@@ -9,20 +9,19 @@ import org.meshjava.core.EnergyDomain;
 /** One powercap zone's {@code energy_uj}, with wraparound at {@code max_energy_range_uj}. */
 final class RaplChannel extends NamedChannel {
   /**
-   * The most power one zone is assumed to draw, for the wrap bound. Server packages are rated at up
-   * to about 500 W; twice that leaves room for excursions above the rating. At 1 kW the smallest
-   * ranges seen (about 65 kJ) wrap in a little over a minute.
+   * The most power one zone is assumed to draw, for the wrap bound ({@link PowerBound#PACKAGE}). At
+   * 1 kW the smallest ranges seen (about 65 kJ) wrap in a little over a minute.
    */
-  static final long ASSUMED_MAX_WATTS = 1_000;
+  static final long ASSUMED_MAX_WATTS = PowerBound.PACKAGE.watts();
 
   /**
-   * Time added to the gap between two reads when bounding the increment between them. A value read
-   * lags the energy drawn by up to one refresh of the energy status MSR, about 1 ms (Intel SDM Vol.
-   * 3B §14.9.3); a counter republished in lumps lags by a whole lump. 100 ms (100 J at 1 kW) lets
-   * such a counter fail its probe as {@code LUMPY}, which is what it is, rather than be called
-   * reset, and still tells every reset from a wrap except one from within about 100 J of the range.
+   * Time added to the gap between two reads when bounding the increment between them ({@link
+   * PowerBound#PACKAGE}). A value read lags the energy drawn by up to one refresh of the energy
+   * status MSR, about 1 ms (Intel SDM Vol. 3B §14.9.3); a counter republished in lumps lags by a
+   * whole lump. The bound still tells every reset from a wrap except one from within about 100 J of
+   * the range.
    */
-  static final long REFRESH_SLACK_NANOS = 100_000_000L;
+  static final long REFRESH_SLACK_NANOS = PowerBound.PACKAGE.slackNanos();
 
   /**
    * The shortest wrap time at {@link #ASSUMED_MAX_WATTS} a zone may have to be used. Real ranges

@@ -12,12 +12,19 @@ import org.meshjava.core.EnergyDomain;
 final class RaplDieSum extends NamedChannel {
   private final List<RaplChannel> dies;
 
+  /** Each zone's total at its last read. */
+  private final long[] lastTotals;
+
+  private final JointMark mark = new JointMark();
+  private boolean read;
+
   RaplDieSum(String name, EnergyDomain domain, List<RaplChannel> dies) {
     super(name, domain);
     this.dies = List.copyOf(dies);
     if (this.dies.size() < 2) {
       throw new IllegalArgumentException("a die sum needs two or more zones: " + dies);
     }
+    this.lastTotals = new long[this.dies.size()];
   }
 
   /** The tightest of the zones' bounds: each must be read before it can wrap twice. */
@@ -32,10 +39,27 @@ final class RaplDieSum extends NamedChannel {
 
   @Override
   public long readTotalUj() throws CounterException {
+    long[] totals = new long[dies.size()];
     long total = 0;
-    for (RaplChannel d : dies) {
-      total = Math.addExact(total, d.readTotalUj());
+    for (int i = 0; i < totals.length; i++) {
+      totals[i] = dies.get(i).readTotalUj();
+      total = Math.addExact(total, totals[i]);
     }
+    for (int i = 0; i < totals.length; i++) {
+      mark.saw(dies.get(i).name(), read && totals[i] != lastTotals[i]);
+      lastTotals[i] = totals[i];
+    }
+    read = true;
+    mark.endRead();
     return total;
+  }
+
+  /**
+   * Moves only once every zone has moved since it last did: the sum advances when any die does, and
+   * a die whose zone is frozen must not be covered by a figure over the package.
+   */
+  @Override
+  public long livenessMark(long total) {
+    return mark.mark();
   }
 }

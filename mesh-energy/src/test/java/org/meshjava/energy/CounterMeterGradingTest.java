@@ -407,6 +407,37 @@ class CounterMeterGradingTest {
     assertThat(next.close(1).provenance()).isEqualTo(Provenance.HwShunt);
   }
 
+  // 64 serves on one package at once, opened and closed a millisecond apart: a package-wide counter
+  // cannot tell them apart, so none is a reading (no measured_uj), and their shares add up to what
+  // the counter counted from the first open to the last close, each rounded by at most half a µJ.
+  @Test
+  void sixtyFourOverlappingWindows_areModelBased_andTheirSharesAddUpToTheCounter()
+      throws CounterException {
+    TimedCounter cpu = live(CPU0);
+    CounterMeter meter = meter(cpu);
+    meter.probeNow();
+    long before = cpu.readTotalUj();
+    List<MeterWindow> windows = new ArrayList<>();
+    for (int i = 0; i < 64; i++) {
+      windows.add(meter.open(Set.of(CPU0)));
+      cpu.work(100 + i);
+      serve(1);
+    }
+    serve(SERVE_MS);
+    long shares = 0;
+    for (int i = 0; i < 64; i++) {
+      if (i > 0) {
+        serve(1);
+      }
+      Energy e = windows.get(i).close(5);
+      assertThat(e.provenance()).as("window %d", i).isEqualTo(Provenance.ModelBased);
+      assertThat(e.measuredUj()).as("window %d", i).isEmpty();
+      shares += e.estimatedUj();
+    }
+    long counted = cpu.readTotalUj() - before;
+    assertThat(shares).isBetween(counted - 32, counted + 32);
+  }
+
   @Test
   void windowsFromManyThreads_neverOvercountTheCounter() throws Exception {
     TimedCounter cpu = live(CPU0);

@@ -66,7 +66,7 @@ class IoReportTest {
     }
   }
 
-  private static CounterMeter meterOver(Replay replay, FakeClock clock) {
+  private static CounterMeter meterOver(IoReportSampler replay, FakeClock clock) {
     List<EnergyChannel> found = new ArrayList<>();
     List<CounterStatus> refused = new ArrayList<>();
     IoReportDiscovery.adopt(new IoReportSession(replay), replay, found, refused);
@@ -132,6 +132,70 @@ class IoReportTest {
                 IoReportEnergyModel.nanojoules(
                     List.of(new IoReportEntry("Energy Model", "CPU Energy", "mJ", -3))))
         .isInstanceOf(CounterException.class);
+  }
+
+  @Test
+  void nanojoules_whenTheDiesSumPastALong_failsTheSampleAsARead() {
+    long most = Long.MAX_VALUE / 1_000_000;
+    assertThatThrownBy(
+            () ->
+                IoReportEnergyModel.nanojoules(
+                    List.of(
+                        new IoReportEntry("Energy Model", "DIE_0_CPU Energy", "mJ", most),
+                        new IoReportEntry("Energy Model", "DIE_1_CPU Energy", "mJ", most))))
+        .isInstanceOfSatisfying(
+            CounterException.class,
+            e -> {
+              assertThat(e.issue()).isEqualTo(CounterIssue.READ_FAILED);
+              assertThat(e.getMessage()).contains("CPU_PACKAGE").contains("overflow");
+            });
+  }
+
+  @Test
+  void sampleDeltaBeyondWhatTheRailCanDraw_isNotGradedHwShunt() {
+    FakeClock clock = new FakeClock();
+    boolean[] garbage = {false};
+    IoReportSampler sampler =
+        () ->
+            List.of(
+                new IoReportEntry(
+                    "Energy Model", "CPU Energy", "mJ", garbage[0] ? 1_000_000_000L : 100));
+    CounterMeter meter = meterOver(sampler, clock);
+    meter.probeNow();
+    assertThat(meter.liveDomains()).containsExactly(EnergyDomain.cpuPackage(0));
+    MeterWindow w = meter.open(Set.of(EnergyDomain.cpuPackage(0)));
+    clock.advanceMillis(250);
+    garbage[0] = true; // a megajoule in one sample: 4 MW over the window
+    assertThat(w.close(3)).isEqualTo(Energy.estimated(3));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+  }
+
+  // On a two-die part the CPU rail is the sum of each die's, and it advances when either does.
+  // A die whose rail is frozen is CPU no live counter reads (§3.3): every rail must move.
+  @Test
+  void twoDies_whenOneDiesCpuRailIsFrozen_theCpuIsNotLive() {
+    FakeClock clock = new FakeClock();
+    boolean[] die1Frozen = {true};
+    IoReportSampler sampler =
+        () ->
+            List.of(
+                new IoReportEntry("Energy Model", "DIE_0_CPU Energy", "mJ", 100),
+                new IoReportEntry(
+                    "Energy Model", "DIE_1_CPU Energy", "mJ", die1Frozen[0] ? 0 : 80));
+    CounterMeter meter = meterOver(sampler, clock);
+    assertThat(meter.probeNow())
+        .filteredOn(s -> s.domain().equals(Optional.of(EnergyDomain.cpuPackage(0))))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.FROZEN));
+    die1Frozen[0] = false;
+    meter.probeNow();
+    assertThat(meter.liveDomains()).containsExactly(EnergyDomain.cpuPackage(0));
+    die1Frozen[0] = true;
+    MeterWindow w = meter.open(Set.of(EnergyDomain.cpuPackage(0)));
+    clock.advanceMillis(250);
+    assertThat(w.close(3)).isEqualTo(Energy.estimated(3));
+    // Demoted as STALLED, and the re-probe that runs at once here finds it FROZEN.
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.FROZEN);
   }
 
   @Test

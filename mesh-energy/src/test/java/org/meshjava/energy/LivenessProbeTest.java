@@ -27,7 +27,7 @@ class LivenessProbeTest {
       }
 
       @Override
-      public long readTotalUj() throws CounterException {
+      public long readLivenessMark() throws CounterException {
         return c.readTotalUj();
       }
     };

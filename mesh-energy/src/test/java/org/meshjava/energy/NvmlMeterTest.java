@@ -177,6 +177,17 @@ class NvmlMeterTest {
     meter.close();
   }
 
+  /** Runs the one re-probe a demotion scheduled; the next window reads the counter again. */
+  private void measuredAgainAfterTheReprobe(CounterMeter meter) {
+    assertThat(reprobes).hasSize(1);
+    reprobes.removeFirst().run();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    MeterWindow after = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
+    assertThat(after.close(4)).as("3 mJ per read, in µJ").isEqualTo(Energy.measured(3_000, 4));
+    meter.close();
+  }
+
   // A driver reload restarts NVML's counter near 0 (mJ since driver load); the window across it
   // is no reading, the next read counts from the new value, and a re-probe brings it back.
   @Test
@@ -188,13 +199,21 @@ class NvmlMeterTest {
     FakeNvml.script(0, 7, 3, 1);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
-    assertThat(reprobes).hasSize(1);
-    reprobes.removeFirst().run();
-    assertThat(meter.liveDomains()).containsExactly(GPU0);
-    MeterWindow after = meter.open(Set.of(GPU0));
+    measuredAgainAfterTheReprobe(meter);
+  }
+
+  // A counter that leaps a gigajoule between two reads 50 ms apart did not measure a serve: no
+  // board draws 20 MW. The window is no reading, and the next read counts from the new value.
+  @Test
+  void close_whenCounterLeapsFurtherThanABoardCanDraw_isEstimatorThenMeasuredAfterReprobe() {
+    FakeNvml.script(0, 50_000_000, 3, 1);
+    CounterMeter meter = (CounterMeter) discover().meter();
+    MeterWindow w = meter.open(Set.of(GPU0));
     clock.advanceMillis(50);
-    assertThat(after.close(4)).as("3 mJ per read, in µJ").isEqualTo(Energy.measured(3_000, 4));
-    meter.close();
+    FakeNvml.script(0, 1_000_000_000_000L, 3, 1);
+    assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    measuredAgainAfterTheReprobe(meter);
   }
 
   @Test

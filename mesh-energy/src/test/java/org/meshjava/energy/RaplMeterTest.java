@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -363,6 +364,52 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // energy_uj read back as garbage mid-serve (empty, not a number, past a long, outside the range,
+  // negative): the serve is the estimate and the counter says why; garbage is never energy.
+  @Test
+  void window_whenEnergyFileTurnsToGarbageMidServe_isEstimatorSayingWhy() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 1_000);
+    AtomicLong value = powered(pkg, 1_000, 15);
+    Path energy = pkg.resolve("energy_uj");
+    powered.remove(energy);
+    java.util.concurrent.atomic.AtomicReference<String> garbage =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    SysfsReader reader =
+        file -> {
+          if (!file.equals(energy)) {
+            return SysfsReader.FILES.read(file);
+          }
+          String g = garbage.get();
+          return g != null ? g : Long.toString(value.get());
+        };
+    CounterMeter meter = (CounterMeter) discover(reader).meter();
+    java.util.Map<String, CounterIssue> cases =
+        new java.util.LinkedHashMap<>(
+            java.util.Map.of(
+                "",
+                CounterIssue.READ_FAILED,
+                "12abc",
+                CounterIssue.READ_FAILED,
+                "99999999999999999999",
+                CounterIssue.READ_FAILED,
+                Long.toString(RANGE + 1),
+                CounterIssue.COUNTER_RESET,
+                "-5",
+                CounterIssue.COUNTER_RESET));
+    for (var c : cases.entrySet()) {
+      assertThat(meter.liveDomains()).as(c.getKey()).containsExactly(CPU0);
+      MeterWindow w = meter.open(Set.of(CPU0));
+      clock.advanceMillis(50);
+      garbage.set(c.getKey());
+      assertThat(w.close(9)).as("'%s'", c.getKey()).isEqualTo(Energy.estimated(9));
+      assertThat(meter.counters().getFirst().issue()).as(c.getKey()).contains(c.getValue());
+      garbage.set(null);
+      reprobes.removeFirst().run();
+    }
+    assertThat(measuredOnCpu0(meter, 50)).as("15 W for 50 ms").hasValue(750_000);
+    meter.close();
+  }
+
   // Newer Intel parts publish the package counter twice: as an MSR zone (intel-rapl:<z>) and
   // through MMIO (intel-rapl-mmio:<z>). Only the MSR tree is read, so the package is not counted
   // twice.
@@ -446,6 +493,39 @@ class RaplMeterTest {
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(CPU0);
     assertThat(measuredOnCpu0(meter, 100)).hasValue(100 * (40 + 60) * 1_000L);
+    meter.close();
+  }
+
+  // The sum of two die zones advances when either die's counter does. A die whose counter is
+  // frozen is a part of the package no live counter reads, and a figure over the package would
+  // claim it (§3.3): every die must prove itself, at the probe and at every read after it.
+  @Test
+  void discover_whenOneDieZoneIsFrozen_thePackageIsNotLive() throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    zone("intel-rapl:1", "package-0-die-1", 7_777);
+    powered(die0, 1_000, 40);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    assertThat(found.hardwareGraded()).isFalse();
+    assertThat(found.counters())
+        .filteredOn(s -> s.domain().equals(Optional.of(CPU0)))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.FROZEN));
+    assertThat(found.meter().open(Set.of(CPU0)).close(9)).isEqualTo(Energy.estimated(9));
+  }
+
+  @Test
+  void window_whenOneDieZoneFreezesAfterTheProbe_isDemotedAndNotHwShunt() throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 7_777);
+    powered(die0, 1_000, 40);
+    AtomicLong die1Value = powered(die1, 7_777, 60);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    powered.put(die1.resolve("energy_uj"), new AtomicLong(die1Value.get()));
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(w.close(9)).isEqualTo(Energy.estimated(9));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.STALLED);
     meter.close();
   }
 

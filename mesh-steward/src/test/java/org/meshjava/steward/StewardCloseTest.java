@@ -186,6 +186,24 @@ class StewardCloseTest {
     assertThat(closeTook.get()).isLessThan(Duration.ofSeconds(20));
   }
 
+  /** A steward discovering {@code powercap}'s counter, over a journal whose close throws. */
+  private static Steward withJournalFailingToClose(
+      FakePowercap powercap, RuntimeException closeFailed) {
+    Journal failsToClose =
+        new ForwardingJournal(new InMemoryJournal()) {
+          @Override
+          public void close() {
+            super.close();
+            throw closeFailed;
+          }
+        };
+    return Steward.ephemeral()
+        .discovery(powercap.options())
+        .journal(failsToClose)
+        .backend(ReferenceEngine.builder().name("ref").build())
+        .build();
+  }
+
   /**
    * Regression: a journal whose close threw skipped closing the meter the steward discovered, so
    * its re-probe thread outlived the steward. The meter here is what discovery finds on a fake
@@ -198,20 +216,16 @@ class StewardCloseTest {
     // Discovery probes the counter once, at build: it must be advancing from the first sample.
     powercap.power();
     RuntimeException closeFailed = new IllegalStateException("the journal's close failed");
-    Journal failsToClose =
-        new ForwardingJournal(new InMemoryJournal()) {
-          @Override
-          public void close() {
-            super.close();
-            throw closeFailed;
-          }
-        };
-    Steward s =
-        Steward.ephemeral()
-            .discovery(powercap.options())
-            .journal(failsToClose)
-            .backend(ReferenceEngine.builder().name("ref").build())
-            .build();
+    // A probe on a loaded machine can find the fake counter's writer held off the CPU for whole
+    // samples (LUMPY): as in StewardSharedMeterTest, a steward whose probe failed is closed and
+    // another built, a few times at most. This test is about closing, not liveness.
+    Steward s = withJournalFailingToClose(powercap, closeFailed);
+    for (int attempt = 2;
+        attempt <= 5 && !s.meterDiscovery().orElseThrow().hardwareGraded();
+        attempt++) {
+      assertThatThrownBy(s::close).isSameAs(closeFailed);
+      s = withJournalFailingToClose(powercap, closeFailed);
+    }
     MeterDiscovery found = s.meterDiscovery().orElseThrow();
     assertThat(found.hardwareGraded())
         .as("the fake counter is proved live: %s", found.counters())
