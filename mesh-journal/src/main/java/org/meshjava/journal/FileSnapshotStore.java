@@ -307,15 +307,39 @@ public final class FileSnapshotStore implements SnapshotStore {
    */
   @Override
   public synchronized Optional<ByteBuffer> latestBuffer() throws SnapshotException {
-    // Off the caller's thread, as save: an interrupt would close the channel mid-read.
+    return readLatestOffThread(this::map);
+  }
+
+  /**
+   * {@link #readLatest} in the folder checked first, off the caller's thread, as save is: an
+   * interrupt would close the channel mid-read.
+   */
+  private <T> Optional<T> readLatestOffThread(FileRead<T> read) throws SnapshotException {
     checkFolder();
     return JournalIo.call(
         () -> {
           try {
-            return readLatest(this::map);
+            return readLatest(read);
           } catch (IOException e) {
             throw new SnapshotException(
                 SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+          }
+        });
+  }
+
+  /**
+   * The latest snapshot file's header, read through a small buffer whatever the file's size (see
+   * {@link SnapshotHeader}); {@link #maxBytes()} does not apply.
+   *
+   * @throws SnapshotException {@code MALFORMED} if the file holds no snapshot header, {@code IO} if
+   *     it cannot be read
+   */
+  @Override
+  public synchronized Optional<SnapshotHeader> latestHeader() throws SnapshotException {
+    return readLatestOffThread(
+        file -> {
+          try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            return SnapshotHeader.read(ch);
           }
         });
   }

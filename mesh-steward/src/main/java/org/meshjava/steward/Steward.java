@@ -1457,6 +1457,7 @@ public final class Steward implements AutoCloseable {
       // proportion to the snapshot.
       Optional<java.nio.ByteBuffer> latest = Optional.empty();
       SnapshotException unreadable = null;
+      org.meshjava.journal.SnapshotHeader header = null;
       try {
         latest = snapshots == null ? Optional.empty() : snapshots.latestBuffer();
       } catch (SnapshotException e) {
@@ -1470,6 +1471,13 @@ public final class Steward implements AutoCloseable {
             "journal {}: replaying it whole, since the latest snapshot cannot be read: {}",
             j.describe(),
             e.getMessage());
+        // Its header still says what history it covers: a journal restored from an older copy
+        // beside it is refused as a start from the snapshot refuses it (unsigned, see
+        // SnapshotHeader: a refusal here is one the snapshot itself would have met).
+        header = Objects.requireNonNull(snapshots).latestHeader().orElse(null);
+        if (header != null) {
+          header.checkAgainst(self, j.position());
+        }
       }
       if (latest.isPresent()) {
         Snapshot snap = Snapshot.open(latest.get(), self);
@@ -1485,17 +1493,29 @@ public final class Steward implements AutoCloseable {
         state = ReplayState.fresh(Gate.create(self, SpendLedger.inMemory(), revocations));
       }
       List<org.meshjava.journal.JournalRecord> batch = new ArrayList<>(RECOVERY_BATCH);
+      org.meshjava.journal.SnapshotHeader covered = header;
       try {
         j.read(
             state.position(),
             state.chains(),
             r -> {
+              if (covered != null) {
+                try {
+                  covered.checkRecordAfter(r);
+                } catch (SnapshotException e) {
+                  throw new JournalException(
+                      JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e);
+                }
+              }
               batch.add(r);
               if (batch.size() == RECOVERY_BATCH) {
                 flush(state, log, batch);
               }
             });
       } catch (JournalException e) {
+        if (covered != null && e.getCause() instanceof SnapshotException refused) {
+          throw refused; // the header's position is not in this journal
+        }
         if (from > 0 && e.reason() == JournalException.Reason.POSITION_MISMATCH) {
           throw new SnapshotException(
               SnapshotException.Reason.NOT_IN_JOURNAL, String.valueOf(e.getMessage()), e);
