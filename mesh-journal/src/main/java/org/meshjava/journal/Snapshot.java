@@ -448,6 +448,16 @@ public final class Snapshot {
     return Gate.create(steward, SpendLedger.restore(state.ledger()), revocations);
   }
 
+  /**
+   * What this snapshot says about itself in its header ({@link SnapshotHeader}): the format, the
+   * steward, the position covered and the counts replayed, as {@link
+   * FileSnapshotStore#latestHeader} reads them from its file without the body.
+   */
+  public SnapshotHeader header() {
+    return new SnapshotHeader(
+        FORMAT, steward, state.position(), state.authorisations(), state.revocationsReplayed());
+  }
+
   /** The steward whose snapshot it is. */
   public DidKey steward() {
     return steward;
