@@ -332,8 +332,8 @@ public final class CrashDriver {
               }
             });
     Result v = cli(300, "journal", "verify", "--key", key, journal);
-    if (v.rc != 0 && v.out.contains("holds no records")) {
-      // Killed before its first record: verify and inspect refuse an empty file by design.
+    if (v.rc == 0 && v.out.contains("holds no records yet")) {
+      // Killed before its first record: verify and inspect report the journal as new (exit 0).
       count("stopped-empty-journal");
       return;
     }

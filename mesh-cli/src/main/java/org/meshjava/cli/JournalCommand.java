@@ -158,23 +158,34 @@ final class JournalCommand extends CommandGroup {
     }
 
     /**
-     * Refuses a journal that holds no whole record, as a database with nothing journalled for the
-     * steward is refused ({@link JournalTarget#name}). A steward's first start leaves such a file
-     * and starts again on it, so it is not damage; but a report of it, or a copy of it, with exit 0
-     * is what naming the wrong file gives, and would read as a journal checked.
+     * What to say of a journal that holds no whole record, or null when it holds some. A file
+     * journal in that state is what a steward killed before its first record leaves (empty, or one
+     * line cut short), and the steward starts again on it as a new journal, so it is reported, with
+     * exit 0, as holding nothing yet. A database journal is only found by its records ({@link
+     * JournalTarget#name} refuses a steward with none, a probable typo), so one that streams none
+     * was emptied meanwhile, and is refused as that refusal would.
      */
-    void refuseIfEmpty(JournalFile.End end, String what) throws CliException {
-      if (end.count() == 0) {
-        throw new CliException(
-            "journal "
-                + file
-                + " holds no records"
-                + (end.tornTail() > 0
-                    ? " (only a final line of " + end.tornTail() + " bytes, cut short)"
-                    : "")
-                + "; nothing to "
-                + what);
+    @Nullable String noRecordsYet(JournalFile.End end, String what) throws CliException {
+      if (end.count() > 0) {
+        return null;
       }
+      if (!(journal.target() instanceof JournalTarget.File)) {
+        throw new CliException(file + " holds no records; nothing to " + what);
+      }
+      return "holds no records yet; nothing to " + what + tornTail(end, "will be dropped");
+    }
+
+    /**
+     * The note on a final line without a newline (an append cut short), which {@code fate} says
+     * what becomes of; empty when there is none.
+     */
+    static String tornTail(JournalFile.End end, String fate) {
+      return end.tornTail() > 0
+          ? "; a final line of "
+              + end.tornTail()
+              + " bytes without a newline is an append cut short and "
+              + fate
+          : "";
     }
 
     /** A failure reading or replaying the journal, named by it. */
@@ -523,8 +534,12 @@ final class JournalCommand extends CommandGroup {
             new org.meshjava.journal.JournalPosition(s.end().count(), s.end().lastHash(), -1),
             atCovered[0]);
       }
-      // "0 records form one chain" would read as a pass to whoever named the wrong file.
-      refuseIfEmpty(s.end(), "verify");
+      // Not "0 records form one chain": that would read as a history checked.
+      String none = noRecordsYet(s.end(), "verify");
+      if (none != null) {
+        report(out(), file, none);
+        return 0;
+      }
       report(
           out(),
           file,
@@ -532,11 +547,7 @@ final class JournalCommand extends CommandGroup {
               + "; "
               + replayed(s.replayed().result())
               + log.summary()
-              + (s.end().tornTail() > 0
-                  ? "; a final line of "
-                      + s.end().tornTail()
-                      + " bytes without a newline is an append cut short and will be dropped"
-                  : ""));
+              + tornTail(s.end(), "will be dropped"));
       return 0;
     }
 
@@ -829,8 +840,12 @@ final class JournalCommand extends CommandGroup {
                 }
               },
               r -> {});
-      // "no granted serves, 0 unresolved" would read as a journal inspected.
-      refuseIfEmpty(scanned.end(), "inspect");
+      // Not "no granted serves, 0 unresolved", which would read as a history inspected.
+      String none = noRecordsYet(scanned.end(), "inspect");
+      if (none != null) {
+        report(out, file, none);
+        return 0;
+      }
       Replayed replayed = scanned.replayed();
       out.println();
       // With no grant decision and no --steward/--key, the replay's holder is a throwaway
@@ -1064,8 +1079,9 @@ final class JournalCommand extends CommandGroup {
                     }
                   });
           w.flush();
-          // A copy of nothing would stand at --out as a journal exported; the partial goes below.
-          refuseIfEmpty(end, "export");
+          // A file journal of no records yet is copied as one (an empty file); a database's is
+          // refused, and the partial goes below.
+          noRecordsYet(end, "export");
           ch.force(true);
         }
         UserFile.publishNew(partial, out);
@@ -1088,7 +1104,13 @@ final class JournalCommand extends CommandGroup {
           // Shutting down already: the hook runs, and finds nothing to remove.
         }
       }
-      report(out(), file, Counted.of(end.count(), "record") + " written to " + out);
+      report(
+          out(),
+          file,
+          (end.count() == 0
+                  ? "holds no records yet; an empty journal written to " + out
+                  : Counted.of(end.count(), "record") + " written to " + out)
+              + tornTail(end, "was not copied"));
       return 0;
     }
 

@@ -18,9 +18,10 @@ import org.meshjava.steward.Steward;
 import org.meshjava.testpg.PostgresTestServer;
 
 /**
- * A journal that holds nothing for the steward named is refused, never reported as "0 records form
- * one chain" with exit 0: an operator who mistyped the key, or named an empty file, would read that
- * as their journal verified.
+ * A database that holds nothing for the steward named is refused, never reported as "0 records form
+ * one chain" with exit 0: an operator who mistyped the key would read that as their journal
+ * verified. A journal file of no whole record is what a steward's first start leaves, and is
+ * reported as holding no records yet.
  */
 class JournalVerifyNothingJournalledTest {
   @TempDir Path tmp;
@@ -66,15 +67,14 @@ class JournalVerifyNothingJournalledTest {
   }
 
   @Test
-  void verify_anEmptyJournalFile_refuses_andAMissingOneToo() throws Exception {
+  void verify_anEmptyJournalFile_holdsNoRecordsYet_andAMissingOneIsRefused() throws Exception {
     Path empty = tmp.resolve("empty.journal");
     Files.writeString(empty, "");
     Run r = mesh("journal", "verify", empty.toString());
-    assertThat(r.code()).isEqualTo(1);
-    assertThat(r.out()).isEmpty();
-    assertThat(r.err().strip())
-        .isEqualTo(
-            "mesh journal verify: journal " + empty + " holds no records; nothing to verify");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).isEmpty();
+    assertThat(r.out().strip())
+        .isEqualTo("journal " + empty + ": holds no records yet; nothing to verify");
     Run missing = mesh("journal", "verify", tmp.resolve("missing.journal").toString());
     assertThat(missing.code()).isEqualTo(1);
     assertThat(missing.err()).contains("no journal at");
@@ -82,41 +82,54 @@ class JournalVerifyNothingJournalledTest {
   }
 
   /**
-   * Regression: inspect and export passed an empty journal file with exit 0 (export writing a
-   * journal of no records) where verify refuses it; a database with nothing journalled for the
-   * steward was already refused by all three. They now refuse it with verify's reason, and export
-   * leaves nothing at --out. Found by a tampering sweep.
+   * Regression: verify, inspect and export exited 1 on a journal file holding no whole record,
+   * empty or one line cut short: what a steward killed before its first record leaves, and starts
+   * again on as a new journal. They now exit 0 saying it holds no records yet (the cut line named
+   * as such), and export writes an empty journal; a database with nothing for the steward named is
+   * still refused (above).
    */
   @Test
-  void inspectAndExport_anEmptyJournalFile_refuseAsVerifyDoes() throws Exception {
+  void inspectVerifyExport_aJournalFileOfNoWholeRecord_holdNoRecordsYet() throws Exception {
     Path empty = tmp.resolve("empty.journal");
     Files.writeString(empty, "");
     Run inspect = mesh("journal", "inspect", empty.toString());
-    assertThat(inspect.code()).isEqualTo(1);
-    assertThat(inspect.out()).isEmpty();
-    assertThat(inspect.err().strip())
-        .isEqualTo(
-            "mesh journal inspect: journal " + empty + " holds no records; nothing to inspect");
+    assertThat(inspect.code()).as(inspect.err()).isZero();
+    assertThat(inspect.out().strip())
+        .isEqualTo("journal " + empty + ": holds no records yet; nothing to inspect");
     Path exported = tmp.resolve("exported.journal");
     Run export = mesh("journal", "export", empty.toString(), "--out", exported.toString());
-    assertThat(export.code()).isEqualTo(1);
-    assertThat(export.out()).isEmpty();
-    assertThat(export.err().strip())
+    assertThat(export.code()).as(export.err()).isZero();
+    assertThat(export.out().strip())
         .isEqualTo(
-            "mesh journal export: journal " + empty + " holds no records; nothing to export");
-    assertThat(exported).doesNotExist();
-    try (var left = Files.list(tmp)) {
-      assertThat(left).containsExactlyInAnyOrder(empty);
-    }
-    // Only a line cut short is no record either, and says so.
+            "journal " + empty + ": holds no records yet; an empty journal written to " + exported);
+    assertThat(exported).hasContent("");
+    // Only a line cut short is no record either, and is named for what it is.
     Path torn = tmp.resolve("torn.journal");
     Files.writeString(torn, "{\"seq\":0");
-    Run t = mesh("journal", "export", torn.toString(), "--out", exported.toString());
-    assertThat(t.code()).isEqualTo(1);
-    assertThat(t.err())
-        .contains("holds no records (only a final line of 8 bytes, cut short); nothing to export");
-    assertThat(exported).doesNotExist();
-    assertThat(empty).hasContent("");
+    String cut = "; a final line of 8 bytes without a newline is an append cut short and ";
+    for (String command : new String[] {"verify", "inspect"}) {
+      Run t = mesh("journal", command, torn.toString());
+      assertThat(t.code()).as(t.err()).isZero();
+      assertThat(t.out().strip())
+          .isEqualTo(
+              "journal "
+                  + torn
+                  + ": holds no records yet; nothing to "
+                  + command
+                  + cut
+                  + "will be dropped");
+    }
+    Path tornCopy = tmp.resolve("torn-copy.journal");
+    Run t = mesh("journal", "export", torn.toString(), "--out", tornCopy.toString());
+    assertThat(t.code()).as(t.err()).isZero();
+    assertThat(t.out())
+        .contains("holds no records yet; an empty journal written to " + tornCopy + cut)
+        .contains("was not copied");
+    assertThat(tornCopy).hasContent("");
+    assertThat(torn).hasContent("{\"seq\":0");
+    try (var left = Files.list(tmp)) {
+      assertThat(left).containsExactlyInAnyOrder(empty, exported, torn, tornCopy);
+    }
   }
 
   /**

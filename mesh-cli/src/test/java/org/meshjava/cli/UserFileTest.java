@@ -147,7 +147,7 @@ class UserFileTest {
   @Test
   void journalExport_removesAPartialFileThatAKilledExportLeft() throws Exception {
     Path journal = dir.resolve("steward.journal");
-    // One record: a journal of none is refused ("nothing to export") before anything is written.
+    // One record, so the export has a line to copy (one of none writes an empty journal).
     try (var j = org.meshjava.journal.FileJournal.open(journal)) {
       j.append(
           new org.meshjava.journal.JournalEntry.Sealed(

@@ -51,6 +51,8 @@ public final class FileSnapshotStore implements SnapshotStore {
   private final Forcer forcer;
   // The claim taken through this store, if any; saves stop once it no longer holds the folder.
   private volatile @Nullable SnapshotFolderClaim claim;
+  // Whether that claim was taken for a steward being built (claimForSteward), not by claim().
+  private boolean claimForSteward;
 
   /** The largest file saved or read: {@link Snapshot#MAX_BYTES}, smaller only in tests. */
   private final long maxBytes;
@@ -125,11 +127,35 @@ public final class FileSnapshotStore implements SnapshotStore {
    * @throws SnapshotException {@code IN_USE} naming the folder if another steward holds it, {@code
    *     IO} if it is not a folder or cannot be made or locked
    */
-  public SnapshotFolderClaim claim() throws SnapshotException {
+  public synchronized SnapshotFolderClaim claim() throws SnapshotException {
     checkFolder();
     SnapshotFolderClaim taken = JournalIo.call(() -> SnapshotFolderClaim.take(dir));
     claim = taken;
+    claimForSteward = false;
     return taken;
+  }
+
+  /**
+   * Claims the folder for a steward being built over this store, as {@link #claim()} does, unless
+   * this store already holds a claim its caller took with {@link #claim()} (as {@code mesh serve}
+   * and the Spring Boot starter do): that caller keeps it, and answers for one steward saving here.
+   * {@code Steward.Builder.build()} calls this, and lets the claim it returns go at the steward's
+   * close, or at once when the build fails. A steward built earlier over this store and not closed
+   * holds the folder, so a second one is refused, as over another store on the same folder.
+   *
+   * @return the claim taken, which the steward lets go; empty when the caller's own claim stands
+   * @throws SnapshotException as {@link #claim()}: {@code IN_USE} naming the folder if another
+   *     steward holds it
+   */
+  public synchronized Optional<SnapshotFolderClaim> claimForSteward() throws SnapshotException {
+    SnapshotFolderClaim held = claim;
+    if (held != null && held.held() && !claimForSteward) {
+      return Optional.empty();
+    }
+    // Held for a steward still open, the registry of claims in this process refuses this one.
+    SnapshotFolderClaim taken = claim();
+    claimForSteward = true;
+    return Optional.of(taken);
   }
 
   /**
@@ -328,7 +354,8 @@ public final class FileSnapshotStore implements SnapshotStore {
   }
 
   /**
-   * {@link #readLatest}, off the caller's thread as save is: an interrupt would close the channel.
+   * {@link #readLatest} in the folder checked first, off the caller's thread, as save is: an
+   * interrupt would close the channel mid-read.
    */
   private <T> Optional<T> readLatestOffThread(FileRead<T> read) throws SnapshotException {
     checkFolder();
@@ -339,6 +366,23 @@ public final class FileSnapshotStore implements SnapshotStore {
           } catch (IOException e) {
             throw new SnapshotException(
                 SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+          }
+        });
+  }
+
+  /**
+   * The latest snapshot file's header, read through a small buffer whatever the file's size (see
+   * {@link SnapshotHeader}); {@link #maxBytes()} does not apply.
+   *
+   * @throws SnapshotException {@code MALFORMED} if the file holds no snapshot header, {@code IO} if
+   *     it cannot be read
+   */
+  @Override
+  public synchronized Optional<SnapshotHeader> latestHeader() throws SnapshotException {
+    return readLatestOffThread(
+        file -> {
+          try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            return SnapshotHeader.read(ch);
           }
         });
   }

@@ -229,20 +229,8 @@ public final class Snapshot {
       throw malformed("the body is not canonical CBOR: " + e.getMessage());
     }
     Fields f = new Fields(map);
-    long format = f.uint("format");
-    if (format != FORMAT) {
-      throw new SnapshotException(
-          SnapshotException.Reason.UNSUPPORTED_VERSION,
-          "format " + format + "; this implementation reads format " + FORMAT,
-          null);
-    }
-    String named = f.text("steward");
-    if (!named.equals(steward.value())) {
-      throw new SnapshotException(
-          SnapshotException.Reason.OTHER_STEWARD,
-          "it is steward " + named + "'s, not " + steward.value() + "'s",
-          null);
-    }
+    checkFormat(f.uint("format"));
+    checkSteward(f.text("steward"), steward);
     // The state is decoded while the digest is taken, but neither it nor a refusal of its content
     // leaves this method before the signature has verified: an altered snapshot is BAD_SIGNATURE
     // whatever its content, as when the signature was checked first.
@@ -391,7 +379,32 @@ public final class Snapshot {
    * @throws SnapshotException {@code AHEAD_OF_JOURNAL} or {@code NOT_IN_JOURNAL}
    */
   public void checkAgainst(JournalPosition journalEnd) throws SnapshotException {
-    JournalPosition at = state.position();
+    checkAgainst(state.position(), journalEnd);
+  }
+
+  /** Refuses a snapshot format other than {@link #FORMAT}. */
+  static void checkFormat(long format) throws SnapshotException {
+    if (format != FORMAT) {
+      throw new SnapshotException(
+          SnapshotException.Reason.UNSUPPORTED_VERSION,
+          "format " + format + "; this implementation reads format " + FORMAT,
+          null);
+    }
+  }
+
+  /** Refuses a snapshot that names a steward ({@code named}) other than {@code steward}. */
+  static void checkSteward(String named, DidKey steward) throws SnapshotException {
+    if (!named.equals(steward.value())) {
+      throw new SnapshotException(
+          SnapshotException.Reason.OTHER_STEWARD,
+          "it is steward " + named + "'s, not " + steward.value() + "'s",
+          null);
+    }
+  }
+
+  /** {@link #checkAgainst(JournalPosition)} for a snapshot that covers {@code at}. */
+  static void checkAgainst(JournalPosition at, JournalPosition journalEnd)
+      throws SnapshotException {
     if (at.count() > journalEnd.count()) {
       throw new SnapshotException(
           SnapshotException.Reason.AHEAD_OF_JOURNAL,
@@ -433,6 +446,16 @@ public final class Snapshot {
   public static Gate gate(DidKey steward, SnapshotState state, Revocations revocations) {
     state.revocations().forEach(revocations::revoke);
     return Gate.create(steward, SpendLedger.restore(state.ledger()), revocations);
+  }
+
+  /**
+   * What this snapshot says about itself in its header ({@link SnapshotHeader}): the format, the
+   * steward, the position covered and the counts replayed, as {@link
+   * FileSnapshotStore#latestHeader} reads them from its file without the body.
+   */
+  public SnapshotHeader header() {
+    return new SnapshotHeader(
+        FORMAT, steward, state.position(), state.authorisations(), state.revocationsReplayed());
   }
 
   /** The steward whose snapshot it is. */

@@ -202,6 +202,11 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     held = renewed;
   }
 
+  /** Whether this claim is still held: not yet closed. */
+  synchronized boolean held() {
+    return held != null;
+  }
+
   /** The lock file. */
   public Path lockFile() {
     return lockFile;

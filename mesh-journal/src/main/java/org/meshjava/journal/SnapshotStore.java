@@ -64,6 +64,19 @@ public interface SnapshotStore {
     return latestBuffer().map(SnapshotMapping::collected);
   }
 
+  /**
+   * The header of the latest snapshot stored, if any, read without its body's large sections: what
+   * a start whose latest snapshot is {@code TOO_LARGE} to read checks the journal against ({@link
+   * SnapshotHeader}). By default empty, for a store that cannot read part of a snapshot: such a
+   * start then replays the whole journal unchecked against it (SPEC.md §60.8, "Size").
+   *
+   * @throws SnapshotException {@code MALFORMED} if the latest holds no readable header, {@code IO}
+   *     if the store cannot be read
+   */
+  default Optional<SnapshotHeader> latestHeader() throws SnapshotException {
+    return Optional.empty();
+  }
+
   /** A short description for errors and logs. */
   String describe();
 }

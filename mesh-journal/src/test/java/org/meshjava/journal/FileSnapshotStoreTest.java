@@ -361,4 +361,26 @@ class FileSnapshotStoreTest {
               });
     }
   }
+
+  /**
+   * The header a start falls back on when the latest file is too large to read (SPEC.md §60.8,
+   * "Size") is read from a file of any size, skipping what comes before it, and a file cut inside
+   * it is refused {@code MALFORMED} rather than read as some other position.
+   */
+  @Test
+  void theLatestHeader_isReadPastTheSizeLimit_andACutFileIsMalformed() throws Exception {
+    Path d = dir.resolve("snaps");
+    Snapshot big = at(10_000_000_000L);
+    new FileSnapshotStore(d).save(big);
+    FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, 16);
+    assertThat(capped.latestHeader()).contains(big.header());
+    Path file = d.resolve("00000000010000000000.snapshot");
+    byte[] whole = Files.readAllBytes(file);
+    Files.write(file, java.util.Arrays.copyOf(whole, whole.length / 2));
+    assertThatThrownBy(capped::latestHeader)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.MALFORMED))
+        .hasMessageContaining("its header cannot be read");
+  }
 }

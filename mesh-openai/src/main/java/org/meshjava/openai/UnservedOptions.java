@@ -38,6 +38,7 @@ final class UnservedOptions {
       WholeNumberField.read(body, "seed");
       refuseUnlessEmpty(body, "functions", "no backend here calls functions");
       refuseChoice(body, "function_call", "no backend here calls functions");
+      checkMessages(body);
       refuseUnlessEmpty(body, "stop", "no backend here stops at a stop sequence");
       refuseUnless(body, "logprobs", false, "log probabilities are not reported");
       refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
@@ -84,6 +85,47 @@ final class UnservedOptions {
     }
   }
 
+  /**
+   * Refuses what a chat message carries that no backend honours. The tool fields: an assistant's
+   * {@code tool_calls} or {@code function_call}, a {@code tool_call_id}, a message of role {@code
+   * tool} or {@code function}; with tools refused on the body they belong to a conversation this
+   * server cannot have held, and a reply to history whose calls and results are dropped answers
+   * another conversation. And {@code name}, which OpenAI gives the model as the speaker of a
+   * message: the prompt a request hashes and a backend receives is each message's role and text
+   * alone (§70), so a named speaker would be served, and vouched for by its receipt, as if unnamed.
+   * A {@code messages} that is not an array of objects is left to {@link Prompt#ofChat}.
+   */
+  private static void checkMessages(JsonNode body) throws BindingException {
+    JsonNode messages = body.get("messages");
+    if (messages == null || !messages.isArray()) {
+      return;
+    }
+    for (int i = 0; i < messages.size(); i++) {
+      JsonNode m = messages.get(i);
+      String path = "messages[" + i + "]";
+      if (!m.isObject()) {
+        continue;
+      }
+      JsonNode role = m.get("role");
+      if (role != null && ("tool".equals(role.asText()) || "function".equals(role.asText()))) {
+        throw unsupported(
+            path + ".role",
+            "no backend here calls tools, so there is no tool result to send ('"
+                + role.asText()
+                + "')");
+      }
+      refuseUnlessEmpty(m, path, "tool_calls", "no backend here calls tools");
+      refuseIfPresent(m, path, "function_call", "no backend here calls functions");
+      refuseIfPresent(m, path, "tool_call_id", "no backend here calls tools");
+      refuseIfPresent(
+          m,
+          path,
+          "name",
+          "a speaker's name is not part of the prompt served; put it in the content, or leave"
+              + " name out");
+    }
+  }
+
   /** The field's value, or null when it is absent or JSON null (both mean the default). */
   private static @Nullable JsonNode present(JsonNode body, String field) {
     JsonNode v = body.get(field);
@@ -93,10 +135,21 @@ final class UnservedOptions {
   /** Refuses the field unless absent, null, an empty string or an empty array. */
   private static void refuseUnlessEmpty(JsonNode body, String field, String why)
       throws BindingException {
-    JsonNode v = present(body, field);
+    refuseUnlessEmpty(body, "", field, why);
+  }
+
+  /** As {@link #refuseUnlessEmpty(JsonNode, String, String)}, in the object at {@code path}. */
+  private static void refuseUnlessEmpty(JsonNode object, String path, String field, String why)
+      throws BindingException {
+    JsonNode v = present(object, field);
     if (v != null && !(v.isArray() && v.isEmpty()) && !(v.isTextual() && v.asText().isEmpty())) {
-      throw unsupported(field, why);
+      throw unsupported(qualified(path, field), why);
     }
+  }
+
+  /** {@code field} of the object at {@code path} ("" for the body), as a {@code param}. */
+  private static String qualified(String path, String field) {
+    return path.isEmpty() ? field : path + "." + field;
   }
 
   /** Refuses a tool choice other than none or auto (absent or null: the default). */
@@ -129,8 +182,14 @@ final class UnservedOptions {
   /** Refuses the field unless absent or null. */
   private static void refuseIfPresent(JsonNode body, String field, String why)
       throws BindingException {
-    if (present(body, field) != null) {
-      throw unsupported(field, why);
+    refuseIfPresent(body, "", field, why);
+  }
+
+  /** As {@link #refuseIfPresent(JsonNode, String, String)}, in the object at {@code path}. */
+  private static void refuseIfPresent(JsonNode object, String path, String field, String why)
+      throws BindingException {
+    if (present(object, field) != null) {
+      throw unsupported(qualified(path, field), why);
     }
   }
 

@@ -65,6 +65,52 @@ class UnservedOptionsTest {
     assertThat(f.post("/v1/chat/completions", body).status()).isEqualTo(200);
   }
 
+  /**
+   * Regression: a message's {@code name}, an assistant's {@code tool_calls} and {@code
+   * function_call}, a {@code tool_call_id} and messages of role {@code tool} or {@code function}
+   * were served as if absent (a named speaker as unnamed, a tool conversation without its calls),
+   * while {@code tools} and {@code functions} on the body are refused. They are refused the same
+   * way, naming the message and field; at their defaults (null, an empty {@code tool_calls}) they
+   * are served.
+   */
+  @Test
+  void chatMessageFieldsNoBackendHonours_areRefusedNamingTheMessageAndField() throws Exception {
+    String user = "{\"role\":\"user\",\"content\":\"x\"}";
+    String call = "[{\"id\":\"c1\",\"type\":\"function\",\"function\":{\"name\":\"f\"}}]";
+    Map<String, String> refused =
+        Map.of(
+            "messages[0].name",
+            "[{\"role\":\"user\",\"content\":\"x\",\"name\":\"ada\"}]",
+            "messages[1].tool_calls",
+            "[" + user + ",{\"role\":\"assistant\",\"content\":null,\"tool_calls\":" + call + "}]",
+            "messages[1].function_call",
+            "["
+                + user
+                + ",{\"role\":\"assistant\",\"function_call\":{\"name\":\"f\",\"arguments\":\"{}\"}}]",
+            "messages[1].role",
+            "[" + user + ",{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"42\"}]",
+            "messages[0].role",
+            "[{\"role\":\"function\",\"name\":\"f\",\"content\":\"42\"}]",
+            "messages[0].tool_call_id",
+            "[{\"role\":\"user\",\"content\":\"x\",\"tool_call_id\":\"c1\"}]");
+    for (var field : refused.entrySet()) {
+      ObjectNode body = Fixture.chat("x");
+      body.set("messages", JSON.readTree(field.getValue()));
+      JsonNode e = f.post("/v1/chat/completions", body).error(400, "unsupported");
+      assertThat(e.get("param").asText()).as(field.getValue()).isEqualTo(field.getKey());
+      assertThat(e.get("message").asText()).startsWith(field.getKey() + ": ");
+    }
+    ObjectNode fine = Fixture.chat("x");
+    fine.set(
+        "messages",
+        JSON.readTree(
+            "[{\"role\":\"user\",\"content\":\"x\",\"name\":null},"
+                + "{\"role\":\"assistant\",\"content\":\"y\",\"tool_calls\":[]},"
+                + user
+                + "]"));
+    assertThat(f.post("/v1/chat/completions", fine).status()).isEqualTo(200);
+  }
+
   @Test
   void responsesOptionsNoBackendHonours_areRefusedByName() throws Exception {
     Map<String, String> refused =

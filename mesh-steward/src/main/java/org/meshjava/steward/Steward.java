@@ -38,6 +38,7 @@ import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
@@ -46,6 +47,7 @@ import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.RecordedReceipt;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotFolderClaim;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
@@ -141,6 +143,8 @@ public final class Steward implements AutoCloseable {
   private final InstantSource clock;
   private final Journal journal;
   private final Journal claimed; // as the builder was given it, before any listener's wrapping
+  // The snapshot folder claimed at build (Builder#claimSnapshotFolder), let go at close.
+  private final @Nullable SnapshotFolderClaim snapshotFolder;
   private final Authoriser authoriser;
   private final Sealer sealer;
   private final BackendSlots slots;
@@ -172,6 +176,7 @@ public final class Steward implements AutoCloseable {
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
+    this.snapshotFolder = b.snapshotFolder;
     this.closeGrace = b.closeGrace;
     this.journal = listener == null ? b.journal : new TimedJournal(b.journal, listener);
     this.authoriser =
@@ -975,6 +980,9 @@ public final class Steward implements AutoCloseable {
       failed = e;
     } finally {
       ClaimedJournals.release(claimed);
+      if (snapshotFolder != null) {
+        snapshotFolder.close(); // after the last snapshot, which the claim let go would refuse
+      }
     }
     if (lease != null) {
       try {
@@ -1028,6 +1036,7 @@ public final class Steward implements AutoCloseable {
     private final java.util.Set<NoteVerifierKey> witnesses = new java.util.HashSet<>();
     private int checkpointEvery = 1024;
     private @Nullable SnapshotStore snapshots;
+    private @Nullable SnapshotFolderClaim snapshotFolder;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
     private long checkRecordsBeforeSnapshot = DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT;
     private Duration snapshotInterval = Duration.ZERO;
@@ -1175,7 +1184,10 @@ public final class Steward implements AutoCloseable {
      * records and {@link #snapshotInterval}, and one on close. A snapshot that is not this
      * steward's, does not verify, or does not match the journal refuses the start ({@link
      * StewardStartException}): it is never trusted, and never silently skipped. The journal must
-     * report its position ({@link Journal#position()}).
+     * report its position ({@link Journal#position()}). A {@link FileSnapshotStore}'s folder is
+     * claimed at {@link #build()} for this steward alone ({@link
+     * FileSnapshotStore#claimForSteward()}; a second steward on it is refused, naming it) and let
+     * go at its close, unless the store already holds a claim its caller took.
      */
     public Builder snapshots(SnapshotStore store) {
       snapshots = Objects.requireNonNull(store, "store");
@@ -1338,11 +1350,64 @@ public final class Steward implements AutoCloseable {
                 null));
       }
       try {
+        snapshotFolder = claimSnapshotFolder(j);
         return start(j);
       } catch (RuntimeException | Error e) {
+        if (snapshotFolder != null) {
+          snapshotFolder.close(); // a steward that never started saves nothing there
+          snapshotFolder = null;
+        }
         ClaimedJournals.release(j);
         throw e;
       }
+    }
+
+    /**
+     * Claims a folder store's folder for the steward ({@link FileSnapshotStore#claimForSteward()},
+     * SPEC.md §60.8 "One steward per folder"), unless its caller claimed it already; null when
+     * nothing was claimed. Without it, two stewards built by a library user over two journals and
+     * one folder would delete each other's snapshots and then refuse to restart.
+     *
+     * @throws StewardStartException {@code SNAPSHOT_REFUSED} ({@code IN_USE} naming the folder) if
+     *     another steward holds it; the journal is closed
+     */
+    private @Nullable SnapshotFolderClaim claimSnapshotFolder(Journal j) {
+      if (!(snapshots instanceof FileSnapshotStore folder)) {
+        return null;
+      }
+      try {
+        return folder.claimForSteward().orElse(null);
+      } catch (SnapshotException e) {
+        throw snapshotsRefused(j, e);
+      }
+    }
+
+    /**
+     * The start's refusal when its snapshot store refuses ({@code SNAPSHOT_REFUSED}, carrying
+     * {@code e}), saying what the operator can do; closes the journal.
+     */
+    private StewardStartException snapshotsRefused(Journal j, SnapshotException e) {
+      j.close();
+      String store = Objects.requireNonNull(snapshots).describe();
+      // A store that cannot be read (a file where its folder should be) or that another steward
+      // holds has no snapshot to remove: the advice to remove one would send the operator to
+      // delete whatever is there.
+      String why =
+          switch (e.reason()) {
+            case IO ->
+                ": its snapshots in " + store + " cannot be read, so the steward does not start: ";
+            case IN_USE ->
+                ": its snapshot folder is another steward's, so this one does not start: ";
+            default ->
+                ": the latest snapshot in "
+                    + store
+                    + " is refused, so the steward does not start from it (remove it to replay the"
+                    + " whole journal instead): ";
+          };
+      return new StewardStartException(
+          "journal " + j.describe() + why + e.getMessage(),
+          new JournalException(
+              JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
     }
 
     /** Recovers the claimed journal {@code j} and starts the steward over it. */
@@ -1364,21 +1429,7 @@ public final class Steward implements AutoCloseable {
         throw new StewardStartException(
             "journal " + j.describe() + " cannot be replayed: " + e.getMessage(), e);
       } catch (SnapshotException e) {
-        j.close();
-        String store = Objects.requireNonNull(snapshots).describe();
-        // A store that cannot be read (a file where its folder should be) holds no snapshot to
-        // remove: the advice to remove one would send the operator to delete whatever is there.
-        String why =
-            e.reason() == SnapshotException.Reason.IO
-                ? ": its snapshots in " + store + " cannot be read, so the steward does not start: "
-                : ": the latest snapshot in "
-                    + store
-                    + " is refused, so the steward does not start from it (remove it to replay the"
-                    + " whole journal instead): ";
-        throw new StewardStartException(
-            "journal " + j.describe() + why + e.getMessage(),
-            new JournalException(
-                JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e));
+        throw snapshotsRefused(j, e);
       }
       JournalReplay.Result replayed = rec.state().result();
       Gate gate = rec.state().gate();
@@ -1457,6 +1508,7 @@ public final class Steward implements AutoCloseable {
       // proportion to the snapshot.
       Optional<java.nio.ByteBuffer> latest = Optional.empty();
       SnapshotException unreadable = null;
+      org.meshjava.journal.SnapshotHeader header = null;
       try {
         latest = snapshots == null ? Optional.empty() : snapshots.latestBuffer();
       } catch (SnapshotException e) {
@@ -1470,6 +1522,13 @@ public final class Steward implements AutoCloseable {
             "journal {}: replaying it whole, since the latest snapshot cannot be read: {}",
             j.describe(),
             e.getMessage());
+        // Its header still says what history it covers: a journal restored from an older copy
+        // beside it is refused as a start from the snapshot refuses it (unsigned, see
+        // SnapshotHeader: a refusal here is one the snapshot itself would have met).
+        header = Objects.requireNonNull(snapshots).latestHeader().orElse(null);
+        if (header != null) {
+          header.checkAgainst(self, j.position());
+        }
       }
       if (latest.isPresent()) {
         Snapshot snap = Snapshot.open(latest.get(), self);
@@ -1485,17 +1544,29 @@ public final class Steward implements AutoCloseable {
         state = ReplayState.fresh(Gate.create(self, SpendLedger.inMemory(), revocations));
       }
       List<org.meshjava.journal.JournalRecord> batch = new ArrayList<>(RECOVERY_BATCH);
+      org.meshjava.journal.SnapshotHeader covered = header;
       try {
         j.read(
             state.position(),
             state.chains(),
             r -> {
+              if (covered != null) {
+                try {
+                  covered.checkRecordAfter(r);
+                } catch (SnapshotException e) {
+                  throw new JournalException(
+                      JournalException.Reason.SNAPSHOT_REFUSED, String.valueOf(e.getMessage()), e);
+                }
+              }
               batch.add(r);
               if (batch.size() == RECOVERY_BATCH) {
                 flush(state, log, batch);
               }
             });
       } catch (JournalException e) {
+        if (covered != null && e.getCause() instanceof SnapshotException refused) {
+          throw refused; // the header's position is not in this journal
+        }
         if (from > 0 && e.reason() == JournalException.Reason.POSITION_MISMATCH) {
           throw new SnapshotException(
               SnapshotException.Reason.NOT_IN_JOURNAL, String.valueOf(e.getMessage()), e);

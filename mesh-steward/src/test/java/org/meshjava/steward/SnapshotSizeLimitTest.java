@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,6 +17,7 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotHeader;
 import org.meshjava.journal.SnapshotStore;
 
 /**
@@ -72,6 +74,11 @@ class SnapshotSizeLimitTest {
     }
 
     @Override
+    public Optional<SnapshotHeader> latestHeader() throws SnapshotException {
+      return files.latestHeader();
+    }
+
+    @Override
     public String describe() {
       return files.describe();
     }
@@ -118,6 +125,59 @@ class SnapshotSizeLimitTest {
               SnapshotException.class,
               e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.TOO_LARGE))
           .hasMessageContaining("counting its receipt ids and tree levels alone");
+    }
+  }
+
+  /**
+   * Regression: a start whose latest snapshot was too large to read replayed the whole journal
+   * without the rollback checks a start from that snapshot makes, so a journal restored from an
+   * older copy beside a newer snapshot started (and could spend again what it had forgotten). The
+   * snapshot's header, read without its body, now refuses it as the snapshot would: shorter than it
+   * covers ({@code AHEAD_OF_JOURNAL}), or another record where its last covered one stood ({@code
+   * NOT_IN_JOURNAL}).
+   */
+  @Test
+  void aStart_whoseTooLargeSnapshotCoversMoreThanTheJournal_isRefusedByItsHeader()
+      throws Exception {
+    Path older = dir.resolve("older.journal");
+    try (Steward s =
+        f.steward(FileJournal.open(journal()))
+            .snapshots(new FileSnapshotStore(snaps()))
+            .snapshotEvery(0)
+            .build()) {
+      serve(s, "kept");
+      Files.copy(journal(), older);
+      serve(s, "forgotten 1");
+      serve(s, "forgotten 2");
+    } // the close writes a snapshot covering every record
+    Snapshot latest = Snapshot.openAsNamed(new FileSnapshotStore(snaps()).latest().orElseThrow());
+    SnapshotHeader header = new CappedStore(snaps(), 64).latestHeader().orElseThrow();
+    assertThat(header).isEqualTo(latest.header());
+
+    Files.copy(older, journal(), StandardCopyOption.REPLACE_EXISTING);
+    StewardStartException shorter = startRefusedOverCappedSnapshot();
+    assertThat(shorter.snapshotRefusal()).contains(SnapshotException.Reason.AHEAD_OF_JOURNAL);
+    assertThat(shorter).hasMessageContaining("covers " + latest.position().count() + " records");
+
+    // The older copy grown past the snapshot's position by another history: its record there
+    // links to another record than the one the snapshot covers.
+    try (Steward s = f.steward(FileJournal.open(journal())).build()) {
+      for (int i = 0; i < 4; i++) {
+        serve(s, "another " + i);
+      }
+    }
+    StewardStartException other = startRefusedOverCappedSnapshot();
+    assertThat(other.snapshotRefusal()).contains(SnapshotException.Reason.NOT_IN_JOURNAL);
+    assertThat(other).hasMessageContaining("does not hash as the snapshot says");
+  }
+
+  /** How a start on {@link #journal()} whose latest snapshot is too large to read is refused. */
+  StewardStartException startRefusedOverCappedSnapshot() throws Exception {
+    try (Steward s =
+        f.steward(FileJournal.open(journal())).snapshots(new CappedStore(snaps(), 64)).build()) {
+      throw new AssertionError("started on " + journal() + " as " + s.identity());
+    } catch (StewardStartException e) {
+      return e;
     }
   }
 
