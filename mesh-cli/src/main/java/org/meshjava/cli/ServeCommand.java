@@ -67,7 +67,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       description = "Port (default 8080; 0 picks a free one).")
   Integer port;
 
-  @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
+  @Option(
+      names = "--key",
+      paramLabel = "FILE",
+      description =
+          "The steward's key file (mesh key generate; default: an identity for this run only).")
   Path key;
 
   @Option(
@@ -75,7 +79,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       paramLabel = "FILE|URL",
       description =
           "The decision journal: a file, or a PostgreSQL database (postgresql://user@host/db),"
-              + " where it is named by the steward's identity.")
+              + " where it is named by the steward's identity (default: in memory; grant spend"
+              + " is forgotten at stop).")
   String journal;
 
   @Option(
@@ -100,7 +105,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--max-concurrent",
       paramLabel = "N",
-      description = "Concurrent serves before 429.")
+      description =
+          "Serves at once on the whole server before 429 overloaded (default: the sum of the"
+              + " backends' own limits, at most 1024).")
   Integer maxConcurrent;
 
   @Option(
