@@ -337,6 +337,29 @@ class CliErrorsTest {
         .doesNotContain("cannot listen");
   }
 
+  /**
+   * Regression: {@code mesh key generate --output k.key} said "Missing required option:
+   * '--out=FILE'", never naming the {@code --output} that was typed (picocli checks required
+   * options first), and {@code mesh serv} said "Unmatched argument at index 0: 'serv'" without the
+   * suggestion picocli has for it.
+   */
+  @Test
+  void aMistypedOptionOrCommand_isNamed_withWhatWasMeant() {
+    Run option = mesh("key", "generate", "--output", tmp.resolve("k.key").toString());
+    assertOneLineError(option, 2, "mesh key generate");
+    assertThat(option.err())
+        .contains("Unknown option: '--output'")
+        .contains("did you mean --out?")
+        .doesNotContain("Missing required");
+    Run command = mesh("serv");
+    assertOneLineError(command, 2, "mesh");
+    assertThat(command.err()).contains("'serv'").contains("; did you mean serve");
+    // A required option missing, with nothing mistyped, is still said so.
+    Run missing = mesh("key", "generate");
+    assertOneLineError(missing, 2, "mesh key generate");
+    assertThat(missing.err()).contains("Missing required option: '--out=FILE'");
+  }
+
   /** Exit 1 and one {@code mesh serve:} line, after any {@code warning:} lines. */
   private static void assertOneLineErrorAfterWarnings(Run r) {
     assertThat(r.code()).as(r.err()).isEqualTo(1);
