@@ -171,6 +171,35 @@ final class GrantCommand extends CommandGroup {
     GrantChain read() throws CliException {
       return GrantFiles.readChain(file);
     }
+
+    /**
+     * The chain, with a warning on {@code warnings} for each link outside its time window now. A
+     * steward refuses whatever is made from such a link (403 {@code expired} or {@code
+     * not-yet-valid}); the tool still signs, since the steward's clock decides, but says so here
+     * rather than leave the user to learn it from the refusal.
+     */
+    GrantChain readWarningOutsideWindow(PrintWriter warnings) throws CliException {
+      GrantChain chain = read();
+      Instant now = Instant.now();
+      for (int i = 0; i < chain.links().size(); i++) {
+        SignedGrant link = chain.links().get(i);
+        String which = "warning: " + file + ": link " + i + " (grant " + link.id() + ")";
+        if (!now.isBefore(link.grant().expiry())) {
+          warnings.println(
+              which
+                  + " expired at "
+                  + link.grant().expiry()
+                  + ": a steward refuses it (403 expired); have its issuer issue a new grant");
+        } else if (now.isBefore(link.grant().notBefore())) {
+          warnings.println(
+              which
+                  + " is valid only from "
+                  + link.grant().notBefore()
+                  + ": a steward refuses it before then (403 not-yet-valid)");
+        }
+      }
+      return chain;
+    }
   }
 
   /** A chain its holder delegates or shards, and the holder's key, which signs the new links. */
@@ -189,8 +218,8 @@ final class GrantCommand extends CommandGroup {
       return KeyFile.read(holderKey, warnings);
     }
 
-    GrantChain chain() throws CliException {
-      return chain.read();
+    GrantChain chain(PrintWriter warnings) throws CliException {
+      return chain.readWarningOutsideWindow(warnings);
     }
   }
 
@@ -374,7 +403,7 @@ final class GrantCommand extends CommandGroup {
       GrantChain chain =
           Jcp.delegate(
               held.key(err()),
-              held.chain(),
+              held.chain(err()),
               GrantFiles.did(subject),
               terms.budget(),
               terms.caveats());
@@ -427,7 +456,7 @@ final class GrantCommand extends CommandGroup {
       for (int i = 0; i < files.length; i++) {
         files[i] = outDir.resolve("shard-" + (i + 1) + ".hex");
       }
-      List<GrantChain> out = Jcp.shard(held.key(err()), held.chain(), list);
+      List<GrantChain> out = Jcp.shard(held.key(err()), held.chain(err()), list);
       refuseToOverwrite(CHAIN, files);
       for (int i = 0; i < out.size(); i++) {
         write(
@@ -507,7 +536,9 @@ final class GrantCommand extends CommandGroup {
       } else {
         request = requestFromJson(source.request, GrantFiles.readJson(source.request));
       }
-      Presentation p = Jcp.present(KeyFile.read(callerKey, err()), chain.read(), request);
+      Presentation p =
+          Jcp.present(
+              KeyFile.read(callerKey, err()), chain.readWarningOutsideWindow(err()), request);
       refuseToOverwrite("a presentation", out);
       if (outBody != null) {
         refuseToOverwrite("a request body", outBody);

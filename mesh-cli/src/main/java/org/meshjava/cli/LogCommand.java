@@ -54,6 +54,7 @@ final class LogCommand extends CommandGroup {
     @Option(
         names = "--server",
         required = true,
+        paramLabel = "HOST:PORT|URL",
         description = "The server: host:port or its base URL.")
     String server;
 
@@ -140,8 +141,8 @@ final class LogCommand extends CommandGroup {
     @Option(
         names = "--force",
         description =
-            "With --out: overwrite a file that exists (an older checkpoint is the evidence a"
-                + " consistency proof is checked against).")
+            "With --out: overwrite a file that exists (refused otherwise: a checkpoint or"
+                + " proof kept earlier may be the evidence a later check needs).")
     boolean force;
 
     /** Refuses, before anything is fetched, a file that exists without --force. */

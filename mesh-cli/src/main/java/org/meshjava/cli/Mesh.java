@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.Consumer;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -95,18 +96,39 @@ public final class Mesh extends CommandGroup {
           // the full usage text is what --help is for.
           CommandLine where = e.getCommandLine();
           String name = where.getCommandSpec().qualifiedName();
-          where
-              .getErr()
-              .println(
-                  name
-                      + ": "
-                      + String.valueOf(e.getMessage()).replaceAll("[\\r\\n]+", " ")
-                      + " (see '"
-                      + name
-                      + " --help')");
+          CommandLine.ParameterException said = e;
+          List<String> unknown = unknownOptions(where, arguments);
+          if (e instanceof CommandLine.MissingParameterException && !unknown.isEmpty()) {
+            // picocli checks required options before unknown ones, so `--output x.key` for
+            // `--out x.key` was reported as a missing --out, never naming what was typed.
+            said = new CommandLine.UnmatchedArgumentException(where, unknown);
+          }
+          String what = String.valueOf(said.getMessage()).replaceAll("[\\r\\n]+", " ");
+          if (said instanceof CommandLine.UnmatchedArgumentException u
+              && !u.getSuggestions().isEmpty()) {
+            what += "; did you mean " + String.join(" or ", u.getSuggestions()) + "?";
+          }
+          where.getErr().println(name + ": " + what + " (see '" + name + " --help')");
           return where.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cl.execute(args);
+  }
+
+  /**
+   * The {@code --name} or {@code --name=value} words of {@code arguments} that {@code command} has
+   * no option for (its subcommands' names and positional values are not options).
+   */
+  private static List<String> unknownOptions(CommandLine command, String[] arguments) {
+    List<String> unknown = new java.util.ArrayList<>();
+    for (String a : arguments) {
+      if (a.startsWith("--") && a.length() > 2) {
+        String option = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+        if (command.getCommandSpec().findOption(option) == null) {
+          unknown.add(option);
+        }
+      }
+    }
+    return unknown;
   }
 
   /** {@code text} as a file name, refused if empty. */

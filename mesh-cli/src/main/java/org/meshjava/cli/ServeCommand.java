@@ -67,7 +67,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       description = "Port (default 8080; 0 picks a free one).")
   Integer port;
 
-  @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
+  @Option(
+      names = "--key",
+      paramLabel = "FILE",
+      description =
+          "The steward's key file (mesh key generate; default: an identity for this run only).")
   Path key;
 
   @Option(
@@ -75,7 +79,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       paramLabel = "FILE|URL",
       description =
           "The decision journal: a file, or a PostgreSQL database (postgresql://user@host/db),"
-              + " where it is named by the steward's identity.")
+              + " where it is named by the steward's identity (default: in memory; grant spend"
+              + " is forgotten at stop).")
   String journal;
 
   @Option(
@@ -100,7 +105,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--max-concurrent",
       paramLabel = "N",
-      description = "Concurrent serves before 429.")
+      description =
+          "Serves at once on the whole server before 429 overloaded (default: the sum of the"
+              + " backends' own limits, at most 1024).")
   Integer maxConcurrent;
 
   @Option(
@@ -347,6 +354,15 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       try {
         opened = JournalTarget.open(target, sb.identity().toString());
       } catch (JournalException e) {
+        if (e.reason() == JournalException.Reason.LOCKED && target instanceof JournalTarget.File) {
+          // The journal can only say "another steward process"; a new user's usual one is the
+          // tour's own steward, still running in another terminal.
+          throw new CliException(
+              e.getMessage()
+                  + " (a running mesh serve, or a mesh journal import, archive or resume-grants);"
+                  + " stop it first, or give this steward a journal of its own",
+              e);
+        }
         throw new CliException(String.valueOf(e.getMessage()), e);
       }
       // Ours only if it was not there and held no record when locked (another steward may have
@@ -420,9 +436,21 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
                     Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
       }
       if (console) {
-        ob.console(
-            consoleHost != null ? consoleHost : "127.0.0.1",
-            consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT);
+        String onHost = consoleHost != null ? consoleHost : "127.0.0.1";
+        int onPort = consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT;
+        // The console's default is the API's port plus one only when the API keeps 8080: with
+        // --port 8081 both want 8081, and the bind failure would blame "another process".
+        if (onPort != 0
+            && onPort == flagOr(port, c.port()).orElse(8080)
+            && onHost.equals(flagOr(host, c.host()).orElse("127.0.0.1"))) {
+          String which = consolePort != null ? "--console-port " : "the console's default port ";
+          throw new CliException(
+              which
+                  + onPort
+                  + " is the API's port too; give the console another with"
+                  + " --console-port (0 picks a free one)");
+        }
+        ob.console(onHost, onPort);
       }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
@@ -446,7 +474,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         try {
           server.start();
         } catch (IOException e) {
-          throw new CliException("cannot listen: " + e.getMessage(), e);
+          throw new CliException(cannotListen(e, console), e);
         }
         out.println("steward " + steward.identity());
         steward.unresolved().forEach(u -> err.println("warning: " + u));
@@ -631,5 +659,33 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
             .reportsDelivered(true)
             .concurrency(concurrency)
             .build());
+  }
+
+  /**
+   * Says why the server could not listen and, for a port another process holds (the commonest case:
+   * a steward from an earlier step still running), what to do. Jetty's own words name the address
+   * as {@code /127.0.0.1:8080} and leave the reason to the cause.
+   */
+  private static String cannotListen(IOException e, boolean console) {
+    String what = String.valueOf(e.getMessage());
+    String prefix = "Failed to bind to /";
+    String line =
+        what.startsWith(prefix)
+            ? "cannot listen on " + what.substring(prefix.length())
+            : "cannot listen: " + what;
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof java.net.BindException bind) {
+        String reason = String.valueOf(bind.getMessage());
+        line += ": " + reason;
+        if (reason.contains("in use")) {
+          line +=
+              "; another process listens there: stop it, or choose another "
+                  + (console ? "--port or --console-port" : "--port")
+                  + " (0 picks a free one)";
+        }
+        break;
+      }
+    }
+    return line;
   }
 }

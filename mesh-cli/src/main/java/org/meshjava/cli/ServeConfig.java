@@ -146,6 +146,40 @@ record ServeConfig(
           "default_decision_engine",
           "snapshots");
 
+  /** The keys every backend entry takes, whatever its type. */
+  private static final Set<String> BACKEND_KEYS =
+      Set.of(
+          "type",
+          "name",
+          "fidelity",
+          "uj_per_token",
+          "uj_per_option_scored",
+          "recipe",
+          "max_output_tokens",
+          "max_prompt_tokens",
+          "max_joule_ceiling_uj");
+
+  /**
+   * The keys each backend type takes beside {@link #BACKEND_KEYS}. A key another type reads (a
+   * {@code model_dir} on a reference entry) is as unknown as a typo: it would be ignored.
+   */
+  private static final Map<String, Set<String>> BACKEND_TYPE_KEYS =
+      Map.of(
+          "reference",
+          Set.of("work_per_token", "max_concurrent_serves", "max_waiting_serves"),
+          "upstream",
+          Set.of(
+              "base_url",
+              "model",
+              "deterministic",
+              "timeout_s",
+              "max_concurrent_serves",
+              "api_key_env"),
+          "onnx-minilm",
+          Set.of("temperature", "quantized", "max_concurrent_serves", "max_waiting_serves"),
+          "jlama",
+          Set.of("model_dir", "temperature", "follow_links", "max_waiting_serves"));
+
   /** What an empty configuration file gives: every setting at its default. */
   static ServeConfig empty() {
     try {
@@ -184,18 +218,30 @@ record ServeConfig(
         throw new CliException(file + ": backends is an array");
       }
       for (int i = 0; i < bs.size(); i++) {
-        ServingEngine engine = backend(bs.get(i), file + ": backends[" + i + "]", dir);
-        backends.add(engine);
-        caps.put(engine.name(), cap(bs.get(i)));
+        // Every message about an entry names it, and the file once (the catch below adds it to
+        // messages that lack it, so the entry's own are caught here first).
+        String where = file + ": backends[" + i + "]";
+        JsonNode b = bs.get(i);
+        if (!b.isObject()) {
+          throw new CliException(
+              where + " is an object such as {\"type\": \"reference\", \"name\": \"small\"}");
+        }
+        try {
+          ServingEngine engine = backend(b, where, dir);
+          backends.add(engine);
+          caps.put(engine.name(), cap(b));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+          throw new CliException(where + ": " + e.getMessage(), e);
+        }
       }
       return new ServeConfig(
           text(root, "host"),
-          number(root, "port").map(Long::intValue),
+          number(root, "port").map(ServeConfig::portNumber),
           text(root, "key_file").map(dir::resolve),
           // A file is relative to the configuration's folder; a postgresql:// URL stays as it is.
           text(root, "journal").map(j -> JournalTarget.isUrl(j) ? j : dir.resolve(j).toString()),
           text(root, "revocations").map(dir::resolve),
-          text(root, "meter"),
+          text(root, "meter").map(ServeConfig::meterKind),
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),
@@ -206,7 +252,7 @@ record ServeConfig(
           number(root, "max_buffered_body_bytes"),
           List.copyOf(backends),
           Map.copyOf(caps),
-          root.path("default_decision_engine").asBoolean(backends.isEmpty()),
+          bool(root, "default_decision_engine").orElse(backends.isEmpty()),
           snapshots(root.get("snapshots"), dir));
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new CliException(file + ": " + e.getMessage(), e);
@@ -215,8 +261,27 @@ record ServeConfig(
 
   private static ServingEngine backend(JsonNode b, String where, Path dir) throws CliException {
     String type = text(b, "type").orElse("reference");
-    String name =
-        text(b, "name").orElseThrow(() -> new IllegalArgumentException(where + " has no name"));
+    if (type.equals("upstream")) {
+      refuseUpstreamWeightClaims(b, where);
+    }
+    Set<String> typeKeys = BACKEND_TYPE_KEYS.get(type);
+    if (typeKeys != null) {
+      for (var e : b.properties()) {
+        if (!BACKEND_KEYS.contains(e.getKey()) && !typeKeys.contains(e.getKey())) {
+          java.util.TreeSet<String> known = new java.util.TreeSet<>(BACKEND_KEYS);
+          known.addAll(typeKeys);
+          throw new CliException(
+              where
+                  + ": unknown key '"
+                  + e.getKey()
+                  + "' for type '"
+                  + type
+                  + "'; known: "
+                  + known);
+        }
+      }
+    }
+    String name = text(b, "name").orElseThrow(() -> new CliException(where + " has no name"));
     Fidelity fidelity = fidelity(text(b, "fidelity").orElse("F2"), where);
     CostProfile cost =
         CostProfile.perToken(
@@ -243,16 +308,13 @@ record ServeConfig(
                     URI.create(
                         text(b, "base_url")
                             .orElseThrow(
-                                () ->
-                                    new IllegalArgumentException(
-                                        where + " (upstream) has no base_url"))))
+                                () -> new CliException(where + " (upstream) has no base_url"))))
                 .model(
                     text(b, "model")
-                        .orElseThrow(
-                            () -> new IllegalArgumentException(where + " (upstream) has no model")))
+                        .orElseThrow(() -> new CliException(where + " (upstream) has no model")))
                 .fidelity(fidelity)
                 .costProfile(cost)
-                .deterministic(b.path("deterministic").asBoolean(false))
+                .deterministic(bool(b, "deterministic").orElse(false))
                 .timeout(Duration.ofSeconds(number(b, "timeout_s").orElse(60L)));
         recipe.ifPresent(ub::recipe);
         intAtLeast(b, "max_concurrent_serves", 1, where).ifPresent(ub::maxConcurrentServes);
@@ -264,18 +326,6 @@ record ServeConfig(
                 where + ": environment variable " + keyEnv.get() + " is not set");
           }
           ub.apiKey(key);
-        }
-        for (String claim : List.of("weights_digest", "precision")) {
-          if (b.has(claim)) {
-            // Nothing on this host can check what an upstream loads; a typed digest would be
-            // sealed, and admitted under ModelIn, without anyone verifying it (SPEC 70).
-            throw new CliException(
-                where
-                    + " (upstream): '"
-                    + claim
-                    + "' is not accepted: the"
-                    + " steward cannot verify an upstream's weights, so an upstream backend binds none");
-          }
         }
         return ub.build();
       }
@@ -290,11 +340,12 @@ record ServeConfig(
                           ? cost
                           : CostProfile.perToken(20)
                               .withOptionCost(number(b, "uj_per_option_scored").orElse(300L)));
-          if (b.hasNonNull("temperature")) {
-            ob.temperature(b.get("temperature").asDouble());
+          Optional<Double> temperature = decimal(b, "temperature");
+          if (temperature.isPresent()) {
+            ob.temperature(temperature.get());
           }
           ob.concurrency(localConcurrency(b, where));
-          if (b.path("quantized").asBoolean(false)) {
+          if (bool(b, "quantized").orElse(false)) {
             ob.model(OnnxModel.miniLmQuantized());
           }
           recipe.ifPresent(ob::recipe);
@@ -307,8 +358,7 @@ record ServeConfig(
         Path modelDir =
             dir.resolve(
                 text(b, "model_dir")
-                    .orElseThrow(
-                        () -> new IllegalArgumentException(where + " (jlama) has no model_dir")));
+                    .orElseThrow(() -> new CliException(where + " (jlama) has no model_dir")));
         try {
           JlamaEngine.Builder jb =
               JlamaEngine.builder(modelDir)
@@ -316,11 +366,11 @@ record ServeConfig(
                   .fidelity(fidelity)
                   .costProfile(cost)
                   .digestProgress(new DigestProgressLine(name, System.err));
-          double t = b.path("temperature").asDouble(0);
+          double t = decimal(b, "temperature").orElse(0.0);
           if (t != 0) {
             jb.sampling((float) t);
           }
-          if (b.path("follow_links").asBoolean(false)) {
+          if (bool(b, "follow_links").orElse(false)) {
             jb.followLinks();
           }
           // Jlama runs one serve at a time; this bounds the queue behind it (429 beyond it).
@@ -338,6 +388,40 @@ record ServeConfig(
                   + type
                   + "' (reference, upstream, onnx-minilm or jlama)");
     }
+  }
+
+  /**
+   * Refuses an upstream entry's weights claims: nothing on this host can check what an upstream
+   * loads, so a typed digest would be sealed, and admitted under ModelIn, without anyone verifying
+   * it (SPEC 70).
+   */
+  private static void refuseUpstreamWeightClaims(JsonNode b, String where) throws CliException {
+    for (String claim : List.of("weights_digest", "precision")) {
+      if (b.has(claim)) {
+        throw new CliException(
+            where
+                + " (upstream): '"
+                + claim
+                + "' is not accepted: the"
+                + " steward cannot verify an upstream's weights, so an upstream backend binds none");
+      }
+    }
+  }
+
+  /** The meter kinds {@code mesh serve} builds, checked here so a wrong one names the file. */
+  private static String meterKind(String kind) {
+    if (!kind.equals("discover") && !kind.equals("estimator")) {
+      throw new IllegalArgumentException("meter '" + kind + "' is not discover or estimator");
+    }
+    return kind;
+  }
+
+  /** A TCP port, checked here so that one out of range names the file it came from. */
+  private static int portNumber(long port) {
+    if (port > 65_535) {
+      throw new IllegalArgumentException("port must be 0-65535, not " + port);
+    }
+    return (int) port;
   }
 
   private static long positiveSeconds(String key, long v) {
@@ -420,24 +504,48 @@ record ServeConfig(
   }
 
   private static Optional<String> text(JsonNode n, String key) {
-    JsonNode v = n.get(key);
-    if (v == null || v.isNull()) {
-      return Optional.empty();
-    }
-    if (!v.isTextual()) {
-      throw new IllegalArgumentException(key + " must be a string");
-    }
-    return Optional.of(v.asText());
+    return typed(n, key, JsonNode::isTextual, "a string", JsonNode::asText);
+  }
+
+  /**
+   * A {@code true} or {@code false}; anything else is refused rather than read as Jackson would
+   * ({@code "yes"} as false, {@code 1} as true).
+   */
+  private static Optional<Boolean> bool(JsonNode n, String key) {
+    return typed(n, key, JsonNode::isBoolean, "true or false", JsonNode::asBoolean);
+  }
+
+  /** A JSON number; text such as {@code "0.5"} is refused rather than read as 0. */
+  private static Optional<Double> decimal(JsonNode n, String key) {
+    return typed(n, key, JsonNode::isNumber, "a number", JsonNode::asDouble);
   }
 
   private static Optional<Long> number(JsonNode n, String key) {
+    return typed(
+        n,
+        key,
+        v -> v.isIntegralNumber() && v.canConvertToLong() && v.asLong() >= 0,
+        "a non-negative whole number",
+        JsonNode::asLong);
+  }
+
+  /**
+   * The value of {@code key} read by {@code read}, absent when the key is missing or {@code null};
+   * a value {@code fits} refuses is named with what it {@code must} be, never read as a default.
+   */
+  private static <T> Optional<T> typed(
+      JsonNode n,
+      String key,
+      java.util.function.Predicate<JsonNode> fits,
+      String must,
+      java.util.function.Function<JsonNode, T> read) {
     JsonNode v = n.get(key);
     if (v == null || v.isNull()) {
       return Optional.empty();
     }
-    if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0) {
-      throw new IllegalArgumentException(key + " must be a non-negative whole number");
+    if (!fits.test(v)) {
+      throw new IllegalArgumentException(key + " must be " + must);
     }
-    return Optional.of(v.asLong());
+    return Optional.of(read.apply(v));
   }
 }

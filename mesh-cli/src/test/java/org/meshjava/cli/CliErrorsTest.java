@@ -272,6 +272,103 @@ class CliErrorsTest {
     assertThat(journal).doesNotExist();
   }
 
+  /**
+   * Regression: a port in use said only {@code cannot listen: Failed to bind to /127.0.0.1:8080},
+   * Jetty's words, with neither the reason nor what to do; the tour's second {@code mesh serve} on
+   * 8080 while the first still runs is a new user's usual way to meet it.
+   */
+  @Test
+  void serve_onAPortInUse_saysWhyAndWhatToDo() throws Exception {
+    Run r = serveOnATakenPort(tmp.resolve("new.journal"));
+    assertOneLineErrorAfterWarnings(r);
+    assertThat(r.err())
+        .contains("mesh serve: cannot listen on 127.0.0.1:")
+        .contains(": Address already in use; another process listens there: stop it, or choose")
+        .contains("another --port (0 picks a free one)")
+        .doesNotContain("/127.0.0.1");
+  }
+
+  /**
+   * Regression: {@code mesh serve} on a journal another steward holds said only that it was held,
+   * where {@code mesh journal archive} and the other commands that take the lock say who may hold
+   * it and what to do.
+   */
+  @Test
+  void serve_onAJournalAnotherStewardHolds_saysWhatToDo() throws Exception {
+    Path journal = tmp.resolve("held.journal");
+    try (org.meshjava.journal.FileJournal held = org.meshjava.journal.FileJournal.open(journal)) {
+      Run r = mesh("serve", "--journal", journal.toString(), "--meter", "estimator", "--port", "0");
+      assertOneLineErrorAfterWarnings(r);
+      assertThat(r.err())
+          .contains("mesh serve: journal " + journal + " is held by another steward")
+          .contains("(a running mesh serve, or a mesh journal import, archive or resume-grants)")
+          .contains("stop it first, or give this steward a journal of its own");
+    }
+    assertThat(journal).exists();
+  }
+
+  /**
+   * Regression: {@code mesh serve --port 8081 --console} put the console on its default port, 8081,
+   * beside the API (as does a {@code --console-port} equal to {@code --port}), and the start failed
+   * with "cannot listen: Failed to bind to /127.0.0.1:8081", as if another process held it.
+   */
+  @Test
+  void serve_withTheConsoleOnTheAPIsPort_saysToGiveItAnother() throws Exception {
+    // One port said for both (refused before anything binds): the default-console case is the
+    // same check, and binding 8081 here could meet another program's listener.
+    int both = 21_498;
+    Run r =
+        mesh(
+            "serve",
+            "--meter",
+            "estimator",
+            "--port",
+            Integer.toString(both),
+            "--console",
+            "--console-port",
+            Integer.toString(both));
+    assertOneLineErrorAfterWarnings(r);
+    assertThat(r.err())
+        .contains(
+            "mesh serve: --console-port "
+                + both
+                + " is the API's port too; give the console another with --console-port"
+                + " (0 picks a free one)")
+        .doesNotContain("cannot listen");
+  }
+
+  /**
+   * Regression: {@code mesh key generate --output k.key} said "Missing required option:
+   * '--out=FILE'", never naming the {@code --output} that was typed (picocli checks required
+   * options first), and {@code mesh serv} said "Unmatched argument at index 0: 'serv'" without the
+   * suggestion picocli has for it.
+   */
+  @Test
+  void aMistypedOptionOrCommand_isNamed_withWhatWasMeant() {
+    Run option = mesh("key", "generate", "--output", tmp.resolve("k.key").toString());
+    assertOneLineError(option, 2, "mesh key generate");
+    assertThat(option.err())
+        .contains("Unknown option: '--output'")
+        .contains("did you mean --out?")
+        .doesNotContain("Missing required");
+    Run command = mesh("serv");
+    assertOneLineError(command, 2, "mesh");
+    assertThat(command.err()).contains("'serv'").contains("; did you mean serve");
+    // A required option missing, with nothing mistyped, is still said so.
+    Run missing = mesh("key", "generate");
+    assertOneLineError(missing, 2, "mesh key generate");
+    assertThat(missing.err()).contains("Missing required option: '--out=FILE'");
+  }
+
+  /** Exit 1 and one {@code mesh serve:} line, after any {@code warning:} lines. */
+  private static void assertOneLineErrorAfterWarnings(Run r) {
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err().lines().filter(l -> !l.startsWith("warning: ")).toList())
+        .as(r.err())
+        .hasSize(1)
+        .allMatch(l -> l.startsWith("mesh serve: "));
+  }
+
   @Test
   void serve_refusedToStartByItsSteward_leavesNoNewJournal() throws Exception {
     Path key = tmp.resolve("s.key");

@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,37 +20,22 @@ import org.junit.jupiter.api.io.TempDir;
 class LauncherOwnCommandsHelpTest {
   @TempDir Path root;
 
-  private record Ran(int code, String out) {}
-
-  private Ran launcher(String... args) throws IOException, InterruptedException {
+  private LauncherCopy.Ran launcher(String... args) throws IOException, InterruptedException {
     Path log = root.resolve("mvnw.log");
-    if (!Files.exists(root.resolve("mesh"))) {
-      Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), root.resolve("mesh"));
+    if (!Files.exists(root.resolve("mvnw"))) {
       Files.writeString(
           root.resolve("mvnw"),
           "#!/usr/bin/env bash\necho \"$*\" >> '" + log + "'\n",
           StandardCharsets.UTF_8);
       assertThat(root.resolve("mvnw").toFile().setExecutable(true)).isTrue();
     }
-    String[] command = new String[args.length + 2];
-    command[0] = "bash";
-    command[1] = root.resolve("mesh").toString();
-    System.arraycopy(args, 0, command, 2, args.length);
-    ProcessBuilder pb =
-        new ProcessBuilder(command)
-            .directory(root.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(root.resolve("out.txt").toFile());
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    Process p = pb.start();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
-    return new Ran(p.exitValue(), Files.readString(root.resolve("out.txt")));
+    return LauncherCopy.run(root, Map.of("JAVA_HOME", System.getProperty("java.home")), args);
   }
 
   @Test
   void formatTestAndBench_answerHelp_withoutRunningMaven() throws Exception {
     for (String command : new String[] {"format", "test", "bench"}) {
-      Ran help = launcher(command, "--help");
+      LauncherCopy.Ran help = launcher(command, "--help");
       assertThat(help.code()).as(command + ": " + help.out()).isZero();
       assertThat(help.out()).startsWith("Usage: mesh " + command);
     }
@@ -60,7 +45,7 @@ class LauncherOwnCommandsHelpTest {
 
   @Test
   void format_refusesAnArgument_ratherThanFormatTheTree() throws Exception {
-    Ran r = launcher("format", "--check");
+    LauncherCopy.Ran r = launcher("format", "--check");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.out())
         .isEqualTo("mesh format: takes no arguments, not '--check' (see 'mesh format --help')\n");

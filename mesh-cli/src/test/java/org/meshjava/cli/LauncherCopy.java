@@ -1,0 +1,45 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The checkout's {@code ./mesh} launcher copied into a folder of a test's own, so that what it runs
+ * ({@code mvnw}, a JDK) can be stand-ins there, run by bash in that folder.
+ */
+final class LauncherCopy {
+  private LauncherCopy() {}
+
+  /** What a run printed (stdout and stderr together) and its exit status. */
+  record Ran(int code, String out) {}
+
+  /**
+   * Runs {@code mesh args} from {@code root}, copying the launcher there first, with {@code env}.
+   */
+  static Ran run(Path root, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
+    Path launcher = root.resolve("mesh");
+    if (!Files.exists(launcher)) {
+      Files.copy(Path.of("..", "mesh").toAbsolutePath().normalize(), launcher);
+    }
+    String[] command = new String[args.length + 2];
+    command[0] = "bash";
+    command[1] = launcher.toString();
+    System.arraycopy(args, 0, command, 2, args.length);
+    Path out = root.resolve("out.txt");
+    ProcessBuilder pb =
+        new ProcessBuilder(command)
+            .directory(root.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(out.toFile());
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
+    return new Ran(p.exitValue(), Files.readString(out));
+  }
+}

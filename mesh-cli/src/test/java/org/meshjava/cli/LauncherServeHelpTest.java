@@ -1,0 +1,60 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Regression: {@code ./mesh serve --help} printed the JVM's {@code WARNING: Using incubator
+ * modules: jdk.incubator.vector} above its usage, since the launcher added the Vector API (for
+ * Jlama backends) to every command line with a word {@code serve} anywhere in it, help and {@code
+ * mesh grant show --chain serve} included. Only a serve that will serve gets it now. The launcher
+ * is run against a stand-in JDK whose {@code java} writes down its arguments.
+ */
+class LauncherServeHelpTest {
+  private static final String VECTOR = "--add-modules=jdk.incubator.vector";
+
+  @TempDir Path root;
+
+  /** The arguments the launcher starts {@code java} with for {@code mesh args}. */
+  private List<String> javaArguments(String... args) throws IOException, InterruptedException {
+    Path jdk = root.resolve("jdk");
+    Path noted = root.resolve("java-args");
+    if (!Files.exists(jdk)) {
+      Files.createDirectories(jdk.resolve("bin"));
+      Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25\"\n", StandardCharsets.UTF_8);
+      for (String tool : List.of("java", "javac")) {
+        Path p = jdk.resolve("bin").resolve(tool);
+        Files.writeString(
+            p,
+            "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > '" + noted + "'\n",
+            StandardCharsets.UTF_8);
+        assertThat(p.toFile().setExecutable(true)).isTrue();
+      }
+    }
+    LauncherCopy.Ran ran =
+        LauncherCopy.run(root, Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1"), args);
+    assertThat(ran.code()).as(ran.out()).isZero();
+    return Files.readAllLines(noted);
+  }
+
+  @Test
+  void serveAskedForItsHelpOrVersion_startsWithoutTheVectorModule() throws Exception {
+    assertThat(javaArguments("serve", "--help")).doesNotContain(VECTOR).contains("--help");
+    assertThat(javaArguments("serve", "--port", "0", "-h")).doesNotContain(VECTOR);
+    assertThat(javaArguments("serve", "--version")).doesNotContain(VECTOR);
+  }
+
+  @Test
+  void aServeThatServes_stillGetsTheVectorModule_andOnlyServeDoes() throws Exception {
+    assertThat(javaArguments("serve", "--port", "0")).contains(VECTOR);
+    assertThat(javaArguments("grant", "show", "--chain", "serve")).doesNotContain(VECTOR);
+  }
+}
