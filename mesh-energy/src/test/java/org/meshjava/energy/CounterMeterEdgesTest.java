@@ -89,4 +89,12 @@ class CounterMeterEdgesTest {
     clock.advanceMillis(50);
     assertThat(w.close(8)).isEqualTo(Energy.estimated(8));
   }
+
+  /** The steward's readiness report shows the meter by this name: the counters it reads. */
+  @Test
+  void aMetersName_listsItsCounters() {
+    CounterMeter meter = liveMeter(TimedCounter.rapl(CPU0, clock));
+
+    assertThat(meter.name()).isEqualTo("counters[timed:" + CPU0 + "]");
+  }
 }
