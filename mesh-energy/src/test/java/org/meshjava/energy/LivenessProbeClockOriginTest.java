@@ -14,25 +14,6 @@ import org.meshjava.core.EnergyDomain;
 class LivenessProbeClockOriginTest {
   private static final long MS = 1_000_000L;
 
-  /** A clock that jumps instead of burning, starting at {@code origin}. */
-  private static final class JumpingClock implements ProbeClock {
-    private long now;
-
-    JumpingClock(long origin) {
-      now = origin;
-    }
-
-    @Override
-    public long nanoTime() {
-      return now;
-    }
-
-    @Override
-    public void burnUntil(long deadlineNanos) {
-      now = Math.max(now, deadlineNanos);
-    }
-  }
-
   /** The update period a standard probe learns of a counter that moves on every third 1 ms poll. */
   private static long learntPeriod(long origin) {
     JumpingClock clock = new JumpingClock(origin);
