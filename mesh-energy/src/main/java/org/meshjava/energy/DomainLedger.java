@@ -95,7 +95,9 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastTotal;
   private long lastMark;
   private boolean haveTotal;
-  private long lastReadNanos;
+  // Before the first read, the earliest time there is: a monotonic clock has no origin and may read
+  // negative, and a 0 here would then stay the last read's time, hiding every read gap.
+  private long lastReadNanos = Long.MIN_VALUE;
   private long lastChangeNanos;
   private long updatePeriodNanos;
   private long lastProbeNanos;

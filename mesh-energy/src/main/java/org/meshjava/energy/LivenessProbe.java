@@ -99,7 +99,7 @@ final class LivenessProbe {
     private long lastReadNanos;
     private boolean haveValue;
     private long lastValue;
-    private long lastChangeNanos = -1;
+    private long lastChangeNanos;
     private long longestGapNanos;
     private int changes;
     private @Nullable CounterException failure;
@@ -137,7 +137,9 @@ final class LivenessProbe {
       }
       lastReadNanos = now;
       if (haveValue && total > lastValue) {
-        if (lastChangeNanos >= 0) {
+        // A gap is measured from the previous change, if there was one. Not from a sentinel time:
+        // a monotonic clock has no origin, and its readings may be negative.
+        if (changes > 0) {
           longestGapNanos = Math.max(longestGapNanos, now - lastChangeNanos);
         }
         lastChangeNanos = now;
