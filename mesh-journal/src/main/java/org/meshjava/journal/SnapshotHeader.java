@@ -16,7 +16,7 @@ import org.meshjava.core.identity.DidKey;
  * <p>Nothing here is authenticated: the signature covers the digest of the whole body, which is
  * what could not be read. A header that fails a check therefore refuses the start exactly as the
  * snapshot itself would (the operator's remedy is the same: remove the snapshot to replay the whole
- * journal), but one that passes proves nothing about who wrote it.
+ * journal), but one that passes proves nothing about who wrote it. Immutable, so thread-safe.
  *
  * @param format the snapshot format it names
  * @param steward the steward it names

@@ -173,8 +173,19 @@ final class StewardChat {
     return new Prompt(out);
   }
 
-  /** A user message's text parts, joined without a separator as the binding joins them. */
+  /**
+   * A user message's text parts, joined without a separator as the binding joins them. A named
+   * speaker is refused, as the binding refuses a message's {@code name} (SPEC.md 70): the prompt
+   * served and vouched for by the receipt is each message's role and text alone, so the name would
+   * be dropped without a word.
+   */
   private static String text(UserMessage u) {
+    if (u.name() != null) {
+      throw new UnsupportedFeatureException(
+          "a steward serves no speaker names: the user message's name '"
+              + u.name()
+              + "' is not part of the prompt served; put it in the text, or leave the name out");
+    }
     StringBuilder text = new StringBuilder();
     for (Content c : u.contents()) {
       if (!(c instanceof TextContent t)) {

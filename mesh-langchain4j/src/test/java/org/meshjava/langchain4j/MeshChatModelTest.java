@@ -213,6 +213,25 @@ class MeshChatModelTest {
     assertThat(steward.head().nextSequence()).isZero();
   }
 
+  /**
+   * Regression: the HTTP binding refuses a chat message's {@code name} (400 {@code unsupported},
+   * SPEC.md 70), since the prompt a receipt vouches for is each message's role and text alone; this
+   * adapter, which serves a chat "exactly as" that body, dropped a user message's name and served
+   * it as if unnamed.
+   */
+  @Test
+  void aNamedUserMessage_isRefused_asTheChatCompletionsBindingRefusesIt() {
+    MeshChatModel model = MeshChatModel.of(steward);
+
+    assertThatThrownBy(
+            () ->
+                model.chat(ChatRequest.builder().messages(UserMessage.from("alice", "x")).build()))
+        .isInstanceOf(UnsupportedFeatureException.class)
+        .hasMessageContaining("name 'alice'")
+        .hasMessageContaining("put it in the text");
+    assertThat(steward.head().nextSequence()).isZero();
+  }
+
   @Test
   void streamCancelledAtTheFirstText_stopsTheEngine_andStillCompletesWithTheReceipt()
       throws Exception {

@@ -513,13 +513,15 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * A reply decided from the request's head alone, before any of its body is read: a transfer
-     * coding the server does not undo; a proxy's {@code CONNECT}; for a POST, an operator's answer
-     * (405 on its endpoints, 503 while draining) or, on an endpoint that reads one, a body that
-     * cannot be read as JSON (415). Deciding these before the first read matters to a client that
-     * sent {@code Expect: 100-continue}: Jetty answers {@code 100 Continue} when the body is first
-     * read, so a refusal after that read has the client upload a body only to see it refused. (A
-     * declared length over the limit is refused earlier still, by the size-limit handler.)
+     * A reply decided from the request's head alone, before any of its body is read: a path with
+     * {@code ;}-parameters (404, {@link OpenAiServer#pathParameter}); a {@code Transfer-Encoding}
+     * on HTTP/1.0 (400); a transfer coding the server does not undo (501); a proxy's {@code
+     * CONNECT}; for a POST, an operator's answer (405 on its endpoints, 503 while draining) or, on
+     * an endpoint that reads one, a body that cannot be read as JSON (415) or that the head does
+     * not frame at all (411). Deciding these before the first read matters to a client that sent
+     * {@code Expect: 100-continue}: Jetty answers {@code 100 Continue} when the body is first read,
+     * so a refusal after that read has the client upload a body only to see it refused. (A declared
+     * length over the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
       Optional<Reply> parameter = pathParameter(request);

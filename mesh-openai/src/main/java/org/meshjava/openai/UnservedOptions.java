@@ -38,7 +38,7 @@ final class UnservedOptions {
       WholeNumberField.read(body, "seed");
       refuseUnlessEmpty(body, "functions", "no backend here calls functions");
       refuseChoice(body, "function_call", "no backend here calls functions");
-      checkMessages(body);
+      checkMessages(body, "messages");
       refuseUnlessEmpty(body, "stop", "no backend here stops at a stop sequence");
       refuseUnless(body, "logprobs", false, "log probabilities are not reported");
       refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
@@ -59,6 +59,7 @@ final class UnservedOptions {
           "responses are not stored here; send the whole conversation as input");
       refuseIfPresent(
           body, "conversation", "responses are not stored here; send the conversation as input");
+      checkMessages(body, "input");
       refuseIfPresent(body, "prompt", "stored prompts are not served; send the input itself");
       refuseUnless(body, "background", false, "a response is served while the request waits");
       refuseUnlessZero(body, "top_logprobs", "log probabilities are not reported");
@@ -93,16 +94,18 @@ final class UnservedOptions {
    * another conversation. And {@code name}, which OpenAI gives the model as the speaker of a
    * message: the prompt a request hashes and a backend receives is each message's role and text
    * alone (§70), so a named speaker would be served, and vouched for by its receipt, as if unnamed.
-   * A {@code messages} that is not an array of objects is left to {@link Prompt#ofChat}.
+   * {@code field} is the array of messages: chat's {@code messages}, or a responses body's {@code
+   * input}, whose message items carry the same roles and are hashed the same way. One that is not
+   * an array of objects is left to {@link Prompt#ofChat} or {@link Prompt#ofResponses}.
    */
-  private static void checkMessages(JsonNode body) throws BindingException {
-    JsonNode messages = body.get("messages");
+  private static void checkMessages(JsonNode body, String field) throws BindingException {
+    JsonNode messages = body.get(field);
     if (messages == null || !messages.isArray()) {
       return;
     }
     for (int i = 0; i < messages.size(); i++) {
       JsonNode m = messages.get(i);
-      String path = "messages[" + i + "]";
+      String path = field + "[" + i + "]";
       if (!m.isObject()) {
         continue;
       }

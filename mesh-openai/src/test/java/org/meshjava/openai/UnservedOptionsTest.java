@@ -111,6 +111,37 @@ class UnservedOptionsTest {
     assertThat(f.post("/v1/chat/completions", fine).status()).isEqualTo(200);
   }
 
+  /**
+   * Regression: the chat refusals of a message's tool fields, tool roles and {@code name} did not
+   * reach the responses endpoint, whose {@code input} array holds messages as chat's {@code
+   * messages} does: a tool result sent as a {@code tool} message, or a named speaker, was served
+   * with the role or name dropped from what the receipt vouches for. Refused the same way, naming
+   * the input item and field.
+   */
+  @Test
+  void responsesInputMessageFieldsNoBackendHonours_areRefusedNamingTheItemAndField()
+      throws Exception {
+    String user = "{\"role\":\"user\",\"content\":\"x\"}";
+    Map<String, String> refused =
+        Map.of(
+            "input[0].name",
+            "[{\"role\":\"user\",\"content\":\"x\",\"name\":\"ada\"}]",
+            "input[1].role",
+            "[" + user + ",{\"role\":\"tool\",\"tool_call_id\":\"c1\",\"content\":\"42\"}]",
+            "input[0].tool_call_id",
+            "[{\"type\":\"message\",\"role\":\"user\",\"content\":\"x\",\"tool_call_id\":\"c\"}]");
+    for (var field : refused.entrySet()) {
+      ObjectNode body = JSON.createObjectNode();
+      body.set("input", JSON.readTree(field.getValue()));
+      JsonNode e = f.post("/v1/responses", body).error(400, "unsupported");
+      assertThat(e.get("param").asText()).as(field.getValue()).isEqualTo(field.getKey());
+      assertThat(e.get("message").asText()).startsWith(field.getKey() + ": ");
+    }
+    ObjectNode fine = JSON.createObjectNode();
+    fine.set("input", JSON.readTree("[{\"role\":\"user\",\"content\":\"x\",\"name\":null}]"));
+    assertThat(f.post("/v1/responses", fine).status()).isEqualTo(200);
+  }
+
   @Test
   void responsesOptionsNoBackendHonours_areRefusedByName() throws Exception {
     Map<String, String> refused =

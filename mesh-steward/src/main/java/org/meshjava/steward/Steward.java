@@ -780,7 +780,8 @@ public final class Steward implements AutoCloseable {
    * @throws IllegalStateException if the steward keeps no snapshots ({@link Builder#snapshots})
    * @throws SnapshotException {@code TOO_LARGE} if it would be larger than the store saves (SPEC.md
    *     §60.8, "Size"; the previous snapshot stays the latest, and from then on this steward takes
-   *     no more and throws the same refusal), {@code IO} if it could not be read or stored
+   *     no more and throws the same refusal), {@code IO} if it could not be read or stored, or once
+   *     the steward is closed (its close wrote the last one; a steward started again takes more)
    */
   public JournalPosition snapshot() throws SnapshotException {
     Snapshotter sn =
