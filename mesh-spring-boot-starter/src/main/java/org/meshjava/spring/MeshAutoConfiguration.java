@@ -26,8 +26,9 @@ public class MeshAutoConfiguration {
   /**
    * The steward.
    *
-   * @throws IllegalStateException naming the property at fault: {@code mesh.journal} if it cannot
-   *     be opened or locked (the {@link JournalException} its cause), and so on
+   * @throws IllegalStateException naming the property at fault: a {@code mesh.*} key the starter
+   *     does not read (a backend entry's key its type does not read included), {@code mesh.journal}
+   *     if it cannot be opened or locked (the {@link JournalException} its cause), and so on
    */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
@@ -37,6 +38,7 @@ public class MeshAutoConfiguration {
       ObjectProvider<StewardBuilderCustomizer> customizers,
       ApplicationContext context,
       ObjectProvider<SnapshotFolderHold> snapshotFolder) {
+    MeshPropertyKeys.requireKnown(context.getEnvironment(), properties);
     return StewardFromProperties.build(
         properties,
         engines.orderedStream().toList(),

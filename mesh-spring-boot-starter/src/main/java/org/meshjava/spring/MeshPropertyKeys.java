@@ -1,0 +1,171 @@
+package org.meshjava.spring;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+/**
+ * Refuses a {@code mesh.*} key that {@link MeshProperties} does not read, as {@code mesh serve
+ * --config} refuses an unknown key (SPEC.md, "{@code mesh serve} configuration"). Spring's binding
+ * drops such a key without a word, so a typo ({@code mesh.journall}, {@code uj-pertoken}) started
+ * the steward on the default the key was written to replace.
+ *
+ * <p>A backend entry is held to the keys of its own type: a key only another type reads ({@code
+ * base-url} on a reference entry) would be ignored just the same. Spring's {@code
+ * ignoreUnknownFields = false} is not used because it cannot tell the types apart and its message
+ * names no key that would have been read.
+ *
+ * <p>Only property sources whose names can be listed are checked (application files, the command
+ * line, system properties); a key from a source that only answers lookups is not seen. Environment
+ * variables are not checked: their names belong to the whole machine, not to this application (a
+ * Kubernetes service named {@code mesh} gives every pod {@code MESH_PORT} and {@code
+ * MESH_SERVICE_HOST}), so a {@code MESH_} variable is no evidence of a typo.
+ */
+final class MeshPropertyKeys {
+  private static final ConfigurationPropertyName MESH = ConfigurationPropertyName.of("mesh");
+
+  /** The top-level keys, and for the groups among them, the keys each takes. */
+  private static final Set<String> TOP =
+      Set.of(
+          "key-file",
+          "journal",
+          "snapshots",
+          "revocations",
+          "fresh-chain",
+          "meter",
+          "default-joule-ceiling-uj",
+          "backends",
+          "spring-ai",
+          "metrics-grant-id-tags",
+          "close-grace");
+
+  private static final Set<String> SNAPSHOTS = Set.of("enabled", "dir", "every-records", "every-s");
+
+  /** The keys every backend entry takes, whatever its type. */
+  private static final Set<String> BACKEND =
+      Set.of(
+          "type",
+          "name",
+          "fidelity",
+          "uj-per-token",
+          "uj-per-option-scored",
+          "recipe",
+          "max-output-tokens",
+          "max-prompt-tokens",
+          "max-joule-ceiling-uj");
+
+  /** The keys each backend type takes beside {@link #BACKEND}, as {@code mesh serve}'s do. */
+  private static final Map<MeshProperties.BackendType, Set<String>> BACKEND_TYPE =
+      Map.of(
+          MeshProperties.BackendType.REFERENCE,
+          Set.of("work-per-token", "max-concurrent-serves", "max-waiting-serves"),
+          MeshProperties.BackendType.UPSTREAM,
+          Set.of(
+              "base-url",
+              "model",
+              "api-key-env",
+              "deterministic",
+              "timeout-s",
+              "max-concurrent-serves"));
+
+  private MeshPropertyKeys() {}
+
+  /**
+   * Checks every {@code mesh.*} name {@code environment} lists against the keys {@code properties}
+   * (as bound from it) reads.
+   *
+   * @throws IllegalStateException naming the first unknown key, where it is, and the keys known
+   *     there
+   */
+  static void requireKnown(Environment environment, MeshProperties properties) {
+    names(environment).forEach(name -> requireKnown(name, properties.backends()));
+  }
+
+  private static Stream<ConfigurationPropertyName> names(Environment environment) {
+    Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
+    Stream.Builder<ConfigurationPropertyName> names = Stream.builder();
+    for (ConfigurationPropertySource source : sources) {
+      if (source instanceof IterableConfigurationPropertySource iterable
+          && !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
+        iterable.stream().filter(MESH::isAncestorOf).forEach(names);
+      }
+    }
+    return names.build();
+  }
+
+  private static void requireKnown(
+      ConfigurationPropertyName name, List<MeshProperties.Backend> backends) {
+    String top = name.getElement(1, Form.ORIGINAL);
+    if (!known(TOP, name, 1)) {
+      throw unknown("mesh", top, "", TOP);
+    }
+    String key = name.getElement(1, Form.DASHED);
+    if (key.equals("snapshots")) {
+      if (name.getNumberOfElements() > 3
+          || (name.getNumberOfElements() == 3 && !known(SNAPSHOTS, name, 2))) {
+        throw unknown("mesh.snapshots", name.getElement(2, Form.ORIGINAL), "", SNAPSHOTS);
+      }
+    } else if (key.equals("backends")) {
+      backendKey(name, backends);
+    } else if (name.getNumberOfElements() > 2) {
+      throw new IllegalStateException(
+          "mesh." + key + " is a single value, and " + name + " sets a key under it");
+    }
+  }
+
+  private static void backendKey(
+      ConfigurationPropertyName name, List<MeshProperties.Backend> backends) {
+    if (name.getNumberOfElements() < 3) {
+      return;
+    }
+    if (!name.isNumericIndex(2)) {
+      throw new IllegalStateException(
+          name
+              + ": mesh.backends is a list, and '"
+              + name.getElement(2, Form.ORIGINAL)
+              + "' is not an entry's index (write each entry as a list item, \"- name: ...\")");
+    }
+    int index = Integer.parseInt(name.getElement(2, Form.ORIGINAL));
+    if (name.getNumberOfElements() < 4 || index >= backends.size()) {
+      return; // Spring's binding refuses a gap in the list, or a value for a whole entry.
+    }
+    MeshProperties.BackendType type = backends.get(index).type();
+    TreeSet<String> keys = new TreeSet<>(BACKEND);
+    keys.addAll(BACKEND_TYPE.get(type));
+    if (!known(keys, name, 3) || name.getNumberOfElements() > 4) {
+      throw unknown(
+          "mesh.backends[" + index + "]",
+          name.getElement(3, Form.ORIGINAL),
+          " for type '" + type.name().toLowerCase(java.util.Locale.ROOT) + "'",
+          keys);
+    }
+  }
+
+  /** Whether element {@code i} of {@code name} is one of {@code keys}, in any relaxed form. */
+  private static boolean known(Set<String> keys, ConfigurationPropertyName name, int i) {
+    String uniform = name.getElement(i, Form.UNIFORM);
+    return keys.stream().anyMatch(k -> k.replace("-", "").equals(uniform));
+  }
+
+  private static IllegalStateException unknown(
+      String where, String key, String forType, Set<String> known) {
+    return new IllegalStateException(
+        where
+            + ": unknown key '"
+            + key
+            + "'"
+            + forType
+            + "; known: "
+            + new TreeSet<>(known)
+            + " (a misspelt key would leave its setting at the default)");
+  }
+}
