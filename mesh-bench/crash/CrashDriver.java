@@ -61,6 +61,24 @@ public final class CrashDriver {
   static final Map<Long, Seen> RECEIPTS = new ConcurrentHashMap<>();
   static volatile int cycle;
 
+  /** The PostgreSQL server holding the journal (CRASH_PG_BIN set), or null for a file journal. */
+  static CrashPostgres pg;
+
+  /** The journal {@code mesh serve} and the tools are given: a file, or a postgresql:// URL. */
+  static String journal;
+
+  /**
+   * The journal's lease in a PostgreSQL run: short, so a frozen database fails a write (the
+   * driver's socketTimeout defaults to the lease) within the cycle.
+   */
+  static final long LEASE_MS = 4000;
+
+  /** Prefixed to the answer counts while the database is down or has been (PostgreSQL runs). */
+  static volatile String answerTag = "";
+
+  /** When the load threads stop; a database fault moves it on. */
+  static volatile long loadEnd;
+
   public static void main(String[] args) throws Exception {
     repo = Path.of(args[0]).toAbsolutePath();
     dir = Path.of(args[1]).toAbsolutePath();
@@ -77,7 +95,16 @@ public final class CrashDriver {
     }
     Files.writeString(
         dir.resolve("mesh.json"), "{\"snapshots\": {\"every_records\": 40, \"every_s\": 1}}\n");
-    boolean first = !Files.exists(dir.resolve("steward.journal"));
+    String pgBin = System.getenv("CRASH_PG_BIN");
+    if (pgBin != null) {
+      // The server listens on the port after the driver's; a rerun on the same folder keeps it.
+      pg = new CrashPostgres(Path.of(pgBin), dir, port + 1);
+      pg.init();
+      journal = pg.url(LEASE_MS);
+    } else {
+      journal = dir.resolve("steward.journal").toString();
+    }
+    boolean first = pg != null || !Files.exists(dir.resolve("steward.journal"));
     Files.writeString(dir.resolve("revocations.hex"), "");
     Process p = start(first);
     if (p == null) {
@@ -91,7 +118,19 @@ public final class CrashDriver {
         dir.resolve("revocations.hex"),
         Revocation.sign(CALLER, throwaway, Instant.now()).toHex() + "\n");
     longGrant = issue(Duration.ofHours(6), 500_000_000_000L);
-    String[] phases = {"load", "load", "snapshot", "startup", "archive-kill", "archive", "idle"};
+    String[] phases =
+        pg == null
+            ? new String[] {
+              "load", "load", "snapshot", "startup", "archive-kill", "archive", "idle"
+            }
+            // No snapshot file to catch, no archive of a database: faults of the database instead.
+            : new String[] {
+              "load", "load", "startup", "idle", "pg-kill", "pg-freeze", "pg-restart", "twin"
+            };
+    if (System.getenv("CRASH_PHASES") != null) {
+      // Only these phases (comma separated), for a run aimed at one fault.
+      phases = System.getenv("CRASH_PHASES").split(",");
+    }
     for (cycle = 1; cycle <= cycles; cycle++) {
       String phase = phases[ThreadLocalRandom.current().nextInt(phases.length)];
       shortGrant =
@@ -144,6 +183,9 @@ public final class CrashDriver {
     if (p != null) {
       p.destroyForcibly().waitFor();
     }
+    if (pg != null) {
+      pg.close();
+    }
     System.out.println("END fails=" + FAILS + " " + new TreeMap<>(COUNTS));
     System.exit(FAILS.get() == 0 ? 0 : 1);
   }
@@ -156,14 +198,14 @@ public final class CrashDriver {
       return "idle";
     }
     long loadMs = ThreadLocalRandom.current().nextLong(800, 4000);
-    long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(loadMs + 3000);
+    loadEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(loadMs + 3000);
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
       threads.add(
           Thread.ofPlatform()
               .start(
                   () -> {
-                    while (System.nanoTime() < end && p.isAlive()) {
+                    while (System.nanoTime() < loadEnd && p.isAlive()) {
                       try {
                         one();
                       } catch (Exception e) {
@@ -175,6 +217,9 @@ public final class CrashDriver {
     String at = "load";
     if (phase.equals("snapshot")) {
       at = killDuringSnapshot(p, loadMs);
+    } else if (phase.startsWith("pg-") || phase.equals("twin")) {
+      Thread.sleep(loadMs / 2);
+      at = phase.equals("twin") ? CrashFaults.twin(p) : CrashFaults.database(p, phase);
     } else {
       Thread.sleep(loadMs);
       if (phase.equals("startup")) {
@@ -194,6 +239,7 @@ public final class CrashDriver {
     for (Thread t : threads) {
       t.join();
     }
+    answerTag = "";
     return at;
   }
 
@@ -223,7 +269,12 @@ public final class CrashDriver {
   static boolean fresh = true;
 
   static Process launch() throws IOException {
-    Files.deleteIfExists(dir.resolve("port"));
+    return launch(port, "port", "serve.log");
+  }
+
+  /** Starts {@code mesh serve} on {@code port}, writing {@code portFile} and {@code log} in DIR. */
+  static Process launch(int port, String portFile, String log) throws IOException {
+    Files.deleteIfExists(dir.resolve(portFile));
     List<String> cmd =
         new ArrayList<>(
             List.of(
@@ -233,7 +284,7 @@ public final class CrashDriver {
                 "--key",
                 dir.resolve("steward.key").toString(),
                 "--journal",
-                dir.resolve("steward.journal").toString(),
+                journal,
                 "--config",
                 dir.resolve("mesh.json").toString(),
                 "--revocations",
@@ -241,7 +292,7 @@ public final class CrashDriver {
                 "--port",
                 Integer.toString(port),
                 "--port-file",
-                dir.resolve("port").toString(),
+                dir.resolve(portFile).toString(),
                 "--meter",
                 "estimator"));
     if (fresh) {
@@ -258,7 +309,7 @@ public final class CrashDriver {
       count("launch-shift:" + shift);
     }
     pb.redirectErrorStream(true);
-    pb.redirectOutput(ProcessBuilder.Redirect.to(dir.resolve("serve.log").toFile()));
+    pb.redirectOutput(ProcessBuilder.Redirect.to(dir.resolve(log).toFile()));
     return pb.start();
   }
 
@@ -320,7 +371,6 @@ public final class CrashDriver {
 
   /** With the server stopped: verify passes, no grant is overspent. */
   static void checkStopped() throws Exception {
-    String journal = dir.resolve("steward.journal").toString();
     String key = dir.resolve("steward.key").toString();
     var inspect =
         java.util.concurrent.CompletableFuture.supplyAsync(
@@ -332,7 +382,8 @@ public final class CrashDriver {
               }
             });
     Result v = cli(300, "journal", "verify", "--key", key, journal);
-    if (v.rc != 0 && v.out.contains("holds no records")) {
+    if (v.rc != 0
+        && (v.out.contains("holds no records") || v.out.contains("holds no journal for"))) {
       // Killed before its first record: verify and inspect refuse an empty file by design.
       count("stopped-empty-journal");
       return;
@@ -416,6 +467,7 @@ public final class CrashDriver {
       }
     }
     count("witness-rechecked", witnessed);
+    CrashFaults.checkRefusedNotSpent();
   }
 
   static void one() throws Exception {
@@ -516,7 +568,7 @@ public final class CrashDriver {
         code = ":" + body.substring(c + 8, body.indexOf('"', c + 8));
       }
     }
-    count(what + ":" + r.statusCode() + code);
+    count(answerTag + what + ":" + r.statusCode() + code);
     if (r.statusCode() != 200) {
       return;
     }
