@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.core.ContentId;
@@ -157,8 +158,19 @@ final class JournalSchema {
    */
   static void readLines(Connection c, String journal, LineSink sink)
       throws SQLException, JournalException {
+    readLines(c, journal, Duration.ZERO, sink);
+  }
+
+  /**
+   * {@link #readLines(Connection, String, LineSink)}, speaking to the server at least every {@code
+   * keepAlive} (none when zero) while the sink works: the rows of a fetch are taken between two
+   * round trips, and on a session with an idle-in-transaction timeout (a journal's, set to its
+   * lease) the server would otherwise end the session, and the read, once taking them outlasts it.
+   */
+  static void readLines(Connection c, String journal, Duration keepAlive, LineSink sink)
+      throws SQLException, JournalException {
     if (exists(c)) {
-      readLines(c, journal, 0, Long.MAX_VALUE, sink);
+      readLines(c, journal, 0, Long.MAX_VALUE, keepAlive, sink);
     }
   }
 
@@ -176,6 +188,13 @@ final class JournalSchema {
    */
   static void readLines(Connection c, String journal, long from, long to, LineSink sink)
       throws SQLException, JournalException {
+    readLines(c, journal, from, to, Duration.ZERO, sink);
+  }
+
+  private static void readLines(
+      Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
+      throws SQLException, JournalException {
+    long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
     c.setAutoCommit(false);
@@ -188,8 +207,15 @@ final class JournalSchema {
       ps.setLong(2, from);
       ps.setLong(3, to);
       long next = from;
-      try (ResultSet rs = ps.executeQuery()) {
+      long spoke = System.nanoTime();
+      try (ResultSet rs = ps.executeQuery();
+          Statement ping = c.createStatement()) {
         while (rs.next()) {
+          if (every > 0 && System.nanoTime() - spoke >= every) {
+            // A statement of its own in the same transaction; the cursor stays open.
+            ping.execute("SELECT 1");
+            spoke = System.nanoTime();
+          }
           long seq = rs.getLong(1);
           if (seq != next) {
             throw new JournalException(
@@ -211,7 +237,11 @@ final class JournalSchema {
             null);
       }
     } finally {
-      c.setAutoCommit(auto);
+      // A session the server ended has already said why (in what was thrown): do not bury that
+      // under "This connection has been closed."
+      if (!c.isClosed()) {
+        c.setAutoCommit(auto);
+      }
     }
   }
 

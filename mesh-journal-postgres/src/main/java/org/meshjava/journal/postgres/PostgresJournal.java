@@ -125,6 +125,15 @@ public final class PostgresJournal implements Journal {
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
+    return open(location, name, () -> {});
+  }
+
+  /**
+   * {@link #open(PostgresLocation, String)}, running {@code afterEachRecord} after checking each
+   * record it reads: lets a test make the reading as slow as a long journal on a loaded machine.
+   */
+  static PostgresJournal open(PostgresLocation location, String name, Runnable afterEachRecord)
+      throws JournalException {
     checkName(name);
     Connection c = null;
     try {
@@ -152,7 +161,16 @@ public final class PostgresJournal implements Journal {
       // a caller that takes a grant per call leaves a chain per call behind.
       JournalChain.Reader checked = JournalChain.reader(JournalPosition.GENESIS, new HashMap<>());
       String where = name + " at " + location;
-      JournalSchema.readLines(c, name, (seq, line) -> checked.takeApplied(line, where));
+      // The heartbeat starts once the journal is open: until then the read speaks as often, so that
+      // checking the records does not outlast the lease the session is idle for.
+      JournalSchema.readLines(
+          c,
+          name,
+          heartbeatEvery(location.lease()),
+          (seq, line) -> {
+            checked.takeApplied(line, where);
+            afterEachRecord.run();
+          });
       JournalChain chain = JournalChain.resume(checked);
       LOG.info(
           "journal {} at {}: {} records, epoch {}",
@@ -624,7 +642,11 @@ public final class PostgresJournal implements Journal {
 
   /** The heartbeat's period: a third of the lease. */
   Duration heartbeatEvery() {
-    return Duration.ofMillis(Math.max(100, location.lease().toMillis() / 3));
+    return heartbeatEvery(location.lease());
+  }
+
+  private static Duration heartbeatEvery(Duration lease) {
+    return Duration.ofMillis(Math.max(100, lease.toMillis() / 3));
   }
 
   @Override

@@ -466,6 +466,37 @@ class PostgresJournalTest {
   }
 
   @Test
+  void anOpeningWhoseReplayOutlastsTheLease_keepsItsSession_andOpens() throws Exception {
+    String name = newName();
+    PostgresLocation shortLease = location().withLease(Duration.ofSeconds(3));
+    long count;
+    try (PostgresJournal a = PostgresJournal.open(shortLease, name)) {
+      for (int i = 0; i < 40; i++) {
+        a.append(authorised(i));
+      }
+      count = a.position().count();
+    }
+    // Every row arrives in the first fetch, then each takes 200 ms to check: nearly three leases
+    // between that fetch and the transaction's end, as a long journal on a slow or loaded machine
+    // takes between two fetches. The session is idle in its transaction meanwhile.
+    try (PostgresJournal b =
+        PostgresJournal.open(
+            shortLease,
+            name,
+            () -> {
+              try {
+                Thread.sleep(200);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            })) {
+      assertThat(b.position().count()).isEqualTo(count);
+      b.append(authorised(40));
+    }
+    assertThat(rows(name)).hasSize((int) count + 1);
+  }
+
+  @Test
   void editedRow_refusesToOpen_namingTheRecordAfterIt() throws Exception {
     String name = newName();
     try (PostgresJournal a = PostgresJournal.open(location(), name)) {
