@@ -125,7 +125,7 @@ public final class CrashDriver {
             }
             // No snapshot file to catch, no archive of a database: faults of the database instead.
             : new String[] {
-              "load", "load", "startup", "idle", "pg-kill", "pg-freeze", "pg-restart", "twin"
+              "load", "startup", "idle", "pg-kill", "pg-freeze", "pg-restart", "pg-syncrep", "twin"
             };
     if (System.getenv("CRASH_PHASES") != null) {
       // Only these phases (comma separated), for a run aimed at one fault.

@@ -52,6 +52,15 @@ final class CrashFaults {
         Thread.sleep(rnd.nextLong(200, 1500));
         pg.start();
       }
+      case "pg-syncrep" -> {
+        // Every COMMIT waits for a standby that never comes: committed on the server, unanswered
+        // at the steward, whose write gives up after its socketTimeout (the lease). The subtle
+        // case of SPEC.md 60.7, "Faults", for every batch in flight; reset, the waits end.
+        CrashDriver.answerTag = "db-down/";
+        pg.sql("ALTER SYSTEM SET synchronous_standby_names = 'nobody'", "SELECT pg_reload_conf()");
+        Thread.sleep(CrashDriver.LEASE_MS + rnd.nextLong(1000, 3000));
+        pg.sql("ALTER SYSTEM RESET synchronous_standby_names", "SELECT pg_reload_conf()");
+      }
       case "pg-freeze" -> {
         // all: the server stops answering. postmaster: the journal's session goes on, new
         // connections hang. backend: the journal's session alone stops; it may be frozen with a

@@ -122,6 +122,16 @@ final class CrashPostgres {
         "jdbc:postgresql://127.0.0.1:" + port + "/" + database + "?user=postgres&connectTimeout=5");
   }
 
+  /** Runs {@code statements} in order on a connection of their own to the run's database. */
+  void sql(String... statements) throws SQLException {
+    try (Connection c = connect(DATABASE);
+        Statement s = c.createStatement()) {
+      for (String statement : statements) {
+        s.execute(statement);
+      }
+    }
+  }
+
   /** The postmaster's process and its backends, the postmaster first. */
   private List<ProcessHandle> processes() {
     List<ProcessHandle> all = new ArrayList<>();
