@@ -357,6 +357,10 @@ public final class PostgresJournal implements Journal {
     JournalFile.Scanner checked = JournalFile.scanner(n -> {});
     List<byte[]> batch = new ArrayList<>(IMPORT_BATCH);
     long[] written = {0};
+    // The import holds the connection, so the heartbeat waits: while a slow source fills a batch
+    // the session is idle in its transaction, and the server would end it after the lease.
+    long every = heartbeatEvery().toNanos();
+    long[] spoke = {System.nanoTime()};
     try {
       connection.setAutoCommit(false);
       try {
@@ -367,6 +371,10 @@ public final class PostgresJournal implements Journal {
               if (batch.size() == IMPORT_BATCH) {
                 written[0] += insertImported(written[0], batch);
                 batch.clear();
+                spoke[0] = System.nanoTime();
+              } else if (System.nanoTime() - spoke[0] >= every) {
+                keepAliveDuringImport();
+                spoke[0] = System.nanoTime();
               }
             });
         if (!batch.isEmpty()) {
@@ -375,11 +383,25 @@ public final class PostgresJournal implements Journal {
         connection.commit();
         return written[0];
       } catch (JournalException | RuntimeException e) {
-        connection.rollback();
+        // A session the server ended has rolled back already, and e says why it ended.
+        if (!connection.isClosed()) {
+          connection.rollback();
+        }
         throw e;
       } finally {
-        connection.setAutoCommit(true);
+        if (!connection.isClosed()) {
+          connection.setAutoCommit(true);
+        }
       }
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void keepAliveDuringImport() throws JournalException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("SELECT 1");
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);

@@ -497,6 +497,30 @@ class PostgresJournalTest {
   }
 
   @Test
+  void anImportWhoseSourceOutlastsTheLease_keepsItsSession_andCommits() throws Exception {
+    List<byte[]> lines = receiptLines(20);
+    String name = newName();
+    // A source that gives a line every 200 ms (a slow disk, a pipe): four seconds in all before
+    // the first insert, more than the lease, with the session idle in its transaction.
+    long written =
+        PostgresJournal.importLines(
+            location().withLease(Duration.ofSeconds(3)),
+            name,
+            sink -> {
+              for (byte[] line : lines) {
+                try {
+                  Thread.sleep(200);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                sink.accept(line);
+              }
+            });
+    assertThat(written).isEqualTo(20);
+    assertThat(rows(name)).containsExactlyElementsOf(lines);
+  }
+
+  @Test
   void editedRow_refusesToOpen_namingTheRecordAfterIt() throws Exception {
     String name = newName();
     try (PostgresJournal a = PostgresJournal.open(location(), name)) {
