@@ -402,6 +402,42 @@ public final class CrashDriver {
               + "): "
               + i.out.lines().filter(l -> l.contains("overspent")).toList());
     }
+    if (i.rc == 0) {
+      checkSpendNeverFalls(i.out);
+    }
+  }
+
+  /** What each grant had spent at the last stop, from {@code mesh journal inspect}. */
+  static final Map<String, Long> SPEND = new ConcurrentHashMap<>();
+
+  static final java.util.regex.Pattern GRANT_SPEND =
+      java.util.regex.Pattern.compile("^ {2}grant ([0-9a-f]+): spent ([0-9]+) uJ");
+
+  /** A grant's spend never falls from one stop to the next: a restart forgets no debit. */
+  static void checkSpendNeverFalls(String inspect) {
+    int grants = 0;
+    for (String line : inspect.lines().toList()) {
+      java.util.regex.Matcher m = GRANT_SPEND.matcher(line);
+      if (!m.find()) {
+        continue;
+      }
+      grants++;
+      long now = Long.parseLong(m.group(2));
+      Long before = SPEND.put(m.group(1), now);
+      if (before != null && now < before) {
+        fail(
+            "grant "
+                + m.group(1)
+                + " spent "
+                + now
+                + " uJ at this stop, "
+                + before
+                + " at the last (cycle "
+                + cycle
+                + ")");
+      }
+    }
+    count("spend-compared", grants);
   }
 
   /** After a restart: spent presentations stay spent, received receipts are held. */
