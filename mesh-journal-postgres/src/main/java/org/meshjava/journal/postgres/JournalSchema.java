@@ -83,6 +83,50 @@ final class JournalSchema {
     }
   }
 
+  /** The session holding a journal's lock: its backend's pid, and the session in words. */
+  record LockHolding(long pid, String session) {}
+
+  /**
+   * The session holding the journal's advisory lock in this database, in words for an operator
+   * (pid, client, since when, what it is doing, as far as this role may see), or empty when none
+   * does any more.
+   */
+  static java.util.Optional<LockHolding> lockHolder(Connection c, String journal)
+      throws SQLException {
+    long key = lockKey("mesh-journal " + journal);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            // A bigint key is held as two oids: its high and its low 32 bits.
+            "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
+                + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+                + " AND l.classid::bigint = ? AND l.objid::bigint = ?"
+                + " AND l.database = (SELECT oid FROM pg_database"
+                + " WHERE datname = current_database())")) {
+      ps.setLong(1, key >>> 32);
+      ps.setLong(2, key & 0xffffffffL);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return java.util.Optional.empty();
+        }
+        StringBuilder b = new StringBuilder("pid ").append(rs.getLong(1));
+        if (rs.getString(2) != null) {
+          b.append(" from ").append(rs.getString(2));
+        }
+        if (rs.getString(3) != null) {
+          b.append(", connected since ").append(rs.getString(3));
+        }
+        if (rs.getString(4) != null) {
+          b.append(", ").append(rs.getString(4));
+        }
+        if (rs.getString(5) != null) {
+          b.append(", waiting on ").append(rs.getString(5));
+        }
+        return java.util.Optional.of(new LockHolding(rs.getLong(1), b.toString()));
+      }
+    }
+  }
+
   /**
    * Releases the journal's advisory lock held by this session. Closing the session releases it too,
    * but only once the server has ended the session, a moment after the client's close returns; a

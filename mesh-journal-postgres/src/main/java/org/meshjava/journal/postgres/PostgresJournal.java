@@ -441,11 +441,7 @@ public final class PostgresJournal implements Journal {
       if (System.nanoTime() >= deadline) {
         throw new JournalException(
             JournalException.Reason.LOCKED,
-            "journal "
-                + name
-                + " at "
-                + location
-                + " is held by another steward (its database session holds the journal's lock)",
+            lockedMessage(name, location, JournalSchema.lockHolder(c, name)),
             null);
       }
       try {
@@ -456,6 +452,29 @@ public final class PostgresJournal implements Journal {
             JournalException.Reason.LOCKED, "interrupted while waiting for journal " + name, e);
       }
     }
+  }
+
+  /**
+   * Why an open was refused LOCKED, naming the session that holds the lock where the server shows
+   * it: a session can outlive its steward (a COMMIT waiting for a standby, a machine cut off within
+   * its lease), and then no other steward runs although the lock is held.
+   */
+  private static String lockedMessage(
+      String name, PostgresLocation location, Optional<JournalSchema.LockHolding> holder) {
+    String held = "journal " + name + " at " + location + " is held by another steward";
+    if (holder.isEmpty()) {
+      return held
+          + " (its database session held the journal's lock, and has just let it go:"
+          + " start again)";
+    }
+    return held
+        + " (its database session holds the journal's lock: "
+        + holder.get().session()
+        + "). If no other steward with this key runs, that session is a stopped one's that the"
+        + " server has not ended yet: wait for it, start with lock_wait_ms in the URL, or end it"
+        + " with SELECT pg_terminate_backend("
+        + holder.get().pid()
+        + ")";
   }
 
   /**

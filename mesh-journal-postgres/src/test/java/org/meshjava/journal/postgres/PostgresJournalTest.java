@@ -314,6 +314,34 @@ class PostgresJournalTest {
   }
 
   @Test
+  void aRefusedOpen_namesTheSessionHoldingTheLock_andHowToEndIt() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      long pid;
+      try (Connection c = server.connect(database);
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = "
+                      + (JournalSchema.lockKey("mesh-journal " + name) & 0xffffffffL))) {
+        assertThat(rs.next()).isTrue();
+        pid = rs.getLong(1);
+      }
+      // A session stuck in a COMMIT outlives its steward and holds the lock with no steward
+      // running: the refusal has to say which session, so an operator can tell and end it.
+      assertThatThrownBy(() -> PostgresJournal.open(location(), name))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED);
+                assertThat(e.getMessage())
+                    .contains("pid " + pid + " from 127.0.0.1")
+                    .contains("pg_terminate_backend(" + pid + ")");
+              });
+    }
+  }
+
+  @Test
   void unlock_releasesTheJournalsLock_whileTheSessionLives() throws Exception {
     String name = newName();
     try (Connection holder = server.connect(database);
