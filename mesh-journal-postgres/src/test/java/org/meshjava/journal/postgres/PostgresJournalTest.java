@@ -317,16 +317,7 @@ class PostgresJournalTest {
   void aRefusedOpen_namesTheSessionHoldingTheLock_andHowToEndIt() throws Exception {
     String name = newName();
     try (PostgresJournal a = PostgresJournal.open(location(), name)) {
-      long pid;
-      try (Connection c = server.connect(database);
-          Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery(
-                  "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = "
-                      + (JournalSchema.lockKey("mesh-journal " + name) & 0xffffffffL))) {
-        assertThat(rs.next()).isTrue();
-        pid = rs.getLong(1);
-      }
+      long pid = PostgresJournalFaultTest.backendOf(name);
       // A session stuck in a COMMIT outlives its steward and holds the lock with no steward
       // running: the refusal has to say which session, so an operator can tell and end it.
       assertThatThrownBy(() -> PostgresJournal.open(location(), name))
