@@ -125,7 +125,15 @@ public final class CrashDriver {
             }
             // No snapshot file to catch, no archive of a database: faults of the database instead.
             : new String[] {
-              "load", "startup", "idle", "pg-kill", "pg-freeze", "pg-restart", "pg-syncrep", "twin"
+              "load",
+              "startup",
+              "idle",
+              "pg-kill",
+              "pg-freeze",
+              "pg-restart",
+              "pg-syncrep",
+              "steward-freeze",
+              "twin"
             };
     if (System.getenv("CRASH_PHASES") != null) {
       // Only these phases (comma separated), for a run aimed at one fault.
@@ -217,7 +225,7 @@ public final class CrashDriver {
     String at = "load";
     if (phase.equals("snapshot")) {
       at = killDuringSnapshot(p, loadMs);
-    } else if (phase.startsWith("pg-") || phase.equals("twin")) {
+    } else if (phase.startsWith("pg-") || phase.equals("steward-freeze") || phase.equals("twin")) {
       Thread.sleep(loadMs / 2);
       at = phase.equals("twin") ? CrashFaults.twin(p) : CrashFaults.database(p, phase);
     } else {

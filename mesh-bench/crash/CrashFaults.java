@@ -61,6 +61,14 @@ final class CrashFaults {
         Thread.sleep(CrashDriver.LEASE_MS + rnd.nextLong(1000, 3000));
         pg.sql("ALTER SYSTEM RESET synchronous_standby_names", "SELECT pg_reload_conf()");
       }
+      case "steward-freeze" -> {
+        // The steward stops speaking for longer than its lease (a long GC pause, a frozen VM):
+        // the server ends its session and lock, so once resumed it must refuse, not write.
+        CrashDriver.answerTag = "db-down/";
+        new ProcessBuilder("kill", "-STOP", Long.toString(p.pid())).start().waitFor();
+        Thread.sleep(CrashDriver.LEASE_MS + rnd.nextLong(1000, 3000));
+        new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor();
+      }
       case "pg-freeze" -> {
         // all: the server stops answering. postmaster: the journal's session goes on, new
         // connections hang. backend: the journal's session alone stops; it may be frozen with a
@@ -101,7 +109,13 @@ final class CrashFaults {
    * refuses serves {@code 503 not_recorded} until restarted; it never reconnects.
    */
   static void probe() throws Exception {
+    // The journal learns of the loss at its next write or heartbeat (a third of the lease); a
+    // loaded machine may take a while longer to get there.
     HttpResponse<String> ready = SoakClient.get("/readyz");
+    for (int i = 0; i < 20 && ready.statusCode() == 200; i++) {
+      Thread.sleep(500);
+      ready = SoakClient.get("/readyz");
+    }
     CrashDriver.count("probe-readyz:" + ready.statusCode());
     if (ready.statusCode() != 503 || !ready.body().contains("\"writable\":false")) {
       CrashDriver.fail(
