@@ -488,31 +488,26 @@ class PostgresJournalTest {
   void anOpeningWhoseReplayOutlastsTheLease_keepsItsSession_andOpens() throws Exception {
     String name = newName();
     PostgresLocation shortLease = location().withLease(Duration.ofSeconds(3));
-    long count;
-    try (PostgresJournal a = PostgresJournal.open(shortLease, name)) {
-      for (int i = 0; i < 40; i++) {
-        a.append(authorised(i));
-      }
-      count = a.position().count();
-    }
-    // Every row arrives in the first fetch, then each takes 200 ms to check: nearly three leases
-    // between that fetch and the transaction's end, as a long journal on a slow or loaded machine
-    // takes between two fetches. The session is idle in its transaction meanwhile.
+    int count = 1_500;
+    PostgresJournal.importLines(shortLease, name, receiptLines(count));
+    // Each record takes 4 ms to check: 4 s for the first fetch of 1 000 rows, more than the lease,
+    // as a long journal on a slow or loaded machine takes; the session is idle in its transaction
+    // meanwhile, and the second fetch comes after it.
     try (PostgresJournal b =
         PostgresJournal.open(
             shortLease,
             name,
             () -> {
               try {
-                Thread.sleep(200);
+                Thread.sleep(4);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
             })) {
       assertThat(b.position().count()).isEqualTo(count);
-      b.append(authorised(40));
+      b.append(authorised(0));
     }
-    assertThat(rows(name)).hasSize((int) count + 1);
+    assertThat(rows(name)).hasSize(count + 2);
   }
 
   @Test
