@@ -14,7 +14,8 @@ mkdir -p "$dir"
 "$root/mesh" --version >/dev/null # builds mesh-cli once, if needed
 cp="$root/mesh-cli/target/lib/*"
 # The request bodies and how they are sent are the soak client's: compiled beside the driver.
-javac -cp "$cp" -d "$dir/classes" "$here/CrashDriver.java" "$here/../soak/SoakClient.java"
+javac -cp "$cp" -d "$dir/classes" "$here/CrashDriver.java" "$here/CrashPostgres.java" \
+  "$here/CrashFaults.java" "$here/../soak/SoakClient.java"
 if [ -n "$shifts" ]; then
   gcc -shared -fPIC -O2 -o "$dir/libclockshift.so" "$here/clockshift.c" -ldl
   export CRASH_SHIFT_LIB="$dir/libclockshift.so" CRASH_SHIFTS="$shifts"

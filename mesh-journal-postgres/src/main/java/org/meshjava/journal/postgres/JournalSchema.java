@@ -7,6 +7,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.core.ContentId;
@@ -78,6 +79,50 @@ final class JournalSchema {
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getBoolean(1);
+      }
+    }
+  }
+
+  /** The session holding a journal's lock: its backend's pid, and the session in words. */
+  record LockHolding(long pid, String session) {}
+
+  /**
+   * The session holding the journal's advisory lock in this database, in words for an operator
+   * (pid, client, since when, what it is doing, as far as this role may see), or empty when none
+   * does any more.
+   */
+  static java.util.Optional<LockHolding> lockHolder(Connection c, String journal)
+      throws SQLException {
+    long key = lockKey("mesh-journal " + journal);
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            // A bigint key is held as two oids: its high and its low 32 bits.
+            "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
+                + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+                + " AND l.classid::bigint = ? AND l.objid::bigint = ?"
+                + " AND l.database = (SELECT oid FROM pg_database"
+                + " WHERE datname = current_database())")) {
+      ps.setLong(1, key >>> 32);
+      ps.setLong(2, key & 0xffffffffL);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return java.util.Optional.empty();
+        }
+        StringBuilder b = new StringBuilder("pid ").append(rs.getLong(1));
+        if (rs.getString(2) != null) {
+          b.append(" from ").append(rs.getString(2));
+        }
+        if (rs.getString(3) != null) {
+          b.append(", connected since ").append(rs.getString(3));
+        }
+        if (rs.getString(4) != null) {
+          b.append(", ").append(rs.getString(4));
+        }
+        if (rs.getString(5) != null) {
+          b.append(", waiting on ").append(rs.getString(5));
+        }
+        return java.util.Optional.of(new LockHolding(rs.getLong(1), b.toString()));
       }
     }
   }
@@ -157,8 +202,19 @@ final class JournalSchema {
    */
   static void readLines(Connection c, String journal, LineSink sink)
       throws SQLException, JournalException {
+    readLines(c, journal, Duration.ZERO, sink);
+  }
+
+  /**
+   * {@link #readLines(Connection, String, LineSink)}, speaking to the server at least every {@code
+   * keepAlive} (none when zero) while the sink works: the rows of a fetch are taken between two
+   * round trips, and on a session with an idle-in-transaction timeout (a journal's, set to its
+   * lease) the server would otherwise end the session, and the read, once taking them outlasts it.
+   */
+  static void readLines(Connection c, String journal, Duration keepAlive, LineSink sink)
+      throws SQLException, JournalException {
     if (exists(c)) {
-      readLines(c, journal, 0, Long.MAX_VALUE, sink);
+      readLines(c, journal, 0, Long.MAX_VALUE, keepAlive, sink);
     }
   }
 
@@ -176,6 +232,13 @@ final class JournalSchema {
    */
   static void readLines(Connection c, String journal, long from, long to, LineSink sink)
       throws SQLException, JournalException {
+    readLines(c, journal, from, to, Duration.ZERO, sink);
+  }
+
+  private static void readLines(
+      Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
+      throws SQLException, JournalException {
+    long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
     c.setAutoCommit(false);
@@ -188,8 +251,15 @@ final class JournalSchema {
       ps.setLong(2, from);
       ps.setLong(3, to);
       long next = from;
-      try (ResultSet rs = ps.executeQuery()) {
+      long spoke = System.nanoTime();
+      try (ResultSet rs = ps.executeQuery();
+          Statement ping = c.createStatement()) {
         while (rs.next()) {
+          if (every > 0 && System.nanoTime() - spoke >= every) {
+            // A statement of its own in the same transaction; the cursor stays open.
+            ping.execute("SELECT 1");
+            spoke = System.nanoTime();
+          }
           long seq = rs.getLong(1);
           if (seq != next) {
             throw new JournalException(
@@ -211,7 +281,11 @@ final class JournalSchema {
             null);
       }
     } finally {
-      c.setAutoCommit(auto);
+      // A session the server ended has already said why (in what was thrown): do not bury that
+      // under "This connection has been closed."
+      if (!c.isClosed()) {
+        c.setAutoCommit(auto);
+      }
     }
   }
 

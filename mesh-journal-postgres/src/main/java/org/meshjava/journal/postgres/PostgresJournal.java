@@ -125,6 +125,15 @@ public final class PostgresJournal implements Journal {
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
+    return open(location, name, () -> {});
+  }
+
+  /**
+   * {@link #open(PostgresLocation, String)}, running {@code afterEachRecord} after checking each
+   * record it reads: lets a test make the reading as slow as a long journal on a loaded machine.
+   */
+  static PostgresJournal open(PostgresLocation location, String name, Runnable afterEachRecord)
+      throws JournalException {
     checkName(name);
     Connection c = null;
     try {
@@ -152,7 +161,16 @@ public final class PostgresJournal implements Journal {
       // a caller that takes a grant per call leaves a chain per call behind.
       JournalChain.Reader checked = JournalChain.reader(JournalPosition.GENESIS, new HashMap<>());
       String where = name + " at " + location;
-      JournalSchema.readLines(c, name, (seq, line) -> checked.takeApplied(line, where));
+      // The heartbeat starts once the journal is open: until then the read speaks as often, so that
+      // checking the records does not outlast the lease the session is idle for.
+      JournalSchema.readLines(
+          c,
+          name,
+          heartbeatEvery(location.lease()),
+          (seq, line) -> {
+            checked.takeApplied(line, where);
+            afterEachRecord.run();
+          });
       JournalChain chain = JournalChain.resume(checked);
       LOG.info(
           "journal {} at {}: {} records, epoch {}",
@@ -339,6 +357,10 @@ public final class PostgresJournal implements Journal {
     JournalFile.Scanner checked = JournalFile.scanner(n -> {});
     List<byte[]> batch = new ArrayList<>(IMPORT_BATCH);
     long[] written = {0};
+    // The import holds the connection, so the heartbeat waits: while a slow source fills a batch
+    // the session is idle in its transaction, and the server would end it after the lease.
+    long every = heartbeatEvery().toNanos();
+    long[] spoke = {System.nanoTime()};
     try {
       connection.setAutoCommit(false);
       try {
@@ -349,6 +371,10 @@ public final class PostgresJournal implements Journal {
               if (batch.size() == IMPORT_BATCH) {
                 written[0] += insertImported(written[0], batch);
                 batch.clear();
+                spoke[0] = System.nanoTime();
+              } else if (System.nanoTime() - spoke[0] >= every) {
+                keepAliveDuringImport();
+                spoke[0] = System.nanoTime();
               }
             });
         if (!batch.isEmpty()) {
@@ -357,11 +383,25 @@ public final class PostgresJournal implements Journal {
         connection.commit();
         return written[0];
       } catch (JournalException | RuntimeException e) {
-        connection.rollback();
+        // A session the server ended has rolled back already, and e says why it ended.
+        if (!connection.isClosed()) {
+          connection.rollback();
+        }
         throw e;
       } finally {
-        connection.setAutoCommit(true);
+        if (!connection.isClosed()) {
+          connection.setAutoCommit(true);
+        }
       }
+    } catch (SQLException e) {
+      throw new JournalException(
+          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
+    }
+  }
+
+  private void keepAliveDuringImport() throws JournalException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("SELECT 1");
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
@@ -401,11 +441,7 @@ public final class PostgresJournal implements Journal {
       if (System.nanoTime() >= deadline) {
         throw new JournalException(
             JournalException.Reason.LOCKED,
-            "journal "
-                + name
-                + " at "
-                + location
-                + " is held by another steward (its database session holds the journal's lock)",
+            lockedMessage(name, location, JournalSchema.lockHolder(c, name)),
             null);
       }
       try {
@@ -416,6 +452,29 @@ public final class PostgresJournal implements Journal {
             JournalException.Reason.LOCKED, "interrupted while waiting for journal " + name, e);
       }
     }
+  }
+
+  /**
+   * Why an open was refused LOCKED, naming the session that holds the lock where the server shows
+   * it: a session can outlive its steward (a COMMIT waiting for a standby, a machine cut off within
+   * its lease), and then no other steward runs although the lock is held.
+   */
+  private static String lockedMessage(
+      String name, PostgresLocation location, Optional<JournalSchema.LockHolding> holder) {
+    String held = "journal " + name + " at " + location + " is held by another steward";
+    if (holder.isEmpty()) {
+      return held
+          + " (its database session held the journal's lock, and has just let it go:"
+          + " start again)";
+    }
+    return held
+        + " (its database session holds the journal's lock: "
+        + holder.get().session()
+        + "). If no other steward with this key runs, that session is a stopped one's that the"
+        + " server has not ended yet: wait for it, start with lock_wait_ms in the URL, or end it"
+        + " with SELECT pg_terminate_backend("
+        + holder.get().pid()
+        + ")";
   }
 
   /**
@@ -624,7 +683,11 @@ public final class PostgresJournal implements Journal {
 
   /** The heartbeat's period: a third of the lease. */
   Duration heartbeatEvery() {
-    return Duration.ofMillis(Math.max(100, location.lease().toMillis() / 3));
+    return heartbeatEvery(location.lease());
+  }
+
+  private static Duration heartbeatEvery(Duration lease) {
+    return Duration.ofMillis(Math.max(100, lease.toMillis() / 3));
   }
 
   @Override

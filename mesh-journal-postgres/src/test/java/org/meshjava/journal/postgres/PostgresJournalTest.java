@@ -314,6 +314,25 @@ class PostgresJournalTest {
   }
 
   @Test
+  void aRefusedOpen_namesTheSessionHoldingTheLock_andHowToEndIt() throws Exception {
+    String name = newName();
+    try (PostgresJournal a = PostgresJournal.open(location(), name)) {
+      long pid = PostgresJournalFaultTest.backendOf(name);
+      // A session stuck in a COMMIT outlives its steward and holds the lock with no steward
+      // running: the refusal has to say which session, so an operator can tell and end it.
+      assertThatThrownBy(() -> PostgresJournal.open(location(), name))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED);
+                assertThat(e.getMessage())
+                    .contains("pid " + pid + " from 127.0.0.1")
+                    .contains("pg_terminate_backend(" + pid + ")");
+              });
+    }
+  }
+
+  @Test
   void unlock_releasesTheJournalsLock_whileTheSessionLives() throws Exception {
     String name = newName();
     try (Connection holder = server.connect(database);
@@ -463,6 +482,56 @@ class PostgresJournalTest {
         Thread.sleep(100);
       }
     }
+  }
+
+  @Test
+  void anOpeningWhoseReplayOutlastsTheLease_keepsItsSession_andOpens() throws Exception {
+    String name = newName();
+    PostgresLocation shortLease = location().withLease(Duration.ofSeconds(3));
+    int count = 1_500;
+    PostgresJournal.importLines(shortLease, name, receiptLines(count));
+    // Each record takes 4 ms to check: 4 s for the first fetch of 1 000 rows, more than the lease,
+    // as a long journal on a slow or loaded machine takes; the session is idle in its transaction
+    // meanwhile, and the second fetch comes after it.
+    try (PostgresJournal b =
+        PostgresJournal.open(
+            shortLease,
+            name,
+            () -> {
+              try {
+                Thread.sleep(4);
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            })) {
+      assertThat(b.position().count()).isEqualTo(count);
+      b.append(authorised(0));
+    }
+    assertThat(rows(name)).hasSize(count + 2);
+  }
+
+  @Test
+  void anImportWhoseSourceOutlastsTheLease_keepsItsSession_andCommits() throws Exception {
+    List<byte[]> lines = receiptLines(20);
+    String name = newName();
+    // A source that gives a line every 200 ms (a slow disk, a pipe): four seconds in all before
+    // the first insert, more than the lease, with the session idle in its transaction.
+    long written =
+        PostgresJournal.importLines(
+            location().withLease(Duration.ofSeconds(3)),
+            name,
+            sink -> {
+              for (byte[] line : lines) {
+                try {
+                  Thread.sleep(200);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+                sink.accept(line);
+              }
+            });
+    assertThat(written).isEqualTo(20);
+    assertThat(rows(name)).containsExactlyElementsOf(lines);
   }
 
   @Test
