@@ -38,7 +38,7 @@ public class MeshAutoConfiguration {
       ObjectProvider<StewardBuilderCustomizer> customizers,
       ApplicationContext context,
       ObjectProvider<SnapshotFolderHold> snapshotFolder) {
-    MeshPropertyKeys.requireKnown(context.getEnvironment(), properties);
+    MeshPropertyKeys.requireKnown(context.getEnvironment());
     return StewardFromProperties.build(
         properties,
         engines.orderedStream().toList(),

@@ -1,10 +1,13 @@
 package org.meshjava.spring;
 
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.Stream;
+import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
@@ -80,30 +83,36 @@ final class MeshPropertyKeys {
   private MeshPropertyKeys() {}
 
   /**
-   * Checks every {@code mesh.*} name {@code environment} lists against the keys {@code properties}
-   * (as bound from it) reads.
+   * Checks every {@code mesh.*} name {@code environment} lists against the keys the starter reads.
    *
    * @throws IllegalStateException naming the first unknown key, where it is, and the keys known
    *     there
    */
-  static void requireKnown(Environment environment, MeshProperties properties) {
-    names(environment).forEach(name -> requireKnown(name, properties.backends()));
-  }
-
-  private static Stream<ConfigurationPropertyName> names(Environment environment) {
-    Iterable<ConfigurationPropertySource> sources = ConfigurationPropertySources.get(environment);
-    Stream.Builder<ConfigurationPropertyName> names = Stream.builder();
-    for (ConfigurationPropertySource source : sources) {
+  static void requireKnown(Environment environment) {
+    for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
       if (source instanceof IterableConfigurationPropertySource iterable
           && !(source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource)) {
-        iterable.stream().filter(MESH::isAncestorOf).forEach(names);
+        List<ConfigurationPropertyName> names =
+            iterable.stream().filter(MESH::isAncestorOf).toList();
+        // A list is bound from one source whole (a profile's file replaces the base file's list),
+        // so an entry's type is the one its own source gives, not the bound entry's at its index.
+        Map<Integer, String> types = new HashMap<>();
+        for (ConfigurationPropertyName name : names) {
+          if (isEntryKey(name) && name.getElement(3, Form.UNIFORM).equals("type")) {
+            ConfigurationProperty type = source.getConfigurationProperty(name);
+            if (type != null && type.getValue() != null) {
+              types.put(index(name), String.valueOf(type.getValue()));
+            }
+          }
+        }
+        for (ConfigurationPropertyName name : names) {
+          requireKnown(name, types);
+        }
       }
     }
-    return names.build();
   }
 
-  private static void requireKnown(
-      ConfigurationPropertyName name, List<MeshProperties.Backend> backends) {
+  private static void requireKnown(ConfigurationPropertyName name, Map<Integer, String> types) {
     String top = name.getElement(1, Form.ORIGINAL);
     if (!known(TOP, name, 1)) {
       throw unknown("mesh", top, "", TOP);
@@ -115,15 +124,23 @@ final class MeshPropertyKeys {
         throw unknown("mesh.snapshots", name.getElement(2, Form.ORIGINAL), "", SNAPSHOTS);
       }
     } else if (key.equals("backends")) {
-      backendKey(name, backends);
+      backendKey(name, types);
     } else if (name.getNumberOfElements() > 2) {
       throw new IllegalStateException(
           "mesh." + key + " is a single value, and " + name + " sets a key under it");
     }
   }
 
-  private static void backendKey(
-      ConfigurationPropertyName name, List<MeshProperties.Backend> backends) {
+  /** Whether {@code name} is a key of one {@code mesh.backends} entry ({@code [i].key}). */
+  private static boolean isEntryKey(ConfigurationPropertyName name) {
+    return name.getNumberOfElements() >= 4 && name.isNumericIndex(2);
+  }
+
+  private static int index(ConfigurationPropertyName name) {
+    return Integer.parseInt(name.getElement(2, Form.ORIGINAL));
+  }
+
+  private static void backendKey(ConfigurationPropertyName name, Map<Integer, String> types) {
     if (name.getNumberOfElements() < 3) {
       return;
     }
@@ -134,20 +151,31 @@ final class MeshPropertyKeys {
               + name.getElement(2, Form.ORIGINAL)
               + "' is not an entry's index (write each entry as a list item, \"- name: ...\")");
     }
-    int index = Integer.parseInt(name.getElement(2, Form.ORIGINAL));
-    if (name.getNumberOfElements() < 4 || index >= backends.size()) {
-      return; // Spring's binding refuses a gap in the list, or a value for a whole entry.
+    if (!isEntryKey(name)) {
+      return; // Spring's binding refuses a value for a whole entry.
     }
-    MeshProperties.BackendType type = backends.get(index).type();
+    int index = index(name);
+    Optional<MeshProperties.BackendType> type = type(types.getOrDefault(index, "reference"));
+    if (type.isEmpty()) {
+      return; // Spring's binding names a type it does not know, in the list it binds.
+    }
     TreeSet<String> keys = new TreeSet<>(BACKEND);
-    keys.addAll(BACKEND_TYPE.get(type));
+    keys.addAll(BACKEND_TYPE.get(type.get()));
     if (!known(keys, name, 3) || name.getNumberOfElements() > 4) {
       throw unknown(
           "mesh.backends[" + index + "]",
           name.getElement(3, Form.ORIGINAL),
-          " for type '" + type.name().toLowerCase(java.util.Locale.ROOT) + "'",
+          " for type '" + type.get().name().toLowerCase(java.util.Locale.ROOT) + "'",
           keys);
     }
+  }
+
+  /** The type {@code text} names, compared as leniently as Spring binds an enum. */
+  private static Optional<MeshProperties.BackendType> type(String text) {
+    String canonical = text.replaceAll("[^A-Za-z0-9]", "").toLowerCase(java.util.Locale.ROOT);
+    return Arrays.stream(MeshProperties.BackendType.values())
+        .filter(t -> t.name().replace("_", "").toLowerCase(java.util.Locale.ROOT).equals(canonical))
+        .findFirst();
   }
 
   /** Whether element {@code i} of {@code name} is one of {@code keys}, in any relaxed form. */

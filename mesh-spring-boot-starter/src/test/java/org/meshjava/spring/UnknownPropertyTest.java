@@ -8,6 +8,9 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.SystemEnvironmentPropertySource;
 
@@ -143,6 +146,58 @@ class UnknownPropertyTest {
                             StandardEnvironment.SYSTEM_ENVIRONMENT_PROPERTY_SOURCE_NAME,
                             Map.of("MESH_PORT", "tcp://10.0.0.1:80", "MESH_SERVICE_HOST", "x"))))
         .run(context -> assertThat(context).hasNotFailed());
+  }
+
+  /**
+   * Regression: a list of backends is bound from one property source only (a profile's file
+   * replaces the base file's list whole), but an entry's keys in the source Spring set aside were
+   * held to the type of the same index in the list it bound, so a base file's upstream entry under
+   * a profile that lists a reference backend failed the start on its {@code base-url}.
+   */
+  @Test
+  void anEntryOfAListAnotherSourceReplaces_isHeldToItsOwnType() {
+    runner
+        .withInitializer(baseFileUpstream("base-url"))
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).backends().get(0).name())
+                    .isEqualTo("small"));
+  }
+
+  /** A typo in an entry of a list another source replaces is still refused, for its own type. */
+  @Test
+  void aTypoInAnEntryAnotherSourceReplaces_failsTheStart_namingItsOwnType() {
+    runner
+        .withInitializer(baseFileUpstream("base-urll"))
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "mesh.backends[0]: unknown key 'base-urll' for type 'upstream'"));
+  }
+
+  /**
+   * Adds a file below the test's own properties, as a base file is, listing one upstream entry
+   * whose URL is under {@code urlKey}.
+   */
+  private static ApplicationContextInitializer<ConfigurableApplicationContext> baseFileUpstream(
+      String urlKey) {
+    Map<String, Object> entry =
+        Map.of(
+            "mesh.backends[0].name",
+            "remote",
+            "mesh.backends[0].type",
+            "upstream",
+            "mesh.backends[0]." + urlKey,
+            "http://127.0.0.1:21899/v1",
+            "mesh.backends[0].model",
+            "m");
+    return context ->
+        context
+            .getEnvironment()
+            .getPropertySources()
+            .addLast(new MapPropertySource("base application.yml", entry));
   }
 
   /** A string where a number goes fails the start naming the key and the value. */
