@@ -117,7 +117,8 @@ final class MeshPropertyKeys {
     if (!known(TOP, name, 1)) {
       throw unknown("mesh", top, "", TOP);
     }
-    String key = name.getElement(1, Form.DASHED);
+    // Compared as Spring binds a name, ignoring case and dashes: mesh.snap-shots is mesh.snapshots.
+    String key = name.getElement(1, Form.UNIFORM);
     if (key.equals("snapshots")) {
       if (name.getNumberOfElements() > 3
           || (name.getNumberOfElements() == 3 && !known(SNAPSHOTS, name, 2))) {
@@ -127,7 +128,7 @@ final class MeshPropertyKeys {
       backendKey(name, types);
     } else if (name.getNumberOfElements() > 2) {
       throw new IllegalStateException(
-          "mesh." + key + " is a single value, and " + name + " sets a key under it");
+          "mesh." + top + " is a single value, and " + name + " sets a key under it");
     }
   }
 

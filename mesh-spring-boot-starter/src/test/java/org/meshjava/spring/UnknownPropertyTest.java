@@ -130,6 +130,24 @@ class UnknownPropertyTest {
   }
 
   /**
+   * Regression: a group's name with a dash moved ({@code snap-shots}, {@code back-ends}) is bound
+   * by Spring as the group, as {@code uj-pertoken} is as its key, but its keys were refused as keys
+   * under a single value.
+   */
+  @Test
+  void relaxedFormsOfAGroupsName_bind() {
+    runner
+        .withPropertyValues("mesh.snap-shots.every-records=10", "mesh.back-ends[0].uj-per-token=5")
+        .run(
+            context -> {
+              assertThat(context.getBean(MeshProperties.class).snapshots().everyRecords())
+                  .isEqualTo(10);
+              assertThat(context.getBean(Steward.class).backends().get(0).costProfile())
+                  .isEqualTo(new CostProfile(5, 0));
+            });
+  }
+
+  /**
    * Environment variables are not held to the keys: a Kubernetes service named {@code mesh} sets
    * {@code MESH_PORT} and {@code MESH_SERVICE_HOST} in every pod, which are not the starter's.
    */
