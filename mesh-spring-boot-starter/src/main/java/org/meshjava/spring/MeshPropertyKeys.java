@@ -101,7 +101,9 @@ final class MeshPropertyKeys {
           if (isEntryKey(name) && name.getElement(3, Form.UNIFORM).equals("type")) {
             ConfigurationProperty type = source.getConfigurationProperty(name);
             if (type != null && type.getValue() != null) {
-              types.put(index(name), String.valueOf(type.getValue()));
+              // As the binder reads it: a placeholder (type: ${BACKEND_TYPE:upstream}) resolved.
+              types.put(
+                  index(name), environment.resolvePlaceholders(String.valueOf(type.getValue())));
             }
           }
         }

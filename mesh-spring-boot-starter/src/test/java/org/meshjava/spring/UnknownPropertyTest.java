@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -187,12 +188,23 @@ class UnknownPropertyTest {
   void aTypoInAnEntryAnotherSourceReplaces_failsTheStart_namingItsOwnType() {
     runner
         .withInitializer(baseFileUpstream("base-urll"))
-        .run(
-            context ->
-                assertThat(context)
-                    .getFailure()
-                    .hasStackTraceContaining(
-                        "mesh.backends[0]: unknown key 'base-urll' for type 'upstream'"));
+        .run(UnknownPropertyTest::refusesBaseUrllForUpstream);
+  }
+
+  /** An entry's type given by a placeholder is the type it resolves to, as Spring binds it. */
+  @Test
+  void anEntrysTypeFromAPlaceholder_holdsItToThatType() {
+    runner
+        .withPropertyValues(
+            "mesh.backends[0].type=${review22b.no-such-variable:upstream}",
+            "mesh.backends[0].base-urll=http://127.0.0.1:21899/v1")
+        .run(UnknownPropertyTest::refusesBaseUrllForUpstream);
+  }
+
+  private static void refusesBaseUrllForUpstream(AssertableApplicationContext context) {
+    assertThat(context)
+        .getFailure()
+        .hasStackTraceContaining("mesh.backends[0]: unknown key 'base-urll' for type 'upstream'");
   }
 
   /**
