@@ -439,10 +439,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         String onHost = consoleHost != null ? consoleHost : "127.0.0.1";
         int onPort = consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT;
         // The console's default is the API's port plus one only when the API keeps 8080: with
-        // --port 8081 both want 8081, and the bind failure would blame "another process".
-        if (onPort != 0
-            && onPort == flagOr(port, c.port()).orElse(8080)
-            && onHost.equals(flagOr(host, c.host()).orElse("127.0.0.1"))) {
+        // --port 8081 both want 8081, and the bind failure would blame "another process". The
+        // hosts are compared as addresses: 0.0.0.0 takes 127.0.0.1's port, localhost is 127.0.0.1.
+        Listener api =
+            new Listener(
+                flagOr(host, c.host()).orElse("127.0.0.1"), flagOr(port, c.port()).orElse(8080));
+        if (new Listener(onHost, onPort).clashesWith(api)) {
           String which = consolePort != null ? "--console-port " : "the console's default port ";
           throw new CliException(
               which

@@ -338,6 +338,59 @@ class CliErrorsTest {
   }
 
   /**
+   * Regression: the console-on-the-API's-port check compared the hosts as typed, so an API on
+   * {@code 0.0.0.0} with the console on {@code 127.0.0.1} (or {@code localhost} against {@code
+   * 127.0.0.1}), one port for both, got past it and failed binding with "cannot listen".
+   */
+  @Test
+  void serve_withTheConsoleOnTheAPIsPortUnderAnotherName_saysToGiveItAnother() throws Exception {
+    int both = 22_011;
+    for (String[] hosts :
+        new String[][] {
+          {"0.0.0.0", "127.0.0.1"}, {"localhost", "127.0.0.1"}, {"127.0.0.1", "0.0.0.0"}
+        }) {
+      Run r =
+          mesh(
+              "serve",
+              "--meter",
+              "estimator",
+              "--host",
+              hosts[0],
+              "--port",
+              Integer.toString(both),
+              "--console",
+              "--console-host",
+              hosts[1],
+              "--console-port",
+              Integer.toString(both));
+      assertOneLineErrorAfterWarnings(r);
+      assertThat(r.err())
+          .as(String.join(" and ", hosts))
+          .contains("mesh serve: --console-port " + both + " is the API's port too")
+          .doesNotContain("cannot listen");
+    }
+  }
+
+  @Test
+  void listenersClash_onOnePort_whenTheirAddressesMeet() {
+    assertThat(new Listener("0.0.0.0", 9).clashesWith(new Listener("127.0.0.1", 9))).isTrue();
+    assertThat(new Listener("127.0.0.1", 9).clashesWith(new Listener("0.0.0.0", 9))).isTrue();
+    assertThat(new Listener("localhost", 9).clashesWith(new Listener("127.0.0.1", 9))).isTrue();
+    assertThat(new Listener("::", 9).clashesWith(new Listener("::1", 9))).isTrue();
+    assertThat(new Listener("::", 9).clashesWith(new Listener("127.0.0.1", 9))).isTrue();
+    assertThat(new Listener("::1", 9).clashesWith(new Listener("0:0:0:0:0:0:0:1", 9))).isTrue();
+    // Different ports, port 0 (a free one each), or two distinct addresses never clash; nor does
+    // an IPv4 wildcard with an IPv6 address.
+    assertThat(new Listener("0.0.0.0", 9).clashesWith(new Listener("127.0.0.1", 10))).isFalse();
+    assertThat(new Listener("127.0.0.1", 0).clashesWith(new Listener("127.0.0.1", 0))).isFalse();
+    assertThat(new Listener("127.0.0.1", 9).clashesWith(new Listener("127.0.0.2", 9))).isFalse();
+    assertThat(new Listener("0.0.0.0", 9).clashesWith(new Listener("::1", 9))).isFalse();
+    // A name that does not resolve is compared as typed; binding then names it.
+    assertThat(new Listener("no-such-host.invalid", 9).clashesWith(new Listener("127.0.0.1", 9)))
+        .isFalse();
+  }
+
+  /**
    * Regression: {@code mesh key generate --output k.key} said "Missing required option:
    * '--out=FILE'", never naming the {@code --output} that was typed (picocli checks required
    * options first), and {@code mesh serv} said "Unmatched argument at index 0: 'serv'" without the
