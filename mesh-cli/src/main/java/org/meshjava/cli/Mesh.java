@@ -97,7 +97,7 @@ public final class Mesh extends CommandGroup {
           CommandLine where = e.getCommandLine();
           String name = where.getCommandSpec().qualifiedName();
           CommandLine.ParameterException said = e;
-          List<String> unknown = unknownOptions(where, arguments);
+          List<String> unknown = unknownOptions(where);
           if (e instanceof CommandLine.MissingParameterException && !unknown.isEmpty()) {
             // picocli checks required options before unknown ones, so `--output x.key` for
             // `--out x.key` was reported as a missing --out, never naming what was typed.
@@ -115,17 +115,15 @@ public final class Mesh extends CommandGroup {
   }
 
   /**
-   * The {@code --name} or {@code --name=value} words of {@code arguments} that {@code command} has
-   * no option for (its subcommands' names and positional values are not options).
+   * The {@code --name} or {@code --name=value} words that {@code command} was given and has no
+   * option for. Taken from what picocli's parse left unmatched, not from the whole command line: an
+   * option's value that starts with {@code --} ({@code --subject --x}) is matched, and is not one.
    */
-  private static List<String> unknownOptions(CommandLine command, String[] arguments) {
+  private static List<String> unknownOptions(CommandLine command) {
     List<String> unknown = new java.util.ArrayList<>();
-    for (String a : arguments) {
+    for (String a : command.getUnmatchedArguments()) {
       if (a.startsWith("--") && a.length() > 2) {
-        String option = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
-        if (command.getCommandSpec().findOption(option) == null) {
-          unknown.add(option);
-        }
+        unknown.add(a.contains("=") ? a.substring(0, a.indexOf('=')) : a);
       }
     }
     return unknown;

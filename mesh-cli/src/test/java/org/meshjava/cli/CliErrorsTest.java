@@ -413,6 +413,23 @@ class CliErrorsTest {
     assertThat(missing.err()).contains("Missing required option: '--out=FILE'");
   }
 
+  /**
+   * Regression: an option's value that starts with {@code --} ({@code --subject --x}) was taken for
+   * a mistyped option, so a missing required option was reported as "Unknown option: '--x'".
+   */
+  @Test
+  void anOptionsValueStartingWithDashes_isNotNamedAsAnUnknownOption() {
+    // Missing options are found before the key file is read, so it need not exist.
+    Run r =
+        mesh("grant", "issue", "--subject", "--x", "--issuer-key", tmp.resolve("i.key").toString());
+    assertOneLineError(r, 2, "mesh grant issue");
+    assertThat(r.err())
+        .contains("Missing required options: ")
+        .contains("'--out=FILE'")
+        .doesNotContain("Unknown option")
+        .doesNotContain("'--x'");
+  }
+
   /** Exit 1 and one {@code mesh serve:} line, after any {@code warning:} lines. */
   private static void assertOneLineErrorAfterWarnings(Run r) {
     assertThat(r.code()).as(r.err()).isEqualTo(1);
