@@ -1,0 +1,79 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.steward.Steward;
+
+/**
+ * Regression: a journal whose latest snapshot is too large to read ({@code TOO_LARGE}) was refused
+ * by {@code mesh journal verify} as unreadable, while a steward starts on it by replaying the whole
+ * journal and checking it against the snapshot's header only (SPEC.md §60.8, "Size"). The verify
+ * now does as the start does. The read limit is lowered for the test, which cannot write a file
+ * past the real one.
+ */
+class JournalVerifyTooLargeSnapshotTest {
+  @TempDir Path dir;
+
+  @BeforeEach
+  void lowerTheLimit() {
+    JournalCommand.SnapshotDirectory.readLimit = 64;
+  }
+
+  @AfterEach
+  void restoreTheLimit() {
+    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
+  }
+
+  /** A journal of {@code receipts} serves, whose close saved a snapshot covering every record. */
+  private Path journal(int receipts) throws Exception {
+    Path file = dir.resolve("steward.journal");
+    try (Steward s =
+        ReferenceSteward.builder(SigningKey.generate(), FileJournal.open(file))
+            .snapshots(FileSnapshotStore.beside(file))
+            .build()) {
+      for (int i = 0; i < receipts; i++) {
+        ServeRequest req = ReferenceSteward.request("journal " + i);
+        s.serve(req, ReferenceSteward.payload(req));
+      }
+    }
+    assertThat(FileSnapshotStore.beside(file).latest()).isPresent();
+    return file;
+  }
+
+  @Test
+  void verify_withATooLargeLatestSnapshot_checksTheWholeJournalAgainstItsHeader() throws Exception {
+    Path file = journal(3);
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out())
+        .contains("form one chain and replay")
+        .contains("is too large to read, so it was checked by its header only");
+  }
+
+  @Test
+  void verify_withATooLargeLatestSnapshot_refusesAJournalShorterThanItsHeaderSays()
+      throws Exception {
+    Path file = journal(3);
+    List<String> lines = Files.readAllLines(file);
+    Files.write(file, lines.subList(0, lines.size() - 1));
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err())
+        .contains("the latest snapshot's header (AHEAD_OF_JOURNAL")
+        .contains("does not match the journal");
+  }
+}
