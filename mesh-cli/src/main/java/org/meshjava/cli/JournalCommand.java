@@ -909,7 +909,12 @@ final class JournalCommand extends CommandGroup {
                     file,
                     () -> {
                       try {
-                        return snapshots.latest(file, steward, key);
+                        Optional<Snapshot> latest = snapshots.latest(file, steward, key);
+                        if (snapshots.tooLarge != null) {
+                          // Refused, moving nothing (SPEC.md §60.8, "Size"): not "no snapshot".
+                          throw new CliException(file + ": " + snapshots.tooLarge.why());
+                        }
+                        return latest;
                       } catch (SnapshotException e) {
                         throw new CliException(file + ": " + e.getMessage(), e);
                       }

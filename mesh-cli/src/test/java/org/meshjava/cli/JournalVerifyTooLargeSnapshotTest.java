@@ -76,4 +76,34 @@ class JournalVerifyTooLargeSnapshotTest {
         .contains("the latest snapshot's header (AHEAD_OF_JOURNAL")
         .contains("does not match the journal");
   }
+
+  @Test
+  void verify_withATooLargeLatestSnapshot_andArchivedRecordsWithoutSegments_failsAsArchived()
+      throws Exception {
+    Path file = journal(3);
+    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
+    Run archived = mesh("journal", "archive", file.toString());
+    assertThat(archived.code()).as(archived.err()).isZero();
+    Path segments = file.resolveSibling("steward.journal.segments");
+    Files.move(segments, dir.resolve("elsewhere"));
+    JournalCommand.SnapshotDirectory.readLimit = 64;
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err())
+        .contains("were archived without their segments, and the latest snapshot is too large")
+        .contains("(ARCHIVED); put the journal's segments back");
+  }
+
+  @Test
+  void archive_withATooLargeLatestSnapshot_isRefusedNamingTheSize_notAsHavingNone()
+      throws Exception {
+    Path file = journal(3);
+    byte[] before = Files.readAllBytes(file);
+    Run r = mesh("journal", "archive", file.toString());
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err())
+        .contains("more than the 64 a snapshot can be")
+        .doesNotContain("no snapshot");
+    assertThat(Files.readAllBytes(file)).isEqualTo(before);
+  }
 }
