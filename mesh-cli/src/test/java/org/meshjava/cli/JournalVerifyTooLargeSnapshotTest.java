@@ -41,17 +41,39 @@ class JournalVerifyTooLargeSnapshotTest {
   /** A journal of {@code receipts} serves, whose close saved a snapshot covering every record. */
   private Path journal(int receipts) throws Exception {
     Path file = dir.resolve("steward.journal");
-    try (Steward s =
-        ReferenceSteward.builder(SigningKey.generate(), FileJournal.open(file))
-            .snapshots(FileSnapshotStore.beside(file))
-            .build()) {
+    serve(SigningKey.generate(), file, receipts, "journal ", true);
+    assertThat(FileSnapshotStore.beside(file).latest()).isPresent();
+    return file;
+  }
+
+  /** Serves {@code receipts} prompts named from {@code prompt} into the journal {@code file}. */
+  private static void serve(
+      SigningKey key, Path file, int receipts, String prompt, boolean snapshots) throws Exception {
+    Steward.Builder b = ReferenceSteward.builder(key, FileJournal.open(file));
+    if (snapshots) {
+      b.snapshots(FileSnapshotStore.beside(file));
+    }
+    try (Steward s = b.build()) {
       for (int i = 0; i < receipts; i++) {
-        ServeRequest req = ReferenceSteward.request("journal " + i);
+        ServeRequest req = ReferenceSteward.request(prompt + i);
         s.serve(req, ReferenceSteward.payload(req));
       }
     }
-    assertThat(FileSnapshotStore.beside(file).latest()).isPresent();
-    return file;
+  }
+
+  @Test
+  void verify_withATooLargeLatestSnapshot_refusesAnotherHistoryOfTheSameSteward() throws Exception {
+    SigningKey key = SigningKey.generate();
+    Path first = dir.resolve("first.journal");
+    serve(key, first, 3, "first ", true);
+    // The same steward's other journal, longer, beside the first one's snapshot.
+    Path file = dir.resolve("steward.journal");
+    serve(key, file, 5, "second ", false);
+    Files.move(
+        FileSnapshotStore.beside(first).directory(), FileSnapshotStore.beside(file).directory());
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err()).contains("the latest snapshot's header (NOT_IN_JOURNAL");
   }
 
   @Test
