@@ -380,6 +380,19 @@ final class JournalCommand extends CommandGroup {
         Optional<Snapshot> snap = snapshots.latest(path, steward, key);
         long first = FileJournal.firstSequence(path);
         boolean whole = first == 0 || JournalSegments.from0(path);
+        SnapshotDirectory.TooLargeSnapshot big = snapshots.tooLarge;
+        if (!whole && big != null) {
+          // As a start fails ARCHIVED: nothing readable holds the archived records' state.
+          throw new CliException(
+              file
+                  + ": records 0 to "
+                  + (first - 1)
+                  + " were archived without their segments, and the latest snapshot is too large"
+                  + " to read, so a steward cannot start on this journal (ARCHIVED); put the"
+                  + " journal's segments back to check them ("
+                  + big.why()
+                  + ")");
+        }
         if (!whole && snap.isEmpty()) {
           throw new CliException(
               file
@@ -409,6 +422,8 @@ final class JournalCommand extends CommandGroup {
         ReplayBatch batch = new ReplayBatch(state, r -> {});
         long[] checked = {0};
         boolean[] matched = {false};
+        // The hash the record after a too-large snapshot's position links to.
+        org.meshjava.core.ContentId[] bigCovered = {null};
         // The reader adds each Chain record to the table it decodes with as it reads the line,
         // before the record reaches the replay; a table of its own keeps a Chain record just after
         // the snapshot's position out of the state compared with the snapshot there.
@@ -417,6 +432,9 @@ final class JournalCommand extends CommandGroup {
             state.position(),
             new java.util.HashMap<>(state.chains()),
             r -> {
+              if (big != null && r.seq() == big.header().position().count()) {
+                bigCovered[0] = r.prev().orElse(null);
+              }
               if (whole && snap.isPresent() && r.seq() == snap.get().position().count()) {
                 matched[0] = checkSnapshot(snap.get(), h, batch.flush());
               }
@@ -452,6 +470,15 @@ final class JournalCommand extends CommandGroup {
           // checked against it): refused as the start refuses it, as for a file never archived.
           checkSnapshotPosition(snap.get(), state.position(), null);
         }
+        if (big != null) {
+          org.meshjava.journal.SnapshotHeader header = big.header();
+          org.meshjava.journal.JournalPosition end = state.position();
+          checkCovered(
+              header.position(),
+              () -> header.checkAgainst(sealer.orElse(header.steward()), end),
+              n == header.position().count() ? end.lastHash().orElse(null) : bigCovered[0],
+              "the latest snapshot's header");
+        }
         JournalReplay.Result r = state.result();
         report(
             out(),
@@ -483,7 +510,8 @@ final class JournalCommand extends CommandGroup {
                     ? "; the snapshot at record "
                         + snap.orElseThrow().position().count()
                         + " matches the replay"
-                    : ""));
+                    : "")
+                + headerOnly(big));
         return 0;
       } catch (JournalException | SnapshotException e) {
         throw new CliException(file + ": " + e.getMessage(), e);
@@ -516,7 +544,10 @@ final class JournalCommand extends CommandGroup {
       if (other != null) {
         throw new CliException(file + ": " + other);
       }
-      long covered = snap.map(x -> x.position().count()).orElse(0L);
+      SnapshotDirectory.TooLargeSnapshot big = snapshots.tooLarge;
+      long covered =
+          snap.map(x -> x.position().count())
+              .orElse(big == null ? 0L : big.header().position().count());
       org.meshjava.core.ContentId[] atCovered = {null};
       Scanned s =
           scanAndReplay(
@@ -534,10 +565,21 @@ final class JournalCommand extends CommandGroup {
             new org.meshjava.journal.JournalPosition(s.end().count(), s.end().lastHash(), -1),
             atCovered[0]);
       }
+      if (big != null) {
+        org.meshjava.journal.SnapshotHeader header = big.header();
+        org.meshjava.journal.JournalPosition end =
+            new org.meshjava.journal.JournalPosition(s.end().count(), s.end().lastHash(), -1);
+        // Checked as a start checks it, against the steward the journal shows, else its own.
+        checkCovered(
+            header.position(),
+            () -> header.checkAgainst(holder.orElse(header.steward()), end),
+            atCovered[0],
+            "the latest snapshot's header");
+      }
       // Not "0 records form one chain": that would read as a history checked.
       String none = noRecordsYet(s.end(), "verify");
       if (none != null) {
-        report(out(), file, none);
+        report(out(), file, none + headerOnly(big));
         return 0;
       }
       report(
@@ -547,8 +589,29 @@ final class JournalCommand extends CommandGroup {
               + "; "
               + replayed(s.replayed().result())
               + log.summary()
-              + tornTail(s.end(), "will be dropped"));
+              + tornTail(s.end(), "will be dropped")
+              + headerOnly(big));
       return 0;
+    }
+
+    /**
+     * For the verify line: that the latest snapshot, too large to read, was checked by its header
+     * only, as a start checks it before replaying the whole journal (SPEC.md §60.8, "Size").
+     */
+    private static String headerOnly(SnapshotDirectory.@Nullable TooLargeSnapshot big) {
+      if (big == null) {
+        return "";
+      }
+      return "; the latest snapshot (at record "
+          + big.header().position().count()
+          + ") is too large to read, so it was checked by its header only, which matches the"
+          + " journal (a steward starts by replaying the whole journal): "
+          + big.why();
+    }
+
+    /** A check of a snapshot, or of its header, against the journal. */
+    private interface CoveredCheck {
+      void run() throws SnapshotException;
     }
 
     /**
@@ -561,10 +624,23 @@ final class JournalCommand extends CommandGroup {
         org.meshjava.journal.JournalPosition end,
         org.meshjava.core.@Nullable ContentId atCovered)
         throws CliException {
+      checkCovered(snap.position(), () -> snap.checkAgainst(end), atCovered, "the latest snapshot");
+    }
+
+    /**
+     * Runs {@code check} of what covers {@code position} ({@code what}: a snapshot, or its header),
+     * and checks that the journal's record before it hashes to {@code atCovered}.
+     */
+    private void checkCovered(
+        org.meshjava.journal.JournalPosition position,
+        CoveredCheck check,
+        org.meshjava.core.@Nullable ContentId atCovered,
+        String what)
+        throws CliException {
       try {
-        snap.checkAgainst(end);
-        long covered = snap.position().count();
-        if (covered > 0 && !snap.position().lastHash().equals(Optional.ofNullable(atCovered))) {
+        check.run();
+        long covered = position.count();
+        if (covered > 0 && !position.lastHash().equals(Optional.ofNullable(atCovered))) {
           throw new SnapshotException(
               SnapshotException.Reason.NOT_IN_JOURNAL,
               "the journal's record "
@@ -575,10 +651,12 @@ final class JournalCommand extends CommandGroup {
       } catch (SnapshotException e) {
         throw new CliException(
             file
-                + ": the latest snapshot ("
+                + ": "
+                + what
+                + " ("
                 + e.reason()
                 + ", at record "
-                + snap.position().count()
+                + position.count()
                 + ") does not match the journal: "
                 + e.getMessage()
                 + "; records were cut or the journal was replaced, and a steward refuses to start"
@@ -720,8 +798,26 @@ final class JournalCommand extends CommandGroup {
     @Nullable Path dir;
 
     /**
+     * The largest snapshot file read: {@link Snapshot#MAX_BYTES}, lowered only by tests, which
+     * cannot write a file past the real limit.
+     */
+    static volatile long readLimit = Snapshot.MAX_BYTES;
+
+    /** Set by {@link #latest} when the latest snapshot is too large to read; null otherwise. */
+    @Nullable TooLargeSnapshot tooLarge;
+
+    /**
+     * A latest snapshot too large to read ({@code TOO_LARGE}), known by its unsigned header only.
+     *
+     * @param header what the file's header says it covers
+     * @param why the refusal's words, for the report
+     */
+    record TooLargeSnapshot(org.meshjava.journal.SnapshotHeader header, String why) {}
+
+    /**
      * The latest snapshot of the journal at {@code file}, checked under the steward {@code steward}
-     * or {@code key} names, or else the one it names itself.
+     * or {@code key} names, or else the one it names itself. None, with {@link #tooLarge} set, when
+     * the latest is too large to read.
      */
     Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
         throws CliException, SnapshotException {
@@ -736,7 +832,28 @@ final class JournalCommand extends CommandGroup {
       FileSnapshotStore store =
           dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
-      Optional<java.nio.ByteBuffer> latest = store.latestBuffer();
+      Optional<java.nio.ByteBuffer> latest;
+      try {
+        latest = store.latestBuffer();
+        if (latest.isPresent() && latest.get().remaining() > readLimit) {
+          throw SnapshotException.tooLarge(
+              "the latest snapshot file in " + store.describe(),
+              latest.get().remaining(),
+              readLimit);
+        }
+      } catch (SnapshotException e) {
+        if (e.reason() != SnapshotException.Reason.TOO_LARGE) {
+          throw e;
+        }
+        // Too large to read is no sign of tampering: a start replays the whole journal and checks
+        // it against the file's header only (SPEC.md §60.8, "Size"), and so does the verify.
+        tooLarge =
+            store
+                .latestHeader()
+                .map(h -> new TooLargeSnapshot(h, String.valueOf(e.getMessage())))
+                .orElse(null);
+        return Optional.empty();
+      }
       if (latest.isEmpty()) {
         return Optional.empty();
       }
@@ -792,7 +909,12 @@ final class JournalCommand extends CommandGroup {
                     file,
                     () -> {
                       try {
-                        return snapshots.latest(file, steward, key);
+                        Optional<Snapshot> latest = snapshots.latest(file, steward, key);
+                        if (snapshots.tooLarge != null) {
+                          // Refused, moving nothing (SPEC.md §60.8, "Size"): not "no snapshot".
+                          throw new CliException(file + ": " + snapshots.tooLarge.why());
+                        }
+                        return latest;
                       } catch (SnapshotException e) {
                         throw new CliException(file + ": " + e.getMessage(), e);
                       }
