@@ -2,10 +2,8 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
@@ -60,18 +58,7 @@ class ImplausibleReadingTest {
   }
 
   private CounterMeter meter(EnergyChannel channel) {
-    CounterMeter meter =
-        new CounterMeter(
-            List.of(channel),
-            List.of(),
-            LivenessPolicy.standard(),
-            Duration.ofMinutes(10),
-            Optional.empty(),
-            clock,
-            scheduled::add);
-    meter.probeNow();
-    assertThat(meter.liveDomains()).containsExactly(CPU0);
-    return meter;
+    return ProbedMeter.overPackageZero(channel, clock, scheduled::add);
   }
 
   private CounterStatus status(CounterMeter meter) {

@@ -2,10 +2,8 @@ package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
@@ -49,17 +47,7 @@ class ReadGapClockOriginTest {
   private static Energy windowAcrossAReadGap(long origin) {
     JumpingClock clock = new JumpingClock(origin);
     List<Runnable> scheduled = new ArrayList<>();
-    CounterMeter meter =
-        new CounterMeter(
-            List.of(counter(clock, origin)),
-            List.of(),
-            LivenessPolicy.standard(),
-            Duration.ofMinutes(10),
-            Optional.empty(),
-            clock,
-            scheduled::add);
-    meter.probeNow();
-    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    CounterMeter meter = ProbedMeter.overPackageZero(counter(clock, origin), clock, scheduled::add);
     MeterWindow w = meter.open(Set.of(CPU0));
     clock.burnUntil(clock.nanoTime() + 2 * MAX_READ_GAP_NANOS);
     return w.close(5);
