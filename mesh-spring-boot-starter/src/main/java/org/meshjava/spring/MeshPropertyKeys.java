@@ -36,35 +36,14 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 final class MeshPropertyKeys {
   private static final ConfigurationPropertyName MESH = ConfigurationPropertyName.of("mesh");
 
-  /** The top-level keys, and for the groups among them, the keys each takes. */
-  private static final Set<String> TOP =
-      Set.of(
-          "key-file",
-          "journal",
-          "snapshots",
-          "revocations",
-          "fresh-chain",
-          "meter",
-          "default-joule-ceiling-uj",
-          "backends",
-          "spring-ai",
-          "metrics-grant-id-tags",
-          "close-grace");
+  /**
+   * The top-level keys, and for the groups among them, the keys each takes: the components of the
+   * records Spring binds, as it names them in a file (kebab case), so that a setting added to a
+   * record is known here without being listed twice.
+   */
+  private static final Set<String> TOP = keysOf(MeshProperties.class);
 
-  private static final Set<String> SNAPSHOTS = Set.of("enabled", "dir", "every-records", "every-s");
-
-  /** The keys every backend entry takes, whatever its type. */
-  private static final Set<String> BACKEND =
-      Set.of(
-          "type",
-          "name",
-          "fidelity",
-          "uj-per-token",
-          "uj-per-option-scored",
-          "recipe",
-          "max-output-tokens",
-          "max-prompt-tokens",
-          "max-joule-ceiling-uj");
+  private static final Set<String> SNAPSHOTS = keysOf(MeshProperties.Snapshots.class);
 
   /** The keys each backend type takes beside {@link #BACKEND}, as {@code mesh serve}'s do. */
   private static final Map<MeshProperties.BackendType, Set<String>> BACKEND_TYPE =
@@ -79,6 +58,12 @@ final class MeshPropertyKeys {
               "deterministic",
               "timeout-s",
               "max-concurrent-serves"));
+
+  /**
+   * The keys every backend entry takes, whatever its type: an entry's components less those only
+   * some types read ({@link #BACKEND_TYPE}).
+   */
+  private static final Set<String> BACKEND = shared();
 
   private MeshPropertyKeys() {}
 
@@ -198,5 +183,20 @@ final class MeshPropertyKeys {
             + "; known: "
             + new TreeSet<>(known)
             + " (a misspelt key would leave its setting at the default)");
+  }
+
+  /** The components of {@code record} as Spring names them in a file: kebab case. */
+  private static Set<String> keysOf(Class<? extends Record> record) {
+    Set<String> keys = new TreeSet<>();
+    for (java.lang.reflect.RecordComponent c : record.getRecordComponents()) {
+      keys.add(c.getName().replaceAll("([A-Z])", "-$1").toLowerCase(java.util.Locale.ROOT));
+    }
+    return Set.copyOf(keys);
+  }
+
+  private static Set<String> shared() {
+    Set<String> keys = new TreeSet<>(keysOf(MeshProperties.Backend.class));
+    BACKEND_TYPE.values().forEach(keys::removeAll);
+    return Set.copyOf(keys);
   }
 }
