@@ -46,18 +46,6 @@ sealed class LogKeeper permits LogKeeper.Off {
   private final @Nullable SigningKey key;
   private final int every;
 
-  /**
-   * The note {@link #contradiction} last opened, with the checkpoint it holds. A witness's
-   * cosignature reaches the steward as one note shown twice in a row (to {@code witnessCheckpoint},
-   * whose verdict {@code POST /v1/mesh/checkpoint} answers, and to {@code cosign}, which takes the
-   * same evidence first): its signature is checked once. Matched by identity, not by equality: the
-   * very object whose signature verified (a note is immutable).
-   */
-  private volatile @Nullable Opened lastOpened;
-
-  /** A note whose signature verified under {@code key}, and its checkpoint. */
-  private record Opened(SignedNote note, NoteVerifierKey key, Checkpoint checkpoint) {}
-
   private LogKeeper(
       @Nullable TransparencyLog log,
       @Nullable Journal journal,
@@ -300,7 +288,7 @@ sealed class LogKeeper permits LogKeeper.Off {
    */
   Optional<String> contradiction(SignedNote shown) throws LogException {
     TransparencyLog t = log();
-    Checkpoint signed = opened(shown, t.logKey());
+    Checkpoint signed = Checkpoint.open(shown, t.logKey());
     long held = t.size();
     if (signed.size() > held) {
       return Optional.of(
@@ -317,19 +305,6 @@ sealed class LogKeeper permits LogKeeper.Off {
               + root.base64());
     }
     return Optional.empty();
-  }
-
-  /** {@code shown} opened under {@code key}: verified, unless it is the note last opened. */
-  @SuppressWarnings(
-      "ReferenceEquality") // the same object, whose signature verified; see lastOpened
-  private Checkpoint opened(SignedNote shown, NoteVerifierKey key) throws LogException {
-    Opened last = lastOpened;
-    if (last != null && last.note() == shown && last.key().equals(key)) {
-      return last.checkpoint();
-    }
-    Checkpoint signed = Checkpoint.open(shown, key);
-    lastOpened = new Opened(shown, key, signed);
-    return signed;
   }
 
   /** After a serve: signs a checkpoint when the cadence is due. A failure is logged, not thrown. */
