@@ -21,6 +21,7 @@ import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
@@ -92,6 +93,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
 
   @Option(names = "--meter", paramLabel = "KIND", description = "discover (default) or estimator.")
   String meter;
+
+  @Option(
+      names = "--rapl-root",
+      paramLabel = "DIR",
+      description =
+          "The powercap folder holding the intel-rapl:* energy counters (default"
+              + " /sys/class/powercap; in a container, where the host's is mounted). Checked at"
+              + " start: a folder that is missing or holds no intel-rapl zone stops it. Only with"
+              + " --meter discover.")
+  Path raplRoot;
 
   @Option(
       names = "--default-ceiling-uj",
@@ -260,6 +271,29 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     return store;
   }
 
+  /**
+   * Discovery with RAPL under {@code root} where one is set, checked before anything starts: a
+   * folder that is missing or holds no zone stops the start rather than leaving every figure {@code
+   * Estimator} with one log line to say why, and so does a root beside the estimator, which
+   * discovers nothing.
+   */
+  static Optional<DiscoveryOptions> raplDiscovery(String meterKind, Optional<Path> root)
+      throws CliException {
+    if (root.isEmpty()) {
+      return Optional.empty();
+    }
+    if (meterKind.equals("estimator")) {
+      throw new CliException(
+          "--rapl-root (rapl_root) says where counters are discovered, and --meter (meter)"
+              + " estimator discovers none; drop one of the two");
+    }
+    try {
+      return Optional.of(DiscoveryOptions.defaults().withCheckedRaplRoot(root.get()));
+    } catch (IllegalArgumentException e) {
+      throw new CliException("--rapl-root (rapl_root): " + e.getMessage(), e);
+    }
+  }
+
   private Integer serve() throws Exception {
     if (!console && (consoleHost != null || consolePort != null)) {
       throw new CliException(
@@ -285,6 +319,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         "max_concurrent_serves",
         1,
         flagOr(maxConcurrent, c.maxConcurrentServes()).map(Integer::longValue));
+    String meterKind = flagOr(meter, c.meter()).orElse("discover");
+    Optional<DiscoveryOptions> discovery = raplDiscovery(meterKind, flagOr(raplRoot, c.raplRoot()));
     Path keyPath = flagOr(key, c.keyFile()).orElse(null);
     Path revocationsFile = flagOr(revocations, c.revocations()).orElse(null);
     String revocationsText = revocationsFile == null ? null : RevocationFile.read(revocationsFile);
@@ -314,10 +350,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     backends.forEach(sb::backend);
     // Every backend gets the operator's caps, or the default output cap (SPEC.md §70).
     backends.forEach(b -> sb.cap(b.name(), c.capOf(b.name())));
-    String meterKind = flagOr(meter, c.meter()).orElse("discover");
     switch (meterKind) {
       case "estimator" -> sb.meter(new EstimatorMeter());
-      case "discover" -> {}
+      case "discover" -> discovery.ifPresent(sb::discovery);
       default -> throw new CliException("--meter " + meterKind + ": discover or estimator");
     }
     // Metrics and one observation per serve, bound through the steward's listener hook; the

@@ -41,6 +41,8 @@ import org.meshjava.openai.UpstreamEngine;
  *                                   // absent: in memory, survives nothing
  *   "revocations": "revoked.hex",   // revocations to load at start (`mesh grant revoke`), journalled
  *   "meter": "discover",            // or "estimator" (figures never depend on the machine)
+ *   "rapl_root": "/host/powercap",  // where the powercap folder with the intel-rapl:* zones is
+ *                                   // (default /sys/class/powercap); checked at start
  *   "default_joule_ceiling_uj": 1000000,   // ungranted requests that name none
  *   "max_body_bytes": 1048576,
  *   "max_concurrent_serves": 8,     // whole server; default: the sum of the backends' limits
@@ -82,6 +84,7 @@ record ServeConfig(
     Optional<String> journal,
     Optional<Path> revocations,
     Optional<String> meter,
+    Optional<Path> raplRoot,
     Optional<Long> defaultJouleCeilingUj,
     Optional<Long> maxBodyBytes,
     Optional<Integer> maxConcurrentServes,
@@ -134,6 +137,7 @@ record ServeConfig(
           "journal",
           "revocations",
           "meter",
+          "rapl_root",
           "default_joule_ceiling_uj",
           "max_body_bytes",
           "max_concurrent_serves",
@@ -242,6 +246,7 @@ record ServeConfig(
           text(root, "journal").map(j -> JournalTarget.isUrl(j) ? j : dir.resolve(j).toString()),
           text(root, "revocations").map(dir::resolve),
           text(root, "meter").map(ServeConfig::meterKind),
+          text(root, "rapl_root").map(dir::resolve),
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
           number(root, "max_concurrent_serves").map(Long::intValue),

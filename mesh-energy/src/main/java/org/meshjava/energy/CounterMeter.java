@@ -49,9 +49,10 @@ import org.slf4j.LoggerFactory;
  * a DRAM counter for it: the serve's memory traffic lands there, and the counter exists to say so.
  *
  * <p>Counters are re-probed in the background every {@code reprobeEvery} and soon after one stops
- * advancing or fails to read; counters that wrap are read in the background often enough to see
- * every wrap. {@link #counters()} says which are live and why the others are not; every change is
- * also logged.
+ * advancing or fails to read (a counter demoted again within {@code reprobeEvery} of its last
+ * demotion waits 10 s for the re-probe, then twice as long at each further one, up to {@code
+ * reprobeEvery}); counters that wrap are read in the background often enough to see every wrap.
+ * {@link #counters()} says which are live and why the others are not; every change is also logged.
  *
  * <p>Thread-safe: windows may be opened and closed from many threads at once. Each window is for
  * one serve and one thread. {@link #close()} waits for a running probe to stop before it releases
@@ -76,7 +77,6 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final List<CounterStatus> unavailable;
   private final LivenessProbe probe;
   private final ProbeClock clock;
-  private final long reprobeEveryNanos;
   private final Optional<Runnable> gpuWork;
   private final Executor reprobeExecutor;
   private final @Nullable ScheduledExecutorService ownedExecutor;
@@ -104,13 +104,15 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       @Nullable Executor reprobeExecutor) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.probe = new LivenessProbe(clock);
-    this.reprobeEveryNanos = reprobeEvery.toNanos();
+    long reprobeEveryNanos = reprobeEvery.toNanos();
     this.gpuWork = Objects.requireNonNull(gpuWork, "gpuWork");
     this.unavailable = List.copyOf(unavailable);
     Map<EnergyDomain, DomainLedger> byDomain = new LinkedHashMap<>();
     for (EnergyChannel channel : channels) {
       LivenessPolicy p = channel.slowUpdating() ? slowPolicy : policy;
-      if (byDomain.putIfAbsent(channel.domain(), new DomainLedger(channel, p, clock)) != null) {
+      if (byDomain.putIfAbsent(
+              channel.domain(), new DomainLedger(channel, p, clock, reprobeEveryNanos))
+          != null) {
         throw new IllegalArgumentException("two counters claim " + channel.domain());
       }
     }
@@ -294,7 +296,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
     List<DomainLedger> due = new ArrayList<>();
     for (DomainLedger l : ledgers.values()) {
-      if (l.claimProbe(now, reprobeEveryNanos)) {
+      if (l.claimProbe(now)) {
         due.add(l);
       }
     }

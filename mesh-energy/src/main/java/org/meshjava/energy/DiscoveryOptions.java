@@ -1,7 +1,10 @@
 package org.meshjava.energy;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -87,6 +90,45 @@ public record DiscoveryOptions(
   /** Looks for RAPL zones under {@code root} instead. */
   public DiscoveryOptions withRaplRoot(Path root) {
     return with(o -> o.raplRoot = Optional.of(root));
+  }
+
+  /**
+   * Looks for RAPL zones under {@code root} instead, once it is checked to be a folder holding at
+   * least one {@code intel-rapl:*} zone. For a root an operator names (a container that mounts the
+   * host's powercap tree elsewhere): a named folder that holds no zone is a mistake in the setting
+   * (a typo, a mount that is missing, a zone or a folder above it named instead of the tree), which
+   * unchecked would leave every figure {@code Estimator} with one log line to say why. Whether the
+   * zones can be read, and are live, is still discovery's to find out: {@code energy_uj} is
+   * root-only on most hosts (see the module README).
+   *
+   * @throws IllegalArgumentException naming the folder, what it lacks, and what to name instead
+   */
+  public DiscoveryOptions withCheckedRaplRoot(Path root) {
+    Objects.requireNonNull(root, "root");
+    if (!Files.isDirectory(root)) {
+      throw new IllegalArgumentException(
+          root
+              + " is not a folder; name the powercap folder that holds the intel-rapl:* zones"
+              + " ("
+              + DEFAULT_RAPL_ROOT
+              + " on the host, wherever it is mounted in a container), or leave the setting out");
+    }
+    List<Path> zones;
+    try {
+      zones = RaplDiscovery.zonesUnder(root);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("cannot list " + root + ": " + e, e);
+    }
+    if (zones.isEmpty()) {
+      throw new IllegalArgumentException(
+          root
+              + " holds no intel-rapl:* zone; name the powercap folder itself (the one holding"
+              + " intel-rapl:0, as "
+              + DEFAULT_RAPL_ROOT
+              + " does), not a zone or a folder above it; a host whose kernel publishes no RAPL"
+              + " zone has none to name, so leave the setting out there");
+    }
+    return withRaplRoot(root);
   }
 
   /** Skips RAPL. */

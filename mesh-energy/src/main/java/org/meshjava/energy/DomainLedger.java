@@ -54,6 +54,20 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final int STALL_PERIODS = 5;
 
+  /**
+   * How long the re-probe after the second demotion in a row waits; each further one in the run
+   * waits twice as long, up to the periodic re-probe interval. A counter that a probe's burn moves
+   * but that stalls again at idle (or keeps failing to read) would otherwise be re-probed at every
+   * window: a probe burns a core and disturbs every window of the process, so a flapping counter
+   * would keep every figure {@code Estimator} and log a demotion per serve.
+   */
+  static final long FIRST_REPROBE_BACKOFF_NANOS = 10_000_000_000L;
+
+  /**
+   * The re-probe interval of a ledger built without one: the default of {@link DiscoveryOptions}.
+   */
+  private static final long DEFAULT_REPROBE_EVERY_NANOS = 600_000_000_000L;
+
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
     private final long epoch;
@@ -86,6 +100,7 @@ final class DomainLedger implements LivenessProbe.Target {
   private final EnergyChannel channel;
   private final LivenessPolicy policy;
   private final ProbeClock clock;
+  private final long reprobeEveryNanos;
   private final List<Share> open = new ArrayList<>();
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
@@ -103,6 +118,11 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastProbeNanos;
   private boolean probeWanted;
   private boolean probeScheduled;
+  // Demotions in the current run (each less than reprobeEveryNanos after the one before), the time
+  // of the last, and when the re-probe it asked for may start.
+  private int demotionsInARow;
+  private long lastDemotionNanos;
+  private long reprobeNotBeforeNanos;
   private boolean released;
 
   /**
@@ -113,11 +133,27 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   private boolean warnedNotLive;
 
+  /** A ledger re-probed every 10 minutes, the default; for tests of one ledger. */
   DomainLedger(EnergyChannel channel, LivenessPolicy policy, ProbeClock clock) {
+    this(channel, policy, clock, DEFAULT_REPROBE_EVERY_NANOS);
+  }
+
+  /**
+   * @param reprobeEveryNanos the periodic re-probe interval, also the longest a re-probe after a
+   *     demotion waits ({@link #FIRST_REPROBE_BACKOFF_NANOS})
+   */
+  DomainLedger(
+      EnergyChannel channel, LivenessPolicy policy, ProbeClock clock, long reprobeEveryNanos) {
+    if (reprobeEveryNanos <= 0) {
+      throw new IllegalArgumentException(
+          "reprobeEveryNanos must be positive: " + reprobeEveryNanos);
+    }
     this.channel = Objects.requireNonNull(channel, "channel");
     this.policy = Objects.requireNonNull(policy, "policy");
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.reprobeEveryNanos = reprobeEveryNanos;
     this.lastProbeNanos = clock.nanoTime();
+    this.reprobeNotBeforeNanos = lastProbeNanos;
   }
 
   EnergyDomain domain() {
@@ -281,14 +317,15 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Claims the right to schedule a probe when one is due (periodically, or after a demotion);
-   * returns true at most once until {@link #probeFinished()}.
+   * Claims the right to schedule a probe when one is due (periodically, or after a demotion once
+   * its backoff has passed); returns true at most once until {@link #probeFinished()}.
    */
-  synchronized boolean claimProbe(long nowNanos, long reprobeEveryNanos) {
+  synchronized boolean claimProbe(long nowNanos) {
     if (probeScheduled || released) {
       return false;
     }
-    if (probeWanted || nowNanos - lastProbeNanos >= reprobeEveryNanos) {
+    if ((probeWanted && nowNanos - reprobeNotBeforeNanos >= 0)
+        || nowNanos - lastProbeNanos >= reprobeEveryNanos) {
       probeScheduled = true;
       return true;
     }
@@ -323,20 +360,51 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   private void demote(CounterIssue why, String facts) {
+    long nowNanos = clock.nanoTime();
     epoch++;
     state = CounterState.NOT_LIVE;
     issue = why;
-    detail = facts;
     probeWanted = true;
     warnedNotLive = true;
+    boolean sameRun = demotionsInARow > 0 && nowNanos - lastDemotionNanos < reprobeEveryNanos;
+    demotionsInARow = sameRun ? demotionsInARow + 1 : 1;
+    lastDemotionNanos = nowNanos;
+    long waitNanos = reprobeBackoffNanos(demotionsInARow);
+    reprobeNotBeforeNanos = nowNanos + waitNanos;
+    String when =
+        waitNanos == 0
+            ? "a re-probe"
+            : "a re-probe in "
+                + waitNanos / 1_000_000_000L
+                + " s (demotion "
+                + demotionsInARow
+                + " in a row)";
+    detail = waitNanos == 0 ? facts : facts + "; " + when;
     LOG.warn(
         "energy counter {} ({}) demoted ({}): {}; figures on {} fall back to the estimator until"
-            + " a re-probe proves it live",
+            + " {} proves it live",
         channel.name(),
         channel.domain(),
         why,
         facts,
-        channel.domain());
+        channel.domain(),
+        when);
+  }
+
+  /**
+   * How long the re-probe after the {@code n}-th demotion of a run waits: none after the first (a
+   * counter that was demoted once is re-probed at once), then {@link #FIRST_REPROBE_BACKOFF_NANOS},
+   * doubling with each further demotion, at most the periodic interval.
+   */
+  private long reprobeBackoffNanos(int n) {
+    if (n <= 1) {
+      return 0;
+    }
+    long wait = FIRST_REPROBE_BACKOFF_NANOS;
+    for (int i = 2; i < n && wait < reprobeEveryNanos; i++) {
+      wait *= 2;
+    }
+    return Math.min(wait, reprobeEveryNanos);
   }
 
   /**

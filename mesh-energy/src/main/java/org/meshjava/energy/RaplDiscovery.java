@@ -49,12 +49,9 @@ final class RaplDiscovery {
               "rapl", Optional.empty(), CounterIssue.NOT_PRESENT, "no powercap tree at " + root));
       return;
     }
-    List<Path> zones = new ArrayList<>();
-    try (Stream<Path> entries = Files.list(root)) {
-      entries
-          .filter(p -> ZONE.matcher(p.getFileName().toString()).matches())
-          .sorted()
-          .forEach(zones::add);
+    List<Path> zones;
+    try {
+      zones = zonesUnder(root);
     } catch (IOException e) {
       rejected.add(
           CounterStatus.unavailable(
@@ -82,6 +79,21 @@ final class RaplDiscovery {
       } else {
         found.add(new RaplDieSum("rapl:" + e.getKey(), e.getKey(), distinct));
       }
+    }
+  }
+
+  /**
+   * The {@code intel-rapl:<z>} and {@code intel-rapl:<z>:<k>} entries directly under {@code root},
+   * sorted by name.
+   *
+   * @throws IOException if {@code root} cannot be listed (absent, not a folder, denied)
+   */
+  static List<Path> zonesUnder(Path root) throws IOException {
+    try (Stream<Path> entries = Files.list(root)) {
+      return entries
+          .filter(p -> ZONE.matcher(p.getFileName().toString()).matches())
+          .sorted()
+          .toList();
     }
   }
 

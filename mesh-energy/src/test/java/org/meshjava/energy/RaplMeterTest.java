@@ -80,6 +80,20 @@ class RaplMeterTest {
     return MeterDiscovery.discover(options, clock, reprobes::add, withPower, "Linux");
   }
 
+  /**
+   * Opens windows a second apart until the demoted counter's re-probe falls due, and runs it: at
+   * once after a first demotion, later after each further one within the re-probe period (SPEC.md
+   * 40 §2), as these tests demote one counter case after case.
+   */
+  private void runReprobeOnceDue(CounterMeter meter) {
+    while (reprobes.isEmpty()) {
+      clock.advanceMillis(1_000);
+      meter.open(Set.of(CPU0)).abandon();
+    }
+    assertThat(reprobes).hasSize(1);
+    reprobes.removeFirst().run();
+  }
+
   @Test
   void discover_whenPackageAndDramAdvance_gradesAServeHwShunt() throws IOException {
     Path pkg = zone("intel-rapl:0", "package-0", 1_000);
@@ -354,8 +368,7 @@ class RaplMeterTest {
       clock.advanceMillis(50);
       assertThat(whileFailing.close(9)).isEqualTo(Energy.estimated(9));
       failing.set(null);
-      assertThat(reprobes).hasSize(1);
-      reprobes.removeFirst().run();
+      runReprobeOnceDue(meter);
       assertThat(meter.liveDomains()).as("live again after its probe").containsExactly(CPU0);
       MeterWindow back = meter.open(Set.of(CPU0));
       clock.advanceMillis(50);
@@ -404,7 +417,7 @@ class RaplMeterTest {
       assertThat(w.close(9)).as("'%s'", c.getKey()).isEqualTo(Energy.estimated(9));
       assertThat(meter.counters().getFirst().issue()).as(c.getKey()).contains(c.getValue());
       garbage.set(null);
-      reprobes.removeFirst().run();
+      runReprobeOnceDue(meter);
     }
     assertThat(measuredOnCpu0(meter, 50)).as("15 W for 50 ms").hasValue(750_000);
     meter.close();

@@ -6,7 +6,7 @@ import org.meshjava.core.EnergyDomain;
  * A counter that behaves in fake time as real ones do: energy accrues continuously at an idle power
  * plus whatever work the test adds, and the readable total is refreshed only every update period
  * (RAPL about every millisecond, NVML every 20 to 100 ms). {@link #freeze()} stops the refreshes (a
- * stalled counter); {@link #failWith} makes reads fail.
+ * stalled counter) until {@link #thaw()}; {@link #failWith} makes reads fail.
  */
 final class TimedCounter implements EnergyChannel {
   private final EnergyDomain domain;
@@ -61,6 +61,14 @@ final class TimedCounter implements EnergyChannel {
 
   synchronized void freeze() {
     frozen = true;
+  }
+
+  /**
+   * Resumes the refreshes {@link #freeze()} stopped; the energy drawn meanwhile shows at its next
+   * refresh.
+   */
+  synchronized void thaw() {
+    frozen = false;
   }
 
   synchronized void failWith(CounterIssue issue) {

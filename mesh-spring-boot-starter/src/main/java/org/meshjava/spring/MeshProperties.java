@@ -31,6 +31,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     that still says it fails, naming this property to remove
  * @param meter "discover" (the counters this machine can prove live) or "estimator" (figures that
  *     never depend on the machine)
+ * @param raplRoot the powercap folder holding the intel-rapl:* energy counters, where it is not
+ *     /sys/class/powercap (a container that mounts the host's elsewhere); with mesh.meter discover
+ *     only, and checked at start: a folder that is missing or holds no intel-rapl zone fails it
  * @param defaultJouleCeilingUj the joule ceiling, in µJ, of a Spring AI chat that names none
  * @param backends the engines to serve with; "ServingEngine" beans join them
  * @param springAi whether to expose a Spring AI "ChatModel" when Spring AI is on the class path
@@ -50,6 +53,7 @@ public record MeshProperties(
     @Nullable Path revocations,
     @DefaultValue("false") boolean freshChain,
     @DefaultValue("discover") Meter meter,
+    @Nullable Path raplRoot,
     @DefaultValue("1000000") long defaultJouleCeilingUj,
     @DefaultValue List<Backend> backends,
     @DefaultValue("true") boolean springAi,

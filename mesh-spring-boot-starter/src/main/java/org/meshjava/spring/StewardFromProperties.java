@@ -17,6 +17,7 @@ import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.journal.FileJournal;
@@ -45,6 +46,27 @@ final class StewardFromProperties {
   static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 
   private StewardFromProperties() {}
+
+  /**
+   * Discovery with RAPL under {@code root}, checked before the journal opens, as {@code mesh serve
+   * --rapl-root} checks it: a folder that is missing or holds no zone fails the start rather than
+   * leaving every figure {@code Estimator} with one log line to say why, and so does a root beside
+   * the estimator, which discovers nothing.
+   *
+   * @throws IllegalStateException naming mesh.rapl-root
+   */
+  private static DiscoveryOptions raplDiscovery(MeshProperties.Meter meter, Path root) {
+    if (meter == MeshProperties.Meter.ESTIMATOR) {
+      throw new IllegalStateException(
+          "mesh.rapl-root says where counters are discovered, and mesh.meter=estimator discovers"
+              + " none; drop one of the two");
+    }
+    try {
+      return DiscoveryOptions.defaults().withCheckedRaplRoot(root);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException("mesh.rapl-root: " + e.getMessage(), e);
+    }
+  }
 
   /**
    * Builds the steward over the configured backends and then {@code engines}, letting each of
@@ -89,6 +111,10 @@ final class StewardFromProperties {
     engines.forEach(sb::backend);
     if (p.meter() == MeshProperties.Meter.ESTIMATOR) {
       sb.meter(new EstimatorMeter());
+    }
+    Path raplRoot = p.raplRoot();
+    if (raplRoot != null) {
+      sb.discovery(raplDiscovery(p.meter(), raplRoot));
     }
     Journal opened = journal(sb, p, classLoader, snapshotFolder);
     try {

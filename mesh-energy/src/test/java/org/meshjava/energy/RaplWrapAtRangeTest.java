@@ -1,0 +1,80 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Queue;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.EnergyDomain;
+
+/**
+ * A RAPL zone read across its wrap at exactly {@code max_energy_range_uj}, at a real package's
+ * range. The kernel's {@code energy_uj} is the 32-bit energy status register times the energy unit,
+ * and {@code max_energy_range_uj} is the register's largest value times the same unit: the file
+ * reads the range itself before it wraps, and the wrap steps from the range to 0 by one energy unit
+ * (61 µJ at the 2^-14 J unit behind this range), not by 1 µJ. The meter adds {@code range −
+ * previous + current} and leaves that one unit uncounted (SPEC.md 40 §1); neither does it add a
+ * microjoule.
+ */
+class RaplWrapAtRangeTest {
+  /** 4 294 967 295 × 61.035 µJ, truncated, as the kernel computes it for a 2^-14 J unit. */
+  private static final long RANGE = 262_143_328_850L;
+
+  private static final long MS = 1_000_000L;
+
+  private final FakeClock clock = new FakeClock();
+
+  /** A package zone whose {@code energy_uj} reads {@code values} in turn, 10 ms apart. */
+  private RaplChannel zoneReading(Long... values) {
+    Queue<Long> left = new ArrayDeque<>(List.of(values));
+    SysfsReader reader =
+        file -> {
+          clock.burnUntil(clock.nanoTime() + 10 * MS);
+          return Long.toString(left.remove());
+        };
+    return new RaplChannel(
+        "rapl:intel-rapl:0",
+        EnergyDomain.cpuPackage(0),
+        Path.of("intel-rapl:0", "energy_uj"),
+        RANGE,
+        reader,
+        clock);
+  }
+
+  @Test
+  void aReadingOfExactlyTheRange_isAReading_andTheWrapFromItAddsOnlyTheDistanceFromZero()
+      throws Exception {
+    RaplChannel zone = zoneReading(RANGE - 1_000, RANGE, 0L, 500L);
+
+    assertThat(zone.readTotalUj()).isZero();
+    assertThat(zone.readTotalUj()).as("up to the range itself").isEqualTo(1_000);
+    assertThat(zone.readTotalUj()).as("from the range to 0: no µJ added").isEqualTo(1_000);
+    assertThat(zone.readTotalUj()).isEqualTo(1_500);
+  }
+
+  @Test
+  void aWrapFromBelowTheRange_addsTheRangeLessThePreviousReadingPlusTheNew() throws Exception {
+    RaplChannel zone = zoneReading(RANGE - 1_000, 250L);
+
+    zone.readTotalUj();
+
+    assertThat(zone.readTotalUj()).isEqualTo(1_250);
+  }
+
+  @Test
+  void aReadingOneAboveTheRange_isRefusedAsAReset() throws Exception {
+    RaplChannel zone = zoneReading(RANGE - 1_000, RANGE + 1);
+    zone.readTotalUj();
+
+    assertThatThrownBy(zone::readTotalUj)
+        .isInstanceOfSatisfying(
+            CounterException.class,
+            e -> {
+              assertThat(e.issue()).isEqualTo(CounterIssue.COUNTER_RESET);
+              assertThat(e.getMessage()).contains("outside its range 0.." + RANGE);
+            });
+  }
+}
