@@ -649,6 +649,7 @@ final class JournalCommand extends CommandGroup {
               null);
         }
       } catch (SnapshotException e) {
+        Refusal refusal = Refusal.of(e.reason());
         throw new CliException(
             file
                 + ": "
@@ -657,11 +658,53 @@ final class JournalCommand extends CommandGroup {
                 + e.reason()
                 + ", at record "
                 + position.count()
-                + ") does not match the journal: "
+                + ") "
+                + refusal.verdict()
+                + ": "
                 + e.getMessage()
-                + "; records were cut or the journal was replaced, and a steward refuses to start"
-                + " on it",
+                + "; "
+                + refusal.cause()
+                + ", and a steward refuses to start on it",
             e);
+      }
+    }
+
+    /**
+     * How the verify line words a snapshot's refusal: what it found and what likely caused it, per
+     * reason. A format or steward mismatch is not a journal cut or replaced, and saying so sent the
+     * operator looking at the wrong file.
+     *
+     * @param verdict what is wrong, after the snapshot is named
+     * @param cause what usually leads there
+     */
+    private record Refusal(String verdict, String cause) {
+      static Refusal of(SnapshotException.Reason reason) {
+        return switch (reason) {
+          case AHEAD_OF_JOURNAL ->
+              new Refusal(
+                  "covers more than the journal holds",
+                  "records were cut from the journal's end, or the journal was replaced by an"
+                      + " older copy");
+          case NOT_IN_JOURNAL ->
+              new Refusal(
+                  "does not match the journal",
+                  "the journal was replaced or rewritten: it holds another history where the"
+                      + " snapshot's records stood");
+          case UNSUPPORTED_VERSION ->
+              new Refusal(
+                  "is in a format this version does not read",
+                  "it was written by another version of mesh, or altered; check it with the"
+                      + " version that wrote it, or remove it to replay the whole journal");
+          case OTHER_STEWARD ->
+              new Refusal(
+                  "is another steward's",
+                  "snapshots of two stewards were mixed up (a snapshot folder shared or copied),"
+                      + " or --steward or --key names another steward than the journal's");
+          default ->
+              new Refusal(
+                  "is refused",
+                  "it was altered, or is not a snapshot; remove it to replay the whole journal");
+        };
       }
     }
 
