@@ -529,13 +529,22 @@ final class JournalCommand extends CommandGroup {
       // A file's snapshot records how many records the steward had and the hash of the last; a
       // journal shorter than that, or with another record there, was cut or replaced, and the
       // steward refuses to start on it (SPEC.md 60.8), so verify must not call it whole.
-      Optional<Snapshot> snap = Optional.empty();
-      if (journal.target() instanceof JournalTarget.File f) {
-        try {
-          snap = snapshots.latest(f.path(), steward, key);
-        } catch (SnapshotException e) {
-          throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
-        }
+      // A database's snapshots are in its table mesh_journal_snapshot (SPEC.md 60.7), checked as
+      // a file's are: before, a journal rolled back behind its latest row, or that row altered,
+      // passed here while its steward refused to start on it.
+      Optional<Snapshot> snap;
+      try {
+        snap =
+            switch (journal.target()) {
+              case JournalTarget.File f -> snapshots.latest(f.path(), steward, key);
+              case JournalTarget.Postgres p ->
+                  snapshots.latest(
+                      p.location(), JournalTarget.name(p.location(), named()), steward, key);
+            };
+      } catch (SnapshotException e) {
+        throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
+      } catch (JournalException e) {
+        throw failed(e);
       }
       String other =
           snap.isPresent() && holder.isPresent()
@@ -837,7 +846,9 @@ final class JournalCommand extends CommandGroup {
     @Option(
         names = "--snapshots",
         paramLabel = "DIR",
-        description = "The steward's snapshot directory (default: FILE.snapshots beside it).")
+        description =
+            "The steward's snapshot directory (default: FILE.snapshots beside it; for a"
+                + " database, its table mesh_journal_snapshot).")
     @Nullable Path dir;
 
     /**
@@ -864,6 +875,33 @@ final class JournalCommand extends CommandGroup {
      */
     Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
         throws CliException, SnapshotException {
+      checkDir();
+      return latest(
+          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), steward, key);
+    }
+
+    /**
+     * As {@link #latest(Path, String, Path)} for journal {@code name} in the database at {@code
+     * location}: its snapshots are the rows of {@code mesh_journal_snapshot} (SPEC.md 60.7), or in
+     * the folder {@code --snapshots} names, as {@code mesh serve} keeps them with {@code
+     * "snapshots": {"dir": …}}.
+     */
+    Optional<Snapshot> latest(
+        org.meshjava.journal.postgres.PostgresLocation location,
+        String name,
+        @Nullable String steward,
+        @Nullable Path key)
+        throws CliException, SnapshotException {
+      checkDir();
+      return latest(
+          dir != null
+              ? new FileSnapshotStore(dir)
+              : org.meshjava.journal.postgres.PostgresSnapshotStore.of(location, name),
+          steward,
+          key);
+    }
+
+    private void checkDir() throws CliException {
       if (dir != null && !Files.isDirectory(dir)) {
         // Named and not there: checking against no snapshot would pass for checking against it.
         throw new CliException(
@@ -872,17 +910,18 @@ final class JournalCommand extends CommandGroup {
                 + (Files.exists(dir) ? ": not a folder" : ": no such folder")
                 + "; name the steward's snapshot folder, or leave --snapshots out");
       }
-      FileSnapshotStore store =
-          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
+    }
+
+    private Optional<Snapshot> latest(
+        org.meshjava.journal.SnapshotStore store, @Nullable String steward, @Nullable Path key)
+        throws CliException, SnapshotException {
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
       Optional<java.nio.ByteBuffer> latest;
       try {
         latest = store.latestBuffer();
         if (latest.isPresent() && latest.get().remaining() > readLimit) {
           throw SnapshotException.tooLarge(
-              "the latest snapshot file in " + store.describe(),
-              latest.get().remaining(),
-              readLimit);
+              "the latest snapshot in " + store.describe(), latest.get().remaining(), readLimit);
         }
       } catch (SnapshotException e) {
         if (e.reason() != SnapshotException.Reason.TOO_LARGE) {

@@ -166,8 +166,7 @@ class JournalVerifyTooLargeSnapshotTest {
   }
 
   /** Replaces the one occurrence of {@code from} in the latest snapshot file by {@code to}. */
-  private static void rewriteLatestSnapshot(Path journal, byte[] from, byte[] to)
-      throws Exception {
+  private static void rewriteLatestSnapshot(Path journal, byte[] from, byte[] to) throws Exception {
     Path latest = latestFile(journal);
     byte[] bytes = Files.readAllBytes(latest);
     // One char per byte, so that a String search finds byte offsets.
