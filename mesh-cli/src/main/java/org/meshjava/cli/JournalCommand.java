@@ -316,6 +316,7 @@ final class JournalCommand extends CommandGroup {
   static final class CheckpointCheck implements Journal.RecordSink {
     private final LogReplay.Checker checker = new LogReplay.Checker(0);
     private @Nullable NoteVerifierKey logKey;
+    private @Nullable DidKey origin;
     private final boolean keyFromCheckpoint;
 
     CheckpointCheck(Optional<DidKey> holder) {
@@ -326,9 +327,18 @@ final class JournalCommand extends CommandGroup {
     @Override
     public void accept(JournalRecord r) throws JournalException {
       if (logKey == null && r.entry() instanceof JournalEntry.Checkpoint c) {
-        logKey = Checkpoint.logKey(Verify.originOf(c, r));
+        origin = Verify.originOf(c, r);
+        logKey = Checkpoint.logKey(origin);
       }
       checker.accept(r, logKey);
+    }
+
+    /**
+     * The steward the journal's first checkpoint names as its log's origin, when no steward was
+     * named and the grants named none: a journal of ungranted serves names its steward only there.
+     */
+    Optional<DidKey> origin() {
+      return Optional.ofNullable(origin);
     }
 
     /** What the check found, for the verify line. */
@@ -568,6 +578,17 @@ final class JournalCommand extends CommandGroup {
                 }
               },
               log);
+      // With no steward named and no grant decided, the checkpoints name it (their signatures were
+      // just checked under its log key): a snapshot or header of another steward is refused as the
+      // start refuses it, where before it was checked as its own steward's and passed.
+      Optional<DidKey> shown = holder.or(log::origin);
+      String otherByCheckpoint =
+          snap.isPresent() && holder.isEmpty() && shown.isPresent()
+              ? otherSteward(snap.get(), shown.get(), "the journal's checkpoints name")
+              : null;
+      if (otherByCheckpoint != null) {
+        throw new CliException(file + ": " + otherByCheckpoint);
+      }
       if (snap.isPresent()) {
         checkSnapshotPosition(
             snap.get(),
@@ -581,7 +602,7 @@ final class JournalCommand extends CommandGroup {
         // Checked as a start checks it, against the steward the journal shows, else its own.
         checkCovered(
             header.position(),
-            () -> header.checkAgainst(holder.orElse(header.steward()), end),
+            () -> header.checkAgainst(shown.orElse(header.steward()), end),
             atCovered[0],
             "the latest snapshot's header");
       }

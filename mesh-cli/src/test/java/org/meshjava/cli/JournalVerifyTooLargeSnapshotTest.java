@@ -130,6 +130,45 @@ class JournalVerifyTooLargeSnapshotTest {
         .doesNotContain("cut");
   }
 
+  /**
+   * Regression: with no steward named and no grant decided (ungranted serves), verify checked the
+   * header against the steward the header names itself, so another steward's passed, exit 0, where
+   * the start refuses it. The journal's checkpoints name its steward, and now do here.
+   */
+  @Test
+  void verify_withATooLargeLatestSnapshotOfAnotherSteward_isRefusedByTheCheckpointsSteward()
+      throws Exception {
+    Path file = journal(3);
+    String ours = Snapshot.openAsNamed(latestBytes(file)).steward().value();
+    String theirs = org.meshjava.jcp.Jcp.identity(SigningKey.generate()).value();
+    rewriteLatestSnapshot(file, keyed("steward", text(ours)), keyed("steward", text(theirs)));
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).as(r.out()).isNotZero();
+    assertThat(r.err()).contains("the latest snapshot's header (OTHER_STEWARD");
+  }
+
+  /** As above, for a snapshot read whole: another steward's, validly signed by that steward. */
+  @Test
+  void verify_withAnotherStewardsSnapshot_isRefusedByTheCheckpointsSteward() throws Exception {
+    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
+    Path file = journal(3);
+    Path other = dir.resolve("other.journal");
+    serve(SigningKey.generate(), other, 3, "other ", true);
+    Path snapshots = FileSnapshotStore.beside(file).directory();
+    try (var files = Files.list(snapshots)) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    Files.delete(snapshots);
+    Files.move(FileSnapshotStore.beside(other).directory(), snapshots);
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).as(r.out()).isNotZero();
+    assertThat(r.err())
+        .contains("(OTHER_STEWARD) is steward")
+        .contains("the journal's checkpoints name");
+  }
+
   /** A CBOR text string (shorter than 256 bytes), its head and its UTF-8 bytes. */
   private static byte[] text(String value) {
     byte[] v = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
