@@ -316,6 +316,7 @@ final class JournalCommand extends CommandGroup {
   static final class CheckpointCheck implements Journal.RecordSink {
     private final LogReplay.Checker checker = new LogReplay.Checker(0);
     private @Nullable NoteVerifierKey logKey;
+    private @Nullable DidKey origin;
     private final boolean keyFromCheckpoint;
 
     CheckpointCheck(Optional<DidKey> holder) {
@@ -326,9 +327,18 @@ final class JournalCommand extends CommandGroup {
     @Override
     public void accept(JournalRecord r) throws JournalException {
       if (logKey == null && r.entry() instanceof JournalEntry.Checkpoint c) {
-        logKey = Checkpoint.logKey(Verify.originOf(c, r));
+        origin = Verify.originOf(c, r);
+        logKey = Checkpoint.logKey(origin);
       }
       checker.accept(r, logKey);
+    }
+
+    /**
+     * The steward the journal's first checkpoint names as its log's origin, when no steward was
+     * named and the grants named none: a journal of ungranted serves names its steward only there.
+     */
+    Optional<DidKey> origin() {
+      return Optional.ofNullable(origin);
     }
 
     /** What the check found, for the verify line. */
@@ -529,13 +539,22 @@ final class JournalCommand extends CommandGroup {
       // A file's snapshot records how many records the steward had and the hash of the last; a
       // journal shorter than that, or with another record there, was cut or replaced, and the
       // steward refuses to start on it (SPEC.md 60.8), so verify must not call it whole.
-      Optional<Snapshot> snap = Optional.empty();
-      if (journal.target() instanceof JournalTarget.File f) {
-        try {
-          snap = snapshots.latest(f.path(), steward, key);
-        } catch (SnapshotException e) {
-          throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
-        }
+      // A database's snapshots are in its table mesh_journal_snapshot (SPEC.md 60.7), checked as
+      // a file's are: before, a journal rolled back behind its latest row, or that row altered,
+      // passed here while its steward refused to start on it.
+      Optional<Snapshot> snap;
+      try {
+        snap =
+            switch (journal.target()) {
+              case JournalTarget.File f -> snapshots.latest(f.path(), steward, key);
+              case JournalTarget.Postgres p ->
+                  snapshots.latest(
+                      p.location(), JournalTarget.name(p.location(), named()), steward, key);
+            };
+      } catch (SnapshotException e) {
+        throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
+      } catch (JournalException e) {
+        throw failed(e);
       }
       String other =
           snap.isPresent() && holder.isPresent()
@@ -559,6 +578,17 @@ final class JournalCommand extends CommandGroup {
                 }
               },
               log);
+      // With no steward named and no grant decided, the checkpoints name it (their signatures were
+      // just checked under its log key): a snapshot or header of another steward is refused as the
+      // start refuses it, where before it was checked as its own steward's and passed.
+      Optional<DidKey> shown = holder.or(log::origin);
+      String otherByCheckpoint =
+          snap.isPresent() && holder.isEmpty() && shown.isPresent()
+              ? otherSteward(snap.get(), shown.get(), "the journal's checkpoints name")
+              : null;
+      if (otherByCheckpoint != null) {
+        throw new CliException(file + ": " + otherByCheckpoint);
+      }
       if (snap.isPresent()) {
         checkSnapshotPosition(
             snap.get(),
@@ -572,7 +602,7 @@ final class JournalCommand extends CommandGroup {
         // Checked as a start checks it, against the steward the journal shows, else its own.
         checkCovered(
             header.position(),
-            () -> header.checkAgainst(holder.orElse(header.steward()), end),
+            () -> header.checkAgainst(shown.orElse(header.steward()), end),
             atCovered[0],
             "the latest snapshot's header");
       }
@@ -649,6 +679,7 @@ final class JournalCommand extends CommandGroup {
               null);
         }
       } catch (SnapshotException e) {
+        Refusal refusal = Refusal.of(e.reason());
         throw new CliException(
             file
                 + ": "
@@ -657,11 +688,53 @@ final class JournalCommand extends CommandGroup {
                 + e.reason()
                 + ", at record "
                 + position.count()
-                + ") does not match the journal: "
+                + ") "
+                + refusal.verdict()
+                + ": "
                 + e.getMessage()
-                + "; records were cut or the journal was replaced, and a steward refuses to start"
-                + " on it",
+                + "; "
+                + refusal.cause()
+                + ", and a steward refuses to start on it",
             e);
+      }
+    }
+
+    /**
+     * How the verify line words a snapshot's refusal: what it found and what likely caused it, per
+     * reason. A format or steward mismatch is not a journal cut or replaced, and saying so sent the
+     * operator looking at the wrong file.
+     *
+     * @param verdict what is wrong, after the snapshot is named
+     * @param cause what usually leads there
+     */
+    private record Refusal(String verdict, String cause) {
+      static Refusal of(SnapshotException.Reason reason) {
+        return switch (reason) {
+          case AHEAD_OF_JOURNAL ->
+              new Refusal(
+                  "covers more than the journal holds",
+                  "records were cut from the journal's end, or the journal was replaced by an"
+                      + " older copy");
+          case NOT_IN_JOURNAL ->
+              new Refusal(
+                  "does not match the journal",
+                  "the journal was replaced or rewritten: it holds another history where the"
+                      + " snapshot's records stood");
+          case UNSUPPORTED_VERSION ->
+              new Refusal(
+                  "is in a format this version does not read",
+                  "it was written by another version of mesh, or altered; check it with the"
+                      + " version that wrote it, or remove it to replay the whole journal");
+          case OTHER_STEWARD ->
+              new Refusal(
+                  "is another steward's",
+                  "snapshots of two stewards were mixed up (a snapshot folder shared or copied),"
+                      + " or --steward or --key names another steward than the journal's");
+          default ->
+              new Refusal(
+                  "is refused",
+                  "it was altered, or is not a snapshot; remove it to replay the whole journal");
+        };
       }
     }
 
@@ -794,7 +867,9 @@ final class JournalCommand extends CommandGroup {
     @Option(
         names = "--snapshots",
         paramLabel = "DIR",
-        description = "The steward's snapshot directory (default: FILE.snapshots beside it).")
+        description =
+            "The steward's snapshot directory (default: FILE.snapshots beside it; for a"
+                + " database, its table mesh_journal_snapshot).")
     @Nullable Path dir;
 
     /**
@@ -821,6 +896,33 @@ final class JournalCommand extends CommandGroup {
      */
     Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
         throws CliException, SnapshotException {
+      checkDir();
+      return latest(
+          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), steward, key);
+    }
+
+    /**
+     * As {@link #latest(Path, String, Path)} for journal {@code name} in the database at {@code
+     * location}: its snapshots are the rows of {@code mesh_journal_snapshot} (SPEC.md 60.7), or in
+     * the folder {@code --snapshots} names, as {@code mesh serve} keeps them with {@code
+     * "snapshots": {"dir": …}}.
+     */
+    Optional<Snapshot> latest(
+        org.meshjava.journal.postgres.PostgresLocation location,
+        String name,
+        @Nullable String steward,
+        @Nullable Path key)
+        throws CliException, SnapshotException {
+      checkDir();
+      return latest(
+          dir != null
+              ? new FileSnapshotStore(dir)
+              : org.meshjava.journal.postgres.PostgresSnapshotStore.of(location, name),
+          steward,
+          key);
+    }
+
+    private void checkDir() throws CliException {
       if (dir != null && !Files.isDirectory(dir)) {
         // Named and not there: checking against no snapshot would pass for checking against it.
         throw new CliException(
@@ -829,17 +931,18 @@ final class JournalCommand extends CommandGroup {
                 + (Files.exists(dir) ? ": not a folder" : ": no such folder")
                 + "; name the steward's snapshot folder, or leave --snapshots out");
       }
-      FileSnapshotStore store =
-          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
+    }
+
+    private Optional<Snapshot> latest(
+        org.meshjava.journal.SnapshotStore store, @Nullable String steward, @Nullable Path key)
+        throws CliException, SnapshotException {
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
       Optional<java.nio.ByteBuffer> latest;
       try {
         latest = store.latestBuffer();
         if (latest.isPresent() && latest.get().remaining() > readLimit) {
           throw SnapshotException.tooLarge(
-              "the latest snapshot file in " + store.describe(),
-              latest.get().remaining(),
-              readLimit);
+              "the latest snapshot in " + store.describe(), latest.get().remaining(), readLimit);
         }
       } catch (SnapshotException e) {
         if (e.reason() != SnapshotException.Reason.TOO_LARGE) {

@@ -86,7 +86,136 @@ class JournalVerifyTooLargeSnapshotTest {
         FileSnapshotStore.beside(first).directory(), FileSnapshotStore.beside(file).directory());
     Run r = mesh("journal", "verify", file.toString());
     assertThat(r.code()).isNotZero();
-    assertThat(r.err()).contains("the latest snapshot's header (NOT_IN_JOURNAL");
+    assertThat(r.err())
+        .contains("the latest snapshot's header (NOT_IN_JOURNAL")
+        .contains("does not match the journal")
+        .contains("the journal was replaced or rewritten");
+  }
+
+  /**
+   * Regression: every refusal by the header ended "records were cut or the journal was replaced",
+   * also when the header names another format or another steward, which says nothing of the
+   * journal. Each reason now says what it is.
+   */
+  @Test
+  void verify_withATooLargeLatestSnapshot_namesAFormatMismatchAsOne() throws Exception {
+    Path file = journal(3);
+    // The header's "format" 2 made 3: the body is never read, so only the header is refused.
+    rewriteLatestSnapshot(file, keyed("format", new byte[] {2}), keyed("format", new byte[] {3}));
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err())
+        .contains("the latest snapshot's header (UNSUPPORTED_VERSION")
+        .contains("is in a format this version does not read")
+        .contains("written by another version of mesh, or altered")
+        .doesNotContain("journal was replaced")
+        .doesNotContain("cut");
+  }
+
+  @Test
+  void verify_withATooLargeLatestSnapshot_namesAStewardMismatchAsOne() throws Exception {
+    Path file = journal(3);
+    String ours = Snapshot.openAsNamed(latestBytes(file)).steward().value();
+    String theirs = org.meshjava.jcp.Jcp.identity(SigningKey.generate()).value();
+    assertThat(theirs).hasSameSizeAs(ours);
+    rewriteLatestSnapshot(file, keyed("steward", text(ours)), keyed("steward", text(theirs)));
+    // Named: the journal's serves are ungranted, so no record names its steward.
+    Run r = mesh("journal", "verify", file.toString(), "--steward", ours);
+    assertThat(r.code()).isNotZero();
+    assertThat(r.err())
+        .contains("the latest snapshot's header (OTHER_STEWARD")
+        .contains("is another steward's")
+        .contains("snapshots of two stewards were mixed up")
+        .doesNotContain("journal was replaced")
+        .doesNotContain("cut");
+  }
+
+  /**
+   * Regression: with no steward named and no grant decided (ungranted serves), verify checked the
+   * header against the steward the header names itself, so another steward's passed, exit 0, where
+   * the start refuses it. The journal's checkpoints name its steward, and now do here.
+   */
+  @Test
+  void verify_withATooLargeLatestSnapshotOfAnotherSteward_isRefusedByTheCheckpointsSteward()
+      throws Exception {
+    Path file = journal(3);
+    String ours = Snapshot.openAsNamed(latestBytes(file)).steward().value();
+    String theirs = org.meshjava.jcp.Jcp.identity(SigningKey.generate()).value();
+    rewriteLatestSnapshot(file, keyed("steward", text(ours)), keyed("steward", text(theirs)));
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).as(r.out()).isNotZero();
+    assertThat(r.err()).contains("the latest snapshot's header (OTHER_STEWARD");
+  }
+
+  /** As above, for a snapshot read whole: another steward's, validly signed by that steward. */
+  @Test
+  void verify_withAnotherStewardsSnapshot_isRefusedByTheCheckpointsSteward() throws Exception {
+    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
+    Path file = journal(3);
+    Path other = dir.resolve("other.journal");
+    serve(SigningKey.generate(), other, 3, "other ", true);
+    Path snapshots = FileSnapshotStore.beside(file).directory();
+    try (var files = Files.list(snapshots)) {
+      for (Path f : files.toList()) {
+        Files.delete(f);
+      }
+    }
+    Files.delete(snapshots);
+    Files.move(FileSnapshotStore.beside(other).directory(), snapshots);
+    Run r = mesh("journal", "verify", file.toString());
+    assertThat(r.code()).as(r.out()).isNotZero();
+    assertThat(r.err())
+        .contains("(OTHER_STEWARD) is steward")
+        .contains("the journal's checkpoints name");
+  }
+
+  /** A CBOR text string (shorter than 256 bytes), its head and its UTF-8 bytes. */
+  private static byte[] text(String value) {
+    byte[] v = value.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    if (v.length < 24) {
+      out.write(0x60 + v.length);
+    } else {
+      out.write(0x78);
+      out.write(v.length);
+    }
+    out.writeBytes(v);
+    return out.toByteArray();
+  }
+
+  /** The map entry of text key {@code key} and the encoded {@code value}. */
+  private static byte[] keyed(String key, byte[] value) {
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    out.writeBytes(text(key));
+    out.writeBytes(value);
+    return out.toByteArray();
+  }
+
+  private static Path latestFile(Path journal) throws Exception {
+    try (var files = Files.list(FileSnapshotStore.beside(journal).directory())) {
+      return files
+          .filter(f -> f.getFileName().toString().endsWith(".snapshot"))
+          .max(java.util.Comparator.naturalOrder())
+          .orElseThrow();
+    }
+  }
+
+  private static byte[] latestBytes(Path journal) throws Exception {
+    return Files.readAllBytes(latestFile(journal));
+  }
+
+  /** Replaces the one occurrence of {@code from} in the latest snapshot file by {@code to}. */
+  private static void rewriteLatestSnapshot(Path journal, byte[] from, byte[] to) throws Exception {
+    Path latest = latestFile(journal);
+    byte[] bytes = Files.readAllBytes(latest);
+    // One char per byte, so that a String search finds byte offsets.
+    String all = new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+    String what = new String(from, java.nio.charset.StandardCharsets.ISO_8859_1);
+    int at = all.indexOf(what);
+    assertThat(at).as("where the header holds it").isNotNegative();
+    assertThat(all.indexOf(what, at + 1)).as("a second occurrence").isNegative();
+    System.arraycopy(to, 0, bytes, at, to.length);
+    Files.write(latest, bytes);
   }
 
   @Test
@@ -109,7 +238,8 @@ class JournalVerifyTooLargeSnapshotTest {
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("the latest snapshot's header (AHEAD_OF_JOURNAL")
-        .contains("does not match the journal");
+        .contains("covers more than the journal holds")
+        .contains("records were cut from the journal's end, or the journal was replaced");
   }
 
   @Test

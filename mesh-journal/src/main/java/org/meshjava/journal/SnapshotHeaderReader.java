@@ -3,7 +3,6 @@ package org.meshjava.journal;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
@@ -11,12 +10,14 @@ import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
 
 /**
- * Walks a snapshot file's CBOR (SPEC.md §60.8, "Encoding") from its start to the four fields of its
+ * Walks a snapshot's CBOR (SPEC.md §60.8, "Encoding") from its start to the four fields of its
  * {@link SnapshotHeader}, skipping every other value by its length: the receipt ids, the tree's
  * levels and the spent pairs are each one byte string, passed over without being read, so the bytes
  * read grow with the open reservations, accounts and unsettled debits that come before the position
  * in the body's canonical key order, not with the receipts. Reads through a small buffer at
- * explicit offsets, so a file larger than one {@link ByteBuffer} can map is read too.
+ * explicit offsets ({@link SnapshotHeader.Bytes}: a file, or a database row read a slice at a
+ * time), so a snapshot larger than one {@link ByteBuffer} can map is read too, and a remote one is
+ * never fetched whole.
  */
 final class SnapshotHeaderReader {
   private static final int BUFFER = 1 << 16;
@@ -30,15 +31,18 @@ final class SnapshotHeaderReader {
   /** A did:key is well under this; a longer text is not read into memory. */
   private static final int MAX_STEWARD = 512;
 
-  private final FileChannel file;
+  private final SnapshotHeader.Bytes file;
   private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER).limit(0);
   private long bufferAt;
   private long at;
   private long end;
 
-  SnapshotHeaderReader(FileChannel file) throws IOException {
+  SnapshotHeaderReader(long size, SnapshotHeader.Bytes file) {
+    if (size < 0) {
+      throw new IllegalArgumentException("a size is not negative: " + size);
+    }
     this.file = file;
-    this.end = file.size();
+    this.end = size;
   }
 
   SnapshotHeader header() throws SnapshotException, IOException {
@@ -47,7 +51,7 @@ final class SnapshotHeaderReader {
     }
     long body = argument(2);
     if (body > end - at) {
-      throw malformed("its body runs past the end of the file");
+      throw malformed("its body runs past the end of the snapshot");
     }
     end = at + body; // the header's fields are inside the body
     long pairs = argument(5);
@@ -211,6 +215,8 @@ final class SnapshotHeaderReader {
   private void fill() throws IOException {
     buffer.clear();
     bufferAt = at;
+    // Never past the end: a store that reads by slices need not be asked for bytes it lacks.
+    buffer.limit((int) Math.min(BUFFER, end - bufferAt));
     while (buffer.hasRemaining()) {
       int read = file.read(buffer, bufferAt + buffer.position());
       if (read <= 0) {
@@ -219,7 +225,7 @@ final class SnapshotHeaderReader {
     }
     buffer.flip();
     if (!buffer.hasRemaining()) {
-      throw new EOFException("the file ended at byte " + at);
+      throw new EOFException("the snapshot ended at byte " + at);
     }
   }
 

@@ -344,9 +344,7 @@ public final class PostgresJournal implements Journal {
                 + " records; import only into an empty journal",
             null);
       }
-      synchronized (j.connectionLock) {
-        return j.importInOneTransaction(source);
-      }
+      return j.importInOneTransaction(source);
     }
   }
 
@@ -357,12 +355,15 @@ public final class PostgresJournal implements Journal {
     JournalFile.Scanner checked = JournalFile.scanner(n -> {});
     List<byte[]> batch = new ArrayList<>(IMPORT_BATCH);
     long[] written = {0};
-    // The import holds the connection, so the heartbeat waits: while a slow source fills a batch
-    // the session is idle in its transaction, and the server would end it after the lease.
-    long every = heartbeatEvery().toNanos();
-    long[] spoke = {System.nanoTime()};
+    // Each use of the session takes its lock for that use only, never while waiting for the source:
+    // the heartbeat then speaks (in this transaction) every third of the lease however long the
+    // source takes to give a line, so the server does not end the session of an import whose
+    // source pauses (a FIFO whose writer stalls, a slow network disk; SPEC.md 60.7, "Lease").
+    // Speaking only as a line arrived left a pause of a lease between two lines fatal.
     try {
-      connection.setAutoCommit(false);
+      synchronized (connectionLock) {
+        connection.setAutoCommit(false);
+      }
       try {
         source.forEach(
             line -> {
@@ -371,57 +372,66 @@ public final class PostgresJournal implements Journal {
               if (batch.size() == IMPORT_BATCH) {
                 written[0] += insertImported(written[0], batch);
                 batch.clear();
-                spoke[0] = System.nanoTime();
-              } else if (System.nanoTime() - spoke[0] >= every) {
-                keepAliveDuringImport();
-                spoke[0] = System.nanoTime();
               }
             });
         if (!batch.isEmpty()) {
           written[0] += insertImported(written[0], batch);
         }
-        connection.commit();
+        synchronized (connectionLock) {
+          connection.commit();
+        }
         return written[0];
       } catch (JournalException | RuntimeException e) {
-        // A session the server ended has rolled back already, and e says why it ended.
-        if (!connection.isClosed()) {
-          connection.rollback();
+        synchronized (connectionLock) {
+          // A session the server ended has rolled back already, and e says why it ended.
+          if (!connection.isClosed()) {
+            connection.rollback();
+          }
         }
         throw e;
       } finally {
-        if (!connection.isClosed()) {
-          connection.setAutoCommit(true);
+        synchronized (connectionLock) {
+          if (!connection.isClosed()) {
+            connection.setAutoCommit(true);
+          }
         }
       }
     } catch (SQLException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
+      throw importFailed(e);
     }
   }
 
-  private void keepAliveDuringImport() throws JournalException {
-    try (Statement s = connection.createStatement()) {
-      s.execute("SELECT 1");
-    } catch (SQLException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
-    }
+  /**
+   * An import's statement that failed: named by what failed the journal when the heartbeat did (the
+   * session lost, or the epoch raised by another), which closed the session under the import and
+   * says more than the driver's "connection has been closed".
+   */
+  private JournalException importFailed(SQLException e) {
+    JournalException failed = commits.failure();
+    return new JournalException(
+        failed != null ? failed.reason() : JournalException.Reason.IO,
+        "import into "
+            + describe()
+            + ": "
+            + (failed != null ? failed.getMessage() : e.getMessage()),
+        failed != null ? failed : e);
   }
 
   private int insertImported(long first, List<byte[]> lines) throws JournalException {
-    try {
-      int n = insert(first, lines);
-      if (n != lines.size()) {
-        throw new JournalException(
-            JournalException.Reason.FENCED,
-            first,
-            "journal " + describe() + " was taken over by another steward during the import",
-            null);
+    synchronized (connectionLock) {
+      try {
+        int n = insert(first, lines);
+        if (n != lines.size()) {
+          throw new JournalException(
+              JournalException.Reason.FENCED,
+              first,
+              "journal " + describe() + " was taken over by another steward during the import",
+              null);
+        }
+        return n;
+      } catch (SQLException e) {
+        throw importFailed(e);
       }
-      return n;
-    } catch (SQLException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, "import into " + describe() + ": " + e.getMessage(), e);
     }
   }
 

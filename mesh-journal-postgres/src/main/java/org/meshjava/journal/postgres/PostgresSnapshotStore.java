@@ -1,5 +1,7 @@
 package org.meshjava.journal.postgres;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -8,6 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotHeader;
 import org.meshjava.journal.SnapshotStore;
 
 /**
@@ -179,6 +182,82 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       }
       throw new SnapshotException(
           SnapshotException.Reason.IO, "cannot read " + describe() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Read a slice at a time ({@code substring} of the row's {@code snapshot}, one 64 KiB slice
+   * per read, in one read-only transaction), so that the body's large byte strings, which the
+   * header's reader skips by their lengths, never leave the server: a row too large to read ({@code
+   * TOO_LARGE}) still gives its header, and a steward starting past it keeps the checks of SPEC.md
+   * §60.8 "Size" (a journal rolled back behind it is refused).
+   *
+   * @throws SnapshotException {@code MALFORMED} if the latest row holds no readable header, {@code
+   *     IO} if the database cannot be read
+   */
+  @Override
+  public Optional<SnapshotHeader> latestHeader() throws SnapshotException {
+    try (Connection c = location.connect()) {
+      // One snapshot of the table for every slice: a save meanwhile replaces no byte read here.
+      c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+      c.setReadOnly(true);
+      c.setAutoCommit(false);
+      long count;
+      long size;
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT count, octet_length(snapshot) FROM mesh_journal_snapshot WHERE journal = ?"
+                  + " ORDER BY count DESC LIMIT 1")) {
+        ps.setString(1, journal);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return Optional.empty();
+          }
+          count = rs.getLong(1);
+          size = rs.getLong(2);
+        }
+      }
+      try (PreparedStatement slice =
+          c.prepareStatement(
+              "SELECT substring(snapshot FROM ? FOR ?) FROM mesh_journal_snapshot"
+                  + " WHERE journal = ? AND count = ?")) {
+        slice.setString(3, journal);
+        slice.setLong(4, count);
+        return Optional.of(SnapshotHeader.read(size, (dst, at) -> read(slice, dst, at)));
+      } catch (IOException e) {
+        throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage(), e);
+      } finally {
+        c.rollback();
+      }
+    } catch (SQLException e) {
+      if (UNDEFINED_TABLE.equals(e.getSQLState())) {
+        return Optional.empty(); // no steward of this database has saved a snapshot yet
+      }
+      throw new SnapshotException(
+          SnapshotException.Reason.IO,
+          "cannot read the latest snapshot's header in " + describe() + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /** One slice of the row {@code slice} selects, from offset {@code at}, into {@code dst}. */
+  private static int read(PreparedStatement slice, ByteBuffer dst, long at) throws IOException {
+    try {
+      // substring counts from 1, in int: a bytea is at most 1 GB.
+      slice.setInt(1, Math.toIntExact(at + 1));
+      slice.setInt(2, dst.remaining());
+      try (ResultSet rs = slice.executeQuery()) {
+        byte[] bytes = rs.next() ? rs.getBytes(1) : null;
+        if (bytes == null) {
+          return -1; // the row is gone: the header ends here, which the reader refuses
+        }
+        dst.put(bytes);
+        return bytes.length;
+      }
+    } catch (SQLException e) {
+      throw new IOException(e.getMessage(), e);
     }
   }
 

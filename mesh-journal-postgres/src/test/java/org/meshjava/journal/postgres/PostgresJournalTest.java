@@ -772,7 +772,7 @@ class PostgresJournalTest {
   }
 
   /** {@code n} chained records of ungranted receipts, encoded as a steward writes them. */
-  private static List<byte[]> receiptLines(int n) throws JournalException {
+  static List<byte[]> receiptLines(int n) throws JournalException {
     org.meshjava.journal.internal.JournalChain chain =
         org.meshjava.journal.internal.JournalChain.recover(List.of());
     List<byte[]> lines = new ArrayList<>(n);

@@ -212,4 +212,40 @@ class PostgresSnapshotStoreTest {
               assertThat(e.getMessage()).contains("did:key:d").contains("count 10000000000");
             });
   }
+
+  /**
+   * Regression: the store had no header reader, so a steward whose latest row is {@code TOO_LARGE}
+   * replayed its journal unchecked against it (SPEC.md §60.8, "Size"). The header is now read a
+   * slice at a time from the row, whatever its size, and is the one the snapshot itself gives.
+   */
+  @Test
+  void aLatestRowTooLargeToRead_stillGivesItsHeader_readBySlices() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresLocation location = PostgresLocation.parse(server.url(db));
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(location, "did:key:h");
+    assertThat(store.latestHeader()).as("no table yet").isEmpty();
+    store.save(at(3));
+    Snapshot latest = at(10_000_000_000L);
+    store.save(latest);
+    PostgresSnapshotStore capped =
+        PostgresSnapshotStore.of(location, "did:key:h", at(10).encoded().length);
+    assertThatThrownBy(capped::latest)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.TOO_LARGE));
+    assertThat(capped.latestHeader()).contains(latest.header());
+    assertThat(store.latestHeader()).contains(latest.header());
+    assertThat(PostgresSnapshotStore.of(location, "did:key:none").latestHeader()).isEmpty();
+
+    // A row that is no snapshot has no header: MALFORMED, not an empty answer.
+    sql(
+        server,
+        db,
+        "UPDATE mesh_journal_snapshot SET snapshot = '\\x8201' WHERE journal = 'did:key:h'");
+    assertThatThrownBy(capped::latestHeader)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.MALFORMED));
+  }
 }
