@@ -1039,6 +1039,9 @@ public final class Steward implements AutoCloseable {
     private @Nullable SnapshotStore snapshots;
     private @Nullable SnapshotFolderClaim snapshotFolder;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+    // Whether snapshotEvery was given a count to write at: the default's count is no request for
+    // snapshots, an explicit one without a store is (and is refused at build).
+    private boolean snapshotEveryGiven;
     private long checkRecordsBeforeSnapshot = DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT;
     private Duration snapshotInterval = Duration.ZERO;
     private boolean transparencyLog = true;
@@ -1197,10 +1200,12 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Writes a snapshot once {@code records} journal records were written since the last; 0 writes
-     * none by count. The default is {@value Steward#DEFAULT_SNAPSHOT_EVERY}.
+     * none by count. The default is {@value Steward#DEFAULT_SNAPSHOT_EVERY}. Applies to the store
+     * given to {@link #snapshots}: a count above 0 without one is refused at {@link #build()}.
      */
     public Builder snapshotEvery(long records) {
       snapshotEvery = Setting.atLeast("snapshotEvery", records, 0, "is at least 0, got ");
+      snapshotEveryGiven = records > 0;
       return this;
     }
 
@@ -1235,7 +1240,9 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Writes a snapshot every {@code interval} (when records were written); zero, the default,
-     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long.
+     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long. Applies to
+     * the store given to {@link #snapshots}: an interval above zero without one is refused at
+     * {@link #build()}.
      */
     public Builder snapshotInterval(Duration interval) {
       Duration i = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
@@ -1289,7 +1296,9 @@ public final class Steward implements AutoCloseable {
      * last release stops the thread. A build that fails releases its lease.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
-     *     no backend, or an ephemeral identity was given a head other than genesis
+     *     no backend, an ephemeral identity was given a head other than genesis, or a snapshot
+     *     cadence ({@link #snapshotEvery} above 0, {@link #snapshotInterval} above zero) was set
+     *     without a {@link #snapshots} store to write to
      * @throws ChainHeadConflictException (an {@code IllegalArgumentException}) if a chain head was
      *     given for a journal that already records receipts
      * @throws IllegalStateException if this builder was built before: the steward it built owns the
@@ -1331,6 +1340,7 @@ public final class Steward implements AutoCloseable {
         throw new IllegalArgumentException(
             "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
       }
+      refuseCadenceWithoutStore();
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
       if (!ClaimedJournals.claim(j)) {
@@ -1361,6 +1371,26 @@ public final class Steward implements AutoCloseable {
         ClaimedJournals.release(j);
         throw e;
       }
+    }
+
+    /**
+     * Refuses a snapshot cadence given without a store: the steward would write no snapshot, and a
+     * restart would replay the whole journal, although the caller asked for snapshots.
+     */
+    private void refuseCadenceWithoutStore() {
+      if (snapshots != null || (!snapshotEveryGiven && snapshotInterval.isZero())) {
+        return;
+      }
+      if (journal != null) {
+        journal.close(); // as on every other refusal to build: the builder owns the journal
+      }
+      throw new IllegalArgumentException(
+          (snapshotEveryGiven ? "snapshotEvery(" + snapshotEvery + ")" : "")
+              + (snapshotEveryGiven && !snapshotInterval.isZero() ? " and " : "")
+              + (snapshotInterval.isZero() ? "" : "snapshotInterval(" + snapshotInterval + ")")
+              + " set when to write snapshots, but no snapshots(store) was given to write them to,"
+              + " so none would ever be written: give the builder a store"
+              + " (snapshots(FileSnapshotStore.beside(journalPath))), or drop the cadence");
     }
 
     /**

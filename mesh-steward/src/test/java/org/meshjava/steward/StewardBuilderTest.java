@@ -243,4 +243,52 @@ class StewardBuilderTest {
         .hasMessageContaining("give no chain head");
     FileJournal.open(file).close();
   }
+
+  /**
+   * Regression: {@code snapshotEvery(n)} and {@code snapshotInterval(d)} without {@code
+   * snapshots(store)} built a steward that never wrote a snapshot, so an application that asked for
+   * them replayed its whole journal at every restart without being told why.
+   */
+  @Test
+  void aSnapshotCadenceWithoutAStore_isRefusedNamingBoth_andTheJournalIsLetGo(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("steward.journal");
+    Steward.Builder byCount =
+        keyed(FileJournal.open(file)).chainHead(ChainHead.GENESIS).snapshotEvery(1_000);
+
+    assertThatThrownBy(byCount::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("snapshotEvery(1000)")
+        .hasMessageContaining("snapshots(store)");
+    FileJournal.open(file).close();
+
+    assertThatThrownBy(
+            () ->
+                Steward.ephemeral()
+                    .meter(new EstimatorMeter())
+                    .backend(
+                        new ScriptedEngine(
+                            "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+                    .snapshotInterval(java.time.Duration.ofMinutes(5))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("snapshotInterval(PT5M)")
+        .hasMessageContaining("snapshots(store)");
+  }
+
+  @Test
+  void noCadence_orACadenceOfNone_needsNoStore() {
+    // snapshotEvery(0) writes none by count: it asks for no snapshots, so it needs no store.
+    try (Steward s =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+            .snapshotEvery(0)
+            .snapshotInterval(java.time.Duration.ZERO)
+            .build()) {
+      assertThat(s.readiness().ready()).isTrue();
+    }
+  }
 }
