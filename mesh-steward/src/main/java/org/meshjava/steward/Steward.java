@@ -480,9 +480,7 @@ public final class Steward implements AutoCloseable {
     if (!inFlight.enter()) {
       // Before any work: a closed steward's journal records nothing, so an engine run now would
       // be work no receipt or debit could ever account for.
-      throw new ServeException(
-          ServeException.Reason.NOT_RECORDED,
-          "the steward is closed: its journal records nothing more, so it serves nothing");
+      throw closedRefusal();
     }
     try {
       return admitted(request, ask, presentation, observer);
@@ -504,12 +502,25 @@ public final class Steward implements AutoCloseable {
    */
   private void refuseIfJournalFailed() throws ServeException {
     Optional<String> refuses = journal.refusesAppends();
+    if (refuses.isPresent() && closed.get()) {
+      // Admitted before a close whose grace ran out and that then closed the journal: the steward
+      // closed, nothing failed. Refused as any serve on a closed steward, since a FAILED cause
+      // tells an HTTP client that a resend is futile, and "restart" is no advice for a close.
+      throw closedRefusal();
+    }
     if (refuses.isPresent()) {
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           refuses.get() + "; nothing is served until the steward is restarted on its journal",
           new JournalException(JournalException.Reason.FAILED, refuses.get(), null));
     }
+  }
+
+  /** The refusal of a serve that finds its steward closed, before any work. */
+  private static ServeException closedRefusal() {
+    return new ServeException(
+        ServeException.Reason.NOT_RECORDED,
+        "the steward is closed: its journal records nothing more, so it serves nothing");
   }
 
   /** A serve {@link InFlightServes admitted} before any close: phases 1 to 4. */
@@ -952,10 +963,11 @@ public final class Steward implements AutoCloseable {
    * default): each is metered, debited, sealed and journalled as any other, while a serve that
    * begins once the close has begun is refused at once. A serve still running when the grace runs
    * out (or when the closing thread is interrupted) finishes its engine's work and is then refused
-   * {@code NOT_RECORDED}, sealing nothing; a granted one has had its authorisation journalled but
-   * not its debit, so a steward started later over the journal holds it at its whole joule ceiling
-   * ({@link #unresolved()}). A serve on the closing thread itself (an engine or listener closing
-   * its own steward) is not waited for.
+   * {@code NOT_RECORDED}, sealing nothing (one that had not reached its engine is refused as a
+   * serve on the closed steward, with no journal failure as its cause); a granted one that ran has
+   * had its authorisation journalled but not its debit, so a steward started later over the journal
+   * holds it at its whole joule ceiling ({@link #unresolved()}). A serve on the closing thread
+   * itself (an engine or listener closing its own steward) is not waited for.
    */
   @Override
   public void close() {
