@@ -6,6 +6,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -17,6 +18,7 @@ import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.NoteSignature;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
@@ -187,6 +189,9 @@ sealed class LogKeeper permits LogKeeper.Off {
           try {
             l.publish(c.note());
           } catch (LogException e) {
+            if (e.reason() == LogException.Reason.UNSIGNED) {
+              throw refusedAt(r.seq(), anotherStewards(c.note()));
+            }
             throw refusedAt(
                 r.seq(),
                 "records a checkpoint the journal's receipts do not reproduce (edited or cut"
@@ -199,6 +204,27 @@ sealed class LogKeeper permits LogKeeper.Off {
           // not part of the log
         }
       }
+    }
+
+    /**
+     * Why a checkpoint that this steward's key did not sign is refused. Most often the journal is
+     * another identity's: one an ephemeral steward of an earlier process wrote (its identity ended
+     * with it), or one opened with another key. Saying "edited or cut" there sent the developer
+     * looking for tampering instead of at the key.
+     */
+    private String anotherStewards(SignedNote note) {
+      String signers =
+          note.signatures().stream()
+              .map(NoteSignature::name)
+              .distinct()
+              .collect(java.util.stream.Collectors.joining(", "));
+      return "records a checkpoint signed by "
+          + (signers.isEmpty() ? "no one" : signers)
+          + ", not by this steward ("
+          + DidKey.of(key.verificationKey())
+          + "): a journal continues the receipt chain of the key that sealed it, so open it with"
+          + " that key (Steward.builder(key); an ephemeral identity is new in every process), or"
+          + " give this steward a journal of its own";
     }
 
     /** The keeper, with the log starting at {@code start} if no receipt was recorded. */

@@ -480,9 +480,7 @@ public final class Steward implements AutoCloseable {
     if (!inFlight.enter()) {
       // Before any work: a closed steward's journal records nothing, so an engine run now would
       // be work no receipt or debit could ever account for.
-      throw new ServeException(
-          ServeException.Reason.NOT_RECORDED,
-          "the steward is closed: its journal records nothing more, so it serves nothing");
+      throw closedRefusal();
     }
     try {
       return admitted(request, ask, presentation, observer);
@@ -504,12 +502,25 @@ public final class Steward implements AutoCloseable {
    */
   private void refuseIfJournalFailed() throws ServeException {
     Optional<String> refuses = journal.refusesAppends();
+    if (refuses.isPresent() && closed.get()) {
+      // Admitted before a close whose grace ran out and that then closed the journal: the steward
+      // closed, nothing failed. Refused as any serve on a closed steward, since a FAILED cause
+      // tells an HTTP client that a resend is futile, and "restart" is no advice for a close.
+      throw closedRefusal();
+    }
     if (refuses.isPresent()) {
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           refuses.get() + "; nothing is served until the steward is restarted on its journal",
           new JournalException(JournalException.Reason.FAILED, refuses.get(), null));
     }
+  }
+
+  /** The refusal of a serve that finds its steward closed, before any work. */
+  private static ServeException closedRefusal() {
+    return new ServeException(
+        ServeException.Reason.NOT_RECORDED,
+        "the steward is closed: its journal records nothing more, so it serves nothing");
   }
 
   /** A serve {@link InFlightServes admitted} before any close: phases 1 to 4. */
@@ -952,10 +963,11 @@ public final class Steward implements AutoCloseable {
    * default): each is metered, debited, sealed and journalled as any other, while a serve that
    * begins once the close has begun is refused at once. A serve still running when the grace runs
    * out (or when the closing thread is interrupted) finishes its engine's work and is then refused
-   * {@code NOT_RECORDED}, sealing nothing; a granted one has had its authorisation journalled but
-   * not its debit, so a steward started later over the journal holds it at its whole joule ceiling
-   * ({@link #unresolved()}). A serve on the closing thread itself (an engine or listener closing
-   * its own steward) is not waited for.
+   * {@code NOT_RECORDED}, sealing nothing (one that had not reached its engine is refused as a
+   * serve on the closed steward, with no journal failure as its cause); a granted one that ran has
+   * had its authorisation journalled but not its debit, so a steward started later over the journal
+   * holds it at its whole joule ceiling ({@link #unresolved()}). A serve on the closing thread
+   * itself (an engine or listener closing its own steward) is not waited for.
    */
   @Override
   public void close() {
@@ -1039,6 +1051,9 @@ public final class Steward implements AutoCloseable {
     private @Nullable SnapshotStore snapshots;
     private @Nullable SnapshotFolderClaim snapshotFolder;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
+    // Whether snapshotEvery was given a count to write at: the default's count is no request for
+    // snapshots, an explicit one without a store is (and is refused at build).
+    private boolean snapshotEveryGiven;
     private long checkRecordsBeforeSnapshot = DEFAULT_CHECK_RECORDS_BEFORE_SNAPSHOT;
     private Duration snapshotInterval = Duration.ZERO;
     private boolean transparencyLog = true;
@@ -1197,10 +1212,12 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Writes a snapshot once {@code records} journal records were written since the last; 0 writes
-     * none by count. The default is {@value Steward#DEFAULT_SNAPSHOT_EVERY}.
+     * none by count. The default is {@value Steward#DEFAULT_SNAPSHOT_EVERY}. Applies to the store
+     * given to {@link #snapshots}: a count above 0 without one is refused at {@link #build()}.
      */
     public Builder snapshotEvery(long records) {
       snapshotEvery = Setting.atLeast("snapshotEvery", records, 0, "is at least 0, got ");
+      snapshotEveryGiven = records > 0;
       return this;
     }
 
@@ -1235,7 +1252,9 @@ public final class Steward implements AutoCloseable {
 
     /**
      * Writes a snapshot every {@code interval} (when records were written); zero, the default,
-     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long.
+     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long. Applies to
+     * the store given to {@link #snapshots}: an interval above zero without one is refused at
+     * {@link #build()}.
      */
     public Builder snapshotInterval(Duration interval) {
       Duration i = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
@@ -1289,7 +1308,9 @@ public final class Steward implements AutoCloseable {
      * last release stops the thread. A build that fails releases its lease.
      *
      * @throws IllegalArgumentException if no backend is registered, two share a name, a cap names
-     *     no backend, or an ephemeral identity was given a head other than genesis
+     *     no backend, an ephemeral identity was given a head other than genesis, or a snapshot
+     *     cadence ({@link #snapshotEvery} above 0, {@link #snapshotInterval} above zero) was set
+     *     without a {@link #snapshots} store to write to
      * @throws ChainHeadConflictException (an {@code IllegalArgumentException}) if a chain head was
      *     given for a journal that already records receipts
      * @throws IllegalStateException if this builder was built before: the steward it built owns the
@@ -1331,6 +1352,7 @@ public final class Steward implements AutoCloseable {
         throw new IllegalArgumentException(
             "an ephemeral identity has sealed nothing; its chain cannot continue from " + head);
       }
+      refuseCadenceWithoutStore();
       Journal j = journal != null ? journal : InMemoryJournal.unretained();
       journal = j;
       if (!ClaimedJournals.claim(j)) {
@@ -1361,6 +1383,26 @@ public final class Steward implements AutoCloseable {
         ClaimedJournals.release(j);
         throw e;
       }
+    }
+
+    /**
+     * Refuses a snapshot cadence given without a store: the steward would write no snapshot, and a
+     * restart would replay the whole journal, although the caller asked for snapshots.
+     */
+    private void refuseCadenceWithoutStore() {
+      if (snapshots != null || (!snapshotEveryGiven && snapshotInterval.isZero())) {
+        return;
+      }
+      if (journal != null) {
+        journal.close(); // as on every other refusal to build: the builder owns the journal
+      }
+      throw new IllegalArgumentException(
+          (snapshotEveryGiven ? "snapshotEvery(" + snapshotEvery + ")" : "")
+              + (snapshotEveryGiven && !snapshotInterval.isZero() ? " and " : "")
+              + (snapshotInterval.isZero() ? "" : "snapshotInterval(" + snapshotInterval + ")")
+              + " set when to write snapshots, but no snapshots(store) was given to write them to,"
+              + " so none would ever be written: give the builder a store"
+              + " (snapshots(FileSnapshotStore.beside(journalPath))), or drop the cadence");
     }
 
     /**

@@ -17,6 +17,7 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.journal.FileJournal;
@@ -241,6 +242,88 @@ class StewardBuilderTest {
             })
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("give no chain head");
+    FileJournal.open(file).close();
+  }
+
+  /**
+   * Regression: {@code snapshotEvery(n)} and {@code snapshotInterval(d)} without {@code
+   * snapshots(store)} built a steward that never wrote a snapshot, so an application that asked for
+   * them replayed its whole journal at every restart without being told why.
+   */
+  @Test
+  void aSnapshotCadenceWithoutAStore_isRefusedNamingBoth_andTheJournalIsLetGo(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("steward.journal");
+    Steward.Builder byCount =
+        keyed(FileJournal.open(file)).chainHead(ChainHead.GENESIS).snapshotEvery(1_000);
+
+    assertThatThrownBy(byCount::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("snapshotEvery(1000)")
+        .hasMessageContaining("snapshots(store)");
+    FileJournal.open(file).close();
+
+    assertThatThrownBy(
+            () ->
+                Steward.ephemeral()
+                    .meter(new EstimatorMeter())
+                    .backend(
+                        new ScriptedEngine(
+                            "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+                    .snapshotInterval(java.time.Duration.ofMinutes(5))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("snapshotInterval(PT5M)")
+        .hasMessageContaining("snapshots(store)");
+  }
+
+  @Test
+  void noCadence_orACadenceOfNone_needsNoStore() {
+    // snapshotEvery(0) writes none by count: it asks for no snapshots, so it needs no store.
+    try (Steward s =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+            .snapshotEvery(0)
+            .snapshotInterval(java.time.Duration.ZERO)
+            .build()) {
+      assertThat(s.readiness().ready()).isTrue();
+    }
+  }
+
+  /**
+   * Regression: a journal written by another identity (an ephemeral steward of an earlier process,
+   * or the same file opened with another key) was refused as "edited or cut journal?", which sent
+   * the developer looking for tampering; the refusal now names both identities and what to do.
+   */
+  @Test
+  void aJournalAnotherIdentitySealed_isRefusedNamingBothIdentities_notAsTampered(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("steward.journal");
+    PromptText prompt = PromptText.of("sealed by the first process");
+    DidKey first;
+    try (Steward once =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .journal(FileJournal.open(file))
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+            .build()) {
+      first = once.identity();
+      once.serve(ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000), prompt);
+    }
+
+    Steward.Builder other = keyed(FileJournal.open(file));
+
+    assertThatThrownBy(other::build)
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("signed by " + first)
+        .hasMessageContaining("not by this steward (" + other.identity() + ")")
+        .hasMessageContaining("give this steward a journal of its own")
+        .hasMessageNotContaining("edited");
     FileJournal.open(file).close();
   }
 }
