@@ -68,6 +68,16 @@ public final class BenchMain {
         "serveWithoutLog",
         "serve with the transparency log / without (target <= 1.1)");
     ratio(score, "jdkSign", "bouncyCastleSign", "JDK Ed25519 sign time / BouncyCastle sign time");
+    ratio(
+        score,
+        "jdkReusedSign",
+        "bouncyCastleSign",
+        "JDK Ed25519, Signature reused / BouncyCastle sign time");
+    ratio(
+        score,
+        "bouncyCastleLowLevelSign",
+        "bouncyCastleSign",
+        "BouncyCastle low-level Ed25519.sign / SigningKey.sign");
     ratio(score, "estimatorWindow", "bareNanoTimePair", "estimator window / bare nanoTime pair");
     ratio(
         score,
