@@ -63,11 +63,6 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final long FIRST_REPROBE_BACKOFF_NANOS = 10_000_000_000L;
 
-  /**
-   * The re-probe interval of a ledger built without one: the default of {@link DiscoveryOptions}.
-   */
-  private static final long DEFAULT_REPROBE_EVERY_NANOS = 600_000_000_000L;
-
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
     private final long epoch;
@@ -133,9 +128,12 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   private boolean warnedNotLive;
 
-  /** A ledger re-probed every 10 minutes, the default; for tests of one ledger. */
+  /**
+   * A ledger re-probed as often as {@link DiscoveryOptions#defaults()} says; for tests of one
+   * ledger.
+   */
   DomainLedger(EnergyChannel channel, LivenessPolicy policy, ProbeClock clock) {
-    this(channel, policy, clock, DEFAULT_REPROBE_EVERY_NANOS);
+    this(channel, policy, clock, DiscoveryOptions.defaults().reprobeEvery().toNanos());
   }
 
   /**
