@@ -1,0 +1,81 @@
+package org.meshjava.openai;
+
+import java.util.Optional;
+
+/**
+ * Jetty's refusals of a request head, reworded to say what is wrong and what to send instead. Jetty
+ * words them for its own log ("Line Folding not supported", "Authority!=Host"), and the words reach
+ * the client as the {@code http_<status>} error's message: "Line Folding not supported" was all a
+ * client sending a header line with an empty field name ({@code : value}) was told, which names
+ * another fault. Matched on Jetty's exact text, which only its parser and request checks produce; a
+ * refusal not listed keeps Jetty's words. Stateless.
+ */
+enum ParserRefusal {
+  /**
+   * Jetty's parser takes a header line that begins with a colon, a space or a tab for the
+   * continuation of the line before it (obs-fold), which the listener does not take; so the two
+   * faults share its words and both are named here.
+   */
+  EMPTY_NAME_OR_FOLDED_LINE(
+      400,
+      "Line Folding not supported",
+      "a header line begins with ':' or with whitespace: a field needs a name before its colon"
+          + " (RFC 9110 §5.1), and a value folded onto the next line (obs-fold, RFC 9112 §5.2) is"
+          + " not taken; send each field as Name: value on one line"),
+  /** RFC 9112 §3.2.2: an absolute-form target and {@code Host} must name the same authority. */
+  AUTHORITY_NOT_HOST(
+      400,
+      "Authority!=Host",
+      "the request target's authority is not the Host field's (RFC 9112 §3.2.2): send the path"
+          + " alone with Host naming this server, or the same host and port in both"),
+  /** Every way a Transfer-Encoding fails to end in exactly one {@code chunked} (RFC 9112 §6.1). */
+  CHUNKED_NOT_LAST(
+      400,
+      "Bad Transfer-Encoding, chunked not last",
+      "Transfer-Encoding must list chunked once, as its last coding (RFC 9112 §6.1); this one"
+          + " names a coding after it, names none at all (an empty value, or only commas), or a"
+          + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
+          + " alone, or a Content-Length"),
+  CONTENT_LENGTH_NOT_DIGITS(
+      400,
+      "Invalid Content-Length Value",
+      "Content-Length must be decimal digits alone, no sign, space or list (RFC 9110 §8.6)"),
+  /** Jetty's HostPort refuses userinfo, a port out of 0–65535, and characters no host holds. */
+  HOST_NOT_HOST_AND_PORT(
+      400,
+      "Bad HostPort",
+      "the Host field must be a host name or address with an optional port from 0 to 65535, and"
+          + " nothing else (no userinfo, path or space; RFC 9110 §7.2)"),
+  HOST_BLANK(400, "Blank Host", "the Host field is empty: name this server in it (RFC 9110 §7.2)"),
+  /** RFC 9110 §10.1.1: 100-continue is the only expectation defined. */
+  EXPECTATION_UNKNOWN(
+      417,
+      "Expectation Failed",
+      "Expect names an expectation other than 100-continue, the only one this server meets (RFC"
+          + " 9110 §10.1.1): send Expect: 100-continue or no Expect field");
+
+  private final int status;
+  private final String jettyWords;
+  private final String words;
+
+  ParserRefusal(int status, String jettyWords, String words) {
+    this.status = status;
+    this.jettyWords = jettyWords;
+    this.words = words;
+  }
+
+  /** The refusal Jetty gave with {@code status} and {@code message}, when it is one of these. */
+  static Optional<ParserRefusal> of(int status, String message) {
+    for (ParserRefusal r : values()) {
+      if (r.status == status && r.jettyWords.equals(message)) {
+        return Optional.of(r);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** What the client is told: the fault, and what to send instead. */
+  String words() {
+    return words;
+  }
+}
