@@ -479,7 +479,11 @@ public final class OpenAiServer implements AutoCloseable {
                         Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
                         id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
-        if (request.getLength() != 0 || foreignScheme(request).isPresent()) {
+        // A GET without a body has length -1 (none declared), not 0: every console answer closed
+        // its connection, so a page polling the JSON opened a new one for each poll.
+        boolean sentABody =
+            request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+        if (sentABody || foreignScheme(request).isPresent()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         try {
@@ -970,9 +974,7 @@ public final class OpenAiServer implements AutoCloseable {
                           + " bytes"
                       : message == null
                           ? "HTTP " + code
-                          : ParserRefusal.of(code, message)
-                              .map(ParserRefusal::words)
-                              .orElse(message),
+                          : ParserRefusal.words(code, message, headerBytes).orElse(message),
                   Optional.empty());
             }
           };

@@ -7,8 +7,8 @@ import java.util.Optional;
  * words them for its own log ("Line Folding not supported", "Authority!=Host"), and the words reach
  * the client as the {@code http_<status>} error's message: "Line Folding not supported" was all a
  * client sending a header line with an empty field name ({@code : value}) was told, which names
- * another fault. Matched on Jetty's exact text, which only its parser and request checks produce; a
- * refusal not listed keeps Jetty's words. Stateless.
+ * another fault. Matched on Jetty's exact text (for an illegal character, its opening words), which
+ * only its parser and request checks produce; a refusal not listed keeps Jetty's words. Stateless.
  */
 enum ParserRefusal {
   /**
@@ -52,7 +52,54 @@ enum ParserRefusal {
       417,
       "Expectation Failed",
       "Expect names an expectation other than 100-continue, the only one this server meets (RFC"
-          + " 9110 §10.1.1): send Expect: 100-continue or no Expect field");
+          + " 9110 §10.1.1): send Expect: 100-continue or no Expect field"),
+  /** RFC 9110 §7.1: a fragment is the client's own; it is never sent. */
+  FRAGMENT(
+      400,
+      "Fragment",
+      "the request target holds a fragment (#…), which a client keeps to itself (RFC 9110 §7.1):"
+          + " send the target without it"),
+  /** RFC 9110 §4.2.4: userinfo is deprecated in http URIs, and Jetty refuses it. */
+  USER_INFO(
+      400,
+      "Deprecated User Info",
+      "the request target holds userinfo (user@host), which http URIs no longer carry (RFC 9110"
+          + " §4.2.4): send the target without it"),
+  REQUEST_LINE_TOO_LONG(
+      414,
+      "URI Too Long",
+      "the request line is longer than the {limit} bytes this server reads: send a shorter target"),
+  HEADER_FIELDS_TOO_LARGE(
+      431,
+      "Request Header Fields Too Large",
+      "the request line and header fields together are larger than the {limit} bytes this server"
+          + " reads: send fewer or shorter fields"),
+  VERSION_UNKNOWN(
+      505,
+      "Unknown Version",
+      "the request line names an HTTP version this listener does not speak: send HTTP/1.1 (or"
+          + " HTTP/1.0)"),
+  VERSION_UNSUPPORTED(
+      505,
+      "Unsupported Version",
+      "the request line names an HTTP version this listener does not speak: send HTTP/1.1 (or"
+          + " HTTP/1.0)"),
+  /**
+   * Jetty's parser names the character and the kind it has, not where it stood; the words say where
+   * it may have been and keep Jetty's description of it.
+   */
+  ILLEGAL_CHARACTER(
+      400,
+      "Illegal character ",
+      "the request line or a header line holds a character HTTP does not allow where it stands (a"
+          + " field name takes letters, digits and !#$%&'*+-.^_`|~ only and ends at its colon, RFC"
+          + " 9110 §5.1; a field value takes no control character but tab, §5.5): "),
+  /** RFC 9112 §2.2: a CR that does not begin a CRLF. */
+  BARE_CR(
+      400,
+      "Bad EOL",
+      "a line holds a CR that is not followed by LF (RFC 9112 §2.2): end each line with CRLF, and"
+          + " send no CR inside one");
 
   private final int status;
   private final String jettyWords;
@@ -64,18 +111,24 @@ enum ParserRefusal {
     this.words = words;
   }
 
-  /** The refusal Jetty gave with {@code status} and {@code message}, when it is one of these. */
-  static Optional<ParserRefusal> of(int status, String message) {
+  /**
+   * What the client is told for the refusal Jetty gave with {@code status} and {@code message},
+   * when it is one of these: the fault, and what to send instead.
+   *
+   * @param headBytes the most bytes of request line, and of header fields, the listener reads
+   */
+  static Optional<String> words(int status, String message, int headBytes) {
     for (ParserRefusal r : values()) {
-      if (r.status == status && r.jettyWords.equals(message)) {
-        return Optional.of(r);
+      if (r.status != status) {
+        continue;
+      }
+      if (r == ILLEGAL_CHARACTER && message.startsWith(r.jettyWords)) {
+        return Optional.of(r.words + message.substring(r.jettyWords.length()));
+      }
+      if (r.jettyWords.equals(message)) {
+        return Optional.of(r.words.replace("{limit}", Integer.toString(headBytes)));
       }
     }
     return Optional.empty();
-  }
-
-  /** What the client is told: the fault, and what to send instead. */
-  String words() {
-    return words;
   }
 }

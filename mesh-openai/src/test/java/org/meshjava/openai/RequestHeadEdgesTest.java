@@ -279,4 +279,95 @@ class RequestHeadEdgesTest {
         .contains("Expect names an expectation other than 100-continue");
     assertThat(sealed()).isZero();
   }
+
+  /**
+   * More of Jetty's words that named no field and no remedy: "Fragment", "Deprecated User Info",
+   * "Illegal character VCHAR='('", "Bad EOL", "URI Too Long", "Request Header Fields Too Large",
+   * "Unknown Version".
+   */
+  @Test
+  void requestLineAndFieldRefusals_sayWhatIsWrongAndTheLimit() throws Exception {
+    int port = f.server.port();
+    String host = "Host: 127.0.0.1\r\n";
+    assertThat(
+            refusedAndClosed(
+                port, "fragment", "GET /healthz#x HTTP/1.1\r\n" + host + "\r\n", 400, "http_400"))
+        .contains("holds a fragment");
+    assertThat(
+            refusedAndClosed(
+                port,
+                "userinfo",
+                "GET http://u@127.0.0.1/healthz HTTP/1.1\r\n" + host + "\r\n",
+                400,
+                "http_400"))
+        .contains("holds userinfo");
+    assertThat(
+            refusedAndClosed(
+                port,
+                "field name",
+                "GET /healthz HTTP/1.1\r\n" + host + "X(A): b\r\n\r\n",
+                400,
+                "http_400"))
+        .contains("a field name takes letters, digits")
+        .contains("'('");
+    assertThat(
+            refusedAndClosed(
+                port,
+                "control character",
+                "GET /healthz HTTP/1.1\r\n" + host + "X-A: a\u000bb\r\n\r\n",
+                400,
+                "http_400"))
+        .contains("a field value takes no control character but tab");
+    assertThat(
+            refusedAndClosed(
+                port,
+                "bare CR",
+                "GET /healthz HTTP/1.1\r\n" + host + "X-A: a\rb\r\n\r\n",
+                400,
+                "http_400"))
+        .contains("a CR that is not followed by LF");
+    assertThat(
+            refusedAndClosed(
+                port,
+                "long line",
+                "GET /" + "a".repeat(9_000) + " HTTP/1.1\r\n" + host + "\r\n",
+                414,
+                "http_414"))
+        .contains("longer than the 8192 bytes");
+    StringBuilder fields = new StringBuilder();
+    for (int i = 0; i < 300; i++) {
+      fields.append("X-").append(i).append(": ").append("a".repeat(50)).append("\r\n");
+    }
+    assertThat(
+            refusedAndClosed(
+                port,
+                "many fields",
+                "GET /healthz HTTP/1.1\r\n" + host + fields + "\r\n",
+                431,
+                "http_431"))
+        .contains("larger than the 8192 bytes");
+    assertThat(
+            refusedAndClosed(
+                port, "HTTP/1.2", "GET /healthz HTTP/1.2\r\n" + host + "\r\n", 505, "http_505"))
+        .contains("send HTTP/1.1");
+  }
+
+  /**
+   * The console's listener closed every connection after its answer: a GET declares no length
+   * (Jetty's -1), which was taken for a body sent. A page polling the console's JSON opened a new
+   * connection per poll. Only a request that sent a body has its connection closed.
+   */
+  @Test
+  void consoleListener_keepsTheConnectionOfARequestWithoutABody() throws Exception {
+    String get = "GET /v1/mesh/status HTTP/1.1\r\nHost: localhost\r\n\r\n";
+    try (RawConnection c = new RawConnection(consolePort())) {
+      c.send(get + get);
+      assertThat(c.read().status()).isEqualTo(200);
+      assertThat(c.read().status()).as("the second GET on the connection").isEqualTo(200);
+      assertThat(c.closedWithin(500)).isFalse();
+    }
+    String post = "POST /v1/mesh/status HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\n\r\n{}";
+    assertThat(refusedAndClosed(consolePort(), "console POST", post, 405, "method_not_allowed"))
+        .contains("read-only");
+  }
 }
