@@ -974,7 +974,7 @@ public final class OpenAiServer implements AutoCloseable {
                           + " bytes"
                       : message == null
                           ? "HTTP " + code
-                          : ParserRefusal.words(code, message, headerBytes).orElse(message),
+                          : ParserRefusal.words(code, message, cause, headerBytes).orElse(message),
                   Optional.empty());
             }
           };

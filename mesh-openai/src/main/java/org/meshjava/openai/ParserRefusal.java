@@ -1,6 +1,7 @@
 package org.meshjava.openai;
 
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Jetty's refusals of a request head, reworded to say what is wrong and what to send instead. Jetty
@@ -36,6 +37,15 @@ enum ParserRefusal {
           + " names a coding after it, names none at all (an empty value, or only commas), or a"
           + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
           + " alone, or a Content-Length"),
+  /**
+   * Jetty's parser adds up a Content-Length's digits with overflow checks, and answers one past
+   * 2⁶³−1 with its bare "Bad Request", an {@link ArithmeticException} its only trace.
+   */
+  CONTENT_LENGTH_TOO_LARGE(
+      400,
+      "Bad Request",
+      "Content-Length is larger than any length a body can have (2^63-1 bytes): send the body's"
+          + " own length"),
   CONTENT_LENGTH_NOT_DIGITS(
       400,
       "Invalid Content-Length Value",
@@ -115,11 +125,14 @@ enum ParserRefusal {
    * What the client is told for the refusal Jetty gave with {@code status} and {@code message},
    * when it is one of these: the fault, and what to send instead.
    *
+   * @param cause what Jetty refused the request with, and what that was caused by
    * @param headBytes the most bytes of request line, and of header fields, the listener reads
    */
-  static Optional<String> words(int status, String message, int headBytes) {
+  static Optional<String> words(
+      int status, String message, @Nullable Throwable cause, int headBytes) {
     for (ParserRefusal r : values()) {
-      if (r.status != status) {
+      if (r.status != status
+          || (r == CONTENT_LENGTH_TOO_LARGE && !causedBy(cause, ArithmeticException.class))) {
         continue;
       }
       if (r == ILLEGAL_CHARACTER && message.startsWith(r.jettyWords)) {
@@ -130,5 +143,14 @@ enum ParserRefusal {
       }
     }
     return Optional.empty();
+  }
+
+  private static boolean causedBy(@Nullable Throwable t, Class<? extends Throwable> type) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (type.isInstance(c)) {
+        return true;
+      }
+    }
+    return false;
   }
 }

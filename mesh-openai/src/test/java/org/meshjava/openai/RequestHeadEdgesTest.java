@@ -249,7 +249,26 @@ class RequestHeadEdgesTest {
     assertThat(sealed()).isEqualTo(3);
   }
 
-  /** Jetty's own words for these were "Bad HostPort", "Invalid Content-Length Value", and so on. */
+  /**
+   * A Content-Length with leading zeros is still digits alone, so RFC 9110 §8.6 reads it as its
+   * decimal value, as any proxy in front does: the body ends where that value says, and the GET
+   * sent after it is the next request.
+   */
+  @Test
+  void contentLength_withLeadingZeros_framesTheBodyByItsDecimalValue() throws Exception {
+    try (RawConnection c = new RawConnection(f)) {
+      c.send(chat().replace(LENGTH, "Content-Length: 000" + BODY.length) + GET_AFTER);
+      RawConnection.Response served = c.read();
+      assertThat(served.status()).as(served.body()).isEqualTo(200);
+      assertThat(c.read().body()).contains("alive");
+    }
+    assertThat(sealed()).isEqualTo(1);
+  }
+
+  /**
+   * Jetty's own words for these were "Bad HostPort", "Invalid Content-Length Value", a bare "Bad
+   * Request" for a Content-Length past 2^63-1, and so on.
+   */
   @Test
   void refusalsJettyDecides_nameTheFieldAndWhatToSend() throws Exception {
     Map<String, String> requests =
@@ -261,13 +280,16 @@ class RequestHeadEdgesTest {
             "a signed Content-Length",
             chat().replace(LENGTH, "Content-Length: +" + BODY.length),
             "an empty Host",
-            chat().replace("Host: 127.0.0.1", "Host:"));
+            chat().replace("Host: 127.0.0.1", "Host:"),
+            "a Content-Length past 2^63-1",
+            chat().replace(LENGTH, "Content-Length: 9223372036854775808"));
     Map<String, String> words =
         Map.of(
             "Host with userinfo", "the Host field must be a host name",
             "Host with a port out of range", "port from 0 to 65535",
             "a signed Content-Length", "Content-Length must be decimal digits alone",
-            "an empty Host", "the Host field is empty");
+            "an empty Host", "the Host field is empty",
+            "a Content-Length past 2^63-1", "Content-Length is larger than any length");
     for (Map.Entry<String, String> e : requests.entrySet()) {
       assertThat(refusedAndClosed(f.server.port(), e.getKey(), e.getValue(), 400, "http_400"))
           .as(e.getKey())
