@@ -149,6 +149,18 @@ final class Endpoints {
         case "/v1/mesh/proof/inclusion" -> get(method, () -> logged(() -> log.inclusion(query)));
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));
+        // The asterisk-form target, which only OPTIONS may send (RFC 9112 §3.2.4), asks about the
+        // server as a whole (RFC 9110 §9.3.7). It was answered 404, while OPTIONS on any path is
+        // 405: OPTIONS is served nowhere, so the server's answer is the same 405, its Allow naming
+        // the methods the server serves on some path.
+        case "*" ->
+            ErrorReply.invalid(
+                    405,
+                    "method_not_allowed",
+                    method
+                        + " * is not served, nor is OPTIONS on any path; this server answers GET,"
+                        + " HEAD and POST")
+                .allowing(SERVER_METHODS);
         default ->
             path.startsWith(MODELS_PREFIX)
                 ? get(method, () -> model(modelId(path.substring(MODELS_PREFIX.length()))))
@@ -254,6 +266,9 @@ final class Endpoints {
   }
 
   private static final String MODELS_PREFIX = "/v1/models/";
+
+  /** Every method the API serves on some path: its {@code Allow} for a target that is no path. */
+  static final String SERVER_METHODS = "GET, HEAD, POST";
 
   /**
    * The model id a {@code /v1/models/{model}} path names, percent-decoded as UTF-8: an OpenAI SDK

@@ -393,6 +393,39 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
+   * The refusal of a request target this server does not take, decided from the head alone: an
+   * absolute-form target naming a scheme other than {@code http} ({@link #foreignScheme}), or a
+   * path with {@code ;}-parameters ({@link #pathParameter}).
+   */
+  private static Optional<Reply> targetRefused(Request request) {
+    Optional<Reply> scheme = foreignScheme(request);
+    return scheme.isPresent() ? scheme : pathParameter(request);
+  }
+
+  /**
+   * The refusal of an absolute-form target whose scheme is not {@code http}, if it is one. Both
+   * listeners speak plain HTTP, yet {@code POST https://host/v1/chat/completions} was served as if
+   * the target had said {@code http}, and so was {@code ftp://…}: a request meant for a TLS origin
+   * (a proxy-style target forwarded as it came) was served over a connection no one had secured,
+   * its request carrying a scheme it did not arrive by. Jetty gives an origin-form target the
+   * listener's own scheme, {@code http}, so any other scheme was written in the target.
+   */
+  private static Optional<Reply> foreignScheme(Request request) {
+    String scheme = request.getHttpURI().getScheme();
+    if (scheme == null || scheme.equalsIgnoreCase("http")) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        ErrorReply.invalid(
+            400,
+            "http_400",
+            "the request target names the scheme "
+                + scheme
+                + ", which this listener does not speak: it is plain HTTP; send the path alone"
+                + " (origin form) or an http:// target"));
+  }
+
+  /**
    * The refusal of a target whose path holds a {@code ;}, if it does. Jetty strips {@code ;…} from
    * each segment before matching, so {@code /v1/mesh/steward;x} and {@code
    * /v1/chat/completions;a=b} were served as the paths without it; a proxy in front that allows or
@@ -435,18 +468,22 @@ public final class OpenAiServer implements AutoCloseable {
       ConsoleEndpoints c = console;
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
+        Optional<Reply> refused = targetRefused(request);
         Reply reply =
-            pathParameter(request)
-                .orElseGet(
-                    () ->
-                        c.handle(
-                            request.getMethod(),
-                            Request.getPathInContext(request),
-                            Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
-                            Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
-                            id));
+            refused.orElseGet(
+                () ->
+                    c.handle(
+                        request.getMethod(),
+                        Request.getPathInContext(request),
+                        Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
+                        Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
+                        id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
-        if (request.getLength() != 0) {
+        // A GET without a body has length -1 (none declared), not 0: every console answer closed
+        // its connection, so a page polling the JSON opened a new one for each poll.
+        boolean sentABody =
+            request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+        if (sentABody || foreignScheme(request).isPresent()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         try {
@@ -513,20 +550,21 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * A reply decided from the request's head alone, before any of its body is read: a path with
-     * {@code ;}-parameters (404, {@link OpenAiServer#pathParameter}); a {@code Transfer-Encoding}
-     * on HTTP/1.0 (400); a transfer coding the server does not undo (501); a proxy's {@code
-     * CONNECT}; for a POST, an operator's answer (405 on its endpoints, 503 while draining) or, on
-     * an endpoint that reads one, a body that cannot be read as JSON (415) or that the head does
-     * not frame at all (411). Deciding these before the first read matters to a client that sent
-     * {@code Expect: 100-continue}: Jetty answers {@code 100 Continue} when the body is first read,
-     * so a refusal after that read has the client upload a body only to see it refused. (A declared
-     * length over the limit is refused earlier still, by the size-limit handler.)
+     * A reply decided from the request's head alone, before any of its body is read: a target
+     * naming another scheme than {@code http} (400) or a path with {@code ;}-parameters (404,
+     * {@link OpenAiServer#targetRefused}); a {@code Transfer-Encoding} on HTTP/1.0 (400); a
+     * transfer coding the server does not undo (501); a proxy's {@code CONNECT}; for a POST, an
+     * operator's answer (405 on its endpoints, 503 while draining) or, on an endpoint that reads
+     * one, a body that cannot be read as JSON (415) or that the head does not frame at all (411).
+     * Deciding these before the first read matters to a client that sent {@code Expect:
+     * 100-continue}: Jetty answers {@code 100 Continue} when the body is first read, so a refusal
+     * after that read has the client upload a body only to see it refused. (A declared length over
+     * the limit is refused earlier still, by the size-limit handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
-      Optional<Reply> parameter = pathParameter(request);
-      if (parameter.isPresent()) {
-        return parameter;
+      Optional<Reply> target = targetRefused(request);
+      if (target.isPresent()) {
+        return target;
       }
       if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
           && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
@@ -561,7 +599,7 @@ public final class OpenAiServer implements AutoCloseable {
                     "method_not_allowed",
                     "CONNECT is not served: this server is no proxy; send GET or POST to a /v1/"
                         + " path")
-                .allowing("GET, HEAD, POST"));
+                .allowing(Endpoints.SERVER_METHODS));
       }
       if (!"POST".equals(method)) {
         return Optional.empty();
@@ -687,11 +725,19 @@ public final class OpenAiServer implements AutoCloseable {
             "send the body as Content-Type: application/json (UTF-8), not "
                 + (types.isEmpty() ? "no Content-Type" : types.get(0)));
       }
-      List<String> encodings = request.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING);
-      if (encodings.stream().anyMatch(e -> !e.strip().equalsIgnoreCase("identity"))) {
+      // Read as a list (RFC 9110 §8.4, §5.6.1): "identity, identity" names no coding, and an
+      // empty element names none either (a quoted one, "", is kept, and refused: no coding has
+      // that name). Matched field by field, it was refused as a compressed
+      // body, and so was an empty Content-Encoding, whose message then named no coding at all.
+      List<String> codings =
+          request.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, true).stream()
+              .map(String::strip)
+              .filter(c -> !c.isEmpty() && !c.equalsIgnoreCase("identity"))
+              .toList();
+      if (!codings.isEmpty()) {
         return Optional.of(
             "send the body uncompressed; Content-Encoding "
-                + String.join(", ", encodings)
+                + String.join(", ", codings)
                 + " is not decoded here");
       }
       return Optional.empty();
@@ -908,19 +954,29 @@ public final class OpenAiServer implements AutoCloseable {
             // a body the way it reports a body cut short: "Early EOF", which a client still
             // connected and sending could not make sense of. Chunk extensions and trailer fields
             // over the header size limit end the same way, so the limit is named too.
-            default ->
-                ErrorReply.body(
-                    code >= 500 ? "server_error" : "invalid_request_error",
-                    "http_" + code,
-                    code == 400 && cause instanceof org.eclipse.jetty.io.EofException
-                        ? "the body ended before its framing said it would, or its chunked framing"
-                            + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
-                            + " then 0, CRLF, CRLF), or its chunk extensions or trailer fields"
-                            + " exceed "
-                            + headerBytes
-                            + " bytes"
-                        : message == null ? "HTTP " + code : message,
-                    Optional.empty());
+            default -> {
+              if (code == 400) {
+                // Every 400 of Jetty's is decided from the head. Its request checks (an
+                // absolute-form target naming another authority than Host, a bad path) kept the
+                // connection, unlike its parser's, and unlike every refusal decided from the head
+                // alone (SPEC.md 70, "Request framing").
+                response.getHeaders().put(HttpHeader.CONNECTION, "close");
+              }
+              yield ErrorReply.body(
+                  code >= 500 ? "server_error" : "invalid_request_error",
+                  "http_" + code,
+                  code == 400 && cause instanceof org.eclipse.jetty.io.EofException
+                      ? "the body ended before its framing said it would, or its chunked framing"
+                          + " is malformed (each chunk: its size in hex, CRLF, its bytes, CRLF;"
+                          + " then 0, CRLF, CRLF), or its chunk extensions or trailer fields"
+                          + " exceed "
+                          + headerBytes
+                          + " bytes"
+                      : message == null
+                          ? "HTTP " + code
+                          : ParserRefusal.words(code, message, cause, headerBytes).orElse(message),
+                  Optional.empty());
+            }
           };
       json(response, body, callback);
     }

@@ -1,0 +1,156 @@
+package org.meshjava.openai;
+
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Jetty's refusals of a request head, reworded to say what is wrong and what to send instead. Jetty
+ * words them for its own log ("Line Folding not supported", "Authority!=Host"), and the words reach
+ * the client as the {@code http_<status>} error's message: "Line Folding not supported" was all a
+ * client sending a header line with an empty field name ({@code : value}) was told, which names
+ * another fault. Matched on Jetty's exact text (for an illegal character, its opening words), which
+ * only its parser and request checks produce; a refusal not listed keeps Jetty's words. Stateless.
+ */
+enum ParserRefusal {
+  /**
+   * Jetty's parser takes a header line that begins with a colon, a space or a tab for the
+   * continuation of the line before it (obs-fold), which the listener does not take; so the two
+   * faults share its words and both are named here.
+   */
+  EMPTY_NAME_OR_FOLDED_LINE(
+      400,
+      "Line Folding not supported",
+      "a header line begins with ':' or with whitespace: a field needs a name before its colon"
+          + " (RFC 9110 §5.1), and a value folded onto the next line (obs-fold, RFC 9112 §5.2) is"
+          + " not taken; send each field as Name: value on one line"),
+  /** RFC 9112 §3.2.2: an absolute-form target and {@code Host} must name the same authority. */
+  AUTHORITY_NOT_HOST(
+      400,
+      "Authority!=Host",
+      "the request target's authority is not the Host field's (RFC 9112 §3.2.2): send the path"
+          + " alone with Host naming this server, or the same host and port in both"),
+  /** Every way a Transfer-Encoding fails to end in exactly one {@code chunked} (RFC 9112 §6.1). */
+  CHUNKED_NOT_LAST(
+      400,
+      "Bad Transfer-Encoding, chunked not last",
+      "Transfer-Encoding must list chunked once, as its last coding (RFC 9112 §6.1); this one"
+          + " names a coding after it, names none at all (an empty value, or only commas), or a"
+          + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
+          + " alone, or a Content-Length"),
+  /**
+   * Jetty's parser adds up a Content-Length's digits with overflow checks, and answers one past
+   * 2⁶³−1 with its bare "Bad Request", an {@link ArithmeticException} its only trace.
+   */
+  CONTENT_LENGTH_TOO_LARGE(
+      400,
+      "Bad Request",
+      "Content-Length is larger than any length a body can have (2^63-1 bytes): send the body's"
+          + " own length"),
+  CONTENT_LENGTH_NOT_DIGITS(
+      400,
+      "Invalid Content-Length Value",
+      "Content-Length must be decimal digits alone, no sign, space or list (RFC 9110 §8.6)"),
+  /** Jetty's HostPort refuses userinfo, a port out of 0–65535, and characters no host holds. */
+  HOST_NOT_HOST_AND_PORT(
+      400,
+      "Bad HostPort",
+      "the Host field must be a host name or address with an optional port from 0 to 65535, and"
+          + " nothing else (no userinfo, path or space; RFC 9110 §7.2)"),
+  HOST_BLANK(400, "Blank Host", "the Host field is empty: name this server in it (RFC 9110 §7.2)"),
+  /** RFC 9110 §10.1.1: 100-continue is the only expectation defined. */
+  EXPECTATION_UNKNOWN(
+      417,
+      "Expectation Failed",
+      "Expect names an expectation other than 100-continue, the only one this server meets (RFC"
+          + " 9110 §10.1.1): send Expect: 100-continue or no Expect field"),
+  /** RFC 9110 §7.1: a fragment is the client's own; it is never sent. */
+  FRAGMENT(
+      400,
+      "Fragment",
+      "the request target holds a fragment (#…), which a client keeps to itself (RFC 9110 §7.1):"
+          + " send the target without it"),
+  /** RFC 9110 §4.2.4: userinfo is deprecated in http URIs, and Jetty refuses it. */
+  USER_INFO(
+      400,
+      "Deprecated User Info",
+      "the request target holds userinfo (user@host), which http URIs no longer carry (RFC 9110"
+          + " §4.2.4): send the target without it"),
+  REQUEST_LINE_TOO_LONG(
+      414,
+      "URI Too Long",
+      "the request line is longer than the {limit} bytes this server reads: send a shorter target"),
+  HEADER_FIELDS_TOO_LARGE(
+      431,
+      "Request Header Fields Too Large",
+      "the request line and header fields together are larger than the {limit} bytes this server"
+          + " reads: send fewer or shorter fields"),
+  VERSION_UNKNOWN(
+      505,
+      "Unknown Version",
+      "the request line names an HTTP version this listener does not speak: send HTTP/1.1 (or"
+          + " HTTP/1.0)"),
+  VERSION_UNSUPPORTED(
+      505,
+      "Unsupported Version",
+      "the request line names an HTTP version this listener does not speak: send HTTP/1.1 (or"
+          + " HTTP/1.0)"),
+  /**
+   * Jetty's parser names the character and the kind it has, not where it stood; the words say where
+   * it may have been and keep Jetty's description of it.
+   */
+  ILLEGAL_CHARACTER(
+      400,
+      "Illegal character ",
+      "the request line or a header line holds a character HTTP does not allow where it stands (a"
+          + " field name takes letters, digits and !#$%&'*+-.^_`|~ only and ends at its colon, RFC"
+          + " 9110 §5.1; a field value takes no control character but tab, §5.5): "),
+  /** RFC 9112 §2.2: a CR that does not begin a CRLF. */
+  BARE_CR(
+      400,
+      "Bad EOL",
+      "a line holds a CR that is not followed by LF (RFC 9112 §2.2): end each line with CRLF, and"
+          + " send no CR inside one");
+
+  private final int status;
+  private final String jettyWords;
+  private final String words;
+
+  ParserRefusal(int status, String jettyWords, String words) {
+    this.status = status;
+    this.jettyWords = jettyWords;
+    this.words = words;
+  }
+
+  /**
+   * What the client is told for the refusal Jetty gave with {@code status} and {@code message},
+   * when it is one of these: the fault, and what to send instead.
+   *
+   * @param cause what Jetty refused the request with, and what that was caused by
+   * @param headBytes the most bytes of request line, and of header fields, the listener reads
+   */
+  static Optional<String> words(
+      int status, String message, @Nullable Throwable cause, int headBytes) {
+    for (ParserRefusal r : values()) {
+      if (r.status != status
+          || (r == CONTENT_LENGTH_TOO_LARGE && !causedBy(cause, ArithmeticException.class))) {
+        continue;
+      }
+      if (r == ILLEGAL_CHARACTER && message.startsWith(r.jettyWords)) {
+        return Optional.of(r.words + message.substring(r.jettyWords.length()));
+      }
+      if (r.jettyWords.equals(message)) {
+        return Optional.of(r.words.replace("{limit}", Integer.toString(headBytes)));
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static boolean causedBy(@Nullable Throwable t, Class<? extends Throwable> type) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (type.isInstance(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
