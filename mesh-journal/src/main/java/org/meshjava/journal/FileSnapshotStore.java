@@ -53,6 +53,8 @@ public final class FileSnapshotStore implements SnapshotStore {
   private volatile @Nullable SnapshotFolderClaim claim;
   // Whether that claim was taken for a steward being built (claimForSteward), not by claim().
   private boolean claimForSteward;
+  // The hold of the steward built over this store and not yet closed, if any: one at a time.
+  private @Nullable SnapshotFolderHold steward;
 
   /** The largest file saved or read: {@link Snapshot#MAX_BYTES}, smaller only in tests. */
   private final long maxBytes;
@@ -138,24 +140,43 @@ public final class FileSnapshotStore implements SnapshotStore {
   /**
    * Claims the folder for a steward being built over this store, as {@link #claim()} does, unless
    * this store already holds a claim its caller took with {@link #claim()} (as {@code mesh serve}
-   * and the Spring Boot starter do): that caller keeps it, and answers for one steward saving here.
-   * {@code Steward.Builder.build()} calls this, and lets the claim it returns go at the steward's
-   * close, or at once when the build fails. A steward built earlier over this store and not closed
-   * holds the folder, so a second one is refused, as over another store on the same folder.
+   * and the Spring Boot starter do): that caller keeps it. Either way the store takes one steward
+   * at a time: while the hold returned for one is open, another is refused {@code IN_USE}, so two
+   * stewards built over this one store on two journals never delete each other's snapshots, even
+   * under their caller's claim. {@code Steward.Builder.build()} calls this, and closes the hold at
+   * the steward's close, or at once when the build fails.
    *
-   * @return the claim taken, which the steward lets go; empty when the caller's own claim stands
-   * @throws SnapshotException as {@link #claim()}: {@code IN_USE} naming the folder if another
-   *     steward holds it
+   * @return the steward's hold, carrying the claim taken for it unless its caller's claim stands
+   * @throws SnapshotException {@code IN_USE} naming the folder if a steward built over this store
+   *     is still open, or another steward holds the folder; as {@link #claim()} otherwise
    */
-  public synchronized Optional<SnapshotFolderClaim> claimForSteward() throws SnapshotException {
-    SnapshotFolderClaim held = claim;
-    if (held != null && held.held() && !claimForSteward) {
-      return Optional.empty();
+  public synchronized SnapshotFolderHold claimForSteward() throws SnapshotException {
+    if (steward != null) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IN_USE,
+          "snapshot folder "
+              + dir
+              + " is in use by another steward built over this same store and not closed; close"
+              + " that steward first, or give each steward a snapshot folder of its own",
+          null);
     }
-    // Held for a steward still open, the registry of claims in this process refuses this one.
-    SnapshotFolderClaim taken = claim();
-    claimForSteward = true;
-    return Optional.of(taken);
+    SnapshotFolderClaim held = claim;
+    SnapshotFolderClaim taken = null;
+    if (held == null || !held.held() || claimForSteward) {
+      // Held for a steward still open, the registry of claims in this process refuses this one.
+      taken = claim();
+      claimForSteward = true;
+    }
+    SnapshotFolderHold hold = new SnapshotFolderHold(this, taken);
+    steward = hold;
+    return hold;
+  }
+
+  /** {@code hold}'s steward has closed, or its build failed: another may be built here. */
+  synchronized void stewardClosed(SnapshotFolderHold hold) {
+    if (steward == hold) {
+      steward = null;
+    }
   }
 
   /**

@@ -155,13 +155,83 @@ class FileJournalForceTest {
 
   /** A forcer whose directory syncs fail as a failing device's do, from the {@code n}th on. */
   private static Forcer directoriesFailFrom(int n) {
+    return directoriesThrow(n, "Input/output error");
+  }
+
+  /**
+   * A forcer whose directory syncs fail from the {@code n}th on with the message the JDK gives for
+   * {@code errno}'s text: {@code FileChannel.force} throws a bare {@link java.io.IOException}
+   * carrying the C library's text for the error and nothing else.
+   */
+  private static Forcer directoriesThrow(int n, String strerror) {
     int[] seen = {0};
     return (channel, file, metaData) -> {
       if (Files.isDirectory(file) && ++seen[0] >= n) {
-        throw new java.io.IOException("Input/output error");
+        throw new java.io.IOException(strerror);
       }
       channel.force(metaData);
     };
+  }
+
+  /**
+   * Regression: a file system that cannot sync a directory (CIFS, some FUSE and network mounts)
+   * answers {@code fsync} on one with {@code EINVAL}; that refused the journal's creation {@code
+   * IO}, so a steward could not start on such a mount at all. It is now a platform that cannot
+   * force directories, as one that cannot open them.
+   */
+  @Test
+  void aNewJournal_onAFileSystemThatCannotSyncDirectories_opens() throws Exception {
+    Path p = dir.resolve("einval.log");
+    try (FileJournal j =
+        FileJournal.open(
+            p,
+            FileChannel::tryLock,
+            FileJournal.Syncer.FORCE,
+            directoriesThrow(1, "Invalid argument"))) {
+      j.append(FileJournalStreamTest.sealed(0));
+    }
+    assertThat(Files.readAllLines(p)).hasSize(1);
+  }
+
+  /** The same file system: a snapshot's save and an archive go through, their files in place. */
+  @Test
+  void aSnapshotAndAnArchive_onAFileSystemThatCannotSyncDirectories_areDone() throws Exception {
+    Path snaps = dir.resolve("snaps");
+    Snapshot s = FileSnapshotStoreTest.at(10);
+    new FileSnapshotStore(snaps, directoriesThrow(1, "Invalid argument")).save(s);
+    assertThat(Files.readAllBytes(snaps.resolve("00000000000000000010.snapshot")))
+        .isEqualTo(s.encoded());
+
+    Path p = journal(10);
+    List<byte[]> lines = JournalFile.read(p).lines();
+    List<JournalRecord> before = JournalArchiveTest.readAll(p, JournalPosition.GENESIS);
+    FileJournal.archive(
+        p,
+        JournalArchiveTest.positionAt(lines, 4, -1),
+        new HashMap<>(),
+        directoriesThrow(1, "Invalid argument"));
+    assertThat(Files.readAllLines(JournalSegments.file(p.toRealPath(), 0))).hasSize(4);
+    assertThat(JournalArchiveTest.readAll(p, JournalPosition.GENESIS)).isEqualTo(before);
+  }
+
+  /**
+   * Only a directory's {@code EINVAL} is let off: the same text from a file's force is a failed
+   * force of the snapshot's bytes, refused {@code IO}.
+   */
+  @Test
+  void aSnapshotFileWhoseForceFailsInvalid_isStillRefusedIo() {
+    Forcer filesFail =
+        (channel, file, metaData) -> {
+          if (!Files.isDirectory(file)) {
+            throw new java.io.IOException("Invalid argument");
+          }
+          channel.force(metaData);
+        };
+    FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"), filesFail);
+    assertThatThrownBy(() -> store.save(FileSnapshotStoreTest.at(10)))
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO));
   }
 
   /**

@@ -47,7 +47,7 @@ import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.RecordedReceipt;
 import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
-import org.meshjava.journal.SnapshotFolderClaim;
+import org.meshjava.journal.SnapshotFolderHold;
 import org.meshjava.journal.SnapshotStore;
 import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
@@ -144,7 +144,7 @@ public final class Steward implements AutoCloseable {
   private final Journal journal;
   private final Journal claimed; // as the builder was given it, before any listener's wrapping
   // The snapshot folder claimed at build (Builder#claimSnapshotFolder), let go at close.
-  private final @Nullable SnapshotFolderClaim snapshotFolder;
+  private final @Nullable SnapshotFolderHold snapshotFolder;
   private final Authoriser authoriser;
   private final Sealer sealer;
   private final BackendSlots slots;
@@ -1049,7 +1049,7 @@ public final class Steward implements AutoCloseable {
     private final java.util.Set<NoteVerifierKey> witnesses = new java.util.HashSet<>();
     private int checkpointEvery = 1024;
     private @Nullable SnapshotStore snapshots;
-    private @Nullable SnapshotFolderClaim snapshotFolder;
+    private @Nullable SnapshotFolderHold snapshotFolder;
     private long snapshotEvery = DEFAULT_SNAPSHOT_EVERY;
     // Whether snapshotEvery was given a count to write at: the default's count is no request for
     // snapshots, an explicit one without a store is (and is refused at build).
@@ -1203,7 +1203,8 @@ public final class Steward implements AutoCloseable {
      * report its position ({@link Journal#position()}). A {@link FileSnapshotStore}'s folder is
      * claimed at {@link #build()} for this steward alone ({@link
      * FileSnapshotStore#claimForSteward()}; a second steward on it is refused, naming it) and let
-     * go at its close, unless the store already holds a claim its caller took.
+     * go at its close, unless the store already holds a claim its caller took; even then, a second
+     * steward over the same store is refused while this one is open.
      */
     public Builder snapshots(SnapshotStore store) {
       snapshots = Objects.requireNonNull(store, "store");
@@ -1406,20 +1407,21 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Claims a folder store's folder for the steward ({@link FileSnapshotStore#claimForSteward()},
-     * SPEC.md §60.8 "One steward per folder"), unless its caller claimed it already; null when
-     * nothing was claimed. Without it, two stewards built by a library user over two journals and
-     * one folder would delete each other's snapshots and then refuse to restart.
+     * Holds a folder store for the steward ({@link FileSnapshotStore#claimForSteward()}, SPEC.md
+     * §60.8 "One steward per folder"), claiming its folder unless its caller claimed it already;
+     * null for another store. Without it, two stewards built by a library user over two journals
+     * and one folder, or one store under their own claim, would delete each other's snapshots and
+     * then refuse to restart.
      *
      * @throws StewardStartException {@code SNAPSHOT_REFUSED} ({@code IN_USE} naming the folder) if
-     *     another steward holds it; the journal is closed
+     *     another steward holds it or was built over this store and is open; the journal is closed
      */
-    private @Nullable SnapshotFolderClaim claimSnapshotFolder(Journal j) {
+    private @Nullable SnapshotFolderHold claimSnapshotFolder(Journal j) {
       if (!(snapshots instanceof FileSnapshotStore folder)) {
         return null;
       }
       try {
-        return folder.claimForSteward().orElse(null);
+        return folder.claimForSteward();
       } catch (SnapshotException e) {
         throw snapshotsRefused(j, e);
       }

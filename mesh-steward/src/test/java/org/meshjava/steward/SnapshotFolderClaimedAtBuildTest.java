@@ -29,9 +29,12 @@ class SnapshotFolderClaimedAtBuildTest {
   }
 
   Steward.Builder steward(String journal) throws Exception {
-    return f.steward(FileJournal.open(dir.resolve(journal)))
-        .snapshots(new FileSnapshotStore(folder()))
-        .snapshotEvery(0);
+    return over(new FileSnapshotStore(folder()), journal);
+  }
+
+  /** A steward's builder over {@code journal} and this one {@code store} object. */
+  Steward.Builder over(FileSnapshotStore store, String journal) throws Exception {
+    return f.steward(FileJournal.open(dir.resolve(journal))).snapshots(store).snapshotEvery(0);
   }
 
   @Test
@@ -83,11 +86,7 @@ class SnapshotFolderClaimedAtBuildTest {
   void aCallerWhoClaimedTheFolderItself_buildsOverIt_andKeepsItsClaim() throws Exception {
     FileSnapshotStore store = new FileSnapshotStore(folder());
     try (SnapshotFolderClaim mine = store.claim()) {
-      try (Steward s =
-          f.steward(FileJournal.open(dir.resolve("a.journal")))
-              .snapshots(store)
-              .snapshotEvery(0)
-              .build()) {
+      try (Steward s = over(store, "a.journal").build()) {
         assertThat(mine.intact()).isTrue();
       }
       // Its close saved a last snapshot under the caller's claim and left that claim held.
@@ -95,6 +94,59 @@ class SnapshotFolderClaimedAtBuildTest {
       assertThatThrownBy(() -> steward("b.journal").build())
           .isInstanceOf(StewardStartException.class)
           .hasMessageContaining("is in use by another steward");
+    }
+  }
+
+  /**
+   * Regression: under a claim its caller took, the store answered every steward built over it "the
+   * caller's claim stands" and took nothing, so two stewards on two journals and this one store
+   * both started, each deleting the other's snapshots. The second is now refused while the first is
+   * open, its journal let go; the first's close, or a failed build, frees the store again.
+   */
+  @Test
+  void twoStewardsOnOneStoreUnderItsCallersClaim_theSecondIsRefusedUntilTheFirstCloses()
+      throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(folder());
+    try (SnapshotFolderClaim mine = store.claim()) {
+      Steward first = over(store, "a.journal").build();
+      try {
+        assertThatThrownBy(() -> over(store, "b.journal").build())
+            .isInstanceOfSatisfying(
+                StewardStartException.class,
+                e -> assertThat(e.snapshotRefusal()).contains(SnapshotException.Reason.IN_USE))
+            .hasMessageContaining("snapshot folder " + folder() + " is in use by")
+            .hasMessageContaining("close that steward first");
+      } finally {
+        first.close();
+      }
+      assertThat(mine.intact()).isTrue();
+      // The refused build let b.journal go, and the first's close the store.
+      try (Steward second = over(store, "b.journal").build()) {
+        assertThat(mine.intact()).isTrue();
+      }
+      assertThat(mine.intact()).isTrue();
+    }
+  }
+
+  /** Under its caller's claim, a build that fails after holding the store lets the store go. */
+  @Test
+  void aBuildThatFailsUnderItsCallersClaim_letsTheStoreGo() throws Exception {
+    FileSnapshotStore store = new FileSnapshotStore(folder());
+    try (SnapshotFolderClaim mine = store.claim()) {
+      try (Steward a = over(store, "a.journal").build()) {
+        ServeRequest req = GrantFixture.request("covered", 3, 10_000);
+        a.serve(req, GrantFixture.payload(req));
+      }
+      // Over another, empty journal the latest snapshot covers more than it holds: refused.
+      assertThatThrownBy(() -> over(store, "b.journal").build())
+          .isInstanceOfSatisfying(
+              StewardStartException.class,
+              e ->
+                  assertThat(e.snapshotRefusal())
+                      .contains(SnapshotException.Reason.AHEAD_OF_JOURNAL));
+      try (Steward again = over(store, "a.journal").build()) {
+        assertThat(mine.intact()).isTrue();
+      }
     }
   }
 }
