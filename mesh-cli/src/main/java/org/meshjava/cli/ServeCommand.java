@@ -287,6 +287,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           "--rapl-root (rapl_root) says where counters are discovered, and --meter (meter)"
               + " estimator discovers none; drop one of the two");
     }
+    if (!meterKind.equals("discover")) {
+      // Not checked here: where the meter is chosen refuses an unknown kind by name, which is
+      // the mistake to report first (a root checked before it hid it until the next start).
+      return Optional.empty();
+    }
     try {
       return Optional.of(DiscoveryOptions.defaults().withCheckedRaplRoot(root.get()));
     } catch (IllegalArgumentException e) {

@@ -87,4 +87,20 @@ class ServeRaplRootTest {
     assertThat(run.code()).as(run.err()).isEqualTo(1);
     assertThat(run.err()).contains("estimator discovers none");
   }
+
+  /**
+   * Regression: the root was checked before the meter kind, so a mistyped {@code --meter} beside a
+   * root that did not check out was reported as the root's fault alone, and the operator who fixed
+   * the root then met the meter's refusal on the next start.
+   */
+  @Test
+  void anUnknownMeterKind_isRefusedByName_beforeTheRootIsChecked() {
+    Path missing = tmp.resolve("no-such-folder");
+
+    MeshCommandTest.Run run =
+        mesh("serve", "--meter", "discovr", "--rapl-root", missing.toString(), "--port", "0");
+
+    assertThat(run.code()).as(run.err()).isEqualTo(1);
+    assertThat(run.err()).contains("--meter discovr: discover or estimator");
+  }
 }

@@ -1,10 +1,10 @@
 package org.meshjava.journal;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.Objects;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.journal.internal.SnapshotHeaderReader;
 
 /**
  * What a snapshot says about itself, read without its body's large sections and without its
@@ -38,23 +38,6 @@ public record SnapshotHeader(
   }
 
   /**
-   * Random access to a snapshot's bytes, for reading its header without the rest: a file ({@code
-   * FileChannel::read}), or a store that fetches a slice at a time (a database row read with {@code
-   * substring}), so that the receipt ids, tree levels and spent pairs are never read.
-   */
-  @FunctionalInterface
-  public interface Bytes {
-    /**
-     * Reads bytes of the snapshot from offset {@code at} into {@code dst}, at most {@code
-     * dst.remaining()} of them, advancing its position.
-     *
-     * @return how many bytes were read; 0 or less at the end of the snapshot
-     * @throws IOException if they cannot be read
-     */
-    int read(ByteBuffer dst, long at) throws IOException;
-  }
-
-  /**
    * Reads the header of the snapshot file open on {@code file}, from its start; the large byte
    * strings before it (receipt ids, tree levels, spent pairs) are skipped, not read.
    *
@@ -62,20 +45,7 @@ public record SnapshotHeader(
    * @throws IOException if the file cannot be read
    */
   static SnapshotHeader read(FileChannel file) throws SnapshotException, IOException {
-    return read(file.size(), file::read);
-  }
-
-  /**
-   * Reads the header of a snapshot of {@code size} bytes that {@code bytes} reads, from its start:
-   * the large byte strings before the header's fields are skipped by their lengths, never asked of
-   * {@code bytes}, so what is read grows with the snapshot's small sections, not its receipts. For
-   * a {@link SnapshotStore#latestHeader()} of a store that can read part of a snapshot.
-   *
-   * @throws SnapshotException {@code MALFORMED} if the bytes do not hold a snapshot's header
-   * @throws IOException if {@code bytes} cannot read them
-   */
-  public static SnapshotHeader read(long size, Bytes bytes) throws SnapshotException, IOException {
-    return new SnapshotHeaderReader(size, Objects.requireNonNull(bytes, "bytes")).header();
+    return SnapshotHeaderReader.read(file.size(), file::read);
   }
 
   /**

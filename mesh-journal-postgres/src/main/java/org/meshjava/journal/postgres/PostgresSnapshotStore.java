@@ -12,6 +12,7 @@ import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotHeader;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.internal.SnapshotHeaderReader;
 
 /**
  * Snapshots of a PostgreSQL journal kept in the same database (SPEC.md §60.8), so that a steward
@@ -225,7 +226,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
                   + " WHERE journal = ? AND count = ?")) {
         slice.setString(3, journal);
         slice.setLong(4, count);
-        return Optional.of(SnapshotHeader.read(size, (dst, at) -> read(slice, dst, at)));
+        return Optional.of(SnapshotHeaderReader.read(size, (dst, at) -> read(slice, dst, at)));
       } catch (IOException e) {
         throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage(), e);
       } finally {

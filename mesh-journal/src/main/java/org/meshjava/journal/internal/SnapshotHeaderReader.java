@@ -1,13 +1,17 @@
-package org.meshjava.journal;
+package org.meshjava.journal.internal;
 
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotHeader;
 
 /**
  * Walks a snapshot's CBOR (SPEC.md §60.8, "Encoding") from its start to the four fields of its
@@ -15,11 +19,12 @@ import org.meshjava.core.identity.DidKeyException;
  * levels and the spent pairs are each one byte string, passed over without being read, so the bytes
  * read grow with the open reservations, accounts and unsettled debits that come before the position
  * in the body's canonical key order, not with the receipts. Reads through a small buffer at
- * explicit offsets ({@link SnapshotHeader.Bytes}: a file, or a database row read a slice at a
- * time), so a snapshot larger than one {@link ByteBuffer} can map is read too, and a remote one is
- * never fetched whole.
+ * explicit offsets ({@link SnapshotBytes}: a file, or a database row read a slice at a time), so a
+ * snapshot larger than one {@link ByteBuffer} can map is read too, and a remote one is never
+ * fetched whole. Internal to the snapshot stores (a public entry in the API package would have made
+ * this plumbing part of what an application may call).
  */
-final class SnapshotHeaderReader {
+public final class SnapshotHeaderReader {
   private static final int BUFFER = 1 << 16;
 
   /** Nesting past this is no snapshot's (its deepest value is an item of a ledger's array). */
@@ -31,13 +36,13 @@ final class SnapshotHeaderReader {
   /** A did:key is well under this; a longer text is not read into memory. */
   private static final int MAX_STEWARD = 512;
 
-  private final SnapshotHeader.Bytes file;
+  private final SnapshotBytes file;
   private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER).limit(0);
   private long bufferAt;
   private long at;
   private long end;
 
-  SnapshotHeaderReader(long size, SnapshotHeader.Bytes file) {
+  private SnapshotHeaderReader(long size, SnapshotBytes file) {
     if (size < 0) {
       throw new IllegalArgumentException("a size is not negative: " + size);
     }
@@ -45,7 +50,20 @@ final class SnapshotHeaderReader {
     this.end = size;
   }
 
-  SnapshotHeader header() throws SnapshotException, IOException {
+  /**
+   * Reads the header of a snapshot of {@code size} bytes that {@code bytes} reads, from its start:
+   * the large byte strings before the header's fields are skipped by their lengths, never asked of
+   * {@code bytes}, so what is read grows with the snapshot's small sections, not its receipts.
+   *
+   * @throws SnapshotException {@code MALFORMED} if the bytes do not hold a snapshot's header
+   * @throws IOException if {@code bytes} cannot read them
+   */
+  public static SnapshotHeader read(long size, SnapshotBytes bytes)
+      throws SnapshotException, IOException {
+    return new SnapshotHeaderReader(size, Objects.requireNonNull(bytes, "bytes")).header();
+  }
+
+  private SnapshotHeader header() throws SnapshotException, IOException {
     if (argument(4) != 2) {
       throw malformed("not an array of 2 items");
     }
