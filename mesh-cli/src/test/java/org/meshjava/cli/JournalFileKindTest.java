@@ -19,13 +19,17 @@ import org.meshjava.cli.MeshCommandTest.Run;
 class JournalFileKindTest {
   @TempDir Path tmp;
 
+  /** The commands that read a journal file whole: inspect, verify, and export to {@code out}. */
+  static List<List<String>> readingCommands(Path journal, Path out) {
+    return List.of(
+        List.of("journal", "inspect", journal.toString()),
+        List.of("journal", "verify", journal.toString()),
+        List.of("journal", "export", journal.toString(), "--out", out.toString()));
+  }
+
   private void assertRefused(Path journal, String why) {
     Path out = tmp.resolve("out.journal");
-    for (List<String> args :
-        List.of(
-            List.of("journal", "inspect", journal.toString()),
-            List.of("journal", "verify", journal.toString()),
-            List.of("journal", "export", journal.toString(), "--out", out.toString()))) {
+    for (List<String> args : readingCommands(journal, out)) {
       Run r = mesh(args.toArray(String[]::new));
       assertThat(r.code()).as(r.err()).isEqualTo(1);
       assertThat(r.err().strip())
