@@ -64,7 +64,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--port",
       paramLabel = "N",
-      description = "Port (default 8080; 0 picks a free one).")
+      converter = PortNumber.class,
+      description = "Port, 0 to 65535 (default 8080; 0 picks a free one).")
   Integer port;
 
   @Option(
@@ -171,7 +172,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--console-port",
       paramLabel = "N",
-      description = "The console's port (default 8081; 0 picks a free one; needs --console).")
+      converter = PortNumber.class,
+      description =
+          "The console's port, 0 to 65535 (default 8081; 0 picks a free one; needs --console).")
   Integer consolePort;
 
   /** The console's port when {@code --console-port} is not given. */
