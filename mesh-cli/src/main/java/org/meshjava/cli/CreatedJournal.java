@@ -34,6 +34,11 @@ final class CreatedJournal extends ForwardingJournal {
     snapshots = directory;
   }
 
+  /** The journal file's name, as given. */
+  Path path() {
+    return file.path();
+  }
+
   /** The steward is serving: from now on, closing keeps the file. */
   void keep() {
     kept = true;

@@ -20,7 +20,33 @@ import org.meshjava.journal.postgres.PostgresLocation;
 sealed interface JournalTarget {
 
   /** A journal file. */
-  record File(Path path) implements JournalTarget {}
+  record File(Path path) implements JournalTarget {
+    /**
+     * Refuses a new journal whose folder is not there. Opening a journal would create the folder,
+     * so a mistyped folder name (jounral for journal) would start a steward on a new, empty journal
+     * with every grant's spend back at zero; a folder is made by the operator, never by a typo.
+     *
+     * @param source where the path came from, for the message ({@code --journal}, or {@code
+     *     journal} in the configuration)
+     * @throws CliException naming the missing folder and how to create it
+     */
+    void requireFolder(String source) throws CliException {
+      Path folder = path.toAbsolutePath().getParent();
+      if (folder != null && !Files.isDirectory(folder)) {
+        throw new CliException(
+            source
+                + " "
+                + path
+                + ": its folder "
+                + folder
+                + " does not exist, and a new journal is not started in a folder made on the spot"
+                + " (a mistyped folder would start one with every grant's spend back at zero);"
+                + " check the path, or create the folder first (mkdir -p "
+                + folder
+                + ")");
+      }
+    }
+  }
 
   /** A journal in a PostgreSQL database. */
   record Postgres(PostgresLocation location) implements JournalTarget {}

@@ -65,7 +65,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--port",
       paramLabel = "N",
-      description = "Port (default 8080; 0 picks a free one).")
+      converter = PortNumber.class,
+      description = "Port, 0 to 65535 (default 8080; 0 picks a free one).")
   Integer port;
 
   @Option(
@@ -182,7 +183,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--console-port",
       paramLabel = "N",
-      description = "The console's port (default 8081; 0 picks a free one; needs --console).")
+      converter = PortNumber.class,
+      description =
+          "The console's port, 0 to 65535 (default 8081; 0 picks a free one; needs --console).")
   Integer consolePort;
 
   /** The console's port when {@code --console-port} is not given. */
@@ -390,6 +393,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
                 + ": a journal in a database is named by the steward's identity; pass --key");
       }
       boolean existed = target instanceof JournalTarget.File f && Files.exists(f.path());
+      if (!existed && target instanceof JournalTarget.File f) {
+        f.requireFolder(journal != null ? "--journal" : "journal");
+      }
       Journal opened;
       try {
         opened = JournalTarget.open(target, sb.identity().toString());
@@ -538,6 +544,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         CreatedJournal created = createdJournal;
         if (created != null) {
           created.keep();
+          // One line, so that a journal path that names no journal yet (a typo) is seen at the
+          // first start, not after grants were spent again from zero. Said only once the new
+          // journal is kept: a start that fails removes it.
+          err.println("starting a new journal at " + created.path().toAbsolutePath());
         }
         server.consoleUri().ifPresent(u -> out.println("console on " + u + " (read-only)"));
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");

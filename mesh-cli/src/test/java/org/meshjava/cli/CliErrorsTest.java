@@ -245,7 +245,7 @@ class CliErrorsTest {
   }
 
   /** {@code mesh serve} with {@code journal}, on a port another socket holds: it cannot listen. */
-  private static Run serveOnATakenPort(Path journal) throws java.io.IOException {
+  static Run serveOnATakenPort(Path journal) throws java.io.IOException {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return mesh(
           "serve",

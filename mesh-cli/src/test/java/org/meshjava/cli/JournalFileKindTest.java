@@ -6,6 +6,7 @@ import static org.meshjava.cli.MeshCommandTest.mesh;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -19,21 +20,22 @@ import org.meshjava.cli.MeshCommandTest.Run;
 class JournalFileKindTest {
   @TempDir Path tmp;
 
+  /** The commands that read a journal file whole: inspect, verify, and export to {@code out}. */
+  static List<List<String>> readingCommands(Path journal, Path out) {
+    return List.of(
+        List.of("journal", "inspect", journal.toString()),
+        List.of("journal", "verify", journal.toString()),
+        List.of("journal", "export", journal.toString(), "--out", out.toString()));
+  }
+
   private void assertRefused(Path journal, String why) {
     Path out = tmp.resolve("out.journal");
-    for (List<String> args :
-        List.of(
-            List.of("journal", "inspect", journal.toString()),
-            List.of("journal", "verify", journal.toString()),
-            List.of("journal", "export", journal.toString(), "--out", out.toString()),
-            // Refused before any database is reached (none listens here): an import locks its
-            // file and may read it twice, neither of which a pipe allows (SPEC.md 60.7, "Lease").
-            List.of(
-                "journal",
-                "import",
-                journal.toString(),
-                "--to",
-                "postgresql://127.0.0.1:1/none"))) {
+    List<List<String>> commands = new ArrayList<>(readingCommands(journal, out));
+    // Refused before any database is reached (none listens here): an import locks its file and
+    // may read it twice, neither of which a pipe allows (SPEC.md 60.7, "Lease").
+    commands.add(
+        List.of("journal", "import", journal.toString(), "--to", "postgresql://127.0.0.1:1/none"));
+    for (List<String> args : commands) {
       Run r = mesh(args.toArray(String[]::new));
       assertThat(r.code()).as(r.err()).isEqualTo(1);
       assertThat(r.err().strip())

@@ -146,7 +146,7 @@ class JournalStreamingCommandTest {
   }
 
   /** Writes {@code n} chained records of ungranted receipts; returns the file's length. */
-  private static long writeReceipts(Path file, int n) throws Exception {
+  static long writeReceipts(Path file, int n) throws Exception {
     JournalChain chain = JournalChain.recover(List.of());
     try (OutputStream out =
         new BufferedOutputStream(Files.newOutputStream(file, StandardOpenOption.CREATE_NEW))) {

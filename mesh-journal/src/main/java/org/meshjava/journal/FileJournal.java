@@ -516,7 +516,21 @@ public final class FileJournal implements Journal {
     LineReader.checkLength(good, size - good);
     int torn = (int) (size - good);
     if (good == 0) {
+      // A first append cut short begins as a record does, for as many bytes as it has; anything
+      // else without a newline (JSON written without one) is no torn record, and the first append
+      // would cut it away.
+      byte[] start = readRange(ch, 0, Math.min(size, SEQ_PREFIX.length));
+      if (!Arrays.equals(start, 0, start.length, SEQ_PREFIX, 0, start.length)) {
+        throw notAJournal(path);
+      }
       return new Tail(JournalPosition.GENESIS, torn, 0);
+    }
+    // The first line first: a file that is no journal at all (a README, an image) is said to be
+    // none, not named by what a JSON parser finds wrong with its last line.
+    byte[] first = java.util.Objects.requireNonNull(new LineReader(ch, 0, good).next());
+    if (!(first.length >= SEQ_PREFIX.length
+        && Arrays.equals(first, 0, SEQ_PREFIX.length, SEQ_PREFIX, 0, SEQ_PREFIX.length))) {
+      throw notAJournal(path);
     }
     long lastStart = lastNewline(ch, good - 1);
     LineReader.checkLength(lastStart, good - 1 - lastStart);
@@ -524,8 +538,7 @@ public final class FileJournal implements Journal {
     long lastSeq = seqOf(last, lineAt(lastStart, path));
     long firstSeq = lastSeq;
     if (lastStart > 0) {
-      byte[] first = new LineReader(ch, 0, good).next();
-      firstSeq = seqOf(java.util.Objects.requireNonNull(first), lineAt(0, path));
+      firstSeq = seqOf(first, lineAt(0, path));
     }
     return new Tail(
         new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
@@ -533,7 +546,27 @@ public final class FileJournal implements Journal {
         firstSeq);
   }
 
+  /**
+   * How every record's line begins ({@link RecordCodec#encode} writes {@code seq} first, and
+   * decoding accepts only that encoding). A file whose first line does not is no damaged journal
+   * but another kind of file (a README, an image, other JSON): {@link #notAJournal}.
+   */
   private static final byte[] SEQ_PREFIX = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The refusal of a file that does not begin as a journal does: {@code CORRUPT}, as other
+   * unreadable journals are, in words that say it is none, not a JSON parser's about one of its
+   * lines.
+   */
+  private static JournalException notAJournal(Path path) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        path
+            + " is not a mesh journal: its first line does not begin as a journal record does (a"
+            + " journal's first line is record 0, a JSON object that begins {\"seq\":0,\"entry\":);"
+            + " name the journal file",
+        null);
+  }
 
   /** The line starting at byte {@code start} of {@code path}, as a message names it. */
   private static String lineAt(long start, Path path) {

@@ -11,9 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.meshjava.core.ContentId;
 import org.meshjava.core.ServingEngine;
-import org.meshjava.energy.CounterStatus;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.LinkSpend;
 import org.meshjava.jcp.SignedGrant;
@@ -272,31 +270,10 @@ final class ConsoleEndpoints {
     root.put("did", steward.identity().value());
     root.put("now_ms", steward.clock().millis());
     root.put("ready", ready.ready());
-    ObjectNode chain = root.putObject("chain");
-    chain.put("next_sequence", ready.head().nextSequence());
-    chain.put("prev", ready.head().prev().map(ContentId::hex).orElse(null));
-    Readiness.Journal j = ready.journal();
-    ObjectNode journal = root.putObject("journal");
-    journal.put("describe", j.description());
-    journal.put("durable", j.durable());
-    journal.put("locked", j.locked());
-    journal.put("refuses_appends", j.refusesAppends().orElse(null));
-    journal.put("unresolved", steward.unresolved().size());
-    ObjectNode grants = root.putObject("grants");
-    grants.put("honoured", ready.grants().honoured());
-    grants.put("why_not", ready.grants().refusedBecause().orElse(null));
-    ObjectNode meter = root.putObject("meter");
-    meter.put("name", ready.meter().name());
-    meter.put("estimator_only", ready.meter().estimatorOnly());
-    ArrayNode counters = meter.putArray("counters");
-    for (CounterStatus c : ready.meter().counters()) {
-      ObjectNode e = counters.addObject();
-      e.put("counter", c.counter());
-      e.put("domain", c.domain().map(Object::toString).orElse(null));
-      e.put("state", c.state().name().toLowerCase(Locale.ROOT));
-      e.put("issue", c.issue().map(i -> i.name().toLowerCase(Locale.ROOT)).orElse(null));
-      e.put("detail", c.detail());
-    }
+    ReadinessJson.write(ready, root);
+    // Serves authorised but never debited when the steward last stopped (§2.2): the console's own
+    // count, no part of readiness.
+    ((ObjectNode) root.get("journal")).put("unresolved", steward.unresolved().size());
     ArrayNode backends = root.putArray("backends");
     Map<String, ConsoleFeed.Totals> totals = new java.util.HashMap<>();
     feed.totals().forEach(t -> totals.put(t.backend(), t));

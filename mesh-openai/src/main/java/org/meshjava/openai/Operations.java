@@ -1,12 +1,10 @@
 package org.meshjava.openai;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.meshjava.energy.CounterStatus;
 import org.meshjava.steward.Readiness;
 import org.meshjava.steward.Steward;
 
@@ -89,40 +87,8 @@ final class Operations {
     ObjectNode root = NODES.objectNode();
     root.put("ready", ready);
     root.put("draining", draining);
-    ObjectNode journal = root.putObject("journal");
-    journal.put("description", r.journal().description());
-    journal.put("durable", r.journal().durable());
-    journal.put("locked", r.journal().locked());
-    journal.put("writable", r.journal().writable());
-    putOptional(journal, "problem", r.journal().refusesAppends());
-    ObjectNode grants = root.putObject("grants");
-    grants.put("honoured", r.grants().honoured());
-    putOptional(grants, "refused_because", r.grants().refusedBecause());
-    ObjectNode meter = root.putObject("meter");
-    meter.put("name", r.meter().name());
-    meter.put("estimator_only", r.meter().estimatorOnly());
-    ArrayNode live = meter.putArray("live_domains");
-    r.meter().liveDomains().forEach(d -> live.add(d.toString()));
-    ArrayNode counters = meter.putArray("counters");
-    for (CounterStatus c : r.meter().counters()) {
-      ObjectNode each = counters.addObject();
-      each.put("counter", c.counter());
-      putOptional(each, "domain", c.domain().map(Object::toString));
-      each.put("state", c.state().name());
-      putOptional(each, "issue", c.issue().map(Enum::name));
-    }
-    ObjectNode chain = root.putObject("chain");
-    chain.put("next_sequence", r.head().nextSequence());
-    putOptional(chain, "head", r.head().prev().map(id -> id.hex()));
+    ReadinessJson.write(r, root);
     return new Reply.Json(ready ? 200 : 503, root);
-  }
-
-  private static void putOptional(ObjectNode node, String field, Optional<String> value) {
-    if (value.isPresent()) {
-      node.put(field, value.get());
-    } else {
-      node.putNull(field);
-    }
   }
 
   /**

@@ -227,6 +227,32 @@ class ConsoleTest {
     assertThat(get("/v1/mesh/receipts").json().get("data")).isEmpty();
   }
 
+  /**
+   * Regression: {@code /v1/mesh/status} and {@code /readyz} told the same facts under different
+   * names ({@code prev} and {@code head}, {@code describe} and {@code description}, {@code
+   * refuses_appends} and {@code problem}, {@code why_not} and {@code refused_because}), and a
+   * counter's state in different case.
+   */
+  @Test
+  void status_andReadyz_nameEveryFactTheyShareAlike() throws Exception {
+    serve(Fixture.chat("named alike"));
+    JsonNode status = get("/v1/mesh/status").json();
+    JsonNode ready = f.get("/readyz").json();
+    for (String part : List.of("chain", "journal", "grants", "meter")) {
+      JsonNode mine = status.get(part);
+      JsonNode theirs = ready.get(part);
+      theirs
+          .fieldNames()
+          .forEachRemaining(
+              field ->
+                  assertThat(mine.get(field))
+                      .as("/v1/mesh/status %s.%s, as /readyz has it", part, field)
+                      .isEqualTo(theirs.get(field)));
+    }
+    assertThat(status.get("chain").get("head").asText()).hasSize(64);
+    assertThat(status.get("journal").get("description").asText()).isEqualTo("in-memory journal");
+  }
+
   @Test
   void status_reportsChainJournalGrantsMeterAndBackendTotals() throws Exception {
     MeshReceipt receipt = serve(Fixture.chat("status"));
@@ -234,13 +260,13 @@ class ConsoleTest {
     assertThat(s.get("did").asText()).isEqualTo(f.steward.identity().value());
     assertThat(s.get("chain").get("next_sequence").asLong())
         .isEqualTo(f.steward.head().nextSequence());
-    assertThat(s.get("chain").get("prev").asText())
+    assertThat(s.get("chain").get("head").asText())
         .isEqualTo(f.steward.head().prev().orElseThrow().hex());
-    assertThat(s.get("journal").get("describe").asText()).isEqualTo("in-memory journal");
+    assertThat(s.get("journal").get("description").asText()).isEqualTo("in-memory journal");
     assertThat(s.get("journal").get("durable").asBoolean()).isFalse();
     assertThat(s.get("journal").get("unresolved").asInt()).isZero();
     assertThat(s.get("grants").get("honoured").asBoolean()).isTrue();
-    assertThat(s.get("grants").get("why_not").isNull()).isTrue();
+    assertThat(s.get("grants").get("refused_because").isNull()).isTrue();
     assertThat(s.get("ready").asBoolean()).isTrue();
     assertThat(s.get("journal").get("locked").asBoolean()).isFalse();
     assertThat(s.get("journal").get("refuses_appends").isNull()).isTrue();

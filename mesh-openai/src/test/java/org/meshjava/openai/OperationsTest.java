@@ -35,7 +35,7 @@ class OperationsTest {
       assertThat(journal.get("durable").asBoolean()).isFalse();
       assertThat(journal.get("locked").asBoolean()).isFalse();
       assertThat(journal.get("writable").asBoolean()).isTrue();
-      assertThat(journal.get("problem").isNull()).isTrue();
+      assertThat(journal.get("refuses_appends").isNull()).isTrue();
       assertThat(r.get("grants").get("honoured").asBoolean()).isTrue();
       assertThat(r.get("grants").get("refused_because").isNull()).isTrue();
       assertThat(r.get("meter").get("name").asText()).isNotBlank();

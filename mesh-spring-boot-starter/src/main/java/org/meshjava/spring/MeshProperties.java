@@ -14,12 +14,13 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *
  * @param keyFile the steward's key file ("mesh key generate"); absent: a fresh identity for this
  *     process, which honours grants over an in-memory journal
- * @param journal the decision journal: a file, or a PostgreSQL database
- *     ("postgresql://user@host/db", as "mesh serve" takes it; needs mesh.key-file, since the
- *     journal there is named by the steward's identity, and org.meshjava:mesh-journal-postgres on
- *     the class path); absent: in memory, which survives nothing (a steward with a key file then
- *     honours no grant). A journal outlives a start, so it wants mesh.key-file: without one, a
- *     later start has a new identity and refuses a journal an earlier one wrote
+ * @param journal the decision journal: a file (in a folder that exists; a new file is logged as
+ *     one), or a PostgreSQL database ("postgresql://user@host/db", as "mesh serve" takes it; needs
+ *     mesh.key-file, since the journal there is named by the steward's identity, and
+ *     org.meshjava:mesh-journal-postgres on the class path); absent: in memory, which survives
+ *     nothing (a steward with a key file then honours no grant). A journal outlives a start, so it
+ *     wants mesh.key-file: without one, a later start has a new identity and refuses a journal an
+ *     earlier one wrote
  * @param snapshots the journal's snapshots (SPEC.md §60.8), kept whenever mesh.journal is set
  *     unless switched off
  * @param revocations a file of grant revocations to load at start ("mesh grant revoke" writes one;

@@ -32,6 +32,8 @@ import org.meshjava.steward.RevocationFile;
 import org.meshjava.steward.RevocationFileException;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.UnknownChainHeadException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -44,6 +46,8 @@ import org.springframework.util.ClassUtils;
 final class StewardFromProperties {
   /** {@code mesh serve}'s output cap for a backend whose entry sets none. */
   static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+  private static final Logger LOG = LoggerFactory.getLogger(StewardFromProperties.class);
 
   private StewardFromProperties() {}
 
@@ -256,7 +260,16 @@ final class StewardFromProperties {
               + " URL");
     }
     Path file = Path.of(journal);
+    boolean existed = Files.exists(file);
+    if (!existed) {
+      requireFolder(file);
+    }
     Journal opened = FileJournal.open(file);
+    if (!existed) {
+      // Said once, so that a journal path that names no journal yet is seen at the first start,
+      // not after grants were spent again from zero.
+      LOG.info("starting a new journal at {}", file.toAbsolutePath());
+    }
     long records = opened.position().count();
     if (p.keyFile() == null && records > 0) {
       // A journal's records are one identity's, and without a key file each start has its own:
@@ -291,6 +304,26 @@ final class StewardFromProperties {
       }
     }
     return opened;
+  }
+
+  /**
+   * Refuses a new journal file whose folder is not there, as {@code mesh serve} does: opening would
+   * create the folder, so a mistyped folder in {@code mesh.journal} would start the steward on a
+   * new, empty journal with every grant's spend back at zero.
+   */
+  private static void requireFolder(Path file) {
+    Path folder = file.toAbsolutePath().getParent();
+    if (folder != null && !Files.isDirectory(folder)) {
+      throw new IllegalStateException(
+          "mesh.journal "
+              + file
+              + ": its folder "
+              + folder
+              + " does not exist, and a new journal is not started in a folder made on the spot;"
+              + " check the path, or create the folder first (mkdir -p "
+              + folder
+              + ")");
+    }
   }
 
   /**

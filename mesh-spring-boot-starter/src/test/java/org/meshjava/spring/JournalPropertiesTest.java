@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
@@ -36,12 +37,15 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * The journal's settings, as {@code mesh serve}'s configuration has them: {@code mesh.snapshots},
  * {@code mesh.revocations}, and {@code mesh.journal} as a PostgreSQL database (against a real
  * server, {@link PostgresTestServer}).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class JournalPropertiesTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
@@ -95,6 +99,41 @@ class JournalPropertiesTest {
     Files.writeString(
         file, HexFormat.of().formatHex(key.exportSeed()) + "\n", StandardCharsets.US_ASCII);
     return file;
+  }
+
+  // ---- mesh.journal, a file ---------------------------------------------------------------------
+
+  /**
+   * Regression: a mistyped folder in {@code mesh.journal} was created, and the steward started on a
+   * new, empty journal, with every grant's spend back at zero and nothing said.
+   */
+  @Test
+  void aJournalInAMissingFolder_isRefusedNamingTheFolder_andMakesNothing() {
+    Path folder = dir.resolve("jounral");
+    Path journal = folder.resolve("steward.journal");
+    runner
+        .withPropertyValues("mesh.journal=" + journal)
+        .run(
+            context ->
+                failsNaming(
+                    context,
+                    "mesh.journal " + journal,
+                    "its folder " + folder + " does not exist",
+                    "mkdir -p " + folder));
+    assertThat(folder).doesNotExist();
+  }
+
+  @Test
+  void aNewJournalFile_isSaidOnce_andNotOnTheNextStart(CapturedOutput output) {
+    String said = "starting a new journal at " + journal().toAbsolutePath();
+    runner
+        .withPropertyValues("mesh.journal=" + journal())
+        .run(context -> assertThat(context).hasNotFailed());
+    assertThat(output.getAll()).containsOnlyOnce(said);
+    runner
+        .withPropertyValues("mesh.journal=" + journal())
+        .run(context -> assertThat(context).hasNotFailed());
+    assertThat(output.getAll()).containsOnlyOnce(said);
   }
 
   // ---- mesh.snapshots --------------------------------------------------------------------------

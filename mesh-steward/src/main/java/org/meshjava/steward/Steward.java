@@ -927,12 +927,15 @@ public final class Steward implements AutoCloseable {
    * witness key configured with {@link Builder#witness}. It is verified, journalled and from then
    * on served with the checkpoint. A checkpoint this steward signed that its log does not hold is
    * first taken as evidence, as {@link #witnessCheckpoint} takes it: grants are suspended, and it
-   * is refused {@code CHECKPOINT_MISMATCH}.
+   * is refused {@code CHECKPOINT_MISMATCH} with {@link LogException.Mismatch#NOT_HELD}. The note's
+   * signature by the log key is checked once, here; a caller has no need to ask {@link
+   * #witnessCheckpoint} first.
    *
    * @return the latest checkpoint with every accepted cosignature
-   * @throws LogException {@code CHECKPOINT_MISMATCH} when it is not the latest checkpoint, {@code
-   *     UNSIGNED} when no configured witness signed it, {@code BAD_SIGNATURE} for a forged line,
-   *     {@code NOT_KEPT} when the log is turned off
+   * @throws LogException {@code CHECKPOINT_MISMATCH} when it is not the latest checkpoint ({@link
+   *     LogException.Mismatch#OTHER_CHECKPOINT}) or is one this log does not hold ({@link
+   *     LogException.Mismatch#NOT_HELD}), {@code UNSIGNED} when no configured witness signed it,
+   *     {@code BAD_SIGNATURE} for a forged line, {@code NOT_KEPT} when the log is turned off
    * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled
    */
   public SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
@@ -943,8 +946,7 @@ public final class Steward implements AutoCloseable {
       verdict = WitnessVerdict.HELD; // not this log's: the cosignature checks below answer it
     }
     if (verdict == WitnessVerdict.NOT_HELD) {
-      throw new LogException(
-          LogException.Reason.CHECKPOINT_MISMATCH,
+      throw LogException.notHeld(
           "this steward signed that checkpoint but its log does not hold it; grants are refused"
               + " from now on");
     }

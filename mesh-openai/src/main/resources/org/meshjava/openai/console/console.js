@@ -34,11 +34,11 @@ async function getJson(path) {
 function renderStatus(s) {
   document.getElementById("did").textContent = s.did;
   document.getElementById("chain").textContent =
-    "next sequence " + s.chain.next_sequence + (s.chain.prev ? " · prev " + short(s.chain.prev) : " · genesis");
+    "next sequence " + s.chain.next_sequence + (s.chain.head ? " · head " + short(s.chain.head) : " · genesis");
   const j = s.journal;
   const journal = document.getElementById("journal");
   journal.replaceChildren(
-    el("span", j.describe, "mono"),
+    el("span", j.description, "mono"),
     el("br"),
     el("span", j.durable ? (j.locked ? "durable, locked" : "durable, not locked") : "not durable",
       j.durable && j.locked ? "live" : "not-live"),
@@ -48,7 +48,7 @@ function renderStatus(s) {
   document.getElementById("ready").className = s.ready ? "live" : "bad";
   const g = document.getElementById("grants-state");
   g.replaceChildren(el("span", s.grants.honoured ? "honoured" : "not honoured", s.grants.honoured ? "live" : "bad"));
-  if (s.grants.why_not) g.append(el("br"), el("span", s.grants.why_not, "muted"));
+  if (s.grants.refused_because) g.append(el("br"), el("span", s.grants.refused_because, "muted"));
   document.getElementById("meter-name").textContent =
     s.meter.name + (s.meter.estimator_only ? " (no live counter: figures graded Estimator)" : "");
   const counters = document.getElementById("counters");

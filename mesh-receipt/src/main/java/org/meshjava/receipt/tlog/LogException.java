@@ -1,5 +1,8 @@
 package org.meshjava.receipt.tlog;
 
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown when a transparency-log proof, checkpoint or signed note is refused. Carries a {@link
  * Reason}; match on it, not on the message.
@@ -31,20 +34,59 @@ public final class LogException extends Exception {
     NOT_KEPT
   }
 
+  /**
+   * What a {@link Reason#CHECKPOINT_MISMATCH} says about the log that refused the checkpoint: a
+   * caller that must answer the two differently (the steward's {@code POST /v1/mesh/checkpoint},
+   * SPEC.md §70) matches on it, never on the message.
+   */
+  public enum Mismatch {
+    /**
+     * The checkpoint is not the one expected (not the latest, another size or root, another log's):
+     * no evidence against the log, and nothing changes.
+     */
+    OTHER_CHECKPOINT,
+    /**
+     * The log's own key signed the checkpoint, but the log does not hold it: evidence that its
+     * journal was restored from an older copy or forked (SPEC.md §60.4).
+     */
+    NOT_HELD
+  }
+
   private final Reason reason;
+
+  /** Set exactly for {@link Reason#CHECKPOINT_MISMATCH}. */
+  private final @Nullable Mismatch mismatch;
 
   /**
    * Creates an exception with a reason and a human-readable detail. Public because the log's
    * keeping side and the steward refuse with it too ({@code CHECKPOINT_MISMATCH}, {@code
-   * NOT_KEPT}).
+   * NOT_KEPT}). A {@code CHECKPOINT_MISMATCH} made here is {@link Mismatch#OTHER_CHECKPOINT}.
    */
   public LogException(Reason reason, String detail) {
+    this(reason, reason == Reason.CHECKPOINT_MISMATCH ? Mismatch.OTHER_CHECKPOINT : null, detail);
+  }
+
+  private LogException(Reason reason, @Nullable Mismatch mismatch, String detail) {
     super(reason + ": " + detail);
     this.reason = reason;
+    this.mismatch = mismatch;
+  }
+
+  /**
+   * A {@code CHECKPOINT_MISMATCH} for a checkpoint the log's own key signed that the log does not
+   * hold ({@link Mismatch#NOT_HELD}).
+   */
+  public static LogException notHeld(String detail) {
+    return new LogException(Reason.CHECKPOINT_MISMATCH, Mismatch.NOT_HELD, detail);
   }
 
   /** Returns why the input was refused. */
   public Reason reason() {
     return reason;
+  }
+
+  /** For a {@code CHECKPOINT_MISMATCH}, which one; empty for every other reason. */
+  public Optional<Mismatch> mismatch() {
+    return Optional.ofNullable(mismatch);
   }
 }

@@ -1,0 +1,84 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+
+/**
+ * Regression: {@code mesh journal verify}, {@code inspect} and {@code export} named a file that is
+ * no journal at all (a README, an image, some other JSON) by a JSON parser's complaint about one of
+ * its lines ("the line at byte 13 of README.md is not JSON: Unrecognized token 'A'"). They now say
+ * it is not a mesh journal and what a journal's first line is; a journal damaged further on is
+ * reported as before, by its record.
+ */
+class JournalNotAJournalTest {
+  @TempDir Path tmp;
+
+  /** Each of the three commands on {@code file}: exit 1, one line, "not a mesh journal". */
+  private void assertNotAJournal(Path file) {
+    Path out = tmp.resolve("out.journal");
+    for (List<String> args : JournalFileKindTest.readingCommands(file, out)) {
+      Run r = mesh(args.toArray(String[]::new));
+      assertThat(r.code()).as(r.err()).isEqualTo(1);
+      assertThat(r.err().strip().lines()).as(r.err()).hasSize(1);
+      assertThat(r.err())
+          .startsWith("mesh " + args.get(0) + " " + args.get(1) + ": ")
+          .contains(file + " is not a mesh journal: its first line does not begin as")
+          .contains("record 0, a JSON object that begins {\"seq\":0,")
+          .doesNotContain("JSON:")
+          .doesNotContain("has no seq");
+      assertThat(r.out()).isEmpty();
+      assertThat(out).doesNotExist();
+    }
+  }
+
+  @Test
+  void aReadme_isSaidToBeNoJournal() throws Exception {
+    assertNotAJournal(
+        Files.writeString(tmp.resolve("README.md"), "# mesh-java\n\nA steward for models.\n"));
+  }
+
+  @Test
+  void anImage_isSaidToBeNoJournal() throws Exception {
+    byte[] png = {
+      (byte) 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R', 0, 1
+    };
+    assertNotAJournal(Files.write(tmp.resolve("logo.png"), png));
+  }
+
+  @Test
+  void aJsonObject_withOrWithoutItsNewline_isSaidToBeNoJournal() throws Exception {
+    assertNotAJournal(Files.writeString(tmp.resolve("a.json"), "{\"name\": \"x\", \"seq\": 0}\n"));
+    // Without a newline it read as a journal whose first append was cut short, "holding no
+    // records yet", which a steward's first append would then have cut away.
+    assertNotAJournal(Files.writeString(tmp.resolve("b.json"), "{\"name\": \"x\"}"));
+  }
+
+  @Test
+  void aJournalDamagedAfterItsFirstRecord_isStillNamedByTheDamagedRecord() throws Exception {
+    Path journal = tmp.resolve("damaged.journal");
+    JournalStreamingCommandTest.writeReceipts(journal, 3);
+    List<String> lines = new ArrayList<>(Files.readAllLines(journal, StandardCharsets.UTF_8));
+    lines.set(1, "not a record");
+    Files.write(journal, lines, StandardCharsets.UTF_8);
+    Run r = mesh("journal", "verify", journal.toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains("journal record 1: not JSON").doesNotContain("not a mesh journal");
+  }
+
+  @Test
+  void aJournalWhoseFirstAppendWasCutShort_stillHoldsNoRecordsYet() throws Exception {
+    Path journal = Files.writeString(tmp.resolve("torn.journal"), "{\"se");
+    Run r = mesh("journal", "verify", journal.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("holds no records yet").contains("a final line of 4 bytes");
+  }
+}
