@@ -9,7 +9,8 @@
 # Each round: the folder's listing and hashes, both started at once under strace (file syscalls
 # only), wait for one to listen and the other to exit, check the refusal, a few requests to the
 # winner (records, snapshots), then the winner stopped (SIGKILL, every third round SIGTERM), so
-# that the next round also starts over a claim its holder never let go.
+# that the next round also starts over a claim its holder never let go. With RACE_FRESH=1 each
+# round starts with no journal and no snapshot folder, so that both race to create them.
 set -uo pipefail
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 export PATH=$JAVA_HOME/bin:$PATH
@@ -52,6 +53,12 @@ mkdir -p "$d/logs"
 ok=0 fail=0 both=0 none=0 none_shared=0 held_journal=0 held_folder=0 by_snapshot=0
 for r in $(seq 1 "$rounds"); do
   L=$d/logs/r$r; mkdir -p "$L"
+  if [ -n "${RACE_FRESH:-}" ]; then
+    # Every round a race to create: no journal, no snapshot folder (a symlink left dangling).
+    rm -rf "$d"/*.journal.snapshots "$d/snaps" "$d/receipted"
+    find "$d" -maxdepth 1 -name '*.journal' -type f -delete
+    [ "$sc" = snaplink ] && mkdir -p "$d/snaps"
+  fi
   state >"$L/before"
   mkdir -p "$L/pre"; for jf in "$d"/*.journal; do [ -f "$jf" ] && [ ! -L "$jf" ] && cp "$jf" "$L/pre/"; done
   fresh=()
