@@ -139,6 +139,20 @@ public final class CrashDriver {
       // Only these phases (comma separated), for a run aimed at one fault.
       phases = System.getenv("CRASH_PHASES").split(",");
     }
+    // A run stopped by hand (SIGTERM, Ctrl-C) before its last cycle still prints its counts: a
+    // long run cut short by the time its operator had would otherwise leave only the cycle lines.
+    Thread stoppedEarly =
+        new Thread(
+            () ->
+                System.out.println(
+                    "END (stopped in cycle "
+                        + cycle
+                        + ") fails="
+                        + FAILS
+                        + " "
+                        + new TreeMap<>(COUNTS)),
+            "crash-end-line");
+    Runtime.getRuntime().addShutdownHook(stoppedEarly);
     for (cycle = 1; cycle <= cycles; cycle++) {
       String phase = phases[ThreadLocalRandom.current().nextInt(phases.length)];
       shortGrant =
@@ -194,6 +208,7 @@ public final class CrashDriver {
     if (pg != null) {
       pg.close();
     }
+    Runtime.getRuntime().removeShutdownHook(stoppedEarly);
     System.out.println("END fails=" + FAILS + " " + new TreeMap<>(COUNTS));
     System.exit(FAILS.get() == 0 ? 0 : 1);
   }
