@@ -1436,15 +1436,31 @@ public final class Steward implements AutoCloseable {
     private StewardStartException snapshotsRefused(Journal j, SnapshotException e) {
       j.close();
       String store = Objects.requireNonNull(snapshots).describe();
-      // A store that cannot be read (a file where its folder should be) or that another steward
-      // holds has no snapshot to remove: the advice to remove one would send the operator to
-      // delete whatever is there.
+      // Removing the snapshot is advised only where the journal alone is the whole truth. A store
+      // that cannot be read or that another steward holds has no snapshot to remove; one that
+      // records history the journal lacks is the only witness of what was spent since the
+      // journal's copy was taken, so removing it would let that be spent again; another
+      // steward's snapshot is theirs.
       String why =
           switch (e.reason()) {
             case IO ->
                 ": its snapshots in " + store + " cannot be read, so the steward does not start: ";
             case IN_USE ->
                 ": its snapshot folder is another steward's, so this one does not start: ";
+            case AHEAD_OF_JOURNAL, NOT_IN_JOURNAL ->
+                ": the latest snapshot in "
+                    + store
+                    + " records a history this journal does not hold, so the steward does not"
+                    + " start. If the journal was restored from an older copy, put back the journal"
+                    + " this snapshot goes with: removing the snapshot instead would let"
+                    + " presentations and budget spent since that copy be spent again. If the"
+                    + " snapshot is another journal's, give this journal a snapshot folder of its"
+                    + " own: ";
+            case OTHER_STEWARD ->
+                ": the latest snapshot in "
+                    + store
+                    + " is another steward's, so this one does not start; give each steward a"
+                    + " snapshot folder of its own rather than remove that steward's snapshot: ";
             default ->
                 ": the latest snapshot in "
                     + store

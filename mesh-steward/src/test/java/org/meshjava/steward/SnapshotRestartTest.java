@@ -455,6 +455,12 @@ class SnapshotRestartTest {
     return store.saved.getFirst();
   }
 
+  /**
+   * Asserts the start is refused for {@code reason}, with the advice that suits it: removing the
+   * snapshot is advised only where the journal alone is the whole truth (a snapshot that is not
+   * one, or was altered). Where the snapshot records history the journal lacks, removing it would
+   * let what was spent since be spent again; where it is another steward's, it is theirs.
+   */
   private void assertRefused(byte[] snapshot, SnapshotException.Reason reason) {
     assertThatThrownBy(() -> open(new KeepingSnapshotStore(snapshot)).close())
         .isInstanceOfSatisfying(
@@ -462,6 +468,18 @@ class SnapshotRestartTest {
             e -> {
               assertThat(e.snapshotRefusal()).contains(reason);
               assertThat(e.getMessage()).contains("snapshot");
+              switch (reason) {
+                case AHEAD_OF_JOURNAL, NOT_IN_JOURNAL ->
+                    assertThat(e.getMessage())
+                        .contains("put back the journal this snapshot goes with")
+                        .contains("spent again")
+                        .doesNotContain("remove it to replay");
+                case OTHER_STEWARD ->
+                    assertThat(e.getMessage())
+                        .contains("a snapshot folder of its own")
+                        .doesNotContain("remove it to replay");
+                default -> assertThat(e.getMessage()).contains("remove it to replay");
+              }
             });
   }
 
