@@ -120,6 +120,10 @@ class StreamWriterTest {
       assertThat(ch.json(i).get("id").asText()).isEqualTo(id);
     }
     assertThat(ch.names).containsOnly("");
+
+    Recording other = new Recording(Integer.MAX_VALUE);
+    new Completions.Stream(other, 1234, false).open(served.route());
+    assertThat(other.json(0).get("id").asText()).as("each stream has its own id").isNotEqualTo(id);
   }
 
   @Test
@@ -197,8 +201,9 @@ class StreamWriterTest {
     assertThat(created.get("model").asText()).isEqualTo("ref");
     assertThat(created.get("created_at").asLong()).isEqualTo(77);
     assertThat(created.get("instructions").asText()).isEqualTo("be brief");
+    assertThat(created.get("id").asText()).startsWith("resp_").hasSize("resp_".length() + 32);
     String itemId = ch.json(1).at("/item/id").asText();
-    assertThat(itemId).startsWith("msg_");
+    assertThat(itemId).startsWith("msg_").hasSize("msg_".length() + 32);
     assertThat(ch.json(3).get("delta").asText()).isEqualTo("He");
     assertThat(ch.json(3).get("item_id").asText()).isEqualTo(itemId);
     assertThat(ch.json(4).get("delta").asText()).isEqualTo("llo");

@@ -165,6 +165,12 @@ class UpstreamWireTest {
   @Test
   void usageCounts_areAcceptedUpToTheirEnds_andRefusedPastThem() throws Exception {
     long u32 = 0xFFFF_FFFFL;
+    try (ScriptedUpstream zero =
+        new ScriptedUpstream(answering(200, ScriptedUpstream.reply("", "stop", usage(0, 0))))) {
+      EngineResult r = whole(engine(zero.base()).build(), asked(8));
+      assertThat(r.outcome().tokensIn()).isZero();
+      assertThat(r.outcome().tokensOut()).isZero();
+    }
     try (ScriptedUpstream atEnds =
         new ScriptedUpstream(
             answering(200, ScriptedUpstream.reply("ab", "length", usage(u32, 8))))) {
@@ -196,6 +202,12 @@ class UpstreamWireTest {
       assertThatThrownBy(() -> whole(engine(up.base()).build(), asked(8)))
           .isInstanceOf(EngineException.class)
           .hasMessageContaining("sent no choices[0].message.content");
+    }
+    try (ScriptedUpstream up =
+        new ScriptedUpstream(answering(200, ScriptedUpstream.reply("ab", "stop", null)))) {
+      assertThatThrownBy(() -> whole(engine(up.base()).build(), asked(8)))
+          .isInstanceOf(EngineException.class)
+          .hasMessageContaining("sent no usage report");
     }
     try (ScriptedUpstream up = new ScriptedUpstream(answering(200, "not json at all"))) {
       assertThatThrownBy(() -> whole(engine(up.base()).build(), asked(8)))
@@ -339,6 +351,21 @@ class UpstreamWireTest {
         .isInstanceOf(EngineException.class)
         .hasMessageStartingWith(
             "upstream remote at http://127.0.0.1:9/v1/chat/completions failed: ");
+  }
+
+  @Test
+  void aCallerAlreadyInterrupted_failsTheStreamAtOnce_andKeepsItsInterrupt() throws Exception {
+    UpstreamEngine e = engine(URI.create("http://127.0.0.1:9/v1")).build();
+    ScriptedUpstream.Asked a = asked(8);
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> streamed(e, a))
+          .isInstanceOf(EngineException.class)
+          .hasMessage("interrupted waiting for upstream remote");
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
   }
 
   @Test
