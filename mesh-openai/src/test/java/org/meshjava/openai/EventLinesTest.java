@@ -68,6 +68,7 @@ class EventLinesTest {
   @Test
   void boundsOfOneByte_areBounds_andNoneBelowIsOne() throws Exception {
     assertThat(all(of("a\n", 1, 2))).containsExactly("a");
+    assertThat(all(of("a", 1, 1))).containsExactly("a");
     assertThatThrownBy(() -> of("a", 0, 2))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("bounds must be positive");

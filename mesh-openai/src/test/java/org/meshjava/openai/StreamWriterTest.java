@@ -161,6 +161,16 @@ class StreamWriterTest {
   }
 
   @Test
+  void aResponsesStream_whoseClientIsGone_sendsNothingMore_andSaysSo() throws Exception {
+    Recording ch = new Recording(2);
+    Responses.Stream s = new Responses.Stream(Fixture.JSON.createObjectNode(), ch, 1);
+    s.open(served.route());
+    assertThat(s.delta("")).as("the second of the opening events failed").isFalse();
+    assertThat(s.delta("b")).isFalse();
+    assertThat(ch.sends).isEqualTo(2);
+  }
+
+  @Test
   void chatStream_failing_sendsTheErrorAsItsData() throws Exception {
     Recording ch = new Recording(Integer.MAX_VALUE);
     Completions.Stream s = new Completions.Stream(ch, 1, false);

@@ -46,7 +46,9 @@ class StreamedServeTest {
     /** Hands tokens 100, 101, … but returns a result whose third token is another. */
     NOT_ITS_RESULT,
     /** Hands every token, then returns a result that holds one token fewer. */
-    MORE_THAN_ITS_RESULT
+    MORE_THAN_ITS_RESULT,
+    /** Hands runs of five, then returns a result whose third token is another. */
+    RUNS_NOT_ITS_RESULT
   }
 
   /**
@@ -80,7 +82,7 @@ class StreamedServeTest {
       int n = 0;
       boolean goOn = true;
       while (goOn && n < max) {
-        if (handing == Handing.IN_RUNS_OF_FIVE) {
+        if (handing == Handing.IN_RUNS_OF_FIVE || handing == Handing.RUNS_NOT_ITS_RESULT) {
           int run = Math.min(5, max - n);
           for (int i = 0; i < run; i++) {
             ids[n + i] = 100 + n + i;
@@ -93,7 +95,7 @@ class StreamedServeTest {
           n++;
         }
       }
-      if (handing == Handing.NOT_ITS_RESULT) {
+      if (handing == Handing.NOT_ITS_RESULT || handing == Handing.RUNS_NOT_ITS_RESULT) {
         ids[2] = 7;
       }
       if (handing == Handing.MORE_THAN_ITS_RESULT) {
@@ -200,6 +202,22 @@ class StreamedServeTest {
     assertThat(sink.runs).containsExactly(5, 5, 5, 5, 3);
     assertThat(sink.tokens).containsExactlyElementsOf(from100(23));
     assertThat(ids(r.tokens())).isEqualTo(sink.tokens);
+
+    // A sink that says stop after a run stops the engine there, the whole run produced.
+    Recording stops = new Recording(7);
+    ServeResult stopped = s.serve(request(23), PROMPT, route -> stops);
+    assertThat(stops.runs).containsExactly(5, 5);
+    assertThat(ids(stopped.tokens())).containsExactlyElementsOf(from100(10));
+  }
+
+  @Test
+  void anEngineWhoseResultIsNotTheRunsItHandedOver_isRefusedInconsistent() {
+    Steward s = steward(new Streaming(Handing.RUNS_NOT_ITS_RESULT));
+    ServeException e =
+        catchThrowableOfType(
+            ServeException.class,
+            () -> s.serve(request(8), PROMPT, route -> new Recording(Integer.MAX_VALUE)));
+    assertThat(e.reason()).isEqualTo(ServeException.Reason.INCONSISTENT_OUTCOME);
   }
 
   @Test
