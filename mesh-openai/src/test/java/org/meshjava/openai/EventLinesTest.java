@@ -65,6 +65,16 @@ class EventLinesTest {
     assertThat(all(of("ab\n".repeat(10), 1_000, 30))).hasSize(10);
   }
 
+  @Test
+  void boundsOfOneByte_areBounds_andNoneBelowIsOne() throws Exception {
+    assertThat(all(of("a\n", 1, 2))).containsExactly("a");
+    assertThat(all(of("a", 1, 1))).containsExactly("a");
+    assertThatThrownBy(() -> of("a", 0, 2))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("bounds must be positive");
+    assertThatThrownBy(() -> of("a", 1, 0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
   /** Serves {@code pattern} over and over, without end, counting the bytes it served. */
   private static final class CountingStream extends InputStream {
     private final byte[] pattern;

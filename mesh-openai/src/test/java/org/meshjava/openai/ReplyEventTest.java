@@ -62,6 +62,16 @@ class ReplyEventTest {
   }
 
   @Test
+  void lineBreakAtTheVeryStartOfDataOrName_isRefusedToo() {
+    assertThatThrownBy(() -> Reply.Event.text(Optional.empty(), "\nb"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Reply.Event.text(Optional.empty(), "\rb"))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Reply.Event.text(Optional.of("\nx"), "[DONE]"))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void wire_isAFreshReadOnlyViewEachTime() {
     Reply.Event e = Reply.Event.text(Optional.empty(), "[DONE]");
     ByteBuffer first = e.wire();

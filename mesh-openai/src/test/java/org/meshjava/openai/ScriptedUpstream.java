@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import java.io.OutputStream;
 import java.net.URI;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -33,7 +35,18 @@ final class ScriptedUpstream implements AutoCloseable {
 
     /** The JSON reply answering {@code body}, which asked for no stream. */
     String whole(JsonNode body) throws Exception;
+
+    /** The HTTP status of the answer, streamed or whole. */
+    default int status() {
+      return 200;
+    }
   }
+
+  /** What one forwarded request carried: its body and its {@code Authorization} header, if any. */
+  record Forwarded(JsonNode body, @Nullable String authorization) {}
+
+  /** Every request the upstream was sent, in order. */
+  final List<Forwarded> forwarded = new CopyOnWriteArrayList<>();
 
   /** A chat generation asked of an upstream engine directly, and the payload it is handed. */
   record Asked(ServeRequest request, TokenSequence payload) {
@@ -81,6 +94,8 @@ final class ScriptedUpstream implements AutoCloseable {
           public boolean handle(Request request, Response response, Callback callback)
               throws Exception {
             JsonNode body = Fixture.JSON.readTree(Content.Source.asString(request));
+            forwarded.add(new Forwarded(body, request.getHeaders().get(HttpHeader.AUTHORIZATION)));
+            response.setStatus(script.status());
             if (body.path("stream").asBoolean()) {
               response.getHeaders().put(HttpHeader.CONTENT_TYPE, "text/event-stream");
               try (OutputStream os = Content.Sink.asOutputStream(response)) {

@@ -196,7 +196,7 @@ class UpstreamStreamPiecesTest {
   }
 
   /** What an engine hands its sink: each run, as text, and any token handed on its own. */
-  private static final class Recorded implements TokenSink {
+  static final class Recorded implements TokenSink {
     final List<String> runs = new ArrayList<>();
     final List<Integer> alone = new ArrayList<>();
 

@@ -106,6 +106,37 @@ class StewardCloseTest {
     }
   }
 
+  /**
+   * The closing thread's own serves are not waited for (it cannot finish them before its close
+   * returns), but only those in flight on it: one it finished before closing must not count.
+   */
+  @Test
+  void close_fromAThreadThatServedEarlier_stillWaitsForAnotherThreadsServe() throws Exception {
+    Steward s =
+        f.bare(FileJournal.open(journal()))
+            .backend(held())
+            .backend(ReferenceEngine.builder().name("quick").build())
+            .build();
+    ServeRequest own = GrantFixture.request("the closer's own, done", 4, 70_000).withModel("quick");
+    ServeRequest other = GrantFixture.request("another thread's", 4, 70_000).withModel("ref");
+    Future<?> closing =
+        threads.submit(
+            () -> {
+              s.serve(own, GrantFixture.payload(own));
+              assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+              s.close();
+              return null;
+            });
+    Future<ServeResult> serve = threads.submit(() -> s.serve(other, GrantFixture.payload(other)));
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(300);
+    assertThat(closing).as("close waits for the other thread's serve").isNotDone();
+
+    release.countDown();
+    assertThat(serve.get(30, TimeUnit.SECONDS).receipt().backend()).isEqualTo("ref");
+    closing.get(30, TimeUnit.SECONDS);
+  }
+
   @Test
   void close_whoseGraceRunsOut_cutsTheServe_whichComesBackUnresolvedAtItsCeiling()
       throws Exception {
