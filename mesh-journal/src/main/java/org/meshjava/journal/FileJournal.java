@@ -519,9 +519,11 @@ public final class FileJournal implements Journal {
       // A first append cut short begins as a record does, for as many bytes as it has; anything
       // else without a newline (JSON written without one) is no torn record, and the first append
       // would cut it away. A power loss can leave zeros where the append's bytes were to go (the
-      // length written before the data), so zeros may follow whatever of the prefix it holds.
+      // length written before the data), so zeros may follow whatever of the prefix it holds,
+      // and nothing but zeros: other bytes after them are no append's.
       byte[] start = readRange(ch, 0, Math.min(size, SEQ_PREFIX.length));
-      if (!beginsAsATornRecord(start)) {
+      boolean asARecord = Arrays.equals(start, 0, start.length, SEQ_PREFIX, 0, start.length);
+      if (!asARecord && !(beginsAsATornRecord(start) && zeros(ch, start.length, size))) {
         throw notAJournal(path);
       }
       return new Tail(JournalPosition.GENESIS, torn, 0);
@@ -586,6 +588,24 @@ public final class FileJournal implements Journal {
       if (start[i] != 0) {
         return false;
       }
+    }
+    return true;
+  }
+
+  /**
+   * Whether bytes {@code from} to {@code to} of the file are all zeros: what a power loss leaves
+   * after an append's first bytes, where other data would be a file that is no journal.
+   */
+  private static boolean zeros(FileChannel ch, long from, long to) throws IOException {
+    for (long at = from; at < to; ) {
+      long end = Math.min(to, at + (64 << 10));
+      byte[] chunk = readRange(ch, at, end);
+      for (byte b : chunk) {
+        if (b != 0) {
+          return false;
+        }
+      }
+      at = end;
     }
     return true;
   }

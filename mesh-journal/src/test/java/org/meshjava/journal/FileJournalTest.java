@@ -180,11 +180,17 @@ class FileJournalTest {
       }
       assertThat(Files.readAllLines(p)).hasSize(1).first().asString().startsWith("{\"seq\":0,");
     }
-    // Zeros after other bytes are no torn record: what came first is still no journal's.
-    Path other = Files.write(dir.resolve("other.journal"), new byte[] {'#', ' ', 'x', 0, 0});
-    assertThatThrownBy(() -> FileJournal.open(other))
-        .isInstanceOf(JournalException.class)
-        .hasMessageContaining("is not a mesh journal");
+    // Zeros after other bytes, or other bytes after zeros, are no torn record: no append leaves
+    // them, and the first append would cut them away.
+    byte[] zerosThenData = new byte[40];
+    zerosThenData[30] = 'x';
+    for (byte[] other : List.of(new byte[] {'#', ' ', 'x', 0, 0}, zerosThenData)) {
+      Path p = Files.write(dir.resolve("other-" + other[0] + ".journal"), other);
+      assertThatThrownBy(() -> FileJournal.open(p))
+          .isInstanceOf(JournalException.class)
+          .hasMessageContaining("is not a mesh journal");
+      assertThat(Files.readAllBytes(p)).isEqualTo(other);
+    }
   }
 
   @Test
