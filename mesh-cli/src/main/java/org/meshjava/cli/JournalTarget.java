@@ -28,11 +28,28 @@ sealed interface JournalTarget {
      *
      * @param source where the path came from, for the message ({@code --journal}, or {@code
      *     journal} in the configuration)
-     * @throws CliException naming the missing folder and how to create it
+     * @throws CliException naming the missing folder and how to create it, or the file that stands
+     *     where a folder of the path should be
      */
     void requireFolder(String source) throws CliException {
       Path folder = path.toAbsolutePath().getParent();
       if (folder != null && !Files.isDirectory(folder)) {
+        // mkdir -p cannot make a folder where a file stands: say which file is in the way.
+        for (Path above = folder; above != null; above = above.getParent()) {
+          if (Files.exists(above)) {
+            if (!Files.isDirectory(above)) {
+              throw new CliException(
+                  source
+                      + " "
+                      + path
+                      + ": "
+                      + above
+                      + " is a file, not a folder, so no journal can be made under it; check the"
+                      + " path");
+            }
+            break;
+          }
+        }
         throw new CliException(
             source
                 + " "

@@ -62,6 +62,25 @@ class JournalNotAJournalTest {
     assertNotAJournal(Files.writeString(tmp.resolve("b.json"), "{\"name\": \"x\"}"));
   }
 
+  /**
+   * {@code mesh serve} refuses such a file too, and leaves it as it was: a JSON file without a
+   * final newline was opened as a journal whose first append was cut short, which the steward's
+   * first append would have cut away.
+   */
+  @Test
+  void serve_onAFileThatIsNoJournal_isRefused_andLeavesItAsItWas() throws Exception {
+    String json = "{\"name\": \"x\"}";
+    Path file = Files.writeString(tmp.resolve("b.json"), json);
+    // On a port already taken: a start that got past the journal fails at once instead of serving.
+    Run r = CliErrorsTest.serveOnATakenPort(file);
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("mesh serve: " + file + " is not a mesh journal")
+        .doesNotContain("cannot listen");
+    assertThat(r.out()).isEmpty();
+    assertThat(Files.readString(file)).isEqualTo(json);
+  }
+
   @Test
   void aJournalDamagedAfterItsFirstRecord_isStillNamedByTheDamagedRecord() throws Exception {
     Path journal = tmp.resolve("damaged.journal");

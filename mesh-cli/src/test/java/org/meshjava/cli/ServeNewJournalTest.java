@@ -35,6 +35,23 @@ class ServeNewJournalTest {
     assertThat(folder).doesNotExist();
   }
 
+  /**
+   * Regression: a journal path under a file ({@code notes.txt/steward.journal}) was refused as if
+   * its folder were missing, advising {@code mkdir -p notes.txt}, which fails: the file is there.
+   */
+  @Test
+  void serve_onAJournalUnderAFile_saysItIsNoFolder_andAdvisesNoMkdir() throws Exception {
+    Path file = Files.writeString(tmp.resolve("notes.txt"), "x");
+    Path journal = file.resolve("steward.journal");
+    Run r = CliErrorsTest.serveOnATakenPort(journal);
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("mesh serve: --journal " + journal + ": " + file + " is a file, not a folder")
+        .doesNotContain("mkdir")
+        .doesNotContain("does not exist");
+    assertThat(Files.readString(file)).isEqualTo("x");
+  }
+
   @Test
   void serve_onANewJournal_saysSoOnStderr_andNotOnTheNextStart() throws Exception {
     Path journal = tmp.resolve("steward.journal");

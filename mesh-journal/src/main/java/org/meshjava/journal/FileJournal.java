@@ -518,9 +518,12 @@ public final class FileJournal implements Journal {
     if (good == 0) {
       // A first append cut short begins as a record does, for as many bytes as it has; anything
       // else without a newline (JSON written without one) is no torn record, and the first append
-      // would cut it away.
+      // would cut it away. A power loss can leave zeros where the append's bytes were to go (the
+      // length written before the data), so zeros may follow whatever of the prefix it holds,
+      // and nothing but zeros: other bytes after them are no append's.
       byte[] start = readRange(ch, 0, Math.min(size, SEQ_PREFIX.length));
-      if (!Arrays.equals(start, 0, start.length, SEQ_PREFIX, 0, start.length)) {
+      boolean asARecord = Arrays.equals(start, 0, start.length, SEQ_PREFIX, 0, start.length);
+      if (!asARecord && !(beginsAsATornRecord(start) && zeros(ch, start.length, size))) {
         throw notAJournal(path);
       }
       return new Tail(JournalPosition.GENESIS, torn, 0);
@@ -566,6 +569,45 @@ public final class FileJournal implements Journal {
             + " journal's first line is record 0, a JSON object that begins {\"seq\":0,\"entry\":);"
             + " name the journal file",
         null);
+  }
+
+  /**
+   * Whether {@code start}, the first bytes of a file with no newline, is what a first append cut
+   * short leaves: as much of {@link #SEQ_PREFIX} as it holds, then zeros only (a power loss can
+   * leave the file's new length with no data written in it).
+   */
+  private static boolean beginsAsATornRecord(byte[] start) {
+    int written = 0;
+    while (written < start.length && start[written] != 0) {
+      written++;
+    }
+    if (!Arrays.equals(start, 0, written, SEQ_PREFIX, 0, written)) {
+      return false;
+    }
+    for (int i = written; i < start.length; i++) {
+      if (start[i] != 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether bytes {@code from} to {@code to} of the file are all zeros: what a power loss leaves
+   * after an append's first bytes, where other data would be a file that is no journal.
+   */
+  private static boolean zeros(FileChannel ch, long from, long to) throws IOException {
+    for (long at = from; at < to; ) {
+      long end = Math.min(to, at + (64 << 10));
+      byte[] chunk = readRange(ch, at, end);
+      for (byte b : chunk) {
+        if (b != 0) {
+          return false;
+        }
+      }
+      at = end;
+    }
+    return true;
   }
 
   /** The line starting at byte {@code start} of {@code path}, as a message names it. */

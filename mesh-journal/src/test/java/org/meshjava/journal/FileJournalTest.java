@@ -160,6 +160,39 @@ class FileJournalTest {
     assertThat(Files.readAllLines(p)).hasSize(3);
   }
 
+  /**
+   * Regression: a first append cut short by a power loss can leave zeros where its bytes were to go
+   * (the file's length written before its data: XFS, ext4 with data=writeback), as a later append
+   * can. After a record such a tail was dropped as torn; as the first line, the check that the file
+   * begins {@code {"seq":} refused the journal as "not a mesh journal", so a steward stopped before
+   * its first record could not start again until its file was removed by hand.
+   */
+  @Test
+  void aFirstAppendLeftAsZeros_isATornAppend_andTheJournalOpens() throws Exception {
+    byte[] zeros = new byte[40];
+    byte[] begun = new byte[40];
+    System.arraycopy("{\"se".getBytes(StandardCharsets.US_ASCII), 0, begun, 0, 4);
+    for (byte[] torn : List.of(zeros, begun)) {
+      Path p = Files.write(dir.resolve("zeros-" + torn[0] + ".journal"), torn);
+      try (FileJournal j = FileJournal.open(p)) {
+        assertThat(j.recovered()).isEmpty();
+        assertThat(j.append(sealed(0)).seq()).isZero();
+      }
+      assertThat(Files.readAllLines(p)).hasSize(1).first().asString().startsWith("{\"seq\":0,");
+    }
+    // Zeros after other bytes, or other bytes after zeros, are no torn record: no append leaves
+    // them, and the first append would cut them away.
+    byte[] zerosThenData = new byte[40];
+    zerosThenData[30] = 'x';
+    for (byte[] other : List.of(new byte[] {'#', ' ', 'x', 0, 0}, zerosThenData)) {
+      Path p = Files.write(dir.resolve("other-" + other[0] + ".journal"), other);
+      assertThatThrownBy(() -> FileJournal.open(p))
+          .isInstanceOf(JournalException.class)
+          .hasMessageContaining("is not a mesh journal");
+      assertThat(Files.readAllBytes(p)).isEqualTo(other);
+    }
+  }
+
   @Test
   void editedMiddleRecord_refusesToOpen_namingTheRecordAfterIt() throws Exception {
     Path p = fiveRecords();

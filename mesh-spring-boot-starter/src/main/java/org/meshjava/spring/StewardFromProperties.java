@@ -314,6 +314,21 @@ final class StewardFromProperties {
   private static void requireFolder(Path file) {
     Path folder = file.toAbsolutePath().getParent();
     if (folder != null && !Files.isDirectory(folder)) {
+      // mkdir -p cannot make a folder where a file stands: say which file is in the way.
+      for (Path above = folder; above != null; above = above.getParent()) {
+        if (Files.exists(above)) {
+          if (!Files.isDirectory(above)) {
+            throw new IllegalStateException(
+                "mesh.journal "
+                    + file
+                    + ": "
+                    + above
+                    + " is a file, not a folder, so no journal can be made under it; check the"
+                    + " path");
+          }
+          break;
+        }
+      }
       throw new IllegalStateException(
           "mesh.journal "
               + file

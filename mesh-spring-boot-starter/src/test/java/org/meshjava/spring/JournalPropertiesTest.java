@@ -123,6 +123,23 @@ class JournalPropertiesTest {
     assertThat(folder).doesNotExist();
   }
 
+  /** Regression: a path under a file was refused as a missing folder, advising mkdir -p on it. */
+  @Test
+  void aJournalUnderAFile_isRefusedSayingItIsNoFolder() throws Exception {
+    Path file = Files.writeString(dir.resolve("notes.txt"), "x");
+    Path journal = file.resolve("steward.journal");
+    runner
+        .withPropertyValues("mesh.journal=" + journal)
+        .run(
+            context -> {
+              failsNaming(context, "mesh.journal " + journal, file + " is a file, not a folder");
+              for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
+                assertThat(String.valueOf(t.getMessage())).doesNotContain("mkdir");
+              }
+            });
+    assertThat(Files.readString(file)).isEqualTo("x");
+  }
+
   @Test
   void aNewJournalFile_isSaidOnce_andNotOnTheNextStart(CapturedOutput output) {
     String said = "starting a new journal at " + journal().toAbsolutePath();
