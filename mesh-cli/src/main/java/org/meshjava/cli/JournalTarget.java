@@ -32,35 +32,9 @@ sealed interface JournalTarget {
      *     where a folder of the path should be
      */
     void requireFolder(String source) throws CliException {
-      Path folder = path.toAbsolutePath().getParent();
-      if (folder != null && !Files.isDirectory(folder)) {
-        // mkdir -p cannot make a folder where a file stands: say which file is in the way.
-        for (Path above = folder; above != null; above = above.getParent()) {
-          if (Files.exists(above)) {
-            if (!Files.isDirectory(above)) {
-              throw new CliException(
-                  source
-                      + " "
-                      + path
-                      + ": "
-                      + above
-                      + " is a file, not a folder, so no journal can be made under it; check the"
-                      + " path");
-            }
-            break;
-          }
-        }
-        throw new CliException(
-            source
-                + " "
-                + path
-                + ": its folder "
-                + folder
-                + " does not exist, and a new journal is not started in a folder made on the spot"
-                + " (a mistyped folder would start one with every grant's spend back at zero);"
-                + " check the path, or create the folder first (mkdir -p "
-                + folder
-                + ")");
+      Optional<String> why = FileJournal.missingFolder(path);
+      if (why.isPresent()) {
+        throw new CliException(source + " " + path + ": " + why.get());
       }
     }
   }

@@ -206,6 +206,42 @@ public final class FileJournal implements Journal {
   }
 
   /**
+   * Why a new journal at {@code path} should not be started there: its folder does not exist
+   * ({@link #open(Path)} would create it), or a file stands where a folder of the path should be.
+   * Empty when the folder exists. For a caller that takes the path from a person ({@code mesh
+   * serve}'s {@code --journal}, the Spring starter's {@code mesh.journal}): a mistyped folder name
+   * would otherwise start a steward on a new, empty journal with every grant's spend back at zero,
+   * so such a caller refuses a new journal whose folder is missing and leaves making it to the
+   * operator. The text names the folder, or the file in the way, and what to do.
+   */
+  public static Optional<String> missingFolder(Path path) {
+    Path folder = path.toAbsolutePath().getParent();
+    if (folder == null || Files.isDirectory(folder)) {
+      return Optional.empty();
+    }
+    // mkdir -p cannot make a folder where a file stands: say which file is in the way.
+    for (Path above = folder; above != null; above = above.getParent()) {
+      if (Files.exists(above)) {
+        if (!Files.isDirectory(above)) {
+          return Optional.of(
+              above
+                  + " is a file, not a folder, so no journal can be made under it; check the"
+                  + " path");
+        }
+        break;
+      }
+    }
+    return Optional.of(
+        "its folder "
+            + folder
+            + " does not exist, and a new journal is not started in a folder made on the spot"
+            + " (a mistyped folder would start one with every grant's spend back at zero); check"
+            + " the path, or create the folder first (mkdir -p "
+            + folder
+            + ")");
+  }
+
+  /**
    * Opens the journal at {@code path} as {@link #open(Path)} does, for writing many records fast
    * where durability per record does not matter (generating a journal for a benchmark, an import):
    * appends are written but not forced, so an append returns before its record is on storage, and

@@ -312,33 +312,11 @@ final class StewardFromProperties {
    * new, empty journal with every grant's spend back at zero.
    */
   private static void requireFolder(Path file) {
-    Path folder = file.toAbsolutePath().getParent();
-    if (folder != null && !Files.isDirectory(folder)) {
-      // mkdir -p cannot make a folder where a file stands: say which file is in the way.
-      for (Path above = folder; above != null; above = above.getParent()) {
-        if (Files.exists(above)) {
-          if (!Files.isDirectory(above)) {
-            throw new IllegalStateException(
-                "mesh.journal "
-                    + file
-                    + ": "
-                    + above
-                    + " is a file, not a folder, so no journal can be made under it; check the"
-                    + " path");
-          }
-          break;
-        }
-      }
-      throw new IllegalStateException(
-          "mesh.journal "
-              + file
-              + ": its folder "
-              + folder
-              + " does not exist, and a new journal is not started in a folder made on the spot;"
-              + " check the path, or create the folder first (mkdir -p "
-              + folder
-              + ")");
-    }
+    FileJournal.missingFolder(file)
+        .ifPresent(
+            why -> {
+              throw new IllegalStateException("mesh.journal " + file + ": " + why);
+            });
   }
 
   /**
