@@ -231,7 +231,7 @@ class ServePostgresSnapshotTest {
     assertThat(elsewhere.stop().code()).isZero();
     plant(server, otherDb, steward, latest);
     assertThat(refusedStart(key, otherUrl).err())
-        .contains("is refused")
+        .contains("records a history this journal does not hold")
         .contains("(not_in_journal)");
 
     // Another steward's journal in the first database: the snapshot is not its own.
@@ -242,7 +242,7 @@ class ServePostgresSnapshotTest {
     assertThat(other.stop().code()).isZero();
     plant(server, db, otherSteward, latest);
     assertThat(refusedStart(otherKey, url).err())
-        .contains("is refused")
+        .contains("is another steward's")
         .contains("(other_steward)")
         .contains("it is steward " + steward + "'s, not " + otherSteward + "'s");
   }

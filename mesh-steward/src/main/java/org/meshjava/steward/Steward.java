@@ -1454,13 +1454,13 @@ public final class Steward implements AutoCloseable {
                     + " start. If the journal was restored from an older copy, put back the journal"
                     + " this snapshot goes with: removing the snapshot instead would let"
                     + " presentations and budget spent since that copy be spent again. If the"
-                    + " snapshot is another journal's, give this journal a snapshot folder of its"
+                    + " snapshot is another journal's, give each journal a snapshot store of its"
                     + " own: ";
             case OTHER_STEWARD ->
                 ": the latest snapshot in "
                     + store
                     + " is another steward's, so this one does not start; give each steward a"
-                    + " snapshot folder of its own rather than remove that steward's snapshot: ";
+                    + " snapshot store of its own rather than remove that steward's snapshot: ";
             default ->
                 ": the latest snapshot in "
                     + store

@@ -476,7 +476,7 @@ class SnapshotRestartTest {
                         .doesNotContain("remove it to replay");
                 case OTHER_STEWARD ->
                     assertThat(e.getMessage())
-                        .contains("a snapshot folder of its own")
+                        .contains("a snapshot store of its own")
                         .doesNotContain("remove it to replay");
                 default -> assertThat(e.getMessage()).contains("remove it to replay");
               }
