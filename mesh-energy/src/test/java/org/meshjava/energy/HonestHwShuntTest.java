@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -28,15 +27,7 @@ class HonestHwShuntTest {
   private final List<Runnable> scheduled = new ArrayList<>();
 
   private CounterMeter meter(EnergyChannel... channels) {
-    return new CounterMeter(
-        List.of(channels),
-        List.of(),
-        LivenessPolicy.standard(),
-        LivenessPolicy.nvml(),
-        Duration.ofMinutes(10),
-        Optional.empty(),
-        clock,
-        scheduled::add);
+    return ProbedMeter.unprobed(clock, scheduled::add, channels);
   }
 
   // Item 1: a window opened while the counter was not live was left out of the ledger, so a
