@@ -1,16 +1,19 @@
 package org.meshjava.energy;
 
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.Unsigned;
 
 /**
  * Turns a wrapping raw counter into a monotonic total. Design note: a raw counter wraps at a known
  * range (RAPL: {@code max_energy_range_uj}; NVML: 2^64). Between two reads we assume at most one
  * wrap, so a read that is smaller than the previous one means the counter passed its range once:
- * {@code delta = range - previous + current}. That holds as long as the counter is read more often
- * than it can wrap (minutes for RAPL at full package power); the meter reads on every window open
- * and close and every probe sample. A counter with no range (2^64) that appears to move backwards
- * by more than half its range has been reset, which no arithmetic can recover, so it is reported as
- * {@link CounterIssue#COUNTER_RESET}.
+ * {@code delta = range - previous + step + current}, where {@code step} is what the counter's move
+ * from its range back to 0 adds (RAPL: one energy unit, since the file reads the range itself
+ * before it wraps; 0 for a counter that never reads its range). That holds as long as the counter
+ * is read more often than it can wrap (minutes for RAPL at full package power); the meter reads on
+ * every window open and close and every probe sample. A counter with no range (2^64) that appears
+ * to move backwards by more than half its range has been reset, which no arithmetic can recover, so
+ * it is reported as {@link CounterIssue#COUNTER_RESET}.
  *
  * <p>A counter with a range cannot tell a reset (suspend to RAM, a package reset, a driver that
  * republishes an older value) from a wrap by its values alone: both read back smaller. Time can: an
@@ -25,6 +28,7 @@ final class CounterAccumulator {
   static final long RANGE_2_64 = 0;
 
   private final long range;
+  private final long wrapStep;
   private final long ujPerUnit;
   private final @Nullable PowerBound bound;
   private boolean started;
@@ -51,8 +55,27 @@ final class CounterAccumulator {
    *     drawn by up to one refresh
    */
   CounterAccumulator(long range, long ujPerUnit, long maxWatts, long slackNanos) {
+    this(range, 0, ujPerUnit, maxWatts, slackNanos);
+  }
+
+  /**
+   * A power-bounded accumulator of a counter that reads its range itself before it wraps.
+   *
+   * @param range the largest value the raw counter reads
+   * @param wrapStep what the counter's move from {@code range} back to 0 adds, in raw units: the
+   *     counter's own resolution for one that reads its range (RAPL), 0 for one that wraps as it
+   *     reaches it
+   * @param ujPerUnit as for {@link #CounterAccumulator(long, long)}
+   * @param maxWatts as for {@link #CounterAccumulator(long, long, long, long)}
+   * @param slackNanos as for {@link #CounterAccumulator(long, long, long, long)}
+   */
+  CounterAccumulator(long range, long wrapStep, long ujPerUnit, long maxWatts, long slackNanos) {
     if (range < 0) {
       throw new IllegalArgumentException("range must be non-negative: " + range);
+    }
+    if (wrapStep < 0 || (range == RANGE_2_64 && wrapStep != 0) || wrapStep > range) {
+      throw new IllegalArgumentException(
+          "wrapStep must be between 0 and the range, and 0 for a 64-bit counter: " + wrapStep);
     }
     if (ujPerUnit <= 0) {
       throw new IllegalArgumentException("ujPerUnit must be positive: " + ujPerUnit);
@@ -62,6 +85,7 @@ final class CounterAccumulator {
           "maxWatts and slackNanos must be non-negative: " + maxWatts + ", " + slackNanos);
     }
     this.range = range;
+    this.wrapStep = wrapStep;
     this.ujPerUnit = ujPerUnit;
     this.bound = maxWatts == 0 ? null : new PowerBound(maxWatts, slackNanos);
   }
@@ -115,7 +139,12 @@ final class CounterAccumulator {
                 + ": a reset, not a wrap");
       }
     } else {
-      delta = raw >= previousRaw ? raw - previousRaw : range - previousRaw + raw;
+      // range - previousRaw + raw is below range (raw < previousRaw); the step, at most the range,
+      // could still pass 2^63 on a garbage range, and the power bound then refuses the sum.
+      delta =
+          raw >= previousRaw
+              ? raw - previousRaw
+              : Unsigned.saturatingAdd(range - previousRaw + raw, wrapStep);
     }
     long was = previousRaw;
     long sinceNanos = readEndNanos - previousReadStartNanos;

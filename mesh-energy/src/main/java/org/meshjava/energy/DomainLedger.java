@@ -67,16 +67,16 @@ final class DomainLedger implements LivenessProbe.Target {
   static final class Share {
     private final long epoch;
     private final long totalAtOpen;
-    private final long openedNanos;
+    private final long openReadEndNanos;
     private final boolean trustedAtOpen;
     private double apportionedUj;
     private boolean overlapped;
     private boolean left;
 
-    private Share(long epoch, long totalAtOpen, long openedNanos, boolean trustedAtOpen) {
+    private Share(long epoch, long totalAtOpen, long openReadEndNanos, boolean trustedAtOpen) {
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
-      this.openedNanos = openedNanos;
+      this.openReadEndNanos = openReadEndNanos;
       this.trustedAtOpen = trustedAtOpen;
     }
   }
@@ -108,6 +108,11 @@ final class DomainLedger implements LivenessProbe.Target {
   // Before the first read, the earliest time there is: a monotonic clock has no origin and may read
   // negative, and a 0 here would then stay the last read's time, hiding every read gap.
   private long lastReadNanos = Long.MIN_VALUE;
+  // When the last read that returned a total began and ended: a window spans its counter from
+  // the end of its open's read to the start of its close's, which the caller's clock readings,
+  // taken before any read (or the wait for this monitor), overstate.
+  private long lastReadStartNanos;
+  private long lastReadEndNanos;
   private long lastChangeNanos;
   private long updatePeriodNanos;
   private long lastProbeNanos;
@@ -211,7 +216,10 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     Share share =
         new Share(
-            epoch, total, nowNanos, readOk && state == CounterState.LIVE && disturbances == 0);
+            epoch,
+            total,
+            readOk ? lastReadEndNanos : nowNanos,
+            readOk && state == CounterState.LIVE && disturbances == 0);
     share.overlapped = overlapped;
     open.add(share);
     return share;
@@ -233,9 +241,12 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(e);
     }
     open.remove(share);
+    // Measured between the reads, not the caller's times: a read at the open that was slow (a
+    // driver call that blocked, a wait for this monitor) leaves the counter less of the window to
+    // resolve than the caller's clock says, down to a single refresh, or none.
+    long readSpanNanos = (readOk ? lastReadStartNanos : nowNanos) - share.openReadEndNanos;
     boolean longEnough =
-        updatePeriodNanos > 0
-            && nowNanos - share.openedNanos >= MIN_WINDOW_PERIODS * updatePeriodNanos;
+        updatePeriodNanos > 0 && readSpanNanos >= MIN_WINDOW_PERIODS * updatePeriodNanos;
     boolean trusted =
         share.trustedAtOpen
             && readOk
@@ -510,6 +521,8 @@ final class DomainLedger implements LivenessProbe.Target {
     lastMark = mark;
     haveTotal = true;
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
+    lastReadStartNanos = nowNanos;
+    lastReadEndNanos = afterNanos;
     return total;
   }
 }

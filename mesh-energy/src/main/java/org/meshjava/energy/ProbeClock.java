@@ -1,5 +1,7 @@
 package org.meshjava.energy;
 
+import java.util.concurrent.locks.LockSupport;
+
 /**
  * Time for liveness probes, injectable so the rule can be tested on scripted samples without
  * waiting. The system clock burns CPU between samples, because §3.3 asks that the counter be seen
@@ -13,7 +15,13 @@ interface ProbeClock {
   /** Keeps the calling thread busy until {@link #nanoTime()} reaches {@code deadlineNanos}. */
   void burnUntil(long deadlineNanos);
 
-  /** The real clock: {@link System#nanoTime()} and a busy arithmetic loop. */
+  /**
+   * Lets the calling thread rest, burning nothing, until {@link #nanoTime()} reaches {@code
+   * deadlineNanos}; returns early, the interrupt flag still set, when the thread is interrupted.
+   */
+  void idleUntil(long deadlineNanos);
+
+  /** The real clock: {@link System#nanoTime()}, a busy arithmetic loop, and parking. */
   ProbeClock SYSTEM =
       new ProbeClock() {
         @Override
@@ -34,6 +42,15 @@ interface ProbeClock {
             if (x == 42) {
               Thread.onSpinWait();
             }
+          }
+        }
+
+        @Override
+        public void idleUntil(long deadlineNanos) {
+          long left;
+          while ((left = deadlineNanos - System.nanoTime()) > 0
+              && !Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(left);
           }
         }
       };

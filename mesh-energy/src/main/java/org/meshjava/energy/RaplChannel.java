@@ -6,7 +6,16 @@ import java.nio.file.Path;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
 
-/** One powercap zone's {@code energy_uj}, with wraparound at {@code max_energy_range_uj}. */
+/**
+ * One powercap zone's {@code energy_uj}, with wraparound at {@code max_energy_range_uj}.
+ *
+ * <p>Design note. The kernel's RAPL driver (the same code for the MSR, MMIO and TPMI interfaces,
+ * Intel's and AMD's) publishes {@code energy_uj} as the 32-bit energy status register times the
+ * energy unit, and {@code max_energy_range_uj} as the register's largest value, 2^32 − 1, times the
+ * same unit. So the file reads the range itself, and one unit later 0: a wrap adds {@code range −
+ * previous + current} plus that unit. The unit is not published on its own; it is the range over
+ * 2^32 − 1 (61 µJ behind the common range of 262 143 328 850 µJ, 15 µJ behind 65 532 610 987).
+ */
 final class RaplChannel extends NamedChannel {
   /**
    * The most power one zone is assumed to draw, for the wrap bound ({@link PowerBound#PACKAGE}). At
@@ -31,6 +40,9 @@ final class RaplChannel extends NamedChannel {
    */
   static final long MIN_WRAP_NANOS = 1_000_000_000L;
 
+  /** The largest value of the 32-bit energy status register behind every RAPL zone. */
+  private static final long STATUS_REGISTER_MAX = 0xFFFF_FFFFL;
+
   private final Path energyFile;
   private final SysfsReader reader;
   private final ProbeClock clock;
@@ -52,7 +64,19 @@ final class RaplChannel extends NamedChannel {
     // A value smaller than the last is a wrap only if the zone could have drawn the rest of the
     // range in between; otherwise the counter was reset (suspend to RAM, a package reset) and
     // folding it in as a wrap would add up to the whole range to whatever window is open.
-    this.accumulator = new CounterAccumulator(rangeUj, 1, ASSUMED_MAX_WATTS, REFRESH_SLACK_NANOS);
+    this.accumulator =
+        new CounterAccumulator(
+            rangeUj, wrapStepUj(rangeUj), 1, ASSUMED_MAX_WATTS, REFRESH_SLACK_NANOS);
+  }
+
+  /**
+   * What the step from {@code rangeUj} back to 0 adds: one energy unit, the range over the status
+   * register's largest value, to the nearest µJ (the file's own resolution).
+   */
+  static long wrapStepUj(long rangeUj) {
+    long whole = rangeUj / STATUS_REGISTER_MAX;
+    long rest = rangeUj % STATUS_REGISTER_MAX;
+    return rest >= STATUS_REGISTER_MAX - rest ? whole + 1 : whole;
   }
 
   /**

@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -83,18 +84,56 @@ final class RaplDiscovery {
   }
 
   /**
-   * The {@code intel-rapl:<z>} and {@code intel-rapl:<z>:<k>} entries directly under {@code root},
-   * sorted by name.
+   * The {@code intel-rapl:<z>} zones under {@code root} and their {@code intel-rapl:<z>:<k>}
+   * sub-zones, each once, sorted by name, in either layout the kernel publishes: {@code
+   * /sys/class/powercap} lists every zone side by side (links into the device tree), while the
+   * device tree itself ({@code /sys/devices/virtual/powercap/intel-rapl}) holds each sub-zone as a
+   * folder inside its zone's. A sub-zone counts only with its zone, beside it or inside it: a zone
+   * named as the root holds its sub-zones but not itself, and is no root.
    *
-   * @throws IOException if {@code root} cannot be listed (absent, not a folder, denied)
+   * @throws IOException if {@code root}, or a zone folder under it, cannot be listed (absent, not a
+   *     folder, denied)
    */
   static List<Path> zonesUnder(Path root) throws IOException {
-    try (Stream<Path> entries = Files.list(root)) {
-      return entries
-          .filter(p -> ZONE.matcher(p.getFileName().toString()).matches())
-          .sorted()
-          .toList();
+    List<Path> entries = zoneEntries(root);
+    Map<String, Path> zones = new TreeMap<>();
+    for (Path entry : entries) {
+      Matcher m = ZONE.matcher(entry.getFileName().toString());
+      if (m.matches() && m.group(2) == null) {
+        zones.put(entry.getFileName().toString(), entry);
+      }
     }
+    Map<String, Path> found = new TreeMap<>(zones);
+    for (Path entry : entries) {
+      Matcher m = ZONE.matcher(entry.getFileName().toString());
+      if (m.matches() && m.group(2) != null && zones.containsKey(zoneOf(m))) {
+        found.put(entry.getFileName().toString(), entry);
+      }
+    }
+    for (Map.Entry<String, Path> zone : zones.entrySet()) {
+      if (!Files.isDirectory(zone.getValue())) {
+        continue;
+      }
+      for (Path inner : zoneEntries(zone.getValue())) {
+        Matcher m = ZONE.matcher(inner.getFileName().toString());
+        if (m.matches() && m.group(2) != null && zoneOf(m).equals(zone.getKey())) {
+          found.putIfAbsent(inner.getFileName().toString(), inner);
+        }
+      }
+    }
+    return List.copyOf(found.values());
+  }
+
+  /** The entries of {@code folder} named as zones or sub-zones. */
+  private static List<Path> zoneEntries(Path folder) throws IOException {
+    try (Stream<Path> entries = Files.list(folder)) {
+      return entries.filter(p -> ZONE.matcher(p.getFileName().toString()).matches()).toList();
+    }
+  }
+
+  /** The name of the zone a (sub-)zone name matched by {@link #ZONE} belongs to. */
+  private static String zoneOf(Matcher zone) {
+    return "intel-rapl:" + zone.group(1);
   }
 
   /** The zone's channel if it reads one of our domains and can be read. */
@@ -221,7 +260,7 @@ final class RaplDiscovery {
     }
     // DRAM belongs to the package its parent zone names; fall back to the zone number.
     int pkg = Integer.parseInt(zone.group(1));
-    Path parent = root.resolve("intel-rapl:" + zone.group(1)).resolve("name");
+    Path parent = root.resolve(zoneOf(zone)).resolve("name");
     if (Files.exists(parent)) {
       Matcher p = PACKAGE.matcher(reader.read(parent));
       if (p.matches()) {

@@ -33,15 +33,7 @@ class CounterMeterGradingTest {
 
   /** A meter whose re-probes run only when the test says so. */
   private CounterMeter meter(EnergyChannel... channels) {
-    return new CounterMeter(
-        List.of(channels),
-        List.of(),
-        LivenessPolicy.standard(),
-        LivenessPolicy.nvml(),
-        Duration.ofMinutes(10),
-        Optional.empty(),
-        clock,
-        scheduled::add);
+    return ProbedMeter.unprobed(clock, scheduled::add, channels);
   }
 
   private TimedCounter live(EnergyDomain d) {

@@ -36,4 +36,10 @@ final class FakeClock implements ProbeClock {
   synchronized void onAdvance(LongConsumer listener) {
     listeners.add(listener);
   }
+
+  /** Jumps like {@link #burnUntil}: in fake time resting and working take no time either. */
+  @Override
+  public void idleUntil(long deadlineNanos) {
+    burnUntil(deadlineNanos);
+  }
 }

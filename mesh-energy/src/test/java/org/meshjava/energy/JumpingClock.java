@@ -20,4 +20,9 @@ final class JumpingClock implements ProbeClock {
   public void burnUntil(long deadlineNanos) {
     now = Math.max(now, deadlineNanos);
   }
+
+  @Override
+  public void idleUntil(long deadlineNanos) {
+    burnUntil(deadlineNanos);
+  }
 }

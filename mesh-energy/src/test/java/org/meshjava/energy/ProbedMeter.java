@@ -11,7 +11,8 @@ import org.meshjava.core.EnergyDomain;
 /**
  * A meter over one counter of CPU package 0, probed at once and checked live, with the standard
  * liveness policy and re-probes every 10 minutes handed to {@code reprobes}: the start of every
- * grading test that feeds one counter faults after its probe.
+ * grading test that feeds one counter faults after its probe. Also the meter, not yet probed, that
+ * grading tests over several counters start from.
  */
 final class ProbedMeter {
   static final EnergyDomain CPU0 = EnergyDomain.cpuPackage(0);
@@ -31,5 +32,22 @@ final class ProbedMeter {
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(CPU0);
     return meter;
+  }
+
+  /**
+   * A meter over {@code channels}, not yet probed, at the standard cadence and NVML's for counters
+   * that update slowly, re-probing every 10 minutes on {@code reprobes} (only when the test runs
+   * what it was handed).
+   */
+  static CounterMeter unprobed(ProbeClock clock, Executor reprobes, EnergyChannel... channels) {
+    return new CounterMeter(
+        List.of(channels),
+        List.of(),
+        LivenessPolicy.standard(),
+        LivenessPolicy.nvml(),
+        Duration.ofMinutes(10),
+        Optional.empty(),
+        clock,
+        reprobes);
   }
 }

@@ -42,16 +42,20 @@ class RaplMeterTest {
   }
 
   /**
-   * Makes a zone's counter run at {@code watts} as fake time passes, wrapping to 0 at the range.
+   * Makes a zone's counter run at {@code watts} as fake time passes, wrapping as the kernel's does
+   * at the range ({@link #powered(Path, long, long, long, Path...)}).
    */
   private AtomicLong powered(Path zone, long start, long watts) {
     return powered(zone, start, watts, RANGE);
   }
 
   /**
-   * The same, for a zone whose counter wraps at {@code range}; further zones mirror it. The value
-   * is served from memory by {@link #discover}'s reader (writing a file at every fake millisecond
-   * made the suite slow), and the file keeps the value it was created with.
+   * The same, for a zone whose counter wraps at {@code range}; further zones mirror it. As the
+   * kernel's {@code energy_uj} (the 32-bit status register times the energy unit), the value reads
+   * {@code range} itself, and drops to 0 one energy unit ({@link RaplChannel#wrapStepUj}) later:
+   * energy drawn past the range shows only once that unit is complete. The value is served from
+   * memory by {@link #discover}'s reader (writing a file at every fake millisecond made the suite
+   * slow), and the file keeps the value it was created with.
    */
   private AtomicLong powered(Path zone, long start, long watts, long range, Path... mirrors) {
     AtomicLong value = new AtomicLong(start);
@@ -59,7 +63,15 @@ class RaplMeterTest {
     for (Path m : mirrors) {
       powered.put(m.resolve("energy_uj"), value);
     }
-    clock.onAdvance(nanos -> value.set((value.get() + nanos * watts / 1_000) % range));
+    long modulus = range + RaplChannel.wrapStepUj(range);
+    long[] pastRange = {0}; // drawn beyond the range while the value still reads it
+    clock.onAdvance(
+        nanos -> {
+          long carried = value.get() == range ? pastRange[0] : 0;
+          long next = (value.get() + carried + nanos * watts / 1_000) % modulus;
+          pastRange[0] = Math.max(0, next - range);
+          value.set(Math.min(next, range));
+        });
     return value;
   }
 

@@ -15,9 +15,9 @@ import org.meshjava.core.EnergyDomain;
  * range. The kernel's {@code energy_uj} is the 32-bit energy status register times the energy unit,
  * and {@code max_energy_range_uj} is the register's largest value times the same unit: the file
  * reads the range itself before it wraps, and the wrap steps from the range to 0 by one energy unit
- * (61 µJ at the 2^-14 J unit behind this range), not by 1 µJ. The meter adds {@code range −
- * previous + current} and leaves that one unit uncounted (SPEC.md 40 §1); neither does it add a
- * microjoule.
+ * (61 µJ at the 2^-14 J unit behind this range), not by 1 µJ and not by nothing. The meter adds
+ * {@code range − previous + unit + current}, the unit being the range over 2^32 − 1 (SPEC.md 40
+ * §1).
  */
 class RaplWrapAtRangeTest {
   /** 4 294 967 295 × 61.035 µJ, truncated, as the kernel computes it for a 2^-14 J unit. */
@@ -45,23 +45,35 @@ class RaplWrapAtRangeTest {
   }
 
   @Test
-  void aReadingOfExactlyTheRange_isAReading_andTheWrapFromItAddsOnlyTheDistanceFromZero()
-      throws Exception {
+  void aReadingOfExactlyTheRange_isAReading_andTheWrapFromItAddsOneEnergyUnit() throws Exception {
     RaplChannel zone = zoneReading(RANGE - 1_000, RANGE, 0L, 500L);
 
     assertThat(zone.readTotalUj()).isZero();
     assertThat(zone.readTotalUj()).as("up to the range itself").isEqualTo(1_000);
-    assertThat(zone.readTotalUj()).as("from the range to 0: no µJ added").isEqualTo(1_000);
-    assertThat(zone.readTotalUj()).isEqualTo(1_500);
+    assertThat(zone.readTotalUj()).as("from the range to 0: one 61 µJ unit").isEqualTo(1_061);
+    assertThat(zone.readTotalUj()).isEqualTo(1_561);
   }
 
   @Test
-  void aWrapFromBelowTheRange_addsTheRangeLessThePreviousReadingPlusTheNew() throws Exception {
+  void aWrapFromBelowTheRange_addsTheRangeLessThePreviousReading_theUnit_andTheNew()
+      throws Exception {
     RaplChannel zone = zoneReading(RANGE - 1_000, 250L);
 
     zone.readTotalUj();
 
-    assertThat(zone.readTotalUj()).isEqualTo(1_250);
+    assertThat(zone.readTotalUj()).isEqualTo(1_000 + 61 + 250);
+  }
+
+  /**
+   * The unit behind the ranges real zones publish: Intel's usual 2^-14 J, AMD's and Atom's 2^-16 J
+   * (the kernel truncates it to 15.258 µJ), and the 15.3 µJ of server DRAM, each times 2^32 − 1.
+   */
+  @Test
+  void theWrapStep_isTheRangeOverTheRegistersLargestValue_toTheMicrojoule() {
+    assertThat(RaplChannel.wrapStepUj(RANGE)).isEqualTo(61);
+    assertThat(RaplChannel.wrapStepUj(65_532_610_987L)).isEqualTo(15);
+    assertThat(RaplChannel.wrapStepUj(65_712_999_613L)).isEqualTo(15);
+    assertThat(RaplChannel.wrapStepUj(Long.MAX_VALUE)).isEqualTo(2_147_483_648L);
   }
 
   @Test

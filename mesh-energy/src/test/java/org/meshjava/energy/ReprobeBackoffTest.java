@@ -26,6 +26,7 @@ class ReprobeBackoffTest {
   /** Freezes the counter until a window's read finds it stalled, which demotes it. */
   private void stall() {
     cpu.freeze();
+    meter.pollCounters(); // takes in the refresh the counter made as the probe settled
     clock.advanceMillis(50); // 50 update periods of 1 ms: past the stall rule's five
     meter.open(Set.of(ProbedMeter.CPU0)).abandon();
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.STALLED);

@@ -1,0 +1,121 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.EnergyDomain;
+
+/**
+ * RAPL zones found in both layouts Linux publishes them in. The device tree ({@code
+ * /sys/devices/virtual/powercap/intel-rapl}) holds each package zone as a folder with its DRAM
+ * sub-zone inside; {@code /sys/class/powercap} lists the zone and the sub-zone side by side, as
+ * links into that tree, so the sub-zone is also reachable inside the zone. Either root finds the
+ * package and its DRAM, each once.
+ */
+class RaplZoneLayoutTest {
+  private static final long RANGE = 262_143_328_850L;
+
+  @TempDir Path tmp;
+
+  private final FakeClock clock = new FakeClock();
+
+  /** The device tree of one package with a DRAM and a core sub-zone; returns the control type. */
+  private Path deviceTree() throws IOException {
+    Path type = tmp.resolve("devices/virtual/powercap/intel-rapl");
+    Path pkg = zone(type.resolve("intel-rapl:0"), "package-0", 1_000);
+    zone(pkg.resolve("intel-rapl:0:0"), "core", 300);
+    zone(pkg.resolve("intel-rapl:0:1"), "dram", 2_000);
+    return type;
+  }
+
+  /** {@code /sys/class/powercap} over {@link #deviceTree()}: every zone linked side by side. */
+  private Path classTree() throws IOException {
+    Path type = deviceTree();
+    Path classes = Files.createDirectories(tmp.resolve("class/powercap"));
+    Files.createSymbolicLink(classes.resolve("intel-rapl"), type);
+    Path pkg = type.resolve("intel-rapl:0");
+    Files.createSymbolicLink(classes.resolve("intel-rapl:0"), pkg);
+    Files.createSymbolicLink(classes.resolve("intel-rapl:0:0"), pkg.resolve("intel-rapl:0:0"));
+    Files.createSymbolicLink(classes.resolve("intel-rapl:0:1"), pkg.resolve("intel-rapl:0:1"));
+    return classes;
+  }
+
+  private static Path zone(Path dir, String name, long energy) throws IOException {
+    Files.createDirectories(dir);
+    Files.writeString(dir.resolve("name"), name + "\n");
+    Files.writeString(dir.resolve("max_energy_range_uj"), RANGE + "\n");
+    Files.writeString(dir.resolve("energy_uj"), energy + "\n");
+    return dir;
+  }
+
+  private record Found(List<EnergyChannel> channels, List<CounterStatus> refused) {}
+
+  private Found discover(Path root) {
+    Found f = new Found(new ArrayList<>(), new ArrayList<>());
+    RaplDiscovery.discover(root, SysfsReader.FILES, clock, f.channels(), f.refused());
+    return f;
+  }
+
+  @Test
+  void theDeviceTree_findsThePackageAndTheDramInsideIt() throws IOException {
+    Found f = discover(deviceTree());
+
+    assertThat(f.channels())
+        .extracting(EnergyChannel::name, EnergyChannel::domain)
+        .containsExactly(
+            tuple("rapl:intel-rapl:0", EnergyDomain.cpuPackage(0)),
+            tuple("rapl:intel-rapl:0:1", EnergyDomain.dram(0)));
+    assertThat(f.refused())
+        .singleElement()
+        .satisfies(s -> assertThat(s.counter()).isEqualTo("rapl:intel-rapl:0:0"));
+  }
+
+  @Test
+  void theClassFolder_findsEachZoneOnce_thoughTheSubZonesShowBesideAndInside() throws IOException {
+    Found f = discover(classTree());
+
+    assertThat(f.channels())
+        .extracting(EnergyChannel::domain)
+        .containsExactly(EnergyDomain.cpuPackage(0), EnergyDomain.dram(0));
+    assertThat(f.refused())
+        .as("the core zone once, and no zone taken for a mirror of itself")
+        .extracting(CounterStatus::counter)
+        .containsExactly("rapl:intel-rapl:0:0");
+  }
+
+  @Test
+  void bothLayouts_listTheSameZones() throws IOException {
+    Path classes = classTree();
+    Path devices = tmp.resolve("devices/virtual/powercap/intel-rapl");
+
+    assertThat(RaplDiscovery.zonesUnder(devices))
+        .extracting(p -> p.getFileName().toString())
+        .containsExactly("intel-rapl:0", "intel-rapl:0:0", "intel-rapl:0:1")
+        .isEqualTo(
+            RaplDiscovery.zonesUnder(classes).stream()
+                .map(p -> p.getFileName().toString())
+                .toList());
+  }
+
+  /**
+   * A package zone named as the root holds its sub-zones but not itself: it is no root, as the
+   * checked setting says, rather than a root that meters the DRAM and never the package.
+   */
+  @Test
+  void aZoneNamedAsTheRoot_isNoRoot_thoughItHoldsItsSubZones() throws IOException {
+    Path pkg = deviceTree().resolve("intel-rapl:0");
+
+    assertThat(discover(pkg).channels()).isEmpty();
+    assertThatThrownBy(() -> DiscoveryOptions.defaults().withCheckedRaplRoot(pkg))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(pkg + " holds no intel-rapl:* zone");
+  }
+}
