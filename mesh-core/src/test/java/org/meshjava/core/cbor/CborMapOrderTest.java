@@ -107,6 +107,38 @@ class CborMapOrderTest {
   }
 
   @Test
+  void largeMaps_pastWhatIsSortedByInsertion_orderAndRefuseDuplicatesAlike() {
+    // CborMap.of sorts small maps (up to 32 keys) one way and larger ones another: both give the
+    // same canonical order, whatever the insertion order, and both refuse a repeated key.
+    Random random = new Random(0x5EEDL);
+    for (int size : new int[] {31, 32, 33, 34, 64, 200}) {
+      List<CborMap.Entry> entries = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        CborValue key = i % 2 == 0 ? new CborInt(i * 37L - 500) : new CborText("k" + i * 7);
+        entries.add(new CborMap.Entry(key, new CborInt(i)));
+      }
+      Collections.shuffle(entries, random);
+      CborMap m = CborMap.of(entries);
+      List<byte[]> keys = m.entries().stream().map(e -> e.key().encode()).toList();
+      assertThat(keys).as("size %d", size).hasSize(size);
+      for (int i = 1; i < keys.size(); i++) {
+        assertThat(Arrays.compareUnsigned(keys.get(i - 1), keys.get(i)))
+            .as("size %d keys %s", size, encodedKeys(m))
+            .isNegative();
+      }
+      List<CborMap.Entry> reversed = new ArrayList<>(entries);
+      Collections.reverse(reversed);
+      assertThat(CborMap.of(reversed).encode()).isEqualTo(m.encode());
+      List<CborMap.Entry> repeated = new ArrayList<>(entries);
+      repeated.add(new CborMap.Entry(new CborText("k7"), new CborInt(-1)));
+      assertThatThrownBy(() -> CborMap.of(repeated))
+          .as("size %d", size)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("duplicate map key " + new CborText("k7"));
+    }
+  }
+
+  @Test
   void build_whenAKeyRepeats_refusesNamingIt() {
     assertThatThrownBy(() -> CborMap.builder().put("a", 1).put("a", 2).build())
         .isInstanceOf(IllegalArgumentException.class)
