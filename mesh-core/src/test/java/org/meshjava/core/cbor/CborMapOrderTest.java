@@ -19,6 +19,24 @@ class CborMapOrderTest {
     return m.entries().stream().map(e -> HEX.formatHex(e.key().encode())).toList();
   }
 
+  /**
+   * Asserts that {@code m}'s keys strictly increase by their encodings and that the order is a
+   * function of the set of entries, not of the order they were given in.
+   */
+  private static void assertCanonicalWhateverTheInsertionOrder(
+      CborMap m, List<CborMap.Entry> entries, String what) {
+    List<byte[]> keys = m.entries().stream().map(e -> e.key().encode()).toList();
+    for (int i = 1; i < keys.size(); i++) {
+      assertThat(Arrays.compareUnsigned(keys.get(i - 1), keys.get(i)))
+          .as("%s keys %s", what, encodedKeys(m))
+          .isNegative();
+    }
+    List<CborMap.Entry> reversed = new ArrayList<>(entries);
+    Collections.reverse(reversed);
+    assertThat(CborMap.of(reversed)).as(what).isEqualTo(m);
+    assertThat(CborMap.of(reversed).encode()).as(what).isEqualTo(m.encode());
+  }
+
   @Test
   void keys_sortByTheirEncodings_asInRfc8949Section4_2_1() {
     // The RFC's own example order (less its `false`): 10, 100, -1, "z", "aa", [100], [-1].
@@ -92,17 +110,7 @@ class CborMapOrderTest {
         }
       }
       CborMap m = CborMap.of(entries);
-      List<byte[]> keys = m.entries().stream().map(e -> e.key().encode()).toList();
-      for (int i = 1; i < keys.size(); i++) {
-        assertThat(Arrays.compareUnsigned(keys.get(i - 1), keys.get(i)))
-            .as("seed 0x0DE5 case %d keys %s", n, encodedKeys(m))
-            .isNegative();
-      }
-      // The order is a function of the set, not of insertion order.
-      List<CborMap.Entry> reversed = new ArrayList<>(entries);
-      Collections.reverse(reversed);
-      assertThat(CborMap.of(reversed)).isEqualTo(m);
-      assertThat(CborMap.of(reversed).encode()).isEqualTo(m.encode());
+      assertCanonicalWhateverTheInsertionOrder(m, entries, "seed 0x0DE5 case " + n);
     }
   }
 
@@ -119,16 +127,8 @@ class CborMapOrderTest {
       }
       Collections.shuffle(entries, random);
       CborMap m = CborMap.of(entries);
-      List<byte[]> keys = m.entries().stream().map(e -> e.key().encode()).toList();
-      assertThat(keys).as("size %d", size).hasSize(size);
-      for (int i = 1; i < keys.size(); i++) {
-        assertThat(Arrays.compareUnsigned(keys.get(i - 1), keys.get(i)))
-            .as("size %d keys %s", size, encodedKeys(m))
-            .isNegative();
-      }
-      List<CborMap.Entry> reversed = new ArrayList<>(entries);
-      Collections.reverse(reversed);
-      assertThat(CborMap.of(reversed).encode()).isEqualTo(m.encode());
+      assertThat(m.size()).as("size %d", size).isEqualTo(size);
+      assertCanonicalWhateverTheInsertionOrder(m, entries, "size " + size);
       List<CborMap.Entry> repeated = new ArrayList<>(entries);
       repeated.add(new CborMap.Entry(new CborText("k7"), new CborInt(-1)));
       assertThatThrownBy(() -> CborMap.of(repeated))
