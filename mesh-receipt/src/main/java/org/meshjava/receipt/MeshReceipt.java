@@ -183,7 +183,9 @@ public record MeshReceipt(
 
   private static void requireName(String field, String value) {
     Objects.requireNonNull(value, field);
-    if (value.isEmpty() || value.chars().anyMatch(c -> c == '\n' || c == '\r')) {
+    // indexOf, not a stream over the characters: every sealed receipt checks three names, and
+    // the stream (a pipeline and a lambda per call) was over 1% of a proxied serve's CPU samples.
+    if (value.isEmpty() || value.indexOf('\n') >= 0 || value.indexOf('\r') >= 0) {
       throw new IllegalArgumentException(field + " must be a non-empty single line");
     }
   }

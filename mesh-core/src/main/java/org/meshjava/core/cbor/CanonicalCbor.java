@@ -37,9 +37,40 @@ public final class CanonicalCbor {
 
   /** Returns the canonical encoding of {@code value}. */
   public static byte[] encode(CborValue value) {
+    // A lone integer or text (every map key, encoded alone to order it in CborMap.of) goes into an
+    // array of exactly its size, not a growable buffer and a copy of it: over a third of what
+    // building a receipt's signed core allocated.
+    if (value instanceof CborInt(long v)) {
+      int major = v >= 0 ? MAJOR_UNSIGNED : MAJOR_NEGATIVE;
+      long arg = v >= 0 ? v : -1 - v;
+      Out out = new Out(null, headSize(arg));
+      head(out, major, arg);
+      return out.buf;
+    }
+    if (value instanceof CborText(String t)) {
+      byte[] raw = t.getBytes(StandardCharsets.UTF_8);
+      Out out = new Out(null, headSize(raw.length) + raw.length);
+      head(out, MAJOR_TEXT, raw.length);
+      out.writeBytes(raw);
+      return out.buf;
+    }
     Out out = new Out(null);
     write(out, value);
     return out.toByteArray();
+  }
+
+  /** How many bytes {@link #head} writes for the unsigned argument {@code arg}. */
+  private static int headSize(long arg) {
+    if (arg >= 0 && arg < 24) {
+      return 1;
+    } else if (arg >= 0 && arg <= 0xFF) {
+      return 2;
+    } else if (arg >= 0 && arg <= 0xFFFF) {
+      return 3;
+    } else if (arg >= 0 && arg <= 0xFFFF_FFFFL) {
+      return 5;
+    }
+    return 9;
   }
 
   /**
@@ -78,7 +109,7 @@ public final class CanonicalCbor {
    * encoding writes byte by byte, and sealing a receipt encodes several maps.
    */
   private static final class Out {
-    private byte[] buf = new byte[64];
+    private byte[] buf;
     private int len;
 
     /**
@@ -88,7 +119,12 @@ public final class CanonicalCbor {
     private final @Nullable List<ByteBuffer> segments;
 
     Out(@Nullable List<ByteBuffer> segments) {
+      this(segments, 64);
+    }
+
+    Out(@Nullable List<ByteBuffer> segments, int capacity) {
       this.segments = segments;
+      this.buf = new byte[capacity];
     }
 
     /** Writes a byte string's content: in place when it is a large view and segments are kept. */

@@ -3,7 +3,6 @@ package org.meshjava.core.cbor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +28,6 @@ public final class CborMap implements CborValue {
     }
   }
 
-  private static final Comparator<byte[]> BYTEWISE = Arrays::compareUnsigned;
-
   private final List<Entry> entries;
 
   private CborMap(List<Entry> sortedEntries) {
@@ -43,21 +40,55 @@ public final class CborMap implements CborValue {
    * @throws IllegalArgumentException if two entries have equal keys
    */
   public static CborMap of(List<Entry> entries) {
-    List<byte[]> keys = new ArrayList<>(entries.size());
-    List<Integer> order = new ArrayList<>(entries.size());
-    for (int i = 0; i < entries.size(); i++) {
-      keys.add(entries.get(i).key().encode());
-      order.add(i);
+    int n = entries.size();
+    byte[][] keys = new byte[n][];
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      keys[i] = entries.get(i).key().encode();
+      order[i] = i;
     }
-    order.sort((a, b) -> BYTEWISE.compare(keys.get(a), keys.get(b)));
-    List<Entry> sorted = new ArrayList<>(entries.size());
-    for (int i = 0; i < order.size(); i++) {
-      if (i > 0 && Arrays.equals(keys.get(order.get(i - 1)), keys.get(order.get(i)))) {
-        throw new IllegalArgumentException("duplicate map key " + entries.get(order.get(i)).key());
+    sortStable(order, keys);
+    Entry[] sorted = new Entry[n];
+    for (int i = 0; i < n; i++) {
+      if (i > 0 && Arrays.equals(keys[order[i - 1]], keys[order[i]])) {
+        throw new IllegalArgumentException("duplicate map key " + entries.get(order[i]).key());
       }
-      sorted.add(entries.get(order.get(i)));
+      sorted[i] = entries.get(order[i]);
     }
-    return new CborMap(Collections.unmodifiableList(sorted));
+    return new CborMap(Collections.unmodifiableList(Arrays.asList(sorted)));
+  }
+
+  /** Maps up to this size, nearly all of them (a receipt's core has 20 keys), sort in place. */
+  private static final int SMALL = 32;
+
+  /**
+   * Orders {@code order}, indexes into {@code keys}, by the keys' encodings (RFC 8949 §4.2.1),
+   * keeping equal keys in the order given (so a duplicate is named as before). Small maps are
+   * sorted by insertion over the primitive indexes: sealing a receipt builds a dozen maps (the
+   * signed core twice, COSE, the journal record, the request id), and boxing and sorting a list of
+   * indexes cost about a tenth of building one.
+   */
+  private static void sortStable(int[] order, byte[][] keys) {
+    if (order.length <= SMALL) {
+      for (int i = 1; i < order.length; i++) {
+        int o = order[i];
+        int j = i - 1;
+        while (j >= 0 && Arrays.compareUnsigned(keys[order[j]], keys[o]) > 0) {
+          order[j + 1] = order[j];
+          j--;
+        }
+        order[j + 1] = o;
+      }
+      return;
+    }
+    Integer[] boxed = new Integer[order.length];
+    for (int i = 0; i < order.length; i++) {
+      boxed[i] = order[i];
+    }
+    Arrays.sort(boxed, (x, y) -> Arrays.compareUnsigned(keys[x], keys[y]));
+    for (int i = 0; i < order.length; i++) {
+      order[i] = boxed[i];
+    }
   }
 
   /** Entries already known to be in canonical order and free of duplicates (from the decoder). */

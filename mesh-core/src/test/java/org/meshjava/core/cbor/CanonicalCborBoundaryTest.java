@@ -3,6 +3,8 @@ package org.meshjava.core.cbor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,6 +18,47 @@ class CanonicalCborBoundaryTest {
 
   private static CborLimits depth(int maxDepth) {
     return new CborLimits(maxDepth, 1 << 20, 1 << 20);
+  }
+
+  @Test
+  void encode_aLoneIntegerOrText_isTheSameBytesItHasInsideAnArray() {
+    // A lone integer or text is encoded into an array of exactly its size (map keys, to order
+    // them); inside an array it goes through the growable buffer. Both must give the same bytes at
+    // every head-size boundary.
+    List<CborValue> values = new ArrayList<>();
+    for (long v :
+        new long[] {
+          0,
+          23,
+          24,
+          255,
+          256,
+          65_535,
+          65_536,
+          0xFFFF_FFFFL,
+          0x1_0000_0000L,
+          Long.MAX_VALUE,
+          -1,
+          -24,
+          -25,
+          -256,
+          -257,
+          -65_536,
+          -65_537,
+          -0x1_0000_0000L,
+          -0x1_0000_0001L,
+          Long.MIN_VALUE
+        }) {
+      values.add(new CborInt(v));
+    }
+    for (int length : new int[] {0, 1, 23, 24, 255, 256, 65_535, 65_536}) {
+      values.add(new CborText("a".repeat(length)));
+    }
+    values.add(new CborText("\u00e9\u4e2d\ud83d\ude00"));
+    for (CborValue v : values) {
+      byte[] inArray = CborArray.of(v).encode();
+      assertThat(v.encode()).as("%s", v).isEqualTo(Arrays.copyOfRange(inArray, 1, inArray.length));
+    }
   }
 
   @Test

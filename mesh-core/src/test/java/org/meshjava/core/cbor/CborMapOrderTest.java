@@ -19,6 +19,24 @@ class CborMapOrderTest {
     return m.entries().stream().map(e -> HEX.formatHex(e.key().encode())).toList();
   }
 
+  /**
+   * Asserts that {@code m}'s keys strictly increase by their encodings and that the order is a
+   * function of the set of entries, not of the order they were given in.
+   */
+  private static void assertCanonicalWhateverTheInsertionOrder(
+      CborMap m, List<CborMap.Entry> entries, String what) {
+    List<byte[]> keys = m.entries().stream().map(e -> e.key().encode()).toList();
+    for (int i = 1; i < keys.size(); i++) {
+      assertThat(Arrays.compareUnsigned(keys.get(i - 1), keys.get(i)))
+          .as("%s keys %s", what, encodedKeys(m))
+          .isNegative();
+    }
+    List<CborMap.Entry> reversed = new ArrayList<>(entries);
+    Collections.reverse(reversed);
+    assertThat(CborMap.of(reversed)).as(what).isEqualTo(m);
+    assertThat(CborMap.of(reversed).encode()).as(what).isEqualTo(m.encode());
+  }
+
   @Test
   void keys_sortByTheirEncodings_asInRfc8949Section4_2_1() {
     // The RFC's own example order (less its `false`): 10, 100, -1, "z", "aa", [100], [-1].
@@ -92,17 +110,31 @@ class CborMapOrderTest {
         }
       }
       CborMap m = CborMap.of(entries);
-      List<byte[]> keys = m.entries().stream().map(e -> e.key().encode()).toList();
-      for (int i = 1; i < keys.size(); i++) {
-        assertThat(Arrays.compareUnsigned(keys.get(i - 1), keys.get(i)))
-            .as("seed 0x0DE5 case %d keys %s", n, encodedKeys(m))
-            .isNegative();
+      assertCanonicalWhateverTheInsertionOrder(m, entries, "seed 0x0DE5 case " + n);
+    }
+  }
+
+  @Test
+  void largeMaps_pastWhatIsSortedByInsertion_orderAndRefuseDuplicatesAlike() {
+    // CborMap.of sorts small maps (up to 32 keys) one way and larger ones another: both give the
+    // same canonical order, whatever the insertion order, and both refuse a repeated key.
+    Random random = new Random(0x5EEDL);
+    for (int size : new int[] {31, 32, 33, 34, 64, 200}) {
+      List<CborMap.Entry> entries = new ArrayList<>();
+      for (int i = 0; i < size; i++) {
+        CborValue key = i % 2 == 0 ? new CborInt(i * 37L - 500) : new CborText("k" + i * 7);
+        entries.add(new CborMap.Entry(key, new CborInt(i)));
       }
-      // The order is a function of the set, not of insertion order.
-      List<CborMap.Entry> reversed = new ArrayList<>(entries);
-      Collections.reverse(reversed);
-      assertThat(CborMap.of(reversed)).isEqualTo(m);
-      assertThat(CborMap.of(reversed).encode()).isEqualTo(m.encode());
+      Collections.shuffle(entries, random);
+      CborMap m = CborMap.of(entries);
+      assertThat(m.size()).as("size %d", size).isEqualTo(size);
+      assertCanonicalWhateverTheInsertionOrder(m, entries, "size " + size);
+      List<CborMap.Entry> repeated = new ArrayList<>(entries);
+      repeated.add(new CborMap.Entry(new CborText("k7"), new CborInt(-1)));
+      assertThatThrownBy(() -> CborMap.of(repeated))
+          .as("size %d", size)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("duplicate map key " + new CborText("k7"));
     }
   }
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Where the mesh side of an in-process HttpServeBenchmark run spends its CPU, by part of a serve.
+
+Record the proxied scenario with JDK 25's CPU-time sampler, which also samples threads inside
+system calls (jdk.ExecutionSample sees only Java frames, and so overstates everything in Java):
+
+  java -XX:FlightRecorderOptions:stackdepth=256 \
+    -XX:StartFlightRecording=delay=27s,duration=10s,settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=1ms,filename=p.jfr \
+    -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark 25 12 proxied:64
+  jfr print --stack-depth 256 --json --events jdk.CPUTimeSample p.jfr > p.json
+  mesh-bench/jfr-serve-table.py p.json MESH_US   # MESH_US: the run's "mesh" µs/req, optional
+
+Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part in
+the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
+the shares are also given in µs per request. The in-process steward has no metrics (see
+"mesh serve processes: what the metrics cost" in README.md).
+"""
+import collections
+import json
+import re
+import sys
+
+NOT_MESH = ("load-", "fake-upstream", "main")
+PARTS = [
+    ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
+    ("upstream: KeepAliveHttp exchange (socket write, poll, read)", r"KeepAliveHttp\.exchange$"),
+    ("upstream: request render + reply parse (UpstreamEngine)", r"UpstreamEngine\.serve$"),
+    ("response JSON render (Completions.reply, usage.energy, receipt JSON, to bytes)",
+     r"JsonBytes\.of$|Completions\.reply$|Endpoints\.whole$"),
+    ("response write (Jetty send, kernel writev)", r"OpenAiServer\.write$"),
+    ("request JSON parse + ServeRequest derive", r"Endpoints\.parse$|GrantedServeRequest\.derive$"),
+    ("routing", r"org\.meshjava\.router\.|Steward\.route$"),
+    ("journal (record encode, chain)", r"InMemoryJournal\.|journal\.internal\.|FileJournal\."),
+    ("transparency log (leaf, checkpoint)", r"LogKeeper\.|TransparencyLog\."),
+    ("chain lock (ReceiptLog.acquire, unlock)", r"ReceiptLog\.acquire$|ReentrantLock\.unlock$"),
+    ("receipt build, CBOR, BLAKE3, envelope (the rest of the seal)", r"steward\.Sealer\.seal$"),
+    ("steward serve, other (admission, metering)", r"steward\.Steward\.serve$"),
+    ("binding, other (Endpoints, headers, body read)",
+     r"OpenAiServer\$Api\.answer$|OpenAiServer\$Glue\.handle$"),
+]
+JETTY = "Jetty server read/dispatch (outside the handler)"
+SYSCALL = re.compile(r"^sun\.nio\.ch\.(SocketDispatcher\.\w+0|Net\.poll|EPoll\.\w+|EventFD\.\w+)$")
+
+
+def name(frame):
+    m = frame["method"]
+    return m["type"]["name"].replace("/", ".") + "." + m["name"]
+
+
+def main():
+    events = json.load(open(sys.argv[1]))["recording"]["events"]
+    us = float(sys.argv[2]) if len(sys.argv) > 2 else None
+    parts = [(n, re.compile(p)) for n, p in PARTS]
+    counts = collections.Counter()
+    syscalls = collections.Counter()
+    total = 0
+    for e in events:
+        v = e["values"]
+        thread = v.get("eventThread") or v.get("sampledThread")
+        if thread is None or (thread["javaName"] or "").startswith(NOT_MESH):
+            continue
+        if not v["stackTrace"]:
+            continue
+        total += 1
+        frames = [name(f) for f in v["stackTrace"]["frames"]]
+        part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
+        counts[part] += 1
+        if SYSCALL.match(frames[0]):
+            syscalls[part] += 1
+    print(f"{total} samples of mesh-side threads")
+    print("| part | share of samples | of which in socket/epoll calls |" + (" µs/req |" if us else ""))
+    print("|---|---|---|" + ("---|" if us else ""))
+    for n in [n for n, _ in PARTS] + [JETTY]:
+        share = 100 * counts[n] / total
+        sys_share = 100 * syscalls[n] / total
+        row = f"| {n} | {share:.1f}% | {sys_share:.1f}% |"
+        print(row + (f" {share * us / 100:.1f} |" if us else ""))
+    all_sys = 100 * sum(syscalls.values()) / total
+    print(f"| all parts: socket and epoll calls | {all_sys:.1f}% | |" + (f" {all_sys * us / 100:.1f} |" if us else ""))
+
+
+if __name__ == "__main__":
+    main()
