@@ -259,7 +259,17 @@ final class SignedCore {
     OptionalLong actual = in.has(key) ? OptionalLong.of(in.uint(key)) : OptionalLong.empty();
     if (!actual.equals(expected)) {
       throw inconsistent(
-          key + " is " + figure(actual) + " but the energy and counts give " + figure(expected));
+          expected.isPresent()
+              ? key
+                  + " is "
+                  + figure(actual)
+                  + " but the energy and counts give "
+                  + expected.getAsLong()
+              : key
+                  + " is "
+                  + figure(actual)
+                  + " but the energy and counts give none: it must"
+                  + " be absent");
     }
   }
 

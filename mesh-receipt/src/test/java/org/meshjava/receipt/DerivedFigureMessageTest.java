@@ -13,8 +13,9 @@ import org.meshjava.core.cbor.CborMap;
 /**
  * Regression: a derived figure that disagrees with the energy and counts was refused with Java's
  * {@code OptionalLong} rendering, "uj_per_accepted_token is OptionalLong[1] but the energy and
- * counts give OptionalLong[140]", which reached {@code mesh verify} and the witness endpoint's 400
- * as it was. The message now gives the numbers, or says the figure is absent.
+ * counts give OptionalLong[140]" (or "OptionalLong.empty"), which reached {@code mesh verify} and
+ * the witness endpoint's 400 as it was. The message now gives the numbers, or says the figure is
+ * absent.
  */
 class DerivedFigureMessageTest {
   private static String refusal(CborMap core) {
@@ -40,6 +41,14 @@ class DerivedFigureMessageTest {
                 + (sealed + 1)
                 + " but the energy and counts give "
                 + sealed)
+        .doesNotContain("Optional");
+  }
+
+  @Test
+  void aFigureWhereNoneIsDue_isSaidToBeOneTooMany() {
+    String message = refusal(with(generation(), "tokens_accepted", CborInt.of(0)));
+    assertThat(message)
+        .contains("but the energy and counts give none: it must be absent")
         .doesNotContain("Optional");
   }
 
