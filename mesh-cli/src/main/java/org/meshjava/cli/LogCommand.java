@@ -1,7 +1,6 @@
 package org.meshjava.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -42,8 +41,6 @@ import picocli.CommandLine.Option;
     description = "Fetch and verify the steward's transparency log: checkpoints and proofs.",
     subcommands = {LogCommand.Fetch.class, LogCommand.Prove.class, LogCommand.Verify.class})
 final class LogCommand extends CommandGroup {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   /** What a checkpoint file and a proof file hold, for a refusal to overwrite one. */
   private static final String CHECKPOINT = "a checkpoint";
 
@@ -165,7 +162,8 @@ final class LogCommand extends CommandGroup {
 
   static JsonNode json(String text, String what) throws CliException {
     try {
-      JsonNode n = JSON.readTree(text);
+      // Strict, as the grant files are read: a key written twice is not read as its last value.
+      JsonNode n = GrantFiles.JSON.readTree(text);
       if (n == null || !n.isObject()) {
         throw new CliException(what + " is not a JSON object");
       }
@@ -349,8 +347,8 @@ final class LogCommand extends CommandGroup {
         List<TreeHash> path = hashes(p, proof);
         if (what.envelope != null) {
           ContentId id = envelopeId(what.envelope);
-          long index = p.path("leaf_index").asLong(-1);
-          long size = p.path("tree_size").asLong(-1);
+          long index = integer(p, "leaf_index", proof);
+          long size = integer(p, "tree_size", proof);
           if (size != head.size()) {
             throw new CliException(
                 "the proof is for size " + size + ", the checkpoint is " + head.size());
@@ -367,8 +365,8 @@ final class LogCommand extends CommandGroup {
                   + head.origin());
         } else {
           Checkpoint older = open(what.old);
-          long from = p.path("from").asLong(-1);
-          long to = p.path("to").asLong(-1);
+          long from = integer(p, "from", proof);
+          long to = integer(p, "to", proof);
           if (from != older.size() || to != head.size()) {
             throw new CliException(
                 "the proof is from "
@@ -421,6 +419,25 @@ final class LogCommand extends CommandGroup {
       } catch (IllegalArgumentException e) {
         throw new CliException(file + " does not hold a hex envelope: it is " + e.getMessage(), e);
       }
+    }
+
+    /**
+     * The proof's {@code field} as the integer it is written as. Jackson's {@code asLong} would
+     * wrap a number past the 64-bit range, cut a fraction and parse a string, so a proof naming
+     * leaf 2^64 would be checked as leaf 0 (RFC 9162 §2.1.3.2 fails an index at or past the size).
+     */
+    private static long integer(JsonNode p, String field, InputFile file) throws CliException {
+      JsonNode n = p.get(field);
+      if (n == null || !n.isIntegralNumber() || !n.canConvertToLong()) {
+        throw new CliException(
+            "proof file "
+                + file
+                + ": '"
+                + field
+                + "' must be an integer in the 64-bit range, not "
+                + (n == null ? "missing" : n.toString()));
+      }
+      return n.longValue();
     }
 
     private static List<TreeHash> hashes(JsonNode p, InputFile file) throws CliException {

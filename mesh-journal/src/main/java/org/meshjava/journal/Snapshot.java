@@ -720,7 +720,11 @@ public final class Snapshot {
       this.map = map;
       for (CborMap.Entry e : map.entries()) {
         if (!(e.key() instanceof CborText k) || !KEYS.contains(k.value())) {
-          throw malformed("unknown key " + e.key());
+          // Named as it reads in the file, not as Java prints the decoded value.
+          throw malformed(
+              e.key() instanceof CborText t
+                  ? "unknown key \"" + t.value() + "\""
+                  : "a key that is not text");
         }
       }
       if (map.size() != KEYS.size()) {

@@ -258,8 +258,24 @@ final class SignedCore {
       throws ReceiptException {
     OptionalLong actual = in.has(key) ? OptionalLong.of(in.uint(key)) : OptionalLong.empty();
     if (!actual.equals(expected)) {
-      throw inconsistent(key + " is " + actual + " but the energy and counts give " + expected);
+      throw inconsistent(
+          expected.isPresent()
+              ? key
+                  + " is "
+                  + figure(actual)
+                  + " but the energy and counts give "
+                  + expected.getAsLong()
+              : key
+                  + " is "
+                  + figure(actual)
+                  + " but the energy and counts give none: it must"
+                  + " be absent");
     }
+  }
+
+  /** A derived figure as a reader of the refusal writes it: the number, or that there is none. */
+  private static String figure(OptionalLong f) {
+    return f.isPresent() ? Long.toString(f.getAsLong()) : "absent";
   }
 
   private static ReceiptException malformed(String detail) {

@@ -72,7 +72,9 @@ public record Checkpoint(String origin, long size, TreeHash root) {
     if (lines.length != 4 || !lines[3].isEmpty()) {
       throw malformed("expected exactly origin, size and root lines");
     }
-    if (!lines[1].matches("0|[1-9][0-9]{0,18}")) {
+    // Any length of digits passes here, so a size past 2^63-1 is called too large below rather
+    // than said to have leading zeros.
+    if (!lines[1].matches("0|[1-9][0-9]*")) {
       throw malformed("the size is not a decimal without leading zeros");
     }
     byte[] root;
