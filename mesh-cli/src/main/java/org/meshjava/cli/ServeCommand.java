@@ -26,6 +26,7 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
+import org.meshjava.journal.CreatedJournal;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
@@ -413,9 +414,13 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       }
       // Ours only if it was not there and held no record when locked (another steward may have
       // made it in between; its file is not this run's to remove).
-      if (!existed && opened instanceof FileJournal fresh && fresh.position().count() == 0) {
-        createdJournal = new CreatedJournal(fresh);
-        opened = createdJournal;
+      CreatedJournal created =
+          opened instanceof FileJournal fileJournal
+              ? CreatedJournal.ifCreated(fileJournal, existed).orElse(null)
+              : null;
+      if (created != null) {
+        createdJournal = created;
+        opened = created;
       }
       sb.journal(opened);
       ServeConfig.SnapshotConfig snaps = c.snapshots();
