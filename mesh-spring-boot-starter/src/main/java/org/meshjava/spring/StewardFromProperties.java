@@ -225,8 +225,15 @@ final class StewardFromProperties {
     try {
       return openJournal(sb, journal, p, loader, snapshotFolder, createdJournal);
     } catch (JournalException e) {
-      // The journal's words name the file and the fault, not the setting that named the file.
-      throw new IllegalStateException("mesh.journal: " + e.getMessage(), e);
+      // The journal's words name the file and the fault, not the setting that named the file, nor
+      // (for a held one) what to do: it can only say "another steward process".
+      String advice =
+          e.reason() == JournalException.Reason.LOCKED
+              ? "; stop the steward that holds it (another instance or context of this"
+                  + " application, a running mesh serve, or a mesh journal import, archive or"
+                  + " resume-grants), or give this one a journal of its own"
+              : "";
+      throw new IllegalStateException("mesh.journal: " + e.getMessage() + advice, e);
     }
   }
 

@@ -102,7 +102,8 @@ class FailedStartTest {
 
   /**
    * Regression: a journal that cannot be opened (a folder, a journal another context holds) failed
-   * the start in the journal's words only, naming the file but not the property that named it.
+   * the start in the journal's words only, naming the file but not the property that named it; and
+   * a held one said only "held by another steward …", where {@code mesh serve} says what to do.
    */
   @Test
   void aJournalThatCannotBeOpened_failsTheStart_namingMeshJournal() {
@@ -124,7 +125,11 @@ class FailedStartTest {
                             assertThat(second)
                                 .getFailure()
                                 .hasStackTraceContaining("mesh.journal: journal " + dir)
-                                .hasStackTraceContaining("held by another steward")));
+                                .hasStackTraceContaining("held by another steward")
+                                .hasStackTraceContaining(
+                                    "stop the steward that holds it (another instance or context"
+                                        + " of this application, a running mesh serve")
+                                .hasStackTraceContaining("or give this one a journal of its own")));
   }
 
   /**
