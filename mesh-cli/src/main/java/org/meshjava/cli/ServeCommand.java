@@ -440,7 +440,14 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     try {
       steward = sb.build();
     } catch (StewardStartException e) {
-      throw new CliException(String.valueOf(e.getMessage()), e);
+      // Without --key this start's identity is new, and a journal with records is another
+      // identity's: the steward's words say so, this says which flag gives a key.
+      String keyless =
+          keyPath == null && e.reason() == JournalException.Reason.REPLAY_REFUSED
+              ? " (this start has no --key, so its identity is new and continues no journal: pass"
+                  + " --key with the key that wrote it, or name a new journal)"
+              : "";
+      throw new CliException(e.getMessage() + keyless, e);
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "

@@ -220,10 +220,12 @@ sealed class LogKeeper permits LogKeeper.Off {
           origin(note)
               .filter(o -> !o.equals(Checkpoint.originOf(self)))
               .filter(o -> note.signatures().stream().map(NoteSignature::name).anyMatch(o::equals));
+      // In no interface's words (a builder method, a flag, a property): each one that starts a
+      // steward says how its own user gives a key.
       String advice =
-          ": a journal continues the receipt chain of the key that sealed it, so open it with"
-              + " that key (Steward.builder(key); an ephemeral identity is new in every process), or"
-              + " give this steward a journal of its own";
+          ": a journal continues the receipt chain of the key that sealed it, so start this steward"
+              + " with that key (a steward given no key has a new identity in every process, and a"
+              + " journal it wrote cannot be continued), or give this steward a journal of its own";
       if (steward.isPresent()) {
         return "records a checkpoint signed by "
             + steward.get()
