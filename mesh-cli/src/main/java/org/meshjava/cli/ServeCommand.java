@@ -26,6 +26,7 @@ import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
+import org.meshjava.journal.CreatedJournal;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
@@ -413,9 +414,13 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       }
       // Ours only if it was not there and held no record when locked (another steward may have
       // made it in between; its file is not this run's to remove).
-      if (!existed && opened instanceof FileJournal fresh && fresh.position().count() == 0) {
-        createdJournal = new CreatedJournal(fresh);
-        opened = createdJournal;
+      CreatedJournal created =
+          opened instanceof FileJournal fileJournal
+              ? CreatedJournal.ifCreated(fileJournal, existed).orElse(null)
+              : null;
+      if (created != null) {
+        createdJournal = created;
+        opened = created;
       }
       sb.journal(opened);
       ServeConfig.SnapshotConfig snaps = c.snapshots();
@@ -435,7 +440,14 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     try {
       steward = sb.build();
     } catch (StewardStartException e) {
-      throw new CliException(String.valueOf(e.getMessage()), e);
+      // Without --key this start's identity is new, and a journal with records is another
+      // identity's: the steward's words say so, this says which flag gives a key.
+      String keyless =
+          keyPath == null && e.reason() == JournalException.Reason.REPLAY_REFUSED
+              ? " (this start has no --key, so its identity is new and continues no journal: pass"
+                  + " --key with the key that wrote it, or name a new journal)"
+              : "";
+      throw new CliException(e.getMessage() + keyless, e);
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "

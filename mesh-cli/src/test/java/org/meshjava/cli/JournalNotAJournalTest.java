@@ -93,6 +93,25 @@ class JournalNotAJournalTest {
     assertThat(r.err()).contains("journal record 1: not JSON").doesNotContain("not a mesh journal");
   }
 
+  /**
+   * Regression: a journal whose first bytes were overwritten was said to be no journal, as a README
+   * is; its record 1 follows, so it is named as a damaged record 0, to be restored.
+   */
+  @Test
+  void aJournalWhoseFirstBytesWereDamaged_isNamedByRecordZero() throws Exception {
+    Path journal = tmp.resolve("damaged.journal");
+    JournalStreamingCommandTest.writeReceipts(journal, 3);
+    byte[] bytes = Files.readAllBytes(journal);
+    bytes[2] = '#';
+    Files.write(journal, bytes);
+    Run r = mesh("journal", "verify", journal.toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("journal record 0: the first line of " + journal + " is damaged")
+        .contains("restore it from a copy")
+        .doesNotContain("not a mesh journal");
+  }
+
   @Test
   void aJournalWhoseFirstAppendWasCutShort_stillHoldsNoRecordsYet() throws Exception {
     Path journal = Files.writeString(tmp.resolve("torn.journal"), "{\"se");

@@ -569,7 +569,12 @@ public final class FileJournal implements Journal {
     byte[] first = java.util.Objects.requireNonNull(new LineReader(ch, 0, good).next());
     if (!(first.length >= SEQ_PREFIX.length
         && Arrays.equals(first, 0, SEQ_PREFIX.length, SEQ_PREFIX, 0, SEQ_PREFIX.length))) {
-      throw notAJournal(path);
+      // A journal whose first bytes were damaged is still a journal: told apart by the line after
+      // its first, which begins as record 1 does. Refused as not a journal, its operator would
+      // look for the right file rather than restore this one.
+      long second = first.length + 1L;
+      byte[] next = readRange(ch, second, Math.min(good, second + RECORD_ONE_PREFIX.length));
+      throw Arrays.equals(next, RECORD_ONE_PREFIX) ? recordZeroDamaged(path) : notAJournal(path);
     }
     long lastStart = lastNewline(ch, good - 1);
     LineReader.checkLength(lastStart, good - 1 - lastStart);
@@ -591,6 +596,27 @@ public final class FileJournal implements Journal {
    * but another kind of file (a README, an image, other JSON): {@link #notAJournal}.
    */
   private static final byte[] SEQ_PREFIX = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
+
+  /** How record 1's line begins: its {@code seq}, then the hash of record 0 ({@code prev}). */
+  private static final byte[] RECORD_ONE_PREFIX =
+      "{\"seq\":1,\"prev\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The refusal of a journal whose first line does not begin as a record does, while its second
+   * line is record 1: record 0 was damaged after it was written (its first bytes overwritten), and
+   * the file is to be restored, not replaced by another.
+   */
+  private static JournalException recordZeroDamaged(Path path) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        0,
+        "the first line of "
+            + path
+            + " is damaged: it does not begin {\"seq\":0, as record 0 does, while the line after"
+            + " it is record 1, so the file is a journal whose first bytes were overwritten;"
+            + " restore it from a copy",
+        null);
+  }
 
   /**
    * The refusal of a file that does not begin as a journal does: {@code CORRUPT}, as other

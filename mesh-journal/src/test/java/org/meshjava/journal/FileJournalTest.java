@@ -161,6 +161,47 @@ class FileJournalTest {
   }
 
   /**
+   * Regression: a journal whose record 0 was damaged within its first seven bytes (where every
+   * record begins {@code {"seq":}) was refused as "not a mesh journal", as a README or an image is,
+   * which sent its operator looking for another file. The line after it is record 1, so it is a
+   * damaged journal: refused {@code CORRUPT} at record 0, saying to restore it. A file that is no
+   * journal is still said to be none (JournalNotAJournalTest).
+   */
+  @Test
+  void aJournalWhoseFirstBytesWereDamaged_isRefusedAtRecordZero_notAsNoJournal() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j = FileJournal.open(p)) {
+      j.append(sealed(0));
+      j.append(sealed(1));
+    }
+    byte[] journal = Files.readAllBytes(p);
+    for (int at = 0; at < "{\"seq\":".length(); at++) {
+      byte[] damaged = journal.clone();
+      damaged[at] = 'X';
+      Path d = Files.write(dir.resolve("damaged-" + at + ".journal"), damaged);
+      assertThatThrownBy(() -> FileJournal.open(d))
+          .as("damaged at byte " + at)
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+                assertThat(e.seq()).hasValue(0);
+                assertThat(e.getMessage())
+                    .startsWith("journal record 0: the first line of " + d + " is damaged")
+                    .contains("restore it from a copy")
+                    .doesNotContain("not a mesh journal");
+              });
+    }
+    // One line and nothing after it to tell it by: no more a journal than other JSON is.
+    Path one =
+        Files.write(
+            dir.resolve("one.journal"),
+            ("X" + Files.readAllLines(p).get(0).substring(1) + "\n")
+                .getBytes(StandardCharsets.UTF_8));
+    assertThatThrownBy(() -> FileJournal.open(one)).hasMessageContaining("is not a mesh journal");
+  }
+
+  /**
    * Regression: a first append cut short by a power loss can leave zeros where its bytes were to go
    * (the file's length written before its data: XFS, ext4 with data=writeback), as a later append
    * can. After a record such a tail was dropped as torn; as the first line, the check that the file

@@ -37,6 +37,7 @@ import org.meshjava.steward.NotIssuerException;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.StewardClosedException;
 import org.meshjava.steward.Streamer;
 import org.meshjava.steward.WitnessAnswer;
 import org.meshjava.steward.WitnessVerdict;
@@ -730,12 +731,14 @@ final class Endpoints {
    * take, a lost database session): a failed journal takes no append until the steward is restarted
    * on it (SPEC.md 60.2), so every resend meets the same refusal. A journal closed with its steward
    * is not such a failure: the server is going away, and what answers at its address next may serve
-   * the resend.
+   * the resend. Nor is a serve refused before any work because its steward was closed ({@link
+   * StewardClosedException}): no grant was decided, so even a granted resend may be served by a
+   * steward that is running.
    */
   private static boolean resendFutile(ServeException e, boolean granted) {
     return switch (e.reason()) {
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE -> true;
-      case NOT_RECORDED -> granted || journalFailed(e);
+      case NOT_RECORDED -> (granted && !(e instanceof StewardClosedException)) || journalFailed(e);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED -> granted;
       case PROMPT_MISMATCH,
           QUESTIONS_MISMATCH,

@@ -256,6 +256,78 @@ class RetryAdviceTest {
     assertThat(Endpoints.refusal(closed, true).retry()).isEqualTo(Reply.Retry.FUTILE);
   }
 
+  /**
+   * Regression: a granted serve refused because its steward was closed was answered {@code
+   * x-should-retry: false}, as if its grant had been decided and its presentation spent. It was
+   * refused before any work: nothing was decided, so the same request to a steward that is running
+   * (this one started again, or another behind the same address) can be served.
+   */
+  @Test
+  void grantedServeOnAClosedSteward_leavesTheResendToTheClient() throws Exception {
+    try (Fixture f = new Fixture()) {
+      ObjectNode body = granted(f, "Refused before its grant was decided.");
+      f.steward.close();
+      Sent s = post(f, body);
+      assertThat(s.status()).as(s.body()).isEqualTo(503);
+      assertThat(s.code()).isEqualTo("not_recorded");
+      assertThat(s.body()).contains("the steward is closed").contains("not spent");
+      assertThat(s.shouldRetry()).isEmpty();
+    }
+  }
+
+  /**
+   * Regression: a journal failure met while the steward was closing (its close waiting for serves
+   * in flight) was answered as a closed steward's refusal, without {@code x-should-retry: false},
+   * so the SDKs resent the request to a journal that takes no append until it is seen to. The
+   * failure is what the answer says now, with the advice of any failed journal.
+   */
+  @Test
+  void serveMeetingAJournalFailureWhileTheStewardCloses_saysNotToResend() throws Exception {
+    java.util.concurrent.CountDownLatch asking = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch closeWaits = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicBoolean armed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    ForwardingJournal failsUnderTheClose =
+        new ForwardingJournal(new InMemoryJournal()) {
+          @Override
+          public Optional<String> refusesAppends() {
+            if (!armed.compareAndSet(true, false)) {
+              return super.refusesAppends();
+            }
+            asking.countDown();
+            try {
+              closeWaits.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return Optional.of("journal x failed: No space left on device");
+          }
+        };
+    var threads = java.util.concurrent.Executors.newCachedThreadPool();
+    try (Fixture f =
+        new Fixture(
+            null, b -> b.journal(failsUnderTheClose).closeGrace(Duration.ofSeconds(30)), b -> {})) {
+      armed.set(true);
+      var sent = threads.submit(() -> post(f, Fixture.chat("Admitted, then the disk filled.")));
+      assertThat(asking.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      Thread closer = new Thread(f.steward::close, "closer");
+      closer.start();
+      while (closer.getState() != Thread.State.TIMED_WAITING) {
+        assertThat(closer.isAlive()).as("the close waits for the serve in flight").isTrue();
+        Thread.sleep(5);
+      }
+      closeWaits.countDown();
+      Sent s = sent.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertThat(s.status()).as(s.body()).isEqualTo(503);
+      assertThat(s.code()).isEqualTo("not_recorded");
+      assertThat(s.body()).contains("No space left on device").doesNotContain("steward is closed");
+      assertThat(s.shouldRetry()).contains("false");
+      closer.join(30_000);
+    } finally {
+      threads.shutdownNow();
+    }
+  }
+
   @Test
   void overload_saysRetryAfterASecond_andNothingElse() {
     for (boolean granted : new boolean[] {false, true}) {

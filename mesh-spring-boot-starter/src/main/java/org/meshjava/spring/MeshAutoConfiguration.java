@@ -37,14 +37,16 @@ public class MeshAutoConfiguration {
       ObjectProvider<ServingEngine> engines,
       ObjectProvider<StewardBuilderCustomizer> customizers,
       ApplicationContext context,
-      ObjectProvider<SnapshotFolderHold> snapshotFolder) {
+      ObjectProvider<SnapshotFolderHold> snapshotFolder,
+      ObjectProvider<CreatedJournalHold> createdJournal) {
     MeshPropertyKeys.requireKnown(context.getEnvironment());
     return StewardFromProperties.build(
         properties,
         engines.orderedStream().toList(),
         customizers.orderedStream().toList(),
         context.getClassLoader(),
-        snapshotFolder.getObject());
+        snapshotFolder.getObject(),
+        createdJournal.getObject());
   }
 
   /**
@@ -54,5 +56,14 @@ public class MeshAutoConfiguration {
   @Bean(destroyMethod = "close")
   SnapshotFolderHold meshSnapshotFolder() {
     return new SnapshotFolderHold();
+  }
+
+  /**
+   * The journal file the steward's start created, kept only once the application has started (see
+   * {@link CreatedJournalHold}).
+   */
+  @Bean
+  CreatedJournalHold meshCreatedJournal(ApplicationContext context) {
+    return new CreatedJournalHold(context);
   }
 }

@@ -20,6 +20,7 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.DiscoveryOptions;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.journal.CreatedJournal;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
@@ -32,8 +33,6 @@ import org.meshjava.steward.RevocationFile;
 import org.meshjava.steward.RevocationFileException;
 import org.meshjava.steward.Steward;
 import org.meshjava.steward.UnknownChainHeadException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -46,8 +45,6 @@ import org.springframework.util.ClassUtils;
 final class StewardFromProperties {
   /** {@code mesh serve}'s output cap for a backend whose entry sets none. */
   static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
-
-  private static final Logger LOG = LoggerFactory.getLogger(StewardFromProperties.class);
 
   private StewardFromProperties() {}
 
@@ -76,15 +73,18 @@ final class StewardFromProperties {
    * Builds the steward over the configured backends and then {@code engines}, letting each of
    * {@code customizers} adjust the builder last.
    *
+   * @param createdJournal holds the journal file this start creates, if it creates one, until the
+   *     application has started: it is removed if the start fails first
    * @throws IllegalStateException naming the property at fault, or if there is no backend at all;
-   *     whatever the start throws, it leaves no journal open behind it
+   *     whatever the start throws, it leaves no journal open behind it, nor a journal file it made
    */
   static Steward build(
       MeshProperties p,
       List<ServingEngine> engines,
       List<StewardBuilderCustomizer> customizers,
       @Nullable ClassLoader classLoader,
-      SnapshotFolderHold snapshotFolder) {
+      SnapshotFolderHold snapshotFolder,
+      CreatedJournalHold createdJournal) {
     List<ServingEngine> backends = new ArrayList<>();
     List<ServeLimits> caps = new ArrayList<>();
     for (int i = 0; i < p.backends().size(); i++) {
@@ -120,7 +120,7 @@ final class StewardFromProperties {
     if (raplRoot != null) {
       sb.discovery(raplDiscovery(p.meter(), raplRoot));
     }
-    Journal opened = journal(sb, p, classLoader, snapshotFolder);
+    Journal opened = journal(sb, p, classLoader, snapshotFolder, createdJournal);
     try {
       customizers.forEach(c -> c.customize(sb));
     } catch (RuntimeException | Error e) {
@@ -142,6 +142,7 @@ final class StewardFromProperties {
       closeAfter(steward, e);
       throw e;
     }
+    createdJournal.built();
     return steward;
   }
 
@@ -202,7 +203,8 @@ final class StewardFromProperties {
       Steward.Builder sb,
       MeshProperties p,
       @Nullable ClassLoader loader,
-      SnapshotFolderHold snapshotFolder) {
+      SnapshotFolderHold snapshotFolder,
+      CreatedJournalHold createdJournal) {
     String journal = p.journal();
     MeshProperties.Snapshots snaps = p.snapshots();
     if (journal == null) {
@@ -221,10 +223,17 @@ final class StewardFromProperties {
               + " the key for a journal in memory");
     }
     try {
-      return openJournal(sb, journal, p, loader, snapshotFolder);
+      return openJournal(sb, journal, p, loader, snapshotFolder, createdJournal);
     } catch (JournalException e) {
-      // The journal's words name the file and the fault, not the setting that named the file.
-      throw new IllegalStateException("mesh.journal: " + e.getMessage(), e);
+      // The journal's words name the file and the fault, not the setting that named the file, nor
+      // (for a held one) what to do: it can only say "another steward process".
+      String advice =
+          e.reason() == JournalException.Reason.LOCKED
+              ? "; stop the steward that holds it (another instance or context of this"
+                  + " application, a running mesh serve, or a mesh journal import, archive or"
+                  + " resume-grants), or give this one a journal of its own"
+              : "";
+      throw new IllegalStateException("mesh.journal: " + e.getMessage() + advice, e);
     }
   }
 
@@ -234,7 +243,8 @@ final class StewardFromProperties {
       String journal,
       MeshProperties p,
       @Nullable ClassLoader loader,
-      SnapshotFolderHold snapshotFolder)
+      SnapshotFolderHold snapshotFolder,
+      CreatedJournalHold createdJournal)
       throws JournalException {
     MeshProperties.Snapshots snaps = p.snapshots();
     if (POSTGRES_SCHEMES.stream().anyMatch(journal::startsWith)) {
@@ -264,11 +274,14 @@ final class StewardFromProperties {
     if (!existed) {
       requireFolder(file);
     }
-    Journal opened = FileJournal.open(file);
-    if (!existed) {
-      // Said once, so that a journal path that names no journal yet is seen at the first start,
-      // not after grants were spent again from zero.
-      LOG.info("starting a new journal at {}", file.toAbsolutePath());
+    FileJournal fileJournal = FileJournal.open(file);
+    // Ours only if it was not there and held no record when locked: a file another steward made in
+    // between is not this start's to remove. Said to be new only once the application started.
+    CreatedJournal created = CreatedJournal.ifCreated(fileJournal, existed).orElse(null);
+    Journal opened = fileJournal;
+    if (created != null) {
+      createdJournal.hold(created);
+      opened = created;
     }
     long records = opened.position().count();
     if (p.keyFile() == null && records > 0) {
@@ -290,13 +303,14 @@ final class StewardFromProperties {
     if (snaps.enabled()) {
       Path dir = snaps.dir();
       try {
-        snapshots(
-            sb,
-            claimed(
-                dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file),
-                snaps,
-                snapshotFolder),
-            snaps);
+        FileSnapshotStore store =
+            dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
+        boolean folderExisted = Files.exists(store.directory());
+        snapshots(sb, claimed(store, snaps, snapshotFolder), snaps);
+        // Noted only once claimed: a folder another steward holds is never this start's to remove.
+        if (created != null && !folderExisted) {
+          created.snapshots(store.directory());
+        }
       } catch (RuntimeException | Error e) {
         // No steward took the journal yet, so none would close it and release its lock.
         closeAfter(opened, e);

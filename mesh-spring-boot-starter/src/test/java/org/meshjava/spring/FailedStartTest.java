@@ -8,21 +8,30 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.steward.Steward;
+import org.springframework.boot.LazyInitializationBeanFactoryPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * A start that fails says which property is at fault and leaves nothing open behind it: the next
  * start in the same process, over the same journal, is not refused the journal's lock. A key file
- * {@code mesh serve} reads does not fail it.
+ * {@code mesh serve} reads does not fail it. A journal file the failed start created is removed,
+ * and said to be new only by the start that succeeds.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FailedStartTest {
   private final ApplicationContextRunner runner =
       new ApplicationContextRunner()
@@ -93,7 +102,8 @@ class FailedStartTest {
 
   /**
    * Regression: a journal that cannot be opened (a folder, a journal another context holds) failed
-   * the start in the journal's words only, naming the file but not the property that named it.
+   * the start in the journal's words only, naming the file but not the property that named it; and
+   * a held one said only "held by another steward …", where {@code mesh serve} says what to do.
    */
   @Test
   void aJournalThatCannotBeOpened_failsTheStart_namingMeshJournal() {
@@ -115,7 +125,11 @@ class FailedStartTest {
                             assertThat(second)
                                 .getFailure()
                                 .hasStackTraceContaining("mesh.journal: journal " + dir)
-                                .hasStackTraceContaining("held by another steward")));
+                                .hasStackTraceContaining("held by another steward")
+                                .hasStackTraceContaining(
+                                    "stop the steward that holds it (another instance or context"
+                                        + " of this application, a running mesh serve")
+                                .hasStackTraceContaining("or give this one a journal of its own")));
   }
 
   /**
@@ -204,5 +218,134 @@ class FailedStartTest {
                         "mesh.key-file "
                             + huge
                             + " is longer than 4096 bytes, so it holds no key"));
+  }
+
+  // ---- a new journal file and a failed start ------------------------------------------------
+
+  private Path journal() {
+    return dir.resolve("steward.journal");
+  }
+
+  private String said() {
+    return "starting a new journal at " + journal().toAbsolutePath();
+  }
+
+  /** A key file, so that a new journal's start fails unless mesh.fresh-chain is set. */
+  private String keyFileProperty() throws Exception {
+    Path file = dir.resolve("steward.key");
+    Files.writeString(
+        file,
+        HexFormat.of().formatHex(SigningKey.generate().exportSeed()) + "\n",
+        StandardCharsets.US_ASCII);
+    return "mesh.key-file=" + file;
+  }
+
+  /** A bean built after the steward, which fails the start once the steward is built. */
+  @Configuration(proxyBeanMethods = false)
+  static class FailsAfterTheSteward {
+    @Bean
+    String needsTheSteward(Steward steward) {
+      throw new IllegalStateException("a later bean refused to start");
+    }
+  }
+
+  /**
+   * Regression: the starter said "starting a new journal at …" as soon as it had opened a journal
+   * file that was not there, before the start could still fail, and left the file (and the snapshot
+   * folder made beside it) when the start then failed. The next start found a journal it took for
+   * an earlier start's and said nothing, so a mistyped path was never pointed out. As {@code mesh
+   * serve} does, the file the start made is now removed when the start fails, and said to be new
+   * only once the application has started; a file that was there before is never removed.
+   */
+  @Test
+  void aStartRefusedWhenTheStewardIsBuilt_removesTheJournalItMade_andSaysNothing(
+      CapturedOutput output) throws Exception {
+    String key = keyFileProperty();
+    // A key and a new journal without mesh.fresh-chain: refused when the steward is built.
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), key)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("mesh.fresh-chain=true for this one start"));
+    assertThat(journal()).doesNotExist();
+    assertThat(FileSnapshotStore.beside(journal()).directory()).doesNotExist();
+    assertThat(output.getAll()).doesNotContain("starting a new journal");
+
+    // The start that succeeds is the one that says the journal is new.
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), key, "mesh.fresh-chain=true")
+        .run(context -> assertThat(context).hasNotFailed());
+    assertThat(journal()).exists();
+    assertThat(output.getAll()).containsOnlyOnce(said());
+  }
+
+  @Test
+  void aStartFailingAfterTheStewardWasBuilt_removesTheJournalAndItsSnapshotFolder(
+      CapturedOutput output) {
+    runner
+        .withPropertyValues("mesh.journal=" + journal())
+        .withUserConfiguration(FailsAfterTheSteward.class)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .hasStackTraceContaining("a later bean refused to start"));
+    assertThat(journal()).doesNotExist();
+    assertThat(FileSnapshotStore.beside(journal()).directory()).doesNotExist();
+    assertThat(output.getAll()).doesNotContain("starting a new journal");
+  }
+
+  @Test
+  void aFailedStart_neverRemovesAJournalThatWasThereBefore() throws Exception {
+    String key = keyFileProperty();
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), key, "mesh.fresh-chain=true")
+        .run(
+            context -> {
+              PromptText prompt = PromptText.of("journalled before the failed start");
+              context
+                  .getBean(Steward.class)
+                  .serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+            });
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), key)
+        .withUserConfiguration(FailsAfterTheSteward.class)
+        .run(context -> assertThat(context).hasFailed());
+    runner
+        .withPropertyValues("mesh.journal=" + journal(), key)
+        .run(
+            context ->
+                assertThat(context.getBean(Steward.class).head().nextSequence()).isEqualTo(1));
+
+    // An empty file there before the start is not the start's either.
+    Path empty = Files.createFile(dir.resolve("empty.journal"));
+    runner
+        .withPropertyValues("mesh.journal=" + empty)
+        .withUserConfiguration(FailsAfterTheSteward.class)
+        .run(context -> assertThat(context).hasFailed());
+    assertThat(empty).exists();
+  }
+
+  /**
+   * A steward built lazily, after the context refreshed, has started once it is built: its new
+   * journal is kept when the context closes.
+   */
+  @Test
+  void aLazyStewardBuiltAfterTheStart_keepsItsNewJournal(CapturedOutput output) {
+    runner
+        .withPropertyValues("mesh.journal=" + journal())
+        .withBean(LazyInitializationBeanFactoryPostProcessor.class)
+        .run(
+            context -> {
+              assertThat(journal()).doesNotExist();
+              PromptText prompt = PromptText.of("served by a lazy steward");
+              context
+                  .getBean(Steward.class)
+                  .serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+            });
+    assertThat(journal()).exists();
+    assertThat(output.getAll()).containsOnlyOnce(said());
   }
 }

@@ -190,7 +190,7 @@ sealed class LogKeeper permits LogKeeper.Off {
             l.publish(c.note());
           } catch (LogException e) {
             if (e.reason() == LogException.Reason.UNSIGNED) {
-              throw refusedAt(r.seq(), anotherStewards(c.note()));
+              throw refusedAt(r.seq(), anotherStewards(c.note(), e));
             }
             throw refusedAt(
                 r.seq(),
@@ -210,21 +210,47 @@ sealed class LogKeeper permits LogKeeper.Off {
      * Why a checkpoint that this steward's key did not sign is refused. Most often the journal is
      * another identity's: one an ephemeral steward of an earlier process wrote (its identity ended
      * with it), or one opened with another key. Saying "edited or cut" there sent the developer
-     * looking for tampering instead of at the key.
+     * looking for tampering instead of at the key. The steward named is the one whose log the
+     * checkpoint is of (its origin) and who signed it; the witnesses who cosigned it are no
+     * steward, and naming them beside it sent the developer after a witness's key.
      */
-    private String anotherStewards(SignedNote note) {
-      String signers =
-          note.signatures().stream()
-              .map(NoteSignature::name)
-              .distinct()
-              .collect(java.util.stream.Collectors.joining(", "));
-      return "records a checkpoint signed by "
-          + (signers.isEmpty() ? "no one" : signers)
-          + ", not by this steward ("
-          + DidKey.of(key.verificationKey())
-          + "): a journal continues the receipt chain of the key that sealed it, so open it with"
-          + " that key (Steward.builder(key); an ephemeral identity is new in every process), or"
-          + " give this steward a journal of its own";
+    private String anotherStewards(SignedNote note, LogException unsigned) {
+      DidKey self = DidKey.of(key.verificationKey());
+      Optional<String> steward =
+          origin(note)
+              .filter(o -> !o.equals(Checkpoint.originOf(self)))
+              .filter(o -> note.signatures().stream().map(NoteSignature::name).anyMatch(o::equals));
+      // In no interface's words (a builder method, a flag, a property): each one that starts a
+      // steward says how its own user gives a key.
+      String advice =
+          ": a journal continues the receipt chain of the key that sealed it, so start this steward"
+              + " with that key (a steward given no key has a new identity in every process, and a"
+              + " journal it wrote cannot be continued), or give this steward a journal of its own";
+      if (steward.isPresent()) {
+        return "records a checkpoint signed by "
+            + steward.get()
+            + ", not by this steward ("
+            + self
+            + ")"
+            + advice;
+      }
+      // No other steward's checkpoint: one of this steward's log without its signature, or no
+      // checkpoint of any steward's.
+      return "records a checkpoint this steward ("
+          + self
+          + ") did not sign ("
+          + unsigned.getMessage()
+          + ")"
+          + advice;
+    }
+
+    /** The origin line of {@code note}'s checkpoint, if its text is a checkpoint. */
+    private static Optional<String> origin(SignedNote note) {
+      try {
+        return Optional.of(Checkpoint.parse(note.text()).origin());
+      } catch (LogException e) {
+        return Optional.empty();
+      }
     }
 
     /** The keeper, with the log starting at {@code start} if no receipt was recorded. */

@@ -11,7 +11,7 @@ import org.meshjava.router.RouteCandidate;
  * sealed and the receipt chain did not advance.
  */
 public sealed class ServeException extends Exception
-    permits GateDenialException, GrantsSuspendedException {
+    permits GateDenialException, GrantsSuspendedException, StewardClosedException {
   private static final long serialVersionUID = 1L;
 
   /** The phase and rule that stopped the serve. Stable; match on it. */
@@ -87,7 +87,9 @@ public sealed class ServeException extends Exception
      * (§2.2). Where the journal refused it, the cause is the journal's {@link
      * org.meshjava.journal.JournalException}: {@code CLOSED} when the journal was closed with its
      * steward, any other reason when it failed, and then it records nothing more until the steward
-     * is restarted on it, so the same serve asked again is refused again.
+     * is restarted on it, so the same serve asked again is refused again. A serve refused before
+     * any work because its steward is closed is a {@link StewardClosedException}: nothing of it was
+     * decided, so it may be sent again elsewhere.
      */
     NOT_RECORDED
   }

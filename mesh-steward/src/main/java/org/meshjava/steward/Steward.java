@@ -134,6 +134,14 @@ public final class Steward implements AutoCloseable {
   private final DidKey identity;
   private final Router router;
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  /**
+   * Set by {@link #close} just before it closes the journal: from then on the journal's refusal of
+   * appends is the close's doing, where before it is a failure, even while the close waits for
+   * serves in flight.
+   */
+  private volatile boolean journalClosedByClose;
+
   private final InFlightServes inFlight = new InFlightServes();
   private final Duration closeGrace;
   private final EnergyMeter meter;
@@ -502,13 +510,17 @@ public final class Steward implements AutoCloseable {
    */
   private void refuseIfJournalFailed() throws ServeException {
     Optional<String> refuses = journal.refusesAppends();
-    if (refuses.isPresent() && closed.get()) {
+    // Read after the journal's answer: the close marks this before it closes the journal, so a
+    // journal found closed by the close is always seen as such.
+    if (refuses.isPresent() && journalClosedByClose) {
       // Admitted before a close whose grace ran out and that then closed the journal: the steward
       // closed, nothing failed. Refused as any serve on a closed steward, since a FAILED cause
       // tells an HTTP client that a resend is futile, and "restart" is no advice for a close.
       throw closedRefusal();
     }
     if (refuses.isPresent()) {
+      // A failure while the close waits for serves in flight is a failure all the same: the
+      // journal has not been closed, and the next steward on it meets what broke it.
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           refuses.get() + "; nothing is served until the steward is restarted on its journal",
@@ -518,9 +530,7 @@ public final class Steward implements AutoCloseable {
 
   /** The refusal of a serve that finds its steward closed, before any work. */
   private static ServeException closedRefusal() {
-    return new ServeException(
-        ServeException.Reason.NOT_RECORDED,
-        "the steward is closed: its journal records nothing more, so it serves nothing");
+    return new StewardClosedException();
   }
 
   /** A serve {@link InFlightServes admitted} before any close: phases 1 to 4. */
@@ -989,6 +999,7 @@ public final class Steward implements AutoCloseable {
     // The meter's lease is released whatever the journal's close did, so a re-probe thread never
     // outlives the last steward that used it; the first failure is thrown, the other suppressed.
     RuntimeException failed = null;
+    journalClosedByClose = true;
     try {
       journal.close();
     } catch (RuntimeException e) {

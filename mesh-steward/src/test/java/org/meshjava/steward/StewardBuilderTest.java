@@ -294,6 +294,25 @@ class StewardBuilderTest {
   }
 
   /**
+   * The identity of an ephemeral steward that sealed one receipt into {@code journal} and closed,
+   * as a process that ended leaves its journal.
+   */
+  private static DidKey sealedOnceByAnEphemeralSteward(Journal journal) throws Exception {
+    PromptText prompt = PromptText.of("sealed by the first process");
+    try (Steward once =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .journal(journal)
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
+            .build()) {
+      once.serve(ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000), prompt);
+      return once.identity();
+    }
+  }
+
+  /**
    * Regression: a journal written by another identity (an ephemeral steward of an earlier process,
    * or the same file opened with another key) was refused as "edited or cut journal?", which sent
    * the developer looking for tampering; the refusal now names both identities and what to do.
@@ -302,19 +321,7 @@ class StewardBuilderTest {
   void aJournalAnotherIdentitySealed_isRefusedNamingBothIdentities_notAsTampered(@TempDir Path dir)
       throws Exception {
     Path file = dir.resolve("steward.journal");
-    PromptText prompt = PromptText.of("sealed by the first process");
-    DidKey first;
-    try (Steward once =
-        Steward.ephemeral()
-            .meter(new EstimatorMeter())
-            .journal(FileJournal.open(file))
-            .backend(
-                new ScriptedEngine(
-                    "a", Fidelity.F1, 10, new ArrayList<>(), ScriptedEngine.greedy()))
-            .build()) {
-      first = once.identity();
-      once.serve(ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000), prompt);
-    }
+    DidKey first = sealedOnceByAnEphemeralSteward(FileJournal.open(file));
 
     Steward.Builder other = keyed(FileJournal.open(file));
 
@@ -324,6 +331,45 @@ class StewardBuilderTest {
         .hasMessageContaining("not by this steward (" + other.identity() + ")")
         .hasMessageContaining("give this steward a journal of its own")
         .hasMessageNotContaining("edited");
+    FileJournal.open(file).close();
+  }
+
+  /**
+   * Regression: the refusal of a journal another identity sealed named every signer of the
+   * checkpoint it met, a witness's cosignature included ("signed by did:key:…, witness.example"),
+   * sending the developer after a key that seals nothing. It names the steward whose log the
+   * checkpoint is of, as {@code mesh journal verify} speaks of "the steward".
+   */
+  @Test
+  void aJournalAnotherIdentitySealed_isRefusedNamingItsSteward_notTheWitnesses(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("steward.journal");
+    SigningKey witness = SigningKey.generate();
+    String witnessName = "witness.example";
+    // Every checkpoint the first steward journals carries a witness's cosignature, as a cosigned
+    // one does.
+    Journal cosigning =
+        new org.meshjava.journal.ForwardingJournal(FileJournal.open(file)) {
+          @Override
+          public Pending enqueue(org.meshjava.journal.JournalEntry entry) throws JournalException {
+            if (entry instanceof org.meshjava.journal.JournalEntry.Checkpoint c) {
+              org.meshjava.receipt.tlog.SignedNote line =
+                  org.meshjava.receipt.tlog.SignedNote.sign(c.note().text(), witnessName, witness);
+              entry =
+                  new org.meshjava.journal.JournalEntry.Checkpoint(
+                      c.note().with(line.signatures().get(0)), c.seal());
+            }
+            return super.enqueue(entry);
+          }
+        };
+    DidKey first = sealedOnceByAnEphemeralSteward(cosigning);
+
+    Steward.Builder other = keyed(FileJournal.open(file));
+
+    assertThatThrownBy(other::build)
+        .isInstanceOf(StewardStartException.class)
+        .hasMessageContaining("signed by " + first + ", not by this steward")
+        .hasMessageNotContaining(witnessName);
     FileJournal.open(file).close();
   }
 }

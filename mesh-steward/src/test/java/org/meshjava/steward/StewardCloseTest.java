@@ -71,6 +71,46 @@ class StewardCloseTest {
     };
   }
 
+  /**
+   * A journal in memory that, asked whether it takes appends once {@link #armed}, says it is being
+   * asked ({@link #asking}) and holds the question until {@link #answer} (or until it is closed),
+   * then answers {@code failure} where one is given, else as it is.
+   */
+  static final class HeldQuestion extends ForwardingJournal {
+    final java.util.concurrent.atomic.AtomicBoolean armed =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    final CountDownLatch asking = new CountDownLatch(1);
+    final CountDownLatch answer = new CountDownLatch(1);
+    private final java.util.Optional<String> failure;
+
+    HeldQuestion(java.util.Optional<String> failure) {
+      super(new InMemoryJournal());
+      this.failure = failure;
+    }
+
+    @Override
+    public java.util.Optional<String> refusesAppends() {
+      if (armed.compareAndSet(true, false)) {
+        asking.countDown();
+        try {
+          answer.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        if (failure.isPresent()) {
+          return failure;
+        }
+      }
+      return super.refusesAppends();
+    }
+
+    @Override
+    public void close() {
+      super.close();
+      answer.countDown();
+    }
+  }
+
   @Test
   void close_waitsForAGrantedServeInFlight_whichIsSealedAndDebited_andRefusesNewServes()
       throws Exception {
@@ -283,31 +323,7 @@ class StewardCloseTest {
   @Test
   void aServeAdmittedBeforeTheCloseAndCheckedAfterIt_isRefusedAsClosed_notAsAFailedJournal()
       throws Exception {
-    CountDownLatch asking = new CountDownLatch(1);
-    CountDownLatch journalClosed = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean armed =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    Journal holdsTheQuestion =
-        new ForwardingJournal(new InMemoryJournal()) {
-          @Override
-          public java.util.Optional<String> refusesAppends() {
-            if (armed.compareAndSet(true, false)) {
-              asking.countDown();
-              try {
-                journalClosed.await(10, TimeUnit.SECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            }
-            return super.refusesAppends();
-          }
-
-          @Override
-          public void close() {
-            super.close();
-            journalClosed.countDown();
-          }
-        };
+    HeldQuestion holdsTheQuestion = new HeldQuestion(java.util.Optional.empty());
     Steward s =
         Steward.ephemeral()
             .meter(new org.meshjava.energy.EstimatorMeter())
@@ -315,10 +331,10 @@ class StewardCloseTest {
             .backend(held())
             .closeGrace(Duration.ofMillis(100))
             .build();
-    armed.set(true);
+    holdsTheQuestion.armed.set(true);
     ServeRequest req = GrantFixture.request("admitted, then closed under", 4, 70_000);
     Future<ServeResult> serve = threads.submit(() -> s.serve(req, GrantFixture.payload(req)));
-    assertThat(asking.await(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(holdsTheQuestion.asking.await(10, TimeUnit.SECONDS)).isTrue();
 
     s.close(); // the grace runs out with the serve still asking, then the journal closes
 
@@ -346,5 +362,81 @@ class StewardCloseTest {
                                                   .CLOSED)));
             });
     assertThat(engineRuns).as("refused before any engine ran").hasValue(0);
+  }
+
+  /**
+   * Regression: a journal that failed for real (a write or sync refused) while the close waited for
+   * serves in flight was reported to a serve admitted before the close as "the steward is closed",
+   * with no journal failure as its cause, so an HTTP client was not told that a resend is futile
+   * and the operator was not told what broke. Only a journal the close itself has closed is a
+   * close.
+   */
+  @Test
+  void aJournalFailingWhileTheCloseWaits_isRefusedAsAFailedJournal_notAsAClose() throws Exception {
+    HeldQuestion failsUnderTheClose =
+        new HeldQuestion(java.util.Optional.of("journal x failed: No space left on device"));
+    Steward s =
+        Steward.ephemeral()
+            .meter(new org.meshjava.energy.EstimatorMeter())
+            .journal(failsUnderTheClose)
+            .backend(held())
+            .build();
+    failsUnderTheClose.armed.set(true);
+    ServeRequest req = GrantFixture.request("admitted, then the disk filled", 4, 70_000);
+    Future<ServeResult> serve = threads.submit(() -> s.serve(req, GrantFixture.payload(req)));
+    assertThat(failsUnderTheClose.asking.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread closer = new Thread(s::close, "closer");
+    closer.start();
+    // The close waits (for its grace, 30 s) for the serve admitted before it.
+    while (closer.getState() != Thread.State.TIMED_WAITING) {
+      assertThat(closer.isAlive()).as("the close waits for the serve in flight").isTrue();
+      Thread.sleep(5);
+    }
+    failsUnderTheClose.answer.countDown();
+
+    assertThatThrownBy(() -> serve.get(30, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> {
+              assertThat(e).isNotInstanceOf(StewardClosedException.class);
+              assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED);
+              assertThat(e.getMessage())
+                  .contains("No space left on device")
+                  .doesNotContain("the steward is closed");
+              assertThat(e.getCause())
+                  .isInstanceOfSatisfying(
+                      org.meshjava.journal.JournalException.class,
+                      j ->
+                          assertThat(j.reason())
+                              .isEqualTo(org.meshjava.journal.JournalException.Reason.FAILED));
+            });
+    closer.join(30_000);
+    assertThat(engineRuns).as("refused before any engine ran").hasValue(0);
+  }
+
+  /**
+   * A serve on a closed steward, granted or not, is refused before any work as a {@link
+   * StewardClosedException}, saying that nothing of it was decided: its presentation is not spent,
+   * so it can be sent again to a steward that is running.
+   */
+  @Test
+  void aGrantedServeOnAClosedSteward_isRefusedAsClosed_withItsPresentationUnspent()
+      throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    ServeRequest req = GrantFixture.request("after the close", 4, 70_000);
+    Steward s = f.bare(FileJournal.open(journal())).backend(held()).build();
+    s.close();
+    assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
+        .isInstanceOfSatisfying(
+            StewardClosedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED);
+              assertThat(e.getMessage())
+                  .contains("the steward is closed")
+                  .contains("nothing of this serve was decided")
+                  .contains("not spent");
+            });
+    assertThat(engineRuns).hasValue(0);
   }
 }

@@ -1,4 +1,4 @@
-package org.meshjava.cli;
+package org.meshjava.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,12 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.meshjava.journal.FileJournal;
 
 /**
- * The journal {@code mesh serve} created is removed by its own close, under its lock, when the
- * steward never served; never by a step after the lock was let go (the failed-start cleanup once
- * removed the file after the steward had closed it, when another steward could hold it).
+ * The journal a start created is removed by its own close, under its lock, when the steward never
+ * served; never by a step after the lock was let go (the failed-start cleanup once removed the file
+ * after the steward had closed it, when another steward could hold it).
  */
 class CreatedJournalTest {
   @TempDir Path tmp;

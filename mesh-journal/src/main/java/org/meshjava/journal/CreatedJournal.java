@@ -1,49 +1,70 @@
-package org.meshjava.cli;
+package org.meshjava.journal;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
-import org.meshjava.journal.FileJournal;
-import org.meshjava.journal.ForwardingJournal;
 
 /**
- * A journal file that {@code mesh serve} created for this run: until the steward is serving ({@link
+ * A journal file that one start of a steward created: until the start has succeeded ({@link
  * #keep}), closing it removes the file, and the snapshot folder made for it, so that a start that
- * failed (a port in use, say) leaves nothing behind to confuse the next one.
+ * failed (a port in use, a missing setting) leaves nothing behind to confuse the next one, which
+ * would otherwise find a journal it takes for an earlier one's. {@code mesh serve} and the Spring
+ * starter each wrap the journal they open this way.
  *
  * <p>Both go while the journal still holds its lock ({@link FileJournal#closeAndRemove}): once the
  * lock is let go, another steward may open and lock the file, and removing it then would send that
  * steward's records to a file no name reaches. So the removal is this journal's close, which the
  * steward calls, and never a step after it.
  */
-final class CreatedJournal extends ForwardingJournal {
+public final class CreatedJournal extends ForwardingJournal {
   private final FileJournal file;
   private final AtomicBoolean closed = new AtomicBoolean();
   private volatile @Nullable Path snapshots;
   private volatile boolean kept;
 
-  CreatedJournal(FileJournal file) {
+  /**
+   * Wraps {@code file}, which this start created.
+   *
+   * @see #ifCreated
+   */
+  public CreatedJournal(FileJournal file) {
     super(file);
     this.file = file;
   }
 
-  /** Notes the snapshot folder made for this journal, removed with it. */
-  void snapshots(Path directory) {
+  /**
+   * {@code opened} wrapped, if this start created it: the file was not there before it was opened
+   * ({@code existed} false) and holds no record now that it is locked. Another steward may have
+   * made the file in between; its file is not this start's to remove, so it is not wrapped.
+   */
+  public static Optional<CreatedJournal> ifCreated(FileJournal opened, boolean existed) {
+    return !existed && opened.position().count() == 0
+        ? Optional.of(new CreatedJournal(opened))
+        : Optional.empty();
+  }
+
+  /** Notes the snapshot folder made for this journal in this start, removed with it. */
+  public void snapshots(Path directory) {
     snapshots = directory;
   }
 
   /** The journal file's name, as given. */
-  Path path() {
+  public Path path() {
     return file.path();
   }
 
-  /** The steward is serving: from now on, closing keeps the file. */
-  void keep() {
+  /** The start has succeeded (the steward is serving): from now on, closing keeps the file. */
+  public void keep() {
     kept = true;
   }
 
+  /**
+   * Closes the journal, releasing its lock; unless {@link #keep} was called, removes the file and
+   * the snapshot folder noted for it first, under the lock. A second call does nothing.
+   */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
