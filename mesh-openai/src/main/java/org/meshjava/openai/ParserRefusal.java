@@ -1,6 +1,8 @@
 package org.meshjava.openai;
 
+import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.http.UriCompliance;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -109,15 +111,96 @@ enum ParserRefusal {
       400,
       "Bad EOL",
       "a line holds a CR that is not followed by LF (RFC 9112 §2.2): end each line with CRLF, and"
-          + " send no CR inside one");
+          + " send no CR inside one"),
+  /**
+   * A target in authority form ({@code host:port}) on any method but CONNECT, or another text that
+   * is neither a path nor an absolute URI: Jetty's URI parser fails it on its scheme or on a path
+   * that cannot follow an authority, and its bare "Bad Request" named nothing.
+   */
+  TARGET_NOT_A_PATH(
+      400,
+      "Bad Request",
+      List.of("Bad scheme", "Relative path with authority"),
+      "the request target is neither a path nor an http:// URI: send the path alone, beginning"
+          + " with '/' (GET /v1/models); a host:port target (authority form, RFC 9112 §3.2.3) is"
+          + " CONNECT's, and this server is no proxy"),
+  /** RFC 9112 §3.2: {@code *} is OPTIONS's alone, and any other target begins with a slash. */
+  TARGET_NOT_ROOTED(
+      400,
+      "Bad URI path",
+      "the request target must be a path beginning with '/' (GET /v1/models) or an absolute"
+          + " http:// URI; '*' is OPTIONS's alone (RFC 9112 §3.2.4)"),
+  /** RFC 9112 §3.2.3: a CONNECT target is a host and a port, and nothing else. */
+  CONNECT_TARGET_NOT_AUTHORITY(
+      400,
+      "Bad Request",
+      List.of("Bad Authority"),
+      "a CONNECT target is a host and port alone (RFC 9112 §3.2.3), and this server is no proxy:"
+          + " it serves no CONNECT; send GET or POST to a /v1/ path"),
+  /** An absolute-form target whose authority holds %-escapes or stray characters. */
+  TARGET_AUTHORITY(
+      400,
+      "Bad Request",
+      List.of("Bad authority"),
+      "the request target's authority is not a host with an optional port (no %-escapes in it):"
+          + " send the path alone with Host naming this server"),
+  /** RFC 3986 §2.1: a percent sign begins a two-hex-digit escape, nothing else. */
+  BAD_ESCAPE(400, "Bad Request", List.of("Bad URI % encoding", "!hex"), Words.BAD_ESCAPE),
+  /** Jetty's name for a %u escape, which is no escape in a URI. */
+  UTF16_ESCAPE(400, UriCompliance.Violation.UTF16_ENCODINGS.getDescription(), Words.BAD_ESCAPE),
+  BAD_PERCENT_ENCODING(
+      400, UriCompliance.Violation.BAD_PERCENT_ENCODING.getDescription(), Words.BAD_ESCAPE),
+  /** Jetty refuses a path whose {@code ..} segments climb above the root. */
+  PATH_ABOVE_ROOT(
+      400,
+      "Bad Request",
+      List.of("Bad URI"),
+      "the path climbs above the root with '..' segments: send the path from the root without"
+          + " them"),
+  /** An escaped control character (%00 to %1F, %7F) in a path. */
+  ILLEGAL_PATH_CHARACTER(
+      400, "Bad Request", List.of("Illegal character in path"), Words.CONTROL_IN_PATH),
+  SUSPICIOUS_PATH_CHARACTER(
+      400,
+      UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS.getDescription(),
+      Words.CONTROL_IN_PATH),
+  ILLEGAL_PATH_CHARACTERS(
+      400, UriCompliance.Violation.ILLEGAL_PATH_CHARACTERS.getDescription(), Words.CONTROL_IN_PATH),
+  /**
+   * {@code %2e} as a whole segment, or doubled: a dot segment read one way by a proxy that decodes
+   * it and another by one that does not.
+   */
+  ENCODED_DOT_SEGMENT(
+      400,
+      UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT.getDescription(),
+      "the path holds an encoded dot segment (%2e or %2e%2e as a whole segment), which a proxy in"
+          + " front may read as '.' or '..' and this server would not: send the path without it"),
+  EMPTY_SEGMENT(
+      400,
+      UriCompliance.Violation.AMBIGUOUS_EMPTY_SEGMENT.getDescription(),
+      "the path holds an empty segment (//): send it with single slashes (/v1/models)");
 
   private final int status;
   private final String jettyWords;
+
+  /**
+   * For a refusal Jetty words only as its status's reason phrase: the openings of the messages of
+   * the causes it is told by; empty where {@link #jettyWords} alone tells it. Always a {@code
+   * List.of}, which cannot be changed.
+   */
+  @SuppressWarnings("ImmutableEnumChecker")
+  private final List<String> causeWords;
+
   private final String words;
 
   ParserRefusal(int status, String jettyWords, String words) {
+    this(status, jettyWords, List.of(), words);
+  }
+
+  ParserRefusal(int status, String jettyWords, List<String> causeWords, String words) {
     this.status = status;
     this.jettyWords = jettyWords;
+    this.causeWords = causeWords;
     this.words = words;
   }
 
@@ -132,7 +215,8 @@ enum ParserRefusal {
       int status, String message, @Nullable Throwable cause, int headBytes) {
     for (ParserRefusal r : values()) {
       if (r.status != status
-          || (r == CONTENT_LENGTH_TOO_LARGE && !causedBy(cause, ArithmeticException.class))) {
+          || (r == CONTENT_LENGTH_TOO_LARGE && !causedBy(cause, ArithmeticException.class))
+          || (!r.causeWords.isEmpty() && !causeSays(cause, r.causeWords))) {
         continue;
       }
       if (r == ILLEGAL_CHARACTER && message.startsWith(r.jettyWords)) {
@@ -145,6 +229,17 @@ enum ParserRefusal {
     return Optional.empty();
   }
 
+  /** Whether a message in {@code t}'s chain of causes begins with one of {@code openings}. */
+  private static boolean causeSays(@Nullable Throwable t, List<String> openings) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      String m = c.getMessage();
+      if (m != null && openings.stream().anyMatch(m::startsWith)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   private static boolean causedBy(@Nullable Throwable t, Class<? extends Throwable> type) {
     for (Throwable c = t; c != null; c = c.getCause()) {
       if (type.isInstance(c)) {
@@ -152,5 +247,18 @@ enum ParserRefusal {
       }
     }
     return false;
+  }
+
+  /** Words that more than one refusal gives (a nested class, so the constants can name them). */
+  private static final class Words {
+    static final String BAD_ESCAPE =
+        "the request target holds a '%' that is not followed by two hex digits (RFC 3986 §2.1;"
+            + " %uXXXX is no URI escape): send a '%' itself as %25, and any other character as"
+            + " the %XX escapes of its UTF-8 bytes";
+    static final String CONTROL_IN_PATH =
+        "the path holds a control character, escaped or not (%00 to %1F, %7F): no path here"
+            + " has one; send the path without it";
+
+    private Words() {}
   }
 }
