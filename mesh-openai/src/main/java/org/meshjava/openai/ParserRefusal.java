@@ -2,6 +2,7 @@ package org.meshjava.openai;
 
 import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.http.HttpCompliance;
 import org.eclipse.jetty.http.UriCompliance;
 import org.jspecify.annotations.Nullable;
 
@@ -32,13 +33,38 @@ enum ParserRefusal {
       "the request target's authority is not the Host field's (RFC 9112 §3.2.2): send the path"
           + " alone with Host naming this server, or the same host and port in both"),
   /** Every way a Transfer-Encoding fails to end in exactly one {@code chunked} (RFC 9112 §6.1). */
-  CHUNKED_NOT_LAST(
+  CHUNKED_NOT_LAST(400, "Bad Transfer-Encoding, chunked not last", Words.CHUNKED_ONCE_LAST),
+  CHUNKED_TWICE(400, "Bad Transfer-Encoding, multiple chunked tokens", Words.CHUNKED_ONCE_LAST),
+  /** RFC 9112 §6.3: two lengths, even equal, could each be read as the body's. */
+  TWO_CONTENT_LENGTHS(
       400,
-      "Bad Transfer-Encoding, chunked not last",
-      "Transfer-Encoding must list chunked once, as its last coding (RFC 9112 §6.1); this one"
-          + " names a coding after it, names none at all (an empty value, or only commas), or a"
-          + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
-          + " alone, or a Content-Length"),
+      HttpCompliance.Violation.MULTIPLE_CONTENT_LENGTHS.getDescription(),
+      "the request has more than one Content-Length field, which could frame its body more than"
+          + " one way (RFC 9112 §6.3): send one"),
+  /** RFC 9112 §6.1: a proxy in front may have framed the body by either. */
+  LENGTH_AND_TRANSFER_CODING(
+      400,
+      HttpCompliance.Violation.TRANSFER_ENCODING_WITH_CONTENT_LENGTH.getDescription(),
+      "the request has both Transfer-Encoding and Content-Length, which frame its body two ways"
+          + " (RFC 9112 §6.1): send one of them"),
+  TWO_HOSTS(
+      400,
+      HttpCompliance.Violation.DUPLICATE_HOST_HEADERS.getDescription(),
+      "the request has more than one Host field (RFC 9112 §3.2): send one, naming this server"),
+  NO_HOST(
+      400,
+      "No Host",
+      "an HTTP/1.1 request needs a Host field (RFC 9112 §3.2): send one naming this server"),
+  /** A request line of two words, method and target: HTTP/0.9, which has no headers. */
+  HTTP_0_9(
+      505,
+      HttpCompliance.Violation.HTTP_0_9.getDescription(),
+      "the request line names no HTTP version (HTTP/0.9, which this listener does not speak): end"
+          + " it with HTTP/1.1 (or HTTP/1.0)"),
+  /** RFC 9112 §2.2 lets a server refuse a bare LF, and this listener does (SPEC.md 70). */
+  BARE_LF(400, HttpCompliance.Violation.LF_HEADER_TERMINATION.getDescription(), Words.CRLF_LINES),
+  BARE_LF_IN_CHUNK(
+      400, HttpCompliance.Violation.LF_CHUNK_TERMINATION.getDescription(), Words.CRLF_LINES),
   /**
    * Jetty's parser adds up a Content-Length's digits with overflow checks, and answers one past
    * 2⁶³−1 with its bare "Bad Request", an {@link ArithmeticException} its only trace.
@@ -159,13 +185,15 @@ enum ParserRefusal {
           + " them"),
   /** An escaped control character (%00 to %1F, %7F) in a path. */
   ILLEGAL_PATH_CHARACTER(
-      400, "Bad Request", List.of("Illegal character in path"), Words.CONTROL_IN_PATH),
+      400, "Bad Request", List.of("Illegal character in path"), Words.CHARACTER_IN_PATH),
   SUSPICIOUS_PATH_CHARACTER(
       400,
       UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS.getDescription(),
-      Words.CONTROL_IN_PATH),
+      Words.CHARACTER_IN_PATH),
   ILLEGAL_PATH_CHARACTERS(
-      400, UriCompliance.Violation.ILLEGAL_PATH_CHARACTERS.getDescription(), Words.CONTROL_IN_PATH),
+      400,
+      UriCompliance.Violation.ILLEGAL_PATH_CHARACTERS.getDescription(),
+      Words.CHARACTER_IN_PATH),
   /**
    * {@code %2e} as a whole segment, or doubled: a dot segment read one way by a proxy that decodes
    * it and another by one that does not.
@@ -226,6 +254,21 @@ enum ParserRefusal {
         return Optional.of(r.words.replace("{limit}", Integer.toString(headBytes)));
       }
     }
+    // Jetty joins the URI violations one target commits ("Suspicious Path Character, Illegal Path
+    // Character"); each is reworded when all of them can be.
+    if (message.contains(", ")) {
+      List<String> each = new java.util.ArrayList<>();
+      for (String part : message.split(", ", -1)) {
+        Optional<String> w = words(status, part, null, headBytes);
+        if (w.isEmpty()) {
+          return Optional.empty();
+        }
+        if (!each.contains(w.get())) {
+          each.add(w.get());
+        }
+      }
+      return Optional.of(String.join("; and ", each));
+    }
     return Optional.empty();
   }
 
@@ -255,9 +298,18 @@ enum ParserRefusal {
         "the request target holds a '%' that is not followed by two hex digits (RFC 3986 §2.1;"
             + " %uXXXX is no URI escape): send a '%' itself as %25, and any other character as"
             + " the %XX escapes of its UTF-8 bytes";
-    static final String CONTROL_IN_PATH =
-        "the path holds a control character, escaped or not (%00 to %1F, %7F): no path here"
-            + " has one; send the path without it";
+    static final String CHARACTER_IN_PATH =
+        "the path holds a character no path here has, raw or %-escaped (a control character,"
+            + " %00 to %1F or %7F, or a backslash), or one that must be %-escaped (a space, a byte"
+            + " outside ASCII): send other characters as the %XX escapes of their UTF-8 bytes";
+    static final String CHUNKED_ONCE_LAST =
+        "Transfer-Encoding must list chunked once, as its last coding (RFC 9112 §6.1); this one"
+            + " names a coding after it, names none at all (an empty value, or only commas), or a"
+            + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
+            + " alone, or a Content-Length";
+    static final String CRLF_LINES =
+        "a line ends with a bare LF, without its CR (RFC 9112 §2.2): end the request line, each"
+            + " header field and each chunk line with CRLF";
 
     private Words() {}
   }

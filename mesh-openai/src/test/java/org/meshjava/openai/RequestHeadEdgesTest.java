@@ -488,4 +488,44 @@ class RequestHeadEdgesTest {
       }
     }
   }
+
+  /**
+   * Framing faults a fifth round found still answered in Jetty's words, which name its checks
+   * rather than what to send ("Multiple Content-Lengths", "No Host", "LF line terminator in
+   * header", "HTTP/0.9 not supported", "Suspicious Path Character, Illegal Path Character"). Each
+   * request is given as its head, with {@code |} for CRLF and {@code ~} for a bare LF; then its
+   * status and words its message must hold.
+   */
+  @Test
+  void framingFaultsJettyWordsForItsOwnChecks_areAnsweredInWordsSayingWhatToSend()
+      throws Exception {
+    String length = "Content-Length: 2|";
+    String rows =
+        """
+        two lengths ! POST /v1/chat/completions HTTP/1.1|Host: a|%1$s%1$s|{} ! 400 ! send one
+        length and chunked ! POST /v1/chat/completions HTTP/1.1|Host: a|%1$sTransfer-Encoding: \
+        chunked||0|| ! 400 ! send one of them
+        two Hosts ! GET /healthz HTTP/1.1|Host: a|Host: a|| ! 400 ! more than one Host field
+        no Host ! GET /healthz HTTP/1.1|| ! 400 ! needs a Host field
+        HTTP/0.9 ! GET /healthz| ! 505 ! names no HTTP version
+        bare LF ! GET /healthz HTTP/1.1~Host: a|| ! 400 ! bare LF
+        chunked twice ! POST /v1/chat/completions HTTP/1.1|Host: a|Transfer-Encoding: chunked, \
+        chunked||0|| ! 400 ! list chunked once
+        raw backslash ! GET /v1/a\\b HTTP/1.1|Host: a|| ! 400 ! a backslash
+        raw non-ASCII ! GET /v1/caf\u00e9 HTTP/1.1|Host: a|| ! 400 ! a byte outside ASCII
+        """
+            .formatted(length);
+    for (String row : rows.strip().split("\n")) {
+      String[] c = row.split(" ! ");
+      String message =
+          refusedAndClosed(
+              f.server.port(),
+              c[0],
+              c[1].replace("|", "\r\n").replace("~", "\n"),
+              Integer.parseInt(c[2]),
+              "http_" + c[2]);
+      assertThat(message).as(c[0]).contains(c[3]);
+    }
+    assertThat(sealed()).isZero();
+  }
 }
