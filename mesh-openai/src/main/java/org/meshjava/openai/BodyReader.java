@@ -2,9 +2,11 @@ package org.meshjava.openai;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -93,7 +95,6 @@ final class BodyReader implements Runnable {
   private final Done done;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
-  private @Nullable Throwable failure;
   private volatile Scheduler.@Nullable Task deadline;
 
   private BodyReader(Request request, Budget budget, Done done) {
@@ -116,8 +117,29 @@ final class BodyReader implements Runnable {
             .getComponents()
             .getScheduler()
             .schedule(
-                () -> reader.settle(Outcome.TIMED_OUT), deadlineMillis, TimeUnit.MILLISECONDS);
+                () -> reader.settle(Outcome.TIMED_OUT, null),
+                deadlineMillis,
+                TimeUnit.MILLISECONDS);
     reader.run();
+    // A chunk declared past the limit fails the read when its size line arrives, as bytes past it
+    // would, rather than once they have (or, when the client stalls, at the deadline).
+    WatchedEndPoint.of(request)
+        .ifPresent(
+            w ->
+                w.whenDeclaredTooLarge(
+                    request.getAttribute(WatchedEndPoint.ORDINAL) instanceof Integer n ? n : 0,
+                    request.getMethod(),
+                    Objects.requireNonNullElse(request.getHttpURI().getPath(), "/"),
+                    () ->
+                        request
+                            .getComponents()
+                            .getExecutor()
+                            .execute(
+                                () ->
+                                    reader.settle(
+                                        Outcome.FAILED,
+                                        new HttpException.RuntimeException(
+                                            413, "a chunk declared past the body limit")))));
   }
 
   /** Reads what is buffered, then asks to be called again when more arrives. */
@@ -130,15 +152,14 @@ final class BodyReader implements Runnable {
         return;
       }
       if (Content.Chunk.isFailure(chunk)) {
-        failure = chunk.getFailure();
-        settle(Outcome.FAILED);
+        settle(Outcome.FAILED, chunk.getFailure());
         return;
       }
       ByteBuffer bytes = chunk.getByteBuffer();
       int n = bytes.remaining();
       if (!take(n)) {
         chunk.release();
-        settle(Outcome.BUSY);
+        settle(Outcome.BUSY, null);
         return;
       }
       byte[] copy = new byte[n];
@@ -147,7 +168,7 @@ final class BodyReader implements Runnable {
       boolean last = chunk.isLast();
       chunk.release();
       if (last) {
-        settle(Outcome.READ);
+        settle(Outcome.READ, null);
         return;
       }
     }
@@ -174,7 +195,7 @@ final class BodyReader implements Runnable {
     taken = 0;
   }
 
-  private void settle(Outcome outcome) {
+  private void settle(Outcome outcome, @Nullable Throwable failure) {
     if (!settled.compareAndSet(false, true)) {
       return;
     }

@@ -49,6 +49,9 @@ final class ConsoleEndpoints {
   /** The receipts answered when {@code limit} is not given. */
   static final int DEFAULT_LIMIT = 50;
 
+  /** The one method the console serves, on every path: its {@code Allow}. */
+  static final String METHODS = "GET";
+
   /**
    * Sent with every console answer: nothing is cached, sniffed or framed, and the page loads
    * scripts, styles and data from this listener only.
@@ -103,7 +106,7 @@ final class ConsoleEndpoints {
       if (!"GET".equals(method)) {
         return ErrorReply.invalid(
                 405, "method_not_allowed", "the console is read-only: use GET, not " + method)
-            .allowing("GET");
+            .allowing(METHODS);
       }
       if (loopback && !loopbackHost(host)) {
         return ErrorReply.of(

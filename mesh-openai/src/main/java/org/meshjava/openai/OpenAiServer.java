@@ -133,7 +133,18 @@ public final class OpenAiServer implements AutoCloseable {
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
             UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
     http.setHttpCompliance(HTTP_COMPLIANCE);
-    this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
+    // The API's connections have their bytes read beside Jetty's parser, for chunk sizes declared
+    // past the body limit (WatchedEndPoint); the console reads no bodies.
+    this.connector =
+        new ServerConnector(
+            jetty,
+            new HttpConnectionFactory(http) {
+              @Override
+              public org.eclipse.jetty.io.Connection newConnection(
+                  org.eclipse.jetty.server.Connector on, org.eclipse.jetty.io.EndPoint endPoint) {
+                return super.newConnection(on, new WatchedEndPoint(endPoint, b.maxBodyBytes));
+              }
+            });
     connector.setHost(b.host);
     connector.setPort(b.port);
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
@@ -461,6 +472,8 @@ public final class OpenAiServer implements AutoCloseable {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
       headerDeadline.handling(request);
+      WatchedEndPoint.of(request)
+          .ifPresent(w -> request.setAttribute(WatchedEndPoint.ORDINAL, w.handling()));
       NoInterimForHttp10.install(request);
       String id = RequestId.next();
       response.getHeaders().put(RequestId.HEADER, id);
@@ -468,7 +481,9 @@ public final class OpenAiServer implements AutoCloseable {
       ConsoleEndpoints c = console;
       if (c != null && request.getConnectionMetaData().getConnector() == consoleConnector) {
         // Read-only: no body is read. One that was sent is discarded with the connection.
-        Optional<Reply> refused = targetRefused(request);
+        Optional<Reply> refused =
+            targetRefused(request)
+                .or(() -> UnknownMethod.refusal(request.getMethod(), ConsoleEndpoints.METHODS));
         Reply reply =
             refused.orElseGet(
                 () ->
@@ -578,6 +593,18 @@ public final class OpenAiServer implements AutoCloseable {
                 "HTTP/1.0 has no Transfer-Encoding (RFC 9112 §6.1): send the body with a"
                     + " Content-Length, or send the request as HTTP/1.1"));
       }
+      Optional<String> quoted = quotedTransferCoding(request);
+      if (quoted.isPresent()) {
+        return Optional.of(
+            ErrorReply.invalid(
+                400,
+                "http_400",
+                "Transfer-Encoding holds the quoted string "
+                    + quoted.get()
+                    + " where a transfer coding belongs: a coding is named by a token, never quoted"
+                    + " (RFC 9112 §7), and an empty one names none; send Transfer-Encoding:"
+                    + " chunked alone, or a Content-Length"));
+      }
       List<String> codings = foreignTransferCodings(request);
       if (!codings.isEmpty()) {
         return Optional.of(
@@ -635,6 +662,20 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
+     * The first element of the request's {@code Transfer-Encoding} list that is a quoted string, if
+     * one is. Jetty's parser asks only that chunked come last, so {@code "", chunked} reached the
+     * binding, whose reading of the list took the quotes off and answered 501 for a transfer coding
+     * with an empty name. A quoted string is no coding at all (RFC 9112 §7 names codings by
+     * tokens), so the list is malformed.
+     */
+    private static Optional<String> quotedTransferCoding(Request request) {
+      return request.getHeaders().getCSV(HttpHeader.TRANSFER_ENCODING, true).stream()
+          .map(String::strip)
+          .filter(element -> element.startsWith("\""))
+          .findFirst();
+    }
+
+    /**
      * The transfer codings the request declares besides {@code chunked}, each as sent. Jetty undoes
      * chunked framing only, so with any other coding the body it hands over is still coded: a
      * gzipped body would be parsed as JSON (RFC 9112 §6.1 asks for 501 for a coding not
@@ -654,6 +695,11 @@ public final class OpenAiServer implements AutoCloseable {
     private Reply reply(Request request, byte[] body) {
       // HEAD is GET without the body (RFC 9110 §9.3.2), which Jetty leaves out of a HEAD's reply:
       // a load balancer's HEAD /healthz was answered 405.
+      Optional<Reply> unknown =
+          UnknownMethod.refusal(request.getMethod(), Endpoints.SERVER_METHODS);
+      if (unknown.isPresent()) {
+        return unknown.get();
+      }
       String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
       String path = Request.getPathInContext(request);
       return operations

@@ -1,6 +1,9 @@
 package org.meshjava.openai;
 
+import java.util.List;
 import java.util.Optional;
+import org.eclipse.jetty.http.HttpCompliance;
+import org.eclipse.jetty.http.UriCompliance;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,13 +33,38 @@ enum ParserRefusal {
       "the request target's authority is not the Host field's (RFC 9112 §3.2.2): send the path"
           + " alone with Host naming this server, or the same host and port in both"),
   /** Every way a Transfer-Encoding fails to end in exactly one {@code chunked} (RFC 9112 §6.1). */
-  CHUNKED_NOT_LAST(
+  CHUNKED_NOT_LAST(400, "Bad Transfer-Encoding, chunked not last", Words.CHUNKED_ONCE_LAST),
+  CHUNKED_TWICE(400, "Bad Transfer-Encoding, multiple chunked tokens", Words.CHUNKED_ONCE_LAST),
+  /** RFC 9112 §6.3: two lengths, even equal, could each be read as the body's. */
+  TWO_CONTENT_LENGTHS(
       400,
-      "Bad Transfer-Encoding, chunked not last",
-      "Transfer-Encoding must list chunked once, as its last coding (RFC 9112 §6.1); this one"
-          + " names a coding after it, names none at all (an empty value, or only commas), or a"
-          + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
-          + " alone, or a Content-Length"),
+      HttpCompliance.Violation.MULTIPLE_CONTENT_LENGTHS.getDescription(),
+      "the request has more than one Content-Length field, which could frame its body more than"
+          + " one way (RFC 9112 §6.3): send one"),
+  /** RFC 9112 §6.1: a proxy in front may have framed the body by either. */
+  LENGTH_AND_TRANSFER_CODING(
+      400,
+      HttpCompliance.Violation.TRANSFER_ENCODING_WITH_CONTENT_LENGTH.getDescription(),
+      "the request has both Transfer-Encoding and Content-Length, which frame its body two ways"
+          + " (RFC 9112 §6.1): send one of them"),
+  TWO_HOSTS(
+      400,
+      HttpCompliance.Violation.DUPLICATE_HOST_HEADERS.getDescription(),
+      "the request has more than one Host field (RFC 9112 §3.2): send one, naming this server"),
+  NO_HOST(
+      400,
+      "No Host",
+      "an HTTP/1.1 request needs a Host field (RFC 9112 §3.2): send one naming this server"),
+  /** A request line of two words, method and target: HTTP/0.9, which has no headers. */
+  HTTP_0_9(
+      505,
+      HttpCompliance.Violation.HTTP_0_9.getDescription(),
+      "the request line names no HTTP version (HTTP/0.9, which this listener does not speak): end"
+          + " it with HTTP/1.1 (or HTTP/1.0)"),
+  /** RFC 9112 §2.2 lets a server refuse a bare LF, and this listener does (SPEC.md 70). */
+  BARE_LF(400, HttpCompliance.Violation.LF_HEADER_TERMINATION.getDescription(), Words.CRLF_LINES),
+  BARE_LF_IN_CHUNK(
+      400, HttpCompliance.Violation.LF_CHUNK_TERMINATION.getDescription(), Words.CRLF_LINES),
   /**
    * Jetty's parser adds up a Content-Length's digits with overflow checks, and answers one past
    * 2⁶³−1 with its bare "Bad Request", an {@link ArithmeticException} its only trace.
@@ -109,15 +137,98 @@ enum ParserRefusal {
       400,
       "Bad EOL",
       "a line holds a CR that is not followed by LF (RFC 9112 §2.2): end each line with CRLF, and"
-          + " send no CR inside one");
+          + " send no CR inside one"),
+  /**
+   * A target in authority form ({@code host:port}) on any method but CONNECT, or another text that
+   * is neither a path nor an absolute URI: Jetty's URI parser fails it on its scheme or on a path
+   * that cannot follow an authority, and its bare "Bad Request" named nothing.
+   */
+  TARGET_NOT_A_PATH(
+      400,
+      "Bad Request",
+      List.of("Bad scheme", "Relative path with authority"),
+      "the request target is neither a path nor an http:// URI: send the path alone, beginning"
+          + " with '/' (GET /v1/models); a host:port target (authority form, RFC 9112 §3.2.3) is"
+          + " CONNECT's, and this server is no proxy"),
+  /** RFC 9112 §3.2: {@code *} is OPTIONS's alone, and any other target begins with a slash. */
+  TARGET_NOT_ROOTED(
+      400,
+      "Bad URI path",
+      "the request target must be a path beginning with '/' (GET /v1/models) or an absolute"
+          + " http:// URI; '*' is OPTIONS's alone (RFC 9112 §3.2.4)"),
+  /** RFC 9112 §3.2.3: a CONNECT target is a host and a port, and nothing else. */
+  CONNECT_TARGET_NOT_AUTHORITY(
+      400,
+      "Bad Request",
+      List.of("Bad Authority"),
+      "a CONNECT target is a host and port alone (RFC 9112 §3.2.3), and this server is no proxy:"
+          + " it serves no CONNECT; send GET or POST to a /v1/ path"),
+  /** An absolute-form target whose authority holds %-escapes or stray characters. */
+  TARGET_AUTHORITY(
+      400,
+      "Bad Request",
+      List.of("Bad authority"),
+      "the request target's authority is not a host with an optional port (no %-escapes in it):"
+          + " send the path alone with Host naming this server"),
+  /** RFC 3986 §2.1: a percent sign begins a two-hex-digit escape, nothing else. */
+  BAD_ESCAPE(400, "Bad Request", List.of("Bad URI % encoding", "!hex"), Words.BAD_ESCAPE),
+  /** Jetty's name for a %u escape, which is no escape in a URI. */
+  UTF16_ESCAPE(400, UriCompliance.Violation.UTF16_ENCODINGS.getDescription(), Words.BAD_ESCAPE),
+  BAD_PERCENT_ENCODING(
+      400, UriCompliance.Violation.BAD_PERCENT_ENCODING.getDescription(), Words.BAD_ESCAPE),
+  /** Jetty refuses a path whose {@code ..} segments climb above the root. */
+  PATH_ABOVE_ROOT(
+      400,
+      "Bad Request",
+      List.of("Bad URI"),
+      "the path climbs above the root with '..' segments: send the path from the root without"
+          + " them"),
+  /** An escaped control character (%00 to %1F, %7F) in a path. */
+  ILLEGAL_PATH_CHARACTER(
+      400, "Bad Request", List.of("Illegal character in path"), Words.CHARACTER_IN_PATH),
+  SUSPICIOUS_PATH_CHARACTER(
+      400,
+      UriCompliance.Violation.SUSPICIOUS_PATH_CHARACTERS.getDescription(),
+      Words.CHARACTER_IN_PATH),
+  ILLEGAL_PATH_CHARACTERS(
+      400,
+      UriCompliance.Violation.ILLEGAL_PATH_CHARACTERS.getDescription(),
+      Words.CHARACTER_IN_PATH),
+  /**
+   * {@code %2e} as a whole segment, or doubled: a dot segment read one way by a proxy that decodes
+   * it and another by one that does not.
+   */
+  ENCODED_DOT_SEGMENT(
+      400,
+      UriCompliance.Violation.AMBIGUOUS_PATH_SEGMENT.getDescription(),
+      "the path holds an encoded dot segment (%2e or %2e%2e as a whole segment), which a proxy in"
+          + " front may read as '.' or '..' and this server would not: send the path without it"),
+  EMPTY_SEGMENT(
+      400,
+      UriCompliance.Violation.AMBIGUOUS_EMPTY_SEGMENT.getDescription(),
+      "the path holds an empty segment (//): send it with single slashes (/v1/models)");
 
   private final int status;
   private final String jettyWords;
+
+  /**
+   * For a refusal Jetty words only as its status's reason phrase: the openings of the messages of
+   * the causes it is told by; empty where {@link #jettyWords} alone tells it. Always a {@code
+   * List.of}, which cannot be changed.
+   */
+  @SuppressWarnings("ImmutableEnumChecker")
+  private final List<String> causeWords;
+
   private final String words;
 
   ParserRefusal(int status, String jettyWords, String words) {
+    this(status, jettyWords, List.of(), words);
+  }
+
+  ParserRefusal(int status, String jettyWords, List<String> causeWords, String words) {
     this.status = status;
     this.jettyWords = jettyWords;
+    this.causeWords = causeWords;
     this.words = words;
   }
 
@@ -132,7 +243,8 @@ enum ParserRefusal {
       int status, String message, @Nullable Throwable cause, int headBytes) {
     for (ParserRefusal r : values()) {
       if (r.status != status
-          || (r == CONTENT_LENGTH_TOO_LARGE && !causedBy(cause, ArithmeticException.class))) {
+          || (r == CONTENT_LENGTH_TOO_LARGE && !causedBy(cause, ArithmeticException.class))
+          || (!r.causeWords.isEmpty() && !causeSays(cause, r.causeWords))) {
         continue;
       }
       if (r == ILLEGAL_CHARACTER && message.startsWith(r.jettyWords)) {
@@ -142,7 +254,33 @@ enum ParserRefusal {
         return Optional.of(r.words.replace("{limit}", Integer.toString(headBytes)));
       }
     }
+    // Jetty joins the URI violations one target commits ("Suspicious Path Character, Illegal Path
+    // Character"); each is reworded when all of them can be.
+    if (message.contains(", ")) {
+      List<String> each = new java.util.ArrayList<>();
+      for (String part : message.split(", ", -1)) {
+        Optional<String> w = words(status, part, null, headBytes);
+        if (w.isEmpty()) {
+          return Optional.empty();
+        }
+        if (!each.contains(w.get())) {
+          each.add(w.get());
+        }
+      }
+      return Optional.of(String.join("; and ", each));
+    }
     return Optional.empty();
+  }
+
+  /** Whether a message in {@code t}'s chain of causes begins with one of {@code openings}. */
+  private static boolean causeSays(@Nullable Throwable t, List<String> openings) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      String m = c.getMessage();
+      if (m != null && openings.stream().anyMatch(m::startsWith)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean causedBy(@Nullable Throwable t, Class<? extends Throwable> type) {
@@ -152,5 +290,27 @@ enum ParserRefusal {
       }
     }
     return false;
+  }
+
+  /** Words that more than one refusal gives (a nested class, so the constants can name them). */
+  private static final class Words {
+    static final String BAD_ESCAPE =
+        "the request target holds a '%' that is not followed by two hex digits (RFC 3986 §2.1;"
+            + " %uXXXX is no URI escape): send a '%' itself as %25, and any other character as"
+            + " the %XX escapes of its UTF-8 bytes";
+    static final String CHARACTER_IN_PATH =
+        "the path holds a character no path here has, raw or %-escaped (a control character,"
+            + " %00 to %1F or %7F, or a backslash), or one that must be %-escaped (a space, a byte"
+            + " outside ASCII): send other characters as the %XX escapes of their UTF-8 bytes";
+    static final String CHUNKED_ONCE_LAST =
+        "Transfer-Encoding must list chunked once, as its last coding (RFC 9112 §6.1); this one"
+            + " names a coding after it, names none at all (an empty value, or only commas), or a"
+            + " Transfer-Encoding field follows the one naming it; send Transfer-Encoding: chunked"
+            + " alone, or a Content-Length";
+    static final String CRLF_LINES =
+        "a line ends with a bare LF, without its CR (RFC 9112 §2.2): end the request line, each"
+            + " header field and each chunk line with CRLF";
+
+    private Words() {}
   }
 }

@@ -392,4 +392,140 @@ class RequestHeadEdgesTest {
     assertThat(refusedAndClosed(consolePort(), "console POST", post, 405, "method_not_allowed"))
         .contains("read-only");
   }
+
+  /**
+   * A quoted string is no transfer coding (RFC 9112 §7 names codings by tokens), yet {@code "",
+   * chunked} was answered 501 for "the transfer coding is not decoded here", a coding with no name;
+   * the quotes were taken off and the empty name refused as one not understood.
+   */
+  @Test
+  void transferEncoding_withAQuotedElement_is400NamingIt_notA501ForAnEmptyCoding()
+      throws Exception {
+    String chunked = text(RawConnection.chunked(BODY));
+    for (String value : List.of("\"\", chunked", "\"gzip\", chunked", "chunked, \"\", chunked")) {
+      String request = RawConnection.post(CHAT, JSON, "Transfer-Encoding: " + value) + chunked;
+      String message = refusedAndClosed(f.server.port(), value, request, 400, "http_400");
+      if (!value.startsWith("chunked")) {
+        assertThat(message).as(value).contains("quoted string \"").contains("never quoted");
+      }
+    }
+    assertThat(sealed()).isZero();
+  }
+
+  /**
+   * Targets Jetty's URI parser refuses were answered with its bare "Bad Request" (an authority-form
+   * target, a '%' escape that is none, a path climbing above the root, an escaped NUL) or its own
+   * names for the fault ("Bad URI path", "Ambiguous URI path segment", "UTF-16 encoding"); each now
+   * names what is wrong, on both listeners, and the connection still closes.
+   */
+  @Test
+  void targetsThatAreNoPath_orHoldABadEscape_are400NamingTheFault_onBothListeners()
+      throws Exception {
+    // Each target, then words its refusal must hold.
+    String targets =
+        """
+        127.0.0.1:443 | authority form
+        localhost:8080 | authority form
+        example.com | authority form
+        * | '*' is OPTIONS's alone
+        ?x=1 | must be a path beginning with '/'
+        /v1/models/%zz | not followed by two hex digits
+        /v1/models/ab%2 | not followed by two hex digits
+        /v1/models/%u0041 | not followed by two hex digits
+        http://127.0.0.1/v1/%zz | not followed by two hex digits
+        /../v1/models | climbs above the root
+        /v1/models/a%00b | control character
+        /v1/models/a%7Fb | control character
+        /v1/%2e/models | encoded dot segment
+        //v1/models | empty segment
+        """;
+    for (int port : List.of(f.server.port(), consolePort())) {
+      for (String row : targets.strip().split("\n")) {
+        String[] target = row.split(" \\| ");
+        String get = "GET " + target[0] + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+        String message = refusedAndClosed(port, target[0], get, 400, "http_400");
+        assertThat(message).as("%s on %d", target[0], port).contains(target[1]);
+      }
+      String connect = "CONNECT /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+      assertThat(refusedAndClosed(port, "CONNECT a path", connect, 400, "http_400"))
+          .contains("a CONNECT target is a host and port alone");
+    }
+  }
+
+  /**
+   * Method names are case-sensitive (RFC 9110 §9.1): {@code get} is no method this server knows,
+   * and it was answered 405 "use GET here, not get", as if the path served another method than the
+   * one sent; {@code FOO} got the same 405 as {@code PUT}. A method the server does not recognise
+   * is 501 (RFC 9110 §15.6.2) on both listeners, naming the case where that is the fault; a known
+   * method a path does not serve stays 405. Answered after the (empty) body, the connection goes
+   * on.
+   */
+  @Test
+  void anUnknownMethod_is501_methodsAreCaseSensitive_aKnownOneUnservedStays405() throws Exception {
+    Map<Integer, String> listeners =
+        Map.of(f.server.port(), "GET, HEAD, POST", consolePort(), "GET");
+    for (Map.Entry<Integer, String> l : listeners.entrySet()) {
+      String path = l.getKey() == f.server.port() ? "/v1/models" : "/v1/mesh/status";
+      try (RawConnection c = new RawConnection(l.getKey())) {
+        RawConnection.Response lower =
+            c.send("get " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read();
+        assertThat(lower.answer().error(501, "method_not_implemented").get("message").asText())
+            .contains("case-sensitive")
+            .contains("GET, not get");
+        assertThat(lower.header("Allow")).hasValue(l.getValue());
+        RawConnection.Response foo =
+            c.send("FOO " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read();
+        assertThat(foo.answer().error(501, "method_not_implemented").get("message").asText())
+            .contains("the method FOO is not one this server knows")
+            .doesNotContain("case-sensitive");
+        RawConnection.Response put =
+            c.send("PUT " + path + " HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n")
+                .read();
+        put.answer().error(405, "method_not_allowed");
+        assertThat(c.send("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status())
+            .as("the connection goes on")
+            .isEqualTo(200);
+      }
+    }
+  }
+
+  /**
+   * Framing faults a fifth round found still answered in Jetty's words, which name its checks
+   * rather than what to send ("Multiple Content-Lengths", "No Host", "LF line terminator in
+   * header", "HTTP/0.9 not supported", "Suspicious Path Character, Illegal Path Character"). Each
+   * request is given as its head, with {@code |} for CRLF and {@code ~} for a bare LF; then its
+   * status and words its message must hold.
+   */
+  @Test
+  void framingFaultsJettyWordsForItsOwnChecks_areAnsweredInWordsSayingWhatToSend()
+      throws Exception {
+    String length = "Content-Length: 2|";
+    String rows =
+        """
+        two lengths ! POST /v1/chat/completions HTTP/1.1|Host: a|%1$s%1$s|{} ! 400 ! send one
+        length and chunked ! POST /v1/chat/completions HTTP/1.1|Host: a|%1$sTransfer-Encoding: \
+        chunked||0|| ! 400 ! send one of them
+        two Hosts ! GET /healthz HTTP/1.1|Host: a|Host: a|| ! 400 ! more than one Host field
+        no Host ! GET /healthz HTTP/1.1|| ! 400 ! needs a Host field
+        HTTP/0.9 ! GET /healthz| ! 505 ! names no HTTP version
+        bare LF ! GET /healthz HTTP/1.1~Host: a|| ! 400 ! bare LF
+        chunked twice ! POST /v1/chat/completions HTTP/1.1|Host: a|Transfer-Encoding: chunked, \
+        chunked||0|| ! 400 ! list chunked once
+        raw backslash ! GET /v1/a\\b HTTP/1.1|Host: a|| ! 400 ! a backslash
+        raw non-ASCII ! GET /v1/caf\u00e9 HTTP/1.1|Host: a|| ! 400 ! a byte outside ASCII
+        """
+            .formatted(length);
+    for (String row : rows.strip().split("\n")) {
+      String[] c = row.split(" ! ");
+      String message =
+          refusedAndClosed(
+              f.server.port(),
+              c[0],
+              c[1].replace("|", "\r\n").replace("~", "\n"),
+              Integer.parseInt(c[2]),
+              "http_" + c[2]);
+      assertThat(message).as(c[0]).contains(c[3]);
+    }
+    assertThat(sealed()).isZero();
+  }
 }
