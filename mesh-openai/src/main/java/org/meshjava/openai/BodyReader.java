@@ -2,11 +2,9 @@ package org.meshjava.openai;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
-import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.eclipse.jetty.http.HttpException;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.util.thread.Scheduler;
@@ -95,6 +93,7 @@ final class BodyReader implements Runnable {
   private final Done done;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final ByteArrayOutputStream body = new ByteArrayOutputStream();
+  private @Nullable Throwable failure;
   private volatile Scheduler.@Nullable Task deadline;
 
   private BodyReader(Request request, Budget budget, Done done) {
@@ -117,29 +116,8 @@ final class BodyReader implements Runnable {
             .getComponents()
             .getScheduler()
             .schedule(
-                () -> reader.settle(Outcome.TIMED_OUT, null),
-                deadlineMillis,
-                TimeUnit.MILLISECONDS);
+                () -> reader.settle(Outcome.TIMED_OUT), deadlineMillis, TimeUnit.MILLISECONDS);
     reader.run();
-    // A chunk declared past the limit fails the read when its size line arrives, as bytes past it
-    // would, rather than once they have (or, when the client stalls, at the deadline).
-    WatchedEndPoint.of(request)
-        .ifPresent(
-            w ->
-                w.whenDeclaredTooLarge(
-                    request.getAttribute(WatchedEndPoint.ORDINAL) instanceof Integer n ? n : 0,
-                    request.getMethod(),
-                    Objects.requireNonNullElse(request.getHttpURI().getPath(), "/"),
-                    () ->
-                        request
-                            .getComponents()
-                            .getExecutor()
-                            .execute(
-                                () ->
-                                    reader.settle(
-                                        Outcome.FAILED,
-                                        new HttpException.RuntimeException(
-                                            413, "a chunk declared past the body limit")))));
   }
 
   /** Reads what is buffered, then asks to be called again when more arrives. */
@@ -152,14 +130,15 @@ final class BodyReader implements Runnable {
         return;
       }
       if (Content.Chunk.isFailure(chunk)) {
-        settle(Outcome.FAILED, chunk.getFailure());
+        failure = chunk.getFailure();
+        settle(Outcome.FAILED);
         return;
       }
       ByteBuffer bytes = chunk.getByteBuffer();
       int n = bytes.remaining();
       if (!take(n)) {
         chunk.release();
-        settle(Outcome.BUSY, null);
+        settle(Outcome.BUSY);
         return;
       }
       byte[] copy = new byte[n];
@@ -168,7 +147,7 @@ final class BodyReader implements Runnable {
       boolean last = chunk.isLast();
       chunk.release();
       if (last) {
-        settle(Outcome.READ, null);
+        settle(Outcome.READ);
         return;
       }
     }
@@ -195,7 +174,7 @@ final class BodyReader implements Runnable {
     taken = 0;
   }
 
-  private void settle(Outcome outcome, @Nullable Throwable failure) {
+  private void settle(Outcome outcome) {
     if (!settled.compareAndSet(false, true)) {
       return;
     }

@@ -133,18 +133,7 @@ public final class OpenAiServer implements AutoCloseable {
             UriCompliance.Violation.AMBIGUOUS_PATH_SEPARATOR,
             UriCompliance.Violation.AMBIGUOUS_PATH_ENCODING));
     http.setHttpCompliance(HTTP_COMPLIANCE);
-    // The API's connections have their bytes read beside Jetty's parser, for chunk sizes declared
-    // past the body limit (WatchedEndPoint); the console reads no bodies.
-    this.connector =
-        new ServerConnector(
-            jetty,
-            new HttpConnectionFactory(http) {
-              @Override
-              public org.eclipse.jetty.io.Connection newConnection(
-                  org.eclipse.jetty.server.Connector on, org.eclipse.jetty.io.EndPoint endPoint) {
-                return super.newConnection(on, new WatchedEndPoint(endPoint, b.maxBodyBytes));
-              }
-            });
+    this.connector = new ServerConnector(jetty, new HttpConnectionFactory(http));
     connector.setHost(b.host);
     connector.setPort(b.port);
     // A connection that sends nothing at all (no request, or a stalled body) is closed after this.
@@ -472,8 +461,6 @@ public final class OpenAiServer implements AutoCloseable {
     @Override
     public boolean handle(Request request, Response response, Callback callback) throws Exception {
       headerDeadline.handling(request);
-      WatchedEndPoint.of(request)
-          .ifPresent(w -> request.setAttribute(WatchedEndPoint.ORDINAL, w.handling()));
       NoInterimForHttp10.install(request);
       String id = RequestId.next();
       response.getHeaders().put(RequestId.HEADER, id);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -349,56 +348,5 @@ class HttpFramingRulesTest {
       }
     }
     assertThat(sealed()).isZero();
-  }
-
-  /**
-   * A chunk declared past the body limit was refused only once its bytes had arrived: a client that
-   * declared one and stalled held its connection to the body deadline and got 408. The size line
-   * alone now gets 413 {@code body_too_large}, the connection closed; the chunks' sizes add up
-   * within a body; a body of exactly the limit, and a request pipelined before the one that
-   * declares too much, are served. The deadline here is far longer than any read, so only the size
-   * line can bring the answer.
-   */
-  @Test
-  void aChunkDeclaredPastTheBodyLimit_is413AtItsSizeLine_andTheConnectionCloses() throws Exception {
-    int limit = 4_096;
-    try (Fixture small =
-        new Fixture(
-            null,
-            b -> {},
-            b -> b.maxBodyBytes(limit).bodyDeadline(java.time.Duration.ofMinutes(5)))) {
-      String te = "Transfer-Encoding: chunked";
-      String head = RawConnection.post(CHAT, JSON, te);
-      String filler = "x".repeat(2_000);
-      for (String declared :
-          List.of(
-              "200000\r\n{\"messages",
-              Integer.toHexString(limit + 1) + "\r\n",
-              "7d0\r\n" + filler + "\r\n7d0\r\n" + filler + "\r\n61\r\n",
-              Integer.toHexString(limit + 1) + ";ext=1\r\n",
-              "fffffffffff")) {
-        try (RawConnection c = new RawConnection(small.server.port())) {
-          RawConnection.Response r = c.send(head + declared).read();
-          r.answer().error(413, "body_too_large");
-          assertThat(c.closedWithin(5_000)).as(declared).isTrue();
-        }
-      }
-      // Exactly the limit: a chat padded with spaces, which JSON allows after its value.
-      byte[] exact = Arrays.copyOf(BODY, limit);
-      Arrays.fill(exact, BODY.length, limit, (byte) ' ');
-      String served = head + text(RawConnection.chunked(exact));
-      String tooLarge = head + Integer.toHexString(limit + 1) + "\r\n";
-      try (RawConnection c = new RawConnection(small.server.port())) {
-        c.send(served + tooLarge);
-        assertThat(c.read().status()).as("the body of exactly the limit").isEqualTo(200);
-        c.read().answer().error(413, "body_too_large");
-        assertThat(c.closedWithin(5_000)).isTrue();
-      }
-      assertThat(small.steward.head().nextSequence()).isEqualTo(1);
-    }
-  }
-
-  private static String text(byte[] bytes) {
-    return new String(bytes, StandardCharsets.ISO_8859_1);
   }
 }
