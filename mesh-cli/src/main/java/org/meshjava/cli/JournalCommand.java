@@ -427,7 +427,13 @@ final class JournalCommand extends CommandGroup {
         if (!whole) {
           // The live file's records the snapshot covers, checked as a start checks them (SPEC.md
           // §60.8): an edit there passed here, saying they were not checked, and started.
-          FileJournal.checkLinksBefore(path, start);
+          Optional<org.meshjava.journal.JournalPosition> shorter =
+              FileJournal.checkLinksBefore(path, start);
+          if (shorter.isPresent()) {
+            // Cut behind the snapshot: refused as a start refuses it (AHEAD_OF_JOURNAL), not as a
+            // position past the end, which named neither the reason nor the likely cause.
+            checkSnapshotPosition(snap.orElseThrow(), shorter.get(), null);
+          }
         }
         // The journal seals (SPEC 65) under the steward's key: the snapshot's signer, the named or
         // found holder, else the first checkpoint's origin.

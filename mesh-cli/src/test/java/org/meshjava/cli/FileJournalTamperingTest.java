@@ -618,7 +618,7 @@ class FileJournalTamperingTest {
         new Case(
             "archived, then served on: the live file cut behind the snapshot, segments removed",
             Verdict.REFUSED,
-            "",
+            "ahead_of_journal",
             h -> {
               h.archive().serve(2, "later");
               h.removeSegments();

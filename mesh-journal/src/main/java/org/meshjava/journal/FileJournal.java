@@ -1062,26 +1062,30 @@ public final class FileJournal implements Journal {
    * As {@link #checkHeldLinksBefore}, for the journal at {@code path} without locking or changing
    * it (for {@code mesh journal verify}); a journal this process holds is read through its holder.
    *
+   * @return where the journal ends when that is before record {@code count}, which is for the
+   *     caller to refuse in its own words; empty when it holds every record before {@code count}
    * @throws JournalException as {@link #checkHeldLinksBefore}
    */
-  public static void checkLinksBefore(Path path, long count) throws JournalException {
+  public static Optional<JournalPosition> checkLinksBefore(Path path, long count)
+      throws JournalException {
     try {
       FileJournal holder = holder(path);
       if (holder != null) {
-        holder.checkHeldLinksBefore(count);
-        return;
+        JournalPosition end = holder.durable;
+        return JournalIo.call(
+            () -> checkLinks(holder.file.channel(), path, holder.firstSeq, count, end.locator()));
       }
       try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
         Tail tail = tail(ch, path);
-        checkLinks(ch, path, tail.firstSeq(), count, tail.end().locator());
+        return checkLinks(ch, path, tail.firstSeq(), count, tail.end().locator());
       }
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }
   }
 
-  private static void checkLinks(FileChannel ch, Path path, long firstSeq, long count, long end)
-      throws JournalException {
+  private static Optional<JournalPosition> checkLinks(
+      FileChannel ch, Path path, long firstSeq, long count, long end) throws JournalException {
     try {
       LineReader lines = new LineReader(ch, 0, end);
       byte @Nullable [] before = null;
@@ -1090,7 +1094,11 @@ public final class FileJournal implements Journal {
         if (line == null) {
           // Shorter than the position: not a link that fails, and the caller's check of the
           // position against the journal's end says so in its own words.
-          return;
+          if (before == null) {
+            throw new JournalException(
+                JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
+          }
+          return Optional.of(new JournalPosition(s, Optional.of(ContentId.ofBytes(before)), -1));
         }
         long seq = seqOf(line, lineAt(lines.offset() - line.length - 1, path));
         if (seq != s) {
@@ -1113,6 +1121,7 @@ public final class FileJournal implements Journal {
         }
         before = line;
       }
+      return Optional.empty();
     } catch (IOException e) {
       throw io("cannot read", path, e);
     }
