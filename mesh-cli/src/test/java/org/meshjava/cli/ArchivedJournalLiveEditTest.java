@@ -21,6 +21,17 @@ class ArchivedJournalLiveEditTest {
   @TempDir Path dir;
 
   /**
+   * Three granted serves, archived, two more served on (the closing snapshot covering all), and the
+   * segments removed.
+   */
+  private History archivedWithoutSegments() throws Exception {
+    History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted");
+    h.archive().serve(2, "later");
+    h.removeSegments();
+    return h;
+  }
+
+  /**
    * Regression: the check of the covered records read from record 0, failed {@code ARCHIVED} on the
    * missing segments and skipped the live file's records with them, so {@code mesh serve} started
    * on the edit, and verify passed it saying those records "were not checked".
@@ -28,9 +39,7 @@ class ArchivedJournalLiveEditTest {
   @Test
   void aCoveredRecordEditedInTheLiveFile_withTheSegmentsGone_isRefusedByStartAndVerify()
       throws Exception {
-    History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted");
-    h.archive().serve(2, "later");
-    h.removeSegments();
+    History h = archivedWithoutSegments();
     h.editLine(h.nth("Debited", 0), FileJournalTamperingTest::raiseEstimate);
 
     Run verify = mesh("journal", "verify", h.journal.toString());
@@ -51,9 +60,7 @@ class ArchivedJournalLiveEditTest {
   @Test
   void theLiveFileCutBehindTheSnapshot_withTheSegmentsGone_isRefusedAheadOfJournalByBoth()
       throws Exception {
-    History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted");
-    h.archive().serve(2, "later");
-    h.removeSegments();
+    History h = archivedWithoutSegments();
     List<String> lines = h.lines();
     // The closing snapshot covers every record.
     long covered = FileJournal.firstSequence(h.journal) + lines.size();
