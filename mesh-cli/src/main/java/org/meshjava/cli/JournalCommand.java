@@ -424,6 +424,17 @@ final class JournalCommand extends CommandGroup {
           state = ReplayState.restore(s.state(), s.gate(Revocations.none()));
         }
         long start = state.position().count();
+        if (!whole) {
+          // The live file's records the snapshot covers, checked as a start checks them (SPEC.md
+          // §60.8): an edit there passed here, saying they were not checked, and started.
+          Optional<org.meshjava.journal.JournalPosition> shorter =
+              FileJournal.checkLinksBefore(path, start);
+          if (shorter.isPresent()) {
+            // Cut behind the snapshot: refused as a start refuses it (AHEAD_OF_JOURNAL), not as a
+            // position past the end, which named neither the reason nor the likely cause.
+            checkSnapshotPosition(snap.orElseThrow(), shorter.get(), null);
+          }
+        }
         // The journal seals (SPEC 65) under the steward's key: the snapshot's signer, the named or
         // found holder, else the first checkpoint's origin.
         Optional<DidKey> sealer = whole ? holder(snap, path) : Optional.of(h);
@@ -510,10 +521,17 @@ final class JournalCommand extends CommandGroup {
                                 + " signed by "
                                 + h
                                 + ", and form one chain and replay; records 0 to ")
-                        + (start - 1)
+                        + (first - 1)
                         + ", which it covers, were not checked (records 0 to "
                         + (first - 1)
-                        + " are archived without their segments)")
+                        + " are archived without their segments)"
+                        + (first < start
+                            ? ", and records "
+                                + first
+                                + " to "
+                                + (start - 1)
+                                + " by their links only"
+                            : ""))
                 + "; "
                 + replayed(r)
                 + (matched[0]

@@ -11,7 +11,9 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
@@ -244,19 +246,26 @@ class CliErrorsTest {
         .containsOnlyOnce("BAD_SIGNATURE");
   }
 
-  /** {@code mesh serve} with {@code journal}, on a port another socket holds: it cannot listen. */
-  static Run serveOnATakenPort(Path journal) throws java.io.IOException {
+  /**
+   * {@code mesh serve} with {@code journal} and {@code more} arguments, on a port another socket
+   * holds: it cannot listen.
+   */
+  static Run serveOnATakenPort(Path journal, String... more) throws java.io.IOException {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return mesh(
-          "serve",
-          "--journal",
-          journal.toString(),
-          "--meter",
-          "estimator",
-          "--host",
-          "127.0.0.1",
-          "--port",
-          Integer.toString(taken.getLocalPort()));
+      List<String> args =
+          new ArrayList<>(
+              List.of(
+                  "serve",
+                  "--journal",
+                  journal.toString(),
+                  "--meter",
+                  "estimator",
+                  "--host",
+                  "127.0.0.1",
+                  "--port",
+                  Integer.toString(taken.getLocalPort())));
+      args.addAll(List.of(more));
+      return mesh(args.toArray(String[]::new));
     }
   }
 

@@ -44,7 +44,7 @@ class JournalVerifyCheckpointsTest {
   /**
    * Recomputes every record's {@code prev} from {@code from} on, as an attacker without the key.
    */
-  private static void rehash(List<String> lines, int from) {
+  static void rehash(List<String> lines, int from) {
     for (int i = Math.max(from, 1); i < lines.size(); i++) {
       String prev = ContentId.ofBytes(lines.get(i - 1).getBytes(StandardCharsets.UTF_8)).hex();
       lines.set(

@@ -1065,6 +1065,105 @@ public final class FileJournal implements Journal {
     }
   }
 
+  /**
+   * Checks the live file's lines before record {@code count} by their links alone, for a journal
+   * whose earlier records were archived without their segments: a snapshot covering them lets a
+   * start and {@code mesh journal verify} read on without those records, and this still holds the
+   * live file's own lines to one chain (SPEC.md §60.8, "The records a snapshot covers"). Decoding
+   * them is not needed and not always possible (an {@code Authorised} line may name a grant chain
+   * recorded in a segment that is gone): with each line's {@code prev} the hash of the line before,
+   * and the last one's hash checked against the snapshot by whoever reads on from it, every line is
+   * the one the steward wrote.
+   *
+   * @throws JournalException {@code CORRUPT} naming the first line that does not hold the next
+   *     sequence or does not link to the line before, {@code IO}
+   */
+  @Override
+  public void checkHeldLinksBefore(long count) throws JournalException {
+    JournalPosition end = durable;
+    JournalIo.run(() -> checkLinks(file.channel(), path, firstSeq, count, end.locator()));
+  }
+
+  /**
+   * As {@link #checkHeldLinksBefore}, for the journal at {@code path} without locking or changing
+   * it (for {@code mesh journal verify}); a journal this process holds is read through its holder.
+   *
+   * @return where the journal ends when that is before record {@code count}, which is for the
+   *     caller to refuse in its own words; empty when it holds every record before {@code count}
+   * @throws JournalException as {@link #checkHeldLinksBefore}
+   */
+  public static Optional<JournalPosition> checkLinksBefore(Path path, long count)
+      throws JournalException {
+    try {
+      FileJournal holder = holder(path);
+      if (holder != null) {
+        JournalPosition end = holder.durable;
+        return JournalIo.call(
+            () -> checkLinks(holder.file.channel(), path, holder.firstSeq, count, end.locator()));
+      }
+      try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+        Tail tail = tail(ch, path);
+        return checkLinks(ch, path, tail.firstSeq(), count, tail.end().locator());
+      }
+    } catch (IOException e) {
+      throw io("cannot read", path, e);
+    }
+  }
+
+  private static Optional<JournalPosition> checkLinks(
+      FileChannel ch, Path path, long firstSeq, long count, long end) throws JournalException {
+    try {
+      LineReader lines = new LineReader(ch, 0, end);
+      byte @Nullable [] before = null;
+      for (long s = firstSeq; s < count; s++) {
+        byte[] line = lines.next();
+        if (line == null) {
+          // Shorter than the position: not a link that fails, and the caller's check of the
+          // position against the journal's end says so in its own words.
+          if (before == null) {
+            throw new JournalException(
+                JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
+          }
+          return Optional.of(new JournalPosition(s, Optional.of(ContentId.ofBytes(before)), -1));
+        }
+        long seq = seqOf(line, lineAt(lines.offset() - line.length - 1, path));
+        if (seq != s) {
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              s,
+              "holds seq " + seq + " in " + path + "; records do not form one chain",
+              null);
+        }
+        if (before != null && !linksTo(line, ContentId.ofBytes(before))) {
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              s,
+              "prev does not match the hash of record "
+                  + (s - 1)
+                  + " in "
+                  + path
+                  + "; records do not form one chain",
+              null);
+        }
+        before = line;
+      }
+      return Optional.empty();
+    } catch (IOException e) {
+      throw io("cannot read", path, e);
+    }
+  }
+
+  /** Whether {@code line}, whose {@code seq} was read, names {@code prev} as its {@code prev}. */
+  private static boolean linksTo(byte[] line, ContentId prev) {
+    byte[] expected = (",\"prev\":\"" + prev.hex() + "\",").getBytes(StandardCharsets.US_ASCII);
+    int at = SEQ_PREFIX.length;
+    while (at < line.length && line[at] >= '0' && line[at] <= '9') {
+      at++;
+    }
+    return line.length >= at + expected.length
+        && Arrays.equals(line, at, at + expected.length, expected, 0, expected.length);
+  }
+
   /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
   public static long firstSequence(Path path) throws JournalException {
     try {

@@ -38,6 +38,11 @@ public abstract class ForwardingJournal implements Journal {
   }
 
   @Override
+  public void checkHeldLinksBefore(long count) throws JournalException {
+    delegate.checkHeldLinksBefore(count);
+  }
+
+  @Override
   public JournalPosition position() {
     return delegate.position();
   }

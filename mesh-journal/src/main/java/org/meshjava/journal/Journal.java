@@ -155,6 +155,17 @@ public interface Journal extends AutoCloseable {
   }
 
   /**
+   * Checks the records before {@code count} that this journal still holds where {@link #read} from
+   * genesis cannot reach them, its first records archived without their segments ({@code
+   * ARCHIVED}): a start from a snapshot covering {@code count} records checks them this way instead
+   * (SPEC.md §60.8, "The records a snapshot covers"). The default holds none such and checks
+   * nothing.
+   *
+   * @throws JournalException {@code CORRUPT} naming the first record that does not chain
+   */
+  default void checkHeldLinksBefore(long count) throws JournalException {}
+
+  /**
    * Where the journal ends now: every record enqueued so far that is durable, and the hash of the
    * last. What a snapshot taken now covers.
    *

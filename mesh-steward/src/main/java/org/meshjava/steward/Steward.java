@@ -1686,6 +1686,9 @@ public final class Steward implements AutoCloseable {
         if (e.reason() != JournalException.Reason.ARCHIVED) {
           throw e;
         }
+        // The segments are gone, but the records the live file holds before the position are
+        // there to check: skipping them let an edit there start (SPEC.md §60.8).
+        j.checkHeldLinksBefore(count);
       }
     }
 
