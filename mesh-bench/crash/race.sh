@@ -4,8 +4,8 @@
 #   same     : one journal, one snapshot folder ("dir" in the configuration), by the same paths
 #   twojour  : two journals, one snapshot folder
 #   snaplink : two journals, one snapshot folder, the second steward's named through a symlink
-#   symlink  : one journal, the second steward's named through a symlink; each snapshot folder
-#              beside the name it was given (so they differ: only the journal's lock stands)
+#   symlink  : one journal, the second steward's named through a symlink; the default
+#              snapshot folder, one since SPEC.md 60.8 follows the link (before: one per name)
 # Each round: the folder's listing and hashes, both started at once under strace (file syscalls
 # only), wait for one to listen and the other to exit, check the refusal, a few requests to the
 # winner (records, snapshots), then the winner stopped (SIGKILL, every third round SIGTERM), so
