@@ -112,6 +112,9 @@ for r in rounds:
             for p in re.findall(r'"([^"]*)"', e):
                 if p.startswith(orig):
                     wdel.add("./" + os.path.relpath(p, orig))
+                    # A folder named through a symlink (snaplink): the listing names the real one.
+                    real = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+                    wdel.add("./" + os.path.relpath(real, os.path.realpath(orig)))
     for f, v in before.items():
         a = after.get(f)
         if a == v:
