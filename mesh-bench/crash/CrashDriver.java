@@ -165,6 +165,10 @@ public final class CrashDriver {
       if (phase.equals("archive-kill") || phase.equals("archive")) {
         archive(phase.equals("archive-kill"));
       }
+      boolean inflated =
+          pg == null
+              && ThreadLocalRandom.current().nextDouble() < TOO_LARGE
+              && inflateLatestSnapshot();
       long t0 = System.nanoTime();
       checkStopped();
       long t1 = System.nanoTime();
@@ -176,6 +180,13 @@ public final class CrashDriver {
         p = start(false);
         if (p == null) {
           break;
+        }
+      }
+      if (inflated) {
+        if (Files.readString(dir.resolve("serve.log")).contains(TOO_LARGE_START)) {
+          count("too-large:start-replayed-whole");
+        } else {
+          fail("a too-large latest snapshot was not read as one at start (cycle " + cycle + ")");
         }
       }
       checkRestarted();
@@ -364,6 +375,56 @@ public final class CrashDriver {
     return null;
   }
 
+  /**
+   * {@code CRASH_TOO_LARGE=F} (0 to 1, default 0): in that share of the cycles, with the server
+   * stopped, the latest snapshot file is made one byte larger than a snapshot can be ({@link
+   * org.meshjava.journal.Snapshot#MAX_BYTES}) by writing a byte past its end, which leaves a hole
+   * (no disk used) and the snapshot's header as it was. So {@code verify} and the restart take the
+   * path of SPEC.md §60.8 "Size" (a latest file a version without the limit wrote): the header's
+   * rollback checks, then a replay of the whole journal; an {@code archive} refuses it until a
+   * newer snapshot is saved. The driver's own snapshots are kilobytes and never reach it.
+   */
+  static final double TOO_LARGE =
+      Double.parseDouble(System.getenv().getOrDefault("CRASH_TOO_LARGE", "0"));
+
+  /** What the server logs when it starts over a latest snapshot too large to read. */
+  static final String TOO_LARGE_START = "replaying it whole, since the latest snapshot cannot be";
+
+  /** The latest snapshot file, if any. */
+  static java.util.Optional<Path> latestSnapshot() throws IOException {
+    Path snaps = dir.resolve("steward.journal.snapshots");
+    if (!Files.isDirectory(snaps)) {
+      return java.util.Optional.empty();
+    }
+    try (var files = Files.list(snaps)) {
+      return files
+          .filter(f -> f.getFileName().toString().matches("[0-9]{20}\\.snapshot"))
+          .max(java.util.Comparator.naturalOrder());
+    }
+  }
+
+  /** Whether the latest snapshot is one this driver made too large (see {@link #TOO_LARGE}). */
+  static boolean latestTooLarge() throws IOException {
+    java.util.Optional<Path> latest = latestSnapshot();
+    return latest.isPresent()
+        && Files.size(latest.get()) > org.meshjava.journal.Snapshot.MAX_BYTES;
+  }
+
+  /** Makes the latest snapshot too large to read (see {@link #TOO_LARGE}); false if none. */
+  static boolean inflateLatestSnapshot() throws IOException {
+    java.util.Optional<Path> latest = latestSnapshot();
+    if (latest.isEmpty()) {
+      count("too-large:no-snapshot-yet");
+      return false;
+    }
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(latest.get(), java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(java.nio.ByteBuffer.wrap(new byte[] {0}), org.meshjava.journal.Snapshot.MAX_BYTES);
+    }
+    count("too-large:made");
+    return true;
+  }
+
   static void archive(boolean killIt) throws Exception {
     ProcessBuilder pb =
         new ProcessBuilder(
@@ -385,7 +446,13 @@ public final class CrashDriver {
     } else {
       a.waitFor();
       String out = Files.readString(dir.resolve("archive.log"));
-      if (a.exitValue() != 0 && !out.contains("nothing")) {
+      if (a.exitValue() != 0 && latestTooLarge() && out.contains("a snapshot can be")) {
+        // Refused, moving nothing, over a latest snapshot too large to read (SPEC.md §60.8).
+        count("too-large:archive-refused");
+      } else if (a.exitValue() != 0
+          && !out.contains("nothing")
+          // Killed before its first snapshot: the journal has nothing an archive may move.
+          && !out.contains("no snapshot;")) {
         fail("archive exit " + a.exitValue() + ": " + out.strip());
       }
       count("archive:" + a.exitValue());
@@ -411,6 +478,9 @@ public final class CrashDriver {
       // a database holding no rows under the steward's name (a likely typo of the name).
       count("stopped-empty-journal");
       return;
+    }
+    if (v.rc == 0 && v.out.contains("checked by its header only")) {
+      count("too-large:verify-header-only");
     }
     if (v.rc != 0) {
       fail("journal verify rc=" + v.rc + " (cycle " + cycle + "): " + tail(v.out));

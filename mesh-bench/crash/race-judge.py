@@ -66,8 +66,11 @@ for r in rounds:
             "is in use by" in e for e in errs
         ):
             # Two journals on one folder: the other journal's steward held the claim while this
-            # one tried, then was refused by the snapshot it found there. Neither serves.
+            # one tried, then was refused by the snapshot it found there. Neither serves: the
+            # folder's record of its journal now refuses that steward before it takes the claim.
             counts["none_other_journal_held_claim"] = counts.get("none_other_journal_held_claim", 0) + 1
+            print("r%d: no winner (the claim held by the other journal's steward)" % r)
+            problems += 1
         else:
             print("r%d: no winner" % r)
             problems += 1
@@ -109,6 +112,9 @@ for r in rounds:
             for p in re.findall(r'"([^"]*)"', e):
                 if p.startswith(orig):
                     wdel.add("./" + os.path.relpath(p, orig))
+                    # A folder named through a symlink (snaplink): the listing names the real one.
+                    real = os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+                    wdel.add("./" + os.path.relpath(real, os.path.realpath(orig)))
     for f, v in before.items():
         a = after.get(f)
         if a == v:

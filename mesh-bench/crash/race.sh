@@ -4,8 +4,8 @@
 #   same     : one journal, one snapshot folder ("dir" in the configuration), by the same paths
 #   twojour  : two journals, one snapshot folder
 #   snaplink : two journals, one snapshot folder, the second steward's named through a symlink
-#   symlink  : one journal, the second steward's named through a symlink; each snapshot folder
-#              beside the name it was given (so they differ: only the journal's lock stands)
+#   symlink  : one journal, the second steward's named through a symlink; the default
+#              snapshot folder, one since SPEC.md 60.8 follows the link (before: one per name)
 # Each round: the folder's listing and hashes, both started at once under strace (file syscalls
 # only), wait for one to listen and the other to exit, check the refusal, a few requests to the
 # winner (records, snapshots), then the winner stopped (SIGKILL, every third round SIGTERM), so
@@ -50,23 +50,25 @@ state() { # listing + hashes of everything under $d except our own logs
   done) 2>/dev/null
 }
 mkdir -p "$d/logs"
-ok=0 fail=0 both=0 none=0 none_shared=0 held_journal=0 held_folder=0 by_snapshot=0
+ok=0 fail=0 both=0 none=0 none_shared=0 held_journal=0 held_folder=0 by_snapshot=0 by_record=0
+w1=0 w2=0
 for r in $(seq 1 "$rounds"); do
   L=$d/logs/r$r; mkdir -p "$L"
   if [ -n "${RACE_FRESH:-}" ]; then
     # Every round a race to create: no journal, no snapshot folder (a symlink left dangling).
-    rm -rf "$d"/*.journal.snapshots "$d/snaps" "$d/receipted"
+    rm -rf "$d"/*.journal.snapshots "$d/snaps" "$d"/receipted*
     find "$d" -maxdepth 1 -name '*.journal' -type f -delete
     [ "$sc" = snaplink ] && mkdir -p "$d/snaps"
   fi
   state >"$L/before"
   mkdir -p "$L/pre"; for jf in "$d"/*.journal; do [ -f "$jf" ] && [ ! -L "$jf" ] && cp "$jf" "$L/pre/"; done
-  fresh=()
-  # --fresh-chain only while the journal records no receipt yet (first rounds)
-  [ -s "$d/a.journal" ] && grep -q . "$d/receipted" 2>/dev/null || fresh=(--fresh-chain)
   rm -f "$L"/port1 "$L"/port2
   for i in 1 2; do
     j=$j1; p=$p1; c=$cfg; [ $i = 2 ] && { j=$j2; p=$p2; c=${cfg2:-$cfg}; }
+    # --fresh-chain only while this steward's journal records no receipt yet (with two journals,
+    # each journal's own: the second's winning a round made the first's next start refuse it)
+    fresh=()
+    [ -s "$j" ] && grep -q . "$d/receipted-$(basename "$(readlink -f "$j")")" 2>/dev/null || fresh=(--fresh-chain)
     strace -f --seccomp-bpf -qq -e trace=openat,unlink,unlinkat,rename,renameat,renameat2,mkdir,mkdirat,rmdir,truncate,ftruncate,symlink,symlinkat,link,linkat \
       -o "$L/strace$i" "$root/mesh" serve --config "$c" --journal "$j" --port "$p" --port-file "$L/port$i" "${fresh[@]}" \
       >"$L/out$i" 2>"$L/err$i" &
@@ -106,19 +108,22 @@ for r in $(seq 1 "$rounds"); do
     wait "$spid1" 2>/dev/null; wait "$spid2" 2>/dev/null
     if grep -q "is refused, so the steward" "$L/err1" "$L/err2" && grep -q "is in use by another" "$L/err1" "$L/err2"; then
       # The other journal's steward held the claim as this one tried, then was refused by the
-      # snapshot it found: neither serves (a folder shared by two journals; see README.md).
-      none_shared=$((none_shared+1)); verdict=""
+      # snapshot it found: neither serves (a folder shared by two journals; see README.md). The
+      # folder's record of its journal now refuses that steward before it takes the claim.
+      none_shared=$((none_shared+1)); verdict="FAIL none listens (the claim held by the other journal's steward)"
     else
       verdict="FAIL none listens"; none=$((none+1))
     fi
   else
-    if [ $l1 = 1 ]; then winner=1 loser=2; else winner=2 loser=1; fi
+    if [ $l1 = 1 ]; then winner=1 loser=2; w1=$((w1+1)); else winner=2 loser=1; w2=$((w2+1)); fi
     wpid=$(eval echo \$pid$winner); lpid=$(eval echo \$pid$loser)
     wait "$(eval echo \$spid$loser)"; lrc=$?
     msg=$(tr '\n' ' ' <"$L/err$loser")
     case "$msg" in
       *"is held by another steward process"*) held_journal=$((held_journal+1)) ;;
       *"snapshot folder"*"is in use by another steward"*) held_folder=$((held_folder+1)) ;;
+      # Two journals on one folder: the folder records the other journal as its snapshots' own.
+      *"snapshot folder"*"holds the snapshots of journal"*) by_record=$((by_record+1)) ;;
       # Two journals on one folder: the loser took the claim first and then found the other
       # journal's snapshot there (or the winner waited for it to let go).
       *"is refused, so the steward does not start from it"*) by_snapshot=$((by_snapshot+1)) ;;
@@ -134,7 +139,8 @@ for r in $(seq 1 "$rounds"); do
         "http://127.0.0.1:$wp/v1/chat/completions" >>"$L/codes"
     done
     grep -qv '^200$' "$L/codes" && verdict="${verdict:+$verdict; }FAIL winner answered $(sort "$L/codes" | uniq -c | tr '\n' ' ')"
-    echo yes >"$d/receipted"
+    wj=$j1; [ "$winner" = 2 ] && wj=$j2
+    echo yes >"$d/receipted-$(basename "$(readlink -f "$wj")")"
   fi
   state >"$L/mid"
   # stop the winner (and a stray)
@@ -148,6 +154,6 @@ for r in $(seq 1 "$rounds"); do
   if [ -n "$verdict" ]; then fail=$((fail+1)); else ok=$((ok+1)); fi
   echo "$winner $loser" >"$L/wl"
 done
-echo "END sc=$sc rounds=$rounds ok=$ok fail=$fail both=$both none=$none" \
-  "refused: journal-held=$held_journal folder-held=$held_folder by-snapshot=$by_snapshot" \
+echo "END sc=$sc rounds=$rounds ok=$ok fail=$fail both=$both none=$none winner1=$w1 winner2=$w2" \
+  "refused: journal-held=$held_journal folder-held=$held_folder by-record=$by_record by-snapshot=$by_snapshot" \
   "none-on-a-shared-folder=$none_shared"

@@ -262,8 +262,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     boolean existed = Files.exists(store.directory());
     try {
       // Held while the steward runs: two stewards saving into one folder delete each other's
-      // snapshots, and each then refuses to restart from the one it finds.
-      snapshotClaim = store.claim();
+      // snapshots, and each then refuses to restart from the one it finds. Claimed for the journal
+      // file, so that a folder holding another journal's snapshots is refused by name before its
+      // lock is tried (SPEC.md §60.8).
+      snapshotClaim =
+          target instanceof JournalTarget.File f ? store.claim(f.path()) : store.claim();
     } catch (SnapshotException e) {
       throw new CliException("cannot start the steward: " + e.detail(), e);
     }

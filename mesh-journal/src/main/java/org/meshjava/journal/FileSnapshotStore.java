@@ -124,14 +124,35 @@ public final class FileSnapshotStore implements SnapshotStore {
    * other's snapshots and then refuse to restart from the one they find (see {@link
    * SnapshotFolderClaim}). A save first renews the claim ({@link SnapshotFolderClaim#renew()}): a
    * folder deleted while claimed is made and locked again, and one that another steward claimed
-   * meanwhile is refused {@code IN_USE}.
+   * meanwhile is refused {@code IN_USE}. This claim names no journal; {@link #claim(Path)} also
+   * keeps a folder that holds another journal's snapshots from the claimant.
    *
    * @throws SnapshotException {@code IN_USE} naming the folder if another steward holds it, {@code
    *     IO} if it is not a folder or cannot be made or locked
    */
   public synchronized SnapshotFolderClaim claim() throws SnapshotException {
+    return take(null);
+  }
+
+  /**
+   * Claims the folder, as {@link #claim()} does, for the steward of the file journal at {@code
+   * journal}, and records that journal in the folder as the one its snapshots are (SPEC.md §60.8,
+   * "One steward per folder"). A folder that holds snapshots recorded as another journal's, one
+   * that still exists, is refused before its lock is even tried: so when two journals' stewards
+   * start together on one folder, the steward of the journal whose snapshots are there is never
+   * turned away by the lock of the other, which cannot start from them anyway; exactly one serves.
+   *
+   * @throws SnapshotException {@code IN_USE} naming the folder and the other journal if the folder
+   *     holds that journal's snapshots, naming the folder if another steward holds it; {@code IO}
+   *     as {@link #claim()}
+   */
+  public synchronized SnapshotFolderClaim claim(Path journal) throws SnapshotException {
+    return take(SnapshotFolderOwner.of(dir, Objects.requireNonNull(journal, "journal"), files));
+  }
+
+  private SnapshotFolderClaim take(@Nullable SnapshotFolderOwner owner) throws SnapshotException {
     checkFolder();
-    SnapshotFolderClaim taken = JournalIo.call(() -> SnapshotFolderClaim.take(dir));
+    SnapshotFolderClaim taken = JournalIo.call(() -> SnapshotFolderClaim.take(dir, owner));
     claim = taken;
     claimForSteward = false;
     return taken;
@@ -146,11 +167,16 @@ public final class FileSnapshotStore implements SnapshotStore {
    * under their caller's claim. {@code Steward.Builder.build()} calls this, and closes the hold at
    * the steward's close, or at once when the build fails.
    *
+   * <p>The claim taken is for {@code journal}'s file where it is a {@link FileJournal} ({@link
+   * #claim(Path)}), else for no journal ({@link #claim()}).
+   *
+   * @param journal the steward's journal
    * @return the steward's hold, carrying the claim taken for it unless its caller's claim stands
    * @throws SnapshotException {@code IN_USE} naming the folder if a steward built over this store
-   *     is still open, or another steward holds the folder; as {@link #claim()} otherwise
+   *     is still open, another steward holds the folder, or it holds another journal's snapshots;
+   *     as {@link #claim()} otherwise
    */
-  public synchronized SnapshotFolderHold claimForSteward() throws SnapshotException {
+  public synchronized SnapshotFolderHold claimForSteward(Journal journal) throws SnapshotException {
     if (steward != null) {
       throw new SnapshotException(
           SnapshotException.Reason.IN_USE,
@@ -164,7 +190,7 @@ public final class FileSnapshotStore implements SnapshotStore {
     SnapshotFolderClaim taken = null;
     if (held == null || !held.held() || claimForSteward) {
       // Held for a steward still open, the registry of claims in this process refuses this one.
-      taken = claim();
+      taken = journal instanceof FileJournal file ? claim(file.path()) : claim();
       claimForSteward = true;
     }
     SnapshotFolderHold hold = new SnapshotFolderHold(this, taken);

@@ -39,13 +39,13 @@ interface Forcer {
    *
    * <p>A directory that opens but whose file system cannot sync a directory at all is let off too:
    * CIFS/SMB, some FUSE and network or overlay mounts answer {@code fsync} on a directory with
-   * {@code EINVAL}, as PostgreSQL's {@code fsync_fname_ext} allows for. There is nothing to retry
-   * or repair, and refusing would keep the journal and snapshots off such a mount entirely; the
-   * skip is logged once per folder at WARN. The JDK exposes no error number, only the C library's
-   * text, so {@code EINVAL} is told apart by an exact match on that text; {@link
-   * UnsyncableDirectories} says why and what a translated locale does (the sync stays a failure).
-   * Every other failure ({@code EIO} and the rest), and {@code EINVAL} from a file's force, stays a
-   * failure.
+   * {@code EINVAL}, and NetBSD and some FUSE file systems with {@code EBADF}, the two PostgreSQL's
+   * {@code fsync_fname_ext} allows for. There is nothing to retry or repair, and refusing would
+   * keep the journal and snapshots off such a mount entirely; the skip is logged once per folder at
+   * WARN. The JDK exposes no error number, only the C library's text, so the two are told apart by
+   * an exact match on that text, in {@link UnsyncableDirectories} alone, which says why and what a
+   * translated locale does (the sync stays a failure). Every other failure ({@code EIO} and the
+   * rest), and either error from a file's force, stays a failure.
    *
    * @throws IOException if the directory opened but could not be forced
    */
@@ -59,7 +59,7 @@ interface Forcer {
     try (d) {
       force(d, dir, true);
     } catch (IOException failed) {
-      if (!UnsyncableDirectories.cannotSync(dir, failed)) {
+      if (!UnsyncableDirectories.LOGGED.cannotSync(dir, failed)) {
         throw failed;
       }
     }

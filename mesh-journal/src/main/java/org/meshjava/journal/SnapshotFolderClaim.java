@@ -36,6 +36,12 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   /** The name of the lock file in the claimed folder. */
   public static final String LOCK_FILE = "steward.lock";
 
+  /**
+   * The name of the file in a claimed folder that records the journal whose snapshots it holds (see
+   * {@link FileSnapshotStore#claim(Path)}).
+   */
+  public static final String JOURNAL_FILE = "journal.path";
+
   /** Lock files held in this process, by their identity. */
   private static final ConcurrentHashMap<Object, Boolean> HELD = new ConcurrentHashMap<>();
 
@@ -46,6 +52,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   private final Path lockFile;
   // Whether this claim made the folder: removed again at close if nothing was saved into it.
   private final boolean madeFolder;
+  // The journal this claim is for, recorded in the folder; null where the claimant named none.
+  private final @Nullable SnapshotFolderOwner owner;
   // The lock held now; null once closed.
   private @Nullable Held held;
 
@@ -66,22 +74,47 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     }
   }
 
-  private SnapshotFolderClaim(Path dir, boolean madeFolder, Held held) {
+  private SnapshotFolderClaim(
+      Path dir, boolean madeFolder, @Nullable SnapshotFolderOwner owner, Held held) {
     this.dir = dir;
     this.lockFile = dir.resolve(LOCK_FILE);
     this.madeFolder = madeFolder;
+    this.owner = owner;
     this.held = held;
   }
 
   /**
-   * Claims {@code dir}, creating it if absent.
+   * Claims {@code dir}, creating it if absent, for the journal {@code owner} names (null: a
+   * claimant that names none, whose claim neither checks nor records a journal).
    *
    * @throws SnapshotException {@code IN_USE} if another steward (in this process or another) holds
-   *     it, {@code IO} if the folder or its lock file cannot be made or locked
+   *     it, or it holds the snapshots of another journal ({@link SnapshotFolderOwner}); {@code IO}
+   *     if the folder or its lock file cannot be made or locked
    */
-  static SnapshotFolderClaim take(Path dir) throws SnapshotException {
+  static SnapshotFolderClaim take(Path dir, @Nullable SnapshotFolderOwner owner)
+      throws SnapshotException {
+    if (owner != null) {
+      // Before the lock: a steward of another journal must not hold the folder even while it
+      // finds out, or the steward whose snapshots these are, trying then, is refused by the lock
+      // and neither serves.
+      owner.check();
+    }
     boolean madeFolder = !Files.isDirectory(dir);
-    return new SnapshotFolderClaim(dir, madeFolder, lock(dir));
+    SnapshotFolderClaim claim = new SnapshotFolderClaim(dir, madeFolder, owner, lock(dir));
+    if (owner != null) {
+      try {
+        // Again under the lock: the folder's last holder may have recorded its journal since.
+        owner.check();
+        owner.recordIfFree();
+      } catch (IOException e) {
+        claim.close();
+        throw cannot(dir, e);
+      } catch (SnapshotException | RuntimeException e) {
+        claim.close();
+        throw e;
+      }
+    }
+    return claim;
   }
 
   /** Locks the folder's lock file, making both if absent. */
@@ -165,13 +198,27 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   /**
-   * Makes sure the folder is still held: if its lock file was removed or replaced, locks a new one
-   * (making the folder again if it was deleted) and lets the old one go.
+   * Makes sure the folder is still held, before a save: if its lock file was removed or replaced,
+   * locks a new one (making the folder again if it was deleted) and lets the old one go; and, for a
+   * claim made for a journal, records that journal as the folder's ({@link SnapshotFolderOwner}):
+   * its steward runs on what the folder held, so what it saves there is that journal's.
    *
    * @throws SnapshotException {@code IN_USE} if another steward claimed the folder meanwhile,
    *     {@code IO} if it cannot be locked again or this claim was closed
    */
   public synchronized void renew() throws SnapshotException {
+    relock();
+    SnapshotFolderOwner o = owner;
+    if (o != null) {
+      try {
+        o.recordOnSave();
+      } catch (IOException e) {
+        throw cannot(dir, e);
+      }
+    }
+  }
+
+  private void relock() throws SnapshotException {
     Held h = held;
     if (h == null) {
       throw new SnapshotException(
@@ -233,7 +280,11 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       }
       if (madeFolder) {
         try {
-          // Refused unless empty: a folder a snapshot was saved into stays.
+          // Refused unless empty: a folder a snapshot was saved into stays, and so does the
+          // record of whose snapshots they are.
+          if (owner != null && owner.snapshots().list().isEmpty()) {
+            Files.deleteIfExists(dir.resolve(SnapshotFolderOwner.FILE));
+          }
           Files.deleteIfExists(dir);
         } catch (IOException ignored) {
           // Not empty, or already gone.
@@ -252,7 +303,9 @@ public final class SnapshotFolderClaim implements AutoCloseable {
             + holder
             + " (it holds "
             + dir.resolve(LOCK_FILE)
-            + "); give each steward a snapshot folder of its own",
+            + ")"
+            + SnapshotFolderOwner.describe(dir)
+            + "; give each steward a snapshot folder of its own",
         null);
   }
 

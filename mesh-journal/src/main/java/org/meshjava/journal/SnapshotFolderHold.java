@@ -4,10 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A steward's hold on a {@link FileSnapshotStore}'s folder, from {@link
- * FileSnapshotStore#claimForSteward()} until {@link #close()}: while it is open, no other steward
- * is built over that store, whoever claimed the folder. It carries the folder's claim when the
- * build took one, and lets that go too at close; under a claim the store's caller took, it leaves
- * that claim to its caller.
+ * FileSnapshotStore#claimForSteward(Journal)} until {@link #close()}: while it is open, no other
+ * steward is built over that store, whoever claimed the folder. It carries the folder's claim when
+ * the build took one, and lets that go too at close; under a claim the store's caller took, it
+ * leaves that claim to its caller.
  */
 public final class SnapshotFolderHold implements AutoCloseable {
   private final FileSnapshotStore store;

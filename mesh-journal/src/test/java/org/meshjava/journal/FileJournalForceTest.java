@@ -181,13 +181,25 @@ class FileJournalForceTest {
    */
   @Test
   void aNewJournal_onAFileSystemThatCannotSyncDirectories_opens() throws Exception {
-    Path p = dir.resolve("einval.log");
+    opensWhereDirectorySyncsAnswer("Invalid argument");
+  }
+
+  /**
+   * Regression: NetBSD and some FUSE file systems answer a directory's {@code fsync} with {@code
+   * EBADF} ("Bad file descriptor"), as PostgreSQL allows for; only {@code EINVAL}'s text was let
+   * off, so a journal could not be created there.
+   */
+  @Test
+  void aNewJournal_onAFileSystemAnsweringEbadfForADirectory_opens() throws Exception {
+    opensWhereDirectorySyncsAnswer("Bad file descriptor");
+  }
+
+  /** A new journal opens and takes a record where its folder's sync fails with {@code strerror}. */
+  private void opensWhereDirectorySyncsAnswer(String strerror) throws Exception {
+    Path p = dir.resolve("new.log");
     try (FileJournal j =
         FileJournal.open(
-            p,
-            FileChannel::tryLock,
-            FileJournal.Syncer.FORCE,
-            directoriesThrow(1, "Invalid argument"))) {
+            p, FileChannel::tryLock, FileJournal.Syncer.FORCE, directoriesThrow(1, strerror))) {
       j.append(FileJournalStreamTest.sealed(0));
     }
     assertThat(Files.readAllLines(p)).hasSize(1);

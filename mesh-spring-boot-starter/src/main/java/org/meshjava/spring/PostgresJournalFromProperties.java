@@ -48,7 +48,8 @@ final class PostgresJournalFromProperties {
         StewardFromProperties.snapshots(
             sb,
             dir != null
-                ? StewardFromProperties.claimed(new FileSnapshotStore(dir), snaps, snapshotFolder)
+                ? StewardFromProperties.claimed(
+                    new FileSnapshotStore(dir), null, snaps, snapshotFolder)
                 : PostgresSnapshotStore.of(location, name),
             snaps);
       } catch (RuntimeException | Error e) {

@@ -306,7 +306,7 @@ final class StewardFromProperties {
         FileSnapshotStore store =
             dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
         boolean folderExisted = Files.exists(store.directory());
-        snapshots(sb, claimed(store, snaps, snapshotFolder), snaps);
+        snapshots(sb, claimed(store, file, snaps, snapshotFolder), snaps);
         // Noted only once claimed: a folder another steward holds is never this start's to remove.
         if (created != null && !folderExisted) {
           created.snapshots(store.directory());
@@ -338,13 +338,20 @@ final class StewardFromProperties {
    * serve} claims its folder (SPEC.md 60.8, "One steward per folder"): two stewards saving into one
    * folder delete each other's snapshots, and each then refuses to restart from the one it finds.
    *
+   * <p>Claimed for {@code journal}'s file where the journal is one (else null), so that a folder
+   * holding another journal's snapshots is refused naming it.
+   *
    * @throws IllegalStateException naming the folder (and {@code mesh.snapshots.dir} where it set
-   *     it) if another steward holds it or it cannot be locked
+   *     it) if another steward holds it, it holds another journal's snapshots, or it cannot be
+   *     locked
    */
   static FileSnapshotStore claimed(
-      FileSnapshotStore store, MeshProperties.Snapshots snaps, SnapshotFolderHold snapshotFolder) {
+      FileSnapshotStore store,
+      @Nullable Path journal,
+      MeshProperties.Snapshots snaps,
+      SnapshotFolderHold snapshotFolder) {
     try {
-      snapshotFolder.hold(store.claim());
+      snapshotFolder.hold(journal != null ? store.claim(journal) : store.claim());
     } catch (org.meshjava.journal.SnapshotException e) {
       throw new IllegalStateException(
           (snaps.dir() != null

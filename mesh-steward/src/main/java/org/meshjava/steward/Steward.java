@@ -1215,9 +1215,9 @@ public final class Steward implements AutoCloseable {
      * StewardStartException}): it is never trusted, and never silently skipped. The journal must
      * report its position ({@link Journal#position()}). A {@link FileSnapshotStore}'s folder is
      * claimed at {@link #build()} for this steward alone ({@link
-     * FileSnapshotStore#claimForSteward()}; a second steward on it is refused, naming it) and let
-     * go at its close, unless the store already holds a claim its caller took; even then, a second
-     * steward over the same store is refused while this one is open.
+     * FileSnapshotStore#claimForSteward(Journal)}; a second steward on it is refused, naming it)
+     * and let go at its close, unless the store already holds a claim its caller took; even then, a
+     * second steward over the same store is refused while this one is open.
      */
     public Builder snapshots(SnapshotStore store) {
       snapshots = Objects.requireNonNull(store, "store");
@@ -1420,11 +1420,11 @@ public final class Steward implements AutoCloseable {
     }
 
     /**
-     * Holds a folder store for the steward ({@link FileSnapshotStore#claimForSteward()}, SPEC.md
-     * §60.8 "One steward per folder"), claiming its folder unless its caller claimed it already;
-     * null for another store. Without it, two stewards built by a library user over two journals
-     * and one folder, or one store under their own claim, would delete each other's snapshots and
-     * then refuse to restart.
+     * Holds a folder store for the steward ({@link FileSnapshotStore#claimForSteward(Journal)},
+     * SPEC.md §60.8 "One steward per folder"), claiming its folder unless its caller claimed it
+     * already; null for another store. Without it, two stewards built by a library user over two
+     * journals and one folder, or one store under their own claim, would delete each other's
+     * snapshots and then refuse to restart.
      *
      * @throws StewardStartException {@code SNAPSHOT_REFUSED} ({@code IN_USE} naming the folder) if
      *     another steward holds it or was built over this store and is open; the journal is closed
@@ -1434,7 +1434,7 @@ public final class Steward implements AutoCloseable {
         return null;
       }
       try {
-        return folder.claimForSteward();
+        return folder.claimForSteward(j);
       } catch (SnapshotException e) {
         throw snapshotsRefused(j, e);
       }

@@ -69,7 +69,18 @@ class SnapshotFolderClaimedAtBuildTest {
       ServeRequest req = GrantFixture.request("covered", 3, 10_000);
       a.serve(req, GrantFixture.payload(req));
     } // a snapshot of a.journal's records is now the folder's latest
-    // Over another, empty journal the latest snapshot covers more than it holds: refused.
+    // The folder records a.journal as its snapshots' own: b's build is refused by that, naming it,
+    // before it takes the folder's lock.
+    assertThatThrownBy(() -> steward("b.journal").build())
+        .isInstanceOfSatisfying(
+            StewardStartException.class,
+            e -> {
+              assertThat(e.snapshotRefusal()).contains(SnapshotException.Reason.IN_USE);
+              assertThat(e.getMessage()).contains("holds the snapshots of journal");
+            });
+    // Without that record (a folder a version before it wrote), b's build claims the folder, and
+    // over its empty journal the latest snapshot covers more than it holds: refused.
+    Files.delete(folder().resolve(SnapshotFolderClaim.JOURNAL_FILE));
     assertThatThrownBy(() -> steward("b.journal").build())
         .isInstanceOfSatisfying(
             StewardStartException.class,

@@ -26,11 +26,43 @@ public record SequenceFiles(Path directory, String suffix) {
 
   /**
    * The directory {@code <journal><extension>} beside the journal file {@code journal} (named
-   * {@code journal<extension>} when {@code journal} has no file name).
+   * {@code journal<extension>} when {@code journal} has no file name). Where {@code journal} is a
+   * symbolic link, beside the file it leads to, under that file's name: one journal reached by two
+   * names has one snapshot folder and one segment folder, not one per name (SPEC.md §60.8).
    */
   public static Path beside(Path journal, String extension) {
-    Path name = journal.getFileName();
-    return journal.resolveSibling((name == null ? "journal" : name.toString()) + extension);
+    Path file = linkedFile(journal);
+    Path name = file.getFileName();
+    return file.resolveSibling((name == null ? "journal" : name.toString()) + extension);
+  }
+
+  /** How many links {@link #linkedFile} follows before it gives up: a loop of links. */
+  private static final int MAX_LINKS = 40;
+
+  /**
+   * The file {@code journal} leads to: itself unless it is a symbolic link; the link's real path
+   * where its file exists, else (a new journal the link names) the path its links lead to.
+   */
+  private static Path linkedFile(Path journal) {
+    if (!Files.isSymbolicLink(journal)) {
+      return journal;
+    }
+    try {
+      return journal.toRealPath();
+    } catch (IOException notThere) {
+      // Not there yet: the link's target is where opening the journal creates it.
+    }
+    Path p = journal;
+    try {
+      for (int i = 0; i < MAX_LINKS && Files.isSymbolicLink(p); i++) {
+        Path target = Files.readSymbolicLink(p);
+        Path parent = p.toAbsolutePath().getParent();
+        p = (parent == null ? target : parent.resolve(target)).normalize();
+      }
+    } catch (IOException e) {
+      return journal; // unreadable link: its own name, as before
+    }
+    return p;
   }
 
   /** The file for sequence {@code seq}. */

@@ -1,0 +1,167 @@
+package org.meshjava.journal;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Objects;
+import java.util.Optional;
+import org.meshjava.journal.internal.SequenceFiles;
+
+/**
+ * Which journal a snapshot folder's snapshots are: the journal's real path, kept in the file
+ * {@value #FILE} in the folder by the steward that claims it for that journal (SPEC.md §60.8, "One
+ * steward per folder").
+ *
+ * <p>Why: the folder's lock says only that some steward runs there now. Two journals configured
+ * with one folder, started together, both reach for that lock; when the one whose snapshots are not
+ * there took it first, it was later refused by the snapshot it found, while the other had been
+ * refused by its lock meanwhile, so neither served. With the owner known, a claim for another
+ * journal is refused before it ever takes the lock, and the steward whose snapshots they are is
+ * never turned away by it.
+ *
+ * <p>The record is only ever a reason to refuse while the folder holds snapshots: an empty folder
+ * is anybody's to claim (the first lock taken decides), and a record naming a journal that no
+ * longer exists (moved, or removed with its failed start) refuses nothing; the steward's own checks
+ * of the snapshot found ("Loading") then decide, as before.
+ *
+ * @param dir the snapshot folder
+ * @param journal the real path of the journal claiming it
+ * @param snapshots the folder's snapshot files, to see whether it holds any
+ */
+record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
+  /** The name of the file, in the folder, that records its journal. */
+  static final String FILE = SnapshotFolderClaim.JOURNAL_FILE;
+
+  SnapshotFolderOwner {
+    Objects.requireNonNull(dir, "dir");
+    Objects.requireNonNull(journal, "journal");
+    Objects.requireNonNull(snapshots, "snapshots");
+  }
+
+  /**
+   * The owner for {@code journal}'s claim on {@code dir}: the journal named by its real path, so
+   * that a symlink to it, or a relative name, is recognised as the same journal.
+   */
+  static SnapshotFolderOwner of(Path dir, Path journal, SequenceFiles snapshots) {
+    return new SnapshotFolderOwner(dir, realPath(journal), snapshots);
+  }
+
+  /**
+   * Refuses the claim ({@code IN_USE}, naming the folder and the other journal) when the folder
+   * holds snapshots and records them as another journal's, one that still exists.
+   */
+  void check() throws SnapshotException {
+    Optional<Path> other = otherJournal();
+    if (other.isPresent()) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IN_USE,
+          "snapshot folder "
+              + dir
+              + " holds the snapshots of journal "
+              + other.get()
+              + " (as its "
+              + FILE
+              + " records), not of "
+              + journal
+              + "; give each journal a snapshot folder of its own (if "
+              + other.get()
+              + " is no longer used, remove its snapshots and "
+              + dir.resolve(FILE)
+              + ")",
+          null);
+    }
+  }
+
+  /**
+   * Records this journal as the folder's, under the folder's lock, unless the folder holds
+   * snapshots not known to be this journal's: those are recorded only once this journal's steward
+   * has started from them and saves (see {@link #recordOnSave()}).
+   */
+  void recordIfFree() throws IOException {
+    if (snapshots.list().isEmpty()) {
+      write();
+    }
+  }
+
+  /**
+   * Records this journal as the folder's before a save: its steward started from what the folder
+   * held (or found it empty), so its snapshots are this journal's from now on.
+   */
+  void recordOnSave() throws IOException {
+    if (!recorded(dir).map(journal::equals).orElse(false)) {
+      write();
+    }
+  }
+
+  private void write() throws IOException {
+    Files.createDirectories(dir);
+    Path file = dir.resolve(FILE);
+    Path tmp = dir.resolve(FILE + ".tmp");
+    // Whole or not at all, for a claim that reads it without the lock.
+    Files.writeString(tmp, journal + "\n", StandardCharsets.UTF_8);
+    try {
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /**
+   * The other journal whose snapshots the folder holds: recorded, still present and not this
+   * journal's file by another name; empty otherwise, and when the folder holds no snapshot.
+   */
+  private Optional<Path> otherJournal() throws SnapshotException {
+    Optional<Path> recorded = recorded(dir);
+    if (recorded.isEmpty() || recorded.get().equals(journal)) {
+      return Optional.empty();
+    }
+    Path other = recorded.get();
+    try {
+      if (!Files.exists(other) || (Files.exists(journal) && Files.isSameFile(other, journal))) {
+        return Optional.empty();
+      }
+      return snapshots.list().isEmpty() ? Optional.empty() : Optional.of(other);
+    } catch (IOException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO,
+          "cannot read snapshot folder " + dir + ": " + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * The journal {@code dir} records, if it records one that can be read; a part written or
+   * unreadable record counts as none.
+   */
+  static Optional<Path> recorded(Path dir) {
+    try {
+      String text = Files.readString(dir.resolve(FILE), StandardCharsets.UTF_8);
+      if (!text.endsWith("\n") || text.length() < 2) {
+        return Optional.empty();
+      }
+      return Optional.of(Path.of(text.substring(0, text.length() - 1)));
+    } catch (IOException | RuntimeException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * What the folder's lock refusal adds: the journal whose snapshots it records, so the operator
+   * sees which other steward it is.
+   */
+  static String describe(Path dir) {
+    return recorded(dir).map(j -> "; its snapshots are recorded as journal " + j + "'s").orElse("");
+  }
+
+  /** {@code journal}'s real path, or its absolute path where it does not exist yet. */
+  static Path realPath(Path journal) {
+    try {
+      return journal.toRealPath();
+    } catch (IOException e) {
+      return journal.toAbsolutePath().normalize();
+    }
+  }
+}
