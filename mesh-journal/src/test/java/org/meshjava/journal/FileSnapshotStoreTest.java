@@ -345,13 +345,17 @@ class FileSnapshotStoreTest {
     assertThat(capped.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(10).encoded()));
   }
 
-  /** A file too large to read (one an older version saved) is refused as such, naming it. */
+  /**
+   * A file too large to read (one an older version saved) is refused as such, naming it, by each
+   * way of reading it: a start reads the latest mapping.
+   */
   @Test
   void aLatestFileLargerThanTheStoreReads_isRefusedTooLarge_namingIt() throws Exception {
     Path d = dir.resolve("snaps");
     new FileSnapshotStore(d).save(at(10_000_000_000L));
     FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, at(10).encoded().length);
-    for (ThrowingCallable read : List.<ThrowingCallable>of(capped::latestBuffer, capped::latest)) {
+    for (ThrowingCallable read :
+        List.<ThrowingCallable>of(capped::latestBuffer, capped::latest, capped::latestMapping)) {
       assertThatThrownBy(read)
           .isInstanceOfSatisfying(
               SnapshotException.class,
