@@ -193,7 +193,12 @@ class FileSnapshotStoreTest {
             + ": it is not a folder; remove what is there, or keep the snapshots in another folder";
     for (ThrowingCallable call :
         List.<ThrowingCallable>of(
-            store::checkFolder, () -> store.save(at(1)), store::latest, store::latestBuffer)) {
+            store::checkFolder,
+            () -> store.save(at(1)),
+            store::latest,
+            store::latestBuffer,
+            store::latestMapping,
+            store::claim)) {
       assertThatThrownBy(call)
           .isInstanceOfSatisfying(
               SnapshotException.class,
@@ -326,6 +331,8 @@ class FileSnapshotStoreTest {
     Path d = dir.resolve("snaps");
     int fits = at(10).encoded().length;
     FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, fits);
+    assertThat(capped.maxBytes()).isEqualTo(fits);
+    assertThat(new FileSnapshotStore(d).maxBytes()).isEqualTo(Snapshot.MAX_BYTES);
     capped.save(at(10));
     Snapshot larger = at(10_000_000_000L); // its count takes 8 more bytes
     assertThat(larger.encoded().length).isGreaterThan(fits);

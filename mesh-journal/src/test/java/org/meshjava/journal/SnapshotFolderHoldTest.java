@@ -75,4 +75,33 @@ class SnapshotFolderHoldTest {
     assertInUse(store);
     second.close();
   }
+
+  @Test
+  void afterTheCallersClaimIsClosed_aHoldTakesAClaimOfItsOwn() throws Exception {
+    Path snaps = dir.resolve("snaps");
+    FileSnapshotStore store = new FileSnapshotStore(snaps);
+    store.claim().close();
+
+    try (SnapshotFolderHold hold = store.claimForSteward()) {
+      assertThatThrownBy(() -> new FileSnapshotStore(snaps).claim())
+          .isInstanceOfSatisfying(
+              SnapshotException.class,
+              e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE));
+    }
+  }
+
+  @Test
+  void aFolderThatCannotBeMade_isAnIoRefusal_namingItAndWhy() throws Exception {
+    Path file = dir.resolve("file");
+    java.nio.file.Files.writeString(file, "not a folder");
+    Path under = file.resolve("snaps");
+
+    assertThatThrownBy(() -> new FileSnapshotStore(under).claimForSteward())
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+              assertThat(e.detail()).startsWith("cannot lock snapshot folder " + under + ": ");
+            });
+  }
 }

@@ -152,8 +152,9 @@ class SnapshotHeaderReaderTest {
       throws Exception {
     Cbor body = new Cbor().head(5, 7);
     body.text("bytes").bytes(new byte[300]);
-    body.text("map").head(5, 1).text("a").head(6, 1).head(4, 2).uint(1).bytes(new byte[] {1, 2});
     body.text("b").head(4, 0);
+    // Right before the first field: a map read one pair too far would take "format" as its own.
+    body.text("map").head(5, 1).text("a").head(6, 1).head(4, 2).uint(1).bytes(new byte[] {1, 2});
     fields(body, 10_000_000_000L, HASH, 70_000, 300, 65_535);
 
     assertThat(read(file(body.done())))
@@ -181,21 +182,75 @@ class SnapshotHeaderReaderTest {
     assertMalformed(file(body), "position hash is 16 bytes");
   }
 
+  /** One level of nesting: an array of one item, a map of one pair, or a tag. */
+  enum Level {
+    ARRAY {
+      @Override
+      void open(Cbor c) {
+        c.head(4, 1);
+      }
+    },
+    MAP {
+      @Override
+      void open(Cbor c) {
+        c.head(5, 1).uint(0);
+      }
+    },
+    TAG {
+      @Override
+      void open(Cbor c) {
+        c.head(6, 1);
+      }
+    };
+
+    abstract void open(Cbor c);
+  }
+
   @Test
   void valuesNestedAsDeepAsASnapshotsAreSkipped_andOneLevelDeeperIsMalformed() throws Exception {
-    for (int depth : new int[] {8, 9}) {
-      Cbor body = new Cbor().head(5, 5).text("deep");
-      for (int i = 0; i < depth; i++) {
-        body.head(4, 1);
-      }
-      body.uint(0); // at depth `depth` below the value skipped
-      byte[] f = file(fields(body, 42, HASH, 9, 3, 1).done());
-      if (depth == 8) {
-        assertThat(read(f)).isEqualTo(header(42, Optional.of(ContentId.fromDigest(HASH)), 9));
-      } else {
-        assertMalformed(f, "nested deeper than a snapshot is");
+    for (Level level : Level.values()) {
+      for (int depth : new int[] {8, 9}) {
+        Cbor body = new Cbor().head(5, 5).text("deep");
+        for (int i = 0; i < depth; i++) {
+          level.open(body);
+        }
+        body.uint(0); // at depth `depth` below the value skipped
+        byte[] f = file(fields(body, 42, HASH, 9, 3, 1).done());
+        if (depth == 8) {
+          assertThat(read(f))
+              .as(level.name())
+              .isEqualTo(header(42, Optional.of(ContentId.fromDigest(HASH)), 9));
+        } else {
+          assertMalformed(f, "nested deeper than a snapshot is");
+        }
       }
     }
+  }
+
+  @Test
+  void aFieldOfAnotherType_isMalformed_namingBothTypes() {
+    byte[] body = fields(new Cbor().head(5, 4), 42, HASH, 9, 3, 1).done();
+    // "format" is the first key: its value, an unsigned integer, becomes an empty text string.
+    int value = 2 + "format".length(); // the map's head, the key's head, its six bytes
+    body[value] = (byte) (3 << 5);
+
+    assertMalformed(file(body), "major type 3 where 0 belongs");
+  }
+
+  /**
+   * A value larger than the reader's buffer ahead of the fields: the fields are read by a second
+   * fill, which asks for no more than the bytes left before the end.
+   */
+  @Test
+  void fieldsAfterAValueLargerThanTheBuffer_areReadAskingOnlyForBytesTheFileHolds()
+      throws Exception {
+    Cbor body = new Cbor().head(5, 5).text("big").bytes(new byte[100_000]);
+    byte[] f = file(fields(body, 42, HASH, 9, 3, 1).done());
+    AtomicLong given = new AtomicLong();
+
+    assertThat(SnapshotHeaderReader.read(f.length, strict(f, given)))
+        .isEqualTo(header(42, Optional.of(ContentId.fromDigest(HASH)), 9));
+    assertThat(given.get()).isLessThan(100_000);
   }
 
   @Test
