@@ -182,7 +182,10 @@ class SnapshotHeaderReaderTest {
     assertMalformed(file(body), "position hash is 16 bytes");
   }
 
-  /** One level of nesting: an array of one item, a map of one pair, or a tag. */
+  /**
+   * One level of nesting: an array of one item, a map of one pair (nesting in its value or in its
+   * key), or a tag.
+   */
   enum Level {
     ARRAY {
       @Override
@@ -201,9 +204,24 @@ class SnapshotHeaderReaderTest {
       void open(Cbor c) {
         c.head(6, 1);
       }
+    },
+    /** A map of one pair whose key is the next level: its value, 0, follows the key. */
+    MAP_KEY {
+      @Override
+      void open(Cbor c) {
+        c.head(5, 1);
+      }
+
+      @Override
+      void close(Cbor c) {
+        c.uint(0);
+      }
     };
 
     abstract void open(Cbor c);
+
+    /** What follows the nested value at this level. */
+    void close(Cbor c) {}
   }
 
   @Test
@@ -215,6 +233,9 @@ class SnapshotHeaderReaderTest {
           level.open(body);
         }
         body.uint(0); // at depth `depth` below the value skipped
+        for (int i = 0; i < depth; i++) {
+          level.close(body);
+        }
         byte[] f = file(fields(body, 42, HASH, 9, 3, 1).done());
         if (depth == 8) {
           assertThat(read(f))
