@@ -193,7 +193,12 @@ class FileSnapshotStoreTest {
             + ": it is not a folder; remove what is there, or keep the snapshots in another folder";
     for (ThrowingCallable call :
         List.<ThrowingCallable>of(
-            store::checkFolder, () -> store.save(at(1)), store::latest, store::latestBuffer)) {
+            store::checkFolder,
+            () -> store.save(at(1)),
+            store::latest,
+            store::latestBuffer,
+            store::latestMapping,
+            store::claim)) {
       assertThatThrownBy(call)
           .isInstanceOfSatisfying(
               SnapshotException.class,
@@ -326,6 +331,8 @@ class FileSnapshotStoreTest {
     Path d = dir.resolve("snaps");
     int fits = at(10).encoded().length;
     FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, fits);
+    assertThat(capped.maxBytes()).isEqualTo(fits);
+    assertThat(new FileSnapshotStore(d).maxBytes()).isEqualTo(Snapshot.MAX_BYTES);
     capped.save(at(10));
     Snapshot larger = at(10_000_000_000L); // its count takes 8 more bytes
     assertThat(larger.encoded().length).isGreaterThan(fits);
@@ -345,13 +352,17 @@ class FileSnapshotStoreTest {
     assertThat(capped.latest()).hasValueSatisfying(b -> assertThat(b).isEqualTo(at(10).encoded()));
   }
 
-  /** A file too large to read (one an older version saved) is refused as such, naming it. */
+  /**
+   * A file too large to read (one an older version saved) is refused as such, naming it, by each
+   * way of reading it: a start reads the latest mapping.
+   */
   @Test
   void aLatestFileLargerThanTheStoreReads_isRefusedTooLarge_namingIt() throws Exception {
     Path d = dir.resolve("snaps");
     new FileSnapshotStore(d).save(at(10_000_000_000L));
     FileSnapshotStore capped = new FileSnapshotStore(d, Forcer.OS, at(10).encoded().length);
-    for (ThrowingCallable read : List.<ThrowingCallable>of(capped::latestBuffer, capped::latest)) {
+    for (ThrowingCallable read :
+        List.<ThrowingCallable>of(capped::latestBuffer, capped::latest, capped::latestMapping)) {
       assertThatThrownBy(read)
           .isInstanceOfSatisfying(
               SnapshotException.class,

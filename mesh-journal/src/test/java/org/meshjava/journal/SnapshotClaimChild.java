@@ -1,5 +1,7 @@
 package org.meshjava.journal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.nio.file.Path;
 
 /**
@@ -9,6 +11,26 @@ import java.nio.file.Path;
  */
 public final class SnapshotClaimChild {
   private SnapshotClaimChild() {}
+
+  /** What runs while another process holds the folder. */
+  @FunctionalInterface
+  interface WhileHeld {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code body} while a child process holds {@code dir}'s claim, and kills that process
+   * after; the kernel then drops its lock, leaving its lock file behind as a killed steward would.
+   */
+  static void whileClaimedElsewhere(Path dir, WhileHeld body) throws Exception {
+    Process child = ChildJvm.start(SnapshotClaimChild.class, dir);
+    try {
+      assertThat(ChildJvm.firstLine(child)).isEqualTo("CLAIMED");
+      body.run();
+    } finally {
+      child.destroyForcibly().waitFor();
+    }
+  }
 
   public static void main(String[] args) throws Exception {
     SnapshotFolderClaim claim;

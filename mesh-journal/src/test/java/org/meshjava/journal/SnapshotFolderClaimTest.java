@@ -40,19 +40,16 @@ class SnapshotFolderClaimTest {
   @Test
   void aClaimHeldByAnotherProcess_isRefusedInUse_andFreeOnceThatProcessEnds() throws Exception {
     Path dir = tmp.resolve("snaps");
-    Process child = ChildJvm.start(SnapshotClaimChild.class, dir);
-    try {
-      assertThat(ChildJvm.firstLine(child)).isEqualTo("CLAIMED");
-      assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
-          .isInstanceOfSatisfying(
-              SnapshotException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
-                assertThat(e.detail()).contains("in use by another steward process");
-              });
-    } finally {
-      child.destroyForcibly().waitFor();
-    }
+    SnapshotClaimChild.whileClaimedElsewhere(
+        dir,
+        () ->
+            assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
+                .isInstanceOfSatisfying(
+                    SnapshotException.class,
+                    e -> {
+                      assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE);
+                      assertThat(e.detail()).contains("in use by another steward process");
+                    }));
     // Killed, it left its lock file; the kernel dropped its lock, so the folder is free.
     new FileSnapshotStore(dir).claim().close();
   }

@@ -97,4 +97,27 @@ class SnapshotLargeBodyTest {
       assertRefused(signed(ragged), SnapshotException.Reason.MALFORMED);
     }
   }
+
+  /**
+   * A large snapshot's digest is taken on another thread; a start on an interrupted thread still
+   * waits for it (a fraction of a second) and opens the snapshot, and the interrupt stays set for
+   * the caller; on a thread not interrupted, it sets none.
+   */
+  @Test
+  void aLargeSnapshotOpenedOnAnInterruptedThread_opens_andKeepsTheInterrupt() throws Exception {
+    byte[] file = Snapshot.sign(STEWARD, largeState()).encoded();
+    Snapshot.open(file, STEWARD_ID);
+    assertThat(Thread.currentThread().isInterrupted()).as("an open interrupts nobody").isFalse();
+    Thread.currentThread().interrupt();
+    Snapshot opened;
+    boolean stillInterrupted;
+    try {
+      opened = Snapshot.open(file, STEWARD_ID);
+    } finally {
+      stillInterrupted = Thread.interrupted(); // clears it, for JUnit's sake
+    }
+
+    assertThat(opened.encoded()).isEqualTo(file);
+    assertThat(stillInterrupted).as("the interrupt is kept set").isTrue();
+  }
 }

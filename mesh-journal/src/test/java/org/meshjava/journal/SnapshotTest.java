@@ -437,4 +437,25 @@ class SnapshotTest {
     SnapshotState back = Snapshot.open(Snapshot.sign(STEWARD, s).encoded(), STEWARD_ID).state();
     assertThat(back.settled().getFirst().debit().energy().measuredUj()).hasValue(0);
   }
+
+  /**
+   * The tree's levels (SPEC.md §60.8) are the packed levels of exactly the receipts the snapshot
+   * holds, or nothing at all (a steward whose log is off): one hash more is refused, none opens
+   * without a tree.
+   */
+  @Test
+  void aTreeThatIsNotTheLevelsOfItsReceipts_isMalformed_andNoTreeOpensWithoutOne()
+      throws Exception {
+    CborMap good = body(Snapshot.sign(STEWARD, richState()).encoded());
+    byte[] tree = ((CborBytes) get(good, "tree")).bytes();
+    assertThat(tree).isNotEmpty();
+
+    assertRefused(
+        signed(with(good, "tree", CborBytes.of(Arrays.copyOf(tree, tree.length + 32)))),
+        SnapshotException.Reason.MALFORMED);
+    Snapshot none =
+        Snapshot.open(signed(with(good, "tree", CborBytes.of(new byte[0]))), STEWARD_ID);
+    assertThat(none.state().receipts().size()).isPositive();
+    assertThat(none.tree()).isEmpty();
+  }
 }

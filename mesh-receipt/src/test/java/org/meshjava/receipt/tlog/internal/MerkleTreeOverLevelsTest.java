@@ -315,4 +315,31 @@ class MerkleTreeOverLevelsTest {
       assertSameTree(restored, original, 1234);
     }
   }
+
+  /**
+   * A tree restored over saved levels adopts the levels of a later save of the same size (a
+   * snapshot taken again with no receipt between): its bases are exactly as long as the new ones.
+   */
+  @Test
+  void adoptLevels_ofLevelsAsLongAsItsOwnBases_isTheSameTree() throws Exception {
+    MerkleTree original = builtByAppends(5000);
+    MerkleTree restored = MerkleTree.overLevels(5000, view(inside(original.packedLevels(5000))));
+
+    assertThat(
+            restored.adoptLevels(
+                MerkleTree.overLevels(5000, view(inside(original.packedLevels(5000))))))
+        .isTrue();
+    assertSameTree(restored, original, 5000);
+  }
+
+  /** The lookup table by leaf hash, built on the first lookup, is part of the heap a tree keeps. */
+  @Test
+  void heapBytes_countTheLookupTable_onceALookupHasBuiltIt() throws Exception {
+    MerkleTree tree = builtByAppends(10);
+    long before = tree.heapBytes();
+
+    assertThat(tree.indexOf(tree.leafHash(3))).hasValue(3);
+
+    assertThat(tree.heapBytes() - before).as("64 slots of 4 bytes").isEqualTo(256);
+  }
 }

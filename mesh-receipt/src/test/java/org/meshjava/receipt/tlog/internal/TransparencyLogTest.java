@@ -133,4 +133,25 @@ class TransparencyLogTest {
     assertThrows(IllegalStateException.class, () -> log.append(49, envelope(49)));
     assertEquals(List.of(), log.consistencyProof(7, 7).path());
   }
+
+  /**
+   * What a steward saves in a snapshot and adopts back (the packed levels) is the log's tree, and
+   * levels saved by a log that starts at another sequence are refused.
+   */
+  @Test
+  void packedLevels_areTheTreesLevels_andAreAdoptedOnlyByALogStartingAtTheSameSequence()
+      throws Exception {
+    TransparencyLog log = logOf(9);
+    MerkleTree tree = new MerkleTree();
+    for (int i = 0; i < 9; i++) {
+      tree.append(envelope(i).bytes());
+    }
+    assertTrue(java.util.Arrays.equals(tree.packedLevels(9), log.packedLevels(9)));
+    assertTrue(log.heapBytes() >= 9 * 32, "the log's leaf hashes are on the heap");
+
+    MerkleTree saved = MerkleTree.ofLevels(9, log.packedLevels(9));
+    assertEquals(false, log.adoptLevels(1, saved), "saved by a log that starts at 1");
+    assertEquals(true, log.adoptLevels(0, saved));
+    assertEquals(tree.root(), log.root(9));
+  }
 }

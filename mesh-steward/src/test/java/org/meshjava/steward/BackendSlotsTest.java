@@ -1,0 +1,110 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.ServingEngine;
+import org.meshjava.engine.ReferenceEngine;
+
+/**
+ * {@link BackendSlots} on its own: a backend's queue holds exactly its running and waiting serves,
+ * never fewer than one, a released slot can be taken again, and a backend that declares no bound
+ * (the default, or a bound past what a semaphore can count) is never refused.
+ */
+class BackendSlotsTest {
+
+  /** The reference engine under {@code name}, declaring the given bounds. */
+  static ServingEngine bounded(String name, int running, int waiting) {
+    return new ForwardingEngine(ReferenceEngine.builder().name(name).build()) {
+      @Override
+      public int maxConcurrentServes() {
+        return running;
+      }
+
+      @Override
+      public int maxWaitingServes() {
+        return waiting;
+      }
+    };
+  }
+
+  /** Takes {@code n} slots on {@code engine}, all of which must be granted. */
+  static List<BackendSlots.Held> take(BackendSlots slots, ServingEngine engine, int n)
+      throws ServeException {
+    List<BackendSlots.Held> held = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      held.add(slots.take(engine));
+    }
+    return held;
+  }
+
+  @Test
+  void aBoundedBackend_takesItsRunningAndWaitingServes_andRefusesTheNextBusy() throws Exception {
+    ServingEngine serial = bounded("serial", 2, 3);
+    BackendSlots slots = new BackendSlots(List.of(serial));
+
+    List<BackendSlots.Held> held = take(slots, serial, 5);
+
+    assertThatThrownBy(() -> slots.take(serial))
+        .isInstanceOfSatisfying(
+            ServeException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(ServeException.Reason.BACKEND_BUSY);
+              assertThat(e.getMessage())
+                  .contains("backend serial runs 2 serve(s) at once and queues 3")
+                  .contains("retry shortly");
+            });
+    held.getFirst().close();
+    slots.take(serial); // the slot released is free again
+    assertThatThrownBy(() -> slots.take(serial)).isInstanceOf(ServeException.class);
+  }
+
+  @Test
+  void aBackendDeclaringNoRoomAtAll_stillRunsOneServeAtATime() throws Exception {
+    ServingEngine none = bounded("none", 0, 0);
+    BackendSlots slots = new BackendSlots(List.of(none));
+
+    BackendSlots.Held one = slots.take(none);
+
+    assertThatThrownBy(() -> slots.take(none)).isInstanceOf(ServeException.class);
+    one.close();
+    slots.take(none);
+  }
+
+  @Test
+  void aBackendWithTheDefaultBounds_isNeverRefused_andItsSlotsCloseQuietly() throws Exception {
+    ServingEngine open = ReferenceEngine.builder().name("open").build();
+    BackendSlots slots = new BackendSlots(List.of(open));
+
+    for (BackendSlots.Held h : take(slots, open, 1_000)) {
+      h.close();
+    }
+  }
+
+  @Test
+  void aBackendBoundedPastWhatASemaphoreCounts_isUnbounded() throws Exception {
+    // Running Integer.MAX_VALUE and waiting 1 add up past an int: a cast would make the sum
+    // negative and the queue one slot long.
+    ServingEngine huge = bounded("huge", Integer.MAX_VALUE, 1);
+    BackendSlots slots = new BackendSlots(List.of(huge));
+
+    take(slots, huge, 1_000);
+  }
+
+  @Test
+  void eachBackend_hasAQueueOfItsOwn() throws Exception {
+    ServingEngine a = bounded("a", 1, 0);
+    ServingEngine b = bounded("b", 1, 0);
+    BackendSlots slots = new BackendSlots(List.of(a, b));
+
+    slots.take(a);
+
+    slots.take(b);
+    assertThatThrownBy(() -> slots.take(a)).isInstanceOf(ServeException.class);
+    assertThatThrownBy(() -> slots.take(b)).isInstanceOf(ServeException.class);
+  }
+}
