@@ -8,15 +8,18 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link FileSnapshotStore#claimForSteward()}: one steward at a time over a store, whoever claimed
- * its folder; the hold lets go of the claim it took at close, and leaves a claim the store's caller
- * took to that caller.
+ * {@link FileSnapshotStore#claimForSteward(Journal)}: one steward at a time over a store, whoever
+ * claimed its folder; the hold lets go of the claim it took at close, and leaves a claim the
+ * store's caller took to that caller.
  */
 class SnapshotFolderHoldTest {
+  /** A journal with no file: the hold claims the folder for no journal, as a plain claim does. */
+  private static final Journal NO_FILE = new InMemoryJournal();
+
   @TempDir Path dir;
 
   static void assertInUse(FileSnapshotStore store) {
-    assertThatThrownBy(store::claimForSteward)
+    assertThatThrownBy(() -> store.claimForSteward(NO_FILE))
         .isInstanceOfSatisfying(
             SnapshotException.class,
             e -> assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IN_USE));
@@ -25,17 +28,17 @@ class SnapshotFolderHoldTest {
   @Test
   void aSecondStewardOverTheSameStore_isRefusedUntilTheFirstCloses() throws Exception {
     FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
-    SnapshotFolderHold first = store.claimForSteward();
+    SnapshotFolderHold first = store.claimForSteward(NO_FILE);
 
     assertInUse(store);
     first.close();
-    store.claimForSteward().close();
+    store.claimForSteward(NO_FILE).close();
   }
 
   @Test
   void theClaimAHoldTook_isLetGoAtClose_soAnotherStoreCanClaimTheFolder() throws Exception {
     Path snaps = dir.resolve("snaps");
-    SnapshotFolderHold hold = new FileSnapshotStore(snaps).claimForSteward();
+    SnapshotFolderHold hold = new FileSnapshotStore(snaps).claimForSteward(NO_FILE);
     FileSnapshotStore other = new FileSnapshotStore(snaps);
     assertThatThrownBy(other::claim)
         .isInstanceOfSatisfying(
@@ -51,14 +54,14 @@ class SnapshotFolderHoldTest {
   void underTheCallersOwnClaim_aHoldTakesNone_andLeavesThatClaimHeldAtClose() throws Exception {
     FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
     try (SnapshotFolderClaim own = store.claim()) {
-      SnapshotFolderHold hold = store.claimForSteward();
+      SnapshotFolderHold hold = store.claimForSteward(NO_FILE);
       assertInUse(store);
 
       hold.close();
 
       assertThat(own.intact()).isTrue();
       assertThat(own.held()).isTrue();
-      store.claimForSteward().close(); // the next steward builds under the same claim
+      store.claimForSteward(NO_FILE).close(); // the next steward builds under the same claim
       assertThat(own.held()).isTrue();
     }
   }
@@ -66,9 +69,9 @@ class SnapshotFolderHoldTest {
   @Test
   void closingAHoldTwice_letsGoOnce_andDoesNotReleaseTheNextStewardsHold() throws Exception {
     FileSnapshotStore store = new FileSnapshotStore(dir.resolve("snaps"));
-    SnapshotFolderHold first = store.claimForSteward();
+    SnapshotFolderHold first = store.claimForSteward(NO_FILE);
     first.close();
-    SnapshotFolderHold second = store.claimForSteward();
+    SnapshotFolderHold second = store.claimForSteward(NO_FILE);
 
     first.close();
 
@@ -82,7 +85,7 @@ class SnapshotFolderHoldTest {
     FileSnapshotStore store = new FileSnapshotStore(snaps);
     store.claim().close();
 
-    try (SnapshotFolderHold hold = store.claimForSteward()) {
+    try (SnapshotFolderHold hold = store.claimForSteward(NO_FILE)) {
       assertThatThrownBy(() -> new FileSnapshotStore(snaps).claim())
           .isInstanceOfSatisfying(
               SnapshotException.class,
@@ -96,7 +99,7 @@ class SnapshotFolderHoldTest {
     java.nio.file.Files.writeString(file, "not a folder");
     Path under = file.resolve("snaps");
 
-    assertThatThrownBy(() -> new FileSnapshotStore(under).claimForSteward())
+    assertThatThrownBy(() -> new FileSnapshotStore(under).claimForSteward(NO_FILE))
         .isInstanceOfSatisfying(
             SnapshotException.class,
             e -> {
