@@ -626,6 +626,28 @@ class FileJournalTamperingTest {
               h.write(l.subList(0, l.size() - 2));
             }),
         new Case(
+            "record 0's first bytes overwritten",
+            Verdict.REFUSED,
+            "restore it from a copy",
+            h -> h.editLine(0, line -> "XXXX" + line.substring(4))),
+        new Case(
+            "archived, then served on: the live file's first bytes overwritten",
+            Verdict.REFUSED,
+            "restore it from a copy",
+            h -> {
+              h.archive().serve(2, "later");
+              h.editLine(0, line -> "XXXX" + line.substring(4));
+            }),
+        new Case(
+            "archived, then served on: the live file's first bytes overwritten, segments removed",
+            Verdict.REFUSED,
+            "restore it from a copy",
+            h -> {
+              h.archive().serve(2, "later");
+              h.removeSegments();
+              h.editLine(0, line -> "XXXX" + line.substring(4));
+            }),
+        new Case(
             "zeros appended (a torn append a power loss left)",
             Verdict.STARTS,
             "",

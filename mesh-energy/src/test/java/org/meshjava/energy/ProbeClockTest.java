@@ -42,4 +42,34 @@ class ProbeClockTest {
     assertThat(seen).as("states of the burning thread").containsOnly(Thread.State.RUNNABLE);
     assertThat(returnedAt[0]).isGreaterThanOrEqualTo(deadline[0]);
   }
+
+  /**
+   * The probe's settle after its load (CounterMeter) rests on this clock; a meter's close stops a
+   * probe in progress by interrupting it, and waits for it. An interrupted rest must therefore end
+   * at once, the flag kept for the probe's caller, and not wait out its deadline.
+   */
+  @Test
+  void systemClock_idleUntil_endsWhenInterrupted_keepingTheFlag() throws Exception {
+    CountDownLatch resting = new CountDownLatch(1);
+    boolean[] flagKept = new boolean[1];
+    Thread sleeper =
+        Thread.ofPlatform()
+            .daemon()
+            .start(
+                () -> {
+                  resting.countDown();
+                  ProbeClock.SYSTEM.idleUntil(
+                      ProbeClock.SYSTEM.nanoTime() + TimeUnit.HOURS.toNanos(1));
+                  flagKept[0] = Thread.currentThread().isInterrupted();
+                });
+    resting.await();
+    while (sleeper.getState() != Thread.State.TIMED_WAITING) {
+      assertThat(sleeper.isAlive()).as("rests, parked, until the deadline").isTrue();
+      Thread.sleep(2);
+    }
+    sleeper.interrupt();
+    sleeper.join(TimeUnit.SECONDS.toMillis(30));
+    assertThat(sleeper.isAlive()).as("an hour's rest, interrupted").isFalse();
+    assertThat(flagKept[0]).as("the interrupt flag, for the probe's caller").isTrue();
+  }
 }

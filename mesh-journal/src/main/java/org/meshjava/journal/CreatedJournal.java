@@ -26,11 +26,11 @@ public final class CreatedJournal extends ForwardingJournal {
   private volatile boolean kept;
 
   /**
-   * Wraps {@code file}, which this start created.
-   *
-   * @see #ifCreated
+   * Wraps {@code file}, which this start created. Not public: closed before {@link #keep}, the
+   * wrapper removes the file, so callers outside this package go through {@link #ifCreated}, which
+   * wraps only a file that was not there before and holds no record.
    */
-  public CreatedJournal(FileJournal file) {
+  CreatedJournal(FileJournal file) {
     super(file);
     this.file = file;
   }

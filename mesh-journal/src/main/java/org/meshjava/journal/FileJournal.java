@@ -570,11 +570,12 @@ public final class FileJournal implements Journal {
     if (!(first.length >= SEQ_PREFIX.length
         && Arrays.equals(first, 0, SEQ_PREFIX.length, SEQ_PREFIX, 0, SEQ_PREFIX.length))) {
       // A journal whose first bytes were damaged is still a journal: told apart by the line after
-      // its first, which begins as record 1 does. Refused as not a journal, its operator would
-      // look for the right file rather than restore this one.
+      // its first, which begins as a record after the first does (record 1, or in a live file whose
+      // first records were archived, the one after its first). Refused as not a journal, its
+      // operator would look for the right file rather than restore this one.
       long second = first.length + 1L;
-      byte[] next = readRange(ch, second, Math.min(good, second + RECORD_ONE_PREFIX.length));
-      throw Arrays.equals(next, RECORD_ONE_PREFIX) ? recordZeroDamaged(path) : notAJournal(path);
+      long next = secondRecordSeq(readRange(ch, second, Math.min(good, second + NEXT_HEAD_MAX)));
+      throw next > 0 ? firstRecordDamaged(path, next - 1) : notAJournal(path);
     }
     long lastStart = lastNewline(ch, good - 1);
     LineReader.checkLength(lastStart, good - 1 - lastStart);
@@ -597,24 +598,57 @@ public final class FileJournal implements Journal {
    */
   private static final byte[] SEQ_PREFIX = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
 
-  /** How record 1's line begins: its {@code seq}, then the hash of record 0 ({@code prev}). */
-  private static final byte[] RECORD_ONE_PREFIX =
-      "{\"seq\":1,\"prev\":\"".getBytes(StandardCharsets.US_ASCII);
+  /** What follows a later record's {@code seq}: the hash of the record before ({@code prev}). */
+  private static final byte[] PREV_AFTER_SEQ = ",\"prev\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The most bytes {@link #secondRecordSeq} reads: the prefix, 19 digits, {@link #PREV_AFTER_SEQ}.
+   */
+  private static final int NEXT_HEAD_MAX = SEQ_PREFIX.length + 19 + PREV_AFTER_SEQ.length;
+
+  /**
+   * The {@code seq} a line beginning with {@code head} holds when it begins as a record after a
+   * journal's first does: {@link #SEQ_PREFIX}, a sequence above 0 without leading zeros, then
+   * {@link #PREV_AFTER_SEQ}; 0 when it does not.
+   */
+  private static long secondRecordSeq(byte[] head) {
+    int at = SEQ_PREFIX.length;
+    if (head.length <= at || !Arrays.equals(head, 0, at, SEQ_PREFIX, 0, at) || head[at] == '0') {
+      return 0;
+    }
+    long seq = 0;
+    int digits = 0;
+    while (at < head.length && head[at] >= '0' && head[at] <= '9' && digits < 18) {
+      seq = seq * 10 + (head[at++] - '0');
+      digits++;
+    }
+    return digits > 0
+            && head.length >= at + PREV_AFTER_SEQ.length
+            && Arrays.equals(
+                head, at, at + PREV_AFTER_SEQ.length, PREV_AFTER_SEQ, 0, PREV_AFTER_SEQ.length)
+        ? seq
+        : 0;
+  }
 
   /**
    * The refusal of a journal whose first line does not begin as a record does, while its second
-   * line is record 1: record 0 was damaged after it was written (its first bytes overwritten), and
-   * the file is to be restored, not replaced by another.
+   * line is record {@code seq + 1}: record {@code seq} was damaged after it was written (its first
+   * bytes overwritten), and the file is to be restored, not replaced by another.
    */
-  private static JournalException recordZeroDamaged(Path path) {
+  private static JournalException firstRecordDamaged(Path path, long seq) {
     return new JournalException(
         JournalException.Reason.CORRUPT,
-        0,
+        seq,
         "the first line of "
             + path
-            + " is damaged: it does not begin {\"seq\":0, as record 0 does, while the line after"
-            + " it is record 1, so the file is a journal whose first bytes were overwritten;"
-            + " restore it from a copy",
+            + " is damaged: it does not begin {\"seq\":"
+            + seq
+            + ", as record "
+            + seq
+            + " does, while the line after it is record "
+            + (seq + 1)
+            + ", so the file is a journal whose first bytes were overwritten; restore it from a"
+            + " copy",
         null);
   }
 

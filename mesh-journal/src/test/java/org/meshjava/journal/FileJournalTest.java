@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -199,6 +200,38 @@ class FileJournalTest {
             ("X" + Files.readAllLines(p).get(0).substring(1) + "\n")
                 .getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(() -> FileJournal.open(one)).hasMessageContaining("is not a mesh journal");
+  }
+
+  /**
+   * Regression: the damaged-first-line check knew record 0 only. A live file whose first records
+   * were archived begins at a later record, so with its first bytes damaged the line after it does
+   * not begin as record 1 does, and the file was refused as "not a mesh journal". It is refused
+   * {@code CORRUPT} at the record its first line held, as an unarchived journal is at record 0.
+   */
+  @Test
+  void anArchivedLiveFileWhoseFirstBytesWereDamaged_isRefusedAtItsFirstRecord() throws Exception {
+    Path p = dir.resolve("archived.journal");
+    try (FileJournal j = FileJournal.open(p)) {
+      for (int i = 0; i < 10; i++) {
+        j.append(sealed(i));
+      }
+    }
+    List<byte[]> lines = JournalFile.read(p).lines();
+    FileJournal.archive(p, JournalArchiveTest.positionAt(lines, 4, -1), new HashMap<>());
+    byte[] live = Files.readAllBytes(p);
+    live[1] = 'X';
+    Files.write(p, live);
+    assertThatThrownBy(() -> FileJournal.open(p))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e.seq()).hasValue(4);
+              assertThat(e.getMessage())
+                  .startsWith("journal record 4: the first line of " + p + " is damaged")
+                  .contains("restore it from a copy")
+                  .doesNotContain("not a mesh journal");
+            });
   }
 
   /**
