@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -52,7 +51,7 @@ final class RaplDiscovery {
     }
     List<Path> zones;
     try {
-      zones = zonesUnder(root);
+      zones = zonesUnder(root, reader, rejected);
     } catch (IOException e) {
       rejected.add(
           CounterStatus.unavailable(
@@ -85,17 +84,34 @@ final class RaplDiscovery {
 
   /**
    * The {@code intel-rapl:<z>} zones under {@code root} and their {@code intel-rapl:<z>:<k>}
+   * sub-zones, each once, sorted by name, in either layout the kernel publishes; a zone folder that
+   * cannot be listed costs only the sub-zones inside it, as {@link #zonesUnder(Path, SysfsReader,
+   * List)} says.
+   *
+   * @throws IOException if {@code root} cannot be listed (absent, not a folder, denied)
+   */
+  static List<Path> zonesUnder(Path root) throws IOException {
+    return zonesUnder(root, SysfsReader.FILES, new ArrayList<>());
+  }
+
+  /**
+   * The {@code intel-rapl:<z>} zones under {@code root} and their {@code intel-rapl:<z>:<k>}
    * sub-zones, each once, sorted by name, in either layout the kernel publishes: {@code
    * /sys/class/powercap} lists every zone side by side (links into the device tree), while the
    * device tree itself ({@code /sys/devices/virtual/powercap/intel-rapl}) holds each sub-zone as a
    * folder inside its zone's. A sub-zone counts only with its zone, beside it or inside it: a zone
    * named as the root holds its sub-zones but not itself, and is no root.
    *
-   * @throws IOException if {@code root}, or a zone folder under it, cannot be listed (absent, not a
-   *     folder, denied)
+   * <p>A zone folder that cannot be listed loses only the sub-zones inside it, reported in {@code
+   * rejected} as {@code rapl:intel-rapl:<z>:*}: the zone itself, its sub-zones listed beside it,
+   * and every other zone are still found, rather than one unlistable folder costing every RAPL
+   * counter.
+   *
+   * @throws IOException if {@code root} itself cannot be listed (absent, not a folder, denied)
    */
-  static List<Path> zonesUnder(Path root) throws IOException {
-    List<Path> entries = zoneEntries(root);
+  static List<Path> zonesUnder(Path root, SysfsReader reader, List<CounterStatus> rejected)
+      throws IOException {
+    List<Path> entries = zoneEntries(root, reader);
     Map<String, Path> zones = new TreeMap<>();
     for (Path entry : entries) {
       Matcher m = ZONE.matcher(entry.getFileName().toString());
@@ -114,7 +130,19 @@ final class RaplDiscovery {
       if (!Files.isDirectory(zone.getValue())) {
         continue;
       }
-      for (Path inner : zoneEntries(zone.getValue())) {
+      List<Path> inside;
+      try {
+        inside = zoneEntries(zone.getValue(), reader);
+      } catch (IOException e) {
+        rejected.add(
+            CounterStatus.unavailable(
+                "rapl:" + zone.getKey() + ":*",
+                Optional.empty(),
+                CounterIssue.UNREADABLE,
+                "cannot list " + zone.getValue() + " for its sub-zones: " + e));
+        continue;
+      }
+      for (Path inner : inside) {
         Matcher m = ZONE.matcher(inner.getFileName().toString());
         if (m.matches() && m.group(2) != null && zoneOf(m).equals(zone.getKey())) {
           found.putIfAbsent(inner.getFileName().toString(), inner);
@@ -125,10 +153,10 @@ final class RaplDiscovery {
   }
 
   /** The entries of {@code folder} named as zones or sub-zones. */
-  private static List<Path> zoneEntries(Path folder) throws IOException {
-    try (Stream<Path> entries = Files.list(folder)) {
-      return entries.filter(p -> ZONE.matcher(p.getFileName().toString()).matches()).toList();
-    }
+  private static List<Path> zoneEntries(Path folder, SysfsReader reader) throws IOException {
+    return reader.list(folder).stream()
+        .filter(p -> ZONE.matcher(p.getFileName().toString()).matches())
+        .toList();
   }
 
   /** The name of the zone a (sub-)zone name matched by {@link #ZONE} belongs to. */

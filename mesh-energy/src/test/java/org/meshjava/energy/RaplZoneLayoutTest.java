@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import java.io.IOException;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -117,5 +118,50 @@ class RaplZoneLayoutTest {
     assertThatThrownBy(() -> DiscoveryOptions.defaults().withCheckedRaplRoot(pkg))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(pkg + " holds no intel-rapl:* zone");
+  }
+
+  /**
+   * One zone folder that cannot be listed (denied, or gone mid-walk) costs only the sub-zones
+   * inside it: its package, and the other package with its DRAM, are still metered. The listing
+   * fails through the reader seam because the build runs as root, for whom permissions deny
+   * nothing.
+   */
+  @Test
+  void aZoneFolderThatCannotBeListed_costsOnlyItsOwnSubZones() throws IOException {
+    Path type = deviceTree();
+    Path other = zone(type.resolve("intel-rapl:1"), "package-1", 5_000);
+    zone(other.resolve("intel-rapl:1:0"), "dram", 7_000);
+    Path denied = type.resolve("intel-rapl:0");
+    SysfsReader reader =
+        new SysfsReader() {
+          @Override
+          public String read(Path file) throws IOException {
+            return SysfsReader.FILES.read(file);
+          }
+
+          @Override
+          public List<Path> list(Path folder) throws IOException {
+            if (folder.equals(denied)) {
+              throw new AccessDeniedException(folder.toString());
+            }
+            return SysfsReader.FILES.list(folder);
+          }
+        };
+    Found f = new Found(new ArrayList<>(), new ArrayList<>());
+
+    RaplDiscovery.discover(type, reader, clock, f.channels(), f.refused());
+
+    assertThat(f.channels())
+        .extracting(EnergyChannel::domain)
+        .containsExactly(
+            EnergyDomain.cpuPackage(0), EnergyDomain.cpuPackage(1), EnergyDomain.dram(1));
+    assertThat(f.refused())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.counter()).isEqualTo("rapl:intel-rapl:0:*");
+              assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
+              assertThat(s.detail()).contains("cannot list " + denied, "AccessDenied");
+            });
   }
 }

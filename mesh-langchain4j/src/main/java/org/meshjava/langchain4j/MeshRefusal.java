@@ -4,6 +4,7 @@ import java.util.Optional;
 import org.meshjava.jcp.DenialLabel;
 import org.meshjava.steward.GateDenialException;
 import org.meshjava.steward.ServeException;
+import org.meshjava.steward.StewardClosedException;
 
 /**
  * A steward's refusal of a chat, as the LangChain4j exception a caller of a chat model expects:
@@ -23,15 +24,20 @@ import org.meshjava.steward.ServeException;
  *       <td>NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, OVER_CEILING, PROMPT_MISMATCH,
  *       QUESTIONS_MISMATCH</td></tr>
  *   <tr><td>{@link MeshServeFailedException}</td><td>{@code InternalServerException}</td>
- *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED,
- *       NOT_RECORDED</td></tr>
+ *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, and
+ *       NOT_RECORDED where a resend may be served</td></tr>
+ *   <tr><td>{@link MeshNotRecordedException}</td><td>{@code NonRetriableException}</td>
+ *       <td>NOT_RECORDED where a resend cannot be served: the journal failed ({@link
+ *       ServeException#journalFailed()}), or a granted chat was refused after its grant was
+ *       decided (any but a {@link StewardClosedException})</td></tr>
  * </table>
  */
 public sealed interface MeshRefusal
     permits MeshGrantRefusedException,
         MeshBusyException,
         MeshInadmissibleException,
-        MeshServeFailedException {
+        MeshServeFailedException,
+        MeshNotRecordedException {
 
   /**
    * The steward's refusal: the cause each implementation is constructed with (a cause, once given
@@ -57,15 +63,24 @@ public sealed interface MeshRefusal
     };
   }
 
-  /** The LangChain4j exception for {@code e}. */
-  static RuntimeException of(ServeException e) {
+  /**
+   * The LangChain4j exception for {@code e}.
+   *
+   * @param granted whether the chat was asked on a presentation: a granted chat refused {@code
+   *     NOT_RECORDED} after its grant was decided is not to be resent at once
+   */
+  static RuntimeException of(ServeException e, boolean granted) {
     return switch (e.reason()) {
       case NOT_ISSUER, GRANT_REFUSED, GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE ->
           new MeshGrantRefusedException(e);
       case BACKEND_BUSY -> new MeshBusyException(e);
       case NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, OVER_CEILING, PROMPT_MISMATCH, QUESTIONS_MISMATCH ->
           new MeshInadmissibleException(e);
-      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, NOT_RECORDED ->
+      case NOT_RECORDED ->
+          e.journalFailed() || (granted && !(e instanceof StewardClosedException))
+              ? new MeshNotRecordedException(e)
+              : new MeshServeFailedException(e);
+      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           new MeshServeFailedException(e);
     };
   }

@@ -5,7 +5,8 @@ import org.meshjava.steward.ServeException;
 
 /**
  * The serve failed after routing: the engine failed or contradicted itself, or the steward could
- * not journal the serve (§2.2).
+ * not journal the serve where a resend may still be served (§2.2; the other cases are a {@link
+ * MeshNotRecordedException}). An {@code InternalServerException}, which LangChain4j retries.
  *
  * @see MeshRefusal
  */

@@ -114,7 +114,7 @@ final class StewardChat {
           ? steward.serve(asked.ask().request(), asked.ask().prompt(), presentation)
           : steward.serve(asked.ask().request(), asked.ask().prompt(), presentation, streamer);
     } catch (ServeException e) {
-      throw MeshRefusal.of(e);
+      throw MeshRefusal.of(e, grant.isPresent());
     } catch (IssuanceException e) {
       throw new AuthenticationException("cannot present the grant: " + e.getMessage(), e);
     }

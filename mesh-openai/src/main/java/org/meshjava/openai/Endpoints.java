@@ -27,7 +27,6 @@ import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocation;
-import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
@@ -738,7 +737,7 @@ final class Endpoints {
   private static boolean resendFutile(ServeException e, boolean granted) {
     return switch (e.reason()) {
       case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE -> true;
-      case NOT_RECORDED -> (granted && !(e instanceof StewardClosedException)) || journalFailed(e);
+      case NOT_RECORDED -> (granted && !(e instanceof StewardClosedException)) || e.journalFailed();
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED -> granted;
       case PROMPT_MISMATCH,
           QUESTIONS_MISMATCH,
@@ -750,16 +749,6 @@ final class Endpoints {
           GRANT_REFUSED ->
           false;
     };
-  }
-
-  /**
-   * Whether {@code e} was refused because its steward's journal failed for good: its cause is the
-   * journal's failure, any but the close of the steward (the steward gives that cause to every
-   * {@code NOT_RECORDED} a journal refused).
-   */
-  private static boolean journalFailed(ServeException e) {
-    return e.getCause() instanceof JournalException j
-        && j.reason() != JournalException.Reason.CLOSED;
   }
 
   static Reply.Json refusal(ServeException e) {

@@ -223,11 +223,20 @@ final class LogEndpoints {
     if (v == null) {
       return Optional.empty();
     }
-    if (!v.matches("0|[1-9][0-9]{0,17}")) {
+    if (!v.matches("0|[1-9][0-9]*")) {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
           name,
           name + " must be a non-negative decimal integer");
+    }
+    String largest = String.valueOf(Long.MAX_VALUE);
+    // Digits only, no leading zero: a longer string, or one as long that sorts after, is larger.
+    if (v.length() > largest.length()
+        || (v.length() == largest.length() && v.compareTo(largest) > 0)) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          name,
+          name + " is too large: the largest accepted is " + largest);
     }
     return Optional.of(Long.parseLong(v));
   }

@@ -177,6 +177,35 @@ class LogEndpointsTest {
   }
 
   @Test
+  void aNumberPastTheSixtyFourBitRange_isRefusedAsTooLarge_namingTheLargest() {
+    try (Fixture f = new Fixture()) {
+      serve(f, "one");
+      for (String past : List.of("9223372036854775808", "99999999999999999999")) {
+        Fixture.Answer a = f.get("/v1/mesh/proof/inclusion?seq=" + past);
+        assertThat(a.status()).as(past).isEqualTo(400);
+        assertThat(a.json().get("error").get("message").asText())
+            .as(past)
+            .isEqualTo("seq is too large: the largest accepted is 9223372036854775807");
+        assertThat(a.json().get("error").get("param").asText()).isEqualTo("seq");
+      }
+      Fixture.Answer largest = f.get("/v1/mesh/proof/inclusion?seq=9223372036854775807");
+      assertThat(largest.status()).as("the largest is a number, outside the log").isEqualTo(404);
+      assertThat(largest.json().get("error").get("code").asText()).isEqualTo("out_of_range");
+      for (String query :
+          List.of(
+              "inclusion?seq=0&size=9223372036854775807",
+              "consistency?from=9223372036854775807",
+              "consistency?from=0&to=9223372036854775807")) {
+        Fixture.Answer a = f.get("/v1/mesh/proof/" + query);
+        assertThat(a.status()).as(query + ": " + a.body()).isEqualTo(404);
+      }
+      Fixture.Answer notANumber = f.get("/v1/mesh/proof/consistency?from=00");
+      assertThat(notANumber.json().get("error").get("message").asText())
+          .isEqualTo("from must be a non-negative decimal integer");
+    }
+  }
+
+  @Test
   void outOfRangeRefusals_nameTheParameterAtFault() {
     try (Fixture f = new Fixture()) {
       serve(f, "one");

@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.jcp.DenialLabel;
+import org.meshjava.journal.JournalException;
 import org.meshjava.router.RouteCandidate;
 
 /**
@@ -130,6 +131,17 @@ public sealed class ServeException extends Exception
   /** Returns why. */
   public Reason reason() {
     return reason;
+  }
+
+  /**
+   * Whether this serve was refused because its steward's journal failed for good: its cause is the
+   * journal's failure, for any reason but the close of the steward (the steward gives that cause to
+   * every {@link Reason#NOT_RECORDED} a journal refused). A failed journal takes no append until
+   * the steward is restarted on it (SPEC.md 60.2), so the same serve asked again is refused again;
+   * the bindings tell their clients not to resend it.
+   */
+  public boolean journalFailed() {
+    return getCause() instanceof JournalException j && j.reason() != JournalException.Reason.CLOSED;
   }
 
   /** The backends the router weighed, with reasons; empty unless routing failed. */
