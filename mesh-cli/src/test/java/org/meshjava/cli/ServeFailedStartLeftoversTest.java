@@ -11,9 +11,10 @@ import org.meshjava.journal.FileSnapshotStore;
 
 /**
  * A {@code mesh serve} that fails at start on a journal that was there before leaves no snapshot
- * folder it made behind it, nor the folders it made to hold a configured one.
+ * folder it made behind it, nor the folders it made to hold a configured one; and it leaves a port
+ * file that was there as it was.
  */
-class ServeFailedStartSnapshotFolderTest {
+class ServeFailedStartLeftoversTest {
   @TempDir Path tmp;
 
   @Test
@@ -41,5 +42,19 @@ class ServeFailedStartSnapshotFolderTest {
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains("cannot listen");
     assertThat(top).doesNotExist();
+  }
+
+  /**
+   * The port file's rule (README, {@code --help}): a failed start neither writes nor removes it,
+   * since it may be a running steward's, whose scripts would lose it; a script deletes it first.
+   */
+  @Test
+  void aFailedStart_leavesAnEarlierPortFileAsItWas() throws Exception {
+    Path portFile = Files.writeString(tmp.resolve("steward.port"), "40123\n");
+    Run r =
+        CliErrorsTest.serveOnATakenPort(
+            tmp.resolve("steward.journal"), "--port-file", portFile.toString());
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(portFile).hasContent("40123");
   }
 }
