@@ -164,7 +164,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--port-file",
       paramLabel = "FILE",
-      description = "Write the bound port here once listening (for scripts).")
+      description =
+          "Write the bound port here once listening (for scripts): written whole, replacing an"
+              + " earlier file. A start that fails leaves the file as it was (it may be another"
+              + " running steward's), so delete it before starting and wait for it, or for the"
+              + " process to exit.")
   Path portFile;
 
   @Option(
@@ -568,6 +572,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();
         if (portFile != null) {
+          // Only here, once listening. A start that fails never touches the file: nothing tells
+          // an earlier start's stale file from a running steward's that shares the name (a
+          // connect to its port misses a steward bound to another address), and removing that one
+          // would hide a live steward from its scripts. So the script deletes it before starting.
           GrantFiles.writeLine(portFile, Integer.toString(server.port()));
         }
         CountDownLatch stop = new CountDownLatch(1);

@@ -50,8 +50,10 @@ public final class SnapshotFolderClaim implements AutoCloseable {
 
   private final Path dir;
   private final Path lockFile;
-  // Whether this claim made the folder: removed again at close if nothing was saved into it.
-  private final boolean madeFolder;
+  // The outermost folder this claim made: the claimed folder itself, or the first of its parents
+  // that was missing too (a configured folder under folders not made yet). Null where the folder
+  // was there. At close, what it made is removed again, innermost first, while each is empty.
+  private final @Nullable Path madeFrom;
   // The journal this claim is for, recorded in the folder; null where the claimant named none.
   private final @Nullable SnapshotFolderOwner owner;
   // The lock held now; null once closed.
@@ -75,10 +77,10 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   private SnapshotFolderClaim(
-      Path dir, boolean madeFolder, @Nullable SnapshotFolderOwner owner, Held held) {
+      Path dir, @Nullable Path madeFrom, @Nullable SnapshotFolderOwner owner, Held held) {
     this.dir = dir;
     this.lockFile = dir.resolve(LOCK_FILE);
-    this.madeFolder = madeFolder;
+    this.madeFrom = madeFrom;
     this.owner = owner;
     this.held = held;
   }
@@ -99,8 +101,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       // and neither serves.
       owner.check();
     }
-    boolean madeFolder = !Files.isDirectory(dir);
-    SnapshotFolderClaim claim = new SnapshotFolderClaim(dir, madeFolder, owner, lock(dir));
+    Path madeFrom = missingFrom(dir);
+    SnapshotFolderClaim claim = new SnapshotFolderClaim(dir, madeFrom, owner, lock(dir));
     if (owner != null) {
       try {
         // Again under the lock: the folder's last holder may have recorded its journal since.
@@ -115,6 +117,21 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       }
     }
     return claim;
+  }
+
+  /**
+   * The outermost of {@code dir} and its parents that is missing, which making {@code dir} makes;
+   * null if {@code dir} is a folder already.
+   */
+  private static @Nullable Path missingFrom(Path dir) {
+    if (Files.isDirectory(dir)) {
+      return null;
+    }
+    Path top = dir;
+    for (Path p = dir.getParent(); p != null && Files.notExists(p); p = p.getParent()) {
+      top = p;
+    }
+    return top;
   }
 
   /** Locks the folder's lock file, making both if absent. */
@@ -261,9 +278,10 @@ public final class SnapshotFolderClaim implements AutoCloseable {
 
   /**
    * Removes the lock file (while still locked, and only if it is still this claim's), and the
-   * folder if this claim made it and nothing was saved into it, and lets the folder go. Idempotent.
-   * A steward that opened the file just before its removal finds, once it has the lock, that the
-   * folder no longer names it, and claims a new one.
+   * folder if this claim made it and nothing was saved into it, with the parents made for it that
+   * are empty then, and lets the folder go. Idempotent. A steward that opened the file just before
+   * its removal finds, once it has the lock, that the folder no longer names it, and claims a new
+   * one.
    */
   @Override
   public synchronized void close() {
@@ -278,7 +296,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       } catch (IOException ignored) {
         // The folder is read-only now: a lock file left behind locks nothing.
       }
-      if (madeFolder) {
+      Path top = madeFrom;
+      if (top != null) {
         try {
           // Refused unless empty: a folder a snapshot was saved into stays, and so does the
           // record of whose snapshots they are.
@@ -286,8 +305,19 @@ public final class SnapshotFolderClaim implements AutoCloseable {
             Files.deleteIfExists(dir.resolve(SnapshotFolderOwner.FILE));
           }
           Files.deleteIfExists(dir);
+          // Then the parents it was made under, up to the first that was there before: a failed
+          // start on a configured folder under new ones left those behind.
+          Path made = dir;
+          while (!made.equals(top)) {
+            Path parent = made.getParent();
+            if (parent == null) {
+              break;
+            }
+            Files.deleteIfExists(parent);
+            made = parent;
+          }
         } catch (IOException ignored) {
-          // Not empty, or already gone.
+          // Not empty (something else was put there meanwhile), or already gone.
         }
       }
     }

@@ -37,6 +37,32 @@ class SnapshotFolderClaimTest {
     new FileSnapshotStore(dir).claim().close();
   }
 
+  /**
+   * Regression: a claim on a folder under parents that were missing (a configured snapshot folder
+   * such as {@code /var/lib/mesh/snaps/a}) made them all, and its close removed only the folder
+   * itself, so a start that failed left the parents behind.
+   */
+  @Test
+  void aClaimUnderMissingParents_removesThoseItMade_andNoneThatWasThere() throws Exception {
+    Path there = Files.createDirectory(tmp.resolve("there"));
+    Path top = there.resolve("a");
+    Path dir = top.resolve("b").resolve("snaps");
+    new FileSnapshotStore(dir).claim(tmp.resolve("x.journal")).close();
+    assertThat(top).doesNotExist();
+    assertThat(there).isDirectory();
+  }
+
+  @Test
+  void aParentMadeByAClaim_thatGotAFileMeanwhile_stays() throws Exception {
+    Path top = tmp.resolve("a");
+    Path dir = top.resolve("snaps");
+    SnapshotFolderClaim claim = new FileSnapshotStore(dir).claim();
+    Path other = Files.writeString(top.resolve("notes.txt"), "someone else's");
+    claim.close();
+    assertThat(dir).doesNotExist();
+    assertThat(other).hasContent("someone else's");
+  }
+
   @Test
   void aClaimHeldByAnotherProcess_isRefusedInUse_andFreeOnceThatProcessEnds() throws Exception {
     Path dir = tmp.resolve("snaps");

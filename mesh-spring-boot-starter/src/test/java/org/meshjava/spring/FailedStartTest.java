@@ -328,6 +328,55 @@ class FailedStartTest {
     assertThat(empty).exists();
   }
 
+  /** Starts on {@code properties} with a bean that fails once the steward is built. */
+  private void failsAfterTheStewardWith(String... properties) {
+    runner
+        .withPropertyValues(properties)
+        .withUserConfiguration(FailsAfterTheSteward.class)
+        .run(context -> assertThat(context).hasFailed());
+  }
+
+  /**
+   * For a journal that was there before the start, the snapshot folder the failed start made beside
+   * it (only the claim's lock file and journal.path in it) goes with the claim, as it does for a
+   * new journal, whether the start fails when the steward is built or after.
+   */
+  @Test
+  void aFailedStartOnAnExistingJournal_removesTheSnapshotFolderItMade() throws Exception {
+    Path existing = Files.createFile(dir.resolve("existing.journal"));
+    Path folder = FileSnapshotStore.beside(existing).directory();
+    failsAfterTheStewardWith("mesh.journal=" + existing);
+    assertThat(existing).exists();
+    assertThat(folder).doesNotExist();
+
+    runner
+        .withPropertyValues("mesh.journal=" + existing, keyFileProperty())
+        .run(context -> assertThat(context).getFailure().hasStackTraceContaining("fresh-chain"));
+    assertThat(folder).doesNotExist();
+  }
+
+  /**
+   * Regression: a failed start with mesh.snapshots.dir under folders that were missing made them
+   * all, and removed only the snapshot folder itself, leaving its parents behind.
+   */
+  @Test
+  void aFailedStart_withAConfiguredFolderUnderMissingFolders_removesThemAll() throws Exception {
+    Path existing = Files.createFile(dir.resolve("existing.journal"));
+    Path top = dir.resolve("a");
+    failsAfterTheStewardWith(
+        "mesh.journal=" + existing, "mesh.snapshots.dir=" + top.resolve("b").resolve("snaps"));
+    assertThat(top).doesNotExist();
+  }
+
+  /** A snapshot folder that was there before a failed start stays. */
+  @Test
+  void aFailedStart_neverRemovesASnapshotFolderThatWasThereBefore() throws Exception {
+    Path existing = Files.createFile(dir.resolve("existing.journal"));
+    Path folder = Files.createDirectories(FileSnapshotStore.beside(existing).directory());
+    failsAfterTheStewardWith("mesh.journal=" + existing);
+    assertThat(folder).isDirectory();
+  }
+
   /**
    * A steward built lazily, after the context refreshed, has started once it is built: its new
    * journal is kept when the context closes.
