@@ -15,9 +15,9 @@ import org.meshjava.cli.MeshCommandTest.Run;
 
 /**
  * Regression: a journal file with an empty line added (an editor's newline after the last record)
- * was refused by {@code mesh journal verify} and {@code mesh serve} with only "the line at byte N
- * of FILE has no seq". It is still refused, since the file was edited, but the message names the
- * empty line and the record before it, and says to remove it.
+ * was refused by {@code mesh journal verify}, {@code inspect}, {@code export} and {@code mesh
+ * serve} with only "the line at byte N of FILE has no seq". It is still refused, since the file was
+ * edited, but the message names the empty line and the record before it, and says to remove it.
  */
 class JournalEmptyLineTest {
   @TempDir Path tmp;
@@ -39,12 +39,21 @@ class JournalEmptyLineTest {
   }
 
   @Test
-  void verify_ofAJournalEndingInAnEmptyLine_namesItAndSaysToRemoveIt() throws Exception {
+  void verifyInspectAndExport_ofAJournalEndingInAnEmptyLine_nameItAndSayToRemoveIt()
+      throws Exception {
     Path journal = threeRecords();
     long size = Files.size(journal);
     Files.write(journal, new byte[] {'\n'}, StandardOpenOption.APPEND);
-    assertEmptyLineNamed(
-        mesh("journal", "verify", journal.toString()), "journal verify", journal, size, 2);
+    for (List<String> args :
+        JournalFileKindTest.readingCommands(journal, tmp.resolve("out.journal"))) {
+      assertEmptyLineNamed(
+          mesh(args.toArray(String[]::new)),
+          String.join(" ", args.subList(0, 2)),
+          journal,
+          size,
+          2);
+    }
+    assertThat(tmp.resolve("out.journal")).doesNotExist();
   }
 
   @Test
