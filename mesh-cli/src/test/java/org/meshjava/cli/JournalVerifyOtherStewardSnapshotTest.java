@@ -53,4 +53,24 @@ class JournalVerifyOtherStewardSnapshotTest {
     h.replaceLatestSnapshot(other.latestSnapshot());
     assertOtherStewardNamed(h);
   }
+
+  /**
+   * Regression: with the segments gone, only the snapshot named a steward, and verify took it at
+   * its word: the live file then failed to follow it ("journal record 11: does not follow position
+   * 11 ...; it is not in this journal's history", POSITION_MISMATCH), while a start, which knows
+   * its key, refused the snapshot as OTHER_STEWARD. The live file's checkpoints now name the
+   * steward.
+   */
+  @Test
+  void verify_ofAnArchivedJournalWithoutSegments_whoseLatestSnapshotIsAnotherStewards_namesIt()
+      throws Exception {
+    History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted").archive();
+    h.serve(2, "later");
+    h.removeSegments();
+    History other = new History(dir, SigningKey.generate(), "other").serve(3, "other");
+    h.replaceLatestSnapshot(other.latestSnapshot());
+    assertOtherStewardNamed(h);
+    Run verify = mesh("journal", "verify", h.journal.toString());
+    assertThat(verify.err()).contains("the live file's checkpoints name");
+  }
 }
