@@ -42,7 +42,9 @@ import org.meshjava.journal.internal.GrantSuspension;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalReplay;
 import org.meshjava.journal.internal.JournalSegments;
+import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LogReplay;
+import org.meshjava.journal.internal.RecordCodec;
 import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
@@ -424,6 +426,20 @@ final class JournalCommand extends CommandGroup {
           state = ReplayState.restore(s.state(), s.gate(Revocations.none()));
         }
         long start = state.position().count();
+        if (!whole && steward == null && key == null) {
+          // Only the snapshot names a steward here (the records before it are gone), so a
+          // snapshot of another steward's would be taken at its word and the live file then fail
+          // to follow it; the live file's own checkpoints show whose journal it is, and a start,
+          // which knows its key, refuses such a snapshot as OTHER_STEWARD (SPEC.md §60.8).
+          Optional<DidKey> live = liveFileCheckpointOrigin(path, first);
+          String other =
+              live.isPresent()
+                  ? otherSteward(snap.orElseThrow(), live.get(), "the live file's checkpoints name")
+                  : null;
+          if (other != null) {
+            throw new CliException(file + ": " + other);
+          }
+        }
         if (!whole) {
           // The live file's records the snapshot covers, checked as a start checks them (SPEC.md
           // §60.8): an edit there passed here, saying they were not checked, and started.
@@ -823,6 +839,50 @@ final class JournalCommand extends CommandGroup {
                   org.meshjava.journal.JournalPosition.GENESIS,
                   new java.util.HashMap<>(),
                   sink));
+    }
+
+    /**
+     * The steward that the first {@code Checkpoint} record of the live file {@code path} (whose
+     * first record is {@code first}) names as its origin, its seal checked under that steward's
+     * key; empty if the live file holds no checkpoint. Only checkpoint lines are decoded: they name
+     * no grant chain, so no record before the live file is needed to read them.
+     */
+    private static Optional<DidKey> liveFileCheckpointOrigin(Path path, long first)
+        throws JournalException, CliException {
+      byte[] marker = "\"type\":\"Checkpoint\"".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      RecordCodec codec = new RecordCodec();
+      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path)) {
+        LineReader lines = new LineReader(ch, 0, ch.size());
+        long seq = first;
+        for (byte[] line = lines.next(); line != null; line = lines.next(), seq++) {
+          if (indexOf(line, marker) < 0) {
+            continue;
+          }
+          JournalRecord r = codec.decode(line, seq);
+          if (r.entry() instanceof JournalEntry.Checkpoint c) {
+            DidKey origin = originOf(c, r);
+            LogReplay.checkSeal(r, c, Checkpoint.logKey(origin).key());
+            return Optional.of(origin);
+          }
+        }
+      } catch (java.io.IOException e) {
+        throw new CliException(path + ": cannot read: " + e.getMessage(), e);
+      }
+      return Optional.empty();
+    }
+
+    /** Where {@code part} first occurs in {@code bytes}, or -1. */
+    private static int indexOf(byte[] bytes, byte[] part) {
+      outer:
+      for (int i = 0; i + part.length <= bytes.length; i++) {
+        for (int j = 0; j < part.length; j++) {
+          if (bytes[i + j] != part[j]) {
+            continue outer;
+          }
+        }
+        return i;
+      }
+      return -1;
     }
 
     /** Whether the snapshot equals the replay at its position; a difference fails the verify. */

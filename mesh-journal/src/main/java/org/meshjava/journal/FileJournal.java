@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.internal.ChainedReader;
+import org.meshjava.journal.internal.EmptyLine;
 import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
@@ -578,6 +579,9 @@ public final class FileJournal implements Journal {
       throw next > 0 ? firstRecordDamaged(path, next - 1) : notAJournal(path);
     }
     long lastStart = lastNewline(ch, good - 1);
+    if (lastStart == good - 1) {
+      throw emptyLineAtTheEnd(ch, path, lastStart);
+    }
     LineReader.checkLength(lastStart, good - 1 - lastStart);
     byte[] last = readRange(ch, lastStart, good - 1);
     long lastSeq = seqOf(last, lineAt(lastStart, path));
@@ -589,6 +593,24 @@ public final class FileJournal implements Journal {
         new JournalPosition(lastSeq + 1, Optional.of(ContentId.ofBytes(last)), good),
         torn,
         firstSeq);
+  }
+
+  /**
+   * The refusal of a file whose last line, starting at {@code lastStart}, is empty: names the first
+   * of the empty lines that end the file and the record before them. The first line is a record's
+   * (checked before), so a non-empty line precedes them.
+   */
+  private static JournalException emptyLineAtTheEnd(FileChannel ch, Path path, long lastStart)
+      throws IOException, JournalException {
+    long first = lastStart;
+    long before = lastNewline(ch, first - 1);
+    while (before == first - 1) {
+      first = before;
+      before = lastNewline(ch, first - 1);
+    }
+    LineReader.checkLength(before, first - 1 - before);
+    return EmptyLine.refused(
+        path, first, seqOf(readRange(ch, before, first - 1), lineAt(before, path)));
   }
 
   /**
@@ -871,6 +893,9 @@ public final class FileJournal implements Journal {
         if (line == null) {
           throw new JournalException(
               JournalException.Reason.CORRUPT, reader.next(), "is missing from " + path, null);
+        }
+        if (line.length == 0) {
+          throw EmptyLine.refused(path, lines.offset() - 1, reader.next() - 1);
         }
         sink.accept(reader.take(line, path));
       }
@@ -1159,6 +1184,9 @@ public final class FileJournal implements Journal {
                 JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
           }
           return Optional.of(new JournalPosition(s, Optional.of(ContentId.ofBytes(before)), -1));
+        }
+        if (line.length == 0 && before != null) {
+          throw EmptyLine.refused(path, lines.offset() - 1, s - 1);
         }
         long seq = seqOf(line, lineAt(lines.offset() - line.length - 1, path));
         if (seq != s) {

@@ -380,6 +380,52 @@ class FileJournalTest {
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
   }
 
+  /**
+   * Regression: an editor's extra newline at the end of a journal ("...}\n\n") was refused only as
+   * "the line at byte N has no seq", saying neither that the line is empty nor what to do. It is
+   * still refused (the file was edited, and a steward drops no bytes it did not write), naming the
+   * empty line, the record before it and the remedy.
+   */
+  @Test
+  void anEmptyLineAtTheEnd_isRefusedAsAnEmptyLineAfterTheLastRecord_sayingToRemoveIt()
+      throws Exception {
+    Path p = fiveRecords();
+    long size = Files.size(p);
+    Files.write(p, new byte[] {'\n'}, java.nio.file.StandardOpenOption.APPEND);
+    assertRefusedAsEmptyLine(p, size, 4);
+    // Several empty lines: the first is named, after the same record.
+    Files.write(p, new byte[] {'\n', '\n'}, java.nio.file.StandardOpenOption.APPEND);
+    assertRefusedAsEmptyLine(p, size, 4);
+    assertThat(Files.size(p)).isEqualTo(size + 3);
+  }
+
+  @Test
+  void anEmptyLineBetweenRecords_isRefusedAsAnEmptyLineAfterTheRecordBeforeIt() throws Exception {
+    Path p = fiveRecords();
+    List<String> lines = new ArrayList<>(Files.readAllLines(p));
+    long at = 0;
+    for (int i = 0; i < 3; i++) {
+      at += lines.get(i).getBytes(StandardCharsets.UTF_8).length + 1;
+    }
+    lines.add(3, "");
+    Files.write(p, lines);
+    assertRefusedAsEmptyLine(p, at, 2);
+  }
+
+  private static void assertRefusedAsEmptyLine(Path p, long at, long after) {
+    assertThatThrownBy(() -> openAndRead(p))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT);
+              assertThat(e)
+                  .hasMessageContaining("the line at byte " + at + " of " + p + " is empty")
+                  .hasMessageContaining("after record " + after)
+                  .hasMessageContaining("remove the empty line")
+                  .hasMessageNotContaining("has no seq");
+            });
+  }
+
   /** A line of {@code length} bytes that is no record, then a newline. */
   private static byte[] longLine(int length) {
     byte[] line = new byte[length + 1];

@@ -151,12 +151,13 @@ public final class JournalFile {
       }
       Optional<End> held =
           HeldJournals.read(
-              HeldJournals.identity(path.toRealPath()), ch -> scanLines(ch, scanner, visitor));
+              HeldJournals.identity(path.toRealPath()),
+              ch -> scanLines(ch, path, scanner, visitor));
       if (held.isPresent()) {
         return held.get();
       }
       try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
-        return scanLines(ch, scanner, visitor);
+        return scanLines(ch, path, scanner, visitor);
       }
     } catch (LineReader.TooLong e) {
       throw new JournalException(
@@ -173,11 +174,14 @@ public final class JournalFile {
    * alone). The size is read once: a steward appending meanwhile leaves at most a part line, a torn
    * tail here, as a copy of the file taken now would.
    */
-  private static End scanLines(FileChannel ch, Scanner scanner, Visitor visitor)
+  private static End scanLines(FileChannel ch, Path path, Scanner scanner, Visitor visitor)
       throws IOException, JournalException {
     long size = ch.size();
     LineReader lines = new LineReader(ch, 0, size);
     for (byte[] line = lines.next(); line != null; line = lines.next()) {
+      if (line.length == 0 && scanner.count > 0) {
+        throw EmptyLine.refused(path, lines.offset() - 1, scanner.count - 1);
+      }
       visitor.accept(scanner.take(line), line);
     }
     return scanner.end(size - lines.offset());
