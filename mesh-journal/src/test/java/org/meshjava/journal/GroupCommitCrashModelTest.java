@@ -43,6 +43,9 @@ import org.meshjava.journal.internal.JournalFile;
 class GroupCommitCrashModelTest {
   @TempDir Path dir;
 
+  /** Runs made by this test so far, naming each run's file. */
+  private int runs;
+
   /** What one concurrent run left behind. */
   private record Run(
       byte[] file,
@@ -52,7 +55,9 @@ class GroupCommitCrashModelTest {
       int appended) {}
 
   private Run run(int threads, int each) throws Exception {
-    Path p = dir.resolve("group-" + threads + "x" + each + ".log");
+    // A file of its own per run: the long test runs five rounds, and a second round on the first
+    // one's file appended to its records (400 found where 200 were appended).
+    Path p = dir.resolve("group-" + threads + "x" + each + "-" + runs++ + ".log");
     List<Long> syncPoints = new CopyOnWriteArrayList<>();
     AtomicLong forced = new AtomicLong();
     FileJournal.Syncer observing =
