@@ -568,8 +568,7 @@ public final class FileJournal implements Journal {
     // The first line first: a file that is no journal at all (a README, an image) is said to be
     // none, not named by what a JSON parser finds wrong with its last line.
     byte[] first = java.util.Objects.requireNonNull(new LineReader(ch, 0, good).next());
-    if (!(first.length >= SEQ_PREFIX.length
-        && Arrays.equals(first, 0, SEQ_PREFIX.length, SEQ_PREFIX, 0, SEQ_PREFIX.length))) {
+    if (!regionIs(first, 0, SEQ_PREFIX)) {
       // A journal whose first bytes were damaged is still a journal: told apart by the line after
       // its first, which begins as a record after the first does (record 1, or in a live file whose
       // first records were archived, the one after its first). Refused as not a journal, its
@@ -635,21 +634,35 @@ public final class FileJournal implements Journal {
    */
   private static long secondRecordSeq(byte[] head) {
     int at = SEQ_PREFIX.length;
-    if (head.length <= at || !Arrays.equals(head, 0, at, SEQ_PREFIX, 0, at) || head[at] == '0') {
+    if (!regionIs(head, 0, SEQ_PREFIX) || head.length <= at || head[at] == '0') {
+      return 0;
+    }
+    int end = seqEnd(head);
+    if (end == at || end - at > 18 || !regionIs(head, end, PREV_AFTER_SEQ)) {
       return 0;
     }
     long seq = 0;
-    int digits = 0;
-    while (at < head.length && head[at] >= '0' && head[at] <= '9' && digits < 18) {
-      seq = seq * 10 + (head[at++] - '0');
-      digits++;
+    for (int i = at; i < end; i++) {
+      seq = seq * 10 + (head[i] - '0');
     }
-    return digits > 0
-            && head.length >= at + PREV_AFTER_SEQ.length
-            && Arrays.equals(
-                head, at, at + PREV_AFTER_SEQ.length, PREV_AFTER_SEQ, 0, PREV_AFTER_SEQ.length)
-        ? seq
-        : 0;
+    return seq;
+  }
+
+  /**
+   * Where the digits of the {@code seq} end in {@code line}, which begins with {@link #SEQ_PREFIX}.
+   */
+  private static int seqEnd(byte[] line) {
+    int at = SEQ_PREFIX.length;
+    while (at < line.length && line[at] >= '0' && line[at] <= '9') {
+      at++;
+    }
+    return at;
+  }
+
+  /** Whether {@code line} holds {@code expected} from index {@code at}. */
+  private static boolean regionIs(byte[] line, int at, byte[] expected) {
+    return line.length >= at + expected.length
+        && Arrays.equals(line, at, at + expected.length, expected, 0, expected.length);
   }
 
   /**
@@ -1217,13 +1230,9 @@ public final class FileJournal implements Journal {
 
   /** Whether {@code line}, whose {@code seq} was read, names {@code prev} as its {@code prev}. */
   private static boolean linksTo(byte[] line, ContentId prev) {
-    byte[] expected = (",\"prev\":\"" + prev.hex() + "\",").getBytes(StandardCharsets.US_ASCII);
-    int at = SEQ_PREFIX.length;
-    while (at < line.length && line[at] >= '0' && line[at] <= '9') {
-      at++;
-    }
-    return line.length >= at + expected.length
-        && Arrays.equals(line, at, at + expected.length, expected, 0, expected.length);
+    int at = seqEnd(line);
+    byte[] hash = (prev.hex() + "\",").getBytes(StandardCharsets.US_ASCII);
+    return regionIs(line, at, PREV_AFTER_SEQ) && regionIs(line, at + PREV_AFTER_SEQ.length, hash);
   }
 
   /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
