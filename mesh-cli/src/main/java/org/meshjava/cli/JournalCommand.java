@@ -849,13 +849,14 @@ final class JournalCommand extends CommandGroup {
      */
     private static Optional<DidKey> liveFileCheckpointOrigin(Path path, long first)
         throws JournalException, CliException {
-      byte[] marker = "\"type\":\"Checkpoint\"".getBytes(java.nio.charset.StandardCharsets.UTF_8);
       RecordCodec codec = new RecordCodec();
       try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(path)) {
         LineReader lines = new LineReader(ch, 0, ch.size());
         long seq = first;
         for (byte[] line = lines.next(); line != null; line = lines.next(), seq++) {
-          if (indexOf(line, marker) < 0) {
+          // Canonical record lines name their type in these words; only those lines are decoded.
+          if (!new String(line, java.nio.charset.StandardCharsets.UTF_8)
+              .contains("\"type\":\"Checkpoint\"")) {
             continue;
           }
           JournalRecord r = codec.decode(line, seq);
@@ -869,20 +870,6 @@ final class JournalCommand extends CommandGroup {
         throw new CliException(path + ": cannot read: " + e.getMessage(), e);
       }
       return Optional.empty();
-    }
-
-    /** Where {@code part} first occurs in {@code bytes}, or -1. */
-    private static int indexOf(byte[] bytes, byte[] part) {
-      outer:
-      for (int i = 0; i + part.length <= bytes.length; i++) {
-        for (int j = 0; j < part.length; j++) {
-          if (bytes[i + j] != part[j]) {
-            continue outer;
-          }
-        }
-        return i;
-      }
-      return -1;
     }
 
     /** Whether the snapshot equals the replay at its position; a difference fails the verify. */
