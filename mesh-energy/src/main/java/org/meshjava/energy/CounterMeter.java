@@ -384,7 +384,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
           Thread.currentThread().interrupt();
         }
       }
-      settleAfterLoad(verdicts);
+      settleAfterLoad(verdicts, disturbed);
       long now = clock.nanoTime();
       for (int i = 0; i < targets.size(); i++) {
         targets.get(i).endProbe(verdicts.get(i), now);
@@ -401,15 +401,16 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * probe's load stopped, before the disturbance ends. A counter's value lags the energy drawn by
    * up to one period: read sooner, it does not yet hold the end of the probe's burn (or GPU work),
    * which would then land in the first window opened after the probe, graded as that serve's
-   * reading. At 100 ms on a GPU board under the probe's work, that tail is tens of joules. Another
-   * meter's counters are not waited for: stewards that share a machine share one meter (§2).
+   * reading. At 100 ms on a GPU board under the probe's work, that tail is tens of joules. Every
+   * disturbed counter is waited for, another meter's too: the disturbance ends for all of them at
+   * once, so it must outlast the slowest one's lag (SPEC 40 §2).
    */
-  private void settleAfterLoad(List<LivenessVerdict> verdicts) {
+  private void settleAfterLoad(List<LivenessVerdict> verdicts, List<DomainLedger> disturbed) {
     long settleNanos = 0;
     for (LivenessVerdict v : verdicts) {
       settleNanos = Math.max(settleNanos, v.updatePeriodNanos());
     }
-    for (DomainLedger l : ledgers.values()) {
+    for (DomainLedger l : disturbed) {
       settleNanos = Math.max(settleNanos, l.updatePeriodNanos());
     }
     clock.idleUntil(clock.nanoTime() + settleNanos);

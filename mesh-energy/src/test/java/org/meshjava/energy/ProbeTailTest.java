@@ -53,4 +53,42 @@ class ProbeTailTest {
     // 700 W would add 35 J more.
     assertThat(e.measuredUj().orElseThrow()).isLessThanOrEqualTo(72_000_000);
   }
+
+  /**
+   * A probe disturbs the counters of every meter in the process, so its rest after the load must
+   * outlast the slowest of them, not only its own meter's: here a meter over a millisecond counter
+   * probes while another meter's board, refreshed every 100 ms, carries the load.
+   */
+  @Test
+  void aWindowOfAnotherMeterOpenedAsAProbeEnds_receivesNoneOfTheProbesLoad() {
+    CounterMeter gpuMeter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    gpuMeter.probeNow();
+    assertThat(gpuMeter.liveDomains()).containsExactly(GPU0);
+    TimedCounter cpu = TimedCounter.rapl(EnergyDomain.cpuPackage(0), clock);
+    CounterMeter cpuMeter = ProbedMeter.unprobed(clock, scheduled::add, cpu);
+    AtomicBoolean probing = new AtomicBoolean(true);
+    // 700 W on the board while the other meter's probe polls its counter every millisecond.
+    cpu.onRead(
+        () -> {
+          if (probing.get()) {
+            gpu.work(LOAD_UJ_PER_READ / 2);
+          }
+        });
+    clock.advanceMillis(50);
+    try {
+      cpuMeter.probeNow();
+      probing.set(false);
+      assertThat(cpuMeter.liveDomains()).containsExactly(EnergyDomain.cpuPackage(0));
+
+      MeterWindow w = gpuMeter.open(Set.of(GPU0));
+      clock.advanceMillis(1_100);
+      Energy e = w.close(1);
+
+      assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+      assertThat(e.measuredUj().orElseThrow()).isLessThanOrEqualTo(72_000_000);
+    } finally {
+      cpuMeter.close();
+      gpuMeter.close();
+    }
+  }
 }
