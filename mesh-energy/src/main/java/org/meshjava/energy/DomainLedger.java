@@ -115,6 +115,10 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastReadEndNanos;
   private long lastChangeNanos;
   private long updatePeriodNanos;
+  // When the read at the latest window's close began, and whether any window has closed: that
+  // window's energy is not all in the counter until one update period after it (SPEC 40 §3).
+  private long lastLeaveReadStartNanos;
+  private boolean leftOnce;
   private long lastProbeNanos;
   private boolean probeWanted;
   private boolean probeScheduled;
@@ -210,7 +214,13 @@ final class DomainLedger implements LivenessProbe.Target {
       readOk = false;
       failed(e);
     }
-    boolean overlapped = !open.isEmpty();
+    // Another window open now, or one that closed less than an update period before this read
+    // began: the counter has not yet published all of the closed one's energy (it lags by up to a
+    // period), so the rest of it lands in this window, which then holds two serves' energy.
+    long openReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
+    boolean overlapped =
+        !open.isEmpty()
+            || (leftOnce && openReadStartNanos - lastLeaveReadStartNanos < updatePeriodNanos);
     for (Share s : open) {
       s.overlapped = true;
     }
@@ -241,6 +251,8 @@ final class DomainLedger implements LivenessProbe.Target {
       failed(e);
     }
     open.remove(share);
+    lastLeaveReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
+    leftOnce = true;
     // Measured between the reads, not the caller's times: a read at the open that was slow (a
     // driver call that blocked, a wait for this monitor) leaves the counter less of the window to
     // resolve than the caller's clock says, down to a single refresh, or none.

@@ -208,11 +208,13 @@ class CounterMeterGradingTest {
   }
 
   @Test
-  void close_forSequentialWindows_eachIsHwShunt() {
+  void close_forSequentialWindowsAPeriodApart_eachIsHwShunt() {
     TimedCounter cpu = live(CPU0);
     CounterMeter meter = meter(cpu);
     meter.probeNow();
     for (int i = 1; i <= 3; i++) {
+      // A period after the last close: the counter has published that serve (BackToBackWindowTest).
+      clock.burnUntil(clock.nanoTime() + meter.updatePeriodNanos(CPU0));
       MeterWindow w = meter.open(Set.of(CPU0));
       cpu.work(i * 100L);
       serve(SERVE_MS);
@@ -310,6 +312,8 @@ class CounterMeterGradingTest {
     meter.probeNow();
     MeterWindow bad = meter.open(Set.of(CPU0));
     assertThatThrownBy(() -> bad.close(-1)).isInstanceOf(IllegalArgumentException.class);
+    // A period later, so that only a window still registered could make the next one overlapped.
+    clock.burnUntil(clock.nanoTime() + meter.updatePeriodNanos(CPU0));
     MeterWindow next = meter.open(Set.of(CPU0));
     serve(SERVE_MS);
     assertThat(next.close(0).provenance()).isEqualTo(Provenance.HwShunt);

@@ -83,10 +83,12 @@ class HonestHwShuntTest {
     MeterWindow w = first.open(Set.of(CPU0));
     second.probeNow(); // 400 ms of burn on some package
     assertThat(w.close(1).provenance()).isEqualTo(Provenance.Estimator);
+    clock.advanceMillis(5); // the counter has published w's serve (BackToBackWindowTest)
     MeterWindow after = first.open(Set.of(CPU0));
     clock.advanceMillis(50);
     assertThat(after.close(1).provenance()).isEqualTo(Provenance.HwShunt);
     second.close();
+    clock.advanceMillis(5);
     MeterWindow afterClose = first.open(Set.of(CPU0));
     second.probeNow(); // a closed meter probes nothing
     clock.advanceMillis(50);
@@ -171,6 +173,8 @@ class HonestHwShuntTest {
     clock.advanceMillis(100); // four refreshes: the delta may be off by a quarter
     assertThat(shortWindow.close(10_000).provenance()).isEqualTo(Provenance.Estimator);
     assertThat(meter.liveDomains()).as("short is not stalled").containsExactly(GPU0);
+    // A period: the short serve is published (BackToBackWindowTest).
+    clock.burnUntil(clock.nanoTime() + meter.updatePeriodNanos(GPU0));
     MeterWindow longWindow = meter.open(Set.of(GPU0));
     clock.advanceMillis(400);
     assertThat(longWindow.close(10_000).provenance()).isEqualTo(Provenance.HwShunt);
