@@ -113,6 +113,11 @@ final class DomainLedger implements LivenessProbe.Target {
   // taken before any read (or the wait for this monitor), overstate.
   private long lastReadStartNanos;
   private long lastReadEndNanos;
+  // The earliest the counter can have published lastTotal: the start of the last read that still
+  // returned an older total (the first read's start for the first). A value read late, the counter
+  // not having refreshed for a while, holds energy up to its publication only, so the increment to
+  // the next value spans from there, not from the read that happened to return it.
+  private long lastTotalSinceNanos;
   private long lastChangeNanos;
   private long updatePeriodNanos;
   // When the read at the latest window's close began, and whether any window has closed: that
@@ -456,7 +461,10 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (ArithmeticException e) {
       increment = Long.MAX_VALUE;
     }
-    long sinceNanos = afterNanos - lastReadNanos;
+    // From when the previous total can have been published, not from the read that returned it: a
+    // counter that had not refreshed for a while was late, not reset, and its next value brings the
+    // energy of the whole time since.
+    long sinceNanos = afterNanos - lastTotalSinceNanos;
     PowerBound bound = channel.powerBound();
     if (increment >= 0 && increment <= bound.mostDrawnUj(sinceNanos)) {
       return;
@@ -464,6 +472,7 @@ final class DomainLedger implements LivenessProbe.Target {
     long was = lastTotal;
     lastTotal = total;
     lastMark = mark;
+    lastTotalSinceNanos = lastReadNanos;
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
     throw new CounterException(
         CounterIssue.COUNTER_RESET,
@@ -528,6 +537,11 @@ final class DomainLedger implements LivenessProbe.Target {
                 + String.format(java.util.Locale.ROOT, "%.1f", updatePeriodNanos / 1e6)
                 + " ms");
       }
+    }
+    if (!haveTotal) {
+      lastTotalSinceNanos = nowNanos;
+    } else if (total != lastTotal) {
+      lastTotalSinceNanos = lastReadNanos;
     }
     lastTotal = total;
     lastMark = mark;
