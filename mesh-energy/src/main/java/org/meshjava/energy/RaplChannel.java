@@ -117,10 +117,9 @@ final class RaplChannel extends NamedChannel {
           CounterIssue.UNREADABLE, "cannot read " + energyFile + ": " + e, e);
     }
     try {
-      return Long.parseLong(text);
+      return SysfsDecimal.parse(text);
     } catch (NumberFormatException e) {
-      throw new CounterException(
-          CounterIssue.READ_FAILED, energyFile + " holds '" + text + "', not a number", e);
+      throw new CounterException(CounterIssue.READ_FAILED, energyFile + " " + e.getMessage(), e);
     }
   }
 }

@@ -195,9 +195,9 @@ final class RaplDiscovery {
     }
     long range;
     try {
-      range = Long.parseLong(reader.read(zone.resolve("max_energy_range_uj")));
-      if (range <= 0) {
-        throw new NumberFormatException("non-positive");
+      range = SysfsDecimal.parse(reader.read(zone.resolve("max_energy_range_uj")));
+      if (range == 0) {
+        throw new NumberFormatException("is 0: a counter with no range has nothing to count in");
       }
     } catch (IOException e) {
       rejected.add(
@@ -209,7 +209,7 @@ final class RaplDiscovery {
       // would bring discovery's advice on granting read access, which cannot help here.
       rejected.add(
           CounterStatus.unavailable(
-              counter, domain, CounterIssue.READ_FAILED, "no usable max_energy_range_uj: " + e));
+              counter, domain, CounterIssue.READ_FAILED, "max_energy_range_uj " + e.getMessage()));
       return Optional.empty();
     }
     RaplChannel channel =
@@ -227,10 +227,27 @@ final class RaplDiscovery {
                   + " W: it cannot be read often enough to see every wrap"));
       return Optional.empty();
     }
+    long raw;
     try {
-      channel.readRaw();
+      raw = channel.readRaw();
     } catch (CounterException e) {
       rejected.add(CounterStatus.unavailable(counter, domain, e));
+      return Optional.empty();
+    }
+    if (raw > range) {
+      // The zone's two files disagree: no wrap or total can be told from them. Used, it would fail
+      // every read of every probe (as out of range) and be re-probed, disturbing every window, for
+      // as long as the process runs.
+      rejected.add(
+          CounterStatus.unavailable(
+              counter,
+              domain,
+              CounterIssue.READ_FAILED,
+              "energy_uj reads "
+                  + raw
+                  + ", above its max_energy_range_uj "
+                  + range
+                  + ": the zone's files disagree, so its wraps cannot be told from a reset"));
       return Optional.empty();
     }
     return Optional.of(channel);
