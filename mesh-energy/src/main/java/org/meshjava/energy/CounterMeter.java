@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  *       every domain the backend declared has a counter that was live from the window's open to its
  *       close (same liveness epoch, no probe of any counter in between, no stall, no read gap long
  *       enough to hide a wrap), the window spanned enough of each counter's update periods to be
- *       resolved, every counter moved if the serve did work, and no other window shared any of
- *       those domains at any moment;
+ *       resolved, every counter moved if the serve did work, no other window shared any of those
+ *       domains at any moment, and none closed on one of them less than an update period before the
+ *       open (the counter had yet to publish the end of that serve);
  *   <li>{@code ModelBased}, with {@code measured_uj} absent and the window's apportioned share of
  *       the counters as its figure, when all that holds but another window shared a domain
  *       (package-wide counters cannot tell two serves apart);

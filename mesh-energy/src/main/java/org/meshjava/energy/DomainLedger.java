@@ -21,7 +21,9 @@ import org.slf4j.event.Level;
  * receives exactly its counter delta, which may be graded a hardware reading; a window that shared
  * the domain receives a model of its share, which may not (§3.3). Shares of the windows open in a
  * segment sum to the segment's energy. Idle and background power are inside every segment; they are
- * not subtracted.
+ * not subtracted. A window opened less than one update period after another closed is overlapped
+ * too: the counter lags by up to a period, so the end of the closed serve is still to be published
+ * and lands in the new window's delta (SPEC 40 §3, the tail rule).
  *
  * <p>The liveness <em>epoch</em> changes whenever the trust in a reading across it changes: a probe
  * of any counter starts or ends (its burn heats the CPU and its GPU work the GPUs, whichever
