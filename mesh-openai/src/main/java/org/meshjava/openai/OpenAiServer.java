@@ -402,6 +402,14 @@ public final class OpenAiServer implements AutoCloseable {
     return scheme.isPresent() ? scheme : pathParameter(request);
   }
 
+  /** The address of the request's connection's other end, when it is an IP address. */
+  private static Optional<java.net.InetAddress> peer(Request request) {
+    return request.getConnectionMetaData().getRemoteSocketAddress()
+            instanceof java.net.InetSocketAddress a
+        ? Optional.ofNullable(a.getAddress())
+        : Optional.empty();
+  }
+
   /**
    * The refusal of an absolute-form target whose scheme is not {@code http}, if it is one. Both
    * listeners speak plain HTTP, yet {@code POST https://host/v1/chat/completions} was served as if
@@ -479,6 +487,7 @@ public final class OpenAiServer implements AutoCloseable {
                         Request.getPathInContext(request),
                         Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
                         Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
+                        peer(request),
                         id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         // A GET without a body has length -1 (none declared), not 0: every console answer closed
