@@ -168,8 +168,9 @@ public final class OpenAiServer implements AutoCloseable {
       this.console = null;
     }
     SizeLimitHandler limit = new SizeLimitHandler(maxBodyBytes, -1);
-    limit.setHandler(new Api());
-    jetty.setHandler(new Glue(limit));
+    Api api = new Api();
+    limit.setHandler(api);
+    jetty.setHandler(new Glue(limit, api));
     jetty.setErrorHandler(new JsonErrors(maxBodyBytes, http.getRequestHeaderSize()));
   }
 
@@ -411,6 +412,15 @@ public final class OpenAiServer implements AutoCloseable {
   }
 
   /**
+   * Whether the request framed a body that is still unread when it is answered from its head: a
+   * length above zero, or a transfer coding. A request with one is answered with its connection
+   * closed, so that the unread bytes are never taken for the next request's head.
+   */
+  private static boolean sentABody(Request request) {
+    return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+  }
+
+  /**
    * The refusal of an absolute-form target whose scheme is not {@code http}, if it is one. Both
    * listeners speak plain HTTP, yet {@code POST https://host/v1/chat/completions} was served as if
    * the target had said {@code http}, and so was {@code ftp://…}: a request meant for a TLS origin
@@ -462,8 +472,11 @@ public final class OpenAiServer implements AutoCloseable {
    * grows past it while it is read; both reach {@link JsonErrors} as a 413.
    */
   private final class Glue extends Handler.Wrapper {
-    Glue(SizeLimitHandler api) {
-      super(api);
+    private final Api api;
+
+    Glue(SizeLimitHandler limit, Api api) {
+      super(limit);
+      this.api = api;
     }
 
     @Override
@@ -492,9 +505,7 @@ public final class OpenAiServer implements AutoCloseable {
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         // A GET without a body has length -1 (none declared), not 0: every console answer closed
         // its connection, so a page polling the JSON opened a new one for each poll.
-        boolean sentABody =
-            request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
-        if (sentABody || foreignScheme(request).isPresent()) {
+        if (sentABody(request) || foreignScheme(request).isPresent()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         try {
@@ -502,6 +513,21 @@ public final class OpenAiServer implements AutoCloseable {
         } catch (Throwable t) {
           callback.failed(t);
         }
+        return true;
+      }
+      // Decided from the request line alone, before the size limit and before any of the body is
+      // read: a method this server does not know was answered only once its body had arrived, so
+      // one sent with an oversized body was told 413, one whose body stalled 408 at the deadline,
+      // and one that asked for 100 Continue was told to upload a body only to see it refused.
+      Optional<Reply> target = targetRefused(request);
+      if (target.isPresent()) {
+        api.answerUnread(request, response, callback, target.get(), true);
+        return true;
+      }
+      Optional<Reply> unknown =
+          UnknownMethod.refusal(request.getMethod(), Endpoints.SERVER_METHODS);
+      if (unknown.isPresent()) {
+        api.answerUnread(request, response, callback, unknown.get(), sentABody(request));
         return true;
       }
       return super.handle(request, response, callback);
@@ -517,10 +543,7 @@ public final class OpenAiServer implements AutoCloseable {
     public boolean handle(Request request, Response response, Callback callback) {
       Optional<Reply> refused = refusedUnread(request);
       if (refused.isPresent()) {
-        // None of the body is read, and the connection closes after the answer rather than read
-        // the body to its end only to discard it.
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        answer(request, response, callback, refused::get);
+        answerUnread(request, response, callback, refused.get(), true);
         return true;
       }
       BodyReader.read(
@@ -561,22 +584,31 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * A reply decided from the request's head alone, before any of its body is read: a target
-     * naming another scheme than {@code http} (400) or a path with {@code ;}-parameters (404,
-     * {@link OpenAiServer#targetRefused}); a {@code Transfer-Encoding} on HTTP/1.0 (400); a
-     * transfer coding the server does not undo (501); a proxy's {@code CONNECT}; for a POST, an
-     * operator's answer (405 on its endpoints, 503 while draining) or, on an endpoint that reads
-     * one, a body that cannot be read as JSON (415) or that the head does not frame at all (411).
-     * Deciding these before the first read matters to a client that sent {@code Expect:
-     * 100-continue}: Jetty answers {@code 100 Continue} when the body is first read, so a refusal
-     * after that read has the client upload a body only to see it refused. (A declared length over
-     * the limit is refused earlier still, by the size-limit handler.)
+     * Answers {@code reply}, decided from the head with none of the body read; with {@code close},
+     * the connection closes after the answer rather than read the body to its end only to discard
+     * it.
+     */
+    void answerUnread(
+        Request request, Response response, Callback callback, Reply reply, boolean close) {
+      if (close) {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      }
+      answer(request, response, callback, () -> reply);
+    }
+
+    /**
+     * A reply decided from the request's head alone, before any of its body is read (a target or a
+     * method this server does not take is refused before this, by {@link Glue}): a {@code
+     * Transfer-Encoding} on HTTP/1.0 (400); a transfer coding the server does not undo (501); a
+     * proxy's {@code CONNECT}; for a POST, an operator's answer (405 on its endpoints, 503 while
+     * draining) or, on an endpoint that reads one, a body that cannot be read as JSON (415) or that
+     * the head does not frame at all (411). Deciding these before the first read matters to a
+     * client that sent {@code Expect: 100-continue}: Jetty answers {@code 100 Continue} when the
+     * body is first read, so a refusal after that read has the client upload a body only to see it
+     * refused. (A declared length over the limit is refused earlier still, by the size-limit
+     * handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
-      Optional<Reply> target = targetRefused(request);
-      if (target.isPresent()) {
-        return target;
-      }
       if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
           && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
         // RFC 9112 §6.1: HTTP/1.0 has no transfer codings, so an HTTP/1.0 hop in front may have
@@ -690,12 +722,8 @@ public final class OpenAiServer implements AutoCloseable {
      */
     private Reply reply(Request request, byte[] body) {
       // HEAD is GET without the body (RFC 9110 §9.3.2), which Jetty leaves out of a HEAD's reply:
-      // a load balancer's HEAD /healthz was answered 405.
-      Optional<Reply> unknown =
-          UnknownMethod.refusal(request.getMethod(), Endpoints.SERVER_METHODS);
-      if (unknown.isPresent()) {
-        return unknown.get();
-      }
+      // a load balancer's HEAD /healthz was answered 405. An unknown method never comes here
+      // (Glue refuses it from the request line).
       String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
       String path = Request.getPathInContext(request);
       return operations
