@@ -395,12 +395,41 @@ public final class OpenAiServer implements AutoCloseable {
 
   /**
    * The refusal of a request target this server does not take, decided from the head alone: an
-   * absolute-form target naming a scheme other than {@code http} ({@link #foreignScheme}), or a
-   * path with {@code ;}-parameters ({@link #pathParameter}).
+   * absolute-form target naming a scheme other than {@code http} ({@link #foreignScheme}), a path
+   * with a dot segment ({@link #dotSegment}), or one with {@code ;}-parameters ({@link
+   * #pathParameter}).
    */
   private static Optional<Reply> targetRefused(Request request) {
-    Optional<Reply> scheme = foreignScheme(request);
-    return scheme.isPresent() ? scheme : pathParameter(request);
+    return foreignScheme(request).or(() -> dotSegment(request)).or(() -> pathParameter(request));
+  }
+
+  /**
+   * The refusal of a path holding a {@code .} or {@code ..} segment, if it holds one. Jetty
+   * resolves them before matching (RFC 3986 §5.2.4), so {@code /v1/./models} and {@code
+   * /v1/models/../mesh/steward} were served as {@code /v1/models} and {@code /v1/mesh/steward}. A
+   * proxy in front that allows or denies paths as written, without resolving them first (RFC 3986
+   * §6.2.2.3 makes that a choice, not a rule), would let through under a name it allows an endpoint
+   * it means to deny. Browsers and curl resolve dot segments before sending (RFC 3986 §5.2), and no
+   * endpoint's path holds one, so a target holding one was written so on purpose; it is refused as
+   * the encoded forms ({@code %2e}) already were.
+   */
+  private static Optional<Reply> dotSegment(Request request) {
+    String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
+    for (String segment : raw.split("/", -1)) {
+      String bare = segment.indexOf(';') < 0 ? segment : segment.substring(0, segment.indexOf(';'));
+      if (bare.equals(".") || bare.equals("..")) {
+        return Optional.of(
+            ErrorReply.invalid(
+                400,
+                "http_400",
+                "the path "
+                    + raw
+                    + " holds a dot segment ('.' or '..'), which this server would resolve and a"
+                    + " proxy in front may not: send the path with its dot segments resolved"
+                    + " (RFC 3986 §5.2.4)"));
+      }
+    }
+    return Optional.empty();
   }
 
   /** The address of the request's connection's other end, when it is an IP address. */
@@ -504,8 +533,9 @@ public final class OpenAiServer implements AutoCloseable {
                         id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         // A GET without a body has length -1 (none declared), not 0: every console answer closed
-        // its connection, so a page polling the JSON opened a new one for each poll.
-        if (sentABody(request) || foreignScheme(request).isPresent()) {
+        // its connection, so a page polling the JSON opened a new one for each poll. A target
+        // refused 400 closes it, as on the API's listener.
+        if (sentABody(request) || refused.filter(r -> r.status() == 400).isPresent()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         try {

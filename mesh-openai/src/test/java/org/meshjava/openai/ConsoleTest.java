@@ -152,8 +152,10 @@ class ConsoleTest {
         .doesNotContain("unsafe");
     assertThat(r.headers().firstValue("x-content-type-options")).contains("nosniff");
     assertThat(r.headers().firstValue("cache-control")).contains("no-store");
-    // No path names a file: anything but the fixed assets is 404.
-    get("/console/../pom.xml").error(404, "not_found");
+    // No path names a file: anything but the fixed assets is 404, and a dot segment is refused
+    // before any path is looked up (SPEC 70).
+    get("/console/../pom.xml").error(400, "http_400");
+    get("/console/pom.xml").error(404, "not_found");
     get("/console/index.html").error(404, "not_found");
     get("/console/console.js.map").error(404, "not_found");
   }

@@ -438,6 +438,11 @@ class RequestHeadEdgesTest {
         /v1/models/a%7Fb | control character
         /v1/%2e/models | encoded dot segment
         //v1/models | empty segment
+        /v1/./models | a dot segment ('.' or '..')
+        /v1/../v1/models | a dot segment ('.' or '..')
+        /v1/models/.. | a dot segment ('.' or '..')
+        /v1/mesh/./status | a dot segment ('.' or '..')
+        http://127.0.0.1/v1/./models | a dot segment ('.' or '..')
         """;
     for (int port : List.of(f.server.port(), consolePort())) {
       for (String row : targets.strip().split("\n")) {
