@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
@@ -39,6 +40,13 @@ import org.slf4j.LoggerFactory;
  * made to resolve to 127.0.0.1; such a request carries that site's name in {@code Host}. On a
  * loopback listener a request whose {@code Host} is not a loopback name or address is refused 403
  * {@code host_not_allowed}.
+ *
+ * <p><b>Peers off loopback.</b> {@code Host} is the client's word; on a loopback listener the
+ * peer's own address is checked too. A loopback address is reached from the host itself only while
+ * the kernel keeps it so: a route into it (Linux's {@code route_localnet}, which kube-proxy sets,
+ * and a DNAT rule; CVE-2020-8558) lets a client on another machine connect, and it may send {@code
+ * Host: localhost}. A peer whose address is not loopback is refused 403 {@code host_not_allowed}
+ * however it names the host.
  *
  * <p>Thread-safe.
  */
@@ -99,14 +107,33 @@ final class ConsoleEndpoints {
    * Answers one request on the console listener.
    *
    * @param host the request's {@code Host} header, if it sent one
+   * @param peer the address of the connection's other end, when it is an IP address
    * @param requestId the request's {@code x-request-id}, which an internal error names
    */
-  Reply handle(String method, String path, String query, Optional<String> host, String requestId) {
+  Reply handle(
+      String method,
+      String path,
+      String query,
+      Optional<String> host,
+      Optional<InetAddress> peer,
+      String requestId) {
     try {
       if (!"GET".equals(method)) {
         return ErrorReply.invalid(
                 405, "method_not_allowed", "the console is read-only: use GET, not " + method)
             .allowing(METHODS);
+      }
+      if (loopback && !peer.map(InetAddress::isLoopbackAddress).orElse(false)) {
+        return ErrorReply.of(
+            403,
+            "permission_error",
+            "host_not_allowed",
+            "this console is bound to a loopback address and answers clients on this host only;"
+                + " this connection came from "
+                + peer.map(InetAddress::getHostAddress).orElse("an address that is not IP")
+                + ", which is not a loopback address: read the console on this host, or bind it"
+                + " to an address its readers may reach (--console-host)",
+            Optional.empty());
       }
       if (loopback && !loopbackHost(host)) {
         return ErrorReply.of(

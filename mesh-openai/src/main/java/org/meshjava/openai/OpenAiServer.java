@@ -168,8 +168,9 @@ public final class OpenAiServer implements AutoCloseable {
       this.console = null;
     }
     SizeLimitHandler limit = new SizeLimitHandler(maxBodyBytes, -1);
-    limit.setHandler(new Api());
-    jetty.setHandler(new Glue(limit));
+    Api api = new Api();
+    limit.setHandler(api);
+    jetty.setHandler(new Glue(limit, api));
     jetty.setErrorHandler(new JsonErrors(maxBodyBytes, http.getRequestHeaderSize()));
   }
 
@@ -394,12 +395,58 @@ public final class OpenAiServer implements AutoCloseable {
 
   /**
    * The refusal of a request target this server does not take, decided from the head alone: an
-   * absolute-form target naming a scheme other than {@code http} ({@link #foreignScheme}), or a
-   * path with {@code ;}-parameters ({@link #pathParameter}).
+   * absolute-form target naming a scheme other than {@code http} ({@link #foreignScheme}), a path
+   * with a dot segment ({@link #dotSegment}), or one with {@code ;}-parameters ({@link
+   * #pathParameter}).
    */
   private static Optional<Reply> targetRefused(Request request) {
-    Optional<Reply> scheme = foreignScheme(request);
-    return scheme.isPresent() ? scheme : pathParameter(request);
+    return foreignScheme(request).or(() -> dotSegment(request)).or(() -> pathParameter(request));
+  }
+
+  /**
+   * The refusal of a path holding a {@code .} or {@code ..} segment, if it holds one. Jetty
+   * resolves them before matching (RFC 3986 §5.2.4), so {@code /v1/./models} and {@code
+   * /v1/models/../mesh/steward} were served as {@code /v1/models} and {@code /v1/mesh/steward}. A
+   * proxy in front that allows or denies paths as written, without resolving them first (RFC 3986
+   * §6.2.2.3 makes that a choice, not a rule), would let through under a name it allows an endpoint
+   * it means to deny. Browsers and curl resolve dot segments before sending (RFC 3986 §5.2), and no
+   * endpoint's path holds one, so a target holding one was written so on purpose; it is refused as
+   * the encoded forms ({@code %2e}) already were.
+   */
+  private static Optional<Reply> dotSegment(Request request) {
+    String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
+    for (String segment : raw.split("/", -1)) {
+      String bare = segment.indexOf(';') < 0 ? segment : segment.substring(0, segment.indexOf(';'));
+      if (bare.equals(".") || bare.equals("..")) {
+        return Optional.of(
+            ErrorReply.invalid(
+                400,
+                "http_400",
+                "the path "
+                    + raw
+                    + " holds a dot segment ('.' or '..'), which this server would resolve and a"
+                    + " proxy in front may not: send the path with its dot segments resolved"
+                    + " (RFC 3986 §5.2.4)"));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The address of the request's connection's other end, when it is an IP address. */
+  private static Optional<java.net.InetAddress> peer(Request request) {
+    return request.getConnectionMetaData().getRemoteSocketAddress()
+            instanceof java.net.InetSocketAddress a
+        ? Optional.ofNullable(a.getAddress())
+        : Optional.empty();
+  }
+
+  /**
+   * Whether the request framed a body that is still unread when it is answered from its head: a
+   * length above zero, or a transfer coding. A request with one is answered with its connection
+   * closed, so that the unread bytes are never taken for the next request's head.
+   */
+  private static boolean sentABody(Request request) {
+    return request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
   }
 
   /**
@@ -454,8 +501,11 @@ public final class OpenAiServer implements AutoCloseable {
    * grows past it while it is read; both reach {@link JsonErrors} as a 413.
    */
   private final class Glue extends Handler.Wrapper {
-    Glue(SizeLimitHandler api) {
-      super(api);
+    private final Api api;
+
+    Glue(SizeLimitHandler limit, Api api) {
+      super(limit);
+      this.api = api;
     }
 
     @Override
@@ -479,13 +529,13 @@ public final class OpenAiServer implements AutoCloseable {
                         Request.getPathInContext(request),
                         Objects.requireNonNullElse(request.getHttpURI().getQuery(), ""),
                         Optional.ofNullable(request.getHeaders().get(HttpHeader.HOST)),
+                        peer(request),
                         id));
         ConsoleEndpoints.HEADERS.forEach((k, v) -> response.getHeaders().put(k, v));
         // A GET without a body has length -1 (none declared), not 0: every console answer closed
-        // its connection, so a page polling the JSON opened a new one for each poll.
-        boolean sentABody =
-            request.getLength() > 0 || request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
-        if (sentABody || foreignScheme(request).isPresent()) {
+        // its connection, so a page polling the JSON opened a new one for each poll. A target
+        // refused 400 closes it, as on the API's listener.
+        if (sentABody(request) || refused.filter(r -> r.status() == 400).isPresent()) {
           response.getHeaders().put(HttpHeader.CONNECTION, "close");
         }
         try {
@@ -493,6 +543,21 @@ public final class OpenAiServer implements AutoCloseable {
         } catch (Throwable t) {
           callback.failed(t);
         }
+        return true;
+      }
+      // Decided from the request line alone, before the size limit and before any of the body is
+      // read: a method this server does not know was answered only once its body had arrived, so
+      // one sent with an oversized body was told 413, one whose body stalled 408 at the deadline,
+      // and one that asked for 100 Continue was told to upload a body only to see it refused.
+      Optional<Reply> target = targetRefused(request);
+      if (target.isPresent()) {
+        api.answerUnread(request, response, callback, target.get(), true);
+        return true;
+      }
+      Optional<Reply> unknown =
+          UnknownMethod.refusal(request.getMethod(), Endpoints.SERVER_METHODS);
+      if (unknown.isPresent()) {
+        api.answerUnread(request, response, callback, unknown.get(), sentABody(request));
         return true;
       }
       return super.handle(request, response, callback);
@@ -508,10 +573,7 @@ public final class OpenAiServer implements AutoCloseable {
     public boolean handle(Request request, Response response, Callback callback) {
       Optional<Reply> refused = refusedUnread(request);
       if (refused.isPresent()) {
-        // None of the body is read, and the connection closes after the answer rather than read
-        // the body to its end only to discard it.
-        response.getHeaders().put(HttpHeader.CONNECTION, "close");
-        answer(request, response, callback, refused::get);
+        answerUnread(request, response, callback, refused.get(), true);
         return true;
       }
       BodyReader.read(
@@ -552,22 +614,31 @@ public final class OpenAiServer implements AutoCloseable {
     }
 
     /**
-     * A reply decided from the request's head alone, before any of its body is read: a target
-     * naming another scheme than {@code http} (400) or a path with {@code ;}-parameters (404,
-     * {@link OpenAiServer#targetRefused}); a {@code Transfer-Encoding} on HTTP/1.0 (400); a
-     * transfer coding the server does not undo (501); a proxy's {@code CONNECT}; for a POST, an
-     * operator's answer (405 on its endpoints, 503 while draining) or, on an endpoint that reads
-     * one, a body that cannot be read as JSON (415) or that the head does not frame at all (411).
-     * Deciding these before the first read matters to a client that sent {@code Expect:
-     * 100-continue}: Jetty answers {@code 100 Continue} when the body is first read, so a refusal
-     * after that read has the client upload a body only to see it refused. (A declared length over
-     * the limit is refused earlier still, by the size-limit handler.)
+     * Answers {@code reply}, decided from the head with none of the body read; with {@code close},
+     * the connection closes after the answer rather than read the body to its end only to discard
+     * it.
+     */
+    void answerUnread(
+        Request request, Response response, Callback callback, Reply reply, boolean close) {
+      if (close) {
+        response.getHeaders().put(HttpHeader.CONNECTION, "close");
+      }
+      answer(request, response, callback, () -> reply);
+    }
+
+    /**
+     * A reply decided from the request's head alone, before any of its body is read (a target or a
+     * method this server does not take is refused before this, by {@link Glue}): a {@code
+     * Transfer-Encoding} on HTTP/1.0 (400); a transfer coding the server does not undo (501); a
+     * proxy's {@code CONNECT}; for a POST, an operator's answer (405 on its endpoints, 503 while
+     * draining) or, on an endpoint that reads one, a body that cannot be read as JSON (415) or that
+     * the head does not frame at all (411). Deciding these before the first read matters to a
+     * client that sent {@code Expect: 100-continue}: Jetty answers {@code 100 Continue} when the
+     * body is first read, so a refusal after that read has the client upload a body only to see it
+     * refused. (A declared length over the limit is refused earlier still, by the size-limit
+     * handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
-      Optional<Reply> target = targetRefused(request);
-      if (target.isPresent()) {
-        return target;
-      }
       if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
           && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
         // RFC 9112 §6.1: HTTP/1.0 has no transfer codings, so an HTTP/1.0 hop in front may have
@@ -681,12 +752,8 @@ public final class OpenAiServer implements AutoCloseable {
      */
     private Reply reply(Request request, byte[] body) {
       // HEAD is GET without the body (RFC 9110 §9.3.2), which Jetty leaves out of a HEAD's reply:
-      // a load balancer's HEAD /healthz was answered 405.
-      Optional<Reply> unknown =
-          UnknownMethod.refusal(request.getMethod(), Endpoints.SERVER_METHODS);
-      if (unknown.isPresent()) {
-        return unknown.get();
-      }
+      // a load balancer's HEAD /healthz was answered 405. An unknown method never comes here
+      // (Glue refuses it from the request line).
       String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
       String path = Request.getPathInContext(request);
       return operations

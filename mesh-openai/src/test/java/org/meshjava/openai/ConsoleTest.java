@@ -1,12 +1,17 @@
 package org.meshjava.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -147,8 +152,10 @@ class ConsoleTest {
         .doesNotContain("unsafe");
     assertThat(r.headers().firstValue("x-content-type-options")).contains("nosniff");
     assertThat(r.headers().firstValue("cache-control")).contains("no-store");
-    // No path names a file: anything but the fixed assets is 404.
-    get("/console/../pom.xml").error(404, "not_found");
+    // No path names a file: anything but the fixed assets is 404, and a dot segment is refused
+    // before any path is looked up (SPEC 70).
+    get("/console/../pom.xml").error(400, "http_400");
+    get("/console/pom.xml").error(404, "not_found");
     get("/console/index.html").error(404, "not_found");
     get("/console/console.js.map").error(404, "not_found");
   }
@@ -295,10 +302,45 @@ class ConsoleTest {
     assertThat(ConsoleEndpoints.loopbackHost(Optional.empty())).isFalse();
   }
 
+  /**
+   * {@code Host} is the client's word. A client on another machine that reaches the loopback
+   * listener through a route into loopback (Linux's {@code route_localnet} and a DNAT rule, as
+   * kube-proxy sets up; CVE-2020-8558) sent {@code Host: localhost} and was served. This host's own
+   * non-loopback address stands in for that client: the kernel routes its connection to 127.0.0.1
+   * over loopback, and the listener sees the peer's address as it is.
+   */
+  @Test
+  void loopbackConsole_refusesAPeerWhoseAddressIsNotLoopback_whateverHostItNames()
+      throws Exception {
+    InetAddress own =
+        NetworkInterface.networkInterfaces()
+            .filter(n -> !n.getName().startsWith("lo"))
+            .flatMap(NetworkInterface::inetAddresses)
+            .filter(a -> a instanceof Inet4Address && !a.isLoopbackAddress())
+            .findFirst()
+            .orElse(null);
+    assumeTrue(own != null, "this host has no IPv4 address but loopback");
+    String answer = raw("GET", "/v1/mesh/status", "localhost", own);
+    assertThat(answer).startsWith("HTTP/1.1 403").contains("host_not_allowed");
+    assertThat(answer)
+        .contains("this connection came from " + own.getHostAddress())
+        .contains("not a loopback address");
+    assertThat(raw("GET", "/v1/mesh/status", "localhost")).startsWith("HTTP/1.1 200");
+  }
+
   /** One HTTP/1.1 request with a chosen Host; returns the status line and headers. */
   private String raw(String method, String path, String host) throws IOException {
+    return raw(method, path, host, null);
+  }
+
+  /** {@link #raw(String, String, String)} from the local address {@code from}, when given. */
+  private String raw(String method, String path, String host, InetAddress from) throws IOException {
     URI base = f.server.consoleUri().orElseThrow();
-    try (Socket s = new Socket(base.getHost(), base.getPort())) {
+    try (Socket s = new Socket()) {
+      if (from != null) {
+        s.bind(new InetSocketAddress(from, 0));
+      }
+      s.connect(new InetSocketAddress(base.getHost(), base.getPort()), 10_000);
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
       out.write(

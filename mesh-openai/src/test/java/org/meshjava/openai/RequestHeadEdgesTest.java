@@ -438,6 +438,11 @@ class RequestHeadEdgesTest {
         /v1/models/a%7Fb | control character
         /v1/%2e/models | encoded dot segment
         //v1/models | empty segment
+        /v1/./models | a dot segment ('.' or '..')
+        /v1/../v1/models | a dot segment ('.' or '..')
+        /v1/models/.. | a dot segment ('.' or '..')
+        /v1/mesh/./status | a dot segment ('.' or '..')
+        http://127.0.0.1/v1/./models | a dot segment ('.' or '..')
         """;
     for (int port : List.of(f.server.port(), consolePort())) {
       for (String row : targets.strip().split("\n")) {
@@ -485,6 +490,37 @@ class RequestHeadEdgesTest {
         assertThat(c.send("GET " + path + " HTTP/1.1\r\nHost: localhost\r\n\r\n").read().status())
             .as("the connection goes on")
             .isEqualTo(200);
+      }
+    }
+  }
+
+  /**
+   * A method this server does not know is refused from the request line, before any of the body is
+   * read, on both listeners. The API's listener decided it only once the body had arrived: a
+   * declared length over the limit was told 413, a body that stalled had no answer until the body
+   * deadline (408), and a client that asked for {@code 100 Continue} was told to upload its body.
+   * The unread body's connection is closed, so its bytes are never read as the next request.
+   */
+  @Test
+  void anUnknownMethod_isRefusedFromTheRequestLine_beforeAnyOfItsBodyIsRead_onBothListeners()
+      throws Exception {
+    String head = "FOO /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    Map<String, String> requests =
+        Map.of(
+            "a length over the body limit", head + "Content-Length: 999999999\r\n\r\n",
+            "a body that stalls", head + "Content-Length: 100\r\n\r\n{\"a\"",
+            "a chunk that stalls", head + "Transfer-Encoding: chunked\r\n\r\n10\r\n{\"a\"",
+            "Expect: 100-continue", head + "Content-Length: 10\r\nExpect: 100-continue\r\n\r\n");
+    for (int port : List.of(f.server.port(), consolePort())) {
+      for (Map.Entry<String, String> r : requests.entrySet()) {
+        try (RawConnection c = new RawConnection(port)) {
+          RawConnection.Response answer = c.send(r.getValue()).read();
+          assertThat(answer.status()).as("%s on %d: %s", r.getKey(), port, answer).isEqualTo(501);
+          answer.answer().error(501, "method_not_implemented");
+          assertThat(c.closedWithin(5_000))
+              .as("%s on %d: the connection closes, its body unread", r.getKey(), port)
+              .isTrue();
+        }
       }
     }
   }

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -273,11 +274,18 @@ class StreamingTest {
 
   /** Opens a socket and sends {@code body} to the chat endpoint on it. */
   private Socket sendChat(ObjectNode body) throws Exception {
+    return send("/v1/chat/completions", body);
+  }
+
+  /** Opens a socket and sends {@code body} to {@code path} on it. */
+  private Socket send(String path, ObjectNode body) throws Exception {
     byte[] json = body.toString().getBytes(StandardCharsets.UTF_8);
     Socket socket = new Socket("127.0.0.1", f.server.port());
     OutputStream out = socket.getOutputStream();
     out.write(
-        ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        ("POST "
+                + path
+                + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: application/json\r\nContent-Length: "
                 + json.length
                 + "\r\n\r\n")
@@ -323,6 +331,20 @@ class StreamingTest {
     }
   }
 
+  /**
+   * Waits until the server has no request in flight and its pool is no busier than {@code
+   * busyBefore}, its count while idle before the request: no thread is left blocked writing to, or
+   * serving for, a client that went away.
+   */
+  private void noThreadLeftServing(int busyBefore) throws InterruptedException {
+    awaitUntil(
+        () -> f.server.inFlight() == 0 && f.server.threadPool().getBusyThreads() <= busyBefore);
+    assertThat(f.server.inFlight()).as("requests in flight").isZero();
+    assertThat(f.server.threadPool().getBusyThreads())
+        .as("busy request threads, against %d before the request", busyBefore)
+        .isLessThanOrEqualTo(busyBefore);
+  }
+
   @Test
   void clientDisconnectingMidStream_stopsTheEngine_andTheWorkIsDebitedSealedAndJournalled(
       @TempDir Path dir) throws Exception {
@@ -330,26 +352,62 @@ class StreamingTest {
     int max = 20_000;
     ObjectNode body = streamed("Cut me off.", max);
     Granted granted = granted(dir, engine, body);
+    hangUpAfterThreePieces(
+        "/v1/chat/completions",
+        body,
+        granted,
+        engine,
+        max,
+        line -> line.contains("\"content\":\"") && !line.contains("\"content\":\"\""));
+  }
 
-    try (Socket socket = sendChat(body)) {
+  /**
+   * Sends {@code body} (asking for {@code max} tokens) to {@code path}, reads three lines {@code
+   * piece} accepts, and hangs up; then checks what a client gone mid-stream leaves: the engine
+   * stopped early, no thread left serving, and the work debited, sealed and journalled once.
+   */
+  private void hangUpAfterThreePieces(
+      String path, ObjectNode body, Granted granted, Paced engine, int max, Predicate<String> piece)
+      throws Exception {
+    int busyBefore = f.server.threadPool().getBusyThreads();
+    try (Socket socket = send(path, body)) {
       BufferedReader in =
           new BufferedReader(
               new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
       String line;
-      int contentChunks = 0;
-      while ((line = in.readLine()) != null && contentChunks < 3) {
-        if (line.contains("\"content\":\"") && !line.contains("\"content\":\"\"")) {
-          contentChunks++;
+      int pieces = 0;
+      while ((line = in.readLine()) != null && pieces < 3) {
+        if (piece.test(line)) {
+          pieces++;
         }
       }
-      assertThat(contentChunks).isEqualTo(3);
+      assertThat(pieces).as("pieces read before hanging up").isEqualTo(3);
     } // the client goes away mid-stream
 
     awaitUntil(engine.finished::get);
     assertThat(engine.finished).isTrue();
     int produced = engine.produced.get();
     assertThat(produced).as("the engine stopped early").isBetween(3, max - 1);
+    noThreadLeftServing(busyBefore);
     settledOnce(granted, produced);
+  }
+
+  /**
+   * The same for a granted Responses stream (its events are other lines than chat's): the engine
+   * stops, the grant is debited once for what was sealed once and journalled, and no thread is left
+   * blocked on the client that went away.
+   */
+  @Test
+  void clientDisconnectingMidResponsesStream_isDebitedSealedAndJournalledOnce_noThreadLeft(
+      @TempDir Path dir) throws Exception {
+    Paced engine = new Paced(2, false);
+    int max = 20_000;
+    ObjectNode body = Fixture.JSON.createObjectNode();
+    body.put("input", "Cut me off.").put("max_output_tokens", max).put("stream", true);
+    body.putObject("metadata").put("fidelity_floor", "F2");
+    Granted granted = granted(dir, engine, body);
+    hangUpAfterThreePieces(
+        "/v1/responses", body, granted, engine, max, "event: response.output_text.delta"::equals);
   }
 
   /**
