@@ -938,10 +938,10 @@ final class JournalCommand extends CommandGroup {
     @Nullable Path dir;
 
     /**
-     * The largest snapshot file read: {@link Snapshot#MAX_BYTES}, lowered only by tests, which
-     * cannot write a file past the real limit.
+     * The largest snapshot file read, where a caller binds one: a test, which cannot write a file
+     * past the real limit, lowers it for the runs it makes. Unbound, {@link Snapshot#MAX_BYTES}.
      */
-    static volatile long readLimit = Snapshot.MAX_BYTES;
+    static final ScopedValue<Long> READ_LIMIT = ScopedValue.newInstance();
 
     /** Set by {@link #latest} when the latest snapshot is too large to read; null otherwise. */
     @Nullable TooLargeSnapshot tooLarge;
@@ -1003,6 +1003,7 @@ final class JournalCommand extends CommandGroup {
         throws CliException, SnapshotException {
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
       Optional<java.nio.ByteBuffer> latest;
+      long readLimit = READ_LIMIT.orElse(Snapshot.MAX_BYTES);
       try {
         latest = store.latestBuffer();
         if (latest.isPresent() && latest.get().remaining() > readLimit) {

@@ -241,7 +241,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   /**
    * Where the steward keeps its snapshots: the configured directory, else beside the journal (a
    * directory beside a file, a table in the journal's database), so that a steward with no disk of
-   * its own restarts from one too. A new journal's new directory is noted to be removed with it.
+   * its own restarts from one too. A new journal notes the directory's claim, which removes the
+   * directory with it if this start made it.
    */
   private SnapshotStore snapshotStore(
       JournalTarget target, ServeConfig.SnapshotConfig snaps, String steward) throws CliException {
@@ -263,21 +264,22 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               + " (name one with \"snapshots\": {\"dir\": …}), or turn snapshots off with"
               + " \"snapshots\": false");
     }
-    boolean existed = Files.exists(store.directory());
+    SnapshotFolderClaim claim;
     try {
       // Held while the steward runs: two stewards saving into one folder delete each other's
       // snapshots, and each then refuses to restart from the one it finds. Claimed for the journal
       // file, so that a folder holding another journal's snapshots is refused by name before its
       // lock is tried (SPEC.md §60.8).
-      snapshotClaim =
-          target instanceof JournalTarget.File f ? store.claim(f.path()) : store.claim();
+      claim = target instanceof JournalTarget.File f ? store.claim(f.path()) : store.claim();
+      snapshotClaim = claim;
     } catch (SnapshotException e) {
       throw new CliException("cannot start the steward: " + e.detail(), e);
     }
-    // Noted only once claimed: a folder another steward holds is never this run's to remove.
+    // Noted only once claimed: a folder another steward holds is never this run's to remove, and
+    // the claim removes only a folder it made.
     CreatedJournal created = createdJournal;
-    if (created != null && !existed) {
-      created.snapshots(store.directory());
+    if (created != null) {
+      created.snapshots(claim);
     }
     return store;
   }

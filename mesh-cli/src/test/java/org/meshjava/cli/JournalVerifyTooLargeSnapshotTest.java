@@ -6,8 +6,6 @@ import static org.meshjava.cli.MeshCommandTest.mesh;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
@@ -28,14 +26,10 @@ import org.meshjava.steward.Steward;
 class JournalVerifyTooLargeSnapshotTest {
   @TempDir Path dir;
 
-  @BeforeEach
-  void lowerTheLimit() {
-    JournalCommand.SnapshotDirectory.readLimit = 64;
-  }
-
-  @AfterEach
-  void restoreTheLimit() {
-    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
+  /** {@code mesh} with the snapshot read limit lowered to 64 bytes, below any snapshot's size. */
+  private static Run meshReadingAtMost64(String... args) {
+    return ScopedValue.where(JournalCommand.SnapshotDirectory.READ_LIMIT, 64L)
+        .call(() -> mesh(args));
   }
 
   /** A journal of {@code receipts} serves, whose close saved a snapshot covering every record. */
@@ -52,10 +46,8 @@ class JournalVerifyTooLargeSnapshotTest {
    */
   private Path archivedJournal() throws Exception {
     Path file = journal(3);
-    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
     Run archived = mesh("journal", "archive", file.toString());
     assertThat(archived.code()).as(archived.err()).isZero();
-    JournalCommand.SnapshotDirectory.readLimit = 64;
     return file;
   }
 
@@ -84,7 +76,7 @@ class JournalVerifyTooLargeSnapshotTest {
     serve(key, file, 5, "second ", false);
     Files.move(
         FileSnapshotStore.beside(first).directory(), FileSnapshotStore.beside(file).directory());
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("the latest snapshot's header (NOT_IN_JOURNAL")
@@ -102,7 +94,7 @@ class JournalVerifyTooLargeSnapshotTest {
     Path file = journal(3);
     // The header's "format" 2 made 3: the body is never read, so only the header is refused.
     rewriteLatestSnapshot(file, keyed("format", new byte[] {2}), keyed("format", new byte[] {3}));
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("the latest snapshot's header (UNSUPPORTED_VERSION")
@@ -120,7 +112,7 @@ class JournalVerifyTooLargeSnapshotTest {
     assertThat(theirs).hasSameSizeAs(ours);
     rewriteLatestSnapshot(file, keyed("steward", text(ours)), keyed("steward", text(theirs)));
     // Named: the journal's serves are ungranted, so no record names its steward.
-    Run r = mesh("journal", "verify", file.toString(), "--steward", ours);
+    Run r = meshReadingAtMost64("journal", "verify", file.toString(), "--steward", ours);
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("the latest snapshot's header (OTHER_STEWARD")
@@ -142,7 +134,7 @@ class JournalVerifyTooLargeSnapshotTest {
     String ours = Snapshot.openAsNamed(latestBytes(file)).steward().value();
     String theirs = org.meshjava.jcp.Jcp.identity(SigningKey.generate()).value();
     rewriteLatestSnapshot(file, keyed("steward", text(ours)), keyed("steward", text(theirs)));
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).as(r.out()).isNotZero();
     assertThat(r.err()).contains("the latest snapshot's header (OTHER_STEWARD");
   }
@@ -150,7 +142,6 @@ class JournalVerifyTooLargeSnapshotTest {
   /** As above, for a snapshot read whole: another steward's, validly signed by that steward. */
   @Test
   void verify_withAnotherStewardsSnapshot_isRefusedByTheCheckpointsSteward() throws Exception {
-    JournalCommand.SnapshotDirectory.readLimit = Snapshot.MAX_BYTES;
     Path file = journal(3);
     Path other = dir.resolve("other.journal");
     serve(SigningKey.generate(), other, 3, "other ", true);
@@ -221,7 +212,7 @@ class JournalVerifyTooLargeSnapshotTest {
   @Test
   void verify_withATooLargeLatestSnapshot_checksTheWholeJournalAgainstItsHeader() throws Exception {
     Path file = journal(3);
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("form one chain and replay")
@@ -234,7 +225,7 @@ class JournalVerifyTooLargeSnapshotTest {
     Path file = journal(3);
     List<String> lines = Files.readAllLines(file);
     Files.write(file, lines.subList(0, lines.size() - 1));
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("the latest snapshot's header (AHEAD_OF_JOURNAL")
@@ -248,7 +239,7 @@ class JournalVerifyTooLargeSnapshotTest {
     Path file = archivedJournal();
     Path segments = file.resolveSibling("steward.journal.segments");
     Files.move(segments, dir.resolve("elsewhere"));
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("were archived without their segments, and the latest snapshot is too large")
@@ -260,7 +251,7 @@ class JournalVerifyTooLargeSnapshotTest {
       throws Exception {
     Path file = journal(3);
     byte[] before = Files.readAllBytes(file);
-    Run r = mesh("journal", "archive", file.toString());
+    Run r = meshReadingAtMost64("journal", "archive", file.toString());
     assertThat(r.code()).isNotZero();
     assertThat(r.err())
         .contains("more than the 64 a snapshot can be")
@@ -272,7 +263,7 @@ class JournalVerifyTooLargeSnapshotTest {
   void verify_withATooLargeLatestSnapshot_andItsSegmentsPresent_checksTheWholeHistory()
       throws Exception {
     Path file = archivedJournal();
-    Run r = mesh("journal", "verify", file.toString());
+    Run r = meshReadingAtMost64("journal", "verify", file.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out())
         .contains("form one chain and replay")

@@ -10,9 +10,9 @@ import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.journal.FileSnapshotStore;
 
 /**
- * A {@code mesh serve} that fails at start on a journal that was there before leaves no snapshot
- * folder it made behind it, nor the folders it made to hold a configured one; and it leaves a port
- * file that was there as it was.
+ * A {@code mesh serve} that fails at start, on a journal that was there before or a new one, leaves
+ * no snapshot folder it made behind it, nor the folders it made to hold a configured one; and it
+ * leaves a port file that was there as it was.
  */
 class ServeFailedStartLeftoversTest {
   @TempDir Path tmp;
@@ -34,6 +34,28 @@ class ServeFailedStartLeftoversTest {
   @Test
   void aFailedStart_withAConfiguredFolderUnderMissingFolders_removesThemAll() throws Exception {
     Path journal = Files.createFile(tmp.resolve("existing.journal"));
+    assertThat(failedStartWithSnapshotsUnderMissingFolders(journal)).doesNotExist();
+  }
+
+  /**
+   * Regression: for a new journal, the journal's own removal of its new snapshot folder took the
+   * claim's lock file with it, so the claim no longer knew the folder for its own and left the
+   * folders made to hold it.
+   */
+  @Test
+  void aFailedStartOnANewJournal_withAConfiguredFolderUnderMissingFolders_removesThemAll()
+      throws Exception {
+    Path journal = tmp.resolve("new.journal");
+    Path top = failedStartWithSnapshotsUnderMissingFolders(journal);
+    assertThat(journal).doesNotExist();
+    assertThat(top).doesNotExist();
+  }
+
+  /**
+   * Serves {@code journal} on a port in use, with its snapshot folder configured as {@code
+   * a/b/snaps} where {@code a} is missing, and returns {@code a} once the start has failed.
+   */
+  private Path failedStartWithSnapshotsUnderMissingFolders(Path journal) throws Exception {
     Path top = tmp.resolve("a");
     Path snaps = top.resolve("b").resolve("snaps");
     Path config = tmp.resolve("mesh.json");
@@ -41,7 +63,7 @@ class ServeFailedStartLeftoversTest {
     Run r = CliErrorsTest.serveOnATakenPort(journal, "--config", config.toString());
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains("cannot listen");
-    assertThat(top).doesNotExist();
+    return top;
   }
 
   /**

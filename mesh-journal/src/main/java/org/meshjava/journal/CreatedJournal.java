@@ -1,7 +1,5 @@
 package org.meshjava.journal;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -9,10 +7,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A journal file that one start of a steward created: until the start has succeeded ({@link
- * #keep}), closing it removes the file, and the snapshot folder made for it, so that a start that
- * failed (a port in use, a missing setting) leaves nothing behind to confuse the next one, which
- * would otherwise find a journal it takes for an earlier one's. {@code mesh serve} and the Spring
- * starter each wrap the journal they open this way.
+ * #keep}), closing it removes the file, and the snapshot folder made for it (through that folder's
+ * {@link SnapshotFolderClaim}, which alone knows what it made), so that a start that failed (a port
+ * in use, a missing setting) leaves nothing behind to confuse the next one, which would otherwise
+ * find a journal it takes for an earlier one's. {@code mesh serve} and the Spring starter each wrap
+ * the journal they open this way.
  *
  * <p>Both go while the journal still holds its lock ({@link FileJournal#closeAndRemove}): once the
  * lock is let go, another steward may open and lock the file, and removing it then would send that
@@ -22,7 +21,7 @@ import org.jspecify.annotations.Nullable;
 public final class CreatedJournal extends ForwardingJournal {
   private final FileJournal file;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile @Nullable Path snapshots;
+  private volatile @Nullable SnapshotFolderClaim snapshots;
   private volatile boolean kept;
 
   /**
@@ -46,9 +45,13 @@ public final class CreatedJournal extends ForwardingJournal {
         : Optional.empty();
   }
 
-  /** Notes the snapshot folder made for this journal in this start, removed with it. */
-  public void snapshots(Path directory) {
-    snapshots = directory;
+  /**
+   * Notes the claim on this journal's snapshot folder: if this start made the folder, the claim
+   * removes it with this journal, the snapshots saved into it included, and the folders made to
+   * hold it; a folder that was there before is left as it is.
+   */
+  public void snapshots(SnapshotFolderClaim claim) {
+    snapshots = java.util.Objects.requireNonNull(claim, "claim");
   }
 
   /** The journal file's name, as given. */
@@ -63,7 +66,8 @@ public final class CreatedJournal extends ForwardingJournal {
 
   /**
    * Closes the journal, releasing its lock; unless {@link #keep} was called, removes the file and
-   * the snapshot folder noted for it first, under the lock. A second call does nothing.
+   * the snapshot folder its noted claim made first, under the lock, and lets that claim go. A
+   * second call does nothing.
    */
   @Override
   public void close() {
@@ -76,18 +80,9 @@ public final class CreatedJournal extends ForwardingJournal {
     }
     // Snapshots first: a steward that opened this file after the lock went would write its own
     // snapshots into the same folder.
-    Path dir = snapshots;
-    if (dir != null && Files.isDirectory(dir)) {
-      try {
-        try (var files = Files.list(dir)) {
-          for (Path f : files.toList()) {
-            Files.deleteIfExists(f);
-          }
-        }
-        Files.deleteIfExists(dir);
-      } catch (IOException ignored) {
-        // The error that stopped the start matters more than a stray file.
-      }
+    SnapshotFolderClaim claim = snapshots;
+    if (claim != null) {
+      claim.closeRemovingSaved();
     }
     file.closeAndRemove();
   }

@@ -254,12 +254,7 @@ public final class FileSnapshotStore implements SnapshotStore {
         }
         forcer.force(ch, tmp, true);
       }
-      try {
-        Files.move(
-            tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-      } catch (AtomicMoveNotSupportedException e) {
-        Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-      }
+      replace(tmp, target);
       forcer.forceDirectory(dir);
     } catch (IOException e) {
       // A save that failed (a full disk, an I/O error, a read-only folder) removes its part
@@ -293,6 +288,20 @@ public final class FileSnapshotStore implements SnapshotStore {
       }
     } catch (IOException | NumberFormatException e) {
       // The directory cannot be listed just now; the next save tries again.
+    }
+  }
+
+  /**
+   * Moves the written file {@code tmp} into place as {@code target}, replacing what was there: in
+   * one step where the file system can rename atomically, so a reader sees the old file or the new
+   * one whole; otherwise as a plain move, which a file system without atomic renames makes anyway.
+   * A snapshot and the folder's record of its journal are each put in place so.
+   */
+  static void replace(Path tmp, Path target) throws IOException {
+    try {
+      Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
     }
   }
 

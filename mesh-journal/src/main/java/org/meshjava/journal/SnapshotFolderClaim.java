@@ -324,6 +324,30 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     h.release();
   }
 
+  /**
+   * Closes as {@link #close()} does, removing first what was saved into the folder if this claim
+   * made it: the snapshots of a journal that the same start created and is removing ({@link
+   * CreatedJournal}). They are no one else's: the folder was not there before this claim, and no
+   * other steward could save into it while it was held. The folder, and the parents made for it,
+   * then go with the lock file, as for any claim that made them.
+   */
+  synchronized void closeRemovingSaved() {
+    Held h = held;
+    if (h != null && madeFrom != null && h.names(lockFile)) {
+      try (var files = Files.list(dir)) {
+        for (Path f : files.toList()) {
+          if (!f.equals(lockFile)) {
+            Files.deleteIfExists(f);
+          }
+        }
+      } catch (IOException ignored) {
+        // The error that stopped the start matters more than a stray file; close removes what
+        // it can.
+      }
+    }
+    close();
+  }
+
   private static SnapshotException inUse(Path dir, String holder) {
     return new SnapshotException(
         SnapshotException.Reason.IN_USE,

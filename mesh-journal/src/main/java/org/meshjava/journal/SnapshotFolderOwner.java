@@ -2,10 +2,8 @@ package org.meshjava.journal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.journal.internal.SequenceFiles;
@@ -102,11 +100,7 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
     Path tmp = dir.resolve(FILE + ".tmp");
     // Whole or not at all, for a claim that reads it without the lock.
     Files.writeString(tmp, journal + "\n", StandardCharsets.UTF_8);
-    try {
-      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-    } catch (AtomicMoveNotSupportedException e) {
-      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
-    }
+    FileSnapshotStore.replace(tmp, file);
   }
 
   /**

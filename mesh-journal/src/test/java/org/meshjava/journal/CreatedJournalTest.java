@@ -19,13 +19,32 @@ class CreatedJournalTest {
   void close_beforeTheStewardServes_removesTheFileAndItsSnapshotFolder() throws Exception {
     Path journal = tmp.resolve("new.journal");
     CreatedJournal created = new CreatedJournal(FileJournal.open(journal));
-    Path snapshots = Files.createDirectory(tmp.resolve("new.journal.snapshots"));
+    FileSnapshotStore store = FileSnapshotStore.beside(journal);
+    SnapshotFolderClaim claim = store.claim(journal);
+    Path snapshots = store.directory();
     Files.writeString(snapshots.resolve("0.snapshot"), "x");
-    created.snapshots(snapshots);
+    created.snapshots(claim);
     created.close();
     assertThat(journal).doesNotExist();
     assertThat(snapshots).doesNotExist();
+    assertThat(claim.held()).isFalse();
     created.close(); // a second close (the command's, after the steward's) does nothing
+    claim.close(); // nor the claim's, after it
+  }
+
+  /** The folder's claim removes only what it made: a folder there before stays, with its files. */
+  @Test
+  void close_beforeTheStewardServes_leavesASnapshotFolderThatWasThereBefore() throws Exception {
+    Path journal = tmp.resolve("new.journal");
+    CreatedJournal created = new CreatedJournal(FileJournal.open(journal));
+    Path snapshots = Files.createDirectory(tmp.resolve("snapshots"));
+    Path before = Files.writeString(snapshots.resolve("notes.txt"), "mine");
+    SnapshotFolderClaim claim = new FileSnapshotStore(snapshots).claim(journal);
+    created.snapshots(claim);
+    created.close();
+    assertThat(journal).doesNotExist();
+    assertThat(before).hasContent("mine");
+    assertThat(claim.held()).isFalse();
   }
 
   @Test

@@ -18,6 +18,19 @@ final class SnapshotFolderHold implements AutoCloseable {
     claim = taken;
   }
 
+  /**
+   * The claim held.
+   *
+   * @throws IllegalStateException if none is
+   */
+  synchronized SnapshotFolderClaim claim() {
+    SnapshotFolderClaim c = claim;
+    if (c == null) {
+      throw new IllegalStateException("no snapshot folder is claimed");
+    }
+    return c;
+  }
+
   /** Lets the folder go, if one was claimed; idempotent. */
   @Override
   public synchronized void close() {

@@ -305,11 +305,11 @@ final class StewardFromProperties {
       try {
         FileSnapshotStore store =
             dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file);
-        boolean folderExisted = Files.exists(store.directory());
         snapshots(sb, claimed(store, file, snaps, snapshotFolder), snaps);
-        // Noted only once claimed: a folder another steward holds is never this start's to remove.
-        if (created != null && !folderExisted) {
-          created.snapshots(store.directory());
+        // Noted only once claimed: a folder another steward holds is never this start's to
+        // remove, and the claim removes only a folder it made.
+        if (created != null) {
+          created.snapshots(snapshotFolder.claim());
         }
       } catch (RuntimeException | Error e) {
         // No steward took the journal yet, so none would close it and release its lock.

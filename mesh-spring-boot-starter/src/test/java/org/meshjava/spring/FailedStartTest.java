@@ -368,6 +368,19 @@ class FailedStartTest {
     assertThat(top).doesNotExist();
   }
 
+  /**
+   * Regression: for a new journal, the journal's removal of its new snapshot folder took the
+   * claim's lock file with it, so the claim left the folders made to hold the folder.
+   */
+  @Test
+  void aFailedStartOnANewJournal_withAConfiguredFolderUnderMissingFolders_removesThemAll() {
+    Path top = dir.resolve("a");
+    failsAfterTheStewardWith(
+        "mesh.journal=" + journal(), "mesh.snapshots.dir=" + top.resolve("b").resolve("snaps"));
+    assertThat(journal()).doesNotExist();
+    assertThat(top).doesNotExist();
+  }
+
   /** A snapshot folder that was there before a failed start stays. */
   @Test
   void aFailedStart_neverRemovesASnapshotFolderThatWasThereBefore() throws Exception {
