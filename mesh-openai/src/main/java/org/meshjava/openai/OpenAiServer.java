@@ -415,6 +415,11 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private static Optional<Reply> dotSegment(Request request) {
     String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
+    // Every request comes here, and no endpoint's path holds a '.': split only the rare one that
+    // does (a model id such as /v1/models/gpt-3.5).
+    if (raw.indexOf('.') < 0) {
+      return Optional.empty();
+    }
     for (String segment : raw.split("/", -1)) {
       String bare = segment.indexOf(';') < 0 ? segment : segment.substring(0, segment.indexOf(';'));
       if (bare.equals(".") || bare.equals("..")) {
