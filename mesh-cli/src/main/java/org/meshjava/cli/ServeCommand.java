@@ -447,14 +447,19 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     try {
       steward = sb.build();
     } catch (StewardStartException e) {
-      // Without --key this start's identity is new, and a journal with records is another
-      // identity's: the steward's words say so, this says which flag gives a key.
-      String keyless =
-          keyPath == null && e.reason() == JournalException.Reason.REPLAY_REFUSED
-              ? " (this start has no --key, so its identity is new and continues no journal: pass"
-                  + " --key with the key that wrote it, or name a new journal)"
-              : "";
-      throw new CliException(e.getMessage() + keyless, e);
+      // The steward's words say the journal (or its snapshot) is another identity's; this says
+      // which flag gives a key. Without --key this start's identity is new and continues none.
+      String key =
+          !e.anotherIdentity()
+              ? ""
+              : keyPath == null
+                  ? " (this start has no --key, so its identity is new and continues no journal:"
+                      + " pass --key with the key that wrote it, or name a new journal)"
+                  : " (--key "
+                      + keyPath
+                      + " is not the key that wrote it: pass --key with that key, or name a new"
+                      + " journal)";
+      throw new CliException(e.getMessage() + key, e);
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "
