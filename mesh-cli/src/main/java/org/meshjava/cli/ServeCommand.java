@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -136,7 +137,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "Revocations to load at start (mesh grant revoke; one hex line each); each is"
-              + " verified and journalled.")
+              + " verified and journalled before anything is served, and said on stdout after"
+              + " the steward and backend lines, before \"listening on\".")
   Path revocations;
 
   @Option(
@@ -480,9 +482,6 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
     }
     try (steward) {
-      if (revocationsFile != null && revocationsText != null) {
-        RevocationFile.load(steward, revocationsFile, revocationsText, out);
-      }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)
               .host(flagOr(host, c.host()).orElse("127.0.0.1"))
@@ -543,9 +542,19 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
             });
       }
       try (OpenAiServer server = ob.build()) {
+        // Loaded before the server serves, so that no presentation they revoke is honoured, but
+        // said after the steward's own lines: a script reading stdout finds "steward" first and
+        // "listening on" last, once listening, whatever the file held. Journalled revocations
+        // are said on a failed listen too.
+        StringWriter revoked = new StringWriter();
+        if (revocationsFile != null && revocationsText != null) {
+          RevocationFile.load(
+              steward, revocationsFile, revocationsText, new PrintWriter(revoked, true));
+        }
         try {
           server.start();
         } catch (IOException e) {
+          out.print(revoked);
           throw new CliException(cannotListen(e, console), e);
         }
         out.println("steward " + steward.identity());
@@ -573,6 +582,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           // journal is kept: a start that fails removes it.
           err.println("starting a new journal at " + created.path().toAbsolutePath());
         }
+        out.print(revoked);
         server.consoleUri().ifPresent(u -> out.println("console on " + u + " (read-only)"));
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();
