@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.NonRetriableException;
 import dev.langchain4j.exception.RetriableException;
-import dev.langchain4j.internal.RetryUtils;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Fidelity;
 import org.meshjava.engine.ReferenceEngine;
@@ -43,23 +41,16 @@ class GrantedServeFailureRetryTest {
   void aGrantedChatWhoseEngineFailed_isCalledOnce_byLangChain4jsRetryLoop() throws Exception {
     try (Steward steward = overclaiming()) {
       MeshChatModel model = GrantedChatModel.over(steward);
-      AtomicInteger calls = new AtomicInteger();
+      RetryLoop.Ended ended = RetryLoop.run(() -> model.chat(HI));
 
-      assertThatThrownBy(
-              () ->
-                  RetryUtils.withRetry(
-                      () -> {
-                        calls.incrementAndGet();
-                        return model.chat(HI);
-                      },
-                      3))
+      assertThat(ended.calls()).as("calls to the chat").isEqualTo(1);
+      assertThat(ended.thrown())
           .isInstanceOf(MeshGrantedServeFailedException.class)
           .isInstanceOf(NonRetriableException.class)
           .satisfies(
               e ->
                   assertThat(((MeshRefusal) e).reason())
                       .isEqualTo(ServeException.Reason.FIDELITY_OVERCLAIM));
-      assertThat(calls).hasValue(1);
     }
   }
 

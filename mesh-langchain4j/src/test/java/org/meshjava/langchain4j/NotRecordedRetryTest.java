@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.NonRetriableException;
 import dev.langchain4j.exception.RetriableException;
-import dev.langchain4j.internal.RetryUtils;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Fidelity;
 import org.meshjava.engine.ReferenceEngine;
@@ -35,17 +33,13 @@ class NotRecordedRetryTest {
 
   /** How many times LangChain4j's own retry loop calls a chat that throws {@code refusal}. */
   private static int attempts(RuntimeException refusal) {
-    AtomicInteger calls = new AtomicInteger();
-    assertThatThrownBy(
-            () ->
-                RetryUtils.withRetry(
-                    () -> {
-                      calls.incrementAndGet();
-                      throw refusal;
-                    },
-                    3))
-        .isSameAs(refusal);
-    return calls.get();
+    RetryLoop.Ended ended =
+        RetryLoop.run(
+            () -> {
+              throw refusal;
+            });
+    assertThat(ended.thrown()).isSameAs(refusal);
+    return ended.calls();
   }
 
   @Test
