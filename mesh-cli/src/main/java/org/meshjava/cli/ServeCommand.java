@@ -457,10 +457,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               : keyPath == null
                   ? " (this start has no --key, so its identity is new and continues no journal:"
                       + " pass --key with the key that wrote it, or name a new journal)"
-                  : " (--key "
+                  // Conditional: a snapshot replaced by another steward's is refused the same
+                  // way under the right key.
+                  : " (if --key "
                       + keyPath
-                      + " is not the key that wrote it: pass --key with that key, or name a new"
-                      + " journal)";
+                      + " is not the key that wrote the journal, pass --key with the one that"
+                      + " did, or name a new journal)";
       throw new CliException(e.getMessage() + key, e);
     } catch (UnknownChainHeadException e) {
       throw new CliException(

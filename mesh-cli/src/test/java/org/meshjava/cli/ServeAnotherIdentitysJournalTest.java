@@ -94,7 +94,7 @@ class ServeAnotherIdentitysJournalTest {
 
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err())
-        .contains("--key " + key + " is not the key that wrote it")
+        .contains("if --key " + key + " is not the key that wrote the journal, pass --key")
         .doesNotContain("cannot listen");
   }
 }

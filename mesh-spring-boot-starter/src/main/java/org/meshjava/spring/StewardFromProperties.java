@@ -192,12 +192,13 @@ final class StewardFromProperties {
         throw e; // not the key's fault (a keyless start on records is refused in openJournal)
       }
       // The steward's words say "the key that wrote it", in no interface's terms: this names the
-      // property that gives the key, and the file it named.
+      // property that gives the key, and the file it named. Conditional: a snapshot replaced by
+      // another steward's is refused the same way under the right key.
       throw new IllegalStateException(
-          "mesh.journal was written by another key than mesh.key-file "
+          "mesh.journal, or its latest snapshot, is another steward's than mesh.key-file "
               + keyFile
-              + ": set mesh.key-file to the key that wrote it, or name a new journal in"
-              + " mesh.journal ("
+              + "'s: if that file is not the key that wrote the journal, set mesh.key-file to"
+              + " the key that wrote it, or name a new journal in mesh.journal ("
               + e.getMessage()
               + ")",
           e);

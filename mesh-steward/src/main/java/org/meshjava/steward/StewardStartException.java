@@ -50,7 +50,9 @@ public final class StewardStartException extends RuntimeException {
    * this steward's key did not sign, or its snapshot names another steward ({@link
    * org.meshjava.journal.SnapshotException.Reason#OTHER_STEWARD}). Most often the steward was given
    * another key than the one that wrote the journal, or none (a new identity each process); what
-   * starts a steward from its own configuration names the setting that gives the key.
+   * starts a steward from its own configuration names the setting that gives the key. A snapshot
+   * replaced by another steward's reads the same under the right key, so a key given is named as a
+   * possible cause, not as the certain one.
    */
   public boolean anotherIdentity() {
     return snapshotRefusal().equals(Optional.of(SnapshotException.Reason.OTHER_STEWARD))
