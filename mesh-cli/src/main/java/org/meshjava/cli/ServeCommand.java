@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -136,7 +137,8 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "Revocations to load at start (mesh grant revoke; one hex line each); each is"
-              + " verified and journalled.")
+              + " verified and journalled before anything is served, and said on stdout after"
+              + " the steward and backend lines, before \"listening on\".")
   Path revocations;
 
   @Option(
@@ -449,14 +451,21 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     try {
       steward = sb.build();
     } catch (StewardStartException e) {
-      // Without --key this start's identity is new, and a journal with records is another
-      // identity's: the steward's words say so, this says which flag gives a key.
-      String keyless =
-          keyPath == null && e.reason() == JournalException.Reason.REPLAY_REFUSED
-              ? " (this start has no --key, so its identity is new and continues no journal: pass"
-                  + " --key with the key that wrote it, or name a new journal)"
-              : "";
-      throw new CliException(e.getMessage() + keyless, e);
+      // The steward's words say the journal (or its snapshot) is another identity's; this says
+      // which flag gives a key. Without --key this start's identity is new and continues none.
+      String key =
+          !e.anotherIdentity()
+              ? ""
+              : keyPath == null
+                  ? " (this start has no --key, so its identity is new and continues no journal:"
+                      + " pass --key with the key that wrote it, or name a new journal)"
+                  // Conditional: a snapshot replaced by another steward's is refused the same
+                  // way under the right key.
+                  : " (if --key "
+                      + keyPath
+                      + " is not the key that wrote the journal, pass --key with the one that"
+                      + " did, or name a new journal)";
+      throw new CliException(e.getMessage() + key, e);
     } catch (UnknownChainHeadException e) {
       throw new CliException(
           "cannot start the steward: journal "
@@ -477,9 +486,6 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
     }
     try (steward) {
-      if (revocationsFile != null && revocationsText != null) {
-        RevocationFile.load(steward, revocationsFile, revocationsText, out);
-      }
       OpenAiServer.Builder ob =
           OpenAiServer.builder(steward)
               .host(flagOr(host, c.host()).orElse("127.0.0.1"))
@@ -540,9 +546,19 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
             });
       }
       try (OpenAiServer server = ob.build()) {
+        // Loaded before the server serves, so that no presentation they revoke is honoured, but
+        // said after the steward's own lines: a script reading stdout finds "steward" first and
+        // "listening on" last, once listening, whatever the file held. Journalled revocations
+        // are said on a failed listen too.
+        StringWriter revoked = new StringWriter();
+        if (revocationsFile != null && revocationsText != null) {
+          RevocationFile.load(
+              steward, revocationsFile, revocationsText, new PrintWriter(revoked, true));
+        }
         try {
           server.start();
         } catch (IOException e) {
+          out.print(revoked);
           throw new CliException(cannotListen(e, console), e);
         }
         out.println("steward " + steward.identity());
@@ -570,6 +586,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           // journal is kept: a start that fails removes it.
           err.println("starting a new journal at " + created.path().toAbsolutePath());
         }
+        out.print(revoked);
         server.consoleUri().ifPresent(u -> out.println("console on " + u + " (read-only)"));
         out.println("listening on " + server.baseUri() + " (Ctrl-C to stop)");
         out.flush();

@@ -2,16 +2,21 @@ package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HexFormat;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.steward.Steward;
 
 /**
@@ -23,19 +28,27 @@ import org.meshjava.steward.Steward;
 class ServeAnotherIdentitysJournalTest {
   @TempDir Path tmp;
 
+  /** Seals one receipt into {@code journal} with a keyless steward, keeping snapshots if asked. */
+  private static void sealOnce(Path journal, boolean snapshots) throws Exception {
+    Steward.Builder b =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .journal(FileJournal.open(journal))
+            .backend(ReferenceEngine.builder().name("ref").build());
+    if (snapshots) {
+      b.snapshots(FileSnapshotStore.beside(journal)); // mesh serve's default; one saved at close
+    }
+    try (Steward once = b.build()) {
+      PromptText prompt = PromptText.of("sealed by a keyless run");
+      once.serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
+    }
+  }
+
   @Test
   void serveWithoutAKey_onAnEarlierKeylessStartsJournal_isToldToPassAKey_orNameANewJournal()
       throws Exception {
     Path journal = tmp.resolve("steward.journal");
-    try (Steward once =
-        Steward.ephemeral()
-            .meter(new EstimatorMeter())
-            .journal(FileJournal.open(journal))
-            .backend(ReferenceEngine.builder().name("ref").build())
-            .build()) {
-      PromptText prompt = PromptText.of("sealed by a keyless run");
-      once.serve(ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000), prompt);
-    }
+    sealOnce(journal, false);
 
     Run r = CliErrorsTest.serveOnATakenPort(journal);
 
@@ -45,6 +58,43 @@ class ServeAnotherIdentitysJournalTest {
         .contains("not by this steward")
         .contains("pass --key with the key that wrote it, or name a new journal")
         .doesNotContain("Steward.builder")
+        .doesNotContain("cannot listen");
+  }
+
+  /**
+   * Regression: a keyless {@code mesh serve} stopped cleanly leaves a snapshot, and the next
+   * keyless start on its journal was refused by that snapshot with "give each steward a snapshot
+   * store of its own": advice for two stewards sharing a folder, naming no key. It now says to pass
+   * --key.
+   */
+  @Test
+  void serveWithoutAKey_onAKeylessJournalWithASnapshot_isToldToPassAKey() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    sealOnce(journal, true);
+
+    Run r = CliErrorsTest.serveOnATakenPort(journal);
+
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("is another steward's")
+        .contains("pass --key with the key that wrote it, or name a new journal")
+        .doesNotContain("cannot listen");
+  }
+
+  /** The same journal started with another key's file: the refusal names the file given. */
+  @Test
+  void serveWithAnotherKey_isToldThatKeyIsNotTheOneThatWroteIt() throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    sealOnce(journal, true);
+    Path key = tmp.resolve("other.key");
+    Files.writeString(key, HexFormat.of().formatHex(SigningKey.generate().exportSeed()) + "\n");
+    Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+
+    Run r = CliErrorsTest.serveOnATakenPort(journal, "--key", key.toString());
+
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("if --key " + key + " is not the key that wrote the journal, pass --key")
         .doesNotContain("cannot listen");
   }
 }

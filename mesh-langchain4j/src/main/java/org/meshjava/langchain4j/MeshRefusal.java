@@ -24,8 +24,11 @@ import org.meshjava.steward.StewardClosedException;
  *       <td>NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, OVER_CEILING, PROMPT_MISMATCH,
  *       QUESTIONS_MISMATCH</td></tr>
  *   <tr><td>{@link MeshServeFailedException}</td><td>{@code InternalServerException}</td>
- *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED, and
- *       NOT_RECORDED where a resend may be served</td></tr>
+ *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED of an
+ *       ungranted chat, and NOT_RECORDED where a resend may be served</td></tr>
+ *   <tr><td>{@link MeshGrantedServeFailedException}</td><td>{@code NonRetriableException}</td>
+ *       <td>ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED of a granted
+ *       chat: its presentation is spent, and a retry would spend the grant again</td></tr>
  *   <tr><td>{@link MeshNotRecordedException}</td><td>{@code NonRetriableException}</td>
  *       <td>NOT_RECORDED where a resend cannot be served: the journal failed ({@link
  *       ServeException#journalFailed()}), or a granted chat was refused after its grant was
@@ -37,6 +40,7 @@ public sealed interface MeshRefusal
         MeshBusyException,
         MeshInadmissibleException,
         MeshServeFailedException,
+        MeshGrantedServeFailedException,
         MeshNotRecordedException {
 
   /**
@@ -66,8 +70,8 @@ public sealed interface MeshRefusal
   /**
    * The LangChain4j exception for {@code e}.
    *
-   * @param granted whether the chat was asked on a presentation: a granted chat refused {@code
-   *     NOT_RECORDED} after its grant was decided is not to be resent at once
+   * @param granted whether the chat was asked on a presentation: a granted chat that failed, or was
+   *     refused {@code NOT_RECORDED}, after its grant was decided is not to be resent at once
    */
   static RuntimeException of(ServeException e, boolean granted) {
     return switch (e.reason()) {
@@ -81,7 +85,7 @@ public sealed interface MeshRefusal
               ? new MeshNotRecordedException(e)
               : new MeshServeFailedException(e);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
-          new MeshServeFailedException(e);
+          granted ? new MeshGrantedServeFailedException(e) : new MeshServeFailedException(e);
     };
   }
 }

@@ -6,15 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.exception.NonRetriableException;
 import dev.langchain4j.exception.RetriableException;
-import dev.langchain4j.internal.RetryUtils;
 import dev.langchain4j.model.chat.request.ChatRequest;
-import java.time.Instant;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Fidelity;
-import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
-import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.JournalException;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
@@ -38,17 +33,13 @@ class NotRecordedRetryTest {
 
   /** How many times LangChain4j's own retry loop calls a chat that throws {@code refusal}. */
   private static int attempts(RuntimeException refusal) {
-    AtomicInteger calls = new AtomicInteger();
-    assertThatThrownBy(
-            () ->
-                RetryUtils.withRetry(
-                    () -> {
-                      calls.incrementAndGet();
-                      throw refusal;
-                    },
-                    3))
-        .isSameAs(refusal);
-    return calls.get();
+    RetryLoop.Ended ended =
+        RetryLoop.run(
+            () -> {
+              throw refusal;
+            });
+    assertThat(ended.thrown()).isSameAs(refusal);
+    return ended.calls();
   }
 
   @Test
@@ -88,17 +79,7 @@ class NotRecordedRetryTest {
         Steward.ephemeral()
             .backend(ReferenceEngine.builder().name("small").fidelity(Fidelity.F2).build())
             .build();
-    SigningKey me = Jcp.newKey();
-    Instant now = Instant.now();
-    GrantPresenter presenter =
-        GrantPresenter.of(
-            me,
-            Jcp.issueRoot(
-                me, steward.identity(), 9_000_000, now.minusSeconds(60), now.plusSeconds(3600)));
-    MeshChatModel model =
-        MeshChatModel.builder(steward)
-            .defaultRequestParameters(MeshChatRequestParameters.builder().grant(presenter).build())
-            .build();
+    MeshChatModel model = GrantedChatModel.over(steward);
     steward.close();
 
     assertThatThrownBy(

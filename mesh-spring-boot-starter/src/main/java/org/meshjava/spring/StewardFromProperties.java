@@ -32,6 +32,7 @@ import org.meshjava.steward.ChainHeadConflictException;
 import org.meshjava.steward.RevocationFile;
 import org.meshjava.steward.RevocationFileException;
 import org.meshjava.steward.Steward;
+import org.meshjava.steward.StewardStartException;
 import org.meshjava.steward.UnknownChainHeadException;
 import org.springframework.util.ClassUtils;
 
@@ -165,6 +166,8 @@ final class StewardFromProperties {
    * the one callers hold, SPEC.md 60.6), and this says which line to remove rather than the
    * builder's {@code chainHead}.
    *
+   * @throws IllegalStateException naming {@code mesh.key-file} and the file it names, where the
+   *     journal or its snapshot is another identity's ({@link StewardStartException} its cause)
    * @throws IllegalStateException naming {@code mesh.fresh-chain}: set over a journal that records
    *     receipts ({@link ChainHeadConflictException} its cause), or needed and not set ({@link
    *     UnknownChainHeadException} its cause)
@@ -182,6 +185,22 @@ final class StewardFromProperties {
               + "): the chain continues from them, and starting it again at 0 would fork it."
               + " Remove mesh.fresh-chain from the configuration; it belongs to a key's first"
               + " start only (say it for that start alone: --mesh.fresh-chain=true)",
+          e);
+    } catch (StewardStartException e) {
+      Path keyFile = p.keyFile();
+      if (keyFile == null || !e.anotherIdentity()) {
+        throw e; // not the key's fault (a keyless start on records is refused in openJournal)
+      }
+      // The steward's words say "the key that wrote it", in no interface's terms: this names the
+      // property that gives the key, and the file it named. Conditional: a snapshot replaced by
+      // another steward's is refused the same way under the right key.
+      throw new IllegalStateException(
+          "mesh.journal, or its latest snapshot, is another steward's than mesh.key-file "
+              + keyFile
+              + "'s: if that file is not the key that wrote the journal, set mesh.key-file to"
+              + " the key that wrote it, or name a new journal in mesh.journal ("
+              + e.getMessage()
+              + ")",
           e);
     } catch (UnknownChainHeadException e) {
       throw new IllegalStateException(

@@ -95,7 +95,11 @@ class JournalPropertiesTest {
   }
 
   private Path keyFile(SigningKey key) throws Exception {
-    Path file = dir.resolve("steward.key");
+    return keyFile("steward.key", key);
+  }
+
+  private Path keyFile(String name, SigningKey key) throws Exception {
+    Path file = dir.resolve(name);
     Files.writeString(
         file, HexFormat.of().formatHex(key.exportSeed()) + "\n", StandardCharsets.US_ASCII);
     return file;
@@ -288,6 +292,30 @@ class JournalPropertiesTest {
             });
     // The refused start let the journal go and wrote nothing: the next continues the chain.
     startsWithTheChainAt(1, props);
+  }
+
+  /**
+   * Regression: a journal started with one mesh.key-file and then with another key's file was
+   * refused in the steward's words ("start this steward with that key"), which name no setting: the
+   * developer was not told that mesh.key-file is what names the key. Each refusal of another
+   * identity's journal, its checkpoint or its snapshot, now names the property and the file given.
+   */
+  @Test
+  void anotherKeysJournal_failsTheStart_namingKeyFileAndTheFileGiven() throws Exception {
+    String journal = "mesh.journal=" + journal();
+    runner
+        .withPropertyValues("mesh.key-file=" + keyFile(SigningKey.generate()), journal)
+        .withPropertyValues("mesh.fresh-chain=true")
+        .run(context -> serveOnce(context.getBean(Steward.class)));
+
+    Path other = keyFile("other.key", SigningKey.generate());
+    runner
+        .withPropertyValues("mesh.key-file=" + other, journal)
+        .run(context -> failsNaming(context, "mesh.key-file " + other, "the key that wrote it"));
+    // Without the snapshot the refusal is the checkpoint's: named the same way.
+    runner
+        .withPropertyValues("mesh.key-file=" + other, journal, "mesh.snapshots.enabled=false")
+        .run(context -> failsNaming(context, "mesh.key-file " + other, "the key that wrote it"));
   }
 
   /** A key's first start without the property is refused too, saying to set it for that start. */

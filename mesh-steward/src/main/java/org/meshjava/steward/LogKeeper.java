@@ -190,7 +190,10 @@ sealed class LogKeeper permits LogKeeper.Off {
             l.publish(c.note());
           } catch (LogException e) {
             if (e.reason() == LogException.Reason.UNSIGNED) {
-              throw refusedAt(r.seq(), anotherStewards(c.note(), e));
+              // The cause says which: StewardStartException.anotherIdentity() reads it, so that
+              // a starter can name its own setting for the key.
+              throw new JournalException(
+                  JournalException.Reason.REPLAY_REFUSED, r.seq(), anotherStewards(c.note(), e), e);
             }
             throw refusedAt(
                 r.seq(),

@@ -1470,8 +1470,10 @@ public final class Steward implements AutoCloseable {
             case OTHER_STEWARD ->
                 ": the latest snapshot in "
                     + store
-                    + " is another steward's, so this one does not start; give each steward a"
-                    + " snapshot store of its own rather than remove that steward's snapshot: ";
+                    + " is another steward's, so this one does not start. If this journal is"
+                    + " that steward's, start with the key that wrote it; if its snapshots"
+                    + " share this store with another steward's, give each steward a snapshot"
+                    + " store of its own (do not remove that steward's snapshot): ";
             default ->
                 ": the latest snapshot in "
                     + store

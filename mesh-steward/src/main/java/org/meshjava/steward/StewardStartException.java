@@ -3,6 +3,8 @@ package org.meshjava.steward;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.receipt.tlog.LogException;
 
 /**
  * The steward refuses to start because its journal cannot be replayed (§2.2): records that do not
@@ -41,6 +43,22 @@ public final class StewardStartException extends RuntimeException {
     return journalException.getCause() instanceof org.meshjava.journal.SnapshotException e
         ? Optional.of(e.reason())
         : Optional.empty();
+  }
+
+  /**
+   * Whether the journal, or its latest snapshot, is another identity's: it records a checkpoint
+   * this steward's key did not sign, or its snapshot names another steward ({@link
+   * org.meshjava.journal.SnapshotException.Reason#OTHER_STEWARD}). Most often the steward was given
+   * another key than the one that wrote the journal, or none (a new identity each process); what
+   * starts a steward from its own configuration names the setting that gives the key. A snapshot
+   * replaced by another steward's reads the same under the right key, so a key given is named as a
+   * possible cause, not as the certain one.
+   */
+  public boolean anotherIdentity() {
+    return snapshotRefusal().equals(Optional.of(SnapshotException.Reason.OTHER_STEWARD))
+        || (reason() == JournalException.Reason.REPLAY_REFUSED
+            && journalException.getCause() instanceof LogException e
+            && e.reason() == LogException.Reason.UNSIGNED);
   }
 
   /** The underlying journal exception. */

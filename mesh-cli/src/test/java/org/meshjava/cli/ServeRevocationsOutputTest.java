@@ -1,0 +1,102 @@
+package org.meshjava.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.meshjava.cli.MeshCommandTest.mesh;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.cli.MeshCommandTest.Run;
+
+/**
+ * Regression: {@code mesh serve --revocations} printed its "revoked grant …" lines on stdout before
+ * the steward had started its listener, ahead of the "steward did:key:…" line, so a script that
+ * takes stdout's first line for the steward's identity read a revocation instead. They are loaded
+ * before anything is served, as before, and said among the steward's lines, before "listening on".
+ */
+class ServeRevocationsOutputTest {
+  @TempDir Path tmp;
+
+  private Path ok(Run r, Path out) {
+    assertThat(r.code()).as(r.err()).isZero();
+    return out;
+  }
+
+  private static int first(List<String> lines, String prefix) {
+    return IntStream.range(0, lines.size())
+        .filter(i -> lines.get(i).startsWith(prefix))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no line starts with " + prefix + ": " + lines));
+  }
+
+  private static int last(List<String> lines, String prefix) {
+    return IntStream.range(0, lines.size())
+        .filter(i -> lines.get(i).startsWith(prefix))
+        .max()
+        .orElseThrow(() -> new AssertionError("no line starts with " + prefix + ": " + lines));
+  }
+
+  @Test
+  void revokedLines_followTheStewardLine_andPrecedeListeningOn() throws Exception {
+    Path stewardKey = tmp.resolve("steward.key");
+    Path callerKey = tmp.resolve("caller.key");
+    String steward = mesh("key", "generate", "--out", stewardKey.toString()).out().strip();
+    ok(mesh("key", "generate", "--out", callerKey.toString()), callerKey);
+    Path grant = tmp.resolve("grant.hex");
+    ok(
+        mesh(
+            "grant",
+            "issue",
+            "--issuer-key",
+            callerKey.toString(),
+            "--subject",
+            steward,
+            "--budget-uj",
+            "1000000",
+            "--expires",
+            "PT1H",
+            "--out",
+            grant.toString()),
+        grant);
+    Path revocation = tmp.resolve("revocation.hex");
+    ok(
+        mesh(
+            "grant",
+            "revoke",
+            "--issuer-key",
+            callerKey.toString(),
+            "--chain",
+            grant.toString(),
+            "--out",
+            revocation.toString()),
+        revocation);
+
+    InProcessServe serve =
+        InProcessServe.start(
+            tmp.resolve("port"),
+            "--key",
+            stewardKey.toString(),
+            "--journal",
+            tmp.resolve("steward.journal").toString(),
+            "--fresh-chain",
+            "--meter",
+            "estimator",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--revocations",
+            revocation.toString());
+    serve.close();
+
+    List<String> lines = serve.run().out().lines().toList();
+    assertThat(lines.getFirst()).isEqualTo("steward " + steward);
+    int revoked = first(lines, "revoked grant ");
+    assertThat(revoked)
+        .as(String.join("\n", lines))
+        .isGreaterThan(last(lines, "backend "))
+        .isLessThan(first(lines, "listening on "));
+  }
+}
