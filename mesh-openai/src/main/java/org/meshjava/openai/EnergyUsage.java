@@ -53,7 +53,7 @@ public final class EnergyUsage {
     e.put("token_accounting", result.accounting().name());
     e.set("route", candidates(result.route().candidates()));
     e.set("receipt", ReceiptJson.of(result.sealed()));
-    e.put("envelope_hex", result.envelope().hex());
+    e.set("envelope_hex", HexText.of(result.envelope()));
     e.put("envelope_id", result.envelope().id().hex());
     return e;
   }
