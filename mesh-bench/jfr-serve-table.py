@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Where the mesh side of an in-process HttpServeBenchmark run spends its CPU, by part of a serve.
 
-Record the proxied scenario with JDK 25's CPU-time sampler, which also samples threads inside
-system calls (jdk.ExecutionSample sees only Java frames, and so overstates everything in Java):
+Record the proxied (or the reference) scenario with JDK 25's CPU-time sampler, which also samples
+threads inside system calls (jdk.ExecutionSample sees only Java frames, and so overstates everything
+in Java):
 
   java -XX:FlightRecorderOptions:stackdepth=256 \
     -XX:StartFlightRecording=delay=27s,duration=10s,settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=1ms,filename=p.jfr \
@@ -23,7 +24,7 @@ import sys
 NOT_MESH = ("load-", "fake-upstream", "main")
 PARTS = [
     ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
-    ("upstream: KeepAliveHttp exchange (socket write, poll, read)", r"KeepAliveHttp\.exchange$"),
+    ("upstream: KeepAliveHttp exchange (socket write, read)", r"KeepAliveHttp\.exchange$"),
     ("upstream: request render + reply parse (UpstreamEngine)", r"UpstreamEngine\.serve$"),
     ("response JSON render (Completions.reply, usage.energy, receipt JSON, to bytes)",
      r"JsonBytes\.of$|Completions\.reply$|Endpoints\.whole$"),
@@ -34,6 +35,7 @@ PARTS = [
     ("transparency log (leaf, checkpoint)", r"LogKeeper\.|TransparencyLog\."),
     ("chain lock (ReceiptLog.acquire, unlock)", r"ReceiptLog\.acquire$|ReentrantLock\.unlock$"),
     ("receipt build, CBOR, BLAKE3, envelope (the rest of the seal)", r"steward\.Sealer\.seal$"),
+    ("reference engine: its rounds (ReferenceEngine.serve)", r"ReferenceEngine\.serve$"),
     ("steward serve, other (admission, metering)", r"steward\.Steward\.serve$"),
     ("binding, other (Endpoints, headers, body read)",
      r"OpenAiServer\$Api\.answer$|OpenAiServer\$Glue\.handle$"),

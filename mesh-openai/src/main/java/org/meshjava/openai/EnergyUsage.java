@@ -52,8 +52,8 @@ public final class EnergyUsage {
     // server's report (then the output commitment covers code points, not counted ids).
     e.put("token_accounting", result.accounting().name());
     e.set("route", candidates(result.route().candidates()));
-    e.set("receipt", ReceiptJson.of(r));
-    e.put("envelope_hex", result.envelope().hex());
+    e.set("receipt", ReceiptJson.of(result.sealed()));
+    e.set("envelope_hex", HexText.of(result.envelope()));
     e.put("envelope_id", result.envelope().id().hex());
     return e;
   }

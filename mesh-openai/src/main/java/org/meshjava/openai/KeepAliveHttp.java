@@ -33,11 +33,13 @@ import org.jspecify.annotations.Nullable;
  * {@code 1xx} answers skipped), then a body framed by {@code Content-Length}, by {@code
  * Transfer-Encoding: chunked}, or by the end of the connection; a body over {@link
  * UpstreamHttp#MAX_REPLY_BYTES} fails the exchange. The whole exchange, connecting included, must
- * end within the caller's timeout. A connection goes back to the pool only after a whole HTTP/1.1
- * reply framed by length or chunks without {@code Connection: close}; one idle for over {@value
- * #IDLE_SECONDS} s is closed instead of used. A pooled connection that fails before any byte of the
- * reply arrives (the upstream closed it while idle, the usual race of keep-alive) is closed and the
- * request sent once more on a new one; a new connection is never retried.
+ * end within the caller's timeout (kept by {@link ExchangeDeadlines}, which closes the socket of an
+ * exchange past its deadline: the sockets carry no read timeout, so that each read is one blocking
+ * system call). A connection goes back to the pool only after a whole HTTP/1.1 reply framed by
+ * length or chunks without {@code Connection: close}; one idle for over {@value #IDLE_SECONDS} s is
+ * closed instead of used. A pooled connection that fails before any byte of the reply arrives (the
+ * upstream closed it while idle, the usual race of keep-alive) is closed and the request sent once
+ * more on a new one; a new connection is never retried.
  *
  * <p>Thread-safe: a connection is used by one exchange at a time.
  */
@@ -93,22 +95,27 @@ final class KeepAliveHttp {
    * @throws IOException if the exchange failed or ran out of time; its message says which
    */
   UpstreamHttp.Answer post(byte[] json, Duration timeout) throws IOException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    byte[] request = request(json);
-    Connection pooled = pooled();
-    if (pooled != null) {
-      try {
-        return exchange(pooled, request, deadline);
-      } catch (Stale e) {
-        // Closed by the upstream while idle: the request is sent again, once, on a new one.
-        pooled.close();
-      }
-    }
-    Connection fresh = open(deadline);
+    ExchangeDeadlines.Watch watch =
+        ExchangeDeadlines.shared().watch(System.nanoTime() + timeout.toNanos());
     try {
-      return exchange(fresh, request, deadline);
-    } catch (Stale e) {
-      throw new IOException("the upstream closed the connection without a reply", e.getCause());
+      byte[] request = request(json);
+      Connection pooled = pooled();
+      if (pooled != null) {
+        try {
+          return exchange(pooled, request, watch);
+        } catch (Stale e) {
+          // Closed by the upstream while idle: the request is sent again, once, on a new one.
+          pooled.close();
+        }
+      }
+      Connection fresh = open(watch);
+      try {
+        return exchange(fresh, request, watch);
+      } catch (Stale e) {
+        throw new IOException("the upstream closed the connection without a reply", e.getCause());
+      }
+    } finally {
+      var unused = watch.finish();
     }
   }
 
@@ -142,17 +149,19 @@ final class KeepAliveHttp {
     idle.addFirst(c);
   }
 
-  private Connection open(long deadline) throws IOException {
+  private Connection open(ExchangeDeadlines.Watch watch) throws IOException {
     Socket s = new Socket();
     try {
       s.setTcpNoDelay(true);
-      s.connect(new InetSocketAddress(host, port), remainingMillis(deadline));
+      watch.attach(s);
+      // No connect timeout either: a timed connect leaves the socket non-blocking for good.
+      s.connect(new InetSocketAddress(host, port));
       return new Connection(s);
-    } catch (SocketTimeoutException e) {
-      close(s);
-      throw new IOException("no connection to " + host + ":" + port + " within the timeout", e);
     } catch (IOException e) {
       close(s);
+      if (watch.expired()) {
+        throw new IOException("no connection to " + host + ":" + port + " within the timeout", e);
+      }
       throw e;
     }
   }
@@ -162,24 +171,28 @@ final class KeepAliveHttp {
    *
    * @throws Stale if {@code c} failed before any byte of the reply arrived
    */
-  private UpstreamHttp.Answer exchange(Connection c, byte[] request, long deadline)
+  private UpstreamHttp.Answer exchange(Connection c, byte[] request, ExchangeDeadlines.Watch watch)
       throws IOException {
     boolean done = false;
     try {
+      watch.attach(c.socket);
       try {
         c.out.write(request);
         c.out.flush();
-        c.fill(deadline);
-      } catch (SocketTimeoutException e) {
-        throw e;
+        c.fill();
       } catch (IOException e) {
+        // Past the deadline (the sweeper closed the socket) this is the timeout, below, not a
+        // stale connection to retry.
         throw new Stale(e);
       }
       Head h;
       do {
-        h = c.head(deadline);
+        h = c.head();
       } while (h.status >= 100 && h.status < 200);
-      byte[] body = c.body(h, deadline);
+      byte[] body = c.body(h);
+      if (!watch.finish()) {
+        throw new SocketTimeoutException("the deadline passed as the reply ended");
+      }
       done = true;
       if (h.reusable && c.pos == c.lim) {
         c.pos = 0;
@@ -189,21 +202,16 @@ final class KeepAliveHttp {
         c.close();
       }
       return new UpstreamHttp.Answer(h.status, body);
-    } catch (SocketTimeoutException e) {
-      throw new IOException("no reply within the timeout", e);
+    } catch (IOException e) {
+      if (e instanceof SocketTimeoutException || watch.expired()) {
+        throw new IOException("no reply within the timeout", e);
+      }
+      throw e;
     } finally {
       if (!done) {
         c.close();
       }
     }
-  }
-
-  private static int remainingMillis(long deadline) throws SocketTimeoutException {
-    long ms = (deadline - System.nanoTime()) / 1_000_000;
-    if (ms <= 0) {
-      throw new SocketTimeoutException("the timeout has passed");
-    }
-    return (int) Math.min(ms, Integer.MAX_VALUE);
   }
 
   private static void close(Socket s) {
@@ -243,9 +251,10 @@ final class KeepAliveHttp {
     }
 
     /**
-     * Reads more into the buffer (after what is unread), waiting at most until {@code deadline}.
+     * Reads more into the buffer (after what is unread); a blocking read, which the exchange's
+     * deadline ends by closing the socket.
      */
-    void fill(long deadline) throws IOException {
+    void fill() throws IOException {
       if (pos > 0 && pos == lim) {
         pos = 0;
         lim = 0;
@@ -255,7 +264,6 @@ final class KeepAliveHttp {
         lim -= pos;
         pos = 0;
       }
-      socket.setSoTimeout(remainingMillis(deadline));
       int n = in.read(buf, lim, buf.length - lim);
       if (n < 0) {
         throw new EOFException("the upstream closed the connection mid-reply");
@@ -264,7 +272,7 @@ final class KeepAliveHttp {
     }
 
     /** One line without its CR LF (or LF), as ISO-8859-1 text; counts toward {@code budget}. */
-    String line(long deadline, int[] budget) throws IOException {
+    String line(int[] budget) throws IOException {
       StringBuilder sb = null;
       while (true) {
         for (int i = pos; i < lim; i++) {
@@ -289,13 +297,13 @@ final class KeepAliveHttp {
         }
         sb.append(new String(buf, pos, lim - pos, StandardCharsets.ISO_8859_1));
         pos = lim;
-        fill(deadline);
+        fill();
       }
     }
 
-    Head head(long deadline) throws IOException {
+    Head head() throws IOException {
       int[] budget = {MAX_HEAD_BYTES};
-      String status = line(deadline, budget);
+      String status = line(budget);
       if (!status.startsWith("HTTP/1.") || status.length() < 12 || status.charAt(8) != ' ') {
         throw new IOException("the upstream's reply is not HTTP/1.x: " + abbreviate(status));
       }
@@ -309,7 +317,7 @@ final class KeepAliveHttp {
       long length = -1;
       boolean chunked = false;
       boolean close = !http11;
-      for (String line = line(deadline, budget); !line.isEmpty(); line = line(deadline, budget)) {
+      for (String line = line(budget); !line.isEmpty(); line = line(budget)) {
         int colon = line.indexOf(':');
         if (colon <= 0) {
           throw new IOException("the upstream sent a malformed header: " + abbreviate(line));
@@ -350,19 +358,19 @@ final class KeepAliveHttp {
       return new Head(code, chunked ? -1 : length, chunked, framed && !close);
     }
 
-    byte[] body(Head h, long deadline) throws IOException {
+    byte[] body(Head h) throws IOException {
       if (h.status == 204 || h.status == 304) {
         return new byte[0];
       }
       if (h.chunked) {
-        return chunked(deadline);
+        return chunked();
       }
       if (h.contentLength >= 0) {
         if (h.contentLength > UpstreamHttp.MAX_REPLY_BYTES) {
           throw tooLarge();
         }
         byte[] out = new byte[(int) h.contentLength];
-        read(out, 0, out.length, deadline);
+        read(out, 0, out.length);
         return out;
       }
       // Framed by the end of the connection.
@@ -371,7 +379,7 @@ final class KeepAliveHttp {
       while (true) {
         if (pos == lim) {
           try {
-            fill(deadline);
+            fill();
           } catch (EOFException end) {
             return Arrays.copyOf(out, n);
           }
@@ -389,12 +397,12 @@ final class KeepAliveHttp {
       }
     }
 
-    private byte[] chunked(long deadline) throws IOException {
+    private byte[] chunked() throws IOException {
       byte[] out = new byte[1024];
       int n = 0;
       int[] budget = {MAX_HEAD_BYTES};
       while (true) {
-        String line = line(deadline, budget);
+        String line = line(budget);
         int semi = line.indexOf(';');
         String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
         long size;
@@ -408,7 +416,7 @@ final class KeepAliveHttp {
         }
         if (size == 0) {
           // Trailers, if any, up to the empty line.
-          while (!line(deadline, budget).isEmpty()) {
+          while (!line(budget).isEmpty()) {
             // Skipped: nothing here reads trailers.
           }
           return Arrays.copyOf(out, n);
@@ -419,18 +427,18 @@ final class KeepAliveHttp {
         if (n + size > out.length) {
           out = Arrays.copyOf(out, (int) Math.max(out.length * 2L, n + size));
         }
-        read(out, n, (int) size, deadline);
+        read(out, n, (int) size);
         n += (int) size;
-        if (!line(deadline, budget).isEmpty()) {
+        if (!line(budget).isEmpty()) {
           throw new IOException("the upstream's chunk does not end where its size says");
         }
       }
     }
 
-    private void read(byte[] out, int off, int len, long deadline) throws IOException {
+    private void read(byte[] out, int off, int len) throws IOException {
       while (len > 0) {
         if (pos == lim) {
-          fill(deadline);
+          fill();
         }
         int take = Math.min(len, lim - pos);
         System.arraycopy(buf, pos, out, off, take);

@@ -15,6 +15,7 @@ import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
+import org.meshjava.receipt.SealedReceipt;
 
 /**
  * A readable JSON view of a receipt: its signed core with the same keys in the same (canonical)
@@ -35,6 +36,15 @@ public final class ReceiptJson {
   /** Returns the receipt's signed core as a JSON object. */
   public static ObjectNode of(MeshReceipt receipt) {
     return (ObjectNode) toJson(receipt.toSignedCore());
+  }
+
+  /**
+   * Returns a sealed receipt's signed core as a JSON object: the same JSON as {@link
+   * #of(MeshReceipt)} of its receipt, from the core the seal already built (or verification
+   * decoded) rather than a second one.
+   */
+  public static ObjectNode of(SealedReceipt sealed) {
+    return (ObjectNode) toJson(sealed.signedCore());
   }
 
   /**

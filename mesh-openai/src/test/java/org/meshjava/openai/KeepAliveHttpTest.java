@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -16,7 +17,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -302,6 +307,87 @@ class KeepAliveHttpTest {
           .isInstanceOf(IOException.class)
           .hasMessageContaining("no reply within the timeout");
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  @Test
+  void replyStalledMidBody_failsAtTheTimeout_withoutARetry_andTheNextPostUsesANewConnection()
+      throws Exception {
+    try (Scripted s =
+        new Scripted(
+            n ->
+                n == 0
+                    ? "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"partial\""
+                    : ok("{\"n\":" + n + "}"))) {
+      KeepAliveHttp client = s.client();
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> client.post(BODY, Duration.ofMillis(300)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("no reply within the timeout");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+      assertThat(s.requests.get()).isEqualTo(1);
+      assertThat(text(client.post(BODY, SECONDS))).isEqualTo("{\"n\":1}");
+      assertThat(s.connections.get()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anEarlierDeadline_isKept_whileALaterExchangeWaits() throws Exception {
+    try (ExecutorService pool = Executors.newCachedThreadPool();
+        Scripted s = new Scripted(n -> null)) {
+      KeepAliveHttp client = s.client();
+      CompletableFuture<UpstreamHttp.Answer> later =
+          CompletableFuture.supplyAsync(() -> post(client, Duration.ofSeconds(60)), pool);
+      while (s.requests.get() < 1) {
+        Thread.sleep(5);
+      }
+      long t0 = System.nanoTime();
+      assertThatThrownBy(() -> client.post(BODY, Duration.ofMillis(300)))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("no reply within the timeout");
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(5));
+      assertThat(later).isNotDone();
+    }
+  }
+
+  @Test
+  void stalledExchanges_eachFailAtTheirOwnDeadline() throws Exception {
+    try (ExecutorService pool = Executors.newCachedThreadPool();
+        Scripted s = new Scripted(n -> null)) {
+      KeepAliveHttp client = s.client();
+      long t0 = System.nanoTime();
+      CompletableFuture<Long> first = failedAfter(client, Duration.ofMillis(300), t0, pool);
+      CompletableFuture<Long> second = failedAfter(client, Duration.ofMillis(900), t0, pool);
+
+      assertThat(Duration.ofNanos(first.get(10, TimeUnit.SECONDS)))
+          .isLessThan(Duration.ofSeconds(5));
+      assertThat(Duration.ofNanos(second.get(10, TimeUnit.SECONDS)))
+          .isGreaterThanOrEqualTo(Duration.ofMillis(900))
+          .isLessThan(Duration.ofSeconds(5));
+    }
+  }
+
+  /** Posts with {@code timeout}; completes with the nanoseconds from {@code t0} to the timeout. */
+  private static CompletableFuture<Long> failedAfter(
+      KeepAliveHttp client, Duration timeout, long t0, ExecutorService pool) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            client.post(BODY, timeout);
+            throw new AssertionError("answered");
+          } catch (IOException e) {
+            assertThat(e).hasMessageContaining("no reply within the timeout");
+            return System.nanoTime() - t0;
+          }
+        },
+        pool);
+  }
+
+  private static UpstreamHttp.Answer post(KeepAliveHttp client, Duration timeout) {
+    try {
+      return client.post(BODY, timeout);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
   }
 

@@ -89,9 +89,9 @@ public final class Jcr1 {
         throw new IllegalArgumentException(
             "receipt names steward " + receipt.steward() + " but the key is " + steward);
       }
-      byte[] payload = receipt.toSignedCore().encode();
-      CoseSign1 cose = CoseSign1.sign(protectedHeader, EMPTY, payload, key);
-      return new SealedReceipt(receipt, Envelope.of(cose.encode()));
+      CborMap core = receipt.toSignedCore();
+      CoseSign1 cose = CoseSign1.sign(protectedHeader, EMPTY, core.encode(), key);
+      return new SealedReceipt(receipt, Envelope.of(cose.encode()), core);
     }
   }
 
@@ -104,13 +104,15 @@ public final class Jcr1 {
     CoseSign1 cose = CoseSign1.decode(envelope.bytes());
     DidKey kid = checkHeaders(cose);
     cose.verify(kid.verificationKey());
-    MeshReceipt receipt = SignedCore.decode(decodePart(cose.payload(), "payload"));
+    CborValue payload = decodePart(cose.payload(), "payload");
+    MeshReceipt receipt = SignedCore.decode(payload);
     if (!receipt.steward().equals(kid)) {
       throw new ReceiptException(
           ReceiptException.Reason.STEWARD_MISMATCH,
           "receipt steward " + receipt.steward() + " is not the kid " + kid);
     }
-    return new SealedReceipt(receipt, envelope);
+    // A payload that decoded as a receipt is a map: the signed core as it was signed.
+    return new SealedReceipt(receipt, envelope, (CborMap) payload);
   }
 
   /** Verifies envelope bytes; see {@link #open(Envelope)}. */

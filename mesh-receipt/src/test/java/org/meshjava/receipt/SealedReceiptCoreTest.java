@@ -1,0 +1,41 @@
+package org.meshjava.receipt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborArray;
+import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborTag;
+
+/** The signed core a sealed receipt carries is the one its envelope's payload encodes. */
+class SealedReceiptCoreTest {
+
+  private static byte[] payload(Envelope envelope) throws Exception {
+    CborTag tag = (CborTag) CanonicalCbor.decode(envelope.bytes());
+    return ((CborBytes) ((CborArray) tag.content()).items().get(2)).bytes();
+  }
+
+  @Test
+  void sealing_carriesTheCoreItSigned_andOpeningTheCoreItDecoded() throws Exception {
+    SealedReceipt sealed = TestReceipts.sealGenesis(TestReceipts.generationDraft());
+    byte[] signed = payload(sealed.envelope());
+
+    assertThat(sealed.signedCore().encode()).isEqualTo(signed);
+    assertThat(sealed.signedCore()).isEqualTo(sealed.receipt().toSignedCore());
+
+    SealedReceipt opened = Jcr1.open(sealed.envelope());
+    assertThat(opened.signedCore().encode()).isEqualTo(signed);
+    assertThat(opened).isEqualTo(sealed);
+  }
+
+  @Test
+  void twoPartConstructor_buildsTheCoreFromTheReceipt() {
+    SealedReceipt sealed = TestReceipts.sealGenesis(TestReceipts.generationDraft());
+
+    SealedReceipt paired = new SealedReceipt(sealed.receipt(), sealed.envelope());
+
+    assertThat(paired.signedCore()).isEqualTo(sealed.signedCore());
+    assertThat(paired).isEqualTo(sealed);
+  }
+}
