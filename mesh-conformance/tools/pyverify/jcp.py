@@ -245,7 +245,8 @@ class Gate:
             self.debited[sg.id] = min(MAX_U, self.debited.get(sg.id, 0) + uj)
         caps = [c.value for sg in chain for c in sg.grant.caveats if c.kind == "MaxCostUj"]
         if caps and uj > min(caps): return "caveat-unsatisfied"
-        if any(self.debited[sg.id] > sg.grant.budget_uj for sg in chain): return "budget-exhausted"
+        # "Past its budget" counts what other serves still hold reserved, as admission does (SPEC 30 §8).
+        if any(self._left(sg) < 0 for sg in chain): return "budget-exhausted"
         return None
 
 
