@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Independent mesh/1 verifier, written from mesh-1.md and SPEC.md alone (no mesh-java code read).
 
-  verify.py envelopes FILE [--from-genesis]        hex envelopes, one a line, as a receipt chain
+  verify.py envelopes FILE [--from-genesis]        hex envelopes, one a line, as a receipt chain (blank lines counted)
   verify.py checkpoint --steward DID FILE          a C2SP checkpoint signed by the steward's log key
   verify.py inclusion --steward DID CHECKPOINT ENVELOPE_HEX_FILE PROOF_JSON
   verify.py consistency --steward DID CHECKPOINT OLD_CHECKPOINT PROOF_JSON
@@ -54,13 +54,16 @@ def main(a):
         i = a.index("--steward"); steward = a[i + 1]; del a[i:i + 2]
     cmd, args = a[0], a[1:]
     if cmd == "envelopes":
-        lines = [l for l in open(args[0]).read().split("\n") if l.strip()]
+        text = open(args[0]).read()
+        # Blank lines hold no envelope and can hide none; passed over and counted, as mesh verify does.
+        blank = sum(1 for l in text.split("\n")[:-1 if text.endswith("\n") else None] if not l.strip())
+        lines = [l for l in text.split("\n") if l.strip()]
         envs = []
         for l in lines:
             if not re.fullmatch(r"([0-9a-f]{2})+", l.strip()): raise Refused("BAD_HEX", "not lowercase hex")
             envs.append(bytes.fromhex(l.strip()))
         verify_chain(envs, "--from-genesis" in args)
-        return f"verified {len(envs)} envelopes"
+        return f"verified {len(envs)} envelopes" + (f"; passed over {blank} blank lines" if blank else "")
     if cmd == "checkpoint":
         size, root, _ = tlog.verify_checkpoint(open(args[0], "rb").read(), steward)
         return f"checkpoint of size {size}, root {base64.b64encode(root).decode()}"
