@@ -38,7 +38,10 @@ def _hashes(p):
     out = []
     for s in p["path"]:
         if not isinstance(s, str) or not re.fullmatch(r"[A-Za-z0-9+/]{43}=", s): raise Refused("BAD_PROOF", "path element")
-        out.append(base64.b64decode(s))
+        b = base64.b64decode(s)
+        # The unused low bits of the last digit must be zero: only the steward's own text is a hash.
+        if base64.b64encode(b).decode() != s: raise Refused("BAD_PROOF", "path element not canonical base64")
+        out.append(b)
     return out
 
 
