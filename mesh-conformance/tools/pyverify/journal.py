@@ -95,7 +95,8 @@ def verify_journal(path, steward_did):
         elif t == "Checkpoint":
             if not re.fullmatch(r"[0-9a-f]{128}", ed["seal"]): raise Refused("CORRUPT", f"{where}: seal")
             size, root, _ = tlog.verify_checkpoint(ed["note"], steward_did)
-            if size > len(leaves) or size < last_cp_size: raise Refused("REPLAY_REFUSED", f"{where}: checkpoint size")
+            # SPEC 65: a steward never signs the empty tree, so its journal holds no checkpoint of size 0.
+            if size == 0 or size > len(leaves) or size < last_cp_size: raise Refused("REPLAY_REFUSED", f"{where}: checkpoint size")
             if tlog.mth(leaves[:size]) != root: raise Refused("REPLAY_REFUSED", f"{where}: checkpoint root")
             ph = prev_hash if n > 0 else bytes(32)
             if not keys.verify(pub, bytes.fromhex(ed["seal"]), b"mesh/1 journal seal\0" + n.to_bytes(8, "big") + ph):

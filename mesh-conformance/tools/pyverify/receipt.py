@@ -53,8 +53,8 @@ def check_core(core):
         raise M(f"steward: {e}")
     for k in ("backend", "recipe", "route"):
         if "\r" in r[k] or "\n" in r[k]: raise M(f"{k} has CR/LF")   # SPEC 20 §2 lists these as constraints
-    for k in ("backend", "recipe"):
-        if r[k] == "": raise M(f"{k} empty")
+    for k in ("backend", "recipe", "route"):
+        if r[k] == "": raise M(f"{k} empty")   # SPEC 20 §2: each a non-empty single line
     if "precision" in r and not re.fullmatch(r"[a-z][a-z0-9_]{0,15}", r["precision"]): raise M("precision")
     # couplings
     if ("weights_digest" in r) != ("precision" in r): raise I("weights_digest/precision pair")

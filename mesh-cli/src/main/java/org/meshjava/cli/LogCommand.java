@@ -447,12 +447,27 @@ final class LogCommand extends CommandGroup {
         throw new CliException("proof file " + file + " has no path array");
       }
       for (JsonNode h : path) {
+        // Java's decoder takes a missing '=' and ignores the unused low bits of the last digit, so
+        // several texts read as one hash; a proof is read strictly, as its numbers are: only the
+        // one text the steward writes (SPEC 65, Endpoints) is a hash.
+        String text = h.isTextual() ? h.textValue() : null;
+        byte[] bytes = null;
         try {
-          out.add(TreeHash.of(Base64.getDecoder().decode(h.asText())));
+          bytes = text == null ? null : Base64.getDecoder().decode(text);
         } catch (IllegalArgumentException e) {
-          throw new CliException(
-              "a hash in proof file " + file + " is not base64 of 32 bytes: " + h, e);
+          // refused below, as every other text that is not a hash
         }
+        if (bytes == null
+            || bytes.length != TreeHash.LENGTH
+            || !Base64.getEncoder().encodeToString(bytes).equals(text)) {
+          throw new CliException(
+              "a hash in proof file "
+                  + file
+                  + " is not the base64 of 32 bytes as the steward writes it (standard alphabet,"
+                  + " '=' padding, unused bits zero): "
+                  + h);
+        }
+        out.add(TreeHash.of(bytes));
       }
       return out;
     }

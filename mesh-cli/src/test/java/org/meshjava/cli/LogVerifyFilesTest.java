@@ -82,7 +82,10 @@ class LogVerifyFilesTest {
     Path badHash = write("d.json", "{\"path\":[\"AAAA\"]}");
     assertRefused(
         consistency(good, badHash, old),
-        "a hash in proof file " + badHash + " is not base64 of 32 bytes: \"AAAA\"");
+        "a hash in proof file "
+            + badHash
+            + " is not the base64 of 32 bytes as the steward writes it (standard alphabet, '='"
+            + " padding, unused bits zero): \"AAAA\"");
   }
 
   @Test

@@ -61,6 +61,24 @@ class TextFileTriviaTest {
   }
 
   /**
+   * Regression: blank lines in an envelope file were skipped without a word. They hold no envelope
+   * and cannot hide one (the chain links each envelope to the one before it), so they are passed
+   * over, but the result counts them, across every file, and a file without any says nothing.
+   */
+  @Test
+  void verify_blankLines_arePassedOverAndCounted() throws Exception {
+    String good = Files.readString(published("reference/envelope.hex")).strip();
+    Path f = Files.writeString(tmp.resolve("e.hex"), "\n" + good + "\n  \n\n");
+    Run r = mesh("verify", "--from-genesis", f.toString());
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("verified 1 receipt,").endsWith("; passed over 3 blank lines\n");
+
+    Path plain = Files.writeString(tmp.resolve("plain.hex"), good + "\n");
+    Run clean = mesh("verify", "--from-genesis", plain.toString());
+    assertThat(clean.out()).doesNotContain("blank");
+  }
+
+  /**
    * Regression: a line of an envelope file that is not hex was "envelope 1 in FILE is not hex",
    * which numbers envelopes from 0 across every file, not the line to look at; every other refusal
    * of {@code mesh verify} names the file and line.

@@ -194,6 +194,24 @@ final class SignedCore {
     if (fidelityMet > 1) {
       throw malformed("fidelity_met must be 0 or 1, got " + fidelityMet);
     }
+    // A value that breaks its own field's format is malformed, as a fidelity above 4 is; only what
+    // breaks a rule between fields is inconsistent (SPEC 20 §2). The builder below checks both
+    // kinds alike, so the per-field ones are read here first.
+    String backend = name(in, BACKEND);
+    String recipe = name(in, RECIPE);
+    String route = name(in, ROUTE);
+    Optional<WeightsBinding> weights = Optional.empty();
+    if (hasDigest) {
+      ContentId digest = in.contentId(WEIGHTS_DIGEST);
+      try {
+        weights = Optional.of(new WeightsBinding(digest, in.text(PRECISION)));
+      } catch (IllegalArgumentException e) {
+        throw malformed(String.valueOf(e.getMessage()));
+      }
+    }
+    if (decision && in.u32(QUESTIONS_ANSWERED) < 1) {
+      throw malformed("questions_answered is 0: a decision answers at least one question");
+    }
     MeshReceipt receipt;
     try {
       OptionalLong measured =
@@ -202,14 +220,10 @@ final class SignedCore {
           MeshReceipt.builder()
               .requestId(in.contentId(REQUEST_ID))
               .grantId(in.optionalContentId(GRANT_ID))
-              .backend(in.text(BACKEND))
-              .recipe(in.text(RECIPE))
-              .weights(
-                  hasDigest
-                      ? Optional.of(
-                          new WeightsBinding(in.contentId(WEIGHTS_DIGEST), in.text(PRECISION)))
-                      : Optional.empty())
-              .route(in.text(ROUTE))
+              .backend(backend)
+              .recipe(recipe)
+              .weights(weights)
+              .route(route)
               .counters(
                   new OutcomeCounters(
                       in.u32(TOKENS_IN),
@@ -276,6 +290,17 @@ final class SignedCore {
   /** A derived figure as a reader of the refusal writes it: the number, or that there is none. */
   private static String figure(OptionalLong f) {
     return f.isPresent() ? Long.toString(f.getAsLong()) : "absent";
+  }
+
+  /** The text of {@code key}, refused as malformed unless it is a name a receipt can carry. */
+  private static String name(Fields in, String key) throws ReceiptException {
+    String value = in.text(key);
+    try {
+      MeshReceipt.requireName(key, value);
+    } catch (IllegalArgumentException e) {
+      throw malformed(String.valueOf(e.getMessage()));
+    }
+    return value;
   }
 
   private static ReceiptException malformed(String detail) {

@@ -119,6 +119,13 @@ public final class LogReplay {
             throw refused(
                 r.seq(), "records a checkpoint the steward did not sign: " + e.getMessage());
           }
+          if (cp.size() == 0) {
+            // The steward never signs the empty tree (SPEC 65); the start refuses one too.
+            throw refused(
+                r.seq(),
+                "records a checkpoint of the empty tree, which a steward never signs (edited"
+                    + " journal?)");
+          }
           if (cp.size() < latestSize) {
             throw refused(
                 r.seq(),

@@ -400,6 +400,22 @@ final class JournalCases {
             checkpointed(ungrantedRecords, cp3, Fixtures.OTHER_KEY),
             "REPLAY_REFUSED",
             3));
+    c.add(
+        bad(
+            "checkpoint-of-empty-tree",
+            "a Checkpoint of size 0 after three receipts, signed and sealed by the steward: a steward never signs the empty tree (SPEC 65), so its journal holds none",
+            steward,
+            checkpointed(ungrantedRecords, checkpoint(STEWARD), STEWARD),
+            "REPLAY_REFUSED",
+            3));
+    c.add(
+        bad(
+            "checkpoint-before-any-receipt",
+            "a journal whose first record is a Checkpoint of size 0, signed and sealed by the steward (SPEC 65)",
+            steward,
+            checkpointed(List.of(), checkpoint(STEWARD), STEWARD),
+            "REPLAY_REFUSED",
+            0));
     return new PackGroup(
         "journals",
         "Decision journals (§2.2, SPEC 60.2-60.3, 65): op replay_journal; a valid journal gives the spend per grant link, the chain head and the unresolved serves; a bad one gives CORRUPT or REPLAY_REFUSED and the record to blame. Each Checkpoint record must be signed by the steward, reproduced by the tree over the Sealed records before it, and carry the steward's journal seal over its sequence and prev.",

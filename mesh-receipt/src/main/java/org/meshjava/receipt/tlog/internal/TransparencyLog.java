@@ -226,6 +226,12 @@ public final class TransparencyLog {
    */
   public synchronized void publish(SignedNote note) throws LogException {
     Checkpoint checkpoint = Checkpoint.open(note, logKey);
+    if (checkpoint.size() == 0) {
+      // This log never signs the empty tree, so a note of it is none of its checkpoints.
+      throw new LogException(
+          LogException.Reason.CHECKPOINT_MISMATCH,
+          "checkpoint of the empty tree, which a steward never signs");
+    }
     if (latestCheckpoint != null && checkpoint.size() < latestCheckpoint.size()) {
       throw new LogException(
           LogException.Reason.CHECKPOINT_MISMATCH,
