@@ -294,6 +294,29 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // The dies of one package draw together: the sum may grow by every die's figure at once.
+  @Test
+  void packageSummedFromDiesPublishingLimits_isBoundedByTheirSum_andCountedWhole()
+      throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 0, SMALL_RANGE);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 7_777, SMALL_RANGE);
+    constraint(die0, "constraint_1_power_limit_uw", 2_000_000_000L);
+    constraint(die1, "constraint_1_power_limit_uw", 2_000_000_000L);
+    powered(die0, 0, 3_000, SMALL_RANGE);
+    powered(die1, 7_777, 3_000, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+
+    MeterWindow w = meter.open(Set.of(CPU0));
+    runPolled(meter, clock, 30_000_000_000L);
+    Energy e = w.close(1);
+
+    assertThat(e.provenance())
+        .as("6 kW over the package is within 2 x 4 kW: " + e)
+        .isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj()).as("two dies at 3 kW for 30 s").hasValue(180_000_000_000L);
+    meter.close();
+  }
+
   @Test
   void zoneWithoutConstraintFiles_orWithLowOrUnreadableOnes_isReadAsAtOneKilowatt()
       throws IOException {
