@@ -294,6 +294,25 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // A higher figure loosens the reset bound only to what the zone may draw: a restart is still
+  // told from a wrap (here 25.5 kJ in 50 ms as a wrap, against 750 J at 5 kW over 150 ms).
+  @Test
+  void zonePublishingHighLimits_stillTellsARestartFromAWrap() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 40_000_000_000L, SMALL_RANGE);
+    constraint(pkg, "constraint_1_power_limit_uw", 2_500_000_000L);
+    AtomicLong value = powered(pkg, 40_000_000_000L, 15, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow serve = meter.open(Set.of(CPU0));
+
+    clock.advanceMillis(25);
+    value.set(2_000);
+    clock.advanceMillis(25);
+
+    assertThat(serve.close(77)).isEqualTo(Energy.estimated(77));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    meter.close();
+  }
+
   // The dies of one package draw together: the sum may grow by every die's figure at once.
   @Test
   void packageSummedFromDiesPublishingLimits_isBoundedByTheirSum_andCountedWhole()
