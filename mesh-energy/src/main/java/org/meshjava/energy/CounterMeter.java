@@ -123,16 +123,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
           Executors.newSingleThreadScheduledExecutor(
               r -> Thread.ofPlatform().daemon().name("mesh-energy-reprobe").unstarted(r));
       this.reprobeExecutor = ownedExecutor;
-      long shortestGap = Long.MAX_VALUE;
-      for (DomainLedger l : ledgers.values()) {
-        shortestGap = Math.min(shortestGap, l.maxReadGapNanos());
-      }
-      if (shortestGap != Long.MAX_VALUE) {
-        // Twice per wrap period at the assumed maximum power: no wrap goes unseen.
-        long every = Math.max(1, shortestGap / 2);
+      OptionalLong every = pollEveryNanos();
+      if (every.isPresent()) {
         var unused =
             ownedExecutor.scheduleAtFixedRate(
-                this::pollCounters, every, every, TimeUnit.NANOSECONDS);
+                this::pollCounters, every.getAsLong(), every.getAsLong(), TimeUnit.NANOSECONDS);
       }
     } else {
       this.ownedExecutor = null;
@@ -231,6 +226,21 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
     }
     return all;
+  }
+
+  /**
+   * How often the background timer reads every counter: twice per wrap period of the counter that
+   * wraps soonest at the most power its zone is taken to draw, so no wrap goes unseen; empty when
+   * no counter can wrap.
+   */
+  OptionalLong pollEveryNanos() {
+    long shortestGap = Long.MAX_VALUE;
+    for (DomainLedger l : ledgers.values()) {
+      shortestGap = Math.min(shortestGap, l.maxReadGapNanos());
+    }
+    return shortestGap == Long.MAX_VALUE
+        ? OptionalLong.empty()
+        : OptionalLong.of(Math.max(1, shortestGap / 2));
   }
 
   /**

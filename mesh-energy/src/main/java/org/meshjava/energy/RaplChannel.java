@@ -18,8 +18,9 @@ import org.meshjava.core.EnergyDomain;
  */
 final class RaplChannel extends NamedChannel {
   /**
-   * The most power one zone is assumed to draw, for the wrap bound ({@link PowerBound#PACKAGE}). At
-   * 1 kW the smallest ranges seen (about 65 kJ) wrap in a little over a minute.
+   * The most power a zone that publishes no higher figure is assumed to draw, for the wrap bound
+   * ({@link PowerBound#PACKAGE}; {@link RaplZonePower} for the rest). At 1 kW the smallest ranges
+   * seen (about 65 kJ) wrap in a little over a minute.
    */
   static final long ASSUMED_MAX_WATTS = PowerBound.PACKAGE.watts();
 
@@ -33,10 +34,10 @@ final class RaplChannel extends NamedChannel {
   static final long REFRESH_SLACK_NANOS = PowerBound.PACKAGE.slackNanos();
 
   /**
-   * The shortest wrap time at {@link #ASSUMED_MAX_WATTS} a zone may have to be used. Real ranges
-   * last a minute or more at 1 kW (65.5 kJ and up); a zone whose range lasts under a second would
-   * have to be read by a timer at sub-second intervals forever, each read landing in the windows it
-   * meters, and is refused instead.
+   * The shortest wrap time at the zone's most power a zone may have to be used. Real ranges last a
+   * minute or more at 1 kW (65.5 kJ and up); a zone whose range lasts under a second would have to
+   * be read by a timer at sub-second intervals forever, each read landing in the windows it meters,
+   * and is refused instead.
    */
   static final long MIN_WRAP_NANOS = 1_000_000_000L;
 
@@ -47,8 +48,10 @@ final class RaplChannel extends NamedChannel {
   private final SysfsReader reader;
   private final ProbeClock clock;
   private final long rangeUj;
+  private final long maxWatts;
   private final CounterAccumulator accumulator;
 
+  /** A zone that publishes no power figure: bounded at {@link #ASSUMED_MAX_WATTS}. */
   RaplChannel(
       String name,
       EnergyDomain domain,
@@ -56,7 +59,26 @@ final class RaplChannel extends NamedChannel {
       long rangeUj,
       SysfsReader reader,
       ProbeClock clock) {
+    this(name, domain, energyFile, rangeUj, ASSUMED_MAX_WATTS, reader, clock);
+  }
+
+  /**
+   * A zone taken to draw at most {@code maxWatts}: its read bound and its reset bound both follow
+   * from it.
+   */
+  RaplChannel(
+      String name,
+      EnergyDomain domain,
+      Path energyFile,
+      long rangeUj,
+      long maxWatts,
+      SysfsReader reader,
+      ProbeClock clock) {
     super(name, domain);
+    if (maxWatts <= 0) {
+      throw new IllegalArgumentException("maxWatts must be positive: " + maxWatts);
+    }
+    this.maxWatts = maxWatts;
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
     this.reader = Objects.requireNonNull(reader, "reader");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -65,8 +87,7 @@ final class RaplChannel extends NamedChannel {
     // range in between; otherwise the counter was reset (suspend to RAM, a package reset) and
     // folding it in as a wrap would add up to the whole range to whatever window is open.
     this.accumulator =
-        new CounterAccumulator(
-            rangeUj, wrapStepUj(rangeUj), 1, ASSUMED_MAX_WATTS, REFRESH_SLACK_NANOS);
+        new CounterAccumulator(rangeUj, wrapStepUj(rangeUj), 1, maxWatts, REFRESH_SLACK_NANOS);
   }
 
   /**
@@ -80,13 +101,24 @@ final class RaplChannel extends NamedChannel {
   }
 
   /**
-   * The time the counter takes to run through its whole range at {@link #ASSUMED_MAX_WATTS}: read
-   * at least this often, it cannot wrap twice between two reads.
+   * The time the counter takes to run through its whole range at its most power: read at least this
+   * often, it cannot wrap twice between two reads.
    */
   @Override
   public long maxReadGapNanos() {
     // range µJ at P W (P µJ per µs) takes range / P µs.
-    return Math.multiplyExact(rangeUj / ASSUMED_MAX_WATTS, 1_000L);
+    return Math.multiplyExact(rangeUj / maxWatts, 1_000L);
+  }
+
+  /** The most power the zone is taken to draw, in watts. */
+  long maxWatts() {
+    return maxWatts;
+  }
+
+  /** The zone's most power with the refresh slack: the same figure as its read bound. */
+  @Override
+  public PowerBound powerBound() {
+    return new PowerBound(maxWatts, REFRESH_SLACK_NANOS);
   }
 
   long rangeUj() {

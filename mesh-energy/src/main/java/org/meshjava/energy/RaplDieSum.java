@@ -37,6 +37,22 @@ final class RaplDieSum extends NamedChannel {
     return gap;
   }
 
+  /**
+   * The dies draw together, so their sum may grow by every die's most at once; dies that publish no
+   * figure above the default keep the package's one bound for the sum, as before zones published
+   * any.
+   */
+  @Override
+  public PowerBound powerBound() {
+    long watts = 0;
+    boolean published = false;
+    for (RaplChannel d : dies) {
+      published |= d.maxWatts() != RaplChannel.ASSUMED_MAX_WATTS;
+      watts = watts > Long.MAX_VALUE - d.maxWatts() ? Long.MAX_VALUE : watts + d.maxWatts();
+    }
+    return published ? new PowerBound(watts, RaplChannel.REFRESH_SLACK_NANOS) : PowerBound.PACKAGE;
+  }
+
   @Override
   public long readTotalUj() throws CounterException {
     long[] totals = new long[dies.size()];

@@ -212,8 +212,10 @@ final class RaplDiscovery {
               counter, domain, CounterIssue.READ_FAILED, "max_energy_range_uj " + e.getMessage()));
       return Optional.empty();
     }
+    RaplZonePower power = RaplZonePower.of(zone, reader);
     RaplChannel channel =
-        new RaplChannel(counter, domain.get(), zone.resolve("energy_uj"), range, reader, clock);
+        new RaplChannel(
+            counter, domain.get(), zone.resolve("energy_uj"), range, power.watts(), reader, clock);
     if (channel.maxReadGapNanos() < RaplChannel.MIN_WRAP_NANOS) {
       rejected.add(
           CounterStatus.unavailable(
@@ -223,8 +225,11 @@ final class RaplDiscovery {
               "max_energy_range_uj "
                   + range
                   + " wraps in under a second at "
-                  + RaplChannel.ASSUMED_MAX_WATTS
-                  + " W: it cannot be read often enough to see every wrap"));
+                  + power.watts()
+                  + " W ("
+                  + power.source()
+                  + "): it cannot be read often enough to see every wrap, so its domain is"
+                  + " estimated; a power limit set above what the zone draws can be lowered"));
       return Optional.empty();
     }
     long raw;

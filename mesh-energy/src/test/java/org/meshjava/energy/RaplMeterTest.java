@@ -253,6 +253,125 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // A zone drawing past 2 kW wrapped twice between the timer's reads when every zone was bounded at
+  // 1 kW: 5 kW for 30 s (150 kJ) on a 65.5 kJ range was counted 18.9 kJ, graded HwShunt. A zone's
+  // published power constraints now set its read interval and its reset bound (SPEC.md 40 §3).
+  private static void constraint(Path zone, String file, long microwatts) throws IOException {
+    Files.writeString(zone.resolve(file), microwatts + "\n");
+  }
+
+  /** Runs fake time for {@code nanos}, reading every counter as the meter's timer would. */
+  private static void runPolled(CounterMeter meter, FakeClock clock, long nanos) {
+    long every = meter.pollEveryNanos().orElseThrow();
+    long end = clock.nanoTime() + nanos;
+    while (clock.nanoTime() + every < end) {
+      clock.burnUntil(clock.nanoTime() + every);
+      meter.pollCounters();
+    }
+    clock.burnUntil(end);
+  }
+
+  @Test
+  void zoneDrawingFiveKilowatts_isReadOftenEnoughByItsPublishedLimits_andCountedWhole()
+      throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
+    constraint(pkg, "constraint_0_power_limit_uw", 1_800_000_000L);
+    constraint(pkg, "constraint_0_max_power_uw", 1_500_000_000L);
+    constraint(pkg, "constraint_1_power_limit_uw", 2_500_000_000L);
+    constraint(pkg, "constraint_1_max_power_uw", 2_000_000_000L);
+    powered(pkg, 0, 5_000, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+
+    MeterWindow w = meter.open(Set.of(CPU0));
+    runPolled(meter, clock, 30_000_000_000L);
+    Energy e = w.close(1);
+
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj()).as("5 kW for 30 s").hasValue(150_000_000_000L);
+    assertThat(meter.pollEveryNanos())
+        .as("half the 13.1 s the range lasts at twice the highest limit, 2.5 kW")
+        .hasValue(6_553_261_000L);
+    meter.close();
+  }
+
+  // A higher figure loosens the reset bound only to what the zone may draw: a restart is still
+  // told from a wrap (here 25.5 kJ in 50 ms as a wrap, against 750 J at 5 kW over 150 ms).
+  @Test
+  void zonePublishingHighLimits_stillTellsARestartFromAWrap() throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 40_000_000_000L, SMALL_RANGE);
+    constraint(pkg, "constraint_1_power_limit_uw", 2_500_000_000L);
+    AtomicLong value = powered(pkg, 40_000_000_000L, 15, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    MeterWindow serve = meter.open(Set.of(CPU0));
+
+    clock.advanceMillis(25);
+    value.set(2_000);
+    clock.advanceMillis(25);
+
+    assertThat(serve.close(77)).isEqualTo(Energy.estimated(77));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    meter.close();
+  }
+
+  // The dies of one package draw together: the sum may grow by every die's figure at once.
+  @Test
+  void packageSummedFromDiesPublishingLimits_isBoundedByTheirSum_andCountedWhole()
+      throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 0, SMALL_RANGE);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 7_777, SMALL_RANGE);
+    constraint(die0, "constraint_1_power_limit_uw", 2_000_000_000L);
+    constraint(die1, "constraint_1_power_limit_uw", 2_000_000_000L);
+    powered(die0, 0, 3_000, SMALL_RANGE);
+    powered(die1, 7_777, 3_000, SMALL_RANGE);
+    CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+
+    MeterWindow w = meter.open(Set.of(CPU0));
+    runPolled(meter, clock, 30_000_000_000L);
+    Energy e = w.close(1);
+
+    assertThat(e.provenance())
+        .as("6 kW over the package is within 2 x 4 kW: " + e)
+        .isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj()).as("two dies at 3 kW for 30 s").hasValue(180_000_000_000L);
+    meter.close();
+  }
+
+  @Test
+  void zoneWithoutConstraintFiles_orWithLowOrUnreadableOnes_isReadAsAtOneKilowatt()
+      throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
+    powered(pkg, 0, 300, SMALL_RANGE);
+    CounterMeter bare = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(bare.pollEveryNanos()).as("half of 65.5 s").hasValue(32_766_305_000L);
+    bare.close();
+
+    constraint(pkg, "constraint_0_power_limit_uw", 15_000_000L); // a laptop's 15 W long term
+    constraint(pkg, "constraint_1_power_limit_uw", 64_000_000L);
+    Files.writeString(pkg.resolve("constraint_1_max_power_uw"), "n/a\n");
+    Files.createDirectory(pkg.resolve("constraint_2_max_power_uw")); // reads fail, as psys's do
+    CounterMeter limited = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(limited.pollEveryNanos()).hasValue(32_766_305_000L);
+    limited.close();
+  }
+
+  @Test
+  void zoneWhoseLimitsWouldNeedReadsFasterThanASecondPerWrap_isRefusedNamingTheFigure()
+      throws IOException {
+    Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
+    constraint(pkg, "constraint_1_max_power_uw", 40_000_000_000L); // 80 kW: 0.82 s per wrap
+    powered(pkg, 0, 300, SMALL_RANGE);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters()).hasSize(1);
+    CounterStatus refused = found.counters().getFirst();
+    assertThat(refused.issue()).contains(CounterIssue.READ_FAILED);
+    assertThat(refused.detail())
+        .contains("under a second at 80000 W")
+        .contains("constraint_1_max_power_uw of 40000000000 µW")
+        .contains("cannot be read often enough to see every wrap");
+  }
+
   // A counter that comes back lower than it was is a wrap only if the zone could have drawn the
   // rest of the range since the last read. Suspend to RAM or a package reset restarts the MSR
   // near 0: folding that in as a wrap added the whole remaining range (here 162 kJ in 50 ms, over
