@@ -22,6 +22,7 @@ class PostgresJournalNameTest {
     String longest = "did:key:" + "z".repeat(504);
     try (PostgresJournal j = PostgresJournal.open(PostgresJournalTest.location(), longest)) {
       j.append(PostgresJournalTest.authorised(0));
+      assertThat(j.name()).isEqualTo(longest);
     }
     assertThat(PostgresJournal.readLines(PostgresJournalTest.location(), longest)).hasSize(2);
     assertRefused(longest + "z");

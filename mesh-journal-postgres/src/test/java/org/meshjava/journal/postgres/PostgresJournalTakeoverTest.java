@@ -38,7 +38,9 @@ class PostgresJournalTakeoverTest {
               e -> {
                 assertThat(e.reason()).isEqualTo(JournalException.Reason.FENCED);
                 assertThat(e.getMessage())
-                    .contains("another steward wrote record " + next + " of journal " + name);
+                    .contains("another steward wrote record " + next + " of journal " + name)
+                    .as("refused before its commit was sent: nothing of it can turn up later")
+                    .doesNotContain("may still be found on restart");
               });
       assertThat(j.refusesAppends()).isPresent();
       assertThat(j.locked()).as("a fenced journal lets its lock go").isFalse();
@@ -76,5 +78,22 @@ class PostgresJournalTakeoverTest {
               assertThat(e.getMessage()).contains("taken over by another steward");
             });
     assertThat(PostgresJournalTest.rows(name)).isEmpty();
+  }
+
+  @Test
+  void aFencedJournal_letsItsSuccessorOpenAtOnce_beforeItIsClosed() throws Exception {
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal fenced = PostgresJournal.open(PostgresJournalTest.location(), name)) {
+      fenced.append(PostgresJournalTest.authorised(0));
+      PostgresJournalTest.sql(
+          "UPDATE mesh_journal_owner SET epoch = epoch + 1 WHERE journal = '" + name + "'");
+      assertThatThrownBy(() -> fenced.append(PostgresJournalTest.authorised(1)))
+          .isInstanceOf(JournalException.class);
+      // Still open, but it has given its session, and with it the lock, back.
+      try (PostgresJournal successor = PostgresJournal.open(PostgresJournalTest.location(), name)) {
+        assertThat(successor.epoch()).isEqualTo(3);
+        assertThat(successor.position().count()).isEqualTo(2);
+      }
+    }
   }
 }

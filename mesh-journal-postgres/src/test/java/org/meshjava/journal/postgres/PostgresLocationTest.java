@@ -107,6 +107,9 @@ class PostgresLocationTest {
     assertThat(PostgresLocation.parse("postgresql://h/d?password=pw").toString())
         .as("a password without a user is not shown at all")
         .isEqualTo("postgresql://h:5432/d");
+    assertThat(PostgresLocation.parse("postgresql://:pw@h/d").toString())
+        .as("an empty user before the password: the password still not shown")
+        .isEqualTo("postgresql://:***@h:5432/d");
     assertThat(PostgresLocation.parse("postgresql://ops:pw@h/d?user=other").toString())
         .as("the user before the host wins over a user parameter")
         .isEqualTo("postgresql://ops:***@h:5432/d");
