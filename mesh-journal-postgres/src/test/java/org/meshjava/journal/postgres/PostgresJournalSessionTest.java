@@ -63,11 +63,16 @@ class PostgresJournalSessionTest {
   }
 
   @Test
-  void aClosedJournal_holdsNoLock() throws Exception {
+  void aClosedJournal_holdsNoLock_andEndsItsSession() throws Exception {
+    String name = PostgresJournalTest.newName();
+    // A lease longer than the wait below: the server's idle limit is not what ends the session.
     PostgresJournal j =
-        PostgresJournal.open(PostgresJournalTest.location(), PostgresJournalTest.newName());
+        PostgresJournal.open(
+            PostgresJournalTest.location().withLease(Duration.ofSeconds(120)), name);
+    long pid = PostgresJournalFaultTest.backendOf(name);
     j.close();
     assertThat(j.locked()).isFalse();
+    assertThat(awaitNoSessions("pid = " + pid)).as("the closed journal's session").isZero();
   }
 
   @Test
@@ -96,13 +101,22 @@ class PostgresJournalSessionTest {
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.IO));
-    // The server ends a closed session a moment after the client closes it.
+    assertThat(awaitNoSessions("usename = '" + role + "'"))
+        .as("sessions of %s left by the failed open", role)
+        .isZero();
+  }
+
+  /**
+   * The sessions matching {@code condition} once none is left or 20 s have passed: the server ends
+   * a closed session a moment after the client closes it.
+   */
+  static long awaitNoSessions(String condition) throws Exception {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     long sessions;
     do {
-      sessions = sessionsOf(role);
+      sessions = sessionsWhere(condition);
     } while (sessions > 0 && System.nanoTime() < deadline && sleep());
-    assertThat(sessions).as("sessions of %s left by the failed open", role).isZero();
+    return sessions;
   }
 
   static boolean sleep() throws InterruptedException {
@@ -110,12 +124,10 @@ class PostgresJournalSessionTest {
     return true;
   }
 
-  static long sessionsOf(String role) throws Exception {
+  static long sessionsWhere(String condition) throws Exception {
     try (Connection c = PostgresJournalTest.server.connect("postgres");
         Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT count(*) FROM pg_stat_activity WHERE usename = '" + role + "'")) {
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE " + condition)) {
       rs.next();
       return rs.getLong(1);
     }
