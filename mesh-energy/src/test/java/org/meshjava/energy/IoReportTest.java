@@ -245,4 +245,73 @@ class IoReportTest {
     meter.close();
     assertThat(replay.released).isTrue();
   }
+
+  @Test
+  void adopt_whenTheFirstSamplesFail_refusesIoReport_andReleasesTheSubscription() {
+    boolean[] released = {false};
+    IoReportSampler failing =
+        new IoReportSampler() {
+          @Override
+          public List<IoReportEntry> sampleDelta() throws CounterException {
+            throw new CounterException(CounterIssue.NATIVE_ERROR, "IOReportCreateSamples failed");
+          }
+
+          @Override
+          public void release() {
+            released[0] = true;
+          }
+        };
+    List<EnergyChannel> found = new ArrayList<>();
+    List<CounterStatus> refused = new ArrayList<>();
+    IoReportDiscovery.adopt(new IoReportSession(failing), failing, found, refused);
+    assertThat(found).isEmpty();
+    assertThat(refused)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.counter()).isEqualTo("ioreport");
+              assertThat(s.issue()).contains(CounterIssue.NATIVE_ERROR);
+            });
+    assertThat(released[0]).as("the subscription is released").isTrue();
+  }
+
+  @Test
+  void adopt_whenNoSampleCarriesACpuGpuOrDramRail_refusesIoReport_andReleasesTheSubscription() {
+    Replay replay =
+        new Replay(
+            List.of(
+                List.of(
+                    new IoReportEntry("Energy Model", "ANE", "mJ", 4),
+                    new IoReportEntry("CPU Stats", "CPU Energy", "mJ", 100))));
+    List<EnergyChannel> found = new ArrayList<>();
+    List<CounterStatus> refused = new ArrayList<>();
+    IoReportDiscovery.adopt(new IoReportSession(replay), replay, found, refused);
+    assertThat(found).isEmpty();
+    assertThat(refused)
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.NOT_PRESENT));
+    assertThat(replay.released).isTrue();
+  }
+
+  @Test
+  void adopt_keepsTheSubscriptionUntilTheLastChannelOverItIsReleased() throws IOException {
+    Replay oneRail =
+        new Replay(List.of(List.of(new IoReportEntry("Energy Model", "CPU Energy", "mJ", 3))));
+    List<EnergyChannel> found = new ArrayList<>();
+    IoReportDiscovery.adopt(new IoReportSession(oneRail), oneRail, found, new ArrayList<>());
+    assertThat(found).singleElement();
+    assertThat(oneRail.released).as("held by its channel").isFalse();
+    found.getFirst().release();
+    assertThat(oneRail.released).isTrue();
+
+    Replay steady = Replay.of("ioreport-steady.txt");
+    List<EnergyChannel> three = new ArrayList<>();
+    IoReportDiscovery.adopt(new IoReportSession(steady), steady, three, new ArrayList<>());
+    assertThat(three).extracting(EnergyChannel::domain).hasSize(3);
+    three.get(0).release();
+    three.get(1).release();
+    assertThat(steady.released).as("one channel still reads it").isFalse();
+    three.get(2).release();
+    assertThat(steady.released).isTrue();
+  }
 }

@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -253,6 +254,65 @@ class NvmlMeterTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void discover_whenNvmlReportsNoGpus_saysSo() {
+    FakeNvml.setDeviceCount(0);
+    MeterDiscovery found = discover();
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters())
+        .extracting(CounterStatus::issue, CounterStatus::detail)
+        .containsExactly(tuple(Optional.of(CounterIssue.NOT_PRESENT), "NVML reports no GPUs"));
+  }
+
+  @Test
+  void discover_whenEveryGpusFirstReadFails_shutsNvmlDown() {
+    // The library is unloaded only once no channel over it is left: a channel dropped after a
+    // failed first read has to let it go too.
+    FakeNvml.setEnergyError(0, 3);
+    MeterDiscovery found = discover();
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(FakeNvml.shutdownCalls()).as("unused NVML is shut down").isEqualTo(1);
+  }
+
+  @Test
+  void gpuDomains_whenTheOnlyBoardIsNotTheUuidNamed_isNotBound() {
+    FakeNvml.setUuid(0, "GPU-aa11-0000-0000-0000-000000000000");
+    MeterDiscovery found =
+        discover(
+            new GpuVisibility(Optional.of("GPU-ff99"), Optional.empty()), LivenessPolicy.nvml());
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters())
+        .anySatisfy(s -> assertThat(s.detail()).isEqualTo("no board has UUID GPU-ff99"));
+  }
+
+  @Test
+  void gpuDomains_whenAUuidPrefixNamesSeveralBoards_bindNone() {
+    fourBoards();
+    MeterDiscovery found =
+        discover(new GpuVisibility(Optional.of("GPU-"), Optional.empty()), LivenessPolicy.nvml());
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters())
+        .anySatisfy(s -> assertThat(s.detail()).isEqualTo("UUID prefix GPU- names 4 boards"));
+  }
+
+  @Test
+  void gpuDomains_stopAtAnOrdinalPastTheLastBoard_orAnEntryThatIsNoDevice_asCudaDoes() {
+    // CUDA ignores CUDA_VISIBLE_DEVICES from its first invalid entry on: board "1" after it is
+    // not a GPU the engine sees, so it must not be metered as one.
+    for (String list : List.of("0,4,1", "0,-1,1", "0,gpu1,1")) {
+      FakeNvml.reset();
+      fourBoards();
+      MeterDiscovery found =
+          discover(
+              new GpuVisibility(Optional.of(list), Optional.of("PCI_BUS_ID")),
+              LivenessPolicy.nvml());
+      CounterMeter meter = (CounterMeter) found.meter();
+      assertThat(meter.liveDomains()).as(list).containsExactly(GPU0);
+      assertThat(oneReadOn(meter, GPU0)).as("first on the bus: board 1").isEqualTo(20_000);
+      meter.close();
     }
   }
 

@@ -210,11 +210,8 @@ class RaplMeterTest {
     zone("intel-rapl:1:0", "core", 0);
     zone("intel-rapl:1:1", "dram", 0);
     zone("intel-rapl:2", "psys", 0);
-    List<EnergyChannel> found = new ArrayList<>();
     List<CounterStatus> refused = new ArrayList<>();
-    RaplDiscovery.discover(root, SysfsReader.FILES, clock, found, refused);
-    assertThat(found)
-        .extracting(EnergyChannel::domain)
+    assertThat(domainsFound(refused))
         .containsExactly(EnergyDomain.cpuPackage(1), EnergyDomain.dram(1));
     assertThat(refused)
         .extracting(CounterStatus::counter)
@@ -608,7 +605,9 @@ class RaplMeterTest {
     MeterDiscovery found = discover(SysfsReader.FILES);
     assertThat(found.counters())
         .hasSize(2)
-        .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED));
+        .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED))
+        .as("a range of 0 is no range, not one that wraps too fast")
+        .allSatisfy(s -> assertThat(s.detail()).contains("no usable max_energy_range_uj"));
     assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
   }
 
@@ -793,5 +792,62 @@ class RaplMeterTest {
     MeterDiscovery found = discover(SysfsReader.FILES);
     assertThat(found.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
     assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+  }
+
+  @Test
+  void discover_whenDieZonesReadAlikeButWrapAtDifferentRanges_sumsThem() throws IOException {
+    // Two distinct counters may read the same at discovery; a mirror is one counter published
+    // twice, so it has the same range too.
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 5_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000, SMALL_RANGE);
+    powered(die0, 5_000, 40);
+    powered(die1, 5_000, 60, SMALL_RANGE);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(found.counters()).noneSatisfy(s -> assertThat(s.detail()).contains("mirrors"));
+    assertThat(measuredOnCpu0(meter, 100)).hasValue(100 * (40 + 60) * 1_000L);
+    meter.close();
+  }
+
+  @Test
+  void discover_whenADieZoneFailsWhileComparedForMirrors_isNotDroppedAsAMirror()
+      throws IOException {
+    // Dropping it would meter the package from the other die alone, as a hardware figure.
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 5_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    powered(die0, 5_000, 40);
+    Path die1Energy = die1.resolve("energy_uj");
+    int[] die1Reads = {0};
+    SysfsReader die1FailsAfterItsFirstRead =
+        file -> {
+          if (file.equals(die1Energy) && ++die1Reads[0] > 1) {
+            throw new AccessDeniedException(file.toString());
+          }
+          return SysfsReader.FILES.read(file);
+        };
+    MeterDiscovery found = discover(die1FailsAfterItsFirstRead);
+    assertThat(found.counters()).noneSatisfy(s -> assertThat(s.detail()).contains("mirrors"));
+    assertThat(found.hardwareGraded()).isFalse();
+    assertThat(found.meter().open(Set.of(CPU0)).close(9)).isEqualTo(Energy.estimated(9));
+  }
+
+  @Test
+  void discover_mapsDramToThePackageItsZoneNames_notToTheZonesNumber() throws IOException {
+    zone("intel-rapl:0", "package-1", 0);
+    zone("intel-rapl:0:0", "dram", 0);
+    List<CounterStatus> refused = new ArrayList<>();
+    assertThat(domainsFound(refused))
+        .containsExactly(EnergyDomain.cpuPackage(1), EnergyDomain.dram(1));
+    assertThat(refused).isEmpty();
+  }
+
+  /**
+   * The domains RAPL discovery finds under {@link #root}, adding what it refuses to {@code
+   * refused}.
+   */
+  private List<EnergyDomain> domainsFound(List<CounterStatus> refused) {
+    List<EnergyChannel> found = new ArrayList<>();
+    RaplDiscovery.discover(root, SysfsReader.FILES, clock, found, refused);
+    return found.stream().map(EnergyChannel::domain).toList();
   }
 }

@@ -29,6 +29,11 @@ class RaplWrapAtRangeTest {
 
   /** A package zone whose {@code energy_uj} reads {@code values} in turn, 10 ms apart. */
   private RaplChannel zoneReading(Long... values) {
+    return zoneOfRangeReading(RANGE, values);
+  }
+
+  /** The same for a zone whose range is {@code range}. */
+  private RaplChannel zoneOfRangeReading(long range, Long... values) {
     Queue<Long> left = new ArrayDeque<>(List.of(values));
     SysfsReader reader =
         file -> {
@@ -39,7 +44,7 @@ class RaplWrapAtRangeTest {
         "rapl:intel-rapl:0",
         EnergyDomain.cpuPackage(0),
         Path.of("intel-rapl:0", "energy_uj"),
-        RANGE,
+        range,
         reader,
         clock);
   }
@@ -74,6 +79,20 @@ class RaplWrapAtRangeTest {
     assertThat(RaplChannel.wrapStepUj(65_532_610_987L)).isEqualTo(15);
     assertThat(RaplChannel.wrapStepUj(65_712_999_613L)).isEqualTo(15);
     assertThat(RaplChannel.wrapStepUj(Long.MAX_VALUE)).isEqualTo(2_147_483_648L);
+  }
+
+  /**
+   * A unit whose fraction of a microjoule is more than a half rounds up: at 2^-15 J (30.52 µJ) the
+   * wrap adds 31 µJ, not 30, or every wrap would lose half a microjoule more than it must.
+   */
+  @Test
+  void aUnitOverHalfAMicrojoulePastAWholeOne_roundsTheWrapStepUp() throws Exception {
+    long range = 131_071_999_969L; // 4 294 967 295 × 30.517578125 µJ, truncated
+    assertThat(RaplChannel.wrapStepUj(range)).isEqualTo(31);
+    RaplChannel zone = zoneOfRangeReading(range, range - 1_000, range, 0L);
+    zone.readTotalUj();
+    zone.readTotalUj();
+    assertThat(zone.readTotalUj()).isEqualTo(1_000 + 31);
   }
 
   @Test

@@ -50,4 +50,82 @@ class PostgresLocationTest {
         .hasMessageContaining("cannot list the journals at postgresql://no-such-host.invalid")
         .hasMessageContaining("unknown host no-such-host.invalid");
   }
+
+  @Test
+  void parse_takesEveryPortFromOneTo65535_andNoOther() {
+    assertThat(PostgresLocation.parse("postgresql://h:1/d").toString())
+        .isEqualTo("postgresql://h:1/d");
+    assertThat(PostgresLocation.parse("postgresql://h:65535/d").toString())
+        .isEqualTo("postgresql://h:65535/d");
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h:65536/d"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("port 65536 is not 1 to 65535");
+  }
+
+  @Test
+  void leaseAndLockWait_takeTheirSmallestAllowedValues_andRefuseOneLess() {
+    assertThat(PostgresLocation.parse("postgresql://h/d?lease_ms=1000").lease())
+        .isEqualTo(Duration.ofSeconds(1));
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lease_ms=999"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease_ms must be at least 1000: 999");
+    assertThat(PostgresLocation.parse("postgresql://h/d?lock_wait_ms=0").lockWait()).isZero();
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lock_wait_ms=-1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lock_wait_ms must not be negative");
+    assertThatThrownBy(() -> PostgresLocation.parse("postgresql://h/d?lock_wait_ms=later"))
+        .hasMessageContaining("lock_wait_ms is not a whole number of milliseconds: later");
+  }
+
+  @Test
+  void withLeaseAndWithLockWait_changeOnlyTheirOwnSetting_andCheckItAsParseDoes() {
+    PostgresLocation l =
+        PostgresLocation.parse("postgresql://mesh:pw@h:6543/d?lease_ms=3000&lock_wait_ms=500");
+    PostgresLocation longer = l.withLease(Duration.ofSeconds(20));
+    assertThat(longer.lease()).isEqualTo(Duration.ofSeconds(20));
+    assertThat(longer.lockWait()).isEqualTo(Duration.ofMillis(500));
+    assertThat(longer.toString()).isEqualTo("postgresql://mesh:***@h:6543/d");
+    PostgresLocation patient = l.withLockWait(Duration.ofSeconds(7));
+    assertThat(patient.lockWait()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(patient.lease()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(patient.toString()).isEqualTo("postgresql://mesh:***@h:6543/d");
+    assertThatThrownBy(() -> l.withLease(Duration.ofMillis(999)))
+        .hasMessageContaining("lease_ms must be at least 1000");
+    assertThatThrownBy(() -> l.withLockWait(Duration.ofMillis(-1)))
+        .hasMessageContaining("lock_wait_ms must not be negative");
+  }
+
+  @Test
+  void userAndPassword_comeFromTheUserInfo_orElseFromTheParameters() {
+    assertThat(PostgresLocation.parse("postgresql://mesh@h/d").toString())
+        .as("a user without a password shows no stars")
+        .isEqualTo("postgresql://mesh@h:5432/d");
+    assertThat(PostgresLocation.parse("postgresql://h/d?user=mesh&password=pw").toString())
+        .isEqualTo("postgresql://mesh:***@h:5432/d");
+    assertThat(PostgresLocation.parse("postgresql://h/d?user=mesh").toString())
+        .isEqualTo("postgresql://mesh@h:5432/d");
+    assertThat(PostgresLocation.parse("postgresql://h/d?password=pw").toString())
+        .as("a password without a user is not shown at all")
+        .isEqualTo("postgresql://h:5432/d");
+    assertThat(PostgresLocation.parse("postgresql://:pw@h/d").toString())
+        .as("an empty user before the password: the password still not shown")
+        .isEqualTo("postgresql://:***@h:5432/d");
+    assertThat(PostgresLocation.parse("postgresql://ops:pw@h/d?user=other").toString())
+        .as("the user before the host wins over a user parameter")
+        .isEqualTo("postgresql://ops:***@h:5432/d");
+  }
+
+  @Test
+  void percentEscapes_areDecoded_butAPlusStaysAPlus() {
+    // A '+' is a space only in HTML forms; in a URL's user or database it is itself.
+    assertThat(PostgresLocation.parse("postgresql://a+b@h/my%20db%2Bx").toString())
+        .isEqualTo("postgresql://a+b@h:5432/my db+x");
+  }
+
+  @Test
+  void parametersWithoutAValue_orEmptyOnes_areTaken() {
+    PostgresLocation l = PostgresLocation.parse("postgresql://h/d?&ssl&&lease_ms=2000&");
+    assertThat(l.lease()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(l.toString()).isEqualTo("postgresql://h:5432/d");
+  }
 }
