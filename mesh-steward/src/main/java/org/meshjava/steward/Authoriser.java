@@ -107,8 +107,8 @@ final class Authoriser {
     if (now.isBefore(JournalEntry.Authorised.EARLIEST)
         || now.isAfter(JournalEntry.Authorised.LATEST)) {
       // Checked before the gate reserves anything: a decision the journal cannot record must not
-      // be made at all (a clock at Instant.MAX, say, used to reach the journal's encoder and fail
-      // there, leaking the reservation and breaking the journal's chain).
+      // be made at all (a clock at Instant.MAX, say, would otherwise reach the journal's encoder
+      // and fail there, leaking the reservation and breaking the journal's chain).
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           "the steward's clock reads "

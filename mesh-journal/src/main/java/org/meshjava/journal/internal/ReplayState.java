@@ -92,7 +92,8 @@ public final class ReplayState {
       chains.put(ContentId.ofBytes(c.encode()), c);
     }
     ReplayState r = new ReplayState(gate, chains, state.receipts().copy());
-    // A snapshot written before chains were forgotten holds every chain; drop the expired ones.
+    // A snapshot may hold chains past its ledger's horizon (one an earlier build wrote holds
+    // every chain); drop the expired ones.
     r.recorded.decided(state.ledger().horizon());
     r.last = state.lastSealed();
     r.suspension = state.suspension();
