@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Unsigned;
 
 /**
