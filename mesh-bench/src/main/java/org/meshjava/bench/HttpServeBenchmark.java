@@ -93,10 +93,10 @@ import org.meshjava.steward.Steward;
  * request, which load does not move at all. {@code JIT} is the share of the CPU of the process the
  * mesh side runs in (the benchmark's own, in-process) that its C1 and C2 compiler threads used in
  * the measured window, from {@code /proc/PID/task}: a fresh {@code mesh serve} on 2 loaded cores
- * compiles for tens of seconds (a third of its CPU at 10 s in, 1% at 30 s, session 10), and until
- * it stops its figures are warm-up; above 5% the run prints a {@code WARM-UP} line. Then each mesh
- * figure as a ratio to {@code direct} at the same concurrency. The client, servers and upstream
- * share the machine's cores, so the absolute figures are low on 2 cores; the ratios are the point.
+ * compiles for tens of seconds (a third of its CPU at 10 s in, 1% at 30 s), and until it stops its
+ * figures are warm-up; above 5% the run prints a {@code WARM-UP} line. Then each mesh figure as a
+ * ratio to {@code direct} at the same concurrency. The client, servers and upstream share the
+ * machine's cores, so the absolute figures are low on 2 cores; the ratios are the point.
  *
  * <p>Usage: {@code java -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark
  * [warm-up s] [measure s] [--mesh LABEL=COMMAND ...] [--local-keys LABEL=MEMBERS ...] [scenario:c,c

@@ -574,8 +574,8 @@ final class JournalCommand extends CommandGroup {
       // journal shorter than that, or with another record there, was cut or replaced, and the
       // steward refuses to start on it (SPEC.md 60.8), so verify must not call it whole.
       // A database's snapshots are in its table mesh_journal_snapshot (SPEC.md 60.7), checked as
-      // a file's are: before, a journal rolled back behind its latest row, or that row altered,
-      // passed here while its steward refused to start on it.
+      // a file's are: a journal rolled back behind its latest row, or that row altered, would
+      // otherwise pass here while its steward refuses to start on it.
       Optional<Snapshot> snap;
       try {
         snap =
@@ -614,7 +614,7 @@ final class JournalCommand extends CommandGroup {
               log);
       // With no steward named and no grant decided, the checkpoints name it (their signatures were
       // just checked under its log key): a snapshot or header of another steward is refused as the
-      // start refuses it, where before it was checked as its own steward's and passed.
+      // start refuses it, rather than checked as its own steward's and passed.
       Optional<DidKey> shown = holder.or(log::origin);
       String otherByCheckpoint =
           snap.isPresent() && holder.isEmpty() && shown.isPresent()
@@ -877,7 +877,7 @@ final class JournalCommand extends CommandGroup {
         throws JournalException {
       // Compared as a start restores it, not as stored: a snapshot an earlier build wrote still
       // holds every chain, and loading it drops the ones its ledger's horizon has passed, as the
-      // replay here has (SPEC.md 60.8, "chains"). As stored, every such snapshot was refused.
+      // replay here has (SPEC.md 60.8, "chains"). Compared as stored, every such snapshot fails.
       SnapshotState restored;
       try {
         restored = ReplayState.restore(snap.state(), snap.gate(Revocations.none())).capture(-1);

@@ -100,7 +100,7 @@ public final class Mesh extends CommandGroup {
           List<String> unknown = unknownOptions(where);
           if (e instanceof CommandLine.MissingParameterException && !unknown.isEmpty()) {
             // picocli checks required options before unknown ones, so `--output x.key` for
-            // `--out x.key` was reported as a missing --out, never naming what was typed.
+            // `--out x.key` would be reported as a missing --out, never naming what was typed.
             said = new CommandLine.UnmatchedArgumentException(where, unknown);
           }
           String what = String.valueOf(said.getMessage()).replaceAll("[\\r\\n]+", " ");

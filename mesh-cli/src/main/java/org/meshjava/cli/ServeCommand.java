@@ -713,7 +713,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   /**
    * How many serves an engine computing on this host admits beyond one per core, unless its entry
    * says {@code "max_waiting_serves"}. Eight clients at once is ordinary load, and with none
-   * admitted the third of them was refused 429 on a two-core host; a short burst costs only its
+   * admitted the third of them is refused 429 on a two-core host; a short burst costs only its
    * share of the cores. The bound keeps a flood (or a crowd of streams that read nothing) from
    * holding every thread of the server, as an upstream's 64 does (SPEC 70).
    */

@@ -269,7 +269,7 @@ final class UserFile {
    * removed all the same, its write fails with an error: it finishes by renaming or linking that
    * file, which is then gone, so nothing half written ever takes the name.
    *
-   * <p>Failures are ignored: a leftover that cannot be removed stays, as before.
+   * <p>Failures are ignored: a leftover that cannot be removed stays where it is.
    */
   static void removeLeftoverPartials(Path target) {
     Path folder = target.toAbsolutePath().getParent();
@@ -305,7 +305,8 @@ final class UserFile {
    * free and then renames, and a rename replaces whatever a second writer put there in between, so
    * two {@code mesh key generate --out k.key} started together could both say they wrote it. A hard
    * link is refused by the file system itself when the name is taken. {@code partial} stays (the
-   * caller deletes it); where the file system has no hard links, it is moved, as before.
+   * caller deletes it); where the file system has no hard links, it is moved with {@link
+   * Files#move} instead, with the gap that leaves.
    */
   static void publishNew(Path partial, Path target) throws IOException {
     try {

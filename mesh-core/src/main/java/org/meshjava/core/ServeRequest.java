@@ -100,13 +100,26 @@ public record ServeRequest(
   }
 
   /**
-   * A generation request for prompt text: {@code prompt_hash} addresses its bytes and {@code
-   * prompt_tokens} is their count (the byte-level figure, the same whichever engine serves).
+   * A generation request for prompt text, bounded by {@code bounds}: {@code prompt_hash} addresses
+   * its bytes and {@code prompt_tokens} is their count (the byte-level figure, the same whichever
+   * engine serves). The form the examples use: the token ceiling, fidelity floor and joule ceiling
+   * travel as one {@link ServeBounds}, as in every other factory here, rather than as two bare
+   * {@code long}s beside each other that a call can swap without a compile error.
+   *
+   * @param prompt the prompt text; never enters the request, only its hash and length
+   * @param bounds the serve's token ceiling, fidelity floor and joule ceiling (§3.1)
+   */
+  public static ServeRequest generation(PromptText prompt, ServeBounds bounds) {
+    return generation(prompt.hash(), prompt.length(), bounds);
+  }
+
+  /**
+   * A generation request for prompt text: the same request as {@link #generation(PromptText,
+   * ServeBounds)} with {@code new ServeBounds(maxTokens, fidelityFloor, jouleCeilingUj)}.
    */
   public static ServeRequest generation(
       PromptText prompt, long maxTokens, Fidelity fidelityFloor, long jouleCeilingUj) {
-    return generation(
-        prompt.hash(), prompt.length(), new ServeBounds(maxTokens, fidelityFloor, jouleCeilingUj));
+    return generation(prompt, new ServeBounds(maxTokens, fidelityFloor, jouleCeilingUj));
   }
 
   /**

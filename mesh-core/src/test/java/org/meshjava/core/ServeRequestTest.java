@@ -146,6 +146,19 @@ class ServeRequestTest {
   }
 
   @Test
+  void generation_ofPromptTextAndBounds_isTheRequestOfItsHashLengthAndThoseBounds() {
+    PromptText prompt = PromptText.of("What did this answer cost?");
+    ServeBounds bounds = new ServeBounds(32, Fidelity.F1, 100_000);
+    ServeRequest named = ServeRequest.generation(prompt, bounds);
+    assertThat(named).isEqualTo(ServeRequest.generation(prompt.hash(), prompt.length(), bounds));
+    assertThat(named).isEqualTo(ServeRequest.generation(prompt, 32, Fidelity.F1, 100_000));
+    assertThat(named.maxTokens()).isEqualTo(32);
+    assertThat(named.fidelityFloor()).isEqualTo(Fidelity.F1);
+    assertThat(named.jouleCeilingUj()).isEqualTo(100_000);
+    assertThat(named.decision()).isEmpty();
+  }
+
+  @Test
   void construct_whenCountsOutsideU32_refuses() {
     ContentId h = ContentId.fromHex(EMPTY_PROMPT_HASH);
     assertThatThrownBy(() -> ServeRequest.generation(h, -1, new ServeBounds(1, Fidelity.F0, 1)))

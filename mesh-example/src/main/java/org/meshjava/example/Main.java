@@ -2,6 +2,7 @@ package org.meshjava.example;
 
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.openai.ReceiptJson;
@@ -20,7 +21,8 @@ public final class Main {
             .build()) {
       PromptText prompt = PromptText.of(args.length > 0 ? args[0] : "What did this answer cost?");
       ServeResult result =
-          steward.serve(ServeRequest.generation(prompt, 32, Fidelity.F1, 100_000), prompt);
+          steward.serve(
+              ServeRequest.generation(prompt, new ServeBounds(32, Fidelity.F1, 100_000)), prompt);
       System.out.println(ReceiptJson.of(result.receipt()).toPrettyString());
     }
   }

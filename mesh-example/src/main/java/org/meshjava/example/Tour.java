@@ -8,6 +8,7 @@ import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
@@ -67,7 +68,8 @@ public final class Tour {
       // when the journal records none (SPEC.md section 60.6); Steward.ephemeral() needs neither.
 
       PromptText prompt = PromptText.of("What did this answer cost?");
-      ServeRequest request = ServeRequest.generation(prompt, 64, Fidelity.F1, 50_000 /* µJ */);
+      ServeRequest request =
+          ServeRequest.generation(prompt, new ServeBounds(64, Fidelity.F1, 50_000 /* µJ */));
 
       ServeResult result = steward.serve(request, prompt); // routed once; the engine tokenizes it
       result.route().candidates(); // every backend weighed, with reasons

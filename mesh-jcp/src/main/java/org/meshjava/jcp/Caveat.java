@@ -1,5 +1,6 @@
 package org.meshjava.jcp;
 
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborMap;
 
 /**

@@ -3,6 +3,7 @@ package org.meshjava.jcp;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.core.DenialLabel;
 
 /**
  * The outcome of debiting a serve's metered joules against its chain (§2 phase 3). The debit always

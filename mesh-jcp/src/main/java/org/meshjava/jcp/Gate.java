@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.identity.DidKey;
 

@@ -2,6 +2,7 @@ package org.meshjava.jcp;
 
 import java.util.Objects;
 import java.util.OptionalInt;
+import org.meshjava.core.DenialLabel;
 
 /**
  * The gate refused a grant. Carries the {@link DenialLabel}, a readable reason, and, when one link

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.PriorityQueue;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Unsigned;
 
 /**
@@ -130,7 +131,7 @@ final class InMemorySpendLedger implements SpendLedger {
       // (and accepts). Deciding against the horizon as it stands changes no verdict here: step 7
       // passed, so decidedAt is before every link's expiry, and advancing to it would forget
       // nothing this chain holds. The expiry check below still looks as far as decidedAt, so a
-      // caller that skips step 7 is refused exactly as before.
+      // caller that skips step 7 is refused all the same.
       Instant reach = decidedAt.isAfter(horizon) ? decidedAt : horizon;
       Instant until = Instant.MAX;
       for (int i = 0; i < links.size(); i++) {

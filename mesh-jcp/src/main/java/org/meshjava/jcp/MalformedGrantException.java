@@ -1,6 +1,7 @@
 package org.meshjava.jcp;
 
 import java.util.Objects;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Bytes or text that do not decode as a grant, signed grant, chain or presentation. Carries the

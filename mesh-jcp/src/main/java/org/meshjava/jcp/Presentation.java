@@ -3,6 +3,7 @@ package org.meshjava.jcp;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;

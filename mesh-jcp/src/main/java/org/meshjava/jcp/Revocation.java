@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;

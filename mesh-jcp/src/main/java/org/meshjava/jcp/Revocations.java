@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Grants an operator has revoked, each from a point in time on. A decision at or after that time is

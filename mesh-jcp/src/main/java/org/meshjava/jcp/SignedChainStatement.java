@@ -4,6 +4,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Set;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SignatureException;

@@ -2,6 +2,7 @@ package org.meshjava.jcp;
 
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Each dimension of attenuation, widened by a child: the gate refuses the chain with {@code

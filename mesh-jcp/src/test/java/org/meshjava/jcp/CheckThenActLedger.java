@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.meshjava.core.DenialLabel;
 
 /**
  * A spend ledger with a planted race, for proving that the model check finds one: {@link #reserve}

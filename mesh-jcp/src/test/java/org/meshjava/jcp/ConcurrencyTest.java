@@ -12,6 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Many threads present against one grant at once. An authorisation reserves its ceiling on every

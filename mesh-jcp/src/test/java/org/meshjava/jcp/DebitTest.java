@@ -7,6 +7,7 @@ import static org.meshjava.jcp.Fixture.*;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 
 class DebitTest {
 

@@ -16,6 +16,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborDecodeException;

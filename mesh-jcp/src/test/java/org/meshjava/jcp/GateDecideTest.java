@@ -13,6 +13,7 @@ import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborMap;
 
 class GateDecideTest {

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.ServeRequest;
 
 /**

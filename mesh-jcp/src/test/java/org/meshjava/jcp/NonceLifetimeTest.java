@@ -7,6 +7,7 @@ import static org.meshjava.jcp.Fixture.*;
 import java.time.Instant;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 
 /**
  * A spent nonce is kept exactly as long as a presentation carrying it could be accepted: until

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Spent pairs restored packed (as a snapshot holds them) decide exactly as the ledger they were

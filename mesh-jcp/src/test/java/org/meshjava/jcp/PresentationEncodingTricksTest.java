@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Encodings a hostile caller might send in the hope that the gate reads a presentation with a

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.crypto.SigningKey;
 

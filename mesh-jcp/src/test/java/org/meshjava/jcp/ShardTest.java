@@ -7,6 +7,7 @@ import static org.meshjava.jcp.Fixture.*;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.ServeRequest;
 
 class ShardTest {

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 
 /**
  * The worked example of the JCP section of SPEC.md , generated from fixed seeds. The bytes are

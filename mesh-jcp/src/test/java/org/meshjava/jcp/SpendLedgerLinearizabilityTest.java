@@ -16,6 +16,7 @@ import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 
 /**
  * Model checking of the gate's atomic step (issue 21 item 5): Lincheck explores interleavings of

@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  * lock at all, opening fails with {@link JournalException.Reason#UNLOCKABLE} rather than run
  * unprotected.
  *
- * <p>Design note: the lock follows the file, not the name. A lock keyed by path (an earlier version
- * locked a {@code <journal>.lock} sidecar beside the name it was given) lets a second steward in
+ * <p>Design note: the lock follows the file, not the name. A lock keyed by path (a {@code
+ * <journal>.lock} sidecar beside the name the journal was given, say) lets a second steward in
  * through a symlink, a hard link, or after the sidecar is deleted, and two stewards then spend one
  * grant. A record lock on the journal's own inode holds whatever name reaches it. Its one hazard is
  * that a POSIX record lock belongs to the (process, inode) pair and is dropped when <em>any</em>

@@ -34,8 +34,8 @@ interface Forcer {
    * stands as the platform keeps it. A directory that opens but whose sync fails (an I/O error from
    * the device) is a real failure, as for a file: the entry it should have made durable may be lost
    * to a power cut, so the caller reports it as its own typed failure rather than carry on as if it
-   * were kept (it used to be swallowed with the rest, and a journal whose new file's name was never
-   * forced went on serving).
+   * were kept (swallowed with the rest, it would let a journal whose new file's name was never
+   * forced go on serving).
    *
    * <p>A directory that opens but whose file system cannot sync a directory at all is let off too:
    * CIFS/SMB, some FUSE and network or overlay mounts answer {@code fsync} on a directory with

@@ -66,7 +66,7 @@ public final class JournalException extends Exception {
   /** Creates an exception about record {@code seq}. */
   public JournalException(Reason reason, long seq, String detail, @Nullable Throwable cause) {
     // Details not about one record name the journal themselves ("journal x is held ..."), so
-    // only a record number is added; a fixed "journal: " prefix doubled that in every message.
+    // only a record number is added; a fixed "journal: " prefix would say it twice.
     super((seq >= 0 ? "journal record " + seq + ": " : "") + detail, cause);
     this.reason = reason;
     this.seq = seq;

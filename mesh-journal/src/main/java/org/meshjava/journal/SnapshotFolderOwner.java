@@ -15,15 +15,15 @@ import org.meshjava.journal.internal.SequenceFiles;
  *
  * <p>Why: the folder's lock says only that some steward runs there now. Two journals configured
  * with one folder, started together, both reach for that lock; when the one whose snapshots are not
- * there took it first, it was later refused by the snapshot it found, while the other had been
- * refused by its lock meanwhile, so neither served. With the owner known, a claim for another
+ * there took it first, it would be refused later by the snapshot it found, while the other had been
+ * refused by its lock meanwhile, so neither would serve. With the owner known, a claim for another
  * journal is refused before it ever takes the lock, and the steward whose snapshots they are is
  * never turned away by it.
  *
  * <p>The record is only ever a reason to refuse while the folder holds snapshots: an empty folder
  * is anybody's to claim (the first lock taken decides), and a record naming a journal that no
  * longer exists (moved, or removed with its failed start) refuses nothing; the steward's own checks
- * of the snapshot found ("Loading") then decide, as before.
+ * of the snapshot found ("Loading") then decide, as they do for a folder with no record.
  *
  * @param dir the snapshot folder
  * @param journal the real path of the journal claiming it

@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * let off an unrelated error. The JDK takes the text from {@code strerror_r} after setting the C
  * locale from the environment at start-up, so where {@code LC_MESSAGES} names a language whose C
  * library translations are installed the text is translated and not recognised: the sync then stays
- * a failure ({@code IO}), as before, never a silent skip of a real fault. Running the JVM with
- * {@code LC_ALL=C} restores the recognition.
+ * a failure ({@code IO}), as any other error is, never a silent skip of a real fault. Running the
+ * JVM with {@code LC_ALL=C} restores the recognition.
  */
 final class UnsyncableDirectories {
   /**

@@ -132,7 +132,7 @@ final class JournalHistory {
         .fidelityFloor(Fidelity.F1)
         .fidelityMet(true)
         .energy(Energy.estimated(uj))
-        .grantBreach(breachOf(uj).map(org.meshjava.receipt.GrantBreach::fromWire))
+        .grantBreach(breachOf(uj).map(org.meshjava.core.DenialLabel::fromWire))
         .chain(nextReceipt, lastEnvelope)
         .nonce(Nonce.of(n))
         .steward(STEWARD_ID);

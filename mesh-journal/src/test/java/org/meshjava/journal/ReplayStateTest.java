@@ -273,7 +273,7 @@ class ReplayStateTest {
         new ArrayList<>();
     edits.add(b -> b.energy(Energy.estimated(999)));
     edits.add(b -> b.energy(Energy.measured(1_000, 1_000)));
-    edits.add(b -> b.grantBreach(Optional.of(org.meshjava.receipt.GrantBreach.fromWire(BREACH))));
+    edits.add(b -> b.grantBreach(Optional.of(org.meshjava.core.DenialLabel.fromWire(BREACH))));
     edits.add(b -> b.requestId(ContentId.ofBytes(new byte[] {42})));
     edits.add(b -> b.grantId(Optional.of(ContentId.ofBytes(new byte[] {43}))));
     edits.add(b -> b.grantId(Optional.empty()));

@@ -65,8 +65,8 @@ final class GrantBudgets {
   /**
    * Records a debit: the grant's spend, and what its chain has left. A debit that lands once its
    * chain has expired (a serve decided before the expiry settles after it) counts in the summed
-   * spend, but the grant is not kept again: it used to be registered anew, its own series back with
-   * a spend counter restarted from that one debit, until the next debit or read forgot it. With
+   * spend, but the grant is not kept again: registered anew, its own series would come back with a
+   * spend counter restarted from that one debit, until the next debit or read forgot it. With
    * per-grant series such a debit is therefore in none of them.
    */
   synchronized void debited(DebitResult debit) {

@@ -18,11 +18,11 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Semaphore;
 import org.meshjava.core.DecisionPrompt;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
-import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
@@ -150,8 +150,8 @@ final class Endpoints {
         case "/v1/mesh/proof/consistency" ->
             get(method, () -> logged(() -> log.consistency(query)));
         // The asterisk-form target, which only OPTIONS may send (RFC 9112 §3.2.4), asks about the
-        // server as a whole (RFC 9110 §9.3.7). It was answered 404, while OPTIONS on any path is
-        // 405: OPTIONS is served nowhere, so the server's answer is the same 405, its Allow naming
+        // server as a whole (RFC 9110 §9.3.7). Not 404, since OPTIONS on any path is 405:
+        // OPTIONS is served nowhere, so the server's answer is the same 405, its Allow naming
         // the methods the server serves on some path.
         case "*" ->
             ErrorReply.invalid(
@@ -619,8 +619,8 @@ final class Endpoints {
       try {
         return produce(reply, request, prompt, presentation);
       } catch (RuntimeException e) {
-        // Our bug, met while the stream was produced (the serve may be sealed by then). It used to
-        // escape to Jetty, which logged it at debug only and cut the stream with no error event.
+        // Our bug, met while the stream was produced (the serve may be sealed by then). Caught
+        // here: left to Jetty, it is logged at debug only and cuts the stream with no error event.
         LOG.error("internal error streaming {} ({})", endpoint, requestId, e);
         Reply.Json failed = ErrorReply.internalError(requestId);
         if (!reply.started()) {

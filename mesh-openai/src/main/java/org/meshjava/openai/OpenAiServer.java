@@ -142,9 +142,9 @@ public final class OpenAiServer implements AutoCloseable {
     // One that trickles its headers is closed after the header deadline.
     connector.addEventListener(headerDeadline);
     jetty.addConnector(connector);
-    // Idle connections cost a client nothing to hold open; without a bound, enough of them took
-    // every file descriptor the process may open, and then no client was accepted (and no file
-    // could be opened) until the idle timeout closed them.
+    // Idle connections cost a client nothing to hold open; without a bound, enough of them take
+    // every file descriptor the process may open, and then no client is accepted (and no file
+    // can be opened) until the idle timeout closes them.
     ConnectionBound.on(
         jetty,
         connector,
@@ -190,10 +190,10 @@ public final class OpenAiServer implements AutoCloseable {
   /**
    * How strictly a request's head is parsed: Jetty's RFC 9110 mode less its one leniency, a bare LF
    * ending a header line (RFC 9112 §2.2 lets a server take it or not). A request framed with bare
-   * LFs is refused 400 and its connection closed, as a chunk framed with them already was: a proxy
-   * in front that reads such a line otherwise (as part of a field value) would see other requests
-   * on the connection than this server does. Everything else RFC 9110 mode refuses stays refused:
-   * folded lines, whitespace before a colon, two Content-Lengths, Content-Length beside
+   * LFs is refused 400 and its connection closed, as Jetty refuses a chunk framed with them: a
+   * proxy in front that reads such a line otherwise (as part of a field value) would see other
+   * requests on the connection than this server does. Everything else RFC 9110 mode refuses stays
+   * refused: folded lines, whitespace before a colon, two Content-Lengths, Content-Length beside
    * Transfer-Encoding, two Host fields (SPEC.md 70, "Request framing").
    */
   static final HttpCompliance HTTP_COMPLIANCE =
@@ -406,12 +406,12 @@ public final class OpenAiServer implements AutoCloseable {
   /**
    * The refusal of a path holding a {@code .} or {@code ..} segment, if it holds one. Jetty
    * resolves them before matching (RFC 3986 §5.2.4), so {@code /v1/./models} and {@code
-   * /v1/models/../mesh/steward} were served as {@code /v1/models} and {@code /v1/mesh/steward}. A
-   * proxy in front that allows or denies paths as written, without resolving them first (RFC 3986
+   * /v1/models/../mesh/steward} would be served as {@code /v1/models} and {@code /v1/mesh/steward}.
+   * A proxy in front that allows or denies paths as written, without resolving them first (RFC 3986
    * §6.2.2.3 makes that a choice, not a rule), would let through under a name it allows an endpoint
    * it means to deny. Browsers and curl resolve dot segments before sending (RFC 3986 §5.2), and no
    * endpoint's path holds one, so a target holding one was written so on purpose; it is refused as
-   * the encoded forms ({@code %2e}) already were.
+   * the encoded forms ({@code %2e}) are.
    */
   private static Optional<Reply> dotSegment(Request request) {
     String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
@@ -456,11 +456,11 @@ public final class OpenAiServer implements AutoCloseable {
 
   /**
    * The refusal of an absolute-form target whose scheme is not {@code http}, if it is one. Both
-   * listeners speak plain HTTP, yet {@code POST https://host/v1/chat/completions} was served as if
-   * the target had said {@code http}, and so was {@code ftp://…}: a request meant for a TLS origin
-   * (a proxy-style target forwarded as it came) was served over a connection no one had secured,
-   * its request carrying a scheme it did not arrive by. Jetty gives an origin-form target the
-   * listener's own scheme, {@code http}, so any other scheme was written in the target.
+   * listeners speak plain HTTP, yet Jetty would serve {@code POST https://host/v1/chat/completions}
+   * as if the target had said {@code http}, and {@code ftp://…} too: a request meant for a TLS
+   * origin (a proxy-style target forwarded as it came) would be served over a connection no one
+   * secured, its request carrying a scheme it did not arrive by. Jetty gives an origin-form target
+   * the listener's own scheme, {@code http}, so any other scheme was written in the target.
    */
   private static Optional<Reply> foreignScheme(Request request) {
     String scheme = request.getHttpURI().getScheme();
@@ -480,10 +480,10 @@ public final class OpenAiServer implements AutoCloseable {
   /**
    * The refusal of a target whose path holds a {@code ;}, if it does. Jetty strips {@code ;…} from
    * each segment before matching, so {@code /v1/mesh/steward;x} and {@code
-   * /v1/chat/completions;a=b} were served as the paths without it; a proxy in front that allows or
-   * denies paths as written would then let through, under a name it does not know, an endpoint it
-   * means to deny. No endpoint takes parameters, so the path is answered as one that names none; a
-   * model id holding {@code ;} is sent as {@code %3B}, which is not a parameter.
+   * /v1/chat/completions;a=b} would be served as the paths without it; a proxy in front that allows
+   * or denies paths as written would then let through, under a name it does not know, an endpoint
+   * it means to deny. No endpoint takes parameters, so the path is answered as one that names none;
+   * a model id holding {@code ;} is sent as {@code %3B}, which is not a parameter.
    */
   private static Optional<Reply> pathParameter(Request request) {
     String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
@@ -551,9 +551,9 @@ public final class OpenAiServer implements AutoCloseable {
         return true;
       }
       // Decided from the request line alone, before the size limit and before any of the body is
-      // read: a method this server does not know was answered only once its body had arrived, so
-      // one sent with an oversized body was told 413, one whose body stalled 408 at the deadline,
-      // and one that asked for 100 Continue was told to upload a body only to see it refused.
+      // read: answered only once its body had arrived, a method this server does not know would
+      // be told 413 if sent with an oversized body, 408 at the deadline if its body stalled, and,
+      // had it asked for 100 Continue, to upload a body only to see it refused.
       Optional<Reply> target = targetRefused(request);
       if (target.isPresent()) {
         api.answerUnread(request, response, callback, target.get(), true);
@@ -681,8 +681,9 @@ public final class OpenAiServer implements AutoCloseable {
       }
       String method = request.getMethod();
       if ("CONNECT".equals(method)) {
-        // A proxy's method: its target is a host and port, not a path. It was answered 404 "no
-        // endpoint at /", and the connection was kept open although the client asked to close it.
+        // A proxy's method: its target is a host and port, not a path. Routed as a path, it would
+        // be answered 404 "no endpoint at /", its connection kept open though the client asked to
+        // close it.
         return Optional.of(
             ErrorReply.invalid(
                     405,
@@ -708,8 +709,9 @@ public final class OpenAiServer implements AutoCloseable {
         return media;
       }
       // RFC 9112 §6.3: a request with neither field has no body, so what the client sent after
-      // its head is read as its next request. It was refused "the body must be one JSON object"
-      // (not_json), naming the wrong fault, and its JSON then refused as a malformed request line.
+      // its head is read as its next request. Refused "the body must be one JSON object"
+      // (not_json), it would be told the wrong fault, and its JSON then refused as a malformed
+      // request line.
       return Optional.of(
           ErrorReply.invalid(
               411,
@@ -757,7 +759,8 @@ public final class OpenAiServer implements AutoCloseable {
      */
     private Reply reply(Request request, byte[] body) {
       // HEAD is GET without the body (RFC 9110 §9.3.2), which Jetty leaves out of a HEAD's reply:
-      // a load balancer's HEAD /healthz was answered 405. An unknown method never comes here
+      // served as itself, a load balancer's HEAD /healthz would be answered 405. An unknown
+      // method never comes here
       // (Glue refuses it from the request line).
       String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
       String path = Request.getPathInContext(request);
@@ -832,8 +835,8 @@ public final class OpenAiServer implements AutoCloseable {
       }
       // Read as a list (RFC 9110 §8.4, §5.6.1): "identity, identity" names no coding, and an
       // empty element names none either (a quoted one, "", is kept, and refused: no coding has
-      // that name). Matched field by field, it was refused as a compressed
-      // body, and so was an empty Content-Encoding, whose message then named no coding at all.
+      // that name). Matched field by field, it would be refused as a compressed body, and so would
+      // an empty Content-Encoding, whose message would then name no coding at all.
       List<String> codings =
           request.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, true).stream()
               .map(String::strip)
@@ -1036,7 +1039,7 @@ public final class OpenAiServer implements AutoCloseable {
           switch (code) {
             case 413 -> {
               // The rest of the body is not wanted: close rather than let Jetty drain it to keep
-              // the connection (it did when the body came in the head's own packets), as every
+              // the connection (it does when the body comes in the head's own packets), as every
               // other refusal decided before the body is read does (SPEC.md 70).
               response.getHeaders().put(HttpHeader.CONNECTION, "close");
               yield ErrorReply.body(
@@ -1103,8 +1106,8 @@ public final class OpenAiServer implements AutoCloseable {
     /**
      * Jetty's words for a path whose %-escapes decode to bytes that are not UTF-8, refused before
      * the request reaches the API. Answered {@code http_400} in those words, a model id holding an
-     * encoded surrogate in {@code GET /v1/models/{model}} was refused otherwise than the same id
-     * escaped in a body's {@code model}, which is {@code invalid_unicode}; so it is here too.
+     * encoded surrogate in {@code GET /v1/models/{model}} would be refused otherwise than the same
+     * id escaped in a body's {@code model}, which is {@code invalid_unicode}; so it is here too.
      */
     private static final Set<String> BAD_UTF8 =
         Set.of(

@@ -9,10 +9,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Jetty's refusals of a request head, reworded to say what is wrong and what to send instead. Jetty
  * words them for its own log ("Line Folding not supported", "Authority!=Host"), and the words reach
- * the client as the {@code http_<status>} error's message: "Line Folding not supported" was all a
- * client sending a header line with an empty field name ({@code : value}) was told, which names
- * another fault. Matched on Jetty's exact text (for an illegal character, its opening words), which
- * only its parser and request checks produce; a refusal not listed keeps Jetty's words. Stateless.
+ * the client as the {@code http_<status>} error's message: "Line Folding not supported" is all
+ * Jetty tells a client sending a header line with an empty field name ({@code : value}), which
+ * names another fault. Matched on Jetty's exact text (for an illegal character, its opening words),
+ * which only its parser and request checks produce; a refusal not listed keeps Jetty's words.
+ * Stateless.
  */
 enum ParserRefusal {
   /**

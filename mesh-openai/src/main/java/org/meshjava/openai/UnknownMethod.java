@@ -5,11 +5,11 @@ import java.util.Set;
 
 /**
  * The refusal of a request method this server does not know at all. A method name is case-sensitive
- * (RFC 9110 §9.1), so {@code get} is not {@code GET}: it was answered 405 "use GET here, not get",
- * which tells the client the path exists and only its method is wrong, while {@code FOO} got the
+ * (RFC 9110 §9.1), so {@code get} is not {@code GET}: answered 405 "use GET here, not get", it
+ * would tell the client the path exists and only its method is wrong, and {@code FOO} would get the
  * same 405 as {@code PUT}. RFC 9110 §9.1 and §15.6.2 answer a method the server does not recognise
  * with 501 Not Implemented; the methods it defines (and PATCH, RFC 5789) are recognised, and each
- * path answers one it does not serve with 405 as before. Both listeners refuse alike. Stateless.
+ * path answers one it does not serve with 405. Both listeners refuse alike. Stateless.
  */
 final class UnknownMethod {
   private UnknownMethod() {}

@@ -68,7 +68,7 @@ final class UnservedOptions {
       JsonNode include = present(body, "include");
       if (include != null) {
         // Any other shape is refused, not skipped: a bare string naming the log probabilities
-        // was served without them, as if nothing had been asked.
+        // would be served without them, as if nothing had been asked.
         if (!include.isArray()) {
           throw invalidInclude();
         }

@@ -8,8 +8,8 @@ import java.util.OptionalLong;
  * {@code max_tokens}, {@code max_completion_tokens}, {@code max_output_tokens}, {@code seed},
  * {@code top_logprobs}, {@code max_tool_calls}). A JSON number with a fraction or an exponent part
  * ({@code 1.0}, {@code 1e0}) is a decimal there, refused with 400 whatever its value, and so it is
- * here: read one way for one field and another for the next, {@code "n": 1.0} was served while
- * {@code "max_tokens": 1.0} was refused. Stateless.
+ * here: read one way for one field and another for the next, {@code "n": 1.0} would be served while
+ * {@code "max_tokens": 1.0} would be refused. Stateless.
  */
 final class WholeNumberField {
   private WholeNumberField() {}

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.EnumMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
 import org.meshjava.steward.ServeException;

@@ -3,7 +3,7 @@ package org.meshjava.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.steward.GrantDeniedException;
 
 /** How the binding answers a refused grant (SPEC 30 §9, SPEC 70 Errors). */

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.OutcomeCounters;
@@ -94,7 +95,7 @@ public record MeshReceipt(
   }
 
   /** How the debit broke the grant ({@code grant_breach}), if it did (§2). */
-  public Optional<GrantBreach> grantBreach() {
+  public Optional<DenialLabel> grantBreach() {
     return grant.flatMap(GrantDebit::breach);
   }
 
@@ -210,7 +211,7 @@ public record MeshReceipt(
     private Energy energy;
     private Optional<DecisionShape> decision = Optional.empty();
     private boolean perOptionFigure = true;
-    private Optional<GrantBreach> grantBreach = Optional.empty();
+    private Optional<DenialLabel> grantBreach = Optional.empty();
     private Optional<ContentId> outputCommitment = Optional.empty();
     private long sequence;
     private Optional<ContentId> prev = Optional.empty();
@@ -325,7 +326,7 @@ public record MeshReceipt(
     }
 
     /** Sets {@code grant_breach}; it needs a {@link #grantId}. */
-    public Builder grantBreach(Optional<GrantBreach> v) {
+    public Builder grantBreach(Optional<DenialLabel> v) {
       grantBreach = v;
       return this;
     }

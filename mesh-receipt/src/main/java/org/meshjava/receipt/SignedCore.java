@@ -252,7 +252,7 @@ final class SignedCore {
               .perOptionFigure(f.containsKey(UJ_PER_OPTION_SCORED))
               .grantBreach(
                   f.containsKey(GRANT_BREACH)
-                      ? Optional.of(GrantBreach.fromWire(in.text(GRANT_BREACH)))
+                      ? Optional.of(GrantDebit.breachFromWire(in.text(GRANT_BREACH)))
                       : Optional.empty())
               .outputCommitment(in.optionalContentId(OUTPUT_COMMITMENT))
               .chain(in.uint(SEQUENCE), in.optionalContentId(PREV))

@@ -14,6 +14,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.OutcomeCounters;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
@@ -71,8 +72,25 @@ class ReceiptBoundariesTest {
                   TestReceipts.genesis(
                       TestReceipts.generationDraft()
                           .grantId(Optional.of(TestReceipts.id("grant")))
-                          .grantBreach(Optional.of(GrantBreach.fromWire(bad)))))
+                          .grantBreach(Optional.of(DenialLabel.fromWire(bad)))))
           .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void grantBreach_whenALabelNoDebitBreaksAGrantWith_isRefusedNamingIt() {
+    for (DenialLabel label : DenialLabel.values()) {
+      MeshReceipt.Builder draft =
+          TestReceipts.generationDraft()
+              .grantId(Optional.of(TestReceipts.id("grant")))
+              .grantBreach(Optional.of(label));
+      if (label == DenialLabel.CAVEAT_UNSATISFIED || label == DenialLabel.BUDGET_EXHAUSTED) {
+        assertThat(TestReceipts.genesis(draft).grantBreach()).contains(label);
+      } else {
+        assertThatThrownBy(() -> TestReceipts.genesis(draft))
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("'" + label.wire() + "' is not a debit's breach");
+      }
     }
   }
 

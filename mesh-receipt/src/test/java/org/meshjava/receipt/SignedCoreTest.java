@@ -23,6 +23,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.meshjava.core.DecisionShape;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.OutcomeCounters;
@@ -75,7 +76,7 @@ class SignedCoreTest {
         .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)))
         .fidelityMet(true)
         .energy(Energy.measured(9_999, 12_345))
-        .grantBreach(Optional.of(GrantBreach.CAVEAT_UNSATISFIED))
+        .grantBreach(Optional.of(DenialLabel.CAVEAT_UNSATISFIED))
         .outputCommitment(Optional.of(id("commitment")))
         .chain(4, Optional.of(id("previous envelope")))
         .steward(TestReceipts.did(KEY));

@@ -19,8 +19,8 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 /**
  * Refuses a {@code mesh.*} key that {@link MeshProperties} does not read, as {@code mesh serve
  * --config} refuses an unknown key (SPEC.md, "{@code mesh serve} configuration"). Spring's binding
- * drops such a key without a word, so a typo ({@code mesh.journall}, {@code uj-pertoken}) started
- * the steward on the default the key was written to replace.
+ * drops such a key without a word, so a typo ({@code mesh.journall}, {@code uj-pertoken}) would
+ * start the steward on the default the key was written to replace.
  *
  * <p>A backend entry is held to the keys of its own type: a key only another type reads ({@code
  * base-url} on a reference entry) would be ignored just the same. Spring's {@code

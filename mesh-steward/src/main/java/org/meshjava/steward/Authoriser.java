@@ -9,13 +9,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
-import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.Presentation;
@@ -107,8 +107,8 @@ final class Authoriser {
     if (now.isBefore(JournalEntry.Authorised.EARLIEST)
         || now.isAfter(JournalEntry.Authorised.LATEST)) {
       // Checked before the gate reserves anything: a decision the journal cannot record must not
-      // be made at all (a clock at Instant.MAX, say, used to reach the journal's encoder and fail
-      // there, leaking the reservation and breaking the journal's chain).
+      // be made at all (a clock at Instant.MAX, say, would otherwise reach the journal's encoder
+      // and fail there, leaking the reservation and breaking the journal's chain).
       throw new ServeException(
           ServeException.Reason.NOT_RECORDED,
           "the steward's clock reads "

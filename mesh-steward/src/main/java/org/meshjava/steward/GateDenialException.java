@@ -1,6 +1,6 @@
 package org.meshjava.steward;
 
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 
 /**
  * The JCP gate denied the serve with a stable {@link DenialLabel} (§2, §2.1): either the caller is

@@ -1,6 +1,6 @@
 package org.meshjava.steward;
 
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 
 /**
  * The grant refuses the serve (§2, §7 item 1): expired, revoked, not attenuated, over budget, held

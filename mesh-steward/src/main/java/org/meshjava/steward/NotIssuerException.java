@@ -1,6 +1,6 @@
 package org.meshjava.steward;
 
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 
 /**
  * The caller presenting a grant is not its leaf's issuer, or its presentation is not signed for

@@ -10,13 +10,11 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.jcp.DebitResult;
-import org.meshjava.jcp.DenialLabel;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.FidelityReport;
-import org.meshjava.receipt.GrantBreach;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.Nonce;
 import org.meshjava.receipt.Opening;
@@ -114,7 +112,7 @@ final class Sealer {
             .fidelityMet(met)
             .energy(metered.energy())
             .decision(outcome.decision())
-            .grantBreach(debit.flatMap(DebitResult::breach).map(Sealer::breach))
+            .grantBreach(debit.flatMap(DebitResult::breach))
             .outputCommitment(commitment)
             .nonce(Nonce.of(nonces.next()));
     OptionalLong authorisedAt = settlement.authorisedAt();
@@ -147,10 +145,5 @@ final class Sealer {
     logKeeper.afterSeal();
     snapshotter.ifPresent(Snapshotter::maybe);
     return sealed;
-  }
-
-  /** The receipt's word for a debit's breach: the same wire label (§6.1). */
-  private static GrantBreach breach(DenialLabel label) {
-    return GrantBreach.fromWire(label.wire());
   }
 }

@@ -3,7 +3,7 @@ package org.meshjava.steward;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.journal.JournalException;
 import org.meshjava.router.RouteCandidate;
 

@@ -283,7 +283,7 @@ final class Snapshotter implements AutoCloseable {
    * direct buffer) gains from this (with the log off, the witness index reads the ids there too);
    * one that hands out arrays would put a copy on the heap, so nothing changes there. Anything that
    * does not match what was just written, or fails, changes nothing: the heap copies (or the
-   * previous mapping) stay, and are as right as before.
+   * previous mapping) stay, and are still right.
    *
    * <p>Design note: when a mapping is unmapped. A file store maps each read-back into an arena of
    * its own ({@link SnapshotStore#latestMapping()}), so that a snapshot file the store deletes
@@ -311,7 +311,7 @@ final class Snapshotter implements AutoCloseable {
    * opening that failed early may leave its digest thread reading, and that thread's read then
    * fails inside a result nobody asks for. The snapshot a start restored from is mapped by {@link
    * SnapshotStore#latestBuffer()} instead, since the steward's spend ledger keeps reading its spent
-   * pairs; that mapping is the garbage collector's to drop, as before.
+   * pairs; that mapping is left to the garbage collector to drop.
    */
   private void readBack(ReplayState state, JournalPosition saved) {
     SnapshotMapping before = replayReads;

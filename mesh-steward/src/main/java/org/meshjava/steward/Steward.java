@@ -335,7 +335,7 @@ public final class Steward implements AutoCloseable {
    * payload comes back in {@link ServeResult#payload()}.
    *
    * @param request the request; its {@code prompt_hash} must address {@code prompt} ({@link
-   *     ServeRequest#generation(PromptText, long, org.meshjava.core.Fidelity, long)} makes one)
+   *     ServeRequest#generation(PromptText, org.meshjava.core.ServeBounds)} makes one)
    * @param prompt the prompt text; never enters the receipt
    * @throws ServeException {@link ServeException.Reason#PROMPT_MISMATCH} if the request does not
    *     address the text, and as {@link #serve(ServeRequest, TokenSequence)} otherwise

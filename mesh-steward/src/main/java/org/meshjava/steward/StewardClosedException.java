@@ -4,9 +4,10 @@ package org.meshjava.steward;
  * A serve refused, before any work, because its steward is closed (or closing): it was not routed,
  * no grant was decided, no engine ran and nothing was recorded, so a presentation it carried is not
  * spent, and the same serve may be sent again to a steward that is running (this one started again,
- * or another). Its reason is {@link ServeException.Reason#NOT_RECORDED}, as before this type: a
- * closed steward's journal records nothing more. An HTTP binding tells it from a serve that was
- * refused after its grant was decided, whose resend would find the presentation spent.
+ * or another). Its reason is {@link ServeException.Reason#NOT_RECORDED}, so a caller that matches
+ * on reasons alone handles it as any serve not recorded: a closed steward's journal records nothing
+ * more. An HTTP binding tells it from a serve that was refused after its grant was decided, whose
+ * resend would find the presentation spent.
  */
 public final class StewardClosedException extends ServeException {
   private static final long serialVersionUID = 1L;

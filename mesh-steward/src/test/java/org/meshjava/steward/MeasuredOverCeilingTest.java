@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayList;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Provenance;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
-import org.meshjava.receipt.GrantBreach;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 
@@ -52,7 +52,7 @@ class MeasuredOverCeilingTest {
     assertThat(g.receipt().energy().provenance()).isEqualTo(Provenance.HwShunt);
     assertThat(g.receipt().energy().measuredUj()).hasValue(150_000);
     assertThat(g.receipt().energy().estimatedUj()).isLessThanOrEqualTo(CEILING_UJ);
-    assertThat(g.receipt().grantBreach()).contains(GrantBreach.BUDGET_EXHAUSTED);
+    assertThat(g.receipt().grantBreach()).contains(DenialLabel.BUDGET_EXHAUSTED);
     assertThat(g.remainingUj()).isZero();
   }
 

@@ -13,7 +13,7 @@ import java.util.OptionalInt;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantRefusedException;
 import org.meshjava.jcp.MalformedGrantException;

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.CostProfile;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServeRequest;
@@ -23,7 +24,6 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.engine.ReferenceEngine;
-import org.meshjava.jcp.DenialLabel;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Jcp;
 import org.meshjava.jcp.MaxCostUj;
@@ -148,7 +148,7 @@ class StewardGrantTest {
       long metered = r.receipt().energy().uj();
       assertThat(metered).isGreaterThan(1_000);
       assertThat(Jcr1.open(r.envelope()).receipt().grantBreach())
-          .contains(org.meshjava.receipt.GrantBreach.CAVEAT_UNSATISFIED);
+          .contains(org.meshjava.core.DenialLabel.CAVEAT_UNSATISFIED);
       assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000 - metered);
     }
   }

@@ -63,10 +63,10 @@ public final class CborMap implements CborValue {
 
   /**
    * Orders {@code order}, indexes into {@code keys}, by the keys' encodings (RFC 8949 §4.2.1),
-   * keeping equal keys in the order given (so a duplicate is named as before). Small maps are
-   * sorted by insertion over the primitive indexes: sealing a receipt builds a dozen maps (the
-   * signed core twice, COSE, the journal record, the request id), and boxing and sorting a list of
-   * indexes cost about a tenth of building one.
+   * keeping equal keys in the order given, whatever the map's size. Small maps are sorted by
+   * insertion over the primitive indexes: sealing a receipt builds a dozen maps (the signed core
+   * twice, COSE, the journal record, the request id), and boxing and sorting a list of indexes cost
+   * about a tenth of building one.
    */
   private static void sortStable(int[] order, byte[][] keys) {
     if (order.length <= SMALL) {

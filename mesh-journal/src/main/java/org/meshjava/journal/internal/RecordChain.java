@@ -15,10 +15,10 @@ import org.meshjava.journal.JournalSeal;
  *
  * <p>{@link #advance} is all or nothing: it builds and encodes every record of an entry first and
  * only then moves the sequence, the last hash and the recorded chains. A throw part way (the
- * encoder out of memory on the second record, a seal's signer failing) used to leave the sequence
- * moved past a {@code Chain} record that was never queued and the chain noted as recorded, so the
- * next record chained from a line no file holds, and a later authorisation on that chain named one
- * the journal never wrote: a file its next opening refuses.
+ * encoder out of memory on the second record, a seal's signer failing) must not leave the sequence
+ * moved past a {@code Chain} record that was never queued and the chain noted as recorded: the next
+ * record would chain from a line no file holds, and a later authorisation on that chain would name
+ * one the journal never wrote, a file its next opening refuses.
  */
 public final class RecordChain {
   private final RecordCodec codec;

@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.Gate;
@@ -28,7 +29,6 @@ import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.Suspension;
 import org.meshjava.journal.Unresolved;
 import org.meshjava.receipt.Envelope;
-import org.meshjava.receipt.GrantBreach;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
@@ -92,7 +92,8 @@ public final class ReplayState {
       chains.put(ContentId.ofBytes(c.encode()), c);
     }
     ReplayState r = new ReplayState(gate, chains, state.receipts().copy());
-    // A snapshot written before chains were forgotten holds every chain; drop the expired ones.
+    // A snapshot may hold chains past its ledger's horizon (one an earlier build wrote holds
+    // every chain); drop the expired ones.
     r.recorded.decided(state.ledger().horizon());
     r.last = state.lastSealed();
     r.suspension = state.suspension();
@@ -492,14 +493,14 @@ public final class ReplayState {
               + described(receipt.energy())
               + "); the signed figure is the truth, so the journal was edited");
     }
-    if (!receipt.grantBreach().map(GrantBreach::wire).equals(d.breach())) {
+    if (!receipt.grantBreach().map(DenialLabel::wire).equals(d.breach())) {
       throw refused(
           seq,
           debit
               + " records breach "
               + d.breach().orElse("(none)")
               + " but the signed receipt says "
-              + receipt.grantBreach().map(GrantBreach::wire).orElse("(none)"));
+              + receipt.grantBreach().map(DenialLabel::wire).orElse("(none)"));
     }
   }
 

@@ -1,7 +1,7 @@
 package org.meshjava.spring.ai;
 
 import java.util.Optional;
-import org.meshjava.jcp.DenialLabel;
+import org.meshjava.core.DenialLabel;
 import org.meshjava.steward.GateDenialException;
 import org.meshjava.steward.ServeException;
 

@@ -1,9 +1,14 @@
-package org.meshjava.jcp;
+package org.meshjava.core;
 
 /**
  * Why a grant was refused, as a stable machine-readable label. The {@link #wire()} string is what
  * goes on the wire: in an HTTP error body, and in a receipt's {@code grant_breach} (§6.1) when a
  * debit breaches the grant. The strings never change; new labels may be added.
+ *
+ * <p>It lives here, not with the gate in mesh-jcp, because two modules that do not depend on each
+ * other speak it: the gate refuses and debits with it, and the receipt records a debit's breach
+ * with it (only {@link #CAVEAT_UNSATISFIED} or {@link #BUDGET_EXHAUSTED}, which the receipt
+ * checks).
  */
 public enum DenialLabel {
   /** Bytes that do not decode as a grant, chain or presentation. */
