@@ -607,7 +607,8 @@ class RaplMeterTest {
         .hasSize(2)
         .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED))
         .as("a range of 0 is no range, not one that wraps too fast")
-        .allSatisfy(s -> assertThat(s.detail()).contains("no usable max_energy_range_uj"));
+        .allSatisfy(
+            s -> assertThat(s.detail()).startsWith("max_energy_range_uj ").doesNotContain("wrap"));
     assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
   }
 
