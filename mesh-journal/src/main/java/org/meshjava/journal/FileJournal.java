@@ -1154,6 +1154,21 @@ public final class FileJournal implements Journal {
   public void checkHeldLinksBefore(long count) throws JournalException {
     JournalPosition end = durable;
     JournalIo.run(() -> checkLinks(file.channel(), path, firstSeq, count, end.locator()));
+    long kept = firstSeq == 0 ? -1 : JournalSegments.keptFrom(path, firstSeq);
+    if (kept > 0 && kept < count) {
+      // Lawful (an operator may remove the oldest segments a snapshot covers), but not silently:
+      // the records before the kept ones are now only in the snapshot.
+      LOG.warn(
+          "journal {}: records 0 to {} were archived and their segment is missing from {} (the"
+              + " first segment there begins at record {}); the snapshot covering {} records"
+              + " stands for them, and the records from {} were checked by their links",
+          path,
+          kept - 1,
+          JournalSegments.directory(path),
+          kept,
+          count,
+          kept);
+    }
   }
 
   /**
@@ -1184,47 +1199,78 @@ public final class FileJournal implements Journal {
 
   private static Optional<JournalPosition> checkLinks(
       FileChannel ch, Path path, long firstSeq, long count, long end) throws JournalException {
+    // Segments kept after earlier ones were removed hold covered records too: their links are
+    // checked on into the live file's, which the position's hash then proves unchanged. Skipped,
+    // an edit there passed, and the gap before them went unsaid (SPEC.md §60.8).
+    long kept = firstSeq == 0 ? -1 : JournalSegments.keptFrom(path, firstSeq);
+    HeldLinks links = new HeldLinks(kept >= 0 && kept < count ? kept : firstSeq);
+    if (kept >= 0 && kept < count) {
+      JournalSegments.lines(
+          path,
+          kept,
+          Math.min(count, firstSeq),
+          (line, segment) -> links.take(line, segment, "a line of " + segment));
+    }
     try {
       LineReader lines = new LineReader(ch, 0, end);
-      byte @Nullable [] before = null;
       for (long s = firstSeq; s < count; s++) {
         byte[] line = lines.next();
         if (line == null) {
           // Shorter than the position: not a link that fails, and the caller's check of the
           // position against the journal's end says so in its own words.
-          if (before == null) {
+          if (links.before == null || s == firstSeq) {
             throw new JournalException(
                 JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
           }
-          return Optional.of(new JournalPosition(s, Optional.of(ContentId.ofBytes(before)), -1));
+          return Optional.of(
+              new JournalPosition(s, Optional.of(ContentId.ofBytes(links.before)), -1));
         }
-        if (line.length == 0 && before != null) {
+        if (line.length == 0 && s > firstSeq) {
           throw EmptyLine.refused(path, lines.offset() - 1, s - 1);
         }
-        long seq = seqOf(line, lineAt(lines.offset() - line.length - 1, path));
-        if (seq != s) {
-          throw new JournalException(
-              JournalException.Reason.CORRUPT,
-              s,
-              "holds seq " + seq + " in " + path + "; records do not form one chain",
-              null);
-        }
-        if (before != null && !linksTo(line, ContentId.ofBytes(before))) {
-          throw new JournalException(
-              JournalException.Reason.CORRUPT,
-              s,
-              "prev does not match the hash of record "
-                  + (s - 1)
-                  + " in "
-                  + path
-                  + "; records do not form one chain",
-              null);
-        }
-        before = line;
+        links.take(line, path, lineAt(lines.offset() - line.length - 1, path));
       }
       return Optional.empty();
     } catch (IOException e) {
       throw io("cannot read", path, e);
+    }
+  }
+
+  /**
+   * Checks lines, in order, by their links alone ({@link #checkHeldLinksBefore}): each holds the
+   * next sequence and names the line before it as its {@code prev}. The first line's {@code prev}
+   * is not checked: the record before it is archived without its segment.
+   */
+  private static final class HeldLinks {
+    private byte @Nullable [] before;
+    private long next;
+
+    HeldLinks(long first) {
+      this.next = first;
+    }
+
+    void take(byte[] line, Object file, String where) throws JournalException {
+      long seq = seqOf(line, where);
+      if (seq != next) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            next,
+            "holds seq " + seq + " in " + file + "; records do not form one chain",
+            null);
+      }
+      if (before != null && !linksTo(line, ContentId.ofBytes(before))) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            next,
+            "prev does not match the hash of record "
+                + (seq - 1)
+                + " in "
+                + file
+                + "; records do not form one chain",
+            null);
+      }
+      before = line;
+      next = seq + 1;
     }
   }
 

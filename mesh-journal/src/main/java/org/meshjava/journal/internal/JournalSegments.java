@@ -49,6 +49,23 @@ public final class JournalSegments {
     return out;
   }
 
+  /**
+   * The first record of the segments kept for the journal at {@code journal} when the records
+   * before it have no segment there, though the live file begins later, at {@code liveStart}: the
+   * first segments were removed and later ones kept. -1 when the segments there begin at record 0,
+   * or none is there that holds records before the live file's.
+   *
+   * @throws JournalException {@code IO} as {@link #list}
+   */
+  public static long keptFrom(Path journal, long liveStart) throws JournalException {
+    List<Segment> segments = list(journal);
+    if (segments.isEmpty()) {
+      return -1;
+    }
+    long first = segments.getFirst().firstSeq();
+    return first > 0 && first < liveStart ? first : -1;
+  }
+
   /** What an operator can do about a segment that is there but damaged, as each refusal says. */
   private static final String RESTORE =
       "restore it from a copy, or move every segment away so that the snapshot alone stands for"
@@ -176,6 +193,9 @@ public final class JournalSegments {
       if (!segments.isEmpty()) {
         // Absent only if the first one there is the segment its name says: one renamed is damage.
         checkNamed(segments.getFirst());
+        if (segments.getFirst().firstSeq() < liveStart) {
+          throw firstMissing(journal, seq, segments.getFirst());
+        }
       }
       throw archived(journal, seq, liveStart);
     }
@@ -233,17 +253,42 @@ public final class JournalSegments {
         null);
   }
 
+  /**
+   * The refusal of a read from record {@code from} when the segments there begin only at {@code
+   * first}, a later record: the journal's first segments were removed while later ones were kept.
+   * Named as such, not as every record up to the live file being absent, which the segments there
+   * belie; and the segment to put back is the one holding record {@code from}.
+   */
+  private static JournalException firstMissing(Path journal, long from, Segment first) {
+    return new JournalException(
+        JournalException.Reason.ARCHIVED,
+        recordsArchived(journal, from, first.firstSeq())
+            + ", and the segment holding them is missing from "
+            + directory(journal)
+            + ": the first segment there, "
+            + first.file().getFileName()
+            + ", begins at record "
+            + first.firstSeq()
+            + "; put back the segments holding records "
+            + from
+            + " to "
+            + (first.firstSeq() - 1)
+            + (from == 0 ? " (the first is named " + file(journal, 0).getFileName() + ")" : "")
+            + ", or the snapshot that covered them",
+        null);
+  }
+
   private static JournalException archived(Path journal, long from, long to) {
     return new JournalException(
         JournalException.Reason.ARCHIVED,
-        "records "
-            + from
-            + " to "
-            + (to - 1)
-            + " of journal "
-            + journal
-            + " were archived, and the segments holding them are not in "
+        recordsArchived(journal, from, to)
+            + ", and the segments holding them are not in "
             + directory(journal),
         null);
+  }
+
+  /** "records {@code from} to {@code to - 1} of journal {@code journal} were archived". */
+  private static String recordsArchived(Path journal, long from, long to) {
+    return "records " + from + " to " + (to - 1) + " of journal " + journal + " were archived";
   }
 }
