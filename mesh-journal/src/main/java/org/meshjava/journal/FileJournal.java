@@ -568,6 +568,17 @@ public final class FileJournal implements Journal {
     // The first line first: a file that is no journal at all (a README, an image) is said to be
     // none, not named by what a JSON parser finds wrong with its last line.
     byte[] first = java.util.Objects.requireNonNull(new LineReader(ch, 0, good).next());
+    if (first.length == 0 && good > 1) {
+      // An empty line before the first record is the edit an empty line is anywhere else, said in
+      // the same words, not a file that is no journal.
+      byte[] next = readRange(ch, 1, Math.min(good, 1 + NEXT_HEAD_MAX));
+      int digits = regionIs(next, 0, SEQ_PREFIX) ? seqEnd(next) - SEQ_PREFIX.length : 0;
+      if (digits > 0 && digits <= 18) {
+        long seq =
+            Long.parseLong(new String(next, SEQ_PREFIX.length, digits, StandardCharsets.US_ASCII));
+        throw EmptyLine.refused(path, 0, seq - 1);
+      }
+    }
     if (!regionIs(first, 0, SEQ_PREFIX)) {
       // A journal whose first bytes were damaged is still a journal: told apart by the line after
       // its first, which begins as a record after the first does (record 1, or in a live file whose
@@ -1327,9 +1338,14 @@ public final class FileJournal implements Journal {
     }
     LineReader lines = new LineReader(channel, 0, end);
     for (long s = firstSeq; s < count; s++) {
+      long at = lines.offset();
       if (!lines.skip()) {
         throw new JournalException(
             JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
+      }
+      if (lines.offset() == at + 1) {
+        // Counted as a record, it would put every later one a line out, refused as a wrong seq.
+        throw EmptyLine.refused(path, at, s - 1);
       }
     }
     return lines;

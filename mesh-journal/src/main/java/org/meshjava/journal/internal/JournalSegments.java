@@ -97,6 +97,9 @@ public final class JournalSegments {
     String fix = "; give it the name of its first record, " + RESTORE;
     try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
       byte[] line = new LineReader(ch, 0, ch.size()).next();
+      if (line != null && line.length == 0) {
+        throw EmptyLine.refused(s.file(), 0, s.firstSeq() - 1);
+      }
       if (line == null) {
         throw new JournalException(
             JournalException.Reason.CORRUPT,
@@ -208,12 +211,19 @@ public final class JournalSegments {
         LineReader lines = new LineReader(ch, 0, size);
         long held = s.firstSeq();
         for (; held < seq; held++) {
+          long at = lines.offset();
           if (!lines.skip()) {
             throw cutShort(s, held, Math.min(next, liveStart), lines.offset(), size);
+          }
+          if (lines.offset() == at + 1) {
+            throw EmptyLine.refused(s.file(), at, held - 1);
           }
         }
         byte[] line;
         while (seq < liveStart && (line = lines.next()) != null) {
+          if (line.length == 0) {
+            throw EmptyLine.refused(s.file(), lines.offset() - 1, seq - 1);
+          }
           sink.accept(line, s.file());
           seq++;
         }
