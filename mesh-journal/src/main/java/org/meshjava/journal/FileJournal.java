@@ -586,7 +586,18 @@ public final class FileJournal implements Journal {
       // operator would look for the right file rather than restore this one.
       long second = first.length + 1L;
       long next = secondRecordSeq(readRange(ch, second, Math.min(good, second + NEXT_HEAD_MAX)));
-      throw next > 0 ? firstRecordDamaged(path, next - 1) : notAJournal(path);
+      if (next > 0) {
+        throw firstRecordDamaged(path, next - 1);
+      }
+      if (second == good && shapedAsARecord(first)) {
+        // One line, so no next record to tell it by: a record's shape past its first bytes, and a
+        // folder beside the file that only a journal has, say it is one.
+        Optional<Path> folder = journalFolderBeside(path);
+        if (folder.isPresent()) {
+          throw onlyRecordDamaged(path, folder.get(), onlyRecordSeq(path));
+        }
+      }
+      throw notAJournal(path);
     }
     long lastStart = lastNewline(ch, good - 1);
     if (lastStart == good - 1) {
@@ -695,6 +706,90 @@ public final class FileJournal implements Journal {
             + (seq + 1)
             + ", so the file is a journal whose first bytes were overwritten; restore it from a"
             + " copy",
+        null);
+  }
+
+  /** How a record's line goes on after its {@code seq} and {@code prev}: its entry's type. */
+  private static final byte[] ENTRY_TYPE =
+      ",\"entry\":{\"type\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Whether {@code line}, whose first bytes are not a record's, holds what every record's line
+   * holds after them: its entry and that entry's type, near its start (after {@code seq} and {@code
+   * prev}), and the two closing braces at its end.
+   */
+  private static boolean shapedAsARecord(byte[] line) {
+    int end = line.length;
+    if (end < 2 || line[end - 1] != '}' || line[end - 2] != '}') {
+      return false;
+    }
+    int within = Math.min(end, NEXT_HEAD_MAX + 66 + ENTRY_TYPE.length);
+    for (int at = 0; at + ENTRY_TYPE.length <= within; at++) {
+      if (regionIs(line, at, ENTRY_TYPE)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The folder beside the journal file {@code path} that is named for it and that only a journal
+   * has: its snapshot folder or its segment folder (SPEC.md §60.8); empty if neither is there.
+   */
+  private static Optional<Path> journalFolderBeside(Path path) {
+    for (Path folder :
+        List.of(FileSnapshotStore.beside(path).directory(), JournalSegments.directory(path))) {
+      if (Files.isDirectory(folder)) {
+        return Optional.of(folder);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The sequence of the one record of the live file {@code path}: 0, or, where records were
+   * archived, the one after the last segment's records (an archive leaves the live file beginning
+   * there); 0 if the segments cannot be read, whose own refusal a read of them gives.
+   */
+  private static long onlyRecordSeq(Path path) {
+    try {
+      List<JournalSegments.Segment> segments = JournalSegments.list(path);
+      if (segments.isEmpty()) {
+        return 0;
+      }
+      JournalSegments.Segment last = segments.getLast();
+      try (FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.READ)) {
+        LineReader lines = new LineReader(ch, 0, ch.size());
+        long seq = last.firstSeq();
+        while (lines.skip()) {
+          seq++;
+        }
+        return seq;
+      }
+    } catch (JournalException | IOException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The refusal of a one-line journal file whose line does not begin as a record does but has a
+   * record's shape after its first bytes, beside {@code folder}, a folder only a journal has:
+   * record {@code seq} was damaged after it was written.
+   */
+  private static JournalException onlyRecordDamaged(Path path, Path folder, long seq) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        seq,
+        "the only line of "
+            + path
+            + " is damaged: it does not begin {\"seq\":"
+            + seq
+            + ", as record "
+            + seq
+            + " does, though it ends as a record does and "
+            + folder
+            + " is beside it, so the file is a journal whose first bytes were overwritten; restore"
+            + " it from a copy",
         null);
   }
 
