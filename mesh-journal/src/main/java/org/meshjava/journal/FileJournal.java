@@ -1315,6 +1315,7 @@ public final class FileJournal implements Journal {
           path,
           kept,
           Math.min(count, firstSeq),
+          firstSeq,
           (line, segment) -> links.take(line, segment, "a line of " + segment));
     }
     try {
