@@ -392,14 +392,28 @@ final class JournalCommand extends CommandGroup {
         Optional<Snapshot> snap = snapshots.latest(path, steward, key);
         long first = FileJournal.firstSequence(path);
         boolean whole = first == 0 || JournalSegments.from0(path);
+        // The first segments removed and later ones kept: the records before those are what is
+        // absent, said as such (their links are checked from there, as a start checks them).
+        long kept = whole ? -1 : JournalSegments.keptFrom(path, first);
+        long absent = kept >= 0 ? kept : first;
+        String archived =
+            kept >= 0
+                ? "records 0 to "
+                    + (kept - 1)
+                    + " were archived and their segment is missing from "
+                    + JournalSegments.directory(path)
+                    + " (the first segment there begins at record "
+                    + kept
+                    + ")"
+                : "records 0 to " + (first - 1) + " were archived without their segments";
         SnapshotDirectory.TooLargeSnapshot big = snapshots.tooLarge;
         if (!whole && big != null) {
           // As a start fails ARCHIVED: nothing readable holds the archived records' state.
           throw new CliException(
               file
-                  + ": records 0 to "
-                  + (first - 1)
-                  + " were archived without their segments, and the latest snapshot is too large"
+                  + ": "
+                  + archived
+                  + ", and the latest snapshot is too large"
                   + " to read, so a steward cannot start on this journal (ARCHIVED); put the"
                   + " journal's segments back to check them ("
                   + big.why()
@@ -408,10 +422,20 @@ final class JournalCommand extends CommandGroup {
         if (!whole && snap.isEmpty()) {
           throw new CliException(
               file
-                  + ": records 0 to "
-                  + (first - 1)
-                  + " were archived, and neither their segments nor a snapshot are present;"
-                  + " nothing to check them against");
+                  + (kept >= 0
+                      ? ": "
+                          + archived
+                          + ", and no snapshot is present to stand for them, so a"
+                          + " steward cannot start on this journal (ARCHIVED); put back the"
+                          + " segments holding records 0 to "
+                          + (kept - 1)
+                          + " (the first is named "
+                          + JournalSegments.file(path, 0).getFileName()
+                          + ")"
+                      : ": records 0 to "
+                          + (first - 1)
+                          + " were archived, and neither their segments nor a snapshot are"
+                          + " present; nothing to check them against"));
         }
         DidKey h;
         ReplayState state;
@@ -537,13 +561,17 @@ final class JournalCommand extends CommandGroup {
                                 + " signed by "
                                 + h
                                 + ", and form one chain and replay; records 0 to ")
-                        + (first - 1)
-                        + ", which it covers, were not checked (records 0 to "
-                        + (first - 1)
-                        + " are archived without their segments)"
-                        + (first < start
+                        + (absent - 1)
+                        + ", which it covers, were not checked ("
+                        + (kept >= 0
+                            ? archived
+                            : "records 0 to "
+                                + (first - 1)
+                                + " are archived without their segments")
+                        + ")"
+                        + (absent < start
                             ? ", and records "
-                                + first
+                                + absent
                                 + " to "
                                 + (start - 1)
                                 + " by their links only"

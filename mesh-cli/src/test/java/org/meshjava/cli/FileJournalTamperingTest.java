@@ -662,6 +662,17 @@ class FileJournalTamperingTest {
     Run verify = mesh("journal", "verify", h.journal.toString());
     Run start = serveOnATakenPort(h);
     boolean started = start.err().contains("cannot listen");
+    String report = report(c, verify, start);
+    assertThat(verify.code() == 0).as("verify and start agree: " + report).isEqualTo(started);
+    assertThat(started).as("as the SPEC says: " + report).isEqualTo(c.verdict() == Verdict.STARTS);
+    if (!c.says().isEmpty()) {
+      assertThat(verify.err()).as(report).containsIgnoringCase(c.says());
+      assertThat(start.err()).as(report).containsIgnoringCase(c.says());
+    }
+  }
+
+  /** What verify and a start said of case {@code c}, printed for the run's report and returned. */
+  static String report(Object c, Run verify, Run start) {
     String report =
         "%s%n  verify: %d %s%s%n  start: %d %s"
             .formatted(
@@ -672,12 +683,7 @@ class FileJournalTamperingTest {
                 start.code(),
                 start.err().strip());
     System.out.println(report);
-    assertThat(verify.code() == 0).as("verify and start agree: " + report).isEqualTo(started);
-    assertThat(started).as("as the SPEC says: " + report).isEqualTo(c.verdict() == Verdict.STARTS);
-    if (!c.says().isEmpty()) {
-      assertThat(verify.err()).as(report).containsIgnoringCase(c.says());
-      assertThat(start.err()).as(report).containsIgnoringCase(c.says());
-    }
+    return report;
   }
 
   /** {@code mesh serve} on the history, on a port taken: a start that replays fails to listen. */

@@ -112,6 +112,31 @@ class JournalNotAJournalTest {
         .doesNotContain("not a mesh journal");
   }
 
+  /**
+   * Regression: a journal of one line whose first bytes were overwritten has no record 1 to be told
+   * by, and was said to be no journal. With its snapshot folder beside it and a record's shape past
+   * those bytes, verify and a start name it a damaged record 0, to be restored.
+   */
+  @Test
+  void aOneLineJournalWhoseFirstBytesWereDamaged_besideItsSnapshotFolder_isNamedByRecordZero()
+      throws Exception {
+    Path journal = tmp.resolve("one.journal");
+    JournalStreamingCommandTest.writeReceipts(journal, 1);
+    String first = Files.readAllLines(journal, StandardCharsets.UTF_8).get(0);
+    Files.writeString(journal, "#" + first.substring(1) + "\n", StandardCharsets.UTF_8);
+    Files.createDirectories(tmp.resolve("one.journal.snapshots"));
+    Run verify = mesh("journal", "verify", journal.toString());
+    Run start = CliErrorsTest.serveOnATakenPort(journal);
+    for (Run r : List.of(verify, start)) {
+      assertThat(r.code()).as(r.err()).isEqualTo(1);
+      assertThat(r.err())
+          .contains("journal record 0: the only line of " + journal + " is damaged")
+          .contains("restore it from a copy")
+          .doesNotContain("not a mesh journal")
+          .doesNotContain("cannot listen");
+    }
+  }
+
   @Test
   void aJournalWhoseFirstAppendWasCutShort_stillHoldsNoRecordsYet() throws Exception {
     Path journal = Files.writeString(tmp.resolve("torn.journal"), "{\"se");

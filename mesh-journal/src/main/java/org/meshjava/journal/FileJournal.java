@@ -568,6 +568,17 @@ public final class FileJournal implements Journal {
     // The first line first: a file that is no journal at all (a README, an image) is said to be
     // none, not named by what a JSON parser finds wrong with its last line.
     byte[] first = java.util.Objects.requireNonNull(new LineReader(ch, 0, good).next());
+    if (first.length == 0 && good > 1) {
+      // An empty line before the first record is the edit an empty line is anywhere else, said in
+      // the same words, not a file that is no journal.
+      byte[] next = readRange(ch, 1, Math.min(good, 1 + NEXT_HEAD_MAX));
+      int digits = regionIs(next, 0, SEQ_PREFIX) ? seqEnd(next) - SEQ_PREFIX.length : 0;
+      if (digits > 0 && digits <= 18) {
+        long seq =
+            Long.parseLong(new String(next, SEQ_PREFIX.length, digits, StandardCharsets.US_ASCII));
+        throw EmptyLine.refused(path, 0, seq - 1);
+      }
+    }
     if (!regionIs(first, 0, SEQ_PREFIX)) {
       // A journal whose first bytes were damaged is still a journal: told apart by the line after
       // its first, which begins as a record after the first does (record 1, or in a live file whose
@@ -575,7 +586,18 @@ public final class FileJournal implements Journal {
       // operator would look for the right file rather than restore this one.
       long second = first.length + 1L;
       long next = secondRecordSeq(readRange(ch, second, Math.min(good, second + NEXT_HEAD_MAX)));
-      throw next > 0 ? firstRecordDamaged(path, next - 1) : notAJournal(path);
+      if (next > 0) {
+        throw firstRecordDamaged(path, next - 1);
+      }
+      if (second == good && shapedAsARecord(first)) {
+        // One line, so no next record to tell it by: a record's shape past its first bytes, and a
+        // folder beside the file that only a journal has, say it is one.
+        Optional<Path> folder = journalFolderBeside(path);
+        if (folder.isPresent()) {
+          throw onlyRecordDamaged(path, folder.get(), onlyRecordSeq(path));
+        }
+      }
+      throw notAJournal(path);
     }
     long lastStart = lastNewline(ch, good - 1);
     if (lastStart == good - 1) {
@@ -684,6 +706,90 @@ public final class FileJournal implements Journal {
             + (seq + 1)
             + ", so the file is a journal whose first bytes were overwritten; restore it from a"
             + " copy",
+        null);
+  }
+
+  /** How a record's line goes on after its {@code seq} and {@code prev}: its entry's type. */
+  private static final byte[] ENTRY_TYPE =
+      ",\"entry\":{\"type\":\"".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * Whether {@code line}, whose first bytes are not a record's, holds what every record's line
+   * holds after them: its entry and that entry's type, near its start (after {@code seq} and {@code
+   * prev}), and the two closing braces at its end.
+   */
+  private static boolean shapedAsARecord(byte[] line) {
+    int end = line.length;
+    if (end < 2 || line[end - 1] != '}' || line[end - 2] != '}') {
+      return false;
+    }
+    int within = Math.min(end, NEXT_HEAD_MAX + 66 + ENTRY_TYPE.length);
+    for (int at = 0; at + ENTRY_TYPE.length <= within; at++) {
+      if (regionIs(line, at, ENTRY_TYPE)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The folder beside the journal file {@code path} that is named for it and that only a journal
+   * has: its snapshot folder or its segment folder (SPEC.md §60.8); empty if neither is there.
+   */
+  private static Optional<Path> journalFolderBeside(Path path) {
+    for (Path folder :
+        List.of(FileSnapshotStore.beside(path).directory(), JournalSegments.directory(path))) {
+      if (Files.isDirectory(folder)) {
+        return Optional.of(folder);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * The sequence of the one record of the live file {@code path}: 0, or, where records were
+   * archived, the one after the last segment's records (an archive leaves the live file beginning
+   * there); 0 if the segments cannot be read, whose own refusal a read of them gives.
+   */
+  private static long onlyRecordSeq(Path path) {
+    try {
+      List<JournalSegments.Segment> segments = JournalSegments.list(path);
+      if (segments.isEmpty()) {
+        return 0;
+      }
+      JournalSegments.Segment last = segments.getLast();
+      try (FileChannel ch = FileChannel.open(last.file(), StandardOpenOption.READ)) {
+        LineReader lines = new LineReader(ch, 0, ch.size());
+        long seq = last.firstSeq();
+        while (lines.skip()) {
+          seq++;
+        }
+        return seq;
+      }
+    } catch (JournalException | IOException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The refusal of a one-line journal file whose line does not begin as a record does but has a
+   * record's shape after its first bytes, beside {@code folder}, a folder only a journal has:
+   * record {@code seq} was damaged after it was written.
+   */
+  private static JournalException onlyRecordDamaged(Path path, Path folder, long seq) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        seq,
+        "the only line of "
+            + path
+            + " is damaged: it does not begin {\"seq\":"
+            + seq
+            + ", as record "
+            + seq
+            + " does, though it ends as a record does and "
+            + folder
+            + " is beside it, so the file is a journal whose first bytes were overwritten; restore"
+            + " it from a copy",
         null);
   }
 
@@ -1154,6 +1260,21 @@ public final class FileJournal implements Journal {
   public void checkHeldLinksBefore(long count) throws JournalException {
     JournalPosition end = durable;
     JournalIo.run(() -> checkLinks(file.channel(), path, firstSeq, count, end.locator()));
+    long kept = firstSeq == 0 ? -1 : JournalSegments.keptFrom(path, firstSeq);
+    if (kept > 0 && kept < count) {
+      // Lawful (an operator may remove the oldest segments a snapshot covers), but not silently:
+      // the records before the kept ones are now only in the snapshot.
+      LOG.warn(
+          "journal {}: records 0 to {} were archived and their segment is missing from {} (the"
+              + " first segment there begins at record {}); the snapshot covering {} records"
+              + " stands for them, and the records from {} were checked by their links",
+          path,
+          kept - 1,
+          JournalSegments.directory(path),
+          kept,
+          count,
+          kept);
+    }
   }
 
   /**
@@ -1184,47 +1305,79 @@ public final class FileJournal implements Journal {
 
   private static Optional<JournalPosition> checkLinks(
       FileChannel ch, Path path, long firstSeq, long count, long end) throws JournalException {
+    // Segments kept after earlier ones were removed hold covered records too: their links are
+    // checked on into the live file's, which the position's hash then proves unchanged. Skipped,
+    // an edit there passed, and the gap before them went unsaid (SPEC.md §60.8).
+    long kept = firstSeq == 0 ? -1 : JournalSegments.keptFrom(path, firstSeq);
+    HeldLinks links = new HeldLinks(kept >= 0 && kept < count ? kept : firstSeq);
+    if (kept >= 0 && kept < count) {
+      JournalSegments.lines(
+          path,
+          kept,
+          Math.min(count, firstSeq),
+          firstSeq,
+          (line, segment) -> links.take(line, segment, "a line of " + segment));
+    }
     try {
       LineReader lines = new LineReader(ch, 0, end);
-      byte @Nullable [] before = null;
       for (long s = firstSeq; s < count; s++) {
         byte[] line = lines.next();
         if (line == null) {
           // Shorter than the position: not a link that fails, and the caller's check of the
           // position against the journal's end says so in its own words.
-          if (before == null) {
+          if (links.before == null || s == firstSeq) {
             throw new JournalException(
                 JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
           }
-          return Optional.of(new JournalPosition(s, Optional.of(ContentId.ofBytes(before)), -1));
+          return Optional.of(
+              new JournalPosition(s, Optional.of(ContentId.ofBytes(links.before)), -1));
         }
-        if (line.length == 0 && before != null) {
+        if (line.length == 0 && s > firstSeq) {
           throw EmptyLine.refused(path, lines.offset() - 1, s - 1);
         }
-        long seq = seqOf(line, lineAt(lines.offset() - line.length - 1, path));
-        if (seq != s) {
-          throw new JournalException(
-              JournalException.Reason.CORRUPT,
-              s,
-              "holds seq " + seq + " in " + path + "; records do not form one chain",
-              null);
-        }
-        if (before != null && !linksTo(line, ContentId.ofBytes(before))) {
-          throw new JournalException(
-              JournalException.Reason.CORRUPT,
-              s,
-              "prev does not match the hash of record "
-                  + (s - 1)
-                  + " in "
-                  + path
-                  + "; records do not form one chain",
-              null);
-        }
-        before = line;
+        links.take(line, path, lineAt(lines.offset() - line.length - 1, path));
       }
       return Optional.empty();
     } catch (IOException e) {
       throw io("cannot read", path, e);
+    }
+  }
+
+  /**
+   * Checks lines, in order, by their links alone ({@link #checkHeldLinksBefore}): each holds the
+   * next sequence and names the line before it as its {@code prev}. The first line's {@code prev}
+   * is not checked: the record before it is archived without its segment.
+   */
+  private static final class HeldLinks {
+    private byte @Nullable [] before;
+    private long next;
+
+    HeldLinks(long first) {
+      this.next = first;
+    }
+
+    void take(byte[] line, Object file, String where) throws JournalException {
+      long seq = seqOf(line, where);
+      if (seq != next) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            next,
+            "holds seq " + seq + " in " + file + "; records do not form one chain",
+            null);
+      }
+      if (before != null && !linksTo(line, ContentId.ofBytes(before))) {
+        throw new JournalException(
+            JournalException.Reason.CORRUPT,
+            next,
+            "prev does not match the hash of record "
+                + (seq - 1)
+                + " in "
+                + file
+                + "; records do not form one chain",
+            null);
+      }
+      before = line;
+      next = seq + 1;
     }
   }
 
@@ -1281,9 +1434,14 @@ public final class FileJournal implements Journal {
     }
     LineReader lines = new LineReader(channel, 0, end);
     for (long s = firstSeq; s < count; s++) {
+      long at = lines.offset();
       if (!lines.skip()) {
         throw new JournalException(
             JournalException.Reason.CORRUPT, s, "is missing from " + path, null);
+      }
+      if (lines.offset() == at + 1) {
+        // Counted as a record, it would put every later one a line out, refused as a wrong seq.
+        throw EmptyLine.refused(path, at, s - 1);
       }
     }
     return lines;

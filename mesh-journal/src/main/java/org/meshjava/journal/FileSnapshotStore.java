@@ -83,9 +83,12 @@ public final class FileSnapshotStore implements SnapshotStore {
     return maxBytes;
   }
 
+  /** What {@link #beside} adds to the journal's file name. */
+  static final String BESIDE = ".snapshots";
+
   /** The store a file journal at {@code journal} uses by default: {@code <journal>.snapshots/}. */
   public static FileSnapshotStore beside(Path journal) {
-    return new FileSnapshotStore(SequenceFiles.beside(journal, ".snapshots"));
+    return new FileSnapshotStore(SequenceFiles.beside(journal, BESIDE));
   }
 
   /** The directory. */

@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.journal.internal.SequenceFiles;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which journal a snapshot folder's snapshots are: the journal's real path, kept in the file
@@ -30,6 +32,8 @@ import org.meshjava.journal.internal.SequenceFiles;
  * @param snapshots the folder's snapshot files, to see whether it holds any
  */
 record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotFolderOwner.class);
+
   /** The name of the file, in the folder, that records its journal. */
   static final String FILE = SnapshotFolderClaim.JOURNAL_FILE;
 
@@ -56,20 +60,120 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
     if (other.isPresent()) {
       throw new SnapshotException(
           SnapshotException.Reason.IN_USE,
+          isBesideThisJournal()
+              ? copiedWithItsJournal(other.get())
+              : "snapshot folder "
+                  + dir
+                  + " holds the snapshots of journal "
+                  + other.get()
+                  + " (as its "
+                  + FILE
+                  + " records), not of "
+                  + journal
+                  + "; give each journal a snapshot folder of its own (if "
+                  + other.get()
+                  + " is no longer used, remove its snapshots and "
+                  + dir.resolve(FILE)
+                  + ")",
+          null);
+    }
+    Optional<Path> namedFor = unrecordedBesideAnother();
+    if (namedFor.isPresent()) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IN_USE,
           "snapshot folder "
               + dir
-              + " holds the snapshots of journal "
-              + other.get()
-              + " (as its "
+              + " is named for journal "
+              + namedFor.get()
+              + ", beside it, and holds snapshots with no "
               + FILE
-              + " records), not of "
+              + " to say whose (a version before that record wrote them), so they are taken as "
+              + namedFor.get()
+              + "'s, not "
               + journal
-              + "; give each journal a snapshot folder of its own (if "
-              + other.get()
-              + " is no longer used, remove its snapshots and "
+              + "'s; give "
+              + journal
+              + " a snapshot folder of its own (if they are "
+              + journal
+              + "'s, write its path, "
+              + journal
+              + ", as the one line of "
               + dir.resolve(FILE)
               + ")",
           null);
+    }
+  }
+
+  /**
+   * The refusal for this folder, named for this journal, whose record names {@code other}: the
+   * folder was copied with its journal from {@code other}'s. Both hold one history, so running both
+   * would let each presentation and budget be spent once in each: the record is to be cleared only
+   * where this journal replaces the other.
+   */
+  private String copiedWithItsJournal(Path other) {
+    return "snapshot folder "
+        + dir
+        + ", named for journal "
+        + journal
+        + ", records the snapshots of journal "
+        + other
+        + " (in its "
+        + FILE
+        + "): it was copied from "
+        + other
+        + "'s folder with the journal. Run "
+        + other
+        + " instead; or, if "
+        + journal
+        + " replaces it (running both would let each presentation and budget be spent once in"
+        + " each), remove "
+        + dir.resolve(FILE)
+        + " (that file only: the snapshots are this journal's history too), and the next start"
+        + " records "
+        + journal;
+  }
+
+  /** Whether the folder is this journal's own by name: {@code <journal>.snapshots} beside it. */
+  private boolean isBesideThisJournal() {
+    return besides(journal).equals(realPath(dir));
+  }
+
+  /** The folder a journal at {@code file} keeps its snapshots in by default, as a real path. */
+  private static Path besides(Path file) {
+    return realPath(FileSnapshotStore.beside(file).directory());
+  }
+
+  /**
+   * The journal, not this one, that the folder is named for and beside ({@code <journal>.snapshots}
+   * next to an existing file {@code <journal>}), when the folder holds snapshots and records no
+   * journal (a version before {@value #FILE} wrote them). By name they are that journal's: claimed
+   * for this one, its first save would record them as this one's, and that journal's steward would
+   * be refused them from then on. Empty otherwise, and for a folder named for no journal there.
+   */
+  private Optional<Path> unrecordedBesideAnother() throws SnapshotException {
+    String name = String.valueOf(dir.getFileName());
+    if (!name.endsWith(FileSnapshotStore.BESIDE)
+        || name.length() == FileSnapshotStore.BESIDE.length()) {
+      return Optional.empty();
+    }
+    Path named =
+        realPath(
+            dir.resolveSibling(
+                name.substring(0, name.length() - FileSnapshotStore.BESIDE.length())));
+    try {
+      if (recorded(dir).isPresent()
+          || !Files.isRegularFile(named)
+          || named.equals(journal)
+          || (Files.exists(journal) && Files.isSameFile(named, journal))
+          || !besides(named).equals(realPath(dir))) {
+        return Optional.empty();
+      }
+      return snapshots.list().isEmpty() ? Optional.empty() : Optional.of(named);
+    } catch (IOException e) {
+      throw new SnapshotException(
+          SnapshotException.Reason.IO,
+          "cannot read snapshot folder " + dir + ": " + e.getMessage(),
+          e);
     }
   }
 
@@ -81,6 +185,18 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
   void recordIfFree() throws IOException {
     if (snapshots.list().isEmpty()) {
       write();
+    } else if (recorded(dir).isEmpty() && !isBesideThisJournal()) {
+      // Snapshots a version before the record wrote, in a folder named for no journal (one named
+      // for another is refused by check()): nothing says whose they are, so taking them is said.
+      LOG.warn(
+          "snapshot folder {} holds snapshots with no {} to say whose (a version before that record"
+              + " wrote them); they are taken as journal {}'s, and recorded as its own at its first"
+              + " save. If they are another journal's, stop this steward and give {} a snapshot"
+              + " folder of its own",
+          dir,
+          FILE,
+          journal,
+          journal);
     }
   }
 

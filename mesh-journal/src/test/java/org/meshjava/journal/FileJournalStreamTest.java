@@ -31,7 +31,11 @@ class FileJournalStreamTest {
 
   /** Writes {@code n} records (unsynced: fast) and returns the file. */
   Path journal(int n) throws JournalException {
-    Path p = dir.resolve("j.log");
+    return journal(dir.resolve("j.log"), n);
+  }
+
+  /** Writes {@code n} records (unsynced: fast) to a new journal at {@code p} and returns it. */
+  static Path journal(Path p, int n) throws JournalException {
     try (FileJournal j = FileJournal.openUnsynced(p)) {
       for (int i = 0; i < n; i++) {
         j.append(sealed(i));

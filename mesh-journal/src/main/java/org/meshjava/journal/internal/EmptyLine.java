@@ -16,7 +16,7 @@ public final class EmptyLine {
    *
    * @param file the journal file, as the message names it
    * @param at the byte offset where the (first) empty line starts
-   * @param after the sequence of the record just before it
+   * @param after the sequence of the record just before it, or -1 for a line before record 0
    */
   public static JournalException refused(Object file, long at, long after) {
     return new JournalException(
@@ -25,8 +25,7 @@ public final class EmptyLine {
             + at
             + " of "
             + file
-            + " is empty, after record "
-            + after
+            + (after < 0 ? " is empty, before record 0" : " is empty, after record " + after)
             + ": no append writes an empty line, so the file was edited (an editor's newline at"
             + " its end?); nothing in it was a record: remove the empty line and open the journal"
             + " again",

@@ -49,6 +49,23 @@ public final class JournalSegments {
     return out;
   }
 
+  /**
+   * The first record of the segments kept for the journal at {@code journal} when the records
+   * before it have no segment there, though the live file begins later, at {@code liveStart}: the
+   * first segments were removed and later ones kept. -1 when the segments there begin at record 0,
+   * or none is there that holds records before the live file's.
+   *
+   * @throws JournalException {@code IO} as {@link #list}
+   */
+  public static long keptFrom(Path journal, long liveStart) throws JournalException {
+    List<Segment> segments = list(journal);
+    if (segments.isEmpty()) {
+      return -1;
+    }
+    long first = segments.getFirst().firstSeq();
+    return first > 0 && first < liveStart ? first : -1;
+  }
+
   /** What an operator can do about a segment that is there but damaged, as each refusal says. */
   private static final String RESTORE =
       "restore it from a copy, or move every segment away so that the snapshot alone stands for"
@@ -80,6 +97,9 @@ public final class JournalSegments {
     String fix = "; give it the name of its first record, " + RESTORE;
     try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
       byte[] line = new LineReader(ch, 0, ch.size()).next();
+      if (line != null && line.length == 0) {
+        throw EmptyLine.refused(s.file(), 0, s.firstSeq() - 1);
+      }
       if (line == null) {
         throw new JournalException(
             JournalException.Reason.CORRUPT,
@@ -150,8 +170,9 @@ public final class JournalSegments {
 
   /**
    * Streams the lines of the archived records {@code from} up to (not including) {@code liveStart},
-   * in order and unchecked, to {@code sink}: a segment that a crash left overlapping the next one
-   * is read only up to where the next begins.
+   * in order and unchecked, to {@code sink}. A segment a crash left (an archive killed before it
+   * renamed the live file's new beginning into place) is named for the live file's first record, so
+   * is not read.
    *
    * <p>An archive forces each segment whole before it cuts the live file, and names the next
    * segment (or leaves the live file starting) where the last one ends, so a segment that ends
@@ -161,10 +182,27 @@ public final class JournalSegments {
    * must not skip it for a segment that is there but cut.
    *
    * @throws JournalException {@code ARCHIVED} if no segment holds record {@code from}, {@code
-   *     CORRUPT} for a segment cut short or a line longer than any record, {@code IO}, or what
-   *     {@code sink} throws
+   *     CORRUPT} for a segment cut short, one holding lines past its end, one not named for its
+   *     first record, a line longer than any record or an empty line, {@code IO}, or what {@code
+   *     sink} throws
    */
   public static void lines(Path journal, long from, long liveStart, LineSink sink)
+      throws JournalException {
+    lines(journal, from, liveStart, liveStart, sink);
+  }
+
+  /**
+   * As {@link #lines(Path, long, long, LineSink)}, stopping before record {@code to} (at most
+   * {@code liveStart}): a segment is held to end where the next one, or the live file, begins only
+   * where it was read to that end.
+   *
+   * <p>A segment holding lines past that end (records the next segment or the live file holds as
+   * well) is {@code CORRUPT}, naming it: an archive copies exactly the records it cuts from the
+   * live file, so such lines were added afterwards, and being never read, an edit in them would
+   * pass unseen. So is a segment whose first line is not the record its name gives: named for a
+   * later record than it holds, it was read as if it held that one.
+   */
+  public static void lines(Path journal, long from, long to, long liveStart, LineSink sink)
       throws JournalException {
     List<Segment> segments = list(journal);
     long seq = from;
@@ -176,29 +214,44 @@ public final class JournalSegments {
       if (!segments.isEmpty()) {
         // Absent only if the first one there is the segment its name says: one renamed is damage.
         checkNamed(segments.getFirst());
+        if (segments.getFirst().firstSeq() < liveStart) {
+          throw firstMissing(journal, seq, segments.getFirst());
+        }
       }
       throw archived(journal, seq, liveStart);
     }
-    for (; i < segments.size() && seq < liveStart; i++) {
+    for (; i < segments.size() && seq < to; i++) {
       Segment s = segments.get(i);
       // Where the records of this segment must reach: the next segment's first, or the live file's.
       long next = i + 1 < segments.size() ? segments.get(i + 1).firstSeq() : liveStart;
+      checkNamed(s);
       try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
         long size = ch.size();
         LineReader lines = new LineReader(ch, 0, size);
         long held = s.firstSeq();
         for (; held < seq; held++) {
+          long at = lines.offset();
           if (!lines.skip()) {
             throw cutShort(s, held, Math.min(next, liveStart), lines.offset(), size);
           }
+          if (lines.offset() == at + 1) {
+            throw EmptyLine.refused(s.file(), at, held - 1);
+          }
         }
         byte[] line;
-        while (seq < liveStart && (line = lines.next()) != null) {
+        long end = Math.min(next, liveStart);
+        while (seq < Math.min(end, to) && (line = lines.next()) != null) {
+          if (line.length == 0) {
+            throw EmptyLine.refused(s.file(), lines.offset() - 1, seq - 1);
+          }
           sink.accept(line, s.file());
           seq++;
         }
-        if (seq < Math.min(next, liveStart)) {
-          throw cutShort(s, seq, Math.min(next, liveStart), lines.offset(), size);
+        if (seq < Math.min(end, to)) {
+          throw cutShort(s, seq, end, lines.offset(), size);
+        }
+        if (seq == end && lines.offset() < size) {
+          throw overlapping(s, end, size - lines.offset(), i + 1 < segments.size());
         }
       } catch (LineReader.TooLong e) {
         throw new JournalException(
@@ -233,17 +286,65 @@ public final class JournalSegments {
         null);
   }
 
+  /**
+   * The refusal of a read from record {@code from} when the segments there begin only at {@code
+   * first}, a later record: the journal's first segments were removed while later ones were kept.
+   * Named as such, not as every record up to the live file being absent, which the segments there
+   * belie; and the segment to put back is the one holding record {@code from}.
+   */
+  private static JournalException firstMissing(Path journal, long from, Segment first) {
+    return new JournalException(
+        JournalException.Reason.ARCHIVED,
+        recordsArchived(journal, from, first.firstSeq())
+            + ", and the segment holding them is missing from "
+            + directory(journal)
+            + ": the first segment there, "
+            + first.file().getFileName()
+            + ", begins at record "
+            + first.firstSeq()
+            + "; put back the segments holding records "
+            + from
+            + " to "
+            + (first.firstSeq() - 1)
+            + (from == 0 ? " (the first is named " + file(journal, 0).getFileName() + ")" : "")
+            + ", or the snapshot that covered them",
+        null);
+  }
+
+  /**
+   * The refusal for segment {@code s}, whose records must end before record {@code end}, where the
+   * next segment (or, when {@code toSegment} is false, the live file) begins, but which holds
+   * {@code bytes} more after them.
+   */
+  private static JournalException overlapping(Segment s, long end, long bytes, boolean toSegment) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        end - 1,
+        "archived segment "
+            + s.file()
+            + " holds "
+            + bytes
+            + " bytes after record "
+            + (end - 1)
+            + ", where "
+            + (toSegment ? "the next segment" : "the live file")
+            + " begins: an archive copies exactly the records it cuts, so they were added after it"
+            + " (records copied in, or segments joined); "
+            + RESTORE,
+        null);
+  }
+
   private static JournalException archived(Path journal, long from, long to) {
     return new JournalException(
         JournalException.Reason.ARCHIVED,
-        "records "
-            + from
-            + " to "
-            + (to - 1)
-            + " of journal "
-            + journal
-            + " were archived, and the segments holding them are not in "
+        recordsArchived(journal, from, to)
+            + ", and the segments holding them are not in "
             + directory(journal),
         null);
+  }
+
+  /** "records {@code from} to {@code to - 1} of journal {@code journal} were archived". */
+  private static String recordsArchived(Path journal, long from, long to) {
+    return "records " + from + " to " + (to - 1) + " of journal " + journal + " were archived";
   }
 }
