@@ -644,8 +644,10 @@ public final class OpenAiServer implements AutoCloseable {
      * handler.)
      */
     private Optional<Reply> refusedUnread(Request request) {
-      if (request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING)
-          && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
+      // Most requests have no Transfer-Encoding: its three checks read the list only when it is
+      // there (each reading is a stream pipeline, on every serve otherwise).
+      boolean coded = request.getHeaders().contains(HttpHeader.TRANSFER_ENCODING);
+      if (coded && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_0) {
         // RFC 9112 §6.1: HTTP/1.0 has no transfer codings, so an HTTP/1.0 hop in front may have
         // forwarded this body by other framing than ours; serving it (Jetty read it as chunked,
         // and kept the connection for the next request) risks serving what no client sent.
@@ -656,7 +658,7 @@ public final class OpenAiServer implements AutoCloseable {
                 "HTTP/1.0 has no Transfer-Encoding (RFC 9112 §6.1): send the body with a"
                     + " Content-Length, or send the request as HTTP/1.1"));
       }
-      Optional<String> quoted = quotedTransferCoding(request);
+      Optional<String> quoted = coded ? quotedTransferCoding(request) : Optional.empty();
       if (quoted.isPresent()) {
         return Optional.of(
             ErrorReply.invalid(
@@ -668,7 +670,7 @@ public final class OpenAiServer implements AutoCloseable {
                     + " (RFC 9112 §7), and an empty one names none; send Transfer-Encoding:"
                     + " chunked alone, or a Content-Length"));
       }
-      List<String> codings = foreignTransferCodings(request);
+      List<String> codings = coded ? foreignTransferCodings(request) : List.of();
       if (!codings.isEmpty()) {
         return Optional.of(
             ErrorReply.invalid(
@@ -838,10 +840,12 @@ public final class OpenAiServer implements AutoCloseable {
       // that name). Matched field by field, it would be refused as a compressed body, and so would
       // an empty Content-Encoding, whose message would then name no coding at all.
       List<String> codings =
-          request.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, true).stream()
-              .map(String::strip)
-              .filter(c -> !c.isEmpty() && !c.equalsIgnoreCase("identity"))
-              .toList();
+          !request.getHeaders().contains(HttpHeader.CONTENT_ENCODING)
+              ? List.of()
+              : request.getHeaders().getCSV(HttpHeader.CONTENT_ENCODING, true).stream()
+                  .map(String::strip)
+                  .filter(c -> !c.isEmpty() && !c.equalsIgnoreCase("identity"))
+                  .toList();
       if (!codings.isEmpty()) {
         return Optional.of(
             "send the body uncompressed; Content-Encoding "
