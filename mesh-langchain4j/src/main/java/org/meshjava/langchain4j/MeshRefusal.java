@@ -80,12 +80,15 @@ public sealed interface MeshRefusal
       case BACKEND_BUSY -> new MeshBusyException(e);
       case NO_ADMISSIBLE_BACKEND, OVER_CONTEXT, OVER_CEILING, PROMPT_MISMATCH, QUESTIONS_MISMATCH ->
           new MeshInadmissibleException(e);
+      // Whether a resend can be served is the steward's rule, as the HTTP binding applies it.
       case NOT_RECORDED ->
-          e.journalFailed() || (granted && !(e instanceof StewardClosedException))
+          e.resendFutile(granted)
               ? new MeshNotRecordedException(e)
               : new MeshServeFailedException(e);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
-          granted ? new MeshGrantedServeFailedException(e) : new MeshServeFailedException(e);
+          e.resendFutile(granted)
+              ? new MeshGrantedServeFailedException(e)
+              : new MeshServeFailedException(e);
     };
   }
 }

@@ -36,7 +36,6 @@ import org.meshjava.steward.NotIssuerException;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;
-import org.meshjava.steward.StewardClosedException;
 import org.meshjava.steward.Streamer;
 import org.meshjava.steward.WitnessAnswer;
 import org.meshjava.steward.WitnessVerdict;
@@ -717,38 +716,7 @@ final class Endpoints {
    */
   static Reply.Json refusal(ServeException e, boolean granted) {
     Reply.Json reply = refusal(e);
-    return resendFutile(e, granted) ? reply.futile() : reply;
-  }
-
-  /**
-   * Whether sending the same request again at once cannot be served. Grants stay suspended, and a
-   * journal stays not durable, until an operator acts. A granted serve that failed in or after its
-   * engine run was decided first, so its presentation is spent (§2.2): the same bytes again are
-   * refused {@code presentation-spent}, which would hide why the serve failed. So is one whose
-   * journal could not record it, whichever record failed; the journal must be seen to first. And so
-   * is any serve, granted or not, refused because its journal failed (a write or sync that did not
-   * take, a lost database session): a failed journal takes no append until the steward is restarted
-   * on it (SPEC.md 60.2), so every resend meets the same refusal. A journal closed with its steward
-   * is not such a failure: the server is going away, and what answers at its address next may serve
-   * the resend. Nor is a serve refused before any work because its steward was closed ({@link
-   * StewardClosedException}): no grant was decided, so even a granted resend may be served by a
-   * steward that is running.
-   */
-  private static boolean resendFutile(ServeException e, boolean granted) {
-    return switch (e.reason()) {
-      case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE -> true;
-      case NOT_RECORDED -> (granted && !(e instanceof StewardClosedException)) || e.journalFailed();
-      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED -> granted;
-      case PROMPT_MISMATCH,
-          QUESTIONS_MISMATCH,
-          NO_ADMISSIBLE_BACKEND,
-          BACKEND_BUSY,
-          OVER_CONTEXT,
-          OVER_CEILING,
-          NOT_ISSUER,
-          GRANT_REFUSED ->
-          false;
-    };
+    return e.resendFutile(granted) ? reply.futile() : reply;
   }
 
   static Reply.Json refusal(ServeException e) {

@@ -144,6 +144,40 @@ public sealed class ServeException extends Exception
     return getCause() instanceof JournalException j && j.reason() != JournalException.Reason.CLOSED;
   }
 
+  /**
+   * Whether sending the same request again at once cannot be served, so a binding tells its client
+   * not to resend it (the HTTP binding's {@code x-should-retry: false}, the LangChain4j binding's
+   * non-retriable exceptions). Grants stay suspended, and a journal stays not durable, until an
+   * operator acts. A granted serve that failed in or after its engine run was decided first, so its
+   * presentation is spent (§2.2): the same bytes again are refused {@code presentation-spent},
+   * which would hide why the serve failed. So is one whose journal could not record it, whichever
+   * record failed; the journal must be seen to first. And so is any serve, granted or not, refused
+   * because its journal failed ({@link #journalFailed()}): every resend meets the same refusal. A
+   * journal closed with its steward is not such a failure: what answers at its address next may
+   * serve the resend. Nor is a serve refused before any work because its steward was closed ({@link
+   * StewardClosedException}): no grant was decided, so even a granted resend may be served by a
+   * steward that is running.
+   *
+   * @param granted whether the serve was asked on a presentation
+   */
+  public boolean resendFutile(boolean granted) {
+    return switch (reason) {
+      case GRANTS_SUSPENDED, JOURNAL_NOT_DURABLE -> true;
+      case NOT_RECORDED ->
+          (granted && !(this instanceof StewardClosedException)) || journalFailed();
+      case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED -> granted;
+      case PROMPT_MISMATCH,
+          QUESTIONS_MISMATCH,
+          NO_ADMISSIBLE_BACKEND,
+          BACKEND_BUSY,
+          OVER_CONTEXT,
+          OVER_CEILING,
+          NOT_ISSUER,
+          GRANT_REFUSED ->
+          false;
+    };
+  }
+
   /** The backends the router weighed, with reasons; empty unless routing failed. */
   public List<RouteCandidate> candidates() {
     return candidates;
