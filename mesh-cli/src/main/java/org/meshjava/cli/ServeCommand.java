@@ -549,11 +549,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         // Loaded before the server serves, so that no presentation they revoke is honoured, but
         // said after the steward's own lines: a script reading stdout finds "steward" first and
         // "listening on" last, once listening, whatever the file held. Journalled revocations
-        // are said on a failed listen too.
+        // are said on a failed start too: a line refused leaves the lines before it journalled.
         StringWriter revoked = new StringWriter();
         if (revocationsFile != null && revocationsText != null) {
-          RevocationFile.load(
-              steward, revocationsFile, revocationsText, new PrintWriter(revoked, true));
+          try {
+            RevocationFile.load(
+                steward, revocationsFile, revocationsText, new PrintWriter(revoked, true));
+          } catch (CliException e) {
+            out.print(revoked);
+            throw e;
+          }
         }
         try {
           server.start();

@@ -3,12 +3,15 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.internal.JournalFile;
 
 /**
  * Regression: {@code mesh serve --revocations} printed its "revoked grant …" lines on stdout before
@@ -38,9 +41,8 @@ class ServeRevocationsOutputTest {
         .orElseThrow(() -> new AssertionError("no line starts with " + prefix + ": " + lines));
   }
 
-  @Test
-  void revokedLines_followTheStewardLine_andPrecedeListeningOn() throws Exception {
-    Path stewardKey = tmp.resolve("steward.key");
+  /** A revocation, written to a file, of a grant a new caller issued to {@code steward}. */
+  private Path revocation(Path stewardKey) throws Exception {
     Path callerKey = tmp.resolve("caller.key");
     String steward = mesh("key", "generate", "--out", stewardKey.toString()).out().strip();
     ok(mesh("key", "generate", "--out", callerKey.toString()), callerKey);
@@ -61,7 +63,7 @@ class ServeRevocationsOutputTest {
             grant.toString()),
         grant);
     Path revocation = tmp.resolve("revocation.hex");
-    ok(
+    return ok(
         mesh(
             "grant",
             "revoke",
@@ -72,6 +74,13 @@ class ServeRevocationsOutputTest {
             "--out",
             revocation.toString()),
         revocation);
+  }
+
+  @Test
+  void revokedLines_followTheStewardLine_andPrecedeListeningOn() throws Exception {
+    Path stewardKey = tmp.resolve("steward.key");
+    Path revocation = revocation(stewardKey);
+    String steward = mesh("key", "show", "--key", stewardKey.toString()).out().strip();
 
     InProcessServe serve =
         InProcessServe.start(
@@ -98,5 +107,60 @@ class ServeRevocationsOutputTest {
         .as(String.join("\n", lines))
         .isGreaterThan(last(lines, "backend "))
         .isLessThan(first(lines, "listening on "));
+  }
+
+  /**
+   * A file whose first line revokes and whose second is refused stops the start, and the first
+   * line's revocation stays journalled: it is said on stdout as before the output was reordered,
+   * not held back and lost with the start.
+   */
+  @Test
+  void aRefusedLaterLine_stillSaysTheRevocationsJournalledBeforeIt() throws Exception {
+    Path stewardKey = tmp.resolve("steward.key");
+    Path revocation = revocation(stewardKey);
+    Path journal = tmp.resolve("steward.journal");
+    // A journal of this steward's that the failed start keeps, as it keeps what it journalled.
+    InProcessServe first =
+        InProcessServe.start(
+            tmp.resolve("port"),
+            "--key",
+            stewardKey.toString(),
+            "--journal",
+            journal.toString(),
+            "--fresh-chain",
+            "--meter",
+            "estimator",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0");
+    first.close();
+    ok(first.run(), journal);
+    Path mixed = tmp.resolve("mixed.hex");
+    Files.writeString(mixed, Files.readString(revocation).strip() + "\nnot hex\n");
+
+    Run r =
+        mesh(
+            "serve",
+            "--key",
+            stewardKey.toString(),
+            "--journal",
+            journal.toString(),
+            "--fresh-chain",
+            "--meter",
+            "estimator",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--revocations",
+            mixed.toString());
+
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err()).contains(mixed + " line 2: not a revocation");
+    assertThat(JournalFile.read(journal).records())
+        .filteredOn(x -> x.entry() instanceof JournalEntry.Revoked)
+        .hasSize(1);
+    assertThat(r.out()).contains("revoked grant ").contains(mixed + " line 1)");
   }
 }
