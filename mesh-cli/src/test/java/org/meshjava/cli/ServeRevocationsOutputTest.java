@@ -5,8 +5,10 @@ import static org.meshjava.cli.MeshCommandTest.mesh;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.MeshCommandTest.Run;
@@ -39,6 +41,27 @@ class ServeRevocationsOutputTest {
         .filter(i -> lines.get(i).startsWith(prefix))
         .max()
         .orElseThrow(() -> new AssertionError("no line starts with " + prefix + ": " + lines));
+  }
+
+  /**
+   * {@code mesh serve}'s flags for a steward of {@code key} on {@code journal}, then {@code more}.
+   */
+  private static String[] flags(Path key, Path journal, String... more) {
+    return Stream.concat(
+            Stream.of(
+                "--key",
+                key.toString(),
+                "--journal",
+                journal.toString(),
+                "--fresh-chain",
+                "--meter",
+                "estimator",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0"),
+            Arrays.stream(more))
+        .toArray(String[]::new);
   }
 
   /** A revocation, written to a file, of a grant a new caller issued to {@code steward}. */
@@ -85,19 +108,11 @@ class ServeRevocationsOutputTest {
     InProcessServe serve =
         InProcessServe.start(
             tmp.resolve("port"),
-            "--key",
-            stewardKey.toString(),
-            "--journal",
-            tmp.resolve("steward.journal").toString(),
-            "--fresh-chain",
-            "--meter",
-            "estimator",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--revocations",
-            revocation.toString());
+            flags(
+                stewardKey,
+                tmp.resolve("steward.journal"),
+                "--revocations",
+                revocation.toString()));
     serve.close();
 
     List<String> lines = serve.run().out().lines().toList();
@@ -120,20 +135,7 @@ class ServeRevocationsOutputTest {
     Path revocation = revocation(stewardKey);
     Path journal = tmp.resolve("steward.journal");
     // A journal of this steward's that the failed start keeps, as it keeps what it journalled.
-    InProcessServe first =
-        InProcessServe.start(
-            tmp.resolve("port"),
-            "--key",
-            stewardKey.toString(),
-            "--journal",
-            journal.toString(),
-            "--fresh-chain",
-            "--meter",
-            "estimator",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0");
+    InProcessServe first = InProcessServe.start(tmp.resolve("port"), flags(stewardKey, journal));
     first.close();
     ok(first.run(), journal);
     Path mixed = tmp.resolve("mixed.hex");
@@ -141,20 +143,10 @@ class ServeRevocationsOutputTest {
 
     Run r =
         mesh(
-            "serve",
-            "--key",
-            stewardKey.toString(),
-            "--journal",
-            journal.toString(),
-            "--fresh-chain",
-            "--meter",
-            "estimator",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            "0",
-            "--revocations",
-            mixed.toString());
+            Stream.concat(
+                    Stream.of("serve"),
+                    Arrays.stream(flags(stewardKey, journal, "--revocations", mixed.toString())))
+                .toArray(String[]::new));
 
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err()).contains(mixed + " line 2: not a revocation");
