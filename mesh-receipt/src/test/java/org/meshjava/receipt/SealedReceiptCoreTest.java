@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborTag;
 
 /** The signed core a sealed receipt carries is the one its envelope's payload encodes. */
@@ -37,5 +38,18 @@ class SealedReceiptCoreTest {
 
     assertThat(paired.signedCore()).isEqualTo(sealed.signedCore());
     assertThat(paired).isEqualTo(sealed);
+  }
+
+  /**
+   * No caller outside this package can hand in a core: as a record's third component it was a
+   * public constructor argument, so a receipt could be paired with another receipt's core, which
+   * the receipt JSON ({@code ReceiptJson.of(SealedReceipt)}) then showed as this receipt.
+   */
+  @Test
+  void publicConstructors_takeNoSignedCore() {
+    assertThat(SealedReceipt.class.getConstructors())
+        .isNotEmpty()
+        .allSatisfy(
+            c -> assertThat(c.getParameterTypes()).doesNotContain(CborMap.class).hasSize(2));
   }
 }
