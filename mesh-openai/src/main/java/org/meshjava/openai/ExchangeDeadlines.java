@@ -40,10 +40,13 @@ final class ExchangeDeadlines {
   private final Set<Watch> watched = ConcurrentHashMap.newKeySet();
   private final ScheduledThreadPoolExecutor timer;
 
-  /** Whether a sweep is pending, and when it is due ({@link System#nanoTime()}); under this. */
-  private volatile boolean pending;
-
-  private volatile long pendingAt;
+  /**
+   * When the pending sweep is due ({@link System#nanoTime()}), null when none is; written under
+   * this. One field, not a flag and a time: {@link #watch} reads it without the lock, and a flag
+   * just set beside a time not yet written read as a sweep pending at the previous (past) time, so
+   * an earlier deadline scheduled none and was kept only at the later sweep.
+   */
+  private volatile @Nullable Long pendingAt;
 
   private ExchangeDeadlines() {
     timer =
@@ -70,20 +73,21 @@ final class ExchangeDeadlines {
    */
   Watch watch(long deadline) {
     Watch w = new Watch(deadline);
-    // Added before the pending flag is read: a sweep clears the flag before it looks at the set,
-    // so either that sweep sees this watch or this call sees no sweep pending and schedules one.
+    // Added before the pending sweep is read: a sweep clears it before it looks at the set, so
+    // either that sweep sees this watch or this call sees no sweep pending and schedules one.
     watched.add(w);
-    if (!pending || deadline - pendingAt < 0) {
+    Long at = pendingAt;
+    if (at == null || deadline - at < 0) {
       sweepBy(deadline);
     }
     return w;
   }
 
   private synchronized void sweepBy(long deadline) {
-    if (pending && deadline - pendingAt >= 0) {
+    Long at = pendingAt;
+    if (at != null && deadline - at >= 0) {
       return;
     }
-    pending = true;
     pendingAt = deadline;
     var unused =
         timer.schedule(
@@ -92,7 +96,7 @@ final class ExchangeDeadlines {
 
   private void sweep() {
     synchronized (this) {
-      pending = false;
+      pendingAt = null;
     }
     long now = System.nanoTime();
     boolean left = false;
