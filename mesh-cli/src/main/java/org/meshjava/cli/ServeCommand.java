@@ -433,6 +433,22 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         createdJournal = created;
         opened = created;
       }
+      long records = opened.position().count();
+      if (keyPath == null && records > 0) {
+        // Refused before any steward opens it, as the Spring starter does: a journal cut before its
+        // first checkpoint (a crash) holds nothing a new identity's replay refuses, so the start
+        // went on, and its closing checkpoint and snapshot then locked the key that wrote the
+        // journal out of it.
+        opened.close();
+        throw new CliException(
+            "journal "
+                + JournalTarget.describe(target)
+                + " already holds "
+                + Counted.of(records, "record")
+                + " of an earlier start, and this start has no --key, so its identity is"
+                + " new and continues no journal: pass --key with the key that wrote it, or name a"
+                + " new journal");
+      }
       sb.journal(opened);
       ServeConfig.SnapshotConfig snaps = c.snapshots();
       if (snaps.enabled()) {

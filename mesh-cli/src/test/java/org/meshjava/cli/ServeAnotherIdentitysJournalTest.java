@@ -54,8 +54,7 @@ class ServeAnotherIdentitysJournalTest {
 
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err())
-        .contains("mesh serve: journal " + journal + " cannot be replayed")
-        .contains("not by this steward")
+        .contains("mesh serve: journal " + journal + " already holds 2 records of an earlier start")
         .contains("pass --key with the key that wrote it, or name a new journal")
         .doesNotContain("Steward.builder")
         .doesNotContain("cannot listen");
@@ -76,9 +75,37 @@ class ServeAnotherIdentitysJournalTest {
 
     assertThat(r.code()).as(r.err()).isEqualTo(1);
     assertThat(r.err())
-        .contains("is another steward's")
+        .contains("already holds")
         .contains("pass --key with the key that wrote it, or name a new journal")
         .doesNotContain("cannot listen");
+  }
+
+  /**
+   * Regression: a journal cut before its first checkpoint (a crash after a serve) holds nothing a
+   * new identity's replay refuses, so a keyless start went on: it got as far as its listener, and
+   * its close left a snapshot of its own identity beside the journal, which then refused every
+   * later start, the key that wrote the journal's included. It is refused before any steward opens
+   * the journal, which is left as it was.
+   */
+  @Test
+  void serveWithoutAKey_onAJournalCutBeforeItsFirstCheckpoint_isRefused_andTouchesNothing()
+      throws Exception {
+    Path journal = tmp.resolve("steward.journal");
+    sealOnce(journal, false);
+    Files.write(
+        journal,
+        Files.readAllLines(journal).stream().filter(l -> !l.contains("Checkpoint")).toList());
+    byte[] before = Files.readAllBytes(journal);
+
+    Run r = CliErrorsTest.serveOnATakenPort(journal);
+
+    assertThat(r.code()).as(r.err()).isEqualTo(1);
+    assertThat(r.err())
+        .contains("already holds 1 record of an earlier start")
+        .contains("pass --key with the key that wrote it, or name a new journal")
+        .doesNotContain("cannot listen");
+    assertThat(Files.readAllBytes(journal)).isEqualTo(before);
+    assertThat(FileSnapshotStore.beside(journal).directory()).doesNotExist();
   }
 
   /** The same journal started with another key's file: the refusal names the file given. */
