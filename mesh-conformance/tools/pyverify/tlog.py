@@ -84,6 +84,8 @@ def open_note(text, name, pub):
             raw = base64.b64decode(b64, validate=True)
         except Exception:
             raise Refused("MALFORMED_NOTE", "bad base64")
+        # One text per signature, as the Java verifier reads it: the unused low bits must be zero too.
+        if base64.b64encode(raw).decode() != b64: raise Refused("MALFORMED_NOTE", "signature not canonical base64")
         if not valid_name(nm) or b64 == "" or len(raw) < 5: raise Refused("MALFORMED_NOTE", "bad signature")
         n += 1
         if n > 100: raise Refused("MALFORMED_NOTE", "too many signatures")

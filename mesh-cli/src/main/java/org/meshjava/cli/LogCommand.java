@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
@@ -25,6 +24,7 @@ import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
+import org.meshjava.receipt.tlog.StandardBase64;
 import org.meshjava.receipt.tlog.TreeHash;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -453,13 +453,11 @@ final class LogCommand extends CommandGroup {
         String text = h.isTextual() ? h.textValue() : null;
         byte[] bytes = null;
         try {
-          bytes = text == null ? null : Base64.getDecoder().decode(text);
+          bytes = text == null ? null : StandardBase64.decode(text);
         } catch (IllegalArgumentException e) {
           // refused below, as every other text that is not a hash
         }
-        if (bytes == null
-            || bytes.length != TreeHash.LENGTH
-            || !Base64.getEncoder().encodeToString(bytes).equals(text)) {
+        if (bytes == null || bytes.length != TreeHash.LENGTH) {
           throw new CliException(
               "a hash in proof file "
                   + file

@@ -65,9 +65,13 @@ public record NoteSignature(String name, int keyHash, byte[] signature) {
     String name = rest.substring(0, space);
     byte[] blob;
     try {
-      blob = Base64.getDecoder().decode(rest.substring(space + 1));
+      blob = StandardBase64.decode(rest.substring(space + 1));
     } catch (IllegalArgumentException e) {
-      throw malformed("the signature is not base64");
+      // one spelling per signature: a line the signer did not write is not its signature
+      throw malformed(
+          "the signature on line '"
+              + line
+              + "' is not standard base64 ('=' padding, unused bits zero)");
     }
     if (blob.length <= 4 || !NoteVerifierKey.isValidName(name)) {
       throw malformed("bad name or signature too short");

@@ -83,9 +83,9 @@ public record NoteVerifierKey(String name, VerificationKey key) {
     String hashHex = text.substring(first + 1, second);
     byte[] material;
     try {
-      material = Base64.getDecoder().decode(text.substring(second + 1));
+      material = StandardBase64.decode(text.substring(second + 1));
     } catch (IllegalArgumentException e) {
-      throw malformed("the key is not base64");
+      throw malformed("the key is not standard base64 ('=' padding, unused bits zero)");
     }
     if (material.length != 1 + VerificationKey.LENGTH || material[0] != ALGORITHM_ED25519) {
       throw malformed("the key is not 0x01 followed by a 32-byte Ed25519 key");

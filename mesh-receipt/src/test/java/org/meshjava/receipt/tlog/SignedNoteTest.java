@@ -2,6 +2,7 @@ package org.meshjava.receipt.tlog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -46,6 +47,17 @@ class SignedNoteTest {
     assertEquals(
         LogException.Reason.BAD_SIGNATURE,
         assertThrows(LogException.class, () -> edited.verify(key)).reason());
+  }
+
+  @Test
+  void signatureLine_spelledOtherwiseThanItsSignerWroteIt_isRefusedNamingTheLine() {
+    // "JnAM=" ends in a digit whose two low bits are unused; "JnAN=" reads as the same bytes.
+    for (String other : new String[] {"JnAM", "JnAN="}) {
+      String note = GO_NOTE.replace("JnAM=", other);
+      LogException e = assertThrows(LogException.class, () -> SignedNote.parse(note));
+      assertEquals(LogException.Reason.MALFORMED_NOTE, e.reason());
+      assertTrue(e.getMessage().contains(other), e.getMessage());
+    }
   }
 
   @Test
