@@ -26,11 +26,12 @@ import org.meshjava.receipt.tlog.TreeHash;
 import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
- * The journalled checkpoint's rules (SPEC 65) are written twice: a start replays the journal into
- * {@link LogKeeper.Rebuilder} ({@code TransparencyLog.publish}), {@code mesh journal verify} into
- * {@link LogReplay.Checker}. They once disagreed on a checkpoint of the empty tree (f7b3165). Each
- * journal here, good or bad, goes through both, which must refuse it at the same record or both
- * take it: a rule added to one path alone fails the case that breaks it.
+ * A start replays the journal into {@link LogKeeper.Rebuilder} ({@code TransparencyLog.publish}),
+ * {@code mesh journal verify} into {@link LogReplay.Checker}; the two once held their own copies of
+ * the journalled checkpoint's rules (SPEC 65) and disagreed on a checkpoint of the empty tree
+ * (f7b3165). Both now ask {@code CheckpointRules}, but each still opens the note and checks the
+ * seal itself. Each journal here, good or bad, goes through both, which must refuse it at the same
+ * record or both take it: a rule added to one path alone fails the case that breaks it.
  */
 class CheckpointRulesAgreeTest {
   private static final SigningKey STEWARD = SigningKey.fromSeedHex("25".repeat(32));

@@ -12,7 +12,7 @@ import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.TreeHash;
+import org.meshjava.receipt.tlog.internal.CheckpointRules;
 import org.meshjava.receipt.tlog.internal.MerkleTree;
 
 /**
@@ -119,38 +119,15 @@ public final class LogReplay {
             throw refused(
                 r.seq(), "records a checkpoint the steward did not sign: " + e.getMessage());
           }
-          if (cp.size() == 0) {
-            // The steward never signs the empty tree (SPEC 65); the start refuses one too.
+          try {
+            CheckpointRules.check(cp, tree, latestSize);
+          } catch (LogException e) {
+            // The start's own rules and words (LogKeeper), so that verify and a start agree.
             throw refused(
                 r.seq(),
-                "records a checkpoint of the empty tree, which a steward never signs (edited"
-                    + " journal?)");
-          }
-          if (cp.size() < latestSize) {
-            throw refused(
-                r.seq(),
-                "records a checkpoint of size " + cp.size() + " after one of size " + latestSize);
-          }
-          if (cp.size() > tree.size()) {
-            throw refused(
-                r.seq(),
-                "records a checkpoint of size "
-                    + cp.size()
-                    + " where the journal holds "
-                    + tree.size()
-                    + " receipts before it (edited or cut journal?)");
-          }
-          TreeHash root = rootAt(tree, cp.size());
-          if (!root.equals(cp.root())) {
-            throw refused(
-                r.seq(),
-                "records a checkpoint the journal's receipts do not reproduce (edited or"
-                    + " rewritten journal?): signed root at size "
-                    + cp.size()
-                    + " is "
-                    + cp.root()
-                    + " but the receipts give "
-                    + root);
+                "records a checkpoint the journal's receipts do not reproduce (edited or cut"
+                    + " journal?): "
+                    + e.getMessage());
           }
           checkSeal(r, c, logKey.key());
           latest = Optional.of(c.note());
@@ -183,14 +160,6 @@ public final class LogReplay {
     if (!(c.seal() instanceof JournalSeal.Signed seal) || !seal.verifies(key, r.seq(), r.prev())) {
       throw refused(
           r.seq(), "checkpoint's journal seal does not verify: records before it were changed");
-    }
-  }
-
-  private static TreeHash rootAt(MerkleTree tree, long size) {
-    try {
-      return tree.root(size);
-    } catch (LogException e) {
-      throw new IllegalStateException("size " + size + " was checked against the tree", e);
     }
   }
 

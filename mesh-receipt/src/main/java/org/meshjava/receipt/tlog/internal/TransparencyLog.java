@@ -226,40 +226,7 @@ public final class TransparencyLog {
    */
   public synchronized void publish(SignedNote note) throws LogException {
     Checkpoint checkpoint = Checkpoint.open(note, logKey);
-    if (checkpoint.size() == 0) {
-      // This log never signs the empty tree, so a note of it is none of its checkpoints.
-      throw new LogException(
-          LogException.Reason.CHECKPOINT_MISMATCH,
-          "checkpoint of the empty tree, which a steward never signs");
-    }
-    if (latestCheckpoint != null && checkpoint.size() < latestCheckpoint.size()) {
-      throw new LogException(
-          LogException.Reason.CHECKPOINT_MISMATCH,
-          "checkpoint of size "
-              + checkpoint.size()
-              + " after one of size "
-              + latestCheckpoint.size());
-    }
-    if (checkpoint.size() > tree.size()) {
-      throw new LogException(
-          LogException.Reason.CHECKPOINT_MISMATCH,
-          "checkpoint of size "
-              + checkpoint.size()
-              + " but the journal holds "
-              + tree.size()
-              + " receipts");
-    }
-    TreeHash root = tree.root(checkpoint.size());
-    if (!root.equals(checkpoint.root())) {
-      throw new LogException(
-          LogException.Reason.CHECKPOINT_MISMATCH,
-          "signed root at size "
-              + checkpoint.size()
-              + " is "
-              + checkpoint.root()
-              + " but the journal's receipts give "
-              + root);
-    }
+    CheckpointRules.check(checkpoint, tree, latestCheckpoint == null ? 0 : latestCheckpoint.size());
     List<NoteSignature> kept = new ArrayList<>(List.of(note.signatureBy(logKey)));
     for (NoteVerifierKey w : witnesses) {
       try {
