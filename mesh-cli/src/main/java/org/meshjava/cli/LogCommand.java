@@ -24,7 +24,6 @@ import org.meshjava.receipt.tlog.ConsistencyProof;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.SignedNote;
-import org.meshjava.receipt.tlog.StandardBase64;
 import org.meshjava.receipt.tlog.TreeHash;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -450,14 +449,13 @@ final class LogCommand extends CommandGroup {
         // Java's decoder takes a missing '=' and ignores the unused low bits of the last digit, so
         // several texts read as one hash; a proof is read strictly, as its numbers are: only the
         // one text the steward writes (SPEC 65, Endpoints) is a hash.
-        String text = h.isTextual() ? h.textValue() : null;
-        byte[] bytes = null;
+        TreeHash hash = null;
         try {
-          bytes = text == null ? null : StandardBase64.decode(text);
+          hash = h.isTextual() ? TreeHash.ofBase64(h.textValue()) : null;
         } catch (IllegalArgumentException e) {
           // refused below, as every other text that is not a hash
         }
-        if (bytes == null || bytes.length != TreeHash.LENGTH) {
+        if (hash == null) {
           throw new CliException(
               "a hash in proof file "
                   + file
@@ -465,7 +463,7 @@ final class LogCommand extends CommandGroup {
                   + " '=' padding, unused bits zero): "
                   + h);
         }
-        out.add(TreeHash.of(bytes));
+        out.add(hash);
       }
       return out;
     }

@@ -9,7 +9,7 @@ import java.util.Base64;
  * accept several spellings of one checkpoint line, signature or proof hash, which a verifier must
  * not (SPEC.md, Transparency log).
  */
-public final class StandardBase64 {
+final class StandardBase64 {
   private StandardBase64() {}
 
   /**
@@ -17,7 +17,7 @@ public final class StandardBase64 {
    *
    * @throws IllegalArgumentException if it is not base64, or not as the standard encoder writes it
    */
-  public static byte[] decode(String text) {
+  static byte[] decode(String text) {
     byte[] bytes = Base64.getDecoder().decode(text);
     if (!Base64.getEncoder().encodeToString(bytes).equals(text)) {
       throw new IllegalArgumentException(

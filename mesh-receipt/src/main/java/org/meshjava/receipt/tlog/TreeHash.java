@@ -58,6 +58,18 @@ public final class TreeHash extends FixedBytes {
     return Base64.getEncoder().encodeToString(unsharedBytes());
   }
 
+  /**
+   * Reads a hash from the text {@link #base64()} writes, and from no other spelling of it: a
+   * verifier that took a missing {@code '='} or set unused bits would accept several texts of one
+   * proof (SPEC.md 65).
+   *
+   * @throws IllegalArgumentException when {@code text} is not standard base64 with padding and the
+   *     unused bits zero, or not of 32 bytes
+   */
+  public static TreeHash ofBase64(String text) {
+    return new TreeHash(StandardBase64.decode(text));
+  }
+
   static MessageDigest sha256() {
     try {
       return MessageDigest.getInstance("SHA-256");

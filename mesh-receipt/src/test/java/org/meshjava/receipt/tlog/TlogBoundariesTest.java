@@ -55,6 +55,31 @@ class TlogBoundariesTest {
   }
 
   @Test
+  void treeHashOfBase64_readsOnlyTheTextBase64Writes() {
+    TreeHash h = TreeHash.leaf("x".getBytes(StandardCharsets.UTF_8));
+    String text = h.base64();
+    assertThat(TreeHash.ofBase64(text)).isEqualTo(h);
+    // 32 bytes end in one '=' and two unused bits in the last digit: without the '=', or with
+    // those bits set, Java's own decoder reads the same bytes.
+    String unpadded = text.substring(0, text.length() - 1);
+    char last = text.charAt(text.length() - 2);
+    String bitsSet =
+        text.substring(0, text.length() - 2)
+            + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+                .charAt(
+                    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".indexOf(last)
+                        | 1)
+            + "=";
+    assertThat(Base64.getDecoder().decode(unpadded)).isEqualTo(h.bytes());
+    assertThat(Base64.getDecoder().decode(bitsSet)).isEqualTo(h.bytes());
+    for (String other : List.of(unpadded, bitsSet, "", "AAAA")) {
+      assertThatThrownBy(() -> TreeHash.ofBase64(other))
+          .as(other)
+          .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
   void append_returnsEachLeafsIndex() {
     MerkleTree tree = new MerkleTree();
     for (int i = 0; i < 5; i++) {
