@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -67,6 +68,11 @@ class IoReportTest {
   }
 
   private static CounterMeter meterOver(IoReportSampler replay, FakeClock clock) {
+    return meterOver(replay, clock, Runnable::run);
+  }
+
+  /** A meter over {@code replay}'s session whose re-probes run on {@code reprobes}. */
+  static CounterMeter meterOver(IoReportSampler replay, FakeClock clock, Executor reprobes) {
     List<EnergyChannel> found = new ArrayList<>();
     List<CounterStatus> refused = new ArrayList<>();
     IoReportDiscovery.adopt(new IoReportSession(replay), replay, found, refused);
@@ -74,7 +80,7 @@ class IoReportTest {
     LivenessPolicy unpolled =
         new LivenessPolicy(Duration.ofMillis(20), Duration.ofMillis(400), Duration.ofMillis(20));
     return new CounterMeter(
-        found, refused, unpolled, Duration.ofMinutes(10), Optional.empty(), clock, Runnable::run);
+        found, refused, unpolled, Duration.ofMinutes(10), Optional.empty(), clock, reprobes);
   }
 
   @Test
