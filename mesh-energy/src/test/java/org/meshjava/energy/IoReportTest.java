@@ -176,6 +176,35 @@ class IoReportTest {
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
   }
 
+  // An Apple GPU is a rail of the SoC, held to the 1 kW of every Apple rail (SPEC.md 40 §1), not
+  // to a discrete board's 2 kW: 1.5 kW over a window is a fault, not a reading.
+  @Test
+  void gpuRailDeltaPastOneKilowatt_isAResetNotAReading() {
+    FakeClock clock = new FakeClock();
+    long[] lastSample = {clock.nanoTime()};
+    long[] gpuWatts = {20};
+    IoReportSampler sampler =
+        () -> {
+          long ms = (clock.nanoTime() - lastSample[0]) / 1_000_000;
+          lastSample[0] = clock.nanoTime();
+          return List.of(
+              new IoReportEntry("Energy Model", "CPU Energy", "mJ", ms * 10),
+              new IoReportEntry("Energy Model", "GPU Energy", "mJ", ms * gpuWatts[0]));
+        };
+    CounterMeter meter = meterOver(sampler, clock, r -> {});
+    meter.probeNow();
+    assertThat(meter.liveDomains()).contains(EnergyDomain.gpu(0));
+    MeterWindow w = meter.open(Set.of(EnergyDomain.gpu(0)));
+    gpuWatts[0] = 1_500;
+    clock.advanceMillis(250);
+    assertThat(w.close(3)).isEqualTo(Energy.estimated(3));
+    assertThat(meter.counters())
+        .filteredOn(s -> s.domain().equals(Optional.of(EnergyDomain.gpu(0))))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.COUNTER_RESET));
+    meter.close();
+  }
+
   // On a two-die part the CPU rail is the sum of each die's, and it advances when either does.
   // A die whose rail is frozen is CPU no live counter reads (§3.3): every rail must move.
   @Test
