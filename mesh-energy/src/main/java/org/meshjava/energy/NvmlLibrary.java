@@ -48,14 +48,15 @@ final class NvmlLibrary implements SharedNative {
   /**
    * The return codes of an energy read that name a condition of the moment, not of the board:
    * {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code MEMORY}, {@code NO_DATA}, {@code
-   * INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not ready for the request", which an
-   * H100 answers while its driver is still starting), {@code INVALID_STATE} and {@code UNKNOWN}
-   * (nvml.h lists it for this call as "any unexpected error"). Such a failure is {@link
-   * CounterIssue#READ_FAILED}, and discovery keeps the board for the meter's re-probes. Every other
-   * code is {@link CounterIssue#NATIVE_ERROR}: nvml.h documents {@code NOT_SUPPORTED} for this call
-   * as a device that does not support energy readings (before Volta, Tegra boards), {@code
-   * GPU_IS_LOST} as a board off the bus, and the rest name a setup that a retry does not change (no
-   * permission, a driver and library of different versions, a missing function).
+   * INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not ready for the request", which
+   * users have seen an H100 answer to this very call with no lasting fault named, pynvml issue 54),
+   * {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for this call as "any unexpected
+   * error"). Such a failure is {@link CounterIssue#READ_FAILED}, and discovery keeps the board for
+   * the meter's re-probes. Every other code is {@link CounterIssue#NATIVE_ERROR}: nvml.h documents
+   * {@code NOT_SUPPORTED} for this call as a device that does not support energy readings (before
+   * Volta, Tegra boards), {@code GPU_IS_LOST} as a board off the bus, and the rest name a setup
+   * that a retry does not change (no permission, a driver and library of different versions, a
+   * missing function).
    */
   private static final Set<Integer> MOMENTARY = Set.of(10, 19, 20, 21, 23, 27, 29, 999);
 
