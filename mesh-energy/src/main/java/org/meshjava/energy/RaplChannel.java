@@ -54,7 +54,8 @@ final class RaplChannel extends NamedChannel {
    * The largest {@code max_energy_range_uj} the RAPL driver can publish: the register's largest
    * value at the coarsest energy unit its 5-bit unit field can state, 1 J (2^-0). A larger range is
    * no status register's, so the wrap step this class derives from it (a "unit" of more than 1 J;
-   * 2.1 kJ at 2^63 − 1) has no basis, and a real wrap would be refused as a reset.
+   * 2.1 kJ at 2^63 − 1) has no basis: a wrap read within about two seconds would be refused as a
+   * reset, one read later counted 2.1 kJ over.
    */
   static final long MAX_RANGE_UJ = STATUS_REGISTER_MAX * 1_000_000L;
 

@@ -131,7 +131,8 @@ class RaplCounterTextTest {
   /**
    * The driver publishes the 32-bit status register's largest value times the energy unit, and the
    * coarsest unit its field states is 1 J: a range above (2^32 − 1) J is no RAPL counter's, and the
-   * wrap step derived from it (2.1 kJ at 2^63 − 1) would make a real wrap read as a reset.
+   * wrap step derived from it (2.1 kJ at 2^63 − 1) would make a wrap read soon a reset, and one
+   * read later 2.1 kJ too much.
    */
   @Test
   void rangeAboveWhatTheStatusRegisterHoldsAtOneJoule_isRefused() throws IOException {
