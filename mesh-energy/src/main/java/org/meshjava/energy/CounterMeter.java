@@ -123,12 +123,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
           Executors.newSingleThreadScheduledExecutor(
               r -> Thread.ofPlatform().daemon().name("mesh-energy-reprobe").unstarted(r));
       this.reprobeExecutor = ownedExecutor;
-      OptionalLong every = pollEveryNanos();
-      if (every.isPresent()) {
-        var unused =
-            ownedExecutor.scheduleAtFixedRate(
-                this::pollCounters, every.getAsLong(), every.getAsLong(), TimeUnit.NANOSECONDS);
-      }
+      schedulePoll(ownedExecutor);
     } else {
       this.ownedExecutor = null;
       this.reprobeExecutor = reprobeExecutor;
@@ -241,6 +236,30 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     return shortestGap == Long.MAX_VALUE
         ? OptionalLong.empty()
         : OptionalLong.of(Math.max(1, shortestGap / 2));
+  }
+
+  /**
+   * Schedules the next timed read of every counter at {@link #pollEveryNanos()} as it stands now,
+   * and the one after from that read: a zone seen drawing more than it was read for shortens the
+   * interval, which a fixed rate would not follow.
+   */
+  private void schedulePoll(ScheduledExecutorService executor) {
+    OptionalLong every = pollEveryNanos();
+    if (every.isEmpty() || closed.get()) {
+      return;
+    }
+    try {
+      var unused =
+          executor.schedule(
+              () -> {
+                pollCounters();
+                schedulePoll(executor);
+              },
+              every.getAsLong(),
+              TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // closed meanwhile: nothing left to read
+    }
   }
 
   /**

@@ -184,8 +184,11 @@ final class DomainLedger implements LivenessProbe.Target {
     return policy;
   }
 
-  /** The longest this counter may go unread without risking a missed wrap. */
-  long maxReadGapNanos() {
+  /**
+   * The longest this counter may go unread without risking a missed wrap; under the monitor, since
+   * a read may shorten it (a zone seen drawing more than it was read for).
+   */
+  synchronized long maxReadGapNanos() {
     return channel.maxReadGapNanos();
   }
 
@@ -505,7 +508,17 @@ final class DomainLedger implements LivenessProbe.Target {
     // a new value counts as seen only from after the read (so a fresh value never looks still),
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
+    long gapBefore = channel.maxReadGapNanos();
     long total = readChannel();
+    if (channel.maxReadGapNanos() < gapBefore) {
+      // The counter drew more than it was read for: reads before this one were spaced for less, so
+      // no window open across them is a reading (a wrap more may hide between two of them).
+      epoch++;
+      LOG.debug(
+          "energy counter {} draws more than it was read for; reading it every {} ms from now",
+          channel.name(),
+          channel.maxReadGapNanos() / 2_000_000);
+    }
     long mark = channel.livenessMark(total);
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {

@@ -17,6 +17,16 @@ final class IoReportChannel extends SharedNativeChannel {
   }
 
   /**
+   * Every Apple rail, the GPU's too, is held to the package's bound: the GPU of an Apple SoC is a
+   * rail of the same chip (tens of watts), not a board of its own, and the 2 kW a discrete board
+   * may draw would let a garbled GPU delta of twice any rail's draw through as energy.
+   */
+  @Override
+  public PowerBound powerBound() {
+    return PowerBound.PACKAGE;
+  }
+
+  /**
    * Moves only once every rail counted towards this domain has moved: no die hides a frozen one.
    */
   @Override

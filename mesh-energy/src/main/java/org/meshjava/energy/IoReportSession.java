@@ -15,6 +15,11 @@ final class IoReportSession implements SharedNative {
   private final IoReportSampler sampler;
   private final Map<EnergyDomain.Kind, Long> totalsNj = new EnumMap<>(EnergyDomain.Kind.class);
   private final Map<EnergyDomain.Kind, JointMark> marks = new EnumMap<>(EnergyDomain.Kind.class);
+
+  /** Domains a failed sample held energy for, with why it failed, until each one's next read. */
+  private final Map<EnergyDomain.Kind, String> missedSamples =
+      new EnumMap<>(EnergyDomain.Kind.class);
+
   private int users;
   private boolean primed;
 
@@ -22,8 +27,40 @@ final class IoReportSession implements SharedNative {
     this.sampler = Objects.requireNonNull(sampler, "sampler");
   }
 
-  /** Samples and returns the µJ accumulated on {@code kind} since the session began. */
+  /**
+   * Samples and returns the µJ accumulated on {@code kind} since the session began.
+   *
+   * @throws CounterException when this sample fails, or when one taken since this domain's last
+   *     read failed: that sample held this domain's energy too, and the next one starts after it
+   */
   synchronized long totalUj(EnergyDomain.Kind kind) throws CounterException {
+    String missed = missedSamples.remove(kind);
+    if (missed != null) {
+      throw new CounterException(
+          CounterIssue.READ_FAILED,
+          "an IOReport sample taken for another domain failed, and its "
+              + kind
+              + " energy with it ("
+              + missed
+              + ")");
+    }
+    try {
+      sample();
+    } catch (CounterException e) {
+      // One sample carries every rail, and the sampler has moved past it: each other domain's
+      // next read must fail as this one does, or its window would be short of that interval.
+      for (EnergyDomain.Kind other : EnergyDomain.Kind.values()) {
+        if (other != kind) {
+          missedSamples.putIfAbsent(other, String.valueOf(e.getMessage()));
+        }
+      }
+      throw e;
+    }
+    return totalsNj.getOrDefault(kind, 0L) / 1_000;
+  }
+
+  /** Takes one sample delta and folds it into every domain's total, all or none. */
+  private void sample() throws CounterException {
     if (!primed) {
       sampler.sampleDelta();
       primed = true;
@@ -50,7 +87,6 @@ final class IoReportSession implements SharedNative {
       }
       marks.values().forEach(JointMark::endRead);
     }
-    return totalsNj.getOrDefault(kind, 0L) / 1_000;
   }
 
   /**

@@ -12,10 +12,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The steward's default meter: finds the energy counters this machine has, proves which are live
  * (§3.3), and returns a {@link CounterMeter} over them, or the {@link EstimatorMeter} when none is
- * live, so a receipt never claims more than the machine can show. Every counter found or refused is
- * in {@link #counters()} with its reason. It logs one line at INFO saying what it found and how
- * figures are graded; each refused counter's reason at DEBUG; and at WARN, advice when RAPL
- * counters exist but may not be read, and each counter that fails its liveness probe.
+ * live and none failed only to be read (such a counter may answer at a later re-probe, so the
+ * counter meter is kept for it, grading {@code Estimator} meanwhile), so a receipt never claims
+ * more than the machine can show. Every counter found or refused is in {@link #counters()} with its
+ * reason. It logs one line at INFO saying what it found and how figures are graded; each refused
+ * counter's reason at DEBUG; and at WARN, advice when RAPL counters exist but may not be read, and
+ * each counter that fails its liveness probe.
  *
  * <p>On a machine without counters (no powercap tree or root-only {@code energy_uj}, no NVML, not
  * macOS) discovery touches a few paths and returns at once. With readable counters it burns one
@@ -60,9 +62,13 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
     return MeterLease.acquire(options, MeterDiscovery::discover);
   }
 
-  /** Whether the meter grades anything from hardware. */
+  /**
+   * Whether the meter grades anything from hardware now: a counter meter with a live counter. One
+   * kept only for the re-probes of counters that failed to read grades {@code Estimator} until one
+   * of them proves live.
+   */
   public boolean hardwareGraded() {
-    return meter instanceof CounterMeter;
+    return meter instanceof CounterMeter c && !c.liveDomains().isEmpty();
   }
 
   static MeterDiscovery discover(
@@ -116,11 +122,22 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
             clock,
             reprobeExecutor);
     List<CounterStatus> statuses = meter.probeNow();
-    if (meter.liveDomains().isEmpty()) {
+    if (meter.liveDomains().isEmpty() && statuses.stream().noneMatch(MeterDiscovery::mayAnswer)) {
       meter.close();
       return found(new EstimatorMeter(), statuses);
     }
     return found(meter, statuses);
+  }
+
+  /**
+   * Whether a counter that is not live failed only to be read, which a later re-probe may find
+   * passed (an NVML board not ready yet, a file that could not be read this once), rather than
+   * behaving as no live counter does (frozen, lumpy): the meter is then kept for its re-probes
+   * though none is live yet, and grades {@code Estimator} meanwhile.
+   */
+  private static boolean mayAnswer(CounterStatus s) {
+    return s.state() == CounterState.NOT_LIVE
+        && s.issue().equals(Optional.of(CounterIssue.READ_FAILED));
   }
 
   /** The discovery's result, after logging its one {@link #summary} line. */
@@ -144,6 +161,13 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
       }
     }
     String notUsed = unused.isEmpty() ? "" : "; not used: " + String.join(", ", unused);
+    if (meter instanceof CounterMeter waiting && waiting.liveDomains().isEmpty()) {
+      return "no energy counter proved live yet, so figures are graded Estimator until a periodic"
+          + " re-probe of "
+          + waiting.name()
+          + " proves one live"
+          + notUsed;
+    }
     if (meter instanceof CounterMeter live) {
       return "energy meter "
           + live.name()

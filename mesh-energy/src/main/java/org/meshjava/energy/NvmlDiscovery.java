@@ -137,8 +137,16 @@ final class NvmlDiscovery {
         channel.readTotalUj();
         found.add(channel);
       } catch (CounterException e) {
-        channel.release();
-        rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
+        if (e.issue() == CounterIssue.READ_FAILED) {
+          // NVML named a condition of the moment (not ready, busy, timed out): the board is kept
+          // as a counter that is not live, and the meter's re-probes, which look again at every
+          // counter not live, bring it in once it answers. Refused here, it would be lost until a
+          // restart.
+          found.add(channel);
+        } else {
+          channel.release();
+          rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
+        }
       }
     }
   }

@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * NVIDIA's management library bound through the FFM API, no JNI. Only the calls an energy meter
@@ -43,6 +44,21 @@ final class NvmlLibrary implements SharedNative {
 
   /** {@code NVML_DEVICE_MIG_ENABLE}. */
   private static final int MIG_ENABLE = 1;
+
+  /**
+   * The return codes of an energy read that name a condition of the moment, not of the board:
+   * {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code MEMORY}, {@code NO_DATA}, {@code
+   * INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not ready for the request", which
+   * users have seen an H100 answer to this very call with no lasting fault named, pynvml issue 54),
+   * {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for this call as "any unexpected
+   * error"). Such a failure is {@link CounterIssue#READ_FAILED}, and discovery keeps the board for
+   * the meter's re-probes. Every other code is {@link CounterIssue#NATIVE_ERROR}: nvml.h documents
+   * {@code NOT_SUPPORTED} for this call as a device that does not support energy readings (before
+   * Volta, Tegra boards), {@code GPU_IS_LOST} as a board off the bus, and the rest name a setup
+   * that a retry does not change (no permission, a driver and library of different versions, a
+   * missing function).
+   */
+  private static final Set<Integer> MOMENTARY = Set.of(10, 19, 20, 21, 23, 27, 29, 999);
 
   private final String library;
   private final Arena arena;
@@ -204,7 +220,12 @@ final class NvmlLibrary implements SharedNative {
       throw new CounterException(
           CounterIssue.NATIVE_ERROR, "nvmlDeviceGetTotalEnergyConsumption threw " + t, t);
     }
-    check("nvmlDeviceGetTotalEnergyConsumption", rc);
+    if (rc != NVML_SUCCESS) {
+      throw failure(
+          "nvmlDeviceGetTotalEnergyConsumption",
+          rc,
+          MOMENTARY.contains(rc) ? CounterIssue.READ_FAILED : CounterIssue.NATIVE_ERROR);
+    }
     return out.get(JAVA_LONG, 0);
   }
 
@@ -264,10 +285,13 @@ final class NvmlLibrary implements SharedNative {
 
   private void check(String call, int rc) throws CounterException {
     if (rc != NVML_SUCCESS) {
-      throw new CounterException(
-          CounterIssue.NATIVE_ERROR,
-          call + " failed: " + describe(rc) + " (NVML error " + rc + ")");
+      throw failure(call, rc, CounterIssue.NATIVE_ERROR);
     }
+  }
+
+  private CounterException failure(String call, int rc, CounterIssue issue) {
+    return new CounterException(
+        issue, call + " failed: " + describe(rc) + " (NVML error " + rc + ")");
   }
 
   /** NVML's own text for an error code. */

@@ -41,8 +41,23 @@ final class RaplChannel extends NamedChannel {
    */
   static final long MIN_WRAP_NANOS = 1_000_000_000L;
 
+  /**
+   * The shortest gap between two reads over which the zone's power is taken as seen: ten refreshes
+   * of the energy status MSR (about 1 ms), so a refresh more or less is at most a tenth.
+   */
+  static final long MIN_OBSERVED_GAP_NANOS = 10_000_000L;
+
   /** The largest value of the 32-bit energy status register behind every RAPL zone. */
   private static final long STATUS_REGISTER_MAX = 0xFFFF_FFFFL;
+
+  /**
+   * The largest {@code max_energy_range_uj} the RAPL driver can publish: the register's largest
+   * value at the coarsest energy unit its 5-bit unit field can state, 1 J (2^-0). A larger range is
+   * no status register's, so the wrap step this class derives from it (a "unit" of more than 1 J;
+   * 2.1 kJ at 2^63 − 1) has no basis: a wrap read within about two seconds would be refused as a
+   * reset, one read later counted 2.1 kJ over.
+   */
+  static final long MAX_RANGE_UJ = STATUS_REGISTER_MAX * 1_000_000L;
 
   private final Path energyFile;
   private final SysfsReader reader;
@@ -50,6 +65,16 @@ final class RaplChannel extends NamedChannel {
   private final long rangeUj;
   private final long maxWatts;
   private final CounterAccumulator accumulator;
+
+  /**
+   * The power the read interval is reckoned from: {@link #maxWatts} until the zone is seen drawing
+   * more than half of it, then four times the highest power seen (see {@link #observe}).
+   */
+  private long readBoundWatts;
+
+  private boolean observed;
+  private long lastTotalUj;
+  private long lastReadEndNanos;
 
   /** A zone that publishes no power figure: bounded at {@link #ASSUMED_MAX_WATTS}. */
   RaplChannel(
@@ -79,6 +104,7 @@ final class RaplChannel extends NamedChannel {
       throw new IllegalArgumentException("maxWatts must be positive: " + maxWatts);
     }
     this.maxWatts = maxWatts;
+    this.readBoundWatts = maxWatts;
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
     this.reader = Objects.requireNonNull(reader, "reader");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -107,7 +133,7 @@ final class RaplChannel extends NamedChannel {
   @Override
   public long maxReadGapNanos() {
     // range µJ at P W (P µJ per µs) takes range / P µs.
-    return Math.multiplyExact(rangeUj / maxWatts, 1_000L);
+    return Math.multiplyExact(rangeUj / readBoundWatts, 1_000L);
   }
 
   /** The most power the zone is taken to draw, in watts. */
@@ -129,7 +155,35 @@ final class RaplChannel extends NamedChannel {
   public long readTotalUj() throws CounterException {
     long start = clock.nanoTime();
     long raw = readRaw();
-    return accumulator.advance(raw, name(), start, clock.nanoTime());
+    long end = clock.nanoTime();
+    long total = accumulator.advance(raw, name(), start, end);
+    observe(total, start, end);
+    return total;
+  }
+
+  /**
+   * Shortens the read interval when the zone draws more than half the power it is read for. A
+   * second wrap between two reads shows in neither value (the increment reads as the energy less a
+   * whole range), so the interval must be set before the zone draws that much; what can be seen is
+   * the power rising towards it, read over the gaps between reads. Past half the bound, the
+   * interval is reckoned from four times the highest power seen (twice, as for a published limit,
+   * and twice again so a load that keeps rising moves it only at each doubling). Gaps under {@link
+   * #MIN_OBSERVED_GAP_NANOS} are passed over: the counter's refresh makes them noise. The reset
+   * bound keeps {@link #maxWatts}.
+   */
+  private void observe(long total, long start, long end) {
+    long gap = start - lastReadEndNanos;
+    if (observed && gap >= MIN_OBSERVED_GAP_NANOS && total > lastTotalUj) {
+      // µJ per µs is W; from the end of the last read to the start of this one, the shortest the
+      // energy can have been drawn in, so the power is not understated.
+      double watts = (total - lastTotalUj) * 1_000.0 / gap;
+      if (2 * watts > readBoundWatts) {
+        readBoundWatts = (long) Math.min(Long.MAX_VALUE / 1_000.0, Math.ceil(4 * watts));
+      }
+    }
+    observed = true;
+    lastTotalUj = total;
+    lastReadEndNanos = end;
   }
 
   /** Reads {@code energy_uj} as a number of µJ. */

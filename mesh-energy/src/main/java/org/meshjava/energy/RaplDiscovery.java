@@ -199,6 +199,15 @@ final class RaplDiscovery {
       if (range == 0) {
         throw new NumberFormatException("is 0: a counter with no range has nothing to count in");
       }
+      if (range > RaplChannel.MAX_RANGE_UJ) {
+        throw new NumberFormatException(
+            "is "
+                + range
+                + ", more than the "
+                + RaplChannel.MAX_RANGE_UJ
+                + " µJ a RAPL status register holds at its coarsest unit (1 J): no RAPL counter's"
+                + " range, so its wraps cannot be counted");
+      }
     } catch (IOException e) {
       rejected.add(
           CounterStatus.unavailable(

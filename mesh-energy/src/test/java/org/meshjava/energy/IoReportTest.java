@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -67,6 +68,11 @@ class IoReportTest {
   }
 
   private static CounterMeter meterOver(IoReportSampler replay, FakeClock clock) {
+    return meterOver(replay, clock, Runnable::run);
+  }
+
+  /** A meter over {@code replay}'s session whose re-probes run on {@code reprobes}. */
+  static CounterMeter meterOver(IoReportSampler replay, FakeClock clock, Executor reprobes) {
     List<EnergyChannel> found = new ArrayList<>();
     List<CounterStatus> refused = new ArrayList<>();
     IoReportDiscovery.adopt(new IoReportSession(replay), replay, found, refused);
@@ -74,7 +80,7 @@ class IoReportTest {
     LivenessPolicy unpolled =
         new LivenessPolicy(Duration.ofMillis(20), Duration.ofMillis(400), Duration.ofMillis(20));
     return new CounterMeter(
-        found, refused, unpolled, Duration.ofMinutes(10), Optional.empty(), clock, Runnable::run);
+        found, refused, unpolled, Duration.ofMinutes(10), Optional.empty(), clock, reprobes);
   }
 
   @Test
@@ -168,6 +174,35 @@ class IoReportTest {
     garbage[0] = true; // a megajoule in one sample: 4 MW over the window
     assertThat(w.close(3)).isEqualTo(Energy.estimated(3));
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+  }
+
+  // An Apple GPU is a rail of the SoC, held to the 1 kW of every Apple rail (SPEC.md 40 §1), not
+  // to a discrete board's 2 kW: 1.7 kW over a window is a fault, not a reading.
+  @Test
+  void gpuRailDeltaPastOneKilowatt_isAResetNotAReading() {
+    FakeClock clock = new FakeClock();
+    long[] lastSample = {clock.nanoTime()};
+    long[] gpuWatts = {20};
+    IoReportSampler sampler =
+        () -> {
+          long ms = (clock.nanoTime() - lastSample[0]) / 1_000_000;
+          lastSample[0] = clock.nanoTime();
+          return List.of(
+              new IoReportEntry("Energy Model", "CPU Energy", "mJ", ms * 10),
+              new IoReportEntry("Energy Model", "GPU Energy", "mJ", ms * gpuWatts[0]));
+        };
+    CounterMeter meter = meterOver(sampler, clock, r -> {});
+    meter.probeNow();
+    assertThat(meter.liveDomains()).contains(EnergyDomain.gpu(0));
+    MeterWindow w = meter.open(Set.of(EnergyDomain.gpu(0)));
+    gpuWatts[0] = 1_700; // 1.7 kJ in a second: past 1 kW however the reads fall, within 2 kW
+    clock.advanceMillis(1_000);
+    assertThat(w.close(3)).isEqualTo(Energy.estimated(3));
+    assertThat(meter.counters())
+        .filteredOn(s -> s.domain().equals(Optional.of(EnergyDomain.gpu(0))))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.COUNTER_RESET));
+    meter.close();
   }
 
   // On a two-die part the CPU rail is the sum of each die's, and it advances when either does.

@@ -257,6 +257,59 @@ class NvmlMeterTest {
     }
   }
 
+  /**
+   * A board whose first read NVML answers with a condition of the moment (27 is {@code
+   * NVML_ERROR_NOT_READY}, which an H100 answers while its driver starts; 999 {@code UNKNOWN}; 10
+   * {@code TIMEOUT}; 19 {@code IN_USE}) is kept though it is the only counter: not live, graded
+   * {@code Estimator}, and brought in by the periodic re-probe once it answers.
+   */
+  @Test
+  void discover_whenTheOnlyBoardsFirstReadFailsForTheMoment_keepsItForTheReprobe() {
+    for (int code : new int[] {27, 999, 10, 19}) {
+      FakeNvml.reset();
+      reprobes.clear();
+      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.setEnergyError(0, code);
+      MeterDiscovery found = discover();
+      assertThat(found.meter()).as("code %d", code).isInstanceOf(CounterMeter.class);
+      assertThat(found.hardwareGraded()).isFalse();
+      assertThat(MeterDiscovery.summary(found.meter(), found.counters()))
+          .startsWith("no energy counter proved live yet, so figures are graded Estimator");
+      CounterMeter meter = (CounterMeter) found.meter();
+      assertThat(meter.counters())
+          .singleElement()
+          .satisfies(
+              s -> {
+                assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+                assertThat(s.detail()).contains("(NVML error " + code + ")");
+              });
+      assertThat(meter.open(Set.of(GPU0)).close(4)).isEqualTo(Energy.estimated(4));
+
+      FakeNvml.setEnergyError(0, 0);
+      clock.advanceMillis(Duration.ofMinutes(10).toMillis());
+      meter.open(Set.of(GPU0)).abandon(); // the first serve after reprobeEvery schedules it
+      measuredAgainAfterTheReprobe(meter);
+    }
+  }
+
+  /**
+   * What nvml.h documents as the board's own lack ({@code NOT_SUPPORTED}, 3: no energy readings
+   * before Volta), a board off the bus ({@code GPU_IS_LOST}, 15) or a setup a retry does not change
+   * ({@code NO_PERMISSION}, 4) is refused at discovery, not re-probed for the process's life.
+   */
+  @Test
+  void discover_whenTheFirstReadFailsForGood_refusesTheBoard() {
+    for (int code : new int[] {3, 15, 4}) {
+      FakeNvml.reset();
+      FakeNvml.setEnergyError(0, code);
+      MeterDiscovery found = discover();
+      assertThat(found.meter()).as("code %d", code).isInstanceOf(EstimatorMeter.class);
+      assertThat(found.counters())
+          .singleElement()
+          .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.NATIVE_ERROR));
+    }
+  }
+
   @Test
   void discover_whenNvmlReportsNoGpus_saysSo() {
     FakeNvml.setDeviceCount(0);

@@ -128,6 +128,31 @@ class RaplCounterTextTest {
         discover(Long::toString, "99999999999999999999"), "max_energy_range_uj holds 9999");
   }
 
+  /**
+   * The driver publishes the 32-bit status register's largest value times the energy unit, and the
+   * coarsest unit its field states is 1 J: a range above (2^32 − 1) J is no RAPL counter's, and the
+   * wrap step derived from it (2.1 kJ at 2^63 − 1) would make a wrap read soon a reset, and one
+   * read later 2.1 kJ too much.
+   */
+  @Test
+  void rangeAboveWhatTheStatusRegisterHoldsAtOneJoule_isRefused() throws IOException {
+    assertRefused(
+        discover(Long::toString, Long.toString(Long.MAX_VALUE)),
+        "max_energy_range_uj is " + Long.MAX_VALUE,
+        "no RAPL counter's range");
+    root = Files.createTempDirectory(root, "justAbove");
+    assertRefused(
+        discover(Long::toString, Long.toString(RaplChannel.MAX_RANGE_UJ + 1)),
+        "more than the 4294967295000000 µJ");
+  }
+
+  @Test
+  void rangeOfTheRegisterAtOneJoule_isStillARange() throws IOException {
+    MeterDiscovery found = discover(Long::toString, Long.toString(RaplChannel.MAX_RANGE_UJ));
+    assertThat(only(found).state()).isEqualTo(CounterState.LIVE);
+    ((CounterMeter) found.meter()).close();
+  }
+
   @Test
   void rangeOfOne_isRefusedAsTooShortToRead() throws IOException {
     assertRefused(discover(uj -> "0", "1"), "under a second");

@@ -278,6 +278,14 @@ class RaplMeterTest {
     constraint(pkg, "constraint_1_max_power_uw", 2_000_000_000L);
     powered(pkg, 0, 5_000, SMALL_RANGE);
     CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    assertThat(meter.pollEveryNanos())
+        .as("half the 13.1 s the range lasts at twice the highest limit, 2.5 kW")
+        .hasValue(6_553_261_000L);
+    // Drawing all of that bound, the zone is then read for four times what it was seen drawing,
+    // from the first gap on; a window across that read is no reading (SPEC.md 40 §3).
+    clock.advanceMillis(1_000);
+    meter.pollCounters();
+    assertThat(meter.pollEveryNanos()).as("half of 3.3 s, at 20 kW").hasValue(1_638_315_000L);
 
     MeterWindow w = meter.open(Set.of(CPU0));
     runPolled(meter, clock, 30_000_000_000L);
@@ -285,9 +293,6 @@ class RaplMeterTest {
 
     assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
     assertThat(e.measuredUj()).as("5 kW for 30 s").hasValue(150_000_000_000L);
-    assertThat(meter.pollEveryNanos())
-        .as("half the 13.1 s the range lasts at twice the highest limit, 2.5 kW")
-        .hasValue(6_553_261_000L);
     meter.close();
   }
 
@@ -321,6 +326,9 @@ class RaplMeterTest {
     powered(die0, 0, 3_000, SMALL_RANGE);
     powered(die1, 7_777, 3_000, SMALL_RANGE);
     CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    // Each die draws over half its 4 kW: the first gap shortens the interval (SPEC.md 40 §3).
+    clock.advanceMillis(1_000);
+    meter.pollCounters();
 
     MeterWindow w = meter.open(Set.of(CPU0));
     runPolled(meter, clock, 30_000_000_000L);
@@ -445,11 +453,12 @@ class RaplMeterTest {
     Path pkg = zone("intel-rapl:0", "package-0", 0, SMALL_RANGE);
     AtomicLong value = powered(pkg, 0, 900, SMALL_RANGE);
     CounterMeter meter = (CounterMeter) discover(SysfsReader.FILES).meter();
+    // The first gap at 900 W, over half the 1 kW the zone is read for, shortens its interval; a
+    // window across that read is no reading (SPEC.md 40 §3), so this one opens after it.
+    clock.advanceMillis(30_000);
+    meter.pollCounters();
     MeterWindow w = meter.open(Set.of(CPU0));
-    for (int i = 0; i < 6; i++) {
-      clock.advanceMillis(30_000); // 27 kJ at 900 W: one wrap every two or three polls
-      meter.pollCounters();
-    }
+    runPolled(meter, clock, 180_000_000_000L); // 8.2 kJ a read at 900 W: a wrap every eight
     Energy e = w.close(1);
     assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
     assertThat(e.measuredUj()).hasValue(162_000_000_000L);
