@@ -211,8 +211,10 @@ final class Endpoints {
    * Jackson's messages name its own configuration: the limit behind a figure ("(1000, from {@code
    * StreamReadConstraints.getMaxNestingDepth()})"), the Java type it was reading into, and the
    * feature that would have let a refused token through ("enable {@code
-   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow"). None of it means anything to a client,
-   * and the last reads as advice it cannot follow; what was wrong and where stay.
+   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow"), and the one that keeps the body out of a
+   * location ("[Source: REDACTED ({@code StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION} disabled);
+   * line: 1, column: 1]"). None of it means anything to a client, and the last reads as advice it
+   * cannot follow; what was wrong and where stay.
    */
   static String withoutParserInternals(String message) {
     return message
@@ -220,8 +222,10 @@ final class Endpoints {
         .replaceAll(": enable `[^`]*` to allow", "")
         .replaceAll(" \\(bound as `[^`]*`\\)", "")
         .replaceAll(": not allowed as per `[^`]*`", "")
-        .replaceAll(
-            " \\(not recognized as one since Feature '[^']*' not enabled for parser\\)", "");
+        .replaceAll(" \\(not recognized as one since Feature '[^']*' not enabled for parser\\)", "")
+        // A body cut short: where the open object or array began, behind the setting that keeps
+        // the body's text out of the message.
+        .replaceAll("\\[Source: [^;\\]]*; (line: \\d+, column: \\d+)\\]", "$1");
   }
 
   static JsonNode parse(byte[] body) throws BindingException {
