@@ -209,12 +209,12 @@ final class Endpoints {
 
   /**
    * Jackson's messages name its own configuration: the limit behind a figure ("(1000, from {@code
-   * StreamReadConstraints.getMaxNestingDepth()})"), the Java type it was reading into, and the
-   * feature that would have let a refused token through ("enable {@code
-   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow"), and the one that keeps the body out of a
-   * location ("[Source: REDACTED ({@code StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION} disabled);
-   * line: 1, column: 1]"). None of it means anything to a client, and the last reads as advice it
-   * cannot follow; what was wrong and where stay.
+   * StreamReadConstraints.getMaxNestingDepth()})"), the Java type it was reading into, the feature
+   * that would have let a refused token through ("enable {@code
+   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow", which reads as advice a client cannot
+   * follow), and the one that keeps the body out of a location ("[Source: REDACTED ({@code
+   * StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION} disabled); line: 1, column: 1]"). None of it
+   * means anything to a client; what was wrong and where stay.
    */
   static String withoutParserInternals(String message) {
     return message
