@@ -753,6 +753,17 @@ final class Endpoints {
   /** The {@code Retry-After} of a 429, in seconds. */
   static final int RETRY_AFTER_SECONDS = 1;
 
+  /**
+   * A failed journal's refusal, in the client's words. The journal's own (a write or sync that
+   * failed, and on which file or database) name where it lives, which the API listener does not
+   * disclose (SPEC 78); the journal logs them, and the console's status shows them, to the
+   * operator.
+   */
+  private static final String JOURNAL_FAILED =
+      "the steward's journal failed, so this was not recorded and nothing of it was handed out;"
+          + " the journal records nothing more until its operator restarts the steward on it (the"
+          + " server's log says why), so do not send this again before then";
+
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
     String message = String.valueOf(e.getMessage());
@@ -773,7 +784,13 @@ final class Endpoints {
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           ErrorReply.of(502, "server_error", code, message, Optional.empty());
-      case NOT_RECORDED -> ErrorReply.of(503, "server_error", code, message, Optional.empty());
+      case NOT_RECORDED ->
+          ErrorReply.of(
+              503,
+              "server_error",
+              code,
+              e.journalFailed() ? JOURNAL_FAILED : message,
+              Optional.empty());
       case NOT_ISSUER ->
           ErrorReply.of(401, "authentication_error", code, message, Optional.empty());
       case GRANT_REFUSED -> ErrorReply.of(403, "permission_error", code, message, Optional.empty());
