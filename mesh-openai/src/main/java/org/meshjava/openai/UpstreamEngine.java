@@ -388,10 +388,11 @@ public final class UpstreamEngine extends DescribedEngine {
    * answer's, sent to whoever sent the request on a listener that may face the network, so it says
    * what went wrong and never where the upstream is: its address is a host on the operator's
    * network (a name that fails to resolve is that address too). The server's log has the endpoint
-   * and the cause, at WARN, for the operator.
+   * and the cause, one line at WARN, for the operator.
    */
   private EngineException failed(IOException e) {
-    LOG.warn("upstream {} at {} failed", name(), chatCompletions, e);
+    // One line, not a stack trace: during an outage every request fails the same way.
+    LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, e.toString());
     String why =
         switch (e) {
           case UnknownHostException unknown -> "its host name does not resolve";
