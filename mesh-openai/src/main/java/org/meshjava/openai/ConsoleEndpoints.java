@@ -300,7 +300,7 @@ final class ConsoleEndpoints {
     root.put("did", steward.identity().value());
     root.put("now_ms", steward.clock().millis());
     root.put("ready", ready.ready());
-    ReadinessJson.write(ready, root);
+    ReadinessJson.write(ready, root, ReadinessJson.Reader.OPERATOR);
     // Serves authorised but never debited when the steward last stopped (§2.2): the console's own
     // count, no part of readiness.
     ((ObjectNode) root.get("journal")).put("unresolved", steward.unresolved().size());

@@ -209,10 +209,12 @@ final class Endpoints {
 
   /**
    * Jackson's messages name its own configuration: the limit behind a figure ("(1000, from {@code
-   * StreamReadConstraints.getMaxNestingDepth()})"), the Java type it was reading into, and the
-   * feature that would have let a refused token through ("enable {@code
-   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow"). None of it means anything to a client,
-   * and the last reads as advice it cannot follow; what was wrong and where stay.
+   * StreamReadConstraints.getMaxNestingDepth()})"), the Java type it was reading into, the feature
+   * that would have let a refused token through ("enable {@code
+   * JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS} to allow", which reads as advice a client cannot
+   * follow), and the one that keeps the body out of a location ("[Source: REDACTED ({@code
+   * StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION} disabled); line: 1, column: 1]"). None of it
+   * means anything to a client; what was wrong and where stay.
    */
   static String withoutParserInternals(String message) {
     return message
@@ -220,8 +222,10 @@ final class Endpoints {
         .replaceAll(": enable `[^`]*` to allow", "")
         .replaceAll(" \\(bound as `[^`]*`\\)", "")
         .replaceAll(": not allowed as per `[^`]*`", "")
-        .replaceAll(
-            " \\(not recognized as one since Feature '[^']*' not enabled for parser\\)", "");
+        .replaceAll(" \\(not recognized as one since Feature '[^']*' not enabled for parser\\)", "")
+        // A body cut short: where the open object or array began, behind the setting that keeps
+        // the body's text out of the message.
+        .replaceAll("\\[Source: [^;\\]]*; (line: \\d+, column: \\d+)\\]", "$1");
   }
 
   static JsonNode parse(byte[] body) throws BindingException {
@@ -749,6 +753,17 @@ final class Endpoints {
   /** The {@code Retry-After} of a 429, in seconds. */
   static final int RETRY_AFTER_SECONDS = 1;
 
+  /**
+   * A failed journal's refusal, in the client's words. The journal's own (a write or sync that
+   * failed, and on which file or database) name where it lives, which the API listener does not
+   * disclose (SPEC 78); the journal logs them, and the console's status shows them, to the
+   * operator.
+   */
+  private static final String JOURNAL_FAILED =
+      "the steward's journal failed, so this was not recorded and nothing of it was handed out;"
+          + " the journal records nothing more until its operator restarts the steward on it (the"
+          + " server's log says why), so do not send this again before then";
+
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
     String message = String.valueOf(e.getMessage());
@@ -769,7 +784,13 @@ final class Endpoints {
       case QUESTIONS_MISMATCH, PROMPT_MISMATCH -> ErrorReply.invalid(400, code, message);
       case ENGINE_FAILED, INCONSISTENT_OUTCOME, FIDELITY_OVERCLAIM, WEIGHTS_CHANGED ->
           ErrorReply.of(502, "server_error", code, message, Optional.empty());
-      case NOT_RECORDED -> ErrorReply.of(503, "server_error", code, message, Optional.empty());
+      case NOT_RECORDED ->
+          ErrorReply.of(
+              503,
+              "server_error",
+              code,
+              e.journalFailed() ? JOURNAL_FAILED : message,
+              Optional.empty());
       case NOT_ISSUER ->
           ErrorReply.of(401, "authentication_error", code, message, Optional.empty());
       case GRANT_REFUSED -> ErrorReply.of(403, "permission_error", code, message, Optional.empty());

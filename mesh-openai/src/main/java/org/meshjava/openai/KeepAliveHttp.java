@@ -160,7 +160,8 @@ final class KeepAliveHttp {
     } catch (IOException e) {
       close(s);
       if (watch.expired()) {
-        throw new IOException("no connection to " + host + ":" + port + " within the timeout", e);
+        // No address in the text: it reaches the client (UpstreamEngine.failed).
+        throw new IOException("no connection within the timeout", e);
       }
       throw e;
     }

@@ -87,7 +87,8 @@ final class Operations {
     ObjectNode root = NODES.objectNode();
     root.put("ready", ready);
     root.put("draining", draining);
-    ReadinessJson.write(r, root);
+    // The API listener may face the network; the console, on a listener of its own, has the rest.
+    ReadinessJson.write(r, root, ReadinessJson.Reader.ANYONE);
     return new Reply.Json(ready ? 200 : 503, root);
   }
 

@@ -16,17 +16,39 @@ import org.meshjava.steward.Readiness;
 final class ReadinessJson {
   private ReadinessJson() {}
 
+  /** Who reads the report, which decides whether the host's own facts are in it. */
+  enum Reader {
+    /**
+     * The console's reader, the operator: everything, the journal's location and failure text and
+     * each counter's detail included.
+     */
+    OPERATOR,
+    /**
+     * Whoever reaches the API listener, which may face the network: the same fields less those that
+     * describe the host rather than the steward's state (the journal's file or database, with its
+     * host and user, the text of a write failure, which names the file, and each counter's detail,
+     * which names devices and files). A probe needs only the status code, and the rest tells an
+     * operator what is wrong without telling a stranger where things are.
+     */
+    ANYONE
+  }
+
   /** Adds the report's {@code chain}, {@code journal}, {@code grants} and {@code meter} to root. */
-  static void write(Readiness r, ObjectNode root) {
+  static void write(Readiness r, ObjectNode root, Reader reader) {
+    boolean operator = reader == Reader.OPERATOR;
     ObjectNode chain = root.putObject("chain");
     chain.put("next_sequence", r.head().nextSequence());
     chain.put("head", r.head().prev().map(ContentId::hex).orElse(null));
     ObjectNode journal = root.putObject("journal");
-    journal.put("description", r.journal().description());
+    if (operator) {
+      journal.put("description", r.journal().description());
+    }
     journal.put("durable", r.journal().durable());
     journal.put("locked", r.journal().locked());
     journal.put("writable", r.journal().writable());
-    journal.put("refuses_appends", r.journal().refusesAppends().orElse(null));
+    if (operator) {
+      journal.put("refuses_appends", r.journal().refusesAppends().orElse(null));
+    }
     ObjectNode grants = root.putObject("grants");
     grants.put("honoured", r.grants().honoured());
     grants.put("refused_because", r.grants().refusedBecause().orElse(null));
@@ -42,7 +64,9 @@ final class ReadinessJson {
       each.put("domain", c.domain().map(Object::toString).orElse(null));
       each.put("state", c.state().name().toLowerCase(Locale.ROOT));
       each.put("issue", c.issue().map(i -> i.name().toLowerCase(Locale.ROOT)).orElse(null));
-      each.put("detail", c.detail());
+      if (operator) {
+        each.put("detail", c.detail());
+      }
     }
   }
 }

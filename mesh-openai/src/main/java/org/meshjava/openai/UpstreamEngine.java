@@ -6,11 +6,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
 import org.meshjava.core.CostProfile;
@@ -29,6 +31,8 @@ import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.core.Tokenizer;
 import org.meshjava.core.WeightsBinding;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A backend that forwards to an OpenAI-compatible server (vLLM, llama.cpp's server, Ollama, TGI,
@@ -67,6 +71,7 @@ public final class UpstreamEngine extends DescribedEngine {
   /** Requests in flight to one upstream unless configured otherwise. */
   public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
 
+  private static final Logger LOG = LoggerFactory.getLogger(UpstreamEngine.class);
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long U32_MAX = 0xFFFF_FFFFL;
 
@@ -378,9 +383,24 @@ public final class UpstreamEngine extends DescribedEngine {
     }
   }
 
+  /**
+   * A failed exchange, in words the client may read. The message is the 502 {@code engine_failed}
+   * answer's, sent to whoever sent the request on a listener that may face the network, so it says
+   * what went wrong and never where the upstream is: its address is a host on the operator's
+   * network (a name that fails to resolve is that address too). The server's log has the endpoint
+   * and the cause, one line at WARN, for the operator.
+   */
   private EngineException failed(IOException e) {
+    // One line, not a stack trace: during an outage every request fails the same way.
+    LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, e.toString());
+    String why =
+        switch (e) {
+          case UnknownHostException unknown -> "its host name does not resolve";
+          case SSLException tls -> "the TLS handshake or session failed";
+          default -> e.getMessage() == null ? "the exchange failed" : e.getMessage();
+        };
     return new EngineException(
-        "upstream " + name() + " at " + chatCompletions + " failed: " + e.getMessage(), e);
+        "upstream " + name() + " failed: " + why + " (the server's log names its endpoint)", e);
   }
 
   private EngineException interrupted(InterruptedException e) {
@@ -532,6 +552,22 @@ public final class UpstreamEngine extends DescribedEngine {
       Objects.requireNonNull(v, "baseUri");
       if (!"http".equals(v.getScheme()) && !"https".equals(v.getScheme())) {
         throw new IllegalArgumentException("the upstream base URI must be http or https: " + v);
+      }
+      // Neither client sends userinfo as credentials, and the path is appended to the base as
+      // text, so a query or fragment would end up before "/chat/completions". Each is a place an
+      // operator may put a secret, which is then written into log lines; refused without echoing
+      // the URI, since the secret would be in the message.
+      if (v.getRawUserInfo() != null) {
+        throw new IllegalArgumentException(
+            "the upstream base URI must not carry userinfo (user:password@host), which is not sent"
+                + " as credentials; give a bearer token by api_key_env (UpstreamEngine.Builder"
+                + ".apiKey)");
+      }
+      if (v.getRawQuery() != null || v.getRawFragment() != null) {
+        throw new IllegalArgumentException(
+            "the upstream base URI must not carry a query or fragment ('?' or '#'): it is the URI"
+                + " that '/chat/completions' is appended to, such as http://127.0.0.1:8000/v1;"
+                + " give a bearer token by api_key_env (UpstreamEngine.Builder.apiKey)");
       }
       baseUri = v;
       return this;

@@ -407,7 +407,12 @@ class OpenAiServerTest {
             ok + ",\"max_tokens\":-Infinity}",
             "/* c */" + ok + "}",
             ok + "}{}",
-            ok + "} [1]")) {
+            ok + "} [1]",
+            // Cut short: Jackson names where the open object or array began, after the name
+            // of the setting that keeps the body out of the message.
+            "{",
+            "{\"messages\":[",
+            ok)) {
       String message =
           f.post("/v1/chat/completions", bad).error(400, "not_json").get("message").asText();
       assertThat(message)
@@ -424,6 +429,8 @@ class OpenAiServerTest {
                 .asText())
         .isEqualTo(
             "the body is not valid JSON: Trailing token (of type START_OBJECT) found after value");
+    assertThat(f.post("/v1/chat/completions", "{").error(400, "not_json").get("message").asText())
+        .endsWith("(start marker at line: 1, column: 1)");
   }
 
   @Test

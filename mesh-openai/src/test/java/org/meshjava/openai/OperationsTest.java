@@ -3,16 +3,21 @@ package org.meshjava.openai;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.MeshReceipt;
 
 /** GET /healthz, GET /readyz, GET /metrics, the request scope, and the drain before shutdown. */
@@ -31,11 +36,12 @@ class OperationsTest {
       assertThat(r.get("ready").asBoolean()).isTrue();
       assertThat(r.get("draining").asBoolean()).isFalse();
       JsonNode journal = r.get("journal");
-      assertThat(journal.get("description").asText()).isNotBlank();
+      // The journal's location and a failure's text are the console's, not the API's (below).
+      assertThat(journal.has("description")).isFalse();
       assertThat(journal.get("durable").asBoolean()).isFalse();
       assertThat(journal.get("locked").asBoolean()).isFalse();
       assertThat(journal.get("writable").asBoolean()).isTrue();
-      assertThat(journal.get("refuses_appends").isNull()).isTrue();
+      assertThat(journal.has("refuses_appends")).isFalse();
       assertThat(r.get("grants").get("honoured").asBoolean()).isTrue();
       assertThat(r.get("grants").get("refused_because").isNull()).isTrue();
       assertThat(r.get("meter").get("name").asText()).isNotBlank();
@@ -49,6 +55,45 @@ class OperationsTest {
       assertThat(f.post("/readyz", "{}").status()).isEqualTo(405);
       // No scrape configured: no /metrics.
       f.get("/metrics").error(404, "not_found");
+    }
+  }
+
+  @Test
+  void readyz_onTheApiListener_namesNoJournalFile_whichTheConsoleShowsItsOperator(@TempDir Path dir)
+      throws Exception {
+    Path journal = dir.resolve("operator-only.journal");
+    try (Fixture f =
+        new Fixture(
+            SigningKey.generate(),
+            b -> {
+              try {
+                b.journal(FileJournal.open(journal));
+              } catch (JournalException e) {
+                throw new IllegalStateException(e);
+              }
+            },
+            b -> b.console("127.0.0.1", 0))) {
+      f.post("/v1/chat/completions", Fixture.chat("one"));
+      // The API listener may face the network: a stranger learns whether the steward is ready and
+      // why not, never where its journal lives (a file, or a database's host and user).
+      Fixture.Answer ready = f.get("/readyz");
+      assertThat(ready.status()).as(ready.body()).isEqualTo(200);
+      assertThat(ready.body()).doesNotContain(dir.toString()).doesNotContain("operator-only");
+      JsonNode j = ready.json().get("journal");
+      assertThat(j.get("durable").asBoolean()).isTrue();
+      assertThat(j.get("locked").asBoolean()).isTrue();
+      assertThat(j.get("writable").asBoolean()).isTrue();
+      assertThat(j.has("description")).isFalse();
+      assertThat(j.has("refuses_appends")).isFalse();
+
+      URI status =
+          URI.create(f.server.consoleUri().orElseThrow().toString().replaceAll("/console$", ""))
+              .resolve("/v1/mesh/status");
+      Fixture.Answer console = f.send(HttpRequest.newBuilder(status).GET());
+      assertThat(console.status()).as(console.body()).isEqualTo(200);
+      assertThat(console.json().get("journal").get("description").asText())
+          .contains("operator-only.journal");
+      assertThat(console.json().get("journal").has("refuses_appends")).isTrue();
     }
   }
 

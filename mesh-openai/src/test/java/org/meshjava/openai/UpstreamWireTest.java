@@ -339,18 +339,51 @@ class UpstreamWireTest {
   }
 
   @Test
-  void unreachableUpstream_failsNamingItsEndpoint() {
-    // Port 9 (discard) on loopback: nothing listens there in the test environment.
-    UpstreamEngine e =
-        engine(URI.create("http://127.0.0.1:9/v1")).timeout(Duration.ofSeconds(5)).build();
-    assertThatThrownBy(() -> whole(e, asked(8)))
-        .isInstanceOf(EngineException.class)
-        .hasMessageStartingWith(
-            "upstream remote at http://127.0.0.1:9/v1/chat/completions failed: ");
-    assertThatThrownBy(() -> streamed(e, asked(8)))
-        .isInstanceOf(EngineException.class)
-        .hasMessageStartingWith(
-            "upstream remote at http://127.0.0.1:9/v1/chat/completions failed: ");
+  void unreachableUpstream_failsNamingTheBackend_butNotWhereItIs() {
+    // The message is the client's 502 engine_failed answer, on a listener that may face the
+    // network: the upstream's address is the operator's (it goes to the server's log).
+    // Port 9 (discard) on loopback: nothing listens there in the test environment. A name under
+    // .invalid never resolves (RFC 6761 §6.4), and the name is the address too.
+    for (String base :
+        List.of(
+            "http://127.0.0.1:9/v1",
+            "https://127.0.0.1:9/v1",
+            "http://vllm-internal.invalid:8000/v1",
+            "https://vllm-internal.invalid:8000/v1")) {
+      UpstreamEngine e = engine(URI.create(base)).timeout(Duration.ofSeconds(5)).build();
+      for (boolean stream : new boolean[] {false, true}) {
+        assertThatThrownBy(
+                () -> {
+                  if (stream) {
+                    streamed(e, asked(8));
+                  } else {
+                    whole(e, asked(8));
+                  }
+                })
+            .as(base + (stream ? " streamed" : " whole"))
+            .isInstanceOf(EngineException.class)
+            .hasMessageStartingWith("upstream remote failed: ")
+            .hasMessageNotContaining("127.0.0.1")
+            .hasMessageNotContaining("vllm-internal")
+            .hasMessageNotContaining(":9");
+      }
+    }
+  }
+
+  @Test
+  void baseUri_withUserinfoQueryOrFragment_isRefused_withoutEchoingIt() {
+    // Neither is sent as credentials, and each would be written wherever the endpoint is named.
+    for (String base :
+        List.of(
+            "http://user:s3cret@127.0.0.1:9/v1",
+            "https://127.0.0.1:9/v1?api-key=s3cret",
+            "https://127.0.0.1:9/v1#s3cret")) {
+      assertThatThrownBy(() -> engine(URI.create(base)))
+          .as(base)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("api_key_env")
+          .hasMessageNotContaining("s3cret");
+    }
   }
 
   @Test
