@@ -480,7 +480,13 @@ def run_grants(a, b, cc, grants_a, grants_b, launcher, work, rec, dump):
         toks = find_key(new[0], "tokens_out")
         check("stream closed early: receipt counts fewer tokens than asked", toks is not None and 0 < toks < 4000, toks)
     grants_view = b.console("/v1/mesh/grants")
-    check("stream closed early: grant shows spend", "spent" in json.dumps(grants_view) or grants_view, json.dumps(grants_view)[:300])
+    if new:
+        gid = new[0].get("grant_id")
+        sealed = sum(x.get("energy_uj", 0) for x in receipts_list(after) if x.get("grant_id") == gid)
+        g = [x for x in grants_view.get("data", []) if x.get("grant_id") == gid]
+        check("stream closed early: the grant is debited what its receipts sealed, nothing reserved",
+              g and g[0].get("debited_uj") == sealed and g[0].get("reserved_uj") == 0,
+              (sealed, json.dumps(grants_view)[:300]))
     expect_error("stream closed early: presentation spent on resend",
                  lambda: list(cb.chat.completions.create(**body4, stream=True, extra_body={"jcp_presentation": p4})),
                  openai.PermissionDeniedError, 403, "presentation-spent", rec, 1)
