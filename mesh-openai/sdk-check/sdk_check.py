@@ -569,6 +569,33 @@ def run_retries(rec, work, launcher, port):
         d.stop()
 
 
+def run_shutdown(rec, work, launcher, port):
+    """A request while the steward drains: 503 shutting_down, Retry-After 1, resent by the SDK."""
+    import signal
+
+    cfg = os.path.join(work, "drain.json")
+    with open(cfg, "w") as f:
+        json.dump({"backends": [{"type": "reference", "name": "small", "fidelity": "F1", "uj_per_token": 1,
+                                 "max_output_tokens": 2_000_000}]}, f)
+    d = Mesh(launcher, work, "drain", port, 0, ["--config", cfg])
+    try:
+        big = chat_args(max_tokens=1_000_000, stream=True)
+        big["metadata"] = {"fidelity_floor": "F1", "joule_ceiling_uj": "100000000000"}
+        held = client(d).chat.completions.create(**big)  # unread, so the drain waits for it
+        next(iter(held))
+        d.proc.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        e = expect_error("while draining", lambda: client(d, rec).chat.completions.create(**chat_args()),
+                         openai.InternalServerError, 503, "shutting_down", rec, 3)
+        if e is not None:
+            check("shutting_down: Retry-After 1, connection closed, no x-should-retry",
+                  e.response.headers.get("retry-after") == "1" and e.response.headers.get("connection") == "close"
+                  and e.response.headers.get("x-should-retry") is None, dict(e.response.headers))
+        held.close()
+    finally:
+        d.stop()
+
+
 class FakeUpstream:
     """An OpenAI-compatible upstream whose behaviour the prompt picks: 'cut' (a stream that stops
     after two pieces), 'slow' (answers after 3 s), 'fail' (500); otherwise a short answer."""
@@ -789,7 +816,7 @@ def main():
     ap.add_argument("--mesh", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "mesh"))
     ap.add_argument("--port-base", type=int, default=21300)
     ap.add_argument("--dump-requests", metavar="DIR", help="write each recorded request (method, url, headers, body)")
-    ap.add_argument("--only", help="run only the sections whose names contain this (basic, options, grants, cancel, async, retries, upstream)")
+    ap.add_argument("--only", help="run only the sections whose names contain this (basic, options, grants, cancel, async, retries, upstream, shutdown)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
     ap.add_argument("--work-dir", help="the folder for keys, journals and logs (default: a new temporary one)")
     args = ap.parse_args()
@@ -836,6 +863,8 @@ def main():
             run_retries(rec, work, launcher, p + 4)
         if want("upstream"):
             run_upstream(rec, work, launcher, p + 5)
+        if want("shutdown"):
+            run_shutdown(rec, work, launcher, p + 6)
     finally:
         for m in (a, b, cc):
             m.stop()
