@@ -74,8 +74,13 @@ final class ConsoleEndpoints {
               "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
                   + " img-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
 
+  /**
+   * {@code localhost.} is the same name written absolute (RFC 6761 §6.3 keeps it to loopback), and
+   * no one can make a page's own name resolve there by DNS, so it is as safe to answer as {@code
+   * localhost}; a browser opened at {@code http://localhost.:PORT/console} sends it.
+   */
   private static final Set<String> LOOPBACK_NAMES =
-      Set.of("localhost", "127.0.0.1", "[::1]", "::1");
+      Set.of("localhost", "localhost.", "127.0.0.1", "[::1]", "::1");
 
   private final Steward steward;
   private final ConsoleFeed feed;

@@ -50,6 +50,15 @@ final class Responses {
             created));
   }
 
+  /**
+   * The message's own status: a message cut by {@code max_output_tokens} is {@code incomplete}, as
+   * its response is, so a client that reads the item (or replays it as input) is not told a cut
+   * text is whole.
+   */
+  private static String itemStatus(boolean cut) {
+    return cut ? "incomplete" : "completed";
+  }
+
   private static ObjectNode done(
       JsonNode request,
       ServeResult result,
@@ -61,7 +70,7 @@ final class Responses {
     String model = result.route().chosen().name();
     ObjectNode done = response(request, id, created, model, cut ? "incomplete" : "completed", cut);
     ArrayNode output = done.putArray("output");
-    output.add(item(itemId, "completed", text));
+    output.add(item(itemId, itemStatus(cut), text));
     done.set("usage", EnergyUsage.usage(result, Responses::tokens));
     return done;
   }
@@ -132,7 +141,7 @@ final class Responses {
       send(wire(e));
       e = event("response.output_item.done");
       e.put("output_index", 0);
-      e.set("item", item(itemId(), "completed", text));
+      e.set("item", item(itemId(), itemStatus(cut), text));
       send(wire(e));
       e = event(cut ? "response.incomplete" : "response.completed");
       e.set("response", done(request, result, responseId(), itemId(), text, cut, created));

@@ -302,6 +302,16 @@ class ConsoleTest {
     assertThat(ConsoleEndpoints.loopbackHost(Optional.empty())).isFalse();
   }
 
+  @Test
+  void loopbackConsole_answersLocalhostWrittenAbsolute_andNoOtherDottedName() throws Exception {
+    for (String host : List.of("localhost.:8081", "LOCALHOST.")) {
+      assertThat(raw("GET", "/v1/mesh/status", host)).as(host).startsWith("HTTP/1.1 200");
+    }
+    for (String host : List.of("localhost..", "localhost.evil.example", "evil.example.")) {
+      assertThat(raw("GET", "/v1/mesh/status", host)).as(host).startsWith("HTTP/1.1 403");
+    }
+  }
+
   /**
    * {@code Host} is the client's word. A client on another machine that reaches the loopback
    * listener through a route into loopback (Linux's {@code route_localnet} and a DNAT rule, as
