@@ -160,9 +160,15 @@ public final class Jcr1 {
                   .newDecoder()
                   .decode(java.nio.ByteBuffer.wrap(kidBytes.bytes()))
                   .toString());
-    } catch (DidKeyException | java.nio.charset.CharacterCodingException e) {
+    } catch (DidKeyException e) {
       throw new ReceiptException(
           ReceiptException.Reason.BAD_KID, "kid is not a did:key: " + e.getMessage(), e);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      // The decoder's own message ("Input length = 1") names nothing a reader can act on.
+      throw new ReceiptException(
+          ReceiptException.Reason.BAD_KID,
+          "kid is not a did:key: its bytes are not UTF-8 text (a did:key is ASCII)",
+          e);
     }
     if (cose.unprotectedHeader().size() != 0) {
       throw new ReceiptException(
