@@ -4,6 +4,10 @@ verifier (subject.py) and by another pack subject, and every answer that differs
 
   crosscheck.py [--subject CMD] [-v]     CMD default: MESH_NO_BUILD=1 ./mesh conformance subject (run from the
                                           repository root); exit 1 on a disagreement
+  crosscheck.py --bodies [--mesh CMD] [-v]
+                                          `mesh grant present --body` on OpenAI bodies beside body.py: both must
+                                          refuse the same bodies, and sign for the request id body.py derives
+                                          (CMD default: MESH_NO_BUILD=1 ./mesh)
 
 The keys are the pack's test seeds (01.., 02.., 03.., 04.., 05..); never use them for anything else."""
 import json, os, subprocess, sys
@@ -175,7 +179,18 @@ MX = (1 << 63) - 1
 add("debit-sum-overflows", pres(big, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(big, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX)], debit=MX)
 add("after-overflowed-debits", pres(big, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(big, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX), H(pres(big, r=req(0), nonce=b"\3" * 16), r=req(0), model=None, debit=MX)])
 add("after-overflowed-debits-ceiling1", pres(big, r=req(1), nonce=b"\1" * 16), r=req(1), model=None, hist=[H(pres(big, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX), H(pres(big, r=req(0), nonce=b"\3" * 16), r=req(0), model=None, debit=MX)])
-add("after-three-max-debits", pres(big, r=req(1), nonce=b"\1" * 16), r=req(1), model=None, hist=[H(pres(big, r=req(0), nonce=bytes([k]) * 16), r=req(0), model=None, debit=MX) for k in (2, 3, 4)])
+add("after-three-max-debits", pres(big, r=req(1), nonce=b"\1" * 16), r=req(1), model=None, hist=[H(pres(big, r=req(0), nonce=bytes([k]) * 16), r=req(0), model=None, debit=MX) for k in (2, 3, 4)])  # a history serve refused: both answer error
+add("after-debits-summing-to-the-top", pres(big, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(big, r=req(0), nonce=bytes([k]) * 16), r=req(0), model=None, debit=d) for k, d in ((2, MX // 2), (3, MX // 2), (4, 1))], debit=0)
+# SPEC 30 §8, "Figures": an overspend is seen at every budget, the top of the range included.
+MX1 = MX - 1
+below = [sg(g(CAL, STW, budget=MX1))]
+add("top-spent-exactly-then-free", pres(big, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(big, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX)])
+add("top-spent-exactly-then-one-more", pres(big, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(big, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX)], debit=1)
+add("top-past-then-free", pres(big, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(big, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX), H(pres(big, r=req(0), nonce=b"\3" * 16), r=req(0), model=None, debit=1)])
+add("below-top-spent-exactly", pres(below, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(below, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX1)], debit=0)
+add("below-top-debit-to-top", pres(below, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(below, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX1)], debit=1)
+add("below-top-past-then-free", pres(below, r=req(0), nonce=b"\1" * 16), r=req(0), model=None, hist=[H(pres(below, r=req(0), nonce=b"\2" * 16), r=req(0), model=None, debit=MX1), H(pres(below, r=req(0), nonce=b"\3" * 16), r=req(0), model=None, debit=2)])
+add("budget-2p64-1", pres([sg(g(CAL, STW, budget=(1 << 64) - 1))]), model=None)
 C = [c for c in C if c]
 
 
@@ -185,7 +200,102 @@ def run(cmd, cases):
     return {a["id"]: a for a in map(json.loads, filter(str.strip, out.splitlines()))}
 
 
+# OpenAI bodies for `mesh grant present --body` (SPEC 70 "granted_serve_request(body)").
+def _chat(*msgs, **kw):
+    b = {"messages": [{"role": r, "content": c} for r, c in msgs], "metadata": {"joule_ceiling_uj": "1000"}}
+    b.update(kw); return json.dumps(b, ensure_ascii=False).encode()
+EXAMPLE = ('{"model":"auto","max_tokens":16,"messages":[{"role":"system","content":"Be brief."},{"role":"user",'
+           '"content":"Hi \u00e9"}],"metadata":{"fidelity_floor":"F1","joule_ceiling_uj":"50000"}}').encode()
+BODIES = {
+    "spec-example": EXAMPLE,
+    "responses-string": json.dumps({"input": "hi", "metadata": {"joule_ceiling_uj": 5}}).encode(),
+    "responses-instructions-items": json.dumps({"instructions": "be brief", "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "a"}, {"type": "input_text", "text": "b"}]}], "max_output_tokens": 5, "metadata": {"joule_ceiling_uj": 5}}).encode(),
+    "responses-item-function-call": json.dumps({"input": [{"type": "function_call", "role": "user", "content": "x"}], "metadata": {"joule_ceiling_uj": 5}}).encode(),
+    "responses-input-empty": json.dumps({"input": [], "metadata": {"joule_ceiling_uj": 5}}).encode(),
+    "responses-instructions-null": json.dumps({"instructions": None, "input": "hi", "metadata": {"joule_ceiling_uj": 5}}).encode(),
+    "content-null": _chat(("user", None)),
+    "content-parts": _chat(("user", [{"type": "text", "text": "a"}, {"type": "output_text", "text": "\u00e9"}])),
+    "content-part-image": _chat(("user", [{"type": "image_url", "image_url": {"url": "x"}}])),
+    "content-number": _chat(("user", 5)),
+    "role-space": _chat(("us er", "x")),
+    "role-33": _chat(("u" * 33, "x")),
+    "role-tool": _chat(("tool", "x")),
+    "name-null": json.dumps({"messages": [{"role": "user", "content": "x", "name": None}], "metadata": {"joule_ceiling_uj": 1}}).encode(),
+    "name-set": json.dumps({"messages": [{"role": "user", "content": "x", "name": "bob"}], "metadata": {"joule_ceiling_uj": 1}}).encode(),
+    "max-both-equal": _chat(("user", "x"), max_tokens=9, max_completion_tokens=9),
+    "max-both-differ": _chat(("user", "x"), max_tokens=9, max_completion_tokens=8),
+    "max-zero": _chat(("user", "x"), max_tokens=0),
+    "max-2p32": _chat(("user", "x"), max_tokens=1 << 32),
+    "max-null": _chat(("user", "x"), max_tokens=None),
+    "max-float": _chat(("user", "x")).replace(b'"metadata"', b'"max_tokens": 8.0, "metadata"'),
+    "max-string": _chat(("user", "x"), max_tokens="8"),
+    "prompt-tokens-7": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "prompt_tokens": "7"}),
+    "prompt-tokens-07": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "prompt_tokens": "07"}),
+    "prompt-tokens-2p32": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "prompt_tokens": 1 << 32}),
+    "floor-F4": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "fidelity_floor": "F4"}),
+    "floor-4": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "fidelity_floor": 4}),
+    "floor-F5": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "fidelity_floor": "F5"}),
+    "floor-f1": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1", "fidelity_floor": "f1"}),
+    "ceiling-missing": _chat(("user", "x"), metadata={}),
+    "metadata-null": _chat(("user", "x"), metadata=None),
+    "ceiling-top": _chat(("user", "x"), metadata={"joule_ceiling_uj": str((1 << 63) - 1)}),
+    "ceiling-2p63": _chat(("user", "x"), metadata={"joule_ceiling_uj": str(1 << 63)}),
+    "ceiling-negative": _chat(("user", "x"), metadata={"joule_ceiling_uj": "-5"}),
+    "ceiling-exponent": _chat(("user", "x"), metadata={"joule_ceiling_uj": "1e3"}),
+    "model-named": _chat(("user", "x"), model="tiny"),
+    "model-null": _chat(("user", "x"), model=None),
+    "model-empty": _chat(("user", "x"), model=""),
+    "model-number": _chat(("user", "x"), model=5),
+    "model-c1-control": _chat(("user", "x"), model="a\u0085b"),
+    "model-256": _chat(("user", "x"), model="m" * 256),
+    "model-257": _chat(("user", "x"), model="m" * 257),
+    "lone-surrogate": _chat(("user", "x")).replace(b'"x"', b'"\\ud800"'),
+    "duplicate-key": _chat(("user", "x")).replace(b'{"messages"', b'{"max_tokens": 1, "max_tokens": 2, "messages"'),
+    "text-after": _chat(("user", "x")) + b" {}",
+    "both-shapes": json.dumps({"messages": [], "input": "x", "metadata": {"joule_ceiling_uj": 1}}).encode(),
+    "neither-shape": json.dumps({"metadata": {"joule_ceiling_uj": 1}}).encode(),
+    "messages-empty": _chat(),
+    "bom": b"\xef\xbb\xbf" + _chat(("user", "x")),
+    "not-object": b"[1]",
+    "n-2": _chat(("user", "x"), n=2),
+    "stream-true": _chat(("user", "x"), stream=True),
+}
+
+
+def bodies(argv):
+    import tempfile
+    from body import request_of, BodyRefused
+    from keys import verify
+    mesh = argv[argv.index("--mesh") + 1] if "--mesh" in argv else "MESH_NO_BUILD=1 ./mesh"
+    dis = 0
+    with tempfile.TemporaryDirectory() as d:
+        key, chain = os.path.join(d, "caller.key"), os.path.join(d, "chain.hex")
+        with open(key, "w") as f: f.write(s(2).hex() + "\n")
+        os.chmod(key, 0o600)
+        with open(chain, "w") as f: f.write(encode([sg(g(CAL, STW))]).hex() + "\n")
+        for name, raw in BODIES.items():
+            bf, out = os.path.join(d, name + ".json"), os.path.join(d, name + ".hex")
+            with open(bf, "wb") as f: f.write(raw)
+            j = subprocess.run(f"{mesh} grant present --caller-key {key} --chain {chain} --body {bf} --out {out}",
+                               shell=True, capture_output=True, text=True)
+            try:
+                py = ("valid", rid(request_of(raw)))
+            except BodyRefused as e:
+                py = ("refused", e.code)
+            if j.returncode == 0:
+                pres = jcp.Presentation(bytes.fromhex(open(out).read().strip()))
+                ok = py[0] == "valid" and verify(pres.caller_key, pres.signature, pres.payload(py[1]))
+                jv = ("valid", "signs the id body.py derives" if ok else "signs another id")
+            else:
+                ok, jv = py[0] == "refused", ("refused", (j.stderr or j.stdout).strip().splitlines()[-1:])
+            if not ok: dis += 1; print("DIFF", name, "body.py:", py, "| mesh:", jv)
+            elif "-v" in argv: print("same", name, py, "|", jv)
+    print(f"{len(BODIES)} bodies, {dis} disagreements")
+    return 1 if dis else 0
+
+
 def main(argv):
+    if "--bodies" in argv: return bodies(argv)
     other = "MESH_NO_BUILD=1 ./mesh conformance subject"
     if "--subject" in argv: other = argv[argv.index("--subject") + 1]
     py = run(f"{sys.executable} {os.path.join(HERE, 'subject.py')}", C); jv = run(other, C)

@@ -106,6 +106,7 @@ def parse_checkpoint(body):
     if len(lines) != 4 or lines[3] != "": raise Refused("MALFORMED_CHECKPOINT", "not three lines")
     origin, size, root = lines[:3]
     if not re.fullmatch(r"0|[1-9][0-9]*", size): raise Refused("MALFORMED_CHECKPOINT", "size")
+    if int(size) > (1 << 63) - 1: raise Refused("MALFORMED_CHECKPOINT", "size past 2^63 - 1 (SPEC 65)")
     if not B64_32.match(root): raise Refused("MALFORMED_CHECKPOINT", "root")
     r = base64.b64decode(root, validate=True)
     if base64.b64encode(r).decode() != root: raise Refused("MALFORMED_CHECKPOINT", "root not canonical base64")

@@ -24,7 +24,7 @@ import org.meshjava.journal.Unresolved;
  */
 final class GrantSpendTally {
   private final Map<Long, GrantChain> undebited = new HashMap<>();
-  private final Map<GrantId, Long> debited = new HashMap<>();
+  private final Map<GrantId, LinkSpend> debited = new HashMap<>();
   private final Map<GrantId, Long> reserved = new HashMap<>();
 
   /** Takes the next record in journal order. */
@@ -34,7 +34,10 @@ final class GrantSpendTally {
       case JournalEntry.Debited d -> {
         GrantChain chain = undebited.remove(d.authorised());
         if (chain != null) {
-          add(debited, chain.links(), d.debitedUj());
+          for (SignedGrant link : chain.links()) {
+            // As the ledger sums: past 2^63 − 1 the figure stops and says so (SPEC 30 §8).
+            debited.put(link.id(), spend(link.id()).plusDebit(d.debitedUj()));
+          }
         }
       }
       default -> {}
@@ -49,14 +52,17 @@ final class GrantSpendTally {
     for (Unresolved u : unresolved) {
       GrantChain chain = undebited.get(u.authorisedSeq());
       if (chain != null) {
-        add(reserved, chain.links(), u.ceilingUj());
+        for (SignedGrant link : chain.links()) {
+          reserved.merge(link.id(), u.ceilingUj(), Unsigned::saturatingAdd);
+        }
       }
     }
   }
 
   /** What {@code link} was debited, and holds for unresolved serves, by the records taken. */
   LinkSpend spend(GrantId link) {
-    return new LinkSpend(link, debited.getOrDefault(link, 0L), reserved.getOrDefault(link, 0L));
+    LinkSpend d = debited.getOrDefault(link, new LinkSpend(link, 0, 0));
+    return new LinkSpend(link, d.debitedUj(), reserved.getOrDefault(link, 0L), d.debitPastRange());
   }
 
   /** What {@code chain} has left: the least over its links, never below 0. */
@@ -66,12 +72,5 @@ final class GrantSpendTally {
       remaining = Math.min(remaining, spend(link.id()).remainingUj(link.grant().budgetUj()));
     }
     return Math.max(0, remaining);
-  }
-
-  private static void add(Map<GrantId, Long> figures, List<SignedGrant> links, long uj) {
-    for (SignedGrant link : links) {
-      // Saturating, as the ledger's own figures are: a journal's sums cannot wrap negative.
-      figures.merge(link.id(), uj, Unsigned::saturatingAdd);
-    }
   }
 }

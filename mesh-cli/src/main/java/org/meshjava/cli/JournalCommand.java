@@ -24,6 +24,7 @@ import org.meshjava.core.identity.DidKeyException;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
+import org.meshjava.jcp.LinkSpend;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.Revocations;
 import org.meshjava.jcp.SpendLedger;
@@ -1187,19 +1188,24 @@ final class JournalCommand extends CommandGroup {
         // Summed from the records, not read from the replay's ledger, which forgets a link's
         // spend once decisions pass its expiry: an expired grant read "spent 0 uJ"
         // (GrantSpendTally).
-        long spent = tally.spend(ch.leaf().id()).committedUj();
+        LinkSpend own = tally.spend(ch.leaf().id());
+        long spent = own.committedUj();
         long left = tally.remainingUj(ch);
+        // Past 2^63 − 1 the figure stops there (SPEC 30 §8): say so rather than print the top.
         out.println(
             "  grant "
                 + ch.leaf().id()
                 + ": spent "
+                + (own.debitPastRange() ? "more than " : "")
                 + spent
                 + " uJ of "
                 + budget
                 + ", "
                 + left
                 + " left"
-                + (spent > budget ? ", overspent by " + (spent - budget) + " uJ" : ""));
+                + (own.debitPastRange()
+                    ? ", overspent"
+                    : spent > budget ? ", overspent by " + (spent - budget) + " uJ" : ""));
       }
       out.println("unresolved serves: " + unresolved.size());
       unresolved.forEach(u -> out.println("  " + u));

@@ -32,6 +32,7 @@ final class InMemorySpendLedger implements SpendLedger {
   private static final class Account {
     long debited;
     long reserved;
+    boolean debitPastRange;
     Instant expiry = Instant.MIN;
   }
 
@@ -63,6 +64,7 @@ final class InMemorySpendLedger implements SpendLedger {
       Account acc = new Account();
       acc.debited = a.debitedUj();
       acc.reserved = a.reservedUj();
+      acc.debitPastRange = a.debitPastRange();
       acc.expiry = a.expiry();
       if (accounts.put(a.link(), acc) != null) {
         throw new IllegalArgumentException("two accounts for link " + a.link());
@@ -97,7 +99,10 @@ final class InMemorySpendLedger implements SpendLedger {
     synchronized (lock) {
       List<LedgerState.Account> acc = new ArrayList<>(accounts.size());
       accounts.forEach(
-          (link, a) -> acc.add(new LedgerState.Account(link, a.debited, a.reserved, a.expiry)));
+          (link, a) ->
+              acc.add(
+                  new LedgerState.Account(
+                      link, a.debited, a.reserved, a.expiry, a.debitPastRange)));
       acc.sort((x, y) -> x.link().compareTo(y.link()));
       List<LedgerState.Spent> pairs = new ArrayList<>(spent.size());
       spent.forEach((p, until) -> pairs.add(new LedgerState.Spent(p.leaf(), p.nonce(), until)));
@@ -227,8 +232,10 @@ final class InMemorySpendLedger implements SpendLedger {
       for (LinkBudget l : reservation.links()) {
         Account a = account(l.link());
         a.reserved -= reservation.amountUj();
-        a.debited = Unsigned.saturatingAdd(a.debited, debitUj);
-        after.add(new LinkSpend(l.link(), a.debited, a.reserved));
+        LinkSpend s = spendOf(l.link(), a).plusDebit(debitUj);
+        a.debited = s.debitedUj();
+        a.debitPastRange = s.debitPastRange();
+        after.add(s);
         forgetIfDone(l.link(), a);
       }
       return after;
@@ -342,7 +349,11 @@ final class InMemorySpendLedger implements SpendLedger {
 
   private LinkSpend snapshot(GrantId link) {
     Account a = accounts.get(link);
-    return a == null ? new LinkSpend(link, 0, 0) : new LinkSpend(link, a.debited, a.reserved);
+    return a == null ? new LinkSpend(link, 0, 0) : spendOf(link, a);
+  }
+
+  private static LinkSpend spendOf(GrantId link, Account a) {
+    return new LinkSpend(link, a.debited, a.reserved, a.debitPastRange);
   }
 
   private static Instant min(Instant a, Instant b) {

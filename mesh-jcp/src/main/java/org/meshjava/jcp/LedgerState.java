@@ -55,15 +55,21 @@ public record LedgerState(
    * @param debitedUj µJ debited
    * @param reservedUj µJ reserved by open reservations
    * @param expiry the latest expiry the link was presented with ({@link Instant#MIN} if never)
+   * @param debitPastRange whether the debits summed past 2^63 − 1 µJ, {@code debitedUj} stopping
+   *     there ({@link LinkSpend#debitPastRange})
    */
-  public record Account(GrantId link, long debitedUj, long reservedUj, Instant expiry) {
+  public record Account(
+      GrantId link, long debitedUj, long reservedUj, Instant expiry, boolean debitPastRange) {
     /** Validates the account. */
     public Account {
-      Objects.requireNonNull(link, "link");
       Objects.requireNonNull(expiry, "expiry");
-      if (debitedUj < 0 || reservedUj < 0) {
-        throw new IllegalArgumentException("spend figures are non-negative");
-      }
+      // The figures' rules are a link spend's.
+      new LinkSpend(link, debitedUj, reservedUj, debitPastRange);
+    }
+
+    /** An account whose debits are within range. */
+    public Account(GrantId link, long debitedUj, long reservedUj, Instant expiry) {
+      this(link, debitedUj, reservedUj, expiry, false);
     }
   }
 

@@ -567,9 +567,19 @@ public final class Snapshot {
     LedgerState l = s.ledger();
     List<CborValue> accounts = new ArrayList<>();
     for (LedgerState.Account a : l.accounts()) {
-      accounts.add(
-          CborArray.of(
-              id(a.link()), CborInt.of(a.debitedUj()), CborInt.of(a.reservedUj()), t(a.expiry())));
+      List<CborValue> items =
+          new ArrayList<>(
+              List.of(
+                  id(a.link()),
+                  CborInt.of(a.debitedUj()),
+                  CborInt.of(a.reservedUj()),
+                  t(a.expiry())));
+      // A fifth item only where debits went past 2^63 − 1 (SPEC 30 §8), so every other account
+      // keeps the four items an older build reads.
+      if (a.debitPastRange()) {
+        items.add(CborInt.of(1));
+      }
+      accounts.add(new CborArray(items));
     }
     // Packed: a steward's spent nonces are most of its state (one per unexpired serve). Their
     // bytes never change, so the body refers to them rather than copying 60 bytes a serve.
@@ -891,13 +901,22 @@ public final class Snapshot {
       List<CborValue> l = array(get("ledger"), 5, "ledger");
       List<LedgerState.Account> accounts = new ArrayList<>();
       for (CborValue v : array(l.get(2), -1, "accounts")) {
-        List<CborValue> a = array(v, 4, "account");
+        List<CborValue> a = array(v, -1, "account");
+        if (a.size() != 4 && a.size() != 5) {
+          throw malformed("account has " + a.size() + " items, not 4 or 5");
+        }
+        boolean pastRange = a.size() == 5;
+        long debited = uint(a.get(1), "debited");
+        if (pastRange && (uint(a.get(4), "debit past range") != 1 || debited != Long.MAX_VALUE)) {
+          throw malformed("account's fifth item is not 1 after a debit stopped at 2^63 - 1");
+        }
         accounts.add(
             new LedgerState.Account(
                 grant(a.get(0), "account link"),
-                uint(a.get(1), "debited"),
+                debited,
                 uint(a.get(2), "reserved"),
-                instant(a.get(3), "expiry")));
+                instant(a.get(3), "expiry"),
+                pastRange));
       }
       // Kept packed and read in place: a ledger restored from them looks pairs up in these bytes
       // (PackedSpent), which are the snapshot's own and never change.

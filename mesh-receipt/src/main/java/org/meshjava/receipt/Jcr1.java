@@ -6,6 +6,7 @@ import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborDecodeException;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -135,13 +136,15 @@ public final class Jcr1 {
     if (!alg.equals(CborInt.of(ALG_EDDSA))) {
       throw new ReceiptException(
           ReceiptException.Reason.UNSUPPORTED_ALGORITHM,
-          "algorithm " + alg + " is not -8 (EdDSA with Ed25519)");
+          "algorithm " + written(alg) + " is not -8 (EdDSA with Ed25519)");
     }
     for (CborMap.Entry e : map.entries()) {
       if (!e.key().equals(CborInt.of(HEADER_ALG)) && !e.key().equals(CborInt.of(HEADER_KID))) {
         throw new ReceiptException(
             ReceiptException.Reason.UNEXPECTED_HEADER,
-            "protected header label " + e.key() + " is not part of JCR-1");
+            "protected header label "
+                + written(e.key())
+                + " is not part of JCR-1, whose protected header holds alg (1) and kid (4) only");
       }
     }
     CborValue kid = map.get(CborInt.of(HEADER_KID)).orElse(null);
@@ -157,9 +160,15 @@ public final class Jcr1 {
                   .newDecoder()
                   .decode(java.nio.ByteBuffer.wrap(kidBytes.bytes()))
                   .toString());
-    } catch (DidKeyException | java.nio.charset.CharacterCodingException e) {
+    } catch (DidKeyException e) {
       throw new ReceiptException(
           ReceiptException.Reason.BAD_KID, "kid is not a did:key: " + e.getMessage(), e);
+    } catch (java.nio.charset.CharacterCodingException e) {
+      // The decoder's own message ("Input length = 1") names nothing a reader can act on.
+      throw new ReceiptException(
+          ReceiptException.Reason.BAD_KID,
+          "kid is not a did:key: its bytes are not UTF-8 text (a did:key is ASCII)",
+          e);
     }
     if (cose.unprotectedHeader().size() != 0) {
       throw new ReceiptException(
@@ -167,6 +176,18 @@ public final class Jcr1 {
           "JCR-1 puts nothing in the unprotected header");
     }
     return did;
+  }
+
+  /**
+   * A header label or value as it reads in the envelope (an integer, a quoted text), not as Java
+   * prints the decoded value ("CborInt[value=3]").
+   */
+  private static String written(CborValue v) {
+    return switch (v) {
+      case CborInt i -> Long.toString(i.value());
+      case CborText t -> "\"" + t.value() + "\"";
+      default -> "of another type";
+    };
   }
 
   /**

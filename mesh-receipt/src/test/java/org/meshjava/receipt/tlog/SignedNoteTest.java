@@ -130,6 +130,61 @@ class SignedNoteTest {
         assertThrows(LogException.class, () -> logged.with(elsewhere).verify(witnessKey)).reason());
   }
 
+  /**
+   * A signature line as golang.org/x/mod/sumdb/note's {@code Sign} writes it, built here from its
+   * steps rather than with our signer: the key hash is the first four bytes of SHA-256(name, a
+   * newline, the algorithm byte 0x01, the public key), big-endian; the line is an em dash, a space,
+   * the name, a space, {@code base64.StdEncoding} (padded, unused bits zero) of the hash and the
+   * Ed25519 signature over the text, and a newline.
+   */
+  private static String goSignatureLine(String text, String name, SigningKey key) throws Exception {
+    java.security.MessageDigest sha256 = java.security.MessageDigest.getInstance("SHA-256");
+    sha256.update((name + "\n").getBytes(StandardCharsets.UTF_8));
+    sha256.update((byte) 0x01);
+    sha256.update(key.verificationKey().bytes());
+    byte[] hashAndSignature = Arrays.copyOf(sha256.digest(), 4 + 64);
+    byte[] signature = key.sign(text.getBytes(StandardCharsets.UTF_8));
+    System.arraycopy(signature, 0, hashAndSignature, 4, 64);
+    return "\u2014 " + name + " " + Base64.getEncoder().encodeToString(hashAndSignature) + "\n";
+  }
+
+  @Test
+  void aNoteCosignedAsGoWitnessesWriteIt_parsesVerifiesAndReencodesToItsBytes() throws Exception {
+    // A Go witness opens the steward's note and calls note.Sign with its own signer: the text, a
+    // blank line, the signatures it read (their base64 as read), then its own line. Two witnesses
+    // in turn give three lines, the steward's first.
+    SigningKey log = SigningKey.fromSeed(new byte[32]);
+    byte[] seed = new byte[32];
+    seed[0] = 9;
+    SigningKey w1 = SigningKey.fromSeed(seed);
+    seed[0] = 10;
+    SigningKey w2 = SigningKey.fromSeed(seed);
+    String text = "example.org/log\n1\n" + TreeHash.leaf(new byte[0]).base64() + "\n";
+    String steward = SignedNote.sign(text, "example.org/log", log).encoded();
+    String line1 = goSignatureLine(text, "witness.example/w1", w1);
+    String line2 = goSignatureLine(text, "w2", w2);
+    // 4 + 64 bytes: 92 characters, the last one padding.
+    assertEquals(2 + "witness.example/w1".length() + 1 + 92 + 1, line1.length());
+    assertTrue(line1.endsWith("=\n"), line1);
+    String cosigned = steward + line1 + line2;
+
+    SignedNote note = SignedNote.parse(cosigned);
+    note.verify(new NoteVerifierKey("example.org/log", log.verificationKey()));
+    note.verify(new NoteVerifierKey("witness.example/w1", w1.verificationKey()));
+    note.verify(new NoteVerifierKey("w2", w2.verificationKey()));
+    assertEquals(3, note.signatures().size());
+    assertEquals(cosigned, note.encoded());
+
+    // The doubly-signed note in the package's own documentation, as note.Sign wrote it (EnochRoot's
+    // key is not published, so only its line's form is checked here).
+    String goDoubly =
+        GO_NOTE
+            + "\u2014 EnochRoot rwz+eBzmZa0SO3NbfRGzPCpDckykFXSdeX+MNtCOXm2/5n2tiOHp+vAF1aGrQ5ovTG01oOTGwnWLox33WWd1RvMc+QQ=\n";
+    SignedNote doubly = SignedNote.parse(goDoubly);
+    doubly.verify(NoteVerifierKey.parse(GO_VERIFIER_KEY));
+    assertEquals(goDoubly, doubly.encoded());
+  }
+
   @Test
   void checkpoint_isTheC2spTextSignedAsANote_byteExact() throws Exception {
     byte[] seed = new byte[32];
