@@ -13,6 +13,9 @@ public final class ByteTokenizer implements Tokenizer {
   /** The one instance. */
   public static final ByteTokenizer INSTANCE = new ByteTokenizer();
 
+  /** The most base-36 digits an id has: ids are unsigned 32-bit, 2³²−1 reads {@code 1z141z3}. */
+  private static final int BASE36_DIGITS = 7;
+
   private ByteTokenizer() {}
 
   @Override
@@ -31,14 +34,28 @@ public final class ByteTokenizer implements Tokenizer {
 
   @Override
   public String decode(TokenSequence output) {
-    StringBuilder sb = new StringBuilder(output.size() * 4);
+    StringBuilder sb = new StringBuilder(output.size() * 5);
+    // Digits are written straight into the text: Long.toString(id, 36) would allocate a scratch
+    // array and a string per id, and every reply of the reference engine is decoded here.
+    char[] digits = new char[BASE36_DIGITS];
     for (int i = 0; i < output.size(); i++) {
       if (i > 0) {
         sb.append(' ');
       }
-      sb.append(Long.toString(output.get(i), 36));
+      appendBase36(sb, output.get(i), digits);
     }
     return sb.toString();
+  }
+
+  /** Appends {@code id}, at least 0, as {@link Long#toString(long, int) Long.toString(id, 36)}. */
+  private static void appendBase36(StringBuilder sb, long id, char[] digits) {
+    int at = digits.length;
+    long rest = id;
+    do {
+      digits[--at] = Character.forDigit((int) (rest % 36), 36);
+      rest /= 36;
+    } while (rest > 0);
+    sb.append(digits, at, digits.length - at);
   }
 
   /** Each id in base 36, after a space unless it is the first: {@link #decode}, piece by piece. */

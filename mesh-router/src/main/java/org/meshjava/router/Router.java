@@ -1,8 +1,10 @@
 package org.meshjava.router;
 
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -24,6 +26,9 @@ import org.meshjava.core.ServingEngine;
  * <p>Immutable and thread-safe.
  */
 public final class Router {
+  /** Each kind as a justification names it ("over ceiling"). */
+  private static final Map<Inadmissibility.Kind, String> KIND_WORDS = kindWords();
+
   private final List<ServingEngine> backends;
   private final Map<String, ServeLimits> caps;
 
@@ -145,7 +150,8 @@ public final class Router {
 
   private static String justify(
       ServingEngine best, long estimate, ServeRequest request, List<RouteCandidate> candidates) {
-    long admissible = candidates.stream().filter(RouteCandidate::admissible).count();
+    Map<Inadmissibility.Kind, Integer> refused = new EnumMap<>(Inadmissibility.Kind.class);
+    int admissible = refusedByKind(candidates, refused);
     StringBuilder s = new StringBuilder();
     s.append("cheapest admissible of ")
         .append(candidates.size())
@@ -163,7 +169,7 @@ public final class Router {
     if (admissible > 1) {
       s.append(", ").append(admissible - 1).append(" other admissible not cheaper");
     }
-    appendRefusals(s, candidates);
+    appendRefusals(s, refused);
     return s.toString();
   }
 
@@ -176,22 +182,42 @@ public final class Router {
             .append(" and ceiling ")
             .append(request.jouleCeilingUj())
             .append(" uJ");
-    appendRefusals(s, candidates);
+    Map<Inadmissibility.Kind, Integer> refused = new EnumMap<>(Inadmissibility.Kind.class);
+    refusedByKind(candidates, refused);
+    appendRefusals(s, refused);
     return s.toString();
   }
 
-  private static void appendRefusals(StringBuilder s, List<RouteCandidate> candidates) {
+  private static Map<Inadmissibility.Kind, String> kindWords() {
+    Map<Inadmissibility.Kind, String> words = new EnumMap<>(Inadmissibility.Kind.class);
     for (Inadmissibility.Kind k : Inadmissibility.Kind.values()) {
-      long n =
-          candidates.stream()
-              .filter(c -> c.inadmissibility().map(i -> i.kind() == k).orElse(false))
-              .count();
-      if (n > 0) {
-        s.append(", ")
-            .append(n)
-            .append(' ')
-            .append(k.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '));
+      words.put(k, k.name().toLowerCase(Locale.ROOT).replace('_', ' '));
+    }
+    return words;
+  }
+
+  /**
+   * Counts the candidates refused, by kind, into {@code refused} in one pass, and returns how many
+   * were admissible: every served route is justified this way, so no stream per kind.
+   */
+  private static int refusedByKind(
+      List<RouteCandidate> candidates, Map<Inadmissibility.Kind, Integer> refused) {
+    int admissible = 0;
+    for (RouteCandidate c : candidates) {
+      Optional<Inadmissibility> why = c.inadmissibility();
+      if (why.isPresent()) {
+        refused.merge(why.get().kind(), 1, Integer::sum);
+      } else {
+        admissible++;
       }
+    }
+    return admissible;
+  }
+
+  /** Each kind refused, in the kinds' order (an {@code EnumMap}'s), with its count. */
+  private static void appendRefusals(StringBuilder s, Map<Inadmissibility.Kind, Integer> refused) {
+    for (Map.Entry<Inadmissibility.Kind, Integer> e : refused.entrySet()) {
+      s.append(", ").append(e.getValue()).append(' ').append(KIND_WORDS.get(e.getKey()));
     }
   }
 
