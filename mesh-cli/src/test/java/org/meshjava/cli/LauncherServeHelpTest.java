@@ -69,6 +69,21 @@ class LauncherServeHelpTest {
   }
 
   /**
+   * A configuration the launcher cannot read ahead may name a jlama backend: a pipe (reading it
+   * would leave it empty for the command) or picocli's {@code @file} arguments. Those keep the
+   * module, as every serve had it before.
+   */
+  @Test
+  void aServeWhoseConfigurationCannotBeReadAhead_keepsTheVectorModule() throws Exception {
+    Path fifo = root.resolve("config.fifo");
+    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+    assertThat(mkfifo.waitFor()).isZero();
+
+    assertThat(javaArguments("serve", "--config", fifo.toString())).contains(VECTOR);
+    assertThat(javaArguments("serve", "@serve-args.txt")).contains(VECTOR);
+  }
+
+  /**
    * Regression: every {@code mesh serve} got the Vector API, so the JVM's incubator warning was
    * stderr's first line even above a usage error ({@code mesh serve --prot 1}) and on every serve
    * with no Jlama backend, the README's tour included, which never use it.
