@@ -3,6 +3,7 @@ package org.meshjava.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -360,10 +361,23 @@ record ServeConfig(
         }
       }
       case "jlama" -> {
-        Path modelDir =
-            dir.resolve(
-                text(b, "model_dir")
-                    .orElseThrow(() -> new CliException(where + " (jlama) has no model_dir")));
+        String named =
+            text(b, "model_dir")
+                .orElseThrow(() -> new CliException(where + " (jlama) has no model_dir"));
+        Path modelDir = dir.resolve(named);
+        if (!Files.isDirectory(modelDir)) {
+          // Said here, where the setting is known: the engine's own refusal ("UNKNOWN_LAYOUT:
+          // MISSING_FILE (.)") names neither it nor the folder a relative path is read from.
+          throw new CliException(
+              where
+                  + " (jlama): model_dir '"
+                  + named
+                  + "' is not a folder: "
+                  + modelDir.toAbsolutePath()
+                  + (Path.of(named).isAbsolute()
+                      ? ""
+                      : " (a relative model_dir is read from the configuration file's folder)"));
+        }
         try {
           JlamaEngine.Builder jb =
               JlamaEngine.builder(modelDir)

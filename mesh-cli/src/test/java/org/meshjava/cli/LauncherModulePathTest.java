@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -32,5 +34,20 @@ class LauncherModulePathTest {
     String text = new String(out, StandardCharsets.UTF_8);
     assertThat(p.exitValue()).as(text).isZero();
     assertThat(text).contains("mesh-java 0.1.0").contains("module path: org.meshjava.cli");
+  }
+
+  /**
+   * What the launcher reads to take this build as its own ({@code LauncherMavenBuildTest}): when
+   * the build started, and our modules' jars from this tree.
+   */
+  @Test
+  void package_writesWhenItStarted_andWhereOurModulesCameFrom() throws IOException {
+    Path target = Path.of("target");
+    Instant started = Instant.parse(Files.readString(target.resolve("mesh-build-started")).strip());
+    assertThat(started).isBefore(Instant.now());
+    String classpath = Files.readString(target.resolve("mesh-build-classpath")).strip();
+    assertThat(classpath.split(":"))
+        .anySatisfy(e -> assertThat(e).contains("mesh-steward"))
+        .allSatisfy(e -> assertThat(e).contains("/target/"));
   }
 }

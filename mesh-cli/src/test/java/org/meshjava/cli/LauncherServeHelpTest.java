@@ -53,8 +53,49 @@ class LauncherServeHelpTest {
   }
 
   @Test
-  void aServeThatServes_stillGetsTheVectorModule_andOnlyServeDoes() throws Exception {
-    assertThat(javaArguments("serve", "--port", "0")).contains(VECTOR);
+  void aServeWithAJlamaBackend_stillGetsTheVectorModule_andOnlyItDoes() throws Exception {
+    Path jlama = root.resolve("jlama.json");
+    Files.writeString(
+        jlama, "{\"backends\": [{\"type\": \"jlama\", \"name\": \"l\", \"model_dir\": \"m\"}]}");
+
+    assertThat(javaArguments("serve", "--config", jlama.toString(), "--port", "0"))
+        .contains(VECTOR);
+    assertThat(javaArguments("serve", "--config=" + jlama)).contains(VECTOR);
+    // A configuration in a file the launcher reads as written: only relative to where it was typed.
+    assertThat(javaArguments("serve", "--config", "jlama.json")).contains(VECTOR);
+    assertThat(javaArguments("serve", "--config", jlama.toString(), "--help"))
+        .doesNotContain(VECTOR);
     assertThat(javaArguments("grant", "show", "--chain", "serve")).doesNotContain(VECTOR);
+  }
+
+  /**
+   * A configuration the launcher cannot read ahead may name a jlama backend: a pipe (reading it
+   * would leave it empty for the command) or picocli's {@code @file} arguments. Those keep the
+   * module, as every serve had it before.
+   */
+  @Test
+  void aServeWhoseConfigurationCannotBeReadAhead_keepsTheVectorModule() throws Exception {
+    Path fifo = root.resolve("config.fifo");
+    Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+    assertThat(mkfifo.waitFor()).isZero();
+
+    assertThat(javaArguments("serve", "--config", fifo.toString())).contains(VECTOR);
+    assertThat(javaArguments("serve", "@serve-args.txt")).contains(VECTOR);
+  }
+
+  /**
+   * Regression: every {@code mesh serve} got the Vector API, so the JVM's incubator warning was
+   * stderr's first line even above a usage error ({@code mesh serve --prot 1}) and on every serve
+   * with no Jlama backend, the README's tour included, which never use it.
+   */
+  @Test
+  void aServeWithoutAJlamaBackend_startsWithoutTheVectorModule() throws Exception {
+    Path reference = root.resolve("reference.json");
+    Files.writeString(reference, "{\"backends\": [{\"type\": \"reference\", \"name\": \"r\"}]}");
+
+    assertThat(javaArguments("serve", "--port", "0")).doesNotContain(VECTOR);
+    assertThat(javaArguments("serve", "--prot", "1")).doesNotContain(VECTOR);
+    assertThat(javaArguments("serve", "--config", reference.toString())).doesNotContain(VECTOR);
+    assertThat(javaArguments("serve", "--config", "missing.json")).doesNotContain(VECTOR);
   }
 }

@@ -112,6 +112,28 @@ class ServeConfigEnginesTest {
     assertThat(plain.backends().get(0).weights()).isEmpty();
   }
 
+  /**
+   * Regression: a jlama {@code model_dir} that names no folder (a typo, or a relative path typed as
+   * if from the working folder) was refused in the engine's words, "UNKNOWN_LAYOUT: MISSING_FILE
+   * (.): not a directory", naming neither the setting nor where a relative path is read from.
+   */
+  @Test
+  void jlama_withAModelDirThatIsNoFolder_isRefusedNamingTheSettingAndWhereItWasLooked()
+      throws Exception {
+    assertThatThrownBy(
+            () ->
+                ServeConfig.read(
+                    config(
+                        """
+                        {"backends": [{"type": "jlama", "name": "local", "model_dir": "modles/x"}]}
+                        """)))
+        .isInstanceOf(CliException.class)
+        .hasMessageContaining("backends[0] (jlama): model_dir 'modles/x' is not a folder: ")
+        .hasMessageContaining(tmp.resolve("modles/x").toAbsolutePath().toString())
+        .hasMessageContaining("read from the configuration file's folder")
+        .hasMessageNotContaining("UNKNOWN_LAYOUT");
+  }
+
   @Test
   void jlama_onAnUnknownLayout_andMiniLm_belowTheTemperatureFloor_areOneLineErrors()
       throws Exception {

@@ -310,9 +310,10 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
           ServeException.Reason.PROMPT_MISMATCH,
           "the request's prompt_hash "
               + request.promptHash()
-              + " does not address the prompt ("
+              + " does not address the prompt served with it ("
               + hash.get()
-              + ")");
+              + "): make the request from that same prompt (ServeRequest.generation and"
+              + " ServeRequest.decision take the prompt and hash it)");
     }
   }
 }

@@ -163,6 +163,7 @@ public final class Steward implements AutoCloseable {
 
   private Steward(
       Builder b,
+      Router router,
       JournalReplay.Result replayed,
       Gate gate,
       ChainHead head,
@@ -170,7 +171,7 @@ public final class Steward implements AutoCloseable {
       Optional<Snapshotter> snapshotter,
       @Nullable MeterLease lease) {
     this.identity = DidKey.of(b.key.verificationKey());
-    this.router = new Router(b.backends, b.caps);
+    this.router = router;
     this.slots = new BackendSlots(b.backends);
     this.lease = lease;
     if (lease == null) {
@@ -1359,6 +1360,17 @@ public final class Steward implements AutoCloseable {
             "a steward needs at least one backend to serve with: register one with backend(engine)"
                 + " (ReferenceEngine.builder().build() needs no weights)");
       }
+      Router router;
+      try {
+        // Before the journal's replay and the meter's probe, which can take long (a probe burns a
+        // core): a misnamed backend, or a cap for none, is refused at once.
+        router = new Router(backends, caps);
+      } catch (IllegalArgumentException e) {
+        if (journal != null) {
+          journal.close(); // the builder owns the journal, so this refusal lets it go too
+        }
+        throw e;
+      }
       if (ephemeral && head != null && !head.equals(ChainHead.GENESIS)) {
         if (journal != null) {
           journal.close(); // the builder owns the journal, so this refusal lets it go too
@@ -1388,7 +1400,7 @@ public final class Steward implements AutoCloseable {
       }
       try {
         snapshotFolder = claimSnapshotFolder(j);
-        return start(j);
+        return start(j, router);
       } catch (RuntimeException | Error e) {
         if (snapshotFolder != null) {
           snapshotFolder.close(); // a steward that never started saves nothing there
@@ -1487,7 +1499,7 @@ public final class Steward implements AutoCloseable {
     }
 
     /** Recovers the claimed journal {@code j} and starts the steward over it. */
-    private Steward start(Journal j) {
+    private Steward start(Journal j, Router router) {
       if (snapshots != null) {
         try {
           j.position();
@@ -1547,7 +1559,8 @@ public final class Steward implements AutoCloseable {
               : MeterDiscovery.lease(
                   discoveryOptions != null ? discoveryOptions : DiscoveryOptions.defaults());
       try {
-        Steward steward = new Steward(this, replayed, gate, start, keeper, snapshotter, lease);
+        Steward steward =
+            new Steward(this, router, replayed, gate, start, keeper, snapshotter, lease);
         built = true;
         return steward;
       } catch (RuntimeException e) {

@@ -153,6 +153,10 @@ class PromptTextServeTest {
     assertThat(generator.handed).isEmpty();
   }
 
+  /**
+   * The refusal says what to do as well as what is wrong: a user's first mismatch (a request made
+   * from one text, served with another) was told only that two hashes differ.
+   */
   @Test
   void promptText_thatTheRequestDoesNotAddress_isRefusedBeforeRouting() {
     OwnVocabulary generator = new OwnVocabulary();
@@ -161,7 +165,8 @@ class PromptTextServeTest {
     assertThatThrownBy(() -> s.serve(request, PromptText.of("user 5\nHELLO\n")))
         .isInstanceOfSatisfying(
             ServeException.class,
-            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.PROMPT_MISMATCH));
+            e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.PROMPT_MISMATCH))
+        .hasMessageContaining("make the request from that same prompt");
     assertThat(generator.handed).isEmpty();
     assertThat(s.head().nextSequence()).isZero();
   }

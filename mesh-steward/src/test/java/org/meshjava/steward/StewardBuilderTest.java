@@ -313,6 +313,30 @@ class StewardBuilderTest {
   }
 
   /**
+   * Regression: a backend list the router refuses (two backends of one name, a cap for none) was
+   * checked only after the journal's replay and the meter's probe, the two slow parts of a build (a
+   * long journal; a probe that burns a core and logs its finding for a steward that never starts).
+   * It is refused first, whatever else is wrong: here a journal another identity sealed, whose
+   * refusal came first before.
+   */
+  @Test
+  void twoBackendsOfOneName_areRefusedBeforeTheJournalIsRead_andTheJournalIsLetGo(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("steward.journal");
+    sealedOnceByAnEphemeralSteward(FileJournal.open(file));
+    Steward.Builder b =
+        keyed(FileJournal.open(file))
+            .backend(
+                new ScriptedEngine(
+                    "a", Fidelity.F2, 10, new ArrayList<>(), ScriptedEngine.greedy()));
+
+    assertThatThrownBy(b::build)
+        .isExactlyInstanceOf(IllegalArgumentException.class)
+        .hasMessage("two backends are named 'a'");
+    FileJournal.open(file).close();
+  }
+
+  /**
    * Regression: a journal written by another identity (an ephemeral steward of an earlier process,
    * or the same file opened with another key) was refused as "edited or cut journal?", which sent
    * the developer looking for tampering; the refusal now names both identities and what to do.
