@@ -69,6 +69,20 @@ class LauncherServeHelpTest {
   }
 
   /**
+   * An ONNX backend digests its model file with the large-input BLAKE3, whose vector kernel (about
+   * 15x the scalar one) runs only when the JVM has the module: an ONNX serve keeps it.
+   */
+  @Test
+  void aServeWithAnOnnxBackend_keepsTheVectorModule_forItsWeightsDigest() throws Exception {
+    Path onnx = root.resolve("onnx.json");
+    Files.writeString(
+        onnx,
+        "{\"backends\": [{\"type\": \"onnx-minilm\", \"name\": \"m\", \"model_dir\": \"m\"}]}");
+
+    assertThat(javaArguments("serve", "--config", onnx.toString())).contains(VECTOR);
+  }
+
+  /**
    * A configuration the launcher cannot read ahead may name a jlama backend: a pipe (reading it
    * would leave it empty for the command) or picocli's {@code @file} arguments. Those keep the
    * module, as every serve had it before.
