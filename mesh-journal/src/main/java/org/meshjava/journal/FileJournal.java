@@ -1260,6 +1260,15 @@ public final class FileJournal implements Journal {
   public void checkHeldLinksBefore(long count) throws JournalException {
     JournalPosition end = durable;
     JournalIo.run(() -> checkLinks(file.channel(), path, firstSeq, count, end.locator()));
+  }
+
+  /**
+   * Warns when the segments kept beside this journal begin after record 0 and before {@code count}.
+   * One listing of the segment folder, apart from {@link #checkHeldLinksBefore}: a start from a
+   * snapshot too large to check its covered records still says which ones are gone.
+   */
+  @Override
+  public void warnFirstSegmentsMissingBefore(long count) throws JournalException {
     long kept = firstSeq == 0 ? -1 : JournalSegments.keptFrom(path, firstSeq);
     if (kept > 0 && kept < count) {
       // Lawful (an operator may remove the oldest segments a snapshot covers), but not silently:
@@ -1267,13 +1276,12 @@ public final class FileJournal implements Journal {
       LOG.warn(
           "journal {}: records 0 to {} were archived and their segment is missing from {} (the"
               + " first segment there begins at record {}); the snapshot covering {} records"
-              + " stands for them, and the records from {} were checked by their links",
+              + " stands for them",
           path,
           kept - 1,
           JournalSegments.directory(path),
           kept,
-          count,
-          kept);
+          count);
     }
   }
 
