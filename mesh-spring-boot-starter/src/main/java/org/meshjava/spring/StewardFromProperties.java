@@ -303,7 +303,10 @@ final class StewardFromProperties {
     if (!existed) {
       requireFolder(file);
     }
-    FileJournal fileJournal = FileJournal.open(file);
+    // A snapshot folder kept elsewhere still proves a damaged one-line file a journal.
+    Path elsewhere = snaps.enabled() ? snaps.dir() : null;
+    FileJournal fileJournal =
+        elsewhere != null ? FileJournal.open(file, elsewhere) : FileJournal.open(file);
     // Ours only if it was not there and held no record when locked: a file another steward made in
     // between is not this start's to remove. Said to be new only once the application started.
     CreatedJournal created = CreatedJournal.ifCreated(fileJournal, existed).orElse(null);
