@@ -883,6 +883,12 @@ final class JournalCommand extends CommandGroup {
         LineReader lines = new LineReader(ch, 0, ch.size());
         long seq = first;
         for (byte[] line = lines.next(); line != null; line = lines.next(), seq++) {
+          if (line.length == 0) {
+            // Counted as a record, it put every later record number in a message one too high;
+            // no append writes one, so it is refused here in the words every reader uses.
+            throw org.meshjava.journal.internal.EmptyLine.refused(
+                path, lines.offset() - 1, seq - 1);
+          }
           // Canonical record lines name their type in these words; only those lines are decoded.
           if (!new String(line, java.nio.charset.StandardCharsets.UTF_8)
               .contains("\"type\":\"Checkpoint\"")) {

@@ -410,7 +410,13 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       }
       Journal opened;
       try {
-        opened = JournalTarget.open(target, sb.identity().toString());
+        Optional<Path> snapshotFolder =
+            c.snapshots().enabled() ? c.snapshots().dir() : Optional.empty();
+        // A snapshot folder kept elsewhere still proves a damaged one-line file a journal.
+        opened =
+            target instanceof JournalTarget.File f && snapshotFolder.isPresent()
+                ? FileJournal.open(f.path(), snapshotFolder.get())
+                : JournalTarget.open(target, sb.identity().toString());
       } catch (JournalException e) {
         if (e.reason() == JournalException.Reason.LOCKED && target instanceof JournalTarget.File) {
           // The journal can only say "another steward process"; a new user's usual one is the

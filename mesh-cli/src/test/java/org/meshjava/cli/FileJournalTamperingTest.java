@@ -150,6 +150,17 @@ class FileJournalTamperingTest {
       return journal.resolveSibling(journal.getFileName() + ".segments");
     }
 
+    /**
+     * Three granted serves archived, two more served after them, and the segments then removed: a
+     * live file whose first records only the snapshot stands for.
+     */
+    static History archivedWithoutSegments(Path dir) throws Exception {
+      History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted").archive();
+      h.serve(2, "later");
+      h.removeSegments();
+      return h;
+    }
+
     void removeSegments() throws IOException {
       try (Stream<Path> s = Files.list(segments())) {
         for (Path p : s.toList()) {

@@ -64,9 +64,7 @@ class JournalVerifyOtherStewardSnapshotTest {
   @Test
   void verify_ofAnArchivedJournalWithoutSegments_whoseLatestSnapshotIsAnotherStewards_namesIt()
       throws Exception {
-    History h = new History(dir, SigningKey.generate(), "steward").serve(3, "granted").archive();
-    h.serve(2, "later");
-    h.removeSegments();
+    History h = History.archivedWithoutSegments(dir);
     History other = new History(dir, SigningKey.generate(), "other").serve(3, "other");
     h.replaceLatestSnapshot(other.latestSnapshot());
     assertOtherStewardNamed(h);

@@ -6,7 +6,6 @@ import static org.meshjava.cli.MeshCommandTest.mesh;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -112,34 +111,24 @@ class ServeShutdownTest {
   }
 
   private Process start(Path config, Path journal, Path portFile) throws IOException {
-    String cp =
-        String.join(
-            File.pathSeparator,
-            System.getProperty("jdk.module.path", ""),
-            System.getProperty("java.class.path", ""));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     return new ProcessBuilder(
-            java,
-            "-cp",
-            cp,
-            "-XX:+UseSerialGC",
-            Mesh.class.getName(),
-            "serve",
-            "--config",
-            config.toString(),
-            "--key",
-            tmp.resolve("steward.key").toString(),
-            "--journal",
-            journal.toString(),
-            "--fresh-chain",
-            "--meter",
-            "estimator",
-            "--port",
-            "0",
-            "--port-file",
-            portFile.toString(),
-            "--grace-seconds",
-            "60")
+            ChildMesh.command(
+                "serve",
+                "--config",
+                config.toString(),
+                "--key",
+                tmp.resolve("steward.key").toString(),
+                "--journal",
+                journal.toString(),
+                "--fresh-chain",
+                "--meter",
+                "estimator",
+                "--port",
+                "0",
+                "--port-file",
+                portFile.toString(),
+                "--grace-seconds",
+                "60"))
         .redirectErrorStream(true)
         .redirectOutput(tmp.resolve("child.out").toFile())
         .start();

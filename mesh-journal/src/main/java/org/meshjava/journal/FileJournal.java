@@ -207,6 +207,62 @@ public final class FileJournal implements Journal {
   }
 
   /**
+   * Opens the journal at {@code path} as {@link #open(Path)} does, for a steward that keeps its
+   * snapshots in {@code snapshotFolder} rather than beside the journal. The folder tells one case
+   * apart: a one-line file whose first bytes were overwritten is refused {@code CORRUPT} naming its
+   * record, as it is with a snapshot or segment folder beside it, when the folder records this
+   * journal as its own; without that proof it is "not a mesh journal", as {@link #open(Path)} says.
+   *
+   * @throws JournalException as {@link #open(Path)}
+   */
+  public static FileJournal open(Path path, Path snapshotFolder) throws JournalException {
+    try {
+      return open(path);
+    } catch (JournalException e) {
+      if (e.reason() == JournalException.Reason.CORRUPT && e.seq().isEmpty()) {
+        Optional<JournalException> damaged = onlyRecordDamagedFor(path, snapshotFolder);
+        if (damaged.isPresent()) {
+          throw damaged.get();
+        }
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * The refusal of {@code path} as a journal of one record damaged in its first bytes, when {@code
+   * folder} records it as its journal ({@link SnapshotFolderOwner}) and its one line has a record's
+   * shape past those bytes; empty otherwise, or if the file cannot be read.
+   */
+  private static Optional<JournalException> onlyRecordDamagedFor(Path path, Path folder) {
+    Optional<Path> recorded = SnapshotFolderOwner.recorded(folder);
+    if (recorded.isEmpty()
+        || !SnapshotFolderOwner.realPath(recorded.get())
+            .equals(SnapshotFolderOwner.realPath(path))) {
+      return Optional.empty();
+    }
+    try (FileChannel ch = FileChannel.open(path, StandardOpenOption.READ)) {
+      long size = ch.size();
+      if (size < 2 || size > LineReader.MAX_LINE_BYTES + 1L) {
+        return Optional.empty();
+      }
+      byte[] all = readRange(ch, 0, size);
+      byte[] line = Arrays.copyOf(all, all.length - 1);
+      for (byte b : line) {
+        if (b == '\n') {
+          return Optional.empty();
+        }
+      }
+      if (all[all.length - 1] != '\n' || regionIs(line, 0, SEQ_PREFIX) || !shapedAsARecord(line)) {
+        return Optional.empty();
+      }
+      return Optional.of(onlyRecordDamaged(path, folder, onlyRecordSeq(path)));
+    } catch (IOException e) {
+      return Optional.empty();
+    }
+  }
+
+  /**
    * Why a new journal at {@code path} should not be started there: its folder does not exist
    * ({@link #open(Path)} would create it), or a file stands where a folder of the path should be.
    * Empty when the folder exists. For a caller that takes the path from a person ({@code mesh
@@ -1260,6 +1316,15 @@ public final class FileJournal implements Journal {
   public void checkHeldLinksBefore(long count) throws JournalException {
     JournalPosition end = durable;
     JournalIo.run(() -> checkLinks(file.channel(), path, firstSeq, count, end.locator()));
+  }
+
+  /**
+   * Warns when the segments kept beside this journal begin after record 0 and before {@code count}.
+   * One listing of the segment folder, apart from {@link #checkHeldLinksBefore}: a start from a
+   * snapshot too large to check its covered records still says which ones are gone.
+   */
+  @Override
+  public void warnFirstSegmentsMissingBefore(long count) throws JournalException {
     long kept = firstSeq == 0 ? -1 : JournalSegments.keptFrom(path, firstSeq);
     if (kept > 0 && kept < count) {
       // Lawful (an operator may remove the oldest segments a snapshot covers), but not silently:
@@ -1267,13 +1332,12 @@ public final class FileJournal implements Journal {
       LOG.warn(
           "journal {}: records 0 to {} were archived and their segment is missing from {} (the"
               + " first segment there begins at record {}); the snapshot covering {} records"
-              + " stands for them, and the records from {} were checked by their links",
+              + " stands for them",
           path,
           kept - 1,
           JournalSegments.directory(path),
           kept,
-          count,
-          kept);
+          count);
     }
   }
 

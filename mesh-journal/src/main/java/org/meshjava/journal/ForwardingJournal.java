@@ -43,6 +43,11 @@ public abstract class ForwardingJournal implements Journal {
   }
 
   @Override
+  public void warnFirstSegmentsMissingBefore(long count) throws JournalException {
+    delegate.warnFirstSegmentsMissingBefore(count);
+  }
+
+  @Override
   public JournalPosition position() {
     return delegate.position();
   }

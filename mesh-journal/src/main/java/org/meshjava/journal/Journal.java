@@ -166,6 +166,18 @@ public interface Journal extends AutoCloseable {
   default void checkHeldLinksBefore(long count) throws JournalException {}
 
   /**
+   * Warns in the log when some of the records before {@code count}, which a snapshot covers, are
+   * held nowhere while later archived ones are: the first of the journal's archived segments
+   * removed and later ones kept (SPEC.md §60.8, "Segments"). Lawful, as an operator may remove what
+   * a snapshot covers, but worth saying, since only the snapshot stands for those records now.
+   * Reads no record (a listing at most), so a start from a snapshot of any size says it, not only
+   * one that checks the records it covers. The default keeps no segments and says nothing.
+   *
+   * @throws JournalException {@code IO} if the segments cannot be listed
+   */
+  default void warnFirstSegmentsMissingBefore(long count) throws JournalException {}
+
+  /**
    * Where the journal ends now: every record enqueued so far that is durable, and the hash of the
    * last. What a snapshot taken now covers.
    *

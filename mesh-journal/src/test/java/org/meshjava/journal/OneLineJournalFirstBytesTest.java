@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.journal.internal.JournalFile;
@@ -37,7 +38,11 @@ class OneLineJournalFirstBytesTest {
   }
 
   private static void assertDamagedAt(Path p, long seq) {
-    assertThatThrownBy(() -> FileJournal.open(p))
+    assertDamagedAt(() -> FileJournal.open(p), p, seq);
+  }
+
+  private static void assertDamagedAt(ThrowingCallable open, Path p, long seq) {
+    assertThatThrownBy(open)
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> {
@@ -59,6 +64,28 @@ class OneLineJournalFirstBytesTest {
     assertDamagedAt(p, 0);
     assertThatThrownBy(() -> FileJournal.firstSequence(p))
         .hasMessageContaining("the only line of " + p + " is damaged");
+  }
+
+  /**
+   * Regression: with its snapshot folder kept elsewhere (as {@code mesh serve}'s {@code
+   * snapshots.dir} keeps it), nothing is beside the file, and it was "not a mesh journal" though
+   * that folder records it as its journal. Given the folder, the open refuses it at its record; a
+   * folder that records no journal, or another one, proves nothing.
+   */
+  @Test
+  void oneDamagedLine_whoseSnapshotFolderElsewhereRecordsIt_isRecordZeroDamaged() throws Exception {
+    Path p = damaged("steward.journal", 1);
+    Path folder = Files.createDirectory(dir.resolve("elsewhere"));
+    assertThatThrownBy(() -> FileJournal.open(p, folder))
+        .hasMessageContaining("is not a mesh journal");
+    Files.writeString(
+        folder.resolve(SnapshotFolderOwner.FILE), dir.resolve("other.journal") + "\n");
+    assertThatThrownBy(() -> FileJournal.open(p, folder))
+        .hasMessageContaining("is not a mesh journal");
+
+    Files.writeString(folder.resolve(SnapshotFolderOwner.FILE), p.toRealPath() + "\n");
+    assertDamagedAt(() -> FileJournal.open(p, folder), p, 0);
+    assertThatThrownBy(() -> FileJournal.open(p, folder)).hasMessageContaining(folder.toString());
   }
 
   /**

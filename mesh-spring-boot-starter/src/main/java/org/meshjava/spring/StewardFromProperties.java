@@ -166,6 +166,8 @@ final class StewardFromProperties {
    * the one callers hold, SPEC.md 60.6), and this says which line to remove rather than the
    * builder's {@code chainHead}.
    *
+   * @throws StewardStartException naming {@code mesh.journal}, where the journal cannot be
+   *     replayed, as {@link #journal} throws where it cannot be opened
    * @throws IllegalStateException naming {@code mesh.key-file} and the file it names, where the
    *     journal or its snapshot is another identity's ({@link StewardStartException} its cause)
    * @throws IllegalStateException naming {@code mesh.fresh-chain}: set over a journal that records
@@ -189,7 +191,13 @@ final class StewardFromProperties {
     } catch (StewardStartException e) {
       Path keyFile = p.keyFile();
       if (keyFile == null || !e.anotherIdentity()) {
-        throw e; // not the key's fault (a keyless start on records is refused in openJournal)
+        // Not the key's fault (a keyless start on records is refused in openJournal): the
+        // journal's, named by its property as a refusal at open is.
+        throw p.journal() == null
+            ? e
+            : e.journalException()
+                .map(j -> new StewardStartException("mesh.journal: " + e.getMessage(), j))
+                .orElse(e);
       }
       // The steward's words say "the key that wrote it", in no interface's terms: this names the
       // property that gives the key, and the file it named. Conditional: a snapshot replaced by
@@ -252,7 +260,9 @@ final class StewardFromProperties {
                   + " application, a running mesh serve, or a mesh journal import, archive or"
                   + " resume-grants), or give this one a journal of its own"
               : "";
-      throw new IllegalStateException("mesh.journal: " + e.getMessage() + advice, e);
+      // The type a refusal at replay has (start below): a journal refused for what its last line
+      // shows and one refused for what its middle shows are one failure to a caller.
+      throw new StewardStartException("mesh.journal: " + e.getMessage() + advice, e);
     }
   }
 
@@ -293,7 +303,10 @@ final class StewardFromProperties {
     if (!existed) {
       requireFolder(file);
     }
-    FileJournal fileJournal = FileJournal.open(file);
+    // A snapshot folder kept elsewhere still proves a damaged one-line file a journal.
+    Path elsewhere = snaps.enabled() ? snaps.dir() : null;
+    FileJournal fileJournal =
+        elsewhere != null ? FileJournal.open(file, elsewhere) : FileJournal.open(file);
     // Ours only if it was not there and held no record when locked: a file another steward made in
     // between is not this start's to remove. Said to be new only once the application started.
     CreatedJournal created = CreatedJournal.ifCreated(fileJournal, existed).orElse(null);

@@ -1625,6 +1625,8 @@ public final class Steward implements AutoCloseable {
         if (snap.position().count() <= checkRecordsBeforeSnapshot) {
           checkRecordsBefore(j, snap.position().count());
         }
+        // At any size: whether the first segments are gone is a listing, not a read of history.
+        j.warnFirstSegmentsMissingBefore(snap.position().count());
         state = ReplayState.restore(snap.state(), snap.gate(revocations));
         log.seed(snap.state().receipts(), snap.tree(), snap.state().checkpoint());
         from = snap.position().count();

@@ -13,6 +13,12 @@ import org.meshjava.receipt.tlog.LogException;
  * latest journal snapshot is refused ({@link #snapshotRefusal()}). Or, with {@link
  * JournalException.Reason#LOCKED}, because another steward in this process was built over the same
  * journal and is still open.
+ *
+ * <p>{@code Steward.Builder.build()} throws it; the journal's own API reports the same causes as
+ * the checked {@link JournalException} (opening a file journal reads its first and last lines, and
+ * refuses a fault there before a builder sees it). What builds a steward from its configuration
+ * (the Spring starter) throws this type for a journal refused at either point, so that its caller
+ * meets one type carrying the journal's exception and {@link #reason()}.
  */
 public final class StewardStartException extends RuntimeException {
   private static final long serialVersionUID = 1L;
