@@ -8,6 +8,11 @@
  * its model file with it. (That module is built after this one; "module" warnings would name it as
  * not found.)
  *
+ * <p>{@code org.meshjava.core.internal} holds a request's canonical form as a CBOR value and its
+ * reader ({@code RequestCbor}): the API gives a request's canonical form only as bytes ({@link
+ * org.meshjava.core.CanonicalForm#encode()}), and the journal, which embeds requests in its records,
+ * and the command line, which reads one from JSON, work in the CBOR value model.
+ *
  * <p>Internal packages are for what an engine author never calls. A qualified export reaches only
  * named modules: an engine module that requires only this one runs its tests with the steward on
  * the class path, where an internal package of this module cannot be reached. So what the steward,
@@ -29,5 +34,8 @@ module org.meshjava.core {
   exports org.meshjava.core.crypto.internal to
       org.meshjava.engine.onnx;
   exports org.meshjava.core.identity;
+  exports org.meshjava.core.internal to
+      org.meshjava.journal,
+      org.meshjava.cli;
   exports org.meshjava.core.weights;
 }

@@ -93,7 +93,7 @@ public record Vector(
     ObjectNode expected = meta.putObject("expected");
     SigningKey key = SigningKey.fromSeed(inputs.stewardSeed());
     expected.put("steward_did_key", DidKey.of(key.verificationKey()).value());
-    expected.put("request_canonical_hex", hex.formatHex(inputs.request().toCbor().encode()));
+    expected.put("request_canonical_hex", hex.formatHex(inputs.request().encode()));
     expected.put("request_id", inputs.request().id().hex());
     ArrayNode out = expected.putArray("output_tokens");
     for (int t : result.tokens().toArray()) {
@@ -114,8 +114,7 @@ public record Vector(
                 entry.put("path", file.path());
                 entry.put("blake3", file.digest().hex());
               }
-              expected.put(
-                  "weights_canonical_hex", hex.formatHex(TinyModel.digest().toCbor().encode()));
+              expected.put("weights_canonical_hex", hex.formatHex(TinyModel.digest().encode()));
             });
     expected.set("receipt", ReceiptJson.of(result.receipt()));
     byte[] core = result.receipt().toSignedCore().encode();
