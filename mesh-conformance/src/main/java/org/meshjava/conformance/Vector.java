@@ -117,7 +117,7 @@ public record Vector(
               expected.put("weights_canonical_hex", hex.formatHex(TinyModel.digest().encode()));
             });
     expected.set("receipt", ReceiptJson.of(result.receipt()));
-    byte[] core = result.receipt().toSignedCore().encode();
+    byte[] core = result.receipt().encodeSignedCore();
     expected.put("signed_core_length", core.length);
     expected.put("envelope_length", result.envelope().length());
     expected.put("envelope_id", result.envelope().id().hex());

@@ -246,8 +246,7 @@ public class MeshJavaPackSubject {
   private static ObjectNode encodeCore(JsonNode in) throws Refusal {
     try {
       return obj(
-          "signed_core",
-          HEX.formatHex(ReceiptJson.parse(in.path("receipt")).toSignedCore().encode()));
+          "signed_core", HEX.formatHex(ReceiptJson.parse(in.path("receipt")).encodeSignedCore()));
     } catch (ReceiptException e) {
       throw new Refusal(e.reason().name(), e.getMessage());
     }
