@@ -58,7 +58,7 @@ public class ServeOverheadBenchmark extends MicrosecondBenchmark {
     serve = BenchServe.of("benchmark prompt");
     ServeResult sample = steward.serve(serve.request(), serve.prompt());
     envelopeSized = new byte[sample.envelope().length()];
-    signedCoreSized = new byte[sample.receipt().toSignedCore().encode().length + 80];
+    signedCoreSized = new byte[sample.receipt().encodeSignedCore().length + 80];
   }
 
   /** One whole serve: route, meter, seal, chain. */

@@ -14,6 +14,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.crypto.SigningKey;
+import org.meshjava.core.internal.RequestCbor;
 import org.meshjava.jcp.Caveat;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.IssuanceException;
@@ -571,7 +572,7 @@ final class GrantCommand extends CommandGroup {
                 file + ": request field " + e.getKey() + " must be text or a whole number");
           }
         }
-        return ServeRequest.fromCbor(b.build());
+        return RequestCbor.decode(b.build());
       } catch (IllegalArgumentException e) {
         throw new CliException(file + " is not a request: " + e.getMessage(), e);
       }

@@ -17,7 +17,7 @@ public final class MeshJavaSubject implements ConformanceSubject {
 
   @Override
   public byte[] encodeSignedCore(JsonNode receiptJson) throws Exception {
-    return ReceiptJson.parse(receiptJson).toSignedCore().encode();
+    return ReceiptJson.parse(receiptJson).encodeSignedCore();
   }
 
   @Override

@@ -93,7 +93,7 @@ public record Vector(
     ObjectNode expected = meta.putObject("expected");
     SigningKey key = SigningKey.fromSeed(inputs.stewardSeed());
     expected.put("steward_did_key", DidKey.of(key.verificationKey()).value());
-    expected.put("request_canonical_hex", hex.formatHex(inputs.request().toCbor().encode()));
+    expected.put("request_canonical_hex", hex.formatHex(inputs.request().encode()));
     expected.put("request_id", inputs.request().id().hex());
     ArrayNode out = expected.putArray("output_tokens");
     for (int t : result.tokens().toArray()) {
@@ -114,11 +114,10 @@ public record Vector(
                 entry.put("path", file.path());
                 entry.put("blake3", file.digest().hex());
               }
-              expected.put(
-                  "weights_canonical_hex", hex.formatHex(TinyModel.digest().toCbor().encode()));
+              expected.put("weights_canonical_hex", hex.formatHex(TinyModel.digest().encode()));
             });
     expected.set("receipt", ReceiptJson.of(result.receipt()));
-    byte[] core = result.receipt().toSignedCore().encode();
+    byte[] core = result.receipt().encodeSignedCore();
     expected.put("signed_core_length", core.length);
     expected.put("envelope_length", result.envelope().length());
     expected.put("envelope_id", result.envelope().id().hex());

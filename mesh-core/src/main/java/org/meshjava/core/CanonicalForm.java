@@ -1,9 +1,11 @@
 package org.meshjava.core;
 
-import org.meshjava.core.cbor.CborValue;
-
-/** A value with a canonical CBOR form, and therefore a {@link ContentId}. */
+/**
+ * A value with a canonical CBOR encoding (SPEC.md section 10), and therefore a {@link ContentId}.
+ * The encoding is given as bytes: they are what a content id hashes and what a signature covers,
+ * and mesh-java's CBOR value model is not API.
+ */
 public interface CanonicalForm {
-  /** Returns the canonical CBOR form of this value. */
-  CborValue toCbor();
+  /** Returns the canonical CBOR encoding of this value: a fresh array on each call. */
+  byte[] encode();
 }

@@ -3,8 +3,6 @@ package org.meshjava.core;
 import java.util.Arrays;
 import java.util.Objects;
 import org.meshjava.core.bytes.LowercaseHex;
-import org.meshjava.core.cbor.CborText;
-import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.Blake3;
 
 /**
@@ -25,11 +23,6 @@ public final class ContentId extends FixedBytes implements Comparable<ContentId>
 
   /** Returns the content id of {@code value}'s canonical CBOR encoding. */
   public static ContentId of(CanonicalForm value) {
-    return ofBytes(value.toCbor().encode());
-  }
-
-  /** Returns the content id of a CBOR value's canonical encoding. */
-  public static ContentId ofCbor(CborValue value) {
     return ofBytes(value.encode());
   }
 
@@ -63,11 +56,6 @@ public final class ContentId extends FixedBytes implements Comparable<ContentId>
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("a content id is " + e.getMessage(), e);
     }
-  }
-
-  /** Returns the hex form as a CBOR text string, the way mesh/1 puts ids into signed maps. */
-  public CborText toCborText() {
-    return new CborText(hex());
   }
 
   @Override

@@ -2,7 +2,7 @@ package org.meshjava.core;
 
 import java.util.List;
 import java.util.Optional;
-import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.internal.RequestCbor;
 
 /**
  * The shape of a typed decision (§3.6): how many questions, how many options are scored across
@@ -52,13 +52,9 @@ public record DecisionShape(long questions, long optionsScored, long schemaToken
             + " options");
   }
 
-  /** Returns {@code {"questions", "options_scored", "schema_tokens"}} as canonical CBOR. */
+  /** Returns {@code {"questions", "options_scored", "schema_tokens"}} in canonical CBOR. */
   @Override
-  public CborMap toCbor() {
-    return CborMap.builder()
-        .put("questions", questions)
-        .put("options_scored", optionsScored)
-        .put("schema_tokens", schemaTokens)
-        .build();
+  public byte[] encode() {
+    return RequestCbor.decision(this).encode();
   }
 }

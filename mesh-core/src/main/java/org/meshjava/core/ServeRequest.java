@@ -2,7 +2,7 @@ package org.meshjava.core;
 
 import java.util.Objects;
 import java.util.Optional;
-import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.internal.RequestCbor;
 
 /**
  * A request to serve (§3.1). Content-addressed: {@link #id()} is the {@code request_id} a grant
@@ -170,83 +170,10 @@ public record ServeRequest(
     return decision.isPresent();
   }
 
+  /** Returns the canonical form described above, in canonical CBOR. */
   @Override
-  public CborMap toCbor() {
-    CborMap.Builder b =
-        CborMap.builder()
-            .put("prompt_hash", promptHash.toCborText())
-            .put("prompt_tokens", promptTokens)
-            .put("max_tokens", maxTokens)
-            .put("fidelity_floor", fidelityFloor.level())
-            .put("joule_ceiling_uj", jouleCeilingUj);
-    decision.ifPresent(d -> b.put("decision", d.toCbor()));
-    model.ifPresent(m -> b.put("model", m));
-    return b.build();
-  }
-
-  /**
-   * Reads a request back from its canonical form, refusing unknown keys, missing keys and mistyped
-   * values.
-   *
-   * @throws IllegalArgumentException naming what is wrong
-   */
-  public static ServeRequest fromCbor(org.meshjava.core.cbor.CborValue value) {
-    if (!(value instanceof CborMap map)) {
-      throw new IllegalArgumentException("a request is a CBOR map");
-    }
-    java.util.Set<String> known =
-        java.util.Set.of(
-            "prompt_hash",
-            "prompt_tokens",
-            "max_tokens",
-            "fidelity_floor",
-            "joule_ceiling_uj",
-            "decision",
-            "model");
-    for (CborMap.Entry e : map.entries()) {
-      if (!(e.key() instanceof org.meshjava.core.cbor.CborText(String k)) || !known.contains(k)) {
-        throw new IllegalArgumentException("unknown request key " + e.key());
-      }
-    }
-    Optional<DecisionShape> decision = Optional.empty();
-    if (map.get("decision").isPresent()) {
-      if (!(map.get("decision").get() instanceof CborMap d) || d.size() != 3) {
-        throw new IllegalArgumentException("decision is a map of exactly three keys");
-      }
-      decision =
-          Optional.of(
-              new DecisionShape(
-                  uint(d, "questions"), uint(d, "options_scored"), uint(d, "schema_tokens")));
-    }
-    if (!(map.get("prompt_hash").orElse(null)
-        instanceof org.meshjava.core.cbor.CborText(String h))) {
-      throw new IllegalArgumentException("prompt_hash is a hex text string");
-    }
-    return new ServeRequest(
-        ContentId.fromHex(h),
-        uint(map, "prompt_tokens"),
-        uint(map, "max_tokens"),
-        Fidelity.of(uint(map, "fidelity_floor")),
-        uint(map, "joule_ceiling_uj"),
-        decision,
-        model(map));
-  }
-
-  private static Optional<String> model(CborMap map) {
-    if (map.get("model").isEmpty()) {
-      return Optional.empty();
-    }
-    if (map.get("model").get() instanceof org.meshjava.core.cbor.CborText(String m)) {
-      return Optional.of(m);
-    }
-    throw new IllegalArgumentException("model is a text string");
-  }
-
-  private static long uint(CborMap map, String key) {
-    if (map.get(key).orElse(null) instanceof org.meshjava.core.cbor.CborInt(long v) && v >= 0) {
-      return v;
-    }
-    throw new IllegalArgumentException(key + " is a required unsigned integer");
+  public byte[] encode() {
+    return RequestCbor.encode(this).encode();
   }
 
   /** The request id: the content id of the canonical form. */

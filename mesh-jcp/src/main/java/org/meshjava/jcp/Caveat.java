@@ -1,7 +1,6 @@
 package org.meshjava.jcp;
 
 import org.meshjava.core.DenialLabel;
-import org.meshjava.core.cbor.CborMap;
 
 /**
  * A condition a grant attaches to its use. The set is closed on purpose: a gate must understand
@@ -25,6 +24,18 @@ public sealed interface Caveat permits ModelIn, MaxCostUj, UnknownCaveat {
    */
   boolean narrows(Caveat parentCaveat);
 
-  /** Returns the wire form. */
-  CborMap toCbor();
+  /** Returns the wire form's canonical CBOR encoding. */
+  default byte[] encode() {
+    return Grant.caveatCbor(this).encode();
+  }
+
+  /**
+   * Reads a caveat from its wire form's canonical encoding: one of the kinds above, or an {@link
+   * UnknownCaveat} kept as it was written.
+   *
+   * @throws MalformedGrantException if the bytes are not a canonical caveat map
+   */
+  static Caveat decode(byte[] bytes) throws MalformedGrantException {
+    return Grant.readCaveat(FieldReader.decode(bytes, "caveat"), "caveat");
+  }
 }

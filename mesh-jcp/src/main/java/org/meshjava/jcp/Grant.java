@@ -136,22 +136,45 @@ public record Grant(
     return parent.isEmpty();
   }
 
+  /** Returns the grant's canonical CBOR encoding, the bytes its issuer signs. */
   @Override
-  public CborMap toCbor() {
+  public byte[] encode() {
+    return toCbor().encode();
+  }
+
+  CborMap toCbor() {
     List<CborValue> acts = actions.stream().<CborValue>map(CborText::new).toList();
     CborMap.Builder b =
         CborMap.builder()
             .put("issuer", issuer.value())
             .put("subject", subject.value())
             .put("actions", new CborArray(sortedByEncoding(acts)))
-            .put("resources", resources.toCbor())
+            .put("resources", resourcesCbor(resources))
             .put("budget_uj", budgetUj)
             .put("not_before", notBefore.getEpochSecond())
             .put("expiry", expiry.getEpochSecond())
             .put(
-                "caveats", new CborArray(caveats.stream().<CborValue>map(Caveat::toCbor).toList()));
-    parent.ifPresent(p -> b.put("parent", p.contentId().toCborText()));
+                "caveats",
+                new CborArray(caveats.stream().<CborValue>map(Grant::caveatCbor).toList()));
+    parent.ifPresent(p -> b.put("parent", new CborText(p.contentId().hex())));
     return b.build();
+  }
+
+  /** Resources' wire form. */
+  static CborValue resourcesCbor(Resources resources) {
+    return switch (resources) {
+      case Resources.All a -> a.toCbor();
+      case Resources.Only o -> o.toCbor();
+    };
+  }
+
+  /** A caveat's wire form. */
+  static CborMap caveatCbor(Caveat caveat) {
+    return switch (caveat) {
+      case ModelIn m -> m.toCbor();
+      case MaxCostUj m -> m.toCbor();
+      case UnknownCaveat u -> u.raw();
+    };
   }
 
   /** Reads a grant from its canonical form; {@code path} names it in errors. */
@@ -224,7 +247,7 @@ public record Grant(
     return Resources.only(ids);
   }
 
-  private static Caveat readCaveat(CborValue v, String path) throws MalformedGrantException {
+  static Caveat readCaveat(CborValue v, String path) throws MalformedGrantException {
     if (!(v instanceof CborMap m)) {
       throw new MalformedGrantException(Malformation.SHAPE, path, "a caveat is a map");
     }
@@ -269,7 +292,7 @@ public record Grant(
     for (Caveat c : caveats) {
       copy.add(Objects.requireNonNull(c, "caveat"));
     }
-    copy.sort(Comparator.comparing(c -> c.toCbor().encode(), BYTEWISE));
+    copy.sort(Comparator.comparing(Caveat::encode, BYTEWISE));
     for (int i = 1; i < copy.size(); i++) {
       if (copy.get(i - 1).equals(copy.get(i))) {
         throw new IllegalArgumentException("caveat repeated: " + copy.get(i));

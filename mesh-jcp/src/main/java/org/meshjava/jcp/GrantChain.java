@@ -149,8 +149,8 @@ public record GrantChain(List<SignedGrant> links) {
     }
   }
 
-  /** Returns the canonical CBOR array of envelopes. */
-  public CborArray toCbor() {
+  /** The canonical CBOR array of envelopes. */
+  CborArray toCbor() {
     return new CborArray(links.stream().<CborValue>map(SignedGrant::toCbor).toList());
   }
 

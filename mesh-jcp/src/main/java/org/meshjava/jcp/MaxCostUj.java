@@ -32,8 +32,7 @@ public record MaxCostUj(long uj) implements Caveat {
     return parentCaveat instanceof MaxCostUj p && uj <= p.uj;
   }
 
-  @Override
-  public CborMap toCbor() {
+  CborMap toCbor() {
     return CborMap.builder().put(KIND_KEY, KIND).put("uj", uj).build();
   }
 }

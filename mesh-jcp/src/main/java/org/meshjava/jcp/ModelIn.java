@@ -9,6 +9,7 @@ import java.util.TreeSet;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 
 /**
@@ -54,9 +55,8 @@ public record ModelIn(Set<ContentId> weights) implements Caveat {
     return parentCaveat instanceof ModelIn p && p.weights.containsAll(weights);
   }
 
-  @Override
-  public CborMap toCbor() {
-    List<CborValue> items = weights.stream().<CborValue>map(ContentId::toCborText).toList();
+  CborMap toCbor() {
+    List<CborValue> items = weights.stream().<CborValue>map(w -> new CborText(w.hex())).toList();
     return CborMap.builder().put(KIND_KEY, KIND).put("weights", new CborArray(items)).build();
   }
 }

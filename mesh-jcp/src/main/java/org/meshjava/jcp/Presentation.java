@@ -6,6 +6,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -66,7 +67,7 @@ public final class Presentation extends SignedChainStatement<PresentationNonce> 
               + chain.leaf().grant().issuer()
               + "; only the issuer may present it");
     }
-    byte[] payload = signedPayload(requestId, chain.leaf().id(), caller, nonce).encode();
+    byte[] payload = signedPayload(requestId, chain.leaf().id(), caller, nonce);
     return new Presentation(chain, caller, nonce, callerKey.sign(payload));
   }
 
@@ -84,15 +85,19 @@ public final class Presentation extends SignedChainStatement<PresentationNonce> 
     return new Presentation(chain, caller, nonce, SignedGrant.signatureCopy(signature));
   }
 
-  /** Returns the map a caller signs: {@code {request_id, grant_id, caller, nonce}} (§2.1). */
-  public static CborMap signedPayload(
+  /**
+   * Returns the bytes a caller signs: the canonical CBOR map {@code {request_id, grant_id, caller,
+   * nonce}} (§2.1), the ids as hex text.
+   */
+  public static byte[] signedPayload(
       ContentId requestId, GrantId grantId, DidKey caller, PresentationNonce nonce) {
     return CborMap.builder()
-        .put("request_id", requestId.toCborText())
-        .put("grant_id", grantId.contentId().toCborText())
+        .put("request_id", new CborText(requestId.hex()))
+        .put("grant_id", new CborText(grantId.contentId().hex()))
         .put("caller", caller.value())
         .put("nonce", nonce.bytes())
-        .build();
+        .build()
+        .encode();
   }
 
   /**

@@ -35,8 +35,10 @@ public sealed interface Resources {
   /** Whether this is no wider than {@code parent} (attenuation). */
   boolean isWithin(Resources parent);
 
-  /** Returns the wire form. */
-  CborValue toCbor();
+  /** Returns the wire form's canonical CBOR encoding. */
+  default byte[] encode() {
+    return Grant.resourcesCbor(this).encode();
+  }
 
   /** Every request. */
   enum All implements Resources {
@@ -53,8 +55,7 @@ public sealed interface Resources {
       return parent instanceof All;
     }
 
-    @Override
-    public CborValue toCbor() {
+    CborValue toCbor() {
       return new CborText("*");
     }
 
@@ -92,10 +93,10 @@ public sealed interface Resources {
       };
     }
 
-    @Override
-    public CborValue toCbor() {
+    CborValue toCbor() {
       // Equal-length lowercase hex texts sort bytewise exactly as the digests do.
-      List<CborValue> items = requestIds.stream().<CborValue>map(ContentId::toCborText).toList();
+      List<CborValue> items =
+          requestIds.stream().<CborValue>map(id -> new CborText(id.hex())).toList();
       return new CborArray(items);
     }
   }

@@ -7,6 +7,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
@@ -62,7 +63,7 @@ public final class Revocation extends SignedChainStatement<Instant> {
           "revoked_from must not be before " + Instant.EPOCH + ": " + from);
     }
     Instant at = Instant.ofEpochSecond(from.getEpochSecond());
-    byte[] payload = signedPayload(chain.leaf().id(), revoker, at).encode();
+    byte[] payload = signedPayload(chain.leaf().id(), revoker, at);
     return new Revocation(chain, revoker, at, revokerKey.sign(payload));
   }
 
@@ -84,14 +85,18 @@ public final class Revocation extends SignedChainStatement<Instant> {
     return new Revocation(chain, revoker, from, copy);
   }
 
-  /** Returns the map a revoker signs. */
-  public static CborMap signedPayload(GrantId grantId, DidKey revoker, Instant from) {
+  /**
+   * Returns the bytes a revoker signs: the canonical CBOR map {@code {grant_id, revoker,
+   * revoked_from, statement: "revoke"}}.
+   */
+  public static byte[] signedPayload(GrantId grantId, DidKey revoker, Instant from) {
     return CborMap.builder()
-        .put("grant_id", grantId.contentId().toCborText())
+        .put("grant_id", new CborText(grantId.contentId().hex()))
         .put("revoker", revoker.value())
         .put("revoked_from", from.getEpochSecond())
         .put("statement", "revoke")
-        .build();
+        .build()
+        .encode();
   }
 
   /**

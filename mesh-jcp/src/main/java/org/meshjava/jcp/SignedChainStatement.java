@@ -82,9 +82,9 @@ abstract sealed class SignedChainStatement<D> permits Presentation, Revocation {
    *
    * @throws GrantRefusedException {@code bad-signature} with {@code refusal} if it does not
    */
-  final void verifySignature(CborMap payload, String refusal) throws GrantRefusedException {
+  final void verifySignature(byte[] payload, String refusal) throws GrantRefusedException {
     try {
-      signer.verificationKey().verify(payload.encode(), signature);
+      signer.verificationKey().verify(payload, signature);
     } catch (SignatureException e) {
       throw new GrantRefusedException(DenialLabel.BAD_SIGNATURE, refusal);
     }
@@ -116,8 +116,8 @@ abstract sealed class SignedChainStatement<D> permits Presentation, Revocation {
     return signature.clone();
   }
 
-  /** Returns the wire form. */
-  public final CborMap toCbor() {
+  /** The wire form. */
+  final CborMap toCbor() {
     return CborMap.builder()
         .put("chain", chain.toCbor())
         .put(form.signerKey(), signer.value())

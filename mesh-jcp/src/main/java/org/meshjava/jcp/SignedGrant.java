@@ -145,8 +145,8 @@ public final class SignedGrant {
     return HexFormat.of().formatHex(encoded);
   }
 
-  /** Returns the envelope as a CBOR value. */
-  public CborMap toCbor() {
+  /** The envelope as a CBOR value. */
+  CborMap toCbor() {
     return toCbor(grant, signature);
   }
 

@@ -12,13 +12,15 @@ import org.meshjava.core.cbor.CborText;
  * DenialLabel#UNKNOWN_CAVEAT}: a condition we cannot check is a condition we cannot honour.
  * Immutable.
  *
- * @param kind the unknown kind named under {@code caveat}
- * @param raw the whole caveat map as decoded
+ * <p>Read one with {@link Caveat#decode(byte[])}; {@link #encode()} gives back the bytes it was
+ * read from.
  */
-public record UnknownCaveat(String kind, CborMap raw) implements Caveat {
+public final class UnknownCaveat implements Caveat {
+  private final String kind;
+  private final CborMap raw;
 
-  /** Validates that {@code raw} names {@code kind} and that the kind is really unknown. */
-  public UnknownCaveat {
+  /** Validates that {@code raw}, the whole caveat map as decoded, names {@code kind}, unknown. */
+  UnknownCaveat(String kind, CborMap raw) {
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(raw, "raw");
     if (!raw.get(KIND_KEY).equals(Optional.of(new CborText(kind)))) {
@@ -27,6 +29,19 @@ public record UnknownCaveat(String kind, CborMap raw) implements Caveat {
     if (kind.equals(ModelIn.KIND) || kind.equals(MaxCostUj.KIND)) {
       throw new IllegalArgumentException("'" + kind + "' is a known caveat kind");
     }
+    this.kind = kind;
+    this.raw = raw;
+  }
+
+  /** The unknown kind named under {@code caveat}. */
+  @Override
+  public String kind() {
+    return kind;
+  }
+
+  /** The whole caveat map as decoded. */
+  CborMap raw() {
+    return raw;
   }
 
   @Override
@@ -35,8 +50,19 @@ public record UnknownCaveat(String kind, CborMap raw) implements Caveat {
     return equals(parentCaveat);
   }
 
+  /** Equal when the maps are: the map names the kind. */
   @Override
-  public CborMap toCbor() {
-    return raw;
+  public boolean equals(Object o) {
+    return o instanceof UnknownCaveat u && raw.equals(u.raw);
+  }
+
+  @Override
+  public int hashCode() {
+    return raw.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "UnknownCaveat[kind=" + kind + ", raw=" + raw + "]";
   }
 }

@@ -139,8 +139,7 @@ class GateDecideTest {
   static Presentation outsiderPresentation(GrantChain chain) {
     PresentationNonce n = nonce(9);
     byte[] sig =
-        OUTSIDER.sign(
-            Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), OUTSIDER_DID, n).encode());
+        OUTSIDER.sign(Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), OUTSIDER_DID, n));
     return Presentation.of(chain, OUTSIDER_DID, n, sig);
   }
 

@@ -37,8 +37,7 @@ class SpecExampleTest {
     out.put(
         "presentation_payload",
         hex.formatHex(
-            Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), CALLER_DID, nonce(7))
-                .encode()));
+            Presentation.signedPayload(REQUEST.id(), chain.leaf().id(), CALLER_DID, nonce(7))));
     out.put("presentation", p.toHex());
     // The example must also be a presentation the gate admits.
     Gate gate = gate();

@@ -27,6 +27,7 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.crypto.SignatureException;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.core.internal.RequestCbor;
 import org.meshjava.jcp.Gate;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
@@ -610,7 +611,7 @@ public final class Snapshot {
               CborInt.of(o.seq()),
               CborInt.of(o.reservation()),
               CborBytes.of(a.presentation().encode()),
-              CborBytes.of(a.request().toCbor().encode()),
+              CborBytes.of(a.request().encode()),
               CborBytes.of(a.model().map(ContentId::bytes).orElse(new byte[0])),
               CborText.of(a.backend()),
               CborInt.of(a.decidedAt().toEpochMilli())));
@@ -968,7 +969,7 @@ public final class Snapshot {
         ServeRequest request;
         try {
           presentation = Presentation.decode(bytes(a.get(2), -1, "presentation"));
-          request = ServeRequest.fromCbor(CanonicalCbor.decode(bytes(a.get(3), -1, "request")));
+          request = RequestCbor.decode(CanonicalCbor.decode(bytes(a.get(3), -1, "request")));
         } catch (org.meshjava.jcp.MalformedGrantException
             | org.meshjava.core.cbor.CborDecodeException e) {
           throw malformed("open authorisation: " + e.getMessage());

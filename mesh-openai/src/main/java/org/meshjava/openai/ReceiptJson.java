@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.HexFormat;
 import org.meshjava.core.bytes.LowercaseHex;
+import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
+import org.meshjava.core.cbor.CborDecodeException;
 import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborTag;
@@ -16,6 +18,7 @@ import org.meshjava.core.cbor.CborValue;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
 import org.meshjava.receipt.SealedReceipt;
+import org.meshjava.receipt.internal.SignedCores;
 
 /**
  * A readable JSON view of a receipt: its signed core with the same keys in the same (canonical)
@@ -35,7 +38,7 @@ public final class ReceiptJson {
 
   /** Returns the receipt's signed core as a JSON object. */
   public static ObjectNode of(MeshReceipt receipt) {
-    return (ObjectNode) toJson(receipt.toSignedCore());
+    return (ObjectNode) toJson(SignedCores.encode(receipt));
   }
 
   /**
@@ -44,7 +47,7 @@ public final class ReceiptJson {
    * decoded) rather than a second one.
    */
   public static ObjectNode of(SealedReceipt sealed) {
-    return (ObjectNode) toJson(sealed.signedCore());
+    return (ObjectNode) toJson(SignedCores.of(sealed));
   }
 
   /**
@@ -88,13 +91,33 @@ public final class ReceiptJson {
       throw new ReceiptException(
           ReceiptException.Reason.MALFORMED_RECEIPT, String.valueOf(e.getMessage()), e);
     }
-    return MeshReceipt.fromSignedCore(core);
+    return SignedCores.decode(core);
   }
 
   /**
-   * Returns any CBOR value as JSON (text-keyed maps become objects; other keys are stringified).
+   * Returns a signed core's JSON view as the bytes say, whether or not they are a valid receipt's
+   * core: to show what an envelope's payload holds when opening it refused it ({@link
+   * MeshReceipt#encodeSignedCore()} writes such bytes for a valid one).
+   *
+   * @throws ReceiptException {@code MALFORMED_RECEIPT} if the bytes are not one canonical CBOR map
    */
-  public static JsonNode toJson(CborValue value) {
+  public static ObjectNode ofSignedCore(byte[] core) throws ReceiptException {
+    CborValue value;
+    try {
+      value = CanonicalCbor.decode(core);
+    } catch (CborDecodeException e) {
+      throw new ReceiptException(
+          ReceiptException.Reason.MALFORMED_RECEIPT, "the signed core is " + e.getMessage(), e);
+    }
+    if (!(value instanceof CborMap map)) {
+      throw new ReceiptException(
+          ReceiptException.Reason.MALFORMED_RECEIPT, "the signed core is not a map");
+    }
+    return (ObjectNode) toJson(map);
+  }
+
+  /** Any CBOR value as JSON (text-keyed maps become objects; other keys are stringified). */
+  private static JsonNode toJson(CborValue value) {
     return switch (value) {
       case CborInt i -> NODES.numberNode(i.value());
       case CborText t -> NODES.textNode(t.value());

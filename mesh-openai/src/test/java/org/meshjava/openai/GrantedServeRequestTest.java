@@ -15,6 +15,9 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
+import org.meshjava.core.cbor.CanonicalCbor;
+import org.meshjava.core.cbor.CborMap;
+import org.meshjava.core.cbor.CborText;
 
 class GrantedServeRequestTest {
   private static JsonNode json(String s) throws Exception {
@@ -95,7 +98,10 @@ class GrantedServeRequestTest {
     assertThat(none.model()).isEmpty();
     assertThat(small.model()).contains("small");
     assertThat(small.id()).isNotEqualTo(none.id());
-    assertThat(ServeRequest.fromCbor(small.toCbor())).isEqualTo(small);
+    // The name is in the canonical form the grant's request id covers; that every such form reads
+    // back equal is core's ServeRequestCborTest.
+    assertThat(((CborMap) CanonicalCbor.decode(small.encode())).get("model"))
+        .contains(new CborText("small"));
     assertThatThrownBy(() -> GrantedServeRequest.derive(json("{\"model\":5," + base)))
         .isInstanceOfSatisfying(
             BindingException.class,

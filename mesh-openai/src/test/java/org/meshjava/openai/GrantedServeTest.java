@@ -140,8 +140,8 @@ class GrantedServeTest {
     PresentationNonce nonce = PresentationNonce.random();
     byte[] sig =
         thief.sign(
-            Presentation.signedPayload(request.id(), chain.leaf().id(), Jcp.identity(thief), nonce)
-                .encode());
+            Presentation.signedPayload(
+                request.id(), chain.leaf().id(), Jcp.identity(thief), nonce));
     body.put("jcp_presentation", Presentation.of(chain, Jcp.identity(thief), nonce, sig).toHex());
     f.post("/v1/chat/completions", body).error(401, "not-issuer");
   }

@@ -85,8 +85,7 @@ class RevocationEndpointTest {
             chain,
             Jcp.identity(stranger),
             at,
-            stranger.sign(
-                Revocation.signedPayload(chain.leaf().id(), Jcp.identity(stranger), at).encode()));
+            stranger.sign(Revocation.signedPayload(chain.leaf().id(), Jcp.identity(stranger), at)));
     Fixture.Answer a = revoke(r.toHex());
     assertThat(a.status()).as(a.body()).isEqualTo(403);
     assertThat(a.json().get("error").get("code").asText()).isEqualTo("not-issuer");

@@ -13,6 +13,7 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborValue;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.receipt.internal.SignedCores;
 
 /**
  * A mesh/1 receipt (§6.1): what was asked, who served it and how, what it cost, and where it stands
@@ -157,8 +158,36 @@ public record MeshReceipt(
         : OptionalLong.empty();
   }
 
-  /** Returns this receipt's signed core: the canonical CBOR map JCR-1 signs (§6.1). */
-  public CborMap toSignedCore() {
+  static {
+    SignedCores.install(
+        new SignedCores.Access() {
+          @Override
+          public CborMap encode(MeshReceipt receipt) {
+            return SignedCore.encode(receipt);
+          }
+
+          @Override
+          public CborMap of(SealedReceipt sealed) {
+            return sealed.signedCore();
+          }
+
+          @Override
+          public MeshReceipt decode(CborValue core) throws ReceiptException {
+            return SignedCore.decode(core);
+          }
+        });
+  }
+
+  /**
+   * Returns this receipt's signed core in canonical CBOR (§6.1): the bytes JCR-1 signs, which are
+   * the payload of the receipt's envelope.
+   */
+  public byte[] encodeSignedCore() {
+    return SignedCore.encode(this).encode();
+  }
+
+  /** The signed core as a CBOR map, for this package's sealing and its tests. */
+  CborMap toSignedCore() {
     return SignedCore.encode(this);
   }
 
@@ -168,7 +197,7 @@ public record MeshReceipt(
    *
    * @throws ReceiptException if {@code core} is not the signed core of a valid receipt
    */
-  public static MeshReceipt fromSignedCore(CborValue core) throws ReceiptException {
+  static MeshReceipt fromSignedCore(CborValue core) throws ReceiptException {
     return SignedCore.decode(core);
   }
 

@@ -8,6 +8,7 @@ import org.meshjava.core.cbor.CborArray;
 import org.meshjava.core.cbor.CborBytes;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborTag;
+import org.meshjava.receipt.internal.SignedCores;
 
 /** The signed core a sealed receipt carries is the one its envelope's payload encodes. */
 class SealedReceiptCoreTest {
@@ -38,6 +39,21 @@ class SealedReceiptCoreTest {
 
     assertThat(paired.signedCore()).isEqualTo(sealed.signedCore());
     assertThat(paired).isEqualTo(sealed);
+  }
+
+  /**
+   * The API gives the core as bytes, the envelope's payload; the modules that work in the CBOR
+   * model (the HTTP binding's JSON view) read the carried core through {@link SignedCores}, the
+   * same object, not a second build.
+   */
+  @Test
+  void theCoreIsBytesInTheApi_andTheCarriedMapThroughSignedCores() throws Exception {
+    SealedReceipt sealed = TestReceipts.sealGenesis(TestReceipts.generationDraft());
+
+    assertThat(sealed.receipt().encodeSignedCore()).isEqualTo(payload(sealed.envelope()));
+    assertThat(SignedCores.of(sealed)).isSameAs(sealed.signedCore());
+    assertThat(SignedCores.encode(sealed.receipt())).isEqualTo(sealed.signedCore());
+    assertThat(SignedCores.decode(sealed.signedCore())).isEqualTo(sealed.receipt());
   }
 
   /**

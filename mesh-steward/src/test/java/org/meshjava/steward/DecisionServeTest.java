@@ -22,6 +22,7 @@ import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.receipt.internal.SignedCores;
 
 /** §3.6 end to end: questions in, answers out, and the receipt a decision seals. */
 class DecisionServeTest {
@@ -92,8 +93,8 @@ class DecisionServeTest {
     assertThat(r.ujPerDecision()).hasValue(r.energy().uj() / 3);
     assertThat(r.ujPerOptionScored()).hasValue(r.energy().uj() / 7);
     assertThat(r.ujPerAcceptedToken()).isEmpty();
-    assertThat(r.toSignedCore().get("uj_per_decision")).isPresent();
-    assertThat(r.toSignedCore().get("uj_per_accepted_token")).isEmpty();
+    assertThat(SignedCores.encode(r).get("uj_per_decision")).isPresent();
+    assertThat(SignedCores.encode(r).get("uj_per_accepted_token")).isEmpty();
   }
 
   /**

@@ -81,10 +81,7 @@ class RevocationTest {
             GrantFixture.NOW,
             stranger.sign(
                 Revocation.signedPayload(
-                        chain.leaf().id(),
-                        org.meshjava.jcp.Jcp.identity(stranger),
-                        GrantFixture.NOW)
-                    .encode()));
+                    chain.leaf().id(), org.meshjava.jcp.Jcp.identity(stranger), GrantFixture.NOW)));
     assertRefusedAndNothingChanges(chain, byStranger, DenialLabel.NOT_ISSUER);
   }
 
@@ -101,10 +98,9 @@ class RevocationTest {
             GrantFixture.NOW,
             f.caller.sign(
                 Revocation.signedPayload(
-                        rootOnly.leaf().id(),
-                        org.meshjava.jcp.Jcp.identity(f.caller),
-                        GrantFixture.NOW)
-                    .encode()));
+                    rootOnly.leaf().id(),
+                    org.meshjava.jcp.Jcp.identity(f.caller),
+                    GrantFixture.NOW)));
     assertRefusedAndNothingChanges(chain, attempt, DenialLabel.NOT_ISSUER);
   }
 

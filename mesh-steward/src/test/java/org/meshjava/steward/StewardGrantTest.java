@@ -94,8 +94,7 @@ class StewardGrantTest {
       DidKey thiefId = DidKey.of(thief.verificationKey());
       var nonce = org.meshjava.jcp.PresentationNonce.random();
       byte[] sig =
-          thief.sign(
-              Presentation.signedPayload(req.id(), chain.leaf().id(), thiefId, nonce).encode());
+          thief.sign(Presentation.signedPayload(req.id(), chain.leaf().id(), thiefId, nonce));
       Presentation stolen = Presentation.of(chain, thiefId, nonce, sig);
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), stolen))
           .isInstanceOfSatisfying(

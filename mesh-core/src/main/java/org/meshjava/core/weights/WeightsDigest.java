@@ -51,17 +51,17 @@ public record WeightsDigest(List<WeightsFile> files) implements CanonicalForm {
     files = List.copyOf(sorted);
   }
 
-  /** Returns the path-ordered array of {@code [path, hex digest]} pairs. */
+  /** Returns the path-ordered array of {@code [path, hex digest]} pairs in canonical CBOR. */
   @Override
-  public CborArray toCbor() {
+  public byte[] encode() {
     List<CborValue> items = new ArrayList<>(files.size());
     for (WeightsFile f : files) {
-      items.add(new CborArray(List.of(new CborText(f.path()), f.digest().toCborText())));
+      items.add(new CborArray(List.of(new CborText(f.path()), new CborText(f.digest().hex()))));
     }
-    return new CborArray(items);
+    return new CborArray(items).encode();
   }
 
-  /** The weights digest: BLAKE3 of {@link #toCbor()}'s canonical bytes. */
+  /** The weights digest: BLAKE3 of {@link #encode()}'s bytes. */
   public ContentId digest() {
     return ContentId.of(this);
   }

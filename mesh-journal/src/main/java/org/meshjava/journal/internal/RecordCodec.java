@@ -26,6 +26,7 @@ import org.meshjava.core.cbor.CanonicalCbor;
 import org.meshjava.core.cbor.CborDecodeException;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.core.identity.DidKeyException;
+import org.meshjava.core.internal.RequestCbor;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.Presentation;
@@ -119,7 +120,7 @@ public final class RecordCodec {
           g.writeStringField("caller", a.presentation().caller().value());
           g.writeStringField("nonce", a.presentation().nonce().hex());
           g.writeStringField("signature", HEX.formatHex(a.presentation().signature()));
-          g.writeStringField("request", HEX.formatHex(a.request().toCbor().encode()));
+          g.writeStringField("request", HEX.formatHex(a.request().encode()));
           if (a.model().isPresent()) {
             g.writeStringField("model", a.model().get().hex());
           }
@@ -282,7 +283,7 @@ public final class RecordCodec {
                       DidKey.parse(f.text("caller")),
                       PresentationNonce.of(f.hex("nonce")),
                       f.hex("signature"));
-              ServeRequest request = ServeRequest.fromCbor(CanonicalCbor.decode(f.hex("request")));
+              ServeRequest request = RequestCbor.decode(CanonicalCbor.decode(f.hex("request")));
               // Reading does not forget: a reader may decode past the records it applies (the
               // snapshotter reads to the end but captures at an earlier place), and the table it
               // shares must still hold every chain a record after that place names. Whoever

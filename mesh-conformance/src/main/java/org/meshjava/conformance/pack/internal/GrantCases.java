@@ -21,18 +21,19 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.jcp.Caveat;
 import org.meshjava.jcp.Grant;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.GrantId;
 import org.meshjava.jcp.IssuanceException;
 import org.meshjava.jcp.Jcp;
+import org.meshjava.jcp.MalformedGrantException;
 import org.meshjava.jcp.MaxCostUj;
 import org.meshjava.jcp.ModelIn;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.jcp.PresentationNonce;
 import org.meshjava.jcp.Resources;
 import org.meshjava.jcp.SignedGrant;
-import org.meshjava.jcp.UnknownCaveat;
 
 /**
  * The pack's groups about grants: deciding a presentation of a grant chain (§2, §2.1, §7 item 1,
@@ -91,7 +92,16 @@ final class GrantCases {
    * Signs {@code g} with {@code key}, whatever it says: for chains the issuing API would refuse.
    */
   static SignedGrant signed(SigningKey key, Grant g) {
-    return SignedGrant.of(g, key.sign(g.toCbor().encode()));
+    return SignedGrant.of(g, key.sign(g.encode()));
+  }
+
+  /** A caveat of a kind no implementation knows, read from its wire form {@code map}. */
+  private static Caveat unknownCaveat(CborMap map) {
+    try {
+      return Caveat.decode(map.encode());
+    } catch (MalformedGrantException e) {
+      throw new IllegalStateException("the pack's own caveat does not decode", e);
+    }
   }
 
   /**
@@ -225,8 +235,7 @@ final class GrantCases {
             did(ORG),
             nonce(7),
             ORG.sign(
-                Presentation.signedPayload(REQUEST.id(), spec.leaf().id(), did(ORG), nonce(7))
-                    .encode()));
+                Presentation.signedPayload(REQUEST.id(), spec.leaf().id(), did(ORG), nonce(7))));
     c.add(
         decision("not-issuer", "the org presents a grant whose leaf the caller issued")
             .presentation(byOrg)
@@ -301,8 +310,7 @@ final class GrantCases {
             CALLER,
             b ->
                 b.caveat(
-                    new UnknownCaveat(
-                        "Geofence",
+                    unknownCaveat(
                         CborMap.builder().put("caveat", "Geofence").put("region", "eu").build())));
     c.add(
         decision("unknown-caveat", "the leaf carries a Geofence caveat no gate knows (fail closed)")

@@ -206,7 +206,7 @@ public class MeshJavaPackSubject {
   private static ObjectNode encodeRequest(JsonNode in) throws Refusal {
     ServeRequest r = request(in.path("request"));
     ObjectNode out = NODES.objectNode();
-    out.put("request", HEX.formatHex(r.toCbor().encode()));
+    out.put("request", HEX.formatHex(r.encode()));
     out.put("request_id", r.id().hex());
     return out;
   }
@@ -246,8 +246,7 @@ public class MeshJavaPackSubject {
   private static ObjectNode encodeCore(JsonNode in) throws Refusal {
     try {
       return obj(
-          "signed_core",
-          HEX.formatHex(ReceiptJson.parse(in.path("receipt")).toSignedCore().encode()));
+          "signed_core", HEX.formatHex(ReceiptJson.parse(in.path("receipt")).encodeSignedCore()));
     } catch (ReceiptException e) {
       throw new Refusal(e.reason().name(), e.getMessage());
     }
@@ -350,7 +349,7 @@ public class MeshJavaPackSubject {
                 b.path().getBytes(StandardCharsets.UTF_8)));
     WeightsDigest d = new WeightsDigest(files);
     ObjectNode out = NODES.objectNode();
-    out.put("weights_canonical", HEX.formatHex(d.toCbor().encode()));
+    out.put("weights_canonical", HEX.formatHex(d.encode()));
     out.put("weights_digest", d.digest().hex());
     return out;
   }
@@ -462,7 +461,7 @@ public class MeshJavaPackSubject {
     try {
       ServeRequest r = GrantedServeRequest.derive(body);
       ObjectNode out = NODES.objectNode();
-      out.put("request", HEX.formatHex(r.toCbor().encode()));
+      out.put("request", HEX.formatHex(r.encode()));
       out.put("request_id", r.id().hex());
       return out;
     } catch (BindingException e) {

@@ -136,7 +136,7 @@ final class ReceiptCases {
       String comment = k.get("comment").asText();
       SealedReceipt s = Fixtures.sealValid(catalogued(k, bases, named));
       ObjectNode canonicalView = Fixtures.view(s);
-      String core = hex(s.receipt().toSignedCore().encode());
+      String core = hex(s.receipt().encodeSignedCore());
       c.add(
           PackCase.valid(
               "receipts-valid/" + slug + "-encode",
@@ -394,7 +394,7 @@ final class ReceiptCases {
   static PackGroup envelopes() {
     List<PackCase> c = new ArrayList<>();
     ObjectNode ref = reference();
-    byte[] payload = Fixtures.sealValid(ref).receipt().toSignedCore().encode();
+    byte[] payload = Fixtures.sealValid(ref).receipt().encodeSignedCore();
     byte[] good = envelope(payload);
     byte[] kid = Fixtures.STEWARD.value().getBytes(StandardCharsets.UTF_8);
     CborMap empty = CborMap.of(List.of());

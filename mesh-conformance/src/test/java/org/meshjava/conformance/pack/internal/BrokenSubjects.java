@@ -68,7 +68,7 @@ final class BrokenSubjects {
         try {
           byte[] payload =
               CoseSign1.decode(HexFormat.of().parseHex(in.get("envelope").asText())).payload();
-          ObjectNode view = (ObjectNode) ReceiptJson.toJson(CanonicalCbor.decode(payload));
+          ObjectNode view = ReceiptJson.ofSignedCore(payload);
           String provenance = view.path("energy_provenance").asText();
           view.put("energy_provenance", "ModelBased");
           ReceiptJson.parse(view);
