@@ -256,7 +256,11 @@ public final class FileJournal implements Journal {
       if (all[all.length - 1] != '\n' || regionIs(line, 0, SEQ_PREFIX) || !shapedAsARecord(line)) {
         return Optional.empty();
       }
-      return Optional.of(onlyRecordDamaged(path, folder, onlyRecordSeq(path)));
+      return Optional.of(
+          onlyRecordDamaged(
+              path,
+              onlyRecordSeq(path),
+              folder + ", its snapshot folder, records it as its journal"));
     } catch (IOException e) {
       return Optional.empty();
     }
@@ -650,7 +654,7 @@ public final class FileJournal implements Journal {
         // folder beside the file that only a journal has, say it is one.
         Optional<Path> folder = journalFolderBeside(path);
         if (folder.isPresent()) {
-          throw onlyRecordDamaged(path, folder.get(), onlyRecordSeq(path));
+          throw onlyRecordDamaged(path, onlyRecordSeq(path), folder.get() + " is beside it");
         }
       }
       throw notAJournal(path);
@@ -829,10 +833,12 @@ public final class FileJournal implements Journal {
 
   /**
    * The refusal of a one-line journal file whose line does not begin as a record does but has a
-   * record's shape after its first bytes, beside {@code folder}, a folder only a journal has:
-   * record {@code seq} was damaged after it was written.
+   * record's shape after its first bytes, and {@code folderProof}, what says it is a journal's (a
+   * folder only a journal has beside it, or a snapshot folder elsewhere that records it): record
+   * {@code seq} was damaged after it was written. The proof is said as it stands: a snapshot folder
+   * kept elsewhere was named as "beside it", sending the operator to look for it there.
    */
-  private static JournalException onlyRecordDamaged(Path path, Path folder, long seq) {
+  private static JournalException onlyRecordDamaged(Path path, long seq, String folderProof) {
     return new JournalException(
         JournalException.Reason.CORRUPT,
         seq,
@@ -843,8 +849,8 @@ public final class FileJournal implements Journal {
             + ", as record "
             + seq
             + " does, though it ends as a record does and "
-            + folder
-            + " is beside it, so the file is a journal whose first bytes were overwritten; restore"
+            + folderProof
+            + ", so the file is a journal whose first bytes were overwritten; restore"
             + " it from a copy",
         null);
   }

@@ -89,6 +89,23 @@ class OneLineJournalFirstBytesTest {
   }
 
   /**
+   * Regression: the refusal said the snapshot folder kept elsewhere "is beside" the file, sending
+   * its operator to look for it there. It says what proves the file a journal: that folder records
+   * it.
+   */
+  @Test
+  void oneDamagedLine_whoseSnapshotFolderElsewhereRecordsIt_saysTheFolderRecordsIt()
+      throws Exception {
+    Path p = damaged("steward.journal", 1);
+    Path folder = Files.createDirectory(dir.resolve("elsewhere"));
+    Files.writeString(folder.resolve(SnapshotFolderOwner.FILE), p.toRealPath() + "\n");
+
+    assertThatThrownBy(() -> FileJournal.open(p, folder))
+        .hasMessageContaining(folder + ", its snapshot folder, records it as its journal")
+        .hasMessageNotContaining("beside");
+  }
+
+  /**
    * An archive leaves one record in the live file, so a one-line live file is usual there: damaged,
    * it is refused at its record, the one after the last segment's.
    */
