@@ -53,12 +53,11 @@ import org.meshjava.receipt.SealedReceipt;
  * its budget. Every third cycle two servers race for the journal's lock, and a third is started
  * while the holder is being killed: one holds it at a time, the others are refused naming the
  * journal as held; every eighth, {@code mesh journal archive} races a server's start. Three cycles
- * run by default (one of them a race); {@code -Pslow} runs 30 (ports 21100 to 21199).
+ * run by default (one of them a race); {@code -Pslow} runs 30. Each server listens on a port the
+ * system picks ({@code --port 0}) and names it in its port file, so no fixed port can be taken.
  */
 class ServeCrashLoopTest {
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int FIRST_PORT = 21100;
-  private static final int PORTS = 100;
   private static final int CYCLES_PER_GRANT = 10;
   private static final long BUDGET_UJ = 12_000_000;
 
@@ -71,7 +70,6 @@ class ServeCrashLoopTest {
   private final Map<GrantId, Long> budgets = new HashMap<>();
   private final List<GrantChain> grants = new ArrayList<>();
   private final List<SealedReceipt> handedOut = new ArrayList<>();
-  private int nextPort;
   private int lockRefusals;
   private int archives;
   private int thirdTookTheLock;
@@ -326,7 +324,6 @@ class ServeCrashLoopTest {
 
   private Process start(int c, String name) throws Exception {
     Files.deleteIfExists(dir.resolve(name + ".port"));
-    int port = FIRST_PORT + nextPort++ % PORTS;
     List<String> cmd =
         ChildMesh.command(
             "serve",
@@ -335,7 +332,7 @@ class ServeCrashLoopTest {
             "--host",
             "127.0.0.1",
             "--port",
-            Integer.toString(port),
+            "0",
             "--port-file",
             dir.resolve(name + ".port").toString());
     if (!receiptsJournalled()) {
