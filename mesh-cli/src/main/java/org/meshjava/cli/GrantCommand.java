@@ -531,6 +531,8 @@ final class GrantCommand extends CommandGroup {
           // Read as the server reads what it is sent, so the id signed is the id it derives.
           body = GrantedServeRequest.parseBody(UserFile.readBytes(source.body, "body"));
           request = GrantedServeRequest.derive(body);
+          // A body the endpoint refuses as unsupported would be signed for nothing.
+          GrantedServeRequest.refuseUnserved(body);
         } catch (BindingException e) {
           throw new CliException(source.body + ": " + e.getMessage(), e);
         }

@@ -381,7 +381,13 @@ final class JournalCommand extends CommandGroup {
         throw JournalTarget.noJournal(path);
       }
       try {
-        if (FileJournal.firstSequence(path) == 0) {
+        // With --snapshots naming a folder elsewhere, that folder may prove a damaged one-line
+        // file a journal, as it does when the steward opens it (SPEC.md 60).
+        long firstSeq =
+            snapshots.dir != null
+                ? FileJournal.firstSequence(path, snapshots.dir)
+                : FileJournal.firstSequence(path);
+        if (firstSeq == 0) {
           // Nothing archived: the whole file, read and replayed, its checkpoints checked (§65).
           return verifyWhole();
         }

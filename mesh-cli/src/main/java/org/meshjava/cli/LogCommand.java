@@ -148,14 +148,22 @@ final class LogCommand extends CommandGroup {
       }
     }
 
-    /** Writes {@code text} to stdout, or to the file whole or not at all. */
-    void write(PrintWriter out, String text, String kind) throws CliException {
+    /**
+     * Writes {@code text} to stdout, or to the file whole or not at all and then says so on stdout,
+     * as the grant tools do ("wrote FILE: what"): a command that printed nothing would leave an
+     * operator to wonder whether anything was fetched.
+     *
+     * @param what what the file now holds, for that line: {@code "the steward's checkpoint"}
+     */
+    void write(PrintWriter out, String text, String kind, String what) throws CliException {
       if (file == null) {
         out.print(text);
         out.flush();
         return;
       }
       UserFile.writeOutput(file, text.getBytes(StandardCharsets.UTF_8), kind, force);
+      out.println("wrote " + file + ": " + what);
+      out.flush();
     }
   }
 
@@ -190,7 +198,7 @@ final class LogCommand extends CommandGroup {
         throw new CliException(
             "GET /v1/mesh/checkpoint answered no \"checkpoint\"; is --server a mesh steward?");
       }
-      out.write(out(), checkpoint.asText(), CHECKPOINT);
+      out.write(out(), checkpoint.asText(), CHECKPOINT, "the steward's latest checkpoint");
       return 0;
     }
   }
@@ -250,6 +258,7 @@ final class LogCommand extends CommandGroup {
       nonNegative("--size", size);
       String sized = size == null ? "" : "&size=" + size;
       String path;
+      String what = which.from == null ? "an inclusion proof" : "a consistency proof";
       if (which.seq != null) {
         path = "/v1/mesh/proof/inclusion?seq=" + which.seq + sized;
       } else if (which.envelopeId != null) {
@@ -269,7 +278,7 @@ final class LogCommand extends CommandGroup {
         path =
             "/v1/mesh/proof/consistency?from=" + which.from + (size == null ? "" : "&to=" + size);
       }
-      out.write(out(), server.get(path) + "\n", PROOF);
+      out.write(out(), server.get(path) + "\n", PROOF, what);
       return 0;
     }
   }

@@ -713,6 +713,44 @@ class CliErrorsTest {
   }
 
   @Test
+  void grantPresent_aBodyTheChatEndpointRefusesAsUnsupported_isRefusedInItsWords_andNothingWritten()
+      throws Exception {
+    Path chain = tmp.resolve("g.hex");
+    assertThat(issueToSelf(chain, "--budget-uj", "5000", "--expires", "PT1H").code()).isZero();
+    String metadata = "\"metadata\": {\"joule_ceiling_uj\": \"2000\"}";
+    String[][] refused = {
+      {"\"n\": 2, \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]", "n: "},
+      {
+        "\"messages\": [{\"role\": \"tool\", \"content\": \"42\"}]",
+        "messages[0].role: no backend here calls tools"
+      },
+      {
+        "\"messages\": [{\"role\": \"user\", \"name\": \"ann\", \"content\": \"hi\"}]",
+        "messages[0].name: a speaker's name is not part of the prompt served"
+      }
+    };
+    for (String[] c : refused) {
+      Path body = Files.writeString(tmp.resolve("body.json"), "{" + c[0] + ", " + metadata + "}");
+      Path out = tmp.resolve("p.hex");
+      Run r =
+          mesh(
+              "grant",
+              "present",
+              "--caller-key",
+              tmp.resolve("c.key").toString(),
+              "--chain",
+              chain.toString(),
+              "--body",
+              body.toString(),
+              "--out",
+              out.toString());
+      assertOneLineError(r, 1, "mesh grant present");
+      assertThat(r.err()).contains(body + ": " + c[1]);
+      assertThat(out).doesNotExist();
+    }
+  }
+
+  @Test
   void anEmptyFileName_isSaidToBeEmpty_notAFolderOrAnExistingFile() {
     Run generate = mesh("key", "generate", "--out", "");
     assertOneLineError(generate, 2, "mesh key generate");

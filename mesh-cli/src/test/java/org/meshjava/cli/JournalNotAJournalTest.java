@@ -112,6 +112,15 @@ class JournalNotAJournalTest {
         .doesNotContain("not a mesh journal");
   }
 
+  /** A journal of one record, {@code one.journal}, its first byte overwritten. */
+  private Path oneLineJournalWithItsFirstByteOverwritten() throws Exception {
+    Path journal = tmp.resolve("one.journal");
+    JournalStreamingCommandTest.writeReceipts(journal, 1);
+    String first = Files.readAllLines(journal, StandardCharsets.UTF_8).get(0);
+    Files.writeString(journal, "#" + first.substring(1) + "\n", StandardCharsets.UTF_8);
+    return journal;
+  }
+
   /**
    * Regression: a journal of one line whose first bytes were overwritten has no record 1 to be told
    * by, and was said to be no journal. With its snapshot folder beside it and a record's shape past
@@ -120,10 +129,7 @@ class JournalNotAJournalTest {
   @Test
   void aOneLineJournalWhoseFirstBytesWereDamaged_besideItsSnapshotFolder_isNamedByRecordZero()
       throws Exception {
-    Path journal = tmp.resolve("one.journal");
-    JournalStreamingCommandTest.writeReceipts(journal, 1);
-    String first = Files.readAllLines(journal, StandardCharsets.UTF_8).get(0);
-    Files.writeString(journal, "#" + first.substring(1) + "\n", StandardCharsets.UTF_8);
+    Path journal = oneLineJournalWithItsFirstByteOverwritten();
     Files.createDirectories(tmp.resolve("one.journal.snapshots"));
     Run verify = mesh("journal", "verify", journal.toString());
     Run start = CliErrorsTest.serveOnATakenPort(journal);
@@ -132,6 +138,35 @@ class JournalNotAJournalTest {
       assertThat(r.err())
           .contains("journal record 0: the only line of " + journal + " is damaged")
           .contains("restore it from a copy")
+          .doesNotContain("not a mesh journal")
+          .doesNotContain("cannot listen");
+    }
+  }
+
+  /**
+   * Regression: with its snapshot folder kept elsewhere (nothing beside the file), {@code journal
+   * verify --snapshots DIR} said a damaged one-line journal was no journal, though a start given
+   * that folder ({@code snapshots.dir}) refuses it at its record: the folder records the file as
+   * its journal. Both now reach that verdict by one rule ({@code FileJournal.open(path, folder)}).
+   */
+  @Test
+  void aOneLineJournalWhoseFirstBytesWereDamaged_withItsSnapshotFolderElsewhere_isRecordZero()
+      throws Exception {
+    Path journal = oneLineJournalWithItsFirstByteOverwritten();
+    Path snaps = Files.createDirectories(tmp.resolve("kept-elsewhere"));
+    Files.writeString(
+        snaps.resolve(org.meshjava.journal.SnapshotFolderClaim.JOURNAL_FILE),
+        journal.toRealPath() + "\n");
+    Path config =
+        Files.writeString(
+            tmp.resolve("mesh.json"), "{\"snapshots\": {\"dir\": \"" + snaps + "\"}}");
+    Run verify = mesh("journal", "verify", journal.toString(), "--snapshots", snaps.toString());
+    Run start = CliErrorsTest.serveOnATakenPort(journal, "--config", config.toString());
+    for (Run r : List.of(verify, start)) {
+      assertThat(r.code()).as(r.err()).isEqualTo(1);
+      assertThat(r.err())
+          .contains("journal record 0: the only line of " + journal + " is damaged")
+          .contains(snaps.toString())
           .doesNotContain("not a mesh journal")
           .doesNotContain("cannot listen");
     }

@@ -55,6 +55,9 @@ class LogCommandTest {
       serve(s, 1);
       Run kept = mesh("log", "checkpoint", "--server", url, "-o", file("old.txt").toString());
       assertThat(kept.code()).as(kept.err()).isZero();
+      // Said as the grant tools say it, so a fetch into a file is not silent.
+      assertThat(kept.out())
+          .isEqualTo("wrote " + file("old.txt") + ": the steward's latest checkpoint\n");
       Files.writeString(file("envelope.hex"), serve(s, 2));
       assertThat(
               mesh("log", "checkpoint", "--server", url, "-o", file("new.txt").toString()).code())
@@ -71,18 +74,19 @@ class LogCommandTest {
                       file("inclusion.json").toString())
                   .code())
           .isZero();
-      assertThat(
-              mesh(
-                      "log",
-                      "prove",
-                      "--server",
-                      url,
-                      "--from",
-                      "2",
-                      "-o",
-                      file("consistency.json").toString())
-                  .code())
-          .isZero();
+      Run consistency =
+          mesh(
+              "log",
+              "prove",
+              "--server",
+              url,
+              "--from",
+              "2",
+              "-o",
+              file("consistency.json").toString());
+      assertThat(consistency.code()).as(consistency.err()).isZero();
+      assertThat(consistency.out())
+          .isEqualTo("wrote " + file("consistency.json") + ": a consistency proof\n");
 
       // By envelope (its hex file) or envelope id instead of sequence: the same proof.
       Run byEnvelope =
@@ -96,6 +100,8 @@ class LogCommandTest {
               "-o",
               file("by-envelope.json").toString());
       assertThat(byEnvelope.code()).as(byEnvelope.err()).isZero();
+      assertThat(byEnvelope.out())
+          .isEqualTo("wrote " + file("by-envelope.json") + ": an inclusion proof\n");
       assertThat(Files.readString(file("by-envelope.json")))
           .isEqualTo(Files.readString(file("inclusion.json")));
       String id =

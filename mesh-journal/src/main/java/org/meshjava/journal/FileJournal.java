@@ -219,14 +219,26 @@ public final class FileJournal implements Journal {
     try {
       return open(path);
     } catch (JournalException e) {
-      if (e.reason() == JournalException.Reason.CORRUPT && e.seq().isEmpty()) {
-        Optional<JournalException> damaged = onlyRecordDamagedFor(path, snapshotFolder);
-        if (damaged.isPresent()) {
-          throw damaged.get();
-        }
-      }
-      throw e;
+      throw withSnapshotFolder(e, path, snapshotFolder);
     }
+  }
+
+  /**
+   * {@code e}, the refusal of the journal at {@code path}, as it reads when its steward keeps its
+   * snapshots in {@code snapshotFolder}: a one-line file refused as no journal is refused {@code
+   * CORRUPT} at its record when that folder records this file as its journal ({@link #open(Path,
+   * Path)}); any other refusal is {@code e} itself. The one rule for a lock-taking open and a
+   * read-only check alike, so that both reach the same verdict.
+   */
+  private static JournalException withSnapshotFolder(
+      JournalException e, Path path, Path snapshotFolder) {
+    if (e.reason() == JournalException.Reason.CORRUPT && e.seq().isEmpty()) {
+      Optional<JournalException> damaged = onlyRecordDamagedFor(path, snapshotFolder);
+      if (damaged.isPresent()) {
+        return damaged.get();
+      }
+    }
+    return e;
   }
 
   /**
@@ -1472,6 +1484,22 @@ public final class FileJournal implements Journal {
       return tail(ch, path).firstSeq();
     } catch (IOException e) {
       throw io("cannot read", path, e);
+    }
+  }
+
+  /**
+   * As {@link #firstSequence(Path)}, for a journal whose steward keeps its snapshots in {@code
+   * snapshotFolder}: without locking it, a one-line file damaged in its first bytes is refused as
+   * {@link #open(Path, Path)} refuses it, {@code CORRUPT} at its record when the folder records
+   * this file as its journal (for {@code mesh journal verify --snapshots}).
+   *
+   * @throws JournalException as {@link #firstSequence(Path)}
+   */
+  public static long firstSequence(Path path, Path snapshotFolder) throws JournalException {
+    try {
+      return firstSequence(path);
+    } catch (JournalException e) {
+      throw withSnapshotFolder(e, path, snapshotFolder);
     }
   }
 

@@ -87,6 +87,19 @@ public final class GrantedServeRequest {
     return derive(body, endpoint, OptionalLong.empty());
   }
 
+  /**
+   * Refuses a body that the endpoint its fields name would refuse as {@code unsupported}: an option
+   * no backend here honours ({@code n} other than 1, tools, stop sequences, …) or a message with a
+   * tool role or a speaker's {@code name}. The rule is the endpoint's own, so a caller that checks
+   * before signing a presentation signs no body the server then turns away.
+   *
+   * @throws BindingException {@code UNSUPPORTED} naming the option, in the endpoint's words; or
+   *     {@code INVALID_FIELD} when the body names no endpoint or an option has the wrong type
+   */
+  public static void refuseUnserved(JsonNode body) throws BindingException {
+    UnservedOptions.check(body, endpointOf(body));
+  }
+
   /** Tells the endpoint from the body's fields. */
   static Endpoint endpointOf(JsonNode body) throws BindingException {
     requireObject(body);

@@ -44,6 +44,36 @@ class GrantedServeRequestTest {
     assertThat(r.id().hex()).isEqualTo(SpecExample.REQUEST_ID);
   }
 
+  /**
+   * A body derived for signing is checked by the endpoint's own rule, for whichever endpoint its
+   * fields name, so a caller signs nothing the server then answers 400 {@code unsupported}.
+   */
+  @Test
+  void refuseUnserved_refusesWhatTheEndpointRefuses_andPassesWhatItServes() throws Exception {
+    String[][] refused = {
+      {"{\"n\":2,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", "n"},
+      {"{\"messages\":[{\"role\":\"tool\",\"content\":\"1\"}]}", "messages[0].role"},
+      {
+        "{\"messages\":[{\"role\":\"user\",\"name\":\"ann\",\"content\":\"hi\"}]}",
+        "messages[0].name"
+      },
+      {"{\"input\":\"hi\",\"previous_response_id\":\"r\"}", "previous_response_id"}
+    };
+    for (String[] c : refused) {
+      assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(c[0])))
+          .as(c[0])
+          .isInstanceOfSatisfying(
+              BindingException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(BindingException.Reason.UNSUPPORTED);
+                assertThat(e.param()).hasValue(c[1]);
+              });
+    }
+    GrantedServeRequest.refuseUnserved(
+        json("{\"n\":1,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GrantedServeRequest.refuseUnserved(json("{\"input\":\"hi\"}"));
+  }
+
   @Test
   void derive_readsEachSourceOfEachField() throws Exception {
     ServeRequest r =

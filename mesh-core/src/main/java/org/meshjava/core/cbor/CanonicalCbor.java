@@ -460,9 +460,23 @@ public final class CanonicalCbor {
         throw new CborDecodeException(
             CborRule.NON_SHORTEST,
             start,
-            "argument " + Long.toUnsignedString(v) + " encoded in " + width + " bytes");
+            "the value "
+                + Long.toUnsignedString(v)
+                + " is written in a "
+                + width
+                + "-byte argument; canonical CBOR writes it "
+                + shortestPlace(v));
       }
       return v;
+    }
+
+    /** Where the shortest form puts {@code v}, for a message: the head, or the narrowest width. */
+    private static String shortestPlace(long v) {
+      if (v < 24) {
+        return "in the head itself";
+      }
+      int width = v < 0x100 ? 1 : v < 0x1_0000 ? 2 : 4;
+      return "in a " + width + "-byte argument";
     }
 
     private int count(long arg, int start, int minBytesEach) throws CborDecodeException {

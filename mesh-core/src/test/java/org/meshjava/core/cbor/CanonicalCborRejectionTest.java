@@ -130,6 +130,20 @@ class CanonicalCborRejectionTest {
   }
 
   @Test
+  void nonShortest_saysWhereTheCanonicalFormPutsTheValue() {
+    assertThat(rejection(HEX.parseHex("1807"), CborLimits.DEFAULT))
+        .hasMessageContaining(
+            "the value 7 is written in a 1-byte argument; canonical CBOR writes it in the head"
+                + " itself");
+    assertThat(rejection(HEX.parseHex("1a0000012c"), CborLimits.DEFAULT))
+        .hasMessageContaining(
+            "the value 300 is written in a 4-byte argument; canonical CBOR writes it in a 2-byte"
+                + " argument");
+    assertThat(rejection(HEX.parseHex("1b00000000ffffffff"), CborLimits.DEFAULT))
+        .hasMessageContaining("canonical CBOR writes it in a 4-byte argument");
+  }
+
+  @Test
   void decode_atEveryWidthBoundary_acceptsTheShortestForm() throws Exception {
     for (long v : RandomCbor.BOUNDARIES) {
       byte[] bytes = new CborInt(v).encode();

@@ -92,7 +92,8 @@ public record Checkpoint(String origin, long size, TreeHash root) {
     try {
       size = Long.parseLong(lines[1]);
     } catch (NumberFormatException e) {
-      throw malformed("the size is too large");
+      throw malformed(
+          "the size is too large; the largest accepted is " + Long.MAX_VALUE + " (2^63-1)");
     }
     return new Checkpoint(lines[0], size, TreeHash.of(root));
   }

@@ -25,7 +25,8 @@ class CheckpointSizeMessageTest {
       assertThatThrownBy(() -> Checkpoint.parse(body(size)))
           .as(size)
           .isInstanceOf(LogException.class)
-          .hasMessageContaining("the size is too large");
+          .hasMessageContaining(
+              "the size is too large; the largest accepted is 9223372036854775807 (2^63-1)");
     }
   }
 
