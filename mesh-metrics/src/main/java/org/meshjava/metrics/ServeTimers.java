@@ -28,8 +28,8 @@ import org.meshjava.steward.observe.StewardListener;
  * is looked up once per tag set and kept, as {@link StewardMetrics} keeps its meters.
  *
  * <p>An application with a tracer keeps {@link StewardObservations}, whose observations also carry
- * the high-cardinality attributes and a trace's parentage; register one or the other, not both, or
- * each timer counts every serve twice.
+ * the high-cardinality attributes and a trace's parentage. Beside observations whose meter handler
+ * writes to the same registry, these timers would count every serve twice: bind one or the other.
  *
  * <p>Thread-safe; a serve's calls, and a {@link Request}'s, come on one thread.
  */
