@@ -1,0 +1,83 @@
+package org.meshjava.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.meshjava.metrics.ServeFixture.PROMPT;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Presentation;
+import org.meshjava.steward.ServeException;
+
+/**
+ * {@link ServeTimers} makes the timers that {@link StewardObservations} makes through Micrometer's
+ * meter handler: the same names, tags and counts, for the same serves.
+ */
+class ServeTimersTest {
+  private final MeterRegistry viaObservations = new SimpleMeterRegistry();
+  private final MeterRegistry direct = new SimpleMeterRegistry();
+  private final StewardObservations observations;
+  private final ServeTimers timers = new ServeTimers(direct);
+
+  ServeTimersTest() {
+    ObservationRegistry registry = ObservationRegistry.create();
+    registry
+        .observationConfig()
+        .observationHandler(
+            new DefaultMeterObservationHandler(
+                viaObservations, DefaultMeterObservationHandler.IgnoredMeters.LONG_TASK_TIMER));
+    observations = new StewardObservations(registry);
+  }
+
+  /** Each timer's id (name and sorted tags) and count. */
+  private static Map<String, Long> timers(MeterRegistry registry) {
+    Map<String, Long> counts = new TreeMap<>();
+    for (Meter m : registry.getMeters()) {
+      if (m instanceof Timer t) {
+        counts.put(t.getId().getName() + t.getId().getTags(), t.count());
+      }
+    }
+    return counts;
+  }
+
+  @Test
+  void servedRefusedAndRequests_makeTheObservationHandlersTimers_withTheSameTagsAndCounts()
+      throws Exception {
+    ServeFixture f = new ServeFixture(observations, timers);
+    for (int i = 0; i < 3; i++) {
+      f.steward.serve(ServeFixture.generation("tiny", 2), PROMPT);
+    }
+    f.steward.serve(ServeFixture.decision("big"), PROMPT, ServeFixture.QUESTIONS);
+    GrantChain chain = f.grant(1_000_000);
+    ServeRequest r = ServeFixture.generation("tiny", 4);
+    Presentation once = f.present(chain, r);
+    f.steward.serve(r, PROMPT, once);
+    catchThrowableOfType(ServeException.class, () -> f.steward.serve(r, PROMPT, once));
+    catchThrowableOfType(
+        ServeException.class, () -> f.steward.serve(ServeFixture.generation("nosuch", 2), PROMPT));
+    for (int status : new int[] {200, 200, 429}) {
+      try (StewardObservations.Received received = observations.received("POST", h -> null);
+          ServeTimers.Request request = timers.request("POST")) {
+        received.status(status);
+        request.status(status);
+      }
+    }
+    try (StewardObservations.Received received = observations.received("GET", h -> null);
+        ServeTimers.Request request = timers.request("GET")) {
+      // answered without a status: the tag stays "none"
+    }
+
+    Map<String, Long> expected = timers(viaObservations);
+    assertThat(expected).hasSizeGreaterThan(8);
+    assertThat(timers(direct)).isEqualTo(expected);
+  }
+}
