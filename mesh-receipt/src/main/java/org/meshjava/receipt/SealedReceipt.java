@@ -11,9 +11,9 @@ import org.meshjava.core.cbor.CborMap;
  * sealing builds it to sign it and verification decodes it, and whoever shows the receipt (the HTTP
  * binding's receipt JSON, once per serve) reads it from here instead of building it again. Only
  * {@link Jcr1} hands in a core it built or decoded; any other caller pairs a receipt with its
- * envelope and the core is built from the receipt, so the carried core is always the receipt's
- * own. (A class, not a record: a record's every component is a public constructor argument, and a
- * core given beside a receipt could be another receipt's.)
+ * envelope and the core is built from the receipt, so the carried core is always the receipt's own.
+ * (A class, not a record: a record's every component is a public constructor argument, and a core
+ * given beside a receipt could be another receipt's.)
  */
 public final class SealedReceipt {
   private final MeshReceipt receipt;
