@@ -80,4 +80,39 @@ class ServeTimersTest {
     assertThat(expected).hasSizeGreaterThan(8);
     assertThat(timers(direct)).isEqualTo(expected);
   }
+
+  @Test
+  void methodsAClientMakesUp_shareOneOtherTag_inBothBindings() {
+    // The HTTP binding opens the request scope before its 501 for a method it does not know, so
+    // every made-up method would otherwise be a new timer kept for the life of the process.
+    for (int i = 0; i < 50; i++) {
+      String method = "X" + i;
+      try (StewardObservations.Received received = observations.received(method, h -> null);
+          ServeTimers.Request request = timers.request(method)) {
+        received.status(501);
+        request.status(501);
+      }
+    }
+    try (StewardObservations.Received received = observations.received("get", h -> null);
+        ServeTimers.Request request = timers.request("get")) {
+      received.status(501);
+      request.status(501);
+    }
+    try (StewardObservations.Received received = observations.received("POST", h -> null);
+        ServeTimers.Request request = timers.request("POST")) {
+      received.status(200);
+      request.status(200);
+    }
+
+    Map<String, Long> expected = timers(viaObservations);
+    assertThat(expected)
+        .containsOnlyKeys(
+            StewardObservations.REQUEST
+                + "[tag(error=none), tag(http.request.method=POST),"
+                + " tag(http.response.status_code=200)]",
+            StewardObservations.REQUEST
+                + "[tag(error=none), tag(http.request.method=_OTHER),"
+                + " tag(http.response.status_code=501)]");
+    assertThat(timers(direct)).isEqualTo(expected);
+  }
 }
