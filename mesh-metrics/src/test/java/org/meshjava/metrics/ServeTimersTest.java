@@ -17,6 +17,10 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.steward.ServeException;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServePhase;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
 
 /**
  * {@link ServeTimers} makes the timers that {@link StewardObservations} makes through Micrometer's
@@ -113,6 +117,24 @@ class ServeTimersTest {
             StewardObservations.REQUEST
                 + "[tag(error=none), tag(http.request.method=_OTHER),"
                 + " tag(http.response.status_code=501)]");
+    assertThat(timers(direct)).isEqualTo(expected);
+  }
+
+  @Test
+  void aServeThatFailedInAPhase_makesTheObservationHandlersTimers() {
+    // No engine here fails, so the steward's calls are made as it makes them for one that threw.
+    ServeStarted started = new ServeStarted(ServeFixture.generation("tiny", 2), false, false);
+    for (StewardListener l : new StewardListener[] {observations, timers}) {
+      ServeObserver serve = l.serveStarted(started);
+      serve.phase(ServePhase.ROUTE);
+      serve.phase(ServePhase.METER);
+      serve.failed(new IllegalStateException("the engine threw"));
+    }
+
+    Map<String, Long> expected = timers(viaObservations);
+    assertThat(expected.keySet())
+        .anyMatch(id -> id.contains("mesh.outcome=failed"))
+        .anyMatch(id -> id.contains("error=IllegalStateException"));
     assertThat(timers(direct)).isEqualTo(expected);
   }
 }
