@@ -48,11 +48,13 @@ public final class ServeTimers implements StewardListener {
   }
 
   /**
-   * Starts timing a request received with {@code method} ({@code http.request.method}); close it on
-   * the same thread once answered.
+   * Starts timing a request received with {@code method} ({@code http.request.method}, {@code
+   * _OTHER} for one HTTP does not define, as {@link StewardObservations} tags it); close it on the
+   * same thread once answered.
    */
   public Request request(String method) {
-    return new Request(Objects.requireNonNull(method, "method"), clock.monotonicTime());
+    return new Request(
+        RequestMethodTag.of(Objects.requireNonNull(method, "method")), clock.monotonicTime());
   }
 
   /** One received request's timing; {@link #close} records it. */

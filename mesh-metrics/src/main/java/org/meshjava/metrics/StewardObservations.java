@@ -78,7 +78,8 @@ public final class StewardObservations implements StewardListener {
    * so that a tracing handler continues the trace an incoming W3C {@code traceparent} names. Serves
    * made on this thread before the scope is closed are its children. Close it on the same thread.
    *
-   * @param method the request's method, a low-cardinality key ({@code http.request.method})
+   * @param method the request's method, a low-cardinality key ({@code http.request.method}); one
+   *     HTTP does not define is tagged {@code _OTHER}, since a client can send any name
    */
   public Received received(String method, Function<String, @Nullable String> headers) {
     Objects.requireNonNull(headers, "headers");
@@ -87,7 +88,7 @@ public final class StewardObservations implements StewardListener {
     context.setCarrier(headers);
     Observation observation =
         Observation.createNotStarted(REQUEST, () -> context, registry)
-            .lowCardinalityKeyValue("http.request.method", method)
+            .lowCardinalityKeyValue("http.request.method", RequestMethodTag.of(method))
             .lowCardinalityKeyValue("http.response.status_code", Refusals.ABSENT)
             .start();
     return new Received(observation, observation.openScope());

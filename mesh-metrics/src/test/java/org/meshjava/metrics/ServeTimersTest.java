@@ -17,6 +17,10 @@ import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.steward.ServeException;
+import org.meshjava.steward.observe.ServeObserver;
+import org.meshjava.steward.observe.ServePhase;
+import org.meshjava.steward.observe.ServeStarted;
+import org.meshjava.steward.observe.StewardListener;
 
 /**
  * {@link ServeTimers} makes the timers that {@link StewardObservations} makes through Micrometer's
@@ -78,6 +82,59 @@ class ServeTimersTest {
 
     Map<String, Long> expected = timers(viaObservations);
     assertThat(expected).hasSizeGreaterThan(8);
+    assertThat(timers(direct)).isEqualTo(expected);
+  }
+
+  @Test
+  void methodsAClientMakesUp_shareOneOtherTag_inBothBindings() {
+    // The HTTP binding opens the request scope before its 501 for a method it does not know, so
+    // every made-up method would otherwise be a new timer kept for the life of the process.
+    for (int i = 0; i < 50; i++) {
+      String method = "X" + i;
+      try (StewardObservations.Received received = observations.received(method, h -> null);
+          ServeTimers.Request request = timers.request(method)) {
+        received.status(501);
+        request.status(501);
+      }
+    }
+    try (StewardObservations.Received received = observations.received("get", h -> null);
+        ServeTimers.Request request = timers.request("get")) {
+      received.status(501);
+      request.status(501);
+    }
+    try (StewardObservations.Received received = observations.received("POST", h -> null);
+        ServeTimers.Request request = timers.request("POST")) {
+      received.status(200);
+      request.status(200);
+    }
+
+    Map<String, Long> expected = timers(viaObservations);
+    assertThat(expected)
+        .containsOnlyKeys(
+            StewardObservations.REQUEST
+                + "[tag(error=none), tag(http.request.method=POST),"
+                + " tag(http.response.status_code=200)]",
+            StewardObservations.REQUEST
+                + "[tag(error=none), tag(http.request.method=_OTHER),"
+                + " tag(http.response.status_code=501)]");
+    assertThat(timers(direct)).isEqualTo(expected);
+  }
+
+  @Test
+  void aServeThatFailedInAPhase_makesTheObservationHandlersTimers() {
+    // No engine here fails, so the steward's calls are made as it makes them for one that threw.
+    ServeStarted started = new ServeStarted(ServeFixture.generation("tiny", 2), false, false);
+    for (StewardListener l : new StewardListener[] {observations, timers}) {
+      ServeObserver serve = l.serveStarted(started);
+      serve.phase(ServePhase.ROUTE);
+      serve.phase(ServePhase.METER);
+      serve.failed(new IllegalStateException("the engine threw"));
+    }
+
+    Map<String, Long> expected = timers(viaObservations);
+    assertThat(expected.keySet())
+        .anyMatch(id -> id.contains("mesh.outcome=failed"))
+        .anyMatch(id -> id.contains("error=IllegalStateException"));
     assertThat(timers(direct)).isEqualTo(expected);
   }
 }

@@ -493,12 +493,7 @@ final class Endpoints {
     Prompt asked = GrantedServeRequest.prompt(body, endpoint);
     PromptText prompt = PromptText.of(asked.bytes());
     Optional<DecisionBody> decision = DecisionBody.of(body, endpoint);
-    if (decision.isPresent() && stream) {
-      throw new BindingException(
-          BindingException.Reason.UNSUPPORTED,
-          "stream",
-          "a typed decision is answered whole; leave stream false");
-    }
+    UnservedOptions.refuseStreamedDecision(body, decision.isPresent());
     if (!serves.tryAcquire()) {
       return overloaded("the server is serving as many requests as it may; retry shortly");
     }

@@ -87,6 +87,22 @@ final class UnservedOptions {
   }
 
   /**
+   * Refuses {@code stream} true on a body that asks for a typed decision ({@code decision}): a
+   * decision is answered whole, once every question is scored. Its type is the endpoint's to check.
+   *
+   * @throws BindingException {@code UNSUPPORTED}, its {@code param} {@code stream}
+   */
+  static void refuseStreamedDecision(JsonNode body, boolean decision) throws BindingException {
+    JsonNode stream = body.get("stream");
+    if (decision && stream != null && stream.isBoolean() && stream.asBoolean()) {
+      throw new BindingException(
+          BindingException.Reason.UNSUPPORTED,
+          "stream",
+          "a typed decision is answered whole; leave stream false");
+    }
+  }
+
+  /**
    * Refuses what a chat message carries that no backend honours. The tool fields: an assistant's
    * {@code tool_calls} or {@code function_call}, a {@code tool_call_id}, a message of role {@code
    * tool} or {@code function}; with tools refused on the body they belong to a conversation this

@@ -57,7 +57,13 @@ class GrantedServeRequestTest {
         "{\"messages\":[{\"role\":\"user\",\"name\":\"ann\",\"content\":\"hi\"}]}",
         "messages[0].name"
       },
-      {"{\"input\":\"hi\",\"previous_response_id\":\"r\"}", "previous_response_id"}
+      {"{\"input\":\"hi\",\"previous_response_id\":\"r\"}", "previous_response_id"},
+      // The endpoint refuses a streamed decision as unsupported too, after the options.
+      {
+        "{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],"
+            + "\"mesh_decision\":{\"questions\":[{\"kind\":\"proposition\",\"text\":\"t\"}]}}",
+        "stream"
+      }
     };
     for (String[] c : refused) {
       assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(c[0])))
