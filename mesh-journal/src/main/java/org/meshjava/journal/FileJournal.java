@@ -13,6 +13,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
@@ -216,6 +217,9 @@ public final class FileJournal implements Journal {
    * @throws JournalException as {@link #open(Path)}
    */
   public static FileJournal open(Path path, Path snapshotFolder) throws JournalException {
+    // Checked first: the folder is read only when the journal is refused, so a null would
+    // otherwise pass every healthy open and surface later as a NullPointerException in a refusal.
+    Objects.requireNonNull(snapshotFolder, "snapshotFolder");
     try {
       return open(path);
     } catch (JournalException e) {
@@ -1496,6 +1500,7 @@ public final class FileJournal implements Journal {
    * @throws JournalException as {@link #firstSequence(Path)}
    */
   public static long firstSequence(Path path, Path snapshotFolder) throws JournalException {
+    Objects.requireNonNull(snapshotFolder, "snapshotFolder"); // as open(Path, Path)
     try {
       return firstSequence(path);
     } catch (JournalException e) {

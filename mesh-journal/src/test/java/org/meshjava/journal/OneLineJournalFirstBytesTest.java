@@ -133,4 +133,20 @@ class OneLineJournalFirstBytesTest {
     Files.writeString(p, "# notes\n", StandardCharsets.UTF_8);
     assertThatThrownBy(() -> FileJournal.open(p)).hasMessageContaining("is not a mesh journal");
   }
+
+  /**
+   * Regression: a null snapshot folder passed every healthy open, since the folder is read only
+   * when the journal is refused, and surfaced as a NullPointerException inside a later refusal.
+   */
+  @Test
+  void aNullSnapshotFolder_isRefusedAtOnce_evenForAHealthyJournal() throws Exception {
+    Path p = FileJournalStreamTest.journal(dir.resolve("healthy.journal"), 2);
+    Path noFolder = null;
+    assertThatThrownBy(() -> FileJournal.open(p, noFolder))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("snapshotFolder");
+    assertThatThrownBy(() -> FileJournal.firstSequence(p, noFolder))
+        .isInstanceOf(NullPointerException.class)
+        .hasMessage("snapshotFolder");
+  }
 }
