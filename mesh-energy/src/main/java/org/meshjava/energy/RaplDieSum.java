@@ -39,8 +39,8 @@ final class RaplDieSum extends NamedChannel {
 
   /**
    * The dies draw together, so their sum may grow by every die's most at once; dies that publish no
-   * figure above the default keep the package's one bound for the sum, as before zones published
-   * any.
+   * figure above the default keep the package's one bound for the sum, the bound of a package whose
+   * zones publish none.
    */
   @Override
   public PowerBound powerBound() {

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
  * for the peak one; optional, and an error to read where the zone has no figure, as for the
  * platform zone). A limit is an average the zone may exceed for a while, so the zone is taken to
  * draw up to twice the highest figure it publishes, and never less than the fixed 1 kW: a low limit
- * (a laptop's 15 W) bounds its average, not a burst, and a bound tighter than before would call
+ * (a laptop's 15 W) bounds its average, not a burst, and a bound at the limit itself would call
  * such bursts resets.
  *
  * @param watts the most power the zone is taken to draw, at least {@link PowerBound#PACKAGE}'s

@@ -22,7 +22,6 @@ public final class Authorisation {
   private final long ceilingUj;
   private final Optional<ContentId> model;
   private final Instant decisionTime;
-  private final OptionalLong maxCostUj;
   private final Reservation reservation;
 
   Authorisation(
@@ -40,7 +39,6 @@ public final class Authorisation {
     this.model = model;
     this.decisionTime = decisionTime;
     this.reservation = reservation;
-    this.maxCostUj = tightestMaxCost(presentation.chain());
   }
 
   /**
@@ -102,7 +100,7 @@ public final class Authorisation {
 
   /** Returns the tightest {@link MaxCostUj} over the chain, checked at debit; empty if none. */
   public OptionalLong maxCostUj() {
-    return maxCostUj;
+    return tightestMaxCost(presentation.chain());
   }
 
   /** Returns the ledger's reservation. */

@@ -49,7 +49,6 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   private static final int ATTEMPTS = 3;
 
   private final Path dir;
-  private final Path lockFile;
   // The outermost folder this claim made: the claimed folder itself, or the first of its parents
   // that was missing too (a configured folder under folders not made yet). Null where the folder
   // was there. At close, what it made is removed again, innermost first, while each is empty.
@@ -79,7 +78,6 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   private SnapshotFolderClaim(
       Path dir, @Nullable Path madeFrom, @Nullable SnapshotFolderOwner owner, Held held) {
     this.dir = dir;
-    this.lockFile = dir.resolve(LOCK_FILE);
     this.madeFrom = madeFrom;
     this.owner = owner;
     this.held = held;
@@ -211,7 +209,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
    */
   public synchronized boolean intact() {
     Held h = held;
-    return h != null && h.names(lockFile);
+    return h != null && h.names(lockFile());
   }
 
   /**
@@ -241,7 +239,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       throw new SnapshotException(
           SnapshotException.Reason.IO, "snapshot folder " + dir + ": its claim was let go", null);
     }
-    if (h.names(lockFile)) {
+    if (h.names(lockFile())) {
       return;
     }
     Held renewed;
@@ -256,7 +254,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
           "snapshot folder "
               + dir
               + ": its lock file "
-              + lockFile
+              + lockFile()
               + " was removed or replaced while this steward held it, and another steward has"
               + " claimed the folder since; not saving here, lest one delete the other's"
               + " snapshots. Give each steward a snapshot folder of its own",
@@ -273,7 +271,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
 
   /** The lock file. */
   public Path lockFile() {
-    return lockFile;
+    return dir.resolve(LOCK_FILE);
   }
 
   /**
@@ -290,9 +288,9 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       return;
     }
     held = null;
-    if (h.names(lockFile)) {
+    if (h.names(lockFile())) {
       try {
-        Files.deleteIfExists(lockFile);
+        Files.deleteIfExists(lockFile());
       } catch (IOException ignored) {
         // The folder is read-only now: a lock file left behind locks nothing.
       }
@@ -333,10 +331,10 @@ public final class SnapshotFolderClaim implements AutoCloseable {
    */
   synchronized void closeRemovingSaved() {
     Held h = held;
-    if (h != null && madeFrom != null && h.names(lockFile)) {
+    if (h != null && madeFrom != null && h.names(lockFile())) {
       try (var files = Files.list(dir)) {
         for (Path f : files.toList()) {
-          if (!f.equals(lockFile)) {
+          if (!f.equals(lockFile())) {
             Files.deleteIfExists(f);
           }
         }

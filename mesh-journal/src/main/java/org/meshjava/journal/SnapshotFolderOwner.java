@@ -160,21 +160,12 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
         realPath(
             dir.resolveSibling(
                 name.substring(0, name.length() - FileSnapshotStore.BESIDE.length())));
-    try {
-      if (recorded(dir).isPresent()
-          || !Files.isRegularFile(named)
-          || named.equals(journal)
-          || (Files.exists(journal) && Files.isSameFile(named, journal))
-          || !besides(named).equals(realPath(dir))) {
-        return Optional.empty();
-      }
-      return snapshots.list().isEmpty() ? Optional.empty() : Optional.of(named);
-    } catch (IOException e) {
-      throw new SnapshotException(
-          SnapshotException.Reason.IO,
-          "cannot read snapshot folder " + dir + ": " + e.getMessage(),
-          e);
+    if (recorded(dir).isPresent()
+        || !Files.isRegularFile(named)
+        || !besides(named).equals(realPath(dir))) {
+      return Optional.empty();
     }
+    return anotherWithSnapshots(named);
   }
 
   /**
@@ -225,12 +216,19 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
    */
   private Optional<Path> otherJournal() throws SnapshotException {
     Optional<Path> recorded = recorded(dir);
-    if (recorded.isEmpty() || recorded.get().equals(journal)) {
+    if (recorded.isEmpty() || !Files.exists(recorded.get())) {
       return Optional.empty();
     }
-    Path other = recorded.get();
+    return anotherWithSnapshots(recorded.get());
+  }
+
+  /**
+   * {@code other}, an existing journal file, when it is not this journal (by name, nor as the same
+   * file by another name) and the folder holds snapshots; empty otherwise.
+   */
+  private Optional<Path> anotherWithSnapshots(Path other) throws SnapshotException {
     try {
-      if (!Files.exists(other) || (Files.exists(journal) && Files.isSameFile(other, journal))) {
+      if (other.equals(journal) || (Files.exists(journal) && Files.isSameFile(other, journal))) {
         return Optional.empty();
       }
       return snapshots.list().isEmpty() ? Optional.empty() : Optional.of(other);

@@ -13,9 +13,9 @@ import org.eclipse.jetty.server.ServerConnector;
  * connections held open and silent give their places to the clients waiting; below it, the
  * listener's own idle timeout again. Jetty's {@link NetworkConnectionLimit}, with one gap closed:
  * Jetty shortens the timeouts while the connection that reaches the bound is being accepted, before
- * that connection exists, and then opens it with the listener's own idle timeout. That one, silent,
- * held its place for all of it, and when the other connections were busy serving it was the only
- * one that could give way. Each connection accepted while the bound is reached is now given the
+ * that connection exists, and then opens it with the listener's own idle timeout. Silent, that one
+ * would hold its place for all of it, and with the other connections busy serving it would be the
+ * only one that could give way. So each connection accepted while the bound is reached is given the
  * short timeout too.
  *
  * <p>Thread-safe.

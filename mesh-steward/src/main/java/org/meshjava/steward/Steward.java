@@ -146,7 +146,6 @@ public final class Steward implements AutoCloseable {
   private final Duration closeGrace;
   private final EnergyMeter meter;
   private final Metering metering;
-  private final Optional<MeterDiscovery> discovery;
   private final @Nullable MeterLease lease; // held when discovered, so close() releases it
   private final InstantSource clock;
   private final Journal journal;
@@ -174,13 +173,7 @@ public final class Steward implements AutoCloseable {
     this.router = router;
     this.slots = new BackendSlots(b.backends);
     this.lease = lease;
-    if (lease == null) {
-      this.meter = Objects.requireNonNull(b.meter, "meter");
-      this.discovery = Optional.empty();
-    } else {
-      this.meter = lease.meter();
-      this.discovery = Optional.of(lease.discovery());
-    }
+    this.meter = lease == null ? Objects.requireNonNull(b.meter, "meter") : lease.meter();
     this.metering = new Metering(meter);
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
@@ -282,7 +275,7 @@ public final class Steward implements AutoCloseable {
    * equal options and shares the meter with it.
    */
   public Optional<MeterDiscovery> meterDiscovery() {
-    return discovery;
+    return Optional.ofNullable(lease).map(MeterLease::discovery);
   }
 
   /**

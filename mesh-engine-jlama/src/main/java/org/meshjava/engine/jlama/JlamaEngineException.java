@@ -36,7 +36,6 @@ public final class JlamaEngineException extends EngineException {
   }
 
   private final Reason reason;
-  private final transient Optional<WeightsDigestException.Reason> layout;
 
   /** Creates the exception. */
   public JlamaEngineException(Reason reason, String detail) {
@@ -47,8 +46,6 @@ public final class JlamaEngineException extends EngineException {
   public JlamaEngineException(Reason reason, String detail, @Nullable Throwable cause) {
     super(reason + ": " + detail, cause);
     this.reason = Objects.requireNonNull(reason, "reason");
-    this.layout =
-        cause instanceof WeightsDigestException w ? Optional.of(w.reason()) : Optional.empty();
   }
 
   /** Why. */
@@ -58,6 +55,8 @@ public final class JlamaEngineException extends EngineException {
 
   /** The weights digest's reason, when the layout was refused by it. */
   public Optional<WeightsDigestException.Reason> layoutReason() {
-    return layout == null ? Optional.empty() : layout;
+    return getCause() instanceof WeightsDigestException w
+        ? Optional.of(w.reason())
+        : Optional.empty();
   }
 }

@@ -60,7 +60,7 @@ public record SequenceFiles(Path directory, String suffix) {
         p = (parent == null ? target : parent.resolve(target)).normalize();
       }
     } catch (IOException e) {
-      return journal; // unreadable link: its own name, as before
+      return journal; // an unreadable link: the name as given
     }
     return p;
   }
