@@ -179,7 +179,7 @@ public final class UpstreamEngine extends DescribedEngine {
       JsonNode reply = JSON.readTree(response.body());
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
       if (!content.isTextual()) {
-        throw new EngineException("upstream " + name() + " sent no choices[0].message.content");
+        throw new EngineException("the upstream sent no choices[0].message.content");
       }
       text = content.asText();
       usage =
@@ -187,12 +187,10 @@ public final class UpstreamEngine extends DescribedEngine {
               .orElseThrow(
                   () ->
                       new EngineException(
-                          "upstream "
-                              + name()
-                              + " sent no usage report; a serve is counted in the upstream's"
+                          "the upstream sent no usage report; a serve is counted in the upstream's"
                               + " tokens, never in characters"));
     } catch (IOException e) {
-      throw new EngineException("upstream " + name() + " sent a body that is not JSON", e);
+      throw new EngineException("the upstream sent a body that is not JSON", e);
     }
     TokenSequence tokens = TokenSequence.of(text.codePoints().toArray());
     return new EngineResult(
@@ -267,9 +265,7 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         if (++deltas > request.maxTokens()) {
           throw new EngineException(
-              "upstream "
-                  + name()
-                  + " streamed more content deltas than the request's max_tokens "
+              "the upstream streamed more content deltas than the request's max_tokens "
                   + request.maxTokens());
         }
         // The delta's code points go to the sink as one run, so a client sees the upstream's
@@ -283,13 +279,10 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (JsonProcessingException e) {
       // The parser's own message, without its location or class: the client reads this text.
       throw new EngineException(
-          "upstream " + name() + " sent a stream event that is not JSON: " + e.getOriginalMessage(),
-          e);
+          "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new EngineException(
-          "upstream "
-              + name()
-              + " stream failed: "
+          "the upstream's stream failed: "
               + (e.getMessage() == null ? "the connection ended" : e.getMessage()),
           e);
     }
@@ -306,9 +299,7 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     if (!stopped) {
       throw new EngineException(
-          "upstream "
-              + name()
-              + " ended its stream without a usage report (stream_options.include_usage); a"
+          "the upstream ended its stream without a usage report (stream_options.include_usage); a"
               + " serve is counted in the upstream's tokens, never in characters");
     }
     return new EngineResult(
@@ -340,15 +331,14 @@ public final class UpstreamEngine extends DescribedEngine {
   private byte[] body(ServeRequest request, TokenSequence prompt, boolean stream)
       throws EngineException {
     if (request.isDecision()) {
-      throw new EngineException("upstream " + name() + " serves generations, not typed decisions");
+      throw new EngineException("an upstream serves generations, not typed decisions");
     }
     Prompt messages;
     try {
       messages = Prompt.parse(bytesOf(prompt));
     } catch (IllegalArgumentException e) {
       throw new EngineException(
-          "upstream " + name() + " was handed a payload that is not prompt text: " + e.getMessage(),
-          e);
+          "the upstream was handed a payload that is not prompt text: " + e.getMessage(), e);
     }
     // Written straight to bytes with a generator, not through an ObjectNode tree: this runs on
     // every proxied serve.
@@ -379,7 +369,7 @@ public final class UpstreamEngine extends DescribedEngine {
       g.flush();
       return out.toByteArray();
     } catch (IOException e) {
-      throw new EngineException("upstream " + name() + ": the request did not render: " + e, e);
+      throw new EngineException("the upstream request did not render: " + e, e);
     }
   }
 
@@ -400,17 +390,16 @@ public final class UpstreamEngine extends DescribedEngine {
           default -> e.getMessage() == null ? "the exchange failed" : e.getMessage();
         };
     return new EngineException(
-        "upstream " + name() + " failed: " + why + " (the server's log names its endpoint)", e);
+        "calling the upstream: " + why + " (the server's log names its endpoint)", e);
   }
 
   private EngineException interrupted(InterruptedException e) {
     Thread.currentThread().interrupt();
-    return new EngineException("interrupted waiting for upstream " + name(), e);
+    return new EngineException("interrupted waiting for the upstream", e);
   }
 
   private EngineException refused(int status, String body) {
-    return new EngineException(
-        "upstream " + name() + " answered HTTP " + status + ": " + abbreviate(body));
+    return new EngineException("the upstream answered HTTP " + status + ": " + abbreviate(body));
   }
 
   /**
@@ -429,9 +418,7 @@ public final class UpstreamEngine extends DescribedEngine {
     long completionTokens = count(usage, "completion_tokens");
     if (completionTokens > request.maxTokens()) {
       throw new EngineException(
-          "upstream "
-              + name()
-              + " counted "
+          "the upstream counted "
               + completionTokens
               + " completion tokens, over the request's max_tokens "
               + request.maxTokens());
@@ -442,8 +429,7 @@ public final class UpstreamEngine extends DescribedEngine {
   private long count(JsonNode usage, String field) throws EngineException {
     JsonNode v = usage.path(field);
     if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0 || v.asLong() > U32_MAX) {
-      throw new EngineException(
-          "upstream " + name() + " sent usage." + field + " " + v + ", not a u32 count");
+      throw new EngineException("the upstream sent usage." + field + " " + v + ", not a u32 count");
     }
     return v.asLong();
   }

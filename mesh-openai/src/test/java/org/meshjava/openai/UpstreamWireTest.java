@@ -225,16 +225,16 @@ class UpstreamWireTest {
       assertThatThrownBy(() -> whole(e, asked(8)))
           .isInstanceOf(EngineException.class)
           .hasMessage(
-              "upstream remote answered HTTP 503: "
+              "the upstream answered HTTP 503: "
                   + ("first second " + "x".repeat(300)).substring(0, 200)
                   + "…");
       assertThatThrownBy(() -> streamed(e, asked(8)))
           .isInstanceOf(EngineException.class)
-          .hasMessage("upstream remote answered HTTP 503: busy retry");
+          .hasMessage("the upstream answered HTTP 503: busy retry");
     }
     try (ScriptedUpstream up = new ScriptedUpstream(answering(404, "x".repeat(200)))) {
       assertThatThrownBy(() -> whole(engine(up.base()).build(), asked(8)))
-          .hasMessage("upstream remote answered HTTP 404: " + "x".repeat(200));
+          .hasMessage("the upstream answered HTTP 404: " + "x".repeat(200));
     }
   }
 
@@ -250,7 +250,7 @@ class UpstreamWireTest {
         first20.append(i == 0 ? "" : " ").append("l").append(i);
       }
       assertThatThrownBy(() -> streamed(engine(up.base()).build(), asked(8)))
-          .hasMessage("upstream remote answered HTTP 500: " + first20);
+          .hasMessage("the upstream answered HTTP 500: " + first20);
     }
   }
 
@@ -289,8 +289,7 @@ class UpstreamWireTest {
             answering(200, "", delta("a"), delta("b"), delta("c"), usageEvent(5, 2)))) {
       assertThatThrownBy(() -> streamed(engine(up.base()).build(), asked(2)))
           .isInstanceOf(EngineException.class)
-          .hasMessage(
-              "upstream remote streamed more content deltas than the request's max_tokens 2");
+          .hasMessage("the upstream streamed more content deltas than the request's max_tokens 2");
     }
   }
 
@@ -322,9 +321,9 @@ class UpstreamWireTest {
               new DecisionShape(1, 2, 1));
       assertThatThrownBy(() -> e.serve(decision, TokenSequence.of(1, 2, 3, 4)))
           .isInstanceOf(EngineException.class)
-          .hasMessage("upstream remote serves generations, not typed decisions");
+          .hasMessage("an upstream serves generations, not typed decisions");
       assertThatThrownBy(() -> e.serve(decision, TokenSequence.of(1, 2, 3, 4), t -> true))
-          .hasMessage("upstream remote serves generations, not typed decisions");
+          .hasMessage("an upstream serves generations, not typed decisions");
 
       ServeRequest generation = asked(8).request();
       assertThatThrownBy(() -> e.serve(generation, TokenSequence.of('u', 's', 'e', 'r', 0x100)))
@@ -362,7 +361,7 @@ class UpstreamWireTest {
                 })
             .as(base + (stream ? " streamed" : " whole"))
             .isInstanceOf(EngineException.class)
-            .hasMessageStartingWith("upstream remote failed: ")
+            .hasMessageStartingWith("calling the upstream: ")
             .hasMessageNotContaining("127.0.0.1")
             .hasMessageNotContaining("vllm-internal")
             .hasMessageNotContaining(":9");
@@ -394,7 +393,7 @@ class UpstreamWireTest {
     try {
       assertThatThrownBy(() -> streamed(e, a))
           .isInstanceOf(EngineException.class)
-          .hasMessage("interrupted waiting for upstream remote");
+          .hasMessage("interrupted waiting for the upstream");
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
     } finally {
       Thread.interrupted();
