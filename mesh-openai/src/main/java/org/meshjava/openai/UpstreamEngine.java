@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -72,6 +73,10 @@ public final class UpstreamEngine extends DescribedEngine {
   public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
 
   private static final Logger LOG = LoggerFactory.getLogger(UpstreamEngine.class);
+
+  /** The least time between two log lines about one upstream's failed exchanges. */
+  static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long U32_MAX = 0xFFFF_FFFFL;
 
@@ -84,6 +89,10 @@ public final class UpstreamEngine extends DescribedEngine {
 
   /** Whole replies from a plain {@code http} upstream; null for {@code https}. */
   private final @Nullable KeepAliveHttp plain;
+
+  /** Holds this upstream's failure lines to one a minute, so an outage does not flood the log. */
+  private final FailureLogLimit failures =
+      new FailureLogLimit(FAILURE_LOG_INTERVAL, InstantSource.system());
 
   private UpstreamEngine(Builder b) {
     // The recipe defaults to the model name.
@@ -170,6 +179,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
+    answered();
     if (response.status() != 200) {
       throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
@@ -230,6 +240,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
+    answered();
     DeltaCodePoints reply = new DeltaCodePoints();
     long deltas = 0;
     boolean stopped = false;
@@ -378,11 +389,14 @@ public final class UpstreamEngine extends DescribedEngine {
    * answer's, sent to whoever sent the request on a listener that may face the network, so it says
    * what went wrong and never where the upstream is: its address is a host on the operator's
    * network (a name that fails to resolve is that address too). The server's log has the endpoint
-   * and the cause, one line at WARN, for the operator.
+   * and the cause at WARN for the operator, at most one line a minute ({@link FailureLogLimit}).
    */
   private EngineException failed(IOException e) {
-    // One line, not a stack trace: during an outage every request fails the same way.
-    LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, e.toString());
+    // One line, not a stack trace, and at most one a minute (FailureLogLimit): during an outage
+    // every request fails the same way.
+    failures
+        .failed(e.toString())
+        .ifPresent(line -> LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, line));
     String why =
         switch (e) {
           case UnknownHostException unknown -> "its host name does not resolve";
@@ -391,6 +405,13 @@ public final class UpstreamEngine extends DescribedEngine {
         };
     return new EngineException(
         "calling the upstream: " + why + " (the server's log names its endpoint)", e);
+  }
+
+  /** An exchange reached the upstream: the count of failures not logged may be due. */
+  private void answered() {
+    failures
+        .answered()
+        .ifPresent(line -> LOG.info("upstream {} at {} {}", name(), chatCompletions, line));
   }
 
   private EngineException interrupted(InterruptedException e) {

@@ -369,6 +369,41 @@ class UpstreamWireTest {
     }
   }
 
+  /**
+   * Regression: each failed exchange logged a WARN line, so an upstream that is down flooded the
+   * server's log at the rate requests came. Twenty failures in a row log one line, which names the
+   * upstream and where it is once.
+   */
+  @Test
+  void anUnreachableUpstream_isLoggedOnce_notOncePerRequest() {
+    UpstreamEngine e = engine(URI.create("http://127.0.0.1:9/v1")).build();
+    String log =
+        stderrOf(
+            () -> {
+              for (int i = 0; i < 20; i++) {
+                assertThatThrownBy(() -> whole(e, asked(8))).isInstanceOf(EngineException.class);
+              }
+            });
+    assertThat(log.lines().filter(l -> l.contains("upstream remote")))
+        .singleElement()
+        .asString()
+        .contains("WARN", "upstream remote at http://127.0.0.1:9/v1/chat/completions failed: ")
+        .doesNotContain("upstream remote failed");
+  }
+
+  /** What {@code action} wrote to standard error, where slf4j-simple logs. */
+  private static String stderrOf(Runnable action) {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(err);
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   @Test
   void baseUri_withUserinfoQueryOrFragment_isRefused_withoutEchoingIt() {
     // Neither is sent as credentials, and each would be written wherever the endpoint is named.
