@@ -458,7 +458,7 @@ final class Endpoints {
       throws BindingException {
     JsonNode body = parse(bytes);
     boolean stream = flag(body, "stream");
-    boolean usageChunk = stream && includeUsage(body);
+    boolean usageChunk = includeUsage(body, stream, endpoint);
     Optional<String> presentationHex = GrantedServeRequest.presentationHex(body);
     Optional<Presentation> presentation = Optional.empty();
     if (presentationHex.isPresent()) {
@@ -662,10 +662,26 @@ final class Endpoints {
     return Optional.empty();
   }
 
-  /** Whether a chat stream asks for its usage in a chunk of its own. */
-  private static boolean includeUsage(JsonNode body) throws BindingException {
+  /**
+   * Whether a chat stream asks for its usage in a chunk of its own. A chat body's {@code
+   * stream_options} without {@code stream} true is refused, as OpenAI refuses it: it asks for
+   * something of a stream that will not be sent, so the caller's intent and the reply disagree.
+   */
+  private static boolean includeUsage(
+      JsonNode body, boolean stream, GrantedServeRequest.Endpoint endpoint)
+      throws BindingException {
     JsonNode options = body.get("stream_options");
     if (options == null || options.isNull()) {
+      return false;
+    }
+    if (!stream) {
+      if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
+        throw new BindingException(
+            BindingException.Reason.INVALID_FIELD,
+            "stream_options",
+            "stream_options is only allowed with stream true; send stream true or leave"
+                + " stream_options out");
+      }
       return false;
     }
     if (!options.isObject()) {

@@ -13,10 +13,12 @@ import org.jspecify.annotations.Nullable;
  * a way the caller cannot see, and its receipt would vouch for it.
  *
  * <p>An option at its default ({@code n} 1, an empty {@code tools}, {@code stop} null, {@code
- * logprobs} false, {@code tool_choice} {@code "none"} or {@code "auto"}) asks for nothing and is
- * served. Sampling settings ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias},
- * penalties) stay the backend's own and are not read (SPEC.md, section 70), save that {@code seed}
- * must be a whole number as every integer field must ({@link WholeNumberField}). Stateless.
+ * logprobs} false, a responses body's {@code tool_choice} {@code "none"} or {@code "auto"}) asks
+ * for nothing and is served. A chat body's {@code tool_choice} or {@code parallel_tool_calls},
+ * whatever its value, is refused {@code invalid_field} as OpenAI refuses it without tools. Sampling
+ * settings ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias}, penalties) stay
+ * the backend's own and are not read (SPEC.md, section 70), save that {@code seed} must be a whole
+ * number as every integer field must ({@link WholeNumberField}). Stateless.
  */
 final class UnservedOptions {
   private UnservedOptions() {}
@@ -38,6 +40,10 @@ final class UnservedOptions {
       WholeNumberField.read(body, "seed");
       refuseUnlessEmpty(body, "functions", "no backend here calls functions");
       refuseChoice(body, "function_call", "no backend here calls functions");
+      // OpenAI's chat completions refuse these two without tools (400 naming the field), and with
+      // tools refused above a body here has none: served, it would be a body the real API refuses.
+      refuseWithoutTools(body, "tool_choice");
+      refuseWithoutTools(body, "parallel_tool_calls");
       checkMessages(body, "messages");
       refuseUnlessEmpty(body, "stop", "no backend here stops at a stop sequence");
       refuseUnless(body, "logprobs", false, "log probabilities are not reported");
@@ -177,6 +183,20 @@ final class UnservedOptions {
     JsonNode v = present(body, field);
     if (v != null && !(v.isTextual() && ("none".equals(v.asText()) || "auto".equals(v.asText())))) {
       throw unsupported(field, why);
+    }
+  }
+
+  /**
+   * Refuses a chat field that OpenAI takes only beside a non-empty {@code tools}, which no body
+   * served here has. Not {@code unsupported}: nothing is asked that another server could give; the
+   * body is one the API it imitates refuses too.
+   */
+  private static void refuseWithoutTools(JsonNode body, String field) throws BindingException {
+    if (present(body, field) != null) {
+      throw new BindingException(
+          BindingException.Reason.INVALID_FIELD,
+          field,
+          field + " is only allowed beside tools, and no backend here calls tools; leave it out");
     }
   }
 

@@ -9,6 +9,7 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -72,6 +73,10 @@ public final class UpstreamEngine extends DescribedEngine {
   public static final int DEFAULT_MAX_CONCURRENT_SERVES = 64;
 
   private static final Logger LOG = LoggerFactory.getLogger(UpstreamEngine.class);
+
+  /** The least time between two log lines about one upstream's failed exchanges. */
+  static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
+
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long U32_MAX = 0xFFFF_FFFFL;
 
@@ -84,6 +89,10 @@ public final class UpstreamEngine extends DescribedEngine {
 
   /** Whole replies from a plain {@code http} upstream; null for {@code https}. */
   private final @Nullable KeepAliveHttp plain;
+
+  /** Holds this upstream's failure lines to one a minute, so an outage does not flood the log. */
+  private final FailureLogLimit failures =
+      new FailureLogLimit(FAILURE_LOG_INTERVAL, InstantSource.system());
 
   private UpstreamEngine(Builder b) {
     // The recipe defaults to the model name.
@@ -170,6 +179,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
+    answered();
     if (response.status() != 200) {
       throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
@@ -179,7 +189,7 @@ public final class UpstreamEngine extends DescribedEngine {
       JsonNode reply = JSON.readTree(response.body());
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
       if (!content.isTextual()) {
-        throw new EngineException("upstream " + name() + " sent no choices[0].message.content");
+        throw new EngineException("the upstream sent no choices[0].message.content");
       }
       text = content.asText();
       usage =
@@ -187,12 +197,10 @@ public final class UpstreamEngine extends DescribedEngine {
               .orElseThrow(
                   () ->
                       new EngineException(
-                          "upstream "
-                              + name()
-                              + " sent no usage report; a serve is counted in the upstream's"
+                          "the upstream sent no usage report; a serve is counted in the upstream's"
                               + " tokens, never in characters"));
     } catch (IOException e) {
-      throw new EngineException("upstream " + name() + " sent a body that is not JSON", e);
+      throw new EngineException("the upstream sent a body that is not JSON", e);
     }
     TokenSequence tokens = TokenSequence.of(text.codePoints().toArray());
     return new EngineResult(
@@ -232,6 +240,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
+    answered();
     DeltaCodePoints reply = new DeltaCodePoints();
     long deltas = 0;
     boolean stopped = false;
@@ -267,9 +276,7 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         if (++deltas > request.maxTokens()) {
           throw new EngineException(
-              "upstream "
-                  + name()
-                  + " streamed more content deltas than the request's max_tokens "
+              "the upstream streamed more content deltas than the request's max_tokens "
                   + request.maxTokens());
         }
         // The delta's code points go to the sink as one run, so a client sees the upstream's
@@ -283,13 +290,10 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (JsonProcessingException e) {
       // The parser's own message, without its location or class: the client reads this text.
       throw new EngineException(
-          "upstream " + name() + " sent a stream event that is not JSON: " + e.getOriginalMessage(),
-          e);
+          "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
       throw new EngineException(
-          "upstream "
-              + name()
-              + " stream failed: "
+          "the upstream's stream failed: "
               + (e.getMessage() == null ? "the connection ended" : e.getMessage()),
           e);
     }
@@ -306,9 +310,7 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     if (!stopped) {
       throw new EngineException(
-          "upstream "
-              + name()
-              + " ended its stream without a usage report (stream_options.include_usage); a"
+          "the upstream ended its stream without a usage report (stream_options.include_usage); a"
               + " serve is counted in the upstream's tokens, never in characters");
     }
     return new EngineResult(
@@ -340,15 +342,14 @@ public final class UpstreamEngine extends DescribedEngine {
   private byte[] body(ServeRequest request, TokenSequence prompt, boolean stream)
       throws EngineException {
     if (request.isDecision()) {
-      throw new EngineException("upstream " + name() + " serves generations, not typed decisions");
+      throw new EngineException("an upstream serves generations, not typed decisions");
     }
     Prompt messages;
     try {
       messages = Prompt.parse(bytesOf(prompt));
     } catch (IllegalArgumentException e) {
       throw new EngineException(
-          "upstream " + name() + " was handed a payload that is not prompt text: " + e.getMessage(),
-          e);
+          "the upstream was handed a payload that is not prompt text: " + e.getMessage(), e);
     }
     // Written straight to bytes with a generator, not through an ObjectNode tree: this runs on
     // every proxied serve.
@@ -379,7 +380,7 @@ public final class UpstreamEngine extends DescribedEngine {
       g.flush();
       return out.toByteArray();
     } catch (IOException e) {
-      throw new EngineException("upstream " + name() + ": the request did not render: " + e, e);
+      throw new EngineException("the upstream request did not render: " + e, e);
     }
   }
 
@@ -388,11 +389,14 @@ public final class UpstreamEngine extends DescribedEngine {
    * answer's, sent to whoever sent the request on a listener that may face the network, so it says
    * what went wrong and never where the upstream is: its address is a host on the operator's
    * network (a name that fails to resolve is that address too). The server's log has the endpoint
-   * and the cause, one line at WARN, for the operator.
+   * and the cause at WARN for the operator, at most one line a minute ({@link FailureLogLimit}).
    */
   private EngineException failed(IOException e) {
-    // One line, not a stack trace: during an outage every request fails the same way.
-    LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, e.toString());
+    // One line, not a stack trace, and at most one a minute (FailureLogLimit): during an outage
+    // every request fails the same way.
+    failures
+        .failed(e.toString())
+        .ifPresent(line -> LOG.warn("upstream {} at {} failed: {}", name(), chatCompletions, line));
     String why =
         switch (e) {
           case UnknownHostException unknown -> "its host name does not resolve";
@@ -400,17 +404,23 @@ public final class UpstreamEngine extends DescribedEngine {
           default -> e.getMessage() == null ? "the exchange failed" : e.getMessage();
         };
     return new EngineException(
-        "upstream " + name() + " failed: " + why + " (the server's log names its endpoint)", e);
+        "calling the upstream: " + why + " (the server's log names its endpoint)", e);
+  }
+
+  /** An exchange reached the upstream: the count of failures not logged may be due. */
+  private void answered() {
+    failures
+        .answered()
+        .ifPresent(line -> LOG.info("upstream {} at {} {}", name(), chatCompletions, line));
   }
 
   private EngineException interrupted(InterruptedException e) {
     Thread.currentThread().interrupt();
-    return new EngineException("interrupted waiting for upstream " + name(), e);
+    return new EngineException("interrupted waiting for the upstream", e);
   }
 
   private EngineException refused(int status, String body) {
-    return new EngineException(
-        "upstream " + name() + " answered HTTP " + status + ": " + abbreviate(body));
+    return new EngineException("the upstream answered HTTP " + status + ": " + abbreviate(body));
   }
 
   /**
@@ -429,9 +439,7 @@ public final class UpstreamEngine extends DescribedEngine {
     long completionTokens = count(usage, "completion_tokens");
     if (completionTokens > request.maxTokens()) {
       throw new EngineException(
-          "upstream "
-              + name()
-              + " counted "
+          "the upstream counted "
               + completionTokens
               + " completion tokens, over the request's max_tokens "
               + request.maxTokens());
@@ -442,8 +450,7 @@ public final class UpstreamEngine extends DescribedEngine {
   private long count(JsonNode usage, String field) throws EngineException {
     JsonNode v = usage.path(field);
     if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0 || v.asLong() > U32_MAX) {
-      throw new EngineException(
-          "upstream " + name() + " sent usage." + field + " " + v + ", not a u32 count");
+      throw new EngineException("the upstream sent usage." + field + " " + v + ", not a u32 count");
     }
     return v.asLong();
   }

@@ -569,8 +569,6 @@ class OpenAiJavaSdkTest {
                     .n(1)
                     .logprobs(false)
                     .tools(List.of())
-                    .toolChoice(
-                        com.openai.models.chat.completions.ChatCompletionToolChoiceOption.Auto.NONE)
                     .temperature(0.2)
                     .topP(0.9)
                     .seed(7)
@@ -578,6 +576,22 @@ class OpenAiJavaSdkTest {
                     .build());
     assertThat(receipt(c.usage().orElseThrow()._additionalProperties()).counters().tokensOut())
         .isEqualTo(3);
+  }
+
+  /**
+   * A tool choice with no tools, even {@code none}, is refused as OpenAI's chat completions refuse
+   * it, so code that works here works there; the SDK raises it as a bad request naming the field.
+   */
+  @Test
+  void aToolChoiceWithoutTools_isABadRequest_namingIt() {
+    refusesChat(
+        BadRequestException.class,
+        400,
+        "invalid_field",
+        "tool_choice",
+        b ->
+            b.toolChoice(
+                com.openai.models.chat.completions.ChatCompletionToolChoiceOption.Auto.NONE));
   }
 
   @Test

@@ -205,6 +205,27 @@ class OpenAiServerTest {
     f.post("/v1/chat/completions", body).error(400, "invalid_field");
   }
 
+  /**
+   * Regression: a chat body's {@code stream_options} without {@code stream} true was served whole,
+   * its options read for nothing, where OpenAI refuses it (400 naming {@code stream_options}).
+   */
+  @Test
+  void chatStreamOptions_withoutStream_areRefusedAsOpenAiRefusesThem() throws Exception {
+    for (String stream : new String[] {"absent", "null", "false"}) {
+      ObjectNode body = Fixture.chat("Whole.");
+      if (!stream.equals("absent")) {
+        body.set("stream", Fixture.JSON.readTree(stream));
+      }
+      body.putObject("stream_options").put("include_usage", true);
+      JsonNode e = f.post("/v1/chat/completions", body).error(400, "invalid_field");
+      assertThat(e.get("param").asText()).isEqualTo("stream_options");
+      assertThat(e.get("message").asText()).contains("stream true");
+    }
+    ObjectNode none = Fixture.chat("Whole.");
+    none.putNull("stream_options");
+    assertThat(f.post("/v1/chat/completions", none).status()).isEqualTo(200);
+  }
+
   @Test
   void responses_plainAndStreamed_carryTheTextAndTheReceipt() throws Exception {
     ObjectNode body = Fixture.JSON.createObjectNode();

@@ -54,15 +54,45 @@ class UnservedOptionsTest {
     ObjectNode body = Fixture.chat("x");
     body.set("n", JSON.readTree("1")); // what LangChain's ChatOpenAI sends
     body.set("tools", JSON.readTree("[]"));
-    body.set("tool_choice", JSON.readTree("\"none\""));
+    body.set("tool_choice", JSON.readTree("null"));
     body.set("stop", JSON.readTree("null"));
     body.set("logprobs", JSON.readTree("false"));
     body.set("top_logprobs", JSON.readTree("0"));
     body.set("modalities", JSON.readTree("[\"text\"]"));
-    body.set("parallel_tool_calls", JSON.readTree("true"));
+    body.set("parallel_tool_calls", JSON.readTree("null"));
     body.set("web_search_options", JSON.readTree("null"));
     body.put("temperature", 0.7);
     assertThat(f.post("/v1/chat/completions", body).status()).isEqualTo(200);
+  }
+
+  /**
+   * Regression: a chat body's {@code tool_choice} ({@code "none"}, {@code "auto"}) and {@code
+   * parallel_tool_calls} were served with no tools, where OpenAI's chat completions refuse both
+   * without tools (400 naming the field): a client that works here failed on the API it imitates. A
+   * responses body, which OpenAI serves with these and no tools, keeps them.
+   */
+  @Test
+  void chatToolSettingsWithoutTools_areRefusedAsOpenAiRefusesThem() throws Exception {
+    for (String tools : new String[] {"absent", "null", "[]"}) {
+      for (var option :
+          Map.of(
+                  "tool_choice", "\"none\"",
+                  "parallel_tool_calls", "false")
+              .entrySet()) {
+        ObjectNode body = Fixture.chat("x");
+        if (!tools.equals("absent")) {
+          body.set("tools", JSON.readTree(tools));
+        }
+        body.set(option.getKey(), JSON.readTree(option.getValue()));
+        JsonNode e = f.post("/v1/chat/completions", body).error(400, "invalid_field");
+        assertThat(e.get("param").asText()).isEqualTo(option.getKey());
+        assertThat(e.get("message").asText()).contains("only allowed beside tools");
+      }
+    }
+    ObjectNode responses = JSON.createObjectNode().put("input", "x");
+    responses.put("tool_choice", "auto");
+    responses.put("parallel_tool_calls", true);
+    assertThat(f.post("/v1/responses", responses).status()).isEqualTo(200);
   }
 
   /**

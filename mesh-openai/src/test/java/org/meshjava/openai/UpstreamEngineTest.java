@@ -124,6 +124,28 @@ class UpstreamEngineTest {
         .isTrue();
   }
 
+  /**
+   * Regression: a failed upstream's 502 read "backend remote failed: upstream remote failed: ...":
+   * the steward names the backend, so the engine says only what went wrong.
+   */
+  @Test
+  void upstream_thatFails_isNamedOnceInTheReply() {
+    try (Fixture front =
+        new Fixture(
+            SigningKey.generate(),
+            b -> b.backend(upstream(URI.create("http://127.0.0.1:9/v1"))),
+            b -> {})) {
+      String message =
+          front
+              .post("/v1/chat/completions", Fixture.chat("Fail."))
+              .error(502, "engine_failed")
+              .get("message")
+              .asText();
+      assertThat(message).contains("backend remote failed: calling the upstream: ");
+      assertThat(message.split("remote", -1)).as(message).hasSize(2);
+    }
+  }
+
   @Test
   void upstream_thatRefuses_isAnswered502EngineFailed() {
     try (Fixture remote = new Fixture();

@@ -225,16 +225,16 @@ class UpstreamWireTest {
       assertThatThrownBy(() -> whole(e, asked(8)))
           .isInstanceOf(EngineException.class)
           .hasMessage(
-              "upstream remote answered HTTP 503: "
+              "the upstream answered HTTP 503: "
                   + ("first second " + "x".repeat(300)).substring(0, 200)
                   + "…");
       assertThatThrownBy(() -> streamed(e, asked(8)))
           .isInstanceOf(EngineException.class)
-          .hasMessage("upstream remote answered HTTP 503: busy retry");
+          .hasMessage("the upstream answered HTTP 503: busy retry");
     }
     try (ScriptedUpstream up = new ScriptedUpstream(answering(404, "x".repeat(200)))) {
       assertThatThrownBy(() -> whole(engine(up.base()).build(), asked(8)))
-          .hasMessage("upstream remote answered HTTP 404: " + "x".repeat(200));
+          .hasMessage("the upstream answered HTTP 404: " + "x".repeat(200));
     }
   }
 
@@ -250,7 +250,7 @@ class UpstreamWireTest {
         first20.append(i == 0 ? "" : " ").append("l").append(i);
       }
       assertThatThrownBy(() -> streamed(engine(up.base()).build(), asked(8)))
-          .hasMessage("upstream remote answered HTTP 500: " + first20);
+          .hasMessage("the upstream answered HTTP 500: " + first20);
     }
   }
 
@@ -289,8 +289,7 @@ class UpstreamWireTest {
             answering(200, "", delta("a"), delta("b"), delta("c"), usageEvent(5, 2)))) {
       assertThatThrownBy(() -> streamed(engine(up.base()).build(), asked(2)))
           .isInstanceOf(EngineException.class)
-          .hasMessage(
-              "upstream remote streamed more content deltas than the request's max_tokens 2");
+          .hasMessage("the upstream streamed more content deltas than the request's max_tokens 2");
     }
   }
 
@@ -322,9 +321,9 @@ class UpstreamWireTest {
               new DecisionShape(1, 2, 1));
       assertThatThrownBy(() -> e.serve(decision, TokenSequence.of(1, 2, 3, 4)))
           .isInstanceOf(EngineException.class)
-          .hasMessage("upstream remote serves generations, not typed decisions");
+          .hasMessage("an upstream serves generations, not typed decisions");
       assertThatThrownBy(() -> e.serve(decision, TokenSequence.of(1, 2, 3, 4), t -> true))
-          .hasMessage("upstream remote serves generations, not typed decisions");
+          .hasMessage("an upstream serves generations, not typed decisions");
 
       ServeRequest generation = asked(8).request();
       assertThatThrownBy(() -> e.serve(generation, TokenSequence.of('u', 's', 'e', 'r', 0x100)))
@@ -362,12 +361,47 @@ class UpstreamWireTest {
                 })
             .as(base + (stream ? " streamed" : " whole"))
             .isInstanceOf(EngineException.class)
-            .hasMessageStartingWith("upstream remote failed: ")
+            .hasMessageStartingWith("calling the upstream: ")
             .hasMessageNotContaining("127.0.0.1")
             .hasMessageNotContaining("vllm-internal")
             .hasMessageNotContaining(":9");
       }
     }
+  }
+
+  /**
+   * Regression: each failed exchange logged a WARN line, so an upstream that is down flooded the
+   * server's log at the rate requests came. Twenty failures in a row log one line, which names the
+   * upstream and where it is once.
+   */
+  @Test
+  void anUnreachableUpstream_isLoggedOnce_notOncePerRequest() {
+    UpstreamEngine e = engine(URI.create("http://127.0.0.1:9/v1")).build();
+    String log =
+        stderrOf(
+            () -> {
+              for (int i = 0; i < 20; i++) {
+                assertThatThrownBy(() -> whole(e, asked(8))).isInstanceOf(EngineException.class);
+              }
+            });
+    assertThat(log.lines().filter(l -> l.contains("upstream remote")))
+        .singleElement()
+        .asString()
+        .contains("WARN", "upstream remote at http://127.0.0.1:9/v1/chat/completions failed: ")
+        .doesNotContain("upstream remote failed");
+  }
+
+  /** What {@code action} wrote to standard error, where slf4j-simple logs. */
+  private static String stderrOf(Runnable action) {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(err);
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   @Test
@@ -394,7 +428,7 @@ class UpstreamWireTest {
     try {
       assertThatThrownBy(() -> streamed(e, a))
           .isInstanceOf(EngineException.class)
-          .hasMessage("interrupted waiting for upstream remote");
+          .hasMessage("interrupted waiting for the upstream");
       assertThat(Thread.currentThread().isInterrupted()).isTrue();
     } finally {
       Thread.interrupted();
