@@ -33,6 +33,7 @@ final class NvmlDiscovery {
   static void discover(
       String library,
       GpuVisibility visibility,
+      ProbeClock clock,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
     NvmlLibrary nvml;
@@ -44,7 +45,7 @@ final class NvmlDiscovery {
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
     try {
-      bindBoards(nvml, visibility, found, rejected);
+      bindBoards(nvml, visibility, new NvmlMomentaryRetry(clock), found, rejected);
     } finally {
       nvml.release();
     }
@@ -53,11 +54,12 @@ final class NvmlDiscovery {
   private static void bindBoards(
       NvmlLibrary nvml,
       GpuVisibility visibility,
+      NvmlMomentaryRetry retry,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
     int count;
     try {
-      count = nvml.deviceCount();
+      count = retry.call(nvml::deviceCount);
     } catch (CounterException e) {
       rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e));
       return;
@@ -71,8 +73,14 @@ final class NvmlDiscovery {
     List<Board> boards = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       try {
-        MemorySegment handle = nvml.handle(i);
-        boards.add(new Board(i, nvml.uuid(handle), handle, nvml.pciLocation(handle)));
+        int index = i;
+        MemorySegment handle = retry.call(() -> nvml.handle(index));
+        boards.add(
+            new Board(
+                i,
+                retry.call(() -> nvml.uuid(handle)),
+                handle,
+                retry.call(() -> nvml.pciLocation(handle))));
       } catch (CounterException e) {
         rejected.add(CounterStatus.unavailable("nvml:index" + i, Optional.empty(), e));
       }
@@ -119,7 +127,7 @@ final class NvmlDiscovery {
         continue;
       }
       try {
-        if (nvml.migEnabled(b.handle())) {
+        if (retry.call(() -> nvml.migEnabled(b.handle()))) {
           rejected.add(
               CounterStatus.unavailable(
                   name,

@@ -28,6 +28,14 @@ final class FakeNvml {
   private static MethodHandle setUuid;
   private static MethodHandle setPciBus;
   private static MethodHandle setMigMode;
+  private static MethodHandle failCalls;
+
+  /** The enumeration calls {@link #failCalls} can make fail. */
+  enum EnumerationCall {
+    COUNT,
+    HANDLE,
+    UUID
+  }
 
   private FakeNvml() {}
 
@@ -102,6 +110,17 @@ final class FakeNvml {
         });
   }
 
+  /**
+   * The next {@code times} calls of {@code call} answer NVML error {@code code}; a negative {@code
+   * times} fails every call until {@link #reset()}.
+   */
+  static void failCalls(EnumerationCall call, int code, int times) {
+    invoke(
+        () -> {
+          failCalls.invokeExact(call.ordinal(), code, times);
+        });
+  }
+
   static int shutdownCalls() {
     try {
       return (int) shutdownCalls.invokeExact();
@@ -168,5 +187,9 @@ final class FakeNvml {
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_set_mig_mode"),
             FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+    failCalls =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_fail_calls"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, JAVA_INT));
   }
 }

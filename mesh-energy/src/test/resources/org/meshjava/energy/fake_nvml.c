@@ -31,6 +31,9 @@ static char uuid[MAX_DEVICES][96];
 static unsigned int pci_bus[MAX_DEVICES];
 static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
 static int initialized;
+/* Scripted failures of the enumeration calls: 0 count, 1 handle by index, 2 UUID. */
+static int fail_code[3];
+static int fail_times[3];
 static int init_calls;
 static int shutdown_calls;
 
@@ -40,6 +43,10 @@ void fake_nvml_reset(void) {
   initialized = 0;
   init_calls = 0;
   shutdown_calls = 0;
+  for (int c = 0; c < 3; c++) {
+    fail_code[c] = 0;
+    fail_times[c] = 0;
+  }
   for (unsigned int i = 0; i < MAX_DEVICES; i++) {
     devices[i].index = i;
     energy_mj[i] = 0;
@@ -66,6 +73,20 @@ void fake_nvml_set_mig_mode(unsigned int device, int mode) {
 }
 
 void fake_nvml_set_init_error(int code) { init_error = code; }
+
+/* The next `times` calls of enumeration call `call` (0 count, 1 handle, 2 UUID) answer `code`;
+   a negative `times` fails every call. */
+void fake_nvml_fail_calls(int call, int code, int times) {
+  if (call < 0 || call > 2) return;
+  fail_code[call] = code;
+  fail_times[call] = times;
+}
+
+static int scripted_failure(int call) {
+  if (fail_times[call] == 0) return 0;
+  if (fail_times[call] > 0) fail_times[call]--;
+  return fail_code[call];
+}
 
 void fake_nvml_set_device_count(unsigned int count) {
   device_count = count > MAX_DEVICES ? MAX_DEVICES : count;
@@ -119,6 +140,7 @@ const char *nvmlErrorString(nvmlReturn_t result) {
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
   if (!initialized) return 1;
   if (count == NULL) return 2;
+  if (scripted_failure(0) != 0) return fail_code[0];
   *count = device_count;
   return 0;
 }
@@ -126,6 +148,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
   if (!initialized) return 1;
   if (device == NULL || index >= device_count) return 2;
+  if (scripted_failure(1) != 0) return fail_code[1];
   *device = &devices[index];
   return 0;
 }
@@ -146,6 +169,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *out, unsigned int length) {
   if (!initialized) return 1;
   if (device == NULL || out == NULL) return 2;
+  if (scripted_failure(2) != 0) return fail_code[2];
   if (strlen(uuid[device->index]) + 1 > length) return 7; /* INSUFFICIENT_SIZE */
   strcpy(out, uuid[device->index]);
   return 0;
