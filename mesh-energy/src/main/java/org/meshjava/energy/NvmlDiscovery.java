@@ -45,7 +45,7 @@ final class NvmlDiscovery {
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
     try {
-      bindBoards(nvml, visibility, new NvmlMomentaryRetry(clock), found, rejected);
+      bindBoards(nvml, visibility, new MomentaryRetry(clock), found, rejected);
     } finally {
       nvml.release();
     }
@@ -54,7 +54,7 @@ final class NvmlDiscovery {
   private static void bindBoards(
       NvmlLibrary nvml,
       GpuVisibility visibility,
-      NvmlMomentaryRetry retry,
+      MomentaryRetry retry,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
     int count;

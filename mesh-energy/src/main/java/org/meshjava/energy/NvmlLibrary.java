@@ -48,7 +48,7 @@ final class NvmlLibrary implements SharedNative {
   /**
    * The return codes that name a condition of the moment, not of the board, whichever call answers
    * them (an energy read, or the count, handle, UUID, PCI and MIG calls discovery makes, which
-   * {@link NvmlMomentaryRetry} tries again): {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code
+   * {@link MomentaryRetry} tries again): {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code
    * MEMORY}, {@code NO_DATA}, {@code INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not
    * ready for the request", which users have seen an H100 answer to the energy read with no lasting
    * fault named, pynvml issue 54), {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for

@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
@@ -232,7 +233,13 @@ final class RaplChannel extends NamedChannel {
     return (long) Math.min(Long.MAX_VALUE / 1_000.0, Math.ceil(4 * watts));
   }
 
-  /** Reads {@code energy_uj} as a number of µJ. */
+  /**
+   * Reads {@code energy_uj} as a number of µJ.
+   *
+   * @throws CounterException {@link CounterIssue#UNREADABLE} if the file cannot be opened (denied,
+   *     missing), {@link CounterIssue#READ_FAILED} if it opened and its read failed or holds no
+   *     number
+   */
   long readRaw() throws CounterException {
     String text;
     try {
@@ -244,9 +251,15 @@ final class RaplChannel extends NamedChannel {
               + " is not readable by this process (energy_uj has been root-only since the"
               + " 2020 fix for CVE-2020-8694)",
           e);
-    } catch (IOException e) {
+    } catch (FileSystemException e) {
       throw new CounterException(
           CounterIssue.UNREADABLE, "cannot read " + energyFile + ": " + e, e);
+    } catch (IOException e) {
+      // The file opened and its read failed: the driver's answer for this read (EIO where the
+      // register read failed, EAGAIN, EBUSY), which a later read may not give. A failure to open
+      // is a FileSystemException (denied, missing) and stays UNREADABLE.
+      throw new CounterException(
+          CounterIssue.READ_FAILED, "reading " + energyFile + " failed: " + e, e);
     }
     try {
       return SysfsDecimal.parse(text);

@@ -520,7 +520,7 @@ class NvmlMeterTest {
     MeterDiscovery found = discover();
 
     assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
-    assertThat(clock.nanoTime() - start).isLessThanOrEqualTo(NvmlMomentaryRetry.BUDGET_NANOS);
+    assertThat(clock.nanoTime() - start).isLessThanOrEqualTo(MomentaryRetry.BUDGET_NANOS);
     assertThat(found.counters())
         .singleElement()
         .satisfies(

@@ -78,11 +78,19 @@ class RaplMeterTest {
   private final java.util.Map<Path, AtomicLong> powered =
       new java.util.concurrent.ConcurrentHashMap<>();
 
+  /** How many reads of any {@code energy_uj} still fail, as a driver's EIO fails them. */
+  private final java.util.concurrent.atomic.AtomicInteger energyReadsFailing =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private MeterDiscovery discover(SysfsReader reader) {
     DiscoveryOptions options =
         DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
     SysfsReader withPower =
         file -> {
+          if (file.getFileName().toString().equals("energy_uj")
+              && energyReadsFailing.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new IOException("Input/output error"); // the file opened; its read failed
+          }
           AtomicLong value = powered.get(file);
           if (value != null) {
             return Long.toString(value.get());
@@ -178,6 +186,35 @@ class RaplMeterTest {
               assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
               assertThat(s.detail()).contains("root-only");
             });
+  }
+
+  @Test
+  void discover_whenTheFirstReadsFailWithEio_readsAgainAndTheZoneIsLive() throws IOException {
+    powered(zone("intel-rapl:0", "package-0", 1), 1_000, 50);
+    energyReadsFailing.set(2);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+
+    assertThat(found.meter()).isInstanceOf(CounterMeter.class);
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    meter.close();
+  }
+
+  @Test
+  void discover_whenReadsKeepFailingWithEio_givesUpWithinTheBound_withoutAccessAdvice()
+      throws IOException {
+    powered(zone("intel-rapl:0", "package-0", 1), 1_000, 50);
+    energyReadsFailing.set(Integer.MAX_VALUE);
+    long start = clock.nanoTime();
+    MeterDiscovery found = discover(SysfsReader.FILES);
+
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(clock.nanoTime() - start).isLessThanOrEqualTo(MomentaryRetry.BUDGET_NANOS);
+    CounterStatus refused = found.counters().getFirst();
+    assertThat(refused.issue())
+        .as("not denied: no advice on access")
+        .contains(CounterIssue.READ_FAILED);
+    assertThat(refused.detail()).contains("Input/output error", "tries over");
   }
 
   @Test
