@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -140,7 +141,8 @@ final class NvmlDiscovery {
         rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
         continue;
       }
-      NvmlChannel channel = new NvmlChannel(nvml, domain, b.uuid(), b.handle());
+      NvmlChannel channel =
+          new NvmlChannel(nvml, domain, b.uuid(), b.handle(), boardWatts(nvml, b.handle()));
       try {
         channel.readTotalUj();
         found.add(channel);
@@ -157,6 +159,18 @@ final class NvmlDiscovery {
         }
       }
     }
+  }
+
+  /**
+   * The most power the board is taken to draw: twice the most its power limit may be set to, never
+   * less than {@link PowerBound#GPU_BOARD}'s 2 kW (SPEC.md 40 §3, the rule RAPL zones follow).
+   */
+  private static long boardWatts(NvmlLibrary nvml, MemorySegment device) {
+    long floor = PowerBound.GPU_BOARD.watts();
+    OptionalLong milliwatts = nvml.maxPowerLimitMw(device);
+    return milliwatts.isEmpty()
+        ? floor
+        : PowerBound.aboveLimit(Math.ceilDiv(milliwatts.getAsLong(), 1_000L), floor);
   }
 
   /** The board one {@code CUDA_VISIBLE_DEVICES} entry names, if it names one unambiguously. */

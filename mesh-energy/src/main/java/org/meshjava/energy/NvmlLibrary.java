@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -72,6 +73,7 @@ final class NvmlLibrary implements SharedNative {
   private final MethodHandle uuid;
   private final Optional<MethodHandle> pciInfo;
   private final Optional<MethodHandle> migMode;
+  private final Optional<MethodHandle> limitConstraints;
   private int users;
   private boolean shut;
 
@@ -90,6 +92,9 @@ final class NvmlLibrary implements SharedNative {
     this.pciInfo = nvml.optionalFunction("nvmlDeviceGetPciInfo_v3", JAVA_INT, ADDRESS, ADDRESS);
     this.migMode =
         nvml.optionalFunction("nvmlDeviceGetMigMode", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    this.limitConstraints =
+        nvml.optionalFunction(
+            "nvmlDeviceGetPowerManagementLimitConstraints", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
   }
 
   /**
@@ -201,6 +206,33 @@ final class NvmlLibrary implements SharedNative {
           check(symbol, rc);
           return current.get(JAVA_INT, 0) == MIG_ENABLE;
         });
+  }
+
+  /**
+   * The most the board's power limit may be set to, in mW ({@code
+   * nvmlDeviceGetPowerManagementLimitConstraints}); empty where the driver lacks the call or the
+   * board does not answer it. The figure is optional, as a RAPL zone's constraint files are: a
+   * board without it is held to {@link PowerBound#GPU_BOARD}.
+   */
+  OptionalLong maxPowerLimitMw(MemorySegment device) {
+    if (limitConstraints.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    MethodHandle function = limitConstraints.get();
+    try {
+      return call(
+          "nvmlDeviceGetPowerManagementLimitConstraints",
+          (symbol, memory) -> {
+            MemorySegment min = memory.allocate(JAVA_INT);
+            MemorySegment max = memory.allocate(JAVA_INT);
+            int rc = (int) function.invokeExact(device, min, max);
+            return rc == NVML_SUCCESS
+                ? OptionalLong.of(Integer.toUnsignedLong(max.get(JAVA_INT, 0)))
+                : OptionalLong.empty();
+          });
+    } catch (CounterException e) {
+      return OptionalLong.empty();
+    }
   }
 
   /** A buffer for {@link #totalEnergyMj}, living as long as the library. */

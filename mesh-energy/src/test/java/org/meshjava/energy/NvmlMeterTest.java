@@ -450,6 +450,40 @@ class NvmlMeterTest {
     meter.close();
   }
 
+  // A fixed 2 kW bound held today's boards (limits of 700 W to 1.4 kW) with room, but refused as
+  // resets the draw of a board whose limit may be set near or past it: such a board is held to
+  // twice its settable limit, the rule a RAPL zone's published limits follow (SPEC.md 40 §3).
+  @Test
+  void aBoardWhoseLimitMayBeSetPast2Kilowatts_drawingIt_isCounted_notCalledAReset() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.setPowerLimitMax(0, 2_300_000); // 2.3 kW
+    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    clock.advanceMillis(150);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    FakeNvml.setStep(0, 23_000_000); // the next read: 23 kJ, 2.3 kW over the 10 s window
+    clock.advanceMillis(10_000);
+    Energy e = w.close(1);
+
+    assertThat(meter.counters().getFirst().issue()).as("no reset").isEmpty();
+    assertThat(e).isEqualTo(Energy.measured(23_000_000_000L, 1));
+    meter.close();
+  }
+
+  @Test
+  void aBoardPublishingNoLimit_isStillHeldToTwoKilowatts() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    clock.advanceMillis(150);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    FakeNvml.setStep(0, 23_000_000);
+    clock.advanceMillis(10_000);
+
+    assertThat(w.close(1)).isEqualTo(Energy.estimated(1));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    meter.close();
+  }
+
   // The calls that find the boards (count, handle by index, UUID) can answer a condition of the
   // moment too. Before a board is found there is no counter to keep for the meter's re-probes, so
   // one NOT_READY at discovery lost NVML for the life of the process: such failures are tried again

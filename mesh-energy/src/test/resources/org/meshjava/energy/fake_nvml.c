@@ -30,6 +30,7 @@ static int energy_error[MAX_DEVICES];
 static char uuid[MAX_DEVICES][96];
 static unsigned int pci_bus[MAX_DEVICES];
 static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
+static unsigned int limit_max_mw[MAX_DEVICES]; /* 0: the call answers NOT_SUPPORTED */
 static int initialized;
 /* Scripted failures of the enumeration calls: 0 count, 1 handle by index, 2 UUID. */
 static int fail_code[3];
@@ -57,6 +58,7 @@ void fake_nvml_reset(void) {
     snprintf(uuid[i], sizeof uuid[i], "GPU-%08x-0000-0000-0000-000000000000", i);
     pci_bus[i] = i;
     mig_mode[i] = -1;
+    limit_max_mw[i] = 0;
   }
 }
 
@@ -73,6 +75,15 @@ void fake_nvml_set_mig_mode(unsigned int device, int mode) {
 }
 
 void fake_nvml_set_init_error(int code) { init_error = code; }
+
+void fake_nvml_set_power_limit_max(unsigned int device, unsigned int mw) {
+  if (device < MAX_DEVICES) limit_max_mw[device] = mw;
+}
+
+/* Changes what each read adds from now on, keeping the value (script() restarts it). */
+void fake_nvml_set_step(unsigned int device, unsigned long long step) {
+  if (device < MAX_DEVICES) step_mj[device] = step;
+}
 
 /* The next `times` calls of enumeration call `call` (0 count, 1 handle, 2 UUID) answer `code`;
    a negative `times` fails every call. */
@@ -205,5 +216,16 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
   if (mig_mode[device->index] < 0) return 3;
   *current = (unsigned int) mig_mode[device->index];
   *pending = *current;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
+                                                          unsigned int *min_mw,
+                                                          unsigned int *max_mw) {
+  if (!initialized) return 1;
+  if (device == NULL || min_mw == NULL || max_mw == NULL) return 2;
+  if (limit_max_mw[device->index] == 0) return 3;
+  *min_mw = limit_max_mw[device->index] / 2;
+  *max_mw = limit_max_mw[device->index];
   return 0;
 }
