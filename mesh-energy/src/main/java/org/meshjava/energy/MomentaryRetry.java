@@ -12,15 +12,15 @@ import java.util.function.Predicate;
  * board whose first energy read fails is kept for those re-probes; but a failure before the counter
  * exists leaves nothing to keep (no handle, no UUID to bind {@code gpu:n} by), and a RAPL zone's
  * first value is what the mirror and range checks of discovery are made on, so a single {@code
- * NOT_READY} from NVML or {@code EIO} from {@code energy_uj} at start lost the counter for the life
- * of the process. Rediscovery later was weighed and left (mesh-energy's README, "Discovery looks
- * once"): the retry is spent here, before the meter exists, so no window is open across it, and
- * every counter it brings in still has to pass the meter's first probe to grade anything {@code
- * HwShunt}. Only {@link CounterIssue#READ_FAILED} is retried: for NVML the codes {@link
- * NvmlLibrary} classes as momentary, for RAPL a read that failed after the file opened ({@link
- * RaplChannel#readRaw}); {@code NOT_SUPPORTED}, {@code GPU_IS_LOST}, a missing library, a denied or
- * missing file fail at once. The budget bounds how long a start can wait for a driver that never
- * answers.
+ * NOT_READY} from NVML or {@code EIO} from {@code energy_uj} at start, refused, would lose the
+ * counter for the life of the process. Rediscovery later was weighed and left (mesh-energy's
+ * README, "Discovery looks once"): the retry is spent here, before the meter exists, so no window
+ * is open across it, and every counter it brings in still has to pass the meter's first probe to
+ * grade anything {@code HwShunt}. Only {@link CounterIssue#READ_FAILED} is retried: for NVML the
+ * codes {@link NvmlLibrary} classes as momentary, for RAPL a read that failed after the file opened
+ * ({@link RaplChannel#readRaw}); {@code NOT_SUPPORTED}, {@code GPU_IS_LOST}, a missing library, a
+ * denied or missing file fail at once. The budget bounds how long a start can wait for a driver
+ * that never answers.
  */
 final class MomentaryRetry {
   /**

@@ -32,8 +32,9 @@ final class NvmlChannel extends SharedNativeChannel {
   }
 
   /**
-   * The board's bound. A fixed 2 kW held boards of today (700 W to 1.4 kW limits) at 1.4 times or
-   * more, but would refuse as resets the draw of a board whose limit may be set near or past it.
+   * The board's bound. A fixed 2 kW holds boards of today (700 W to 1.4 kW limits) at 1.4 times
+   * theirs or more, but would refuse as resets the draw of a board whose limit may be set near or
+   * past it.
    */
   @Override
   public PowerBound powerBound() {

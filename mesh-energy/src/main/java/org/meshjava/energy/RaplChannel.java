@@ -190,8 +190,8 @@ final class RaplChannel extends NamedChannel {
    * rising moves it only at each doubling). Gaps under {@link #MIN_OBSERVED_GAP_NANOS} are passed
    * over: the counter's refresh makes them noise. The reset bound keeps {@link #maxWatts}.
    *
-   * <p>Without the way back a load that rose once kept the zone on its shortest interval for the
-   * life of the process, each timed read landing in the windows it meters. The bound comes down
+   * <p>Without a way back, a load that rose once would keep the zone on its shortest interval for
+   * the life of the process, each timed read landing in the windows it meters. The bound comes down
    * only after every gap for as long as the zone takes to run through its range at the current
    * bound drew under an eighth of it, and only to four times the highest power of those gaps, never
    * below {@link #maxWatts}: the raise needs more than half, so a load between the two thresholds
