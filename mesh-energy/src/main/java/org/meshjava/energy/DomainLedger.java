@@ -523,7 +523,9 @@ final class DomainLedger implements LivenessProbe.Target {
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
       refuseImplausible(total, mark, nowNanos, afterNanos);
-      if (afterNanos - lastReadNanos > channel.maxReadGapNanos()) {
+      // Held to the bound the gap was read for, or the new one if shorter: a read that lengthens
+      // the interval (the zone drew little) must not excuse a gap too long for the old one.
+      if (afterNanos - lastReadNanos > Math.min(gapBefore, channel.maxReadGapNanos())) {
         // The counter may have wrapped more than once since the last read: the total is right
         // from here on, but no window that spans this gap can be read from it.
         epoch++;

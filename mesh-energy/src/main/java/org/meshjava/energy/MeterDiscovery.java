@@ -95,7 +95,9 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
                 guarded(
                     "nvml",
                     refused,
-                    () -> NvmlDiscovery.discover(lib, options.gpuVisibility(), channels, refused)));
+                    () ->
+                        NvmlDiscovery.discover(
+                            lib, options.gpuVisibility(), clock, channels, refused)));
     if (options.ioReport()) {
       guarded("ioreport", refused, () -> IoReportDiscovery.discover(osName, channels, refused));
     }

@@ -15,12 +15,30 @@ final class NvmlChannel extends SharedNativeChannel {
   private final CounterAccumulator accumulator =
       new CounterAccumulator(CounterAccumulator.RANGE_2_64, 1_000);
 
-  NvmlChannel(NvmlLibrary nvml, EnergyDomain domain, String uuid, MemorySegment device) {
+  private final PowerBound bound;
+
+  /**
+   * A board's counter, held to {@code maxWatts}: {@link PowerBound#GPU_BOARD}'s figure, or twice
+   * the most its power limit may be set to where that is higher.
+   */
+  NvmlChannel(
+      NvmlLibrary nvml, EnergyDomain domain, String uuid, MemorySegment device, long maxWatts) {
     Objects.requireNonNull(device, "device"); // before the library is retained
     super(NvmlDiscovery.counterName(Objects.requireNonNull(uuid, "uuid")), domain, nvml);
     this.nvml = nvml;
     this.device = device;
     this.buffer = nvml.energyBuffer();
+    this.bound = new PowerBound(maxWatts, PowerBound.GPU_BOARD.slackNanos());
+  }
+
+  /**
+   * The board's bound. A fixed 2 kW holds boards of today (700 W to 1.4 kW limits) at 1.4 times
+   * theirs or more, but would refuse as resets the draw of a board whose limit may be set near or
+   * past it.
+   */
+  @Override
+  public PowerBound powerBound() {
+    return bound;
   }
 
   /** NVML refreshes the counter every 20 to 100 ms, depending on the board. */

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -33,6 +34,7 @@ final class NvmlDiscovery {
   static void discover(
       String library,
       GpuVisibility visibility,
+      ProbeClock clock,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
     NvmlLibrary nvml;
@@ -44,7 +46,7 @@ final class NvmlDiscovery {
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
     try {
-      bindBoards(nvml, visibility, found, rejected);
+      bindBoards(nvml, visibility, new MomentaryRetry(clock), found, rejected);
     } finally {
       nvml.release();
     }
@@ -53,11 +55,12 @@ final class NvmlDiscovery {
   private static void bindBoards(
       NvmlLibrary nvml,
       GpuVisibility visibility,
+      MomentaryRetry retry,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
     int count;
     try {
-      count = nvml.deviceCount();
+      count = retry.call(nvml::deviceCount);
     } catch (CounterException e) {
       rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e));
       return;
@@ -71,8 +74,14 @@ final class NvmlDiscovery {
     List<Board> boards = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       try {
-        MemorySegment handle = nvml.handle(i);
-        boards.add(new Board(i, nvml.uuid(handle), handle, nvml.pciLocation(handle)));
+        int index = i;
+        MemorySegment handle = retry.call(() -> nvml.handle(index));
+        boards.add(
+            new Board(
+                i,
+                retry.call(() -> nvml.uuid(handle)),
+                handle,
+                retry.call(() -> nvml.pciLocation(handle))));
       } catch (CounterException e) {
         rejected.add(CounterStatus.unavailable("nvml:index" + i, Optional.empty(), e));
       }
@@ -119,7 +128,7 @@ final class NvmlDiscovery {
         continue;
       }
       try {
-        if (nvml.migEnabled(b.handle())) {
+        if (retry.call(() -> nvml.migEnabled(b.handle()))) {
           rejected.add(
               CounterStatus.unavailable(
                   name,
@@ -132,7 +141,8 @@ final class NvmlDiscovery {
         rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
         continue;
       }
-      NvmlChannel channel = new NvmlChannel(nvml, domain, b.uuid(), b.handle());
+      NvmlChannel channel =
+          new NvmlChannel(nvml, domain, b.uuid(), b.handle(), boardWatts(nvml, b.handle()));
       try {
         channel.readTotalUj();
         found.add(channel);
@@ -149,6 +159,18 @@ final class NvmlDiscovery {
         }
       }
     }
+  }
+
+  /**
+   * The most power the board is taken to draw: twice the most its power limit may be set to, never
+   * less than {@link PowerBound#GPU_BOARD}'s 2 kW (SPEC.md 40 §3, the rule RAPL zones follow).
+   */
+  private static long boardWatts(NvmlLibrary nvml, MemorySegment device) {
+    long floor = PowerBound.GPU_BOARD.watts();
+    OptionalLong milliwatts = nvml.maxPowerLimitMw(device);
+    return milliwatts.isEmpty()
+        ? floor
+        : PowerBound.aboveLimit(Math.ceilDiv(milliwatts.getAsLong(), 1_000L), floor);
   }
 
   /** The board one {@code CUDA_VISIBLE_DEVICES} entry names, if it names one unambiguously. */

@@ -10,6 +10,7 @@ import java.lang.invoke.MethodHandle;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -46,17 +47,18 @@ final class NvmlLibrary implements SharedNative {
   private static final int MIG_ENABLE = 1;
 
   /**
-   * The return codes of an energy read that name a condition of the moment, not of the board:
-   * {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code MEMORY}, {@code NO_DATA}, {@code
-   * INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not ready for the request", which
-   * users have seen an H100 answer to this very call with no lasting fault named, pynvml issue 54),
-   * {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for this call as "any unexpected
-   * error"). Such a failure is {@link CounterIssue#READ_FAILED}, and discovery keeps the board for
-   * the meter's re-probes. Every other code is {@link CounterIssue#NATIVE_ERROR}: nvml.h documents
-   * {@code NOT_SUPPORTED} for this call as a device that does not support energy readings (before
-   * Volta, Tegra boards), {@code GPU_IS_LOST} as a board off the bus, and the rest name a setup
-   * that a retry does not change (no permission, a driver and library of different versions, a
-   * missing function).
+   * The return codes that name a condition of the moment, not of the board, whichever call answers
+   * them (an energy read, or the count, handle, UUID, PCI and MIG calls discovery makes, which
+   * {@link MomentaryRetry} tries again): {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code
+   * MEMORY}, {@code NO_DATA}, {@code INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not
+   * ready for the request", which users have seen an H100 answer to the energy read with no lasting
+   * fault named, pynvml issue 54), {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for
+   * these calls as "any unexpected error"). Such a failure is {@link CounterIssue#READ_FAILED}, and
+   * discovery keeps the board for the meter's re-probes. Every other code is {@link
+   * CounterIssue#NATIVE_ERROR}: nvml.h documents {@code NOT_SUPPORTED} for the energy read as a
+   * device that does not support energy readings (before Volta, Tegra boards), {@code GPU_IS_LOST}
+   * as a board off the bus, and the rest name a setup that a retry does not change (no permission,
+   * a driver and library of different versions, a missing function).
    */
   private static final Set<Integer> MOMENTARY = Set.of(10, 19, 20, 21, 23, 27, 29, 999);
 
@@ -71,6 +73,7 @@ final class NvmlLibrary implements SharedNative {
   private final MethodHandle uuid;
   private final Optional<MethodHandle> pciInfo;
   private final Optional<MethodHandle> migMode;
+  private final Optional<MethodHandle> limitConstraints;
   private int users;
   private boolean shut;
 
@@ -89,6 +92,9 @@ final class NvmlLibrary implements SharedNative {
     this.pciInfo = nvml.optionalFunction("nvmlDeviceGetPciInfo_v3", JAVA_INT, ADDRESS, ADDRESS);
     this.migMode =
         nvml.optionalFunction("nvmlDeviceGetMigMode", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
+    this.limitConstraints =
+        nvml.optionalFunction(
+            "nvmlDeviceGetPowerManagementLimitConstraints", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
   }
 
   /**
@@ -202,6 +208,33 @@ final class NvmlLibrary implements SharedNative {
         });
   }
 
+  /**
+   * The most the board's power limit may be set to, in mW ({@code
+   * nvmlDeviceGetPowerManagementLimitConstraints}); empty where the driver lacks the call or the
+   * board does not answer it. The figure is optional, as a RAPL zone's constraint files are: a
+   * board without it is held to {@link PowerBound#GPU_BOARD}.
+   */
+  OptionalLong maxPowerLimitMw(MemorySegment device) {
+    if (limitConstraints.isEmpty()) {
+      return OptionalLong.empty();
+    }
+    MethodHandle function = limitConstraints.get();
+    try {
+      return call(
+          "nvmlDeviceGetPowerManagementLimitConstraints",
+          (symbol, memory) -> {
+            MemorySegment min = memory.allocate(JAVA_INT);
+            MemorySegment max = memory.allocate(JAVA_INT);
+            int rc = (int) function.invokeExact(device, min, max);
+            return rc == NVML_SUCCESS
+                ? OptionalLong.of(Integer.toUnsignedLong(max.get(JAVA_INT, 0)))
+                : OptionalLong.empty();
+          });
+    } catch (CounterException e) {
+      return OptionalLong.empty();
+    }
+  }
+
   /** A buffer for {@link #totalEnergyMj}, living as long as the library. */
   MemorySegment energyBuffer() {
     return arena.allocate(JAVA_LONG);
@@ -221,10 +254,7 @@ final class NvmlLibrary implements SharedNative {
           CounterIssue.NATIVE_ERROR, "nvmlDeviceGetTotalEnergyConsumption threw " + t, t);
     }
     if (rc != NVML_SUCCESS) {
-      throw failure(
-          "nvmlDeviceGetTotalEnergyConsumption",
-          rc,
-          MOMENTARY.contains(rc) ? CounterIssue.READ_FAILED : CounterIssue.NATIVE_ERROR);
+      throw failure("nvmlDeviceGetTotalEnergyConsumption", rc);
     }
     return out.get(JAVA_LONG, 0);
   }
@@ -285,13 +315,18 @@ final class NvmlLibrary implements SharedNative {
 
   private void check(String call, int rc) throws CounterException {
     if (rc != NVML_SUCCESS) {
-      throw failure(call, rc, CounterIssue.NATIVE_ERROR);
+      throw failure(call, rc);
     }
   }
 
-  private CounterException failure(String call, int rc, CounterIssue issue) {
+  /**
+   * A failed call, {@link CounterIssue#READ_FAILED} for a {@link #MOMENTARY} code and {@link
+   * CounterIssue#NATIVE_ERROR} for the rest, whichever call answered it.
+   */
+  private CounterException failure(String call, int rc) {
     return new CounterException(
-        issue, call + " failed: " + describe(rc) + " (NVML error " + rc + ")");
+        MOMENTARY.contains(rc) ? CounterIssue.READ_FAILED : CounterIssue.NATIVE_ERROR,
+        call + " failed: " + describe(rc) + " (NVML error " + rc + ")");
   }
 
   /** NVML's own text for an error code. */

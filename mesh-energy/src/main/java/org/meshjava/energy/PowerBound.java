@@ -20,11 +20,30 @@ record PowerBound(long watts, long slackNanos) {
   static final PowerBound PACKAGE = new PowerBound(1_000, 100_000_000L);
 
   /**
-   * A GPU board: data-centre boards are rated at up to about 1 kW (B200, 2024), and twice that
-   * leaves room for excursions and the next generation. NVML refreshes its counter every 20 to 100
-   * ms, within the same 100 ms of slack.
+   * A GPU board that does not say how far its power limit may be set: data-centre boards are rated
+   * at up to about 1 kW (B200, 2024), and twice that leaves room for excursions. A board that does
+   * is held to twice that figure where higher ({@link NvmlChannel#powerBound}). NVML refreshes its
+   * counter every 20 to 100 ms, within the same 100 ms of slack.
    */
   static final PowerBound GPU_BOARD = new PowerBound(2_000, 100_000_000L);
+
+  /**
+   * How far above the highest power limit a counter's domain publishes it is taken to draw: a limit
+   * is an average the domain may exceed for a while (a package's PL2 over PL1, a board's excursions
+   * over its limit), so twice it, as for a RAPL zone's constraints ({@link RaplZonePower}) and a
+   * GPU board's settable limit.
+   */
+  static final long MARGIN = 2;
+
+  /**
+   * The most power a domain publishing {@code publishedWatts} as its highest limit is taken to
+   * draw: {@link #MARGIN} times that, never less than {@code floorWatts}; saturates.
+   */
+  static long aboveLimit(long publishedWatts, long floorWatts) {
+    long drawn =
+        publishedWatts > Long.MAX_VALUE / MARGIN ? Long.MAX_VALUE : publishedWatts * MARGIN;
+    return Math.max(floorWatts, drawn);
+  }
 
   /** Refuses a bound that admits nothing or everything. */
   PowerBound {

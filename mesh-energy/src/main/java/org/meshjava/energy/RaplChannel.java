@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Path;
 import java.util.Objects;
 import org.meshjava.core.EnergyDomain;
@@ -68,13 +69,23 @@ final class RaplChannel extends NamedChannel {
 
   /**
    * The power the read interval is reckoned from: {@link #maxWatts} until the zone is seen drawing
-   * more than half of it, then four times the highest power seen (see {@link #observe}).
+   * more than half of it, then four times the highest power seen, back towards {@link #maxWatts}
+   * once the draw has fallen (see {@link #observe}).
    */
   private long readBoundWatts;
 
   private boolean observed;
   private long lastTotalUj;
   private long lastReadEndNanos;
+
+  /**
+   * When the zone's current run of quiet gaps (each under an eighth of {@link #readBoundWatts})
+   * began, or -1 outside such a run; see {@link #observe}.
+   */
+  private long quietSinceNanos = -1;
+
+  /** The highest power seen in the current quiet run, in watts. */
+  private double quietPeakWatts;
 
   /** A zone that publishes no power figure: bounded at {@link #ASSUMED_MAX_WATTS}. */
   RaplChannel(
@@ -154,31 +165,62 @@ final class RaplChannel extends NamedChannel {
   @Override
   public long readTotalUj() throws CounterException {
     long start = clock.nanoTime();
-    long raw = readRaw();
-    long end = clock.nanoTime();
-    long total = accumulator.advance(raw, name(), start, end);
-    observe(total, start, end);
+    long total;
+    try {
+      long raw = readRaw();
+      total = accumulator.advance(raw, name(), start, clock.nanoTime());
+    } catch (CounterException e) {
+      // Nothing is known of the draw since the last good read: the next one starts afresh, so a
+      // run of refused reads cannot pass for a quiet gap and lengthen the interval.
+      observed = false;
+      quietSinceNanos = -1;
+      throw e;
+    }
+    observe(total, start, clock.nanoTime());
     return total;
   }
 
   /**
-   * Shortens the read interval when the zone draws more than half the power it is read for. A
-   * second wrap between two reads shows in neither value (the increment reads as the energy less a
-   * whole range), so the interval must be set before the zone draws that much; what can be seen is
-   * the power rising towards it, read over the gaps between reads. Past half the bound, the
-   * interval is reckoned from four times the highest power seen (twice, as for a published limit,
-   * and twice again so a load that keeps rising moves it only at each doubling). Gaps under {@link
-   * #MIN_OBSERVED_GAP_NANOS} are passed over: the counter's refresh makes them noise. The reset
-   * bound keeps {@link #maxWatts}.
+   * Shortens the read interval when the zone draws more than half the power it is read for, and
+   * lengthens it again once the draw has fallen for good. A second wrap between two reads shows in
+   * neither value (the increment reads as the energy less a whole range), so the interval must be
+   * set before the zone draws that much; what can be seen is the power rising towards it, read over
+   * the gaps between reads. Past half the bound, the interval is reckoned from four times the
+   * highest power seen (twice, as for a published limit, and twice again so a load that keeps
+   * rising moves it only at each doubling). Gaps under {@link #MIN_OBSERVED_GAP_NANOS} are passed
+   * over: the counter's refresh makes them noise. The reset bound keeps {@link #maxWatts}.
+   *
+   * <p>Without a way back, a load that rose once would keep the zone on its shortest interval for
+   * the life of the process, each timed read landing in the windows it meters. The bound comes down
+   * only after every gap for as long as the zone takes to run through its range at the current
+   * bound drew under an eighth of it, and only to four times the highest power of those gaps, never
+   * below {@link #maxWatts}: the raise needs more than half, so a load between the two thresholds
+   * moves the interval neither way, and one just under the eighth lands a factor of two below the
+   * next raise (hysteresis, no flapping). Lengthening takes no more risk than the zone's first
+   * interval did: a load that leaps past twice the bound within one interval was already unseen
+   * there (SPEC.md 40 §3).
    */
   private void observe(long total, long start, long end) {
     long gap = start - lastReadEndNanos;
-    if (observed && gap >= MIN_OBSERVED_GAP_NANOS && total > lastTotalUj) {
+    if (observed && gap >= MIN_OBSERVED_GAP_NANOS && total >= lastTotalUj) {
       // µJ per µs is W; from the end of the last read to the start of this one, the shortest the
       // energy can have been drawn in, so the power is not understated.
       double watts = (total - lastTotalUj) * 1_000.0 / gap;
       if (2 * watts > readBoundWatts) {
-        readBoundWatts = (long) Math.min(Long.MAX_VALUE / 1_000.0, Math.ceil(4 * watts));
+        readBoundWatts = wattsFor(watts);
+        quietSinceNanos = -1;
+      } else if (8 * watts < readBoundWatts) {
+        if (quietSinceNanos < 0) {
+          quietSinceNanos = lastReadEndNanos;
+          quietPeakWatts = watts;
+        }
+        quietPeakWatts = Math.max(quietPeakWatts, watts);
+        if (start - quietSinceNanos >= maxReadGapNanos()) {
+          readBoundWatts = Math.max(maxWatts, wattsFor(quietPeakWatts));
+          quietSinceNanos = -1;
+        }
+      } else {
+        quietSinceNanos = -1;
       }
     }
     observed = true;
@@ -186,7 +228,18 @@ final class RaplChannel extends NamedChannel {
     lastReadEndNanos = end;
   }
 
-  /** Reads {@code energy_uj} as a number of µJ. */
+  /** Four times {@code watts}, rounded up, within the range the interval arithmetic takes. */
+  private static long wattsFor(double watts) {
+    return (long) Math.min(Long.MAX_VALUE / 1_000.0, Math.ceil(4 * watts));
+  }
+
+  /**
+   * Reads {@code energy_uj} as a number of µJ.
+   *
+   * @throws CounterException {@link CounterIssue#UNREADABLE} if the file cannot be opened (denied,
+   *     missing), {@link CounterIssue#READ_FAILED} if it opened and its read failed or holds no
+   *     number
+   */
   long readRaw() throws CounterException {
     String text;
     try {
@@ -198,9 +251,15 @@ final class RaplChannel extends NamedChannel {
               + " is not readable by this process (energy_uj has been root-only since the"
               + " 2020 fix for CVE-2020-8694)",
           e);
-    } catch (IOException e) {
+    } catch (FileSystemException e) {
       throw new CounterException(
           CounterIssue.UNREADABLE, "cannot read " + energyFile + ": " + e, e);
+    } catch (IOException e) {
+      // The file opened and its read failed: the driver's answer for this read (EIO where the
+      // register read failed, EAGAIN, EBUSY), which a later read may not give. A failure to open
+      // is a FileSystemException (denied, missing) and stays UNREADABLE.
+      throw new CounterException(
+          CounterIssue.READ_FAILED, "reading " + energyFile + " failed: " + e, e);
     }
     try {
       return SysfsDecimal.parse(text);

@@ -68,8 +68,9 @@ final class RaplDiscovery {
       return;
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
+    MomentaryRetry retry = new MomentaryRetry(clock);
     for (Path zone : zones) {
-      readable(root, zone, reader, clock, rejected)
+      readable(root, zone, reader, clock, retry, rejected)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
@@ -166,7 +167,12 @@ final class RaplDiscovery {
 
   /** The zone's channel if it reads one of our domains and can be read. */
   private static Optional<RaplChannel> readable(
-      Path root, Path zone, SysfsReader reader, ProbeClock clock, List<CounterStatus> rejected) {
+      Path root,
+      Path zone,
+      SysfsReader reader,
+      ProbeClock clock,
+      MomentaryRetry retry,
+      List<CounterStatus> rejected) {
     String zoneName = zone.getFileName().toString();
     String counter = "rapl:" + zoneName;
     Matcher m = ZONE.matcher(zoneName);
@@ -243,7 +249,13 @@ final class RaplDiscovery {
     }
     long raw;
     try {
-      raw = channel.readRaw();
+      // The mirror and range checks are made on this value, so a zone whose read fails for the
+      // moment (EIO) is read again here rather than kept unread for the re-probes. Text that is no
+      // number is the file's content, not a moment's failure, and is refused at once.
+      raw =
+          retry.call(
+              channel::readRaw,
+              e -> e.issue() == CounterIssue.READ_FAILED && e.getCause() instanceof IOException);
     } catch (CounterException e) {
       rejected.add(CounterStatus.unavailable(counter, domain, e));
       return Optional.empty();

@@ -29,9 +29,6 @@ record RaplZonePower(long watts, String source) {
   private static final Pattern CONSTRAINT =
       Pattern.compile("constraint_\\d+_(?:max_power_uw|power_limit_uw)");
 
-  /** How far above the highest published figure the zone is taken to draw. */
-  static final long MARGIN = 2;
-
   /** The bound for a zone that publishes no figure above half of it. */
   static final RaplZonePower DEFAULT =
       new RaplZonePower(PowerBound.PACKAGE.watts(), "the default bound, published limits absent");
@@ -70,7 +67,7 @@ record RaplZonePower(long watts, String source) {
       }
       // µW to W, rounded up, then the margin; saturates rather than overflows on garbage.
       long watts = microwatts / 1_000_000 + (microwatts % 1_000_000 == 0 ? 0 : 1);
-      long drawn = watts > Long.MAX_VALUE / MARGIN ? Long.MAX_VALUE : watts * MARGIN;
+      long drawn = PowerBound.aboveLimit(watts, 0);
       if (drawn > highest.watts()) {
         highest = new RaplZonePower(drawn, "twice its " + file + " of " + microwatts + " µW");
       }

@@ -28,6 +28,16 @@ final class FakeNvml {
   private static MethodHandle setUuid;
   private static MethodHandle setPciBus;
   private static MethodHandle setMigMode;
+  private static MethodHandle failCalls;
+  private static MethodHandle setPowerLimitMax;
+  private static MethodHandle setStep;
+
+  /** The enumeration calls {@link #failCalls} can make fail. */
+  enum EnumerationCall {
+    COUNT,
+    HANDLE,
+    UUID
+  }
 
   private FakeNvml() {}
 
@@ -102,6 +112,35 @@ final class FakeNvml {
         });
   }
 
+  /**
+   * The next {@code times} calls of {@code call} answer NVML error {@code code}; a negative {@code
+   * times} fails every call until {@link #reset()}.
+   */
+  static void failCalls(EnumerationCall call, int code, int times) {
+    invoke(
+        () -> {
+          failCalls.invokeExact(call.ordinal(), code, times);
+        });
+  }
+
+  /**
+   * The most the board's power limit may be set to, in mW; 0 answers NOT_SUPPORTED (the default).
+   */
+  static void setPowerLimitMax(int device, int milliwatts) {
+    invoke(
+        () -> {
+          setPowerLimitMax.invokeExact(device, milliwatts);
+        });
+  }
+
+  /** What each read adds from now on, in mJ, keeping the counter's value. */
+  static void setStep(int device, long stepMj) {
+    invoke(
+        () -> {
+          setStep.invokeExact(device, stepMj);
+        });
+  }
+
   static int shutdownCalls() {
     try {
       return (int) shutdownCalls.invokeExact();
@@ -168,5 +207,17 @@ final class FakeNvml {
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_set_mig_mode"),
             FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+    setPowerLimitMax =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_power_limit_max"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT));
+    setStep =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_set_step"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
+    failCalls =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_fail_calls"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_INT, JAVA_INT));
   }
 }

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
+import org.meshjava.energy.FakeNvml.EnumerationCall;
 
 /**
  * NVML through FFM against a fake {@code libnvidia-ml.so.1} compiled from C by the test: the meter
@@ -447,5 +448,122 @@ class NvmlMeterTest {
         .extracting(CounterStatus::domain)
         .containsExactlyInAnyOrder(Optional.of(GPU0), Optional.of(GPU1));
     meter.close();
+  }
+
+  // A fixed 2 kW bound held today's boards (limits of 700 W to 1.4 kW) with room, but refused as
+  // resets the draw of a board whose limit may be set near or past it: such a board is held to
+  // twice its settable limit, the rule a RAPL zone's published limits follow (SPEC.md 40 §3).
+  @Test
+  void aBoardWhoseLimitMayBeSetPast2Kilowatts_drawingIt_isCounted_notCalledAReset() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.setPowerLimitMax(0, 2_300_000); // 2.3 kW
+    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    clock.advanceMillis(150);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    FakeNvml.setStep(0, 23_000_000); // the next read: 23 kJ, 2.3 kW over the 10 s window
+    clock.advanceMillis(10_000);
+    Energy e = w.close(1);
+
+    assertThat(meter.counters().getFirst().issue()).as("no reset").isEmpty();
+    assertThat(e).isEqualTo(Energy.measured(23_000_000_000L, 1));
+    meter.close();
+  }
+
+  @Test
+  void aBoardPublishingNoLimit_isStillHeldToTwoKilowatts() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    clock.advanceMillis(150);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    FakeNvml.setStep(0, 23_000_000);
+    clock.advanceMillis(10_000);
+
+    assertThat(w.close(1)).isEqualTo(Energy.estimated(1));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    meter.close();
+  }
+
+  // The calls that find the boards (count, handle by index, UUID) can answer a condition of the
+  // moment too. Before a board is found there is no counter to keep for the meter's re-probes, so
+  // one NOT_READY at discovery lost NVML for the life of the process: such failures are tried again
+  // within a bound, and permanent ones are not.
+
+  // NVML error codes (nvml.h) for the enumeration cases below.
+  private static final int TIMEOUT = 10;
+  private static final int NOT_SUPPORTED = 3;
+  private static final int GPU_IS_LOST = 15;
+  private static final int NOT_READY = 27;
+  private static final int UNKNOWN = 999;
+
+  /** Asserts the board was found, proven live by its probe, and grades a lone window a reading. */
+  private void assertMetered(MeterDiscovery found) {
+    assertThat(found.meter()).isInstanceOf(CounterMeter.class);
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(GPU0);
+    clock.advanceMillis(150);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(2_000);
+    Energy e = w.close(1);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    meter.close();
+  }
+
+  @Test
+  void enumeration_aDeviceCountNotReadyAtStart_isTriedAgain_andTheBoardIsMetered() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.failCalls(EnumerationCall.COUNT, NOT_READY, 2);
+    assertMetered(discover());
+  }
+
+  @Test
+  void enumeration_aHandleTimeoutAndAnUnknownUuidError_areTriedAgain_andTheBoardIsMetered() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.failCalls(EnumerationCall.HANDLE, TIMEOUT, 1);
+    FakeNvml.failCalls(EnumerationCall.UUID, UNKNOWN, 2);
+    assertMetered(discover());
+  }
+
+  /**
+   * Asserts an enumeration call failing with {@code code} refuses NVML at once, waiting for
+   * nothing.
+   */
+  private void assertRefusedAtOnce(EnumerationCall call, int code) {
+    FakeNvml.failCalls(call, code, 1);
+    long start = clock.nanoTime();
+    MeterDiscovery found = discover();
+
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.NATIVE_ERROR));
+    assertThat(clock.nanoTime()).as("no wait for a permanent failure").isEqualTo(start);
+  }
+
+  @Test
+  void enumeration_notSupportedOrALostBoard_isPermanent_andRefusedWithoutWaiting() {
+    assertRefusedAtOnce(EnumerationCall.COUNT, NOT_SUPPORTED);
+    FakeNvml.reset();
+    assertRefusedAtOnce(EnumerationCall.UUID, GPU_IS_LOST);
+  }
+
+  @Test
+  void enumeration_aCountThatNeverAnswers_isGivenUpWithinTheBound_sayingSo() {
+    FakeNvml.failCalls(EnumerationCall.COUNT, NOT_READY, -1);
+    long start = clock.nanoTime();
+    MeterDiscovery found = discover();
+
+    assertThat(found.meter()).isInstanceOf(EstimatorMeter.class);
+    assertThat(clock.nanoTime() - start).isLessThanOrEqualTo(MomentaryRetry.BUDGET_NANOS);
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
+              assertThat(s.detail())
+                  .contains("nvmlDeviceGetCount_v2 failed")
+                  .contains("tries over")
+                  .contains("restarts");
+            });
   }
 }

@@ -101,4 +101,83 @@ class RaplRisingPowerTest {
     assertThat(e.measuredUj().getAsLong()).isBetween(drawn - 2 * UNIT, drawn);
     meter.close();
   }
+
+  /**
+   * A meter whose zone was seen at 900 W, so read for 3.6 kW (every 9.1 s); the first tick runs
+   * past discovery's own tail, whose length other tests' meters in this JVM set.
+   */
+  private CounterMeter meterReadFor900Watts() throws IOException {
+    CounterMeter meter = meter();
+    tick(meter, clock, 1);
+    watts.set(900);
+    tick(meter, clock, 2);
+    return meter;
+  }
+
+  @Test
+  void aFallingDraw_lengthensTheIntervalAgain_withHysteresis_andARiseShortensItOnceMore()
+      throws IOException {
+    CounterMeter meter = meterReadFor900Watts();
+    assertThat(meter.pollEveryNanos()).as("read for 3.6 kW").hasValue(9_101_751_500L);
+
+    watts.set(600); // under half of 3.6 kW, over an eighth: neither way, however long
+    tick(meter, clock, 20);
+    assertThat(meter.pollEveryNanos()).as("600 W holds the interval").hasValue(9_101_751_500L);
+
+    watts.set(400); // under an eighth: once quiet for the 18.2 s 3.6 kW takes through the range
+    tick(meter, clock, 1);
+    assertThat(meter.pollEveryNanos()).as("one quiet gap is not enough").hasValue(9_101_751_500L);
+    tick(meter, clock, 1);
+    assertThat(meter.pollEveryNanos())
+        .as("four times the 400 W seen: half of 41.0 s")
+        .hasValue(20_478_940_500L);
+    tick(meter, clock, 20);
+    assertThat(meter.pollEveryNanos())
+        .as("400 W is under half of 1.6 kW and over an eighth: no flapping")
+        .hasValue(20_478_940_500L);
+
+    watts.set(100);
+    tick(meter, clock, 2);
+    assertThat(meter.pollEveryNanos())
+        .as("never above the zone's own 1 kW interval")
+        .hasValue(32_766_305_000L);
+
+    watts.set(900);
+    tick(meter, clock, 2);
+    assertThat(meter.pollEveryNanos()).as("a rise shortens it again").hasValue(9_101_751_500L);
+    meter.close();
+  }
+
+  @Test
+  void aWindowAcrossTheLengthening_isAReading() throws IOException {
+    CounterMeter meter = meterReadFor900Watts();
+    watts.set(100);
+    tick(meter, clock, 1);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    long before = drawnUj.get();
+    tick(meter, clock, 6); // lengthened at the second of these; every gap within its bound
+    long drawn = drawnUj.get() - before;
+    Energy e = w.close(1);
+
+    assertThat(meter.pollEveryNanos()).hasValue(32_766_305_000L);
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj().getAsLong()).isBetween(drawn - 2 * UNIT, drawn);
+    meter.close();
+  }
+
+  @Test
+  void aGapTooLongForTheShortInterval_isNotExcusedByTheLengtheningItCauses() throws IOException {
+    CounterMeter meter = meterReadFor900Watts(); // read at least every 18.2 s
+    watts.set(100);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(25_000); // one unread gap past 18.2 s that looks quiet, so lengthens
+    meter.pollCounters();
+    Energy e = w.close(1);
+
+    assertThat(meter.pollEveryNanos()).hasValue(32_766_305_000L);
+    assertThat(e.provenance())
+        .as("a second wrap could hide in a gap longer than the interval it was read at")
+        .isEqualTo(Provenance.Estimator);
+    meter.close();
+  }
 }

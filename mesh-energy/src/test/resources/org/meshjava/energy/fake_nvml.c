@@ -30,7 +30,11 @@ static int energy_error[MAX_DEVICES];
 static char uuid[MAX_DEVICES][96];
 static unsigned int pci_bus[MAX_DEVICES];
 static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
+static unsigned int limit_max_mw[MAX_DEVICES]; /* 0: the call answers NOT_SUPPORTED */
 static int initialized;
+/* Scripted failures of the enumeration calls: 0 count, 1 handle by index, 2 UUID. */
+static int fail_code[3];
+static int fail_times[3];
 static int init_calls;
 static int shutdown_calls;
 
@@ -40,6 +44,10 @@ void fake_nvml_reset(void) {
   initialized = 0;
   init_calls = 0;
   shutdown_calls = 0;
+  for (int c = 0; c < 3; c++) {
+    fail_code[c] = 0;
+    fail_times[c] = 0;
+  }
   for (unsigned int i = 0; i < MAX_DEVICES; i++) {
     devices[i].index = i;
     energy_mj[i] = 0;
@@ -50,6 +58,7 @@ void fake_nvml_reset(void) {
     snprintf(uuid[i], sizeof uuid[i], "GPU-%08x-0000-0000-0000-000000000000", i);
     pci_bus[i] = i;
     mig_mode[i] = -1;
+    limit_max_mw[i] = 0;
   }
 }
 
@@ -66,6 +75,29 @@ void fake_nvml_set_mig_mode(unsigned int device, int mode) {
 }
 
 void fake_nvml_set_init_error(int code) { init_error = code; }
+
+void fake_nvml_set_power_limit_max(unsigned int device, unsigned int mw) {
+  if (device < MAX_DEVICES) limit_max_mw[device] = mw;
+}
+
+/* Changes what each read adds from now on, keeping the value (script() restarts it). */
+void fake_nvml_set_step(unsigned int device, unsigned long long step) {
+  if (device < MAX_DEVICES) step_mj[device] = step;
+}
+
+/* The next `times` calls of enumeration call `call` (0 count, 1 handle, 2 UUID) answer `code`;
+   a negative `times` fails every call. */
+void fake_nvml_fail_calls(int call, int code, int times) {
+  if (call < 0 || call > 2) return;
+  fail_code[call] = code;
+  fail_times[call] = times;
+}
+
+static int scripted_failure(int call) {
+  if (fail_times[call] == 0) return 0;
+  if (fail_times[call] > 0) fail_times[call]--;
+  return fail_code[call];
+}
 
 void fake_nvml_set_device_count(unsigned int count) {
   device_count = count > MAX_DEVICES ? MAX_DEVICES : count;
@@ -119,6 +151,7 @@ const char *nvmlErrorString(nvmlReturn_t result) {
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
   if (!initialized) return 1;
   if (count == NULL) return 2;
+  if (scripted_failure(0) != 0) return fail_code[0];
   *count = device_count;
   return 0;
 }
@@ -126,6 +159,7 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count) {
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device) {
   if (!initialized) return 1;
   if (device == NULL || index >= device_count) return 2;
+  if (scripted_failure(1) != 0) return fail_code[1];
   *device = &devices[index];
   return 0;
 }
@@ -146,6 +180,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *out, unsigned int length) {
   if (!initialized) return 1;
   if (device == NULL || out == NULL) return 2;
+  if (scripted_failure(2) != 0) return fail_code[2];
   if (strlen(uuid[device->index]) + 1 > length) return 7; /* INSUFFICIENT_SIZE */
   strcpy(out, uuid[device->index]);
   return 0;
@@ -181,5 +216,16 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
   if (mig_mode[device->index] < 0) return 3;
   *current = (unsigned int) mig_mode[device->index];
   *pending = *current;
+  return 0;
+}
+
+nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
+                                                          unsigned int *min_mw,
+                                                          unsigned int *max_mw) {
+  if (!initialized) return 1;
+  if (device == NULL || min_mw == NULL || max_mw == NULL) return 2;
+  if (limit_max_mw[device->index] == 0) return 3;
+  *min_mw = limit_max_mw[device->index] / 2;
+  *max_mw = limit_max_mw[device->index];
   return 0;
 }
