@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.Journal;
@@ -571,8 +573,32 @@ public final class PostgresJournal implements Journal {
                   null));
         }
         commitSent = true;
+        connection.clearWarnings();
         connection.commit();
         connection.setAutoCommit(true);
+        SQLWarning warned = warning(connection.getWarnings());
+        if (warned != null) {
+          // PostgreSQL answers a COMMIT whose wait for its synchronous standbys was cancelled
+          // (pg_cancel_backend) with success and a warning: committed here, perhaps on no standby.
+          // Not the durability the server is configured for, so the batch is refused.
+          throw fail(
+              new JournalException(
+                  JournalException.Reason.FAILED,
+                  seq,
+                  "write to journal "
+                      + describe()
+                      + " was committed with a warning from the server, \""
+                      + warned.getMessage()
+                      + "\" (SQLSTATE "
+                      + warned.getSQLState()
+                      + "), so it is not known to be as durable as the server is configured"
+                      + " to make it (a commit whose wait for a synchronous standby was cancelled"
+                      + " is on this server's disk only); records "
+                      + foundOnRestart(first, lines.size())
+                      + ". Find why the commit was not confirmed (a standby down, a session"
+                      + " cancelled by hand), then restart the steward",
+                  warned));
+        }
       } catch (SQLException e) {
         boolean collided = "23505".equals(e.getSQLState());
         throw fail(
@@ -600,13 +626,31 @@ public final class PostgresJournal implements Journal {
    * committed it, so its records may be found when the steward restarts (SPEC.md 60.7, "Faults").
    */
   private static String unknownOutcome(long first, int n) {
-    return "; its commit went unanswered, so records "
-        + first
+    return "; its commit went unanswered, so records " + foundOnRestart(first, n);
+  }
+
+  /** What becomes of records {@code first .. first + n - 1}, refused but perhaps committed. */
+  private static String foundOnRestart(long first, int n) {
+    return first
         + " to "
         + (first + n - 1)
         + " may still be found on restart although their waiters were refused: an authorisation"
         + " among them then comes back unresolved (held at its joule ceiling, its presentation"
         + " spent), and no receipt of theirs was handed out";
+  }
+
+  /**
+   * The first warning in {@code chain}, or null: a server's notices (SQLSTATE class {@code 00}) are
+   * not warnings about the statement and are passed over.
+   */
+  private static @Nullable SQLWarning warning(@Nullable SQLWarning chain) {
+    for (SQLWarning w = chain; w != null; w = w.getNextWarning()) {
+      String state = w.getSQLState();
+      if (state == null || !state.startsWith("00")) {
+        return w;
+      }
+    }
+    return null;
   }
 
   /**
