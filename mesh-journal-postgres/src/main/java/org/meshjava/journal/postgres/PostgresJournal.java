@@ -379,8 +379,23 @@ public final class PostgresJournal implements Journal {
         if (!batch.isEmpty()) {
           written[0] += insertImported(written[0], batch);
         }
+        SQLWarning warned;
         synchronized (connectionLock) {
-          connection.commit();
+          warned = commit();
+        }
+        if (warned != null) {
+          throw new JournalException(
+              JournalException.Reason.FAILED,
+              "import into "
+                  + describe()
+                  + " "
+                  + committedWithWarning(warned)
+                  + ": its "
+                  + written[0]
+                  + " records are in this server's table but may be missing on a standby. Find"
+                  + " why the commit was not confirmed; if a steward is to run on a standby, check"
+                  + " the journal there (mesh journal verify) before it starts",
+              warned);
         }
         return written[0];
       } catch (JournalException | RuntimeException e) {
@@ -573,10 +588,8 @@ public final class PostgresJournal implements Journal {
                   null));
         }
         commitSent = true;
-        connection.clearWarnings();
-        connection.commit();
+        SQLWarning warned = commit();
         connection.setAutoCommit(true);
-        SQLWarning warned = warning(connection.getWarnings());
         if (warned != null) {
           // PostgreSQL answers a COMMIT whose wait for its synchronous standbys was cancelled
           // (pg_cancel_backend) with success and a warning: committed here, perhaps on no standby.
@@ -587,13 +600,9 @@ public final class PostgresJournal implements Journal {
                   seq,
                   "write to journal "
                       + describe()
-                      + " was committed with a warning from the server, \""
-                      + warned.getMessage()
-                      + "\" (SQLSTATE "
-                      + warned.getSQLState()
-                      + "), so it is not known to be as durable as the server is configured"
-                      + " to make it (a commit whose wait for a synchronous standby was cancelled"
-                      + " is on this server's disk only); records "
+                      + " "
+                      + committedWithWarning(warned)
+                      + "; records "
                       + foundOnRestart(first, lines.size())
                       + ". Find why the commit was not confirmed (a standby down, a session"
                       + " cancelled by hand), then restart the steward",
@@ -637,6 +646,27 @@ public final class PostgresJournal implements Journal {
         + " may still be found on restart although their waiters were refused: an authorisation"
         + " among them then comes back unresolved (held at its joule ceiling, its presentation"
         + " spent), and no receipt of theirs was handed out";
+  }
+
+  /**
+   * Commits the session's transaction and returns the warning the server answered the {@code
+   * COMMIT} with, if any (see {@link #warning}).
+   */
+  private @Nullable SQLWarning commit() throws SQLException {
+    connection.clearWarnings();
+    connection.commit();
+    return warning(connection.getWarnings());
+  }
+
+  /** Why a commit answered with {@code w} is not taken as durable. */
+  private static String committedWithWarning(SQLWarning w) {
+    return "was committed with a warning from the server, \""
+        + w.getMessage()
+        + "\" (SQLSTATE "
+        + w.getSQLState()
+        + "), so it is not known to be as durable as the server is configured to make it (a"
+        + " commit whose wait for a synchronous standby was cancelled is on this server's disk"
+        + " only)";
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.meshjava.journal.postgres.PostgresJournalTest.authorised;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +24,25 @@ import org.meshjava.testpg.PostgresTestServer;
  * the batch, fails, and says the records may be found on restart.
  */
 class PostgresSyncStandbyCancelTest {
+  /** Something done against the server that may throw. */
+  @FunctionalInterface
+  interface Attempt {
+    void run() throws Exception;
+  }
+
+  /** Runs {@code a} on another thread; completes with what it threw, or null. */
+  static CompletableFuture<Throwable> attempt(Attempt a) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          try {
+            a.run();
+            return null;
+          } catch (Throwable t) {
+            return t;
+          }
+        });
+  }
+
   @Test
   @Timeout(300)
   void aCommitWhoseStandbyWaitIsCancelled_isRefused_notAcknowledged() throws Exception {
@@ -37,16 +57,7 @@ class PostgresSyncStandbyCancelTest {
         s.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
         s.execute("SELECT pg_reload_conf()");
 
-        CompletableFuture<Throwable> append =
-            CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    j.append(authorised(1));
-                    return null;
-                  } catch (Throwable t) {
-                    return t;
-                  }
-                });
+        CompletableFuture<Throwable> append = attempt(() -> j.append(authorised(1)));
         // Cancel the commit's wait once it waits for the standby. The reload reaches the journal's
         // session in its own time: until it does, the commit does not wait and is acknowledged,
         // which this test cannot tell from the fault, so it retries with the next record.
@@ -61,16 +72,7 @@ class PostgresSyncStandbyCancelTest {
           }
           if (!cancelled && append.isDone() && append.get() == null) {
             int record = next++;
-            append =
-                CompletableFuture.supplyAsync(
-                    () -> {
-                      try {
-                        j.append(authorised(record));
-                        return null;
-                      } catch (Throwable t) {
-                        return t;
-                      }
-                    });
+            append = attempt(() -> j.append(authorised(record)));
           }
           Thread.sleep(20);
         }
@@ -87,6 +89,42 @@ class PostgresSyncStandbyCancelTest {
                       .hasMessageContaining("may still be found on restart");
                 });
         assertThat(j.refusesAppends()).isPresent();
+        s.execute("ALTER SYSTEM RESET synchronous_standby_names");
+        s.execute("SELECT pg_reload_conf()");
+      }
+    }
+  }
+
+  @Test
+  @Timeout(300)
+  void anImportWhoseCommitsStandbyWaitIsCancelled_isRefused() throws Exception {
+    List<byte[]> lines = PostgresJournalTest.receiptLines(3);
+    try (PostgresTestServer server = PostgresTestServer.start(false)) {
+      PostgresLocation at = PostgresLocation.parse(server.url(server.newDatabase()));
+      String name = "did:key:test-" + UUID.randomUUID();
+      try (Connection admin = server.connect("postgres");
+          Statement s = admin.createStatement()) {
+        s.execute("ALTER SYSTEM SET synchronous_standby_names = 'nobody'");
+        s.execute("SELECT pg_reload_conf()");
+        CompletableFuture<Throwable> imported =
+            attempt(() -> PostgresJournal.importLines(at, name, lines));
+        // Every commit of the import waits for the standby (its tables, its epoch, its rows): each
+        // wait is cancelled, as an operator clearing stuck sessions would, until the import ends.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!imported.isDone() && System.nanoTime() < deadline) {
+          s.executeQuery(
+                  "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+              .close();
+          Thread.sleep(20);
+        }
+        assertThat(imported.get(120, TimeUnit.SECONDS))
+            .as("the import whose commit was not confirmed by the standby")
+            .isInstanceOfSatisfying(
+                JournalException.class,
+                e -> {
+                  assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED);
+                  assertThat(e).hasMessageContaining("committed with a warning");
+                });
         s.execute("ALTER SYSTEM RESET synchronous_standby_names");
         s.execute("SELECT pg_reload_conf()");
       }
