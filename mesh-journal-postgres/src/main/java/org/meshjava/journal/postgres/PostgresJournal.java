@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.Journal;
@@ -377,8 +379,23 @@ public final class PostgresJournal implements Journal {
         if (!batch.isEmpty()) {
           written[0] += insertImported(written[0], batch);
         }
+        SQLWarning warned;
         synchronized (connectionLock) {
-          connection.commit();
+          warned = commit();
+        }
+        if (warned != null) {
+          throw new JournalException(
+              JournalException.Reason.FAILED,
+              "import into "
+                  + describe()
+                  + " "
+                  + committedWithWarning(warned)
+                  + ": its "
+                  + written[0]
+                  + " records are in this server's table but may be missing on a standby. Find"
+                  + " why the commit was not confirmed; if a steward is to run on a standby, check"
+                  + " the journal there (mesh journal verify) before it starts",
+              warned);
         }
         return written[0];
       } catch (JournalException | RuntimeException e) {
@@ -571,8 +588,26 @@ public final class PostgresJournal implements Journal {
                   null));
         }
         commitSent = true;
-        connection.commit();
+        SQLWarning warned = commit();
         connection.setAutoCommit(true);
+        if (warned != null) {
+          // PostgreSQL answers a COMMIT whose wait for its synchronous standbys was cancelled
+          // (pg_cancel_backend) with success and a warning: committed here, perhaps on no standby.
+          // Not the durability the server is configured for, so the batch is refused.
+          throw fail(
+              new JournalException(
+                  JournalException.Reason.FAILED,
+                  seq,
+                  "write to journal "
+                      + describe()
+                      + " "
+                      + committedWithWarning(warned)
+                      + "; records "
+                      + foundOnRestart(first, lines.size())
+                      + ". Find why the commit was not confirmed (a standby down, a session"
+                      + " cancelled by hand), then restart the steward",
+                  warned));
+        }
       } catch (SQLException e) {
         boolean collided = "23505".equals(e.getSQLState());
         throw fail(
@@ -600,13 +635,52 @@ public final class PostgresJournal implements Journal {
    * committed it, so its records may be found when the steward restarts (SPEC.md 60.7, "Faults").
    */
   private static String unknownOutcome(long first, int n) {
-    return "; its commit went unanswered, so records "
-        + first
+    return "; its commit went unanswered, so records " + foundOnRestart(first, n);
+  }
+
+  /** What becomes of records {@code first .. first + n - 1}, refused but perhaps committed. */
+  private static String foundOnRestart(long first, int n) {
+    return first
         + " to "
         + (first + n - 1)
         + " may still be found on restart although their waiters were refused: an authorisation"
         + " among them then comes back unresolved (held at its joule ceiling, its presentation"
         + " spent), and no receipt of theirs was handed out";
+  }
+
+  /**
+   * Commits the session's transaction and returns the warning the server answered the {@code
+   * COMMIT} with, if any (see {@link #warning}).
+   */
+  private @Nullable SQLWarning commit() throws SQLException {
+    connection.clearWarnings();
+    connection.commit();
+    return warning(connection.getWarnings());
+  }
+
+  /** Why a commit answered with {@code w} is not taken as durable. */
+  private static String committedWithWarning(SQLWarning w) {
+    return "was committed with a warning from the server, \""
+        + w.getMessage()
+        + "\" (SQLSTATE "
+        + w.getSQLState()
+        + "), so it is not known to be as durable as the server is configured to make it (a"
+        + " commit whose wait for a synchronous standby was cancelled is on this server's disk"
+        + " only)";
+  }
+
+  /**
+   * The first warning in {@code chain}, or null: a server's notices (SQLSTATE class {@code 00}) are
+   * not warnings about the statement and are passed over.
+   */
+  private static @Nullable SQLWarning warning(@Nullable SQLWarning chain) {
+    for (SQLWarning w = chain; w != null; w = w.getNextWarning()) {
+      String state = w.getSQLState();
+      if (state == null || !state.startsWith("00")) {
+        return w;
+      }
+    }
+    return null;
   }
 
   /**

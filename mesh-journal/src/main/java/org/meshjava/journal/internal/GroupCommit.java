@@ -22,9 +22,10 @@ import org.meshjava.journal.JournalRecord;
  * while the other waiters sleep on one monitor and are all woken when that step completes. So
  * concurrent appends share a sync, rather than taking a lock one after another just to find their
  * record already durable, and none returns before its own record was made durable. A failed step
- * fails the journal: every record not yet durable, and every later {@link #await}, throws that
- * failure's reason. The chain function runs under the append lock (its state needs no lock of its
- * own); the journal's write-and-sync step never does, so a slow sync never holds up enqueueing.
+ * (whatever it throws, an unchecked exception or an error included) fails the journal: every record
+ * not yet durable, and every later {@link #await}, throws that failure's reason. The chain function
+ * runs under the append lock (its state needs no lock of its own); the journal's write-and-sync
+ * step never does, so a slow sync never holds up enqueueing.
  *
  * <p>Interrupts. A waiter interrupted while another leads gives up with {@code IO} and keeps its
  * interrupt; its record stays queued, so the next step writes it (it may yet become durable). A
@@ -281,6 +282,21 @@ public final class GroupCommit<E> {
     } catch (JournalException e) {
       fail(e);
       throw e;
+    } catch (RuntimeException | Error e) {
+      // The batch has left the queue: unless the journal fails, a waiter of it leads again, finds
+      // the queue empty or holding later records only, writes those past the lost ones and counts
+      // its own as durable. So whatever the step throws fails the journal; an error stays an error.
+      JournalException f =
+          new JournalException(
+              JournalException.Reason.FAILED,
+              seq,
+              "write to journal " + journal + " failed: " + e,
+              e);
+      fail(f);
+      if (e instanceof Error error) {
+        throw error;
+      }
+      throw f;
     }
     return recordOf.apply(batch.getLast()).seq();
   }

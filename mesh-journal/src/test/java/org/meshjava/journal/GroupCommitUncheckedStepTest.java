@@ -1,0 +1,117 @@
+package org.meshjava.journal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ContentId;
+import org.meshjava.journal.internal.GroupCommit;
+
+/**
+ * A journal's write step that throws an unchecked exception or an error (a driver's own bug, an
+ * {@code OutOfMemoryError} while a large batch is encoded) fails the journal as a checked failure
+ * does. Before, the batch was dropped from the queue without failing the journal: its other waiters
+ * led again, and the next record enqueued was written alone, past the lost ones, and acknowledged
+ * theirs too, so a receipt was handed out that no record holds, and the stored journal had a gap
+ * that refused every later start.
+ */
+class GroupCommitUncheckedStepTest {
+  private final List<Long> written = new ArrayList<>();
+  private final AtomicBoolean breakNext = new AtomicBoolean(true);
+  private long next;
+
+  private GroupCommit<JournalRecord> commits() {
+    return new GroupCommit<>(
+        "test",
+        -1,
+        entry -> {
+          long seq = next++;
+          Optional<ContentId> prev =
+              seq == 0 ? Optional.empty() : Optional.of(ContentId.ofBytes(new byte[] {(byte) seq}));
+          return List.of(new JournalRecord(seq, prev, entry));
+        },
+        r -> r,
+        (batch, seq) -> {
+          if (breakNext.getAndSet(false)) {
+            throw new IllegalStateException("the driver broke while encoding the batch");
+          }
+          batch.forEach(r -> written.add(r.seq()));
+        });
+  }
+
+  private static JournalEntry sealed(long i) {
+    return new JournalEntry.Sealed(i, ContentId.ofBytes(new byte[] {(byte) i, 1}));
+  }
+
+  @Test
+  void aStepThatThrowsUnchecked_failsTheJournal_andAcknowledgesNoRecordOfItsBatch()
+      throws Exception {
+    GroupCommit<JournalRecord> commits = commits();
+    Journal.Pending first = commits.enqueue(sealed(0));
+    Journal.Pending second = commits.enqueue(sealed(1));
+
+    // The leader's batch holds both records; its step throws.
+    Throwable leader = catchThrowable(first::await);
+    // A later serve appends as it would, if the journal lets it.
+    try {
+      commits.enqueue(sealed(2));
+    } catch (JournalException refused) {
+      assertThat(refused.reason()).isEqualTo(JournalException.Reason.FAILED);
+    }
+
+    // The other waiter of the failed batch is refused, never acknowledged.
+    CompletableFuture<Throwable> other =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                second.await();
+                return null;
+              } catch (Throwable t) {
+                return t;
+              }
+            });
+    assertThat(other.get(30, TimeUnit.SECONDS))
+        .as("the second record of the failed batch was acknowledged")
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+    assertThat(written).as("records written after the failed batch").isEmpty();
+    assertThat(leader)
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED);
+              assertThat(e).hasMessageContaining("the driver broke while encoding the batch");
+            });
+    assertThat(commits.refusesAppends()).isPresent();
+  }
+
+  @Test
+  void aStepThatThrowsAnError_failsTheJournal_andTheErrorStillReachesTheLeader() {
+    GroupCommit<JournalRecord> commits =
+        new GroupCommit<>(
+            "test",
+            -1,
+            entry -> List.of(new JournalRecord(0, Optional.empty(), entry)),
+            r -> r,
+            (batch, seq) -> {
+              throw new OutOfMemoryError("Java heap space");
+            });
+    Journal.Pending only;
+    try {
+      only = commits.enqueue(sealed(0));
+    } catch (JournalException e) {
+      throw new AssertionError(e);
+    }
+    assertThatThrownBy(only::await).isInstanceOf(OutOfMemoryError.class);
+    assertThat(commits.refusesAppends())
+        .hasValueSatisfying(why -> assertThat(why).contains("Java heap space"));
+  }
+}
