@@ -2,17 +2,13 @@ package org.meshjava.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.testing.ChildJava;
 
 /**
  * {@code mesh conformance run --subject CMD} against {@code mesh conformance subject} started as a
@@ -202,25 +198,10 @@ class ConformanceCommandTest {
    * for sh.
    */
   private static String subjectCommand() {
-    Set<String> path = new LinkedHashSet<>();
-    for (String property : List.of("jdk.module.path", "java.class.path")) {
-      for (String entry : System.getProperty(property, "").split(File.pathSeparator)) {
-        if (!entry.isBlank()) {
-          path.add(entry);
-        }
-      }
-    }
-    try {
-      path.add(
-          Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-              .toString());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
     String java = ProcessHandle.current().info().command().orElse("java");
     return quote(java)
         + " -cp "
-        + quote(String.join(File.pathSeparator, path))
+        + quote(ChildJava.classPath(Mesh.class))
         + " org.meshjava.cli.Mesh conformance subject";
   }
 

@@ -4,23 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
 import java.io.BufferedOutputStream;
-import java.io.File;
 import java.io.OutputStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.internal.JournalChain;
+import org.meshjava.journal.testing.ChildJava;
 
 /**
  * {@code mesh journal verify}, {@code inspect} and {@code export} read a journal record by record,
@@ -175,26 +172,9 @@ class JournalStreamingCommandTest {
   }
 
   /** {@code mesh args} in a JVM of its own with a heap of {@link #HEAP}, to start. */
-  private static ProcessBuilder start(String... args) throws URISyntaxException {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath()));
-    cmd.add(Mesh.class.getName());
-    cmd.addAll(List.of(args));
-    return new ProcessBuilder(cmd);
-  }
-
-  private static String classPath() throws URISyntaxException {
-    Set<String> path = new LinkedHashSet<>();
-    for (String property : List.of("jdk.module.path", "java.class.path")) {
-      for (String entry : System.getProperty(property, "").split(File.pathSeparator)) {
-        if (!entry.isBlank()) {
-          path.add(entry);
-        }
-      }
-    }
-    path.add(
-        Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
-    return String.join(File.pathSeparator, path);
+  private static ProcessBuilder start(String... args) {
+    return new ProcessBuilder(
+        ChildJava.command(
+            List.of(HEAP, "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"), Mesh.class, args));
   }
 }

@@ -6,9 +6,7 @@ import static org.meshjava.cli.MeshCommandTest.mesh;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.File;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -18,7 +16,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,6 +33,7 @@ import org.meshjava.jcp.Jcp;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.testing.ChildJava;
 import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.testpg.PostgresTestServer;
 
@@ -291,21 +289,6 @@ class PostgresFailoverTest {
   }
 
   private static String classPath() {
-    Set<String> path = new LinkedHashSet<>();
-    for (String property : List.of("jdk.module.path", "java.class.path")) {
-      for (String entry : System.getProperty(property, "").split(File.pathSeparator)) {
-        if (!entry.isBlank()) {
-          path.add(entry);
-        }
-      }
-    }
-    try {
-      path.add(
-          Path.of(Mesh.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-              .toString());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
-    return String.join(File.pathSeparator, path);
+    return ChildJava.classPath(Mesh.class);
   }
 }

@@ -39,6 +39,7 @@ import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.testing.ChildJava;
 import org.meshjava.openai.GrantedServeRequest;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
@@ -325,7 +326,8 @@ class ServeCrashLoopTest {
   private Process start(int c, String name) throws Exception {
     Files.deleteIfExists(dir.resolve(name + ".port"));
     List<String> cmd =
-        ChildMesh.command(
+        ChildJava.command(
+            Mesh.class,
             "serve",
             "--config",
             config.toString(),

@@ -26,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.testing.ChildJava;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
 
@@ -112,7 +113,8 @@ class ServeShutdownTest {
 
   private Process start(Path config, Path journal, Path portFile) throws IOException {
     return new ProcessBuilder(
-            ChildMesh.command(
+            ChildJava.command(
+                Mesh.class,
                 "serve",
                 "--config",
                 config.toString(),

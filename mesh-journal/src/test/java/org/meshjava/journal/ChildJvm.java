@@ -1,36 +1,23 @@
 package org.meshjava.journal;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Optional;
+import org.meshjava.journal.testing.ChildJava;
 
 /**
  * A second process for the lock tests: an OS lock is the process's, so only another JVM shows what
- * a lock held elsewhere does. The child runs a main class of these tests on this JVM's class path
- * and answers on its first line of output.
+ * a lock held elsewhere does. The child runs a main class of these tests ({@link ChildJava}) and
+ * answers on its first line of output.
  */
 final class ChildJvm {
   private ChildJvm() {}
 
   /** Starts {@code main} with {@code arg}; its standard error is dropped. */
   static Process start(Class<?> main, Path arg) throws Exception {
-    String cp =
-        String.join(
-            File.pathSeparator,
-            System.getProperty("jdk.module.path", ""),
-            System.getProperty("java.class.path", ""));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return new ProcessBuilder(
-            java,
-            "-cp",
-            cp,
-            "-XX:+UseSerialGC",
-            "-XX:TieredStopAtLevel=1",
-            main.getName(),
-            arg.toString())
+    return new ProcessBuilder(ChildJava.command(main, arg.toString()))
         .redirectError(ProcessBuilder.Redirect.DISCARD)
         .start();
   }

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
@@ -26,6 +24,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.JournalFile;
+import org.meshjava.journal.testing.ChildJava;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.Jcr1;
 import org.meshjava.receipt.SealedReceipt;
@@ -190,28 +189,17 @@ class CrashTest {
       int threads,
       String mode)
       throws Exception {
-    String cp =
-        String.join(
-            File.pathSeparator,
-            System.getProperty("jdk.module.path", ""),
-            System.getProperty("java.class.path", ""));
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                java,
-                "-cp",
-                cp,
-                "-XX:+UseSerialGC",
-                "-Xshare:auto",
-                CrashChild.class.getName(),
-                journal.toString(),
-                stewardSeed,
-                callerSeed,
-                chain.toString(),
-                out.toString(),
-                Integer.toString(threads),
-                mode));
+        ChildJava.command(
+            List.of("-XX:+UseSerialGC", "-Xshare:auto"),
+            CrashChild.class,
+            journal.toString(),
+            stewardSeed,
+            callerSeed,
+            chain.toString(),
+            out.toString(),
+            Integer.toString(threads),
+            mode);
     return new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
   }
 }
