@@ -5,16 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -40,87 +31,53 @@ class CloseWhileServingTest {
 
   final GrantFixture f = new GrantFixture();
   @TempDir Path dir;
-  final ExecutorService pool = Executors.newFixedThreadPool(THREADS);
-
-  @AfterEach
-  void stop() {
-    pool.shutdownNow();
-  }
 
   @Test
   void closeWithServesInFlight_sealsOrRefusesEach_andLeavesAJournalThatReplays() throws Exception {
-    rounds(8);
+    ServingPool.rounds(5, this::round);
   }
 
   @Test
   @Tag("slow")
   void closeWithServesInFlight_manyRounds() throws Exception {
-    rounds(1000);
+    ServingPool.rounds(1000, this::round);
   }
 
-  private void rounds(int rounds) throws Exception {
-    for (int round = 0; round < rounds; round++) {
-      round(round, round % 2 == 0 ? Duration.ZERO : Duration.ofSeconds(30));
-    }
-  }
-
-  private void round(int round, Duration grace) throws Exception {
+  private void round(int round) throws Exception {
+    Duration grace = round % 2 == 0 ? Duration.ZERO : Duration.ofSeconds(30);
     Path journal = dir.resolve("round-" + round + ".journal");
     GrantChain chain = f.chain(BUDGET_UJ);
     Steward s = f.steward(FileJournal.open(journal)).closeGrace(grace).build();
-    CyclicBarrier start = new CyclicBarrier(THREADS + 1);
-    AtomicInteger sealed = new AtomicInteger();
-    ConcurrentLinkedQueue<ServeResult> handedOut = new ConcurrentLinkedQueue<>();
-    ConcurrentLinkedQueue<ServeException> refused = new ConcurrentLinkedQueue<>();
-    List<Future<?>> serving = new ArrayList<>();
-    for (int t = 0; t < THREADS; t++) {
-      int thread = t;
-      serving.add(
-          pool.submit(
-              () -> {
-                start.await();
-                for (int i = 0; ; i++) {
-                  ServeRequest req =
-                      GrantFixture.request(round + "/" + thread + "/" + i, 4, CEILING_UJ);
-                  try {
-                    ServeResult r =
-                        i % 2 == 0
-                            ? s.serve(req, GrantFixture.payload(req), f.present(chain, req))
-                            : s.serve(req, GrantFixture.payload(req));
-                    handedOut.add(r);
-                    sealed.incrementAndGet();
-                  } catch (ServeException e) {
-                    refused.add(e);
-                    return null;
-                  }
-                }
-              }));
-    }
-    start.await();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (sealed.get() < THREADS * 2 && System.nanoTime() < deadline) {
-      Thread.onSpinWait();
-    }
+    ServingPool serving =
+        ServingPool.start(
+            THREADS,
+            (thread, i) -> {
+              ServeRequest req =
+                  GrantFixture.request(round + "/" + thread + "/" + i, 4, CEILING_UJ);
+              return i % 2 == 0
+                  ? s.serve(req, GrantFixture.payload(req), f.present(chain, req))
+                  : s.serve(req, GrantFixture.payload(req));
+            });
+    serving.awaitSealed(THREADS * 2);
     s.close();
     long lengthAtClose = Files.size(journal);
-    for (Future<?> each : serving) {
-      each.get(30, TimeUnit.SECONDS); // none hangs; none throws anything but a ServeException
-    }
+    serving.end();
 
-    assertThat(refused)
+    assertThat(serving.refused)
         .as("round %d: every refusal is one a closed steward gives", round)
         .hasSize(THREADS)
         .allSatisfy(e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.NOT_RECORDED));
     assertThat(Files.size(journal))
         .as("nothing written after close returned")
         .isEqualTo(lengthAtClose);
-    List<Long> sequences = handedOut.stream().map(r -> r.receipt().sequence()).sorted().toList();
+    List<Long> sequences =
+        serving.handedOut.stream().map(r -> r.receipt().sequence()).sorted().toList();
     assertThat(sequences)
         .as("round %d: the receipts handed out form one chain from 0", round)
         .containsExactlyElementsOf(
             java.util.stream.LongStream.range(0, sequences.size()).boxed().toList());
     long debitedBySealed =
-        handedOut.stream()
+        serving.handedOut.stream()
             .filter(r -> r.receipt().grantId().isPresent())
             .mapToLong(r -> r.receipt().energy().uj())
             .sum();
