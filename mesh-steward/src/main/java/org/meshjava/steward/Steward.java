@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -136,6 +137,12 @@ public final class Steward implements AutoCloseable {
   private final DidKey identity;
   private final Router router;
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Counted down once the first {@link #close} is done; later calls wait for it. */
+  private final CountDownLatch closeDone = new CountDownLatch(1);
+
+  /** The thread running the first {@link #close}, once it began. */
+  private volatile @Nullable Thread closing;
 
   /**
    * Set by {@link #close} just before it closes the journal: from then on the journal's refusal of
@@ -985,13 +992,40 @@ public final class Steward implements AutoCloseable {
    * but not its debit, so a steward started later over the journal holds it at its whole joule
    * ceiling ({@link #unresolved()}). A serve on the closing thread itself (an engine or listener
    * closing its own steward) is not waited for. Nothing is written to the journal once this
-   * returns. May be called from any thread.
+   * returns. May be called from any thread: a call made while another thread closes returns once
+   * that close is done (the journal released), unless it is made from a serve on this steward,
+   * which that close may be waiting for; an interrupt ends its wait early.
    */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
+      awaitTheFirstClose();
       return;
     }
+    closing = Thread.currentThread();
+    try {
+      closeOnce();
+    } finally {
+      closeDone.countDown();
+    }
+  }
+
+  /**
+   * Waits for the close another call began. Not on that close's own thread (a listener it calls) or
+   * a thread with a serve in flight here, which that close may be waiting for: they return at once.
+   */
+  private void awaitTheFirstClose() {
+    if (Thread.currentThread() == closing || inFlight.servingOnThisThread()) {
+      return;
+    }
+    try {
+      closeDone.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void closeOnce() {
     int cut = inFlight.close(closeGrace);
     if (cut > 0) {
       LOG.warn(
