@@ -14,6 +14,8 @@ import java.util.OptionalLong;
  *   <li>{@link Provenance#ModelBased} allows either.
  * </ul>
  *
+ * <p>Immutable.
+ *
  * @param measuredUj the hardware reading, if any
  * @param estimatedUj the estimate, always present
  * @param provenance where the figure came from

@@ -6,6 +6,8 @@ import java.util.Objects;
  * What an engine returns from one serve: the tokens it emitted, its outcome report, and whose count
  * the report's token counters are.
  *
+ * <p>Immutable.
+ *
  * @param tokens the output token ids (empty for a typed decision); the ids the output commitment
  *     covers (§6.4)
  * @param outcome the counters and optional delivered fidelity

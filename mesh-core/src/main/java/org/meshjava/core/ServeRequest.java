@@ -13,6 +13,8 @@ import org.meshjava.core.internal.RequestCbor;
  * integers), and {@code decision} only when the request asks for a typed decision — so a
  * generation's id never depends on the decision extension. See SPEC.md section 10.3.
  *
+ * <p>Immutable.
+ *
  * @param promptHash content id of the prompt bytes
  * @param promptTokens declared input token count (u32)
  * @param maxTokens output token ceiling (u32)

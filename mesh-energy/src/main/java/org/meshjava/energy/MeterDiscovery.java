@@ -23,6 +23,8 @@ import org.slf4j.LoggerFactory;
  * macOS) discovery touches a few paths and returns at once. With readable counters it burns one
  * core for one probe (400 ms by default, 1.5 s when a GPU counter is probed).
  *
+ * <p>Immutable; the meter it found is thread-safe, as every meter is.
+ *
  * @param meter the meter to give the steward
  * @param counters every counter considered, with its state and any reason it is not live
  */

@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  * lock is let go, another steward may open and lock the file, and removing it then would send that
  * steward's records to a file no name reaches. So the removal is this journal's close, which the
  * steward calls, and never a step after it.
+ *
+ * <p>Thread-safe, as every journal is; {@link #keep} and {@link #close} may be called from
+ * different threads.
  */
 public final class CreatedJournal extends ForwardingJournal {
   private final FileJournal file;

@@ -224,7 +224,12 @@ public interface Journal extends AutoCloseable {
     return false;
   }
 
-  /** Releases the journal (and, for a file journal, its lock). */
+  /**
+   * Releases the journal (and, for a file journal, its lock). Appends are refused from the moment
+   * it begins; a record queued before it is made durable (or fails the journal) before its storage
+   * is let go, so its {@link Pending} is answered as for any other write, and no write runs after
+   * this returns. May be called from any thread, while other threads append and wait.
+   */
   @Override
   void close();
 }

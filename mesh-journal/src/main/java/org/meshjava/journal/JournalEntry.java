@@ -19,6 +19,8 @@ import org.meshjava.receipt.Envelope;
  * restart must not forget: {@code Suspended} (on a receipt or on a checkpoint), {@code Resumed} and
  * {@code Revoked} (SPEC.md §60.2); and the transparency log's signed {@code Checkpoint}s (SPEC.md
  * §65).
+ *
+ * <p>Every entry is an immutable record.
  */
 public sealed interface JournalEntry
     permits JournalEntry.Authorised,

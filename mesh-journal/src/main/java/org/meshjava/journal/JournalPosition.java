@@ -9,6 +9,8 @@ import org.meshjava.core.ContentId;
  * {@code prev} the record at this place carries), which pins the place to one history (§2.2). A
  * snapshot is bound to the position it covers.
  *
+ * <p>Immutable.
+ *
  * @param count how many records precede this place
  * @param lastHash BLAKE3 of the encoded record {@code count - 1}; absent exactly when {@code count}
  *     is 0

@@ -8,6 +8,8 @@ import org.meshjava.core.ContentId;
  * One record of the journal's chain (§2.2): its sequence from 0, the BLAKE3 of the previous
  * record's encoding (absent for the first), and its entry.
  *
+ * <p>Immutable.
+ *
  * @param seq the record's position, from 0
  * @param prev BLAKE3 of the previous record's encoded line; absent exactly at seq 0
  * @param entry what the record says

@@ -20,6 +20,8 @@ import org.meshjava.core.crypto.VerificationKey;
  * a caller hands to {@link Journal#enqueue}: the journal signs it for the place it fixes, under its
  * own lock, so the seal names the record's real sequence and {@code prev} even while other records
  * are appended concurrently.
+ *
+ * <p>Both forms are immutable.
  */
 public sealed interface JournalSeal permits JournalSeal.Signed, JournalSeal.ToSign {
 

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
  * steward is built over that store, whoever claimed the folder. It carries the folder's claim when
  * the build took one, and lets that go too at close; under a claim the store's caller took, it
  * leaves that claim to its caller.
+ *
+ * <p>Thread-safe: {@link #close} may be called from any thread, and more than once.
  */
 public final class SnapshotFolderHold implements AutoCloseable {
   private final FileSnapshotStore store;

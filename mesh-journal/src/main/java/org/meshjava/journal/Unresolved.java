@@ -11,6 +11,8 @@ import org.meshjava.jcp.GrantId;
  * whether its engine finished cannot be known from the journal (§2.2). It stays debited at its
  * request's joule ceiling, is never retried, and waits for an operator.
  *
+ * <p>Immutable.
+ *
  * @param authorisedSeq the journal record of its authorisation
  * @param caller who presented the grant
  * @param backend the backend that held it

@@ -177,8 +177,7 @@ class FileJournalInterruptTest {
    * (having counted down {@code syncing}), then forces as the production one does: a thread
    * interrupted meanwhile reaches the force with its interrupt set.
    */
-  private static FileJournal.Syncer holdingTheFirstSync(
-      CountDownLatch syncing, CountDownLatch release) {
+  static FileJournal.Syncer holdingTheFirstSync(CountDownLatch syncing, CountDownLatch release) {
     AtomicBoolean holdFirst = new AtomicBoolean(true);
     return (ch, length) -> {
       if (holdFirst.getAndSet(false)) {

@@ -10,6 +10,8 @@ import org.meshjava.core.Unsigned;
  * envelope sealed (absent before the first). A restarted steward resumes from the head its journal
  * recorded (§6.3).
  *
+ * <p>Immutable.
+ *
  * @param nextSequence the next receipt's sequence
  * @param prev the last sealed envelope's content id; absent exactly when {@code nextSequence} is 0
  */

@@ -9,6 +9,8 @@ import org.meshjava.core.DecisionShape;
  * What a receipt says about the serve's output: a generation, with its output commitment (§6.4)
  * when one was made, or a typed decision with its shape (§3.6), which commits to nothing. A receipt
  * holds exactly one of the two.
+ *
+ * <p>Implementations are immutable values.
  */
 public sealed interface ReceiptOutput permits ReceiptOutput.Generation, ReceiptOutput.Decision {
 

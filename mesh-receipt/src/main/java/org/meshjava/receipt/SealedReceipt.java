@@ -14,6 +14,8 @@ import org.meshjava.core.cbor.CborMap;
  * envelope and the core is built from the receipt, so the carried core is always the receipt's own.
  * (A class, not a record: a record's every component is a public constructor argument, and a core
  * given beside a receipt could be another receipt's.)
+ *
+ * <p>Immutable: it may be handed to any thread.
  */
 public final class SealedReceipt {
   private final MeshReceipt receipt;

@@ -8,6 +8,8 @@ import org.meshjava.core.ServingEngine;
  * The router's choice for one request: the chosen backend, every candidate weighed in registration
  * order, and the one-line justification the receipt carries as {@code route}.
  *
+ * <p>Immutable; the engine it names is shared, and thread-safe as every engine must be.
+ *
  * @param chosen the cheapest admissible backend
  * @param candidates every backend weighed, in registration order
  * @param justification one line, no newline

@@ -98,10 +98,7 @@ final class Authoriser {
       ServingEngine backend,
       Optional<WeightsBinding> weights)
       throws ServeException {
-    String suspended = suspension.get();
-    if (suspended != null) {
-      throw new GrantsSuspendedException(suspended);
-    }
+    refuseIfSuspended(); // early, before the clock; checked again under the lock, where it holds
     Optional<ContentId> model = weights.map(WeightsBinding::digest);
     Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
     if (now.isBefore(JournalEntry.Authorised.EARLIEST)
@@ -122,6 +119,9 @@ final class Authoriser {
     Authorisation auth;
     Journal.Pending pending;
     synchronized (order) {
+      // Under the lock that orders the journal: a suspension recorded while this serve was on its
+      // way here must refuse it, or its decision would be journalled after the Suspended record.
+      refuseIfSuspended();
       try {
         auth = gate.decide(presentation, request, model, now);
       } catch (GrantRefusedException e) {
@@ -205,14 +205,27 @@ final class Authoriser {
         || record instanceof JournalEntry.SuspendedByCheckpoint)) {
       throw new IllegalArgumentException("not a suspension: " + record);
     }
-    if (!suspension.compareAndSet(null, reason)) {
-      return;
-    }
-    LOG.error("no longer honouring grants: {}", reason);
     try {
-      journal.enqueue(record).awaitUninterruptibly();
+      Journal.Pending pending;
+      // Set and queued under the decision lock, as a revocation is: every decision is journalled
+      // on the side of the Suspended record it was made on, and none made after it is admitted.
+      synchronized (order) {
+        if (!suspension.compareAndSet(null, reason)) {
+          return;
+        }
+        LOG.error("no longer honouring grants: {}", reason);
+        pending = journal.enqueue(record);
+      }
+      pending.awaitUninterruptibly();
     } catch (JournalException e) {
       LOG.error("the suspension could not be journalled; grants stay refused in this process", e);
+    }
+  }
+
+  private void refuseIfSuspended() throws GrantsSuspendedException {
+    String suspended = suspension.get();
+    if (suspended != null) {
+      throw new GrantsSuspendedException(suspended);
     }
   }
 

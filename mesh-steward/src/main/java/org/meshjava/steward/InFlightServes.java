@@ -75,6 +75,11 @@ final class InFlightServes {
     }
   }
 
+  /** Whether this thread is inside a serve that {@link #enter} admitted and that has not exited. */
+  boolean servingOnThisThread() {
+    return ownDepth.get()[0] > 0;
+  }
+
   /** The longest grace {@link #close} can count: {@code Long.MAX_VALUE} nanoseconds. */
   static final Duration LONGEST_GRACE = Duration.ofNanos(Long.MAX_VALUE);
 

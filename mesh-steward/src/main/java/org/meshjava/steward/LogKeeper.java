@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
@@ -48,6 +49,13 @@ sealed class LogKeeper permits LogKeeper.Off {
   private final @Nullable SigningKey key;
   private final int every;
 
+  /**
+   * The highest multiple of {@code every} whose checkpoint a serve has taken on ({@link
+   * #afterSeal}), so that each multiple is signed once even when concurrent serves pass it before
+   * any of them looks.
+   */
+  private final AtomicLong cadenceClaimed;
+
   private LogKeeper(
       @Nullable TransparencyLog log,
       @Nullable Journal journal,
@@ -57,6 +65,9 @@ sealed class LogKeeper permits LogKeeper.Off {
     this.journal = journal;
     this.key = key;
     this.every = every;
+    this.cadenceClaimed =
+        new AtomicLong(
+            log == null ? 0 : log.latestCheckpoint().map(c -> c.size() / every * every).orElse(0L));
   }
 
   /**
@@ -362,9 +373,16 @@ sealed class LogKeeper permits LogKeeper.Off {
     return Optional.empty();
   }
 
-  /** After a serve: signs a checkpoint when the cadence is due. A failure is logged, not thrown. */
+  /**
+   * After a serve: signs a checkpoint when the log has passed a multiple of {@code every} that no
+   * serve signed for yet. Concurrent serves append before any of them gets here, so the size one
+   * reads may already be past the multiple; asking for an exact multiple skipped it (and with it
+   * the cadence) whenever two seals landed together. A failure is logged, not thrown.
+   */
   void afterSeal() {
-    if (tree().size() % every == 0) {
+    long due = tree().size() / every * every;
+    long claimed = cadenceClaimed.get();
+    if (due > claimed && cadenceClaimed.compareAndSet(claimed, due)) {
       try {
         checkpoint();
       } catch (ServeException e) {

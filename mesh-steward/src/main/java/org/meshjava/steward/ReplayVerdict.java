@@ -7,6 +7,8 @@ import org.meshjava.core.TokenSequence;
  * What re-executing a sealed serve settles (§6.4): exactly one of {@link Verified}, {@link
  * Diverged} or {@link NotReplayable}. A divergence is reported only when it can be attributed to
  * the serve; anything else that fails to match is not replayable.
+ *
+ * <p>Implementations are immutable values.
  */
 public sealed interface ReplayVerdict
     permits ReplayVerdict.Verified, ReplayVerdict.Diverged, ReplayVerdict.NotReplayable {

@@ -17,6 +17,9 @@ import org.meshjava.jcp.Revocation;
  * The lines are taken in order, each verified and journalled by {@link Steward#revoke} before the
  * next; the first that fails stops the load, and those before it stay revoked. {@code mesh serve
  * --revocations} and the Spring Boot starter's {@code mesh.revocations} load their file with it.
+ *
+ * <p>Holds no state: {@link #load} may be called from any thread, and revokes through the steward,
+ * which orders each revocation against concurrent decisions.
  */
 public final class RevocationFile {
   /**

@@ -16,6 +16,8 @@ import org.meshjava.router.RouteDecision;
  * every candidate, the sealed receipt, and for a decision asked with typed questions the engine's
  * answers.
  *
+ * <p>Immutable: it may be handed to any thread.
+ *
  * @param tokens the output tokens
  * @param outcome the engine's report
  * @param route the router's decision

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -108,8 +109,10 @@ import org.slf4j.LoggerFactory;
  * <p><b>Thread safety.</b> Serves run concurrently. Grant decisions reserve the request's joule
  * ceiling on every link of the chain until the debit settles it, so threads presenting against one
  * grant can never overspend it; only the journal ordering and the final stamp-and-seal step are
- * serialised, so concurrent serves form one unbroken chain. Close the steward to release what it
- * owns (its journal's lock, its lease on a discovered meter).
+ * serialised, so concurrent serves form one unbroken chain; no steward lock is held while an engine
+ * runs. Every public method may be called from any thread. Close the steward to release what it
+ * owns (its journal's lock, its lease on a discovered meter). The module's README says what each
+ * lock covers, what plug-ins must guarantee, and what a close, an interrupt or a hung engine does.
  *
  * <p><b>Observation.</b> Listeners registered with {@link Builder#listener} follow every serve's
  * phases and outcome, every debit and every journal write ({@link StewardListener}); {@link
@@ -134,6 +137,12 @@ public final class Steward implements AutoCloseable {
   private final DidKey identity;
   private final Router router;
   private final AtomicBoolean closed = new AtomicBoolean();
+
+  /** Counted down once the first {@link #close} is done; later calls wait for it. */
+  private final CountDownLatch closeDone = new CountDownLatch(1);
+
+  /** The thread running the first {@link #close}, once it began. */
+  private volatile @Nullable Thread closing;
 
   /**
    * Set by {@link #close} just before it closes the journal: from then on the journal's refusal of
@@ -968,18 +977,48 @@ public final class Steward implements AutoCloseable {
    * <p>Serves in flight are let finish first, for at most {@link Builder#closeGrace} (30 s by
    * default): each is metered, debited, sealed and journalled as any other, while a serve that
    * begins once the close has begun is refused at once. A serve still running when the grace runs
-   * out (or when the closing thread is interrupted) finishes its engine's work and is then refused
-   * {@code NOT_RECORDED}, sealing nothing (one that had not reached its engine is refused as a
-   * serve on the closed steward, with no journal failure as its cause); a granted one that ran has
-   * had its authorisation journalled but not its debit, so a steward started later over the journal
-   * holds it at its whole joule ceiling ({@link #unresolved()}). A serve on the closing thread
-   * itself (an engine or listener closing its own steward) is not waited for.
+   * out (or when the closing thread is interrupted) is cut: one whose receipt was already queued
+   * for the journal gets it, since the journal's close writes what was queued before it; one still
+   * in its engine finishes the engine's work and is then refused {@code NOT_RECORDED}, sealing
+   * nothing (one that had not reached its engine is refused as a serve on the closed steward, with
+   * no journal failure as its cause); a granted one that ran has had its authorisation journalled
+   * but not its debit, so a steward started later over the journal holds it at its whole joule
+   * ceiling ({@link #unresolved()}). A serve on the closing thread itself (an engine or listener
+   * closing its own steward) is not waited for. Nothing is written to the journal once this
+   * returns. May be called from any thread: a call made while another thread closes returns once
+   * that close is done (the journal released), unless it is made from a serve on this steward,
+   * which that close may be waiting for; an interrupt ends its wait early.
    */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
+      awaitTheFirstClose();
       return;
     }
+    closing = Thread.currentThread();
+    try {
+      closeOnce();
+    } finally {
+      closeDone.countDown();
+    }
+  }
+
+  /**
+   * Waits for the close another call began. Not on that close's own thread (a listener it calls) or
+   * a thread with a serve in flight here, which that close may be waiting for: they return at once.
+   */
+  private void awaitTheFirstClose() {
+    if (Thread.currentThread() == closing || inFlight.servingOnThisThread()) {
+      return;
+    }
+    try {
+      closeDone.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void closeOnce() {
     int cut = inFlight.close(closeGrace);
     if (cut > 0) {
       LOG.warn(

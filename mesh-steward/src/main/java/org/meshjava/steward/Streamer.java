@@ -12,6 +12,10 @@ import org.meshjava.router.RouteDecision;
  * <p>The sink's {@code false} cancels the engine cooperatively; whatever it produced until then is
  * metered, debited, sealed and journalled as usual, and the {@link ServeResult} holds exactly those
  * tokens. A sink (or this method) that throws is treated as cancelling.
+ *
+ * <p>Called once per serve, on the serving thread, and the sink it opens is used by that serve's
+ * thread alone. A streamer shared by several serves is opened from their threads at once, so it
+ * must then be thread-safe.
  */
 @FunctionalInterface
 public interface Streamer {

@@ -11,6 +11,8 @@ import org.meshjava.receipt.tlog.SignedNote;
  * The witness's full answer (§2.2, SPEC.md §60.4 and §65): the verdict, and for a held receipt the
  * transparency log's evidence for it, so a caller need not take the verdict on trust.
  *
+ * <p>Immutable.
+ *
  * @param verdict whether the journal holds the shown receipt
  * @param sequence the shown receipt's sequence
  * @param proof for a held receipt, its inclusion proof against the latest signed checkpoint, with

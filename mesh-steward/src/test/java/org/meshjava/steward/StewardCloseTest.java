@@ -439,4 +439,47 @@ class StewardCloseTest {
             });
     assertThat(engineRuns).hasValue(0);
   }
+
+  /**
+   * Regression: the second call returned at once while the first still waited for a serve in
+   * flight, with the journal still locked, so a caller that went on to start a steward over the
+   * same file was refused {@code LOCKED}.
+   */
+  @Test
+  void aSecondCloseWhileTheFirstWaits_returnsOnlyOnceTheJournalIsReleased() throws Exception {
+    FileJournal journal = FileJournal.open(dir.resolve("steward.journal"));
+    Steward s = f.bare(journal).backend(held()).build();
+    ServeRequest req = GrantFixture.request("in flight", 4, 70_000);
+    Future<ServeResult> serve = threads.submit(() -> s.serve(req, GrantFixture.payload(req)));
+    assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread first = Thread.ofPlatform().start(s::close);
+    awaitWaiting(first);
+
+    AtomicReference<Boolean> lockedAfterSecond = new AtomicReference<>();
+    Thread second =
+        Thread.ofPlatform()
+            .start(
+                () -> {
+                  s.close();
+                  lockedAfterSecond.set(journal.locked());
+                });
+    awaitWaiting(second);
+    release.countDown();
+    second.join(30_000);
+    first.join(30_000);
+
+    assertThat(lockedAfterSecond.get()).as("journal still locked when close() returned").isFalse();
+    assertThat(serve.get(30, TimeUnit.SECONDS).receipt().sequence()).isZero();
+  }
+
+  /** Waits until {@code t} parks (or ends): a close waiting for something, or one that returned. */
+  private static void awaitWaiting(Thread t) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (t.isAlive()
+        && t.getState() != Thread.State.WAITING
+        && t.getState() != Thread.State.TIMED_WAITING
+        && System.nanoTime() < deadline) {
+      Thread.onSpinWait();
+    }
+  }
 }

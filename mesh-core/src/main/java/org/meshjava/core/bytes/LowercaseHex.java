@@ -14,6 +14,8 @@ import java.util.Objects;
  * read through here, and a refusal always says "not lowercase hex" and where.
  *
  * <p>Surrounding whitespace is the caller's to strip or refuse; here it is a bad character.
+ *
+ * <p>Holds no state: safe from any thread.
  */
 public final class LowercaseHex {
   private static final HexFormat HEX = HexFormat.of();

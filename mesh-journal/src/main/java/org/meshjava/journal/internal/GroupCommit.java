@@ -135,12 +135,51 @@ public final class GroupCommit<E> {
     }
   }
 
-  /** Refuses every later append; returns false if it was closed already. */
+  /**
+   * Refuses every later append, then makes durable what was queued before (waiting for a step under
+   * way to end first), so that the journal's owner may release its storage once this returns: no
+   * step runs after it. Without this, a record whose enqueue was accepted was lost (its waiter led
+   * a step on released storage and was told it failed), and a step under way when the owner
+   * released its file failed part-written. Waits through interrupts, and keeps them.
+   *
+   * @return false if it was closed already
+   */
   public boolean close() {
     synchronized (appendLock) {
-      boolean wasOpen = !closed;
+      if (closed) {
+        return false;
+      }
       closed = true;
-      return wasOpen;
+    }
+    writeQueuedBeforeClose();
+    return true;
+  }
+
+  /** Leads one last step over the queue, once no other step runs; a failure fails the journal. */
+  private void writeQueuedBeforeClose() {
+    boolean interrupted = false;
+    synchronized (syncMonitor) {
+      while (syncing) {
+        try {
+          syncMonitor.wait();
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      syncing = true;
+    }
+    long through = -1;
+    try {
+      if (failure() == null) {
+        through = writeQueued(-1);
+      }
+    } catch (JournalException e) {
+      // Recorded as the journal's failure by writeQueued: the waiters of the batch are told.
+    } finally {
+      endStep(through);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -254,18 +293,30 @@ public final class GroupCommit<E> {
       try {
         through = writeQueued(seq);
       } finally {
-        synchronized (syncMonitor) {
-          syncing = false;
-          if (through > durableThrough) {
-            durableThrough = through;
-          }
-          syncMonitor.notifyAll();
-        }
+        endStep(through);
       }
     }
   }
 
-  /** Hands every queued record to the step; returns the last sequence now durable. Leader only. */
+  /**
+   * Ends the running step, durable through {@code through} (-1 if it wrote nothing), waking all.
+   */
+  private void endStep(long through) {
+    synchronized (syncMonitor) {
+      syncing = false;
+      if (through > durableThrough) {
+        durableThrough = through;
+      }
+      syncMonitor.notifyAll();
+    }
+  }
+
+  /**
+   * Hands every queued record to the step; returns the last sequence now durable. Leader only.
+   *
+   * @param seq the leader's own record, which a failure names; -1 for the close's step, whose
+   *     failure names the batch's last record
+   */
   private long writeQueued(long seq) throws JournalException {
     List<E> batch;
     synchronized (queueLock) {
@@ -275,10 +326,11 @@ public final class GroupCommit<E> {
     if (batch.isEmpty()) {
       return durableThrough;
     }
+    long named = seq >= 0 ? seq : recordOf.apply(batch.getLast()).seq();
     try {
       // Off the leader's thread: an interrupt of whichever serve leads must not reach the I/O
       // (JournalIo's design note); the leader waits for it and keeps its interrupt.
-      JournalIo.run(() -> step.write(batch, seq));
+      JournalIo.run(() -> step.write(batch, named));
     } catch (JournalException e) {
       fail(e);
       throw e;

@@ -5,6 +5,8 @@ import java.util.Objects;
 /**
  * One timed step of a journal write the steward made (§2.2).
  *
+ * <p>Immutable.
+ *
  * @param step which step was timed
  * @param nanos how long it took, in nanoseconds, read from {@link System#nanoTime()}
  */
