@@ -124,6 +124,20 @@ class ServeRequestCborTest {
     }
   }
 
+  /**
+   * §3.1: a request carries both bounds of its contract. A map missing either is no request, never
+   * one read with a default floor or an unbounded ceiling.
+   */
+  @Test
+  void aMapWithoutItsFidelityFloorOrJouleCeiling_isRefused_neverGivenADefault() {
+    for (String bound : List.of("fidelity_floor", "joule_ceiling_uj")) {
+      assertThatThrownBy(() -> RequestCbor.decode(without(bound)))
+          .as(bound)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(bound + " is a required unsigned integer");
+    }
+  }
+
   @Test
   void theCountsOfZero_readBack() {
     ServeRequest zero =
