@@ -114,4 +114,22 @@ class GroupCommitUncheckedStepTest {
     assertThat(commits.refusesAppends())
         .hasValueSatisfying(why -> assertThat(why).contains("Java heap space"));
   }
+
+  @Test
+  void aStepThatThrowsUnchecked_atTheClosesLastWrite_failsTheJournalNamingTheBatchsLastRecord()
+      throws Exception {
+    GroupCommit<JournalRecord> commits = commits();
+    // Queued and not yet led: the close writes them, and that step throws.
+    commits.enqueue(sealed(0));
+    commits.enqueue(sealed(1));
+
+    assertThat(commits.close()).isTrue();
+
+    assertThat(written).as("records written by the failed close").isEmpty();
+    JournalException failure = commits.failure();
+    assertThat(failure).isNotNull();
+    assertThat(failure.reason()).isEqualTo(JournalException.Reason.FAILED);
+    assertThat(failure.seq()).hasValue(1);
+    assertThat(failure).hasMessageContaining("the driver broke while encoding the batch");
+  }
 }

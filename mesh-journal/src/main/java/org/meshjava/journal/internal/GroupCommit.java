@@ -341,7 +341,7 @@ public final class GroupCommit<E> {
       JournalException f =
           new JournalException(
               JournalException.Reason.FAILED,
-              seq,
+              named,
               "write to journal " + journal + " failed: " + e,
               e);
       fail(f);
