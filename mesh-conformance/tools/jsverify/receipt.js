@@ -152,7 +152,7 @@ function checkFields(core, errors, warnings) {
     } else if (met !== 1) {
       // Without a delivered figure fidelity_met rests on the advertisement, and §4 only admits a
       // backend whose advertised level is at least the floor.
-      warnings.push('§3.2.1/§4 fidelity_met is 0 with no delivered figure, but the router admits only backends at or above the floor');
+      errors.push('§3.2.1/§4 fidelity_met is 0 with no delivered figure, but the router admits only backends at or above the floor');
     }
   }
   if (adv !== null && floor !== null && adv < floor) errors.push('§4 fidelity_advertised ' + adv + ' is below the floor ' + floor + ': the backend was not admissible');
