@@ -8,7 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
-const { spawnSync } = require('child_process');
+const subject = require('./subject');
 const cbor = require('./cbor');
 const { verifyEnvelope } = require('./receipt');
 const { didOf } = require('./didkey');
@@ -89,14 +89,7 @@ for (let i = 0; i < count; i++) {
   }
   cases.push({ id: 'differ/' + i, what: what.join(', '), hex: env.toString('hex') });
 }
-const input = cases.map((c) => JSON.stringify({ id: c.id, op: 'verify_envelope', input: { envelope: c.hex } })).join('\n') + '\n';
-const sub = spawnSync('bash', ['-c', cmd], { input, maxBuffer: 1 << 28 });
-const answers = new Map();
-for (const line of sub.stdout.toString().split('\n')) {
-  if (!line.trim()) continue;
-  const a = JSON.parse(line);
-  answers.set(a.id, a);
-}
+const answers = subject.ask(cmd, cases.map((c) => ({ id: c.id, op: 'verify_envelope', input: { envelope: c.hex } })));
 const kinds = new Map();
 let differ = 0;
 for (const c of cases) {
@@ -111,8 +104,5 @@ for (const c of cases) {
   if (!kinds.has(key)) kinds.set(key, []);
   kinds.get(key).push(c.what + (a.detail ? ' [' + a.detail.slice(0, 160) + ']' : ''));
 }
-for (const [k, list] of kinds) {
-  console.log('DIFF ' + list.length + 'x ' + k);
-  for (const w of list.slice(0, 3)) console.log('     e.g. ' + w);
-}
+subject.report(kinds);
 console.log('differ: ' + cases.length + ' envelopes, ' + answers.size + ' answered, ' + differ + ' verdicts differ');

@@ -127,7 +127,12 @@ function check(p, receipts, ctx = {}) {
     const ids = Object.values(chain.leafIds);
     const debits = receipts.filter((r) => r.core && ids.includes(r.core.get('grant_id')));
     for (const d of debits) {
-      const attempt = check(m, [], { ...ctx, requestId: d.core.get('request_id'), steward: ctx.steward || d.core.get('steward') });
+      const attempt = check(m, [], {
+        ...ctx,
+        requestId: d.core.get('request_id'),
+        steward: ctx.steward || d.core.get('steward'),
+        model: d.core.has('weights_digest') ? d.core.get('weights_digest') : null,
+      });
       if (attempt.errors.length === 0) return { ...attempt, note: attempt.note + ', debited by receipt seq ' + d.core.get('sequence') };
     }
     if (debits.length > 0) {
@@ -135,6 +140,8 @@ function check(p, receipts, ctx = {}) {
       return { errors, warnings, note: null };
     }
   }
+  errors.push(...chain.errors);
+  warnings.push(...chain.warnings);
   const caller = m.get('caller');
   const nonce = m.get('nonce');
   const sig = m.get('signature');
@@ -151,6 +158,20 @@ function check(p, receipts, ctx = {}) {
     if (acts !== null && !acts.includes('infer')) errors.push('link ' + i + ': action-not-permitted: no infer');
     const res = asSet(g.get('resources'));
     if (ctx.requestId && res !== null && !res.includes(ctx.requestId)) errors.push('link ' + i + ': resource-not-permitted: request ' + ctx.requestId);
+    // §2: what a link has left is at most its budget, so a budget below the request's ceiling is
+    // refused whatever the steward's spend (which a holder cannot see).
+    if (ctx.jouleCeilingUj !== undefined && BigInt(g.get('budget_uj')) < BigInt(ctx.jouleCeilingUj)) {
+      errors.push('link ' + i + ': budget-exhausted: budget ' + g.get('budget_uj') + ' µJ below the request\'s ceiling ' + ctx.jouleCeilingUj + ' µJ');
+    }
+    // §2, jcp-profile: ModelIn admits only the weights the serve ran on; a backend naming none is
+    // refused. A granted receipt names them (weights_digest), so a holder can check this too.
+    if (ctx.model !== undefined) {
+      for (const c of g.get('caveats') || []) {
+        if (caveatKey(c) === 'ModelIn' && (ctx.model === null || !(c.get('weights') || []).includes(ctx.model))) {
+          errors.push('link ' + i + ': caveat-unsatisfied: ModelIn does not admit ' + (ctx.model === null ? 'a backend that names no weights' : ctx.model));
+        }
+      }
+    }
     if (ctx.atSeconds !== undefined) {
       if (ctx.atSeconds < Number(g.get('not_before'))) errors.push('link ' + i + ': not-yet-valid at ' + ctx.atSeconds);
       if (ctx.atSeconds >= Number(g.get('expiry'))) errors.push('link ' + i + ': expired at ' + ctx.atSeconds);

@@ -172,7 +172,11 @@ function main() {
     }
   }
   for (const { file, p, request, steward } of found.presentations) {
-    const pr = presentation.check(p, results, { requestId: request ? presentation.requestId(request) : undefined, steward });
+    const pr = presentation.check(p, results, {
+      requestId: request ? presentation.requestId(request) : undefined,
+      steward,
+      jouleCeilingUj: request ? request.joule_ceiling_uj : undefined,
+    });
     errorCount += pr.errors.length;
     console.log((pr.errors.length === 0 ? 'OK   ' : 'FAIL ') + 'presentation ' + file + (pr.note ? ' (' + pr.note + ')' : ''));
     for (const x of pr.errors) console.log('  error: ' + x);
