@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.WeightsBinding;
+import org.meshjava.core.cbor.CborInt;
 import org.meshjava.core.cbor.CborMap;
 import org.meshjava.core.cbor.CborText;
 
@@ -52,6 +53,57 @@ class FidelityPairTest {
             .fidelityReport(Optional.of(new FidelityReport(Fidelity.F3, Fidelity.F2)));
     assertThatThrownBy(() -> exact.fidelityMet(false).build())
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void fidelityAdvertised_belowTheFloor_isRefused() {
+    // The router admits only a backend rated at or above the floor (§4).
+    MeshReceipt.Builder b =
+        ClaimsFixtures.base(ClaimsFixtures.REQUEST)
+            .fidelityFloor(Fidelity.F3)
+            .fidelityReport(Optional.of(new FidelityReport(Fidelity.F2, Fidelity.F1)))
+            .fidelityMet(false);
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fidelity_advertised F2 is below fidelity_floor F3");
+  }
+
+  @Test
+  void fidelityMetZero_withoutADeliveredLevel_isRefused() {
+    // Without the pair, fidelity_met rests on the admitted rating, which meets the floor (§3.2.1).
+    MeshReceipt.Builder b = ClaimsFixtures.base(ClaimsFixtures.REQUEST).fidelityMet(false);
+    assertThatThrownBy(b::build)
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("fidelity_met is 0 with no delivered level");
+    assertThat(b.fidelityMet(true).build().fidelityMet()).isTrue();
+  }
+
+  @Test
+  void signedCore_withAdvertisedBelowTheFloor_decodesAsInconsistent() {
+    CborMap core =
+        ClaimsFixtures.base(ClaimsFixtures.REQUEST)
+            .fidelityFloor(Fidelity.F2)
+            .fidelityReport(Optional.of(new FidelityReport(Fidelity.F2, Fidelity.F2)))
+            .build()
+            .toSignedCore();
+    CborMap.Builder b = CborMap.builder();
+    for (CborMap.Entry e : core.entries()) {
+      // Floor F3 over delivered F2 makes fidelity_met 0, so only the admitted rating is wrong.
+      if (e.key().equals(new CborText("fidelity_floor"))) {
+        b.put(e.key(), CborInt.of(3));
+      } else if (e.key().equals(new CborText("fidelity_met"))) {
+        b.put(e.key(), CborInt.of(0));
+      } else {
+        b.put(e.key(), e.value());
+      }
+    }
+    assertThatThrownBy(() -> SignedCore.decode(b.build()))
+        .isInstanceOfSatisfying(
+            ReceiptException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT);
+              assertThat(e.getMessage()).contains("below fidelity_floor");
+            });
   }
 
   @Test

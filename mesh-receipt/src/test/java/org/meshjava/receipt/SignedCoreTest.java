@@ -157,8 +157,15 @@ class SignedCoreTest {
   void fidelityMet_isEncodedAsUnsignedZeroOrOne() {
     CborMap met =
         TestReceipts.genesis(TestReceipts.generationDraft().fidelityMet(true)).toSignedCore();
+    // Unmet needs a delivered level below the floor: without one, fidelity_met rests on the
+    // admitted rating, which meets it (§3.2.1).
     CborMap unmet =
-        TestReceipts.genesis(TestReceipts.generationDraft().fidelityMet(false)).toSignedCore();
+        TestReceipts.genesis(
+                TestReceipts.generationDraft()
+                    .fidelityFloor(Fidelity.F2)
+                    .fidelityReport(Optional.of(new FidelityReport(Fidelity.F2, Fidelity.F1)))
+                    .fidelityMet(false))
+            .toSignedCore();
 
     assertThat(met.get("fidelity_met")).contains(CborInt.of(1));
     assertThat(unmet.get("fidelity_met")).contains(CborInt.of(0));

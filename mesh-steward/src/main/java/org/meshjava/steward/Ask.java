@@ -11,6 +11,7 @@ import org.meshjava.core.DecisionQuestion;
 import org.meshjava.core.DecisionResult;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -44,13 +45,13 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       throws EngineException;
 
   /**
-   * The post-check, after the engine ran: its report fits the request and its own rating ({@link
-   * OutcomeCheck}), and it answered what this ask asked ({@link #answered}). Nothing is sealed
-   * unless it passes.
+   * The post-check, after the engine ran: its report fits the request and the rating the router
+   * admitted it on ({@link OutcomeCheck}), and it answered what this ask asked ({@link #answered}).
+   * Nothing is sealed unless it passes.
    */
-  default void check(ServingEngine engine, ServeRequest request, Worked worked)
+  default void check(ServingEngine engine, Fidelity admitted, ServeRequest request, Worked worked)
       throws ServeException {
-    OutcomeCheck.check(engine, request, worked.result());
+    OutcomeCheck.check(engine, admitted, request, worked.result());
     answered(engine, request, worked.result().outcome(), worked);
   }
 

@@ -1,15 +1,27 @@
 package org.meshjava.steward;
 
 import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
 
-/** Checks an engine's report against the request and the engine's own rating before sealing. */
+/**
+ * Checks an engine's report against the request and the rating the router admitted the engine on
+ * before sealing.
+ */
 final class OutcomeCheck {
   private OutcomeCheck() {}
 
-  static void check(ServingEngine engine, ServeRequest request, EngineResult result)
+  /**
+   * Refuses a report that does not fit the request or the admitted rating.
+   *
+   * @param admitted the rating the router admitted the engine on (its route candidate's), which a
+   *     delivered level may not exceed (§3.2.1); the engine's {@code fidelity()} read again after
+   *     the work could differ from it
+   */
+  static void check(
+      ServingEngine engine, Fidelity admitted, ServeRequest request, EngineResult result)
       throws ServeException {
     ServeOutcome o = result.outcome();
     if (!engine.tokenAccounting().admits(result.accounting())) {
@@ -22,8 +34,7 @@ final class OutcomeCheck {
               + " but returned a result accounted "
               + result.accounting());
     }
-    if (o.deliveredFidelity().isPresent()
-        && o.deliveredFidelity().get().compareTo(engine.fidelity()) > 0) {
+    if (o.deliveredFidelity().isPresent() && o.deliveredFidelity().get().compareTo(admitted) > 0) {
       // §3.2.1: refuse, never clamp; a clamped figure would hide a dishonest engine.
       throw new ServeException(
           ServeException.Reason.FIDELITY_OVERCLAIM,
@@ -32,7 +43,7 @@ final class OutcomeCheck {
               + " reported delivered fidelity "
               + o.deliveredFidelity().get()
               + " above its advertised "
-              + engine.fidelity());
+              + admitted);
     }
     if (request.isDecision()) {
       if (o.decision().isEmpty()) {

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.meshjava.core.ContentId;
+import org.meshjava.core.Fidelity;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
@@ -83,12 +84,15 @@ final class Sealer {
     ServingEngine engine = route.chosen();
     ServeOutcome outcome = metered.result().outcome();
     ContentId requestId = request.id();
+    // The advertised level is the one the router admitted on (§3.2.1), as its candidate recorded
+    // it: the engine's fidelity() read again after the work could differ from it.
+    Fidelity admitted = route.chosenCandidate().fidelity();
     Optional<FidelityReport> fidelity =
-        outcome.deliveredFidelity().map(d -> new FidelityReport(engine.fidelity(), d));
+        outcome.deliveredFidelity().map(d -> new FidelityReport(admitted, d));
     boolean met =
         fidelity
             .map(f -> f.delivered().meets(request.fidelityFloor()))
-            .orElse(engine.fidelity().meets(request.fidelityFloor()));
+            .orElse(admitted.meets(request.fidelityFloor()));
     Optional<ContentId> commitment =
         request.isDecision()
             ? Optional.empty()

@@ -600,7 +600,7 @@ public final class Steward implements AutoCloseable {
     boolean sealFollows = false;
     try {
       metered = metering.run(ask, route, request, payload, bound, settlement);
-      ask.check(engine, request, metered.worked());
+      ask.check(engine, route.chosenCandidate().fidelity(), request, metered.worked());
       sealFollows = true;
     } finally {
       // When a seal follows, its journal record's sync covers the debit's (record order).

@@ -11,6 +11,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeBounds;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.core.crypto.SigningKey;
@@ -34,7 +35,7 @@ class ClaimsAtSealTest {
         ContentId.ofBytes(new byte[] {1}), 2, new ServeBounds(4, f, 100_000));
   }
 
-  static MeshReceipt serve(ReferenceEngine e, Fidelity floor) throws ServeException {
+  static MeshReceipt serve(ServingEngine e, Fidelity floor) throws ServeException {
     return Steward.builder(KEY)
         .chainHead(ChainHead.GENESIS)
         .meter(new org.meshjava.energy.EstimatorMeter())
@@ -95,6 +96,41 @@ class ClaimsAtSealTest {
             ReferenceEngine.builder().fidelity(Fidelity.F2).reportsDelivered(true).build(),
             Fidelity.F2);
     assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F2, Fidelity.F2));
+    assertThat(r.fidelityMet()).isTrue();
+  }
+
+  @Test
+  void fidelityMet_restsOnTheAdmittedRating_whenTheRatingDropsMidServe() throws Exception {
+    MeshReceipt r =
+        serve(
+            new RatingDropsMidServe(
+                ReferenceEngine.builder().fidelity(Fidelity.F3).build(), Fidelity.F1),
+            Fidelity.F3);
+    assertThat(r.fidelityMet()).isTrue();
+    assertThat(r.fidelityReport()).isEmpty();
+  }
+
+  @Test
+  void fidelityAdvertised_isTheAdmittedRating_whenTheRatingDropsMidServe() throws Exception {
+    MeshReceipt r =
+        serve(
+            new RatingDropsMidServe(
+                ReferenceEngine.builder().fidelity(Fidelity.F3).delivers(Fidelity.F1).build(),
+                Fidelity.F1),
+            Fidelity.F2);
+    assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F3, Fidelity.F1));
+    assertThat(r.fidelityMet()).isFalse();
+  }
+
+  @Test
+  void delivered_isCheckedAgainstTheAdmittedRating_notOneReadAfterTheWork() throws Exception {
+    MeshReceipt r =
+        serve(
+            new RatingDropsMidServe(
+                ReferenceEngine.builder().fidelity(Fidelity.F3).delivers(Fidelity.F2).build(),
+                Fidelity.F1),
+            Fidelity.F2);
+    assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F3, Fidelity.F2));
     assertThat(r.fidelityMet()).isTrue();
   }
 }
