@@ -867,18 +867,20 @@ async function runRetries(rec, work, port) {
   const cfg = path.join(work, 'busy.json');
   const slashed = 'meta-llama/Llama-3.1-8B';
   const spaced = 'ft:gpt-4o:org::x y+z%';
+  const semi = 'ft:model;v=2,b';
   fs.writeFileSync(cfg, JSON.stringify({
     max_concurrent_serves: 1,
     backends: [
       { type: 'reference', name: slashed, fidelity: 'F1', uj_per_token: 1, max_output_tokens: 10_000_000,
         max_concurrent_serves: 1, max_waiting_serves: 0 },
       { type: 'reference', name: spaced, fidelity: 'F1', uj_per_token: 1 },
+      { type: 'reference', name: semi, fidelity: 'F1', uj_per_token: 1 },
     ],
   }));
   const d = await Mesh.start(work, 'busy', port, 0, ['--config', cfg]);
   try {
     const c = client(d, rec);
-    for (const id of [slashed, spaced]) {
+    for (const id of [slashed, spaced, semi]) {
       rec.clear();
       try {
         const m = await c.models.retrieve(id);
