@@ -793,6 +793,53 @@ async function runGrants(a, b, cc, ga, gb, work, rec) {
       openaiModule.PermissionDeniedError, 403, 'presentation-spent', rec, 1);
   }
 
+  // A granted stream aborted at once, before or about when its head arrives, then sent again by
+  // the caller: however far the first attempt got, the presentation pays for one serve at most.
+  for (const delay of [0, 2, 10]) {
+    const before = receiptsList(await b.console('/v1/mesh/receipts?limit=50'));
+    const bodyE = gb.present(chatArgs({ stream: true }, `granted stream, aborted after ${delay} ms`, 4000));
+    const ac = new AbortController();
+    rec.clear();
+    setTimeout(() => ac.abort(), delay);
+    let first;
+    try {
+      const s = await cb.chat.completions.create(bodyE, { signal: ac.signal });
+      for await (const _ of s) {
+        // read until the abort ends it
+      }
+      first = 'read to its end';
+    } catch (err) {
+      first = err.constructor.name;
+    }
+    let second;
+    try {
+      await collect(await cb.chat.completions.create(bodyE), 2);
+      second = 'served';
+    } catch (err) {
+      second = err.code ?? err.constructor.name;
+    }
+    // The serve ends when its engine sees the disconnect; wait for its seal (15 s at most).
+    const t0 = Date.now();
+    let after;
+    let fresh;
+    do {
+      await sleep(250);
+      after = receiptsList(await b.console('/v1/mesh/receipts?limit=50'));
+      fresh = after.slice(0, Math.max(0, after.length - before.length));
+    } while (fresh.length === 0 && Date.now() - t0 < 15_000);
+    note(`granted stream aborted after ${delay} ms: ${first}; sent again: ${second}; ${fresh.length} receipt(s)`
+      + ` after ${Date.now() - t0} ms`);
+    check(`granted stream aborted after ${delay} ms, then resent: one receipt in all`, fresh.length === 1,
+      [first, second, fresh.length]);
+    if (fresh.length === 1) {
+      const gid = fresh[0].grant_id;
+      const sealed = after.filter((x) => x.grant_id === gid).reduce((t, x) => t + (x.energy_uj ?? 0), 0);
+      const gv = (await b.console('/v1/mesh/grants')).data?.filter((x) => x.grant_id === gid) ?? [];
+      check(`granted stream aborted after ${delay} ms: debited what was sealed, nothing reserved`,
+        gv.length && gv[0].debited_uj === sealed && gv[0].reserved_uj === 0, [sealed, gv]);
+    }
+  }
+
   // A granted serve the SDK times out on: the SDK sends it again, and the resend is refused spent.
   const before5 = receiptsList(await b.console('/v1/mesh/receipts?limit=50')).length;
   const body5 = gb.present(chatArgs({}, 'granted, timed out', 4000));
