@@ -270,6 +270,17 @@ final class Endpoints {
 
   private static final String MODELS_PREFIX = "/v1/models/";
 
+  /**
+   * Whether {@code rawPath}, as the client wrote it, is {@code /v1/models/} followed by one
+   * segment: a model id, where a {@code ;} is part of the id and no parameter. The Node SDK leaves
+   * a {@code ;} in an id unescaped (RFC 3986 §3.3 allows it in a segment), so an id such as {@code
+   * ft:m;v=2} reaches the server raw; the id is then read from the path as written, never with
+   * Jetty's {@code ;…} stripped, so it names the model a proxy in front read too.
+   */
+  static boolean namesOneModel(String rawPath) {
+    return rawPath.startsWith(MODELS_PREFIX) && rawPath.indexOf('/', MODELS_PREFIX.length()) < 0;
+  }
+
   /** Every method the API serves on some path: its {@code Allow} for a target that is no path. */
   static final String SERVER_METHODS = "GET, HEAD, POST";
 

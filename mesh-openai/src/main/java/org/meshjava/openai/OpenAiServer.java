@@ -482,12 +482,14 @@ public final class OpenAiServer implements AutoCloseable {
    * each segment before matching, so {@code /v1/mesh/steward;x} and {@code
    * /v1/chat/completions;a=b} would be served as the paths without it; a proxy in front that allows
    * or denies paths as written would then let through, under a name it does not know, an endpoint
-   * it means to deny. No endpoint takes parameters, so the path is answered as one that names none;
-   * a model id holding {@code ;} is sent as {@code %3B}, which is not a parameter.
+   * it means to deny. No endpoint takes parameters, so the path is answered as one that names none.
+   * The one exception is a model id ({@link Endpoints#namesOneModel}), which may hold a {@code ;}
+   * that a client leaves unescaped: it is read as written, {@code ;} included, so nothing is served
+   * under a name other than the one a proxy saw.
    */
   private static Optional<Reply> pathParameter(Request request) {
     String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
-    if (raw.indexOf(';') < 0) {
+    if (raw.indexOf(';') < 0 || Endpoints.namesOneModel(raw)) {
       return Optional.empty();
     }
     return Optional.of(
@@ -496,7 +498,8 @@ public final class OpenAiServer implements AutoCloseable {
             "not_found",
             "no endpoint at "
                 + raw
-                + ": no path here takes ;-parameters (send a ';' in a model id as %3B)"));
+                + ": no path here takes ;-parameters (only a model id, after /v1/models/, may"
+                + " hold a ';')"));
   }
 
   /**
@@ -765,7 +768,12 @@ public final class OpenAiServer implements AutoCloseable {
       // method never comes here
       // (Glue refuses it from the request line).
       String method = "HEAD".equals(request.getMethod()) ? "GET" : request.getMethod();
-      String path = Request.getPathInContext(request);
+      String raw = Objects.requireNonNullElse(request.getHttpURI().getPath(), "");
+      // Jetty's path has any ';…' stripped from each segment; a model id keeps its ';'.
+      String path =
+          raw.indexOf(';') >= 0 && Endpoints.namesOneModel(raw)
+              ? raw
+              : Request.getPathInContext(request);
       return operations
           .answer(method, path)
           .orElseGet(

@@ -276,8 +276,7 @@ class HttpFramingRulesTest {
    */
   @Test
   void pathWithASemicolonParameter_is404_andNothingIsServed() throws Exception {
-    for (String path :
-        List.of("/v1/mesh/steward;x", "/v1;x/mesh/steward", "/healthz;", "/v1/models/small;v=2")) {
+    for (String path : List.of("/v1/mesh/steward;x", "/v1;x/mesh/steward", "/healthz;")) {
       try (RawConnection c = new RawConnection(f)) {
         RawConnection.Response r =
             c.send("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").read();
@@ -293,7 +292,9 @@ class HttpFramingRulesTest {
           .error(404, "not_found");
     }
     assertThat(sealed()).isZero();
-    // A ';' escaped as %3B is part of the segment, not a parameter: no such model.
+    // In a model id a ';', raw or escaped as %3B, is part of the id, not a parameter: no such
+    // model, and never the model named by what precedes it.
+    f.get("/v1/models/small;v=2").error(404, "model_not_found");
     f.get("/v1/models/small%3Bv=2").error(404, "model_not_found");
   }
 

@@ -26,9 +26,17 @@ class NodeSdkWireTest {
 
   private static final String ODD = "ft:gpt-4o:org::x y+z%";
 
+  /** An id holding {@code ;} and {@code ,}, which the Node SDK sends unescaped. */
+  private static final String SEMI = "ft:model;v=2,b";
+
   private final Fixture f =
       new Fixture(
-          null, s -> s.backend(backend(SLASHED, "llama")).backend(backend(ODD, "ft")), b -> {});
+          null,
+          s ->
+              s.backend(backend(SLASHED, "llama"))
+                  .backend(backend(ODD, "ft"))
+                  .backend(backend(SEMI, "semi")),
+          b -> {});
 
   @AfterEach
   void close() {
@@ -67,7 +75,7 @@ class NodeSdkWireTest {
   @Test
   void modelsRetrieve_findsEveryListedId_asTheNodeSdkEncodesIt() {
     JsonNode list = f.get("/v1/models").json().get("data");
-    assertThat(list.findValuesAsText("id")).contains(SLASHED, ODD);
+    assertThat(list.findValuesAsText("id")).contains(SLASHED, ODD, SEMI);
     for (JsonNode m : list) {
       String id = m.get("id").asText();
       Fixture.Answer one = f.get("/v1/models/" + nodeEncodeUriPath(id));
@@ -76,6 +84,25 @@ class NodeSdkWireTest {
     }
     assertThat(nodeEncodeUriPath(SLASHED)).isEqualTo("meta-llama%2FLlama-3.1-8B");
     assertThat(nodeEncodeUriPath(ODD)).isEqualTo("ft:gpt-4o:org::x%20y+z%25");
+  }
+
+  /**
+   * {@code client.models.retrieve("ft:model;v=2,b")} as openai 6.49.0 and 7.60.0 send it (captured
+   * by sdk-check's {@code --dump-requests}): the {@code ;} is left raw. It was refused 404 {@code
+   * not_found} as a path parameter, so a listed model could not be retrieved.
+   */
+  @Test
+  void modelsRetrieve_ofAnIdHoldingASemicolon_asTheNodeSdkSendsIt_isFound() {
+    assertThat(nodeEncodeUriPath(SEMI)).isEqualTo("ft:model;v=2,b");
+    Fixture.Answer one = f.get("/v1/models/ft:model;v=2,b");
+    assertThat(one.status()).as(one.body()).isEqualTo(200);
+    assertThat(one.json().get("id").asText()).isEqualTo(SEMI);
+    // Read as written, never with the ';…' stripped: no other model is served under it.
+    JsonNode e = f.get("/v1/models/ft:model;v=3").error(404, "model_not_found");
+    assertThat(e.get("message").asText()).contains("`ft:model;v=3`");
+    // Elsewhere a ';' is still a parameter no path takes.
+    f.get("/v1/models;x/" + nodeEncodeUriPath(SEMI)).error(404, "not_found");
+    f.get("/v1/mesh/steward;x").error(404, "not_found");
   }
 
   @Test
