@@ -484,6 +484,23 @@ class NvmlMeterTest {
     meter.close();
   }
 
+  // Regression: nvml.h's NVML_VALUE_NOT_AVAILABLE (all ones) answered as the settable limit was
+  // read as 4.29 MW, so the board was held to 8.6 MW and the bound refused almost nothing.
+  @Test
+  void aBoardAnsweringTheNotAvailableValueAsItsLimit_isHeldToTwoKilowatts() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.setPowerLimitMax(0, -1); // 0xFFFFFFFF mW
+    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    clock.advanceMillis(150);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    FakeNvml.setStep(0, 23_000_000);
+    clock.advanceMillis(10_000);
+
+    assertThat(w.close(1)).isEqualTo(Energy.estimated(1));
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
+    meter.close();
+  }
+
   // The calls that find the boards (count, handle by index, UUID) can answer a condition of the
   // moment too. Before a board is found there is no counter to keep for the meter's re-probes, so
   // one NOT_READY at discovery lost NVML for the life of the process: such failures are tried again
