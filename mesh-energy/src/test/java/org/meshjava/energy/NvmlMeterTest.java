@@ -473,15 +473,7 @@ class NvmlMeterTest {
   @Test
   void aBoardPublishingNoLimit_isStillHeldToTwoKilowatts() {
     FakeNvml.script(0, 1_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
-    clock.advanceMillis(150);
-    MeterWindow w = meter.open(Set.of(GPU0));
-    FakeNvml.setStep(0, 23_000_000);
-    clock.advanceMillis(10_000);
-
-    assertThat(w.close(1)).isEqualTo(Energy.estimated(1));
-    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
-    meter.close();
+    assertA2300WattDrawIsAReset();
   }
 
   // Regression: nvml.h's NVML_VALUE_NOT_AVAILABLE (all ones) answered as the settable limit was
@@ -490,6 +482,11 @@ class NvmlMeterTest {
   void aBoardAnsweringTheNotAvailableValueAsItsLimit_isHeldToTwoKilowatts() {
     FakeNvml.script(0, 1_000, 3, 1);
     FakeNvml.setPowerLimitMax(0, -1); // 0xFFFFFFFF mW
+    assertA2300WattDrawIsAReset();
+  }
+
+  /** A board held to 2 kW: 23 kJ over a 10 s window (2.3 kW) is more than it can draw, a reset. */
+  private void assertA2300WattDrawIsAReset() {
     CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));

@@ -66,14 +66,7 @@ class GrantedServeRequestTest {
       }
     };
     for (String[] c : refused) {
-      assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(c[0])))
-          .as(c[0])
-          .isInstanceOfSatisfying(
-              BindingException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(BindingException.Reason.UNSUPPORTED);
-                assertThat(e.param()).hasValue(c[1]);
-              });
+      assertRefusedBeforeSigning(c[0], BindingException.Reason.UNSUPPORTED, c[1]);
     }
     GrantedServeRequest.refuseUnserved(
         json("{\"n\":1,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
@@ -97,14 +90,7 @@ class GrantedServeRequestTest {
     };
     for (String[] c : refused) {
       String body = "{" + c[0] + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
-      assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(body)))
-          .as(body)
-          .isInstanceOfSatisfying(
-              BindingException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(BindingException.Reason.INVALID_FIELD);
-                assertThat(e.param()).hasValue(c[1]);
-              });
+      assertRefusedBeforeSigning(body, BindingException.Reason.INVALID_FIELD, c[1]);
     }
     GrantedServeRequest.refuseUnserved(
         json(
@@ -115,6 +101,18 @@ class GrantedServeRequestTest {
     // A responses body's stream_options without stream is served (its own rule, SPEC 70).
     GrantedServeRequest.refuseUnserved(
         json("{\"input\":\"hi\",\"stream_options\":{\"include_usage\":true}}"));
+  }
+
+  private static void assertRefusedBeforeSigning(
+      String body, BindingException.Reason reason, String param) {
+    assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(body)))
+        .as(body)
+        .isInstanceOfSatisfying(
+            BindingException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(reason);
+              assertThat(e.param()).hasValue(param);
+            });
   }
 
   @Test
