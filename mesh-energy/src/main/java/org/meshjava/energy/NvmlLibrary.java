@@ -29,6 +29,10 @@ import java.util.Set;
  */
 final class NvmlLibrary implements SharedNative {
   private static final int NVML_SUCCESS = 0;
+
+  /** The value nvml.h gives a field that is not available ({@code NVML_VALUE_NOT_AVAILABLE}). */
+  private static final int NVML_VALUE_NOT_AVAILABLE = -1;
+
   private static final int NVML_ERROR_NOT_SUPPORTED = 3;
 
   /** {@code NVML_DEVICE_UUID_V2_BUFFER_SIZE}. */
@@ -210,9 +214,10 @@ final class NvmlLibrary implements SharedNative {
 
   /**
    * The most the board's power limit may be set to, in mW ({@code
-   * nvmlDeviceGetPowerManagementLimitConstraints}); empty where the driver lacks the call or the
-   * board does not answer it. The figure is optional, as a RAPL zone's constraint files are: a
-   * board without it is held to {@link PowerBound#GPU_BOARD}.
+   * nvmlDeviceGetPowerManagementLimitConstraints}); empty where the driver lacks the call, the
+   * board does not answer it, or it answers the value nvml.h gives a field not available. The
+   * figure is optional, as a RAPL zone's constraint files are: a board without it is held to {@link
+   * PowerBound#GPU_BOARD}.
    */
   OptionalLong maxPowerLimitMw(MemorySegment device) {
     if (limitConstraints.isEmpty()) {
@@ -226,8 +231,11 @@ final class NvmlLibrary implements SharedNative {
             MemorySegment min = memory.allocate(JAVA_INT);
             MemorySegment max = memory.allocate(JAVA_INT);
             int rc = (int) function.invokeExact(device, min, max);
-            return rc == NVML_SUCCESS
-                ? OptionalLong.of(Integer.toUnsignedLong(max.get(JAVA_INT, 0)))
+            int most = max.get(JAVA_INT, 0);
+            // All ones is nvml.h's NVML_VALUE_NOT_AVAILABLE: read as 4.29 MW, it would hold the
+            // board to a bound that refuses almost nothing.
+            return rc == NVML_SUCCESS && most != NVML_VALUE_NOT_AVAILABLE
+                ? OptionalLong.of(Integer.toUnsignedLong(most))
                 : OptionalLong.empty();
           });
     } catch (CounterException e) {

@@ -473,6 +473,20 @@ class NvmlMeterTest {
   @Test
   void aBoardPublishingNoLimit_isStillHeldToTwoKilowatts() {
     FakeNvml.script(0, 1_000, 3, 1);
+    assertA2300WattDrawIsAReset();
+  }
+
+  // Regression: nvml.h's NVML_VALUE_NOT_AVAILABLE (all ones) answered as the settable limit was
+  // read as 4.29 MW, so the board was held to 8.6 MW and the bound refused almost nothing.
+  @Test
+  void aBoardAnsweringTheNotAvailableValueAsItsLimit_isHeldToTwoKilowatts() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.setPowerLimitMax(0, -1); // 0xFFFFFFFF mW
+    assertA2300WattDrawIsAReset();
+  }
+
+  /** A board held to 2 kW: 23 kJ over a 10 s window (2.3 kW) is more than it can draw, a reset. */
+  private void assertA2300WattDrawIsAReset() {
     CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));

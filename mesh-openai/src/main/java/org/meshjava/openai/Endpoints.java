@@ -468,8 +468,9 @@ final class Endpoints {
   private Reply serve(byte[] bytes, GrantedServeRequest.Endpoint endpoint, String requestId)
       throws BindingException {
     JsonNode body = parse(bytes);
-    boolean stream = flag(body, "stream");
-    boolean usageChunk = includeUsage(body, stream, endpoint);
+    StreamSettings settings = StreamSettings.of(body, endpoint);
+    boolean stream = settings.stream();
+    boolean usageChunk = settings.usageChunk();
     Optional<String> presentationHex = GrantedServeRequest.presentationHex(body);
     Optional<Presentation> presentation = Optional.empty();
     if (presentationHex.isPresent()) {
@@ -671,54 +672,6 @@ final class Endpoints {
     Generated out = Generated.of(request, result);
     reply.finish(result, deltas[0].finish(result.tokens()), out.text(), out.cut());
     return Optional.empty();
-  }
-
-  /**
-   * Whether a chat stream asks for its usage in a chunk of its own. A chat body's {@code
-   * stream_options} without {@code stream} true is refused, as OpenAI refuses it: it asks for
-   * something of a stream that will not be sent, so the caller's intent and the reply disagree.
-   */
-  private static boolean includeUsage(
-      JsonNode body, boolean stream, GrantedServeRequest.Endpoint endpoint)
-      throws BindingException {
-    JsonNode options = body.get("stream_options");
-    if (options == null || options.isNull()) {
-      return false;
-    }
-    if (!stream) {
-      if (endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS) {
-        throw new BindingException(
-            BindingException.Reason.INVALID_FIELD,
-            "stream_options",
-            "stream_options is only allowed with stream true; send stream true or leave"
-                + " stream_options out");
-      }
-      return false;
-    }
-    if (!options.isObject()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD,
-          "stream_options",
-          "stream_options must be an object");
-    }
-    return flag(options, "include_usage", "stream_options.include_usage");
-  }
-
-  private static boolean flag(JsonNode body, String field) throws BindingException {
-    return flag(body, field, field);
-  }
-
-  /** The boolean {@code field} of {@code node}, false when absent; {@code param} names it. */
-  private static boolean flag(JsonNode node, String field, String param) throws BindingException {
-    JsonNode v = node.get(field);
-    if (v == null || v.isNull()) {
-      return false;
-    }
-    if (!v.isBoolean()) {
-      throw new BindingException(
-          BindingException.Reason.INVALID_FIELD, param, param + " must be true or false");
-    }
-    return v.asBoolean();
   }
 
   /**

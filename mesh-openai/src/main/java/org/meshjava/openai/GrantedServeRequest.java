@@ -90,16 +90,20 @@ public final class GrantedServeRequest {
   /**
    * Refuses a body that the endpoint its fields name would refuse as {@code unsupported}: an option
    * no backend here honours ({@code n} other than 1, tools, stop sequences, …), a message with a
-   * tool role or a speaker's {@code name}, or a typed decision asked to stream. The rules are the
-   * endpoint's own, so a caller that checks before signing a presentation signs no body the server
-   * then turns away.
+   * tool role or a speaker's {@code name}, or a typed decision asked to stream; and the options it
+   * refuses as {@code invalid_field} (a chat body's {@code stream_options} without {@code stream}
+   * true, its {@code tool_choice} or {@code parallel_tool_calls}). The rules are the endpoint's
+   * own, so a caller that checks before signing a presentation signs no body the server then turns
+   * away.
    *
    * @throws BindingException {@code UNSUPPORTED} naming the option, in the endpoint's words; or
-   *     {@code INVALID_FIELD} when the body names no endpoint or an option has the wrong type; or
-   *     as the endpoint refuses a malformed decision ({@link #derive(JsonNode)} refuses it first)
+   *     {@code INVALID_FIELD} when the body names no endpoint, an option has the wrong type or is
+   *     one the endpoint refuses as OpenAI does; or as the endpoint refuses a malformed decision
+   *     ({@link #derive(JsonNode)} refuses it first)
    */
   public static void refuseUnserved(JsonNode body) throws BindingException {
     Endpoint endpoint = endpointOf(body);
+    StreamSettings.of(body, endpoint);
     UnservedOptions.check(body, endpoint);
     UnservedOptions.refuseStreamedDecision(body, DecisionBody.of(body, endpoint).isPresent());
   }

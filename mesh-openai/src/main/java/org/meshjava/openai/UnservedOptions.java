@@ -14,19 +14,23 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>An option at its default ({@code n} 1, an empty {@code tools}, {@code stop} null, {@code
  * logprobs} false, a responses body's {@code tool_choice} {@code "none"} or {@code "auto"}) asks
- * for nothing and is served. A chat body's {@code tool_choice} or {@code parallel_tool_calls},
- * whatever its value, is refused {@code invalid_field} as OpenAI refuses it without tools. Sampling
- * settings ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias}, penalties) stay
- * the backend's own and are not read (SPEC.md, section 70), save that {@code seed} must be a whole
+ * for nothing and is served. A chat body's {@code tool_choice} at such a value, or its {@code
+ * parallel_tool_calls} at any value, is refused {@code invalid_field} as OpenAI refuses it without
+ * tools (a {@code tool_choice} asking for a tool is {@code unsupported} first). Sampling settings
+ * ({@code temperature}, {@code top_p}, {@code seed}, {@code logit_bias}, penalties) stay the
+ * backend's own and are not read (SPEC.md, section 70), save that {@code seed} must be a whole
  * number as every integer field must ({@link WholeNumberField}). Stateless.
  */
 final class UnservedOptions {
   private UnservedOptions() {}
 
   /**
-   * Refuses the first option of {@code body} that asks for something not served.
+   * Refuses the first option of {@code body} that asks for something not served, or that OpenAI's
+   * chat completions refuse without tools.
    *
-   * @throws BindingException {@code UNSUPPORTED}, its {@code param} the option
+   * @throws BindingException {@code UNSUPPORTED}, its {@code param} the option; {@code
+   *     INVALID_FIELD} for a chat body's {@code tool_choice} or {@code parallel_tool_calls}, or an
+   *     option of the wrong type
    */
   static void check(JsonNode body, GrantedServeRequest.Endpoint endpoint) throws BindingException {
     refuseUnlessEmpty(body, "tools", "no backend here calls tools");

@@ -66,18 +66,53 @@ class GrantedServeRequestTest {
       }
     };
     for (String[] c : refused) {
-      assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(c[0])))
-          .as(c[0])
-          .isInstanceOfSatisfying(
-              BindingException.class,
-              e -> {
-                assertThat(e.reason()).isEqualTo(BindingException.Reason.UNSUPPORTED);
-                assertThat(e.param()).hasValue(c[1]);
-              });
+      assertRefusedBeforeSigning(c[0], BindingException.Reason.UNSUPPORTED, c[1]);
     }
     GrantedServeRequest.refuseUnserved(
         json("{\"n\":1,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
     GrantedServeRequest.refuseUnserved(json("{\"input\":\"hi\"}"));
+  }
+
+  /**
+   * Regression: the chat endpoint refuses {@code stream_options} without {@code stream} true (and a
+   * {@code stream} or {@code stream_options} of the wrong type) before it reads anything else, but
+   * the check before signing did not make that refusal, so {@code mesh grant present --body} signed
+   * a presentation for a body the server then answered 400.
+   */
+  @Test
+  void refuseUnserved_refusesTheStreamSettingsTheEndpointRefuses() throws Exception {
+    String[][] refused = {
+      {"\"stream_options\":{\"include_usage\":true}", "stream_options"},
+      {"\"stream\":false,\"stream_options\":{}", "stream_options"},
+      {"\"stream\":true,\"stream_options\":true", "stream_options"},
+      {"\"stream\":true,\"stream_options\":{\"include_usage\":1}", "stream_options.include_usage"},
+      {"\"stream\":\"yes\"", "stream"}
+    };
+    for (String[] c : refused) {
+      String body = "{" + c[0] + ",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+      assertRefusedBeforeSigning(body, BindingException.Reason.INVALID_FIELD, c[1]);
+    }
+    GrantedServeRequest.refuseUnserved(
+        json(
+            "{\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+                + "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    GrantedServeRequest.refuseUnserved(
+        json("{\"stream_options\":null,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"));
+    // A responses body's stream_options without stream is served (its own rule, SPEC 70).
+    GrantedServeRequest.refuseUnserved(
+        json("{\"input\":\"hi\",\"stream_options\":{\"include_usage\":true}}"));
+  }
+
+  private static void assertRefusedBeforeSigning(
+      String body, BindingException.Reason reason, String param) {
+    assertThatThrownBy(() -> GrantedServeRequest.refuseUnserved(json(body)))
+        .as(body)
+        .isInstanceOfSatisfying(
+            BindingException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(reason);
+              assertThat(e.param()).hasValue(param);
+            });
   }
 
   @Test
