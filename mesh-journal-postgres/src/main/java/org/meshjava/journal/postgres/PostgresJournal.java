@@ -801,18 +801,18 @@ public final class PostgresJournal implements Journal {
   /** Releases the journal: its lock, at once, then its session. */
   @Override
   public void close() {
-    if (!commits.close()) {
-      return;
-    }
-    beating.cancel(false);
-    heartbeat.shutdownNow();
-    synchronized (connectionLock) {
-      try {
-        JournalSchema.unlock(connection, name);
-      } catch (SQLException ignored) {
-        // A session already lost holds no lock; closing it below is all there is to do.
-      }
-      LockHolder.closeQuietly(connection);
-    }
+    commits.close(
+        () -> {
+          beating.cancel(false);
+          heartbeat.shutdownNow();
+          synchronized (connectionLock) {
+            try {
+              JournalSchema.unlock(connection, name);
+            } catch (SQLException ignored) {
+              // A session already lost holds no lock; closing it below is all there is to do.
+            }
+            LockHolder.closeQuietly(connection);
+          }
+        });
   }
 }
