@@ -151,11 +151,14 @@ function checkFields(core, errors, warnings) {
       if (met !== want) errors.push('§3.2.1 fidelity_met is ' + met + ' but delivered ' + del + ' vs floor ' + floor + ' gives ' + want);
     } else if (met !== 1) {
       // Without a delivered figure fidelity_met rests on the advertisement, and §4 only admits a
-      // backend whose advertised level is at least the floor.
-      errors.push('§3.2.1/§4 fidelity_met is 0 with no delivered figure, but the router admits only backends at or above the floor');
+      // backend whose advertised level is at least the floor. A warning, not an error: mesh-java
+      // builds before session 27 sealed this for a backend whose rating dropped mid-serve, and
+      // those chains must still verify (README, "differences").
+      warnings.push('§3.2.1/§4 fidelity_met is 0 with no delivered figure, but the router admits only backends at or above the floor (sealed by mesh-java before session 27 when a rating dropped mid-serve)');
     }
   }
-  if (adv !== null && floor !== null && adv < floor) errors.push('§4 fidelity_advertised ' + adv + ' is below the floor ' + floor + ': the backend was not admissible');
+  // A warning for the reason just above.
+  if (adv !== null && floor !== null && adv < floor) warnings.push('§4 fidelity_advertised ' + adv + ' is below the floor ' + floor + ': the backend was not admissible (sealed by mesh-java before session 27 when a rating dropped mid-serve)');
 
   // §3.3 energy coupling.
   const prov = get('energy_provenance');

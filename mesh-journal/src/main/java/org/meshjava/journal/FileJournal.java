@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -1738,38 +1739,42 @@ public final class FileJournal implements Journal {
   }
 
   boolean closeAndRemove(Remover remover) {
-    if (!commits.close()) {
-      return false;
-    }
-    try {
-      if (!stillNamed(path, file.identity())) {
-        return false;
-      }
-      remover.remove(path);
-      return true;
-    } catch (IOException e) {
-      LOG.warn("journal {}: could not remove it: {}", path, e.toString());
-      return false;
-    } finally {
-      file.release();
-    }
+    AtomicBoolean removed = new AtomicBoolean();
+    commits.close(
+        () -> {
+          try {
+            if (stillNamed(path, file.identity())) {
+              remover.remove(path);
+              removed.set(true);
+            }
+          } catch (IOException e) {
+            LOG.warn("journal {}: could not remove it: {}", path, e.toString());
+          } finally {
+            file.release();
+          }
+        });
+    return removed.get();
   }
 
   @Override
   public void close() {
-    if (!commits.close()) {
-      return;
-    }
-    if (unsynced) {
-      JournalIo.run(
-          () -> {
-            try {
-              forcer.force(file.channel(), path, true);
-            } catch (IOException e) {
-              LOG.error("journal {}: forcing the unsynced appends on close failed", path, e);
+    commits.close(
+        () -> {
+          try {
+            if (unsynced) {
+              JournalIo.run(
+                  () -> {
+                    try {
+                      forcer.force(file.channel(), path, true);
+                    } catch (IOException e) {
+                      LOG.error(
+                          "journal {}: forcing the unsynced appends on close failed", path, e);
+                    }
+                  });
             }
-          });
-    }
-    file.release();
+          } finally {
+            file.release();
+          }
+        });
   }
 }

@@ -1,6 +1,7 @@
 package org.meshjava.journal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -73,5 +74,30 @@ class FileJournalCloseTest {
     JournalFile.Contents c = JournalFile.read(p);
     assertThat(c.records()).hasSize(2);
     assertThat(c.tornTail()).isZero();
+  }
+
+  /**
+   * Regression: a close whose last write threw an error (the group commit rethrows an error as it
+   * is) left the close before it released the file, so the OS lock stayed held by this process and
+   * the journal could not be opened again until the process ended.
+   */
+  @Test
+  void aCloseWhoseLastWriteThrowsAnError_stillReleasesTheFile() throws Exception {
+    Path p = dir.resolve("j.log");
+    FileJournal j =
+        FileJournal.open(
+            p,
+            FileChannel::tryLock,
+            (ch, length) -> {
+              throw new StackOverflowError("the sync ran out of stack");
+            });
+    j.enqueue(FileJournalStreamTest.sealed(0));
+
+    assertThatThrownBy(j::close).isInstanceOf(StackOverflowError.class);
+
+    assertThat(j.locked()).isFalse();
+    try (FileJournal again = FileJournal.open(p)) {
+      assertThat(again.locked()).isTrue();
+    }
   }
 }

@@ -88,23 +88,11 @@ public record MeshReceipt(
       throw new IllegalArgumentException(
           "fidelity_met must follow the delivered level when one is reported (§3.2.1)");
     }
-    // The router admits a backend only at or above the floor (§3.2, §4), so the rating it admitted
-    // on can never sit below it: a receipt saying so records a serve no steward may seal.
-    if (fidelityReport.isPresent() && !fidelityReport.get().advertised().meets(fidelityFloor)) {
-      throw new IllegalArgumentException(
-          "fidelity_advertised "
-              + fidelityReport.get().advertised()
-              + " is below fidelity_floor "
-              + fidelityFloor
-              + ": the router admits only a backend rated at or above the floor (§4)");
-    }
-    // Without a delivered level, fidelity_met rests on that admitted rating (§3.2.1), so it is 1.
-    if (fidelityReport.isEmpty() && !fidelityMet) {
-      throw new IllegalArgumentException(
-          "fidelity_met is 0 with no delivered level: it then rests on the rating the router"
-              + " admitted, which is at or above the floor (§3.2.1, §4); a backend that served"
-              + " below it reports its delivered level");
-    }
+    // Not refused here: advertised below the floor, or fidelity_met 0 without the pair. The steward
+    // seals the rating the router admitted on (steward.Sealer), which meets the floor (§4), so it
+    // seals neither shape; but builds that read the engine's fidelity() after the work sealed both
+    // for an engine whose rating dropped mid-serve, and their journals and receipts must still
+    // decode and verify.
   }
 
   /** The leaf grant debited ({@code grant_id}), when the serve rode on a grant. */

@@ -55,55 +55,42 @@ class FidelityPairTest {
         .isInstanceOf(IllegalArgumentException.class);
   }
 
-  @Test
-  void fidelityAdvertised_belowTheFloor_isRefused() {
-    // The router admits only a backend rated at or above the floor (§4).
-    MeshReceipt.Builder b =
-        ClaimsFixtures.base(ClaimsFixtures.REQUEST)
-            .fidelityFloor(Fidelity.F3)
-            .fidelityReport(Optional.of(new FidelityReport(Fidelity.F2, Fidelity.F1)))
-            .fidelityMet(false);
-    assertThatThrownBy(b::build)
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("fidelity_advertised F2 is below fidelity_floor F3");
+  /** {@code core} with {@code key} set to {@code value}, every other entry as it was. */
+  private static CborMap with(CborMap core, String key, long value) {
+    CborMap.Builder b = CborMap.builder();
+    for (CborMap.Entry e : core.entries()) {
+      b.put(e.key(), e.key().equals(new CborText(key)) ? CborInt.of(value) : e.value());
+    }
+    return b.build();
   }
 
-  @Test
-  void fidelityMetZero_withoutADeliveredLevel_isRefused() {
-    // Without the pair, fidelity_met rests on the admitted rating, which meets the floor (§3.2.1).
-    MeshReceipt.Builder b = ClaimsFixtures.base(ClaimsFixtures.REQUEST).fidelityMet(false);
-    assertThatThrownBy(b::build)
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("fidelity_met is 0 with no delivered level");
-    assertThat(b.fidelityMet(true).build().fidelityMet()).isTrue();
-  }
+  // Builds before the steward sealed the admitted rating read the engine's fidelity() after the
+  // work; an engine whose rating dropped below the floor meanwhile got receipts of these two
+  // shapes, signed and journalled. Refusing them now would leave those journals and receipts
+  // unreadable, so they decode: the steward no longer seals them (ClaimsAtSealTest).
 
   @Test
-  void signedCore_withAdvertisedBelowTheFloor_decodesAsInconsistent() {
+  void signedCore_withAdvertisedBelowTheFloor_asEarlierBuildsSealedIt_stillDecodes()
+      throws Exception {
     CborMap core =
         ClaimsFixtures.base(ClaimsFixtures.REQUEST)
             .fidelityFloor(Fidelity.F2)
             .fidelityReport(Optional.of(new FidelityReport(Fidelity.F2, Fidelity.F2)))
             .build()
             .toSignedCore();
-    CborMap.Builder b = CborMap.builder();
-    for (CborMap.Entry e : core.entries()) {
-      // Floor F3 over delivered F2 makes fidelity_met 0, so only the admitted rating is wrong.
-      if (e.key().equals(new CborText("fidelity_floor"))) {
-        b.put(e.key(), CborInt.of(3));
-      } else if (e.key().equals(new CborText("fidelity_met"))) {
-        b.put(e.key(), CborInt.of(0));
-      } else {
-        b.put(e.key(), e.value());
-      }
-    }
-    assertThatThrownBy(() -> SignedCore.decode(b.build()))
-        .isInstanceOfSatisfying(
-            ReceiptException.class,
-            e -> {
-              assertThat(e.reason()).isEqualTo(ReceiptException.Reason.INCONSISTENT_RECEIPT);
-              assertThat(e.getMessage()).contains("below fidelity_floor");
-            });
+    MeshReceipt r = SignedCore.decode(with(with(core, "fidelity_floor", 3), "fidelity_met", 0));
+    assertThat(r.fidelityReport()).contains(new FidelityReport(Fidelity.F2, Fidelity.F2));
+    assertThat(r.fidelityFloor()).isEqualTo(Fidelity.F3);
+    assertThat(r.fidelityMet()).isFalse();
+  }
+
+  @Test
+  void signedCore_withFidelityMetZeroAndNoPair_asEarlierBuildsSealedIt_stillDecodes()
+      throws Exception {
+    CborMap core = ClaimsFixtures.base(ClaimsFixtures.REQUEST).build().toSignedCore();
+    MeshReceipt r = SignedCore.decode(with(core, "fidelity_met", 0));
+    assertThat(r.fidelityReport()).isEmpty();
+    assertThat(r.fidelityMet()).isFalse();
   }
 
   @Test

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeLimits;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -101,34 +102,43 @@ public final class Router {
       throws NoAdmissibleBackendException {
     List<RouteCandidate> candidates = new ArrayList<>(backends.size());
     ServingEngine best = null;
+    int bestAt = -1;
     long bestEstimate = Long.MAX_VALUE;
     for (ServingEngine b : backends) {
       long estimate = b.costProfile().estimate(request);
-      Optional<Inadmissibility> why = judge(b, estimate, request, rule, limits(b));
-      candidates.add(new RouteCandidate(b.name(), b.fidelity(), estimate, why));
+      // Read once: the candidate must record the rating it was judged on, which the steward seals
+      // as the advertised level; nothing obliges an engine to answer the same twice.
+      Fidelity rating = b.fidelity();
+      Optional<Inadmissibility> why = judge(b, rating, estimate, request, rule, limits(b));
+      candidates.add(new RouteCandidate(b.name(), rating, estimate, why));
       // Strictly lower wins, so the earlier registration keeps a tie.
       if (why.isEmpty() && (best == null || estimate < bestEstimate)) {
         best = b;
+        bestAt = candidates.size() - 1;
         bestEstimate = estimate;
       }
     }
     if (best == null) {
       throw new NoAdmissibleBackendException(candidates, failure(request, candidates));
     }
-    return new RouteDecision(best, candidates, justify(best, bestEstimate, request, candidates));
+    return new RouteDecision(
+        best,
+        candidates,
+        justify(best, candidates.get(bestAt).fidelity(), bestEstimate, request, candidates));
   }
 
   private static Optional<Inadmissibility> judge(
       ServingEngine b,
+      Fidelity rating,
       long estimate,
       ServeRequest request,
       AdmissionRule rule,
       ServeLimits limits) {
-    if (!b.fidelity().meets(request.fidelityFloor())) {
+    if (!rating.meets(request.fidelityFloor())) {
       return Optional.of(
           new Inadmissibility(
               Inadmissibility.Kind.BELOW_FLOOR,
-              "below floor: " + b.fidelity() + " < " + request.fidelityFloor()));
+              "below floor: " + rating + " < " + request.fidelityFloor()));
     }
     if (estimate > request.jouleCeilingUj()) {
       return Optional.of(
@@ -149,7 +159,11 @@ public final class Router {
   }
 
   private static String justify(
-      ServingEngine best, long estimate, ServeRequest request, List<RouteCandidate> candidates) {
+      ServingEngine best,
+      Fidelity rating,
+      long estimate,
+      ServeRequest request,
+      List<RouteCandidate> candidates) {
     Map<Inadmissibility.Kind, Integer> refused = new EnumMap<>(Inadmissibility.Kind.class);
     int admissible = refusedByKind(candidates, refused);
     StringBuilder s = new StringBuilder();
@@ -158,7 +172,7 @@ public final class Router {
         .append(": ")
         .append(best.name())
         .append(' ')
-        .append(best.fidelity())
+        .append(rating)
         .append(">=")
         .append(request.fidelityFloor())
         .append(", est ")

@@ -145,6 +145,9 @@ public final class PostgresJournal implements Journal {
         // A paused steward's session ends after the lease, releasing the lock (class comment).
         s.execute("SET idle_session_timeout = " + location.lease().toMillis());
         s.execute("SET idle_in_transaction_session_timeout = " + location.lease().toMillis());
+        // A COMMIT answered with a warning is refused (insertBatch), which needs the warning sent:
+        // a server or role whose client_min_messages is above warning would keep it back.
+        s.execute("SET client_min_messages = warning");
         // Committed must mean durable: never acknowledge a record the server may still lose.
         try (ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
           rs.next();
@@ -801,18 +804,18 @@ public final class PostgresJournal implements Journal {
   /** Releases the journal: its lock, at once, then its session. */
   @Override
   public void close() {
-    if (!commits.close()) {
-      return;
-    }
-    beating.cancel(false);
-    heartbeat.shutdownNow();
-    synchronized (connectionLock) {
-      try {
-        JournalSchema.unlock(connection, name);
-      } catch (SQLException ignored) {
-        // A session already lost holds no lock; closing it below is all there is to do.
-      }
-      LockHolder.closeQuietly(connection);
-    }
+    commits.close(
+        () -> {
+          beating.cancel(false);
+          heartbeat.shutdownNow();
+          synchronized (connectionLock) {
+            try {
+              JournalSchema.unlock(connection, name);
+            } catch (SQLException ignored) {
+              // A session already lost holds no lock; closing it below is all there is to do.
+            }
+            LockHolder.closeQuietly(connection);
+          }
+        });
   }
 }

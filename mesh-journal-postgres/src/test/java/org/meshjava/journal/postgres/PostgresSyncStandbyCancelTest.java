@@ -46,10 +46,34 @@ class PostgresSyncStandbyCancelTest {
   @Test
   @Timeout(300)
   void aCommitWhoseStandbyWaitIsCancelled_isRefused_notAcknowledged() throws Exception {
+    cancelACommitsStandbyWait_andExpectItRefused("");
+  }
+
+  /**
+   * Regression: on a server whose {@code client_min_messages} is above {@code warning} (set to
+   * quieten clients), the cancelled wait's warning never reached the journal, so the batch was
+   * acknowledged as before pg27's rule.
+   */
+  @Test
+  @Timeout(300)
+  void aCommitWhoseStandbyWaitIsCancelled_isRefused_evenWhereTheServerSendsClientsNoWarnings()
+      throws Exception {
+    cancelACommitsStandbyWait_andExpectItRefused("ALTER SYSTEM SET client_min_messages = 'error'");
+  }
+
+  private static void cancelACommitsStandbyWait_andExpectItRefused(String serverSetting)
+      throws Exception {
     // A server of its own: every commit on it waits for a standby that never comes.
     try (PostgresTestServer server = PostgresTestServer.start(false)) {
       PostgresLocation at = PostgresLocation.parse(server.url(server.newDatabase()));
       String name = "did:key:test-" + UUID.randomUUID();
+      if (!serverSetting.isEmpty()) {
+        try (Connection admin = server.connect("postgres");
+            Statement s = admin.createStatement()) {
+          s.execute(serverSetting);
+          s.execute("SELECT pg_reload_conf()");
+        }
+      }
       try (PostgresJournal j = PostgresJournal.open(at, name);
           Connection admin = server.connect("postgres");
           Statement s = admin.createStatement()) {

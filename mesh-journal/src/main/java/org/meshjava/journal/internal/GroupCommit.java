@@ -145,13 +145,29 @@ public final class GroupCommit<E> {
    * @return false if it was closed already
    */
   public boolean close() {
+    return close(() -> {});
+  }
+
+  /**
+   * {@link #close()}, then runs {@code release} (the owner letting go of its storage: a file's
+   * lock, a database session) on the first call only, even when the last step threw an error: an
+   * error is rethrown, and without this the owner's release after it was skipped, so the storage
+   * stayed held (a file journal's lock, until the process ended).
+   *
+   * @return false if it was closed already; {@code release} is then not run
+   */
+  public boolean close(Runnable release) {
     synchronized (appendLock) {
       if (closed) {
         return false;
       }
       closed = true;
     }
-    writeQueuedBeforeClose();
+    try {
+      writeQueuedBeforeClose();
+    } finally {
+      release.run();
+    }
     return true;
   }
 
