@@ -711,6 +711,9 @@ public final class PostgresJournal implements Journal {
     }
   }
 
+  /** SQLSTATE {@code query_canceled}: a statement cancelled, its session left open. */
+  private static final String QUERY_CANCELED = "57014";
+
   /** Speaks to the database so the session outlives its lease, and checks the epoch. */
   private void beat() {
     if (commits.failure() != null || commits.closed()) {
@@ -735,12 +738,20 @@ public final class PostgresJournal implements Journal {
         }
       } catch (SQLException e) {
         if (!commits.closed()) {
+          // A cancelled statement (pg_cancel_backend, a statement_timeout) leaves the session
+          // open, but the epoch check did not run: failing stays the safe answer, in words that
+          // do not send the operator after a connection that was never lost.
+          String what =
+              QUERY_CANCELED.equals(e.getSQLState())
+                  ? " had its heartbeat's check of the epoch cancelled, so whether another steward"
+                      + " took it over is not known (the statement was cancelled, not the session: "
+                  : " lost its database session (";
           fail(
               new JournalException(
                   JournalException.Reason.FAILED,
                   "journal "
                       + describe()
-                      + " lost its database session ("
+                      + what
                       + FailureWords.of(e)
                       + "); nothing more is written until it is reopened",
                   e));
