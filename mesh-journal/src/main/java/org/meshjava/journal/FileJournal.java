@@ -22,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.internal.ChainedReader;
 import org.meshjava.journal.internal.EmptyLine;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
@@ -463,7 +464,7 @@ public final class FileJournal implements Journal {
               "cannot take an exclusive lock on journal "
                   + path
                   + " ("
-                  + e.getMessage()
+                  + FailureWords.of(e)
                   + "); refusing to run without one (§2.2)",
               e));
     }
@@ -556,7 +557,7 @@ public final class FileJournal implements Journal {
                     ? f.getFile() + " exists and is not a folder"
                     : e instanceof java.nio.file.FileSystemException f && f.getReason() != null
                         ? reasonOnly(f, where)
-                        : e.getMessage();
+                        : FailureWords.of(e);
     return new JournalException(reason, what + " " + where + ": " + why, e);
   }
 
@@ -1591,7 +1592,7 @@ public final class FileJournal implements Journal {
           new JournalException(
               JournalException.Reason.FAILED,
               seq,
-              "write to " + path + " failed: " + ex.getMessage(),
+              "write to " + path + " failed: " + FailureWords.of(ex),
               ex);
       LOG.error("journal {}: write failed; no further appends until reopened", path, ex);
       if (writing) {
@@ -1673,7 +1674,7 @@ public final class FileJournal implements Journal {
           "the journal file is gone from "
               + path
               + " ("
-              + e.getMessage()
+              + FailureWords.of(e)
               + "); refusing to write to a file no name reaches",
           e);
     }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.SequenceFiles;
 
@@ -266,7 +267,7 @@ public final class FileSnapshotStore implements SnapshotStore {
       // record; each retry at a later count would leave one more.
       deleteQuietly(tmp);
       throw new SnapshotException(
-          SnapshotException.Reason.IO, "cannot write " + target + ": " + e.getMessage(), e);
+          SnapshotException.Reason.IO, "cannot write " + target + ": " + FailureWords.of(e), e);
     }
     dropOld(snapshot.position().count());
   }
@@ -327,7 +328,7 @@ public final class FileSnapshotStore implements SnapshotStore {
           });
     } catch (IOException e) {
       throw new SnapshotException(
-          SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+          SnapshotException.Reason.IO, "cannot read " + dir + ": " + FailureWords.of(e), e);
     }
   }
 
@@ -424,7 +425,7 @@ public final class FileSnapshotStore implements SnapshotStore {
             return readLatest(read);
           } catch (IOException e) {
             throw new SnapshotException(
-                SnapshotException.Reason.IO, "cannot read " + dir + ": " + e.getMessage(), e);
+                SnapshotException.Reason.IO, "cannot read " + dir + ": " + FailureWords.of(e), e);
           }
         });
   }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.SequenceFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -235,7 +236,7 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
     } catch (IOException e) {
       throw new SnapshotException(
           SnapshotException.Reason.IO,
-          "cannot read snapshot folder " + dir + ": " + e.getMessage(),
+          "cannot read snapshot folder " + dir + ": " + FailureWords.of(e),
           e);
     }
   }

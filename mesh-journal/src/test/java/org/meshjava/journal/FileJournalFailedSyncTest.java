@@ -65,6 +65,31 @@ class FileJournalFailedSyncTest {
     }
   }
 
+  /**
+   * A device layer may throw an {@code IOException} with no message; the journal's failure then
+   * named nothing ("write to … failed: null"), in the waiter's refusal and in every later one.
+   */
+  @Test
+  void aFailedSyncWithoutAMessage_isNamedByItsClass_notAsNull() throws Exception {
+    Path p = dir.resolve("j.log");
+    try (FileJournal j =
+        FileJournal.open(
+            p,
+            FileChannel::tryLock,
+            (channel, length) -> {
+              throw new IOException();
+            })) {
+      assertThatThrownBy(() -> j.append(FileJournalStreamTest.sealed(0)))
+          .isInstanceOf(JournalException.class)
+          .hasMessageContaining("failed: IOException")
+          .hasMessageNotContaining("null");
+      assertThat(j.refusesAppends()).hasValueSatisfying(r -> assertThat(r).doesNotContain("null"));
+      assertThatThrownBy(() -> j.append(FileJournalStreamTest.sealed(0)))
+          .hasMessageContaining("IOException")
+          .hasMessageNotContaining("null");
+    }
+  }
+
   @Test
   void aFailedSync_isNeverRetried_evenOnceTheDeviceRecovers() throws Exception {
     Path p = dir.resolve("j.log");

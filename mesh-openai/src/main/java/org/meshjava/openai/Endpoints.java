@@ -85,6 +85,9 @@ final class Endpoints {
       long defaultCeilingUj,
       int maxConcurrentServes,
       Optional<ConsoleFeed> console) {
+    for (ServingEngine e : steward.backends()) {
+      retrievable(e.name());
+    }
     this.steward = steward;
     this.defaultCeilingUj = defaultCeilingUj;
     this.serves = new Semaphore(maxConcurrentServes);
@@ -279,6 +282,36 @@ final class Endpoints {
    */
   static boolean namesOneModel(String rawPath) {
     return rawPath.startsWith(MODELS_PREFIX) && rawPath.indexOf('/', MODELS_PREFIX.length()) < 0;
+  }
+
+  /**
+   * Refuses a backend name that {@code GET /v1/models/{model}} could never reach, which {@code GET
+   * /v1/models} would list all the same. Both official SDKs send a backslash as {@code %5C}, and
+   * the server refuses it in a path, raw or escaped (a proxy in front may read it as {@code /}); a
+   * name that is {@code .} or {@code ..} is a dot segment, refused raw and as {@code %2e} alike.
+   * Only this binding cannot serve such a name: a receipt may still carry it, so the rule lives
+   * here and not in the engine's or the receipt's.
+   *
+   * @throws IllegalArgumentException naming the backend and why, for such a name
+   */
+  static void retrievable(String backend) {
+    String why =
+        backend.indexOf('\\') >= 0
+            ? "holds a backslash, which no request path here may hold (an SDK sends it as %5C,"
+                + " refused 400)"
+            : backend.equals(".") || backend.equals("..")
+                ? "is a dot segment, which no request path here may hold (refused 400, raw or as"
+                    + " %2e)"
+                : null;
+    if (why != null) {
+      throw new IllegalArgumentException(
+          "backend '"
+              + backend
+              + "' "
+              + why
+              + ", so GET /v1/models/{model} could never retrieve it although GET /v1/models"
+              + " lists it: rename the backend");
+    }
   }
 
   /** Every method the API serves on some path: its {@code Allow} for a target that is no path. */

@@ -14,11 +14,11 @@ import org.jspecify.annotations.Nullable;
  * So the first failure after a quiet interval is logged whole (the upstream's endpoint and the
  * cause), and the failures after it within the interval are only counted, keeping the first and the
  * last cause. The count goes out with the next line this limit lets through: the first failure once
- * the interval has passed, or, when the upstream answers again after the interval has passed, a
- * line saying so. The operator still reads when failures began, what they were, how many there
- * were, and that they stopped.
+ * the interval has passed, or, when the upstream serves a reply again after the interval has
+ * passed, a line saying so. The operator still reads when failures began, what they were, how many
+ * there were, and that they stopped.
  *
- * <p>An exchange that reached the upstream ({@link #answered}) ends nothing by itself: an upstream
+ * <p>A reply the upstream served ({@link #answered} with 200) ends nothing by itself: an upstream
  * that fails some requests and serves others (one client's requests refused, everyone else's
  * served) would otherwise log a failure and a recovery per request. Thread-safe; the call on every
  * served exchange reads one volatile field when nothing is pending.
@@ -35,6 +35,9 @@ final class FailureLogLimit {
 
   private @Nullable String firstUnlogged;
   private @Nullable String lastUnlogged;
+
+  /** The status of a reply the upstream served (UpstreamEngine refuses any other). */
+  private static final int SERVED = 200;
 
   /** Whether {@link #unlogged} is above zero, read without the lock on the served path. */
   private volatile boolean pending;
@@ -74,13 +77,18 @@ final class FailureLogLimit {
   }
 
   /**
-   * Notes an exchange that reached the upstream.
+   * Notes an exchange that reached the upstream, which answered {@code status}. Only a 200, the one
+   * status {@link UpstreamEngine} takes a reply from, says the upstream answers again: an upstream
+   * that answers 502 or 503 through an outage (a proxy in front of a stopped server, an overloaded
+   * one) still fails every serve, and a line saying it answered again would tell the operator the
+   * outage was over while it went on.
    *
    * @return a line saying the upstream answered again with the count of failures not logged, when
-   *     there are some and the interval since the last line has passed; else empty
+   *     {@code status} is 200, there are failures not logged and the interval since the last line
+   *     has passed; else empty
    */
-  Optional<String> answered() {
-    if (!pending) {
+  Optional<String> answered(int status) {
+    if (!pending || status != SERVED) {
       return Optional.empty();
     }
     synchronized (this) {

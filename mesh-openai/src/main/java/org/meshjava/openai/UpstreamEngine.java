@@ -179,7 +179,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    answered();
+    answered(response.status());
     if (response.status() != 200) {
       throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
@@ -240,7 +240,7 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    answered();
+    answered(response.status());
     DeltaCodePoints reply = new DeltaCodePoints();
     long deltas = 0;
     boolean stopped = false;
@@ -407,10 +407,13 @@ public final class UpstreamEngine extends DescribedEngine {
         "calling the upstream: " + why + " (the server's log names its endpoint)", e);
   }
 
-  /** An exchange reached the upstream: the count of failures not logged may be due. */
-  private void answered() {
+  /**
+   * An exchange reached the upstream, answering {@code status}: the count of failures not logged
+   * may be due, when the upstream served it.
+   */
+  private void answered(int status) {
     failures
-        .answered()
+        .answered(status)
         .ifPresent(line -> LOG.info("upstream {} at {} {}", name(), chatCompletions, line));
   }
 

@@ -69,17 +69,34 @@ class FailureLogLimitTest {
     limit.failed("down");
     clock.advance(Duration.ofSeconds(1));
     limit.failed("still down");
-    assertThat(limit.answered()).as("within the interval: still counted").isEmpty();
+    assertThat(limit.answered(200)).as("within the interval: still counted").isEmpty();
     clock.advance(Duration.ofMinutes(1));
-    assertThat(limit.answered())
+    assertThat(limit.answered(200))
         .contains("answered again; 1 failure not logged since " + T0 + " (the first: still down)");
-    assertThat(limit.answered()).as("nothing left to say").isEmpty();
+    assertThat(limit.answered(200)).as("nothing left to say").isEmpty();
+  }
+
+  /**
+   * An upstream answering 5xx through an outage still fails every serve: only a served reply says
+   * it answers again, or the log would say the outage ended while it went on.
+   */
+  @Test
+  void anErrorStatus_isNotAnsweringAgain_theCountWaitsForAServedReply() {
+    limit.failed("down");
+    clock.advance(Duration.ofSeconds(1));
+    limit.failed("still down");
+    clock.advance(Duration.ofMinutes(2));
+    for (int status : new int[] {500, 502, 503, 429, 404}) {
+      assertThat(limit.answered(status)).as("HTTP " + status).isEmpty();
+    }
+    assertThat(limit.answered(200))
+        .contains("answered again; 1 failure not logged since " + T0 + " (the first: still down)");
   }
 
   @Test
   void answersAlone_logNothing() {
     for (int i = 0; i < 5; i++) {
-      assertThat(limit.answered()).isEmpty();
+      assertThat(limit.answered(200)).isEmpty();
       clock.advance(Duration.ofMinutes(2));
     }
   }
@@ -93,7 +110,7 @@ class FailureLogLimitTest {
     int logged = 0;
     for (int i = 0; i < 600; i++) {
       logged += count(limit.failed("refused"));
-      logged += count(limit.answered());
+      logged += count(limit.answered(200));
       clock.advance(Duration.ofMillis(500)); // five minutes in all
     }
     assertThat(logged).isBetween(5, 6);

@@ -1,6 +1,7 @@
 package org.meshjava.openai;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URLEncoder;
@@ -13,7 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.Recipe;
+import org.meshjava.energy.EstimatorMeter;
 import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.steward.Steward;
 
 /**
  * Requests as the official OpenAI Node.js SDK (openai 6.x) puts them on the wire where it differs
@@ -103,6 +106,34 @@ class NodeSdkWireTest {
     // Elsewhere a ';' is still a parameter no path takes.
     f.get("/v1/models;x/" + nodeEncodeUriPath(SEMI)).error(404, "not_found");
     f.get("/v1/mesh/steward;x").error(404, "not_found");
+  }
+
+  /**
+   * A backslash reaches the server as {@code %5C} from both SDKs and is refused 400 as a suspicious
+   * path character, and {@code ..} is a dot segment, refused too, so a backend so named would be
+   * listed but never retrieved: the server refuses to be built over it, naming it (a receipt may
+   * still name such a backend).
+   */
+  @Test
+  void aBackendNameNoRetrieveCanReach_isRefusedWhenTheServerIsBuilt_namingIt() {
+    assertThat(f.get("/v1/models/" + nodeEncodeUriPath("org\\m")).status()).isEqualTo(400);
+    try (Steward s =
+        Steward.ephemeral()
+            .meter(new EstimatorMeter())
+            .backend(backend("org\\model", "bs"))
+            .build()) {
+      assertThatThrownBy(() -> OpenAiServer.builder(s).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("backend 'org\\model' holds a backslash")
+          .hasMessageContaining("rename");
+    }
+    assertThat(f.get("/v1/models/..").status()).isEqualTo(400);
+    try (Steward s =
+        Steward.ephemeral().meter(new EstimatorMeter()).backend(backend("..", "dots")).build()) {
+      assertThatThrownBy(() -> OpenAiServer.builder(s).build())
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("backend '..' is a dot segment");
+    }
   }
 
   @Test

@@ -17,6 +17,7 @@ import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotMapping;
 import org.meshjava.journal.SnapshotState;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.ReplayState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -151,7 +152,7 @@ final class Snapshotter implements AutoCloseable {
         LOG.warn("journal snapshot not written: {}", e.getMessage());
       }
     } catch (JournalException | RuntimeException e) {
-      LOG.warn("journal snapshot not written: {}", e.getMessage());
+      LOG.warn("journal snapshot not written: {}", FailureWords.of(e));
     }
   }
 

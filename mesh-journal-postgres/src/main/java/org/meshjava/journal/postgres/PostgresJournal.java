@@ -25,6 +25,7 @@ import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalPosition;
 import org.meshjava.journal.JournalRecord;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.JournalChain;
 import org.meshjava.journal.internal.JournalFile;
@@ -188,7 +189,7 @@ public final class PostgresJournal implements Journal {
       LockHolder.closeQuietly(c);
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot open journal " + name + " at " + location + ": " + e.getMessage(),
+          "cannot open journal " + name + " at " + location + ": " + FailureWords.of(e),
           e);
     } catch (JournalException | RuntimeException e) {
       LockHolder.closeQuietly(c);
@@ -248,7 +249,7 @@ public final class PostgresJournal implements Journal {
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot read journal " + name + " at " + location + ": " + e.getMessage(),
+          "cannot read journal " + name + " at " + location + ": " + FailureWords.of(e),
           e);
     }
   }
@@ -264,7 +265,7 @@ public final class PostgresJournal implements Journal {
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot list the journals at " + location + ": " + e.getMessage(),
+          "cannot list the journals at " + location + ": " + FailureWords.of(e),
           e);
     }
   }
@@ -300,7 +301,7 @@ public final class PostgresJournal implements Journal {
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot read journal " + name + " at " + location + ": " + e.getMessage(),
+          "cannot read journal " + name + " at " + location + ": " + FailureWords.of(e),
           e);
     }
   }
@@ -433,7 +434,7 @@ public final class PostgresJournal implements Journal {
         "import into "
             + describe()
             + ": "
-            + (failed != null ? failed.getMessage() : e.getMessage()),
+            + (failed != null ? failed.getMessage() : FailureWords.of(e)),
         failed != null ? failed : e);
   }
 
@@ -555,7 +556,7 @@ public final class PostgresJournal implements Journal {
     } catch (SQLException e) {
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot read journal " + describe() + ": " + e.getMessage(),
+          "cannot read journal " + describe() + ": " + FailureWords.of(e),
           e);
     }
   }
@@ -621,7 +622,7 @@ public final class PostgresJournal implements Journal {
                         ? "another steward wrote record " + first + " of journal " + describe()
                         : "write to journal " + describe() + " failed")
                     + ": "
-                    + e.getMessage()
+                    + FailureWords.of(e)
                     + (commitSent ? unknownOutcome(first, lines.size()) : ""),
                 e));
       }
@@ -710,6 +711,9 @@ public final class PostgresJournal implements Journal {
     }
   }
 
+  /** SQLSTATE {@code query_canceled}: a statement cancelled, its session left open. */
+  private static final String QUERY_CANCELED = "57014";
+
   /** Speaks to the database so the session outlives its lease, and checks the epoch. */
   private void beat() {
     if (commits.failure() != null || commits.closed()) {
@@ -734,13 +738,21 @@ public final class PostgresJournal implements Journal {
         }
       } catch (SQLException e) {
         if (!commits.closed()) {
+          // A cancelled statement (pg_cancel_backend, a statement_timeout) leaves the session
+          // open, but the epoch check did not run: failing stays the safe answer, in words that
+          // do not send the operator after a connection that was never lost.
+          String what =
+              QUERY_CANCELED.equals(e.getSQLState())
+                  ? " had its heartbeat's check of the epoch cancelled, so whether another steward"
+                      + " took it over is not known (the statement was cancelled, not the session: "
+                  : " lost its database session (";
           fail(
               new JournalException(
                   JournalException.Reason.FAILED,
                   "journal "
                       + describe()
-                      + " lost its database session ("
-                      + e.getMessage()
+                      + what
+                      + FailureWords.of(e)
                       + "); nothing more is written until it is reopened",
                   e));
         }

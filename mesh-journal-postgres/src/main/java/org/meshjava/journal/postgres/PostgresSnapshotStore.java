@@ -12,6 +12,7 @@ import org.meshjava.journal.Snapshot;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.journal.SnapshotHeader;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.SnapshotHeaderReader;
 
 /**
@@ -139,7 +140,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
               + " records to "
               + describe()
               + ": "
-              + e.getMessage(),
+              + FailureWords.of(e),
           e);
     }
   }
@@ -182,7 +183,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         return Optional.empty(); // no steward of this database has saved a snapshot yet
       }
       throw new SnapshotException(
-          SnapshotException.Reason.IO, "cannot read " + describe() + ": " + e.getMessage(), e);
+          SnapshotException.Reason.IO, "cannot read " + describe() + ": " + FailureWords.of(e), e);
     }
   }
 
@@ -238,7 +239,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       }
       throw new SnapshotException(
           SnapshotException.Reason.IO,
-          "cannot read the latest snapshot's header in " + describe() + ": " + e.getMessage(),
+          "cannot read the latest snapshot's header in " + describe() + ": " + FailureWords.of(e),
           e);
     }
   }

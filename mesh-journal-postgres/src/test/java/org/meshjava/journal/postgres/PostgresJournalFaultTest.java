@@ -142,6 +142,45 @@ class PostgresJournalFaultTest {
     assertThat(rows(name)).hasSize(1);
   }
 
+  /**
+   * {@code pg_cancel_backend} on the heartbeat's epoch check ends the statement, not the session:
+   * the journal still fails (the check did not run), but its words said it "lost its database
+   * session", sending the operator after a connection that was never lost.
+   */
+  @Test
+  void heartbeatStatementCancelled_failsTheJournal_sayingItWasCancelled_notTheSessionLost()
+      throws Exception {
+    String name = newName();
+    try (PostgresJournal j =
+            PostgresJournal.open(location().withLease(Duration.ofSeconds(3)), name);
+        Connection blocker = server.connect(database)) {
+      j.append(new JournalEntry.Sealed(0, ContentId.ofBytes(new byte[] {0})));
+      long pid = backendOf(name);
+      // The heartbeat's SELECT of the owner row waits behind this lock until it is cancelled.
+      blocker.setAutoCommit(false);
+      try (Statement s = blocker.createStatement()) {
+        s.execute("LOCK TABLE mesh_journal_owner IN ACCESS EXCLUSIVE MODE");
+      }
+      awaitWaitingForALock(pid);
+      try (Connection c = server.connect(database);
+          Statement s = c.createStatement()) {
+        s.execute("SELECT pg_cancel_backend(" + pid + ")");
+      }
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GUARD_SECONDS);
+      while (j.refusesAppends().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      blocker.rollback();
+      assertThat(j.refusesAppends())
+          .hasValueSatisfying(
+              why ->
+                  assertThat(why)
+                      .contains(name)
+                      .contains("cancelled")
+                      .doesNotContain("lost its database session"));
+    }
+  }
+
   @Test
   void sessionThatStopsAnsweringDuringABatch_failsTheJournal_andASuccessorTakesOver()
       throws Exception {

@@ -161,10 +161,10 @@ public final class JournalFile {
       }
     } catch (LineReader.TooLong e) {
       throw new JournalException(
-          JournalException.Reason.CORRUPT, "cannot read " + path + ": " + e.getMessage(), e);
+          JournalException.Reason.CORRUPT, "cannot read " + path + ": " + FailureWords.of(e), e);
     } catch (IOException e) {
       throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + e.getMessage(), e);
+          JournalException.Reason.IO, "cannot read " + path + ": " + FailureWords.of(e), e);
     }
   }
 

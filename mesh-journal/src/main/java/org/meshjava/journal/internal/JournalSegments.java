@@ -43,7 +43,7 @@ public final class JournalSegments {
     } catch (IOException e) {
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot list " + directory(journal) + ": " + e.getMessage(),
+          "cannot list " + directory(journal) + ": " + FailureWords.of(e),
           e);
     }
     return out;
@@ -125,11 +125,11 @@ public final class JournalSegments {
       throw new JournalException(
           JournalException.Reason.CORRUPT,
           s.firstSeq(),
-          "in " + s.file() + ", " + e.getMessage(),
+          "in " + s.file() + ", " + FailureWords.of(e),
           e);
     } catch (IOException e) {
       throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + s.file() + ": " + e.getMessage(), e);
+          JournalException.Reason.IO, "cannot read " + s.file() + ": " + FailureWords.of(e), e);
     }
   }
 
@@ -255,10 +255,10 @@ public final class JournalSegments {
         }
       } catch (LineReader.TooLong e) {
         throw new JournalException(
-            JournalException.Reason.CORRUPT, seq, "in " + s.file() + ", " + e.getMessage(), e);
+            JournalException.Reason.CORRUPT, seq, "in " + s.file() + ", " + FailureWords.of(e), e);
       } catch (IOException e) {
         throw new JournalException(
-            JournalException.Reason.IO, "cannot read " + s.file() + ": " + e.getMessage(), e);
+            JournalException.Reason.IO, "cannot read " + s.file() + ": " + FailureWords.of(e), e);
       }
     }
   }

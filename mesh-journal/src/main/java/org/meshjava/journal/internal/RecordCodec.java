@@ -219,7 +219,7 @@ public final class RecordCodec {
       com.fasterxml.jackson.core.JsonLocation at = j.getLocation();
       return j.getOriginalMessage() + (at == null ? "" : " (column " + at.getColumnNr() + ")");
     }
-    return String.valueOf(e.getMessage());
+    return FailureWords.of(e);
   }
 
   /**
@@ -377,16 +377,15 @@ public final class RecordCodec {
       r = new JournalRecord(seq, prev, entry);
     } catch (MalformedGrantException | DidKeyException | CborDecodeException e) {
       throw new JournalException(
-          JournalException.Reason.CORRUPT, expectedSeq, String.valueOf(e.getMessage()), e);
+          JournalException.Reason.CORRUPT, expectedSeq, FailureWords.of(e), e);
     } catch (JsonProcessingException e) {
       throw new JournalException(
           JournalException.Reason.CORRUPT, expectedSeq, "not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new JournalException(
-          JournalException.Reason.IO, expectedSeq, String.valueOf(e.getMessage()), e);
+      throw new JournalException(JournalException.Reason.IO, expectedSeq, FailureWords.of(e), e);
     } catch (IllegalArgumentException e) {
       throw new JournalException(
-          JournalException.Reason.CORRUPT, expectedSeq, String.valueOf(e.getMessage()), e);
+          JournalException.Reason.CORRUPT, expectedSeq, FailureWords.of(e), e);
     }
     // One encoding per record: anything else (spacing, key order, number forms) was not written by
     // us.
