@@ -37,16 +37,18 @@ final class NvmlDiscovery {
       ProbeClock clock,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
+    // One budget for the whole of NVML's discovery, initialisation included.
+    MomentaryRetry retry = new MomentaryRetry(clock);
     NvmlLibrary nvml;
     try {
-      nvml = NvmlLibrary.load(library);
+      nvml = NvmlLibrary.load(library, retry);
     } catch (CounterException e) {
       rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e));
       return;
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
     try {
-      bindBoards(nvml, visibility, new MomentaryRetry(clock), found, rejected);
+      bindBoards(nvml, visibility, retry, found, rejected);
     } finally {
       nvml.release();
     }
