@@ -5,9 +5,9 @@ import java.util.function.Predicate;
 
 /**
  * Retries, at discovery, a counter's call that failed with a condition of the moment ({@link
- * CounterIssue#READ_FAILED}), within one time budget per discovery: NVML's initialisation and its
- * calls that find and name the boards (count, handle by index, UUID, PCI location, MIG mode), and a
- * RAPL zone's first read.
+ * CounterIssue#READ_FAILED}), within one time budget per discovery: NVML's initialisation, its
+ * calls that find and name the boards (count, handle by index, UUID, PCI location, MIG mode) and
+ * the one that gives a board's power bound (limit constraints), and a RAPL zone's first read.
  *
  * <p>Design note. A counter whose energy read fails later is demoted and re-probed, and an NVML
  * board whose first energy read fails is kept for those re-probes; but a failure before the counter

@@ -37,7 +37,8 @@ final class FakeNvml {
     COUNT,
     HANDLE,
     UUID,
-    INIT
+    INIT,
+    POWER_LIMIT
   }
 
   private FakeNvml() {}

@@ -457,6 +457,11 @@ class NvmlMeterTest {
   void aBoardWhoseLimitMayBeSetPast2Kilowatts_drawingIt_isCounted_notCalledAReset() {
     FakeNvml.script(0, 1_000, 3, 1);
     FakeNvml.setPowerLimitMax(0, 2_300_000); // 2.3 kW
+    assertA2300WattDrawIsCounted();
+  }
+
+  /** A board held to its own 4.6 kW: 23 kJ over a 10 s window is a reading, not a reset. */
+  private void assertA2300WattDrawIsCounted() {
     CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     clock.advanceMillis(150);
@@ -609,5 +614,27 @@ class NvmlMeterTest {
   @Test
   void init_thatNeverAnswers_isGivenUpWithinTheBound_sayingSo() {
     assertGivenUpWithinTheBound(DiscoveryCall.INIT, "nvmlInit_v2 failed");
+  }
+
+  // The limit constraints can answer a code of the moment too. Settled at the 2 kW floor on one,
+  // a board settable past it had its own draw refused as resets until the process restarted.
+  @Test
+  void powerLimit_aTimeoutAtStart_isTriedAgain_andTheBoardKeepsItsOwnBound() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.setPowerLimitMax(0, 2_300_000);
+    FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, TIMEOUT, 2);
+    assertA2300WattDrawIsCounted();
+  }
+
+  /** The figure is optional: without it, within the budget or for good, the board keeps 2 kW. */
+  @Test
+  void powerLimit_thatNeverAnswers_orIsRefusedForGood_leavesTheBoardMeteredAtTwoKilowatts() {
+    for (int[] failure : new int[][] {{NOT_READY, -1}, {NO_PERMISSION, 1}}) {
+      FakeNvml.reset();
+      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.setPowerLimitMax(0, 2_300_000);
+      FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, failure[0], failure[1]);
+      assertA2300WattDrawIsAReset();
+    }
   }
 }

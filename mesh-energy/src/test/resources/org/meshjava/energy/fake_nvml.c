@@ -32,9 +32,9 @@ static unsigned int pci_bus[MAX_DEVICES];
 static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
 static unsigned int limit_max_mw[MAX_DEVICES]; /* 0: the call answers NOT_SUPPORTED */
 static int initialized;
-/* Scripted failures of the calls discovery makes: 0 count, 1 handle by index, 2 UUID, 3 init.
-   */
-#define SCRIPTED_CALLS 4
+/* Scripted failures of the calls discovery makes: 0 count, 1 handle by index, 2 UUID, 3 init,
+   4 power limit constraints. */
+#define SCRIPTED_CALLS 5
 static int fail_code[SCRIPTED_CALLS];
 static int fail_times[SCRIPTED_CALLS];
 static int init_calls;
@@ -87,7 +87,8 @@ void fake_nvml_set_step(unsigned int device, unsigned long long step) {
   if (device < MAX_DEVICES) step_mj[device] = step;
 }
 
-/* The next `times` calls of discovery call `call` (0 count, 1 handle, 2 UUID, 3 init) answer `code`; a negative `times` fails every call. */
+/* The next `times` calls of discovery call `call` (0 count, 1 handle, 2 UUID, 3 init, 4 power
+   limit constraints) answer `code`; a negative `times` fails every call. */
 void fake_nvml_fail_calls(int call, int code, int times) {
   if (call < 0 || call >= SCRIPTED_CALLS) return;
   fail_code[call] = code;
@@ -226,6 +227,7 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
                                                           unsigned int *max_mw) {
   if (!initialized) return 1;
   if (device == NULL || min_mw == NULL || max_mw == NULL) return 2;
+  if (scripted_failure(4) != 0) return fail_code[4];
   if (limit_max_mw[device->index] == 0) return 3;
   *min_mw = limit_max_mw[device->index] / 2;
   *max_mw = limit_max_mw[device->index];
