@@ -5,8 +5,9 @@ import java.util.function.Predicate;
 
 /**
  * Retries, at discovery, a counter's call that failed with a condition of the moment ({@link
- * CounterIssue#READ_FAILED}), within one time budget per discovery: NVML's calls that find and name
- * the boards (count, handle by index, UUID, PCI location, MIG mode) and a RAPL zone's first read.
+ * CounterIssue#READ_FAILED}), within one time budget per discovery: NVML's initialisation, its
+ * calls that find and name the boards (count, handle by index, UUID, PCI location, MIG mode) and
+ * the one that gives a board's power bound (limit constraints), and a RAPL zone's first read.
  *
  * <p>Design note. A counter whose energy read fails later is demoted and re-probed, and an NVML
  * board whose first energy read fails is kept for those re-probes; but a failure before the counter
@@ -18,9 +19,9 @@ import java.util.function.Predicate;
  * is open across it, and every counter it brings in still has to pass the meter's first probe to
  * grade anything {@code HwShunt}. Only {@link CounterIssue#READ_FAILED} is retried: for NVML the
  * codes {@link NvmlLibrary} classes as momentary, for RAPL a read that failed after the file opened
- * ({@link RaplChannel#readRaw}); {@code NOT_SUPPORTED}, {@code GPU_IS_LOST}, a missing library, a
- * denied or missing file fail at once. The budget bounds how long a start can wait for a driver
- * that never answers.
+ * ({@link RaplChannel#readRaw}); {@code NOT_SUPPORTED}, {@code GPU_IS_LOST}, {@code
+ * DRIVER_NOT_LOADED}, {@code NO_PERMISSION}, a missing library, a denied or missing file fail at
+ * once. The budget bounds how long a start can wait for a driver that never answers.
  */
 final class MomentaryRetry {
   /**

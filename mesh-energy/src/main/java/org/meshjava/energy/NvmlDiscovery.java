@@ -37,16 +37,18 @@ final class NvmlDiscovery {
       ProbeClock clock,
       List<EnergyChannel> found,
       List<CounterStatus> rejected) {
+    // One budget for the whole of NVML's discovery, initialisation included.
+    MomentaryRetry retry = new MomentaryRetry(clock);
     NvmlLibrary nvml;
     try {
-      nvml = NvmlLibrary.load(library);
+      nvml = NvmlLibrary.load(library, retry);
     } catch (CounterException e) {
       rejected.add(CounterStatus.unavailable("nvml", Optional.empty(), e));
       return;
     }
     nvml.retain(); // held while discovering, so a GPU that fails does not unload the rest
     try {
-      bindBoards(nvml, visibility, new MomentaryRetry(clock), found, rejected);
+      bindBoards(nvml, visibility, retry, found, rejected);
     } finally {
       nvml.release();
     }
@@ -142,7 +144,7 @@ final class NvmlDiscovery {
         continue;
       }
       NvmlChannel channel =
-          new NvmlChannel(nvml, domain, b.uuid(), b.handle(), boardWatts(nvml, b.handle()));
+          new NvmlChannel(nvml, domain, b.uuid(), b.handle(), boardWatts(nvml, b.handle(), retry));
       try {
         channel.readTotalUj();
         found.add(channel);
@@ -163,11 +165,20 @@ final class NvmlDiscovery {
 
   /**
    * The most power the board is taken to draw: twice the most its power limit may be set to, never
-   * less than {@link PowerBound#GPU_BOARD}'s 2 kW (SPEC.md 40 §3, the rule RAPL zones follow).
+   * less than {@link PowerBound#GPU_BOARD}'s 2 kW (SPEC.md 40 §3, the rule RAPL zones follow). A
+   * code of the moment is tried again within the discovery's budget: a board settable past 1 kW,
+   * settled at 2 kW on one {@code UNKNOWN}, would have its own draw refused as resets.
    */
-  private static long boardWatts(NvmlLibrary nvml, MemorySegment device) {
+  private static long boardWatts(NvmlLibrary nvml, MemorySegment device, MomentaryRetry retry) {
     long floor = PowerBound.GPU_BOARD.watts();
-    OptionalLong milliwatts = nvml.maxPowerLimitMw(device);
+    OptionalLong milliwatts;
+    try {
+      milliwatts = retry.call(() -> nvml.maxPowerLimitMw(device));
+    } catch (CounterException e) {
+      // The figure is optional, as a RAPL zone's constraint files are: a board that gives none
+      // is still metered, at the floor.
+      return floor;
+    }
     return milliwatts.isEmpty()
         ? floor
         : PowerBound.aboveLimit(Math.ceilDiv(milliwatts.getAsLong(), 1_000L), floor);

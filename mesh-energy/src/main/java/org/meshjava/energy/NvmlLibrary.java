@@ -52,17 +52,18 @@ final class NvmlLibrary implements SharedNative {
 
   /**
    * The return codes that name a condition of the moment, not of the board, whichever call answers
-   * them (an energy read, or the count, handle, UUID, PCI and MIG calls discovery makes, which
-   * {@link MomentaryRetry} tries again): {@code NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code
-   * MEMORY}, {@code NO_DATA}, {@code INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not
-   * ready for the request", which users have seen an H100 answer to the energy read with no lasting
-   * fault named, pynvml issue 54), {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for
-   * these calls as "any unexpected error"). Such a failure is {@link CounterIssue#READ_FAILED}, and
-   * discovery keeps the board for the meter's re-probes. Every other code is {@link
-   * CounterIssue#NATIVE_ERROR}: nvml.h documents {@code NOT_SUPPORTED} for the energy read as a
-   * device that does not support energy readings (before Volta, Tegra boards), {@code GPU_IS_LOST}
-   * as a board off the bus, and the rest name a setup that a retry does not change (no permission,
-   * a driver and library of different versions, a missing function).
+   * them (an energy read, or {@code nvmlInit_v2} and the count, handle, UUID, PCI, MIG and
+   * power-limit calls discovery makes, which {@link MomentaryRetry} tries again): {@code
+   * NVML_ERROR_TIMEOUT}, {@code IN_USE}, {@code MEMORY}, {@code NO_DATA}, {@code
+   * INSUFFICIENT_RESOURCES}, {@code NOT_READY} ("the system is not ready for the request", which
+   * users have seen an H100 answer to the energy read with no lasting fault named, pynvml issue
+   * 54), {@code INVALID_STATE} and {@code UNKNOWN} (nvml.h lists it for these calls as "any
+   * unexpected error"). Such a failure is {@link CounterIssue#READ_FAILED}, and discovery keeps the
+   * board for the meter's re-probes. Every other code is {@link CounterIssue#NATIVE_ERROR}: nvml.h
+   * documents {@code NOT_SUPPORTED} for the energy read as a device that does not support energy
+   * readings (before Volta, Tegra boards), {@code GPU_IS_LOST} as a board off the bus, and the rest
+   * name a setup that a retry does not change (no permission, a driver and library of different
+   * versions, a missing function).
    */
   private static final Set<Integer> MOMENTARY = Set.of(10, 19, 20, 21, 23, 27, 29, 999);
 
@@ -102,14 +103,20 @@ final class NvmlLibrary implements SharedNative {
   }
 
   /**
-   * Loads and initialises NVML.
+   * Loads and initialises NVML, trying {@code nvmlInit_v2} again through {@code retry} while it
+   * answers a {@link #MOMENTARY} code: nvml.h lists {@code UNKNOWN} among its answers, and one at a
+   * start would otherwise lose NVML for the life of the process.
    *
    * @param library a path (contains {@code /}) or a name for the dynamic loader
+   * @param retry the budget of the discovery this load is part of
    * @throws CounterException {@link CounterIssue#LIBRARY_MISSING} if it cannot be loaded or lacks a
-   *     symbol, {@link CounterIssue#NATIVE_ERROR} if {@code nvmlInit_v2} fails
+   *     symbol, {@link CounterIssue#READ_FAILED} if {@code nvmlInit_v2} still fails with a code of
+   *     the moment when the budget is spent, {@link CounterIssue#NATIVE_ERROR} if it fails with any
+   *     other (nvml.h's {@code DRIVER_NOT_LOADED}, {@code NO_PERMISSION}: no retry changes those)
    */
-  static NvmlLibrary load(String library) throws CounterException {
+  static NvmlLibrary load(String library, MomentaryRetry retry) throws CounterException {
     Objects.requireNonNull(library, "library");
+    Objects.requireNonNull(retry, "retry");
     Arena arena = Arena.ofShared();
     NvmlLibrary nvml;
     try {
@@ -118,20 +125,23 @@ final class NvmlLibrary implements SharedNative {
       arena.close();
       throw CounterException.ofBinding(e, "cannot load NVML from '" + library + "'");
     }
-    int rc;
     try {
-      rc = (int) nvml.init.invokeExact();
-    } catch (Throwable t) {
-      arena.close();
-      throw new CounterException(CounterIssue.NATIVE_ERROR, "nvmlInit_v2 threw " + t, t);
-    }
-    if (rc != NVML_SUCCESS) {
-      String text = nvml.describe(rc);
-      arena.close();
-      throw new CounterException(
-          CounterIssue.NATIVE_ERROR, "nvmlInit_v2 failed: " + text + " (NVML error " + rc + ")");
+      retry.call(nvml::initialise);
+    } catch (CounterException e) {
+      arena.close(); // no nvmlShutdown: a failed nvmlInit_v2 leaves nothing to shut down
+      throw e;
     }
     return nvml;
+  }
+
+  /** One call of {@code nvmlInit_v2}. */
+  private boolean initialise() throws CounterException {
+    return call(
+        "nvmlInit_v2",
+        (symbol, memory) -> {
+          check(symbol, (int) init.invokeExact());
+          return true;
+        });
   }
 
   String library() {
@@ -215,32 +225,34 @@ final class NvmlLibrary implements SharedNative {
   /**
    * The most the board's power limit may be set to, in mW ({@code
    * nvmlDeviceGetPowerManagementLimitConstraints}); empty where the driver lacks the call, the
-   * board does not answer it, or it answers the value nvml.h gives a field not available. The
-   * figure is optional, as a RAPL zone's constraint files are: a board without it is held to {@link
-   * PowerBound#GPU_BOARD}.
+   * board answers {@code NOT_SUPPORTED}, or it answers the value nvml.h gives a field not
+   * available. The figure is optional, as a RAPL zone's constraint files are: a board without it is
+   * held to {@link PowerBound#GPU_BOARD}.
+   *
+   * @throws CounterException any other failure, {@link CounterIssue#READ_FAILED} for a {@link
+   *     #MOMENTARY} code, so that discovery can try again before it settles for the 2 kW bound
    */
-  OptionalLong maxPowerLimitMw(MemorySegment device) {
+  OptionalLong maxPowerLimitMw(MemorySegment device) throws CounterException {
     if (limitConstraints.isEmpty()) {
       return OptionalLong.empty();
     }
     MethodHandle function = limitConstraints.get();
-    try {
-      return call(
-          "nvmlDeviceGetPowerManagementLimitConstraints",
-          (symbol, memory) -> {
-            MemorySegment min = memory.allocate(JAVA_INT);
-            MemorySegment max = memory.allocate(JAVA_INT);
-            int rc = (int) function.invokeExact(device, min, max);
-            int most = max.get(JAVA_INT, 0);
-            // All ones is nvml.h's NVML_VALUE_NOT_AVAILABLE: read as 4.29 MW, it would hold the
-            // board to a bound that refuses almost nothing.
-            return rc == NVML_SUCCESS && most != NVML_VALUE_NOT_AVAILABLE
-                ? OptionalLong.of(Integer.toUnsignedLong(most))
-                : OptionalLong.empty();
-          });
-    } catch (CounterException e) {
-      return OptionalLong.empty();
-    }
+    return call(
+        "nvmlDeviceGetPowerManagementLimitConstraints",
+        (symbol, memory) -> {
+          MemorySegment min = memory.allocate(JAVA_INT);
+          MemorySegment max = memory.allocate(JAVA_INT);
+          int rc = (int) function.invokeExact(device, min, max);
+          if (rc != NVML_SUCCESS && rc != NVML_ERROR_NOT_SUPPORTED) {
+            throw failure(symbol, rc); // a board without the figure is no failure
+          }
+          int most = max.get(JAVA_INT, 0);
+          // All ones is nvml.h's NVML_VALUE_NOT_AVAILABLE: read as 4.29 MW, it would hold the
+          // board to a bound that refuses almost nothing.
+          return rc == NVML_SUCCESS && most != NVML_VALUE_NOT_AVAILABLE
+              ? OptionalLong.of(Integer.toUnsignedLong(most))
+              : OptionalLong.empty();
+        });
   }
 
   /** A buffer for {@link #totalEnergyMj}, living as long as the library. */

@@ -32,11 +32,13 @@ final class FakeNvml {
   private static MethodHandle setPowerLimitMax;
   private static MethodHandle setStep;
 
-  /** The enumeration calls {@link #failCalls} can make fail. */
-  enum EnumerationCall {
+  /** The calls of discovery {@link #failCalls} can make fail, in the fake's order. */
+  enum DiscoveryCall {
     COUNT,
     HANDLE,
-    UUID
+    UUID,
+    INIT,
+    POWER_LIMIT
   }
 
   private FakeNvml() {}
@@ -116,7 +118,7 @@ final class FakeNvml {
    * The next {@code times} calls of {@code call} answer NVML error {@code code}; a negative {@code
    * times} fails every call until {@link #reset()}.
    */
-  static void failCalls(EnumerationCall call, int code, int times) {
+  static void failCalls(DiscoveryCall call, int code, int times) {
     invoke(
         () -> {
           failCalls.invokeExact(call.ordinal(), code, times);

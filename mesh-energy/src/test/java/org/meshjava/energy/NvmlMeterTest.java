@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
-import org.meshjava.energy.FakeNvml.EnumerationCall;
+import org.meshjava.energy.FakeNvml.DiscoveryCall;
 
 /**
  * NVML through FFM against a fake {@code libnvidia-ml.so.1} compiled from C by the test: the meter
@@ -457,6 +457,11 @@ class NvmlMeterTest {
   void aBoardWhoseLimitMayBeSetPast2Kilowatts_drawingIt_isCounted_notCalledAReset() {
     FakeNvml.script(0, 1_000, 3, 1);
     FakeNvml.setPowerLimitMax(0, 2_300_000); // 2.3 kW
+    assertA2300WattDrawIsCounted();
+  }
+
+  /** A board held to its own 4.6 kW: 23 kJ over a 10 s window is a reading, not a reset. */
+  private void assertA2300WattDrawIsCounted() {
     CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     clock.advanceMillis(150);
@@ -503,9 +508,11 @@ class NvmlMeterTest {
   // one NOT_READY at discovery lost NVML for the life of the process: such failures are tried again
   // within a bound, and permanent ones are not.
 
-  // NVML error codes (nvml.h) for the enumeration cases below.
+  // NVML error codes (nvml.h) for the discovery cases below.
   private static final int TIMEOUT = 10;
   private static final int NOT_SUPPORTED = 3;
+  private static final int NO_PERMISSION = 4;
+  private static final int DRIVER_NOT_LOADED = 9;
   private static final int GPU_IS_LOST = 15;
   private static final int NOT_READY = 27;
   private static final int UNKNOWN = 999;
@@ -526,23 +533,22 @@ class NvmlMeterTest {
   @Test
   void enumeration_aDeviceCountNotReadyAtStart_isTriedAgain_andTheBoardIsMetered() {
     FakeNvml.script(0, 1_000, 3, 1);
-    FakeNvml.failCalls(EnumerationCall.COUNT, NOT_READY, 2);
+    FakeNvml.failCalls(DiscoveryCall.COUNT, NOT_READY, 2);
     assertMetered(discover());
   }
 
   @Test
   void enumeration_aHandleTimeoutAndAnUnknownUuidError_areTriedAgain_andTheBoardIsMetered() {
     FakeNvml.script(0, 1_000, 3, 1);
-    FakeNvml.failCalls(EnumerationCall.HANDLE, TIMEOUT, 1);
-    FakeNvml.failCalls(EnumerationCall.UUID, UNKNOWN, 2);
+    FakeNvml.failCalls(DiscoveryCall.HANDLE, TIMEOUT, 1);
+    FakeNvml.failCalls(DiscoveryCall.UUID, UNKNOWN, 2);
     assertMetered(discover());
   }
 
   /**
-   * Asserts an enumeration call failing with {@code code} refuses NVML at once, waiting for
-   * nothing.
+   * Asserts a discovery call failing with {@code code} refuses NVML at once, waiting for nothing.
    */
-  private void assertRefusedAtOnce(EnumerationCall call, int code) {
+  private void assertRefusedAtOnce(DiscoveryCall call, int code) {
     FakeNvml.failCalls(call, code, 1);
     long start = clock.nanoTime();
     MeterDiscovery found = discover();
@@ -556,14 +562,22 @@ class NvmlMeterTest {
 
   @Test
   void enumeration_notSupportedOrALostBoard_isPermanent_andRefusedWithoutWaiting() {
-    assertRefusedAtOnce(EnumerationCall.COUNT, NOT_SUPPORTED);
+    assertRefusedAtOnce(DiscoveryCall.COUNT, NOT_SUPPORTED);
     FakeNvml.reset();
-    assertRefusedAtOnce(EnumerationCall.UUID, GPU_IS_LOST);
+    assertRefusedAtOnce(DiscoveryCall.UUID, GPU_IS_LOST);
   }
 
   @Test
   void enumeration_aCountThatNeverAnswers_isGivenUpWithinTheBound_sayingSo() {
-    FakeNvml.failCalls(EnumerationCall.COUNT, NOT_READY, -1);
+    assertGivenUpWithinTheBound(DiscoveryCall.COUNT, "nvmlDeviceGetCount_v2 failed");
+  }
+
+  /**
+   * Asserts {@code call} answering NOT_READY every time loses NVML once the budget is spent, not
+   * later, and says what failed, how long it was tried and that a restart looks again.
+   */
+  private void assertGivenUpWithinTheBound(DiscoveryCall call, String failure) {
+    FakeNvml.failCalls(call, NOT_READY, -1);
     long start = clock.nanoTime();
     MeterDiscovery found = discover();
 
@@ -574,10 +588,53 @@ class NvmlMeterTest {
         .satisfies(
             s -> {
               assertThat(s.issue()).contains(CounterIssue.READ_FAILED);
-              assertThat(s.detail())
-                  .contains("nvmlDeviceGetCount_v2 failed")
-                  .contains("tries over")
-                  .contains("restarts");
+              assertThat(s.detail()).contains(failure).contains("tries over").contains("restarts");
             });
+  }
+
+  // nvmlInit_v2 answers UNKNOWN on any unexpected error (nvml.h). Refused on the first, it lost
+  // NVML for the life of the process; it is tried again within the budget of the calls after it.
+  @Test
+  void init_anUnknownErrorAtStart_isTriedAgain_andTheBoardIsMetered() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.failCalls(DiscoveryCall.INIT, UNKNOWN, 2);
+    assertMetered(discover());
+    assertThat(FakeNvml.shutdownCalls()).as("one shutdown for the one init that held").isEqualTo(1);
+  }
+
+  /** nvml.h's other answers to nvmlInit_v2 name a setup that no retry changes. */
+  @Test
+  void init_driverNotLoadedOrNoPermission_isPermanent_andRefusedWithoutWaiting() {
+    for (int code : new int[] {DRIVER_NOT_LOADED, NO_PERMISSION}) {
+      FakeNvml.reset();
+      assertRefusedAtOnce(DiscoveryCall.INIT, code);
+    }
+  }
+
+  @Test
+  void init_thatNeverAnswers_isGivenUpWithinTheBound_sayingSo() {
+    assertGivenUpWithinTheBound(DiscoveryCall.INIT, "nvmlInit_v2 failed");
+  }
+
+  // The limit constraints can answer a code of the moment too. Settled at the 2 kW floor on one,
+  // a board settable past it had its own draw refused as resets until the process restarted.
+  @Test
+  void powerLimit_aTimeoutAtStart_isTriedAgain_andTheBoardKeepsItsOwnBound() {
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.setPowerLimitMax(0, 2_300_000);
+    FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, TIMEOUT, 2);
+    assertA2300WattDrawIsCounted();
+  }
+
+  /** The figure is optional: without it, within the budget or for good, the board keeps 2 kW. */
+  @Test
+  void powerLimit_thatNeverAnswers_orIsRefusedForGood_leavesTheBoardMeteredAtTwoKilowatts() {
+    for (int[] failure : new int[][] {{NOT_READY, -1}, {NO_PERMISSION, 1}}) {
+      FakeNvml.reset();
+      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.setPowerLimitMax(0, 2_300_000);
+      FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, failure[0], failure[1]);
+      assertA2300WattDrawIsAReset();
+    }
   }
 }

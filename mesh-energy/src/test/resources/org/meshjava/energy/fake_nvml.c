@@ -32,9 +32,11 @@ static unsigned int pci_bus[MAX_DEVICES];
 static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
 static unsigned int limit_max_mw[MAX_DEVICES]; /* 0: the call answers NOT_SUPPORTED */
 static int initialized;
-/* Scripted failures of the enumeration calls: 0 count, 1 handle by index, 2 UUID. */
-static int fail_code[3];
-static int fail_times[3];
+/* Scripted failures of the calls discovery makes: 0 count, 1 handle by index, 2 UUID, 3 init,
+   4 power limit constraints. */
+#define SCRIPTED_CALLS 5
+static int fail_code[SCRIPTED_CALLS];
+static int fail_times[SCRIPTED_CALLS];
 static int init_calls;
 static int shutdown_calls;
 
@@ -44,7 +46,7 @@ void fake_nvml_reset(void) {
   initialized = 0;
   init_calls = 0;
   shutdown_calls = 0;
-  for (int c = 0; c < 3; c++) {
+  for (int c = 0; c < SCRIPTED_CALLS; c++) {
     fail_code[c] = 0;
     fail_times[c] = 0;
   }
@@ -85,10 +87,10 @@ void fake_nvml_set_step(unsigned int device, unsigned long long step) {
   if (device < MAX_DEVICES) step_mj[device] = step;
 }
 
-/* The next `times` calls of enumeration call `call` (0 count, 1 handle, 2 UUID) answer `code`;
-   a negative `times` fails every call. */
+/* The next `times` calls of discovery call `call` (0 count, 1 handle, 2 UUID, 3 init, 4 power
+   limit constraints) answer `code`; a negative `times` fails every call. */
 void fake_nvml_fail_calls(int call, int code, int times) {
-  if (call < 0 || call > 2) return;
+  if (call < 0 || call >= SCRIPTED_CALLS) return;
   fail_code[call] = code;
   fail_times[call] = times;
 }
@@ -124,6 +126,7 @@ int fake_nvml_shutdown_calls(void) { return shutdown_calls; }
 nvmlReturn_t nvmlInit_v2(void) {
   init_calls++;
   if (init_error != 0) return init_error;
+  if (scripted_failure(3) != 0) return fail_code[3];
   initialized = 1;
   return 0;
 }
@@ -224,6 +227,7 @@ nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device,
                                                           unsigned int *max_mw) {
   if (!initialized) return 1;
   if (device == NULL || min_mw == NULL || max_mw == NULL) return 2;
+  if (scripted_failure(4) != 0) return fail_code[4];
   if (limit_max_mw[device->index] == 0) return 3;
   *min_mw = limit_max_mw[device->index] / 2;
   *max_mw = limit_max_mw[device->index];
