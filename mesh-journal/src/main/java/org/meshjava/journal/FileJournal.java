@@ -200,7 +200,8 @@ public final class FileJournal implements Journal {
    * LOCKED} leaves it to the holder.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
-   *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
+   *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
+   *     one of a journal's archived segments rather than a live journal, {@code IO}. Checked, as
    *     throughout the journal's API. A steward's builder that meets the same causes while it
    *     replays the records reports them as the unchecked {@code StewardStartException}, which
    *     carries this exception and its reason, as it does every refusal to start
@@ -382,6 +383,9 @@ public final class FileJournal implements Journal {
    */
   private static @Nullable FileJournal openOnce(
       Path path, Locker locker, Syncer syncer, Forcer forcer) throws JournalException {
+    // Before anything is created: a new file in a segment folder would itself be taken for a
+    // segment, one holding no record.
+    JournalSegments.requireNotSegment(path);
     Path real;
     Object identity;
     try {
@@ -1140,6 +1144,7 @@ public final class FileJournal implements Journal {
       java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
       RecordSink sink)
       throws JournalException {
+    JournalSegments.requireNotSegment(path); // refused as an open refuses it
     try {
       FileJournal holder = holder(path);
       if (holder != null) {
@@ -1478,6 +1483,7 @@ public final class FileJournal implements Journal {
 
   /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
   public static long firstSequence(Path path) throws JournalException {
+    JournalSegments.requireNotSegment(path); // refused as an open refuses it
     try {
       FileJournal holder = holder(path);
       if (holder != null) {
