@@ -1136,7 +1136,8 @@ public final class FileJournal implements Journal {
    * changing it (for {@code mesh journal verify}); a journal this process holds is read through its
    * holder. A torn final line is left out.
    *
-   * @throws JournalException as {@link Journal#read}
+   * @throws JournalException as {@link Journal#read}; {@code CORRUPT} also where {@code path} leads
+   *     to one of a journal's archived segments, as {@link #open(Path)} refuses it
    */
   public static void scan(
       Path path,
@@ -1481,7 +1482,13 @@ public final class FileJournal implements Journal {
     return regionIs(line, at, PREV_AFTER_SEQ) && regionIs(line, at + PREV_AFTER_SEQ.length, hash);
   }
 
-  /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
+  /**
+   * The sequence of the first record in the live file at {@code path} (0 unless archived).
+   *
+   * @throws JournalException {@code IO} if it cannot be read, {@code CORRUPT} if its records are
+   *     damaged, and also where {@code path} leads to one of a journal's archived segments, as
+   *     {@link #open(Path)} refuses it
+   */
   public static long firstSequence(Path path) throws JournalException {
     JournalSegments.requireNotSegment(path); // refused as an open refuses it
     try {
