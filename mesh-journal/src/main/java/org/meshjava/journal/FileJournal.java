@@ -200,7 +200,8 @@ public final class FileJournal implements Journal {
    * LOCKED} leaves it to the holder.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
-   *     lock can be had, {@code CORRUPT} naming the first bad record, {@code IO}. Checked, as
+   *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
+   *     one of a journal's archived segments rather than a live journal, {@code IO}. Checked, as
    *     throughout the journal's API. A steward's builder that meets the same causes while it
    *     replays the records reports them as the unchecked {@code StewardStartException}, which
    *     carries this exception and its reason, as it does every refusal to start
@@ -382,6 +383,9 @@ public final class FileJournal implements Journal {
    */
   private static @Nullable FileJournal openOnce(
       Path path, Locker locker, Syncer syncer, Forcer forcer) throws JournalException {
+    // Before anything is created: a new file in a segment folder would itself be taken for a
+    // segment, one holding no record.
+    JournalSegments.requireNotSegment(path);
     Path real;
     Object identity;
     try {
@@ -1132,7 +1136,8 @@ public final class FileJournal implements Journal {
    * changing it (for {@code mesh journal verify}); a journal this process holds is read through its
    * holder. A torn final line is left out.
    *
-   * @throws JournalException as {@link Journal#read}
+   * @throws JournalException as {@link Journal#read}; {@code CORRUPT} also where {@code path} leads
+   *     to one of a journal's archived segments, as {@link #open(Path)} refuses it
    */
   public static void scan(
       Path path,
@@ -1140,6 +1145,7 @@ public final class FileJournal implements Journal {
       java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains,
       RecordSink sink)
       throws JournalException {
+    JournalSegments.requireNotSegment(path); // refused as an open refuses it
     try {
       FileJournal holder = holder(path);
       if (holder != null) {
@@ -1476,8 +1482,15 @@ public final class FileJournal implements Journal {
     return regionIs(line, at, PREV_AFTER_SEQ) && regionIs(line, at + PREV_AFTER_SEQ.length, hash);
   }
 
-  /** The sequence of the first record in the live file at {@code path} (0 unless archived). */
+  /**
+   * The sequence of the first record in the live file at {@code path} (0 unless archived).
+   *
+   * @throws JournalException {@code IO} if it cannot be read, {@code CORRUPT} if its records are
+   *     damaged, and also where {@code path} leads to one of a journal's archived segments, as
+   *     {@link #open(Path)} refuses it
+   */
   public static long firstSequence(Path path) throws JournalException {
+    JournalSegments.requireNotSegment(path); // refused as an open refuses it
     try {
       FileJournal holder = holder(path);
       if (holder != null) {

@@ -24,9 +24,54 @@ import org.meshjava.journal.JournalPosition;
 public final class JournalSegments {
   private JournalSegments() {}
 
+  /** What a segment directory's name adds to its journal's name. */
+  private static final String EXTENSION = ".segments";
+
+  /** What a segment's name ends with after its 20 digits. */
+  private static final String SUFFIX = ".jsonl";
+
   /** The segment directory of the journal at {@code journal}. */
   public static Path directory(Path journal) {
-    return SequenceFiles.beside(journal, ".segments");
+    return SequenceFiles.beside(journal, EXTENSION);
+  }
+
+  /**
+   * Refuses {@code path} as a live journal when the file it leads to (through any symbolic links)
+   * is one of a journal's archived segments: named by its first record in a folder named for a
+   * journal as {@link #directory} names it. A segment holds an older stretch of the history, so a
+   * steward opened on it would serve with every later record's spends rolled back, and its appends
+   * would go into the archive. Opening and {@code mesh journal verify} both call this, so they
+   * reach the same verdict.
+   *
+   * @throws JournalException {@code CORRUPT}, naming {@code path}, the segment and its journal
+   */
+  public static void requireNotSegment(Path path) throws JournalException {
+    Path real = SequenceFiles.realFile(path);
+    Path folder = real.getParent();
+    if (folder == null || folder.getFileName() == null) {
+      return;
+    }
+    Path folderName = folder.getFileName();
+    String name = folderName.toString();
+    if (name.length() <= EXTENSION.length()
+        || !name.endsWith(EXTENSION)
+        || !new SequenceFiles(folder, SUFFIX).holds(real)) {
+      return;
+    }
+    Path journal = folder.resolveSibling(name.substring(0, name.length() - EXTENSION.length()));
+    throw new JournalException(
+        JournalException.Reason.CORRUPT,
+        "cannot use "
+            + path
+            + " as a journal: "
+            + (real.equals(path.toAbsolutePath()) ? "it is " : "it leads to " + real + ", ")
+            + "an archived segment of journal "
+            + journal
+            + ", which holds only an older stretch of its records, not a live journal (serving"
+            + " from it would roll back the spends recorded after it, and append into the"
+            + " archive); name the live journal file instead (restore it from a copy if it was"
+            + " replaced), and leave the segment where mesh journal archive wrote it",
+        null);
   }
 
   /** One segment: its file and the sequence of its first record. */
@@ -139,7 +184,7 @@ public final class JournalSegments {
   }
 
   private static SequenceFiles files(Path journal) {
-    return new SequenceFiles(directory(journal), ".jsonl");
+    return new SequenceFiles(directory(journal), SUFFIX);
   }
 
   /** Takes archived record lines, each with the segment file it was read from. */

@@ -43,7 +43,7 @@ public record SequenceFiles(Path directory, String suffix) {
    * The file {@code journal} leads to: itself unless it is a symbolic link; the link's real path
    * where its file exists, else (a new journal the link names) the path its links lead to.
    */
-  private static Path linkedFile(Path journal) {
+  static Path linkedFile(Path journal) {
     if (!Files.isSymbolicLink(journal)) {
       return journal;
     }
@@ -63,6 +63,35 @@ public record SequenceFiles(Path directory, String suffix) {
       return journal; // an unreadable link: the name as given
     }
     return p;
+  }
+
+  /**
+   * The absolute path of the file {@code journal} leads to, through symbolic links in its folders
+   * as well as its own ({@link #linkedFile}); for a file not there yet, its folder's real path with
+   * its name.
+   */
+  static Path realFile(Path journal) {
+    Path file = linkedFile(journal).toAbsolutePath();
+    try {
+      return file.toRealPath();
+    } catch (IOException notThere) {
+      // A file an open would create: its folder's real path is where it would be.
+    }
+    Path folder = file.getParent();
+    Path name = file.getFileName();
+    if (folder != null && name != null) {
+      try {
+        return folder.toRealPath().resolve(name);
+      } catch (IOException noFolder) {
+        // Nothing real to resolve against: the path as it reads.
+      }
+    }
+    return file;
+  }
+
+  /** Whether {@code file} is one of this directory's files, named by its digits and suffix. */
+  public boolean holds(Path file) {
+    return directory.equals(file.getParent()) && named(file);
   }
 
   /** The file for sequence {@code seq}. */
@@ -88,8 +117,7 @@ public record SequenceFiles(Path directory, String suffix) {
     }
     try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "*" + suffix)) {
       for (Path f : files) {
-        String digits = digits(f);
-        if (digits.length() == 20 && digits.chars().allMatch(Character::isDigit)) {
+        if (named(f)) {
           out.add(f);
         }
       }
@@ -105,6 +133,16 @@ public record SequenceFiles(Path directory, String suffix) {
    */
   public long seq(Path file) {
     return Long.parseLong(digits(file));
+  }
+
+  /** Whether {@code file}'s name is 20 digits and the suffix. */
+  private boolean named(Path file) {
+    String n = String.valueOf(file.getFileName());
+    if (!n.endsWith(suffix)) {
+      return false;
+    }
+    String digits = digits(file);
+    return digits.length() == 20 && digits.chars().allMatch(Character::isDigit);
   }
 
   private String digits(Path file) {
