@@ -64,7 +64,8 @@ final class MomentaryRetry {
 
   /**
    * Runs {@code call}, again after a wait while it fails with an exception {@code momentary}
-   * accepts and the budget allows; the last failure is thrown, saying how often it was tried.
+   * accepts, the budget allows and the thread is not interrupted; the last failure is thrown,
+   * saying how often it was tried.
    */
   <T> T call(Call<T> call, Predicate<CounterException> momentary) throws CounterException {
     long wait = FIRST_WAIT_NANOS;
@@ -74,7 +75,11 @@ final class MomentaryRetry {
         return call.run();
       } catch (CounterException e) {
         long now = clock.nanoTime();
-        if (!momentary.test(e) || now + wait > deadlineNanos) {
+        // An interrupted thread's wait returns at once, and the loop would call the failing
+        // function back to back until the budget ran out: a start being cancelled stops here.
+        if (!momentary.test(e)
+            || now + wait > deadlineNanos
+            || Thread.currentThread().isInterrupted()) {
           throw tries == 1 ? e : gaveUp(e, tries, now - firstTryNanos);
         }
         clock.idleUntil(now + wait);

@@ -117,6 +117,7 @@ final class NvmlDiscovery {
       }
       visible.put(board.get(), domain);
     }
+    Map<Board, EnergyDomain> admitted = new LinkedHashMap<>();
     for (Board b : boards) {
       EnergyDomain domain = visible.get(b);
       String name = counterName(b.uuid());
@@ -143,6 +144,15 @@ final class NvmlDiscovery {
         rejected.add(CounterStatus.unavailable(name, Optional.of(domain), e));
         continue;
       }
+      admitted.put(b, domain);
+    }
+    // Each board's power bound only once every board's required calls are done: the bound is
+    // optional, and its retries, asked board by board, could spend the budget a later board's MIG
+    // check needs, losing that board until a restart for a figure it can do without.
+    for (Map.Entry<Board, EnergyDomain> a : admitted.entrySet()) {
+      Board b = a.getKey();
+      EnergyDomain domain = a.getValue();
+      String name = counterName(b.uuid());
       NvmlChannel channel =
           new NvmlChannel(nvml, domain, b.uuid(), b.handle(), boardWatts(nvml, b.handle(), retry));
       try {

@@ -38,7 +38,9 @@ final class FakeNvml {
     HANDLE,
     UUID,
     INIT,
-    POWER_LIMIT
+    POWER_LIMIT,
+    /** The MIG mode of a board that can do MIG (one that cannot answers without failing). */
+    MIG
   }
 
   private FakeNvml() {}

@@ -626,6 +626,28 @@ class NvmlMeterTest {
     assertA2300WattDrawIsCounted();
   }
 
+  /**
+   * The power bound is optional, so its retries may not spend the budget a later board's required
+   * calls need: with the bound asked for board by board, board 0's bound that never answers spent
+   * it all, and board 1's MIG mode, failing three times, was not tried again, losing the board
+   * until the process restarted.
+   */
+  @Test
+  void powerLimit_thatNeverAnswers_leavesTheBudgetToTheOtherBoardsRequiredCalls() {
+    FakeNvml.setDeviceCount(2);
+    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(1, 1_000, 3, 1);
+    // Board 0 cannot do MIG, so its check fails nothing; board 1 can, with MIG off.
+    FakeNvml.setMigMode(1, 0);
+    FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, NOT_READY, -1);
+    FakeNvml.failCalls(DiscoveryCall.MIG, NOT_READY, 3);
+    MeterDiscovery found = discover(PCI_ORDER, LivenessPolicy.nvml());
+    assertThat(found.meter()).as("%s", found.counters()).isInstanceOf(CounterMeter.class);
+    assertThat(((CounterMeter) found.meter()).liveDomains())
+        .as("%s", found.counters())
+        .containsExactlyInAnyOrder(GPU0, GPU1);
+  }
+
   /** The figure is optional: without it, within the budget or for good, the board keeps 2 kW. */
   @Test
   void powerLimit_thatNeverAnswers_orIsRefusedForGood_leavesTheBoardMeteredAtTwoKilowatts() {

@@ -33,8 +33,8 @@ static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED)
 static unsigned int limit_max_mw[MAX_DEVICES]; /* 0: the call answers NOT_SUPPORTED */
 static int initialized;
 /* Scripted failures of the calls discovery makes: 0 count, 1 handle by index, 2 UUID, 3 init,
-   4 power limit constraints. */
-#define SCRIPTED_CALLS 5
+   4 power limit constraints, 5 MIG mode (of a board that can do MIG). */
+#define SCRIPTED_CALLS 6
 static int fail_code[SCRIPTED_CALLS];
 static int fail_times[SCRIPTED_CALLS];
 static int init_calls;
@@ -88,7 +88,7 @@ void fake_nvml_set_step(unsigned int device, unsigned long long step) {
 }
 
 /* The next `times` calls of discovery call `call` (0 count, 1 handle, 2 UUID, 3 init, 4 power
-   limit constraints) answer `code`; a negative `times` fails every call. */
+   limit constraints, 5 MIG mode) answer `code`; a negative `times` fails every call. */
 void fake_nvml_fail_calls(int call, int code, int times) {
   if (call < 0 || call >= SCRIPTED_CALLS) return;
   fail_code[call] = code;
@@ -217,6 +217,7 @@ nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *current,
   if (!initialized) return 1;
   if (device == NULL || current == NULL || pending == NULL) return 2;
   if (mig_mode[device->index] < 0) return 3;
+  if (scripted_failure(5) != 0) return fail_code[5];
   *current = (unsigned int) mig_mode[device->index];
   *pending = *current;
   return 0;

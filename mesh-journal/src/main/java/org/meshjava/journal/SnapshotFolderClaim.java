@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.LockHolder;
 
@@ -365,7 +366,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     String why =
         e instanceof java.nio.file.FileSystemException f && f.getReason() != null
             ? f.getReason() + " (" + f.getFile() + ")"
-            : String.valueOf(e.getMessage());
+            : FailureWords.of(e);
     return new SnapshotException(
         SnapshotException.Reason.IO, "cannot lock snapshot folder " + dir + ": " + why, e);
   }

@@ -3,8 +3,11 @@ package org.meshjava.journal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +38,30 @@ class SnapshotFolderClaimTest {
     // The folder it made held no snapshot, so it is gone with the lock file.
     assertThat(dir).doesNotExist();
     new FileSnapshotStore(dir).claim().close();
+  }
+
+  /**
+   * Regression: a lock on the lock file held in this process by something other than a claim (a
+   * tool or a test holding it through a channel of its own) makes the JDK throw an {@code
+   * OverlappingFileLockException}, which has no message, and the refusal read "cannot lock snapshot
+   * folder …: null", naming nothing.
+   */
+  @Test
+  void aLockHeldInThisProcessOutsideAClaim_isNamedByItsClass_notAsNull() throws Exception {
+    Path dir = Files.createDirectory(tmp.resolve("snaps"));
+    Path lockFile = dir.resolve(SnapshotFolderClaim.LOCK_FILE);
+    try (FileChannel ch =
+            FileChannel.open(lockFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+        FileLock unused = ch.lock()) {
+      assertThatThrownBy(() -> new FileSnapshotStore(dir).claim())
+          .isInstanceOfSatisfying(
+              SnapshotException.class,
+              e ->
+                  assertThat(e.detail())
+                      .contains("cannot lock snapshot folder " + dir)
+                      .contains("OverlappingFileLockException")
+                      .doesNotEndWith("null"));
+    }
   }
 
   /**
