@@ -2,12 +2,13 @@ package org.meshjava.journal;
 
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown when a journal cannot be opened, read or appended to. Carries a {@link Reason} and, for a
  * bad record, its sequence number.
  */
-public final class JournalException extends Exception {
+public final class JournalException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** Why. Stable; match on it. */
@@ -55,7 +56,6 @@ public final class JournalException extends Exception {
     FENCED
   }
 
-  private final Reason reason;
   private final long seq;
 
   /** Creates an exception not tied to one record. */
@@ -67,14 +67,14 @@ public final class JournalException extends Exception {
   public JournalException(Reason reason, long seq, String detail, @Nullable Throwable cause) {
     // Details not about one record name the journal themselves ("journal x is held ..."), so
     // only a record number is added; a fixed "journal: " prefix would say it twice.
-    super((seq >= 0 ? "journal record " + seq + ": " : "") + detail, cause);
-    this.reason = reason;
+    super(reason, detail, (seq >= 0 ? "journal record " + seq + ": " : "") + detail, cause);
     this.seq = seq;
   }
 
   /** Returns why. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 
   /** The sequence number of the offending record, when one is to blame. */

@@ -1,12 +1,13 @@
 package org.meshjava.journal;
 
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown when a journal snapshot is refused (§2.2, SPEC.md §60.8). A refused snapshot is never
  * trusted, not even in part: the steward does not start from it.
  */
-public final class SnapshotException extends Exception {
+public final class SnapshotException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** Why. Stable; match on it. */
@@ -38,29 +39,19 @@ public final class SnapshotException extends Exception {
     TOO_LARGE
   }
 
-  private final Reason reason;
-  private final String detail;
-
   /** Creates the exception. */
   public SnapshotException(Reason reason, String detail, @Nullable Throwable cause) {
     super(
+        reason,
+        detail,
         "snapshot refused (" + reason.name().toLowerCase(java.util.Locale.ROOT) + "): " + detail,
         cause);
-    this.reason = reason;
-    this.detail = detail;
-  }
-
-  /**
-   * What is wrong and what to do, without the "snapshot refused (reason)" the message opens with:
-   * for a caller that shows it in its own words' place, as {@code mesh serve} does.
-   */
-  public String detail() {
-    return detail;
   }
 
   /** Returns why. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 
   /**

@@ -1,15 +1,15 @@
 package org.meshjava.openai;
 
-import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ReasonedException;
 
 /**
  * A request body the binding cannot serve as it stands: not JSON, a field of the wrong type, a
  * metadata value that is not a decimal, a granted request without its own joule ceiling. The server
  * answers it with HTTP 400 in OpenAI's error shape, naming {@link #param()}.
  */
-public final class BindingException extends Exception {
+public final class BindingException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** What is wrong with the body. Stable; match on it. */
@@ -46,19 +46,18 @@ public final class BindingException extends Exception {
     UNSUPPORTED_SCHEMA
   }
 
-  private final Reason reason;
   private final transient @Nullable String param;
 
   /** Creates the exception; {@code param} names the offending field, when there is one. */
   public BindingException(Reason reason, @Nullable String param, String detail) {
-    super(detail);
-    this.reason = Objects.requireNonNull(reason, "reason");
+    super(reason, detail, detail, null);
     this.param = param;
   }
 
   /** Why. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 
   /** The offending field as a dotted path, e.g. {@code metadata.joule_ceiling_uj}. */
@@ -68,6 +67,6 @@ public final class BindingException extends Exception {
 
   /** The error {@code code} on the wire: the reason in lower case. */
   public String code() {
-    return reason.name().toLowerCase(java.util.Locale.ROOT);
+    return reason().name().toLowerCase(java.util.Locale.ROOT);
   }
 }

@@ -2,12 +2,13 @@ package org.meshjava.receipt;
 
 import java.util.OptionalLong;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown when bytes are not a valid mesh/1 receipt, envelope or chain. Carries a {@link Reason}
  * and, for chains, the index of the first bad envelope.
  */
-public final class ReceiptException extends Exception {
+public final class ReceiptException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** Why a receipt, envelope or chain was refused. Stable; match on it. */
@@ -44,9 +45,7 @@ public final class ReceiptException extends Exception {
     NOT_OPENED
   }
 
-  private final Reason reason;
   private final long index;
-  private final String detail;
 
   /** Creates an exception about a single envelope or receipt. */
   public ReceiptException(Reason reason, String detail) {
@@ -60,20 +59,18 @@ public final class ReceiptException extends Exception {
 
   /** Creates an exception about the envelope at {@code index} of a chain. */
   public ReceiptException(Reason reason, long index, String detail, @Nullable Throwable cause) {
-    super((index >= 0 ? "envelope " + index + ": " : "") + reason + ": " + detail, cause);
-    this.reason = reason;
+    super(
+        reason,
+        detail,
+        (index >= 0 ? "envelope " + index + ": " : "") + reason + ": " + detail,
+        cause);
     this.index = index;
-    this.detail = detail;
-  }
-
-  /** Returns what went wrong, without the reason and index the message starts with. */
-  public String detail() {
-    return detail;
   }
 
   /** Returns why. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 
   /** Returns the index of the offending envelope in a chain, if this is about a chain. */

@@ -1,13 +1,13 @@
 package org.meshjava.core.crypto;
 
-import java.util.Objects;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown by {@link VerificationKey#of} and {@link VerificationKey#verify} when an Ed25519 signature
  * does not verify, or a key or signature is malformed. Callers and tests match on {@link
  * #reason()}, never on the message.
  */
-public final class SignatureException extends Exception {
+public final class SignatureException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** Why a key or signature was refused. */
@@ -22,19 +22,17 @@ public final class SignatureException extends Exception {
     DOES_NOT_VERIFY
   }
 
-  private final Reason reason;
-
   /**
    * Creates the exception with a reason and a detail for people. Package-private: only {@link
    * VerificationKey} refuses keys and signatures, so a caller only ever catches this exception.
    */
   SignatureException(Reason reason, String detail) {
-    super(detail);
-    this.reason = Objects.requireNonNull(reason, "reason");
+    super(reason, detail, detail, null);
   }
 
   /** Returns why the key or signature was refused. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 }

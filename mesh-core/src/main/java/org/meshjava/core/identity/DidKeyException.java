@@ -1,12 +1,12 @@
 package org.meshjava.core.identity;
 
-import java.util.Objects;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown when a string is not a well-formed Ed25519 {@code did:key}. Callers and tests match on
  * {@link #reason()}, never on the message.
  */
-public final class DidKeyException extends Exception {
+public final class DidKeyException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** What is wrong with the text. */
@@ -27,16 +27,14 @@ public final class DidKeyException extends Exception {
     NOT_CANONICAL
   }
 
-  private final Reason reason;
-
   /** Creates the exception with a reason and a detail for people. */
   public DidKeyException(Reason reason, String detail) {
-    super(detail);
-    this.reason = Objects.requireNonNull(reason, "reason");
+    super(reason, detail, detail, null);
   }
 
   /** Returns what is wrong with the text. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 }

@@ -2,13 +2,14 @@ package org.meshjava.core.weights;
 
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown by {@link ModelDirectory#digest} when a model directory cannot be given a weights digest.
  * Carries a {@link Reason} and the path (relative to the directory, where there is one) that caused
  * it; match on the reason, not on the message.
  */
-public final class WeightsDigestException extends Exception {
+public final class WeightsDigestException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** Why a directory was refused. Stable; match on it. */
@@ -29,7 +30,6 @@ public final class WeightsDigestException extends Exception {
     IO_ERROR
   }
 
-  private final Reason reason;
   private final String path;
 
   /**
@@ -37,8 +37,7 @@ public final class WeightsDigestException extends Exception {
    * caller only ever catches this exception.
    */
   WeightsDigestException(Reason reason, String path, String detail, @Nullable Throwable cause) {
-    super(reason + " (" + path + "): " + detail, cause);
-    this.reason = Objects.requireNonNull(reason, "reason");
+    super(reason, detail, reason + " (" + path + "): " + detail, cause);
     this.path = Objects.requireNonNull(path, "path");
   }
 
@@ -48,8 +47,9 @@ public final class WeightsDigestException extends Exception {
   }
 
   /** Why. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 
   /** The file concerned, relative to the model directory ({@code .} for the directory). */

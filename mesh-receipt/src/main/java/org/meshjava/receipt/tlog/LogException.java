@@ -2,12 +2,13 @@ package org.meshjava.receipt.tlog;
 
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
+import org.meshjava.core.ReasonedException;
 
 /**
  * Thrown when a transparency-log proof, checkpoint or signed note is refused. Carries a {@link
  * Reason}; match on it, not on the message.
  */
-public final class LogException extends Exception {
+public final class LogException extends ReasonedException {
   private static final long serialVersionUID = 1L;
 
   /** Why a proof, checkpoint or note was refused. Stable; match on it. */
@@ -52,8 +53,6 @@ public final class LogException extends Exception {
     NOT_HELD
   }
 
-  private final Reason reason;
-
   /** Set exactly for {@link Reason#CHECKPOINT_MISMATCH}. */
   private final @Nullable Mismatch mismatch;
 
@@ -67,8 +66,7 @@ public final class LogException extends Exception {
   }
 
   private LogException(Reason reason, @Nullable Mismatch mismatch, String detail) {
-    super(reason + ": " + detail);
-    this.reason = reason;
+    super(reason, detail, reason + ": " + detail, null);
     this.mismatch = mismatch;
   }
 
@@ -81,8 +79,9 @@ public final class LogException extends Exception {
   }
 
   /** Returns why the input was refused. */
+  @Override
   public Reason reason() {
-    return reason;
+    return (Reason) super.reason();
   }
 
   /** For a {@code CHECKPOINT_MISMATCH}, which one; empty for every other reason. */
