@@ -63,7 +63,13 @@ import org.meshjava.steward.Steward;
  *       directory;
  *   <li>{@code reference-file-granted}: as {@code reference-file}, every request granted: it
  *       carries a fresh {@code jcp_presentation} of a grant issued to the steward, signed by the
- *       client thread before the request's clock starts (in-process only).
+ *       client thread before the request's clock starts (in-process only);
+ *   <li>{@code floor}, {@code floor-signed}: no steward at all, a bare proxy in front of the same
+ *       upstream ({@link FloorProxy}: Jetty in, a blocking keep-alive socket out, a reply as long
+ *       as a proxied serve's), without and with one Ed25519 signature per request: the floor a
+ *       proxied serve stands on (in-process only); {@code floor-inline}, {@code
+ *       floor-inline-signed}: the same run on Jetty's selector thread, with no hand-off to a pool
+ *       thread (one request at a time: read their CPU figure, not their req/s).
  * </ul>
  *
  * <p>With {@code --mesh LABEL=COMMAND} (repeatable) the mesh side runs instead as a real {@code
@@ -104,7 +110,7 @@ import org.meshjava.steward.Steward;
  * reference-file-granted:8}.
  */
 public final class HttpServeBenchmark {
-  private static final byte[] UPSTREAM_REPLY =
+  static final byte[] UPSTREAM_REPLY =
       ("{\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion\",\"created\":0,"
               + "\"model\":\"fake\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
               + "\"content\":\"Hello! How can I help you today?\"},\"finish_reason\":\"stop\"}],"
@@ -153,6 +159,8 @@ public final class HttpServeBenchmark {
       usage: HttpServeBenchmark [warm-up s] [measure s] [--mesh LABEL=COMMAND ...]
                                 [--local-keys LABEL=MEMBERS ...] [scenario:c,c ...]
         scenarios: direct proxied reference reference-file reference-file-granted
+                   floor floor-signed floor-inline floor-inline-signed (a bare proxy:
+                   see FloorProxy)
         default:   2 4 direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8
                    reference-file-granted:8
         see mesh-bench/README.md, section 'The HTTP serve path'
@@ -345,20 +353,39 @@ public final class HttpServeBenchmark {
     }
   }
 
+  /** {@link #load} with the mesh side in this JVM: every thread but the client's and upstream's. */
+  private static Figures loadInProcess(
+      String scenario, int concurrency, int port, Requests requests, double warmUp, double measure)
+      throws Exception {
+    return load(
+        scenario,
+        concurrency,
+        port,
+        requests,
+        warmUp,
+        measure,
+        inProcessMesh(false),
+        inProcessMesh(true),
+        ProcessHandle.current().pid());
+  }
+
   private static Figures run(
       String scenario, int concurrency, int upstreamPort, double warmUp, double measure)
       throws Exception {
     if (scenario.equals("direct")) {
-      return load(
-          scenario,
-          concurrency,
-          upstreamPort,
-          fixed(upstreamPort),
-          warmUp,
-          measure,
-          inProcessMesh(false),
-          inProcessMesh(true),
-          ProcessHandle.current().pid());
+      return loadInProcess(
+          scenario, concurrency, upstreamPort, fixed(upstreamPort), warmUp, measure);
+    }
+    if (scenario.startsWith("floor")) {
+      Server floor =
+          FloorProxy.start(
+              upstreamPort, scenario.contains("signed"), scenario.startsWith("floor-inline"));
+      try {
+        int port = ((ServerConnector) floor.getConnectors()[0]).getLocalPort();
+        return loadInProcess(scenario, concurrency, port, fixed(port), warmUp, measure);
+      } finally {
+        floor.stop();
+      }
     }
     ServingEngine engine;
     FileJournal journal = null;
@@ -389,16 +416,7 @@ public final class HttpServeBenchmark {
           scenario.endsWith("-granted")
               ? granted(server.port(), steward.identity())
               : fixed(server.port());
-      return load(
-          scenario,
-          concurrency,
-          server.port(),
-          requests,
-          warmUp,
-          measure,
-          inProcessMesh(false),
-          inProcessMesh(true),
-          ProcessHandle.current().pid());
+      return loadInProcess(scenario, concurrency, server.port(), requests, warmUp, measure);
     } finally {
       delete(tmp);
     }
@@ -624,15 +642,24 @@ public final class HttpServeBenchmark {
         .getBytes(StandardCharsets.UTF_8);
   }
 
-  /** The fake upstream: a fixed chat completion for any request, after reading its body. */
-  static Server fakeUpstream() throws Exception {
-    QueuedThreadPool threads = new QueuedThreadPool(200);
-    threads.setName("fake-upstream");
+  /**
+   * A Jetty server on an ephemeral loopback port, its pool of up to {@code maxThreads} named {@code
+   * name} (the in-process CPU figures tell the sides apart by thread name); not yet started.
+   */
+  static Server loopbackServer(String name, int maxThreads) {
+    QueuedThreadPool threads = new QueuedThreadPool(maxThreads);
+    threads.setName(name);
     Server server = new Server(threads);
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
+    return server;
+  }
+
+  /** The fake upstream: a fixed chat completion for any request, after reading its body. */
+  static Server fakeUpstream() throws Exception {
+    Server server = loopbackServer("fake-upstream", 200);
     server.setHandler(
         new Handler.Abstract.NonBlocking() {
           @Override
@@ -740,7 +767,7 @@ public final class HttpServeBenchmark {
   }
 
   /** One connection in the closed loop. */
-  private static final class Client implements Runnable {
+  static final class Client implements Runnable {
     private final int port;
     private final Requests request;
     private final long from;
@@ -796,7 +823,7 @@ public final class HttpServeBenchmark {
     }
 
     /** Reads one Content-Length framed response; returns its status. */
-    private static int readResponse(InputStream in, byte[] buf) throws IOException {
+    static int readResponse(InputStream in, byte[] buf) throws IOException {
       int len = 0;
       int headerEnd = -1;
       while (headerEnd < 0) {
