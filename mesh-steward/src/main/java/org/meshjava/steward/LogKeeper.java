@@ -420,8 +420,9 @@ sealed class LogKeeper permits LogKeeper.Off {
     Optional<SignedNote> note;
     try {
       note = checkpoint();
-    } catch (ServeException e) {
-      LOG.warn("no new checkpoint for the witness: {}", e.getMessage());
+    } catch (ServeException | RuntimeException e) {
+      // A journal that fails unchecked fails the new checkpoint, not the witness's answer.
+      LOG.warn("no new checkpoint for the witness: {}", FailureWords.of(e));
       note = t.latest();
     }
     Optional<Checkpoint> head = t.latestCheckpoint();

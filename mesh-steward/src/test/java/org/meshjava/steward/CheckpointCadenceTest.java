@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -84,6 +85,24 @@ class CheckpointCadenceTest {
     appendLeaves(k, 4, 1);
     k.afterSeal();
     assertThat(checkpointSizes()).containsExactly(5L);
+  }
+
+  /**
+   * Regression: a journal that threw unchecked on the checkpoint a witness's proof asks for failed
+   * the witness's answer; the proof is given against the latest checkpoint there is, as for a
+   * journal failure.
+   */
+  @Test
+  void aProofWhoseNewCheckpointFailsUnchecked_isGivenAgainstTheLatestOne() throws Exception {
+    FlakyCheckpoints flaky = new FlakyCheckpoints(journal);
+    LogKeeper k = new LogKeeper.Rebuilder(key, Set.of()).finish(ChainHead.GENESIS, flaky, 100);
+    appendLeaves(k, 0, 2);
+    k.checkpoint();
+    appendLeaves(k, 2, 1);
+    flaky.failures.add(new IllegalStateException());
+    Optional<WitnessAnswer.Proof> proof = k.prove(0);
+    assertThat(proof).isPresent();
+    assertThat(checkpointSizes()).containsExactly(2L);
   }
 
   /** Fails the next checkpoint records with the exceptions queued, then records as its delegate. */
