@@ -137,6 +137,12 @@ final class Authoriser {
       } catch (JournalException e) {
         gate.release(auth);
         throw notRecorded("the authorisation", e);
+      } catch (RuntimeException | Error e) {
+        // A journal that fails unchecked (an implementation's bug, the heap running out while it
+        // encodes) gave the record no place either: kept, the decision would hold the ceiling
+        // reserved and the presentation spent in this process for a decision no replay has.
+        gate.release(auth);
+        throw e;
       }
     }
     try {

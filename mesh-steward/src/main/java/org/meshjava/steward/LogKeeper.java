@@ -14,6 +14,7 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.JournalSeal;
 import org.meshjava.journal.ReceiptIds;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
@@ -377,7 +378,12 @@ sealed class LogKeeper permits LogKeeper.Off {
    * After a serve: signs a checkpoint when the log has passed a multiple of {@code every} that no
    * serve signed for yet. Concurrent serves append before any of them gets here, so the size one
    * reads may already be past the multiple; asking for an exact multiple skipped it (and with it
-   * the cadence) whenever two seals landed together. A failure is logged, not thrown.
+   * the cadence) whenever two seals landed together.
+   *
+   * <p>A failure is logged, not thrown: the serve's receipt is sealed and journalled by now, and
+   * failing the serve over its checkpoint would refuse a receipt the journal holds (a resend would
+   * then be served and debited again). The claim is given back, so the next serve to seal tries the
+   * multiple again instead of leaving the log unsigned for a whole cadence.
    */
   void afterSeal() {
     long due = tree().size() / every * every;
@@ -385,8 +391,12 @@ sealed class LogKeeper permits LogKeeper.Off {
     if (due > claimed && cadenceClaimed.compareAndSet(claimed, due)) {
       try {
         checkpoint();
-      } catch (ServeException e) {
-        LOG.warn("checkpoint at size {} not journalled: {}", tree().size(), e.getMessage());
+      } catch (ServeException | RuntimeException e) {
+        cadenceClaimed.compareAndSet(due, claimed);
+        LOG.warn(
+            "checkpoint at size {} not journalled, tried again after the next seal: {}",
+            tree().size(),
+            FailureWords.of(e));
       }
     }
   }
@@ -410,8 +420,9 @@ sealed class LogKeeper permits LogKeeper.Off {
     Optional<SignedNote> note;
     try {
       note = checkpoint();
-    } catch (ServeException e) {
-      LOG.warn("no new checkpoint for the witness: {}", e.getMessage());
+    } catch (ServeException | RuntimeException e) {
+      // A journal that fails unchecked fails the new checkpoint, not the witness's answer.
+      LOG.warn("no new checkpoint for the witness: {}", FailureWords.of(e));
       note = t.latest();
     }
     Optional<Checkpoint> head = t.latestCheckpoint();
@@ -460,7 +471,7 @@ sealed class LogKeeper permits LogKeeper.Off {
     try {
       checkpoint();
     } catch (ServeException | RuntimeException e) {
-      LOG.warn("closing checkpoint not journalled: {}", e.getMessage());
+      LOG.warn("closing checkpoint not journalled: {}", FailureWords.of(e));
     }
   }
 

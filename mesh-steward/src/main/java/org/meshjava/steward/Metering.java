@@ -3,7 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.core.Energy;
-import org.meshjava.core.EngineResult;
+import org.meshjava.core.EngineException;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
@@ -51,17 +51,32 @@ final class Metering {
       settlement.charge(Energy.estimated(0));
       throw weightsChanged(engine, bound, "when chosen", before, "before serving");
     }
-    MeterWindow window = meter.open(engine.domains());
+    MeterWindow window;
+    try {
+      window = meter.open(engine.domains());
+    } catch (RuntimeException | Error e) {
+      // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
+      // settlement would debit the whole ceiling, the figure for work nothing metered.
+      settlement.charge(Energy.estimated(0));
+      throw e;
+    }
     Ask.Worked worked;
+    long estimate;
     try {
       worked = ask.run(route, request, payload);
+      // An engine that hands back no result failed as one that throws did, and is settled and its
+      // window let go the same way: a window left open shares its domains with every later one
+      // on a hardware meter, which then grades them ModelBased.
+      if (worked.result() == null) {
+        throw new EngineException("it returned no result");
+      }
+      estimate = engine.costProfile().estimateServed(worked.result().outcome());
     } catch (Throwable e) {
       // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
       // here: the serve is settled and refused, never left reserved or answered with a trace.
       throw engineFailed(engine, request, window, e, settlement);
     }
-    EngineResult result = worked.result();
-    Energy energy = window.close(engine.costProfile().estimateServed(result.outcome()));
+    Energy energy = window.close(estimate);
     settlement.charge(energy);
     Optional<WeightsBinding> after = engine.weights();
     if (!after.equals(bound)) {
@@ -82,14 +97,27 @@ final class Metering {
       MeterWindow window,
       Throwable e,
       Settlement settlement) {
-    Energy spent;
+    Energy spent = Energy.estimated(request.jouleCeilingUj());
+    long estimate = -1;
     try {
-      spent =
-          window.close(
-              engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0)));
-    } catch (RuntimeException meterFailed) {
-      e.addSuppressed(meterFailed);
-      spent = Energy.estimated(request.jouleCeilingUj());
+      estimate =
+          engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0));
+    } catch (RuntimeException profileFailed) {
+      // The engine's own cost profile: the window is still let go, so it shares its domains with
+      // no later window.
+      e.addSuppressed(profileFailed);
+      try {
+        window.abandon();
+      } catch (RuntimeException meterFailed) {
+        e.addSuppressed(meterFailed);
+      }
+    }
+    if (estimate >= 0) {
+      try {
+        spent = window.close(estimate);
+      } catch (RuntimeException meterFailed) {
+        e.addSuppressed(meterFailed);
+      }
     }
     settlement.charge(spent);
     // The message goes to callers, over HTTP too: it says what failed, not which Java class did

@@ -342,7 +342,7 @@ final class Snapshotter implements AutoCloseable {
       LOG.warn(
           "journal snapshot at record {} not read back, its state stays on the heap: {}",
           saved.count(),
-          e.getMessage());
+          FailureWords.of(e));
     } finally {
       unmapUnread(file);
       unmapUnread(before);
@@ -357,7 +357,7 @@ final class Snapshotter implements AutoCloseable {
         mapping.close();
       } catch (IllegalStateException held) {
         // Nothing of ours holds it (see readBack); a snapshot is not failed over its space.
-        LOG.warn("a journal snapshot read back stays mapped: {}", held.getMessage());
+        LOG.warn("a journal snapshot read back stays mapped: {}", FailureWords.of(held));
       }
     }
   }
@@ -412,7 +412,7 @@ final class Snapshotter implements AutoCloseable {
       LOG.warn(
           "the latest journal snapshot could not be read on close; the one read back before stays"
               + " mapped until the process ends: {}",
-          e.getMessage());
+          FailureWords.of(e));
     }
   }
 

@@ -2,14 +2,20 @@ package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
+import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.tlog.Checkpoint;
@@ -43,9 +49,90 @@ class CheckpointCadenceTest {
     assertThat(checkpointSizes()).containsExactly(3L, 4L);
   }
 
+  /**
+   * Regression: a cadence checkpoint that could not be journalled kept its multiple claimed, so the
+   * log went unsigned until the next multiple, a whole cadence later. The next seal now tries
+   * again.
+   */
+  @Test
+  void aCadenceCheckpointThatFails_isTriedAgainByTheNextSeal() throws Exception {
+    FlakyCheckpoints flaky = new FlakyCheckpoints(journal);
+    LogKeeper k = new LogKeeper.Rebuilder(key, Set.of()).finish(ChainHead.GENESIS, flaky, 4);
+    appendLeaves(k, 0, 4);
+    flaky.failures.add(new JournalException(JournalException.Reason.IO, "disk busy", null));
+    k.afterSeal();
+    assertThat(checkpointSizes()).isEmpty();
+
+    appendLeaves(k, 4, 1);
+    k.afterSeal();
+    assertThat(checkpointSizes()).as("signed by the seal after the failure").containsExactly(5L);
+  }
+
+  /**
+   * Regression: a journal that threw unchecked on a cadence checkpoint failed the serve that asked
+   * for it, after its receipt was sealed and journalled (a resend would be served and debited
+   * again). The checkpoint fails alone, and the next seal tries again.
+   */
+  @Test
+  void anUncheckedFailureOfACadenceCheckpoint_failsTheCheckpoint_notTheSeal() throws Exception {
+    FlakyCheckpoints flaky = new FlakyCheckpoints(journal);
+    LogKeeper k = new LogKeeper.Rebuilder(key, Set.of()).finish(ChainHead.GENESIS, flaky, 4);
+    appendLeaves(k, 0, 4);
+    flaky.failures.add(new IllegalStateException());
+    k.afterSeal();
+    assertThat(checkpointSizes()).isEmpty();
+
+    appendLeaves(k, 4, 1);
+    k.afterSeal();
+    assertThat(checkpointSizes()).containsExactly(5L);
+  }
+
+  /**
+   * Regression: a journal that threw unchecked on the checkpoint a witness's proof asks for failed
+   * the witness's answer; the proof is given against the latest checkpoint there is, as for a
+   * journal failure.
+   */
+  @Test
+  void aProofWhoseNewCheckpointFailsUnchecked_isGivenAgainstTheLatestOne() throws Exception {
+    FlakyCheckpoints flaky = new FlakyCheckpoints(journal);
+    LogKeeper k = new LogKeeper.Rebuilder(key, Set.of()).finish(ChainHead.GENESIS, flaky, 100);
+    appendLeaves(k, 0, 2);
+    k.checkpoint();
+    appendLeaves(k, 2, 1);
+    flaky.failures.add(new IllegalStateException());
+    Optional<WitnessAnswer.Proof> proof = k.prove(0);
+    assertThat(proof).isPresent();
+    assertThat(checkpointSizes()).containsExactly(2L);
+  }
+
+  /** Fails the next checkpoint records with the exceptions queued, then records as its delegate. */
+  private static final class FlakyCheckpoints extends ForwardingJournal {
+    final Queue<Exception> failures = new ArrayDeque<>();
+
+    FlakyCheckpoints(Journal delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public Pending enqueue(JournalEntry entry) throws JournalException {
+      Exception next = entry instanceof JournalEntry.Checkpoint ? failures.poll() : null;
+      if (next instanceof JournalException e) {
+        throw e;
+      }
+      if (next != null) {
+        throw (RuntimeException) next;
+      }
+      return super.enqueue(entry);
+    }
+  }
+
   private void appendLeaves(long first, int count) {
+    appendLeaves(keeper, first, count);
+  }
+
+  private static void appendLeaves(LogKeeper k, long first, int count) {
     for (long s = first; s < first + count; s++) {
-      keeper.append(s, ContentId.ofBytes(new byte[] {(byte) s}));
+      k.append(s, ContentId.ofBytes(new byte[] {(byte) s}));
     }
   }
 

@@ -47,6 +47,14 @@ final class ServingPool {
 
   /** Starts {@code count} serving threads; returns once all are released. */
   static ServingPool start(int count, Serve serve) throws Exception {
+    return start(count, Integer.MAX_VALUE, serve);
+  }
+
+  /**
+   * Starts {@code count} serving threads that each end after {@code serves} receipts, or at their
+   * first refusal; returns once all are released.
+   */
+  static ServingPool start(int count, int serves, Serve serve) throws Exception {
     ServingPool p = new ServingPool(count);
     CyclicBarrier start = new CyclicBarrier(count + 1);
     for (int t = 0; t < count; t++) {
@@ -55,7 +63,7 @@ final class ServingPool {
           p.pool.submit(
               () -> {
                 start.await();
-                for (int i = 0; ; i++) {
+                for (int i = 0; i < serves; i++) {
                   try {
                     p.handedOut.add(serve.serve(thread, i));
                     p.sealed.incrementAndGet();
@@ -64,6 +72,7 @@ final class ServingPool {
                     return null;
                   }
                 }
+                return null;
               }));
     }
     start.await();

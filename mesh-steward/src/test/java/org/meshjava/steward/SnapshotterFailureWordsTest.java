@@ -1,0 +1,152 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.Snapshot;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.journal.SnapshotHeader;
+import org.meshjava.journal.SnapshotMapping;
+import org.meshjava.journal.SnapshotStore;
+
+/**
+ * The snapshotter's warnings about a snapshot it could not read back name what failed even when the
+ * exception carries no message (a bare {@code IllegalStateException} from a store, an unmapped
+ * buffer): they read "...: null" before, naming nothing an operator could act on.
+ */
+class SnapshotterFailureWordsTest {
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  @Test
+  void aReadBackThatFailsWithoutAMessage_isWarnedByItsClass() throws Exception {
+    Store store = new Store(new KeepingSnapshotStore());
+    store.mappingFails = true;
+    String log;
+    try (Steward s =
+        f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
+            .snapshots(store)
+            .snapshotEvery(0)
+            .build()) {
+      serve(s, 3);
+      log = logOf(() -> s.snapshot());
+    }
+    assertThat(log)
+        .contains("not read back, its state stays on the heap: IllegalStateException")
+        .doesNotContain(": null");
+  }
+
+  @Test
+  void aCloseThatCannotReadTheLatestSnapshot_isWarnedByItsClass() throws Exception {
+    Path snaps = Files.createDirectories(dir.resolve("snaps"));
+    Store store = new Store(new FileSnapshotStore(snaps));
+    Steward s =
+        f.steward(FileJournal.openUnsynced(dir.resolve("steward.journal")))
+            .snapshots(store)
+            .snapshotEvery(0)
+            .build();
+    String log;
+    try {
+      // Past 4096 ids, so that the keeper reads its levels from the mapping read back, which the
+      // close then moves it off by reading the latest file again.
+      serve(s, 4200);
+      s.snapshot();
+      serve(s, 1);
+      store.bufferFails = true;
+    } finally {
+      log = logOf(s::close);
+    }
+    assertThat(log)
+        .contains("could not be read on close; the one read back before stays mapped")
+        .contains("until the process ends: IllegalStateException")
+        .doesNotContain(": null");
+  }
+
+  private static void serve(Steward s, int n) throws Exception {
+    for (int i = 0; i < n; i++) {
+      ServeRequest req = GrantFixture.request("words " + i, 1, 30_000);
+      s.serve(req, GrantFixture.payload(req));
+    }
+  }
+
+  /** What the snapshotter logs while {@code action} runs (slf4j-simple writes to System.err). */
+  private static String logOf(ThrowingAction action) throws Exception {
+    PrintStream err = System.err;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(err);
+    }
+    return captured.toString(StandardCharsets.UTF_8);
+  }
+
+  @FunctionalInterface
+  private interface ThrowingAction {
+    void run() throws Exception;
+  }
+
+  /** A store that forwards to another, but fails reads with a message-less exception when told. */
+  private static final class Store implements SnapshotStore {
+    private final SnapshotStore inner;
+    volatile boolean mappingFails;
+    volatile boolean bufferFails;
+
+    Store(SnapshotStore inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public void save(Snapshot snapshot) throws SnapshotException {
+      inner.save(snapshot);
+    }
+
+    @Override
+    public long maxBytes() {
+      return inner.maxBytes();
+    }
+
+    @Override
+    public Optional<byte[]> latest() throws SnapshotException {
+      return inner.latest();
+    }
+
+    @Override
+    public Optional<ByteBuffer> latestBuffer() throws SnapshotException {
+      if (bufferFails) {
+        throw new IllegalStateException();
+      }
+      return inner.latestBuffer();
+    }
+
+    @Override
+    public Optional<SnapshotMapping> latestMapping() throws SnapshotException {
+      if (mappingFails) {
+        throw new IllegalStateException();
+      }
+      return inner.latestMapping();
+    }
+
+    @Override
+    public Optional<SnapshotHeader> latestHeader() throws SnapshotException {
+      return inner.latestHeader();
+    }
+
+    @Override
+    public String describe() {
+      return inner.describe();
+    }
+  }
+}
