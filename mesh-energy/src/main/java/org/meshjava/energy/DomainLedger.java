@@ -221,13 +221,14 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   synchronized CounterStatus status() {
+    String facts = channel.statusNote().map(n -> detail + "; " + n).orElse(detail);
     return state == CounterState.LIVE
-        ? CounterStatus.live(channel.name(), channel.domain(), detail)
+        ? CounterStatus.live(channel.name(), channel.domain(), facts)
         : CounterStatus.notLive(
             channel.name(),
             channel.domain(),
             Objects.requireNonNull(issue, "a counter that is not live has an issue"),
-            detail);
+            facts);
   }
 
   /**
@@ -318,6 +319,13 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Marks a probe of this counter as started: it is not live until the probe ends. */
   synchronized void beginProbe() {
+    if (!released) {
+      try {
+        channel.recheckAtProbe();
+      } catch (RuntimeException e) {
+        LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
+      }
+    }
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
     detail = "re-probing";
