@@ -33,8 +33,9 @@ import org.slf4j.event.Level;
  *
  * <p>A live counter keeps proving itself: it must change at least every {@link #STALL_PERIODS}
  * update periods (learnt by its last probe), or the next read demotes it as stalled; a window
- * shorter than {@link #MIN_WINDOW_PERIODS} update periods is too short for the counter to resolve
- * and is never graded from it.
+ * shorter than {@link #MIN_WINDOW_PERIODS} update periods (the probe's, widened when reads prove
+ * the counter now refreshes more slowly) is too short for the counter to resolve and is never
+ * graded from it.
  *
  * <p>Thread-safe: every method holds the ledger's monitor, which also serialises reads of the
  * channel (channels are not thread-safe) and its release.
@@ -71,15 +72,25 @@ final class DomainLedger implements LivenessProbe.Target {
     private final long totalAtOpen;
     private final long openReadEndNanos;
     private final boolean trustedAtOpen;
+    // How long after the read at the latest close before it this window's open read began; empty
+    // (Long.MAX_VALUE) when no window had closed. Checked again at the close against the period as
+    // it stands then: a period widened meanwhile may put the open within the closed serve's tail.
+    private final long sinceLastLeaveNanos;
     private double apportionedUj;
     private boolean overlapped;
     private boolean left;
 
-    private Share(long epoch, long totalAtOpen, long openReadEndNanos, boolean trustedAtOpen) {
+    private Share(
+        long epoch,
+        long totalAtOpen,
+        long openReadEndNanos,
+        boolean trustedAtOpen,
+        long sinceLastLeaveNanos) {
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
       this.openReadEndNanos = openReadEndNanos;
       this.trustedAtOpen = trustedAtOpen;
+      this.sinceLastLeaveNanos = sinceLastLeaveNanos;
     }
   }
 
@@ -121,7 +132,15 @@ final class DomainLedger implements LivenessProbe.Target {
   // the next value spans from there, not from the read that happened to return it.
   private long lastTotalSinceNanos;
   private long lastChangeNanos;
+  // The update period: the probe's figure, widened by reads that prove the counter now refreshes
+  // more slowly (heldLongerNanos). The stall rule keeps to the probe's own figure, so a counter
+  // whose refreshes keep slowing is demoted and re-probed once it holds a value five of them.
   private long updatePeriodNanos;
+  private long probedPeriodNanos;
+  // How long the reads proved the current mark held (from the end of the read that first saw it to
+  // the start of the last that still saw it), and the same for the mark before it.
+  private long currentHeldNanos;
+  private long previousHeldNanos;
   // When the read at the latest window's close began, and whether any window has closed: that
   // window's energy is not all in the counter until one update period after it (SPEC 40 §3).
   private long lastLeaveReadStartNanos;
@@ -202,13 +221,14 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   synchronized CounterStatus status() {
+    String facts = channel.statusNote().map(n -> detail + "; " + n).orElse(detail);
     return state == CounterState.LIVE
-        ? CounterStatus.live(channel.name(), channel.domain(), detail)
+        ? CounterStatus.live(channel.name(), channel.domain(), facts)
         : CounterStatus.notLive(
             channel.name(),
             channel.domain(),
             Objects.requireNonNull(issue, "a counter that is not live has an issue"),
-            detail);
+            facts);
   }
 
   /**
@@ -228,9 +248,9 @@ final class DomainLedger implements LivenessProbe.Target {
     // began: the counter has not yet published all of the closed one's energy (it lags by up to a
     // period), so the rest of it lands in this window, which then holds two serves' energy.
     long openReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
-    boolean overlapped =
-        !open.isEmpty()
-            || (leftOnce && openReadStartNanos - lastLeaveReadStartNanos < updatePeriodNanos);
+    long sinceLastLeaveNanos =
+        leftOnce ? openReadStartNanos - lastLeaveReadStartNanos : Long.MAX_VALUE;
+    boolean overlapped = !open.isEmpty() || sinceLastLeaveNanos < updatePeriodNanos;
     for (Share s : open) {
       s.overlapped = true;
     }
@@ -239,7 +259,8 @@ final class DomainLedger implements LivenessProbe.Target {
             epoch,
             total,
             readOk ? lastReadEndNanos : nowNanos,
-            readOk && state == CounterState.LIVE && disturbances == 0);
+            readOk && state == CounterState.LIVE && disturbances == 0,
+            sinceLastLeaveNanos);
     share.overlapped = overlapped;
     open.add(share);
     return share;
@@ -276,7 +297,8 @@ final class DomainLedger implements LivenessProbe.Target {
             && disturbances == 0
             && epoch == share.epoch
             && longEnough;
-    return new Exit(trusted, total - share.totalAtOpen, share.apportionedUj, share.overlapped);
+    boolean overlapped = share.overlapped || share.sinceLastLeaveNanos < updatePeriodNanos;
+    return new Exit(trusted, total - share.totalAtOpen, share.apportionedUj, overlapped);
   }
 
   /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */
@@ -297,6 +319,13 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Marks a probe of this counter as started: it is not live until the probe ends. */
   synchronized void beginProbe() {
+    if (!released) {
+      try {
+        channel.recheckAtProbe();
+      } catch (RuntimeException e) {
+        LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
+      }
+    }
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
     detail = "re-probing";
@@ -309,11 +338,14 @@ final class DomainLedger implements LivenessProbe.Target {
     epoch++;
     lastProbeNanos = nowNanos;
     lastChangeNanos = nowNanos;
+    currentHeldNanos = 0;
+    previousHeldNanos = 0;
     detail = verdict.detail();
     if (verdict.isLive()) {
       state = CounterState.LIVE;
       issue = null;
       updatePeriodNanos = verdict.updatePeriodNanos();
+      probedPeriodNanos = updatePeriodNanos;
       LOG.atLevel(warnedNotLive ? Level.INFO : Level.DEBUG)
           .log("energy counter {} ({}) is live: {}", channel.name(), channel.domain(), detail);
       warnedNotLive = false;
@@ -321,6 +353,7 @@ final class DomainLedger implements LivenessProbe.Target {
       state = CounterState.NOT_LIVE;
       issue = verdict.issue().orElseThrow();
       updatePeriodNanos = 0;
+      probedPeriodNanos = 0;
       warnedNotLive = true;
       LOG.warn(
           "energy counter {} ({}) is not live ({}): {}; figures on {} fall back to the estimator",
@@ -495,6 +528,31 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * The mark just changed after the reads proved it held {@code heldNanos}. When it held longer
+   * than the update period, and so did the mark before it, the counter refreshes more slowly than
+   * its probe saw (a driver that lowered its rate, a board gone idle), and the period is widened to
+   * the shorter of the two holds: the ten-period rule and the tail rule must span the refreshes the
+   * counter makes now, not those of the probe, up to ten minutes old. One long hold alone is a
+   * refresh or a few missed (a late counter, which the increment bound allows for), not a slower
+   * rate. Both holds are lower bounds, from reads, so the widened period never exceeds the true one
+   * by more than the probe's did; reads spaced wider than the refresh prove no hold at all.
+   */
+  private void heldLongerNanos(long heldNanos) {
+    long slower = Math.min(heldNanos, previousHeldNanos);
+    previousHeldNanos = heldNanos;
+    currentHeldNanos = 0;
+    if (state == CounterState.LIVE && slower > updatePeriodNanos) {
+      LOG.debug(
+          "energy counter {} refreshes more slowly than its probe saw: update period {} ms, was {}"
+              + " ms",
+          channel.name(),
+          slower / 1_000_000,
+          updatePeriodNanos / 1_000_000);
+      updatePeriodNanos = slower;
+    }
+  }
+
+  /**
    * Reads the counter, splits the energy since the last event among the open windows, and checks
    * that a live counter is still moving and was read often enough to see every wrap.
    */
@@ -542,8 +600,9 @@ final class DomainLedger implements LivenessProbe.Target {
       }
       if (mark != lastMark) {
         lastChangeNanos = Math.max(lastChangeNanos, afterNanos);
+        heldLongerNanos(currentHeldNanos);
       } else if (state == CounterState.LIVE
-          && nowNanos - lastChangeNanos >= STALL_PERIODS * updatePeriodNanos) {
+          && nowNanos - lastChangeNanos >= STALL_PERIODS * probedPeriodNanos) {
         demote(
             CounterIssue.STALLED,
             "did not advance for "
@@ -551,8 +610,10 @@ final class DomainLedger implements LivenessProbe.Target {
                 + " ms, "
                 + STALL_PERIODS
                 + " update periods of "
-                + String.format(java.util.Locale.ROOT, "%.1f", updatePeriodNanos / 1e6)
+                + String.format(java.util.Locale.ROOT, "%.1f", probedPeriodNanos / 1e6)
                 + " ms");
+      } else {
+        currentHeldNanos = Math.max(currentHeldNanos, nowNanos - lastChangeNanos);
       }
     }
     if (!haveTotal) {

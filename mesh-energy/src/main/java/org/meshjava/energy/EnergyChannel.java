@@ -1,5 +1,6 @@
 package org.meshjava.energy;
 
+import java.util.Optional;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -58,6 +59,21 @@ interface EnergyChannel {
   default PowerBound powerBound() {
     return domain().kind() == EnergyDomain.Kind.GPU ? PowerBound.GPU_BOARD : PowerBound.PACKAGE;
   }
+
+  /**
+   * What an operator should know about this counter beyond its liveness, such as the power bound a
+   * GPU board is held to and why; shown in its {@link CounterStatus#detail()}.
+   */
+  default Optional<String> statusNote() {
+    return Optional.empty();
+  }
+
+  /**
+   * Called on the probe's thread as each probe of this counter begins, under the meter's lock on
+   * it: a channel whose set-up left a figure unsettled by a passing failure may ask again here, off
+   * every serve's path.
+   */
+  default void recheckAtProbe() {}
 
   /** Releases native resources; reads after this fail. */
   default void release() {}

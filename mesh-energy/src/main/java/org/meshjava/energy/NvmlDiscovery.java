@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -153,8 +152,7 @@ final class NvmlDiscovery {
       Board b = a.getKey();
       EnergyDomain domain = a.getValue();
       String name = counterName(b.uuid());
-      NvmlChannel channel =
-          new NvmlChannel(nvml, domain, b.uuid(), b.handle(), boardWatts(nvml, b.handle(), retry));
+      NvmlChannel channel = channel(nvml, b, domain, retry);
       try {
         channel.readTotalUj();
         found.add(channel);
@@ -174,24 +172,37 @@ final class NvmlDiscovery {
   }
 
   /**
-   * The most power the board is taken to draw: twice the most its power limit may be set to, never
-   * less than {@link PowerBound#GPU_BOARD}'s 2 kW (SPEC.md 40 §3, the rule RAPL zones follow). A
-   * code of the moment is tried again within the discovery's budget: a board settable past 1 kW,
-   * settled at 2 kW on one {@code UNKNOWN}, would have its own draw refused as resets.
+   * Builds a board's channel with its power bound (SPEC.md 40 §3). A code of the moment is tried
+   * again within the discovery's budget: a board settable past 1 kW, settled at 2 kW on one {@code
+   * UNKNOWN}, would have its own draw refused as resets. The figure is optional, as a RAPL zone's
+   * constraint files are: a board that gives none is still metered at the floor, and one whose
+   * query still fails after the budget is asked again at each of its probes.
    */
-  private static long boardWatts(NvmlLibrary nvml, MemorySegment device, MomentaryRetry retry) {
-    long floor = PowerBound.GPU_BOARD.watts();
-    OptionalLong milliwatts;
+  private static NvmlChannel channel(
+      NvmlLibrary nvml, Board b, EnergyDomain domain, MomentaryRetry retry) {
+    NvmlChannel.Bound bound;
+    boolean settled = true;
     try {
-      milliwatts = retry.call(() -> nvml.maxPowerLimitMw(device));
+      bound = NvmlChannel.Bound.of(retry.call(() -> nvml.maxPowerLimitMw(b.handle())));
     } catch (CounterException e) {
-      // The figure is optional, as a RAPL zone's constraint files are: a board that gives none
-      // is still metered, at the floor.
-      return floor;
+      settled = e.issue() != CounterIssue.READ_FAILED;
+      bound = new NvmlChannel.Bound(PowerBound.GPU_BOARD.watts(), unreadLimitNote(e, settled));
     }
-    return milliwatts.isEmpty()
-        ? floor
-        : PowerBound.aboveLimit(Math.ceilDiv(milliwatts.getAsLong(), 1_000L), floor);
+    return new NvmlChannel(
+        nvml, domain, b.uuid(), b.handle(), bound.watts(), settled, bound.note());
+  }
+
+  /** Why a board is held to the floor when its power-limit range could not be read. */
+  static String unreadLimitNote(CounterException e, boolean forGood) {
+    // NVML's own words, not the retry's, which speak of a board left unmetered: this one is
+    // metered.
+    String why = e.getCause() instanceof CounterException last ? last.getMessage() : e.getMessage();
+    return "the floor: its settable power limit could not be read ("
+        + why
+        + "), so a draw past "
+        + PowerBound.GPU_BOARD.watts()
+        + " W reads as a reset"
+        + (forGood ? "" : "; asked again at each re-probe of the board");
   }
 
   /** The board one {@code CUDA_VISIBLE_DEVICES} entry names, if it names one unambiguously. */

@@ -27,6 +27,11 @@ abstract class SharedNativeChannel extends NamedChannel {
     return readRetained();
   }
 
+  /** Whether {@link #release()} was called: the resource may be gone. */
+  final boolean isReleased() {
+    return released;
+  }
+
   /** Reads the counter while the resource is still retained. */
   abstract long readRetained() throws CounterException;
 

@@ -11,7 +11,7 @@ import org.meshjava.core.EnergyDomain;
 final class TimedCounter implements EnergyChannel {
   private final EnergyDomain domain;
   private final FakeClock clock;
-  private final long periodNanos;
+  private long periodNanos;
   private final long idleUjPerMs;
   private final boolean slow;
   private long accruedNanoJ;
@@ -57,6 +57,11 @@ final class TimedCounter implements EnergyChannel {
   /** Work a serve does: it lands in the next refresh. */
   synchronized void work(long uj) {
     accruedNanoJ += uj * 1_000;
+  }
+
+  /** Changes how often the readable total is refreshed, from the next refresh on. */
+  synchronized void refreshEveryMillis(long periodMs) {
+    periodNanos = periodMs * 1_000_000L;
   }
 
   synchronized void freeze() {

@@ -82,7 +82,9 @@ public record Readiness(Journal journal, Grants grants, Meter meter, ChainHead h
    * The energy meter (§3.3).
    *
    * @param name the meter's name
-   * @param counters every counter it knows with its liveness; empty for a meter that reads none
+   * @param counters every counter it knows with its liveness; for the estimator a discovery fell
+   *     back to, every counter that discovery found and why it is not used; empty for a meter given
+   *     to the steward that reads none
    */
   public record Meter(String name, List<CounterStatus> counters) {
     /** Validates the record. */

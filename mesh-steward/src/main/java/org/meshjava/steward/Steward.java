@@ -322,8 +322,12 @@ public final class Steward implements AutoCloseable {
    * health probe: it reads state and opens nothing. Thread-safe.
    */
   public Readiness readiness() {
+    // A discovery that fell back to the estimator still found counters, and says why each is not
+    // used: without them here an operator sees an estimator and no reason.
     List<org.meshjava.energy.CounterStatus> counters =
-        meter instanceof CounterMeter counting ? counting.counters() : List.of();
+        meter instanceof CounterMeter counting
+            ? counting.counters()
+            : meterDiscovery().map(MeterDiscovery::counters).orElse(List.of());
     return new Readiness(
         new Readiness.Journal(
             journal.describe(), journal.durable(), journal.locked(), journal.refusesAppends()),
