@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
 
@@ -70,6 +71,94 @@ final class JournalSchema {
     } finally {
       c.setAutoCommit(true);
     }
+  }
+
+  /**
+   * Refuses to go on where the journal's owner row, its marker since its first opening, is in
+   * another schema than the session's (the one {@link PostgresLocation#connect} pinned): a role or
+   * database setting that changed the search path, or a schema ahead of the journal's gaining
+   * tables of the same names, would otherwise open fresh or foreign tables, and every grant's
+   * budget would come back. Where the URL names no schema, a row in another schema is refused even
+   * beside one in the session's own, since which is the journal is then a guess; where it names
+   * one, that one is taken. Schemas this role may not read are not seen.
+   *
+   * @throws JournalException {@code MISPLACED}, naming the schemas that hold the journal
+   */
+  static void checkHome(Connection c, String journal, PostgresLocation location)
+      throws SQLException, JournalException {
+    String home;
+    List<String> others = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.current_schema(), n.nspname FROM pg_catalog.pg_class t"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
+                    + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
+                    + " AND n.nspname <> pg_catalog.current_schema()"
+                    + " AND n.nspname NOT LIKE 'pg\\_%'"
+                    + " AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
+                    + " AND pg_catalog.has_table_privilege(t.oid, 'SELECT')"
+                    + " ORDER BY n.nspname")) {
+      if (!rs.next()) {
+        return;
+      }
+      home = rs.getString(1);
+      do {
+        others.add(rs.getString(2));
+      } while (rs.next());
+    }
+    List<String> holding = new ArrayList<>();
+    for (String schema : others) {
+      if (ownerRowIn(c, quoted(schema), journal)) {
+        holding.add(schema);
+      }
+    }
+    if (holding.isEmpty()) {
+      return;
+    }
+    boolean here = ownerRowIn(c, null, journal);
+    if (here && location.schema().isPresent()) {
+      return;
+    }
+    throw new JournalException(
+        JournalException.Reason.MISPLACED,
+        "journal "
+            + journal
+            + " at "
+            + location
+            + (here
+                ? " has an owner row in mesh_journal_owner of schema " + home + ", where this"
+                : " has no owner row in schema " + home + ", where this")
+            + " session's tables are, and one in schema "
+            + String.join(", ", holding)
+            + (here
+                ? ", so which holds the journal is a guess"
+                : ", so its records are there and opening here would start it afresh, every"
+                    + " grant's budget back")
+            + ". Name the journal's schema in the URL (?schema="
+            + holding.getFirst()
+            + "), or if a role's or the database's search_path was changed, change it back",
+        null);
+  }
+
+  /** Whether {@code schema}'s owner table (the session's own when null) has a row for journal. */
+  private static boolean ownerRowIn(Connection c, @Nullable String schema, String journal)
+      throws SQLException {
+    if (schema == null && !exists(c, "mesh_journal_owner")) {
+      return false;
+    }
+    return query(
+        c,
+        "SELECT 1 FROM "
+            + (schema == null ? "" : schema + ".")
+            + "mesh_journal_owner WHERE journal = ?",
+        journal,
+        ResultSet::next);
+  }
+
+  /** {@code name} as a quoted SQL identifier. */
+  private static String quoted(String name) {
+    return '"' + name.replace("\"", "\"\"") + '"';
   }
 
   /** Tries the journal's session-level advisory lock; true when this session now holds it. */
@@ -213,7 +302,7 @@ final class JournalSchema {
    */
   static void readLines(Connection c, String journal, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
-    if (exists(c)) {
+    if (exists(c, "mesh_journal_record")) {
       readLines(c, journal, 0, Long.MAX_VALUE, keepAlive, sink);
     }
   }
@@ -291,7 +380,7 @@ final class JournalSchema {
 
   /** The names of the journals holding records, in order. */
   static List<String> names(Connection c) throws SQLException {
-    if (!exists(c)) {
+    if (!exists(c, "mesh_journal_record")) {
       return List.of();
     }
     List<String> out = new ArrayList<>();
@@ -305,11 +394,14 @@ final class JournalSchema {
     return out;
   }
 
-  private static boolean exists(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT to_regclass('mesh_journal_record') IS NOT NULL")) {
-      rs.next();
-      return rs.getBoolean(1);
+  /** Whether table {@code table} is in the session's schema. */
+  private static boolean exists(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
     }
   }
 

@@ -124,7 +124,8 @@ public final class PostgresJournal implements Journal {
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code CORRUPT} naming the
    *     first bad record, or when its epoch cannot be raised (already the largest {@code bigint}),
-   *     {@code IO} if the database cannot be reached or refuses
+   *     {@code MISPLACED} if its owner row is in another schema than the session's, {@code IO} if
+   *     the database cannot be reached or refuses
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
@@ -157,6 +158,9 @@ public final class PostgresJournal implements Journal {
           }
         }
       }
+      // Before anything is created or raised: a journal whose records are in another schema is
+      // refused, not started afresh here.
+      JournalSchema.checkHome(c, name, location);
       JournalSchema.create(c);
       lock(c, name, location);
       checkEpochCanRise(c, name, location);
@@ -245,6 +249,7 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     checkName(name);
     try (Connection c = location.connect()) {
+      JournalSchema.checkHome(c, name, location);
       return JournalSchema.readLines(c, name);
     } catch (SQLException e) {
       throw new JournalException(
@@ -297,6 +302,7 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     checkName(name);
     try (Connection c = location.connect()) {
+      JournalSchema.checkHome(c, name, location);
       JournalSchema.readLines(c, name, (seq, line) -> sink.accept(line));
     } catch (SQLException e) {
       throw new JournalException(
