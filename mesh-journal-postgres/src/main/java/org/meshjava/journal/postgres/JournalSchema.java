@@ -350,6 +350,16 @@ final class JournalSchema {
             spoke = System.nanoTime();
           }
           long seq = rs.getLong(1);
+          if (seq == next - 1) {
+            // In seq order a second row of a seq comes right after the first: the table's key no
+            // longer keeps one row per record, and calling the next record missing would mislead.
+            throw new JournalException(
+                JournalException.Reason.CORRUPT,
+                seq,
+                "is stored in more than one row of mesh_journal_record: its primary key (journal,"
+                    + " seq) was dropped or replaced, and which row is the record is not known",
+                null);
+          }
           if (seq != next) {
             throw new JournalException(
                 JournalException.Reason.CORRUPT,
@@ -378,20 +388,39 @@ final class JournalSchema {
     }
   }
 
-  /** The names of the journals holding records, in order. */
-  static List<String> names(Connection c) throws SQLException {
-    if (!exists(c, "mesh_journal_record")) {
-      return List.of();
-    }
+  /**
+   * The enabled triggers and the rules on the session's {@code mesh_journal_record} that the
+   * journal did not create, in words ({@code trigger t}, {@code rule r}): what can make an insert
+   * store fewer rows than it was given.
+   */
+  static List<String> rowDroppers(Connection c) throws SQLException {
+    return column(
+        c,
+        "SELECT 'trigger ' || tgname FROM pg_catalog.pg_trigger"
+            + " WHERE tgrelid = 'mesh_journal_record'::regclass AND NOT tgisinternal"
+            + " AND tgenabled <> 'D'"
+            + " UNION ALL SELECT 'rule ' || rulename FROM pg_catalog.pg_rewrite"
+            + " WHERE ev_class = 'mesh_journal_record'::regclass ORDER BY 1");
+  }
+
+  /** The first column of {@code sql}'s rows, as text, in order. */
+  private static List<String> column(Connection c, String sql) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT DISTINCT journal FROM mesh_journal_record ORDER BY journal")) {
+        ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         out.add(rs.getString(1));
       }
     }
     return out;
+  }
+
+  /** The names of the journals holding records, in order. */
+  static List<String> names(Connection c) throws SQLException {
+    if (!exists(c, "mesh_journal_record")) {
+      return List.of();
+    }
+    return column(c, "SELECT DISTINCT journal FROM mesh_journal_record ORDER BY journal");
   }
 
   /** Whether table {@code table} is in the session's schema. */

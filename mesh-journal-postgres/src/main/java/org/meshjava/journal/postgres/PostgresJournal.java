@@ -449,11 +449,11 @@ public final class PostgresJournal implements Journal {
       try {
         int n = insert(first, lines);
         if (n != lines.size()) {
-          throw new JournalException(
-              JournalException.Reason.FENCED,
+          throw shortInsert(
               first,
-              "journal " + describe() + " was taken over by another steward during the import",
-              null);
+              n,
+              lines.size(),
+              "journal " + describe() + " was taken over by another steward during the import");
         }
         return n;
       } catch (SQLException e) {
@@ -585,17 +585,17 @@ public final class PostgresJournal implements Journal {
         connection.setAutoCommit(false);
         int inserted = insert(first, lines);
         if (inserted != lines.size()) {
-          // Nothing inserted, and fail() closes the session, which ends the transaction.
+          // Nothing of it is committed: fail() closes the session, which ends the transaction.
           throw fail(
-              new JournalException(
-                  JournalException.Reason.FENCED,
+              shortInsert(
                   seq,
+                  inserted,
+                  lines.size(),
                   "journal "
                       + describe()
                       + " was taken over by another steward (its epoch is no longer "
                       + epoch
-                      + "); nothing more is written",
-                  null));
+                      + "); nothing more is written"));
         }
         commitSent = true;
         SQLWarning warned = commit();
@@ -638,6 +638,64 @@ public final class PostgresJournal implements Journal {
     durable =
         new JournalPosition(
             last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
+  }
+
+  /**
+   * Why the fenced insert stored {@code inserted} of its {@code expected} rows, in its still open
+   * transaction. The fence lets the rows through only while this journal's epoch is current, so
+   * fewer rows usually mean another steward took over ({@code takenOver}, {@code FENCED}); an owner
+   * row that is gone was deleted by hand ({@code FAILED}, saying so). Where the epoch is still this
+   * journal's, something on the table dropped them (a {@code BEFORE INSERT} trigger returning null,
+   * a rule {@code DO INSTEAD NOTHING}): no steward took over, and saying one had would send the
+   * operator after the wrong thing, so that is {@code FAILED}, naming what the table carries. Asked
+   * only on this failing path.
+   */
+  private JournalException shortInsert(long seq, int inserted, int expected, String takenOver)
+      throws SQLException {
+    long current = JournalSchema.epoch(connection, name);
+    if (current == 0) {
+      return ownerRowGone(seq);
+    }
+    if (current != epoch) {
+      return new JournalException(JournalException.Reason.FENCED, seq, takenOver, null);
+    }
+    List<String> droppers = JournalSchema.rowDroppers(connection);
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "write to journal "
+            + describe()
+            + " stored "
+            + inserted
+            + " of its "
+            + expected
+            + " records although its epoch ("
+            + epoch
+            + ") is still current, so no steward took it over: something on table"
+            + " mesh_journal_record drops rows"
+            + (droppers.isEmpty()
+                ? " (a BEFORE INSERT trigger returning NULL, a rule)"
+                : " (it carries " + String.join(", ", droppers) + ")")
+            + ". Nothing of the batch is committed and nothing more is written; remove it, then"
+            + " restart the steward",
+        null);
+  }
+
+  /**
+   * The journal's owner row is gone: a successor raises the row, never removes it, so someone
+   * deleted it by hand, and no steward took over ({@code seq} -1 when no record is concerned).
+   */
+  private JournalException ownerRowGone(long seq) {
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "journal "
+            + describe()
+            + " has no owner row in mesh_journal_owner any more (deleted by hand: no steward"
+            + " removes it), so its writes are refused; nothing more is written. Stop every"
+            + " steward of this journal, then restart one (it starts again at epoch 1, with"
+            + " every record)",
+        null);
   }
 
   /**
@@ -729,7 +787,9 @@ public final class PostgresJournal implements Journal {
     synchronized (connectionLock) {
       try {
         long current = JournalSchema.epoch(connection, name);
-        if (current != epoch) {
+        if (current == 0) {
+          fail(ownerRowGone(-1));
+        } else if (current != epoch) {
           fail(
               new JournalException(
                   JournalException.Reason.FENCED,
@@ -747,11 +807,17 @@ public final class PostgresJournal implements Journal {
           // A cancelled statement (pg_cancel_backend, a statement_timeout) leaves the session
           // open, but the epoch check did not run: failing stays the safe answer, in words that
           // do not send the operator after a connection that was never lost.
+          String state = e.getSQLState();
           String what =
-              QUERY_CANCELED.equals(e.getSQLState())
+              QUERY_CANCELED.equals(state)
                   ? " had its heartbeat's check of the epoch cancelled, so whether another steward"
                       + " took it over is not known (the statement was cancelled, not the session: "
-                  : " lost its database session (";
+                  : sessionLost(state)
+                      ? " lost its database session ("
+                      // A privilege revoked, the owner table altered or dropped: the server
+                      // answered, so the session was not lost, and saying so would mislead.
+                      : " had its heartbeat's check of the epoch refused by the server, so whether"
+                          + " another steward took it over is not known (";
           fail(
               new JournalException(
                   JournalException.Reason.FAILED,
@@ -764,6 +830,15 @@ public final class PostgresJournal implements Journal {
         }
       }
     }
+  }
+
+  /**
+   * Whether a statement's SQLSTATE {@code state} says the session itself is gone: none (the
+   * driver's own failure), a connection exception (class {@code 08}, the driver's I/O errors and
+   * timeouts among them) or the server ending it ({@code 57P01} to {@code 57P05}).
+   */
+  private static boolean sessionLost(@Nullable String state) {
+    return state == null || state.startsWith("08") || state.startsWith("57P");
   }
 
   private JournalException fail(JournalException f) {
