@@ -35,12 +35,19 @@ final class JournalSchema {
    * Inserts the rows {@code (journal, seq, line)} from two arrays, only while the journal's epoch
    * is the writer's. The owner row is read {@code FOR SHARE}: a successor raising the epoch waits
    * for a write in progress to commit, and a write after the raise finds no row and inserts
-   * nothing. Parameters: journal, epoch, journal, seq[], line[].
+   * nothing. Answers one row: the rows inserted, and whether every one was stored with the column
+   * types the journal created (seq bigint, line bytea). A column altered to another type would take
+   * the values all the same, by an assignment cast ({@code bytea} to {@code text} is one), and
+   * store a record in a form that does not read back as the record. Parameters: journal, epoch,
+   * journal, seq[], line[].
    */
   static final String FENCED_INSERT =
-      "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE)"
-          + " INSERT INTO mesh_journal_record (journal, seq, line)"
-          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)";
+      "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
+          + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
+          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)"
+          + " RETURNING pg_typeof(seq) = 'bigint'::regtype AND pg_typeof(line) = 'bytea'::regtype"
+          + " AS typed)"
+          + " SELECT count(*), coalesce(bool_and(typed), true) FROM stored";
 
   /** Creates the tables when absent; safe when several stewards start at once. */
   static void create(Connection c) throws SQLException {

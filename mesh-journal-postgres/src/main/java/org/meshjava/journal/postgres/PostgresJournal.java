@@ -583,7 +583,12 @@ public final class PostgresJournal implements Journal {
       boolean commitSent = false;
       try {
         connection.setAutoCommit(false);
-        int inserted = insert(first, lines);
+        int inserted;
+        try {
+          inserted = insert(first, lines);
+        } catch (JournalException refused) {
+          throw fail(refused);
+        }
         if (inserted != lines.size()) {
           // Nothing of it is committed: fail() closes the session, which ends the transaction.
           throw fail(
@@ -754,8 +759,11 @@ public final class PostgresJournal implements Journal {
   /**
    * Inserts {@code lines} as records {@code first, first + 1, …} in one statement, on the condition
    * that this journal's epoch is still current; returns the rows inserted (none when fenced).
+   *
+   * @throws JournalException {@code FAILED}, the transaction not committed, where a column was
+   *     altered to another type (see {@link JournalSchema#FENCED_INSERT})
    */
-  private int insert(long first, List<byte[]> lines) throws SQLException {
+  private int insert(long first, List<byte[]> lines) throws SQLException, JournalException {
     Long[] seqs = new Long[lines.size()];
     for (int i = 0; i < seqs.length; i++) {
       seqs[i] = first + i;
@@ -768,7 +776,25 @@ public final class PostgresJournal implements Journal {
       ps.setString(3, name);
       ps.setArray(4, seqArray);
       ps.setArray(5, lineArray);
-      return ps.executeUpdate();
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (!rs.getBoolean(2)) {
+          // Before the commit: nothing of it is stored, and the caller fails the journal.
+          throw new JournalException(
+              JournalException.Reason.FAILED,
+              first,
+              "write to journal "
+                  + describe()
+                  + " refused: a column of mesh_journal_record no longer has the type the journal"
+                  + " created it with (seq bigint, line bytea), so the server would store the"
+                  + " records converted, in a form that does not read back as them (the table was"
+                  + " altered by hand). Nothing of the batch is committed and nothing more is"
+                  + " written; put the column back (ALTER TABLE ... TYPE), then restart the"
+                  + " steward",
+              null);
+        }
+        return rs.getInt(1);
+      }
     } finally {
       seqArray.free();
       lineArray.free();
