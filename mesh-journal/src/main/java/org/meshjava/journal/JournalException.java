@@ -53,7 +53,13 @@ public final class JournalException extends ReasonedException {
      * database, whose lock this steward's lost session gave up): this one writes nothing more
      * (§2.2).
      */
-    FENCED
+    FENCED,
+    /**
+     * The journal's records are not where this steward looks for them: for a journal kept in a
+     * database, its owner row is in another schema than the one the session's tables are in, so
+     * opening there would start it afresh with every grant's budget back (SPEC.md section 60.7).
+     */
+    MISPLACED
   }
 
   private final long seq;

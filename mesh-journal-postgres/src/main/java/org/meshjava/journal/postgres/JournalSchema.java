@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
 
@@ -34,12 +35,19 @@ final class JournalSchema {
    * Inserts the rows {@code (journal, seq, line)} from two arrays, only while the journal's epoch
    * is the writer's. The owner row is read {@code FOR SHARE}: a successor raising the epoch waits
    * for a write in progress to commit, and a write after the raise finds no row and inserts
-   * nothing. Parameters: journal, epoch, journal, seq[], line[].
+   * nothing. Answers one row: the rows inserted, and whether every one was stored with the column
+   * types the journal created (seq bigint, line bytea). A column altered to another type would take
+   * the values all the same, by an assignment cast ({@code bytea} to {@code text} is one), and
+   * store a record in a form that does not read back as the record. Parameters: journal, epoch,
+   * journal, seq[], line[].
    */
   static final String FENCED_INSERT =
-      "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE)"
-          + " INSERT INTO mesh_journal_record (journal, seq, line)"
-          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)";
+      "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
+          + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
+          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)"
+          + " RETURNING pg_typeof(seq) = 'bigint'::regtype AND pg_typeof(line) = 'bytea'::regtype"
+          + " AS typed)"
+          + " SELECT count(*), coalesce(bool_and(typed), true) FROM stored";
 
   /** Creates the tables when absent; safe when several stewards start at once. */
   static void create(Connection c) throws SQLException {
@@ -70,6 +78,94 @@ final class JournalSchema {
     } finally {
       c.setAutoCommit(true);
     }
+  }
+
+  /**
+   * Refuses to go on where the journal's owner row, its marker since its first opening, is in
+   * another schema than the session's (the one {@link PostgresLocation#connect} pinned): a role or
+   * database setting that changed the search path, or a schema ahead of the journal's gaining
+   * tables of the same names, would otherwise open fresh or foreign tables, and every grant's
+   * budget would come back. Where the URL names no schema, a row in another schema is refused even
+   * beside one in the session's own, since which is the journal is then a guess; where it names
+   * one, that one is taken. Schemas this role may not read are not seen.
+   *
+   * @throws JournalException {@code MISPLACED}, naming the schemas that hold the journal
+   */
+  static void checkHome(Connection c, String journal, PostgresLocation location)
+      throws SQLException, JournalException {
+    String home;
+    List<String> others = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.current_schema(), n.nspname FROM pg_catalog.pg_class t"
+                    + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
+                    + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
+                    + " AND n.nspname <> pg_catalog.current_schema()"
+                    + " AND n.nspname NOT LIKE 'pg\\_%'"
+                    + " AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
+                    + " AND pg_catalog.has_table_privilege(t.oid, 'SELECT')"
+                    + " ORDER BY n.nspname")) {
+      if (!rs.next()) {
+        return;
+      }
+      home = rs.getString(1);
+      do {
+        others.add(rs.getString(2));
+      } while (rs.next());
+    }
+    List<String> holding = new ArrayList<>();
+    for (String schema : others) {
+      if (ownerRowIn(c, quoted(schema), journal)) {
+        holding.add(schema);
+      }
+    }
+    if (holding.isEmpty()) {
+      return;
+    }
+    boolean here = ownerRowIn(c, null, journal);
+    if (here && location.schema().isPresent()) {
+      return;
+    }
+    throw new JournalException(
+        JournalException.Reason.MISPLACED,
+        "journal "
+            + journal
+            + " at "
+            + location
+            + (here
+                ? " has an owner row in mesh_journal_owner of schema " + home + ", where this"
+                : " has no owner row in schema " + home + ", where this")
+            + " session's tables are, and one in schema "
+            + String.join(", ", holding)
+            + (here
+                ? ", so which holds the journal is a guess"
+                : ", so its records are there and opening here would start it afresh, every"
+                    + " grant's budget back")
+            + ". Name the journal's schema in the URL (?schema="
+            + holding.getFirst()
+            + "), or if a role's or the database's search_path was changed, change it back",
+        null);
+  }
+
+  /** Whether {@code schema}'s owner table (the session's own when null) has a row for journal. */
+  private static boolean ownerRowIn(Connection c, @Nullable String schema, String journal)
+      throws SQLException {
+    if (schema == null && !exists(c, "mesh_journal_owner")) {
+      return false;
+    }
+    return query(
+        c,
+        "SELECT 1 FROM "
+            + (schema == null ? "" : schema + ".")
+            + "mesh_journal_owner WHERE journal = ?",
+        journal,
+        ResultSet::next);
+  }
+
+  /** {@code name} as a quoted SQL identifier. */
+  private static String quoted(String name) {
+    return '"' + name.replace("\"", "\"\"") + '"';
   }
 
   /** Tries the journal's session-level advisory lock; true when this session now holds it. */
@@ -213,7 +309,7 @@ final class JournalSchema {
    */
   static void readLines(Connection c, String journal, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
-    if (exists(c)) {
+    if (exists(c, "mesh_journal_record")) {
       readLines(c, journal, 0, Long.MAX_VALUE, keepAlive, sink);
     }
   }
@@ -261,6 +357,16 @@ final class JournalSchema {
             spoke = System.nanoTime();
           }
           long seq = rs.getLong(1);
+          if (seq == next - 1) {
+            // In seq order a second row of a seq comes right after the first: the table's key no
+            // longer keeps one row per record, and calling the next record missing would mislead.
+            throw new JournalException(
+                JournalException.Reason.CORRUPT,
+                seq,
+                "is stored in more than one row of mesh_journal_record: its primary key (journal,"
+                    + " seq) was dropped or replaced, and which row is the record is not known",
+                null);
+          }
           if (seq != next) {
             throw new JournalException(
                 JournalException.Reason.CORRUPT,
@@ -289,15 +395,26 @@ final class JournalSchema {
     }
   }
 
-  /** The names of the journals holding records, in order. */
-  static List<String> names(Connection c) throws SQLException {
-    if (!exists(c)) {
-      return List.of();
-    }
+  /**
+   * The enabled triggers and the rules on the session's {@code mesh_journal_record} that the
+   * journal did not create, in words ({@code trigger t}, {@code rule r}): what can make an insert
+   * store fewer rows than it was given.
+   */
+  static List<String> rowDroppers(Connection c) throws SQLException {
+    return column(
+        c,
+        "SELECT 'trigger ' || tgname FROM pg_catalog.pg_trigger"
+            + " WHERE tgrelid = 'mesh_journal_record'::regclass AND NOT tgisinternal"
+            + " AND tgenabled <> 'D'"
+            + " UNION ALL SELECT 'rule ' || rulename FROM pg_catalog.pg_rewrite"
+            + " WHERE ev_class = 'mesh_journal_record'::regclass ORDER BY 1");
+  }
+
+  /** The first column of {@code sql}'s rows, as text, in order. */
+  private static List<String> column(Connection c, String sql) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery("SELECT DISTINCT journal FROM mesh_journal_record ORDER BY journal")) {
+        ResultSet rs = s.executeQuery(sql)) {
       while (rs.next()) {
         out.add(rs.getString(1));
       }
@@ -305,11 +422,22 @@ final class JournalSchema {
     return out;
   }
 
-  private static boolean exists(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT to_regclass('mesh_journal_record') IS NOT NULL")) {
-      rs.next();
-      return rs.getBoolean(1);
+  /** The names of the journals holding records, in order. */
+  static List<String> names(Connection c) throws SQLException {
+    if (!exists(c, "mesh_journal_record")) {
+      return List.of();
+    }
+    return column(c, "SELECT DISTINCT journal FROM mesh_journal_record ORDER BY journal");
+  }
+
+  /** Whether table {@code table} is in the session's schema. */
+  private static boolean exists(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1);
+      }
     }
   }
 

@@ -124,7 +124,8 @@ public final class PostgresJournal implements Journal {
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code CORRUPT} naming the
    *     first bad record, or when its epoch cannot be raised (already the largest {@code bigint}),
-   *     {@code IO} if the database cannot be reached or refuses
+   *     {@code MISPLACED} if its owner row is in another schema than the session's, {@code IO} if
+   *     the database cannot be reached or refuses
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
@@ -157,6 +158,9 @@ public final class PostgresJournal implements Journal {
           }
         }
       }
+      // Before anything is created or raised: a journal whose records are in another schema is
+      // refused, not started afresh here.
+      JournalSchema.checkHome(c, name, location);
       JournalSchema.create(c);
       lock(c, name, location);
       checkEpochCanRise(c, name, location);
@@ -245,6 +249,7 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     checkName(name);
     try (Connection c = location.connect()) {
+      JournalSchema.checkHome(c, name, location);
       return JournalSchema.readLines(c, name);
     } catch (SQLException e) {
       throw new JournalException(
@@ -297,6 +302,7 @@ public final class PostgresJournal implements Journal {
       throws JournalException {
     checkName(name);
     try (Connection c = location.connect()) {
+      JournalSchema.checkHome(c, name, location);
       JournalSchema.readLines(c, name, (seq, line) -> sink.accept(line));
     } catch (SQLException e) {
       throw new JournalException(
@@ -443,11 +449,11 @@ public final class PostgresJournal implements Journal {
       try {
         int n = insert(first, lines);
         if (n != lines.size()) {
-          throw new JournalException(
-              JournalException.Reason.FENCED,
+          throw shortInsert(
               first,
-              "journal " + describe() + " was taken over by another steward during the import",
-              null);
+              n,
+              lines.size(),
+              "journal " + describe() + " was taken over by another steward during the import");
         }
         return n;
       } catch (SQLException e) {
@@ -577,19 +583,24 @@ public final class PostgresJournal implements Journal {
       boolean commitSent = false;
       try {
         connection.setAutoCommit(false);
-        int inserted = insert(first, lines);
+        int inserted;
+        try {
+          inserted = insert(first, lines);
+        } catch (JournalException refused) {
+          throw fail(refused);
+        }
         if (inserted != lines.size()) {
-          // Nothing inserted, and fail() closes the session, which ends the transaction.
+          // Nothing of it is committed: fail() closes the session, which ends the transaction.
           throw fail(
-              new JournalException(
-                  JournalException.Reason.FENCED,
+              shortInsert(
                   seq,
+                  inserted,
+                  lines.size(),
                   "journal "
                       + describe()
                       + " was taken over by another steward (its epoch is no longer "
                       + epoch
-                      + "); nothing more is written",
-                  null));
+                      + "); nothing more is written"));
         }
         commitSent = true;
         SQLWarning warned = commit();
@@ -632,6 +643,64 @@ public final class PostgresJournal implements Journal {
     durable =
         new JournalPosition(
             last.record().seq() + 1, Optional.of(ContentId.ofBytes(last.line())), -1);
+  }
+
+  /**
+   * Why the fenced insert stored {@code inserted} of its {@code expected} rows, in its still open
+   * transaction. The fence lets the rows through only while this journal's epoch is current, so
+   * fewer rows usually mean another steward took over ({@code takenOver}, {@code FENCED}); an owner
+   * row that is gone was deleted by hand ({@code FAILED}, saying so). Where the epoch is still this
+   * journal's, something on the table dropped them (a {@code BEFORE INSERT} trigger returning null,
+   * a rule {@code DO INSTEAD NOTHING}): no steward took over, and saying one had would send the
+   * operator after the wrong thing, so that is {@code FAILED}, naming what the table carries. Asked
+   * only on this failing path.
+   */
+  private JournalException shortInsert(long seq, int inserted, int expected, String takenOver)
+      throws SQLException {
+    long current = JournalSchema.epoch(connection, name);
+    if (current == 0) {
+      return ownerRowGone(seq);
+    }
+    if (current != epoch) {
+      return new JournalException(JournalException.Reason.FENCED, seq, takenOver, null);
+    }
+    List<String> droppers = JournalSchema.rowDroppers(connection);
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "write to journal "
+            + describe()
+            + " stored "
+            + inserted
+            + " of its "
+            + expected
+            + " records although its epoch ("
+            + epoch
+            + ") is still current, so no steward took it over: something on table"
+            + " mesh_journal_record drops rows"
+            + (droppers.isEmpty()
+                ? " (a BEFORE INSERT trigger returning NULL, a rule)"
+                : " (it carries " + String.join(", ", droppers) + ")")
+            + ". Nothing of the batch is committed and nothing more is written; remove it, then"
+            + " restart the steward",
+        null);
+  }
+
+  /**
+   * The journal's owner row is gone: a successor raises the row, never removes it, so someone
+   * deleted it by hand, and no steward took over ({@code seq} -1 when no record is concerned).
+   */
+  private JournalException ownerRowGone(long seq) {
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        seq,
+        "journal "
+            + describe()
+            + " has no owner row in mesh_journal_owner any more (deleted by hand: no steward"
+            + " removes it), so its writes are refused; nothing more is written. Stop every"
+            + " steward of this journal, then restart one (it starts again at epoch 1, with"
+            + " every record)",
+        null);
   }
 
   /**
@@ -690,8 +759,11 @@ public final class PostgresJournal implements Journal {
   /**
    * Inserts {@code lines} as records {@code first, first + 1, …} in one statement, on the condition
    * that this journal's epoch is still current; returns the rows inserted (none when fenced).
+   *
+   * @throws JournalException {@code FAILED}, the transaction not committed, where a column was
+   *     altered to another type (see {@link JournalSchema#FENCED_INSERT})
    */
-  private int insert(long first, List<byte[]> lines) throws SQLException {
+  private int insert(long first, List<byte[]> lines) throws SQLException, JournalException {
     Long[] seqs = new Long[lines.size()];
     for (int i = 0; i < seqs.length; i++) {
       seqs[i] = first + i;
@@ -704,7 +776,25 @@ public final class PostgresJournal implements Journal {
       ps.setString(3, name);
       ps.setArray(4, seqArray);
       ps.setArray(5, lineArray);
-      return ps.executeUpdate();
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        if (!rs.getBoolean(2)) {
+          // Before the commit: nothing of it is stored, and the caller fails the journal.
+          throw new JournalException(
+              JournalException.Reason.FAILED,
+              first,
+              "write to journal "
+                  + describe()
+                  + " refused: a column of mesh_journal_record no longer has the type the journal"
+                  + " created it with (seq bigint, line bytea), so the server would store the"
+                  + " records converted, in a form that does not read back as them (the table was"
+                  + " altered by hand). Nothing of the batch is committed and nothing more is"
+                  + " written; put the column back (ALTER TABLE ... TYPE), then restart the"
+                  + " steward",
+              null);
+        }
+        return rs.getInt(1);
+      }
     } finally {
       seqArray.free();
       lineArray.free();
@@ -723,7 +813,9 @@ public final class PostgresJournal implements Journal {
     synchronized (connectionLock) {
       try {
         long current = JournalSchema.epoch(connection, name);
-        if (current != epoch) {
+        if (current == 0) {
+          fail(ownerRowGone(-1));
+        } else if (current != epoch) {
           fail(
               new JournalException(
                   JournalException.Reason.FENCED,
@@ -741,11 +833,17 @@ public final class PostgresJournal implements Journal {
           // A cancelled statement (pg_cancel_backend, a statement_timeout) leaves the session
           // open, but the epoch check did not run: failing stays the safe answer, in words that
           // do not send the operator after a connection that was never lost.
+          String state = e.getSQLState();
           String what =
-              QUERY_CANCELED.equals(e.getSQLState())
+              QUERY_CANCELED.equals(state)
                   ? " had its heartbeat's check of the epoch cancelled, so whether another steward"
                       + " took it over is not known (the statement was cancelled, not the session: "
-                  : " lost its database session (";
+                  : sessionLost(state)
+                      ? " lost its database session ("
+                      // A privilege revoked, the owner table altered or dropped: the server
+                      // answered, so the session was not lost, and saying so would mislead.
+                      : " had its heartbeat's check of the epoch refused by the server, so whether"
+                          + " another steward took it over is not known (";
           fail(
               new JournalException(
                   JournalException.Reason.FAILED,
@@ -758,6 +856,15 @@ public final class PostgresJournal implements Journal {
         }
       }
     }
+  }
+
+  /**
+   * Whether a statement's SQLSTATE {@code state} says the session itself is gone: none (the
+   * driver's own failure), a connection exception (class {@code 08}, the driver's I/O errors and
+   * timeouts among them) or the server ending it ({@code 57P01} to {@code 57P05}).
+   */
+  private static boolean sessionLost(@Nullable String state) {
+    return state == null || state.startsWith("08") || state.startsWith("57P");
   }
 
   private JournalException fail(JournalException f) {

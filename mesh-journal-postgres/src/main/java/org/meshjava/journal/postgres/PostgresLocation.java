@@ -6,11 +6,14 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Properties;
 import org.jspecify.annotations.Nullable;
 
@@ -26,9 +29,16 @@ import org.jspecify.annotations.Nullable;
  *       journal to a successor. A live steward talks to it at least every third of this.
  *   <li>{@code lock_wait_ms} (default 0): how long opening waits for another steward to give the
  *       journal up before refusing with {@code LOCKED}.
+ *   <li>{@code schema} (default: the session's current schema as the server sets it up, {@code
+ *       public} unless a role or database setting, or the driver's {@code currentSchema}, says
+ *       otherwise): the schema holding the journal's tables.
  * </ul>
  *
- * The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
+ * Every connection pins its {@code search_path} to that one schema as soon as it is made, so a
+ * schema a role or database setting puts ahead of it later, holding tables of the same names,
+ * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema").
+ *
+ * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever.
  *
  * <p>Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code
@@ -46,6 +56,7 @@ public final class PostgresLocation {
   private final Map<String, String> parameters;
   private final Duration lease;
   private final Duration lockWait;
+  private final @Nullable String schema;
 
   private PostgresLocation(
       String host,
@@ -55,12 +66,20 @@ public final class PostgresLocation {
       @Nullable String password,
       Map<String, String> parameters,
       Duration lease,
-      Duration lockWait) {
+      Duration lockWait,
+      @Nullable String schema) {
     if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
       throw new IllegalArgumentException("lease_ms must be at least 1000: " + lease.toMillis());
     }
     if (lockWait.isNegative()) {
       throw new IllegalArgumentException("lock_wait_ms must not be negative");
+    }
+    if (schema != null
+        && (schema.isEmpty() || schema.getBytes(StandardCharsets.UTF_8).length > MAX_IDENTIFIER)) {
+      // The server would cut a longer name to its first 63 bytes: another schema than the one
+      // named.
+      throw new IllegalArgumentException(
+          "schema is 1 to " + MAX_IDENTIFIER + " bytes, as PostgreSQL's names are: " + schema);
     }
     this.host = host;
     this.port = port;
@@ -70,7 +89,11 @@ public final class PostgresLocation {
     this.parameters = Map.copyOf(parameters);
     this.lease = lease;
     this.lockWait = lockWait;
+    this.schema = schema;
   }
+
+  /** The longest name PostgreSQL keeps whole, in bytes ({@code NAMEDATALEN} less one). */
+  private static final int MAX_IDENTIFIER = 63;
 
   /** Whether {@code text} is a PostgreSQL URL rather than, say, a file name. */
   public static boolean isPostgres(String text) {
@@ -137,6 +160,7 @@ public final class PostgresLocation {
     }
     Duration lease = millis(params.remove("lease_ms"), "lease_ms", DEFAULT_LEASE);
     Duration lockWait = millis(params.remove("lock_wait_ms"), "lock_wait_ms", Duration.ZERO);
+    String schema = params.remove("schema");
     return new PostgresLocation(
         host,
         uri.getPort() < 0 ? 5432 : uri.getPort(),
@@ -145,7 +169,8 @@ public final class PostgresLocation {
         password,
         params,
         lease,
-        lockWait);
+        lockWait,
+        schema);
   }
 
   private static Duration millis(@Nullable String v, String name, Duration absent) {
@@ -173,18 +198,73 @@ public final class PostgresLocation {
     return lockWait;
   }
 
+  /** The schema named by the URL's {@code schema}, if it names one (see the class comment). */
+  public Optional<String> schema() {
+    return Optional.ofNullable(schema);
+  }
+
   /** This location with another lease. */
   public PostgresLocation withLease(Duration v) {
-    return new PostgresLocation(host, port, database, user, password, parameters, v, lockWait);
+    return new PostgresLocation(
+        host, port, database, user, password, parameters, v, lockWait, schema);
   }
 
   /** This location with another lock wait. */
   public PostgresLocation withLockWait(Duration v) {
-    return new PostgresLocation(host, port, database, user, password, parameters, lease, v);
+    return new PostgresLocation(host, port, database, user, password, parameters, lease, v, schema);
   }
 
-  /** Opens a new connection to the database. */
+  /**
+   * Opens a new connection to the database, its {@code search_path} pinned to the journal's schema
+   * alone (see the class comment).
+   *
+   * @throws SQLException also when that schema does not exist (SQLSTATE {@code 3F000})
+   */
   Connection connect() throws SQLException {
+    Connection c = open();
+    try {
+      pin(c);
+      return c;
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Sets the session's {@code search_path} to the journal's schema only: the URL's, or else the
+   * session's current schema as its settings made it. Everything named here is pg_catalog's by its
+   * full name, since until this statement has run the path is whatever the role's settings make it.
+   */
+  private void pin(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false)"
+                + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
+                + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
+      ps.setString(1, schema);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw new SQLException(
+              schema != null
+                  ? "schema "
+                      + schema
+                      + " (schema= in the URL) does not exist in database "
+                      + database
+                  : "the session's search_path names no schema that exists in database "
+                      + database
+                      + ", so there is nowhere to keep the journal's tables: name one with schema="
+                      + " in the URL",
+              INVALID_SCHEMA_NAME);
+        }
+      }
+    }
+  }
+
+  /** SQLSTATE {@code invalid_schema_name}. */
+  private static final String INVALID_SCHEMA_NAME = "3F000";
+
+  private Connection open() throws SQLException {
     Properties p = new Properties();
     p.putAll(parameters);
     if (user != null) {
@@ -221,6 +301,7 @@ public final class PostgresLocation {
         + ":"
         + port
         + "/"
-        + database;
+        + database
+        + (schema != null ? "?schema=" + schema : "");
   }
 }
