@@ -790,6 +790,18 @@ final class Endpoints {
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
     String message = shown(e);
+    if (e.reason() == ServeException.Reason.ENGINE_FAILED
+        && e.getCause() instanceof UpstreamRefusedException u
+        && u.refusedTheRequest()) {
+      // The upstream refused the request as it was asked (an odd role, a prompt over its
+      // context): the client's to change, not a failed serve (SPEC 70, "An upstream's
+      // refusal"). The steward's reason, which opens its message, is not this answer's code.
+      String named = e.reason().name() + ": ";
+      return ErrorReply.invalid(
+          400,
+          "upstream_refused",
+          message.startsWith(named) ? message.substring(named.length()) : message);
+    }
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {
         ObjectNode body =
