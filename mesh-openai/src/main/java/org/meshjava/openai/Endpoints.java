@@ -772,9 +772,36 @@ final class Endpoints {
           + " the journal records nothing more until its operator restarts the steward on it (the"
           + " server's log says why), so do not send this again before then";
 
+  /**
+   * A refused serve's message as the API client reads it. An upstream's refusal carries what the
+   * upstream said, which names what the operator runs (its model names, hosts and paths, a key it
+   * echoes): the client is told the status only ({@link UpstreamRefusedException#shown()}), and the
+   * operator's log has the rest.
+   */
+  static String shown(ServeException e) {
+    String message = String.valueOf(e.getMessage());
+    if (e.getCause() instanceof UpstreamRefusedException u) {
+      int at = message.lastIndexOf(String.valueOf(u.getMessage()));
+      return at >= 0 ? message.substring(0, at) + u.shown() : u.shown();
+    }
+    return message;
+  }
+
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
-    String message = String.valueOf(e.getMessage());
+    String message = shown(e);
+    if (e.reason() == ServeException.Reason.ENGINE_FAILED
+        && e.getCause() instanceof UpstreamRefusedException u
+        && u.refusedTheRequest()) {
+      // The upstream refused the request as it was asked (an odd role, a prompt over its
+      // context): the client's to change, not a failed serve (SPEC 70, "An upstream's
+      // refusal"). The steward's reason, which opens its message, is not this answer's code.
+      String named = e.reason().name() + ": ";
+      return ErrorReply.invalid(
+          400,
+          "upstream_refused",
+          message.startsWith(named) ? message.substring(named.length()) : message);
+    }
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {
         ObjectNode body =

@@ -187,6 +187,9 @@ final class Responses {
     r.put("parallel_tool_calls", false);
     r.putNull("temperature");
     r.putNull("top_p");
+    // Nothing is kept to retrieve (GET /v1/responses/{id} is no endpoint), whatever the request's
+    // store says: OpenAI's default is to store, so a client reading this field learns the truth.
+    r.put("store", false);
     return r;
   }
 

@@ -422,8 +422,18 @@ public final class UpstreamEngine extends DescribedEngine {
     return new EngineException("interrupted waiting for the upstream", e);
   }
 
-  private EngineException refused(int status, String body) {
-    return new EngineException("the upstream answered HTTP " + status + ": " + abbreviate(body));
+  /**
+   * A reply other than 200. What the upstream said goes to the operator's log (at most one line a
+   * minute, as for a failed exchange: a client able to make the upstream refuse can do so at the
+   * rate it sends), never to the client ({@link UpstreamRefusedException#shown()}).
+   */
+  private UpstreamRefusedException refused(int status, String body) {
+    UpstreamRefusedException e = new UpstreamRefusedException(status, abbreviate(body));
+    failures
+        .failed(String.valueOf(e.getMessage()))
+        .ifPresent(
+            line -> LOG.warn("upstream {} at {} refused: {}", name(), chatCompletions, line));
+    return e;
   }
 
   /**

@@ -28,7 +28,7 @@ import org.meshjava.core.TokenSequence;
 class UpstreamWireTest {
 
   /** A script answering every request with {@code events} streamed and {@code whole} whole. */
-  private static ScriptedUpstream.Script answering(int status, String whole, String... events) {
+  static ScriptedUpstream.Script answering(int status, String whole, String... events) {
     return new ScriptedUpstream.Script() {
       @Override
       public void stream(JsonNode body, OutputStream out) throws Exception {
