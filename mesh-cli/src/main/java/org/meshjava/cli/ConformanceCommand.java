@@ -42,7 +42,9 @@ final class ConformanceCommand extends CommandGroup {
         required = true,
         paramLabel = "CMD",
         description =
-            "The subject's command line, run by the shell; e.g. \"mesh conformance subject\".")
+            "The subject's command line, run by the shell from the current folder; e.g."
+                + " \"./mesh conformance subject\" in a mesh-java checkout, whose launcher is not"
+                + " on PATH.")
     String subject;
 
     @Option(

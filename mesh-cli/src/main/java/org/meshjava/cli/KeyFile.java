@@ -59,7 +59,17 @@ final class KeyFile {
   }
 
   static SigningKey read(Path path) throws CliException {
-    String text = UserFile.readText(path, "key file");
+    String text;
+    try {
+      text = UserFile.readText(path, "key file");
+    } catch (CliException e) {
+      if (e.getCause() instanceof java.nio.file.NoSuchFileException) {
+        // A first run that follows the README's tour, or a mistyped name: say how a key is made.
+        throw new CliException(
+            e.getMessage() + " (make one there with: mesh key generate --out " + path + ")", e);
+      }
+      throw e;
+    }
     try {
       return SigningKey.fromSeedHex(text);
     } catch (IllegalArgumentException e) {

@@ -98,9 +98,13 @@ public final class Mesh extends CommandGroup {
           String name = where.getCommandSpec().qualifiedName();
           CommandLine.ParameterException said = e;
           List<String> unknown = unknownOptions(where);
-          if (e instanceof CommandLine.MissingParameterException && !unknown.isEmpty()) {
+          if ((e instanceof CommandLine.MissingParameterException
+                  || e instanceof CommandLine.UnmatchedArgumentException)
+              && !unknown.isEmpty()) {
             // picocli checks required options before unknown ones, so `--output x.key` for
-            // `--out x.key` would be reported as a missing --out, never naming what was typed.
+            // `--out x.key` would be reported as a missing --out, never naming what was typed;
+            // and its own list of unmatched words names a mistyped option's value as another
+            // unknown option (`--jounral x`: '--jounral', 'x'). Name the options alone.
             said = new CommandLine.UnmatchedArgumentException(where, unknown);
           }
           String what = String.valueOf(said.getMessage()).replaceAll("[\\r\\n]+", " ");

@@ -107,11 +107,13 @@ public record ReferenceInputs(
     }
   }
 
+  /** The steward's 32-byte Ed25519 seed, a copy: the caller may change it without effect here. */
   @Override
   public byte[] stewardSeed() {
     return stewardSeed.clone();
   }
 
+  /** The receipt nonce (16 bytes), a copy: the caller may change it without effect here. */
   @Override
   public byte[] nonce() {
     return nonce.clone();

@@ -144,7 +144,8 @@ class ReadmeSnippetsTest {
       Map.of(
           "@Autowired Steward steward;                       // serve, disclose, witness as in"
               + " \"Embedding it\"",
-          "a Spring bean's fields; MeshSpringAiChatModelTest and the starter's tests make its calls");
+          "a Spring bean's fields; the starter's ReadmeSpringSnippetTest compiles it, with Spring"
+              + " on its class path");
 
   /** One fenced Java block of a README. */
   private record Snippet(Path readme, int line, String code) {

@@ -437,6 +437,27 @@ final class StewardFromProperties {
     byte[] bytes;
     try (InputStream in = Files.newInputStream(file)) {
       bytes = in.readNBytes(MAX_KEY_FILE_BYTES + 1);
+    } catch (java.nio.file.NoSuchFileException e) {
+      // The README's application.yml names steward.key: a first start copied from it lands here,
+      // so say how to make the file, and where it was looked for (a relative name is the
+      // application's working folder's, which is not always the one the user has in mind).
+      throw new IllegalStateException(
+          "mesh.key-file "
+              + file
+              + " does not exist (looked for at "
+              + file.toAbsolutePath()
+              + "): make a key there with `mesh key generate --out "
+              + file
+              + "`, point mesh.key-file at the key this steward has used, or leave mesh.key-file"
+              + " out for an identity that lasts this run only",
+          e);
+    } catch (java.nio.file.AccessDeniedException e) {
+      throw new IllegalStateException(
+          "mesh.key-file "
+              + file
+              + " cannot be read by this process's user (permission denied): let it read the"
+              + " file (mesh key generate writes it readable by its owner only)",
+          e);
     } catch (IOException e) {
       throw new IllegalStateException("mesh.key-file " + file + " cannot be read: " + e, e);
     }
