@@ -1702,6 +1702,16 @@ public final class FileJournal implements Journal {
       if (!unsynced) {
         syncer.sync(file.channel(), at);
       }
+      // Again once the batch is forced: renamed away or replaced between the check before the
+      // write and now, the file took the batch under a name that is no longer the journal's, and
+      // the operator restarts on the file the name leads to now, which lacks it. Refused, the
+      // batch is cut from the locked file below, as a failed sync's is.
+      if (!stillNamed(path, file.identity())) {
+        throw new IOException(
+            path
+                + " was renamed or replaced while this batch was written, so it went to a file no"
+                + " longer named as the journal; refusing it and every later append");
+      }
       length = at;
       RecordChain.Encoded lastWritten = batch.getLast();
       durable =
