@@ -30,6 +30,7 @@ import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LockHolder;
+import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.RecordChain;
 import org.meshjava.journal.internal.RecordCodec;
 import org.slf4j.Logger;
@@ -393,7 +394,7 @@ public final class FileJournal implements Journal {
     try {
       Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
-        Files.createDirectories(parent);
+        OwnerOnly.createDirectories(parent);
       }
       if (!Files.exists(path)) {
         // A name that is a symlink to nothing yet: the file is made where the link points (the
@@ -406,7 +407,10 @@ public final class FileJournal implements Journal {
         try {
           // A new file: no descriptor of it can be open in this process yet. Never open without
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
-          Files.newByteChannel(create, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+          Files.newByteChannel(
+                  create,
+                  java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                  OwnerOnly.file(create))
               .close();
           // The new name is durable only once its folder is: without this, the first records
           // could be forced into a file that a power cut then leaves with no name.
@@ -1368,8 +1372,10 @@ public final class FileJournal implements Journal {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
       Path segments = JournalSegments.directory(j.path);
-      Files.createDirectories(segments);
+      OwnerOnly.createDirectories(segments);
       copy(j.file.channel(), 0, offset, segment, forcer);
+      // A segment is the journal's history as much as the live file: readable by whom it is.
+      OwnerOnly.keepMode(j.path, segment);
       // The segment's name (and its folder's, when just made) must be durable before the rename
       // cuts its records from the live file: a power cut must not keep the cut and lose the copy.
       forcer.forceDirectory(segments);
@@ -1377,6 +1383,8 @@ public final class FileJournal implements Journal {
         forcer.forceDirectory(folder);
       }
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
+      // The live file rewritten keeps the mode its operator gave it.
+      OwnerOnly.keepMode(j.path, tmp);
       Files.move(
           tmp,
           j.path,
@@ -1427,9 +1435,11 @@ public final class FileJournal implements Journal {
     try (FileChannel out =
         FileChannel.open(
             target,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+            java.util.Set.of(
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE),
+            OwnerOnly.file(target))) {
       long at = from;
       while (at < to) {
         at += ch.transferTo(at, to - at, out);
