@@ -128,19 +128,17 @@ public final class JournalSegments {
     if (segments.isEmpty()) {
       return false;
     }
-    requireNamed(segments.getFirst());
+    checkNamed(segments.getFirst());
     return segments.getFirst().firstSeq() == 0;
   }
 
   /**
-   * Refuses segment {@code s} unless it begins with the record its name gives. The name is all that
+   * Checks that segment {@code s} begins with the record its name gives. The name is all that
    * places a segment; one renamed (or another file put in its place) would otherwise be read as the
    * records it names being absent, and a starting steward skips the check of absent archived
    * records, so a segment that is there but is not what it is named is {@code CORRUPT}, naming it.
-   *
-   * @throws JournalException {@code CORRUPT} naming the segment, {@code IO} if it cannot be read
    */
-  public static void requireNamed(Segment s) throws JournalException {
+  private static void checkNamed(Segment s) throws JournalException {
     String fix = "; give it the name of its first record, " + RESTORE;
     try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
       byte[] line = new LineReader(ch, 0, ch.size()).next();
@@ -260,7 +258,7 @@ public final class JournalSegments {
     if (i < 0) {
       if (!segments.isEmpty()) {
         // Absent only if the first one there is the segment its name says: one renamed is damage.
-        requireNamed(segments.getFirst());
+        checkNamed(segments.getFirst());
         if (segments.getFirst().firstSeq() < liveStart) {
           throw firstMissing(journal, seq, segments.getFirst());
         }
@@ -271,7 +269,7 @@ public final class JournalSegments {
       Segment s = segments.get(i);
       // Where the records of this segment must reach: the next segment's first, or the live file's.
       long next = i + 1 < segments.size() ? segments.get(i + 1).firstSeq() : liveStart;
-      requireNamed(s);
+      checkNamed(s);
       try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
         long size = ch.size();
         LineReader lines = new LineReader(ch, 0, size);
