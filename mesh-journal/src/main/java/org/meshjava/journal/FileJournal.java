@@ -30,6 +30,7 @@ import org.meshjava.journal.internal.JournalIo;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LockHolder;
+import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.RecordChain;
 import org.meshjava.journal.internal.RecordCodec;
 import org.slf4j.Logger;
@@ -201,10 +202,12 @@ public final class FileJournal implements Journal {
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
-   *     one of a journal's archived segments rather than a live journal, {@code IO}. Checked, as
-   *     throughout the journal's API. A steward's builder that meets the same causes while it
-   *     replays the records reports them as the unchecked {@code StewardStartException}, which
-   *     carries this exception and its reason, as it does every refusal to start
+   *     one of a journal's archived segments rather than a live journal, or to a live file older
+   *     than the segments archived beside it (it holds no record after their last, or begins before
+   *     the last one), {@code IO}. Checked, as throughout the journal's API. A steward's builder
+   *     that meets the same causes while it replays the records reports them as the unchecked
+   *     {@code StewardStartException}, which carries this exception and its reason, as it does
+   *     every refusal to start
    */
   public static FileJournal open(Path path) throws JournalException {
     return open(path, FileChannel::tryLock);
@@ -391,17 +394,23 @@ public final class FileJournal implements Journal {
     try {
       Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
-        Files.createDirectories(parent);
+        OwnerOnly.createDirectories(parent);
       }
       if (!Files.exists(path)) {
         // A name that is a symlink to nothing yet: the file is made where the link points (the
         // lock is the file's, whatever name reached it), and CREATE_NEW on that final name, for
         // the reason below.
         Path create = Files.isSymbolicLink(path) ? danglingTarget(path) : path;
+        // Checked before the file is made: a new journal beside segments would be refused at once
+        // (below), and an empty file left behind would then stand where the live one is missing.
+        requireAfterArchive(path, 0, 0);
         try {
           // A new file: no descriptor of it can be open in this process yet. Never open without
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
-          Files.newByteChannel(create, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+          Files.newByteChannel(
+                  create,
+                  java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                  OwnerOnly.file(create))
               .close();
           // The new name is durable only once its folder is: without this, the first records
           // could be forced into a file that a power cut then leaves with no name.
@@ -627,6 +636,113 @@ public final class FileJournal implements Journal {
   private record Tail(JournalPosition end, int torn, long firstSeq) {}
 
   private static Tail tail(FileChannel ch, Path path) throws IOException, JournalException {
+    Tail tail = endOf(ch, path);
+    requireAfterArchive(path, tail.firstSeq(), tail.end().count());
+    return tail;
+  }
+
+  /**
+   * Refuses the live file {@code path}, holding records {@code firstSeq} to {@code count - 1}, when
+   * the segments archived beside it show it is not the file they were cut from but an older one: it
+   * holds no record after the last one archived, or it begins before the last segment does.
+   *
+   * <p>Why: a segment, a copy or hard link of one, or a copy of the journal taken before its last
+   * archive, put in the live file's place, is a valid stretch of the chain, so every record check
+   * passes, and a start without a snapshot (or with the snapshots removed) replays it alone: every
+   * spend recorded after its end comes back. An archive always leaves at least its last record in
+   * the live file, and the live file then begins where the last segment ends (or, when an archive
+   * was killed before its rename, at the first record of the segment it was writing, which is then
+   * a copy of the live file's first lines); so the live file always holds a record past the last
+   * one archived, and never begins before the last segment. One listing of the segment folder and
+   * the last segment's last line, so opening still costs the same for any length.
+   *
+   * <p>What this cannot see: a copy of the journal taken before its last archive that still holds
+   * records after the archived ones reads as an archive killed before its rename, when it begins at
+   * the last segment's first record (the snapshot's {@code AHEAD_OF_JOURNAL} sees it, where one is
+   * kept); a copy of the live file taken since the last archive; and anything with the segment
+   * folder moved away or renamed, or restored with the live file from the same copy.
+   */
+  private static void requireAfterArchive(Path path, long firstSeq, long count)
+      throws JournalException {
+    List<JournalSegments.Segment> segments;
+    try {
+      segments = JournalSegments.list(path);
+    } catch (JournalException notAFolder) {
+      // Something else where the folder goes: a read that needs the segments refuses it, naming
+      // it; the records after them are still read (JournalArchiveTest), so it proves nothing here.
+      return;
+    }
+    if (segments.isEmpty()) {
+      return;
+    }
+    // Not held to its name, nor to a readable last line, here: a segment renamed, cut or edited is
+    // refused by the read that needs it, in that read's words (a steward's start reports it as a
+    // refusal to start), so this says only what a last line that reads as a record shows.
+    JournalSegments.Segment last = segments.getLast();
+    long lastArchived;
+    try {
+      lastArchived = lastArchived(last);
+    } catch (JournalException unreadable) {
+      return;
+    }
+    if (count > 0 && firstSeq > last.firstSeq() && firstSeq <= lastArchived) {
+      // The last segment holds lines past where the live file begins: added to the segment after
+      // the archive (SegmentOverlapTest), which a read of it refuses naming the segment.
+      return;
+    }
+    boolean beginsBefore = firstSeq < last.firstSeq();
+    if (!beginsBefore && count > lastArchived + 1) {
+      return;
+    }
+    throw new JournalException(
+        JournalException.Reason.CORRUPT,
+        "journal "
+            + path
+            + " is older than the records archived from it: the live file "
+            + (count == 0 ? "holds no record" : "holds records " + firstSeq + " to " + (count - 1))
+            + ", but archived segment "
+            + last.file()
+            + (lastArchived < last.firstSeq()
+                ? " begins at record " + last.firstSeq()
+                : " holds records " + last.firstSeq() + " to " + lastArchived)
+            + (beginsBefore
+                ? ", so the live file begins before the last archive cut it"
+                : ", so the live file holds nothing after what was archived")
+            + " (an archived segment, a copy of one, or an earlier copy of the journal was put in"
+            + " its place); serving from it would let every presentation and budget spent after"
+            + " its last record be spent again. Put back the live file that goes on from the"
+            + " segments (restore it from a copy); to roll the journal back to this copy on"
+            + " purpose, move "
+            + JournalSegments.directory(path)
+            + " away and put back the segments saved with this copy",
+        null);
+  }
+
+  /**
+   * The sequence of the last whole record in {@code segment}, read from its last line alone; the
+   * record before its first when it holds none (an archive killed as it began to write it).
+   */
+  private static long lastArchived(JournalSegments.Segment segment) throws JournalException {
+    Path file = segment.file();
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      long good = lastNewline(ch, ch.size());
+      if (good == 0) {
+        return segment.firstSeq() - 1;
+      }
+      long start = lastNewline(ch, good - 1);
+      if (start == good - 1) {
+        throw start == 0
+            ? EmptyLine.refused(file, 0, segment.firstSeq() - 1)
+            : emptyLineAtTheEnd(ch, file, start);
+      }
+      LineReader.checkLength(start, good - 1 - start);
+      return seqOf(readRange(ch, start, good - 1), lineAt(start, file));
+    } catch (IOException e) {
+      throw io("cannot read", file, e);
+    }
+  }
+
+  private static Tail endOf(FileChannel ch, Path path) throws IOException, JournalException {
     long size = ch.size();
     long good = lastNewline(ch, size);
     // An append writes one record line, so a final line cut short is shorter than any record can
@@ -1259,8 +1375,10 @@ public final class FileJournal implements Journal {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
       Path segments = JournalSegments.directory(j.path);
-      Files.createDirectories(segments);
+      OwnerOnly.createDirectories(segments);
       copy(j.file.channel(), 0, offset, segment, forcer);
+      // A segment is the journal's history as much as the live file: readable by whom it is.
+      OwnerOnly.keepMode(j.path, segment);
       // The segment's name (and its folder's, when just made) must be durable before the rename
       // cuts its records from the live file: a power cut must not keep the cut and lose the copy.
       forcer.forceDirectory(segments);
@@ -1268,6 +1386,8 @@ public final class FileJournal implements Journal {
         forcer.forceDirectory(folder);
       }
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
+      // The live file rewritten keeps the mode its operator gave it.
+      OwnerOnly.keepMode(j.path, tmp);
       Files.move(
           tmp,
           j.path,
@@ -1318,9 +1438,11 @@ public final class FileJournal implements Journal {
     try (FileChannel out =
         FileChannel.open(
             target,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+            java.util.Set.of(
+                StandardOpenOption.CREATE,
+                StandardOpenOption.TRUNCATE_EXISTING,
+                StandardOpenOption.WRITE),
+            OwnerOnly.file(target))) {
       long at = from;
       while (at < to) {
         at += ch.transferTo(at, to - at, out);
@@ -1592,6 +1714,16 @@ public final class FileJournal implements Journal {
       }
       if (!unsynced) {
         syncer.sync(file.channel(), at);
+      }
+      // Again once the batch is forced: renamed away or replaced between the check before the
+      // write and now, the file took the batch under a name that is no longer the journal's, and
+      // the operator restarts on the file the name leads to now, which lacks it. Refused, the
+      // batch is cut from the locked file below, as a failed sync's is.
+      if (!stillNamed(path, file.identity())) {
+        throw new IOException(
+            path
+                + " was renamed or replaced while this batch was written, so it went to a file no"
+                + " longer named as the journal; refusing it and every later append");
       }
       length = at;
       RecordChain.Encoded lastWritten = batch.getLast();

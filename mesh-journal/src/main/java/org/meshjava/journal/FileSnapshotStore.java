@@ -17,6 +17,7 @@ import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.JournalIo;
+import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.SequenceFiles;
 
 /**
@@ -242,13 +243,15 @@ public final class FileSnapshotStore implements SnapshotStore {
     Path target = files.file(snapshot.position().count());
     Path tmp = unfinished.file(snapshot.position().count());
     try {
-      Files.createDirectories(dir);
+      OwnerOnly.createDirectories(dir);
       try (FileChannel ch =
           FileChannel.open(
               tmp,
-              StandardOpenOption.CREATE,
-              StandardOpenOption.TRUNCATE_EXISTING,
-              StandardOpenOption.WRITE)) {
+              java.util.Set.of(
+                  StandardOpenOption.CREATE,
+                  StandardOpenOption.TRUNCATE_EXISTING,
+                  StandardOpenOption.WRITE),
+              OwnerOnly.file(tmp))) {
         // Written part by part: a snapshot's body refers to the state's large sections rather
         // than holding a copy of its hundreds of megabytes.
         for (ByteBuffer buf : snapshot.fileSegments()) {
@@ -257,6 +260,12 @@ public final class FileSnapshotStore implements SnapshotStore {
           }
         }
         forcer.force(ch, tmp, true);
+      }
+      // A new snapshot replaces the latest one for its readers: it keeps the mode that one has,
+      // so an operator's chmod of the snapshots outlives the next save.
+      List<Path> saved = files();
+      if (!saved.isEmpty()) {
+        OwnerOnly.keepMode(saved.getLast(), tmp);
       }
       replace(tmp, target);
       forcer.forceDirectory(dir);

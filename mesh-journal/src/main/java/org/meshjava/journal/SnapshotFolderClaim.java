@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.LockHolder;
+import org.meshjava.journal.internal.OwnerOnly;
 
 /**
  * One steward's exclusive use of a snapshot folder ({@link FileSnapshotStore#claim()}), held until
@@ -158,11 +159,14 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   private static @Nullable Held lockOnce(Path dir, Path lockFile) throws SnapshotException {
     Object identity;
     try {
-      Files.createDirectories(dir);
+      OwnerOnly.createDirectories(dir);
       try {
         // A new file: no descriptor of it can be open in this process yet, so closing this one
         // drops no lock (see the class note).
-        Files.newByteChannel(lockFile, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)
+        Files.newByteChannel(
+                lockFile,
+                java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                OwnerOnly.file(lockFile))
             .close();
       } catch (FileAlreadyExistsException exists) {
         // Left by a steward that was killed, or held by one running: the lock says which.

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.Optional;
 import org.meshjava.journal.internal.FailureWords;
+import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.SequenceFiles;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -203,10 +204,12 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
   }
 
   private void write() throws IOException {
-    Files.createDirectories(dir);
+    OwnerOnly.createDirectories(dir);
     Path file = dir.resolve(FILE);
     Path tmp = dir.resolve(FILE + ".tmp");
     // Whole or not at all, for a claim that reads it without the lock.
+    Files.deleteIfExists(tmp);
+    Files.createFile(tmp, OwnerOnly.file(tmp));
     Files.writeString(tmp, journal + "\n", StandardCharsets.UTF_8);
     FileSnapshotStore.replace(tmp, file);
   }
