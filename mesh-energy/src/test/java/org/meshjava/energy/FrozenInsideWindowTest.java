@@ -118,6 +118,30 @@ class FrozenInsideWindowTest {
   }
 
   @Test
+  void raplZoneWatchedEveryTwoMilliseconds_isAReading_untilItFreezes() {
+    TimedCounter zone = TimedCounter.rapl(ProbedMeter.CPU0, clock);
+    try (CounterMeter rapl =
+        ProbedMeter.overPackageZero(zone, clock, scheduled::add).watchedByCaller()) {
+      clock.advanceMillis(5);
+      assertThat(rapl.watchEveryNanos()).isEmpty();
+      MeterWindow w = rapl.open(Set.of(ProbedMeter.CPU0));
+      assertThat(rapl.watchEveryNanos()).hasValue(2_000_000L);
+      for (int i = 0; i < 25; i++) {
+        clock.advanceMillis(2);
+        rapl.watchOpenWindows();
+      }
+      assertThat(w.close(1).provenance()).isEqualTo(Provenance.HwShunt);
+
+      MeterWindow frozen = rapl.open(Set.of(ProbedMeter.CPU0));
+      clock.advanceMillis(30);
+      rapl.watchOpenWindows();
+      zone.freeze();
+      clock.advanceMillis(20); // no read since the freeze: 20 refreshes missed
+      assertThat(frozen.close(1)).isEqualTo(Energy.estimated(1));
+    }
+  }
+
+  @Test
   void watch_readsOnlyWhileAWindowIsOpen_everyTwoPeriods() {
     AtomicInteger reads = new AtomicInteger();
     gpu.onRead(reads::incrementAndGet);
