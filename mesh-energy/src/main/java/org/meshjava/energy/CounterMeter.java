@@ -36,10 +36,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code HwShunt}, carrying the counters' summed delta as {@code measured_uj}, only when
  *       every domain the backend declared has a counter that was live from the window's open to its
  *       close (same liveness epoch, no probe of any counter in between, no stall, no read gap long
- *       enough to hide a wrap), the window spanned enough of each counter's update periods to be
- *       resolved, every counter moved if the serve did work, no other window shared any of those
- *       domains at any moment, and none closed on one of them less than an update period before the
- *       open (the counter had yet to publish the end of that serve);
+ *       enough to hide a wrap, a read proving it moved within five update periods before the
+ *       close), the window spanned enough of each counter's update periods to be resolved, every
+ *       counter moved if the serve did work, no other window shared any of those domains at any
+ *       moment, and none closed on one of them less than an update period before the open (the
+ *       counter had yet to publish the end of that serve);
  *   <li>{@code ModelBased}, with {@code measured_uj} absent and the window's apportioned share of
  *       the counters as its figure, when all that holds but another window shared a domain
  *       (package-wide counters cannot tell two serves apart);
@@ -52,8 +53,9 @@ import org.slf4j.LoggerFactory;
  * <p>Counters are re-probed in the background every {@code reprobeEvery} and soon after one stops
  * advancing or fails to read (a counter demoted again within {@code reprobeEvery} of its last
  * demotion waits 10 s for the re-probe, then twice as long at each further one, up to {@code
- * reprobeEvery}); counters that wrap are read in the background often enough to see every wrap.
- * {@link #counters()} says which are live and why the others are not; every change is also logged.
+ * reprobeEvery}); counters that wrap are read in the background often enough to see every wrap, and
+ * live counters with a window open on them every two update periods (none while idle). {@link
+ * #counters()} says which are live and why the others are not; every change is also logged.
  *
  * <p>Thread-safe: windows may be opened and closed from many threads at once. Each window is for
  * one serve and one thread. {@link #close()} waits for a running probe to stop before it releases
@@ -82,6 +84,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final Executor reprobeExecutor;
   private final @Nullable ScheduledExecutorService ownedExecutor;
   private final AtomicBoolean closed = new AtomicBoolean();
+  // A watch read is scheduled on ownedExecutor, or running: set by the open that finds it clear.
+  private final AtomicBoolean watching = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -124,6 +128,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               r -> Thread.ofPlatform().daemon().name("mesh-energy-reprobe").unstarted(r));
       this.reprobeExecutor = ownedExecutor;
       schedulePoll(ownedExecutor);
+      holdClosesToStallBound();
     } else {
       this.ownedExecutor = null;
       this.reprobeExecutor = reprobeExecutor;
@@ -146,6 +151,22 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       ProbeClock clock,
       @Nullable Executor reprobeExecutor) {
     this(channels, unavailable, policy, policy, reprobeEvery, gpuWork, clock, reprobeExecutor);
+  }
+
+  /**
+   * Holds this meter's closes to the stall bound as a meter with its own thread is, the caller
+   * undertaking to call {@link #watchOpenWindows()} while windows are open, as that thread does
+   * (every {@link #watchEveryNanos()}); for tests of a meter handed an executor. Returns this.
+   */
+  CounterMeter watchedByCaller() {
+    holdClosesToStallBound();
+    return this;
+  }
+
+  private void holdClosesToStallBound() {
+    for (DomainLedger l : ledgers.values()) {
+      l.watched();
+    }
   }
 
   @Override
@@ -206,6 +227,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
     }
     scheduleDueProbes(now);
+    startWatch();
     return new Window(entered, everyDomainHasACounter);
   }
 
@@ -259,6 +281,75 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       // closed meanwhile: nothing left to read
+    }
+  }
+
+  /**
+   * How often the watch reads the counters while windows are open on them: the shortest {@link
+   * DomainLedger#watchEveryNanos()} of the live counters with a window open; empty when there is
+   * none, and then nothing is read for the windows' sake.
+   */
+  OptionalLong watchEveryNanos() {
+    long every = Long.MAX_VALUE;
+    for (DomainLedger l : ledgers.values()) {
+      long e = l.watchEveryNanos();
+      if (e > 0) {
+        every = Math.min(every, e);
+      }
+    }
+    return every == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(every);
+  }
+
+  /**
+   * Reads each live counter that has a window open on it, once: the stall rule is checked at reads,
+   * and a window is graded a reading only if a read proved its counter moving within the stall
+   * bound before its close (SPEC 40 §3), so the meter's own thread reads them while windows are
+   * open, never the serve's.
+   */
+  void watchOpenWindows() {
+    for (DomainLedger l : ledgers.values()) {
+      if (l.watchEveryNanos() > 0) {
+        l.poll();
+      }
+    }
+  }
+
+  /**
+   * Starts the watch on the meter's own thread if a window is open and none is running; on the
+   * serve's path this is one atomic read while it runs. A meter handed an executor (tests) is
+   * watched by whoever calls {@link #watchOpenWindows()}.
+   */
+  private void startWatch() {
+    ScheduledExecutorService executor = ownedExecutor;
+    if (executor != null && !watching.get() && watching.compareAndSet(false, true)) {
+      scheduleWatch(executor);
+    }
+  }
+
+  /**
+   * Schedules the next watch read, or stops the watch when no window needs one. Cleared before the
+   * last look: a window opened after it sees the watch stopped and starts it again.
+   */
+  private void scheduleWatch(ScheduledExecutorService executor) {
+    OptionalLong every = watchEveryNanos();
+    while (every.isEmpty() || closed.get()) {
+      watching.set(false);
+      every = watchEveryNanos();
+      if (every.isEmpty() || closed.get() || !watching.compareAndSet(false, true)) {
+        return;
+      }
+    }
+    try {
+      var unused =
+          executor.schedule(
+              () -> {
+                watchOpenWindows();
+                scheduleWatch(executor);
+              },
+              every.getAsLong(),
+              TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      watching.set(false); // closed meanwhile
     }
   }
 

@@ -58,6 +58,20 @@ final class DomainLedger implements LivenessProbe.Target {
   static final int STALL_PERIODS = 5;
 
   /**
+   * How many update periods apart the meter's watch reads a live counter while a window is open on
+   * it: at two, the latest change the reads prove before a close is at most about three periods old
+   * (a refresh, the read gap), well inside {@link #STALL_PERIODS}, with room for a late timer.
+   */
+  static final int WATCH_PERIODS = 2;
+
+  /**
+   * The watch never reads a counter more often than this, whatever its period: the probe times
+   * changes to a millisecond at best, and a period learnt below it would otherwise spin the meter's
+   * thread. A counter that needs closer reads to prove it moving is then graded down, never up.
+   */
+  static final long MIN_WATCH_NANOS = 1_000_000L;
+
+  /**
    * How long the re-probe after the second demotion in a row waits; each further one in the run
    * waits twice as long, up to the periodic re-probe interval. A counter that a probe's burn moves
    * but that stalls again at idle (or keeps failing to read) would otherwise be re-probed at every
@@ -132,6 +146,15 @@ final class DomainLedger implements LivenessProbe.Target {
   // the next value spans from there, not from the read that happened to return it.
   private long lastTotalSinceNanos;
   private long lastChangeNanos;
+  // The earliest the latest change of the mark can have happened: the start of the last read that
+  // still saw the mark before it (Long.MIN_VALUE before any change was seen). The stall rule takes
+  // the latest side of a change (it must not demote a counter that did move); the grading at a
+  // close takes this side, the one that cannot flatter the counter (§3.3).
+  private long latestChangeEarliestNanos = Long.MIN_VALUE;
+  // Whether a close must find the counter proven moving within the stall bound: set by a meter
+  // that reads its counters while windows are open (its watch), without which no window long
+  // enough to be a reading could pass.
+  private boolean watched;
   // The update period: the probe's figure, widened by reads that prove the counter now refreshes
   // more slowly (heldLongerNanos). The stall rule keeps to the probe's own figure, so a counter
   // whose refreshes keep slowing is demoted and re-probed once it holds a value five of them.
@@ -215,6 +238,25 @@ final class DomainLedger implements LivenessProbe.Target {
     return state == CounterState.LIVE;
   }
 
+  /**
+   * How often the meter's watch should read this counter now: every {@link #WATCH_PERIODS} probed
+   * update periods while it is live and a window is open on it, else 0 (no reads at all).
+   */
+  synchronized long watchEveryNanos() {
+    return state == CounterState.LIVE && !open.isEmpty() && probedPeriodNanos > 0
+        ? Math.max(MIN_WATCH_NANOS, WATCH_PERIODS * probedPeriodNanos)
+        : 0;
+  }
+
+  /**
+   * Holds every later close to the stall bound: a window is graded from the counter only if a read
+   * proved it moving within {@link #STALL_PERIODS} probed periods before the close's read. Called
+   * by the meter whose watch reads this counter while windows are open on it.
+   */
+  synchronized void watched() {
+    watched = true;
+  }
+
   /** The update period the last probe learnt; 0 while the counter is not live. */
   synchronized long updatePeriodNanos() {
     return state == CounterState.LIVE ? updatePeriodNanos : 0;
@@ -296,9 +338,22 @@ final class DomainLedger implements LivenessProbe.Target {
             && state == CounterState.LIVE
             && disturbances == 0
             && epoch == share.epoch
-            && longEnough;
+            && longEnough
+            && (!watched || movedWithinStallBound());
     boolean overlapped = share.overlapped || share.sinceLastLeaveNanos < updatePeriodNanos;
     return new Exit(trusted, total - share.totalAtOpen, share.apportionedUj, overlapped);
+  }
+
+  /**
+   * Whether the reads prove the counter changed within {@link #STALL_PERIODS} probed periods before
+   * the end of the last read (the close's): the stall rule catches a frozen counter only at a read,
+   * so a counter that froze inside a window with no read after it would otherwise pass with the
+   * energy drawn since it froze missing from the close's value. Measured from the earliest the
+   * change can have happened to the latest the close's value can have been taken.
+   */
+  private boolean movedWithinStallBound() {
+    return latestChangeEarliestNanos != Long.MIN_VALUE
+        && lastReadEndNanos - latestChangeEarliestNanos < STALL_PERIODS * probedPeriodNanos;
   }
 
   /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */
@@ -600,6 +655,7 @@ final class DomainLedger implements LivenessProbe.Target {
       }
       if (mark != lastMark) {
         lastChangeNanos = Math.max(lastChangeNanos, afterNanos);
+        latestChangeEarliestNanos = lastReadStartNanos;
         heldLongerNanos(currentHeldNanos);
       } else if (state == CounterState.LIVE
           && nowNanos - lastChangeNanos >= STALL_PERIODS * probedPeriodNanos) {

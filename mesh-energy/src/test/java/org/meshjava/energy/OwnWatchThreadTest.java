@@ -1,0 +1,71 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.EnergyDomain;
+
+/**
+ * The watch runs on a meter's own thread, in real time: while a window is open it reads the counter
+ * without any serve asking (SPEC.md 40 §4). No timed assertion: it waits, up to a generous
+ * deadline, for reads the serve did not make.
+ */
+class OwnWatchThreadTest {
+  private static final EnergyDomain CPU0 = EnergyDomain.cpuPackage(0);
+
+  /** A package drawing 100 W whose counter refreshes every 5 ms of real time. */
+  private static final class RealTimeCounter implements EnergyChannel {
+    private final long start = System.nanoTime();
+    final AtomicInteger reads = new AtomicInteger();
+
+    @Override
+    public String name() {
+      return "real-time:" + CPU0;
+    }
+
+    @Override
+    public EnergyDomain domain() {
+      return CPU0;
+    }
+
+    @Override
+    public long readTotalUj() {
+      reads.incrementAndGet();
+      return (System.nanoTime() - start) / 5_000_000L * 500_000L;
+    }
+  }
+
+  @Test
+  void openWindow_isReadByTheMeterItself() {
+    RealTimeCounter counter = new RealTimeCounter();
+    try (CounterMeter meter =
+        new CounterMeter(
+            List.of(counter),
+            List.of(),
+            LivenessPolicy.standard(),
+            Duration.ofMinutes(10),
+            Optional.empty(),
+            ProbeClock.SYSTEM,
+            null)) {
+      // A probe in real time on a busy machine may see a lumpy counter; it is not under test here.
+      for (int i = 0; i < 10 && meter.liveDomains().isEmpty(); i++) {
+        meter.probeNow();
+      }
+      assertThat(meter.liveDomains()).as(meter.counters().toString()).containsExactly(CPU0);
+      MeterWindow w = meter.open(Set.of(CPU0));
+      int afterOpen = counter.reads.get();
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (counter.reads.get() < afterOpen + 3 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000L);
+      }
+      assertThat(counter.reads.get()).isGreaterThanOrEqualTo(afterOpen + 3);
+      w.close(1);
+    }
+  }
+}
