@@ -20,7 +20,18 @@ public abstract class ReasonedException extends Exception {
 
   /**
    * A failure for {@code reason}, whose message is {@code message}: the detail with whatever the
-   * subclass puts before it (the reason, a position, a file).
+   * subclass puts before it (the reason, a position, a file). Its cause is left unset, so a caller
+   * may still {@link #initCause} it, as it could before these failures shared this base.
+   */
+  protected ReasonedException(Enum<?> reason, String detail, String message) {
+    super(message);
+    this.reason = Objects.requireNonNull(reason, "reason");
+    this.detail = detail;
+  }
+
+  /**
+   * A failure for {@code reason}, whose message is {@code message}, caused by {@code cause}; a null
+   * cause is set as none, and {@link #initCause} then refuses to set one.
    */
   protected ReasonedException(
       Enum<?> reason, String detail, String message, @Nullable Throwable cause) {

@@ -50,7 +50,7 @@ public final class BindingException extends ReasonedException {
 
   /** Creates the exception; {@code param} names the offending field, when there is one. */
   public BindingException(Reason reason, @Nullable String param, String detail) {
-    super(reason, detail, detail, null);
+    super(reason, detail, detail);
     this.param = param;
   }
 

@@ -24,6 +24,7 @@ import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.Unresolved;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.router.AdmissionRule;
 import org.meshjava.steward.observe.StewardListener;
 import org.slf4j.Logger;
@@ -179,6 +180,21 @@ final class Authoriser {
                     a.journalSeq(), energy, debitUj, result.breach().map(DenialLabel::wire)));
       } catch (JournalException e) {
         throw notRecorded("the debit", e);
+      } catch (RuntimeException | Error e) {
+        // The gate has debited and released the hold, but the journal kept no Debited record, so
+        // a replay holds this serve's whole ceiling: a grant this process goes on deciding over
+        // its smaller spend would have decisions journalled that the replay refuses, and the
+        // steward would not start again. Grants stop here, as after a failed journal; unrecorded,
+        // since the journal just failed, so a restart replays it and honours them again.
+        if (suspension.compareAndSet(
+            null,
+            "the journal failed on a debit ("
+                + FailureWords.of(e)
+                + "); this process has spent more than its journal shows, so grants are refused"
+                + " until a restart replays the journal")) {
+          LOG.error("no longer honouring grants: {}", suspension.get());
+        }
+        throw e;
       }
     }
     if (awaitDurable) {

@@ -102,20 +102,21 @@ final class Metering {
     try {
       estimate =
           engine.costProfile().estimateServed(ServeOutcome.greedy(request.promptTokens(), 0));
-    } catch (RuntimeException profileFailed) {
+    } catch (RuntimeException | Error profileFailed) {
       // The engine's own cost profile: the window is still let go, so it shares its domains with
-      // no later window.
+      // no later window. An Error is caught as the engine's own is above: escaping here, it would
+      // leave the window open and the serve refused with a trace instead of ENGINE_FAILED.
       e.addSuppressed(profileFailed);
       try {
         window.abandon();
-      } catch (RuntimeException meterFailed) {
+      } catch (RuntimeException | Error meterFailed) {
         e.addSuppressed(meterFailed);
       }
     }
     if (estimate >= 0) {
       try {
         spent = window.close(estimate);
-      } catch (RuntimeException meterFailed) {
+      } catch (RuntimeException | Error meterFailed) {
         e.addSuppressed(meterFailed);
       }
     }

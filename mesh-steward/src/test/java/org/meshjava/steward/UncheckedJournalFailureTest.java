@@ -3,15 +3,11 @@ package org.meshjava.steward;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
-import org.meshjava.journal.ForwardingJournal;
-import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
-import org.meshjava.journal.JournalException;
 
 /**
  * A journal that fails with an unchecked exception (an implementation's bug, the heap running out
@@ -33,7 +29,8 @@ class UncheckedJournalFailureTest {
   @Test
   void anAuthorisationTheJournalFailsUnchecked_holdsNothingOfTheGrant() throws Exception {
     GrantChain chain = f.chain(BUDGET);
-    FailsOneDecision journal = new FailsOneDecision(new DurableMemoryJournal());
+    FailsOnceUnchecked journal =
+        new FailsOnceUnchecked(new DurableMemoryJournal(), JournalEntry.Authorised.class);
     try (Steward s = f.steward(journal).build()) {
       ServeRequest req = GrantFixture.request("unchecked", 4, CEILING);
       Presentation shown = f.present(chain, req);
@@ -46,23 +43,6 @@ class UncheckedJournalFailureTest {
       ServeRequest again = GrantFixture.request("unchecked, again", 4, CEILING);
       ServeResult served = s.serve(again, GrantFixture.payload(again), f.present(chain, again));
       assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - served.receipt().energy().uj());
-    }
-  }
-
-  /** Throws unchecked on the first {@code Authorised} record it is given, then forwards. */
-  private static final class FailsOneDecision extends ForwardingJournal {
-    private final AtomicBoolean failed = new AtomicBoolean();
-
-    FailsOneDecision(Journal delegate) {
-      super(delegate);
-    }
-
-    @Override
-    public Pending enqueue(JournalEntry entry) throws JournalException {
-      if (entry instanceof JournalEntry.Authorised && failed.compareAndSet(false, true)) {
-        throw new IllegalStateException("encoder bug");
-      }
-      return super.enqueue(entry);
     }
   }
 }

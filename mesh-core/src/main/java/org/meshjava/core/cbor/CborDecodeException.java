@@ -13,7 +13,7 @@ public final class CborDecodeException extends ReasonedException {
 
   /** Creates the exception. */
   public CborDecodeException(CborRule rule, long offset, String detail) {
-    super(rule, detail, rule + " at offset " + offset + ": " + detail, null);
+    super(rule, detail, rule + " at offset " + offset + ": " + detail);
     this.offset = offset;
   }
 

@@ -27,7 +27,7 @@ public final class SignatureException extends ReasonedException {
    * VerificationKey} refuses keys and signatures, so a caller only ever catches this exception.
    */
   SignatureException(Reason reason, String detail) {
-    super(reason, detail, detail, null);
+    super(reason, detail, detail);
   }
 
   /** Returns why the key or signature was refused. */

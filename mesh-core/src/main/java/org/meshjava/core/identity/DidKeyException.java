@@ -29,7 +29,7 @@ public final class DidKeyException extends ReasonedException {
 
   /** Creates the exception with a reason and a detail for people. */
   public DidKeyException(Reason reason, String detail) {
-    super(reason, detail, detail, null);
+    super(reason, detail, detail);
   }
 
   /** Returns what is wrong with the text. */

@@ -66,7 +66,7 @@ public final class LogException extends ReasonedException {
   }
 
   private LogException(Reason reason, @Nullable Mismatch mismatch, String detail) {
-    super(reason, detail, reason + ": " + detail, null);
+    super(reason, detail, reason + ": " + detail);
     this.mismatch = mismatch;
   }
 
