@@ -961,9 +961,13 @@ async function runRetries(rec, work, port) {
   }
 }
 
+/** What the fake upstream's refusal names, which no client reply may carry (SPEC.md 70). */
+const UPSTREAM_SECRET = 'gpu-7.internal.example sk-upstream-0123';
+
 class FakeUpstream {
   // An OpenAI-compatible upstream whose behaviour the prompt picks: 'cut' (a stream that stops
-  // after two pieces), 'slow' (answers after 3 s), 'fail' (500); otherwise a short answer.
+  // after two pieces), 'slow' (answers after 3 s), 'fail' (500), 'refuse' (400 naming what the
+  // operator runs); otherwise a short answer.
   constructor(port) {
     this.seen = 0;
     this.server = http.createServer((req, res) => {
@@ -976,6 +980,12 @@ class FakeUpstream {
         if (prompt.includes('fail')) {
           const data = '{"error":{"message":"upstream broke","type":"server_error"}}';
           res.writeHead(500, { 'content-type': 'application/json', 'content-length': data.length });
+          res.end(data);
+          return;
+        }
+        if (prompt.includes('refuse')) {
+          const data = JSON.stringify({ error: { message: `model m on ${UPSTREAM_SECRET} cannot take this role`, type: 'invalid_request_error' } });
+          res.writeHead(400, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) });
           res.end(data);
           return;
         }
@@ -1044,6 +1054,21 @@ async function runUpstream(rec, work, port) {
     await expectError('upstream 500, granted: 502 sent once',
       () => c.chat.completions.create(g.present(chatArgs({ model: 'remote' }, 'fail please'))),
       openaiModule.InternalServerError, 502, 'engine_failed', rec, 1);
+    // An upstream's refusal of the request: the client's to change (400, not resent), in our
+    // words only, whole or streamed.
+    const refusedWhole = await expectError('upstream 400, ungranted: 400 sent once',
+      () => c.chat.completions.create(chatArgs({ model: 'remote' }, 'refuse please')),
+      openaiModule.BadRequestError, 400, 'upstream_refused', rec, 1);
+    if (refusedWhole) check('upstream 400: its own words kept from the client',
+      !JSON.stringify(errorBody(refusedWhole)).includes('internal.example'), errorBody(refusedWhole));
+    try {
+      for await (const ch of await c.chat.completions.create(chatArgs({ model: 'remote', stream: true }, 'refuse please'))) void ch;
+      check('upstream 400 on a stream: SDK throws', false, 'no throw');
+    } catch (err) {
+      check(`upstream 400 on a stream: ${err?.constructor?.name} code ${err?.code}`,
+        err?.code === 'upstream_refused' && !String(err?.message).includes('internal.example'),
+        `${err?.message}`);
+    }
     // A chat stream the upstream cuts: the SDK throws from the loop, with our code.
     const pieces = [];
     try {

@@ -45,6 +45,7 @@ import org.meshjava.journal.internal.JournalReplay;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LogReplay;
+import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.RecordCodec;
 import org.meshjava.journal.internal.ReplayState;
 import org.meshjava.receipt.tlog.Checkpoint;
@@ -1393,7 +1394,9 @@ final class JournalCommand extends CommandGroup {
       // What an export killed before its shutdown hook could run (SIGKILL) left beside --out.
       UserFile.removeLeftoverPartials(out);
       try {
-        Files.createFile(partial); // with the mode --out itself would have had
+        // The copy says who spent what and when, as the journal does: its owner's alone, as the
+        // journal is (SPEC 78), whatever the umask.
+        Files.createFile(partial, OwnerOnly.file(partial));
       } catch (IOException e) {
         throw new CliException("cannot write " + out + ": " + UserFile.reason(e), e);
       }

@@ -140,6 +140,15 @@ public final class FileJournal implements Journal {
   }
 
   private final Path path;
+
+  /**
+   * The name the journal was opened by, made absolute ({@link #path} is where it led at open, every
+   * symbolic link followed). The checks around each write follow this name afresh, not {@link
+   * #path}: a link (the journal's own, or a folder's above it) pointed elsewhere while this runs
+   * makes the name its operator restarts on lead to another file.
+   */
+  private final Path named;
+
   private final LockedFile file;
   private final Syncer syncer;
   private final Forcer forcer;
@@ -170,8 +179,10 @@ public final class FileJournal implements Journal {
   /** The durable end: every record written and forced, and the file length after it. */
   private volatile JournalPosition durable;
 
-  private FileJournal(Path path, LockedFile file, Tail tail, Syncer syncer, Forcer forcer) {
+  private FileJournal(
+      Path path, Path named, LockedFile file, Tail tail, Syncer syncer, Forcer forcer) {
     this.path = path;
+    this.named = named;
     this.file = file;
     this.syncer = syncer;
     this.forcer = forcer;
@@ -506,7 +517,8 @@ public final class FileJournal implements Journal {
             tail.torn());
       }
       ch.position(tail.end().locator());
-      FileJournal journal = new FileJournal(real, locked, tail, syncer, forcer);
+      FileJournal journal =
+          new FileJournal(real, path.toAbsolutePath(), locked, tail, syncer, forcer);
       slot.set(journal);
       return journal;
     } catch (JournalException e) {
@@ -1719,9 +1731,9 @@ public final class FileJournal implements Journal {
       // write and now, the file took the batch under a name that is no longer the journal's, and
       // the operator restarts on the file the name leads to now, which lacks it. Refused, the
       // batch is cut from the locked file below, as a failed sync's is.
-      if (!stillNamed(path, file.identity())) {
+      if (!stillNamed(named, file.identity())) {
         throw new IOException(
-            path
+            named
                 + " was renamed or replaced while this batch was written, so it went to a file no"
                 + " longer named as the journal; refusing it and every later append");
       }
@@ -1813,11 +1825,11 @@ public final class FileJournal implements Journal {
   private void checkUnchanged() throws IOException {
     Object now;
     try {
-      now = identity(path);
+      now = identity(named);
     } catch (IOException e) {
       throw new IOException(
           "the journal file is gone from "
-              + path
+              + named
               + " ("
               + FailureWords.of(e)
               + "); refusing to write to a file no name reaches",
@@ -1825,7 +1837,7 @@ public final class FileJournal implements Journal {
     }
     if (!now.equals(file.identity())) {
       throw new IOException(
-          path
+          named
               + " now names another file than the one this steward locked;"
               + " refusing to write");
     }
