@@ -418,11 +418,7 @@ public final class FileJournal implements Journal {
         try {
           // A new file: no descriptor of it can be open in this process yet. Never open without
           // CREATE_NEW here: closing a descriptor of a file this process holds drops its lock.
-          Files.newByteChannel(
-                  create,
-                  java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                  OwnerOnly.file(create))
-              .close();
+          Files.createFile(create, OwnerOnly.file(create));
           // The new name is durable only once its folder is: without this, the first records
           // could be forced into a file that a power cut then leaves with no name.
           Path folder = create.toAbsolutePath().getParent();
@@ -1447,14 +1443,7 @@ public final class FileJournal implements Journal {
   /** Copies {@code [from, to)} of {@code ch} into a new file {@code target}, forced. */
   private static void copy(FileChannel ch, long from, long to, Path target, Forcer forcer)
       throws IOException {
-    try (FileChannel out =
-        FileChannel.open(
-            target,
-            java.util.Set.of(
-                StandardOpenOption.CREATE,
-                StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE),
-            OwnerOnly.file(target))) {
+    try (FileChannel out = OwnerOnly.writeAfresh(target)) {
       long at = from;
       while (at < to) {
         at += ch.transferTo(at, to - at, out);

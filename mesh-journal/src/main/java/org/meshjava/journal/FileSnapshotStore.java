@@ -244,14 +244,7 @@ public final class FileSnapshotStore implements SnapshotStore {
     Path tmp = unfinished.file(snapshot.position().count());
     try {
       OwnerOnly.createDirectories(dir);
-      try (FileChannel ch =
-          FileChannel.open(
-              tmp,
-              java.util.Set.of(
-                  StandardOpenOption.CREATE,
-                  StandardOpenOption.TRUNCATE_EXISTING,
-                  StandardOpenOption.WRITE),
-              OwnerOnly.file(tmp))) {
+      try (FileChannel ch = OwnerOnly.writeAfresh(tmp)) {
         // Written part by part: a snapshot's body refers to the state's large sections rather
         // than holding a copy of its hundreds of megabytes.
         for (ByteBuffer buf : snapshot.fileSegments()) {

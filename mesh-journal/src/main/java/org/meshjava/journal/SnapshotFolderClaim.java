@@ -163,11 +163,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       try {
         // A new file: no descriptor of it can be open in this process yet, so closing this one
         // drops no lock (see the class note).
-        Files.newByteChannel(
-                lockFile,
-                java.util.Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                OwnerOnly.file(lockFile))
-            .close();
+        Files.createFile(lockFile, OwnerOnly.file(lockFile));
       } catch (FileAlreadyExistsException exists) {
         // Left by a steward that was killed, or held by one running: the lock says which.
       }

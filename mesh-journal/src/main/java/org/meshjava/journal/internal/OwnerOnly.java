@@ -1,8 +1,10 @@
 package org.meshjava.journal.internal;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -30,6 +32,22 @@ public final class OwnerOnly {
     return posix(path)
         ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(FILE)}
         : new FileAttribute<?>[0];
+  }
+
+  /**
+   * Opens {@code path} for writing from its start, emptied if it is there and created with {@link
+   * #file} if not: how the journal writes a copy or a snapshot before renaming it into place.
+   *
+   * @throws IOException as {@link FileChannel#open(Path, Set, FileAttribute[])}
+   */
+  public static FileChannel writeAfresh(Path path) throws IOException {
+    return FileChannel.open(
+        path,
+        Set.of(
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE),
+        file(path));
   }
 
   /**
