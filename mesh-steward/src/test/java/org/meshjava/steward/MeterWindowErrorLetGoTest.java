@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.Energy;
@@ -40,24 +39,8 @@ class MeterWindowErrorLetGoTest {
   /** Regression: a profile's StackOverflowError escaped the meter phase, its window left open. */
   @Test
   void aCostProfileThatThrowsAnError_letsTheWindowGo_andIsRefusedEngineFailed() throws Exception {
-    AtomicBoolean served = new AtomicBoolean();
-    StewardGrantTest.Delegating broken =
-        new StewardGrantTest.Delegating(reference()) {
-          @Override
-          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
-            EngineResult result = super.serve(r, p);
-            served.set(true);
-            return result;
-          }
-
-          @Override
-          public CostProfile costProfile() {
-            if (served.get()) {
-              throw new StackOverflowError("profile recursed");
-            }
-            return super.costProfile();
-          }
-        };
+    ProfileFailsAfterWork broken =
+        new ProfileFailsAfterWork(reference(), () -> new StackOverflowError("profile recursed"));
     GrantChain chain = f.chain(BUDGET);
     try (Steward s =
         f.bare(new DurableMemoryJournal())

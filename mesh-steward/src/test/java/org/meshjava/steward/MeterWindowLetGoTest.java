@@ -6,12 +6,10 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.EnergyDomain;
-import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
@@ -72,24 +70,8 @@ class MeterWindowLetGoTest {
    */
   @Test
   void aCostProfileThatFailsAfterTheWork_letsTheWindowGo() throws Exception {
-    AtomicBoolean served = new AtomicBoolean();
-    StewardGrantTest.Delegating broken =
-        new StewardGrantTest.Delegating(reference()) {
-          @Override
-          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
-            EngineResult result = super.serve(r, p);
-            served.set(true);
-            return result;
-          }
-
-          @Override
-          public CostProfile costProfile() {
-            if (served.get()) {
-              throw new IllegalStateException("profile unloaded");
-            }
-            return super.costProfile();
-          }
-        };
+    ProfileFailsAfterWork broken =
+        new ProfileFailsAfterWork(reference(), () -> new IllegalStateException("profile unloaded"));
     GrantChain chain = f.chain(BUDGET);
     try (Steward s =
         f.bare(new DurableMemoryJournal()).meter(recording()).backend(broken).build()) {
