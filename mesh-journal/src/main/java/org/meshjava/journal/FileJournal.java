@@ -202,14 +202,15 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records. Any
-   * name of the file will do (a symlink, a hard link): the lock is the file's. A symlink that
-   * points at nothing yet is followed, and the journal created where it points (in a folder that
-   * exists). A file replaced under the path while this waited for its lock ({@code mesh journal
-   * archive} renames a new file over the journal) is let go and the new one opened, so appends
-   * never go to a file with no name. Once the lock is held, a {@code <journal>.archiving} file that
-   * an archive killed before its rename left beside it is removed; an opening refused {@code
-   * LOCKED} leaves it to the holder.
+   * Opens (creating if absent, with any folder missing above it, each folder's name and then the
+   * file's forced to storage before this returns) the journal at {@code path}, locks it, and
+   * recovers its records. Any name of the file will do (a symlink, a hard link): the lock is the
+   * file's. A symlink that points at nothing yet is followed, and the journal created where it
+   * points (in a folder that exists). A file replaced under the path while this waited for its lock
+   * ({@code mesh journal archive} renames a new file over the journal) is let go and the new one
+   * opened, so appends never go to a file with no name. Once the lock is held, a {@code
+   * <journal>.archiving} file that an archive killed before its rename left beside it is removed;
+   * an opening refused {@code LOCKED} leaves it to the holder.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
@@ -405,7 +406,7 @@ public final class FileJournal implements Journal {
     try {
       Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
-        OwnerOnly.createDirectories(parent);
+        forcer.createDirectories(parent);
       }
       if (!Files.exists(path)) {
         // A name that is a symlink to nothing yet: the file is made where the link points (the
