@@ -1299,7 +1299,9 @@ public final class FileJournal implements Journal {
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
    * @throws JournalException {@code POSITION_MISMATCH} if {@code upTo} is not in the journal,
-   *     {@code LOCKED} if a steward holds it, {@code IO}
+   *     {@code LOCKED} if a steward holds it, {@code IO}, or {@code IO} before anything is written
+   *     when the journal's file has a second name (a hard link), which the archive would leave on
+   *     the old records
    */
   public static long archive(
       Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
@@ -1378,6 +1380,7 @@ public final class FileJournal implements Journal {
     if (cut <= j.firstSeq) {
       return 0;
     }
+    requireOneName(j.path);
     Path segment = JournalSegments.file(j.path, j.firstSeq);
     Path folder = j.path.getParent();
     try {
@@ -1422,6 +1425,40 @@ public final class FileJournal implements Journal {
       }
     }
     return cut - j.firstSeq;
+  }
+
+  /**
+   * Refuses to archive the journal at {@code path} when its file has more than one name (a hard
+   * link). An archive renames the journal's new beginning over this name only: every other name
+   * would stay on the old file, which holds the archived records and none appended after, and
+   * beside which no segment lies, so a steward started through that name would open a complete
+   * looking journal missing every later spend and serve them again, and nothing could tell (SPEC.md
+   * 60.8). Where the file system keeps no link count, nothing is asked.
+   */
+  private static void requireOneName(Path path) throws JournalException {
+    Object links;
+    try {
+      links = Files.getAttribute(path, "unix:nlink");
+    } catch (UnsupportedOperationException | IllegalArgumentException noLinkCount) {
+      return;
+    } catch (IOException e) {
+      throw io("cannot archive", path, e);
+    }
+    if (links instanceof Integer n && n > 1) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot archive "
+              + path
+              + ": the file has "
+              + n
+              + " names (hard links), and an archive replaces it under this name only, leaving"
+              + " the others on a file that holds the archived records and none after them; a"
+              + " steward started through one of them would spend again what was spent since."
+              + " Remove the other names (find -samefile "
+              + path
+              + "), or reach the journal through a symbolic link, then archive",
+          null);
+    }
   }
 
   /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */
