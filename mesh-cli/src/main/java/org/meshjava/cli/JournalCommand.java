@@ -194,7 +194,7 @@ final class JournalCommand extends CommandGroup {
 
     /** A failure reading or replaying the journal, named by it. */
     CliException failed(JournalException e) {
-      return new CliException(file + ": " + e.getMessage(), e);
+      return new CliException(namedBy(file, e), e);
     }
 
     /** Told the count of records checked so far, reports it on stderr every --progress-every. */
@@ -393,7 +393,7 @@ final class JournalCommand extends CommandGroup {
           return verifyWhole();
         }
       } catch (JournalException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
+        throw new CliException(namedBy(file, e), e);
       }
       LongConsumer progress = progress();
       try {
@@ -594,7 +594,7 @@ final class JournalCommand extends CommandGroup {
                 + headerOnly(big));
         return 0;
       } catch (JournalException | SnapshotException e) {
-        throw new CliException(file + ": " + e.getMessage(), e);
+        throw new CliException(namedBy(file, e), e);
       }
     }
 
@@ -954,7 +954,7 @@ final class JournalCommand extends CommandGroup {
    */
   static CliException refused(Object journal, JournalException e, String doing) {
     if (e.reason() != JournalException.Reason.LOCKED) {
-      return new CliException(journal + ": " + e.getMessage(), e);
+      return new CliException(namedBy(journal, e), e);
     }
     return new CliException(
         e.getMessage()
@@ -962,6 +962,35 @@ final class JournalCommand extends CommandGroup {
             + " stop it before "
             + doing,
         e);
+  }
+
+  /**
+   * {@code e}'s message as a subcommand reports it, named by {@code journal}: {@code FILE:
+   * message}, or the message alone where it already names the journal itself (a live file older
+   * than its segments, records archived without their segment), which would otherwise name it twice
+   * in one line. A name the message holds only as the start of a longer one (its segment folder,
+   * {@code FILE.segments/…}) is not the journal's, and the message is still prefixed.
+   */
+  static String namedBy(Object journal, Exception e) {
+    String name = journal.toString();
+    String message = String.valueOf(e.getMessage());
+    for (int at = message.indexOf(name); at >= 0; at = message.indexOf(name, at + 1)) {
+      int after = at + name.length();
+      if (after == message.length() || !continuesAName(message.charAt(after))) {
+        return message;
+      }
+    }
+    return name + ": " + message;
+  }
+
+  // A character after which a path goes on: its segment folder, a file in it, a longer name.
+  private static boolean continuesAName(char c) {
+    return c == '.'
+        || c == '/'
+        || c == '\\'
+        || c == '-'
+        || c == '_'
+        || Character.isLetterOrDigit(c);
   }
 
   /** Prints a subcommand's result, {@code journal FILE: what}, as its one line on stdout. */

@@ -202,14 +202,15 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * Opens (creating if absent) the journal at {@code path}, locks it, and recovers its records. Any
-   * name of the file will do (a symlink, a hard link): the lock is the file's. A symlink that
-   * points at nothing yet is followed, and the journal created where it points (in a folder that
-   * exists). A file replaced under the path while this waited for its lock ({@code mesh journal
-   * archive} renames a new file over the journal) is let go and the new one opened, so appends
-   * never go to a file with no name. Once the lock is held, a {@code <journal>.archiving} file that
-   * an archive killed before its rename left beside it is removed; an opening refused {@code
-   * LOCKED} leaves it to the holder.
+   * Opens (creating if absent, with any folder missing above it, each folder's name and then the
+   * file's forced to storage before this returns) the journal at {@code path}, locks it, and
+   * recovers its records. Any name of the file will do (a symlink, a hard link): the lock is the
+   * file's. A symlink that points at nothing yet is followed, and the journal created where it
+   * points (in a folder that exists). A file replaced under the path while this waited for its lock
+   * ({@code mesh journal archive} renames a new file over the journal) is let go and the new one
+   * opened, so appends never go to a file with no name. Once the lock is held, a {@code
+   * <journal>.archiving} file that an archive killed before its rename left beside it is removed;
+   * an opening refused {@code LOCKED} leaves it to the holder.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
@@ -405,7 +406,7 @@ public final class FileJournal implements Journal {
     try {
       Path parent = path.toAbsolutePath().getParent();
       if (parent != null) {
-        OwnerOnly.createDirectories(parent);
+        forcer.createDirectories(parent);
       }
       if (!Files.exists(path)) {
         // A name that is a symlink to nothing yet: the file is made where the link points (the
@@ -1298,7 +1299,9 @@ public final class FileJournal implements Journal {
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
    * @throws JournalException {@code POSITION_MISMATCH} if {@code upTo} is not in the journal,
-   *     {@code LOCKED} if a steward holds it, {@code IO}
+   *     {@code LOCKED} if a steward holds it, {@code IO}, or {@code IO} before anything is written
+   *     when the journal's file has a second name (a hard link), which the archive would leave on
+   *     the old records
    */
   public static long archive(
       Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
@@ -1377,6 +1380,7 @@ public final class FileJournal implements Journal {
     if (cut <= j.firstSeq) {
       return 0;
     }
+    requireOneName(j.path);
     Path segment = JournalSegments.file(j.path, j.firstSeq);
     Path folder = j.path.getParent();
     try {
@@ -1421,6 +1425,40 @@ public final class FileJournal implements Journal {
       }
     }
     return cut - j.firstSeq;
+  }
+
+  /**
+   * Refuses to archive the journal at {@code path} when its file has more than one name (a hard
+   * link). An archive renames the journal's new beginning over this name only: every other name
+   * would stay on the old file, which holds the archived records and none appended after, and
+   * beside which no segment lies, so a steward started through that name would open a complete
+   * looking journal missing every later spend and serve them again, and nothing could tell (SPEC.md
+   * 60.8). Where the file system keeps no link count, nothing is asked.
+   */
+  private static void requireOneName(Path path) throws JournalException {
+    Object links;
+    try {
+      links = Files.getAttribute(path, "unix:nlink");
+    } catch (UnsupportedOperationException | IllegalArgumentException noLinkCount) {
+      return;
+    } catch (IOException e) {
+      throw io("cannot archive", path, e);
+    }
+    if (links instanceof Integer n && n > 1) {
+      throw new JournalException(
+          JournalException.Reason.IO,
+          "cannot archive "
+              + path
+              + ": the file has "
+              + n
+              + " names (hard links), and an archive replaces it under this name only, leaving"
+              + " the others on a file that holds the archived records and none after them; a"
+              + " steward started through one of them would spend again what was spent since."
+              + " Remove the other names (find -samefile "
+              + path
+              + "), or reach the journal through a symbolic link, then archive",
+          null);
+    }
   }
 
   /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */

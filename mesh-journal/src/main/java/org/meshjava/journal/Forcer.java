@@ -3,8 +3,13 @@ package org.meshjava.journal;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import org.meshjava.journal.internal.OwnerOnly;
 
 /**
  * Forces a journal file, an archived segment, a snapshot or a directory entry to storage. A seam,
@@ -61,6 +66,33 @@ interface Forcer {
     } catch (IOException failed) {
       if (!UnsyncableDirectories.LOGGED.cannotSync(dir, failed)) {
         throw failed;
+      }
+    }
+  }
+
+  /**
+   * Makes {@code dir} and every folder missing above it, owner-only ({@link
+   * OwnerOnly#createDirectories}), and forces each new folder's entry in the folder above it, from
+   * the highest down. A new folder's name is durable only once the folder holding it is forced:
+   * without this, a power cut after the first records forced into a journal made in a new folder
+   * could take the folder's name, and with it the journal, though each record's sync succeeded.
+   * Folders that were there are not forced (nothing in them changed but what the caller forces).
+   *
+   * @throws IOException if a folder cannot be made, or one that holds a new folder cannot be forced
+   *     ({@link #forceDirectory})
+   */
+  default void createDirectories(Path dir) throws IOException {
+    Path folder = dir.toAbsolutePath();
+    Deque<Path> missing = new ArrayDeque<>();
+    for (Path p = folder; p != null && !Files.exists(p, LinkOption.NOFOLLOW_LINKS); ) {
+      missing.push(p);
+      p = p.getParent();
+    }
+    OwnerOnly.createDirectories(folder);
+    for (Path made : missing) {
+      Path above = made.getParent();
+      if (above != null) {
+        forceDirectory(above);
       }
     }
   }
