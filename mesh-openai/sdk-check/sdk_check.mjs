@@ -1065,8 +1065,10 @@ async function runUpstream(rec, work, port) {
       for await (const ch of await c.chat.completions.create(chatArgs({ model: 'remote', stream: true }, 'refuse please'))) void ch;
       check('upstream 400 on a stream: SDK throws', false, 'no throw');
     } catch (err) {
-      check(`upstream 400 on a stream: ${err?.constructor?.name} code ${err?.code}`,
-        err?.code === 'upstream_refused' && !String(err?.message).includes('internal.example'),
+      // The 200 waits for the first piece of text, so the refusal has its own status and class.
+      check(`upstream 400 on a stream: ${err?.constructor?.name} ${err?.status} code ${err?.code}`,
+        err instanceof openaiModule.BadRequestError && err.status === 400
+          && err?.code === 'upstream_refused' && !String(err?.message).includes('internal.example'),
         `${err?.message}`);
     }
     // A chat stream the upstream cuts: the SDK throws from the loop, with our code.

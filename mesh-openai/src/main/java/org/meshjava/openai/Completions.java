@@ -56,7 +56,7 @@ final class Completions {
     }
 
     @Override
-    void open(RouteDecision route) {
+    protected void opening(RouteDecision route) {
       model = route.chosen().name();
       ObjectNode first = head(id(), "chat.completion.chunk", created, model);
       ObjectNode c0 = first.putArray("choices").addObject();

@@ -789,18 +789,19 @@ final class Endpoints {
 
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
-    String message = shown(e);
+    // The steward's reason opens its message (ENGINE_FAILED: ...); the answer's code already says
+    // it, and the SDKs print the message after the status (the Node SDK's "502 ENGINE_FAILED:
+    // backend ..."), so the client reads the words alone.
+    String shown = shown(e);
+    String named = e.reason().name() + ": ";
+    String message = shown.startsWith(named) ? shown.substring(named.length()) : shown;
     if (e.reason() == ServeException.Reason.ENGINE_FAILED
         && e.getCause() instanceof UpstreamRefusedException u
         && u.refusedTheRequest()) {
       // The upstream refused the request as it was asked (an odd role, a prompt over its
       // context): the client's to change, not a failed serve (SPEC 70, "An upstream's
-      // refusal"). The steward's reason, which opens its message, is not this answer's code.
-      String named = e.reason().name() + ": ";
-      return ErrorReply.invalid(
-          400,
-          "upstream_refused",
-          message.startsWith(named) ? message.substring(named.length()) : message);
+      // refusal").
+      return ErrorReply.invalid(400, "upstream_refused", message);
     }
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {

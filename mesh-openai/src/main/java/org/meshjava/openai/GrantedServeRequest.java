@@ -149,6 +149,7 @@ public final class GrantedServeRequest {
     if (metadata == null || metadata.isNull()) {
       metadata = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
     }
+    MeshMetadataKeys.refuseNearMisses(metadata);
     long promptTokens =
         metadataUnsigned(metadata, "prompt_tokens", 0xFFFF_FFFFL).orElse(text.length);
     if (promptTokens > 0xFFFF_FFFFL) {

@@ -99,7 +99,7 @@ final class Responses {
     }
 
     @Override
-    void open(RouteDecision route) {
+    protected void opening(RouteDecision route) {
       model = route.chosen().name();
       ObjectNode started = response(request, responseId(), created, model, "in_progress", false);
       started.putArray("output");

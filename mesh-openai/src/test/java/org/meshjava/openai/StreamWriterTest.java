@@ -93,9 +93,11 @@ class StreamWriterTest {
     assertThat(s.started()).isFalse();
 
     s.open(served.route());
-    assertThat(s.started()).isTrue();
+    assertThat(s.started()).as("the opening waits for the first piece").isFalse();
     assertThat(s.delta("")).as("an empty piece sends nothing").isTrue();
+    assertThat(s.started()).isFalse();
     assertThat(s.delta("He")).isTrue();
+    assertThat(s.started()).isTrue();
     s.finish(served, "llo", "Hello", false);
 
     assertThat(ch.data).hasSize(5);
@@ -122,7 +124,9 @@ class StreamWriterTest {
     assertThat(ch.names).containsOnly("");
 
     Recording other = new Recording(Integer.MAX_VALUE);
-    new Completions.Stream(other, 1234, false).open(served.route());
+    Completions.Stream second = new Completions.Stream(other, 1234, false);
+    second.open(served.route());
+    second.delta("x");
     assertThat(other.json(0).get("id").asText()).as("each stream has its own id").isNotEqualTo(id);
   }
 
@@ -165,8 +169,10 @@ class StreamWriterTest {
     Recording ch = new Recording(2);
     Responses.Stream s = new Responses.Stream(Fixture.JSON.createObjectNode(), ch, 1);
     s.open(served.route());
-    assertThat(s.delta("")).as("the second of the opening events failed").isFalse();
-    assertThat(s.delta("b")).isFalse();
+    assertThat(s.delta("")).as("the opening events are held: nothing was sent").isTrue();
+    assertThat(ch.sends).isZero();
+    assertThat(s.delta("b")).as("the second of the opening events failed").isFalse();
+    assertThat(s.delta("c")).isFalse();
     assertThat(ch.sends).isEqualTo(2);
   }
 
