@@ -32,7 +32,7 @@ class SlowingRefreshTest {
 
   @BeforeEach
   void probe() {
-    meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(PROBED_PERIOD);
