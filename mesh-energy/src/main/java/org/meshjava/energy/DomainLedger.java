@@ -322,8 +322,10 @@ final class DomainLedger implements LivenessProbe.Target {
       readOk = false;
       total = lastTotal;
       failed(e);
+    } finally {
+      // Whatever the read did: a share left here would overlap every later window on the domain.
+      open.remove(share);
     }
-    open.remove(share);
     lastLeaveReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
     leftOnce = true;
     // Measured between the reads, not the caller's times: a read at the open that was slow (a
