@@ -121,6 +121,21 @@ class SlowingRefreshTest {
   }
 
   @Test
+  void refreshFastAgain_keepsTheWidenedPeriodUntilTheReprobe() {
+    gpu.refreshEveryMillis(400);
+    readEvery50ms(2_000);
+    long widened = meter.updatePeriodNanos(GPU0);
+    assertThat(widened).isGreaterThan(PROBED_PERIOD);
+    gpu.refreshEveryMillis(100);
+    readEvery50ms(60_000);
+    // Reads prove how long a value held (a lower bound on the refresh), never how soon the next
+    // came; the wide figure only makes grading stricter, and the re-probe learns it afresh.
+    assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(widened);
+    meter.probeNow();
+    assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(PROBED_PERIOD);
+  }
+
+  @Test
   void readsFurtherApartThanTheRefresh_proveNoSlowerRate() {
     for (int i = 0; i < 20; i++) {
       clock.advanceMillis(1_000);
