@@ -31,14 +31,6 @@ class LedgerUnderLoadTest {
     return clock.watch(ProbedMeter.overPackageZero(cpu, clock, scheduled::add));
   }
 
-  /** A window alone on the package, a period after the last close: a reading, or a share leaked. */
-  private Provenance aloneAfterwards(CounterMeter meter) {
-    clock.advanceMillis(5);
-    MeterWindow w = meter.open(Set.of(CPU0));
-    clock.advanceMillis(50);
-    return w.close(1).provenance();
-  }
-
   @Test
   void thousandsOfShortWindowsFromManyThreads_leaveNoShareBehind() throws Exception {
     try (CounterMeter meter = meter();
@@ -65,7 +57,7 @@ class LedgerUnderLoadTest {
       for (Future<Integer> f : served) {
         f.get();
       }
-      assertThat(aloneAfterwards(meter)).isEqualTo(Provenance.HwShunt);
+      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
     }
   }
 

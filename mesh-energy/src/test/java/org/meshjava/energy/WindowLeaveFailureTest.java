@@ -44,14 +44,6 @@ class WindowLeaveFailureTest {
     return meter;
   }
 
-  /** A serve on package 0 (and so its DRAM) once the counters read again: alone, a reading. */
-  private Provenance nextServe(CounterMeter meter) {
-    clock.advanceMillis(5);
-    MeterWindow w = meter.open(Set.of(CPU0));
-    clock.advanceMillis(50);
-    return w.close(1).provenance();
-  }
-
   @Test
   void closeWhoseFirstShareThrows_stillLeavesEveryShare() {
     try (CounterMeter meter = meter()) {
@@ -63,7 +55,7 @@ class WindowLeaveFailureTest {
       failing(cpu, false);
       failing(dram, false);
       // The thrown reads are no demotion (no read failure caught them): the counters stay live.
-      assertThat(nextServe(meter)).isEqualTo(Provenance.HwShunt);
+      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
       assertThat(thrown).isInstanceOf(AssertionError.class).hasMessageContaining("cpu_package:0");
       assertThat(thrown.getSuppressed())
           .singleElement()
@@ -77,7 +69,7 @@ class WindowLeaveFailureTest {
       failing(dram, true);
       assertThatThrownBy(() -> meter.open(Set.of(CPU0))).isInstanceOf(AssertionError.class);
       failing(dram, false);
-      assertThat(nextServe(meter)).isEqualTo(Provenance.HwShunt);
+      assertThat(ProbedMeter.serveAlone(meter, clock)).isEqualTo(Provenance.HwShunt);
     }
   }
 }
