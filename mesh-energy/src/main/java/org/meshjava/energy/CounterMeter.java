@@ -218,13 +218,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     Set<EnergyDomain> covered = coveredDomains(domains);
     Map<DomainLedger, DomainLedger.Share> entered = new LinkedHashMap<>();
     boolean everyDomainHasACounter = !covered.isEmpty();
-    for (EnergyDomain d : covered) {
-      DomainLedger ledger = ledgers.get(d);
-      if (ledger == null) {
-        everyDomainHasACounter = false;
-      } else {
-        entered.put(ledger, ledger.enter(now));
+    try {
+      for (EnergyDomain d : covered) {
+        DomainLedger ledger = ledgers.get(d);
+        if (ledger == null) {
+          everyDomainHasACounter = false;
+        } else {
+          entered.put(ledger, ledger.enter(now));
+        }
       }
+    } catch (RuntimeException | Error e) {
+      // No window to close comes back: the shares entered so far must not stay open for good.
+      leaveEvery(entered, now, e);
+      throw e;
     }
     scheduleDueProbes(now);
     startWatch();
@@ -601,12 +607,43 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       done = true;
       long now = clock.nanoTime();
-      Map<DomainLedger, DomainLedger.Exit> exits = new LinkedHashMap<>();
-      for (Map.Entry<DomainLedger, DomainLedger.Share> e : entered.entrySet()) {
-        exits.put(e.getKey(), e.getKey().leave(e.getValue(), now));
-      }
+      Map<DomainLedger, DomainLedger.Exit> exits = leaveEvery(entered, now, null);
       scheduleDueProbes(now);
       return exits;
     }
+  }
+
+  /**
+   * Leaves every share, even when leaving one throws: a share left open marks every later window on
+   * its domain overlapped, so none of them could be a reading again. Returns the exits; the first
+   * failure is thrown once all are left, later ones suppressed onto it (onto {@code failure} when
+   * one is already being thrown).
+   */
+  private static Map<DomainLedger, DomainLedger.Exit> leaveEvery(
+      Map<DomainLedger, DomainLedger.Share> entered, long nowNanos, @Nullable Throwable failure) {
+    Map<DomainLedger, DomainLedger.Exit> exits = new LinkedHashMap<>();
+    Throwable first = failure;
+    for (Map.Entry<DomainLedger, DomainLedger.Share> e : entered.entrySet()) {
+      try {
+        exits.put(e.getKey(), e.getKey().leave(e.getValue(), nowNanos));
+      } catch (RuntimeException | Error thrown) {
+        if (first == null) {
+          first = thrown;
+        } else {
+          first.addSuppressed(thrown);
+        }
+      }
+    }
+    if (failure == null && first != null) {
+      throwUnchecked(first);
+    }
+    return exits;
+  }
+
+  private static void throwUnchecked(Throwable t) {
+    if (t instanceof RuntimeException r) {
+      throw r;
+    }
+    throw (Error) t;
   }
 }

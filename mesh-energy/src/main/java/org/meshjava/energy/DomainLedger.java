@@ -72,6 +72,13 @@ final class DomainLedger implements LivenessProbe.Target {
   static final long MIN_WATCH_NANOS = 1_000_000L;
 
   /**
+   * The watch reads a counter whose refresh slowed at most this many times per probed period: a
+   * counter near the stall bound would otherwise be read ever more often, and one past it is
+   * demoted anyway.
+   */
+  static final long MAX_WATCH_SPEEDUP = 5;
+
+  /**
    * How long the re-probe after the second demotion in a row waits; each further one in the run
    * waits twice as long, up to the periodic re-probe interval. A counter that a probe's burn moves
    * but that stalls again at idle (or keeps failing to read) would otherwise be re-probed at every
@@ -240,12 +247,23 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /**
    * How often the meter's watch should read this counter now: every {@link #WATCH_PERIODS} probed
-   * update periods while it is live and a window is open on it, else 0 (no reads at all).
+   * update periods while it is live and a window is open on it (more often once reads proved it
+   * refreshing more slowly than its probe saw), else 0 (no reads at all).
    */
   synchronized long watchEveryNanos() {
-    return state == CounterState.LIVE && !open.isEmpty() && probedPeriodNanos > 0
-        ? Math.max(MIN_WATCH_NANOS, WATCH_PERIODS * probedPeriodNanos)
-        : 0;
+    if (state != CounterState.LIVE || open.isEmpty() || probedPeriodNanos <= 0) {
+      return 0;
+    }
+    long every = WATCH_PERIODS * probedPeriodNanos;
+    if (updatePeriodNanos > probedPeriodNanos) {
+      // A close proves the counter moved only to within one refresh plus the read gap on either
+      // side of the change; a counter refreshing more slowly than its probe saw leaves less of the
+      // stall bound for the gap, and read every two probed periods it failed the proof at some
+      // phases while changing well within the bound (4.5 times slower: 6 windows of 65).
+      long left = STALL_PERIODS * probedPeriodNanos - updatePeriodNanos;
+      every = Math.min(every, Math.max(probedPeriodNanos / MAX_WATCH_SPEEDUP, left / 3));
+    }
+    return Math.max(MIN_WATCH_NANOS, every);
   }
 
   /**
@@ -322,8 +340,10 @@ final class DomainLedger implements LivenessProbe.Target {
       readOk = false;
       total = lastTotal;
       failed(e);
+    } finally {
+      // Whatever the read did: a share left here would overlap every later window on the domain.
+      open.remove(share);
     }
-    open.remove(share);
     lastLeaveReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
     leftOnce = true;
     // Measured between the reads, not the caller's times: a read at the open that was slow (a

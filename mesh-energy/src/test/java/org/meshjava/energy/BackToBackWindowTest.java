@@ -42,7 +42,7 @@ class BackToBackWindowTest {
 
   /** A probed meter over the board, half a refresh past the counter's last one. */
   private CounterMeter probedGpuMeter() {
-    meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(100_000_000L);
@@ -103,7 +103,7 @@ class BackToBackWindowTest {
   @Test
   void millisecondCounter_backToBack_isModelBased_butAPeriodLaterIsAReading() {
     TimedCounter cpu = TimedCounter.rapl(CPU0, clock);
-    meter = ProbedMeter.unprobed(clock, scheduled::add, cpu);
+    meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, cpu));
     meter.probeNow();
     long period = meter.updatePeriodNanos(CPU0);
     assertThat(period).isPositive();

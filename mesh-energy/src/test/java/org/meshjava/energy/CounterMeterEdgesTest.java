@@ -37,7 +37,7 @@ class CounterMeterEdgesTest {
             scheduled::add);
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(CPU0);
-    return meter;
+    return clock.watch(meter);
   }
 
   /**

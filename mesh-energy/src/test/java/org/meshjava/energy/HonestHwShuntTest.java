@@ -27,7 +27,7 @@ class HonestHwShuntTest {
   private final List<Runnable> scheduled = new ArrayList<>();
 
   private CounterMeter meter(EnergyChannel... channels) {
-    return ProbedMeter.unprobed(clock, scheduled::add, channels);
+    return clock.watch(ProbedMeter.unprobed(clock, scheduled::add, channels));
   }
 
   // Item 1: a window opened while the counter was not live was left out of the ledger, so a

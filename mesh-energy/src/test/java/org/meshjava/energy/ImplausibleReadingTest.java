@@ -58,7 +58,7 @@ class ImplausibleReadingTest {
   }
 
   private CounterMeter meter(EnergyChannel channel) {
-    return ProbedMeter.overPackageZero(channel, clock, scheduled::add);
+    return clock.watch(ProbedMeter.overPackageZero(channel, clock, scheduled::add));
   }
 
   private CounterStatus status(CounterMeter meter) {

@@ -37,7 +37,7 @@ class IoReportSharedSampleTest {
 
   /** Re-probes are collected, not run: a probe would disturb the GPU's window by itself. */
   private CounterMeter meter() {
-    return IoReportTest.meterOver(this::sample, clock, reprobes::add);
+    return clock.watch(IoReportTest.meterOver(this::sample, clock, reprobes::add));
   }
 
   @Test

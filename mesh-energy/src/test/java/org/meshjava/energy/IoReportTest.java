@@ -166,7 +166,7 @@ class IoReportTest {
             List.of(
                 new IoReportEntry(
                     "Energy Model", "CPU Energy", "mJ", garbage[0] ? 1_000_000_000L : 100));
-    CounterMeter meter = meterOver(sampler, clock);
+    CounterMeter meter = clock.watch(meterOver(sampler, clock));
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(EnergyDomain.cpuPackage(0));
     MeterWindow w = meter.open(Set.of(EnergyDomain.cpuPackage(0)));
@@ -217,7 +217,7 @@ class IoReportTest {
                 new IoReportEntry("Energy Model", "DIE_0_CPU Energy", "mJ", 100),
                 new IoReportEntry(
                     "Energy Model", "DIE_1_CPU Energy", "mJ", die1Frozen[0] ? 0 : 80));
-    CounterMeter meter = meterOver(sampler, clock);
+    CounterMeter meter = clock.watch(meterOver(sampler, clock));
     assertThat(meter.probeNow())
         .filteredOn(s -> s.domain().equals(Optional.of(EnergyDomain.cpuPackage(0))))
         .singleElement()

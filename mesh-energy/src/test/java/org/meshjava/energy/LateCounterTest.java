@@ -37,7 +37,7 @@ class LateCounterTest {
 
   @Test
   void valueThatCatchesUpAfterMissedRefreshes_isEnergyNotAReset() {
-    meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     clock.advanceMillis(50);
@@ -62,7 +62,7 @@ class LateCounterTest {
 
   @Test
   void leapBeyondTheBoundSinceTheValueCouldHaveBeenPublished_isStillAReset() {
-    meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     meter.probeNow();
     clock.advanceMillis(50);
     MeterWindow w = meter.open(Set.of(GPU0));

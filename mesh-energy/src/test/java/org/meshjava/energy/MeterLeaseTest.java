@@ -52,6 +52,7 @@ class MeterLeaseTest {
             clock,
             r -> {});
     meter.probeNow();
+    clock.watch(meter);
     built.add(meter);
     return new MeterDiscovery(meter, meter.counters());
   }

@@ -31,7 +31,7 @@ class ProbeTailTest {
 
   @Test
   void aWindowOpenedAsAProbeEnds_receivesNoneOfTheProbesLoad() {
-    CounterMeter meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    CounterMeter meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     AtomicBoolean probing = new AtomicBoolean(true);
     gpu.onRead(
         () -> {
@@ -61,11 +61,11 @@ class ProbeTailTest {
    */
   @Test
   void aWindowOfAnotherMeterOpenedAsAProbeEnds_receivesNoneOfTheProbesLoad() {
-    CounterMeter gpuMeter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    CounterMeter gpuMeter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     gpuMeter.probeNow();
     assertThat(gpuMeter.liveDomains()).containsExactly(GPU0);
     TimedCounter cpu = TimedCounter.rapl(EnergyDomain.cpuPackage(0), clock);
-    CounterMeter cpuMeter = ProbedMeter.unprobed(clock, scheduled::add, cpu);
+    CounterMeter cpuMeter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, cpu));
     AtomicBoolean probing = new AtomicBoolean(true);
     // 700 W on the board while the other meter's probe polls its counter every millisecond.
     cpu.onRead(

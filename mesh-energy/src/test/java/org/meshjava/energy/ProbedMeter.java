@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import org.meshjava.core.EnergyDomain;
+import org.meshjava.core.Provenance;
 
 /**
  * A meter over one counter of CPU package 0, probed at once and checked live, with the standard
@@ -49,5 +51,16 @@ final class ProbedMeter {
         Optional.empty(),
         clock,
         reprobes);
+  }
+
+  /**
+   * Serves 50 ms on package 0 (and its DRAM where the meter counts it) 5 ms after the last event,
+   * alone, and returns the grade: a reading, unless a share of an earlier window was left behind.
+   */
+  static Provenance serveAlone(CounterMeter meter, FakeClock clock) {
+    clock.advanceMillis(5);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    clock.advanceMillis(50);
+    return w.close(1).provenance();
   }
 }

@@ -45,7 +45,7 @@ class RaplCounterTextTest {
             };
     DiscoveryOptions options =
         DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
-    return MeterDiscovery.discover(options, clock, reprobes::add, reader, "Linux");
+    return clock.watch(MeterDiscovery.discover(options, clock, reprobes::add, reader, "Linux"));
   }
 
   private static CounterStatus only(MeterDiscovery found) {

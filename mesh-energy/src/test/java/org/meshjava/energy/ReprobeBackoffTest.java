@@ -21,7 +21,8 @@ class ReprobeBackoffTest {
   private final FakeClock clock = new FakeClock();
   private final List<Runnable> scheduled = new ArrayList<>();
   private final TimedCounter cpu = TimedCounter.rapl(ProbedMeter.CPU0, clock);
-  private final CounterMeter meter = ProbedMeter.overPackageZero(cpu, clock, scheduled::add);
+  private final CounterMeter meter =
+      clock.watch(ProbedMeter.overPackageZero(cpu, clock, scheduled::add));
 
   /** Freezes the counter until a window's read finds it stalled, which demotes it. */
   private void stall() {

@@ -26,7 +26,7 @@ class SlowReadWindowTest {
   /** A board refreshing its counter every 100 ms at 300 W, probed and live. */
   private final TimedCounter gpu = new TimedCounter(GPU0, clock, 100, 300_000, true);
 
-  private final CounterMeter meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+  private final CounterMeter meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
 
   /** Makes the next read of the counter take {@code millis} of the clock, and only that one. */
   private void nextReadTakes(long millis) {

@@ -32,7 +32,7 @@ class SlowingRefreshTest {
 
   @BeforeEach
   void probe() {
-    meter = ProbedMeter.unprobed(clock, scheduled::add, gpu);
+    meter = clock.watch(ProbedMeter.unprobed(clock, scheduled::add, gpu));
     meter.probeNow();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(PROBED_PERIOD);
@@ -116,6 +116,21 @@ class SlowingRefreshTest {
     readEvery50ms(2_000);
     assertThat(meter.updatePeriodNanos(GPU0)).isGreaterThan(PROBED_PERIOD);
     gpu.refreshEveryMillis(100);
+    meter.probeNow();
+    assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(PROBED_PERIOD);
+  }
+
+  @Test
+  void refreshFastAgain_keepsTheWidenedPeriodUntilTheReprobe() {
+    gpu.refreshEveryMillis(400);
+    readEvery50ms(2_000);
+    long widened = meter.updatePeriodNanos(GPU0);
+    assertThat(widened).isGreaterThan(PROBED_PERIOD);
+    gpu.refreshEveryMillis(100);
+    readEvery50ms(60_000);
+    // Reads prove how long a value held (a lower bound on the refresh), never how soon the next
+    // came; the wide figure only makes grading stricter, and the re-probe learns it afresh.
+    assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(widened);
     meter.probeNow();
     assertThat(meter.updatePeriodNanos(GPU0)).isEqualTo(PROBED_PERIOD);
   }
