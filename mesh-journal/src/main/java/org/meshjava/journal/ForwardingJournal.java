@@ -78,6 +78,11 @@ public abstract class ForwardingJournal implements Journal {
   }
 
   @Override
+  public Journal storage() {
+    return delegate.storage();
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

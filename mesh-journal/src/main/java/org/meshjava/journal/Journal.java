@@ -225,6 +225,16 @@ public interface Journal extends AutoCloseable {
   }
 
   /**
+   * The journal that stores this one's records: itself, or, for a decorator ({@link
+   * ForwardingJournal}), the storage of the journal it decorates. A steward claims the storage, so
+   * that two stewards handed one journal through different decorators are refused as two handed the
+   * same journal are; a decorator that stores records itself returns itself.
+   */
+  default Journal storage() {
+    return this;
+  }
+
+  /**
    * Releases the journal (and, for a file journal, its lock). Appends are refused from the moment
    * it begins; a record queued before it is made durable (or fails the journal) before its storage
    * is let go, so its {@link Pending} is answered as for any other write, and no write runs after

@@ -45,6 +45,13 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       throws EngineException;
 
   /**
+   * This ask with the caller's streamer reached only through {@code gate}, for an engine run on a
+   * thread of its own under a deadline ({@link EngineDeadline}): once the serve has stopped
+   * waiting, nothing opens the caller's sink or reaches it.
+   */
+  Ask gated(EngineDeadline.Gate gate);
+
+  /**
    * The post-check, after the engine ran: its report fits the request and the rating the router
    * admitted it on ({@link OutcomeCheck}), and it answered what this ask asked ({@link #answered}).
    * Nothing is sealed unless it passes.
@@ -156,6 +163,28 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
       Handed handed = new Handed(open(route));
       EngineResult result = route.chosen().serve(request, payload, handed);
       return new Worked(result, List.of(), handed.tokens());
+    }
+
+    @Override
+    public Ask gated(EngineDeadline.Gate gate) {
+      if (streamer == Streamer.NONE) {
+        return this;
+      }
+      Streamer inner = streamer;
+      return new Generation(
+          prompt,
+          route -> {
+            TokenSink[] opened = new TokenSink[1];
+            boolean open =
+                gate.guard(
+                    () -> {
+                      opened[0] = inner.open(route);
+                      return true;
+                    });
+            return open
+                ? EngineDeadline.guarded(Objects.requireNonNull(opened[0], "sink"), gate)
+                : token -> false;
+          });
     }
 
     private TokenSink open(RouteDecision route) {
@@ -294,6 +323,11 @@ sealed interface Ask permits Ask.Generation, Ask.Decision {
         throws EngineException {
       DecisionResult r = ((DecisionEngine) route.chosen()).decide(request, payload, questions);
       return new Worked(r.toEngineResult(), r.answers(), TokenSequence.empty());
+    }
+
+    @Override
+    public Ask gated(EngineDeadline.Gate gate) {
+      return this; // no sink
     }
 
     @Override

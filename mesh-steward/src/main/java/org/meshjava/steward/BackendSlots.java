@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServingEngine;
 
 /**
@@ -24,10 +26,47 @@ final class BackendSlots {
     }
   }
 
-  /** A held slot; closing it releases the slot. */
-  interface Held extends AutoCloseable {
+  /**
+   * A held slot; closing it releases the slot, unless it was {@linkplain #handOff handed off} to an
+   * engine that outlived its serve. Released once, whoever releases it.
+   */
+  static final class Held implements AutoCloseable {
+    private static final Held NONE = new Held(null);
+
+    private final @Nullable Semaphore slot;
+    private final AtomicBoolean released = new AtomicBoolean();
+    private volatile boolean handedOff;
+
+    private Held(@Nullable Semaphore slot) {
+      this.slot = slot;
+    }
+
+    /** Releases the slot when its serve ends, unless an engine still running holds it. */
     @Override
-    void close();
+    public void close() {
+      if (!handedOff) {
+        release();
+      }
+    }
+
+    /**
+     * Keeps the slot past the serve's end for an engine that overran its deadline: the engine's
+     * thread releases it through the returned action when the engine returns, so a stuck backend is
+     * never asked to run more serves at once than it declared.
+     */
+    Runnable handOff() {
+      if (slot == null) {
+        return () -> {};
+      }
+      handedOff = true;
+      return this::release;
+    }
+
+    private void release() {
+      if (slot != null && released.compareAndSet(false, true)) {
+        slot.release();
+      }
+    }
   }
 
   /**
@@ -38,7 +77,7 @@ final class BackendSlots {
   Held take(ServingEngine engine) throws ServeException {
     Semaphore s = slots.get(engine.name());
     if (s == null) {
-      return () -> {};
+      return Held.NONE;
     }
     if (!s.tryAcquire()) {
       throw new ServeException(
@@ -52,6 +91,6 @@ final class BackendSlots {
               + engine.maxWaitingServes()
               + "; all are taken, retry shortly");
     }
-    return s::release;
+    return new Held(s);
   }
 }

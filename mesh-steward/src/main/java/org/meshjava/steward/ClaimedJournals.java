@@ -24,11 +24,13 @@ final class ClaimedJournals {
 
   /** Claims {@code journal} for a steward being built; false if another steward holds it. */
   static boolean claim(Journal journal) {
-    return CLAIMED.add(journal);
+    // The storage, not the object handed over: a decorator around a claimed journal (a metrics
+    // wrapper, a ForwardingJournal of the application's) writes into the same records.
+    return CLAIMED.add(journal.storage());
   }
 
   /** Gives {@code journal} up: its steward closed, or was never built. */
   static void release(Journal journal) {
-    CLAIMED.remove(journal);
+    CLAIMED.remove(journal.storage());
   }
 }

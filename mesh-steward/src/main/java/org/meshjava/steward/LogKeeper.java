@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -56,6 +57,12 @@ sealed class LogKeeper permits LogKeeper.Off {
    * any of them looks.
    */
   private final AtomicLong cadenceClaimed;
+
+  /**
+   * Whether the last cadence checkpoint tried failed: every later seal tries again, and only the
+   * first failure of a run is a WARN (and its recovery an INFO), not one line per serve.
+   */
+  private final AtomicBoolean cadenceFailing = new AtomicBoolean();
 
   private LogKeeper(
       @Nullable TransparencyLog log,
@@ -383,7 +390,9 @@ sealed class LogKeeper permits LogKeeper.Off {
    * <p>A failure is logged, not thrown: the serve's receipt is sealed and journalled by now, and
    * failing the serve over its checkpoint would refuse a receipt the journal holds (a resend would
    * then be served and debited again). The claim is given back, so the next serve to seal tries the
-   * multiple again instead of leaving the log unsigned for a whole cadence.
+   * multiple again instead of leaving the log unsigned for a whole cadence. The first failure is
+   * logged as a WARN and the first success after it as an INFO; the retries between them log at
+   * DEBUG, so a journal that stays broken costs one line, not one per serve.
    */
   void afterSeal() {
     long due = tree().size() / every * every;
@@ -393,10 +402,21 @@ sealed class LogKeeper permits LogKeeper.Off {
         checkpoint();
       } catch (ServeException | RuntimeException e) {
         cadenceClaimed.compareAndSet(due, claimed);
-        LOG.warn(
-            "checkpoint at size {} not journalled, tried again after the next seal: {}",
-            tree().size(),
-            FailureWords.of(e));
+        if (cadenceFailing.compareAndSet(false, true)) {
+          LOG.warn(
+              "checkpoint at size {} not journalled, tried again after each seal (said once until"
+                  + " one is): {}",
+              tree().size(),
+              FailureWords.of(e));
+        } else {
+          LOG.debug("checkpoint at size {} still not journalled: {}", tree().size(), e.toString());
+        }
+        return;
+      }
+      if (cadenceFailing.compareAndSet(true, false)) {
+        LOG.info(
+            "checkpoint journalled again, at size {}",
+            tree().latestCheckpoint().map(Checkpoint::size).orElse(0L));
       }
     }
   }

@@ -12,6 +12,8 @@ import org.meshjava.core.WeightsBinding;
 import org.meshjava.energy.EnergyMeter;
 import org.meshjava.energy.MeterWindow;
 import org.meshjava.router.RouteDecision;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The meter phase (§2 phase 3): the engine call, with the meter's window around it and nothing
@@ -21,19 +23,25 @@ import org.meshjava.router.RouteDecision;
  * was metered.
  */
 final class Metering {
+  private static final Logger LOG = LoggerFactory.getLogger(Metering.class);
   private final EnergyMeter meter;
+  private final EngineDeadline deadline;
 
-  Metering(EnergyMeter meter) {
+  Metering(EnergyMeter meter, EngineDeadline deadline) {
     this.meter = Objects.requireNonNull(meter, "meter");
+    this.deadline = Objects.requireNonNull(deadline, "deadline");
   }
 
   /**
    * Runs {@code ask} on the routed engine inside a metering window.
    *
    * @param bound the weights binding read when the serve was authorised
+   * @param slot the serve's backend slot, kept by an engine that overruns its deadline until it
+   *     returns
    * @throws ServeException {@code WEIGHTS_CHANGED} when the engine names other weights before the
    *     work (nothing is charged: no work ran) or after it (the metered figure is charged); {@code
-   *     ENGINE_FAILED} when the engine throws anything, with what was metered up to it charged
+   *     ENGINE_FAILED} when the engine throws anything, with what was metered up to it charged, or
+   *     does not return within the deadline, with the request's ceiling charged
    */
   Metered run(
       Ask ask,
@@ -41,7 +49,8 @@ final class Metering {
       ServeRequest request,
       TokenSequence payload,
       Optional<WeightsBinding> bound,
-      Settlement settlement)
+      Settlement settlement,
+      BackendSlots.Held slot)
       throws ServeException {
     ServingEngine engine = route.chosen();
     Optional<WeightsBinding> before = engine.weights();
@@ -63,7 +72,7 @@ final class Metering {
     Ask.Worked worked;
     long estimate;
     try {
-      worked = ask.run(route, request, payload);
+      worked = deadline.run(ask, route, request, payload, () -> letGo(window, slot));
       // An engine that hands back no result failed as one that throws did, and is settled and its
       // window let go the same way: a window left open shares its domains with every later one
       // on a hardware meter, which then grades them ModelBased.
@@ -71,6 +80,8 @@ final class Metering {
         throw new EngineException("it returned no result");
       }
       estimate = engine.costProfile().estimateServed(worked.result().outcome());
+    } catch (EngineDeadline.Overrun e) {
+      throw overran(engine, request, slot, e, settlement);
     } catch (Throwable e) {
       // Anything an engine throws, an OutOfMemoryError or a StackOverflowError included, ends
       // here: the serve is settled and refused, never left reserved or answered with a trace.
@@ -127,6 +138,46 @@ final class Metering {
     String why = message != null && !message.isBlank() ? message : "it gave no reason";
     return new ServeException(
         ServeException.Reason.ENGINE_FAILED, "backend " + engine.name() + " failed: " + why, e);
+  }
+
+  /**
+   * Settles a serve whose engine did not return within the deadline. Its work goes on, on the
+   * engine's own thread, and nothing can tell how far it went or will go, so the request's whole
+   * ceiling is charged, as for a crash (§2.2), and the serve is refused: its late result is never
+   * sealed. The window stays open while the engine runs (on a hardware meter the domains are still
+   * busy, and later windows are graded by that), and the engine's thread lets the window and the
+   * backend slot go when it returns; the {@code Overrun} handed the serving thread's hold on both
+   * to it.
+   */
+  private ServeException overran(
+      ServingEngine engine,
+      ServeRequest request,
+      BackendSlots.Held slot,
+      EngineDeadline.Overrun e,
+      Settlement settlement) {
+    slot.handOff(); // before the serve's own release of it, on its way out
+    settlement.charge(Energy.estimated(request.jouleCeilingUj()));
+    return new ServeException(
+        ServeException.Reason.ENGINE_FAILED,
+        "backend "
+            + engine.name()
+            + " failed: "
+            + e.getMessage()
+            + " ("
+            + deadline
+            + "); its result, if it comes, is dropped",
+        e);
+  }
+
+  /** Run on an overrunning engine's thread when it returns: the window and slot are let go. */
+  private static void letGo(MeterWindow window, BackendSlots.Held slot) {
+    try {
+      window.abandon();
+    } catch (RuntimeException meterFailed) {
+      LOG.warn("letting go of an overrun engine's meter window failed: {}", meterFailed.toString());
+    } finally {
+      slot.handOff().run();
+    }
   }
 
   private static ServeException weightsChanged(

@@ -183,7 +183,7 @@ public final class Steward implements AutoCloseable {
     this.slots = new BackendSlots(b.backends);
     this.lease = lease;
     this.meter = lease == null ? Objects.requireNonNull(b.meter, "meter") : lease.meter();
-    this.metering = new Metering(meter);
+    this.metering = new Metering(meter, EngineDeadline.of(b.engineDeadline));
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -565,7 +565,7 @@ public final class Steward implements AutoCloseable {
     ServingEngine engine = route.chosen();
     BackendSlots.Held slot = slots.take(engine);
     try {
-      return serve(request, ask, presentation, route, engine, observer);
+      return serve(request, ask, presentation, route, engine, slot, observer);
     } finally {
       slot.close();
     }
@@ -582,6 +582,7 @@ public final class Steward implements AutoCloseable {
       Optional<Presentation> presentation,
       RouteDecision route,
       ServingEngine engine,
+      BackendSlots.Held slot,
       ServeObserver observer)
       throws ServeException {
     TokenSequence payload = payload(ask, engine);
@@ -603,7 +604,7 @@ public final class Steward implements AutoCloseable {
     Optional<DebitResult> debit;
     boolean sealFollows = false;
     try {
-      metered = metering.run(ask, route, request, payload, bound, settlement);
+      metered = metering.run(ask, route, request, payload, bound, settlement, slot);
       ask.check(engine, route.chosenCandidate().fidelity(), request, metered.worked());
       sealFollows = true;
     } finally {
@@ -1108,6 +1109,7 @@ public final class Steward implements AutoCloseable {
     private Duration snapshotInterval = Duration.ZERO;
     private boolean transparencyLog = true;
     private Duration closeGrace = InFlightServes.DEFAULT_GRACE;
+    private Duration engineDeadline = Duration.ZERO;
     private final List<StewardListener> listeners = new ArrayList<>();
 
     @SuppressWarnings("NullAway.Init") // meter, head and journal have defaults chosen in build()
@@ -1298,6 +1300,26 @@ public final class Steward implements AutoCloseable {
       // The wait is counted in nanoseconds: a longer grace overflowed the count inside close,
       // after the steward was marked closed and before its journal was, leaving the lock held.
       closeGrace = g.compareTo(InFlightServes.LONGEST_GRACE) > 0 ? InFlightServes.LONGEST_GRACE : g;
+      return this;
+    }
+
+    /**
+     * How long a serve waits for its engine; zero, the default, waits as long as the engine takes
+     * (bound it in the engine then: an upstream's HTTP timeouts, a runtime's own limit). With a
+     * deadline, each engine call runs on a daemon thread of its own, where the streamer's sink is
+     * opened and fed too. A serve whose engine has not returned by then is refused {@link
+     * ServeException.Reason#ENGINE_FAILED} and its grant debited the request's whole joule ceiling,
+     * since nothing can tell how much of the work ran (as after a crash, §2.2); the engine's thread
+     * is interrupted, nothing more reaches the caller's sink, and whatever the engine returns later
+     * is dropped, never sealed. The engine keeps its backend slot and its meter window until it
+     * does return, so a stuck backend is asked for no more serves than it runs at once, and refuses
+     * the rest {@code BACKEND_BUSY}. A deadline longer than {@code Long.MAX_VALUE} nanoseconds is
+     * that long.
+     */
+    public Builder engineDeadline(Duration deadline) {
+      Duration d = Setting.notNegative("engineDeadline", deadline, "is not negative: ");
+      engineDeadline =
+          d.compareTo(InFlightServes.LONGEST_GRACE) > 0 ? InFlightServes.LONGEST_GRACE : d;
       return this;
     }
 

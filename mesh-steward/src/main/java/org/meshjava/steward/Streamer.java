@@ -13,9 +13,11 @@ import org.meshjava.router.RouteDecision;
  * metered, debited, sealed and journalled as usual, and the {@link ServeResult} holds exactly those
  * tokens. A sink (or this method) that throws is treated as cancelling.
  *
- * <p>Called once per serve, on the serving thread, and the sink it opens is used by that serve's
- * thread alone. A streamer shared by several serves is opened from their threads at once, so it
- * must then be thread-safe.
+ * <p>Called once per serve, on the serving thread (on the engine's own thread instead when the
+ * steward has an engine deadline, {@code Steward.Builder.engineDeadline}), and the sink it opens is
+ * used by that one thread alone; once a serve has given up on its engine, neither is called again.
+ * A streamer shared by several serves is opened from their threads at once, so it must then be
+ * thread-safe.
  */
 @FunctionalInterface
 public interface Streamer {

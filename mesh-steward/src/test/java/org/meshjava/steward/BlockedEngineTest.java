@@ -23,13 +23,14 @@ import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
 
 /**
- * An engine that never returns (a hung upstream, a deadlocked model runtime). The steward sets no
- * deadline on an engine: what bounds the harm is that no steward lock is held while an engine runs
- * (the decision lock and the chain's lock are taken only around journal ordering and the seal), the
- * engine's own slots ({@link org.meshjava.core.ServingEngine#maxConcurrentServes()} and {@code
- * maxWaitingServes()}), and the close's grace. So other backends and other grants serve on, the
- * stuck backend refuses more than its slots hold {@code BACKEND_BUSY}, and a close returns after
- * its grace with the stuck serve's grant held at its ceiling for a later steward to resolve.
+ * An engine that never returns (a hung upstream, a deadlocked model runtime). By default the
+ * steward sets no deadline on an engine ({@link EngineDeadlineTest} has one): what bounds the harm
+ * is that no steward lock is held while an engine runs (the decision lock and the chain's lock are
+ * taken only around journal ordering and the seal), the engine's own slots ({@link
+ * org.meshjava.core.ServingEngine#maxConcurrentServes()} and {@code maxWaitingServes()}), and the
+ * close's grace. So other backends and other grants serve on, the stuck backend refuses more than
+ * its slots hold {@code BACKEND_BUSY}, and a close returns after its grace with the stuck serve's
+ * grant held at its ceiling for a later steward to resolve.
  */
 @Timeout(60)
 class BlockedEngineTest {

@@ -1,6 +1,8 @@
 package org.meshjava.steward;
 
 import java.util.Set;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.energy.EnergyMeter;
@@ -11,11 +13,23 @@ import org.meshjava.energy.MeterWindow;
  * Test support only.
  */
 final class BrokenMeter implements EnergyMeter {
-  private final String why;
+  private final Supplier<? extends RuntimeException> runtime;
+  private final @Nullable Supplier<? extends Error> error;
 
   /** Fails each close with an {@link IllegalStateException} saying {@code why}. */
   BrokenMeter(String why) {
-    this.why = why;
+    this.runtime = () -> new IllegalStateException(why);
+    this.error = null;
+  }
+
+  /** Fails each close with the {@link Error} {@code error} makes (a bug in the meter). */
+  static BrokenMeter throwingError(Supplier<? extends Error> error) {
+    return new BrokenMeter(error);
+  }
+
+  private BrokenMeter(Supplier<? extends Error> error) {
+    this.runtime = IllegalStateException::new;
+    this.error = error;
   }
 
   @Override
@@ -28,7 +42,10 @@ final class BrokenMeter implements EnergyMeter {
     return new MeterWindow() {
       @Override
       public Energy close(long estimatedUj) {
-        throw new IllegalStateException(why);
+        if (error != null) {
+          throw error.get();
+        }
+        throw runtime.get();
       }
 
       @Override

@@ -106,7 +106,7 @@ class CheckpointCadenceTest {
   }
 
   /** Fails the next checkpoint records with the exceptions queued, then records as its delegate. */
-  private static final class FlakyCheckpoints extends ForwardingJournal {
+  static final class FlakyCheckpoints extends ForwardingJournal {
     final Queue<Exception> failures = new ArrayDeque<>();
 
     FlakyCheckpoints(Journal delegate) {
@@ -130,7 +130,7 @@ class CheckpointCadenceTest {
     appendLeaves(keeper, first, count);
   }
 
-  private static void appendLeaves(LogKeeper k, long first, int count) {
+  static void appendLeaves(LogKeeper k, long first, int count) {
     for (long s = first; s < first + count; s++) {
       k.append(s, ContentId.ofBytes(new byte[] {(byte) s}));
     }

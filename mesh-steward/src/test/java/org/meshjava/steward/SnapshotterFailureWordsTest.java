@@ -81,7 +81,7 @@ class SnapshotterFailureWordsTest {
   }
 
   /** What the snapshotter logs while {@code action} runs (slf4j-simple writes to System.err). */
-  private static String logOf(ThrowingAction action) throws Exception {
+  static String logOf(ThrowingAction action) throws Exception {
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
@@ -94,7 +94,7 @@ class SnapshotterFailureWordsTest {
   }
 
   @FunctionalInterface
-  private interface ThrowingAction {
+  interface ThrowingAction {
     void run() throws Exception;
   }
 

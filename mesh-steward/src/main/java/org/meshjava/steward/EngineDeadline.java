@@ -1,0 +1,215 @@
+package org.meshjava.steward;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
+import org.meshjava.router.RouteDecision;
+
+/**
+ * How long a serve waits for its engine ({@code Steward.Builder.engineDeadline}); none by default.
+ *
+ * <p>With a deadline, the engine runs on a daemon thread of its own while the serving thread waits
+ * for it. Past the deadline the serve stops waiting: the engine's thread is interrupted, nothing it
+ * hands the caller's sink from then on reaches the sink, and whatever it returns later is dropped.
+ * The serve is then the caller's to settle ({@link Overrun}). What the engine still occupies (its
+ * backend slot, its meter window) is let go by the engine's thread when the engine does return, so
+ * a stuck backend is never asked for more serves than it declared it runs at once.
+ *
+ * <p>An interrupt of the serving thread while it waits is passed on to the engine's thread (the
+ * engine may stop, as it would on the serving thread) and set again when the wait ends.
+ *
+ * <p>Immutable and thread-safe.
+ */
+final class EngineDeadline {
+  /** No deadline: the engine runs on the serving thread, for as long as it takes. */
+  static final EngineDeadline NONE = new EngineDeadline(Duration.ZERO);
+
+  private final Duration limit;
+
+  private EngineDeadline(Duration limit) {
+    this.limit = limit;
+  }
+
+  /** A deadline of {@code limit}; zero is none. */
+  static EngineDeadline of(Duration limit) {
+    Objects.requireNonNull(limit, "limit");
+    return limit.isZero() ? NONE : new EngineDeadline(limit);
+  }
+
+  /** The deadline, zero for none. */
+  Duration limit() {
+    return limit;
+  }
+
+  /**
+   * Runs {@code ask} on the routed engine, within the deadline.
+   *
+   * @param afterOverrun run on the engine's thread once the engine returns after an overrun; it
+   *     lets go of what the engine occupied
+   * @return what the engine did, when it returned in time
+   * @throws Overrun when the deadline passed first
+   * @throws Throwable whatever the engine threw, as it threw it
+   */
+  Ask.Worked run(
+      Ask ask,
+      RouteDecision route,
+      ServeRequest request,
+      TokenSequence payload,
+      Runnable afterOverrun)
+      throws Throwable {
+    if (limit.isZero()) {
+      return ask.run(route, request, payload);
+    }
+    Call call = new Call(afterOverrun);
+    Ask gated = ask.gated(call::guard);
+    Thread engine =
+        Thread.ofPlatform()
+            .daemon()
+            .name("mesh-engine-" + route.chosen().name())
+            .start(() -> call.run(() -> gated.run(route, request, payload)));
+    return call.await(engine, limit);
+  }
+
+  /** The engine did not return within the deadline; its late result is never used. */
+  static final class Overrun extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Overrun(Duration limit) {
+      super("it did not return within " + limit.toMillis() + " ms", null, false, false);
+    }
+  }
+
+  /** What the engine's work is, for the thread that runs it. */
+  @FunctionalInterface
+  private interface Work {
+    Ask.Worked run() throws Throwable;
+  }
+
+  /**
+   * One engine call's hand-over between the serving thread and the engine's. Whether the engine
+   * ended or the deadline passed first is decided once, under {@link #lock}, which every token
+   * passed to the caller's sink also holds: no token reaches the sink once the serve has stopped
+   * waiting, and whoever loses the race knows it.
+   */
+  private static final class Call {
+    private final ReentrantLock lock = new ReentrantLock();
+    private final CompletableFuture<Ask.Worked> done = new CompletableFuture<>();
+    private final Runnable afterOverrun;
+    private boolean ended;
+    private boolean overrun;
+
+    Call(Runnable afterOverrun) {
+      this.afterOverrun = afterOverrun;
+    }
+
+    /** On the engine's thread: runs the engine, then hands its result over or lets go. */
+    void run(Work work) {
+      try {
+        done.complete(work.run());
+      } catch (Throwable e) {
+        done.completeExceptionally(e);
+      } finally {
+        boolean late;
+        lock.lock();
+        try {
+          ended = true;
+          late = overrun;
+        } finally {
+          lock.unlock();
+        }
+        if (late) {
+          afterOverrun.run();
+        }
+      }
+    }
+
+    /** Passes one sink call on while the serve still waits; a cancel ({@code false}) after. */
+    boolean guard(SinkCall sinkCall) {
+      lock.lock();
+      try {
+        return !overrun && sinkCall.pass();
+      } finally {
+        lock.unlock();
+      }
+    }
+
+    /** On the serving thread: waits for the engine, at most {@code limit}. */
+    Ask.Worked await(Thread engine, Duration limit) throws Throwable {
+      long end = System.nanoTime() + limit.toNanos();
+      boolean interrupted = false;
+      try {
+        while (true) {
+          try {
+            return done.get(Math.max(0, end - System.nanoTime()), TimeUnit.NANOSECONDS);
+          } catch (ExecutionException e) {
+            throw Objects.requireNonNullElse(e.getCause(), e);
+          } catch (InterruptedException e) {
+            interrupted = true;
+            engine.interrupt();
+          } catch (TimeoutException e) {
+            if (stopWaiting()) {
+              engine.interrupt();
+              throw new Overrun(limit);
+            }
+            // The engine ended first: its result is there, or is a moment away.
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    /** Marks the overrun unless the engine ended first; true when it was marked. */
+    private boolean stopWaiting() {
+      lock.lock();
+      try {
+        if (!ended) {
+          overrun = true;
+        }
+        return overrun;
+      } finally {
+        lock.unlock();
+      }
+    }
+  }
+
+  /** One call on the caller's sink. */
+  @FunctionalInterface
+  interface SinkCall {
+    boolean pass();
+  }
+
+  /** Passes a sink's calls through {@code gate}, which refuses them once the serve stopped. */
+  interface Gate {
+    boolean guard(SinkCall call);
+  }
+
+  /** The caller's sink, reached only through {@code gate}. */
+  static TokenSink guarded(TokenSink sink, Gate gate) {
+    return new TokenSink() {
+      @Override
+      public boolean accept(int token) {
+        return gate.guard(() -> sink.accept(token));
+      }
+
+      @Override
+      public boolean acceptRun(TokenSequence run) {
+        return gate.guard(() -> sink.acceptRun(run));
+      }
+    };
+  }
+
+  @Override
+  public String toString() {
+    return limit.isZero() ? "no engine deadline" : "engine deadline " + limit;
+  }
+}

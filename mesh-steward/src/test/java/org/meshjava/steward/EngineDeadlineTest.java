@@ -1,0 +1,227 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeOutcome;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.core.TokenSequence;
+import org.meshjava.core.TokenSink;
+import org.meshjava.engine.ReferenceEngine;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.journal.FileJournal;
+
+/**
+ * {@code Steward.Builder.engineDeadline}: a serve whose engine has not returned by the deadline is
+ * refused {@code ENGINE_FAILED} and debited its whole ceiling, the engine's late result is never
+ * sealed nor streamed, and the engine keeps its backend slot until it does return. The engine here
+ * waits on a latch the test opens; each waiter is woken by what it waits for, never by time.
+ */
+@Timeout(60)
+class EngineDeadlineTest {
+  static final Duration DEADLINE = Duration.ofMillis(50);
+
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+  final ExecutorService threads = Executors.newCachedThreadPool();
+  final CountDownLatch running = new CountDownLatch(1);
+  final CountDownLatch release = new CountDownLatch(1);
+  final CountDownLatch engineInterrupted = new CountDownLatch(1);
+
+  @AfterEach
+  void stop() {
+    release.countDown();
+    threads.shutdownNow();
+  }
+
+  /**
+   * Serves under the name "slow", one at a time with no queue; the first serve streams token 1,
+   * then waits for {@link #release} through interrupts (noting them), then streams token 2.
+   */
+  StewardGrantTest.Delegating slow() {
+    return new StewardGrantTest.Delegating(ReferenceEngine.builder().name("slow").build()) {
+      @Override
+      public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
+        return serve(r, p, TokenSink.DISCARD);
+      }
+
+      @Override
+      public EngineResult serve(ServeRequest r, TokenSequence p, TokenSink sink)
+          throws EngineException {
+        if (running.getCount() > 0) {
+          sink.accept(1);
+          running.countDown();
+          awaitRelease();
+          sink.accept(2);
+          return new EngineResult(TokenSequence.of(1, 2), ServeOutcome.greedy(p.size(), 2));
+        }
+        return super.serve(r, p);
+      }
+
+      @Override
+      public int maxConcurrentServes() {
+        return 1;
+      }
+
+      @Override
+      public int maxWaitingServes() {
+        return 0;
+      }
+    };
+  }
+
+  void awaitRelease() {
+    while (true) {
+      try {
+        release.await();
+        return;
+      } catch (InterruptedException e) {
+        engineInterrupted.countDown();
+      }
+    }
+  }
+
+  /** Waits for the engine's own thread to end, once the engine has returned. */
+  static void joinEngineThreads() throws InterruptedException {
+    for (Thread t : Thread.getAllStackTraces().keySet()) {
+      if (t.getName().startsWith("mesh-engine-")) {
+        t.join();
+      }
+    }
+  }
+
+  @Test
+  void anEnginePastItsDeadline_isRefused_debitedItsCeiling_keepsItsSlot_andIsNeverSealed()
+      throws Exception {
+    GrantChain chain = f.chain(1_000_000);
+    Path journal = dir.resolve("steward.journal");
+    long remaining;
+    long head;
+    try (Steward s =
+        f.steward(FileJournal.open(journal))
+            .backend(slow())
+            .engineDeadline(DEADLINE)
+            .closeGrace(Duration.ZERO)
+            .build()) {
+      ServeRequest late = GrantFixture.request("late", 4, 70_000).withModel("slow");
+      Future<ServeResult> serving =
+          threads.submit(() -> s.serve(late, GrantFixture.payload(late), f.present(chain, late)));
+      assertThatThrownBy(() -> serving.get(20, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED);
+                assertThat(e.getMessage()).contains("did not return within 50 ms");
+              });
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(1_000_000 - 70_000);
+
+      // Still running on its own thread: its slot is still taken.
+      ServeRequest busy = GrantFixture.request("busy", 4, 70_000).withModel("slow");
+      assertThatThrownBy(() -> s.serve(busy, GrantFixture.payload(busy)))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.BACKEND_BUSY));
+
+      release.countDown();
+      joinEngineThreads();
+      assertThat(engineInterrupted.getCount()).isZero();
+
+      // Its late result was dropped: the next serve is the chain's first receipt.
+      ServeRequest next = GrantFixture.request("next", 4, 70_000).withModel("slow");
+      ServeResult r = s.serve(next, GrantFixture.payload(next), f.present(chain, next));
+      assertThat(r.receipt().sequence()).isZero();
+      remaining = s.spend().remainingUj(chain);
+      head = s.head().nextSequence();
+    }
+    try (Steward again = f.steward(FileJournal.open(journal)).build()) {
+      assertThat(again.unresolved()).isEmpty();
+      assertThat(again.spend().remainingUj(chain)).isEqualTo(remaining);
+      assertThat(again.head().nextSequence()).isEqualTo(head).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aStreamedServe_pastItsDeadline_handsTheSinkNothingMore() throws Exception {
+    PromptText prompt = PromptText.of("user 5\nhello\n");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    List<Integer> handed = new CopyOnWriteArrayList<>();
+    try (Steward s =
+        f.steward(new org.meshjava.journal.InMemoryJournal())
+            .backend(slow())
+            .engineDeadline(DEADLINE)
+            .closeGrace(Duration.ZERO)
+            .build()) {
+      Future<ServeResult> serving =
+          threads.submit(
+              () ->
+                  s.serve(
+                      request.withModel("slow"),
+                      prompt,
+                      route ->
+                          token -> {
+                            handed.add(token);
+                            return true;
+                          }));
+      assertThatThrownBy(() -> serving.get(20, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
+      release.countDown();
+      joinEngineThreads();
+    }
+    assertThat(handed).containsExactly(1);
+  }
+
+  @Test
+  void anInterruptWhileWaiting_reachesTheEngine_andIsSetAgainOnTheServingThread() throws Exception {
+    ServeRequest request = GrantFixture.request("interrupted", 4, 70_000).withModel("slow");
+    AtomicReference<Throwable> thrown = new AtomicReference<>();
+    AtomicBoolean stillInterrupted = new AtomicBoolean();
+    try (Steward s =
+        f.steward(new org.meshjava.journal.InMemoryJournal())
+            .backend(slow())
+            .engineDeadline(Duration.ofHours(1))
+            .build()) {
+      Thread serving =
+          Thread.ofPlatform()
+              .start(
+                  () -> {
+                    try {
+                      s.serve(request, GrantFixture.payload(request));
+                    } catch (ServeException | RuntimeException e) {
+                      thrown.set(e);
+                    }
+                    stillInterrupted.set(Thread.currentThread().isInterrupted());
+                  });
+      assertThat(running.await(20, TimeUnit.SECONDS)).isTrue();
+      serving.interrupt();
+      // The engine notes the interrupt and waits on; the serve waits for it (an hour's deadline).
+      assertThat(engineInterrupted.await(20, TimeUnit.SECONDS)).isTrue();
+      release.countDown();
+      serving.join();
+    }
+    assertThat(thrown.get()).isNull();
+    assertThat(stillInterrupted).isTrue();
+  }
+}

@@ -1,0 +1,50 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalException;
+
+/**
+ * A second steward handed a journal another steward holds, wrapped in a decorator (a metrics
+ * wrapper, an application's {@link ForwardingJournal}), is refused as one handed the journal
+ * itself: both would seal receipts under the same numbers into one store (§2.2). The claim was on
+ * the object handed over, so a wrapper slipped past it, and a file journal's lock does not help
+ * within the one process that holds it.
+ */
+class JournalClaimThroughDecoratorTest {
+  final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  @Test
+  void aDecoratedInMemoryJournal_heldByAnotherSteward_isRefusedLocked() throws Exception {
+    refusedThroughAWrapper(new InMemoryJournal());
+  }
+
+  @Test
+  void aDecoratedFileJournal_heldByAnotherSteward_isRefusedLocked() throws Exception {
+    refusedThroughAWrapper(FileJournal.open(dir.resolve("steward.journal")));
+  }
+
+  private void refusedThroughAWrapper(Journal j) throws Exception {
+    Journal wrapped = new ForwardingJournal(new ForwardingJournal(j) {}) {};
+    try (Steward first = f.steward(j).build()) {
+      assertThatThrownBy(() -> f.steward(wrapped).build().close())
+          .isInstanceOfSatisfying(
+              StewardStartException.class,
+              e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.LOCKED));
+      assertThat(first.head().nextSequence()).isZero();
+    }
+    // Released with the first steward: the wrapper may be used now.
+    try (Steward second = f.steward(wrapped).build()) {
+      assertThat(second.head().nextSequence()).isZero();
+    }
+  }
+}
