@@ -812,8 +812,20 @@ public final class PostgresJournal implements Journal {
   /** SQLSTATE {@code query_canceled}: a statement cancelled, its session left open. */
   private static final String QUERY_CANCELED = "57014";
 
+  /** Runs before each heartbeat, on its thread: lets a test starve it (see beforeEachBeat). */
+  private volatile Runnable beforeBeat = () -> {};
+
+  /**
+   * Runs {@code hook} on the heartbeat's thread before each beat: a test blocks in it to stall the
+   * heartbeat as a starved thread or a long pause would, without a race against its timer.
+   */
+  void beforeEachBeat(Runnable hook) {
+    beforeBeat = hook;
+  }
+
   /** Speaks to the database so the session outlives its lease, and checks the epoch. */
   private void beat() {
+    beforeBeat.run();
     if (commits.failure() != null || commits.closed()) {
       heartbeat.shutdown();
       return;
