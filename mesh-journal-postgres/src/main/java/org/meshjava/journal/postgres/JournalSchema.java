@@ -73,11 +73,28 @@ final class JournalSchema {
               + " PRIMARY KEY (journal, count))");
       c.commit();
     } catch (SQLException e) {
-      c.rollback();
-      throw e;
+      throw rolledBack(c, e);
     } finally {
-      c.setAutoCommit(true);
+      if (!c.isClosed()) {
+        c.setAutoCommit(true);
+      }
     }
+  }
+
+  /**
+   * Rolls back {@code c}'s transaction after {@code e} and answers {@code e}: a session the server
+   * ended (terminated, shut down) has rolled back already, and a rollback on it would throw "This
+   * connection has been closed." in place of {@code e}, which says why it ended.
+   */
+  static SQLException rolledBack(Connection c, SQLException e) {
+    try {
+      if (!c.isClosed()) {
+        c.rollback();
+      }
+    } catch (SQLException r) {
+      e.addSuppressed(r);
+    }
+    return e;
   }
 
   /**

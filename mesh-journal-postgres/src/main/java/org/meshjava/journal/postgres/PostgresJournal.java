@@ -144,10 +144,27 @@ public final class PostgresJournal implements Journal {
    */
   static PostgresJournal open(PostgresLocation location, String name, Runnable afterEachRecord)
       throws JournalException {
+    return open(location, name, afterEachRecord, PostgresLocation::connect);
+  }
+
+  /** Makes the journal's session at a location. */
+  @FunctionalInterface
+  interface Sessions {
+    /** A new session at {@code location}, its search path pinned. */
+    Connection connect(PostgresLocation location) throws SQLException;
+  }
+
+  /**
+   * {@link #open(PostgresLocation, String, Runnable)} on a session {@code sessions} makes: lets a
+   * test see, and end, each statement of the opening and of the writes after it.
+   */
+  static PostgresJournal open(
+      PostgresLocation location, String name, Runnable afterEachRecord, Sessions sessions)
+      throws JournalException {
     checkName(name);
     Connection c = null;
     try {
-      c = location.connect();
+      c = sessions.connect(location);
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
         // A paused steward's session ends after the lease, releasing the lock (class comment).
