@@ -239,12 +239,29 @@ public final class PostgresLocation {
   private void pin(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false)"
+            "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false),"
+                + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user()"
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
                 + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
       ps.setString(1, schema);
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
+        boolean exists = rs.next();
+        if (exists && !rs.getBoolean(2)) {
+          // Only the URL's schema can be one the role may not use: the server leaves such a schema
+          // out of the session's own path. Its tables could be neither read nor created, and the
+          // server would say only "no schema has been selected to create in".
+          throw new SQLException(
+              "role "
+                  + rs.getString(3)
+                  + " may not use schema "
+                  + schema
+                  + " (schema= in the URL) of database "
+                  + database
+                  + ": it has no USAGE privilege on it (GRANT USAGE ON SCHEMA, and SELECT, INSERT"
+                  + " on its tables, or name another schema)",
+              INSUFFICIENT_PRIVILEGE);
+        }
+        if (!exists) {
           throw new SQLException(
               schema != null
                   ? "schema "
@@ -260,6 +277,9 @@ public final class PostgresLocation {
       }
     }
   }
+
+  /** SQLSTATE {@code insufficient_privilege}. */
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
   /** SQLSTATE {@code invalid_schema_name}. */
   private static final String INVALID_SCHEMA_NAME = "3F000";
