@@ -27,7 +27,11 @@ class PostgresUnreadableSchemaTest {
   /**
    * A database whose schema {@code hidden} holds journal {@code name}, and a role kept out of it.
    */
-  static String hiddenJournal(String name, String role) throws Exception {
+  record Hidden(String name, String role, String database) {}
+
+  static Hidden hiddenJournal() throws Exception {
+    String name = PostgresJournalTest.newName();
+    String role = "rh" + UUID.randomUUID().toString().replace("-", "");
     String database = PostgresSchemaLockTest.server.newDatabase();
     sql(database, "CREATE SCHEMA hidden");
     try (PostgresJournal j =
@@ -40,15 +44,16 @@ class PostgresUnreadableSchemaTest {
         "GRANT USAGE, CREATE ON SCHEMA public TO " + role,
         // SELECT on the tables, but no USAGE on their schema: still nothing of them can be read.
         "GRANT ALL ON ALL TABLES IN SCHEMA hidden TO " + role);
-    return database;
+    return new Hidden(name, role, database);
   }
 
   @Test
   void aSchemaTheUrlNamesThatTheRoleMayNotUse_isRefusedByName_andNothingIsCreated()
       throws Exception {
-    String name = PostgresJournalTest.newName();
-    String role = "rh" + UUID.randomUUID().toString().replace("-", "");
-    String database = hiddenJournal(name, role);
+    Hidden h = hiddenJournal();
+    String name = h.name();
+    String role = h.role();
+    String database = h.database();
     assertThatThrownBy(() -> PostgresJournal.open(at(database, role, "?schema=hidden"), name))
         .isInstanceOfSatisfying(
             JournalException.class,
@@ -65,9 +70,10 @@ class PostgresUnreadableSchemaTest {
   @Test
   void aCopyInASchemaTheRoleCannotRead_isNotSeen_andTheJournalStartsInItsOwnSchema()
       throws Exception {
-    String name = PostgresJournalTest.newName();
-    String role = "rh" + UUID.randomUUID().toString().replace("-", "");
-    String database = hiddenJournal(name, role);
+    Hidden h = hiddenJournal();
+    String name = h.name();
+    String role = h.role();
+    String database = h.database();
     // The decision SPEC 60.7 documents: what cannot be read cannot be told from another tenant's
     // journal, so it refuses nothing; and what cannot be read cannot be written either.
     try (PostgresJournal j = PostgresJournal.open(at(database, role, ""), name)) {
