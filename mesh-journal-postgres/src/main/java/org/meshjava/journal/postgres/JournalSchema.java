@@ -73,11 +73,28 @@ final class JournalSchema {
               + " PRIMARY KEY (journal, count))");
       c.commit();
     } catch (SQLException e) {
-      c.rollback();
-      throw e;
+      throw rolledBack(c, e);
     } finally {
-      c.setAutoCommit(true);
+      if (!c.isClosed()) {
+        c.setAutoCommit(true);
+      }
     }
+  }
+
+  /**
+   * Rolls back {@code c}'s transaction after {@code e} and answers {@code e}: a session the server
+   * ended (terminated, shut down) has rolled back already, and a rollback on it would throw "This
+   * connection has been closed." in place of {@code e}, which says why it ended.
+   */
+  static SQLException rolledBack(Connection c, SQLException e) {
+    try {
+      if (!c.isClosed()) {
+        c.rollback();
+      }
+    } catch (SQLException r) {
+      e.addSuppressed(r);
+    }
+    return e;
   }
 
   /**
@@ -168,10 +185,53 @@ final class JournalSchema {
     return '"' + name.replace("\"", "\"\"") + '"';
   }
 
+  /**
+   * The key of journal {@code journal}'s advisory lock in the session's schema (the one {@link
+   * PostgresLocation#connect} pinned), as the server names it: a lock is per database, and two
+   * journals of one name in two schemas are two journals, each with its own writer. The schema is
+   * the server's name for it, not the URL's spelling, so every URL that reaches one schema (named
+   * or defaulted, through {@code schema=} or the driver's {@code currentSchema}) takes one lock. In
+   * {@code public} the key is the one earlier versions took for every schema, the journal's name
+   * alone, so that a steward of an earlier version and one of this version still exclude each other
+   * on the journals those versions kept; elsewhere the schema's name comes first, separated by a
+   * NUL (which neither a schema's name nor a journal's, stored as text, can hold).
+   *
+   * @throws SQLException also when the session has no schema (its role may not use the pinned one)
+   */
+  static long lockKey(Connection c, String journal) throws SQLException {
+    String schema;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT pg_catalog.current_schema()")) {
+      rs.next();
+      schema = rs.getString(1);
+    }
+    if (schema == null) {
+      throw new SQLException(
+          "the session has no schema for journal "
+              + journal
+              + ": its search_path names one this role has no USAGE privilege on",
+          "3F000");
+    }
+    return lockKey(schema, journal);
+  }
+
+  /** The key of journal {@code journal}'s advisory lock in schema {@code schema}. */
+  static long lockKey(String schema, String journal) {
+    return lockKey(
+        "public".equals(schema)
+            ? "mesh-journal " + journal
+            : "mesh-journal\0" + schema + "\0" + journal);
+  }
+
   /** Tries the journal's session-level advisory lock; true when this session now holds it. */
   static boolean tryLock(Connection c, String journal) throws SQLException {
+    return tryLock(c, lockKey(c, journal));
+  }
+
+  /** Tries the session-level advisory lock {@code key}; true when this session now holds it. */
+  static boolean tryLock(Connection c, long key) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
-      ps.setLong(1, lockKey("mesh-journal " + journal));
+      ps.setLong(1, key);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getBoolean(1);
@@ -183,13 +243,11 @@ final class JournalSchema {
   record LockHolding(long pid, String session) {}
 
   /**
-   * The session holding the journal's advisory lock in this database, in words for an operator
-   * (pid, client, since when, what it is doing, as far as this role may see), or empty when none
-   * does any more.
+   * The session holding advisory lock {@code key} (a journal's) in this database, in words for an
+   * operator (pid, client, since when, what it is doing, as far as this role may see), or empty
+   * when none does any more.
    */
-  static java.util.Optional<LockHolding> lockHolder(Connection c, String journal)
-      throws SQLException {
-    long key = lockKey("mesh-journal " + journal);
+  static java.util.Optional<LockHolding> lockHolder(Connection c, long key) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // A bigint key is held as two oids: its high and its low 32 bits.
@@ -229,8 +287,13 @@ final class JournalSchema {
    * clean close releases it first, so a successor opening right after is not refused LOCKED.
    */
   static void unlock(Connection c, String journal) throws SQLException {
+    unlock(c, lockKey(c, journal));
+  }
+
+  /** Releases the advisory lock {@code key} held by this session (see the other unlock). */
+  static void unlock(Connection c, long key) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
-      ps.setLong(1, lockKey("mesh-journal " + journal));
+      ps.setLong(1, key);
       ps.executeQuery().close();
     }
   }

@@ -45,15 +45,15 @@ import org.slf4j.LoggerFactory;
  * length costs time at opening but no memory (SPEC.md section 60.7 has the schema).
  *
  * <p><b>One writer, enforced by the database.</b> Opening takes a session-level advisory lock keyed
- * by the journal's name on a connection the journal keeps for its lifetime, and refuses with {@link
- * JournalException.Reason#LOCKED} where another session holds it. The database releases that lock
- * when the session ends, however it ends, so a crashed steward leaves nothing to clean up. Opening
- * then raises the journal's epoch (a row of {@code mesh_journal_owner}) and every write carries the
- * epoch it opened with in the same statement that inserts its rows: a write whose epoch is no
- * longer current inserts nothing and fails the journal with {@link JournalException.Reason#FENCED}.
- * The journal never reconnects: a lost session fails it at its next write or heartbeat, and it
- * takes no more appends, so a steward that was paused while a successor took over cannot interleave
- * a single record with it.
+ * by the journal's schema and name on a connection the journal keeps for its lifetime, and refuses
+ * with {@link JournalException.Reason#LOCKED} where another session holds it. The database releases
+ * that lock when the session ends, however it ends, so a crashed steward leaves nothing to clean
+ * up. Opening then raises the journal's epoch (a row of {@code mesh_journal_owner}) and every write
+ * carries the epoch it opened with in the same statement that inserts its rows: a write whose epoch
+ * is no longer current inserts nothing and fails the journal with {@link
+ * JournalException.Reason#FENCED}. The journal never reconnects: a lost session fails it at its
+ * next write or heartbeat, and it takes no more appends, so a steward that was paused while a
+ * successor took over cannot interleave a single record with it.
  *
  * <p><b>Lease.</b> A paused steward's connection stays open, and so would its lock. The session is
  * therefore opened with {@code idle_session_timeout} set to the {@linkplain
@@ -81,6 +81,10 @@ public final class PostgresJournal implements Journal {
   private final String name;
   private final Connection connection;
   private final long epoch;
+
+  /** The key of the journal's advisory lock, held by {@link #connection} (see JournalSchema). */
+  private final long lockKey;
+
   private final ScheduledExecutorService heartbeat;
   private final ScheduledFuture<?> beating;
 
@@ -96,11 +100,13 @@ public final class PostgresJournal implements Journal {
       PostgresLocation location,
       String name,
       Connection connection,
+      long lockKey,
       long epoch,
       JournalChain chain) {
     this.location = location;
     this.name = name;
     this.connection = connection;
+    this.lockKey = lockKey;
     this.epoch = epoch;
     this.durable = chain.recoveredEnd();
     this.commits =
@@ -138,10 +144,27 @@ public final class PostgresJournal implements Journal {
    */
   static PostgresJournal open(PostgresLocation location, String name, Runnable afterEachRecord)
       throws JournalException {
+    return open(location, name, afterEachRecord, PostgresLocation::connect);
+  }
+
+  /** Makes the journal's session at a location. */
+  @FunctionalInterface
+  interface Sessions {
+    /** A new session at {@code location}, its search path pinned. */
+    Connection connect(PostgresLocation location) throws SQLException;
+  }
+
+  /**
+   * {@link #open(PostgresLocation, String, Runnable)} on a session {@code sessions} makes: lets a
+   * test see, and end, each statement of the opening and of the writes after it.
+   */
+  static PostgresJournal open(
+      PostgresLocation location, String name, Runnable afterEachRecord, Sessions sessions)
+      throws JournalException {
     checkName(name);
     Connection c = null;
     try {
-      c = location.connect();
+      c = sessions.connect(location);
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
         // A paused steward's session ends after the lease, releasing the lock (class comment).
@@ -162,7 +185,7 @@ public final class PostgresJournal implements Journal {
       // refused, not started afresh here.
       JournalSchema.checkHome(c, name, location);
       JournalSchema.create(c);
-      lock(c, name, location);
+      long lockKey = lock(c, name, location);
       checkEpochCanRise(c, name, location);
       long epoch = JournalSchema.raiseEpoch(c, name);
       // Checked as it streams, as the file journal's read checks its file; no record is kept, and
@@ -188,7 +211,7 @@ public final class PostgresJournal implements Journal {
           location,
           chain.recoveredEnd().count(),
           epoch);
-      return new PostgresJournal(location, name, c, epoch, chain);
+      return new PostgresJournal(location, name, c, lockKey, epoch, chain);
     } catch (SQLException e) {
       LockHolder.closeQuietly(c);
       throw new JournalException(
@@ -468,17 +491,19 @@ public final class PostgresJournal implements Journal {
     }
   }
 
-  private static void lock(Connection c, String name, PostgresLocation location)
+  /** Takes the journal's advisory lock on {@code c} and answers its key. */
+  private static long lock(Connection c, String name, PostgresLocation location)
       throws SQLException, JournalException {
+    long key = JournalSchema.lockKey(c, name);
     long deadline = System.nanoTime() + location.lockWait().toNanos();
     while (true) {
-      if (JournalSchema.tryLock(c, name)) {
-        return;
+      if (JournalSchema.tryLock(c, key)) {
+        return key;
       }
       if (System.nanoTime() >= deadline) {
         throw new JournalException(
             JournalException.Reason.LOCKED,
-            lockedMessage(name, location, JournalSchema.lockHolder(c, name)),
+            lockedMessage(name, location, JournalSchema.lockHolder(c, key)),
             null);
       }
       try {
@@ -804,8 +829,20 @@ public final class PostgresJournal implements Journal {
   /** SQLSTATE {@code query_canceled}: a statement cancelled, its session left open. */
   private static final String QUERY_CANCELED = "57014";
 
+  /** Runs before each heartbeat, on its thread: lets a test starve it (see beforeEachBeat). */
+  private volatile Runnable beforeBeat = () -> {};
+
+  /**
+   * Runs {@code hook} on the heartbeat's thread before each beat: a test blocks in it to stall the
+   * heartbeat as a starved thread or a long pause would, without a race against its timer.
+   */
+  void beforeEachBeat(Runnable hook) {
+    beforeBeat = hook;
+  }
+
   /** Speaks to the database so the session outlives its lease, and checks the epoch. */
   private void beat() {
+    beforeBeat.run();
     if (commits.failure() != null || commits.closed()) {
       heartbeat.shutdown();
       return;
@@ -929,7 +966,7 @@ public final class PostgresJournal implements Journal {
           heartbeat.shutdownNow();
           synchronized (connectionLock) {
             try {
-              JournalSchema.unlock(connection, name);
+              JournalSchema.unlock(connection, lockKey);
             } catch (SQLException ignored) {
               // A session already lost holds no lock; closing it below is all there is to do.
             }

@@ -36,7 +36,9 @@ import org.jspecify.annotations.Nullable;
  *
  * Every connection pins its {@code search_path} to that one schema as soon as it is made, so a
  * schema a role or database setting puts ahead of it later, holding tables of the same names,
- * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema").
+ * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and raises a
+ * role's or the database's {@code idle_in_transaction_session_timeout} below the lease to the lease
+ * (SPEC.md section 60.7, "Faults").
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever.
@@ -224,6 +226,7 @@ public final class PostgresLocation {
     Connection c = open();
     try {
       pin(c);
+      outlastIdleTransactions(c);
       return c;
     } catch (SQLException | RuntimeException e) {
       c.close();
@@ -239,12 +242,29 @@ public final class PostgresLocation {
   private void pin(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false)"
+            "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false),"
+                + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user()"
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
                 + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
       ps.setString(1, schema);
       try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
+        boolean exists = rs.next();
+        if (exists && !rs.getBoolean(2)) {
+          // Only the URL's schema can be one the role may not use: the server leaves such a schema
+          // out of the session's own path. Its tables could be neither read nor created, and the
+          // server would say only "no schema has been selected to create in".
+          throw new SQLException(
+              "role "
+                  + rs.getString(3)
+                  + " may not use schema "
+                  + schema
+                  + " (schema= in the URL) of database "
+                  + database
+                  + ": it has no USAGE privilege on it (GRANT USAGE ON SCHEMA, and SELECT, INSERT"
+                  + " on its tables, or name another schema)",
+              INSUFFICIENT_PRIVILEGE);
+        }
+        if (!exists) {
           throw new SQLException(
               schema != null
                   ? "schema "
@@ -260,6 +280,31 @@ public final class PostgresLocation {
       }
     }
   }
+
+  /**
+   * Raises the session's {@code idle_in_transaction_session_timeout} to the lease where a role or
+   * database setting makes it shorter (0, no limit, is kept). Reads take a fetch of rows at a time
+   * in a transaction and work on them between fetches (a steward's replay of the records after its
+   * snapshot, an export's writes), which leaves the session idle in its transaction meanwhile; a
+   * DBA's limit below the lease ended such a read part way, where the journal's own session, given
+   * the lease, went on.
+   */
+  private void outlastIdleTransactions(Connection c) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.set_config(s.name, ?::pg_catalog.text, false)"
+                + " FROM pg_catalog.pg_settings s"
+                + " WHERE s.name OPERATOR(pg_catalog.=) 'idle_in_transaction_session_timeout'"
+                + " AND s.setting::pg_catalog.int8 OPERATOR(pg_catalog.>) 0"
+                + " AND s.setting::pg_catalog.int8 OPERATOR(pg_catalog.<) ?")) {
+      ps.setString(1, Long.toString(lease.toMillis()));
+      ps.setLong(2, lease.toMillis());
+      ps.executeQuery().close();
+    }
+  }
+
+  /** SQLSTATE {@code insufficient_privilege}. */
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
   /** SQLSTATE {@code invalid_schema_name}. */
   private static final String INVALID_SCHEMA_NAME = "3F000";

@@ -129,8 +129,7 @@ public final class PostgresSnapshotStore implements SnapshotStore {
         }
         c.commit();
       } catch (SQLException e) {
-        c.rollback();
-        throw e;
+        throw JournalSchema.rolledBack(c, e);
       }
     } catch (SQLException e) {
       throw new SnapshotException(

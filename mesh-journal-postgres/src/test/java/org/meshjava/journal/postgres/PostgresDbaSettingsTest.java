@@ -1,0 +1,105 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.meshjava.journal.postgres.PostgresSchemaLockTest.at;
+import static org.meshjava.journal.postgres.PostgresSchemaLockTest.sql;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalPosition;
+import org.meshjava.journal.JournalRecord;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * Settings a DBA gives the database or the role, under the journal (SPEC.md 60.7, "Faults"): each
+ * either leaves the journal working or ends in a typed refusal in words that name it.
+ */
+class PostgresDbaSettingsTest {
+  static final String USER = PostgresTestServer.USER;
+
+  @BeforeAll
+  static void startServer() {
+    PostgresSchemaLockTest.startServer();
+  }
+
+  @Test
+  void aReadOnlyDatabase_isRefusedIo_namingIt_whileItsJournalStillReads() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(at(database, USER, ""), name)) {
+      j.append(PostgresJournalTest.authorised(0));
+    }
+    // As a hot standby's URL, or a replica's role, would have it.
+    PostgresLocation readOnly =
+        at(database, USER, "?options=-c%20default_transaction_read_only%3Don");
+    assertThatThrownBy(() -> PostgresJournal.open(readOnly, name))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.getMessage()).contains("read-only transaction");
+            });
+    assertThat(PostgresJournal.readLines(readOnly, name)).hasSize(2);
+  }
+
+  @Test
+  void aStatementTimeoutShorterThanAnOpeningsWait_isRefusedIo_namingIt() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    String name = PostgresJournalTest.newName();
+    PostgresLocation where = at(database, USER, "");
+    PostgresJournal.open(where, name).close();
+    sql(database, "ALTER DATABASE " + database + " SET statement_timeout = '300ms'");
+    try (Connection blocker = PostgresSchemaLockTest.server.connect(database);
+        Statement s = blocker.createStatement()) {
+      // The opening's raise of the epoch waits for this row, longer than the DBA allows.
+      blocker.setAutoCommit(false);
+      s.execute("SELECT * FROM mesh_journal_owner FOR UPDATE");
+      assertThatThrownBy(() -> PostgresJournal.open(where, name))
+          .isInstanceOfSatisfying(
+              JournalException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+                assertThat(e.getMessage()).contains("statement timeout");
+              });
+      blocker.rollback();
+    }
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      assertThat(j.epoch()).as("the cancelled raise left nothing").isEqualTo(2);
+    }
+  }
+
+  @Test
+  void anIdleInTransactionTimeoutShorterThanTheLease_doesNotEndAReadOfTheJournal()
+      throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    String name = PostgresJournalTest.newName();
+    PostgresLocation where = at(database, USER, "");
+    sql(database, "ALTER DATABASE " + database + " SET idle_in_transaction_session_timeout = 200");
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      j.append(PostgresJournalTest.authorised(0));
+      j.append(PostgresJournalTest.authorised(1));
+      // A steward starting from a snapshot replays the records after it as they stream; a slow
+      // replay (a loaded machine) leaves the read's session idle in its transaction meanwhile.
+      List<JournalRecord> read = new ArrayList<>();
+      j.read(
+          JournalPosition.GENESIS,
+          new HashMap<>(),
+          r -> {
+            read.add(r);
+            try {
+              Thread.sleep(400);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          });
+      assertThat(read).hasSize(3);
+    }
+  }
+}

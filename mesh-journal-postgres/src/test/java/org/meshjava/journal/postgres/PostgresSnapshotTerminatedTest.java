@@ -1,0 +1,81 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * A snapshot save whose session is ended (pg_terminate_backend, a server's shutdown) in the middle
+ * of its transaction says why, in the server's words (SPEC.md 60.7, "Faults"), and stores nothing.
+ */
+class PostgresSnapshotTerminatedTest {
+  @Test
+  void aSaveWhoseSessionIsEnded_isRefusedIo_inTheServersWords() throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresSnapshotStore store =
+        PostgresSnapshotStore.of(PostgresLocation.parse(server.url(db)), "did:key:a");
+    store.save(PostgresSnapshotStoreTest.at(1));
+    try (Connection blocker = server.connect(db);
+        Statement s = blocker.createStatement()) {
+      // The save's insert waits for this lock, in its transaction, until its session is ended.
+      blocker.setAutoCommit(false);
+      s.execute("LOCK TABLE mesh_journal_snapshot IN ACCESS EXCLUSIVE MODE");
+      CompletableFuture<Void> saving =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  store.save(PostgresSnapshotStoreTest.at(2));
+                } catch (SnapshotException e) {
+                  throw new java.util.concurrent.CompletionException(e);
+                }
+              });
+      long pid = waitingSaver(server, db);
+      try (Connection admin = server.connect(db);
+          Statement a = admin.createStatement()) {
+        a.execute("SELECT pg_terminate_backend(" + pid + ")");
+      }
+      assertThatThrownBy(() -> saving.get(PostgresJournalFaultTest.GUARD_SECONDS, TimeUnit.SECONDS))
+          .cause()
+          .isInstanceOfSatisfying(
+              SnapshotException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+                assertThat(e.getMessage())
+                    .contains(PostgresTerminatedSessionTest.TERMINATED)
+                    .doesNotContain("has been closed");
+              });
+      blocker.rollback();
+    }
+    assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(1);
+  }
+
+  /** The server process of the save waiting for the table's lock. */
+  private static long waitingSaver(PostgresTestServer server, String db) throws Exception {
+    long deadline =
+        System.nanoTime() + TimeUnit.SECONDS.toNanos(PostgresJournalFaultTest.GUARD_SECONDS);
+    try (Connection c = server.connect(db);
+        Statement s = c.createStatement()) {
+      while (System.nanoTime() < deadline) {
+        try (ResultSet rs =
+            s.executeQuery(
+                "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND query LIKE 'INSERT INTO mesh_journal_snapshot%'")) {
+          if (rs.next()) {
+            return rs.getLong(1);
+          }
+        }
+        Thread.sleep(20);
+      }
+    }
+    throw new AssertionError("the save never waited for the table's lock");
+  }
+}
