@@ -44,7 +44,7 @@ public final class Mesh extends CommandGroup {
    * Runs the command with {@code args}, standard input the process's, and returns its exit code.
    */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    return run(System.in, out, err, args);
+    return run(InputFile.StandardInput.ofProcess(), out, err, args);
   }
 
   /**
