@@ -102,6 +102,18 @@ enum FileKind {
         .map(k -> "it " + k.looksLike());
   }
 
+  /**
+   * For a refusal of a file of a kind this enum does not list (a signed checkpoint): "it looks like
+   * …; … reads it" when the first line of its {@code text} is of any kind listed, else empty.
+   */
+  static Optional<String> anyOf(String text) {
+    return text.lines()
+        .filter(l -> !l.isBlank())
+        .findFirst()
+        .flatMap(FileKind::of)
+        .map(k -> "it " + k.looksLike());
+  }
+
   private static Optional<FileKind> json(String s) {
     JsonNode node;
     try {
