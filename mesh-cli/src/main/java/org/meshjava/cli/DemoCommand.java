@@ -311,6 +311,9 @@ final class DemoCommand extends MeshCommand implements Callable<Integer> {
       doc.put("refused", e.reason().name());
       doc.put("reason", e.getMessage());
       doc.set("route", EnergyUsage.candidates(e.candidates()));
+      if (e.reason() == ServeException.Reason.NO_ADMISSIBLE_BACKEND) {
+        doc.put("hint", AdmissionHint.of(e.candidates(), floor, ceilingUj));
+      }
       doc.put("sealed", "nothing; the chain did not advance");
     }
     out.println(JSON.writeValueAsString(doc));

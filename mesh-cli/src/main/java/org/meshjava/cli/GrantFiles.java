@@ -40,10 +40,12 @@ final class GrantFiles {
   private GrantFiles() {}
 
   static GrantChain readChain(InputFile path) throws CliException {
+    String text = UserFile.readText(path, "file");
     try {
-      return GrantChain.fromHex(UserFile.readText(path, "file").strip());
+      return GrantChain.fromHex(text.strip());
     } catch (MalformedGrantException e) {
-      throw new CliException(path + " is not a grant chain: " + e.getMessage(), e);
+      String why = FileKind.otherThan(FileKind.GRANT_CHAIN, text).orElse(e.getMessage());
+      throw new CliException(path + " is not a grant chain: " + why, e);
     }
   }
 

@@ -117,6 +117,48 @@ sealed interface InputFile {
       this.in = in;
     }
 
+    /**
+     * The process's standard input, or, where the process was started with it closed ({@code mesh
+     * verify - <&-}), a stream whose every read fails saying so. With descriptor 0 closed, the
+     * first file the JVM opens takes that number: on Linux, the JDK's own module image ({@code
+     * lib/modules}), which {@code System.in} then reads. {@code mesh verify -} called that image
+     * "not text (binary data, or not UTF-8)", a refusal about a file the user never named.
+     */
+    static InputStream ofProcess() {
+      if (!startedClosed(Path.of("/proc/self/fd/0"), Path.of(System.getProperty("java.home")))) {
+        return System.in;
+      }
+      return new InputStream() {
+        @Override
+        public int read() throws IOException {
+          throw closed();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+          throw closed();
+        }
+
+        private IOException closed() {
+          return new IOException(
+              "it was closed when mesh started; pipe the input in, or name a file");
+        }
+      };
+    }
+
+    /**
+     * Whether descriptor 0, read through {@code fd0} (Linux's {@code /proc/self/fd/0}), is a file
+     * of the JDK at {@code javaHome}: what the JVM opened into the number a closed standard input
+     * left free. False where {@code fd0} cannot be read (not Linux): no guess is made there.
+     */
+    static boolean startedClosed(Path fd0, Path javaHome) {
+      try {
+        return Files.readSymbolicLink(fd0).startsWith(javaHome.toRealPath());
+      } catch (IOException | UnsupportedOperationException | SecurityException e) {
+        return false;
+      }
+    }
+
     /** Counts one more input of the command line naming {@code -}; returns this. */
     StandardInput named() {
       names++;

@@ -120,7 +120,7 @@ final class JournalCommand extends CommandGroup {
     @Option(
         names = "--key",
         paramLabel = "FILE",
-        description = "The steward's key file, to name it.")
+        description = "The steward's key file: names the steward as --steward does.")
     Path key;
 
     long progressEvery;
@@ -368,7 +368,17 @@ final class JournalCommand extends CommandGroup {
           "Check the record chain, replay it and check its signed checkpoints; exit 1 naming the"
               + " first bad record.")
   static final class Verify extends Common {
-    @Mixin SnapshotDirectory snapshots;
+    final SnapshotDirectory snapshots = new SnapshotDirectory();
+
+    @Option(
+        names = "--snapshots",
+        paramLabel = "DIR",
+        description =
+            "The steward's snapshot directory (default: FILE.snapshots beside a journal file; for"
+                + " a database, its table mesh_journal_snapshot).")
+    void snapshots(Path dir) {
+      snapshots.dir = dir;
+    }
 
     @Override
     public Integer call() throws CliException {
@@ -998,14 +1008,14 @@ final class JournalCommand extends CommandGroup {
     out.println("journal " + journal + ": " + what);
   }
 
-  /** Where the steward keeps its snapshots, for the commands that check against the latest. */
+  /**
+   * Where the steward keeps its snapshots, for the commands that check against the latest. Each
+   * command declares its own {@code --snapshots} option, as what the default is depends on what
+   * journals the command takes: {@code archive} takes only a file, so its help says nothing of a
+   * database.
+   */
   static final class SnapshotDirectory {
-    @Option(
-        names = "--snapshots",
-        paramLabel = "DIR",
-        description =
-            "The steward's snapshot directory (default: FILE.snapshots beside it; for a"
-                + " database, its table mesh_journal_snapshot).")
+    /** The folder {@code --snapshots} named; null for the default. */
     @Nullable Path dir;
 
     /**
@@ -1129,12 +1139,29 @@ final class JournalCommand extends CommandGroup {
     @Parameters(index = "0", paramLabel = "FILE", description = "The journal file.")
     Path file;
 
-    @Mixin SnapshotDirectory snapshots;
+    final SnapshotDirectory snapshots = new SnapshotDirectory();
 
-    @Option(names = "--steward", paramLabel = "DID", description = "The steward's did:key.")
+    @Option(
+        names = "--snapshots",
+        paramLabel = "DIR",
+        description =
+            "The steward's snapshot directory, whose latest snapshot says what to move (default:"
+                + " FILE.snapshots beside the journal).")
+    void snapshots(Path dir) {
+      snapshots.dir = dir;
+    }
+
+    @Option(
+        names = "--steward",
+        paramLabel = "DID",
+        description =
+            "The steward whose signature the snapshot must carry (default: the one it names).")
     String steward;
 
-    @Option(names = "--key", paramLabel = "FILE", description = "The steward's key file.")
+    @Option(
+        names = "--key",
+        paramLabel = "FILE",
+        description = "The steward's key file: names the steward as --steward does.")
     Path key;
 
     @Override

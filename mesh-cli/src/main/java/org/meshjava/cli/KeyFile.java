@@ -73,7 +73,8 @@ final class KeyFile {
     try {
       return SigningKey.fromSeedHex(text);
     } catch (IllegalArgumentException e) {
-      throw new CliException("key file " + path + " does not hold a key: " + e.getMessage(), e);
+      String why = FileKind.otherThan(FileKind.KEY, text).orElse(e.getMessage());
+      throw new CliException("key file " + path + " does not hold a key: " + why, e);
     }
   }
 

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -408,6 +409,10 @@ final class LogCommand extends CommandGroup {
       }
       var key = Checkpoint.logKey(did);
       String text = UserFile.readText(file, "checkpoint file");
+      Optional<String> other = FileKind.anyOf(text);
+      if (other.isPresent()) {
+        throw new CliException("checkpoint file " + file + " is not a checkpoint: " + other.get());
+      }
       try {
         return Checkpoint.open(SignedNote.parse(text), key);
       } catch (LogException e) {
@@ -421,6 +426,11 @@ final class LogCommand extends CommandGroup {
       if (hex.isEmpty()) {
         // Zero bytes are not an envelope, though they have an id to look up and prove.
         throw new CliException(file + " does not hold a hex envelope (it is empty)");
+      }
+      // A key file is hex too, and has an id the server would only answer 404 for: name it.
+      Optional<String> other = FileKind.otherThan(FileKind.ENVELOPES, hex);
+      if (other.isPresent()) {
+        throw new CliException(file + " does not hold a hex envelope: " + other.get());
       }
       try {
         return Envelope.fromHex(hex).id();

@@ -44,7 +44,7 @@ public final class Mesh extends CommandGroup {
    * Runs the command with {@code args}, standard input the process's, and returns its exit code.
    */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
-    return run(System.in, out, err, args);
+    return run(InputFile.StandardInput.ofProcess(), out, err, args);
   }
 
   /**
@@ -157,10 +157,18 @@ public final class Mesh extends CommandGroup {
 
   /** Entry point. */
   public static void main(String[] args) {
-    PrintWriter out =
-        new PrintWriter(new OutputStreamWriter(System.out, System.out.charset()), true);
+    StandardOutput stdout = new StandardOutput();
+    PrintWriter out = new PrintWriter(new OutputStreamWriter(stdout, System.out.charset()), true);
     PrintWriter err =
         new PrintWriter(new OutputStreamWriter(System.err, System.err.charset()), true);
-    System.exit(run(out, err, args));
+    int code = run(out, err, args);
+    out.flush();
+    String failed = stdout.failure();
+    if (failed != null) {
+      // A report cut short by a full disk must not exit 0 as if it were whole.
+      err.println("mesh: " + failed);
+      code = code == 0 ? 1 : code;
+    }
+    System.exit(code);
   }
 }

@@ -2,6 +2,7 @@ package org.meshjava.cli;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.meshjava.steward.RevocationFileException;
 import org.meshjava.steward.Steward;
 
@@ -21,7 +22,14 @@ final class RevocationFile {
    * once, with nothing begun.
    */
   static String read(Path file) throws CliException {
-    return GrantFiles.readText(file);
+    String text = GrantFiles.readText(file);
+    // Another kind of mesh file (the key, the grant chain) is named as such before anything
+    // starts, not refused by the decoder's word for its bytes.
+    Optional<String> other = FileKind.otherThan(FileKind.REVOCATION, text);
+    if (other.isPresent()) {
+      throw new CliException(file + " holds no revocations: " + other.get());
+    }
+    return text;
   }
 
   /** Reads the file ({@link #read}) and loads its revocations into the steward. */

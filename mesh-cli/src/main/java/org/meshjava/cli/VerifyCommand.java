@@ -1,6 +1,7 @@
 package org.meshjava.cli;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
@@ -51,7 +52,20 @@ final class VerifyCommand extends MeshCommand implements Callable<Integer> {
             } else {
               try {
                 chain.accept(envelope(line, index, chain.count(), f));
-              } catch (ReceiptException e) {
+              } catch (ReceiptException | CliException e) {
+                if (chain.count() == before) {
+                  // The file's first line is not an envelope: if it is another kind of mesh file
+                  // (a key, a grant, a journal), that is the mistake to name, not the decoder's
+                  // word for bytes never meant to be an envelope.
+                  Optional<FileKind> kind = FileKind.other(line, FileKind.ENVELOPES);
+                  if (kind.isPresent()) {
+                    throw new CliException(
+                        f + " holds no envelopes: it " + kind.get().looksLike(), e);
+                  }
+                }
+                if (e instanceof CliException c) {
+                  throw c;
+                }
                 // The index runs across every file; the file and line say where to look.
                 throw new CliException(
                     String.format("%s line %d: %s", f, index + 1, e.getMessage()), e);

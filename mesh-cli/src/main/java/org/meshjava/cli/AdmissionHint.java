@@ -1,0 +1,53 @@
+package org.meshjava.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.meshjava.core.Fidelity;
+import org.meshjava.router.Inadmissibility;
+import org.meshjava.router.RouteCandidate;
+
+/**
+ * What would have admitted a request that no backend took ({@code NO_ADMISSIBLE_BACKEND}, §4),
+ * worked out from the route's candidates: for each backend refused on the floor or the ceiling, the
+ * floor and ceiling that admit it. The refusal's reason word stays as the conformance vectors fix
+ * it; this is the sentence beside it that says what to change.
+ *
+ * <p>The router records only the first rule a backend fails, so a backend below the floor may also
+ * be over the ceiling; the hint therefore compares the request's bounds with the backend's fidelity
+ * and estimate itself, and names every bound that must move.
+ */
+final class AdmissionHint {
+  private AdmissionHint() {}
+
+  /**
+   * The hint for a request with {@code floor} and {@code ceilingUj} that none of {@code candidates}
+   * took: one clause a backend, joined by "; ".
+   */
+  static String of(List<RouteCandidate> candidates, Fidelity floor, long ceilingUj) {
+    if (candidates.isEmpty()) {
+      return "no backend is configured: add one (see README)";
+    }
+    List<String> clauses = new ArrayList<>();
+    for (RouteCandidate c : candidates) {
+      if (c.admissible()) {
+        continue;
+      }
+      Inadmissibility.Kind kind = c.inadmissibility().orElseThrow().kind();
+      if (kind == Inadmissibility.Kind.OVER_LIMIT || kind == Inadmissibility.Kind.NOT_PERMITTED) {
+        // Neither bound is the obstacle: the request is over what the backend serves, or the
+        // grant does not allow it.
+        clauses.add(c.backend() + " is not admitted by any floor or ceiling (" + c + ")");
+        continue;
+      }
+      List<String> moves = new ArrayList<>();
+      if (!c.fidelity().meets(floor)) {
+        moves.add("a floor of " + c.fidelity() + " or lower");
+      }
+      if (c.estimateUj() > ceilingUj) {
+        moves.add("a ceiling of " + c.estimateUj() + " uJ or more");
+      }
+      clauses.add(String.join(" and ", moves) + " would admit " + c.backend());
+    }
+    return String.join("; ", clauses);
+  }
+}
