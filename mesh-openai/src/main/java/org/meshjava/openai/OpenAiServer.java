@@ -29,7 +29,6 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.server.handler.SizeLimitHandler;
 import org.eclipse.jetty.util.Callback;
-import org.eclipse.jetty.util.VirtualThreads;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeConcurrency;
@@ -117,15 +116,6 @@ public final class OpenAiServer implements AutoCloseable {
     // Every serve blocks a thread (an engine computing, an upstream answering, a stream writing).
     QueuedThreadPool threads =
         requestThreads(Math.max(16, concurrent * 2 + 8), THREAD_IDLE_TIMEOUT);
-    if (onlyWaits(b.steward)) {
-      // A serve that only waits on an upstream runs on a virtual thread of its own: Jetty's
-      // selector starts it directly, where a pooled thread cost a hand-off (a reserved thread woken
-      // to take over selecting, the pool's bookkeeping) that measured about half of a bare proxy
-      // hop's CPU (mesh-bench/README.md, session 29). Engines that compute here keep pooled
-      // platform threads: a virtual thread is never preempted, so serves computing on every
-      // carrier would hold back every other request until one of them ended.
-      threads.setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("mesh-v"));
-    }
     this.jetty = new Server(threads);
     this.headerDeadline = new HeaderDeadline(b.headerDeadline, jetty.getScheduler());
     jetty.addBean(headerDeadline, true);
@@ -195,14 +185,6 @@ public final class OpenAiServer implements AutoCloseable {
       total += own >= Integer.MAX_VALUE ? ServeConcurrency.cores() : Math.max(1, own);
     }
     return (int) Math.max(1, Math.min(MAX_DEFAULT_CONCURRENT_SERVES, total));
-  }
-
-  /**
-   * Whether every backend of {@code steward} is an {@link UpstreamEngine}, whose serves wait on an
-   * upstream's answer and compute little here; then requests run on virtual threads.
-   */
-  static boolean onlyWaits(Steward steward) {
-    return steward.backends().stream().allMatch(UpstreamEngine.class::isInstance);
   }
 
   /**
