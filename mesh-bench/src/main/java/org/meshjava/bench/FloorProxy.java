@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Handler;
@@ -16,6 +17,8 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.VirtualThreads;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.crypto.SigningKey;
 
@@ -44,19 +47,26 @@ final class FloorProxy {
    * {@code sign}, one Ed25519 signature per request; with {@code inline}, the handler declares
    * itself non-blocking, so Jetty runs it on the selector's thread with no hand-off to the pool,
    * and it forwards the request there, blocking that thread (for the CPU figure only: one selector
-   * then serves one request at a time).
+   * then serves one request at a time); with {@code virtual}, the blocking handler runs on a
+   * virtual thread of its own per request (the pool's virtual-thread executor), with no hand-off
+   * between platform threads.
    */
-  static Server start(int upstreamPort, boolean sign, boolean inline) throws Exception {
+  static Server start(int upstreamPort, boolean sign, boolean inline, boolean virtual)
+      throws Exception {
     // As many threads as OpenAiServer gives the benchmark's bound of 1024 serves.
     Server server = HttpServeBenchmark.loopbackServer("floor-proxy", 2 * 1024 + 8);
+    if (virtual) {
+      ((QueuedThreadPool) server.getThreadPool())
+          .setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("floor-v"));
+    }
     SigningKey key = SigningKey.generate();
     byte[] head =
         ("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:"
                 + upstreamPort
                 + "\r\nContent-Type: application/json\r\nContent-Length: ")
             .getBytes(StandardCharsets.US_ASCII);
-    ThreadLocal<Upstream> upstreams =
-        ThreadLocal.withInitial(() -> new Upstream(upstreamPort, head));
+    // Pooled, not one per thread: a virtual thread lives for one request.
+    ConcurrentLinkedDeque<Upstream> upstreams = new ConcurrentLinkedDeque<>();
     server.setHandler(
         inline
             ? new Handler.Abstract.NonBlocking() {
@@ -74,7 +84,12 @@ final class FloorProxy {
                       return;
                     }
                     try {
-                      answer(upstreams.get().exchange(body), sign, key, response, callback);
+                      answer(
+                          exchange(upstreams, upstreamPort, head, body),
+                          sign,
+                          key,
+                          response,
+                          callback);
                     } catch (IOException | RuntimeException e) {
                       callback.failed(e);
                     }
@@ -94,12 +109,26 @@ final class FloorProxy {
                   body = new byte[in.remaining()];
                   in.get(body);
                 }
-                answer(upstreams.get().exchange(body), sign, key, response, callback);
+                answer(
+                    exchange(upstreams, upstreamPort, head, body), sign, key, response, callback);
                 return true;
               }
             });
     server.start();
     return server;
+  }
+
+  /** One exchange on a pooled connection (a new one when none is idle). */
+  private static byte[] exchange(
+      ConcurrentLinkedDeque<Upstream> upstreams, int port, byte[] head, byte[] body)
+      throws IOException {
+    Upstream u = upstreams.pollFirst();
+    if (u == null) {
+      u = new Upstream(port, head);
+    }
+    byte[] reply = u.exchange(body);
+    upstreams.addFirst(u);
+    return reply;
   }
 
   /**

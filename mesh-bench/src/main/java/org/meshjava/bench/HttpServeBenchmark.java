@@ -69,7 +69,10 @@ import org.meshjava.steward.Steward;
  *       as a proxied serve's), without and with one Ed25519 signature per request: the floor a
  *       proxied serve stands on (in-process only); {@code floor-inline}, {@code
  *       floor-inline-signed}: the same run on Jetty's selector thread, with no hand-off to a pool
- *       thread (one request at a time: read their CPU figure, not their req/s).
+ *       thread (one request at a time: read their CPU figure, not their req/s); {@code
+ *       floor-virtual}, {@code floor-virtual-signed}: the blocking handler run on a virtual thread
+ *       per request (Jetty's pool given a virtual-thread executor), as {@code OpenAiServer} runs a
+ *       serve when every backend is an upstream.
  * </ul>
  *
  * <p>With {@code --mesh LABEL=COMMAND} (repeatable) the mesh side runs instead as a real {@code
@@ -159,8 +162,8 @@ public final class HttpServeBenchmark {
       usage: HttpServeBenchmark [warm-up s] [measure s] [--mesh LABEL=COMMAND ...]
                                 [--local-keys LABEL=MEMBERS ...] [scenario:c,c ...]
         scenarios: direct proxied reference reference-file reference-file-granted
-                   floor floor-signed floor-inline floor-inline-signed (a bare proxy:
-                   see FloorProxy)
+                   floor floor-signed floor-inline floor-inline-signed floor-virtual
+                   floor-virtual-signed (a bare proxy: see FloorProxy)
         default:   2 4 direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8
                    reference-file-granted:8
         see mesh-bench/README.md, section 'The HTTP serve path'
@@ -379,7 +382,10 @@ public final class HttpServeBenchmark {
     if (scenario.startsWith("floor")) {
       Server floor =
           FloorProxy.start(
-              upstreamPort, scenario.contains("signed"), scenario.startsWith("floor-inline"));
+              upstreamPort,
+              scenario.contains("signed"),
+              scenario.startsWith("floor-inline"),
+              scenario.startsWith("floor-virtual"));
       try {
         int port = ((ServerConnector) floor.getConnectors()[0]).getLocalPort();
         return loadInProcess(scenario, concurrency, port, fixed(port), warmUp, measure);

@@ -15,14 +15,21 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The benchmark's bare proxy forwards to the upstream and answers with its reply, padded. */
 class FloorProxyTest {
   @ParameterizedTest
-  @CsvSource({"false,false", "true,false", "false,true", "true,true"})
+  @CsvSource({
+    "false,false,false",
+    "true,false,false",
+    "false,true,false",
+    "true,true,false",
+    "false,false,true",
+    "true,false,true"
+  })
   void floor_forwardsTheBodyAndAnswersTheUpstreamsReply_paddedToAProxiedReplysLength(
-      boolean sign, boolean inline) throws Exception {
+      boolean sign, boolean inline, boolean virtual) throws Exception {
     Server upstream = HttpServeBenchmark.fakeUpstream();
     Server floor = null;
     try {
       int upstreamPort = ((ServerConnector) upstream.getConnectors()[0]).getLocalPort();
-      floor = FloorProxy.start(upstreamPort, sign, inline);
+      floor = FloorProxy.start(upstreamPort, sign, inline, virtual);
       int port = ((ServerConnector) floor.getConnectors()[0]).getLocalPort();
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       for (int i = 0; i < 3; i++) {
