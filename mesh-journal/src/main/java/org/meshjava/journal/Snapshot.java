@@ -146,20 +146,8 @@ public final class Snapshot {
    * @throws IllegalArgumentException as {@link #sign(SigningKey, SnapshotState, byte[])}
    */
   public static Snapshot sign(SigningKey key, SnapshotState state, ByteBuffer treeLevels) {
-    ReceiptIds ids = state.receipts();
-    long n = ids.size();
     ByteBuffer levels = treeLevels.slice().asReadOnlyBuffer();
-    if (levels.limit() > 0) {
-      if (levels.limit() != MerkleTree.packedLength(n)) {
-        throw new IllegalArgumentException(
-            levels.limit() + " bytes are not the tree levels of " + n + " receipts");
-      }
-      int last = Math.toIntExact((n - 1) * ContentId.LENGTH);
-      byte[] expected = InclusionProof.leafHash(ids.get(ids.first() + n - 1).orElseThrow()).bytes();
-      if (!levels.slice(last, ContentId.LENGTH).equals(ByteBuffer.wrap(expected))) {
-        throw new IllegalArgumentException("the tree is not the tree of the state's receipts");
-      }
-    }
+    checkTree(levels, state.receipts());
     DidKey steward = DidKey.of(key.verificationKey());
     CborBytes tree = CborBytes.viewOf(levels);
     List<ByteBuffer> body = CanonicalCbor.encodeSegments(body(steward, state, tree));
@@ -263,19 +251,36 @@ public final class Snapshot {
       try {
         SnapshotState state = f.state();
         CborBytes tree = Fields.byteString(f.get("tree"), -1, "tree");
-        if (tree.length() > 0
-            && tree.length() != MerkleTree.packedLength(state.receipts().size())) {
-          throw malformed(
-              "tree is "
-                  + tree.length()
-                  + " bytes, not the levels of "
-                  + state.receipts().size()
-                  + " receipts");
-        }
+        // What sign refuses to write, open refuses to read: a restart would otherwise restore a
+        // transparency tree that is not its receipts' and sign checkpoints over the wrong root.
+        checkTree(tree.asReadOnlyBuffer(), state.receipts());
         return new Content(state, tree);
       } catch (RuntimeException e) {
         throw malformed("invalid content: " + e.getMessage());
       }
+    }
+  }
+
+  /**
+   * Checks that {@code levels}, when not empty, are the size of the packed levels of {@code ids}'
+   * tree and end in the last receipt's leaf: the check {@link #sign} and {@link #open} share. The
+   * inner levels are not rehashed (carrying them spares a restart exactly that).
+   *
+   * @throws IllegalArgumentException naming what does not fit
+   */
+  private static void checkTree(ByteBuffer levels, ReceiptIds ids) {
+    if (levels.remaining() == 0) {
+      return;
+    }
+    long n = ids.size();
+    if (levels.remaining() != MerkleTree.packedLength(n)) {
+      throw new IllegalArgumentException(
+          "tree is " + levels.remaining() + " bytes, not the levels of " + n + " receipts");
+    }
+    int last = levels.position() + Math.toIntExact((n - 1) * ContentId.LENGTH);
+    byte[] expected = InclusionProof.leafHash(ids.get(ids.first() + n - 1).orElseThrow()).bytes();
+    if (!levels.slice(last, ContentId.LENGTH).equals(ByteBuffer.wrap(expected))) {
+      throw new IllegalArgumentException("the tree is not the tree of the state's receipts");
     }
   }
 
