@@ -299,6 +299,27 @@ class KeepAliveHttpTest {
     }
   }
 
+  /**
+   * An upstream that sends more than its Content-Length said, after the reply was read (a short
+   * length, or a slow upstream whose extra bytes come in a later packet): the pooled connection
+   * then holds bytes no request asked for. Reusing it would hand them to the next request, so one
+   * caller would be answered with what the upstream wrote after another's reply.
+   */
+  @Test
+  void bytesArrivingOnAnIdleConnection_areNeverReadAsTheNextReply() throws Exception {
+    try (Scripted s = new Scripted(n -> ok("{\"n\":" + n + "}"))) {
+      KeepAliveHttp http = s.client();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":0}");
+      OutputStream late = s.open.get(0).getOutputStream();
+      late.write(ok("{\"forged\":1}").getBytes(StandardCharsets.ISO_8859_1));
+      late.flush();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":1}");
+      assertThat(s.connections.get())
+          .as("the connection holding stray bytes is closed")
+          .isEqualTo(2);
+    }
+  }
+
   @Test
   void upstreamThatNeverAnswers_failsAtTheTimeout() throws Exception {
     try (Scripted s = new Scripted(n -> null)) {
