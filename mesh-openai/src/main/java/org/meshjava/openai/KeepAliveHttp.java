@@ -279,14 +279,16 @@ final class KeepAliveHttp {
       while (true) {
         for (int i = pos; i < lim; i++) {
           if (buf[i] == '\n') {
-            int end = i > pos && buf[i - 1] == '\r' ? i - 1 : i;
-            String piece = new String(buf, pos, end - pos, StandardCharsets.ISO_8859_1);
+            String piece = new String(buf, pos, i - pos, StandardCharsets.ISO_8859_1);
             budget[0] -= i + 1 - pos;
             pos = i + 1;
             if (budget[0] < 0) {
               throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
             }
-            return sb == null ? piece : sb.append(piece).toString();
+            String line = sb == null ? piece : sb.append(piece).toString();
+            // The CR is looked for in the whole line: a slow upstream's CR may come in one read and
+            // its LF in the next.
+            return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
           }
         }
         // No end of line in the buffer: keep what there is and read more.
