@@ -36,10 +36,11 @@ import org.jspecify.annotations.Nullable;
  * end within the caller's timeout (kept by {@link ExchangeDeadlines}, which closes the socket of an
  * exchange past its deadline: the sockets carry no read timeout, so that each read is one blocking
  * system call). A connection goes back to the pool only after a whole HTTP/1.1 reply framed by
- * length or chunks without {@code Connection: close}; one idle for over {@value #IDLE_SECONDS} s is
- * closed instead of used. A pooled connection that fails before any byte of the reply arrives (the
- * upstream closed it while idle, the usual race of keep-alive) is closed and the request sent once
- * more on a new one; a new connection is never retried.
+ * length or chunks without {@code Connection: close}; one idle for over {@value #IDLE_SECONDS} s,
+ * or holding bytes that arrived while it was idle, is closed instead of used. A pooled connection
+ * that fails before any byte of the reply arrives (the upstream closed it while idle, the usual
+ * race of keep-alive) is closed and the request sent once more on a new one; a new connection is
+ * never retried.
  *
  * <p>Thread-safe: a connection is used by one exchange at a time.
  */
@@ -131,7 +132,7 @@ final class KeepAliveHttp {
     Connection c;
     while ((c = idle.pollFirst()) != null) {
       idleCount.decrementAndGet();
-      if (System.nanoTime() - c.idleSince < IDLE_SECONDS * 1_000_000_000L) {
+      if (System.nanoTime() - c.idleSince < IDLE_SECONDS * 1_000_000_000L && c.quiet()) {
         return c;
       }
       c.close();
@@ -278,14 +279,16 @@ final class KeepAliveHttp {
       while (true) {
         for (int i = pos; i < lim; i++) {
           if (buf[i] == '\n') {
-            int end = i > pos && buf[i - 1] == '\r' ? i - 1 : i;
-            String piece = new String(buf, pos, end - pos, StandardCharsets.ISO_8859_1);
+            String piece = new String(buf, pos, i - pos, StandardCharsets.ISO_8859_1);
             budget[0] -= i + 1 - pos;
             pos = i + 1;
             if (budget[0] < 0) {
               throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
             }
-            return sb == null ? piece : sb.append(piece).toString();
+            String line = sb == null ? piece : sb.append(piece).toString();
+            // The CR is looked for in the whole line: a slow upstream's CR may come in one read and
+            // its LF in the next.
+            return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
           }
         }
         // No end of line in the buffer: keep what there is and read more.
@@ -446,6 +449,19 @@ final class KeepAliveHttp {
         pos += take;
         off += take;
         len -= take;
+      }
+    }
+
+    /**
+     * Whether nothing arrived since the last reply ended. Bytes on an idle connection were sent
+     * past that reply's end (a Content-Length short of its body, a second reply): the next request
+     * would read them as its own answer, so such a connection is closed rather than reused.
+     */
+    boolean quiet() {
+      try {
+        return pos == lim && in.available() == 0;
+      } catch (IOException e) {
+        return false;
       }
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ByteTokenizer;
@@ -292,10 +294,7 @@ public final class UpstreamEngine extends DescribedEngine {
       throw new EngineException(
           "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new EngineException(
-          "the upstream's stream failed: "
-              + (e.getMessage() == null ? "the connection ended" : e.getMessage()),
-          e);
+      throw new EngineException("the upstream's stream failed: " + streamFailure(e), e);
     }
     TokenSequence rest = reply.finish();
     if (!stopped && rest.size() > 0) {
@@ -405,6 +404,25 @@ public final class UpstreamEngine extends DescribedEngine {
         };
     return new EngineException(
         "calling the upstream: " + why + " (the server's log names its endpoint)", e);
+  }
+
+  /**
+   * Why reading a streamed reply failed, in words the client may read. Jetty's stream wraps its
+   * failure as an {@link IOException} whose message is the cause's {@code toString()}, which would
+   * name a Java class ("java.util.concurrent.TimeoutException: Idle timeout expired: 8004/8000
+   * ms"): a timeout is said as such, any other wrapped failure by its own message.
+   */
+  private static String streamFailure(IOException e) {
+    Throwable t = e;
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c instanceof TimeoutException || c instanceof SocketTimeoutException) {
+        return "nothing arrived within the timeout";
+      }
+    }
+    while (t.getCause() != null && Objects.equals(t.getMessage(), t.getCause().toString())) {
+      t = t.getCause();
+    }
+    return t.getMessage() == null ? "the connection ended" : t.getMessage();
   }
 
   /**

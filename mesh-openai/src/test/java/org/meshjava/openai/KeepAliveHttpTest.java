@@ -42,6 +42,11 @@ class KeepAliveHttpTest {
     default boolean closeAfter(int n) {
       return false;
     }
+
+    /** Whether the reply is written one byte at a time, each its own write after a pause. */
+    default boolean byteByByte() {
+      return false;
+    }
   }
 
   /** A server answering per script; counts connections and keeps each request's head. */
@@ -97,8 +102,17 @@ class KeepAliveHttpTest {
             Thread.sleep(60_000);
             return;
           }
-          out.write(reply.getBytes(StandardCharsets.ISO_8859_1));
-          out.flush();
+          byte[] bytes = reply.getBytes(StandardCharsets.ISO_8859_1);
+          if (script.byteByByte()) {
+            for (byte b : bytes) {
+              out.write(b);
+              out.flush();
+              Thread.sleep(3);
+            }
+          } else {
+            out.write(bytes);
+            out.flush();
+          }
           if (script.closeAfter(n)) {
             return;
           }
@@ -296,6 +310,59 @@ class KeepAliveHttpTest {
       assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
           .isInstanceOf(IOException.class)
           .hasMessageContaining("larger than " + UpstreamHttp.MAX_REPLY_BYTES);
+    }
+  }
+
+  /**
+   * A slow upstream whose bytes come one per read: a line's CR in one read and its LF in the next
+   * is still one line end, so the blank line ending the head, and each chunk's own CR LF, are read
+   * as such.
+   */
+  @Test
+  void replyArrivingOneByteAtATime_isReadAsTheSameReply() throws Exception {
+    String chunked =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + "4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n";
+    try (Scripted s =
+        new Scripted(
+            new Script() {
+              @Override
+              public String reply(int n) {
+                return n % 2 == 0 ? ok("{\"n\":" + n + "}") : chunked;
+              }
+
+              @Override
+              public boolean byteByByte() {
+                return true;
+              }
+            })) {
+      KeepAliveHttp http = s.client();
+      for (int n = 0; n < 4; n += 2) {
+        assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":" + n + "}");
+        assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"a\":1}");
+      }
+      assertThat(s.connections.get()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * An upstream that sends more than its Content-Length said, after the reply was read (a short
+   * length, or a slow upstream whose extra bytes come in a later packet): the pooled connection
+   * then holds bytes no request asked for. Reusing it would hand them to the next request, so one
+   * caller would be answered with what the upstream wrote after another's reply.
+   */
+  @Test
+  void bytesArrivingOnAnIdleConnection_areNeverReadAsTheNextReply() throws Exception {
+    try (Scripted s = new Scripted(n -> ok("{\"n\":" + n + "}"))) {
+      KeepAliveHttp http = s.client();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":0}");
+      OutputStream late = s.open.get(0).getOutputStream();
+      late.write(ok("{\"forged\":1}").getBytes(StandardCharsets.ISO_8859_1));
+      late.flush();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo("{\"n\":1}");
+      assertThat(s.connections.get())
+          .as("the connection holding stray bytes is closed")
+          .isEqualTo(2);
     }
   }
 

@@ -1,0 +1,59 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.CostProfile;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.Fidelity;
+
+/**
+ * An upstream whose event stream stops sending after a first delta fails the serve at the engine's
+ * timeout, with a message the client may read: it says the timeout passed, and names no Java class.
+ * (A stream stalled right after its head may instead fail waiting for that head, which
+ * UpstreamHttp.stream words itself.)
+ */
+class UpstreamStreamStallTest {
+  @Test
+  void streamStalledAfterADelta_failsSayingTheTimeoutPassed_namingNoJavaClass() throws Exception {
+    CountDownLatch over = new CountDownLatch(1);
+    ScriptedUpstream.Script stalls =
+        new ScriptedUpstream.Script() {
+          @Override
+          public void stream(JsonNode body, OutputStream out) throws Exception {
+            out.write(
+                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ab\"}}]}\n\n"
+                    .getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            over.await();
+          }
+
+          @Override
+          public String whole(JsonNode body) {
+            throw new UnsupportedOperationException("only streams are asked for");
+          }
+        };
+    try (ScriptedUpstream up = new ScriptedUpstream(stalls)) {
+      UpstreamEngine engine =
+          UpstreamEngine.builder()
+              .name("remote")
+              .baseUri(up.base())
+              .model("m")
+              .fidelity(Fidelity.F0)
+              .costProfile(CostProfile.perToken(1))
+              .timeout(Duration.ofSeconds(2))
+              .build();
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Wait for me.", 8);
+      assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), token -> true))
+          .isInstanceOf(EngineException.class)
+          .hasMessage("the upstream's stream failed: nothing arrived within the timeout");
+    } finally {
+      over.countDown();
+    }
+  }
+}
