@@ -28,7 +28,12 @@ import org.meshjava.journal.JournalException;
 final class JournalSchema {
   private JournalSchema() {}
 
-  /** The advisory lock that serialises creating the tables (any fixed key of our own). */
+  /**
+   * The advisory lock that serialises creating the tables, taken in its two-integer form: the
+   * server keeps those keys apart from the one-bigint keys of the journals' own locks, so no
+   * journal's name (a journal {@code schema} in {@code public}, keyed by its name alone) can take
+   * this one for its whole life and stall every other opening in the database.
+   */
   private static final long SCHEMA_LOCK = lockKey("mesh-journal schema");
 
   /**
@@ -54,7 +59,12 @@ final class JournalSchema {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
-      s.execute("SELECT pg_advisory_xact_lock(" + SCHEMA_LOCK + ")");
+      s.execute(
+          "SELECT pg_advisory_xact_lock("
+              + (int) (SCHEMA_LOCK >>> 32)
+              + ", "
+              + (int) SCHEMA_LOCK
+              + ")");
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
               + " journal text PRIMARY KEY,"
