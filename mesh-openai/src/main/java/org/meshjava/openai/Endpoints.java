@@ -638,11 +638,12 @@ final class Endpoints {
   }
 
   /**
-   * Serves while streaming: the opening events go out once the steward has routed, each piece of
-   * text as the engine produces its tokens, the receipt at the end. A client that goes away stops
-   * the engine (the next send fails and the sink answers false); the steward still seals and
-   * journals what was produced. Runs on the serving thread and releases the concurrency permit the
-   * caller took.
+   * Serves while streaming: the opening events are made once the steward has routed and go out with
+   * the first piece of text (an engine failing before it is refused as a whole request would be),
+   * each piece of text as the engine produces its tokens, the receipt at the end. A client that
+   * goes away stops the engine (the next send fails and the sink answers false); the steward still
+   * seals and journals what was produced. Runs on the serving thread and releases the concurrency
+   * permit the caller took.
    */
   private Optional<Reply> streamed(
       JsonNode body,
