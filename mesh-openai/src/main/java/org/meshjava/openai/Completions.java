@@ -9,10 +9,11 @@ import org.meshjava.steward.ServeResult;
 
 /**
  * Chat completion replies in OpenAI's wire format, whole or as a stream. A stream is: a chunk with
- * the assistant role (sent once the steward has routed, before the engine runs), a chunk per piece
- * of content as the engine produces tokens, a chunk with the finish reason, then {@code [DONE]}.
- * The energy and receipt ride on the finishing chunk as {@code energy}, or, when the client asked
- * for usage, in a last chunk with no choices as {@code usage.energy} (see {@link Stream}).
+ * the assistant role (made once the steward has routed, sent with the first piece of content), a
+ * chunk per piece of content as the engine produces tokens, a chunk with the finish reason, then
+ * {@code [DONE]}. The energy and receipt ride on the finishing chunk as {@code energy}, or, when
+ * the client asked for usage, in a last chunk with no choices as {@code usage.energy} (see {@link
+ * Stream}).
  */
 final class Completions {
   private static final JsonNodeFactory NODES = JsonNodeFactory.instance;

@@ -638,11 +638,12 @@ final class Endpoints {
   }
 
   /**
-   * Serves while streaming: the opening events go out once the steward has routed, each piece of
-   * text as the engine produces its tokens, the receipt at the end. A client that goes away stops
-   * the engine (the next send fails and the sink answers false); the steward still seals and
-   * journals what was produced. Runs on the serving thread and releases the concurrency permit the
-   * caller took.
+   * Serves while streaming: the opening events are made once the steward has routed and go out with
+   * the first piece of text (an engine failing before it is refused as a whole request would be),
+   * each piece of text as the engine produces its tokens, the receipt at the end. A client that
+   * goes away stops the engine (the next send fails and the sink answers false); the steward still
+   * seals and journals what was produced. Runs on the serving thread and releases the concurrency
+   * permit the caller took.
    */
   private Optional<Reply> streamed(
       JsonNode body,
@@ -746,8 +747,7 @@ final class Endpoints {
 
   /** A refused grant: the presentation is the parameter at fault. */
   private static Reply.Json grantRefused(int status, String type, String code, ServeException e) {
-    return ErrorReply.of(
-        status, type, code, String.valueOf(e.getMessage()), Optional.of("jcp_presentation"));
+    return ErrorReply.of(status, type, code, shown(e), Optional.of("jcp_presentation"));
   }
 
   /** 429 with {@code Retry-After}: a full backend or server frees a slot within a serve's time. */
@@ -776,25 +776,24 @@ final class Endpoints {
    * A refused serve's message as the API client reads it. An upstream's refusal carries what the
    * upstream said, which names what the operator runs (its model names, hosts and paths, a key it
    * echoes): the client is told the status only ({@link UpstreamRefusedException#shown()}), and the
-   * operator's log has the rest.
+   * operator's log has the rest. The steward's reason opens its message ({@code ENGINE_FAILED:
+   * ...}); the answer's code already says it, and the SDKs print the message after the status (the
+   * Node SDK's "502 ENGINE_FAILED: backend ..."), so the client reads the words alone, whichever
+   * answer carries them.
    */
   static String shown(ServeException e) {
     String message = String.valueOf(e.getMessage());
     if (e.getCause() instanceof UpstreamRefusedException u) {
       int at = message.lastIndexOf(String.valueOf(u.getMessage()));
-      return at >= 0 ? message.substring(0, at) + u.shown() : u.shown();
+      message = at >= 0 ? message.substring(0, at) + u.shown() : u.shown();
     }
-    return message;
+    String named = e.reason().name() + ": ";
+    return message.startsWith(named) ? message.substring(named.length()) : message;
   }
 
   private static Reply.Json byReason(ServeException e) {
     String code = e.reason().name().toLowerCase(Locale.ROOT);
-    // The steward's reason opens its message (ENGINE_FAILED: ...); the answer's code already says
-    // it, and the SDKs print the message after the status (the Node SDK's "502 ENGINE_FAILED:
-    // backend ..."), so the client reads the words alone.
-    String shown = shown(e);
-    String named = e.reason().name() + ": ";
-    String message = shown.startsWith(named) ? shown.substring(named.length()) : shown;
+    String message = shown(e);
     if (e.reason() == ServeException.Reason.ENGINE_FAILED
         && e.getCause() instanceof UpstreamRefusedException u
         && u.refusedTheRequest()) {

@@ -13,15 +13,20 @@ import java.util.List;
  * joule_ceiling_uj}, {@code fidelityFloor}, {@code fidelty_floor}) was meant as one: passed over,
  * the server's default ceiling or floor applies and the caller believes it set its own. Such a key
  * is refused, naming it and the keys that are read. A key is taken as meant for mesh when, folded
- * to lower case letters and digits, it holds {@code joule} or {@code fidelity}, holds {@code
- * prompttoken}, ends in {@code uj} (mesh's unit, the microjoule), or is at most two edits from a
- * folded mesh key.
+ * to lower case letters and digits, it is at most two edits from a folded mesh key (case,
+ * separators, a letter or two off, {@code joule_ceiling} without its unit) or is a piece of one at
+ * least {@value #PIECE} letters long ({@code fidelity}, {@code ceiling_uj}). A key that only shares
+ * a word or the unit with one ({@code fidelity_notes}, {@code max_uj}, {@code
+ * system_prompt_tokens}) is the caller's own: OpenAI serves it, so refusing it here would refuse a
+ * client that works there.
  */
 final class MeshMetadataKeys {
   /** The keys read, each exactly as written here. */
   static final List<String> READ = List.of("prompt_tokens", "fidelity_floor", "joule_ceiling_uj");
 
-  private static final List<String> STEMS = List.of("joule", "fidelity", "prompttoken");
+  /** The shortest piece of a folded mesh key taken as that key cut short. */
+  private static final int PIECE = 8;
+
   private static final List<String> FOLDED = READ.stream().map(MeshMetadataKeys::fold).toList();
 
   private MeshMetadataKeys() {}
@@ -51,10 +56,9 @@ final class MeshMetadataKeys {
   /** Whether {@code key}, not one of the keys read, looks written as one of them. */
   static boolean meantForMesh(String key) {
     String folded = fold(key);
-    if (folded.endsWith("uj") || STEMS.stream().anyMatch(folded::contains)) {
-      return true;
-    }
-    return FOLDED.stream().anyMatch(k -> withinTwoEdits(folded, k));
+    return FOLDED.stream()
+        .anyMatch(
+            k -> withinTwoEdits(folded, k) || (folded.length() >= PIECE && k.contains(folded)));
   }
 
   /**

@@ -12,9 +12,10 @@ import org.meshjava.steward.ServeResult;
 
 /**
  * Responses API replies in OpenAI's wire format, whole or as a stream of named events: {@code
- * response.created}, {@code response.output_item.added}, {@code response.content_part.added} (sent
- * once the steward has routed), {@code response.output_text.delta} per piece of text as the engine
- * produces tokens, {@code response.output_text.done}, {@code response.content_part.done}, {@code
+ * response.created}, {@code response.output_item.added}, {@code response.content_part.added} (made
+ * once the steward has routed, sent with the first piece of text), {@code
+ * response.output_text.delta} per piece of text as the engine produces tokens, {@code
+ * response.output_text.done}, {@code response.content_part.done}, {@code
  * response.output_item.done}, then {@code response.completed} (or {@code response.incomplete} when
  * {@code max_output_tokens} cut the output) whose response's {@code usage} carries the energy and
  * receipt.

@@ -10,8 +10,8 @@ import org.meshjava.steward.ServeResult;
 
 /**
  * One streamed reply as the serve produces it, in an endpoint's wire format ({@link
- * Completions.Stream}, {@link Responses.Stream}): opening events once the steward has routed, a
- * delta per piece of text as tokens arrive, and closing events carrying the sealed receipt. A
+ * Completions.Stream}, {@link Responses.Stream}): opening events made once the steward has routed,
+ * a delta per piece of text as tokens arrive, and closing events carrying the sealed receipt. A
  * stream's id is random, since the envelope that names a whole reply does not exist until the end.
  *
  * <p>The opening events are held until the first piece of text or the closing events: sending them
@@ -53,7 +53,7 @@ abstract class StreamedReply {
     }
   }
 
-  /** Sends the opening events for the backend the steward chose. */
+  /** Makes the opening events for the backend the steward chose, each with {@link #send}. */
   protected abstract void opening(RouteDecision route);
 
   /** Sends one piece of text; {@code false} once the client is gone. Empty pieces send nothing. */

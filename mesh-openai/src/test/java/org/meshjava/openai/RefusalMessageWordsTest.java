@@ -1,0 +1,30 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.DenialLabel;
+import org.meshjava.steward.GrantsSuspendedException;
+import org.meshjava.steward.NotIssuerException;
+
+/**
+ * Every refused serve's message is the steward's words without its reason's name before them (SPEC
+ * 70, "Errors"): the 503 {@code grants_suspended} answer, written by the grant branch rather than
+ * the reason table, still read "GRANTS_SUSPENDED: ..." beside its code, which the SDKs print after
+ * the status.
+ */
+class RefusalMessageWordsTest {
+
+  @Test
+  void suspendedGrants_readTheWordsAlone() {
+    Reply.Json suspended = Endpoints.refusal(new GrantsSuspendedException("cut journal"));
+    assertThat(suspended.body().at("/error/message").asText()).isEqualTo("cut journal");
+  }
+
+  @Test
+  void aGateDenial_keepsItsLabel_whichIsNoReasonName() {
+    Reply.Json notIssuer =
+        Endpoints.refusal(new NotIssuerException(DenialLabel.BAD_SIGNATURE, "changed", null));
+    assertThat(notIssuer.body().at("/error/message").asText()).isEqualTo("bad-signature: changed");
+  }
+}
