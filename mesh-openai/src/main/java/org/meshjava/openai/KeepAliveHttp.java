@@ -279,16 +279,25 @@ final class KeepAliveHttp {
       while (true) {
         for (int i = pos; i < lim; i++) {
           if (buf[i] == '\n') {
-            String piece = new String(buf, pos, i - pos, StandardCharsets.ISO_8859_1);
+            int start = pos;
             budget[0] -= i + 1 - pos;
             pos = i + 1;
             if (budget[0] < 0) {
               throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
             }
-            String line = sb == null ? piece : sb.append(piece).toString();
+            if (sb == null) {
+              // The whole line in one read (the usual case): one string, without its CR.
+              int end = i > start && buf[i - 1] == '\r' ? i - 1 : i;
+              return new String(buf, start, end - start, StandardCharsets.ISO_8859_1);
+            }
             // The CR is looked for in the whole line: a slow upstream's CR may come in one read and
             // its LF in the next.
-            return line.endsWith("\r") ? line.substring(0, line.length() - 1) : line;
+            sb.append(new String(buf, start, i - start, StandardCharsets.ISO_8859_1));
+            int n = sb.length();
+            if (n > 0 && sb.charAt(n - 1) == '\r') {
+              sb.setLength(n - 1);
+            }
+            return sb.toString();
           }
         }
         // No end of line in the buffer: keep what there is and read more.
