@@ -410,7 +410,9 @@ public final class UpstreamEngine extends DescribedEngine {
    * Why reading a streamed reply failed, in words the client may read. Jetty's stream wraps its
    * failure as an {@link IOException} whose message is the cause's {@code toString()}, which would
    * name a Java class ("java.util.concurrent.TimeoutException: Idle timeout expired: 8004/8000
-   * ms"): a timeout is said as such, any other wrapped failure by its own message.
+   * ms"): a timeout is said as such, a connection that ended or a reply that is no HTTP in {@link
+   * UpstreamHttp#connectionWords}'s words (Jetty's name both addresses), any other wrapped failure
+   * by its own message.
    */
   private static String streamFailure(IOException e) {
     Throwable t = e;
@@ -418,6 +420,10 @@ public final class UpstreamEngine extends DescribedEngine {
       if (c instanceof TimeoutException || c instanceof SocketTimeoutException) {
         return "nothing arrived within the timeout";
       }
+    }
+    String ended = UpstreamHttp.connectionWords(e);
+    if (ended != null) {
+      return ended;
     }
     while (t.getCause() != null && Objects.equals(t.getMessage(), t.getCause().toString())) {
       t = t.getCause();

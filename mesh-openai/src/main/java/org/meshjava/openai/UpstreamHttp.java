@@ -1,5 +1,6 @@
 package org.meshjava.openai;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -12,6 +13,7 @@ import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.HttpResponseException;
 import org.eclipse.jetty.client.InputStreamResponseListener;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
@@ -123,8 +125,15 @@ final class UpstreamHttp {
     return request;
   }
 
-  /** A failed exchange as an IOException whose message names what happened, not a class. */
+  /**
+   * A failed exchange as an IOException whose message names what happened, not a class, nor where
+   * the upstream is ({@link #connectionWords}).
+   */
   private static IOException failed(@Nullable Throwable cause) {
+    String ended = cause == null ? null : connectionWords(cause);
+    if (ended != null) {
+      return new IOException(ended, cause);
+    }
     if (cause instanceof IOException io) {
       return io;
     }
@@ -138,5 +147,24 @@ final class UpstreamHttp {
           default -> String.valueOf(cause.getMessage());
         };
     return new IOException(what, cause);
+  }
+
+  /**
+   * Words for the failures Jetty's client reports in its own terms, or null for any other. Its
+   * message for a connection that ended before the reply did (an {@link EOFException}) and for a
+   * reply that is no HTTP ({@link HttpResponseException}) is its connection's {@code toString()},
+   * both addresses in it; the upstream's is a host on the operator's network, and these messages
+   * reach the API client (SPEC 70).
+   */
+  static @Nullable String connectionWords(Throwable failure) {
+    for (Throwable c = failure; c != null; c = c.getCause()) {
+      if (c instanceof EOFException) {
+        return "the upstream closed the connection before its reply ended";
+      }
+      if (c instanceof HttpResponseException) {
+        return "the upstream's reply is not valid HTTP";
+      }
+    }
+    return null;
   }
 }

@@ -22,32 +22,9 @@ class UpstreamStreamStallTest {
   @Test
   void streamStalledAfterADelta_failsSayingTheTimeoutPassed_namingNoJavaClass() throws Exception {
     CountDownLatch over = new CountDownLatch(1);
-    ScriptedUpstream.Script stalls =
-        new ScriptedUpstream.Script() {
-          @Override
-          public void stream(JsonNode body, OutputStream out) throws Exception {
-            out.write(
-                "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ab\"}}]}\n\n"
-                    .getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            over.await();
-          }
-
-          @Override
-          public String whole(JsonNode body) {
-            throw new UnsupportedOperationException("only streams are asked for");
-          }
-        };
+    ScriptedUpstream.Script stalls = deltaThenStall(over);
     try (ScriptedUpstream up = new ScriptedUpstream(stalls)) {
-      UpstreamEngine engine =
-          UpstreamEngine.builder()
-              .name("remote")
-              .baseUri(up.base())
-              .model("m")
-              .fidelity(Fidelity.F0)
-              .costProfile(CostProfile.perToken(1))
-              .timeout(Duration.ofSeconds(2))
-              .build();
+      UpstreamEngine engine = remote(up.base(), Duration.ofSeconds(2));
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Wait for me.", 8);
       assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), token -> true))
           .isInstanceOf(EngineException.class)
@@ -55,5 +32,41 @@ class UpstreamStreamStallTest {
     } finally {
       over.countDown();
     }
+  }
+
+  /**
+   * An upstream engine "remote" at {@code base} (F0, 1 µJ a token) giving up after {@code timeout}.
+   */
+  static UpstreamEngine remote(java.net.URI base, Duration timeout) {
+    return UpstreamEngine.builder()
+        .name("remote")
+        .baseUri(base)
+        .model("m")
+        .fidelity(Fidelity.F0)
+        .costProfile(CostProfile.perToken(1))
+        .timeout(timeout)
+        .build();
+  }
+
+  /**
+   * An upstream that streams one delta, "ab", then sends nothing until {@code over} is counted
+   * down.
+   */
+  static ScriptedUpstream.Script deltaThenStall(CountDownLatch over) {
+    return new ScriptedUpstream.Script() {
+      @Override
+      public void stream(JsonNode body, OutputStream out) throws Exception {
+        out.write(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ab\"}}]}\n\n"
+                .getBytes(StandardCharsets.UTF_8));
+        out.flush();
+        over.await();
+      }
+
+      @Override
+      public String whole(JsonNode body) {
+        throw new UnsupportedOperationException("only streams are asked for");
+      }
+    };
   }
 }

@@ -1,0 +1,104 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.EngineException;
+
+/**
+ * An upstream that drops the connection in the middle of a streamed reply or before any reply, or
+ * that sends bytes that are no HTTP: the serve fails with words the API client may read, which name
+ * neither the upstream's address nor a Java class. Jetty's client reports such an end as an {@code
+ * EOFException} whose message is its connection's {@code toString()}, local and remote address
+ * included ({@code HttpConnectionOverHTTP@…(l:/127.0.0.1:… <-> r:/10.0.0.7:8000,…)}), and a reply
+ * that is no HTTP as an {@code HttpResponseException} saying the same; the upstream's address is a
+ * host on the operator's network (SPEC 70).
+ */
+class UpstreamCutWordsTest {
+  private static final String HEAD =
+      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+  private static final String DELTA =
+      "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ab\"}}]}\n\n";
+
+  @Test
+  void aStreamCutAfterADelta_failsNamingNoAddress() throws Exception {
+    String chunk = Integer.toHexString(DELTA.length()) + "\r\n" + DELTA + "\r\n";
+    assertFailsWithoutAddress(HEAD + chunk, "closed the connection");
+  }
+
+  @Test
+  void aConnectionClosedBeforeAnyReply_failsNamingNoAddress() throws Exception {
+    assertFailsWithoutAddress("", "closed the connection");
+  }
+
+  @Test
+  void aMalformedChunkAfterADelta_failsNamingNoAddress() throws Exception {
+    String chunk = Integer.toHexString(DELTA.length()) + "\r\n" + DELTA + "\r\n";
+    // Jetty's client ends the exchange as cut short (it closes the connection on the bad chunk).
+    assertFailsWithoutAddress(HEAD + chunk + "zz\r\n", "before its reply ended");
+  }
+
+  @Test
+  void aReplyThatIsNoHttp_failsNamingNoAddress() throws Exception {
+    assertFailsWithoutAddress("SMTP ready\r\n\r\n", "not valid HTTP");
+  }
+
+  private static void assertFailsWithoutAddress(String reply, String words) throws Exception {
+    try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      Thread up =
+          Thread.ofPlatform()
+              .daemon()
+              .start(
+                  () -> {
+                    try (Socket s = listener.accept()) {
+                      readRequest(s.getInputStream());
+                      OutputStream out = s.getOutputStream();
+                      out.write(reply.getBytes(StandardCharsets.UTF_8));
+                      out.flush();
+                    } catch (Exception ignored) {
+                      // The test's assertions say what went wrong.
+                    }
+                  });
+      int port = listener.getLocalPort();
+      UpstreamEngine engine = Fixture.remote(URI.create("http://127.0.0.1:" + port + "/v1"));
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Cut me.", 8);
+      Throwable e = catchThrowable(() -> engine.serve(asked.request(), asked.payload(), t -> true));
+      up.join();
+      assertThat(e).isInstanceOf(EngineException.class);
+      assertThat(e.getMessage())
+          .contains(words)
+          .doesNotContain(Integer.toString(port))
+          .doesNotContain("127.0.0.1")
+          .doesNotContain("HttpConnection")
+          .doesNotContain("Exception");
+    }
+  }
+
+  /** Reads a request's head and its Content-Length body. */
+  private static void readRequest(InputStream in) throws Exception {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        return;
+      }
+      head.append((char) b);
+    }
+    int length = 0;
+    for (String line : head.toString().split("\r\n")) {
+      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+        length = Integer.parseInt(line.substring(15).trim());
+      }
+    }
+    var unused = in.readNBytes(length);
+  }
+}
