@@ -47,8 +47,8 @@ class BlockedEngineTest {
   }
 
   /** Serves under the name "stuck", one at a time with no queue, and never returns from one. */
-  StewardGrantTest.Delegating stuck() {
-    return new StewardGrantTest.Delegating(ReferenceEngine.builder().name("stuck").build()) {
+  StewardGrantTest.OneAtATime stuck() {
+    return new StewardGrantTest.OneAtATime(ReferenceEngine.builder().name("stuck").build()) {
       @Override
       public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
         running.countDown();
@@ -58,16 +58,6 @@ class BlockedEngineTest {
           Thread.currentThread().interrupt();
         }
         return super.serve(r, p);
-      }
-
-      @Override
-      public int maxConcurrentServes() {
-        return 1;
-      }
-
-      @Override
-      public int maxWaitingServes() {
-        return 0;
       }
     };
   }

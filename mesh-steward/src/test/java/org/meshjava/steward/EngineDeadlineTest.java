@@ -57,8 +57,8 @@ class EngineDeadlineTest {
    * Serves under the name "slow", one at a time with no queue; the first serve streams token 1,
    * then waits for {@link #release} through interrupts (noting them), then streams token 2.
    */
-  StewardGrantTest.Delegating slow() {
-    return new StewardGrantTest.Delegating(ReferenceEngine.builder().name("slow").build()) {
+  StewardGrantTest.OneAtATime slow() {
+    return new StewardGrantTest.OneAtATime(ReferenceEngine.builder().name("slow").build()) {
       @Override
       public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
         return serve(r, p, TokenSink.DISCARD);
@@ -75,16 +75,6 @@ class EngineDeadlineTest {
           return new EngineResult(TokenSequence.of(1, 2), ServeOutcome.greedy(p.size(), 2));
         }
         return super.serve(r, p);
-      }
-
-      @Override
-      public int maxConcurrentServes() {
-        return 1;
-      }
-
-      @Override
-      public int maxWaitingServes() {
-        return 0;
       }
     };
   }

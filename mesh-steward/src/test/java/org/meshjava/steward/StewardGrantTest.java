@@ -397,6 +397,23 @@ class StewardGrantTest {
     }
   }
 
+  /** A delegating engine that runs one serve at a time and queues none (others: BACKEND_BUSY). */
+  static class OneAtATime extends Delegating {
+    OneAtATime(ServingEngine inner) {
+      super(inner);
+    }
+
+    @Override
+    public int maxConcurrentServes() {
+      return 1;
+    }
+
+    @Override
+    public int maxWaitingServes() {
+      return 0;
+    }
+  }
+
   /** An engine that names weights. */
   static final class Weighted extends Delegating {
     final WeightsBinding binding;
