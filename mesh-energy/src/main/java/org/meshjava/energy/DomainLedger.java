@@ -426,6 +426,7 @@ final class DomainLedger implements LivenessProbe.Target {
         LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
       }
     }
+    channel.probing(true);
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
     detail = "re-probing";
@@ -435,6 +436,7 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Records a probe's verdict. */
   synchronized void endProbe(LivenessVerdict verdict, long nowNanos) {
+    channel.probing(false);
     epoch++;
     lastProbeNanos = nowNanos;
     lastChangeNanos = nowNanos;
