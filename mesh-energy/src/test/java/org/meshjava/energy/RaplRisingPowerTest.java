@@ -63,6 +63,8 @@ class RaplRisingPowerTest {
 
   @Test
   void aZoneRisingPastTwiceItsBound_isNeverGradedHwShuntShortOfAWrap() throws IOException {
+    // Unwatched: the load rises between timed reads, as where the meter's thread is starved; the
+    // watch's reads would see it at once (aLoadRisingWhileTheWatchReadsEvery2Ms).
     CounterMeter meter = meter();
     assertThat(meter.pollEveryNanos()).as("half of 65.5 s at 1 kW").hasValue(32_766_305_000L);
     tick(meter, clock, 1);
@@ -88,7 +90,7 @@ class RaplRisingPowerTest {
 
   @Test
   void aWindowAfterTheIntervalShortened_isAReadingAgain() throws IOException {
-    CounterMeter meter = meter();
+    CounterMeter meter = clock.watch(meter());
     watts.set(900);
     tick(meter, clock, 2); // the first gap at 900 W shortens the interval
     MeterWindow w = meter.open(Set.of(CPU0));
@@ -149,7 +151,7 @@ class RaplRisingPowerTest {
 
   @Test
   void aWindowAcrossTheLengthening_isAReading() throws IOException {
-    CounterMeter meter = meterReadFor900Watts();
+    CounterMeter meter = clock.watch(meterReadFor900Watts());
     watts.set(100);
     tick(meter, clock, 1);
     MeterWindow w = meter.open(Set.of(CPU0));
@@ -165,6 +167,7 @@ class RaplRisingPowerTest {
 
   @Test
   void aGapTooLongForTheShortInterval_isNotExcusedByTheLengtheningItCauses() throws IOException {
+    // Unwatched: it is about a window left unread for 25 s, which a running watch never leaves.
     CounterMeter meter = meterReadFor900Watts(); // read at least every 18.2 s
     watts.set(100);
     MeterWindow w = meter.open(Set.of(CPU0));
