@@ -1,5 +1,6 @@
 package org.meshjava.energy;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -87,6 +88,23 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final long FIRST_REPROBE_BACKOFF_NANOS = 10_000_000_000L;
 
+  /**
+   * How far back the power bound is also checked from each read, besides the span since the read
+   * before it. Each span is allowed the bound's slack once, so reads close together (the watch
+   * reads a RAPL zone every 2 ms, an Apple rail every 40 ms) would otherwise admit a draw many
+   * times the bound, a slack per read: 1.7 kW on a 1 kW rail read every 40 ms never leaps past 140
+   * J in one gap. Over 2 s with one slack of 100 ms, a draw 5 % past the bound is caught; a burst
+   * past it shorter than the slack is not refused, as over one gap.
+   */
+  static final long SUSTAINED_SPAN_NANOS = 2_000_000_000L;
+
+  /**
+   * How far apart the earlier totals the bound is checked from are kept: a draw past the bound by a
+   * factor {@code f} is caught once it has lasted the slack over {@code f - 1} plus this (243 ms at
+   * 1.7 times a 100 ms slack), with at most {@link #SUSTAINED_SPAN_NANOS} over this totals kept.
+   */
+  static final long ANCHOR_SPACING_NANOS = 100_000_000L;
+
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
     private final long epoch;
@@ -114,6 +132,9 @@ final class DomainLedger implements LivenessProbe.Target {
       this.sinceLastLeaveNanos = sinceLastLeaveNanos;
     }
   }
+
+  /** An earlier total and the earliest it can have been published. */
+  private record Anchor(long total, long sinceNanos) {}
 
   /**
    * What one window learned from this domain at its close.
@@ -152,6 +173,10 @@ final class DomainLedger implements LivenessProbe.Target {
   // not having refreshed for a while, holds energy up to its publication only, so the increment to
   // the next value spans from there, not from the read that happened to return it.
   private long lastTotalSinceNanos;
+  // Earlier totals within SUSTAINED_SPAN_NANOS, each with the earliest it can have been published
+  // (as lastTotalSinceNanos), oldest first and at least ANCHOR_SPACING_NANOS apart: the power bound
+  // holds from each of them too, not only from the last total. Cleared when a total is refused.
+  private final ArrayDeque<Anchor> anchors = new ArrayDeque<>();
   private long lastChangeNanos;
   // The earliest the latest change of the mark can have happened: the start of the last read that
   // still saw the mark before it (Long.MIN_VALUE before any change was seen). The stall rule takes
@@ -401,6 +426,7 @@ final class DomainLedger implements LivenessProbe.Target {
         LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
       }
     }
+    channel.probing(true);
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
     detail = "re-probing";
@@ -410,6 +436,7 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Records a probe's verdict. */
   synchronized void endProbe(LivenessVerdict verdict, long nowNanos) {
+    channel.probing(false);
     epoch++;
     lastProbeNanos = nowNanos;
     lastChangeNanos = nowNanos;
@@ -562,24 +589,34 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /**
    * Refuses a total that ran backwards, or leapt further than the domain can draw since the last
-   * read ({@link EnergyChannel#powerBound()}), as a reset: it is no energy of any window. The books
-   * count on from the new total, so the next read is measured from it, not from the old one (from
-   * which the leap would be admitted once enough time had passed).
+   * read ({@link EnergyChannel#powerBound()}), or rose further than it can draw since any of the
+   * kept earlier totals (a draw past the bound sustained over many reads, each within it alone), as
+   * a reset: it is no energy of any window. The books count on from the new total, so the next read
+   * is measured from it, not from the old one (from which the leap would be admitted once enough
+   * time had passed).
    */
   private void refuseImplausible(long total, long mark, long nowNanos, long afterNanos)
       throws CounterException {
-    long increment;
-    try {
-      increment = Math.subtractExact(total, lastTotal);
-    } catch (ArithmeticException e) {
-      increment = Long.MAX_VALUE;
-    }
     // From when the previous total can have been published, not from the read that returned it: a
     // counter that had not refreshed for a while was late, not reset, and its next value brings the
     // energy of the whole time since.
-    long sinceNanos = afterNanos - lastTotalSinceNanos;
     PowerBound bound = channel.powerBound();
-    if (increment >= 0 && increment <= bound.mostDrawnUj(sinceNanos)) {
+    long fromTotal = lastTotal;
+    long fromNanos = lastTotalSinceNanos;
+    boolean plausible = withinBound(bound, lastTotal, lastTotalSinceNanos, total, afterNanos);
+    while (!anchors.isEmpty()
+        && afterNanos - anchors.getFirst().sinceNanos() > SUSTAINED_SPAN_NANOS) {
+      anchors.removeFirst();
+    }
+    for (Anchor a : anchors) {
+      if (!plausible) {
+        break;
+      }
+      plausible = withinBound(bound, a.total(), a.sinceNanos(), total, afterNanos);
+      fromTotal = a.total();
+      fromNanos = a.sinceNanos();
+    }
+    if (plausible) {
       return;
     }
     long was = lastTotal;
@@ -587,19 +624,38 @@ final class DomainLedger implements LivenessProbe.Target {
     lastMark = mark;
     lastTotalSinceNanos = lastReadNanos;
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
+    anchors.clear();
+    anchors.add(new Anchor(total, lastTotalSinceNanos));
+    boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != was;
     throw new CounterException(
         CounterIssue.COUNTER_RESET,
         channel.name()
             + " total moved from "
-            + was
+            + fromTotal
             + " to "
             + total
             + " µJ in "
-            + sinceNanos / 1_000_000
-            + " ms: "
-            + (increment < 0 ? "backwards" : "more than " + bound.watts() + " W can draw")
+            + (afterNanos - fromNanos) / 1_000_000
+            + " ms"
+            + (sustained ? " (over several reads)" : "")
+            + ": "
+            + (total < was ? "backwards" : "more than " + bound.watts() + " W can draw")
             + ", so the counter was reset or misread; counting on from "
             + total);
+  }
+
+  /**
+   * Whether the rise from {@code from}, published no earlier than {@code fromNanos}, is drawable.
+   */
+  private static boolean withinBound(
+      PowerBound bound, long from, long fromNanos, long total, long afterNanos) {
+    long increment;
+    try {
+      increment = Math.subtractExact(total, from);
+    } catch (ArithmeticException e) {
+      increment = Long.MAX_VALUE;
+    }
+    return increment >= 0 && increment <= bound.mostDrawnUj(afterNanos - fromNanos);
   }
 
   /**
@@ -694,8 +750,13 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     if (!haveTotal) {
       lastTotalSinceNanos = nowNanos;
+      anchors.add(new Anchor(total, lastTotalSinceNanos));
     } else if (total != lastTotal) {
       lastTotalSinceNanos = lastReadNanos;
+      if (anchors.isEmpty()
+          || lastTotalSinceNanos - anchors.getLast().sinceNanos() >= ANCHOR_SPACING_NANOS) {
+        anchors.add(new Anchor(total, lastTotalSinceNanos));
+      }
     }
     lastTotal = total;
     lastMark = mark;

@@ -75,6 +75,13 @@ interface EnergyChannel {
    */
   default void recheckAtProbe() {}
 
+  /**
+   * Called under the meter's lock on this counter as each probe of it begins ({@code true}) and
+   * ends: the probe's reads, a millisecond apart while it burns, measure its own load, which a
+   * channel that follows its domain's draw (a RAPL zone's read interval) leaves out.
+   */
+  default void probing(boolean running) {}
+
   /** Releases native resources; reads after this fail. */
   default void release() {}
 }

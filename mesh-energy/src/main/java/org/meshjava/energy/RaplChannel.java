@@ -87,6 +87,12 @@ final class RaplChannel extends NamedChannel {
   /** The highest power seen in the current quiet run, in watts. */
   private double quietPeakWatts;
 
+  /**
+   * Whether a probe of this zone is running: its reads are not judged (its burn is its own load,
+   * not a serve's), and the first read after it is judged from its last.
+   */
+  private boolean probing;
+
   /** A zone that publishes no power figure: bounded at {@link #ASSUMED_MAX_WATTS}. */
   RaplChannel(
       String name,
@@ -187,8 +193,11 @@ final class RaplChannel extends NamedChannel {
    * set before the zone draws that much; what can be seen is the power rising towards it, read over
    * the gaps between reads. Past half the bound, the interval is reckoned from four times the
    * highest power seen (twice, as for a published limit, and twice again so a load that keeps
-   * rising moves it only at each doubling). Gaps under {@link #MIN_OBSERVED_GAP_NANOS} are passed
-   * over: the counter's refresh makes them noise. The reset bound keeps {@link #maxWatts}.
+   * rising moves it only at each doubling). A read less than {@link #MIN_OBSERVED_GAP_NANOS} after
+   * the last judged one is not judged alone (the counter's refresh makes such a gap noise): the
+   * draw is judged from that same read once a later one is far enough from it, so reads closer
+   * together (the watch's, every 2 ms while windows are open) still move the interval. A probe's
+   * reads are not judged: they measure its own burn. The reset bound keeps {@link #maxWatts}.
    *
    * <p>Without a way back, a load that rose once would keep the zone on its shortest interval for
    * the life of the process, each timed read landing in the windows it meters. The bound comes down
@@ -202,7 +211,12 @@ final class RaplChannel extends NamedChannel {
    */
   private void observe(long total, long start, long end) {
     long gap = start - lastReadEndNanos;
-    if (observed && gap >= MIN_OBSERVED_GAP_NANOS && total >= lastTotalUj) {
+    if (observed && !probing && gap < MIN_OBSERVED_GAP_NANOS && total >= lastTotalUj) {
+      // Too short to judge alone (the watch reads every 2 ms while windows are open): the draw is
+      // judged from the same earlier read once the span from it is long enough.
+      return;
+    }
+    if (observed && !probing && total >= lastTotalUj) {
       // µJ per µs is W; from the end of the last read to the start of this one, the shortest the
       // energy can have been drawn in, so the power is not understated.
       double watts = (total - lastTotalUj) * 1_000.0 / gap;
@@ -231,6 +245,11 @@ final class RaplChannel extends NamedChannel {
   /** Four times {@code watts}, rounded up, within the range the interval arithmetic takes. */
   private static long wattsFor(double watts) {
     return (long) Math.min(Long.MAX_VALUE / 1_000.0, Math.ceil(4 * watts));
+  }
+
+  @Override
+  public void probing(boolean running) {
+    probing = running;
   }
 
   /**

@@ -54,6 +54,13 @@ final class RaplDieSum extends NamedChannel {
   }
 
   @Override
+  public void probing(boolean running) {
+    for (RaplChannel d : dies) {
+      d.probing(running);
+    }
+  }
+
+  @Override
   public long readTotalUj() throws CounterException {
     long[] totals = new long[dies.size()];
     long total = 0;

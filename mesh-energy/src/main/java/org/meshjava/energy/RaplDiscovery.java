@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -73,8 +74,16 @@ final class RaplDiscovery {
       readable(root, zone, reader, clock, retry, rejected)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
+    Map<EnergyDomain, List<RaplChannel>> distinctByDomain = new LinkedHashMap<>();
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
-      List<RaplChannel> distinct = withoutMirrors(e.getValue(), rejected);
+      distinctByDomain.put(e.getKey(), withoutMirrors(e.getValue(), rejected));
+    }
+    withoutSharedAcrossDomains(distinctByDomain, clock, rejected);
+    for (Map.Entry<EnergyDomain, List<RaplChannel>> e : distinctByDomain.entrySet()) {
+      List<RaplChannel> distinct = e.getValue();
+      if (distinct.isEmpty()) {
+        continue;
+      }
       if (distinct.size() == 1) {
         found.add(distinct.getFirst());
       } else {
@@ -302,20 +311,85 @@ final class RaplDiscovery {
     return kept;
   }
 
-  private static boolean mirrors(RaplChannel a, RaplChannel b) {
-    if (a.rangeUj() != b.rangeUj()) {
+  /**
+   * Drops every zone that publishes the same counter as a zone of another domain (two packages, or
+   * a package and a DRAM zone, reading alike to the microjoule and moving together), reporting
+   * each: such a counter reads no one of those domains, so a window on one would be charged the
+   * other's energy and a window on both would count it twice, each graded a reading. Unlike a die
+   * mirror within one package, neither zone can be kept. Equal readings alone are not enough across
+   * domains (counters at rest may agree, as fresh ones at 0 do): the two must read equal again
+   * after both have moved, {@link #MOVE_WAIT_NANOS} later.
+   */
+  private static void withoutSharedAcrossDomains(
+      Map<EnergyDomain, List<RaplChannel>> byDomain,
+      ProbeClock clock,
+      List<CounterStatus> rejected) {
+    List<RaplChannel> all = new ArrayList<>();
+    byDomain.values().forEach(all::addAll);
+    Map<RaplChannel, RaplChannel> shared = new LinkedHashMap<>();
+    for (int i = 0; i < all.size(); i++) {
+      for (int j = i + 1; j < all.size(); j++) {
+        RaplChannel a = all.get(i);
+        RaplChannel b = all.get(j);
+        if (!a.domain().equals(b.domain()) && mirrorsWhileMoving(a, b, clock)) {
+          shared.putIfAbsent(a, b);
+          shared.putIfAbsent(b, a);
+        }
+      }
+    }
+    for (Map.Entry<RaplChannel, RaplChannel> e : shared.entrySet()) {
+      RaplChannel zone = e.getKey();
+      byDomain.getOrDefault(zone.domain(), new ArrayList<>()).remove(zone);
+      rejected.add(
+          CounterStatus.unavailable(
+              zone.name(),
+              Optional.of(zone.domain()),
+              CounterIssue.NOT_A_DOMAIN,
+              "publishes the same counter as "
+                  + e.getValue().name()
+                  + " of "
+                  + e.getValue().domain()
+                  + " (equal readings, moving together), so it reads neither domain alone; not"
+                  + " used"));
+    }
+  }
+
+  /**
+   * How long apart the two equal readings of zones taken for one counter across domains are: two
+   * refreshes of the energy status register (about 1 ms each), so a moving counter has moved.
+   */
+  static final long MOVE_WAIT_NANOS = 2_000_000L;
+
+  private static boolean mirrorsWhileMoving(RaplChannel a, RaplChannel b, ProbeClock clock) {
+    OptionalLong first = equalReading(a, b);
+    if (first.isEmpty()) {
       return false;
+    }
+    clock.idleUntil(clock.nanoTime() + MOVE_WAIT_NANOS);
+    OptionalLong second = equalReading(a, b);
+    return second.isPresent() && second.getAsLong() != first.getAsLong();
+  }
+
+  /** A value both zones read back to back, within {@link #MIRROR_ATTEMPTS} tries. */
+  private static OptionalLong equalReading(RaplChannel a, RaplChannel b) {
+    if (a.rangeUj() != b.rangeUj()) {
+      return OptionalLong.empty();
     }
     for (int i = 0; i < MIRROR_ATTEMPTS; i++) {
       try {
-        if (a.readRaw() == b.readRaw()) {
-          return true;
+        long value = a.readRaw();
+        if (value == b.readRaw()) {
+          return OptionalLong.of(value);
         }
       } catch (CounterException e) {
-        return false;
+        return OptionalLong.empty();
       }
     }
-    return false;
+    return OptionalLong.empty();
+  }
+
+  private static boolean mirrors(RaplChannel a, RaplChannel b) {
+    return equalReading(a, b).isPresent();
   }
 
   private static Optional<EnergyDomain> domainOf(

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -65,6 +66,21 @@ class IoReportTest {
     public void release() {
       released = true;
     }
+  }
+
+  /**
+   * A session whose CPU rail draws 10 W and whose GPU rail draws {@code gpuWatts}, each delta
+   * holding the energy since the last one.
+   */
+  static IoReportSampler cpuAndGpuRails(FakeClock clock, LongSupplier gpuWatts) {
+    long[] lastSample = {clock.nanoTime()};
+    return () -> {
+      long ms = (clock.nanoTime() - lastSample[0]) / 1_000_000;
+      lastSample[0] = clock.nanoTime();
+      return List.of(
+          new IoReportEntry("Energy Model", "CPU Energy", "mJ", ms * 10),
+          new IoReportEntry("Energy Model", "GPU Energy", "mJ", ms * gpuWatts.getAsLong()));
+    };
   }
 
   private static CounterMeter meterOver(IoReportSampler replay, FakeClock clock) {
@@ -181,17 +197,8 @@ class IoReportTest {
   @Test
   void gpuRailDeltaPastOneKilowatt_isAResetNotAReading() {
     FakeClock clock = new FakeClock();
-    long[] lastSample = {clock.nanoTime()};
     long[] gpuWatts = {20};
-    IoReportSampler sampler =
-        () -> {
-          long ms = (clock.nanoTime() - lastSample[0]) / 1_000_000;
-          lastSample[0] = clock.nanoTime();
-          return List.of(
-              new IoReportEntry("Energy Model", "CPU Energy", "mJ", ms * 10),
-              new IoReportEntry("Energy Model", "GPU Energy", "mJ", ms * gpuWatts[0]));
-        };
-    CounterMeter meter = meterOver(sampler, clock, r -> {});
+    CounterMeter meter = meterOver(cpuAndGpuRails(clock, () -> gpuWatts[0]), clock, r -> {});
     meter.probeNow();
     assertThat(meter.liveDomains()).contains(EnergyDomain.gpu(0));
     MeterWindow w = meter.open(Set.of(EnergyDomain.gpu(0)));

@@ -180,6 +180,34 @@ class NvmlMeterTest {
     meter.close();
   }
 
+  // A board off the bus (GPU_IS_LOST) is not re-discovered (NVML would have to be shut down and
+  // initialised again under every other board's handles): its handle is kept and re-probed, so a
+  // board that answers on it again (its counter restarted, as after a reset) comes back without a
+  // restart, and no window meanwhile is graded from it, the one across its return included.
+  @Test
+  void aLostBoardThatAnswersAgain_isEstimatorMeanwhile_andMeasuredAfterItsReprobe() {
+    FakeNvml.script(0, 50_000_000, 3, 1);
+    CounterMeter meter = (CounterMeter) discover().meter();
+    MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
+    FakeNvml.setEnergyError(0, GPU_IS_LOST);
+    assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
+    reprobes.removeFirst().run();
+    assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
+
+    MeterWindow across = meter.open(Set.of(GPU0));
+    clock.advanceMillis(50);
+    FakeNvml.setEnergyError(0, 0);
+    FakeNvml.script(0, 7, 3, 1); // the counter restarted near 0
+    clock.advanceMillis(50);
+    assertThat(across.close(4)).isEqualTo(Energy.estimated(4));
+
+    assertThat(reprobes).as("a failed re-probe waits for the periodic one").isEmpty();
+    clock.advanceMillis(600_000); // which looks again at every counter not live
+    meter.open(Set.of(GPU0)).abandon();
+    measuredAgainAfterTheReprobe(meter);
+  }
+
   /** Runs the one re-probe a demotion scheduled; the next window reads the counter again. */
   private void measuredAgainAfterTheReprobe(CounterMeter meter) {
     assertThat(reprobes).hasSize(1);

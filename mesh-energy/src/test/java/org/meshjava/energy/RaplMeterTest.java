@@ -779,6 +779,27 @@ class RaplMeterTest {
     meter.close();
   }
 
+  // One counter published under two packages' zones (moving together, equal to the microjoule)
+  // reads neither package alone: a serve on both was counted twice, a serve on one was charged the
+  // other's energy, each graded a reading. Neither zone is used.
+  @Test
+  void discover_whenTwoPackagesPublishOneCounter_usesNeither() throws IOException {
+    Path p0 = zone("intel-rapl:0", "package-0", 5_000);
+    Path p1 = zone("intel-rapl:1", "package-1", 5_000);
+    powered(p0, 5_000, 68, RANGE, p1);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    MeterWindow w = found.meter().open(Set.of(CPU0, EnergyDomain.cpuPackage(1)));
+    clock.advanceMillis(100);
+    assertThat(w.close(9)).as("6.8 J drawn").isEqualTo(Energy.estimated(9));
+    assertThat(found.counters())
+        .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.NOT_A_DOMAIN)))
+        .extracting(CounterStatus::counter)
+        .containsExactlyInAnyOrder("rapl:intel-rapl:0", "rapl:intel-rapl:1");
+    if (found.meter() instanceof CounterMeter meter) {
+      meter.close();
+    }
+  }
+
   // Issue 13 item 6: on two sockets a serve is HwShunt only when every declared package (and the
   // DRAM of each, where it has a counter) is live and covered.
   private static final EnergyDomain CPU1 = EnergyDomain.cpuPackage(1);

@@ -63,6 +63,8 @@ class RaplRisingPowerTest {
 
   @Test
   void aZoneRisingPastTwiceItsBound_isNeverGradedHwShuntShortOfAWrap() throws IOException {
+    // Unwatched: the load rises between timed reads, as where the meter's thread is starved; the
+    // watch's reads would see it at once (aLoadRisingWhileTheWatchReadsEvery2Ms).
     CounterMeter meter = meter();
     assertThat(meter.pollEveryNanos()).as("half of 65.5 s at 1 kW").hasValue(32_766_305_000L);
     tick(meter, clock, 1);
@@ -88,7 +90,7 @@ class RaplRisingPowerTest {
 
   @Test
   void aWindowAfterTheIntervalShortened_isAReadingAgain() throws IOException {
-    CounterMeter meter = meter();
+    CounterMeter meter = clock.watch(meter());
     watts.set(900);
     tick(meter, clock, 2); // the first gap at 900 W shortens the interval
     MeterWindow w = meter.open(Set.of(CPU0));
@@ -97,8 +99,7 @@ class RaplRisingPowerTest {
     long drawn = drawnUj.get() - before;
     Energy e = w.close(1);
 
-    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
-    assertThat(e.measuredUj().getAsLong()).isBetween(drawn - 2 * UNIT, drawn);
+    assertCountedWhole(e, drawn);
     meter.close();
   }
 
@@ -150,7 +151,7 @@ class RaplRisingPowerTest {
 
   @Test
   void aWindowAcrossTheLengthening_isAReading() throws IOException {
-    CounterMeter meter = meterReadFor900Watts();
+    CounterMeter meter = clock.watch(meterReadFor900Watts());
     watts.set(100);
     tick(meter, clock, 1);
     MeterWindow w = meter.open(Set.of(CPU0));
@@ -160,13 +161,13 @@ class RaplRisingPowerTest {
     Energy e = w.close(1);
 
     assertThat(meter.pollEveryNanos()).hasValue(32_766_305_000L);
-    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
-    assertThat(e.measuredUj().getAsLong()).isBetween(drawn - 2 * UNIT, drawn);
+    assertCountedWhole(e, drawn);
     meter.close();
   }
 
   @Test
   void aGapTooLongForTheShortInterval_isNotExcusedByTheLengtheningItCauses() throws IOException {
+    // Unwatched: it is about a window left unread for 25 s, which a running watch never leaves.
     CounterMeter meter = meterReadFor900Watts(); // read at least every 18.2 s
     watts.set(100);
     MeterWindow w = meter.open(Set.of(CPU0));
@@ -179,5 +180,47 @@ class RaplRisingPowerTest {
         .as("a second wrap could hide in a gap longer than the interval it was read at")
         .isEqualTo(Provenance.Estimator);
     meter.close();
+  }
+
+  // The watch reads a zone every 2 ms while a window is open on it, each gap far under the 10 ms a
+  // draw is judged over; the draw is judged over the span of those reads instead, so the interval
+  // follows a load that changes while windows are open, both ways.
+  @Test
+  void aLoadRisingWhileTheWatchReadsEvery2Ms_shortensTheInterval() throws IOException {
+    CounterMeter meter = clock.watch(meter());
+    tick(meter, clock, 1);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    assertThat(meter.watchEveryNanos()).hasValue(2_000_000L);
+    watts.set(900);
+    clock.advanceMillis(100);
+
+    assertThat(meter.pollEveryNanos())
+        .as("read for four times the 900 W seen: half of 18.2 s")
+        .hasValue(9_101_751_500L);
+    assertThat(w.close(1).provenance())
+        .as("the reads before it were spaced for less")
+        .isEqualTo(Provenance.Estimator);
+    meter.close();
+  }
+
+  @Test
+  void aLoadFallingWhileTheWatchReadsEvery2Ms_lengthensTheInterval() throws IOException {
+    CounterMeter meter = clock.watch(meterReadFor900Watts());
+    watts.set(100);
+    MeterWindow w = meter.open(Set.of(CPU0));
+    long before = drawnUj.get();
+    clock.advanceMillis(20_000); // quiet for the 18.2 s 3.6 kW takes through the range
+    long drawn = drawnUj.get() - before;
+    Energy e = w.close(1);
+
+    assertThat(meter.pollEveryNanos()).as("back to 1 kW").hasValue(32_766_305_000L);
+    assertCountedWhole(e, drawn);
+    meter.close();
+  }
+
+  /** A reading of every µJ drawn, short of at most two energy units at its edges. */
+  private static void assertCountedWhole(Energy e, long drawn) {
+    assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
+    assertThat(e.measuredUj().getAsLong()).isBetween(drawn - 2 * UNIT, drawn);
   }
 }
