@@ -34,6 +34,7 @@ import org.meshjava.openai.EnergyUsage;
 import org.meshjava.openai.ReceiptJson;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.ReceiptChain;
+import org.meshjava.router.AdmissionHint;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.ServeResult;
 import org.meshjava.steward.Steward;

@@ -3,63 +3,14 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.meshjava.cli.MeshCommandTest.mesh;
 
-import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.meshjava.cli.MeshCommandTest.Run;
-import org.meshjava.core.Fidelity;
-import org.meshjava.router.Inadmissibility;
-import org.meshjava.router.RouteCandidate;
 
 /**
- * A {@code NO_ADMISSIBLE_BACKEND} refusal that the CLI prints says what floor or ceiling would have
- * admitted which backend: the reason word alone (fixed by the conformance vectors) left a new user
- * to work that out from four route lines.
+ * The demo's {@code NO_ADMISSIBLE_BACKEND} refusal prints the router's hint (what floor or ceiling
+ * would have admitted which backend; its rules are mesh-router's AdmissionHintTest).
  */
 class AdmissionHintTest {
-  private static RouteCandidate refused(
-      String name, Fidelity fidelity, long estimateUj, Inadmissibility.Kind kind) {
-    return new RouteCandidate(
-        name, fidelity, estimateUj, Optional.of(new Inadmissibility(kind, kind.name())));
-  }
-
-  @Test
-  void belowTheFloor_namesTheFloor_andAnOverCeilingOneTheCeiling() {
-    String hint =
-        AdmissionHint.of(
-            List.of(
-                refused("small", Fidelity.F1, 500, Inadmissibility.Kind.BELOW_FLOOR),
-                refused("big", Fidelity.F4, 40_000, Inadmissibility.Kind.OVER_CEILING)),
-            Fidelity.F4,
-            1_000);
-    assertThat(hint)
-        .isEqualTo(
-            "a floor of F1 or lower would admit small;"
-                + " a ceiling of 40000 uJ or more would admit big");
-  }
-
-  @Test
-  void aBackendBelowTheFloorAndOverTheCeiling_namesBoth() {
-    // The router records only the first rule failed (the floor); the ceiling must move too.
-    String hint =
-        AdmissionHint.of(
-            List.of(refused("mid", Fidelity.F2, 4_600, Inadmissibility.Kind.BELOW_FLOOR)),
-            Fidelity.F4,
-            1_000);
-    assertThat(hint)
-        .isEqualTo("a floor of F2 or lower and a ceiling of 4600 uJ or more would admit mid");
-  }
-
-  @Test
-  void aBackendNoBoundAdmits_isSaidSo() {
-    String hint =
-        AdmissionHint.of(
-            List.of(refused("gated", Fidelity.F4, 10, Inadmissibility.Kind.NOT_PERMITTED)),
-            Fidelity.F1,
-            1_000);
-    assertThat(hint).startsWith("gated is not admitted by any floor or ceiling");
-  }
-
   @Test
   void theDemosRefusal_carriesTheHint() {
     Run r = mesh("demo");

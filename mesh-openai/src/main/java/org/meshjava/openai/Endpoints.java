@@ -30,6 +30,7 @@ import org.meshjava.jcp.Revocation;
 import org.meshjava.receipt.Envelope;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.receipt.ReceiptException;
+import org.meshjava.router.NoAdmissibleBackendException;
 import org.meshjava.steward.GrantDeniedException;
 import org.meshjava.steward.GrantsSuspendedException;
 import org.meshjava.steward.NotIssuerException;
@@ -804,8 +805,14 @@ final class Endpoints {
     }
     return switch (e.reason()) {
       case NO_ADMISSIBLE_BACKEND -> {
+        // The router's message (fixed by the conformance vectors) says which rules refused; its
+        // hint says which bound to move, which a client reading the SDK's error needs most.
+        String hinted =
+            e.getCause() instanceof NoAdmissibleBackendException n
+                ? message + ": " + n.hint()
+                : message;
         ObjectNode body =
-            ErrorReply.body("invalid_request_error", code, message, Optional.of("metadata"));
+            ErrorReply.body("invalid_request_error", code, hinted, Optional.of("metadata"));
         ((ObjectNode) body.get("error")).set("candidates", EnergyUsage.candidates(e.candidates()));
         yield new Reply.Json(422, body);
       }

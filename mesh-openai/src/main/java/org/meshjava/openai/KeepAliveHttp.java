@@ -48,6 +48,15 @@ final class KeepAliveHttp {
   /** The most bytes of status line and headers read before the body. */
   static final int MAX_HEAD_BYTES = 64 << 10;
 
+  /** The most bytes of one line framing a chunked body (a chunk's size and its extensions). */
+  static final int MAX_CHUNK_LINE_BYTES = 8 << 10;
+
+  private static final String HEAD_TOO_LONG =
+      "the reply's head or trailers are over " + MAX_HEAD_BYTES + " bytes";
+
+  private static final String CHUNK_LINE_TOO_LONG =
+      "a line framing the reply's chunks is over " + MAX_CHUNK_LINE_BYTES + " bytes";
+
   /** Idle connections kept per upstream; more are closed when their exchange ends. */
   private static final int MAX_IDLE = 1024;
 
@@ -273,8 +282,12 @@ final class KeepAliveHttp {
       lim += n;
     }
 
-    /** One line without its CR LF (or LF), as ISO-8859-1 text; counts toward {@code budget}. */
-    String line(int[] budget) throws IOException {
+    /**
+     * One line without its CR LF (or LF), as ISO-8859-1 text; counts toward {@code budget}, which
+     * the caller sets to what it allows (a head's bytes, one chunk line's), and past it fails
+     * saying {@code tooLong}.
+     */
+    String line(int[] budget, String tooLong) throws IOException {
       StringBuilder sb = null;
       while (true) {
         for (int i = pos; i < lim; i++) {
@@ -283,7 +296,7 @@ final class KeepAliveHttp {
             budget[0] -= i + 1 - pos;
             pos = i + 1;
             if (budget[0] < 0) {
-              throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
+              throw new IOException(tooLong);
             }
             if (sb == null) {
               // The whole line in one read (the usual case): one string, without its CR.
@@ -306,7 +319,7 @@ final class KeepAliveHttp {
         }
         budget[0] -= lim - pos;
         if (budget[0] < 0) {
-          throw new IOException("the reply's head is over " + MAX_HEAD_BYTES + " bytes");
+          throw new IOException(tooLong);
         }
         sb.append(new String(buf, pos, lim - pos, StandardCharsets.ISO_8859_1));
         pos = lim;
@@ -316,7 +329,7 @@ final class KeepAliveHttp {
 
     Head head() throws IOException {
       int[] budget = {MAX_HEAD_BYTES};
-      String status = line(budget);
+      String status = line(budget, HEAD_TOO_LONG);
       if (!status.startsWith("HTTP/1.") || status.length() < 12 || status.charAt(8) != ' ') {
         throw new IOException("the upstream's reply is not HTTP/1.x: " + abbreviate(status));
       }
@@ -330,7 +343,9 @@ final class KeepAliveHttp {
       long length = -1;
       boolean chunked = false;
       boolean close = !http11;
-      for (String line = line(budget); !line.isEmpty(); line = line(budget)) {
+      for (String line = line(budget, HEAD_TOO_LONG);
+          !line.isEmpty();
+          line = line(budget, HEAD_TOO_LONG)) {
         int colon = line.indexOf(':');
         if (colon <= 0) {
           throw new IOException("the upstream sent a malformed header: " + abbreviate(line));
@@ -410,12 +425,20 @@ final class KeepAliveHttp {
       }
     }
 
+    /**
+     * A chunked body. Its limits are per line and on the data: each chunk-size line, and each line
+     * ending a chunk's data, may take {@value #MAX_CHUNK_LINE_BYTES} bytes; the trailers together
+     * take at most {@value #MAX_HEAD_BYTES}, as a head; the data at most {@link
+     * UpstreamHttp#MAX_REPLY_BYTES}. No bound covers all the framing together: a reply written in
+     * many small chunks (an upstream flushing each few bytes) has as many size lines, and the data
+     * bound and the exchange's deadline already end a reply that never does.
+     */
     private byte[] chunked() throws IOException {
       byte[] out = new byte[1024];
       int n = 0;
-      int[] budget = {MAX_HEAD_BYTES};
       while (true) {
-        String line = line(budget);
+        int[] budget = {MAX_CHUNK_LINE_BYTES};
+        String line = line(budget, CHUNK_LINE_TOO_LONG);
         int semi = line.indexOf(';');
         String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
         long size;
@@ -429,7 +452,8 @@ final class KeepAliveHttp {
         }
         if (size == 0) {
           // Trailers, if any, up to the empty line.
-          while (!line(budget).isEmpty()) {
+          int[] trailers = {MAX_HEAD_BYTES};
+          while (!line(trailers, HEAD_TOO_LONG).isEmpty()) {
             // Skipped: nothing here reads trailers.
           }
           return Arrays.copyOf(out, n);
@@ -442,7 +466,8 @@ final class KeepAliveHttp {
         }
         read(out, n, (int) size);
         n += (int) size;
-        if (!line(budget).isEmpty()) {
+        budget[0] = MAX_CHUNK_LINE_BYTES;
+        if (!line(budget, CHUNK_LINE_TOO_LONG).isEmpty()) {
           throw new IOException("the upstream's chunk does not end where its size says");
         }
       }

@@ -191,18 +191,19 @@ public final class UpstreamEngine extends DescribedEngine {
       JsonNode reply = JSON.readTree(response.body());
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
       if (!content.isTextual()) {
-        throw new EngineException("the upstream sent no choices[0].message.content");
+        throw replyFault("the upstream sent no choices[0].message.content", null);
       }
       text = content.asText();
       usage =
           usage(reply, request)
               .orElseThrow(
                   () ->
-                      new EngineException(
+                      replyFault(
                           "the upstream sent no usage report; a serve is counted in the upstream's"
-                              + " tokens, never in characters"));
+                              + " tokens, never in characters",
+                          null));
     } catch (IOException e) {
-      throw new EngineException("the upstream sent a body that is not JSON", e);
+      throw replyFault("the upstream sent a body that is not JSON", e);
     }
     TokenSequence tokens = TokenSequence.of(text.codePoints().toArray());
     return new EngineResult(
@@ -277,9 +278,10 @@ public final class UpstreamEngine extends DescribedEngine {
           continue;
         }
         if (++deltas > request.maxTokens()) {
-          throw new EngineException(
+          throw replyFault(
               "the upstream streamed more content deltas than the request's max_tokens "
-                  + request.maxTokens());
+                  + request.maxTokens(),
+              null);
         }
         // The delta's code points go to the sink as one run, so a client sees the upstream's
         // delta as one piece, not one event per character (a half surrogate pair ending it waits
@@ -291,10 +293,10 @@ public final class UpstreamEngine extends DescribedEngine {
       }
     } catch (JsonProcessingException e) {
       // The parser's own message, without its location or class: the client reads this text.
-      throw new EngineException(
+      throw replyFault(
           "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
-      throw new EngineException("the upstream's stream failed: " + streamFailure(e), e);
+      throw replyFault("the upstream's stream failed: " + streamFailure(e), e);
     }
     TokenSequence rest = reply.finish();
     if (!stopped && rest.size() > 0) {
@@ -308,9 +310,10 @@ public final class UpstreamEngine extends DescribedEngine {
           TokenAccounting.REMOTE_USAGE);
     }
     if (!stopped) {
-      throw new EngineException(
+      throw replyFault(
           "the upstream ended its stream without a usage report (stream_options.include_usage); a"
-              + " serve is counted in the upstream's tokens, never in characters");
+              + " serve is counted in the upstream's tokens, never in characters",
+          null);
     }
     return new EngineResult(
         tokens, ServeOutcome.greedy(prompt.size(), deltas), TokenAccounting.REMOTE_STREAM_DELTAS);
@@ -407,6 +410,23 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
+   * A reply the upstream answered 200 but that cannot be served: a stream that broke after its
+   * status came (cut, stalled, an event that is not JSON), a body that is not JSON or lacks its
+   * text, a usage report missing or counting past {@code max_tokens}. {@code words} are the
+   * client's failure; the operator's log says them too with the upstream's name and endpoint at
+   * WARN, held to one line a minute as a failed exchange is ({@link FailureLogLimit}), since an
+   * upstream that never reports usage (one that ignores {@code stream_options}) fails every serve
+   * alike. Neither carries the request: the prompt is the client's, not the operator's to read.
+   */
+  private EngineException replyFault(String words, @Nullable Exception cause) {
+    failures
+        .failed(words)
+        .ifPresent(
+            line -> LOG.warn("upstream {} at {} reply failed: {}", name(), chatCompletions, line));
+    return new EngineException(words, cause);
+  }
+
+  /**
    * Why reading a streamed reply failed, in words the client may read. Jetty's stream wraps its
    * failure as an {@link IOException} whose message is the cause's {@code toString()}, which would
    * name a Java class ("java.util.concurrent.TimeoutException: Idle timeout expired: 8004/8000
@@ -475,11 +495,12 @@ public final class UpstreamEngine extends DescribedEngine {
     long promptTokens = count(usage, "prompt_tokens");
     long completionTokens = count(usage, "completion_tokens");
     if (completionTokens > request.maxTokens()) {
-      throw new EngineException(
+      throw replyFault(
           "the upstream counted "
               + completionTokens
               + " completion tokens, over the request's max_tokens "
-              + request.maxTokens());
+              + request.maxTokens(),
+          null);
     }
     return Optional.of(new Usage(promptTokens, completionTokens));
   }
@@ -487,7 +508,7 @@ public final class UpstreamEngine extends DescribedEngine {
   private long count(JsonNode usage, String field) throws EngineException {
     JsonNode v = usage.path(field);
     if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < 0 || v.asLong() > U32_MAX) {
-      throw new EngineException("the upstream sent usage." + field + " " + v + ", not a u32 count");
+      throw replyFault("the upstream sent usage." + field + " " + v + ", not a u32 count", null);
     }
     return v.asLong();
   }

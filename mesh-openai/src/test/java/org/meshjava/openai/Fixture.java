@@ -177,6 +177,19 @@ final class Fixture implements AutoCloseable {
         .build();
   }
 
+  /** What {@code action} wrote to standard error, where slf4j-simple logs. */
+  static String stderrOf(Runnable action) {
+    java.io.PrintStream err = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(err);
+    }
+    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   static ObjectNode chat(String prompt) {
     ObjectNode body = JSON.createObjectNode();
     body.put("model", "auto");

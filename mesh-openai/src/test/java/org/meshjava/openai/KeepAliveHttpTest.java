@@ -314,6 +314,38 @@ class KeepAliveHttpTest {
   }
 
   /**
+   * Regression: the chunk-size lines of a whole reply counted against one 64 KiB head budget, so a
+   * reply written in many small chunks (an upstream flushing each few bytes; 5 bytes of framing a
+   * one-byte chunk) failed past about 13 000 chunks, far below the body's own limit. Each line is
+   * bounded alone; a line over its bound still fails.
+   */
+  @Test
+  void chunkedReplyOfManySmallChunks_isReadWhole_butAnOverlongChunkLineFails() throws Exception {
+    String json = "{\"a\":\"" + "x".repeat(40_000) + "\"}";
+    StringBuilder chunks =
+        new StringBuilder("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n");
+    for (char c : json.toCharArray()) {
+      chunks.append("1\r\n").append(c).append("\r\n");
+    }
+    chunks.append("0\r\n\r\n");
+    try (Scripted s = new Scripted(n -> chunks.toString())) {
+      KeepAliveHttp http = s.client();
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo(json);
+      assertThat(text(http.post(BODY, SECONDS))).isEqualTo(json);
+      assertThat(s.connections.get()).isEqualTo(1);
+    }
+    String overlong =
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;x="
+            + "e".repeat(KeepAliveHttp.MAX_CHUNK_LINE_BYTES)
+            + "\r\n{\r\n0\r\n\r\n";
+    try (Scripted s = new Scripted(n -> overlong)) {
+      assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("over " + KeepAliveHttp.MAX_CHUNK_LINE_BYTES + " bytes");
+    }
+  }
+
+  /**
    * A slow upstream whose bytes come one per read: a line's CR in one read and its LF in the next
    * is still one line end, so the blank line ending the head, and each chunk's own CR LF, are read
    * as such.

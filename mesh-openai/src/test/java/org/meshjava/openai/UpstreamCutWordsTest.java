@@ -52,7 +52,63 @@ class UpstreamCutWordsTest {
     assertFailsWithoutAddress("SMTP ready\r\n\r\n", "not valid HTTP");
   }
 
+  /**
+   * Regression: a stream that broke after its status came was logged nowhere, so the operator of an
+   * upstream cutting its replies had no line naming it. It is logged at WARN with the backend's
+   * name and endpoint and what broke, and without the client's prompt.
+   */
+  @Test
+  void aStreamCutAfterADelta_isLoggedForTheOperator_withoutThePrompt() throws Exception {
+    String chunk = Integer.toHexString(DELTA.length()) + "\r\n" + DELTA + "\r\n";
+    assertLoggedOnce(
+        cut(HEAD + chunk), "the upstream's stream failed: the upstream closed the connection");
+  }
+
+  /**
+   * Regression: an upstream that ends its streams without the usage report (one that ignores {@code
+   * stream_options.include_usage}) fails every serve, and nothing told its operator why.
+   */
+  @Test
+  void aStreamWithoutAUsageReport_isLoggedForTheOperator_withoutThePrompt() throws Exception {
+    String delta = Integer.toHexString(DELTA.length()) + "\r\n" + DELTA + "\r\n";
+    String done = "data: [DONE]\n\n";
+    String end = Integer.toHexString(done.length()) + "\r\n" + done + "\r\n0\r\n\r\n";
+    Cut cut = cut(HEAD + delta + end);
+    assertThat(cut.failure()).hasMessageContaining("without a usage report");
+    assertLoggedOnce(cut, "the upstream ended its stream without a usage report");
+  }
+
+  /** The server's log has one WARN line for the upstream, saying {@code words}, not the prompt. */
+  private static void assertLoggedOnce(Cut cut, String words) {
+    assertThat(cut.log().lines().filter(l -> l.contains("upstream remote")))
+        .singleElement()
+        .asString()
+        .contains(
+            "WARN",
+            "upstream remote at http://127.0.0.1:"
+                + cut.port()
+                + "/v1/chat/completions reply failed: "
+                + words)
+        .doesNotContain(PROMPT);
+  }
+
+  private static final String PROMPT = "Cut me.";
+
+  /** How a serve against an upstream that sent {@code reply} ended, and what the server logged. */
+  private record Cut(Throwable failure, int port, String log) {}
+
   private static void assertFailsWithoutAddress(String reply, String words) throws Exception {
+    Cut cut = cut(reply);
+    assertThat(cut.failure()).isInstanceOf(EngineException.class);
+    assertThat(cut.failure().getMessage())
+        .contains(words)
+        .doesNotContain(Integer.toString(cut.port()))
+        .doesNotContain("127.0.0.1")
+        .doesNotContain("HttpConnection")
+        .doesNotContain("Exception");
+  }
+
+  private static Cut cut(String reply) throws Exception {
     try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Thread up =
           Thread.ofPlatform()
@@ -70,16 +126,16 @@ class UpstreamCutWordsTest {
                   });
       int port = listener.getLocalPort();
       UpstreamEngine engine = Fixture.remote(URI.create("http://127.0.0.1:" + port + "/v1"));
-      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Cut me.", 8);
-      Throwable e = catchThrowable(() -> engine.serve(asked.request(), asked.payload(), t -> true));
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat(PROMPT, 8);
+      Throwable[] failure = new Throwable[1];
+      String log =
+          Fixture.stderrOf(
+              () ->
+                  failure[0] =
+                      catchThrowable(
+                          () -> engine.serve(asked.request(), asked.payload(), t -> true)));
       up.join();
-      assertThat(e).isInstanceOf(EngineException.class);
-      assertThat(e.getMessage())
-          .contains(words)
-          .doesNotContain(Integer.toString(port))
-          .doesNotContain("127.0.0.1")
-          .doesNotContain("HttpConnection")
-          .doesNotContain("Exception");
+      return new Cut(failure[0], port, log);
     }
   }
 

@@ -378,7 +378,7 @@ class UpstreamWireTest {
   void anUnreachableUpstream_isLoggedOnce_notOncePerRequest() {
     UpstreamEngine e = engine(URI.create("http://127.0.0.1:9/v1")).build();
     String log =
-        stderrOf(
+        Fixture.stderrOf(
             () -> {
               for (int i = 0; i < 20; i++) {
                 assertThatThrownBy(() -> whole(e, asked(8))).isInstanceOf(EngineException.class);
@@ -389,19 +389,6 @@ class UpstreamWireTest {
         .asString()
         .contains("WARN", "upstream remote at http://127.0.0.1:9/v1/chat/completions failed: ")
         .doesNotContain("upstream remote failed");
-  }
-
-  /** What {@code action} wrote to standard error, where slf4j-simple logs. */
-  private static String stderrOf(Runnable action) {
-    java.io.PrintStream err = System.err;
-    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
-    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
-    try {
-      action.run();
-    } finally {
-      System.setErr(err);
-    }
-    return captured.toString(java.nio.charset.StandardCharsets.UTF_8);
   }
 
   @Test

@@ -1,24 +1,47 @@
 package org.meshjava.router;
 
 import java.util.List;
+import java.util.Objects;
+import org.meshjava.core.Fidelity;
 
 /**
  * Thrown when no backend can take a request (§4). Carries every candidate and why each was refused,
- * so the failure is as auditable as a success.
+ * so the failure is as auditable as a success, and the request's bounds, so that {@link #hint()}
+ * can say which of them to move.
  */
 public final class NoAdmissibleBackendException extends Exception {
   private static final long serialVersionUID = 1L;
 
   private final transient List<RouteCandidate> candidates;
+  private final Fidelity floor;
+  private final long ceilingUj;
 
-  /** Creates the exception. */
-  public NoAdmissibleBackendException(List<RouteCandidate> candidates, String reason) {
+  /**
+   * Creates the exception.
+   *
+   * @param candidates every backend weighed, each with its reason
+   * @param reason the message
+   * @param floor the request's fidelity floor
+   * @param ceilingUj the request's joule ceiling, µJ
+   */
+  public NoAdmissibleBackendException(
+      List<RouteCandidate> candidates, String reason, Fidelity floor, long ceilingUj) {
     super(reason);
     this.candidates = List.copyOf(candidates);
+    this.floor = Objects.requireNonNull(floor, "floor");
+    this.ceilingUj = ceilingUj;
   }
 
   /** Every backend weighed, each with its reason. */
   public List<RouteCandidate> candidates() {
     return candidates;
+  }
+
+  /**
+   * What floor or ceiling would have admitted which backend ({@link AdmissionHint}), for a front
+   * end to show beside the message, which the conformance vectors fix.
+   */
+  public String hint() {
+    return AdmissionHint.of(candidates, floor, ceilingUj);
   }
 }

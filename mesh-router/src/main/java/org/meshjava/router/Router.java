@@ -119,7 +119,11 @@ public final class Router {
       }
     }
     if (best == null) {
-      throw new NoAdmissibleBackendException(candidates, failure(request, candidates));
+      throw new NoAdmissibleBackendException(
+          candidates,
+          failure(request, candidates),
+          request.fidelityFloor(),
+          request.jouleCeilingUj());
     }
     return new RouteDecision(
         best,

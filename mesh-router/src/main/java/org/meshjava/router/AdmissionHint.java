@@ -1,29 +1,28 @@
-package org.meshjava.cli;
+package org.meshjava.router;
 
 import java.util.ArrayList;
 import java.util.List;
 import org.meshjava.core.Fidelity;
-import org.meshjava.router.Inadmissibility;
-import org.meshjava.router.RouteCandidate;
 
 /**
  * What would have admitted a request that no backend took ({@code NO_ADMISSIBLE_BACKEND}, §4),
  * worked out from the route's candidates: for each backend refused on the floor or the ceiling, the
- * floor and ceiling that admit it. The refusal's reason word stays as the conformance vectors fix
- * it; this is the sentence beside it that says what to change.
+ * floor and ceiling that admit it. The refusal's reason word and message stay as the conformance
+ * vectors fix them; this is the sentence beside them that says what to change, for every front end
+ * that shows the refusal ({@link NoAdmissibleBackendException#hint()}).
  *
  * <p>The router records only the first rule a backend fails, so a backend below the floor may also
  * be over the ceiling; the hint therefore compares the request's bounds with the backend's fidelity
  * and estimate itself, and names every bound that must move.
  */
-final class AdmissionHint {
+public final class AdmissionHint {
   private AdmissionHint() {}
 
   /**
    * The hint for a request with {@code floor} and {@code ceilingUj} that none of {@code candidates}
    * took: one clause a backend, joined by "; ".
    */
-  static String of(List<RouteCandidate> candidates, Fidelity floor, long ceilingUj) {
+  public static String of(List<RouteCandidate> candidates, Fidelity floor, long ceilingUj) {
     if (candidates.isEmpty()) {
       return "no backend is configured: add one (see README)";
     }
