@@ -413,19 +413,23 @@ sealed class LogKeeper permits LogKeeper.Off {
         }
         return;
       }
+    }
+  }
+
+  /**
+   * Signs, journals and publishes a checkpoint if the log grew; returns the latest. Whoever
+   * journals a checkpoint after cadence ones failed (a manual one, a witness's, the closing one)
+   * says the log is signed again, once.
+   */
+  synchronized Optional<SignedNote> checkpoint() throws ServeException {
+    Optional<SignedNote> next = tree().signNext();
+    if (next.isPresent()) {
+      record(next.get());
       if (cadenceFailing.compareAndSet(true, false)) {
         LOG.info(
             "checkpoint journalled again, at size {}",
             tree().latestCheckpoint().map(Checkpoint::size).orElse(0L));
       }
-    }
-  }
-
-  /** Signs, journals and publishes a checkpoint if the log grew; returns the latest. */
-  synchronized Optional<SignedNote> checkpoint() throws ServeException {
-    Optional<SignedNote> next = tree().signNext();
-    if (next.isPresent()) {
-      record(next.get());
     }
     return tree().latest();
   }
