@@ -742,9 +742,10 @@ public final class Steward implements AutoCloseable {
    * log: the receipt is held when the log's leaf at its position is its envelope's. Anyone may show
    * the steward a receipt with its envelope; a caller should show its latest one after the steward
    * restarts. A held receipt comes with its inclusion proof against the latest signed checkpoint
-   * (signed first if the log grew), and that checkpoint, so the caller can check the answer with
-   * the steward's did:key alone (SPEC.md §65). With the log turned off the verdict is read from the
-   * journal's record of envelope ids, and carries no proof.
+   * (signed first if the log grew, unless another caller's checkpoint is being journalled and the
+   * latest one already covers the receipt), and that checkpoint, so the caller can check the answer
+   * with the steward's did:key alone (SPEC.md §65). With the log turned off the verdict is read
+   * from the journal's record of envelope ids, and carries no proof.
    *
    * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
    * left, so the spend the steward replayed is less than it signed for: from then on it refuses
