@@ -1314,8 +1314,9 @@ public final class Steward implements AutoCloseable {
      * is interrupted, nothing more reaches the caller's sink, and whatever the engine returns later
      * is dropped, never sealed. The engine keeps its backend slot and its meter window until it
      * does return, so a stuck backend is asked for no more serves than it runs at once, and refuses
-     * the rest {@code BACKEND_BUSY}. A deadline longer than {@code Long.MAX_VALUE} nanoseconds is
-     * that long.
+     * the rest {@code BACKEND_BUSY}; a backend that declares no bound is refused {@code
+     * BACKEND_BUSY} while 8 of its calls past the deadline still run. A deadline longer than {@code
+     * Long.MAX_VALUE} nanoseconds is that long.
      */
     public Builder engineDeadline(Duration deadline) {
       Duration d = Setting.notNegative("engineDeadline", deadline, "is not negative: ");
