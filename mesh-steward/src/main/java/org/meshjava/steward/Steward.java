@@ -183,7 +183,8 @@ public final class Steward implements AutoCloseable {
     this.slots = new BackendSlots(b.backends);
     this.lease = lease;
     this.meter = lease == null ? Objects.requireNonNull(b.meter, "meter") : lease.meter();
-    this.metering = new Metering(meter, EngineDeadline.of(b.engineDeadline));
+    this.metering =
+        new Metering(meter, EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread));
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -1315,8 +1316,9 @@ public final class Steward implements AutoCloseable {
      * is dropped, never sealed. The engine keeps its backend slot and its meter window until it
      * does return, so a stuck backend is asked for no more serves than it runs at once, and refuses
      * the rest {@code BACKEND_BUSY}; a backend that declares no bound is refused {@code
-     * BACKEND_BUSY} while 8 of its calls past the deadline still run. A deadline longer than {@code
-     * Long.MAX_VALUE} nanoseconds is that long.
+     * BACKEND_BUSY} while 8 of its calls past the deadline still run. An engine that closes this
+     * steward from its thread is not waited for by that close, as on the serving thread. A deadline
+     * longer than {@code Long.MAX_VALUE} nanoseconds is that long.
      */
     public Builder engineDeadline(Duration deadline) {
       Duration d = Setting.notNegative("engineDeadline", deadline, "is not negative: ");
