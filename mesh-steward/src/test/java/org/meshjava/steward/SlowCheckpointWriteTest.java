@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -12,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.ServeRequest;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -70,6 +73,46 @@ class SlowCheckpointWriteTest {
     assertThat(later).isPresent();
     assertThat(sizeOf(later.get().checkpoint())).isEqualTo(4);
     assertThat(slow.checkpointsWritten).hasValue(2);
+  }
+
+  /**
+   * The same through a steward: while one serve's cadence checkpoint is being written, a serve that
+   * is not due for one is served and a witness of a receipt the earlier checkpoint covers is
+   * answered against it.
+   */
+  @Test
+  void servesAndWitnessesGoOn_whileAServesCadenceCheckpointIsBeingWritten() throws Exception {
+    SlowCheckpoints slowJournal = new SlowCheckpoints(new InMemoryJournal());
+    GrantFixture f = new GrantFixture();
+    Steward s = f.steward(slowJournal).checkpointEvery(2).closeGrace(Duration.ZERO).build();
+    try {
+      ServeResult first = serve(s, "0");
+      serve(s, "1");
+      serve(s, "2");
+      slowJournal.arm();
+      Future<ServeResult> due = pool.submit(() -> serve(s, "3"));
+      slowJournal.entered.await();
+
+      Future<ServeResult> notDue = pool.submit(() -> serve(s, "4"));
+      assertThat(notDue.get(30, TimeUnit.SECONDS).receipt().sequence()).isEqualTo(4);
+      Future<WitnessAnswer> witnessed =
+          pool.submit(() -> s.witnessed(first.receipt(), first.envelope()));
+      WitnessAnswer answer = witnessed.get(30, TimeUnit.SECONDS);
+      assertThat(answer.verdict()).isEqualTo(WitnessVerdict.HELD);
+      assertThat(sizeOf(answer.proof().orElseThrow().checkpoint())).isEqualTo(2);
+      assertThat(due.isDone()).as("the due serve still waits for its checkpoint").isFalse();
+
+      slowJournal.open.countDown();
+      assertThat(due.get().receipt().sequence()).isEqualTo(3);
+    } finally {
+      slowJournal.open.countDown();
+      s.close();
+    }
+  }
+
+  private static ServeResult serve(Steward s, String prompt) throws Exception {
+    ServeRequest r = GrantFixture.request(prompt, 4, 70_000);
+    return s.serve(r, GrantFixture.payload(r));
   }
 
   private long sizeOf(SignedNote note) throws Exception {
