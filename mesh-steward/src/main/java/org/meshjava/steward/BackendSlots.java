@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServingEngine;
 
@@ -12,16 +13,30 @@ import org.meshjava.core.ServingEngine;
  * The bounded queue in front of each backend that declares one: a serve routed to it takes a slot
  * (running or waiting) or is refused at once with {@link ServeException.Reason#BACKEND_BUSY},
  * before any grant is decided. Slots are released when the serve's engine call is done.
- * Thread-safe.
+ *
+ * <p>A backend that declares no bound has no slots, but its engine calls that overran the engine
+ * deadline and still run (each on a thread of its own, which nothing can stop) are counted: while
+ * {@link #UNDECLARED_OVERRUNS} of them run, it is refused {@code BACKEND_BUSY} too, so a backend
+ * that hangs cannot pile up a thread per serve. Thread-safe.
  */
 final class BackendSlots {
+  /**
+   * How many engine calls past their deadline a backend that declares no bound may have running
+   * before it is refused new serves: enough that a few slow calls do not stop it, few enough that a
+   * hung one costs a handful of threads.
+   */
+  static final int UNDECLARED_OVERRUNS = 8;
+
   private final Map<String, Semaphore> slots = new ConcurrentHashMap<>();
+  private final Map<String, AtomicInteger> overruns = new ConcurrentHashMap<>();
 
   BackendSlots(List<ServingEngine> backends) {
     for (ServingEngine e : backends) {
       long bound = (long) e.maxConcurrentServes() + e.maxWaitingServes();
       if (bound < Integer.MAX_VALUE) {
         slots.put(e.name(), new Semaphore((int) Math.max(1, bound)));
+      } else {
+        overruns.put(e.name(), new AtomicInteger());
       }
     }
   }
@@ -31,20 +46,20 @@ final class BackendSlots {
    * engine that outlived its serve. Released once, whoever releases it.
    */
   static final class Held implements AutoCloseable {
-    private static final Held NONE = new Held(null);
-
     private final @Nullable Semaphore slot;
+    private final @Nullable AtomicInteger overruns;
     private final AtomicBoolean released = new AtomicBoolean();
-    private volatile boolean handedOff;
+    private final AtomicBoolean handedOff = new AtomicBoolean();
 
-    private Held(@Nullable Semaphore slot) {
+    private Held(@Nullable Semaphore slot, @Nullable AtomicInteger overruns) {
       this.slot = slot;
+      this.overruns = overruns;
     }
 
     /** Releases the slot when its serve ends, unless an engine still running holds it. */
     @Override
     public void close() {
-      if (!handedOff) {
+      if (!handedOff.get()) {
         release();
       }
     }
@@ -52,19 +67,24 @@ final class BackendSlots {
     /**
      * Keeps the slot past the serve's end for an engine that overran its deadline: the engine's
      * thread releases it through the returned action when the engine returns, so a stuck backend is
-     * never asked to run more serves at once than it declared.
+     * never asked to run more serves at once than it declared. On a backend that declares no bound
+     * the overrun is counted until then instead. Either thread may call it first; it counts once.
      */
     Runnable handOff() {
-      if (slot == null) {
-        return () -> {};
+      if (handedOff.compareAndSet(false, true) && overruns != null) {
+        overruns.incrementAndGet();
       }
-      handedOff = true;
       return this::release;
     }
 
     private void release() {
-      if (slot != null && released.compareAndSet(false, true)) {
-        slot.release();
+      if (released.compareAndSet(false, true)) {
+        if (slot != null) {
+          slot.release();
+        }
+        if (overruns != null && handedOff.get()) {
+          overruns.decrementAndGet();
+        }
       }
     }
   }
@@ -72,12 +92,27 @@ final class BackendSlots {
   /**
    * Takes a slot on {@code engine}.
    *
-   * @throws ServeException {@code BACKEND_BUSY} if its queue is full
+   * @throws ServeException {@code BACKEND_BUSY} if its queue is full, or, on a backend that
+   *     declares no bound, while {@link #UNDECLARED_OVERRUNS} calls past the deadline still run
    */
   Held take(ServingEngine engine) throws ServeException {
     Semaphore s = slots.get(engine.name());
     if (s == null) {
-      return Held.NONE;
+      AtomicInteger overrun = overruns.get(engine.name());
+      if (overrun == null) {
+        return new Held(null, null);
+      }
+      if (overrun.get() >= UNDECLARED_OVERRUNS) {
+        throw new ServeException(
+            ServeException.Reason.BACKEND_BUSY,
+            "backend "
+                + engine.name()
+                + " declares no bound on its serves and has "
+                + overrun.get()
+                + " engine call(s) still running past the engine deadline; retry once they"
+                + " return");
+      }
+      return new Held(null, overrun);
     }
     if (!s.tryAcquire()) {
       throw new ServeException(
@@ -91,6 +126,6 @@ final class BackendSlots {
               + engine.maxWaitingServes()
               + "; all are taken, retry shortly");
     }
-    return new Held(s);
+    return new Held(s, null);
   }
 }

@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
@@ -29,18 +30,27 @@ import org.meshjava.router.RouteDecision;
  */
 final class EngineDeadline {
   /** No deadline: the engine runs on the serving thread, for as long as it takes. */
-  static final EngineDeadline NONE = new EngineDeadline(Duration.ZERO);
+  static final EngineDeadline NONE = new EngineDeadline(Duration.ZERO, UnaryOperator.identity());
 
   private final Duration limit;
+  private final UnaryOperator<Runnable> onEngineThread;
 
-  private EngineDeadline(Duration limit) {
+  private EngineDeadline(Duration limit, UnaryOperator<Runnable> onEngineThread) {
     this.limit = limit;
+    this.onEngineThread = onEngineThread;
   }
 
-  /** A deadline of {@code limit}; zero is none. */
-  static EngineDeadline of(Duration limit) {
+  /**
+   * A deadline of {@code limit}; zero is none.
+   *
+   * @param onEngineThread called on the serving thread with the engine thread's work, which it
+   *     wraps so that the engine's thread counts as inside the serve ({@link
+   *     InFlightServes#onBehalfOfThisThread})
+   */
+  static EngineDeadline of(Duration limit, UnaryOperator<Runnable> onEngineThread) {
     Objects.requireNonNull(limit, "limit");
-    return limit.isZero() ? NONE : new EngineDeadline(limit);
+    Objects.requireNonNull(onEngineThread, "onEngineThread");
+    return limit.isZero() ? NONE : new EngineDeadline(limit, onEngineThread);
   }
 
   /** The deadline, zero for none. */
@@ -73,7 +83,7 @@ final class EngineDeadline {
         Thread.ofPlatform()
             .daemon()
             .name("mesh-engine-" + route.chosen().name())
-            .start(() -> call.run(() -> gated.run(route, request, payload)));
+            .start(onEngineThread.apply(() -> call.run(() -> gated.run(route, request, payload))));
     return call.await(engine, limit);
   }
 

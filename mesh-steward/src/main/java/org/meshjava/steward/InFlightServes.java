@@ -1,6 +1,7 @@
 package org.meshjava.steward;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -13,12 +14,19 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Admission and closing are decided under one lock, so a serve is either admitted before the
  * close (and waited for) or refused after it: none slips in between. A serve on the thread that
  * closes (an engine or listener closing its own steward) is not waited for, since it cannot finish
- * before the close returns. Thread-safe.
+ * before the close returns; nor is one whose engine, on its own thread under a deadline, closes it.
+ * Thread-safe.
  */
 final class InFlightServes {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition finished = lock.newCondition();
-  private final ThreadLocal<int[]> ownDepth = ThreadLocal.withInitial(() -> new int[1]);
+
+  /**
+   * How many admitted serves each thread is inside. An engine's own thread (under an engine
+   * deadline) shares the count of the serving thread it works for, so it is inside that serve too.
+   */
+  private final ThreadLocal<AtomicInteger> ownDepth = ThreadLocal.withInitial(AtomicInteger::new);
+
   private int count;
   private boolean closing;
 
@@ -30,7 +38,7 @@ final class InFlightServes {
         return false;
       }
       count++;
-      ownDepth.get()[0]++;
+      ownDepth.get().incrementAndGet();
       return true;
     } finally {
       lock.unlock();
@@ -42,7 +50,7 @@ final class InFlightServes {
     lock.lock();
     try {
       count--;
-      ownDepth.get()[0]--;
+      ownDepth.get().decrementAndGet();
       if (count == 0) {
         finished.signalAll();
       }
@@ -62,7 +70,7 @@ final class InFlightServes {
     try {
       closing = true;
       long left = grace.toNanos();
-      int own = ownDepth.get()[0];
+      int own = ownDepth.get().get();
       while (count > own && left > 0) {
         left = finished.awaitNanos(left);
       }
@@ -77,7 +85,24 @@ final class InFlightServes {
 
   /** Whether this thread is inside a serve that {@link #enter} admitted and that has not exited. */
   boolean servingOnThisThread() {
-    return ownDepth.get()[0] > 0;
+    return ownDepth.get().get() > 0;
+  }
+
+  /**
+   * Wraps work that another thread does for the serves this thread is inside (an engine call run on
+   * a thread of its own under a deadline): that thread counts as inside them while they last, so an
+   * engine that closes its own steward from there is not waited for, as on the serving thread.
+   */
+  Runnable onBehalfOfThisThread(Runnable work) {
+    AtomicInteger depth = ownDepth.get();
+    return () -> {
+      ownDepth.set(depth);
+      try {
+        work.run();
+      } finally {
+        ownDepth.remove();
+      }
+    };
   }
 
   /** The longest grace {@link #close} can count: {@code Long.MAX_VALUE} nanoseconds. */

@@ -5,6 +5,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.crypto.SigningKey;
@@ -40,8 +41,11 @@ import org.slf4j.LoggerFactory;
  * receipt's position. With the log turned off ({@link Off}) there is no tree, and a plain index of
  * envelope ids by sequence answers instead.
  *
- * <p>Thread-safe: signing and cosigning are serialised on the keeper, so checkpoints reach the
- * journal in size order.
+ * <p>Thread-safe: signing, journalling and publishing a checkpoint, and cosigning, are serialised
+ * on one lock ({@link #writing}), so checkpoints reach the journal in size order and each is
+ * published only once it is durable. A witness's proof does not wait on that lock while the latest
+ * published checkpoint already covers its receipt: a journal slow to write one checkpoint then
+ * holds up only the callers that need a newer one.
  */
 sealed class LogKeeper permits LogKeeper.Off {
   private static final Logger LOG = LoggerFactory.getLogger(LogKeeper.class);
@@ -63,6 +67,12 @@ sealed class LogKeeper permits LogKeeper.Off {
    * first failure of a run is a WARN (and its recovery an INFO), not one line per serve.
    */
   private final AtomicBoolean cadenceFailing = new AtomicBoolean();
+
+  /**
+   * Held from signing a checkpoint (or merging a cosignature) until it is journalled and published:
+   * two of them never interleave, so the journal holds them in size order.
+   */
+  private final ReentrantLock writing = new ReentrantLock();
 
   private LogKeeper(
       @Nullable TransparencyLog log,
@@ -413,58 +423,95 @@ sealed class LogKeeper permits LogKeeper.Off {
         }
         return;
       }
-      if (cadenceFailing.compareAndSet(true, false)) {
-        LOG.info(
-            "checkpoint journalled again, at size {}",
-            tree().latestCheckpoint().map(Checkpoint::size).orElse(0L));
-      }
     }
   }
 
-  /** Signs, journals and publishes a checkpoint if the log grew; returns the latest. */
-  synchronized Optional<SignedNote> checkpoint() throws ServeException {
-    Optional<SignedNote> next = tree().signNext();
-    if (next.isPresent()) {
-      record(next.get());
+  /**
+   * Signs, journals and publishes a checkpoint if the log grew; returns the latest. Whoever
+   * journals a checkpoint after cadence ones failed (a manual one, a witness's, the closing one)
+   * says the log is signed again, once.
+   */
+  Optional<SignedNote> checkpoint() throws ServeException {
+    writing.lock();
+    try {
+      Optional<SignedNote> next = tree().signNext();
+      if (next.isPresent()) {
+        record(next.get());
+        if (cadenceFailing.compareAndSet(true, false)) {
+          LOG.info(
+              "checkpoint journalled again, at size {}",
+              tree().latestCheckpoint().map(Checkpoint::size).orElse(0L));
+        }
+      }
+      return tree().latest();
+    } finally {
+      writing.unlock();
     }
-    return tree().latest();
   }
 
   /**
    * Returns receipt {@code sequence}'s inclusion proof against the latest signed checkpoint (signed
    * first if the log grew), with that checkpoint; empty when no checkpoint covers it. Where a new
-   * checkpoint cannot be journalled, the latest existing one is used.
+   * checkpoint cannot be journalled, the latest existing one is used. While another caller is
+   * journalling a checkpoint, a receipt the latest published one covers is proven against that one
+   * at once, rather than after a write that may be slow; only a receipt it does not cover waits.
+   * Either way the checkpoint named is one the journal holds.
    */
-  synchronized Optional<WitnessAnswer.Proof> prove(long sequence) {
+  Optional<WitnessAnswer.Proof> prove(long sequence) {
     TransparencyLog t = tree();
-    Optional<SignedNote> note;
-    try {
-      note = checkpoint();
-    } catch (ServeException | RuntimeException e) {
-      // A journal that fails unchecked fails the new checkpoint, not the witness's answer.
-      LOG.warn("no new checkpoint for the witness: {}", FailureWords.of(e));
-      note = t.latest();
+    if (!writing.tryLock()) {
+      Optional<WitnessAnswer.Proof> published = proofAgainst(t, sequence, t.latest());
+      if (published.isPresent()) {
+        return published;
+      }
+      writing.lock();
     }
-    Optional<Checkpoint> head = t.latestCheckpoint();
-    if (note.isEmpty() || head.isEmpty()) {
+    try {
+      Optional<SignedNote> note;
+      try {
+        note = checkpoint();
+      } catch (ServeException | RuntimeException e) {
+        // A journal that fails unchecked fails the new checkpoint, not the witness's answer.
+        LOG.warn("no new checkpoint for the witness: {}", FailureWords.of(e));
+        note = t.latest();
+      }
+      return proofAgainst(t, sequence, note);
+    } finally {
+      writing.unlock();
+    }
+  }
+
+  /**
+   * The receipt's inclusion proof in the tree {@code note} signs, with it; empty without a note or
+   * when it does not cover the receipt. The size is read from the note itself, so the proof and the
+   * checkpoint agree even if a newer one is published meanwhile.
+   */
+  private static Optional<WitnessAnswer.Proof> proofAgainst(
+      TransparencyLog t, long sequence, Optional<SignedNote> note) {
+    if (note.isEmpty()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(
-          new WitnessAnswer.Proof(t.inclusionProof(sequence, head.get().size()), note.get()));
+      long size = Checkpoint.parse(note.get().text()).size();
+      return Optional.of(new WitnessAnswer.Proof(t.inclusionProof(sequence, size), note.get()));
     } catch (LogException notCovered) {
       return Optional.empty();
     }
   }
 
   /** Verifies, journals and publishes a witness's cosignature on the latest checkpoint. */
-  synchronized SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
-    TransparencyLog t = log();
-    SignedNote merged = t.cosigned(cosigned);
-    if (!merged.equals(t.latest().orElseThrow())) {
-      record(merged);
+  SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
+    writing.lock();
+    try {
+      TransparencyLog t = log();
+      SignedNote merged = t.cosigned(cosigned);
+      if (!merged.equals(t.latest().orElseThrow())) {
+        record(merged);
+      }
+      return t.latest().orElseThrow();
+    } finally {
+      writing.unlock();
     }
-    return t.latest().orElseThrow();
   }
 
   private void record(SignedNote note) throws ServeException {

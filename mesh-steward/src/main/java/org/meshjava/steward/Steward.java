@@ -183,7 +183,8 @@ public final class Steward implements AutoCloseable {
     this.slots = new BackendSlots(b.backends);
     this.lease = lease;
     this.meter = lease == null ? Objects.requireNonNull(b.meter, "meter") : lease.meter();
-    this.metering = new Metering(meter, EngineDeadline.of(b.engineDeadline));
+    this.metering =
+        new Metering(meter, EngineDeadline.of(b.engineDeadline, inFlight::onBehalfOfThisThread));
     this.clock = b.clock;
     this.listener = b.listeners.isEmpty() ? null : new GuardedListener(b.listeners);
     this.claimed = b.journal;
@@ -742,9 +743,10 @@ public final class Steward implements AutoCloseable {
    * log: the receipt is held when the log's leaf at its position is its envelope's. Anyone may show
    * the steward a receipt with its envelope; a caller should show its latest one after the steward
    * restarts. A held receipt comes with its inclusion proof against the latest signed checkpoint
-   * (signed first if the log grew), and that checkpoint, so the caller can check the answer with
-   * the steward's did:key alone (SPEC.md §65). With the log turned off the verdict is read from the
-   * journal's record of envelope ids, and carries no proof.
+   * (signed first if the log grew, unless another caller's checkpoint is being journalled and the
+   * latest one already covers the receipt), and that checkpoint, so the caller can check the answer
+   * with the steward's did:key alone (SPEC.md §65). With the log turned off the verdict is read
+   * from the journal's record of envelope ids, and carries no proof.
    *
    * <p>{@link WitnessVerdict#NOT_HELD} means records were cut from the journal after that receipt
    * left, so the spend the steward replayed is less than it signed for: from then on it refuses
@@ -1313,8 +1315,10 @@ public final class Steward implements AutoCloseable {
      * is interrupted, nothing more reaches the caller's sink, and whatever the engine returns later
      * is dropped, never sealed. The engine keeps its backend slot and its meter window until it
      * does return, so a stuck backend is asked for no more serves than it runs at once, and refuses
-     * the rest {@code BACKEND_BUSY}. A deadline longer than {@code Long.MAX_VALUE} nanoseconds is
-     * that long.
+     * the rest {@code BACKEND_BUSY}; a backend that declares no bound is refused {@code
+     * BACKEND_BUSY} while 8 of its calls past the deadline still run. An engine that closes this
+     * steward from its thread is not waited for by that close, as on the serving thread. A deadline
+     * longer than {@code Long.MAX_VALUE} nanoseconds is that long.
      */
     public Builder engineDeadline(Duration deadline) {
       Duration d = Setting.notNegative("engineDeadline", deadline, "is not negative: ");

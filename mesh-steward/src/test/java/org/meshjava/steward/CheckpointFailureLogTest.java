@@ -61,4 +61,26 @@ class CheckpointFailureLogTest {
         .asString()
         .contains("disk busy again");
   }
+
+  /**
+   * Regression: a manual checkpoint journalled after cadence checkpoints had failed left the log
+   * saying only that they failed; the recovery INFO came from a cadence checkpoint alone.
+   */
+  @Test
+  void aManualCheckpointAfterCadenceFailures_saysTheLogIsSignedAgain() throws Exception {
+    CheckpointCadenceTest.FlakyCheckpoints flaky =
+        new CheckpointCadenceTest.FlakyCheckpoints(journal);
+    LogKeeper k = new LogKeeper.Rebuilder(key, Set.of()).finish(ChainHead.GENESIS, flaky, 2);
+    CheckpointCadenceTest.appendLeaves(k, 0, 2);
+    flaky.failures.add(new JournalException(JournalException.Reason.IO, "disk busy", null));
+    String failing = SnapshotterFailureWordsTest.logOf(k::afterSeal);
+    assertThat(failing).contains("WARN").contains("disk busy");
+
+    CheckpointCadenceTest.appendLeaves(k, 2, 1);
+    String recovered = SnapshotterFailureWordsTest.logOf(() -> k.checkpoint());
+    assertThat(recovered.lines().filter(l -> l.contains("INFO")))
+        .singleElement()
+        .asString()
+        .contains("checkpoint journalled again, at size 3");
+  }
 }
