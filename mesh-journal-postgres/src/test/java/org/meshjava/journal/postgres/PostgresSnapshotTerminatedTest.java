@@ -13,8 +13,9 @@ import org.meshjava.journal.SnapshotException;
 import org.meshjava.testpg.PostgresTestServer;
 
 /**
- * A snapshot save whose session is ended (pg_terminate_backend, a server's shutdown) in the middle
- * of its transaction says why, in the server's words (SPEC.md 60.7, "Faults"), and stores nothing.
+ * A snapshot save or header read whose session is ended (pg_terminate_backend, a server's shutdown)
+ * in the middle of its transaction says why, in the server's words (SPEC.md 60.7, "Faults"), and a
+ * save stores nothing.
  */
 class PostgresSnapshotTerminatedTest {
   @Test
@@ -56,6 +57,43 @@ class PostgresSnapshotTerminatedTest {
       blocker.rollback();
     }
     assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(1);
+  }
+
+  @Test
+  void aHeaderReadWhoseSessionIsEndedBetweenItsReads_isRefusedIo_inTheServersWords()
+      throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresSnapshotStore store =
+        PostgresSnapshotStore.of(PostgresLocation.parse(server.url(db)), "did:key:a");
+    store.save(PostgresSnapshotStoreTest.at(1));
+    try (Connection admin = server.connect(db);
+        Statement a = admin.createStatement()) {
+      // The header is read by a query for the row's size and then slices of it, in one
+      // transaction. The table becomes a view whose snapshot column ends its reader's own session
+      // the second time it is read in a transaction: after the size, at the first slice.
+      a.execute("ALTER TABLE mesh_journal_snapshot RENAME TO kept");
+      a.execute(
+          "CREATE FUNCTION second_read_ends(b bytea) RETURNS bytea LANGUAGE plpgsql AS $$"
+              + " BEGIN"
+              + " IF current_setting('pg30.reads', true) = '1' THEN"
+              + " PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5);"
+              + " END IF;"
+              + " PERFORM set_config('pg30.reads', '1', true);"
+              + " RETURN b; END $$");
+      a.execute(
+          "CREATE VIEW mesh_journal_snapshot AS"
+              + " SELECT journal, count, second_read_ends(snapshot) AS snapshot FROM kept");
+    }
+    assertThatThrownBy(store::latestHeader)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+              assertThat(e.getMessage())
+                  .contains(PostgresTerminatedSessionTest.TERMINATED)
+                  .doesNotContain("has been closed");
+            });
   }
 
   /** The server process of the save waiting for the table's lock. */
