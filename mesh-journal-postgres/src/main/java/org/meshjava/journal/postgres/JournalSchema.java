@@ -10,6 +10,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
@@ -54,8 +55,36 @@ final class JournalSchema {
           + " AS typed)"
           + " SELECT count(*), coalesce(bool_and(typed), true) FROM stored";
 
-  /** Creates the tables when absent; safe when several stewards start at once. */
+  /**
+   * Creates the tables when absent; safe when several stewards start at once, of this version or of
+   * one that took another key for {@link #SCHEMA_LOCK}.
+   */
   static void create(Connection c) throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        createOnce(c);
+        return;
+      } catch (SQLException e) {
+        // A steward not holding this lock (an earlier version keyed it otherwise) made a table in
+        // the same moment: its commit is what failed ours, so the next attempt finds the table.
+        if (attempt == CREATE_ATTEMPTS || !DUPLICATE_STATES.contains(e.getSQLState())) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** How often {@link #create} tries: each retry follows another session's committed table. */
+  private static final int CREATE_ATTEMPTS = 4;
+
+  /**
+   * SQLSTATEs of a {@code CREATE TABLE IF NOT EXISTS} racing another session's: {@code
+   * unique_violation} (on the catalog's own indexes), {@code duplicate_table}, {@code
+   * duplicate_object}.
+   */
+  private static final Set<String> DUPLICATE_STATES = Set.of("23505", "42P07", "42710");
+
+  private static void createOnce(Connection c) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.

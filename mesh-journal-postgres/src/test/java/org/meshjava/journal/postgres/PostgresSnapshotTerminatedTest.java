@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
@@ -39,7 +40,7 @@ class PostgresSnapshotTerminatedTest {
                   throw new java.util.concurrent.CompletionException(e);
                 }
               });
-      long pid = waitingSaver(server, db);
+      long pid = waitingForLock(server, db, "INSERT INTO mesh_journal_snapshot");
       try (Connection admin = server.connect(db);
           Statement a = admin.createStatement()) {
         a.execute("SELECT pg_terminate_backend(" + pid + ")");
@@ -96,17 +97,22 @@ class PostgresSnapshotTerminatedTest {
             });
   }
 
-  /** The server process of the save waiting for the table's lock. */
-  private static long waitingSaver(PostgresTestServer server, String db) throws Exception {
+  /**
+   * The server process of the session in {@code db} whose statement, starting {@code statement},
+   * waits for a lock.
+   */
+  static long waitingForLock(PostgresTestServer server, String db, String statement)
+      throws Exception {
     long deadline =
         System.nanoTime() + TimeUnit.SECONDS.toNanos(PostgresJournalFaultTest.GUARD_SECONDS);
     try (Connection c = server.connect(db);
-        Statement s = c.createStatement()) {
-      while (System.nanoTime() < deadline) {
-        try (ResultSet rs =
-            s.executeQuery(
+        PreparedStatement s =
+            c.prepareStatement(
                 "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND query LIKE 'INSERT INTO mesh_journal_snapshot%'")) {
+                    + " AND starts_with(query, ?)")) {
+      s.setString(1, statement);
+      while (System.nanoTime() < deadline) {
+        try (ResultSet rs = s.executeQuery()) {
           if (rs.next()) {
             return rs.getLong(1);
           }
@@ -114,6 +120,6 @@ class PostgresSnapshotTerminatedTest {
         Thread.sleep(20);
       }
     }
-    throw new AssertionError("the save never waited for the table's lock");
+    throw new AssertionError("no " + statement + " ever waited for a lock");
   }
 }
