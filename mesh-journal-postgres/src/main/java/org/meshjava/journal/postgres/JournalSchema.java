@@ -6,10 +6,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
@@ -19,7 +21,8 @@ import org.meshjava.journal.JournalException;
  * The journal's tables and the statements over them (SPEC.md section 60.7). Stateless.
  *
  * <pre>
- * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint)        -- one row per journal
+ * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint,       -- one row per journal
+ *                      cluster_id bigint, database_oid bigint)
  * mesh_journal_record (journal text, seq bigint, line bytea,          -- one row per record
  *                      PRIMARY KEY (journal, seq))
  * mesh_journal_snapshot (journal text, count bigint, snapshot bytea, -- PostgresSnapshotStore
@@ -57,13 +60,14 @@ final class JournalSchema {
 
   /**
    * Creates the tables when absent; safe when several stewards start at once, of this version or of
-   * one that took another key for {@link #SCHEMA_LOCK}.
+   * one that took another key for {@link #SCHEMA_LOCK}. Answers whether the owner table has the
+   * columns recording where each journal was written ({@link Home}): an owner table made by an
+   * earlier version gains them here, but only where this role owns it.
    */
-  static void create(Connection c) throws SQLException {
+  static boolean create(Connection c) throws SQLException {
     for (int attempt = 1; ; attempt++) {
       try {
-        createOnce(c);
-        return;
+        return createOnce(c);
       } catch (SQLException e) {
         // A steward not holding this lock (an earlier version keyed it otherwise) made a table in
         // the same moment: its commit is what failed ours, so the next attempt finds the table.
@@ -84,7 +88,7 @@ final class JournalSchema {
    */
   private static final Set<String> DUPLICATE_STATES = Set.of("23505", "42P07", "42710");
 
-  private static void createOnce(Connection c) throws SQLException {
+  private static boolean createOnce(Connection c) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
@@ -97,7 +101,9 @@ final class JournalSchema {
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
               + " journal text PRIMARY KEY,"
-              + " epoch bigint NOT NULL CHECK (epoch > 0))");
+              + " epoch bigint NOT NULL CHECK (epoch > 0),"
+              + " cluster_id bigint,"
+              + " database_oid bigint)");
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
               + " journal text NOT NULL,"
@@ -110,7 +116,9 @@ final class JournalSchema {
               + " count bigint NOT NULL CHECK (count >= 0),"
               + " snapshot bytea NOT NULL,"
               + " PRIMARY KEY (journal, count))");
+      boolean homed = homeColumns(c, s);
       c.commit();
+      return homed;
     } catch (SQLException e) {
       throw rolledBack(c, e);
     } finally {
@@ -118,6 +126,77 @@ final class JournalSchema {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /**
+   * Whether the owner table has the columns of {@link Home}, adding them where it lacks them (made
+   * by an earlier version, or dropped by hand) and this role owns it; a role that does not is left
+   * without them, as before they existed, rather than refused. Checked first: ALTER TABLE takes the
+   * table's strongest lock and its owner's privilege even where it would add nothing.
+   */
+  private static boolean homeColumns(Connection c, Statement s) throws SQLException {
+    try (ResultSet rs =
+        s.executeQuery(
+            "SELECT count(*) FROM pg_catalog.pg_attribute"
+                + " WHERE attrelid = 'mesh_journal_owner'::regclass AND NOT attisdropped"
+                + " AND attname IN ('cluster_id', 'database_oid')")) {
+      rs.next();
+      if (rs.getInt(1) == 2) {
+        return true;
+      }
+    }
+    Savepoint before = c.setSavepoint();
+    try {
+      s.execute(
+          "ALTER TABLE mesh_journal_owner ADD COLUMN IF NOT EXISTS cluster_id bigint,"
+              + " ADD COLUMN IF NOT EXISTS database_oid bigint");
+      return true;
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      c.rollback(before);
+      return false;
+    }
+  }
+
+  /** SQLSTATE {@code insufficient_privilege}: here, a role that does not own the table. */
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
+  /**
+   * Where a journal's owner row was written: the cluster's system identifier ({@code
+   * pg_control_system()}, the same on a streaming standby promoted in its place, new for a cluster
+   * made anew by initdb) and the database's oid in it (new for a database made by {@code CREATE
+   * DATABASE}, whether a dump is then restored into it or it copies a template).
+   */
+  record Home(long cluster, long database) {
+    @Override
+    public String toString() {
+      return "database oid " + database + " of cluster " + Long.toUnsignedString(cluster);
+    }
+  }
+
+  /** The session's own {@link Home}. */
+  static Home here(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT (SELECT system_identifier FROM pg_catalog.pg_control_system()),"
+                    + " (SELECT oid FROM pg_catalog.pg_database"
+                    + " WHERE datname = pg_catalog.current_database())")) {
+      rs.next();
+      return new Home(rs.getLong(1), rs.getLong(2));
+    }
+  }
+
+  /** The {@link Home} journal {@code journal}'s owner row records, if it records one. */
+  static Optional<Home> recorded(Connection c, String journal) throws SQLException {
+    return query(
+        c,
+        "SELECT cluster_id, database_oid FROM mesh_journal_owner WHERE journal = ?"
+            + " AND cluster_id IS NOT NULL AND database_oid IS NOT NULL",
+        journal,
+        rs -> rs.next() ? Optional.of(new Home(rs.getLong(1), rs.getLong(2))) : Optional.empty());
   }
 
   /**
@@ -370,6 +449,32 @@ final class JournalSchema {
           rs.next();
           return rs.getLong(1);
         });
+  }
+
+  /**
+   * {@link #raiseEpoch(Connection, String)}, recording {@code here} in the owner row: where it
+   * records none yet, or, {@code adopt}ing, in place of the one it records.
+   */
+  static long raiseEpoch(Connection c, String journal, Home here, boolean adopt)
+      throws SQLException {
+    String keep = adopt ? "EXCLUDED.%1$s" : "coalesce(o.%1$s, EXCLUDED.%1$s)";
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO mesh_journal_owner AS o (journal, epoch, cluster_id, database_oid)"
+                + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1,"
+                + " cluster_id = "
+                + keep.formatted("cluster_id")
+                + ", database_oid = "
+                + keep.formatted("database_oid")
+                + " RETURNING epoch")) {
+      ps.setString(1, journal);
+      ps.setLong(2, here.cluster());
+      ps.setLong(3, here.database());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
   }
 
   /** The journal's current epoch (0 if it has none). */
