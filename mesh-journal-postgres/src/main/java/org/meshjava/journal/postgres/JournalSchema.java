@@ -521,6 +521,32 @@ final class JournalSchema {
     }
   }
 
+  /**
+   * Refuses to read where row-level security applies to this session on {@code
+   * mesh_journal_record}: a DBA's policy may hide some of the journal's rows from the role, and the
+   * rows it leaves could form a chain of their own (the first records of the history), which an
+   * opening would take for the journal and an export would write as the whole.
+   */
+  private static void refuseHiddenRows(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.row_security_active('mesh_journal_record'),"
+                    + " pg_catalog.current_user()")) {
+      rs.next();
+      if (rs.getBoolean(1)) {
+        throw new SQLException(
+            "row-level security applies to role "
+                + rs.getString(2)
+                + " on mesh_journal_record, so a policy may hide records of the journal from it"
+                + " and a part of the journal would read as the whole; disable it on the table"
+                + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
+                + " BYPASSRLS",
+            INSUFFICIENT_PRIVILEGE);
+      }
+    }
+  }
+
   /** Takes stored lines one at a time, in sequence order. */
   @FunctionalInterface
   interface LineSink {
@@ -541,6 +567,7 @@ final class JournalSchema {
   private static void readLines(
       Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
+    refuseHiddenRows(c);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
