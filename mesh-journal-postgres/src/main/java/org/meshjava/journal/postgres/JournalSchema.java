@@ -132,7 +132,11 @@ final class JournalSchema {
    * Whether the owner table has the columns of {@link Home}, adding them where it lacks them (made
    * by an earlier version, or dropped by hand) and this role owns it; a role that does not is left
    * without them, as before they existed, rather than refused. Checked first: ALTER TABLE takes the
-   * table's strongest lock and its owner's privilege even where it would add nothing.
+   * table's strongest lock and its owner's privilege even where it would add nothing. That lock
+   * waits for every transaction on the table (another journal's batch, a session a DBA left in a
+   * transaction), and every opening in the database waits behind this one's schema lock: so it is
+   * waited for {@link #HOME_COLUMNS_WAIT} at most, and an opening that cannot have it goes on
+   * without the columns, to add them at a later one.
    */
   private static boolean homeColumns(Connection c, Statement s) throws SQLException {
     try (ResultSet rs =
@@ -147,18 +151,27 @@ final class JournalSchema {
     }
     Savepoint before = c.setSavepoint();
     try {
+      s.execute("SET LOCAL lock_timeout = " + HOME_COLUMNS_WAIT.toMillis());
       s.execute(
           "ALTER TABLE mesh_journal_owner ADD COLUMN IF NOT EXISTS cluster_id bigint,"
               + " ADD COLUMN IF NOT EXISTS database_oid bigint");
       return true;
     } catch (SQLException e) {
-      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())
+          && !LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
         throw e;
       }
+      // The rollback to the savepoint undoes the SET LOCAL too.
       c.rollback(before);
       return false;
     }
   }
+
+  /** How long adding the columns of {@link Home} waits for the owner table's lock. */
+  static final Duration HOME_COLUMNS_WAIT = Duration.ofSeconds(1);
+
+  /** SQLSTATE {@code lock_not_available}: a {@code lock_timeout} ran out. */
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
 
   /** SQLSTATE {@code insufficient_privilege}: here, a role that does not own the table. */
   private static final String INSUFFICIENT_PRIVILEGE = "42501";

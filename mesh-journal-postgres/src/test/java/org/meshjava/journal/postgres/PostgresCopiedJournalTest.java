@@ -102,6 +102,36 @@ class PostgresCopiedJournalTest {
     }
   }
 
+  @Test
+  void anEarlierVersionsOwnerTable_heldInAnotherTransaction_stillOpens_andGainsItsColumnsLater()
+      throws Exception {
+    String database = SERVER.newDatabase();
+    String name = PostgresJournalTest.newName();
+    PostgresLocation where = PostgresLocation.parse(SERVER.url(database));
+    PostgresJournal.open(where, name).close();
+    try (Connection c = SERVER.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute("ALTER TABLE mesh_journal_owner DROP COLUMN cluster_id, DROP COLUMN database_oid");
+    }
+    try (Connection holder = SERVER.connect(database);
+        Statement s = holder.createStatement()) {
+      // A session a DBA left in a transaction that read the table: adding the columns waits for
+      // it, and would until the driver gave up a lease later.
+      holder.setAutoCommit(false);
+      s.execute("SELECT count(*) FROM mesh_journal_owner");
+      try (PostgresJournal j = PostgresJournal.open(where, name)) {
+        assertThat(j.epoch()).isEqualTo(2);
+      }
+      holder.rollback();
+    }
+    PostgresJournal.open(where, name).close();
+    PostgresLocation copy = PostgresLocation.parse(SERVER.url(copyOf(database)));
+    assertThatThrownBy(() -> PostgresJournal.open(copy, name))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.MISPLACED));
+  }
+
   /** A new database made from {@code database} as its template: the same rows, another oid. */
   private static String copyOf(String database) throws Exception {
     String copy = SERVER.newDatabase();
