@@ -48,6 +48,7 @@ import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.RecordCodec;
 import org.meshjava.journal.internal.ReplayState;
+import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
 import org.meshjava.receipt.tlog.NoteVerifierKey;
@@ -58,9 +59,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /**
- * {@code mesh journal inspect|verify|export|import|resume-grants}: read a steward's decision
+ * {@code mesh journal inspect|verify|export|import|resume-grants|adopt}: read a steward's decision
  * journal (§2.2), a file or a PostgreSQL database's, without locking or changing it; copy it
- * between the two; lift a suspension.
+ * between the two; lift a suspension; take over a database's copy of a journal.
  *
  * <p>Both check the record chain and then replay it the way a restarting steward does: through a
  * gate held by the steward, every authorisation decided again at its recorded time. The journal
@@ -74,14 +75,15 @@ import picocli.CommandLine.Parameters;
     description =
         "Inspect or verify a steward's decision journal (a file or postgresql://…); archive what"
             + " its snapshot covers; export it to a file or import one into a database; lift a"
-            + " suspension of grants.",
+            + " suspension of grants; adopt a database's copy of a journal.",
     subcommands = {
       JournalCommand.Inspect.class,
       JournalCommand.Verify.class,
       JournalCommand.Archive.class,
       JournalCommand.Export.class,
       JournalCommand.Import.class,
-      JournalCommand.ResumeGrants.class
+      JournalCommand.ResumeGrants.class,
+      JournalCommand.Adopt.class
     })
 final class JournalCommand extends CommandGroup {
   /**
@@ -1355,6 +1357,54 @@ final class JournalCommand extends CommandGroup {
                 + x.note().signatures().size()
                 + " signatures)";
       };
+    }
+  }
+
+  @Command(
+      name = "adopt",
+      description =
+          "Take over a journal whose rows were copied into this database (a dump restored, a"
+              + " cluster upgraded into a new one), which a steward refuses to open while its owner"
+              + " row names the database it was written in: the row then names this one. Only once"
+              + " the original will never be served again. Run with the steward stopped (it takes"
+              + " the journal's lock).")
+  static final class Adopt extends MeshCommand implements Callable<Integer> {
+    @Mixin JournalArgument journal;
+
+    @Option(
+        names = "--steward",
+        paramLabel = "DID",
+        description = "The steward whose journal it is (default: the database's only one).")
+    String steward;
+
+    @Override
+    public Integer call() throws CliException {
+      JournalTarget target = journal.target();
+      String where = JournalTarget.describe(target);
+      if (!(target instanceof JournalTarget.Postgres p)) {
+        throw new CliException(
+            "journal "
+                + where
+                + ": only a journal in a database is adopted (a file carries no record of where"
+                + " it was written)");
+      }
+      try {
+        String name =
+            JournalTarget.name(p.location(), namedSteward(steward, null).map(DidKey::toString));
+        try (PostgresJournal adopted = PostgresJournal.adopt(p.location(), name)) {
+          report(
+              out(),
+              where,
+              "journal "
+                  + name
+                  + " adopted at epoch "
+                  + adopted.epoch()
+                  + "; its owner row now names this database");
+        }
+        return 0;
+      } catch (JournalException e) {
+        throw refused(where, e, "adopting it");
+      }
     }
   }
 

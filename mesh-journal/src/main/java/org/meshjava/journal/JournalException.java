@@ -57,7 +57,9 @@ public final class JournalException extends ReasonedException {
     /**
      * The journal's records are not where this steward looks for them: for a journal kept in a
      * database, its owner row is in another schema than the one the session's tables are in, so
-     * opening there would start it afresh with every grant's budget back (SPEC.md section 60.7).
+     * opening there would start it afresh with every grant's budget back; or its owner row says it
+     * was written in another database or cluster, so its rows were copied where it is opened and
+     * the original may still be served (SPEC.md section 60.7).
      */
     MISPLACED
   }

@@ -6,10 +6,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.JournalException;
@@ -18,7 +21,8 @@ import org.meshjava.journal.JournalException;
  * The journal's tables and the statements over them (SPEC.md section 60.7). Stateless.
  *
  * <pre>
- * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint)        -- one row per journal
+ * mesh_journal_owner  (journal text PRIMARY KEY, epoch bigint,       -- one row per journal
+ *                      cluster_id bigint, database_oid bigint)
  * mesh_journal_record (journal text, seq bigint, line bytea,          -- one row per record
  *                      PRIMARY KEY (journal, seq))
  * mesh_journal_snapshot (journal text, count bigint, snapshot bytea, -- PostgresSnapshotStore
@@ -54,8 +58,37 @@ final class JournalSchema {
           + " AS typed)"
           + " SELECT count(*), coalesce(bool_and(typed), true) FROM stored";
 
-  /** Creates the tables when absent; safe when several stewards start at once. */
-  static void create(Connection c) throws SQLException {
+  /**
+   * Creates the tables when absent; safe when several stewards start at once, of this version or of
+   * one that took another key for {@link #SCHEMA_LOCK}. Answers whether the owner table has the
+   * columns recording where each journal was written ({@link Home}): an owner table made by an
+   * earlier version gains them here, but only where this role owns it.
+   */
+  static boolean create(Connection c) throws SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return createOnce(c);
+      } catch (SQLException e) {
+        // A steward not holding this lock (an earlier version keyed it otherwise) made a table in
+        // the same moment: its commit is what failed ours, so the next attempt finds the table.
+        if (attempt == CREATE_ATTEMPTS || !DUPLICATE_STATES.contains(e.getSQLState())) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  /** How often {@link #create} tries: each retry follows another session's committed table. */
+  private static final int CREATE_ATTEMPTS = 4;
+
+  /**
+   * SQLSTATEs of a {@code CREATE TABLE IF NOT EXISTS} racing another session's: {@code
+   * unique_violation} (on the catalog's own indexes), {@code duplicate_table}, {@code
+   * duplicate_object}.
+   */
+  private static final Set<String> DUPLICATE_STATES = Set.of("23505", "42P07", "42710");
+
+  private static boolean createOnce(Connection c) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
@@ -68,7 +101,9 @@ final class JournalSchema {
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
               + " journal text PRIMARY KEY,"
-              + " epoch bigint NOT NULL CHECK (epoch > 0))");
+              + " epoch bigint NOT NULL CHECK (epoch > 0),"
+              + " cluster_id bigint,"
+              + " database_oid bigint)");
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
               + " journal text NOT NULL,"
@@ -81,7 +116,9 @@ final class JournalSchema {
               + " count bigint NOT NULL CHECK (count >= 0),"
               + " snapshot bytea NOT NULL,"
               + " PRIMARY KEY (journal, count))");
+      boolean homed = homeColumns(c, s);
       c.commit();
+      return homed;
     } catch (SQLException e) {
       throw rolledBack(c, e);
     } finally {
@@ -89,6 +126,90 @@ final class JournalSchema {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /**
+   * Whether the owner table has the columns of {@link Home}, adding them where it lacks them (made
+   * by an earlier version, or dropped by hand) and this role owns it; a role that does not is left
+   * without them, as before they existed, rather than refused. Checked first: ALTER TABLE takes the
+   * table's strongest lock and its owner's privilege even where it would add nothing. That lock
+   * waits for every transaction on the table (another journal's batch, a session a DBA left in a
+   * transaction), and every opening in the database waits behind this one's schema lock: so it is
+   * waited for {@link #HOME_COLUMNS_WAIT} at most, and an opening that cannot have it goes on
+   * without the columns, to add them at a later one.
+   */
+  private static boolean homeColumns(Connection c, Statement s) throws SQLException {
+    try (ResultSet rs =
+        s.executeQuery(
+            "SELECT count(*) FROM pg_catalog.pg_attribute"
+                + " WHERE attrelid = 'mesh_journal_owner'::regclass AND NOT attisdropped"
+                + " AND attname IN ('cluster_id', 'database_oid')")) {
+      rs.next();
+      if (rs.getInt(1) == 2) {
+        return true;
+      }
+    }
+    Savepoint before = c.setSavepoint();
+    try {
+      s.execute("SET LOCAL lock_timeout = " + HOME_COLUMNS_WAIT.toMillis());
+      s.execute(
+          "ALTER TABLE mesh_journal_owner ADD COLUMN IF NOT EXISTS cluster_id bigint,"
+              + " ADD COLUMN IF NOT EXISTS database_oid bigint");
+      return true;
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())
+          && !LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      // The rollback to the savepoint undoes the SET LOCAL too.
+      c.rollback(before);
+      return false;
+    }
+  }
+
+  /** How long adding the columns of {@link Home} waits for the owner table's lock. */
+  static final Duration HOME_COLUMNS_WAIT = Duration.ofSeconds(1);
+
+  /** SQLSTATE {@code lock_not_available}: a {@code lock_timeout} ran out. */
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+  /** SQLSTATE {@code insufficient_privilege}: here, a role that does not own the table. */
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
+  /**
+   * Where a journal's owner row was written: the cluster's system identifier ({@code
+   * pg_control_system()}, the same on a streaming standby promoted in its place, new for a cluster
+   * made anew by initdb) and the database's oid in it (new for a database made by {@code CREATE
+   * DATABASE}, whether a dump is then restored into it or it copies a template).
+   */
+  record Home(long cluster, long database) {
+    @Override
+    public String toString() {
+      return "database oid " + database + " of cluster " + Long.toUnsignedString(cluster);
+    }
+  }
+
+  /** The session's own {@link Home}. */
+  static Home here(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT (SELECT system_identifier FROM pg_catalog.pg_control_system()),"
+                    + " (SELECT oid FROM pg_catalog.pg_database"
+                    + " WHERE datname = pg_catalog.current_database())")) {
+      rs.next();
+      return new Home(rs.getLong(1), rs.getLong(2));
+    }
+  }
+
+  /** The {@link Home} journal {@code journal}'s owner row records, if it records one. */
+  static Optional<Home> recorded(Connection c, String journal) throws SQLException {
+    return query(
+        c,
+        "SELECT cluster_id, database_oid FROM mesh_journal_owner WHERE journal = ?"
+            + " AND cluster_id IS NOT NULL AND database_oid IS NOT NULL",
+        journal,
+        rs -> rs.next() ? Optional.of(new Home(rs.getLong(1), rs.getLong(2))) : Optional.empty());
   }
 
   /**
@@ -343,6 +464,32 @@ final class JournalSchema {
         });
   }
 
+  /**
+   * {@link #raiseEpoch(Connection, String)}, recording {@code here} in the owner row: where it
+   * records none yet, or, {@code adopt}ing, in place of the one it records.
+   */
+  static long raiseEpoch(Connection c, String journal, Home here, boolean adopt)
+      throws SQLException {
+    String keep = adopt ? "EXCLUDED.%1$s" : "coalesce(o.%1$s, EXCLUDED.%1$s)";
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO mesh_journal_owner AS o (journal, epoch, cluster_id, database_oid)"
+                + " VALUES (?, 1, ?, ?) ON CONFLICT (journal) DO UPDATE SET epoch = o.epoch + 1,"
+                + " cluster_id = "
+                + keep.formatted("cluster_id")
+                + ", database_oid = "
+                + keep.formatted("database_oid")
+                + " RETURNING epoch")) {
+      ps.setString(1, journal);
+      ps.setLong(2, here.cluster());
+      ps.setLong(3, here.database());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
   /** The journal's current epoch (0 if it has none). */
   static long epoch(Connection c, String journal) throws SQLException {
     return query(
@@ -387,6 +534,32 @@ final class JournalSchema {
     }
   }
 
+  /**
+   * Refuses to read where row-level security applies to this session on {@code
+   * mesh_journal_record}: a DBA's policy may hide some of the journal's rows from the role, and the
+   * rows it leaves could form a chain of their own (the first records of the history), which an
+   * opening would take for the journal and an export would write as the whole.
+   */
+  private static void refuseHiddenRows(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.row_security_active('mesh_journal_record'),"
+                    + " pg_catalog.current_user()")) {
+      rs.next();
+      if (rs.getBoolean(1)) {
+        throw new SQLException(
+            "row-level security applies to role "
+                + rs.getString(2)
+                + " on mesh_journal_record, so a policy may hide records of the journal from it"
+                + " and a part of the journal would read as the whole; disable it on the table"
+                + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
+                + " BYPASSRLS",
+            INSUFFICIENT_PRIVILEGE);
+      }
+    }
+  }
+
   /** Takes stored lines one at a time, in sequence order. */
   @FunctionalInterface
   interface LineSink {
@@ -407,6 +580,7 @@ final class JournalSchema {
   private static void readLines(
       Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
+    refuseHiddenRows(c);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.

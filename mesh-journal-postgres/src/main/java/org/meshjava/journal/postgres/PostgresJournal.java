@@ -130,12 +130,30 @@ public final class PostgresJournal implements Journal {
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code CORRUPT} naming the
    *     first bad record, or when its epoch cannot be raised (already the largest {@code bigint}),
-   *     {@code MISPLACED} if its owner row is in another schema than the session's, {@code IO} if
-   *     the database cannot be reached or refuses
+   *     {@code MISPLACED} if its owner row is in another schema than the session's, or records that
+   *     it was written in another database or cluster (its rows copied here: see {@link #adopt}),
+   *     {@code IO} if the database cannot be reached or refuses
    */
   public static PostgresJournal open(PostgresLocation location, String name)
       throws JournalException {
     return open(location, name, () -> {});
+  }
+
+  /**
+   * Opens journal {@code name} at {@code location} as {@link #open(PostgresLocation, String)} does,
+   * taking it over where its owner row records another database or cluster: the rows were copied
+   * here (a dump restored, a cluster upgraded into a new one, a database made from a template),
+   * which opening refuses {@code MISPLACED} because the original may still be served, and a journal
+   * served in two places spends every budget twice. The owner row then records this database. Only
+   * for a copy whose original will never be served again (it was lost, or the copy replaces it);
+   * the caller vouches for that, nothing here can see the original.
+   *
+   * @throws JournalException as {@link #open(PostgresLocation, String)}, never {@code MISPLACED}
+   *     for a copy
+   */
+  public static PostgresJournal adopt(PostgresLocation location, String name)
+      throws JournalException {
+    return open(location, name, () -> {}, PostgresLocation::connect, true);
   }
 
   /**
@@ -161,6 +179,16 @@ public final class PostgresJournal implements Journal {
   static PostgresJournal open(
       PostgresLocation location, String name, Runnable afterEachRecord, Sessions sessions)
       throws JournalException {
+    return open(location, name, afterEachRecord, sessions, false);
+  }
+
+  private static PostgresJournal open(
+      PostgresLocation location,
+      String name,
+      Runnable afterEachRecord,
+      Sessions sessions,
+      boolean adopt)
+      throws JournalException {
     checkName(name);
     Connection c = null;
     try {
@@ -184,10 +212,19 @@ public final class PostgresJournal implements Journal {
       // Before anything is created or raised: a journal whose records are in another schema is
       // refused, not started afresh here.
       JournalSchema.checkHome(c, name, location);
-      JournalSchema.create(c);
+      boolean homed = JournalSchema.create(c);
       long lockKey = lock(c, name, location);
       checkEpochCanRise(c, name, location);
-      long epoch = JournalSchema.raiseEpoch(c, name);
+      long epoch;
+      if (homed) {
+        JournalSchema.Home here = JournalSchema.here(c);
+        if (!adopt) {
+          checkNotCopied(c, name, location, here);
+        }
+        epoch = JournalSchema.raiseEpoch(c, name, here, adopt);
+      } else {
+        epoch = JournalSchema.raiseEpoch(c, name);
+      }
       // Checked as it streams, as the file journal's read checks its file; no record is kept, and
       // a grant chain is forgotten once a decision past its expiry is read (every record is read,
       // in order), so opening takes memory for the chains still presentable, not for the history:
@@ -221,6 +258,34 @@ public final class PostgresJournal implements Journal {
     } catch (JournalException | RuntimeException e) {
       LockHolder.closeQuietly(c);
       throw e;
+    }
+  }
+
+  /**
+   * Refuses a journal whose owner row records another database or cluster than {@code here}: its
+   * rows were copied into this one, and the original may still be served (the lock is held, so no
+   * other opener of this database records one in between).
+   */
+  private static void checkNotCopied(
+      Connection c, String name, PostgresLocation location, JournalSchema.Home here)
+      throws SQLException, JournalException {
+    Optional<JournalSchema.Home> written = JournalSchema.recorded(c, name);
+    if (written.isPresent() && !written.get().equals(here)) {
+      throw new JournalException(
+          JournalException.Reason.MISPLACED,
+          "cannot open journal "
+              + name
+              + " at "
+              + location
+              + ": its owner row in mesh_journal_owner was written in "
+              + written.get()
+              + ", and this is "
+              + here
+              + ". Its rows were copied here (a dump restored, a cluster upgraded into a new one,"
+              + " CREATE DATABASE from a template), and the original may still be served: two"
+              + " copies would each spend every budget. If the original will never be served"
+              + " again, adopt this copy (mesh journal adopt, PostgresJournal.adopt)",
+          null);
     }
   }
 

@@ -38,6 +38,7 @@ import org.jspecify.annotations.Nullable;
  * schema a role or database setting puts ahead of it later, holding tables of the same names,
  * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and raises a
  * role's or the database's {@code idle_in_transaction_session_timeout} below the lease to the lease
+ * and {@code statement_timeout} below half the lease to half the lease, in the same statement
  * (SPEC.md section 60.7, "Faults").
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
@@ -226,7 +227,6 @@ public final class PostgresLocation {
     Connection c = open();
     try {
       pin(c);
-      outlastIdleTransactions(c);
       return c;
     } catch (SQLException | RuntimeException e) {
       c.close();
@@ -238,15 +238,42 @@ public final class PostgresLocation {
    * Sets the session's {@code search_path} to the journal's schema only: the URL's, or else the
    * session's current schema as its settings made it. Everything named here is pg_catalog's by its
    * full name, since until this statement has run the path is whatever the role's settings make it.
+   *
+   * <p>The same statement raises two limits a role or database setting may make shorter than the
+   * journal's own work takes (0, no limit, is kept in both):
+   *
+   * <ul>
+   *   <li>{@code idle_in_transaction_session_timeout}, to the lease. Reads take a fetch of rows at
+   *       a time in a transaction and work on them between fetches (a steward's replay of the
+   *       records after its snapshot, an export's writes), which leaves the session idle in its
+   *       transaction meanwhile; a DBA's limit below the lease ended such a read part way, where
+   *       the journal's own session, given the lease, went on.
+   *   <li>{@code statement_timeout}, to half the lease. A limit tuned for an application's queries
+   *       (50 ms) cancelled a batch's insert or COMMIT on a loaded server, and a cancelled batch
+   *       fails the journal. Half the lease, not the lease: the connection's socket timeout is the
+   *       lease, and the server's cancel, which leaves the session usable and says why, must come
+   *       first.
+   * </ul>
    */
   private void pin(Connection c) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "SELECT pg_catalog.set_config('search_path', pg_catalog.quote_ident(n.nspname), false),"
-                + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user()"
+                + " pg_catalog.has_schema_privilege(n.oid, 'USAGE'), pg_catalog.current_user(),"
+                + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
+                + " FROM pg_catalog.pg_settings s, (VALUES"
+                + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
+                + " ('statement_timeout', ?)) AS l(name, floor)"
+                // A CASE, so that no other setting's value ("off") is ever cast to a number.
+                + " WHERE CASE WHEN s.name OPERATOR(pg_catalog.=) l.name"
+                + " THEN s.setting::pg_catalog.int8 OPERATOR(pg_catalog.>) 0"
+                + " AND s.setting::pg_catalog.int8"
+                + " OPERATOR(pg_catalog.<) l.floor::pg_catalog.int8 ELSE false END)"
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
                 + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
-      ps.setString(1, schema);
+      ps.setString(1, Long.toString(lease.toMillis()));
+      ps.setString(2, Long.toString(lease.toMillis() / 2));
+      ps.setString(3, schema);
       try (ResultSet rs = ps.executeQuery()) {
         boolean exists = rs.next();
         if (exists && !rs.getBoolean(2)) {
@@ -278,28 +305,6 @@ public final class PostgresLocation {
               INVALID_SCHEMA_NAME);
         }
       }
-    }
-  }
-
-  /**
-   * Raises the session's {@code idle_in_transaction_session_timeout} to the lease where a role or
-   * database setting makes it shorter (0, no limit, is kept). Reads take a fetch of rows at a time
-   * in a transaction and work on them between fetches (a steward's replay of the records after its
-   * snapshot, an export's writes), which leaves the session idle in its transaction meanwhile; a
-   * DBA's limit below the lease ended such a read part way, where the journal's own session, given
-   * the lease, went on.
-   */
-  private void outlastIdleTransactions(Connection c) throws SQLException {
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT pg_catalog.set_config(s.name, ?::pg_catalog.text, false)"
-                + " FROM pg_catalog.pg_settings s"
-                + " WHERE s.name OPERATOR(pg_catalog.=) 'idle_in_transaction_session_timeout'"
-                + " AND s.setting::pg_catalog.int8 OPERATOR(pg_catalog.>) 0"
-                + " AND s.setting::pg_catalog.int8 OPERATOR(pg_catalog.<) ?")) {
-      ps.setString(1, Long.toString(lease.toMillis()));
-      ps.setLong(2, lease.toMillis());
-      ps.executeQuery().close();
     }
   }
 

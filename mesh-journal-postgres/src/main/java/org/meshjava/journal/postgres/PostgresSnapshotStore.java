@@ -205,32 +205,12 @@ public final class PostgresSnapshotStore implements SnapshotStore {
       c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
       c.setReadOnly(true);
       c.setAutoCommit(false);
-      long count;
-      long size;
-      try (PreparedStatement ps =
-          c.prepareStatement(
-              "SELECT count, octet_length(snapshot) FROM mesh_journal_snapshot WHERE journal = ?"
-                  + " ORDER BY count DESC LIMIT 1")) {
-        ps.setString(1, journal);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            return Optional.empty();
-          }
-          count = rs.getLong(1);
-          size = rs.getLong(2);
-        }
-      }
-      try (PreparedStatement slice =
-          c.prepareStatement(
-              "SELECT substring(snapshot FROM ? FOR ?) FROM mesh_journal_snapshot"
-                  + " WHERE journal = ? AND count = ?")) {
-        slice.setString(3, journal);
-        slice.setLong(4, count);
-        return Optional.of(SnapshotHeaderReader.read(size, (dst, at) -> read(slice, dst, at)));
-      } catch (IOException e) {
-        throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage(), e);
-      } finally {
-        c.rollback();
+      try {
+        return header(c);
+      } catch (SQLException e) {
+        // Not a rollback in a finally: on a session the server ended, its "This connection has
+        // been closed." would replace the server's own words for why.
+        throw JournalSchema.rolledBack(c, e);
       }
     } catch (SQLException e) {
       if (UNDEFINED_TABLE.equals(e.getSQLState())) {
@@ -240,6 +220,35 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           SnapshotException.Reason.IO,
           "cannot read the latest snapshot's header in " + describe() + ": " + FailureWords.of(e),
           e);
+    }
+  }
+
+  /** The latest row's header, read a slice at a time in {@code c}'s transaction. */
+  private Optional<SnapshotHeader> header(Connection c) throws SQLException, SnapshotException {
+    long count;
+    long size;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT count, octet_length(snapshot) FROM mesh_journal_snapshot WHERE journal = ?"
+                + " ORDER BY count DESC LIMIT 1")) {
+      ps.setString(1, journal);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return Optional.empty();
+        }
+        count = rs.getLong(1);
+        size = rs.getLong(2);
+      }
+    }
+    try (PreparedStatement slice =
+        c.prepareStatement(
+            "SELECT substring(snapshot FROM ? FOR ?) FROM mesh_journal_snapshot"
+                + " WHERE journal = ? AND count = ?")) {
+      slice.setString(3, journal);
+      slice.setLong(4, count);
+      return Optional.of(SnapshotHeaderReader.read(size, (dst, at) -> read(slice, dst, at)));
+    } catch (IOException e) {
+      throw e.getCause() instanceof SQLException sql ? sql : new SQLException(e.getMessage(), e);
     }
   }
 

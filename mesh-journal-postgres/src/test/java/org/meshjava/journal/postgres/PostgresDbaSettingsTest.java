@@ -76,6 +76,27 @@ class PostgresDbaSettingsTest {
   }
 
   @Test
+  void aRolesStatementTimeoutTunedForQueries_doesNotFailTheJournalsBatches() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    String name = PostgresJournalTest.newName();
+    PostgresLocation where = at(database, USER, "");
+    PostgresJournal.open(where, name).close();
+    sql(
+        database,
+        "ALTER ROLE " + USER + " IN DATABASE " + database + " SET statement_timeout = '50ms'",
+        // A busy server, where each batch's insert takes longer than the DBA's limit.
+        "CREATE FUNCTION slow() RETURNS trigger LANGUAGE plpgsql AS"
+            + " $$ BEGIN PERFORM pg_sleep(0.2); RETURN NEW; END $$",
+        "CREATE TRIGGER slow BEFORE INSERT ON mesh_journal_record"
+            + " FOR EACH ROW EXECUTE FUNCTION slow()");
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      j.append(PostgresJournalTest.authorised(0));
+      j.append(PostgresJournalTest.authorised(1));
+    }
+    assertThat(PostgresJournal.readLines(where, name)).hasSize(3);
+  }
+
+  @Test
   void anIdleInTransactionTimeoutShorterThanTheLease_doesNotEndAReadOfTheJournal()
       throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();

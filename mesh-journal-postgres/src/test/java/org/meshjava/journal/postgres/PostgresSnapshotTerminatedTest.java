@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
@@ -13,8 +14,9 @@ import org.meshjava.journal.SnapshotException;
 import org.meshjava.testpg.PostgresTestServer;
 
 /**
- * A snapshot save whose session is ended (pg_terminate_backend, a server's shutdown) in the middle
- * of its transaction says why, in the server's words (SPEC.md 60.7, "Faults"), and stores nothing.
+ * A snapshot save or header read whose session is ended (pg_terminate_backend, a server's shutdown)
+ * in the middle of its transaction says why, in the server's words (SPEC.md 60.7, "Faults"), and a
+ * save stores nothing.
  */
 class PostgresSnapshotTerminatedTest {
   @Test
@@ -38,7 +40,7 @@ class PostgresSnapshotTerminatedTest {
                   throw new java.util.concurrent.CompletionException(e);
                 }
               });
-      long pid = waitingSaver(server, db);
+      long pid = waitingForLock(server, db, "INSERT INTO mesh_journal_snapshot");
       try (Connection admin = server.connect(db);
           Statement a = admin.createStatement()) {
         a.execute("SELECT pg_terminate_backend(" + pid + ")");
@@ -58,17 +60,59 @@ class PostgresSnapshotTerminatedTest {
     assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(1);
   }
 
-  /** The server process of the save waiting for the table's lock. */
-  private static long waitingSaver(PostgresTestServer server, String db) throws Exception {
+  @Test
+  void aHeaderReadWhoseSessionIsEndedBetweenItsReads_isRefusedIo_inTheServersWords()
+      throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String db = server.newDatabase();
+    PostgresSnapshotStore store =
+        PostgresSnapshotStore.of(PostgresLocation.parse(server.url(db)), "did:key:a");
+    store.save(PostgresSnapshotStoreTest.at(1));
+    try (Connection admin = server.connect(db);
+        Statement a = admin.createStatement()) {
+      // The header is read by a query for the row's size and then slices of it, in one
+      // transaction. The table becomes a view whose snapshot column ends its reader's own session
+      // the second time it is read in a transaction: after the size, at the first slice.
+      a.execute("ALTER TABLE mesh_journal_snapshot RENAME TO kept");
+      a.execute(
+          "CREATE FUNCTION second_read_ends(b bytea) RETURNS bytea LANGUAGE plpgsql AS $$"
+              + " BEGIN"
+              + " IF current_setting('pg30.reads', true) = '1' THEN"
+              + " PERFORM pg_terminate_backend(pg_backend_pid()); PERFORM pg_sleep(5);"
+              + " END IF;"
+              + " PERFORM set_config('pg30.reads', '1', true);"
+              + " RETURN b; END $$");
+      a.execute(
+          "CREATE VIEW mesh_journal_snapshot AS"
+              + " SELECT journal, count, second_read_ends(snapshot) AS snapshot FROM kept");
+    }
+    assertThatThrownBy(store::latestHeader)
+        .isInstanceOfSatisfying(
+            SnapshotException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(SnapshotException.Reason.IO);
+              assertThat(e.getMessage())
+                  .contains(PostgresTerminatedSessionTest.TERMINATED)
+                  .doesNotContain("has been closed");
+            });
+  }
+
+  /**
+   * The server process of the session in {@code db} whose statement, starting {@code statement},
+   * waits for a lock.
+   */
+  static long waitingForLock(PostgresTestServer server, String db, String statement)
+      throws Exception {
     long deadline =
         System.nanoTime() + TimeUnit.SECONDS.toNanos(PostgresJournalFaultTest.GUARD_SECONDS);
     try (Connection c = server.connect(db);
-        Statement s = c.createStatement()) {
-      while (System.nanoTime() < deadline) {
-        try (ResultSet rs =
-            s.executeQuery(
+        PreparedStatement s =
+            c.prepareStatement(
                 "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND query LIKE 'INSERT INTO mesh_journal_snapshot%'")) {
+                    + " AND starts_with(query, ?)")) {
+      s.setString(1, statement);
+      while (System.nanoTime() < deadline) {
+        try (ResultSet rs = s.executeQuery()) {
           if (rs.next()) {
             return rs.getLong(1);
           }
@@ -76,6 +120,6 @@ class PostgresSnapshotTerminatedTest {
         Thread.sleep(20);
       }
     }
-    throw new AssertionError("the save never waited for the table's lock");
+    throw new AssertionError("no " + statement + " ever waited for a lock");
   }
 }
