@@ -1299,9 +1299,9 @@ public final class FileJournal implements Journal {
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
    * @throws JournalException {@code POSITION_MISMATCH} if {@code upTo} is not in the journal,
-   *     {@code LOCKED} if a steward holds it, {@code IO}, or {@code IO} before anything is written
-   *     when the journal's file has a second name (a hard link), which the archive would leave on
-   *     the old records
+   *     {@code LOCKED} if a steward holds it, {@code IO}, or {@code HARD_LINKED} before anything is
+   *     written when the journal's file has a second name (a hard link), which the archive would
+   *     leave on the old records
    */
   public static long archive(
       Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
@@ -1446,7 +1446,7 @@ public final class FileJournal implements Journal {
     }
     if (links instanceof Integer n && n > 1) {
       throw new JournalException(
-          JournalException.Reason.IO,
+          JournalException.Reason.HARD_LINKED,
           "cannot archive "
               + path
               + ": the file has "

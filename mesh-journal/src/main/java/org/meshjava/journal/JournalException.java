@@ -59,7 +59,15 @@ public final class JournalException extends ReasonedException {
      * database, its owner row is in another schema than the one the session's tables are in, so
      * opening there would start it afresh with every grant's budget back (SPEC.md section 60.7).
      */
-    MISPLACED
+    MISPLACED,
+    /**
+     * The journal's file has a second name (a hard link), so it is not archived: the archive
+     * renames a new file over one name only and would leave the other on the old records (SPEC.md
+     * section 60.8). Refused before anything is written; not a failure of the disk, and removing
+     * the other names (or reaching the journal through a symbolic link instead) lets the archive go
+     * on.
+     */
+    HARD_LINKED
   }
 
   private final long seq;
