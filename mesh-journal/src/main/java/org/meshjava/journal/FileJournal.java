@@ -684,9 +684,10 @@ public final class FileJournal implements Journal {
     if (segments.isEmpty()) {
       return;
     }
-    // Not held to its name, nor to a readable last line, here: a segment renamed, cut or edited is
-    // refused by the read that needs it, in that read's words (a steward's start reports it as a
-    // refusal to start), so this says only what a last line that reads as a record shows.
+    // Not held to a readable last line here: a segment cut or edited is refused by the read that
+    // needs it, in that read's words (a steward's start reports it as a refusal to start), so this
+    // says only what a last line that reads as a record shows (and, below, what its first shows
+    // of its name).
     JournalSegments.Segment last = segments.getLast();
     long lastArchived;
     try {
@@ -703,6 +704,10 @@ public final class FileJournal implements Journal {
     if (!beginsBefore && count > lastArchived + 1) {
       return;
     }
+    // Before the live file is blamed: a last segment renamed to a later record than its first
+    // makes a sound live file look as if it began before the last cut. The segment's name is then
+    // what is wrong, and the refusal names it.
+    JournalSegments.refuseIfMisnamed(last);
     throw new JournalException(
         JournalException.Reason.CORRUPT,
         "journal "
