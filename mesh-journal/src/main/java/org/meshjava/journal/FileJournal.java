@@ -684,9 +684,10 @@ public final class FileJournal implements Journal {
     if (segments.isEmpty()) {
       return;
     }
-    // Not held to its name, nor to a readable last line, here: a segment renamed, cut or edited is
-    // refused by the read that needs it, in that read's words (a steward's start reports it as a
-    // refusal to start), so this says only what a last line that reads as a record shows.
+    // Not held to a readable last line here: a segment cut or edited is refused by the read that
+    // needs it, in that read's words (a steward's start reports it as a refusal to start), so this
+    // says only what a last line that reads as a record shows (and, below, what its first shows
+    // of its name).
     JournalSegments.Segment last = segments.getLast();
     long lastArchived;
     try {
@@ -703,6 +704,10 @@ public final class FileJournal implements Journal {
     if (!beginsBefore && count > lastArchived + 1) {
       return;
     }
+    // Before the live file is blamed: a last segment renamed to a later record than its first
+    // makes a sound live file look as if it began before the last cut. The segment's name is then
+    // what is wrong, and the refusal names it.
+    JournalSegments.refuseIfMisnamed(last);
     throw new JournalException(
         JournalException.Reason.CORRUPT,
         "journal "
@@ -1299,9 +1304,9 @@ public final class FileJournal implements Journal {
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
    * @throws JournalException {@code POSITION_MISMATCH} if {@code upTo} is not in the journal,
-   *     {@code LOCKED} if a steward holds it, {@code IO}, or {@code IO} before anything is written
-   *     when the journal's file has a second name (a hard link), which the archive would leave on
-   *     the old records
+   *     {@code LOCKED} if a steward holds it, {@code IO}, or {@code HARD_LINKED} before anything is
+   *     written when the journal's file has a second name (a hard link), which the archive would
+   *     leave on the old records
    */
   public static long archive(
       Path path, JournalPosition upTo, java.util.Map<ContentId, org.meshjava.jcp.GrantChain> chains)
@@ -1446,7 +1451,7 @@ public final class FileJournal implements Journal {
     }
     if (links instanceof Integer n && n > 1) {
       throw new JournalException(
-          JournalException.Reason.IO,
+          JournalException.Reason.HARD_LINKED,
           "cannot archive "
               + path
               + ": the file has "

@@ -157,7 +157,7 @@ public final class FileSnapshotStore implements SnapshotStore {
 
   private SnapshotFolderClaim take(@Nullable SnapshotFolderOwner owner) throws SnapshotException {
     checkFolder();
-    SnapshotFolderClaim taken = JournalIo.call(() -> SnapshotFolderClaim.take(dir, owner));
+    SnapshotFolderClaim taken = JournalIo.call(() -> SnapshotFolderClaim.take(dir, owner, forcer));
     claim = taken;
     claimForSteward = false;
     return taken;
@@ -243,7 +243,9 @@ public final class FileSnapshotStore implements SnapshotStore {
     Path target = files.file(snapshot.position().count());
     Path tmp = unfinished.file(snapshot.position().count());
     try {
-      OwnerOnly.createDirectories(dir);
+      // A folder made here has its name forced in the folder above it: else a power cut could
+      // take the folder, and every snapshot forced into it, with it.
+      forcer.createDirectories(dir);
       try (FileChannel ch = OwnerOnly.writeAfresh(tmp)) {
         // Written part by part: a snapshot's body refers to the state's large sections rather
         // than holding a copy of its hundreds of megabytes.

@@ -61,7 +61,15 @@ public final class JournalException extends ReasonedException {
      * was written in another database or cluster, so its rows were copied where it is opened and
      * the original may still be served (SPEC.md section 60.7).
      */
-    MISPLACED
+    MISPLACED,
+    /**
+     * The journal's file has a second name (a hard link), so it is not archived: the archive
+     * renames a new file over one name only and would leave the other on the old records (SPEC.md
+     * section 60.8). Refused before anything is written; not a failure of the disk, and removing
+     * the other names (or reaching the journal through a symbolic link instead) lets the archive go
+     * on.
+     */
+    HARD_LINKED
   }
 
   private final long seq;

@@ -57,6 +57,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   private final @Nullable Path madeFrom;
   // The journal this claim is for, recorded in the folder; null where the claimant named none.
   private final @Nullable SnapshotFolderOwner owner;
+  // Forces the name of a folder the claim makes (at take, or again at renew) in the one above it.
+  private final Forcer forcer;
   // The lock held now; null once closed.
   private @Nullable Held held;
 
@@ -78,22 +80,29 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   private SnapshotFolderClaim(
-      Path dir, @Nullable Path madeFrom, @Nullable SnapshotFolderOwner owner, Held held) {
+      Path dir,
+      @Nullable Path madeFrom,
+      @Nullable SnapshotFolderOwner owner,
+      Forcer forcer,
+      Held held) {
     this.dir = dir;
     this.madeFrom = madeFrom;
     this.owner = owner;
+    this.forcer = forcer;
     this.held = held;
   }
 
   /**
    * Claims {@code dir}, creating it if absent, for the journal {@code owner} names (null: a
-   * claimant that names none, whose claim neither checks nor records a journal).
+   * claimant that names none, whose claim neither checks nor records a journal). A folder made
+   * here, and each parent made for it, has its name forced in the folder above it ({@link
+   * Forcer#createDirectories}), so the snapshots later forced into it outlive a power cut.
    *
    * @throws SnapshotException {@code IN_USE} if another steward (in this process or another) holds
    *     it, or it holds the snapshots of another journal ({@link SnapshotFolderOwner}); {@code IO}
    *     if the folder or its lock file cannot be made or locked
    */
-  static SnapshotFolderClaim take(Path dir, @Nullable SnapshotFolderOwner owner)
+  static SnapshotFolderClaim take(Path dir, @Nullable SnapshotFolderOwner owner, Forcer forcer)
       throws SnapshotException {
     if (owner != null) {
       // Before the lock: a steward of another journal must not hold the folder even while it
@@ -102,7 +111,8 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       owner.check();
     }
     Path madeFrom = missingFrom(dir);
-    SnapshotFolderClaim claim = new SnapshotFolderClaim(dir, madeFrom, owner, lock(dir));
+    SnapshotFolderClaim claim =
+        new SnapshotFolderClaim(dir, madeFrom, owner, forcer, lock(dir, forcer));
     if (owner != null) {
       try {
         // Again under the lock: the folder's last holder may have recorded its journal since.
@@ -135,10 +145,10 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   /** Locks the folder's lock file, making both if absent. */
-  private static Held lock(Path dir) throws SnapshotException {
+  private static Held lock(Path dir, Forcer forcer) throws SnapshotException {
     Path lockFile = dir.resolve(LOCK_FILE);
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      Held h = lockOnce(dir, lockFile);
+      Held h = lockOnce(dir, lockFile, forcer);
       if (h != null) {
         return h;
       }
@@ -156,10 +166,11 @@ public final class SnapshotFolderClaim implements AutoCloseable {
   }
 
   /** One attempt; null if the file locked was removed or replaced meanwhile. */
-  private static @Nullable Held lockOnce(Path dir, Path lockFile) throws SnapshotException {
+  private static @Nullable Held lockOnce(Path dir, Path lockFile, Forcer forcer)
+      throws SnapshotException {
     Object identity;
     try {
-      OwnerOnly.createDirectories(dir);
+      forcer.createDirectories(dir);
       try {
         // A new file: no descriptor of it can be open in this process yet, so closing this one
         // drops no lock (see the class note).
@@ -245,7 +256,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     }
     Held renewed;
     try {
-      renewed = lock(dir);
+      renewed = lock(dir, forcer);
     } catch (SnapshotException e) {
       if (e.reason() != SnapshotException.Reason.IN_USE) {
         throw e;

@@ -148,8 +148,12 @@ class FileJournalForceTest {
     Recorder r = new Recorder(target);
     new FileSnapshotStore(snaps, r).save(s);
     Path tmp = snaps.resolve("00000000000000000007.snapshot.tmp");
+    // The folder is made by this save: its name is forced in the folder above it first.
     assertThat(r.forced)
-        .containsExactly(new Forced(tmp, s.encoded().length, true), new Forced(snaps, 1, true));
+        .containsExactly(
+            new Forced(dir, 0, true),
+            new Forced(tmp, s.encoded().length, true),
+            new Forced(snaps, 1, true));
     assertThat(Files.readAllBytes(target)).isEqualTo(s.encoded());
   }
 

@@ -42,7 +42,7 @@ class JournalArchiveHardLinkTest {
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> {
-              assertThat(e.reason()).isEqualTo(JournalException.Reason.IO);
+              assertThat(e.reason()).isEqualTo(JournalException.Reason.HARD_LINKED);
               assertThat(e.getMessage()).contains("2 names (hard links)");
             });
     assertThat(Files.readAllBytes(p)).isEqualTo(before);

@@ -137,35 +137,56 @@ public final class JournalSegments {
    * places a segment; one renamed (or another file put in its place) would otherwise be read as the
    * records it names being absent, and a starting steward skips the check of absent archived
    * records, so a segment that is there but is not what it is named is {@code CORRUPT}, naming it.
+   *
+   * @throws JournalException {@code CORRUPT} naming the segment, {@code IO} if it cannot be read
    */
   private static void checkNamed(Segment s) throws JournalException {
-    String fix = "; give it the name of its first record, " + RESTORE;
+    long first = firstRecord(s);
+    if (first < 0) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          s.firstSeq(),
+          "archived segment " + s.file() + " holds no whole record" + RENAME,
+          null);
+    }
+    if (first != s.firstSeq()) {
+      throw misnamed(s, first);
+    }
+  }
+
+  /** What an operator can do about a segment not named for its first record. */
+  private static final String RENAME = "; give it the name of its first record, " + RESTORE;
+
+  private static JournalException misnamed(Segment s, long first) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        s.firstSeq(),
+        "archived segment "
+            + s.file()
+            + " is named for record "
+            + s.firstSeq()
+            + " but begins with record "
+            + first
+            + RENAME,
+        null);
+  }
+
+  /**
+   * The sequence of segment {@code s}'s first record; -1 when it holds no whole line.
+   *
+   * @throws JournalException {@code CORRUPT} for an empty first line, one longer than any record or
+   *     one that is no record, {@code IO}
+   */
+  private static long firstRecord(Segment s) throws JournalException {
     try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
       byte[] line = new LineReader(ch, 0, ch.size()).next();
-      if (line != null && line.length == 0) {
+      if (line == null) {
+        return -1;
+      }
+      if (line.length == 0) {
         throw EmptyLine.refused(s.file(), 0, s.firstSeq() - 1);
       }
-      if (line == null) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT,
-            s.firstSeq(),
-            "archived segment " + s.file() + " holds no whole record" + fix,
-            null);
-      }
-      long first = RecordCodec.seqOf(line, "the first line of archived segment " + s.file());
-      if (first != s.firstSeq()) {
-        throw new JournalException(
-            JournalException.Reason.CORRUPT,
-            s.firstSeq(),
-            "archived segment "
-                + s.file()
-                + " is named for record "
-                + s.firstSeq()
-                + " but begins with record "
-                + first
-                + fix,
-            null);
-      }
+      return RecordCodec.seqOf(line, "the first line of archived segment " + s.file());
     } catch (LineReader.TooLong e) {
       throw new JournalException(
           JournalException.Reason.CORRUPT,
@@ -277,6 +298,7 @@ public final class JournalSegments {
         for (; held < seq; held++) {
           long at = lines.offset();
           if (!lines.skip()) {
+            checkNextNamed(segments, i);
             throw cutShort(s, held, Math.min(next, liveStart), lines.offset(), size);
           }
           if (lines.offset() == at + 1) {
@@ -293,9 +315,11 @@ public final class JournalSegments {
           seq++;
         }
         if (seq < Math.min(end, to)) {
+          checkNextNamed(segments, i);
           throw cutShort(s, seq, end, lines.offset(), size);
         }
         if (seq == end && lines.offset() < size) {
+          checkNextNamed(segments, i);
           throw overlapping(s, end, size - lines.offset(), i + 1 < segments.size());
         }
       } catch (LineReader.TooLong e) {
@@ -305,6 +329,37 @@ public final class JournalSegments {
         throw new JournalException(
             JournalException.Reason.IO, "cannot read " + s.file() + ": " + FailureWords.of(e), e);
       }
+    }
+  }
+
+  /**
+   * Before segment {@code i} is blamed for ending short of, or running past, where the next one
+   * begins: refuses the next one if it is misnamed ({@link #refuseIfMisnamed}). Renamed (to a later
+   * record, or an earlier one), its name is what is wrong, and segment {@code i} is whole; blamed
+   * instead, the operator would restore the one segment that is sound.
+   */
+  private static void checkNextNamed(List<Segment> segments, int i) throws JournalException {
+    if (i + 1 < segments.size()) {
+      refuseIfMisnamed(segments.get(i + 1));
+    }
+  }
+
+  /**
+   * Refuses segment {@code s} {@code CORRUPT}, naming it, when its first line is a record other
+   * than the one its name gives; does nothing when it is that record, or when its first line cannot
+   * be read as one (an archive killed as it began the segment leaves it so), for then it says
+   * nothing of the name. For a caller about to blame something else (the segment before it, or the
+   * live file) for a gap or an overlap the name alone would explain.
+   */
+  public static void refuseIfMisnamed(Segment s) throws JournalException {
+    long first;
+    try {
+      first = firstRecord(s);
+    } catch (JournalException unreadable) {
+      return;
+    }
+    if (first >= 0 && first != s.firstSeq()) {
+      throw misnamed(s, first);
     }
   }
 

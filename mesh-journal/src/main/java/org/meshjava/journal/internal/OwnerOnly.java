@@ -9,6 +9,9 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The permissions a file journal gives what it creates (SPEC.md §78, "The operator's files"): on a
@@ -69,13 +72,45 @@ public final class OwnerOnly {
    * the mode {@code from} has, so what its operator set outlives a rewrite. Nothing when {@code
    * from} is not there.
    *
-   * @throws IOException if the modes cannot be read or set
+   * <p>Best effort: a mode that cannot be read or set is logged at WARN (once in a process) and
+   * left. A file system mounted without modes (FAT, some CIFS and FUSE mounts) still reports POSIX
+   * permissions to the JDK but answers {@code chmod} with an error; failing there would fail every
+   * archive, and every snapshot save after the first, for a courtesy. Skipping it never widens
+   * access: {@code to} was created owner-only ({@link #file}), and a file system that cannot set a
+   * mode cannot hold one an operator set on {@code from} either.
    */
-  public static void keepMode(Path from, Path to) throws IOException {
-    if (posix(to) && Files.exists(from)) {
-      Files.setPosixFilePermissions(to, Files.getPosixFilePermissions(from));
+  public static void keepMode(Path from, Path to) {
+    keepMode(from, to, Files::setPosixFilePermissions);
+  }
+
+  /** Sets a file's permissions: {@link Files#setPosixFilePermissions}, a fake in tests. */
+  @FunctionalInterface
+  interface ModeSetter {
+    void set(Path file, Set<PosixFilePermission> mode) throws IOException;
+  }
+
+  static void keepMode(Path from, Path to, ModeSetter setter) {
+    if (!posix(to) || !Files.exists(from)) {
+      return;
+    }
+    try {
+      setter.set(to, Files.getPosixFilePermissions(from));
+    } catch (IOException e) {
+      if (WARNED.compareAndSet(false, true)) {
+        LOG.warn(
+            "cannot give {} the mode of {} ({}); it keeps the owner-only mode it was made with."
+                + " A file system mounted without modes answers so; not logged again",
+            to,
+            from,
+            FailureWords.of(e));
+      } else {
+        LOG.debug("cannot give {} the mode of {}: {}", to, from, FailureWords.of(e));
+      }
     }
   }
+
+  private static final Logger LOG = LoggerFactory.getLogger(OwnerOnly.class);
+  private static final AtomicBoolean WARNED = new AtomicBoolean();
 
   private static boolean posix(Path path) {
     return path.getFileSystem().supportedFileAttributeViews().contains("posix");
