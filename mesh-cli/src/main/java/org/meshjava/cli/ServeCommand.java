@@ -353,6 +353,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // The server drains its requests for --grace-seconds before the steward closes; what is still
     // in flight then is cut, as the exit status says, so the close waits no longer.
     sb.closeGrace(Duration.ZERO);
+    c.engineDeadlineSeconds().map(Duration::ofSeconds).ifPresent(sb::engineDeadline);
     if (freshChain) {
       sb.chainHead(ChainHead.GENESIS);
     }
