@@ -500,8 +500,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       metrics.watch(steward);
     }
     Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
-    if (grace.isNegative()) {
-      throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
+    if (grace.isNegative() || grace.toSeconds() > ServeConfig.MAX_SECONDS) {
+      throw new CliException(
+          "--grace-seconds must be from 0 to " + ServeConfig.MAX_SECONDS + ", not " + graceSeconds);
     }
     try (steward) {
       OpenAiServer.Builder ob =
@@ -517,8 +518,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
       Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
-        if (writeTimeout < 1) {
-          throw new CliException("--write-timeout-s must be at least 1");
+        if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {
+          throw new CliException(
+              "--write-timeout-s must be from 1 to "
+                  + ServeConfig.MAX_SECONDS
+                  + " (a year), not "
+                  + writeTimeout);
         }
         // The connection's idle timeout must outlast the write timeout, or it would fire first.
         ob.writeTimeout(java.time.Duration.ofSeconds(writeTimeout))

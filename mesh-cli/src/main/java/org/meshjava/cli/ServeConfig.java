@@ -327,7 +327,11 @@ record ServeConfig(
                 .fidelity(fidelity)
                 .costProfile(cost)
                 .deterministic(bool(b, "deterministic").orElse(false))
-                .timeout(Duration.ofSeconds(number(b, "timeout_s").orElse(60L)));
+                .timeout(
+                    Duration.ofSeconds(
+                        number(b, "timeout_s")
+                            .map(v -> positiveSeconds("timeout_s", v))
+                            .orElse(60L)));
         recipe.ifPresent(ub::recipe);
         intAtLeast(b, "max_concurrent_serves", 1, where).ifPresent(ub::maxConcurrentServes);
         Optional<String> keyEnv = text(b, "api_key_env");
@@ -449,9 +453,18 @@ record ServeConfig(
     return (int) port;
   }
 
+  /**
+   * The most seconds a time setting of {@code mesh serve} takes: a year. The server counts its
+   * deadlines in milliseconds and nanoseconds, where a setting near {@code Long.MAX_VALUE} seconds
+   * overflowed: a body deadline answered every request 500 {@code long overflow}, a header deadline
+   * or write timeout failed the start with the JDK's words.
+   */
+  static final long MAX_SECONDS = 365L * 24 * 60 * 60;
+
   private static long positiveSeconds(String key, long v) {
-    if (v < 1) {
-      throw new IllegalArgumentException(key + " must be at least 1");
+    if (v < 1 || v > MAX_SECONDS) {
+      throw new IllegalArgumentException(
+          key + " must be from 1 to " + MAX_SECONDS + " (a year), not " + v);
     }
     return v;
   }
