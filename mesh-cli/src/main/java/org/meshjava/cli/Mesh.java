@@ -53,6 +53,7 @@ public final class Mesh extends CommandGroup {
    */
   public static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Mesh());
+    cl.setHelpFactory(new HelpText());
     // An empty file name is the current folder to Path.of, which every command then calls "a
     // folder" or "exists"; say what was typed instead.
     cl.registerConverter(Path.class, text -> Path.of(namedFile(text)));
