@@ -56,7 +56,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "A JSON configuration (see README).")
+      description =
+          "A JSON configuration: README.md's \"A 5-minute tour\" shows one, SPEC.md's"
+              + " \"mesh serve configuration\" lists every key.")
   Path config;
 
   @Option(names = "--host", paramLabel = "ADDR", description = "Bind address (default 127.0.0.1).")
