@@ -58,6 +58,12 @@ sealed interface JournalTarget {
    *     {@code -}, which names standard input elsewhere
    */
   static JournalTarget parse(String text) throws CliException {
+    if (text.isBlank()) {
+      // As for every other file name (Mesh.fileName): " " would become a journal file called " "
+      // in the current folder, and "" that folder itself.
+      throw new CliException(
+          "journal '" + text + "': a file name or a postgresql:// URL, not an empty one");
+    }
     if (text.equals(InputFile.STDIN)) {
       // Elsewhere "-" is standard input; a journal is locked and read at offsets, so it never is,
       // and taken as a file name "-" would become a journal file of that name.

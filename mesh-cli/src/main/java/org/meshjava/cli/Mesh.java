@@ -53,6 +53,7 @@ public final class Mesh extends CommandGroup {
    */
   public static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Mesh());
+    cl.setHelpFactory(new HelpText());
     // An empty file name is the current folder to Path.of, which every command then calls "a
     // folder" or "exists"; say what was typed instead.
     cl.registerConverter(Path.class, text -> Path.of(namedFile(text)));
@@ -77,17 +78,22 @@ public final class Mesh extends CommandGroup {
         });
     cl.setExecutionExceptionHandler(
         (e, commandLine, parseResult) -> {
-          // One clear line and a non-zero exit, never a stack trace.
+          // One line and a non-zero exit, never a stack trace. A refusal the user can act on
+          // (ours, or a file's) exits 1 in its own words; anything else is a bug in mesh, said
+          // as one and exited EXIT_INTERNAL, so it is not mistaken for a refusal of the input.
+          String name = commandLine.getCommandSpec().qualifiedName();
+          PrintWriter said = commandLine.getErr();
+          if (!isRefusal(e)) {
+            said.println(name + ": " + internalError(e));
+            return EXIT_INTERNAL;
+          }
           String msg =
               e instanceof IOException io
                   ? UserFile.reason(io)
-                  : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-          commandLine
-              .getErr()
-              .println(
-                  commandLine.getCommandSpec().qualifiedName()
-                      + ": "
-                      + msg.replaceAll("[\\r\\n]+", " "));
+                  : e instanceof java.io.UncheckedIOException u
+                      ? UserFile.reason(java.util.Objects.requireNonNull(u.getCause()))
+                      : e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+          said.println(name + ": " + msg.replaceAll("[\\r\\n]+", " "));
           return 1;
         });
     cl.setParameterExceptionHandler(
@@ -116,6 +122,43 @@ public final class Mesh extends CommandGroup {
           return where.getCommandSpec().exitCodeOnInvalidInput();
         });
     return cl.execute(args);
+  }
+
+  /**
+   * The exit status of a command that failed by a bug in mesh rather than a refusal of what it was
+   * given (1) or a usage mistake (2): {@code EX_SOFTWARE} of BSD's sysexits.h.
+   */
+  static final int EXIT_INTERNAL = 70;
+
+  /**
+   * Whether {@code e} is a refusal the user can act on: one of mesh's own typed exceptions (each
+   * says in its own words what was refused), a file's {@link IOException}, or an interrupt. An
+   * exception of the JDK or a library ({@code NullPointerException}, an {@code
+   * IllegalArgumentException} from a record's check that the command should have made itself) is
+   * not: it means the command let through something it should have refused or handled.
+   */
+  static boolean isRefusal(Throwable e) {
+    return e instanceof IOException
+        || e instanceof java.io.UncheckedIOException
+        || e instanceof InterruptedException
+        || e.getClass().getName().startsWith("org.meshjava.");
+  }
+
+  /**
+   * The line for an exception that is not a refusal: marked as a bug, with its type and the frame
+   * that threw it, which a report needs and a refusal's words never carry.
+   */
+  private static String internalError(Throwable e) {
+    // The first frame of ours says where; the JDK's own (Objects.requireNonNull) would not.
+    String at = "";
+    for (StackTraceElement frame : e.getStackTrace()) {
+      if (frame.getClassName().startsWith("org.meshjava.")) {
+        at = " at " + frame;
+        break;
+      }
+    }
+    return ("internal error (a bug in mesh; please report it with this line): " + e + at)
+        .replaceAll("[\\r\\n]+", " ");
   }
 
   /**

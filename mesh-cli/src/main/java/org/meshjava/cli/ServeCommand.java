@@ -56,7 +56,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   @Option(
       names = "--config",
       paramLabel = "FILE",
-      description = "A JSON configuration (see README).")
+      description =
+          "A JSON configuration: README.md's \"A 5-minute tour\" shows one, SPEC.md's"
+              + " \"mesh serve configuration\" lists every key.")
   Path config;
 
   @Option(names = "--host", paramLabel = "ADDR", description = "Bind address (default 127.0.0.1).")
@@ -353,6 +355,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // The server drains its requests for --grace-seconds before the steward closes; what is still
     // in flight then is cut, as the exit status says, so the close waits no longer.
     sb.closeGrace(Duration.ZERO);
+    c.engineDeadlineSeconds().map(Duration::ofSeconds).ifPresent(sb::engineDeadline);
     if (freshChain) {
       sb.chainHead(ChainHead.GENESIS);
     }
@@ -499,8 +502,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       metrics.watch(steward);
     }
     Duration grace = Duration.ofSeconds(graceSeconds != null ? graceSeconds : 30);
-    if (grace.isNegative()) {
-      throw new CliException("--grace-seconds must not be negative: " + graceSeconds);
+    if (grace.isNegative() || grace.toSeconds() > ServeConfig.MAX_SECONDS) {
+      throw new CliException(
+          "--grace-seconds must be from 0 to " + ServeConfig.MAX_SECONDS + ", not " + graceSeconds);
     }
     try (steward) {
       OpenAiServer.Builder ob =
@@ -516,8 +520,12 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       c.maxBufferedBodyBytes().ifPresent(ob::maxBufferedBodyBytes);
       Long writeTimeout = flagOr(writeTimeoutSeconds, c.writeTimeoutSeconds()).orElse(null);
       if (writeTimeout != null) {
-        if (writeTimeout < 1) {
-          throw new CliException("--write-timeout-s must be at least 1");
+        if (writeTimeout < 1 || writeTimeout > ServeConfig.MAX_SECONDS) {
+          throw new CliException(
+              "--write-timeout-s must be from 1 to "
+                  + ServeConfig.MAX_SECONDS
+                  + " (a year), not "
+                  + writeTimeout);
         }
         // The connection's idle timeout must outlast the write timeout, or it would fire first.
         ob.writeTimeout(java.time.Duration.ofSeconds(writeTimeout))

@@ -51,6 +51,9 @@ import org.meshjava.openai.UpstreamEngine;
  *   "header_deadline_s": 10,        // headers not complete this long after their first byte:
  *                                   // the connection is closed
  *   "write_timeout_s": 10,          // a stream whose client reads nothing this long is closed
+ *   "engine_deadline_s": 120,       // a serve whose engine takes longer is refused
+ *                                   // engine_failed, its grant debited the whole ceiling
+ *                                   // (default: none, the engine takes as long as it takes)
  *   "max_connections": 10000,       // connections held at once (default: 10 000, or 3/4 of the
  *                                   // files the process may open)
  *   "max_buffered_body_bytes": N,   // request bodies being read, all together (default: a
@@ -92,6 +95,7 @@ record ServeConfig(
     Optional<Long> bodyDeadlineSeconds,
     Optional<Long> headerDeadlineSeconds,
     Optional<Long> writeTimeoutSeconds,
+    Optional<Long> engineDeadlineSeconds,
     Optional<Long> maxConnections,
     Optional<Long> maxBufferedBodyBytes,
     List<ServingEngine> backends,
@@ -145,6 +149,7 @@ record ServeConfig(
           "body_deadline_s",
           "header_deadline_s",
           "write_timeout_s",
+          "engine_deadline_s",
           "max_connections",
           "max_buffered_body_bytes",
           "backends",
@@ -254,6 +259,7 @@ record ServeConfig(
           number(root, "body_deadline_s").map(v -> positiveSeconds("body_deadline_s", v)),
           number(root, "header_deadline_s").map(v -> positiveSeconds("header_deadline_s", v)),
           number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
+          number(root, "engine_deadline_s").map(v -> positiveSeconds("engine_deadline_s", v)),
           number(root, "max_connections"),
           number(root, "max_buffered_body_bytes"),
           List.copyOf(backends),
@@ -321,7 +327,11 @@ record ServeConfig(
                 .fidelity(fidelity)
                 .costProfile(cost)
                 .deterministic(bool(b, "deterministic").orElse(false))
-                .timeout(Duration.ofSeconds(number(b, "timeout_s").orElse(60L)));
+                .timeout(
+                    Duration.ofSeconds(
+                        number(b, "timeout_s")
+                            .map(v -> positiveSeconds("timeout_s", v))
+                            .orElse(60L)));
         recipe.ifPresent(ub::recipe);
         intAtLeast(b, "max_concurrent_serves", 1, where).ifPresent(ub::maxConcurrentServes);
         Optional<String> keyEnv = text(b, "api_key_env");
@@ -443,9 +453,18 @@ record ServeConfig(
     return (int) port;
   }
 
+  /**
+   * The most seconds a time setting of {@code mesh serve} takes: a year. The server counts its
+   * deadlines in milliseconds and nanoseconds, where a setting near {@code Long.MAX_VALUE} seconds
+   * overflowed: a body deadline answered every request 500 {@code long overflow}, a header deadline
+   * or write timeout failed the start with the JDK's words.
+   */
+  static final long MAX_SECONDS = 365L * 24 * 60 * 60;
+
   private static long positiveSeconds(String key, long v) {
-    if (v < 1) {
-      throw new IllegalArgumentException(key + " must be at least 1");
+    if (v < 1 || v > MAX_SECONDS) {
+      throw new IllegalArgumentException(
+          key + " must be from 1 to " + MAX_SECONDS + " (a year), not " + v);
     }
     return v;
   }

@@ -45,6 +45,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  *     flight to finish, each sealed and journalled, before it closes the journal anyway; a serve
  *     still running then seals nothing, and a granted one stays held at its joule ceiling until a
  *     later start resolves it (SPEC.md 60.1); 0 waits not at all
+ * @param engineDeadline how long a serve waits for its engine before it is refused engine_failed
+ *     and its grant debited the request's whole joule ceiling (the engine's work cannot be measured
+ *     then); absent, the default: as long as the engine takes. Above zero when set
  */
 @ConfigurationProperties("mesh")
 public record MeshProperties(
@@ -59,13 +62,20 @@ public record MeshProperties(
     @DefaultValue List<Backend> backends,
     @DefaultValue("true") boolean springAi,
     @DefaultValue("false") boolean metricsGrantIdTags,
-    @DefaultValue("30s") Duration closeGrace) {
+    @DefaultValue("30s") Duration closeGrace,
+    @Nullable Duration engineDeadline) {
 
   /** Validates and copies. */
   public MeshProperties {
     requireNonNegative("mesh.default-joule-ceiling-uj", defaultJouleCeilingUj);
     if (closeGrace.isNegative()) {
       throw new IllegalArgumentException("mesh.close-grace must be non-negative: " + closeGrace);
+    }
+    // Zero is refused rather than read as "none", which leaving the key out already says: a
+    // deadline written as 0 to mean "at once" would otherwise switch the deadline off.
+    if (engineDeadline != null && (engineDeadline.isNegative() || engineDeadline.isZero())) {
+      throw new IllegalArgumentException(
+          "mesh.engine-deadline must be above zero (leave it out for none): " + engineDeadline);
     }
     backends = List.copyOf(backends);
   }

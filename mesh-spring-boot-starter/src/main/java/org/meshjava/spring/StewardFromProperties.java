@@ -110,6 +110,10 @@ final class StewardFromProperties {
       sb.chainHead(ChainHead.GENESIS);
     }
     sb.closeGrace(p.closeGrace());
+    Duration engineDeadline = p.engineDeadline();
+    if (engineDeadline != null) {
+      sb.engineDeadline(engineDeadline);
+    }
     for (int i = 0; i < backends.size(); i++) {
       sb.backend(backends.get(i)).cap(backends.get(i).name(), caps.get(i));
     }
