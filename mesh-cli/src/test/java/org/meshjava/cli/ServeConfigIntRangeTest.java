@@ -12,7 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A configuration's whole number for a setting kept as an {@code int} is refused past {@link
  * Integer#MAX_VALUE}, naming the file and the key, never wrapped: {@code "max_concurrent_serves":
  * 4294967297} was read as 1 (a server serving one request at a time, silently), and {@code
- * "work_per_token": 4294967312} as 16. Found by {@code ServeConfigFuzzTest} in mesh-fuzz.
+ * "work_per_token": 4294967312} as 16. Seen while writing mesh-fuzz's {@code ServeConfigFuzzTest},
+ * whose built inputs check that a number taken is the number written.
  */
 class ServeConfigIntRangeTest {
   @TempDir Path tmp;

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An upstream's {@code timeout_s} past what a deadline can hold is refused when the configuration
  * is read, naming the entry: it was taken, and every serve through that upstream then failed with
- * an ArithmeticException (its nanoseconds overflow a long). Found by {@code ServeConfigFuzzTest}.
+ * an ArithmeticException (its nanoseconds overflow a long). Seen while writing {@code
+ * ServeConfigFuzzTest}.
  */
 class ServeConfigTimeLimitTest {
   @TempDir Path tmp;
