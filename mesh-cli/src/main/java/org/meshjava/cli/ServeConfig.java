@@ -134,7 +134,7 @@ record ServeConfig(
     return caps.getOrDefault(backend, DEFAULT_CAP);
   }
 
-  private static final Set<String> KEYS =
+  static final Set<String> KEYS =
       Set.of(
           "host",
           "port",
@@ -157,7 +157,7 @@ record ServeConfig(
           "snapshots");
 
   /** The keys every backend entry takes, whatever its type. */
-  private static final Set<String> BACKEND_KEYS =
+  static final Set<String> BACKEND_KEYS =
       Set.of(
           "type",
           "name",
@@ -173,7 +173,7 @@ record ServeConfig(
    * The keys each backend type takes beside {@link #BACKEND_KEYS}. A key another type reads (a
    * {@code model_dir} on a reference entry) is as unknown as a typo: it would be ignored.
    */
-  private static final Map<String, Set<String>> BACKEND_TYPE_KEYS =
+  static final Map<String, Set<String>> BACKEND_TYPE_KEYS =
       Map.of(
           "reference",
           Set.of("work_per_token", "max_concurrent_serves", "max_waiting_serves"),
@@ -255,7 +255,7 @@ record ServeConfig(
           text(root, "rapl_root").map(dir::resolve),
           number(root, "default_joule_ceiling_uj"),
           number(root, "max_body_bytes"),
-          number(root, "max_concurrent_serves").map(Long::intValue),
+          number(root, "max_concurrent_serves").map(v -> anInt("max_concurrent_serves", v)),
           number(root, "body_deadline_s").map(v -> positiveSeconds("body_deadline_s", v)),
           number(root, "header_deadline_s").map(v -> positiveSeconds("header_deadline_s", v)),
           number(root, "write_timeout_s").map(v -> positiveSeconds("write_timeout_s", v)),
@@ -307,7 +307,7 @@ record ServeConfig(
                 .name(name)
                 .fidelity(fidelity)
                 .costProfile(cost)
-                .workPerToken(number(b, "work_per_token").orElse(16L).intValue())
+                .workPerToken(anInt("work_per_token", number(b, "work_per_token").orElse(16L)))
                 .concurrency(localConcurrency(b, where));
         recipe.ifPresent(rb::recipe);
         return rb.build();
@@ -460,6 +460,18 @@ record ServeConfig(
    * or write timeout failed the start with the JDK's words.
    */
   static final long MAX_SECONDS = 365L * 24 * 60 * 60;
+
+  /**
+   * A whole number an {@code int} setting takes, refused past {@link Integer#MAX_VALUE} rather than
+   * wrapped (4294967297 is not 1).
+   */
+  private static int anInt(String key, long v) {
+    if (v > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          key + " must be at most " + Integer.MAX_VALUE + ", not " + v);
+    }
+    return (int) v;
+  }
 
   private static long positiveSeconds(String key, long v) {
     if (v < 1 || v > MAX_SECONDS) {

@@ -63,30 +63,47 @@ public final class Setting {
   }
 
   /**
-   * {@code v}, a time limit longer than zero.
+   * The longest time limit a builder keeps: 100 years. A deadline is a point on {@link
+   * System#nanoTime()}'s scale, which holds about 292 years in a {@code long}; a limit past that
+   * cannot be kept as one ({@link Duration#toNanos()} throws), so it would fail every request that
+   * applies it, long after the setting was taken.
+   */
+  public static final Duration MAX_TIME_LIMIT = Duration.ofDays(36_525);
+
+  /**
+   * {@code v}, a time limit longer than zero and at most {@link #MAX_TIME_LIMIT}.
    *
    * @param name the setting, first in the message and the null check's message
    * @param words what the message says between the name and the value
    * @throws IllegalArgumentException {@code name + " " + words + v}, if {@code v} is zero or
-   *     negative
+   *     negative; naming the bound, if {@code v} is over it
    */
   public static Duration positive(String name, Duration v, String words) {
     if (Objects.requireNonNull(v, name).isNegative() || v.isZero()) {
       throw refused(name, words, v);
     }
-    return v;
+    return notOverMax(name, v);
   }
 
   /**
-   * {@code v}, a time that may be zero but not negative.
+   * {@code v}, a time that may be zero but not negative, and at most {@link #MAX_TIME_LIMIT}.
    *
    * @param name the setting, first in the message and the null check's message
    * @param words what the message says between the name and the value
-   * @throws IllegalArgumentException {@code name + " " + words + v}, if {@code v} is negative
+   * @throws IllegalArgumentException {@code name + " " + words + v}, if {@code v} is negative;
+   *     naming the bound, if {@code v} is over it
    */
   public static Duration notNegative(String name, Duration v, String words) {
     if (Objects.requireNonNull(v, name).isNegative()) {
       throw refused(name, words, v);
+    }
+    return notOverMax(name, v);
+  }
+
+  private static Duration notOverMax(String name, Duration v) {
+    if (v.compareTo(MAX_TIME_LIMIT) > 0) {
+      throw new IllegalArgumentException(
+          name + " must be at most " + MAX_TIME_LIMIT.toDays() + " days (100 years), not " + v);
     }
     return v;
   }

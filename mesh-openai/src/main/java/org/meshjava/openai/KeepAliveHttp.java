@@ -458,7 +458,8 @@ final class KeepAliveHttp {
           }
           return Arrays.copyOf(out, n);
         }
-        if (n + size > UpstreamHttp.MAX_REPLY_BYTES) {
+        // Not n + size: a size near Long.MAX_VALUE would overflow past the check.
+        if (size > UpstreamHttp.MAX_REPLY_BYTES - n) {
           throw tooLarge();
         }
         if (n + size > out.length) {

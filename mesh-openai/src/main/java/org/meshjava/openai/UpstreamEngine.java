@@ -656,12 +656,12 @@ public final class UpstreamEngine extends DescribedEngine {
       return this;
     }
 
-    /** The connect and request timeout; the default is 60 s. */
+    /**
+     * The connect and request timeout: positive, at most {@link Setting#MAX_TIME_LIMIT}; 60 s by
+     * default.
+     */
     public Builder timeout(Duration v) {
-      if (Objects.requireNonNull(v, "timeout").isNegative() || v.isZero()) {
-        throw new IllegalArgumentException("timeout must be positive");
-      }
-      timeout = v;
+      timeout = Setting.positive("timeout", v, "must be positive: ");
       return this;
     }
 

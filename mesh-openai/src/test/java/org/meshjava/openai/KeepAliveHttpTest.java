@@ -346,6 +346,24 @@ class KeepAliveHttpTest {
   }
 
   /**
+   * A chunk whose size, added to the bytes already read, overflows a long: it was let through the
+   * size check, cast to a negative int and taken as bytes to take back (a reply of 16 bytes and a
+   * chunk of 0x7ffffffffffffff0 read as an empty body, a 200).
+   */
+  @Test
+  void chunkSizeOverflowingWithWhatWasRead_fails() throws Exception {
+    try (Scripted s =
+        new Scripted(
+            n ->
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "10\r\n0123456789abcdef\r\n7ffffffffffffff0\r\n\r\n0\r\n\r\n")) {
+      assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+          .isInstanceOf(IOException.class)
+          .hasMessageContaining("larger than " + UpstreamHttp.MAX_REPLY_BYTES);
+    }
+  }
+
+  /**
    * A slow upstream whose bytes come one per read: a line's CR in one read and its LF in the next
    * is still one line end, so the blank line ending the head, and each chunk's own CR LF, are read
    * as such.

@@ -73,21 +73,32 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
   }
 
   /**
-   * Reads a group file.
+   * Reads a group file, from any file system a {@link Path} names (a pack inside a zip file too).
    *
    * @throws IOException if it cannot be read or is not a pack group
    */
   public static PackGroup read(Path file) throws IOException {
+    return read(Files.readAllBytes(file), file.toString());
+  }
+
+  /**
+   * Reads a group from its file's bytes, wherever they came from (a class path resource, an
+   * archive, a network); {@code source} names them in the messages of its refusals, as a file's
+   * path does.
+   *
+   * @throws IOException if the bytes are not a pack group
+   */
+  public static PackGroup read(byte[] bytes, String source) throws IOException {
     JsonNode o;
     try {
-      o = JSON.readTree(file.toFile());
+      o = JSON.readTree(bytes);
     } catch (JsonProcessingException e) {
       // Jackson's message names no file and ends in a location whose source it hides.
       var at = e.getLocation();
       String why =
           e.getOriginalMessage().replaceFirst("\\s*\\(?(start marker )?at \\[Source.*", "");
       throw new IOException(
-          file
+          source
               + " is not JSON"
               + (at == null
                   ? ""
@@ -96,8 +107,8 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
               + why,
           e);
     }
-    if (!PROFILE.equals(o.path("profile").asText())) {
-      throw new IOException(file + " is not a " + PROFILE + " pack group");
+    if (o == null || !PROFILE.equals(o.path("profile").asText())) {
+      throw new IOException(source + " is not a " + PROFILE + " pack group");
     }
     List<PackCase> cases = new ArrayList<>();
     try {
@@ -106,7 +117,7 @@ public record PackGroup(String name, String description, List<PackCase> cases) {
       }
       return new PackGroup(o.path("group").asText(), o.path("description").asText(), cases);
     } catch (IllegalArgumentException e) {
-      throw new IOException(file + ": " + e.getMessage(), e);
+      throw new IOException(source + ": " + e.getMessage(), e);
     }
   }
 
