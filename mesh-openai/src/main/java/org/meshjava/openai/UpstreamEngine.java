@@ -185,6 +185,12 @@ public final class UpstreamEngine extends DescribedEngine {
     if (response.status() != 200) {
       throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
+    PlainReply.Fields plain = PlainReply.read(JSON.getFactory(), response.body());
+    if (plain != null) {
+      // The common reply, read without a tree; anything else is read below, as the rule.
+      requireWithin(plain.completionTokens(), request);
+      return result(plain.content(), plain.promptTokens(), plain.completionTokens());
+    }
     String text;
     Usage usage;
     try {
@@ -205,10 +211,14 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (IOException e) {
       throw replyFault("the upstream sent a body that is not JSON", e);
     }
-    TokenSequence tokens = TokenSequence.of(text.codePoints().toArray());
+    return result(text, usage.promptTokens(), usage.completionTokens());
+  }
+
+  /** A whole reply's result: its text as code points, counted as the upstream counted it. */
+  private static EngineResult result(String text, long promptTokens, long completionTokens) {
     return new EngineResult(
-        tokens,
-        ServeOutcome.greedy(usage.promptTokens(), usage.completionTokens()),
+        TokenSequence.of(text.codePoints().toArray()),
+        ServeOutcome.greedy(promptTokens, completionTokens),
         TokenAccounting.REMOTE_USAGE);
   }
 
@@ -494,6 +504,13 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     long promptTokens = count(usage, "prompt_tokens");
     long completionTokens = count(usage, "completion_tokens");
+    requireWithin(completionTokens, request);
+    return Optional.of(new Usage(promptTokens, completionTokens));
+  }
+
+  /** Refuses a reply the upstream counts over the request's {@code max_tokens}. */
+  private static void requireWithin(long completionTokens, ServeRequest request)
+      throws EngineException {
     if (completionTokens > request.maxTokens()) {
       throw replyFault(
           "the upstream counted "
@@ -502,7 +519,6 @@ public final class UpstreamEngine extends DescribedEngine {
               + request.maxTokens(),
           null);
     }
-    return Optional.of(new Usage(promptTokens, completionTokens));
   }
 
   private long count(JsonNode usage, String field) throws EngineException {

@@ -24,6 +24,11 @@ public final class Envelope extends ByteValue {
     return new Envelope(bytes.clone());
   }
 
+  /** Takes {@code bytes} as the envelope's own, uncopied: for a fresh array no one else holds. */
+  static Envelope adopt(byte[] bytes) {
+    return new Envelope(bytes);
+  }
+
   /**
    * Parses lowercase hex ({@link LowercaseHex}), surrounding whitespace ignored.
    *

@@ -91,8 +91,11 @@ public final class Jcr1 {
             "receipt names steward " + receipt.steward() + " but the key is " + steward);
       }
       CborMap core = receipt.toSignedCore();
-      CoseSign1 cose = CoseSign1.sign(protectedHeader, EMPTY, core.encode(), key);
-      return new SealedReceipt(receipt, Envelope.of(cose.encode()), core);
+      // The encoding is a fresh array no one else holds, so the envelope adopts it uncopied.
+      return new SealedReceipt(
+          receipt,
+          Envelope.adopt(CoseSign1.signEncoded(protectedHeader, EMPTY, core.encode(), key)),
+          core);
     }
   }
 

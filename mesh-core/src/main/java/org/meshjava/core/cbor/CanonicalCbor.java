@@ -54,10 +54,43 @@ public final class CanonicalCbor {
       out.writeBytes(raw);
       return out.buf;
     }
-    Out out = new Out(null);
-    write(out, value);
-    return out.toByteArray();
+    if (Thread.currentThread().isVirtual()) {
+      // A virtual thread lives for one task: a buffer kept for it would be made once and dropped.
+      Out out = new Out(null);
+      write(out, value);
+      return out.toByteArray();
+    }
+    // Written into this thread's scratch buffer and copied out once at its exact size: a growing
+    // buffer of its own (64 bytes, doubled as needed, then copied out) allocated about three times
+    // the result for every map a serve encodes (the signed core, the request, the journal record).
+    Out out = SCRATCH.get();
+    if (out.len != 0) {
+      // Never expected (writing calls no encode), but a nested call must not share the buffer.
+      Out own = new Out(null);
+      write(own, value);
+      return own.toByteArray();
+    }
+    try {
+      write(out, value);
+      return out.toByteArray();
+    } finally {
+      out.len = 0;
+      if (out.buf.length > SCRATCH_KEPT) {
+        // One large value (a snapshot's body) is not kept alive by the thread that encoded it.
+        out.buf = new byte[SCRATCH_START];
+      }
+    }
   }
+
+  /** The scratch buffer's first size: a receipt's signed core and a request fit in it. */
+  private static final int SCRATCH_START = 2048;
+
+  /** The largest scratch buffer a thread keeps between encodings. */
+  private static final int SCRATCH_KEPT = 64 << 10;
+
+  /** Each platform thread's buffer for {@link #encode}; empty between calls. */
+  private static final ThreadLocal<Out> SCRATCH =
+      ThreadLocal.withInitial(() -> new Out(null, SCRATCH_START));
 
   /** How many bytes {@link #head} writes for the unsigned argument {@code arg}. */
   private static int headSize(long arg) {

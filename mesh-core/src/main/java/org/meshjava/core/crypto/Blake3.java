@@ -53,23 +53,29 @@ public final class Blake3 {
    * Plain hash of input that fits in one chunk (content ids, envelopes, the reference engine's
    * rounds): the chunk is the root, so each block is compressed straight from the bytes and the
    * last one with the root flag. The general path buffers through a streaming hasher and costs
-   * about 800 bytes of garbage per hash; this one allocates four small arrays.
+   * about 800 bytes of garbage per hash; this one allocates its words and, for a short last block,
+   * one padded block.
    */
   private static byte[] oneChunk(byte[][] parts, int total) {
     int blocks =
         Math.max(1, (total + Blake3Compression.BLOCK_LEN - 1) / Blake3Compression.BLOCK_LEN);
-    byte[] bytes = new byte[blocks * Blake3Compression.BLOCK_LEN];
-    int at = 0;
-    for (byte[] p : parts) {
-      System.arraycopy(p, 0, bytes, at, p.length);
-      at += p.length;
-    }
+    // One part (an envelope, a request's encoding) is read where it lies, not copied whole into a
+    // padded array first; several are joined into one, padded to whole blocks.
+    byte[] bytes = parts.length == 1 ? parts[0] : joined(parts, blocks);
     int[] cv = Blake3Compression.iv();
     int[] block = new int[Blake3Compression.BLOCK_WORDS];
     int[] out = new int[16];
     for (int b = 0; b < blocks; b++) {
+      byte[] src = bytes;
+      int from = b * Blake3Compression.BLOCK_LEN;
+      if (from + Blake3Compression.BLOCK_LEN > bytes.length) {
+        // The last block of one part, short of 64 bytes: read through a zero-padded copy.
+        src = new byte[Blake3Compression.BLOCK_LEN];
+        System.arraycopy(bytes, from, src, 0, bytes.length - from);
+        from = 0;
+      }
       for (int w = 0; w < Blake3Compression.BLOCK_WORDS; w++) {
-        block[w] = (int) LE_INT.get(bytes, b * Blake3Compression.BLOCK_LEN + w * 4);
+        block[w] = (int) LE_INT.get(src, from + w * 4);
       }
       boolean last = b == blocks - 1;
       int flags =
@@ -80,6 +86,17 @@ public final class Blake3 {
       System.arraycopy(out, 0, cv, 0, 8);
     }
     return digestOf(cv);
+  }
+
+  /** {@code parts} one after another, zero-padded to {@code blocks} whole blocks. */
+  private static byte[] joined(byte[][] parts, int blocks) {
+    byte[] bytes = new byte[blocks * Blake3Compression.BLOCK_LEN];
+    int at = 0;
+    for (byte[] p : parts) {
+      System.arraycopy(p, 0, bytes, at, p.length);
+      at += p.length;
+    }
+    return bytes;
   }
 
   /** The 32 bytes of a chaining value's first 8 words, little-endian: the default-length hash. */

@@ -54,6 +54,18 @@ public final class CoseSign1 {
   }
 
   /**
+   * Signs {@code payload} as {@link #sign} does and returns the tagged encoding at once: {@code
+   * sign(...).encode()}, byte for byte, without the copies of the parts that an immutable {@code
+   * CoseSign1} keeps (a serve seals one envelope, so this runs on every serve). The arrays are
+   * read, not kept.
+   */
+  public static byte[] signEncoded(
+      byte[] protectedHeader, CborMap unprotected, byte[] payload, SigningKey key) {
+    byte[] sig = key.sign(sigStructure(protectedHeader, payload));
+    return encoded(protectedHeader, Objects.requireNonNull(unprotected), payload, sig);
+  }
+
+  /**
    * Parses a tagged COSE_Sign1 from canonical CBOR.
    *
    * @throws ReceiptException with {@code NOT_CANONICAL_CBOR}, {@code WRONG_TAG} or {@code
@@ -95,14 +107,25 @@ public final class CoseSign1 {
 
   /** Returns the tagged canonical encoding. */
   public byte[] encode() {
-    return new CborTag(
-            TAG,
-            CborArray.of(
-                CborBytes.of(protectedHeader),
-                unprotectedHeader,
-                CborBytes.of(payload),
-                CborBytes.of(signature)))
-        .encode();
+    return encoded(protectedHeader, unprotectedHeader, payload, signature);
+  }
+
+  /**
+   * The canonical encoding of {@code 18([protected, unprotected, payload, signature])}, written
+   * into an array of exactly its size: the value model's encoding copies each byte string into a
+   * {@link CborBytes} and the whole through a growing buffer, several copies of the payload per
+   * envelope. {@code CoseSign1EncodingTest} holds it to the value model's bytes.
+   */
+  private static byte[] encoded(byte[] p, CborMap unprotected, byte[] payload, byte[] sig) {
+    return join(
+        TAGGED_ARRAY_OF_FOUR,
+        CanonicalCbor.byteStringHead(p.length),
+        p,
+        CanonicalCbor.encode(unprotected),
+        CanonicalCbor.byteStringHead(payload.length),
+        payload,
+        CanonicalCbor.byteStringHead(sig.length),
+        sig);
   }
 
   /**
@@ -121,12 +144,44 @@ public final class CoseSign1 {
 
   /** The RFC 9052 §4.4 {@code Sig_structure} for Sign1 with empty external AAD. */
   public static byte[] sigStructure(byte[] protectedHeader, byte[] payload) {
-    return CborArray.of(
-            new CborText(CONTEXT),
-            CborBytes.of(protectedHeader),
-            CborBytes.of(new byte[0]),
-            CborBytes.of(payload))
-        .encode();
+    // Written into an array of exactly its size, as encoded() is; held to the value model's
+    // encoding by CoseSign1EncodingTest.
+    return join(
+        SIG_STRUCTURE_START,
+        CanonicalCbor.byteStringHead(protectedHeader.length),
+        protectedHeader,
+        EMPTY_BYTES,
+        CanonicalCbor.byteStringHead(payload.length),
+        payload);
+  }
+
+  /** Tag 18 (major 6, 18 in the head) and an array of four items (major 4, 4 in the head). */
+  private static final byte[] TAGGED_ARRAY_OF_FOUR = {(byte) 0xd2, (byte) 0x84};
+
+  /** An array of four items, then the text "Signature1": how every Sig_structure begins. */
+  private static final byte[] SIG_STRUCTURE_START = sigStructureStart();
+
+  /** An empty byte string: the external AAD. */
+  private static final byte[] EMPTY_BYTES = {0x40};
+
+  private static byte[] sigStructureStart() {
+    byte[] context = CanonicalCbor.encode(new CborText(CONTEXT));
+    return join(new byte[] {(byte) 0x84}, context);
+  }
+
+  /** The parts one after another, in one array of exactly their length. */
+  private static byte[] join(byte[]... parts) {
+    int n = 0;
+    for (byte[] part : parts) {
+      n += part.length;
+    }
+    byte[] out = new byte[n];
+    int at = 0;
+    for (byte[] part : parts) {
+      System.arraycopy(part, 0, out, at, part.length);
+      at += part.length;
+    }
+    return out;
   }
 
   /** Returns a copy of the serialized protected header. */

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""What the mesh side of an in-process HttpServeBenchmark run allocates, by part of a serve.
+
+Record with JFR's allocation sampler (each sample weighs the bytes it stands for), then:
+
+  java -XX:FlightRecorderOptions:stackdepth=256 \
+    -XX:StartFlightRecording=delay=22s,duration=8s,settings=profile,jdk.ObjectAllocationSample#throttle=20000/s,filename=a.jfr \
+    -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark 20 10 proxied:64
+  jfr print --stack-depth 64 --json --events jdk.ObjectAllocationSample a.jfr > a.json
+  mesh-bench/jfr-alloc-table.py a.json KB_PER_REQ   # the run's "KB/req" figure
+
+Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part below
+whose pattern matches a frame of its stack, else to Jetty's own work; the shares of sampled
+bytes are scaled to the run's measured KB per request. The seal is split finer than in
+jfr-serve-table.py, since most of what a serve allocates is there.
+"""
+import collections
+import json
+import re
+import sys
+
+NOT_MESH = ("load-", "fake-upstream", "main", "JFR", "Common-Cleaner")
+PARTS = [
+    ("Ed25519 signature (SigningKey.sign)", r"SigningKey\.sign$"),
+    ("signed core: built as a CBOR map (toSignedCore)", r"MeshReceipt\.toSignedCore$"),
+    ("COSE_Sign1: Sig_structure, envelope encoding, envelope id", r"CoseSign1\.|receipt\.Envelope\."),
+    ("signed core: encoded to bytes", r"Jcr1\$Sealer\.seal$"),
+    ("request id, output commitment, opening (CBOR + BLAKE3)",
+     r"ServeRequest\.id$|OutputCommitment\.|Opening\$Key|core\.ContentId\."),
+    ("journal record (encode, chain)", r"\.journal\."),
+    ("transparency log", r"LogKeeper\.|TransparencyLog\."),
+    ("rest of the seal (receipt builder, chain lock)", r"steward\.Sealer\.seal$|ReceiptLog\."),
+    ("upstream exchange (KeepAliveHttp, deadlines)", r"KeepAliveHttp|ExchangeDeadlines"),
+    ("upstream request render (Prompt, UpstreamEngine.body)", r"UpstreamEngine\.body$|openai\.Prompt\."),
+    ("upstream reply read (JSON, text, tokens)", r"UpstreamEngine\.serve$"),
+    ("response JSON: tree (Completions, usage.energy, receipt JSON)",
+     r"Completions\.reply$|EnergyUsage\.|ReceiptJson\."),
+    ("response JSON: to bytes (JsonBytes, HexText)", r"JsonBytes\.|HexText\."),
+    ("request JSON parse + ServeRequest",
+     r"Endpoints\.parse$|GrantedServeRequest\.|UnservedOptions\.|StreamSettings\.|DecisionBody\.|PromptText\."),
+    ("routing", r"\.router\.|Steward\.route$"),
+    ("steward, other", r"steward\.Steward\."),
+    ("response write (Jetty send)", r"OpenAiServer\.write$"),
+    ("body read (BodyReader)", r"BodyReader\."),
+    ("binding, other (request id, headers, scope)", r"OpenAiServer\$|openai\.RequestId|openai\.Endpoints"),
+    ("floor proxy (the floor scenarios)", r"meshjava\.bench\."),
+]
+JETTY = "Jetty, outside our handler"
+
+
+def main():
+    events = json.load(open(sys.argv[1]))["recording"]["events"]
+    kb = float(sys.argv[2])
+    parts = [(n, re.compile(p)) for n, p in PARTS]
+    weights = collections.Counter()
+    total = 0
+    for e in events:
+        v = e["values"]
+        thread = v.get("eventThread")
+        if thread is None or (thread["javaName"] or "").startswith(NOT_MESH) or not v["stackTrace"]:
+            continue
+        m = [f["method"] for f in v["stackTrace"]["frames"]]
+        frames = [f["type"]["name"].replace("/", ".") + "." + f["name"] for f in m]
+        part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
+        weights[part] += v["weight"]
+        total += v["weight"]
+    print("| part | share of bytes | KB per request |")
+    print("|---|---|---|")
+    for n in [n for n, _ in PARTS] + [JETTY]:
+        if weights[n]:
+            print(f"| {n} | {100 * weights[n] / total:.1f}% | {kb * weights[n] / total:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
