@@ -70,17 +70,41 @@ final class RaplDiscovery {
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
     MomentaryRetry retry = new MomentaryRetry(clock);
+    // The first zone of each domain that cannot be used: the domain's other zones (its other dies)
+    // read only part of it, and summed alone they would grade a part of the package a reading of
+    // all of it. A mirror dropped within the domain is not such a zone: its counter is still read.
+    Map<EnergyDomain, String> unusedZone = new LinkedHashMap<>();
+    int before = rejected.size();
     for (Path zone : zones) {
       readable(root, zone, reader, clock, retry, rejected)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
+    noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
     Map<EnergyDomain, List<RaplChannel>> distinctByDomain = new LinkedHashMap<>();
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
       distinctByDomain.put(e.getKey(), withoutMirrors(e.getValue(), rejected));
     }
+    before = rejected.size();
     withoutSharedAcrossDomains(distinctByDomain, clock, rejected);
+    noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : distinctByDomain.entrySet()) {
       List<RaplChannel> distinct = e.getValue();
+      String unused = unusedZone.get(e.getKey());
+      if (unused != null) {
+        for (RaplChannel zone : distinct) {
+          rejected.add(
+              CounterStatus.unavailable(
+                  zone.name(),
+                  Optional.of(zone.domain()),
+                  CounterIssue.NOT_A_DOMAIN,
+                  "reads only part of "
+                      + zone.domain()
+                      + ": its zone "
+                      + unused
+                      + " is not used, so the domain is not read from the rest; not used"));
+        }
+        continue;
+      }
       if (distinct.isEmpty()) {
         continue;
       }
@@ -286,6 +310,14 @@ final class RaplDiscovery {
       return Optional.empty();
     }
     return Optional.of(channel);
+  }
+
+  /** Records, for each domain a refused zone was found to read, the first such zone's name. */
+  private static void noteUnusedZones(
+      List<CounterStatus> refused, Map<EnergyDomain, String> unusedZone) {
+    for (CounterStatus s : refused) {
+      s.domain().ifPresent(d -> unusedZone.putIfAbsent(d, s.counter()));
+    }
   }
 
   /** Drops every zone that mirrors an earlier one of the same domain, reporting it. */
