@@ -402,7 +402,11 @@ final class RaplDiscovery {
     return second.isPresent() && second.getAsLong() != first.getAsLong();
   }
 
-  /** A value both zones read back to back, within {@link #MIRROR_ATTEMPTS} tries. */
+  /**
+   * A value both zones read back to back, within {@link #MIRROR_ATTEMPTS} tries. A try whose read
+   * fails is spent like one that read apart: a single failed read (an EIO of the moment) must not
+   * make one counter published twice pass for two, each then counted.
+   */
   private static OptionalLong equalReading(RaplChannel a, RaplChannel b) {
     if (a.rangeUj() != b.rangeUj()) {
       return OptionalLong.empty();
@@ -414,7 +418,7 @@ final class RaplDiscovery {
           return OptionalLong.of(value);
         }
       } catch (CounterException e) {
-        return OptionalLong.empty();
+        // the next try reads both again
       }
     }
     return OptionalLong.empty();

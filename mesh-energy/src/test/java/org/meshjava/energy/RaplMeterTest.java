@@ -800,6 +800,33 @@ class RaplMeterTest {
     }
   }
 
+  // A read that fails once while two packages' zones are compared (an EIO, as the driver answers
+  // when a register read fails) made them distinct: both were used, and a serve on both counted
+  // the one counter twice. A failed read is tried again within the same tries.
+  @Test
+  void discover_whenAReadFailsOnceWhileTwoPackagesAreCompared_stillUsesNeither()
+      throws IOException {
+    Path p0 = zone("intel-rapl:0", "package-0", 5_000);
+    Path p1 = zone("intel-rapl:1", "package-1", 5_000);
+    powered(p0, 5_000, 68, RANGE, p1);
+    boolean[] failed = {false};
+    clock.onAdvance(
+        nanos -> {
+          // The first move of the clock is the comparison's wait between its two readings.
+          if (!failed[0]) {
+            failed[0] = true;
+            energyReadsFailing.set(1);
+          }
+        });
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    MeterWindow w = found.meter().open(Set.of(CPU0, EnergyDomain.cpuPackage(1)));
+    clock.advanceMillis(100);
+    assertThat(w.close(9)).as("6.8 J drawn").isEqualTo(Energy.estimated(9));
+    if (found.meter() instanceof CounterMeter meter) {
+      meter.close();
+    }
+  }
+
   // A die zone that cannot be used leaves its package read by the other die alone: package 0's
   // second die publishing package 1's counter, or failing its read at discovery, made every serve
   // on package 0 a hardware figure of half the package. A domain is read only from all its zones.
