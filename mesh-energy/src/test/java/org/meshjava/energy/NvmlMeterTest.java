@@ -62,14 +62,15 @@ class NvmlMeterTest {
 
   @Test
   void discover_whenCounterAdvances_isLiveAndGradesAGpuOnlyServeHwShunt() {
-    FakeNvml.script(0, 1_000, 3, 1); // +3 mJ per read
-    MeterDiscovery found = discover();
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms: 6 J each
+    MeterDiscovery found = clock.watch(discover());
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
+    clock.advanceMillis(300); // fifteen refreshes, past the ten periods of 20 ms a reading needs
     Energy e = w.close(10);
-    assertThat(e).isEqualTo(Energy.measured(3_000, 10)); // one read later: 3 mJ = 3000 µJ
+    assertThat(e).isEqualTo(Energy.measured(90_000_000, 10)); // 300 W for 300 ms: 90 J in µJ
     meter.close();
     assertThat(FakeNvml.shutdownCalls()).as("nvmlShutdown on close").isEqualTo(1);
   }
@@ -186,20 +187,21 @@ class NvmlMeterTest {
   // restart, and no window meanwhile is graded from it, the one across its return included.
   @Test
   void aLostBoardThatAnswersAgain_isEstimatorMeanwhile_andMeasuredAfterItsReprobe() {
-    FakeNvml.script(0, 50_000_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, 50_000_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
+    clock.advanceMillis(300); // long enough to be a reading, but for what follows
     FakeNvml.setEnergyError(0, GPU_IS_LOST);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     reprobes.removeFirst().run();
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
 
     MeterWindow across = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
+    clock.advanceMillis(150);
     FakeNvml.setEnergyError(0, 0);
-    FakeNvml.script(0, 7, 3, 1); // the counter restarted near 0
-    clock.advanceMillis(50);
+    FakeNvml.script(0, 7, 0, 1); // the counter restarted near 0
+    clock.advanceMillis(150);
     assertThat(across.close(4)).isEqualTo(Energy.estimated(4));
 
     assertThat(reprobes).as("a failed re-probe waits for the periodic one").isEmpty();
@@ -214,8 +216,10 @@ class NvmlMeterTest {
     reprobes.removeFirst().run();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     MeterWindow after = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
-    assertThat(after.close(4)).as("3 mJ per read, in µJ").isEqualTo(Energy.measured(3_000, 4));
+    clock.advanceMillis(300);
+    assertThat(after.close(4))
+        .as("300 W for 300 ms, in µJ")
+        .isEqualTo(Energy.measured(90_000_000, 4));
     meter.close();
   }
 
@@ -223,11 +227,12 @@ class NvmlMeterTest {
   // is no reading, the next read counts from the new value, and a re-probe brings it back.
   @Test
   void close_whenDriverReloadRestartsTheCounterMidServe_isEstimatorThenMeasuredAfterReprobe() {
-    FakeNvml.script(0, 50_000_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, 50_000_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
-    FakeNvml.script(0, 7, 3, 1);
+    clock.advanceMillis(300); // long enough to be a reading, but for what follows
+    FakeNvml.script(0, 7, 0, 1);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
     measuredAgainAfterTheReprobe(meter);
@@ -237,11 +242,12 @@ class NvmlMeterTest {
   // board draws 20 MW. The window is no reading, and the next read counts from the new value.
   @Test
   void close_whenCounterLeapsFurtherThanABoardCanDraw_isEstimatorThenMeasuredAfterReprobe() {
-    FakeNvml.script(0, 50_000_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, 50_000_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
-    FakeNvml.script(0, 1_000_000_000_000L, 3, 1);
+    clock.advanceMillis(300); // long enough to be a reading, but for what follows
+    FakeNvml.script(0, 1_000_000_000_000L, 0, 1);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
     measuredAgainAfterTheReprobe(meter);
@@ -297,9 +303,10 @@ class NvmlMeterTest {
     for (int code : new int[] {27, 999, 10, 19}) {
       FakeNvml.reset();
       reprobes.clear();
-      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.script(0, 1_000, 0, 1);
+      FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
       FakeNvml.setEnergyError(0, code);
-      MeterDiscovery found = discover();
+      MeterDiscovery found = clock.watch(discover());
       assertThat(found.meter()).as("code %d", code).isInstanceOf(CounterMeter.class);
       assertThat(found.hardwareGraded()).isFalse();
       assertThat(MeterDiscovery.summary(found.meter(), found.counters()))
