@@ -395,12 +395,13 @@ class NvmlMeterTest {
       FakeNvml.reset();
       fourBoards();
       MeterDiscovery found =
-          discover(
-              new GpuVisibility(Optional.of(list), Optional.of("PCI_BUS_ID")),
-              LivenessPolicy.nvml());
+          clock.watch(
+              discover(
+                  new GpuVisibility(Optional.of(list), Optional.of("PCI_BUS_ID")),
+                  LivenessPolicy.nvml()));
       CounterMeter meter = (CounterMeter) found.meter();
       assertThat(meter.liveDomains()).as(list).containsExactly(GPU0);
-      assertThat(oneReadOn(meter, GPU0)).as("first on the bus: board 1").isEqualTo(20_000);
+      assertThat(oneReadOn(meter, GPU0)).as("first on the bus: board 1").isEqualTo(60_000_000);
       meter.close();
     }
   }
@@ -413,14 +414,15 @@ class NvmlMeterTest {
     for (int i = 0; i < 4; i++) {
       FakeNvml.setUuid(i, uuids[i] + "-0000-0000-0000-000000000000");
       FakeNvml.setPciBus(i, buses[i]);
-      FakeNvml.script(i, 0, 10L * (i + 1), 1); // board i draws (i+1) * 10 mJ per read
+      FakeNvml.script(i, 0, 0, 1);
+      FakeNvml.draw(i, 100_000L * (i + 1), 20_000_000L, clock); // board i draws (i+1) * 100 W
     }
   }
 
-  /** What one window on {@code domain} measures: one read of its board's step. */
+  /** What one window of 300 ms on {@code domain} measures: 30 J per 100 W of its board. */
   private long oneReadOn(CounterMeter meter, EnergyDomain domain) {
     MeterWindow w = meter.open(Set.of(domain));
-    clock.advanceMillis(50);
+    clock.advanceMillis(300);
     Energy e = w.close(1);
     assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
     return e.measuredUj().getAsLong();
@@ -430,13 +432,14 @@ class NvmlMeterTest {
   void gpuDomains_whenVisibleDevicesNameUuids_areBoundToThoseBoards() {
     fourBoards();
     MeterDiscovery found =
-        discover(
-            new GpuVisibility(Optional.of("GPU-cc33,GPU-aa11"), Optional.empty()),
-            LivenessPolicy.nvml());
+        clock.watch(
+            discover(
+                new GpuVisibility(Optional.of("GPU-cc33,GPU-aa11"), Optional.empty()),
+                LivenessPolicy.nvml()));
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactlyInAnyOrder(GPU0, GPU1);
-    assertThat(oneReadOn(meter, GPU0)).as("gpu:0 is board 2").isEqualTo(30_000);
-    assertThat(oneReadOn(meter, GPU1)).as("gpu:1 is board 0").isEqualTo(10_000);
+    assertThat(oneReadOn(meter, GPU0)).as("gpu:0 is board 2").isEqualTo(90_000_000);
+    assertThat(oneReadOn(meter, GPU1)).as("gpu:1 is board 0").isEqualTo(30_000_000);
     assertThat(found.counters())
         .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.NOT_A_DOMAIN)))
         .extracting(CounterStatus::counter)
@@ -450,12 +453,13 @@ class NvmlMeterTest {
   void gpuDomains_whenOrdinalsUnderPciBusOrder_areBoundInBusOrderNotNvmlOrder() {
     fourBoards();
     MeterDiscovery found =
-        discover(
-            new GpuVisibility(Optional.of("2,0"), Optional.of("PCI_BUS_ID")),
-            LivenessPolicy.nvml());
+        clock.watch(
+            discover(
+                new GpuVisibility(Optional.of("2,0"), Optional.of("PCI_BUS_ID")),
+                LivenessPolicy.nvml()));
     CounterMeter meter = (CounterMeter) found.meter();
-    assertThat(oneReadOn(meter, GPU0)).as("third on the bus: board 2").isEqualTo(30_000);
-    assertThat(oneReadOn(meter, GPU1)).as("first on the bus: board 1").isEqualTo(20_000);
+    assertThat(oneReadOn(meter, GPU0)).as("third on the bus: board 2").isEqualTo(90_000_000);
+    assertThat(oneReadOn(meter, GPU1)).as("first on the bus: board 1").isEqualTo(60_000_000);
     meter.close();
   }
 
@@ -554,6 +558,7 @@ class NvmlMeterTest {
 
   /** Asserts the board was found, proven live by its probe, and grades a lone window a reading. */
   private void assertMetered(MeterDiscovery found) {
+    clock.watch(found);
     assertThat(found.meter()).isInstanceOf(CounterMeter.class);
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
@@ -567,14 +572,16 @@ class NvmlMeterTest {
 
   @Test
   void enumeration_aDeviceCountNotReadyAtStart_isTriedAgain_andTheBoardIsMetered() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.failCalls(DiscoveryCall.COUNT, NOT_READY, 2);
     assertMetered(discover());
   }
 
   @Test
   void enumeration_aHandleTimeoutAndAnUnknownUuidError_areTriedAgain_andTheBoardIsMetered() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.failCalls(DiscoveryCall.HANDLE, TIMEOUT, 1);
     FakeNvml.failCalls(DiscoveryCall.UUID, UNKNOWN, 2);
     assertMetered(discover());
@@ -631,7 +638,8 @@ class NvmlMeterTest {
   // NVML for the life of the process; it is tried again within the budget of the calls after it.
   @Test
   void init_anUnknownErrorAtStart_isTriedAgain_andTheBoardIsMetered() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.failCalls(DiscoveryCall.INIT, UNKNOWN, 2);
     assertMetered(discover());
     assertThat(FakeNvml.shutdownCalls()).as("one shutdown for the one init that held").isEqualTo(1);
