@@ -494,18 +494,19 @@ class NvmlMeterTest {
   // twice its settable limit, the rule a RAPL zone's published limits follow (SPEC.md 40 §3).
   @Test
   void aBoardWhoseLimitMayBeSetPast2Kilowatts_drawingIt_isCounted_notCalledAReset() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, 2_300_000); // 2.3 kW
     assertA2300WattDrawIsCounted();
   }
 
   /** A board held to its own 4.6 kW: 23 kJ over a 10 s window is a reading, not a reset. */
   private void assertA2300WattDrawIsCounted() {
-    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));
-    FakeNvml.setStep(0, 23_000_000); // the next read: 23 kJ, 2.3 kW over the 10 s window
+    FakeNvml.draw(0, 2_300_000, 20_000_000L, clock); // 2.3 kW: 23 kJ over the 10 s window
     clock.advanceMillis(10_000);
     Energy e = w.close(1);
 
@@ -516,7 +517,8 @@ class NvmlMeterTest {
 
   @Test
   void aBoardPublishingNoLimit_isStillHeldToTwoKilowatts() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     assertA2300WattDrawIsAReset();
   }
 
@@ -524,17 +526,18 @@ class NvmlMeterTest {
   // read as 4.29 MW, so the board was held to 8.6 MW and the bound refused almost nothing.
   @Test
   void aBoardAnsweringTheNotAvailableValueAsItsLimit_isHeldToTwoKilowatts() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, -1); // 0xFFFFFFFF mW
     assertA2300WattDrawIsAReset();
   }
 
   /** A board held to 2 kW: 23 kJ over a 10 s window (2.3 kW) is more than it can draw, a reset. */
   private void assertA2300WattDrawIsAReset() {
-    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));
-    FakeNvml.setStep(0, 23_000_000);
+    FakeNvml.draw(0, 2_300_000, 20_000_000L, clock); // past the bound for 10 s
     clock.advanceMillis(10_000);
 
     assertThat(w.close(1)).isEqualTo(Energy.estimated(1));
@@ -663,7 +666,8 @@ class NvmlMeterTest {
   // a board settable past it had its own draw refused as resets until the process restarted.
   @Test
   void powerLimit_aTimeoutAtStart_isTriedAgain_andTheBoardKeepsItsOwnBound() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, 2_300_000);
     FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, TIMEOUT, 2);
     assertA2300WattDrawIsCounted();
@@ -696,7 +700,8 @@ class NvmlMeterTest {
   void powerLimit_thatNeverAnswers_orIsRefusedForGood_leavesTheBoardMeteredAtTwoKilowatts() {
     for (int[] failure : new int[][] {{NOT_READY, -1}, {NO_PERMISSION, 1}}) {
       FakeNvml.reset();
-      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.script(0, 1_000, 0, 1);
+      FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
       FakeNvml.setPowerLimitMax(0, 2_300_000);
       FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, failure[0], failure[1]);
       assertA2300WattDrawIsAReset();
