@@ -93,15 +93,20 @@ final class DomainLedger implements LivenessProbe.Target {
    * before it. Each span is allowed the bound's slack once, so reads close together (the watch
    * reads a RAPL zone every 2 ms, an Apple rail every 40 ms) would otherwise admit a draw many
    * times the bound, a slack per read: 1.7 kW on a 1 kW rail read every 40 ms never leaps past 140
-   * J in one gap. Over 2 s with one slack of 100 ms, a draw 5 % past the bound is caught; a burst
-   * past it shorter than the slack is not refused, as over one gap.
+   * J in one gap. Each earlier total counts from the earliest it can have been published, the start
+   * of the read before the one that first returned it, so the span from it carries a read gap
+   * besides the slack: over 2 s, a board watched every 300 ms passed 2.3 kW on its 2 kW bound for
+   * good (a draw is caught once it lasts the gap and the slack over {@code f - 1}). Over 10 s, a
+   * draw 5 % past the bound is caught within 8 s even so; a burst past it shorter than the slack is
+   * not refused, as over one gap.
    */
-  static final long SUSTAINED_SPAN_NANOS = 2_000_000_000L;
+  static final long SUSTAINED_SPAN_NANOS = 10_000_000_000L;
 
   /**
    * How far apart the earlier totals the bound is checked from are kept: a draw past the bound by a
-   * factor {@code f} is caught once it has lasted the slack over {@code f - 1} plus this (243 ms at
-   * 1.7 times a 100 ms slack), with at most {@link #SUSTAINED_SPAN_NANOS} over this totals kept.
+   * factor {@code f} is caught once it has lasted the slack and the read gap over {@code f - 1}
+   * plus this (243 ms at 1.7 times a 100 ms slack, reads close together), with at most {@link
+   * #SUSTAINED_SPAN_NANOS} over this totals kept.
    */
   static final long ANCHOR_SPACING_NANOS = 100_000_000L;
 

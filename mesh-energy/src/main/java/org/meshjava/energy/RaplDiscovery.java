@@ -70,17 +70,41 @@ final class RaplDiscovery {
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
     MomentaryRetry retry = new MomentaryRetry(clock);
+    // The first zone of each domain that cannot be used: the domain's other zones (its other dies)
+    // read only part of it, and summed alone they would grade a part of the package a reading of
+    // all of it. A mirror dropped within the domain is not such a zone: its counter is still read.
+    Map<EnergyDomain, String> unusedZone = new LinkedHashMap<>();
+    int before = rejected.size();
     for (Path zone : zones) {
       readable(root, zone, reader, clock, retry, rejected)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
+    noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
     Map<EnergyDomain, List<RaplChannel>> distinctByDomain = new LinkedHashMap<>();
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
       distinctByDomain.put(e.getKey(), withoutMirrors(e.getValue(), rejected));
     }
+    before = rejected.size();
     withoutSharedAcrossDomains(distinctByDomain, clock, rejected);
+    noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : distinctByDomain.entrySet()) {
       List<RaplChannel> distinct = e.getValue();
+      String unused = unusedZone.get(e.getKey());
+      if (unused != null) {
+        for (RaplChannel zone : distinct) {
+          rejected.add(
+              CounterStatus.unavailable(
+                  zone.name(),
+                  Optional.of(zone.domain()),
+                  CounterIssue.NOT_A_DOMAIN,
+                  "reads only part of "
+                      + zone.domain()
+                      + ": its zone "
+                      + unused
+                      + " is not used, so the domain is not read from the rest; not used"));
+        }
+        continue;
+      }
       if (distinct.isEmpty()) {
         continue;
       }
@@ -288,6 +312,14 @@ final class RaplDiscovery {
     return Optional.of(channel);
   }
 
+  /** Records, for each domain a refused zone was found to read, the first such zone's name. */
+  private static void noteUnusedZones(
+      List<CounterStatus> refused, Map<EnergyDomain, String> unusedZone) {
+    for (CounterStatus s : refused) {
+      s.domain().ifPresent(d -> unusedZone.putIfAbsent(d, s.counter()));
+    }
+  }
+
   /** Drops every zone that mirrors an earlier one of the same domain, reporting it. */
   private static List<RaplChannel> withoutMirrors(
       List<RaplChannel> zones, List<CounterStatus> rejected) {
@@ -370,7 +402,11 @@ final class RaplDiscovery {
     return second.isPresent() && second.getAsLong() != first.getAsLong();
   }
 
-  /** A value both zones read back to back, within {@link #MIRROR_ATTEMPTS} tries. */
+  /**
+   * A value both zones read back to back, within {@link #MIRROR_ATTEMPTS} tries. A try whose read
+   * fails is spent like one that read apart: a single failed read (an EIO of the moment) must not
+   * make one counter published twice pass for two, each then counted.
+   */
   private static OptionalLong equalReading(RaplChannel a, RaplChannel b) {
     if (a.rangeUj() != b.rangeUj()) {
       return OptionalLong.empty();
@@ -382,7 +418,7 @@ final class RaplDiscovery {
           return OptionalLong.of(value);
         }
       } catch (CounterException e) {
-        return OptionalLong.empty();
+        // the next try reads both again
       }
     }
     return OptionalLong.empty();

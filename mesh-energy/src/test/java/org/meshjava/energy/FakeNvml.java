@@ -31,6 +31,8 @@ final class FakeNvml {
   private static MethodHandle failCalls;
   private static MethodHandle setPowerLimitMax;
   private static MethodHandle setStep;
+  private static MethodHandle draw;
+  private static MethodHandle advance;
 
   /** The calls of discovery {@link #failCalls} can make fail, in the fake's order. */
   enum DiscoveryCall {
@@ -145,6 +147,33 @@ final class FakeNvml {
         });
   }
 
+  /**
+   * From now on board {@code device} draws {@code milliwatts} over {@code clock}'s time, published
+   * every {@code refreshNanos} as a real board refreshes its counter, instead of adding energy at
+   * each read: its counter then holds still between refreshes, however often it is read, so a meter
+   * whose watch reads it is held to the stall rule as on a real board.
+   */
+  static void draw(int device, long milliwatts, long refreshNanos, FakeClock clock) {
+    invoke(
+        () -> {
+          draw.invokeExact(device, milliwatts, refreshNanos);
+        });
+    synchronized (FOLLOWED) {
+      if (FOLLOWED.add(clock)) {
+        clock.onAdvance(
+            nanos ->
+                invoke(
+                    () -> {
+                      advance.invokeExact(nanos);
+                    }));
+      }
+    }
+  }
+
+  /** The clocks whose moves already reach the fake: each once, however often a test draws. */
+  private static final java.util.Set<FakeClock> FOLLOWED =
+      java.util.Collections.newSetFromMap(new java.util.WeakHashMap<>());
+
   static int shutdownCalls() {
     try {
       return (int) shutdownCalls.invokeExact();
@@ -219,6 +248,13 @@ final class FakeNvml {
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_set_step"),
             FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG));
+    draw =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_draw"),
+            FunctionDescriptor.ofVoid(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    advance =
+        linker.downcallHandle(
+            lookup.findOrThrow("fake_nvml_advance"), FunctionDescriptor.ofVoid(JAVA_LONG));
     failCalls =
         linker.downcallHandle(
             lookup.findOrThrow("fake_nvml_fail_calls"),

@@ -37,7 +37,8 @@ class NvmlBoundStatusTest {
   void stageFakeLibrary() {
     library = FakeNvml.library();
     FakeNvml.reset();
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, 2_300_000); // settable to 2.3 kW: held to 4.6 kW once read
   }
 
@@ -58,7 +59,10 @@ class NvmlBoundStatusTest {
             .withGpuVisibility(GpuVisibility.all());
     meter =
         (CounterMeter)
-            MeterDiscovery.discover(options, clock, reprobes::add, SysfsReader.FILES, "Linux")
+            clock
+                .watch(
+                    MeterDiscovery.discover(
+                        options, clock, reprobes::add, SysfsReader.FILES, "Linux"))
                 .meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     return meter;
@@ -72,10 +76,10 @@ class NvmlBoundStatusTest {
   private Energy windowDrawing2300Watts() {
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));
-    FakeNvml.setStep(0, 23_000_000);
+    FakeNvml.draw(0, 2_300_000, 20_000_000L, clock);
     clock.advanceMillis(10_000);
     Energy e = w.close(1);
-    FakeNvml.setStep(0, 3);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock);
     return e;
   }
 

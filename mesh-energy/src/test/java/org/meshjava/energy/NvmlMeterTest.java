@@ -62,14 +62,15 @@ class NvmlMeterTest {
 
   @Test
   void discover_whenCounterAdvances_isLiveAndGradesAGpuOnlyServeHwShunt() {
-    FakeNvml.script(0, 1_000, 3, 1); // +3 mJ per read
-    MeterDiscovery found = discover();
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms: 6 J each
+    MeterDiscovery found = clock.watch(discover());
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
+    clock.advanceMillis(300); // fifteen refreshes, past the ten periods of 20 ms a reading needs
     Energy e = w.close(10);
-    assertThat(e).isEqualTo(Energy.measured(3_000, 10)); // one read later: 3 mJ = 3000 µJ
+    assertThat(e).isEqualTo(Energy.measured(90_000_000, 10)); // 300 W for 300 ms: 90 J in µJ
     meter.close();
     assertThat(FakeNvml.shutdownCalls()).as("nvmlShutdown on close").isEqualTo(1);
   }
@@ -186,20 +187,21 @@ class NvmlMeterTest {
   // restart, and no window meanwhile is graded from it, the one across its return included.
   @Test
   void aLostBoardThatAnswersAgain_isEstimatorMeanwhile_andMeasuredAfterItsReprobe() {
-    FakeNvml.script(0, 50_000_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, 50_000_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
+    clock.advanceMillis(300); // long enough to be a reading, but for what follows
     FakeNvml.setEnergyError(0, GPU_IS_LOST);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     reprobes.removeFirst().run();
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
 
     MeterWindow across = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
+    clock.advanceMillis(150);
     FakeNvml.setEnergyError(0, 0);
-    FakeNvml.script(0, 7, 3, 1); // the counter restarted near 0
-    clock.advanceMillis(50);
+    FakeNvml.script(0, 7, 0, 1); // the counter restarted near 0
+    clock.advanceMillis(150);
     assertThat(across.close(4)).isEqualTo(Energy.estimated(4));
 
     assertThat(reprobes).as("a failed re-probe waits for the periodic one").isEmpty();
@@ -214,8 +216,10 @@ class NvmlMeterTest {
     reprobes.removeFirst().run();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     MeterWindow after = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
-    assertThat(after.close(4)).as("3 mJ per read, in µJ").isEqualTo(Energy.measured(3_000, 4));
+    clock.advanceMillis(300);
+    assertThat(after.close(4))
+        .as("300 W for 300 ms, in µJ")
+        .isEqualTo(Energy.measured(90_000_000, 4));
     meter.close();
   }
 
@@ -223,11 +227,12 @@ class NvmlMeterTest {
   // is no reading, the next read counts from the new value, and a re-probe brings it back.
   @Test
   void close_whenDriverReloadRestartsTheCounterMidServe_isEstimatorThenMeasuredAfterReprobe() {
-    FakeNvml.script(0, 50_000_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, 50_000_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
-    FakeNvml.script(0, 7, 3, 1);
+    clock.advanceMillis(300); // long enough to be a reading, but for what follows
+    FakeNvml.script(0, 7, 0, 1);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
     measuredAgainAfterTheReprobe(meter);
@@ -237,11 +242,12 @@ class NvmlMeterTest {
   // board draws 20 MW. The window is no reading, and the next read counts from the new value.
   @Test
   void close_whenCounterLeapsFurtherThanABoardCanDraw_isEstimatorThenMeasuredAfterReprobe() {
-    FakeNvml.script(0, 50_000_000, 3, 1);
-    CounterMeter meter = (CounterMeter) discover().meter();
+    FakeNvml.script(0, 50_000_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     MeterWindow w = meter.open(Set.of(GPU0));
-    clock.advanceMillis(50);
-    FakeNvml.script(0, 1_000_000_000_000L, 3, 1);
+    clock.advanceMillis(300); // long enough to be a reading, but for what follows
+    FakeNvml.script(0, 1_000_000_000_000L, 0, 1);
     assertThat(w.close(4)).isEqualTo(Energy.estimated(4));
     assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.COUNTER_RESET);
     measuredAgainAfterTheReprobe(meter);
@@ -297,9 +303,10 @@ class NvmlMeterTest {
     for (int code : new int[] {27, 999, 10, 19}) {
       FakeNvml.reset();
       reprobes.clear();
-      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.script(0, 1_000, 0, 1);
+      FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
       FakeNvml.setEnergyError(0, code);
-      MeterDiscovery found = discover();
+      MeterDiscovery found = clock.watch(discover());
       assertThat(found.meter()).as("code %d", code).isInstanceOf(CounterMeter.class);
       assertThat(found.hardwareGraded()).isFalse();
       assertThat(MeterDiscovery.summary(found.meter(), found.counters()))
@@ -388,12 +395,13 @@ class NvmlMeterTest {
       FakeNvml.reset();
       fourBoards();
       MeterDiscovery found =
-          discover(
-              new GpuVisibility(Optional.of(list), Optional.of("PCI_BUS_ID")),
-              LivenessPolicy.nvml());
+          clock.watch(
+              discover(
+                  new GpuVisibility(Optional.of(list), Optional.of("PCI_BUS_ID")),
+                  LivenessPolicy.nvml()));
       CounterMeter meter = (CounterMeter) found.meter();
       assertThat(meter.liveDomains()).as(list).containsExactly(GPU0);
-      assertThat(oneReadOn(meter, GPU0)).as("first on the bus: board 1").isEqualTo(20_000);
+      assertThat(oneReadOn(meter, GPU0)).as("first on the bus: board 1").isEqualTo(60_000_000);
       meter.close();
     }
   }
@@ -406,14 +414,15 @@ class NvmlMeterTest {
     for (int i = 0; i < 4; i++) {
       FakeNvml.setUuid(i, uuids[i] + "-0000-0000-0000-000000000000");
       FakeNvml.setPciBus(i, buses[i]);
-      FakeNvml.script(i, 0, 10L * (i + 1), 1); // board i draws (i+1) * 10 mJ per read
+      FakeNvml.script(i, 0, 0, 1);
+      FakeNvml.draw(i, 100_000L * (i + 1), 20_000_000L, clock); // board i draws (i+1) * 100 W
     }
   }
 
-  /** What one window on {@code domain} measures: one read of its board's step. */
+  /** What one window of 300 ms on {@code domain} measures: 30 J per 100 W of its board. */
   private long oneReadOn(CounterMeter meter, EnergyDomain domain) {
     MeterWindow w = meter.open(Set.of(domain));
-    clock.advanceMillis(50);
+    clock.advanceMillis(300);
     Energy e = w.close(1);
     assertThat(e.provenance()).isEqualTo(Provenance.HwShunt);
     return e.measuredUj().getAsLong();
@@ -423,13 +432,14 @@ class NvmlMeterTest {
   void gpuDomains_whenVisibleDevicesNameUuids_areBoundToThoseBoards() {
     fourBoards();
     MeterDiscovery found =
-        discover(
-            new GpuVisibility(Optional.of("GPU-cc33,GPU-aa11"), Optional.empty()),
-            LivenessPolicy.nvml());
+        clock.watch(
+            discover(
+                new GpuVisibility(Optional.of("GPU-cc33,GPU-aa11"), Optional.empty()),
+                LivenessPolicy.nvml()));
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactlyInAnyOrder(GPU0, GPU1);
-    assertThat(oneReadOn(meter, GPU0)).as("gpu:0 is board 2").isEqualTo(30_000);
-    assertThat(oneReadOn(meter, GPU1)).as("gpu:1 is board 0").isEqualTo(10_000);
+    assertThat(oneReadOn(meter, GPU0)).as("gpu:0 is board 2").isEqualTo(90_000_000);
+    assertThat(oneReadOn(meter, GPU1)).as("gpu:1 is board 0").isEqualTo(30_000_000);
     assertThat(found.counters())
         .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.NOT_A_DOMAIN)))
         .extracting(CounterStatus::counter)
@@ -443,12 +453,13 @@ class NvmlMeterTest {
   void gpuDomains_whenOrdinalsUnderPciBusOrder_areBoundInBusOrderNotNvmlOrder() {
     fourBoards();
     MeterDiscovery found =
-        discover(
-            new GpuVisibility(Optional.of("2,0"), Optional.of("PCI_BUS_ID")),
-            LivenessPolicy.nvml());
+        clock.watch(
+            discover(
+                new GpuVisibility(Optional.of("2,0"), Optional.of("PCI_BUS_ID")),
+                LivenessPolicy.nvml()));
     CounterMeter meter = (CounterMeter) found.meter();
-    assertThat(oneReadOn(meter, GPU0)).as("third on the bus: board 2").isEqualTo(30_000);
-    assertThat(oneReadOn(meter, GPU1)).as("first on the bus: board 1").isEqualTo(20_000);
+    assertThat(oneReadOn(meter, GPU0)).as("third on the bus: board 2").isEqualTo(90_000_000);
+    assertThat(oneReadOn(meter, GPU1)).as("first on the bus: board 1").isEqualTo(60_000_000);
     meter.close();
   }
 
@@ -483,18 +494,19 @@ class NvmlMeterTest {
   // twice its settable limit, the rule a RAPL zone's published limits follow (SPEC.md 40 §3).
   @Test
   void aBoardWhoseLimitMayBeSetPast2Kilowatts_drawingIt_isCounted_notCalledAReset() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, 2_300_000); // 2.3 kW
     assertA2300WattDrawIsCounted();
   }
 
   /** A board held to its own 4.6 kW: 23 kJ over a 10 s window is a reading, not a reset. */
   private void assertA2300WattDrawIsCounted() {
-    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));
-    FakeNvml.setStep(0, 23_000_000); // the next read: 23 kJ, 2.3 kW over the 10 s window
+    FakeNvml.draw(0, 2_300_000, 20_000_000L, clock); // 2.3 kW: 23 kJ over the 10 s window
     clock.advanceMillis(10_000);
     Energy e = w.close(1);
 
@@ -505,7 +517,8 @@ class NvmlMeterTest {
 
   @Test
   void aBoardPublishingNoLimit_isStillHeldToTwoKilowatts() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     assertA2300WattDrawIsAReset();
   }
 
@@ -513,17 +526,18 @@ class NvmlMeterTest {
   // read as 4.29 MW, so the board was held to 8.6 MW and the bound refused almost nothing.
   @Test
   void aBoardAnsweringTheNotAvailableValueAsItsLimit_isHeldToTwoKilowatts() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, -1); // 0xFFFFFFFF mW
     assertA2300WattDrawIsAReset();
   }
 
   /** A board held to 2 kW: 23 kJ over a 10 s window (2.3 kW) is more than it can draw, a reset. */
   private void assertA2300WattDrawIsAReset() {
-    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
     clock.advanceMillis(150);
     MeterWindow w = meter.open(Set.of(GPU0));
-    FakeNvml.setStep(0, 23_000_000);
+    FakeNvml.draw(0, 2_300_000, 20_000_000L, clock); // past the bound for 10 s
     clock.advanceMillis(10_000);
 
     assertThat(w.close(1)).isEqualTo(Energy.estimated(1));
@@ -547,6 +561,7 @@ class NvmlMeterTest {
 
   /** Asserts the board was found, proven live by its probe, and grades a lone window a reading. */
   private void assertMetered(MeterDiscovery found) {
+    clock.watch(found);
     assertThat(found.meter()).isInstanceOf(CounterMeter.class);
     CounterMeter meter = (CounterMeter) found.meter();
     assertThat(meter.liveDomains()).containsExactly(GPU0);
@@ -560,14 +575,16 @@ class NvmlMeterTest {
 
   @Test
   void enumeration_aDeviceCountNotReadyAtStart_isTriedAgain_andTheBoardIsMetered() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.failCalls(DiscoveryCall.COUNT, NOT_READY, 2);
     assertMetered(discover());
   }
 
   @Test
   void enumeration_aHandleTimeoutAndAnUnknownUuidError_areTriedAgain_andTheBoardIsMetered() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.failCalls(DiscoveryCall.HANDLE, TIMEOUT, 1);
     FakeNvml.failCalls(DiscoveryCall.UUID, UNKNOWN, 2);
     assertMetered(discover());
@@ -624,7 +641,8 @@ class NvmlMeterTest {
   // NVML for the life of the process; it is tried again within the budget of the calls after it.
   @Test
   void init_anUnknownErrorAtStart_isTriedAgain_andTheBoardIsMetered() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.failCalls(DiscoveryCall.INIT, UNKNOWN, 2);
     assertMetered(discover());
     assertThat(FakeNvml.shutdownCalls()).as("one shutdown for the one init that held").isEqualTo(1);
@@ -648,7 +666,8 @@ class NvmlMeterTest {
   // a board settable past it had its own draw refused as resets until the process restarted.
   @Test
   void powerLimit_aTimeoutAtStart_isTriedAgain_andTheBoardKeepsItsOwnBound() {
-    FakeNvml.script(0, 1_000, 3, 1);
+    FakeNvml.script(0, 1_000, 0, 1);
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
     FakeNvml.setPowerLimitMax(0, 2_300_000);
     FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, TIMEOUT, 2);
     assertA2300WattDrawIsCounted();
@@ -681,7 +700,8 @@ class NvmlMeterTest {
   void powerLimit_thatNeverAnswers_orIsRefusedForGood_leavesTheBoardMeteredAtTwoKilowatts() {
     for (int[] failure : new int[][] {{NOT_READY, -1}, {NO_PERMISSION, 1}}) {
       FakeNvml.reset();
-      FakeNvml.script(0, 1_000, 3, 1);
+      FakeNvml.script(0, 1_000, 0, 1);
+      FakeNvml.draw(0, 300_000, 20_000_000L, clock); // 300 W, refreshed every 20 ms
       FakeNvml.setPowerLimitMax(0, 2_300_000);
       FakeNvml.failCalls(DiscoveryCall.POWER_LIMIT, failure[0], failure[1]);
       assertA2300WattDrawIsAReset();

@@ -800,6 +800,79 @@ class RaplMeterTest {
     }
   }
 
+  // A read that fails once while two packages' zones are compared (an EIO, as the driver answers
+  // when a register read fails) made them distinct: both were used, and a serve on both counted
+  // the one counter twice. A failed read is tried again within the same tries.
+  @Test
+  void discover_whenAReadFailsOnceWhileTwoPackagesAreCompared_stillUsesNeither()
+      throws IOException {
+    Path p0 = zone("intel-rapl:0", "package-0", 5_000);
+    Path p1 = zone("intel-rapl:1", "package-1", 5_000);
+    powered(p0, 5_000, 68, RANGE, p1);
+    boolean[] failed = {false};
+    clock.onAdvance(
+        nanos -> {
+          // The first move of the clock is the comparison's wait between its two readings.
+          if (!failed[0]) {
+            failed[0] = true;
+            energyReadsFailing.set(1);
+          }
+        });
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    MeterWindow w = found.meter().open(Set.of(CPU0, EnergyDomain.cpuPackage(1)));
+    clock.advanceMillis(100);
+    assertThat(w.close(9)).as("6.8 J drawn").isEqualTo(Energy.estimated(9));
+    if (found.meter() instanceof CounterMeter meter) {
+      meter.close();
+    }
+  }
+
+  // A die zone that cannot be used leaves its package read by the other die alone: package 0's
+  // second die publishing package 1's counter, or failing its read at discovery, made every serve
+  // on package 0 a hardware figure of half the package. A domain is read only from all its zones.
+  @Test
+  void discover_whenADieOfAPackagePublishesAnotherPackagesCounter_usesNoneOfThePackage()
+      throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    Path p1 = zone("intel-rapl:2", "package-1", 5_000);
+    powered(die0, 1_000, 40);
+    powered(die1, 5_000, 68, RANGE, p1);
+    MeterDiscovery found = discover(SysfsReader.FILES);
+    MeterWindow w = found.meter().open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(w.close(9)).as("die 0 alone, 4 J of 10.8 J").isEqualTo(Energy.estimated(9));
+    assertThat(found.counters())
+        .filteredOn(s -> s.counter().equals("rapl:intel-rapl:0"))
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.NOT_A_DOMAIN);
+              assertThat(s.detail()).contains("rapl:intel-rapl:1");
+            });
+    if (found.meter() instanceof CounterMeter meter) {
+      meter.close();
+    }
+  }
+
+  @Test
+  void discover_whenADieZoneCannotBeReadAtDiscovery_usesNoneOfThePackage() throws IOException {
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    powered(die0, 1_000, 40);
+    Path die1Energy = die1.resolve("energy_uj");
+    SysfsReader die1Denied =
+        file -> {
+          if (file.equals(die1Energy)) {
+            throw new AccessDeniedException(file.toString());
+          }
+          return SysfsReader.FILES.read(file);
+        };
+    MeterDiscovery found = discover(die1Denied);
+    assertThat(found.hardwareGraded()).isFalse();
+    assertThat(found.meter().open(Set.of(CPU0)).close(9)).isEqualTo(Energy.estimated(9));
+  }
+
   // Issue 13 item 6: on two sockets a serve is HwShunt only when every declared package (and the
   // DRAM of each, where it has a counter) is live and covered.
   private static final EnergyDomain CPU1 = EnergyDomain.cpuPackage(1);

@@ -27,6 +27,11 @@ static unsigned long long step_mj[MAX_DEVICES];
 static unsigned int every[MAX_DEVICES];
 static unsigned long long reads[MAX_DEVICES];
 static int energy_error[MAX_DEVICES];
+/* A board drawing power over the fake clock's time (fake_nvml_draw): 0 mW for one whose reads
+   step as scripted. */
+static unsigned long long drawn_mw[MAX_DEVICES];
+static unsigned long long refresh_ns[MAX_DEVICES];
+static unsigned long long unpublished_ns[MAX_DEVICES];
 static char uuid[MAX_DEVICES][96];
 static unsigned int pci_bus[MAX_DEVICES];
 static int mig_mode[MAX_DEVICES]; /* -1: the board cannot do MIG (NOT_SUPPORTED) */
@@ -57,6 +62,9 @@ void fake_nvml_reset(void) {
     every[i] = 1;
     reads[i] = 0;
     energy_error[i] = 0;
+    drawn_mw[i] = 0;
+    refresh_ns[i] = 0;
+    unpublished_ns[i] = 0;
     snprintf(uuid[i], sizeof uuid[i], "GPU-%08x-0000-0000-0000-000000000000", i);
     pci_bus[i] = i;
     mig_mode[i] = -1;
@@ -116,6 +124,27 @@ void fake_nvml_script(unsigned int device, unsigned long long start, unsigned lo
   reads[device] = 0;
 }
 
+/* From now on the board draws mw milliwatts of the fake clock's time, told by fake_nvml_advance,
+   and publishes it every period ns, as a real board refreshes its counter; reads add nothing.
+   mw * period must be a whole number of mJ (a multiple of 10^9). */
+void fake_nvml_draw(unsigned int device, unsigned long long mw, unsigned long long period) {
+  if (device >= MAX_DEVICES || period == 0) return;
+  drawn_mw[device] = mw;
+  refresh_ns[device] = period;
+  unpublished_ns[device] = 0;
+}
+
+/* The fake clock moved ns: each drawing board publishes every refresh that completed. */
+void fake_nvml_advance(unsigned long long ns) {
+  for (unsigned int i = 0; i < MAX_DEVICES; i++) {
+    if (drawn_mw[i] == 0) continue;
+    unpublished_ns[i] += ns;
+    unsigned long long refreshes = unpublished_ns[i] / refresh_ns[i];
+    unpublished_ns[i] -= refreshes * refresh_ns[i];
+    energy_mj[i] += refreshes * (drawn_mw[i] * refresh_ns[i] / 1000000000ULL);
+  }
+}
+
 void fake_nvml_set_energy_error(unsigned int device, int code) {
   if (device < MAX_DEVICES) energy_error[device] = code;
 }
@@ -173,7 +202,7 @@ nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned l
   unsigned int i = device->index;
   if (energy_error[i] != 0) return energy_error[i];
   reads[i]++;
-  if (every[i] != 0 && reads[i] % every[i] == 0) {
+  if (drawn_mw[i] == 0 && every[i] != 0 && reads[i] % every[i] == 0) {
     energy_mj[i] += step_mj[i] * every[i]; /* unsigned: wraps past 2^64 like the real type */
   }
   *energy = energy_mj[i];
