@@ -346,6 +346,44 @@ class KeepAliveHttpTest {
   }
 
   /**
+   * Regression: a chunk size was read with {@code Long.parseLong}, which takes a sign, and added to
+   * the bytes read so far before the body's bound was checked. A size of {@code 7fffffffffffffff}
+   * after a first chunk wrapped that sum negative, passed the bound, read nothing and took a byte
+   * back off the body, which was served short; "+2" was read as 2 and "-0" as the last chunk. Each
+   * is refused now, while sizes as RFC 9112 writes them (leading zeros, either case, extensions,
+   * trailers) are still read.
+   */
+  @Test
+  void chunkSizes_areHexDigitsWithinTheBodysBound() throws Exception {
+    String head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
+    String wrapping = head + "2\r\n{}\r\n7fffffffffffffff\r\n\r\n0\r\n\r\n";
+    String huge = head + "2\r\n{}\r\n" + "f".repeat(40) + "\r\n";
+    for (String reply : List.of(wrapping, huge)) {
+      try (Scripted s = new Scripted(n -> reply)) {
+        assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("larger than " + UpstreamHttp.MAX_REPLY_BYTES);
+      }
+    }
+    for (String size : List.of("+2", "-2", "0x2", " ", "2 2")) {
+      String reply = head + size + "\r\n{}\r\n0\r\n\r\n";
+      try (Scripted s = new Scripted(n -> reply)) {
+        assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+            .as(size)
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("malformed chunk size");
+      }
+    }
+    String lenient =
+        head
+            + "0000000000000000000002 ;name=\"v\"\r\n{}\r\n0B\r\n\"a\":\"bcdef\"\r\n"
+            + "000\r\nX-Trailer: 1\r\n\r\n";
+    try (Scripted s = new Scripted(n -> lenient)) {
+      assertThat(text(s.client().post(BODY, SECONDS))).isEqualTo("{}\"a\":\"bcdef\"");
+    }
+  }
+
+  /**
    * A slow upstream whose bytes come one per read: a line's CR in one read and its LF in the next
    * is still one line end, so the blank line ending the head, and each chunk's own CR LF, are read
    * as such.
