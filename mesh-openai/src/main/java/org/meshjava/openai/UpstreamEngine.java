@@ -656,12 +656,15 @@ public final class UpstreamEngine extends DescribedEngine {
       return this;
     }
 
-    /** The connect and request timeout; the default is 60 s. */
+    /**
+     * The connect and request timeout; the default is 60 s, the most {@link
+     * OpenAiServer.Builder#MAX_TIME_LIMIT}.
+     */
     public Builder timeout(Duration v) {
       if (Objects.requireNonNull(v, "timeout").isNegative() || v.isZero()) {
         throw new IllegalArgumentException("timeout must be positive");
       }
-      timeout = v;
+      timeout = OpenAiServer.Builder.atMostTenYears("timeout", v);
       return this;
     }
 
