@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -295,6 +296,11 @@ public final class UpstreamEngine extends DescribedEngine {
       // The parser's own message, without its location or class: the client reads this text.
       throw replyFault(
           "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
+      if (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException)) {
+        // This thread was interrupted (the steward's engine deadline, a shutdown): not the
+        // upstream's failure, and Jetty's stream drops the interrupt and says nothing of it.
+        throw interrupted(e);
+      }
     } catch (IOException e) {
       throw replyFault("the upstream's stream failed: " + streamFailure(e), e);
     }
@@ -461,7 +467,7 @@ public final class UpstreamEngine extends DescribedEngine {
         .ifPresent(line -> LOG.info("upstream {} at {} {}", name(), chatCompletions, line));
   }
 
-  private EngineException interrupted(InterruptedException e) {
+  private EngineException interrupted(Exception e) {
     Thread.currentThread().interrupt();
     return new EngineException("interrupted waiting for the upstream", e);
   }
