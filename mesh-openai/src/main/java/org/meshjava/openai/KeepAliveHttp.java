@@ -438,18 +438,7 @@ final class KeepAliveHttp {
       int n = 0;
       while (true) {
         int[] budget = {MAX_CHUNK_LINE_BYTES};
-        String line = line(budget, CHUNK_LINE_TOO_LONG);
-        int semi = line.indexOf(';');
-        String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
-        long size;
-        try {
-          size = Long.parseLong(hex, 16);
-        } catch (NumberFormatException e) {
-          throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
-        }
-        if (size < 0) {
-          throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
-        }
+        long size = chunkSize(line(budget, CHUNK_LINE_TOO_LONG));
         if (size == 0) {
           // Trailers, if any, up to the empty line.
           int[] trailers = {MAX_HEAD_BYTES};
@@ -472,6 +461,35 @@ final class KeepAliveHttp {
           throw new IOException("the upstream's chunk does not end where its size says");
         }
       }
+    }
+
+    /**
+     * The size a chunk-size line gives, its extensions ignored: hex digits only, as many leading
+     * zeros as sent, either case. A sign ({@code Long.parseLong} takes "+1a" and "-0", the last a
+     * body's end) is malformed, and a size over {@link UpstreamHttp#MAX_REPLY_BYTES} fails as too
+     * large while it is read, so that no size, however many digits, wraps around a {@code long}
+     * (one that did passed the body's bound as a negative sum, and a chunk of {@code
+     * 7fffffffffffffff} bytes took a byte back off the body read so far).
+     */
+    private static long chunkSize(String line) throws IOException {
+      int semi = line.indexOf(';');
+      String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
+      if (hex.isEmpty()) {
+        throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
+      }
+      long size = 0;
+      for (int i = 0; i < hex.length(); i++) {
+        char c = hex.charAt(i);
+        int digit = c < 0x80 ? Character.digit(c, 16) : -1;
+        if (digit < 0) {
+          throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
+        }
+        size = size * 16 + digit;
+        if (size > UpstreamHttp.MAX_REPLY_BYTES) {
+          throw tooLarge();
+        }
+      }
+      return size;
     }
 
     private void read(byte[] out, int off, int len) throws IOException {

@@ -331,7 +331,12 @@ public final class OpenAiServer implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting; the server stays draining
    */
   public boolean drain(Duration grace) throws InterruptedException {
-    return operations.drain(Setting.notNegative("grace", grace, "must not be negative: "));
+    // Not Setting.notNegative, which caps a time limit: a grace of centuries means "as long as it
+    // takes", and the wait saturates rather than overflows.
+    if (Objects.requireNonNull(grace, "grace").isNegative()) {
+      throw new IllegalArgumentException("grace must not be negative: " + grace);
+    }
+    return operations.drain(grace);
   }
 
   /** The pool that runs the listeners and every request; for tests. */
@@ -1146,6 +1151,13 @@ public final class OpenAiServer implements AutoCloseable {
     private Optional<Supplier<String>> metrics = Optional.empty();
     private Optional<RequestScope> scope = Optional.empty();
 
+    /**
+     * The longest time limit a setter takes: ten years, far past any use and far short of where a
+     * count in nanoseconds from now overflows. {@code mesh serve} holds its own settings to a year,
+     * and may raise the idle timeout a few seconds past one.
+     */
+    public static final Duration MAX_TIME_LIMIT = Duration.ofDays(3650);
+
     private Builder(Steward steward) {
       this.steward = Objects.requireNonNull(steward, "steward");
     }
@@ -1193,7 +1205,8 @@ public final class OpenAiServer implements AutoCloseable {
     /**
      * How long a request's body may take to arrive, from the end of its headers; a body not
      * complete by then is answered 408 and the connection closed. It bounds how long a slow client
-     * can keep a request open; no thread waits on it meanwhile. The default is 10 s.
+     * can keep a request open; no thread waits on it meanwhile. The default is 10 s, the most
+     * {@link #MAX_TIME_LIMIT}.
      */
     public Builder bodyDeadline(Duration v) {
       bodyDeadline = positive("bodyDeadline", v);
@@ -1205,7 +1218,7 @@ public final class OpenAiServer implements AutoCloseable {
      * headers are not complete by then is closed (within about two seconds after it). It bounds how
      * long a client that trickles its headers can hold a connection, which the idle timeout does
      * not: that restarts with every byte. A connection that sends nothing at all is left to the
-     * idle timeout. The default is 10 s.
+     * idle timeout. The default is 10 s, the most {@link #MAX_TIME_LIMIT}.
      */
     public Builder headerDeadline(Duration v) {
       headerDeadline = positive("headerDeadline", v);
@@ -1238,7 +1251,10 @@ public final class OpenAiServer implements AutoCloseable {
       return this;
     }
 
-    /** How long a connection may send nothing before it is closed. The default is 30 s. */
+    /**
+     * How long a connection may send nothing before it is closed. The default is 30 s, the most
+     * {@link #MAX_TIME_LIMIT}.
+     */
     public Builder idleTimeout(Duration v) {
       idleTimeout = positive("idleTimeout", v);
       return this;
@@ -1247,7 +1263,7 @@ public final class OpenAiServer implements AutoCloseable {
     /**
      * How long one piece of a streamed reply may wait for the client to take it; a client that
      * reads nothing for this long is disconnected, which stops its serve. It must be shorter than
-     * the idle timeout. The default is 10 s.
+     * the idle timeout. The default is 10 s, the most {@link #MAX_TIME_LIMIT}.
      */
     public Builder writeTimeout(Duration v) {
       writeTimeout = positive("writeTimeout", v);
@@ -1289,9 +1305,26 @@ public final class OpenAiServer implements AutoCloseable {
       return Setting.within(setting, v, 0, 65_535, "must be 0-65535: ");
     }
 
-    /** {@code v}, a time limit: longer than zero. */
+    /** {@code v}, a time limit: longer than zero and at most {@link #MAX_TIME_LIMIT}. */
     private static Duration positive(String setting, Duration v) {
-      return Setting.positive(setting, v, "must be positive: ");
+      return atMostTenYears(setting, Setting.positive(setting, v, "must be positive: "));
+    }
+
+    /**
+     * {@code v}, a time limit of at most {@link #MAX_TIME_LIMIT}. The server and its upstream
+     * clients count their limits in milliseconds and in nanoseconds from now, where a longer one
+     * overflows a {@code long}: a body deadline of {@code Long.MAX_VALUE} seconds would answer
+     * every request 500 "long overflow", an idle timeout so long would fail {@link #build()} in the
+     * JDK's words, and an upstream's timeout of {@code Long.MAX_VALUE} nanoseconds would wrap past
+     * the clock and time every exchange out at once; so each is refused when it is set, naming the
+     * setting.
+     */
+    static Duration atMostTenYears(String setting, Duration v) {
+      if (v.compareTo(MAX_TIME_LIMIT) > 0) {
+        throw new IllegalArgumentException(
+            setting + " must be at most " + MAX_TIME_LIMIT + " (ten years): " + v);
+      }
+      return v;
     }
 
     /** Builds the server; call {@link OpenAiServer#start()} to listen. */

@@ -125,10 +125,14 @@ final class Operations {
    */
   boolean drain(Duration grace) throws InterruptedException {
     draining = true;
-    long deadline = System.nanoTime() + grace.toNanos();
+    long start = System.nanoTime();
+    // Saturated, and counted as time since the start: a grace of centuries ("wait as long as it
+    // takes") neither throws from toNanos nor wraps start + grace into the past.
+    long graceNanos =
+        grace.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : grace.toNanos();
     synchronized (inFlightLock) {
       while (inFlight > 0) {
-        long left = deadline - System.nanoTime();
+        long left = graceNanos - (System.nanoTime() - start);
         if (left <= 0) {
           return false;
         }

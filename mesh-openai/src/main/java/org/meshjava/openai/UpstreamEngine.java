@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.UnknownHostException;
@@ -93,8 +94,7 @@ public final class UpstreamEngine extends DescribedEngine {
   private final @Nullable KeepAliveHttp plain;
 
   /** Holds this upstream's failure lines to one a minute, so an outage does not flood the log. */
-  private final FailureLogLimit failures =
-      new FailureLogLimit(FAILURE_LOG_INTERVAL, InstantSource.system());
+  private final FailureLogLimit failures;
 
   private UpstreamEngine(Builder b) {
     // The recipe defaults to the model name.
@@ -109,6 +109,7 @@ public final class UpstreamEngine extends DescribedEngine {
     this.maxConcurrentServes = b.maxConcurrentServes;
     this.plain =
         KeepAliveHttp.serves(chatCompletions) ? new KeepAliveHttp(chatCompletions, apiKey) : null;
+    this.failures = new FailureLogLimit(FAILURE_LOG_INTERVAL, b.failureClock);
   }
 
   /** Starts a builder. Name, base URI and model are required. */
@@ -181,7 +182,6 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    answered(response.status());
     if (response.status() != 200) {
       throw refused(response.status(), new String(response.body(), StandardCharsets.UTF_8));
     }
@@ -215,11 +215,12 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /** A whole reply's result: its text as code points, counted as the upstream counted it. */
-  private static EngineResult result(String text, long promptTokens, long completionTokens) {
-    return new EngineResult(
-        TokenSequence.of(text.codePoints().toArray()),
-        ServeOutcome.greedy(promptTokens, completionTokens),
-        TokenAccounting.REMOTE_USAGE);
+  private EngineResult result(String text, long promptTokens, long completionTokens) {
+    return served(
+        new EngineResult(
+            TokenSequence.of(text.codePoints().toArray()),
+            ServeOutcome.greedy(promptTokens, completionTokens),
+            TokenAccounting.REMOTE_USAGE));
   }
 
   /** True: the upstream is asked to stream, and its pieces are handed over as they arrive. */
@@ -253,7 +254,6 @@ public final class UpstreamEngine extends DescribedEngine {
     } catch (InterruptedException e) {
       throw interrupted(e);
     }
-    answered(response.status());
     DeltaCodePoints reply = new DeltaCodePoints();
     long deltas = 0;
     boolean stopped = false;
@@ -306,6 +306,11 @@ public final class UpstreamEngine extends DescribedEngine {
       throw replyFault(
           "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
     } catch (IOException e) {
+      if (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException)) {
+        // This thread was interrupted (the steward's engine deadline, a shutdown): not the
+        // upstream's failure, and Jetty's stream drops the interrupt and says nothing of it.
+        throw interrupted(e);
+      }
       throw replyFault("the upstream's stream failed: " + streamFailure(e), e);
     }
     TokenSequence rest = reply.finish();
@@ -314,10 +319,11 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     TokenSequence tokens = reply.all();
     if (usage.isPresent()) {
-      return new EngineResult(
-          tokens,
-          ServeOutcome.greedy(usage.get().promptTokens(), usage.get().completionTokens()),
-          TokenAccounting.REMOTE_USAGE);
+      return served(
+          new EngineResult(
+              tokens,
+              ServeOutcome.greedy(usage.get().promptTokens(), usage.get().completionTokens()),
+              TokenAccounting.REMOTE_USAGE));
     }
     if (!stopped) {
       throw replyFault(
@@ -325,8 +331,11 @@ public final class UpstreamEngine extends DescribedEngine {
               + " serve is counted in the upstream's tokens, never in characters",
           null);
     }
-    return new EngineResult(
-        tokens, ServeOutcome.greedy(prompt.size(), deltas), TokenAccounting.REMOTE_STREAM_DELTAS);
+    return served(
+        new EngineResult(
+            tokens,
+            ServeOutcome.greedy(prompt.size(), deltas),
+            TokenAccounting.REMOTE_STREAM_DELTAS));
   }
 
   /** The longest line of a streamed reply read; one event is a few hundred bytes. */
@@ -462,16 +471,20 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * An exchange reached the upstream, answering {@code status}: the count of failures not logged
-   * may be due, when the upstream served it.
+   * {@code result}, a reply the upstream served whole: the count of failures not logged may be due,
+   * with a line saying the upstream answers again. Said here, not when its status 200 arrives: a
+   * 200 whose reply then fails ({@link #replyFault}, such as every reply of an upstream that
+   * ignores {@code stream_options}) would otherwise log "answered again" once a minute through an
+   * outage that never ended, in place of the failure's WARN.
    */
-  private void answered(int status) {
+  private EngineResult served(EngineResult result) {
     failures
-        .answered(status)
+        .answered(200)
         .ifPresent(line -> LOG.info("upstream {} at {} {}", name(), chatCompletions, line));
+    return result;
   }
 
-  private EngineException interrupted(InterruptedException e) {
+  private EngineException interrupted(Exception e) {
     Thread.currentThread().interrupt();
     return new EngineException("interrupted waiting for the upstream", e);
   }
@@ -606,6 +619,7 @@ public final class UpstreamEngine extends DescribedEngine {
     private boolean deterministic;
     private Duration timeout = Duration.ofSeconds(60);
     private int maxConcurrentServes = DEFAULT_MAX_CONCURRENT_SERVES;
+    private InstantSource failureClock = InstantSource.system();
 
     @SuppressWarnings("NullAway.Init") // required parts are checked in build()
     private Builder() {
@@ -665,6 +679,12 @@ public final class UpstreamEngine extends DescribedEngine {
       return this;
     }
 
+    /** Where the limit on failure lines reads the time; a test's clock moves it on. */
+    Builder failureClock(InstantSource v) {
+      failureClock = Objects.requireNonNull(v, "failureClock");
+      return this;
+    }
+
     /** Claims replies are reproducible (§5); only for an upstream the operator knows to be. */
     public Builder deterministic(boolean v) {
       deterministic = v;
@@ -672,11 +692,14 @@ public final class UpstreamEngine extends DescribedEngine {
     }
 
     /**
-     * The connect and request timeout: positive, at most {@link Setting#MAX_TIME_LIMIT}; 60 s by
+     * The connect and request timeout: positive, at most {@link
+     * OpenAiServer.Builder#MAX_TIME_LIMIT} (ten years, as the server's own time limits); 60 s by
      * default.
      */
     public Builder timeout(Duration v) {
-      timeout = Setting.positive("timeout", v, "must be positive: ");
+      timeout =
+          OpenAiServer.Builder.atMostTenYears(
+              "timeout", Setting.positive("timeout", v, "must be positive: "));
       return this;
     }
 

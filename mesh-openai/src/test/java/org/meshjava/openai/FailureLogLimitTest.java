@@ -19,7 +19,7 @@ class FailureLogLimitTest {
   private static final Instant T0 = Instant.parse("2026-12-05T12:00:00Z");
 
   /** A clock that stands still until the test moves it. */
-  private static final class Clock implements InstantSource {
+  static final class Clock implements InstantSource {
     private Instant now = T0;
 
     @Override

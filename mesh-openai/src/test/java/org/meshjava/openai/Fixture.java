@@ -168,13 +168,27 @@ final class Fixture implements AutoCloseable {
 
   /** An upstream engine "remote" asking model "m" at {@code base}: F0, 1 µJ a token. */
   static UpstreamEngine remote(URI base) {
+    return remoteBuilder(base).build();
+  }
+
+  /** The builder of {@link #remote}, for a test that sets more. */
+  static UpstreamEngine.Builder remoteBuilder(URI base) {
     return UpstreamEngine.builder()
         .name("remote")
         .baseUri(base)
         .model("m")
         .fidelity(org.meshjava.core.Fidelity.F0)
-        .costProfile(org.meshjava.core.CostProfile.perToken(1))
-        .build();
+        .costProfile(org.meshjava.core.CostProfile.perToken(1));
+  }
+
+  /** Posts a chat completion asking {@code prompt} without waiting for its answer. */
+  java.util.concurrent.CompletableFuture<HttpResponse<String>> chatAsync(String prompt) {
+    return http.sendAsync(
+        HttpRequest.newBuilder(uri("/v1/chat/completions"))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(chat(prompt).toString()))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** What {@code action} wrote to standard error, where slf4j-simple logs. */

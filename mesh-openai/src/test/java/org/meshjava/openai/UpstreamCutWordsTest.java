@@ -23,10 +23,10 @@ import org.meshjava.core.EngineException;
  * host on the operator's network (SPEC 70).
  */
 class UpstreamCutWordsTest {
-  private static final String HEAD =
+  static final String HEAD =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
 
-  private static final String DELTA =
+  static final String DELTA =
       "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ab\"}}]}\n\n";
 
   @Test
@@ -140,7 +140,7 @@ class UpstreamCutWordsTest {
   }
 
   /** Reads a request's head and its Content-Length body. */
-  private static void readRequest(InputStream in) throws Exception {
+  static void readRequest(InputStream in) throws Exception {
     StringBuilder head = new StringBuilder();
     while (!head.toString().endsWith("\r\n\r\n")) {
       int b = in.read();
