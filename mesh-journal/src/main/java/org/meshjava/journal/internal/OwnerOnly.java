@@ -38,19 +38,19 @@ public final class OwnerOnly {
   }
 
   /**
-   * Opens {@code path} for writing from its start, emptied if it is there and created with {@link
-   * #file} if not: how the journal writes a copy or a snapshot before renaming it into place.
+   * Opens {@code path} for writing as a new file, created with {@link #file}: how the journal
+   * writes a copy or a snapshot before renaming it into place. A file already at the name (a save
+   * or an archive killed before its rename, by an older version that made it with the umask, or a
+   * file put there) is removed first rather than emptied: emptied, it would keep its own mode and
+   * any other name it has, and be renamed into place as the journal's with them.
    *
-   * @throws IOException as {@link FileChannel#open(Path, Set, FileAttribute[])}
+   * @throws IOException as {@link Files#deleteIfExists} and {@link FileChannel#open(Path, Set,
+   *     FileAttribute[])}
    */
   public static FileChannel writeAfresh(Path path) throws IOException {
+    Files.deleteIfExists(path);
     return FileChannel.open(
-        path,
-        Set.of(
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE),
-        file(path));
+        path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), file(path));
   }
 
   /**
@@ -76,11 +76,10 @@ public final class OwnerOnly {
    * process) and left, provided {@code to} grants nobody more than {@code from} does. A file system
    * mounted without modes (FAT, some CIFS and FUSE mounts) still reports POSIX permissions to the
    * JDK but answers {@code chmod} with an error; failing there would fail every archive, and every
-   * snapshot save after the first, for a courtesy. A file made by {@link #file} is owner-only, and
-   * on such a mount every file reports the same mode, so this is the usual case. A file that was at
-   * {@code to} already (left there, or put there) keeps its own mode through {@link #writeAfresh},
-   * and one wider than {@code from} is refused: renamed into place it would show the records to
-   * whoever the operator kept them from.
+   * snapshot save after the first, for a courtesy. A file made by {@link #writeAfresh} is
+   * owner-only, and on such a mount every file reports the same mode, so this is the usual case.
+   * One wider than {@code from} all the same (replaced at its name meanwhile) is refused: renamed
+   * into place it would show the records to whoever the operator kept them from.
    *
    * @throws IOException when the mode cannot be set and {@code to} grants a permission {@code from}
    *     does not, or the modes cannot be read to tell
