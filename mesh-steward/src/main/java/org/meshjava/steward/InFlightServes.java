@@ -1,7 +1,8 @@
 package org.meshjava.steward;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.ArrayDeque;
+import java.util.List;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -22,10 +23,19 @@ final class InFlightServes {
   private final Condition finished = lock.newCondition();
 
   /**
-   * How many admitted serves each thread is inside. An engine's own thread (under an engine
-   * deadline) shares the count of the serving thread it works for, so it is inside that serve too.
+   * The admitted serves each thread is inside, innermost first; each is marked ended (under {@link
+   * #lock}) when it exits, so an engine's thread that works for it ({@link #onBehalfOfThisThread})
+   * stops counting it as its own then, even though the engine goes on.
    */
-  private final ThreadLocal<AtomicInteger> ownDepth = ThreadLocal.withInitial(AtomicInteger::new);
+  private final ThreadLocal<ArrayDeque<Serve>> own = ThreadLocal.withInitial(ArrayDeque::new);
+
+  /** The serves an engine's own thread works for: those of the thread that started it. */
+  private final ThreadLocal<List<Serve>> workingFor = ThreadLocal.withInitial(List::of);
+
+  /** One admitted serve; {@code ended} is read and written under {@link #lock}. */
+  private static final class Serve {
+    boolean ended;
+  }
 
   private int count;
   private boolean closing;
@@ -38,7 +48,7 @@ final class InFlightServes {
         return false;
       }
       count++;
-      ownDepth.get().incrementAndGet();
+      own.get().push(new Serve());
       return true;
     } finally {
       lock.unlock();
@@ -50,7 +60,7 @@ final class InFlightServes {
     lock.lock();
     try {
       count--;
-      ownDepth.get().decrementAndGet();
+      own.get().pop().ended = true;
       if (count == 0) {
         finished.signalAll();
       }
@@ -70,8 +80,8 @@ final class InFlightServes {
     try {
       closing = true;
       long left = grace.toNanos();
-      int own = ownDepth.get().get();
-      while (count > own && left > 0) {
+      int ownServes = insideHere();
+      while (count > ownServes && left > 0) {
         left = finished.awaitNanos(left);
       }
       return count;
@@ -85,22 +95,40 @@ final class InFlightServes {
 
   /** Whether this thread is inside a serve that {@link #enter} admitted and that has not exited. */
   boolean servingOnThisThread() {
-    return ownDepth.get().get() > 0;
+    lock.lock();
+    try {
+      return insideHere() > 0;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many unfinished serves this thread is inside, its own and those it works for; locked. */
+  private int insideHere() {
+    int n = own.get().size();
+    for (Serve s : workingFor.get()) {
+      if (!s.ended) {
+        n++;
+      }
+    }
+    return n;
   }
 
   /**
    * Wraps work that another thread does for the serves this thread is inside (an engine call run on
    * a thread of its own under a deadline): that thread counts as inside them while they last, so an
-   * engine that closes its own steward from there is not waited for, as on the serving thread.
+   * engine that closes its own steward from there is not waited for, as on the serving thread. Once
+   * they end (an engine that overran goes on past its serve) it is inside none of them, whatever
+   * this thread serves next.
    */
   Runnable onBehalfOfThisThread(Runnable work) {
-    AtomicInteger depth = ownDepth.get();
+    List<Serve> serves = List.copyOf(own.get());
     return () -> {
-      ownDepth.set(depth);
+      workingFor.set(serves);
       try {
         work.run();
       } finally {
-        ownDepth.remove();
+        workingFor.remove();
       }
     };
   }

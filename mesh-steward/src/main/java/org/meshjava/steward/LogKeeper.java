@@ -131,7 +131,7 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
 
     @Override
-    synchronized Optional<SignedNote> checkpoint() {
+    Optional<SignedNote> checkpoint() {
       return Optional.empty();
     }
 

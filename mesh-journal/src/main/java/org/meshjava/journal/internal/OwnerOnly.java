@@ -38,19 +38,19 @@ public final class OwnerOnly {
   }
 
   /**
-   * Opens {@code path} for writing from its start, emptied if it is there and created with {@link
-   * #file} if not: how the journal writes a copy or a snapshot before renaming it into place.
+   * Opens {@code path} for writing as a new file, created with {@link #file}: how the journal
+   * writes a copy or a snapshot before renaming it into place. A file already at the name (a save
+   * or an archive killed before its rename, by an older version that made it with the umask, or a
+   * file put there) is removed first rather than emptied: emptied, it would keep its own mode and
+   * any other name it has, and be renamed into place as the journal's with them.
    *
-   * @throws IOException as {@link FileChannel#open(Path, Set, FileAttribute[])}
+   * @throws IOException as {@link Files#deleteIfExists} and {@link FileChannel#open(Path, Set,
+   *     FileAttribute[])}
    */
   public static FileChannel writeAfresh(Path path) throws IOException {
+    Files.deleteIfExists(path);
     return FileChannel.open(
-        path,
-        Set.of(
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE),
-        file(path));
+        path, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), file(path));
   }
 
   /**
@@ -72,14 +72,19 @@ public final class OwnerOnly {
    * the mode {@code from} has, so what its operator set outlives a rewrite. Nothing when {@code
    * from} is not there.
    *
-   * <p>Best effort: a mode that cannot be read or set is logged at WARN (once in a process) and
-   * left. A file system mounted without modes (FAT, some CIFS and FUSE mounts) still reports POSIX
-   * permissions to the JDK but answers {@code chmod} with an error; failing there would fail every
-   * archive, and every snapshot save after the first, for a courtesy. Skipping it never widens
-   * access: {@code to} was created owner-only ({@link #file}), and a file system that cannot set a
-   * mode cannot hold one an operator set on {@code from} either.
+   * <p>Best effort where that is safe: a mode that cannot be set is logged at WARN (once in a
+   * process) and left, provided {@code to} grants nobody more than {@code from} does. A file system
+   * mounted without modes (FAT, some CIFS and FUSE mounts) still reports POSIX permissions to the
+   * JDK but answers {@code chmod} with an error; failing there would fail every archive, and every
+   * snapshot save after the first, for a courtesy. A file made by {@link #writeAfresh} is
+   * owner-only, and on such a mount every file reports the same mode, so this is the usual case.
+   * One wider than {@code from} all the same (replaced at its name meanwhile) is refused: renamed
+   * into place it would show the records to whoever the operator kept them from.
+   *
+   * @throws IOException when the mode cannot be set and {@code to} grants a permission {@code from}
+   *     does not, or the modes cannot be read to tell
    */
-  public static void keepMode(Path from, Path to) {
+  public static void keepMode(Path from, Path to) throws IOException {
     keepMode(from, to, Files::setPosixFilePermissions);
   }
 
@@ -89,16 +94,34 @@ public final class OwnerOnly {
     void set(Path file, Set<PosixFilePermission> mode) throws IOException;
   }
 
-  static void keepMode(Path from, Path to, ModeSetter setter) {
+  static void keepMode(Path from, Path to, ModeSetter setter) throws IOException {
     if (!posix(to) || !Files.exists(from)) {
       return;
     }
+    Set<PosixFilePermission> wanted = Files.getPosixFilePermissions(from);
     try {
-      setter.set(to, Files.getPosixFilePermissions(from));
+      setter.set(to, wanted);
     } catch (IOException e) {
+      Set<PosixFilePermission> has = Files.getPosixFilePermissions(to);
+      if (!wanted.containsAll(has)) {
+        throw new IOException(
+            to
+                + " is "
+                + PosixFilePermissions.toString(has)
+                + ", wider than "
+                + from
+                + " ("
+                + PosixFilePermissions.toString(wanted)
+                + "), and its mode cannot be set ("
+                + FailureWords.of(e)
+                + "); remove it, or give it the mode of "
+                + from
+                + ", and try again",
+            e);
+      }
       if (WARNED.compareAndSet(false, true)) {
         LOG.warn(
-            "cannot give {} the mode of {} ({}); it keeps the owner-only mode it was made with."
+            "cannot give {} the mode of {} ({}); it keeps the mode it has, which grants no more."
                 + " A file system mounted without modes answers so; not logged again",
             to,
             from,
