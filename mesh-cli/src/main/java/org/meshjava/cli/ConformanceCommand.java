@@ -1,5 +1,6 @@
 package org.meshjava.cli;
 
+import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -162,7 +163,10 @@ final class ConformanceCommand extends CommandGroup {
   static final class Subject extends MeshCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
-      new MeshJavaPackSubject().serve(System.in, System.out);
+      // The run's streams, not the process's: Mesh.run may be given others.
+      try (InputStream in = InputFile.STANDARD_INPUT.get().named().open()) {
+        new MeshJavaPackSubject().serve(in, out());
+      }
       return 0;
     }
   }

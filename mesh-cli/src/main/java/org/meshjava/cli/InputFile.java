@@ -26,6 +26,14 @@ sealed interface InputFile {
    */
   ScopedValue<Consumer<String>> WAITING = ScopedValue.newInstance();
 
+  /**
+   * The standard input of the run of {@link Mesh#run} a command runs in, bound by it: a command
+   * that reads standard input of itself, not through an argument named {@code -}, reads this, not
+   * the process's ({@code System.in}), so that a caller of {@code Mesh.run} that gives its own
+   * stream is the one read.
+   */
+  ScopedValue<StandardInput> STANDARD_INPUT = ScopedValue.newInstance();
+
   /** How long opening a file that is not a regular one may take before the command says so. */
   Duration WAIT_BEFORE_SAYING = Duration.ofSeconds(2);
 

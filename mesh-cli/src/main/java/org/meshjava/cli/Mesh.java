@@ -74,6 +74,7 @@ public final class Mesh extends CommandGroup {
                 said.flush();
               };
           return ScopedValue.where(InputFile.WAITING, waiting)
+              .where(InputFile.STANDARD_INPUT, stdin)
               .call(() -> new CommandLine.RunLast().execute(parseResult));
         });
     cl.setExecutionExceptionHandler(

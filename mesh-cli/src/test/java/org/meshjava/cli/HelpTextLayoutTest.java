@@ -48,7 +48,7 @@ class HelpTextLayoutTest {
   /**
    * The words of the texts help shows for {@code spec}: its own and its arguments' descriptions.
    */
-  private static List<String> words(CommandSpec spec) {
+  static List<String> words(CommandSpec spec) {
     List<String> texts = new ArrayList<>(Arrays.asList(spec.usageMessage().description()));
     texts.addAll(Arrays.asList(spec.usageMessage().footer()));
     for (ArgSpec a : spec.args()) {

@@ -144,8 +144,12 @@ class WrongFileKindTest {
     Run ok = mesh("verify", good.toString());
     assertThat(ok.code()).as(ok.err()).isZero();
     // A damaged envelope is not another kind of file: its refusal stays the decoder's, by line.
-    Path bad =
-        Files.writeString(tmp.resolve("damaged.hex"), hex.substring(0, hex.length() - 2) + "00\n");
+    // The last digit changed to another, never to what it may already be (a last byte of 00 was
+    // once "damaged" to 00, and the copy verified).
+    char last = hex.charAt(hex.length() - 1);
+    String damaged = hex.substring(0, hex.length() - 1) + (last == '0' ? '1' : '0');
+    assertThat(damaged).isNotEqualTo(hex);
+    Path bad = Files.writeString(tmp.resolve("damaged.hex"), damaged + "\n");
     Run r = mesh("verify", bad.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).contains(bad + " line 1: ").doesNotContain("looks like");

@@ -189,7 +189,11 @@ final class JournalSchema {
     }
   }
 
-  /** The session's own {@link Home}. */
+  /**
+   * The session's own {@link Home}. {@code pg_control_system()} is every role's to call unless a
+   * DBA revoked it: then the refusal says which grant gives it back, since without it no copy of
+   * the journal can be told from the journal.
+   */
   static Home here(Connection c) throws SQLException {
     try (Statement s = c.createStatement();
         ResultSet rs =
@@ -199,6 +203,18 @@ final class JournalSchema {
                     + " WHERE datname = pg_catalog.current_database())")) {
       rs.next();
       return new Home(rs.getLong(1), rs.getLong(2));
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      throw new SQLException(
+          e.getMessage()
+              + ": the journal records the cluster it was written in (its system identifier, from"
+              + " pg_catalog.pg_control_system()) to tell a copy from the original; give the role"
+              + " it back with GRANT EXECUTE ON FUNCTION pg_catalog.pg_control_system() TO "
+              + c.getMetaData().getUserName(),
+          e.getSQLState(),
+          e);
     }
   }
 

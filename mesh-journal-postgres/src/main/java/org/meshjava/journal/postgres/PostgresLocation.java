@@ -39,7 +39,9 @@ import org.jspecify.annotations.Nullable;
  * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and raises a
  * role's or the database's {@code idle_in_transaction_session_timeout} below the lease to the lease
  * and {@code statement_timeout} below half the lease to half the lease, in the same statement
- * (SPEC.md section 60.7, "Faults").
+ * (SPEC.md section 60.7, "Faults"). That includes one this URL's own {@code options} parameter sets
+ * ({@code options=-c statement_timeout=100}): a shorter limit cancels a batch and fails the
+ * journal, whoever set it; to give the journal a limit, give it one of half the lease or more.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever.

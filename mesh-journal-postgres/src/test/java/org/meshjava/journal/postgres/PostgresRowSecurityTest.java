@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalException;
@@ -24,22 +25,15 @@ class PostgresRowSecurityTest {
       j.append(PostgresJournalTest.authorised(0));
       j.append(PostgresJournalTest.authorised(1));
     }
-    String role = "r" + Long.toHexString(System.nanoTime());
+    String role = tablesRole(server, database);
     try (Connection c = server.connect(database);
         Statement s = c.createStatement()) {
-      s.execute("CREATE ROLE " + role + " LOGIN");
-      s.execute(
-          "GRANT SELECT, INSERT, UPDATE ON mesh_journal_owner, mesh_journal_record,"
-              + " mesh_journal_snapshot TO "
-              + role);
       // A DBA's policy that lets the role see only the first records (every role but the
       // table's owner and superusers is held to it).
       s.execute("ALTER TABLE mesh_journal_record ENABLE ROW LEVEL SECURITY");
       s.execute("CREATE POLICY early ON mesh_journal_record USING (seq < 2)");
     }
-    PostgresLocation asRole =
-        PostgresLocation.parse(
-            "postgresql://" + role + "@127.0.0.1:" + server.port() + "/" + database);
+    PostgresLocation asRole = as(server, role, database);
     assertThatThrownBy(() -> PostgresJournal.open(asRole, name))
         .isInstanceOfSatisfying(
             JournalException.class,
@@ -51,5 +45,28 @@ class PostgresRowSecurityTest {
     assertThatThrownBy(() -> PostgresJournal.readLines(asRole, name))
         .isInstanceOfSatisfying(
             JournalException.class, e -> assertThat(e.getMessage()).contains("row-level security"));
+  }
+
+  /**
+   * A new login role of {@code database}, neither a superuser nor the tables' owner, granted what a
+   * steward needs on the journal's tables.
+   */
+  static String tablesRole(PostgresTestServer server, String database) throws SQLException {
+    String role = "r" + Long.toHexString(System.nanoTime());
+    try (Connection c = server.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute("CREATE ROLE " + role + " LOGIN");
+      s.execute(
+          "GRANT SELECT, INSERT, UPDATE ON mesh_journal_owner, mesh_journal_record,"
+              + " mesh_journal_snapshot TO "
+              + role);
+    }
+    return role;
+  }
+
+  /** {@code database} reached as {@code role}. */
+  static PostgresLocation as(PostgresTestServer server, String role, String database) {
+    return PostgresLocation.parse(
+        "postgresql://" + role + "@127.0.0.1:" + server.port() + "/" + database);
   }
 }

@@ -11,6 +11,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -106,6 +107,11 @@ public class MeshJavaPackSubject {
 
   /** Answers every request line of {@code in} on {@code out}, until {@code in} ends. */
   public void serve(java.io.InputStream in, PrintStream out) throws IOException {
+    serve(in, new PrintWriter(out, false, StandardCharsets.UTF_8));
+  }
+
+  /** Answers every request line of {@code in} on {@code out}, until {@code in} ends. */
+  public void serve(java.io.InputStream in, PrintWriter out) throws IOException {
     BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
     for (String line = r.readLine(); line != null; line = r.readLine()) {
       if (line.isBlank()) {
