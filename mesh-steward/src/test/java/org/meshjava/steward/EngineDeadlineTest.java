@@ -224,6 +224,16 @@ class EngineDeadlineTest {
 
   @Test
   void aCallerGoneUnderADeadline_isToldToTheEngine_forATokenAndARun() throws Exception {
+    assertThat(heardUnderADeadline(false)).containsExactly(false, false);
+  }
+
+  @Test
+  void aCallerStillThereUnderADeadline_isToldSo_forATokenAndARun() throws Exception {
+    assertThat(heardUnderADeadline(true)).containsExactly(true, true);
+  }
+
+  /** What an engine under a deadline hears from a caller's sink that answers {@code answer}. */
+  List<Boolean> heardUnderADeadline(boolean answer) throws Exception {
     PromptText prompt = PromptText.of("user 5\nhello\n");
     ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
     List<Boolean> heard = new CopyOnWriteArrayList<>();
@@ -247,9 +257,9 @@ class EngineDeadlineTest {
             .backend(told)
             .engineDeadline(Duration.ofHours(1))
             .build()) {
-      s.serve(request.withModel("told"), prompt, route -> token -> false);
+      s.serve(request.withModel("told"), prompt, route -> token -> answer);
     }
-    assertThat(heard).containsExactly(false, false);
+    return heard;
   }
 
   @Test
