@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -216,6 +217,48 @@ class RaplRisingPowerTest {
     assertThat(meter.pollEveryNanos()).as("back to 1 kW").hasValue(32_766_305_000L);
     assertCountedWhole(e, drawn);
     meter.close();
+  }
+
+  @Test
+  void aLumpOverAGapTooShortToJudge_isJudgedOverTheSpanFromTheLastJudgedRead() throws Exception {
+    // A refresh landing 1 ms after a read looks like 700 W over that gap; over the 20 ms from the
+    // read judged last, it is the 100 W drawn, far under half the 1 kW bound.
+    AtomicLong counter = new AtomicLong();
+    RaplChannel zone =
+        new RaplChannel(
+            "rapl:intel-rapl:0",
+            CPU0,
+            root.resolve("energy_uj"),
+            RANGE,
+            file -> Long.toString(counter.get()),
+            clock);
+    long readFor1Kw = zone.maxReadGapNanos();
+    zone.readTotalUj();
+
+    clock.advanceMillis(1);
+    counter.set(700_000);
+    zone.readTotalUj();
+    clock.advanceMillis(19);
+    counter.set(2_000_000);
+    zone.readTotalUj();
+
+    assertThat(zone.maxReadGapNanos()).isEqualTo(readFor1Kw);
+  }
+
+  @Test
+  void aZoneTakenToDrawNoPowerAtAll_isRefused() {
+    assertThatThrownBy(
+            () ->
+                new RaplChannel(
+                    "rapl:intel-rapl:0",
+                    CPU0,
+                    root.resolve("energy_uj"),
+                    RANGE,
+                    0,
+                    SysfsReader.FILES,
+                    clock))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("maxWatts must be positive: 0");
   }
 
   /** A reading of every µJ drawn, short of at most two energy units at its edges. */

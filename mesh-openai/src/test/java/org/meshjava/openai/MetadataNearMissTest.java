@@ -30,6 +30,8 @@ class MetadataNearMissTest {
     "Fidelity_Floor",
     "fidelty_floor",
     "fidelity_flor",
+    // Two letters off and two shorter: at the edge of both the length and the edit bound.
+    "fidelty_flor",
     "prompt_token",
     "promptTokens",
     "PROMPT-TOKENS",

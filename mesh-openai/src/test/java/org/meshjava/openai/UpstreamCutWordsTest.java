@@ -52,6 +52,18 @@ class UpstreamCutWordsTest {
     assertFailsWithoutAddress("SMTP ready\r\n\r\n", "not valid HTTP");
   }
 
+  @Test
+  void aFailureJettyDoesNotWordInItsOwnTerms_getsNoConnectionWords() {
+    // A timeout, a refused connection or the like keeps its own words (UpstreamHttp.failed); only
+    // an early close or a reply that is no HTTP is reworded, found anywhere in the cause chain.
+    assertThat(UpstreamHttp.connectionWords(new java.net.ConnectException("Connection refused")))
+        .isNull();
+    assertThat(
+            UpstreamHttp.connectionWords(
+                new java.io.IOException("wrapped", new java.io.EOFException("HttpConnection@1"))))
+        .isEqualTo("the upstream closed the connection before its reply ended");
+  }
+
   /**
    * Regression: a stream that broke after its status came was logged nowhere, so the operator of an
    * upstream cutting its replies had no line naming it. It is logged at WARN with the backend's

@@ -56,4 +56,22 @@ class AdmissionHintTest {
             1_000);
     assertThat(hint).startsWith("gated is not admitted by any floor or ceiling");
   }
+
+  @Test
+  void aBackendWhoseEstimateIsTheCeiling_isNotOverIt_soOnlyTheFloorMoves() {
+    // The router admits an estimate equal to the ceiling; naming the ceiling would send the user
+    // to raise a bound that is not in the way.
+    String hint =
+        AdmissionHint.of(
+            List.of(refused("mid", Fidelity.F2, 1_000, Inadmissibility.Kind.BELOW_FLOOR)),
+            Fidelity.F4,
+            1_000);
+    assertThat(hint).isEqualTo("a floor of F2 or lower would admit mid");
+  }
+
+  @Test
+  void noCandidatesAtAll_saysNoBackendIsConfigured() {
+    assertThat(AdmissionHint.of(List.of(), Fidelity.F1, 1_000))
+        .isEqualTo("no backend is configured: add one (see README)");
+  }
 }

@@ -86,6 +86,36 @@ class BackendSlotsTest {
   }
 
   @Test
+  void anUnboundedBackendsSlot_handedOffToAnOverrunEngine_givesAnActionToRun() throws Exception {
+    // The engine's thread runs what handOff gives it when an overrun engine returns, on every
+    // backend: one without a queue has no slot to release, but still an action.
+    ServingEngine open = ReferenceEngine.builder().name("open").build();
+    BackendSlots.Held held = new BackendSlots(List.of(open)).take(open);
+
+    Runnable release = held.handOff();
+
+    assertThat(release).isNotNull();
+    release.run();
+    held.close();
+  }
+
+  @Test
+  void aHandedOffSlot_staysTakenPastClose_untilItsActionRuns_once() throws Exception {
+    ServingEngine serial = bounded("serial", 1, 0);
+    BackendSlots slots = new BackendSlots(List.of(serial));
+    BackendSlots.Held held = slots.take(serial);
+
+    Runnable release = held.handOff();
+    held.close();
+
+    assertThatThrownBy(() -> slots.take(serial)).isInstanceOf(ServeException.class);
+    release.run();
+    release.run();
+    slots.take(serial);
+    assertThatThrownBy(() -> slots.take(serial)).isInstanceOf(ServeException.class);
+  }
+
+  @Test
   void aBackendBoundedPastWhatASemaphoreCounts_isUnbounded() throws Exception {
     // Running Integer.MAX_VALUE and waiting 1 add up past an int: a cast would make the sum
     // negative and the queue one slot long.

@@ -21,9 +21,11 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
+import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.ServingEngine;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.TokenSink;
 import org.meshjava.engine.ReferenceEngine;
@@ -47,6 +49,14 @@ class EngineDeadlineTest {
   final CountDownLatch release = new CountDownLatch(1);
   final CountDownLatch engineInterrupted = new CountDownLatch(1);
 
+  /** What the caller's sink answered the engine for token 1 (in time) and token 2 (late). */
+  final AtomicReference<Boolean> firstAccepted = new AtomicReference<>();
+
+  final AtomicReference<Boolean> lateAccepted = new AtomicReference<>();
+
+  /** Whether the first serve throws, rather than returns, once released. */
+  volatile boolean throwLate;
+
   @AfterEach
   void stop() {
     release.countDown();
@@ -68,10 +78,13 @@ class EngineDeadlineTest {
       public EngineResult serve(ServeRequest r, TokenSequence p, TokenSink sink)
           throws EngineException {
         if (running.getCount() > 0) {
-          sink.accept(1);
+          firstAccepted.set(sink.accept(1));
           running.countDown();
           awaitRelease();
-          sink.accept(2);
+          if (throwLate) {
+            throw new EngineException("failed after its deadline");
+          }
+          lateAccepted.set(sink.accept(2));
           return new EngineResult(TokenSequence.of(1, 2), ServeOutcome.greedy(p.size(), 2));
         }
         return super.serve(r, p);
@@ -181,6 +194,72 @@ class EngineDeadlineTest {
       joinEngineThreads();
     }
     assertThat(handed).containsExactly(1);
+    // The engine hears that the sink took the token in time, and that the serve has stopped after.
+    assertThat(firstAccepted.get()).isTrue();
+    assertThat(lateAccepted.get()).isFalse();
+  }
+
+  @Test
+  void anEngineThatThrowsAfterItsDeadline_stillGivesItsSlotBack() throws Exception {
+    throwLate = true;
+    try (Steward s =
+        f.steward(new org.meshjava.journal.InMemoryJournal())
+            .backend(slow())
+            .engineDeadline(DEADLINE)
+            .closeGrace(Duration.ZERO)
+            .build()) {
+      ServeRequest late = GrantFixture.request("late", 4, 70_000).withModel("slow");
+      assertThatThrownBy(() -> s.serve(late, GrantFixture.payload(late)))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.getMessage()).contains("did not return within 50 ms"));
+      release.countDown();
+      joinEngineThreads();
+
+      // Failing late is returning late: the slot it held is free for the next serve.
+      ServeRequest next = GrantFixture.request("next", 4, 70_000).withModel("slow");
+      assertThat(s.serve(next, GrantFixture.payload(next)).tokens().size()).isPositive();
+    }
+  }
+
+  @Test
+  void aCallerGoneUnderADeadline_isToldToTheEngine_forATokenAndARun() throws Exception {
+    assertThat(heardUnderADeadline(false)).containsExactly(false, false);
+  }
+
+  @Test
+  void aCallerStillThereUnderADeadline_isToldSo_forATokenAndARun() throws Exception {
+    assertThat(heardUnderADeadline(true)).containsExactly(true, true);
+  }
+
+  /** What an engine under a deadline hears from a caller's sink that answers {@code answer}. */
+  List<Boolean> heardUnderADeadline(boolean answer) throws Exception {
+    PromptText prompt = PromptText.of("user 5\nhello\n");
+    ServeRequest request = ServeRequest.generation(prompt, 4, Fidelity.F1, 1_000_000);
+    List<Boolean> heard = new CopyOnWriteArrayList<>();
+    ReferenceEngine inner = ReferenceEngine.builder().name("told").build();
+    ServingEngine told =
+        new ForwardingEngine(inner) {
+          @Override
+          public EngineResult serve(ServeRequest r, TokenSequence p, TokenSink sink)
+              throws EngineException {
+            EngineResult result = inner.serve(r, p);
+            int[] tokens = result.tokens().toArray();
+            heard.add(sink.accept(tokens[0]));
+            heard.add(
+                sink.acceptRun(
+                    TokenSequence.of(java.util.Arrays.copyOfRange(tokens, 1, tokens.length))));
+            return result;
+          }
+        };
+    try (Steward s =
+        f.steward(new org.meshjava.journal.InMemoryJournal())
+            .backend(told)
+            .engineDeadline(Duration.ofHours(1))
+            .build()) {
+      s.serve(request.withModel("told"), prompt, route -> token -> answer);
+    }
+    return heard;
   }
 
   @Test
