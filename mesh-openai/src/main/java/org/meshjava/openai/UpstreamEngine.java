@@ -509,7 +509,7 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /** Refuses a reply the upstream counts over the request's {@code max_tokens}. */
-  private static void requireWithin(long completionTokens, ServeRequest request)
+  private void requireWithin(long completionTokens, ServeRequest request)
       throws EngineException {
     if (completionTokens > request.maxTokens()) {
       throw replyFault(
