@@ -355,7 +355,7 @@ final class KeepAliveHttp {
         switch (name) {
           case "content-length" -> {
             try {
-              long l = Long.parseLong(value);
+              long l = unsignedDigits(value, 10);
               if (l < 0 || (length >= 0 && length != l)) {
                 throw new NumberFormatException();
               }
@@ -443,7 +443,7 @@ final class KeepAliveHttp {
         String hex = (semi < 0 ? line : line.substring(0, semi)).trim();
         long size;
         try {
-          size = Long.parseLong(hex, 16);
+          size = unsignedDigits(hex, 16);
         } catch (NumberFormatException e) {
           throw new IOException("the upstream sent a malformed chunk size: " + abbreviate(line));
         }
@@ -472,6 +472,20 @@ final class KeepAliveHttp {
           throw new IOException("the upstream's chunk does not end where its size says");
         }
       }
+    }
+
+    /**
+     * {@code s} as digits of {@code radix} and nothing else, as a length (RFC 9110 §8.6) and a
+     * chunk size (RFC 9112 §7.1) are written: {@link Long#parseLong} alone also takes a leading
+     * {@code +} or {@code -}, so "-0" ended a chunked body where its sender's reader sees no end.
+     *
+     * @throws NumberFormatException if {@code s} is empty, signed, not such digits, or past a long
+     */
+    private static long unsignedDigits(String s, int radix) {
+      if (s.isEmpty() || s.charAt(0) == '+' || s.charAt(0) == '-') {
+        throw new NumberFormatException(s);
+      }
+      return Long.parseLong(s, radix);
     }
 
     private void read(byte[] out, int off, int len) throws IOException {
