@@ -100,6 +100,22 @@ public final class Setting {
     return notOverMax(name, v);
   }
 
+  /**
+   * {@code v}, a time that may be zero but not negative, where any time over {@link
+   * #MAX_TIME_LIMIT} is taken as that bound rather than refused: for a wait or a period whose
+   * builder documents a huge value as "as long as can be" ({@code
+   * Duration.ofSeconds(Long.MAX_VALUE)} written to mean never), which 100 years already is.
+   *
+   * @param name the setting, first in the message and the null check's message
+   * @param words what the message says between the name and the value
+   * @throws IllegalArgumentException {@code name + " " + words + v}, if {@code v} is negative
+   */
+  public static Duration notNegativeUpToMax(String name, Duration v, String words) {
+    Duration kept =
+        Objects.requireNonNull(v, name).compareTo(MAX_TIME_LIMIT) > 0 ? MAX_TIME_LIMIT : v;
+    return notNegative(name, kept, words);
+  }
+
   private static Duration notOverMax(String name, Duration v) {
     if (v.compareTo(MAX_TIME_LIMIT) > 0) {
       throw new IllegalArgumentException(

@@ -355,7 +355,7 @@ final class KeepAliveHttp {
         switch (name) {
           case "content-length" -> {
             try {
-              long l = Long.parseLong(value);
+              long l = unsignedDigits(value, 10);
               if (l < 0 || (length >= 0 && length != l)) {
                 throw new NumberFormatException();
               }
@@ -490,6 +490,19 @@ final class KeepAliveHttp {
         }
       }
       return size;
+    }
+
+    /**
+     * {@code s} as digits of {@code radix} and nothing else, as a length (RFC 9110 §8.6) is
+     * written: {@link Long#parseLong} alone also takes a leading {@code +} or {@code -}.
+     *
+     * @throws NumberFormatException if {@code s} is empty, signed, not such digits, or past a long
+     */
+    private static long unsignedDigits(String s, int radix) {
+      if (s.isEmpty() || s.charAt(0) == '+' || s.charAt(0) == '-') {
+        throw new NumberFormatException(s);
+      }
+      return Long.parseLong(s, radix);
     }
 
     private void read(byte[] out, int off, int len) throws IOException {

@@ -386,6 +386,26 @@ class KeepAliveHttpTest {
   }
 
   /**
+   * A signed chunk size or length, which {@code Long.parseLong} took: "-0" ended a chunked reply
+   * there (a 200 with what came before it), "+5" framed a body other readers refuse to frame.
+   */
+  @Test
+  void aSignedChunkSizeOrLength_fails() throws Exception {
+    for (String reply :
+        List.of(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n-0\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+2\r\n{}\r\n0\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\n{}")) {
+      try (Scripted s = new Scripted(n -> reply)) {
+        assertThatThrownBy(() -> s.client().post(BODY, SECONDS))
+            .as(reply)
+            .isInstanceOf(IOException.class)
+            .hasMessageContaining("the upstream sent");
+      }
+    }
+  }
+
+  /**
    * A slow upstream whose bytes come one per read: a line's CR in one read and its LF in the next
    * is still one line end, so the blank line ending the head, and each chunk's own CR LF, are read
    * as such.

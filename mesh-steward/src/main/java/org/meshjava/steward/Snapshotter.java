@@ -82,9 +82,6 @@ final class Snapshotter implements AutoCloseable {
    */
   private boolean retired;
 
-  /** The longest interval the snapshots can be scheduled at: {@code Long.MAX_VALUE} ms. */
-  static final Duration LONGEST_INTERVAL = Duration.ofMillis(Long.MAX_VALUE);
-
   /**
    * @param recovered a state recovery reached (the snapshot it loaded, or the state at the
    *     journal's end); it is restored only when the first snapshot is taken, so a start does not

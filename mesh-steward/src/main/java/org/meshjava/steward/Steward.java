@@ -1295,13 +1295,13 @@ public final class Steward implements AutoCloseable {
      * How long {@link Steward#close()} waits for serves in flight to finish (and be sealed and
      * journalled) before it closes the journal anyway; 30 s by default. Zero waits not at all, for
      * an application that drains its own requests first (as {@code mesh serve} does). A grace
-     * longer than {@code Long.MAX_VALUE} nanoseconds (about 292 years) waits that long.
+     * longer than {@link Setting#MAX_TIME_LIMIT} (100 years) waits that long.
      */
     public Builder closeGrace(Duration grace) {
-      Duration g = Setting.notNegative("closeGrace", grace, "is not negative: ");
-      // The wait is counted in nanoseconds: a longer grace overflowed the count inside close,
-      // after the steward was marked closed and before its journal was, leaving the lock held.
-      closeGrace = g.compareTo(InFlightServes.LONGEST_GRACE) > 0 ? InFlightServes.LONGEST_GRACE : g;
+      // The wait is counted in nanoseconds: a grace past what they hold overflowed the count inside
+      // close, after the steward was marked closed and before its journal was, leaving the lock
+      // held. A longer one is taken as the bound, never refused: "wait for ever" is a fair wish.
+      closeGrace = Setting.notNegativeUpToMax("closeGrace", grace, "is not negative: ");
       return this;
     }
 
@@ -1318,27 +1318,25 @@ public final class Steward implements AutoCloseable {
      * the rest {@code BACKEND_BUSY}; a backend that declares no bound is refused {@code
      * BACKEND_BUSY} while 8 of its calls past the deadline still run. An engine that closes this
      * steward from its thread is not waited for by that close, as on the serving thread. A deadline
-     * longer than {@code Long.MAX_VALUE} nanoseconds is that long.
+     * longer than {@link Setting#MAX_TIME_LIMIT} (100 years) is that long.
      */
     public Builder engineDeadline(Duration deadline) {
-      Duration d = Setting.notNegative("engineDeadline", deadline, "is not negative: ");
-      engineDeadline =
-          d.compareTo(InFlightServes.LONGEST_GRACE) > 0 ? InFlightServes.LONGEST_GRACE : d;
+      engineDeadline = Setting.notNegativeUpToMax("engineDeadline", deadline, "is not negative: ");
       return this;
     }
 
     /**
      * Writes a snapshot every {@code interval} (when records were written); zero, the default,
-     * never. An interval longer than {@code Long.MAX_VALUE} milliseconds is that long. Applies to
-     * the store given to {@link #snapshots}: an interval above zero without one is refused at
-     * {@link #build()}.
+     * never. An interval longer than {@link Setting#MAX_TIME_LIMIT} (100 years) is that long.
+     * Applies to the store given to {@link #snapshots}: an interval above zero without one is
+     * refused at {@link #build()}.
      */
     public Builder snapshotInterval(Duration interval) {
-      Duration i = Setting.notNegative("snapshotInterval", interval, "is not negative: ");
-      // Scheduled in milliseconds: a longer interval overflowed the count inside build, after the
-      // journal was opened and without closing it.
+      // Scheduled in milliseconds: an interval past what they hold overflowed the count inside
+      // build, after the journal was opened and without closing it. A longer one is taken as the
+      // bound, never refused: it means "never by time", as a Spring every-s of Long.MAX_VALUE does.
       snapshotInterval =
-          i.compareTo(Snapshotter.LONGEST_INTERVAL) > 0 ? Snapshotter.LONGEST_INTERVAL : i;
+          Setting.notNegativeUpToMax("snapshotInterval", interval, "is not negative: ");
       return this;
     }
 
