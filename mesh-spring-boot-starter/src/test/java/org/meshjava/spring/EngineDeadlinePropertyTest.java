@@ -3,21 +3,12 @@ package org.meshjava.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.EngineException;
-import org.meshjava.core.EngineResult;
-import org.meshjava.core.Fidelity;
-import org.meshjava.core.ForwardingEngine;
-import org.meshjava.core.PromptText;
-import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
-import org.meshjava.core.TokenSequence;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.steward.ServeException;
 import org.meshjava.steward.Steward;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -36,19 +27,7 @@ class EngineDeadlinePropertyTest {
 
   @Test
   void aServeWhoseEngineOutlastsTheDeadline_isRefusedEngineFailed() throws Exception {
-    CountDownLatch release = new CountDownLatch(1);
-    ServingEngine stuck =
-        new ForwardingEngine(ReferenceEngine.builder().name("stuck").build()) {
-          @Override
-          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
-            try {
-              release.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            return super.serve(r, p);
-          }
-        };
+    HeldEngine stuck = new HeldEngine("stuck");
     ExecutorService threads = Executors.newSingleThreadExecutor();
     try {
       runner
@@ -57,13 +36,7 @@ class EngineDeadlinePropertyTest {
           .run(
               context -> {
                 Steward steward = context.getBean(Steward.class);
-                PromptText prompt = PromptText.of("held past the deadline");
-                Future<?> serve =
-                    threads.submit(
-                        () ->
-                            steward.serve(
-                                ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000),
-                                prompt));
+                Future<?> serve = HeldEngine.serveOn(threads, steward, "held past the deadline");
                 // The engine never returns by itself: only the deadline ends this serve.
                 java.util.concurrent.ExecutionException failed =
                     catchThrowableOfType(
@@ -76,7 +49,7 @@ class EngineDeadlinePropertyTest {
                         e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED));
               });
     } finally {
-      release.countDown();
+      stuck.release.countDown();
       threads.shutdown();
       assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     }

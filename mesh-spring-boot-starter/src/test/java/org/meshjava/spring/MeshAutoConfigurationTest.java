@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -21,15 +20,11 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.meshjava.core.EngineException;
-import org.meshjava.core.EngineResult;
 import org.meshjava.core.Fidelity;
-import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeConcurrency;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
-import org.meshjava.core.TokenSequence;
 import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.core.identity.DidKey;
 import org.meshjava.energy.EstimatorMeter;
@@ -246,21 +241,7 @@ class MeshAutoConfigurationTest {
    */
   @Test
   void closeGrace_boundsHowLongClosingWaitsForAServeInFlight() throws Exception {
-    CountDownLatch running = new CountDownLatch(1);
-    CountDownLatch release = new CountDownLatch(1);
-    ServingEngine held =
-        new ForwardingEngine(ReferenceEngine.builder().name("held").build()) {
-          @Override
-          public EngineResult serve(ServeRequest r, TokenSequence p) throws EngineException {
-            running.countDown();
-            try {
-              release.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            return super.serve(r, p);
-          }
-        };
+    HeldEngine held = new HeldEngine("held");
     ExecutorService threads = Executors.newFixedThreadPool(2);
     try {
       runner
@@ -269,21 +250,16 @@ class MeshAutoConfigurationTest {
           .run(
               context -> {
                 Steward steward = context.getBean(Steward.class);
-                PromptText prompt = PromptText.of("held while the context closes");
                 Future<?> serve =
-                    threads.submit(
-                        () ->
-                            steward.serve(
-                                ServeRequest.generation(prompt, 4, Fidelity.F0, 1_000_000),
-                                prompt));
-                assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+                    HeldEngine.serveOn(threads, steward, "held while the context closes");
+                assertThat(held.running.await(10, TimeUnit.SECONDS)).isTrue();
 
                 // Well past 200 ms, well short of the 30 s default.
                 threads.submit(steward::close).get(10, TimeUnit.SECONDS);
                 assertThat(serve).isNotDone();
               });
     } finally {
-      release.countDown();
+      held.release.countDown();
       threads.shutdown();
       assertThat(threads.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
     }
