@@ -280,8 +280,14 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       var unused =
           executor.schedule(
               () -> {
-                pollCounters();
-                schedulePoll(executor);
+                // The next read is scheduled whatever this one throws (an Error out of a driver's
+                // read): a chain ended here would leave the counters unread between windows for the
+                // meter's life, and every window across such a gap no reading.
+                try {
+                  pollCounters();
+                } finally {
+                  schedulePoll(executor);
+                }
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
@@ -349,8 +355,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       var unused =
           executor.schedule(
               () -> {
-                watchOpenWindows();
-                scheduleWatch(executor);
+                // As for the timer: a watch ended here would stay marked running, never restarted,
+                // and no window long enough to be a reading could pass the stall bound again.
+                try {
+                  watchOpenWindows();
+                } finally {
+                  scheduleWatch(executor);
+                }
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
