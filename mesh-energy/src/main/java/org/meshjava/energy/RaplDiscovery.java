@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -224,9 +225,14 @@ final class RaplDiscovery {
       domain = domainOf(root, m, label, reader);
     } catch (IOException | NumberFormatException e) {
       unnamed.add(counter);
+      // UNREADABLE brings discovery's advice on granting read access to energy_uj, which only a
+      // file that cannot be opened calls for; a read that failed once open (EIO) or a name that
+      // holds no package number is READ_FAILED, as for energy_uj itself.
+      CounterIssue issue =
+          e instanceof FileSystemException ? CounterIssue.UNREADABLE : CounterIssue.READ_FAILED;
       rejected.add(
           CounterStatus.unavailable(
-              counter, Optional.empty(), CounterIssue.UNREADABLE, "cannot read its name: " + e));
+              counter, Optional.empty(), issue, "cannot read its name: " + e));
       return Optional.empty();
     }
     Matcher die = PACKAGE.matcher(label);

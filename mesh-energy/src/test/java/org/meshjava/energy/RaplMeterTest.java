@@ -901,6 +901,13 @@ class RaplMeterTest {
         .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.NOT_A_DOMAIN))
         .extracting(CounterStatus::counter)
         .containsExactlyInAnyOrder("rapl:intel-rapl:0", "rapl:intel-rapl:2");
+    assertThat(found.counters())
+        .filteredOn(s -> s.counter().equals("rapl:intel-rapl:1"))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).as(s.detail()).contains(CounterIssue.READ_FAILED));
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+        .as("an EIO on a name is no matter of read access")
+        .isEmpty();
     MeterWindow w = found.meter().open(Set.of(CPU0));
     clock.advanceMillis(100);
     assertThat(w.close(9)).isEqualTo(Energy.estimated(9));
