@@ -343,27 +343,29 @@ final class RaplDiscovery {
   /**
    * Records each domain read from the zones of dies as possibly partial when a zone's name could
    * not be read: that zone may be one of its dies (or a die's DRAM), and nothing tells which
-   * package it belongs to. A package the kernel names without a die ({@code package-<n>}) is whole
-   * in its one zone, as the kernel names every zone by die where packages have several, so it and
-   * its DRAM are kept.
+   * package it belongs to. A sub-zone is never a package, so one alone leaves the packages read. A
+   * package the kernel names without a die ({@code package-<n>}) is whole in its one zone, as the
+   * kernel names every zone by die where packages have several, so it and its DRAM are kept.
    */
   private static void noteUnnamedZones(
       List<String> unnamed,
       Set<Integer> dieNamed,
       Set<EnergyDomain> domains,
       Map<EnergyDomain, String> unusedZone) {
-    if (unnamed.isEmpty()) {
-      return;
+    boolean aZone = false;
+    for (String counter : unnamed) {
+      Matcher m = ZONE.matcher(counter.substring(counter.indexOf(':') + 1));
+      aZone |= m.matches() && m.group(2) == null;
     }
     for (EnergyDomain d : domains) {
-      if (dieNamed.contains(d.index())) {
+      if (dieNamed.contains(d.index()) && (aZone || d.kind() == EnergyDomain.Kind.DRAM)) {
         unusedZone.putIfAbsent(
             d,
             "may read only part of "
                 + d
                 + ": zone "
                 + unnamed.getFirst()
-                + ", whose name cannot be read, may be one of its dies");
+                + ", whose name cannot be read, may be one of its zones");
       }
     }
   }

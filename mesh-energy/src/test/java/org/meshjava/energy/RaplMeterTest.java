@@ -914,6 +914,28 @@ class RaplMeterTest {
   }
 
   @Test
+  void discover_whenADramZoneNameCannotBeRead_usesNoDieDram_butStillUsesThePackage()
+      throws IOException {
+    // A sub-zone is never a package: an unnamed one may be a die's DRAM, not a die.
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path dram0 = zone("intel-rapl:0:0", "dram", 100);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    Path dram1 = zone("intel-rapl:1:0", "dram", 200);
+    powered(die0, 1_000, 40);
+    powered(dram0, 100, 4);
+    powered(die1, 5_000, 30);
+    powered(dram1, 200, 3);
+    MeterDiscovery found = discover(nameUnreadable(dram1));
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    assertThat(found.counters())
+        .filteredOn(s -> s.counter().equals("rapl:intel-rapl:0:0"))
+        .singleElement()
+        .satisfies(s -> assertThat(s.detail()).startsWith("may read only part of dram:0"));
+    meter.close();
+  }
+
+  @Test
   void discover_whenAZoneNameCannotBeRead_stillUsesAPackageNamedWhole() throws IOException {
     // A package the kernel names without a die has one zone (it names every zone by die where
     // packages have several): an unnamed zone cannot be a part of it.
