@@ -280,8 +280,14 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       var unused =
           executor.schedule(
               () -> {
-                pollCounters();
-                schedulePoll(executor);
+                // The next read is scheduled whatever this one throws (an Error out of a driver's
+                // read): a chain ended here would leave the counters unread between windows for the
+                // meter's life, and every window across such a gap no reading.
+                try {
+                  pollCounters();
+                } finally {
+                  schedulePoll(executor);
+                }
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
@@ -349,8 +355,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       var unused =
           executor.schedule(
               () -> {
-                watchOpenWindows();
-                scheduleWatch(executor);
+                // As for the timer: a watch ended here would stay marked running, never restarted,
+                // and no window long enough to be a reading could pass the stall bound again.
+                try {
+                  watchOpenWindows();
+                } finally {
+                  scheduleWatch(executor);
+                }
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
@@ -472,55 +483,81 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     for (DomainLedger l : disturbed) {
       l.beginDisturbance();
     }
+    // Every probe begun is ended, whatever is thrown on the way (an Error out of a native read):
+    // a counter left under probe would say "re-probing" until its next periodic probe, and a RAPL
+    // zone would keep leaving its reads unjudged, its interval no longer following its load.
+    List<DomainLedger> begun = new ArrayList<>();
+    List<LivenessVerdict> verdicts = List.of();
+    Throwable failure = null;
     try {
       for (DomainLedger l : targets) {
+        begun.add(l);
         l.beginProbe();
       }
-      Thread gpuLoad = null;
-      AtomicBoolean stop = new AtomicBoolean();
-      if (gpuWork.isPresent()
-          && targets.stream().anyMatch(l -> l.domain().kind() == EnergyDomain.Kind.GPU)) {
-        Runnable work = gpuWork.get();
-        gpuLoad =
-            Thread.ofPlatform()
-                .daemon()
-                .name("mesh-energy-gpu-probe-load")
-                .start(
-                    () -> {
-                      while (!stop.get()) {
-                        work.run();
-                      }
-                    });
-      }
-      List<LivenessVerdict> verdicts;
-      try {
-        verdicts = probe.probe(targets);
-      } catch (RuntimeException e) {
-        LOG.warn("liveness probe failed; counters stay not live", e);
-        verdicts = new ArrayList<>();
-        for (int i = 0; i < targets.size(); i++) {
-          verdicts.add(LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + e));
-        }
-      } finally {
-        stop.set(true);
-      }
-      if (gpuLoad != null) {
-        try {
-          gpuLoad.join(Duration.ofSeconds(1));
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-      settleAfterLoad(verdicts, disturbed);
-      long now = clock.nanoTime();
-      for (int i = 0; i < targets.size(); i++) {
-        targets.get(i).endProbe(verdicts.get(i), now);
-      }
+      verdicts = probeAndSettle(targets, disturbed);
+    } catch (RuntimeException | Error e) {
+      failure = e;
+      throw e;
     } finally {
+      long now = clock.nanoTime();
+      for (int i = 0; i < begun.size(); i++) {
+        begun
+            .get(i)
+            .endProbe(
+                i < verdicts.size()
+                    ? verdicts.get(i)
+                    : LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + failure),
+                now);
+      }
       for (DomainLedger l : disturbed) {
         l.endDisturbance();
       }
     }
+  }
+
+  /**
+   * Probes {@code targets} under the probe's load (and its GPU work where one is probed), then
+   * waits for the load's tail ({@link #settleAfterLoad}); returns one verdict per target.
+   */
+  private List<LivenessVerdict> probeAndSettle(
+      List<DomainLedger> targets, List<DomainLedger> disturbed) {
+    Thread gpuLoad = null;
+    AtomicBoolean stop = new AtomicBoolean();
+    if (gpuWork.isPresent()
+        && targets.stream().anyMatch(l -> l.domain().kind() == EnergyDomain.Kind.GPU)) {
+      Runnable work = gpuWork.get();
+      gpuLoad =
+          Thread.ofPlatform()
+              .daemon()
+              .name("mesh-energy-gpu-probe-load")
+              .start(
+                  () -> {
+                    while (!stop.get()) {
+                      work.run();
+                    }
+                  });
+    }
+    List<LivenessVerdict> verdicts;
+    try {
+      verdicts = probe.probe(targets);
+    } catch (RuntimeException e) {
+      LOG.warn("liveness probe failed; counters stay not live", e);
+      verdicts = new ArrayList<>();
+      for (int i = 0; i < targets.size(); i++) {
+        verdicts.add(LivenessVerdict.notLive(CounterIssue.READ_FAILED, "probe failed: " + e));
+      }
+    } finally {
+      stop.set(true);
+    }
+    if (gpuLoad != null) {
+      try {
+        gpuLoad.join(Duration.ofSeconds(1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    settleAfterLoad(verdicts, disturbed);
+    return verdicts;
   }
 
   /**

@@ -431,7 +431,7 @@ final class DomainLedger implements LivenessProbe.Target {
         LOG.debug("energy counter {} could not recheck its set-up", channel.name(), e);
       }
     }
-    channel.probing(true);
+    tellProbing(true);
     state = CounterState.NOT_LIVE;
     issue = CounterIssue.PROBING;
     detail = "re-probing";
@@ -441,7 +441,7 @@ final class DomainLedger implements LivenessProbe.Target {
 
   /** Records a probe's verdict. */
   synchronized void endProbe(LivenessVerdict verdict, long nowNanos) {
-    channel.probing(false);
+    tellProbing(false);
     epoch++;
     lastProbeNanos = nowNanos;
     lastChangeNanos = nowNanos;
@@ -469,6 +469,17 @@ final class DomainLedger implements LivenessProbe.Target {
           issue,
           detail,
           channel.domain());
+    }
+  }
+
+  /**
+   * Tells the channel a probe began or ended; a channel that throws cannot stop the probe's books.
+   */
+  private void tellProbing(boolean running) {
+    try {
+      channel.probing(running);
+    } catch (RuntimeException e) {
+      LOG.debug("energy counter {} could not be told of its probe", channel.name(), e);
     }
   }
 

@@ -43,10 +43,14 @@ final class RaplChannel extends NamedChannel {
   static final long MIN_WRAP_NANOS = 1_000_000_000L;
 
   /**
-   * The shortest gap between two reads over which the zone's power is taken as seen: ten refreshes
-   * of the energy status MSR (about 1 ms), so a refresh more or less is at most a tenth.
+   * The shortest gap between two reads over which the zone's power is taken as seen: a hundred
+   * refreshes of the energy status MSR (about 1 ms), so a refresh more or less is at most a
+   * hundredth. Over ten, a refresh more was a tenth, and a zone drawing 46 % of its bound could
+   * read past half and have its interval shortened (and the window across that read refused) for a
+   * load it does not draw. Still far inside the shortest interval a zone is read at (half a
+   * second), so a rising draw is seen as soon.
    */
-  static final long MIN_OBSERVED_GAP_NANOS = 10_000_000L;
+  static final long MIN_OBSERVED_GAP_NANOS = 100_000_000L;
 
   /** The largest value of the 32-bit energy status register behind every RAPL zone. */
   private static final long STATUS_REGISTER_MAX = 0xFFFF_FFFFL;

@@ -1,14 +1,17 @@
 package org.meshjava.energy;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -70,16 +73,21 @@ final class RaplDiscovery {
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
     MomentaryRetry retry = new MomentaryRetry(clock);
-    // The first zone of each domain that cannot be used: the domain's other zones (its other dies)
-    // read only part of it, and summed alone they would grade a part of the package a reading of
-    // all of it. A mirror dropped within the domain is not such a zone: its counter is still read.
+    // Why each domain one of whose zones cannot be used is not read: the domain's other zones (its
+    // other dies) read only part of it, and summed alone they would grade a part of the package a
+    // reading of all of it. A mirror dropped within the domain is not such a zone: its counter is
+    // still read.
     Map<EnergyDomain, String> unusedZone = new LinkedHashMap<>();
+    // Packages whose zones the kernel names by die, and zones whose name could not be read.
+    Set<Integer> dieNamed = new HashSet<>();
+    List<String> unnamed = new ArrayList<>();
     int before = rejected.size();
     for (Path zone : zones) {
-      readable(root, zone, reader, clock, retry, rejected)
+      readable(root, zone, reader, clock, retry, rejected, dieNamed, unnamed)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
     noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
+    noteUnnamedZones(unnamed, dieNamed, byDomain.keySet(), unusedZone);
     Map<EnergyDomain, List<RaplChannel>> distinctByDomain = new LinkedHashMap<>();
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
       distinctByDomain.put(e.getKey(), withoutMirrors(e.getValue(), rejected));
@@ -97,11 +105,7 @@ final class RaplDiscovery {
                   zone.name(),
                   Optional.of(zone.domain()),
                   CounterIssue.NOT_A_DOMAIN,
-                  "reads only part of "
-                      + zone.domain()
-                      + ": its zone "
-                      + unused
-                      + " is not used, so the domain is not read from the rest; not used"));
+                  unused + ", so the domain is not read from the rest; not used"));
         }
         continue;
       }
@@ -205,7 +209,9 @@ final class RaplDiscovery {
       SysfsReader reader,
       ProbeClock clock,
       MomentaryRetry retry,
-      List<CounterStatus> rejected) {
+      List<CounterStatus> rejected,
+      Set<Integer> dieNamed,
+      List<String> unnamed) {
     String zoneName = zone.getFileName().toString();
     String counter = "rapl:" + zoneName;
     Matcher m = ZONE.matcher(zoneName);
@@ -218,10 +224,20 @@ final class RaplDiscovery {
       label = reader.read(zone.resolve("name"));
       domain = domainOf(root, m, label, reader);
     } catch (IOException | NumberFormatException e) {
+      unnamed.add(counter);
+      // UNREADABLE brings discovery's advice on granting read access to energy_uj, which only a
+      // file that cannot be opened calls for; a read that failed once open (EIO) or a name that
+      // holds no package number is READ_FAILED, as for energy_uj itself.
+      CounterIssue issue =
+          e instanceof FileSystemException ? CounterIssue.UNREADABLE : CounterIssue.READ_FAILED;
       rejected.add(
           CounterStatus.unavailable(
-              counter, Optional.empty(), CounterIssue.UNREADABLE, "cannot read its name: " + e));
+              counter, Optional.empty(), issue, "cannot read its name: " + e));
       return Optional.empty();
+    }
+    Matcher die = PACKAGE.matcher(label);
+    if (m.group(2) == null && die.matches() && die.group(2) != null) {
+      dieNamed.add(Integer.parseInt(die.group(1)));
     }
     if (domain.isEmpty()) {
       rejected.add(
@@ -312,11 +328,45 @@ final class RaplDiscovery {
     return Optional.of(channel);
   }
 
-  /** Records, for each domain a refused zone was found to read, the first such zone's name. */
+  /** Records, for each domain a refused zone was found to read, why the rest read only part. */
   private static void noteUnusedZones(
       List<CounterStatus> refused, Map<EnergyDomain, String> unusedZone) {
     for (CounterStatus s : refused) {
-      s.domain().ifPresent(d -> unusedZone.putIfAbsent(d, s.counter()));
+      s.domain()
+          .ifPresent(
+              d ->
+                  unusedZone.putIfAbsent(
+                      d, "reads only part of " + d + ": its zone " + s.counter() + " is not used"));
+    }
+  }
+
+  /**
+   * Records each domain read from the zones of dies as possibly partial when a zone's name could
+   * not be read: that zone may be one of its dies (or a die's DRAM), and nothing tells which
+   * package it belongs to. A sub-zone is never a package, so one alone leaves the packages read. A
+   * package the kernel names without a die ({@code package-<n>}) is whole in its one zone, as the
+   * kernel names every zone by die where packages have several, so it and its DRAM are kept.
+   */
+  private static void noteUnnamedZones(
+      List<String> unnamed,
+      Set<Integer> dieNamed,
+      Set<EnergyDomain> domains,
+      Map<EnergyDomain, String> unusedZone) {
+    boolean aZone = false;
+    for (String counter : unnamed) {
+      Matcher m = ZONE.matcher(counter.substring(counter.indexOf(':') + 1));
+      aZone |= m.matches() && m.group(2) == null;
+    }
+    for (EnergyDomain d : domains) {
+      if (dieNamed.contains(d.index()) && (aZone || d.kind() == EnergyDomain.Kind.DRAM)) {
+        unusedZone.putIfAbsent(
+            d,
+            "may read only part of "
+                + d
+                + ": zone "
+                + unnamed.getFirst()
+                + ", whose name cannot be read, may be one of its zones");
+      }
     }
   }
 

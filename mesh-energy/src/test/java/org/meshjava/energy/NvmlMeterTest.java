@@ -100,18 +100,25 @@ class NvmlMeterTest {
 
   @Test
   void window_whenCounterWrapsPast2To64_measuresTheTrueDelta() {
-    // +1 mJ per read from 2^64 - 14: discovery's read and 11 probe reads bring it to 2^64 - 2,
-    // then the window's two reads see 2^64 - 1 and, after the wrap, 0.
-    FakeNvml.script(0, -14L, 1, 1);
-    CounterMeter meter = (CounterMeter) discover(GpuVisibility.all(), UNPOLLED).meter();
-    MeterWindow w = meter.open(Set.of(GPU0)); // reads 2^64 - 1
-    clock.advanceMillis(2_000); // ten update periods of 150 ms and more
-    Energy e = w.close(1); // reads 0 after the wrap
-    assertThat(e).isEqualTo(Energy.measured(1_000, 1));
+    // 300 W over fake time, refreshed every 20 ms, from 756 J short of 2^64 mJ: the counter wraps
+    // 2.52 s after the board starts drawing, inside the first window (discovery's probe and settle
+    // take about 1.5 s), and the window's two reads fall either side of the wrap.
+    long toWrapMj = 300 * 2_520;
+    FakeNvml.script(0, -toWrapMj, 0, 1);
+    long drawFrom = clock.nanoTime();
+    FakeNvml.draw(0, 300_000, 20_000_000L, clock);
+    CounterMeter meter = (CounterMeter) clock.watch(discover()).meter();
+    long openAt = clock.nanoTime() - drawFrom;
+    assertThat(openAt)
+        .as("the wrap at 2.52 s falls inside the window")
+        .isBetween(520_000_000L, 2_519_000_000L);
+    MeterWindow w = meter.open(Set.of(GPU0));
+    clock.advanceMillis(2_000);
+    assertThat(w.close(1)).isEqualTo(Energy.measured(600_000_000, 1)); // 300 W for 2 s: 600 J
     clock.advanceMillis(150); // an update period: w's serve is published (BackToBackWindowTest)
     MeterWindow next = meter.open(Set.of(GPU0));
     clock.advanceMillis(2_000);
-    assertThat(next.close(1)).isEqualTo(Energy.measured(1_000, 1));
+    assertThat(next.close(1)).isEqualTo(Energy.measured(600_000_000, 1));
     meter.close();
   }
 

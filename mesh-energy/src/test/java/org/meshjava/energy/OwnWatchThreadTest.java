@@ -19,10 +19,15 @@ import org.meshjava.core.EnergyDomain;
 class OwnWatchThreadTest {
   private static final EnergyDomain CPU0 = EnergyDomain.cpuPackage(0);
 
-  /** A package drawing 100 W whose counter refreshes every 5 ms of real time. */
+  /**
+   * A package drawing 100 W whose counter refreshes every 5 ms of real time; its read numbered
+   * {@link #throwAtRead} throws an Error (a driver's fault the meter does not turn into a failed
+   * read).
+   */
   private static final class RealTimeCounter implements EnergyChannel {
     private final long start = System.nanoTime();
     final AtomicInteger reads = new AtomicInteger();
+    final AtomicInteger throwAtRead = new AtomicInteger(Integer.MAX_VALUE);
 
     @Override
     public String name() {
@@ -36,13 +41,30 @@ class OwnWatchThreadTest {
 
     @Override
     public long readTotalUj() {
-      reads.incrementAndGet();
+      if (reads.incrementAndGet() == throwAtRead.get()) {
+        throw new InternalError("driver fault on the meter's thread");
+      }
       return (System.nanoTime() - start) / 5_000_000L * 500_000L;
     }
   }
 
   @Test
   void openWindow_isReadByTheMeterItself() {
+    watchReadsAfter(false);
+  }
+
+  // The watch schedules its next read whatever the last one threw: a watch ended there stayed
+  // marked running, was never started again, and no long window could be a reading again.
+  @Test
+  void aWatchReadThrowingAnError_doesNotStopTheWatch() {
+    watchReadsAfter(true);
+  }
+
+  /**
+   * Opens a window on a live counter and waits, up to 30 s, for three reads the serve did not make
+   * after the open; with {@code firstThrows}, the watch's first read throws an Error.
+   */
+  private static void watchReadsAfter(boolean firstThrows) {
     RealTimeCounter counter = new RealTimeCounter();
     try (CounterMeter meter =
         new CounterMeter(
@@ -60,11 +82,16 @@ class OwnWatchThreadTest {
       assertThat(meter.liveDomains()).as(meter.counters().toString()).containsExactly(CPU0);
       MeterWindow w = meter.open(Set.of(CPU0));
       int afterOpen = counter.reads.get();
+      int wanted = afterOpen + 3;
+      if (firstThrows) {
+        counter.throwAtRead.set(afterOpen + 1);
+        wanted++;
+      }
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (counter.reads.get() < afterOpen + 3 && System.nanoTime() < deadline) {
+      while (counter.reads.get() < wanted && System.nanoTime() < deadline) {
         LockSupport.parkNanos(1_000_000L);
       }
-      assertThat(counter.reads.get()).isGreaterThanOrEqualTo(afterOpen + 3);
+      assertThat(counter.reads.get()).isGreaterThanOrEqualTo(wanted);
       w.close(1);
     }
   }

@@ -873,6 +873,84 @@ class RaplMeterTest {
     assertThat(found.meter().open(Set.of(CPU0)).close(9)).isEqualTo(Energy.estimated(9));
   }
 
+  /** The tree's files, but {@code zone}'s name file fails to read. */
+  private static SysfsReader nameUnreadable(Path zone) {
+    Path name = zone.resolve("name");
+    return file -> {
+      if (file.equals(name)) {
+        throw new IOException("Input/output error");
+      }
+      return SysfsReader.FILES.read(file);
+    };
+  }
+
+  @Test
+  void discover_whenADieZoneNameCannotBeRead_usesNoneOfTheDiePackages() throws IOException {
+    // The zone whose name cannot be read may be the missing die of either package: each is read
+    // from its die zones, so neither is read from the dies that did name themselves.
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    Path p1die0 = zone("intel-rapl:2", "package-1-die-0", 9_000);
+    powered(die0, 1_000, 40);
+    powered(die1, 5_000, 30);
+    powered(p1die0, 9_000, 20);
+    MeterDiscovery found = discover(nameUnreadable(die1));
+    assertThat(found.hardwareGraded()).isFalse();
+    assertThat(found.counters())
+        .filteredOn(s -> s.domain().isPresent())
+        .allSatisfy(s -> assertThat(s.issue()).contains(CounterIssue.NOT_A_DOMAIN))
+        .extracting(CounterStatus::counter)
+        .containsExactlyInAnyOrder("rapl:intel-rapl:0", "rapl:intel-rapl:2");
+    assertThat(found.counters())
+        .filteredOn(s -> s.counter().equals("rapl:intel-rapl:1"))
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).as(s.detail()).contains(CounterIssue.READ_FAILED));
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+        .as("an EIO on a name is no matter of read access")
+        .isEmpty();
+    MeterWindow w = found.meter().open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(w.close(9)).isEqualTo(Energy.estimated(9));
+  }
+
+  @Test
+  void discover_whenADramZoneNameCannotBeRead_usesNoDieDram_butStillUsesThePackage()
+      throws IOException {
+    // A sub-zone is never a package: an unnamed one may be a die's DRAM, not a die.
+    Path die0 = zone("intel-rapl:0", "package-0-die-0", 1_000);
+    Path dram0 = zone("intel-rapl:0:0", "dram", 100);
+    Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
+    Path dram1 = zone("intel-rapl:1:0", "dram", 200);
+    powered(die0, 1_000, 40);
+    powered(dram0, 100, 4);
+    powered(die1, 5_000, 30);
+    powered(dram1, 200, 3);
+    MeterDiscovery found = discover(nameUnreadable(dram1));
+    CounterMeter meter = (CounterMeter) found.meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    assertThat(found.counters())
+        .filteredOn(s -> s.counter().equals("rapl:intel-rapl:0:0"))
+        .singleElement()
+        .satisfies(s -> assertThat(s.detail()).startsWith("may read only part of dram:0"));
+    meter.close();
+  }
+
+  @Test
+  void discover_whenAZoneNameCannotBeRead_stillUsesAPackageNamedWhole() throws IOException {
+    // A package the kernel names without a die has one zone (it names every zone by die where
+    // packages have several): an unnamed zone cannot be a part of it.
+    Path p0 = zone("intel-rapl:0", "package-0", 1_000);
+    Path unnamed = zone("intel-rapl:1", "psys", 5_000);
+    powered(p0, 1_000, 40);
+    powered(unnamed, 5_000, 30);
+    MeterDiscovery found = discover(nameUnreadable(unnamed));
+    assertThat(found.hardwareGraded()).isTrue();
+    MeterWindow w = found.meter().open(Set.of(CPU0));
+    clock.advanceMillis(100);
+    assertThat(w.close(9).measuredUj()).hasValue(4_000_000L);
+    ((CounterMeter) found.meter()).close();
+  }
+
   // Issue 13 item 6: on two sockets a serve is HwShunt only when every declared package (and the
   // DRAM of each, where it has a counter) is live and covered.
   private static final EnergyDomain CPU1 = EnergyDomain.cpuPackage(1);

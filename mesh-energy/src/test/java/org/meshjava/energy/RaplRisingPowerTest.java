@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,8 @@ class RaplRisingPowerTest {
   private final List<Runnable> reprobes = new ArrayList<>();
   private final AtomicLong watts = new AtomicLong(100);
   private final AtomicLong drawnUj = new AtomicLong();
+  // The energy_uj read (counted down to it) that throws an Error, or 0 for none.
+  private final AtomicInteger throwAtRead = new AtomicInteger();
 
   /** A package zone without constraint files, whose counter runs at {@link #watts}. */
   private CounterMeter meter() throws IOException {
@@ -44,7 +47,12 @@ class RaplRisingPowerTest {
         file ->
             switch (file.getFileName().toString()) {
               // The kernel's register times the unit: it reads the range itself, then 0 a unit on.
-              case "energy_uj" -> Long.toString(Math.min(drawnUj.get() % (RANGE + UNIT), RANGE));
+              case "energy_uj" -> {
+                if (throwAtRead.get() > 0 && throwAtRead.decrementAndGet() == 0) {
+                  throw new InternalError("driver fault in the middle of a probe");
+                }
+                yield Long.toString(Math.min(drawnUj.get() % (RANGE + UNIT), RANGE));
+              }
               case "max_energy_range_uj" -> Long.toString(RANGE);
               default -> SysfsReader.FILES.read(file);
             };
@@ -243,6 +251,29 @@ class RaplRisingPowerTest {
     zone.readTotalUj();
 
     assertThat(zone.maxReadGapNanos()).isEqualTo(readFor1Kw);
+  }
+
+  // A probe whose read throws something the meter does not turn into a failed read (an Error out
+  // of a driver's read) still ends the probe of every counter it began: the counter is not left
+  // "re-probing" until its next periodic probe, and the zone goes back to judging its draw from its
+  // reads, so its interval follows its load again.
+  @Test
+  void aProbeWhoseReadThrowsAnError_endsTheProbe_andTheIntervalFollowsTheLoadAgain()
+      throws IOException {
+    CounterMeter meter = meter();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    throwAtRead.set(5);
+    assertThatThrownBy(meter::probeNow).isInstanceOf(InternalError.class);
+
+    CounterStatus status = meter.counters().getFirst();
+    assertThat(status.issue()).contains(CounterIssue.READ_FAILED);
+    assertThat(status.detail()).contains("probe failed").contains("driver fault");
+    watts.set(900); // past half the 1 kW the zone is read for
+    tick(meter, clock, 2);
+    assertThat(meter.pollEveryNanos())
+        .as("read for four times the 900 W seen: half of 18.2 s")
+        .hasValue(9_101_751_500L);
+    meter.close();
   }
 
   @Test
