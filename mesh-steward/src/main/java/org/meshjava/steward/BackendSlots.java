@@ -17,7 +17,10 @@ import org.meshjava.core.ServingEngine;
  * <p>A backend that declares no bound has no slots, but its engine calls that overran the engine
  * deadline and still run (each on a thread of its own, which nothing can stop) are counted: while
  * {@link #UNDECLARED_OVERRUNS} of them run, it is refused {@code BACKEND_BUSY} too, so a backend
- * that hangs cannot pile up a thread per serve. Thread-safe.
+ * that hangs cannot pile up a thread per serve. The count is read at admission, so calls admitted
+ * before it reached the bound still run and may overrun too: at most {@code UNDECLARED_OVERRUNS}
+ * plus the serves then in flight on the backend, less one, are left running, and those are the
+ * callers' threads. Thread-safe.
  */
 final class BackendSlots {
   /**

@@ -15,8 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The registered listeners, called in registration order, each call guarded: what a listener throws
  * is logged and dropped, so that observing can never break a serve (only a {@link
- * VirtualMachineError} passes, as the JVM is then failing anyway). Thread-safe when the listeners
- * are.
+ * VirtualMachineError} passes, as the JVM is then failing anyway; a {@link StackOverflowError} is
+ * the listener's own and is dropped too). Thread-safe when the listeners are.
  */
 final class GuardedListener implements StewardListener {
   private static final Logger LOG = LoggerFactory.getLogger(GuardedListener.class);
@@ -31,6 +31,15 @@ final class GuardedListener implements StewardListener {
   private static void guarded(Object who, String call, Runnable action) {
     try {
       action.run();
+    } catch (StackOverflowError recursed) {
+      // The listener's own: its frames are unwound by now, so the thread is as sound as after any
+      // other listener failure, and failing the serve here would fail one already debited or
+      // sealed (paid-for work, a journalled receipt, neither handed out).
+      LOG.warn(
+          "steward listener {} overflowed its stack in {}; ignored",
+          who.getClass().getName(),
+          call,
+          recursed);
     } catch (VirtualMachineError e) {
       throw e;
     } catch (Throwable t) {

@@ -74,6 +74,14 @@ sealed class LogKeeper permits LogKeeper.Off {
    */
   private final ReentrantLock writing = new ReentrantLock();
 
+  /**
+   * The largest checkpoint handed to the journal, whether or not its write was answered: one whose
+   * write failed may still be stored (a sync that failed after the bytes were written), and a
+   * smaller checkpoint journalled after it would make a restart and {@code mesh journal verify}
+   * refuse the journal. Guarded by {@link #writing}.
+   */
+  private long handedToJournal;
+
   private LogKeeper(
       @Nullable TransparencyLog log,
       @Nullable Journal journal,
@@ -499,11 +507,24 @@ sealed class LogKeeper permits LogKeeper.Off {
     }
   }
 
-  /** Verifies, journals and publishes a witness's cosignature on the latest checkpoint. */
+  /**
+   * Verifies, journals and publishes a witness's cosignature on the latest checkpoint. After a
+   * checkpoint whose write failed (it may be stored all the same), the log is first signed and
+   * journalled again, so a cosignature of the older one is refused as not the latest.
+   *
+   * @throws LogException as {@link TransparencyLog#cosigned} refuses the note
+   * @throws ServeException {@code NOT_RECORDED} when that checkpoint, or the cosignature, cannot be
+   *     journalled
+   */
   SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
     writing.lock();
     try {
       TransparencyLog t = log();
+      if (handedToJournal > t.latestCheckpoint().map(Checkpoint::size).orElse(0L)) {
+        // A newer checkpoint than the published one may be stored: the log is signed again first,
+        // so the cosigned older one is refused as not the latest instead of journalled after it.
+        checkpoint();
+      }
       SignedNote merged = t.cosigned(cosigned);
       if (!merged.equals(t.latest().orElseThrow())) {
         record(merged);
@@ -516,6 +537,7 @@ sealed class LogKeeper permits LogKeeper.Off {
 
   private void record(SignedNote note) throws ServeException {
     try {
+      handedToJournal = Math.max(handedToJournal, Checkpoint.parse(note.text()).size());
       // Through interrupts: a checkpoint queued but not yet published would be signed again.
       Objects.requireNonNull(journal, "a kept log has a journal")
           .enqueue(

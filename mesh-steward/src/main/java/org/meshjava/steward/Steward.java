@@ -956,7 +956,9 @@ public final class Steward implements AutoCloseable {
    *     LogException.Mismatch#OTHER_CHECKPOINT}) or is one this log does not hold ({@link
    *     LogException.Mismatch#NOT_HELD}), {@code UNSIGNED} when no configured witness signed it,
    *     {@code BAD_SIGNATURE} for a forged line, {@code NOT_KEPT} when the log is turned off
-   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled
+   * @throws ServeException {@link ServeException.Reason#NOT_RECORDED} if it cannot be journalled,
+   *     or if a newer checkpoint whose write failed (it may be stored all the same) cannot be
+   *     journalled again first; until it is, no cosignature is journalled after it
    */
   public SignedNote cosign(SignedNote cosigned) throws LogException, ServeException {
     WitnessVerdict verdict;

@@ -7,6 +7,8 @@ import org.meshjava.journal.JournalException;
 import org.meshjava.journal.JournalRecord;
 import org.meshjava.steward.observe.JournalWrite;
 import org.meshjava.steward.observe.StewardListener;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The steward's journal as the steward writes it when a listener is registered: every {@code
@@ -14,6 +16,8 @@ import org.meshjava.steward.observe.StewardListener;
  * the journal's own. Without a listener the steward writes its journal directly. Thread-safe.
  */
 final class TimedJournal extends ForwardingJournal {
+  private static final Logger LOG = LoggerFactory.getLogger(TimedJournal.class);
+
   private final StewardListener listener;
 
   TimedJournal(Journal journal, StewardListener listener) {
@@ -25,7 +29,7 @@ final class TimedJournal extends ForwardingJournal {
   public Pending enqueue(JournalEntry entry) throws JournalException {
     long start = System.nanoTime();
     Pending p = delegate().enqueue(entry);
-    listener.journalWritten(new JournalWrite(JournalWrite.Step.APPEND, elapsed(start)));
+    report(new JournalWrite(JournalWrite.Step.APPEND, elapsed(start)));
     return new Pending() {
       @Override
       public JournalRecord record() {
@@ -36,9 +40,26 @@ final class TimedJournal extends ForwardingJournal {
       public void await() throws JournalException {
         long began = System.nanoTime();
         p.await();
-        listener.journalWritten(new JournalWrite(JournalWrite.Step.SYNC, elapsed(began)));
+        report(new JournalWrite(JournalWrite.Step.SYNC, elapsed(began)));
       }
     };
+  }
+
+  /**
+   * Tells the listener of a write that has happened. Nothing it throws goes on: a throw from here
+   * would reach the steward as the journal's answer, and the steward would take a record the
+   * journal holds for one never written (the chain not advanced past a queued receipt, which the
+   * next serve then sealed again under its number; a durable receipt never handed out). The
+   * listener guard lets a {@link VirtualMachineError} pass, as the JVM is failing; this one comes
+   * from the listener's own call (a recursive listener's {@link StackOverflowError}), so it is
+   * logged here and the write's answer stands.
+   */
+  private void report(JournalWrite write) {
+    try {
+      listener.journalWritten(write);
+    } catch (RuntimeException | Error e) {
+      LOG.error("steward listener failed on a journal write; the write stands", e);
+    }
   }
 
   private static long elapsed(long start) {

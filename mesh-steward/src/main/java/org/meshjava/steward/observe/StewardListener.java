@@ -13,9 +13,11 @@ import org.meshjava.jcp.DebitResult;
  * off), never block.
  *
  * <p><b>Failures.</b> Nothing a listener or its observers throw (an {@link Error} included, save a
- * {@link VirtualMachineError}) breaks a serve: the steward logs it and carries on as if the call
- * had returned; an observer that failed at {@link #serveStarted} is replaced by {@link
- * ServeObserver#NONE} for that serve.
+ * {@link VirtualMachineError} other than a {@link StackOverflowError}) breaks a serve: the steward
+ * logs it and carries on as if the call had returned; an observer that failed at {@link
+ * #serveStarted} is replaced by {@link ServeObserver#NONE} for that serve. What {@link
+ * #journalWritten} throws, a {@code VirtualMachineError} included, is logged and dropped: the write
+ * it reports has happened, and its answer to the steward stands.
  *
  * <p><b>Thread safety.</b> Serves run concurrently, so {@link #serveStarted}, {@link #debited} and
  * {@link #journalWritten} are called from many threads at once: implementations must be
