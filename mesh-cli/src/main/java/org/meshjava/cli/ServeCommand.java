@@ -168,7 +168,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "Write the bound port here once listening (for scripts): written whole, replacing an"
-              + " earlier file. A start that fails leaves the file as it was (it may be another"
+              + " earlier file, in a folder that must exist. A start that fails leaves the file as it was (it may be another"
               + " running steward's), so delete it before starting and wait for it, or for the"
               + " process to exit.")
   Path portFile;
@@ -237,6 +237,29 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         claim.close();
       }
       finished.countDown();
+    }
+  }
+
+  /**
+   * Refuses a {@code --port-file} that could not be written once listening, before anything starts:
+   * otherwise the server said it was listening and then stopped. Its folder must exist and is never
+   * made: a mistyped path would be created where no script waits for the file, as a journal is not
+   * started in a folder made on the spot.
+   */
+  static void checkPortFile(Path file) throws CliException {
+    Path absolute = file.toAbsolutePath();
+    if (Files.isDirectory(absolute)) {
+      throw new CliException("--port-file " + file + " is a folder; name a file in it");
+    }
+    Path folder = absolute.getParent();
+    if (folder != null && !Files.isDirectory(folder)) {
+      throw new CliException(
+          "--port-file "
+              + file
+              + ": "
+              + (Files.exists(folder)
+                  ? folder + " is a file, not a folder"
+                  : "no folder " + folder + " (it is not made; create it first)"));
     }
   }
 
@@ -319,6 +342,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       throw new CliException(
           "--console-host and --console-port configure the operator console; add --console to"
               + " enable it");
+    }
+    if (portFile != null) {
+      checkPortFile(portFile);
     }
     PrintWriter out = out();
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
