@@ -240,6 +240,34 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     }
   }
 
+  /** Where the operator console listens: its flags, else 127.0.0.1 and its default port. */
+  private Listener consoleListener() {
+    return new Listener(
+        consoleHost != null ? consoleHost : "127.0.0.1",
+        consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT);
+  }
+
+  /**
+   * Refuses a console on the API's port before anything starts (the backends' models, the journal):
+   * the console's default is the API's port plus one only when the API keeps 8080, so with {@code
+   * --port 8081} both want 8081, and the bind failure would blame "another process". The hosts are
+   * compared as addresses: 0.0.0.0 takes 127.0.0.1's port, localhost is 127.0.0.1.
+   */
+  private void checkConsoleListener(ServeConfig c) throws CliException {
+    Listener api =
+        new Listener(
+            flagOr(host, c.host()).orElse("127.0.0.1"), flagOr(port, c.port()).orElse(8080));
+    Listener on = consoleListener();
+    if (on.clashesWith(api)) {
+      String which = consolePort != null ? "--console-port " : "the console's default port ";
+      throw new CliException(
+          which
+              + on.port()
+              + " is the API's port too; give the console another with"
+              + " --console-port (0 picks a free one)");
+    }
+  }
+
   /**
    * Refuses a {@code --port-file} that could not be written once listening, before anything starts:
    * otherwise the server said it was listening and then stopped. Its folder must exist and is never
@@ -350,6 +378,9 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = err();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
+    if (console) {
+      checkConsoleListener(c);
+    }
     // Checked before anything starts, and named as the operator wrote them (the server's builder
     // would refuse them later, under its own names, after the key and journal were opened).
     atLeast(
@@ -560,23 +591,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
                     Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
       }
       if (console) {
-        String onHost = consoleHost != null ? consoleHost : "127.0.0.1";
-        int onPort = consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT;
-        // The console's default is the API's port plus one only when the API keeps 8080: with
-        // --port 8081 both want 8081, and the bind failure would blame "another process". The
-        // hosts are compared as addresses: 0.0.0.0 takes 127.0.0.1's port, localhost is 127.0.0.1.
-        Listener api =
-            new Listener(
-                flagOr(host, c.host()).orElse("127.0.0.1"), flagOr(port, c.port()).orElse(8080));
-        if (new Listener(onHost, onPort).clashesWith(api)) {
-          String which = consolePort != null ? "--console-port " : "the console's default port ";
-          throw new CliException(
-              which
-                  + onPort
-                  + " is the API's port too; give the console another with"
-                  + " --console-port (0 picks a free one)");
-        }
-        ob.console(onHost, onPort);
+        ob.console(consoleListener().host(), consoleListener().port());
       }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);
