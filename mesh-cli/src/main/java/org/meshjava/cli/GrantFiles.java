@@ -66,6 +66,16 @@ final class GrantFiles {
   }
 
   /**
+   * The parts of Jackson's messages that speak to a programmer, not to whoever wrote the file:
+   * which parser feature would accept a comment or {@code NaN} (a setting the user cannot change)
+   * and which constraint's getter holds a limit.
+   */
+  private static final java.util.regex.Pattern JACKSON_HINT =
+      java.util.regex.Pattern.compile(
+          ": enable `[A-Za-z_.]+` to allow|\\s*\\(not recognized as one since Feature '[A-Z_]+' not"
+              + " enabled for parser\\)|, from `[A-Za-z.]+\\(\\)`");
+
+  /**
    * Why text is not JSON, for a message: where and what, without the location Jackson appends,
    * whose source it prints as "REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled)".
    */
@@ -73,7 +83,11 @@ final class GrantFiles {
     if (!(e instanceof JsonProcessingException j)) {
       return UserFile.reason(e);
     }
-    String what = j.getOriginalMessage().replaceFirst("\\s*\\(?(start marker )?at \\[Source.*", "");
+    String what =
+        JACKSON_HINT
+            .matcher(
+                j.getOriginalMessage().replaceFirst("\\s*\\(?(start marker )?at \\[Source.*", ""))
+            .replaceAll("");
     JsonLocation at = j.getLocation();
     return at == null
         ? what

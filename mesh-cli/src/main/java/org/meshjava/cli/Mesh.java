@@ -52,6 +52,27 @@ public final class Mesh extends CommandGroup {
    * read from {@code in}.
    */
   public static int run(InputStream in, PrintWriter out, PrintWriter err, String... args) {
+    try {
+      if (args == null) {
+        throw new NullPointerException("no argument array");
+      }
+      for (int i = 0; i < args.length; i++) {
+        if (args[i] == null) {
+          throw new NullPointerException("argument " + (i + 1) + " is null");
+        }
+      }
+      return execute(in, out, err, args);
+    } catch (RuntimeException | Error e) {
+      // picocli prints a stack trace and exits 1 for what escapes a command (its help or version
+      // text failing, a null argument) and lets an Error through; a bug is one line and 70 here
+      // as it is inside a command.
+      err.println("mesh: " + internalError(e));
+      err.flush();
+      return EXIT_INTERNAL;
+    }
+  }
+
+  private static int execute(InputStream in, PrintWriter out, PrintWriter err, String... args) {
     CommandLine cl = new CommandLine(new Mesh());
     cl.setHelpFactory(new HelpText());
     // An empty file name is the current folder to Path.of, which every command then calls "a
@@ -73,12 +94,26 @@ public final class Mesh extends CommandGroup {
                 said.println(name + ": " + line);
                 said.flush();
               };
-          return ScopedValue.where(InputFile.WAITING, waiting)
-              .where(InputFile.STANDARD_INPUT, stdin)
-              .call(() -> new CommandLine.RunLast().execute(parseResult));
+          try {
+            return ScopedValue.where(InputFile.WAITING, waiting)
+                .where(InputFile.STANDARD_INPUT, stdin)
+                .call(() -> new CommandLine.RunLast().execute(parseResult));
+          } catch (CommandLine.ParameterException | CommandLine.ExecutionException handled) {
+            throw handled;
+          } catch (Exception | Error e) {
+            // Thrown outside the command itself (drawing --help or --version) or an Error from
+            // it, which picocli does not hand to the handler below: handed to it here, so that
+            // every failure is said the same way.
+            throw new CommandLine.ExecutionException(ran, String.valueOf(e), e);
+          }
         });
     cl.setExecutionExceptionHandler(
-        (e, commandLine, parseResult) -> {
+        (thrown, commandLine, parseResult) -> {
+          // An Error reaches here inside picocli's ExecutionException, which says nothing itself.
+          Throwable e =
+              thrown instanceof CommandLine.ExecutionException x && x.getCause() instanceof Error c
+                  ? c
+                  : thrown;
           // One line and a non-zero exit, never a stack trace. A refusal the user can act on
           // (ours, or a file's) exits 1 in its own words; anything else is a bug in mesh, said
           // as one and exited EXIT_INTERNAL, so it is not mistaken for a refusal of the input.

@@ -168,7 +168,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
       paramLabel = "FILE",
       description =
           "Write the bound port here once listening (for scripts): written whole, replacing an"
-              + " earlier file. A start that fails leaves the file as it was (it may be another"
+              + " earlier file, in a folder that must exist. A start that fails leaves the file as it was (it may be another"
               + " running steward's), so delete it before starting and wait for it, or for the"
               + " process to exit.")
   Path portFile;
@@ -237,6 +237,57 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         claim.close();
       }
       finished.countDown();
+    }
+  }
+
+  /** Where the operator console listens: its flags, else 127.0.0.1 and its default port. */
+  private Listener consoleListener() {
+    return new Listener(
+        consoleHost != null ? consoleHost : "127.0.0.1",
+        consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT);
+  }
+
+  /**
+   * Refuses a console on the API's port before anything starts (the backends' models, the journal):
+   * the console's default is the API's port plus one only when the API keeps 8080, so with {@code
+   * --port 8081} both want 8081, and the bind failure would blame "another process". The hosts are
+   * compared as addresses: 0.0.0.0 takes 127.0.0.1's port, localhost is 127.0.0.1.
+   */
+  private void checkConsoleListener(ServeConfig c) throws CliException {
+    Listener api =
+        new Listener(
+            flagOr(host, c.host()).orElse("127.0.0.1"), flagOr(port, c.port()).orElse(8080));
+    Listener on = consoleListener();
+    if (on.clashesWith(api)) {
+      String which = consolePort != null ? "--console-port " : "the console's default port ";
+      throw new CliException(
+          which
+              + on.port()
+              + " is the API's port too; give the console another with"
+              + " --console-port (0 picks a free one)");
+    }
+  }
+
+  /**
+   * Refuses a {@code --port-file} that could not be written once listening, before anything starts:
+   * otherwise the server said it was listening and then stopped. Its folder must exist and is never
+   * made: a mistyped path would be created where no script waits for the file, as a journal is not
+   * started in a folder made on the spot.
+   */
+  static void checkPortFile(Path file) throws CliException {
+    Path absolute = file.toAbsolutePath();
+    if (Files.isDirectory(absolute)) {
+      throw new CliException("--port-file " + file + " is a folder; name a file in it");
+    }
+    Path folder = absolute.getParent();
+    if (folder != null && !Files.isDirectory(folder)) {
+      throw new CliException(
+          "--port-file "
+              + file
+              + ": "
+              + (Files.exists(folder)
+                  ? folder + " is a file, not a folder"
+                  : "no folder " + folder + " (it is not made; create it first)"));
     }
   }
 
@@ -320,10 +371,16 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
           "--console-host and --console-port configure the operator console; add --console to"
               + " enable it");
     }
+    if (portFile != null) {
+      checkPortFile(portFile);
+    }
     PrintWriter out = out();
     // Warnings go with errors to stderr, so that stdout holds only what scripts read.
     PrintWriter err = err();
     ServeConfig c = config != null ? ServeConfig.read(config) : ServeConfig.empty();
+    if (console) {
+      checkConsoleListener(c);
+    }
     // Checked before anything starts, and named as the operator wrote them (the server's builder
     // would refuse them later, under its own names, after the key and journal were opened).
     atLeast(
@@ -534,23 +591,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
                     Math.max(IDLE_TIMEOUT_S, writeTimeout + IDLE_MARGIN_S)));
       }
       if (console) {
-        String onHost = consoleHost != null ? consoleHost : "127.0.0.1";
-        int onPort = consolePort != null ? consolePort : DEFAULT_CONSOLE_PORT;
-        // The console's default is the API's port plus one only when the API keeps 8080: with
-        // --port 8081 both want 8081, and the bind failure would blame "another process". The
-        // hosts are compared as addresses: 0.0.0.0 takes 127.0.0.1's port, localhost is 127.0.0.1.
-        Listener api =
-            new Listener(
-                flagOr(host, c.host()).orElse("127.0.0.1"), flagOr(port, c.port()).orElse(8080));
-        if (new Listener(onHost, onPort).clashesWith(api)) {
-          String which = consolePort != null ? "--console-port " : "the console's default port ";
-          throw new CliException(
-              which
-                  + onPort
-                  + " is the API's port too; give the console another with"
-                  + " --console-port (0 picks a free one)");
-        }
-        ob.console(onHost, onPort);
+        ob.console(consoleListener().host(), consoleListener().port());
       }
       if (!noMetrics) {
         ob.metrics(prometheus::scrape);

@@ -199,6 +199,34 @@ record ServeConfig(
     }
   }
 
+  /**
+   * The bearer token that environment variable {@code name} holds ({@code value}), refused unless
+   * it is one: unset, empty or blank (an {@code OPENAI_API_KEY=} line left in an environment file)
+   * it would be sent as {@code Authorization: Bearer } and every request refused by the upstream,
+   * far from the cause; with a line break or another control character it cannot go in a header at
+   * all, and every request would fail. The value itself is never named.
+   */
+  static String apiKey(String name, @Nullable String value, String where) throws CliException {
+    String variable = where + ": environment variable " + name;
+    if (value == null) {
+      throw new CliException(variable + " is not set");
+    }
+    if (value.isBlank()) {
+      throw new CliException(
+          variable
+              + " is set but "
+              + (value.isEmpty() ? "empty" : "blank")
+              + "; set it to the key");
+    }
+    if (value.chars().anyMatch(Character::isISOControl)) {
+      throw new CliException(
+          variable
+              + " holds a line break or another control character, which no header can carry"
+              + " (a key read from a file with its newline?)");
+    }
+    return value;
+  }
+
   static ServeConfig read(Path file) throws CliException {
     return of(
         GrantFiles.readJson(file),
@@ -336,12 +364,7 @@ record ServeConfig(
         intAtLeast(b, "max_concurrent_serves", 1, where).ifPresent(ub::maxConcurrentServes);
         Optional<String> keyEnv = text(b, "api_key_env");
         if (keyEnv.isPresent()) {
-          String key = System.getenv(keyEnv.get());
-          if (key == null) {
-            throw new CliException(
-                where + ": environment variable " + keyEnv.get() + " is not set");
-          }
-          ub.apiKey(key);
+          ub.apiKey(apiKey(keyEnv.get(), System.getenv(keyEnv.get()), where));
         }
         return ub.build();
       }

@@ -44,9 +44,16 @@ class CliFuzzTest {
   private static final Set<String> OUTPUTS =
       Set.of("--out", "--out-body", "--out-dir", "-o", "--port-file");
 
-  private static final String PORT = "21517";
+  /**
+   * Port 0 (a free one the system picks) for a serve and its console, so that neither a parallel
+   * run nor another program on the machine can hold it; the serve's port file says which it got.
+   */
+  private static final String PORT = "0";
 
-  private static final String CONSOLE_PORT = "21518";
+  private static final String CONSOLE_PORT = "0";
+
+  /** A loopback port nothing listens on (TCP port 1 is reserved), for a server or a database. */
+  private static final String NOBODY = "127.0.0.1:1";
 
   /** Where a serve that started writes its port; removed after each case. */
   private Path portFile() {
@@ -82,7 +89,7 @@ class CliFuzzTest {
         tmp.resolve("binary").toString(),
         "/",
         "/proc/self/status",
-        "postgresql://nobody@127.0.0.1:21599/none?connect_timeout=1",
+        "postgresql://nobody@" + NOBODY + "/none?connect_timeout=1",
         "mysql://x/y");
   }
 
@@ -260,7 +267,7 @@ class CliFuzzTest {
           return config.toString();
         }
         case "--server" -> {
-          return "http://127.0.0.1:21599";
+          return "http://" + NOBODY;
         }
         case "--subject" -> {
           return "/bin/false";
@@ -293,9 +300,12 @@ class CliFuzzTest {
       }
     }
     if (spec.name().equals("serve") && except instanceof OptionSpec o) {
+      // The console given a free port too, unless that is the option tried: its default, 8081,
+      // is a fixed one.
       if (o.longestName().startsWith("--console-")) {
         args.add("--console");
-      } else if (o.longestName().equals("--console")) {
+      }
+      if (!o.longestName().equals("--console-port") && o.longestName().startsWith("--console")) {
         args.addAll(List.of("--console-port", CONSOLE_PORT));
       }
     }

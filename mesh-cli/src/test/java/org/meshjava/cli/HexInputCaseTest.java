@@ -53,14 +53,14 @@ class HexInputCaseTest {
     assertRefusedAsUpperCase(mesh("verify", "--from-genesis", f.toString()), "mesh verify");
     // Read before anything is asked of the server, which is not there.
     assertRefusedAsUpperCase(
-        mesh("log", "prove", "--server", "http://127.0.0.1:20599", "--envelope", f.toString()),
+        mesh("log", "prove", "--server", "http://127.0.0.1:1", "--envelope", f.toString()),
         "mesh log prove");
   }
 
   @Test
   void anEnvelopeIdInUpperCase_isRefused() {
     assertRefusedAsUpperCase(
-        mesh("log", "prove", "--server", "http://127.0.0.1:20599", "--envelope-id", ID_UPPER),
+        mesh("log", "prove", "--server", "http://127.0.0.1:1", "--envelope-id", ID_UPPER),
         "mesh log prove");
   }
 

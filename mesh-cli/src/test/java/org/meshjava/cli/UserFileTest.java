@@ -75,7 +75,9 @@ class UserFileTest {
     ExecutorService pool = Executors.newFixedThreadPool(writers);
     try {
       for (int round = 0; round < 1500; round++) {
-        Path target = dir.resolve("race-" + round + ".key");
+        // A folder per round: every write lists its folder for a killed writer's leftovers, and
+        // one folder holding every round's file made the rounds slower as they went.
+        Path target = Files.createDirectory(dir.resolve("round-" + round)).resolve("race.key");
         CyclicBarrier start = new CyclicBarrier(writers);
         List<Future<Boolean>> wrote = new ArrayList<>();
         for (int w = 0; w < writers; w++) {
@@ -101,7 +103,7 @@ class UserFileTest {
         assertThat(winners).as("round %d", round).hasSize(1);
         assertThat(Files.readString(target)).isEqualTo(winners.getFirst());
       }
-      try (var left = Files.list(dir)) {
+      try (var left = Files.walk(dir)) {
         assertThat(left.filter(f -> f.getFileName().toString().contains(".partial-")))
             .as("partial files left behind")
             .isEmpty();
