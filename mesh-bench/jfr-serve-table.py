@@ -10,6 +10,9 @@ in Java):
     -cp mesh-bench/target/benchmarks.jar org.meshjava.bench.HttpServeBenchmark 25 12 proxied:64
   jfr print --stack-depth 256 --json --events jdk.CPUTimeSample p.jfr > p.json
   mesh-bench/jfr-serve-table.py p.json MESH_US   # MESH_US: the run's "mesh" µs/req, optional
+  mesh-bench/jfr-serve-table.py p.json MESH_US --top 25   # and the top methods by self and total
+
+The same works on jdk.ExecutionSample (--events jdk.ExecutionSample): Java frames only.
 
 Each sample of a mesh-side thread (not load-*, fake-upstream*, main) goes to the first part in
 the list below whose method is on its stack, else to Jetty's own read and dispatch; with MESH_US
@@ -49,9 +52,32 @@ def name(frame):
     return m["type"]["name"].replace("/", ".") + "." + m["name"]
 
 
+def top(samples, n, us):
+    """The n methods with the most samples on top of the stack (self) and anywhere on it (total)."""
+    own = collections.Counter(frames[0] for frames in samples)
+    anywhere = collections.Counter(f for frames in samples for f in set(frames))
+    # The dispatch chain every request runs under (thread, Jetty, our handler's entry) is on half
+    # the stacks or more; by total, the methods below it are the ones worth reading.
+    for method in [m for m, k in anywhere.items() if k > len(samples) / 2]:
+        del anywhere[method]
+    for title, counter in (("self", own), ("total", anywhere)):
+        print(f"\n| method, by {title} (total: under half the samples) | share of samples |" + (" µs/req |" if us else ""))
+        print("|---|---|" + ("---|" if us else ""))
+        for method, k in counter.most_common(n):
+            share = 100 * k / len(samples)
+            print(f"| `{method}` | {share:.1f}% |" + (f" {share * us / 100:.1f} |" if us else ""))
+
+
 def main():
-    events = json.load(open(sys.argv[1]))["recording"]["events"]
-    us = float(sys.argv[2]) if len(sys.argv) > 2 else None
+    args = sys.argv[1:]
+    n_top = None
+    if "--top" in args:
+        i = args.index("--top")
+        n_top = int(args[i + 1])
+        del args[i : i + 2]
+    events = json.load(open(args[0]))["recording"]["events"]
+    us = float(args[1]) if len(args) > 1 else None
+    samples = []
     parts = [(n, re.compile(p)) for n, p in PARTS]
     counts = collections.Counter()
     syscalls = collections.Counter()
@@ -65,6 +91,7 @@ def main():
             continue
         total += 1
         frames = [name(f) for f in v["stackTrace"]["frames"]]
+        samples.append(frames)
         part = next((n for n, p in parts if any(p.search(f) for f in frames)), JETTY)
         counts[part] += 1
         if SYSCALL.match(frames[0]):
@@ -79,6 +106,8 @@ def main():
         print(row + (f" {share * us / 100:.1f} |" if us else ""))
     all_sys = 100 * sum(syscalls.values()) / total
     print(f"| all parts: socket and epoll calls | {all_sys:.1f}% | |" + (f" {all_sys * us / 100:.1f} |" if us else ""))
+    if n_top:
+        top(samples, n_top, us)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,10 @@ final class JsonMediaType {
     if (header == null) {
       return false;
     }
+    if (header.equals("application/json")) {
+      // What the SDKs send, decided without splitting and lower-casing on every request.
+      return true;
+    }
     String[] parts = header.split(";", -1);
     if (!parts[0].strip().toLowerCase(Locale.ROOT).equals("application/json")) {
       return false;

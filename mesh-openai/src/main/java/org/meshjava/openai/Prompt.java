@@ -1,12 +1,10 @@
 package org.meshjava.openai;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import org.meshjava.core.ContentId;
 
 /**
@@ -32,10 +30,11 @@ import org.meshjava.core.ContentId;
  * @param messages the messages in order, at least one
  */
 public record Prompt(List<Message> messages) {
-  private static final Pattern ROLE = Pattern.compile("[A-Za-z0-9_-]{1,32}");
+  /** The longest role. */
+  private static final int MAX_ROLE = 32;
 
-  /** A message length in the prompt text; compiled once (String.matches compiles per call). */
-  private static final Pattern LENGTH = Pattern.compile("0|[1-9][0-9]{0,9}");
+  /** The most digits of a message length in the prompt text. */
+  private static final int MAX_LENGTH_DIGITS = 10;
 
   /**
    * One message.
@@ -48,7 +47,7 @@ public record Prompt(List<Message> messages) {
     public Message {
       Objects.requireNonNull(role, "role");
       Objects.requireNonNull(content, "content");
-      if (!ROLE.matcher(role).matches()) {
+      if (!isRole(role)) {
         throw new IllegalArgumentException(
             "a role is 1-32 letters, digits, '_' or '-': '" + role + "'");
       }
@@ -58,6 +57,30 @@ public record Prompt(List<Message> messages) {
             "message content is not well-formed Unicode: a lone surrogate at char " + bad);
       }
     }
+  }
+
+  /**
+   * Whether {@code role} is 1–32 of {@code A-Z a-z 0-9 _ -}. A loop, not a pattern: every message
+   * of every request is checked, three times on the proxied path (the body's field, its message,
+   * and again from the prompt text the upstream engine is handed).
+   */
+  static boolean isRole(String role) {
+    if (role.isEmpty() || role.length() > MAX_ROLE) {
+      return false;
+    }
+    for (int i = 0; i < role.length(); i++) {
+      char c = role.charAt(i);
+      boolean allowed =
+          (c >= 'A' && c <= 'Z')
+              || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9')
+              || c == '_'
+              || c == '-';
+      if (!allowed) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -91,15 +114,47 @@ public record Prompt(List<Message> messages) {
 
   /** The canonical prompt text (see the class comment). */
   public byte[] bytes() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    for (Message m : messages) {
+    // Written into one array of its exact size (no growing buffer, no header string per message):
+    // this runs for every request, and again on the proxied path to check the text read back.
+    byte[][] contents = new byte[messages.size()][];
+    int size = 0;
+    for (int k = 0; k < contents.length; k++) {
       // Exact: a Message holds no lone surrogate, the one thing getBytes would replace.
-      byte[] content = m.content().getBytes(StandardCharsets.UTF_8);
-      out.writeBytes((m.role() + " " + content.length + "\n").getBytes(StandardCharsets.US_ASCII));
-      out.writeBytes(content);
-      out.write('\n');
+      contents[k] = messages.get(k).content().getBytes(StandardCharsets.UTF_8);
+      size += messages.get(k).role().length() + 1 + digits(contents[k].length) + 1;
+      size += contents[k].length + 1;
     }
-    return out.toByteArray();
+    byte[] out = new byte[size];
+    int at = 0;
+    for (int k = 0; k < contents.length; k++) {
+      String role = messages.get(k).role();
+      // A role is ASCII (isRole), one byte per char.
+      for (int i = 0; i < role.length(); i++) {
+        out[at++] = (byte) role.charAt(i);
+      }
+      out[at++] = ' ';
+      int length = contents[k].length;
+      int end = at + digits(length);
+      for (int i = end - 1; i >= at; i--) {
+        out[i] = (byte) ('0' + length % 10);
+        length /= 10;
+      }
+      at = end;
+      out[at++] = '\n';
+      System.arraycopy(contents[k], 0, out, at, contents[k].length);
+      at += contents[k].length;
+      out[at++] = '\n';
+    }
+    return out;
+  }
+
+  /** How many decimal digits {@code n} (not negative) has. */
+  private static int digits(int n) {
+    int d = 1;
+    for (long p = 10; p <= n; p *= 10) {
+      d++;
+    }
+    return d;
   }
 
   /** The request's {@code prompt_hash}: BLAKE3 of {@link #bytes()}. */
@@ -123,11 +178,10 @@ public record Prompt(List<Message> messages) {
         throw new IllegalArgumentException("prompt text: no message header at byte " + i);
       }
       String role = new String(bytes, i, space - i, StandardCharsets.US_ASCII);
-      String digits = new String(bytes, space + 1, newline - space - 1, StandardCharsets.US_ASCII);
-      if (!LENGTH.matcher(digits).matches()) {
+      long length = length(bytes, space + 1, newline);
+      if (length < 0) {
         throw new IllegalArgumentException("prompt text: bad length at byte " + (space + 1));
       }
-      long length = Long.parseLong(digits);
       long end = newline + 1 + length;
       if (end >= bytes.length || bytes[(int) end] != '\n') {
         throw new IllegalArgumentException("prompt text: message at byte " + i + " is cut short");
@@ -141,6 +195,25 @@ public record Prompt(List<Message> messages) {
       throw new IllegalArgumentException("prompt text is not canonical (content is not UTF-8)");
     }
     return p;
+  }
+
+  /**
+   * The message length written in {@code bytes[from, to)}: {@code 0} or 1–10 digits without a
+   * leading zero; -1 when it is not that.
+   */
+  private static long length(byte[] bytes, int from, int to) {
+    int n = to - from;
+    if (n < 1 || n > MAX_LENGTH_DIGITS || (n > 1 && bytes[from] == '0')) {
+      return -1;
+    }
+    long value = 0;
+    for (int k = from; k < to; k++) {
+      if (bytes[k] < '0' || bytes[k] > '9') {
+        return -1;
+      }
+      value = value * 10 + (bytes[k] - '0');
+    }
+    return value;
   }
 
   private static int indexOf(byte[] b, byte v, int from) {
@@ -220,7 +293,7 @@ public record Prompt(List<Message> messages) {
           BindingException.Reason.INVALID_FIELD, path, path + " must be an object");
     }
     JsonNode role = m.get("role");
-    if (role == null || !role.isTextual() || !ROLE.matcher(role.asText()).matches()) {
+    if (role == null || !role.isTextual() || !isRole(role.asText())) {
       throw new BindingException(
           BindingException.Reason.INVALID_FIELD,
           path + ".role",

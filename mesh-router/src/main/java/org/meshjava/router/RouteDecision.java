@@ -1,6 +1,7 @@
 package org.meshjava.router;
 
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 import org.meshjava.core.ServingEngine;
 
@@ -26,9 +27,12 @@ public record RouteDecision(
 
   /** The chosen backend's candidate record. */
   public RouteCandidate chosenCandidate() {
-    return candidates.stream()
-        .filter(c -> c.backend().equals(chosen.name()))
-        .findFirst()
-        .orElseThrow();
+    // A loop, not a stream: every serve asks this twice.
+    for (RouteCandidate c : candidates) {
+      if (c.backend().equals(chosen.name())) {
+        return c;
+      }
+    }
+    throw new NoSuchElementException("No value present");
   }
 }
