@@ -201,10 +201,13 @@ public final class PostgresJournal implements Journal {
         // A COMMIT answered with a warning is refused (insertBatch), which needs the warning sent:
         // a server or role whose client_min_messages is above warning would keep it back.
         s.execute("SET client_min_messages = warning");
-        // Committed must mean durable: never acknowledge a record the server may still lose.
+        // Committed must mean durable: never acknowledge a record the server may still lose. Off
+        // acknowledges before the primary's disk has it; local and remote_write, before the
+        // synchronous standbys a failover would promote have it on theirs (a role's setting
+        // chosen for an application's latency).
         try (ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
           rs.next();
-          if ("off".equalsIgnoreCase(rs.getString(1))) {
+          if (!DURABLE_COMMITS.contains(rs.getString(1))) {
             s.execute("SET synchronous_commit = on");
           }
         }
@@ -260,6 +263,14 @@ public final class PostgresJournal implements Journal {
       throw e;
     }
   }
+
+  /**
+   * The {@code synchronous_commit} values (as {@code SHOW} names them) a commit is kept under: on
+   * the primary's disk and, where the server names synchronous standbys, on theirs. Any other is
+   * raised to {@code on} for the journal's session.
+   */
+  private static final java.util.Set<String> DURABLE_COMMITS =
+      java.util.Set.of("on", "remote_apply");
 
   /**
    * Refuses a journal whose owner row records another database or cluster than {@code here}: its

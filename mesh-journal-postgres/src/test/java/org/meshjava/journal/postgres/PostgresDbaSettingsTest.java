@@ -174,4 +174,38 @@ class PostgresDbaSettingsTest {
       }
     }
   }
+
+  @Test
+  void aRolesSynchronousCommitBelowOn_isRaisedToOn_forTheJournalsSession() throws Exception {
+    for (String setting : List.of("off", "local", "remote_write")) {
+      String database = PostgresSchemaLockTest.server.newDatabase();
+      // Chosen for an application's latency: with synchronous standbys named, local and
+      // remote_write acknowledge a commit before a standby a failover promotes has it on disk.
+      sql(
+          database,
+          "ALTER ROLE "
+              + USER
+              + " IN DATABASE "
+              + database
+              + " SET synchronous_commit = "
+              + setting);
+      List<Connection> session = new ArrayList<>();
+      try (PostgresJournal j =
+              PostgresJournal.open(
+                  at(database, USER, ""),
+                  PostgresJournalTest.newName(),
+                  () -> {},
+                  at -> {
+                    Connection c = at.connect();
+                    session.add(c);
+                    return c;
+                  });
+          Statement s = session.getFirst().createStatement();
+          ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+        rs.next();
+        assertThat(rs.getString(1)).as("the journal's session under %s", setting).isEqualTo("on");
+        assertThat(j.epoch()).isEqualTo(1);
+      }
+    }
+  }
 }
