@@ -212,9 +212,29 @@ final class JournalSchema {
               + ": the journal records the cluster it was written in (its system identifier, from"
               + " pg_catalog.pg_control_system()) to tell a copy from the original; give the role"
               + " it back with GRANT EXECUTE ON FUNCTION pg_catalog.pg_control_system() TO "
-              + c.getMetaData().getUserName(),
+              + quotedRole(c, e),
           e.getSQLState(),
           e);
+    }
+  }
+
+  /**
+   * The session's role ({@code current_user}, whose privileges a call is checked against) as an SQL
+   * identifier, quoted where it must be, for a statement an operator copies: a role named {@code
+   * Mesh Steward} unquoted is another role, or no statement at all. From the server, whose quoting
+   * rules (its keywords among them) are the ones that count; where it cannot say, the name the
+   * session logged in with, always quoted.
+   */
+  private static String quotedRole(Connection c, SQLException refused) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)")) {
+      rs.next();
+      return rs.getString(1);
+    } catch (SQLException e) {
+      refused.addSuppressed(e);
+      return quoted(c.getMetaData().getUserName());
     }
   }
 

@@ -38,4 +38,26 @@ class PostgresControlFunctionRevokedTest {
       assertThat(j.epoch()).as("given back, the role opens the journal").isEqualTo(2);
     }
   }
+
+  @Test
+  void theGrantNamed_forARoleWhoseNameMustBeQuoted_isOneThatRunsAsWritten() throws Exception {
+    // Capitals and a space: unquoted, GRANT … TO Mesh Steward is not a statement at all, and
+    // a capitalised name alone would fold to another role's.
+    StewardRoleJournal journal = StewardRoleJournal.of(1, "Mesh Steward");
+    journal.sql("REVOKE EXECUTE ON FUNCTION pg_catalog.pg_control_system() FROM PUBLIC");
+    PostgresLocation asRole = journal.asRole();
+    String message = "";
+    try {
+      PostgresJournal.open(asRole, journal.name()).close();
+    } catch (JournalException e) {
+      message = e.getMessage();
+    }
+    assertThat(message).contains(GRANT + "\"Mesh Steward\"");
+
+    // The operator copies the grant from the refusal as it stands, to the end of its line.
+    journal.sql(message.substring(message.indexOf(GRANT)).lines().findFirst().orElseThrow());
+    try (PostgresJournal j = PostgresJournal.open(asRole, journal.name())) {
+      assertThat(j.epoch()).as("given back, the role opens the journal").isEqualTo(2);
+    }
+  }
 }
