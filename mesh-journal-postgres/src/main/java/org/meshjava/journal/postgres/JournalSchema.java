@@ -286,7 +286,9 @@ final class JournalSchema {
                     + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
                     + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
                     + " AND n.nspname <> pg_catalog.current_schema()"
-                    + " AND n.nspname NOT LIKE 'pg\\_%'"
+                    // pg_catalog's by name: it has no name !~~ name, and one in the session's
+                    // schema (with a name on each side) would be taken over its name !~~ text.
+                    + " AND n.nspname OPERATOR(pg_catalog.!~~) 'pg\\_%'"
                     + " AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
                     + " AND pg_catalog.has_table_privilege(t.oid, 'SELECT')"
                     + " ORDER BY n.nspname")) {

@@ -48,7 +48,9 @@ import org.jspecify.annotations.Nullable;
  * database that does not answer within a lease fails the call rather than holding it for ever.
  *
  * <p>Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code
- * connectTimeout}, …). The password never appears in {@link #toString()}. Immutable.
+ * connectTimeout}, …), except {@code stringtype}, which is the journal's ({@code unspecified}, so
+ * that no operator in the journal's schema is chosen over {@code pg_catalog}'s for a string:
+ * SPEC.md section 60.7, "Schema"). The password never appears in {@link #toString()}. Immutable.
  */
 public final class PostgresLocation {
   /** The default lease: a paused steward's session ends this long after it last spoke. */
@@ -337,6 +339,12 @@ public final class PostgresLocation {
     if (password != null) {
       p.setProperty("password", password);
     }
+    // A string parameter sent as varchar would be compared by whichever text = varchar operator
+    // the session's schema holds, pg_catalog having none: one made there to answer false hid the
+    // journal's rows from every statement (WHERE journal = ?), and ran as the steward's role. Sent
+    // untyped, it takes the other side's type, and pg_catalog's text = text, searched first, is
+    // the one chosen. The journal's own, whatever the URL says.
+    p.setProperty("stringtype", "unspecified");
     p.putIfAbsent("ApplicationName", "mesh-steward");
     // A peer gone without closing (a machine lost) is noticed by TCP as well as by the lease.
     p.putIfAbsent("tcpKeepAlive", "true");
