@@ -47,16 +47,23 @@ final class JournalSchema {
    * nothing. Answers one row: the rows inserted, and whether every one was stored with the column
    * types the journal created (seq bigint, line bytea). A column altered to another type would take
    * the values all the same, by an assignment cast ({@code bytea} to {@code text} is one), and
-   * store a record in a form that does not read back as the record. Parameters: journal, epoch,
-   * journal, seq[], line[].
+   * store a record in a form that does not read back as the record. And, third, how many of the
+   * rows stored are, column for column, rows it was given: a {@code BEFORE INSERT} trigger may
+   * rewrite a row on its way in, and the count and the types would not show it. Parameters:
+   * journal, epoch, seq[], line[], journal, journal.
    */
   static final String FENCED_INSERT =
       "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
+          + " given AS (SELECT r.seq, r.line FROM unnest(?::bigint[], ?::bytea[]) AS r(seq, line)),"
           + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
-          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)"
-          + " RETURNING pg_typeof(seq) = 'bigint'::regtype AND pg_typeof(line) = 'bytea'::regtype"
-          + " AS typed)"
-          + " SELECT count(*), coalesce(bool_and(typed), true) FROM stored";
+          + " SELECT ?, g.seq, g.line FROM fence, given g"
+          + " RETURNING journal, seq, line,"
+          + " pg_typeof(seq) = 'bigint'::regtype AND pg_typeof(line) = 'bytea'::regtype AS typed)"
+          + " SELECT (SELECT count(*) FROM stored),"
+          + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
+          // As text, so that a column altered to another type compares rather than fails.
+          + " (SELECT count(*) FROM stored s JOIN given g ON s.journal::text = ?"
+          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text)";
 
   /**
    * Creates the tables when absent; safe when several stewards start at once, of this version or of

@@ -765,7 +765,6 @@ public final class PostgresJournal implements Journal {
     if (current != epoch) {
       return new JournalException(JournalException.Reason.FENCED, seq, takenOver, null);
     }
-    List<String> droppers = JournalSchema.rowDroppers(connection);
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
@@ -778,13 +777,21 @@ public final class PostgresJournal implements Journal {
             + " records although its epoch ("
             + epoch
             + ") is still current, so no steward took it over: something on table"
-            + " mesh_journal_record drops rows"
-            + (droppers.isEmpty()
-                ? " (a BEFORE INSERT trigger returning NULL, a rule)"
-                : " (it carries " + String.join(", ", droppers) + ")")
-            + ". Nothing of the batch is committed and nothing more is written; remove it, then"
+            + " mesh_journal_record drops rows ("
+            + carried("a BEFORE INSERT trigger returning NULL, a rule")
+            + "). Nothing of the batch is committed and nothing more is written; remove it, then"
             + " restart the steward",
         null);
+  }
+
+  /**
+   * What on {@code mesh_journal_record} may have changed a batch's rows, for a refusal: the
+   * triggers and rules the journal did not make ({@code it carries …}), or {@code none} where it
+   * carries none. Asked in the batch's still open transaction, on the failing path only.
+   */
+  private String carried(String none) throws SQLException {
+    List<String> on = JournalSchema.rowDroppers(connection);
+    return on.isEmpty() ? none : "it carries " + String.join(", ", on);
   }
 
   /**
@@ -874,9 +881,10 @@ public final class PostgresJournal implements Journal {
     try (PreparedStatement ps = connection.prepareStatement(JournalSchema.FENCED_INSERT)) {
       ps.setString(1, name);
       ps.setLong(2, epoch);
-      ps.setString(3, name);
-      ps.setArray(4, seqArray);
-      ps.setArray(5, lineArray);
+      ps.setArray(3, seqArray);
+      ps.setArray(4, lineArray);
+      ps.setString(5, name);
+      ps.setString(6, name);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         if (!rs.getBoolean(2)) {
@@ -894,12 +902,37 @@ public final class PostgresJournal implements Journal {
                   + " steward",
               null);
         }
+        if (rs.getInt(3) != rs.getInt(1)) {
+          throw rewritten(first, rs.getInt(1) - rs.getInt(3));
+        }
         return rs.getInt(1);
       }
     } finally {
       seqArray.free();
       lineArray.free();
     }
+  }
+
+  /**
+   * The refusal of a batch {@code changed} of whose rows the table stored otherwise than the
+   * journal gave them (see {@link JournalSchema#FENCED_INSERT}), in its still open transaction:
+   * something on the table rewrites rows, and acknowledging the batch would hand out receipts for
+   * records the journal does not hold.
+   */
+  private JournalException rewritten(long first, int changed) throws SQLException {
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        first,
+        "write to journal "
+            + describe()
+            + " refused: "
+            + changed
+            + " of the rows mesh_journal_record stored are not the records it was given (the"
+            + " journal, seq or line changed on the way in; "
+            + carried("a BEFORE INSERT trigger or a rule")
+            + "). Nothing of the batch is committed and nothing more is written; remove what"
+            + " rewrites them, then restart the steward",
+        null);
   }
 
   /** SQLSTATE {@code query_canceled}: a statement cancelled, its session left open. */
