@@ -208,4 +208,31 @@ class PostgresDbaSettingsTest {
       }
     }
   }
+
+  @Test
+  void aSerializableDefaultIsolation_leavesTheJournalItsSnapshotsAndATakeoverWorking()
+      throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    sql(
+        database,
+        "ALTER DATABASE " + database + " SET default_transaction_isolation = 'serializable'");
+    PostgresLocation where = at(database, USER, "");
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      j.append(PostgresJournalTest.authorised(0));
+      j.append(PostgresJournalTest.authorised(1));
+      // A successor opening while this one is open: refused, and the journal goes on.
+      PostgresSchemaLockTest.assertLocked(where, name);
+      j.append(PostgresJournalTest.authorised(2));
+    }
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      assertThat(j.epoch()).isEqualTo(2);
+      assertThat(j.position().count()).isEqualTo(4);
+      List<JournalRecord> read = new ArrayList<>();
+      j.read(JournalPosition.GENESIS, new HashMap<>(), read::add);
+      assertThat(read).hasSize(4);
+      j.append(PostgresJournalTest.authorised(3));
+    }
+    assertThat(PostgresJournal.readLines(where, name)).hasSize(5);
+  }
 }
