@@ -58,7 +58,10 @@ final class JournalSchema {
           + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
           + " SELECT ?, g.seq, g.line FROM fence, given g"
           + " RETURNING journal, seq, line,"
-          + " pg_typeof(seq) = 'bigint'::regtype AND pg_typeof(line) = 'bytea'::regtype AS typed)"
+          // pg_catalog's = by name: it has none for regtype, and one in the journal's schema
+          // would be chosen over its comparison of oids.
+          + " pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
+          + " AND pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
           + " SELECT (SELECT count(*) FROM stored),"
           + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
           // As text, so that a column altered to another type compares rather than fails.

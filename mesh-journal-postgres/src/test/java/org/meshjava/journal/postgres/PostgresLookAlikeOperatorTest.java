@@ -23,6 +23,7 @@ class PostgresLookAlikeOperatorTest {
   @BeforeAll
   static void startServer() {
     PostgresSearchPathTest.startServer();
+    PostgresHostileDbaTest.startServer();
   }
 
   @Test
@@ -34,6 +35,24 @@ class PostgresLookAlikeOperatorTest {
   @Test
   void aNotLikeOnNames_inTheSessionsSchema_doesNotHideTheOtherSchemas() throws Exception {
     refusedMisplaced("name", "name", "!~~");
+  }
+
+  @Test
+  void anEqualityOnTypes_inTheJournalsSchema_doesNotPassAColumnAlteredToText() throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    try (PostgresJournal j = o.journal()) {
+      // pg_catalog has no regtype = regtype (it compares them as oids): the fenced insert's check
+      // of its columns' types took this one, and the line went in as text.
+      o.sql(
+          "CREATE FUNCTION always(regtype, regtype) RETURNS boolean LANGUAGE sql IMMUTABLE"
+              + " AS 'SELECT true'",
+          "CREATE OPERATOR = (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = always)",
+          "ALTER TABLE mesh_journal_record ALTER COLUMN line TYPE text"
+              + " USING encode(line, 'escape')");
+      JournalException e = o.refusedAppend();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      assertThat(e.getMessage()).contains("no longer has the type the journal created");
+    }
   }
 
   /**
