@@ -22,13 +22,12 @@ class PostgresRewritingTriggerTest {
   void aTriggerRewritingALine_failsTheBatchBeforeItsCommit_namingTheTrigger() throws Exception {
     PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
     try (PostgresJournal j = o.journal()) {
-      o.sql(
-          "CREATE FUNCTION pad() RETURNS trigger LANGUAGE plpgsql AS"
-              + " $$BEGIN NEW.line := NEW.line || '\\x20'::bytea; RETURN NEW; END$$",
-          "CREATE TRIGGER padder BEFORE INSERT ON mesh_journal_record"
-              + " FOR EACH ROW EXECUTE FUNCTION pad()");
-      JournalException e = o.refusedAppend();
-      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      JournalException e =
+          o.failedAfter(
+              "CREATE FUNCTION pad() RETURNS trigger LANGUAGE plpgsql AS"
+                  + " $$BEGIN NEW.line := NEW.line || '\\x20'::bytea; RETURN NEW; END$$",
+              "CREATE TRIGGER padder BEFORE INSERT ON mesh_journal_record"
+                  + " FOR EACH ROW EXECUTE FUNCTION pad()");
       assertThat(e.getMessage())
           .contains("not the records it was given")
           .contains("it carries trigger padder");
