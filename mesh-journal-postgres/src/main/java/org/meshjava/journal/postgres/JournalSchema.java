@@ -47,16 +47,26 @@ final class JournalSchema {
    * nothing. Answers one row: the rows inserted, and whether every one was stored with the column
    * types the journal created (seq bigint, line bytea). A column altered to another type would take
    * the values all the same, by an assignment cast ({@code bytea} to {@code text} is one), and
-   * store a record in a form that does not read back as the record. Parameters: journal, epoch,
-   * journal, seq[], line[].
+   * store a record in a form that does not read back as the record. And, third, how many of the
+   * rows stored are, column for column, rows it was given: a {@code BEFORE INSERT} trigger may
+   * rewrite a row on its way in, and the count and the types would not show it. Parameters:
+   * journal, epoch, seq[], line[], journal, journal.
    */
   static final String FENCED_INSERT =
       "WITH fence AS (SELECT 1 FROM mesh_journal_owner WHERE journal = ? AND epoch = ? FOR SHARE),"
+          + " given AS (SELECT r.seq, r.line FROM unnest(?::bigint[], ?::bytea[]) AS r(seq, line)),"
           + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
-          + " SELECT ?, r.seq, r.line FROM fence, unnest(?::bigint[], ?::bytea[]) AS r(seq, line)"
-          + " RETURNING pg_typeof(seq) = 'bigint'::regtype AND pg_typeof(line) = 'bytea'::regtype"
-          + " AS typed)"
-          + " SELECT count(*), coalesce(bool_and(typed), true) FROM stored";
+          + " SELECT ?, g.seq, g.line FROM fence, given g"
+          + " RETURNING journal, seq, line,"
+          // pg_catalog's = by name: it has none for regtype, and one in the journal's schema
+          // would be chosen over its comparison of oids.
+          + " pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
+          + " AND pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
+          + " SELECT (SELECT count(*) FROM stored),"
+          + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
+          // As text, so that a column altered to another type compares rather than fails.
+          + " (SELECT count(*) FROM stored s JOIN given g ON s.journal::text = ?"
+          + " AND s.seq::text = g.seq::text AND s.line::text = g.line::text)";
 
   /**
    * Creates the tables when absent; safe when several stewards start at once, of this version or of
@@ -212,9 +222,29 @@ final class JournalSchema {
               + ": the journal records the cluster it was written in (its system identifier, from"
               + " pg_catalog.pg_control_system()) to tell a copy from the original; give the role"
               + " it back with GRANT EXECUTE ON FUNCTION pg_catalog.pg_control_system() TO "
-              + c.getMetaData().getUserName(),
+              + quotedRole(c, e),
           e.getSQLState(),
           e);
+    }
+  }
+
+  /**
+   * The session's role ({@code current_user}, whose privileges a call is checked against) as an SQL
+   * identifier, quoted where it must be, for a statement an operator copies: a role named {@code
+   * Mesh Steward} unquoted is another role, or no statement at all. From the server, whose quoting
+   * rules (its keywords among them) are the ones that count; where it cannot say, the name the
+   * session logged in with, always quoted.
+   */
+  private static String quotedRole(Connection c, SQLException refused) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)")) {
+      rs.next();
+      return rs.getString(1);
+    } catch (SQLException e) {
+      refused.addSuppressed(e);
+      return quoted(c.getMetaData().getUserName());
     }
   }
 
@@ -266,7 +296,9 @@ final class JournalSchema {
                     + " JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace"
                     + " WHERE t.relname = 'mesh_journal_owner' AND t.relkind IN ('r', 'p')"
                     + " AND n.nspname <> pg_catalog.current_schema()"
-                    + " AND n.nspname NOT LIKE 'pg\\_%'"
+                    // pg_catalog's by name: it has no name !~~ name, and one in the session's
+                    // schema (with a name on each side) would be taken over its name !~~ text.
+                    + " AND n.nspname OPERATOR(pg_catalog.!~~) 'pg\\_%'"
                     + " AND pg_catalog.has_schema_privilege(n.oid, 'USAGE')"
                     + " AND pg_catalog.has_table_privilege(t.oid, 'SELECT')"
                     + " ORDER BY n.nspname")) {

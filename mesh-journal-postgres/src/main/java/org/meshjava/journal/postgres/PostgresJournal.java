@@ -201,10 +201,13 @@ public final class PostgresJournal implements Journal {
         // A COMMIT answered with a warning is refused (insertBatch), which needs the warning sent:
         // a server or role whose client_min_messages is above warning would keep it back.
         s.execute("SET client_min_messages = warning");
-        // Committed must mean durable: never acknowledge a record the server may still lose.
+        // Committed must mean durable: never acknowledge a record the server may still lose. Off
+        // acknowledges before the primary's disk has it; local and remote_write, before the
+        // synchronous standbys a failover would promote have it on theirs (a role's setting
+        // chosen for an application's latency).
         try (ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
           rs.next();
-          if ("off".equalsIgnoreCase(rs.getString(1))) {
+          if (!DURABLE_COMMITS.contains(rs.getString(1))) {
             s.execute("SET synchronous_commit = on");
           }
         }
@@ -260,6 +263,14 @@ public final class PostgresJournal implements Journal {
       throw e;
     }
   }
+
+  /**
+   * The {@code synchronous_commit} values (as {@code SHOW} names them) a commit is kept under: on
+   * the primary's disk and, where the server names synchronous standbys, on theirs. Any other is
+   * raised to {@code on} for the journal's session.
+   */
+  private static final java.util.Set<String> DURABLE_COMMITS =
+      java.util.Set.of("on", "remote_apply");
 
   /**
    * Refuses a journal whose owner row records another database or cluster than {@code here}: its
@@ -754,7 +765,6 @@ public final class PostgresJournal implements Journal {
     if (current != epoch) {
       return new JournalException(JournalException.Reason.FENCED, seq, takenOver, null);
     }
-    List<String> droppers = JournalSchema.rowDroppers(connection);
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
@@ -767,13 +777,21 @@ public final class PostgresJournal implements Journal {
             + " records although its epoch ("
             + epoch
             + ") is still current, so no steward took it over: something on table"
-            + " mesh_journal_record drops rows"
-            + (droppers.isEmpty()
-                ? " (a BEFORE INSERT trigger returning NULL, a rule)"
-                : " (it carries " + String.join(", ", droppers) + ")")
-            + ". Nothing of the batch is committed and nothing more is written; remove it, then"
+            + " mesh_journal_record drops rows ("
+            + carried("a BEFORE INSERT trigger returning NULL, a rule")
+            + "). Nothing of the batch is committed and nothing more is written; remove it, then"
             + " restart the steward",
         null);
+  }
+
+  /**
+   * What on {@code mesh_journal_record} may have changed a batch's rows, for a refusal: the
+   * triggers and rules the journal did not make ({@code it carries …}), or {@code none} where it
+   * carries none. Asked in the batch's still open transaction, on the failing path only.
+   */
+  private String carried(String none) throws SQLException {
+    List<String> on = JournalSchema.rowDroppers(connection);
+    return on.isEmpty() ? none : "it carries " + String.join(", ", on);
   }
 
   /**
@@ -863,9 +881,10 @@ public final class PostgresJournal implements Journal {
     try (PreparedStatement ps = connection.prepareStatement(JournalSchema.FENCED_INSERT)) {
       ps.setString(1, name);
       ps.setLong(2, epoch);
-      ps.setString(3, name);
-      ps.setArray(4, seqArray);
-      ps.setArray(5, lineArray);
+      ps.setArray(3, seqArray);
+      ps.setArray(4, lineArray);
+      ps.setString(5, name);
+      ps.setString(6, name);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         if (!rs.getBoolean(2)) {
@@ -883,12 +902,37 @@ public final class PostgresJournal implements Journal {
                   + " steward",
               null);
         }
+        if (rs.getInt(3) != rs.getInt(1)) {
+          throw rewritten(first, rs.getInt(1) - rs.getInt(3));
+        }
         return rs.getInt(1);
       }
     } finally {
       seqArray.free();
       lineArray.free();
     }
+  }
+
+  /**
+   * The refusal of a batch {@code changed} of whose rows the table stored otherwise than the
+   * journal gave them (see {@link JournalSchema#FENCED_INSERT}), in its still open transaction:
+   * something on the table rewrites rows, and acknowledging the batch would hand out receipts for
+   * records the journal does not hold.
+   */
+  private JournalException rewritten(long first, int changed) throws SQLException {
+    return new JournalException(
+        JournalException.Reason.FAILED,
+        first,
+        "write to journal "
+            + describe()
+            + " refused: "
+            + changed
+            + " of the rows mesh_journal_record stored are not the records it was given (the"
+            + " journal, seq or line changed on the way in; "
+            + carried("a BEFORE INSERT trigger or a rule")
+            + "). Nothing of the batch is committed and nothing more is written; remove what"
+            + " rewrites them, then restart the steward",
+        null);
   }
 
   /** SQLSTATE {@code query_canceled}: a statement cancelled, its session left open. */

@@ -37,17 +37,20 @@ import org.jspecify.annotations.Nullable;
  * Every connection pins its {@code search_path} to that one schema as soon as it is made, so a
  * schema a role or database setting puts ahead of it later, holding tables of the same names,
  * cannot take the journal's statements elsewhere (SPEC.md section 60.7, "Schema"), and raises a
- * role's or the database's {@code idle_in_transaction_session_timeout} below the lease to the lease
- * and {@code statement_timeout} below half the lease to half the lease, in the same statement
- * (SPEC.md section 60.7, "Faults"). That includes one this URL's own {@code options} parameter sets
- * ({@code options=-c statement_timeout=100}): a shorter limit cancels a batch and fails the
- * journal, whoever set it; to give the journal a limit, give it one of half the lease or more.
+ * role's or the database's {@code idle_in_transaction_session_timeout} and {@code
+ * idle_session_timeout} below the lease to the lease, and {@code statement_timeout} and {@code
+ * lock_timeout} below half the lease to half the lease, in the same statement (SPEC.md section
+ * 60.7, "Faults"). That includes one this URL's own {@code options} parameter sets ({@code
+ * options=-c statement_timeout=100}): a shorter limit cancels a batch and fails the journal,
+ * whoever set it; to give the journal a limit, give it one of half the lease or more.
  *
  * <p>The driver's {@code socketTimeout} defaults to the lease (in whole seconds, rounded up): a
  * database that does not answer within a lease fails the call rather than holding it for ever.
  *
  * <p>Every other parameter goes to the JDBC driver as it is ({@code sslmode}, {@code
- * connectTimeout}, …). The password never appears in {@link #toString()}. Immutable.
+ * connectTimeout}, …), except {@code stringtype}, which is the journal's ({@code unspecified}, so
+ * that no operator in the journal's schema is chosen over {@code pg_catalog}'s for a string:
+ * SPEC.md section 60.7, "Schema"). The password never appears in {@link #toString()}. Immutable.
  */
 public final class PostgresLocation {
   /** The default lease: a paused steward's session ends this long after it last spoke. */
@@ -255,6 +258,14 @@ public final class PostgresLocation {
    *       fails the journal. Half the lease, not the lease: the connection's socket timeout is the
    *       lease, and the server's cancel, which leaves the session usable and says why, must come
    *       first.
+   *   <li>{@code lock_timeout}, to half the lease, for the same reason: a batch's insert waits for
+   *       the tables' locks (a DBA's {@code CREATE INDEX}, another steward's opening adding the
+   *       owner table's columns) and the raise of an epoch for a write in progress, and a limit
+   *       tuned to make an application give up at once ({@code 10ms}) cancelled that wait and
+   *       failed the journal.
+   *   <li>{@code idle_session_timeout}, to the lease: a session is idle between two of the
+   *       journal's statements while the steward works (a snapshot save encodes the snapshot after
+   *       making sure of the tables), and a limit meant for leaked connections ended it there.
    * </ul>
    */
   private void pin(Connection c) throws SQLException {
@@ -265,7 +276,8 @@ public final class PostgresLocation {
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
-                + " ('statement_timeout', ?)) AS l(name, floor)"
+                + " ('idle_session_timeout', ?), ('statement_timeout', ?), ('lock_timeout', ?))"
+                + " AS l(name, floor)"
                 // A CASE, so that no other setting's value ("off") is ever cast to a number.
                 + " WHERE CASE WHEN s.name OPERATOR(pg_catalog.=) l.name"
                 + " THEN s.setting::pg_catalog.int8 OPERATOR(pg_catalog.>) 0"
@@ -274,8 +286,10 @@ public final class PostgresLocation {
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
                 + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
       ps.setString(1, Long.toString(lease.toMillis()));
-      ps.setString(2, Long.toString(lease.toMillis() / 2));
-      ps.setString(3, schema);
+      ps.setString(2, Long.toString(lease.toMillis()));
+      ps.setString(3, Long.toString(lease.toMillis() / 2));
+      ps.setString(4, Long.toString(lease.toMillis() / 2));
+      ps.setString(5, schema);
       try (ResultSet rs = ps.executeQuery()) {
         boolean exists = rs.next();
         if (exists && !rs.getBoolean(2)) {
@@ -325,6 +339,12 @@ public final class PostgresLocation {
     if (password != null) {
       p.setProperty("password", password);
     }
+    // A string parameter sent as varchar would be compared by whichever text = varchar operator
+    // the session's schema holds, pg_catalog having none: one made there to answer false hid the
+    // journal's rows from every statement (WHERE journal = ?), and ran as the steward's role. Sent
+    // untyped, it takes the other side's type, and pg_catalog's text = text, searched first, is
+    // the one chosen. The journal's own, whatever the URL says.
+    p.setProperty("stringtype", "unspecified");
     p.putIfAbsent("ApplicationName", "mesh-steward");
     // A peer gone without closing (a machine lost) is noticed by TCP as well as by the lease.
     p.putIfAbsent("tcpKeepAlive", "true");

@@ -6,10 +6,14 @@ import static org.meshjava.journal.postgres.PostgresSchemaLockTest.at;
 import static org.meshjava.journal.postgres.PostgresSchemaLockTest.sql;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalException;
@@ -122,5 +126,113 @@ class PostgresDbaSettingsTest {
           });
       assertThat(read).hasSize(3);
     }
+  }
+
+  @Test
+  void aRolesLockTimeoutTunedForQueries_doesNotFailABatchWaitingForTheTablesLock()
+      throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    PostgresLocation where = at(database, USER, "");
+    sql(database, "ALTER ROLE " + USER + " IN DATABASE " + database + " SET lock_timeout = '10ms'");
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(where, name);
+        Connection dba = PostgresSchemaLockTest.server.connect(database);
+        Statement s = dba.createStatement()) {
+      // A DBA building an index (CREATE INDEX, not CONCURRENTLY) holds the table's SHARE lock,
+      // which every insert waits for.
+      dba.setAutoCommit(false);
+      s.execute("LOCK TABLE mesh_journal_record IN SHARE MODE");
+      CompletableFuture<Void> append =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  j.append(PostgresJournalTest.authorised(0));
+                } catch (JournalException e) {
+                  throw new CompletionException(e);
+                }
+              });
+      PostgresSnapshotTerminatedTest.waitingForLock(
+          PostgresSchemaLockTest.server, database, "WITH fence", append::isDone);
+      dba.rollback();
+      append.get(PostgresJournalFaultTest.GUARD_SECONDS, TimeUnit.SECONDS);
+    }
+    assertThat(PostgresJournal.readLines(where, name)).hasSize(2);
+  }
+
+  @Test
+  void anIdleSessionTimeoutShorterThanTheLease_doesNotEndASessionBetweenTwoOfItsStatements()
+      throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    // A limit meant for connections an application leaked.
+    sql(database, "ALTER DATABASE " + database + " SET idle_session_timeout = 100");
+    try (Connection c = at(database, USER, "").connect();
+        Statement s = c.createStatement()) {
+      // A snapshot save encodes its snapshot between two statements: a while, for a large one.
+      Thread.sleep(400);
+      try (ResultSet rs = s.executeQuery("SELECT 1")) {
+        assertThat(rs.next()).isTrue();
+      }
+    }
+  }
+
+  @Test
+  void aRolesSynchronousCommitBelowOn_isRaisedToOn_forTheJournalsSession() throws Exception {
+    for (String setting : List.of("off", "local", "remote_write")) {
+      String database = PostgresSchemaLockTest.server.newDatabase();
+      // Chosen for an application's latency: with synchronous standbys named, local and
+      // remote_write acknowledge a commit before a standby a failover promotes has it on disk.
+      sql(
+          database,
+          "ALTER ROLE "
+              + USER
+              + " IN DATABASE "
+              + database
+              + " SET synchronous_commit = "
+              + setting);
+      List<Connection> session = new ArrayList<>();
+      try (PostgresJournal j =
+              PostgresJournal.open(
+                  at(database, USER, ""),
+                  PostgresJournalTest.newName(),
+                  () -> {},
+                  at -> {
+                    Connection c = at.connect();
+                    session.add(c);
+                    return c;
+                  });
+          Statement s = session.getFirst().createStatement();
+          ResultSet rs = s.executeQuery("SHOW synchronous_commit")) {
+        rs.next();
+        assertThat(rs.getString(1)).as("the journal's session under %s", setting).isEqualTo("on");
+        assertThat(j.epoch()).isEqualTo(1);
+      }
+    }
+  }
+
+  @Test
+  void aSerializableDefaultIsolation_leavesTheJournalItsSnapshotsAndATakeoverWorking()
+      throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    sql(
+        database,
+        "ALTER DATABASE " + database + " SET default_transaction_isolation = 'serializable'");
+    PostgresLocation where = at(database, USER, "");
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      j.append(PostgresJournalTest.authorised(0));
+      j.append(PostgresJournalTest.authorised(1));
+      // A successor opening while this one is open: refused, and the journal goes on.
+      PostgresSchemaLockTest.assertLocked(where, name);
+      j.append(PostgresJournalTest.authorised(2));
+    }
+    try (PostgresJournal j = PostgresJournal.open(where, name)) {
+      assertThat(j.epoch()).isEqualTo(2);
+      assertThat(j.position().count()).isEqualTo(4);
+      List<JournalRecord> read = new ArrayList<>();
+      j.read(JournalPosition.GENESIS, new HashMap<>(), read::add);
+      assertThat(read).hasSize(4);
+      j.append(PostgresJournalTest.authorised(3));
+    }
+    assertThat(PostgresJournal.readLines(where, name)).hasSize(5);
   }
 }

@@ -83,6 +83,17 @@ class PostgresHostileDbaTest {
       return PostgresJournal.readLines(PostgresLocation.parse(server.url(database)), name).size();
     }
 
+    /**
+     * Runs the DBA's {@code statements}, then answers the next append's refusal, which must be
+     * {@code FAILED} (see {@link #refusedAppend()}).
+     */
+    JournalException failedAfter(String... statements) throws Exception {
+      sql(statements);
+      JournalException e = refusedAppend();
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.FAILED);
+      return e;
+    }
+
     /** The next append's refusal; the journal then refuses every append, and holds no lock. */
     JournalException refusedAppend() {
       Throwable t = catchThrowable(() -> journal.append(PostgresJournalTest.authorised(1)));

@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.SnapshotException;
 import org.meshjava.testpg.PostgresTestServer;
@@ -103,6 +104,16 @@ class PostgresSnapshotTerminatedTest {
    */
   static long waitingForLock(PostgresTestServer server, String db, String statement)
       throws Exception {
+    return waitingForLock(server, db, statement, () -> false);
+  }
+
+  /**
+   * {@link #waitingForLock(PostgresTestServer, String, String)}, or -1 once {@code over} says the
+   * statement's caller has finished without it being seen waiting (its statement failed at once).
+   */
+  static long waitingForLock(
+      PostgresTestServer server, String db, String statement, BooleanSupplier over)
+      throws Exception {
     long deadline =
         System.nanoTime() + TimeUnit.SECONDS.toNanos(PostgresJournalFaultTest.GUARD_SECONDS);
     try (Connection c = server.connect(db);
@@ -112,6 +123,9 @@ class PostgresSnapshotTerminatedTest {
                     + " AND starts_with(query, ?)")) {
       s.setString(1, statement);
       while (System.nanoTime() < deadline) {
+        if (over.getAsBoolean()) {
+          return -1;
+        }
         try (ResultSet rs = s.executeQuery()) {
           if (rs.next()) {
             return rs.getLong(1);

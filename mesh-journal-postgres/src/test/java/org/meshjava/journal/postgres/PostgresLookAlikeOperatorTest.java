@@ -1,0 +1,90 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.meshjava.journal.JournalException;
+
+/**
+ * An operator in the schema the session is pinned to, made to look like one of {@code pg_catalog}'s
+ * (SPEC.md 60.7, "Schema"). {@code pg_catalog} is searched first, so an operator of the same
+ * argument types there hides one of the journal's schema; but one whose argument types match a
+ * statement's exactly, where {@code pg_catalog}'s needs a conversion, is chosen over it. The
+ * statements that look for the journal's owner row in the other schemas used two such: {@code
+ * journal = ?} (the driver sends a string as {@code varchar}; {@code pg_catalog} has only {@code
+ * text = text}) and {@code nspname NOT LIKE 'pg\_%'} ({@code pg_catalog} has only {@code name !~~
+ * text}). An operator answering false to either hid the journal in public from a role whose search
+ * path put the schema holding it first: the journal started afresh there, every grant's budget
+ * back, and the operator's function ran as the steward's role.
+ */
+class PostgresLookAlikeOperatorTest {
+  @BeforeAll
+  static void startServer() {
+    PostgresSearchPathTest.startServer();
+    PostgresHostileDbaTest.startServer();
+  }
+
+  @Test
+  void anEqualityOnTextAndVarchar_inTheSessionsSchema_doesNotHideTheJournalInPublic()
+      throws Exception {
+    refusedMisplaced("text", "varchar", "=");
+  }
+
+  @Test
+  void aNotLikeOnNames_inTheSessionsSchema_doesNotHideTheOtherSchemas() throws Exception {
+    refusedMisplaced("name", "name", "!~~");
+  }
+
+  @Test
+  void anEqualityOnTypes_inTheJournalsSchema_doesNotPassAColumnAlteredToText() throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    try (PostgresJournal j = o.journal()) {
+      // pg_catalog has no regtype = regtype (it compares them as oids): the fenced insert's check
+      // of its columns' types took this one, and the line went in as text.
+      JournalException e =
+          o.failedAfter(
+              "CREATE FUNCTION always(regtype, regtype) RETURNS boolean LANGUAGE sql IMMUTABLE"
+                  + " AS 'SELECT true'",
+              "CREATE OPERATOR = (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = always)",
+              "ALTER TABLE mesh_journal_record ALTER COLUMN line TYPE text"
+                  + " USING encode(line, 'escape')");
+      assertThat(e.getMessage()).contains("no longer has the type the journal created");
+    }
+  }
+
+  /**
+   * A journal in public, a role whose search path puts schema shadow first, and in shadow an
+   * operator {@code operator} on ({@code left}, {@code right}) that always answers false: opening
+   * as the role is refused MISPLACED, and nothing is created or written in shadow.
+   */
+  private static void refusedMisplaced(String left, String right, String operator)
+      throws Exception {
+    String name = PostgresJournalTest.newName();
+    PostgresSearchPathTest.Setup setup =
+        PostgresSearchPathTest.journalInPublic_andARoleThatLooksInShadowFirst(name);
+    setup.sql(
+        "CREATE FUNCTION shadow.never("
+            + left
+            + ", "
+            + right
+            + ") RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT false'",
+        "CREATE OPERATOR shadow."
+            + operator
+            + " (LEFTARG = "
+            + left
+            + ", RIGHTARG = "
+            + right
+            + ", FUNCTION = shadow.never)");
+
+    Throwable t =
+        catchThrowable(() -> PostgresJournal.open(setup.as(setup.role(), ""), name).close());
+    assertThat(t).isInstanceOf(JournalException.class);
+    assertThat(((JournalException) t).reason())
+        .as(t.getMessage())
+        .isEqualTo(JournalException.Reason.MISPLACED);
+    assertThat(setup.count("shadow.mesh_journal_owner")).as("nothing raised there").isZero();
+    assertThat(setup.count("shadow.mesh_journal_record")).isZero();
+  }
+}

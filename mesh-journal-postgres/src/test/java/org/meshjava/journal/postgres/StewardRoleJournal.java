@@ -1,0 +1,65 @@
+package org.meshjava.journal.postgres;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.Statement;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * A journal of a few records written by the superuser, in a database of its own, and a login role
+ * of that database, neither a superuser nor the tables' owner, granted what a steward needs on the
+ * journal's tables: a DBA's steward role, for the tests of what such a DBA then does to it.
+ *
+ * @param database the journal's database, on the shared test server
+ * @param name the journal's name
+ * @param role the steward's role, as the catalog holds it (any characters)
+ */
+record StewardRoleJournal(String database, String name, String role) {
+  /** A journal of {@code records} records and a role named {@code role} for it. */
+  static StewardRoleJournal of(int records, String role) throws Exception {
+    PostgresTestServer server = PostgresTestServer.shared();
+    String database = server.newDatabase();
+    String name = PostgresJournalTest.newName();
+    try (PostgresJournal j =
+        PostgresJournal.open(PostgresLocation.parse(server.url(database)), name)) {
+      for (int i = 0; i < records; i++) {
+        j.append(PostgresJournalTest.authorised(i));
+      }
+    }
+    StewardRoleJournal made = new StewardRoleJournal(database, name, role);
+    String quoted = '"' + role.replace("\"", "\"\"") + '"';
+    made.sql(
+        "CREATE ROLE " + quoted + " LOGIN",
+        "GRANT SELECT, INSERT, UPDATE ON mesh_journal_owner, mesh_journal_record,"
+            + " mesh_journal_snapshot TO "
+            + quoted);
+    return made;
+  }
+
+  /** A journal of {@code records} records and a role of a new plain name for it. */
+  static StewardRoleJournal of(int records) throws Exception {
+    return of(records, "r" + Long.toHexString(System.nanoTime()));
+  }
+
+  /** The journal's database reached as the role. */
+  PostgresLocation asRole() {
+    return PostgresLocation.parse(
+        "postgresql://"
+            + URLEncoder.encode(role, StandardCharsets.UTF_8).replace("+", "%20")
+            + "@127.0.0.1:"
+            + PostgresTestServer.shared().port()
+            + "/"
+            + database);
+  }
+
+  /** Runs {@code statements} in the journal's database as the superuser, as the DBA. */
+  void sql(String... statements) throws Exception {
+    try (Connection c = PostgresTestServer.shared().connect(database);
+        Statement s = c.createStatement()) {
+      for (String statement : statements) {
+        s.execute(statement);
+      }
+    }
+  }
+}
