@@ -150,7 +150,9 @@ final class UpstreamHttp {
           case IllegalArgumentException a ->
               "the reply is larger than " + MAX_REPLY_BYTES + " bytes, the most read whole";
           case null -> "the exchange failed";
-          default -> String.valueOf(cause.getMessage());
+          // Jetty fails a reply whose head was cut short with a bare error in some states (an
+          // AssertionError where assertions run): no message is no words, never "null".
+          default -> cause.getMessage() == null ? "the exchange failed" : cause.getMessage();
         };
     return new IOException(what, cause);
   }
