@@ -30,23 +30,30 @@ import org.jspecify.annotations.Nullable;
  * for what it measured.
  *
  * <p>What it reads: a status line and headers (at most {@value #MAX_HEAD_BYTES} bytes, interim
- * {@code 1xx} answers skipped), then a body framed by {@code Content-Length}, by {@code
- * Transfer-Encoding: chunked}, or by the end of the connection; a body over {@link
- * UpstreamHttp#MAX_REPLY_BYTES} fails the exchange. The whole exchange, connecting included, must
- * end within the caller's timeout (kept by {@link ExchangeDeadlines}, which closes the socket of an
- * exchange past its deadline: the sockets carry no read timeout, so that each read is one blocking
- * system call). A connection goes back to the pool only after a whole HTTP/1.1 reply framed by
- * length or chunks without {@code Connection: close}; one idle for over {@value #IDLE_SECONDS} s,
- * or holding bytes that arrived while it was idle, is closed instead of used. A pooled connection
- * that fails before any byte of the reply arrives (the upstream closed it while idle, the usual
- * race of keep-alive) is closed and the request sent once more on a new one; a new connection is
- * never retried.
+ * {@code 1xx} answers skipped, at most {@value #MAX_INTERIM_HEADS} of them), then a body framed by
+ * {@code Content-Length}, by {@code Transfer-Encoding: chunked}, or by the end of the connection; a
+ * body over {@link UpstreamHttp#MAX_REPLY_BYTES} fails the exchange. The whole exchange, connecting
+ * included, must end within the caller's timeout (kept by {@link ExchangeDeadlines}, which closes
+ * the socket of an exchange past its deadline: the sockets carry no read timeout, so that each read
+ * is one blocking system call). A connection goes back to the pool only after a whole HTTP/1.1
+ * reply framed by length or chunks without {@code Connection: close}; one idle for over {@value
+ * #IDLE_SECONDS} s, or holding bytes that arrived while it was idle, is closed instead of used. A
+ * pooled connection that fails before any byte of the reply arrives (the upstream closed it while
+ * idle, the usual race of keep-alive) is closed and the request sent once more on a new one; a new
+ * connection is never retried.
  *
  * <p>Thread-safe: a connection is used by one exchange at a time.
  */
 final class KeepAliveHttp {
   /** The most bytes of status line and headers read before the body. */
   static final int MAX_HEAD_BYTES = 64 << 10;
+
+  /**
+   * The most interim ({@code 1xx}) heads skipped before a reply's own: an upstream sending them
+   * without end would otherwise hold the serving thread to the exchange's deadline, each head a few
+   * bytes. A server sends one or two (100 Continue, 103 Early Hints).
+   */
+  static final int MAX_INTERIM_HEADS = 8;
 
   /** The most bytes of one line framing a chunked body (a chunk's size and its extensions). */
   static final int MAX_CHUNK_LINE_BYTES = 8 << 10;
@@ -196,10 +203,14 @@ final class KeepAliveHttp {
         // stale connection to retry.
         throw new Stale(e);
       }
-      Head h;
-      do {
+      Head h = c.head();
+      for (int interim = 1; h.status >= 100 && h.status < 200; interim++) {
+        if (interim > MAX_INTERIM_HEADS) {
+          throw new IOException(
+              "the upstream sent more than " + MAX_INTERIM_HEADS + " interim (1xx) heads");
+        }
         h = c.head();
-      } while (h.status >= 100 && h.status < 200);
+      }
       byte[] body = c.body(h);
       if (!watch.finish()) {
         throw new SocketTimeoutException("the deadline passed as the reply ended");

@@ -95,12 +95,17 @@ final class UpstreamHttp {
 
   /**
    * Posts {@code json} and returns once the reply's status and headers arrived (within {@code
-   * timeout}); then each read of the body may wait up to {@code timeout} for more.
+   * timeout}); the whole exchange, its body to the end included, must end within {@code timeout}
+   * from the call, as a whole reply must. Without that bound an upstream sending a comment line or
+   * a byte every few seconds would hold the serve, its slot and a thread until the stream's byte
+   * bound, since each read has something to return.
    */
   static Streamed stream(URI uri, byte[] json, Optional<String> bearer, Duration timeout)
       throws IOException, InterruptedException {
     Request request =
-        request(uri, json, bearer).idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        request(uri, json, bearer)
+            .idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
+            .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     InputStreamResponseListener listener = new InputStreamResponseListener();
     request.send(listener);
     Response r;
@@ -108,7 +113,8 @@ final class UpstreamHttp {
       r = listener.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       var unused = request.abort(e);
-      throw new IOException("no reply within " + timeout, e);
+      // Not the Duration's text (PT10S): the client reads this.
+      throw new IOException("no reply within the timeout", e);
     } catch (ExecutionException e) {
       throw failed(e.getCause());
     }
@@ -144,7 +150,9 @@ final class UpstreamHttp {
           case IllegalArgumentException a ->
               "the reply is larger than " + MAX_REPLY_BYTES + " bytes, the most read whole";
           case null -> "the exchange failed";
-          default -> String.valueOf(cause.getMessage());
+          // Jetty fails a reply whose head was cut short with a bare error in some states (an
+          // AssertionError where assertions run): no message is no words, never "null".
+          default -> cause.getMessage() == null ? "the exchange failed" : cause.getMessage();
         };
     return new IOException(what, cause);
   }

@@ -48,6 +48,16 @@ class UpstreamCutWordsTest {
   }
 
   @Test
+  void aHeadCutShort_failsInWords_neverNull() throws Exception {
+    Cut cut = cut("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n");
+    assertThat(cut.failure()).isInstanceOf(EngineException.class);
+    assertThat(cut.failure().getMessage())
+        .startsWith("calling the upstream: ")
+        .doesNotContain("null")
+        .doesNotContain("Exception");
+  }
+
+  @Test
   void aReplyThatIsNoHttp_failsNamingNoAddress() throws Exception {
     assertFailsWithoutAddress("SMTP ready\r\n\r\n", "not valid HTTP");
   }

@@ -35,7 +35,13 @@ public final class AdmissionHint {
       if (kind == Inadmissibility.Kind.OVER_LIMIT || kind == Inadmissibility.Kind.NOT_PERMITTED) {
         // Neither bound is the obstacle: the request is over what the backend serves, or the
         // grant does not allow it.
-        clauses.add(c.backend() + " is not admitted by any floor or ceiling (" + c + ")");
+        // The rule's own detail, not the candidate's whole line: the backend is named already,
+        // and its fidelity and estimate are beside the point.
+        clauses.add(
+            c.backend()
+                + " is not admitted by any floor or ceiling ("
+                + c.inadmissibility().orElseThrow().detail()
+                + ")");
         continue;
       }
       List<String> moves = new ArrayList<>();

@@ -12,9 +12,14 @@ import org.meshjava.core.Fidelity;
 public final class NoAdmissibleBackendException extends Exception {
   private static final long serialVersionUID = 1L;
 
+  /** Not serialized (a candidate's {@code Optional} is not serializable); null once read back. */
   private final transient List<RouteCandidate> candidates;
-  private final Fidelity floor;
-  private final long ceilingUj;
+
+  /**
+   * Worked out when thrown and serialized with the message, so a refusal read back (sent between
+   * processes, kept in a session) still says what to change.
+   */
+  private final String hint;
 
   /**
    * Creates the exception.
@@ -28,13 +33,16 @@ public final class NoAdmissibleBackendException extends Exception {
       List<RouteCandidate> candidates, String reason, Fidelity floor, long ceilingUj) {
     super(reason);
     this.candidates = List.copyOf(candidates);
-    this.floor = Objects.requireNonNull(floor, "floor");
-    this.ceilingUj = ceilingUj;
+    this.hint =
+        AdmissionHint.of(this.candidates, Objects.requireNonNull(floor, "floor"), ceilingUj);
   }
 
-  /** Every backend weighed, each with its reason. */
+  /**
+   * Every backend weighed, each with its reason; empty in an exception read back by Java
+   * serialization, which does not carry them ({@link #hint()} still says what they showed).
+   */
   public List<RouteCandidate> candidates() {
-    return candidates;
+    return candidates == null ? List.of() : candidates;
   }
 
   /**
@@ -42,6 +50,6 @@ public final class NoAdmissibleBackendException extends Exception {
    * end to show beside the message, which the conformance vectors fix.
    */
   public String hint() {
-    return AdmissionHint.of(candidates, floor, ceilingUj);
+    return hint;
   }
 }

@@ -58,6 +58,28 @@ class AdmissionHintTest {
   }
 
   @Test
+  void aBackendOverALimit_isNamedOnce_withTheRulesDetailAlone() {
+    String hint =
+        AdmissionHint.of(
+            List.of(
+                new RouteCandidate(
+                    "capped",
+                    Fidelity.F2,
+                    700,
+                    Optional.of(
+                        new Inadmissibility(
+                            Inadmissibility.Kind.OVER_LIMIT,
+                            "over limit: max_tokens 5000 > limit 4096")))),
+            Fidelity.F1,
+            1_000);
+    // Not the candidate's whole line (its name again, its fidelity and estimate).
+    assertThat(hint)
+        .isEqualTo(
+            "capped is not admitted by any floor or ceiling (over limit: max_tokens 5000 > limit"
+                + " 4096)");
+  }
+
+  @Test
   void aBackendWhoseEstimateIsTheCeiling_isNotOverIt_soOnlyTheFloorMoves() {
     // The router admits an estimate equal to the ceiling; naming the ceiling would send the user
     // to raise a bound that is not in the way.
