@@ -111,6 +111,20 @@ public final class JournalSegments {
     List<Segment> out = new ArrayList<>();
     try {
       for (Path f : files.list()) {
+        if (!Files.isRegularFile(f)) {
+          // A folder, a link to one or to nothing: no archive names one so. Read as a segment it
+          // failed as unreadable, which a read then blamed on the sound segment before it.
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              files.seq(f),
+              "archived segment "
+                  + f
+                  + " is not a file (a folder, or a link to one or to nothing, named as a"
+                  + " segment): move it out of "
+                  + directory(journal)
+                  + ", and if it took the place of a segment, restore that from a copy",
+              null);
+        }
         out.add(new Segment(f, files.seq(f)));
       }
       for (Path f : pending.list()) {
