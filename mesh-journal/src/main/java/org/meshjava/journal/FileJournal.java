@@ -900,10 +900,7 @@ public final class FileJournal implements Journal {
       Path pending = v.segment().file();
       try {
         if (v.finish()) {
-          Files.move(
-              pending,
-              JournalSegments.file(path, v.segment().firstSeq()),
-              java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          nameSegment(pending, JournalSegments.file(path, v.segment().firstSeq()));
           LOG.warn(
               "journal {}: named the segment {} that an archive stopped after cutting the live"
                   + " file left pending",
@@ -915,6 +912,22 @@ public final class FileJournal implements Journal {
         forcer.forceDirectory(JournalSegments.directory(path));
       } catch (IOException e) {
         throw io("cannot recover", pending, e);
+      }
+    }
+  }
+
+  /**
+   * Gives the pending segment {@code pending} its final name {@code segment}. Once the archive's
+   * cut is renamed into place, the new live file is not under the archive's lock, so a steward
+   * starting then may name the segment first (as its opening settles what it finds); the name is
+   * then there, which is all either wanted.
+   */
+  private static void nameSegment(Path pending, Path segment) throws IOException {
+    try {
+      Files.move(pending, segment, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (java.nio.file.NoSuchFileException e) {
+      if (!Files.isRegularFile(segment)) {
+        throw e;
       }
     }
   }
@@ -1619,7 +1632,7 @@ public final class FileJournal implements Journal {
       throw io("archived, but could not force the rename of", j.path, e);
     }
     try {
-      Files.move(pending, segment, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+      nameSegment(pending, segment);
       forcer.forceDirectory(segments);
     } catch (IOException e) {
       throw io("archived (the next opening names the segment), but could not name", pending, e);
