@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.FileJournalTamperingTest.History;
@@ -31,9 +30,7 @@ class JournalRefusalNamedOnceTest {
   }
 
   private static List<Path> segments(History h) throws Exception {
-    try (Stream<Path> s = Files.list(h.segments())) {
-      return s.sorted().toList();
-    }
+    return h.segmentFiles();
   }
 
   /**

@@ -50,9 +50,7 @@ class SegmentTamperingTest {
   }
 
   static List<Path> segments(History h) throws Exception {
-    try (Stream<Path> s = Files.list(h.segments())) {
-      return s.sorted().toList();
-    }
+    return h.segmentFiles();
   }
 
   /** The length of the last line of {@code file}, its newline included. */

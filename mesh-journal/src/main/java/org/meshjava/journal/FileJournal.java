@@ -208,18 +208,20 @@ public final class FileJournal implements Journal {
    * file's. A symlink that points at nothing yet is followed, and the journal created where it
    * points (in a folder that exists). A file replaced under the path while this waited for its lock
    * ({@code mesh journal archive} renames a new file over the journal) is let go and the new one
-   * opened, so appends never go to a file with no name. Once the lock is held, a {@code
-   * <journal>.archiving} file that an archive killed before its rename left beside it is removed;
-   * an opening refused {@code LOCKED} leaves it to the holder.
+   * opened, so appends never go to a file with no name. Once the lock is held, what an archive
+   * stopped midway left is settled (SPEC.md 60.8): a {@code <journal>.archiving} file is removed, a
+   * pending segment written before the archive's cut is removed and one written before it is named;
+   * an opening refused {@code LOCKED} leaves them to the holder.
    *
    * @throws JournalException {@code LOCKED} if another steward holds it, {@code UNLOCKABLE} if no
    *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
    *     one of a journal's archived segments rather than a live journal, or to a live file older
-   *     than the segments archived beside it (it holds no record after their last, or begins before
-   *     the last one), {@code IO}. Checked, as throughout the journal's API. A steward's builder
-   *     that meets the same causes while it replays the records reports them as the unchecked
-   *     {@code StewardStartException}, which carries this exception and its reason, as it does
-   *     every refusal to start
+   *     than the segments archived beside it (it holds no record after their last, begins before
+   *     the last one, or, where the segment folder carries the archive's marker, begins where the
+   *     last one begins), or a pending segment no archive leaves lies among them, {@code IO}.
+   *     Checked, as throughout the journal's API. A steward's builder that meets the same causes
+   *     while it replays the records reports them as the unchecked {@code StewardStartException},
+   *     which carries this exception and its reason, as it does every refusal to start
    */
   public static FileJournal open(Path path) throws JournalException {
     return open(path, FileChannel::tryLock);
@@ -505,7 +507,11 @@ public final class FileJournal implements Journal {
       // (an archive's rename ends its writing), and that is this opener now: a steward starting as
       // well as an archive, so no stale copy of the journal's tail outlives the next start.
       Files.deleteIfExists(archiving(real));
-      Tail tail = tail(ch, path);
+      Tail tail = endOf(ch, path);
+      // An archive killed before it named its segment left it pending: finished or removed here,
+      // under the lock, before anything reads the segments (SPEC.md 60.8).
+      settlePending(path, tail.firstSeq(), tail.end().count(), forcer);
+      requireAfterArchive(path, tail.firstSeq(), tail.end().count());
       if (tail.torn() > 0) {
         LOG.warn(
             "journal {}: dropping a final line of {} bytes with no newline (an append cut short);"
@@ -665,11 +671,16 @@ public final class FileJournal implements Journal {
    * one archived, and never begins before the last segment. One listing of the segment folder and
    * the last segment's last line, so opening still costs the same for any length.
    *
-   * <p>What this cannot see: a copy of the journal taken before its last archive that still holds
-   * records after the archived ones reads as an archive killed before its rename, when it begins at
-   * the last segment's first record (the snapshot's {@code AHEAD_OF_JOURNAL} sees it, where one is
-   * kept); a copy of the live file taken since the last archive; and anything with the segment
-   * folder moved away or renamed, or restored with the live file from the same copy.
+   * <p>A copy of the journal taken before its last archive that still holds records after the
+   * archived ones and begins at the last segment's first record is refused where the segment folder
+   * carries the marker (an archive there names a segment only after its cut, so no crash leaves
+   * that); without the marker (a folder an older version archived) it reads as that version's
+   * archive killed before its rename, and opens. Pending segments are judged first, as an opening
+   * under the lock leaves them ({@link #pendingVerdicts}), so {@code mesh journal verify} agrees.
+   *
+   * <p>What this cannot see: a copy of the live file taken since the last archive; and anything
+   * with the segment folder moved away or renamed, or restored with the live file from the same
+   * copy.
    */
   private static void requireAfterArchive(Path path, long firstSeq, long count)
       throws JournalException {
@@ -681,18 +692,34 @@ public final class FileJournal implements Journal {
       // it; the records after them are still read (JournalArchiveTest), so it proves nothing here.
       return;
     }
+    // Judged as an opening under the lock leaves them (verify, which does not lock, included): a
+    // pending segment to be removed is left out, one to be finished stands for its segment.
+    List<JournalSegments.Segment> removed =
+        pendingVerdicts(path, segments, firstSeq, count).stream()
+            .filter(v -> !v.finish())
+            .map(PendingVerdict::segment)
+            .toList();
+    segments = segments.stream().filter(s -> !removed.contains(s)).toList();
     if (segments.isEmpty()) {
       return;
     }
+
     // Not held to a readable last line here: a segment cut or edited is refused by the read that
     // needs it, in that read's words (a steward's start reports it as a refusal to start), so this
     // says only what a last line that reads as a record shows (and, below, what its first shows
     // of its name).
     JournalSegments.Segment last = segments.getLast();
+    // What an archive killed before its cut leaves in a folder archived by a version that named the
+    // segment first; in a folder with the marker, no crash leaves it, whatever the segment holds.
+    boolean copyUnderTheMarker =
+        count > 0 && !last.pending() && last.firstSeq() == firstSeq && JournalSegments.marked(path);
     long lastArchived;
     try {
       lastArchived = lastArchived(last);
     } catch (JournalException unreadable) {
+      if (copyUnderTheMarker) {
+        throw beginsWhereTheLastSegmentBegins(path, last, firstSeq);
+      }
       return;
     }
     if (count > 0 && firstSeq > last.firstSeq() && firstSeq <= lastArchived) {
@@ -702,6 +729,10 @@ public final class FileJournal implements Journal {
     }
     boolean beginsBefore = firstSeq < last.firstSeq();
     if (!beginsBefore && count > lastArchived + 1) {
+      if (copyUnderTheMarker) {
+        JournalSegments.refuseIfMisnamed(last);
+        throw beginsWhereTheLastSegmentBegins(path, last, firstSeq);
+      }
       return;
     }
     // Before the live file is blamed: a last segment renamed to a later record than its first
@@ -730,6 +761,175 @@ public final class FileJournal implements Journal {
             + JournalSegments.directory(path)
             + " away and put back the segments saved with this copy",
         null);
+  }
+
+  /**
+   * The refusal of a live file that begins at record {@code firstSeq}, where {@code last}, the last
+   * segment under its final name in a folder that carries the marker, begins too. An archive there
+   * names a segment only once the live file was cut past it, so no crash leaves this: the live file
+   * is a copy of the journal taken before that archive (SPEC.md 60.8).
+   */
+  private static JournalException beginsWhereTheLastSegmentBegins(
+      Path path, JournalSegments.Segment last, long firstSeq) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        "journal "
+            + path
+            + " is older than the records archived from it: the live file begins at record "
+            + firstSeq
+            + ", where archived segment "
+            + last.file()
+            + " begins, and an archive in "
+            + JournalSegments.directory(path)
+            + " (it carries "
+            + JournalSegments.marker(path).getFileName()
+            + ") names a segment only once the live file has been cut past it, so the live file"
+            + " is a copy of the journal taken before that archive; serving from it would let"
+            + " every presentation and budget spent after the copy was taken be spent again. Put"
+            + " back the live file that goes on from the segments (restore it from a copy); to"
+            + " roll the journal back to this copy on purpose, move "
+            + JournalSegments.directory(path)
+            + " away and put back the segments saved with this copy",
+        null);
+  }
+
+  /**
+   * What an opening under the journal's lock does with a pending segment: {@code finish} it (give
+   * it its final name: the archive that wrote it had cut the live file, so it holds the only copy
+   * of its records) or remove it (the archive was killed before its cut, and the live file still
+   * holds every record it copied).
+   */
+  private record PendingVerdict(JournalSegments.Segment segment, boolean finish) {}
+
+  /**
+   * The verdict on each pending segment among {@code segments}, for a live file holding records
+   * {@code firstSeq} to {@code count - 1}. An archive writes the marker, forces it, then writes the
+   * pending segment whole and forces it before it cuts the live file, and names the segment only
+   * after the cut is forced; so a pending segment is one of two things. Named for the live file's
+   * first record, it was written before the cut and is removed. Holding the records just before the
+   * live file's first, it was cut from it and is finished. Anything else (no marker, a final
+   * segment of the same name, not a file, records that do not reach the live file, a live file that
+   * holds nothing or begins before it) no archive leaves: {@code CORRUPT}, naming it, and left
+   * where it is, for it may hold the only copy of its records.
+   */
+  private static List<PendingVerdict> pendingVerdicts(
+      Path path, List<JournalSegments.Segment> segments, long firstSeq, long count)
+      throws JournalException {
+    List<PendingVerdict> out = new java.util.ArrayList<>();
+    for (JournalSegments.Segment s : segments) {
+      if (!s.pending()) {
+        continue;
+      }
+      if (!Files.isRegularFile(s.file(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        throw strayPending(path, s, "is not a file");
+      }
+      if (!JournalSegments.marked(path)) {
+        throw strayPending(
+            path,
+            s,
+            "lies in a folder without "
+                + JournalSegments.marker(path).getFileName()
+                + ", which an archive writes before its first pending segment");
+      }
+      if (Files.exists(
+          JournalSegments.file(path, s.firstSeq()), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        throw strayPending(path, s, "lies beside a segment of the same name");
+      }
+      if (count > 0 && s.firstSeq() == firstSeq) {
+        out.add(new PendingVerdict(s, false));
+        continue;
+      }
+      if (count == 0) {
+        throw strayPending(path, s, "holds archived records, but the live file holds none");
+      }
+      if (s.firstSeq() > firstSeq) {
+        throw strayPending(
+            path,
+            s,
+            "holds records after the live file's first, " + firstSeq + ": the live file is older");
+      }
+      JournalSegments.checkNamed(s);
+      long last = lastArchived(s);
+      if (last != firstSeq - 1) {
+        throw strayPending(
+            path,
+            s,
+            "holds records "
+                + s.firstSeq()
+                + " to "
+                + last
+                + ", but the live file begins at record "
+                + firstSeq
+                + " (an archive's pending segment ends just before it)");
+      }
+      out.add(new PendingVerdict(s, true));
+    }
+    return out;
+  }
+
+  /** The refusal of a pending segment that no archive leaves ({@link #pendingVerdicts}). */
+  private static JournalException strayPending(Path path, JournalSegments.Segment s, String what) {
+    return new JournalException(
+        JournalException.Reason.CORRUPT,
+        "journal "
+            + path
+            + ": pending segment "
+            + s.file()
+            + " "
+            + what
+            + ", which no archive leaves (an archive writes a segment under that name until the"
+            + " live file is cut, then names it); it may hold the only copy of its records, so it"
+            + " is left where it is: restore the segment folder and the live file from one copy,"
+            + " or move it away once its records are found elsewhere",
+        null);
+  }
+
+  /**
+   * Finishes or removes the pending segments an archive killed midway left ({@link
+   * #pendingVerdicts}), forcing the segment folder after each, under the journal's lock.
+   */
+  private static void settlePending(Path path, long firstSeq, long count, Forcer forcer)
+      throws JournalException {
+    List<JournalSegments.Segment> segments;
+    try {
+      segments = JournalSegments.list(path);
+    } catch (JournalException notAFolder) {
+      return; // refused by the read that needs the segments, as requireAfterArchive says
+    }
+    for (PendingVerdict v : pendingVerdicts(path, segments, firstSeq, count)) {
+      Path pending = v.segment().file();
+      try {
+        if (v.finish()) {
+          nameSegment(pending, JournalSegments.file(path, v.segment().firstSeq()));
+          LOG.warn(
+              "journal {}: named the segment {} that an archive stopped after cutting the live"
+                  + " file left pending",
+              path,
+              pending);
+        } else {
+          Files.delete(pending);
+        }
+        forcer.forceDirectory(JournalSegments.directory(path));
+      } catch (IOException e) {
+        throw io("cannot recover", pending, e);
+      }
+    }
+  }
+
+  /**
+   * Gives the pending segment {@code pending} its final name {@code segment}. Once the archive's
+   * cut is renamed into place, the new live file is not under the archive's lock, so a steward
+   * starting then may name the segment first (as its opening settles what it finds); the name is
+   * then there, which is all either wanted.
+   */
+  private static void nameSegment(Path pending, Path segment) throws IOException {
+    try {
+      Files.move(pending, segment, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    } catch (java.nio.file.NoSuchFileException e) {
+      if (!Files.isRegularFile(segment)) {
+        throw e;
+      }
+    }
   }
 
   /**
@@ -1294,12 +1494,14 @@ public final class FileJournal implements Journal {
   /**
    * Moves the records before {@code upTo} (a position a verified snapshot covers) out of the live
    * file into a segment ({@link JournalSegments}), with no steward running: takes the journal's
-   * lock, checks that {@code upTo} is in this journal, writes the segment and forces it, then
-   * writes the rest to a new file and renames it over the journal. The last record always stays in
-   * the live file (appends chain from it). A crash midway leaves the journal whole: the segment
-   * then duplicates records the live file still holds, and is written again by the next archive. An
-   * archive that fails (a full disk) removes the segment and the new file it was writing before it
-   * throws, so the space they took is free again at once.
+   * lock, checks that {@code upTo} is in this journal, writes the segment as pending and forces it,
+   * writes the rest to a new file and renames it over the journal, forces that, and only then gives
+   * the segment its final name (SPEC.md 60.8, the pending-segment protocol). The last record always
+   * stays in the live file (appends chain from it). A crash midway leaves the journal whole: before
+   * the cut, the pending segment duplicates records the live file still holds, and the next opening
+   * removes it; after it, the next opening names it. An archive that fails before the cut (a full
+   * disk) removes the pending segment and the new file it was writing before it throws, so the
+   * space they took is free again at once.
    *
    * @param chains the grant chains recorded before {@code upTo} (the snapshot's)
    * @return how many records were archived (0 when none could be)
@@ -1386,22 +1588,21 @@ public final class FileJournal implements Journal {
       return 0;
     }
     requireOneName(j.path);
+    Path segments = JournalSegments.directory(j.path);
+    Path pending = JournalSegments.pendingFile(j.path, j.firstSeq);
     Path segment = JournalSegments.file(j.path, j.firstSeq);
     Path folder = j.path.getParent();
     try {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
-      Path segments = JournalSegments.directory(j.path);
-      OwnerOnly.createDirectories(segments);
-      copy(j.file.channel(), 0, offset, segment, forcer);
+      forcer.createDirectories(segments);
+      mark(j.path, segment, forcer);
+      copy(j.file.channel(), 0, offset, pending, forcer);
       // A segment is the journal's history as much as the live file: readable by whom it is.
-      OwnerOnly.keepMode(j.path, segment);
-      // The segment's name (and its folder's, when just made) must be durable before the rename
-      // cuts its records from the live file: a power cut must not keep the cut and lose the copy.
+      OwnerOnly.keepMode(j.path, pending);
+      // The pending segment's name must be durable before the rename cuts its records from the
+      // live file: a power cut must not keep the cut and lose the copy.
       forcer.forceDirectory(segments);
-      if (folder != null) {
-        forcer.forceDirectory(folder);
-      }
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
       // The live file rewritten keeps the mode its operator gave it.
       OwnerOnly.keepMode(j.path, tmp);
@@ -1416,18 +1617,25 @@ public final class FileJournal implements Journal {
       // refusal, rather than at the next archive or open: they hold the space a full disk lacks,
       // and the steward's next start needs it for its first record.
       removeQuietly(tmp, e);
-      removeQuietly(segment, e);
+      removeQuietly(pending, e);
       throw io("cannot archive", j.path, e);
     }
-    if (folder != null) {
-      // The rename itself, before the count of records archived is reported. Outside the catch
-      // above: the live file no longer holds the archived records, so the segment, which does,
-      // must stay whatever this force does.
-      try {
+    // From here the live file no longer holds the archived records, so the pending segment, which
+    // does, stays whatever fails: the next opening finishes it, as it finds the live file cut.
+    try {
+      if (folder != null) {
+        // The cut itself, before the segment is named: a segment under its final name must never
+        // outlive a power cut that undoes the cut, or it would read as an older copy's.
         forcer.forceDirectory(folder);
-      } catch (IOException e) {
-        throw io("archived, but could not force the rename of", j.path, e);
       }
+    } catch (IOException e) {
+      throw io("archived, but could not force the rename of", j.path, e);
+    }
+    try {
+      nameSegment(pending, segment);
+      forcer.forceDirectory(segments);
+    } catch (IOException e) {
+      throw io("archived (the next opening names the segment), but could not name", pending, e);
     }
     return cut - j.firstSeq;
   }
@@ -1464,6 +1672,33 @@ public final class FileJournal implements Journal {
               + "), or reach the journal through a symbolic link, then archive",
           null);
     }
+  }
+
+  /**
+   * Writes the segment folder's marker ({@link JournalSegments#marked}) before the first pending
+   * segment goes into it, and forces it: a pending segment found without it is refused as no
+   * archive's. A folder archived by a version that named segments first may hold what that
+   * version's killed archive left, the segment {@code killed} named for the live file's first
+   * record (a copy of its first lines, which the live file still holds); it is removed, and that
+   * forced, before the marker is written, for under the marker it would read as an older copy's
+   * segment.
+   */
+  private static void mark(Path journal, Path killed, Forcer forcer) throws IOException {
+    if (JournalSegments.marked(journal)) {
+      return;
+    }
+    Path segments = JournalSegments.directory(journal);
+    if (Files.deleteIfExists(killed)) {
+      forcer.forceDirectory(segments);
+    }
+    Path marker = JournalSegments.marker(journal);
+    Files.createFile(marker, OwnerOnly.file(marker));
+    Files.writeString(
+        marker,
+        "The segments here are named only once the live journal file has been cut past them"
+            + " (SPEC.md 60.8).\n",
+        StandardCharsets.UTF_8);
+    forcer.forceDirectory(segments);
   }
 
   /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */

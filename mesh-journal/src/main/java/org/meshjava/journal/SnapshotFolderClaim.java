@@ -117,7 +117,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
       try {
         // Again under the lock: the folder's last holder may have recorded its journal since.
         owner.check();
-        owner.recordIfFree();
+        owner.recordIfFree(forcer);
       } catch (IOException e) {
         claim.close();
         throw cannot(dir, e);
@@ -238,7 +238,7 @@ public final class SnapshotFolderClaim implements AutoCloseable {
     SnapshotFolderOwner o = owner;
     if (o != null) {
       try {
-        o.recordOnSave();
+        o.recordOnSave(forcer);
       } catch (IOException e) {
         throw cannot(dir, e);
       }

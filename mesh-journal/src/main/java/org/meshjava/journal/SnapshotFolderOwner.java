@@ -173,11 +173,11 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
   /**
    * Records this journal as the folder's, under the folder's lock, unless the folder holds
    * snapshots not known to be this journal's: those are recorded only once this journal's steward
-   * has started from them and saves (see {@link #recordOnSave()}).
+   * has started from them and saves (see {@link #recordOnSave(Forcer)}).
    */
-  void recordIfFree() throws IOException {
+  void recordIfFree(Forcer forcer) throws IOException {
     if (snapshots.list().isEmpty()) {
-      write();
+      write(forcer);
     } else if (recorded(dir).isEmpty() && !isBesideThisJournal()) {
       // Snapshots a version before the record wrote, in a folder named for no journal (one named
       // for another is refused by check()): nothing says whose they are, so taking them is said.
@@ -197,21 +197,34 @@ record SnapshotFolderOwner(Path dir, Path journal, SequenceFiles snapshots) {
    * Records this journal as the folder's before a save: its steward started from what the folder
    * held (or found it empty), so its snapshots are this journal's from now on.
    */
-  void recordOnSave() throws IOException {
+  void recordOnSave(Forcer forcer) throws IOException {
     if (!recorded(dir).map(journal::equals).orElse(false)) {
-      write();
+      write(forcer);
     }
   }
 
-  private void write() throws IOException {
-    OwnerOnly.createDirectories(dir);
+  /**
+   * Writes the record, forced with its name before this returns. Its loss to a power cut matters: a
+   * folder left with snapshots and no record (or an empty one, its bytes never written) is taken by
+   * its name alone, so a copy of the journal and this folder made afterwards under another name
+   * would no longer be refused while the original runs, and both would spend each budget (SPEC.md
+   * 60.8, "Whose snapshots a folder holds"). Written at a claim or a first save only, so the forces
+   * cost nothing a steward notices.
+   */
+  private void write(Forcer forcer) throws IOException {
+    forcer.createDirectories(dir);
     Path file = dir.resolve(FILE);
     Path tmp = dir.resolve(FILE + ".tmp");
     // Whole or not at all, for a claim that reads it without the lock.
     Files.deleteIfExists(tmp);
     Files.createFile(tmp, OwnerOnly.file(tmp));
-    Files.writeString(tmp, journal + "\n", StandardCharsets.UTF_8);
+    try (java.nio.channels.FileChannel ch =
+        java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE)) {
+      ch.write(java.nio.ByteBuffer.wrap((journal + "\n").getBytes(StandardCharsets.UTF_8)));
+      forcer.force(ch, tmp, true);
+    }
     FileSnapshotStore.replace(tmp, file);
+    forcer.forceDirectory(dir);
   }
 
   /**

@@ -97,25 +97,36 @@ class FileJournalForceTest {
     assertThat(synced.forced).isEmpty();
   }
 
+  /**
+   * The archive's steps (SPEC.md 60.8): the segment folder's name when it is made, its marker, the
+   * pending segment and its name, the live file's new beginning, the cut (the journal's folder),
+   * and only then the segment's final name. The recorder watches the final name: it exists at the
+   * last force alone, so no power cut keeps it while undoing the cut.
+   */
   @Test
   void anArchive_forcesTheSegmentAndTheNewLiveFile_beforeItReturns() throws Exception {
     Path p = journal(10);
     List<byte[]> lines = JournalFile.read(p).lines();
-    Recorder r = new Recorder(p);
+    Path segment = JournalSegments.file(p.toRealPath(), 0);
+    Recorder r = new Recorder(segment);
     assertThat(
             FileJournal.archive(p, JournalArchiveTest.positionAt(lines, 4, -1), new HashMap<>(), r))
         .isEqualTo(4);
-    Path segment = JournalSegments.file(p.toRealPath(), 0);
+    Path pending = JournalSegments.pendingFile(p.toRealPath(), 0);
+    Path segments = JournalSegments.directory(p.toRealPath());
     Path tmp = p.toRealPath().resolveSibling("j.log.archiving");
-    Forced folder = new Forced(p.toRealPath().getParent(), 1, true);
+    Path folder = p.toRealPath().getParent();
     assertThat(r.forced)
         .containsExactly(
-            new Forced(segment, Files.size(segment), true),
-            new Forced(JournalSegments.directory(p.toRealPath()), 1, true),
-            folder,
+            new Forced(folder, 0, true),
+            new Forced(segments, 0, true),
+            new Forced(pending, Files.size(segment), true),
+            new Forced(segments, 0, true),
             new Forced(tmp, Files.size(p), true),
-            folder);
+            new Forced(folder, 0, true),
+            new Forced(segments, 1, true));
     assertThat(Files.readAllLines(segment)).hasSize(4);
+    assertThat(pending).doesNotExist();
   }
 
   /**
@@ -279,19 +290,22 @@ class FileJournalForceTest {
     Path p = journal(10);
     List<byte[]> lines = JournalFile.read(p).lines();
     List<JournalRecord> before = JournalArchiveTest.readAll(p, JournalPosition.GENESIS);
-    // The segments' folder, the journal's folder before the rename, then the journal's after it.
+    // The journal's folder (the segment folder made), the segment folder (its marker, then the
+    // pending segment's name), then the journal's folder after the rename.
     assertThatThrownBy(
             () ->
                 FileJournal.archive(
                     p,
                     JournalArchiveTest.positionAt(lines, 4, -1),
                     new HashMap<>(),
-                    directoriesFailFrom(3)))
+                    directoriesFailFrom(4)))
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.IO));
-    assertThat(Files.readAllLines(JournalSegments.file(p.toRealPath(), 0))).hasSize(4);
+    // Still pending: the next opening names it, for the live file was cut.
+    assertThat(Files.readAllLines(JournalSegments.pendingFile(p.toRealPath(), 0))).hasSize(4);
     assertThat(JournalArchiveTest.readAll(p, JournalPosition.GENESIS)).isEqualTo(before);
+    assertThat(Files.readAllLines(JournalSegments.file(p.toRealPath(), 0))).hasSize(4);
   }
 
   @Test

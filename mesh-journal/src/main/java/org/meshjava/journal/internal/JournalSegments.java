@@ -2,6 +2,8 @@ package org.meshjava.journal.internal;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -30,6 +32,19 @@ public final class JournalSegments {
   /** What a segment's name ends with after its 20 digits. */
   private static final String SUFFIX = ".jsonl";
 
+  /**
+   * What a pending segment's name ends with after its 20 digits: an archive writes the segment
+   * under this name, and gives it its final one only once the live file has been cut past it.
+   */
+  private static final String PENDING_SUFFIX = SUFFIX + ".pending";
+
+  /**
+   * The file an archive writes in the segment folder before its first pending segment. In a folder
+   * that has it, a segment bears its final name only once the live file was cut past it; a folder
+   * without it was archived by a version that named the segment first, and is judged as such.
+   */
+  private static final String MARKER = "segments-named-after-cut";
+
   /** The segment directory of the journal at {@code journal}. */
   public static Path directory(Path journal) {
     return SequenceFiles.beside(journal, EXTENSION);
@@ -55,7 +70,8 @@ public final class JournalSegments {
     String name = folderName.toString();
     if (name.length() <= EXTENSION.length()
         || !name.endsWith(EXTENSION)
-        || !new SequenceFiles(folder, SUFFIX).holds(real)) {
+        || !(new SequenceFiles(folder, SUFFIX).holds(real)
+            || new SequenceFiles(folder, PENDING_SUFFIX).holds(real))) {
       return;
     }
     Path journal = folder.resolveSibling(name.substring(0, name.length() - EXTENSION.length()));
@@ -74,17 +90,48 @@ public final class JournalSegments {
         null);
   }
 
-  /** One segment: its file and the sequence of its first record. */
-  public record Segment(Path file, long firstSeq) {}
+  /**
+   * One segment: its file, the sequence of its first record, and whether it is pending (written by
+   * an archive that had not yet named it: {@code <20 digits>.jsonl.pending}).
+   */
+  public record Segment(Path file, long firstSeq, boolean pending) {
+    /** A segment under its final name. */
+    public Segment(Path file, long firstSeq) {
+      this(file, firstSeq, false);
+    }
+  }
 
-  /** The segments present, by first sequence. */
+  /**
+   * The segments present, pending ones among them, by first sequence (a pending one after a final
+   * one of the same sequence).
+   */
   public static List<Segment> list(Path journal) throws JournalException {
     SequenceFiles files = files(journal);
+    SequenceFiles pending = new SequenceFiles(directory(journal), PENDING_SUFFIX);
     List<Segment> out = new ArrayList<>();
     try {
       for (Path f : files.list()) {
+        if (!Files.isRegularFile(f)) {
+          // A folder, a link to one or to nothing: no archive names one so. Read as a segment it
+          // failed as unreadable, which a read then blamed on the sound segment before it.
+          throw new JournalException(
+              JournalException.Reason.CORRUPT,
+              files.seq(f),
+              "archived segment "
+                  + f
+                  + " is not a file (a folder, or a link to one or to nothing, named as a"
+                  + " segment): move it out of "
+                  + directory(journal)
+                  + ", and if it took the place of a segment, restore that from a copy",
+              null);
+        }
         out.add(new Segment(f, files.seq(f)));
       }
+      for (Path f : pending.list()) {
+        out.add(new Segment(f, pending.seq(f), true));
+      }
+      out.sort(
+          java.util.Comparator.comparingLong(Segment::firstSeq).thenComparing(Segment::pending));
     } catch (IOException e) {
       throw new JournalException(
           JournalException.Reason.IO,
@@ -140,7 +187,7 @@ public final class JournalSegments {
    *
    * @throws JournalException {@code CORRUPT} naming the segment, {@code IO} if it cannot be read
    */
-  private static void checkNamed(Segment s) throws JournalException {
+  public static void checkNamed(Segment s) throws JournalException {
     long first = firstRecord(s);
     if (first < 0) {
       throw new JournalException(
@@ -204,6 +251,28 @@ public final class JournalSegments {
     return files(journal).file(firstSeq);
   }
 
+  /** The file an archive writes the segment starting at {@code firstSeq} to until it names it. */
+  public static Path pendingFile(Path journal, long firstSeq) {
+    return new SequenceFiles(directory(journal), PENDING_SUFFIX).file(firstSeq);
+  }
+
+  /**
+   * The marker file in the segment folder of {@code journal} that says its segments are named only
+   * once the live file was cut past them (see {@link #marked}).
+   */
+  public static Path marker(Path journal) {
+    return directory(journal).resolve(MARKER);
+  }
+
+  /**
+   * Whether the segment folder of {@code journal} carries the marker an archive writes before its
+   * first pending segment: anything at that name counts, so a marker cannot be turned into a folder
+   * or a link to weaken the rule without its being seen.
+   */
+  public static boolean marked(Path journal) {
+    return Files.exists(marker(journal), LinkOption.NOFOLLOW_LINKS);
+  }
+
   private static SequenceFiles files(Path journal) {
     return new SequenceFiles(directory(journal), SUFFIX);
   }
@@ -236,9 +305,11 @@ public final class JournalSegments {
 
   /**
    * Streams the lines of the archived records {@code from} up to (not including) {@code liveStart},
-   * in order and unchecked, to {@code sink}. A segment a crash left (an archive killed before it
-   * renamed the live file's new beginning into place) is named for the live file's first record, so
-   * is not read.
+   * in order and unchecked, to {@code sink}. A segment a crash left before the archive's cut (a
+   * pending one, or in a folder an older version archived, a final one) is named for the live
+   * file's first record, so is not read; a pending one left after the cut is read as the segment it
+   * is about to be named (an opening under the lock names it first; {@code mesh journal verify}
+   * does not lock).
    *
    * <p>An archive forces each segment whole before it cuts the live file, and names the next
    * segment (or leaves the live file starting) where the last one ends, so a segment that ends

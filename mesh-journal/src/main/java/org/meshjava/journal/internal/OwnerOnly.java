@@ -44,6 +44,16 @@ public final class OwnerOnly {
    * file put there) is removed first rather than emptied: emptied, it would keep its own mode and
    * any other name it has, and be renamed into place as the journal's with them.
    *
+   * <p>Why a fixed name removed and made again, not a fresh unique temporary file renamed to it:
+   * every caller writes under the lock of what it writes for (the journal's, or the snapshot
+   * folder's claim), so only a process that ignores that lock can make the name between the two
+   * steps, and the write then fails {@code IO} with nothing lost, which is right for such a
+   * process. The fixed name is what recovery knows: an opening removes {@code .archiving} and
+   * settles a pending segment by its name, and a save removes the {@code .tmp} files of earlier
+   * counts; a unique name left by a kill would be known to nothing and stay. A name held open
+   * elsewhere on Windows blocks the rename into place as much as the removal, so a unique name
+   * would move that failure, not remove it.
+   *
    * @throws IOException as {@link Files#deleteIfExists} and {@link FileChannel#open(Path, Set,
    *     FileAttribute[])}
    */
