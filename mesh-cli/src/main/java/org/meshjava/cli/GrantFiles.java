@@ -98,14 +98,16 @@ final class GrantFiles {
    * Writes {@code text} and a newline to {@code path}, replacing what is there whole: a script
    * waiting for the file ({@code mesh serve --port-file}, whose file from an earlier start is meant
    * to be replaced) never reads it empty. The files the grant tools write are not replaced without
-   * {@code --force} ({@link UserFile#writeOutput}).
+   * {@code --force} ({@link UserFile#writeOutput}). Its folder must exist and is not made: {@code
+   * mesh serve} checks that before it starts, and a folder removed while it started is refused here
+   * too rather than made again where no script waits for the file.
    */
   static void writeLine(Path path, String text) throws CliException {
     if (Files.isDirectory(path)) {
       throw new CliException("cannot write " + path + ": it is a folder");
     }
     try {
-      UserFile.writeWhole(path, (text + "\n").getBytes(StandardCharsets.UTF_8), true);
+      UserFile.writeWholeInFolder(path, (text + "\n").getBytes(StandardCharsets.UTF_8), true);
     } catch (IOException e) {
       throw new CliException("cannot write " + path + ": " + UserFile.reason(e), e);
     }

@@ -1,5 +1,6 @@
 package org.meshjava.cli;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import picocli.CommandLine;
@@ -7,6 +8,7 @@ import picocli.CommandLine.Help;
 import picocli.CommandLine.Help.Ansi.Text;
 import picocli.CommandLine.Help.Column;
 import picocli.CommandLine.Help.TextTable;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Model.PositionalParamSpec;
@@ -17,6 +19,10 @@ import picocli.CommandLine.Model.PositionalParamSpec;
  * falls after a {@code .}, {@code :} or {@code /} inside a word, so a path, a file name or a URL at
  * the end of a line was split in two ({@code FILE.} / {@code snapshots}), and a reader copying it
  * copied half. A word longer than a whole line is still broken, as picocli breaks it.
+ *
+ * <p>Only picocli's public API is used: each row is split at spaces into lines that fit their
+ * columns before picocli's table is given it, so picocli writes every piece whole and never wraps
+ * one itself.
  */
 final class HelpText implements CommandLine.IHelpFactory {
   @Override
@@ -26,12 +32,33 @@ final class HelpText implements CommandLine.IHelpFactory {
       public Help.Layout createDefaultLayout(
           List<OptionSpec> options, List<PositionalParamSpec> params, Help.ColorScheme scheme) {
         TextTable picocli = super.createDefaultLayout(options, params, scheme).textTable();
-        return new Help.Layout(scheme, SpaceWrapped.like(picocli, scheme));
+        return new Help.Layout(scheme, emptyLike(picocli, scheme)) {
+          @Override
+          public void layout(ArgSpec argSpec, Text[][] cellValues) {
+            List<Text[]> rows = new ArrayList<>();
+            for (Text[] row : cellValues) {
+              rows.addAll(spaceWrapped(textTable(), row, scheme));
+            }
+            super.layout(argSpec, rows.toArray(Text[][]::new));
+          }
+        };
       }
 
       @Override
       public TextTable createTextTable(Map<?, ?> map) {
-        return SpaceWrapped.like(super.createTextTable(map), colorScheme());
+        TextTable picocli = super.createTextTable(map);
+        if (map == null || map.isEmpty()) {
+          return picocli;
+        }
+        TextTable table = emptyLike(picocli, colorScheme());
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+          Text[] row = {
+            colorScheme().text(String.valueOf(entry.getKey())),
+            colorScheme().text(String.valueOf(entry.getValue()))
+          };
+          spaceWrapped(table, row, colorScheme()).forEach(table::addRowValues);
+        }
+        return table;
       }
 
       @Override
@@ -55,15 +82,13 @@ final class HelpText implements CommandLine.IHelpFactory {
           return "";
         }
         TextTable table =
-            new SpaceWrapped(
+            TextTable.forColumns(
                 colorScheme(),
-                new Column[] {
-                  new Column(commandSpec().usageMessage().width(), 0, Column.Overflow.WRAP)
-                });
+                new Column(commandSpec().usageMessage().width(), 0, Column.Overflow.WRAP));
         table.indentWrappedLines = 0;
         for (String line : lines) {
           for (Text one : colorScheme().text(String.format(line, params)).splitLines()) {
-            table.addRowValues(one);
+            spaceWrapped(table, new Text[] {one}, colorScheme()).forEach(table::addRowValues);
           }
         }
         return table.toString();
@@ -71,73 +96,73 @@ final class HelpText implements CommandLine.IHelpFactory {
     };
   }
 
-  /** A picocli table whose wrapping columns break lines at spaces only. */
-  private static final class SpaceWrapped extends TextTable {
-    private final Help.ColorScheme colors;
+  /** An empty table with the columns, wrapped-line indent and CJK setting of {@code picocli}'s. */
+  private static TextTable emptyLike(TextTable picocli, Help.ColorScheme colors) {
+    TextTable table = TextTable.forColumns(colors, picocli.columns());
+    table.indentWrappedLines = picocli.indentWrappedLines;
+    table.setAdjustLineBreaksForWideCJKCharacters(picocli.isAdjustLineBreaksForWideCJKCharacters());
+    return table;
+  }
 
-    SpaceWrapped(Help.ColorScheme colors, Column[] columns) {
-      super(colors, columns);
-      this.colors = colors;
-    }
-
-    /** A table with the columns and wrapped-line indent of {@code picocli}'s. */
-    static SpaceWrapped like(TextTable picocli, Help.ColorScheme colors) {
-      SpaceWrapped table = new SpaceWrapped(colors, picocli.columns());
-      table.indentWrappedLines = picocli.indentWrappedLines;
-      table.setAdjustLineBreaksForWideCJKCharacters(
-          picocli.isAdjustLineBreaksForWideCJKCharacters());
-      return table;
-    }
-
-    @Override
-    public Cell putValue(int row, int col, Text value) {
-      Column column = columns()[col];
+  /**
+   * {@code row} as the rows of {@code table} it takes: each wrapping cell split at spaces into
+   * lines that fit its column, the first beside the row's other cells, the rest below them indented
+   * by the table's wrapped-line indent. Only a word longer than a line is left to picocli.
+   */
+  private static List<Text[]> spaceWrapped(TextTable table, Text[] row, Help.ColorScheme colors) {
+    Column[] columns = table.columns();
+    Text empty = colors.text("");
+    List<Text[]> rows = new ArrayList<>();
+    rows.add(row.clone());
+    for (int col = 0; col < row.length; col++) {
+      Column column = columns[col];
+      Text value = row[col];
       if (column.overflow != Column.Overflow.WRAP || value == null) {
-        return super.putValue(row, col, value);
+        continue;
       }
-      // Each piece written fits its line, so picocli writes it whole; only a word longer than a
-      // line is left to picocli's own breaking.
       String plain = value.plainString();
-      Cell at = new Cell(col, row);
       int start = 0;
-      boolean first = true;
+      int line = 0;
       while (start < plain.length()) {
-        int indent = first ? 0 : indentWrappedLines;
+        int indent = line == 0 ? 0 : table.indentWrappedLines;
         int end = lineEnd(plain, start, column.width - column.indent - indent);
         Text piece = value.substring(start, end);
-        if (!first) {
-          addEmptyRow();
-          row = at.row + 1;
+        if (line > 0) {
           piece = colors.text(" ".repeat(indent)).concat(piece);
         }
-        at = super.putValue(row, col, piece);
-        first = false;
+        if (line == rows.size()) {
+          Text[] below = new Text[row.length];
+          java.util.Arrays.fill(below, empty);
+          rows.add(below);
+        }
+        rows.get(line)[col] = piece;
+        line++;
         start = end;
         while (start < plain.length() && plain.charAt(start) == ' ') {
           start++;
         }
       }
-      return at;
     }
+    return rows;
+  }
 
-    /**
-     * Where the line that starts at {@code start} ends: the whole rest if it fits in {@code room},
-     * else before the last space that lets it fit, else (a word longer than the line) after that
-     * word.
-     */
-    private static int lineEnd(String text, int start, int room) {
-      if (text.length() - start <= room) {
-        return text.length();
-      }
-      int space = text.lastIndexOf(' ', start + room);
-      while (space > start && text.charAt(space - 1) == ' ') {
-        space--;
-      }
-      if (space > start) {
-        return space;
-      }
-      int next = text.indexOf(' ', start);
-      return next < 0 ? text.length() : next;
+  /**
+   * Where the line that starts at {@code start} ends: the whole rest if it fits in {@code room},
+   * else before the last space that lets it fit, else (a word longer than the line) after that
+   * word.
+   */
+  private static int lineEnd(String text, int start, int room) {
+    if (text.length() - start <= room) {
+      return text.length();
     }
+    int space = text.lastIndexOf(' ', start + room);
+    while (space > start && text.charAt(space - 1) == ' ') {
+      space--;
+    }
+    if (space > start) {
+      return space;
+    }
+    int next = text.indexOf(' ', start);
+    return next < 0 ? text.length() : next;
   }
 }

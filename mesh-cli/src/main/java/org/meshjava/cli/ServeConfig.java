@@ -199,15 +199,27 @@ record ServeConfig(
     }
   }
 
+  /** An environment variable's name as shells and their users write one: {@code OPENAI_API_KEY}. */
+  private static final java.util.regex.Pattern CONVENTIONAL_NAME =
+      java.util.regex.Pattern.compile("[A-Z_][A-Z0-9_]*");
+
   /**
    * The bearer token that environment variable {@code name} holds ({@code value}), refused unless
    * it is one: unset, empty or blank (an {@code OPENAI_API_KEY=} line left in an environment file)
    * it would be sent as {@code Authorization: Bearer } and every request refused by the upstream,
    * far from the cause; with a line break or another control character it cannot go in a header at
-   * all, and every request would fail. The value itself is never named.
+   * all, and every request would fail. The value itself is never named, nor a name that is not one
+   * of capitals, digits and {@code _}: such a "name" is most often the key itself, written where
+   * its variable's name belongs, and a refusal quoting it would put the key in a log.
    */
   static String apiKey(String name, @Nullable String value, String where) throws CliException {
-    String variable = where + ": environment variable " + name;
+    String variable =
+        where
+            + ": environment variable "
+            + (CONVENTIONAL_NAME.matcher(name).matches()
+                ? name
+                : "that api_key_env names (not repeated: not a name of capitals, digits and _, it"
+                    + " may be the key itself)");
     if (value == null) {
       throw new CliException(variable + " is not set");
     }

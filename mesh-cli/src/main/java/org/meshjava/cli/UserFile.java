@@ -205,6 +205,20 @@ final class UserFile {
     if (target.getParent() != null) {
       Files.createDirectories(target.getParent());
     }
+    writeWholeInFolder(target, bytes, replace, attributes);
+  }
+
+  /**
+   * Writes {@code bytes} to {@code path} whole or not at all, as {@link #writeWhole}, but only into
+   * a folder that exists: a missing one is refused ({@link NoSuchFileException}), never made.
+   */
+  static void writeWholeInFolder(
+      Path path,
+      byte[] bytes,
+      boolean replace,
+      java.nio.file.attribute.FileAttribute<?>... attributes)
+      throws IOException {
+    Path target = path.toAbsolutePath();
     Path partial =
         target.resolveSibling(
             "."
