@@ -221,18 +221,20 @@ final class RaplDiscovery {
     Optional<EnergyDomain> domain;
     String label;
     try {
-      label = reader.read(zone.resolve("name"));
-      domain = domainOf(root, m, label, reader);
-    } catch (IOException | NumberFormatException e) {
+      // Read again while the read fails once open (EIO), as energy_uj's first read is: discovery
+      // looks once, and an unread name refuses every package read from die zones for good.
+      label = retry.call(() -> nameOf(zone.resolve("name"), reader));
+      domain = domainOf(root, m, label, reader, retry);
+    } catch (CounterException | NumberFormatException e) {
       unnamed.add(counter);
       // UNREADABLE brings discovery's advice on granting read access to energy_uj, which only a
       // file that cannot be opened calls for; a read that failed once open (EIO) or a name that
       // holds no package number is READ_FAILED, as for energy_uj itself.
-      CounterIssue issue =
-          e instanceof FileSystemException ? CounterIssue.UNREADABLE : CounterIssue.READ_FAILED;
+      CounterIssue issue = e instanceof CounterException c ? c.issue() : CounterIssue.READ_FAILED;
+      String why = e instanceof CounterException ? e.getMessage() : e.toString();
       rejected.add(
           CounterStatus.unavailable(
-              counter, Optional.empty(), issue, "cannot read its name: " + e));
+              counter, Optional.empty(), issue, "cannot read its name: " + why));
       return Optional.empty();
     }
     Matcher die = PACKAGE.matcher(label);
@@ -478,8 +480,25 @@ final class RaplDiscovery {
     return equalReading(a, b).isPresent();
   }
 
+  /**
+   * Reads a zone's {@code name} file.
+   *
+   * @throws CounterException {@link CounterIssue#UNREADABLE} if it cannot be opened (denied,
+   *     missing), {@link CounterIssue#READ_FAILED} if it opened and its read failed
+   */
+  private static String nameOf(Path file, SysfsReader reader) throws CounterException {
+    try {
+      return reader.read(file);
+    } catch (FileSystemException e) {
+      throw new CounterException(CounterIssue.UNREADABLE, "cannot read " + file + ": " + e, e);
+    } catch (IOException e) {
+      throw new CounterException(CounterIssue.READ_FAILED, "reading " + file + " failed: " + e, e);
+    }
+  }
+
   private static Optional<EnergyDomain> domainOf(
-      Path root, Matcher zone, String label, SysfsReader reader) throws IOException {
+      Path root, Matcher zone, String label, SysfsReader reader, MomentaryRetry retry)
+      throws CounterException {
     if (zone.group(2) == null) {
       Matcher p = PACKAGE.matcher(label);
       return p.matches()
@@ -493,7 +512,7 @@ final class RaplDiscovery {
     int pkg = Integer.parseInt(zone.group(1));
     Path parent = root.resolve(zoneOf(zone)).resolve("name");
     if (Files.exists(parent)) {
-      Matcher p = PACKAGE.matcher(reader.read(parent));
+      Matcher p = PACKAGE.matcher(retry.call(() -> nameOf(parent, reader)));
       if (p.matches()) {
         pkg = Integer.parseInt(p.group(1));
       }
