@@ -5,6 +5,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,16 +79,18 @@ final class RaplDiscovery {
     // reading of all of it. A mirror dropped within the domain is not such a zone: its counter is
     // still read.
     Map<EnergyDomain, String> unusedZone = new LinkedHashMap<>();
-    // Packages whose zones the kernel names by die, and zones whose name could not be read.
+    // Packages whose zones the kernel names by die, the package each named zone reads (by zone
+    // name), and zones whose name could not be read.
     Set<Integer> dieNamed = new HashSet<>();
+    Map<String, Integer> packageOfZone = new HashMap<>();
     List<String> unnamed = new ArrayList<>();
     int before = rejected.size();
     for (Path zone : zones) {
-      readable(root, zone, reader, clock, retry, rejected, dieNamed, unnamed)
+      readable(root, zone, reader, clock, retry, rejected, dieNamed, packageOfZone, unnamed)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
     noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
-    noteUnnamedZones(unnamed, dieNamed, byDomain.keySet(), unusedZone);
+    noteUnnamedZones(unnamed, dieNamed, packageOfZone, byDomain.keySet(), unusedZone);
     Map<EnergyDomain, List<RaplChannel>> distinctByDomain = new LinkedHashMap<>();
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
       distinctByDomain.put(e.getKey(), withoutMirrors(e.getValue(), rejected));
@@ -211,6 +214,7 @@ final class RaplDiscovery {
       MomentaryRetry retry,
       List<CounterStatus> rejected,
       Set<Integer> dieNamed,
+      Map<String, Integer> packageOfZone,
       List<String> unnamed) {
     String zoneName = zone.getFileName().toString();
     String counter = "rapl:" + zoneName;
@@ -238,8 +242,11 @@ final class RaplDiscovery {
       return Optional.empty();
     }
     Matcher die = PACKAGE.matcher(label);
-    if (m.group(2) == null && die.matches() && die.group(2) != null) {
-      dieNamed.add(Integer.parseInt(die.group(1)));
+    if (m.group(2) == null && die.matches()) {
+      packageOfZone.put(zoneName, Integer.parseInt(die.group(1)));
+      if (die.group(2) != null) {
+        dieNamed.add(Integer.parseInt(die.group(1)));
+      }
     }
     if (domain.isEmpty()) {
       rejected.add(
@@ -345,22 +352,34 @@ final class RaplDiscovery {
   /**
    * Records each domain read from the zones of dies as possibly partial when a zone's name could
    * not be read: that zone may be one of its dies (or a die's DRAM), and nothing tells which
-   * package it belongs to. A sub-zone is never a package, so one alone leaves the packages read. A
-   * package the kernel names without a die ({@code package-<n>}) is whole in its one zone, as the
-   * kernel names every zone by die where packages have several, so it and its DRAM are kept.
+   * package it belongs to. A sub-zone is never a package, so one alone leaves the packages read,
+   * and it can be DRAM only of the package its zone names, where that name was read. A package the
+   * kernel names without a die ({@code package-<n>}) is whole in its one zone, as the kernel names
+   * every zone by die where packages have several, so it and its DRAM are kept.
    */
   private static void noteUnnamedZones(
       List<String> unnamed,
       Set<Integer> dieNamed,
+      Map<String, Integer> packageOfZone,
       Set<EnergyDomain> domains,
       Map<EnergyDomain, String> unusedZone) {
     boolean aZone = false;
+    // The packages whose DRAM an unnamed sub-zone may read; any, where its zone is unnamed too.
+    boolean anyDram = false;
+    Set<Integer> dramOf = new HashSet<>();
     for (String counter : unnamed) {
       Matcher m = ZONE.matcher(counter.substring(counter.indexOf(':') + 1));
-      aZone |= m.matches() && m.group(2) == null;
+      if (!m.matches() || m.group(2) == null) {
+        aZone = true;
+      } else if (packageOfZone.containsKey(zoneOf(m))) {
+        dramOf.add(packageOfZone.get(zoneOf(m)));
+      } else {
+        anyDram = true;
+      }
     }
     for (EnergyDomain d : domains) {
-      if (dieNamed.contains(d.index()) && (aZone || d.kind() == EnergyDomain.Kind.DRAM)) {
+      boolean dram = d.kind() == EnergyDomain.Kind.DRAM && (anyDram || dramOf.contains(d.index()));
+      if (dieNamed.contains(d.index()) && (aZone || dram)) {
         unusedZone.putIfAbsent(
             d,
             "may read only part of "
