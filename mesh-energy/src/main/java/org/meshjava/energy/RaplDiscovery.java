@@ -363,30 +363,23 @@ final class RaplDiscovery {
       Map<String, Integer> packageOfZone,
       Set<EnergyDomain> domains,
       Map<EnergyDomain, String> unusedZone) {
-    boolean aZone = false;
-    // The packages whose DRAM an unnamed sub-zone may read; any, where its zone is unnamed too.
-    boolean anyDram = false;
-    Set<Integer> dramOf = new HashSet<>();
     for (String counter : unnamed) {
       Matcher m = ZONE.matcher(counter.substring(counter.indexOf(':') + 1));
-      if (!m.matches() || m.group(2) == null) {
-        aZone = true;
-      } else if (packageOfZone.containsKey(zoneOf(m))) {
-        dramOf.add(packageOfZone.get(zoneOf(m)));
-      } else {
-        anyDram = true;
-      }
-    }
-    for (EnergyDomain d : domains) {
-      boolean dram = d.kind() == EnergyDomain.Kind.DRAM && (anyDram || dramOf.contains(d.index()));
-      if (dieNamed.contains(d.index()) && (aZone || dram)) {
-        unusedZone.putIfAbsent(
-            d,
-            "may read only part of "
-                + d
-                + ": zone "
-                + unnamed.getFirst()
-                + ", whose name cannot be read, may be one of its zones");
+      boolean aZone = !m.matches() || m.group(2) == null;
+      // The package whose DRAM an unnamed sub-zone may read; any, where its zone is unnamed too.
+      Integer pkg = aZone ? null : packageOfZone.get(zoneOf(m));
+      for (EnergyDomain d : domains) {
+        boolean mayRead =
+            aZone || (d.kind() == EnergyDomain.Kind.DRAM && (pkg == null || pkg == d.index()));
+        if (dieNamed.contains(d.index()) && mayRead) {
+          unusedZone.putIfAbsent(
+              d,
+              "may read only part of "
+                  + d
+                  + ": zone "
+                  + counter
+                  + ", whose name cannot be read, may be one of its zones");
+        }
       }
     }
   }

@@ -7,7 +7,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -38,12 +40,18 @@ class RaplNameReadRetryTest {
     return z;
   }
 
-  /** The tree's files, but {@code zone}'s name file fails {@code times} times with {@code e}. */
-  private static SysfsReader nameFails(Path zone, int times, IOException e) {
-    Path name = zone.resolve("name");
-    AtomicInteger left = new AtomicInteger(times);
+  /**
+   * The tree's files, but each of {@code zones}' name files fails {@code times} times with {@code
+   * e}.
+   */
+  private static SysfsReader nameFails(int times, IOException e, Path... zones) {
+    Map<Path, AtomicInteger> left = new HashMap<>();
+    for (Path zone : zones) {
+      left.put(zone.resolve("name"), new AtomicInteger(times));
+    }
     return file -> {
-      if (file.equals(name) && left.getAndDecrement() > 0) {
+      AtomicInteger n = left.get(file);
+      if (n != null && n.getAndDecrement() > 0) {
         throw e;
       }
       return SysfsReader.FILES.read(file);
@@ -54,7 +62,7 @@ class RaplNameReadRetryTest {
   private void discoverWhileDie1NameFailsOnce(IOException e) throws IOException {
     zone("intel-rapl:0", "package-0-die-0", 1_000);
     Path die1 = zone("intel-rapl:1", "package-0-die-1", 5_000);
-    RaplDiscovery.discover(root, nameFails(die1, 1, e), clock, found, rejected);
+    RaplDiscovery.discover(root, nameFails(1, e, die1), clock, found, rejected);
   }
 
   @Test
@@ -76,10 +84,11 @@ class RaplNameReadRetryTest {
         .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.UNREADABLE));
   }
 
-  @Test
-  void anUnnamedDramZone_refusesOnlyTheDramOfThePackageItsZoneNames() throws IOException {
-    // Two sockets of two dies, each die with its DRAM: package 1's die 1 DRAM zone stays unnamed.
-    // A sub-zone is DRAM of the package its zone names, so package 0's DRAM is whole.
+  /**
+   * Two sockets of two dies, each die with its DRAM, discovered while the DRAM zones' names given
+   * stay unreadable.
+   */
+  private void discoverTwoSocketsWithUnnamedDram(String... unnamedDram) throws IOException {
     zone("intel-rapl:0", "package-0-die-0", 1_000);
     zone("intel-rapl:0:0", "dram", 100);
     zone("intel-rapl:1", "package-0-die-1", 2_000);
@@ -87,13 +96,20 @@ class RaplNameReadRetryTest {
     zone("intel-rapl:2", "package-1-die-0", 3_000);
     zone("intel-rapl:2:0", "dram", 300);
     zone("intel-rapl:3", "package-1-die-1", 4_000);
-    Path unnamed = zone("intel-rapl:3:0", "dram", 400);
+    zone("intel-rapl:3:0", "dram", 400);
+    Path[] unnamed = new Path[unnamedDram.length];
+    for (int i = 0; i < unnamed.length; i++) {
+      unnamed[i] = root.resolve(unnamedDram[i]);
+    }
+    IOException eio = new IOException("Input/output error");
     RaplDiscovery.discover(
-        root,
-        nameFails(unnamed, Integer.MAX_VALUE, new IOException("Input/output error")),
-        clock,
-        found,
-        rejected);
+        root, nameFails(Integer.MAX_VALUE, eio, unnamed), clock, found, rejected);
+  }
+
+  @Test
+  void anUnnamedDramZone_refusesOnlyTheDramOfThePackageItsZoneNames() throws IOException {
+    // A sub-zone is DRAM of the package its zone names, so package 0's DRAM is whole.
+    discoverTwoSocketsWithUnnamedDram("intel-rapl:3:0");
     assertThat(found)
         .extracting(EnergyChannel::domain)
         .containsExactlyInAnyOrder(
@@ -102,5 +118,14 @@ class RaplNameReadRetryTest {
         .filteredOn(s -> s.issue().equals(Optional.of(CounterIssue.NOT_A_DOMAIN)))
         .extracting(CounterStatus::counter)
         .containsExactly("rapl:intel-rapl:2:0");
+  }
+
+  @Test
+  void eachRefusedDram_namesTheUnnamedZoneUnderItsOwnPackage() throws IOException {
+    discoverTwoSocketsWithUnnamedDram("intel-rapl:1:0", "intel-rapl:3:0");
+    assertThat(rejected)
+        .filteredOn(s -> s.counter().equals("rapl:intel-rapl:2:0"))
+        .singleElement()
+        .satisfies(s -> assertThat(s.detail()).contains("zone rapl:intel-rapl:3:0,"));
   }
 }
