@@ -319,11 +319,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * open, never the serve's.
    */
   void watchOpenWindows() {
-    for (DomainLedger l : ledgers.values()) {
-      if (l.watchEveryNanos() > 0) {
-        l.poll();
-      }
-    }
+    pollEach(ledgers.values().stream().filter(l -> l.watchEveryNanos() > 0).toList());
   }
 
   /**
@@ -375,8 +371,34 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * window stays open. The meter's own thread calls this periodically.
    */
   void pollCounters() {
-    for (DomainLedger l : ledgers.values()) {
-      l.poll();
+    pollEach(ledgers.values());
+  }
+
+  /**
+   * Reads each of {@code toRead} once, every one of them whatever another's read throws (an Error
+   * out of a driver's read, which the ledger does not turn into a failed read): stopped at the
+   * first, a counter that throws at every read would leave those after it unread by the timer and
+   * the watch for the meter's life, their wraps unseen and no window on them a reading. The first
+   * thing thrown is thrown on once all are read, the rest suppressed in it.
+   */
+  private static void pollEach(Iterable<DomainLedger> toRead) {
+    Throwable first = null;
+    for (DomainLedger l : toRead) {
+      try {
+        l.poll();
+      } catch (RuntimeException | Error e) {
+        if (first == null) {
+          first = e;
+        } else if (first != e) {
+          first.addSuppressed(e);
+        }
+      }
+    }
+    if (first instanceof Error e) {
+      throw e;
+    }
+    if (first instanceof RuntimeException e) {
+      throw e;
     }
   }
 

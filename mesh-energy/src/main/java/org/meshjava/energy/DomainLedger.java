@@ -635,6 +635,8 @@ final class DomainLedger implements LivenessProbe.Target {
     if (plausible) {
       return;
     }
+    // Refused from a kept earlier total, not the last one: judged before the books move on.
+    boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != lastTotal;
     long was = lastTotal;
     lastTotal = total;
     lastMark = mark;
@@ -642,7 +644,6 @@ final class DomainLedger implements LivenessProbe.Target {
     lastReadNanos = Math.max(lastReadNanos, nowNanos);
     anchors.clear();
     anchors.add(new Anchor(total, lastTotalSinceNanos));
-    boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != was;
     throw new CounterException(
         CounterIssue.COUNTER_RESET,
         channel.name()

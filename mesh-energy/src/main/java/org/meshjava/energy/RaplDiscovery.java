@@ -5,6 +5,7 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,16 +79,18 @@ final class RaplDiscovery {
     // reading of all of it. A mirror dropped within the domain is not such a zone: its counter is
     // still read.
     Map<EnergyDomain, String> unusedZone = new LinkedHashMap<>();
-    // Packages whose zones the kernel names by die, and zones whose name could not be read.
+    // Packages whose zones the kernel names by die, the package each named zone reads (by zone
+    // name), and zones whose name could not be read.
     Set<Integer> dieNamed = new HashSet<>();
+    Map<String, Integer> packageOfZone = new HashMap<>();
     List<String> unnamed = new ArrayList<>();
     int before = rejected.size();
     for (Path zone : zones) {
-      readable(root, zone, reader, clock, retry, rejected, dieNamed, unnamed)
+      readable(root, zone, reader, clock, retry, rejected, dieNamed, packageOfZone, unnamed)
           .ifPresent(c -> byDomain.computeIfAbsent(c.domain(), d -> new ArrayList<>()).add(c));
     }
     noteUnusedZones(rejected.subList(before, rejected.size()), unusedZone);
-    noteUnnamedZones(unnamed, dieNamed, byDomain.keySet(), unusedZone);
+    noteUnnamedZones(unnamed, dieNamed, packageOfZone, byDomain.keySet(), unusedZone);
     Map<EnergyDomain, List<RaplChannel>> distinctByDomain = new LinkedHashMap<>();
     for (Map.Entry<EnergyDomain, List<RaplChannel>> e : byDomain.entrySet()) {
       distinctByDomain.put(e.getKey(), withoutMirrors(e.getValue(), rejected));
@@ -211,6 +214,7 @@ final class RaplDiscovery {
       MomentaryRetry retry,
       List<CounterStatus> rejected,
       Set<Integer> dieNamed,
+      Map<String, Integer> packageOfZone,
       List<String> unnamed) {
     String zoneName = zone.getFileName().toString();
     String counter = "rapl:" + zoneName;
@@ -221,23 +225,28 @@ final class RaplDiscovery {
     Optional<EnergyDomain> domain;
     String label;
     try {
-      label = reader.read(zone.resolve("name"));
-      domain = domainOf(root, m, label, reader);
-    } catch (IOException | NumberFormatException e) {
+      // Read again while the read fails once open (EIO), as energy_uj's first read is: discovery
+      // looks once, and an unread name refuses every package read from die zones for good.
+      label = retry.call(() -> nameOf(zone.resolve("name"), reader));
+      domain = domainOf(root, m, label, reader, retry);
+    } catch (CounterException | NumberFormatException e) {
       unnamed.add(counter);
       // UNREADABLE brings discovery's advice on granting read access to energy_uj, which only a
       // file that cannot be opened calls for; a read that failed once open (EIO) or a name that
       // holds no package number is READ_FAILED, as for energy_uj itself.
-      CounterIssue issue =
-          e instanceof FileSystemException ? CounterIssue.UNREADABLE : CounterIssue.READ_FAILED;
+      CounterIssue issue = e instanceof CounterException c ? c.issue() : CounterIssue.READ_FAILED;
+      String why = e instanceof CounterException ? e.getMessage() : e.toString();
       rejected.add(
           CounterStatus.unavailable(
-              counter, Optional.empty(), issue, "cannot read its name: " + e));
+              counter, Optional.empty(), issue, "cannot read its name: " + why));
       return Optional.empty();
     }
     Matcher die = PACKAGE.matcher(label);
-    if (m.group(2) == null && die.matches() && die.group(2) != null) {
-      dieNamed.add(Integer.parseInt(die.group(1)));
+    if (m.group(2) == null && die.matches()) {
+      packageOfZone.put(zoneName, Integer.parseInt(die.group(1)));
+      if (die.group(2) != null) {
+        dieNamed.add(Integer.parseInt(die.group(1)));
+      }
     }
     if (domain.isEmpty()) {
       rejected.add(
@@ -343,29 +352,34 @@ final class RaplDiscovery {
   /**
    * Records each domain read from the zones of dies as possibly partial when a zone's name could
    * not be read: that zone may be one of its dies (or a die's DRAM), and nothing tells which
-   * package it belongs to. A sub-zone is never a package, so one alone leaves the packages read. A
-   * package the kernel names without a die ({@code package-<n>}) is whole in its one zone, as the
-   * kernel names every zone by die where packages have several, so it and its DRAM are kept.
+   * package it belongs to. A sub-zone is never a package, so one alone leaves the packages read,
+   * and it can be DRAM only of the package its zone names, where that name was read. A package the
+   * kernel names without a die ({@code package-<n>}) is whole in its one zone, as the kernel names
+   * every zone by die where packages have several, so it and its DRAM are kept.
    */
   private static void noteUnnamedZones(
       List<String> unnamed,
       Set<Integer> dieNamed,
+      Map<String, Integer> packageOfZone,
       Set<EnergyDomain> domains,
       Map<EnergyDomain, String> unusedZone) {
-    boolean aZone = false;
     for (String counter : unnamed) {
       Matcher m = ZONE.matcher(counter.substring(counter.indexOf(':') + 1));
-      aZone |= m.matches() && m.group(2) == null;
-    }
-    for (EnergyDomain d : domains) {
-      if (dieNamed.contains(d.index()) && (aZone || d.kind() == EnergyDomain.Kind.DRAM)) {
-        unusedZone.putIfAbsent(
-            d,
-            "may read only part of "
-                + d
-                + ": zone "
-                + unnamed.getFirst()
-                + ", whose name cannot be read, may be one of its zones");
+      boolean aZone = !m.matches() || m.group(2) == null;
+      // The package whose DRAM an unnamed sub-zone may read; any, where its zone is unnamed too.
+      Integer pkg = aZone ? null : packageOfZone.get(zoneOf(m));
+      for (EnergyDomain d : domains) {
+        boolean mayRead =
+            aZone || (d.kind() == EnergyDomain.Kind.DRAM && (pkg == null || pkg == d.index()));
+        if (dieNamed.contains(d.index()) && mayRead) {
+          unusedZone.putIfAbsent(
+              d,
+              "may read only part of "
+                  + d
+                  + ": zone "
+                  + counter
+                  + ", whose name cannot be read, may be one of its zones");
+        }
       }
     }
   }
@@ -478,8 +492,25 @@ final class RaplDiscovery {
     return equalReading(a, b).isPresent();
   }
 
+  /**
+   * Reads a zone's {@code name} file.
+   *
+   * @throws CounterException {@link CounterIssue#UNREADABLE} if it cannot be opened (denied,
+   *     missing), {@link CounterIssue#READ_FAILED} if it opened and its read failed
+   */
+  private static String nameOf(Path file, SysfsReader reader) throws CounterException {
+    try {
+      return reader.read(file);
+    } catch (FileSystemException e) {
+      throw new CounterException(CounterIssue.UNREADABLE, "cannot read " + file + ": " + e, e);
+    } catch (IOException e) {
+      throw new CounterException(CounterIssue.READ_FAILED, "reading " + file + " failed: " + e, e);
+    }
+  }
+
   private static Optional<EnergyDomain> domainOf(
-      Path root, Matcher zone, String label, SysfsReader reader) throws IOException {
+      Path root, Matcher zone, String label, SysfsReader reader, MomentaryRetry retry)
+      throws CounterException {
     if (zone.group(2) == null) {
       Matcher p = PACKAGE.matcher(label);
       return p.matches()
@@ -493,7 +524,7 @@ final class RaplDiscovery {
     int pkg = Integer.parseInt(zone.group(1));
     Path parent = root.resolve(zoneOf(zone)).resolve("name");
     if (Files.exists(parent)) {
-      Matcher p = PACKAGE.matcher(reader.read(parent));
+      Matcher p = PACKAGE.matcher(retry.call(() -> nameOf(parent, reader)));
       if (p.matches()) {
         pkg = Integer.parseInt(p.group(1));
       }
