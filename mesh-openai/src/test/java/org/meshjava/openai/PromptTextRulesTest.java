@@ -70,7 +70,12 @@ class PromptTextRulesTest {
             "1234567890",
             "01234567890",
             "\u0665",
-            "0x5");
+            "0x5",
+            // The bytes either side of '0'..'9' ('/' and ':'): a digit range off by one takes them.
+            "/",
+            ":",
+            "1/",
+            "4:");
     for (String length : lengths) {
       byte[] text = ("user " + length + "\nhello\n").getBytes(StandardCharsets.UTF_8);
       if (!LENGTH.matcher(length).matches()) {
