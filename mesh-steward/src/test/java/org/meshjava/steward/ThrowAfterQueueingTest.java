@@ -7,6 +7,8 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Revocation;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
@@ -53,6 +55,38 @@ class ThrowAfterQueueingTest {
       assertThat(s.head().nextSequence()).isEqualTo(1);
       ServeRequest third = GrantFixture.request("third", 3, 50_000);
       assertThat(s.serve(third, GrantFixture.payload(third)).receipt().sequence()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A {@code Revoked} record: the journal holds the revocation whether or not the steward takes it
+   * as recorded, so the steward refuses the grant from then on, or it would journal decisions a
+   * replay refuses.
+   *
+   * <p>Regression: the grant was still honoured, its decision journalled after the revocation.
+   */
+  @Test
+  void aThrowAfterTheRevokedRecordWasQueued_refusesTheGrant_andTheJournalStillStarts()
+      throws Exception {
+    Path file = dir.resolve("j");
+    GrantChain chain = f.chain(1_000_000);
+    try (Steward s =
+        f.steward(
+                FailsOnceUnchecked.afterQueueing(
+                    FileJournal.open(file), JournalEntry.Revoked.class))
+            .build()) {
+      assertThatThrownBy(() -> s.revoke(Revocation.sign(f.org, chain, GrantFixture.NOW)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("decorator bug after queueing");
+
+      ServeRequest after = GrantFixture.request("after the revocation", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(after, GrantFixture.payload(after), f.present(chain, after)))
+          .isInstanceOf(GrantDeniedException.class);
+    }
+    try (Steward s = f.steward(FileJournal.open(file)).build()) {
+      ServeRequest later = GrantFixture.request("after a restart", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(later, GrantFixture.payload(later), f.present(chain, later)))
+          .isInstanceOf(GrantDeniedException.class);
     }
   }
 }
