@@ -275,6 +275,14 @@ final class Authoriser {
         pending = journal.enqueue(new JournalEntry.Revoked(revocation));
       } catch (JournalException e) {
         throw notRecorded("the revocation", e);
+      } catch (RuntimeException | Error e) {
+        // Unlike a JournalException, an unchecked throw does not say the record was not queued (a
+        // decorator may throw after its inner journal queued it). Taking effect here all the same
+        // errs on the safe side: a replay that meets the record refuses every decision journalled
+        // after it on the revoked grant, and a revocation in force here that the journal lacks
+        // only refuses until a restart. The caller is told it failed, and may send it again.
+        gate.revocations().revoke(revocation.grantId(), revocation.from());
+        throw e;
       }
       gate.revocations().revoke(revocation.grantId(), revocation.from());
     }

@@ -44,7 +44,8 @@ public record Readiness(Journal journal, Grants grants, Meter meter, ChainHead h
    * @param description its file or kind
    * @param durable whether its records survive the process
    * @param locked whether it holds an exclusive lock on its storage
-   * @param refusesAppends why it takes no more appends, if it does not (closed, or a write failed)
+   * @param refusesAppends why it takes no more appends, if it does not (closed, a write failed, or
+   *     the steward stopped sealing because a receipt's recording failed unchecked)
    */
   public record Journal(
       String description, boolean durable, boolean locked, Optional<String> refusesAppends) {

@@ -3,6 +3,7 @@ package org.meshjava.steward;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.Fidelity;
 import org.meshjava.core.NonceSource;
@@ -14,6 +15,7 @@ import org.meshjava.jcp.DebitResult;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
+import org.meshjava.journal.internal.FailureWords;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.receipt.FidelityReport;
 import org.meshjava.receipt.MeshReceipt;
@@ -23,6 +25,8 @@ import org.meshjava.receipt.OutputCommitment;
 import org.meshjava.receipt.SealedReceipt;
 import org.meshjava.receipt.internal.ReceiptLog;
 import org.meshjava.router.RouteDecision;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The seal phase (§2 phase 4): drafts the receipt of a metered, settled serve, stamps and signs it
@@ -33,12 +37,31 @@ import org.meshjava.router.RouteDecision;
  * journal's sync happens outside it, so concurrent serves share syncs.
  */
 final class Sealer {
+  private static final Logger LOG = LoggerFactory.getLogger(Sealer.class);
+
+  private static final String CHAIN_UNKNOWN =
+      "a receipt's journal record may have been queued although recording it failed, so where the"
+          + " receipt chain stands is unknown; no receipt is sealed until the steward is restarted"
+          + " on its journal";
+
   private final Opening.Key openingKey;
   private final NonceSource nonces;
   private final ReceiptLog log;
   private final Journal journal;
   private final LogKeeper logKeeper;
   private final Optional<Snapshotter> snapshotter;
+
+  /**
+   * Why no receipt is sealed any more, once recording one failed unchecked: a {@code
+   * JournalException} from {@code enqueue} says nothing was queued, but an unchecked throw (a
+   * journal decorator's bug after its inner journal queued the record, the heap running out once it
+   * was queued, the log's leaf failing after it) leaves the record's fate unknown while the chain
+   * stays where it was. Sealing on would give the next receipt the same number, and a journal
+   * holding two receipts of one number is refused at the next start; a restart replays the journal
+   * and finds where the chain stands. Set under the chain's lock, so no serve seals after the
+   * failing one without seeing it.
+   */
+  private final AtomicReference<String> chainUnknown = new AtomicReference<>();
 
   Sealer(
       Opening.Key openingKey,
@@ -58,6 +81,11 @@ final class Sealer {
   /** Where the receipt chain stands. */
   ChainHead head() {
     return log.head();
+  }
+
+  /** Why no receipt is sealed until a restart, if recording one failed unchecked. */
+  Optional<String> refusal() {
+    return Optional.ofNullable(chainUnknown.get());
   }
 
   /** The opening of the output commitment for a request this steward served (§6.4). */
@@ -126,15 +154,21 @@ final class Sealer {
           log.append(
               draft,
               s -> {
-                Journal.Pending pending =
-                    journal.enqueue(
-                        authorisedAt.isPresent()
-                            ? JournalEntry.Sealed.granted(
-                                s.receipt().sequence(), s.envelope(), authorisedAt.getAsLong())
-                            : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id()));
-                // In chain order, like the journal: leaf i is receipt firstSequence + i (§65).
-                logKeeper.append(s.receipt().sequence(), s.envelope().id());
-                return pending;
+                refuseIfChainUnknown();
+                try {
+                  Journal.Pending pending =
+                      journal.enqueue(
+                          authorisedAt.isPresent()
+                              ? JournalEntry.Sealed.granted(
+                                  s.receipt().sequence(), s.envelope(), authorisedAt.getAsLong())
+                              : new JournalEntry.Sealed(s.receipt().sequence(), s.envelope().id()));
+                  // In chain order, like the journal: leaf i is receipt firstSequence + i (§65).
+                  logKeeper.append(s.receipt().sequence(), s.envelope().id());
+                  return pending;
+                } catch (RuntimeException | Error e) {
+                  chainUnknown(s.receipt().sequence(), e);
+                  throw e;
+                }
               });
       // Through interrupts: the receipt is in the chain and its record queued, so it will be
       // written; handing it out beats a refusal that claims nothing was sealed.
@@ -149,5 +183,32 @@ final class Sealer {
     logKeeper.afterSeal();
     snapshotter.ifPresent(Snapshotter::maybe);
     return sealed;
+  }
+
+  /**
+   * Refuses to record a receipt once the chain's head is unknown ({@link #chainUnknown}), as the
+   * journal refuses a record once it has failed: nothing is queued and the chain stays.
+   */
+  private void refuseIfChainUnknown() throws JournalException {
+    String unknown = chainUnknown.get();
+    if (unknown != null) {
+      throw new JournalException(JournalException.Reason.FAILED, unknown, null);
+    }
+  }
+
+  private void chainUnknown(long sequence, Throwable e) {
+    // Marked first with words that need no allocation: the throw may be the heap running out.
+    if (!chainUnknown.compareAndSet(null, CHAIN_UNKNOWN)) {
+      return;
+    }
+    String why =
+        "recording receipt "
+            + sequence
+            + " failed unchecked ("
+            + FailureWords.of(e)
+            + "); "
+            + CHAIN_UNKNOWN;
+    chainUnknown.set(why);
+    LOG.error("no longer sealing receipts: {}", why);
   }
 }

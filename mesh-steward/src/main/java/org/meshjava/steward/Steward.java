@@ -331,7 +331,10 @@ public final class Steward implements AutoCloseable {
             : meterDiscovery().map(MeterDiscovery::counters).orElse(List.of());
     return new Readiness(
         new Readiness.Journal(
-            journal.describe(), journal.durable(), journal.locked(), journal.refusesAppends()),
+            journal.describe(),
+            journal.durable(),
+            journal.locked(),
+            journal.refusesAppends().or(sealer::refusal)),
         new Readiness.Grants(grantsNeedDurableJournal.or(authoriser::suspension)),
         new Readiness.Meter(meter.name(), counters),
         sealer.head());
@@ -514,10 +517,12 @@ public final class Steward implements AutoCloseable {
    * of it was then refused {@code presentation-spent} (403) although nothing of it was recorded.
    * The refusal's cause is a {@code FAILED} journal failure, as when a record is refused, so that a
    * caller can tell a journal failed for good from one closed with its steward (an HTTP binding
-   * tells its clients not to resend on the first, SPEC.md 70).
+   * tells its clients not to resend on the first, SPEC.md 70). A receipt whose recording failed
+   * unchecked counts as such a failure: its record may be queued while the chain did not advance,
+   * so nothing is sealed until a restart finds where the chain stands ({@link Sealer#refusal}).
    */
   private void refuseIfJournalFailed() throws ServeException {
-    Optional<String> refuses = journal.refusesAppends();
+    Optional<String> refuses = journal.refusesAppends().or(sealer::refusal);
     // Read after the journal's answer: the close marks this before it closes the journal, so a
     // journal found closed by the close is always seen as such.
     if (refuses.isPresent() && journalClosedByClose) {

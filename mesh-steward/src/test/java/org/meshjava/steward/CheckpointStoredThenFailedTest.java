@@ -6,6 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
@@ -35,6 +39,8 @@ class CheckpointStoredThenFailedTest {
   private final NoteVerifierKey witnessKey =
       new NoteVerifierKey("witness.example", witness.verificationKey());
   @TempDir Path dir;
+
+  private static final int SERVES = 40;
 
   /**
    * Regression: a witness that cosigned the published checkpoint (size 2) after a size-4 one was
@@ -104,6 +110,93 @@ class CheckpointStoredThenFailedTest {
       serve(s, 1, "c");
       assertThat(sizeOf(s.checkpoint().orElseThrow())).isEqualTo(4);
     }
+  }
+
+  /**
+   * Three threads at once: serves signing cadence checkpoints (every 2 receipts), a caller asking
+   * for checkpoints by hand, now and then making the next one's write fail after its record was
+   * stored and then cosigning the checkpoint it saw before that, and a witness cosigning whatever
+   * checkpoint it last saw, often an older one. Whichever order they meet the log keeper's lock in,
+   * the journal's checkpoints stay in size order, it verifies, and a restart takes it.
+   */
+  @Test
+  void cadenceManualAndCosign_fromThreeThreads_keepTheJournalInOrder() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try (StoresThenFails j = new StoresThenFails(FileJournal.open(dir.resolve("j")));
+        Steward s = f.steward(j).witness(witnessKey).checkpointEvery(2).build()) {
+      Future<?> serving =
+          pool.submit(
+              () -> {
+                for (int i = 0; i < SERVES; i++) {
+                  ServeRequest req = GrantFixture.request("race " + i, 3, 50_000);
+                  s.serve(req, GrantFixture.payload(req));
+                }
+                return null;
+              });
+      Future<?> manual =
+          pool.submit(
+              () -> {
+                SignedNote lastSeen = null;
+                for (int i = 0; !serving.isDone(); i++) {
+                  j.failNextCheckpoint = i % 3 == 0;
+                  try {
+                    lastSeen = s.checkpoint().orElse(lastSeen);
+                  } catch (ServeException madeToFail) {
+                    // A witness still holding the checkpoint published before it cosigns that one
+                    // now, racing the serves' cadence to the log keeper.
+                    if (lastSeen != null) {
+                      cosignQuietly(s, lastSeen);
+                    }
+                  }
+                }
+                return null;
+              });
+      Future<?> witnessing =
+          pool.submit(
+              () -> {
+                while (!serving.isDone()) {
+                  SignedNote seen;
+                  try {
+                    seen = s.checkpoint().orElse(null);
+                  } catch (ServeException failed) {
+                    continue;
+                  }
+                  if (seen == null) {
+                    continue;
+                  }
+                  cosignQuietly(s, seen);
+                }
+                return null;
+              });
+      serving.get(5, TimeUnit.MINUTES);
+      manual.get(1, TimeUnit.MINUTES);
+      witnessing.get(1, TimeUnit.MINUTES);
+      j.failNextCheckpoint = false;
+      SignedNote latest = s.checkpoint().orElseThrow();
+      s.cosign(withWitnessLine(latest)).verify(witnessKey);
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(checkpointSizes()).isSorted().contains((long) SERVES);
+    assertJournalVerifies();
+    try (Steward s = f.steward(FileJournal.open(dir.resolve("j"))).witness(witnessKey).build()) {
+      assertThat(s.head().nextSequence()).isEqualTo(SERVES);
+    }
+  }
+
+  /**
+   * Cosigns {@code seen} as the witness; a refusal (not the latest, a failed write) is expected.
+   */
+  private void cosignQuietly(Steward s, SignedNote seen) {
+    try {
+      s.cosign(withWitnessLine(seen));
+    } catch (LogException | ServeException refused) {
+      // an older checkpoint than the latest, or one whose write was made to fail
+    }
+  }
+
+  private SignedNote withWitnessLine(SignedNote note) {
+    return note.with(SignedNote.sign(note.text(), witnessKey.name(), witness).signatures().get(0));
   }
 
   private List<JournalRecord> records() throws Exception {

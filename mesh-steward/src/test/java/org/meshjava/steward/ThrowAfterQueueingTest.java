@@ -1,0 +1,92 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.meshjava.core.ServeRequest;
+import org.meshjava.jcp.GrantChain;
+import org.meshjava.jcp.Revocation;
+import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+
+/**
+ * A journal decorator that throws unchecked after its inner journal queued a record ({@link
+ * FailsOnceUnchecked#afterQueueing}): the steward cannot tell that from a record never queued, so
+ * it must take whichever answer a restart on the journal can live with.
+ */
+class ThrowAfterQueueingTest {
+  private final GrantFixture f = new GrantFixture();
+  @TempDir Path dir;
+
+  /**
+   * A receipt's {@code Sealed} record: the chain has not advanced past it, and sealing on would
+   * give the next receipt the same number, which a restart refuses. The steward stops sealing
+   * instead, and a restart finds where the chain stands.
+   *
+   * <p>Regression: the second serve sealed receipt 0 again, so the journal held two receipts of
+   * number 0 and the steward would not start on it again.
+   */
+  @Test
+  void aThrowAfterTheSealedRecordWasQueued_stopsSealing_andTheJournalStillStarts()
+      throws Exception {
+    Path file = dir.resolve("j");
+    try (Steward s =
+        f.steward(
+                FailsOnceUnchecked.afterQueueing(FileJournal.open(file), JournalEntry.Sealed.class))
+            .build()) {
+      ServeRequest first = GrantFixture.request("first", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(first, GrantFixture.payload(first)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("decorator bug after queueing");
+
+      ServeRequest second = GrantFixture.request("second", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(second, GrantFixture.payload(second)))
+          .isInstanceOf(ServeException.class)
+          .hasMessageContaining("no receipt is sealed until the steward is restarted")
+          .hasRootCauseInstanceOf(JournalException.class);
+      assertThat(s.readiness().journal().writable()).isFalse();
+    }
+    try (Steward s = f.steward(FileJournal.open(file)).build()) {
+      // The queued receipt 0 stands; the chain goes on from it.
+      assertThat(s.head().nextSequence()).isEqualTo(1);
+      ServeRequest third = GrantFixture.request("third", 3, 50_000);
+      assertThat(s.serve(third, GrantFixture.payload(third)).receipt().sequence()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A {@code Revoked} record: the journal holds the revocation whether or not the steward takes it
+   * as recorded, so the steward refuses the grant from then on, or it would journal decisions a
+   * replay refuses.
+   *
+   * <p>Regression: the grant was still honoured, its decision journalled after the revocation.
+   */
+  @Test
+  void aThrowAfterTheRevokedRecordWasQueued_refusesTheGrant_andTheJournalStillStarts()
+      throws Exception {
+    Path file = dir.resolve("j");
+    GrantChain chain = f.chain(1_000_000);
+    try (Steward s =
+        f.steward(
+                FailsOnceUnchecked.afterQueueing(
+                    FileJournal.open(file), JournalEntry.Revoked.class))
+            .build()) {
+      assertThatThrownBy(() -> s.revoke(Revocation.sign(f.org, chain, GrantFixture.NOW)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("decorator bug after queueing");
+
+      ServeRequest after = GrantFixture.request("after the revocation", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(after, GrantFixture.payload(after), f.present(chain, after)))
+          .isInstanceOf(GrantDeniedException.class);
+    }
+    try (Steward s = f.steward(FileJournal.open(file)).build()) {
+      ServeRequest later = GrantFixture.request("after a restart", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(later, GrantFixture.payload(later), f.present(chain, later)))
+          .isInstanceOf(GrantDeniedException.class);
+    }
+  }
+}
