@@ -247,7 +247,6 @@ public final class UpstreamEngine extends DescribedEngine {
   public EngineResult serve(ServeRequest request, TokenSequence prompt, TokenSink sink)
       throws EngineException {
     UpstreamHttp.Streamed response;
-    long deadline = System.nanoTime() + timeout.toNanos();
     try {
       response = UpstreamHttp.stream(chatCompletions, body(request, prompt, true), apiKey, timeout);
     } catch (IOException e) {
@@ -294,6 +293,7 @@ public final class UpstreamEngine extends DescribedEngine {
                   + request.maxTokens(),
               null);
         }
+        response.deadline().content();
         // The delta's code points go to the sink as one run, so a client sees the upstream's
         // delta as one piece, not one event per character (a half surrogate pair ending it waits
         // for the next delta).
@@ -312,7 +312,7 @@ public final class UpstreamEngine extends DescribedEngine {
         // upstream's failure, and Jetty's stream drops the interrupt and says nothing of it.
         throw interrupted(e);
       }
-      throw replyFault("the upstream's stream failed: " + streamFailure(e, deadline), e);
+      throw replyFault("the upstream's stream failed: " + streamFailure(e, response.deadline()), e);
     }
     TokenSequence rest = reply.finish();
     if (!stopped && rest.size() > 0) {
@@ -450,19 +450,18 @@ public final class UpstreamEngine extends DescribedEngine {
    * Why reading a streamed reply failed, in words the client may read. Jetty's stream wraps its
    * failure as an {@link IOException} whose message is the cause's {@code toString()}, which would
    * name a Java class ("java.util.concurrent.TimeoutException: Idle timeout expired: 8004/8000
-   * ms"): a timeout is said as such (the whole exchange's, due at {@code deadline}, or a read's), a
-   * connection that ended or a reply that is no HTTP in {@link UpstreamHttp#connectionWords}'s
-   * words (Jetty's name both addresses), any other wrapped failure by its own message.
+   * ms"): a timeout, a read's or the {@code deadline} for content, is said in the deadline's
+   * {@linkplain ContentDeadline#words words}, a connection that ended or a reply that is no HTTP in
+   * {@link UpstreamHttp#connectionWords}'s words (Jetty's name both addresses), any other wrapped
+   * failure by its own message.
    */
-  private static String streamFailure(IOException e, long deadline) {
+  private static String streamFailure(IOException e, ContentDeadline deadline) {
     Throwable t = e;
     for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof TimeoutException || c instanceof SocketTimeoutException) {
-        // The exchange's own deadline (UpstreamHttp.stream) or a read's idle timeout: past the
-        // deadline, the stream was still arriving, only too slowly.
-        return System.nanoTime() - deadline >= 0
-            ? "it did not end within the timeout, which bounds the whole stream"
-            : "nothing arrived within the timeout";
+      if (c instanceof TimeoutException
+          || c instanceof SocketTimeoutException
+          || c instanceof ContentDeadline.Passed) {
+        return deadline.words();
       }
     }
     String ended = UpstreamHttp.connectionWords(e);
@@ -712,10 +711,11 @@ public final class UpstreamEngine extends DescribedEngine {
     }
 
     /**
-     * The connect and request timeout, which bounds a whole exchange, a streamed reply to its end
-     * included (an upstream trickling comments or bytes holds a serve no longer): positive, at most
-     * {@link OpenAiServer.Builder#MAX_TIME_LIMIT} (ten years, as the server's own time limits); 60
-     * s by default.
+     * The connect and request timeout, which bounds a whole reply; a streamed reply must bring a
+     * content delta within it of the request and of each delta before (an upstream trickling
+     * comments or empty events fails, an honest long generation does not): positive, at most {@link
+     * OpenAiServer.Builder#MAX_TIME_LIMIT} (ten years, as the server's own time limits); 60 s by
+     * default.
      */
     public Builder timeout(Duration v) {
       timeout =

@@ -51,8 +51,11 @@ final class UpstreamHttp {
   @SuppressWarnings("ArrayRecordComponent")
   record Answer(int status, byte[] body) {}
 
-  /** A reply whose body is read as it arrives; closing {@code body} aborts the exchange. */
-  record Streamed(int status, InputStream body) {}
+  /**
+   * A reply whose body is read as it arrives; closing {@code body} aborts the exchange and stops
+   * {@code deadline}, which the reader restarts on each content delta.
+   */
+  record Streamed(int status, InputStream body, ContentDeadline deadline) {}
 
   /** The client, started on first use. */
   private static final class Shared {
@@ -95,30 +98,41 @@ final class UpstreamHttp {
 
   /**
    * Posts {@code json} and returns once the reply's status and headers arrived (within {@code
-   * timeout}); the whole exchange, its body to the end included, must end within {@code timeout}
-   * from the call, as a whole reply must. Without that bound an upstream sending a comment line or
-   * a byte every few seconds would hold the serve, its slot and a thread until the stream's byte
-   * bound, since each read has something to return.
+   * timeout}); then the body must bring content within {@code timeout} of the call and of each
+   * {@linkplain ContentDeadline#content content} the caller reports to the returned deadline, and
+   * each read may wait up to {@code timeout} for bytes. No bound covers the whole stream: an honest
+   * long generation runs as long as it produces, while an upstream trickling comments or bytes
+   * without content fails at the timeout.
    */
   static Streamed stream(URI uri, byte[] json, Optional<String> bearer, Duration timeout)
       throws IOException, InterruptedException {
     Request request =
-        request(uri, json, bearer)
-            .idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS)
-            .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        request(uri, json, bearer).idleTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    ContentDeadline deadline =
+        new ContentDeadline(
+            timeout,
+            Shared.CLIENT.getScheduler(),
+            f -> {
+              var unused = request.abort(f);
+            });
     InputStreamResponseListener listener = new InputStreamResponseListener();
     request.send(listener);
     Response r;
     try {
       r = listener.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
+      deadline.stop();
       var unused = request.abort(e);
       // Not the Duration's text (PT10S): the client reads this.
       throw new IOException("no reply within the timeout", e);
     } catch (ExecutionException e) {
+      deadline.stop();
       throw failed(e.getCause());
+    } catch (InterruptedException e) {
+      deadline.stop();
+      throw e;
     }
-    return new Streamed(r.getStatus(), listener.getInputStream());
+    return new Streamed(r.getStatus(), deadline.watching(listener.getInputStream()), deadline);
   }
 
   private static Request request(URI uri, byte[] json, Optional<String> bearer) {

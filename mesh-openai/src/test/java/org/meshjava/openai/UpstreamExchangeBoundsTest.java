@@ -14,17 +14,26 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
 
 /**
  * An upstream that keeps an exchange alive without ever finishing it: a stream trickling comment
- * lines, each arriving well within a read's idle timeout, or interim ({@code 1xx}) heads sent
- * without end. Either held the serve, its backend slot and a thread: the stream until its byte
- * bound, the heads until the exchange's deadline. The upstream's timeout bounds a whole stream, and
- * a few interim heads are skipped, not any number.
+ * lines or events without text, each arriving well within a read's idle timeout, or interim ({@code
+ * 1xx}) heads sent without end. Either held the serve, its backend slot and a thread: the stream
+ * until its byte bound, the heads until the exchange's deadline. A stream must bring content within
+ * the upstream's timeout of the request and of each content delta (an honest slow stream longer
+ * than the timeout is served whole), and a few interim heads are skipped, not any number.
  */
 class UpstreamExchangeBoundsTest {
   private static final String STREAM_HEAD =
       "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n";
+
+  private static final String USAGE_AND_DONE =
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n"
+          + "data: [DONE]\n\n";
+
+  private static final String NO_CONTENT =
+      "it sent no content within the timeout (comment lines and events without text do not count)";
 
   /** A comment line every 100 ms for 8 s, then a whole reply: a stream that ends, too slowly. */
   private static final Reply TRICKLE =
@@ -35,11 +44,7 @@ class UpstreamExchangeBoundsTest {
           out.flush();
           Thread.sleep(100);
         }
-        out.write(chunk(UpstreamCutWordsTest.DELTA));
-        out.write(
-            chunk(
-                "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n"
-                    + "data: [DONE]\n\n"));
+        out.write(chunk(UpstreamCutWordsTest.DELTA + USAGE_AND_DONE));
         out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       };
 
@@ -47,13 +52,66 @@ class UpstreamExchangeBoundsTest {
   void aStreamTricklingComments_failsAtTheTimeout_notWhenItEnds() throws Exception {
     try (Upstream up = new Upstream(TRICKLE)) {
       UpstreamEngine engine =
-          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(1)).build();
+          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Trickle.", 8);
-      assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), run -> true))
+      String log =
+          Fixture.stderrOf(
+              () ->
+                  assertThatThrownBy(
+                          () -> engine.serve(asked.request(), asked.payload(), r -> true))
+                      .isInstanceOf(EngineException.class)
+                      .hasMessage("the upstream's stream failed: " + NO_CONTENT));
+      assertThat(log.lines())
+          .anyMatch(l -> l.contains("WARN") && l.contains("reply failed: the upstream's stream"));
+    }
+  }
+
+  @Test
+  void aStreamOfEventsWithoutText_failsAtTheTimeout() throws Exception {
+    String empty = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"}}]}\n\n";
+    Reply emptyEvents =
+        out -> {
+          out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
+          for (int i = 0; i < 80; i++) {
+            out.write(chunk(empty));
+            out.flush();
+            Thread.sleep(100);
+          }
+          out.write(chunk(UpstreamCutWordsTest.DELTA + USAGE_AND_DONE));
+          out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        };
+    try (Upstream up = new Upstream(emptyEvents)) {
+      UpstreamEngine engine =
+          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Nothing.", 8);
+      assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), r -> true))
           .isInstanceOf(EngineException.class)
-          .hasMessage(
-              "the upstream's stream failed: it did not end within the timeout, which bounds the"
-                  + " whole stream");
+          .hasMessage("the upstream's stream failed: " + NO_CONTENT);
+    }
+  }
+
+  @Test
+  void anHonestSlowStream_longerThanTheTimeout_isServedWhole() throws Exception {
+    Reply slow =
+        out -> {
+          out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
+          for (int i = 0; i < 20; i++) {
+            out.write(chunk(UpstreamCutWordsTest.DELTA));
+            out.flush();
+            Thread.sleep(500);
+          }
+          out.write(
+              chunk(USAGE_AND_DONE.replace("\"completion_tokens\":1", "\"completion_tokens\":20")));
+          out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        };
+    try (Upstream up = new Upstream(slow)) {
+      UpstreamEngine engine =
+          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Take your time.", 20);
+      EngineResult served = engine.serve(asked.request(), asked.payload(), r -> true);
+      // 20 deltas of "ab", 10 s in all, each within 2 s of the one before.
+      assertThat(served.tokens().size()).isEqualTo(40);
+      assertThat(served.outcome().tokensOut()).isEqualTo(20);
     }
   }
 
@@ -76,7 +134,7 @@ class UpstreamExchangeBoundsTest {
                   .error(502, "engine_failed")
                   .get("message")
                   .asText())
-          .contains("did not end within the timeout");
+          .contains(NO_CONTENT);
     }
   }
 

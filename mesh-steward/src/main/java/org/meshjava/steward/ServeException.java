@@ -96,6 +96,8 @@ public sealed class ServeException extends Exception
   }
 
   private final Reason reason;
+
+  /** Not serialized (a candidate's {@code Optional} is not serializable); null once read back. */
   private final transient List<RouteCandidate> candidates;
 
   /** Creates the exception. */
@@ -178,8 +180,12 @@ public sealed class ServeException extends Exception
     };
   }
 
-  /** The backends the router weighed, with reasons; empty unless routing failed. */
+  /**
+   * The backends the router weighed, with reasons; empty unless routing failed, and empty in an
+   * exception read back by Java serialization, which does not carry them (the cause's {@code
+   * hint()} still says what they showed).
+   */
   public List<RouteCandidate> candidates() {
-    return candidates;
+    return candidates == null ? List.of() : candidates;
   }
 }
