@@ -84,6 +84,9 @@ class InternalErrorExitTest {
         run(new StringWriter(), "key", null), "NullPointerException: argument 2 is null");
     assertOneInternalErrorLine(
         run(new StringWriter(), (String[]) null), "NullPointerException: no argument array");
+    // Where the bug is: mesh's own first frame, the one that threw, not a caller's or the JDK's.
+    assertThat(run(new StringWriter(), "key", null).err())
+        .contains("org.meshjava.cli.Mesh.run(Mesh.java:");
   }
 
   @Test
@@ -94,6 +97,9 @@ class InternalErrorExitTest {
             () -> {
               throw new StackOverflowError("deep");
             });
-    assertOneInternalErrorLine(run(overflowing, "--help"), "StackOverflowError: deep");
+    Ran r = run(overflowing, "--help");
+    assertOneInternalErrorLine(r, "java.lang.StackOverflowError: deep");
+    // The Error itself is named, not picocli's wrapper around it.
+    assertThat(r.err()).doesNotContain("ExecutionException");
   }
 }

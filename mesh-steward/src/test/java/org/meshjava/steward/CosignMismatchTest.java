@@ -8,10 +8,12 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
+import org.meshjava.core.crypto.SigningKey;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
+import org.meshjava.receipt.tlog.NoteVerifierKey;
 import org.meshjava.receipt.tlog.SignedNote;
 import org.meshjava.receipt.tlog.TreeHash;
 
@@ -65,6 +67,26 @@ class CosignMismatchTest {
                   assertThat(e.mismatch())
                       .isEqualTo(Optional.of(LogException.Mismatch.OTHER_CHECKPOINT)));
       assertThat(s.grantsSuspended()).isEmpty();
+    }
+  }
+
+  /**
+   * A witness's cosignature of the latest checkpoint is taken though receipts were served after it:
+   * only a newer checkpoint the journal was handed makes it an older one, not a log that grew.
+   */
+  @Test
+  void cosign_ofTheLatestCheckpoint_afterMoreServes_isTaken() throws Exception {
+    SigningKey witness = SigningKey.generate();
+    NoteVerifierKey witnessKey = new NoteVerifierKey("witness.example", witness.verificationKey());
+    try (Steward s = f.steward(FileJournal.open(dir.resolve("j"))).witness(witnessKey).build()) {
+      GrantChain chain = f.chain(1_000_000);
+      serve(s, chain, "0");
+      SignedNote latest = s.checkpoint().orElseThrow();
+      serve(s, chain, "1");
+      SignedNote line = SignedNote.sign(latest.text(), witnessKey.name(), witness);
+      SignedNote cosigned = s.cosign(latest.with(line.signatures().get(0)));
+      assertThat(Checkpoint.parse(cosigned.text()).size()).isEqualTo(1);
+      cosigned.verify(witnessKey);
     }
   }
 }

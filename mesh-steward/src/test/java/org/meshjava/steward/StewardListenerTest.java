@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,7 +16,12 @@ import org.meshjava.jcp.DebitResult;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.jcp.Presentation;
 import org.meshjava.journal.FileJournal;
+import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.InMemoryJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
+import org.meshjava.journal.JournalRecord;
 import org.meshjava.steward.observe.JournalWrite;
 import org.meshjava.steward.observe.ServeObserver;
 import org.meshjava.steward.observe.ServePhase;
@@ -31,6 +37,7 @@ class StewardListenerTest {
   /** Writes down every call, in order. */
   static final class Recording implements StewardListener {
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    final List<JournalWrite> writes = Collections.synchronizedList(new ArrayList<>());
 
     @Override
     public ServeObserver serveStarted(ServeStarted serve) {
@@ -50,6 +57,11 @@ class StewardListenerTest {
         public void refused(ServeException refusal) {
           events.add("refused " + refusal.reason());
         }
+
+        @Override
+        public void failed(Throwable failure) {
+          events.add("failed " + failure.getMessage());
+        }
       };
     }
 
@@ -61,6 +73,7 @@ class StewardListenerTest {
     @Override
     public void journalWritten(JournalWrite write) {
       events.add("journal " + write.step());
+      writes.add(write);
     }
 
     List<String> serveEvents() {
@@ -167,6 +180,95 @@ class StewardListenerTest {
               ServeException.class, () -> s.serve(unroutable, GrantFixture.payload(unroutable)));
       assertThat(e.reason()).isEqualTo(ServeException.Reason.NO_ADMISSIBLE_BACKEND);
       assertThat(rec.serveEvents()).endsWith("refused NO_ADMISSIBLE_BACKEND");
+    }
+  }
+
+  /**
+   * A serve ending in an unchecked throwable is told to every observer, past one that throws: the
+   * metrics count such a serve as failed from this call alone.
+   */
+  @Test
+  void aServesUncheckedFailure_reachesEveryObserver_pastOneThatThrows() {
+    Recording rec = new Recording();
+    StewardListener throwingOnFailed =
+        new StewardListener() {
+          @Override
+          public ServeObserver serveStarted(ServeStarted serve) {
+            return new ServeObserver() {
+              @Override
+              public void failed(Throwable failure) {
+                throw new IllegalStateException("observer");
+              }
+            };
+          }
+        };
+    GuardedListener guarded = new GuardedListener(List.of(throwingOnFailed, rec));
+    ServeObserver observer =
+        guarded.serveStarted(new ServeStarted(GrantFixture.request("x", 4, 100_000), false, false));
+    observer.failed(new IllegalStateException("bug"));
+    assertThat(rec.events).containsExactly("start granted=false", "failed bug");
+  }
+
+  /**
+   * Each journal write's reported duration is the time its step took: at least the pause a slow
+   * journal makes in it, and no more than the whole serve around it.
+   */
+  @Test
+  void journalWrites_reportTheTimeEachStepTook() throws Exception {
+    GrantFixture f = new GrantFixture();
+    Recording rec = new Recording();
+    long began = System.nanoTime();
+    long took;
+    try (Steward s =
+        f.steward(new PausingJournal(new DurableMemoryJournal())).listener(rec).build()) {
+      ServeRequest r = GrantFixture.request("hello", 4, 100_000);
+      s.serve(r, GrantFixture.payload(r));
+      took = System.nanoTime() - began;
+    }
+    assertThat(rec.writes)
+        .extracting(JournalWrite::step)
+        .contains(JournalWrite.Step.APPEND, JournalWrite.Step.SYNC);
+    assertThat(rec.writes)
+        .allSatisfy(
+            w ->
+                assertThat(w.nanos())
+                    .as(w.toString())
+                    .isBetween(PausingJournal.PAUSE.toNanos(), took));
+  }
+
+  /** Pauses in every append and every wait for one. */
+  private static final class PausingJournal extends ForwardingJournal {
+    static final Duration PAUSE = Duration.ofMillis(2);
+
+    PausingJournal(Journal journal) {
+      super(journal);
+    }
+
+    @Override
+    public Pending enqueue(JournalEntry entry) throws JournalException {
+      pause();
+      Pending p = delegate().enqueue(entry);
+      return new Pending() {
+        @Override
+        public JournalRecord record() {
+          return p.record();
+        }
+
+        @Override
+        public void await() throws JournalException {
+          pause();
+          p.await();
+        }
+      };
+    }
+
+    private static void pause() {
+      try {
+        Thread.sleep(PAUSE);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
     }
   }
 
