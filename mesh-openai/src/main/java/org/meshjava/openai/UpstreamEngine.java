@@ -12,6 +12,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.InstantSource;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -283,8 +284,15 @@ public final class UpstreamEngine extends DescribedEngine {
         if (reported.isPresent()) {
           usage = reported;
         }
-        JsonNode content = chunk.path("choices").path(0).path("delta").path("content");
+        JsonNode delta = chunk.path("choices").path(0).path("delta");
+        JsonNode content = delta.path("content");
         if (!content.isTextual() || content.asText().isEmpty()) {
+          if (reasons(delta)) {
+            // A reasoning model's thinking is generated text too, only not served: a model that
+            // thinks longer than the timeout before its first content is working, not stalled.
+            // The stream's byte bound still limits how much of it may come.
+            response.deadline().content();
+          }
           continue;
         }
         if (++deltas > request.maxTokens()) {
@@ -445,6 +453,23 @@ public final class UpstreamEngine extends DescribedEngine {
             line -> LOG.warn("upstream {} at {} reply failed: {}", name(), chatCompletions, line));
     return new EngineException(words, cause);
   }
+
+  /**
+   * Whether a stream event's {@code delta} carries reasoning text (the {@code reasoning_content} or
+   * {@code reasoning} field OpenAI-compatible servers of reasoning models stream before the
+   * answer).
+   */
+  private static boolean reasons(JsonNode delta) {
+    for (String field : REASONING_FIELDS) {
+      JsonNode text = delta.path(field);
+      if (text.isTextual() && !text.asText().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static final List<String> REASONING_FIELDS = List.of("reasoning_content", "reasoning");
 
   /**
    * Why reading a streamed reply failed, in words the client may read. Jetty's stream wraps its

@@ -116,6 +116,35 @@ class UpstreamExchangeBoundsTest {
   }
 
   @Test
+  void aReasoningModelThinkingLongerThanTheTimeout_beforeItsAnswer_isServedWhole()
+      throws Exception {
+    String thought =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n";
+    Reply thinking =
+        out -> {
+          out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
+          // 6 s of thinking, a thought every 0.5 s, then the answer: longer than the 2 s timeout
+          // before the first content delta, never 2 s without generated text.
+          for (int i = 0; i < 12; i++) {
+            out.write(chunk(thought));
+            out.flush();
+            Thread.sleep(500);
+          }
+          out.write(chunk(UpstreamCutWordsTest.DELTA));
+          out.write(chunk(USAGE_AND_DONE));
+          out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        };
+    try (Upstream up = new Upstream(thinking)) {
+      UpstreamEngine engine =
+          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Think first.", 20);
+      EngineResult served = engine.serve(asked.request(), asked.payload(), r -> true);
+      // Only the answer is served; the thoughts kept the stream alive.
+      assertThat(served.tokens().size()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void aChatStreamOverATricklingUpstream_isAnsweredEngineFailed() throws Exception {
     try (Upstream up = new Upstream(TRICKLE);
         Fixture f =
