@@ -1606,6 +1606,15 @@ public final class FileJournal implements Journal {
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
       // The live file rewritten keeps the mode its operator gave it.
       OwnerOnly.keepMode(j.path, tmp);
+      // The lock is on the file this archive read, not on its name: a file put in its place since
+      // (a copy put back, with a steward started on it) would be replaced by a cut of the one read
+      // here, and whatever was written to it lost. Refused, the file there is left as it is.
+      if (!stillNamed(j.path, j.file.identity())) {
+        throw new IOException(
+            j.path
+                + " was replaced by another file while it was archived; that file is left as it"
+                + " is, and nothing archived");
+      }
       Files.move(
           tmp,
           j.path,
