@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.FileJournalTamperingTest.History;
@@ -47,7 +48,9 @@ class JournalFirstSegmentMissingTest {
   }
 
   private static List<Path> segments(History h) throws Exception {
-    return h.segmentFiles();
+    try (Stream<Path> s = Files.list(h.segments())) {
+      return s.sorted().toList();
+    }
   }
 
   /**

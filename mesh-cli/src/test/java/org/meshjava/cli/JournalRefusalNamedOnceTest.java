@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.cli.FileJournalTamperingTest.History;
@@ -30,7 +31,9 @@ class JournalRefusalNamedOnceTest {
   }
 
   private static List<Path> segments(History h) throws Exception {
-    return h.segmentFiles();
+    try (Stream<Path> s = Files.list(h.segments())) {
+      return s.sorted().toList();
+    }
   }
 
   /**

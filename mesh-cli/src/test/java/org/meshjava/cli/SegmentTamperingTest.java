@@ -50,7 +50,9 @@ class SegmentTamperingTest {
   }
 
   static List<Path> segments(History h) throws Exception {
-    return h.segmentFiles();
+    try (Stream<Path> s = Files.list(h.segments())) {
+      return s.sorted().toList();
+    }
   }
 
   /** The length of the last line of {@code file}, its newline included. */

@@ -217,11 +217,11 @@ public final class FileJournal implements Journal {
    *     lock can be had, {@code CORRUPT} naming the first bad record, or when {@code path} leads to
    *     one of a journal's archived segments rather than a live journal, or to a live file older
    *     than the segments archived beside it (it holds no record after their last, begins before
-   *     the last one, or, where the segment folder carries the archive's marker, begins where the
-   *     last one begins), or a pending segment no archive leaves lies among them, {@code IO}.
-   *     Checked, as throughout the journal's API. A steward's builder that meets the same causes
-   *     while it replays the records reports them as the unchecked {@code StewardStartException},
-   *     which carries this exception and its reason, as it does every refusal to start
+   *     the last one, or, where the journal carries the archive's marker, begins where the last one
+   *     begins), or a pending segment no archive leaves lies among them, {@code IO}. Checked, as
+   *     throughout the journal's API. A steward's builder that meets the same causes while it
+   *     replays the records reports them as the unchecked {@code StewardStartException}, which
+   *     carries this exception and its reason, as it does every refusal to start
    */
   public static FileJournal open(Path path) throws JournalException {
     return open(path, FileChannel::tryLock);
@@ -672,11 +672,12 @@ public final class FileJournal implements Journal {
    * the last segment's last line, so opening still costs the same for any length.
    *
    * <p>A copy of the journal taken before its last archive that still holds records after the
-   * archived ones and begins at the last segment's first record is refused where the segment folder
-   * carries the marker (an archive there names a segment only after its cut, so no crash leaves
-   * that); without the marker (a folder an older version archived) it reads as that version's
-   * archive killed before its rename, and opens. Pending segments are judged first, as an opening
-   * under the lock leaves them ({@link #pendingVerdicts}), so {@code mesh journal verify} agrees.
+   * archived ones and begins at the last segment's first record is refused where the journal
+   * carries the marker beside it (an archive there names a segment only after its cut, so no crash
+   * leaves that); without the marker (a journal an older version archived) it reads as that
+   * version's archive killed before its rename, and opens. Pending segments are judged first, as an
+   * opening under the lock leaves them ({@link #pendingVerdicts}), so {@code mesh journal verify}
+   * agrees.
    *
    * <p>What this cannot see: a copy of the live file taken since the last archive; and anything
    * with the segment folder moved away or renamed, or restored with the live file from the same
@@ -710,7 +711,7 @@ public final class FileJournal implements Journal {
     // of its name).
     JournalSegments.Segment last = segments.getLast();
     // What an archive killed before its cut leaves in a folder archived by a version that named the
-    // segment first; in a folder with the marker, no crash leaves it, whatever the segment holds.
+    // segment first; under the marker, no crash leaves it, whatever the segment holds.
     boolean copyUnderTheMarker =
         count > 0 && !last.pending() && last.firstSeq() == firstSeq && JournalSegments.marked(path);
     long lastArchived;
@@ -765,9 +766,9 @@ public final class FileJournal implements Journal {
 
   /**
    * The refusal of a live file that begins at record {@code firstSeq}, where {@code last}, the last
-   * segment under its final name in a folder that carries the marker, begins too. An archive there
-   * names a segment only once the live file was cut past it, so no crash leaves this: the live file
-   * is a copy of the journal taken before that archive (SPEC.md 60.8).
+   * segment under its final name beside a journal that carries the marker, begins too. An archive
+   * there names a segment only once the live file was cut past it, so no crash leaves this: the
+   * live file is a copy of the journal taken before that archive (SPEC.md 60.8).
    */
   private static JournalException beginsWhereTheLastSegmentBegins(
       Path path, JournalSegments.Segment last, long firstSeq) {
@@ -779,11 +780,10 @@ public final class FileJournal implements Journal {
             + firstSeq
             + ", where archived segment "
             + last.file()
-            + " begins, and an archive in "
-            + JournalSegments.directory(path)
-            + " (it carries "
-            + JournalSegments.marker(path).getFileName()
-            + ") names a segment only once the live file has been cut past it, so the live file"
+            + " begins, and where "
+            + JournalSegments.marker(path)
+            + " is there (an archive writes it before its first segment) an archive names a"
+            + " segment only once the live file has been cut past it, so the live file"
             + " is a copy of the journal taken before that archive; serving from it would let"
             + " every presentation and budget spent after the copy was taken be spent again. Put"
             + " back the live file that goes on from the segments (restore it from a copy); to"
@@ -827,8 +827,8 @@ public final class FileJournal implements Journal {
         throw strayPending(
             path,
             s,
-            "lies in a folder without "
-                + JournalSegments.marker(path).getFileName()
+            "lies beside a journal without "
+                + JournalSegments.marker(path)
                 + ", which an archive writes before its first pending segment");
       }
       if (Files.exists(
@@ -1606,6 +1606,15 @@ public final class FileJournal implements Journal {
       copy(j.file.channel(), offset, end.locator(), tmp, forcer);
       // The live file rewritten keeps the mode its operator gave it.
       OwnerOnly.keepMode(j.path, tmp);
+      // The lock is on the file this archive read, not on its name: a file put in its place since
+      // (a copy put back, with a steward started on it) would be replaced by a cut of the one read
+      // here, and whatever was written to it lost. Refused, the file there is left as it is.
+      if (!stillNamed(j.path, j.file.identity())) {
+        throw new IOException(
+            j.path
+                + " was replaced by another file while it was archived; that file is left as it"
+                + " is, and nothing archived");
+      }
       Files.move(
           tmp,
           j.path,
@@ -1675,30 +1684,33 @@ public final class FileJournal implements Journal {
   }
 
   /**
-   * Writes the segment folder's marker ({@link JournalSegments#marked}) before the first pending
-   * segment goes into it, and forces it: a pending segment found without it is refused as no
-   * archive's. A folder archived by a version that named segments first may hold what that
-   * version's killed archive left, the segment {@code killed} named for the live file's first
-   * record (a copy of its first lines, which the live file still holds); it is removed, and that
-   * forced, before the marker is written, for under the marker it would read as an older copy's
-   * segment.
+   * Writes the journal's marker ({@link JournalSegments#marked}) beside it before the first pending
+   * segment goes into its segment folder, and forces the marker's folder: a pending segment found
+   * without it is refused as no archive's. A folder archived by a version that named segments first
+   * may hold what that version's killed archive left, the segment {@code killed} named for the live
+   * file's first record (a copy of its first lines, which the live file still holds); it is
+   * removed, and that forced, before the marker is written, for under the marker it would read as
+   * an older copy's segment.
    */
   private static void mark(Path journal, Path killed, Forcer forcer) throws IOException {
     if (JournalSegments.marked(journal)) {
       return;
     }
-    Path segments = JournalSegments.directory(journal);
     if (Files.deleteIfExists(killed)) {
-      forcer.forceDirectory(segments);
+      forcer.forceDirectory(JournalSegments.directory(journal));
     }
     Path marker = JournalSegments.marker(journal);
     Files.createFile(marker, OwnerOnly.file(marker));
     Files.writeString(
         marker,
-        "The segments here are named only once the live journal file has been cut past them"
-            + " (SPEC.md 60.8).\n",
+        "The segments in "
+            + JournalSegments.directory(journal).getFileName()
+            + " are named only once the live journal file has been cut past them (SPEC.md 60.8).\n",
         StandardCharsets.UTF_8);
-    forcer.forceDirectory(segments);
+    Path folder = marker.toAbsolutePath().getParent();
+    if (folder != null) { // null only for a journal named as a root, which cannot be a file
+      forcer.forceDirectory(folder);
+    }
   }
 
   /** Removes {@code file} if it is there; a failure is added to {@code failure}, not thrown. */

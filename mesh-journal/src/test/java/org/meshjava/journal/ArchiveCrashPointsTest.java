@@ -233,7 +233,7 @@ class ArchiveCrashPointsTest {
     Files.delete(JournalSegments.marker(p));
     Path stray = JournalSegments.pendingFile(p, 3);
     Files.write(stray, Files.readAllBytes(p));
-    assertStray(p, stray, "lies in a folder without segments-named-after-cut");
+    assertStray(p, stray, "lies beside a journal without " + JournalSegments.marker(p));
     Files.writeString(JournalSegments.marker(p), "");
     Files.delete(stray);
 

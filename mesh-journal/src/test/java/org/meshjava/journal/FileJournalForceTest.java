@@ -98,10 +98,10 @@ class FileJournalForceTest {
   }
 
   /**
-   * The archive's steps (SPEC.md 60.8): the segment folder's name when it is made, its marker, the
-   * pending segment and its name, the live file's new beginning, the cut (the journal's folder),
-   * and only then the segment's final name. The recorder watches the final name: it exists at the
-   * last force alone, so no power cut keeps it while undoing the cut.
+   * The archive's steps (SPEC.md 60.8): the segment folder's name when it is made, the journal's
+   * marker beside it, the pending segment and its name, the live file's new beginning, the cut (the
+   * journal's folder), and only then the segment's final name. The recorder watches the final name:
+   * it exists at the last force alone, so no power cut keeps it while undoing the cut.
    */
   @Test
   void anArchive_forcesTheSegmentAndTheNewLiveFile_beforeItReturns() throws Exception {
@@ -119,7 +119,7 @@ class FileJournalForceTest {
     assertThat(r.forced)
         .containsExactly(
             new Forced(folder, 0, true),
-            new Forced(segments, 0, true),
+            new Forced(folder, 0, true),
             new Forced(pending, Files.size(segment), true),
             new Forced(segments, 0, true),
             new Forced(tmp, Files.size(p), true),
@@ -290,7 +290,7 @@ class FileJournalForceTest {
     Path p = journal(10);
     List<byte[]> lines = JournalFile.read(p).lines();
     List<JournalRecord> before = JournalArchiveTest.readAll(p, JournalPosition.GENESIS);
-    // The journal's folder (the segment folder made), the segment folder (its marker, then the
+    // The journal's folder (the segment folder made, then the marker), the segment folder (the
     // pending segment's name), then the journal's folder after the rename.
     assertThatThrownBy(
             () ->

@@ -39,11 +39,14 @@ public final class JournalSegments {
   private static final String PENDING_SUFFIX = SUFFIX + ".pending";
 
   /**
-   * The file an archive writes in the segment folder before its first pending segment. In a folder
-   * that has it, a segment bears its final name only once the live file was cut past it; a folder
-   * without it was archived by a version that named the segment first, and is judged as such.
+   * What the name of the file an archive writes before its first pending segment adds to the
+   * journal's: {@code <journal>.segments-named-after-cut}, beside the journal rather than in the
+   * segment folder, so that the folder holds segments alone (a tool that takes its last file by
+   * name takes the last segment) and two journals in one folder each have their own. Where it is, a
+   * segment bears its final name only once the live file was cut past it; a journal without it was
+   * archived by a version that named the segment first, and is judged as such.
    */
-  private static final String MARKER = "segments-named-after-cut";
+  private static final String MARKER = EXTENSION + "-named-after-cut";
 
   /** The segment directory of the journal at {@code journal}. */
   public static Path directory(Path journal) {
@@ -257,17 +260,18 @@ public final class JournalSegments {
   }
 
   /**
-   * The marker file in the segment folder of {@code journal} that says its segments are named only
-   * once the live file was cut past them (see {@link #marked}).
+   * The marker file beside {@code journal} (beside the file its links lead to, as its segment
+   * folder is) that says its segments are named only once the live file was cut past them (see
+   * {@link #marked}).
    */
   public static Path marker(Path journal) {
-    return directory(journal).resolve(MARKER);
+    return SequenceFiles.beside(journal, MARKER);
   }
 
   /**
-   * Whether the segment folder of {@code journal} carries the marker an archive writes before its
-   * first pending segment: anything at that name counts, so a marker cannot be turned into a folder
-   * or a link to weaken the rule without its being seen.
+   * Whether {@code journal} carries the marker an archive writes before its first pending segment:
+   * anything at that name counts, so a marker cannot be turned into a folder or a link to weaken
+   * the rule without its being seen.
    */
   public static boolean marked(Path journal) {
     return Files.exists(marker(journal), LinkOption.NOFOLLOW_LINKS);
