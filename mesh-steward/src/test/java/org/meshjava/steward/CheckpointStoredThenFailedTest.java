@@ -253,18 +253,12 @@ class CheckpointStoredThenFailedTest {
       failNextCheckpoint = false;
       p.await();
       stored++;
-      return new Pending() {
-        @Override
-        public JournalRecord record() {
-          return p.record();
-        }
-
-        @Override
-        public void await() throws JournalException {
-          throw new JournalException(
-              JournalException.Reason.IO, "sync failed after the write", null);
-        }
-      };
+      return Pendings.awaitedBy(
+          p,
+          () -> {
+            throw new JournalException(
+                JournalException.Reason.IO, "sync failed after the write", null);
+          });
     }
   }
 }

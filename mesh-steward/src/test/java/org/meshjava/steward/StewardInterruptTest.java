@@ -26,7 +26,6 @@ import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalRecord;
 import org.meshjava.journal.internal.JournalFile;
 
 /**
@@ -189,24 +188,18 @@ class StewardInterruptTest {
       if (!(entry instanceof JournalEntry.Authorised) || !first.getAndSet(false)) {
         return p;
       }
-      return new Pending() {
-        @Override
-        public JournalRecord record() {
-          return p.record();
-        }
-
-        @Override
-        public void await() throws JournalException {
-          waiting.countDown();
-          try {
-            go.await();
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new JournalException(JournalException.Reason.IO, "interrupted", e);
-          }
-          p.await();
-        }
-      };
+      return Pendings.awaitedBy(
+          p,
+          () -> {
+            waiting.countDown();
+            try {
+              go.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new JournalException(JournalException.Reason.IO, "interrupted", e);
+            }
+            p.await();
+          });
     }
   }
 

@@ -21,7 +21,6 @@ import org.meshjava.journal.InMemoryJournal;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalEntry;
 import org.meshjava.journal.JournalException;
-import org.meshjava.journal.JournalRecord;
 import org.meshjava.steward.observe.JournalWrite;
 import org.meshjava.steward.observe.ServeObserver;
 import org.meshjava.steward.observe.ServePhase;
@@ -248,18 +247,12 @@ class StewardListenerTest {
     public Pending enqueue(JournalEntry entry) throws JournalException {
       pause();
       Pending p = delegate().enqueue(entry);
-      return new Pending() {
-        @Override
-        public JournalRecord record() {
-          return p.record();
-        }
-
-        @Override
-        public void await() throws JournalException {
-          pause();
-          p.await();
-        }
-      };
+      return Pendings.awaitedBy(
+          p,
+          () -> {
+            pause();
+            p.await();
+          });
     }
 
     private static void pause() {
