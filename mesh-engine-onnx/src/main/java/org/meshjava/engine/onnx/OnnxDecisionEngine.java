@@ -15,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
 import org.meshjava.core.CostProfile;
 import org.meshjava.core.CpuEngine;
 import org.meshjava.core.CpuEngineBuilder;
@@ -348,26 +350,12 @@ public final class OnnxDecisionEngine extends CpuEngine implements DecisionEngin
     }
   }
 
+  /** The schema's ids: each question's text, then each of its options, in order. */
   private long[] schema(List<DecisionQuestion> questions) {
-    List<long[]> parts = new ArrayList<>();
-    int total = 0;
-    for (DecisionQuestion q : questions) {
-      long[] t = ids(q.text());
-      parts.add(t);
-      total += t.length;
-      for (String o : q.options()) {
-        long[] oi = ids(o);
-        parts.add(oi);
-        total += oi.length;
-      }
-    }
-    long[] out = new long[total];
-    int at = 0;
-    for (long[] p : parts) {
-      System.arraycopy(p, 0, out, at, p.length);
-      at += p.length;
-    }
-    return out;
+    return questions.stream()
+        .flatMap(q -> Stream.concat(Stream.of(q.text()), q.options().stream()))
+        .flatMapToLong(text -> LongStream.of(ids(text)))
+        .toArray();
   }
 
   private long[] ids(String text) {
