@@ -9,6 +9,7 @@ import org.meshjava.core.CostProfile;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.EngineResult;
 import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenSequence;
 import org.meshjava.core.WeightsBinding;
@@ -20,9 +21,9 @@ import org.meshjava.journal.JournalException;
 
 /**
  * A backend whose {@code weights()} throws (a digest read from a file that has gone, say) once a
- * granted serve is decided, or once its work is done. The steward asks it before and after the work
- * (§2), and it is the engine's code as much as its {@code serve}: the serve is refused {@code
- * ENGINE_FAILED} and its grant settled at what ran.
+ * granted serve is decided, or once its work is done, or whose {@code recipe()} throws at the seal.
+ * The steward asks it before and after the work (§2), and it is the engine's code as much as its
+ * {@code serve}: the serve is refused {@code ENGINE_FAILED} and its grant settled at what ran.
  */
 class EngineWeightsFailureTest {
   private static final long BUDGET = 1_000_000;
@@ -89,10 +90,41 @@ class EngineWeightsFailureTest {
     }
   }
 
-  /** Test engine: {@code weights()} throws while {@link #failing}. */
+  /**
+   * A backend whose {@code recipe()}, read for the receipt once the work is metered and debited,
+   * throws: the serve is refused {@code ENGINE_FAILED}, its grant debited what was metered.
+   *
+   * <p>Regression: the IllegalStateException escaped the serve.
+   */
+  @Test
+  void aRecipeThatThrowsAtTheSeal_refusesTheServe_andDebitsWhatWasMetered() throws Exception {
+    GrantChain chain = f.chain(BUDGET);
+    engine.recipeFailing = true;
+    try (Steward s = f.bare(new DurableMemoryJournal()).backend(engine).build()) {
+      ServeRequest req = GrantFixture.request("recipe gone", 3, CEILING);
+      assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), f.present(chain, req)))
+          .isInstanceOfSatisfying(
+              ServeException.class,
+              e -> assertThat(e.reason()).isEqualTo(ServeException.Reason.ENGINE_FAILED))
+          .hasMessageContaining("recipe unreadable");
+      assertThat(s.spend().remainingUj(chain)).isLessThan(BUDGET).isGreaterThan(BUDGET - CEILING);
+      assertThat(s.head().nextSequence()).isZero();
+    }
+  }
+
+  /** Test engine: {@code weights()} throws while {@link #failing}, {@code recipe()} likewise. */
   static final class WeightsFail extends ForwardingEngine {
     volatile boolean failing;
     volatile boolean failAfterServe;
+    volatile boolean recipeFailing;
+
+    @Override
+    public Recipe recipe() {
+      if (recipeFailing) {
+        throw new IllegalStateException("recipe unreadable");
+      }
+      return delegate().recipe();
+    }
 
     WeightsFail(ReferenceEngine inner) {
       super(inner);
