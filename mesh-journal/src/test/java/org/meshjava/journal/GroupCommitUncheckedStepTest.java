@@ -20,11 +20,12 @@ import org.meshjava.journal.internal.GroupCommit;
  * does. Before, the batch was dropped from the queue without failing the journal: its other waiters
  * led again, and the next record enqueued was written alone, past the lost ones, and acknowledged
  * theirs too, so a receipt was handed out that no record holds, and the stored journal had a gap
- * that refused every later start.
+ * that refused every later start. Queueing a record that throws unchecked fails it too.
  */
 class GroupCommitUncheckedStepTest {
   private final List<Long> written = new ArrayList<>();
   private final AtomicBoolean breakNext = new AtomicBoolean(true);
+  private final AtomicBoolean breakRecordOf = new AtomicBoolean();
   private long next;
 
   private GroupCommit<JournalRecord> commits() {
@@ -37,7 +38,12 @@ class GroupCommitUncheckedStepTest {
               seq == 0 ? Optional.empty() : Optional.of(ContentId.ofBytes(new byte[] {(byte) seq}));
           return List.of(new JournalRecord(seq, prev, entry));
         },
-        r -> r,
+        r -> {
+          if (breakRecordOf.getAndSet(false)) {
+            throw new IllegalStateException("the record's accessor broke");
+          }
+          return r;
+        },
         (batch, seq) -> {
           if (breakNext.getAndSet(false)) {
             throw new IllegalStateException("the driver broke while encoding the batch");
@@ -131,5 +137,35 @@ class GroupCommitUncheckedStepTest {
     assertThat(failure.reason()).isEqualTo(JournalException.Reason.FAILED);
     assertThat(failure.seq()).hasValue(1);
     assertThat(failure).hasMessageContaining("the driver broke while encoding the batch");
+  }
+
+  /**
+   * Queueing an entry's records throws unchecked after the chain moved past them (here the record's
+   * accessor; in a journal, the heap running out while the pending write is made or the queue
+   * grows). Before, the records were queued first and the throw came after: the caller was told the
+   * append failed, with an unchecked exception that says nothing of the record, and the next step
+   * wrote it all the same, so a steward that let a grant's hold go on that answer was ahead of its
+   * journal. Now nothing is queued, the journal fails (a later record would follow a gap), and the
+   * caller is told {@code FAILED}: a {@code JournalException}, which says the record is not in it.
+   *
+   * <p>Regression: the caller got the IllegalStateException and record 0 was written later.
+   */
+  @Test
+  void aThrowWhileQueueing_failsTheJournal_andTheRecordIsNeverWritten() {
+    breakNext.set(false);
+    breakRecordOf.set(true);
+    GroupCommit<JournalRecord> commits = commits();
+
+    assertThatThrownBy(() -> commits.enqueue(sealed(0)))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED))
+        .hasMessageContaining("the record's accessor broke");
+    assertThat(commits.refusesAppends())
+        .hasValueSatisfying(why -> assertThat(why).contains("the record's accessor broke"));
+    assertThatThrownBy(() -> commits.enqueue(sealed(1))).isInstanceOf(JournalException.class);
+    commits.close();
+
+    assertThat(written).isEmpty();
   }
 }

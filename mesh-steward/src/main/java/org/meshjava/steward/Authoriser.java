@@ -139,10 +139,12 @@ final class Authoriser {
         gate.release(auth);
         throw notRecorded("the authorisation", e);
       } catch (RuntimeException | Error e) {
-        // A journal that fails unchecked (an implementation's bug, the heap running out while it
-        // encodes) gave the record no place either: kept, the decision would hold the ceiling
-        // reserved and the presentation spent in this process for a decision no replay has.
-        gate.release(auth);
+        // Unlike a JournalException, an unchecked throw (an implementation's bug, the heap running
+        // out, a decorator throwing after its inner journal queued the record) does not say the
+        // record was left unqueued. A queued Authorised record with no Debited after it is replayed
+        // as a hold of the whole ceiling, so the hold stays: released, this process would decide
+        // the ceiling again on a grant near its end, and a replay refuses that decision. A hold
+        // the journal lacks only leaves the grant short until a restart.
         throw e;
       }
     }

@@ -53,7 +53,14 @@ final class Metering {
       BackendSlots.Held slot)
       throws ServeException {
     ServingEngine engine = route.chosen();
-    Optional<WeightsBinding> before = engine.weights();
+    Optional<WeightsBinding> before;
+    try {
+      before = weightsOf(engine);
+    } catch (ServeException e) {
+      // No work ran: nothing to debit. Left uncharged, the settlement would debit the ceiling.
+      settlement.charge(Energy.estimated(0));
+      throw e;
+    }
     if (!before.equals(bound)) {
       // Refused before any work: a granted serve is settled at nothing, so it is not left
       // unresolved at its ceiling.
@@ -89,11 +96,28 @@ final class Metering {
     }
     Energy energy = window.close(estimate);
     settlement.charge(energy);
-    Optional<WeightsBinding> after = engine.weights();
+    Optional<WeightsBinding> after = weightsOf(engine); // the metered figure stays charged
     if (!after.equals(bound)) {
       throw weightsChanged(engine, bound, "before serving", after, "after it");
     }
     return new Metered(worked, energy, after);
+  }
+
+  /**
+   * The weights {@code engine} names ({@link ServingEngine#weights}), asked before and after each
+   * serve. It is the engine's code (a digest read from a file, say), so whatever it throws, an
+   * error included, is the backend failing, refused {@code ENGINE_FAILED} as a throw from its work
+   * is, never a trace past the serve.
+   */
+  static Optional<WeightsBinding> weightsOf(ServingEngine engine) throws ServeException {
+    try {
+      return Objects.requireNonNull(engine.weights(), "weights()");
+    } catch (RuntimeException | Error e) {
+      throw new ServeException(
+          ServeException.Reason.ENGINE_FAILED,
+          "backend " + engine.name() + " failed: it could not name its weights: " + e,
+          e);
+    }
   }
 
   /**

@@ -130,12 +130,23 @@ final class Sealer {
                     requestId,
                     OutputCommitment.payloadDigest(prompt),
                     metered.result().tokens()));
+    String recipe;
+    try {
+      recipe = engine.recipe().name();
+    } catch (RuntimeException | Error e) {
+      // The engine's code, as its work is (Metering.weightsOf): refused as the backend failing,
+      // with what was metered debited, never a trace past the serve.
+      throw new ServeException(
+          ServeException.Reason.ENGINE_FAILED,
+          "backend " + engine.name() + " failed: it could not name its recipe: " + e,
+          e);
+    }
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
             .grantId(settlement.grantId())
             .backend(engine.name())
-            .recipe(engine.recipe().name())
+            .recipe(recipe)
             .weights(metered.weights())
             .route(route.justification())
             .counters(outcome.counters())

@@ -599,7 +599,7 @@ public final class Steward implements AutoCloseable {
     observer.phase(ServePhase.AUTHORISE);
     // 2. Authorise. The binding read here is the one the grant is decided over; the engine must
     // name exactly it before and after the work, or nothing is sealed (§2).
-    Optional<WeightsBinding> bound = engine.weights();
+    Optional<WeightsBinding> bound = Metering.weightsOf(engine);
     Settlement settlement =
         presentation.isPresent()
             ? authoriser.authorise(presentation.get(), request, engine, bound)

@@ -89,4 +89,39 @@ class ThrowAfterQueueingTest {
           .isInstanceOf(GrantDeniedException.class);
     }
   }
+
+  /**
+   * A grant's {@code Authorised} record: a replay holds the request's ceiling for a decision with
+   * no debit after it, so this process keeps that hold too. On a grant with room for one ceiling
+   * and not two, the next request is refused rather than decided over it.
+   *
+   * <p>Regression: the hold was released, the next request decided and served on the same grant,
+   * and a restart refused the journal (the gate refuses that recorded decision).
+   */
+  @Test
+  void aThrowAfterTheAuthorisedRecordWasQueued_keepsTheHold_andTheJournalStillStarts()
+      throws Exception {
+    Path file = dir.resolve("j");
+    GrantChain chain = f.chain(75_000);
+    try (Steward s =
+        f.steward(
+                FailsOnceUnchecked.afterQueueing(
+                    FileJournal.open(file), JournalEntry.Authorised.class))
+            .build()) {
+      ServeRequest first = GrantFixture.request("first", 3, 50_000);
+      assertThatThrownBy(() -> s.serve(first, GrantFixture.payload(first), f.present(chain, first)))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessage("decorator bug after queueing");
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(25_000);
+
+      ServeRequest second = GrantFixture.request("second", 3, 50_000);
+      assertThatThrownBy(
+              () -> s.serve(second, GrantFixture.payload(second), f.present(chain, second)))
+          .isInstanceOf(GrantDeniedException.class);
+    }
+    try (Steward s = f.steward(FileJournal.open(file)).build()) {
+      assertThat(s.unresolved()).hasSize(1);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(25_000);
+    }
+  }
 }

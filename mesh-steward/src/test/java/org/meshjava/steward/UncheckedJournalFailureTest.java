@@ -11,9 +11,10 @@ import org.meshjava.journal.JournalEntry;
 
 /**
  * A journal that fails with an unchecked exception (an implementation's bug, the heap running out
- * while it encodes) when the steward queues a grant's decision: nothing was recorded, so the
- * decision's reservation is let go, as for a journal that refuses it with a {@code
- * JournalException}.
+ * while it encodes) when the steward queues a grant's decision. Unlike a {@code JournalException},
+ * the throw does not say nothing was recorded (a decorator may throw after its inner journal queued
+ * the record, {@code ThrowAfterQueueingTest}), so the decision keeps the request's ceiling held on
+ * the grant, as a replay that met the record would.
  */
 class UncheckedJournalFailureTest {
   private static final long BUDGET = 1_000_000;
@@ -22,12 +23,12 @@ class UncheckedJournalFailureTest {
   final GrantFixture f = new GrantFixture();
 
   /**
-   * Regression: the reservation stayed held, the grant short of the request's ceiling until a
-   * restart, for a decision the journal held nothing of. (The presentation stays spent, as for any
-   * released decision: the caller signs a new one.)
+   * Session 28 let the hold go here; a throw after the record was queued then let the grant be
+   * decided over a ceiling a replay holds. The grant is short of one ceiling until a restart, and
+   * serves on within the rest. (The presentation stays spent: the caller signs a new one.)
    */
   @Test
-  void anAuthorisationTheJournalFailsUnchecked_holdsNothingOfTheGrant() throws Exception {
+  void anAuthorisationTheJournalFailsUnchecked_keepsItsCeilingHeld() throws Exception {
     GrantChain chain = f.chain(BUDGET);
     FailsOnceUnchecked journal =
         new FailsOnceUnchecked(new DurableMemoryJournal(), JournalEntry.Authorised.class);
@@ -37,12 +38,13 @@ class UncheckedJournalFailureTest {
       assertThatThrownBy(() -> s.serve(req, GrantFixture.payload(req), shown))
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("encoder bug");
-      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET);
+      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - CEILING);
       assertThat(s.unresolved()).isEmpty();
 
       ServeRequest again = GrantFixture.request("unchecked, again", 4, CEILING);
       ServeResult served = s.serve(again, GrantFixture.payload(again), f.present(chain, again));
-      assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - served.receipt().energy().uj());
+      assertThat(s.spend().remainingUj(chain))
+          .isEqualTo(BUDGET - CEILING - served.receipt().energy().uj());
     }
   }
 }

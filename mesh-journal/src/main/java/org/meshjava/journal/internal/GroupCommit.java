@@ -98,7 +98,9 @@ public final class GroupCommit<E> {
   /**
    * Fixes {@code entry}'s records in the chain and queues them: {@link Journal#enqueue}.
    *
-   * @throws JournalException {@code CLOSED} once {@link #close}d; the failure's reason once failed
+   * @throws JournalException {@code CLOSED} once {@link #close}d; the failure's reason once failed;
+   *     {@code FAILED}, failing the journal, if queueing the records threw unchecked once the chain
+   *     had moved past them (an error is rethrown as it is): either way nothing was queued
    */
   public Journal.Pending enqueue(JournalEntry entry) throws JournalException {
     synchronized (appendLock) {
@@ -107,7 +109,20 @@ public final class GroupCommit<E> {
             JournalException.Reason.CLOSED, "journal " + journal + " is closed", null);
       }
       refuseIfFailed();
-      return add(advance.apply(entry));
+      // All or nothing (RecordChain's rule): a throw here moved nothing, and reaches the caller.
+      List<E> records = advance.apply(entry);
+      try {
+        return add(records);
+      } catch (RuntimeException | Error e) {
+        // The chain has moved past records that are not queued: a later record would be written
+        // after a gap the next opening refuses, so the journal fails, and says nothing was queued.
+        throw failOver(
+            e,
+            new JournalException(
+                JournalException.Reason.FAILED,
+                "queueing a record in journal " + journal + " failed: " + e,
+                e));
+      }
     }
   }
 
@@ -206,23 +221,29 @@ public final class GroupCommit<E> {
     }
   }
 
-  /** Queues {@code records}, in chain order (the append lock orders concurrent calls). */
+  /**
+   * Queues {@code records}, in chain order (the append lock orders concurrent calls). Queueing is
+   * its last step: once the records are queued they will be written, so nothing may throw after it
+   * and tell the caller they were not.
+   */
   private Journal.Pending add(List<E> records) {
+    JournalRecord last = recordOf.apply(records.getLast());
+    Journal.Pending pending =
+        new Journal.Pending() {
+          @Override
+          public JournalRecord record() {
+            return last;
+          }
+
+          @Override
+          public void await() throws JournalException {
+            GroupCommit.this.await(last.seq());
+          }
+        };
     synchronized (queueLock) {
       queue.addAll(records);
     }
-    JournalRecord last = recordOf.apply(records.getLast());
-    return new Journal.Pending() {
-      @Override
-      public JournalRecord record() {
-        return last;
-      }
-
-      @Override
-      public void await() throws JournalException {
-        GroupCommit.this.await(last.seq());
-      }
-    };
+    return pending;
   }
 
   /**
@@ -258,6 +279,18 @@ public final class GroupCommit<E> {
       syncMonitor.notifyAll();
     }
     return recorded;
+  }
+
+  /**
+   * Fails the journal with {@code f} over {@code e}, an unchecked throw: an error is rethrown as it
+   * is, anything else answered with {@code f} to throw.
+   */
+  private JournalException failOver(Throwable e, JournalException f) {
+    fail(f);
+    if (e instanceof Error error) {
+      throw error;
+    }
+    return f;
   }
 
   /** The journal's failure, if it failed. */
@@ -354,17 +387,13 @@ public final class GroupCommit<E> {
       // The batch has left the queue: unless the journal fails, a waiter of it leads again, finds
       // the queue empty or holding later records only, writes those past the lost ones and counts
       // its own as durable. So whatever the step throws fails the journal; an error stays an error.
-      JournalException f =
+      throw failOver(
+          e,
           new JournalException(
               JournalException.Reason.FAILED,
               named,
               "write to journal " + journal + " failed: " + e,
-              e);
-      fail(f);
-      if (e instanceof Error error) {
-        throw error;
-      }
-      throw f;
+              e));
     }
     return recordOf.apply(batch.getLast()).seq();
   }

@@ -104,8 +104,11 @@ public final class ReceiptLog {
     try {
       MeshReceipt receipt = draft.chain(head.nextSequence(), head.prev()).steward(steward).build();
       SealedReceipt sealed = sealer.seal(receipt);
+      // Before recording: once the recorder has queued the receipt, nothing may throw before the
+      // head moves past it, or the next append stamps the same sequence again.
+      ChainHead next = ChainHead.after(sealed);
       R recorded = recorder.record(sealed);
-      head = ChainHead.after(sealed);
+      head = next;
       return new Appended<>(sealed, recorded);
     } finally {
       lock.unlock();
