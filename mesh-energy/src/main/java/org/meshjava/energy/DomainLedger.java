@@ -681,6 +681,11 @@ final class DomainLedger implements LivenessProbe.Target {
     if (plausible) {
       return;
     }
+    try {
+      channel.refused();
+    } catch (RuntimeException e) {
+      LOG.debug("energy counter {} could not be told its total was refused", channel.name(), e);
+    }
     // Refused from a kept earlier total, not the last one: judged before the books move on.
     boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != lastTotal;
     long was = lastTotal;
@@ -762,19 +767,21 @@ final class DomainLedger implements LivenessProbe.Target {
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
     long gapBefore = channel.maxReadGapNanos();
     long total = readChannel(forProbe);
-    if (channel.maxReadGapNanos() < gapBefore) {
-      // The counter drew more than it was read for: reads before this one were spaced for less, so
-      // no window open across them is a reading (a wrap more may hide between two of them).
-      epoch++;
-      LOG.debug(
-          "energy counter {} draws more than it was read for; reading it every {} ms from now",
-          channel.name(),
-          channel.maxReadGapNanos() / 2_000_000);
-    }
     long mark = channel.livenessMark(total);
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
+      // Judged before anything the read taught the channel is believed: a total refused here is no
+      // draw, and the channel forgets it (a RAPL zone would otherwise read its interval for it).
       refuseImplausible(total, mark, nowNanos, afterNanos);
+      if (channel.maxReadGapNanos() < gapBefore) {
+        // The counter drew more than it was read for: reads before this one were spaced for less,
+        // so no window open across them is a reading (a wrap more may hide between two of them).
+        epoch++;
+        LOG.debug(
+            "energy counter {} draws more than it was read for; reading it every {} ms from now",
+            channel.name(),
+            channel.maxReadGapNanos() / 2_000_000);
+      }
       // Held to the bound the gap was read for, or the new one if shorter: a read that lengthens
       // the interval (the zone drew little) must not excuse a gap too long for the old one.
       if (afterNanos - lastReadNanos > Math.min(gapBefore, channel.maxReadGapNanos())) {
