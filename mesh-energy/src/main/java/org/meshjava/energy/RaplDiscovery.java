@@ -79,7 +79,7 @@ final class RaplDiscovery {
       return;
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
-    MomentaryRetry retry = new MomentaryRetry(clock);
+    MomentaryRetry retry = MomentaryRetry.forSysfs(clock);
     // Why each domain one of whose zones cannot be used is not read: the domain's other zones (its
     // other dies) read only part of it, and summed alone they would grade a part of the package a
     // reading of all of it. A mirror dropped within the domain is not such a zone: its counter is
