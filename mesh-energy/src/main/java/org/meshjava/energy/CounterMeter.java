@@ -264,10 +264,40 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       leaveEvery(entered, now, e);
       throw e;
     }
+    List<DomainLedger> foreign = tellOtherMeters(entered.keySet());
     scheduleDueProbes(now);
     startPoll();
     startWatch();
-    return new Window(entered, everyDomainHasACounter);
+    return new Window(entered, everyDomainHasACounter, foreign);
+  }
+
+  /**
+   * Tells every other open meter of the process that reads one of {@code entered}'s domains that a
+   * window opened on it, and returns their ledgers, to be told when it leaves. Two meters (stewards
+   * that discovered with different options) read the same hardware: a serve alone in each meter's
+   * books is not alone on the package, and both would otherwise be graded a reading of the whole
+   * counter. Called holding no ledger's monitor.
+   */
+  private List<DomainLedger> tellOtherMeters(Set<DomainLedger> entered) {
+    List<CounterMeter> others = new ArrayList<>();
+    synchronized (METERS) {
+      for (CounterMeter m : METERS) {
+        if (m != this) {
+          others.add(m);
+        }
+      }
+    }
+    List<DomainLedger> told = new ArrayList<>();
+    for (CounterMeter other : others) {
+      for (DomainLedger mine : entered) {
+        DomainLedger theirs = other.ledgers.get(mine.domain());
+        if (theirs != null) {
+          theirs.foreignEntered();
+          told.add(theirs);
+        }
+      }
+    }
+    return told;
   }
 
   /** The declared domains, plus the DRAM of each declared package where a counter reads it. */
@@ -679,11 +709,16 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final class Window implements MeterWindow {
     private final Map<DomainLedger, DomainLedger.Share> entered;
     private final boolean everyDomainHasACounter;
+    private final List<DomainLedger> foreign;
     private boolean done;
 
-    Window(Map<DomainLedger, DomainLedger.Share> entered, boolean everyDomainHasACounter) {
+    Window(
+        Map<DomainLedger, DomainLedger.Share> entered,
+        boolean everyDomainHasACounter,
+        List<DomainLedger> foreign) {
       this.entered = entered;
       this.everyDomainHasACounter = everyDomainHasACounter;
+      this.foreign = foreign;
     }
 
     @Override
@@ -726,7 +761,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       done = true;
       long now = clock.nanoTime();
-      Map<DomainLedger, DomainLedger.Exit> exits = leaveEvery(entered, now, null);
+      Map<DomainLedger, DomainLedger.Exit> exits;
+      try {
+        exits = leaveEvery(entered, now, null);
+      } finally {
+        foreign.forEach(DomainLedger::foreignLeft);
+      }
       scheduleDueProbes(now);
       return exits;
     }

@@ -226,6 +226,9 @@ final class DomainLedger implements LivenessProbe.Target {
   // aside (ERRORS_BEFORE_SET_ASIDE); any read that returns, or fails as a read, starts the run
   // over.
   private int errorsInARow;
+  // Windows open on this domain in the process's other meters (a steward that discovered with other
+  // options reads the same hardware): their serves' energy lands in this counter too.
+  private int foreignOpen;
   private String setAsideDetail = "";
 
   /**
@@ -353,7 +356,8 @@ final class DomainLedger implements LivenessProbe.Target {
     long openReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
     long sinceLastLeaveNanos =
         leftOnce ? openReadStartNanos - lastLeaveReadStartNanos : Long.MAX_VALUE;
-    boolean overlapped = !open.isEmpty() || sinceLastLeaveNanos < updatePeriodNanos;
+    boolean overlapped =
+        !open.isEmpty() || foreignOpen > 0 || sinceLastLeaveNanos < updatePeriodNanos;
     for (Share s : open) {
       s.overlapped = true;
     }
@@ -367,6 +371,23 @@ final class DomainLedger implements LivenessProbe.Target {
     share.overlapped = overlapped;
     open.add(share);
     return share;
+  }
+
+  /**
+   * A window of another meter of the process opened on this domain: the counter is the same
+   * hardware, so every window open here now shares it, as does every window opened here before that
+   * one leaves ({@link #foreignLeft()}).
+   */
+  synchronized void foreignEntered() {
+    foreignOpen++;
+    for (Share s : open) {
+      s.overlapped = true;
+    }
+  }
+
+  /** A window of another meter of the process left this domain. */
+  synchronized void foreignLeft() {
+    foreignOpen = Math.max(0, foreignOpen - 1);
   }
 
   /** Removes a window and returns what it saw. */
