@@ -631,8 +631,9 @@ final class DomainLedger implements LivenessProbe.Target {
    * <p>An {@link Error} is thrown on, as a fault of the process rather than of the read, until the
    * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} in a row: then it is demoted and set aside
    * (read again only by its re-probe, {@code forProbe}), the Error that set it aside turned into a
-   * failed read unless it is a {@link VirtualMachineError}. A counter whose every read throws would
-   * otherwise stay live and throw into every serve on its domain for the life of the process.
+   * failed read unless it is a {@link VirtualMachineError} met on a serve's path. A counter whose
+   * every read throws would otherwise stay live and throw into every serve on its domain for the
+   * life of the process.
    */
   private long readChannel(boolean forProbe) throws CounterException {
     if (!forProbe && errorsInARow >= ERRORS_BEFORE_SET_ASIDE) {
@@ -662,7 +663,10 @@ final class DomainLedger implements LivenessProbe.Target {
               + " at "
               + errorsInARow
               + " reads in a row; it is read again only by its re-probe";
-      if (e instanceof VirtualMachineError) {
+      // Thrown on to the serve that read it; never out of a re-probe's read of a counter set
+      // aside, which would fail the probe of every other counter it takes (all of them, at each
+      // periodic re-probe), leaving the whole meter an estimator for good.
+      if (e instanceof VirtualMachineError && !forProbe) {
         failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
         throw e;
       }

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.Energy;
+import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.Provenance;
 
 /**
@@ -20,6 +21,7 @@ import org.meshjava.core.Provenance;
 class ThrowingCounterSetAsideTest {
   private final FakeClock clock = new FakeClock();
   private final TimedCounter cpu = TimedCounter.rapl(ProbedMeter.CPU0, clock);
+  private final TimedCounter other = TimedCounter.rapl(EnergyDomain.cpuPackage(1), clock);
   private final List<Runnable> reprobes = new ArrayList<>();
 
   /** Serves 50 ms on package 0; returns what the serve saw thrown, or its figure. */
@@ -87,6 +89,24 @@ class ThrowingCounterSetAsideTest {
             .isInstanceOfSatisfying(
                 Energy.class, e -> assertThat(e.provenance()).isEqualTo(Provenance.Estimator));
       }
+    }
+  }
+
+  // A re-probe takes every counter due at once (all of them at the periodic one): a counter set
+  // aside whose probe read threw on would fail the probe of the others, and leave them not live.
+  @Test
+  void theReprobeOfACounterSetAside_stillProvesTheOthersLive() {
+    try (CounterMeter meter = ProbedMeter.unprobed(clock, reprobes::add, cpu, other)) {
+      meter.probeNow();
+      assertThat(meter.liveDomains()).hasSize(2);
+      everyReadThrows(() -> new InternalError("fault in an unsafe memory access"));
+      for (int i = 0; i < 3; i++) {
+        assertThat(serve(meter, clock)).isInstanceOf(InternalError.class);
+      }
+      clock.advanceMillis(5);
+      meter.probeNow();
+      assertThat(meter.liveDomains()).containsExactly(EnergyDomain.cpuPackage(1));
+      assertThat(meter.counters().getFirst().issue()).contains(CounterIssue.READ_FAILED);
     }
   }
 }
