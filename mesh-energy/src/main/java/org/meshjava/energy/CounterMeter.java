@@ -86,6 +86,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final AtomicBoolean closed = new AtomicBoolean();
   // A watch read is scheduled on ownedExecutor, or running: set by the open that finds it clear.
   private final AtomicBoolean watching = new AtomicBoolean();
+  // The timed read of every counter is scheduled on ownedExecutor, or running; cleared when
+  // scheduling it failed, so that the next open schedules it again.
+  private final AtomicBoolean polling = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -107,6 +110,36 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       Optional<Runnable> gpuWork,
       ProbeClock clock,
       @Nullable Executor reprobeExecutor) {
+    this(
+        channels,
+        unavailable,
+        policy,
+        slowPolicy,
+        reprobeEvery,
+        gpuWork,
+        clock,
+        reprobeExecutor,
+        reprobeExecutor != null
+            ? null
+            : Executors.newSingleThreadScheduledExecutor(
+                r -> Thread.ofPlatform().daemon().name("mesh-energy-reprobe").unstarted(r)));
+  }
+
+  /**
+   * As above, the meter's own thread being {@code ownThread} where {@code reprobeExecutor} is null
+   * (the meter shuts it down at its close); for tests of what the meter does when scheduling on it
+   * fails.
+   */
+  CounterMeter(
+      List<EnergyChannel> channels,
+      List<CounterStatus> unavailable,
+      LivenessPolicy policy,
+      LivenessPolicy slowPolicy,
+      Duration reprobeEvery,
+      Optional<Runnable> gpuWork,
+      ProbeClock clock,
+      @Nullable Executor reprobeExecutor,
+      @Nullable ScheduledExecutorService ownThread) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.probe = new LivenessProbe(clock);
     long reprobeEveryNanos = reprobeEvery.toNanos();
@@ -122,22 +155,21 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
     }
     this.ledgers = Collections.unmodifiableMap(byDomain);
+    List<String> names = new ArrayList<>();
+    for (DomainLedger l : ledgers.values()) {
+      names.add(l.name());
+    }
+    this.name = "counters" + names;
     if (reprobeExecutor == null) {
-      this.ownedExecutor =
-          Executors.newSingleThreadScheduledExecutor(
-              r -> Thread.ofPlatform().daemon().name("mesh-energy-reprobe").unstarted(r));
+      this.ownedExecutor = Objects.requireNonNull(ownThread, "ownThread");
       this.reprobeExecutor = ownedExecutor;
+      polling.set(true);
       schedulePoll(ownedExecutor);
       holdClosesToStallBound();
     } else {
       this.ownedExecutor = null;
       this.reprobeExecutor = reprobeExecutor;
     }
-    List<String> names = new ArrayList<>();
-    for (DomainLedger l : ledgers.values()) {
-      names.add(l.name());
-    }
-    this.name = "counters" + names;
     METERS.add(this);
   }
 
@@ -232,9 +264,40 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       leaveEvery(entered, now, e);
       throw e;
     }
+    List<DomainLedger> foreign = tellOtherMeters(entered.keySet());
     scheduleDueProbes(now);
+    startPoll();
     startWatch();
-    return new Window(entered, everyDomainHasACounter);
+    return new Window(entered, everyDomainHasACounter, foreign);
+  }
+
+  /**
+   * Tells every other open meter of the process that reads one of {@code entered}'s domains that a
+   * window opened on it, and returns their ledgers, to be told when it leaves. Two meters (stewards
+   * that discovered with different options) read the same hardware: a serve alone in each meter's
+   * books is not alone on the package, and both would otherwise be graded a reading of the whole
+   * counter. Called holding no ledger's monitor.
+   */
+  private List<DomainLedger> tellOtherMeters(Set<DomainLedger> entered) {
+    List<CounterMeter> others = new ArrayList<>();
+    synchronized (METERS) {
+      for (CounterMeter m : METERS) {
+        if (m != this) {
+          others.add(m);
+        }
+      }
+    }
+    List<DomainLedger> told = new ArrayList<>();
+    for (CounterMeter other : others) {
+      for (DomainLedger mine : entered) {
+        DomainLedger theirs = other.ledgers.get(mine.domain());
+        if (theirs != null) {
+          theirs.foreignEntered();
+          told.add(theirs);
+        }
+      }
+    }
+    return told;
   }
 
   /** The declared domains, plus the DRAM of each declared package where a counter reads it. */
@@ -291,8 +354,33 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      // closed meanwhile: nothing left to read
+    } catch (RuntimeException | Error e) {
+      // Closed meanwhile, nothing left to read; or the executor refused or could not start its
+      // thread (an OutOfMemoryError where no native thread can be made): the chain would end here
+      // for the meter's life, every window across the unread gap no reading, so the next open
+      // starts it again. The serve that opened is no place for the meter's own scheduling fault.
+      polling.set(false);
+      scheduleFailed("timed read", e);
+    }
+  }
+
+  /** Starts the timed reads again at an open where scheduling them last failed. */
+  private void startPoll() {
+    ScheduledExecutorService executor = ownedExecutor;
+    if (executor != null && !polling.get() && polling.compareAndSet(false, true)) {
+      schedulePoll(executor);
+    }
+  }
+
+  /** Logs a failure to schedule the meter's own reads, unless the meter was closed meanwhile. */
+  private void scheduleFailed(String what, Throwable e) {
+    if (!closed.get()) {
+      LOG.warn(
+          "energy meter {}: scheduling its {} failed ({}); tried again at the next window, whose"
+              + " figure is not a reading until it runs",
+          name,
+          what,
+          e.toString());
     }
   }
 
@@ -361,8 +449,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
-    } catch (RejectedExecutionException e) {
-      watching.set(false); // closed meanwhile
+    } catch (RuntimeException | Error e) {
+      // As for the timed reads: a watch left marked running would never be started again.
+      watching.set(false);
+      scheduleFailed("watch", e);
     }
   }
 
@@ -619,11 +709,16 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final class Window implements MeterWindow {
     private final Map<DomainLedger, DomainLedger.Share> entered;
     private final boolean everyDomainHasACounter;
+    private final List<DomainLedger> foreign;
     private boolean done;
 
-    Window(Map<DomainLedger, DomainLedger.Share> entered, boolean everyDomainHasACounter) {
+    Window(
+        Map<DomainLedger, DomainLedger.Share> entered,
+        boolean everyDomainHasACounter,
+        List<DomainLedger> foreign) {
       this.entered = entered;
       this.everyDomainHasACounter = everyDomainHasACounter;
+      this.foreign = foreign;
     }
 
     @Override
@@ -666,7 +761,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       done = true;
       long now = clock.nanoTime();
-      Map<DomainLedger, DomainLedger.Exit> exits = leaveEvery(entered, now, null);
+      Map<DomainLedger, DomainLedger.Exit> exits;
+      try {
+        exits = leaveEvery(entered, now, null);
+      } finally {
+        foreign.forEach(DomainLedger::foreignLeft);
+      }
       scheduleDueProbes(now);
       return exits;
     }

@@ -110,6 +110,14 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final long ANCHOR_SPACING_NANOS = 100_000_000L;
 
+  /**
+   * How many reads in a row may throw an {@link Error} before the counter is demoted and set aside
+   * ({@link #readChannel}): one such read is thrown on as a fault of the process, as anything the
+   * meter cannot name is, but a counter that keeps throwing is a broken counter, not a broken
+   * serve.
+   */
+  static final int ERRORS_BEFORE_SET_ASIDE = 3;
+
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
     private final long epoch;
@@ -214,6 +222,14 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastDemotionNanos;
   private long reprobeNotBeforeNanos;
   private boolean released;
+  // Reads in a row that threw an Error, and what the last of them said once they set the counter
+  // aside (ERRORS_BEFORE_SET_ASIDE); any read that returns, or fails as a read, starts the run
+  // over.
+  private int errorsInARow;
+  // Windows open on this domain in the process's other meters (a steward that discovered with other
+  // options reads the same hardware): their serves' energy lands in this counter too.
+  private int foreignOpen;
+  private String setAsideDetail = "";
 
   /**
    * A WARN said this counter is not live (a probe refused it, or it was demoted) and no line has
@@ -329,7 +345,7 @@ final class DomainLedger implements LivenessProbe.Target {
     boolean readOk = true;
     long total = lastTotal;
     try {
-      total = segment(nowNanos);
+      total = segment(nowNanos, false);
     } catch (CounterException e) {
       readOk = false;
       failed(e);
@@ -340,7 +356,8 @@ final class DomainLedger implements LivenessProbe.Target {
     long openReadStartNanos = readOk ? lastReadStartNanos : nowNanos;
     long sinceLastLeaveNanos =
         leftOnce ? openReadStartNanos - lastLeaveReadStartNanos : Long.MAX_VALUE;
-    boolean overlapped = !open.isEmpty() || sinceLastLeaveNanos < updatePeriodNanos;
+    boolean overlapped =
+        !open.isEmpty() || foreignOpen > 0 || sinceLastLeaveNanos < updatePeriodNanos;
     for (Share s : open) {
       s.overlapped = true;
     }
@@ -356,6 +373,23 @@ final class DomainLedger implements LivenessProbe.Target {
     return share;
   }
 
+  /**
+   * A window of another meter of the process opened on this domain: the counter is the same
+   * hardware, so every window open here now shares it, as does every window opened here before that
+   * one leaves ({@link #foreignLeft()}).
+   */
+  synchronized void foreignEntered() {
+    foreignOpen++;
+    for (Share s : open) {
+      s.overlapped = true;
+    }
+  }
+
+  /** A window of another meter of the process left this domain. */
+  synchronized void foreignLeft() {
+    foreignOpen = Math.max(0, foreignOpen - 1);
+  }
+
   /** Removes a window and returns what it saw. */
   synchronized Exit leave(Share share, long nowNanos) {
     if (share.left) {
@@ -365,7 +399,7 @@ final class DomainLedger implements LivenessProbe.Target {
     long total;
     boolean readOk = true;
     try {
-      total = segment(nowNanos);
+      total = segment(nowNanos, false);
     } catch (CounterException e) {
       readOk = false;
       total = lastTotal;
@@ -409,7 +443,7 @@ final class DomainLedger implements LivenessProbe.Target {
   /** Reads the counter between events, so a long quiet spell cannot hide a wrap. */
   synchronized void poll() {
     try {
-      segment(clock.nanoTime());
+      segment(clock.nanoTime(), false);
     } catch (CounterException e) {
       failed(e);
     }
@@ -418,7 +452,7 @@ final class DomainLedger implements LivenessProbe.Target {
   /** Reads the counter for a probe, keeping the segment books straight. */
   @Override
   public synchronized long readLivenessMark() throws CounterException {
-    segment(clock.nanoTime());
+    segment(clock.nanoTime(), true);
     return lastMark;
   }
 
@@ -593,13 +627,50 @@ final class DomainLedger implements LivenessProbe.Target {
    * Reads the channel. Anything unchecked it throws (an FFM call failing, an overflow in a native
    * total) is a failed read like any other: thrown on from here it would escape the meter in the
    * middle of an open or close, and leave a window registered on this domain for good.
+   *
+   * <p>An {@link Error} is thrown on, as a fault of the process rather than of the read, until the
+   * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} in a row: then it is demoted and set aside
+   * (read again only by its re-probe, {@code forProbe}), the Error that set it aside turned into a
+   * failed read unless it is a {@link VirtualMachineError} met on a serve's path. A counter whose
+   * every read throws would otherwise stay live and throw into every serve on its domain for the
+   * life of the process.
    */
-  private long readChannel() throws CounterException {
+  private long readChannel(boolean forProbe) throws CounterException {
+    if (!forProbe && errorsInARow >= ERRORS_BEFORE_SET_ASIDE) {
+      throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail);
+    }
     try {
-      return channel.readTotalUj();
+      long total = channel.readTotalUj();
+      errorsInARow = 0;
+      return total;
+    } catch (CounterException e) {
+      errorsInARow = 0;
+      throw e;
     } catch (RuntimeException e) {
+      errorsInARow = 0;
       throw new CounterException(
           CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + e, e);
+    } catch (Error e) {
+      errorsInARow = errorsInARow == Integer.MAX_VALUE ? errorsInARow : errorsInARow + 1;
+      if (errorsInARow < ERRORS_BEFORE_SET_ASIDE) {
+        throw e;
+      }
+      setAsideDetail =
+          "reading "
+              + channel.name()
+              + " threw "
+              + e
+              + " at "
+              + errorsInARow
+              + " reads in a row; it is read again only by its re-probe";
+      // Thrown on to the serve that read it; never out of a re-probe's read of a counter set
+      // aside, which would fail the probe of every other counter it takes (all of them, at each
+      // periodic re-probe), leaving the whole meter an estimator for good.
+      if (e instanceof VirtualMachineError && !forProbe) {
+        failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
+        throw e;
+      }
+      throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e);
     }
   }
 
@@ -634,6 +705,11 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     if (plausible) {
       return;
+    }
+    try {
+      channel.refused();
+    } catch (RuntimeException e) {
+      LOG.debug("energy counter {} could not be told its total was refused", channel.name(), e);
     }
     // Refused from a kept earlier total, not the last one: judged before the books move on.
     boolean sustained = fromNanos != lastTotalSinceNanos || fromTotal != lastTotal;
@@ -704,7 +780,7 @@ final class DomainLedger implements LivenessProbe.Target {
    * Reads the counter, splits the energy since the last event among the open windows, and checks
    * that a live counter is still moving and was read often enough to see every wrap.
    */
-  private long segment(long eventNanos) throws CounterException {
+  private long segment(long eventNanos, boolean forProbe) throws CounterException {
     if (released) {
       throw new CounterException(CounterIssue.READ_FAILED, channel.name() + " was released");
     }
@@ -715,20 +791,22 @@ final class DomainLedger implements LivenessProbe.Target {
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
     long gapBefore = channel.maxReadGapNanos();
-    long total = readChannel();
-    if (channel.maxReadGapNanos() < gapBefore) {
-      // The counter drew more than it was read for: reads before this one were spaced for less, so
-      // no window open across them is a reading (a wrap more may hide between two of them).
-      epoch++;
-      LOG.debug(
-          "energy counter {} draws more than it was read for; reading it every {} ms from now",
-          channel.name(),
-          channel.maxReadGapNanos() / 2_000_000);
-    }
+    long total = readChannel(forProbe);
     long mark = channel.livenessMark(total);
     long afterNanos = Math.max(nowNanos, clock.nanoTime());
     if (haveTotal) {
+      // Judged before anything the read taught the channel is believed: a total refused here is no
+      // draw, and the channel forgets it (a RAPL zone would otherwise read its interval for it).
       refuseImplausible(total, mark, nowNanos, afterNanos);
+      if (channel.maxReadGapNanos() < gapBefore) {
+        // The counter drew more than it was read for: reads before this one were spaced for less,
+        // so no window open across them is a reading (a wrap more may hide between two of them).
+        epoch++;
+        LOG.debug(
+            "energy counter {} draws more than it was read for; reading it every {} ms from now",
+            channel.name(),
+            channel.maxReadGapNanos() / 2_000_000);
+      }
       // Held to the bound the gap was read for, or the new one if shorter: a read that lengthens
       // the interval (the zone drew little) must not excuse a gap too long for the old one.
       if (afterNanos - lastReadNanos > Math.min(gapBefore, channel.maxReadGapNanos())) {

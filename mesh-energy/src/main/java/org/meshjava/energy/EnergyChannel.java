@@ -82,6 +82,14 @@ interface EnergyChannel {
    */
   default void probing(boolean running) {}
 
+  /**
+   * Called under the meter's lock on this counter when the total its last read returned was refused
+   * as no energy (it ran backwards, or rose further than the domain can draw): a channel that
+   * learnt from that read (a RAPL zone the draw it reads its interval for) forgets what it learnt,
+   * so a counter misreading cannot move the figures it is judged by.
+   */
+  default void refused() {}
+
   /** Releases native resources; reads after this fail. */
   default void release() {}
 }

@@ -220,22 +220,40 @@ public record MeterDiscovery(EnergyMeter meter, List<CounterStatus> counters) {
    */
   static Optional<String> unreadableAdvice(List<CounterStatus> refused) {
     List<String> zones = new ArrayList<>();
+    List<String> otherFile = new ArrayList<>();
     for (CounterStatus s : refused) {
       if (s.counter().startsWith("rapl")
           && s.issue().equals(Optional.of(CounterIssue.UNREADABLE))) {
-        zones.add(s.counter());
+        // Only energy_uj is root-only: a zone whose range or name could not be read needs another
+        // remedy, and the advice below would send the operator to the wrong file.
+        if (s.detail().contains(RaplDiscovery.MAX_ENERGY_RANGE_UJ)) {
+          otherFile.add(s.counter() + " (" + RaplDiscovery.MAX_ENERGY_RANGE_UJ + ")");
+        } else if (s.detail().startsWith(RaplDiscovery.NAME_UNREAD)) {
+          otherFile.add(s.counter() + " (name)");
+        } else {
+          zones.add(s.counter());
+        }
       }
     }
-    if (zones.isEmpty()) {
-      return Optional.empty();
+    List<String> lines = new ArrayList<>();
+    if (!zones.isEmpty()) {
+      lines.add(
+          "RAPL energy counters "
+              + zones
+              + " exist but this process may not read energy_uj (root"
+              + " only since the CVE-2020-8694 fix), so CPU figures are graded Estimator. To meter"
+              + " them, grant read access: a udev rule or tmpfiles entry giving a group read on"
+              + " /sys/class/powercap/intel-rapl:*/energy_uj, then run in that group (see"
+              + " mesh-energy's README, 'Non-root hosts').");
     }
-    return Optional.of(
-        "RAPL energy counters "
-            + zones
-            + " exist but this process may not read energy_uj (root"
-            + " only since the CVE-2020-8694 fix), so CPU figures are graded Estimator. To meter"
-            + " them, grant read access: a udev rule or tmpfiles entry giving a group read on"
-            + " /sys/class/powercap/intel-rapl:*/energy_uj, then run in that group (see"
-            + " mesh-energy's README, 'Non-root hosts').");
+    if (!otherFile.isEmpty()) {
+      lines.add(
+          "RAPL energy counters "
+              + otherFile
+              + " exist but this process may not read the file named, which every user may read on"
+              + " a stock kernel, so their figures are graded Estimator: check how /sys is mounted"
+              + " into this process and any security policy (SELinux, AppArmor) over it.");
+    }
+    return lines.isEmpty() ? Optional.empty() : Optional.of(String.join(" ", lines));
   }
 }

@@ -39,8 +39,17 @@ final class MomentaryRetry {
    */
   static final long BUDGET_NANOS = 2_000_000_000L;
 
+  /**
+   * The most tries one RAPL file's read gets ({@link #forSysfs}): an {@code EIO} of the moment (an
+   * MSR read that failed once) answers within milliseconds, and four tries span 350 ms. Without a
+   * cap, one zone whose file fails for good spent the whole budget, and a passing failure of any
+   * zone after it was refused at its first try, that zone lost until a restart.
+   */
+  static final int SYSFS_TRIES = 4;
+
   private final ProbeClock clock;
   private final long deadlineNanos;
+  private final int triesPerCall;
 
   /** One call of a counter, which may fail. */
   @FunctionalInterface
@@ -50,8 +59,23 @@ final class MomentaryRetry {
 
   /** A budget of {@link #BUDGET_NANOS} from now on {@code clock}. */
   MomentaryRetry(ProbeClock clock) {
+    this(clock, Integer.MAX_VALUE);
+  }
+
+  private MomentaryRetry(ProbeClock clock, int triesPerCall) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.deadlineNanos = clock.nanoTime() + BUDGET_NANOS;
+    this.triesPerCall = triesPerCall;
+  }
+
+  /**
+   * A budget of {@link #BUDGET_NANOS} from now, each call tried at most {@link #SYSFS_TRIES} times:
+   * for the many small reads of a powercap tree, where one file failing for good must leave the
+   * budget to the others. NVML's calls keep the whole budget each (a board answers {@code
+   * NOT_READY} for seconds while it starts).
+   */
+  static MomentaryRetry forSysfs(ProbeClock clock) {
+    return new MomentaryRetry(clock, SYSFS_TRIES);
   }
 
   /**
@@ -78,6 +102,7 @@ final class MomentaryRetry {
         // An interrupted thread's wait returns at once, and the loop would call the failing
         // function back to back until the budget ran out: a start being cancelled stops here.
         if (!momentary.test(e)
+            || tries >= triesPerCall
             || now + wait > deadlineNanos
             || Thread.currentThread().isInterrupted()) {
           throw tries == 1 ? e : gaveUp(e, tries, now - firstTryNanos);

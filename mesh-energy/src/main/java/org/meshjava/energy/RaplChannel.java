@@ -79,6 +79,10 @@ final class RaplChannel extends NamedChannel {
   private long readBoundWatts;
 
   private boolean observed;
+
+  /** {@link #readBoundWatts} before the last read's draw was judged; see {@link #refused()}. */
+  private long readBoundBeforeRead;
+
   private long lastTotalUj;
   private long lastReadEndNanos;
 
@@ -126,6 +130,7 @@ final class RaplChannel extends NamedChannel {
     }
     this.maxWatts = maxWatts;
     this.readBoundWatts = maxWatts;
+    this.readBoundBeforeRead = maxWatts;
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
     this.reader = Objects.requireNonNull(reader, "reader");
     this.clock = Objects.requireNonNull(clock, "clock");
@@ -186,8 +191,23 @@ final class RaplChannel extends NamedChannel {
       quietSinceNanos = -1;
       throw e;
     }
+    readBoundBeforeRead = readBoundWatts;
     observe(total, start, clock.nanoTime());
     return total;
+  }
+
+  /**
+   * The meter refused the total the last read returned (past the zone's power bound over the reads
+   * it keeps): that read's draw is no draw, so the read bound it may have raised goes back to what
+   * it was, and the draw is judged afresh from the next read, as after a read the accumulator
+   * refused. A counter lying by just under the bound at every read (refused by the meter over
+   * several of them) would otherwise raise the bound fifty times over the spans between them.
+   */
+  @Override
+  public void refused() {
+    readBoundWatts = readBoundBeforeRead;
+    observed = false;
+    quietSinceNanos = -1;
   }
 
   /**

@@ -61,6 +61,13 @@ final class RaplDieSum extends NamedChannel {
   }
 
   @Override
+  public void refused() {
+    for (RaplChannel d : dies) {
+      d.refused();
+    }
+  }
+
+  @Override
   public long readTotalUj() throws CounterException {
     long[] totals = new long[dies.size()];
     long total = 0;

@@ -40,6 +40,12 @@ final class RaplDiscovery {
   /** How many back-to-back read pairs may show two zones apart before they count as distinct. */
   private static final int MIRROR_ATTEMPTS = 3;
 
+  /** The file holding a zone's range, as its statuses name it. */
+  static final String MAX_ENERGY_RANGE_UJ = "max_energy_range_uj";
+
+  /** How the status of a zone whose name file could not be read begins. */
+  static final String NAME_UNREAD = "cannot read its name: ";
+
   private RaplDiscovery() {}
 
   static void discover(
@@ -73,7 +79,7 @@ final class RaplDiscovery {
       return;
     }
     Map<EnergyDomain, List<RaplChannel>> byDomain = new LinkedHashMap<>();
-    MomentaryRetry retry = new MomentaryRetry(clock);
+    MomentaryRetry retry = MomentaryRetry.forSysfs(clock);
     // Why each domain one of whose zones cannot be used is not read: the domain's other zones (its
     // other dies) read only part of it, and summed alone they would grade a part of the package a
     // reading of all of it. A mirror dropped within the domain is not such a zone: its counter is
@@ -236,9 +242,7 @@ final class RaplDiscovery {
       // holds no package number is READ_FAILED, as for energy_uj itself.
       CounterIssue issue = e instanceof CounterException c ? c.issue() : CounterIssue.READ_FAILED;
       String why = e instanceof CounterException ? e.getMessage() : e.toString();
-      rejected.add(
-          CounterStatus.unavailable(
-              counter, Optional.empty(), issue, "cannot read its name: " + why));
+      rejected.add(CounterStatus.unavailable(counter, Optional.empty(), issue, NAME_UNREAD + why));
       return Optional.empty();
     }
     Matcher die = PACKAGE.matcher(label);
@@ -259,7 +263,7 @@ final class RaplDiscovery {
     }
     long range;
     try {
-      range = SysfsDecimal.parse(reader.read(zone.resolve("max_energy_range_uj")));
+      range = SysfsDecimal.parse(reader.read(zone.resolve(MAX_ENERGY_RANGE_UJ)));
       if (range == 0) {
         throw new NumberFormatException("is 0: a counter with no range has nothing to count in");
       }
@@ -272,10 +276,24 @@ final class RaplDiscovery {
                 + " µJ a RAPL status register holds at its coarsest unit (1 J): no RAPL counter's"
                 + " range, so its wraps cannot be counted");
       }
-    } catch (IOException e) {
+    } catch (FileSystemException e) {
+      // Not opened (denied, missing): named as the file it is, since the read access discovery's
+      // advice grants is energy_uj's, and this file is readable by every user on a stock kernel.
       rejected.add(
           CounterStatus.unavailable(
-              counter, domain, CounterIssue.UNREADABLE, "no usable max_energy_range_uj: " + e));
+              counter,
+              domain,
+              CounterIssue.UNREADABLE,
+              "cannot read " + MAX_ENERGY_RANGE_UJ + ": " + e));
+      return Optional.empty();
+    } catch (IOException e) {
+      // Opened, and the read failed (EIO): the driver's answer of the moment, as for energy_uj.
+      rejected.add(
+          CounterStatus.unavailable(
+              counter,
+              domain,
+              CounterIssue.READ_FAILED,
+              "reading " + MAX_ENERGY_RANGE_UJ + " failed: " + e));
       return Optional.empty();
     } catch (NumberFormatException e) {
       // Read, but no range: READ_FAILED, as for an energy_uj that is not a number. UNREADABLE

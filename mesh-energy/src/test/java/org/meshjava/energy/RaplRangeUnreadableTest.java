@@ -1,0 +1,82 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A zone whose {@code max_energy_range_uj} cannot be read is reported naming that file, and
+ * discovery's advice on granting read access to {@code energy_uj} (root-only since CVE-2020-8694)
+ * is not given for it: that file is readable by every user on a stock kernel, and granting access
+ * to {@code energy_uj} would not help. A range whose read failed once open is a failed read, not a
+ * matter of access.
+ */
+class RaplRangeUnreadableTest {
+  @TempDir Path root;
+  private final FakeClock clock = new FakeClock();
+  private final List<Runnable> reprobes = new ArrayList<>();
+
+  private Path zone(String dir, String name) throws IOException {
+    Path z = Files.createDirectories(root.resolve(dir));
+    Files.writeString(z.resolve("name"), name + "\n");
+    Files.writeString(z.resolve("max_energy_range_uj"), "262143328850\n");
+    Files.writeString(z.resolve("energy_uj"), "1000\n");
+    return z;
+  }
+
+  private MeterDiscovery discover(SysfsReader reader) {
+    DiscoveryOptions options =
+        DiscoveryOptions.defaults().withRaplRoot(root).withoutNvml().withoutIoReport();
+    return MeterDiscovery.discover(options, clock, reprobes::add, reader, "Linux");
+  }
+
+  @Test
+  void aRangeDenied_isNamed_andGetsNoEnergyUjAdvice() throws IOException {
+    Path range = zone("intel-rapl:0", "package-0").resolve("max_energy_range_uj");
+    MeterDiscovery found =
+        discover(
+            file -> {
+              if (file.equals(range)) {
+                throw new AccessDeniedException(file.toString());
+              }
+              return SysfsReader.FILES.read(file);
+            });
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.issue()).contains(CounterIssue.UNREADABLE);
+              assertThat(s.detail()).startsWith("cannot read max_energy_range_uj");
+            });
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters()))
+        .hasValueSatisfying(
+            advice ->
+                assertThat(advice)
+                    .contains("rapl:intel-rapl:0 (max_energy_range_uj)")
+                    .doesNotContain("CVE-2020-8694"));
+  }
+
+  @Test
+  void aRangeWhoseReadFailedOnceOpen_isReadFailed_withoutAccessAdvice() throws IOException {
+    Path range = zone("intel-rapl:0", "package-0").resolve("max_energy_range_uj");
+    MeterDiscovery found =
+        discover(
+            file -> {
+              if (file.equals(range)) {
+                throw new IOException("Input/output error");
+              }
+              return SysfsReader.FILES.read(file);
+            });
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED));
+    assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+  }
+}

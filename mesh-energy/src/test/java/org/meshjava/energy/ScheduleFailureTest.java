@@ -1,0 +1,129 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.EnergyDomain;
+
+/**
+ * The meter's own thread refuses to schedule a read (it was rejected, or no native thread could be
+ * made for it): the timed reads and the watch are scheduled again at the next open, and the open
+ * that met the failure still returns its window. Before, the timed reads ended for the meter's
+ * life, and a watch that failed to schedule stayed marked running (never started again) and threw
+ * out of the serve's open with the window's shares left registered. Fake time; nothing scheduled
+ * runs.
+ */
+class ScheduleFailureTest {
+  private static final EnergyDomain CPU0 = ProbedMeter.CPU0;
+  private static final long WRAP_GAP_NANOS = 60_000_000_000L;
+
+  private final FakeClock clock = new FakeClock();
+  private final TimedCounter counter = TimedCounter.rapl(CPU0, clock);
+
+  /** The meter's own thread: records what is scheduled (never runs it), or fails while asked. */
+  private static final class RefusingThread extends ScheduledThreadPoolExecutor {
+    final List<Long> delays = new CopyOnWriteArrayList<>();
+    final AtomicInteger refusals = new AtomicInteger();
+    volatile Error error;
+
+    RefusingThread() {
+      super(1);
+    }
+
+    @Override
+    public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
+      if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        if (error != null) {
+          throw error;
+        }
+        throw new RejectedExecutionException("refused");
+      }
+      delays.add(unit.toNanos(delay));
+      return super.schedule(() -> {}, 1, TimeUnit.DAYS);
+    }
+  }
+
+  /** A counter that wraps, so the meter reads it on a timer (every 30 s). */
+  private final EnergyChannel wrapping =
+      new EnergyChannel() {
+        @Override
+        public String name() {
+          return counter.name();
+        }
+
+        @Override
+        public EnergyDomain domain() {
+          return CPU0;
+        }
+
+        @Override
+        public long readTotalUj() throws CounterException {
+          return counter.readTotalUj();
+        }
+
+        @Override
+        public long maxReadGapNanos() {
+          return WRAP_GAP_NANOS;
+        }
+      };
+
+  private CounterMeter meter(RefusingThread thread) {
+    CounterMeter meter =
+        new CounterMeter(
+            List.of(wrapping),
+            List.of(),
+            LivenessPolicy.standard(),
+            LivenessPolicy.nvml(),
+            Duration.ofMinutes(10),
+            Optional.empty(),
+            clock,
+            null,
+            thread);
+    meter.probeNow();
+    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    return meter;
+  }
+
+  @Test
+  void timedReadsRefusedAtTheStart_areScheduledAgainAtTheNextOpen() {
+    RefusingThread thread = new RefusingThread();
+    thread.refusals.set(1);
+    try (CounterMeter meter = meter(thread)) {
+      assertThat(thread.delays).as("the refused timed read").isEmpty();
+      clock.advanceMillis(5);
+      MeterWindow w = meter.open(Set.of(CPU0));
+      assertThat(thread.delays).as("scheduled again").contains(WRAP_GAP_NANOS / 2);
+      w.close(1);
+    }
+  }
+
+  @Test
+  void aWatchThatCouldNotBeScheduled_doesNotFailTheOpen_andStartsAtTheNextOne() {
+    RefusingThread thread = new RefusingThread();
+    try (CounterMeter meter = meter(thread)) {
+      thread.delays.clear();
+      thread.error = new OutOfMemoryError("unable to create native thread");
+      thread.refusals.set(1);
+      clock.advanceMillis(5);
+      MeterWindow first = meter.open(Set.of(CPU0));
+      assertThat(thread.delays).isEmpty();
+      clock.advanceMillis(50);
+      first.close(1);
+
+      clock.advanceMillis(5);
+      MeterWindow second = meter.open(Set.of(CPU0));
+      assertThat(thread.delays).as("the watch, started again").hasSize(1);
+      second.close(1);
+    }
+  }
+}
