@@ -289,9 +289,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
 
   /**
    * Refuses a {@code --port-file} that could not be written once listening, before anything starts:
-   * otherwise the server said it was listening and then stopped. Its folder must exist and is never
-   * made: a mistyped path would be created where no script waits for the file, as a journal is not
-   * started in a folder made on the spot.
+   * otherwise the server said it was listening and then stopped. Its folder must exist, and take a
+   * file (tried, not read from its permissions, which root passes), and is never made: a mistyped
+   * path would be created where no script waits for the file, as a journal is not started in a
+   * folder made on the spot.
    */
   static void checkPortFile(Path file) throws CliException {
     Path absolute = file.toAbsolutePath();
@@ -307,6 +308,19 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               + (Files.exists(folder)
                   ? folder + " is a file, not a folder"
                   : "no folder " + folder + " (it is not made; create it first)"));
+    }
+    try {
+      UserFile.checkCanWrite(absolute);
+    } catch (IOException e) {
+      throw new CliException(
+          "--port-file "
+              + file
+              + ": cannot write in "
+              + (folder != null ? folder : absolute)
+              + " ("
+              + UserFile.reason(e)
+              + "); name a file in a folder this user can write",
+          e);
     }
   }
 
