@@ -65,10 +65,10 @@ public final class Mesh extends CommandGroup {
     } catch (RuntimeException | Error e) {
       // picocli prints a stack trace and exits 1 for what escapes a command (its help or version
       // text failing, a null argument) and lets an Error through; a bug is one line and 70 here
-      // as it is inside a command.
-      err.println("mesh: " + internalError(e));
+      // as it is inside a command, and the JVM running out of memory its own line and 71.
+      err.println("mesh: " + failure(e));
       err.flush();
-      return EXIT_INTERNAL;
+      return exitCode(e);
     }
   }
 
@@ -119,9 +119,9 @@ public final class Mesh extends CommandGroup {
           // as one and exited EXIT_INTERNAL, so it is not mistaken for a refusal of the input.
           String name = commandLine.getCommandSpec().qualifiedName();
           PrintWriter said = commandLine.getErr();
-          if (!isRefusal(e)) {
-            said.println(name + ": " + internalError(e));
-            return EXIT_INTERNAL;
+          if (ranOutOfMemory(e).isPresent() || !isRefusal(e)) {
+            said.println(name + ": " + failure(e));
+            return exitCode(e);
           }
           String msg =
               e instanceof IOException io
@@ -165,6 +165,76 @@ public final class Mesh extends CommandGroup {
    * given (1) or a usage mistake (2): {@code EX_SOFTWARE} of BSD's sysexits.h.
    */
   static final int EXIT_INTERNAL = 70;
+
+  /**
+   * The exit status of a command that stopped because the JVM ran out of memory ({@link
+   * OutOfMemoryError}: a model larger than the heap, a thread the system would not start): a limit
+   * of the machine or of the JVM's settings, which the operator raises, not a bug in mesh ({@link
+   * #EXIT_INTERNAL}) nor a refusal of the input (1). {@code EX_OSERR} of BSD's sysexits.h, whose
+   * examples (a fork or a pipe the system would not make) are the system running out of a resource.
+   */
+  static final int EXIT_RESOURCE = 71;
+
+  /**
+   * The {@link OutOfMemoryError} that {@code e} is or was caused by, if any: one thrown on another
+   * thread (a model loaded in parallel) reaches the command inside the exception that carried it
+   * across, a refusal's included, and is still the JVM out of memory.
+   */
+  private static java.util.Optional<OutOfMemoryError> ranOutOfMemory(Throwable e) {
+    Throwable at = e;
+    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
+      if (at instanceof OutOfMemoryError oom) {
+        return java.util.Optional.of(oom);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  /** The exit status for a failure that is not a refusal: out of memory, or else a bug. */
+  private static int exitCode(Throwable e) {
+    return ranOutOfMemory(e).isPresent() ? EXIT_RESOURCE : EXIT_INTERNAL;
+  }
+
+  /** The line for a failure that is not a refusal: out of memory, or else a bug. */
+  private static String failure(Throwable e) {
+    return ranOutOfMemory(e).map(Mesh::outOfMemory).orElseGet(() -> internalError(e));
+  }
+
+  /**
+   * The line for the JVM running out of memory: which memory (the JVM's own words) and the setting
+   * that gives it more. A {@link StackOverflowError} is not one of these: what mesh reads is
+   * bounded in depth (a configuration's nesting, a CBOR item's), so a stack that overflows is a
+   * recursion that ran away, a bug.
+   */
+  static String outOfMemory(OutOfMemoryError e) {
+    String what = e.getMessage() == null ? "" : e.getMessage();
+    String remedy;
+    if (what.contains("native thread")) {
+      remedy =
+          "the system would not start another thread; raise the limit on processes or threads"
+              + " (ulimit -u, a container's pids limit) or stop what else runs";
+    } else if (what.contains("irect buffer memory")) {
+      remedy = "give the JVM more direct memory with -XX:MaxDirectMemorySize=SIZE";
+    } else if (what.contains("Metaspace")) {
+      remedy = "give the JVM more class space with -XX:MaxMetaspaceSize=SIZE";
+    } else {
+      remedy =
+          "this JVM's heap may grow to "
+              + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+              + " MiB; give it more with -Xmx, or serve a smaller model";
+    }
+    // A JVM setting, which the launcher takes from the environment; a thread limit is the system's.
+    String jvm =
+        remedy.startsWith("the system")
+            ? ""
+            : "; ./mesh passes MESH_JAVA_OPTS to java (MESH_JAVA_OPTS=-Xmx8g ./mesh serve …)";
+    return ("out of memory"
+            + (what.isEmpty() ? "" : " (" + what + ")")
+            + ", a limit of this machine or JVM, not a bug in mesh: "
+            + remedy
+            + jvm)
+        .replaceAll("[\\r\\n]+", " ");
+  }
 
   /**
    * Whether {@code e} is a refusal the user can act on: one of mesh's own typed exceptions (each

@@ -205,6 +205,20 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   private @Nullable CreatedJournal createdJournal;
 
   /**
+   * The journal this run opened, until a steward holds it (the steward's close closes it then):
+   * closed by a start that fails before, whatever failed, so that its lock goes with the start.
+   */
+  private @Nullable Journal unheldJournal;
+
+  /**
+   * Run, where a test binds it, as the steward is built (its journal and snapshot folder open): a
+   * test's stand-in for an {@link Error} of the steward's start, which nothing a test can write
+   * throws at will (an {@link OutOfMemoryError} while the journal is replayed, a meter probe's
+   * thread the system would not start).
+   */
+  static final ScopedValue<Runnable> STEWARD_STARTING = ScopedValue.newInstance();
+
+  /**
    * This run's hold on its snapshot folder, let go once the steward is closed: another steward on
    * another journal configured with the same folder is refused at start.
    */
@@ -220,10 +234,15 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     try {
       return serve();
-    } catch (Exception e) {
+    } catch (Exception | Error e) {
       // A failed start (a port in use, say) leaves no new journal behind to confuse the next. The
       // steward's close removed it, under its lock; closing it here covers a start that failed
-      // before a steward took it over (a no-op once closed).
+      // before a steward took it over (a no-op once closed). An Error too (out of memory while
+      // the steward starts): the JVM may go on (an embedder's, a test's), holding the lock.
+      Journal unheld = unheldJournal;
+      if (unheld != null) {
+        unheld.close();
+      }
       CreatedJournal created = createdJournal;
       if (created != null) {
         created.close();
@@ -270,9 +289,10 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
 
   /**
    * Refuses a {@code --port-file} that could not be written once listening, before anything starts:
-   * otherwise the server said it was listening and then stopped. Its folder must exist and is never
-   * made: a mistyped path would be created where no script waits for the file, as a journal is not
-   * started in a folder made on the spot.
+   * otherwise the server said it was listening and then stopped. Its folder must exist, and take a
+   * file (tried, not read from its permissions, which root passes), and is never made: a mistyped
+   * path would be created where no script waits for the file, as a journal is not started in a
+   * folder made on the spot.
    */
   static void checkPortFile(Path file) throws CliException {
     Path absolute = file.toAbsolutePath();
@@ -288,6 +308,19 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
               + (Files.exists(folder)
                   ? folder + " is a file, not a folder"
                   : "no folder " + folder + " (it is not made; create it first)"));
+    }
+    try {
+      UserFile.checkCanWrite(absolute);
+    } catch (IOException e) {
+      throw new CliException(
+          "--port-file "
+              + file
+              + ": cannot write in "
+              + (folder != null ? folder : absolute)
+              + " ("
+              + UserFile.reason(e)
+              + "); name a file in a folder this user can write",
+          e);
     }
   }
 
@@ -494,6 +527,7 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
         createdJournal = created;
         opened = created;
       }
+      unheldJournal = opened;
       long records = opened.position().count();
       if (keyPath == null && records > 0) {
         // Refused before any steward opens it, as the Spring starter does: a journal cut before its
@@ -526,7 +560,11 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
     }
     Steward steward;
     try {
+      if (STEWARD_STARTING.isBound()) {
+        STEWARD_STARTING.get().run();
+      }
       steward = sb.build();
+      unheldJournal = null;
     } catch (StewardStartException e) {
       // The steward's words say the journal (or its snapshot) is another identity's; this says
       // which flag gives a key. Without --key this start's identity is new and continues none.

@@ -25,6 +25,7 @@ import org.meshjava.engine.jlama.JlamaEngineException;
 import org.meshjava.engine.onnx.OnnxDecisionEngine;
 import org.meshjava.engine.onnx.OnnxEngineException;
 import org.meshjava.engine.onnx.OnnxModel;
+import org.meshjava.openai.ApiKeyVariable;
 import org.meshjava.openai.UpstreamEngine;
 
 /**
@@ -199,44 +200,17 @@ record ServeConfig(
     }
   }
 
-  /** An environment variable's name as shells and their users write one: {@code OPENAI_API_KEY}. */
-  private static final java.util.regex.Pattern CONVENTIONAL_NAME =
-      java.util.regex.Pattern.compile("[A-Z_][A-Z0-9_]*");
-
   /**
-   * The bearer token that environment variable {@code name} holds ({@code value}), refused unless
-   * it is one: unset, empty or blank (an {@code OPENAI_API_KEY=} line left in an environment file)
-   * it would be sent as {@code Authorization: Bearer } and every request refused by the upstream,
-   * far from the cause; with a line break or another control character it cannot go in a header at
-   * all, and every request would fail. The value itself is never named, nor a name that is not one
-   * of capitals, digits and {@code _}: such a "name" is most often the key itself, written where
-   * its variable's name belongs, and a refusal quoting it would put the key in a log.
+   * The bearer token that environment variable {@code name} holds ({@code value}), refused in
+   * {@link ApiKeyVariable}'s words (never the value, nor a name that may be the key) after {@code
+   * where}.
    */
   static String apiKey(String name, @Nullable String value, String where) throws CliException {
-    String variable =
-        where
-            + ": environment variable "
-            + (CONVENTIONAL_NAME.matcher(name).matches()
-                ? name
-                : "that api_key_env names (not repeated: not a name of capitals, digits and _, it"
-                    + " may be the key itself)");
-    if (value == null) {
-      throw new CliException(variable + " is not set");
+    try {
+      return ApiKeyVariable.value("api_key_env", name, value);
+    } catch (IllegalArgumentException e) {
+      throw new CliException(where + ": " + e.getMessage(), e);
     }
-    if (value.isBlank()) {
-      throw new CliException(
-          variable
-              + " is set but "
-              + (value.isEmpty() ? "empty" : "blank")
-              + "; set it to the key");
-    }
-    if (value.chars().anyMatch(Character::isISOControl)) {
-      throw new CliException(
-          variable
-              + " holds a line break or another control character, which no header can carry"
-              + " (a key read from a file with its newline?)");
-    }
-    return value;
   }
 
   static ServeConfig read(Path file) throws CliException {

@@ -219,14 +219,7 @@ final class UserFile {
       java.nio.file.attribute.FileAttribute<?>... attributes)
       throws IOException {
     Path target = path.toAbsolutePath();
-    Path partial =
-        target.resolveSibling(
-            "."
-                + target.getFileName()
-                + ".partial-"
-                + ProcessHandle.current().pid()
-                + "-"
-                + Thread.currentThread().threadId());
+    Path partial = partialOf(target);
     removeLeftoverPartials(target);
     Files.deleteIfExists(partial);
     try {
@@ -248,6 +241,29 @@ final class UserFile {
     } finally {
       Files.deleteIfExists(partial);
     }
+  }
+
+  /** The file that {@link #writeWholeInFolder} writes {@code target}'s bytes to first. */
+  private static Path partialOf(Path target) {
+    return target.resolveSibling(
+        "."
+            + target.getFileName()
+            + ".partial-"
+            + ProcessHandle.current().pid()
+            + "-"
+            + Thread.currentThread().threadId());
+  }
+
+  /**
+   * Fails, with the file system's reason, where {@link #writeWholeInFolder} could not write {@code
+   * path}: the file that it creates first is created and removed. Permissions alone do not tell:
+   * root may write in any folder but one the file system refuses (a read-only mount, {@code /sys}).
+   */
+  static void checkCanWrite(Path path) throws IOException {
+    Path partial = partialOf(path.toAbsolutePath());
+    Files.deleteIfExists(partial);
+    Files.createFile(partial);
+    Files.delete(partial);
   }
 
   /**

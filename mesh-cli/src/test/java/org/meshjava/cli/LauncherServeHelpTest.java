@@ -3,7 +3,6 @@ package org.meshjava.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,24 +24,7 @@ class LauncherServeHelpTest {
 
   /** The arguments the launcher starts {@code java} with for {@code mesh args}. */
   private List<String> javaArguments(String... args) throws IOException, InterruptedException {
-    Path jdk = root.resolve("jdk");
-    Path noted = root.resolve("java-args");
-    if (!Files.exists(jdk)) {
-      Files.createDirectories(jdk.resolve("bin"));
-      Files.writeString(jdk.resolve("release"), "JAVA_VERSION=\"25\"\n", StandardCharsets.UTF_8);
-      for (String tool : List.of("java", "javac")) {
-        Path p = jdk.resolve("bin").resolve(tool);
-        Files.writeString(
-            p,
-            "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > '" + noted + "'\n",
-            StandardCharsets.UTF_8);
-        assertThat(p.toFile().setExecutable(true)).isTrue();
-      }
-    }
-    LauncherCopy.Ran ran =
-        LauncherCopy.run(root, Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1"), args);
-    assertThat(ran.code()).as(ran.out()).isZero();
-    return Files.readAllLines(noted);
+    return LauncherCopy.javaArguments(root, Map.of(), args);
   }
 
   @Test

@@ -21,7 +21,7 @@ class ServePortFileFolderTest {
    * Runs a serve on {@code portFile} and returns what it said; a serve still running after a minute
    * (it started) is interrupted, as Ctrl-C stops it, and its output returned all the same.
    */
-  private static MeshCommandTest.Run serve(Path portFile) throws InterruptedException {
+  static MeshCommandTest.Run serve(Path portFile) throws InterruptedException {
     AtomicReference<MeshCommandTest.Run> ran = new AtomicReference<>();
     Thread t =
         new Thread(

@@ -26,6 +26,7 @@ import org.meshjava.journal.FileSnapshotStore;
 import org.meshjava.journal.Journal;
 import org.meshjava.journal.JournalException;
 import org.meshjava.journal.SnapshotStore;
+import org.meshjava.openai.ApiKeyVariable;
 import org.meshjava.openai.UpstreamEngine;
 import org.meshjava.receipt.ChainHead;
 import org.meshjava.steward.ChainHeadConflictException;
@@ -540,16 +541,24 @@ final class StewardFromProperties {
         }
         String keyEnv = b.apiKeyEnv();
         if (keyEnv != null) {
-          String key = System.getenv(keyEnv);
-          if (key == null) {
-            throw new IllegalStateException(
-                where + ": environment variable " + keyEnv + " is not set");
-          }
-          ub.apiKey(key);
+          ub.apiKey(apiKey(keyEnv, System.getenv(keyEnv), where));
         }
         yield ub.build();
       }
     };
+  }
+
+  /**
+   * The bearer token that environment variable {@code name} holds ({@code value}), refused as
+   * {@code mesh serve} refuses it ({@link ApiKeyVariable}: unset, empty, blank or with a line
+   * break; never the value, nor a name that may be the key) after {@code where}.
+   */
+  static String apiKey(String name, @Nullable String value, String where) {
+    try {
+      return ApiKeyVariable.value("api-key-env", name, value);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(where + ": " + e.getMessage(), e);
+    }
   }
 
   /**
