@@ -49,12 +49,18 @@ final class FloorProxy {
    * and it forwards the request there, blocking that thread (for the CPU figure only: one selector
    * then serves one request at a time); with {@code virtual}, the blocking handler runs on a
    * virtual thread of its own per request (the pool's virtual-thread executor), with no hand-off
-   * between platform threads.
+   * between platform threads; with {@code noReserved}, the pool keeps no reserved threads, so the
+   * selector queues each request to a pool thread rather than running it itself once a reserved
+   * thread has taken over selecting.
    */
-  static Server start(int upstreamPort, boolean sign, boolean inline, boolean virtual)
+  static Server start(
+      int upstreamPort, boolean sign, boolean inline, boolean virtual, boolean noReserved)
       throws Exception {
     // As many threads as OpenAiServer gives the benchmark's bound of 1024 serves.
     Server server = HttpServeBenchmark.loopbackServer("floor-proxy", 2 * 1024 + 8);
+    if (noReserved) {
+      ((QueuedThreadPool) server.getThreadPool()).setReservedThreads(0);
+    }
     if (virtual) {
       ((QueuedThreadPool) server.getThreadPool())
           .setVirtualThreadsExecutor(VirtualThreads.getNamedVirtualThreadsExecutor("floor-v"));

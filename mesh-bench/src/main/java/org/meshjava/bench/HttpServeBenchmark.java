@@ -72,7 +72,10 @@ import org.meshjava.steward.Steward;
  *       thread (one request at a time: read their CPU figure, not their req/s); {@code
  *       floor-virtual}, {@code floor-virtual-signed}: the blocking handler run on a virtual thread
  *       per request (Jetty's pool given a virtual-thread executor), as {@code OpenAiServer} runs a
- *       serve when every backend is an upstream.
+ *       serve when every backend is an upstream; {@code floor-pec}, {@code floor-pec-signed}: the
+ *       pool with no reserved threads, so the selector queues each request to a pool thread
+ *       (produce-execute-consume) instead of running it itself after waking a reserved thread to
+ *       select in its place (execute-produce-consume, Jetty's default).
  * </ul>
  *
  * <p>With {@code --mesh LABEL=COMMAND} (repeatable) the mesh side runs instead as a real {@code
@@ -163,7 +166,8 @@ public final class HttpServeBenchmark {
                                 [--local-keys LABEL=MEMBERS ...] [scenario:c,c ...]
         scenarios: direct proxied reference reference-file reference-file-granted
                    floor floor-signed floor-inline floor-inline-signed floor-virtual
-                   floor-virtual-signed (a bare proxy: see FloorProxy)
+                   floor-virtual-signed floor-pec floor-pec-signed (a bare proxy: see
+                   FloorProxy)
         default:   2 4 direct:1,8,64 proxied:1,8,64 reference:64 reference-file:8
                    reference-file-granted:8
         see mesh-bench/README.md, section 'The HTTP serve path'
@@ -385,7 +389,8 @@ public final class HttpServeBenchmark {
               upstreamPort,
               scenario.contains("signed"),
               scenario.startsWith("floor-inline"),
-              scenario.startsWith("floor-virtual"));
+              scenario.startsWith("floor-virtual"),
+              scenario.startsWith("floor-pec"));
       try {
         int port = ((ServerConnector) floor.getConnectors()[0]).getLocalPort();
         return loadInProcess(scenario, concurrency, port, fixed(port), warmUp, measure);

@@ -16,20 +16,22 @@ import org.junit.jupiter.params.provider.CsvSource;
 class FloorProxyTest {
   @ParameterizedTest
   @CsvSource({
-    "false,false,false",
-    "true,false,false",
-    "false,true,false",
-    "true,true,false",
-    "false,false,true",
-    "true,false,true"
+    "false,false,false,false",
+    "true,false,false,false",
+    "false,true,false,false",
+    "true,true,false,false",
+    "false,false,true,false",
+    "true,false,true,false",
+    "false,false,false,true",
+    "true,false,false,true"
   })
   void floor_forwardsTheBodyAndAnswersTheUpstreamsReply_paddedToAProxiedReplysLength(
-      boolean sign, boolean inline, boolean virtual) throws Exception {
+      boolean sign, boolean inline, boolean virtual, boolean noReserved) throws Exception {
     Server upstream = HttpServeBenchmark.fakeUpstream();
     Server floor = null;
     try {
       int upstreamPort = ((ServerConnector) upstream.getConnectors()[0]).getLocalPort();
-      floor = FloorProxy.start(upstreamPort, sign, inline, virtual);
+      floor = FloorProxy.start(upstreamPort, sign, inline, virtual, noReserved);
       int port = ((ServerConnector) floor.getConnectors()[0]).getLocalPort();
       HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       for (int i = 0; i < 3; i++) {

@@ -260,6 +260,12 @@ public final class OpenAiServer implements AutoCloseable {
     threads.setName("mesh-openai");
     threads.setIdleTimeout(Math.toIntExact(idleTimeout.toMillis()));
     threads.setMaxEvictCount(maxThreads);
+    // No reserved threads: the selector then hands each request to an idle pool thread through
+    // the pool's queue, rather than running the request itself after waking a reserved thread to
+    // select in its place. Every request here blocks (a serve, a body read), so the selecting
+    // thread changed on every request, and waking and parking a reserved thread cost more CPU per
+    // request than the queue hand-off does (mesh-bench/README.md, session 32).
+    threads.setReservedThreads(0);
     return threads;
   }
 
