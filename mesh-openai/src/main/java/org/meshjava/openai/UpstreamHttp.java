@@ -77,6 +77,9 @@ final class UpstreamHttp {
       } catch (Exception e) {
         throw new IllegalStateException("the upstream HTTP client did not start", e);
       }
+      // Each request asks for identity (request()), so no reply is decoded: one in a coding fails
+      // (coded) rather than being read as a coding Jetty knows or as raw bytes where it knows none.
+      client.getContentDecoderFactories().clear();
       return client;
     }
   }
@@ -90,6 +93,10 @@ final class UpstreamHttp {
     Request request = request(uri, json, bearer).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       ContentResponse r = new CompletableResponseListener(request, MAX_REPLY_BYTES).send().get();
+      String coding = coding(r);
+      if (coding != null) {
+        throw coded(coding);
+      }
       return new Answer(r.getStatus(), r.getContent());
     } catch (ExecutionException e) {
       throw failed(e.getCause());
@@ -132,7 +139,57 @@ final class UpstreamHttp {
       deadline.stop();
       throw e;
     }
+    String coding = coding(r);
+    if (coding != null) {
+      deadline.stop();
+      IOException coded = coded(coding);
+      var unused = request.abort(coded);
+      throw coded;
+    }
     return new Streamed(r.getStatus(), deadline.watching(listener.getInputStream()), deadline);
+  }
+
+  /** The content coding other than identity of a 200 reply, or null: any other status is read. */
+  private static @Nullable String coding(Response r) {
+    if (r.getStatus() != 200) {
+      return null;
+    }
+    for (String value : r.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)) {
+      String coding = coding(value);
+      if (coding != null) {
+        return coding;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The first content coding other than identity that a {@code Content-Encoding} value lists, or
+   * null if it lists none. A reply is asked for in identity, and neither client decodes: a coded
+   * body read as it is would fail far from the cause ("not JSON", or a stream of lines that are no
+   * events ending "without a usage report").
+   */
+  static @Nullable String coding(String contentEncoding) {
+    for (String element : contentEncoding.split(",", -1)) {
+      String c = element.trim();
+      if (!c.isEmpty() && !c.equalsIgnoreCase("identity")) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The failure of a 200 reply sent in {@code coding}. The coding is named when it is a token of at
+   * most 32 characters (gzip, deflate, br); anything longer or odder is the upstream's own text,
+   * which the API client does not read.
+   */
+  static IOException coded(String coding) {
+    String named = coding.matches("[A-Za-z0-9._+-]{1,32}") ? coding : "other than identity";
+    return new IOException(
+        "the upstream sent its reply with Content-Encoding "
+            + named
+            + ", though asked for identity (no coding)");
   }
 
   private static Request request(URI uri, byte[] json, Optional<String> bearer) {
@@ -140,7 +197,9 @@ final class UpstreamHttp {
         Shared.CLIENT
             .newRequest(uri)
             .method(HttpMethod.POST)
-            .body(new BytesRequestContent("application/json", json));
+            .body(new BytesRequestContent("application/json", json))
+            // No Accept-Encoding would accept any coding (RFC 9110 §12.5.3).
+            .headers(h -> h.put(HttpHeader.ACCEPT_ENCODING, "identity"));
     bearer.ifPresent(k -> request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Bearer " + k)));
     return request;
   }
