@@ -9,14 +9,18 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.HttpResponseException;
 import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.ProcessingProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -80,6 +84,11 @@ final class UpstreamHttp {
       // Each request asks for identity (request()), so no reply is decoded: one in a coding fails
       // (coded) rather than being read as a coding Jetty knows or as raw bytes where it knows none.
       client.getContentDecoderFactories().clear();
+      // Jetty skips 102 and 103 without a count and takes any other interim head (an unasked 100
+      // Continue, a 1xx it has no handler for) as the reply itself; one handler skips them all.
+      client.getProtocolHandlers().remove(ProcessingProtocolHandler.NAME);
+      client.getProtocolHandlers().remove(EarlyHintsProtocolHandler.NAME);
+      client.getProtocolHandlers().put(new InterimHeads());
       return client;
     }
   }
@@ -197,11 +206,49 @@ final class UpstreamHttp {
         Shared.CLIENT
             .newRequest(uri)
             .method(HttpMethod.POST)
+            .attribute(InterimHeads.COUNT, new AtomicInteger())
             .body(new BytesRequestContent("application/json", json))
             // No Accept-Encoding would accept any coding (RFC 9110 §12.5.3).
             .headers(h -> h.put(HttpHeader.ACCEPT_ENCODING, "identity"));
     bearer.ifPresent(k -> request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Bearer " + k)));
     return request;
+  }
+
+  /**
+   * Skips interim ({@code 1xx}) heads before a reply's own, as a client must whether it expected
+   * them or not (RFC 9110 §15.2), at most {@link KeepAliveHttp#MAX_INTERIM_HEADS} per exchange as
+   * the plain client does: past that the exchange fails, since an upstream sending them without end
+   * would otherwise hold the serve to its timeout. Not 101, which switches protocols and is no
+   * interim head; this client never asks for it, so it stays a reply this server does not take.
+   * Built on Jetty's handler for 102, which resets the exchange's response for the next head.
+   */
+  private static final class InterimHeads extends ProcessingProtocolHandler {
+    /** The request attribute holding its count of interim heads so far. */
+    static final String COUNT = "mesh.interimHeads";
+
+    @Override
+    public String getName() {
+      return "mesh-interim-heads";
+    }
+
+    @Override
+    public boolean accept(Request request, Response response) {
+      int status = response.getStatus();
+      return status >= 100 && status < 200 && status != 101;
+    }
+
+    @Override
+    protected void onProcessing(Request request, HttpFields fields) {
+      if (request.getAttributes().get(COUNT) instanceof AtomicInteger count
+          && count.incrementAndGet() > KeepAliveHttp.MAX_INTERIM_HEADS) {
+        var unused =
+            request.abort(
+                new IOException(
+                    "the upstream sent more than "
+                        + KeepAliveHttp.MAX_INTERIM_HEADS
+                        + " interim (1xx) heads"));
+      }
+    }
   }
 
   /**
