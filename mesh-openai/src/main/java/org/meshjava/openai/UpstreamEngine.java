@@ -265,8 +265,13 @@ public final class UpstreamEngine extends DescribedEngine {
       if (response.status() != 200) {
         StringBuilder said = new StringBuilder();
         String line;
-        for (int i = 0; i < 20 && (line = lines.next()) != null; i++) {
-          said.append(i == 0 ? "" : " ").append(line);
+        try {
+          for (int i = 0; i < 20 && (line = lines.next()) != null; i++) {
+            said.append(i == 0 ? "" : " ").append(line);
+          }
+        } catch (EventLines.NotUtf8 e) {
+          // A refusal whatever its words: what came before them goes to the log.
+          said.append(" (then bytes that are not UTF-8)");
         }
         throw refused(response.status(), said.toString());
       }
@@ -314,6 +319,9 @@ public final class UpstreamEngine extends DescribedEngine {
       // The parser's own message, without its location or class: the client reads this text.
       throw replyFault(
           "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
+    } catch (EventLines.NotUtf8 e) {
+      // As a whole reply holding these bytes fails: JSON is UTF-8.
+      throw replyFault("the upstream sent a stream event that is not JSON: it is not UTF-8", e);
     } catch (IOException e) {
       if (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException)) {
         // This thread was interrupted (the steward's engine deadline, a shutdown): not the
