@@ -2,8 +2,11 @@ package org.meshjava.openai;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -81,7 +84,17 @@ public final class UpstreamEngine extends DescribedEngine {
   /** The least time between two log lines about one upstream's failed exchanges. */
   static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Reads an upstream's replies strictly: a key given twice (a tree keeps the last, a streaming
+   * reader may take the first) or JSON text after the reply's value is two readings of one reply,
+   * not a reply, so either fails as not JSON, whole or streamed.
+   */
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
   private static final long U32_MAX = 0xFFFF_FFFFL;
 
   private final URI chatCompletions;
