@@ -229,7 +229,9 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /** A whole reply's result: its text as code points, counted as the upstream counted it. */
-  private EngineResult result(String text, long promptTokens, long completionTokens) {
+  private EngineResult result(String text, long promptTokens, long completionTokens)
+      throws EngineException {
+    requireCounted(completionTokens, !text.isEmpty());
     return served(
         new EngineResult(
             TokenSequence.of(text.codePoints().toArray()),
@@ -349,6 +351,7 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     TokenSequence tokens = reply.all();
     if (usage.isPresent()) {
+      requireCounted(usage.get().completionTokens(), tokens.size() > 0);
       return served(
           new EngineResult(
               tokens,
@@ -579,6 +582,20 @@ public final class UpstreamEngine extends DescribedEngine {
               + completionTokens
               + " completion tokens, over the request's max_tokens "
               + request.maxTokens(),
+          null);
+    }
+  }
+
+  /**
+   * Refuses text the upstream counts as no tokens: no text is made of none, so such a report is
+   * wrong, and the serve would be sealed as free whatever it delivered. (The other way is honest: a
+   * reasoning model spends tokens on thoughts it does not send.)
+   */
+  private void requireCounted(long completionTokens, boolean text) throws EngineException {
+    if (completionTokens == 0 && text) {
+      throw replyFault(
+          "the upstream counted 0 completion tokens for a reply with text; a serve is counted in the"
+              + " upstream's tokens, never in characters",
           null);
     }
   }

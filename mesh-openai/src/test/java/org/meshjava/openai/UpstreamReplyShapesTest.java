@@ -12,7 +12,8 @@ import org.meshjava.core.EngineResult;
  * Replies of odd shapes from an upstream, whole and streamed: each is either served with the
  * upstream's own counts or fails the serve in words that say why. Two readings of one reply (a key
  * given twice, where a JSON reader keeps one of them, or JSON text after the reply's object) were
- * served as the last key or the first object said; they are not one reply, so they fail.
+ * served as the last key or the first object said; they are not one reply, so they fail. Text the
+ * upstream counts as no tokens at all was served with a receipt of none; it fails too.
  */
 class UpstreamReplyShapesTest {
   private static final String USAGE = "{\"prompt_tokens\":3,\"completion_tokens\":2}";
@@ -86,6 +87,21 @@ class UpstreamReplyShapesTest {
           .isInstanceOf(EngineException.class)
           .hasMessageStartingWith("the upstream sent a stream event that is not JSON");
     }
+  }
+
+  @Test
+  void textCountedAsNoTokens_failsWholeAndStreamed() throws Exception {
+    String none = "{\"prompt_tokens\":3,\"completion_tokens\":0}";
+    assertThatThrownBy(() -> whole(ScriptedUpstream.reply("hello world", "stop", none)))
+        .isInstanceOf(EngineException.class)
+        .hasMessageContaining("counted 0 completion tokens for a reply with text");
+    assertThatThrownBy(() -> streamed(DELTA + "data: {\"choices\":[],\"usage\":" + none + "}\n\n"))
+        .isInstanceOf(EngineException.class)
+        .hasMessageContaining("counted 0 completion tokens for a reply with text");
+    // No text and no tokens is an empty reply, served as one.
+    assertThat(whole(ScriptedUpstream.reply("", "stop", none)).tokens().size()).isZero();
+    assertThat(streamed("data: {\"choices\":[],\"usage\":" + none + "}\n\n").tokens().size())
+        .isZero();
   }
 
   @Test
