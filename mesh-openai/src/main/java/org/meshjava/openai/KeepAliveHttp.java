@@ -386,9 +386,13 @@ final class KeepAliveHttp {
             }
           }
           case "transfer-encoding" -> {
-            String last = value.substring(value.lastIndexOf(',') + 1).trim();
-            if (!last.equalsIgnoreCase("chunked")) {
-              throw new IOException("the upstream sent Transfer-Encoding " + abbreviate(value));
+            // Chunked alone, once: a request without TE takes no other transfer coding (RFC 9112
+            // §6.1), and a coding before chunked (gzip, chunked) would be read as the body's bytes.
+            if (chunked || !value.equalsIgnoreCase("chunked")) {
+              throw new IOException(
+                  "the upstream sent Transfer-Encoding "
+                      + abbreviate(value)
+                      + " (this client takes chunked alone)");
             }
             chunked = true;
           }

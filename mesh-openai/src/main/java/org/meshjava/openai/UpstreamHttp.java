@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -102,9 +103,9 @@ final class UpstreamHttp {
     Request request = request(uri, json, bearer).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       ContentResponse r = new CompletableResponseListener(request, MAX_REPLY_BYTES).send().get();
-      String coding = coding(r);
-      if (coding != null) {
-        throw coded(coding);
+      IOException unreadable = unreadable(r);
+      if (unreadable != null) {
+        throw unreadable;
       }
       return new Answer(r.getStatus(), r.getContent());
     } catch (ExecutionException e) {
@@ -148,26 +149,38 @@ final class UpstreamHttp {
       deadline.stop();
       throw e;
     }
-    String coding = coding(r);
-    if (coding != null) {
+    IOException unreadable = unreadable(r);
+    if (unreadable != null) {
       deadline.stop();
-      IOException coded = coded(coding);
-      var unused = request.abort(coded);
-      throw coded;
+      var unused = request.abort(unreadable);
+      throw unreadable;
     }
     return new Streamed(r.getStatus(), deadline.watching(listener.getInputStream()), deadline);
   }
 
-  /** The content coding other than identity of a 200 reply, or null: any other status is read. */
-  private static @Nullable String coding(Response r) {
+  /**
+   * Why a 200 reply's body cannot be read as it is, or null: a content coding other than identity,
+   * or a transfer coding other than chunked (Jetty's client undoes chunked alone, and a request
+   * without TE takes no other, RFC 9112 §6.1). Any other status is read, for the log.
+   */
+  private static @Nullable IOException unreadable(Response r) {
     if (r.getStatus() != 200) {
       return null;
     }
     for (String value : r.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)) {
       String coding = coding(value);
       if (coding != null) {
-        return coding;
+        return coded(coding);
       }
+    }
+    List<String> transfer = r.getHeaders().getCSV(HttpHeader.TRANSFER_ENCODING, false);
+    if (transfer.size() > 1
+        || (transfer.size() == 1 && !transfer.getFirst().equalsIgnoreCase("chunked"))) {
+      String named = String.join(", ", transfer);
+      return new IOException(
+          "the upstream sent Transfer-Encoding "
+              + (named.matches("[A-Za-z0-9._+, -]{1,64}") ? named : "other than chunked")
+              + " (this client takes chunked alone)");
     }
     return null;
   }

@@ -116,6 +116,47 @@ class UpstreamContentCodingTest {
     }
   }
 
+  @Test
+  void aTransferCodingBesideChunked_failsNamingIt_wholeAndStreamed() throws Exception {
+    byte[] gz = gzip(bytes(ScriptedUpstream.reply("ok", "stop", USAGE)));
+    for (String te : new String[] {"gzip, chunked", "chunked, chunked"}) {
+      try (RawUpstream up =
+          new RawUpstream(
+              out -> {
+                out.write(
+                    bytes(
+                        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+                            + te
+                            + "\r\nConnection: close\r\n\r\n"));
+                out.write(RawUpstream.chunk(gz));
+                out.write(bytes("0\r\n\r\n"));
+              })) {
+        ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Zipped.", 8);
+        assertThatThrownBy(() -> Fixture.remote(up.base()).serve(asked.request(), asked.payload()))
+            .as(te)
+            .isInstanceOf(EngineException.class)
+            .hasMessageContaining("Transfer-Encoding " + te);
+      }
+    }
+    byte[] events = gzip(bytes(EVENTS));
+    try (RawUpstream up =
+        new RawUpstream(
+            out -> {
+              out.write(
+                  bytes(
+                      "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                          + "Transfer-Encoding: gzip, chunked\r\n\r\n"));
+              out.write(RawUpstream.chunk(events));
+              out.write(bytes("0\r\n\r\n"));
+            })) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Zipped.", 8);
+      assertThatThrownBy(
+              () -> Fixture.remote(up.base()).serve(asked.request(), asked.payload(), t -> true))
+          .isInstanceOf(EngineException.class)
+          .hasMessageContaining("Transfer-Encoding gzip");
+    }
+  }
+
   /** A 200's head with {@code coding} as its Content-Encoding (none if null), then {@code body}. */
   private static byte[] replyHead(int length, String coding, byte[] body) {
     byte[] head =
