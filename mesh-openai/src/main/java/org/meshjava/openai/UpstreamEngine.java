@@ -209,6 +209,7 @@ public final class UpstreamEngine extends DescribedEngine {
     Usage usage;
     try {
       JsonNode reply = JSON.readTree(response.body());
+      requireNoError(reply, "reply");
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
       if (!content.isTextual()) {
         throw replyFault("the upstream sent no choices[0].message.content", null);
@@ -300,6 +301,7 @@ public final class UpstreamEngine extends DescribedEngine {
           break;
         }
         JsonNode chunk = JSON.readTree(data);
+        requireNoError(chunk, "stream");
         Optional<Usage> reported = usage(chunk, request);
         if (reported.isPresent()) {
           usage = reported;
@@ -471,11 +473,30 @@ public final class UpstreamEngine extends DescribedEngine {
    * alike. Neither carries the request: the prompt is the client's, not the operator's to read.
    */
   private EngineException replyFault(String words, @Nullable Exception cause) {
+    return replyFault(words, words, cause);
+  }
+
+  /** {@link #replyFault}, with {@code logged} (the client's words and more) in the log line. */
+  private EngineException replyFault(String words, String logged, @Nullable Exception cause) {
     failures
-        .failed(words)
+        .failed(logged)
         .ifPresent(
             line -> LOG.warn("upstream {} at {} reply failed: {}", name(), chatCompletions, line));
     return new EngineException(words, cause);
+  }
+
+  /**
+   * Fails a 200's reply or stream event ({@code where}) that carries an {@code error}: OpenAI and
+   * vLLM send {@code data: {"error": {...}}} when a generation fails after the status went out. The
+   * error's own words are the operator's, as a refusal's are ({@link #refused}).
+   */
+  private void requireNoError(JsonNode reply, String where) throws EngineException {
+    JsonNode error = reply.get("error");
+    if (error != null && !error.isNull()) {
+      String words =
+          "the upstream sent an error in its " + where + " (its words are in the server's log)";
+      throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
+    }
   }
 
   /**
