@@ -148,16 +148,23 @@ class UpstreamReplyShapesTest {
             + "],\"usage\":"
             + USAGE
             + ",\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}";
-    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, twice));
-        Fixture f = new Fixture(null, b -> b.backend(Fixture.remote(up.base())), b -> {})) {
-      ObjectNode body = Fixture.chat("Twice.");
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, twice))) {
+      assertThat(engineFailed(up.base())).contains("not JSON");
+    }
+  }
+
+  /**
+   * The message of the 502 {@code engine_failed} answering a chat served by an upstream engine at
+   * {@code base}, through the HTTP binding.
+   */
+  static String engineFailed(java.net.URI base) {
+    try (Fixture f = new Fixture(null, b -> b.backend(Fixture.remote(base)), b -> {})) {
+      ObjectNode body = Fixture.chat("Through the binding.");
       body.put("model", "remote");
-      assertThat(
-              f.post("/v1/chat/completions", body)
-                  .error(502, "engine_failed")
-                  .get("message")
-                  .asText())
-          .contains("not JSON");
+      return f.post("/v1/chat/completions", body)
+          .error(502, "engine_failed")
+          .get("message")
+          .asText();
     }
   }
 
