@@ -3,6 +3,9 @@ package org.meshjava.openai;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import org.jspecify.annotations.Nullable;
 
@@ -16,8 +19,10 @@ import org.jspecify.annotations.Nullable;
  * UpstreamHttp#MAX_REPLY_BYTES}; this is the same guard for a streamed one.
  *
  * <p>A line ends at LF, CRLF or a lone CR, as server-sent events allow; the ending is not part of
- * the line. Bytes are decoded as UTF-8 (a malformed sequence becomes U+FFFD, as a reader's would).
- * Not thread-safe: one serve reads it.
+ * the line. Bytes are decoded as UTF-8, and a line that is not UTF-8 fails ({@link NotUtf8}) rather
+ * than becoming U+FFFD, as a browser's reader would make it: an event's data is JSON, which is
+ * UTF-8 (RFC 8259 §8.1), and a whole reply holding the same bytes fails as not JSON. Not
+ * thread-safe: one serve reads it.
  */
 final class EventLines {
   private final InputStream in;
@@ -49,8 +54,9 @@ final class EventLines {
    * The next line, or {@code null} at the end of the stream (a last line without an ending is still
    * returned).
    *
-   * @throws IOException if reading fails, or with {@link TooLong} if a line or the stream is over
-   *     its bound; nothing more is read after either
+   * @throws IOException if reading fails, with {@link TooLong} if a line or the stream is over its
+   *     bound, or with {@link NotUtf8} if the line is not UTF-8; nothing more is read after either
+   *     of the first two
    */
   @Nullable String next() throws IOException {
     line.reset();
@@ -97,8 +103,31 @@ final class EventLines {
     return true;
   }
 
-  private String decoded() {
-    return line.toString(StandardCharsets.UTF_8);
+  private String decoded() throws NotUtf8 {
+    String text = line.toString(StandardCharsets.UTF_8);
+    // The decoder put U+FFFD for what was not UTF-8; one sent as its own UTF-8 is checked again.
+    if (text.indexOf('\uFFFD') >= 0) {
+      try {
+        var unused =
+            StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(line.toByteArray()));
+      } catch (CharacterCodingException e) {
+        throw new NotUtf8();
+      }
+    }
+    return text;
+  }
+
+  /** A line is not UTF-8. */
+  static final class NotUtf8 extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    NotUtf8() {
+      super("a line of the stream is not UTF-8");
+    }
   }
 
   /** A line or the whole stream is over its bound. */

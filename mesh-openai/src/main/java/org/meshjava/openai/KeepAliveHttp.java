@@ -96,6 +96,8 @@ final class KeepAliveHttp {
                 + " HTTP/1.1\r\nHost: "
                 + hostHeader
                 + "\r\nContent-Type: application/json\r\nAccept: application/json\r\n"
+                // No Accept-Encoding would accept any coding (RFC 9110 §12.5.3).
+                + "Accept-Encoding: identity\r\n"
                 + bearer.map(k -> "Authorization: Bearer " + k + "\r\n").orElse("")
                 + "Content-Length: ")
             .getBytes(StandardCharsets.UTF_8);
@@ -211,6 +213,9 @@ final class KeepAliveHttp {
         }
         h = c.head();
       }
+      if (h.status == 200 && h.coding != null) {
+        throw UpstreamHttp.coded(h.coding);
+      }
       byte[] body = c.body(h);
       if (!watch.finish()) {
         throw new SocketTimeoutException("the deadline passed as the reply ended");
@@ -253,8 +258,12 @@ final class KeepAliveHttp {
     }
   }
 
-  /** A reply's status line and the headers that frame its body. */
-  private record Head(int status, long contentLength, boolean chunked, boolean reusable) {}
+  /**
+   * A reply's status line and the headers that frame its body; {@code coding} is its content coding
+   * other than identity, null if none.
+   */
+  private record Head(
+      int status, long contentLength, boolean chunked, boolean reusable, @Nullable String coding) {}
 
   /** One socket with its own read buffer. */
   private static final class Connection {
@@ -354,6 +363,7 @@ final class KeepAliveHttp {
       long length = -1;
       boolean chunked = false;
       boolean close = !http11;
+      String coding = null;
       for (String line = line(budget, HEAD_TOO_LONG);
           !line.isEmpty();
           line = line(budget, HEAD_TOO_LONG)) {
@@ -376,11 +386,20 @@ final class KeepAliveHttp {
             }
           }
           case "transfer-encoding" -> {
-            String last = value.substring(value.lastIndexOf(',') + 1).trim();
-            if (!last.equalsIgnoreCase("chunked")) {
-              throw new IOException("the upstream sent Transfer-Encoding " + abbreviate(value));
+            // Chunked alone, once: a request without TE takes no other transfer coding (RFC 9112
+            // §6.1), and a coding before chunked (gzip, chunked) would be read as the body's bytes.
+            if (chunked || !value.equalsIgnoreCase("chunked")) {
+              throw new IOException(
+                  "the upstream sent Transfer-Encoding "
+                      + abbreviate(value)
+                      + " (this client takes chunked alone)");
             }
             chunked = true;
+          }
+          case "content-encoding" -> {
+            if (coding == null) {
+              coding = UpstreamHttp.coding(value);
+            }
           }
           case "connection" -> {
             String v = value.toLowerCase(Locale.ROOT);
@@ -394,7 +413,7 @@ final class KeepAliveHttp {
         }
       }
       boolean framed = chunked || length >= 0;
-      return new Head(code, chunked ? -1 : length, chunked, framed && !close);
+      return new Head(code, chunked ? -1 : length, chunked, framed && !close, coding);
     }
 
     byte[] body(Head h) throws IOException {

@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * upstream's id, its choice's fields, its usage) only to read three of them: about 4 KB of garbage
  * per proxied serve. Here the parser skips what is not read. The tree stays the rule: anything this
  * reader does not take as plainly right (a body that is not JSON, a part missing or of another
- * type, a count that is not a u32, a key it reads given twice, where the tree keeps the last) gives
- * null, and the caller reads the body as a tree, whose refusal then names the fault as before. So a
- * reply is read the same either way, and only the common one is read here.
+ * type, a count that is not a u32, a key given twice, text after the reply) gives null, and the
+ * caller reads the body as a tree, whose refusal then names the fault as before. So a reply is read
+ * the same either way, and only the common one is read here.
  */
 final class PlainReply {
   private static final long U32_MAX = 0xFFFF_FFFFL;
@@ -61,6 +61,10 @@ final class PlainReply {
         if ((choices && content == null) || (usage && counts == null)) {
           return null;
         }
+      }
+      // Anything after the reply's object is a second reading of it, which the tree refuses.
+      if (p.nextToken() != null) {
+        return null;
       }
       return content == null || counts == null ? null : new Fields(content, counts[0], counts[1]);
     } catch (IOException | RuntimeException e) {

@@ -2,8 +2,11 @@ package org.meshjava.openai;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;
@@ -81,7 +84,17 @@ public final class UpstreamEngine extends DescribedEngine {
   /** The least time between two log lines about one upstream's failed exchanges. */
   static final Duration FAILURE_LOG_INTERVAL = Duration.ofMinutes(1);
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /**
+   * Reads an upstream's replies strictly: a key given twice (a tree keeps the last, a streaming
+   * reader may take the first) or JSON text after the reply's value is two readings of one reply,
+   * not a reply, so either fails as not JSON, whole or streamed.
+   */
+  private static final ObjectMapper JSON =
+      JsonMapper.builder()
+          .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+          .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+          .build();
+
   private static final long U32_MAX = 0xFFFF_FFFFL;
 
   private final URI chatCompletions;
@@ -196,6 +209,7 @@ public final class UpstreamEngine extends DescribedEngine {
     Usage usage;
     try {
       JsonNode reply = JSON.readTree(response.body());
+      requireNoError(reply, "reply");
       JsonNode content = reply.path("choices").path(0).path("message").path("content");
       if (!content.isTextual()) {
         throw replyFault("the upstream sent no choices[0].message.content", null);
@@ -216,7 +230,9 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /** A whole reply's result: its text as code points, counted as the upstream counted it. */
-  private EngineResult result(String text, long promptTokens, long completionTokens) {
+  private EngineResult result(String text, long promptTokens, long completionTokens)
+      throws EngineException {
+    requireCounted(completionTokens, !text.isEmpty());
     return served(
         new EngineResult(
             TokenSequence.of(text.codePoints().toArray()),
@@ -265,8 +281,13 @@ public final class UpstreamEngine extends DescribedEngine {
       if (response.status() != 200) {
         StringBuilder said = new StringBuilder();
         String line;
-        for (int i = 0; i < 20 && (line = lines.next()) != null; i++) {
-          said.append(i == 0 ? "" : " ").append(line);
+        try {
+          for (int i = 0; i < 20 && (line = lines.next()) != null; i++) {
+            said.append(i == 0 ? "" : " ").append(line);
+          }
+        } catch (EventLines.NotUtf8 e) {
+          // A refusal whatever its words: what came before them goes to the log.
+          said.append(" (then bytes that are not UTF-8)");
         }
         throw refused(response.status(), said.toString());
       }
@@ -280,6 +301,7 @@ public final class UpstreamEngine extends DescribedEngine {
           break;
         }
         JsonNode chunk = JSON.readTree(data);
+        requireNoError(chunk, "stream");
         Optional<Usage> reported = usage(chunk, request);
         if (reported.isPresent()) {
           usage = reported;
@@ -314,6 +336,9 @@ public final class UpstreamEngine extends DescribedEngine {
       // The parser's own message, without its location or class: the client reads this text.
       throw replyFault(
           "the upstream sent a stream event that is not JSON: " + e.getOriginalMessage(), e);
+    } catch (EventLines.NotUtf8 e) {
+      // As a whole reply holding these bytes fails: JSON is UTF-8.
+      throw replyFault("the upstream sent a stream event that is not JSON: it is not UTF-8", e);
     } catch (IOException e) {
       if (e instanceof InterruptedIOException && !(e instanceof SocketTimeoutException)) {
         // This thread was interrupted (the steward's engine deadline, a shutdown): not the
@@ -328,6 +353,7 @@ public final class UpstreamEngine extends DescribedEngine {
     }
     TokenSequence tokens = reply.all();
     if (usage.isPresent()) {
+      requireCounted(usage.get().completionTokens(), tokens.size() > 0);
       return served(
           new EngineResult(
               tokens,
@@ -447,11 +473,30 @@ public final class UpstreamEngine extends DescribedEngine {
    * alike. Neither carries the request: the prompt is the client's, not the operator's to read.
    */
   private EngineException replyFault(String words, @Nullable Exception cause) {
+    return replyFault(words, words, cause);
+  }
+
+  /** {@link #replyFault}, with {@code logged} (the client's words and more) in the log line. */
+  private EngineException replyFault(String words, String logged, @Nullable Exception cause) {
     failures
-        .failed(words)
+        .failed(logged)
         .ifPresent(
             line -> LOG.warn("upstream {} at {} reply failed: {}", name(), chatCompletions, line));
     return new EngineException(words, cause);
+  }
+
+  /**
+   * Fails a 200's reply or stream event ({@code where}) that carries an {@code error}: OpenAI and
+   * vLLM send {@code data: {"error": {...}}} when a generation fails after the status went out. The
+   * error's own words are the operator's, as a refusal's are ({@link #refused}).
+   */
+  private void requireNoError(JsonNode reply, String where) throws EngineException {
+    JsonNode error = reply.get("error");
+    if (error != null && !error.isNull()) {
+      String words =
+          "the upstream sent an error in its " + where + " (its words are in the server's log)";
+      throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
+    }
   }
 
   /**
@@ -558,6 +603,20 @@ public final class UpstreamEngine extends DescribedEngine {
               + completionTokens
               + " completion tokens, over the request's max_tokens "
               + request.maxTokens(),
+          null);
+    }
+  }
+
+  /**
+   * Refuses text the upstream counts as no tokens: no text is made of none, so such a report is
+   * wrong, and the serve would be sealed as free whatever it delivered. (The other way is honest: a
+   * reasoning model spends tokens on thoughts it does not send.)
+   */
+  private void requireCounted(long completionTokens, boolean text) throws EngineException {
+    if (completionTokens == 0 && text) {
+      throw replyFault(
+          "the upstream counted 0 completion tokens for a reply with text; a serve is counted in the"
+              + " upstream's tokens, never in characters",
           null);
     }
   }

@@ -5,18 +5,23 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.HttpResponseException;
 import org.eclipse.jetty.client.InputStreamResponseListener;
+import org.eclipse.jetty.client.ProcessingProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -77,6 +82,14 @@ final class UpstreamHttp {
       } catch (Exception e) {
         throw new IllegalStateException("the upstream HTTP client did not start", e);
       }
+      // Each request asks for identity (request()), so no reply is decoded: one in a coding fails
+      // (coded) rather than being read as a coding Jetty knows or as raw bytes where it knows none.
+      client.getContentDecoderFactories().clear();
+      // Jetty skips 102 and 103 without a count and takes any other interim head (an unasked 100
+      // Continue, a 1xx it has no handler for) as the reply itself; one handler skips them all.
+      client.getProtocolHandlers().remove(ProcessingProtocolHandler.NAME);
+      client.getProtocolHandlers().remove(EarlyHintsProtocolHandler.NAME);
+      client.getProtocolHandlers().put(new InterimHeads());
       return client;
     }
   }
@@ -90,6 +103,10 @@ final class UpstreamHttp {
     Request request = request(uri, json, bearer).timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
     try {
       ContentResponse r = new CompletableResponseListener(request, MAX_REPLY_BYTES).send().get();
+      IOException unreadable = unreadable(r);
+      if (unreadable != null) {
+        throw unreadable;
+      }
       return new Answer(r.getStatus(), r.getContent());
     } catch (ExecutionException e) {
       throw failed(e.getCause());
@@ -132,7 +149,69 @@ final class UpstreamHttp {
       deadline.stop();
       throw e;
     }
+    IOException unreadable = unreadable(r);
+    if (unreadable != null) {
+      deadline.stop();
+      var unused = request.abort(unreadable);
+      throw unreadable;
+    }
     return new Streamed(r.getStatus(), deadline.watching(listener.getInputStream()), deadline);
+  }
+
+  /**
+   * Why a 200 reply's body cannot be read as it is, or null: a content coding other than identity,
+   * or a transfer coding other than chunked (Jetty's client undoes chunked alone, and a request
+   * without TE takes no other, RFC 9112 §6.1). Any other status is read, for the log.
+   */
+  private static @Nullable IOException unreadable(Response r) {
+    if (r.getStatus() != 200) {
+      return null;
+    }
+    for (String value : r.getHeaders().getValuesList(HttpHeader.CONTENT_ENCODING)) {
+      String coding = coding(value);
+      if (coding != null) {
+        return coded(coding);
+      }
+    }
+    List<String> transfer = r.getHeaders().getCSV(HttpHeader.TRANSFER_ENCODING, false);
+    if (transfer.size() > 1
+        || (transfer.size() == 1 && !transfer.getFirst().equalsIgnoreCase("chunked"))) {
+      String named = String.join(", ", transfer);
+      return new IOException(
+          "the upstream sent Transfer-Encoding "
+              + (named.matches("[A-Za-z0-9._+, -]{1,64}") ? named : "other than chunked")
+              + " (this client takes chunked alone)");
+    }
+    return null;
+  }
+
+  /**
+   * The first content coding other than identity that a {@code Content-Encoding} value lists, or
+   * null if it lists none. A reply is asked for in identity, and neither client decodes: a coded
+   * body read as it is would fail far from the cause ("not JSON", or a stream of lines that are no
+   * events ending "without a usage report").
+   */
+  static @Nullable String coding(String contentEncoding) {
+    for (String element : contentEncoding.split(",", -1)) {
+      String c = element.trim();
+      if (!c.isEmpty() && !c.equalsIgnoreCase("identity")) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The failure of a 200 reply sent in {@code coding}. The coding is named when it is a token of at
+   * most 32 characters (gzip, deflate, br); anything longer or odder is the upstream's own text,
+   * which the API client does not read.
+   */
+  static IOException coded(String coding) {
+    String named = coding.matches("[A-Za-z0-9._+-]{1,32}") ? coding : "other than identity";
+    return new IOException(
+        "the upstream sent its reply with Content-Encoding "
+            + named
+            + ", though asked for identity (no coding)");
   }
 
   private static Request request(URI uri, byte[] json, Optional<String> bearer) {
@@ -140,9 +219,49 @@ final class UpstreamHttp {
         Shared.CLIENT
             .newRequest(uri)
             .method(HttpMethod.POST)
-            .body(new BytesRequestContent("application/json", json));
+            .attribute(InterimHeads.COUNT, new AtomicInteger())
+            .body(new BytesRequestContent("application/json", json))
+            // No Accept-Encoding would accept any coding (RFC 9110 §12.5.3).
+            .headers(h -> h.put(HttpHeader.ACCEPT_ENCODING, "identity"));
     bearer.ifPresent(k -> request.headers(h -> h.put(HttpHeader.AUTHORIZATION, "Bearer " + k)));
     return request;
+  }
+
+  /**
+   * Skips interim ({@code 1xx}) heads before a reply's own, as a client must whether it expected
+   * them or not (RFC 9110 §15.2), at most {@link KeepAliveHttp#MAX_INTERIM_HEADS} per exchange as
+   * the plain client does: past that the exchange fails, since an upstream sending them without end
+   * would otherwise hold the serve to its timeout. Not 101, which switches protocols and is no
+   * interim head; this client never asks for it, so it stays a reply this server does not take.
+   * Built on Jetty's handler for 102, which resets the exchange's response for the next head.
+   */
+  private static final class InterimHeads extends ProcessingProtocolHandler {
+    /** The request attribute holding its count of interim heads so far. */
+    static final String COUNT = "mesh.interimHeads";
+
+    @Override
+    public String getName() {
+      return "mesh-interim-heads";
+    }
+
+    @Override
+    public boolean accept(Request request, Response response) {
+      int status = response.getStatus();
+      return status >= 100 && status < 200 && status != 101;
+    }
+
+    @Override
+    protected void onProcessing(Request request, HttpFields fields) {
+      if (request.getAttributes().get(COUNT) instanceof AtomicInteger count
+          && count.incrementAndGet() > KeepAliveHttp.MAX_INTERIM_HEADS) {
+        var unused =
+            request.abort(
+                new IOException(
+                    "the upstream sent more than "
+                        + KeepAliveHttp.MAX_INTERIM_HEADS
+                        + " interim (1xx) heads"));
+      }
+    }
   }
 
   /**

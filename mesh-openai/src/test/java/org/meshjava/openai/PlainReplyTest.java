@@ -35,7 +35,6 @@ class PlainReplyTest {
             + " } ",
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":0,"
             + "\"completion_tokens\":4294967295,\"total_tokens\":4294967295,\"x\":{\"y\":[]}}}",
-        "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + "} trailing",
         "{\"system_fingerprint\":null,\"choices\":[{\"logprobs\":null,\"message\":{\"content\":"
             + "\"x\",\"refusal\":null}}],"
             + USAGE
@@ -43,7 +42,8 @@ class PlainReplyTest {
   }
 
   /**
-   * Replies left to the tree: a duplicate it reads, a part missing or of another type, not JSON.
+   * Replies left to the tree: a duplicate it reads, a part missing or of another type, text after
+   * the reply, not JSON.
    */
   static Stream<String> leftToTheTree() {
     return Stream.of(
@@ -52,6 +52,9 @@ class PlainReplyTest {
         "not json",
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE,
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + ",\"z\":[}",
+        // Text after the reply: a second reading of it, which the engine's tree refuses.
+        "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + "} trailing",
+        "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + "}{}",
         "{\"choices\":[{\"message\":{\"content\":\"a\",\"content\":\"b\"}}]," + USAGE + "}",
         "{\"choices\":[{\"message\":{\"content\":\"a\"},\"message\":{\"content\":\"b\"}}],"
             + USAGE

@@ -163,20 +163,6 @@ class UpstreamCutWordsTest {
 
   /** Reads a request's head and its Content-Length body. */
   static void readRequest(InputStream in) throws Exception {
-    StringBuilder head = new StringBuilder();
-    while (!head.toString().endsWith("\r\n\r\n")) {
-      int b = in.read();
-      if (b < 0) {
-        return;
-      }
-      head.append((char) b);
-    }
-    int length = 0;
-    for (String line : head.toString().split("\r\n")) {
-      if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
-        length = Integer.parseInt(line.substring(15).trim());
-      }
-    }
-    var unused = in.readNBytes(length);
+    var unused = RawUpstream.readRequest(in);
   }
 }

@@ -4,12 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -32,27 +26,42 @@ class UpstreamExchangeBoundsTest {
       "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\n"
           + "data: [DONE]\n\n";
 
+  /**
+   * The upstream's timeout in these tests. Each case is a ratio to it: a trickle's lines come at a
+   * twentieth of it, an honest stream's deltas at a quarter, and an honest stream lasts twice it.
+   */
+  private static final Duration TIMEOUT = Duration.ofSeconds(1);
+
+  private static final long TRICKLE_MS = TIMEOUT.toMillis() / 20;
+
+  private static final long DELTA_MS = TIMEOUT.toMillis() / 4;
+
+  /** Deltas of an honest stream, each {@link #DELTA_MS} after the last: twice the timeout. */
+  private static final int SLOW_DELTAS = 8;
+
   private static final String NO_CONTENT =
       "it sent no content within the timeout (comment lines and events without text do not count)";
 
-  /** A comment line every 100 ms for 8 s, then a whole reply: a stream that ends, too slowly. */
-  private static final Reply TRICKLE =
+  /**
+   * A comment line every {@link #TRICKLE_MS} for four timeouts, then a whole reply: a stream that
+   * ends, too slowly.
+   */
+  private static final RawUpstream.Reply TRICKLE =
       out -> {
         out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
         for (int i = 0; i < 80; i++) {
-          out.write(chunk(": still here\n\n"));
+          out.write(RawUpstream.chunk(": still here\n\n"));
           out.flush();
-          Thread.sleep(100);
+          Thread.sleep(TRICKLE_MS);
         }
-        out.write(chunk(UpstreamCutWordsTest.DELTA + USAGE_AND_DONE));
+        out.write(RawUpstream.chunk(UpstreamCutWordsTest.DELTA + USAGE_AND_DONE));
         out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       };
 
   @Test
   void aStreamTricklingComments_failsAtTheTimeout_notWhenItEnds() throws Exception {
-    try (Upstream up = new Upstream(TRICKLE)) {
-      UpstreamEngine engine =
-          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+    try (RawUpstream up = new RawUpstream(TRICKLE)) {
+      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Trickle.", 8);
       String log =
           Fixture.stderrOf(
@@ -69,20 +78,19 @@ class UpstreamExchangeBoundsTest {
   @Test
   void aStreamOfEventsWithoutText_failsAtTheTimeout() throws Exception {
     String empty = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\"}}]}\n\n";
-    Reply emptyEvents =
+    RawUpstream.Reply emptyEvents =
         out -> {
           out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
           for (int i = 0; i < 80; i++) {
-            out.write(chunk(empty));
+            out.write(RawUpstream.chunk(empty));
             out.flush();
-            Thread.sleep(100);
+            Thread.sleep(TRICKLE_MS);
           }
-          out.write(chunk(UpstreamCutWordsTest.DELTA + USAGE_AND_DONE));
+          out.write(RawUpstream.chunk(UpstreamCutWordsTest.DELTA + USAGE_AND_DONE));
           out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         };
-    try (Upstream up = new Upstream(emptyEvents)) {
-      UpstreamEngine engine =
-          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+    try (RawUpstream up = new RawUpstream(emptyEvents)) {
+      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Nothing.", 8);
       assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), r -> true))
           .isInstanceOf(EngineException.class)
@@ -92,26 +100,27 @@ class UpstreamExchangeBoundsTest {
 
   @Test
   void anHonestSlowStream_longerThanTheTimeout_isServedWhole() throws Exception {
-    Reply slow =
+    RawUpstream.Reply slow =
         out -> {
           out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
-          for (int i = 0; i < 20; i++) {
-            out.write(chunk(UpstreamCutWordsTest.DELTA));
+          for (int i = 0; i < SLOW_DELTAS; i++) {
+            out.write(RawUpstream.chunk(UpstreamCutWordsTest.DELTA));
             out.flush();
-            Thread.sleep(500);
+            Thread.sleep(DELTA_MS);
           }
           out.write(
-              chunk(USAGE_AND_DONE.replace("\"completion_tokens\":1", "\"completion_tokens\":20")));
+              RawUpstream.chunk(
+                  USAGE_AND_DONE.replace(
+                      "\"completion_tokens\":1", "\"completion_tokens\":" + SLOW_DELTAS)));
           out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         };
-    try (Upstream up = new Upstream(slow)) {
-      UpstreamEngine engine =
-          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+    try (RawUpstream up = new RawUpstream(slow)) {
+      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Take your time.", 20);
       EngineResult served = engine.serve(asked.request(), asked.payload(), r -> true);
-      // 20 deltas of "ab", 10 s in all, each within 2 s of the one before.
-      assertThat(served.tokens().size()).isEqualTo(40);
-      assertThat(served.outcome().tokensOut()).isEqualTo(20);
+      // Deltas of "ab" for twice the timeout, each within a quarter of it of the one before.
+      assertThat(served.tokens().size()).isEqualTo(2 * SLOW_DELTAS);
+      assertThat(served.outcome().tokensOut()).isEqualTo(SLOW_DELTAS);
     }
   }
 
@@ -120,23 +129,22 @@ class UpstreamExchangeBoundsTest {
       throws Exception {
     String thought =
         "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"hm\"}}]}\n\n";
-    Reply thinking =
+    RawUpstream.Reply thinking =
         out -> {
           out.write(STREAM_HEAD.getBytes(StandardCharsets.US_ASCII));
-          // 6 s of thinking, a thought every 0.5 s, then the answer: longer than the 2 s timeout
-          // before the first content delta, never 2 s without generated text.
-          for (int i = 0; i < 12; i++) {
-            out.write(chunk(thought));
+          // Thinking for twice the timeout, a thought every quarter of it, then the answer: longer
+          // than the timeout before the first content delta, never the timeout without text.
+          for (int i = 0; i < SLOW_DELTAS; i++) {
+            out.write(RawUpstream.chunk(thought));
             out.flush();
-            Thread.sleep(500);
+            Thread.sleep(DELTA_MS);
           }
-          out.write(chunk(UpstreamCutWordsTest.DELTA));
-          out.write(chunk(USAGE_AND_DONE));
+          out.write(RawUpstream.chunk(UpstreamCutWordsTest.DELTA));
+          out.write(RawUpstream.chunk(USAGE_AND_DONE));
           out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         };
-    try (Upstream up = new Upstream(thinking)) {
-      UpstreamEngine engine =
-          Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(2)).build();
+    try (RawUpstream up = new RawUpstream(thinking)) {
+      UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Think first.", 20);
       EngineResult served = engine.serve(asked.request(), asked.payload(), r -> true);
       // Only the answer is served; the thoughts kept the stream alive.
@@ -146,13 +154,11 @@ class UpstreamExchangeBoundsTest {
 
   @Test
   void aChatStreamOverATricklingUpstream_isAnsweredEngineFailed() throws Exception {
-    try (Upstream up = new Upstream(TRICKLE);
+    try (RawUpstream up = new RawUpstream(TRICKLE);
         Fixture f =
             new Fixture(
                 null,
-                b ->
-                    b.backend(
-                        Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(1)).build()),
+                b -> b.backend(Fixture.remoteBuilder(up.base()).timeout(TIMEOUT).build()),
                 b -> {})) {
       ObjectNode body = Fixture.chat("Trickle.");
       body.put("model", "remote");
@@ -169,7 +175,7 @@ class UpstreamExchangeBoundsTest {
 
   @Test
   void interimHeadsWithoutEnd_failTheExchange_sayingSo() throws Exception {
-    Reply flood =
+    RawUpstream.Reply flood =
         out -> {
           while (true) {
             out.write(
@@ -179,7 +185,7 @@ class UpstreamExchangeBoundsTest {
             Thread.sleep(20);
           }
         };
-    try (Upstream up = new Upstream(flood)) {
+    try (RawUpstream up = new RawUpstream(flood)) {
       UpstreamEngine engine =
           Fixture.remoteBuilder(up.base()).timeout(Duration.ofSeconds(5)).build();
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Hints.", 8);
@@ -196,7 +202,7 @@ class UpstreamExchangeBoundsTest {
   void aFewInterimHeads_areSkipped() throws Exception {
     String whole =
         ScriptedUpstream.reply("ok", "stop", "{\"prompt_tokens\":1,\"completion_tokens\":1}");
-    Reply hinted =
+    RawUpstream.Reply hinted =
         out -> {
           for (int i = 0; i < KeepAliveHttp.MAX_INTERIM_HEADS; i++) {
             out.write("HTTP/1.1 103 Early Hints\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
@@ -208,66 +214,10 @@ class UpstreamExchangeBoundsTest {
                       + whole)
                   .getBytes(StandardCharsets.UTF_8));
         };
-    try (Upstream up = new Upstream(hinted)) {
+    try (RawUpstream up = new RawUpstream(hinted)) {
       UpstreamEngine engine = Fixture.remote(up.base());
       ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Hints.", 8);
       assertThat(engine.serve(asked.request(), asked.payload()).outcome().tokensOut()).isEqualTo(1);
-    }
-  }
-
-  private static byte[] chunk(String data) {
-    byte[] d = data.getBytes(StandardCharsets.UTF_8);
-    byte[] size = (Integer.toHexString(d.length) + "\r\n").getBytes(StandardCharsets.US_ASCII);
-    byte[] out = new byte[size.length + d.length + 2];
-    System.arraycopy(size, 0, out, 0, size.length);
-    System.arraycopy(d, 0, out, size.length, d.length);
-    out[out.length - 2] = '\r';
-    out[out.length - 1] = '\n';
-    return out;
-  }
-
-  /** What the upstream writes after reading a request. */
-  private interface Reply {
-    void write(OutputStream out) throws Exception;
-  }
-
-  /** A loopback upstream answering each connection, on its own thread, as {@code reply} says. */
-  private static final class Upstream implements AutoCloseable {
-    private final ServerSocket listener = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
-
-    Upstream(Reply reply) throws IOException {
-      Thread.ofPlatform()
-          .daemon()
-          .start(
-              () -> {
-                while (!listener.isClosed()) {
-                  try {
-                    Socket s = listener.accept();
-                    Thread.ofPlatform().daemon().start(() -> answer(s, reply));
-                  } catch (IOException e) {
-                    return;
-                  }
-                }
-              });
-    }
-
-    private static void answer(Socket s, Reply reply) {
-      try (s) {
-        UpstreamCutWordsTest.readRequest(s.getInputStream());
-        reply.write(s.getOutputStream());
-        s.getOutputStream().flush();
-      } catch (Exception e) {
-        // The client gave up (the point of these tests): nothing more to send.
-      }
-    }
-
-    URI base() {
-      return URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/v1");
-    }
-
-    @Override
-    public void close() throws IOException {
-      listener.close();
     }
   }
 }

@@ -1,0 +1,57 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.EngineException;
+
+/**
+ * An upstream that reports an error inside a 200: an event {@code data: {"error": {...}}} in its
+ * stream (vLLM and OpenAI send one when a generation fails after the status went out), or a whole
+ * reply that is an error object. The stream's was skipped as an event without text, and the serve
+ * failed "the upstream ended its stream without a usage report (stream_options.include_usage)",
+ * sending its operator after a setting the upstream honours; the whole reply's said it had no
+ * content. Each now fails saying the upstream sent an error, whose own words go to the operator's
+ * log only, as a refusal's do.
+ */
+class UpstreamErrorEventTest {
+  private static final String ERROR =
+      "{\"error\":{\"message\":\"CUDA out of memory at 10.0.0.7\",\"type\":\"InternalServerError\","
+          + "\"code\":500}}";
+
+  @Test
+  void anErrorEventInAStream_failsSayingSo_itsWordsLoggedNotShown() throws Exception {
+    String events = UpstreamCutWordsTest.DELTA + "data: " + ERROR + "\n\ndata: [DONE]\n\n";
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, "", events))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Fail.", 8);
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      String log =
+          Fixture.stderrOf(
+              () -> {
+                try {
+                  Fixture.remote(up.base()).serve(asked.request(), asked.payload(), t -> true);
+                } catch (EngineException e) {
+                  failure.set(e);
+                }
+              });
+      assertThat(failure.get())
+          .isInstanceOf(EngineException.class)
+          .hasMessage(
+              "the upstream sent an error in its stream (its words are in the server's log)");
+      assertThat(log).contains("reply failed: the upstream sent an error in its stream", "CUDA");
+    }
+  }
+
+  @Test
+  void aWholeReplyThatIsAnErrorObject_failsSayingSo() throws Exception {
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, ERROR))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Fail.", 8);
+      assertThatThrownBy(() -> Fixture.remote(up.base()).serve(asked.request(), asked.payload()))
+          .isInstanceOf(EngineException.class)
+          .hasMessage("the upstream sent an error in its reply (its words are in the server's log)")
+          .hasMessageNotContaining("CUDA");
+    }
+  }
+}
