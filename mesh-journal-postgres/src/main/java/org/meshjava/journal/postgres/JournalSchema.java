@@ -58,10 +58,11 @@ final class JournalSchema {
           + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
           + " SELECT ?, g.seq, g.line FROM fence, given g"
           + " RETURNING journal, seq, line,"
-          // pg_catalog's = by name: it has none for regtype, and one in the journal's schema
-          // would be chosen over its comparison of oids.
-          + " pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
-          + " AND pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
+          // pg_catalog's = and pg_typeof by name: it has no = for regtype, and its pg_typeof takes
+          // "any", so an operator or a pg_typeof(text) in the journal's schema, matching exactly,
+          // would be chosen over them.
+          + " pg_catalog.pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
+          + " AND pg_catalog.pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
           + " SELECT (SELECT count(*) FROM stored),"
           + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
           // As text, so that a column altered to another type compares rather than fails.

@@ -39,19 +39,41 @@ class PostgresLookAlikeOperatorTest {
 
   @Test
   void anEqualityOnTypes_inTheJournalsSchema_doesNotPassAColumnAlteredToText() throws Exception {
+    // pg_catalog has no regtype = regtype (it compares them as oids): the fenced insert's check of
+    // its columns' types took this one, and the line went in as text.
+    refusedAlteredToText(
+        "CREATE FUNCTION always(regtype, regtype) RETURNS boolean LANGUAGE sql IMMUTABLE"
+            + " AS 'SELECT true'",
+        "CREATE OPERATOR = (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = always)");
+  }
+
+  @Test
+  void aTypeOfFunctionOnText_inTheJournalsSchema_doesNotPassAColumnAlteredToText()
+      throws Exception {
+    // pg_catalog's pg_typeof takes "any": one taking text, in the journal's schema, matches the
+    // altered column exactly and was chosen over it, answering bytea. The line's text (the bytes in
+    // hex) then also equals the given line as text, so nothing else saw the change.
+    refusedAlteredToText(
+        "CREATE FUNCTION pg_typeof(text) RETURNS regtype LANGUAGE sql IMMUTABLE"
+            + " AS 'SELECT ''bytea''::regtype'");
+  }
+
+  /**
+   * A journal of two records, in whose schema the DBA makes {@code lookAlike} and then alters the
+   * line column to text: the next append is refused FAILED, naming the column's type, and nothing
+   * is stored as text.
+   */
+  private static void refusedAlteredToText(String... lookAlike) throws Exception {
     PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
     try (PostgresJournal j = o.journal()) {
-      // pg_catalog has no regtype = regtype (it compares them as oids): the fenced insert's check
-      // of its columns' types took this one, and the line went in as text.
+      o.sql(lookAlike);
       JournalException e =
           o.failedAfter(
-              "CREATE FUNCTION always(regtype, regtype) RETURNS boolean LANGUAGE sql IMMUTABLE"
-                  + " AS 'SELECT true'",
-              "CREATE OPERATOR = (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = always)",
               "ALTER TABLE mesh_journal_record ALTER COLUMN line TYPE text"
                   + " USING encode(line, 'escape')");
       assertThat(e.getMessage()).contains("no longer has the type the journal created");
     }
+    assertThat(o.rows()).as("nothing stored as text").isEqualTo(2);
   }
 
   /**
