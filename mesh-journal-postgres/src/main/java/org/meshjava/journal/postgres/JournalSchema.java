@@ -152,8 +152,12 @@ final class JournalSchema {
   private static boolean homeColumns(Connection c, Statement s) throws SQLException {
     try (ResultSet rs =
         s.executeQuery(
+            // pg_catalog's = by name: it compares oid with oid only, and an oid = regclass in the
+            // journal's schema, answering false, would be chosen over it (and a role that does not
+            // own the table would then go on without the columns, unchecked for copies).
             "SELECT count(*) FROM pg_catalog.pg_attribute"
-                + " WHERE attrelid = 'mesh_journal_owner'::regclass AND NOT attisdropped"
+                + " WHERE attrelid OPERATOR(pg_catalog.=) 'mesh_journal_owner'::regclass"
+                + " AND NOT attisdropped"
                 + " AND attname IN ('cluster_id', 'database_oid')")) {
       rs.next();
       if (rs.getInt(1) == 2) {
@@ -697,13 +701,52 @@ final class JournalSchema {
    * store fewer rows than it was given.
    */
   static List<String> rowDroppers(Connection c) throws SQLException {
-    return column(
-        c,
-        "SELECT 'trigger ' || tgname FROM pg_catalog.pg_trigger"
-            + " WHERE tgrelid = 'mesh_journal_record'::regclass AND NOT tgisinternal"
-            + " AND tgenabled <> 'D'"
-            + " UNION ALL SELECT 'rule ' || rulename FROM pg_catalog.pg_rewrite"
-            + " WHERE ev_class = 'mesh_journal_record'::regclass ORDER BY 1");
+    List<String> words = new ArrayList<>();
+    for (Carried on : carried(c, "mesh_journal_record")) {
+      words.add(on.toString());
+    }
+    return words;
+  }
+
+  /**
+   * An enabled trigger ({@code type} its {@code pg_trigger.tgtype}) or a rule ({@code type} null)
+   * on one of the journal's tables; the journal makes neither.
+   */
+  record Carried(String name, @Nullable Integer type) {
+    @Override
+    public String toString() {
+      return (type == null ? "rule " : "trigger ") + name;
+    }
+  }
+
+  /**
+   * The enabled triggers and the rules on table {@code table} of the session's schema that the
+   * journal did not create (none of its own are internal), by kind and name. The comparisons name
+   * pg_catalog's operators, and the words are made here rather than by the server's {@code ||}: an
+   * {@code oid = regclass} or a {@code text || name} in the journal's schema would be chosen over
+   * pg_catalog's, hiding the table's triggers or renaming them.
+   */
+  private static List<Carried> carried(Connection c, String table) throws SQLException {
+    List<Carried> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            // Rules first, then triggers, each by name (as their words sort).
+            "SELECT 1, tgname, tgtype FROM pg_catalog.pg_trigger"
+                + " WHERE tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " AND NOT tgisinternal AND tgenabled OPERATOR(pg_catalog.<>) 'D'"
+                + " UNION ALL SELECT 0, rulename, NULL FROM pg_catalog.pg_rewrite"
+                + " WHERE ev_class OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " ORDER BY 1, 2")) {
+      ps.setString(1, table);
+      ps.setString(2, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int type = rs.getInt(3);
+          out.add(new Carried(rs.getString(2), rs.wasNull() ? null : type));
+        }
+      }
+    }
+    return out;
   }
 
   /** The first column of {@code sql}'s rows, as text, in order. */

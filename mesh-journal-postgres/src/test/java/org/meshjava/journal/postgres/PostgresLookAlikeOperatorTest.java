@@ -58,6 +58,51 @@ class PostgresLookAlikeOperatorTest {
             + " AS 'SELECT ''bytea''::regtype'");
   }
 
+  @Test
+  void anOidEqualsRegclass_inTheJournalsSchema_doesNotLetACopyOpen_asARoleNotOwningTheTables()
+      throws Exception {
+    StewardRoleJournal copy = StewardRoleJournal.of(1);
+    // pg_catalog compares oid with oid only: this one was chosen for the look at the owner table's
+    // columns, which then seemed absent; the role may not add them, so the opening went on without
+    // them and without the check that the journal was written in this database.
+    copy.sql(
+        NEVER_OID_REGCLASS,
+        "CREATE OPERATOR = (LEFTARG = oid, RIGHTARG = regclass, FUNCTION = never)",
+        "UPDATE mesh_journal_owner SET database_oid = database_oid + 1");
+    Throwable t = catchThrowable(() -> PostgresJournal.open(copy.asRole(), copy.name()).close());
+    assertThat(t).isInstanceOf(JournalException.class);
+    assertThat(((JournalException) t).reason())
+        .as(t.getMessage())
+        .isEqualTo(JournalException.Reason.MISPLACED);
+  }
+
+  @Test
+  void lookAlikesInTheJournalsSchema_neitherHideNorRenameTheTriggerARefusalNames()
+      throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    try (PostgresJournal j = o.journal()) {
+      JournalException e =
+          o.failedAfter(
+              NEVER_OID_REGCLASS,
+              "CREATE OPERATOR = (LEFTARG = oid, RIGHTARG = regclass, FUNCTION = never)",
+              "CREATE FUNCTION innocent(text, name) RETURNS text LANGUAGE sql IMMUTABLE"
+                  + " AS 'SELECT ''trigger innocent'''",
+              "CREATE OPERATOR || (LEFTARG = text, RIGHTARG = name, FUNCTION = innocent)",
+              "CREATE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS"
+                  + " $$BEGIN RETURN NULL; END$$",
+              "CREATE TRIGGER swallower BEFORE INSERT ON mesh_journal_record"
+                  + " FOR EACH ROW EXECUTE FUNCTION swallow()");
+      assertThat(e.getMessage())
+          .contains("it carries trigger swallower")
+          .doesNotContain("innocent");
+    }
+  }
+
+  /** A function answering false to every oid and regclass, for a look-alike {@code =}. */
+  private static final String NEVER_OID_REGCLASS =
+      "CREATE FUNCTION never(oid, regclass) RETURNS boolean LANGUAGE sql IMMUTABLE"
+          + " AS 'SELECT false'";
+
   /**
    * A journal of two records, in whose schema the DBA makes {@code lookAlike} and then alters the
    * line column to text: the next append is refused FAILED, naming the column's type, and nothing
