@@ -735,7 +735,7 @@ public final class PostgresJournal implements Journal {
                         : "write to journal " + describe() + " failed")
                     + ": "
                     + FailureWords.of(e)
-                    + (commitSent ? unknownOutcome(first, lines.size()) : ""),
+                    + (commitSent ? commitFailed(e, first, lines.size()) : ""),
                 e));
       }
     }
@@ -812,11 +812,22 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * What an operator should know of a batch whose commit went unanswered: the server may have
-   * committed it, so its records may be found when the steward restarts (SPEC.md 60.7, "Faults").
+   * What an operator should know of a batch whose {@code COMMIT} failed with {@code e}. Where the
+   * server answered it with an error (a deferred trigger or constraint raising, a serialization
+   * failure), it rolled the transaction back: nothing of the batch is stored. Where no answer came
+   * (the session lost or ended by the server, which may follow a commit already made durable), the
+   * server may have committed it, so its records may be found when the steward restarts (SPEC.md
+   * 60.7, "Faults").
    */
-  private static String unknownOutcome(long first, int n) {
-    return "; its commit went unanswered, so records " + foundOnRestart(first, n);
+  private static String commitFailed(SQLException e, long first, int n) {
+    if (sessionLost(e.getSQLState())) {
+      return "; its commit went unanswered, so records " + foundOnRestart(first, n);
+    }
+    return "; the server answered its commit with this error and rolled it back, so records "
+        + first
+        + " to "
+        + (first + n - 1)
+        + " are not stored (their waiters were refused, and no receipt of theirs was handed out)";
   }
 
   /** What becomes of records {@code first .. first + n - 1}, refused but perhaps committed. */
