@@ -709,6 +709,61 @@ final class JournalSchema {
   }
 
   /**
+   * Refuses a session whose journal tables carry what could change the records or the epoch behind
+   * the journal's back, before anything is raised: on {@code mesh_journal_record}, a trigger run
+   * after a row is inserted ({@code AFTER INSERT}, deferred or not), which may update or delete the
+   * rows once the batch's own checks (the insert's {@code RETURNING}) have passed them, so the
+   * batch would be acknowledged and its receipts handed out while the table holds other records; on
+   * {@code mesh_journal_owner}, a trigger on insert or update, which may keep the raise of an epoch
+   * from taking (and with it the fence against a predecessor) or change it afterwards; and a rule
+   * on either. A {@code BEFORE INSERT} trigger on the records is left to the batch's check, which
+   * sees what it did, and a trigger on update or delete of a record (a guard against edits, which
+   * the journal never makes) is left alone.
+   */
+  static void refuseUncheckedWriters(Connection c) throws SQLException {
+    List<String> found = new ArrayList<>();
+    for (Carried on : carried(c, "mesh_journal_record")) {
+      Integer type = on.type();
+      if (type == null
+          || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
+        found.add("mesh_journal_record carries " + on);
+      }
+    }
+    for (Carried on : carried(c, "mesh_journal_owner")) {
+      Integer type = on.type();
+      if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
+        found.add("mesh_journal_owner carries " + on);
+      }
+    }
+    if (!found.isEmpty()) {
+      throw new SQLException(
+          "table "
+              + String.join(", table ", found)
+              + ", which the journal does not make: run after a record is inserted, or as an"
+              + " epoch is raised, it may change what the journal stored after the journal checked"
+              + " it, so a batch could be acknowledged while the table holds other records, or a"
+              + " stopped steward go on writing. Drop it or disable it (ALTER TABLE ... DISABLE"
+              + " TRIGGER name, DROP RULE), then start the steward",
+          OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
+  private static final int TRIGGER_BEFORE = 1 << 1;
+
+  /** {@code pg_trigger.tgtype} bits: fired on insert. */
+  private static final int TRIGGER_INSERT = 1 << 2;
+
+  /** {@code pg_trigger.tgtype} bits: fired on update. */
+  private static final int TRIGGER_UPDATE = 1 << 4;
+
+  /** {@code pg_trigger.tgtype} bits: fired instead of the statement (on a view). */
+  private static final int TRIGGER_INSTEAD = 1 << 6;
+
+  /** SQLSTATE {@code object_not_in_prerequisite_state}. */
+  private static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
+
+  /**
    * An enabled trigger ({@code type} its {@code pg_trigger.tgtype}) or a rule ({@code type} null)
    * on one of the journal's tables; the journal makes neither.
    */

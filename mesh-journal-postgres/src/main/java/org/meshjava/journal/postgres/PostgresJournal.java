@@ -216,6 +216,7 @@ public final class PostgresJournal implements Journal {
       // refused, not started afresh here.
       JournalSchema.checkHome(c, name, location);
       boolean homed = JournalSchema.create(c);
+      JournalSchema.refuseUncheckedWriters(c);
       long lockKey = lock(c, name, location);
       checkEpochCanRise(c, name, location);
       long epoch;
