@@ -23,17 +23,16 @@ class PostgresUncheckedTriggerTest {
   @Test
   void anAfterInsertTriggerThatRewritesRecords_isRefusedAtOpening_andNothingIsRaised()
       throws Exception {
-    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
-    o.journal().close();
-    o.sql(
-        "CREATE FUNCTION blank() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
-            + " UPDATE mesh_journal_record SET line = '\\x7b7d'::bytea"
-            + " WHERE journal = NEW.journal AND seq = NEW.seq; RETURN NULL; END$$",
-        "CREATE TRIGGER blanker AFTER INSERT ON mesh_journal_record"
-            + " FOR EACH ROW EXECUTE FUNCTION blank()",
-        "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN OLD; END$$",
-        "CREATE TRIGGER keeper BEFORE UPDATE ON mesh_journal_owner"
-            + " FOR EACH ROW EXECUTE FUNCTION keep()");
+    PostgresHostileDbaTest.Opened o =
+        closedThen(
+            "CREATE FUNCTION blank() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+                + " UPDATE mesh_journal_record SET line = '\\x7b7d'::bytea"
+                + " WHERE journal = NEW.journal AND seq = NEW.seq; RETURN NULL; END$$",
+            "CREATE TRIGGER blanker AFTER INSERT ON mesh_journal_record"
+                + " FOR EACH ROW EXECUTE FUNCTION blank()",
+            "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN OLD; END$$",
+            "CREATE TRIGGER keeper BEFORE UPDATE ON mesh_journal_owner"
+                + " FOR EACH ROW EXECUTE FUNCTION keep()");
     JournalException e = refusedOpening(o);
     assertThat(e.getMessage())
         .contains("table mesh_journal_record carries trigger blanker")
@@ -54,20 +53,27 @@ class PostgresUncheckedTriggerTest {
   @Test
   void aGuardAgainstEditingRecords_andAWatchOnInserts_beforeTheyAreStored_stillOpen()
       throws Exception {
-    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
-    o.journal().close();
-    o.sql(
-        "CREATE FUNCTION forbid() RETURNS trigger LANGUAGE plpgsql AS"
-            + " $$BEGIN RAISE EXCEPTION 'records are not edited'; END$$",
-        "CREATE TRIGGER guard BEFORE UPDATE OR DELETE ON mesh_journal_record"
-            + " FOR EACH ROW EXECUTE FUNCTION forbid()",
-        "CREATE FUNCTION watch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
-        "CREATE TRIGGER watcher BEFORE INSERT ON mesh_journal_record"
-            + " FOR EACH ROW EXECUTE FUNCTION watch()");
+    PostgresHostileDbaTest.Opened o =
+        closedThen(
+            "CREATE FUNCTION forbid() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$BEGIN RAISE EXCEPTION 'records are not edited'; END$$",
+            "CREATE TRIGGER guard BEFORE UPDATE OR DELETE ON mesh_journal_record"
+                + " FOR EACH ROW EXECUTE FUNCTION forbid()",
+            "CREATE FUNCTION watch() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NEW; END$$",
+            "CREATE TRIGGER watcher BEFORE INSERT ON mesh_journal_record"
+                + " FOR EACH ROW EXECUTE FUNCTION watch()");
     try (PostgresJournal j = reopen(o)) {
       j.append(PostgresJournalTest.authorised(1));
     }
     assertThat(o.rows()).isEqualTo(3);
+  }
+
+  /** A journal of two records, closed, then the DBA's {@code statements} run in its database. */
+  private static PostgresHostileDbaTest.Opened closedThen(String... statements) throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    o.journal().close();
+    o.sql(statements);
+    return o;
   }
 
   private static PostgresJournal reopen(PostgresHostileDbaTest.Opened o) throws Exception {
