@@ -38,7 +38,7 @@ final class JournalSchema {
    * journal's name (a journal {@code schema} in {@code public}, keyed by its name alone) can take
    * this one for its whole life and stall every other opening in the database.
    */
-  private static final long SCHEMA_LOCK = lockKey("mesh-journal schema");
+  static final long SCHEMA_LOCK = lockKey("mesh-journal schema");
 
   /**
    * Inserts the rows {@code (journal, seq, line)} from two arrays, only while the journal's epoch
@@ -103,12 +103,7 @@ final class JournalSchema {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
-      s.execute(
-          "SELECT pg_advisory_xact_lock("
-              + (int) (SCHEMA_LOCK >>> 32)
-              + ", "
-              + (int) SCHEMA_LOCK
-              + ")");
+      takeSchemaLock(c, s);
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
               + " journal text PRIMARY KEY,"
@@ -136,6 +131,63 @@ final class JournalSchema {
       if (!c.isClosed()) {
         c.setAutoCommit(true);
       }
+    }
+  }
+
+  /**
+   * Takes {@link #SCHEMA_LOCK} for the transaction, waiting at most half the session's socket
+   * timeout (the lease; none where it has none): a session that holds it (an opening stuck there, a
+   * DBA's, an application's of the same two-integer key) held every opening in the database until
+   * the driver gave up, in words for a lost connection. The server's lock timeout says so first,
+   * and the refusal names the session. The transaction's own {@code lock_timeout} is put back
+   * after.
+   */
+  private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
+    int socketMillis = c.getNetworkTimeout();
+    String before = null;
+    if (socketMillis > 0) {
+      try (ResultSet rs = s.executeQuery("SELECT pg_catalog.current_setting('lock_timeout')")) {
+        rs.next();
+        before = rs.getString(1);
+      }
+      s.execute("SET LOCAL lock_timeout = " + Math.max(1, socketMillis / 2));
+    }
+    try {
+      s.execute(
+          "SELECT pg_advisory_xact_lock("
+              + (int) (SCHEMA_LOCK >>> 32)
+              + ", "
+              + (int) SCHEMA_LOCK
+              + ")");
+    } catch (SQLException e) {
+      if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      // The failed wait ended the transaction; the holder is looked up in a new one.
+      c.rollback();
+      Optional<LockHolding> holder = lockHolder(c, SCHEMA_LOCK, 2);
+      throw new SQLException(
+          "the lock that serialises creating the journal's tables in this database (advisory lock "
+              + (int) (SCHEMA_LOCK >>> 32)
+              + ", "
+              + (int) SCHEMA_LOCK
+              + ") was held by another session for half the lease"
+              + holder
+                  .map(
+                      h ->
+                          " ("
+                              + h.session()
+                              + "): an opening stuck there, or a session of a DBA's or an"
+                              + " application's holding the same key; end it with SELECT"
+                              + " pg_terminate_backend("
+                              + h.pid()
+                              + ")")
+                  .orElse(", which has just let it go: start again"),
+          LOCK_NOT_AVAILABLE,
+          e);
+    }
+    if (before != null) {
+      s.execute("SELECT pg_catalog.set_config('lock_timeout', '" + before + "', true)");
     }
   }
 
@@ -432,17 +484,28 @@ final class JournalSchema {
    * when none does any more.
    */
   static java.util.Optional<LockHolding> lockHolder(Connection c, long key) throws SQLException {
+    return lockHolder(c, key, 1);
+  }
+
+  /**
+   * The session holding advisory lock {@code key} in this database, as {@link
+   * #lockHolder(Connection, long)}: in its one-{@code bigint} form where {@code objsubid} is 1, in
+   * its two-integer form (the high and low 32 bits) where it is 2.
+   */
+  private static java.util.Optional<LockHolding> lockHolder(Connection c, long key, int objsubid)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // A bigint key is held as two oids: its high and its low 32 bits.
             "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
                 + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = ?"
                 + " AND l.classid::bigint = ? AND l.objid::bigint = ?"
                 + " AND l.database = (SELECT oid FROM pg_database"
                 + " WHERE datname = current_database())")) {
-      ps.setLong(1, key >>> 32);
-      ps.setLong(2, key & 0xffffffffL);
+      ps.setInt(1, objsubid);
+      ps.setLong(2, key >>> 32);
+      ps.setLong(3, key & 0xffffffffL);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return java.util.Optional.empty();
