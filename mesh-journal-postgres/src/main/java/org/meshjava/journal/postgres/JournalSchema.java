@@ -657,21 +657,31 @@ final class JournalSchema {
    * opening would take for the journal and an export would write as the whole.
    */
   private static void refuseHiddenRows(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT pg_catalog.row_security_active('mesh_journal_record'),"
-                    + " pg_catalog.current_user()")) {
-      rs.next();
-      if (rs.getBoolean(1)) {
-        throw new SQLException(
-            "row-level security applies to role "
-                + rs.getString(2)
-                + " on mesh_journal_record, so a policy may hide records of the journal from it"
-                + " and a part of the journal would read as the whole; disable it on the table"
-                + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
-                + " BYPASSRLS",
-            INSUFFICIENT_PRIVILEGE);
+    Optional<String> role = rowSecurityFor(c, "mesh_journal_record");
+    if (role.isPresent()) {
+      throw new SQLException(
+          "row-level security applies to role "
+              + role.get()
+              + " on mesh_journal_record, so a policy may hide records of the journal from it"
+              + " and a part of the journal would read as the whole; disable it on the table"
+              + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
+              + " BYPASSRLS",
+          INSUFFICIENT_PRIVILEGE);
+    }
+  }
+
+  /**
+   * The session's role where row-level security applies to it on table {@code table} of the
+   * session's schema (a policy may hide rows from it), or empty where it does not.
+   */
+  static Optional<String> rowSecurityFor(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.row_security_active(?::pg_catalog.text), pg_catalog.current_user()")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1) ? Optional.of(rs.getString(2)) : Optional.empty();
       }
     }
   }

@@ -798,8 +798,25 @@ public final class PostgresJournal implements Journal {
   /**
    * The journal's owner row is gone: a successor raises the row, never removes it, so someone
    * deleted it by hand, and no steward took over ({@code seq} -1 when no record is concerned).
+   * Unless row-level security hides it from the role: then it is named as that.
    */
-  private JournalException ownerRowGone(long seq) {
+  private JournalException ownerRowGone(long seq) throws SQLException {
+    Optional<String> hiddenFrom = JournalSchema.rowSecurityFor(connection, "mesh_journal_owner");
+    if (hiddenFrom.isPresent()) {
+      // Hidden, not gone: restarting as the refusal below says would be refused the same way.
+      return new JournalException(
+          JournalException.Reason.FAILED,
+          seq,
+          "journal "
+              + describe()
+              + " cannot see its owner row: row-level security applies to role "
+              + hiddenFrom.get()
+              + " on mesh_journal_owner (turned on while the steward ran), so whether another"
+              + " steward took it over is not known and its writes are refused; nothing more is"
+              + " written. Disable it on the table (ALTER TABLE mesh_journal_owner DISABLE ROW"
+              + " LEVEL SECURITY) or give the role BYPASSRLS, then restart the steward",
+          null);
+    }
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
