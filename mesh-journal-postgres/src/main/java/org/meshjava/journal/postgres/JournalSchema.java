@@ -38,7 +38,7 @@ final class JournalSchema {
    * journal's name (a journal {@code schema} in {@code public}, keyed by its name alone) can take
    * this one for its whole life and stall every other opening in the database.
    */
-  private static final long SCHEMA_LOCK = lockKey("mesh-journal schema");
+  static final long SCHEMA_LOCK = lockKey("mesh-journal schema");
 
   /**
    * Inserts the rows {@code (journal, seq, line)} from two arrays, only while the journal's epoch
@@ -58,10 +58,11 @@ final class JournalSchema {
           + " stored AS (INSERT INTO mesh_journal_record (journal, seq, line)"
           + " SELECT ?, g.seq, g.line FROM fence, given g"
           + " RETURNING journal, seq, line,"
-          // pg_catalog's = by name: it has none for regtype, and one in the journal's schema
-          // would be chosen over its comparison of oids.
-          + " pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
-          + " AND pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
+          // pg_catalog's = and pg_typeof by name: it has no = for regtype, and its pg_typeof takes
+          // "any", so an operator or a pg_typeof(text) in the journal's schema, matching exactly,
+          // would be chosen over them.
+          + " pg_catalog.pg_typeof(seq) OPERATOR(pg_catalog.=) 'bigint'::regtype"
+          + " AND pg_catalog.pg_typeof(line) OPERATOR(pg_catalog.=) 'bytea'::regtype AS typed)"
           + " SELECT (SELECT count(*) FROM stored),"
           + " (SELECT coalesce(bool_and(typed), true) FROM stored),"
           // As text, so that a column altered to another type compares rather than fails.
@@ -102,12 +103,7 @@ final class JournalSchema {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
-      s.execute(
-          "SELECT pg_advisory_xact_lock("
-              + (int) (SCHEMA_LOCK >>> 32)
-              + ", "
-              + (int) SCHEMA_LOCK
-              + ")");
+      takeSchemaLock(c, s);
       s.execute(
           "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
               + " journal text PRIMARY KEY,"
@@ -139,6 +135,63 @@ final class JournalSchema {
   }
 
   /**
+   * Takes {@link #SCHEMA_LOCK} for the transaction, waiting at most half the session's socket
+   * timeout (the lease; none where it has none): a session that holds it (an opening stuck there, a
+   * DBA's, an application's of the same two-integer key) held every opening in the database until
+   * the driver gave up, in words for a lost connection. The server's lock timeout says so first,
+   * and the refusal names the session. The transaction's own {@code lock_timeout} is put back
+   * after.
+   */
+  private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
+    int socketMillis = c.getNetworkTimeout();
+    String before = null;
+    if (socketMillis > 0) {
+      try (ResultSet rs = s.executeQuery("SELECT pg_catalog.current_setting('lock_timeout')")) {
+        rs.next();
+        before = rs.getString(1);
+      }
+      s.execute("SET LOCAL lock_timeout = " + Math.max(1, socketMillis / 2));
+    }
+    try {
+      s.execute(
+          "SELECT pg_advisory_xact_lock("
+              + (int) (SCHEMA_LOCK >>> 32)
+              + ", "
+              + (int) SCHEMA_LOCK
+              + ")");
+    } catch (SQLException e) {
+      if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      // The failed wait ended the transaction; the holder is looked up in a new one.
+      c.rollback();
+      Optional<LockHolding> holder = lockHolder(c, SCHEMA_LOCK, 2);
+      throw new SQLException(
+          "the lock that serialises creating the journal's tables in this database (advisory lock "
+              + (int) (SCHEMA_LOCK >>> 32)
+              + ", "
+              + (int) SCHEMA_LOCK
+              + ") was held by another session for half the lease"
+              + holder
+                  .map(
+                      h ->
+                          " ("
+                              + h.session()
+                              + "): an opening stuck there, or a session of a DBA's or an"
+                              + " application's holding the same key; end it with SELECT"
+                              + " pg_terminate_backend("
+                              + h.pid()
+                              + ")")
+                  .orElse(", which has just let it go: start again"),
+          LOCK_NOT_AVAILABLE,
+          e);
+    }
+    if (before != null) {
+      s.execute("SELECT pg_catalog.set_config('lock_timeout', '" + before + "', true)");
+    }
+  }
+
+  /**
    * Whether the owner table has the columns of {@link Home}, adding them where it lacks them (made
    * by an earlier version, or dropped by hand) and this role owns it; a role that does not is left
    * without them, as before they existed, rather than refused. Checked first: ALTER TABLE takes the
@@ -151,8 +204,12 @@ final class JournalSchema {
   private static boolean homeColumns(Connection c, Statement s) throws SQLException {
     try (ResultSet rs =
         s.executeQuery(
+            // pg_catalog's = by name: it compares oid with oid only, and an oid = regclass in the
+            // journal's schema, answering false, would be chosen over it (and a role that does not
+            // own the table would then go on without the columns, unchecked for copies).
             "SELECT count(*) FROM pg_catalog.pg_attribute"
-                + " WHERE attrelid = 'mesh_journal_owner'::regclass AND NOT attisdropped"
+                + " WHERE attrelid OPERATOR(pg_catalog.=) 'mesh_journal_owner'::regclass"
+                + " AND NOT attisdropped"
                 + " AND attname IN ('cluster_id', 'database_oid')")) {
       rs.next();
       if (rs.getInt(1) == 2) {
@@ -427,17 +484,28 @@ final class JournalSchema {
    * when none does any more.
    */
   static java.util.Optional<LockHolding> lockHolder(Connection c, long key) throws SQLException {
+    return lockHolder(c, key, 1);
+  }
+
+  /**
+   * The session holding advisory lock {@code key} in this database, as {@link
+   * #lockHolder(Connection, long)}: in its one-{@code bigint} form where {@code objsubid} is 1, in
+   * its two-integer form (the high and low 32 bits) where it is 2.
+   */
+  private static java.util.Optional<LockHolding> lockHolder(Connection c, long key, int objsubid)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             // A bigint key is held as two oids: its high and its low 32 bits.
             "SELECT l.pid, a.client_addr, a.backend_start, a.state, a.wait_event"
                 + " FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid"
-                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1"
+                + " WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = ?"
                 + " AND l.classid::bigint = ? AND l.objid::bigint = ?"
                 + " AND l.database = (SELECT oid FROM pg_database"
                 + " WHERE datname = current_database())")) {
-      ps.setLong(1, key >>> 32);
-      ps.setLong(2, key & 0xffffffffL);
+      ps.setInt(1, objsubid);
+      ps.setLong(2, key >>> 32);
+      ps.setLong(3, key & 0xffffffffL);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return java.util.Optional.empty();
@@ -589,21 +657,31 @@ final class JournalSchema {
    * opening would take for the journal and an export would write as the whole.
    */
   private static void refuseHiddenRows(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs =
-            s.executeQuery(
-                "SELECT pg_catalog.row_security_active('mesh_journal_record'),"
-                    + " pg_catalog.current_user()")) {
-      rs.next();
-      if (rs.getBoolean(1)) {
-        throw new SQLException(
-            "row-level security applies to role "
-                + rs.getString(2)
-                + " on mesh_journal_record, so a policy may hide records of the journal from it"
-                + " and a part of the journal would read as the whole; disable it on the table"
-                + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
-                + " BYPASSRLS",
-            INSUFFICIENT_PRIVILEGE);
+    Optional<String> role = rowSecurityFor(c, "mesh_journal_record");
+    if (role.isPresent()) {
+      throw new SQLException(
+          "row-level security applies to role "
+              + role.get()
+              + " on mesh_journal_record, so a policy may hide records of the journal from it"
+              + " and a part of the journal would read as the whole; disable it on the table"
+              + " (ALTER TABLE mesh_journal_record DISABLE ROW LEVEL SECURITY) or give the role"
+              + " BYPASSRLS",
+          INSUFFICIENT_PRIVILEGE);
+    }
+  }
+
+  /**
+   * The session's role where row-level security applies to it on table {@code table} of the
+   * session's schema (a policy may hide rows from it), or empty where it does not.
+   */
+  static Optional<String> rowSecurityFor(Connection c, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.row_security_active(?::pg_catalog.text), pg_catalog.current_user()")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getBoolean(1) ? Optional.of(rs.getString(2)) : Optional.empty();
       }
     }
   }
@@ -696,13 +774,107 @@ final class JournalSchema {
    * store fewer rows than it was given.
    */
   static List<String> rowDroppers(Connection c) throws SQLException {
-    return column(
-        c,
-        "SELECT 'trigger ' || tgname FROM pg_catalog.pg_trigger"
-            + " WHERE tgrelid = 'mesh_journal_record'::regclass AND NOT tgisinternal"
-            + " AND tgenabled <> 'D'"
-            + " UNION ALL SELECT 'rule ' || rulename FROM pg_catalog.pg_rewrite"
-            + " WHERE ev_class = 'mesh_journal_record'::regclass ORDER BY 1");
+    List<String> words = new ArrayList<>();
+    for (Carried on : carried(c, "mesh_journal_record")) {
+      words.add(on.toString());
+    }
+    return words;
+  }
+
+  /**
+   * Refuses a session whose journal tables carry what could change the records or the epoch behind
+   * the journal's back, before anything is raised: on {@code mesh_journal_record}, a trigger run
+   * after a row is inserted ({@code AFTER INSERT}, deferred or not), which may update or delete the
+   * rows once the batch's own checks (the insert's {@code RETURNING}) have passed them, so the
+   * batch would be acknowledged and its receipts handed out while the table holds other records; on
+   * {@code mesh_journal_owner}, a trigger on insert or update, which may keep the raise of an epoch
+   * from taking (and with it the fence against a predecessor) or change it afterwards; and a rule
+   * on either. A {@code BEFORE INSERT} trigger on the records is left to the batch's check, which
+   * sees what it did, and a trigger on update or delete of a record (a guard against edits, which
+   * the journal never makes) is left alone.
+   */
+  static void refuseUncheckedWriters(Connection c) throws SQLException {
+    List<String> found = new ArrayList<>();
+    for (Carried on : carried(c, "mesh_journal_record")) {
+      Integer type = on.type();
+      if (type == null
+          || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
+        found.add("mesh_journal_record carries " + on);
+      }
+    }
+    for (Carried on : carried(c, "mesh_journal_owner")) {
+      Integer type = on.type();
+      if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
+        found.add("mesh_journal_owner carries " + on);
+      }
+    }
+    if (!found.isEmpty()) {
+      throw new SQLException(
+          "table "
+              + String.join(", table ", found)
+              + ", which the journal does not make: run after a record is inserted, or as an"
+              + " epoch is raised, it may change what the journal stored after the journal checked"
+              + " it, so a batch could be acknowledged while the table holds other records, or a"
+              + " stopped steward go on writing. Drop it or disable it (ALTER TABLE ... DISABLE"
+              + " TRIGGER name, DROP RULE), then start the steward",
+          OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
+  private static final int TRIGGER_BEFORE = 1 << 1;
+
+  /** {@code pg_trigger.tgtype} bits: fired on insert. */
+  private static final int TRIGGER_INSERT = 1 << 2;
+
+  /** {@code pg_trigger.tgtype} bits: fired on update. */
+  private static final int TRIGGER_UPDATE = 1 << 4;
+
+  /** {@code pg_trigger.tgtype} bits: fired instead of the statement (on a view). */
+  private static final int TRIGGER_INSTEAD = 1 << 6;
+
+  /** SQLSTATE {@code object_not_in_prerequisite_state}. */
+  private static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
+
+  /**
+   * An enabled trigger ({@code type} its {@code pg_trigger.tgtype}) or a rule ({@code type} null)
+   * on one of the journal's tables; the journal makes neither.
+   */
+  record Carried(String name, @Nullable Integer type) {
+    @Override
+    public String toString() {
+      return (type == null ? "rule " : "trigger ") + name;
+    }
+  }
+
+  /**
+   * The enabled triggers and the rules on table {@code table} of the session's schema that the
+   * journal did not create (none of its own are internal), by kind and name. The comparisons name
+   * pg_catalog's operators, and the words are made here rather than by the server's {@code ||}: an
+   * {@code oid = regclass} or a {@code text || name} in the journal's schema would be chosen over
+   * pg_catalog's, hiding the table's triggers or renaming them.
+   */
+  private static List<Carried> carried(Connection c, String table) throws SQLException {
+    List<Carried> out = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            // Rules first, then triggers, each by name (as their words sort).
+            "SELECT 1, tgname, tgtype FROM pg_catalog.pg_trigger"
+                + " WHERE tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " AND NOT tgisinternal AND tgenabled OPERATOR(pg_catalog.<>) 'D'"
+                + " UNION ALL SELECT 0, rulename, NULL FROM pg_catalog.pg_rewrite"
+                + " WHERE ev_class OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " ORDER BY 1, 2")) {
+      ps.setString(1, table);
+      ps.setString(2, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          int type = rs.getInt(3);
+          out.add(new Carried(rs.getString(2), rs.wasNull() ? null : type));
+        }
+      }
+    }
+    return out;
   }
 
   /** The first column of {@code sql}'s rows, as text, in order. */

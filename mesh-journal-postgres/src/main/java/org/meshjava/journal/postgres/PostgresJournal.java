@@ -216,6 +216,7 @@ public final class PostgresJournal implements Journal {
       // refused, not started afresh here.
       JournalSchema.checkHome(c, name, location);
       boolean homed = JournalSchema.create(c);
+      JournalSchema.refuseUncheckedWriters(c);
       long lockKey = lock(c, name, location);
       checkEpochCanRise(c, name, location);
       long epoch;
@@ -735,7 +736,7 @@ public final class PostgresJournal implements Journal {
                         : "write to journal " + describe() + " failed")
                     + ": "
                     + FailureWords.of(e)
-                    + (commitSent ? unknownOutcome(first, lines.size()) : ""),
+                    + (commitSent ? commitFailed(e, first, lines.size()) : ""),
                 e));
       }
     }
@@ -797,8 +798,25 @@ public final class PostgresJournal implements Journal {
   /**
    * The journal's owner row is gone: a successor raises the row, never removes it, so someone
    * deleted it by hand, and no steward took over ({@code seq} -1 when no record is concerned).
+   * Unless row-level security hides it from the role: then it is named as that.
    */
-  private JournalException ownerRowGone(long seq) {
+  private JournalException ownerRowGone(long seq) throws SQLException {
+    Optional<String> hiddenFrom = JournalSchema.rowSecurityFor(connection, "mesh_journal_owner");
+    if (hiddenFrom.isPresent()) {
+      // Hidden, not gone: restarting as the refusal below says would be refused the same way.
+      return new JournalException(
+          JournalException.Reason.FAILED,
+          seq,
+          "journal "
+              + describe()
+              + " cannot see its owner row: row-level security applies to role "
+              + hiddenFrom.get()
+              + " on mesh_journal_owner (turned on while the steward ran), so whether another"
+              + " steward took it over is not known and its writes are refused; nothing more is"
+              + " written. Disable it on the table (ALTER TABLE mesh_journal_owner DISABLE ROW"
+              + " LEVEL SECURITY) or give the role BYPASSRLS, then restart the steward",
+          null);
+    }
     return new JournalException(
         JournalException.Reason.FAILED,
         seq,
@@ -812,11 +830,22 @@ public final class PostgresJournal implements Journal {
   }
 
   /**
-   * What an operator should know of a batch whose commit went unanswered: the server may have
-   * committed it, so its records may be found when the steward restarts (SPEC.md 60.7, "Faults").
+   * What an operator should know of a batch whose {@code COMMIT} failed with {@code e}. Where the
+   * server answered it with an error (a deferred trigger or constraint raising, a serialization
+   * failure), it rolled the transaction back: nothing of the batch is stored. Where no answer came
+   * (the session lost or ended by the server, which may follow a commit already made durable), the
+   * server may have committed it, so its records may be found when the steward restarts (SPEC.md
+   * 60.7, "Faults").
    */
-  private static String unknownOutcome(long first, int n) {
-    return "; its commit went unanswered, so records " + foundOnRestart(first, n);
+  private static String commitFailed(SQLException e, long first, int n) {
+    if (sessionLost(e.getSQLState())) {
+      return "; its commit went unanswered, so records " + foundOnRestart(first, n);
+    }
+    return "; the server answered its commit with this error and rolled it back, so records "
+        + first
+        + " to "
+        + (first + n - 1)
+        + " are not stored (their waiters were refused, and no receipt of theirs was handed out)";
   }
 
   /** What becomes of records {@code first .. first + n - 1}, refused but perhaps committed. */

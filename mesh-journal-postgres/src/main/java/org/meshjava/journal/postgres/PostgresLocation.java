@@ -244,7 +244,7 @@ public final class PostgresLocation {
    * session's current schema as its settings made it. Everything named here is pg_catalog's by its
    * full name, since until this statement has run the path is whatever the role's settings make it.
    *
-   * <p>The same statement raises two limits a role or database setting may make shorter than the
+   * <p>The same statement raises the limits a role or database setting may make shorter than the
    * journal's own work takes (0, no limit, is kept in both):
    *
    * <ul>
@@ -266,6 +266,11 @@ public final class PostgresLocation {
    *   <li>{@code idle_session_timeout}, to the lease: a session is idle between two of the
    *       journal's statements while the steward works (a snapshot save encodes the snapshot after
    *       making sure of the tables), and a limit meant for leaked connections ended it there.
+   *   <li>{@code transaction_timeout} (PostgreSQL 17 and later), lifted (0): an opening checks the
+   *       whole journal in one transaction, an import writes it in one, an export reads it in one,
+   *       each as long as the journal makes it, and the server ends the session of one that
+   *       outlasts the limit (an opening's session holds the journal's lock). A server without the
+   *       setting has no row for it, so nothing is set there.
    * </ul>
    */
   private void pin(Connection c) throws SQLException {
@@ -276,13 +281,16 @@ public final class PostgresLocation {
                 + " (SELECT pg_catalog.count(pg_catalog.set_config(s.name, l.floor, false))"
                 + " FROM pg_catalog.pg_settings s, (VALUES"
                 + " ('idle_in_transaction_session_timeout'::pg_catalog.text, ?::pg_catalog.text),"
-                + " ('idle_session_timeout', ?), ('statement_timeout', ?), ('lock_timeout', ?))"
-                + " AS l(name, floor)"
-                // A CASE, so that no other setting's value ("off") is ever cast to a number.
+                + " ('idle_session_timeout', ?), ('statement_timeout', ?), ('lock_timeout', ?),"
+                // PostgreSQL 17's; on an earlier server pg_settings has no such row, and nothing
+                // is set.
+                + " ('transaction_timeout', '0')) AS l(name, floor)"
+                // A CASE, so that no other setting's value ("off") is ever cast to a number. A
+                // floor of 0 is no limit: any limit is lifted.
                 + " WHERE CASE WHEN s.name OPERATOR(pg_catalog.=) l.name"
                 + " THEN s.setting::pg_catalog.int8 OPERATOR(pg_catalog.>) 0"
-                + " AND s.setting::pg_catalog.int8"
-                + " OPERATOR(pg_catalog.<) l.floor::pg_catalog.int8 ELSE false END)"
+                + " AND (l.floor OPERATOR(pg_catalog.=) '0' OR s.setting::pg_catalog.int8"
+                + " OPERATOR(pg_catalog.<) l.floor::pg_catalog.int8) ELSE false END)"
                 + " FROM pg_catalog.pg_namespace n WHERE n.nspname OPERATOR(pg_catalog.=)"
                 + " COALESCE(?::pg_catalog.text, pg_catalog.current_schema()::pg_catalog.text)")) {
       ps.setString(1, Long.toString(lease.toMillis()));

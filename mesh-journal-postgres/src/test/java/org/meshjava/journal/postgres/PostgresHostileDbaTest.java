@@ -270,6 +270,25 @@ class PostgresHostileDbaTest {
     assertThat(warned.rows()).as("committed, and refused").isEqualTo(3);
   }
 
+  /**
+   * A COMMIT the server answers with an error rolled the batch back (SPEC.md 60.7, "Faults"): the
+   * refusal says nothing of it is stored, not that its commit went unanswered and its records may
+   * turn up, which sent an operator looking for records that can never appear.
+   */
+  @Test
+  void aCommitAnsweredWithAnError_isRefused_sayingNothingOfTheBatchIsStored() throws Exception {
+    Opened o = Opened.open();
+    try (PostgresJournal j = o.journal()) {
+      JournalException e = o.failedAfter(deferredTrigger("EXCEPTION"));
+      assertThat(e.getMessage())
+          .contains("ERROR: audited")
+          .contains("answered its commit with this error and rolled it back")
+          .contains("records 2 to 2 are not stored")
+          .doesNotContain("may still be found on restart");
+    }
+    assertThat(o.rows()).as("rolled back").isEqualTo(2);
+  }
+
   /** An audit trigger that raises {@code level} as each insert commits. */
   private static String[] deferredTrigger(String level) {
     return new String[] {

@@ -39,19 +39,86 @@ class PostgresLookAlikeOperatorTest {
 
   @Test
   void anEqualityOnTypes_inTheJournalsSchema_doesNotPassAColumnAlteredToText() throws Exception {
+    // pg_catalog has no regtype = regtype (it compares them as oids): the fenced insert's check of
+    // its columns' types took this one, and the line went in as text.
+    refusedAlteredToText(
+        "CREATE FUNCTION always(regtype, regtype) RETURNS boolean LANGUAGE sql IMMUTABLE"
+            + " AS 'SELECT true'",
+        "CREATE OPERATOR = (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = always)");
+  }
+
+  @Test
+  void aTypeOfFunctionOnText_inTheJournalsSchema_doesNotPassAColumnAlteredToText()
+      throws Exception {
+    // pg_catalog's pg_typeof takes "any": one taking text, in the journal's schema, matches the
+    // altered column exactly and was chosen over it, answering bytea. The line's text (the bytes in
+    // hex) then also equals the given line as text, so nothing else saw the change.
+    refusedAlteredToText(
+        "CREATE FUNCTION pg_typeof(text) RETURNS regtype LANGUAGE sql IMMUTABLE"
+            + " AS 'SELECT ''bytea''::regtype'");
+  }
+
+  @Test
+  void anOidEqualsRegclass_inTheJournalsSchema_doesNotLetACopyOpen_asARoleNotOwningTheTables()
+      throws Exception {
+    StewardRoleJournal copy = StewardRoleJournal.of(1);
+    // pg_catalog compares oid with oid only: this one was chosen for the look at the owner table's
+    // columns, which then seemed absent; the role may not add them, so the opening went on without
+    // them and without the check that the journal was written in this database.
+    copy.sql(
+        NEVER_OID_REGCLASS,
+        "CREATE OPERATOR = (LEFTARG = oid, RIGHTARG = regclass, FUNCTION = never)",
+        "UPDATE mesh_journal_owner SET database_oid = database_oid + 1");
+    Throwable t = catchThrowable(() -> PostgresJournal.open(copy.asRole(), copy.name()).close());
+    assertThat(t).isInstanceOf(JournalException.class);
+    assertThat(((JournalException) t).reason())
+        .as(t.getMessage())
+        .isEqualTo(JournalException.Reason.MISPLACED);
+  }
+
+  @Test
+  void lookAlikesInTheJournalsSchema_neitherHideNorRenameTheTriggerARefusalNames()
+      throws Exception {
     PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
     try (PostgresJournal j = o.journal()) {
-      // pg_catalog has no regtype = regtype (it compares them as oids): the fenced insert's check
-      // of its columns' types took this one, and the line went in as text.
       JournalException e =
           o.failedAfter(
-              "CREATE FUNCTION always(regtype, regtype) RETURNS boolean LANGUAGE sql IMMUTABLE"
-                  + " AS 'SELECT true'",
-              "CREATE OPERATOR = (LEFTARG = regtype, RIGHTARG = regtype, FUNCTION = always)",
+              NEVER_OID_REGCLASS,
+              "CREATE OPERATOR = (LEFTARG = oid, RIGHTARG = regclass, FUNCTION = never)",
+              "CREATE FUNCTION innocent(text, name) RETURNS text LANGUAGE sql IMMUTABLE"
+                  + " AS 'SELECT ''trigger innocent'''",
+              "CREATE OPERATOR || (LEFTARG = text, RIGHTARG = name, FUNCTION = innocent)",
+              "CREATE FUNCTION swallow() RETURNS trigger LANGUAGE plpgsql AS"
+                  + " $$BEGIN RETURN NULL; END$$",
+              "CREATE TRIGGER swallower BEFORE INSERT ON mesh_journal_record"
+                  + " FOR EACH ROW EXECUTE FUNCTION swallow()");
+      assertThat(e.getMessage())
+          .contains("it carries trigger swallower")
+          .doesNotContain("innocent");
+    }
+  }
+
+  /** A function answering false to every oid and regclass, for a look-alike {@code =}. */
+  private static final String NEVER_OID_REGCLASS =
+      "CREATE FUNCTION never(oid, regclass) RETURNS boolean LANGUAGE sql IMMUTABLE"
+          + " AS 'SELECT false'";
+
+  /**
+   * A journal of two records, in whose schema the DBA makes {@code lookAlike} and then alters the
+   * line column to text: the next append is refused FAILED, naming the column's type, and nothing
+   * is stored as text.
+   */
+  private static void refusedAlteredToText(String... lookAlike) throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    try (PostgresJournal j = o.journal()) {
+      o.sql(lookAlike);
+      JournalException e =
+          o.failedAfter(
               "ALTER TABLE mesh_journal_record ALTER COLUMN line TYPE text"
                   + " USING encode(line, 'escape')");
       assertThat(e.getMessage()).contains("no longer has the type the journal created");
     }
+    assertThat(o.rows()).as("nothing stored as text").isEqualTo(2);
   }
 
   /**

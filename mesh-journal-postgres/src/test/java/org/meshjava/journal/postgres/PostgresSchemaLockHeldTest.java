@@ -1,0 +1,63 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.meshjava.journal.postgres.PostgresSchemaLockTest.at;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.meshjava.journal.JournalException;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * Another session holding the advisory lock that serialises creating the journal's tables (SPEC.md
+ * 60.7, "Tables"): a DBA's session, or an application's whose two-integer key is the same. Every
+ * opening in the database waited for it until the driver gave up a lease later, refused in words
+ * for a lost connection ("An I/O error occurred while sending to the backend"), naming neither the
+ * lock nor the session. It is now refused IO at half the lease, naming both.
+ */
+class PostgresSchemaLockHeldTest {
+  @BeforeAll
+  static void startServer() {
+    PostgresSchemaLockTest.startServer();
+  }
+
+  @Test
+  void aSessionHoldingTheTablesCreationLock_isNamed_byTheOpeningItHoldsUp() throws Exception {
+    String database = PostgresSchemaLockTest.server.newDatabase();
+    try (Connection holder = PostgresSchemaLockTest.server.connect(database);
+        Statement s = holder.createStatement()) {
+      long pid;
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT pg_backend_pid(), pg_advisory_lock("
+                  + (int) (JournalSchema.SCHEMA_LOCK >>> 32)
+                  + ", "
+                  + (int) JournalSchema.SCHEMA_LOCK
+                  + ")")) {
+        rs.next();
+        pid = rs.getLong(1);
+      }
+      Throwable t =
+          catchThrowable(
+              () ->
+                  PostgresJournal.open(
+                          at(database, PostgresTestServer.USER, "?lease_ms=2000"),
+                          PostgresJournalTest.newName())
+                      .close());
+      assertThat(t).isInstanceOf(JournalException.class);
+      JournalException e = (JournalException) t;
+      assertThat(e.reason()).as(e.getMessage()).isEqualTo(JournalException.Reason.IO);
+      assertThat(e.getMessage())
+          .contains("lock that serialises creating the journal's tables")
+          .contains("pid " + pid)
+          .contains("pg_terminate_backend(" + pid + ")");
+    }
+    // Once it is let go, the database opens as ever.
+    PostgresJournal.open(at(database, PostgresTestServer.USER, ""), PostgresJournalTest.newName())
+        .close();
+  }
+}
