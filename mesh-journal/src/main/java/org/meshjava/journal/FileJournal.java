@@ -510,7 +510,7 @@ public final class FileJournal implements Journal {
       Tail tail = endOf(ch, path);
       // An archive killed before it named its segment left it pending: finished or removed here,
       // under the lock, before anything reads the segments (SPEC.md 60.8).
-      settlePending(path, tail.firstSeq(), tail.end().count(), forcer);
+      settlePending(path, real, tail.firstSeq(), tail.end().count(), forcer);
       requireAfterArchive(path, tail.firstSeq(), tail.end().count());
       if (tail.torn() > 0) {
         LOG.warn(
@@ -886,9 +886,16 @@ public final class FileJournal implements Journal {
 
   /**
    * Finishes or removes the pending segments an archive killed midway left ({@link
-   * #pendingVerdicts}), forcing the segment folder after each, under the journal's lock.
+   * #pendingVerdicts}), forcing the segment folder after each, under the lock of the journal at
+   * {@code path} (the file {@code real}).
+   *
+   * <p>A segment to finish was left by an archive that renamed its cut over the journal, and it may
+   * have been stopped before it forced the journal's folder: the cut is forced here first, as the
+   * archive forces it before naming the segment. Otherwise a power cut could undo the cut and keep
+   * the name, and would take with the cut file every record this opening's steward goes on to
+   * append and sync into it.
    */
-  private static void settlePending(Path path, long firstSeq, long count, Forcer forcer)
+  private static void settlePending(Path path, Path real, long firstSeq, long count, Forcer forcer)
       throws JournalException {
     List<JournalSegments.Segment> segments;
     try {
@@ -896,9 +903,15 @@ public final class FileJournal implements Journal {
     } catch (JournalException notAFolder) {
       return; // refused by the read that needs the segments, as requireAfterArchive says
     }
+    boolean cutForced = false;
     for (PendingVerdict v : pendingVerdicts(path, segments, firstSeq, count)) {
       Path pending = v.segment().file();
       try {
+        Path folder = real.getParent();
+        if (v.finish() && !cutForced && folder != null) {
+          forcer.forceDirectory(folder);
+          cutForced = true;
+        }
         if (v.finish()) {
           nameSegment(pending, JournalSegments.file(path, v.segment().firstSeq()));
           LOG.warn(
