@@ -44,7 +44,7 @@ class FifoInputTest {
     public void close() {}
   }
 
-  private static Path fifo(Path at) throws Exception {
+  static Path fifo(Path at) throws Exception {
     Process p = new ProcessBuilder("mkfifo", at.toString()).start();
     assumeTrue(p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0, "mkfifo is available");
     return at;

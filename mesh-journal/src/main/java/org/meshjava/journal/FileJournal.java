@@ -27,6 +27,7 @@ import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalIo;
+import org.meshjava.journal.internal.JournalLayout;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LockHolder;
@@ -510,7 +511,7 @@ public final class FileJournal implements Journal {
       Tail tail = endOf(ch, path);
       // An archive killed before it named its segment left it pending: finished or removed here,
       // under the lock, before anything reads the segments (SPEC.md 60.8).
-      settlePending(path, tail.firstSeq(), tail.end().count(), forcer);
+      settlePending(path, real, tail.firstSeq(), tail.end().count(), forcer);
       requireAfterArchive(path, tail.firstSeq(), tail.end().count());
       if (tail.torn() > 0) {
         LOG.warn(
@@ -886,9 +887,16 @@ public final class FileJournal implements Journal {
 
   /**
    * Finishes or removes the pending segments an archive killed midway left ({@link
-   * #pendingVerdicts}), forcing the segment folder after each, under the journal's lock.
+   * #pendingVerdicts}), forcing the segment folder after each, under the lock of the journal at
+   * {@code path} (the file {@code real}).
+   *
+   * <p>A segment to finish was left by an archive that renamed its cut over the journal, and it may
+   * have been stopped before it forced the journal's folder: the cut is forced here first, as the
+   * archive forces it before naming the segment. Otherwise a power cut could undo the cut and keep
+   * the name, and would take with the cut file every record this opening's steward goes on to
+   * append and sync into it.
    */
-  private static void settlePending(Path path, long firstSeq, long count, Forcer forcer)
+  private static void settlePending(Path path, Path real, long firstSeq, long count, Forcer forcer)
       throws JournalException {
     List<JournalSegments.Segment> segments;
     try {
@@ -896,9 +904,15 @@ public final class FileJournal implements Journal {
     } catch (JournalException notAFolder) {
       return; // refused by the read that needs the segments, as requireAfterArchive says
     }
+    boolean cutForced = false;
     for (PendingVerdict v : pendingVerdicts(path, segments, firstSeq, count)) {
       Path pending = v.segment().file();
       try {
+        Path folder = real.getParent();
+        if (v.finish() && !cutForced && folder != null) {
+          forcer.forceDirectory(folder);
+          cutForced = true;
+        }
         if (v.finish()) {
           nameSegment(pending, JournalSegments.file(path, v.segment().firstSeq()));
           LOG.warn(
@@ -1933,6 +1947,60 @@ public final class FileJournal implements Journal {
       return firstSequence(path);
     } catch (JournalException e) {
       throw withSnapshotFolder(e, path, snapshotFolder);
+    }
+  }
+
+  /**
+   * A read of a file journal that takes no lock ({@link #readUnlocked}).
+   *
+   * @param <T> what it returns
+   * @param <X> what it throws
+   */
+  @FunctionalInterface
+  public interface UnlockedRead<T, X extends Exception> {
+    /** Reads the journal; may be run more than once. */
+    T read() throws X;
+  }
+
+  /**
+   * How often {@link #readUnlocked} runs a read that failed while the journal's files changed: an
+   * archive changes them three times (its pending segment written, its cut renamed into place, the
+   * segment named), and an opening that settles a pending segment once more.
+   */
+  private static final int UNLOCKED_READ_ATTEMPTS = 8;
+
+  /**
+   * Runs {@code read}, a read of the journal at {@code path} that takes no lock and may look at its
+   * files several times (as {@code mesh journal verify} does beside a running steward), and runs it
+   * again when it fails while those files changed under it: an archive renames its cut over the
+   * live file and writes, names and removes a pending segment, and an opening settles what a
+   * stopped archive left. Each state on the way is one a read accepts (SPEC.md 60.8), but a read
+   * that looked at the live file in one and at the segments in the next, or listed a pending
+   * segment just before it was named, failed on a journal that is whole. A read that fails with the
+   * files as they were when it began fails at once (appends change nothing compared here, so a
+   * journal refused while its steward serves is refused as it is): damage fails every read the same
+   * way. A read that succeeds is returned whatever changed, since every state holds the same
+   * records.
+   *
+   * @throws X what the last run of {@code read} threw: its failure with the files unchanged, or
+   *     after eight runs that each saw them change
+   */
+  public static <T, X extends Exception> T readUnlocked(Path path, UnlockedRead<T, X> read)
+      throws X {
+    for (int attempt = 1; ; attempt++) {
+      JournalLayout before = JournalLayout.of(path);
+      try {
+        return read.read();
+      } catch (Exception e) {
+        if (attempt == UNLOCKED_READ_ATTEMPTS || JournalLayout.of(path).equals(before)) {
+          throw e;
+        }
+        LOG.info(
+            "journal {}: its files changed while they were read (an archive or an opening at"
+                + " work), and the read failed ({}); reading them again",
+            path,
+            FailureWords.of(e));
+      }
     }
   }
 

@@ -20,13 +20,7 @@ class SegmentFolderStrayFilesTest {
 
   /** Records 0..11, segments 0 (0..2) and 3 (3..7), the live file 8..11. */
   private Path twoSegments(Path p) throws Exception {
-    FileJournalStreamTest.journal(p, 6);
-    LiveFileOlderThanArchiveTest.archiveUpTo(p, 3);
-    try (FileJournal j = FileJournal.openUnsynced(p)) {
-      for (int i = 6; i < 12; i++) {
-        j.append(FileJournalStreamTest.sealed(i));
-      }
-    }
+    SettledSegmentCutForcedTest.archivedOnce(p);
     LiveFileOlderThanArchiveTest.archiveUpTo(p, 8);
     return p;
   }
