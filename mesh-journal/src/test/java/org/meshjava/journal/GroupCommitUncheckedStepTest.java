@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.meshjava.core.ContentId;
 import org.meshjava.journal.internal.GroupCommit;
@@ -26,7 +27,25 @@ class GroupCommitUncheckedStepTest {
   private final List<Long> written = new ArrayList<>();
   private final AtomicBoolean breakNext = new AtomicBoolean(true);
   private final AtomicBoolean breakRecordOf = new AtomicBoolean();
+  private Supplier<RuntimeException> accessorBreak =
+      () -> new IllegalStateException("the record's accessor broke");
+  private Supplier<RuntimeException> stepBreak =
+      () -> new IllegalStateException("the driver broke while encoding the batch");
   private long next;
+
+  /**
+   * An exception whose words cannot be read: its {@code getMessage()} throws (a library's lazy
+   * message), as a second {@code OutOfMemoryError} would while a message is built after the heap
+   * ran out.
+   */
+  private static final class Undescribable extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public String getMessage() {
+      throw new IllegalStateException("the message could not be built");
+    }
+  }
 
   private GroupCommit<JournalRecord> commits() {
     return new GroupCommit<>(
@@ -40,13 +59,13 @@ class GroupCommitUncheckedStepTest {
         },
         r -> {
           if (breakRecordOf.getAndSet(false)) {
-            throw new IllegalStateException("the record's accessor broke");
+            throw accessorBreak.get();
           }
           return r;
         },
         (batch, seq) -> {
           if (breakNext.getAndSet(false)) {
-            throw new IllegalStateException("the driver broke while encoding the batch");
+            throw stepBreak.get();
           }
           batch.forEach(r -> written.add(r.seq()));
         });
@@ -166,6 +185,54 @@ class GroupCommitUncheckedStepTest {
     assertThatThrownBy(() -> commits.enqueue(sealed(1))).isInstanceOf(JournalException.class);
     commits.close();
 
+    assertThat(written).isEmpty();
+  }
+
+  /**
+   * A throw while queueing that cannot be put into words still fails the journal: the chain has
+   * moved past the record, and a record appended after it would follow a gap.
+   *
+   * <p>Regression: building the {@code FAILED} answer threw first, so the journal was never failed,
+   * the caller got the message's exception, and record 1 was written past the lost 0.
+   */
+  @Test
+  void anUndescribableThrowWhileQueueing_stillFailsTheJournal() {
+    breakNext.set(false);
+    breakRecordOf.set(true);
+    accessorBreak = Undescribable::new;
+    GroupCommit<JournalRecord> commits = commits();
+
+    assertThatThrownBy(() -> commits.enqueue(sealed(0)))
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+    refusesAndWritesNothing(commits);
+  }
+
+  /**
+   * A step's throw that cannot be put into words still fails the journal.
+   *
+   * <p>Regression: the failure was never recorded, so the leader's batch was lost while the next
+   * record was written alone past it.
+   */
+  @Test
+  void anUndescribableThrowFromTheStep_stillFailsTheJournal() throws Exception {
+    stepBreak = Undescribable::new;
+    GroupCommit<JournalRecord> commits = commits();
+    Journal.Pending first = commits.enqueue(sealed(0));
+
+    assertThatThrownBy(first::await)
+        .isInstanceOfSatisfying(
+            JournalException.class,
+            e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.FAILED));
+    refusesAndWritesNothing(commits);
+  }
+
+  /** The journal failed: a later append is refused, and nothing was or will be written. */
+  private void refusesAndWritesNothing(GroupCommit<JournalRecord> commits) {
+    assertThat(commits.refusesAppends()).isPresent();
+    assertThatThrownBy(() -> commits.enqueue(sealed(1))).isInstanceOf(JournalException.class);
+    commits.close();
     assertThat(written).isEmpty();
   }
 }

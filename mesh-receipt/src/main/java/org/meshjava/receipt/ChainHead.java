@@ -41,8 +41,21 @@ public record ChainHead(long nextSequence, Optional<ContentId> prev) {
     return new ChainPosition(nextSequence, prev);
   }
 
-  /** The head after {@code sealed}, the last receipt of the chain. */
+  /**
+   * The head after {@code sealed}, the last receipt of the chain.
+   *
+   * @throws IllegalArgumentException if {@code sealed} is numbered {@link Long#MAX_VALUE}: the
+   *     chain is full, since no sequence a {@code long} holds follows it (a log appends nothing
+   *     then)
+   */
   public static ChainHead after(SealedReceipt sealed) {
-    return new ChainHead(sealed.receipt().sequence() + 1, Optional.of(sealed.envelope().id()));
+    long sequence = sealed.receipt().sequence();
+    if (sequence == Long.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "the receipt chain is full: a receipt numbered "
+              + sequence
+              + " would leave no number for the next one");
+    }
+    return new ChainHead(sequence + 1, Optional.of(sealed.envelope().id()));
   }
 }

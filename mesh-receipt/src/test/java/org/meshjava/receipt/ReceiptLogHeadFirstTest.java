@@ -38,4 +38,19 @@ class ReceiptLogHeadFirstTest {
     assertThat(recorded).isEmpty();
     assertThat(log.head()).isEqualTo(new ChainHead(Long.MAX_VALUE, Optional.of(prev)));
   }
+
+  /**
+   * A full chain says so. Regression: the refusal read "nextSequence must be non-negative:
+   * -9223372036854775808", the sum that overflowed, which names nothing an operator could act on.
+   */
+  @Test
+  void aFullChain_isRefusedInWordsThatSaySo() {
+    ReceiptLog log =
+        ReceiptLog.resume(
+            KEY, new ChainHead(Long.MAX_VALUE, Optional.of(ContentId.ofBytes(new byte[] {1}))));
+
+    assertThatIllegalArgumentException()
+        .isThrownBy(() -> log.append(TestReceipts.generationDraft(), s -> s))
+        .withMessageContaining("the receipt chain is full");
+  }
 }

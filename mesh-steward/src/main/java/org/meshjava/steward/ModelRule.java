@@ -23,8 +23,19 @@ final class ModelRule {
             : Optional.of("not the model the request names (" + model + ")");
   }
 
-  /** Whether {@code model} names {@code backend}: its name, or the recipe it serves. */
+  /**
+   * Whether {@code model} names {@code backend}: its name, or the recipe it serves. A backend whose
+   * {@code recipe()} throws (the engine's code) is named by its name only, so that it cannot fail a
+   * request, or {@link Steward#serves}, that another backend answers.
+   */
   static boolean names(ServingEngine backend, String model) {
-    return backend.name().equals(model) || backend.recipe().name().equals(model);
+    if (backend.name().equals(model)) {
+      return true;
+    }
+    try {
+      return backend.recipe().name().equals(model);
+    } catch (RuntimeException | Error e) {
+      return false;
+    }
   }
 }

@@ -564,10 +564,17 @@ public final class Steward implements AutoCloseable {
     RouteDecision route =
         route(
             request,
-            backend ->
-                kind.refuse(backend)
+            backend -> {
+              try {
+                return kind.refuse(backend)
                     .or(() -> model.refuse(backend))
-                    .or(() -> grantRule.refuse(backend)));
+                    .or(() -> grantRule.refuse(backend));
+              } catch (RuntimeException | Error e) {
+                // The rules ask the engine (its weights for a grant's ModelIn): what its code
+                // throws refuses that one candidate, never the request another backend can serve.
+                return Optional.of("it failed while being judged: " + e);
+              }
+            });
     ServingEngine engine = route.chosen();
     BackendSlots.Held slot = slots.take(engine);
     try {

@@ -68,6 +68,12 @@ public final class GroupCommit<E> {
   // Written under queueLock; volatile for refusesAppends, as closed is.
   private volatile @Nullable JournalException failure;
 
+  /**
+   * The failure for an unchecked throw that could not be put into words, made up front since
+   * nothing may be built when it is needed ({@link #failOver}).
+   */
+  private final JournalException wordless;
+
   private final Object syncMonitor = new Object();
   private boolean syncing;
   private volatile long durableThrough;
@@ -93,6 +99,11 @@ public final class GroupCommit<E> {
     this.advance = Objects.requireNonNull(advance, "advance");
     this.recordOf = Objects.requireNonNull(recordOf, "recordOf");
     this.step = Objects.requireNonNull(step, "step");
+    this.wordless =
+        new JournalException(
+            JournalException.Reason.FAILED,
+            "journal " + journal + " failed: an unchecked throw whose words could not be read",
+            null);
   }
 
   /**
@@ -116,12 +127,7 @@ public final class GroupCommit<E> {
       } catch (RuntimeException | Error e) {
         // The chain has moved past records that are not queued: a later record would be written
         // after a gap the next opening refuses, so the journal fails, and says nothing was queued.
-        throw failOver(
-            e,
-            new JournalException(
-                JournalException.Reason.FAILED,
-                "queueing a record in journal " + journal + " failed: " + e,
-                e));
+        throw failOver(e, -1, "queueing a record in");
       }
     }
   }
@@ -282,10 +288,24 @@ public final class GroupCommit<E> {
   }
 
   /**
-   * Fails the journal with {@code f} over {@code e}, an unchecked throw: an error is rethrown as it
-   * is, anything else answered with {@code f} to throw.
+   * Fails the journal {@code FAILED} over {@code e}, an unchecked throw while {@code doing} it
+   * (naming record {@code seq}, or none if -1): an error is rethrown as it is, anything else
+   * answered with the failure to throw. Putting {@code e} into words may itself throw (a message
+   * that cannot be built, the heap still full): the journal then fails with {@link #wordless}, for
+   * a journal left running over records the chain has moved past would write the next after a gap.
    */
-  private JournalException failOver(Throwable e, JournalException f) {
+  private JournalException failOver(Throwable e, long seq, String doing) {
+    JournalException f;
+    try {
+      f =
+          new JournalException(
+              JournalException.Reason.FAILED,
+              seq,
+              doing + " journal " + journal + " failed: " + e,
+              e);
+    } catch (RuntimeException | Error describing) {
+      f = wordless;
+    }
     fail(f);
     if (e instanceof Error error) {
       throw error;
@@ -387,13 +407,7 @@ public final class GroupCommit<E> {
       // The batch has left the queue: unless the journal fails, a waiter of it leads again, finds
       // the queue empty or holding later records only, writes those past the lost ones and counts
       // its own as durable. So whatever the step throws fails the journal; an error stays an error.
-      throw failOver(
-          e,
-          new JournalException(
-              JournalException.Reason.FAILED,
-              named,
-              "write to journal " + journal + " failed: " + e,
-              e));
+      throw failOver(e, named, "write to");
     }
     return recordOf.apply(batch.getLast()).seq();
   }
