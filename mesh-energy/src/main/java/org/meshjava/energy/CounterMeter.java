@@ -264,7 +264,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       leaveEvery(entered, now, e);
       throw e;
     }
-    List<DomainLedger> foreign = tellOtherMeters(entered.keySet());
+    List<DomainLedger> foreign = tellOtherMeters(entered);
     scheduleDueProbes(now);
     startPoll();
     startWatch();
@@ -276,9 +276,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * window opened on it, and returns their ledgers, to be told when it leaves. Two meters (stewards
    * that discovered with different options) read the same hardware: a serve alone in each meter's
    * books is not alone on the package, and both would otherwise be graded a reading of the whole
-   * counter. Called holding no ledger's monitor.
+   * counter. A window of theirs already open there (opened before this meter was made, or whose own
+   * notice has not reached this meter yet) overlaps this one too. Called holding no ledger's
+   * monitor, after entering: a serve of theirs between this window's entering and this notice is
+   * then still seen by one of the two.
    */
-  private List<DomainLedger> tellOtherMeters(Set<DomainLedger> entered) {
+  private List<DomainLedger> tellOtherMeters(Map<DomainLedger, DomainLedger.Share> entered) {
     List<CounterMeter> others = new ArrayList<>();
     synchronized (METERS) {
       for (CounterMeter m : METERS) {
@@ -289,11 +292,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
     List<DomainLedger> told = new ArrayList<>();
     for (CounterMeter other : others) {
-      for (DomainLedger mine : entered) {
-        DomainLedger theirs = other.ledgers.get(mine.domain());
+      for (Map.Entry<DomainLedger, DomainLedger.Share> mine : entered.entrySet()) {
+        DomainLedger theirs = other.ledgers.get(mine.getKey().domain());
         if (theirs != null) {
-          theirs.foreignEntered();
           told.add(theirs);
+          if (theirs.foreignEntered()) {
+            mine.getKey().sharedWithForeign(mine.getValue());
+          }
         }
       }
     }
