@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -89,6 +90,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // The timed read of every counter is scheduled on ownedExecutor, or running; cleared when
   // scheduling it failed, so that the next open schedules it again.
   private final AtomicBoolean polling = new AtomicBoolean();
+  // The chain of timed reads now current. A ScheduledThreadPoolExecutor queues a task before it
+  // starts the thread that then fails to start: a chain whose scheduling failed may run after all,
+  // beside the one the next open starts, and each would read every counter for the meter's life.
+  private final AtomicLong pollChain = new AtomicLong();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -164,7 +169,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       this.ownedExecutor = Objects.requireNonNull(ownThread, "ownThread");
       this.reprobeExecutor = ownedExecutor;
       polling.set(true);
-      schedulePoll(ownedExecutor);
+      schedulePoll(ownedExecutor, pollChain.get());
       holdClosesToStallBound();
     } else {
       this.ownedExecutor = null;
@@ -339,22 +344,25 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * and the one after from that read: a zone seen drawing more than it was read for shortens the
    * interval, which a fixed rate would not follow.
    */
-  private void schedulePoll(ScheduledExecutorService executor) {
+  private void schedulePoll(ScheduledExecutorService executor, long chain) {
     OptionalLong every = pollEveryNanos();
-    if (every.isEmpty() || closed.get()) {
+    if (every.isEmpty() || closed.get() || pollChain.get() != chain) {
       return;
     }
     try {
       var unused =
           executor.schedule(
               () -> {
+                if (pollChain.get() != chain) {
+                  return; // its scheduling failed, and the next open started another chain
+                }
                 // The next read is scheduled whatever this one throws (an Error out of a driver's
                 // read): a chain ended here would leave the counters unread between windows for the
                 // meter's life, and every window across such a gap no reading.
                 try {
                   pollCounters();
                 } finally {
-                  schedulePoll(executor);
+                  schedulePoll(executor, chain);
                 }
               },
               every.getAsLong(),
@@ -364,6 +372,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       // thread (an OutOfMemoryError where no native thread can be made): the chain would end here
       // for the meter's life, every window across the unread gap no reading, so the next open
       // starts it again. The serve that opened is no place for the meter's own scheduling fault.
+      pollChain.incrementAndGet();
       polling.set(false);
       scheduleFailed("timed read", e);
     }
@@ -373,7 +382,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private void startPoll() {
     ScheduledExecutorService executor = ownedExecutor;
     if (executor != null && !polling.get() && polling.compareAndSet(false, true)) {
-      schedulePoll(executor);
+      schedulePoll(executor, pollChain.get());
     }
   }
 

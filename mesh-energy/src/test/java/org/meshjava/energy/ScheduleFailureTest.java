@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,8 +34,13 @@ class ScheduleFailureTest {
   /** The meter's own thread: records what is scheduled (never runs it), or fails while asked. */
   private static final class RefusingThread extends ScheduledThreadPoolExecutor {
     final List<Long> delays = new CopyOnWriteArrayList<>();
+    // What was handed over to run later, with its delay; also what failed, where queuedThenFailed.
+    final List<Map.Entry<Long, Runnable>> queued = new CopyOnWriteArrayList<>();
     final AtomicInteger refusals = new AtomicInteger();
     volatile Error error;
+    // Fails as a ScheduledThreadPoolExecutor whose thread cannot start does: the task is queued
+    // first, and runs once a later schedule starts the thread.
+    volatile boolean queuedThenFailed;
 
     RefusingThread() {
       super(1);
@@ -43,12 +49,16 @@ class ScheduleFailureTest {
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        if (queuedThenFailed) {
+          queued.add(Map.entry(unit.toNanos(delay), command));
+        }
         if (error != null) {
           throw error;
         }
         throw new RejectedExecutionException("refused");
       }
       delays.add(unit.toNanos(delay));
+      queued.add(Map.entry(unit.toNanos(delay), command));
       return super.schedule(() -> {}, 1, TimeUnit.DAYS);
     }
   }
@@ -138,5 +148,34 @@ class ScheduleFailureTest {
       assertThat(thread.delays).as("the watch, started again").hasSize(1);
       second.close(1);
     }
+  }
+
+  @Test
+  void aTimedReadQueuedThoughItsSchedulingFailed_doesNotRunBesideTheChainStartedAgain() {
+    RefusingThread thread = new RefusingThread();
+    thread.error = new OutOfMemoryError("unable to create native thread");
+    thread.queuedThenFailed = true;
+    thread.refusals.set(1);
+    try (CounterMeter meter = meter(thread)) {
+      clock.advanceMillis(5);
+      MeterWindow w = openOrFail(meter);
+      clock.advanceMillis(50);
+      w.close(1);
+      assertThat(timedReads(thread))
+          .as("the failed chain, queued, and the one started again")
+          .hasSize(2);
+
+      List<Runnable> due = timedReads(thread);
+      thread.queued.clear();
+      due.forEach(Runnable::run);
+      assertThat(timedReads(thread)).as("timed reads scheduled after each ran once").hasSize(1);
+    }
+  }
+
+  private static List<Runnable> timedReads(RefusingThread thread) {
+    return thread.queued.stream()
+        .filter(e -> e.getKey() == WRAP_GAP_NANOS / 2)
+        .map(Map.Entry::getValue)
+        .toList();
   }
 }
