@@ -26,6 +26,7 @@ import org.meshjava.core.Provenance;
 import org.meshjava.core.Unsigned;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * A meter over hardware energy counters (RAPL, NVML, Apple IOReport) that grades each figure
@@ -94,6 +95,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // starts the thread that then fails to start: a chain whose scheduling failed may run after all,
   // beside the one the next open starts, and each would read every counter for the meter's life.
   private final AtomicLong pollChain = new AtomicLong();
+  // A WARN said scheduling the timed reads (the watch) failed, and no schedule of them has worked
+  // since: a failure that lasts (no native thread to be had) is met again at every open, and one
+  // line says it.
+  private final AtomicBoolean warnedPollFailed = new AtomicBoolean();
+  private final AtomicBoolean warnedWatchFailed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -367,6 +373,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
+      warnedPollFailed.set(false);
     } catch (RuntimeException | Error e) {
       // Closed meanwhile, nothing left to read; or the executor refused or could not start its
       // thread (an OutOfMemoryError where no native thread can be made): the chain would end here
@@ -374,7 +381,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       // starts it again. The serve that opened is no place for the meter's own scheduling fault.
       pollChain.incrementAndGet();
       polling.set(false);
-      scheduleFailed("timed read", e);
+      scheduleFailed("timed read", warnedPollFailed, e);
     }
   }
 
@@ -386,15 +393,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
   }
 
-  /** Logs a failure to schedule the meter's own reads, unless the meter was closed meanwhile. */
-  private void scheduleFailed(String what, Throwable e) {
+  /**
+   * Logs a failure to schedule the meter's own reads, unless the meter was closed meanwhile: at
+   * WARN the first since a schedule last worked, at DEBUG the rest.
+   */
+  private void scheduleFailed(String what, AtomicBoolean warned, Throwable e) {
     if (!closed.get()) {
-      LOG.warn(
-          "energy meter {}: scheduling its {} failed ({}); tried again at the next window, whose"
-              + " figure is not a reading until it runs",
-          name,
-          what,
-          e.toString());
+      LOG.atLevel(warned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
+          .log(
+              "energy meter {}: scheduling its {} failed ({}); tried again at the next window, whose"
+                  + " figure is not a reading until it runs",
+              name,
+              what,
+              e.toString());
     }
   }
 
@@ -463,10 +474,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
+      warnedWatchFailed.set(false);
     } catch (RuntimeException | Error e) {
       // As for the timed reads: a watch left marked running would never be started again.
       watching.set(false);
-      scheduleFailed("watch", e);
+      scheduleFailed("watch", warnedWatchFailed, e);
     }
   }
 

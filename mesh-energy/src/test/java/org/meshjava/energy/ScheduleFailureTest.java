@@ -178,4 +178,40 @@ class ScheduleFailureTest {
         .map(Map.Entry::getValue)
         .toList();
   }
+
+  // No native thread to be had lasts: every open meets the failure again, and one line says it.
+  @Test
+  void aSchedulingFailureThatLasts_isWarnedOnce_andAgainAfterAScheduleWorked() {
+    RefusingThread thread = new RefusingThread();
+    thread.error = new OutOfMemoryError("unable to create native thread");
+    try (CounterMeter meter = meter(thread)) {
+      thread.refusals.set(Integer.MAX_VALUE);
+      String failing = CounterLogLevelsTest.logOf(() -> serveFiveTimes(meter));
+      thread.refusals.set(0);
+      serveFiveTimes(meter);
+      List<Map.Entry<Long, Runnable>> scheduled = List.copyOf(thread.queued);
+      thread.queued.clear();
+      scheduled.forEach(e -> e.getValue().run()); // the watch, with no window open, stops
+      thread.refusals.set(Integer.MAX_VALUE);
+      String failingAgain = CounterLogLevelsTest.logOf(() -> serveFiveTimes(meter));
+
+      assertThat(failing.lines().filter(l -> l.contains("scheduling its watch failed")))
+          .as(failing)
+          .singleElement()
+          .asString()
+          .contains("WARN");
+      assertThat(failingAgain.lines().filter(l -> l.contains("scheduling its watch failed")))
+          .as(failingAgain)
+          .hasSize(1);
+    }
+  }
+
+  private void serveFiveTimes(CounterMeter meter) {
+    for (int i = 0; i < 5; i++) {
+      clock.advanceMillis(5);
+      MeterWindow w = openOrFail(meter);
+      clock.advanceMillis(50);
+      w.close(1);
+    }
+  }
 }
