@@ -95,6 +95,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // starts the thread that then fails to start: a chain whose scheduling failed may run after all,
   // beside the one the next open starts, and each would read every counter for the meter's life.
   private final AtomicLong pollChain = new AtomicLong();
+  // The watch's chain now current, as pollChain is the timed reads'.
+  private final AtomicLong watchChain = new AtomicLong();
   // A WARN said scheduling the timed reads (the watch) failed, and no schedule of them has worked
   // since: a failure that lasts (no native thread to be had) is met again at every open, and one
   // line says it.
@@ -443,7 +445,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private void startWatch() {
     ScheduledExecutorService executor = ownedExecutor;
     if (executor != null && !watching.get() && watching.compareAndSet(false, true)) {
-      scheduleWatch(executor);
+      scheduleWatch(executor, watchChain.get());
     }
   }
 
@@ -451,7 +453,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * Schedules the next watch read, or stops the watch when no window needs one. Cleared before the
    * last look: a window opened after it sees the watch stopped and starts it again.
    */
-  private void scheduleWatch(ScheduledExecutorService executor) {
+  private void scheduleWatch(ScheduledExecutorService executor, long chain) {
+    if (watchChain.get() != chain) {
+      return; // its scheduling failed, and an open started another chain
+    }
     OptionalLong every = watchEveryNanos();
     while (every.isEmpty() || closed.get()) {
       watching.set(false);
@@ -464,12 +469,15 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       var unused =
           executor.schedule(
               () -> {
+                if (watchChain.get() != chain) {
+                  return; // queued by a schedule that failed, as for the timed reads
+                }
                 // As for the timer: a watch ended here would stay marked running, never restarted,
                 // and no window long enough to be a reading could pass the stall bound again.
                 try {
                   watchOpenWindows();
                 } finally {
-                  scheduleWatch(executor);
+                  scheduleWatch(executor, chain);
                 }
               },
               every.getAsLong(),
@@ -477,6 +485,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       warnedWatchFailed.set(false);
     } catch (RuntimeException | Error e) {
       // As for the timed reads: a watch left marked running would never be started again.
+      watchChain.incrementAndGet();
       watching.set(false);
       scheduleFailed("watch", warnedWatchFailed, e);
     }

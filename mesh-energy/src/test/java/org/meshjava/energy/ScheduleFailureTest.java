@@ -161,20 +161,31 @@ class ScheduleFailureTest {
       MeterWindow w = openOrFail(meter);
       clock.advanceMillis(50);
       w.close(1);
-      assertThat(timedReads(thread))
+      assertThat(queued(thread, true))
           .as("the failed chain, queued, and the one started again")
           .hasSize(2);
 
-      List<Runnable> due = timedReads(thread);
-      thread.queued.clear();
-      due.forEach(Runnable::run);
-      assertThat(timedReads(thread)).as("timed reads scheduled after each ran once").hasSize(1);
+      assertThat(runEachOnce(thread, true))
+          .as("timed reads scheduled after each ran once")
+          .hasSize(1);
     }
   }
 
-  private static List<Runnable> timedReads(RefusingThread thread) {
+  /**
+   * Runs each of the timed reads (or the watch's reads) queued on {@code thread} once, as the
+   * thread would, and returns those they queued in turn.
+   */
+  private static List<Runnable> runEachOnce(RefusingThread thread, boolean timedReads) {
+    List<Runnable> due = queued(thread, timedReads);
+    thread.queued.clear();
+    due.forEach(Runnable::run);
+    return queued(thread, timedReads);
+  }
+
+  /** What is queued on {@code thread}: the timed reads (every 30 s), or the watch's reads. */
+  private static List<Runnable> queued(RefusingThread thread, boolean timedReads) {
     return thread.queued.stream()
-        .filter(e -> e.getKey() == WRAP_GAP_NANOS / 2)
+        .filter(e -> (e.getKey() == WRAP_GAP_NANOS / 2) == timedReads)
         .map(Map.Entry::getValue)
         .toList();
   }
@@ -212,6 +223,30 @@ class ScheduleFailureTest {
       MeterWindow w = openOrFail(meter);
       clock.advanceMillis(50);
       w.close(1);
+    }
+  }
+
+  @Test
+  void aWatchQueuedThoughItsSchedulingFailed_doesNotRunBesideTheWatchStartedAgain() {
+    RefusingThread thread = new RefusingThread();
+    try (CounterMeter meter = meter(thread)) {
+      thread.error = new OutOfMemoryError("unable to create native thread");
+      thread.queuedThenFailed = true;
+      thread.refusals.set(1);
+      clock.advanceMillis(5);
+      MeterWindow first = openOrFail(meter);
+      clock.advanceMillis(5);
+      MeterWindow second = openOrFail(meter);
+      assertThat(queued(thread, false))
+          .as("the failed watch, queued, and the one started again")
+          .hasSize(2);
+
+      assertThat(runEachOnce(thread, false))
+          .as("watch reads scheduled after each ran once")
+          .hasSize(1);
+      clock.advanceMillis(50);
+      first.close(1);
+      second.close(1);
     }
   }
 }
