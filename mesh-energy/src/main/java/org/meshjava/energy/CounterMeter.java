@@ -18,6 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.Energy;
 import org.meshjava.core.EnergyDomain;
@@ -25,6 +26,7 @@ import org.meshjava.core.Provenance;
 import org.meshjava.core.Unsigned;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * A meter over hardware energy counters (RAPL, NVML, Apple IOReport) that grades each figure
@@ -89,6 +91,17 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // The timed read of every counter is scheduled on ownedExecutor, or running; cleared when
   // scheduling it failed, so that the next open schedules it again.
   private final AtomicBoolean polling = new AtomicBoolean();
+  // The chain of timed reads now current. A ScheduledThreadPoolExecutor queues a task before it
+  // starts the thread that then fails to start: a chain whose scheduling failed may run after all,
+  // beside the one the next open starts, and each would read every counter for the meter's life.
+  private final AtomicLong pollChain = new AtomicLong();
+  // The watch's chain now current, as pollChain is the timed reads'.
+  private final AtomicLong watchChain = new AtomicLong();
+  // A WARN said scheduling the timed reads (the watch) failed, and no schedule of them has worked
+  // since: a failure that lasts (no native thread to be had) is met again at every open, and one
+  // line says it.
+  private final AtomicBoolean warnedPollFailed = new AtomicBoolean();
+  private final AtomicBoolean warnedWatchFailed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -164,7 +177,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       this.ownedExecutor = Objects.requireNonNull(ownThread, "ownThread");
       this.reprobeExecutor = ownedExecutor;
       polling.set(true);
-      schedulePoll(ownedExecutor);
+      schedulePoll(ownedExecutor, pollChain.get());
       holdClosesToStallBound();
     } else {
       this.ownedExecutor = null;
@@ -264,7 +277,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       leaveEvery(entered, now, e);
       throw e;
     }
-    List<DomainLedger> foreign = tellOtherMeters(entered.keySet());
+    List<DomainLedger> foreign = tellOtherMeters(entered);
     scheduleDueProbes(now);
     startPoll();
     startWatch();
@@ -276,9 +289,12 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * window opened on it, and returns their ledgers, to be told when it leaves. Two meters (stewards
    * that discovered with different options) read the same hardware: a serve alone in each meter's
    * books is not alone on the package, and both would otherwise be graded a reading of the whole
-   * counter. Called holding no ledger's monitor.
+   * counter. A window of theirs already open there (opened before this meter was made, or whose own
+   * notice has not reached this meter yet) overlaps this one too. Called holding no ledger's
+   * monitor, after entering: a serve of theirs between this window's entering and this notice is
+   * then still seen by one of the two.
    */
-  private List<DomainLedger> tellOtherMeters(Set<DomainLedger> entered) {
+  private List<DomainLedger> tellOtherMeters(Map<DomainLedger, DomainLedger.Share> entered) {
     List<CounterMeter> others = new ArrayList<>();
     synchronized (METERS) {
       for (CounterMeter m : METERS) {
@@ -289,11 +305,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     }
     List<DomainLedger> told = new ArrayList<>();
     for (CounterMeter other : others) {
-      for (DomainLedger mine : entered) {
-        DomainLedger theirs = other.ledgers.get(mine.domain());
+      for (Map.Entry<DomainLedger, DomainLedger.Share> mine : entered.entrySet()) {
+        DomainLedger theirs = other.ledgers.get(mine.getKey().domain());
         if (theirs != null) {
-          theirs.foreignEntered();
           told.add(theirs);
+          if (theirs.foreignEntered()) {
+            mine.getKey().sharedWithForeign(mine.getValue());
+          }
         }
       }
     }
@@ -334,33 +352,38 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * and the one after from that read: a zone seen drawing more than it was read for shortens the
    * interval, which a fixed rate would not follow.
    */
-  private void schedulePoll(ScheduledExecutorService executor) {
+  private void schedulePoll(ScheduledExecutorService executor, long chain) {
     OptionalLong every = pollEveryNanos();
-    if (every.isEmpty() || closed.get()) {
+    if (every.isEmpty() || closed.get() || pollChain.get() != chain) {
       return;
     }
     try {
       var unused =
           executor.schedule(
               () -> {
+                if (pollChain.get() != chain) {
+                  return; // its scheduling failed, and the next open started another chain
+                }
                 // The next read is scheduled whatever this one throws (an Error out of a driver's
                 // read): a chain ended here would leave the counters unread between windows for the
                 // meter's life, and every window across such a gap no reading.
                 try {
                   pollCounters();
                 } finally {
-                  schedulePoll(executor);
+                  schedulePoll(executor, chain);
                 }
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
+      warnedPollFailed.set(false);
     } catch (RuntimeException | Error e) {
       // Closed meanwhile, nothing left to read; or the executor refused or could not start its
       // thread (an OutOfMemoryError where no native thread can be made): the chain would end here
       // for the meter's life, every window across the unread gap no reading, so the next open
       // starts it again. The serve that opened is no place for the meter's own scheduling fault.
+      pollChain.incrementAndGet();
       polling.set(false);
-      scheduleFailed("timed read", e);
+      scheduleFailed("timed read", warnedPollFailed, e);
     }
   }
 
@@ -368,19 +391,23 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private void startPoll() {
     ScheduledExecutorService executor = ownedExecutor;
     if (executor != null && !polling.get() && polling.compareAndSet(false, true)) {
-      schedulePoll(executor);
+      schedulePoll(executor, pollChain.get());
     }
   }
 
-  /** Logs a failure to schedule the meter's own reads, unless the meter was closed meanwhile. */
-  private void scheduleFailed(String what, Throwable e) {
+  /**
+   * Logs a failure to schedule the meter's own reads, unless the meter was closed meanwhile: at
+   * WARN the first since a schedule last worked, at DEBUG the rest.
+   */
+  private void scheduleFailed(String what, AtomicBoolean warned, Throwable e) {
     if (!closed.get()) {
-      LOG.warn(
-          "energy meter {}: scheduling its {} failed ({}); tried again at the next window, whose"
-              + " figure is not a reading until it runs",
-          name,
-          what,
-          e.toString());
+      LOG.atLevel(warned.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
+          .log(
+              "energy meter {}: scheduling its {} failed ({}); tried again at the next window, whose"
+                  + " figure is not a reading until it runs",
+              name,
+              what,
+              e.toString());
     }
   }
 
@@ -418,7 +445,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private void startWatch() {
     ScheduledExecutorService executor = ownedExecutor;
     if (executor != null && !watching.get() && watching.compareAndSet(false, true)) {
-      scheduleWatch(executor);
+      scheduleWatch(executor, watchChain.get());
     }
   }
 
@@ -426,7 +453,10 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * Schedules the next watch read, or stops the watch when no window needs one. Cleared before the
    * last look: a window opened after it sees the watch stopped and starts it again.
    */
-  private void scheduleWatch(ScheduledExecutorService executor) {
+  private void scheduleWatch(ScheduledExecutorService executor, long chain) {
+    if (watchChain.get() != chain) {
+      return; // its scheduling failed, and an open started another chain
+    }
     OptionalLong every = watchEveryNanos();
     while (every.isEmpty() || closed.get()) {
       watching.set(false);
@@ -439,20 +469,25 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       var unused =
           executor.schedule(
               () -> {
+                if (watchChain.get() != chain) {
+                  return; // queued by a schedule that failed, as for the timed reads
+                }
                 // As for the timer: a watch ended here would stay marked running, never restarted,
                 // and no window long enough to be a reading could pass the stall bound again.
                 try {
                   watchOpenWindows();
                 } finally {
-                  scheduleWatch(executor);
+                  scheduleWatch(executor, chain);
                 }
               },
               every.getAsLong(),
               TimeUnit.NANOSECONDS);
+      warnedWatchFailed.set(false);
     } catch (RuntimeException | Error e) {
       // As for the timed reads: a watch left marked running would never be started again.
+      watchChain.incrementAndGet();
       watching.set(false);
-      scheduleFailed("watch", e);
+      scheduleFailed("watch", warnedWatchFailed, e);
     }
   }
 

@@ -376,13 +376,22 @@ final class DomainLedger implements LivenessProbe.Target {
   /**
    * A window of another meter of the process opened on this domain: the counter is the same
    * hardware, so every window open here now shares it, as does every window opened here before that
-   * one leaves ({@link #foreignLeft()}).
+   * one leaves ({@link #foreignLeft()}). Returns whether a window of this meter is open here, which
+   * the other meter's window then shares ({@link #sharedWithForeign}): this ledger may have been
+   * told nothing of it (its meter was made after that window opened, or that window's notice comes
+   * after this one).
    */
-  synchronized void foreignEntered() {
+  synchronized boolean foreignEntered() {
     foreignOpen++;
     for (Share s : open) {
       s.overlapped = true;
     }
+    return !open.isEmpty();
+  }
+
+  /** {@code share}'s window overlapped one of another meter of the process on this domain. */
+  synchronized void sharedWithForeign(Share share) {
+    share.overlapped = true;
   }
 
   /** A window of another meter of the process left this domain. */

@@ -44,8 +44,8 @@ class CounterLogLevelsTest {
     ledger.endProbe(verdict, clock.nanoTime());
   }
 
-  /** What {@code action} wrote to standard error, where slf4j-simple logs. */
-  private static String logOf(Runnable action) {
+  /** What {@code action} wrote to standard error, where slf4j-simple logs; for other tests too. */
+  static String logOf(Runnable action) {
     PrintStream err = System.err;
     ByteArrayOutputStream captured = new ByteArrayOutputStream();
     System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,8 +34,13 @@ class ScheduleFailureTest {
   /** The meter's own thread: records what is scheduled (never runs it), or fails while asked. */
   private static final class RefusingThread extends ScheduledThreadPoolExecutor {
     final List<Long> delays = new CopyOnWriteArrayList<>();
+    // What was handed over to run later, with its delay; also what failed, where queuedThenFailed.
+    final List<Map.Entry<Long, Runnable>> queued = new CopyOnWriteArrayList<>();
     final AtomicInteger refusals = new AtomicInteger();
     volatile Error error;
+    // Fails as a ScheduledThreadPoolExecutor whose thread cannot start does: the task is queued
+    // first, and runs once a later schedule starts the thread.
+    volatile boolean queuedThenFailed;
 
     RefusingThread() {
       super(1);
@@ -43,12 +49,16 @@ class ScheduleFailureTest {
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
       if (refusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        if (queuedThenFailed) {
+          queued.add(Map.entry(unit.toNanos(delay), command));
+        }
         if (error != null) {
           throw error;
         }
         throw new RejectedExecutionException("refused");
       }
       delays.add(unit.toNanos(delay));
+      queued.add(Map.entry(unit.toNanos(delay), command));
       return super.schedule(() -> {}, 1, TimeUnit.DAYS);
     }
   }
@@ -94,6 +104,19 @@ class ScheduleFailureTest {
     return meter;
   }
 
+  /**
+   * Opens a window on package 0; anything thrown out of the open fails the test. JUnit rethrows an
+   * OutOfMemoryError as fatal, past the test, which ended the whole Surefire fork (every later test
+   * class in it unrun) where the scheduling failure reached the open.
+   */
+  private static MeterWindow openOrFail(CounterMeter meter) {
+    try {
+      return meter.open(Set.of(CPU0));
+    } catch (RuntimeException | Error e) {
+      throw new AssertionError("the open threw " + e, e);
+    }
+  }
+
   @Test
   void timedReadsRefusedAtTheStart_areScheduledAgainAtTheNextOpen() {
     RefusingThread thread = new RefusingThread();
@@ -101,7 +124,7 @@ class ScheduleFailureTest {
     try (CounterMeter meter = meter(thread)) {
       assertThat(thread.delays).as("the refused timed read").isEmpty();
       clock.advanceMillis(5);
-      MeterWindow w = meter.open(Set.of(CPU0));
+      MeterWindow w = openOrFail(meter);
       assertThat(thread.delays).as("scheduled again").contains(WRAP_GAP_NANOS / 2);
       w.close(1);
     }
@@ -115,14 +138,114 @@ class ScheduleFailureTest {
       thread.error = new OutOfMemoryError("unable to create native thread");
       thread.refusals.set(1);
       clock.advanceMillis(5);
-      MeterWindow first = meter.open(Set.of(CPU0));
+      MeterWindow first = openOrFail(meter);
       assertThat(thread.delays).isEmpty();
       clock.advanceMillis(50);
       first.close(1);
 
       clock.advanceMillis(5);
-      MeterWindow second = meter.open(Set.of(CPU0));
+      MeterWindow second = openOrFail(meter);
       assertThat(thread.delays).as("the watch, started again").hasSize(1);
+      second.close(1);
+    }
+  }
+
+  @Test
+  void aTimedReadQueuedThoughItsSchedulingFailed_doesNotRunBesideTheChainStartedAgain() {
+    RefusingThread thread = new RefusingThread();
+    thread.error = new OutOfMemoryError("unable to create native thread");
+    thread.queuedThenFailed = true;
+    thread.refusals.set(1);
+    try (CounterMeter meter = meter(thread)) {
+      clock.advanceMillis(5);
+      MeterWindow w = openOrFail(meter);
+      clock.advanceMillis(50);
+      w.close(1);
+      assertThat(queued(thread, true))
+          .as("the failed chain, queued, and the one started again")
+          .hasSize(2);
+
+      assertThat(runEachOnce(thread, true))
+          .as("timed reads scheduled after each ran once")
+          .hasSize(1);
+    }
+  }
+
+  /**
+   * Runs each of the timed reads (or the watch's reads) queued on {@code thread} once, as the
+   * thread would, and returns those they queued in turn.
+   */
+  private static List<Runnable> runEachOnce(RefusingThread thread, boolean timedReads) {
+    List<Runnable> due = queued(thread, timedReads);
+    thread.queued.clear();
+    due.forEach(Runnable::run);
+    return queued(thread, timedReads);
+  }
+
+  /** What is queued on {@code thread}: the timed reads (every 30 s), or the watch's reads. */
+  private static List<Runnable> queued(RefusingThread thread, boolean timedReads) {
+    return thread.queued.stream()
+        .filter(e -> (e.getKey() == WRAP_GAP_NANOS / 2) == timedReads)
+        .map(Map.Entry::getValue)
+        .toList();
+  }
+
+  // No native thread to be had lasts: every open meets the failure again, and one line says it.
+  @Test
+  void aSchedulingFailureThatLasts_isWarnedOnce_andAgainAfterAScheduleWorked() {
+    RefusingThread thread = new RefusingThread();
+    thread.error = new OutOfMemoryError("unable to create native thread");
+    try (CounterMeter meter = meter(thread)) {
+      thread.refusals.set(Integer.MAX_VALUE);
+      String failing = CounterLogLevelsTest.logOf(() -> serveFiveTimes(meter));
+      thread.refusals.set(0);
+      serveFiveTimes(meter);
+      List<Map.Entry<Long, Runnable>> scheduled = List.copyOf(thread.queued);
+      thread.queued.clear();
+      scheduled.forEach(e -> e.getValue().run()); // the watch, with no window open, stops
+      thread.refusals.set(Integer.MAX_VALUE);
+      String failingAgain = CounterLogLevelsTest.logOf(() -> serveFiveTimes(meter));
+
+      assertThat(failing.lines().filter(l -> l.contains("scheduling its watch failed")))
+          .as(failing)
+          .singleElement()
+          .asString()
+          .contains("WARN");
+      assertThat(failingAgain.lines().filter(l -> l.contains("scheduling its watch failed")))
+          .as(failingAgain)
+          .hasSize(1);
+    }
+  }
+
+  private void serveFiveTimes(CounterMeter meter) {
+    for (int i = 0; i < 5; i++) {
+      clock.advanceMillis(5);
+      MeterWindow w = openOrFail(meter);
+      clock.advanceMillis(50);
+      w.close(1);
+    }
+  }
+
+  @Test
+  void aWatchQueuedThoughItsSchedulingFailed_doesNotRunBesideTheWatchStartedAgain() {
+    RefusingThread thread = new RefusingThread();
+    try (CounterMeter meter = meter(thread)) {
+      thread.error = new OutOfMemoryError("unable to create native thread");
+      thread.queuedThenFailed = true;
+      thread.refusals.set(1);
+      clock.advanceMillis(5);
+      MeterWindow first = openOrFail(meter);
+      clock.advanceMillis(5);
+      MeterWindow second = openOrFail(meter);
+      assertThat(queued(thread, false))
+          .as("the failed watch, queued, and the one started again")
+          .hasSize(2);
+
+      assertThat(runEachOnce(thread, false))
+          .as("watch reads scheduled after each ran once")
+          .hasSize(1);
+      clock.advanceMillis(50);
+      first.close(1);
       second.close(1);
     }
   }
