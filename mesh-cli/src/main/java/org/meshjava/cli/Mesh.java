@@ -178,17 +178,26 @@ public final class Mesh extends CommandGroup {
   /**
    * The {@link OutOfMemoryError} that {@code e} is or was caused by, if any: one thrown on another
    * thread (a model loaded in parallel) reaches the command inside the exception that carried it
-   * across, a refusal's included, and is still the JVM out of memory.
+   * across, a refusal's included, and is still the JVM out of memory. Not the JVM refusing one
+   * array longer than any array may be ({@link #ARRAY_OVER_LIMIT}): no setting gives more, and mesh
+   * should have refused what asked for it, so that one is a bug.
    */
   private static java.util.Optional<OutOfMemoryError> ranOutOfMemory(Throwable e) {
     Throwable at = e;
     for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
       if (at instanceof OutOfMemoryError oom) {
-        return java.util.Optional.of(oom);
+        return String.valueOf(oom.getMessage()).contains(ARRAY_OVER_LIMIT)
+            ? java.util.Optional.empty()
+            : java.util.Optional.of(oom);
       }
     }
     return java.util.Optional.empty();
   }
+
+  /**
+   * HotSpot's words for an array asked for beyond the longest the JVM allows, whatever the heap.
+   */
+  private static final String ARRAY_OVER_LIMIT = "Requested array size exceeds VM limit";
 
   /** The exit status for a failure that is not a refusal: out of memory, or else a bug. */
   private static int exitCode(Throwable e) {
@@ -215,6 +224,8 @@ public final class Mesh extends CommandGroup {
               + " (ulimit -u, a container's pids limit) or stop what else runs";
     } else if (what.contains("irect buffer memory")) {
       remedy = "give the JVM more direct memory with -XX:MaxDirectMemorySize=SIZE";
+    } else if (what.contains("Compressed class space")) {
+      remedy = "give the JVM more class space with -XX:CompressedClassSpaceSize=SIZE";
     } else if (what.contains("Metaspace")) {
       remedy = "give the JVM more class space with -XX:MaxMetaspaceSize=SIZE";
     } else {

@@ -37,6 +37,18 @@ class LauncherJavaOptionsTest {
     }
   }
 
+  /**
+   * Regression: options on several lines (an environment file's value, {@code $'-Xmx8g\n-D…'}) lost
+   * every line after the first without a word, so the heap setting given there never applied.
+   */
+  @Test
+  void meshJavaOpts_onSeveralLines_allReachTheJvm() throws Exception {
+    List<String> args =
+        javaArguments(
+            Map.of("MESH_JAVA_OPTS", "-Dmesh.a=1\n-Xmx8g\r\n\t-Dmesh.b=2\n"), "key", "show");
+    assertThat(args).contains("-Dmesh.a=1", "-Xmx8g", "-Dmesh.b=2").noneMatch(String::isBlank);
+  }
+
   @Test
   void theOperatorsOptions_comeAfterTheLaunchers_soTheyWin() throws Exception {
     List<String> args =

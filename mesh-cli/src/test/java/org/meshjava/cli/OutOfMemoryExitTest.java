@@ -47,6 +47,32 @@ class OutOfMemoryExitTest {
     assertThat(r.err()).contains("mesh serve: out of memory (Java heap space)");
   }
 
+  /**
+   * Regression: an array longer than the JVM allows ("Requested array size exceeds VM limit", which
+   * no heap size lifts) exited 71 telling the operator to raise -Xmx, which changes nothing. Mesh
+   * asked for it where it should have refused its input: a bug, said and exited as one.
+   */
+  @Test
+  void anArrayOverTheJvmsLimit_isABug_notAHeapToRaise() throws Exception {
+    Run r =
+        ServeStartErrorTest.serveThrowing(
+            tmp.resolve("new.journal"),
+            new OutOfMemoryError("Requested array size exceeds VM limit"));
+    assertThat(r.code()).as(r.err()).isEqualTo(Mesh.EXIT_INTERNAL);
+    assertThat(r.err()).contains("internal error (a bug in mesh").doesNotContain("heap");
+  }
+
+  /**
+   * Regression: the compressed class space running out ("Compressed class space", a part of
+   * Metaspace with a limit of its own) was told to raise the heap with -Xmx.
+   */
+  @Test
+  void theCompressedClassSpace_namesItsOwnSetting() {
+    assertThat(Mesh.outOfMemory(new OutOfMemoryError("Compressed class space")))
+        .contains("-XX:CompressedClassSpaceSize")
+        .doesNotContain("heap");
+  }
+
   /** Each kind of memory the JVM runs out of is named with the setting that gives more of it. */
   @Test
   void eachKindOfMemory_namesItsOwnSetting() {

@@ -767,16 +767,17 @@ public final class UpstreamEngine extends DescribedEngine {
      * @throws IllegalArgumentException if {@code v} is empty or blank (sent as {@code Bearer },
      *     every request would be refused far from the cause) or holds a line break or another
      *     control character, which no header can carry: the plain-HTTP client writes the header as
-     *     text, so a line break would end it and start another. The message never quotes the key.
+     *     text, so a line break would end it and start another; or a character outside ASCII, which
+     *     no bearer token has. The message never quotes the key.
      */
     public Builder apiKey(String v) {
       Objects.requireNonNull(v, "apiKey");
       if (v.isBlank()) {
         throw new IllegalArgumentException("apiKey is empty or blank");
       }
-      if (v.chars().anyMatch(Character::isISOControl)) {
-        throw new IllegalArgumentException(
-            "apiKey holds a line break or another control character, which no header can carry");
+      String unfit = ApiKeyVariable.unfitForHeader(v);
+      if (unfit != null) {
+        throw new IllegalArgumentException("apiKey " + unfit);
       }
       apiKey = v;
       return this;
