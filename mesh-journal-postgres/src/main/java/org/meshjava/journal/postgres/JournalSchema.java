@@ -139,18 +139,27 @@ final class JournalSchema {
    * timeout (the lease; none where it has none): a session that holds it (an opening stuck there, a
    * DBA's, an application's of the same two-integer key) held every opening in the database until
    * the driver gave up, in words for a lost connection. The server's lock timeout says so first,
-   * and the refusal names the session. The transaction's own {@code lock_timeout} is put back
-   * after.
+   * and the refusal names the session; no {@code statement_timeout} runs while it waits. The
+   * transaction's own {@code lock_timeout} and {@code statement_timeout} are put back after.
    */
   private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
     int socketMillis = c.getNetworkTimeout();
-    String before = null;
+    String lockBefore = null;
+    String statementBefore = null;
     if (socketMillis > 0) {
-      try (ResultSet rs = s.executeQuery("SELECT pg_catalog.current_setting('lock_timeout')")) {
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT pg_catalog.current_setting('lock_timeout'),"
+                  + " pg_catalog.current_setting('statement_timeout')")) {
         rs.next();
-        before = rs.getString(1);
+        lockBefore = rs.getString(1);
+        statementBefore = rs.getString(2);
       }
-      s.execute("SET LOCAL lock_timeout = " + Math.max(1, socketMillis / 2));
+      // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to
+      // half the lease, which the socket timeout's whole seconds may exceed) runs out first, and
+      // the
+      // server then reports it, in words that name neither the lock nor its holder.
+      setLocal(c, Long.toString(Math.max(1, socketMillis / 2)), "0");
     }
     try {
       s.execute(
@@ -186,8 +195,21 @@ final class JournalSchema {
           LOCK_NOT_AVAILABLE,
           e);
     }
-    if (before != null) {
-      s.execute("SELECT pg_catalog.set_config('lock_timeout', '" + before + "', true)");
+    if (lockBefore != null && statementBefore != null) {
+      setLocal(c, lockBefore, statementBefore);
+    }
+  }
+
+  /** Sets {@code lock_timeout} and {@code statement_timeout} for the rest of the transaction. */
+  private static void setLocal(Connection c, String lockTimeout, String statementTimeout)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.set_config('lock_timeout', ?, true),"
+                + " pg_catalog.set_config('statement_timeout', ?, true)")) {
+      ps.setString(1, lockTimeout);
+      ps.setString(2, statementTimeout);
+      ps.execute();
     }
   }
 
