@@ -139,18 +139,27 @@ final class JournalSchema {
    * timeout (the lease; none where it has none): a session that holds it (an opening stuck there, a
    * DBA's, an application's of the same two-integer key) held every opening in the database until
    * the driver gave up, in words for a lost connection. The server's lock timeout says so first,
-   * and the refusal names the session. The transaction's own {@code lock_timeout} is put back
-   * after.
+   * and the refusal names the session; no {@code statement_timeout} runs while it waits. The
+   * transaction's own {@code lock_timeout} and {@code statement_timeout} are put back after.
    */
   private static void takeSchemaLock(Connection c, Statement s) throws SQLException {
     int socketMillis = c.getNetworkTimeout();
-    String before = null;
+    String lockBefore = null;
+    String statementBefore = null;
     if (socketMillis > 0) {
-      try (ResultSet rs = s.executeQuery("SELECT pg_catalog.current_setting('lock_timeout')")) {
+      try (ResultSet rs =
+          s.executeQuery(
+              "SELECT pg_catalog.current_setting('lock_timeout'),"
+                  + " pg_catalog.current_setting('statement_timeout')")) {
         rs.next();
-        before = rs.getString(1);
+        lockBefore = rs.getString(1);
+        statementBefore = rs.getString(2);
       }
-      s.execute("SET LOCAL lock_timeout = " + Math.max(1, socketMillis / 2));
+      // The wait is the lock_timeout's alone: a statement_timeout as short (a DBA's, raised to
+      // half the lease, which the socket timeout's whole seconds may exceed) runs out first, and
+      // the
+      // server then reports it, in words that name neither the lock nor its holder.
+      setLocal(c, Long.toString(Math.max(1, socketMillis / 2)), "0");
     }
     try {
       s.execute(
@@ -186,8 +195,21 @@ final class JournalSchema {
           LOCK_NOT_AVAILABLE,
           e);
     }
-    if (before != null) {
-      s.execute("SELECT pg_catalog.set_config('lock_timeout', '" + before + "', true)");
+    if (lockBefore != null && statementBefore != null) {
+      setLocal(c, lockBefore, statementBefore);
+    }
+  }
+
+  /** Sets {@code lock_timeout} and {@code statement_timeout} for the rest of the transaction. */
+  private static void setLocal(Connection c, String lockTimeout, String statementTimeout)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT pg_catalog.set_config('lock_timeout', ?, true),"
+                + " pg_catalog.set_config('statement_timeout', ?, true)")) {
+      ps.setString(1, lockTimeout);
+      ps.setString(2, statementTimeout);
+      ps.execute();
     }
   }
 
@@ -837,8 +859,8 @@ final class JournalSchema {
   private static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
 
   /**
-   * An enabled trigger ({@code type} its {@code pg_trigger.tgtype}) or a rule ({@code type} null)
-   * on one of the journal's tables; the journal makes neither.
+   * A trigger that fires in the journal's session ({@code type} its {@code pg_trigger.tgtype}) or a
+   * rule ({@code type} null) on one of the journal's tables; the journal makes neither.
    */
   record Carried(String name, @Nullable Integer type) {
     @Override
@@ -848,21 +870,23 @@ final class JournalSchema {
   }
 
   /**
-   * The enabled triggers and the rules on table {@code table} of the session's schema that the
-   * journal did not create (none of its own are internal), by kind and name. The comparisons name
-   * pg_catalog's operators, and the words are made here rather than by the server's {@code ||}: an
-   * {@code oid = regclass} or a {@code text || name} in the journal's schema would be chosen over
-   * pg_catalog's, hiding the table's triggers or renaming them.
+   * The triggers that the server fires in this session and the rules on table {@code table} of the
+   * session's schema that the journal did not create (none of its own are internal), by kind and
+   * name. The comparisons name pg_catalog's operators, and the words are made here rather than by
+   * the server's {@code ||}: an {@code oid = regclass} or a {@code text || name} in the journal's
+   * schema would be chosen over pg_catalog's, hiding the table's triggers or renaming them.
    */
   private static List<Carried> carried(Connection c, String table) throws SQLException {
     List<Carried> out = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
             // Rules first, then triggers, each by name (as their words sort).
-            "SELECT 1, tgname, tgtype FROM pg_catalog.pg_trigger"
+            "SELECT 1, tgname, tgtype, tgenabled::pg_catalog.text,"
+                + " pg_catalog.current_setting('session_replication_role')"
+                + " FROM pg_catalog.pg_trigger"
                 + " WHERE tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
-                + " AND NOT tgisinternal AND tgenabled OPERATOR(pg_catalog.<>) 'D'"
-                + " UNION ALL SELECT 0, rulename, NULL FROM pg_catalog.pg_rewrite"
+                + " AND NOT tgisinternal"
+                + " UNION ALL SELECT 0, rulename, NULL, NULL, NULL FROM pg_catalog.pg_rewrite"
                 + " WHERE ev_class OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
                 + " ORDER BY 1, 2")) {
       ps.setString(1, table);
@@ -870,11 +894,33 @@ final class JournalSchema {
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           int type = rs.getInt(3);
-          out.add(new Carried(rs.getString(2), rs.wasNull() ? null : type));
+          Integer kind = rs.wasNull() ? null : type;
+          // A rule is named whatever its state: the server refuses the raise's INSERT ... ON
+          // CONFLICT on a table with an UPDATE rule, enabled or not.
+          if (kind == null || fires(rs.getString(4), rs.getString(5))) {
+            out.add(new Carried(rs.getString(2), kind));
+          }
         }
       }
     }
     return out;
+  }
+
+  /**
+   * Whether a trigger whose {@code pg_trigger.tgenabled} is {@code enabled} runs in a session whose
+   * {@code session_replication_role} is {@code role}, as the server decides it: {@code A} always,
+   * {@code O} unless the session is a replica's, {@code R} only there, {@code D} never. One that
+   * does not run there cannot change what the journal writes (enabled for a logical replication
+   * subscriber only, or disabled by the DBA), and refusing it refused a set-up that does no harm.
+   */
+  private static boolean fires(String enabled, String role) {
+    boolean replica = "replica".equals(role);
+    return switch (enabled) {
+      case "A" -> true;
+      case "O" -> !replica;
+      case "R" -> replica;
+      default -> false;
+    };
   }
 
   /** The first column of {@code sql}'s rows, as text, in order. */

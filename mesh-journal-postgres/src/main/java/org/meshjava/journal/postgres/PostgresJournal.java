@@ -831,14 +831,13 @@ public final class PostgresJournal implements Journal {
 
   /**
    * What an operator should know of a batch whose {@code COMMIT} failed with {@code e}. Where the
-   * server answered it with an error (a deferred trigger or constraint raising, a serialization
-   * failure), it rolled the transaction back: nothing of the batch is stored. Where no answer came
-   * (the session lost or ended by the server, which may follow a commit already made durable), the
-   * server may have committed it, so its records may be found when the steward restarts (SPEC.md
-   * 60.7, "Faults").
+   * server answered it with an error and the session went on (a deferred trigger or constraint
+   * raising, a serialization failure), it rolled the transaction back: nothing of the batch is
+   * stored. Otherwise the server may have committed it, so its records may be found when the
+   * steward restarts (SPEC.md 60.7, "Faults").
    */
-  private static String commitFailed(SQLException e, long first, int n) {
-    if (sessionLost(e.getSQLState())) {
+  private String commitFailed(SQLException e, long first, int n) {
+    if (!rolledBack(e)) {
       return "; its commit went unanswered, so records " + foundOnRestart(first, n);
     }
     return "; the server answered its commit with this error and rolled it back, so records "
@@ -846,6 +845,24 @@ public final class PostgresJournal implements Journal {
         + " to "
         + (first + n - 1)
         + " are not stored (their waiters were refused, and no receipt of theirs was handed out)";
+  }
+
+  /**
+   * Whether the {@code COMMIT} that failed with {@code e} is known to have been rolled back: the
+   * server answered it with an error (no lost session's SQLSTATE) and the session is still open,
+   * which the driver keeps only once the server has said it is ready for the next command. No code
+   * proves it alone: a trigger may raise any, and a server that cannot end a transaction it has
+   * already committed, or fails to flush the commit to its log, stops instead, its last words
+   * ({@code PANIC}, {@code XX000} "cannot abort transaction ..., it was already committed", {@code
+   * 58030} "could not fsync file") thrown ahead of the lost connection. Such a commit may be found
+   * on restart, and calling it not stored would let a caller try again and be served twice.
+   */
+  private boolean rolledBack(SQLException e) {
+    try {
+      return !sessionLost(e.getSQLState()) && !connection.isClosed();
+    } catch (SQLException notKnown) {
+      return false;
+    }
   }
 
   /** What becomes of records {@code first .. first + n - 1}, refused but perhaps committed. */

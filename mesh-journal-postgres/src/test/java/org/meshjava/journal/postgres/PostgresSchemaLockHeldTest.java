@@ -27,7 +27,27 @@ class PostgresSchemaLockHeldTest {
 
   @Test
   void aSessionHoldingTheTablesCreationLock_isNamed_byTheOpeningItHoldsUp() throws Exception {
+    assertHolderNamed(PostgresSchemaLockTest.server.newDatabase(), "?lease_ms=2000");
+  }
+
+  /**
+   * A database whose {@code statement_timeout} is shorter than half the lease: the journal raises
+   * it to half the lease, which is shorter than the lock's wait (half the socket timeout, the lease
+   * rounded up to whole seconds) or as short, and the server reports the statement's timeout where
+   * both run out: the opening was refused "canceling statement due to statement timeout", naming
+   * neither the lock nor its holder.
+   */
+  @Test
+  void underADatabasesStatementTimeout_theHolderIsStillNamed() throws Exception {
     String database = PostgresSchemaLockTest.server.newDatabase();
+    try (Connection c = PostgresSchemaLockTest.server.connect(database);
+        Statement s = c.createStatement()) {
+      s.execute("ALTER DATABASE " + database + " SET statement_timeout = '100ms'");
+    }
+    assertHolderNamed(database, "?lease_ms=2500");
+  }
+
+  private static void assertHolderNamed(String database, String parameters) throws Exception {
     try (Connection holder = PostgresSchemaLockTest.server.connect(database);
         Statement s = holder.createStatement()) {
       long pid;
@@ -45,7 +65,7 @@ class PostgresSchemaLockHeldTest {
           catchThrowable(
               () ->
                   PostgresJournal.open(
-                          at(database, PostgresTestServer.USER, "?lease_ms=2000"),
+                          at(database, PostgresTestServer.USER, parameters),
                           PostgresJournalTest.newName())
                       .close());
       assertThat(t).isInstanceOf(JournalException.class);

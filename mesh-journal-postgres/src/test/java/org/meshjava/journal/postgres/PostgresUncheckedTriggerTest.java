@@ -20,16 +20,24 @@ class PostgresUncheckedTriggerTest {
     PostgresHostileDbaTest.startServer();
   }
 
+  /** A function that blanks the record a trigger is run for, after it is stored. */
+  private static final String BLANK =
+      "CREATE FUNCTION blank() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
+          + " UPDATE mesh_journal_record SET line = '\\x7b7d'::bytea"
+          + " WHERE journal = NEW.journal AND seq = NEW.seq; RETURN NULL; END$$";
+
+  /** Runs {@link #BLANK} after each record is inserted. */
+  private static final String BLANKER =
+      "CREATE TRIGGER blanker AFTER INSERT ON mesh_journal_record"
+          + " FOR EACH ROW EXECUTE FUNCTION blank()";
+
   @Test
   void anAfterInsertTriggerThatRewritesRecords_isRefusedAtOpening_andNothingIsRaised()
       throws Exception {
     PostgresHostileDbaTest.Opened o =
         closedThen(
-            "CREATE FUNCTION blank() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN"
-                + " UPDATE mesh_journal_record SET line = '\\x7b7d'::bytea"
-                + " WHERE journal = NEW.journal AND seq = NEW.seq; RETURN NULL; END$$",
-            "CREATE TRIGGER blanker AFTER INSERT ON mesh_journal_record"
-                + " FOR EACH ROW EXECUTE FUNCTION blank()",
+            BLANK,
+            BLANKER,
             "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN OLD; END$$",
             "CREATE TRIGGER keeper BEFORE UPDATE ON mesh_journal_owner"
                 + " FOR EACH ROW EXECUTE FUNCTION keep()");
@@ -66,6 +74,45 @@ class PostgresUncheckedTriggerTest {
       j.append(PostgresJournalTest.authorised(1));
     }
     assertThat(o.rows()).isEqualTo(3);
+  }
+
+  /**
+   * A trigger the server does not fire in the steward's sessions: one enabled for replicas only
+   * ({@code ENABLE REPLICA}, as a schema copied from a logical replication subscriber's carries it)
+   * under the default {@code session_replication_role}. The opening refused it as if it ran, though
+   * it cannot touch what the journal writes. Whether each fires follows the session's {@code
+   * session_replication_role}, as the server's own choice does: in a database whose sessions are
+   * replicas the replica's trigger is refused and the origin's is not, and one enabled {@code
+   * ALWAYS} is refused under either.
+   */
+  @Test
+  void aTriggerTheStewardsSessionsDoNotFire_isNotRefused() throws Exception {
+    PostgresHostileDbaTest.Opened o =
+        closedThen(
+            BLANK, BLANKER, "ALTER TABLE mesh_journal_record ENABLE REPLICA TRIGGER blanker");
+    try (PostgresJournal j = reopen(o)) {
+      assertThat(j.epoch()).isEqualTo(2);
+      j.append(PostgresJournalTest.authorised(1));
+    }
+    try (PostgresJournal j = reopen(o)) {
+      assertThat(j.position().count()).as("stored as given").isEqualTo(3);
+    }
+
+    o.sql(
+        "CREATE FUNCTION keep() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN OLD; END$$",
+        "CREATE TRIGGER keeper BEFORE UPDATE ON mesh_journal_owner"
+            + " FOR EACH ROW EXECUTE FUNCTION keep()",
+        "ALTER DATABASE " + o.database() + " SET session_replication_role = replica");
+    assertThat(refusedOpening(o).getMessage())
+        .contains("table mesh_journal_record carries trigger blanker")
+        .doesNotContain("keeper");
+
+    o.sql(
+        "ALTER DATABASE " + o.database() + " RESET session_replication_role",
+        "DROP TRIGGER keeper ON mesh_journal_owner",
+        "ALTER TABLE mesh_journal_record ENABLE ALWAYS TRIGGER blanker");
+    assertThat(refusedOpening(o).getMessage())
+        .contains("table mesh_journal_record carries trigger blanker");
   }
 
   /** A journal of two records, closed, then the DBA's {@code statements} run in its database. */
