@@ -405,7 +405,8 @@ class JournalRecordKindsTamperingTest {
             h -> Files.delete(firstSegment(h))));
     // No archive leaves a whole copy of the live file as a segment: an archive keeps the last
     // record in the live file, and under the marker names a segment only once the live file is cut
-    // past it. The files are those of a live file replaced by a copy of the last segment, whose later
+    // past it. The files are those of a live file replaced by a copy of the last segment, whose
+    // later
     // records are lost (SPEC 60.8, "The live file follows its segments").
     out.add(
         new Case(
