@@ -88,6 +88,39 @@ class UpstreamInterimHeadsTest {
     }
   }
 
+  /**
+   * A 101 switches the connection away from HTTP; no request here asks for it, so it is a reply
+   * refused, at once, by either client. The whole reply's client skipped it as an interim head and
+   * read what followed as HTTP: a reply after it was served, and silence after it held the serve to
+   * its timeout.
+   */
+  @Test
+  void a101_isRefusedAtOnce_wholeAndStreamed() throws Exception {
+    for (boolean replyAfter : new boolean[] {true, false}) {
+      for (boolean streamed : new boolean[] {false, true}) {
+        try (RawUpstream up =
+            new RawUpstream(
+                out -> {
+                  out.write(bytes("HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n"));
+                  if (replyAfter) {
+                    reply(out, streamed);
+                  } else {
+                    out.flush();
+                    Thread.sleep(60_000);
+                  }
+                })) {
+          assertThatThrownBy(() -> serve(up, streamed))
+              .as(
+                  (replyAfter ? "a reply" : "nothing")
+                      + " after it"
+                      + (streamed ? ", streamed" : ""))
+              .isInstanceOf(UpstreamRefusedException.class)
+              .hasMessageStartingWith("the upstream answered HTTP 101");
+        }
+      }
+    }
+  }
+
   private static final String WHOLE =
       "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"ab\"}}],"
           + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
