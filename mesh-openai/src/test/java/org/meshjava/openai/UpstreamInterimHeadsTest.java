@@ -146,7 +146,9 @@ class UpstreamInterimHeadsTest {
         .as(as)
         .isInstanceOf(EngineException.class)
         .hasMessageContaining(
-            "the upstream sent more than " + KeepAliveHttp.MAX_INTERIM_HEADS + " interim (1xx) heads");
+            "the upstream sent more than "
+                + KeepAliveHttp.MAX_INTERIM_HEADS
+                + " interim (1xx) heads");
   }
 
   /**
