@@ -21,14 +21,19 @@ import org.jspecify.annotations.Nullable;
  * <p>A line ends at LF, CRLF or a lone CR, as server-sent events allow; the ending is not part of
  * the line. Bytes are decoded as UTF-8, and a line that is not UTF-8 fails ({@link NotUtf8}) rather
  * than becoming U+FFFD, as a browser's reader would make it: an event's data is JSON, which is
- * UTF-8 (RFC 8259 §8.1), and a whole reply holding the same bytes fails as not JSON. Not
- * thread-safe: one serve reads it.
+ * UTF-8 (RFC 8259 §8.1), and a whole reply holding the same bytes fails as not JSON. A byte order
+ * mark opening the stream is dropped, as an event stream's decoder drops it. Not thread-safe: one
+ * serve reads it.
  */
 final class EventLines {
   private final InputStream in;
   private final int maxLineBytes;
   private long bytesLeft;
   private final long maxBytes;
+
+  /** Whether no line has been returned yet: the stream's first may open with a byte order mark. */
+  private boolean first = true;
+
   private final byte[] buffer = new byte[8192];
   private int position;
   private int limit;
@@ -116,6 +121,14 @@ final class EventLines {
                 .decode(ByteBuffer.wrap(line.toByteArray()));
       } catch (CharacterCodingException e) {
         throw new NotUtf8();
+      }
+    }
+    if (first) {
+      first = false;
+      // One byte order mark opening the stream is no part of it, as an event stream's decoder drops
+      // it (and Jackson drops one before a whole reply): kept, it hid the first line's "data:".
+      if (!text.isEmpty() && text.charAt(0) == '\uFEFF') {
+        return text.substring(1);
       }
     }
     return text;

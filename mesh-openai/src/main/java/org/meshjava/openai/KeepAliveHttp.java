@@ -30,9 +30,10 @@ import org.jspecify.annotations.Nullable;
  * for what it measured.
  *
  * <p>What it reads: a status line and headers (at most {@value #MAX_HEAD_BYTES} bytes, interim
- * {@code 1xx} answers skipped, at most {@value #MAX_INTERIM_HEADS} of them), then a body framed by
- * {@code Content-Length}, by {@code Transfer-Encoding: chunked}, or by the end of the connection; a
- * body over {@link UpstreamHttp#MAX_REPLY_BYTES} fails the exchange. The whole exchange, connecting
+ * {@code 1xx} answers skipped, at most {@value #MAX_INTERIM_HEADS} of them; a {@code 101}, which
+ * switches the connection away from HTTP, is a reply without a body), then a body framed by {@code
+ * Content-Length}, by {@code Transfer-Encoding: chunked}, or by the end of the connection; a body
+ * over {@link UpstreamHttp#MAX_REPLY_BYTES} fails the exchange. The whole exchange, connecting
  * included, must end within the caller's timeout (kept by {@link ExchangeDeadlines}, which closes
  * the socket of an exchange past its deadline: the sockets carry no read timeout, so that each read
  * is one blocking system call). A connection goes back to the pool only after a whole HTTP/1.1
@@ -206,7 +207,8 @@ final class KeepAliveHttp {
         throw new Stale(e);
       }
       Head h = c.head();
-      for (int interim = 1; h.status >= 100 && h.status < 200; interim++) {
+      // 101 is no interim head but the end of HTTP on this connection: a reply (refused).
+      for (int interim = 1; h.status >= 100 && h.status < 200 && h.status != 101; interim++) {
         if (interim > MAX_INTERIM_HEADS) {
           throw new IOException(
               "the upstream sent more than " + MAX_INTERIM_HEADS + " interim (1xx) heads");
@@ -413,11 +415,13 @@ final class KeepAliveHttp {
         }
       }
       boolean framed = chunked || length >= 0;
-      return new Head(code, chunked ? -1 : length, chunked, framed && !close, coding);
+      return new Head(
+          code, chunked ? -1 : length, chunked, framed && !close && code != 101, coding);
     }
 
     byte[] body(Head h) throws IOException {
-      if (h.status == 204 || h.status == 304) {
+      // After a 101 the connection speaks another protocol: nothing of it is this reply's body.
+      if (h.status == 101 || h.status == 204 || h.status == 304) {
         return new byte[0];
       }
       if (h.chunked) {

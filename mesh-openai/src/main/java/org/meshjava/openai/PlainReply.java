@@ -15,9 +15,9 @@ import org.jspecify.annotations.Nullable;
  * upstream's id, its choice's fields, its usage) only to read three of them: about 4 KB of garbage
  * per proxied serve. Here the parser skips what is not read. The tree stays the rule: anything this
  * reader does not take as plainly right (a body that is not JSON, a part missing or of another
- * type, a count that is not a u32, a key given twice, text after the reply) gives null, and the
- * caller reads the body as a tree, whose refusal then names the fault as before. So a reply is read
- * the same either way, and only the common one is read here.
+ * type, a count that is not a u32, a key given twice, text after the reply, an {@code error} that
+ * is not null) gives null, and the caller reads the body as a tree, whose refusal then names the
+ * fault as before. So a reply is read the same either way, and only the common one is read here.
  */
 final class PlainReply {
   private static final long U32_MAX = 0xFFFF_FFFFL;
@@ -55,6 +55,9 @@ final class PlainReply {
           }
           usage = true;
           counts = counts(p, value);
+        } else if ("error".equals(name) && value != JsonToken.VALUE_NULL) {
+          // An error beside the reply's parts: the tree fails it (UpstreamEngine.requireNoError).
+          return null;
         } else {
           p.skipChildren();
         }

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.CompletableResponseListener;
 import org.eclipse.jetty.client.ContentResponse;
+import org.eclipse.jetty.client.ContinueProtocolHandler;
 import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
 import org.eclipse.jetty.client.HttpClient;
 import org.eclipse.jetty.client.HttpResponseException;
@@ -87,6 +88,9 @@ final class UpstreamHttp {
       client.getContentDecoderFactories().clear();
       // Jetty skips 102 and 103 without a count and takes any other interim head (an unasked 100
       // Continue, a 1xx it has no handler for) as the reply itself; one handler skips them all.
+      // Jetty's 100 Continue handler goes too: it takes the first 100 of an exchange whether asked
+      // for or not (no request here sends Expect), which the count would then miss.
+      client.getProtocolHandlers().remove(ContinueProtocolHandler.NAME);
       client.getProtocolHandlers().remove(ProcessingProtocolHandler.NAME);
       client.getProtocolHandlers().remove(EarlyHintsProtocolHandler.NAME);
       client.getProtocolHandlers().put(new InterimHeads());

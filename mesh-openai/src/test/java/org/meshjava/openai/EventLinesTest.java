@@ -34,6 +34,17 @@ class EventLinesTest {
     assertThat(all(of("\r\n\r\n", 100, 1_000))).containsExactly("", "");
   }
 
+  /**
+   * A stream may open with a byte order mark, which an event stream's decoder drops (the WHATWG
+   * event-stream format), as Jackson drops one before a whole reply: it was read as part of the
+   * first line, which then did not start with "data:" and was skipped, its text lost.
+   */
+  @Test
+  void aByteOrderMarkOpeningTheStream_isNoPartOfItsFirstLine() throws Exception {
+    assertThat(all(of("\uFEFFdata: a\n\uFEFFdata: b\n", 100, 1_000)))
+        .containsExactly("data: a", "\uFEFFdata: b");
+  }
+
   @Test
   void utf8IsDecoded_acrossTheReadBuffersEdge() throws Exception {
     // 8191 ASCII bytes, then a 4-byte emoji that straddles the 8192-byte buffer.

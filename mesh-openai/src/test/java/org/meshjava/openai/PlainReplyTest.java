@@ -38,12 +38,14 @@ class PlainReplyTest {
         "{\"system_fingerprint\":null,\"choices\":[{\"logprobs\":null,\"message\":{\"content\":"
             + "\"x\",\"refusal\":null}}],"
             + USAGE
-            + ",\"service_tier\":\"default\"}");
+            + ",\"service_tier\":\"default\"}",
+        // An error that is null is no error (Foundry Local sends one in every reply).
+        "{\"error\":null,\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + "}");
   }
 
   /**
    * Replies left to the tree: a duplicate it reads, a part missing or of another type, text after
-   * the reply, not JSON.
+   * the reply, an error beside it, not JSON.
    */
   static Stream<String> leftToTheTree() {
     return Stream.of(
@@ -55,6 +57,11 @@ class PlainReplyTest {
         // Text after the reply: a second reading of it, which the engine's tree refuses.
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + "} trailing",
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + "}{}",
+        // An error beside the reply's parts, which the engine's tree fails.
+        "{\"error\":{\"message\":\"m\"},\"choices\":[{\"message\":{\"content\":\"x\"}}],"
+            + USAGE
+            + "}",
+        "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE + ",\"error\":\"m\"}",
         "{\"choices\":[{\"message\":{\"content\":\"a\",\"content\":\"b\"}}]," + USAGE + "}",
         "{\"choices\":[{\"message\":{\"content\":\"a\"},\"message\":{\"content\":\"b\"}}],"
             + USAGE

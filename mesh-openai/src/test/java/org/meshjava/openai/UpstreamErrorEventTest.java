@@ -14,7 +14,8 @@ import org.meshjava.core.EngineException;
  * failed "the upstream ended its stream without a usage report (stream_options.include_usage)",
  * sending its operator after a setting the upstream honours; the whole reply's said it had no
  * content. Each now fails saying the upstream sent an error, whose own words go to the operator's
- * log only, as a refusal's do.
+ * log only, as a refusal's do. An error beside a reply's parts fails too, though the fast reader
+ * ({@link PlainReply}) found them all; an error that is null is none.
  */
 class UpstreamErrorEventTest {
   private static final String ERROR =
@@ -52,6 +53,50 @@ class UpstreamErrorEventTest {
           .isInstanceOf(EngineException.class)
           .hasMessage("the upstream sent an error in its reply (its words are in the server's log)")
           .hasMessageNotContaining("CUDA");
+    }
+  }
+
+  @Test
+  void anErrorBesideAReplysParts_failsAsAWholeErrorDoes() throws Exception {
+    String reply =
+        "{\"choices\":[{\"index\":0,\"message\":{\"content\":\"ab\"}}],"
+            + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1},"
+            + ERROR.substring(1);
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, reply))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Fail.", 8);
+      assertThatThrownBy(() -> Fixture.remote(up.base()).serve(asked.request(), asked.payload()))
+          .isInstanceOf(EngineException.class)
+          .hasMessage(
+              "the upstream sent an error in its reply (its words are in the server's log)");
+    }
+  }
+
+  @Test
+  void anErrorThatIsNull_isNoError_wholeAndStreamed() throws Exception {
+    String reply =
+        "{\"error\":null,\"choices\":[{\"index\":0,\"message\":{\"content\":\"ab\"}}],"
+            + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}";
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, reply))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Ok.", 8);
+      assertThat(
+              Fixture.remote(up.base())
+                  .serve(asked.request(), asked.payload())
+                  .outcome()
+                  .tokensOut())
+          .isEqualTo(1);
+    }
+    String events =
+        "data: {\"error\":null,\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ab\"}}]}\n\n"
+            + "data: {\"error\":null,\"choices\":[],"
+            + "\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":1}}\n\ndata: [DONE]\n\n";
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, "", events))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Ok.", 8);
+      assertThat(
+              Fixture.remote(up.base())
+                  .serve(asked.request(), asked.payload(), t -> true)
+                  .outcome()
+                  .tokensOut())
+          .isEqualTo(1);
     }
   }
 }

@@ -85,6 +85,32 @@ class UpstreamInvalidUtf8Test {
     }
   }
 
+  /**
+   * A byte order mark opening a stream hid its first line's "data:", so the first event was skipped
+   * and its text never served (the receipt sealed with the upstream's count for less text); one
+   * before a whole reply was dropped by Jackson. Both now serve every character.
+   */
+  @Test
+  void aByteOrderMarkOpeningTheReply_losesNoTextEitherWay() throws Exception {
+    try (RawUpstream up = new RawUpstream(out -> writeStream(out, withBom(event(new byte[0]))))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Bytes.", 8);
+      EngineResult r = Fixture.remote(up.base()).serve(asked.request(), asked.payload(), t -> true);
+      assertThat(r.tokens().size()).isEqualTo(2);
+    }
+    try (RawUpstream up = new RawUpstream(out -> writeWhole(out, withBom(whole(new byte[0]))))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Bytes.", 8);
+      EngineResult r = Fixture.remote(up.base()).serve(asked.request(), asked.payload());
+      assertThat(r.tokens().size()).isEqualTo(2);
+    }
+  }
+
+  private static byte[] withBom(byte[] reply) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    out.writeBytes(bytes("\uFEFF"));
+    out.writeBytes(reply);
+    return out.toByteArray();
+  }
+
   @Test
   void aCommentLineThatIsNotUtf8_failsTheStreamToo() throws Exception {
     ByteArrayOutputStream events = new ByteArrayOutputStream();
