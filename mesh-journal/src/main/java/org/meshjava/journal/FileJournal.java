@@ -1610,7 +1610,7 @@ public final class FileJournal implements Journal {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
       forcer.createDirectories(segments);
-      mark(j.path, segment, forcer);
+      mark(j.path, segment, j.file.channel(), forcer);
       copy(j.file.channel(), 0, offset, pending, forcer);
       // A segment is the journal's history as much as the live file: readable by whom it is.
       OwnerOnly.keepMode(j.path, pending);
@@ -1704,11 +1704,27 @@ public final class FileJournal implements Journal {
    * may hold what that version's killed archive left, the segment {@code killed} named for the live
    * file's first record (a copy of its first lines, which the live file still holds); it is
    * removed, and that forced, before the marker is written, for under the marker it would read as
-   * an older copy's segment.
+   * an older copy's segment. A file there that is not a copy of the live file's first bytes ({@code
+   * live}) holds records the live file does not: it is kept, and the archive refused.
    */
-  private static void mark(Path journal, Path killed, Forcer forcer) throws IOException {
+  private static void mark(Path journal, Path killed, FileChannel live, Forcer forcer)
+      throws IOException, JournalException {
     if (JournalSegments.marked(journal)) {
       return;
+    }
+    if (Files.exists(killed, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+        && !copiesTheStartOf(killed, live)) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          "cannot archive "
+              + journal
+              + ": segment "
+              + killed
+              + " is named for the live file's first record but is not a copy of the live file's"
+              + " first lines, as an archive of a version that named its segment before its cut"
+              + " leaves; it holds records the live file does not, so it is left as it is. Find"
+              + " which history is the journal's before archiving (SPEC.md 60.8)",
+          null);
     }
     if (Files.deleteIfExists(killed)) {
       forcer.forceDirectory(JournalSegments.directory(journal));
@@ -1724,6 +1740,24 @@ public final class FileJournal implements Journal {
     Path folder = marker.toAbsolutePath().getParent();
     if (folder != null) { // null only for a journal named as a root, which cannot be a file
       forcer.forceDirectory(folder);
+    }
+  }
+
+  /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */
+  private static boolean copiesTheStartOf(Path copy, FileChannel live) throws IOException {
+    try (FileChannel c = FileChannel.open(copy, StandardOpenOption.READ)) {
+      long size = c.size();
+      if (size > live.size()) {
+        return false;
+      }
+      for (long at = 0; at < size; ) {
+        long to = Math.min(size, at + 64 * 1024);
+        if (!Arrays.equals(readRange(c, at, to), readRange(live, at, to))) {
+          return false;
+        }
+        at = to;
+      }
+      return true;
     }
   }
 
