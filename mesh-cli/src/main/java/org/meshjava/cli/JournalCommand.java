@@ -48,6 +48,7 @@ import org.meshjava.journal.internal.LogReplay;
 import org.meshjava.journal.internal.OwnerOnly;
 import org.meshjava.journal.internal.RecordCodec;
 import org.meshjava.journal.internal.ReplayState;
+import org.meshjava.journal.internal.UnlockedRead;
 import org.meshjava.journal.postgres.PostgresJournal;
 import org.meshjava.receipt.tlog.Checkpoint;
 import org.meshjava.receipt.tlog.LogException;
@@ -391,7 +392,7 @@ final class JournalCommand extends CommandGroup {
       // It takes no lock, so an archive, or a steward's opening settling what one left, may move
       // the files between its reads: a verify that failed while they changed is made again
       // (SPEC.md 60.8, "Verifying").
-      return FileJournal.readUnlocked(f.path(), () -> verifyFile(f.path()));
+      return UnlockedRead.run(f.path(), () -> verifyFile(f.path()));
     }
 
     /** Verifies the journal file at {@code path}, once. */
@@ -1494,6 +1495,15 @@ final class JournalCommand extends CommandGroup {
 
     @Override
     public Integer call() throws CliException {
+      // It takes no lock, as verify does: a copy that failed while an archive moved the files is
+      // made again (SPEC.md 60.8, "Verifying"); a failed copy leaves nothing at --out.
+      return journal.target() instanceof JournalTarget.File f
+          ? UnlockedRead.run(f.path(), this::export)
+          : export();
+    }
+
+    /** Copies the journal to --out, once. */
+    private Integer export() throws CliException {
       JournalTarget.Reader reader = reader();
       if (Files.exists(out, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
         throw new CliException("--out " + out + " exists; not overwritten");

@@ -416,6 +416,32 @@ class JournalRecordKindsTamperingTest {
                 Files.copy(
                     h.journal,
                     h.segments().resolve("%020d.jsonl".formatted(firstSeq(h.journal))))));
+    // What an archive killed midway leaves (SPEC 60.8): the live file's first lines copied to a
+    // pending segment named for its first record, before the cut (the opening removes the copy)
+    // and after it, the live file then beginning past them (the opening names the segment).
+    for (boolean cut : new boolean[] {false, true}) {
+      out.add(
+          new Case(
+              "the live file's first lines in a pending segment, left "
+                  + (cut ? "after" : "before")
+                  + " the cut",
+              Verdict.STARTS,
+              h -> {
+                byte[] live = Files.readAllBytes(h.journal);
+                int at = 0;
+                for (int seen = 0; seen < 3; at++) {
+                  if (live[at] == '\n') {
+                    seen++;
+                  }
+                }
+                Files.write(
+                    h.segments().resolve("%020d.jsonl.pending".formatted(firstSeq(h.journal))),
+                    java.util.Arrays.copyOf(live, at));
+                if (cut) {
+                  Files.write(h.journal, java.util.Arrays.copyOfRange(live, at, live.length));
+                }
+              }));
+    }
     return out.stream();
   }
 

@@ -27,7 +27,6 @@ import org.meshjava.journal.internal.GroupCommit;
 import org.meshjava.journal.internal.HeldJournals;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalIo;
-import org.meshjava.journal.internal.JournalLayout;
 import org.meshjava.journal.internal.JournalSegments;
 import org.meshjava.journal.internal.LineReader;
 import org.meshjava.journal.internal.LockHolder;
@@ -1610,7 +1609,7 @@ public final class FileJournal implements Journal {
       long hint = cut == upTo.count() ? upTo.locator() : -1;
       long offset = locate(j.file.channel(), j.path, j.firstSeq, cut, hint, end.locator()).offset();
       forcer.createDirectories(segments);
-      mark(j.path, segment, forcer);
+      mark(j.path, segment, j.file.channel(), forcer);
       copy(j.file.channel(), 0, offset, pending, forcer);
       // A segment is the journal's history as much as the live file: readable by whom it is.
       OwnerOnly.keepMode(j.path, pending);
@@ -1704,11 +1703,27 @@ public final class FileJournal implements Journal {
    * may hold what that version's killed archive left, the segment {@code killed} named for the live
    * file's first record (a copy of its first lines, which the live file still holds); it is
    * removed, and that forced, before the marker is written, for under the marker it would read as
-   * an older copy's segment.
+   * an older copy's segment. A file there that is not a copy of the live file's first bytes ({@code
+   * live}) holds records the live file does not: it is kept, and the archive refused.
    */
-  private static void mark(Path journal, Path killed, Forcer forcer) throws IOException {
+  private static void mark(Path journal, Path killed, FileChannel live, Forcer forcer)
+      throws IOException, JournalException {
     if (JournalSegments.marked(journal)) {
       return;
+    }
+    if (Files.exists(killed, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+        && !copiesTheStartOf(killed, live)) {
+      throw new JournalException(
+          JournalException.Reason.CORRUPT,
+          "cannot archive "
+              + journal
+              + ": segment "
+              + killed
+              + " is named for the live file's first record but is not a copy of the live file's"
+              + " first lines, as an archive of a version that named its segment before its cut"
+              + " leaves; it holds records the live file does not, so it is left as it is. Find"
+              + " which history is the journal's before archiving (SPEC.md 60.8)",
+          null);
     }
     if (Files.deleteIfExists(killed)) {
       forcer.forceDirectory(JournalSegments.directory(journal));
@@ -1724,6 +1739,24 @@ public final class FileJournal implements Journal {
     Path folder = marker.toAbsolutePath().getParent();
     if (folder != null) { // null only for a journal named as a root, which cannot be a file
       forcer.forceDirectory(folder);
+    }
+  }
+
+  /** Whether the bytes of {@code copy} are the first bytes of {@code live}, however many. */
+  private static boolean copiesTheStartOf(Path copy, FileChannel live) throws IOException {
+    try (FileChannel c = FileChannel.open(copy, StandardOpenOption.READ)) {
+      long size = c.size();
+      if (size > live.size()) {
+        return false;
+      }
+      for (long at = 0; at < size; ) {
+        long to = Math.min(size, at + 64 * 1024);
+        if (!Arrays.equals(readRange(c, at, to), readRange(live, at, to))) {
+          return false;
+        }
+        at = to;
+      }
+      return true;
     }
   }
 
@@ -1947,60 +1980,6 @@ public final class FileJournal implements Journal {
       return firstSequence(path);
     } catch (JournalException e) {
       throw withSnapshotFolder(e, path, snapshotFolder);
-    }
-  }
-
-  /**
-   * A read of a file journal that takes no lock ({@link #readUnlocked}).
-   *
-   * @param <T> what it returns
-   * @param <X> what it throws
-   */
-  @FunctionalInterface
-  public interface UnlockedRead<T, X extends Exception> {
-    /** Reads the journal; may be run more than once. */
-    T read() throws X;
-  }
-
-  /**
-   * How often {@link #readUnlocked} runs a read that failed while the journal's files changed: an
-   * archive changes them three times (its pending segment written, its cut renamed into place, the
-   * segment named), and an opening that settles a pending segment once more.
-   */
-  private static final int UNLOCKED_READ_ATTEMPTS = 8;
-
-  /**
-   * Runs {@code read}, a read of the journal at {@code path} that takes no lock and may look at its
-   * files several times (as {@code mesh journal verify} does beside a running steward), and runs it
-   * again when it fails while those files changed under it: an archive renames its cut over the
-   * live file and writes, names and removes a pending segment, and an opening settles what a
-   * stopped archive left. Each state on the way is one a read accepts (SPEC.md 60.8), but a read
-   * that looked at the live file in one and at the segments in the next, or listed a pending
-   * segment just before it was named, failed on a journal that is whole. A read that fails with the
-   * files as they were when it began fails at once (appends change nothing compared here, so a
-   * journal refused while its steward serves is refused as it is): damage fails every read the same
-   * way. A read that succeeds is returned whatever changed, since every state holds the same
-   * records.
-   *
-   * @throws X what the last run of {@code read} threw: its failure with the files unchanged, or
-   *     after eight runs that each saw them change
-   */
-  public static <T, X extends Exception> T readUnlocked(Path path, UnlockedRead<T, X> read)
-      throws X {
-    for (int attempt = 1; ; attempt++) {
-      JournalLayout before = JournalLayout.of(path);
-      try {
-        return read.read();
-      } catch (Exception e) {
-        if (attempt == UNLOCKED_READ_ATTEMPTS || JournalLayout.of(path).equals(before)) {
-          throw e;
-        }
-        LOG.info(
-            "journal {}: its files changed while they were read (an archive or an opening at"
-                + " work), and the read failed ({}); reading them again",
-            path,
-            FailureWords.of(e));
-      }
     }
   }
 

@@ -11,11 +11,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.journal.internal.JournalFile;
 import org.meshjava.journal.internal.JournalSegments;
+import org.meshjava.journal.internal.UnlockedRead;
 
 /**
  * A read that takes no lock (as {@code mesh journal verify} reads) and looks at the journal's files
- * more than once, while an archive moves them (SPEC.md 60.8): {@link FileJournal#readUnlocked} runs
- * it again when it failed while they changed, so an honest archive never fails it, and fails it at
+ * more than once, while an archive moves them (SPEC.md 60.8): {@link UnlockedRead#run} runs it
+ * again when it failed while they changed, so an honest archive never fails it, and fails it at
  * once when they did not, so damage is still refused.
  */
 class UnlockedReadAcrossArchiveTest {
@@ -51,7 +52,7 @@ class UnlockedReadAcrossArchiveTest {
     Path p = journal();
     int[] runs = {0};
     long read =
-        FileJournal.readUnlocked(
+        UnlockedRead.run(
             p,
             () ->
                 readWhole(
@@ -74,7 +75,7 @@ class UnlockedReadAcrossArchiveTest {
     Path pending = JournalSegments.pendingFile(p, 3);
     int[] runs = {0};
     long read =
-        FileJournal.readUnlocked(
+        UnlockedRead.run(
             p,
             () -> {
               runs[0]++;
@@ -106,7 +107,7 @@ class UnlockedReadAcrossArchiveTest {
     byte[] b = Files.readAllBytes(segment);
     Files.write(segment, java.util.Arrays.copyOf(b, b.length - 5));
     int[] runs = {0};
-    assertThatThrownBy(() -> FileJournal.readUnlocked(p, () -> readWhole(p, () -> runs[0]++)))
+    assertThatThrownBy(() -> UnlockedRead.run(p, () -> readWhole(p, () -> runs[0]++)))
         .isInstanceOfSatisfying(
             JournalException.class,
             e -> assertThat(e.reason()).isEqualTo(JournalException.Reason.CORRUPT));
@@ -119,7 +120,7 @@ class UnlockedReadAcrossArchiveTest {
     int[] runs = {0};
     assertThatThrownBy(
             () ->
-                FileJournal.readUnlocked(
+                UnlockedRead.run(
                     p,
                     () -> {
                       runs[0]++;
