@@ -111,10 +111,13 @@ final class DomainLedger implements LivenessProbe.Target {
   static final long ANCHOR_SPACING_NANOS = 100_000_000L;
 
   /**
-   * How many reads in a row may throw an {@link Error} before the counter is demoted and set aside
-   * ({@link #readChannel}): one such read is thrown on as a fault of the process, as anything the
-   * meter cannot name is, but a counter that keeps throwing is a broken counter, not a broken
-   * serve.
+   * How many reads since the probe that last proved the counter live may throw an {@link Error}
+   * before it is demoted and set aside ({@link #readChannel}): one such read is thrown on as a
+   * fault of the process, as anything the meter cannot name is, but a counter that keeps throwing
+   * is a broken counter, not a broken serve. Counted since the probe, not in a row: no read of a
+   * working counter throws an Error at all, and one that throws at every other read would otherwise
+   * throw into the serves on its domain for the life of the process. The periodic re-probe bounds
+   * the span they are counted over.
    */
   static final int ERRORS_BEFORE_SET_ASIDE = 3;
 
@@ -222,10 +225,10 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastDemotionNanos;
   private long reprobeNotBeforeNanos;
   private boolean released;
-  // Reads in a row that threw an Error, and what the last of them said once they set the counter
-  // aside (ERRORS_BEFORE_SET_ASIDE); any read that returns, or fails as a read, starts the run
-  // over.
-  private int errorsInARow;
+  // Serves' and timed reads since the probe that last proved the counter live that threw an Error,
+  // and what the last of them said once they set the counter aside (ERRORS_BEFORE_SET_ASIDE); a
+  // live verdict starts the count over.
+  private int errorsSinceLive;
   // Windows open on this domain in the process's other meters (a steward that discovered with other
   // options reads the same hardware): their serves' energy lands in this counter too.
   private int foreignOpen;
@@ -494,6 +497,7 @@ final class DomainLedger implements LivenessProbe.Target {
     if (verdict.isLive()) {
       state = CounterState.LIVE;
       issue = null;
+      errorsSinceLive = 0;
       updatePeriodNanos = verdict.updatePeriodNanos();
       probedPeriodNanos = updatePeriodNanos;
       LOG.atLevel(warnedNotLive ? Level.INFO : Level.DEBUG)
@@ -638,30 +642,40 @@ final class DomainLedger implements LivenessProbe.Target {
    * middle of an open or close, and leave a window registered on this domain for good.
    *
    * <p>An {@link Error} is thrown on, as a fault of the process rather than of the read, until the
-   * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} in a row: then it is demoted and set aside
-   * (read again only by its re-probe, {@code forProbe}), the Error that set it aside turned into a
-   * failed read unless it is a {@link VirtualMachineError} met on a serve's path. A counter whose
-   * every read throws would otherwise stay live and throw into every serve on its domain for the
-   * life of the process.
+   * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} since a probe last proved it live: then it
+   * is demoted and set aside (read again only by its re-probe, {@code forProbe}), the Error that
+   * set it aside turned into a failed read unless it is a {@link VirtualMachineError}. A counter
+   * whose reads keep throwing would otherwise stay live and throw into the serves on its domain for
+   * the life of the process. A probe's read turns any Error into a failed read of this counter
+   * alone.
    */
   private long readChannel(boolean forProbe) throws CounterException {
-    if (!forProbe && errorsInARow >= ERRORS_BEFORE_SET_ASIDE) {
+    if (!forProbe && errorsSinceLive >= ERRORS_BEFORE_SET_ASIDE) {
       throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail);
     }
     try {
-      long total = channel.readTotalUj();
-      errorsInARow = 0;
-      return total;
-    } catch (CounterException e) {
-      errorsInARow = 0;
-      throw e;
+      return channel.readTotalUj();
     } catch (RuntimeException e) {
-      errorsInARow = 0;
       throw new CounterException(
           CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + e, e);
     } catch (Error e) {
-      errorsInARow = errorsInARow == Integer.MAX_VALUE ? errorsInARow : errorsInARow + 1;
-      if (errorsInARow < ERRORS_BEFORE_SET_ASIDE) {
+      if (forProbe) {
+        // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
+        // would end the probe of every counter taken with it (all of them at the periodic
+        // re-probe), leaving every other counter not live until the next probe.
+        LOG.debug("the probe's read of energy counter {} threw", channel.name(), e);
+        throw new CounterException(
+            CounterIssue.READ_FAILED,
+            "reading "
+                + channel.name()
+                + " threw "
+                + e
+                + "; this counter's probe failed, the others' went on",
+            e);
+      }
+      errorsSinceLive =
+          errorsSinceLive == Integer.MAX_VALUE ? errorsSinceLive : errorsSinceLive + 1;
+      if (errorsSinceLive < ERRORS_BEFORE_SET_ASIDE) {
         throw e;
       }
       setAsideDetail =
@@ -669,13 +683,12 @@ final class DomainLedger implements LivenessProbe.Target {
               + channel.name()
               + " threw "
               + e
-              + " at "
-              + errorsInARow
-              + " reads in a row; it is read again only by its re-probe";
-      // Thrown on to the serve that read it; never out of a re-probe's read of a counter set
-      // aside, which would fail the probe of every other counter it takes (all of them, at each
-      // periodic re-probe), leaving the whole meter an estimator for good.
-      if (e instanceof VirtualMachineError && !forProbe) {
+              + ", "
+              + errorsSinceLive
+              + " reads having thrown an Error since a probe proved it live; it is read again only"
+              + " by its re-probe";
+      // Thrown on to the serve that read it.
+      if (e instanceof VirtualMachineError) {
         failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
         throw e;
       }
