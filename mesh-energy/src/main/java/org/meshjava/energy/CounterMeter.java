@@ -79,6 +79,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private final Map<EnergyDomain, DomainLedger> ledgers;
+  // The same ledgers by the hardware counter each reads: another meter's window is on one of them
+  // only where it reads that very counter, whatever domain name either meter gave it.
+  private final Map<Object, DomainLedger> byHardware;
   private final List<CounterStatus> unavailable;
   private final LivenessProbe probe;
   private final ProbeClock clock;
@@ -168,6 +171,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
     }
     this.ledgers = Collections.unmodifiableMap(byDomain);
+    Map<Object, DomainLedger> hardware = new LinkedHashMap<>();
+    for (DomainLedger l : ledgers.values()) {
+      if (hardware.putIfAbsent(l.hardware(), l) != null) {
+        throw new IllegalArgumentException("two domains read one counter: " + l.hardware());
+      }
+    }
+    this.byHardware = Collections.unmodifiableMap(hardware);
     List<String> names = new ArrayList<>();
     for (DomainLedger l : ledgers.values()) {
       names.add(l.name());
@@ -285,14 +295,15 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   }
 
   /**
-   * Tells every other open meter of the process that reads one of {@code entered}'s domains that a
-   * window opened on it, and returns their ledgers, to be told when it leaves. Two meters (stewards
-   * that discovered with different options) read the same hardware: a serve alone in each meter's
-   * books is not alone on the package, and both would otherwise be graded a reading of the whole
-   * counter. A window of theirs already open there (opened before this meter was made, or whose own
-   * notice has not reached this meter yet) overlaps this one too. Called holding no ledger's
-   * monitor, after entering: a serve of theirs between this window's entering and this notice is
-   * then still seen by one of the two.
+   * Tells every other open meter of the process that reads one of {@code entered}'s counters (the
+   * same hardware, {@link EnergyChannel#hardware()}, whatever domain it names) that a window opened
+   * on it, and returns their ledgers, to be told when it leaves. Two meters (stewards that
+   * discovered with different options) read the same hardware: a serve alone in each meter's books
+   * is not alone on the package, and both would otherwise be graded a reading of the whole counter.
+   * A window of theirs already open there (opened before this meter was made, or whose own notice
+   * has not reached this meter yet) overlaps this one too. Called holding no ledger's monitor,
+   * after entering: a serve of theirs between this window's entering and this notice is then still
+   * seen by one of the two.
    */
   private List<DomainLedger> tellOtherMeters(Map<DomainLedger, DomainLedger.Share> entered) {
     List<CounterMeter> others = new ArrayList<>();
@@ -306,7 +317,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     List<DomainLedger> told = new ArrayList<>();
     for (CounterMeter other : others) {
       for (Map.Entry<DomainLedger, DomainLedger.Share> mine : entered.entrySet()) {
-        DomainLedger theirs = other.ledgers.get(mine.getKey().domain());
+        DomainLedger theirs = other.byHardware.get(mine.getKey().hardware());
         if (theirs != null) {
           told.add(theirs);
           if (theirs.foreignEntered()) {

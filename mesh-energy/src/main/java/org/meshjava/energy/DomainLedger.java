@@ -164,6 +164,7 @@ final class DomainLedger implements LivenessProbe.Target {
   record Exit(boolean trusted, long measuredUj, double apportionedUj, boolean overlapped) {}
 
   private final EnergyChannel channel;
+  private final Object hardware;
   private final LivenessPolicy policy;
   private final ProbeClock clock;
   private final long reprobeEveryNanos;
@@ -261,6 +262,7 @@ final class DomainLedger implements LivenessProbe.Target {
           "reprobeEveryNanos must be positive: " + reprobeEveryNanos);
     }
     this.channel = Objects.requireNonNull(channel, "channel");
+    this.hardware = Objects.requireNonNull(channel.hardware(), "hardware");
     this.policy = Objects.requireNonNull(policy, "policy");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.reprobeEveryNanos = reprobeEveryNanos;
@@ -270,6 +272,11 @@ final class DomainLedger implements LivenessProbe.Target {
 
   EnergyDomain domain() {
     return channel.domain();
+  }
+
+  /** The hardware counter this ledger reads ({@link EnergyChannel#hardware()}). */
+  Object hardware() {
+    return hardware;
   }
 
   @Override
