@@ -79,6 +79,9 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       Collections.synchronizedSet(Collections.newSetFromMap(new WeakHashMap<>()));
 
   private final Map<EnergyDomain, DomainLedger> ledgers;
+  // The same ledgers by the hardware counter each reads: another meter's window is on one of them
+  // only where it reads that very counter, whatever domain name either meter gave it.
+  private final Map<Object, DomainLedger> byHardware;
   private final List<CounterStatus> unavailable;
   private final LivenessProbe probe;
   private final ProbeClock clock;
@@ -168,6 +171,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
     }
     this.ledgers = Collections.unmodifiableMap(byDomain);
+    Map<Object, DomainLedger> hardware = new LinkedHashMap<>();
+    for (DomainLedger l : ledgers.values()) {
+      if (hardware.putIfAbsent(l.hardware(), l) != null) {
+        throw new IllegalArgumentException("two domains read one counter: " + l.hardware());
+      }
+    }
+    this.byHardware = Collections.unmodifiableMap(hardware);
     List<String> names = new ArrayList<>();
     for (DomainLedger l : ledgers.values()) {
       names.add(l.name());
@@ -274,27 +284,32 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
     } catch (RuntimeException | Error e) {
       // No window to close comes back: the shares entered so far must not stay open for good.
-      leaveEvery(entered, now, e);
+      try {
+        leaveEvery(entered, now, e);
+      } finally {
+        entered.keySet().forEach(DomainLedger::countedOut);
+      }
       throw e;
     }
-    List<DomainLedger> foreign = tellOtherMeters(entered);
+    tellOtherMeters(entered.keySet(), now, true);
     scheduleDueProbes(now);
     startPoll();
     startWatch();
-    return new Window(entered, everyDomainHasACounter, foreign);
+    return new Window(entered, everyDomainHasACounter);
   }
 
   /**
-   * Tells every other open meter of the process that reads one of {@code entered}'s domains that a
-   * window opened on it, and returns their ledgers, to be told when it leaves. Two meters (stewards
-   * that discovered with different options) read the same hardware: a serve alone in each meter's
-   * books is not alone on the package, and both would otherwise be graded a reading of the whole
-   * counter. A window of theirs already open there (opened before this meter was made, or whose own
-   * notice has not reached this meter yet) overlaps this one too. Called holding no ledger's
-   * monitor, after entering: a serve of theirs between this window's entering and this notice is
-   * then still seen by one of the two.
+   * Tells every other open meter of the process that reads one of {@code mine}'s counters (the same
+   * hardware, {@link EnergyChannel#hardware()}, whatever domain it names) that a window opened on
+   * it ({@code entered}) or left it. Two meters (stewards that discovered with different options)
+   * read the same hardware: a serve alone in each meter's books is not alone on the package, and
+   * both would otherwise be graded a reading of the whole counter. Each told ledger reads its
+   * channel first, so the energy before the event is split among the windows open before it, and a
+   * window opened there within an update period after a leave holds that serve's tail. Windows open
+   * before a meter was made, or not yet told, are in {@link OpenWindows}. Called holding no
+   * ledger's monitor; an open tells after entering, a leave before it is counted out.
    */
-  private List<DomainLedger> tellOtherMeters(Map<DomainLedger, DomainLedger.Share> entered) {
+  private void tellOtherMeters(Iterable<DomainLedger> mine, long nowNanos, boolean entered) {
     List<CounterMeter> others = new ArrayList<>();
     synchronized (METERS) {
       for (CounterMeter m : METERS) {
@@ -303,19 +318,19 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
     }
-    List<DomainLedger> told = new ArrayList<>();
     for (CounterMeter other : others) {
-      for (Map.Entry<DomainLedger, DomainLedger.Share> mine : entered.entrySet()) {
-        DomainLedger theirs = other.ledgers.get(mine.getKey().domain());
-        if (theirs != null) {
-          told.add(theirs);
-          if (theirs.foreignEntered()) {
-            mine.getKey().sharedWithForeign(mine.getValue());
-          }
+      for (DomainLedger l : mine) {
+        DomainLedger theirs = other.byHardware.get(l.hardware());
+        if (theirs == null) {
+          continue;
+        }
+        if (entered) {
+          theirs.foreignEntered(nowNanos);
+        } else {
+          theirs.foreignLeft(nowNanos);
         }
       }
     }
-    return told;
   }
 
   /** The declared domains, plus the DRAM of each declared package where a counter reads it. */
@@ -744,16 +759,11 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   private final class Window implements MeterWindow {
     private final Map<DomainLedger, DomainLedger.Share> entered;
     private final boolean everyDomainHasACounter;
-    private final List<DomainLedger> foreign;
     private boolean done;
 
-    Window(
-        Map<DomainLedger, DomainLedger.Share> entered,
-        boolean everyDomainHasACounter,
-        List<DomainLedger> foreign) {
+    Window(Map<DomainLedger, DomainLedger.Share> entered, boolean everyDomainHasACounter) {
       this.entered = entered;
       this.everyDomainHasACounter = everyDomainHasACounter;
-      this.foreign = foreign;
     }
 
     @Override
@@ -800,7 +810,13 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       try {
         exits = leaveEvery(entered, now, null);
       } finally {
-        foreign.forEach(DomainLedger::foreignLeft);
+        // Counted out only once the other meters have read up to this leave: until then their
+        // windows' shares are split with this one still counted, which gives them less, never more.
+        try {
+          tellOtherMeters(entered.keySet(), now, false);
+        } finally {
+          entered.keySet().forEach(DomainLedger::countedOut);
+        }
       }
       scheduleDueProbes(now);
       return exits;

@@ -17,14 +17,15 @@ import org.slf4j.event.Level;
  * open, whether or not the counter is live: its work lands on the domain either way, so any window
  * that overlapped it must not be graded a lone hardware reading. Every window open and close is an
  * <em>event</em>, and the counter is read at each one. The energy between two consecutive events (a
- * <em>segment</em>) is split equally among the windows open during it, and a window that shared the
- * domain with another at any moment is <em>overlapped</em>. So a window alone on the domain
- * receives exactly its counter delta, which may be graded a hardware reading; a window that shared
- * the domain receives a model of its share, which may not (§3.3). Shares of the windows open in a
- * segment sum to the segment's energy. Idle and background power are inside every segment; they are
- * not subtracted. A window opened less than one update period after another closed is overlapped
- * too: the counter lags by up to a period, so the end of the closed serve is still to be published
- * and lands in the new window's delta (SPEC 40 §3, the tail rule).
+ * <em>segment</em>) is split equally among the windows open during it (every meter's on the same
+ * counter, {@link OpenWindows}; this ledger keeps only its own windows' shares), and a window that
+ * shared the domain with another at any moment is <em>overlapped</em>. So a window alone on the
+ * domain receives exactly its counter delta, which may be graded a hardware reading; a window that
+ * shared the domain receives a model of its share, which may not (§3.3). Shares of the windows open
+ * in a segment sum to the segment's energy. Idle and background power are inside every segment;
+ * they are not subtracted. A window opened less than one update period after another closed is
+ * overlapped too: the counter lags by up to a period, so the end of the closed serve is still to be
+ * published and lands in the new window's delta (SPEC 40 §3, the tail rule).
  *
  * <p>The liveness <em>epoch</em> changes whenever the trust in a reading across it changes: a probe
  * of any counter starts or ends (its burn heats the CPU and its GPU work the GPUs, whichever
@@ -111,10 +112,13 @@ final class DomainLedger implements LivenessProbe.Target {
   static final long ANCHOR_SPACING_NANOS = 100_000_000L;
 
   /**
-   * How many reads in a row may throw an {@link Error} before the counter is demoted and set aside
-   * ({@link #readChannel}): one such read is thrown on as a fault of the process, as anything the
-   * meter cannot name is, but a counter that keeps throwing is a broken counter, not a broken
-   * serve.
+   * How many reads since the probe that last proved the counter live may throw an {@link Error}
+   * before it is demoted and set aside ({@link #readChannel}): one such read is thrown on as a
+   * fault of the process, as anything the meter cannot name is, but a counter that keeps throwing
+   * is a broken counter, not a broken serve. Counted since the probe, not in a row: no read of a
+   * working counter throws an Error at all, and one that throws at every other read would otherwise
+   * throw into the serves on its domain for the life of the process. The periodic re-probe bounds
+   * the span they are counted over.
    */
   static final int ERRORS_BEFORE_SET_ASIDE = 3;
 
@@ -161,10 +165,13 @@ final class DomainLedger implements LivenessProbe.Target {
   record Exit(boolean trusted, long measuredUj, double apportionedUj, boolean overlapped) {}
 
   private final EnergyChannel channel;
+  private final Object hardware;
   private final LivenessPolicy policy;
   private final ProbeClock clock;
   private final long reprobeEveryNanos;
   private final List<Share> open = new ArrayList<>();
+  // An enter is reading the counter: its window is in OpenWindows' count already, not yet in open.
+  private boolean entering;
   private CounterState state = CounterState.NOT_LIVE;
   private @Nullable CounterIssue issue = CounterIssue.PROBING;
   private String detail = "not yet probed";
@@ -222,13 +229,10 @@ final class DomainLedger implements LivenessProbe.Target {
   private long lastDemotionNanos;
   private long reprobeNotBeforeNanos;
   private boolean released;
-  // Reads in a row that threw an Error, and what the last of them said once they set the counter
-  // aside (ERRORS_BEFORE_SET_ASIDE); any read that returns, or fails as a read, starts the run
-  // over.
-  private int errorsInARow;
-  // Windows open on this domain in the process's other meters (a steward that discovered with other
-  // options reads the same hardware): their serves' energy lands in this counter too.
-  private int foreignOpen;
+  // Serves' and timed reads since the probe that last proved the counter live that threw an Error,
+  // and what the last of them said once they set the counter aside (ERRORS_BEFORE_SET_ASIDE); a
+  // live verdict starts the count over.
+  private int errorsSinceLive;
   private String setAsideDetail = "";
 
   /**
@@ -258,6 +262,7 @@ final class DomainLedger implements LivenessProbe.Target {
           "reprobeEveryNanos must be positive: " + reprobeEveryNanos);
     }
     this.channel = Objects.requireNonNull(channel, "channel");
+    this.hardware = Objects.requireNonNull(channel.hardware(), "hardware");
     this.policy = Objects.requireNonNull(policy, "policy");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.reprobeEveryNanos = reprobeEveryNanos;
@@ -267,6 +272,11 @@ final class DomainLedger implements LivenessProbe.Target {
 
   EnergyDomain domain() {
     return channel.domain();
+  }
+
+  /** The hardware counter this ledger reads ({@link EnergyChannel#hardware()}). */
+  Object hardware() {
+    return hardware;
   }
 
   @Override
@@ -342,13 +352,24 @@ final class DomainLedger implements LivenessProbe.Target {
    * trusted at open only if the counter is live, no probe is disturbing it, and it was read.
    */
   synchronized Share enter(long nowNanos) {
+    // Counted before the read, so another meter reading the counter meanwhile splits its segment
+    // as if this window were in it, which gives its windows less, never more (a leave is counted
+    // out only after its read and the other meters' notices, CounterMeter). This ledger's own read
+    // leaves it out: the segment it ends is before this window.
+    int openOnCounter = OpenWindows.opened(hardware);
     boolean readOk = true;
     long total = lastTotal;
+    entering = true;
     try {
       total = segment(nowNanos, false);
     } catch (CounterException e) {
       readOk = false;
       failed(e);
+    } catch (RuntimeException | Error e) {
+      OpenWindows.closed(hardware);
+      throw e;
+    } finally {
+      entering = false;
     }
     // Another window open now, or one that closed less than an update period before this read
     // began: the counter has not yet published all of the closed one's energy (it lags by up to a
@@ -357,7 +378,10 @@ final class DomainLedger implements LivenessProbe.Target {
     long sinceLastLeaveNanos =
         leftOnce ? openReadStartNanos - lastLeaveReadStartNanos : Long.MAX_VALUE;
     boolean overlapped =
-        !open.isEmpty() || foreignOpen > 0 || sinceLastLeaveNanos < updatePeriodNanos;
+        !open.isEmpty()
+            || openOnCounter > 1
+            || OpenWindows.on(hardware) > 1
+            || sinceLastLeaveNanos < updatePeriodNanos;
     for (Share s : open) {
       s.overlapped = true;
     }
@@ -374,29 +398,55 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * A window of another meter of the process opened on this domain: the counter is the same
-   * hardware, so every window open here now shares it, as does every window opened here before that
-   * one leaves ({@link #foreignLeft()}). Returns whether a window of this meter is open here, which
-   * the other meter's window then shares ({@link #sharedWithForeign}): this ledger may have been
-   * told nothing of it (its meter was made after that window opened, or that window's notice comes
-   * after this one).
+   * A window of another meter of the process opened on this counter (the same hardware): every
+   * window open here now shares it; one opened here later finds it in {@link OpenWindows}. Reads
+   * the counter first, so the energy before it is split among the windows then open (the new one
+   * already counted, which gives them less, never more).
    */
-  synchronized boolean foreignEntered() {
-    foreignOpen++;
+  synchronized void foreignEntered(long nowNanos) {
+    readForForeign(nowNanos);
     for (Share s : open) {
       s.overlapped = true;
     }
-    return !open.isEmpty();
   }
 
-  /** {@code share}'s window overlapped one of another meter of the process on this domain. */
-  synchronized void sharedWithForeign(Share share) {
-    share.overlapped = true;
+  /**
+   * A window of another meter of the process left this counter: the energy up to this read is split
+   * with it still counted, and a window opened here within one update period after this read began
+   * holds the end of that serve (the tail rule, across meters as within one).
+   */
+  synchronized void foreignLeft(long nowNanos) {
+    long readStart = readForForeign(nowNanos);
+    lastLeaveReadStartNanos = Math.max(readStart, leftOnce ? lastLeaveReadStartNanos : readStart);
+    leftOnce = true;
   }
 
-  /** A window of another meter of the process left this domain. */
-  synchronized void foreignLeft() {
-    foreignOpen = Math.max(0, foreignOpen - 1);
+  /**
+   * Reads the counter at another meter's event on it, and returns when that read began. A failure
+   * is this counter's failed read; an Error is not thrown into the other meter's serve, whose own
+   * counters are not at fault, but logged.
+   */
+  private long readForForeign(long nowNanos) {
+    if (released) {
+      return nowNanos;
+    }
+    try {
+      segment(nowNanos, false);
+      return lastReadStartNanos;
+    } catch (CounterException e) {
+      failed(e);
+    } catch (RuntimeException | Error e) {
+      LOG.warn(
+          "reading energy counter {} at another meter's window threw; counted on from its next read",
+          channel.name(),
+          e);
+    }
+    return nowNanos;
+  }
+
+  /** A window that entered here is gone from the counter, in every meter's count. */
+  void countedOut() {
+    OpenWindows.closed(hardware);
   }
 
   /** Removes a window and returns what it saw. */
@@ -494,6 +544,7 @@ final class DomainLedger implements LivenessProbe.Target {
     if (verdict.isLive()) {
       state = CounterState.LIVE;
       issue = null;
+      errorsSinceLive = 0;
       updatePeriodNanos = verdict.updatePeriodNanos();
       probedPeriodNanos = updatePeriodNanos;
       LOG.atLevel(warnedNotLive ? Level.INFO : Level.DEBUG)
@@ -638,30 +689,40 @@ final class DomainLedger implements LivenessProbe.Target {
    * middle of an open or close, and leave a window registered on this domain for good.
    *
    * <p>An {@link Error} is thrown on, as a fault of the process rather than of the read, until the
-   * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} in a row: then it is demoted and set aside
-   * (read again only by its re-probe, {@code forProbe}), the Error that set it aside turned into a
-   * failed read unless it is a {@link VirtualMachineError} met on a serve's path. A counter whose
-   * every read throws would otherwise stay live and throw into every serve on its domain for the
-   * life of the process.
+   * counter has thrown {@link #ERRORS_BEFORE_SET_ASIDE} since a probe last proved it live: then it
+   * is demoted and set aside (read again only by its re-probe, {@code forProbe}), the Error that
+   * set it aside turned into a failed read unless it is a {@link VirtualMachineError}. A counter
+   * whose reads keep throwing would otherwise stay live and throw into the serves on its domain for
+   * the life of the process. A probe's read turns any Error into a failed read of this counter
+   * alone.
    */
   private long readChannel(boolean forProbe) throws CounterException {
-    if (!forProbe && errorsInARow >= ERRORS_BEFORE_SET_ASIDE) {
+    if (!forProbe && errorsSinceLive >= ERRORS_BEFORE_SET_ASIDE) {
       throw new CounterException(CounterIssue.READ_FAILED, setAsideDetail);
     }
     try {
-      long total = channel.readTotalUj();
-      errorsInARow = 0;
-      return total;
-    } catch (CounterException e) {
-      errorsInARow = 0;
-      throw e;
+      return channel.readTotalUj();
     } catch (RuntimeException e) {
-      errorsInARow = 0;
       throw new CounterException(
           CounterIssue.READ_FAILED, "reading " + channel.name() + " threw " + e, e);
     } catch (Error e) {
-      errorsInARow = errorsInARow == Integer.MAX_VALUE ? errorsInARow : errorsInARow + 1;
-      if (errorsInARow < ERRORS_BEFORE_SET_ASIDE) {
+      if (forProbe) {
+        // A probe is the counter's trial, and a fault met reading it is its verdict. Thrown on, it
+        // would end the probe of every counter taken with it (all of them at the periodic
+        // re-probe), leaving every other counter not live until the next probe.
+        LOG.debug("the probe's read of energy counter {} threw", channel.name(), e);
+        throw new CounterException(
+            CounterIssue.READ_FAILED,
+            "reading "
+                + channel.name()
+                + " threw "
+                + e
+                + "; this counter's probe failed, the others' went on",
+            e);
+      }
+      errorsSinceLive =
+          errorsSinceLive == Integer.MAX_VALUE ? errorsSinceLive : errorsSinceLive + 1;
+      if (errorsSinceLive < ERRORS_BEFORE_SET_ASIDE) {
         throw e;
       }
       setAsideDetail =
@@ -669,13 +730,12 @@ final class DomainLedger implements LivenessProbe.Target {
               + channel.name()
               + " threw "
               + e
-              + " at "
-              + errorsInARow
-              + " reads in a row; it is read again only by its re-probe";
-      // Thrown on to the serve that read it; never out of a re-probe's read of a counter set
-      // aside, which would fail the probe of every other counter it takes (all of them, at each
-      // periodic re-probe), leaving the whole meter an estimator for good.
-      if (e instanceof VirtualMachineError && !forProbe) {
+              + ", "
+              + errorsSinceLive
+              + " reads having thrown an Error since a probe proved it live; it is read again only"
+              + " by its re-probe";
+      // Thrown on to the serve that read it.
+      if (e instanceof VirtualMachineError) {
         failed(new CounterException(CounterIssue.READ_FAILED, setAsideDetail, e));
         throw e;
       }
@@ -828,7 +888,11 @@ final class DomainLedger implements LivenessProbe.Target {
             (afterNanos - lastReadNanos) / 1_000_000);
       }
       if (!open.isEmpty()) {
-        double each = (double) (total - lastTotal) / open.size();
+        // Among every window open on the counter, other meters' too (each of those takes its share
+        // in its own meter's books), so the shares of all of them add up to no more than the
+        // energy.
+        int sharing = Math.max(open.size(), OpenWindows.on(hardware) - (entering ? 1 : 0));
+        double each = (double) (total - lastTotal) / sharing;
         for (Share s : open) {
           s.apportionedUj += each;
         }

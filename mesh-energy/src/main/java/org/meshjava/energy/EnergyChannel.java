@@ -17,6 +17,18 @@ interface EnergyChannel {
   EnergyDomain domain();
 
   /**
+   * What this counter is on the machine, compared by {@code equals}: channels of two meters of the
+   * process whose identities are equal read one hardware counter, so a window of one is a window on
+   * the other's counter too (a zone's {@code energy_uj} as the file system resolves it, a GPU
+   * board's UUID). Never the domain's name: two meters may map one name onto different hardware (a
+   * test's fake tree, another {@code CUDA_VISIBLE_DEVICES}), and one counter onto different names.
+   * By default this channel alone, which no other channel reads.
+   */
+  default Object hardware() {
+    return this;
+  }
+
+  /**
    * Reads the counter and returns the µJ accumulated since the first read (0 on the first).
    *
    * @throws CounterException if the counter cannot be read or went implausibly backwards

@@ -11,6 +11,12 @@ final class IoReportChannel extends SharedNativeChannel {
     this.session = session;
   }
 
+  /** The machine's one SoC: every meter's IOReport channel on a domain reads the same rails. */
+  @Override
+  public Object hardware() {
+    return name();
+  }
+
   @Override
   long readRetained() throws CounterException {
     return session.totalUj(domain().kind());

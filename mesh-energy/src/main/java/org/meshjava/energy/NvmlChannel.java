@@ -48,6 +48,15 @@ final class NvmlChannel extends SharedNativeChannel {
   }
 
   /**
+   * The board's UUID, as its name carries it: the same board whichever index or {@code
+   * CUDA_VISIBLE_DEVICES} a meter reached it by.
+   */
+  @Override
+  public Object hardware() {
+    return name();
+  }
+
+  /**
    * The board's bound. A fixed 2 kW holds boards of today (700 W to 1.4 kW limits) at 1.4 times
    * theirs or more, but would refuse as resets the draw of a board whose limit may be set near or
    * past it.

@@ -65,6 +65,9 @@ final class RaplChannel extends NamedChannel {
   static final long MAX_RANGE_UJ = STATUS_REGISTER_MAX * 1_000_000L;
 
   private final Path energyFile;
+  // The file as the file system resolves it: /sys/class/powercap/intel-rapl:0 links into
+  // /sys/devices/virtual/powercap/intel-rapl, and both layouts name one counter.
+  private final Path hardware;
   private final SysfsReader reader;
   private final ProbeClock clock;
   private final long rangeUj;
@@ -132,6 +135,7 @@ final class RaplChannel extends NamedChannel {
     this.readBoundWatts = maxWatts;
     this.readBoundBeforeRead = maxWatts;
     this.energyFile = Objects.requireNonNull(energyFile, "energyFile");
+    this.hardware = resolved(energyFile);
     this.reader = Objects.requireNonNull(reader, "reader");
     this.clock = Objects.requireNonNull(clock, "clock");
     this.rangeUj = rangeUj;
@@ -308,6 +312,21 @@ final class RaplChannel extends NamedChannel {
       return SysfsDecimal.parse(text);
     } catch (NumberFormatException e) {
       throw new CounterException(CounterIssue.READ_FAILED, energyFile + " " + e.getMessage(), e);
+    }
+  }
+
+  /** The zone's {@code energy_uj}, links resolved: the same file whichever layout named it. */
+  @Override
+  public Object hardware() {
+    return hardware;
+  }
+
+  /** {@code file} with its links resolved, or made absolute where it cannot be resolved. */
+  private static Path resolved(Path file) {
+    try {
+      return file.toRealPath();
+    } catch (IOException | SecurityException e) {
+      return file.toAbsolutePath().normalize();
     }
   }
 }

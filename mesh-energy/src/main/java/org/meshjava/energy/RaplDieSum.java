@@ -1,6 +1,8 @@
 package org.meshjava.energy;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.meshjava.core.EnergyDomain;
 
 /**
@@ -25,6 +27,16 @@ final class RaplDieSum extends NamedChannel {
       throw new IllegalArgumentException("a die sum needs two or more zones: " + dies);
     }
     this.lastTotals = new long[this.dies.size()];
+  }
+
+  /** Its zones' files: a meter that sums the same dies reads the same counter. */
+  @Override
+  public Object hardware() {
+    Set<Object> zones = new HashSet<>();
+    for (RaplChannel d : dies) {
+      zones.add(d.hardware());
+    }
+    return Set.copyOf(zones);
   }
 
   /** The tightest of the zones' bounds: each must be read before it can wrap twice. */

@@ -263,7 +263,9 @@ final class RaplDiscovery {
     }
     long range;
     try {
-      range = SysfsDecimal.parse(reader.read(zone.resolve(MAX_ENERGY_RANGE_UJ)));
+      // Read again while the read fails once open (EIO), as the name and energy_uj are: discovery
+      // looks once, and a zone whose range went unread is lost until a restart.
+      range = SysfsDecimal.parse(retry.call(() -> rangeText(zone, reader)));
       if (range == 0) {
         throw new NumberFormatException("is 0: a counter with no range has nothing to count in");
       }
@@ -276,24 +278,8 @@ final class RaplDiscovery {
                 + " µJ a RAPL status register holds at its coarsest unit (1 J): no RAPL counter's"
                 + " range, so its wraps cannot be counted");
       }
-    } catch (FileSystemException e) {
-      // Not opened (denied, missing): named as the file it is, since the read access discovery's
-      // advice grants is energy_uj's, and this file is readable by every user on a stock kernel.
-      rejected.add(
-          CounterStatus.unavailable(
-              counter,
-              domain,
-              CounterIssue.UNREADABLE,
-              "cannot read " + MAX_ENERGY_RANGE_UJ + ": " + e));
-      return Optional.empty();
-    } catch (IOException e) {
-      // Opened, and the read failed (EIO): the driver's answer of the moment, as for energy_uj.
-      rejected.add(
-          CounterStatus.unavailable(
-              counter,
-              domain,
-              CounterIssue.READ_FAILED,
-              "reading " + MAX_ENERGY_RANGE_UJ + " failed: " + e));
+    } catch (CounterException e) {
+      rejected.add(CounterStatus.unavailable(counter, domain, e));
       return Optional.empty();
     } catch (NumberFormatException e) {
       // Read, but no range: READ_FAILED, as for an energy_uj that is not a number. UNREADABLE
@@ -523,6 +509,24 @@ final class RaplDiscovery {
       throw new CounterException(CounterIssue.UNREADABLE, "cannot read " + file + ": " + e, e);
     } catch (IOException e) {
       throw new CounterException(CounterIssue.READ_FAILED, "reading " + file + " failed: " + e, e);
+    }
+  }
+
+  /**
+   * The text of {@code zone}'s {@code max_energy_range_uj}. A file that cannot be opened (denied,
+   * missing) is UNREADABLE, named as the file it is: the read access discovery's advice grants is
+   * energy_uj's, and this file is readable by every user on a stock kernel. A read that failed once
+   * open (EIO) is the driver's answer of the moment, READ_FAILED as for energy_uj, and tried again.
+   */
+  private static String rangeText(Path zone, SysfsReader reader) throws CounterException {
+    try {
+      return reader.read(zone.resolve(MAX_ENERGY_RANGE_UJ));
+    } catch (FileSystemException e) {
+      throw new CounterException(
+          CounterIssue.UNREADABLE, "cannot read " + MAX_ENERGY_RANGE_UJ + ": " + e, e);
+    } catch (IOException e) {
+      throw new CounterException(
+          CounterIssue.READ_FAILED, "reading " + MAX_ENERGY_RANGE_UJ + " failed: " + e, e);
     }
   }
 

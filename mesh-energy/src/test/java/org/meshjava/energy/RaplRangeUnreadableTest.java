@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * discovery's advice on granting read access to {@code energy_uj} (root-only since CVE-2020-8694)
  * is not given for it: that file is readable by every user on a stock kernel, and granting access
  * to {@code energy_uj} would not help. A range whose read failed once open is a failed read, not a
- * matter of access.
+ * matter of access, and is read again at discovery as the zone's name and {@code energy_uj} are.
  */
 class RaplRangeUnreadableTest {
   @TempDir Path root;
@@ -78,5 +79,42 @@ class RaplRangeUnreadableTest {
         .singleElement()
         .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.READ_FAILED));
     assertThat(MeterDiscovery.unreadableAdvice(found.counters())).isEmpty();
+  }
+
+  @Test
+  void aRangeWhoseReadFailsOnceOpen_isReadAgain_andTheZoneIsUsed() throws IOException {
+    Path range = zone("intel-rapl:0", "package-0").resolve("max_energy_range_uj");
+    AtomicInteger failuresLeft = new AtomicInteger(2);
+    MeterDiscovery found =
+        discover(
+            file -> {
+              if (file.equals(range) && failuresLeft.getAndDecrement() > 0) {
+                throw new IOException("Input/output error");
+              }
+              return SysfsReader.FILES.read(file);
+            });
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(s -> assertThat(s.state()).isNotEqualTo(CounterState.UNAVAILABLE));
+    assertThat(failuresLeft).hasValueLessThan(0);
+  }
+
+  @Test
+  void aRangeThatCannotBeOpened_isNotReadAgain() throws IOException {
+    Path range = zone("intel-rapl:0", "package-0").resolve("max_energy_range_uj");
+    AtomicInteger reads = new AtomicInteger();
+    MeterDiscovery found =
+        discover(
+            file -> {
+              if (file.equals(range)) {
+                reads.incrementAndGet();
+                throw new AccessDeniedException(file.toString());
+              }
+              return SysfsReader.FILES.read(file);
+            });
+    assertThat(found.counters())
+        .singleElement()
+        .satisfies(s -> assertThat(s.issue()).contains(CounterIssue.UNREADABLE));
+    assertThat(reads).hasValue(1);
   }
 }

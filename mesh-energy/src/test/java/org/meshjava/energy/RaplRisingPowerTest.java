@@ -1,6 +1,7 @@
 package org.meshjava.energy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
@@ -263,7 +264,9 @@ class RaplRisingPowerTest {
     CounterMeter meter = meter();
     assertThat(meter.liveDomains()).containsExactly(CPU0);
     throwAtRead.set(5);
-    assertThatThrownBy(meter::probeNow).isInstanceOf(InternalError.class);
+    // The Error fails this counter's probe alone (IntermittentErrorTest): thrown on, it would end
+    // the probe of every counter taken with it.
+    assertThatCode(meter::probeNow).doesNotThrowAnyException();
 
     CounterStatus status = meter.counters().getFirst();
     assertThat(status.issue()).contains(CounterIssue.READ_FAILED);

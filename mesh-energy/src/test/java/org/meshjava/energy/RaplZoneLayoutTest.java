@@ -65,6 +65,25 @@ class RaplZoneLayoutTest {
     return f;
   }
 
+  // Two meters link their windows by the counter each reads, not by the domain's name: a zone
+  // reached through either layout is one counter, and a zone of another tree is another.
+  @Test
+  void aZoneIsOneCounterWhicheverLayoutNamesIt_andAnotherTreesZoneIsAnother() throws IOException {
+    Found viaClass = discover(classTree());
+    Found viaDevices = discover(tmp.resolve("devices/virtual/powercap/intel-rapl"));
+    Path other = tmp.resolve("other");
+    zone(other.resolve("intel-rapl:0"), "package-0", 1_000);
+    Found elsewhere = discover(other);
+
+    Object pkg = viaClass.channels().getFirst().hardware();
+    assertThat(viaDevices.channels().getFirst().hardware()).isEqualTo(pkg);
+    assertThat(viaClass.channels().get(1).hardware())
+        .isEqualTo(viaDevices.channels().get(1).hardware())
+        .isNotEqualTo(pkg);
+    assertThat(elsewhere.channels().getFirst().domain()).isEqualTo(EnergyDomain.cpuPackage(0));
+    assertThat(elsewhere.channels().getFirst().hardware()).isNotEqualTo(pkg);
+  }
+
   @Test
   void theDeviceTree_findsThePackageAndTheDramInsideIt() throws IOException {
     Found f = discover(deviceTree());

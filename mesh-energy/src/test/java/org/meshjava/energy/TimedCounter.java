@@ -20,6 +20,8 @@ final class TimedCounter implements EnergyChannel {
   private boolean frozen;
   private CounterException failure;
   private Runnable onRead = () -> {};
+  // The hardware it stands for: its own, unless the test said it reads another's counter.
+  private Object hardware = this;
   volatile boolean released;
 
   /**
@@ -98,6 +100,20 @@ final class TimedCounter implements EnergyChannel {
   @Override
   public EnergyDomain domain() {
     return domain;
+  }
+
+  /**
+   * Stands for the same hardware counter as {@code other} from now on, as a second meter's channel
+   * over the same zone or board does (a test adds the same work to both); returns this.
+   */
+  synchronized TimedCounter sameHardwareAs(TimedCounter other) {
+    hardware = other.hardware();
+    return this;
+  }
+
+  @Override
+  public synchronized Object hardware() {
+    return hardware;
   }
 
   @Override

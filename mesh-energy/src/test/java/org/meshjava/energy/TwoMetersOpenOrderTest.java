@@ -23,13 +23,16 @@ class TwoMetersOpenOrderTest {
 
   @Test
   void aMeterMadeWhileAnothersWindowIsOpen_gradesItsServeAcrossThatWindowShared() {
-    try (CounterMeter a =
-        ProbedMeter.overPackageZero(TimedCounter.rapl(ProbedMeter.CPU0, clock), clock, r -> {})) {
+    TimedCounter aPackage = TimedCounter.rapl(ProbedMeter.CPU0, clock);
+    try (CounterMeter a = ProbedMeter.overPackageZero(aPackage, clock, r -> {})) {
       clock.advanceMillis(5);
       MeterWindow inA = a.open(Set.of(ProbedMeter.CPU0));
       clock.advanceMillis(5);
       try (CounterMeter b =
-          ProbedMeter.overPackageZero(TimedCounter.rapl(ProbedMeter.CPU0, clock), clock, r -> {})) {
+          ProbedMeter.overPackageZero(
+              TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(aPackage),
+              clock,
+              r -> {})) {
         assertThat(ProbedMeter.serveAlone(b, clock))
             .as("a serve in the later meter while the first meter's window is open")
             .isEqualTo(Provenance.ModelBased);
@@ -48,7 +51,9 @@ class TwoMetersOpenOrderTest {
     try (CounterMeter a = ProbedMeter.unprobed(clock, r -> {}, aPackage, aDram);
         CounterMeter b =
             ProbedMeter.overPackageZero(
-                TimedCounter.rapl(ProbedMeter.CPU0, clock), clock, r -> {})) {
+                TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(aPackage),
+                clock,
+                r -> {})) {
       a.probeNow();
       assertThat(a.liveDomains()).containsExactlyInAnyOrder(ProbedMeter.CPU0, DRAM0);
       AtomicBoolean fired = new AtomicBoolean();
