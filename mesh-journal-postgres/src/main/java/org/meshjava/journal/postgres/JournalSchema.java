@@ -817,17 +817,20 @@ final class JournalSchema {
    */
   static void refuseUncheckedWriters(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
+    List<String> remedies = new ArrayList<>();
     for (Carried on : carried(c, "mesh_journal_record")) {
       Integer type = on.type();
       if (type == null
           || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
         found.add("mesh_journal_record carries " + on);
+        remedies.add(on.remedy("mesh_journal_record"));
       }
     }
     for (Carried on : carried(c, "mesh_journal_owner")) {
       Integer type = on.type();
       if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
         found.add("mesh_journal_owner carries " + on);
+        remedies.add(on.remedy("mesh_journal_owner"));
       }
     }
     if (!found.isEmpty()) {
@@ -837,8 +840,9 @@ final class JournalSchema {
               + ", which the journal does not make: run after a record is inserted, or as an"
               + " epoch is raised, it may change what the journal stored after the journal checked"
               + " it, so a batch could be acknowledged while the table holds other records, or a"
-              + " stopped steward go on writing. Drop it or disable it (ALTER TABLE ... DISABLE"
-              + " TRIGGER name, DROP RULE), then start the steward",
+              + " stopped steward go on writing. Drop it or disable it ("
+              + String.join("; ", remedies)
+              + "), then start the steward",
           OBJECT_NOT_IN_PREREQUISITE_STATE);
     }
   }
@@ -866,6 +870,18 @@ final class JournalSchema {
     @Override
     public String toString() {
       return (type == null ? "rule " : "trigger ") + name;
+    }
+
+    /**
+     * The statement that takes it off table {@code table}, as an operator runs it: a trigger
+     * disabled (kept for the DBA to look at), a rule dropped (a disabled rule still refuses the
+     * raise's {@code INSERT ... ON CONFLICT}). The name is quoted, so a trigger named with
+     * capitals, a space or a keyword is the one the statement reaches.
+     */
+    String remedy(String table) {
+      return type == null
+          ? "DROP RULE " + quoted(name) + " ON " + table
+          : "ALTER TABLE " + table + " DISABLE TRIGGER " + quoted(name);
     }
   }
 
