@@ -122,6 +122,9 @@ final class JournalSchema {
               + " count bigint NOT NULL CHECK (count >= 0),"
               + " snapshot bytea NOT NULL,"
               + " PRIMARY KEY (journal, count))");
+      c.commit();
+      // In a transaction of its own, after the lock is let go: its wait for the owner table is
+      // then never part of another opening's wait for the lock (see homeColumns).
       boolean homed = homeColumns(c, s);
       c.commit();
       return homed;
@@ -219,9 +222,15 @@ final class JournalSchema {
    * without them, as before they existed, rather than refused. Checked first: ALTER TABLE takes the
    * table's strongest lock and its owner's privilege even where it would add nothing. That lock
    * waits for every transaction on the table (another journal's batch, a session a DBA left in a
-   * transaction), and every opening in the database waits behind this one's schema lock: so it is
-   * waited for {@link #HOME_COLUMNS_WAIT} at most, and an opening that cannot have it goes on
-   * without the columns, to add them at a later one.
+   * transaction): so it is waited for {@link #HOME_COLUMNS_WAIT} at most, and less than the
+   * session's socket timeout (half of it, as the schema lock's wait), and an opening that cannot
+   * have it goes on without the columns, to add them at a later one. Not under the schema lock:
+   * every opening in the database waits for that one half the socket timeout, and behind a wait as
+   * long as its own for the table (lease_ms=1000: half a second for the lock, a second for the
+   * table) two openings behind a stuck upgrade refused each other; the wait for the table also
+   * outlasted the socket timeout, so the driver gave up on the session first. No {@code
+   * statement_timeout} runs meanwhile: a DBA's, raised to half the lease, would cancel the
+   * statement before its lock's wait ran out.
    */
   private static boolean homeColumns(Connection c, Statement s) throws SQLException {
     try (ResultSet rs =
@@ -240,7 +249,12 @@ final class JournalSchema {
     }
     Savepoint before = c.setSavepoint();
     try {
-      s.execute("SET LOCAL lock_timeout = " + HOME_COLUMNS_WAIT.toMillis());
+      long wait = HOME_COLUMNS_WAIT.toMillis();
+      int socketMillis = c.getNetworkTimeout();
+      if (socketMillis > 0) {
+        wait = Math.min(wait, Math.max(1, socketMillis / 2));
+      }
+      setLocal(c, Long.toString(wait), "0");
       s.execute(
           "ALTER TABLE mesh_journal_owner ADD COLUMN IF NOT EXISTS cluster_id bigint,"
               + " ADD COLUMN IF NOT EXISTS database_oid bigint");
