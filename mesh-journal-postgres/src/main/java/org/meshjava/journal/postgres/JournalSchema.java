@@ -743,6 +743,7 @@ final class JournalSchema {
       Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
     refuseHiddenRows(c);
+    refuseNondeterministicCollations(c);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
@@ -857,6 +858,56 @@ final class JournalSchema {
               + " stopped steward go on writing. Drop it or disable it ("
               + String.join("; ", remedies)
               + "), then start the steward",
+          OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /**
+   * Refuses a session whose journal tables compare a column under a nondeterministic collation
+   * ({@code CREATE COLLATION ... deterministic = false}, put on by a DBA's {@code ALTER TABLE ...
+   * COLLATE}): under one, text that differs (in case, in accents) compares equal, and the tables'
+   * keys with it. Journal names are steward identities that differ in case alone ({@code did:key}
+   * is base58), so one steward's opening raised another's owner row (fencing it) and read its
+   * records as its own, and its first record collided with the other's key. Asked before anything
+   * is raised or read; the journal makes its columns with the database's default collation, which
+   * is deterministic.
+   */
+  static void refuseNondeterministicCollations(Connection c) throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT t.relname, a.attname, l.collname FROM pg_catalog.pg_attribute a"
+                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                    + " JOIN pg_catalog.pg_collation l"
+                    + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
+                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY (ARRAY["
+                    + "pg_catalog.to_regclass('mesh_journal_owner'),"
+                    + " pg_catalog.to_regclass('mesh_journal_record'),"
+                    + " pg_catalog.to_regclass('mesh_journal_snapshot')]::pg_catalog.oid[])"
+                    + " AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
+                    + " ORDER BY 1, 2")) {
+      while (rs.next()) {
+        found.add(
+            "column "
+                + rs.getString(2)
+                + " of table "
+                + rs.getString(1)
+                + " has collation "
+                + quoted(rs.getString(3))
+                + ", which is nondeterministic (fix: ALTER TABLE "
+                + rs.getString(1)
+                + " ALTER COLUMN "
+                + quoted(rs.getString(2))
+                + " TYPE text COLLATE pg_catalog.\"default\")");
+      }
+    }
+    if (!found.isEmpty()) {
+      throw new SQLException(
+          String.join("; ", found)
+              + ". Under it two journals whose names differ only in case or accents are one: a"
+              + " steward would raise the other's epoch and read its records as its own. Put the"
+              + " column back to the database's collation, then start the steward",
           OBJECT_NOT_IN_PREREQUISITE_STATE);
     }
   }

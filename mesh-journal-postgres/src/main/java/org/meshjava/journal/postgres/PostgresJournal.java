@@ -217,6 +217,7 @@ public final class PostgresJournal implements Journal {
       JournalSchema.checkHome(c, name, location);
       boolean homed = JournalSchema.create(c);
       JournalSchema.refuseUncheckedWriters(c);
+      JournalSchema.refuseNondeterministicCollations(c);
       long lockKey = lock(c, name, location);
       checkEpochCanRise(c, name, location);
       long epoch;
