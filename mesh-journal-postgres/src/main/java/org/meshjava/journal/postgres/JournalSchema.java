@@ -863,6 +863,55 @@ final class JournalSchema {
   }
 
   /**
+   * Refuses a session whose role lacks any of {@code privileges} on table {@code table} of its
+   * schema, naming them, the table, what they are needed for ({@code use}) and the grant that gives
+   * them, before anything is written: the statement they are missing from failed only with the
+   * server's "permission denied for table", naming neither the privilege nor the grant, and (for a
+   * snapshot save, whose insert passes and whose delete of the older rows fails) at every save.
+   */
+  static void refuseMissingPrivileges(Connection c, String table, String use, String... privileges)
+      throws SQLException {
+    List<String> missing = new ArrayList<>();
+    String role = null;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT p, pg_catalog.has_table_privilege(?::pg_catalog.text, p),"
+                + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
+                + " FROM pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
+                + " ORDER BY i")) {
+      ps.setString(1, table);
+      ps.setArray(2, c.createArrayOf("text", privileges));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          role = rs.getString(3);
+          if (!rs.getBoolean(2)) {
+            missing.add(rs.getString(1));
+          }
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      String named = String.join(", ", missing);
+      throw new SQLException(
+          "role "
+              + role
+              + " lacks "
+              + named
+              + " on table "
+              + table
+              + ", which "
+              + use
+              + ": GRANT "
+              + named
+              + " ON "
+              + table
+              + " TO "
+              + role,
+          INSUFFICIENT_PRIVILEGE);
+    }
+  }
+
+  /**
    * Refuses a session whose journal tables compare a column under a nondeterministic collation
    * ({@code CREATE COLLATION ... deterministic = false}, put on by a DBA's {@code ALTER TABLE ...
    * COLLATE}): under one, text that differs (in case, in accents) compares equal, and the tables'
