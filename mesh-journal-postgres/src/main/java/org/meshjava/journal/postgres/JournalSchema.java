@@ -917,9 +917,10 @@ final class JournalSchema {
    * COLLATE}): under one, text that differs (in case, in accents) compares equal, and the tables'
    * keys with it. Journal names are steward identities that differ in case alone ({@code did:key}
    * is base58), so one steward's opening raised another's owner row (fencing it) and read its
-   * records as its own, and its first record collided with the other's key. Asked before anything
-   * is raised or read; the journal makes its columns with the database's default collation, which
-   * is deterministic.
+   * records as its own, and its first record collided with the other's key. A unique index a DBA
+   * made with such a collation ({@code CREATE UNIQUE INDEX ... (journal COLLATE ci)}) does the same
+   * to the raise of the epoch. Asked before anything is raised or read; the journal makes its
+   * columns with the database's default collation, which is deterministic.
    */
   static void refuseNondeterministicCollations(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
@@ -930,11 +931,9 @@ final class JournalSchema {
                     + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
                     + " JOIN pg_catalog.pg_collation l"
                     + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
-                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY (ARRAY["
-                    + "pg_catalog.to_regclass('mesh_journal_owner'),"
-                    + " pg_catalog.to_regclass('mesh_journal_record'),"
-                    + " pg_catalog.to_regclass('mesh_journal_snapshot')]::pg_catalog.oid[])"
-                    + " AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
+                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
+                    + JOURNAL_TABLE_OIDS
+                    + ") AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
                     + " ORDER BY 1, 2")) {
       while (rs.next()) {
         found.add(
@@ -951,15 +950,57 @@ final class JournalSchema {
                 + " TYPE text COLLATE pg_catalog.\"default\")");
       }
     }
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                // A unique index whose key compares under one, a column's own aside (the column is
+                // named above, and putting it back remakes them): the raise's ON CONFLICT (journal)
+                // takes every unique index on the column for an arbiter, whatever its collation.
+                "SELECT x.relname, t.relname, l.collname FROM pg_catalog.pg_index i"
+                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid"
+                    + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
+                    + " CROSS JOIN LATERAL ROWS FROM"
+                    + " (pg_catalog.unnest(i.indkey::pg_catalog.int2[]),"
+                    + " pg_catalog.unnest(i.indcollation::pg_catalog.oid[])) AS k(attnum, coll)"
+                    + " JOIN pg_catalog.pg_collation l ON l.oid OPERATOR(pg_catalog.=) k.coll"
+                    + " LEFT JOIN pg_catalog.pg_attribute a"
+                    + " ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
+                    + " AND a.attnum OPERATOR(pg_catalog.=) k.attnum"
+                    + " WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ("
+                    + JOURNAL_TABLE_OIDS
+                    + ") AND (i.indisunique OR i.indisexclusion) AND NOT l.collisdeterministic"
+                    + " AND (a.attcollation IS NULL"
+                    + " OR a.attcollation OPERATOR(pg_catalog.<>) k.coll)"
+                    + " ORDER BY 2, 1")) {
+      while (rs.next()) {
+        found.add(
+            "unique index "
+                + quoted(rs.getString(1))
+                + " on table "
+                + rs.getString(2)
+                + " compares with collation "
+                + quoted(rs.getString(3))
+                + ", which is nondeterministic (fix: DROP INDEX "
+                + quoted(rs.getString(1))
+                + ", or the constraint it serves)");
+      }
+    }
     if (!found.isEmpty()) {
       throw new SQLException(
           String.join("; ", found)
               + ". Under it two journals whose names differ only in case or accents are one: a"
               + " steward would raise the other's epoch and read its records as its own. Put the"
-              + " column back to the database's collation, then start the steward",
+              + " column back to the database's collation (or drop the index), then start the"
+              + " steward",
           OBJECT_NOT_IN_PREREQUISITE_STATE);
     }
   }
+
+  /** The oids of the journal's three tables in the session's schema (null for one not there). */
+  private static final String JOURNAL_TABLE_OIDS =
+      "ARRAY[pg_catalog.to_regclass('mesh_journal_owner'),"
+          + " pg_catalog.to_regclass('mesh_journal_record'),"
+          + " pg_catalog.to_regclass('mesh_journal_snapshot')]::pg_catalog.oid[]";
 
   /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
   private static final int TRIGGER_BEFORE = 1 << 1;

@@ -54,4 +54,36 @@ class PostgresNondeterministicCollationTest {
       assertThat(second.position().count()).isZero();
     }
   }
+
+  /**
+   * A unique index a DBA made under such a collation, the columns left as they were: the raise's
+   * {@code INSERT ... ON CONFLICT (journal)} takes every unique index on the column for an arbiter,
+   * so the second steward's opening found the first's row in it and raised that row's epoch.
+   */
+  @Test
+  void aCaseInsensitiveUniqueIndexOnTheOwnerTable_isRefusedAtOpening_namingIt() throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    o.journal().close();
+    o.sql(
+        "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+        "CREATE UNIQUE INDEX \"Owner CI\" ON mesh_journal_owner (journal COLLATE ci)");
+    PostgresLocation at = PostgresLocation.parse(PostgresTestServer.shared().url(o.database()));
+    String other = o.name().toUpperCase(java.util.Locale.ROOT).replace("DID:KEY:", "did:key:");
+
+    Throwable t = catchThrowable(() -> PostgresJournal.open(at, other).close());
+    assertThat(t).isInstanceOf(JournalException.class);
+    String message = t.getMessage();
+    assertThat(message)
+        .contains(
+            "unique index \"Owner CI\" on table mesh_journal_owner compares with collation \"ci\"")
+        .doesNotContain("column journal");
+
+    o.sql("DROP INDEX \"Owner CI\"");
+    try (PostgresJournal first = PostgresJournal.open(at, o.name())) {
+      assertThat(first.epoch()).as("the refused opening raised nothing").isEqualTo(2);
+    }
+    try (PostgresJournal second = PostgresJournal.open(at, other)) {
+      assertThat(second.epoch()).isEqualTo(1);
+    }
+  }
 }
