@@ -145,6 +145,27 @@ class PostgresUncheckedTriggerTest {
     assertThat(o.rows()).isEqualTo(3);
   }
 
+  /**
+   * An import (a file journal moved into the database) writes through an opening, so the same
+   * refusal runs before its first row: a trigger that rewrites records after they are stored would
+   * otherwise take the whole history at once, and only the next start would see it.
+   */
+  @Test
+  void anImportIntoTablesWithARewritingTrigger_isRefused_beforeAnyRowIsWritten() throws Exception {
+    PostgresHostileDbaTest.Opened o = closedThen(BLANK, BLANKER);
+    PostgresLocation at = PostgresLocation.parse(PostgresHostileDbaTest.server.url(o.database()));
+    java.util.List<byte[]> lines = PostgresJournal.readLines(at, o.name());
+    String imported = PostgresJournalTest.newName();
+
+    Throwable t = catchThrowable(() -> PostgresJournal.importLines(at, imported, lines));
+    assertThat(t).isInstanceOf(JournalException.class);
+    assertThat(((JournalException) t).reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(t.getMessage())
+        .contains("table mesh_journal_record carries trigger blanker")
+        .contains("ALTER TABLE mesh_journal_record DISABLE TRIGGER \"blanker\"");
+    assertThat(PostgresJournal.readLines(at, imported)).isEmpty();
+  }
+
   /** A journal of two records, closed, then the DBA's {@code statements} run in its database. */
   private static PostgresHostileDbaTest.Opened closedThen(String... statements) throws Exception {
     PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
