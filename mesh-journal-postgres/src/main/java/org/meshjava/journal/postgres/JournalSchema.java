@@ -102,27 +102,11 @@ final class JournalSchema {
   private static boolean createOnce(Connection c) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
-      // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
-      takeSchemaLock(c, s);
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
-              + " journal text PRIMARY KEY,"
-              + " epoch bigint NOT NULL CHECK (epoch > 0),"
-              + " cluster_id bigint,"
-              + " database_oid bigint)");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
-              + " journal text NOT NULL,"
-              + " seq bigint NOT NULL CHECK (seq >= 0),"
-              + " line bytea NOT NULL,"
-              + " PRIMARY KEY (journal, seq))");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS mesh_journal_snapshot ("
-              + " journal text NOT NULL,"
-              + " count bigint NOT NULL CHECK (count >= 0),"
-              + " snapshot bytea NOT NULL,"
-              + " PRIMARY KEY (journal, count))");
-      c.commit();
+      if (!exists(c, "mesh_journal_owner")
+          || !exists(c, "mesh_journal_record")
+          || !exists(c, "mesh_journal_snapshot")) {
+        createTables(c, s);
+      }
       // In a transaction of its own, after the lock is let go: its wait for the owner table is
       // then never part of another opening's wait for the lock (see homeColumns).
       boolean homed = homeColumns(c, s);
@@ -135,6 +119,37 @@ final class JournalSchema {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /**
+   * Creates the tables that are absent, under {@link #SCHEMA_LOCK}, and commits. Only where one is
+   * absent: {@code CREATE TABLE IF NOT EXISTS} asks for the {@code CREATE} privilege on the schema
+   * before it looks, so a steward's role granted the tables a DBA made and nothing on the schema
+   * (PostgreSQL 15 no longer gives every role {@code CREATE} on {@code public}) was refused
+   * "permission denied for schema public" at every opening and snapshot save.
+   */
+  private static void createTables(Connection c, Statement s) throws SQLException {
+    // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
+    takeSchemaLock(c, s);
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
+            + " journal text PRIMARY KEY,"
+            + " epoch bigint NOT NULL CHECK (epoch > 0),"
+            + " cluster_id bigint,"
+            + " database_oid bigint)");
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
+            + " journal text NOT NULL,"
+            + " seq bigint NOT NULL CHECK (seq >= 0),"
+            + " line bytea NOT NULL,"
+            + " PRIMARY KEY (journal, seq))");
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS mesh_journal_snapshot ("
+            + " journal text NOT NULL,"
+            + " count bigint NOT NULL CHECK (count >= 0),"
+            + " snapshot bytea NOT NULL,"
+            + " PRIMARY KEY (journal, count))");
+    c.commit();
   }
 
   /**
