@@ -102,26 +102,13 @@ final class JournalSchema {
   private static boolean createOnce(Connection c) throws SQLException {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
-      // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
-      takeSchemaLock(c, s);
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
-              + " journal text PRIMARY KEY,"
-              + " epoch bigint NOT NULL CHECK (epoch > 0),"
-              + " cluster_id bigint,"
-              + " database_oid bigint)");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
-              + " journal text NOT NULL,"
-              + " seq bigint NOT NULL CHECK (seq >= 0),"
-              + " line bytea NOT NULL,"
-              + " PRIMARY KEY (journal, seq))");
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS mesh_journal_snapshot ("
-              + " journal text NOT NULL,"
-              + " count bigint NOT NULL CHECK (count >= 0),"
-              + " snapshot bytea NOT NULL,"
-              + " PRIMARY KEY (journal, count))");
+      if (!exists(c, "mesh_journal_owner")
+          || !exists(c, "mesh_journal_record")
+          || !exists(c, "mesh_journal_snapshot")) {
+        createTables(c, s);
+      }
+      // In a transaction of its own, after the lock is let go: its wait for the owner table is
+      // then never part of another opening's wait for the lock (see homeColumns).
       boolean homed = homeColumns(c, s);
       c.commit();
       return homed;
@@ -132,6 +119,37 @@ final class JournalSchema {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /**
+   * Creates the tables that are absent, under {@link #SCHEMA_LOCK}, and commits. Only where one is
+   * absent: {@code CREATE TABLE IF NOT EXISTS} asks for the {@code CREATE} privilege on the schema
+   * before it looks, so a steward's role granted the tables a DBA made and nothing on the schema
+   * (PostgreSQL 15 no longer gives every role {@code CREATE} on {@code public}) was refused
+   * "permission denied for schema public" at every opening and snapshot save.
+   */
+  private static void createTables(Connection c, Statement s) throws SQLException {
+    // CREATE TABLE IF NOT EXISTS races with itself (a duplicate type error); one at a time.
+    takeSchemaLock(c, s);
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS mesh_journal_owner ("
+            + " journal text PRIMARY KEY,"
+            + " epoch bigint NOT NULL CHECK (epoch > 0),"
+            + " cluster_id bigint,"
+            + " database_oid bigint)");
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS mesh_journal_record ("
+            + " journal text NOT NULL,"
+            + " seq bigint NOT NULL CHECK (seq >= 0),"
+            + " line bytea NOT NULL,"
+            + " PRIMARY KEY (journal, seq))");
+    s.execute(
+        "CREATE TABLE IF NOT EXISTS mesh_journal_snapshot ("
+            + " journal text NOT NULL,"
+            + " count bigint NOT NULL CHECK (count >= 0),"
+            + " snapshot bytea NOT NULL,"
+            + " PRIMARY KEY (journal, count))");
+    c.commit();
   }
 
   /**
@@ -219,9 +237,15 @@ final class JournalSchema {
    * without them, as before they existed, rather than refused. Checked first: ALTER TABLE takes the
    * table's strongest lock and its owner's privilege even where it would add nothing. That lock
    * waits for every transaction on the table (another journal's batch, a session a DBA left in a
-   * transaction), and every opening in the database waits behind this one's schema lock: so it is
-   * waited for {@link #HOME_COLUMNS_WAIT} at most, and an opening that cannot have it goes on
-   * without the columns, to add them at a later one.
+   * transaction): so it is waited for {@link #HOME_COLUMNS_WAIT} at most, and less than the
+   * session's socket timeout (half of it, as the schema lock's wait), and an opening that cannot
+   * have it goes on without the columns, to add them at a later one. Not under the schema lock:
+   * every opening in the database waits for that one half the socket timeout, and behind a wait as
+   * long as its own for the table (lease_ms=1000: half a second for the lock, a second for the
+   * table) two openings behind a stuck upgrade refused each other; the wait for the table also
+   * outlasted the socket timeout, so the driver gave up on the session first. No {@code
+   * statement_timeout} runs meanwhile: a DBA's, raised to half the lease, would cancel the
+   * statement before its lock's wait ran out.
    */
   private static boolean homeColumns(Connection c, Statement s) throws SQLException {
     try (ResultSet rs =
@@ -240,7 +264,12 @@ final class JournalSchema {
     }
     Savepoint before = c.setSavepoint();
     try {
-      s.execute("SET LOCAL lock_timeout = " + HOME_COLUMNS_WAIT.toMillis());
+      long wait = HOME_COLUMNS_WAIT.toMillis();
+      int socketMillis = c.getNetworkTimeout();
+      if (socketMillis > 0) {
+        wait = Math.min(wait, Math.max(1, socketMillis / 2));
+      }
+      setLocal(c, Long.toString(wait), "0");
       s.execute(
           "ALTER TABLE mesh_journal_owner ADD COLUMN IF NOT EXISTS cluster_id bigint,"
               + " ADD COLUMN IF NOT EXISTS database_oid bigint");
@@ -729,6 +758,7 @@ final class JournalSchema {
       Connection c, String journal, long from, long to, Duration keepAlive, LineSink sink)
       throws SQLException, JournalException {
     refuseHiddenRows(c);
+    refuseNondeterministicCollations(c);
     long every = keepAlive.toNanos();
     boolean auto = c.getAutoCommit();
     // A cursor (fetch size) needs a transaction; rows then stream rather than load at once.
@@ -817,17 +847,20 @@ final class JournalSchema {
    */
   static void refuseUncheckedWriters(Connection c) throws SQLException {
     List<String> found = new ArrayList<>();
+    List<String> remedies = new ArrayList<>();
     for (Carried on : carried(c, "mesh_journal_record")) {
       Integer type = on.type();
       if (type == null
           || ((type & (TRIGGER_BEFORE | TRIGGER_INSTEAD)) == 0 && (type & TRIGGER_INSERT) != 0)) {
         found.add("mesh_journal_record carries " + on);
+        remedies.add(on.remedy("mesh_journal_record"));
       }
     }
     for (Carried on : carried(c, "mesh_journal_owner")) {
       Integer type = on.type();
       if (type == null || (type & (TRIGGER_INSERT | TRIGGER_UPDATE)) != 0) {
         found.add("mesh_journal_owner carries " + on);
+        remedies.add(on.remedy("mesh_journal_owner"));
       }
     }
     if (!found.isEmpty()) {
@@ -837,11 +870,152 @@ final class JournalSchema {
               + ", which the journal does not make: run after a record is inserted, or as an"
               + " epoch is raised, it may change what the journal stored after the journal checked"
               + " it, so a batch could be acknowledged while the table holds other records, or a"
-              + " stopped steward go on writing. Drop it or disable it (ALTER TABLE ... DISABLE"
-              + " TRIGGER name, DROP RULE), then start the steward",
+              + " stopped steward go on writing. Drop it or disable it ("
+              + String.join("; ", remedies)
+              + "), then start the steward",
           OBJECT_NOT_IN_PREREQUISITE_STATE);
     }
   }
+
+  /**
+   * Refuses a session whose role lacks any of {@code privileges} on table {@code table} of its
+   * schema, naming them, the table, what they are needed for ({@code use}) and the grant that gives
+   * them, before anything is written: the statement they are missing from failed only with the
+   * server's "permission denied for table", naming neither the privilege nor the grant, and (for a
+   * snapshot save, whose insert passes and whose delete of the older rows fails) at every save.
+   */
+  static void refuseMissingPrivileges(Connection c, String table, String use, String... privileges)
+      throws SQLException {
+    List<String> missing = new ArrayList<>();
+    String role = null;
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT p, pg_catalog.has_table_privilege(?::pg_catalog.text, p),"
+                + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
+                + " FROM pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
+                + " ORDER BY i")) {
+      ps.setString(1, table);
+      ps.setArray(2, c.createArrayOf("text", privileges));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          role = rs.getString(3);
+          if (!rs.getBoolean(2)) {
+            missing.add(rs.getString(1));
+          }
+        }
+      }
+    }
+    if (!missing.isEmpty()) {
+      String named = String.join(", ", missing);
+      throw new SQLException(
+          "role "
+              + role
+              + " lacks "
+              + named
+              + " on table "
+              + table
+              + ", which "
+              + use
+              + ": GRANT "
+              + named
+              + " ON "
+              + table
+              + " TO "
+              + role,
+          INSUFFICIENT_PRIVILEGE);
+    }
+  }
+
+  /**
+   * Refuses a session whose journal tables compare a column under a nondeterministic collation
+   * ({@code CREATE COLLATION ... deterministic = false}, put on by a DBA's {@code ALTER TABLE ...
+   * COLLATE}): under one, text that differs (in case, in accents) compares equal, and the tables'
+   * keys with it. Journal names are steward identities that differ in case alone ({@code did:key}
+   * is base58), so one steward's opening raised another's owner row (fencing it) and read its
+   * records as its own, and its first record collided with the other's key. A unique index a DBA
+   * made with such a collation ({@code CREATE UNIQUE INDEX ... (journal COLLATE ci)}) does the same
+   * to the raise of the epoch. Asked before anything is raised or read; the journal makes its
+   * columns with the database's default collation, which is deterministic.
+   */
+  static void refuseNondeterministicCollations(Connection c) throws SQLException {
+    List<String> found = new ArrayList<>();
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT t.relname, a.attname, l.collname FROM pg_catalog.pg_attribute a"
+                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) a.attrelid"
+                    + " JOIN pg_catalog.pg_collation l"
+                    + " ON l.oid OPERATOR(pg_catalog.=) a.attcollation"
+                    + " WHERE a.attrelid OPERATOR(pg_catalog.=) ANY ("
+                    + JOURNAL_TABLE_OIDS
+                    + ") AND a.attnum > 0 AND NOT a.attisdropped AND NOT l.collisdeterministic"
+                    + " ORDER BY 1, 2")) {
+      while (rs.next()) {
+        found.add(
+            "column "
+                + rs.getString(2)
+                + " of table "
+                + rs.getString(1)
+                + " has collation "
+                + quoted(rs.getString(3))
+                + ", which is nondeterministic (fix: ALTER TABLE "
+                + rs.getString(1)
+                + " ALTER COLUMN "
+                + quoted(rs.getString(2))
+                + " TYPE text COLLATE pg_catalog.\"default\")");
+      }
+    }
+    try (Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                // A unique index whose key compares under one, a column's own aside (the column is
+                // named above, and putting it back remakes them): the raise's ON CONFLICT (journal)
+                // takes every unique index on the column for an arbiter, whatever its collation.
+                "SELECT x.relname, t.relname, l.collname FROM pg_catalog.pg_index i"
+                    + " JOIN pg_catalog.pg_class t ON t.oid OPERATOR(pg_catalog.=) i.indrelid"
+                    + " JOIN pg_catalog.pg_class x ON x.oid OPERATOR(pg_catalog.=) i.indexrelid"
+                    + " CROSS JOIN LATERAL ROWS FROM"
+                    + " (pg_catalog.unnest(i.indkey::pg_catalog.int2[]),"
+                    + " pg_catalog.unnest(i.indcollation::pg_catalog.oid[])) AS k(attnum, coll)"
+                    + " JOIN pg_catalog.pg_collation l ON l.oid OPERATOR(pg_catalog.=) k.coll"
+                    + " LEFT JOIN pg_catalog.pg_attribute a"
+                    + " ON a.attrelid OPERATOR(pg_catalog.=) i.indrelid"
+                    + " AND a.attnum OPERATOR(pg_catalog.=) k.attnum"
+                    + " WHERE i.indrelid OPERATOR(pg_catalog.=) ANY ("
+                    + JOURNAL_TABLE_OIDS
+                    + ") AND (i.indisunique OR i.indisexclusion) AND NOT l.collisdeterministic"
+                    + " AND (a.attcollation IS NULL"
+                    + " OR a.attcollation OPERATOR(pg_catalog.<>) k.coll)"
+                    + " ORDER BY 2, 1")) {
+      while (rs.next()) {
+        found.add(
+            "unique index "
+                + quoted(rs.getString(1))
+                + " on table "
+                + rs.getString(2)
+                + " compares with collation "
+                + quoted(rs.getString(3))
+                + ", which is nondeterministic (fix: DROP INDEX "
+                + quoted(rs.getString(1))
+                + ", or the constraint it serves)");
+      }
+    }
+    if (!found.isEmpty()) {
+      throw new SQLException(
+          String.join("; ", found)
+              + ". Under it two journals whose names differ only in case or accents are one: a"
+              + " steward would raise the other's epoch and read its records as its own. Put the"
+              + " column back to the database's collation (or drop the index), then start the"
+              + " steward",
+          OBJECT_NOT_IN_PREREQUISITE_STATE);
+    }
+  }
+
+  /** The oids of the journal's three tables in the session's schema (null for one not there). */
+  private static final String JOURNAL_TABLE_OIDS =
+      "ARRAY[pg_catalog.to_regclass('mesh_journal_owner'),"
+          + " pg_catalog.to_regclass('mesh_journal_record'),"
+          + " pg_catalog.to_regclass('mesh_journal_snapshot')]::pg_catalog.oid[]";
 
   /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
   private static final int TRIGGER_BEFORE = 1 << 1;
@@ -866,6 +1040,18 @@ final class JournalSchema {
     @Override
     public String toString() {
       return (type == null ? "rule " : "trigger ") + name;
+    }
+
+    /**
+     * The statement that takes it off table {@code table}, as an operator runs it: a trigger
+     * disabled (kept for the DBA to look at), a rule dropped (a disabled rule still refuses the
+     * raise's {@code INSERT ... ON CONFLICT}). The name is quoted, so a trigger named with
+     * capitals, a space or a keyword is the one the statement reaches.
+     */
+    String remedy(String table) {
+      return type == null
+          ? "DROP RULE " + quoted(name) + " ON " + table
+          : "ALTER TABLE " + table + " DISABLE TRIGGER " + quoted(name);
     }
   }
 

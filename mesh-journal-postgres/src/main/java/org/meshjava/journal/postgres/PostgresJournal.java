@@ -217,7 +217,24 @@ public final class PostgresJournal implements Journal {
       JournalSchema.checkHome(c, name, location);
       boolean homed = JournalSchema.create(c);
       JournalSchema.refuseUncheckedWriters(c);
+      JournalSchema.refuseNondeterministicCollations(c);
       long lockKey = lock(c, name, location);
+      // Before anything is raised (and after the lock, so that a steward running is named
+      // LOCKED as ever): a role that opens but may not write had every steward start
+      // and then fail its journal at the first record, in the server's words alone.
+      JournalSchema.refuseMissingPrivileges(
+          c,
+          "mesh_journal_owner",
+          "a steward needs (it raises its journal's epoch and holds the row while it writes)",
+          "SELECT",
+          "INSERT",
+          "UPDATE");
+      JournalSchema.refuseMissingPrivileges(
+          c,
+          "mesh_journal_record",
+          "a steward needs (it reads and writes records)",
+          "SELECT",
+          "INSERT");
       checkEpochCanRise(c, name, location);
       long epoch;
       if (homed) {

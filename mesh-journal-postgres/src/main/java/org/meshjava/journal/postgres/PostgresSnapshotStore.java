@@ -106,6 +106,14 @@ public final class PostgresSnapshotStore implements SnapshotStore {
     }
     try (Connection c = location.connect()) {
       JournalSchema.create(c); // the journal's tables, this one among them
+      JournalSchema.refuseMissingPrivileges(
+          c,
+          "mesh_journal_snapshot",
+          "saving a snapshot needs (it replaces a row and drops all but the newest " + KEEP + ")",
+          "SELECT",
+          "INSERT",
+          "UPDATE",
+          "DELETE");
       c.setAutoCommit(false);
       try {
         try (PreparedStatement ps =

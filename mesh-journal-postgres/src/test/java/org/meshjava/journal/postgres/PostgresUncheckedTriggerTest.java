@@ -115,6 +115,57 @@ class PostgresUncheckedTriggerTest {
         .contains("table mesh_journal_record carries trigger blanker");
   }
 
+  /**
+   * The refusal's remedy names the table and the trigger or rule it is for, quoted, so that an
+   * operator runs it as written: it said only "ALTER TABLE ... DISABLE TRIGGER name, DROP RULE",
+   * leaving the table, the name and its quoting (capitals, a space) to be found.
+   */
+  @Test
+  void theRemedy_namesEachTableAndTrigger_andRunsAsWritten() throws Exception {
+    PostgresHostileDbaTest.Opened o =
+        closedThen(
+            BLANK,
+            "CREATE TRIGGER \"Blank Er\" AFTER INSERT ON mesh_journal_record"
+                + " FOR EACH ROW EXECUTE FUNCTION blank()",
+            "CREATE RULE \"No Raise\" AS ON UPDATE TO mesh_journal_owner DO INSTEAD NOTHING");
+    String message = refusedOpening(o).getMessage();
+    assertThat(message)
+        .contains("ALTER TABLE mesh_journal_record DISABLE TRIGGER \"Blank Er\"")
+        .contains("DROP RULE \"No Raise\" ON mesh_journal_owner");
+
+    String remedies =
+        message.substring(
+            message.indexOf("Drop it or disable it (") + "Drop it or disable it (".length(),
+            message.indexOf("), then start the steward"));
+    o.sql(remedies.split("; "));
+    try (PostgresJournal j = reopen(o)) {
+      assertThat(j.epoch()).isEqualTo(2);
+      j.append(PostgresJournalTest.authorised(1));
+    }
+    assertThat(o.rows()).isEqualTo(3);
+  }
+
+  /**
+   * An import (a file journal moved into the database) writes through an opening, so the same
+   * refusal runs before its first row: a trigger that rewrites records after they are stored would
+   * otherwise take the whole history at once, and only the next start would see it.
+   */
+  @Test
+  void anImportIntoTablesWithARewritingTrigger_isRefused_beforeAnyRowIsWritten() throws Exception {
+    PostgresHostileDbaTest.Opened o = closedThen(BLANK, BLANKER);
+    PostgresLocation at = PostgresLocation.parse(PostgresHostileDbaTest.server.url(o.database()));
+    java.util.List<byte[]> lines = PostgresJournal.readLines(at, o.name());
+    String imported = PostgresJournalTest.newName();
+
+    Throwable t = catchThrowable(() -> PostgresJournal.importLines(at, imported, lines));
+    assertThat(t).isInstanceOf(JournalException.class);
+    assertThat(((JournalException) t).reason()).isEqualTo(JournalException.Reason.IO);
+    assertThat(t.getMessage())
+        .contains("table mesh_journal_record carries trigger blanker")
+        .contains("ALTER TABLE mesh_journal_record DISABLE TRIGGER \"blanker\"");
+    assertThat(PostgresJournal.readLines(at, imported)).isEmpty();
+  }
+
   /** A journal of two records, closed, then the DBA's {@code statements} run in its database. */
   private static PostgresHostileDbaTest.Opened closedThen(String... statements) throws Exception {
     PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
