@@ -78,6 +78,9 @@ final class UpstreamHttp {
       client.setIdleTimeout(IDLE.toMillis());
       // OpenAI-compatible servers answer where they are asked; a redirect is an error.
       client.setFollowRedirects(false);
+      // No User-Agent, as KeepAliveHttp sends none: Jetty's default names its version, which this
+      // server does not tell its own clients either (OpenAiServer sends no Server header).
+      client.setUserAgentField(null);
       try {
         client.start();
       } catch (Exception e) {
