@@ -486,17 +486,31 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * Fails a 200's reply or stream event ({@code where}) that carries an {@code error}: OpenAI and
-   * vLLM send {@code data: {"error": {...}}} when a generation fails after the status went out. The
-   * error's own words are the operator's, as a refusal's are ({@link #refused}).
+   * Fails a 200's reply or stream event ({@code where}) that carries an {@code error} ({@link
+   * #noError} says which values are none): OpenAI and vLLM send {@code data: {"error": {...}}} when
+   * a generation fails after the status went out. The error's own words are the operator's, as a
+   * refusal's are ({@link #refused}).
    */
   private void requireNoError(JsonNode reply, String where) throws EngineException {
     JsonNode error = reply.get("error");
-    if (error != null && !error.isNull()) {
+    if (error != null && !noError(error)) {
       String words =
           "the upstream sent an error in its " + where + " (its words are in the server's log)";
       throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
     }
+  }
+
+  /**
+   * Whether an {@code error} value says there is none, as both official SDKs take it (a value false
+   * in JavaScript and in Python): null (which Foundry Local sends in every reply and chunk), {@code
+   * false}, 0 or an empty string. Any other value is an error: an object above all (the shape
+   * OpenAI and vLLM send; the Node SDK fails even an empty one), a message, or {@code true}.
+   */
+  static boolean noError(JsonNode error) {
+    return error.isNull()
+        || (error.isBoolean() && !error.booleanValue())
+        || (error.isNumber() && error.decimalValue().signum() == 0)
+        || (error.isTextual() && error.textValue().isEmpty());
   }
 
   /**
