@@ -272,6 +272,7 @@ public final class UpstreamEngine extends DescribedEngine {
       throw interrupted(e);
     }
     DeltaCodePoints reply = new DeltaCodePoints();
+    ServerSentEvents events = null;
     long deltas = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
@@ -291,13 +292,10 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         throw refused(response.status(), said.toString());
       }
-      String line;
-      while (!stopped && (line = lines.next()) != null) {
-        if (!line.startsWith("data:")) {
-          continue;
-        }
-        String data = line.substring(5).trim();
-        if (data.equals("[DONE]")) {
+      events = new ServerSentEvents(lines, MAX_EVENT_LINE_BYTES);
+      String data;
+      while (!stopped && (data = events.next()) != null) {
+        if (data.strip().equals("[DONE]")) {
           break;
         }
         JsonNode chunk = JSON.readTree(data);
@@ -361,16 +359,26 @@ public final class UpstreamEngine extends DescribedEngine {
               TokenAccounting.REMOTE_USAGE));
     }
     if (!stopped) {
-      throw replyFault(
-          "the upstream ended its stream without a usage report (stream_options.include_usage); a"
-              + " serve is counted in the upstream's tokens, never in characters",
-          null);
+      throw replyFault(withoutUsage(Objects.requireNonNull(events)), null);
     }
     return served(
         new EngineResult(
             tokens,
             ServeOutcome.greedy(prompt.size(), deltas),
             TokenAccounting.REMOTE_STREAM_DELTAS));
+  }
+
+  /**
+   * Why a stream that ended without a usage report has none, in words the client may read: its
+   * last event was cut before the blank line that ends it, or it ignored {@code stream_options}.
+   */
+  private static String withoutUsage(ServerSentEvents events) {
+    if (events.endedInsideAnEvent()) {
+      return "the upstream ended its stream inside an event (no blank line after its last data),"
+          + " with no usage report before it";
+    }
+    return "the upstream ended its stream without a usage report (stream_options.include_usage); a"
+        + " serve is counted in the upstream's tokens, never in characters";
   }
 
   /** The longest line of a streamed reply read; one event is a few hundred bytes. */

@@ -1,0 +1,115 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.EngineException;
+import org.meshjava.core.EngineResult;
+
+/**
+ * An upstream's stream read as the event-stream format and the official SDKs read it: an event's
+ * data lines joined with a line feed, a blank line ending each event, comments and the fields other
+ * than data no part of it. Each stream here carries the text "abc" counted as 2 tokens of 3, unless
+ * it fails.
+ */
+class UpstreamEventFieldsTest {
+  private static final String USAGE =
+      "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n";
+
+  /** {@code events} streamed by an upstream, served; its text and its counts. */
+  static EngineResult streamed(String... events) throws Exception {
+    try (ScriptedUpstream up = new ScriptedUpstream(UpstreamWireTest.answering(200, "", events))) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Events.", 8);
+      return Fixture.remote(up.base()).serve(asked.request(), asked.payload(), t -> true);
+    }
+  }
+
+  static String text(EngineResult r) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < r.tokens().size(); i++) {
+      sb.appendCodePoint((int) r.tokens().get(i));
+    }
+    return sb.toString();
+  }
+
+  private static void servesAbc(String... events) throws Exception {
+    EngineResult r = streamed(events);
+    assertThat(text(r)).isEqualTo("abc");
+    assertThat(r.outcome().tokensIn()).isEqualTo(3);
+    assertThat(r.outcome().tokensOut()).isEqualTo(2);
+  }
+
+  @Test
+  void anEventWrittenOverSeveralDataLines_isOneValue_asAWholeOneIs() throws Exception {
+    servesAbc(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n",
+        USAGE,
+        "data: [DONE]\n\n");
+    servesAbc(
+        "data: {\"choices\":[{\"index\":0,\n",
+        "data: \"delta\":{\"content\":\"ab\"}}]}\n\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":\n",
+        "data:\n",
+        "data: {\"content\":\"c\"}}]}\n\n",
+        "data: {\"choices\":[],\n",
+        "data: \"usage\":{\"prompt_tokens\":3,\"completion_tokens\":2}}\n\n",
+        "data: [DONE]\n\n");
+  }
+
+  @Test
+  void theOtherFieldsAndComments_areNoPartOfTheData() throws Exception {
+    servesAbc(
+        ": keep-alive\n\n",
+        "event: message\nid: 1\nretry: 10\nfoo: bar\n",
+        "data:{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\n",
+        ": a comment inside the event\n\n",
+        "id: 2\n\n",
+        "data:  {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"bc\"}}]}\n\n",
+        USAGE,
+        "data: [DONE]\n\n");
+  }
+
+  @Test
+  void lineEndsOfEveryKind_endLinesAndEvents() throws Exception {
+    servesAbc(
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}\r\r",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"b\"}}]}\r\n\r\n",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"c\"}}]}\n\r\n",
+        USAGE.replace("\n", "\r"),
+        "data: [DONE]\r\r");
+  }
+
+  @Test
+  void emptyEvents_doneTwiceOrMissing_areRead() throws Exception {
+    String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
+    servesAbc(
+        "data:\n\n", "data\n\n", "\n\n\n", abc, USAGE, "data: [DONE]\n\n", "data: [DONE]\n\n");
+    servesAbc(abc, USAGE);
+    servesAbc(abc, USAGE, "data: [DONE]\n\n", "data: {not json after the end}\n\n");
+  }
+
+  @Test
+  void dataWithoutTheBlankLineEndingIt_isNoEvent_andSaidSo() throws Exception {
+    String abc = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\"}}]}\n\n";
+    assertThatThrownBy(() -> streamed(abc, USAGE.strip()))
+        .isInstanceOf(EngineException.class)
+        .hasMessage(
+            "the upstream ended its stream inside an event (no blank line after its last data),"
+                + " with no usage report before it");
+    // A last [DONE] without its blank line ends nothing that is needed.
+    servesAbc(abc, USAGE, "data: [DONE]\n");
+  }
+
+  @Test
+  void anEventsDataPastItsBound_fails() throws Exception {
+    String line = "data: " + "x".repeat(1000) + "\n";
+    int lines = UpstreamEngine.MAX_EVENT_LINE_BYTES / 1000 + 2;
+    byte[] many = line.repeat(lines).getBytes(StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> streamed(new String(many, StandardCharsets.UTF_8), USAGE))
+        .isInstanceOf(EngineException.class)
+        .hasMessageContaining(
+            "an event's data is longer than " + UpstreamEngine.MAX_EVENT_LINE_BYTES);
+  }
+}
