@@ -359,7 +359,7 @@ public final class UpstreamEngine extends DescribedEngine {
               TokenAccounting.REMOTE_USAGE));
     }
     if (!stopped) {
-      throw replyFault(withoutUsage(Objects.requireNonNull(events)), null);
+      throw replyFault(withoutUsage(Objects.requireNonNull(events), response.contentType()), null);
     }
     return served(
         new EngineResult(
@@ -369,10 +369,24 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * Why a stream that ended without a usage report has none, in words the client may read: its
-   * last event was cut before the blank line that ends it, or it ignored {@code stream_options}.
+   * Why a stream that ended without a usage report has none, in words the client may read: an
+   * upstream that sent no events at all answered with something else (a whole JSON reply, most
+   * likely, which the stream's reader skips line by line as no event's), or its last event was cut
+   * before the blank line that ends it; otherwise it ignored {@code stream_options}.
    */
-  private static String withoutUsage(ServerSentEvents events) {
+  private static String withoutUsage(ServerSentEvents events, String contentType) {
+    if (events.events() == 0 && !events.endedInsideAnEvent()) {
+      String type = contentType.strip();
+      return type.regionMatches(true, 0, "text/event-stream", 0, 17)
+          ? "the upstream sent no events in its stream"
+          : "the upstream answered a stream request with "
+              + (type.isEmpty()
+                  ? "no Content-Type"
+                  : type.matches("[A-Za-z0-9._+/=; -]{1,64}")
+                      ? "Content-Type " + type
+                      : "a Content-Type other than text/event-stream")
+              + ", not server-sent events (text/event-stream)";
+    }
     if (events.endedInsideAnEvent()) {
       return "the upstream ended its stream inside an event (no blank line after its last data),"
           + " with no usage report before it";

@@ -112,4 +112,52 @@ class UpstreamEventFieldsTest {
         .hasMessageContaining(
             "an event's data is longer than " + UpstreamEngine.MAX_EVENT_LINE_BYTES);
   }
+
+  /** An upstream writing {@code head} then {@code body} (Content-Length) to any request. */
+  private static RawUpstream raw(String type, String body) throws Exception {
+    byte[] b = body.getBytes(StandardCharsets.UTF_8);
+    String head =
+        "HTTP/1.1 200 OK\r\n"
+            + (type == null ? "" : "Content-Type: " + type + "\r\n")
+            + "Content-Length: "
+            + b.length
+            + "\r\nConnection: close\r\n\r\n";
+    return new RawUpstream(
+        out -> {
+          out.write(head.getBytes(StandardCharsets.US_ASCII));
+          out.write(b);
+        });
+  }
+
+  private static void streamFails(RawUpstream up, String message) throws Exception {
+    try (up) {
+      ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Events.", 8);
+      assertThatThrownBy(
+              () -> Fixture.remote(up.base()).serve(asked.request(), asked.payload(), t -> true))
+          .isInstanceOf(EngineException.class)
+          .hasMessage(message);
+    }
+  }
+
+  @Test
+  void aWholeReplyToAStreamRequest_failsSayingWhatCame() throws Exception {
+    String whole =
+        ScriptedUpstream.reply("abc", "stop", "{\"prompt_tokens\":3,\"completion_tokens\":2}");
+    streamFails(
+        raw("application/json", whole),
+        "the upstream answered a stream request with Content-Type application/json, not"
+            + " server-sent events (text/event-stream)");
+    streamFails(
+        raw("application/json; charset=utf-8", whole.replace(",", ",\n")),
+        "the upstream answered a stream request with Content-Type application/json;"
+            + " charset=utf-8, not server-sent events (text/event-stream)");
+    streamFails(
+        raw(null, whole),
+        "the upstream answered a stream request with no Content-Type, not server-sent events"
+            + " (text/event-stream)");
+    streamFails(raw("text/event-stream", whole), "the upstream sent no events in its stream");
+    streamFails(
+        raw("text/event-stream", ": only a comment\n\n"),
+        "the upstream sent no events in its stream");
+  }
 }
