@@ -215,6 +215,7 @@ public final class UpstreamEngine extends DescribedEngine {
         throw replyFault("the upstream sent no choices[0].message.content", null);
       }
       text = content.asText();
+      requireOneChoice(reply.path("choices"), "reply");
       usage =
           usage(reply, request)
               .orElseThrow(
@@ -300,6 +301,7 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         JsonNode chunk = JSON.readTree(data);
         requireNoError(chunk, "stream");
+        requireOneChoice(chunk.path("choices"), "stream");
         Optional<Usage> reported = usage(chunk, request);
         if (reported.isPresent()) {
           usage = reported;
@@ -519,6 +521,35 @@ public final class UpstreamEngine extends DescribedEngine {
       String words =
           "the upstream sent an error in its " + where + " (its words are in the server's log)";
       throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
+    }
+  }
+
+  /**
+   * Fails a reply or stream event ({@code where}) whose {@code choices} is not the one choice asked
+   * for: the request asks for one ({@code n} is not forwarded), and a whole reply is read at {@code
+   * choices[0]} by position, so a second choice, or one whose {@code index} is not 0, would be
+   * merged into the text of a stream or dropped from a whole reply. An index left out is taken as
+   * 0, the one choice there is.
+   */
+  private void requireOneChoice(JsonNode choices, String where) throws EngineException {
+    if (choices.size() > 1) {
+      throw replyFault(
+          "the upstream sent "
+              + choices.size()
+              + " choices in its "
+              + where
+              + ", where one (n = 1) was asked for",
+          null);
+    }
+    JsonNode index = choices.path(0).path("index");
+    if (!index.isMissingNode()
+        && !index.isNull()
+        && !(index.isIntegralNumber() && index.canConvertToLong() && index.asLong() == 0)) {
+      throw replyFault(
+          "the upstream sent a choice whose index is not 0 in its "
+              + where
+              + ", where one choice (n = 1) was asked for",
+          null);
     }
   }
 
