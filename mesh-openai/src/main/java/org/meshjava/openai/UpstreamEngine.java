@@ -216,6 +216,7 @@ public final class UpstreamEngine extends DescribedEngine {
       }
       text = content.asText();
       requireOneChoice(reply.path("choices"), "reply");
+      requirePassedOn(reply.path("choices").path(0), "reply");
       usage =
           usage(reply, request)
               .orElseThrow(
@@ -302,6 +303,7 @@ public final class UpstreamEngine extends DescribedEngine {
         JsonNode chunk = JSON.readTree(data);
         requireNoError(chunk, "stream");
         requireOneChoice(chunk.path("choices"), "stream");
+        requirePassedOn(chunk.path("choices").path(0), "stream");
         Optional<Usage> reported = usage(chunk, request);
         if (reported.isPresent()) {
           usage = reported;
@@ -549,6 +551,30 @@ public final class UpstreamEngine extends DescribedEngine {
           "the upstream sent a choice whose index is not 0 in its "
               + where
               + ", where one choice (n = 1) was asked for",
+          null);
+    }
+  }
+
+  /**
+   * The finish reasons of an upstream's choice that this server cannot pass on: its replies end
+   * {@code stop} or {@code length}, read from the upstream's counts (SPEC 70), and each of these
+   * says the text is not a plain answer (cut by a filter, or a call of a tool no request here
+   * offers), so served as one it would tell the client a falsehood. Any other reason (a server's
+   * own, such as {@code eos_token}) ends a plain answer and is read from the counts as before.
+   */
+  static final Set<String> UNSERVED_FINISH_REASONS =
+      Set.of("content_filter", "tool_calls", "function_call");
+
+  /** Fails a reply or stream event ({@code where}) whose choice ends in an unserved reason. */
+  private void requirePassedOn(JsonNode choice, String where) throws EngineException {
+    JsonNode reason = choice.path("finish_reason");
+    if (reason.isTextual() && UNSERVED_FINISH_REASONS.contains(reason.asText())) {
+      throw replyFault(
+          "the upstream ended its "
+              + where
+              + " with finish_reason "
+              + reason.asText()
+              + ", which this server does not pass on (its replies end stop or length)",
           null);
     }
   }

@@ -59,6 +59,10 @@ class PlainReplyTest {
             + " } ",
         "{\"choices\":[{\"index\":1,\"message\":{\"content\":\"x\"}}]," + USAGE + "}",
         "{\"choices\":[{\"index\":\"0\",\"message\":{\"content\":\"x\"}}]," + USAGE + "}",
+        // A finish reason this server does not pass on, the tree refuses.
+        "{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"content_filter\"}],"
+            + USAGE
+            + "}",
         "[]",
         "not json",
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE,
