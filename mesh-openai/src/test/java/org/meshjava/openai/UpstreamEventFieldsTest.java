@@ -160,4 +160,37 @@ class UpstreamEventFieldsTest {
         raw("text/event-stream", ": only a comment\n\n"),
         "the upstream sent no events in its stream");
   }
+
+  /**
+   * A line every 10 ms for three timeouts, then a whole stream: comment lines, or data lines of an
+   * event whose blank line never comes, are no content, so the content deadline ends the stream at
+   * the timeout, not when it ends, and the held data is bounded by the deadline too.
+   */
+  @Test
+  void keepAliveCommentsOrAnEndlessEvent_every10ms_failAtTheTimeout() throws Exception {
+    java.time.Duration timeout = java.time.Duration.ofSeconds(1);
+    for (String line : new String[] {": keep-alive\n", "data: \"x\"\n", "\n"}) {
+      RawUpstream.Reply trickle =
+          out -> {
+            out.write(UpstreamCutWordsTest.HEAD.getBytes(StandardCharsets.US_ASCII));
+            for (int i = 0; i < 300; i++) {
+              out.write(RawUpstream.chunk(line));
+              out.flush();
+              Thread.sleep(10);
+            }
+            out.write(RawUpstream.chunk("\n" + UpstreamCutWordsTest.DELTA + USAGE));
+            out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+          };
+      try (RawUpstream up = new RawUpstream(trickle)) {
+        UpstreamEngine engine = Fixture.remoteBuilder(up.base()).timeout(timeout).build();
+        ScriptedUpstream.Asked asked = ScriptedUpstream.Asked.chat("Trickle.", 8);
+        assertThatThrownBy(() -> engine.serve(asked.request(), asked.payload(), r -> true))
+            .as(line)
+            .isInstanceOf(EngineException.class)
+            .hasMessage(
+                "the upstream's stream failed: it sent no content within the timeout (comment"
+                    + " lines and events without text do not count)");
+      }
+    }
+  }
 }
