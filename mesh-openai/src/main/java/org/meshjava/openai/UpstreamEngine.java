@@ -534,7 +534,8 @@ public final class UpstreamEngine extends DescribedEngine {
    * 0, the one choice there is.
    */
   private void requireOneChoice(JsonNode choices, String where) throws EngineException {
-    if (choices.size() > 1) {
+    // Only an array holds choices: size() of an object (a shape no upstream sends) counts its keys.
+    if (choices.isArray() && choices.size() > 1) {
       throw replyFault(
           "the upstream sent "
               + choices.size()

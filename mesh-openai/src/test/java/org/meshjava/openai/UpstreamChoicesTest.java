@@ -97,4 +97,14 @@ class UpstreamChoicesTest {
           .isEqualTo("abc");
     }
   }
+
+  @Test
+  void choicesThatAreNoArray_areNoSecondChoice() throws Exception {
+    String keyed = "data: {\"choices\":{\"a\":{\"delta\":{\"content\":\"x\"}},\"b\":{}}}\n\n";
+    assertThat(
+            UpstreamEventFieldsTest.text(
+                UpstreamEventFieldsTest.streamed(
+                    keyed, event("\"index\":0,", "abc", ""), USAGE_EVENT)))
+        .isEqualTo("abc");
+  }
 }
