@@ -74,6 +74,10 @@ final class Endpoints {
   private final LogEndpoints log;
   private final Optional<ConsoleFeed> console;
 
+  /** The backends whose description failed and was logged, each logged once. */
+  private final java.util.Set<String> undescribed =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
   Endpoints(Steward steward, long defaultCeilingUj, int maxConcurrentServes) {
     this(steward, defaultCeilingUj, maxConcurrentServes, Optional.empty());
   }
@@ -340,33 +344,34 @@ final class Endpoints {
     ObjectNode root = NODES.objectNode();
     root.put("object", "list");
     ArrayNode data = root.putArray("data");
+    // Each described backend's name and recipe, read once: a backend answering once and failing
+    // the next time is listed as it first answered.
+    java.util.Map<String, List<String>> recipes = new java.util.LinkedHashMap<>();
     for (ServingEngine e : steward.backends()) {
-      ObjectNode mesh = model(data, e.name()).putObject("mesh");
-      mesh.put("fidelity", e.fidelity().name());
-      mesh.put("recipe", e.recipe().name());
-      Optional<WeightsBinding> w = e.weights();
-      if (w.isPresent()) {
-        mesh.put("weights_digest", w.get().digest().hex());
-        mesh.put("precision", w.get().precision());
-      } else {
-        mesh.putNull("weights_digest");
-        mesh.putNull("precision");
+      ObjectNode entry;
+      try {
+        entry = described(e);
+      } catch (RuntimeException failed) {
+        // One backend whose description fails must not fail the list for every client; the
+        // operator reads why, once per backend (the list is asked for often).
+        if (undescribed.add(e.name())) {
+          LOG.warn(
+              "backend {} left out of /v1/models: describing it failed: {}",
+              e.name(),
+              failed.toString());
+        }
+        continue;
       }
-      mesh.put("uj_per_token", e.costProfile().ujPerToken());
-      mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
-      mesh.put("deterministic", e.deterministic());
-      mesh.put("tokenizer", e.tokenizer().name());
-      mesh.put("token_accounting", e.tokenAccounting().name());
-      mesh.put("kind", "backend");
+      data.add(entry);
+      recipes
+          .computeIfAbsent(
+              entry.path("mesh").path("recipe").asText(), r -> new java.util.ArrayList<>())
+          .add(e.name());
     }
     // Then what else a body's model may name: the reserved name, and each recipe that is not
     // also a backend's name, with the backends serving it.
     ObjectNode auto = model(data, GrantedServeRequest.AUTO);
     auto.putObject("mesh").put("kind", "auto");
-    java.util.Map<String, List<String>> recipes = new java.util.LinkedHashMap<>();
-    for (ServingEngine e : steward.backends()) {
-      recipes.computeIfAbsent(e.recipe().name(), r -> new java.util.ArrayList<>()).add(e.name());
-    }
     for (var r : recipes.entrySet()) {
       if (steward.backends().stream().noneMatch(e -> e.name().equals(r.getKey()))
           && !r.getKey().equals(GrantedServeRequest.AUTO)) {
@@ -379,8 +384,42 @@ final class Endpoints {
     return root;
   }
 
+  /**
+   * A backend's entry in the model list, from what it says of itself.
+   *
+   * @throws RuntimeException whatever the backend's accessors throw
+   */
+  private static ObjectNode described(ServingEngine e) {
+    ObjectNode entry = entry(e.name());
+    ObjectNode mesh = entry.putObject("mesh");
+    mesh.put("fidelity", e.fidelity().name());
+    mesh.put("recipe", e.recipe().name());
+    Optional<WeightsBinding> w = e.weights();
+    if (w.isPresent()) {
+      mesh.put("weights_digest", w.get().digest().hex());
+      mesh.put("precision", w.get().precision());
+    } else {
+      mesh.putNull("weights_digest");
+      mesh.putNull("precision");
+    }
+    mesh.put("uj_per_token", e.costProfile().ujPerToken());
+    mesh.put("uj_per_option_scored", e.costProfile().ujPerOptionScored());
+    mesh.put("deterministic", e.deterministic());
+    mesh.put("tokenizer", e.tokenizer().name());
+    mesh.put("token_accounting", e.tokenAccounting().name());
+    mesh.put("kind", "backend");
+    return entry;
+  }
+
   private static ObjectNode model(ArrayNode data, String id) {
-    ObjectNode m = data.addObject();
+    ObjectNode m = entry(id);
+    data.add(m);
+    return m;
+  }
+
+  /** A model list's entry for {@code id}, its OpenAI fields only. */
+  private static ObjectNode entry(String id) {
+    ObjectNode m = NODES.objectNode();
     m.put("id", id);
     m.put("object", "model");
     m.put("created", 0);

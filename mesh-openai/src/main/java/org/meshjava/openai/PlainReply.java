@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * per proxied serve. Here the parser skips what is not read. The tree stays the rule: anything this
  * reader does not take as plainly right (a body that is not JSON, a part missing or of another
  * type, a count that is not a u32, a key given twice, text after the reply, an {@code error} that
- * is not null) gives null, and the caller reads the body as a tree, whose refusal then names the
- * fault as before. So a reply is read the same either way, and only the common one is read here.
+ * is not null, a second choice or an index other than 0, a finish reason this server does not pass
+ * on) gives null, and the caller reads the body as a tree, whose refusal then names the fault as
+ * before. So a reply is read the same either way, and only the common one is read here.
  */
 final class PlainReply {
   private static final long U32_MAX = 0xFFFF_FFFFL;
@@ -94,15 +95,23 @@ final class PlainReply {
         if (content == null) {
           return null;
         }
+      } else if ("index".equals(name)) {
+        // One choice is asked for; another index is the tree's to refuse.
+        if (v != JsonToken.VALUE_NULL
+            && (v != JsonToken.VALUE_NUMBER_INT || p.getLongValue() != 0)) {
+          return null;
+        }
+      } else if ("finish_reason".equals(name)) {
+        if (v == JsonToken.VALUE_STRING
+            && UpstreamEngine.UNSERVED_FINISH_REASONS.contains(p.getText())) {
+          return null;
+        }
       } else {
         p.skipChildren();
       }
     }
-    // The other choices are not read.
-    while (p.nextToken() != JsonToken.END_ARRAY) {
-      p.skipChildren();
-    }
-    return content;
+    // A second choice is the tree's to refuse.
+    return p.nextToken() == JsonToken.END_ARRAY ? content : null;
   }
 
   /** The message's {@code content} when it is given once, as text; else null. */

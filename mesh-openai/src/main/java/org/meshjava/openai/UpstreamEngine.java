@@ -215,6 +215,8 @@ public final class UpstreamEngine extends DescribedEngine {
         throw replyFault("the upstream sent no choices[0].message.content", null);
       }
       text = content.asText();
+      requireOneChoice(reply.path("choices"), "reply");
+      requirePassedOn(reply.path("choices").path(0), "reply");
       usage =
           usage(reply, request)
               .orElseThrow(
@@ -272,6 +274,7 @@ public final class UpstreamEngine extends DescribedEngine {
       throw interrupted(e);
     }
     DeltaCodePoints reply = new DeltaCodePoints();
+    ServerSentEvents events = null;
     long deltas = 0;
     boolean stopped = false;
     Optional<Usage> usage = Optional.empty();
@@ -291,17 +294,16 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         throw refused(response.status(), said.toString());
       }
-      String line;
-      while (!stopped && (line = lines.next()) != null) {
-        if (!line.startsWith("data:")) {
-          continue;
-        }
-        String data = line.substring(5).trim();
-        if (data.equals("[DONE]")) {
+      events = new ServerSentEvents(lines, MAX_EVENT_LINE_BYTES);
+      String data;
+      while (!stopped && (data = events.next()) != null) {
+        if (data.strip().equals("[DONE]")) {
           break;
         }
         JsonNode chunk = JSON.readTree(data);
         requireNoError(chunk, "stream");
+        requireOneChoice(chunk.path("choices"), "stream");
+        requirePassedOn(chunk.path("choices").path(0), "stream");
         Optional<Usage> reported = usage(chunk, request);
         if (reported.isPresent()) {
           usage = reported;
@@ -361,16 +363,40 @@ public final class UpstreamEngine extends DescribedEngine {
               TokenAccounting.REMOTE_USAGE));
     }
     if (!stopped) {
-      throw replyFault(
-          "the upstream ended its stream without a usage report (stream_options.include_usage); a"
-              + " serve is counted in the upstream's tokens, never in characters",
-          null);
+      throw replyFault(withoutUsage(Objects.requireNonNull(events), response.contentType()), null);
     }
     return served(
         new EngineResult(
             tokens,
             ServeOutcome.greedy(prompt.size(), deltas),
             TokenAccounting.REMOTE_STREAM_DELTAS));
+  }
+
+  /**
+   * Why a stream that ended without a usage report has none, in words the client may read: an
+   * upstream that sent no events at all answered with something else (a whole JSON reply, most
+   * likely, which the stream's reader skips line by line as no event's), or its last event was cut
+   * before the blank line that ends it; otherwise it ignored {@code stream_options}.
+   */
+  private static String withoutUsage(ServerSentEvents events, String contentType) {
+    if (events.events() == 0 && !events.endedInsideAnEvent()) {
+      String type = contentType.strip();
+      return type.regionMatches(true, 0, "text/event-stream", 0, 17)
+          ? "the upstream sent no events in its stream"
+          : "the upstream answered a stream request with "
+              + (type.isEmpty()
+                  ? "no Content-Type"
+                  : type.matches("[A-Za-z0-9._+/=; -]{1,64}")
+                      ? "Content-Type " + type
+                      : "a Content-Type other than text/event-stream")
+              + ", not server-sent events (text/event-stream)";
+    }
+    if (events.endedInsideAnEvent()) {
+      return "the upstream ended its stream inside an event (no blank line after its last data),"
+          + " with no usage report before it";
+    }
+    return "the upstream ended its stream without a usage report (stream_options.include_usage); a"
+        + " serve is counted in the upstream's tokens, never in characters";
   }
 
   /** The longest line of a streamed reply read; one event is a few hundred bytes. */
@@ -486,17 +512,85 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * Fails a 200's reply or stream event ({@code where}) that carries an {@code error}: OpenAI and
-   * vLLM send {@code data: {"error": {...}}} when a generation fails after the status went out. The
-   * error's own words are the operator's, as a refusal's are ({@link #refused}).
+   * Fails a 200's reply or stream event ({@code where}) that carries an {@code error} ({@link
+   * #noError} says which values are none): OpenAI and vLLM send {@code data: {"error": {...}}} when
+   * a generation fails after the status went out. The error's own words are the operator's, as a
+   * refusal's are ({@link #refused}).
    */
   private void requireNoError(JsonNode reply, String where) throws EngineException {
     JsonNode error = reply.get("error");
-    if (error != null && !error.isNull()) {
+    if (error != null && !noError(error)) {
       String words =
           "the upstream sent an error in its " + where + " (its words are in the server's log)";
       throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
     }
+  }
+
+  /**
+   * Fails a reply or stream event ({@code where}) whose {@code choices} is not the one choice asked
+   * for: the request asks for one ({@code n} is not forwarded), and a whole reply is read at {@code
+   * choices[0]} by position, so a second choice, or one whose {@code index} is not 0, would be
+   * merged into the text of a stream or dropped from a whole reply. An index left out is taken as
+   * 0, the one choice there is.
+   */
+  private void requireOneChoice(JsonNode choices, String where) throws EngineException {
+    // Only an array holds choices: size() of an object (a shape no upstream sends) counts its keys.
+    if (choices.isArray() && choices.size() > 1) {
+      throw replyFault(
+          "the upstream sent "
+              + choices.size()
+              + " choices in its "
+              + where
+              + ", where one (n = 1) was asked for",
+          null);
+    }
+    JsonNode index = choices.path(0).path("index");
+    if (!index.isMissingNode()
+        && !index.isNull()
+        && !(index.isIntegralNumber() && index.canConvertToLong() && index.asLong() == 0)) {
+      throw replyFault(
+          "the upstream sent a choice whose index is not 0 in its "
+              + where
+              + ", where one choice (n = 1) was asked for",
+          null);
+    }
+  }
+
+  /**
+   * The finish reasons of an upstream's choice that this server cannot pass on: its replies end
+   * {@code stop} or {@code length}, read from the upstream's counts (SPEC 70), and each of these
+   * says the text is not a plain answer (cut by a filter, or a call of a tool no request here
+   * offers), so served as one it would tell the client a falsehood. Any other reason (a server's
+   * own, such as {@code eos_token}) ends a plain answer and is read from the counts as before.
+   */
+  static final Set<String> UNSERVED_FINISH_REASONS =
+      Set.of("content_filter", "tool_calls", "function_call");
+
+  /** Fails a reply or stream event ({@code where}) whose choice ends in an unserved reason. */
+  private void requirePassedOn(JsonNode choice, String where) throws EngineException {
+    JsonNode reason = choice.path("finish_reason");
+    if (reason.isTextual() && UNSERVED_FINISH_REASONS.contains(reason.asText())) {
+      throw replyFault(
+          "the upstream ended its "
+              + where
+              + " with finish_reason "
+              + reason.asText()
+              + ", which this server does not pass on (its replies end stop or length)",
+          null);
+    }
+  }
+
+  /**
+   * Whether an {@code error} value says there is none, as both official SDKs take it (a value false
+   * in JavaScript and in Python): null (which Foundry Local sends in every reply and chunk), {@code
+   * false}, 0 or an empty string. Any other value is an error: an object above all (the shape
+   * OpenAI and vLLM send; the Node SDK fails even an empty one), a message, or {@code true}.
+   */
+  static boolean noError(JsonNode error) {
+    return error.isNull()
+        || (error.isBoolean() && !error.booleanValue())
+        || (error.isNumber() && error.decimalValue().signum() == 0)
+        || (error.isTextual() && error.textValue().isEmpty());
   }
 
   /**

@@ -59,9 +59,10 @@ final class UpstreamHttp {
 
   /**
    * A reply whose body is read as it arrives; closing {@code body} aborts the exchange and stops
-   * {@code deadline}, which the reader restarts on each content delta.
+   * {@code deadline}, which the reader restarts on each content delta. {@code contentType} is the
+   * reply's header as sent, empty when it sent none.
    */
-  record Streamed(int status, InputStream body, ContentDeadline deadline) {}
+  record Streamed(int status, String contentType, InputStream body, ContentDeadline deadline) {}
 
   /** The client, started on first use. */
   private static final class Shared {
@@ -78,6 +79,9 @@ final class UpstreamHttp {
       client.setIdleTimeout(IDLE.toMillis());
       // OpenAI-compatible servers answer where they are asked; a redirect is an error.
       client.setFollowRedirects(false);
+      // No User-Agent, as KeepAliveHttp sends none: Jetty's default names its version, which this
+      // server does not tell its own clients either (OpenAiServer sends no Server header).
+      client.setUserAgentField(null);
       try {
         client.start();
       } catch (Exception e) {
@@ -159,7 +163,12 @@ final class UpstreamHttp {
       var unused = request.abort(unreadable);
       throw unreadable;
     }
-    return new Streamed(r.getStatus(), deadline.watching(listener.getInputStream()), deadline);
+    String type = r.getHeaders().get(HttpHeader.CONTENT_TYPE);
+    return new Streamed(
+        r.getStatus(),
+        type == null ? "" : type,
+        deadline.watching(listener.getInputStream()),
+        deadline);
   }
 
   /**

@@ -29,10 +29,12 @@ class PlainReplyTest {
             + USAGE
             + "}",
         "{" + USAGE + ",\"choices\":[{\"message\":{\"content\":\"a\\u00e9\\ud83d\\ude00\\n\"}}]}",
-        " {\"choices\" : [ {\"message\":{\"content\":\"\",\"tool_calls\":[{\"a\":[1,{}]}]}},"
-            + " {\"message\":{\"content\":\"second\"}}, 7 ] , "
+        " {\"choices\" : [ {\"message\":{\"content\":\"\",\"tool_calls\":[{\"a\":[1,{}]}]}} ] , "
             + USAGE
             + " } ",
+        "{\"choices\":[{\"index\":null,\"message\":{\"content\":\"x\"},\"finish_reason\":\"length\"}],"
+            + USAGE
+            + "}",
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}],\"usage\":{\"prompt_tokens\":0,"
             + "\"completion_tokens\":4294967295,\"total_tokens\":4294967295,\"x\":{\"y\":[]}}}",
         "{\"system_fingerprint\":null,\"choices\":[{\"logprobs\":null,\"message\":{\"content\":"
@@ -45,11 +47,22 @@ class PlainReplyTest {
 
   /**
    * Replies left to the tree: a duplicate it reads, a part missing or of another type, text after
-   * the reply, an error beside it, not JSON.
+   * the reply, an error beside it, a second choice or another index, not JSON.
    */
   static Stream<String> leftToTheTree() {
     return Stream.of(
         "",
+        // One choice is asked for: a second, or an index other than 0, the tree refuses.
+        " {\"choices\" : [ {\"message\":{\"content\":\"\",\"tool_calls\":[{\"a\":[1,{}]}]}},"
+            + " {\"message\":{\"content\":\"second\"}}, 7 ] , "
+            + USAGE
+            + " } ",
+        "{\"choices\":[{\"index\":1,\"message\":{\"content\":\"x\"}}]," + USAGE + "}",
+        "{\"choices\":[{\"index\":\"0\",\"message\":{\"content\":\"x\"}}]," + USAGE + "}",
+        // A finish reason this server does not pass on, the tree refuses.
+        "{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"content_filter\"}],"
+            + USAGE
+            + "}",
         "[]",
         "not json",
         "{\"choices\":[{\"message\":{\"content\":\"x\"}}]," + USAGE,

@@ -110,8 +110,6 @@ class UpstreamReplyShapesTest {
       "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\"}}",
       "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\"},"
           + "\"finish_reason\":null}",
-      "{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"hello\"},"
-          + "\"finish_reason\":\"content_filter\"}",
       "{\"index\":0,\"message\":{\"content\":\"hello\"},\"finish_reason\":\"stop\"}",
     };
     for (String choice : choices) {
