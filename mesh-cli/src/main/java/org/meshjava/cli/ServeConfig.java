@@ -231,7 +231,13 @@ record ServeConfig(
     for (var e : root.properties()) {
       if (!KEYS.contains(e.getKey())) {
         throw new CliException(
-            file + ": unknown key '" + e.getKey() + "'; known: " + new java.util.TreeSet<>(KEYS));
+            file
+                + ": unknown key '"
+                + e.getKey()
+                + "'"
+                + NearestKey.hint(e.getKey(), KEYS)
+                + "; known: "
+                + new java.util.TreeSet<>(KEYS));
       }
     }
     try {
@@ -302,7 +308,9 @@ record ServeConfig(
                   + e.getKey()
                   + "' for type '"
                   + type
-                  + "'; known: "
+                  + "'"
+                  + NearestKey.hint(e.getKey(), known)
+                  + "; known: "
                   + known);
         }
       }
@@ -550,9 +558,14 @@ record ServeConfig(
       throw new IllegalArgumentException("snapshots is an object, or false");
     }
     for (var e : n.properties()) {
-      if (!Set.of("every_records", "every_s", "dir").contains(e.getKey())) {
+      Set<String> known = Set.of("every_records", "every_s", "dir");
+      if (!known.contains(e.getKey())) {
         throw new IllegalArgumentException(
-            "snapshots: unknown key '" + e.getKey() + "'; known: every_records, every_s, dir");
+            "snapshots: unknown key '"
+                + e.getKey()
+                + "'"
+                + NearestKey.hint(e.getKey(), known)
+                + "; known: every_records, every_s, dir");
       }
     }
     return new SnapshotConfig(
