@@ -403,7 +403,9 @@ record ServeConfig(
                   + modelDir.toAbsolutePath()
                   + (Path.of(named).isAbsolute()
                       ? ""
-                      : " (a relative model_dir is read from the configuration file's folder)"));
+                      : " (a relative model_dir is read from the configuration file's folder)")
+                  + "; name the folder that holds "
+                  + JlamaEngine.MODEL_FILES);
         }
         try {
           JlamaEngine.Builder jb =
