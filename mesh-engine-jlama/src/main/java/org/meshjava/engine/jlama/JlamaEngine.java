@@ -353,6 +353,19 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     } catch (RuntimeException e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
+    } catch (InternalError e) {
+      if (!String.valueOf(e.getMessage()).contains("unsafe memory access operation")) {
+        throw e;
+      }
+      // The JVM's fault for a read past the end of a mapped file (SIGBUS): the weights, mapped
+      // at build, were cut short on disk. Not a bug of the engine; every later serve would fault
+      // the same way until the engine is built again over whole files.
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.INFERENCE_FAILED,
+          "the model's files were cut short on disk while the engine had them mapped (rewritten"
+              + " in place, by cp or a download?): restart it once they are whole, and replace"
+              + " them by writing new files beside them and renaming",
+          e);
     }
     int[] tokens = Arrays.copyOf(out, n);
     ServeOutcome outcome =
