@@ -214,8 +214,24 @@ record ServeConfig(
   }
 
   static ServeConfig read(Path file) throws CliException {
+    JsonNode root;
+    try {
+      root = GrantFiles.readJson(file);
+    } catch (CliException e) {
+      if (!(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
+        throw e;
+      }
+      // A new user's usual mistake is a configuration in another format (YAML, the Spring
+      // starter's application.properties): the parser's words name a token, not the format.
+      throw new CliException(
+          e.getMessage()
+              + "; a mesh serve configuration is one JSON object, such as {\"journal\":"
+              + " \"steward.journal\", \"port\": 8080} (YAML and .properties files are not read;"
+              + " those are the Spring starter's)",
+          e);
+    }
     return of(
-        GrantFiles.readJson(file),
+        root,
         file.toString(),
         java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file has a folder"));
   }
