@@ -199,13 +199,47 @@ public final class Mesh extends CommandGroup {
    */
   private static final String ARRAY_OVER_LIMIT = "Requested array size exceeds VM limit";
 
+  /**
+   * The exit status of a command stopped because a file it had mapped into memory (a model's
+   * weights, a journal's snapshot) was cut short under it, by something rewriting the file in place
+   * ({@code cp} over it, a download into it): the JVM then reports a fault in an unsafe memory
+   * access ({@link InternalError}), which is the file changing, not a bug in mesh ({@link
+   * #EXIT_INTERNAL}). {@code EX_IOERR} of BSD's sysexits.h, an error doing I/O on a file.
+   */
+  static final int EXIT_FILE_CHANGED = 74;
+
+  /**
+   * Whether {@code e} is, or was caused by, the JVM's fault for a read of a mapped file past its
+   * end (SIGBUS), which it reports as an {@link InternalError} in these words; one thrown on
+   * another thread (Jlama's forward pass) arrives wrapped, so the causes are followed.
+   */
+  private static boolean mappedFileCutShort(Throwable e) {
+    Throwable at = e;
+    for (int depth = 0; at != null && depth < 32; depth++, at = at.getCause()) {
+      if (at instanceof InternalError
+          && String.valueOf(at.getMessage()).contains("unsafe memory access operation")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** The exit status for a failure that is not a refusal: out of memory, or else a bug. */
   private static int exitCode(Throwable e) {
-    return ranOutOfMemory(e).isPresent() ? EXIT_RESOURCE : EXIT_INTERNAL;
+    return ranOutOfMemory(e).isPresent()
+        ? EXIT_RESOURCE
+        : mappedFileCutShort(e) ? EXIT_FILE_CHANGED : EXIT_INTERNAL;
   }
 
   /** The line for a failure that is not a refusal: out of memory, or else a bug. */
   private static String failure(Throwable e) {
+    if (mappedFileCutShort(e) && ranOutOfMemory(e).isEmpty()) {
+      return "a file read through memory mapping was cut short while it was read (a model's"
+          + " weights or a snapshot being rewritten in place, by cp or a download, while mesh"
+          + " used it), not a bug in mesh: let what rewrites it finish, then start again (copy a"
+          + " new file in beside the old one and rename it over the old, so that a running mesh"
+          + " keeps reading the old one whole)";
+    }
     return ranOutOfMemory(e).map(Mesh::outOfMemory).orElseGet(() -> internalError(e));
   }
 

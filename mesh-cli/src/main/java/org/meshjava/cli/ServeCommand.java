@@ -219,6 +219,13 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
   static final ScopedValue<Runnable> STEWARD_STARTING = ScopedValue.newInstance();
 
   /**
+   * Run, where a test binds it, with the name of each step of {@link #call}'s cleanup before the
+   * step runs: a test's stand-in for an {@link Error} while cleaning up (out of memory again).
+   */
+  static final ScopedValue<java.util.function.Consumer<String>> CLEANING_UP =
+      ScopedValue.newInstance();
+
+  /**
    * This run's hold on its snapshot folder, let go once the steward is closed: another steward on
    * another journal configured with the same folder is refused at start.
    */
@@ -232,30 +239,62 @@ final class ServeCommand extends MeshCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    Integer status = null;
+    Throwable failed = null;
     try {
-      return serve();
+      status = serve();
     } catch (Exception | Error e) {
+      failed = e;
+    }
+    // Each step runs whatever the one before it threw (out of memory again, as a cleanup after
+    // running out of memory may well be): the first failure is the one reported, later ones are
+    // suppressed onto it, and the latch is always counted down, so a signal's shutdown hook does
+    // not wait out its minute for a close that already happened.
+    Throwable first = failed;
+    if (failed != null) {
       // A failed start (a port in use, say) leaves no new journal behind to confuse the next. The
       // steward's close removed it, under its lock; closing it here covers a start that failed
-      // before a steward took it over (a no-op once closed). An Error too (out of memory while
-      // the steward starts): the JVM may go on (an embedder's, a test's), holding the lock.
-      Journal unheld = unheldJournal;
-      if (unheld != null) {
-        unheld.close();
+      // before a steward took it over (a no-op once closed). An Error too (out of memory while the
+      // steward starts): the JVM may go on (an embedder's, a test's), holding the lock.
+      first = cleanUp(first, "journal", unheldJournal);
+      first = cleanUp(first, "created journal", createdJournal);
+    }
+    // After the steward's close, which saved its last snapshot, and after a failed start removed
+    // the folder made for it.
+    first = cleanUp(first, "snapshot folder claim", snapshotClaim);
+    first = cleanUp(first, "finished", finished::countDown);
+    if (first instanceof Error error) {
+      throw error;
+    }
+    if (first != null) {
+      throw (Exception) first;
+    }
+    return java.util.Objects.requireNonNull(status, "status");
+  }
+
+  /**
+   * Closes {@code step} (nothing if null) and returns what to report: {@code first}, with what the
+   * close threw suppressed onto it, or what the close threw where nothing failed before.
+   */
+  private static @Nullable Throwable cleanUp(
+      @Nullable Throwable first, String name, @Nullable AutoCloseable step) {
+    if (step == null) {
+      return first;
+    }
+    try {
+      if (CLEANING_UP.isBound()) {
+        CLEANING_UP.get().accept(name);
       }
-      CreatedJournal created = createdJournal;
-      if (created != null) {
-        created.close();
+      step.close();
+      return first;
+    } catch (Exception | Error e) {
+      if (first == null) {
+        return e;
       }
-      throw e;
-    } finally {
-      // After the steward's close, which saved its last snapshot, and after a failed start removed
-      // the folder made for it.
-      SnapshotFolderClaim claim = snapshotClaim;
-      if (claim != null) {
-        claim.close();
+      if (first != e) {
+        first.addSuppressed(e);
       }
-      finished.countDown();
+      return first;
     }
   }
 

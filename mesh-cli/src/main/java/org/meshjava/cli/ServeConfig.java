@@ -214,8 +214,24 @@ record ServeConfig(
   }
 
   static ServeConfig read(Path file) throws CliException {
+    JsonNode root;
+    try {
+      root = GrantFiles.readJson(file);
+    } catch (CliException e) {
+      if (!(e.getCause() instanceof com.fasterxml.jackson.core.JsonProcessingException)) {
+        throw e;
+      }
+      // A new user's usual mistake is a configuration in another format (YAML, the Spring
+      // starter's application.properties): the parser's words name a token, not the format.
+      throw new CliException(
+          e.getMessage()
+              + "; a mesh serve configuration is one JSON object, such as {\"journal\":"
+              + " \"steward.journal\", \"port\": 8080} (YAML and .properties files are not read;"
+              + " those are the Spring starter's)",
+          e);
+    }
     return of(
-        GrantFiles.readJson(file),
+        root,
         file.toString(),
         java.util.Objects.requireNonNull(file.toAbsolutePath().getParent(), "a file has a folder"));
   }
@@ -231,7 +247,13 @@ record ServeConfig(
     for (var e : root.properties()) {
       if (!KEYS.contains(e.getKey())) {
         throw new CliException(
-            file + ": unknown key '" + e.getKey() + "'; known: " + new java.util.TreeSet<>(KEYS));
+            file
+                + ": unknown key '"
+                + e.getKey()
+                + "'"
+                + NearestKey.hint(e.getKey(), KEYS)
+                + "; known: "
+                + new java.util.TreeSet<>(KEYS));
       }
     }
     try {
@@ -302,7 +324,9 @@ record ServeConfig(
                   + e.getKey()
                   + "' for type '"
                   + type
-                  + "'; known: "
+                  + "'"
+                  + NearestKey.hint(e.getKey(), known)
+                  + "; known: "
                   + known);
         }
       }
@@ -395,7 +419,9 @@ record ServeConfig(
                   + modelDir.toAbsolutePath()
                   + (Path.of(named).isAbsolute()
                       ? ""
-                      : " (a relative model_dir is read from the configuration file's folder)"));
+                      : " (a relative model_dir is read from the configuration file's folder)")
+                  + "; name the folder that holds "
+                  + JlamaEngine.MODEL_FILES);
         }
         try {
           JlamaEngine.Builder jb =
@@ -550,9 +576,14 @@ record ServeConfig(
       throw new IllegalArgumentException("snapshots is an object, or false");
     }
     for (var e : n.properties()) {
-      if (!Set.of("every_records", "every_s", "dir").contains(e.getKey())) {
+      Set<String> known = Set.of("every_records", "every_s", "dir");
+      if (!known.contains(e.getKey())) {
         throw new IllegalArgumentException(
-            "snapshots: unknown key '" + e.getKey() + "'; known: every_records, every_s, dir");
+            "snapshots: unknown key '"
+                + e.getKey()
+                + "'"
+                + NearestKey.hint(e.getKey(), known)
+                + "; known: every_records, every_s, dir");
       }
     }
     return new SnapshotConfig(

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -56,8 +57,11 @@ class LauncherConcurrentBuildTest {
               .directory(root.toFile())
               .redirectErrorStream(true)
               .redirectOutput(root.resolve("out-" + i + ".txt").toFile());
-      pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-      pb.environment().remove("MESH_NO_BUILD");
+      Map<String, String> env =
+          LauncherCopy.environment(
+              System.getenv(), Map.of("JAVA_HOME", System.getProperty("java.home")));
+      pb.environment().clear();
+      pb.environment().putAll(env);
       commands.add(pb.start());
     }
     for (Process p : commands) {

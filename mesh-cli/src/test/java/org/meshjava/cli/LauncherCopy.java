@@ -22,9 +22,34 @@ final class LauncherCopy {
   record Ran(int code, String out) {}
 
   /**
-   * Runs {@code mesh args} from {@code root}, copying the launcher there first, with {@code env}.
+   * The launcher's own settings, which a caller may have exported in the shell that runs the tests
+   * ({@code MESH_JAVA_OPTS=-Xmx8g ./mesh test}, {@code MESH_NO_BUILD=1}): a launcher run by a test
+   * has them only where the test gives them, so that no test depends on its caller's shell.
+   */
+  static final List<String> LAUNCHER_SETTINGS = List.of("MESH_JAVA_OPTS", "MESH_NO_BUILD");
+
+  /** {@code inherited} without the launcher's own settings, then {@code given} over it. */
+  static Map<String, String> environment(Map<String, String> inherited, Map<String, String> given) {
+    Map<String, String> all = new HashMap<>(inherited);
+    LAUNCHER_SETTINGS.forEach(all::remove);
+    all.putAll(given);
+    return all;
+  }
+
+  /**
+   * Runs {@code mesh args} from {@code root}, copying the launcher there first, with {@code env}
+   * over this process's environment.
    */
   static Ran run(Path root, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
+    return run(root, System.getenv(), env, args);
+  }
+
+  /**
+   * Runs {@code mesh args} from {@code root}, copying the launcher there first, with {@code env}
+   * over {@code inherited} (the environment the tests were started with, as a test states it).
+   */
+  static Ran run(Path root, Map<String, String> inherited, Map<String, String> env, String... args)
       throws IOException, InterruptedException {
     Path launcher = root.resolve("mesh");
     if (!Files.exists(launcher)) {
@@ -40,7 +65,8 @@ final class LauncherCopy {
             .directory(root.toFile())
             .redirectErrorStream(true)
             .redirectOutput(out.toFile());
-    pb.environment().putAll(env);
+    pb.environment().clear();
+    pb.environment().putAll(environment(inherited, env));
     Process p = pb.start();
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("the launcher ends").isTrue();
     return new Ran(p.exitValue(), Files.readString(out));
@@ -52,6 +78,13 @@ final class LauncherCopy {
    * down, and without building ({@code MESH_NO_BUILD}).
    */
   static List<String> javaArguments(Path root, Map<String, String> env, String... args)
+      throws IOException, InterruptedException {
+    return javaArguments(root, System.getenv(), env, args);
+  }
+
+  /** {@link #javaArguments(Path, Map, String...)} with {@code env} over {@code inherited}. */
+  static List<String> javaArguments(
+      Path root, Map<String, String> inherited, Map<String, String> env, String... args)
       throws IOException, InterruptedException {
     Path jdk = root.resolve("jdk");
     Path noted = root.resolve("java-args");
@@ -69,7 +102,7 @@ final class LauncherCopy {
     }
     Map<String, String> all = new HashMap<>(env);
     all.putAll(Map.of("JAVA_HOME", jdk.toString(), "MESH_NO_BUILD", "1"));
-    Ran ran = run(root, all, args);
+    Ran ran = run(root, inherited, all, args);
     assertThat(ran.code()).as(ran.out()).isZero();
     return Files.readAllLines(noted);
   }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -26,8 +27,12 @@ class LauncherModulePathTest {
         new ProcessBuilder("bash", launcher.toString(), "--version").redirectErrorStream(true);
     // The JDK running this test is the one the launcher must use; MESH_NO_BUILD keeps the
     // launcher from starting a nested Maven build of the jar this build has just packaged.
-    pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-    pb.environment().put("MESH_NO_BUILD", "1");
+    Map<String, String> env =
+        LauncherCopy.environment(
+            System.getenv(),
+            Map.of("JAVA_HOME", System.getProperty("java.home"), "MESH_NO_BUILD", "1"));
+    pb.environment().clear();
+    pb.environment().putAll(env);
     Process p = pb.start();
     byte[] out = p.getInputStream().readAllBytes();
     assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("the launcher ends").isTrue();

@@ -1476,6 +1476,16 @@ public final class Steward implements AutoCloseable {
         snapshotFolder = claimSnapshotFolder(j);
         return start(j, router);
       } catch (RuntimeException | Error e) {
+        if (e instanceof Error) {
+          // The refusals close the journal themselves; an Error (out of memory while the journal
+          // is replayed) passes them, and the caller, handed no steward, could not close it: its
+          // lock would stay held for every later start in this process.
+          try {
+            j.close();
+          } catch (RuntimeException | Error closing) {
+            e.addSuppressed(closing);
+          }
+        }
         if (snapshotFolder != null) {
           snapshotFolder.close(); // a steward that never started saves nothing there
           snapshotFolder = null;

@@ -62,6 +62,14 @@ import org.meshjava.core.weights.WeightsDigestException;
  * connection of a server with other backends. {@link #close()} releases the model.
  */
 public final class JlamaEngine extends DescribedEngine implements AutoCloseable {
+  /**
+   * The files a model folder must hold, in words for a refusal: what a Hugging Face download of a
+   * Llama-family checkpoint holds.
+   */
+  public static final String MODEL_FILES =
+      "config.json, tokenizer.json and model.safetensors (or model.safetensors.index.json and the"
+          + " shards it names), as a Hugging Face download of the model holds them";
+
   /** Jlama's working memory and working quantization type: what the forward pass computes in. */
   private static final DType FORWARD_PASS = DType.F32;
 
@@ -102,11 +110,14 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
               b.dir, b.links, Runtime.getRuntime().availableProcessors(), b.digestProgress);
     } catch (WeightsDigestException e) {
       throw new JlamaEngineException(
-          JlamaEngineException.Reason.UNKNOWN_LAYOUT, String.valueOf(e.getMessage()), e);
+          JlamaEngineException.Reason.UNKNOWN_LAYOUT,
+          e.getMessage() + "; a model folder holds " + MODEL_FILES,
+          e);
     }
     if (!Files.isRegularFile(b.dir.resolve("tokenizer.json"))) {
       throw new JlamaEngineException(
-          JlamaEngineException.Reason.UNKNOWN_LAYOUT, "the directory has no tokenizer.json");
+          JlamaEngineException.Reason.UNKNOWN_LAYOUT,
+          "the directory has no tokenizer.json; a model folder holds " + MODEL_FILES);
     }
     String family = family(b.dir);
     if (!b.families.contains(family)) {
@@ -342,6 +353,19 @@ public final class JlamaEngine extends DescribedEngine implements AutoCloseable 
     } catch (RuntimeException e) {
       throw new JlamaEngineException(
           JlamaEngineException.Reason.INFERENCE_FAILED, "forward pass failed: " + e, e);
+    } catch (InternalError e) {
+      if (!String.valueOf(e.getMessage()).contains("unsafe memory access operation")) {
+        throw e;
+      }
+      // The JVM's fault for a read past the end of a mapped file (SIGBUS): the weights, mapped
+      // at build, were cut short on disk. Not a bug of the engine; every later serve would fault
+      // the same way until the engine is built again over whole files.
+      throw new JlamaEngineException(
+          JlamaEngineException.Reason.INFERENCE_FAILED,
+          "the model's files were cut short on disk while the engine had them mapped (rewritten"
+              + " in place, by cp or a download?): restart it once they are whole, and replace"
+              + " them by writing new files beside them and renaming",
+          e);
     }
     int[] tokens = Arrays.copyOf(out, n);
     ServeOutcome outcome =
