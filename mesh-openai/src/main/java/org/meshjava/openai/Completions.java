@@ -1,7 +1,10 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.Optional;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.router.RouteDecision;
@@ -20,18 +23,45 @@ final class Completions {
 
   private Completions() {}
 
-  static Reply.Json reply(ServeResult result, String text, boolean cut, long created) {
+  /**
+   * A whole chat completion, written straight to bytes when rendered ({@link WrittenJson}): one is
+   * rendered per serve, and its tree cost as much to build as to write.
+   *
+   * @param decision a typed decision's {@code mesh_decision}, last in the reply, if one was asked
+   */
+  static Reply.Json reply(
+      ServeResult result, String text, boolean cut, long created, Optional<JsonNode> decision) {
     String id = "chatcmpl-" + result.envelope().id().hex().substring(0, 32);
-    ObjectNode root = head(id, "chat.completion", created, result.route().chosen().name());
-    ObjectNode choice = root.putArray("choices").addObject();
-    choice.put("index", 0);
-    ObjectNode message = choice.putObject("message");
-    message.put("role", "assistant");
-    message.put("content", text);
-    choice.putNull("logprobs");
-    choice.put("finish_reason", cut ? "length" : "stop");
-    root.set("usage", EnergyUsage.usage(result, Completions::tokens));
-    return new Reply.Json(200, root);
+    String model = result.route().chosen().name();
+    return new Reply.Json(
+        200,
+        WrittenJson.node(
+            (g, serializers) -> {
+              g.writeStartObject();
+              g.writeStringField("id", id);
+              g.writeStringField("object", "chat.completion");
+              g.writeNumberField("created", created);
+              g.writeStringField("model", model);
+              g.writeNullField("system_fingerprint");
+              g.writeArrayFieldStart("choices");
+              g.writeStartObject();
+              g.writeNumberField("index", 0);
+              g.writeObjectFieldStart("message");
+              g.writeStringField("role", "assistant");
+              g.writeStringField("content", text);
+              g.writeEndObject();
+              g.writeNullField("logprobs");
+              g.writeStringField("finish_reason", cut ? "length" : "stop");
+              g.writeEndObject();
+              g.writeEndArray();
+              g.writeFieldName("usage");
+              EnergyUsage.writeUsage(g, serializers, result, Completions::tokens);
+              if (decision.isPresent()) {
+                g.writeFieldName("mesh_decision");
+                decision.get().serialize(g, serializers);
+              }
+              g.writeEndObject();
+            }));
   }
 
   /** A chat completion streamed as the serve produces it. */
@@ -88,15 +118,14 @@ final class Completions {
       cl.put("index", 0);
       cl.putObject("delta");
       cl.put("finish_reason", cut ? "length" : "stop");
-      ObjectNode usage = EnergyUsage.usage(result, Completions::tokens);
       if (usageChunk) {
         send(event(last));
         ObjectNode alone = head(id(), "chat.completion.chunk", created, model);
         alone.putArray("choices");
-        alone.set("usage", usage);
+        alone.set("usage", EnergyUsage.usage(result, Completions::tokens));
         send(event(alone));
       } else {
-        last.set("energy", usage.get("energy"));
+        last.set("energy", EnergyUsage.energy(result));
         send(event(last));
       }
       send(Reply.Event.text(Optional.empty(), "[DONE]"));
@@ -119,9 +148,9 @@ final class Completions {
   }
 
   /** A chat completion's token fields in {@code usage}. */
-  private static void tokens(ObjectNode usage, ServeOutcome outcome) {
-    usage.put("prompt_tokens", outcome.tokensIn());
-    usage.put("completion_tokens", outcome.tokensOut());
+  private static void tokens(JsonGenerator g, ServeOutcome outcome) throws IOException {
+    g.writeNumberField("prompt_tokens", outcome.tokensIn());
+    g.writeNumberField("completion_tokens", outcome.tokensOut());
   }
 
   private static Reply.Event event(ObjectNode data) {

@@ -611,7 +611,7 @@ final class Endpoints {
     }
     sealed(result, presentation);
     Generated out = Generated.of(request, result);
-    return whole(endpoint, body, result, out.text(), out.cut());
+    return whole(endpoint, body, result, out.text(), out.cut(), Optional.empty());
   }
 
   /** Serves a generation, on the body's presentation when it carried one. */
@@ -638,17 +638,21 @@ final class Endpoints {
     }
   }
 
-  /** A whole (not streamed) reply to {@code body} in the endpoint's wire format, created now. */
+  /**
+   * A whole (not streamed) reply to {@code body} in the endpoint's wire format, created now, with a
+   * typed decision's {@code mesh_decision} last when one was asked.
+   */
   private Reply.Json whole(
       GrantedServeRequest.Endpoint endpoint,
       JsonNode body,
       ServeResult result,
       String text,
-      boolean cut) {
+      boolean cut,
+      Optional<JsonNode> decision) {
     long created = steward.clock().instant().getEpochSecond();
     return endpoint == GrantedServeRequest.Endpoint.CHAT_COMPLETIONS
-        ? Completions.reply(result, text, cut, created)
-        : Responses.reply(body, result, text, cut, created);
+        ? Completions.reply(result, text, cut, created, decision)
+        : Responses.reply(body, result, text, cut, created, decision);
   }
 
   /**
@@ -672,9 +676,13 @@ final class Endpoints {
       return refusal(e, presentation.isPresent());
     }
     sealed(result, presentation);
-    Reply.Json reply = whole(endpoint, body, result, asked.content(result.answers()), false);
-    ((ObjectNode) reply.body()).set("mesh_decision", asked.probabilities(result.answers()));
-    return reply;
+    return whole(
+        endpoint,
+        body,
+        result,
+        asked.content(result.answers()),
+        false,
+        Optional.of(asked.probabilities(result.answers())));
   }
 
   /**

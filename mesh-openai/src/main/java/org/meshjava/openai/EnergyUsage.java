@@ -1,10 +1,14 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.List;
-import java.util.function.BiConsumer;
+import java.util.OptionalLong;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.router.RouteCandidate;
@@ -22,40 +26,66 @@ public final class EnergyUsage {
 
   private EnergyUsage() {}
 
-  /**
-   * A served reply's {@code usage} object: first the API's own token fields, which {@code tokens}
-   * puts from the serve's outcome (each API names and details them its own way), then {@code
-   * total_tokens}, the tokens in and out together, and last the {@link #of energy} object. Both
-   * chat APIs build it here, so the total and the energy stand the same in each.
-   */
-  static ObjectNode usage(ServeResult result, BiConsumer<ObjectNode, ServeOutcome> tokens) {
-    ObjectNode u = NODES.objectNode();
-    ServeOutcome outcome = result.outcome();
-    tokens.accept(u, outcome);
-    u.put("total_tokens", outcome.tokensIn() + outcome.tokensOut());
-    u.set("energy", of(result));
-    return u;
+  /** Writes an API's own token fields of {@code usage} from the serve's outcome. */
+  @FunctionalInterface
+  interface Tokens {
+    void write(JsonGenerator g, ServeOutcome outcome) throws IOException;
   }
 
-  static ObjectNode of(ServeResult result) {
+  /**
+   * A served reply's {@code usage} object: first the API's own token fields, which {@code tokens}
+   * writes from the serve's outcome (each API names and details them its own way), then {@code
+   * total_tokens}, the tokens in and out together, and last the {@link #energy energy} object. Both
+   * chat APIs render it here, so the total and the energy stand the same in each. Written straight
+   * to bytes when rendered ({@link WrittenJson}): it has no fields to read as a tree.
+   */
+  static JsonNode usage(ServeResult result, Tokens tokens) {
+    return WrittenJson.node((g, serializers) -> writeUsage(g, serializers, result, tokens));
+  }
+
+  /** Writes {@link #usage}'s object. */
+  static void writeUsage(
+      JsonGenerator g, SerializerProvider serializers, ServeResult result, Tokens tokens)
+      throws IOException {
+    ServeOutcome outcome = result.outcome();
+    g.writeStartObject();
+    tokens.write(g, outcome);
+    g.writeNumberField("total_tokens", outcome.tokensIn() + outcome.tokensOut());
+    g.writeFieldName("energy");
+    writeEnergy(g, serializers, result);
+    g.writeEndObject();
+  }
+
+  /** The {@code energy} object alone, written as {@link #usage} writes it. */
+  static JsonNode energy(ServeResult result) {
+    return WrittenJson.node((g, serializers) -> writeEnergy(g, serializers, result));
+  }
+
+  private static void writeEnergy(
+      JsonGenerator g, SerializerProvider serializers, ServeResult result) throws IOException {
     MeshReceipt r = result.receipt();
-    ObjectNode e = NODES.objectNode();
-    e.put("provenance", r.energy().provenance().name());
-    e.put("energy_uj", r.energy().uj());
-    if (r.ujPerAcceptedToken().isPresent()) {
-      e.put("uj_per_accepted_token", r.ujPerAcceptedToken().getAsLong());
+    g.writeStartObject();
+    g.writeStringField("provenance", r.energy().provenance().name());
+    g.writeNumberField("energy_uj", r.energy().uj());
+    g.writeFieldName("uj_per_accepted_token");
+    OptionalLong perToken = r.ujPerAcceptedToken();
+    if (perToken.isPresent()) {
+      g.writeNumber(perToken.getAsLong());
     } else {
-      e.putNull("uj_per_accepted_token");
+      g.writeNull();
     }
-    e.put("backend", r.backend());
+    g.writeStringField("backend", r.backend());
     // Whose count the receipt's tokens_in/tokens_out are: the engine's own ids, or a remote
     // server's report (then the output commitment covers code points, not counted ids).
-    e.put("token_accounting", result.accounting().name());
-    e.set("route", candidates(result.route().candidates()));
-    e.set("receipt", ReceiptJson.of(result.sealed()));
-    e.set("envelope_hex", HexText.of(result.envelope()));
-    e.put("envelope_id", result.envelope().id().hex());
-    return e;
+    g.writeStringField("token_accounting", result.accounting().name());
+    g.writeFieldName("route");
+    candidates(result.route().candidates()).serialize(g, serializers);
+    g.writeFieldName("receipt");
+    ReceiptJson.write(result.sealed(), g);
+    g.writeFieldName("envelope_hex");
+    HexText.write(g, result.envelope());
+    g.writeStringField("envelope_id", result.envelope().id().hex());
+    g.writeEndObject();
   }
 
   /**

@@ -1,9 +1,11 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.HexFormat;
 import org.meshjava.core.bytes.LowercaseHex;
 import org.meshjava.core.cbor.CanonicalCbor;
@@ -48,6 +50,14 @@ public final class ReceiptJson {
    */
   public static ObjectNode of(SealedReceipt sealed) {
     return (ObjectNode) toJson(SignedCores.of(sealed));
+  }
+
+  /**
+   * Writes a sealed receipt's signed core as {@link #of(SealedReceipt)} renders it, without
+   * building the tree: the receipt in every served reply's {@code usage.energy}.
+   */
+  static void write(SealedReceipt sealed, JsonGenerator g) throws IOException {
+    write(SignedCores.of(sealed), g);
   }
 
   /**
@@ -116,6 +126,41 @@ public final class ReceiptJson {
     return (ObjectNode) toJson(map);
   }
 
+  /** {@link #toJson}'s JSON written: the same keys, values and order, no tree. */
+  private static void write(CborValue value, JsonGenerator g) throws IOException {
+    switch (value) {
+      case CborInt i -> g.writeNumber(i.value());
+      case CborText t -> g.writeString(t.value());
+      case CborBytes b -> g.writeString(HexFormat.of().formatHex(b.bytes()));
+      case CborArray a -> {
+        g.writeStartArray();
+        for (CborValue item : a.items()) {
+          write(item, g);
+        }
+        g.writeEndArray();
+      }
+      case CborMap m -> {
+        g.writeStartObject();
+        for (CborMap.Entry e : m.entries()) {
+          g.writeFieldName(key(e));
+          write(e.value(), g);
+        }
+        g.writeEndObject();
+      }
+      case CborTag t -> {
+        g.writeStartObject();
+        g.writeNumberField("tag", t.tag());
+        g.writeFieldName("content");
+        write(t.content(), g);
+        g.writeEndObject();
+      }
+    }
+  }
+
+  private static String key(CborMap.Entry e) {
+    return e.key() instanceof CborText(String s) ? s : String.valueOf(e.key());
+  }
+
   /** Any CBOR value as JSON (text-keyed maps become objects; other keys are stringified). */
   private static JsonNode toJson(CborValue value) {
     return switch (value) {
@@ -130,8 +175,7 @@ public final class ReceiptJson {
       case CborMap m -> {
         ObjectNode obj = NODES.objectNode();
         for (CborMap.Entry e : m.entries()) {
-          String key = e.key() instanceof CborText(String s) ? s : String.valueOf(e.key());
-          obj.set(key, toJson(e.value()));
+          obj.set(key(e), toJson(e.value()));
         }
         yield obj;
       }

@@ -16,7 +16,8 @@ sealed interface Reply permits Reply.Json, Reply.Streamed, Reply.Text {
    * One JSON document.
    *
    * @param status the HTTP status
-   * @param body the document
+   * @param body the document: a tree, or for a served reply a value written straight to bytes
+   *     ({@link WrittenJson}), which renders the same but has no fields to read
    * @param retry what the reply tells a client library's automatic retries
    * @param allow the methods the path answers, sent as {@code Allow} with a 405 (RFC 9110 §15.5.6)
    */

@@ -1,9 +1,11 @@
 package org.meshjava.openai;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.meshjava.core.ServeOutcome;
@@ -35,12 +37,17 @@ final class Responses {
   /**
    * @param request the request's body, whose {@code instructions} and {@code metadata} the response
    *     repeats
+   * @param decision a typed decision's {@code mesh_decision}, last in the reply, if one was asked
    */
   static Reply.Json reply(
-      JsonNode request, ServeResult result, String text, boolean cut, long created) {
+      JsonNode request,
+      ServeResult result,
+      String text,
+      boolean cut,
+      long created,
+      Optional<JsonNode> decision) {
     String hex = result.envelope().id().hex();
-    return new Reply.Json(
-        200,
+    ObjectNode done =
         done(
             request,
             result,
@@ -48,7 +55,9 @@ final class Responses {
             "msg_" + hex.substring(32),
             text,
             cut,
-            created));
+            created);
+    decision.ifPresent(d -> done.set("mesh_decision", d));
+    return new Reply.Json(200, done);
   }
 
   /**
@@ -226,11 +235,16 @@ final class Responses {
    * A response's token fields in {@code usage}, each count followed by its details: no cached
    * tokens in, none written to a cache, no reasoning tokens out.
    */
-  private static void tokens(ObjectNode usage, ServeOutcome outcome) {
-    usage.put("input_tokens", outcome.tokensIn());
-    usage.putObject("input_tokens_details").put("cached_tokens", 0).put("cache_write_tokens", 0);
-    usage.put("output_tokens", outcome.tokensOut());
-    usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
+  private static void tokens(JsonGenerator g, ServeOutcome outcome) throws IOException {
+    g.writeNumberField("input_tokens", outcome.tokensIn());
+    g.writeObjectFieldStart("input_tokens_details");
+    g.writeNumberField("cached_tokens", 0);
+    g.writeNumberField("cache_write_tokens", 0);
+    g.writeEndObject();
+    g.writeNumberField("output_tokens", outcome.tokensOut());
+    g.writeObjectFieldStart("output_tokens_details");
+    g.writeNumberField("reasoning_tokens", 0);
+    g.writeEndObject();
   }
 
   private static Reply.Event wire(ObjectNode e) {

@@ -1,0 +1,143 @@
+package org.meshjava.openai;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.meshjava.receipt.MeshReceipt;
+import org.meshjava.steward.ServeResult;
+
+/**
+ * A whole reply is written straight to bytes ({@link WrittenJson}), not built as a tree first.
+ * These pin its bytes to the tree it replaced: every field in the same order, each value rendered
+ * by the same generator ({@link JsonBytes}), for text that needs every kind of escaping, a cut
+ * reply and a typed decision's {@code mesh_decision}.
+ */
+class WholeReplyJsonTest {
+  private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+  /** Text that exercises the generator's escaping: quotes, controls, 2-, 3- and 4-byte UTF-8. */
+  private static final String AWKWARD =
+      "a \"quote\", a \\ backslash, a line\nbreak, a\ttab, \u0001, \u007f, \u2028, é, 中, 😀,"
+          + " a lone \ud800 half, </script>";
+
+  @Test
+  void aChatCompletion_rendersAsTheTreeItReplaced_fieldForField() throws Exception {
+    try (Fixture f = new Fixture()) {
+      ServeResult result = serve(f);
+      for (String text : List.of("", "Hello!", AWKWARD)) {
+        for (boolean cut : List.of(false, true)) {
+          byte[] written =
+              JsonBytes.of(
+                  Completions.reply(result, text, cut, 1_765_000_000L, Optional.empty()).body());
+          assertThat(utf8(written))
+              .as("%s, cut %s", text, cut)
+              .isEqualTo(utf8(JsonBytes.of(chatTree(result, text, cut, 1_765_000_000L))));
+        }
+      }
+    }
+  }
+
+  @Test
+  void aDecisionsProbabilities_comeLast_asTheTreeRendersThem() throws Exception {
+    try (Fixture f = new Fixture()) {
+      ServeResult result = serve(f);
+      ObjectNode decision = NODES.objectNode();
+      ObjectNode answer = decision.putArray("answers").addObject();
+      answer.put("key", "mood").put("answer", "calm");
+      answer.putObject("probabilities").put("calm", 0.1).put("tense", 1e-7).put("odd", 1.0 / 3);
+      byte[] written =
+          JsonBytes.of(Completions.reply(result, "{}", false, 7, Optional.of(decision)).body());
+      ObjectNode tree = chatTree(result, "{}", false, 7);
+      tree.set("mesh_decision", decision);
+
+      assertThat(utf8(written)).isEqualTo(utf8(JsonBytes.of(tree)));
+    }
+  }
+
+  @Test
+  void aResponsesUsage_rendersAsTheTreeItReplaced() throws Exception {
+    try (Fixture f = new Fixture()) {
+      ServeResult result = serve(f);
+      JsonNode request = JsonMapper.builder().build().readTree("{\"input\":\"hi\"}");
+      String written =
+          utf8(
+              JsonBytes.of(
+                  Responses.reply(request, result, AWKWARD, false, 7, Optional.empty()).body()));
+      ObjectNode usage = NODES.objectNode();
+      usage.put("input_tokens", result.outcome().tokensIn());
+      usage.putObject("input_tokens_details").put("cached_tokens", 0).put("cache_write_tokens", 0);
+      usage.put("output_tokens", result.outcome().tokensOut());
+      usage.putObject("output_tokens_details").put("reasoning_tokens", 0);
+      usage.put("total_tokens", result.outcome().tokensIn() + result.outcome().tokensOut());
+      usage.set("energy", energyTree(result));
+
+      assertThat(written).endsWith(",\"usage\":" + utf8(JsonBytes.of(usage)) + "}");
+    }
+  }
+
+  @Test
+  void theEnergyAlone_asAStreamsLastChunkCarriesIt_rendersAsItsTree() throws Exception {
+    try (Fixture f = new Fixture()) {
+      ServeResult result = serve(f);
+
+      assertThat(utf8(JsonBytes.of(EnergyUsage.energy(result))))
+          .isEqualTo(utf8(JsonBytes.of(energyTree(result))));
+    }
+  }
+
+  private static ServeResult serve(Fixture f) throws Exception {
+    Prompt prompt = new Prompt(List.of(new Prompt.Message("user", "render me")));
+    ChatAsk ask = ChatAsk.builder(prompt).maxTokens(6).jouleCeilingUj(5_000_000).build();
+    return f.steward.serve(ask.request(), ask.prompt());
+  }
+
+  /** The chat completion as the binding built it before it was written straight to bytes. */
+  private static ObjectNode chatTree(ServeResult result, String text, boolean cut, long created) {
+    ObjectNode root = NODES.objectNode();
+    root.put("id", "chatcmpl-" + result.envelope().id().hex().substring(0, 32));
+    root.put("object", "chat.completion");
+    root.put("created", created);
+    root.put("model", result.route().chosen().name());
+    root.putNull("system_fingerprint");
+    ObjectNode choice = root.putArray("choices").addObject();
+    choice.put("index", 0);
+    ObjectNode message = choice.putObject("message");
+    message.put("role", "assistant");
+    message.put("content", text);
+    choice.putNull("logprobs");
+    choice.put("finish_reason", cut ? "length" : "stop");
+    ObjectNode usage = root.putObject("usage");
+    usage.put("prompt_tokens", result.outcome().tokensIn());
+    usage.put("completion_tokens", result.outcome().tokensOut());
+    usage.put("total_tokens", result.outcome().tokensIn() + result.outcome().tokensOut());
+    usage.set("energy", energyTree(result));
+    return root;
+  }
+
+  private static ObjectNode energyTree(ServeResult result) {
+    MeshReceipt r = result.receipt();
+    ObjectNode e = NODES.objectNode();
+    e.put("provenance", r.energy().provenance().name());
+    e.put("energy_uj", r.energy().uj());
+    e.put("uj_per_accepted_token", r.ujPerAcceptedToken().orElseThrow());
+    e.put("backend", r.backend());
+    e.put("token_accounting", result.accounting().name());
+    e.set("route", EnergyUsage.candidates(result.route().candidates()));
+    // From the receipt itself, not the seal's core: an independent rendering.
+    e.set("receipt", ReceiptJson.of(r));
+    e.put("envelope_hex", result.envelope().hex());
+    e.put("envelope_id", result.envelope().id().hex());
+    return e;
+  }
+
+  private static String utf8(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}
