@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.Fidelity;
@@ -105,17 +106,13 @@ public final class Router {
     int bestAt = -1;
     long bestEstimate = Long.MAX_VALUE;
     for (ServingEngine b : backends) {
-      long estimate = b.costProfile().estimate(request);
-      // Read once: the candidate must record the rating it was judged on, which the steward seals
-      // as the advertised level; nothing obliges an engine to answer the same twice.
-      Fidelity rating = b.fidelity();
-      Optional<Inadmissibility> why = judge(b, rating, estimate, request, rule, limits(b));
-      candidates.add(new RouteCandidate(b.name(), rating, estimate, why));
+      RouteCandidate c = weigh(b, request, rule);
+      candidates.add(c);
       // Strictly lower wins, so the earlier registration keeps a tie.
-      if (why.isEmpty() && (best == null || estimate < bestEstimate)) {
+      if (c.admissible() && (best == null || c.estimateUj() < bestEstimate)) {
         best = b;
         bestAt = candidates.size() - 1;
-        bestEstimate = estimate;
+        bestEstimate = c.estimateUj();
       }
     }
     if (best == null) {
@@ -129,6 +126,53 @@ public final class Router {
         best,
         candidates,
         justify(best, candidates.get(bestAt).fidelity(), bestEstimate, request, candidates));
+  }
+
+  /**
+   * Weighs one backend. What is asked of it (its cost profile, rating and limits, and any extra
+   * rule, which may read its weights or recipe) is its own code: whatever that throws refuses this
+   * one candidate, {@code NOT_PERMITTED} with the throw in its detail, so one broken backend never
+   * fails a request another could serve, and the audit says why it was passed over. A {@link
+   * VirtualMachineError} other than a {@link StackOverflowError} (the heap gone, the JVM broken) is
+   * the process failing, not the backend: it passes, never recorded as a refusal. A stack overflow
+   * is the backend's own recursion, unwound by now, and refuses it as any other throw does.
+   */
+  private RouteCandidate weigh(ServingEngine b, ServeRequest request, AdmissionRule rule) {
+    Fidelity rating = Fidelity.F0;
+    long estimate = 0;
+    try {
+      estimate = b.costProfile().estimate(request);
+      // Read once: the candidate must record the rating it was judged on, which the steward seals
+      // as the advertised level; nothing obliges an engine to answer the same twice.
+      rating = Objects.requireNonNull(b.fidelity(), "fidelity()");
+      return new RouteCandidate(
+          b.name(), rating, estimate, judge(b, rating, estimate, request, rule, limits(b)));
+    } catch (StackOverflowError | RuntimeException e) {
+      return failedWhileJudged(b, rating, estimate, e);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Error e) {
+      return failedWhileJudged(b, rating, estimate, e);
+    }
+  }
+
+  private static RouteCandidate failedWhileJudged(
+      ServingEngine b, Fidelity rating, long estimate, Throwable e) {
+    String words;
+    try {
+      words = String.valueOf(e);
+    } catch (RuntimeException | Error describing) {
+      // An exception whose message cannot be built still refuses the candidate, named by class.
+      words = e.getClass().getName();
+    }
+    return new RouteCandidate(
+        b.name(),
+        rating,
+        estimate,
+        Optional.of(
+            new Inadmissibility(
+                Inadmissibility.Kind.NOT_PERMITTED,
+                "not permitted: it failed while being judged: " + oneLine(words))));
   }
 
   private static Optional<Inadmissibility> judge(

@@ -561,20 +561,15 @@ public final class Steward implements AutoCloseable {
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
     AdmissionRule model = ModelRule.of(request);
+    // The rules ask the engine (its weights for a grant's ModelIn): the router refuses the one
+    // candidate whose code throws (Router's weigh), so another backend can still serve.
     RouteDecision route =
         route(
             request,
-            backend -> {
-              try {
-                return kind.refuse(backend)
+            backend ->
+                kind.refuse(backend)
                     .or(() -> model.refuse(backend))
-                    .or(() -> grantRule.refuse(backend));
-              } catch (RuntimeException | Error e) {
-                // The rules ask the engine (its weights for a grant's ModelIn): what its code
-                // throws refuses that one candidate, never the request another backend can serve.
-                return Optional.of("it failed while being judged: " + e);
-              }
-            });
+                    .or(() -> grantRule.refuse(backend)));
     ServingEngine engine = route.chosen();
     BackendSlots.Held slot = slots.take(engine);
     try {
