@@ -56,7 +56,7 @@ final class Metering {
     Optional<WeightsBinding> before;
     try {
       before = weightsOf(engine);
-    } catch (ServeException e) {
+    } catch (ServeException | VirtualMachineError e) {
       // No work ran: nothing to debit. Left uncharged, the settlement would debit the ceiling.
       settlement.charge(Energy.estimated(0));
       throw e;
@@ -107,12 +107,14 @@ final class Metering {
    * The weights {@code engine} names ({@link ServingEngine#weights}), asked before and after each
    * serve. It is the engine's code (a digest read from a file, say), so whatever it throws, an
    * error included, is the backend failing, refused {@code ENGINE_FAILED} as a throw from its work
-   * is, never a trace past the serve.
+   * is, never a trace past the serve; only the JVM failing passes as it is ({@link JvmFailure}),
+   * the caller settling what it reserved on its way out.
    */
   static Optional<WeightsBinding> weightsOf(ServingEngine engine) throws ServeException {
     try {
       return Objects.requireNonNull(engine.weights(), "weights()");
     } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
           "backend " + engine.name() + " failed: it could not name its weights: " + e,

@@ -135,7 +135,8 @@ final class Sealer {
       recipe = engine.recipe().name();
     } catch (RuntimeException | Error e) {
       // The engine's code, as its work is (Metering.weightsOf): refused as the backend failing,
-      // with what was metered debited, never a trace past the serve.
+      // with what was metered debited, never a trace past the serve; the JVM failing passes.
+      JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
           "backend " + engine.name() + " failed: it could not name its recipe: " + e,
