@@ -144,7 +144,9 @@ final class Authoriser {
         // record was left unqueued. A queued Authorised record with no Debited after it is replayed
         // as a hold of the whole ceiling, so the hold stays: released, this process would decide
         // the ceiling again on a grant near its end, and a replay refuses that decision. A hold
-        // the journal lacks only leaves the grant short until a restart.
+        // the journal lacks only leaves the grant short until a restart. It is listed unresolved
+        // (its record's number unknown), so an operator sees why the grant is short.
+        keptUnresolved(auth, backend, e);
         throw e;
       }
     }
@@ -305,6 +307,28 @@ final class Authoriser {
 
   Optional<String> suspension() {
     return Optional.ofNullable(suspension.get());
+  }
+
+  /**
+   * Lists a hold kept after the journal threw unchecked on its {@code Authorised} record, with
+   * {@link Unresolved#UNKNOWN_RECORD}: whether the record was queued is unknown until a restart,
+   * which lists it by its number if it reached the journal and drops it if not. A failure to list
+   * it (the heap gone) is added to the throw the caller gets, never put in its place.
+   */
+  private void keptUnresolved(Authorisation auth, ServingEngine backend, Throwable thrown) {
+    try {
+      unresolved.add(
+          new Unresolved(
+              Unresolved.UNKNOWN_RECORD,
+              auth.presentation().caller(),
+              backend.name(),
+              auth.requestId(),
+              auth.grantId(),
+              auth.ceilingUj(),
+              auth.decisionTime()));
+    } catch (RuntimeException | Error listing) {
+      thrown.addSuppressed(listing);
+    }
   }
 
   List<Unresolved> unresolved() {
