@@ -212,7 +212,7 @@ final class Authoriser {
         .breach()
         .ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
     if (listener != null) {
-      listener.debited(result);
+      GuardedListener.afterTheWork("debited", () -> listener.debited(result));
     }
     return result;
   }

@@ -16,6 +16,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.Energy;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeLimits;
@@ -479,10 +480,9 @@ public final class Steward implements AutoCloseable {
                 request,
                 presentation.isPresent(),
                 ask instanceof Ask.Generation g && g.streamer() != Streamer.NONE));
+    ServeResult result;
     try {
-      ServeResult result = serve(request, ask, presentation, observer);
-      observer.served(result);
-      return result;
+      result = serve(request, ask, presentation, observer);
     } catch (ServeException e) {
       observer.refused(e);
       throw e;
@@ -490,6 +490,8 @@ public final class Steward implements AutoCloseable {
       observer.failed(e);
       throw e;
     }
+    GuardedListener.afterTheWork("served", () -> observer.served(result));
+    return result;
   }
 
   /** The four phases, each announced to {@code observer} as it begins. */
@@ -607,11 +609,18 @@ public final class Steward implements AutoCloseable {
             ? authoriser.authorise(presentation.get(), request, engine, bound)
             : Settlement.ungranted();
     // 3. Meter, check what the engine answered, and settle.
-    observer.phase(ServePhase.METER);
     Metered metered;
     Optional<DebitResult> debit;
     boolean sealFollows = false;
     try {
+      try {
+        observer.phase(ServePhase.METER);
+      } catch (RuntimeException | Error e) {
+        // Only the JVM failing passes the listener guard. The grant is decided: the finally
+        // settles it at nothing, since no work ran, rather than leaving the ceiling held.
+        settlement.charge(Energy.estimated(0));
+        throw e;
+      }
       metered = metering.run(ask, route, request, payload, bound, settlement, slot);
       ask.check(engine, route.chosenCandidate().fidelity(), request, metered.worked());
       sealFollows = true;
@@ -620,7 +629,7 @@ public final class Steward implements AutoCloseable {
       debit = settlement.settle(!sealFollows);
     }
     // 4. Seal.
-    observer.phase(ServePhase.SEAL);
+    GuardedListener.afterTheWork("phase", () -> observer.phase(ServePhase.SEAL));
     SealedReceipt sealed = sealer.seal(request, payload, route, metered, settlement, debit);
     return new ServeResult(
         metered.result().tokens(),
