@@ -69,8 +69,8 @@ final class Metering {
     }
     MeterWindow window;
     try {
-      window = meter.open(engine.domains());
-    } catch (RuntimeException | Error e) {
+      window = meter.open(EngineAnswer.of(engine, "name its energy domains", engine::domains));
+    } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.
       settlement.charge(Energy.estimated(0));
@@ -111,15 +111,7 @@ final class Metering {
    * the caller settling what it reserved on its way out.
    */
   static Optional<WeightsBinding> weightsOf(ServingEngine engine) throws ServeException {
-    try {
-      return Objects.requireNonNull(engine.weights(), "weights()");
-    } catch (RuntimeException | Error e) {
-      JvmFailure.passIfFailing(e);
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " failed: it could not name its weights: " + e,
-          e);
-    }
+    return EngineAnswer.of(engine, "name its weights", engine::weights);
   }
 
   /**

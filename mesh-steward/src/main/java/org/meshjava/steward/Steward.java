@@ -648,7 +648,7 @@ public final class Steward implements AutoCloseable {
    */
   private static void refuseOverContext(
       ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
-    OptionalLong context = engine.contextTokens();
+    OptionalLong context = EngineAnswer.of(engine, "say its context size", engine::contextTokens);
     long output = request.isDecision() ? 0 : request.maxTokens();
     if (context.isPresent() && payload.size() + output > context.getAsLong()) {
       throw new ServeException(
@@ -675,10 +675,15 @@ public final class Steward implements AutoCloseable {
    */
   private static void refuseOverCeiling(
       ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
-    if (engine.tokenAccounting() != TokenAccounting.EMITTED) {
+    if (EngineAnswer.of(engine, "say how it counts tokens", engine::tokenAccounting)
+        != TokenAccounting.EMITTED) {
       return;
     }
-    long estimate = engine.costProfile().estimate(request, payload.size());
+    long estimate =
+        EngineAnswer.of(
+            engine,
+            "estimate its payload",
+            () -> engine.costProfile().estimate(request, payload.size()));
     if (estimate > request.jouleCeilingUj()) {
       throw new ServeException(
           ServeException.Reason.OVER_CEILING,
