@@ -32,6 +32,9 @@ public final class Router {
   private static final Map<Inadmissibility.Kind, String> KIND_WORDS = kindWords();
 
   private final List<ServingEngine> backends;
+  // Each backend's name as registered and checked here: routes name it so, whatever its name()
+  // answers later (an engine naming itself after the model it has loaded, say).
+  private final List<String> names;
   private final Map<String, ServeLimits> caps;
 
   /**
@@ -55,18 +58,21 @@ public final class Router {
       throw new IllegalArgumentException("a router needs at least one backend");
     }
     Set<String> names = new HashSet<>();
+    List<String> registered = new ArrayList<>(backends.size());
     for (ServingEngine b : backends) {
+      String name = b.name();
       // The name goes into the one-line justification and the receipt's backend field; refusing
       // it here beats refusing the receipt after the engine has already done the work.
-      if (b.name().isEmpty() || b.name().chars().anyMatch(Character::isISOControl)) {
+      if (name.isEmpty() || name.chars().anyMatch(Character::isISOControl)) {
         throw new IllegalArgumentException(
             "a backend name must be non-empty, without control characters: '"
-                + b.name().replace('\n', ' ').replace('\r', ' ')
+                + name.replace('\n', ' ').replace('\r', ' ')
                 + "'");
       }
-      if (!names.add(b.name())) {
-        throw new IllegalArgumentException("two backends are named '" + b.name() + "'");
+      if (!names.add(name)) {
+        throw new IllegalArgumentException("two backends are named '" + name + "'");
       }
+      registered.add(name);
     }
     for (String capped : caps.keySet()) {
       if (!names.contains(capped)) {
@@ -75,12 +81,17 @@ public final class Router {
       }
     }
     this.backends = List.copyOf(backends);
+    this.names = List.copyOf(registered);
     this.caps = Map.copyOf(caps);
   }
 
   /** What {@code backend} takes: its engine's limits under the operator's cap, if any. */
   public ServeLimits limits(ServingEngine backend) {
-    ServeLimits cap = caps.get(backend.name());
+    return limits(backend, backend.name());
+  }
+
+  private ServeLimits limits(ServingEngine backend, String name) {
+    ServeLimits cap = caps.get(name);
     return cap == null ? backend.limits() : backend.limits().tighter(cap);
   }
 
@@ -105,8 +116,9 @@ public final class Router {
     ServingEngine best = null;
     int bestAt = -1;
     long bestEstimate = Long.MAX_VALUE;
-    for (ServingEngine b : backends) {
-      RouteCandidate c = weigh(b, request, rule);
+    for (int i = 0; i < backends.size(); i++) {
+      ServingEngine b = backends.get(i);
+      RouteCandidate c = weigh(b, names.get(i), request, rule);
       candidates.add(c);
       // Strictly lower wins, so the earlier registration keeps a tie.
       if (c.admissible() && (best == null || c.estimateUj() < bestEstimate)) {
@@ -122,10 +134,12 @@ public final class Router {
           request.fidelityFloor(),
           request.jouleCeilingUj());
     }
+    RouteCandidate chosen = candidates.get(bestAt);
     return new RouteDecision(
         best,
         candidates,
-        justify(best, candidates.get(bestAt).fidelity(), bestEstimate, request, candidates));
+        justify(chosen.backend(), chosen.fidelity(), bestEstimate, request, candidates),
+        chosen);
   }
 
   /**
@@ -137,7 +151,8 @@ public final class Router {
    * the process failing, not the backend: it passes, never recorded as a refusal. A stack overflow
    * is the backend's own recursion, unwound by now, and refuses it as any other throw does.
    */
-  private RouteCandidate weigh(ServingEngine b, ServeRequest request, AdmissionRule rule) {
+  private RouteCandidate weigh(
+      ServingEngine b, String name, ServeRequest request, AdmissionRule rule) {
     Fidelity rating = Fidelity.F0;
     long estimate = 0;
     try {
@@ -146,18 +161,18 @@ public final class Router {
       // as the advertised level; nothing obliges an engine to answer the same twice.
       rating = Objects.requireNonNull(b.fidelity(), "fidelity()");
       return new RouteCandidate(
-          b.name(), rating, estimate, judge(b, rating, estimate, request, rule, limits(b)));
+          name, rating, estimate, judge(b, rating, estimate, request, rule, limits(b, name)));
     } catch (StackOverflowError | RuntimeException e) {
-      return failedWhileJudged(b, rating, estimate, e);
+      return failedWhileJudged(name, rating, estimate, e);
     } catch (VirtualMachineError e) {
       throw e;
     } catch (Error e) {
-      return failedWhileJudged(b, rating, estimate, e);
+      return failedWhileJudged(name, rating, estimate, e);
     }
   }
 
   private static RouteCandidate failedWhileJudged(
-      ServingEngine b, Fidelity rating, long estimate, Throwable e) {
+      String name, Fidelity rating, long estimate, Throwable e) {
     String words;
     try {
       words = String.valueOf(e);
@@ -166,7 +181,7 @@ public final class Router {
       words = e.getClass().getName();
     }
     return new RouteCandidate(
-        b.name(),
+        name,
         rating,
         estimate,
         Optional.of(
@@ -207,7 +222,7 @@ public final class Router {
   }
 
   private static String justify(
-      ServingEngine best,
+      String best,
       Fidelity rating,
       long estimate,
       ServeRequest request,
@@ -218,7 +233,7 @@ public final class Router {
     s.append("cheapest admissible of ")
         .append(candidates.size())
         .append(": ")
-        .append(best.name())
+        .append(best)
         .append(' ')
         .append(rating)
         .append(">=")

@@ -12,7 +12,6 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
@@ -88,15 +87,16 @@ final class Authoriser {
   }
 
   /**
-   * Decides and records a grant for a serve on {@code backend}, over the weights binding the
-   * steward read from it for this serve ({@code weights}), which the serve must keep (§2).
+   * Decides and records a grant for a serve on the backend registered as {@code backend}, over the
+   * weights binding the steward read from it for this serve ({@code weights}), which the serve must
+   * keep (§2).
    *
    * @return the serve's hold on the grant, which the serve settles exactly once
    */
   Settlement authorise(
       Presentation presentation,
       ServeRequest request,
-      ServingEngine backend,
+      String backend,
       Optional<WeightsBinding> weights)
       throws ServeException {
     refuseIfSuspended(); // early, before the clock; checked again under the lock, where it holds
@@ -134,7 +134,7 @@ final class Authoriser {
       try {
         pending =
             journal.enqueue(
-                new JournalEntry.Authorised(presentation, request, model, backend.name(), now));
+                new JournalEntry.Authorised(presentation, request, model, backend, now));
       } catch (JournalException e) {
         gate.release(auth);
         throw notRecorded("the authorisation", e);
@@ -315,13 +315,13 @@ final class Authoriser {
    * which lists it by its number if it reached the journal and drops it if not. A failure to list
    * it (the heap gone) is added to the throw the caller gets, never put in its place.
    */
-  private void keptUnresolved(Authorisation auth, ServingEngine backend, Throwable thrown) {
+  private void keptUnresolved(Authorisation auth, String backend, Throwable thrown) {
     try {
       unresolved.add(
           new Unresolved(
               Unresolved.UNKNOWN_RECORD,
               auth.presentation().caller(),
-              backend.name(),
+              backend,
               auth.requestId(),
               auth.grantId(),
               auth.ceilingUj(),

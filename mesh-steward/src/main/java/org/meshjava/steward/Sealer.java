@@ -137,7 +137,8 @@ final class Sealer {
         MeshReceipt.builder()
             .requestId(requestId)
             .grantId(settlement.grantId())
-            .backend(engine.name())
+            // As registered and routed: the engine's name() may answer otherwise by now.
+            .backend(route.chosenCandidate().backend())
             .recipe(recipe)
             .weights(metered.weights())
             .route(route.justification())

@@ -606,7 +606,8 @@ public final class Steward implements AutoCloseable {
     Optional<WeightsBinding> bound = Metering.weightsOf(engine);
     Settlement settlement =
         presentation.isPresent()
-            ? authoriser.authorise(presentation.get(), request, engine, bound)
+            ? authoriser.authorise(
+                presentation.get(), request, route.chosenCandidate().backend(), bound)
             : Settlement.ungranted();
     // 3. Meter, check what the engine answered, and settle.
     Metered metered;

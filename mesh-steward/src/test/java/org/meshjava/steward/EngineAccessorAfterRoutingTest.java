@@ -9,12 +9,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.meshjava.core.CostProfile;
 import org.meshjava.core.EnergyDomain;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.TokenAccounting;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 
 /**
@@ -38,12 +36,7 @@ class EngineAccessorAfterRoutingTest {
     private final AtomicInteger calls = new AtomicInteger();
 
     Breaks(String which, int after) {
-      super(
-          ReferenceEngine.builder()
-              .name("ref")
-              .costProfile(CostProfile.perToken(100))
-              .workPerToken(1)
-              .build());
+      super(GrantFixture.ref());
       this.which = which;
       this.after = after;
     }

@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
-import org.meshjava.core.CostProfile;
 import org.meshjava.core.ForwardingEngine;
 import org.meshjava.core.Recipe;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.WeightsBinding;
-import org.meshjava.engine.ReferenceEngine;
 import org.meshjava.jcp.GrantChain;
 import org.meshjava.journal.ForwardingJournal;
 import org.meshjava.journal.JournalEntry;
@@ -35,12 +33,7 @@ class EngineJvmFailureTest {
     volatile Error recipe;
 
     Breaks() {
-      super(
-          ReferenceEngine.builder()
-              .name("ref")
-              .costProfile(CostProfile.perToken(100))
-              .workPerToken(1)
-              .build());
+      super(GrantFixture.ref());
     }
 
     @Override
