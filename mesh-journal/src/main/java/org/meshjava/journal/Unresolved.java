@@ -13,7 +13,9 @@ import org.meshjava.jcp.GrantId;
  *
  * <p>Immutable.
  *
- * @param authorisedSeq the journal record of its authorisation
+ * @param authorisedSeq the journal record of its authorisation, or {@link #UNKNOWN_RECORD} for a
+ *     hold a running steward kept after its journal threw unchecked on that record (whether the
+ *     record was stored is known only at the next start, which lists it by number or not at all)
  * @param caller who presented the grant
  * @param backend the backend that held it
  * @param requestId the request
@@ -30,6 +32,9 @@ public record Unresolved(
     long ceilingUj,
     Instant decidedAt) {
 
+  /** The {@link #authorisedSeq} of a hold whose record's number is not known. */
+  public static final long UNKNOWN_RECORD = -1;
+
   /** Validates the record. */
   public Unresolved {
     Objects.requireNonNull(caller, "caller");
@@ -41,8 +46,10 @@ public record Unresolved(
 
   @Override
   public String toString() {
-    return "unresolved serve (journal record "
-        + authorisedSeq
+    return "unresolved serve ("
+        + (authorisedSeq == UNKNOWN_RECORD
+            ? "its journal record not known until a restart"
+            : "journal record " + authorisedSeq)
         + "): caller "
         + caller
         + ", backend "

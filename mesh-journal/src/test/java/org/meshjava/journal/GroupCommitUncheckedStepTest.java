@@ -51,12 +51,7 @@ class GroupCommitUncheckedStepTest {
     return new GroupCommit<>(
         "test",
         -1,
-        entry -> {
-          long seq = next++;
-          Optional<ContentId> prev =
-              seq == 0 ? Optional.empty() : Optional.of(ContentId.ofBytes(new byte[] {(byte) seq}));
-          return List.of(new JournalRecord(seq, prev, entry));
-        },
+        entry -> chained(next++, entry),
         r -> {
           if (breakRecordOf.getAndSet(false)) {
             throw accessorBreak.get();
@@ -69,6 +64,13 @@ class GroupCommitUncheckedStepTest {
           }
           batch.forEach(r -> written.add(r.seq()));
         });
+  }
+
+  /** {@code entry} as the one record at {@code seq}, chained to a stand-in for the one before. */
+  static List<JournalRecord> chained(long seq, JournalEntry entry) {
+    Optional<ContentId> prev =
+        seq == 0 ? Optional.empty() : Optional.of(ContentId.ofBytes(new byte[] {(byte) seq}));
+    return List.of(new JournalRecord(seq, prev, entry));
   }
 
   private static JournalEntry sealed(long i) {

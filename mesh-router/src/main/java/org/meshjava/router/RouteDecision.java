@@ -14,22 +14,44 @@ import org.meshjava.core.ServingEngine;
  * @param chosen the cheapest admissible backend
  * @param candidates every backend weighed, in registration order
  * @param justification one line, no newline
+ * @param chosenCandidate the chosen backend's candidate record, one of {@code candidates}: held,
+ *     not looked up by the engine's {@code name()}, which may answer otherwise than when it was
+ *     weighed
  */
 public record RouteDecision(
-    ServingEngine chosen, List<RouteCandidate> candidates, String justification) {
+    ServingEngine chosen,
+    List<RouteCandidate> candidates,
+    String justification,
+    RouteCandidate chosenCandidate) {
 
-  /** Validates the record. */
+  /**
+   * Validates the record.
+   *
+   * @throws IllegalArgumentException if {@code chosenCandidate} is not one of {@code candidates}
+   */
   public RouteDecision {
     Objects.requireNonNull(chosen, "chosen");
     candidates = List.copyOf(candidates);
     Objects.requireNonNull(justification, "justification");
+    Objects.requireNonNull(chosenCandidate, "chosenCandidate");
+    if (!candidates.contains(chosenCandidate)) {
+      throw new IllegalArgumentException("the chosen candidate is not among the candidates");
+    }
   }
 
-  /** The chosen backend's candidate record. */
-  public RouteCandidate chosenCandidate() {
-    // A loop, not a stream: every serve asks this twice.
+  /**
+   * A decision whose chosen candidate is the one named as {@code chosen} is now.
+   *
+   * @throws NoSuchElementException if no candidate has that name
+   */
+  public RouteDecision(
+      ServingEngine chosen, List<RouteCandidate> candidates, String justification) {
+    this(chosen, candidates, justification, named(candidates, chosen.name()));
+  }
+
+  private static RouteCandidate named(List<RouteCandidate> candidates, String name) {
     for (RouteCandidate c : candidates) {
-      if (c.backend().equals(chosen.name())) {
+      if (c.backend().equals(name)) {
         return c;
       }
     }

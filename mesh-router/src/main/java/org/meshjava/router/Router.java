@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.meshjava.core.Fidelity;
@@ -31,6 +32,9 @@ public final class Router {
   private static final Map<Inadmissibility.Kind, String> KIND_WORDS = kindWords();
 
   private final List<ServingEngine> backends;
+  // Each backend's name as registered and checked here: routes name it so, whatever its name()
+  // answers later (an engine naming itself after the model it has loaded, say).
+  private final List<String> names;
   private final Map<String, ServeLimits> caps;
 
   /**
@@ -54,18 +58,21 @@ public final class Router {
       throw new IllegalArgumentException("a router needs at least one backend");
     }
     Set<String> names = new HashSet<>();
+    List<String> registered = new ArrayList<>(backends.size());
     for (ServingEngine b : backends) {
+      String name = b.name();
       // The name goes into the one-line justification and the receipt's backend field; refusing
       // it here beats refusing the receipt after the engine has already done the work.
-      if (b.name().isEmpty() || b.name().chars().anyMatch(Character::isISOControl)) {
+      if (name.isEmpty() || name.chars().anyMatch(Character::isISOControl)) {
         throw new IllegalArgumentException(
             "a backend name must be non-empty, without control characters: '"
-                + b.name().replace('\n', ' ').replace('\r', ' ')
+                + name.replace('\n', ' ').replace('\r', ' ')
                 + "'");
       }
-      if (!names.add(b.name())) {
-        throw new IllegalArgumentException("two backends are named '" + b.name() + "'");
+      if (!names.add(name)) {
+        throw new IllegalArgumentException("two backends are named '" + name + "'");
       }
+      registered.add(name);
     }
     for (String capped : caps.keySet()) {
       if (!names.contains(capped)) {
@@ -74,12 +81,17 @@ public final class Router {
       }
     }
     this.backends = List.copyOf(backends);
+    this.names = List.copyOf(registered);
     this.caps = Map.copyOf(caps);
   }
 
   /** What {@code backend} takes: its engine's limits under the operator's cap, if any. */
   public ServeLimits limits(ServingEngine backend) {
-    ServeLimits cap = caps.get(backend.name());
+    return limits(backend, backend.name());
+  }
+
+  private ServeLimits limits(ServingEngine backend, String name) {
+    ServeLimits cap = caps.get(name);
     return cap == null ? backend.limits() : backend.limits().tighter(cap);
   }
 
@@ -104,18 +116,15 @@ public final class Router {
     ServingEngine best = null;
     int bestAt = -1;
     long bestEstimate = Long.MAX_VALUE;
-    for (ServingEngine b : backends) {
-      long estimate = b.costProfile().estimate(request);
-      // Read once: the candidate must record the rating it was judged on, which the steward seals
-      // as the advertised level; nothing obliges an engine to answer the same twice.
-      Fidelity rating = b.fidelity();
-      Optional<Inadmissibility> why = judge(b, rating, estimate, request, rule, limits(b));
-      candidates.add(new RouteCandidate(b.name(), rating, estimate, why));
+    for (int i = 0; i < backends.size(); i++) {
+      ServingEngine b = backends.get(i);
+      RouteCandidate c = weigh(b, names.get(i), request, rule);
+      candidates.add(c);
       // Strictly lower wins, so the earlier registration keeps a tie.
-      if (why.isEmpty() && (best == null || estimate < bestEstimate)) {
+      if (c.admissible() && (best == null || c.estimateUj() < bestEstimate)) {
         best = b;
         bestAt = candidates.size() - 1;
-        bestEstimate = estimate;
+        bestEstimate = c.estimateUj();
       }
     }
     if (best == null) {
@@ -125,10 +134,60 @@ public final class Router {
           request.fidelityFloor(),
           request.jouleCeilingUj());
     }
+    RouteCandidate chosen = candidates.get(bestAt);
     return new RouteDecision(
         best,
         candidates,
-        justify(best, candidates.get(bestAt).fidelity(), bestEstimate, request, candidates));
+        justify(chosen.backend(), chosen.fidelity(), bestEstimate, request, candidates),
+        chosen);
+  }
+
+  /**
+   * Weighs one backend. What is asked of it (its cost profile, rating and limits, and any extra
+   * rule, which may read its weights or recipe) is its own code: whatever that throws refuses this
+   * one candidate, {@code NOT_PERMITTED} with the throw in its detail, so one broken backend never
+   * fails a request another could serve, and the audit says why it was passed over. A {@link
+   * VirtualMachineError} other than a {@link StackOverflowError} (the heap gone, the JVM broken) is
+   * the process failing, not the backend: it passes, never recorded as a refusal. A stack overflow
+   * is the backend's own recursion, unwound by now, and refuses it as any other throw does.
+   */
+  private RouteCandidate weigh(
+      ServingEngine b, String name, ServeRequest request, AdmissionRule rule) {
+    Fidelity rating = Fidelity.F0;
+    long estimate = 0;
+    try {
+      estimate = b.costProfile().estimate(request);
+      // Read once: the candidate must record the rating it was judged on, which the steward seals
+      // as the advertised level; nothing obliges an engine to answer the same twice.
+      rating = Objects.requireNonNull(b.fidelity(), "fidelity()");
+      return new RouteCandidate(
+          name, rating, estimate, judge(b, rating, estimate, request, rule, limits(b, name)));
+    } catch (StackOverflowError | RuntimeException e) {
+      return failedWhileJudged(name, rating, estimate, e);
+    } catch (VirtualMachineError e) {
+      throw e;
+    } catch (Error e) {
+      return failedWhileJudged(name, rating, estimate, e);
+    }
+  }
+
+  private static RouteCandidate failedWhileJudged(
+      String name, Fidelity rating, long estimate, Throwable e) {
+    String words;
+    try {
+      words = String.valueOf(e);
+    } catch (RuntimeException | Error describing) {
+      // An exception whose message cannot be built still refuses the candidate, named by class.
+      words = e.getClass().getName();
+    }
+    return new RouteCandidate(
+        name,
+        rating,
+        estimate,
+        Optional.of(
+            new Inadmissibility(
+                Inadmissibility.Kind.NOT_PERMITTED,
+                "not permitted: it failed while being judged: " + oneLine(words))));
   }
 
   private static Optional<Inadmissibility> judge(
@@ -163,7 +222,7 @@ public final class Router {
   }
 
   private static String justify(
-      ServingEngine best,
+      String best,
       Fidelity rating,
       long estimate,
       ServeRequest request,
@@ -174,7 +233,7 @@ public final class Router {
     s.append("cheapest admissible of ")
         .append(candidates.size())
         .append(": ")
-        .append(best.name())
+        .append(best)
         .append(' ')
         .append(rating)
         .append(">=")

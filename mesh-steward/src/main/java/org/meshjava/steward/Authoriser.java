@@ -12,7 +12,6 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DenialLabel;
 import org.meshjava.core.Energy;
 import org.meshjava.core.ServeRequest;
-import org.meshjava.core.ServingEngine;
 import org.meshjava.core.WeightsBinding;
 import org.meshjava.jcp.Authorisation;
 import org.meshjava.jcp.DebitResult;
@@ -88,15 +87,16 @@ final class Authoriser {
   }
 
   /**
-   * Decides and records a grant for a serve on {@code backend}, over the weights binding the
-   * steward read from it for this serve ({@code weights}), which the serve must keep (§2).
+   * Decides and records a grant for a serve on the backend registered as {@code backend}, over the
+   * weights binding the steward read from it for this serve ({@code weights}), which the serve must
+   * keep (§2).
    *
    * @return the serve's hold on the grant, which the serve settles exactly once
    */
   Settlement authorise(
       Presentation presentation,
       ServeRequest request,
-      ServingEngine backend,
+      String backend,
       Optional<WeightsBinding> weights)
       throws ServeException {
     refuseIfSuspended(); // early, before the clock; checked again under the lock, where it holds
@@ -134,7 +134,7 @@ final class Authoriser {
       try {
         pending =
             journal.enqueue(
-                new JournalEntry.Authorised(presentation, request, model, backend.name(), now));
+                new JournalEntry.Authorised(presentation, request, model, backend, now));
       } catch (JournalException e) {
         gate.release(auth);
         throw notRecorded("the authorisation", e);
@@ -144,7 +144,9 @@ final class Authoriser {
         // record was left unqueued. A queued Authorised record with no Debited after it is replayed
         // as a hold of the whole ceiling, so the hold stays: released, this process would decide
         // the ceiling again on a grant near its end, and a replay refuses that decision. A hold
-        // the journal lacks only leaves the grant short until a restart.
+        // the journal lacks only leaves the grant short until a restart. It is listed unresolved
+        // (its record's number unknown), so an operator sees why the grant is short.
+        keptUnresolved(auth, backend, e);
         throw e;
       }
     }
@@ -210,7 +212,7 @@ final class Authoriser {
         .breach()
         .ifPresent(b -> LOG.info("grant {} breached on debit: {}", result.grantId(), b.wire()));
     if (listener != null) {
-      listener.debited(result);
+      GuardedListener.afterTheWork("debited", () -> listener.debited(result));
     }
     return result;
   }
@@ -305,6 +307,28 @@ final class Authoriser {
 
   Optional<String> suspension() {
     return Optional.ofNullable(suspension.get());
+  }
+
+  /**
+   * Lists a hold kept after the journal threw unchecked on its {@code Authorised} record, with
+   * {@link Unresolved#UNKNOWN_RECORD}: whether the record was queued is unknown until a restart,
+   * which lists it by its number if it reached the journal and drops it if not. A failure to list
+   * it (the heap gone) is added to the throw the caller gets, never put in its place.
+   */
+  private void keptUnresolved(Authorisation auth, String backend, Throwable thrown) {
+    try {
+      unresolved.add(
+          new Unresolved(
+              Unresolved.UNKNOWN_RECORD,
+              auth.presentation().caller(),
+              backend,
+              auth.requestId(),
+              auth.grantId(),
+              auth.ceilingUj(),
+              auth.decisionTime()));
+    } catch (RuntimeException | Error listing) {
+      thrown.addSuppressed(listing);
+    }
   }
 
   List<Unresolved> unresolved() {

@@ -1,8 +1,7 @@
 package org.meshjava.steward;
 
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -30,16 +29,24 @@ final class BackendSlots {
    */
   static final int UNDECLARED_OVERRUNS = 8;
 
-  private final Map<String, Semaphore> slots = new ConcurrentHashMap<>();
-  private final Map<String, AtomicInteger> overruns = new ConcurrentHashMap<>();
+  /** A declared bound, as the backend declared it when the steward was built. */
+  private record Bound(Semaphore slots, int running, int waiting) {}
+
+  // Keyed by the engine itself, not its name(), and filled once here (never changed after): an
+  // engine whose name() answers otherwise later must not slip its bound. Its bounds are read once
+  // too, so a refusal names what is enforced.
+  private final IdentityHashMap<ServingEngine, Bound> slots = new IdentityHashMap<>();
+  private final IdentityHashMap<ServingEngine, AtomicInteger> overruns = new IdentityHashMap<>();
 
   BackendSlots(List<ServingEngine> backends) {
     for (ServingEngine e : backends) {
-      long bound = (long) e.maxConcurrentServes() + e.maxWaitingServes();
+      int running = e.maxConcurrentServes();
+      int waiting = e.maxWaitingServes();
+      long bound = (long) running + waiting;
       if (bound < Integer.MAX_VALUE) {
-        slots.put(e.name(), new Semaphore((int) Math.max(1, bound)));
+        slots.put(e, new Bound(new Semaphore((int) Math.max(1, bound)), running, waiting));
       } else {
-        overruns.put(e.name(), new AtomicInteger());
+        overruns.put(e, new AtomicInteger());
       }
     }
   }
@@ -99,9 +106,9 @@ final class BackendSlots {
    *     declares no bound, while {@link #UNDECLARED_OVERRUNS} calls past the deadline still run
    */
   Held take(ServingEngine engine) throws ServeException {
-    Semaphore s = slots.get(engine.name());
-    if (s == null) {
-      AtomicInteger overrun = overruns.get(engine.name());
+    Bound b = slots.get(engine);
+    if (b == null) {
+      AtomicInteger overrun = overruns.get(engine);
       if (overrun == null) {
         return new Held(null, null);
       }
@@ -117,16 +124,17 @@ final class BackendSlots {
       }
       return new Held(null, overrun);
     }
+    Semaphore s = b.slots();
     if (!s.tryAcquire()) {
       throw new ServeException(
           ServeException.Reason.BACKEND_BUSY,
           "backend "
               + engine.name()
               + " runs "
-              + engine.maxConcurrentServes()
+              + b.running()
               + " serve(s) at once"
               + " and queues "
-              + engine.maxWaitingServes()
+              + b.waiting()
               + "; all are taken, retry shortly");
     }
     return new Held(s, null);

@@ -47,6 +47,22 @@ final class GuardedListener implements StewardListener {
     }
   }
 
+  /**
+   * Makes a listener or observer call that comes once a serve's work has been debited ({@code
+   * debited}, the seal phase's start, {@code served}). Even a {@link VirtualMachineError} from it,
+   * which the guard lets pass, is logged here and goes no further: passing, it failed a serve whose
+   * debit was journalled (and, from {@code served}, whose receipt was sealed and journalled) and
+   * handed the caller an error for work paid for, a receipt never handed out, and a resend that
+   * would be served and debited again. What was served is the receipt sealed and journalled.
+   */
+  static void afterTheWork(String call, Runnable action) {
+    try {
+      action.run();
+    } catch (RuntimeException | Error e) {
+      LOG.error("steward listener failed in {} after the serve's work; the serve stands", call, e);
+    }
+  }
+
   /** Makes {@code call} on each of {@code targets} in order, each one guarded. */
   private static <T> void each(List<T> targets, String call, Consumer<T> action) {
     for (T target : targets) {

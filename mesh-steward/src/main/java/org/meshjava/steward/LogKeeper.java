@@ -410,7 +410,9 @@ sealed class LogKeeper permits LogKeeper.Off {
    * then be served and debited again). The claim is given back, so the next serve to seal tries the
    * multiple again instead of leaving the log unsigned for a whole cadence. The first failure is
    * logged as a WARN and the first success after it as an INFO; the retries between them log at
-   * DEBUG, so a journal that stays broken costs one line, not one per serve.
+   * DEBUG, so a journal that stays broken costs one line, not one per serve. A checkpoint refused
+   * because the journal was closed (a serve that sealed as its steward closed) is no failure and is
+   * not tried again: it is said once, at INFO.
    */
   void afterSeal() {
     long due = tree().size() / every * every;
@@ -420,6 +422,16 @@ sealed class LogKeeper permits LogKeeper.Off {
         checkpoint();
       } catch (ServeException | RuntimeException e) {
         cadenceClaimed.compareAndSet(due, claimed);
+        if (journalClosed(e)) {
+          // A serve that sealed as its steward closed: no seal follows to try again, and the
+          // journal did not fail, so "tried again after each seal" would send an operator after a
+          // fault that is not there.
+          LOG.info(
+              "checkpoint at size {} not journalled: the journal was closed with its steward as"
+                  + " this serve sealed; not tried again",
+              tree().size());
+          return;
+        }
         if (cadenceFailing.compareAndSet(false, true)) {
           LOG.warn(
               "checkpoint at size {} not journalled, tried again after each seal (said once until"
@@ -432,6 +444,13 @@ sealed class LogKeeper permits LogKeeper.Off {
         return;
       }
     }
+  }
+
+  /** Whether {@code e} is a checkpoint refused because the journal was closed, not failed. */
+  private static boolean journalClosed(Exception e) {
+    return e instanceof ServeException refused
+        && refused.getCause() instanceof JournalException j
+        && j.reason() == JournalException.Reason.CLOSED;
   }
 
   /**

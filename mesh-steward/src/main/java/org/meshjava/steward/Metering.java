@@ -56,7 +56,7 @@ final class Metering {
     Optional<WeightsBinding> before;
     try {
       before = weightsOf(engine);
-    } catch (ServeException e) {
+    } catch (ServeException | VirtualMachineError e) {
       // No work ran: nothing to debit. Left uncharged, the settlement would debit the ceiling.
       settlement.charge(Energy.estimated(0));
       throw e;
@@ -69,8 +69,8 @@ final class Metering {
     }
     MeterWindow window;
     try {
-      window = meter.open(engine.domains());
-    } catch (RuntimeException | Error e) {
+      window = meter.open(EngineAnswer.of(engine, "name its energy domains", engine::domains));
+    } catch (ServeException | RuntimeException | Error e) {
       // No work ran: nothing to debit, as for the weights refusal above. Left uncharged, the
       // settlement would debit the whole ceiling, the figure for work nothing metered.
       settlement.charge(Energy.estimated(0));
@@ -107,17 +107,11 @@ final class Metering {
    * The weights {@code engine} names ({@link ServingEngine#weights}), asked before and after each
    * serve. It is the engine's code (a digest read from a file, say), so whatever it throws, an
    * error included, is the backend failing, refused {@code ENGINE_FAILED} as a throw from its work
-   * is, never a trace past the serve.
+   * is, never a trace past the serve; only the JVM failing passes as it is ({@link JvmFailure}),
+   * the caller settling what it reserved on its way out.
    */
   static Optional<WeightsBinding> weightsOf(ServingEngine engine) throws ServeException {
-    try {
-      return Objects.requireNonNull(engine.weights(), "weights()");
-    } catch (RuntimeException | Error e) {
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " failed: it could not name its weights: " + e,
-          e);
-    }
+    return EngineAnswer.of(engine, "name its weights", engine::weights);
   }
 
   /**

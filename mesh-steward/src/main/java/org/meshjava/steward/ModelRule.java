@@ -35,6 +35,7 @@ final class ModelRule {
     try {
       return backend.recipe().name().equals(model);
     } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
       return false;
     }
   }

@@ -5,6 +5,7 @@ import org.meshjava.core.Fidelity;
 import org.meshjava.core.ServeOutcome;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.core.ServingEngine;
+import org.meshjava.core.TokenAccounting;
 
 /**
  * Checks an engine's report against the request and the rating the router admitted the engine on
@@ -24,13 +25,16 @@ final class OutcomeCheck {
       ServingEngine engine, Fidelity admitted, ServeRequest request, EngineResult result)
       throws ServeException {
     ServeOutcome o = result.outcome();
-    if (!engine.tokenAccounting().admits(result.accounting())) {
+    // Read once: the refusal must name the accounting it was judged on.
+    TokenAccounting declared =
+        EngineAnswer.of(engine, "say how it counts tokens", engine::tokenAccounting);
+    if (!declared.admits(result.accounting())) {
       // An engine that tokenizes locally may not escape "tokens_out = ids committed" by calling
       // its result remote-counted.
       throw inconsistent(
           engine,
           "declares token accounting "
-              + engine.tokenAccounting()
+              + declared
               + " but returned a result accounted "
               + result.accounting());
     }

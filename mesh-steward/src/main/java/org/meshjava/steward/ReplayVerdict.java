@@ -65,7 +65,10 @@ public sealed interface ReplayVerdict
     OTHER_WEIGHTS,
     /** The request is not the one the receipt is for. */
     OTHER_REQUEST,
-    /** The engine failed to serve the request again. */
+    /**
+     * The engine failed to serve the request again, or threw (or answered null) when asked its
+     * name, recipe, weights or whether it is deterministic.
+     */
     ENGINE_FAILED,
     /**
      * The re-run does not open the commitment and no disclosed output opens it on the replay's

@@ -2,6 +2,7 @@ package org.meshjava.steward;
 
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.meshjava.core.ContentId;
 import org.meshjava.core.EngineException;
 import org.meshjava.core.ServeRequest;
@@ -43,6 +44,15 @@ public final class Replayer {
   public static ReplayVerdict replay(ReplayInputs serve, ServingEngine engine) {
     Objects.requireNonNull(serve, "serve");
     Objects.requireNonNull(engine, "engine");
+    try {
+      return replayAsking(serve, engine);
+    } catch (EngineAskFailed e) {
+      return notReplayable(ReplayVerdict.Reason.ENGINE_FAILED, e.detail);
+    }
+  }
+
+  private static ReplayVerdict replayAsking(ReplayInputs serve, ServingEngine engine)
+      throws EngineAskFailed {
     MeshReceipt receipt = serve.receipt();
     ServeRequest request = serve.request();
     TokenSequence prompt = serve.prompt();
@@ -56,13 +66,14 @@ public final class Replayer {
               ? "a typed decision carries no output commitment"
               : "the receipt carries no output commitment");
     }
-    if (!engine.deterministic()) {
+    String name = ask("its name", engine::name);
+    if (!ask("whether it is deterministic", engine::deterministic)) {
       return notReplayable(
           ReplayVerdict.Reason.SAMPLING_ENGINE,
-          "backend " + engine.name() + " does not declare itself deterministic");
+          "backend " + name + " does not declare itself deterministic");
     }
-    if (!engine.name().equals(receipt.backend())
-        || !engine.recipe().name().equals(receipt.recipe())) {
+    String recipe = ask("its recipe", () -> engine.recipe().name());
+    if (!name.equals(receipt.backend()) || !recipe.equals(receipt.recipe())) {
       return notReplayable(
           ReplayVerdict.Reason.OTHER_BACKEND,
           "the receipt names "
@@ -70,9 +81,9 @@ public final class Replayer {
               + "/"
               + receipt.recipe()
               + ", the engine is "
-              + engine.name()
+              + name
               + "/"
-              + engine.recipe().name());
+              + recipe);
     }
     Optional<String> otherWeights = otherWeights(receipt, engine);
     if (otherWeights.isPresent()) {
@@ -86,11 +97,12 @@ public final class Replayer {
     }
     TokenSequence rerun;
     try {
-      rerun = engine.serve(request, prompt).tokens();
-    } catch (EngineException | RuntimeException e) {
+      rerun = Objects.requireNonNull(engine.serve(request, prompt).tokens(), "tokens");
+    } catch (EngineException | RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
       return notReplayable(
           ReplayVerdict.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " failed to re-serve: " + e.getMessage());
+          "backend " + name + " failed to re-serve: " + e.getMessage());
     }
     // The weights must also hold across the re-run, as they must across a serve (§2).
     otherWeights = otherWeights(receipt, engine);
@@ -113,12 +125,13 @@ public final class Replayer {
             : "the re-run does not open the commitment, and no output was disclosed");
   }
 
-  private static Optional<String> otherWeights(MeshReceipt receipt, ServingEngine engine) {
+  private static Optional<String> otherWeights(MeshReceipt receipt, ServingEngine engine)
+      throws EngineAskFailed {
     if (receipt.weights().isEmpty()) {
       // Bound by name alone: the weaker basis, and all a replay can hold the engine to.
       return Optional.empty();
     }
-    Optional<WeightsBinding> now = engine.weights();
+    Optional<WeightsBinding> now = ask("its weights", engine::weights);
     if (!now.equals(receipt.weights())) {
       return Optional.of(
           "the receipt sealed weights "
@@ -127,6 +140,32 @@ public final class Replayer {
               + describe(now));
     }
     return Optional.empty();
+  }
+
+  /**
+   * Asks the engine {@code what}: its own code, so a throw or a null answer is the engine failing,
+   * the replay's {@code ENGINE_FAILED} verdict, never an exception past the replay. The JVM failing
+   * passes as it is ({@link JvmFailure}).
+   */
+  private static <T> T ask(String what, Supplier<T> question) throws EngineAskFailed {
+    try {
+      return Objects.requireNonNull(question.get(), what);
+    } catch (RuntimeException | Error e) {
+      JvmFailure.passIfFailing(e);
+      throw new EngineAskFailed("the engine failed while asked " + what + ": " + e);
+    }
+  }
+
+  /** An engine that threw when asked something, carried to the replay's verdict. */
+  private static final class EngineAskFailed extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    private final String detail;
+
+    EngineAskFailed(String detail) {
+      super(detail, null, false, false);
+      this.detail = detail;
+    }
   }
 
   private static boolean opensOnReplayInputs(

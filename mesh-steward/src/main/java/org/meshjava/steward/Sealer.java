@@ -130,22 +130,15 @@ final class Sealer {
                     requestId,
                     OutputCommitment.payloadDigest(prompt),
                     metered.result().tokens()));
-    String recipe;
-    try {
-      recipe = engine.recipe().name();
-    } catch (RuntimeException | Error e) {
-      // The engine's code, as its work is (Metering.weightsOf): refused as the backend failing,
-      // with what was metered debited, never a trace past the serve.
-      throw new ServeException(
-          ServeException.Reason.ENGINE_FAILED,
-          "backend " + engine.name() + " failed: it could not name its recipe: " + e,
-          e);
-    }
+    // The engine's code, as its work is: refused as the backend failing, with what was metered
+    // debited, never a trace past the serve.
+    String recipe = EngineAnswer.of(engine, "name its recipe", () -> engine.recipe().name());
     MeshReceipt.Builder draft =
         MeshReceipt.builder()
             .requestId(requestId)
             .grantId(settlement.grantId())
-            .backend(engine.name())
+            // As registered and routed: the engine's name() may answer otherwise by now.
+            .backend(route.chosenCandidate().backend())
             .recipe(recipe)
             .weights(metered.weights())
             .route(route.justification())

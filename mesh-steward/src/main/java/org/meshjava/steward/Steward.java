@@ -16,6 +16,7 @@ import org.meshjava.core.ContentId;
 import org.meshjava.core.DecisionEngine;
 import org.meshjava.core.DecisionPrompt;
 import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.Energy;
 import org.meshjava.core.NonceSource;
 import org.meshjava.core.PromptText;
 import org.meshjava.core.ServeLimits;
@@ -479,10 +480,9 @@ public final class Steward implements AutoCloseable {
                 request,
                 presentation.isPresent(),
                 ask instanceof Ask.Generation g && g.streamer() != Streamer.NONE));
+    ServeResult result;
     try {
-      ServeResult result = serve(request, ask, presentation, observer);
-      observer.served(result);
-      return result;
+      result = serve(request, ask, presentation, observer);
     } catch (ServeException e) {
       observer.refused(e);
       throw e;
@@ -490,6 +490,8 @@ public final class Steward implements AutoCloseable {
       observer.failed(e);
       throw e;
     }
+    GuardedListener.afterTheWork("served", () -> observer.served(result));
+    return result;
   }
 
   /** The four phases, each announced to {@code observer} as it begins. */
@@ -561,20 +563,15 @@ public final class Steward implements AutoCloseable {
     AdmissionRule grantRule = presentation.map(Authoriser::admission).orElse(AdmissionRule.ALL);
     AdmissionRule kind = ask.admits();
     AdmissionRule model = ModelRule.of(request);
+    // The rules ask the engine (its weights for a grant's ModelIn): the router refuses the one
+    // candidate whose code throws (Router's weigh), so another backend can still serve.
     RouteDecision route =
         route(
             request,
-            backend -> {
-              try {
-                return kind.refuse(backend)
+            backend ->
+                kind.refuse(backend)
                     .or(() -> model.refuse(backend))
-                    .or(() -> grantRule.refuse(backend));
-              } catch (RuntimeException | Error e) {
-                // The rules ask the engine (its weights for a grant's ModelIn): what its code
-                // throws refuses that one candidate, never the request another backend can serve.
-                return Optional.of("it failed while being judged: " + e);
-              }
-            });
+                    .or(() -> grantRule.refuse(backend)));
     ServingEngine engine = route.chosen();
     BackendSlots.Held slot = slots.take(engine);
     try {
@@ -609,14 +606,22 @@ public final class Steward implements AutoCloseable {
     Optional<WeightsBinding> bound = Metering.weightsOf(engine);
     Settlement settlement =
         presentation.isPresent()
-            ? authoriser.authorise(presentation.get(), request, engine, bound)
+            ? authoriser.authorise(
+                presentation.get(), request, route.chosenCandidate().backend(), bound)
             : Settlement.ungranted();
     // 3. Meter, check what the engine answered, and settle.
-    observer.phase(ServePhase.METER);
     Metered metered;
     Optional<DebitResult> debit;
     boolean sealFollows = false;
     try {
+      try {
+        observer.phase(ServePhase.METER);
+      } catch (RuntimeException | Error e) {
+        // Only the JVM failing passes the listener guard. The grant is decided: the finally
+        // settles it at nothing, since no work ran, rather than leaving the ceiling held.
+        settlement.charge(Energy.estimated(0));
+        throw e;
+      }
       metered = metering.run(ask, route, request, payload, bound, settlement, slot);
       ask.check(engine, route.chosenCandidate().fidelity(), request, metered.worked());
       sealFollows = true;
@@ -625,7 +630,7 @@ public final class Steward implements AutoCloseable {
       debit = settlement.settle(!sealFollows);
     }
     // 4. Seal.
-    observer.phase(ServePhase.SEAL);
+    GuardedListener.afterTheWork("phase", () -> observer.phase(ServePhase.SEAL));
     SealedReceipt sealed = sealer.seal(request, payload, route, metered, settlement, debit);
     return new ServeResult(
         metered.result().tokens(),
@@ -644,7 +649,7 @@ public final class Steward implements AutoCloseable {
    */
   private static void refuseOverContext(
       ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
-    OptionalLong context = engine.contextTokens();
+    OptionalLong context = EngineAnswer.of(engine, "say its context size", engine::contextTokens);
     long output = request.isDecision() ? 0 : request.maxTokens();
     if (context.isPresent() && payload.size() + output > context.getAsLong()) {
       throw new ServeException(
@@ -671,10 +676,15 @@ public final class Steward implements AutoCloseable {
    */
   private static void refuseOverCeiling(
       ServeRequest request, ServingEngine engine, TokenSequence payload) throws ServeException {
-    if (engine.tokenAccounting() != TokenAccounting.EMITTED) {
+    if (EngineAnswer.of(engine, "say how it counts tokens", engine::tokenAccounting)
+        != TokenAccounting.EMITTED) {
       return;
     }
-    long estimate = engine.costProfile().estimate(request, payload.size());
+    long estimate =
+        EngineAnswer.of(
+            engine,
+            "estimate its payload",
+            () -> engine.costProfile().estimate(request, payload.size()));
     if (estimate > request.jouleCeilingUj()) {
       throw new ServeException(
           ServeException.Reason.OVER_CEILING,

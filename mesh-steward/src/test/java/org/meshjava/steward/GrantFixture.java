@@ -79,13 +79,16 @@ final class GrantFixture {
   }
 
   Steward.Builder steward(Journal journal) {
-    return bare(journal)
-        .backend(
-            ReferenceEngine.builder()
-                .name("ref")
-                .costProfile(CostProfile.perToken(100))
-                .workPerToken(1)
-                .build());
+    return bare(journal).backend(ref());
+  }
+
+  /** The backend {@link #steward} serves on: the reference engine "ref", 100 µJ a token. */
+  static ReferenceEngine ref() {
+    return ReferenceEngine.builder()
+        .name("ref")
+        .costProfile(CostProfile.perToken(100))
+        .workPerToken(1)
+        .build();
   }
 
   static ServeRequest request(String prompt, long maxTokens, long ceilingUj) {

@@ -60,7 +60,8 @@ class SettlementTest {
     Authoriser authoriser = authoriser(journal, counting);
     ServingEngine engine = ReferenceEngine.builder().name("ref").build();
     ServeRequest req = GrantFixture.request("hello", 10, CEILING);
-    Settlement held = authoriser.authorise(f.present(chain, req), req, engine, engine.weights());
+    Settlement held =
+        authoriser.authorise(f.present(chain, req), req, engine.name(), engine.weights());
 
     held.charge(Energy.estimated(1_000));
     assertThat(held.settle(true)).isPresent();
@@ -79,7 +80,8 @@ class SettlementTest {
     Authoriser authoriser = authoriser(new InMemoryJournal(), new Counting());
     ServingEngine engine = ReferenceEngine.builder().name("ref").build();
     ServeRequest req = GrantFixture.request("hello", 10, CEILING);
-    Settlement held = authoriser.authorise(f.present(chain, req), req, engine, engine.weights());
+    Settlement held =
+        authoriser.authorise(f.present(chain, req), req, engine.name(), engine.weights());
 
     assertThat(held.settle(false).orElseThrow().debitedUj()).isEqualTo(CEILING);
     assertThat(authoriser.spend().remainingUj(chain)).isEqualTo(BUDGET - CEILING);

@@ -39,7 +39,10 @@ class UncheckedJournalFailureTest {
           .isInstanceOf(IllegalStateException.class)
           .hasMessage("encoder bug");
       assertThat(s.spend().remainingUj(chain)).isEqualTo(BUDGET - CEILING);
-      assertThat(s.unresolved()).isEmpty();
+      // The kept hold is listed, its record's number unknown until a restart (KeptHoldListedTest).
+      assertThat(s.unresolved())
+          .singleElement()
+          .satisfies(u -> assertThat(u.ceilingUj()).isEqualTo(CEILING));
 
       ServeRequest again = GrantFixture.request("unchecked, again", 4, CEILING);
       ServeResult served = s.serve(again, GrantFixture.payload(again), f.present(chain, again));

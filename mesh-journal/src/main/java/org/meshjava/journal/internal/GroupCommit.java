@@ -65,6 +65,9 @@ public final class GroupCommit<E> {
 
   private final Object queueLock = new Object();
   private final List<E> queue = new ArrayList<>();
+  // The sequence of the queue's last record, read when it was queued (-1 while nothing is): a step
+  // takes it with the batch, so nothing is asked of a record once its batch has left the queue.
+  private long queuedThrough = -1;
   // Written under queueLock; volatile for refusesAppends, as closed is.
   private volatile @Nullable JournalException failure;
 
@@ -246,8 +249,10 @@ public final class GroupCommit<E> {
             GroupCommit.this.await(last.seq());
           }
         };
+    long lastSeq = last.seq();
     synchronized (queueLock) {
       queue.addAll(records);
+      queuedThrough = lastSeq;
     }
     return pending;
   }
@@ -388,14 +393,19 @@ public final class GroupCommit<E> {
    */
   private long writeQueued(long seq) throws JournalException {
     List<E> batch;
+    long through;
     synchronized (queueLock) {
       batch = new ArrayList<>(queue);
+      through = queuedThrough;
       queue.clear();
     }
     if (batch.isEmpty()) {
       return durableThrough;
     }
-    long named = seq >= 0 ? seq : recordOf.apply(batch.getLast()).seq();
+    // The batch's last sequence was read when it was queued: asking recordOf again here, once the
+    // batch has left the queue, could throw and drop it unwritten (the close's step) or leave a
+    // written batch uncounted, its waiters leading again over an empty queue.
+    long named = seq >= 0 ? seq : through;
     try {
       // Off the leader's thread: an interrupt of whichever serve leads must not reach the I/O
       // (JournalIo's design note); the leader waits for it and keeps its interrupt.
@@ -409,6 +419,6 @@ public final class GroupCommit<E> {
       // its own as durable. So whatever the step throws fails the journal; an error stays an error.
       throw failOver(e, named, "write to");
     }
-    return recordOf.apply(batch.getLast()).seq();
+    return through;
   }
 }

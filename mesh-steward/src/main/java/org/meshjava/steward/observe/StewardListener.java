@@ -17,7 +17,9 @@ import org.meshjava.jcp.DebitResult;
  * logs it and carries on as if the call had returned; an observer that failed at {@link
  * #serveStarted} is replaced by {@link ServeObserver#NONE} for that serve. What {@link
  * #journalWritten} throws, a {@code VirtualMachineError} included, is logged and dropped: the write
- * it reports has happened, and its answer to the steward stands.
+ * it reports has happened, and its answer to the steward stands. So is what {@link #debited}, an
+ * observer's {@code SEAL} phase and its {@code served} throw: the serve's work is debited by then,
+ * and the caller gets the receipt sealed and journalled, never an error for work paid for.
  *
  * <p><b>Thread safety.</b> Serves run concurrently, so {@link #serveStarted}, {@link #debited} and
  * {@link #journalWritten} are called from many threads at once: implementations must be

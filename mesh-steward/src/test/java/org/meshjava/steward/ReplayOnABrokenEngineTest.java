@@ -1,0 +1,102 @@
+package org.meshjava.steward;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.ForwardingEngine;
+import org.meshjava.core.Recipe;
+import org.meshjava.core.WeightsBinding;
+
+/**
+ * A replay (§6.4) on an engine whose {@code recipe()}, {@code weights()} or {@code deterministic()}
+ * throws: the engine failing, one {@code ENGINE_FAILED} verdict naming what was asked, never an
+ * exception past the replay, whose contract is exactly one verdict. The JVM failing (an {@code
+ * OutOfMemoryError}) is no verdict on the engine and passes as it is.
+ */
+class ReplayOnABrokenEngineTest {
+
+  /** The honest engine, with one of its accessors throwing {@code thrown}. */
+  private static final class Breaks extends ForwardingEngine {
+    private final String which;
+    private final Throwable thrown;
+
+    Breaks(String which, Throwable thrown) {
+      super(ReplayTest.honest());
+      this.which = which;
+      this.thrown = thrown;
+    }
+
+    private void maybe(String asked) {
+      if (which.equals(asked)) {
+        if (thrown instanceof Error e) {
+          throw e;
+        }
+        throw (RuntimeException) thrown;
+      }
+    }
+
+    @Override
+    public Recipe recipe() {
+      maybe("recipe");
+      return delegate().recipe();
+    }
+
+    @Override
+    public Optional<WeightsBinding> weights() {
+      maybe("weights");
+      return delegate().weights();
+    }
+
+    @Override
+    public boolean deterministic() {
+      maybe("deterministic");
+      return delegate().deterministic();
+    }
+  }
+
+  /** Regression: each threw its IllegalStateException out of Replayer.replay. */
+  @Test
+  void anEngineAccessorThatThrows_isTheEngineFailedVerdict() throws Exception {
+    ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
+    for (String which : new String[] {"recipe", "weights", "deterministic"}) {
+      ReplayVerdict v =
+          ReplayTest.replay(
+              s,
+              new Breaks(which, new IllegalStateException(which + " unreadable")),
+              Optional.empty());
+      assertThat(v)
+          .as(which)
+          .isInstanceOfSatisfying(
+              ReplayVerdict.NotReplayable.class,
+              n -> {
+                assertThat(n.reason()).isEqualTo(ReplayVerdict.Reason.ENGINE_FAILED);
+                assertThat(n.detail()).contains(which + " unreadable");
+              });
+    }
+  }
+
+  /** An assertion in the engine's code is the engine failing, too. */
+  @Test
+  void anEngineAccessorThatThrowsAnAssertionError_isTheEngineFailedVerdict() throws Exception {
+    ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
+    ReplayTest.notReplayable(
+        ReplayTest.replay(
+            s, new Breaks("recipe", new AssertionError("recipe broke")), Optional.empty()),
+        ReplayVerdict.Reason.ENGINE_FAILED);
+  }
+
+  /** The heap running out is the process failing, not a verdict on the engine. */
+  @Test
+  void anOutOfMemoryError_passesAsItIs() throws Exception {
+    ReplayTest.Sealed s = ReplayTest.serve(ReplayTest.honest());
+    assertThatThrownBy(
+            () ->
+                ReplayTest.replay(
+                    s,
+                    new Breaks("weights", new OutOfMemoryError("Java heap space")),
+                    Optional.empty()))
+        .isInstanceOf(OutOfMemoryError.class);
+  }
+}
