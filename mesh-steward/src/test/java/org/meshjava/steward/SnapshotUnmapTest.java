@@ -9,7 +9,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -17,6 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.meshjava.core.ServeRequest;
 import org.meshjava.journal.FileJournal;
 import org.meshjava.journal.FileSnapshotStore;
+import org.meshjava.journal.ForwardingJournal;
+import org.meshjava.journal.Journal;
+import org.meshjava.journal.JournalEntry;
+import org.meshjava.journal.JournalException;
 import org.meshjava.receipt.tlog.InclusionProof;
 import org.meshjava.receipt.tlog.internal.MerkleTree;
 
@@ -159,6 +168,119 @@ class SnapshotUnmapTest {
       assertThat(closed.witness(r.receipt(), r.envelope()))
           .as("receipt %d", i)
           .isEqualTo(WitnessVerdict.HELD);
+    }
+  }
+
+  /**
+   * A snapshot taken while a receipt is journalled but not yet in the log's tree carries no tree
+   * (the levels cover fewer receipts than its ids), so the keeper takes nothing from it and goes on
+   * reading the levels of the snapshot read back before: that one must stay mapped. Unmapping it
+   * because the later read-back "replaced" it made every witness look-up of the receipts it held
+   * fail on a closed mapping.
+   */
+  @Test
+  void aSnapshotWithoutATree_leavesTheLevelsTheLogReadsMapped() throws Exception {
+    readBackShortOfTheKeeper(true);
+  }
+
+  /** The same with the log off: the witness index takes only ids that end where its own do. */
+  @Test
+  void withTheLogOff_aSnapshotPastTheIndex_leavesTheIdsItReadsMapped() throws Exception {
+    readBackShortOfTheKeeper(false);
+  }
+
+  private void readBackShortOfTheKeeper(boolean log) throws Exception {
+    assumeTrue(Files.isReadable(MAPS), "needs Linux's /proc/self/maps");
+    Path snaps = Files.createDirectories(dir.resolve("snaps")).toRealPath();
+    HoldsASeal journal = new HoldsASeal(FileJournal.openUnsynced(dir.resolve("steward.journal")));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try (Steward s =
+        f.steward(journal)
+            .snapshots(new FileSnapshotStore(snaps))
+            .snapshotEvery(0)
+            .transparencyLog(log)
+            .build()) {
+      // 200 receipts: their ids (6 KiB) and tree levels (12 KiB) are read in place from the
+      // mapping, not copied.
+      List<ServeResult> early = serve(s, 200, "levels");
+      s.snapshot(); // carries the tree; the keeper reads its levels (or ids) from the mapping
+
+      journal.arm();
+      Future<List<ServeResult>> held = pool.submit(() -> serve(s, 1, "held"));
+      assertThat(journal.entered.await(30, TimeUnit.SECONDS)).as("the seal reached").isTrue();
+      // Receipt 200 is durable but not yet in the tree: this snapshot has no levels.
+      s.snapshot();
+      journal.open.countDown();
+      ServeResult last = held.get(30, TimeUnit.SECONDS).getFirst();
+      assertThat(last.receipt().sequence()).isEqualTo(200);
+
+      long size = 201;
+      if (log) {
+        s.checkpoint().orElseThrow();
+      }
+      MerkleTree expected = new MerkleTree();
+      early.forEach(r -> expected.append(r.envelope().id().bytes()));
+      expected.append(last.envelope().id().bytes());
+      for (int i = 0; i < early.size(); i++) {
+        ServeResult r = early.get(i);
+        assertThat(s.witness(r.receipt(), r.envelope()))
+            .as("receipt %d", i)
+            .isEqualTo(WitnessVerdict.HELD);
+        if (log) {
+          assertThat(s.inclusionProof(r.receipt().sequence(), size))
+              .as("receipt %d's proof", i)
+              .isEqualTo(expected.inclusionProof(i, size));
+        }
+      }
+
+      // The next snapshot (past one more record, so that it is taken with the log off too) covers
+      // what the keeper holds: it moves to it and lets the first go.
+      serve(s, 1, "after");
+      s.snapshot();
+      assertThat(mappedSnapshots(snaps))
+          .as("snapshot files mapped once the keeper moved on")
+          .noneMatch(l -> l.endsWith("(deleted)"))
+          .hasSizeLessThanOrEqualTo(1);
+      ServeResult first = early.getFirst();
+      assertThat(s.witness(first.receipt(), first.envelope())).isEqualTo(WitnessVerdict.HELD);
+    } finally {
+      journal.open.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * Once armed, holds the next {@code Sealed} record's serve after the record is durable and before
+   * the steward appends it to its log, until {@link #open} is counted down.
+   */
+  private static final class HoldsASeal extends ForwardingJournal {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch open = new CountDownLatch(1);
+    private volatile boolean armed;
+
+    HoldsASeal(Journal delegate) {
+      super(delegate);
+    }
+
+    void arm() {
+      armed = true;
+    }
+
+    @Override
+    public Pending enqueue(JournalEntry entry) throws JournalException {
+      Pending p = super.enqueue(entry);
+      if (armed && entry instanceof JournalEntry.Sealed) {
+        armed = false;
+        p.await();
+        entered.countDown();
+        try {
+          open.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new JournalException(JournalException.Reason.IO, "interrupted", e);
+        }
+      }
+      return p;
     }
   }
 }
