@@ -1249,6 +1249,16 @@ final class JournalCommand extends CommandGroup {
   static final class Inspect extends Common {
     @Override
     public Integer call() throws CliException {
+      PrintedRecords printed = new PrintedRecords(out());
+      // It takes no lock, as verify does: a read that failed while an archive moved the files is
+      // made again (SPEC.md 60.8, "Verifying"), printing only the records not printed yet.
+      return journal.target() instanceof JournalTarget.File f
+          ? UnlockedRead.run(f.path(), () -> inspect(printed))
+          : inspect(printed);
+    }
+
+    /** Reads the journal once, printing the records {@code printed} has not. */
+    private Integer inspect(PrintedRecords printed) throws CliException {
       JournalTarget.Reader reader = reader();
       PrintWriter out = out();
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
@@ -1259,7 +1269,7 @@ final class JournalCommand extends CommandGroup {
               reader,
               holder,
               (r, line) -> {
-                out.println(line(r));
+                printed.print(r, line, line(r));
                 tally.accept(r);
                 if (r.entry() instanceof JournalEntry.Authorised a) {
                   GrantChain ch = a.presentation().chain();
@@ -1267,6 +1277,11 @@ final class JournalCommand extends CommandGroup {
                 }
               },
               r -> {});
+      try {
+        printed.requireRead(scanned.end().count());
+      } catch (JournalException e) {
+        throw failed(e);
+      }
       // Not "no granted serves, 0 unresolved", which would read as a history inspected.
       String none = noRecordsYet(scanned.end(), "inspect");
       if (none != null) {
