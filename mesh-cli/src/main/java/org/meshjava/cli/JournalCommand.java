@@ -211,7 +211,35 @@ final class JournalCommand extends CommandGroup {
 
     /** The steward named by --steward or --key, as a database journal's name. */
     Optional<String> named() throws CliException {
-      return namedSteward(steward, key).map(DidKey::toString);
+      return namedSteward().map(DidKey::toString);
+    }
+
+    /** The steward --steward or --key named, once {@link #namedSteward()} has read it. */
+    private @Nullable DidKey namedOnce;
+
+    /** Whether {@link #namedSteward()} has read it, and what that read threw, if it failed. */
+    private boolean namedRead;
+
+    private @Nullable CliException namedFailure;
+
+    /**
+     * The steward --steward or --key names, read once in a command: a key file given as a pipe
+     * ({@code --key <(cat key)}) yields its bytes to one read alone, and a command asks for the
+     * steward at several steps, each again when it reads the journal again ({@link UnlockedRead}).
+     */
+    Optional<DidKey> namedSteward() throws CliException {
+      if (!namedRead) {
+        try {
+          namedOnce = JournalCommand.namedSteward(steward, key).orElse(null);
+        } catch (CliException e) {
+          namedFailure = e;
+        }
+        namedRead = true;
+      }
+      if (namedFailure != null) {
+        throw namedFailure;
+      }
+      return Optional.ofNullable(namedOnce);
     }
 
     /**
@@ -219,7 +247,7 @@ final class JournalCommand extends CommandGroup {
      * journal is read until one is found).
      */
     Optional<DidKey> holder(JournalTarget.Reader reader) throws CliException {
-      Optional<DidKey> named = namedSteward(steward, key);
+      Optional<DidKey> named = namedSteward();
       if (named.isPresent()) {
         return named;
       }
@@ -418,7 +446,7 @@ final class JournalCommand extends CommandGroup {
       }
       LongConsumer progress = progress();
       try {
-        Optional<Snapshot> snap = snapshots.latest(path, steward, key);
+        Optional<Snapshot> snap = snapshots.latest(path, namedSteward());
         long first = FileJournal.firstSequence(path);
         boolean whole = first == 0 || JournalSegments.from0(path);
         // The first segments removed and later ones kept: the records before those are what is
@@ -637,10 +665,10 @@ final class JournalCommand extends CommandGroup {
       try {
         snap =
             switch (journal.target()) {
-              case JournalTarget.File f -> snapshots.latest(f.path(), steward, key);
+              case JournalTarget.File f -> snapshots.latest(f.path(), namedSteward());
               case JournalTarget.Postgres p ->
                   snapshots.latest(
-                      p.location(), JournalTarget.name(p.location(), named()), steward, key);
+                      p.location(), JournalTarget.name(p.location(), named()), namedSteward());
             };
       } catch (SnapshotException e) {
         throw new CliException(file + ": the latest snapshot is refused: " + e.getMessage(), e);
@@ -883,8 +911,9 @@ final class JournalCommand extends CommandGroup {
 
     private Optional<DidKey> holder(Optional<Snapshot> snap, Path path)
         throws CliException, JournalException {
-      if (steward != null || key != null) {
-        return namedSteward(steward, key);
+      Optional<DidKey> named = namedSteward();
+      if (named.isPresent()) {
+        return named;
       }
       if (snap.isPresent()) {
         return Optional.of(snap.get().steward());
@@ -1047,19 +1076,19 @@ final class JournalCommand extends CommandGroup {
     record TooLargeSnapshot(org.meshjava.journal.SnapshotHeader header, String why) {}
 
     /**
-     * The latest snapshot of the journal at {@code file}, checked under the steward {@code steward}
-     * or {@code key} names, or else the one it names itself. None, with {@link #tooLarge} set, when
-     * the latest is too large to read.
+     * The latest snapshot of the journal at {@code file}, checked under the steward {@code named}
+     * (the one --steward or --key names), or else the one it names itself. None, with {@link
+     * #tooLarge} set, when the latest is too large to read.
      */
-    Optional<Snapshot> latest(Path file, @Nullable String steward, @Nullable Path key)
+    Optional<Snapshot> latest(Path file, Optional<DidKey> named)
         throws CliException, SnapshotException {
       checkDir();
       return latest(
-          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), steward, key);
+          dir != null ? new FileSnapshotStore(dir) : FileSnapshotStore.beside(file), named);
     }
 
     /**
-     * As {@link #latest(Path, String, Path)} for journal {@code name} in the database at {@code
+     * As {@link #latest(Path, Optional)} for journal {@code name} in the database at {@code
      * location}: its snapshots are the rows of {@code mesh_journal_snapshot} (SPEC.md 60.7), or in
      * the folder {@code --snapshots} names, as {@code mesh serve} keeps them with {@code
      * "snapshots": {"dir": …}}.
@@ -1067,16 +1096,14 @@ final class JournalCommand extends CommandGroup {
     Optional<Snapshot> latest(
         org.meshjava.journal.postgres.PostgresLocation location,
         String name,
-        @Nullable String steward,
-        @Nullable Path key)
+        Optional<DidKey> named)
         throws CliException, SnapshotException {
       checkDir();
       return latest(
           dir != null
               ? new FileSnapshotStore(dir)
               : org.meshjava.journal.postgres.PostgresSnapshotStore.of(location, name),
-          steward,
-          key);
+          named);
     }
 
     private void checkDir() throws CliException {
@@ -1091,7 +1118,7 @@ final class JournalCommand extends CommandGroup {
     }
 
     private Optional<Snapshot> latest(
-        org.meshjava.journal.SnapshotStore store, @Nullable String steward, @Nullable Path key)
+        org.meshjava.journal.SnapshotStore store, Optional<DidKey> named)
         throws CliException, SnapshotException {
       // Mapped, not read: a million serves make a snapshot of about 150 MB (SPEC.md §60.8).
       Optional<java.nio.ByteBuffer> latest;
@@ -1118,7 +1145,6 @@ final class JournalCommand extends CommandGroup {
       if (latest.isEmpty()) {
         return Optional.empty();
       }
-      Optional<DidKey> named = namedSteward(steward, key);
       return Optional.of(
           named.isPresent()
               ? Snapshot.open(latest.get(), named.get())
@@ -1187,7 +1213,8 @@ final class JournalCommand extends CommandGroup {
                     file,
                     () -> {
                       try {
-                        Optional<Snapshot> latest = snapshots.latest(file, steward, key);
+                        Optional<Snapshot> latest =
+                            snapshots.latest(file, namedSteward(steward, key));
                         if (snapshots.tooLarge != null) {
                           // Refused, moving nothing (SPEC.md §60.8, "Size"): not "no snapshot".
                           throw new CliException(file + ": " + snapshots.tooLarge.why());
@@ -1222,6 +1249,16 @@ final class JournalCommand extends CommandGroup {
   static final class Inspect extends Common {
     @Override
     public Integer call() throws CliException {
+      PrintedRecords printed = new PrintedRecords(out());
+      // It takes no lock, as verify does: a read that failed while an archive moved the files is
+      // made again (SPEC.md 60.8, "Verifying"), printing only the records not printed yet.
+      return journal.target() instanceof JournalTarget.File f
+          ? UnlockedRead.run(f.path(), () -> inspect(printed))
+          : inspect(printed);
+    }
+
+    /** Reads the journal once, printing the records {@code printed} has not. */
+    private Integer inspect(PrintedRecords printed) throws CliException {
       JournalTarget.Reader reader = reader();
       PrintWriter out = out();
       Map<GrantId, GrantChain> grants = new LinkedHashMap<>();
@@ -1232,7 +1269,7 @@ final class JournalCommand extends CommandGroup {
               reader,
               holder,
               (r, line) -> {
-                out.println(line(r));
+                printed.print(r, line, line(r));
                 tally.accept(r);
                 if (r.entry() instanceof JournalEntry.Authorised a) {
                   GrantChain ch = a.presentation().chain();
@@ -1240,6 +1277,11 @@ final class JournalCommand extends CommandGroup {
                 }
               },
               r -> {});
+      try {
+        printed.requireRead(scanned.end().count());
+      } catch (JournalException e) {
+        throw failed(e);
+      }
       // Not "no granted serves, 0 unresolved", which would read as a history inspected.
       String none = noRecordsYet(scanned.end(), "inspect");
       if (none != null) {

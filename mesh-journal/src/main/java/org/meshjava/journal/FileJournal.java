@@ -574,31 +574,8 @@ public final class FileJournal implements Journal {
         e instanceof LineReader.TooLong
             ? JournalException.Reason.CORRUPT
             : JournalException.Reason.IO;
-    // The JDK's message for these is the path alone, which reads as no reason at all.
-    String why =
-        e instanceof java.nio.file.NoSuchFileException n
-            ? "no such file or folder " + n.getFile()
-            : e instanceof java.nio.file.AccessDeniedException a
-                ? "permission denied: " + a.getFile()
-                : e instanceof FileAlreadyExistsException f
-                    // Only a folder to be made meets one here (the journal's, its segments').
-                    ? f.getFile() + " exists and is not a folder"
-                    : e instanceof java.nio.file.FileSystemException f && f.getReason() != null
-                        ? reasonOnly(f, where)
-                        : FailureWords.of(e);
-    return new JournalException(reason, what + " " + where + ": " + why, e);
-  }
-
-  /**
-   * The reason of {@code f} (a read-only file system, a full disk), naming its file only where that
-   * is not {@code where}, which the message names already: the JDK's own message is the file then
-   * the reason, so "cannot open j.log: j.log: Read-only file system" said the path twice.
-   */
-  private static String reasonOnly(java.nio.file.FileSystemException f, Object where) {
-    String file = f.getFile();
-    return file == null || file.equals(String.valueOf(where))
-        ? f.getReason()
-        : f.getReason() + " (" + file + ")";
+    return new JournalException(
+        reason, what + " " + where + ": " + FailureWords.about(where, e), e);
   }
 
   /** The journal this process holds at the file {@code path} names, if one is open. */

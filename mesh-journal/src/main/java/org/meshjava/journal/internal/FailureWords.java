@@ -1,5 +1,10 @@
 package org.meshjava.journal.internal;
 
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
+
 /**
  * The words a journal's message gives for the exception that failed it: the exception's message, or
  * its class's simple name when it has none. Many an I/O or driver exception carries no message
@@ -19,5 +24,34 @@ public final class FailureWords {
     // An anonymous class has no simple name.
     String simple = e.getClass().getSimpleName();
     return simple.isEmpty() ? e.getClass().getName() : simple;
+  }
+
+  /**
+   * The words for {@code e}, which failed an operation on {@code where}, for a message that names
+   * {@code where} already ("cannot read /j.log.segments/…jsonl: no such file"). The JDK's message
+   * for a missing file, a denied one or one already there is the path alone, which said nothing and
+   * repeated the path the message names; for other file system failures it is the path then the
+   * reason. The file is named only where it is not {@code where} (a folder above it missing, say).
+   */
+  public static String about(Object where, Throwable e) {
+    if (!(e instanceof FileSystemException f)) {
+      return of(e);
+    }
+    String file = f.getFile();
+    String elsewhere = file == null || file.equals(String.valueOf(where)) ? "" : file;
+    return switch (f) {
+      case NoSuchFileException n ->
+          "no such file or folder" + (elsewhere.isEmpty() ? "" : " " + elsewhere);
+      case AccessDeniedException a ->
+          "permission denied" + (elsewhere.isEmpty() ? "" : ": " + elsewhere);
+      // Where one meets a path already there, it is a folder to be made (the journal's, its
+      // segments'), so the thing there is not one.
+      case FileAlreadyExistsException x ->
+          (file == null ? "it" : file) + " exists and is not a folder";
+      default ->
+          f.getReason() == null
+              ? of(e)
+              : f.getReason() + (elsewhere.isEmpty() ? "" : " (" + elsewhere + ")");
+    };
   }
 }

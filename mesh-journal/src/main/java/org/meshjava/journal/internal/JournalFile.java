@@ -164,7 +164,9 @@ public final class JournalFile {
           JournalException.Reason.CORRUPT, "cannot read " + path + ": " + FailureWords.of(e), e);
     } catch (IOException e) {
       throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + path + ": " + FailureWords.of(e), e);
+          JournalException.Reason.IO,
+          "cannot read " + path + ": " + FailureWords.about(path, e),
+          e);
     }
   }
 

@@ -138,7 +138,7 @@ public final class JournalSegments {
     } catch (IOException e) {
       throw new JournalException(
           JournalException.Reason.IO,
-          "cannot list " + directory(journal) + ": " + FailureWords.of(e),
+          "cannot list " + directory(journal) + ": " + FailureWords.about(directory(journal), e),
           e);
     }
     return out;
@@ -245,7 +245,9 @@ public final class JournalSegments {
           e);
     } catch (IOException e) {
       throw new JournalException(
-          JournalException.Reason.IO, "cannot read " + s.file() + ": " + FailureWords.of(e), e);
+          JournalException.Reason.IO,
+          "cannot read " + s.file() + ": " + FailureWords.about(s.file(), e),
+          e);
     }
   }
 
@@ -402,7 +404,9 @@ public final class JournalSegments {
             JournalException.Reason.CORRUPT, seq, "in " + s.file() + ", " + FailureWords.of(e), e);
       } catch (IOException e) {
         throw new JournalException(
-            JournalException.Reason.IO, "cannot read " + s.file() + ": " + FailureWords.of(e), e);
+            JournalException.Reason.IO,
+            "cannot read " + s.file() + ": " + FailureWords.about(s.file(), e),
+            e);
       }
     }
   }

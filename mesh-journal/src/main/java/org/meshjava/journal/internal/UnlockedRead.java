@@ -29,7 +29,11 @@ public final class UnlockedRead {
    */
   @FunctionalInterface
   public interface Read<T, X extends Exception> {
-    /** Reads the journal; may be run more than once, so it keeps nothing from a failed run. */
+    /**
+     * Reads the journal; may be run more than once, so it keeps nothing from a failed run, or only
+     * what the next run checks again against what it reads (as {@code mesh journal inspect} keeps
+     * the records it printed, held to the bytes the next run reads for them).
+     */
     T read() throws X;
   }
 
