@@ -422,9 +422,14 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
-   * Reads the counter at another meter's event on it, and returns when that read began. A failure
-   * is this counter's failed read; an Error is not thrown into the other meter's serve, whose own
-   * counters are not at fault, but logged.
+   * Reads the counter at another meter's event on it, and returns when that read began. Any
+   * failure, an Error too, is this counter's failed read: the read was to end the segment at that
+   * event, and without it the next read would split the energy before the event among the windows
+   * open after it (a window that left took its share in its own meter's books, and the one still
+   * open here would take it again), so the windows open here are no reading. An Error is not thrown
+   * into the other meter's serve, whose counters are not at fault, and which must still tell every
+   * other meter of its event; even a {@link VirtualMachineError}, which the serve's own next step
+   * meets.
    */
   private long readForForeign(long nowNanos) {
     if (released) {
@@ -436,10 +441,12 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       failed(e);
     } catch (RuntimeException | Error e) {
-      LOG.warn(
-          "reading energy counter {} at another meter's window threw; counted on from its next read",
-          channel.name(),
-          e);
+      LOG.warn("reading energy counter {} at another meter's window threw", channel.name(), e);
+      failed(
+          new CounterException(
+              CounterIssue.READ_FAILED,
+              "reading " + channel.name() + " at another meter's window threw " + e,
+              e));
     }
     return nowNanos;
   }

@@ -1,0 +1,86 @@
+package org.meshjava.energy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.meshjava.core.Energy;
+
+/**
+ * Two meters of one process on one counter, serves opening and closing in both on several threads
+ * at once. Each open and close tells the other meter, whose ledger reads under its own monitor: a
+ * lock taken in one order by one meter and the other by the other would hang here, so the run is
+ * bounded and fails rather than hangs. Every figure together is no more than the counter drew over
+ * the run (the split counts every meter's windows), and no window is left counted once all are
+ * closed (a count left over would grade every later serve on the counter ModelBased). Fake time,
+ * idle draw only, so both meters' channels hold the same total at every read.
+ */
+class TwoMetersContentionTest {
+  private static final int THREADS_PER_METER = 3;
+  private static final int SERVES = 60;
+
+  private final FakeClock clock = new FakeClock();
+  private final TimedCounter first = TimedCounter.rapl(ProbedMeter.CPU0, clock);
+  private final TimedCounter second =
+      TimedCounter.rapl(ProbedMeter.CPU0, clock).sameHardwareAs(first);
+
+  @Test
+  void concurrentServesInTwoMeters_neitherHang_norSumOverTheDraw_norLeaveACount() throws Exception {
+    try (CounterMeter a = ProbedMeter.overPackageZero(first, clock, r -> {});
+        CounterMeter b = ProbedMeter.overPackageZero(second, clock, r -> {})) {
+      clock.advanceMillis(5);
+      long before = first.drawnUj();
+      AtomicLong figures = new AtomicLong();
+      List<CounterMeter> meters = List.of(a, b);
+      int threads = THREADS_PER_METER * meters.size();
+      CyclicBarrier start = new CyclicBarrier(threads);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      try {
+        List<Future<?>> runs = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          CounterMeter meter = meters.get(t % meters.size());
+          runs.add(
+              pool.submit(
+                  () -> {
+                    start.await();
+                    for (int i = 0; i < SERVES; i++) {
+                      MeterWindow w = meter.open(Set.of(ProbedMeter.CPU0));
+                      clock.advanceMillis(20 + i % 3);
+                      Energy e = w.close(0);
+                      figures.addAndGet(e.uj());
+                    }
+                    return null;
+                  }));
+        }
+        assertTimeoutPreemptively(
+            Duration.ofMinutes(2),
+            () -> {
+              for (Future<?> run : runs) {
+                run.get();
+              }
+            },
+            "two meters telling each other of their windows hung");
+      } finally {
+        pool.shutdownNow();
+      }
+      long drawn = first.drawnUj() - before;
+
+      assertThat(OpenWindows.on(first.hardware()))
+          .as("windows counted on the counter once every one closed")
+          .isZero();
+      // Each rounded figure may be half a µJ over its share.
+      assertThat(figures.get())
+          .as("every figure of %s serves over %s µJ drawn", threads * SERVES, drawn)
+          .isLessThanOrEqualTo(drawn + threads * SERVES);
+    }
+  }
+}
