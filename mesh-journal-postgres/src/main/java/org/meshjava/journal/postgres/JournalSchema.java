@@ -882,7 +882,10 @@ final class JournalSchema {
    * schema, naming them, the table, what they are needed for ({@code use}) and the grant that gives
    * them, before anything is written: the statement they are missing from failed only with the
    * server's "permission denied for table", naming neither the privilege nor the grant, and (for a
-   * snapshot save, whose insert passes and whose delete of the older rows fails) at every save.
+   * snapshot save, whose insert passes and whose delete of the older rows fails) at every save. A
+   * privilege a column may carry (all but {@code DELETE}) is held where it is granted on the table
+   * or on each of its columns: a DBA granting column by column gives the journal's statements,
+   * which name their columns, all they use.
    */
   static void refuseMissingPrivileges(Connection c, String table, String use, String... privileges)
       throws SQLException {
@@ -890,10 +893,17 @@ final class JournalSchema {
     String role = null;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT p, pg_catalog.has_table_privilege(?::pg_catalog.text, p),"
+            "SELECT u.p, CASE WHEN pg_catalog.has_table_privilege(t.oid, u.p) THEN true"
+                + " WHEN u.p OPERATOR(pg_catalog.=) 'DELETE' THEN false"
+                + " ELSE NOT EXISTS (SELECT FROM pg_catalog.pg_attribute a"
+                + " WHERE a.attrelid OPERATOR(pg_catalog.=) t.oid"
+                + " AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
+                + " AND NOT pg_catalog.has_column_privilege(t.oid, a.attnum, u.p)) END,"
                 + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
-                + " FROM pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
-                + " ORDER BY i")) {
+                + " FROM (SELECT pg_catalog.to_regclass(?::pg_catalog.text)::pg_catalog.oid)"
+                + " AS t(oid),"
+                + " pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
+                + " ORDER BY u.i")) {
       ps.setString(1, table);
       ps.setArray(2, c.createArrayOf("text", privileges));
       try (ResultSet rs = ps.executeQuery()) {

@@ -114,6 +114,9 @@ public final class PostgresSnapshotStore implements SnapshotStore {
           "INSERT",
           "UPDATE",
           "DELETE");
+      // A DBA may put one on while the steward runs: its journal, open, checks no more, and under
+      // it this save would go into (and prune) the rows of a journal whose name differs in case.
+      JournalSchema.refuseNondeterministicCollations(c);
       c.setAutoCommit(false);
       try {
         try (PreparedStatement ps =

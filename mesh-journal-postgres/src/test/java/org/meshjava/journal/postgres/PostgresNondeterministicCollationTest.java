@@ -3,6 +3,7 @@ package org.meshjava.journal.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.meshjava.journal.JournalException;
 import org.meshjava.testpg.PostgresTestServer;
@@ -16,6 +17,11 @@ import org.meshjava.testpg.PostgresTestServer;
  * ICU.
  */
 class PostgresNondeterministicCollationTest {
+  @BeforeAll
+  static void startServer() {
+    PostgresHostileDbaTest.startServer();
+  }
+
   @Test
   void aCaseInsensitiveJournalColumn_isRefusedAtOpening_beforeAnotherJournalsRowIsRaised()
       throws Exception {

@@ -1,5 +1,7 @@
 package org.meshjava.journal.postgres;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -51,6 +53,23 @@ record StewardRoleJournal(String database, String name, String role) {
             + PostgresTestServer.shared().port()
             + "/"
             + database);
+  }
+
+  /**
+   * Opens the journal as the role (its epoch then 2), appends a record, and saves two snapshots
+   * (the second replacing nothing and keeping the first): what a steward does with its tables.
+   */
+  void opensAppendsAndSaves() throws Exception {
+    try (PostgresJournal j = PostgresJournal.open(asRole(), name)) {
+      assertThat(j.epoch()).isEqualTo(2);
+      long before = j.position().count();
+      j.append(PostgresJournalTest.authorised(1));
+      assertThat(j.position().count()).isEqualTo(before + 1);
+    }
+    PostgresSnapshotStore store = PostgresSnapshotStore.of(asRole(), name);
+    store.save(PostgresSnapshotStoreTest.at(3));
+    store.save(PostgresSnapshotStoreTest.at(4));
+    assertThat(store.latestHeader().orElseThrow().position().count()).isEqualTo(4);
   }
 
   /** Runs {@code statements} in the journal's database as the superuser, as the DBA. */

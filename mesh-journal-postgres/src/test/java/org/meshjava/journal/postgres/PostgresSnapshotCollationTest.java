@@ -1,0 +1,52 @@
+package org.meshjava.journal.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.util.Locale;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.meshjava.journal.SnapshotException;
+import org.meshjava.testpg.PostgresTestServer;
+
+/**
+ * A DBA's nondeterministic collation on the snapshot table's journal column (SPEC.md 60.7,
+ * "Schema"), put on while stewards run: their journals stay open, and each saves snapshots. Under a
+ * case-insensitive one the save of a steward whose name differs from another's in case alone went
+ * into the other's row at the same count (the conflict found it, and the row kept the other's name)
+ * and dropped the other's older ones: acknowledged, and stored as no snapshot of its own. A save
+ * now refuses such a column as an opening does, before writing.
+ */
+class PostgresSnapshotCollationTest {
+  @BeforeAll
+  static void startServer() {
+    PostgresHostileDbaTest.startServer();
+  }
+
+  @Test
+  void aCaseInsensitiveSnapshotColumn_isRefusedAtSave_beforeAnotherJournalsRowIsReplaced()
+      throws Exception {
+    PostgresHostileDbaTest.Opened o = PostgresHostileDbaTest.Opened.open();
+    o.journal().close();
+    PostgresLocation at = PostgresLocation.parse(PostgresTestServer.shared().url(o.database()));
+    String other = o.name().toUpperCase(Locale.ROOT).replace("DID:KEY:", "did:key:");
+    assertThat(other).isNotEqualTo(o.name());
+    PostgresSnapshotStore first = PostgresSnapshotStore.of(at, o.name());
+    first.save(PostgresSnapshotStoreTest.at(3));
+    o.sql(
+        "CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+        "ALTER TABLE mesh_journal_snapshot ALTER COLUMN journal TYPE text COLLATE ci");
+
+    Throwable t =
+        catchThrowable(
+            () -> PostgresSnapshotStore.of(at, other).save(PostgresSnapshotStoreTest.at(3)));
+
+    o.sql(
+        "ALTER TABLE mesh_journal_snapshot ALTER COLUMN journal TYPE text COLLATE"
+            + " pg_catalog.\"default\"");
+    assertThat(t).isInstanceOf(SnapshotException.class);
+    assertThat(((SnapshotException) t).reason()).isEqualTo(SnapshotException.Reason.IO);
+    assertThat(t.getMessage())
+        .contains("column journal of table mesh_journal_snapshot has collation \"ci\"");
+  }
+}
