@@ -31,6 +31,9 @@ final class ServerSentEvents {
   private boolean endedInside;
   private long events;
 
+  /** The value of the last {@code error} field read, or null if none came. */
+  private @Nullable String errorField;
+
   /** Reads events from {@code lines}, each event's joined data at most {@code maxDataChars}. */
   ServerSentEvents(EventLines lines, int maxDataChars) {
     if (maxDataChars < 1) {
@@ -61,8 +64,14 @@ final class ServerSentEvents {
         }
         continue;
       }
-      int from = line.startsWith("data") ? dataValue(line) : -1;
+      int from = line.startsWith("data") ? fieldValue(line, 4) : -1;
       if (from < 0) {
+        if (line.startsWith("error")) {
+          int at = fieldValue(line, 5);
+          if (at >= 0 && !line.substring(at).isBlank()) {
+            errorField = line.substring(at);
+          }
+        }
         // A comment, or a field other than data.
         continue;
       }
@@ -82,18 +91,30 @@ final class ServerSentEvents {
   }
 
   /**
-   * Where a {@code data} field's value starts in {@code line}, which starts with "data": after the
-   * colon and one space; the line's end for a line that is the field's name alone; -1 if the line
-   * is another field (such as {@code dataset:}).
+   * Where a field's value starts in {@code line}, which starts with the field's name of {@code
+   * nameLength} characters: after the colon and one space; the line's end for a line that is the
+   * name alone; -1 if the line is another field (such as {@code dataset:}).
    */
-  private static int dataValue(String line) {
-    if (line.length() == 4) {
-      return 4;
+  private static int fieldValue(String line, int nameLength) {
+    if (line.length() == nameLength) {
+      return nameLength;
     }
-    if (line.charAt(4) != ':') {
+    if (line.charAt(nameLength) != ':') {
       return -1;
     }
-    return line.length() > 5 && line.charAt(5) == ' ' ? 6 : 5;
+    return line.length() > nameLength + 1 && line.charAt(nameLength + 1) == ' '
+        ? nameLength + 2
+        : nameLength + 1;
+  }
+
+  /**
+   * The value of the last {@code error} field read, or null if none came: a field the format does
+   * not know, so no part of any event, which llama.cpp's server writes ({@code error: {...}}) in
+   * place of an event when a streamed generation fails (a prompt past its context, above all). Its
+   * line is bounded as every line is.
+   */
+  @Nullable String errorField() {
+    return errorField;
   }
 
   /**

@@ -363,7 +363,13 @@ public final class UpstreamEngine extends DescribedEngine {
               TokenAccounting.REMOTE_USAGE));
     }
     if (!stopped) {
-      throw replyFault(withoutUsage(Objects.requireNonNull(events), response.contentType()), null);
+      String error = Objects.requireNonNull(events).errorField();
+      if (error != null) {
+        String words =
+            "the upstream sent an error in its stream (its words are in the server's log)";
+        throw replyFault(words, words + ": " + abbreviate(error), null);
+      }
+      throw replyFault(withoutUsage(events, response.contentType()), null);
     }
     return served(
         new EngineResult(
