@@ -34,6 +34,15 @@ record ArchiveDuringCommand(Run command, Run archive) {
    * reads {@code progress} ("checked 1 record").
    */
   static ArchiveDuringCommand run(Path journal, String progress, String... args) {
+    return run(progress, () -> mesh("journal", "archive", journal.toString()), args);
+  }
+
+  /**
+   * As {@link #run(Path, String, String...)}, with {@code during} (an archive, and whatever else a
+   * test does to the files) run once stderr reads {@code progress}.
+   */
+  static ArchiveDuringCommand run(
+      String progress, java.util.function.Supplier<Run> during, String... args) {
     Run[] archive = {null};
     StringWriter err =
         new StringWriter() {
@@ -41,7 +50,7 @@ record ArchiveDuringCommand(Run command, Run archive) {
           public void write(String s, int off, int len) {
             super.write(s, off, len);
             if (archive[0] == null && toString().contains(progress)) {
-              archive[0] = mesh("journal", "archive", journal.toString());
+              archive[0] = during.get();
             }
           }
         };

@@ -11,6 +11,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,9 +38,9 @@ class ArchiveKilledMarkerTest {
   }
 
   @Test
-  void aFewKills_eachMarkerMishap() throws Exception {
+  void oneKill_eachMarkerMishap() throws Exception {
     for (Marker m : Marker.values()) {
-      loop(m, 2, 1);
+      loop(m, 1, 1);
     }
   }
 
@@ -47,6 +49,28 @@ class ArchiveKilledMarkerTest {
   void manyKills_eachMarkerMishap() throws Exception {
     for (Marker m : Marker.values()) {
       loop(m, 25, m.ordinal() + 7);
+    }
+  }
+
+  @Test
+  void theChild_endsOnceItsParentIsGone() throws Exception {
+    Process child =
+        new ProcessBuilder(
+                ChildJava.command(ArchiveLoopChild.class, dir.resolve("orphan.log").toString()))
+            .redirectError(ProcessBuilder.Redirect.DISCARD)
+            .start();
+    try {
+      BufferedReader out =
+          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(out.readLine()).as("the child's output").startsWith("acked ");
+      // What a parent JVM that dies (or a test run that is stopped) does to the child's input.
+      child.getOutputStream().close();
+      // Ends of itself; a child that loops on is killed below and this fails.
+      assertThat(child.onExit())
+          .as("the child ended once its input closed")
+          .succeedsWithin(java.time.Duration.ofMinutes(2));
+    } finally {
+      child.destroyForcibly().waitFor();
     }
   }
 
@@ -61,17 +85,24 @@ class ArchiveKilledMarkerTest {
           new ProcessBuilder(ChildJava.command(ArchiveLoopChild.class, p.toString()))
               .redirectError(ProcessBuilder.Redirect.DISCARD)
               .start();
-      BufferedReader out =
-          new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-      // Killed after a few rounds of its loop and a little more: inside an archive, often.
-      int rounds = 1 + random.nextInt(4);
-      for (int r = 0; r < rounds; r++) {
-        String line = out.readLine();
-        assertThat(line).as("the child's output").isNotNull().startsWith("acked ");
-        acked = Math.max(acked, Long.parseLong(line.substring("acked ".length())));
+      try {
+        // A child that stops answering is killed, so the read below ends (with no line).
+        CompletableFuture.delayedExecutor(5, TimeUnit.MINUTES).execute(child::destroyForcibly);
+        BufferedReader out =
+            new BufferedReader(
+                new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+        // Killed after a few rounds of its loop and a little more: inside an archive, often.
+        int rounds = 1 + random.nextInt(4);
+        for (int r = 0; r < rounds; r++) {
+          String line = out.readLine();
+          assertThat(line).as("the child's output").isNotNull().startsWith("acked ");
+          acked = Math.max(acked, Long.parseLong(line.substring("acked ".length())));
+        }
+        Thread.sleep(random.nextInt(40));
+      } finally {
+        // Killed whatever happened above: a failed assertion leaves no child appending.
+        child.destroyForcibly().waitFor();
       }
-      Thread.sleep(random.nextInt(40));
-      child.destroyForcibly().waitFor();
       // Lines it printed after those are lost with its streams: what it acknowledged is at least
       // the count read.
 
