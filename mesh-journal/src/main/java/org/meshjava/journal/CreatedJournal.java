@@ -24,7 +24,10 @@ import org.jspecify.annotations.Nullable;
 public final class CreatedJournal extends ForwardingJournal {
   private final FileJournal file;
   private final AtomicBoolean closed = new AtomicBoolean();
-  private volatile @Nullable SnapshotFolderClaim snapshots;
+
+  /** The noted claim's {@link SnapshotFolderClaim#closeRemovingSaved}, or null before one. */
+  private volatile @Nullable Runnable snapshots;
+
   private volatile boolean kept;
 
   /**
@@ -54,7 +57,15 @@ public final class CreatedJournal extends ForwardingJournal {
    * hold it; a folder that was there before is left as it is.
    */
   public void snapshots(SnapshotFolderClaim claim) {
-    snapshots = java.util.Objects.requireNonNull(claim, "claim");
+    snapshots(java.util.Objects.requireNonNull(claim, "claim")::closeRemovingSaved);
+  }
+
+  /**
+   * Notes {@code closeRemovingSaved} as the step that lets the snapshot folder go: a claim's, or a
+   * test's stand-in for one that fails.
+   */
+  void snapshots(Runnable closeRemovingSaved) {
+    snapshots = closeRemovingSaved;
   }
 
   /** The journal file's name, as given. */
@@ -70,7 +81,9 @@ public final class CreatedJournal extends ForwardingJournal {
   /**
    * Closes the journal, releasing its lock; unless {@link #keep} was called, removes the file and
    * the snapshot folder its noted claim made first, under the lock, and lets that claim go. A
-   * second call does nothing.
+   * second call does nothing. The file is closed (and removed) even where letting the claim go
+   * throws, which is then rethrown: else the journal's lock would stay held for every later start
+   * in this process.
    */
   @Override
   public void close() {
@@ -83,9 +96,20 @@ public final class CreatedJournal extends ForwardingJournal {
     }
     // Snapshots first: a steward that opened this file after the lock went would write its own
     // snapshots into the same folder.
-    SnapshotFolderClaim claim = snapshots;
-    if (claim != null) {
-      claim.closeRemovingSaved();
+    Runnable claim = snapshots;
+    if (claim == null) {
+      file.closeAndRemove();
+      return;
+    }
+    try {
+      claim.run();
+    } catch (RuntimeException | Error e) {
+      try {
+        file.closeAndRemove();
+      } catch (RuntimeException | Error closing) {
+        e.addSuppressed(closing);
+      }
+      throw e;
     }
     file.closeAndRemove();
   }
