@@ -10,6 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.meshjava.core.DecisionPrompt;
+import org.meshjava.core.DecisionQuestion;
+import org.meshjava.core.Fidelity;
+import org.meshjava.core.PromptText;
+import org.meshjava.core.ServeRequest;
 import org.meshjava.receipt.MeshReceipt;
 import org.meshjava.steward.ServeResult;
 
@@ -31,7 +36,8 @@ class WholeReplyJsonTest {
   void aChatCompletion_rendersAsTheTreeItReplaced_fieldForField() throws Exception {
     try (Fixture f = new Fixture()) {
       ServeResult result = serve(f);
-      for (String text : List.of("", "Hello!", AWKWARD)) {
+      // The long one outgrows the generator's buffer (8 000 bytes) and is written in segments.
+      for (String text : List.of("", "Hello!", AWKWARD, "\ud83d\ude00".repeat(3_000) + AWKWARD)) {
         for (boolean cut : List.of(false, true)) {
           byte[] written =
               JsonBytes.of(
@@ -58,6 +64,47 @@ class WholeReplyJsonTest {
       tree.set("mesh_decision", decision);
 
       assertThat(utf8(written)).isEqualTo(utf8(JsonBytes.of(tree)));
+    }
+  }
+
+  /**
+   * A typed decision's serve accepts no tokens, so its energy carries {@code uj_per_accepted_token}
+   * as null; each API's reply carries {@code mesh_decision} last, numbers JSON cannot hold (NaN,
+   * infinity) and extreme ones as the tree renders them.
+   */
+  @Test
+  void aDecisionsReply_inEachApi_rendersAsTheTreeItReplaced() throws Exception {
+    try (Fixture f = new Fixture()) {
+      DecisionPrompt prompt =
+          new DecisionPrompt(
+              List.of(new DecisionQuestion.Proposition("Is it?")), PromptText.of("user 1\nx\n"));
+      ServeResult result =
+          f.steward.serve(ServeRequest.decision(prompt, Fidelity.F2, 5_000_000), prompt);
+      assertThat(result.receipt().ujPerAcceptedToken()).isEmpty();
+      ObjectNode decision = NODES.objectNode();
+      decision
+          .putObject("probabilities")
+          .put("nan", Double.NaN)
+          .put("infinite", Double.NEGATIVE_INFINITY)
+          .put("huge", Double.MAX_VALUE)
+          .put("tiny", Double.MIN_VALUE)
+          .put("negative zero", -0.0)
+          .put("a \ud800 half", "\u2028");
+
+      byte[] chat =
+          JsonBytes.of(Completions.reply(result, AWKWARD, false, 7, Optional.of(decision)).body());
+      ObjectNode tree = chatTree(result, AWKWARD, false, 7);
+      tree.set("mesh_decision", decision);
+      assertThat(utf8(chat)).isEqualTo(utf8(JsonBytes.of(tree)));
+
+      JsonNode request = JsonMapper.builder().build().readTree("{\"input\":\"hi\"}");
+      String responses =
+          utf8(
+              JsonBytes.of(
+                  Responses.reply(request, result, "{}", false, 7, Optional.of(decision)).body()));
+      assertThat(responses)
+          .contains("\"uj_per_accepted_token\":null,")
+          .endsWith(",\"mesh_decision\":" + utf8(JsonBytes.of(decision)) + "}");
     }
   }
 
@@ -126,7 +173,11 @@ class WholeReplyJsonTest {
     ObjectNode e = NODES.objectNode();
     e.put("provenance", r.energy().provenance().name());
     e.put("energy_uj", r.energy().uj());
-    e.put("uj_per_accepted_token", r.ujPerAcceptedToken().orElseThrow());
+    if (r.ujPerAcceptedToken().isPresent()) {
+      e.put("uj_per_accepted_token", r.ujPerAcceptedToken().getAsLong());
+    } else {
+      e.putNull("uj_per_accepted_token");
+    }
     e.put("backend", r.backend());
     e.put("token_accounting", result.accounting().name());
     e.set("route", EnergyUsage.candidates(result.route().candidates()));

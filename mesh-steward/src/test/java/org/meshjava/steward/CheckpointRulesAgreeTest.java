@@ -98,16 +98,59 @@ class CheckpointRulesAgreeTest {
 
   /** The record a start refuses, or empty when it takes them all. */
   private static OptionalLong startRefuses(List<JournalRecord> records) {
+    return startRefusal(records)
+        .map(e -> OptionalLong.of(e.seq().orElseThrow()))
+        .orElse(OptionalLong.empty());
+  }
+
+  /** What a start refuses the journal with, or empty when it takes every record. */
+  private static Optional<JournalException> startRefusal(List<JournalRecord> records) {
     LogKeeper.Rebuilder start = new LogKeeper.Rebuilder(STEWARD, Set.of());
     for (JournalRecord r : records) {
       try {
         start.accept(r);
       } catch (JournalException e) {
         assertThat(e.reason()).isEqualTo(JournalException.Reason.REPLAY_REFUSED);
-        return OptionalLong.of(r.seq());
+        assertThat(e.seq()).hasValue(r.seq());
+        return Optional.of(e);
       }
     }
-    return OptionalLong.empty();
+    return Optional.empty();
+  }
+
+  /**
+   * A checkpoint this steward's key did not sign is refused with advice about the key; which
+   * steward it names is read from the note. One in this steward's own name (signed by another key)
+   * or of a log whose origin did not sign it names no other steward as its signer: naming this
+   * steward, or an origin no signature carries, would send a developer after the wrong key.
+   */
+  @Test
+  void aCheckpointThisStewardDidNotSign_namesTheSignerOnlyWhenItIsAnotherStewardsOwn()
+      throws Exception {
+    String otherOrigin = Checkpoint.originOf(DidKey.of(OTHER.verificationKey()));
+    Map<String, SignedNote> notOthers = new LinkedHashMap<>();
+    notOthers.put(
+        "another key, this steward's name", new Checkpoint(ORIGIN, 3, tree.root(3)).sign(OTHER));
+    notOthers.put(
+        "another log's origin, signed under a third name",
+        SignedNote.sign(new Checkpoint(otherOrigin, 3, tree.root(3)).body(), "a-witness", OTHER));
+    for (var c : notOthers.entrySet()) {
+      assertThat(startRefusal(journal(c.getValue())).orElseThrow().getMessage())
+          .as(c.getKey())
+          .contains("records a checkpoint this steward (" + STEWARD_ID + ") did not sign")
+          .contains("start this steward with that key")
+          .doesNotContain("signed by");
+    }
+
+    SignedNote theirs = new Checkpoint(otherOrigin, 3, tree.root(3)).sign(OTHER);
+    assertThat(startRefusal(journal(theirs)).orElseThrow().getMessage())
+        .contains(
+            "records a checkpoint signed by "
+                + otherOrigin
+                + ", not by this steward ("
+                + STEWARD_ID
+                + ")")
+        .contains("start this steward with that key");
   }
 
   @Test
