@@ -1657,7 +1657,9 @@ public final class Steward implements AutoCloseable {
             new Steward(this, router, replayed, gate, start, keeper, snapshotter, lease);
         built = true;
         return steward;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // An Error too (an engine's bound read as an AssertionError, the heap gone): the caller,
+        // handed no steward, could not stop the snapshotter's thread or let the meter's lease go.
         try {
           snapshotter.ifPresent(Snapshotter::discard);
           j.close();
