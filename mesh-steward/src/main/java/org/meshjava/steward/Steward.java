@@ -707,8 +707,9 @@ public final class Steward implements AutoCloseable {
     try {
       return ask.payloadFor(engine);
     } catch (RuntimeException | Error e) {
-      // An engine's tokenizer is the engine's code too: nothing it throws escapes, so a faulty
-      // tokenizer is this request's refusal, never a crash of the serve.
+      // An engine's tokenizer is the engine's code too: what it throws is this request's refusal,
+      // never a crash of the serve; only the JVM failing passes, met before any grant is decided.
+      JvmFailure.passIfFailing(e);
       throw new ServeException(
           ServeException.Reason.ENGINE_FAILED,
           "backend " + engine.name() + " could not turn the prompt into its payload: " + e,
@@ -1657,7 +1658,9 @@ public final class Steward implements AutoCloseable {
             new Steward(this, router, replayed, gate, start, keeper, snapshotter, lease);
         built = true;
         return steward;
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
+        // An Error too (an engine's bound read as an AssertionError, the heap gone): the caller,
+        // handed no steward, could not stop the snapshotter's thread or let the meter's lease go.
         try {
           snapshotter.ifPresent(Snapshotter::discard);
           j.close();
