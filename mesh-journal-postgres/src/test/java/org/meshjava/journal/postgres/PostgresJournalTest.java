@@ -51,6 +51,13 @@ class PostgresJournalTest {
   static PostgresTestServer server;
   static String database;
 
+  /**
+   * The lease of the cases whose session sits idle in a transaction for longer than one: work of a
+   * third more than the lease outlasts it, as the three seconds of the lease's own heartbeat period
+   * did for four of work; a short lease keeps those cases to a few seconds.
+   */
+  static final Duration SHORT_LEASE = Duration.ofMillis(1_500);
+
   @TempDir Path dir;
 
   @BeforeAll
@@ -487,10 +494,10 @@ class PostgresJournalTest {
   @Test
   void anOpeningWhoseReplayOutlastsTheLease_keepsItsSession_andOpens() throws Exception {
     String name = newName();
-    PostgresLocation shortLease = location().withLease(Duration.ofSeconds(3));
-    int count = 1_500;
+    PostgresLocation shortLease = location().withLease(SHORT_LEASE);
+    int count = 1_100;
     PostgresJournal.importLines(shortLease, name, receiptLines(count));
-    // Each record takes 4 ms to check: 4 s for the first fetch of 1 000 rows, more than the lease,
+    // Each record takes 2 ms to check: 2 s for the first fetch of 1 000 rows, more than the lease,
     // as a long journal on a slow or loaded machine takes; the session is idle in its transaction
     // meanwhile, and the second fetch comes after it.
     try (PostgresJournal b =
@@ -499,7 +506,7 @@ class PostgresJournalTest {
             name,
             () -> {
               try {
-                Thread.sleep(4);
+                Thread.sleep(2);
               } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
               }
@@ -514,16 +521,16 @@ class PostgresJournalTest {
   void anImportWhoseSourceOutlastsTheLease_keepsItsSession_andCommits() throws Exception {
     List<byte[]> lines = receiptLines(20);
     String name = newName();
-    // A source that gives a line every 200 ms (a slow disk, a pipe): four seconds in all before
+    // A source that gives a line every 100 ms (a slow disk, a pipe): two seconds in all before
     // the first insert, more than the lease, with the session idle in its transaction.
     long written =
         PostgresJournal.importLines(
-            location().withLease(Duration.ofSeconds(3)),
+            location().withLease(SHORT_LEASE),
             name,
             sink -> {
               for (byte[] line : lines) {
                 try {
-                  Thread.sleep(200);
+                  Thread.sleep(100);
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                 }
