@@ -32,14 +32,37 @@ class JournalStreamingCommandTest {
   /** About 190 bytes each: a 23 MB journal. */
   private static final int RECORDS = 120_000;
 
+  /** The torn final line the big journal ends with, as a steward killed mid-write leaves one. */
+  private static final byte[] TORN = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
+
+  /**
+   * The big journal: {@link #RECORDS} records and then {@link #TORN}, written once for the class
+   * (writing it is a good part of a case's time) and only read by the cases.
+   */
+  @TempDir static Path shared;
+
+  private static Path big;
+
+  /** The length of {@link #big}'s whole records. */
+  private static long bigWhole;
+
   @TempDir Path tmp;
+
+  private static Path bigJournal() throws Exception {
+    if (big == null) {
+      Path journal = shared.resolve("big.journal");
+      bigWhole = writeReceipts(journal, RECORDS);
+      Files.write(journal, TORN, StandardOpenOption.APPEND);
+      big = journal;
+    }
+    return big;
+  }
 
   @Test
   void verifyInspectAndExport_runInAHeapTooSmallToHoldTheJournalWhole() throws Exception {
-    Path journal = tmp.resolve("big.journal");
-    long whole = writeReceipts(journal, RECORDS);
-    byte[] torn = "{\"seq\":".getBytes(StandardCharsets.US_ASCII);
-    Files.write(journal, torn, StandardOpenOption.APPEND);
+    Path journal = bigJournal();
+    long whole = bigWhole;
+    byte[] torn = TORN;
     assertThat(Files.size(journal)).isGreaterThan(21L << 20);
 
     Child v = child("journal", "verify", journal.toString());
@@ -84,8 +107,7 @@ class JournalStreamingCommandTest {
 
   @Test
   void export_stoppedBySigterm_leavesNoFileThatReadsAsAShorterJournal() throws Exception {
-    Path journal = tmp.resolve("big.journal");
-    writeReceipts(journal, RECORDS);
+    Path journal = bigJournal();
     Path copy = tmp.resolve("copy.journal");
     Process p =
         start(
@@ -113,8 +135,9 @@ class JournalStreamingCommandTest {
     assertThat(p.exitValue()).as("stopped, not finished").isNotZero();
     assertThat(copy).as("no part copy at --out").doesNotExist();
     try (var left = Files.list(tmp)) {
-      assertThat(left.map(f -> f.getFileName().toString())).containsExactly("big.journal");
+      assertThat(left.map(f -> f.getFileName().toString())).as("nothing beside --out").isEmpty();
     }
+    assertThat(journal).as("the journal, as it was").hasSize(bigWhole + TORN.length);
   }
 
   @Test
