@@ -565,12 +565,13 @@ public final class UpstreamEngine extends DescribedEngine {
   /**
    * The finish reasons of an upstream's choice that this server cannot pass on: its replies end
    * {@code stop} or {@code length}, read from the upstream's counts (SPEC 70), and each of these
-   * says the text is not a plain answer (cut by a filter, or a call of a tool no request here
-   * offers), so served as one it would tell the client a falsehood. Any other reason (a server's
-   * own, such as {@code eos_token}) ends a plain answer and is read from the counts as before.
+   * says the text is not a plain answer (cut by a filter, a call of a tool no request here offers,
+   * or a generation that failed: Mistral's {@code error}, which LiteLLM passes on), so served as
+   * one it would tell the client a falsehood. Any other reason (a server's own, such as {@code
+   * eos_token}) ends a plain answer and is read from the counts as before.
    */
   static final Set<String> UNSERVED_FINISH_REASONS =
-      Set.of("content_filter", "tool_calls", "function_call");
+      Set.of("content_filter", "tool_calls", "function_call", "error");
 
   /** Fails a reply or stream event ({@code where}) whose choice ends in an unserved reason. */
   private void requirePassedOn(JsonNode choice, String where) throws EngineException {
