@@ -210,13 +210,14 @@ public final class UpstreamEngine extends DescribedEngine {
     try {
       JsonNode reply = JSON.readTree(response.body());
       requireNoError(reply, "reply");
-      JsonNode content = reply.path("choices").path(0).path("message").path("content");
-      if (!content.isTextual()) {
-        throw replyFault("the upstream sent no choices[0].message.content", null);
-      }
-      text = content.asText();
       requireOneChoice(reply.path("choices"), "reply");
       requirePassedOn(reply.path("choices").path(0), "reply");
+      JsonNode message = reply.path("choices").path(0).path("message");
+      JsonNode content = message.path("content");
+      if (!content.isTextual()) {
+        throw replyFault(noContent(message), null);
+      }
+      text = content.asText();
       usage =
           usage(reply, request)
               .orElseThrow(
@@ -531,6 +532,27 @@ public final class UpstreamEngine extends DescribedEngine {
       throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
     }
   }
+
+  /**
+   * Why a whole reply's {@code message} (its {@code choices[0].message}) holds no text, in words
+   * that name what came instead: a tool call or a refusal with {@code content: null} is no plain
+   * answer, which this server does not pass on (no request here offers tools).
+   */
+  private static String noContent(JsonNode message) {
+    for (String instead : NO_PLAIN_ANSWER_FIELDS) {
+      JsonNode v = message.path(instead);
+      if (!v.isMissingNode() && !v.isNull() && !(v.isContainerNode() && v.isEmpty())) {
+        return "the upstream sent choices[0].message."
+            + instead
+            + " in place of content, which this server does not pass on (its replies are text)";
+      }
+    }
+    return "the upstream sent no choices[0].message.content";
+  }
+
+  /** The fields of a message that carry something other than text in place of its content. */
+  private static final List<String> NO_PLAIN_ANSWER_FIELDS =
+      List.of("tool_calls", "function_call", "refusal");
 
   /**
    * Fails a reply or stream event ({@code where}) whose {@code choices} is not the one choice asked
