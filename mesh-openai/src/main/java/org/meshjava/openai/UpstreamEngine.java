@@ -298,7 +298,9 @@ public final class UpstreamEngine extends DescribedEngine {
       events = new ServerSentEvents(lines, MAX_EVENT_LINE_BYTES);
       String data;
       while (!stopped && (data = events.next()) != null) {
-        if (data.strip().equals("[DONE]")) {
+        // The end as the Python SDK and the Node SDK through v6 read it: data that starts with
+        // [DONE], whatever follows (Node's v7 asks for [DONE] alone, failing the rest as not JSON).
+        if (data.startsWith("[DONE]")) {
           break;
         }
         JsonNode chunk = JSON.readTree(data);
