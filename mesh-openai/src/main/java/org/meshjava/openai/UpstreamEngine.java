@@ -303,6 +303,11 @@ public final class UpstreamEngine extends DescribedEngine {
         if (data.startsWith("[DONE]")) {
           break;
         }
+        if (events.errorEvent()) {
+          // An event the upstream names error is its account of a failure, whatever its data
+          // holds (the Node SDK raises on the name; its data need not carry an error key).
+          throw upstreamError("stream", data);
+        }
         JsonNode chunk = JSON.readTree(data);
         requireNoError(chunk, "stream");
         requireOneChoice(chunk.path("choices"), "stream");
@@ -368,9 +373,7 @@ public final class UpstreamEngine extends DescribedEngine {
     if (!stopped) {
       String error = Objects.requireNonNull(events).errorField();
       if (error != null) {
-        String words =
-            "the upstream sent an error in its stream (its words are in the server's log)";
-        throw replyFault(words, words + ": " + abbreviate(error), null);
+        throw upstreamError("stream", error);
       }
       throw replyFault(withoutUsage(events, response.contentType()), null);
     }
@@ -529,10 +532,20 @@ public final class UpstreamEngine extends DescribedEngine {
   private void requireNoError(JsonNode reply, String where) throws EngineException {
     JsonNode error = reply.get("error");
     if (error != null && !noError(error)) {
-      String words =
-          "the upstream sent an error in its " + where + " (its words are in the server's log)";
-      throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
+      throw upstreamError(where, error.toString());
     }
+  }
+
+  /**
+   * The failure of a reply or stream ({@code where}) in which the upstream said it failed: {@code
+   * said}, its own words (an error value, an error event's data, an error field), go to the
+   * operator's log, bounded, as a refusal's do ({@link #refused}); the client reads only that the
+   * upstream sent an error.
+   */
+  private EngineException upstreamError(String where, String said) {
+    String words =
+        "the upstream sent an error in its " + where + " (its words are in the server's log)";
+    return replyFault(words, words + ": " + abbreviate(said), null);
   }
 
   /**
