@@ -213,9 +213,10 @@ public final class UpstreamEngine extends DescribedEngine {
       requireOneChoice(reply.path("choices"), "reply");
       requirePassedOn(reply.path("choices").path(0), "reply");
       JsonNode message = reply.path("choices").path(0).path("message");
+      requireText(message, "message");
       JsonNode content = message.path("content");
       if (!content.isTextual()) {
-        throw replyFault(noContent(message), null);
+        throw replyFault("the upstream sent no choices[0].message.content", null);
       }
       text = content.asText();
       usage =
@@ -318,6 +319,7 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         JsonNode delta = chunk.path("choices").path(0).path("delta");
         JsonNode content = delta.path("content");
+        requireText(delta, "delta");
         if (!content.isTextual() || content.asText().isEmpty()) {
           if (reasons(delta)) {
             // A reasoning model's thinking is generated text too, only not served: a model that
@@ -549,24 +551,34 @@ public final class UpstreamEngine extends DescribedEngine {
   }
 
   /**
-   * Why a whole reply's {@code message} (its {@code choices[0].message}) holds no text, in words
-   * that name what came instead: a tool call or a refusal with {@code content: null} is no plain
-   * answer, which this server does not pass on (no request here offers tools).
+   * Fails a whole reply's {@code message} or a stream's {@code delta} ({@code where}) that carries
+   * a tool call, a function call or a refusal, naming it: none is a plain answer, and this server
+   * passes on text alone (no request here offers tools), so served it would be dropped, the text
+   * beside it (if any) passed on as the whole answer, whether the choice ends in its own finish
+   * reason or in {@code stop} (as Ollama's tool calls did). Null, an empty list or object and an
+   * empty string are none: servers send {@code "tool_calls": []} or {@code "refusal": null} with
+   * every piece of text.
    */
-  private static String noContent(JsonNode message) {
-    for (String instead : NO_PLAIN_ANSWER_FIELDS) {
-      JsonNode v = message.path(instead);
-      if (!v.isMissingNode() && !v.isNull() && !(v.isContainerNode() && v.isEmpty())) {
-        return "the upstream sent choices[0].message."
-            + instead
-            + " in place of content, which this server does not pass on (its replies are text)";
+  private void requireText(JsonNode message, String where) throws EngineException {
+    for (String other : NO_PLAIN_ANSWER_FIELDS) {
+      JsonNode v = message.path(other);
+      if (!v.isMissingNode()
+          && !v.isNull()
+          && !(v.isContainerNode() && v.isEmpty())
+          && !(v.isTextual() && v.textValue().isEmpty())) {
+        throw replyFault(
+            "the upstream sent choices[0]."
+                + where
+                + "."
+                + other
+                + ", which this server does not pass on (its replies are text)",
+            null);
       }
     }
-    return "the upstream sent no choices[0].message.content";
   }
 
-  /** The fields of a message that carry something other than text in place of its content. */
-  private static final List<String> NO_PLAIN_ANSWER_FIELDS =
+  /** The fields of a message or delta that carry something other than its text. */
+  static final List<String> NO_PLAIN_ANSWER_FIELDS =
       List.of("tool_calls", "function_call", "refusal");
 
   /**

@@ -7,9 +7,10 @@ import org.junit.jupiter.api.Test;
 import org.meshjava.core.EngineException;
 
 /**
- * A whole reply whose {@code choices[0].message} holds no text is refused naming what came in its
- * place: a finish reason this server does not pass on first, then a tool call, a function call or a
- * refusal with {@code content: null}; only a message with none of them lacks its content.
+ * A reply whose {@code choices[0].message} (or a stream's delta) carries a tool call, a function
+ * call or a refusal is refused naming it, whole and streamed, whatever its finish reason and
+ * whatever text is beside it; a finish reason this server does not pass on is named first, and only
+ * a message with none of them and no text lacks its content.
  */
 class UpstreamNoTextTest {
   private static final String USAGE = "{\"prompt_tokens\":3,\"completion_tokens\":2}";
@@ -60,10 +61,51 @@ class UpstreamNoTextTest {
             .hasMessage(
                 "the upstream sent choices[0].message."
                     + c[1]
-                    + " in place of content, which this server does not pass on (its replies are"
-                    + " text)");
+                    + ", which this server does not pass on (its replies are text)");
       }
     }
+  }
+
+  @Test
+  void aStreamedToolCallOrRefusal_failsNamingIt_asTheWholeReplyDoes() {
+    String[][] cases = {
+      {
+        "\"content\":null,\"tool_calls\":[{\"index\":0,\"id\":\"x\",\"type\":\"function\","
+            + "\"function\":{\"name\":\"f\",\"arguments\":\"\"}}]",
+        "tool_calls"
+      },
+      {"\"function_call\":{\"name\":\"f\",\"arguments\":\"\"}", "function_call"},
+      {"\"content\":null,\"refusal\":\"I can't help with that.\"", "refusal"},
+    };
+    for (String[] c : cases) {
+      String event =
+          "data: {\"choices\":[{\"index\":0,\"delta\":{" + c[0] + "},\"finish_reason\":null}]}\n\n";
+      String stop =
+          "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+      assertThatThrownBy(
+              () ->
+                  UpstreamEventFieldsTest.streamed(
+                      event, stop, UpstreamChoicesTest.USAGE_EVENT, "data: [DONE]\n\n"))
+          .as(c[0])
+          .isInstanceOf(EngineException.class)
+          .hasMessage(
+              "the upstream sent choices[0].delta."
+                  + c[1]
+                  + ", which this server does not pass on (its replies are text)");
+    }
+  }
+
+  @Test
+  void streamedTextBesideNoToolCall_isServed() throws Exception {
+    var r =
+        UpstreamEventFieldsTest.streamed(
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\","
+                + "\"refusal\":null,\"tool_calls\":[]}}]}\n\n",
+            "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"abc\",\"refusal\":\"\","
+                + "\"function_call\":null}}]}\n\n",
+            UpstreamChoicesTest.USAGE_EVENT,
+            "data: [DONE]\n\n");
+    assertThat(UpstreamEventFieldsTest.text(r)).isEqualTo("abc");
   }
 
   @Test
@@ -72,6 +114,7 @@ class UpstreamNoTextTest {
         new String[] {
           "\"content\":null",
           "\"content\":null,\"refusal\":null,\"tool_calls\":[],\"function_call\":null",
+          "\"content\":null,\"refusal\":\"\",\"tool_calls\":{}",
           "\"content\":7",
           "\"content\":{\"text\":\"x\"}"
         }) {
@@ -80,6 +123,25 @@ class UpstreamNoTextTest {
           .isInstanceOf(EngineException.class)
           .hasMessage("the upstream sent no choices[0].message.content");
     }
+  }
+
+  @Test
+  void aToolCallBesideText_failsToo_wholeAndStreamed() {
+    String call = "\"tool_calls\":[{\"id\":\"x\",\"type\":\"function\"}]";
+    assertThatThrownBy(
+            () -> UpstreamChoicesTest.whole(reply("\"content\":\"Let me look.\"," + call, "")))
+        .isInstanceOf(EngineException.class)
+        .hasMessageStartingWith("the upstream sent choices[0].message.tool_calls, ");
+    assertThatThrownBy(
+            () ->
+                UpstreamEventFieldsTest.streamed(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Let me look.\","
+                        + call
+                        + "}}]}\n\n",
+                    UpstreamChoicesTest.USAGE_EVENT,
+                    "data: [DONE]\n\n"))
+        .isInstanceOf(EngineException.class)
+        .hasMessageStartingWith("the upstream sent choices[0].delta.tool_calls, ");
   }
 
   @Test
