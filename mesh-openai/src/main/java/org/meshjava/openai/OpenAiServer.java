@@ -903,9 +903,17 @@ public final class OpenAiServer implements AutoCloseable {
    */
   private void write(Reply reply, Request request, Response response, Callback callback)
       throws IOException {
-    response.setStatus(reply.status());
     switch (reply) {
-      case Reply.Json json -> {
+      case Reply.Json asked -> {
+        // Rendered before the status is set: a throw while rendering is answered 500.
+        RenderedReply rendered =
+            RenderedReply.of(
+                asked,
+                request.getAttribute(RequestId.HEADER) instanceof String id
+                    ? id
+                    : RequestId.next());
+        Reply.Json json = rendered.reply();
+        response.setStatus(json.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         switch (json.retry()) {
           case UNSAID -> {}
@@ -916,17 +924,19 @@ public final class OpenAiServer implements AutoCloseable {
           case FUTILE -> response.getHeaders().put(SHOULD_RETRY, "false");
         }
         json.allow().ifPresent(a -> response.getHeaders().put(HttpHeader.ALLOW, a));
-        byte[] bytes = JsonBytes.of(json.body());
+        byte[] bytes = rendered.bytes();
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.Text text -> {
+        response.setStatus(text.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, text.contentType());
         byte[] bytes = text.body().getBytes(StandardCharsets.UTF_8);
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, bytes.length);
         response.write(true, ByteBuffer.wrap(bytes), callback);
       }
       case Reply.Streamed streamed -> {
+        response.setStatus(streamed.status());
         StreamChannel channel = new StreamChannel(request, response, writeTimeout);
         Optional<Reply> instead = streamed.producer().run(channel);
         if (!channel.started()) {

@@ -17,8 +17,9 @@ import org.jspecify.annotations.Nullable;
  * reader does not take as plainly right (a body that is not JSON, a part missing or of another
  * type, a count that is not a u32, a key given twice, text after the reply, an {@code error} that
  * is not null, a second choice or an index other than 0, a finish reason this server does not pass
- * on) gives null, and the caller reads the body as a tree, whose refusal then names the fault as
- * before. So a reply is read the same either way, and only the common one is read here.
+ * on, a tool call, function call or refusal that is not empty) gives null, and the caller reads the
+ * body as a tree, whose refusal then names the fault as before. So a reply is read the same either
+ * way, and only the common one is read here.
  */
 final class PlainReply {
   private static final long U32_MAX = 0xFFFF_FFFFL;
@@ -125,11 +126,28 @@ final class PlainReply {
           return null;
         }
         content = p.getText();
+      } else if (UpstreamEngine.NO_PLAIN_ANSWER_FIELDS.contains(name)) {
+        // A tool call or a refusal is the tree's to refuse; the empty ones that servers send with
+        // every reply (vLLM's "tool_calls": []) are read here.
+        if (!empty(p, v)) {
+          return null;
+        }
       } else {
         p.skipChildren();
       }
     }
     return content;
+  }
+
+  /** Whether the value at the parser is null, an empty list or object, or an empty string. */
+  private static boolean empty(JsonParser p, JsonToken v) throws IOException {
+    return switch (v) {
+      case VALUE_NULL -> true;
+      case VALUE_STRING -> p.getTextLength() == 0;
+      case START_ARRAY -> p.nextToken() == JsonToken.END_ARRAY;
+      case START_OBJECT -> p.nextToken() == JsonToken.END_OBJECT;
+      default -> false;
+    };
   }
 
   /** {@code prompt_tokens} and {@code completion_tokens}, each once and a u32; else null. */

@@ -12,9 +12,11 @@ import org.jspecify.annotations.Nullable;
  * fragments that are no JSON. One space after a field's colon is dropped, as the format says, and a
  * {@code data:} with no space is read alike. A line opening with a colon is a comment, and the
  * other fields ({@code event}, {@code id}, {@code retry}, and any the format does not know) are no
- * part of the data. An event whose data is empty is none. Data left when the stream ends without
- * the blank line that dispatches it is no event: the format discards it, and so do the SDKs, so a
- * client of the upstream never sees it either ({@link #endedInsideAnEvent()} says so).
+ * part of the data; an event named {@code error} is told apart ({@link #errorEvent()}). An event
+ * whose data is empty is none, unless it is named {@code error}. Data left when the stream ends
+ * without the blank line that dispatches it is no event: the format discards it, and so do the
+ * Python SDK and the Node SDK through v6 (v7 dispatches it), so most clients of the upstream never
+ * see it either ({@link #endedInsideAnEvent()} says so).
  *
  * <p>Why a bound: an event's data is held until its blank line comes, so an upstream sending data
  * lines without end would fill the heap; the joined data is held to {@code maxDataChars}, past
@@ -30,6 +32,12 @@ final class ServerSentEvents {
 
   private boolean endedInside;
   private long events;
+
+  /** Whether an {@code event: error} field came since the last dispatch. */
+  private boolean namedError;
+
+  /** Whether the event last returned by {@link #next} was named {@code error}. */
+  private boolean errorEvent;
 
   /** The value of the last {@code error} field read, or null if none came. */
   private @Nullable String errorField;
@@ -53,12 +61,15 @@ final class ServerSentEvents {
     String line;
     while ((line = lines.next()) != null) {
       if (line.isEmpty()) {
-        if (pending) {
+        boolean named = namedError;
+        namedError = false;
+        if (pending || named) {
           pending = false;
           String event = data.toString();
           data.setLength(0);
-          if (!event.isEmpty()) {
+          if (!event.isEmpty() || named) {
             events++;
+            errorEvent = named;
             return event;
           }
         }
@@ -66,7 +77,13 @@ final class ServerSentEvents {
       }
       int from = line.startsWith("data") ? fieldValue(line, 4) : -1;
       if (from < 0) {
-        if (line.startsWith("error")) {
+        if (line.startsWith("event")) {
+          // The last event field names the event, as the format says; only "error" matters here.
+          int at = fieldValue(line, 5);
+          if (at >= 0) {
+            namedError = line.substring(at).equals("error");
+          }
+        } else if (line.startsWith("error")) {
           int at = fieldValue(line, 5);
           if (at >= 0 && !line.substring(at).isBlank()) {
             errorField = line.substring(at);
@@ -115,6 +132,15 @@ final class ServerSentEvents {
    */
   @Nullable String errorField() {
     return errorField;
+  }
+
+  /**
+   * Whether the event last returned by {@link #next} was named {@code error} ({@code event:
+   * error}): its data is the upstream's account of a failure, not a chunk, and may be empty (such
+   * an event is returned, where an unnamed event with empty data is none).
+   */
+  boolean errorEvent() {
+    return errorEvent;
   }
 
   /**

@@ -210,13 +210,15 @@ public final class UpstreamEngine extends DescribedEngine {
     try {
       JsonNode reply = JSON.readTree(response.body());
       requireNoError(reply, "reply");
-      JsonNode content = reply.path("choices").path(0).path("message").path("content");
+      requireOneChoice(reply.path("choices"), "reply");
+      requirePassedOn(reply.path("choices").path(0), "reply");
+      JsonNode message = reply.path("choices").path(0).path("message");
+      requireText(message, "message");
+      JsonNode content = message.path("content");
       if (!content.isTextual()) {
         throw replyFault("the upstream sent no choices[0].message.content", null);
       }
       text = content.asText();
-      requireOneChoice(reply.path("choices"), "reply");
-      requirePassedOn(reply.path("choices").path(0), "reply");
       usage =
           usage(reply, request)
               .orElseThrow(
@@ -297,8 +299,15 @@ public final class UpstreamEngine extends DescribedEngine {
       events = new ServerSentEvents(lines, MAX_EVENT_LINE_BYTES);
       String data;
       while (!stopped && (data = events.next()) != null) {
-        if (data.strip().equals("[DONE]")) {
+        // The end as the Python SDK and the Node SDK through v6 read it: data that starts with
+        // [DONE], whatever follows (Node's v7 asks for [DONE] alone, failing the rest as not JSON).
+        if (data.startsWith("[DONE]")) {
           break;
+        }
+        if (events.errorEvent()) {
+          // An event the upstream names error is its account of a failure, whatever its data
+          // holds (the Node SDK raises on the name; its data need not carry an error key).
+          throw upstreamError("stream", data);
         }
         JsonNode chunk = JSON.readTree(data);
         requireNoError(chunk, "stream");
@@ -310,6 +319,7 @@ public final class UpstreamEngine extends DescribedEngine {
         }
         JsonNode delta = chunk.path("choices").path(0).path("delta");
         JsonNode content = delta.path("content");
+        requireText(delta, "delta");
         if (!content.isTextual() || content.asText().isEmpty()) {
           if (reasons(delta)) {
             // A reasoning model's thinking is generated text too, only not served: a model that
@@ -365,9 +375,7 @@ public final class UpstreamEngine extends DescribedEngine {
     if (!stopped) {
       String error = Objects.requireNonNull(events).errorField();
       if (error != null) {
-        String words =
-            "the upstream sent an error in its stream (its words are in the server's log)";
-        throw replyFault(words, words + ": " + abbreviate(error), null);
+        throw upstreamError("stream", error);
       }
       throw replyFault(withoutUsage(events, response.contentType()), null);
     }
@@ -526,11 +534,52 @@ public final class UpstreamEngine extends DescribedEngine {
   private void requireNoError(JsonNode reply, String where) throws EngineException {
     JsonNode error = reply.get("error");
     if (error != null && !noError(error)) {
-      String words =
-          "the upstream sent an error in its " + where + " (its words are in the server's log)";
-      throw replyFault(words, words + ": " + abbreviate(error.toString()), null);
+      throw upstreamError(where, error.toString());
     }
   }
+
+  /**
+   * The failure of a reply or stream ({@code where}) in which the upstream said it failed: {@code
+   * said}, its own words (an error value, an error event's data, an error field), go to the
+   * operator's log, bounded, as a refusal's do ({@link #refused}); the client reads only that the
+   * upstream sent an error.
+   */
+  private EngineException upstreamError(String where, String said) {
+    String words =
+        "the upstream sent an error in its " + where + " (its words are in the server's log)";
+    return replyFault(words, words + ": " + abbreviate(said), null);
+  }
+
+  /**
+   * Fails a whole reply's {@code message} or a stream's {@code delta} ({@code where}) that carries
+   * a tool call, a function call or a refusal, naming it: none is a plain answer, and this server
+   * passes on text alone (no request here offers tools), so served it would be dropped, the text
+   * beside it (if any) passed on as the whole answer, whether the choice ends in its own finish
+   * reason or in {@code stop} (as Ollama's tool calls did). Null, an empty list or object and an
+   * empty string are none: servers send {@code "tool_calls": []} or {@code "refusal": null} with
+   * every piece of text.
+   */
+  private void requireText(JsonNode message, String where) throws EngineException {
+    for (String other : NO_PLAIN_ANSWER_FIELDS) {
+      JsonNode v = message.path(other);
+      if (!v.isMissingNode()
+          && !v.isNull()
+          && !(v.isContainerNode() && v.isEmpty())
+          && !(v.isTextual() && v.textValue().isEmpty())) {
+        throw replyFault(
+            "the upstream sent choices[0]."
+                + where
+                + "."
+                + other
+                + ", which this server does not pass on (its replies are text)",
+            null);
+      }
+    }
+  }
+
+  /** The fields of a message or delta that carry something other than its text. */
+  static final List<String> NO_PLAIN_ANSWER_FIELDS =
+      List.of("tool_calls", "function_call", "refusal");
 
   /**
    * Fails a reply or stream event ({@code where}) whose {@code choices} is not the one choice asked
@@ -565,12 +614,13 @@ public final class UpstreamEngine extends DescribedEngine {
   /**
    * The finish reasons of an upstream's choice that this server cannot pass on: its replies end
    * {@code stop} or {@code length}, read from the upstream's counts (SPEC 70), and each of these
-   * says the text is not a plain answer (cut by a filter, or a call of a tool no request here
-   * offers), so served as one it would tell the client a falsehood. Any other reason (a server's
-   * own, such as {@code eos_token}) ends a plain answer and is read from the counts as before.
+   * says the text is not a plain answer (cut by a filter, a call of a tool no request here offers,
+   * or a generation that failed: Mistral's {@code error}, which LiteLLM passes on), so served as
+   * one it would tell the client a falsehood. Any other reason (a server's own, such as {@code
+   * eos_token}) ends a plain answer and is read from the counts as before.
    */
   static final Set<String> UNSERVED_FINISH_REASONS =
-      Set.of("content_filter", "tool_calls", "function_call");
+      Set.of("content_filter", "tool_calls", "function_call", "error");
 
   /** Fails a reply or stream event ({@code where}) whose choice ends in an unserved reason. */
   private void requirePassedOn(JsonNode choice, String where) throws EngineException {

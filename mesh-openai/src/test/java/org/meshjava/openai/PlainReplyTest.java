@@ -29,7 +29,9 @@ class PlainReplyTest {
             + USAGE
             + "}",
         "{" + USAGE + ",\"choices\":[{\"message\":{\"content\":\"a\\u00e9\\ud83d\\ude00\\n\"}}]}",
-        " {\"choices\" : [ {\"message\":{\"content\":\"\",\"tool_calls\":[{\"a\":[1,{}]}]}} ] , "
+        // Empty tool calls and refusals, which servers send with every reply (vLLM's []).
+        " {\"choices\" : [ {\"message\":{\"content\":\"\",\"tool_calls\":[ ],\"function_call\":{},"
+            + "\"refusal\":\"\"}} ] , "
             + USAGE
             + " } ",
         "{\"choices\":[{\"index\":null,\"message\":{\"content\":\"x\"},\"finish_reason\":\"length\"}],"
@@ -59,6 +61,14 @@ class PlainReplyTest {
             + " } ",
         "{\"choices\":[{\"index\":1,\"message\":{\"content\":\"x\"}}]," + USAGE + "}",
         "{\"choices\":[{\"index\":\"0\",\"message\":{\"content\":\"x\"}}]," + USAGE + "}",
+        // A tool call, function call or refusal, beside text or not, the tree refuses.
+        " {\"choices\" : [ {\"message\":{\"content\":\"\",\"tool_calls\":[{\"a\":[1,{}]}]}} ] , "
+            + USAGE
+            + " } ",
+        "{\"choices\":[{\"message\":{\"content\":\"x\",\"function_call\":{\"name\":\"f\"}}}],"
+            + USAGE
+            + "}",
+        "{\"choices\":[{\"message\":{\"refusal\":\"no\",\"content\":\"x\"}}]," + USAGE + "}",
         // A finish reason this server does not pass on, the tree refuses.
         "{\"choices\":[{\"message\":{\"content\":\"x\"},\"finish_reason\":\"content_filter\"}],"
             + USAGE

@@ -16,7 +16,7 @@ import org.meshjava.core.EngineResult;
 class UpstreamFinishReasonTest {
   @Test
   void aFinishReasonThatIsNoPlainAnswer_failsWholeAndStreamed() throws Exception {
-    for (String reason : new String[] {"content_filter", "tool_calls", "function_call"}) {
+    for (String reason : new String[] {"content_filter", "tool_calls", "function_call", "error"}) {
       String finish = ",\"finish_reason\":\"" + reason + "\"";
       assertThatThrownBy(
               () ->
