@@ -105,6 +105,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // line says it.
   private final AtomicBoolean warnedPollFailed = new AtomicBoolean();
   private final AtomicBoolean warnedWatchFailed = new AtomicBoolean();
+  private final AtomicBoolean warnedProbeFailed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -291,11 +292,25 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       }
       throw e;
     }
-    tellOtherMeters(entered.keySet(), now, true);
-    scheduleDueProbes(now);
-    startPoll();
-    startWatch();
-    return new Window(entered, everyDomainHasACounter);
+    try {
+      tellOtherMeters(entered.keySet(), now, true);
+      scheduleDueProbes(now);
+      startPoll();
+      startWatch();
+      return new Window(entered, everyDomainHasACounter);
+    } catch (RuntimeException | Error e) {
+      // As above, once the shares are in every book: no window comes back to close them.
+      try {
+        leaveEvery(entered, now, e);
+      } finally {
+        try {
+          tellOtherMeters(entered.keySet(), now, false);
+        } finally {
+          entered.keySet().forEach(DomainLedger::countedOut);
+        }
+      }
+      throw e;
+    }
   }
 
   /**
@@ -612,9 +627,23 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               due.forEach(DomainLedger::probeFinished);
             }
           });
-    } catch (RejectedExecutionException e) {
+    } catch (RuntimeException | Error e) {
+      // Refused (closed meanwhile), or the executor could not start a thread for it (an
+      // OutOfMemoryError 'unable to create native thread'): left claimed, those counters would
+      // never be probed again, and one demoted would stay an estimator for the life of the meter.
+      // Claimed again at the next open or close; the serve that met it is no place for the fault.
       due.forEach(DomainLedger::probeFinished);
+      if (!(e instanceof RejectedExecutionException)) {
+        LOG.atLevel(warnedProbeFailed.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
+            .log(
+                "energy meter {}: starting a liveness probe failed ({}); tried again at the next"
+                    + " window",
+                name,
+                e.toString());
+      }
+      return;
     }
+    warnedProbeFailed.set(false);
   }
 
   private void runProbe(List<DomainLedger> targets) {

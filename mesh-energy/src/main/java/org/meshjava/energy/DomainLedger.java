@@ -355,8 +355,24 @@ final class DomainLedger implements LivenessProbe.Target {
     // Counted before the read, so another meter reading the counter meanwhile splits its segment
     // as if this window were in it, which gives its windows less, never more (a leave is counted
     // out only after its read and the other meters' notices, CounterMeter). This ledger's own read
-    // leaves it out: the segment it ends is before this window.
+    // leaves it out: the segment it ends is before this window. Counted out again whatever is
+    // thrown before the share is in the books (an OutOfMemoryError making it, a logger failing):
+    // no window comes back to close, and the count left up would overlap every later window on
+    // the counter, in every meter, for the life of the process.
     int openOnCounter = OpenWindows.opened(hardware);
+    boolean registered = false;
+    try {
+      Share share = enterCounted(nowNanos, openOnCounter);
+      registered = true;
+      return share;
+    } finally {
+      if (!registered) {
+        OpenWindows.closed(hardware);
+      }
+    }
+  }
+
+  private Share enterCounted(long nowNanos, int openOnCounter) {
     boolean readOk = true;
     long total = lastTotal;
     entering = true;
@@ -365,9 +381,6 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       readOk = false;
       failed(e);
-    } catch (RuntimeException | Error e) {
-      OpenWindows.closed(hardware);
-      throw e;
     } finally {
       entering = false;
     }
