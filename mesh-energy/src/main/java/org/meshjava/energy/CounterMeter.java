@@ -322,7 +322,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * channel first, so the energy before the event is split among the windows open before it, and a
    * window opened there within an update period after a leave holds that serve's tail. Windows open
    * before a meter was made, or not yet told, are in {@link OpenWindows}. Called holding no
-   * ledger's monitor; an open tells after entering, a leave before it is counted out.
+   * ledger's monitor; an open tells after entering, a leave before it is counted out. The JVM
+   * failing in a told meter's read is thrown on once every meter was told.
    */
   private void tellOtherMeters(Iterable<DomainLedger> mine, long nowNanos, boolean entered) {
     List<CounterMeter> others = new ArrayList<>();
@@ -333,18 +334,32 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
     }
+    // Every meter is told whatever one throws (the JVM failing in one's read): a meter left untold
+    // splits the energy before the event among the windows open after it.
+    Throwable first = null;
     for (CounterMeter other : others) {
       for (DomainLedger l : mine) {
         DomainLedger theirs = other.byHardware.get(l.hardware());
         if (theirs == null) {
           continue;
         }
-        if (entered) {
-          theirs.foreignEntered(nowNanos);
-        } else {
-          theirs.foreignLeft(nowNanos);
+        try {
+          if (entered) {
+            theirs.foreignEntered(nowNanos);
+          } else {
+            theirs.foreignLeft(nowNanos);
+          }
+        } catch (RuntimeException | Error e) {
+          if (first == null) {
+            first = e;
+          } else if (first != e) {
+            first.addSuppressed(e);
+          }
         }
       }
+    }
+    if (first != null) {
+      throwUnchecked(first);
     }
   }
 

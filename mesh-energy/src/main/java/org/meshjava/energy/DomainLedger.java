@@ -417,9 +417,12 @@ final class DomainLedger implements LivenessProbe.Target {
    * already counted, which gives them less, never more).
    */
   synchronized void foreignEntered(long nowNanos) {
-    readForForeign(nowNanos);
-    for (Share s : open) {
-      s.overlapped = true;
+    try {
+      readForForeign(nowNanos);
+    } finally {
+      for (Share s : open) {
+        s.overlapped = true;
+      }
     }
   }
 
@@ -429,9 +432,13 @@ final class DomainLedger implements LivenessProbe.Target {
    * holds the end of that serve (the tail rule, across meters as within one).
    */
   synchronized void foreignLeft(long nowNanos) {
-    long readStart = readForForeign(nowNanos);
-    lastLeaveReadStartNanos = Math.max(readStart, leftOnce ? lastLeaveReadStartNanos : readStart);
-    leftOnce = true;
+    long readStart = nowNanos;
+    try {
+      readStart = readForForeign(nowNanos);
+    } finally {
+      lastLeaveReadStartNanos = Math.max(readStart, leftOnce ? lastLeaveReadStartNanos : readStart);
+      leftOnce = true;
+    }
   }
 
   /**
@@ -441,8 +448,13 @@ final class DomainLedger implements LivenessProbe.Target {
    * open after it (a window that left took its share in its own meter's books, and the one still
    * open here would take it again), so the windows open here are no reading. An Error is not thrown
    * into the other meter's serve, whose counters are not at fault, and which must still tell every
-   * other meter of its event; even a {@link VirtualMachineError}, which the serve's own next step
-   * meets.
+   * other meter of its event.
+   *
+   * <p>A {@link VirtualMachineError} other than a {@link StackOverflowError} (the heap gone, the
+   * JVM broken) is the process failing, not this counter: it passes as it is, to the serve whose
+   * event this is, once the windows open here have lost their claim to a reading (a new epoch); the
+   * counter is not demoted, blamed or re-probed for it. A stack overflow is unwound by the time it
+   * is caught, and is this counter's failed read as any other Error.
    */
   private long readForForeign(long nowNanos) {
     if (released) {
@@ -454,6 +466,10 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       failed(e);
     } catch (RuntimeException | Error e) {
+      if (e instanceof VirtualMachineError vm && !(e instanceof StackOverflowError)) {
+        epoch++;
+        throw vm;
+      }
       LOG.warn("reading energy counter {} at another meter's window threw", channel.name(), e);
       failed(
           new CounterException(
