@@ -288,7 +288,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       try {
         leaveEvery(entered, now, e);
       } finally {
-        entered.keySet().forEach(DomainLedger::countedOut);
+        entered.forEach(DomainLedger::countedOut);
       }
       throw e;
     }
@@ -306,7 +306,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         try {
           tellOtherMeters(entered.keySet(), now, false);
         } finally {
-          entered.keySet().forEach(DomainLedger::countedOut);
+          entered.forEach(DomainLedger::countedOut);
         }
       }
       throw e;
@@ -859,7 +859,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         try {
           tellOtherMeters(entered.keySet(), now, false);
         } finally {
-          entered.keySet().forEach(DomainLedger::countedOut);
+          entered.forEach(DomainLedger::countedOut);
         }
       }
       scheduleDueProbes(now);

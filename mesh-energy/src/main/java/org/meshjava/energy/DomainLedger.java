@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -122,8 +123,22 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final int ERRORS_BEFORE_SET_ASIDE = 3;
 
+  /**
+   * How long a window may stay open before it is taken as gone: no serve's window lasts an hour,
+   * and one that does was lost (a caller that dropped its handle) or belongs to an engine that
+   * never returned. Such a window would otherwise overlap every later window on the counter, in
+   * every meter of the process (the count is process-wide), for the life of the process. Past this
+   * age it is taken out of the books at the next read of the counter in its own meter: it receives
+   * no more energy, no longer overlaps later windows, and its own figure, if it ever closes, is the
+   * estimator's. An engine still working past it is background load from then on, as another
+   * process's is.
+   */
+  static final long STALE_WINDOW_NANOS = 3_600_000_000_000L;
+
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
+    // When the enter began, by the caller's clock: the window's age is counted from it.
+    private final long openedNanos;
     private final long epoch;
     private final long totalAtOpen;
     private final long openReadEndNanos;
@@ -135,13 +150,19 @@ final class DomainLedger implements LivenessProbe.Target {
     private double apportionedUj;
     private boolean overlapped;
     private boolean left;
+    // Still counted in OpenWindows; a stale window is counted out before its close.
+    private boolean countedIn = true;
+    // Taken out of the books past STALE_WINDOW_NANOS.
+    private boolean stale;
 
     private Share(
+        long openedNanos,
         long epoch,
         long totalAtOpen,
         long openReadEndNanos,
         boolean trustedAtOpen,
         long sinceLastLeaveNanos) {
+      this.openedNanos = openedNanos;
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
       this.openReadEndNanos = openReadEndNanos;
@@ -359,6 +380,7 @@ final class DomainLedger implements LivenessProbe.Target {
     // thrown before the share is in the books (an OutOfMemoryError making it, a logger failing):
     // no window comes back to close, and the count left up would overlap every later window on
     // the counter, in every meter, for the life of the process.
+    expireStale(nowNanos);
     int openOnCounter = OpenWindows.opened(hardware);
     boolean registered = false;
     try {
@@ -400,6 +422,7 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     Share share =
         new Share(
+            nowNanos,
             epoch,
             total,
             readOk ? lastReadEndNanos : nowNanos,
@@ -480,9 +503,36 @@ final class DomainLedger implements LivenessProbe.Target {
     return nowNanos;
   }
 
-  /** A window that entered here is gone from the counter, in every meter's count. */
-  void countedOut() {
-    OpenWindows.closed(hardware);
+  /** {@code share}'s window is gone from the counter, in every meter's count; once only. */
+  synchronized void countedOut(Share share) {
+    countOut(share);
+  }
+
+  private void countOut(Share share) {
+    if (share.countedIn) {
+      share.countedIn = false;
+      OpenWindows.closed(hardware);
+    }
+  }
+
+  /** Takes every window open longer than {@link #STALE_WINDOW_NANOS} out of the books. */
+  private void expireStale(long nowNanos) {
+    for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
+      Share s = it.next();
+      long ageNanos = nowNanos - s.openedNanos;
+      if (ageNanos >= STALE_WINDOW_NANOS) {
+        it.remove();
+        s.stale = true;
+        countOut(s);
+        LOG.warn(
+            "a window open on energy counter {} ({}) for {} min is taken as gone (its handle was"
+                + " lost or its engine never returned): it no longer overlaps later windows, and"
+                + " its own figure is the estimator's",
+            channel.name(),
+            channel.domain(),
+            ageNanos / 60_000_000_000L);
+      }
+    }
   }
 
   /** Removes a window and returns what it saw. */
@@ -491,6 +541,10 @@ final class DomainLedger implements LivenessProbe.Target {
       throw new IllegalStateException("share already left the ledger");
     }
     share.left = true;
+    if (share.stale) {
+      // Out of the books already: no event here, and no figure from the counter.
+      return new Exit(false, 0, share.apportionedUj, true);
+    }
     long total;
     boolean readOk = true;
     try {
@@ -895,6 +949,7 @@ final class DomainLedger implements LivenessProbe.Target {
     // a new value counts as seen only from after the read (so a fresh value never looks still),
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
+    expireStale(nowNanos);
     long gapBefore = channel.maxReadGapNanos();
     long total = readChannel(forProbe);
     long mark = channel.livenessMark(total);
