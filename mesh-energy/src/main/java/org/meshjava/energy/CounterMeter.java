@@ -414,6 +414,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                 // meter's life, and every window across such a gap no reading.
                 try {
                   pollCounters();
+                } catch (RuntimeException | Error e) {
+                  ownReadThrew("timed read", e);
                 } finally {
                   schedulePoll(executor, chain);
                 }
@@ -438,6 +440,20 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (executor != null && !polling.get() && polling.compareAndSet(false, true)) {
       schedulePoll(executor, pollChain.get());
     }
+  }
+
+  /**
+   * Logs what a read on the meter's own thread threw (an Error out of a driver's read, which the
+   * ledger counts against its counter, {@link DomainLedger#ERRORS_BEFORE_SET_ASIDE}): thrown on
+   * there, it would end in the scheduled task's future, which nobody reads, and the counter's fault
+   * would go unheard until it was set aside. The chain goes on either way.
+   */
+  private void ownReadThrew(String what, Throwable e) {
+    LOG.warn(
+        "energy meter {}: its {} of the counters threw; they are read again at the next",
+        name,
+        what,
+        e);
   }
 
   /**
@@ -521,6 +537,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                 // and no window long enough to be a reading could pass the stall bound again.
                 try {
                   watchOpenWindows();
+                } catch (RuntimeException | Error e) {
+                  ownReadThrew("watch", e);
                 } finally {
                   scheduleWatch(executor, chain);
                 }
