@@ -897,6 +897,33 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * The clock reads earlier than the last read (a step back, which a monotonic clock should never
+   * make): every time kept was in the future, so a gap, a stall or the tail of the last close would
+   * be measured from it, hiding a spell unread long enough for a wrap and overlapping every window
+   * for as long as the step. The times start over from {@code nowNanos}: no window open across the
+   * step is a reading (a new epoch), no change of the counter is proven since, a close's tail runs
+   * from here, and a re-probe due by then is due now.
+   */
+  private void restartTimes(long nowNanos) {
+    LOG.warn(
+        "the clock of energy counter {} stepped back {} ms; windows open across it are not readings",
+        channel.name(),
+        (lastReadNanos - nowNanos) / 1_000_000);
+    epoch++;
+    lastReadNanos = nowNanos;
+    lastChangeNanos = Math.min(lastChangeNanos, nowNanos);
+    latestChangeEarliestNanos = Long.MIN_VALUE;
+    currentHeldNanos = 0;
+    previousHeldNanos = 0;
+    lastTotalSinceNanos = nowNanos;
+    anchors.clear();
+    lastLeaveReadStartNanos = Math.min(lastLeaveReadStartNanos, nowNanos);
+    lastProbeNanos = Math.min(lastProbeNanos, nowNanos);
+    lastDemotionNanos = Math.min(lastDemotionNanos, nowNanos);
+    reprobeNotBeforeNanos = Math.min(reprobeNotBeforeNanos, nowNanos);
+  }
+
+  /**
    * Whether the rise from {@code from}, published no earlier than {@code fromNanos}, is drawable.
    */
   private static boolean withinBound(
@@ -949,6 +976,10 @@ final class DomainLedger implements LivenessProbe.Target {
     // a new value counts as seen only from after the read (so a fresh value never looks still),
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
+    boolean clockWentBack = haveTotal && nowNanos < lastReadNanos;
+    if (clockWentBack) {
+      restartTimes(nowNanos);
+    }
     expireStale(nowNanos);
     long gapBefore = channel.maxReadGapNanos();
     long total = readChannel(forProbe);
@@ -957,7 +988,10 @@ final class DomainLedger implements LivenessProbe.Target {
     if (haveTotal) {
       // Judged before anything the read taught the channel is believed: a total refused here is no
       // draw, and the channel forgets it (a RAPL zone would otherwise read its interval for it).
-      refuseImplausible(total, mark, nowNanos, afterNanos);
+      // Not across a step back of the clock: how long the increment took is unknown.
+      if (!clockWentBack) {
+        refuseImplausible(total, mark, nowNanos, afterNanos);
+      }
       if (channel.maxReadGapNanos() < gapBefore) {
         // The counter drew more than it was read for: reads before this one were spaced for less,
         // so no window open across them is a reading (a wrap more may hide between two of them).
