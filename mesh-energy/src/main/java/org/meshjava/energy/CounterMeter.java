@@ -105,6 +105,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
   // line says it.
   private final AtomicBoolean warnedPollFailed = new AtomicBoolean();
   private final AtomicBoolean warnedWatchFailed = new AtomicBoolean();
+  private final AtomicBoolean warnedProbeFailed = new AtomicBoolean();
   private final Object probeLock = new Object();
   private int probesRunning;
   private final String name;
@@ -287,15 +288,29 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
       try {
         leaveEvery(entered, now, e);
       } finally {
-        entered.keySet().forEach(DomainLedger::countedOut);
+        entered.forEach(DomainLedger::countedOut);
       }
       throw e;
     }
-    tellOtherMeters(entered.keySet(), now, true);
-    scheduleDueProbes(now);
-    startPoll();
-    startWatch();
-    return new Window(entered, everyDomainHasACounter);
+    try {
+      tellOtherMeters(entered.keySet(), now, true);
+      scheduleDueProbes(now);
+      startPoll();
+      startWatch();
+      return new Window(entered, everyDomainHasACounter);
+    } catch (RuntimeException | Error e) {
+      // As above, once the shares are in every book: no window comes back to close them.
+      try {
+        leaveEvery(entered, now, e);
+      } finally {
+        try {
+          tellOtherMeters(entered.keySet(), now, false);
+        } finally {
+          entered.forEach(DomainLedger::countedOut);
+        }
+      }
+      throw e;
+    }
   }
 
   /**
@@ -307,7 +322,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
    * channel first, so the energy before the event is split among the windows open before it, and a
    * window opened there within an update period after a leave holds that serve's tail. Windows open
    * before a meter was made, or not yet told, are in {@link OpenWindows}. Called holding no
-   * ledger's monitor; an open tells after entering, a leave before it is counted out.
+   * ledger's monitor; an open tells after entering, a leave before it is counted out. The JVM
+   * failing in a told meter's read is thrown on once every meter was told.
    */
   private void tellOtherMeters(Iterable<DomainLedger> mine, long nowNanos, boolean entered) {
     List<CounterMeter> others = new ArrayList<>();
@@ -318,18 +334,32 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         }
       }
     }
+    // Every meter is told whatever one throws (the JVM failing in one's read): a meter left untold
+    // splits the energy before the event among the windows open after it.
+    Throwable first = null;
     for (CounterMeter other : others) {
       for (DomainLedger l : mine) {
         DomainLedger theirs = other.byHardware.get(l.hardware());
         if (theirs == null) {
           continue;
         }
-        if (entered) {
-          theirs.foreignEntered(nowNanos);
-        } else {
-          theirs.foreignLeft(nowNanos);
+        try {
+          if (entered) {
+            theirs.foreignEntered(nowNanos);
+          } else {
+            theirs.foreignLeft(nowNanos);
+          }
+        } catch (RuntimeException | Error e) {
+          if (first == null) {
+            first = e;
+          } else if (first != e) {
+            first.addSuppressed(e);
+          }
         }
       }
+    }
+    if (first != null) {
+      throwUnchecked(first);
     }
   }
 
@@ -384,6 +414,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                 // meter's life, and every window across such a gap no reading.
                 try {
                   pollCounters();
+                } catch (RuntimeException | Error e) {
+                  ownReadThrew("timed read", e);
                 } finally {
                   schedulePoll(executor, chain);
                 }
@@ -408,6 +440,20 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
     if (executor != null && !polling.get() && polling.compareAndSet(false, true)) {
       schedulePoll(executor, pollChain.get());
     }
+  }
+
+  /**
+   * Logs what a read on the meter's own thread threw (an Error out of a driver's read, which the
+   * ledger counts against its counter, {@link DomainLedger#ERRORS_BEFORE_SET_ASIDE}): thrown on
+   * there, it would end in the scheduled task's future, which nobody reads, and the counter's fault
+   * would go unheard until it was set aside. The chain goes on either way.
+   */
+  private void ownReadThrew(String what, Throwable e) {
+    LOG.warn(
+        "energy meter {}: its {} of the counters threw; they are read again at the next",
+        name,
+        what,
+        e);
   }
 
   /**
@@ -491,6 +537,8 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
                 // and no window long enough to be a reading could pass the stall bound again.
                 try {
                   watchOpenWindows();
+                } catch (RuntimeException | Error e) {
+                  ownReadThrew("watch", e);
                 } finally {
                   scheduleWatch(executor, chain);
                 }
@@ -612,9 +660,23 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
               due.forEach(DomainLedger::probeFinished);
             }
           });
-    } catch (RejectedExecutionException e) {
+    } catch (RuntimeException | Error e) {
+      // Refused (closed meanwhile), or the executor could not start a thread for it (an
+      // OutOfMemoryError 'unable to create native thread'): left claimed, those counters would
+      // never be probed again, and one demoted would stay an estimator for the life of the meter.
+      // Claimed again at the next open or close; the serve that met it is no place for the fault.
       due.forEach(DomainLedger::probeFinished);
+      if (!(e instanceof RejectedExecutionException)) {
+        LOG.atLevel(warnedProbeFailed.compareAndSet(false, true) ? Level.WARN : Level.DEBUG)
+            .log(
+                "energy meter {}: starting a liveness probe failed ({}); tried again at the next"
+                    + " window",
+                name,
+                e.toString());
+      }
+      return;
     }
+    warnedProbeFailed.set(false);
   }
 
   private void runProbe(List<DomainLedger> targets) {
@@ -815,7 +877,7 @@ public final class CounterMeter implements EnergyMeter, AutoCloseable {
         try {
           tellOtherMeters(entered.keySet(), now, false);
         } finally {
-          entered.keySet().forEach(DomainLedger::countedOut);
+          entered.forEach(DomainLedger::countedOut);
         }
       }
       scheduleDueProbes(now);

@@ -2,6 +2,7 @@ package org.meshjava.energy;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -122,8 +123,22 @@ final class DomainLedger implements LivenessProbe.Target {
    */
   static final int ERRORS_BEFORE_SET_ASIDE = 3;
 
+  /**
+   * How long a window may stay open before it is taken as gone: no serve's window lasts an hour,
+   * and one that does was lost (a caller that dropped its handle) or belongs to an engine that
+   * never returned. Such a window would otherwise overlap every later window on the counter, in
+   * every meter of the process (the count is process-wide), for the life of the process. Past this
+   * age it is taken out of the books at the next read of the counter in its own meter: it receives
+   * no more energy, no longer overlaps later windows, and its own figure, if it ever closes, is the
+   * estimator's. An engine still working past it is background load from then on, as another
+   * process's is.
+   */
+  static final long STALE_WINDOW_NANOS = 3_600_000_000_000L;
+
   /** One window's stake in this domain. Guarded by the ledger's monitor. */
   static final class Share {
+    // When the enter began, by the caller's clock: the window's age is counted from it.
+    private final long openedNanos;
     private final long epoch;
     private final long totalAtOpen;
     private final long openReadEndNanos;
@@ -135,13 +150,19 @@ final class DomainLedger implements LivenessProbe.Target {
     private double apportionedUj;
     private boolean overlapped;
     private boolean left;
+    // Still counted in OpenWindows; a stale window is counted out before its close.
+    private boolean countedIn = true;
+    // Taken out of the books past STALE_WINDOW_NANOS.
+    private boolean stale;
 
     private Share(
+        long openedNanos,
         long epoch,
         long totalAtOpen,
         long openReadEndNanos,
         boolean trustedAtOpen,
         long sinceLastLeaveNanos) {
+      this.openedNanos = openedNanos;
       this.epoch = epoch;
       this.totalAtOpen = totalAtOpen;
       this.openReadEndNanos = openReadEndNanos;
@@ -355,8 +376,25 @@ final class DomainLedger implements LivenessProbe.Target {
     // Counted before the read, so another meter reading the counter meanwhile splits its segment
     // as if this window were in it, which gives its windows less, never more (a leave is counted
     // out only after its read and the other meters' notices, CounterMeter). This ledger's own read
-    // leaves it out: the segment it ends is before this window.
+    // leaves it out: the segment it ends is before this window. Counted out again whatever is
+    // thrown before the share is in the books (an OutOfMemoryError making it, a logger failing):
+    // no window comes back to close, and the count left up would overlap every later window on
+    // the counter, in every meter, for the life of the process.
+    expireStale(nowNanos);
     int openOnCounter = OpenWindows.opened(hardware);
+    boolean registered = false;
+    try {
+      Share share = enterCounted(nowNanos, openOnCounter);
+      registered = true;
+      return share;
+    } finally {
+      if (!registered) {
+        OpenWindows.closed(hardware);
+      }
+    }
+  }
+
+  private Share enterCounted(long nowNanos, int openOnCounter) {
     boolean readOk = true;
     long total = lastTotal;
     entering = true;
@@ -365,9 +403,6 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       readOk = false;
       failed(e);
-    } catch (RuntimeException | Error e) {
-      OpenWindows.closed(hardware);
-      throw e;
     } finally {
       entering = false;
     }
@@ -387,6 +422,7 @@ final class DomainLedger implements LivenessProbe.Target {
     }
     Share share =
         new Share(
+            nowNanos,
             epoch,
             total,
             readOk ? lastReadEndNanos : nowNanos,
@@ -404,9 +440,12 @@ final class DomainLedger implements LivenessProbe.Target {
    * already counted, which gives them less, never more).
    */
   synchronized void foreignEntered(long nowNanos) {
-    readForForeign(nowNanos);
-    for (Share s : open) {
-      s.overlapped = true;
+    try {
+      readForForeign(nowNanos);
+    } finally {
+      for (Share s : open) {
+        s.overlapped = true;
+      }
     }
   }
 
@@ -416,9 +455,13 @@ final class DomainLedger implements LivenessProbe.Target {
    * holds the end of that serve (the tail rule, across meters as within one).
    */
   synchronized void foreignLeft(long nowNanos) {
-    long readStart = readForForeign(nowNanos);
-    lastLeaveReadStartNanos = Math.max(readStart, leftOnce ? lastLeaveReadStartNanos : readStart);
-    leftOnce = true;
+    long readStart = nowNanos;
+    try {
+      readStart = readForForeign(nowNanos);
+    } finally {
+      lastLeaveReadStartNanos = Math.max(readStart, leftOnce ? lastLeaveReadStartNanos : readStart);
+      leftOnce = true;
+    }
   }
 
   /**
@@ -428,8 +471,13 @@ final class DomainLedger implements LivenessProbe.Target {
    * open after it (a window that left took its share in its own meter's books, and the one still
    * open here would take it again), so the windows open here are no reading. An Error is not thrown
    * into the other meter's serve, whose counters are not at fault, and which must still tell every
-   * other meter of its event; even a {@link VirtualMachineError}, which the serve's own next step
-   * meets.
+   * other meter of its event.
+   *
+   * <p>A {@link VirtualMachineError} other than a {@link StackOverflowError} (the heap gone, the
+   * JVM broken) is the process failing, not this counter: it passes as it is, to the serve whose
+   * event this is, once the windows open here have lost their claim to a reading (a new epoch); the
+   * counter is not demoted, blamed or re-probed for it. A stack overflow is unwound by the time it
+   * is caught, and is this counter's failed read as any other Error.
    */
   private long readForForeign(long nowNanos) {
     if (released) {
@@ -441,6 +489,10 @@ final class DomainLedger implements LivenessProbe.Target {
     } catch (CounterException e) {
       failed(e);
     } catch (RuntimeException | Error e) {
+      if (e instanceof VirtualMachineError vm && !(e instanceof StackOverflowError)) {
+        epoch++;
+        throw vm;
+      }
       LOG.warn("reading energy counter {} at another meter's window threw", channel.name(), e);
       failed(
           new CounterException(
@@ -451,9 +503,36 @@ final class DomainLedger implements LivenessProbe.Target {
     return nowNanos;
   }
 
-  /** A window that entered here is gone from the counter, in every meter's count. */
-  void countedOut() {
-    OpenWindows.closed(hardware);
+  /** {@code share}'s window is gone from the counter, in every meter's count; once only. */
+  synchronized void countedOut(Share share) {
+    countOut(share);
+  }
+
+  private void countOut(Share share) {
+    if (share.countedIn) {
+      share.countedIn = false;
+      OpenWindows.closed(hardware);
+    }
+  }
+
+  /** Takes every window open longer than {@link #STALE_WINDOW_NANOS} out of the books. */
+  private void expireStale(long nowNanos) {
+    for (Iterator<Share> it = open.iterator(); it.hasNext(); ) {
+      Share s = it.next();
+      long ageNanos = nowNanos - s.openedNanos;
+      if (ageNanos >= STALE_WINDOW_NANOS) {
+        it.remove();
+        s.stale = true;
+        countOut(s);
+        LOG.warn(
+            "a window open on energy counter {} ({}) for {} min is taken as gone (its handle was"
+                + " lost or its engine never returned): it no longer overlaps later windows, and"
+                + " its own figure is the estimator's",
+            channel.name(),
+            channel.domain(),
+            ageNanos / 60_000_000_000L);
+      }
+    }
   }
 
   /** Removes a window and returns what it saw. */
@@ -462,6 +541,10 @@ final class DomainLedger implements LivenessProbe.Target {
       throw new IllegalStateException("share already left the ledger");
     }
     share.left = true;
+    if (share.stale) {
+      // Out of the books already: no event here, and no figure from the counter.
+      return new Exit(false, 0, share.apportionedUj, true);
+    }
     long total;
     boolean readOk = true;
     try {
@@ -814,6 +897,33 @@ final class DomainLedger implements LivenessProbe.Target {
   }
 
   /**
+   * The clock reads earlier than the last read (a step back, which a monotonic clock should never
+   * make): every time kept was in the future, so a gap, a stall or the tail of the last close would
+   * be measured from it, hiding a spell unread long enough for a wrap and overlapping every window
+   * for as long as the step. The times start over from {@code nowNanos}: no window open across the
+   * step is a reading (a new epoch), no change of the counter is proven since, a close's tail runs
+   * from here, and a re-probe due by then is due now.
+   */
+  private void restartTimes(long nowNanos) {
+    LOG.warn(
+        "the clock of energy counter {} stepped back {} ms; windows open across it are not readings",
+        channel.name(),
+        (lastReadNanos - nowNanos) / 1_000_000);
+    epoch++;
+    lastReadNanos = nowNanos;
+    lastChangeNanos = Math.min(lastChangeNanos, nowNanos);
+    latestChangeEarliestNanos = Long.MIN_VALUE;
+    currentHeldNanos = 0;
+    previousHeldNanos = 0;
+    lastTotalSinceNanos = nowNanos;
+    anchors.clear();
+    lastLeaveReadStartNanos = Math.min(lastLeaveReadStartNanos, nowNanos);
+    lastProbeNanos = Math.min(lastProbeNanos, nowNanos);
+    lastDemotionNanos = Math.min(lastDemotionNanos, nowNanos);
+    reprobeNotBeforeNanos = Math.min(reprobeNotBeforeNanos, nowNanos);
+  }
+
+  /**
    * Whether the rise from {@code from}, published no earlier than {@code fromNanos}, is drawable.
    */
   private static boolean withinBound(
@@ -866,6 +976,11 @@ final class DomainLedger implements LivenessProbe.Target {
     // a new value counts as seen only from after the read (so a fresh value never looks still),
     // a stall is measured up to before it, and a read gap up to after it (so no wrap hides).
     long nowNanos = Math.max(eventNanos, clock.nanoTime());
+    boolean clockWentBack = haveTotal && nowNanos < lastReadNanos;
+    if (clockWentBack) {
+      restartTimes(nowNanos);
+    }
+    expireStale(nowNanos);
     long gapBefore = channel.maxReadGapNanos();
     long total = readChannel(forProbe);
     long mark = channel.livenessMark(total);
@@ -873,7 +988,10 @@ final class DomainLedger implements LivenessProbe.Target {
     if (haveTotal) {
       // Judged before anything the read taught the channel is believed: a total refused here is no
       // draw, and the channel forgets it (a RAPL zone would otherwise read its interval for it).
-      refuseImplausible(total, mark, nowNanos, afterNanos);
+      // Not across a step back of the clock: how long the increment took is unknown.
+      if (!clockWentBack) {
+        refuseImplausible(total, mark, nowNanos, afterNanos);
+      }
       if (channel.maxReadGapNanos() < gapBefore) {
         // The counter drew more than it was read for: reads before this one were spaced for less,
         // so no window open across them is a reading (a wrap more may hide between two of them).

@@ -32,7 +32,7 @@ class ScheduleFailureTest {
   private final TimedCounter counter = TimedCounter.rapl(CPU0, clock);
 
   /** The meter's own thread: records what is scheduled (never runs it), or fails while asked. */
-  private static final class RefusingThread extends ScheduledThreadPoolExecutor {
+  static final class RefusingThread extends ScheduledThreadPoolExecutor {
     final List<Long> delays = new CopyOnWriteArrayList<>();
     // What was handed over to run later, with its delay; also what failed, where queuedThenFailed.
     final List<Map.Entry<Long, Runnable>> queued = new CopyOnWriteArrayList<>();
@@ -64,33 +64,43 @@ class ScheduleFailureTest {
   }
 
   /** A counter that wraps, so the meter reads it on a timer (every 30 s). */
-  private final EnergyChannel wrapping =
-      new EnergyChannel() {
-        @Override
-        public String name() {
-          return counter.name();
-        }
+  static EnergyChannel wrapping(TimedCounter counter) {
+    return new EnergyChannel() {
+      @Override
+      public String name() {
+        return counter.name();
+      }
 
-        @Override
-        public EnergyDomain domain() {
-          return CPU0;
-        }
+      @Override
+      public EnergyDomain domain() {
+        return counter.domain();
+      }
 
-        @Override
-        public long readTotalUj() throws CounterException {
-          return counter.readTotalUj();
-        }
+      @Override
+      public long readTotalUj() throws CounterException {
+        return counter.readTotalUj();
+      }
 
-        @Override
-        public long maxReadGapNanos() {
-          return WRAP_GAP_NANOS;
-        }
-      };
+      @Override
+      public long maxReadGapNanos() {
+        return WRAP_GAP_NANOS;
+      }
+    };
+  }
 
   private CounterMeter meter(RefusingThread thread) {
+    return probedOnOwnThread(counter, clock, thread);
+  }
+
+  /**
+   * A meter over {@code counter} read on a timer ({@link #wrapping}), its own thread being {@code
+   * thread}, probed live.
+   */
+  static CounterMeter probedOnOwnThread(
+      TimedCounter counter, FakeClock clock, ScheduledThreadPoolExecutor thread) {
     CounterMeter meter =
         new CounterMeter(
-            List.of(wrapping),
+            List.of(wrapping(counter)),
             List.of(),
             LivenessPolicy.standard(),
             LivenessPolicy.nvml(),
@@ -100,7 +110,7 @@ class ScheduleFailureTest {
             null,
             thread);
     meter.probeNow();
-    assertThat(meter.liveDomains()).containsExactly(CPU0);
+    assertThat(meter.liveDomains()).containsExactly(counter.domain());
     return meter;
   }
 
