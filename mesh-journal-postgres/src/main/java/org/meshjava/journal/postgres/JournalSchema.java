@@ -254,7 +254,8 @@ final class JournalSchema {
             // journal's schema, answering false, would be chosen over it (and a role that does not
             // own the table would then go on without the columns, unchecked for copies).
             "SELECT count(*) FROM pg_catalog.pg_attribute"
-                + " WHERE attrelid OPERATOR(pg_catalog.=) 'mesh_journal_owner'::regclass"
+                + " WHERE attrelid OPERATOR(pg_catalog.=) "
+                + tableOid("'mesh_journal_owner'")
                 + " AND NOT attisdropped"
                 + " AND attname IN ('cluster_id', 'database_oid')")) {
       rs.next();
@@ -488,9 +489,14 @@ final class JournalSchema {
   static long lockKey(Connection c, String journal) throws SQLException {
     String schema;
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT pg_catalog.current_schema()")) {
-      rs.next();
-      schema = rs.getString(1);
+        ResultSet rs =
+            s.executeQuery(
+                // Not the session's temporary schema, which is the current one where the role may
+                // no longer use the pinned schema and the session has temporary tables.
+                "SELECT n.nspname FROM pg_catalog.pg_namespace n"
+                    + " WHERE n.nspname OPERATOR(pg_catalog.=) pg_catalog.current_schema()"
+                    + " AND n.oid OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema()")) {
+      schema = rs.next() ? rs.getString(1) : null;
     }
     if (schema == null) {
       throw new SQLException(
@@ -728,7 +734,9 @@ final class JournalSchema {
   static Optional<String> rowSecurityFor(Connection c, String table) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT pg_catalog.row_security_active(?::pg_catalog.text), pg_catalog.current_user()")) {
+            "SELECT pg_catalog.row_security_active("
+                + tableOid("?::pg_catalog.text")
+                + "), pg_catalog.current_user()")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -900,8 +908,9 @@ final class JournalSchema {
                 + " AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped"
                 + " AND NOT pg_catalog.has_column_privilege(t.oid, a.attnum, u.p)) END,"
                 + " pg_catalog.quote_ident(pg_catalog.current_user()::pg_catalog.text)"
-                + " FROM (SELECT pg_catalog.to_regclass(?::pg_catalog.text)::pg_catalog.oid)"
-                + " AS t(oid),"
+                + " FROM (SELECT "
+                + tableOid("?::pg_catalog.text")
+                + ") AS t(oid),"
                 + " pg_catalog.unnest(?::pg_catalog.text[]) WITH ORDINALITY AS u(p, i)"
                 + " ORDER BY u.i")) {
       ps.setString(1, table);
@@ -1021,11 +1030,30 @@ final class JournalSchema {
     }
   }
 
+  /**
+   * An SQL expression for the oid of table {@code name} (an SQL text expression) in the session's
+   * schema, null where that schema has none: never a temporary table of the session's. The server
+   * looks in the session's temporary schema first for a name no path puts it after, so a temporary
+   * table of the journal's name, left in the session by whatever used it before (a pool's client),
+   * was taken for the journal's own; {@link PostgresLocation#connect} puts it last in the path, and
+   * this leaves it out where the schema has no such table (or the role may no longer use it).
+   */
+  static String tableOid(String name) {
+    return "(SELECT r.oid FROM pg_catalog.pg_class r"
+        + " WHERE r.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass("
+        + name
+        + ") AND r.relnamespace OPERATOR(pg_catalog.<>) pg_catalog.pg_my_temp_schema())";
+  }
+
   /** The oids of the journal's three tables in the session's schema (null for one not there). */
   private static final String JOURNAL_TABLE_OIDS =
-      "ARRAY[pg_catalog.to_regclass('mesh_journal_owner'),"
-          + " pg_catalog.to_regclass('mesh_journal_record'),"
-          + " pg_catalog.to_regclass('mesh_journal_snapshot')]::pg_catalog.oid[]";
+      "ARRAY["
+          + tableOid("'mesh_journal_owner'")
+          + ", "
+          + tableOid("'mesh_journal_record'")
+          + ", "
+          + tableOid("'mesh_journal_snapshot'")
+          + "]::pg_catalog.oid[]";
 
   /** {@code pg_trigger.tgtype} bits: fired before the row is written. */
   private static final int TRIGGER_BEFORE = 1 << 1;
@@ -1080,10 +1108,12 @@ final class JournalSchema {
             "SELECT 1, tgname, tgtype, tgenabled::pg_catalog.text,"
                 + " pg_catalog.current_setting('session_replication_role')"
                 + " FROM pg_catalog.pg_trigger"
-                + " WHERE tgrelid OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " WHERE tgrelid OPERATOR(pg_catalog.=) "
+                + tableOid("?")
                 + " AND NOT tgisinternal"
                 + " UNION ALL SELECT 0, rulename, NULL, NULL, NULL FROM pg_catalog.pg_rewrite"
-                + " WHERE ev_class OPERATOR(pg_catalog.=) pg_catalog.to_regclass(?)"
+                + " WHERE ev_class OPERATOR(pg_catalog.=) "
+                + tableOid("?")
                 + " ORDER BY 1, 2")) {
       ps.setString(1, table);
       ps.setString(2, table);
@@ -1141,7 +1171,8 @@ final class JournalSchema {
 
   /** Whether table {@code table} is in the session's schema. */
   private static boolean exists(Connection c, String table) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT " + tableOid("?::pg_catalog.text") + " IS NOT NULL")) {
       ps.setString(1, table);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
